@@ -1,0 +1,45 @@
+# Thin wrapper over Meson: the two commands of the README.
+#   make run   install missing Debian packages, build, run the quick suite, store and show it
+#   make test  build with warnings as errors, run every test, then again under ASan+UBSan
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+MESON_OPTS  = --buildtype=debugoptimized -Dwerror=true
+
+.PHONY: all build run test test-plain test-asan bench clean
+
+all: build
+
+$(BUILD)/build.ninja:
+	scripts/deps.sh build
+	meson setup $(BUILD) $(MESON_OPTS)
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+run: build
+	$(BUILD)/vmbench run --quick
+
+test: test-plain test-asan
+	@scripts/test-summary.sh $(BUILD) $(ASAN_BUILD)
+
+test-plain:
+	scripts/deps.sh test
+	[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS)
+	ninja -C $(BUILD)
+	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+test-asan:
+	scripts/deps.sh test
+	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) $(MESON_OPTS) \
+		-Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C $(ASAN_BUILD)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes 2 --suite unit --suite cli
+
+bench: build
+	bench/cpu-vs-sysbench.sh
+	bench/info-time.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Install the Debian packages vmbench needs to build and test, only those
+# that are missing. Usage: scripts/deps.sh [build|test]
+set -eu
+
+mode=${1:-build}
+build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjansson-dev zlib1g-dev"
+test_pkgs="libcmocka-dev sqlite3 python3"
+
+pkgs=$build_pkgs
+[ "$mode" = test ] && pkgs="$pkgs $test_pkgs"
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps: missing packages:$missing; this is not a Debian system, install them by hand" >&2
+	exit 1
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+	sudo="sudo"
+else
+	echo "deps: missing packages:$missing; run as root or install sudo" >&2
+	exit 1
+fi
+
+echo "deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# An old or empty package list finds nothing: refresh it once, then install.
+$sudo apt-get update -qq >/dev/null || echo "deps: apt-get update failed, trying the existing lists" >&2
+# shellcheck disable=SC2086
+if ! $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null; then
+	echo "deps: apt-get install$missing failed; install them by hand and retry" >&2
+	exit 1
+fi

@@ -1,0 +1,54 @@
+/* Subcommands: one row each in the table in main.c, one file each here.
+ * Only main and these files decide to exit the process. */
+#ifndef VMB_CMD_H
+#define VMB_CMD_H
+
+#include <stdbool.h>
+
+#include "../core/opts.h"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1, /* a measurement or an operation failed */
+	EXIT_USAGE = 2,  /* the user's mistake */
+	EXIT_INTERRUPTED = 130,
+};
+
+#define CMD_SUITE_OPTS (1u << 0) /* also accepts --SUITE.OPTION */
+
+struct vmb_cmd {
+	const char *name;
+	int (*fn)(const struct vmb_cmd *self, int argc, char **argv);
+	const char *args;        /* usage after the name */
+	const char *summary;     /* one line */
+	const char *description; /* a paragraph, for help and the man page */
+	const struct vmb_opt *opts;
+	unsigned flags;
+};
+
+extern const struct vmb_cmd vmb_cmds[];
+/* The whole command line, recorded in result documents. */
+extern int cmd_argc;
+extern char **cmd_argv;
+const struct vmb_cmd *cmd_find(const char *name);
+
+/* Parse argv (after the command name) with the command's options and, for
+ * CMD_SUITE_OPTS, every suite's. Returns -1 to go on, or an exit code:
+ * EXIT_OK after printing --help, EXIT_USAGE after a message. suite_sets
+ * (may be NULL) receives one optset per suite, in table order. */
+int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own,
+	      struct optset *suite_sets, struct strv *positional);
+void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *positional);
+int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cmd_print_help(const struct vmb_cmd *c);
+/* -q/-v handling shared by the commands that have them. */
+void cmd_apply_verbosity(const struct optset *own);
+
+int cmd_run(const struct vmb_cmd *self, int argc, char **argv);
+int cmd_list(const struct vmb_cmd *self, int argc, char **argv);
+int cmd_info(const struct vmb_cmd *self, int argc, char **argv);
+int cmd_results(const struct vmb_cmd *self, int argc, char **argv);
+int cmd_show(const struct vmb_cmd *self, int argc, char **argv);
+int cmd_help(const struct vmb_cmd *self, int argc, char **argv);
+
+#endif

@@ -1,0 +1,137 @@
+/* vmbench help: per-command help, and the man page generated from the same
+ * command, option and suite tables (docs/vmbench.1 is its output). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "../suites/suites.h"
+#include "../core/banned.h"
+
+#ifndef VMB_VERSION
+#define VMB_VERSION "0"
+#endif
+
+const struct vmb_opt help_opts[] = {
+	{ .name = "man", .type = OPT_BOOL, .help = "print the whole manual page (roff) on stdout" },
+	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
+	OPT_TABLE_END,
+};
+
+void main_usage(FILE *f);
+
+/* roff: a leading '.' or '\'' starts a request, '-' must be '\-', '\' is '\e'. */
+static void roff(const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '-')
+			fputs("\\-", stdout);
+		else if (*s == '\\')
+			fputs("\\e", stdout);
+		else
+			putchar(*s);
+	}
+}
+
+static void man_options(const struct vmb_opt *opts, const char *prefix)
+{
+	for (size_t i = 0; opts && opts[i].name; i++) {
+		char cons[160];
+
+		opt_format_constraints(&opts[i], cons, sizeof(cons));
+		fputs(".TP\n.B ", stdout);
+		if (opts[i].short_name)
+			printf("\\-%c, ", opts[i].short_name);
+		fputs("\\-\\-", stdout);
+		roff(prefix);
+		roff(opts[i].name);
+		if (opts[i].type != OPT_BOOL) {
+			fputs(" \\fI", stdout);
+			roff(opts[i].metavar ? opts[i].metavar : "VALUE");
+			fputs("\\fR", stdout);
+		}
+		putchar('\n');
+		roff(opts[i].help);
+		if (*cons) {
+			fputs(" (", stdout);
+			roff(cons);
+			putchar(')');
+		}
+		fputs(".\n", stdout);
+	}
+}
+
+static void man_page(void)
+{
+	printf(".TH VMBENCH 1 \"\" \"vmbench %s\" \"User Commands\"\n", VMB_VERSION);
+	puts(".SH NAME\nvmbench \\- virtualization benchmark lab: CPU, storage, network, latency and boot, "
+	     "with statistics");
+	puts(".SH SYNOPSIS\n.B vmbench\n.I command\n[\\fIoptions\\fR]");
+	puts(".SH DESCRIPTION\nvmbench measures a machine, virtual or not, with the metric definitions of "
+	     "sysbench, fio, iozone, iperf3, wrk and cyclictest, repeats each measurement until its 95% "
+	     "confidence interval is tight enough, and stores every run with a fingerprint of the environment "
+	     "(hypervisor, devices, drivers, kernel knobs) so that runs made on different configurations can "
+	     "be compared.");
+	puts(".SH COMMANDS");
+	for (const struct vmb_cmd *c = vmb_cmds; c->name; c++) {
+		printf(".SS \"vmbench %s ", c->name);
+		roff(c->args);
+		puts("\"");
+		roff(c->summary);
+		puts(".");
+		if (c->description) {
+			puts(".PP");
+			roff(c->description);
+			putchar('\n');
+		}
+		man_options(c->opts, "");
+	}
+	puts(".SH SUITES\nSuite options are given to \\fBvmbench run\\fR as \\fB\\-\\-\\fISUITE\\fB.\\fIOPTION\\fR.");
+	for (size_t i = 0; i < vmb_nsuites; i++) {
+		const struct vmb_suite *s = vmb_suites[i];
+		char prefix[48];
+
+		printf(".SS %s\n", s->name);
+		roff(s->summary);
+		puts(".");
+		for (const struct vmb_test *t = s->tests; t->name; t++) {
+			printf(".TP\n.B %s.%s\n", s->name, t->name);
+			roff(t->summary);
+			printf("; headline metric \\fB%s\\fR", t->headline);
+			puts(t->flags & VMB_TEST_THREADED ? ", measured for every \\fB\\-\\-threads\\fR count." : ".");
+		}
+		snprintf(prefix, sizeof(prefix), "%s.", s->name);
+		man_options(s->opts, prefix);
+	}
+	puts(".SH EXIT STATUS\n.TP\n.B 0\nsuccess\n.TP\n.B 1\na measurement or an operation failed\n"
+	     ".TP\n.B 2\nusage error: a bad option, value or argument\n.TP\n.B 130\ninterrupted (Ctrl\\-C); "
+	     "nothing was stored");
+	puts(".SH ENVIRONMENT\n.TP\n.B VMBENCH_DB\nthe result store, when \\fB\\-\\-db\\fR is not given\n"
+	     ".TP\n.B XDG_DATA_HOME\nthe store defaults to \\fI$XDG_DATA_HOME/vmbench/results.db\\fR "
+	     "(\\fI~/.local/share/vmbench/results.db\\fR)");
+	puts(".SH SEE ALSO\n.BR sysbench (1),\n.BR fio (1),\n.BR iperf3 (1),\n.BR cyclictest (8)");
+}
+
+int cmd_help(const struct vmb_cmd *self, int argc, char **argv)
+{
+	struct optset own;
+	struct strv pos;
+	const struct vmb_cmd *c;
+	int ret;
+
+	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
+	if (ret >= 0)
+		goto out;
+	ret = EXIT_OK;
+	if (optset_bool(&own, "man")) {
+		man_page();
+	} else if (pos.n == 0) {
+		main_usage(stdout);
+	} else if ((c = cmd_find(pos.v[0]))) {
+		cmd_print_help(c);
+	} else {
+		ret = cmd_usage_error(self, "no command '%s'; 'vmbench help' lists them", pos.v[0]);
+	}
+out:
+	cmd_release(&own, NULL, &pos);
+	return ret;
+}

@@ -1,0 +1,113 @@
+/* vmbench show: one result, from the store or a file, as a table or JSON. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "../core/log.h"
+#include "../report/text.h"
+#include "../store/db.h"
+#include "../store/doc.h"
+#include "../core/banned.h"
+
+const struct vmb_opt show_opts[] = {
+	{ .name = "json", .type = OPT_BOOL, .help = "print the result document as JSON" },
+	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
+	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
+	OPT_TABLE_END,
+};
+
+static int load_stdin(json_t **doc)
+{
+	char *text = NULL, err[512];
+	size_t len = 0, cap = 0;
+	int r;
+
+	for (;;) {
+		size_t n;
+
+		if (cap - len < 4096) {
+			char *nt = realloc(text, cap + 65536);
+
+			if (!nt) {
+				free(text);
+				return -ENOMEM;
+			}
+			text = nt;
+			cap += 65536;
+		}
+		n = fread(text + len, 1, cap - len - 1, stdin);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	text[len] = '\0';
+	r = doc_load_string(text, "stdin", doc, err, sizeof(err));
+	if (r < 0)
+		log_error("%s", err);
+	free(text);
+	return r;
+}
+
+int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
+{
+	struct optset own;
+	struct strv pos;
+	struct db *db = NULL;
+	json_t *doc = NULL;
+	const char *ref;
+	struct stat st;
+	char path[4096], err[512];
+	int ret, r;
+
+	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
+	if (ret >= 0)
+		goto out;
+	if (pos.n != 1) {
+		ret = pos.n ? cmd_usage_error(self, "give one RUN or FILE, not %zu", pos.n)
+			    : cmd_usage_error(self, "which result? give a RUN number, a run id or a FILE");
+		goto out;
+	}
+	ref = pos.v[0];
+	ret = EXIT_FAILED;
+	if (!strcmp(ref, "-")) {
+		if (load_stdin(&doc) < 0)
+			goto out;
+	} else if (stat(ref, &st) == 0 || strchr(ref, '/') || strstr(ref, ".json")) {
+		if (doc_load_file(ref, &doc, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			goto out;
+		}
+	} else {
+		if (db_default_path(optset_str(&own, "db"), path, sizeof(path)) < 0) {
+			ret = cmd_usage_error(self, "no result store: set --db, VMBENCH_DB or HOME");
+			goto out;
+		}
+		r = db_open(path, false, &db);
+		if (r == -ENOENT) {
+			log_error("no result store at %s, and no file '%s'", path, ref);
+			goto out;
+		}
+		if (r < 0)
+			goto out;
+		r = db_get(db, ref, &doc);
+		if (r == -ENOENT)
+			log_error("no run '%s' in %s (and no such file); 'vmbench results' lists the runs", ref, path);
+		if (r < 0)
+			goto out;
+	}
+	if (optset_bool(&own, "json"))
+		r = doc_write_file(doc, "-");
+	else {
+		text_print_result(stdout, doc);
+		r = fflush(stdout) == 0 ? 0 : -EIO;
+	}
+	ret = r < 0 ? EXIT_FAILED : EXIT_OK;
+out:
+	json_decref(doc);
+	db_close(db);
+	cmd_release(&own, NULL, &pos);
+	return ret;
+}

@@ -1,0 +1,97 @@
+/* vmbench: global options, the subcommand table, dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/log.h"
+#include "suites/suites.h"
+#include "core/banned.h"
+
+#ifndef VMB_VERSION
+#define VMB_VERSION "0"
+#endif
+
+extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[];
+
+const struct vmb_cmd vmb_cmds[] = {
+	{ .name = "run", .fn = cmd_run, .args = "[SUITE[.TEST]...] [OPTIONS]",
+	  .summary = "measure this machine and store the result",
+	  .description = "Runs the named suites or tests (all by default). Each test runs an uncounted warm-up, "
+			 "then repetitions until the 95% confidence interval of its headline metric is within "
+			 "--precision of the mean (between --min-reps and --max-reps, within --budget). The "
+			 "result is printed, stored in the result store and, with --json, written as a document.",
+	  .opts = run_opts, .flags = CMD_SUITE_OPTS },
+	{ .name = "list", .fn = cmd_list, .args = "", .summary = "list suites, their tests and options",
+	  .opts = list_opts },
+	{ .name = "info", .fn = cmd_info, .args = "[--json]",
+	  .summary = "show what this machine is: hypervisor, CPU, memory, devices and drivers",
+	  .description = "The same fingerprint is stored with every result.", .opts = info_opts },
+	{ .name = "results", .fn = cmd_results, .args = "[--label KEY=VALUE]...",
+	  .summary = "list stored runs, one line each", .opts = results_opts },
+	{ .name = "show", .fn = cmd_show, .args = "RUN|FILE|- [--json]",
+	  .summary = "show one result from the store (run number or id prefix) or from a file",
+	  .opts = show_opts },
+	{ .name = "help", .fn = cmd_help, .args = "[COMMAND] [--man]",
+	  .summary = "show help for a command, or the manual page", .opts = help_opts },
+	{ .name = NULL },
+};
+
+void main_usage(FILE *f);
+void main_usage(FILE *f)
+{
+	fprintf(f, "usage: vmbench COMMAND [OPTIONS]\n       vmbench --version\n\ncommands:\n");
+	for (const struct vmb_cmd *c = vmb_cmds; c->name; c++)
+		fprintf(f, "  %-9s %s\n", c->name, c->summary);
+	fprintf(f, "\n'vmbench help COMMAND' or 'vmbench COMMAND --help' shows a command's options.\n");
+}
+
+/* A broken descriptor is a programming error: refuse to start (fio check_engine_ops). */
+static int check_suites(void)
+{
+	for (size_t i = 0; i < vmb_nsuites; i++) {
+		const char *why;
+
+		if (vmb_suite_check(vmb_suites[i], &why) < 0) {
+			log_error("internal error: suite '%s': %s", vmb_suites[i]->name ? vmb_suites[i]->name : "?", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct vmb_cmd *c;
+
+	cmd_argc = argc;
+	cmd_argv = argv;
+	log_set_level(LOG_INFO);
+	if (check_suites() < 0)
+		return EXIT_FAILED;
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("vmbench %s\n", VMB_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	c = cmd_find(argv[1]);
+	if (!c) {
+		const struct vmb_cmd *best = NULL;
+		size_t bd = 3;
+
+		for (const struct vmb_cmd *k = vmb_cmds; k->name; k++)
+			if (str_distance(argv[1], k->name) < bd)
+				bd = str_distance(argv[1], k->name), best = k;
+		fprintf(stderr, "vmbench: error: unknown command '%s'%s%s%s\n", argv[1],
+			best ? "; did you mean '" : "", best ? best->name : "", best ? "'?" : "");
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	return c->fn(c, argc - 2, argv + 2);
+}

@@ -1,0 +1,225 @@
+/* Terminal tables for result documents and fingerprints. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+#include "../core/banned.h"
+
+void text_format_value(double v, const char *unit, char *buf, size_t len)
+{
+	static const struct {
+		double div;
+		const char *name;
+	} ns_scale[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (!strcmp(unit, "ns")) {
+		for (size_t i = 0; i < sizeof(ns_scale) / sizeof(ns_scale[0]); i++)
+			if (fabs(v) >= ns_scale[i].div || i + 1 == sizeof(ns_scale) / sizeof(ns_scale[0])) {
+				snprintf(buf, len, "%.3g %s", v / ns_scale[i].div, ns_scale[i].name);
+				return;
+			}
+	}
+	if (!strcmp(unit, "ratio"))
+		snprintf(buf, len, "%.3f", v);
+	else if (fabs(v) >= 1e5)
+		snprintf(buf, len, "%.0f %s", v, unit);
+	else
+		snprintf(buf, len, "%.4g %s", v, unit);
+}
+
+static void params_string(const json_t *params, char *buf, size_t len)
+{
+	const char *k;
+	json_t *v;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)params, k, v) {
+		char val[64];
+		int n;
+
+		if (json_is_string(v))
+			snprintf(val, sizeof(val), "%s", json_string_value(v));
+		else if (json_is_integer(v))
+			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
+		else
+			snprintf(val, sizeof(val), "%g", json_number_value(v));
+		n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, val);
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	const json_t *x = json_object_get(o, key);
+
+	return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+static void print_metric(FILE *f, const char *test, const char *params, const json_t *m, unsigned reps,
+			 bool reached)
+{
+	const json_t *sum = json_object_get(m, "summary"), *h = json_object_get(m, "histogram");
+	const char *unit = json_string_value(json_object_get(m, "unit"));
+	double mean = jnum(sum, "mean"), hi = jnum(sum, "ci95_high");
+	char val[48], ci[24] = "", extra[160] = "";
+
+	text_format_value(mean, unit ? unit : "", val, sizeof(val));
+	if (isfinite(hi) && mean != 0 && jnum(sum, "n") > 1)
+		snprintf(ci, sizeof(ci), "±%.1f%%", 100 * (hi - mean) / fabs(mean));
+	if (h) {
+		const json_t *p = json_object_get(h, "percentiles");
+		char p50[24], p99[24], p999[24], mx[24];
+
+		text_format_value(jnum(p, "p50"), "ns", p50, sizeof(p50));
+		text_format_value(jnum(p, "p99"), "ns", p99, sizeof(p99));
+		text_format_value(jnum(p, "p99.9"), "ns", p999, sizeof(p999));
+		text_format_value(jnum(h, "max"), "ns", mx, sizeof(mx));
+		snprintf(extra, sizeof(extra), "p50 %s  p99 %s  p99.9 %s  max %s", p50, p99, p999, mx);
+	} else if (json_is_true(json_object_get(m, "headline"))) {
+		snprintf(extra, sizeof(extra), "%u reps%s", reps, reached ? "" : ", precision not reached");
+	}
+	fprintf(f, "%-16s %-18s %-20s %14s %7s  %s\n", test, params,
+		json_string_value(json_object_get(m, "name")), val, ci, extra);
+}
+
+void text_print_result(FILE *f, const json_t *doc)
+{
+	const json_t *fp = json_object_get(doc, "fingerprint");
+	char labels[512] = "";
+	const char *k;
+	json_t *v, *s;
+	size_t i, off = 0;
+
+	json_object_foreach(json_object_get(doc, "labels"), k, v) {
+		int n = snprintf(labels + off, sizeof(labels) - off, " %s=%s", k, json_string_value(v));
+
+		if (n < 0 || (size_t)n >= sizeof(labels) - off)
+			break;
+		off += (size_t)n;
+	}
+	fprintf(f, "vmbench %s  %s  host %s  hypervisor %s%s%s\n",
+		json_string_value(json_object_get(json_object_get(doc, "tool"), "version")),
+		json_string_value(json_object_get(doc, "started")),
+		json_string_value(json_object_get(fp, "hostname")) ?: "?",
+		json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "?",
+		*labels ? "  labels" : "", labels);
+	fprintf(f, "%-16s %-18s %-20s %14s %7s  %s\n", "TEST", "PARAMS", "METRIC", "MEAN", "95% CI", "");
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		const char *sname = json_string_value(json_object_get(s, "name"));
+		const char *status = json_string_value(json_object_get(s, "status"));
+		json_t *t;
+		size_t j;
+
+		if (strcmp(status, "ok")) {
+			fprintf(f, "%-16s %s: %s\n", sname, status,
+				json_string_value(json_object_get(s, "reason")) ?: "");
+			continue;
+		}
+		json_array_foreach(json_object_get(s, "tests"), j, t) {
+			char test[64];
+			const char *tstatus = json_string_value(json_object_get(t, "status"));
+			json_t *c;
+			size_t kk;
+
+			snprintf(test, sizeof(test), "%s.%s", sname, json_string_value(json_object_get(t, "name")));
+			json_array_foreach(json_object_get(t, "cases"), kk, c) {
+				char params[128];
+				unsigned reps = (unsigned)json_integer_value(json_object_get(c, "repetitions"));
+				bool reached = json_is_true(json_object_get(c, "precision_reached"));
+				json_t *m;
+				size_t l;
+
+				params_string(json_object_get(c, "params"), params, sizeof(params));
+				json_array_foreach(json_object_get(c, "metrics"), l, m)
+					print_metric(f, test, params, m, reps, reached);
+			}
+			if (strcmp(tstatus, "ok"))
+				fprintf(f, "%-16s %s: %s\n", test, tstatus,
+					json_string_value(json_object_get(t, "reason")) ?: "");
+		}
+	}
+}
+
+static void print_value(FILE *f, const char *key, const json_t *v)
+{
+	char *s;
+
+	if (json_is_string(v)) {
+		fprintf(f, "%-22s %s\n", key, json_string_value(v));
+		return;
+	}
+	if (json_is_null(v)) {
+		fprintf(f, "%-22s -\n", key);
+		return;
+	}
+	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	fprintf(f, "%-22s %s\n", key, s ? s : "?");
+	free(s);
+}
+
+void text_print_fingerprint(FILE *f, const json_t *fp)
+{
+	const json_t *hv = json_object_get(fp, "hypervisor"), *cpu = json_object_get(fp, "cpu");
+	const json_t *mem = json_object_get(fp, "memory"), *d;
+	char line[512];
+	size_t i;
+
+	print_value(f, "host", json_object_get(fp, "hostname"));
+	print_value(f, "arch", json_object_get(fp, "arch"));
+	print_value(f, "kernel", json_object_get(json_object_get(fp, "kernel"), "release"));
+	snprintf(line, sizeof(line), "%s%s%s%s", json_string_value(json_object_get(hv, "name")),
+		 json_is_string(json_object_get(hv, "interface")) ? " (interface " : "",
+		 json_is_string(json_object_get(hv, "interface")) ? json_string_value(json_object_get(hv, "interface")) : "",
+		 json_is_string(json_object_get(hv, "interface")) ? ")" : "");
+	fprintf(f, "%-22s %s\n", "hypervisor", line);
+	print_value(f, "hypervisor sources", json_object_get(hv, "sources"));
+	print_value(f, "nested virt available", json_object_get(hv, "nested_virt_available"));
+	print_value(f, "container", json_object_get(json_object_get(fp, "container"), "type"));
+	print_value(f, "cpu", json_object_get(cpu, "model"));
+	snprintf(line, sizeof(line), "%lld logical, %lld sockets, %lld cores, %lld NUMA nodes",
+		 (long long)json_integer_value(json_object_get(cpu, "logical")),
+		 (long long)json_integer_value(json_object_get(cpu, "sockets")),
+		 (long long)json_integer_value(json_object_get(cpu, "cores")),
+		 (long long)json_integer_value(json_object_get(cpu, "numa_nodes")));
+	fprintf(f, "%-22s %s\n", "topology", line);
+	print_value(f, "cpu flags", json_object_get(cpu, "flags"));
+	print_value(f, "governor", json_object_get(cpu, "governor"));
+	snprintf(line, sizeof(line), "%.1f GiB total, %.1f GiB available",
+		 json_number_value(json_object_get(mem, "total_bytes")) / 1073741824.0,
+		 json_number_value(json_object_get(mem, "available_bytes")) / 1073741824.0);
+	fprintf(f, "%-22s %s\n", "memory", line);
+	print_value(f, "clocksource", json_object_get(json_object_get(fp, "clocksource"), "current"));
+	print_value(f, "thp", json_object_get(json_object_get(fp, "thp"), "enabled"));
+	print_value(f, "balloon", json_object_get(json_object_get(fp, "balloon"), "driver"));
+	print_value(f, "steal", json_object_get(fp, "steal"));
+	json_array_foreach(json_object_get(fp, "block_devices"), i, d) {
+		char gib[32] = "?";
+
+		if (json_is_integer(json_object_get(d, "size_bytes")))
+			snprintf(gib, sizeof(gib), "%.1f GiB",
+				 (double)json_integer_value(json_object_get(d, "size_bytes")) / 1073741824.0);
+		snprintf(line, sizeof(line), "%s: %s, driver %s, scheduler %s, %s",
+			 json_string_value(json_object_get(d, "name")), gib,
+			 json_string_value(json_object_get(d, "driver")) ?: "-",
+			 json_string_value(json_object_get(d, "scheduler")) ?: "-",
+			 json_is_true(json_object_get(d, "rotational")) ? "rotational" : "non-rotational");
+		fprintf(f, "%-22s %s\n", i ? "" : "block devices", line);
+	}
+	json_array_foreach(json_object_get(fp, "network"), i, d) {
+		snprintf(line, sizeof(line), "%s: driver %s, %s",
+			 json_string_value(json_object_get(d, "name")),
+			 json_string_value(json_object_get(d, "driver")) ?: "-",
+			 json_string_value(json_object_get(d, "state")) ?: "-");
+		fprintf(f, "%-22s %s\n", i ? "" : "network", line);
+	}
+}

@@ -1,0 +1,16 @@
+/* Terminal rendering of result documents. Reports read documents, never
+ * suites or runner structures, so a stored or imported run looks the same. */
+#ifndef VMB_TEXT_H
+#define VMB_TEXT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* A value with its unit, scaled for reading: 1234567 ns -> "1.23 ms". */
+void text_format_value(double v, const char *unit, char *buf, size_t len);
+/* The results table of one document. */
+void text_print_result(FILE *f, const json_t *doc);
+/* The fingerprint as "key: value" lines. */
+void text_print_fingerprint(FILE *f, const json_t *fp);
+
+#endif

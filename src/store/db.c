@@ -1,0 +1,437 @@
+/* SQLite store. A run is one transaction: a process killed at any moment
+ * leaves either the whole run or none of it (SQLite's rollback journal). */
+#include <errno.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "doc.h"
+#include "../core/log.h"
+#include "../core/banned.h"
+
+struct db {
+	sqlite3 *h;
+	char *path;
+};
+
+static const char schema_sql[] =
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  uuid TEXT NOT NULL UNIQUE,"
+	"  started TEXT NOT NULL,"
+	"  ended TEXT NOT NULL,"
+	"  host TEXT,"
+	"  hypervisor TEXT,"
+	"  suites TEXT NOT NULL,"
+	"  doc TEXT NOT NULL);"
+	"CREATE TABLE labels ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  key TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, key));"
+	"CREATE INDEX labels_kv ON labels(key, value);"
+	"CREATE TABLE metrics ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  suite TEXT NOT NULL, test TEXT NOT NULL, params TEXT NOT NULL,"
+	"  metric TEXT NOT NULL, unit TEXT NOT NULL, direction TEXT NOT NULL,"
+	"  n INTEGER NOT NULL, mean REAL, median REAL, stddev REAL, ci95_low REAL, ci95_high REAL);"
+	"CREATE INDEX metrics_run ON metrics(run_id);";
+
+/* Test hook: VMBENCH_TEST_STOP_AT=<point> stops the process (SIGSTOP) at that
+ * point of a store write, so a test can kill -9 it there and check that the
+ * store holds all of the run or none of it. */
+static void test_stop_point(const char *point)
+{
+	const char *at = getenv("VMBENCH_TEST_STOP_AT");
+
+	if (at && !strcmp(at, point))
+		(void)raise(SIGSTOP);
+}
+
+int db_default_path(const char *explicit_path, char *buf, size_t len)
+{
+	const char *env = getenv("VMBENCH_DB"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (explicit_path && *explicit_path)
+		n = snprintf(buf, len, "%s", explicit_path);
+	else if (env && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if (xdg && *xdg == '/')
+		n = snprintf(buf, len, "%s/vmbench/results.db", xdg);
+	else if (home && *home)
+		n = snprintf(buf, len, "%s/.local/share/vmbench/results.db", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int mkdir_parents(const char *path)
+{
+	char *copy = xstrdup(path), *p;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			break;
+		}
+		*p = '/';
+	}
+	free(copy);
+	return r;
+}
+
+static int db_err(struct db *db, const char *what)
+{
+	int code = sqlite3_errcode(db->h);
+
+	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+		log_error("%s: not a usable SQLite database (%s); move it away or pass another --db",
+			  db->path, sqlite3_errmsg(db->h));
+	else
+		log_error("%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+	return code == SQLITE_NOTADB || code == SQLITE_CORRUPT ? -EBADMSG : -EIO;
+}
+
+static int pragma_int(struct db *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, sql);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return db_err(db, sql);
+	}
+	*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int db_init_or_check(struct db *db)
+{
+	int64_t app, ver, ntables;
+	char *msg = NULL;
+	int r;
+
+	r = pragma_int(db, "PRAGMA application_id", &app);
+	if (r < 0)
+		return r;
+	r = pragma_int(db, "PRAGMA user_version", &ver);
+	if (r < 0)
+		return r;
+	r = pragma_int(db, "SELECT count(*) FROM sqlite_master", &ntables);
+	if (r < 0)
+		return r;
+	if (app == 0 && ver == 0 && ntables == 0) {
+		char sql[sizeof(schema_sql) + 200];
+
+		snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; %s PRAGMA application_id = %d; PRAGMA user_version = %d; COMMIT;",
+			 schema_sql, DB_APPLICATION_ID, DB_SCHEMA_VERSION);
+		if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+			log_error("%s: creating the store: %s", db->path, msg ? msg : "?");
+			sqlite3_free(msg);
+			(void)sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+			return -EIO;
+		}
+		return 0;
+	}
+	if (app != DB_APPLICATION_ID) {
+		log_error("%s: an SQLite database of another program, not a vmbench store; pass another --db", db->path);
+		return -EBADMSG;
+	}
+	if (ver > DB_SCHEMA_VERSION) {
+		log_error("%s: store schema version %lld is newer than this vmbench reads (%d); upgrade vmbench",
+			  db->path, (long long)ver, DB_SCHEMA_VERSION);
+		return -EPROTO;
+	}
+	if (ver < 1) {
+		log_error("%s: store has no schema version; it is damaged or not a vmbench store", db->path);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int db_open(const char *path, bool create, struct db **out)
+{
+	struct db *db;
+	struct stat st;
+	int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+	int r;
+
+	if (stat(path, &st) < 0) {
+		if (!create)
+			return -ENOENT;
+		r = mkdir_parents(path);
+		if (r < 0)
+			return log_errno(r, "creating the directory of '%s'", path);
+	} else if (!S_ISREG(st.st_mode)) {
+		log_error("%s: not a regular file; pass a file path with --db", path);
+		return -EINVAL;
+	}
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		return -ENOMEM;
+	db->path = xstrdup(path);
+	if (!db->path) {
+		free(db);
+		return -ENOMEM;
+	}
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		log_error("%s: cannot open: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		db_close(db);
+		return -EIO;
+	}
+	(void)sqlite3_busy_timeout(db->h, 10000);
+	(void)sqlite3_exec(db->h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", NULL, NULL, NULL);
+	r = db_init_or_check(db);
+	if (r < 0) {
+		db_close(db);
+		return r;
+	}
+	*out = db;
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	(void)sqlite3_close(db->h);
+	free(db->path);
+	free(db);
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+static int insert_metrics(struct db *db, sqlite3_stmt *st, int64_t run_id, const json_t *doc)
+{
+	size_t i, j, k, l;
+	json_t *s, *t, *c, *m;
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s)
+		json_array_foreach(json_object_get(s, "tests"), j, t)
+			json_array_foreach(json_object_get(t, "cases"), k, c) {
+				char *params = json_dumps(json_object_get(c, "params"), JSON_SORT_KEYS | JSON_COMPACT);
+
+				if (!params)
+					return -ENOMEM;
+				json_array_foreach(json_object_get(c, "metrics"), l, m) {
+					const json_t *sum = json_object_get(m, "summary");
+
+					sqlite3_reset(st);
+					sqlite3_bind_int64(st, 1, run_id);
+					sqlite3_bind_text(st, 2, jstr(s, "name"), -1, SQLITE_TRANSIENT);
+					sqlite3_bind_text(st, 3, jstr(t, "name"), -1, SQLITE_TRANSIENT);
+					sqlite3_bind_text(st, 4, params, -1, SQLITE_TRANSIENT);
+					sqlite3_bind_text(st, 5, jstr(m, "name"), -1, SQLITE_TRANSIENT);
+					sqlite3_bind_text(st, 6, jstr(m, "unit"), -1, SQLITE_TRANSIENT);
+					sqlite3_bind_text(st, 7, jstr(m, "direction"), -1, SQLITE_TRANSIENT);
+					sqlite3_bind_int64(st, 8, json_integer_value(json_object_get(sum, "n")));
+					sqlite3_bind_double(st, 9, jnum(sum, "mean"));
+					sqlite3_bind_double(st, 10, jnum(sum, "median"));
+					sqlite3_bind_double(st, 11, jnum(sum, "stddev"));
+					sqlite3_bind_double(st, 12, jnum(sum, "ci95_low"));
+					sqlite3_bind_double(st, 13, jnum(sum, "ci95_high"));
+					if (sqlite3_step(st) != SQLITE_DONE) {
+						free(params);
+						return db_err(db, "storing metrics");
+					}
+				}
+				free(params);
+			}
+	return 0;
+}
+
+int db_add(struct db *db, const json_t *doc, int64_t *id)
+{
+	sqlite3_stmt *run = NULL, *lab = NULL, *met = NULL;
+	const json_t *fp = json_object_get(doc, "fingerprint");
+	char suites[512];
+	const char *k;
+	json_t *v;
+	char *text;
+	int64_t run_id;
+	int r = 0;
+
+	text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	if (!text)
+		return -ENOMEM;
+	doc_suites_string(doc, suites, sizeof(suites));
+	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		free(text);
+		return db_err(db, "starting a transaction");
+	}
+	test_stop_point("begin");
+	if (sqlite3_prepare_v2(db->h,
+			       "INSERT INTO runs (uuid, started, ended, host, hypervisor, suites, doc) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &run, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h, "INSERT INTO labels (run_id, key, value) VALUES (?, ?, ?)", -1, &lab,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h, "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
+			       &met, NULL) != SQLITE_OK) {
+		r = db_err(db, "preparing statements");
+		goto rollback;
+	}
+	sqlite3_bind_text(run, 1, jstr(doc, "id"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 2, jstr(doc, "started"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 3, jstr(doc, "ended"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 4, jstr(fp, "hostname"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 5, jstr(json_object_get(fp, "hypervisor"), "name"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 6, suites, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 7, text, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(run) != SQLITE_DONE) {
+		r = db_err(db, "storing the run");
+		goto rollback;
+	}
+	run_id = sqlite3_last_insert_rowid(db->h);
+	test_stop_point("run-row");
+	json_object_foreach(json_object_get(doc, "labels"), k, v) {
+		sqlite3_reset(lab);
+		sqlite3_bind_int64(lab, 1, run_id);
+		sqlite3_bind_text(lab, 2, k, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(lab, 3, json_string_value(v), -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(lab) != SQLITE_DONE) {
+			r = db_err(db, "storing labels");
+			goto rollback;
+		}
+	}
+	r = insert_metrics(db, met, run_id, doc);
+	if (r < 0)
+		goto rollback;
+	test_stop_point("commit");
+	if (sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		r = db_err(db, "committing the run");
+		goto rollback;
+	}
+	*id = run_id;
+	goto out;
+rollback:
+	(void)sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+out:
+	sqlite3_finalize(run);
+	sqlite3_finalize(lab);
+	sqlite3_finalize(met);
+	free(text);
+	return r;
+}
+
+int db_get(struct db *db, const char *ref, json_t **doc)
+{
+	sqlite3_stmt *st;
+	int64_t id;
+	int rc, r;
+	char err[512];
+	bool by_id = parse_i64(ref, 1, INT64_MAX, &id) == 0;
+
+	rc = sqlite3_prepare_v2(db->h,
+				by_id ? "SELECT doc FROM runs WHERE id = ?"
+				      : "SELECT doc FROM runs WHERE uuid LIKE ? || '%' ESCAPE '\\' LIMIT 2",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(db, "reading a run");
+	if (by_id)
+		sqlite3_bind_int64(st, 1, id);
+	else
+		sqlite3_bind_text(st, 1, ref, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? -ENOENT : db_err(db, "reading a run");
+	}
+	{
+		char *text = xstrdup((const char *)sqlite3_column_text(st, 0));
+
+		if (!by_id && sqlite3_step(st) == SQLITE_ROW) {
+			free(text);
+			sqlite3_finalize(st);
+			log_error("run id prefix '%s' is ambiguous; give more characters or the run number", ref);
+			return -EINVAL;
+		}
+		sqlite3_finalize(st);
+		if (!text)
+			return -ENOMEM;
+		r = doc_load_string(text, db->path, doc, err, sizeof(err));
+		free(text);
+		if (r < 0)
+			log_error("%s (run %s)", err, ref);
+	}
+	return r;
+}
+
+int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_row *, void *), void *arg)
+{
+	char *sql, *p;
+	sqlite3_stmt *st;
+	size_t nf = filter ? filter->n : 0;
+	int rc, r = 0;
+
+	/* One EXISTS clause per KEY=VALUE: all must match. */
+	sql = xstrdup("SELECT r.id, r.uuid, r.started, r.host, r.hypervisor, "
+		      "(SELECT group_concat(key || '=' || value, ' ') FROM "
+		      "  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites "
+		      "FROM runs r WHERE 1");
+	for (size_t i = 0; sql && i < nf; i++) {
+		p = xasprintf("%s AND EXISTS (SELECT 1 FROM labels l WHERE l.run_id = r.id AND l.key = ?%zu AND l.value = ?%zu)",
+			      sql, 2 * i + 1, 2 * i + 2);
+		free(sql);
+		sql = p;
+	}
+	p = sql ? xasprintf("%s ORDER BY r.id", sql) : NULL;
+	free(sql);
+	sql = p;
+	if (!sql)
+		return -ENOMEM;
+	rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
+		return db_err(db, "listing runs");
+	for (size_t i = 0; i < nf; i++) {
+		const char *kv = filter->v[i], *eq = strchr(kv, '=');
+
+		sqlite3_bind_text(st, (int)(2 * i + 1), kv, (int)(eq - kv), SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, (int)(2 * i + 2), eq + 1, -1, SQLITE_TRANSIENT);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_row row = {
+			.id = sqlite3_column_int64(st, 0),
+			.uuid = (const char *)sqlite3_column_text(st, 1),
+			.started = (const char *)sqlite3_column_text(st, 2),
+			.host = (const char *)sqlite3_column_text(st, 3),
+			.hypervisor = (const char *)sqlite3_column_text(st, 4),
+			.labels = (const char *)sqlite3_column_text(st, 5),
+			.suites = (const char *)sqlite3_column_text(st, 6),
+		};
+
+		r = fn(&row, arg);
+		if (r < 0)
+			break;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_err(db, "listing runs");
+	sqlite3_finalize(st);
+	return r;
+}

@@ -1,0 +1,39 @@
+/* The SQLite result store: every run's document, its labels and a flat
+ * table of metric summaries, written in one transaction per run. */
+#ifndef VMB_DB_H
+#define VMB_DB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/util.h"
+
+#define DB_APPLICATION_ID 0x564d4231 /* "VMB1" */
+#define DB_SCHEMA_VERSION 1
+
+struct db;
+
+/* Where the store is: --db, else $VMBENCH_DB, else
+ * $XDG_DATA_HOME/vmbench/results.db, else ~/.local/share/vmbench/results.db. */
+int db_default_path(const char *explicit_path, char *buf, size_t len);
+
+/* Open (create when `create`, with its directory). Refuses a file that is
+ * not SQLite, another program's database, or a newer schema, with a
+ * message naming the file. -ENOENT when !create and there is none. */
+int db_open(const char *path, bool create, struct db **out);
+void db_close(struct db *db);
+
+/* Store a validated document; *id is the new run's number. */
+int db_add(struct db *db, const json_t *doc, int64_t *id);
+/* The document of run id (a number, or a prefix of the document's uuid). */
+int db_get(struct db *db, const char *ref, json_t **doc);
+
+struct db_row {
+	int64_t id;
+	const char *uuid, *started, *host, *hypervisor, *labels, *suites;
+};
+/* Runs with all the KEY=VALUE labels in `filter`, oldest first. */
+int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_row *, void *), void *arg);
+
+#endif

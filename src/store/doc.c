@@ -1,0 +1,489 @@
+/* Result document: build, validate, load, write. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "doc.h"
+#include "../core/log.h"
+#include "../core/banned.h"
+
+#ifndef VMB_VERSION
+#define VMB_VERSION "0"
+#endif
+
+static const double percentiles[] = { 50, 90, 99, 99.9, 99.99 };
+static const char *const percentile_keys[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+
+static void make_uuid(char *buf, size_t len)
+{
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		/* No entropy source: time and pid are unique enough for a run id. */
+		uint64_t t = (uint64_t)(wall_time_s() * 1e9), p = (uint64_t)getpid();
+
+		memcpy(b, &t, 8);
+		memcpy(b + 8, &p, 8);
+	}
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+		 b[14], b[15]);
+}
+
+/* A parameter value as JSON: a number when it reads as one. */
+static json_t *param_value(const char *v)
+{
+	int64_t i;
+	double d;
+
+	if (parse_i64(v, INT64_MIN, INT64_MAX, &i) == 0)
+		return json_integer(i);
+	if (parse_double(v, -HUGE_VAL, HUGE_VAL, &d) == 0 && isfinite(d))
+		return json_real(d);
+	if (!strcmp(v, "true") || !strcmp(v, "false"))
+		return json_boolean(!strcmp(v, "true"));
+	return json_string(v);
+}
+
+static json_t *params_json(const struct vmb_param *p, size_t n)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o && i < n; i++)
+		json_object_set_new(o, p[i].key, param_value(p[i].value));
+	return o;
+}
+
+/* JSON has no NaN or infinity: such a value becomes null. */
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *summary_json(const struct stats_summary *s)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "n", (json_int_t)s->n, "mean", jreal(s->mean), "median", jreal(s->median),
+			 "stddev", jreal(s->stddev), "cv", jreal(s->cv), "min", jreal(s->min),
+			 "max", jreal(s->max), "ci95_low", jreal(s->ci95_low), "ci95_high", jreal(s->ci95_high));
+}
+
+static json_t *hist_json(const struct hist *h)
+{
+	json_t *pct = json_object(), *buckets = json_array();
+
+	for (size_t i = 0; i < ARRAY_SIZE(percentiles); i++)
+		json_object_set_new(pct, percentile_keys[i], json_real(hist_percentile(h, percentiles[i])));
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		if (h->buckets[i])
+			json_array_append_new(buckets, json_pack("[I, I]", (json_int_t)hist_bucket_lower(i),
+								 (json_int_t)h->buckets[i]));
+	return json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:o, s:o}",
+			 "unit", "ns", "sub_buckets", HIST_SUB, "count", (json_int_t)h->count,
+			 "min", (json_int_t)h->min, "max", (json_int_t)h->max, "mean", hist_mean(h),
+			 "percentiles", pct, "buckets", buckets);
+}
+
+static json_t *metric_json(const struct vmb_metric *m)
+{
+	json_t *samples = json_array(), *o;
+
+	for (size_t i = 0; i < m->n; i++)
+		json_array_append_new(samples, jreal(m->samples[i]));
+	o = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "name", m->name, "unit", vmb_unit_name(m->unit),
+		      "direction", m->dir == VMB_HIGHER ? "higher" : "lower", "headline", m->headline,
+		      "samples", samples, "summary", summary_json(&m->sum));
+	if (o && m->hist)
+		json_object_set_new(o, "histogram", hist_json(m->hist));
+	return o;
+}
+
+static json_t *case_json(const struct vmb_case *c)
+{
+	json_t *metrics = json_array();
+
+	for (size_t i = 0; i < c->nmetrics; i++)
+		json_array_append_new(metrics, metric_json(&c->metrics[i]));
+	return json_pack("{s:o, s:I, s:b, s:o, s:f, s:o}", "params", params_json(c->params, c->nparams),
+			 "repetitions", (json_int_t)c->reps, "precision_reached", c->precision_reached,
+			 "ci95_rel_pct", jreal(c->ci_rel_pct), "elapsed_s", c->elapsed_s, "metrics", metrics);
+}
+
+static json_t *suite_json(const struct vmb_suite_result *sr)
+{
+	json_t *tests = json_array();
+
+	for (size_t t = 0; t < sr->ntests; t++) {
+		const struct vmb_test_result *tr = &sr->tests[t];
+		json_t *cases = json_array();
+
+		for (size_t c = 0; c < tr->ncases; c++)
+			json_array_append_new(cases, case_json(&tr->cases[c]));
+		json_array_append_new(tests, json_pack("{s:s, s:s, s:s?, s:o}", "name", tr->name, "status",
+						       vmb_status_name(tr->status), "reason", tr->reason,
+						       "cases", cases));
+	}
+	return json_pack("{s:s, s:s, s:s?, s:o, s:o}", "name", sr->name, "status", vmb_status_name(sr->status),
+			 "reason", sr->reason, "options", params_json(sr->options, sr->noptions), "tests", tests);
+}
+
+json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m)
+{
+	char id[40], started[32], ended[32];
+	json_t *argv = json_array(), *labels = json_object(), *suites = json_array(), *doc;
+	const struct runner_settings *rs = m->rs;
+
+	if (!argv || !labels || !suites)
+		goto oom;
+	make_uuid(id, sizeof(id));
+	format_utc(m->started, started, sizeof(started));
+	format_utc(m->ended, ended, sizeof(ended));
+	for (int i = 0; i < m->argc; i++)
+		json_array_append_new(argv, json_string(m->argv[i]));
+	for (size_t i = 0; m->labels && i < m->labels->n; i++) {
+		const char *kv = m->labels->v[i], *eq = strchr(kv, '=');
+		char key[128];
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+		json_object_set_new(labels, key, json_string(eq + 1));
+	}
+	for (size_t s = 0; s < res->nsuites; s++)
+		json_array_append_new(suites, suite_json(&res->suites[s]));
+
+	doc = json_pack("{s:s, s:i, s:s, s:{s:s, s:s}, s:o, s:s, s:s, s:f, s:s, s:o, s:O, "
+			"s:{s:f, s:f, s:f, s:f, s:I, s:I, s:b}, s:o}",
+			"schema", DOC_SCHEMA, "schema_version", DOC_SCHEMA_VERSION, "id", id,
+			"tool", "name", "vmbench", "version", VMB_VERSION,
+			"command_line", argv, "started", started, "ended", ended,
+			"duration_s", m->ended - m->started, "status", "complete",
+			"labels", labels, "fingerprint", m->fingerprint,
+			"settings", "time_s", rs->time_s, "warmup_s", rs->warmup_s, "budget_s", rs->budget_s,
+			"precision_pct", rs->precision_pct, "min_reps", (json_int_t)rs->min_reps,
+			"max_reps", (json_int_t)rs->max_reps, "quick", rs->quick,
+			"suites", suites);
+	return doc;
+oom:
+	json_decref(argv);
+	json_decref(labels);
+	json_decref(suites);
+	return NULL;
+}
+
+/* ---- validation ---- */
+
+struct vctx {
+	char *err;
+	size_t len;
+	int bad;
+};
+
+static const json_t *need(struct vctx *v, const json_t *o, const char *path, const char *key, json_type type)
+{
+	static const char *const type_names[] = {
+		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
+		[JSON_INTEGER] = "an integer", [JSON_REAL] = "a number", [JSON_TRUE] = "a boolean",
+		[JSON_FALSE] = "a boolean", [JSON_NULL] = "null",
+	};
+	const json_t *x;
+	bool ok;
+
+	if (v->bad)
+		return NULL;
+	x = json_object_get(o, key);
+	if (!x) {
+		snprintf(v->err, v->len, "%s%s%s: missing", path, *path ? "." : "", key);
+		v->bad = 1;
+		return NULL;
+	}
+	switch (type) {
+	case JSON_REAL:
+		ok = json_is_number(x);
+		break;
+	case JSON_TRUE:
+		ok = json_is_boolean(x);
+		break;
+	default:
+		ok = json_typeof(x) == type;
+		break;
+	}
+	if (!ok) {
+		snprintf(v->err, v->len, "%s%s%s: expected %s", path, *path ? "." : "", key, type_names[type]);
+		v->bad = 1;
+		return NULL;
+	}
+	return x;
+}
+
+static void fail_at(struct vctx *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->bad)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->err, v->len, fmt, ap);
+	va_end(ap);
+	v->bad = 1;
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return true;
+	return false;
+}
+
+static void check_metric(struct vctx *v, const json_t *m, const char *path)
+{
+	static const char *const dirs[] = { "higher", "lower", NULL };
+	const json_t *samples, *sum, *h, *x;
+	enum vmb_unit unit;
+	size_t i;
+
+	need(v, m, path, "name", JSON_STRING);
+	x = need(v, m, path, "unit", JSON_STRING);
+	if (x && vmb_unit_parse(json_string_value(x), &unit) < 0)
+		fail_at(v, "%s.unit: unknown unit '%s'", path, json_string_value(x));
+	x = need(v, m, path, "direction", JSON_STRING);
+	if (x && !one_of(json_string_value(x), dirs))
+		fail_at(v, "%s.direction: expected \"higher\" or \"lower\"", path);
+	samples = need(v, m, path, "samples", JSON_ARRAY);
+	json_array_foreach(samples, i, x)
+		if (!json_is_number(x) && !json_is_null(x))
+			fail_at(v, "%s.samples[%zu]: expected a number", path, i);
+	sum = need(v, m, path, "summary", JSON_OBJECT);
+	if (sum) {
+		char sp[256];
+
+		snprintf(sp, sizeof(sp), "%s.summary", path);
+		need(v, sum, sp, "n", JSON_INTEGER);
+		if (!json_is_null(json_object_get(sum, "mean")))
+			need(v, sum, sp, "mean", JSON_REAL);
+	}
+	h = json_object_get(m, "histogram");
+	if (h && !v->bad) {
+		char hp[256];
+		const json_t *b;
+
+		snprintf(hp, sizeof(hp), "%s.histogram", path);
+		need(v, m, path, "histogram", JSON_OBJECT);
+		need(v, h, hp, "count", JSON_INTEGER);
+		need(v, h, hp, "percentiles", JSON_OBJECT);
+		b = need(v, h, hp, "buckets", JSON_ARRAY);
+		json_array_foreach(b, i, x)
+			if (!json_is_array(x) || json_array_size(x) != 2 || !json_is_integer(json_array_get(x, 0)) ||
+			    !json_is_integer(json_array_get(x, 1)))
+				fail_at(v, "%s.buckets[%zu]: expected [lower_ns, count]", hp, i);
+	}
+}
+
+int doc_validate(const json_t *doc, char *err, size_t errlen)
+{
+	static const char *const statuses[] = { "ok", "skipped", "failed", "interrupted", NULL };
+	struct vctx v = { .err = err, .len = errlen };
+	const json_t *x, *suites, *fp, *labels, *s;
+	size_t i;
+
+	if (!json_is_object(doc)) {
+		snprintf(err, errlen, "the document is not a JSON object");
+		return -EINVAL;
+	}
+	x = need(&v, doc, "", "schema", JSON_STRING);
+	if (x && strcmp(json_string_value(x), DOC_SCHEMA))
+		fail_at(&v, "schema: \"%s\" is not a vmbench result (expected \"%s\")", json_string_value(x),
+			DOC_SCHEMA);
+	x = need(&v, doc, "", "schema_version", JSON_INTEGER);
+	if (x && json_integer_value(x) != DOC_SCHEMA_VERSION)
+		fail_at(&v, "schema_version: %lld is not supported (this vmbench reads version %d%s)",
+			(long long)json_integer_value(x), DOC_SCHEMA_VERSION,
+			json_integer_value(x) > DOC_SCHEMA_VERSION ? "; it was written by a newer vmbench" : "");
+	need(&v, doc, "", "id", JSON_STRING);
+	need(&v, doc, "", "started", JSON_STRING);
+	need(&v, doc, "", "ended", JSON_STRING);
+	need(&v, doc, "", "tool", JSON_OBJECT);
+	labels = need(&v, doc, "", "labels", JSON_OBJECT);
+	if (labels) {
+		const char *k;
+
+		json_object_foreach((json_t *)labels, k, x)
+			if (!json_is_string(x))
+				fail_at(&v, "labels.%s: expected a string", k);
+	}
+	fp = need(&v, doc, "", "fingerprint", JSON_OBJECT);
+	if (fp && (x = need(&v, fp, "fingerprint", "hypervisor", JSON_OBJECT)))
+		need(&v, x, "fingerprint.hypervisor", "name", JSON_STRING);
+	suites = need(&v, doc, "", "suites", JSON_ARRAY);
+	json_array_foreach(suites, i, s) {
+		char sp[64];
+		const json_t *tests, *t;
+		size_t j;
+
+		snprintf(sp, sizeof(sp), "suites[%zu]", i);
+		if (!json_is_object(s)) {
+			fail_at(&v, "%s: expected an object", sp);
+			break;
+		}
+		need(&v, s, sp, "name", JSON_STRING);
+		x = need(&v, s, sp, "status", JSON_STRING);
+		if (x && !one_of(json_string_value(x), statuses))
+			fail_at(&v, "%s.status: unknown status '%s'", sp, json_string_value(x));
+		tests = need(&v, s, sp, "tests", JSON_ARRAY);
+		json_array_foreach(tests, j, t) {
+			char tp[96];
+			const json_t *cases, *c;
+			size_t k;
+
+			snprintf(tp, sizeof(tp), "%s.tests[%zu]", sp, j);
+			if (!json_is_object(t)) {
+				fail_at(&v, "%s: expected an object", tp);
+				break;
+			}
+			need(&v, t, tp, "name", JSON_STRING);
+			need(&v, t, tp, "status", JSON_STRING);
+			cases = need(&v, t, tp, "cases", JSON_ARRAY);
+			json_array_foreach(cases, k, c) {
+				char cp[128];
+				const json_t *metrics, *m;
+				size_t l;
+
+				snprintf(cp, sizeof(cp), "%s.cases[%zu]", tp, k);
+				if (!json_is_object(c)) {
+					fail_at(&v, "%s: expected an object", cp);
+					break;
+				}
+				need(&v, c, cp, "params", JSON_OBJECT);
+				need(&v, c, cp, "repetitions", JSON_INTEGER);
+				metrics = need(&v, c, cp, "metrics", JSON_ARRAY);
+				json_array_foreach(metrics, l, m) {
+					char mp[160];
+
+					snprintf(mp, sizeof(mp), "%s.metrics[%zu]", cp, l);
+					if (!json_is_object(m))
+						fail_at(&v, "%s: expected an object", mp);
+					else
+						check_metric(&v, m, mp);
+				}
+			}
+		}
+	}
+	return v.bad ? -EINVAL : 0;
+}
+
+int doc_load_string(const char *text, const char *name, json_t **out, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *doc;
+	char why[256];
+
+	doc = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		snprintf(err, errlen, "%s: not valid JSON at line %d, column %d: %s", name, je.line, je.column,
+			 je.text);
+		return -EINVAL;
+	}
+	if (doc_validate(doc, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "%s: not a valid vmbench result: %s", name, why);
+		json_decref(doc);
+		return -EINVAL;
+	}
+	*out = doc;
+	return 0;
+}
+
+int doc_load_file(const char *path, json_t **out, char *err, size_t errlen)
+{
+	char *text;
+	int r;
+
+	r = read_file(path, &text);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = doc_load_string(text, path, out, err, errlen);
+	free(text);
+	return r;
+}
+
+int doc_write_file(const json_t *doc, const char *path)
+{
+	char *tmp = NULL;
+	int fd, r = 0;
+
+	if (!strcmp(path, "-")) {
+		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 || fputc('\n', stdout) == EOF ||
+		    fflush(stdout) == EOF)
+			return log_errno(-EIO, "writing the result to stdout");
+		return 0;
+	}
+	if (access(path, F_OK) == 0)
+		return -EEXIST;
+	/* Write a temporary file beside the target, then link() it into place:
+	 * a crash leaves no half-written result, and link() never overwrites. */
+	tmp = xasprintf("%s.tmp.XXXXXX", path);
+	if (!tmp)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = log_errno(-errno, "creating a temporary file for '%s'", path);
+		goto out;
+	}
+	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 || write(fd, "\n", 1) != 1 ||
+	    fsync(fd) < 0) {
+		r = log_errno(-EIO, "writing '%s'", tmp);
+		close(fd);
+		goto unlink;
+	}
+	if (close(fd) < 0) {
+		r = log_errno(-errno, "writing '%s'", tmp);
+		goto unlink;
+	}
+	if (link(tmp, path) < 0)
+		r = errno == EEXIST ? -EEXIST : log_errno(-errno, "creating '%s'", path);
+unlink:
+	(void)unlink(tmp);
+out:
+	free(tmp);
+	return r;
+}
+
+void doc_labels_string(const json_t *doc, char *buf, size_t len)
+{
+	const char *k;
+	json_t *v;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	json_object_foreach(json_object_get(doc, "labels"), k, v) {
+		int n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, json_string_value(v));
+
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+	}
+}
+
+void doc_suites_string(const json_t *doc, char *buf, size_t len)
+{
+	size_t i, off = 0;
+	json_t *s;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		int n = snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+				 json_string_value(json_object_get(s, "name")));
+
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+	}
+}

@@ -1,0 +1,39 @@
+/* The result document: one JSON object per run, schema "vmbench-result"
+ * version 1 (docs/results-schema.md). Built from the runner's results,
+ * validated whenever one is read back, written to files atomically. */
+#ifndef VMB_DOC_H
+#define VMB_DOC_H
+
+#include <jansson.h>
+
+#include "../core/runner.h"
+#include "../core/util.h"
+
+#define DOC_SCHEMA "vmbench-result"
+#define DOC_SCHEMA_VERSION 1
+
+struct doc_meta {
+	int argc;
+	char **argv;
+	double started, ended; /* epoch seconds */
+	json_t *fingerprint;   /* borrowed */
+	const struct strv *labels; /* KEY=VALUE */
+	const struct runner_settings *rs;
+};
+
+/* A new document, or NULL on out-of-memory. */
+json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m);
+/* 0, or -EINVAL with a message naming the JSON path of the first problem. */
+int doc_validate(const json_t *doc, char *err, size_t errlen);
+/* Parse and validate; messages name `name` (a file path or "stdin"). */
+int doc_load_string(const char *text, const char *name, json_t **out, char *err, size_t errlen);
+int doc_load_file(const char *path, json_t **out, char *err, size_t errlen);
+/* Write atomically and never over an existing file: -EEXIST then.
+ * "-" writes to stdout. */
+int doc_write_file(const json_t *doc, const char *path);
+/* Labels of a document as "k=v k=v", for listings. */
+void doc_labels_string(const json_t *doc, char *buf, size_t len);
+/* Suite names, comma-separated. */
+void doc_suites_string(const json_t *doc, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,350 @@
+/* CPU suite: sysbench's prime event, a double-precision matrix multiply,
+ * zlib compression. Each test runs on every --threads count; the runner adds
+ * parallel efficiency. Every computation's result is checked against a known
+ * answer, which both proves it was done right and keeps the compiler from
+ * deleting it (sysbench's own prime loop is dead code to clang). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "../core/clock.h"
+#include "../core/suite.h"
+#include "../core/banned.h"
+
+enum cpu_kind { CPU_PRIME, CPU_MATRIX, CPU_ZLIB };
+
+struct cpu_state {
+	uint64_t max_prime;
+	uint64_t primes_expected; /* primes in [3, max_prime), from a sieve */
+	unsigned matrix_n;
+	size_t zlib_size;
+	int zlib_level;
+};
+
+struct cpu_worker {
+	const struct cpu_state *st;
+	enum cpu_kind kind;
+	double duration_s;
+	uint64_t events;
+	double work; /* flops or bytes done, for the rate */
+	int bad;     /* a result that differs from the known answer */
+	struct hist hist;
+};
+
+/* Exactly sysbench 1.0's cpu event (cpu_execute_event): trial division of
+ * every c in [3, max_prime) by 2..sqrt(c), in 64-bit integers. */
+static uint64_t prime_event(uint64_t max_prime)
+{
+	uint64_t n = 0;
+
+	for (uint64_t c = 3; c < max_prime; c++) {
+		double t = sqrt((double)c);
+		uint64_t l;
+
+		for (l = 2; l <= t; l++)
+			if (c % l == 0)
+				break;
+		if (l > t)
+			n++;
+	}
+	return n;
+}
+
+static int count_primes(uint64_t below, uint64_t *out)
+{
+	unsigned char *composite;
+	uint64_t n = 0;
+
+	if (below < 3) {
+		*out = 0;
+		return 0;
+	}
+	composite = calloc(below, 1);
+	if (!composite)
+		return -ENOMEM;
+	for (uint64_t i = 2; i * i < below; i++)
+		if (!composite[i])
+			for (uint64_t j = i * i; j < below; j += i)
+				composite[j] = 1;
+	for (uint64_t i = 3; i < below; i++)
+		n += !composite[i];
+	free(composite);
+	*out = n;
+	return 0;
+}
+
+/* Deterministic text-like corpus: words from a fixed list chosen by xorshift,
+ * so zlib sees a realistic ~3:1 ratio and every run compresses the same bytes. */
+static void make_corpus(unsigned char *buf, size_t len)
+{
+	static const char *const words[] = {
+		"the", "virtual", "machine", "kernel", "guest", "host", "disk", "queue",
+		"latency", "throughput", "interrupt", "page", "cache", "memory", "thread",
+		"of", "and", "to", "in", "is", "for", "with", "on", "scheduler", "device",
+		"driver", "block", "network", "packet", "timer", "clock", "exit",
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t off = 0;
+
+	while (off < len) {
+		const char *w;
+		size_t wl;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w = words[x % (sizeof(words) / sizeof(words[0]))];
+		wl = strlen(w);
+		for (size_t i = 0; i < wl && off < len; i++)
+			buf[off++] = (unsigned char)w[i];
+		if (off < len)
+			buf[off++] = (x >> 32) % 11 == 0 ? '\n' : ' ';
+		if (off < len && (x >> 40) % 17 == 0)
+			buf[off++] = (unsigned char)('0' + (x >> 48) % 10);
+	}
+}
+
+static void matrix_init(double *a, double *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n; j++) {
+			a[i * n + j] = (double)((i + j) % 7) * 0.5;
+			b[i * n + j] = (double)((i * j) % 5) * 0.25;
+		}
+}
+
+/* C = A * B, i-k-j order so the inner loop streams rows and vectorizes. */
+static double matrix_event(const double *a, const double *b, double *c, unsigned n)
+{
+	double trace = 0;
+
+	memset(c, 0, (size_t)n * n * sizeof(*c));
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < n; k++) {
+			double aik = a[i * n + k];
+			const double *brow = &b[k * n];
+			double *crow = &c[i * n];
+
+			for (unsigned j = 0; j < n; j++)
+				crow[j] += aik * brow[j];
+		}
+	for (unsigned i = 0; i < n; i++)
+		trace += c[i * n + i];
+	return trace;
+}
+
+static void cpu_worker_fn(struct vmb_worker *w)
+{
+	struct cpu_worker *cw = w->arg;
+	const struct cpu_state *st = cw->st;
+	double *a = NULL, *b = NULL, *c = NULL, expect_trace = 0;
+	unsigned char *in = NULL, *out = NULL;
+	uLong out_cap = 0, expect_len = 0;
+	z_stream zs;
+	bool zinit = false;
+	uint64_t prev, deadline;
+	size_t n2 = (size_t)st->matrix_n * st->matrix_n;
+
+	memset(&zs, 0, sizeof(zs));
+	/* Per-thread set-up, outside the measured window. */
+	if (cw->kind == CPU_MATRIX) {
+		a = malloc(n2 * sizeof(*a));
+		b = malloc(n2 * sizeof(*b));
+		c = malloc(n2 * sizeof(*c));
+		if (!a || !b || !c)
+			w->err = -ENOMEM;
+		else {
+			matrix_init(a, b, st->matrix_n);
+			expect_trace = matrix_event(a, b, c, st->matrix_n);
+		}
+	} else if (cw->kind == CPU_ZLIB) {
+		in = malloc(st->zlib_size);
+		out_cap = compressBound((uLong)st->zlib_size);
+		out = malloc(out_cap);
+		if (!in || !out || deflateInit(&zs, st->zlib_level) != Z_OK) {
+			w->err = -ENOMEM;
+		} else {
+			zinit = true;
+			make_corpus(in, st->zlib_size);
+		}
+	}
+	vmb_worker_sync(w);
+	if (w->err < 0)
+		goto out;
+
+	prev = w->start_ns = clock_ns();
+	deadline = prev + (uint64_t)(cw->duration_s * 1e9);
+	for (;;) {
+		uint64_t now;
+
+		switch (cw->kind) {
+		case CPU_PRIME:
+			cw->bad |= prime_event(st->max_prime) != st->primes_expected;
+			break;
+		case CPU_MATRIX:
+			cw->bad |= matrix_event(a, b, c, st->matrix_n) != expect_trace;
+			break;
+		case CPU_ZLIB:
+			zs.next_in = in;
+			zs.avail_in = (uInt)st->zlib_size;
+			zs.next_out = out;
+			zs.avail_out = (uInt)out_cap;
+			cw->bad |= deflate(&zs, Z_FINISH) != Z_STREAM_END;
+			if (expect_len == 0)
+				expect_len = zs.total_out;
+			cw->bad |= zs.total_out != expect_len;
+			(void)deflateReset(&zs);
+			break;
+		}
+		now = clock_ns();
+		hist_record(&cw->hist, now - prev);
+		cw->events++;
+		prev = now;
+		if (now >= deadline || vmb_stop_requested())
+			break;
+	}
+	w->end_ns = prev;
+out:
+	if (zinit)
+		(void)deflateEnd(&zs);
+	free(a);
+	free(b);
+	free(c);
+	free(in);
+	free(out);
+}
+
+static int cpu_setup(struct vmb_ctx *ctx)
+{
+	struct cpu_state *st = calloc(1, sizeof(*st));
+	int r;
+
+	if (!st)
+		return vmb_fail(ctx, -ENOMEM, "cpu state");
+	st->max_prime = (uint64_t)optset_int(ctx->opts, "max-prime");
+	st->matrix_n = (unsigned)optset_int(ctx->opts, "matrix-size");
+	st->zlib_size = (size_t)optset_size(ctx->opts, "zlib-size");
+	st->zlib_level = (int)optset_int(ctx->opts, "zlib-level");
+	r = count_primes(st->max_prime, &st->primes_expected);
+	if (r < 0) {
+		unsigned long long max_prime = st->max_prime;
+
+		free(st);
+		return vmb_fail(ctx, r, "prime sieve up to %llu", max_prime);
+	}
+	ctx->priv = st;
+	return 0;
+}
+
+static void cpu_teardown(struct vmb_ctx *ctx)
+{
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+static int cpu_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	const struct cpu_state *st = ctx->priv;
+	enum cpu_kind kind = (enum cpu_kind)(uintptr_t)test->data;
+	unsigned n = ctx->threads;
+	struct vmb_worker *workers;
+	struct cpu_worker *cw;
+	struct hist *all;
+	uint64_t start = UINT64_MAX, end = 0, events = 0;
+	double window, work_per_event = 0;
+	int r, bad = 0;
+
+	workers = calloc(n, sizeof(*workers));
+	cw = calloc(n, sizeof(*cw));
+	all = hist_new();
+	if (!workers || !cw || !all) {
+		r = vmb_fail(ctx, -ENOMEM, "%u workers", n);
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		cw[i].st = st;
+		cw[i].kind = kind;
+		cw[i].duration_s = ctx->duration_s;
+		workers[i].arg = &cw[i];
+	}
+	r = vmb_parallel(ctx, n, cpu_worker_fn, workers);
+	if (r < 0) {
+		r = vmb_fail(ctx, r, "starting %u worker threads", n);
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (workers[i].start_ns < start)
+			start = workers[i].start_ns;
+		if (workers[i].end_ns > end)
+			end = workers[i].end_ns;
+		events += cw[i].events;
+		bad |= cw[i].bad;
+		hist_merge(all, &cw[i].hist);
+	}
+	if (bad) {
+		r = vmb_fail(ctx, -EIO, "a %s computation gave a wrong result", test->name);
+		goto out;
+	}
+	window = (double)(end - start) / 1e9;
+	if (events == 0 || window <= 0) {
+		r = vmb_fail(ctx, -EIO, "no complete event in %.3f s", ctx->duration_s);
+		goto out;
+	}
+	switch (kind) {
+	case CPU_PRIME:
+		r = vmb_rep_value(rep, "events_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
+		break;
+	case CPU_MATRIX:
+		work_per_event = 2.0 * st->matrix_n * st->matrix_n * st->matrix_n;
+		r = vmb_rep_value(rep, "gflops", VMB_UNIT_GFLOPS, VMB_HIGHER,
+				  (double)events * work_per_event / window / 1e9);
+		break;
+	case CPU_ZLIB:
+		work_per_event = (double)st->zlib_size;
+		r = vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER,
+				  (double)events * work_per_event / window / 1e6);
+		break;
+	}
+	if (r == 0)
+		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+out:
+	free(workers);
+	free(cw);
+	hist_free(all);
+	return r;
+}
+
+static const struct vmb_test cpu_tests[] = {
+	{ .name = "prime", .summary = "sysbench-compatible prime events: trial division up to max-prime",
+	  .headline = "events_per_s", .flags = VMB_TEST_THREADED, .data = (void *)(uintptr_t)CPU_PRIME },
+	{ .name = "matrix", .summary = "double-precision matrix multiply, GFLOP/s",
+	  .headline = "gflops", .flags = VMB_TEST_THREADED, .data = (void *)(uintptr_t)CPU_MATRIX },
+	{ .name = "zlib", .summary = "zlib deflate of a deterministic text corpus, input MB/s",
+	  .headline = "mb_per_s", .flags = VMB_TEST_THREADED, .data = (void *)(uintptr_t)CPU_ZLIB },
+	{ .name = NULL },
+};
+
+static const struct vmb_opt cpu_opts[] = {
+	{ .name = "max-prime", .type = OPT_INT, .min = 3, .max = 10000000, .def = "10000", .metavar = "N",
+	  .help = "prime: upper limit of the trial division, as sysbench --cpu-max-prime" },
+	{ .name = "matrix-size", .type = OPT_INT, .min = 16, .max = 4096, .def = "256", .metavar = "N",
+	  .help = "matrix: multiply two N x N matrices per event" },
+	{ .name = "zlib-size", .type = OPT_SIZE, .min = 4096, .max = 256 << 20, .def = "1m", .metavar = "SIZE",
+	  .help = "zlib: bytes of corpus compressed per event" },
+	{ .name = "zlib-level", .type = OPT_INT, .min = 1, .max = 9, .def = "6", .metavar = "N",
+	  .help = "zlib: compression level" },
+	OPT_TABLE_END,
+};
+
+const struct vmb_suite cpu_suite = {
+	.name = "cpu",
+	.summary = "CPU throughput: prime (sysbench cpu), matrix multiply, zlib",
+	.abi = VMB_SUITE_ABI,
+	.tests = cpu_tests,
+	.opts = cpu_opts,
+	.setup = cpu_setup,
+	.run = cpu_run,
+	.teardown = cpu_teardown,
+};

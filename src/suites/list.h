@@ -1,0 +1,5 @@
+/* The suites vmbench knows, in the order `vmbench run` runs them.
+ * Adding a suite: one file in src/suites/ exporting `const struct vmb_suite
+ * NAME_suite`, one line here, one line in meson.build. */
+#define VMB_SUITES(X) \
+	X(cpu)
