@@ -133,11 +133,17 @@ double stats_incbeta(double a, double b, double x)
 
 double stats_t_cdf(double t, double df)
 {
-	double tail;
+	double t2 = t * t, tail, centre;
 
 	if (isinf(t))
 		return t > 0 ? 1 : 0;
-	tail = 0.5 * stats_incbeta(df / 2, 0.5, df / (df + t * t));
+	/* Near 0, df / (df + t^2) rounds to 1 and the tail form goes flat:
+	 * use the central form P(|T| < t) = I_{t^2/(df+t^2)}(1/2, df/2) there. */
+	if (t2 < df) {
+		centre = 0.5 * stats_incbeta(0.5, df / 2, t2 / (df + t2));
+		return t > 0 ? 0.5 + centre : 0.5 - centre;
+	}
+	tail = 0.5 * stats_incbeta(df / 2, 0.5, df / (df + t2));
 	return t > 0 ? 1 - tail : tail;
 }
 
@@ -149,6 +155,8 @@ double stats_t_quantile(double p, double df)
 		return -INFINITY;
 	if (p >= 1)
 		return INFINITY;
+	if (p == 0.5)
+		return 0;
 	/* The CDF is monotonic: bisection converges in ~100 steps to the last bit. */
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;

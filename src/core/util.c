@@ -131,6 +131,7 @@ int parse_cpu_list(const char *s, unsigned **out, size_t *n)
 		char *end;
 		unsigned long a, b;
 
+		r = -EINVAL;
 		if (!isdigit((unsigned char)*p))
 			goto fail;
 		a = strtoul(p, &end, 10);

@@ -117,7 +117,9 @@ const char *probe_hv_from_dmi(const char *vendor, const char *product)
 	} map[] = {
 		{ "VirtualBox", "VirtualBox" }, { "innotek", "VirtualBox" }, { "VMware", "VMware" },
 		{ "Parallels", "Parallels" }, { "BHYVE", "bhyve" }, { "Xen", "Xen" },
-		{ "Amazon EC2", "KVM" }, { "Google Compute Engine", "KVM" }, { "QEMU", "QEMU" },
+		{ "Amazon EC2", "KVM" }, { "Google Compute Engine", "KVM" },
+		/* QEMU's arm virt machine: its SMBIOS product says whether KVM runs it. */
+		{ "KVM Virtual Machine", "KVM" }, { "QEMU Virtual Machine", "QEMU TCG" }, { "QEMU", "QEMU" },
 		{ "KVM", "KVM" }, { "OpenStack", "KVM" },
 	};
 

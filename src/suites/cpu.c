@@ -116,7 +116,7 @@ static void matrix_init(double *a, double *b, unsigned n)
 }
 
 /* C = A * B, i-k-j order so the inner loop streams rows and vectorizes. */
-static double matrix_event(const double *a, const double *b, double *c, unsigned n)
+static double matrix_event(const double *restrict a, const double *restrict b, double *restrict c, unsigned n)
 {
 	double trace = 0;
 
@@ -124,8 +124,8 @@ static double matrix_event(const double *a, const double *b, double *c, unsigned
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < n; k++) {
 			double aik = a[i * n + k];
-			const double *brow = &b[k * n];
-			double *crow = &c[i * n];
+			const double *restrict brow = &b[k * n];
+			double *restrict crow = &c[i * n];
 
 			for (unsigned j = 0; j < n; j++)
 				crow[j] += aik * brow[j];

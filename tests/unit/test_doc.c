@@ -1,0 +1,126 @@
+/* The result document: built values, JSON round trip, validation messages. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "fixture_doc.h"
+
+static void built_values(void **state)
+{
+	json_t *doc = fixture_doc(), *c, *m, *h;
+	char err[256];
+
+	(void)state;
+	assert_non_null(doc);
+	assert_int_equal(doc_validate(doc, err, sizeof(err)), 0);
+	assert_string_equal(json_string_value(json_object_get(doc, "schema")), "vmbench-result");
+	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
+	assert_string_equal(json_string_value(json_object_get(doc, "started")), "2023-11-14T22:13:20Z");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "labels"), "hv")), "kvm");
+	c = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(doc, "suites"), 0), "tests"), 0), "cases"), 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "params"), "threads")), 2);
+	m = json_array_get(json_object_get(c, "metrics"), 0);
+	assert_string_equal(json_string_value(json_object_get(m, "unit")), "1/s");
+	assert_true(json_is_true(json_object_get(m, "headline")));
+	assert_int_equal(json_array_size(json_object_get(m, "samples")), 4);
+	assert_close(json_real_value(json_object_get(json_object_get(m, "summary"), "mean")), 100.25, 1e-12);
+	m = json_array_get(json_object_get(c, "metrics"), 1);
+	h = json_object_get(m, "histogram");
+	assert_int_equal(json_integer_value(json_object_get(h, "count")), 1000);
+	/* p50 of 1..1000 us is 500 us, within the histogram's 1% */
+	assert_close(json_real_value(json_object_get(json_object_get(h, "percentiles"), "p50")), 500000, 5000);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "suites"), 1), "status")),
+			    "skipped");
+	json_decref(doc);
+}
+
+static void round_trip(void **state)
+{
+	json_t *doc = fixture_doc(), *back = NULL;
+	char *text, err[256], path[] = "/tmp/vmbench-doc-XXXXXX";
+	int fd;
+
+	(void)state;
+	text = json_dumps(doc, JSON_REAL_PRECISION(17));
+	assert_int_equal(doc_load_string(text, "test", &back, err, sizeof(err)), 0);
+	assert_true(json_equal(doc, back));
+	json_decref(back);
+	free(text);
+
+	/* Through a file: written once, never overwritten. */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(doc_write_file(doc, path), -EEXIST);
+	unlink(path);
+	assert_int_equal(doc_write_file(doc, path), 0);
+	assert_int_equal(doc_load_file(path, &back, err, sizeof(err)), 0);
+	assert_true(json_equal(doc, back));
+	json_decref(back);
+	unlink(path);
+	json_decref(doc);
+}
+
+static void invalid_documents(void **state)
+{
+	static const struct {
+		const char *path; /* a key to break, "a.b" = object a's key b */
+		const char *json; /* replacement value, NULL = delete */
+		const char *msg;
+	} cases[] = {
+		{ "schema", "\"other\"", "not a vmbench result" },
+		{ "schema_version", "2", "written by a newer vmbench" },
+		{ "schema_version", "\"1\"", "schema_version: expected an integer" },
+		{ "suites", NULL, "suites: missing" },
+		{ "suites", "{}", "suites: expected an array" },
+		{ "labels", "{\"a\": 1}", "labels.a: expected a string" },
+		{ "fingerprint", "{}", "fingerprint.hypervisor: missing" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"weird\", \"tests\": []}]", "suites[0].status: unknown status" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"1/s\", "
+			    "\"direction\": \"sideways\", \"samples\": [], \"summary\": {\"n\": 0}}]}]}]}]",
+		  "suites[0].tests[0].cases[0].metrics[0].direction" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"furlongs\", "
+			    "\"direction\": \"higher\", \"samples\": [\"x\"], \"summary\": {\"n\": 0}}]}]}]}]",
+		  "unknown unit 'furlongs'" },
+	};
+	char err[256];
+	json_t *back;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *doc = fixture_doc();
+
+		if (cases[i].json)
+			json_object_set_new(doc, cases[i].path, json_loads(cases[i].json, JSON_DECODE_ANY, NULL));
+		else
+			json_object_del(doc, cases[i].path);
+		err[0] = '\0';
+		if (doc_validate(doc, err, sizeof(err)) != -EINVAL)
+			fail_msg("case %zu (%s) was accepted", i, cases[i].path);
+		if (!strstr(err, cases[i].msg))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].msg);
+		json_decref(doc);
+	}
+	/* Not JSON at all, and JSON that is not an object: named, with the position. */
+	assert_int_equal(doc_load_string("{\"schema\": ", "f.json", &back, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "f.json: not valid JSON at line 1"));
+	assert_int_equal(doc_load_string("[1, 2]", "g.json", &back, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "g.json: not a valid vmbench result"));
+	assert_int_equal(doc_load_file("/nonexistent/x.json", &back, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/x.json"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(built_values),
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(invalid_documents),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

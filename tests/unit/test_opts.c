@@ -1,0 +1,171 @@
+/* Option tables: parsing, validation, messages; every real table's defaults parse. */
+#include <errno.h>
+#include <string.h>
+
+#include "test.h"
+#include "../../src/cmd/cmd.h"
+#include "../../src/suites/suites.h"
+
+/* main.c is not linked into the tests; the command table lives there. */
+extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[];
+const struct vmb_cmd vmb_cmds[] = { { .name = NULL } };
+void main_usage(FILE *f);
+void main_usage(FILE *f)
+{
+	(void)f;
+}
+
+static const struct vmb_opt table[] = {
+	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 100, .def = "2", .metavar = "S", .help = "t" },
+	{ .name = "count", .type = OPT_INT, .min = 1, .max = 10, .def = "3", .help = "c" },
+	{ .name = "bs", .type = OPT_SIZE, .min = 512, .max = 1 << 30, .def = "4k", .help = "b" },
+	{ .name = "mode", .type = OPT_STRING, .choices = "a|bb|c", .def = "a", .help = "m" },
+	{ .name = "threads", .type = OPT_LIST, .min = 1, .max = 64, .def = "1", .help = "l" },
+	{ .name = "label", .type = OPT_KV, .help = "k" },
+	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "q" },
+	OPT_TABLE_END,
+};
+
+static void defaults(void **state)
+{
+	struct optset set;
+
+	(void)state;
+	assert_int_equal(optset_init(&set, table, ""), 0);
+	assert_close(optset_double(&set, "time"), 2, 0);
+	assert_int_equal(optset_int(&set, "count"), 3);
+	assert_int_equal(optset_size(&set, "bs"), 4096);
+	assert_string_equal(optset_str(&set, "mode"), "a");
+	assert_int_equal(optset_get(&set, "threads")->nlist, 1);
+	assert_false(optset_bool(&set, "quiet"));
+	assert_false(optset_get(&set, "time")->set);
+	optset_release(&set);
+}
+
+static void command_lines(void **state)
+{
+	static const struct {
+		const char *argv[6];
+		int r;
+		const char *msg; /* substring of the error */
+	} cases[] = {
+		{ { "--time", "5" }, 0, NULL },
+		{ { "--time=5", "-q", "word" }, 0, NULL },
+		{ { "--count", "0" }, -EINVAL, "--count: '0' is out of range; expected a whole number from 1 to 10" },
+		{ { "--time", "-1" }, -EINVAL, "--time: '-1' is out of range" },
+		{ { "--time", "abc" }, -EINVAL, "'abc' is not valid; expected a number from 0.01 to 100" },
+		{ { "--threads", "abc" }, -EINVAL, "expected a comma-separated list of whole numbers" },
+		{ { "--bs", "4q" }, -EINVAL, "k/m/g/t suffix" },
+		{ { "--mode", "z" }, -EINVAL, "expected one of a|bb|c" },
+		{ { "--label", "novalue" }, -EINVAL, "KEY=VALUE" },
+		{ { "--label", "=v" }, -EINVAL, "KEY=VALUE" },
+		{ { "--tiem", "1" }, -EINVAL, "unknown option '--tiem'; did you mean '--time'?" },
+		{ { "--zzzzzz" }, -EINVAL, "unknown option '--zzzzzz'" },
+		{ { "-x" }, -EINVAL, "unknown option '-x'" },
+		{ { "-qq" }, -EINVAL, "cannot be combined" },
+		{ { "--time" }, -EINVAL, "needs a value" },
+		{ { "--quiet=yes" }, -EINVAL, "takes no value" },
+		{ { "--", "--time" }, 0, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct optset set;
+		struct strv pos = { 0 };
+		char err[256] = "";
+		int argc = 0, r;
+
+		while (argc < 6 && cases[i].argv[argc])
+			argc++;
+		assert_int_equal(optset_init(&set, table, ""), 0);
+		r = opts_parse(argc, (char **)cases[i].argv, &set, 1, &pos, err, sizeof(err));
+		if (r != cases[i].r)
+			fail_msg("case %zu (%s): r = %d, expected %d (%s)", i, cases[i].argv[0], r, cases[i].r, err);
+		if (cases[i].msg && !strstr(err, cases[i].msg))
+			fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, err, cases[i].msg);
+		optset_release(&set);
+		strv_clear(&pos);
+	}
+}
+
+static void values_and_positionals(void **state)
+{
+	const char *argv[] = { "cpu", "--time=0.5", "--label", "hv=kvm", "--label", "disk=sata", "-q",
+			       "--threads", "4,1,2", "--", "--x" };
+	struct optset set;
+	struct strv pos = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(optset_init(&set, table, ""), 0);
+	assert_int_equal(opts_parse(11, (char **)argv, &set, 1, &pos, err, sizeof(err)), 0);
+	assert_close(optset_double(&set, "time"), 0.5, 0);
+	assert_true(optset_get(&set, "time")->set);
+	assert_int_equal(optset_get(&set, "label")->kv.n, 2);
+	assert_string_equal(optset_get(&set, "label")->kv.v[1], "disk=sata");
+	assert_true(optset_bool(&set, "quiet"));
+	assert_int_equal(optset_get(&set, "threads")->nlist, 3);
+	assert_int_equal(optset_get(&set, "threads")->list[2], 4);
+	assert_int_equal(pos.n, 2);
+	assert_string_equal(pos.v[0], "cpu");
+	assert_string_equal(pos.v[1], "--x");
+	/* a later default does not override what the user set */
+	assert_int_equal(optset_default(&set, "time", "9"), 0);
+	assert_close(optset_double(&set, "time"), 0.5, 0);
+	assert_int_equal(optset_default(&set, "count", "9"), 0);
+	assert_int_equal(optset_int(&set, "count"), 9);
+	optset_release(&set);
+	strv_clear(&pos);
+}
+
+static void prefixed_sets(void **state)
+{
+	const char *argv[] = { "--cpu.max-prime", "20000", "--count", "2" };
+	struct optset sets[2];
+	struct strv pos = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(optset_init(&sets[0], table, ""), 0);
+	assert_int_equal(optset_init(&sets[1], cpu_suite.opts, "cpu."), 0);
+	assert_int_equal(opts_parse(4, (char **)argv, sets, 2, &pos, err, sizeof(err)), 0);
+	assert_int_equal(optset_int(&sets[1], "max-prime"), 20000);
+	assert_int_equal(optset_int(&sets[0], "count"), 2);
+	optset_release(&sets[0]);
+	optset_release(&sets[1]);
+}
+
+/* Every real table: defaults parse, names are unique, help is present. */
+static void real_tables(void **state)
+{
+	const struct vmb_opt *tables[16] = { run_opts, list_opts, info_opts, results_opts, show_opts, help_opts };
+	size_t n = 6;
+
+	(void)state;
+	for (size_t i = 0; i < vmb_nsuites; i++)
+		tables[n++] = vmb_suites[i]->opts;
+	for (size_t t = 0; t < n; t++) {
+		struct optset set;
+
+		assert_int_equal(optset_init(&set, tables[t], ""), 0);
+		for (size_t i = 0; tables[t] && tables[t][i].name; i++) {
+			assert_non_null(tables[t][i].help);
+			for (size_t j = i + 1; tables[t][j].name; j++)
+				assert_string_not_equal(tables[t][i].name, tables[t][j].name);
+		}
+		optset_release(&set);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(command_lines),
+		cmocka_unit_test(values_and_positionals),
+		cmocka_unit_test(prefixed_sets),
+		cmocka_unit_test(real_tables),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

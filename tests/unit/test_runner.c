@@ -1,0 +1,264 @@
+/* The runner with fake suites: stop rule, skip, failure isolation, teardown,
+ * sweeps, thread cases and parallel efficiency, descriptor checks. */
+#include <errno.h>
+#include <string.h>
+
+#include "test.h"
+#include "../../src/core/runner.h"
+
+static struct {
+	unsigned setups, teardowns, runs;
+	double values[64];
+	size_t nvalues;
+} fake;
+
+/* Reports fake.values in turn (cycling); "threaded" scales with threads. */
+static int fake_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_rep *rep)
+{
+	double v = fake.values[fake.runs++ % fake.nvalues];
+	struct hist h;
+
+	if (!strcmp(t->name, "broken"))
+		return vmb_fail(ctx, -EIO, "broken test");
+	if (!strcmp(t->name, "absent"))
+		return vmb_skip(ctx, "needs a device this machine lacks");
+	if (!strcmp(t->name, "threaded"))
+		v *= ctx->threads * 0.5; /* efficiency 0.5 at every N > 1 */
+	if (!strcmp(t->name, "sweep"))
+		v = ctx->sweep;
+	hist_init(&h);
+	hist_record(&h, 1000);
+	hist_record(&h, 3000);
+	assert_int_equal(vmb_rep_value(rep, "rate", VMB_UNIT_PER_S, VMB_HIGHER, v), 0);
+	assert_int_equal(vmb_rep_hist(rep, "latency", VMB_UNIT_NS, &h), 0);
+	return 0;
+}
+
+static int fake_setup(struct vmb_ctx *ctx)
+{
+	(void)ctx;
+	fake.setups++;
+	return 0;
+}
+
+static void fake_teardown(struct vmb_ctx *ctx)
+{
+	(void)ctx;
+	fake.teardowns++;
+}
+
+static int never(const struct vmb_env *env, const char **why)
+{
+	(void)env;
+	*why = "not on this machine";
+	return 0;
+}
+
+static const struct vmb_opt fake_opts[] = {
+	{ .name = "depth", .type = OPT_LIST, .min = 1, .max = 64, .def = "1,4,32", .help = "d" },
+	OPT_TABLE_END,
+};
+
+static const struct vmb_test fake_tests[] = {
+	{ .name = "steady", .summary = "s", .headline = "rate" },
+	{ .name = "broken", .summary = "b", .headline = "rate" },
+	{ .name = "absent", .summary = "a", .headline = "rate" },
+	{ .name = "threaded", .summary = "t", .headline = "rate", .flags = VMB_TEST_THREADED },
+	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth" },
+	{ .name = NULL },
+};
+
+static const struct vmb_suite fake_suite = {
+	.name = "fake", .summary = "fake", .abi = VMB_SUITE_ABI, .tests = fake_tests, .opts = fake_opts,
+	.setup = fake_setup, .run = fake_run, .teardown = fake_teardown,
+};
+
+static struct runner_settings settings(void)
+{
+	static const unsigned threads[] = { 2, 4 };
+
+	return (struct runner_settings){
+		.time_s = 0.001, .warmup_s = 0, .budget_s = 1000, .precision_pct = 2,
+		.min_reps = 3, .max_reps = 10, .threads = threads, .nthreads = 2,
+	};
+}
+
+static const struct vmb_metric *metric(const struct vmb_case *c, const char *name)
+{
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (!strcmp(c->metrics[i].name, name))
+			return &c->metrics[i];
+	return NULL;
+}
+
+static void run_one(uint64_t mask, struct vmb_results *res)
+{
+	struct runner_settings rs = settings();
+	struct optset opts;
+	struct runner_item item = { .suite = &fake_suite, .opts = &opts, .test_mask = mask };
+
+	assert_int_equal(optset_init(&opts, fake_opts, "fake."), 0);
+	assert_int_equal(runner_run(&rs, &item, 1, res), 0);
+	optset_release(&opts);
+}
+
+static void stop_rule(void **state)
+{
+	struct vmb_results res;
+	const struct vmb_case *c;
+
+	(void)state;
+	/* Identical samples: the CI is 0, precision reached at min_reps. */
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 100;
+	fake.nvalues = 1;
+	run_one(1u << 0, &res);
+	c = &res.suites[0].tests[0].cases[0];
+	assert_int_equal(c->reps, 3);
+	assert_true(c->precision_reached);
+	assert_close(metric(c, "rate")->sum.mean, 100, 0);
+	assert_true(metric(c, "rate")->headline);
+	assert_non_null(metric(c, "latency")->hist);
+	assert_int_equal(metric(c, "latency")->hist->count, 6); /* merged over 3 repetitions */
+	vmb_results_release(&res);
+
+	/* Samples 50/150 alternate: never within 2%, stops at max_reps. */
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 50;
+	fake.values[1] = 150;
+	fake.nvalues = 2;
+	run_one(1u << 0, &res);
+	c = &res.suites[0].tests[0].cases[0];
+	assert_int_equal(c->reps, 10);
+	assert_false(c->precision_reached);
+	assert_true(c->ci_rel_pct > 2);
+	assert_int_equal(metric(c, "rate")->n, 10);
+	assert_int_equal(fake.setups, 1);
+	assert_int_equal(fake.teardowns, 1);
+	vmb_results_release(&res);
+}
+
+static void failures_are_isolated(void **state)
+{
+	struct vmb_results res;
+	const struct vmb_suite_result *s;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 1;
+	fake.nvalues = 1;
+	run_one((1u << 0) | (1u << 1) | (1u << 2), &res);
+	s = &res.suites[0];
+	assert_int_equal(s->ntests, 3);
+	assert_int_equal(s->tests[0].status, VMB_OK);
+	assert_int_equal(s->tests[1].status, VMB_FAILED);
+	assert_non_null(strstr(s->tests[1].reason, "broken test"));
+	assert_int_equal(s->tests[1].ncases, 0);
+	assert_int_equal(s->tests[2].status, VMB_SKIPPED);
+	assert_string_equal(s->tests[2].reason, "needs a device this machine lacks");
+	assert_int_equal(fake.teardowns, 1);
+	vmb_results_release(&res);
+}
+
+static void threads_and_efficiency(void **state)
+{
+	struct vmb_results res;
+	const struct vmb_test_result *t;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 100;
+	fake.nvalues = 1;
+	run_one(1u << 3, &res);
+	t = &res.suites[0].tests[0];
+	/* threads 1 is added in front of the asked 2,4 */
+	assert_int_equal(t->ncases, 3);
+	assert_string_equal(t->cases[0].params[0].key, "threads");
+	assert_string_equal(t->cases[0].params[0].value, "1");
+	assert_string_equal(t->cases[2].params[0].value, "4");
+	assert_null(metric(&t->cases[0], "parallel_efficiency"));
+	/* rate(N) = 100 * N * 0.5 but rate(1) = 50: efficiency = 1 at every N */
+	assert_close(metric(&t->cases[1], "parallel_efficiency")->sum.mean, 1.0, 1e-12);
+	assert_close(metric(&t->cases[2], "parallel_efficiency")->sum.mean, 1.0, 1e-12);
+	vmb_results_release(&res);
+}
+
+static void sweeps(void **state)
+{
+	struct vmb_results res;
+	const struct vmb_test_result *t;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 1;
+	fake.nvalues = 1;
+	run_one(1u << 4, &res);
+	t = &res.suites[0].tests[0];
+	assert_int_equal(t->ncases, 3);
+	assert_string_equal(t->cases[2].params[0].key, "depth");
+	assert_string_equal(t->cases[2].params[0].value, "32");
+	assert_close(metric(&t->cases[2], "rate")->sum.mean, 32, 0);
+	assert_int_equal(res.suites[0].noptions, 1);
+	vmb_results_release(&res);
+}
+
+static void skipped_suite(void **state)
+{
+	struct vmb_suite s = fake_suite;
+	struct runner_settings rs = settings();
+	struct optset opts;
+	struct runner_item item = { .suite = &s, .opts = &opts, .test_mask = ~0ull };
+	struct vmb_results res;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	s.supported = never;
+	assert_int_equal(optset_init(&opts, fake_opts, ""), 0);
+	assert_int_equal(runner_run(&rs, &item, 1, &res), 0);
+	assert_int_equal(res.suites[0].status, VMB_SKIPPED);
+	assert_string_equal(res.suites[0].reason, "not on this machine");
+	assert_int_equal(fake.setups, 0);
+	assert_int_equal(fake.runs, 0);
+	vmb_results_release(&res);
+	optset_release(&opts);
+}
+
+static void descriptor_checks(void **state)
+{
+	static const struct vmb_test bad_sweep[] = {
+		{ .name = "x", .summary = "x", .headline = "r", .sweep = "nope" }, { .name = NULL },
+	};
+	struct vmb_suite s;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(vmb_suite_check(&fake_suite, &why), 0);
+	s = fake_suite;
+	s.abi = VMB_SUITE_ABI + 1;
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "interface version"));
+	s = fake_suite;
+	s.run = NULL;
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	s = fake_suite;
+	s.name = "a.b";
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	s = fake_suite;
+	s.tests = bad_sweep;
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "sweep"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stop_rule),
+		cmocka_unit_test(failures_are_isolated),
+		cmocka_unit_test(threads_and_efficiency),
+		cmocka_unit_test(sweeps),
+		cmocka_unit_test(skipped_suite),
+		cmocka_unit_test(descriptor_checks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

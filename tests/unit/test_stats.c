@@ -1,0 +1,100 @@
+/* Statistics against reference values (R: qt(), pbeta()). */
+#include <math.h>
+
+#include "test.h"
+#include "../../src/core/stats.h"
+
+static void t_quantiles(void **state)
+{
+	static const struct {
+		double p, df, t;
+	} cases[] = {
+		{ 0.975, 1, 12.706204736174707 }, { 0.975, 2, 4.302652729749464 },
+		{ 0.975, 4, 2.776445105197799 },  { 0.975, 5, 2.570581835636314 },
+		{ 0.975, 9, 2.262157162798205 },  { 0.975, 10, 2.228138851986274 },
+		{ 0.975, 30, 2.042272456301238 }, { 0.975, 1e6, 1.959966 },
+		{ 0.95, 4, 2.131846786326649 },   { 0.995, 3, 5.840909309733350 },
+		{ 0.025, 5, -2.570581835636314 }, { 0.5, 7, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double tol = cases[i].df >= 1e6 ? 1e-5 : 1e-9;
+
+		assert_close(stats_t_quantile(cases[i].p, cases[i].df), cases[i].t, tol);
+	}
+	/* Fractional df (Welch's test) lies between its integer neighbours. */
+	assert_true(stats_t_quantile(0.975, 7.5) < stats_t_quantile(0.975, 7));
+	assert_true(stats_t_quantile(0.975, 7.5) > stats_t_quantile(0.975, 8));
+}
+
+static void t_cdf_and_incbeta(void **state)
+{
+	static const struct {
+		double a, b, x, want;
+	} beta[] = {
+		{ 2, 3, 0.5, 0.6875 }, { 1, 1, 0.3, 0.3 }, { 1, 2, 0.2, 0.36 },
+		{ 0.5, 0.5, 0.5, 0.5 }, { 5, 5, 0, 0 }, { 5, 5, 1, 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(beta) / sizeof(beta[0]); i++)
+		assert_close(stats_incbeta(beta[i].a, beta[i].b, beta[i].x), beta[i].want, 1e-12);
+	assert_close(stats_t_cdf(0, 3), 0.5, 1e-15);
+	assert_close(stats_t_cdf(2.570581835636314, 5), 0.975, 1e-12);
+	assert_close(stats_t_cdf(-12.706204736174707, 1), 0.025, 1e-12);
+	assert_close(stats_t_cdf(INFINITY, 2), 1, 0);
+}
+
+static void summary(void **state)
+{
+	static const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	struct stats_summary s;
+	double sd = sqrt(32.0 / 7.0), half = 2.364624251592785 * sd / sqrt(8.0);
+
+	(void)state;
+	stats_summarize(x, 8, &s);
+	assert_int_equal(s.n, 8);
+	assert_close(s.mean, 5, 1e-12);
+	assert_close(s.median, 4.5, 0);
+	assert_close(s.stddev, sd, 1e-12);
+	assert_close(s.cv, sd / 5, 1e-12);
+	assert_close(s.min, 2, 0);
+	assert_close(s.max, 9, 0);
+	assert_close(s.ci95_low, 5 - half, 1e-9);
+	assert_close(s.ci95_high, 5 + half, 1e-9);
+	assert_close(stats_ci_rel_pct(&s), 100 * half / 5, 1e-9);
+}
+
+static void summary_edges(void **state)
+{
+	static const double one[] = { 42 }, odd[] = { 3, 1, 2 }, same[] = { 7, 7, 7, 7 };
+	static const double big[] = { 1e9 + 1, 1e9 + 2, 1e9 + 3 }; /* Welford keeps precision */
+	struct stats_summary s;
+
+	(void)state;
+	stats_summarize(one, 1, &s);
+	assert_close(s.mean, 42, 0);
+	assert_close(s.stddev, 0, 0);
+	assert_close(s.ci95_low, 42, 0);
+	assert_true(isinf(stats_ci_rel_pct(&s)));
+	stats_summarize(odd, 3, &s);
+	assert_close(s.median, 2, 0);
+	stats_summarize(same, 4, &s);
+	assert_close(s.stddev, 0, 0);
+	assert_close(stats_ci_rel_pct(&s), 0, 0);
+	stats_summarize(big, 3, &s);
+	assert_close(s.stddev, 1, 1e-6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_quantiles),
+		cmocka_unit_test(t_cdf_and_incbeta),
+		cmocka_unit_test(summary),
+		cmocka_unit_test(summary_edges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,132 @@
+/* Number, size and list parsing: good and bad inputs. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "test.h"
+#include "../../src/core/util.h"
+
+static void sizes(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		uint64_t v;
+	} cases[] = {
+		{ "512", 0, 512 }, { "4k", 0, 4096 }, { "4K", 0, 4096 }, { "4KiB", 0, 4096 },
+		{ "1m", 0, 1 << 20 }, { "2g", 0, 2ull << 30 }, { "1t", 0, 1ull << 40 },
+		{ "", -EINVAL, 0 }, { "k", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "4x", -EINVAL, 0 },
+		{ "1.5g", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 }, { "16777216t", -ERANGE, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 7;
+		int r = parse_size(cases[i].s, 0, UINT64_MAX, &v);
+
+		if (r != cases[i].r)
+			fail_msg("parse_size(\"%s\") = %d, expected %d", cases[i].s, r, cases[i].r);
+		assert_int_equal(v, r == 0 ? cases[i].v : 7); /* untouched on error */
+	}
+}
+
+static void numbers(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+	} ints[] = {
+		{ "0", 0 }, { "10", 0 }, { "-1", -ERANGE }, { "11", -ERANGE }, { "abc", -EINVAL },
+		{ "1e3", -EINVAL }, { " 1", -EINVAL }, { "1 ", -EINVAL }, { "", -EINVAL },
+	}, dbls[] = {
+		{ "0.5", 0 }, { "1e1", 0 }, { "-0.1", -ERANGE }, { "10.5", -ERANGE }, { "nan", -EINVAL },
+		{ "x", -EINVAL }, { "", -EINVAL },
+	};
+	int64_t i64;
+	double d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		assert_int_equal(parse_i64(ints[i].s, 0, 10, &i64), ints[i].r);
+	for (size_t i = 0; i < sizeof(dbls) / sizeof(dbls[0]); i++)
+		assert_int_equal(parse_double(dbls[i].s, 0, 10, &d), dbls[i].r);
+}
+
+static void lists(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		size_t n;
+		unsigned first, last;
+	} cpus[] = {
+		{ "0", 0, 1, 0, 0 }, { "0-3", 0, 4, 0, 3 }, { "3,1,2,1", 0, 3, 1, 3 }, { "0-1,6", 0, 3, 0, 6 },
+		{ "", -EINVAL, 0, 0, 0 }, { "a", -EINVAL, 0, 0, 0 }, { "3-1", -ERANGE, 0, 0, 0 },
+		{ "1,", -EINVAL, 0, 0, 0 }, { "1-", -EINVAL, 0, 0, 0 }, { "99999", -ERANGE, 0, 0, 0 },
+	}, uints[] = {
+		{ "1", 0, 1, 1, 1 }, { "1,2,all", 0, 3, 1, 8 }, { "all,1", 0, 2, 1, 8 }, { "4,2,2", 0, 2, 2, 4 },
+		{ "0", -ERANGE, 0, 0, 0 }, { "abc", -EINVAL, 0, 0, 0 }, { "1,,2", -EINVAL, 0, 0, 0 },
+		{ ",1", -EINVAL, 0, 0, 0 }, { "1,", -EINVAL, 0, 0, 0 }, { "", -EINVAL, 0, 0, 0 },
+		{ "5000", -ERANGE, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		unsigned *v = NULL;
+		size_t n = 0;
+		int r = parse_cpu_list(cpus[i].s, &v, &n);
+
+		if (r != cpus[i].r)
+			fail_msg("parse_cpu_list(\"%s\") = %d, expected %d", cpus[i].s, r, cpus[i].r);
+		if (r == 0) {
+			assert_int_equal(n, cpus[i].n);
+			assert_int_equal(v[0], cpus[i].first);
+			assert_int_equal(v[n - 1], cpus[i].last);
+		}
+		free(v);
+	}
+	for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++) {
+		unsigned *v = NULL;
+		size_t n = 0;
+		int r = parse_uint_list(uints[i].s, 1, 4096, 8, &v, &n);
+
+		if (r != uints[i].r)
+			fail_msg("parse_uint_list(\"%s\") = %d, expected %d", uints[i].s, r, uints[i].r);
+		if (r == 0) {
+			assert_int_equal(n, uints[i].n);
+			assert_int_equal(v[0], uints[i].first);
+			assert_int_equal(v[n - 1], uints[i].last);
+		}
+		free(v);
+	}
+}
+
+static void strings(void **state)
+{
+	struct strv sv = { 0 };
+
+	(void)state;
+	assert_int_equal(str_distance("thread", "threads"), 1);
+	assert_int_equal(str_distance("time", "tmie"), 2);
+	assert_int_equal(str_distance("", "abc"), 3);
+	assert_true(str_has_prefix("cpu.prime", "cpu."));
+	assert_false(str_has_prefix("cp", "cpu"));
+	assert_int_equal(strv_push(&sv, "a"), 0);
+	assert_int_equal(strv_push(&sv, "b"), 0);
+	assert_int_equal(sv.n, 2);
+	assert_string_equal(sv.v[1], "b");
+	assert_null(sv.v[2]);
+	strv_clear(&sv);
+	assert_int_equal(sv.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sizes),
+		cmocka_unit_test(numbers),
+		cmocka_unit_test(lists),
+		cmocka_unit_test(strings),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
