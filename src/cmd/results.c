@@ -56,7 +56,7 @@ int cmd_results(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	if (r < 0) {
-		ret = EXIT_FAILED;
+		ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
 		goto out;
 	}
 	printf("%-5s %-8s %-20s %-16s %-12s %-24s %s\n", "RUN", "ID", "STARTED", "HOST", "HYPERVISOR", "LABELS",

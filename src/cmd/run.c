@@ -157,6 +157,8 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	struct runner_settings rs = { 0 };
 	struct vmb_results res = { 0 };
 	struct strv words;
+	struct db *db = NULL;
+	char db_path[4096];
 	unsigned *cpus = NULL;
 	size_t nitems = 0, ncpus = 0;
 	const char *json_path;
@@ -211,6 +213,18 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	rs.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO;
+	/* Open the store before measuring: a bad --db must not cost a long run. */
+	if (!optset_bool(&own, "no-store")) {
+		if (db_default_path(optset_str(&own, "db"), db_path, sizeof(db_path)) < 0) {
+			ret = cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
+			goto out;
+		}
+		r = db_open(db_path, true, &db);
+		if (r < 0) {
+			ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
+			goto out;
+		}
+	}
 
 	r = install_signals();
 	if (r < 0) {
@@ -256,26 +270,16 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	}
 	if (!json_stdout && log_get_level() > LOG_ERROR)
 		text_print_result(stdout, doc);
-	if (!optset_bool(&own, "no-store")) {
-		char path[4096];
-		struct db *db;
+	if (db) {
 		int64_t id;
 
-		r = db_default_path(optset_str(&own, "db"), path, sizeof(path));
-		if (r < 0) {
-			log_error("no place for the result store: set --db, VMBENCH_DB or HOME");
+		if (db_add(db, doc, &id) < 0)
 			ret = EXIT_FAILED;
-		} else if (db_open(path, true, &db) < 0) {
-			ret = EXIT_FAILED;
-		} else {
-			if (db_add(db, doc, &id) == 0)
-				fprintf(json_stdout ? stderr : stdout, "stored as run %lld in %s\n", (long long)id, path);
-			else
-				ret = EXIT_FAILED;
-			db_close(db);
-		}
+		else if (log_get_level() > LOG_ERROR)
+			fprintf(json_stdout ? stderr : stdout, "stored as run %lld in %s\n", (long long)id, db_path);
 	}
 out:
+	db_close(db);
 	json_decref(doc);
 	json_decref(fp);
 	vmb_results_release(&res);

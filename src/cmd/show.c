@@ -73,11 +73,17 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 	ref = pos.v[0];
 	ret = EXIT_FAILED;
 	if (!strcmp(ref, "-")) {
-		if (load_stdin(&doc) < 0)
+		r = load_stdin(&doc);
+		if (r < 0) {
+			ret = r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 			goto out;
+		}
 	} else if (stat(ref, &st) == 0 || strchr(ref, '/') || strstr(ref, ".json")) {
-		if (doc_load_file(ref, &doc, err, sizeof(err)) < 0) {
+		r = doc_load_file(ref, &doc, err, sizeof(err));
+		if (r < 0) {
 			log_error("%s", err);
+			/* a file that is not a result is the user's mistake */
+			ret = r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_FAILED;
 			goto out;
 		}
 	} else {
@@ -86,17 +92,19 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 			goto out;
 		}
 		r = db_open(path, false, &db);
-		if (r == -ENOENT) {
+		if (r == -ENOENT)
 			log_error("no result store at %s, and no file '%s'", path, ref);
+		if (r < 0) {
+			ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
 			goto out;
 		}
-		if (r < 0)
-			goto out;
 		r = db_get(db, ref, &doc);
 		if (r == -ENOENT)
 			log_error("no run '%s' in %s (and no such file); 'vmbench results' lists the runs", ref, path);
-		if (r < 0)
+		if (r < 0) {
+			ret = r == -ENOENT || r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 			goto out;
+		}
 	}
 	if (optset_bool(&own, "json"))
 		r = doc_write_file(doc, "-");

@@ -43,11 +43,23 @@ struct vmb_rep {
 		enum vmb_unit unit;
 		enum vmb_dir dir;
 		double value;
-		const struct hist *hist;
+		struct hist *hist; /* points into hists[] for latency values */
 	} v[REP_MAX_VALUES];
+	/* Owned copies, allocated on first use and reused by later repetitions:
+	 * the suite may free its histogram as soon as it has reported it. */
+	struct hist *hists[REP_MAX_VALUES];
 	size_t n;
 	bool overflow;
 };
+
+static void rep_free(struct vmb_rep *rep)
+{
+	if (!rep)
+		return;
+	for (size_t i = 0; i < REP_MAX_VALUES; i++)
+		hist_free(rep->hists[i]);
+	free(rep);
+}
 
 static int rep_add(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir,
 		   double value, const struct hist *h)
@@ -56,11 +68,21 @@ static int rep_add(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, 
 		rep->overflow = true;
 		return -E2BIG;
 	}
+	rep->v[rep->n].hist = NULL;
+	if (h) {
+		if (!rep->hists[rep->n]) {
+			rep->hists[rep->n] = hist_new();
+			if (!rep->hists[rep->n])
+				return -ENOMEM;
+		}
+		hist_init(rep->hists[rep->n]);
+		hist_merge(rep->hists[rep->n], h);
+		rep->v[rep->n].hist = rep->hists[rep->n];
+	}
 	snprintf(rep->v[rep->n].name, sizeof(rep->v[0].name), "%s", metric);
 	rep->v[rep->n].unit = unit;
 	rep->v[rep->n].dir = dir;
 	rep->v[rep->n].value = value;
-	rep->v[rep->n].hist = h;
 	rep->n++;
 	return 0;
 }
@@ -455,6 +477,7 @@ static int run_case(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 			goto out;
 		}
 		progress(rs, ctx->suite->name, t->name, c, i, clock_s() - t0, expected);
+		vmb_test_stop_point("repetition");
 		rep->n = 0;
 		r = ctx->suite->run(ctx, t, rep);
 		if (r < 0)
@@ -501,7 +524,7 @@ out:
 	c->elapsed_s = clock_s() - t0;
 	for (size_t i = 0; i < c->nmetrics; i++)
 		stats_summarize(c->metrics[i].samples, c->metrics[i].n, &c->metrics[i].sum);
-	free(rep);
+	rep_free(rep);
 	return r;
 }
 

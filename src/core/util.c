@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,4 +388,12 @@ double wall_time_s(void)
 
 	(void)clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void vmb_test_stop_point(const char *point)
+{
+	const char *at = getenv("VMBENCH_TEST_STOP_AT");
+
+	if (at && !strcmp(at, point))
+		(void)raise(SIGSTOP);
 }

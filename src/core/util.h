@@ -48,4 +48,9 @@ unsigned cpus_available(void);
 void format_utc(double epoch_s, char *buf, size_t len);
 double wall_time_s(void);
 
+/* Test hook: when VMBENCH_TEST_STOP_AT names this point, the process stops
+ * itself (SIGSTOP) there, so that a test can interrupt or kill -9 it at an
+ * exact moment without sleeping (the test sees the stop with waitpid). */
+void vmb_test_stop_point(const char *point);
+
 #endif

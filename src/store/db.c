@@ -1,7 +1,6 @@
 /* SQLite store. A run is one transaction: a process killed at any moment
  * leaves either the whole run or none of it (SQLite's rollback journal). */
 #include <errno.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,17 +40,6 @@ static const char schema_sql[] =
 	"  metric TEXT NOT NULL, unit TEXT NOT NULL, direction TEXT NOT NULL,"
 	"  n INTEGER NOT NULL, mean REAL, median REAL, stddev REAL, ci95_low REAL, ci95_high REAL);"
 	"CREATE INDEX metrics_run ON metrics(run_id);";
-
-/* Test hook: VMBENCH_TEST_STOP_AT=<point> stops the process (SIGSTOP) at that
- * point of a store write, so a test can kill -9 it there and check that the
- * store holds all of the run or none of it. */
-static void test_stop_point(const char *point)
-{
-	const char *at = getenv("VMBENCH_TEST_STOP_AT");
-
-	if (at && !strcmp(at, point))
-		(void)raise(SIGSTOP);
-}
 
 int db_default_path(const char *explicit_path, char *buf, size_t len)
 {
@@ -206,6 +194,11 @@ int db_open(const char *path, bool create, struct db **out)
 	return 0;
 }
 
+bool db_usage_error(int r)
+{
+	return r == -ENOENT || r == -EBADMSG || r == -EPROTO || r == -EINVAL;
+}
+
 void db_close(struct db *db)
 {
 	if (!db)
@@ -285,7 +278,7 @@ int db_add(struct db *db, const json_t *doc, int64_t *id)
 		free(text);
 		return db_err(db, "starting a transaction");
 	}
-	test_stop_point("begin");
+	vmb_test_stop_point("store-begin");
 	if (sqlite3_prepare_v2(db->h,
 			       "INSERT INTO runs (uuid, started, ended, host, hypervisor, suites, doc) "
 			       "VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &run, NULL) != SQLITE_OK ||
@@ -308,7 +301,7 @@ int db_add(struct db *db, const json_t *doc, int64_t *id)
 		goto rollback;
 	}
 	run_id = sqlite3_last_insert_rowid(db->h);
-	test_stop_point("run-row");
+	vmb_test_stop_point("store-run-row");
 	json_object_foreach(json_object_get(doc, "labels"), k, v) {
 		sqlite3_reset(lab);
 		sqlite3_bind_int64(lab, 1, run_id);
@@ -322,7 +315,7 @@ int db_add(struct db *db, const json_t *doc, int64_t *id)
 	r = insert_metrics(db, met, run_id, doc);
 	if (r < 0)
 		goto rollback;
-	test_stop_point("commit");
+	vmb_test_stop_point("store-commit");
 	if (sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		r = db_err(db, "committing the run");
 		goto rollback;

@@ -23,6 +23,8 @@ int db_default_path(const char *explicit_path, char *buf, size_t len);
  * message naming the file. -ENOENT when !create and there is none. */
 int db_open(const char *path, bool create, struct db **out);
 void db_close(struct db *db);
+/* Whether a db_open() error means the user named a wrong file (exit 2). */
+bool db_usage_error(int r);
 
 /* Store a validated document; *id is the new run's number. */
 int db_add(struct db *db, const json_t *doc, int64_t *id);

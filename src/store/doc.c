@@ -135,6 +135,11 @@ static json_t *suite_json(const struct vmb_suite_result *sr)
 			 "reason", sr->reason, "options", params_json(sr->options, sr->noptions), "tests", tests);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m)
 {
 	char id[40], started[32], ended[32];
@@ -152,8 +157,31 @@ json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m
 		const char *kv = m->labels->v[i], *eq = strchr(kv, '=');
 		char key[128];
 
+		/* A repeated key: the last one given wins, as on any command line. */
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
 		json_object_set_new(labels, key, json_string(eq + 1));
+	}
+	/* Keys in order, as the store lists them. */
+	{
+		json_t *sorted = json_object();
+		const char **keys = calloc(json_object_size(labels) + 1, sizeof(*keys));
+		size_t nk = 0;
+		const char *k;
+		json_t *v;
+
+		if (!sorted || !keys) {
+			json_decref(sorted);
+			free(keys);
+			goto oom;
+		}
+		json_object_foreach(labels, k, v)
+			keys[nk++] = k;
+		qsort(keys, nk, sizeof(*keys), cmp_str);
+		for (size_t i = 0; i < nk; i++)
+			json_object_set(sorted, keys[i], json_object_get(labels, keys[i]));
+		free(keys);
+		json_decref(labels);
+		labels = sorted;
 	}
 	for (size_t s = 0; s < res->nsuites; s++)
 		json_array_append_new(suites, suite_json(&res->suites[s]));

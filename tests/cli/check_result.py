@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Assert the values of a vmbench result document (CLI tests).
+
+usage: check_result.py FILE [--suite S] [--min-cases N] [--labels k=v,...]
+Checks: schema fields, every ok test has cases, every metric has positive
+samples and a summary consistent with them (mean within [min, max], CI
+around the mean), latency percentiles are monotonic and within [min, max],
+and parallel efficiency exists for threads > 1.
+"""
+import json
+import math
+import sys
+
+
+def fail(msg):
+    print(f"check_result: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    args = sys.argv[1:]
+    path = args.pop(0)
+    want_suite, labels = None, {}
+    while args:
+        a = args.pop(0)
+        if a == "--suite":
+            want_suite = args.pop(0)
+        elif a == "--labels":
+            labels = dict(kv.split("=", 1) for kv in args.pop(0).split(","))
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get("schema") != "vmbench-result" or doc.get("schema_version") != 1:
+        fail("schema")
+    for k in ("id", "started", "ended", "tool", "fingerprint", "settings", "command_line"):
+        if k not in doc:
+            fail(f"missing {k}")
+    if not isinstance(doc["fingerprint"]["hypervisor"]["name"], str):
+        fail("fingerprint.hypervisor.name")
+    for k, v in labels.items():
+        if doc["labels"].get(k) != v:
+            fail(f"label {k}={doc['labels'].get(k)!r}, expected {v!r}")
+    suites = {s["name"]: s for s in doc["suites"]}
+    if want_suite and want_suite not in suites:
+        fail(f"suite {want_suite} missing")
+    ncases = 0
+    for s in doc["suites"]:
+        if s["status"] != "ok":
+            fail(f"suite {s['name']} status {s['status']}: {s.get('reason')}")
+        for t in s["tests"]:
+            if t["status"] != "ok" or not t["cases"]:
+                fail(f"{s['name']}.{t['name']} status {t['status']} with {len(t['cases'])} cases")
+            for c in t["cases"]:
+                ncases += 1
+                where = f"{s['name']}.{t['name']} {c['params']}"
+                names = [m["name"] for m in c["metrics"]]
+                if c["params"].get("threads", 1) > 1 and "parallel_efficiency" not in names:
+                    fail(f"{where}: no parallel_efficiency")
+                if c["repetitions"] < 2:
+                    fail(f"{where}: {c['repetitions']} repetitions")
+                heads = [m for m in c["metrics"] if m["headline"]]
+                if len(heads) != 1:
+                    fail(f"{where}: {len(heads)} headline metrics")
+                for m in c["metrics"]:
+                    sm, smp = m["summary"], m["samples"]
+                    if not smp or any((x is None or x <= 0) for x in smp):
+                        fail(f"{where} {m['name']}: samples {smp}")
+                    if sm["n"] != len(smp):
+                        fail(f"{where} {m['name']}: n {sm['n']} != {len(smp)} samples")
+                    if not (sm["min"] <= sm["mean"] <= sm["max"]):
+                        fail(f"{where} {m['name']}: mean outside [min, max]")
+                    if abs(sm["mean"] - sum(smp) / len(smp)) > 1e-9 * abs(sm["mean"]):
+                        fail(f"{where} {m['name']}: mean is not the mean of the samples")
+                    if not (sm["ci95_low"] <= sm["mean"] <= sm["ci95_high"]):
+                        fail(f"{where} {m['name']}: CI does not contain the mean")
+                    h = m.get("histogram")
+                    if m["unit"] == "ns" and not h:
+                        fail(f"{where} {m['name']}: latency without histogram")
+                    if h:
+                        p = h["percentiles"]
+                        seq = [h["min"], p["p50"], p["p90"], p["p99"], p["p99.9"], p["p99.99"], h["max"]]
+                        if any(b < a for a, b in zip(seq, seq[1:])) or h["count"] <= 0:
+                            fail(f"{where} {m['name']}: percentiles not monotonic {seq}")
+                        if sum(cnt for _, cnt in h["buckets"]) != h["count"]:
+                            fail(f"{where} {m['name']}: bucket counts do not add up")
+    if ncases == 0:
+        fail("no cases")
+    print(f"check_result: {ncases} cases ok")
+
+
+main()

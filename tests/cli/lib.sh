@@ -1,0 +1,63 @@
+# Shared helpers for the CLI tests: each test script runs the real binary
+# ($1) from the source tree ($2) in a private temporary directory and store.
+set -u
+VMB=$1
+SRC=$2
+T=$(mktemp -d /tmp/vmbench-cli-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export VMBENCH_DB="$T/results.db" HOME="$T" XDG_DATA_HOME=""
+unset NO_COLOR || true
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+
+# expect CODE DESCRIPTION CMD...: run CMD, stdout in $T/out, stderr in $T/err
+expect() {
+	want=$1 desc=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		ok "$desc (exit $rc)"
+	else
+		not_ok "$desc: exit $rc, expected $want"
+		sed 's/^/#   stderr: /' "$T/err" | head -5
+	fi
+}
+
+# has FILE TEXT DESCRIPTION: FILE contains TEXT (fixed string)
+has() {
+	if grep -qF -- "$2" "$1"; then
+		ok "$3"
+	else
+		not_ok "$3: '$2' not in $(basename "$1")"
+		sed 's/^/#   /' "$1" | head -5
+	fi
+}
+
+# lacks FILE TEXT DESCRIPTION
+lacks() {
+	if grep -qF -- "$2" "$1"; then
+		not_ok "$3: '$2' found in $(basename "$1")"
+	else
+		ok "$3"
+	fi
+}
+
+check() { # check DESCRIPTION CMD...
+	desc=$1
+	shift
+	if "$@" >"$T/check.out" 2>&1; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		sed 's/^/#   /' "$T/check.out" | head -10
+	fi
+}
+
+finish() {
+	echo "1..$n"
+	[ "$fails" -eq 0 ]
+}

@@ -1,0 +1,42 @@
+#!/bin/sh
+# run -> store -> results -> show, labels, --json FILE, -q, --repeat, --cpus.
+. "$(dirname "$0")/lib.sh"
+
+fast="--time 0.05 --warmup 0 --repeat 3 --threads 1 --cpu.max-prime 2000"
+expect 0 "run with labels" "$VMB" run cpu.prime $fast --label hv=kvm --label disk=virtio --json "$T/a.json"
+has "$T/out" "cpu.prime" "table printed"
+has "$T/out" "events_per_s" "headline metric printed"
+has "$T/out" "stored as run 1 in $T/results.db" "where it was stored"
+check "--json FILE written and valid" python3 "$SRC/tests/cli/check_result.py" "$T/a.json" --labels hv=kvm,disk=virtio
+check "--repeat 3 gives exactly 3 samples" python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+assert c["repetitions"] == 3 and all(len(m["samples"]) == 3 for m in c["metrics"])' "$T/a.json"
+expect 0 "second run, other label, pinned to CPU 0" "$VMB" run cpu.prime $fast --label hv=vmware --cpus 0 -q
+check "-q prints nothing on stdout" test ! -s "$T/out"
+expect 0 "--no-store" "$VMB" run cpu.prime $fast --no-store
+
+expect 0 "results" "$VMB" results
+has "$T/out" "disk=virtio hv=kvm" "results shows labels"
+check "two runs listed" test "$(grep -c '^[0-9]' "$T/out")" -eq 2
+expect 0 "results --label hv=vmware" "$VMB" results --label hv=vmware
+check "filter keeps one run" test "$(grep -c '^[0-9]' "$T/out")" -eq 1
+has "$T/out" "hv=vmware" "the right one"
+
+expect 0 "show 1" "$VMB" show 1
+has "$T/out" "labels disk=virtio hv=kvm" "show prints labels"
+expect 0 "show 1 --json" "$VMB" show 1 --json
+check "stored document equals the --json file" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' "$T/out" "$T/a.json"
+id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"][:8])' "$T/a.json")
+expect 0 "show by id prefix" "$VMB" show "$id" --json
+expect 0 "show a file" "$VMB" show "$T/a.json"
+has "$T/out" "events_per_s" "file shown as a table"
+expect 2 "show a run that does not exist" "$VMB" show 99
+has "$T/err" "no run '99'" "message names the run"
+expect 2 "--json onto the file of the first run" "$VMB" run cpu.prime $fast --json "$T/a.json"
+check "the first file is unchanged" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["labels"]["hv"] == "kvm"' "$T/a.json"
+finish
