@@ -424,7 +424,7 @@ static json_t *probe_cpu(const char *root, const char *cpuinfo)
 		closedir(d);
 	}
 
-	o = json_pack("{s:s?, s:s?, s:I, s:O?, s:O?, s:O?, s:I, s:o, s:{s:b, s:b, s:b, s:b, s:b, s:b}, s:o}",
+	o = json_pack("{s:s?, s:s?, s:I, s:o?, s:o?, s:o?, s:I, s:o, s:{s:b, s:b, s:b, s:b, s:b, s:b}, s:o}",
 		      "model", *model ? model : NULL,
 		      "vendor", *vendor ? vendor : NULL,
 		      "logical", (json_int_t)ncpus,
@@ -579,7 +579,7 @@ static json_t *probe_block(const char *root)
 			char sched[300];
 
 			snprintf(sched, sizeof(sched), "/sys/block/%s/queue/scheduler", name);
-			json_array_append_new(arr, json_pack("{s:s, s:O?, s:o, s:o, s:s?}",
+			json_array_append_new(arr, json_pack("{s:s, s:o?, s:o, s:o, s:s?}",
 				"name", name,
 				"size_bytes", sectors >= 0 ? json_integer((json_int_t)(sectors * 512)) : NULL,
 				"rotational", !strcmp(buf, "1") ? json_true() : !strcmp(buf, "0") ? json_false() : json_null(),
@@ -620,7 +620,7 @@ static json_t *probe_net(const char *root)
 
 			snprintf(mtu, sizeof(mtu), "/sys/class/net/%s/mtu", name);
 			snprintf(state, sizeof(state), "/sys/class/net/%s/operstate", name);
-			json_array_append_new(arr, json_pack("{s:s, s:s?, s:O?, s:o, s:o}",
+			json_array_append_new(arr, json_pack("{s:s, s:s?, s:o?, s:o, s:o}",
 				"name", name,
 				"driver", *driver ? driver : NULL,
 				"speed_mbps", mbps > 0 ? json_integer((json_int_t)mbps) : NULL,
