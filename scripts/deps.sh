@@ -1,14 +1,19 @@
 #!/bin/sh
 # Install the Debian packages vmbench needs to build and test, only those
-# that are missing. Usage: scripts/deps.sh [build|test]
+# that are missing. Usage: scripts/deps.sh [build|test|bench]
 set -eu
 
 mode=${1:-build}
 build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjansson-dev zlib1g-dev"
-test_pkgs="libcmocka-dev sqlite3 python3"
+test_pkgs="libcmocka-dev python3"
+bench_pkgs="sysbench python3"
 
-pkgs=$build_pkgs
-[ "$mode" = test ] && pkgs="$pkgs $test_pkgs"
+case "$mode" in
+build) pkgs=$build_pkgs ;;
+test) pkgs="$build_pkgs $test_pkgs" ;;
+bench) pkgs="$build_pkgs $bench_pkgs" ;;
+*) echo "usage: scripts/deps.sh [build|test|bench]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $pkgs; do

@@ -1,5 +1,6 @@
 /* vmbench run: measure the selected suites, store and show the result. */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,15 @@ const struct vmb_opt run_opts[] = {
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
 };
+
+static bool cpu_allowed(unsigned cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return true; /* cannot tell: let pinning report it */
+	return cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
+}
 
 static void on_signal(int sig)
 {
@@ -201,6 +211,13 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 					      optset_str(&own, "cpus"));
 			goto out;
 		}
+		for (size_t i = 0; i < ncpus; i++)
+			if (!cpu_allowed(cpus[i])) {
+				ret = cmd_usage_error(self, "--cpus: CPU %u is not available to this process "
+							    "(see 'taskset -p $$' or /sys/devices/system/cpu/online)",
+						      cpus[i]);
+				goto out;
+			}
 		rs.cpus = cpus;
 		rs.ncpus = ncpus;
 	}

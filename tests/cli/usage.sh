@@ -25,6 +25,8 @@ expect 2 "missing value" "$VMB" run cpu --time
 has "$T/err" "needs a value (SECONDS)" "missing value message"
 expect 2 "--min-reps > --max-reps" "$VMB" run cpu --min-reps 5 --max-reps 3
 expect 2 "bad --cpus" "$VMB" run cpu --cpus 3-1
+expect 2 "--cpus naming a CPU this process cannot use" "$VMB" run cpu --cpus 1000
+has "$T/err" "CPU 1000 is not available to this process" "unavailable CPU named"
 expect 2 "bad --label" "$VMB" run cpu --label novalue
 touch "$T/exists.json"
 expect 2 "--json onto an existing file" "$VMB" run cpu --json "$T/exists.json"
