@@ -44,12 +44,11 @@ done
 for i in /sys/devices/system/cpu/cpu0/cache/index*; do
 	copy "$i/level"; copy "$i/type"; copy "$i/size"
 done
-for n in /sys/devices/system/node/node[0-9]*; do
-	[ -d "$n" ] && mkdir -p "$out$n"
-done
-for m in /sys/bus/virtio/drivers/virtio_balloon /sys/module/vmw_balloon /sys/module/vboxguest \
-	/sys/bus/vmbus/drivers/hv_balloon /sys/module/xen_balloon; do
-	[ -d "$m" ] && mkdir -p "$out$m"
+# Directories whose presence is the fact; git keeps no empty directory, so
+# each gets the uevent file that real sysfs directories have.
+for d in /sys/devices/system/node/node[0-9]* /sys/bus/virtio/drivers/virtio_balloon \
+	/sys/module/vmw_balloon /sys/module/vboxguest /sys/bus/vmbus/drivers/hv_balloon /sys/module/xen_balloon; do
+	[ -d "$d" ] && mkdir -p "$out$d" && : > "$out$d/uevent"
 done
 for b in /sys/block/*; do
 	link "$b"
