@@ -20,19 +20,19 @@ const struct vmb_cmd vmb_cmds[] = {
 			 "then repetitions until the 95% confidence interval of its headline metric is within "
 			 "--precision of the mean (between --min-reps and --max-reps, within --budget). The "
 			 "result is printed, stored in the result store and, with --json, written as a document.",
-	  .opts = run_opts, .flags = CMD_SUITE_OPTS },
+	  .opts = run_opts, .flags = CMD_SUITE_OPTS, .max_args = -1 },
 	{ .name = "list", .fn = cmd_list, .args = "", .summary = "list suites, their tests and options",
-	  .opts = list_opts },
+	  .opts = list_opts, .max_args = 0 },
 	{ .name = "info", .fn = cmd_info, .args = "[--json]",
 	  .summary = "show what this machine is: hypervisor, CPU, memory, devices and drivers",
-	  .description = "The same fingerprint is stored with every result.", .opts = info_opts },
+	  .description = "The same fingerprint is stored with every result.", .opts = info_opts, .max_args = 0 },
 	{ .name = "results", .fn = cmd_results, .args = "[--label KEY=VALUE]...",
-	  .summary = "list stored runs, one line each", .opts = results_opts },
+	  .summary = "list stored runs, one line each", .opts = results_opts, .max_args = 0 },
 	{ .name = "show", .fn = cmd_show, .args = "RUN|FILE|- [--json]",
 	  .summary = "show one result from the store (run number or id prefix) or from a file",
-	  .opts = show_opts },
+	  .opts = show_opts, .min_args = 1, .max_args = 1 },
 	{ .name = "help", .fn = cmd_help, .args = "[COMMAND] [--man]",
-	  .summary = "show help for a command, or the manual page", .opts = help_opts },
+	  .summary = "show help for a command, or the manual page", .opts = help_opts, .max_args = 1 },
 	{ .name = NULL },
 };
 

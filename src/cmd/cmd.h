@@ -24,6 +24,7 @@ struct vmb_cmd {
 	const char *description; /* a paragraph, for help and the man page */
 	const struct vmb_opt *opts;
 	unsigned flags;
+	int min_args, max_args; /* positional arguments; max -1: any number */
 };
 
 extern const struct vmb_cmd vmb_cmds[];

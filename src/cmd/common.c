@@ -90,6 +90,10 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 		cmd_print_help(c);
 		return EXIT_OK;
 	}
+	if (c->max_args >= 0 && positional->n > (size_t)c->max_args)
+		return cmd_usage_error(c, "unexpected argument '%s'", positional->v[c->max_args]);
+	if (positional->n < (size_t)c->min_args)
+		return cmd_usage_error(c, "missing argument: vmbench %s %s", c->name, c->args);
 	return -1;
 }
 

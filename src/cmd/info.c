@@ -25,10 +25,6 @@ int cmd_info(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret >= 0)
 		goto out;
-	if (pos.n) {
-		ret = cmd_usage_error(self, "unexpected argument '%s'", pos.v[0]);
-		goto out;
-	}
 	fp = probe_fingerprint(&(struct probe_src){ .root = optset_str(&own, "root") });
 	if (!fp) {
 		log_error("out of memory probing the environment");

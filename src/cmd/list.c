@@ -19,10 +19,6 @@ int cmd_list(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret >= 0)
 		goto out;
-	if (pos.n) {
-		ret = cmd_usage_error(self, "unexpected argument '%s'", pos.v[0]);
-		goto out;
-	}
 	for (size_t i = 0; i < vmb_nsuites; i++) {
 		const struct vmb_suite *s = vmb_suites[i];
 		char prefix[48];

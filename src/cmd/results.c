@@ -41,10 +41,6 @@ int cmd_results(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret >= 0)
 		goto out;
-	if (pos.n) {
-		ret = cmd_usage_error(self, "unexpected argument '%s'", pos.v[0]);
-		goto out;
-	}
 	if (db_default_path(optset_str(&own, "db"), path, sizeof(path)) < 0) {
 		ret = cmd_usage_error(self, "no result store: set --db, VMBENCH_DB or HOME");
 		goto out;

@@ -60,9 +60,15 @@ static bool cpu_allowed(unsigned cpu)
 	return cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
 }
 
+/* First Ctrl-C: finish cleanly (teardown, nothing stored, exit 130). A
+ * second one: the default action, for a user who will not wait. */
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (vmb_stop_requested()) {
+		(void)signal(sig, SIG_DFL);
+		(void)raise(sig);
+		return;
+	}
 	vmb_request_stop();
 }
 

@@ -65,11 +65,6 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret >= 0)
 		goto out;
-	if (pos.n != 1) {
-		ret = pos.n ? cmd_usage_error(self, "give one RUN or FILE, not %zu", pos.n)
-			    : cmd_usage_error(self, "which result? give a RUN number, a run id or a FILE");
-		goto out;
-	}
 	ref = pos.v[0];
 	ret = EXIT_FAILED;
 	if (!strcmp(ref, "-")) {

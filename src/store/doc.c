@@ -484,22 +484,6 @@ out:
 	return r;
 }
 
-void doc_labels_string(const json_t *doc, char *buf, size_t len)
-{
-	const char *k;
-	json_t *v;
-	size_t off = 0;
-
-	buf[0] = '\0';
-	json_object_foreach(json_object_get(doc, "labels"), k, v) {
-		int n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, json_string_value(v));
-
-		if (n < 0 || (size_t)n >= len - off)
-			break;
-		off += (size_t)n;
-	}
-}
-
 void doc_suites_string(const json_t *doc, char *buf, size_t len)
 {
 	size_t i, off = 0;

@@ -31,8 +31,6 @@ int doc_load_file(const char *path, json_t **out, char *err, size_t errlen);
 /* Write atomically and never over an existing file: -EEXIST then.
  * "-" writes to stdout. */
 int doc_write_file(const json_t *doc, const char *path);
-/* Labels of a document as "k=v k=v", for listings. */
-void doc_labels_string(const json_t *doc, char *buf, size_t len);
 /* Suite names, comma-separated. */
 void doc_suites_string(const json_t *doc, char *buf, size_t len);
 
