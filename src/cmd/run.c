@@ -19,13 +19,13 @@
 
 const struct vmb_opt run_opts[] = {
 	{ .name = "quick", .type = OPT_BOOL,
-	  .help = "a short run of everything: --time 0.3 --warmup 0.1 --budget 2 --max-reps 5 unless given" },
-	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 86400, .def = "2", .metavar = "SECONDS",
-	  .help = "how long each repetition of a test measures (sysbench --time, fio --runtime)" },
-	{ .name = "warmup", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .metavar = "SECONDS",
-	  .help = "an uncounted repetition of this length before each case; 0 for none" },
-	{ .name = "budget", .type = OPT_DOUBLE, .min = 0.01, .max = 604800, .def = "60", .metavar = "SECONDS",
-	  .help = "time limit per case once --min-reps repetitions are done" },
+	  .help = "a short run of everything: every option's --quick default applies unless given" },
+	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 86400, .def = "2", .quick = "0.3",
+	  .metavar = "SECONDS", .help = "how long each repetition of a test measures (sysbench --time, fio --runtime)" },
+	{ .name = "warmup", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1",
+	  .metavar = "SECONDS", .help = "an uncounted repetition of this length before each case; 0 for none" },
+	{ .name = "budget", .type = OPT_DOUBLE, .min = 0.01, .max = 604800, .def = "60", .quick = "2",
+	  .metavar = "SECONDS", .help = "time limit per case once --min-reps repetitions are done" },
 	{ .name = "threads", .type = OPT_LIST, .min = 1, .max = 4096, .def = "1,all", .metavar = "LIST",
 	  .help = "thread counts for threaded tests; 1 is always measured (parallel efficiency needs it)" },
 	{ .name = "cpus", .type = OPT_STRING, .metavar = "LIST",
@@ -36,7 +36,7 @@ const struct vmb_opt run_opts[] = {
 	  .help = "stop once the 95% confidence interval of the headline metric is within PCT% of its mean" },
 	{ .name = "min-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "3", .metavar = "N",
 	  .help = "at least N counted repetitions" },
-	{ .name = "max-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .metavar = "N",
+	{ .name = "max-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "5", .metavar = "N",
 	  .help = "at most N counted repetitions" },
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE",
 	  .help = "tag the run, e.g. --label hv=kvm --label disk=virtio" },
@@ -45,6 +45,8 @@ const struct vmb_opt run_opts[] = {
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH",
 	  .help = "the result store (default $VMBENCH_DB, else $XDG_DATA_HOME/vmbench/results.db)" },
 	{ .name = "no-store", .type = OPT_BOOL, .help = "do not store the result" },
+	{ .name = "destructive", .type = OPT_BOOL,
+	  .help = "allow write tests on a block device given to a suite (destroys its data)" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -65,6 +67,7 @@ static bool cpu_allowed(unsigned cpu)
 static void on_signal(int sig)
 {
 	if (vmb_stop_requested()) {
+		vmb_tempfiles_unlink_all();
 		(void)signal(sig, SIG_DFL);
 		(void)raise(sig);
 		return;
@@ -140,16 +143,15 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 	return -1;
 }
 
-static int apply_quick(struct optset *own)
+/* --quick: every row's quick default, for the command and the suites. */
+static int apply_quick(struct optset *own, struct optset *suite_sets)
 {
-	static const char *const quick[][2] = {
-		{ "time", "0.3" }, { "warmup", "0.1" }, { "budget", "2" }, { "max-reps", "5" },
-	};
-
 	if (!optset_bool(own, "quick"))
 		return 0;
-	for (size_t i = 0; i < sizeof(quick) / sizeof(quick[0]); i++)
-		if (optset_default(own, quick[i][0], quick[i][1]) < 0)
+	if (optset_apply_quick(own) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < vmb_nsuites; i++)
+		if (optset_apply_quick(&suite_sets[i]) < 0)
 			return -EINVAL;
 	return 0;
 }
@@ -192,7 +194,7 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	ret = select_items(self, &words, suite_sets, items, &nitems);
 	if (ret >= 0)
 		goto out;
-	if (apply_quick(&own) < 0) {
+	if (apply_quick(&own, suite_sets) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
@@ -228,6 +230,7 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		rs.ncpus = ncpus;
 	}
 	rs.quick = optset_bool(&own, "quick");
+	rs.destructive = optset_bool(&own, "destructive");
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
 	if (json_path && !json_stdout && access(json_path, F_OK) == 0) {

@@ -51,6 +51,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 		dst->max = src->max;
 	dst->count += src->count;
 	dst->sum += src->sum;
+	dst->sumsq += src->sumsq;
 }
 
 double hist_percentile(const struct hist *h, double p)
@@ -85,4 +86,15 @@ double hist_percentile(const struct hist *h, double p)
 double hist_mean(const struct hist *h)
 {
 	return h->count ? h->sum / (double)h->count : 0;
+}
+
+double hist_stddev(const struct hist *h)
+{
+	double mean, var;
+
+	if (h->count < 2)
+		return 0;
+	mean = h->sum / (double)h->count;
+	var = h->sumsq / (double)h->count - mean * mean;
+	return var > 0 ? sqrt(var) : 0;
 }

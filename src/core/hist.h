@@ -19,7 +19,7 @@
 struct hist {
 	uint64_t count;
 	uint64_t min, max;
-	double sum;
+	double sum, sumsq; /* exact mean and standard deviation */
 	uint64_t buckets[HIST_BUCKETS];
 };
 
@@ -43,6 +43,7 @@ static inline void hist_record(struct hist *h, uint64_t v)
 		h->max = v;
 	h->count++;
 	h->sum += (double)v;
+	h->sumsq += (double)v * (double)v;
 }
 
 void hist_init(struct hist *h);
@@ -54,6 +55,8 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * clamped to [min, max]. 0 for an empty histogram. */
 double hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
+/* Population standard deviation of the recorded values (fio's clat stdev). */
+double hist_stddev(const struct hist *h);
 /* Bucket bounds: [lower, lower + width). */
 uint64_t hist_bucket_lower(unsigned idx);
 uint64_t hist_bucket_width(unsigned idx);

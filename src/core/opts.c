@@ -225,6 +225,14 @@ int optset_default(struct optset *set, const char *name, const char *value)
 	return r;
 }
 
+int optset_apply_quick(struct optset *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->opts[i].quick && optset_default(set, set->opts[i].name, set->opts[i].quick) < 0)
+			return -EINVAL;
+	return 0;
+}
+
 const struct opt_value *optset_get(const struct optset *set, const char *name)
 {
 	return &set->vals[optset_index(set, name)];
@@ -404,10 +412,14 @@ void opt_format_constraints(const struct vmb_opt *o, char *buf, size_t len)
 	default:
 		break;
 	}
+	char quick[48] = "";
+
+	if (o->quick)
+		snprintf(quick, sizeof(quick), ", --quick %s", o->quick);
 	if (o->def && *range)
-		snprintf(buf, len, "default %s; %s", o->def, range);
+		snprintf(buf, len, "default %s%s; %s", o->def, quick, range);
 	else if (o->def)
-		snprintf(buf, len, "default %s", o->def);
+		snprintf(buf, len, "default %s%s", o->def, quick);
 	else
 		snprintf(buf, len, "%s", range);
 }

@@ -28,6 +28,7 @@ struct vmb_opt {
 	enum opt_type type;
 	double min, max;
 	const char *def;     /* default as a user would type it; NULL = none */
+	const char *quick;   /* the default under --quick, when it differs */
 	const char *metavar; /* shown in help: SECONDS, N, LIST */
 	const char *help;
 	const char *choices; /* OPT_STRING only */
@@ -63,6 +64,8 @@ void optset_release(struct optset *set);
 int optset_apply(struct optset *set, size_t idx, const char *arg, char *err, size_t errlen);
 /* Re-apply a default: used when --quick changes a default the user did not set. */
 int optset_default(struct optset *set, const char *name, const char *value);
+/* Apply every row's .quick default that the user did not set. */
+int optset_apply_quick(struct optset *set);
 
 const struct opt_value *optset_get(const struct optset *set, const char *name);
 bool optset_bool(const struct optset *set, const char *name);

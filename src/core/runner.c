@@ -119,6 +119,69 @@ int vmb_skip(struct vmb_ctx *ctx, const char *fmt, ...)
 	return -EOPNOTSUPP;
 }
 
+struct notes {
+	struct vmb_param **params;
+	size_t *n;
+};
+
+int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
+{
+	struct notes *nt = ctx->notes;
+	char value[512];
+	va_list ap;
+
+	if (!nt)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < *nt->n; i++)
+		if (!strcmp((*nt->params)[i].key, key)) {
+			char *v = xstrdup(value);
+
+			if (!v)
+				return -ENOMEM;
+			free((*nt->params)[i].value);
+			(*nt->params)[i].value = v;
+			return 0;
+		}
+	return vmb_params_add(nt->params, nt->n, key, value);
+}
+
+/* ---- temporary files ---- */
+
+#define TEMPFILES_MAX 16
+static char tempfiles[TEMPFILES_MAX][4096];
+
+int vmb_tempfile_add(const char *path)
+{
+	for (size_t i = 0; i < TEMPFILES_MAX; i++)
+		if (!tempfiles[i][0]) {
+			if (strlen(path) >= sizeof(tempfiles[i]))
+				return -ENAMETOOLONG;
+			snprintf(tempfiles[i], sizeof(tempfiles[i]), "%s", path);
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+int vmb_tempfile_unlink(const char *path)
+{
+	int r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+
+	for (size_t i = 0; i < TEMPFILES_MAX; i++)
+		if (!strcmp(tempfiles[i], path))
+			tempfiles[i][0] = '\0';
+	return r;
+}
+
+void vmb_tempfiles_unlink_all(void)
+{
+	for (size_t i = 0; i < TEMPFILES_MAX; i++)
+		if (tempfiles[i][0])
+			(void)unlink(tempfiles[i]);
+}
+
 /* ---- workers ---- */
 
 /* A start gate: workers wait until every thread exists, then start together;
@@ -377,12 +440,29 @@ void vmb_results_release(struct vmb_results *res)
 		}
 		free(sr->tests);
 		params_free(sr->options, sr->noptions);
+		params_free(sr->notes, sr->nnotes);
 		free(sr->name);
 		free(sr->reason);
 	}
 	free(res->suites);
 	res->suites = NULL;
 	res->nsuites = 0;
+}
+
+/* Is name one of the comma-separated headline metrics? */
+static bool is_headline(const char *headline, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = headline; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t l = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (l == len && !strncmp(p, name, l))
+			return true;
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
 }
 
 /* Fold one repetition into the case. */
@@ -393,7 +473,7 @@ static int case_take_rep(struct vmb_case *c, const struct vmb_rep *rep, const ch
 
 		if (!m)
 			return -ENOMEM;
-		m->headline = !strcmp(m->name, headline);
+		m->headline = is_headline(headline, m->name);
 		if (rep->v[i].hist) {
 			if (!m->hist) {
 				m->hist = hist_new();
@@ -471,6 +551,7 @@ static int run_case(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 	for (unsigned i = 1; i <= rs->max_reps; i++) {
 		const struct vmb_metric *h;
 		double elapsed, per_rep;
+		size_t nhead;
 
 		if (vmb_stop_requested()) {
 			r = -EINTR;
@@ -496,18 +577,27 @@ static int run_case(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 			goto out;
 		c->reps = i;
 
-		h = case_metric(c, t->headline);
-		if (!h) {
+		/* The widest interval of all headline metrics decides. */
+		c->ci_rel_pct = 0;
+		nhead = 0;
+		for (size_t k = 0; k < c->nmetrics; k++) {
+			struct stats_summary s;
+			double rel;
+
+			h = &c->metrics[k];
+			if (!h->headline)
+				continue;
+			nhead++;
+			stats_summarize(h->samples, h->n, &s);
+			rel = stats_ci_rel_pct(&s);
+			if (!(rel <= c->ci_rel_pct))
+				c->ci_rel_pct = rel;
+		}
+		if (nhead == 0) {
 			snprintf(ctx->reason, sizeof(ctx->reason), "headline metric '%s' was not reported",
 				 t->headline);
 			r = -EPROTO;
 			goto out;
-		}
-		{
-			struct stats_summary s;
-
-			stats_summarize(h->samples, h->n, &s);
-			c->ci_rel_pct = stats_ci_rel_pct(&s);
 		}
 		c->precision_reached = c->ci_rel_pct <= rs->precision_pct;
 		if (i < rs->min_reps)
@@ -645,8 +735,12 @@ static int run_test(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 				tr->ncases--, case_release(c), memset(c, 0, sizeof(*c));
 		}
 	free(threads);
-	if (r == 0 && (t->flags & VMB_TEST_THREADED))
-		r = add_efficiency(tr, t->headline);
+	if (r == 0 && (t->flags & VMB_TEST_THREADED)) {
+		char first[64];
+
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(t->headline, ","), t->headline);
+		r = add_efficiency(tr, first);
+	}
 	return r;
 }
 
@@ -696,10 +790,11 @@ static int run_suite(const struct runner_settings *rs, const struct runner_item 
 		     struct vmb_suite_result *sr)
 {
 	const struct vmb_suite *s = it->suite;
-	struct vmb_env env = { .ncpus = cpus_available(), .quick = rs->quick };
+	struct vmb_env env = { .ncpus = cpus_available(), .quick = rs->quick, .destructive = rs->destructive };
+	struct notes notes = { .params = &sr->notes, .n = &sr->nnotes };
 	struct vmb_ctx ctx = {
 		.suite = s, .opts = it->opts, .env = &env, .threads = 1,
-		.cpus = rs->cpus, .ncpus = rs->ncpus,
+		.cpus = rs->cpus, .ncpus = rs->ncpus, .notes = &notes,
 	};
 	const char *why = NULL;
 	size_t ntests = 0;

@@ -35,7 +35,7 @@ struct vmb_case {
 	size_t nmetrics;
 	unsigned reps;
 	bool precision_reached;
-	double ci_rel_pct; /* achieved CI half-width of the headline metric, % of mean */
+	double ci_rel_pct; /* achieved CI half-width of the widest headline metric, % of mean */
 	double elapsed_s;
 };
 
@@ -53,6 +53,8 @@ struct vmb_suite_result {
 	char *reason;
 	struct vmb_param *options; /* every suite option with its effective value */
 	size_t noptions;
+	struct vmb_param *notes;   /* vmb_note(): how it measured */
+	size_t nnotes;
 	struct vmb_test_result *tests;
 	size_t ntests;
 };
@@ -73,7 +75,8 @@ struct runner_settings {
 	const unsigned *cpus;
 	size_t ncpus;
 	bool quick;
-	bool progress; /* draw progress on stderr */
+	bool destructive; /* passed to suites: writing to devices is allowed */
+	bool progress;    /* draw progress on stderr */
 };
 
 struct runner_item {

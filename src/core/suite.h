@@ -39,7 +39,7 @@ enum vmb_dir {
 struct vmb_test {
 	const char *name;
 	const char *summary;
-	const char *headline; /* metric the stop rule and compact views use */
+	const char *headline; /* metric(s) the stop rule and compact views use, comma-separated */
 	unsigned flags;
 	const char *sweep;    /* an OPT_LIST suite option whose values become cases, or NULL */
 	const void *data;     /* suite-private */
@@ -49,6 +49,7 @@ struct vmb_test {
 struct vmb_env {
 	unsigned ncpus;
 	bool quick;
+	bool destructive; /* --destructive: the user allows writing to devices */
 };
 
 struct vmb_ctx {
@@ -61,6 +62,7 @@ struct vmb_ctx {
 	const unsigned *cpus;      /* CPUs to run workers on (--cpus), or NULL */
 	size_t ncpus;
 	void *priv;                /* the suite's own state, from setup() */
+	void *notes;               /* the runner's, behind vmb_note() */
 	char reason[256];          /* why a test failed or was skipped */
 };
 
@@ -89,6 +91,17 @@ int vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, co
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Set ctx->reason and return -EOPNOTSUPP: the test is reported as skipped. */
 int vmb_skip(struct vmb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Record a fact about how the suite measured (the engine it chose, the
+ * target file, the device behind it); stored with the result as "notes". */
+int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Files the suite created: registered so that they are removed even when a
+ * second Ctrl-C ends the process at once. Remove with vmb_tempfile_unlink. */
+int vmb_tempfile_add(const char *path);
+int vmb_tempfile_unlink(const char *path);
+/* Async-signal-safe: unlink every registered file (for signal handlers). */
+void vmb_tempfiles_unlink_all(void);
 
 /* True once Ctrl-C (or SIGTERM) was received: loops end early. */
 bool vmb_stop_requested(void);

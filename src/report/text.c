@@ -125,6 +125,12 @@ void text_print_result(FILE *f, const json_t *doc)
 				json_string_value(json_object_get(s, "reason")) ?: "");
 			continue;
 		}
+		if (json_object_size(json_object_get(s, "notes"))) {
+			char notes[512];
+
+			params_string(json_object_get(s, "notes"), notes, sizeof(notes));
+			fprintf(f, "%-16s %s\n", sname, notes);
+		}
 		json_array_foreach(json_object_get(s, "tests"), j, t) {
 			char test[64];
 			const char *tstatus = json_string_value(json_object_get(t, "status"));

@@ -86,10 +86,10 @@ static json_t *hist_json(const struct hist *h)
 		if (h->buckets[i])
 			json_array_append_new(buckets, json_pack("[I, I]", (json_int_t)hist_bucket_lower(i),
 								 (json_int_t)h->buckets[i]));
-	return json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:o, s:o}",
 			 "unit", "ns", "sub_buckets", HIST_SUB, "count", (json_int_t)h->count,
 			 "min", (json_int_t)h->min, "max", (json_int_t)h->max, "mean", hist_mean(h),
-			 "percentiles", pct, "buckets", buckets);
+			 "stddev", hist_stddev(h), "percentiles", pct, "buckets", buckets);
 }
 
 static json_t *metric_json(const struct vmb_metric *m)
@@ -131,8 +131,9 @@ static json_t *suite_json(const struct vmb_suite_result *sr)
 						       vmb_status_name(tr->status), "reason", tr->reason,
 						       "cases", cases));
 	}
-	return json_pack("{s:s, s:s, s:s?, s:o, s:o}", "name", sr->name, "status", vmb_status_name(sr->status),
-			 "reason", sr->reason, "options", params_json(sr->options, sr->noptions), "tests", tests);
+	return json_pack("{s:s, s:s, s:s?, s:o, s:o, s:o}", "name", sr->name, "status", vmb_status_name(sr->status),
+			 "reason", sr->reason, "options", params_json(sr->options, sr->noptions),
+			 "notes", params_json(sr->notes, sr->nnotes), "tests", tests);
 }
 
 static int cmp_str(const void *a, const void *b)
