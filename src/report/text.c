@@ -47,6 +47,8 @@ static void params_string(const json_t *params, char *buf, size_t len)
 
 		if (json_is_string(v))
 			snprintf(val, sizeof(val), "%s", json_string_value(v));
+		else if (json_is_boolean(v))
+			snprintf(val, sizeof(val), "%s", json_is_true(v) ? "true" : "false");
 		else if (json_is_integer(v))
 			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
 		else

@@ -2,4 +2,5 @@
  * Adding a suite: one file in src/suites/ exporting `const struct vmb_suite
  * NAME_suite`, one line here, one line in meson.build. */
 #define VMB_SUITES(X) \
-	X(cpu)
+	X(cpu) \
+	X(disk)

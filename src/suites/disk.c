@@ -1,0 +1,623 @@
+/* Storage suite: fio-style random and sequential I/O with a queue-depth
+ * sweep, iozone's write/rewrite/read/reread, and a write+fdatasync loop.
+ *
+ * Data safety: it writes only to a file it created (O_EXCL, removed on
+ * exit, on error and on Ctrl-C) or, with --destructive, to a block device
+ * the user named; without --destructive a device is opened read-only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "disk.h"
+#include "../core/clock.h"
+#include "../core/util.h"
+#include "../core/banned.h"
+
+enum disk_kind { K_RANDREAD, K_RANDWRITE, K_RANDRW, K_SEQREAD, K_SEQWRITE, K_IOZONE, K_FSYNC };
+
+struct disk_state {
+	char path[PATH_MAX]; /* the test file we created, or the device */
+	bool created, is_device, buffered;
+	int fd;              /* O_DIRECT unless --disk.buffered */
+	uint64_t size;
+	enum disk_engine engine;
+	char stat_path[PATH_MAX]; /* /sys/dev/block/M:m/stat behind the target, or "" */
+	char dir[PATH_MAX];
+	unsigned reps;
+};
+
+static bool kind_writes(enum disk_kind k)
+{
+	return k == K_RANDWRITE || k == K_RANDRW || k == K_SEQWRITE || k == K_IOZONE || k == K_FSYNC;
+}
+
+/* Sectors written so far by the device behind the target (field 7 of
+ * /sys/block/<dev>/stat); -1 when unknown. */
+static int64_t device_sectors_written(const struct disk_state *st)
+{
+	unsigned long long v[7];
+	char line[512];
+
+	if (!st->stat_path[0] || read_line_at("/", st->stat_path, line, sizeof(line)) < 0 ||
+	    sscanf(line, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+		return -1;
+	return (int64_t)v[6];
+}
+
+static void find_device(struct vmb_ctx *ctx, struct disk_state *st, dev_t dev)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(st->stat_path, sizeof(st->stat_path), "/sys/dev/block/%u:%u/stat", major(dev), minor(dev));
+	if (access(st->stat_path, R_OK) < 0) {
+		st->stat_path[0] = '\0';
+		(void)vmb_note(ctx, "device", "none found (device %u:%u): no write amplification", major(dev),
+			       minor(dev));
+		return;
+	}
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = '\0';
+		(void)vmb_note(ctx, "device", "%s", strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	}
+}
+
+static int open_device(struct vmb_ctx *ctx, struct disk_state *st, const char *dev)
+{
+	struct stat sb;
+	uint64_t bytes;
+	int flags = (ctx->env->destructive ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT);
+
+	if (stat(dev, &sb) < 0)
+		return vmb_fail(ctx, -errno, "--disk.device %s", dev);
+	if (!S_ISBLK(sb.st_mode))
+		return vmb_fail(ctx, -ENOTBLK, "--disk.device %s", dev);
+	st->fd = open(dev, flags);
+	if (st->fd < 0)
+		return vmb_fail(ctx, -errno, "opening %s%s", dev,
+				errno == EBUSY ? " (in use or mounted: vmbench will not write to it)" : "");
+	if (ioctl(st->fd, BLKGETSIZE64, &bytes) < 0)
+		return vmb_fail(ctx, -errno, "size of %s", dev);
+	st->size = bytes;
+	st->is_device = true;
+	snprintf(st->path, sizeof(st->path), "%s", dev);
+	find_device(ctx, st, sb.st_rdev);
+	(void)vmb_note(ctx, "target", "%s (block device, %s)", dev,
+		       ctx->env->destructive ? "writes allowed by --destructive" : "read-only");
+	return 0;
+}
+
+/* Fill the new file with random bytes, so that reads hit real blocks and no
+ * layer below can shortcut zeroes or holes. */
+static int lay_out(struct vmb_ctx *ctx, struct disk_state *st, int fd)
+{
+	const size_t chunk = 1 << 20;
+	uint64_t seed = 0x5eed, done = 0;
+	char *buf = malloc(chunk);
+
+	if (!buf)
+		return vmb_fail(ctx, -ENOMEM, "layout buffer");
+	for (size_t i = 0; i + 8 <= chunk; i += 8) {
+		uint64_t v = (seed += 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+
+		memcpy(buf + i, &v, 8);
+	}
+	while (done < st->size && !vmb_stop_requested()) {
+		size_t n = st->size - done < chunk ? (size_t)(st->size - done) : chunk;
+		ssize_t w = pwrite(fd, buf, n, (off_t)done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			free(buf);
+			return vmb_fail(ctx, w < 0 ? -errno : -ENOSPC, "laying out %s", st->path);
+		}
+		buf[0]++; /* no two chunks alike */
+		done += (uint64_t)w;
+	}
+	free(buf);
+	if (vmb_stop_requested())
+		return -EINTR;
+	if (fdatasync(fd) < 0)
+		return vmb_fail(ctx, -errno, "fdatasync %s", st->path);
+	/* Start the tests from the device, not from the page cache. */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
+}
+
+/* --disk.file naming an existing file, with --destructive: the tests read
+ * and overwrite it as it is (no layout), and it is kept afterwards. This is
+ * how a benchmark runs vmbench and fio on one and the same file. */
+static int use_existing(struct vmb_ctx *ctx, struct disk_state *st, const char *file, const struct stat *sb)
+{
+	if (!S_ISREG(sb->st_mode))
+		return vmb_fail(ctx, -EINVAL, "%s is not a regular file; a device goes to --disk.device", file);
+	if ((uint64_t)sb->st_size < st->size)
+		return vmb_fail(ctx, -EINVAL, "%s has %llu bytes, less than --disk.size %llu", file,
+				(unsigned long long)sb->st_size, (unsigned long long)st->size);
+	snprintf(st->path, sizeof(st->path), "%s", file);
+	st->fd = open(st->path, O_RDWR | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT));
+	if (st->fd < 0)
+		return vmb_fail(ctx, -errno, "opening %s", st->path);
+	find_device(ctx, st, sb->st_dev);
+	(void)vmb_note(ctx, "target", "%s (existing file, written to by --destructive, kept)", st->path);
+	return 0;
+}
+
+static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
+{
+	const char *file = optset_str(ctx->opts, "file");
+	uint64_t iozone = optset_size(ctx->opts, "file-size");
+	struct statfs sfs;
+	struct statvfs svfs;
+	struct stat sb;
+	uint64_t avail, margin;
+	bool existing;
+	int fd, r;
+
+	if (file)
+		snprintf(st->dir, sizeof(st->dir), "%.*s", strrchr(file, '/') ? (int)(strrchr(file, '/') - file) : 1,
+			 strrchr(file, '/') ? file : ".");
+	else
+		snprintf(st->dir, sizeof(st->dir), "%s", optset_str(ctx->opts, "dir"));
+	if (!st->dir[0])
+		snprintf(st->dir, sizeof(st->dir), "/");
+	if (stat(st->dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return vmb_fail(ctx, stat(st->dir, &sb) < 0 ? -errno : -ENOTDIR, "test directory %s", st->dir);
+	if (statfs(st->dir, &sfs) < 0 || statvfs(st->dir, &svfs) < 0)
+		return vmb_fail(ctx, -errno, "statfs %s", st->dir);
+	/* O_DIRECT on a memory filesystem measures memory, not a disk. */
+	if (!st->buffered && ((unsigned long)sfs.f_type == TMPFS_MAGIC || (unsigned long)sfs.f_type == RAMFS_MAGIC))
+		return vmb_skip(ctx, "%s is on %s: a disk test there would measure memory; give another "
+				     "--disk.dir, or --disk.buffered to measure the page cache knowingly",
+				st->dir, (unsigned long)sfs.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
+	avail = (uint64_t)svfs.f_bavail * svfs.f_frsize;
+	margin = (64ull << 20) + (uint64_t)svfs.f_blocks * svfs.f_frsize / 100;
+	existing = file && ctx->env->destructive && stat(file, &sb) == 0;
+	if ((existing ? 0 : st->size) + iozone + margin > avail)
+		return vmb_fail(ctx, -ENOSPC, "%s has %llu MiB free; the test file (%llu MiB) and the iozone file "
+					       "(%llu MiB) need that plus a %llu MiB margin: lower --disk.size / "
+					       "--disk.file-size or choose another --disk.dir",
+				st->dir, (unsigned long long)(avail >> 20), (unsigned long long)(st->size >> 20),
+				(unsigned long long)(iozone >> 20), (unsigned long long)(margin >> 20));
+	if (existing)
+		return use_existing(ctx, st, file, &sb);
+	if (file) {
+		snprintf(st->path, sizeof(st->path), "%s", file);
+		fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno == EEXIST)
+			return vmb_fail(ctx, -EEXIST, "%s exists; vmbench writes only files it creates: remove it, "
+						      "name a new one, or pass --destructive to let the tests "
+						      "overwrite it", st->path);
+	} else {
+		snprintf(st->path, sizeof(st->path), "%s/vmbench-disk-XXXXXX", st->dir);
+		fd = mkostemp(st->path, O_CLOEXEC);
+	}
+	if (fd < 0)
+		return vmb_fail(ctx, -errno, "creating the test file in %s", st->dir);
+	st->created = true;
+	r = vmb_tempfile_add(st->path);
+	if (r == 0)
+		r = lay_out(ctx, st, fd);
+	if (r == 0 && fstat(fd, &sb) < 0)
+		r = vmb_fail(ctx, -errno, "fstat %s", st->path);
+	close(fd);
+	if (r < 0)
+		return r;
+	find_device(ctx, st, sb.st_dev);
+	st->fd = open(st->path, O_RDWR | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT));
+	if (st->fd < 0)
+		return vmb_fail(ctx, -errno, "opening %s%s", st->path,
+				errno == EINVAL ? " with O_DIRECT (the filesystem refuses it: use --disk.buffered)" : "");
+	(void)vmb_note(ctx, "target", "%s (new file, %llu MiB)", st->path, (unsigned long long)(st->size >> 20));
+	return 0;
+}
+
+static int disk_setup(struct vmb_ctx *ctx)
+{
+	struct disk_state *st = calloc(1, sizeof(*st));
+	const char *engine = optset_str(ctx->opts, "engine"), *dev = optset_str(ctx->opts, "device");
+	char why[160];
+	int r;
+
+	if (!st)
+		return vmb_fail(ctx, -ENOMEM, "disk state");
+	ctx->priv = st;
+	st->fd = -1;
+	st->buffered = optset_bool(ctx->opts, "buffered");
+	st->size = optset_size(ctx->opts, "size");
+	if (!strcmp(engine, "psync")) {
+		st->engine = DISK_ENGINE_PSYNC;
+	} else if (disk_uring_probe(why, sizeof(why)) == 0) {
+		st->engine = DISK_ENGINE_URING;
+	} else if (!strcmp(engine, "io_uring")) {
+		return vmb_skip(ctx, "%s; --disk.engine psync works everywhere", why);
+	} else {
+		st->engine = DISK_ENGINE_PSYNC;
+		(void)vmb_note(ctx, "engine_fallback", "%s", why);
+	}
+	(void)vmb_note(ctx, "engine", "%s", st->engine == DISK_ENGINE_URING ? "io_uring" : "psync");
+	(void)vmb_note(ctx, "direct", "%s", st->buffered ? "false (page cache: these are not disk numbers)" : "true");
+	r = dev ? open_device(ctx, st, dev) : create_file(ctx, st);
+	return r;
+}
+
+static void disk_teardown(struct vmb_ctx *ctx)
+{
+	struct disk_state *st = ctx->priv;
+
+	if (!st)
+		return;
+	if (st->fd >= 0)
+		close(st->fd);
+	if (st->created)
+		(void)vmb_tempfile_unlink(st->path);
+	free(st);
+	ctx->priv = NULL;
+}
+
+/* A test file that disappeared under us would make every later number a lie. */
+static int check_target(struct vmb_ctx *ctx, const struct disk_state *st)
+{
+	struct stat sb;
+
+	if (!st->is_device && fstat(st->fd, &sb) == 0 && sb.st_nlink == 0)
+		return vmb_fail(ctx, -ENOENT, "the test file %s was removed while the test ran", st->path);
+	return 0;
+}
+
+static int report_cpu(struct vmb_rep *rep, double user, double sys, double window, uint64_t ios)
+{
+	int r = vmb_rep_value(rep, "cpu_user_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * user / window);
+
+	if (r == 0)
+		r = vmb_rep_value(rep, "cpu_sys_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * sys / window);
+	if (r == 0 && user + sys > 0)
+		r = vmb_rep_value(rep, "ios_per_cpu_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)ios / (user + sys));
+	return r;
+}
+
+static int report_wa(struct vmb_ctx *ctx, struct vmb_rep *rep, const struct disk_state *st, int64_t before,
+		     uint64_t app_bytes)
+{
+	int64_t after;
+
+	if (before < 0 || app_bytes == 0)
+		return 0;
+	/* Whatever the device still has to write for this repetition. */
+	if (fdatasync(st->fd) < 0)
+		return vmb_fail(ctx, -errno, "fdatasync %s", st->path);
+	after = device_sectors_written(st);
+	if (after < before)
+		return 0;
+	return vmb_rep_value(rep, "write_amplification", VMB_UNIT_RATIO, VMB_LOWER,
+			     (double)(after - before) * 512.0 / (double)app_bytes);
+}
+
+/* randread, randwrite, randrw, seqread, seqwrite */
+static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *rep)
+{
+	struct disk_state *st = ctx->priv;
+	bool seq = kind == K_SEQREAD || kind == K_SEQWRITE;
+	unsigned qd = seq ? (unsigned)optset_int(ctx->opts, "seq-iodepth") : ctx->sweep;
+	unsigned jobs = (unsigned)optset_int(ctx->opts, "jobs");
+	uint64_t bs = optset_size(ctx->opts, seq ? "seq-bs" : "bs");
+	unsigned per_job = st->engine == DISK_ENGINE_URING ? 1 : qd, n = jobs * per_job;
+	unsigned read_pct = kind == K_RANDREAD || kind == K_SEQREAD ? 100
+			    : kind == K_RANDRW ? (unsigned)optset_int(ctx->opts, "rwmix") : 0;
+	struct vmb_worker *workers = calloc(n, sizeof(*workers));
+	struct disk_job *dj = calloc(n, sizeof(*dj));
+	struct hist *rlat = hist_new(), *wlat = hist_new();
+	uint64_t start = UINT64_MAX, end = 0, reads = 0, writes = 0, written = 0;
+	double user = 0, sys = 0, window;
+	int64_t sectors_before = kind_writes(kind) ? device_sectors_written(st) : -1;
+	int r;
+
+	if (!workers || !dj || !rlat || !wlat) {
+		r = vmb_fail(ctx, -ENOMEM, "%u jobs", n);
+		goto out;
+	}
+	if (bs > st->size) {
+		r = vmb_fail(ctx, -EINVAL, "block size %llu is larger than the target (%llu bytes)",
+			     (unsigned long long)bs, (unsigned long long)st->size);
+		goto out;
+	}
+	st->reps++;
+	for (unsigned i = 0; i < n; i++) {
+		dj[i] = (struct disk_job){
+			.fd = st->fd, .size = st->size, .bs = bs, .random = !seq, .read_pct = read_pct,
+			.iodepth = st->engine == DISK_ENGINE_URING ? qd : 1,
+			.ramp_s = optset_double(ctx->opts, "ramp"), .duration_s = ctx->duration_s,
+			.seed = 0x243f6a8885a308d3ull * (st->reps * 1024 + i + 1),
+			/* sequential streams start spread over the target */
+			.start_block = (uint64_t)i * (st->size / bs) / n,
+		};
+		workers[i].arg = &dj[i];
+	}
+	r = vmb_parallel(ctx, n, st->engine == DISK_ENGINE_URING ? disk_uring_job : disk_psync_job, workers);
+	if (r < 0) {
+		r = vmb_fail(ctx, r, "starting %u I/O workers", n);
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (dj[i].err) {
+			/* the job's message already carries the errno text */
+			snprintf(ctx->reason, sizeof(ctx->reason), "%s", dj[i].errmsg);
+			r = dj[i].err;
+			goto out;
+		}
+	r = check_target(ctx, st);
+	if (r < 0)
+		goto out;
+	for (unsigned i = 0; i < n; i++) {
+		if (dj[i].start_ns < start)
+			start = dj[i].start_ns;
+		if (dj[i].end_ns > end)
+			end = dj[i].end_ns;
+		reads += dj[i].reads;
+		writes += dj[i].writes;
+		written += dj[i].written_total;
+		user += dj[i].cpu_user_s;
+		sys += dj[i].cpu_sys_s;
+		hist_merge(rlat, &dj[i].rlat);
+		hist_merge(wlat, &dj[i].wlat);
+	}
+	window = (double)(end - start) / 1e9;
+	if (reads + writes == 0 || window <= 0) {
+		r = vmb_fail(ctx, -EIO, "no I/O completed in %.2f s", ctx->duration_s);
+		goto out;
+	}
+	r = vmb_rep_value(rep, "iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)(reads + writes) / window);
+	if (r == 0)
+		r = vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER,
+				  (double)(reads + writes) * (double)bs / window / 1e6);
+	if (r == 0 && kind == K_RANDRW) {
+		r = vmb_rep_value(rep, "read_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)reads / window);
+		if (r == 0)
+			r = vmb_rep_value(rep, "write_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)writes / window);
+		if (r == 0 && rlat->count)
+			r = vmb_rep_hist(rep, "read_latency", VMB_UNIT_NS, rlat);
+		if (r == 0 && wlat->count)
+			r = vmb_rep_hist(rep, "write_latency", VMB_UNIT_NS, wlat);
+	} else if (r == 0) {
+		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, read_pct ? rlat : wlat);
+	}
+	if (r == 0)
+		r = report_cpu(rep, user, sys, window, reads + writes);
+	if (r == 0)
+		r = report_wa(ctx, rep, st, sectors_before, written);
+out:
+	free(workers);
+	free(dj);
+	hist_free(rlat);
+	hist_free(wlat);
+	return r;
+}
+
+/* One sequential pass over a file with record-size transfers; the time
+ * includes the final fsync of a write pass (iozone -e). */
+static int iozone_pass(struct vmb_ctx *ctx, const char *path, int flags, bool wr, uint64_t size, uint64_t rec,
+		       char *buf, double *mb_s)
+{
+	uint64_t t0 = clock_ns(), done = 0;
+	int fd = open(path, flags | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return vmb_fail(ctx, -errno, "opening %s", path);
+	while (done < size) {
+		ssize_t n = wr ? pwrite(fd, buf, rec, (off_t)done) : pread(fd, buf, rec, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)rec) {
+			int e = n < 0 ? -errno : -EIO;
+
+			close(fd);
+			return vmb_fail(ctx, e, "%s %s at offset %llu", wr ? "writing" : "reading", path,
+					(unsigned long long)done);
+		}
+		done += rec;
+		if (vmb_stop_requested())
+			break;
+	}
+	if (wr && fsync(fd) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return vmb_fail(ctx, e, "fsync %s", path);
+	}
+	close(fd);
+	*mb_s = (double)done / ((double)(clock_ns() - t0) / 1e9) / 1e6;
+	return 0;
+}
+
+static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
+{
+	static const char *const names[] = { "write_mb_per_s", "rewrite_mb_per_s", "read_mb_per_s", "reread_mb_per_s" };
+	struct disk_state *st = ctx->priv;
+	uint64_t size = optset_size(ctx->opts, "file-size"), rec = optset_size(ctx->opts, "record-size");
+	int direct = st->buffered ? 0 : O_DIRECT;
+	const int flags[] = { O_WRONLY | O_CREAT | O_EXCL | direct, O_WRONLY | direct, O_RDONLY | direct,
+			      O_RDONLY | direct };
+	char path[PATH_MAX];
+	double mb[4];
+	char *buf = NULL;
+	int r = 0, fd;
+
+	if (st->is_device)
+		return vmb_skip(ctx, "iozone writes a file of its own; it does not run on --disk.device");
+	size -= size % rec;
+	if (size == 0)
+		return vmb_fail(ctx, -EINVAL, "--disk.file-size is smaller than --disk.record-size");
+	if (posix_memalign((void **)&buf, 4096, rec) != 0)
+		return vmb_fail(ctx, -ENOMEM, "a %llu-byte record", (unsigned long long)rec);
+	memset(buf, 0x5a, rec);
+	/* A fresh file per repetition, as iozone writes a new file: reserve a
+	 * unique name, then let the write pass create it with O_EXCL (and
+	 * O_DIRECT, which mkostemp cannot pass). */
+	snprintf(path, sizeof(path), "%s/vmbench-iozone-XXXXXX", st->dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0) {
+		r = vmb_fail(ctx, -errno, "creating a file in %s", st->dir);
+		goto out;
+	}
+	close(fd);
+	if (unlink(path) < 0 || vmb_tempfile_add(path) < 0) {
+		r = vmb_fail(ctx, -EIO, "preparing %s", path);
+		goto out;
+	}
+	/* With --disk.buffered the read passes may come from the page cache,
+	 * exactly as iozone's do without -I. */
+	for (int i = 0; i < 4 && r == 0 && !vmb_stop_requested(); i++)
+		r = iozone_pass(ctx, path, flags[i], i < 2, size, rec, buf, &mb[i]);
+	(void)vmb_tempfile_unlink(path);
+	for (int i = 0; i < 4 && r == 0 && !vmb_stop_requested(); i++)
+		r = vmb_rep_value(rep, names[i], VMB_UNIT_MB_PER_S, VMB_HIGHER, mb[i]);
+out:
+	free(buf);
+	return r;
+}
+
+/* 4k write + fdatasync, sequentially through the target: what a database's
+ * log feels. Buffered writes, as a log writer does before its fdatasync. */
+static int run_fsync(struct vmb_ctx *ctx, struct vmb_rep *rep)
+{
+	struct disk_state *st = ctx->priv;
+	const uint64_t bs = 4096;
+	struct hist *h = hist_new();
+	uint64_t start, prev, deadline, n = 0, off = 0;
+	char buf[4096];
+	int fd, r = 0;
+
+	if (!h)
+		return vmb_fail(ctx, -ENOMEM, "histogram");
+	memset(buf, 0xa5, sizeof(buf));
+	fd = open(st->path, O_WRONLY | O_CLOEXEC | (st->is_device ? O_EXCL : 0));
+	if (fd < 0) {
+		r = vmb_fail(ctx, -errno, "opening %s", st->path);
+		goto out;
+	}
+	start = prev = clock_ns();
+	deadline = start + (uint64_t)(ctx->duration_s * 1e9);
+	for (;;) {
+		uint64_t now;
+
+		if (pwrite(fd, buf, bs, (off_t)off) != (ssize_t)bs || fdatasync(fd) < 0) {
+			r = vmb_fail(ctx, errno ? -errno : -EIO, "write + fdatasync at offset %llu of %s",
+				     (unsigned long long)off, st->path);
+			break;
+		}
+		now = clock_ns();
+		hist_record(h, now - prev);
+		prev = now;
+		n++;
+		off = off + 2 * bs <= st->size ? off + bs : 0;
+		if (now >= deadline || vmb_stop_requested())
+			break;
+	}
+	close(fd);
+	if (r == 0)
+		r = check_target(ctx, st);
+	if (r == 0)
+		r = vmb_rep_value(rep, "syncs_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
+				  (double)n / ((double)(prev - start) / 1e9));
+	if (r == 0)
+		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
+out:
+	hist_free(h);
+	return r;
+}
+
+static int disk_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct disk_state *st = ctx->priv;
+	enum disk_kind kind = (enum disk_kind)(uintptr_t)test->data;
+
+	if (st->is_device && kind_writes(kind) && !ctx->env->destructive)
+		return vmb_skip(ctx, "writing to %s would destroy its data; pass --destructive to allow it", st->path);
+	switch (kind) {
+	case K_IOZONE:
+		return run_iozone(ctx, rep);
+	case K_FSYNC:
+		return run_fsync(ctx, rep);
+	default:
+		return run_jobs(ctx, kind, rep);
+	}
+}
+
+static const struct vmb_test disk_tests[] = {
+	{ .name = "randread", .summary = "random reads of --disk.bs at each --disk.iodepth (fio randread)",
+	  .headline = "iops", .sweep = "iodepth", .data = (void *)(uintptr_t)K_RANDREAD },
+	{ .name = "randwrite", .summary = "random writes (fio randwrite)",
+	  .headline = "iops", .sweep = "iodepth", .data = (void *)(uintptr_t)K_RANDWRITE },
+	{ .name = "randrw", .summary = "random reads and writes, --disk.rwmix % reads (fio randrw)",
+	  .headline = "iops", .sweep = "iodepth", .data = (void *)(uintptr_t)K_RANDRW },
+	{ .name = "seqread", .summary = "sequential reads of --disk.seq-bs (fio read)",
+	  .headline = "mb_per_s", .data = (void *)(uintptr_t)K_SEQREAD },
+	{ .name = "seqwrite", .summary = "sequential writes (fio write)",
+	  .headline = "mb_per_s", .data = (void *)(uintptr_t)K_SEQWRITE },
+	{ .name = "iozone", .summary = "write, rewrite, read, reread of a new file (iozone -i 0 -i 1 -e)",
+	  .headline = "write_mb_per_s,rewrite_mb_per_s,read_mb_per_s,reread_mb_per_s",
+	  .data = (void *)(uintptr_t)K_IOZONE },
+	{ .name = "fsync", .summary = "4k write + fdatasync loop: syncs/s and their latency",
+	  .headline = "syncs_per_s", .data = (void *)(uintptr_t)K_FSYNC },
+	{ .name = NULL },
+};
+
+static const struct vmb_opt disk_opts[] = {
+	{ .name = "dir", .type = OPT_STRING, .def = ".", .metavar = "DIR",
+	  .help = "where the test file is created (a new, uniquely named file, removed afterwards)" },
+	{ .name = "file", .type = OPT_STRING, .metavar = "PATH",
+	  .help = "create the test file at PATH instead; refused if PATH exists" },
+	{ .name = "device", .type = OPT_STRING, .metavar = "/dev/X",
+	  .help = "test a block device: read tests only, unless --destructive" },
+	{ .name = "size", .type = OPT_SIZE, .min = 1 << 20, .max = 1ull << 50, .def = "1g", .quick = "256m",
+	  .metavar = "SIZE", .help = "size of the test file" },
+	{ .name = "bs", .type = OPT_SIZE, .min = 512, .max = 64 << 20, .def = "4k", .metavar = "SIZE",
+	  .help = "block size of the random tests" },
+	{ .name = "seq-bs", .type = OPT_SIZE, .min = 512, .max = 64 << 20, .def = "1m", .metavar = "SIZE",
+	  .help = "block size of the sequential tests" },
+	{ .name = "iodepth", .type = OPT_LIST, .min = 1, .max = 4096, .def = "1,4,8,16,32", .quick = "1,32",
+	  .metavar = "LIST", .help = "queue depths swept by the random tests (per job)" },
+	{ .name = "seq-iodepth", .type = OPT_INT, .min = 1, .max = 4096, .def = "8", .metavar = "N",
+	  .help = "queue depth of the sequential tests (per job)" },
+	{ .name = "jobs", .type = OPT_INT, .min = 1, .max = 256, .def = "1", .metavar = "N",
+	  .help = "parallel jobs, each with its own queue (fio numjobs)" },
+	{ .name = "rwmix", .type = OPT_INT, .min = 0, .max = 100, .def = "50", .metavar = "PCT",
+	  .help = "randrw: percentage of reads (fio rwmixread)" },
+	{ .name = "ramp", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1",
+	  .metavar = "SECONDS", .help = "I/O before each repetition's measured window, not counted (fio ramp_time)" },
+	{ .name = "buffered", .type = OPT_BOOL,
+	  .help = "go through the page cache instead of O_DIRECT (the result then says so)" },
+	{ .name = "engine", .type = OPT_STRING, .def = "auto", .choices = "auto|io_uring|psync", .metavar = "NAME",
+	  .help = "io_uring, or psync (pread/pwrite threads, queue depth = threads); auto: io_uring when it works" },
+	{ .name = "file-size", .type = OPT_SIZE, .min = 4096, .max = 1ull << 50, .def = "512m", .quick = "64m",
+	  .metavar = "SIZE", .help = "iozone: size of the file written and read (iozone -s)" },
+	{ .name = "record-size", .type = OPT_SIZE, .min = 4096, .max = 64 << 20, .def = "1m", .metavar = "SIZE",
+	  .help = "iozone: transfer size (iozone -r)" },
+	OPT_TABLE_END,
+};
+
+const struct vmb_suite disk_suite = {
+	.name = "disk",
+	.summary = "storage: fio-style random/sequential I/O, iozone write/read, fsync latency",
+	.abi = VMB_SUITE_ABI,
+	.tests = disk_tests,
+	.opts = disk_opts,
+	.setup = disk_setup,
+	.run = disk_run,
+	.teardown = disk_teardown,
+};

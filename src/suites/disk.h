@@ -1,0 +1,57 @@
+/* Storage suite internals shared by disk.c (the suite) and disk_io.c (the
+ * I/O pattern generator and the io_uring and pread/pwrite engines). */
+#ifndef VMB_DISK_H
+#define VMB_DISK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/hist.h"
+#include "../core/suite.h"
+
+/* Offsets: sequential, or random over every block exactly once per cycle
+ * (like fio's default random map, but without memory: a full-period LCG
+ * over the next power of two, scrambled by a bijection, skipping values
+ * past the end). Always aligned to bs, always inside [0, size - bs]. */
+struct disk_pattern {
+	uint64_t nblocks, bs;
+	bool random;
+	uint64_t mask, bits, x, seq;
+	uint64_t rng; /* for the read/write mix */
+};
+
+void disk_pattern_init(struct disk_pattern *p, uint64_t size, uint64_t bs, bool random, uint64_t seed,
+		       uint64_t start_block);
+uint64_t disk_pattern_next(struct disk_pattern *p);
+/* true with probability read_pct / 100 */
+bool disk_pattern_read(struct disk_pattern *p, unsigned read_pct);
+
+enum disk_engine { DISK_ENGINE_URING, DISK_ENGINE_PSYNC };
+
+/* One job: a worker with its own queue (io_uring) or one synchronous
+ * stream (psync, where a job of depth D is D such workers). */
+struct disk_job {
+	/* in */
+	int fd;
+	uint64_t size, bs;
+	unsigned iodepth;
+	bool random;
+	unsigned read_pct; /* 100 read, 0 write, else the mix */
+	double ramp_s, duration_s;
+	uint64_t seed, start_block;
+	/* out: the measured window only */
+	uint64_t reads, writes;
+	uint64_t written_total; /* bytes, ramp included: for write amplification */
+	uint64_t start_ns, end_ns;
+	double cpu_user_s, cpu_sys_s;
+	struct hist rlat, wlat;
+	int err;
+	char errmsg[160];
+};
+
+/* 0 when io_uring can be used here; else a negative errno and why. */
+int disk_uring_probe(char *why, size_t len);
+void disk_uring_job(struct vmb_worker *w);
+void disk_psync_job(struct vmb_worker *w);
+
+#endif
