@@ -821,6 +821,8 @@ static int run_suite(const struct runner_settings *rs, const struct runner_item 
 		sr->reason = xstrdup(ctx.reason[0] ? ctx.reason : strerror(-r));
 		if (sr->status == VMB_FAILED)
 			log_error("%s: setup failed: %s", s->name, sr->reason);
+		else if (sr->status == VMB_SKIPPED)
+			log_info("%s: skipped: %s", s->name, sr->reason);
 		goto teardown;
 	}
 	for (size_t i = 0; i < ntests; i++) {

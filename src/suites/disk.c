@@ -185,7 +185,10 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 				     "--disk.dir, or --disk.buffered to measure the page cache knowingly",
 				st->dir, (unsigned long)sfs.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
 	avail = (uint64_t)svfs.f_bavail * svfs.f_frsize;
-	margin = (64ull << 20) + (uint64_t)svfs.f_blocks * svfs.f_frsize / 100;
+	/* 1% of the filesystem plus up to 64 MiB (a tenth of a small one) */
+	margin = (uint64_t)svfs.f_blocks * svfs.f_frsize / 100;
+	margin += (uint64_t)svfs.f_blocks * svfs.f_frsize / 10 < (64ull << 20)
+			  ? (uint64_t)svfs.f_blocks * svfs.f_frsize / 10 : 64ull << 20;
 	existing = file && ctx->env->destructive && stat(file, &sb) == 0;
 	if ((existing ? 0 : st->size) + iozone + margin > avail)
 		return vmb_fail(ctx, -ENOSPC, "%s has %llu MiB free; the test file (%llu MiB) and the iozone file "
