@@ -508,7 +508,8 @@ static int run_fsync(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	if (!h)
 		return vmb_fail(ctx, -ENOMEM, "histogram");
 	memset(buf, 0xa5, sizeof(buf));
-	fd = open(st->path, O_WRONLY | O_CLOEXEC | (st->is_device ? O_EXCL : 0));
+	/* a device is already held exclusively by st->fd: a plain open here */
+	fd = open(st->path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = vmb_fail(ctx, -errno, "opening %s", st->path);
 		goto out;
