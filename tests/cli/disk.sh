@@ -98,7 +98,8 @@ for n in ("randread", "seqread"):
 for n in ("randwrite", "randrw", "seqwrite", "fsync"):
     assert t[n]["status"] == "skipped" and "pass --destructive" in t[n]["reason"], n
 PY
-	expect 0 "with --destructive the write tests run on the device" "$VMB" run disk.randwrite --disk.device "$loop" \
+	expect 0 "with --destructive the write tests run on the device" "$VMB" run disk.randwrite disk.fsync \
+		--disk.device "$loop" \
 		$small --destructive
 	check "and did write" test "$(cksum < "$loop")" != "$sum"
 	losetup -d "$loop"
