@@ -324,6 +324,17 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 
 		if (!t->headline || !t->summary)
 			*why = "a test lacks its headline metric or summary";
+		for (const char *p = t->params; p && *p && !*why;) {
+			const char *comma = strchr(p, ',');
+			size_t l = comma ? (size_t)(comma - p) : strlen(p);
+			bool found = false;
+
+			for (size_t i = 0; s->opts && s->opts[i].name; i++)
+				found |= strlen(s->opts[i].name) == l && !strncmp(s->opts[i].name, p, l);
+			if (!found)
+				*why = "a test's params name an option the suite does not have";
+			p = comma ? comma + 1 : NULL;
+		}
 		if (t->sweep) {
 			bool found = false;
 
@@ -618,13 +629,21 @@ out:
 	return r;
 }
 
+static const char *case_param(const struct vmb_case *c, const char *key)
+{
+	for (size_t i = 0; i < c->nparams; i++)
+		if (!strcmp(c->params[i].key, key))
+			return c->params[i].value;
+	return "";
+}
+
 /* parallel efficiency = rate(N) / (N * rate(1)), one sample per repetition at N. */
 static int add_efficiency(struct vmb_test_result *tr, const char *headline)
 {
 	const struct vmb_metric *base = NULL;
 
 	for (size_t i = 0; i < tr->ncases; i++)
-		if (!strcmp(tr->cases[i].params[0].value, "1"))
+		if (!strcmp(case_param(&tr->cases[i], "threads"), "1"))
 			base = case_metric(&tr->cases[i], headline);
 	if (!base || base->sum.mean <= 0)
 		return 0;
@@ -635,7 +654,7 @@ static int add_efficiency(struct vmb_test_result *tr, const char *headline)
 		int64_t n;
 		size_t samples;
 
-		if (!h || parse_i64(c->params[0].value, 2, 1 << 20, &n) < 0)
+		if (!h || parse_i64(case_param(c, "threads"), 2, 1 << 20, &n) < 0)
 			continue;
 		samples = h->n;
 		e = vmb_case_add_metric(c, "parallel_efficiency", VMB_UNIT_RATIO, VMB_HIGHER);
@@ -685,10 +704,31 @@ static int test_cases(const struct runner_settings *rs, const struct optset *opt
 	return 0;
 }
 
-/* Options that change what is measured become the case's parameters. */
-static int case_params(struct vmb_case *c, const struct vmb_test *t, unsigned threads, unsigned sweep)
+/* An option's effective value as text, as recorded in documents. */
+static const char *opt_value_text(const struct vmb_opt *o, const struct opt_value *v, char *buf, size_t len)
 {
-	char buf[32];
+	switch (o->type) {
+	case OPT_BOOL:
+		return v->b ? "true" : "false";
+	case OPT_INT:
+		snprintf(buf, len, "%lld", (long long)v->i);
+		return buf;
+	case OPT_DOUBLE:
+		snprintf(buf, len, "%.17g", v->d);
+		return buf;
+	case OPT_SIZE:
+		snprintf(buf, len, "%llu", (unsigned long long)v->u);
+		return buf;
+	default:
+		return v->s ? v->s : "";
+	}
+}
+
+/* Options that change what is measured become the case's parameters. */
+static int case_params(struct vmb_case *c, const struct optset *opts, const struct vmb_test *t, unsigned threads,
+		       unsigned sweep)
+{
+	char buf[64];
 
 	if (t->flags & VMB_TEST_THREADED) {
 		snprintf(buf, sizeof(buf), "%u", threads);
@@ -699,6 +739,19 @@ static int case_params(struct vmb_case *c, const struct vmb_test *t, unsigned th
 		snprintf(buf, sizeof(buf), "%u", sweep);
 		if (vmb_params_add(&c->params, &c->nparams, t->sweep, buf) < 0)
 			return -ENOMEM;
+	}
+	/* then the options this test declares as its parameters */
+	for (const char *p = t->params; p && *p;) {
+		const char *comma = strchr(p, ',');
+		char name[48];
+
+		snprintf(name, sizeof(name), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
+		for (size_t i = 0; i < opts->n; i++)
+			if (!strcmp(opts->opts[i].name, name) && opts->vals[i].present &&
+			    vmb_params_add(&c->params, &c->nparams, name,
+					   opt_value_text(&opts->opts[i], &opts->vals[i], buf, sizeof(buf))) < 0)
+				return -ENOMEM;
+		p = comma ? comma + 1 : NULL;
 	}
 	return 0;
 }
@@ -723,7 +776,7 @@ static int run_test(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 		for (size_t j = 0; j < nsweep && r == 0; j++) {
 			struct vmb_case *c = &tr->cases[tr->ncases++];
 
-			r = case_params(c, t, threads[i], sweep[j]);
+			r = case_params(c, ctx->opts, t, threads[i], sweep[j]);
 			if (r < 0)
 				break;
 			ctx->threads = threads[i];
@@ -747,31 +800,11 @@ static int run_test(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 static int suite_options(struct vmb_suite_result *sr, const struct optset *opts)
 {
 	for (size_t i = 0; i < opts->n; i++) {
-		const struct vmb_opt *o = &opts->opts[i];
-		const struct opt_value *v = &opts->vals[i];
 		char buf[64];
-		const char *val = buf;
 
-		if (!v->present)
-			continue;
-		switch (o->type) {
-		case OPT_BOOL:
-			val = v->b ? "true" : "false";
-			break;
-		case OPT_INT:
-			snprintf(buf, sizeof(buf), "%lld", (long long)v->i);
-			break;
-		case OPT_DOUBLE:
-			snprintf(buf, sizeof(buf), "%.17g", v->d);
-			break;
-		case OPT_SIZE:
-			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v->u);
-			break;
-		default:
-			val = v->s ? v->s : "";
-			break;
-		}
-		if (vmb_params_add(&sr->options, &sr->noptions, o->name, val) < 0)
+		if (opts->vals[i].present &&
+		    vmb_params_add(&sr->options, &sr->noptions, opts->opts[i].name,
+				   opt_value_text(&opts->opts[i], &opts->vals[i], buf, sizeof(buf))) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -42,6 +42,8 @@ struct vmb_test {
 	const char *headline; /* metric(s) the stop rule and compact views use, comma-separated */
 	unsigned flags;
 	const char *sweep;    /* an OPT_LIST suite option whose values become cases, or NULL */
+	const char *params;   /* suite options that change what this test measures, comma-separated:
+			       * recorded in every case, so that compare never pairs unlike cases */
 	const void *data;     /* suite-private */
 };
 

@@ -67,8 +67,7 @@ static double jnum(const json_t *o, const char *key)
 	return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
-static void print_metric(FILE *f, const char *test, const char *params, const json_t *m, unsigned reps,
-			 bool reached)
+static void print_metric(FILE *f, const json_t *m, unsigned reps, bool reached)
 {
 	const json_t *sum = json_object_get(m, "summary"), *h = json_object_get(m, "histogram");
 	const char *unit = json_string_value(json_object_get(m, "unit"));
@@ -90,8 +89,7 @@ static void print_metric(FILE *f, const char *test, const char *params, const js
 	} else if (json_is_true(json_object_get(m, "headline"))) {
 		snprintf(extra, sizeof(extra), "%u reps%s", reps, reached ? "" : ", precision not reached");
 	}
-	fprintf(f, "%-16s %-18s %-20s %14s %7s  %s\n", test, params,
-		json_string_value(json_object_get(m, "name")), val, ci, extra);
+	fprintf(f, "  %-22s %16s %7s  %s\n", json_string_value(json_object_get(m, "name")), val, ci, extra);
 }
 
 void text_print_result(FILE *f, const json_t *doc)
@@ -115,7 +113,7 @@ void text_print_result(FILE *f, const json_t *doc)
 		json_string_value(json_object_get(fp, "hostname")) ?: "?",
 		json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "?",
 		*labels ? "  labels" : "", labels);
-	fprintf(f, "%-16s %-18s %-20s %14s %7s  %s\n", "TEST", "PARAMS", "METRIC", "MEAN", "95% CI", "");
+	fprintf(f, "  %-22s %16s %7s\n", "METRIC", "MEAN", "95% CI");
 	json_array_foreach(json_object_get(doc, "suites"), i, s) {
 		const char *sname = json_string_value(json_object_get(s, "name"));
 		const char *status = json_string_value(json_object_get(s, "status"));
@@ -141,15 +139,16 @@ void text_print_result(FILE *f, const json_t *doc)
 
 			snprintf(test, sizeof(test), "%s.%s", sname, json_string_value(json_object_get(t, "name")));
 			json_array_foreach(json_object_get(t, "cases"), kk, c) {
-				char params[128];
+				char params[512];
 				unsigned reps = (unsigned)json_integer_value(json_object_get(c, "repetitions"));
 				bool reached = json_is_true(json_object_get(c, "precision_reached"));
 				json_t *m;
 				size_t l;
 
 				params_string(json_object_get(c, "params"), params, sizeof(params));
+				fprintf(f, "%s  %s\n", test, params);
 				json_array_foreach(json_object_get(c, "metrics"), l, m)
-					print_metric(f, test, params, m, reps, reached);
+					print_metric(f, m, reps, reached);
 			}
 			if (strcmp(tstatus, "ok"))
 				fprintf(f, "%-16s %s: %s\n", test, tstatus,

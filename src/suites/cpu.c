@@ -318,11 +318,11 @@ out:
 
 static const struct vmb_test cpu_tests[] = {
 	{ .name = "prime", .summary = "sysbench-compatible prime events: trial division up to max-prime",
-	  .headline = "events_per_s", .flags = VMB_TEST_THREADED, .data = (void *)(uintptr_t)CPU_PRIME },
+	  .headline = "events_per_s", .flags = VMB_TEST_THREADED, .params = "max-prime", .data = (void *)(uintptr_t)CPU_PRIME },
 	{ .name = "matrix", .summary = "double-precision matrix multiply, GFLOP/s",
-	  .headline = "gflops", .flags = VMB_TEST_THREADED, .data = (void *)(uintptr_t)CPU_MATRIX },
+	  .headline = "gflops", .flags = VMB_TEST_THREADED, .params = "matrix-size", .data = (void *)(uintptr_t)CPU_MATRIX },
 	{ .name = "zlib", .summary = "zlib deflate of a deterministic text corpus, input MB/s",
-	  .headline = "mb_per_s", .flags = VMB_TEST_THREADED, .data = (void *)(uintptr_t)CPU_ZLIB },
+	  .headline = "mb_per_s", .flags = VMB_TEST_THREADED, .params = "zlib-size,zlib-level", .data = (void *)(uintptr_t)CPU_ZLIB },
 	{ .name = NULL },
 };
 

@@ -64,7 +64,7 @@ static const struct vmb_test fake_tests[] = {
 	{ .name = "broken", .summary = "b", .headline = "rate" },
 	{ .name = "absent", .summary = "a", .headline = "rate" },
 	{ .name = "threaded", .summary = "t", .headline = "rate", .flags = VMB_TEST_THREADED },
-	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth" },
+	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth", .params = "depth" },
 	{ .name = NULL },
 };
 
@@ -228,6 +228,9 @@ static void descriptor_checks(void **state)
 	static const struct vmb_test bad_sweep[] = {
 		{ .name = "x", .summary = "x", .headline = "r", .sweep = "nope" }, { .name = NULL },
 	};
+	static const struct vmb_test bad_params[] = {
+		{ .name = "x", .summary = "x", .headline = "r", .params = "depth,nope" }, { .name = NULL },
+	};
 	struct vmb_suite s;
 	const char *why;
 
@@ -247,6 +250,10 @@ static void descriptor_checks(void **state)
 	s.tests = bad_sweep;
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
 	assert_non_null(strstr(why, "sweep"));
+	s = fake_suite;
+	s.tests = bad_params;
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "params"));
 }
 
 int main(void)
