@@ -748,6 +748,7 @@ static int case_params(struct vmb_case *c, const struct optset *opts, const stru
 		snprintf(name, sizeof(name), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
 		for (size_t i = 0; i < opts->n; i++)
 			if (!strcmp(opts->opts[i].name, name) && opts->vals[i].present &&
+			    !(t->sweep && !strcmp(t->sweep, name)) && /* already there, as one value */
 			    vmb_params_add(&c->params, &c->nparams, name,
 					   opt_value_text(&opts->opts[i], &opts->vals[i], buf, sizeof(buf))) < 0)
 				return -ENOMEM;

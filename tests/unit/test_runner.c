@@ -198,6 +198,7 @@ static void sweeps(void **state)
 	assert_string_equal(t->cases[2].params[0].key, "depth");
 	assert_string_equal(t->cases[2].params[0].value, "32");
 	assert_close(metric(&t->cases[2], "rate")->sum.mean, 32, 0);
+	assert_int_equal(t->cases[2].nparams, 1); /* the sweep option is not repeated as a parameter */
 	assert_int_equal(res.suites[0].noptions, 1);
 	vmb_results_release(&res);
 }
