@@ -170,3 +170,32 @@ double stats_t_quantile(double p, double df)
 	}
 	return (lo + hi) / 2;
 }
+
+void stats_welch(const struct stats_summary *a, const struct stats_summary *b, struct stats_welch *out)
+{
+	double va, vb, se2, q;
+
+	memset(out, 0, sizeof(*out));
+	out->diff = b->mean - a->mean;
+	if (a->n < 2 || b->n < 2)
+		return;
+	out->valid = true;
+	va = a->stddev * a->stddev / (double)a->n;
+	vb = b->stddev * b->stddev / (double)b->n;
+	se2 = va + vb;
+	if (se2 <= 0) {
+		/* No spread on either side: any difference is certain, none is none. */
+		out->p = out->diff == 0 ? 1 : 0;
+		out->ci_low = out->ci_high = out->diff;
+		out->df = (double)(a->n + b->n - 2);
+		out->t = out->diff == 0 ? 0 : copysign(INFINITY, out->diff);
+		return;
+	}
+	/* Welch-Satterthwaite degrees of freedom */
+	out->df = se2 * se2 / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
+	out->t = out->diff / sqrt(se2);
+	out->p = 2 * (1 - stats_t_cdf(fabs(out->t), out->df));
+	q = stats_t_quantile(0.975, out->df) * sqrt(se2);
+	out->ci_low = out->diff - q;
+	out->ci_high = out->diff + q;
+}

@@ -2,6 +2,7 @@
 #ifndef VMB_STATS_H
 #define VMB_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct stats_summary {
@@ -21,5 +22,14 @@ double stats_incbeta(double a, double b, double x);
 double stats_t_cdf(double t, double df);
 /* Quantile: the t with P(T <= t) = p, for 0 < p < 1. */
 double stats_t_quantile(double p, double df);
+
+/* Welch's unequal-variance t-test of b against a, and the 95% CI of the
+ * difference of means (b - a). valid is false when either side has fewer
+ * than 2 samples. */
+struct stats_welch {
+	bool valid;
+	double diff, ci_low, ci_high, t, df, p;
+};
+void stats_welch(const struct stats_summary *a, const struct stats_summary *b, struct stats_welch *out);
 
 #endif

@@ -87,6 +87,46 @@ static void summary_edges(void **state)
 	assert_close(s.stddev, 1, 1e-6);
 }
 
+/* Welch on (2,4,6,8,10) vs (1..5): t = 1.8974, df = 100/17 (as R's t.test
+ * prints them); p and the CI bounds checked by numerically integrating the
+ * t density at df = 100/17 (Simpson, 200000 steps): t(0.975) = 2.4588237,
+ * p = 0.1075312, CI -0.8877416 .. 6.8877416. */
+static void welch(void **state)
+{
+	static const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 2, 4, 6, 8, 10 }, c[] = { 7, 7, 7 }, d[] = { 9, 9, 9 };
+	struct stats_summary sa, sb, sc, sd;
+	struct stats_welch w;
+
+	(void)state;
+	stats_summarize(a, 5, &sa);
+	stats_summarize(b, 5, &sb);
+	stats_welch(&sa, &sb, &w);
+	assert_true(w.valid);
+	assert_close(w.diff, 3, 1e-12);
+	assert_close(w.t, 1.897366596, 1e-8);
+	assert_close(w.df, 5.882352941, 1e-8);
+	assert_close(w.p, 0.1075312, 1e-6);
+	assert_close(w.ci_low, -0.8877416, 1e-6);
+	assert_close(w.ci_high, 6.8877416, 1e-6);
+	/* symmetric */
+	stats_welch(&sb, &sa, &w);
+	assert_close(w.t, -1.897366596, 1e-8);
+	assert_close(w.ci_high, 0.8877416, 1e-6);
+	/* no spread: a certain difference */
+	stats_summarize(c, 3, &sc);
+	stats_summarize(d, 3, &sd);
+	stats_welch(&sc, &sd, &w);
+	assert_true(w.valid);
+	assert_close(w.p, 0, 0);
+	assert_close(w.ci_low, 2, 0);
+	stats_welch(&sc, &sc, &w);
+	assert_close(w.p, 1, 0);
+	/* one sample: no test */
+	stats_summarize(a, 1, &sa);
+	stats_welch(&sa, &sb, &w);
+	assert_false(w.valid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +134,7 @@ int main(void)
 		cmocka_unit_test(t_cdf_and_incbeta),
 		cmocka_unit_test(summary),
 		cmocka_unit_test(summary_edges),
+		cmocka_unit_test(welch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
