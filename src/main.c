@@ -11,7 +11,8 @@
 #define VMB_VERSION "0"
 #endif
 
-extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[];
+extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[],
+	compare_opts[];
 
 const struct vmb_cmd vmb_cmds[] = {
 	{ .name = "run", .fn = cmd_run, .args = "[SUITE[.TEST]...] [OPTIONS]",
@@ -31,6 +32,14 @@ const struct vmb_cmd vmb_cmds[] = {
 	{ .name = "show", .fn = cmd_show, .args = "RUN|FILE|- [--json]",
 	  .summary = "show one result from the store (run number or id prefix) or from a file",
 	  .opts = show_opts, .min_args = 1, .max_args = 1 },
+	{ .name = "compare", .fn = cmd_compare, .args = "A B [C...] [OPTIONS]",
+	  .summary = "compare runs: mean, 95% CI, gap to the baseline and its significance, per metric",
+	  .description = "Each operand is a result file, a stored run (number or id prefix), or a label selector "
+			 "(hv=kvm or disk=sata,host=lab1) whose matching runs are pooled as repetitions. Metrics are "
+			 "paired only when suite, test and parameters (threads, queue depth, block size...) are equal; "
+			 "a metric present on one side only is listed as such. A difference is significant when the "
+			 "95% confidence interval of the difference of means (Welch) excludes zero.",
+	  .opts = compare_opts, .min_args = 2, .max_args = -1 },
 	{ .name = "help", .fn = cmd_help, .args = "[COMMAND] [--man]",
 	  .summary = "show help for a command, or the manual page", .opts = help_opts, .max_args = 1 },
 	{ .name = NULL },

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include <jansson.h>
+
 #include "../core/opts.h"
 
 enum {
@@ -45,7 +47,16 @@ void cmd_print_help(const struct vmb_cmd *c);
 /* -q/-v handling shared by the commands that have them. */
 void cmd_apply_verbosity(const struct optset *own);
 
+/* A compare/report operand: a result file, a stored run (number or id
+ * prefix), or a label selector "k=v,k2=v2" that pools every matching run.
+ * On success *docs is a new array of documents and *name its label.
+ * Returns -1 to go on, or an exit code after a message. */
+struct db;
+int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_opt, struct db **db,
+		     json_t **docs, char *name, size_t namelen);
+
 int cmd_run(const struct vmb_cmd *self, int argc, char **argv);
+int cmd_compare(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_list(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_info(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_results(const struct vmb_cmd *self, int argc, char **argv);

@@ -3,9 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../store/db.h"
+#include "../store/doc.h"
 #include "../suites/suites.h"
 #include "../core/banned.h"
 
@@ -103,4 +106,93 @@ void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *pos
 	for (size_t i = 0; suite_sets && i < vmb_nsuites; i++)
 		optset_release(&suite_sets[i]);
 	strv_clear(positional);
+}
+
+struct collect {
+	struct db *db;
+	json_t *docs;
+	int r;
+};
+
+static int collect_row(const struct db_row *row, void *arg)
+{
+	struct collect *c = arg;
+	char id[32];
+	json_t *doc;
+
+	snprintf(id, sizeof(id), "%lld", (long long)row->id);
+	c->r = db_get(c->db, id, &doc);
+	if (c->r < 0)
+		return c->r;
+	json_array_append_new(c->docs, doc);
+	return 0;
+}
+
+int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_opt, struct db **db,
+		     json_t **docs, char *name, size_t namelen)
+{
+	char path[4096], err[512];
+	struct stat st;
+	json_t *doc, *arr;
+	int r;
+
+	if (stat(word, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (doc_load_file(word, &doc, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			return EXIT_USAGE;
+		}
+		arr = json_array();
+		json_array_append_new(arr, doc);
+		*docs = arr;
+		snprintf(name, namelen, "%s", strrchr(word, '/') ? strrchr(word, '/') + 1 : word);
+		return -1;
+	}
+	if (!*db) {
+		if (db_default_path(db_opt, path, sizeof(path)) < 0)
+			return cmd_usage_error(c, "'%s' is no file, and there is no result store (set --db, VMBENCH_DB or HOME)", word);
+		r = db_open(path, false, db);
+		if (r == -ENOENT)
+			return cmd_usage_error(c, "'%s' is no file, and no result store exists at %s", word, path);
+		if (r < 0)
+			return db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
+	}
+	if (strchr(word, '=')) {
+		struct strv filter = { 0 };
+		struct collect col = { .db = *db, .docs = json_array() };
+		char *copy = xstrdup(word), *tok, *save = NULL;
+
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			const char *eq = strchr(tok, '=');
+
+			if (!eq || eq == tok || !eq[1]) {
+				free(copy), strv_clear(&filter), json_decref(col.docs);
+				return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
+			}
+			strv_push(&filter, tok);
+		}
+		free(copy);
+		r = db_list(*db, &filter, collect_row, &col);
+		strv_clear(&filter);
+		if (r < 0) {
+			json_decref(col.docs);
+			return EXIT_FAILED;
+		}
+		if (json_array_size(col.docs) == 0) {
+			json_decref(col.docs);
+			return cmd_usage_error(c, "no stored run has the labels %s; 'vmbench results' lists them", word);
+		}
+		*docs = col.docs;
+		snprintf(name, namelen, "%s", word);
+		return -1;
+	}
+	r = db_get(*db, word, &doc);
+	if (r == -ENOENT)
+		return cmd_usage_error(c, "'%s' is neither a file, a stored run, nor a KEY=VALUE selector", word);
+	if (r < 0)
+		return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
+	arr = json_array();
+	json_array_append_new(arr, doc);
+	*docs = arr;
+	snprintf(name, namelen, "run %s", word);
+	return -1;
 }

@@ -7,7 +7,8 @@
 #include "../../src/suites/suites.h"
 
 /* main.c is not linked into the tests; the command table lives there. */
-extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[];
+extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[],
+	compare_opts[];
 const struct vmb_cmd vmb_cmds[] = { { .name = NULL } };
 void main_usage(FILE *f);
 void main_usage(FILE *f)
@@ -138,8 +139,9 @@ static void prefixed_sets(void **state)
 /* Every real table: defaults parse, names are unique, help is present. */
 static void real_tables(void **state)
 {
-	const struct vmb_opt *tables[16] = { run_opts, list_opts, info_opts, results_opts, show_opts, help_opts };
-	size_t n = 6;
+	const struct vmb_opt *tables[16] = { run_opts, list_opts, info_opts, results_opts, show_opts, help_opts,
+					     compare_opts };
+	size_t n = 7;
 
 	(void)state;
 	for (size_t i = 0; i < vmb_nsuites; i++)

@@ -1,0 +1,114 @@
+/* vmbench compare: runs side by side, gap and significance per metric. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "../core/log.h"
+#include "../report/compare.h"
+#include "../store/db.h"
+#include "../core/banned.h"
+
+const struct vmb_opt compare_opts[] = {
+	{ .name = "baseline", .type = OPT_STRING, .metavar = "OPERAND",
+	  .help = "the operand the others are compared with (its word or its position, 1-based); default the first" },
+	{ .name = "suite", .type = OPT_STRING, .metavar = "NAME", .help = "only this suite's metrics" },
+	{ .name = "metric", .type = OPT_STRING, .metavar = "GLOB",
+	  .help = "only metrics whose name (or suite.test.name) matches, e.g. 'p99*' or 'disk.*.iops'" },
+	{ .name = "all", .type = OPT_BOOL, .help = "every metric, not only each test's headline metrics" },
+	{ .name = "format", .type = OPT_STRING, .def = "text", .choices = "text|markdown|csv|json", .metavar = "FMT",
+	  .help = "output format" },
+	{ .name = "fail-if-worse", .type = OPT_DOUBLE, .min = 0, .max = 1e9, .metavar = "PCT",
+	  .help = "exit 1 if a metric is significantly worse than the baseline by more than PCT percent" },
+	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
+	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
+	OPT_TABLE_END,
+};
+
+/* Shared with report: load every operand word into a table. */
+int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const char *db_opt, const char *baseline,
+		    struct cmp_table *t);
+int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const char *db_opt, const char *baseline,
+		    struct cmp_table *t)
+{
+	struct db *db = NULL;
+	int ret = -1;
+
+	cmp_table_init(t);
+	for (size_t i = 0; i < words->n && ret < 0; i++) {
+		char name[256];
+		json_t *docs;
+
+		ret = cmd_load_operand(self, words->v[i], db_opt, &db, &docs, name, sizeof(name));
+		if (ret < 0 && cmp_add_operand(t, name, docs) < 0)
+			ret = EXIT_FAILED;
+	}
+	db_close(db);
+	if (ret >= 0)
+		return ret;
+	if (baseline) {
+		int64_t k;
+
+		t->baseline = SIZE_MAX;
+		for (size_t i = 0; i < words->n; i++)
+			if (!strcmp(words->v[i], baseline))
+				t->baseline = i;
+		if (t->baseline == SIZE_MAX && parse_i64(baseline, 1, (int64_t)words->n, &k) == 0)
+			t->baseline = (size_t)k - 1;
+		if (t->baseline == SIZE_MAX)
+			return cmd_usage_error(self, "--baseline '%s' is not one of the operands (give its word or its position)",
+					       baseline);
+	}
+	if (cmp_build(t) < 0) {
+		log_error("out of memory comparing");
+		return EXIT_FAILED;
+	}
+	return -1;
+}
+
+static enum cmp_format format_of(const char *s)
+{
+	return !strcmp(s, "markdown") ? CMP_MARKDOWN : !strcmp(s, "csv") ? CMP_CSV : !strcmp(s, "json") ? CMP_JSON : CMP_TEXT;
+}
+
+int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
+{
+	struct optset own;
+	struct strv pos;
+	struct cmp_table t;
+	struct cmp_filter flt;
+	enum cmp_format fmt;
+	int ret;
+
+	cmp_table_init(&t);
+	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
+	if (ret >= 0)
+		goto out;
+	ret = cmd_build_table(self, &pos, optset_str(&own, "db"), optset_str(&own, "baseline"), &t);
+	if (ret >= 0)
+		goto out;
+	flt = (struct cmp_filter){ .suite = optset_str(&own, "suite"), .metric_glob = optset_str(&own, "metric"),
+				   .all = optset_bool(&own, "all") };
+	fmt = format_of(optset_str(&own, "format"));
+	ret = cmp_print(stdout, &t, &flt, fmt,
+			fmt == CMP_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR")) < 0 ? EXIT_FAILED : EXIT_OK;
+	if (ret == EXIT_OK && optset_get(&own, "fail-if-worse")->set) {
+		double pct = optset_double(&own, "fail-if-worse");
+		size_t n;
+
+		fflush(stdout);
+		fprintf(stderr, "vmbench: checking for significant regressions over %g%% against %s\n", pct,
+			t.ops[t.baseline].name);
+		n = cmp_regressions(stderr, &t, &flt, pct);
+		if (n) {
+			fprintf(stderr, "vmbench: %zu metric%s significantly worse than the baseline by more than %g%%\n", n,
+				n == 1 ? " is" : "s are", pct);
+			ret = EXIT_FAILED;
+		}
+	}
+out:
+	cmp_table_release(&t);
+	cmd_release(&own, NULL, &pos);
+	return ret;
+}

@@ -1,0 +1,71 @@
+/* Comparison of result documents: operands (runs, files, label selectors
+ * pooled as repetitions) are lined up metric by metric. A metric is
+ * identified by suite, test, case params and name, so unlike cases (other
+ * threads, queue depth, block size) are never paired. Reads documents only. */
+#ifndef VMB_COMPARE_H
+#define VMB_COMPARE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../core/stats.h"
+
+struct cmp_cell {
+	bool present;
+	double *samples; /* pooled over the operand's documents */
+	size_t n;
+	struct stats_summary sum;
+	json_t *hist; /* the first document's histogram, borrowed; NULL if none */
+};
+
+struct cmp_row {
+	char *suite, *test, *params, *metric, *unit; /* params: compact JSON, keys sorted */
+	bool higher_better, headline;
+	struct cmp_cell *cells; /* one per operand */
+};
+
+struct cmp_operand {
+	char *name;
+	json_t *docs; /* array of documents (owned reference) */
+};
+
+struct cmp_table {
+	struct cmp_operand *ops;
+	size_t nops, baseline;
+	struct cmp_row *rows;
+	size_t nrows;
+};
+
+/* What a non-baseline cell says against the baseline cell. */
+struct cmp_verdict {
+	bool comparable;  /* both present */
+	double gap_pct;   /* (op - base) / |base| * 100 */
+	double ratio;     /* op / base */
+	int better;       /* +1 better, -1 worse, 0 no significant difference */
+	struct stats_welch w;
+};
+
+void cmp_table_init(struct cmp_table *t);
+/* Take an operand: name and its documents (steals the reference to docs). */
+int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs);
+/* Build the rows from the operands' documents. */
+int cmp_build(struct cmp_table *t);
+void cmp_table_release(struct cmp_table *t);
+void cmp_judge(const struct cmp_row *r, const struct cmp_cell *base, const struct cmp_cell *op, struct cmp_verdict *v);
+/* "3.2x slower" or "" when the ratio reads no better than the percentage. */
+void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char *buf, size_t len);
+
+/* Row filter: suite name (NULL = any), metric glob (NULL = any), all metrics or headline only. */
+struct cmp_filter {
+	const char *suite, *metric_glob;
+	bool all;
+};
+bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f);
+
+enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON };
+int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, enum cmp_format fmt, bool color);
+/* Significant regressions larger than pct: printed to f, counted. */
+size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, double pct);
+
+#endif
