@@ -12,7 +12,7 @@
 #endif
 
 extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[],
-	compare_opts[], export_opts[];
+	compare_opts[], export_opts[], report_opts[];
 
 const struct vmb_cmd vmb_cmds[] = {
 	{ .name = "run", .fn = cmd_run, .args = "[SUITE[.TEST]...] [OPTIONS]",
@@ -40,6 +40,12 @@ const struct vmb_cmd vmb_cmds[] = {
 			 "a metric present on one side only is listed as such. A difference is significant when the "
 			 "95% confidence interval of the difference of means (Welch) excludes zero.",
 	  .opts = compare_opts, .min_args = 2, .max_args = -1 },
+	{ .name = "report", .fn = cmd_report, .args = "A [B...] -o FILE.html",
+	  .summary = "write one self-contained HTML page: comparison tables, charts, fingerprints",
+	  .description = "Operands as for compare. The page needs no network: charts are inline SVG (bars with "
+			 "95% CI, curves over a swept parameter such as queue depth or threads, latency "
+			 "percentiles on a log axis), and each run's fingerprint is in a collapsible section.",
+	  .opts = report_opts, .min_args = 1, .max_args = -1 },
 	{ .name = "export", .fn = cmd_export, .args = "RUN|FILE [--format json|csv|markdown|openmetrics]",
 	  .summary = "write one run as JSON, CSV, Markdown or OpenMetrics (Prometheus textfile collector)",
 	  .opts = export_opts, .min_args = 1, .max_args = 1 },

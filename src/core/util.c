@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "util.h"
 #include "banned.h"
@@ -285,6 +286,49 @@ int read_line_at(const char *root, const char *path, char *buf, size_t len)
 	snprintf(buf, len, "%s", s);
 	free(s);
 	return 0;
+}
+
+int file_write_new(const char *path, const char *data, size_t len)
+{
+	char *tmp;
+	size_t done = 0;
+	int fd, r = 0;
+
+	if (access(path, F_OK) == 0)
+		return -EEXIST;
+	tmp = xasprintf("%s.tmp.XXXXXX", path);
+	if (!tmp)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	{
+		/* mkostemp makes 0600; a result or report is for sharing: the umask decides */
+		mode_t mask = umask(0);
+
+		umask(mask);
+		(void)fchmod(fd, 0666 & ~mask);
+	}
+	while (done < len && r == 0) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno != EINTR)
+			r = -errno;
+		else if (n > 0)
+			done += (size_t)n;
+	}
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && link(tmp, path) < 0)
+		r = -errno;
+	(void)unlink(tmp);
+out:
+	free(tmp);
+	return r;
 }
 
 char *xstrdup(const char *s)

@@ -28,6 +28,10 @@ int read_file_at(const char *root, const char *path, char **out);
 /* First line of a file at root, into buf; 0 or a negative errno. */
 int read_line_at(const char *root, const char *path, char *buf, size_t len);
 
+/* Write a new file atomically: a temporary file beside it, fsync, then
+ * link() into place, which never overwrites. -EEXIST if path exists. */
+int file_write_new(const char *path, const char *data, size_t len);
+
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool str_has_prefix(const char *s, const char *prefix);

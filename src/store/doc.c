@@ -445,8 +445,8 @@ int doc_load_file(const char *path, json_t **out, char *err, size_t errlen)
 
 int doc_write_file(const json_t *doc, const char *path)
 {
-	char *tmp = NULL;
-	int fd, r = 0;
+	char *text;
+	int r;
 
 	if (!strcmp(path, "-")) {
 		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 || fputc('\n', stdout) == EOF ||
@@ -454,34 +454,13 @@ int doc_write_file(const json_t *doc, const char *path)
 			return log_errno(-EIO, "writing the result to stdout");
 		return 0;
 	}
-	if (access(path, F_OK) == 0)
-		return -EEXIST;
-	/* Write a temporary file beside the target, then link() it into place:
-	 * a crash leaves no half-written result, and link() never overwrites. */
-	tmp = xasprintf("%s.tmp.XXXXXX", path);
-	if (!tmp)
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	if (!text)
 		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = log_errno(-errno, "creating a temporary file for '%s'", path);
-		goto out;
-	}
-	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 || write(fd, "\n", 1) != 1 ||
-	    fsync(fd) < 0) {
-		r = log_errno(-EIO, "writing '%s'", tmp);
-		close(fd);
-		goto unlink;
-	}
-	if (close(fd) < 0) {
-		r = log_errno(-errno, "writing '%s'", tmp);
-		goto unlink;
-	}
-	if (link(tmp, path) < 0)
-		r = errno == EEXIST ? -EEXIST : log_errno(-errno, "creating '%s'", path);
-unlink:
-	(void)unlink(tmp);
-out:
-	free(tmp);
+	r = file_write_new(path, text, strlen(text));
+	free(text);
+	if (r < 0 && r != -EEXIST)
+		log_errno(r, "writing '%s'", path);
 	return r;
 }
 

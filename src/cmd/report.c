@@ -1,0 +1,81 @@
+/* vmbench report: one self-contained HTML page for the given runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "../core/log.h"
+#include "../report/compare.h"
+#include "../report/html.h"
+#include "../core/banned.h"
+
+const struct vmb_opt report_opts[] = {
+	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .metavar = "FILE",
+	  .help = "the HTML file to write (a new file; - for stdout)" },
+	{ .name = "title", .type = OPT_STRING, .def = "vmbench report", .metavar = "TEXT", .help = "the page title" },
+	{ .name = "baseline", .type = OPT_STRING, .metavar = "OPERAND", .help = "as for compare" },
+	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
+	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
+	OPT_TABLE_END,
+};
+
+int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const char *db_opt, const char *baseline,
+		    struct cmp_table *t);
+
+int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
+{
+	struct optset own;
+	struct strv pos;
+	struct cmp_table t;
+	const char *out;
+	char *html = NULL;
+	size_t len = 0;
+	FILE *mem = NULL;
+	int ret, r;
+
+	cmp_table_init(&t);
+	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
+	if (ret >= 0)
+		goto out;
+	out = optset_str(&own, "output");
+	if (!out) {
+		ret = cmd_usage_error(self, "where to? give -o report.html (or -o - for stdout)");
+		goto out;
+	}
+	if (strcmp(out, "-") && access(out, F_OK) == 0) {
+		ret = cmd_usage_error(self, "-o: '%s' exists; vmbench writes only new files, choose another name", out);
+		goto out;
+	}
+	ret = cmd_build_table(self, &pos, optset_str(&own, "db"), optset_str(&own, "baseline"), &t);
+	if (ret >= 0)
+		goto out;
+	mem = open_memstream(&html, &len);
+	if (!mem || html_report(mem, &t, optset_str(&own, "title")) < 0 || fclose(mem) != 0) {
+		mem = NULL;
+		ret = EXIT_FAILED;
+		log_error("out of memory writing the report");
+		goto out;
+	}
+	mem = NULL;
+	if (!strcmp(out, "-"))
+		r = fwrite(html, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
+	else
+		r = file_write_new(out, html, len);
+	if (r < 0) {
+		log_errno(r, "writing '%s'", out);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (strcmp(out, "-"))
+		fprintf(stderr, "vmbench: wrote %s (%zu bytes)\n", out, len);
+	ret = EXIT_OK;
+out:
+	if (mem)
+		fclose(mem);
+	free(html);
+	cmp_table_release(&t);
+	cmd_release(&own, NULL, &pos);
+	return ret;
+}
