@@ -1,0 +1,182 @@
+/* Report building blocks: SVG primitives, and the comparison rules (gap,
+ * direction, significance, pairing on parameters, one-sided metrics). */
+#include <string.h>
+
+#include "test.h"
+#include "../../src/report/compare.h"
+#include "../../src/report/svg.h"
+
+static void ticks(void **state)
+{
+	static const struct {
+		double lo, hi;
+		bool log;
+		int n;
+		double first, last;
+	} cases[] = {
+		{ 0, 10, false, 6, 0, 10 },     /* step 2 */
+		{ 0, 1, false, 6, 0, 1 },       /* step 0.2 */
+		{ 0, 7.3e4, false, 4, 0, 6e4 }, /* step 2e4 */
+		{ 10, 1e6, true, 6, 10, 1e6 },  /* decades */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct svg_axis a = { .lo = cases[i].lo, .hi = cases[i].hi, .log = cases[i].log, .p0 = 0, .p1 = 100 };
+		double t[16];
+		int n = svg_ticks(&a, t, 16);
+
+		if (n != cases[i].n)
+			fail_msg("case %zu: %d ticks, expected %d", i, n, cases[i].n);
+		assert_close(t[0], cases[i].first, 1e-9);
+		assert_close(t[n - 1], cases[i].last, 1e-9 * cases[i].last + 1e-12);
+	}
+}
+
+static void axes_and_mapping(void **state)
+{
+	struct svg_axis a = { .lo = 3, .hi = 97, .p0 = 250, .p1 = 20 }, l = { .lo = 7, .hi = 4000, .log = true };
+	char buf[16];
+
+	(void)state;
+	svg_axis_nice(&a, true);
+	assert_close(a.lo, 0, 0);
+	assert_close(a.hi, 100, 0);
+	assert_close(svg_map(&a, 0), 250, 1e-9);
+	assert_close(svg_map(&a, 100), 20, 1e-9);
+	assert_close(svg_map(&a, 50), 135, 1e-9);
+	svg_axis_nice(&l, false);
+	assert_close(l.lo, 1, 0);
+	assert_close(l.hi, 10000, 0);
+	l.p0 = 0, l.p1 = 400;
+	assert_close(svg_map(&l, 100), 200, 1e-9);
+	svg_fmt_num(15000, buf, sizeof(buf));
+	assert_string_equal(buf, "15k");
+	svg_fmt_num(2e6, buf, sizeof(buf));
+	assert_string_equal(buf, "2M");
+	svg_fmt_num(0.25, buf, sizeof(buf));
+	assert_string_equal(buf, "0.25");
+}
+
+static void document(void **state)
+{
+	const char *names[] = { "a<b", "c" };
+	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 50, .p1 = 450 }, y = { .lo = 0, .hi = 10, .p0 = 250, .p1 = 20 };
+	double xs[] = { 60, 100, 200 }, ys[] = { 200, 150, 30 };
+	struct svg s;
+	char *out;
+
+	(void)state;
+	svg_begin(&s, 500, 300, "t & \"q\"");
+	svg_axes(&s, &x, &y, "x", "y", names, 2);
+	svg_bar(&s, 60, 20, 250, 100, 0, "tip <1>");
+	svg_errorbar(&s, 70, 120, 80);
+	svg_line(&s, xs, ys, 3, 1, NULL);
+	svg_legend(&s, 60, 280, names, 2);
+	out = svg_end(&s);
+	assert_non_null(out);
+	assert_true(strncmp(out, "<svg class=\"chart\"", 18) == 0);
+	assert_non_null(strstr(out, "<title>t &amp; &quot;q&quot;</title>"));
+	assert_non_null(strstr(out, "a&lt;b"));
+	assert_null(strstr(out, "a<b"));
+	assert_non_null(strstr(out, "<rect class=\"bar\" x=\"60.0\" y=\"100.0\" width=\"20.0\" height=\"150.0\""));
+	assert_non_null(strstr(out, "points=\"60.0,200.0 100.0,150.0 200.0,30.0\""));
+	assert_non_null(strstr(out, "class=\"err\""));
+	assert_true(strcmp(out + strlen(out) - 7, "</svg>\n") == 0);
+	free(out);
+}
+
+/* A document with one metric of the given samples, params and direction. */
+static json_t *doc_with(const char *params, const char *metric, const char *dir, const double *x, size_t n)
+{
+	json_t *samples = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(samples, json_real(x[i]));
+	return json_pack("{s:[{s:s, s:[{s:s, s:[{s:o, s:[{s:s, s:s, s:s, s:b, s:o}]}]}]}]}", "suites", "name", "disk",
+			 "tests", "name", "randread", "cases", "params", json_loads(params, 0, NULL), "metrics", "name",
+			 metric, "unit", "1/s", "direction", dir, "headline", 1, "samples", samples);
+}
+
+static struct cmp_row *row(struct cmp_table *t, const char *metric, const char *params)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strcmp(t->rows[i].metric, metric) && !strcmp(t->rows[i].params, params))
+			return &t->rows[i];
+	fail_msg("no row %s %s", metric, params);
+	return NULL;
+}
+
+static void comparisons(void **state)
+{
+	static const double base[] = { 100, 101, 99, 100 }, slower[] = { 80, 81, 79, 80 }, same[] = { 100, 103, 97, 101 };
+	static const double third[] = { 30, 31, 29 }, lat_lo[] = { 5, 5.1, 4.9 }, lat_hi[] = { 9, 9.1, 8.9 };
+	struct cmp_table t;
+	struct cmp_verdict v;
+	struct cmp_filter all = { .all = true };
+	json_t *a = json_array(), *b = json_array(), *c = json_array();
+	struct cmp_row *r1, *r32, *lat;
+	char words[32];
+
+	(void)state;
+	cmp_table_init(&t);
+	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base, 4));
+	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "iops", "higher", slower, 4));
+	json_array_append_new(c, doc_with("{\"iodepth\": 1}", "iops", "higher", same, 4));
+	/* pooled: a second run of operand a adds repetitions */
+	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base, 4));
+	/* an unlike case (other queue depth) and a metric on one side only */
+	json_array_append_new(b, doc_with("{\"iodepth\": 32}", "iops", "higher", third, 3));
+	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_lo, 3));
+	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_hi, 3));
+	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
+	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
+	assert_int_equal(cmp_add_operand(&t, "c", c), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	assert_int_equal(t.nrows, 3); /* iops@1, iops@32, lat@1: never iops@1 with iops@32 */
+	r1 = row(&t, "iops", "{\"iodepth\":1}");
+	r32 = row(&t, "iops", "{\"iodepth\":32}");
+	lat = row(&t, "lat", "{\"iodepth\":1}");
+	assert_int_equal(r1->cells[0].n, 8);
+	assert_false(r32->cells[0].present);
+	assert_true(r32->cells[1].present);
+
+	cmp_judge(r1, &r1->cells[0], &r1->cells[1], &v);
+	assert_true(v.comparable);
+	assert_close(v.gap_pct, -20, 1e-9);
+	assert_int_equal(v.better, -1); /* higher is better, and it is lower */
+	assert_true(v.w.p < 0.001);
+	cmp_judge(r1, &r1->cells[0], &r1->cells[2], &v);
+	assert_int_equal(v.better, 0); /* the CI of the difference contains 0 */
+	cmp_judge(lat, &lat->cells[0], &lat->cells[1], &v);
+	assert_int_equal(v.better, -1); /* lower is better, and it is higher */
+	cmp_judge(r32, &r32->cells[0], &r32->cells[1], &v);
+	assert_false(v.comparable);
+
+	/* 100 -> 30 reads as "3.3x slower" */
+	cmp_judge(r32, &r1->cells[0], &r32->cells[1], &v);
+	cmp_ratio_words(r32, &v, words, sizeof(words));
+	assert_string_equal(words, "3.3x slower");
+
+	/* regressions beyond 10%: iops@1 of b (-20%) and lat of b (+80%) */
+	assert_int_equal(cmp_regressions(stderr, &t, &all, 10), 2);
+	assert_int_equal(cmp_regressions(stderr, &t, &all, 90), 0);
+	/* filters */
+	assert_true(cmp_row_selected(r1, &(struct cmp_filter){ .metric_glob = "io*" }));
+	assert_false(cmp_row_selected(lat, &(struct cmp_filter){ .metric_glob = "io*" }));
+	assert_true(cmp_row_selected(lat, &(struct cmp_filter){ .metric_glob = "disk.*.lat" }));
+	assert_false(cmp_row_selected(r1, &(struct cmp_filter){ .suite = "cpu", .all = true }));
+	cmp_table_release(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ticks),
+		cmocka_unit_test(axes_and_mapping),
+		cmocka_unit_test(document),
+		cmocka_unit_test(comparisons),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
