@@ -69,7 +69,8 @@ void svg_begin(struct svg *s, int width, int height, const char *title)
 		return;
 	}
 	s->buf[0] = '\0';
-	svg_printf(s, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+	/* inline in HTML: no xmlns needed, and the page names no URL at all */
+	svg_printf(s, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" "
 		      "role=\"img\" font-family=\"sans-serif\"><title>", width, height);
 	svg_escape(s, title);
 	svg_printf(s, "</title>\n");

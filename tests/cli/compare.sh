@@ -1,0 +1,132 @@
+#!/bin/sh
+# compare, export and report on real results; the report rendered in headless Chromium.
+. "$(dirname "$0")/lib.sh"
+
+fast="cpu.prime --time 0.05 --warmup 0 --repeat 3 --cpu.max-prime 2000"
+expect 0 "run A" "$VMB" run $fast --threads 1,2 --label hv=a --json "$T/a.json" -q
+expect 0 "run A again" "$VMB" run $fast --threads 1,2 --label hv=a -q
+expect 0 "run B" "$VMB" run $fast --threads 1,2 --label hv=b -q
+# B' is A with every rate halved; C ran with another max-prime (an unlike case)
+python3 - "$T/a.json" "$T/half.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["id"] = "00000000-half"
+for c in d["suites"][0]["tests"][0]["cases"]:
+    for m in c["metrics"]:
+        if m["name"] == "events_per_s":
+            m["samples"] = [x / 2 for x in m["samples"]]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "run C with another max-prime" "$VMB" run cpu.prime --time 0.05 --warmup 0 --repeat 3 --threads 1 \
+	--cpu.max-prime 3000 --json "$T/c.json" --no-store -q
+
+expect 0 "compare two selectors" "$VMB" compare hv=a hv=b --format json
+check "selectors pool their runs: 2 runs x 3 reps against 1 x 3" python3 - "$T/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [o["runs"] for o in d["operands"]] == [2, 1], d["operands"]
+rows = [r for r in d["metrics"] if r["metric"] == "events_per_s"]
+assert len(rows) == 2 and all(r["cells"][0]["n"] == 6 and r["cells"][1]["n"] == 3 for r in rows), rows
+assert all("verdict" in r["cells"][1] and "p" in r["cells"][1] for r in rows)
+PY
+expect 0 "compare files, text" "$VMB" compare "$T/a.json" "$T/half.json"
+has "$T/out" "-50.0%" "the gap is -50%"
+has "$T/out" "worse" "and significant, and worse"
+lacks "$T/out" "$(printf '\033')" "no colour when stdout is not a terminal"
+expect 1 "--fail-if-worse 10 fails on the halved rate" "$VMB" compare "$T/a.json" "$T/half.json" --fail-if-worse 10
+has "$T/err" "cpu.prime max-prime=2000 threads=1 events_per_s: -50.0%" "the regression is listed"
+expect 0 "--fail-if-worse 60 does not" "$VMB" compare "$T/a.json" "$T/half.json" --fail-if-worse 60
+expect 0 "--baseline 2 turns it around" "$VMB" compare "$T/a.json" "$T/half.json" --baseline 2 --format csv
+check "csv: +100% better against the halved baseline" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["metric"] == "events_per_s" and r["baseline"] == "false"]
+assert rows and all(abs(float(r["gap_pct"]) - 100) < 1e-6 and r["verdict"] == "better" for r in rows), rows
+PY
+expect 0 "unlike cases are never paired" "$VMB" compare "$T/a.json" "$T/c.json" --all
+has "$T/out" "max-prime=3000" "C's case is listed"
+has "$T/out" "missing here" "A's cases are missing in C, and said so"
+has "$T/out" "only here" "C's case exists only in C, and said so"
+expect 0 "markdown" "$VMB" compare "$T/a.json" "$T/half.json" --format markdown --metric 'events*'
+has "$T/out" "| test | params | metric |" "markdown header"
+expect 2 "--baseline that is no operand" "$VMB" compare "$T/a.json" "$T/half.json" --baseline zz
+expect 2 "a selector nothing matches" "$VMB" compare hv=a hv=nope
+has "$T/err" "no stored run has the labels hv=nope" "says which"
+expect 2 "a malformed selector" "$VMB" compare hv=a "hv="
+expect 2 "one operand only" "$VMB" compare hv=a
+
+expect 0 "export openmetrics" "$VMB" export "$T/a.json" --format openmetrics
+check "valid OpenMetrics text, a gauge per summary with labels" python3 - "$T/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[-1] == "# EOF", lines[-1]
+sample = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]*\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)+\} -?[0-9.e+-]+$')
+typed, families, n = set(), [], 0
+for l in lines[:-1]:
+    if l.startswith("# TYPE "):
+        name = l.split()[2]
+        assert name not in typed, f"family {name} declared twice"
+        typed.add(name)
+        families.append(name)
+    elif l.startswith("# HELP "):
+        pass
+    else:
+        assert sample.match(l), l
+        assert l.split("{")[0] == families[-1], "a sample outside its family"
+        n += 1
+assert "vmbench_cpu_prime_events_per_s" in typed and n > 20
+assert any('stat="p99"' in l and 'hv="a"' in l and 'threads="2"' in l for l in lines)
+PY
+expect 0 "export csv" "$VMB" export "$T/a.json" --format csv
+check "csv has one row per metric" test "$(($(wc -l < "$T/out") - 1))" -eq 5
+expect 0 "export json is the document" "$VMB" export "$T/a.json"
+check "identical" python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' \
+	"$T/out" "$T/a.json"
+expect 2 "export of a selector that matches two runs" "$VMB" export hv=a
+
+expect 0 "report" "$VMB" report "$T/a.json" "$T/half.json" hv=b -o "$T/r.html"
+expect 2 "report never overwrites" "$VMB" report "$T/a.json" -o "$T/r.html"
+lacks "$T/r.html" "http://" "no external http resource"
+lacks "$T/r.html" "https://" "no external https resource"
+lacks "$T/r.html" "<script" "no script"
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chromium" ]; then
+	flags="--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking
+		--disable-component-update --disable-sync"
+	# shellcheck disable=SC2086
+	timeout 120 "$chromium" $flags --user-data-dir="$T/chr1" --window-size=1200,2400 \
+		--screenshot="$T/shot.png" "file://$T/r.html" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	timeout 120 "$chromium" $flags --user-data-dir="$T/chr2" --dump-dom "file://$T/r.html" > "$T/dom.html" 2>/dev/null
+	check "the screenshot is not blank" python3 - "$T/shot.png" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    if kind == b"IDAT":
+        idat += data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw = zlib.decompress(idat)
+assert len(set(raw)) > 50, f"only {len(set(raw))} distinct byte values: blank"
+PY
+	check "the DOM has the expected charts and table rows" python3 - "$T/dom.html" "$VMB" "$T" <<'PY'
+import json, re, subprocess, sys
+dom, vmb, t = sys.argv[1:4]
+html = open(dom).read()
+cmp = json.loads(subprocess.run([vmb, "compare", f"{t}/a.json", f"{t}/half.json", "hv=b", "--format", "json",
+                                 "--all"], capture_output=True, text=True, check=True).stdout)
+head = [r for r in cmp["metrics"] if r["headline"]]
+groups = {(r["suite"], r["test"], r["metric"]) for r in head}
+latency = [r for r in cmp["metrics"] if r["unit"] == "ns"]
+want = len(groups) + min(len(latency), 12)  # bars per group (2 cases: no curve) + latency charts
+got = len(re.findall(r'<svg class="chart"', html))
+assert got == want, f"{got} charts, expected {want}"
+summary = re.search(r'<table id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+assert summary.count("<tr>") == len(head), (summary.count("<tr>"), len(head))
+assert html.count("<details>") >= 4  # all metrics + one per run (1 + 1 + 1)
+PY
+else
+	ok "report rendered in Chromium # skip: chromium is not installed (scripts/deps.sh test installs it)"
+fi
+finish
