@@ -12,7 +12,7 @@
 #endif
 
 extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[],
-	compare_opts[], export_opts[], report_opts[];
+	compare_opts[], export_opts[], report_opts[], import_opts[];
 
 const struct vmb_cmd vmb_cmds[] = {
 	{ .name = "run", .fn = cmd_run, .args = "[SUITE[.TEST]...] [OPTIONS]",
@@ -49,6 +49,12 @@ const struct vmb_cmd vmb_cmds[] = {
 	{ .name = "export", .fn = cmd_export, .args = "RUN|FILE [--format json|csv|markdown|openmetrics]",
 	  .summary = "write one run as JSON, CSV, Markdown or OpenMetrics (Prometheus textfile collector)",
 	  .opts = export_opts, .min_args = 1, .max_args = 1 },
+	{ .name = "import", .fn = cmd_import, .args = "FILE|- [--label KEY=VALUE]...",
+	  .summary = "store fio (--output-format=json), iperf3 (-J) or sysbench cpu/memory results as vmbench runs",
+	  .description = "The metrics get the names vmbench uses for the same measurement (fio randread iops ->"
+			 " disk.randread iops with the same parameters), so old measurements compare with new "
+			 "ones; the run is labelled source=fio (iperf3, sysbench-cpu, sysbench-memory).",
+	  .opts = import_opts, .min_args = 1, .max_args = 1 },
 	{ .name = "help", .fn = cmd_help, .args = "[COMMAND] [--man]",
 	  .summary = "show help for a command, or the manual page", .opts = help_opts, .max_args = 1 },
 	{ .name = NULL },

@@ -26,6 +26,7 @@ enum vmb_unit {
 	VMB_UNIT_PCT,      /* percent */
 	VMB_UNIT_S,        /* seconds */
 	VMB_UNIT_BYTES,
+	VMB_UNIT_MBIT_PER_S, /* 10^6 bits per second (network) */
 };
 
 enum vmb_dir {

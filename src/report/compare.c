@@ -163,7 +163,7 @@ void cmp_judge(const struct cmp_row *r, const struct cmp_cell *base, const struc
 
 static bool is_rate(const char *unit)
 {
-	return !strcmp(unit, "1/s") || !strcmp(unit, "MB/s") || !strcmp(unit, "GFLOP/s");
+	return !strcmp(unit, "1/s") || !strcmp(unit, "MB/s") || !strcmp(unit, "GFLOP/s") || !strcmp(unit, "Mbit/s");
 }
 
 void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char *buf, size_t len)
