@@ -159,18 +159,11 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 	if (strchr(word, '=')) {
 		struct strv filter = { 0 };
 		struct collect col = { .db = *db, .docs = json_array() };
-		char *copy = xstrdup(word), *tok, *save = NULL;
 
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			const char *eq = strchr(tok, '=');
-
-			if (!eq || eq == tok || !eq[1]) {
-				free(copy), strv_clear(&filter), json_decref(col.docs);
-				return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
-			}
-			strv_push(&filter, tok);
+		if (db_parse_selector(word, &filter) < 0) {
+			json_decref(col.docs);
+			return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
 		}
-		free(copy);
 		r = db_list(*db, &filter, collect_row, &col);
 		strv_clear(&filter);
 		if (r < 0) {

@@ -375,6 +375,67 @@ static void latency_chart(FILE *f, const struct cmp_table *t, const struct cmp_r
 	free(names);
 }
 
+static bool is_phase(const struct cmp_row *r)
+{
+	return !strcmp(r->suite, "boot") && !strncmp(r->metric, "phase_", 6);
+}
+
+/* Boot phases: one stacked bar per operand, a segment per phase_* metric in
+ * the order the suite reported them (rows of one test and params). */
+static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n)
+{
+	const struct cmp_row *r0 = &t->rows[rows[0]];
+	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = 0, .hi = 0, .p0 = 250, .p1 = 20 };
+	const char **names = operand_names(t), **phases = calloc(n, sizeof(*phases));
+	double slot = (x.p1 - x.p0) / (double)t->nops;
+	char title[256], ytitle[64], p[256];
+	struct svg s;
+
+	if (!names || !phases)
+		goto out;
+	for (size_t o = 0; o < t->nops; o++) {
+		double sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			sum += t->rows[rows[i]].cells[o].n ? t->rows[rows[i]].cells[o].sum.mean : 0;
+		y.hi = fmax(y.hi, sum);
+	}
+	if (y.hi <= 0)
+		goto out;
+	svg_axis_nice(&y, true);
+	for (size_t i = 0; i < n; i++)
+		phases[i] = t->rows[rows[i]].metric + 6;
+	params_text(r0->params, p, sizeof(p));
+	snprintf(title, sizeof(title), "boot.%s phases", r0->test);
+	snprintf(ytitle, sizeof(ytitle), "time (%s)", r0->unit);
+	svg_begin(&s, 520, 300 + 18 * (int)n, title);
+	svg_axes(&s, &x, &y, NULL, ytitle, names, (int)t->nops);
+	for (size_t o = 0; o < t->nops; o++) {
+		double base = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
+			char tip[160], val[48];
+
+			if (!c->n)
+				continue;
+			text_format_value(c->sum.mean, r0->unit, val, sizeof(val));
+			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[o].name, phases[i], val);
+			svg_printf(&s, "<g class=\"stack\">");
+			svg_bar(&s, x.p0 + slot * (double)o + slot * 0.2, slot * 0.6, svg_map(&y, base),
+				svg_map(&y, base + c->sum.mean), (int)i, tip);
+			svg_printf(&s, "</g>");
+			base += c->sum.mean;
+		}
+	}
+	svg_legend(&s, 80, 300, phases, (int)n);
+	snprintf(title, sizeof(title), "boot.%s %s: time in each phase, stacked (means)", r0->test, p);
+	figure(f, svg_end(&s), title);
+out:
+	free(names);
+	free(phases);
+}
+
 static void charts(FILE *f, const struct cmp_table *t)
 {
 	size_t *rows = calloc(t->nrows ? t->nrows : 1, sizeof(*rows));
@@ -404,6 +465,21 @@ static void charts(FILE *f, const struct cmp_table *t)
 		if (n >= 3 && sweep_param(t, rows, n, key, sizeof(key)))
 			curve_chart(f, t, rows, n, key);
 		bar_chart(f, t, rows, n);
+	}
+	/* boot phases, stacked, per (test, params) */
+	memset(done, 0, t->nrows * sizeof(*done));
+	for (size_t i = 0; i < t->nrows; i++) {
+		size_t n = 0;
+
+		if (done[i] || !is_phase(&t->rows[i]))
+			continue;
+		for (size_t j = i; j < t->nrows; j++)
+			if (is_phase(&t->rows[j]) && !strcmp(t->rows[j].test, t->rows[i].test) &&
+			    !strcmp(t->rows[j].params, t->rows[i].params)) {
+				rows[n++] = j;
+				done[j] = true;
+			}
+		phase_chart(f, t, rows, n);
 	}
 	fputs("</div>\n<h2>Latency percentiles</h2>\n<div class=\"charts\">\n", f);
 	for (size_t i = 0; i < t->nrows && nlat < HTML_MAX_LATENCY_CHARTS; i++) {

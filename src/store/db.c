@@ -375,6 +375,33 @@ int db_get(struct db *db, const char *ref, json_t **doc)
 	return r;
 }
 
+int db_parse_selector(const char *sel, struct strv *filter)
+{
+	const char *p = sel;
+
+	if (!sel || !*sel)
+		return -EINVAL;
+	for (;;) {
+		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+		char part[256];
+
+		if (!eq || eq == p || eq + 1 == end || (size_t)(end - p) >= sizeof(part) ||
+		    memchr(eq + 1, '=', (size_t)(end - eq - 1))) {
+			strv_clear(filter);
+			return -EINVAL;
+		}
+		snprintf(part, sizeof(part), "%.*s", (int)(end - p), p);
+		if (strv_push(filter, part) < 0) {
+			strv_clear(filter);
+			return -ENOMEM;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
 int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_row *, void *), void *arg)
 {
 	char *sql, *p;

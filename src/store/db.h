@@ -35,6 +35,10 @@ struct db_row {
 	int64_t id;
 	const char *uuid, *started, *host, *hypervisor, *labels, *suites;
 };
+/* A label selector "k=v,k2=v2" into KEY=VALUE filters: 0, or -EINVAL when a
+ * part is not KEY=VALUE with a non-empty key and value. */
+int db_parse_selector(const char *sel, struct strv *filter);
+
 /* Runs with all the KEY=VALUE labels in `filter`, oldest first. */
 int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_row *, void *), void *arg);
 

@@ -33,6 +33,14 @@ expect 0 "compare files, text" "$VMB" compare "$T/a.json" "$T/half.json"
 has "$T/out" "-50.0%" "the gap is -50%"
 has "$T/out" "worse" "and significant, and worse"
 lacks "$T/out" "$(printf '\033')" "no colour when stdout is not a terminal"
+if command -v script >/dev/null 2>&1; then
+	expect 0 "colour on a terminal" script -qec "'$VMB' compare '$T/a.json' '$T/half.json'" /dev/null
+	has "$T/out" "$(printf '\033[31m')" "worse is red on a terminal"
+	expect 0 "NO_COLOR on a terminal" env NO_COLOR=1 script -qec "'$VMB' compare '$T/a.json' '$T/half.json'" /dev/null
+	lacks "$T/out" "$(printf '\033[3')" "and never with NO_COLOR"
+else
+	ok "colour on a terminal # skip: script(1) is not installed"
+fi
 expect 1 "--fail-if-worse 10 fails on the halved rate" "$VMB" compare "$T/a.json" "$T/half.json" --fail-if-worse 10
 has "$T/err" "cpu.prime max-prime=2000 threads=1 events_per_s: -50.0%" "the regression is listed"
 expect 0 "--fail-if-worse 60 does not" "$VMB" compare "$T/a.json" "$T/half.json" --fail-if-worse 60

@@ -123,6 +123,40 @@ static void default_path(void **state)
 	assert_string_equal(buf, "/given.db");
 }
 
+static void selectors(void **state)
+{
+	static const struct {
+		const char *sel;
+		int r;
+		size_t n;
+		const char *last;
+	} cases[] = {
+		{ "hv=kvm", 0, 1, "hv=kvm" },
+		{ "disk=sata,host=lab1", 0, 2, "host=lab1" },
+		{ "a=b,c=d,e=f g", 0, 3, "e=f g" },
+		{ "", -EINVAL, 0, NULL },
+		{ "hv", -EINVAL, 0, NULL },
+		{ "=kvm", -EINVAL, 0, NULL },
+		{ "hv=", -EINVAL, 0, NULL },
+		{ "hv=kvm,", -EINVAL, 0, NULL },
+		{ "hv=kvm,,x=y", -EINVAL, 0, NULL },
+		{ "a=b=c", -EINVAL, 0, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strv f = { 0 };
+		int r = db_parse_selector(cases[i].sel, &f);
+
+		if (r != cases[i].r)
+			fail_msg("selector \"%s\": %d, expected %d", cases[i].sel, r, cases[i].r);
+		assert_int_equal(f.n, cases[i].n);
+		if (cases[i].last)
+			assert_string_equal(f.v[f.n - 1], cases[i].last);
+		strv_clear(&f);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -144,6 +178,7 @@ int main(void)
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(refuses_foreign_files),
 		cmocka_unit_test(default_path),
+		cmocka_unit_test(selectors),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -4,6 +4,7 @@
 
 #include "test.h"
 #include "../../src/report/compare.h"
+#include "../../src/report/html.h"
 #include "../../src/report/svg.h"
 
 static void ticks(void **state)
@@ -169,6 +170,48 @@ static void comparisons(void **state)
 	cmp_table_release(&t);
 }
 
+static void boot_phases(void **state)
+{
+	static const char *const phases[] = { "phase_qemu", "phase_kernel", "phase_init" };
+	static const double ms[2][3] = { { 50e6, 900e6, 300e6 }, { 60e6, 2500e6, 700e6 } };
+	struct cmp_table t;
+	char *html = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	(void)state;
+	cmp_table_init(&t);
+	for (int o = 0; o < 2; o++) {
+		json_t *metrics = json_array(), *docs = json_array();
+
+		for (int p = 0; p < 3; p++) {
+			double x[] = { ms[o][p], ms[o][p] * 1.01 };
+
+			json_array_append_new(metrics, json_pack("{s:s, s:s, s:s, s:b, s:[f, f]}", "name", phases[p], "unit", "ns",
+								 "direction", "lower", "headline", 0, "samples", x[0], x[1]));
+		}
+		json_array_append_new(docs, json_pack("{s:[{s:s, s:[{s:s, s:[{s:{}, s:o}]}]}]}", "suites", "name", "boot",
+						      "tests", "name", "cold", "cases", "params", "metrics", metrics));
+		assert_int_equal(cmp_add_operand(&t, o ? "tcg" : "kvm", docs), 0);
+	}
+	assert_int_equal(cmp_build(&t), 0);
+	mem = open_memstream(&html, &len);
+	assert_int_equal(html_report(mem, &t, "boot"), 0);
+	fclose(mem);
+	/* one stacked chart: 2 operands x 3 phases */
+	assert_non_null(strstr(html, "<title>boot.cold phases</title>"));
+	{
+		size_t segs = 0;
+
+		for (const char *p = html; (p = strstr(p, "<g class=\"stack\">")); p++)
+			segs++;
+		assert_int_equal(segs, 6);
+	}
+	assert_non_null(strstr(html, ">kernel</text>"));
+	free(html);
+	cmp_table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +219,7 @@ int main(void)
 		cmocka_unit_test(axes_and_mapping),
 		cmocka_unit_test(document),
 		cmocka_unit_test(comparisons),
+		cmocka_unit_test(boot_phases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
