@@ -272,10 +272,11 @@ static int print_json(FILE *f, const struct cmp_table *t, const struct cmp_filte
 						     (json_int_t)json_array_size(t->ops[o].docs), "baseline", o == t->baseline));
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct cmp_row *r = &t->rows[i];
-		json_t *cells = json_array();
+		json_t *cells;
 
 		if (!cmp_row_selected(r, flt))
 			continue;
+		cells = json_array();
 		for (size_t o = 0; o < t->nops; o++) {
 			const struct cmp_cell *c = &r->cells[o];
 			struct cmp_verdict v;
