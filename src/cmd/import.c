@@ -21,36 +21,6 @@ const struct vmb_opt import_opts[] = {
 	OPT_TABLE_END,
 };
 
-static int read_all(const char *path, char **out)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (strcmp(path, "-"))
-		return read_file(path, out);
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap + 65536);
-
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap += 65536;
-		}
-		n = fread(buf + len, 1, cap - len - 1, stdin);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
-}
-
 int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
@@ -66,7 +36,7 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	file = pos.v[0];
 	json = optset_str(&own, "json");
-	r = read_all(file, &text);
+	r = read_file_or_stdin(file, &text);
 	if (r < 0) {
 		ret = cmd_usage_error(self, "%s: %s", file, strerror(-r));
 		goto out;

@@ -21,29 +21,11 @@ const struct vmb_opt show_opts[] = {
 
 static int load_stdin(json_t **doc)
 {
-	char *text = NULL, err[512];
-	size_t len = 0, cap = 0;
-	int r;
+	char *text, err[512];
+	int r = read_file_or_stdin("-", &text);
 
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *nt = realloc(text, cap + 65536);
-
-			if (!nt) {
-				free(text);
-				return -ENOMEM;
-			}
-			text = nt;
-			cap += 65536;
-		}
-		n = fread(text + len, 1, cap - len - 1, stdin);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	text[len] = '\0';
+	if (r < 0)
+		return log_errno(r, "reading stdin");
 	r = doc_load_string(text, "stdin", doc, err, sizeof(err));
 	if (r < 0)
 		log_error("%s", err);

@@ -263,6 +263,11 @@ int read_file(const char *path, char **out)
 	return 0;
 }
 
+int read_file_or_stdin(const char *path, char **out)
+{
+	return read_file(strcmp(path, "-") ? path : "/dev/stdin", out);
+}
+
 int read_file_at(const char *root, const char *path, char **out)
 {
 	char full[4096];

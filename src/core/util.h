@@ -23,6 +23,8 @@ int parse_uint_list(const char *s, unsigned min, unsigned max, unsigned all_valu
 
 /* Read a whole (small) file; trailing newlines are removed. Caller frees. */
 int read_file(const char *path, char **out);
+/* A whole file, or all of stdin for "-". Caller frees. */
+int read_file_or_stdin(const char *path, char **out);
 /* Same, relative to a root directory ("/" for the live system). */
 int read_file_at(const char *root, const char *path, char **out);
 /* First line of a file at root, into buf; 0 or a negative errno. */

@@ -197,8 +197,7 @@ bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f)
 	return f->all || r->headline;
 }
 
-/* "threads=2 bs=4096" from the params JSON */
-static void params_text(const char *json, char *buf, size_t len)
+void cmp_params_text(const char *json, char *buf, size_t len)
 {
 	json_t *o = json_loads(json, 0, NULL);
 	const char *k;
@@ -335,7 +334,7 @@ int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, 
 				if (!c->n)
 					continue;
 				cmp_judge(r, &r->cells[t->baseline], c, &v);
-				params_text(r->params, buf, sizeof(buf));
+				cmp_params_text(r->params, buf, sizeof(buf));
 				csv_field(f, r->suite), fputc(',', f), csv_field(f, r->test), fputc(',', f);
 				csv_field(f, buf), fputc(',', f), csv_field(f, r->metric), fputc(',', f);
 				csv_field(f, r->unit), fputc(',', f);
@@ -360,7 +359,7 @@ int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, 
 
 		if (!cmp_row_selected(r, flt))
 			continue;
-		params_text(r->params, buf, sizeof(buf));
+		cmp_params_text(r->params, buf, sizeof(buf));
 		wtest = strlen(r->suite) + strlen(r->test) + 1 > wtest ? strlen(r->suite) + strlen(r->test) + 1 : wtest;
 		wpar = strlen(buf) > wpar ? strlen(buf) : wpar;
 		wmet = strlen(r->metric) > wmet ? strlen(r->metric) : wmet;
@@ -396,7 +395,7 @@ int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, 
 
 		if (!cmp_row_selected(r, flt))
 			continue;
-		params_text(r->params, buf, sizeof(buf));
+		cmp_params_text(r->params, buf, sizeof(buf));
 		snprintf(test, sizeof(test), "%s.%s", r->suite, r->test);
 		if (fmt == CMP_MARKDOWN)
 			fprintf(f, "| %s | %s | %s (%s) |", test, buf, r->metric, r->unit);
@@ -447,7 +446,7 @@ size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filt
 			cmp_judge(r, &r->cells[t->baseline], &r->cells[o], &v);
 			if (v.better >= 0 || !(fabs(v.gap_pct) > pct))
 				continue;
-			params_text(r->params, p, sizeof(p));
+			cmp_params_text(r->params, p, sizeof(p));
 			fprintf(f, "  %s.%s %s %s: %+.1f%% in %s (p=%.2g)\n", r->suite, r->test, p, r->metric, v.gap_pct,
 				t->ops[o].name, v.w.p);
 			n++;

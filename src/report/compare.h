@@ -47,6 +47,8 @@ struct cmp_verdict {
 };
 
 void cmp_table_init(struct cmp_table *t);
+/* "threads=2 bs=4096" from a row's params JSON */
+void cmp_params_text(const char *json, char *buf, size_t len);
 /* Take an operand: name and its documents (steals the reference to docs). */
 int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs);
 /* Build the rows from the operands' documents. */

@@ -35,26 +35,6 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
-static void params_text(const char *json, char *buf, size_t len)
-{
-	json_t *o = json_loads(json, 0, NULL);
-	const char *k;
-	json_t *v;
-	size_t off = 0;
-
-	buf[0] = '\0';
-	json_object_foreach(o, k, v) {
-		char *s = json_dumps(v, JSON_ENCODE_ANY);
-		int n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, s ? s : "?");
-
-		free(s);
-		if (n < 0 || (size_t)n >= len - off)
-			break;
-		off += (size_t)n;
-	}
-	json_decref(o);
-}
-
 static void table(FILE *f, const struct cmp_table *t, bool all, const char *id)
 {
 	fprintf(f, "<div class=\"scroll\"><table id=\"%s\"><thead><tr><th>test</th><th>params</th><th>metric</th>", id);
@@ -70,7 +50,7 @@ static void table(FILE *f, const struct cmp_table *t, bool all, const char *id)
 
 		if (!all && !r->headline)
 			continue;
-		params_text(r->params, p, sizeof(p));
+		cmp_params_text(r->params, p, sizeof(p));
 		fprintf(f, "<tr><td>%s.%s</td><td>", r->suite, r->test);
 		esc(f, p);
 		fputs("</td><td>", f);
@@ -347,7 +327,7 @@ static void latency_chart(FILE *f, const struct cmp_table *t, const struct cmp_r
 		return;
 	}
 	svg_axis_nice(&y, false);
-	params_text(r->params, p, sizeof(p));
+	cmp_params_text(r->params, p, sizeof(p));
 	snprintf(title, sizeof(title), "%s.%s %s percentiles", r->suite, r->test, r->metric);
 	svg_begin(&s, 520, 300 + 18 * (int)t->nops, title);
 	svg_axes(&s, &x, &y, "percentile", "latency (ns)", keys, nk);
@@ -405,7 +385,7 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	svg_axis_nice(&y, true);
 	for (size_t i = 0; i < n; i++)
 		phases[i] = t->rows[rows[i]].metric + 6;
-	params_text(r0->params, p, sizeof(p));
+	cmp_params_text(r0->params, p, sizeof(p));
 	snprintf(title, sizeof(title), "boot.%s phases", r0->test);
 	snprintf(ytitle, sizeof(ytitle), "time (%s)", r0->unit);
 	svg_begin(&s, 520, 300 + 18 * (int)n, title);

@@ -332,17 +332,18 @@ out:
 	return r;
 }
 
-int db_get(struct db *db, const char *ref, json_t **doc)
+/* The document text of one run: by number when by_id, else by id prefix. */
+static int db_get_text(struct db *db, const char *ref, bool by_id, char **text)
 {
 	sqlite3_stmt *st;
-	int64_t id;
-	int rc, r;
-	char err[512];
-	bool by_id = parse_i64(ref, 1, INT64_MAX, &id) == 0;
+	int64_t id = 0;
+	int rc;
 
+	if (by_id && parse_i64(ref, 1, INT64_MAX, &id) < 0)
+		return -ENOENT;
 	rc = sqlite3_prepare_v2(db->h,
 				by_id ? "SELECT doc FROM runs WHERE id = ?"
-				      : "SELECT doc FROM runs WHERE uuid LIKE ? || '%' ESCAPE '\\' LIMIT 2",
+				      : "SELECT doc FROM runs WHERE substr(uuid, 1, length(?1)) = ?1 LIMIT 2",
 				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_err(db, "reading a run");
@@ -355,23 +356,33 @@ int db_get(struct db *db, const char *ref, json_t **doc)
 		sqlite3_finalize(st);
 		return rc == SQLITE_DONE ? -ENOENT : db_err(db, "reading a run");
 	}
-	{
-		char *text = xstrdup((const char *)sqlite3_column_text(st, 0));
-
-		if (!by_id && sqlite3_step(st) == SQLITE_ROW) {
-			free(text);
-			sqlite3_finalize(st);
-			log_error("run id prefix '%s' is ambiguous; give more characters or the run number", ref);
-			return -EINVAL;
-		}
+	*text = xstrdup((const char *)sqlite3_column_text(st, 0));
+	if (!by_id && sqlite3_step(st) == SQLITE_ROW) {
+		free(*text);
 		sqlite3_finalize(st);
-		if (!text)
-			return -ENOMEM;
-		r = doc_load_string(text, db->path, doc, err, sizeof(err));
-		free(text);
-		if (r < 0)
-			log_error("%s (run %s)", err, ref);
+		log_error("run id prefix '%s' is ambiguous; give more characters or the run number", ref);
+		return -EINVAL;
 	}
+	sqlite3_finalize(st);
+	return *text ? 0 : -ENOMEM;
+}
+
+int db_get(struct db *db, const char *ref, json_t **doc)
+{
+	char *text = NULL, err[512];
+	bool hex = strlen(ref) >= 4 && strspn(ref, "0123456789abcdef-") == strlen(ref);
+	int r;
+
+	/* A run number first; failing that, an id prefix (which may be all digits). */
+	r = db_get_text(db, ref, true, &text);
+	if (r == -ENOENT && hex)
+		r = db_get_text(db, ref, false, &text);
+	if (r < 0)
+		return r;
+	r = doc_load_string(text, db->path, doc, err, sizeof(err));
+	free(text);
+	if (r < 0)
+		log_error("%s (run %s)", err, ref);
 	return r;
 }
 

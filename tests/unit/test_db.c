@@ -35,6 +35,8 @@ static void round_trip(void **state)
 	assert_int_equal(db_add(db, doc, &id), 0);
 	doc2 = fixture_doc();
 	json_object_set_new(json_object_get(doc2, "labels"), "hv", json_string("vmware"));
+	/* an id whose prefix is all digits must still be found by its prefix */
+	json_object_set_new(doc2, "id", json_string("12345678-aaaa-4bbb-8ccc-dddddddddddd"));
 	assert_int_equal(db_add(db, doc2, &id2), 0);
 	assert_true(id2 > id);
 	db_close(db);
@@ -48,6 +50,7 @@ static void round_trip(void **state)
 	assert_true(json_equal(doc2, back));
 	json_decref(back);
 	assert_int_equal(db_get(db, "99", &back), -ENOENT);
+	assert_int_equal(db_get(db, "zzzz", &back), -ENOENT);
 
 	assert_int_equal(db_list(db, &filter, count_row, &n), 0);
 	assert_int_equal(n, 2);
