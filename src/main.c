@@ -12,7 +12,7 @@
 #endif
 
 extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[],
-	compare_opts[], export_opts[], report_opts[], import_opts[];
+	compare_opts[], export_opts[], report_opts[], import_opts[], agent_opts[];
 
 const struct vmb_cmd vmb_cmds[] = {
 	{ .name = "run", .fn = cmd_run, .args = "[SUITE[.TEST]...] [OPTIONS]",
@@ -55,6 +55,12 @@ const struct vmb_cmd vmb_cmds[] = {
 			 " disk.randread iops with the same parameters), so old measurements compare with new "
 			 "ones; the run is labelled source=fio (iperf3, sysbench-cpu, sysbench-memory).",
 	  .opts = import_opts, .min_args = 1, .max_args = 1 },
+	{ .name = "agent", .fn = cmd_agent, .args = "[--port PATH]",
+	  .summary = "the guest side of the lab: run suites on a host's request over a serial port",
+	  .description = "Speaks vmbench's agent protocol (version 1) on PATH or stdin/stdout: HELLO with this "
+			 "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
+			 "and RESULT <length> with the result document (or ERROR <message>), until BYE.",
+	  .opts = agent_opts, .max_args = 0 },
 	{ .name = "help", .fn = cmd_help, .args = "[COMMAND] [--man]",
 	  .summary = "show help for a command, or the manual page", .opts = help_opts, .max_args = 1 },
 	{ .name = NULL },
