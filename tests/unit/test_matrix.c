@@ -1,0 +1,147 @@
+/* The lab matrix (expansion, messages) and the QEMU command lines. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test.h"
+#include "../../src/lab/matrix.h"
+
+static void expansion(void **state)
+{
+	struct lab_matrix m;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(lab_matrix_parse("accel=tcg arch=x86_64,aarch64 disk=ide,ahci,lsi,virtio-blk,virtio-scsi,nvme "
+					  "smp=1,2 mem=512M pin=off", &m, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 2 * 6 * 2);
+	/* the first key varies slowest */
+	assert_string_equal(m.configs[0].v[LAB_ARCH], "x86_64");
+	assert_string_equal(m.configs[0].v[LAB_DISK], "ide");
+	assert_string_equal(m.configs[0].v[LAB_SMP], "1");
+	assert_string_equal(m.configs[1].v[LAB_SMP], "2");
+	assert_string_equal(m.configs[2].v[LAB_DISK], "ahci");
+	assert_string_equal(m.configs[12].v[LAB_ARCH], "aarch64");
+	assert_string_equal(m.configs[0].v[LAB_NIC], "none"); /* a default */
+	assert_true(m.given & (1u << LAB_DISK));
+	assert_false(m.given & (1u << LAB_NIC));
+	lab_matrix_release(&m);
+	assert_int_equal(lab_matrix_parse("", &m, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 1);
+	lab_matrix_release(&m);
+}
+
+static void messages(void **state)
+{
+	static const struct {
+		const char *spec, *msg;
+	} cases[] = {
+		{ "disk=scsi", "disk=scsi is not known; valid values of disk: virtio-blk|virtio-scsi|ide|ahci|lsi|nvme" },
+		{ "colour=red", "unknown key 'colour'; valid keys: accel, arch, disk, nic, smp, mem, pin" },
+		{ "arch=riscv64", "valid values of arch: x86_64|aarch64" },
+		{ "smp=0", "smp takes a vCPU count from 1 to 256" },
+		{ "mem=1k", "mem takes a memory size from 64M" },
+		{ "disk", "'disk' needs values" },
+		{ "disk=ide disk=nvme", "disk is given twice" },
+		{ "smp=1,2,3,4 mem=64M,128M,256M,512M,1G,2G,4G,8G,16G,32G,64G,128G,256G,512G,1T,96M disk=ide,ahci,lsi,nvme,"
+		  "virtio-blk,virtio-scsi arch=x86_64,aarch64 nic=e1000,e1000e,rtl8139,vmxnet3,virtio-net,none pin=on,off",
+		  "at most 4096" },
+	};
+	struct lab_matrix m;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = '\0';
+		assert_true(lab_matrix_parse(cases[i].spec, &m, err, sizeof(err)) < 0);
+		if (!strstr(err, cases[i].msg))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].msg);
+	}
+}
+
+static bool has_pair(const struct strv *a, const char *opt, const char *val)
+{
+	for (size_t i = 0; i + 1 < a->n; i++)
+		if (!strcmp(a->v[i], opt) && !strcmp(a->v[i + 1], val))
+			return true;
+	return false;
+}
+
+static void command_lines(void **state)
+{
+	static const struct {
+		const char *arch, *disk, *machine, *device, *driver;
+	} cases[] = {
+		{ "x86_64", "ide", "pc", "ide-hd,drive=d0,bus=ide.0", "ata_piix" },
+		{ "x86_64", "ahci", "q35", "ide-hd,drive=d0,bus=ahci0.0", "ahci" },
+		{ "x86_64", "lsi", "q35", "lsi53c895a,id=scsi0", "sym53c8xx" },
+		{ "x86_64", "virtio-blk", "q35", "virtio-blk-pci,drive=d0", "virtio_blk" },
+		{ "x86_64", "virtio-scsi", "q35", "virtio-scsi-pci,id=scsi0", "virtio_scsi" },
+		{ "x86_64", "nvme", "q35", "nvme,drive=d0,serial=vmbench0", "nvme" },
+		{ "aarch64", "virtio-blk", "virt", "virtio-blk-pci,drive=d0", "virtio_blk" },
+		{ "aarch64", "ahci", "virt", "ich9-ahci,id=ahci0", "ahci" },
+	};
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c" };
+	const char *why;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_config c = { 0 };
+		struct strv a = { 0 };
+
+		snprintf(c.v[LAB_ACCEL], 32, "tcg");
+		snprintf(c.v[LAB_ARCH], 32, "%s", cases[i].arch);
+		snprintf(c.v[LAB_DISK], 32, "%s", cases[i].disk);
+		snprintf(c.v[LAB_NIC], 32, "none");
+		snprintf(c.v[LAB_SMP], 32, "2");
+		snprintf(c.v[LAB_MEM], 32, "512M");
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, &why), 0);
+		assert_string_equal(a.v[0], !strcmp(cases[i].arch, "x86_64") ? "qemu-system-x86_64" : "qemu-system-aarch64");
+		if (!has_pair(&a, "-machine", cases[i].machine) || !has_pair(&a, "-device", cases[i].device))
+			fail_msg("case %zu: machine %s / device %s missing", i, cases[i].machine, cases[i].device);
+		assert_true(has_pair(&a, "-accel", "tcg,thread=multi"));
+		assert_true(has_pair(&a, "-cpu", "max"));
+		assert_true(has_pair(&a, "-smp", "2"));
+		assert_true(has_pair(&a, "-drive", "file=/d.img,format=raw,if=none,id=d0,cache=none"));
+		assert_true(has_pair(&a, "-qmp", "unix:/q,server=on,wait=off"));
+		assert_string_equal(lab_expected_disk_driver(&c), cases[i].driver);
+		strv_clear(&a);
+	}
+	{
+		/* KVM uses the host CPU; arm has no IDE; auto must be resolved first */
+		struct lab_config c = { 0 };
+		struct strv a = { 0 };
+
+		snprintf(c.v[LAB_ACCEL], 32, "kvm");
+		snprintf(c.v[LAB_ARCH], 32, "x86_64");
+		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
+		snprintf(c.v[LAB_NIC], 32, "e1000");
+		snprintf(c.v[LAB_SMP], 32, "1");
+		snprintf(c.v[LAB_MEM], 32, "1G");
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, &why), 0);
+		assert_true(has_pair(&a, "-cpu", "host"));
+		assert_true(has_pair(&a, "-accel", "kvm"));
+		assert_true(has_pair(&a, "-device", "e1000,netdev=n0"));
+		strv_clear(&a);
+		snprintf(c.v[LAB_ARCH], 32, "aarch64");
+		snprintf(c.v[LAB_DISK], 32, "ide");
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, &why), -EOPNOTSUPP);
+		assert_non_null(strstr(why, "no IDE controller"));
+		strv_clear(&a);
+		snprintf(c.v[LAB_ACCEL], 32, "auto");
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, &why), -EINVAL);
+		strv_clear(&a);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(expansion),
+		cmocka_unit_test(messages),
+		cmocka_unit_test(command_lines),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
