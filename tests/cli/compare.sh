@@ -6,16 +6,18 @@ fast="cpu.prime --time 0.05 --warmup 0 --repeat 3 --cpu.max-prime 2000"
 expect 0 "run A" "$VMB" run $fast --threads 1,2 --label hv=a --json "$T/a.json" -q
 expect 0 "run A again" "$VMB" run $fast --threads 1,2 --label hv=a -q
 expect 0 "run B" "$VMB" run $fast --threads 1,2 --label hv=b -q
-# B' is A with every rate halved; C ran with another max-prime (an unlike case)
-python3 - "$T/a.json" "$T/half.json" <<'PY'
+# For verdicts that must not depend on this machine's noise: A's document with
+# fixed rates (base) and the same halved (half). C ran with another max-prime.
+python3 - "$T/a.json" "$T/base.json" "$T/half.json" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-d["id"] = "00000000-half"
-for c in d["suites"][0]["tests"][0]["cases"]:
-    for m in c["metrics"]:
-        if m["name"] == "events_per_s":
-            m["samples"] = [x / 2 for x in m["samples"]]
-json.dump(d, open(sys.argv[2], "w"))
+for out, scale in ((sys.argv[2], 1.0), (sys.argv[3], 0.5)):
+    d = json.load(open(sys.argv[1]))
+    d["id"] = "00000000-%g" % scale
+    for c in d["suites"][0]["tests"][0]["cases"]:
+        for m in c["metrics"]:
+            if m["name"] == "events_per_s":
+                m["samples"] = [x * scale for x in (1000.0, 1010.0, 990.0)]
+    json.dump(d, open(out, "w"))
 PY
 expect 0 "run C with another max-prime" "$VMB" run cpu.prime --time 0.05 --warmup 0 --repeat 3 --threads 1 \
 	--cpu.max-prime 3000 --json "$T/c.json" --no-store -q
@@ -29,22 +31,22 @@ rows = [r for r in d["metrics"] if r["metric"] == "events_per_s"]
 assert len(rows) == 2 and all(r["cells"][0]["n"] == 6 and r["cells"][1]["n"] == 3 for r in rows), rows
 assert all("verdict" in r["cells"][1] and "p" in r["cells"][1] for r in rows)
 PY
-expect 0 "compare files, text" "$VMB" compare "$T/a.json" "$T/half.json"
+expect 0 "compare files, text" "$VMB" compare "$T/base.json" "$T/half.json"
 has "$T/out" "-50.0%" "the gap is -50%"
 has "$T/out" "worse" "and significant, and worse"
 lacks "$T/out" "$(printf '\033')" "no colour when stdout is not a terminal"
 if command -v script >/dev/null 2>&1; then
-	expect 0 "colour on a terminal" script -qec "'$VMB' compare '$T/a.json' '$T/half.json'" /dev/null
+	expect 0 "colour on a terminal" script -qec "'$VMB' compare '$T/base.json' '$T/half.json'" /dev/null
 	has "$T/out" "$(printf '\033[31m')" "worse is red on a terminal"
-	expect 0 "NO_COLOR on a terminal" env NO_COLOR=1 script -qec "'$VMB' compare '$T/a.json' '$T/half.json'" /dev/null
+	expect 0 "NO_COLOR on a terminal" env NO_COLOR=1 script -qec "'$VMB' compare '$T/base.json' '$T/half.json'" /dev/null
 	lacks "$T/out" "$(printf '\033[3')" "and never with NO_COLOR"
 else
 	ok "colour on a terminal # skip: script(1) is not installed"
 fi
-expect 1 "--fail-if-worse 10 fails on the halved rate" "$VMB" compare "$T/a.json" "$T/half.json" --fail-if-worse 10
+expect 1 "--fail-if-worse 10 fails on the halved rate" "$VMB" compare "$T/base.json" "$T/half.json" --fail-if-worse 10
 has "$T/err" "cpu.prime max-prime=2000 threads=1 events_per_s: -50.0%" "the regression is listed"
-expect 0 "--fail-if-worse 60 does not" "$VMB" compare "$T/a.json" "$T/half.json" --fail-if-worse 60
-expect 0 "--baseline 2 turns it around" "$VMB" compare "$T/a.json" "$T/half.json" --baseline 2 --format csv
+expect 0 "--fail-if-worse 60 does not" "$VMB" compare "$T/base.json" "$T/half.json" --fail-if-worse 60
+expect 0 "--baseline 2 turns it around" "$VMB" compare "$T/base.json" "$T/half.json" --baseline 2 --format csv
 check "csv: +100% better against the halved baseline" python3 - "$T/out" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["metric"] == "events_per_s" and r["baseline"] == "false"]
@@ -54,9 +56,9 @@ expect 0 "unlike cases are never paired" "$VMB" compare "$T/a.json" "$T/c.json" 
 has "$T/out" "max-prime=3000" "C's case is listed"
 has "$T/out" "missing here" "A's cases are missing in C, and said so"
 has "$T/out" "only here" "C's case exists only in C, and said so"
-expect 0 "markdown" "$VMB" compare "$T/a.json" "$T/half.json" --format markdown --metric 'events*'
+expect 0 "markdown" "$VMB" compare "$T/base.json" "$T/half.json" --format markdown --metric 'events*'
 has "$T/out" "| test | params | metric |" "markdown header"
-expect 2 "--baseline that is no operand" "$VMB" compare "$T/a.json" "$T/half.json" --baseline zz
+expect 2 "--baseline that is no operand" "$VMB" compare "$T/base.json" "$T/half.json" --baseline zz
 expect 2 "a selector nothing matches" "$VMB" compare hv=a hv=nope
 has "$T/err" "no stored run has the labels hv=nope" "says which"
 expect 2 "a malformed selector" "$VMB" compare hv=a "hv="
@@ -91,7 +93,7 @@ check "identical" python3 -c 'import json,sys; assert json.load(open(sys.argv[1]
 	"$T/out" "$T/a.json"
 expect 2 "export of a selector that matches two runs" "$VMB" export hv=a
 
-expect 0 "report" "$VMB" report "$T/a.json" "$T/half.json" hv=b -o "$T/r.html"
+expect 0 "report" "$VMB" report "$T/base.json" "$T/half.json" hv=b -o "$T/r.html"
 expect 2 "report never overwrites" "$VMB" report "$T/a.json" -o "$T/r.html"
 lacks "$T/r.html" "http://" "no external http resource"
 lacks "$T/r.html" "https://" "no external https resource"
@@ -122,7 +124,7 @@ PY
 import json, re, subprocess, sys
 dom, vmb, t = sys.argv[1:4]
 html = open(dom).read()
-cmp = json.loads(subprocess.run([vmb, "compare", f"{t}/a.json", f"{t}/half.json", "hv=b", "--format", "json",
+cmp = json.loads(subprocess.run([vmb, "compare", f"{t}/base.json", f"{t}/half.json", "hv=b", "--format", "json",
                                  "--all"], capture_output=True, text=True, check=True).stdout)
 head = [r for r in cmp["metrics"] if r["headline"]]
 groups = {(r["suite"], r["test"], r["metric"]) for r in head}
