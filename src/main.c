@@ -12,7 +12,7 @@
 #endif
 
 extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[],
-	compare_opts[], export_opts[], report_opts[], import_opts[], agent_opts[];
+	compare_opts[], export_opts[], report_opts[], import_opts[], agent_opts[], lab_opts[];
 
 const struct vmb_cmd vmb_cmds[] = {
 	{ .name = "run", .fn = cmd_run, .args = "[SUITE[.TEST]...] [OPTIONS]",
@@ -61,6 +61,14 @@ const struct vmb_cmd vmb_cmds[] = {
 			 "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
 			 "and RESULT <length> with the result document (or ERROR <message>), until BYE.",
 	  .opts = agent_opts, .max_args = 0 },
+	{ .name = "lab", .fn = cmd_lab, .args = "image [--arch x86_64] [--out DIR]",
+	  .summary = "the QEMU lab: 'lab image' builds a bootable guest image with the vmbench agent",
+	  .description = "The image is Debian's kernel (fetched once with apt-get download into the cache), an "
+			 "initramfs with a static busybox, the kernel modules of every supported disk controller and "
+			 "NIC with their dependencies, this vmbench binary with its shared libraries, and an init "
+			 "that loads the drivers and starts 'vmbench agent' on /dev/hvc0. It is rebuilt only when "
+			 "an input changed. Booting guests over a matrix is not built yet.",
+	  .opts = lab_opts, .min_args = 1, .max_args = 1 },
 	{ .name = "help", .fn = cmd_help, .args = "[COMMAND] [--man]",
 	  .summary = "show help for a command, or the manual page", .opts = help_opts, .max_args = 1 },
 	{ .name = NULL },

@@ -61,6 +61,7 @@ int cmd_export(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_report(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_import(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_agent(const struct vmb_cmd *self, int argc, char **argv);
+int cmd_lab(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_list(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_info(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_results(const struct vmb_cmd *self, int argc, char **argv);

@@ -8,7 +8,7 @@
 
 /* main.c is not linked into the tests; the command table lives there. */
 extern const struct vmb_opt run_opts[], list_opts[], info_opts[], results_opts[], show_opts[], help_opts[],
-	compare_opts[], export_opts[], report_opts[], import_opts[], agent_opts[];
+	compare_opts[], export_opts[], report_opts[], import_opts[], agent_opts[], lab_opts[];
 const struct vmb_cmd vmb_cmds[] = { { .name = NULL } };
 void main_usage(FILE *f);
 void main_usage(FILE *f)
@@ -140,8 +140,8 @@ static void prefixed_sets(void **state)
 static void real_tables(void **state)
 {
 	const struct vmb_opt *tables[16] = { run_opts, list_opts, info_opts, results_opts, show_opts, help_opts,
-					     compare_opts, export_opts, report_opts, import_opts, agent_opts };
-	size_t n = 11;
+					     compare_opts, export_opts, report_opts, import_opts, agent_opts, lab_opts };
+	size_t n = 12;
 
 	(void)state;
 	for (size_t i = 0; i < vmb_nsuites; i++)

@@ -1,0 +1,465 @@
+/* Guest image builder (x86_64): kernel, modules, busybox, vmbench, init. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cpio.h"
+#include "image.h"
+#include "../core/util.h"
+#include "../core/banned.h"
+
+#ifndef VMB_VERSION
+#define VMB_VERSION "0"
+#endif
+
+/* Disk controllers, NICs and the agent's console; virtio_pci first. */
+const char *const lab_image_modules[] = {
+	"virtio_pci", "virtio_blk", "virtio_scsi", "virtio_console", "virtio_net", "sd_mod", "ahci", "ata_piix",
+	"nvme", "sym53c8xx", "e1000", "e1000e", "8139cp", "vmxnet3", NULL,
+};
+
+static const char init_script[] =
+	"#!/bin/busybox sh\n"
+	"# vmbench guest init: drivers, then the agent on the host's channel.\n"
+	"/bin/busybox mount -t proc proc /proc\n"
+	"/bin/busybox mount -t sysfs sys /sys\n"
+	"/bin/busybox mount -t devtmpfs dev /dev\n"
+	"/bin/busybox mkdir -p /tmp /run && /bin/busybox mount -t tmpfs tmp /tmp\n"
+	"echo \"vmbench-init: kernel reached init at $(/bin/busybox cut -d' ' -f1 /proc/uptime) s\"\n"
+	"while read m; do /bin/busybox insmod \"/lib/modules/$m\" 2>/dev/null; done < /etc/vmbench-modules\n"
+	"port=/dev/hvc0\n"
+	"for w in $(/bin/busybox cat /proc/cmdline); do case $w in vmbench.agent=*) port=${w#vmbench.agent=};; esac; done\n"
+	"i=0; while [ ! -e \"$port\" ] && [ $i -lt 100 ]; do /bin/busybox sleep 0.1; i=$((i+1)); done\n"
+	"echo \"vmbench-init: agent on $port at $(/bin/busybox cut -d' ' -f1 /proc/uptime) s\"\n"
+	"cd /tmp && /bin/vmbench agent --port \"$port\"\n"
+	"echo \"vmbench-init: agent left ($?), powering off\"\n"
+	"/bin/busybox poweroff -f\n";
+
+static int fail(char *err, size_t len, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t len, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Run a program, its stdout into *out (may be NULL). 0 when it exits 0. */
+static int run(char *const argv[], const char *cwd, char **out)
+{
+	int p[2], status;
+	pid_t pid;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if ((cwd && chdir(cwd) < 0) || dup2(p[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		(void)dup2(open("/dev/null", O_WRONLY), STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap + 65536);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap += 65536;
+		}
+		n = read(p[0], buf + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(p[0]);
+	if (buf)
+		buf[len] = '\0';
+	(void)waitpid(pid, &status, 0);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			*p = '/';
+		}
+	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/* Debian's kernel for x86_64, downloaded once into the cache and unpacked. */
+static int fetch_kernel(const char *cache, char *root, size_t rootlen, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], *out = NULL, pkg[128] = "", deb[PATH_MAX] = "";
+	char *const depends[] = { "apt-cache", "depends", "linux-image-amd64", NULL };
+	struct dirent *e;
+	DIR *d;
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/kernel-amd64", cache);
+	snprintf(root, rootlen, "%s/root", dir);
+	if (access(root, F_OK) == 0)
+		return 0; /* the cache: no registry needed */
+	r = mkdirs(dir);
+	if (r < 0)
+		return fail(err, errlen, r, "creating %s: %s", dir, strerror(-r));
+	if (run(depends, NULL, &out) == 0 && out) {
+		const char *p = strstr(out, "Depends: linux-image-");
+
+		if (p)
+			sscanf(p, "Depends: %127s", pkg);
+	}
+	free(out);
+	if (!*pkg)
+		return fail(err, errlen, -ENOENT, "no kernel package: 'apt-cache depends linux-image-amd64' names none "
+						  "(run apt-get update, or give --kernel)");
+	{
+		char *const download[] = { "apt-get", "download", pkg, NULL };
+
+		if (run(download, dir, NULL) < 0)
+			return fail(err, errlen, -EIO, "'apt-get download %s' failed (is the Debian registry reachable?)", pkg);
+	}
+	d = opendir(dir);
+	while (d && (e = readdir(d)))
+		if (str_has_prefix(e->d_name, pkg) && strstr(e->d_name, ".deb"))
+			snprintf(deb, sizeof(deb), "%s/%s", dir, e->d_name);
+	if (d)
+		closedir(d);
+	if (!*deb)
+		return fail(err, errlen, -ENOENT, "apt-get download left no %s .deb in %s", pkg, dir);
+	{
+		char tmp[PATH_MAX + 8];
+		char *const extract[] = { "dpkg-deb", "-x", deb, tmp, NULL };
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", root);
+		if (run(extract, NULL, NULL) < 0 || rename(tmp, root) < 0)
+			return fail(err, errlen, -EIO, "unpacking %s failed", deb);
+	}
+	(void)unlink(deb);
+	return 0;
+}
+
+/* modules: name -> path below lib/modules/<kv>, by walking the tree */
+struct modmap {
+	char (*name)[64];
+	char (*path)[PATH_MAX];
+	size_t n, cap;
+};
+
+static int walk(struct modmap *m, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char p[PATH_MAX];
+		size_t l = strlen(e->d_name);
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR) {
+			walk(m, p);
+		} else if (l > 3 && !strcmp(e->d_name + l - 3, ".ko")) {
+			if (m->n == m->cap) {
+				size_t nc = m->cap ? m->cap * 2 : 1024;
+				void *nn = realloc(m->name, nc * sizeof(*m->name)), *np;
+
+				if (!nn)
+					break;
+				m->name = nn;
+				np = realloc(m->path, nc * sizeof(*m->path));
+				if (!np)
+					break;
+				m->path = np;
+				m->cap = nc;
+			}
+			snprintf(m->name[m->n], 64, "%.*s", (int)(l - 3), e->d_name);
+			for (char *c = m->name[m->n]; *c; c++)
+				if (*c == '-')
+					*c = '_';
+			snprintf(m->path[m->n], PATH_MAX, "%s", p);
+			m->n++;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+static const char *mod_path(const struct modmap *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->name[i], name))
+			return m->path[i];
+	return NULL;
+}
+
+/* "depends=a,b" from the module's .modinfo strings */
+static int mod_depends(const char *path, char *out, size_t len)
+{
+	char *data;
+	size_t size;
+	int r = read_file(path, &data);
+	const char *p;
+
+	out[0] = '\0';
+	if (r < 0)
+		return r;
+	/* read_file stops at nothing: find the key in the raw bytes */
+	{
+		struct stat st;
+
+		size = stat(path, &st) == 0 ? (size_t)st.st_size : 0;
+	}
+	p = memmem(data, size, "\0depends=", 9);
+	if (p)
+		snprintf(out, len, "%s", p + 9);
+	free(data);
+	return 0;
+}
+
+/* Depth-first: dependencies before the module; each once. */
+static int add_module(const struct modmap *m, const char *name, struct strv *order, int depth)
+{
+	const char *path = mod_path(m, name);
+	char deps[512], *save = NULL;
+
+	if (!path || depth > 32)
+		return -ENOENT;
+	for (size_t i = 0; i < order->n; i++)
+		if (!strcmp(order->v[i], path))
+			return 0;
+	if (mod_depends(path, deps, sizeof(deps)) == 0)
+		for (char *d = strtok_r(deps, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+			/* module names use '_' and '-' alike (nvme-core is nvme_core) */
+			for (char *ch = d; *ch; ch++)
+				if (*ch == '-')
+					*ch = '_';
+			(void)add_module(m, d, order, depth + 1);
+		}
+	return strv_push(order, path);
+}
+
+/* The shared libraries (and loader) a binary needs, from ldd. */
+static int needed_libs(const char *bin, struct strv *libs)
+{
+	char *const argv[] = { "ldd", (char *)bin, NULL };
+	char *out = NULL, *save = NULL;
+
+	if (run(argv, NULL, &out) < 0 || !out) {
+		free(out);
+		return 0; /* a static binary */
+	}
+	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *slash = strchr(line, '/'), *end;
+
+		if (!slash)
+			continue;
+		end = strpbrk(slash, " \t(");
+		if (end)
+			*end = '\0';
+		strv_push(libs, slash);
+	}
+	free(out);
+	return 0;
+}
+
+/* Every directory on the way to path, once, then the file. */
+static void add_path(struct cpio *c, struct strv *dirs, const char *path, mode_t perm, const char *host)
+{
+	char d[PATH_MAX];
+
+	snprintf(d, sizeof(d), "%s", path[0] == '/' ? path + 1 : path);
+	for (char *p = strchr(d, '/'); p; p = strchr(p + 1, '/')) {
+		bool seen = false;
+
+		*p = '\0';
+		for (size_t i = 0; i < dirs->n; i++)
+			seen |= !strcmp(dirs->v[i], d);
+		if (!seen) {
+			cpio_dir(c, d, 0755);
+			strv_push(dirs, d);
+		}
+		*p = '/';
+	}
+	cpio_copy(c, d, perm, host);
+}
+
+static int file_id(const char *path, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	snprintf(buf, len, "%s:%lld:%lld", path, (long long)st.st_size, (long long)st.st_mtime);
+	return 0;
+}
+
+int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen)
+{
+	char root[PATH_MAX], kernel[PATH_MAX] = "", kv[128] = "", moddir[PATH_MAX], path[PATH_MAX + 32];
+	char ids[3][PATH_MAX + 64], *old = NULL, *modlist = NULL, *text = NULL;
+	struct strv order = { 0 }, libs = { 0 }, dirs = { 0 }, missing = { 0 };
+	struct modmap mm = { 0 };
+	json_t *manifest = NULL, *mods;
+	struct cpio c;
+	size_t mlen = 0;
+	int r;
+
+	*rebuilt = 0;
+	if (strcmp(o->arch, "x86_64"))
+		return fail(err, errlen, -EOPNOTSUPP, "arch %s: only x86_64 images can be built so far", o->arch);
+	if (o->kernel)
+		return fail(err, errlen, -EOPNOTSUPP, "--kernel: only Debian's kernel package is supported so far");
+	r = fetch_kernel(o->cache, root, sizeof(root), err, errlen);
+	if (r < 0)
+		return r;
+	{
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(path, sizeof(path), "%s/lib/modules", root);
+		d = opendir(path);
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				snprintf(kv, sizeof(kv), "%s", e->d_name);
+		if (d)
+			closedir(d);
+	}
+	snprintf(kernel, sizeof(kernel), "%s/boot/vmlinuz-%s", root, kv);
+	if (!*kv || access(kernel, R_OK) < 0)
+		return fail(err, errlen, -ENOENT, "no kernel in %s (remove it to download again)", root);
+	if (file_id(o->busybox, ids[0], sizeof(ids[0])) < 0)
+		return fail(err, errlen, -ENOENT, "no static busybox at %s: apt-get install busybox-static", o->busybox);
+	if (file_id(o->vmbench, ids[1], sizeof(ids[1])) < 0 || file_id(kernel, ids[2], sizeof(ids[2])) < 0)
+		return fail(err, errlen, -ENOENT, "cannot read %s or %s", o->vmbench, kernel);
+	r = mkdirs(o->out);
+	if (r < 0)
+		return fail(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
+
+	/* Up to date when every input is the same file as last time. */
+	snprintf(path, sizeof(path), "%s/manifest.json", o->out);
+	if (read_file(path, &old) == 0) {
+		json_t *m = json_loads(old, 0, NULL);
+		const json_t *in = json_object_get(m, "inputs");
+		bool same = in && json_array_size(in) == 3;
+
+		for (size_t i = 0; same && i < 3; i++)
+			same = !strcmp(json_string_value(json_array_get(in, i)) ?: "", ids[i]);
+		json_decref(m);
+		free(old);
+		if (same)
+			return 0;
+	}
+
+	snprintf(moddir, sizeof(moddir), "%s/lib/modules/%s/kernel", root, kv);
+	walk(&mm, moddir);
+	for (size_t i = 0; lab_image_modules[i]; i++)
+		if (add_module(&mm, lab_image_modules[i], &order, 0) < 0)
+			strv_push(&missing, lab_image_modules[i]);
+	needed_libs(o->vmbench, &libs);
+
+	snprintf(path, sizeof(path), "%s/initrd.img", o->out);
+	r = cpio_open(&c, path);
+	if (r < 0) {
+		fail(err, errlen, r, "creating %s: %s", path, strerror(-r));
+		goto out;
+	}
+	for (const char *d = "bin\0proc\0sys\0dev\0tmp\0run\0etc\0lib\0lib/modules\0"; *d; d += strlen(d) + 1) {
+		cpio_dir(&c, d, 0755);
+		strv_push(&dirs, d);
+	}
+	cpio_copy(&c, "bin/busybox", 0755, o->busybox);
+	cpio_symlink(&c, "bin/sh", "busybox");
+	cpio_copy(&c, "bin/vmbench", 0755, o->vmbench);
+	for (size_t i = 0; i < libs.n; i++)
+		add_path(&c, &dirs, libs.v[i], 0755, libs.v[i]);
+	mods = json_array();
+	for (size_t i = 0; i < order.n; i++) {
+		const char *base = strrchr(order.v[i], '/') + 1;
+		char name[PATH_MAX];
+		size_t l = strlen(base) + 1;
+		char *nl = realloc(modlist, mlen + l + 1);
+
+		if (!nl)
+			break;
+		modlist = nl;
+		snprintf(modlist + mlen, l + 1, "%s\n", base);
+		mlen += l;
+		snprintf(name, sizeof(name), "lib/modules/%s", base);
+		cpio_copy(&c, name, 0644, order.v[i]);
+		json_array_append_new(mods, json_string(base));
+	}
+	cpio_file(&c, "etc/vmbench-modules", 0644, modlist ? modlist : "", mlen);
+	cpio_file(&c, "init", 0755, init_script, sizeof(init_script) - 1);
+	r = cpio_close(&c);
+	if (r < 0) {
+		json_decref(mods);
+		fail(err, errlen, r, "writing %s: %s", path, strerror(-r));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/vmlinuz", o->out);
+	(void)unlink(path);
+	if (symlink(kernel, path) < 0) {
+		json_decref(mods);
+		r = fail(err, errlen, -errno, "linking %s: %s", path, strerror(errno));
+		goto out;
+	}
+	manifest = json_pack("{s:s, s:s, s:s, s:o, s:o, s:[s, s, s]}", "arch", o->arch, "kernel_version", kv,
+			     "vmbench_version", VMB_VERSION, "modules", mods, "modules_missing", json_array(), "inputs",
+			     ids[0], ids[1], ids[2]);
+	for (size_t i = 0; manifest && i < missing.n; i++)
+		json_array_append_new(json_object_get(manifest, "modules_missing"), json_string(missing.v[i]));
+	text = manifest ? json_dumps(manifest, JSON_INDENT(2)) : NULL;
+	snprintf(path, sizeof(path), "%s/manifest.json", o->out);
+	(void)unlink(path);
+	r = text ? file_write_new(path, text, strlen(text)) : -ENOMEM;
+	if (r < 0)
+		fail(err, errlen, r, "writing %s: %s", path, strerror(-r));
+	else
+		*rebuilt = 1;
+out:
+	free(text);
+	free(modlist);
+	json_decref(manifest);
+	free(mm.name);
+	free(mm.path);
+	strv_clear(&order);
+	strv_clear(&libs);
+	strv_clear(&dirs);
+	strv_clear(&missing);
+	return r;
+}

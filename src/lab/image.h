@@ -1,0 +1,25 @@
+/* The lab's guest image: a Linux kernel and an initramfs holding busybox,
+ * the kernel modules the device models need (with their dependencies, in
+ * load order), the vmbench binary with its shared libraries, and an init
+ * that loads the drivers and starts `vmbench agent`. */
+#ifndef VMB_IMAGE_H
+#define VMB_IMAGE_H
+
+#include <stddef.h>
+
+struct lab_image_opts {
+	const char *arch;    /* "x86_64" (aarch64: not yet) */
+	const char *kernel;  /* a vmlinuz, or a linux-image .deb; NULL: Debian's, fetched into the cache */
+	const char *cache;   /* where downloads are kept */
+	const char *out;     /* where vmlinuz, initrd.img and manifest.json go */
+	const char *busybox; /* a static busybox */
+	const char *vmbench; /* the binary to put in the guest */
+};
+
+/* Build, or find the image up to date (*rebuilt false). err says what failed. */
+int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen);
+
+/* The modules the guest loads, in this order (after their dependencies). */
+extern const char *const lab_image_modules[];
+
+#endif
