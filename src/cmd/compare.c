@@ -90,6 +90,19 @@ int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	flt = (struct cmp_filter){ .suite = optset_str(&own, "suite"), .metric_glob = optset_str(&own, "metric"),
 				   .all = optset_bool(&own, "all") };
+	{
+		size_t selected = 0;
+
+		for (size_t i = 0; i < t.nrows; i++)
+			selected += cmp_row_selected(&t.rows[i], &flt);
+		/* a typo in a filter must not make a CI gate pass on nothing */
+		if (!selected) {
+			ret = cmd_usage_error(self, "no metric of these runs matches%s%s%s%s", flt.suite ? " --suite " : "",
+					      flt.suite ? flt.suite : "", flt.metric_glob ? " --metric " : "",
+					      flt.metric_glob ? flt.metric_glob : "");
+			goto out;
+		}
+	}
 	fmt = format_of(optset_str(&own, "format"));
 	ret = cmp_print(stdout, &t, &flt, fmt,
 			fmt == CMP_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR")) < 0 ? EXIT_FAILED : EXIT_OK;

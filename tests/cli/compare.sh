@@ -58,6 +58,8 @@ has "$T/out" "missing here" "A's cases are missing in C, and said so"
 has "$T/out" "only here" "C's case exists only in C, and said so"
 expect 0 "markdown" "$VMB" compare "$T/base.json" "$T/half.json" --format markdown --metric 'events*'
 has "$T/out" "| test | params | metric |" "markdown header"
+expect 2 "a --metric that matches nothing" "$VMB" compare "$T/base.json" "$T/half.json" --metric 'zzz*' --fail-if-worse 1
+has "$T/err" "no metric of these runs matches --metric zzz*" "says so, instead of passing on nothing"
 expect 2 "--baseline that is no operand" "$VMB" compare "$T/base.json" "$T/half.json" --baseline zz
 expect 2 "a selector nothing matches" "$VMB" compare hv=a hv=nope
 has "$T/err" "no stored run has the labels hv=nope" "says which"
