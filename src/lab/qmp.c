@@ -1,0 +1,160 @@
+/* QMP client. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qmp.h"
+#include "../core/clock.h"
+#include "../core/banned.h"
+
+static int reply(struct qmp *q, int timeout_ms, json_t **out)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+
+	for (;;) {
+		uint64_t now = clock_ns();
+		char *line = NULL;
+		json_t *msg;
+		int r = now < deadline ? proto_recv_line(&q->conn, (int)((deadline - now) / 1000000), &line) : -ETIMEDOUT;
+
+		if (r < 0) {
+			snprintf(q->err, sizeof(q->err), "QMP: %s", r == -ETIMEDOUT ? "no answer in time"
+								    : r == -EPIPE ? "QEMU closed the socket" : strerror(-r));
+			return r;
+		}
+		msg = json_loads(line, 0, NULL);
+		if (!json_is_object(msg)) {
+			snprintf(q->err, sizeof(q->err), "QMP: not a JSON object: '%.80s'", line);
+			free(line);
+			json_decref(msg);
+			return -EPROTO;
+		}
+		free(line);
+		if (json_object_get(msg, "event")) {
+			json_array_append_new(q->events, msg);
+			continue;
+		}
+		*out = msg;
+		return 0;
+	}
+}
+
+int qmp_connect(struct qmp *q, const char *path, int timeout_ms)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	json_t *greeting = NULL;
+	int r;
+
+	memset(q, 0, sizeof(*q));
+	q->fd = -1;
+	q->events = json_array();
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(q->err, sizeof(q->err), "QMP socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	/* QEMU creates the socket while it starts: try until the deadline */
+	for (;;) {
+		q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (q->fd < 0)
+			return -errno;
+		if (connect(q->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+		r = -errno;
+		close(q->fd);
+		q->fd = -1;
+		if (clock_ns() >= deadline || (r != -ENOENT && r != -ECONNREFUSED)) {
+			snprintf(q->err, sizeof(q->err), "QMP: cannot connect to %s: %s", path, strerror(-r));
+			return r;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	}
+	proto_init(&q->conn, q->fd, q->fd);
+	r = reply(q, timeout_ms, &greeting);
+	if (r == 0 && !json_object_get(greeting, "QMP")) {
+		snprintf(q->err, sizeof(q->err), "QMP: the greeting is not QEMU's");
+		r = -EPROTO;
+	}
+	json_decref(greeting);
+	if (r == 0)
+		r = qmp_execute(q, "qmp_capabilities", NULL, timeout_ms, NULL);
+	return r;
+}
+
+int qmp_execute(struct qmp *q, const char *cmd, json_t *args, int timeout_ms, json_t **ret)
+{
+	json_t *req = json_pack("{s:s}", "execute", cmd), *msg = NULL;
+	char *text;
+	int r;
+
+	if (args)
+		json_object_set_new(req, "arguments", args);
+	text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	if (!text)
+		return -ENOMEM;
+	r = proto_send(&q->conn, "%s", text);
+	free(text);
+	if (r < 0) {
+		snprintf(q->err, sizeof(q->err), "QMP: sending %s: %s", cmd, strerror(-r));
+		return r;
+	}
+	r = reply(q, timeout_ms, &msg);
+	if (r < 0)
+		return r;
+	if (json_object_get(msg, "error")) {
+		snprintf(q->err, sizeof(q->err), "QMP %s: %s", cmd,
+			 json_string_value(json_object_get(json_object_get(msg, "error"), "desc")) ?: "error");
+		json_decref(msg);
+		return -EIO;
+	}
+	if (ret)
+		*ret = json_incref(json_object_get(msg, "return"));
+	json_decref(msg);
+	return 0;
+}
+
+int qmp_vcpu_threads(struct qmp *q, int timeout_ms, int **tids, size_t *n)
+{
+	json_t *cpus = NULL, *c;
+	size_t i;
+	int r = qmp_execute(q, "query-cpus-fast", NULL, timeout_ms, &cpus);
+
+	if (r < 0)
+		return r;
+	*n = json_array_size(cpus);
+	*tids = calloc(*n ? *n : 1, sizeof(**tids));
+	if (!*tids) {
+		json_decref(cpus);
+		return -ENOMEM;
+	}
+	json_array_foreach(cpus, i, c) {
+		json_int_t idx = json_integer_value(json_object_get(c, "cpu-index"));
+
+		if (idx < 0 || (size_t)idx >= *n || !json_is_integer(json_object_get(c, "thread-id"))) {
+			snprintf(q->err, sizeof(q->err), "QMP query-cpus-fast: an entry without cpu-index or thread-id");
+			free(*tids);
+			json_decref(cpus);
+			return -EPROTO;
+		}
+		(*tids)[idx] = (int)json_integer_value(json_object_get(c, "thread-id"));
+	}
+	json_decref(cpus);
+	return 0;
+}
+
+void qmp_close(struct qmp *q)
+{
+	proto_release(&q->conn);
+	if (q->fd >= 0)
+		close(q->fd);
+	q->fd = -1;
+	json_decref(q->events);
+	q->events = NULL;
+}

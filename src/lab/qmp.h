@@ -1,0 +1,30 @@
+/* A QMP (QEMU Machine Protocol) client over a unix socket: the greeting,
+ * capabilities negotiation, commands with bounded waits, asynchronous
+ * events skipped and remembered (a guest's RESET or SHUTDOWN). */
+#ifndef VMB_QMP_H
+#define VMB_QMP_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "proto.h"
+
+struct qmp {
+	int fd;
+	struct proto_conn conn; /* the bounded line reader of the agent protocol */
+	json_t *events;         /* events seen so far, oldest first */
+	char err[512];
+};
+
+/* Connect to QEMU's -qmp unix socket (waiting up to timeout_ms for it to
+ * appear), read the greeting, negotiate capabilities. */
+int qmp_connect(struct qmp *q, const char *path, int timeout_ms);
+/* Execute a command (args may be NULL; the reference is taken). *ret gets
+ * the "return" value (new reference) unless ret is NULL. -EIO with q->err
+ * holding QEMU's error description. */
+int qmp_execute(struct qmp *q, const char *cmd, json_t *args, int timeout_ms, json_t **ret);
+/* The host thread ids of the vCPUs, in vCPU order (query-cpus-fast). */
+int qmp_vcpu_threads(struct qmp *q, int timeout_ms, int **tids, size_t *n);
+void qmp_close(struct qmp *q);
+
+#endif

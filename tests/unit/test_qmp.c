@@ -1,0 +1,143 @@
+/* The QMP client against a real QEMU (started paused, no guest), and
+ * against a socket that is not QEMU's. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "../../src/lab/qmp.h"
+
+static char dir[] = "/tmp/vmbench-qmp-XXXXXX";
+
+static bool have_qemu(void)
+{
+	return system("command -v qemu-system-x86_64 >/dev/null 2>&1") == 0;
+}
+
+static void real_qemu(void **state)
+{
+	char sock[256], arg[300];
+	struct qmp q;
+	json_t *ret = NULL;
+	int *tids = NULL, status;
+	size_t n = 0;
+	pid_t pid;
+
+	(void)state;
+	if (!have_qemu())
+		skip();
+	snprintf(sock, sizeof(sock), "%s/qmp.sock", dir);
+	snprintf(arg, sizeof(arg), "unix:%s,server=on,wait=off", sock);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		(void)freopen("/dev/null", "w", stderr);
+		execlp("qemu-system-x86_64", "qemu-system-x86_64", "-S", "-machine", "q35", "-accel", "tcg", "-smp", "2",
+		       "-m", "128M", "-nodefaults", "-display", "none", "-qmp", arg, (char *)NULL);
+		_exit(127);
+	}
+	if (qmp_connect(&q, sock, 20000) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fail_msg("%s", q.err);
+	}
+	assert_int_equal(qmp_execute(&q, "query-status", NULL, 10000, &ret), 0);
+	assert_string_equal(json_string_value(json_object_get(ret, "status")), "prelaunch");
+	json_decref(ret);
+	assert_int_equal(qmp_vcpu_threads(&q, 10000, &tids, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(tids[0] > 0 && tids[1] > 0 && tids[0] != tids[1]);
+	free(tids);
+	assert_int_equal(qmp_execute(&q, "no-such-command", NULL, 10000, NULL), -EIO);
+	assert_non_null(strstr(q.err, "no-such-command"));
+	assert_int_equal(qmp_execute(&q, "quit", NULL, 10000, NULL), 0);
+	qmp_close(&q);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A server that greets with garbage, and one that never answers. */
+static void not_qemu(void **state)
+{
+	static const char *const greetings[] = { "hello there\n", "{\"NotQMP\": {}}\n", "" };
+	char sock[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(greetings) / sizeof(greetings[0]); i++) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		struct qmp q;
+		int srv = socket(AF_UNIX, SOCK_STREAM, 0), r;
+		pid_t pid;
+
+		snprintf(sock, sizeof(sock), "%s/fake%zu.sock", dir, i);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+		assert_int_equal(bind(srv, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		assert_int_equal(listen(srv, 1), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int c = accept(srv, NULL, NULL);
+			char buf[256];
+
+			if (write(c, greetings[i], strlen(greetings[i])) < 0)
+				_exit(1);
+			while (read(c, buf, sizeof(buf)) > 0)
+				;
+			_exit(0);
+		}
+		close(srv);
+		r = qmp_connect(&q, sock, 500);
+		assert_true(r < 0);
+		assert_true(strlen(q.err) > 0);
+		if (i == 0)
+			assert_non_null(strstr(q.err, "not a JSON object"));
+		if (i == 1)
+			assert_non_null(strstr(q.err, "not QEMU's"));
+		if (i == 2)
+			assert_non_null(strstr(q.err, "no answer in time"));
+		qmp_close(&q);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	/* nothing listening at all */
+	snprintf(sock, sizeof(sock), "%s/none.sock", dir);
+	{
+		struct qmp q;
+
+		assert_true(qmp_connect(&q, sock, 200) < 0);
+		assert_non_null(strstr(q.err, "cannot connect"));
+		qmp_close(&q);
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(real_qemu),
+		cmocka_unit_test(not_qemu),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
