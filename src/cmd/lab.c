@@ -1,12 +1,23 @@
 /* vmbench lab: the QEMU lab. Today: `lab image` builds the guest image. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "../core/log.h"
 #include "../lab/image.h"
+#include "../lab/labrun.h"
+#include "../lab/matrix.h"
+#include "../report/compare.h"
+#include "../report/html.h"
+#include "../store/db.h"
+#include "../store/doc.h"
 #include "../core/banned.h"
 
 const struct vmb_opt lab_opts[] = {
@@ -18,6 +29,25 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "where downloaded kernel packages are kept (default $XDG_CACHE_HOME/vmbench)" },
 	{ .name = "busybox", .type = OPT_STRING, .def = "/bin/busybox", .metavar = "PATH",
 	  .help = "a static busybox (Debian's busybox-static)" },
+	{ .name = "matrix", .type = OPT_STRING, .metavar = "SPEC",
+	  .help = "run: the configurations, e.g. \"accel=tcg disk=ide,virtio-blk smp=1,2\" (keys accel arch disk nic smp mem pin)" },
+	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
+	  .help = "run: what to measure in each guest (cpu, disk, boot)" },
+	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
+	{ .name = "boots", .type = OPT_INT, .min = 1, .max = 100, .def = "3", .quick = "2", .metavar = "N",
+	  .help = "run: cold boots timed per configuration (the first also runs the suites)" },
+	{ .name = "baseline", .type = OPT_STRING, .def = "host", .choices = "host|none", .metavar = "WHAT",
+	  .help = "run: also measure the host, and compare every configuration with it" },
+	{ .name = "disk-size", .type = OPT_SIZE, .min = 16 << 20, .max = 1ull << 40, .def = "1g", .quick = "128m",
+	  .metavar = "SIZE", .help = "run: the scratch disk behind the configuration's controller" },
+	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = "none|writeback|writethrough|directsync|unsafe",
+	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk" },
+	{ .name = "hello-timeout", .type = OPT_DOUBLE, .min = 1, .max = 3600, .def = "180", .metavar = "SECONDS",
+	  .help = "run: how long a guest may take to boot and say HELLO" },
+	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE", .help = "run: tag every stored result" },
+	{ .name = "report", .type = OPT_STRING, .metavar = "FILE",
+	  .help = "run: the HTML report to write (a new file; default vmbench-lab-DATE.html)" },
+	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "run: the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
 };
@@ -32,6 +62,251 @@ static void cache_home(char *buf, size_t len)
 		snprintf(buf, len, "%s/.cache/vmbench", home && *home ? home : "/tmp");
 }
 
+static void on_signal(int sig)
+{
+	if (vmb_stop_requested()) {
+		lab_kill_all();
+		(void)signal(sig, SIG_DFL);
+		(void)raise(sig);
+		return;
+	}
+	vmb_request_stop();
+}
+
+/* The host baseline: this binary's `run` of the same suites. */
+static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen)
+{
+	char *argv[16];
+	int argc = 0, p[2], status;
+	char *out = NULL;
+	size_t len = 0, cap = 0;
+	json_t *doc;
+	pid_t pid;
+
+	char items[256], *save = NULL;
+
+	argv[argc++] = "vmbench";
+	argv[argc++] = "run";
+	/* the same suites and tests as in the guests, boot aside */
+	snprintf(items, sizeof(items), "%s", suites);
+	for (char *it = strtok_r(items, ",", &save); it && argc < 6; it = strtok_r(NULL, ",", &save))
+		if (strcmp(it, "boot"))
+			argv[argc++] = it;
+	if (argc == 2)
+		return NULL;
+	if (quick)
+		argv[argc++] = "--quick";
+	argv[argc++] = "--no-store";
+	argv[argc++] = "-q";
+	argv[argc++] = "--json";
+	argv[argc++] = "-";
+	argv[argc] = NULL;
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		snprintf(err, errlen, "starting the host run: %s", strerror(errno));
+		return NULL;
+	}
+	if (pid == 0) {
+		(void)dup2(p[1], STDOUT_FILENO);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 65536) {
+			char *nb = realloc(out, cap + 262144);
+
+			if (!nb)
+				break;
+			out = nb;
+			cap += 262144;
+		}
+		n = read(p[0], out + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(p[0]);
+	(void)waitpid(pid, &status, 0);
+	if (!out) {
+		snprintf(err, errlen, "the host run printed nothing");
+		return NULL;
+	}
+	out[len] = '\0';
+	if (doc_load_string(out, "the host run", &doc, err, errlen) < 0)
+		doc = NULL;
+	free(out);
+	return doc;
+}
+
+static void label(json_t *doc, const char *k, const char *v)
+{
+	json_object_set_new(json_object_get(doc, "labels"), k, json_string(v));
+}
+
+static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *cache, const char *img)
+{
+	struct lab_matrix m;
+	struct cmp_table t;
+	struct db *db = NULL;
+	const struct strv *labels = &optset_get(own, "label")->kv;
+	const char *suites = optset_str(own, "suites"), *accel_note = NULL;
+	char err[2048], dbpath[4096], report[4200], self_exe[4096];
+	bool quick = optset_bool(own, "quick");
+	int ret = EXIT_OK, rebuilt;
+	size_t failed = 0;
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (!optset_str(own, "matrix"))
+		return cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
+	if (lab_matrix_parse(optset_str(own, "matrix"), &m, err, sizeof(err)) < 0)
+		return cmd_usage_error(self, "%s", err);
+	cmp_table_init(&t);
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	if (db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) < 0 || db_open(dbpath, true, &db) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (!realpath("/proc/self/exe", self_exe) ||
+	    lab_image_build(&(struct lab_image_opts){ .arch = "x86_64", .cache = cache, .out = img,
+		    .busybox = optset_str(own, "busybox"), .vmbench = self_exe }, &rebuilt, err, sizeof(err)) < 0) {
+		log_error("lab image: %s", err);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (!strcmp(optset_str(own, "baseline"), "host") && strcmp(suites, "boot")) {
+		json_t *doc;
+		int64_t id;
+
+		fprintf(stderr, "vmbench: measuring the host (baseline)\n");
+		doc = host_run(suites, quick, err, sizeof(err));
+		if (!doc) {
+			log_error("the host baseline failed: %s", err);
+			ret = EXIT_FAILED;
+			goto out;
+		}
+		label(doc, "config", "host");
+		for (size_t i = 0; i < labels->n; i++) {
+			char k[128];
+
+			snprintf(k, sizeof(k), "%.*s", (int)(strchr(labels->v[i], '=') - labels->v[i]), labels->v[i]);
+			label(doc, k, strchr(labels->v[i], '=') + 1);
+		}
+		if (db_add(db, doc, &id) == 0)
+			fprintf(stderr, "vmbench: host: stored as run %lld\n", (long long)id);
+		cmp_add_operand(&t, "host", json_pack("[o]", doc));
+	}
+	for (size_t i = 0; i < m.n && !vmb_stop_requested(); i++) {
+		struct lab_config c = m.configs[i];
+		char name[256] = "";
+		size_t off = 0;
+		json_t *doc = NULL;
+		int64_t id;
+		int r;
+
+		for (int k = 0; k < LAB_NKEYS; k++)
+			if (m.given & (1u << k))
+				off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", off ? " " : "",
+							lab_key_name((enum lab_key)k), c.v[k]);
+		if (!*name)
+			snprintf(name, sizeof(name), "default");
+		if (!strcmp(c.v[LAB_ARCH], "aarch64")) {
+			fprintf(stderr, "vmbench: %s: skipped: aarch64 guests are not built yet\n", name);
+			continue;
+		}
+		if (!strcmp(c.v[LAB_ACCEL], "auto")) {
+			/* KVM only when /dev/kvm opens; the run says which was used */
+			int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "%s", fd >= 0 ? "kvm" : "tcg");
+			if (fd >= 0)
+				close(fd);
+			else
+				accel_note = "accel=auto: /dev/kvm cannot be opened, TCG used";
+		}
+		fprintf(stderr, "vmbench: %s: booting (%s)\n", name, c.v[LAB_ACCEL]);
+		r = lab_run_config(&c, &(struct lab_run_opts){
+			.image_dir = img, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
+			.disk_size = "128m", .disk_cache = optset_str(own, "disk-cache"),
+			.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000),
+		}, &doc, err, sizeof(err));
+		if (r < 0 && !strcmp(c.v[LAB_ACCEL], "kvm") && !strcmp(m.configs[i].v[LAB_ACCEL], "auto") &&
+		    !vmb_stop_requested()) {
+			/* KVM present but not able to run this guest (a nested host, say): TCG */
+			log_info("%s: KVM did not boot the guest (%.200s); using TCG", name, err);
+			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
+			accel_note = "accel=auto: KVM could not boot the guest here, TCG used";
+			r = lab_run_config(&c, &(struct lab_run_opts){
+				.image_dir = img, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
+				.disk_size = "128m", .disk_cache = optset_str(own, "disk-cache"),
+				.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000),
+			}, &doc, err, sizeof(err));
+		}
+		if (r == -EOPNOTSUPP) {
+			fprintf(stderr, "vmbench: %s: skipped: %s\n", name, err);
+			continue;
+		}
+		if (r < 0) {
+			log_error("%s: %s", name, err);
+			failed++;
+			continue;
+		}
+		for (int k = 0; k < LAB_NKEYS; k++)
+			label(doc, lab_key_name((enum lab_key)k), c.v[k]);
+		label(doc, "config", name);
+		for (size_t j = 0; j < labels->n; j++) {
+			char k[128];
+
+			snprintf(k, sizeof(k), "%.*s", (int)(strchr(labels->v[j], '=') - labels->v[j]), labels->v[j]);
+			label(doc, k, strchr(labels->v[j], '=') + 1);
+		}
+		if (accel_note)
+			json_object_set_new(doc, "lab_note", json_string(accel_note));
+		if (db_add(db, doc, &id) == 0)
+			fprintf(stderr, "vmbench: %s: stored as run %lld\n", name, (long long)id);
+		cmp_add_operand(&t, name, json_pack("[o]", doc));
+	}
+	if (vmb_stop_requested()) {
+		log_error("interrupted");
+		ret = EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (t.nops && cmp_build(&t) == 0) {
+		struct cmp_filter flt = { .all = false };
+		char *html = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&html, &len);
+
+		cmp_print(stdout, &t, &flt, CMP_TEXT, false);
+		if (optset_str(own, "report"))
+			snprintf(report, sizeof(report), "%s", optset_str(own, "report"));
+		else {
+			time_t now = time(NULL);
+			struct tm tm;
+
+			gmtime_r(&now, &tm);
+			strftime(report, sizeof(report), "vmbench-lab-%Y%m%d-%H%M%S.html", &tm);
+		}
+		if (mem && html_report(mem, &t, "vmbench lab") == 0 && fclose(mem) == 0 &&
+		    file_write_new(report, html, len) == 0)
+			fprintf(stderr, "vmbench: wrote %s\n", report);
+		else
+			log_error("could not write the report %s (it must be a new file)", report);
+		free(html);
+	}
+	if (failed)
+		ret = EXIT_FAILED;
+out:
+	lab_kill_all();
+	cmp_table_release(&t);
+	lab_matrix_release(&m);
+	db_close(db);
+	return ret;
+}
+
 int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
@@ -42,9 +317,13 @@ int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret >= 0)
 		goto out;
-	if (strcmp(pos.v[0], "image")) {
-		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image (booting guests over a "
-					    "matrix is not built yet)", pos.v[0]);
+	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run")) {
+		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix",
+				      pos.v[0]);
+		goto out;
+	}
+	if (optset_bool(&own, "quick") && optset_apply_quick(&own) < 0) {
+		ret = EXIT_FAILED;
 		goto out;
 	}
 	if (optset_str(&own, "cache"))
@@ -59,6 +338,10 @@ int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	if (!realpath("/proc/self/exe", self_exe)) {
 		ret = EXIT_FAILED;
 		log_errno(-errno, "finding this binary");
+		goto out;
+	}
+	if (!strcmp(pos.v[0], "run")) {
+		ret = lab_run(self, &own, cache, out);
 		goto out;
 	}
 	if (lab_image_build(&(struct lab_image_opts){

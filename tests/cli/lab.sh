@@ -6,7 +6,11 @@
 
 cache="$SRC/build-lab-cache"
 expect 2 "an unknown lab command" "$VMB" lab boot
-has "$T/err" "'image' builds the guest image" "says what exists"
+has "$T/err" "'image' builds the guest image, 'run' runs a matrix" "says what exists"
+expect 2 "a matrix key that does not exist" "$VMB" lab run --matrix "disk=ide colour=red"
+has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, nic, smp, mem, pin" "lists the valid keys"
+expect 2 "a controller that does not exist" "$VMB" lab run --matrix "disk=floppy"
+has "$T/err" "valid values of disk: virtio-blk|virtio-scsi|ide|ahci|lsi|nvme" "lists the valid controllers"
 expect 2 "aarch64 is not built yet, and says so" "$VMB" lab image --arch aarch64 --cache "$cache" --out "$T/arm"
 if [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
 	ok "guest image and boot # skip: busybox-static or qemu-system-x86 is not installed (scripts/deps.sh test)"
@@ -29,4 +33,59 @@ has "$T/out" "up to date" "not rebuilt"
 check "the guest boots under TCG, says HELLO, runs cpu.prime, says BYE" python3 "$SRC/tests/cli/boot_agent.py" \
 	"$T/img" "$T"
 check "no QEMU process is left" sh -c "! pgrep -f '[q]emu-system-x86_64.*$T' >/dev/null"
+
+# A two-controller matrix end to end, against the host.
+before=$(ls -d /tmp/vmbench-lab-* 2>/dev/null | wc -l)
+expect 0 "lab run: ide and virtio-blk under TCG, cpu.prime, disk.randread, boot" "$VMB" lab run \
+	--matrix "accel=tcg disk=ide,virtio-blk" --suites cpu.prime,disk.randread,boot --quick --label t=lab \
+	--cache "$cache" --out "$T/img" --db "$T/lab.db" --report "$T/lab.html"
+has "$T/out" "accel=tcg disk=ide" "the comparison has the IDE configuration"
+has "$T/out" "accel=tcg disk=virtio-blk" "and the virtio-blk one"
+has "$T/out" "host (baseline)" "against the host"
+check "the report was written" test -s "$T/lab.html"
+check "stored: the host and both configurations, with their labels, drivers and boot phases" python3 - "$T/lab.db" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs ORDER BY id")]
+assert [d["labels"]["config"] for d in docs] == ["host", "accel=tcg disk=ide", "accel=tcg disk=virtio-blk"], \
+    [d["labels"] for d in docs]
+want = {"ide": "ata_piix", "virtio-blk": "virtio_blk"}
+for d in docs[1:]:
+    lab = d["labels"]
+    assert lab["t"] == "lab" and lab["accel"] == "tcg" and lab["arch"] == "x86_64", lab
+    fp = d["fingerprint"]
+    assert fp["hypervisor"]["name"] == "QEMU TCG", fp["hypervisor"]
+    assert want[lab["disk"]] in [b["driver"] for b in fp["block_devices"]], fp["block_devices"]
+    suites = {s["name"]: s for s in d["suites"]}
+    assert set(suites) == {"cpu", "disk", "boot"}, set(suites)
+    assert suites["disk"]["notes"]["target"].startswith("/dev/"), suites["disk"]["notes"]
+    m = {x["name"]: x for x in suites["boot"]["tests"][0]["cases"][0]["metrics"]}
+    # qemu start < first output < init < agent ready: every phase took time
+    for p in ("phase_firmware", "phase_kernel", "phase_agent"):
+        assert m[p]["summary"]["n"] == 2 and min(m[p]["samples"]) > 0, (p, m[p]["samples"])
+    total = sum(m[p]["summary"]["mean"] for p in ("phase_firmware", "phase_kernel", "phase_agent"))
+    assert abs(m["boot_total"]["summary"]["mean"] - total) < 1e-3 * total
+PY
+check "no QEMU process is left" sh -c "! pgrep -f '[q]emu-system-x86_64.*vmbench-lab' >/dev/null"
+check "no work directory is left" test "$(ls -d /tmp/vmbench-lab-* 2>/dev/null | wc -l)" -eq "$before"
+
+check "SIGTERM while a guest runs: exit 130, no QEMU, no file left" python3 - "$VMB" "$cache" "$T" <<'PY'
+import glob, os, signal, subprocess, sys
+vmb, cache, t = sys.argv[1:4]
+before = set(glob.glob("/tmp/vmbench-lab-*"))
+env = dict(os.environ, VMBENCH_TEST_STOP_AT="lab-booted")
+p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg disk=ide,virtio-blk", "--suites", "boot",
+                      "--baseline", "none", "--cache", cache, "--out", f"{t}/img", "--db", f"{t}/int.db",
+                      "--report", f"{t}/int.html"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+pid, status = os.waitpid(p.pid, os.WUNTRACED)  # it stops itself once the guest has said HELLO
+assert os.WIFSTOPPED(status), status
+qemu = subprocess.run(["pgrep", "-f", f"[q]emu-system-x86_64"], capture_output=True, text=True).stdout.split()
+assert qemu, "no QEMU running while the guest is up"
+os.kill(p.pid, signal.SIGTERM)
+os.kill(p.pid, signal.SIGCONT)
+err = p.communicate(timeout=120)[1].decode()
+assert p.returncode == 130, (p.returncode, err)
+left = [q for q in qemu if os.path.exists(f"/proc/{q}")]
+assert not left, f"QEMU left: {left}"
+assert set(glob.glob("/tmp/vmbench-lab-*")) == before, "work directories left"
+PY
 finish

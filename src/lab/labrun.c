@@ -1,0 +1,487 @@
+/* Lab run: QEMU per configuration, boot phases, suites through the agent. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "labrun.h"
+#include "proto.h"
+#include "qmp.h"
+#include "../core/clock.h"
+#include "../core/runner.h"
+#include "../store/doc.h"
+#include "../core/banned.h"
+
+/* What a signal handler must be able to undo. */
+static volatile pid_t qemu_pids[8];
+static char work_dirs[8][64];
+
+static void track(pid_t pid, const char *dir)
+{
+	for (int i = 0; i < 8; i++)
+		if (!qemu_pids[i]) {
+			qemu_pids[i] = pid;
+			snprintf(work_dirs[i], sizeof(work_dirs[i]), "%s", dir);
+			return;
+		}
+}
+
+static void remove_dir(const char *dir)
+{
+	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "disk.img" };
+	char p[128];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		(void)unlink(p);
+	}
+	(void)rmdir(dir);
+}
+
+void lab_kill_all(void)
+{
+	for (int i = 0; i < 8; i++) {
+		if (qemu_pids[i] > 0) {
+			(void)kill(-qemu_pids[i], SIGKILL);
+			(void)waitpid(qemu_pids[i], NULL, 0);
+		}
+		qemu_pids[i] = 0;
+		if (work_dirs[i][0])
+			remove_dir(work_dirs[i]);
+		work_dirs[i][0] = '\0';
+	}
+}
+
+static void untrack(pid_t pid)
+{
+	for (int i = 0; i < 8; i++)
+		if (qemu_pids[i] == pid) {
+			qemu_pids[i] = 0;
+			if (work_dirs[i][0])
+				remove_dir(work_dirs[i]);
+			work_dirs[i][0] = '\0';
+		}
+}
+
+static int fail(char *err, size_t len, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t len, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The last lines of the console, for messages about a guest that misbehaved. */
+static void console_tail(const char *dir, char *buf, size_t len)
+{
+	char p[128], *text = NULL;
+	size_t l;
+
+	snprintf(p, sizeof(p), "%s/console.log", dir);
+	buf[0] = '\0';
+	if (read_file(p, &text) < 0)
+		return;
+	l = strlen(text);
+	snprintf(buf, len, "%s", text + (l > len - 1 ? l - (len - 1) : 0));
+	free(text);
+}
+
+struct boot {
+	pid_t pid;
+	char dir[64];
+	struct proto_conn conn;
+	int fd;
+	json_t *fp;
+	double t_output, t_init, t_hello; /* seconds after QEMU started */
+};
+
+static int spawn(const struct strv *argv, pid_t *pid)
+{
+	*pid = fork();
+	if (*pid < 0)
+		return -errno;
+	if (*pid == 0) {
+		/* its own process group, and it dies with us even on kill -9 */
+		(void)setpgid(0, 0);
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		(void)dup2(open("/dev/null", O_RDWR), STDIN_FILENO);
+		(void)dup2(open("/dev/null", O_RDWR), STDOUT_FILENO);
+		(void)dup2(open("/dev/null", O_RDWR), STDERR_FILENO);
+		execvp(argv->v[0], argv->v);
+		_exit(127);
+	}
+	(void)setpgid(*pid, *pid);
+	return 0;
+}
+
+/* Watch the console for the first output and the init line. */
+static void watch_console(struct boot *b, double now)
+{
+	char p[128], *text = NULL;
+
+	if (b->t_output && b->t_init)
+		return;
+	snprintf(p, sizeof(p), "%s/console.log", b->dir);
+	if (read_file(p, &text) < 0)
+		return;
+	if (!b->t_output && *text)
+		b->t_output = now;
+	if (!b->t_init && strstr(text, "vmbench-init: kernel reached init"))
+		b->t_init = now;
+	free(text);
+}
+
+static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, char *err, size_t errlen)
+{
+	struct lab_paths paths;
+	char kernel[300], initrd[300], disk[128], qmp[128], agent[128], console[128], tail[600];
+	struct strv argv = { 0 };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *why;
+	uint64_t t0, deadline;
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+	snprintf(b->dir, sizeof(b->dir), "/tmp/vmbench-lab-XXXXXX");
+	if (!mkdtemp(b->dir))
+		return fail(err, errlen, -errno, "creating a work directory: %s", strerror(errno));
+	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", o->image_dir);
+	snprintf(initrd, sizeof(initrd), "%s/initrd.img", o->image_dir);
+	snprintf(disk, sizeof(disk), "%s/disk.img", b->dir);
+	snprintf(qmp, sizeof(qmp), "%s/qmp.sock", b->dir);
+	snprintf(agent, sizeof(agent), "%s/agent.sock", b->dir);
+	snprintf(console, sizeof(console), "%s/console.log", b->dir);
+	{
+		/* a scratch disk of our own, behind the configuration's controller */
+		uint64_t size;
+		int fd = open(disk, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+
+		if (fd < 0 || parse_size(o->disk_size, 1 << 20, 1ull << 40, &size) < 0 || ftruncate(fd, (off_t)size) < 0) {
+			if (fd >= 0)
+				close(fd);
+			remove_dir(b->dir);
+			return fail(err, errlen, -EIO, "creating the scratch disk %s", disk);
+		}
+		close(fd);
+	}
+	paths = (struct lab_paths){ .kernel = kernel, .initrd = initrd, .disk = disk, .disk_format = "raw",
+				    .disk_cache = o->disk_cache, .qmp_socket = qmp, .agent_socket = agent,
+				    .console_log = console };
+	r = lab_qemu_argv(c, &paths, &argv, &why);
+	if (r < 0) {
+		remove_dir(b->dir);
+		strv_clear(&argv);
+		return fail(err, errlen, r, "%s", why);
+	}
+	t0 = clock_ns();
+	r = spawn(&argv, &b->pid);
+	strv_clear(&argv);
+	if (r < 0) {
+		remove_dir(b->dir);
+		return fail(err, errlen, r, "starting QEMU: %s", strerror(-r));
+	}
+	track(b->pid, b->dir);
+	deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", agent);
+	while (b->fd < 0) {
+		int status;
+
+		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
+			b->pid = 0;
+			return fail(err, errlen, -ECHILD, "QEMU exited at once (is %s installed?)",
+				    !strcmp(c->v[LAB_ARCH], "aarch64") ? "qemu-system-arm" : "qemu-system-x86");
+		}
+		b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (b->fd >= 0 && connect(b->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			close(b->fd);
+			b->fd = -1;
+		}
+		if (b->fd < 0) {
+			if (clock_ns() > deadline || vmb_stop_requested())
+				return fail(err, errlen, -ETIMEDOUT, "QEMU did not open its agent socket");
+			nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+		}
+	}
+	proto_init(&b->conn, b->fd, b->fd);
+	/* HELLO, watching the console meanwhile for the earlier phases */
+	for (;;) {
+		char *line = NULL;
+		double now;
+
+		r = proto_recv_line(&b->conn, 50, &line);
+		now = (double)(clock_ns() - t0) / 1e9;
+		watch_console(b, now);
+		if (r == 0 && str_has_prefix(line, "HELLO ")) {
+			bool ours = str_has_prefix(line, "HELLO 1 ");
+
+			b->t_hello = now;
+			b->fp = ours ? json_loads(line + 8, 0, NULL) : NULL;
+			free(line);
+			if (!ours)
+				return fail(err, errlen, -EPROTONOSUPPORT, "the guest agent speaks another protocol "
+										 "version: rebuild the image");
+			if (!json_is_object(b->fp))
+				return fail(err, errlen, -EPROTO, "the guest's HELLO carries no fingerprint");
+			break;
+		}
+		free(line);
+		if ((r < 0 && r != -ETIMEDOUT) || clock_ns() > deadline || vmb_stop_requested()) {
+			console_tail(b->dir, tail, sizeof(tail));
+			return fail(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT,
+				    "the guest %s within %.0f s; console ends with:\n%s",
+				    r == -EPIPE ? "closed its agent channel" : "did not say HELLO", o->hello_timeout_ms / 1e3, tail);
+		}
+	}
+	if (!b->t_output)
+		b->t_output = b->t_hello;
+	if (!b->t_init)
+		b->t_init = b->t_hello;
+	return 0;
+}
+
+static int shut_down(struct boot *b)
+{
+	int r = b->fd >= 0 ? proto_host_bye(&b->conn, 10000) : -EPIPE, status;
+	uint64_t deadline = clock_ns() + 30000000000ull;
+
+	/* the guest powers off after BYE; QEMU then exits */
+	while (b->pid > 0 && waitpid(b->pid, &status, WNOHANG) == 0) {
+		if (clock_ns() > deadline) {
+			(void)kill(-b->pid, SIGKILL);
+			(void)waitpid(b->pid, &status, 0);
+			r = -ETIMEDOUT;
+			break;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	}
+	proto_release(&b->conn);
+	if (b->fd >= 0)
+		close(b->fd);
+	json_decref(b->fp);
+	untrack(b->pid);
+	return r;
+}
+
+/* pin=on: vCPU thread i to host CPU i (round robin), through QMP's thread ids */
+static int pin_vcpus(const struct boot *b, char *err, size_t errlen)
+{
+	char path[128];
+	struct qmp q;
+	int *tids = NULL, r;
+	size_t n = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	snprintf(path, sizeof(path), "%s/qmp.sock", b->dir);
+	r = qmp_connect(&q, path, 10000);
+	if (r == 0)
+		r = qmp_vcpu_threads(&q, 10000, &tids, &n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)(i % (size_t)(ncpu > 0 ? ncpu : 1)), &set);
+		if (sched_setaffinity(tids[i], sizeof(set), &set) < 0)
+			r = -errno;
+	}
+	if (r < 0)
+		fail(err, errlen, r, "pinning vCPUs: %s", q.err[0] ? q.err : strerror(-r));
+	free(tids);
+	qmp_close(&q);
+	return r;
+}
+
+static const char *guest_disk(const json_t *fp, const char *driver)
+{
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(json_object_get(fp, "block_devices"), i, d)
+		if (driver && !strcmp(json_string_value(json_object_get(d, "driver")) ?: "", driver))
+			return json_string_value(json_object_get(d, "name"));
+	return NULL;
+}
+
+static bool wants(const char *suites, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (const char *p = suites; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (n == l && !strncmp(p, name, l))
+			return true;
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+/* The boot suite, measured by the host: phases per cold boot. */
+static json_t *boot_suite(const double (*ph)[3], unsigned n)
+{
+	static const char *const names[] = { "phase_firmware", "phase_kernel", "phase_agent" };
+	static const struct runner_settings rs = { 0 };
+	struct vmb_results res = { 0 };
+	struct vmb_suite_result *s;
+	struct vmb_case *c;
+	json_t *doc, *suite;
+	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured");
+
+	res.suites = calloc(1, sizeof(*res.suites));
+	res.nsuites = 1;
+	s = res.suites;
+	s->name = xstrdup("boot");
+	s->tests = calloc(1, sizeof(*s->tests));
+	s->ntests = 1;
+	s->tests[0].name = xstrdup("cold");
+	s->tests[0].cases = calloc(1, sizeof(*s->tests[0].cases));
+	s->tests[0].ncases = 1;
+	c = &s->tests[0].cases[0];
+	c->reps = n;
+	for (int k = 0; k < 3; k++) {
+		struct vmb_metric *m = vmb_case_add_metric(c, names[k], VMB_UNIT_NS, VMB_LOWER);
+
+		for (unsigned i = 0; m && i < n; i++)
+			vmb_metric_push(m, ph[i][k] * 1e9);
+		if (m)
+			stats_summarize(m->samples, m->n, &m->sum);
+	}
+	{
+		struct vmb_metric *m = vmb_case_add_metric(c, "boot_total", VMB_UNIT_NS, VMB_LOWER);
+
+		for (unsigned i = 0; m && i < n; i++)
+			vmb_metric_push(m, (ph[i][0] + ph[i][1] + ph[i][2]) * 1e9);
+		if (m) {
+			m->headline = true;
+			stats_summarize(m->samples, m->n, &m->sum);
+		}
+	}
+	doc = doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp, .rs = &rs });
+	vmb_results_release(&res);
+	json_decref(fp);
+	suite = doc ? json_incref(json_array_get(json_object_get(doc, "suites"), 0)) : NULL;
+	json_decref(doc);
+	return suite;
+}
+
+int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, char *err, size_t errlen)
+{
+	double (*phases)[3] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
+	const char *driver = lab_expected_disk_driver(c);
+	json_t *doc = NULL;
+	int r = 0;
+
+	if (!phases)
+		return -ENOMEM;
+	for (unsigned i = 0; i < (o->boots ? o->boots : 1) && r == 0; i++) {
+		struct boot b;
+
+		r = boot_once(c, o, &b, err, errlen);
+		if (r < 0) {
+			if (b.pid > 0) {
+				(void)kill(-b.pid, SIGKILL);
+				(void)waitpid(b.pid, NULL, 0);
+			}
+			untrack(b.pid);
+			proto_release(&b.conn);
+			if (b.fd >= 0)
+				close(b.fd);
+			json_decref(b.fp);
+			break;
+		}
+		vmb_test_stop_point("lab-booted");
+		if (vmb_stop_requested()) {
+			r = fail(err, errlen, -EINTR, "interrupted");
+			(void)shut_down(&b);
+			break;
+		}
+		phases[i][0] = b.t_output;
+		phases[i][1] = b.t_init - b.t_output;
+		phases[i][2] = b.t_hello - b.t_init;
+		if (i == 0 && !strcmp(c->v[LAB_PIN], "on"))
+			r = pin_vcpus(&b, err, errlen);
+		if (i == 0 && r == 0) {
+			const char *dev = guest_disk(b.fp, driver);
+
+			if (!dev)
+				r = fail(err, errlen, -ENODEV, "the guest shows no disk with the %s driver that disk=%s needs",
+					 driver, c->v[LAB_DISK]);
+			/* every item but boot is a suite or test the guest runs: cpu, disk.randread... */
+			for (const char *p = o->suites; r == 0 && p && *p;) {
+				const char *comma = strchr(p, ',');
+				char what[64], devpath[64];
+				json_t *opts, *d = NULL;
+
+				snprintf(what, sizeof(what), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
+				p = comma ? comma + 1 : NULL;
+				if (!strcmp(what, "boot"))
+					continue;
+				opts = json_object();
+				if (o->quick)
+					json_object_set_new(opts, "quick", json_true());
+				if (str_has_prefix(what, "disk")) {
+					/* the scratch disk behind the controller; it is ours to overwrite */
+					snprintf(devpath, sizeof(devpath), "/dev/%s", dev);
+					json_object_set_new(opts, "disk.device", json_string(devpath));
+					json_object_set_new(opts, "destructive", json_true());
+				}
+				r = proto_host_run(&b.conn, what, opts, 120000, 3600000, &d);
+				json_decref(opts);
+				if (r < 0) {
+					fail(err, errlen, r, "%s", b.conn.err);
+					break;
+				}
+				if (!doc) {
+					doc = d;
+				} else {
+					json_array_extend(json_object_get(doc, "suites"), json_object_get(d, "suites"));
+					json_decref(d);
+				}
+			}
+			if (r == 0 && !doc) {
+				/* only boot was asked: the guest's fingerprint still belongs to the result */
+				static const struct runner_settings none = { 0 };
+				struct vmb_results empty = { 0 };
+
+				doc = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b.fp, .rs = &none,
+										 .started = wall_time_s(), .ended = wall_time_s() });
+				if (!doc)
+					r = -ENOMEM;
+			}
+		}
+		{
+			int s = shut_down(&b);
+
+			if (r == 0 && s < 0)
+				r = fail(err, errlen, s, "the guest did not shut down cleanly after BYE");
+		}
+	}
+	if (r == 0 && wants(o->suites, "boot")) {
+		json_t *bs = boot_suite((const double(*)[3])phases, o->boots ? o->boots : 1);
+
+		if (bs)
+			json_array_append_new(json_object_get(doc, "suites"), bs);
+	}
+	free(phases);
+	if (r < 0) {
+		json_decref(doc);
+		return r;
+	}
+	*out = doc;
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* The lab run: boot each configuration of a matrix under QEMU, time the boot
+ * phases, run the suites in the guest through the agent, and return one
+ * result document per configuration. */
+#ifndef VMB_LABRUN_H
+#define VMB_LABRUN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "matrix.h"
+
+struct lab_run_opts {
+	const char *image_dir;   /* vmlinuz, initrd.img */
+	const char *suites;      /* "cpu,disk,boot" */
+	unsigned boots;          /* cold boots measured (the first also runs the suites) */
+	bool quick;
+	const char *disk_size;   /* scratch disk attached through the configuration's controller */
+	const char *disk_format; /* raw|qcow2 */
+	const char *disk_cache;  /* QEMU cache mode */
+	int hello_timeout_ms;
+};
+
+/* Run one configuration. On success *doc is its result; on failure err says
+ * why with the last console lines. -EOPNOTSUPP: QEMU cannot build it (skip). */
+int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **doc, char *err, size_t errlen);
+/* Kill every QEMU this process started and remove their files (signal-safe). */
+void lab_kill_all(void);
+
+#endif
