@@ -156,6 +156,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 	bool quick = optset_bool(own, "quick");
 	int ret = EXIT_OK, rebuilt;
 	size_t failed = 0;
+	bool kvm_failed = false; /* accel=auto: decided once per run */
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	if (!optset_str(own, "matrix"))
@@ -218,25 +219,30 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 			continue;
 		}
 		if (!strcmp(c.v[LAB_ACCEL], "auto")) {
-			/* KVM only when /dev/kvm opens; the run says which was used */
-			int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+			/* KVM only when /dev/kvm opens and a guest reached its agent under it */
+			int fd = kvm_failed ? -1 : open("/dev/kvm", O_RDWR | O_CLOEXEC);
 
 			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "%s", fd >= 0 ? "kvm" : "tcg");
 			if (fd >= 0)
 				close(fd);
-			else
+			else if (!kvm_failed)
 				accel_note = "accel=auto: /dev/kvm cannot be opened, TCG used";
 		}
 		fprintf(stderr, "vmbench: %s: booting (%s)\n", name, c.v[LAB_ACCEL]);
 		r = lab_run_config(&c, &(struct lab_run_opts){
 			.image_dir = img, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
 			.disk_size = "128m", .disk_cache = optset_str(own, "disk-cache"),
-			.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000),
+			/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
+			.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000) >
+						    30000 && !strcmp(m.configs[i].v[LAB_ACCEL], "auto") &&
+						    !strcmp(c.v[LAB_ACCEL], "kvm")
+					    ? 30000 : (int)(optset_double(own, "hello-timeout") * 1000),
 		}, &doc, err, sizeof(err));
 		if (r < 0 && !strcmp(c.v[LAB_ACCEL], "kvm") && !strcmp(m.configs[i].v[LAB_ACCEL], "auto") &&
 		    !vmb_stop_requested()) {
 			/* KVM present but not able to run this guest (a nested host, say): TCG */
-			log_info("%s: KVM did not boot the guest (%.200s); using TCG", name, err);
+			log_info("%s: KVM did not boot the guest (%.200s); using TCG from now on", name, err);
+			kvm_failed = true;
 			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
 			accel_note = "accel=auto: KVM could not boot the guest here, TCG used";
 			r = lab_run_config(&c, &(struct lab_run_opts){

@@ -202,9 +202,14 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 		int status;
 
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
+			untrack(b->pid);
 			b->pid = 0;
-			return fail(err, errlen, -ECHILD, "QEMU exited at once (is %s installed?)",
-				    !strcmp(c->v[LAB_ARCH], "aarch64") ? "qemu-system-arm" : "qemu-system-x86");
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+				return fail(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
+					    !strcmp(c->v[LAB_ARCH], "aarch64") ? "qemu-system-aarch64" : "qemu-system-x86_64",
+					    !strcmp(c->v[LAB_ARCH], "aarch64") ? "qemu-system-arm" : "qemu-system-x86");
+			return fail(err, errlen, -ECHILD, "QEMU exited at once (%s %d)", WIFEXITED(status) ? "status" : "signal",
+				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		}
 		b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (b->fd >= 0 && connect(b->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -240,11 +245,24 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 			break;
 		}
 		free(line);
+		{
+			int status;
+
+			if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
+				untrack(b->pid);
+				b->pid = 0;
+				console_tail(b->dir, tail, sizeof(tail));
+				return fail(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
+					    WIFEXITED(status) ? "status" : "signal",
+					    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+					    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
+			}
+		}
 		if ((r < 0 && r != -ETIMEDOUT) || clock_ns() > deadline || vmb_stop_requested()) {
 			console_tail(b->dir, tail, sizeof(tail));
-			return fail(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT,
-				    "the guest %s within %.0f s; console ends with:\n%s",
-				    r == -EPIPE ? "closed its agent channel" : "did not say HELLO", o->hello_timeout_ms / 1e3, tail);
+			return fail(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT, "the guest %s within %.0f s; %s%s",
+				    r == -EPIPE ? "closed its agent channel" : "did not say HELLO", o->hello_timeout_ms / 1e3,
+				    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
 		}
 	}
 	if (!b->t_output)

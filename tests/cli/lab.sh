@@ -68,6 +68,18 @@ PY
 check "no QEMU process is left" sh -c "! pgrep -f '[q]emu-system-x86_64.*vmbench-lab' >/dev/null"
 check "no work directory is left" test "$(ls -d /tmp/vmbench-lab-* 2>/dev/null | wc -l)" -eq "$before"
 
+expect 0 "accel=auto: KVM when a guest boots under it, else TCG, and the result says which" "$VMB" lab run \
+	--matrix "accel=auto" --suites boot --boots 1 --baseline none --cache "$cache" --out "$T/img" \
+	--db "$T/auto.db" --report "$T/auto.html"
+check "the accelerator used is recorded, with the reason for a fallback" python3 - "$T/auto.db" <<'PY'
+import json, os, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs").fetchone()[0])
+accel = d["labels"]["accel"]
+assert accel in ("kvm", "tcg"), accel
+if accel == "tcg":
+    assert "TCG used" in d.get("lab_note", ""), d.get("lab_note")
+PY
+
 check "SIGTERM while a guest runs: exit 130, no QEMU, no file left" python3 - "$VMB" "$cache" "$T" <<'PY'
 import glob, os, signal, subprocess, sys
 vmb, cache, t = sys.argv[1:4]
