@@ -61,14 +61,18 @@ const struct vmb_cmd vmb_cmds[] = {
 			 "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
 			 "and RESULT <length> with the result document (or ERROR <message>), until BYE.",
 	  .opts = agent_opts, .max_args = 0 },
-	{ .name = "lab", .fn = cmd_lab, .args = "image [--arch x86_64] [--out DIR]",
-	  .summary = "the QEMU lab: 'lab image' builds a bootable guest image with the vmbench agent",
+	{ .name = "lab", .fn = cmd_lab, .args = "image | run --matrix SPEC | report SELECTOR",
+	  .summary = "the QEMU lab: guest image, matrix runs under QEMU, comparison with the host",
 	  .description = "The image is Debian's kernel (fetched once with apt-get download into the cache), an "
 			 "initramfs with a static busybox, the kernel modules of every supported disk controller and "
 			 "NIC with their dependencies, this vmbench binary with its shared libraries, and an init "
 			 "that loads the drivers and starts 'vmbench agent' on /dev/hvc0. It is rebuilt only when "
-			 "an input changed. Booting guests over a matrix is not built yet.",
-	  .opts = lab_opts, .min_args = 1, .max_args = 1 },
+			 "an input changed. 'lab run' boots every configuration of --matrix, times the boot phases, "
+			 "runs --suites in the guest on a scratch disk behind the configuration's controller, "
+			 "measures the host, stores each result with the matrix keys as labels, prints the "
+			 "comparison with the host and writes the HTML report. 'lab report SELECTOR' redraws it "
+			 "from the store. x86_64 guests only so far.",
+	  .opts = lab_opts, .min_args = 1, .max_args = 2 },
 	{ .name = "help", .fn = cmd_help, .args = "[COMMAND] [--man]",
 	  .summary = "show help for a command, or the manual page", .opts = help_opts, .max_args = 1 },
 	{ .name = NULL },

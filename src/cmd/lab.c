@@ -313,6 +313,100 @@ out:
 	return ret;
 }
 
+struct grouping {
+	struct db *db;
+	json_t *groups; /* config label -> array of documents, in first-seen order */
+	int r;
+};
+
+static int group_row(const struct db_row *row, void *arg)
+{
+	struct grouping *g = arg;
+	char id[32];
+	const char *cfg;
+	json_t *doc, *list;
+
+	snprintf(id, sizeof(id), "%lld", (long long)row->id);
+	g->r = db_get(g->db, id, &doc);
+	if (g->r < 0)
+		return g->r;
+	cfg = json_string_value(json_object_get(json_object_get(doc, "labels"), "config"));
+	if (!cfg) {
+		json_decref(doc); /* not a lab run */
+		return 0;
+	}
+	list = json_object_get(g->groups, cfg);
+	if (!list) {
+		list = json_array();
+		json_object_set_new(g->groups, cfg, list);
+	}
+	json_array_append_new(list, doc);
+	return 0;
+}
+
+/* lab report SELECTOR: the lab's comparison and HTML report again, from the store. */
+static int lab_report(const struct vmb_cmd *self, struct optset *own, const char *selector)
+{
+	struct grouping g = { .groups = json_object() };
+	struct strv filter = { 0 };
+	struct cmp_table t;
+	struct cmp_filter flt = { 0 };
+	char path[4096], report[4200];
+	const char *k;
+	json_t *v;
+	int ret = EXIT_OK;
+
+	cmp_table_init(&t);
+	if (db_parse_selector(selector, &filter) < 0) {
+		ret = cmd_usage_error(self, "lab report: '%s' is not a label selector (KEY=VALUE[,KEY=VALUE])", selector);
+		goto out;
+	}
+	if (db_default_path(optset_str(own, "db"), path, sizeof(path)) < 0 || db_open(path, false, &g.db) < 0) {
+		ret = cmd_usage_error(self, "lab report: no result store at %s", path);
+		goto out;
+	}
+	if (db_list(g.db, &filter, group_row, &g) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (!json_object_size(g.groups)) {
+		ret = cmd_usage_error(self, "lab report: no lab run has the labels %s", selector);
+		goto out;
+	}
+	/* the host first: it is the baseline */
+	if (json_object_get(g.groups, "host"))
+		cmp_add_operand(&t, "host", json_incref(json_object_get(g.groups, "host")));
+	json_object_foreach(g.groups, k, v)
+		if (strcmp(k, "host"))
+			cmp_add_operand(&t, k, json_incref(v));
+	if (cmp_build(&t) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	cmp_print(stdout, &t, &flt, CMP_TEXT, false);
+	snprintf(report, sizeof(report), "%s", optset_str(own, "report") ? optset_str(own, "report") : "");
+	if (*report) {
+		char *html = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&html, &len);
+
+		if (mem && html_report(mem, &t, "vmbench lab") == 0 && fclose(mem) == 0 &&
+		    file_write_new(report, html, len) == 0) {
+			fprintf(stderr, "vmbench: wrote %s\n", report);
+		} else {
+			log_error("could not write the report %s (it must be a new file)", report);
+			ret = EXIT_FAILED;
+		}
+		free(html);
+	}
+out:
+	cmp_table_release(&t);
+	json_decref(g.groups);
+	db_close(g.db);
+	strv_clear(&filter);
+	return ret;
+}
+
 int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
@@ -323,9 +417,18 @@ int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret >= 0)
 		goto out;
-	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run")) {
-		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix",
-				      pos.v[0]);
+	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report")) {
+		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix, "
+				      "'report SELECTOR' redraws a run's comparison from the store", pos.v[0]);
+		goto out;
+	}
+	if (!strcmp(pos.v[0], "report")) {
+		ret = pos.n == 2 ? lab_report(self, &own, pos.v[1])
+				 : cmd_usage_error(self, "lab report needs a label selector, e.g. lab report t=lab");
+		goto out;
+	}
+	if (pos.n > 1) {
+		ret = cmd_usage_error(self, "unexpected argument '%s'", pos.v[1]);
 		goto out;
 	}
 	if (optset_bool(&own, "quick") && optset_apply_quick(&own) < 0) {

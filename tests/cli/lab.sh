@@ -65,6 +65,11 @@ for d in docs[1:]:
     total = sum(m[p]["summary"]["mean"] for p in ("phase_firmware", "phase_kernel", "phase_agent"))
     assert abs(m["boot_total"]["summary"]["mean"] - total) < 1e-3 * total
 PY
+expect 0 "lab report redraws it from the store" "$VMB" lab report t=lab --db "$T/lab.db" --report "$T/again.html"
+has "$T/out" "host (baseline)" "host first, as the baseline"
+has "$T/out" "accel=tcg disk=virtio-blk" "every configuration"
+check "the report is written again" test -s "$T/again.html"
+expect 2 "lab report of labels no run has" "$VMB" lab report t=nothing --db "$T/lab.db"
 check "no QEMU process is left" sh -c "! pgrep -f '[q]emu-system-x86_64.*vmbench-lab' >/dev/null"
 check "no work directory is left" test "$(ls -d /tmp/vmbench-lab-* 2>/dev/null | wc -l)" -eq "$before"
 
