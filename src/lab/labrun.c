@@ -106,7 +106,8 @@ struct boot {
 	struct proto_conn conn;
 	int fd;
 	json_t *fp;
-	double t_output, t_init, t_hello; /* seconds after QEMU started */
+	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
+	size_t console_off;               /* console bytes that belong to earlier boots */
 };
 
 static int spawn(const struct strv *argv, pid_t *pid)
@@ -138,17 +139,74 @@ static void watch_console(struct boot *b, double now)
 	snprintf(p, sizeof(p), "%s/console.log", b->dir);
 	if (read_file(p, &text) < 0)
 		return;
-	if (!b->t_output && *text)
-		b->t_output = now;
-	if (!b->t_init && strstr(text, "vmbench-init: kernel reached init"))
-		b->t_init = now;
+	if (strlen(text) > b->console_off) {
+		const char *mine = text + b->console_off;
+
+		if (!b->t_output && *mine)
+			b->t_output = now;
+		if (!b->t_init && strstr(mine, "vmbench-init: kernel reached init"))
+			b->t_init = now;
+	}
 	free(text);
+}
+
+/* HELLO on the agent channel, watching the console meanwhile for the
+ * earlier phases; times are seconds after t0. */
+static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const struct lab_run_opts *o, char *err,
+		       size_t errlen)
+{
+	char tail[600];
+	int r;
+
+	/* HELLO, watching the console meanwhile for the earlier phases */
+	for (;;) {
+		char *line = NULL;
+		double now;
+
+		r = proto_recv_line(&b->conn, 50, &line);
+		now = (double)(clock_ns() - t0) / 1e9;
+		watch_console(b, now);
+		if (r == 0 && str_has_prefix(line, "HELLO ")) {
+			bool ours = str_has_prefix(line, "HELLO 1 ");
+
+			b->t_hello = now;
+			b->fp = ours ? json_loads(line + 8, 0, NULL) : NULL;
+			free(line);
+			if (!ours)
+				return fail(err, errlen, -EPROTONOSUPPORT, "the guest agent speaks another protocol "
+										 "version: rebuild the image");
+			if (!json_is_object(b->fp))
+				return fail(err, errlen, -EPROTO, "the guest's HELLO carries no fingerprint");
+			break;
+		}
+		free(line);
+		{
+			int status;
+
+			if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
+				untrack(b->pid);
+				b->pid = 0;
+				console_tail(b->dir, tail, sizeof(tail));
+				return fail(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
+					    WIFEXITED(status) ? "status" : "signal",
+					    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+					    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
+			}
+		}
+		if ((r < 0 && r != -ETIMEDOUT) || clock_ns() > deadline || vmb_stop_requested()) {
+			console_tail(b->dir, tail, sizeof(tail));
+			return fail(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT, "the guest %s within %.0f s; %s%s",
+				    r == -EPIPE ? "closed its agent channel" : "did not say HELLO", o->hello_timeout_ms / 1e3,
+				    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
+		}
+	}
+	return 0;
 }
 
 static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, char *err, size_t errlen)
 {
 	struct lab_paths paths;
-	char kernel[300], initrd[300], disk[128], qmp[128], agent[128], console[128], tail[600];
+	char kernel[300], initrd[300], disk[128], qmp[128], agent[128], console[128];
 	struct strv argv = { 0 };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *why;
@@ -223,48 +281,9 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 		}
 	}
 	proto_init(&b->conn, b->fd, b->fd);
-	/* HELLO, watching the console meanwhile for the earlier phases */
-	for (;;) {
-		char *line = NULL;
-		double now;
-
-		r = proto_recv_line(&b->conn, 50, &line);
-		now = (double)(clock_ns() - t0) / 1e9;
-		watch_console(b, now);
-		if (r == 0 && str_has_prefix(line, "HELLO ")) {
-			bool ours = str_has_prefix(line, "HELLO 1 ");
-
-			b->t_hello = now;
-			b->fp = ours ? json_loads(line + 8, 0, NULL) : NULL;
-			free(line);
-			if (!ours)
-				return fail(err, errlen, -EPROTONOSUPPORT, "the guest agent speaks another protocol "
-										 "version: rebuild the image");
-			if (!json_is_object(b->fp))
-				return fail(err, errlen, -EPROTO, "the guest's HELLO carries no fingerprint");
-			break;
-		}
-		free(line);
-		{
-			int status;
-
-			if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
-				untrack(b->pid);
-				b->pid = 0;
-				console_tail(b->dir, tail, sizeof(tail));
-				return fail(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
-					    WIFEXITED(status) ? "status" : "signal",
-					    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-					    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
-			}
-		}
-		if ((r < 0 && r != -ETIMEDOUT) || clock_ns() > deadline || vmb_stop_requested()) {
-			console_tail(b->dir, tail, sizeof(tail));
-			return fail(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT, "the guest %s within %.0f s; %s%s",
-				    r == -EPIPE ? "closed its agent channel" : "did not say HELLO", o->hello_timeout_ms / 1e3,
-				    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
-		}
-	}
+	r = await_hello(b, t0, deadline, o, err, errlen);
+	if (r < 0)
+		return r;
 	if (!b->t_output)
 		b->t_output = b->t_hello;
 	if (!b->t_init)
@@ -292,6 +311,42 @@ static int shut_down(struct boot *b)
 		close(b->fd);
 	json_decref(b->fp);
 	untrack(b->pid);
+	return r;
+}
+
+/* A warm boot: QMP system_reset, then the same phases in the same QEMU
+ * process (the agent channel outlives the guest's reset). */
+static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, size_t errlen)
+{
+	char path[128], *text = NULL;
+	struct qmp q;
+	uint64_t t0;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/console.log", b->dir);
+	b->console_off = read_file(path, &text) == 0 ? strlen(text) : 0;
+	free(text);
+	snprintf(path, sizeof(path), "%s/qmp.sock", b->dir);
+	r = qmp_connect(&q, path, 10000);
+	json_decref(b->fp);
+	b->fp = NULL;
+	b->t_output = b->t_init = b->t_hello = 0;
+	t0 = clock_ns();
+	if (r == 0)
+		r = qmp_execute(&q, "system_reset", NULL, 10000, NULL);
+	if (r < 0) {
+		fail(err, errlen, r, "warm boot: %s", q.err);
+		qmp_close(&q);
+		return r;
+	}
+	qmp_close(&q);
+	r = await_hello(b, t0, t0 + (uint64_t)o->hello_timeout_ms * 1000000, o, err, errlen);
+	if (r == 0) {
+		if (!b->t_output)
+			b->t_output = b->t_hello;
+		if (!b->t_init)
+			b->t_init = b->t_hello;
+	}
 	return r;
 }
 
@@ -349,8 +404,8 @@ static bool wants(const char *suites, const char *name)
 	return false;
 }
 
-/* The boot suite, measured by the host: phases per cold boot. */
-static json_t *boot_suite(const double (*ph)[3], unsigned n)
+/* The boot suite, measured by the host: phases per cold and warm boot. */
+static json_t *boot_suite(const double (*cold)[3], unsigned ncold, const double (*warm)[3], unsigned nwarm)
 {
 	static const char *const names[] = { "phase_firmware", "phase_kernel", "phase_agent" };
 	static const struct runner_settings rs = { 0 };
@@ -364,29 +419,34 @@ static json_t *boot_suite(const double (*ph)[3], unsigned n)
 	res.nsuites = 1;
 	s = res.suites;
 	s->name = xstrdup("boot");
-	s->tests = calloc(1, sizeof(*s->tests));
-	s->ntests = 1;
-	s->tests[0].name = xstrdup("cold");
-	s->tests[0].cases = calloc(1, sizeof(*s->tests[0].cases));
-	s->tests[0].ncases = 1;
-	c = &s->tests[0].cases[0];
-	c->reps = n;
-	for (int k = 0; k < 3; k++) {
-		struct vmb_metric *m = vmb_case_add_metric(c, names[k], VMB_UNIT_NS, VMB_LOWER);
+	s->tests = calloc(2, sizeof(*s->tests));
+	s->ntests = nwarm ? 2 : 1;
+	for (size_t t = 0; t < s->ntests; t++) {
+		const double(*ph)[3] = t ? warm : cold;
+		unsigned n = t ? nwarm : ncold;
 
-		for (unsigned i = 0; m && i < n; i++)
-			vmb_metric_push(m, ph[i][k] * 1e9);
-		if (m)
-			stats_summarize(m->samples, m->n, &m->sum);
-	}
-	{
-		struct vmb_metric *m = vmb_case_add_metric(c, "boot_total", VMB_UNIT_NS, VMB_LOWER);
+		s->tests[t].name = xstrdup(t ? "warm" : "cold");
+		s->tests[t].cases = calloc(1, sizeof(*s->tests[t].cases));
+		s->tests[t].ncases = 1;
+		c = &s->tests[t].cases[0];
+		c->reps = n;
+		for (int k = 0; k < 3; k++) {
+			struct vmb_metric *m = vmb_case_add_metric(c, names[k], VMB_UNIT_NS, VMB_LOWER);
 
-		for (unsigned i = 0; m && i < n; i++)
-			vmb_metric_push(m, (ph[i][0] + ph[i][1] + ph[i][2]) * 1e9);
-		if (m) {
-			m->headline = true;
-			stats_summarize(m->samples, m->n, &m->sum);
+			for (unsigned i = 0; m && i < n; i++)
+				vmb_metric_push(m, ph[i][k] * 1e9);
+			if (m)
+				stats_summarize(m->samples, m->n, &m->sum);
+		}
+		{
+			struct vmb_metric *m = vmb_case_add_metric(c, "boot_total", VMB_UNIT_NS, VMB_LOWER);
+
+			for (unsigned i = 0; m && i < n; i++)
+				vmb_metric_push(m, (ph[i][0] + ph[i][1] + ph[i][2]) * 1e9);
+			if (m) {
+				m->headline = true;
+				stats_summarize(m->samples, m->n, &m->sum);
+			}
 		}
 	}
 	doc = doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp, .rs = &rs });
@@ -400,12 +460,17 @@ static json_t *boot_suite(const double (*ph)[3], unsigned n)
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, char *err, size_t errlen)
 {
 	double (*phases)[3] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
+	double (*warm)[3] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
+	unsigned nwarm = 0;
 	const char *driver = lab_expected_disk_driver(c);
 	json_t *doc = NULL;
 	int r = 0;
 
-	if (!phases)
+	if (!phases || !warm) {
+		free(phases);
+		free(warm);
 		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < (o->boots ? o->boots : 1) && r == 0; i++) {
 		struct boot b;
 
@@ -482,6 +547,17 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 					r = -ENOMEM;
 			}
 		}
+		/* warm boots in this same QEMU, after the suites of the first boot */
+		for (unsigned w = 0; i == 0 && r == 0 && wants(o->suites, "boot") && w < (o->boots ? o->boots : 1) &&
+				     !vmb_stop_requested(); w++) {
+			r = warm_boot(&b, o, err, errlen);
+			if (r == 0) {
+				warm[nwarm][0] = b.t_output;
+				warm[nwarm][1] = b.t_init - b.t_output;
+				warm[nwarm][2] = b.t_hello - b.t_init;
+				nwarm++;
+			}
+		}
 		{
 			int s = shut_down(&b);
 
@@ -490,12 +566,13 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 		}
 	}
 	if (r == 0 && wants(o->suites, "boot")) {
-		json_t *bs = boot_suite((const double(*)[3])phases, o->boots ? o->boots : 1);
+		json_t *bs = boot_suite((const double(*)[3])phases, o->boots ? o->boots : 1, (const double(*)[3])warm, nwarm);
 
 		if (bs)
 			json_array_append_new(json_object_get(doc, "suites"), bs);
 	}
 	free(phases);
+	free(warm);
 	if (r < 0) {
 		json_decref(doc);
 		return r;
