@@ -5,7 +5,7 @@ set -eu
 
 mode=${1:-build}
 build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjansson-dev zlib1g-dev"
-test_pkgs="libcmocka-dev python3 chromium qemu-system-x86 busybox-static"
+test_pkgs="libcmocka-dev python3 chromium qemu-system-x86 qemu-utils busybox-static"
 bench_pkgs="sysbench fio python3"
 
 case "$mode" in

@@ -40,6 +40,8 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "run: also measure the host, and compare every configuration with it" },
 	{ .name = "disk-size", .type = OPT_SIZE, .min = 16 << 20, .max = 1ull << 40, .def = "1g", .quick = "128m",
 	  .metavar = "SIZE", .help = "run: the scratch disk behind the configuration's controller" },
+	{ .name = "disk-format", .type = OPT_STRING, .def = "raw", .choices = "raw|qcow2", .metavar = "FMT",
+	  .help = "run: the scratch disk's image format (qcow2 needs qemu-img, Debian's qemu-utils)" },
 	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = "none|writeback|writethrough|directsync|unsafe",
 	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk" },
 	{ .name = "hello-timeout", .type = OPT_DOUBLE, .min = 1, .max = 3600, .def = "180", .metavar = "SECONDS",
@@ -140,6 +142,15 @@ static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen
 	return doc;
 }
 
+/* --disk-size as text for the run options */
+static const char *optset_str_size(const struct optset *own)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)optset_size(own, "disk-size"));
+	return buf;
+}
+
 static void label(json_t *doc, const char *k, const char *v)
 {
 	json_object_set_new(json_object_get(doc, "labels"), k, json_string(v));
@@ -231,7 +242,8 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		fprintf(stderr, "vmbench: %s: booting (%s)\n", name, c.v[LAB_ACCEL]);
 		r = lab_run_config(&c, &(struct lab_run_opts){
 			.image_dir = img, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
-			.disk_size = "128m", .disk_cache = optset_str(own, "disk-cache"),
+			.disk_size = optset_str_size(own), .disk_format = optset_str(own, "disk-format"),
+			.disk_cache = optset_str(own, "disk-cache"),
 			/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
 			.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000) >
 						    30000 && !strcmp(m.configs[i].v[LAB_ACCEL], "auto") &&
@@ -247,7 +259,8 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 			accel_note = "accel=auto: KVM could not boot the guest here, TCG used";
 			r = lab_run_config(&c, &(struct lab_run_opts){
 				.image_dir = img, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
-				.disk_size = "128m", .disk_cache = optset_str(own, "disk-cache"),
+				.disk_size = optset_str_size(own), .disk_format = optset_str(own, "disk-format"),
+			.disk_cache = optset_str(own, "disk-cache"),
 				.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000),
 			}, &doc, err, sizeof(err));
 		}

@@ -25,7 +25,7 @@
 
 /* What a signal handler must be able to undo. */
 static volatile pid_t qemu_pids[8];
-static char work_dirs[8][64];
+static char work_dirs[8][160];
 
 static void track(pid_t pid, const char *dir)
 {
@@ -40,7 +40,7 @@ static void track(pid_t pid, const char *dir)
 static void remove_dir(const char *dir)
 {
 	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "disk.img" };
-	char p[128];
+	char p[200];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
@@ -88,7 +88,7 @@ static int fail(char *err, size_t len, int r, const char *fmt, ...)
 /* The last lines of the console, for messages about a guest that misbehaved. */
 static void console_tail(const char *dir, char *buf, size_t len)
 {
-	char p[128], *text = NULL;
+	char p[200], *text = NULL;
 	size_t l;
 
 	snprintf(p, sizeof(p), "%s/console.log", dir);
@@ -102,7 +102,7 @@ static void console_tail(const char *dir, char *buf, size_t len)
 
 struct boot {
 	pid_t pid;
-	char dir[64];
+	char dir[160];
 	struct proto_conn conn;
 	int fd;
 	json_t *fp;
@@ -132,7 +132,7 @@ static int spawn(const struct strv *argv, pid_t *pid)
 /* Watch the console for the first output and the init line. */
 static void watch_console(struct boot *b, double now)
 {
-	char p[128], *text = NULL;
+	char p[200], *text = NULL;
 
 	if (b->t_output && b->t_init)
 		return;
@@ -206,7 +206,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, char *err, size_t errlen)
 {
 	struct lab_paths paths;
-	char kernel[300], initrd[300], disk[128], qmp[128], agent[128], console[128];
+	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200];
 	struct strv argv = { 0 };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *why;
@@ -215,7 +215,14 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
-	snprintf(b->dir, sizeof(b->dir), "/tmp/vmbench-lab-XXXXXX");
+	{
+		/* $TMPDIR, as every tool; the socket paths inside must stay short (sun_path) */
+		const char *tmp = getenv("TMPDIR");
+
+		if (!tmp || !*tmp || strlen(tmp) > 80)
+			tmp = "/tmp";
+		snprintf(b->dir, sizeof(b->dir), "%s/vmbench-lab-XXXXXX", tmp);
+	}
 	if (!mkdtemp(b->dir))
 		return fail(err, errlen, -errno, "creating a work directory: %s", strerror(errno));
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", o->image_dir);
@@ -227,17 +234,34 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 	{
 		/* a scratch disk of our own, behind the configuration's controller */
 		uint64_t size;
+		bool qcow2 = o->disk_format && !strcmp(o->disk_format, "qcow2");
 		int fd = open(disk, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
 
-		if (fd < 0 || parse_size(o->disk_size, 1 << 20, 1ull << 40, &size) < 0 || ftruncate(fd, (off_t)size) < 0) {
+		if (fd < 0 || parse_size(o->disk_size, 1 << 20, 1ull << 40, &size) < 0 ||
+		    (!qcow2 && ftruncate(fd, (off_t)size) < 0)) {
 			if (fd >= 0)
 				close(fd);
 			remove_dir(b->dir);
 			return fail(err, errlen, -EIO, "creating the scratch disk %s", disk);
 		}
 		close(fd);
+		if (qcow2) {
+			char sz[32], cmd[400];
+			int st;
+
+			/* qemu-img writes the qcow2 header into the file we created */
+			snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+			snprintf(cmd, sizeof(cmd), "qemu-img create -q -f qcow2 '%s' %s >/dev/null 2>&1", disk, sz);
+			st = system(cmd);
+			if (st != 0) {
+				remove_dir(b->dir);
+				return fail(err, errlen, -ENOENT, "qemu-img could not create a qcow2 disk%s",
+					    WIFEXITED(st) && WEXITSTATUS(st) == 127 ? ": apt-get install qemu-utils" : "");
+			}
+		}
 	}
-	paths = (struct lab_paths){ .kernel = kernel, .initrd = initrd, .disk = disk, .disk_format = "raw",
+	paths = (struct lab_paths){ .kernel = kernel, .initrd = initrd, .disk = disk,
+				    .disk_format = o->disk_format ? o->disk_format : "raw",
 				    .disk_cache = o->disk_cache, .qmp_socket = qmp, .agent_socket = agent,
 				    .console_log = console };
 	r = lab_qemu_argv(c, &paths, &argv, &why);
@@ -318,7 +342,7 @@ static int shut_down(struct boot *b)
  * process (the agent channel outlives the guest's reset). */
 static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, size_t errlen)
 {
-	char path[128], *text = NULL;
+	char path[200], *text = NULL;
 	struct qmp q;
 	uint64_t t0;
 	int r;
@@ -353,7 +377,7 @@ static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, si
 /* pin=on: vCPU thread i to host CPU i (round robin), through QMP's thread ids */
 static int pin_vcpus(const struct boot *b, char *err, size_t errlen)
 {
-	char path[128];
+	char path[200];
 	struct qmp q;
 	int *tids = NULL, r;
 	size_t n = 0;
