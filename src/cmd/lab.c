@@ -79,11 +79,9 @@ static void on_signal(int sig)
 static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen)
 {
 	char *argv[16];
-	int argc = 0, p[2], status;
+	int argc = 0;
 	char *out = NULL;
-	size_t len = 0, cap = 0;
 	json_t *doc;
-	pid_t pid;
 
 	char items[256], *save = NULL;
 
@@ -103,39 +101,12 @@ static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen
 	argv[argc++] = "--json";
 	argv[argc++] = "-";
 	argv[argc] = NULL;
-	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
-		snprintf(err, errlen, "starting the host run: %s", strerror(errno));
-		return NULL;
-	}
-	if (pid == 0) {
-		(void)dup2(p[1], STDOUT_FILENO);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(p[1]);
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 65536) {
-			char *nb = realloc(out, cap + 262144);
-
-			if (!nb)
-				break;
-			out = nb;
-			cap += 262144;
-		}
-		n = read(p[0], out + len, cap - len - 1);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(p[0]);
-	(void)waitpid(pid, &status, 0);
+	/* exit 1 means a measurement failed: the document is still there */
+	(void)run_capture("/proc/self/exe", argv, NULL, &out);
 	if (!out) {
 		snprintf(err, errlen, "the host run printed nothing");
 		return NULL;
 	}
-	out[len] = '\0';
 	if (doc_load_string(out, "the host run", &doc, err, errlen) < 0)
 		doc = NULL;
 	free(out);

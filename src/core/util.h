@@ -34,6 +34,13 @@ int read_line_at(const char *root, const char *path, char *buf, size_t len);
  * link() into place, which never overwrites. -EEXIST if path exists. */
 int file_write_new(const char *path, const char *data, size_t len);
 
+/* Run a program (a path, or a name looked up in PATH) in cwd (NULL: here),
+ * stdin and stderr on /dev/null, its stdout into *out (NULL: discarded).
+ * 0 when it exits 0, -ECHILD otherwise, a negative errno if it cannot start. */
+int run_capture(const char *prog, char *const argv[], const char *cwd, char **out);
+/* Format a message into err and return r: `return errf(err, len, -EIO, "...")`. */
+int errf(char *err, size_t len, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool str_has_prefix(const char *s, const char *prefix);

@@ -44,65 +44,6 @@ static const char init_script[] =
 	"echo \"vmbench-init: agent left ($?), powering off\"\n"
 	"/bin/busybox poweroff -f\n";
 
-static int fail(char *err, size_t len, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t len, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-/* Run a program, its stdout into *out (may be NULL). 0 when it exits 0. */
-static int run(char *const argv[], const char *cwd, char **out)
-{
-	int p[2], status;
-	pid_t pid;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if ((cwd && chdir(cwd) < 0) || dup2(p[1], STDOUT_FILENO) < 0)
-			_exit(126);
-		(void)dup2(open("/dev/null", O_WRONLY), STDERR_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap + 65536);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap += 65536;
-		}
-		n = read(p[0], buf + len, cap - len - 1);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(p[0]);
-	if (buf)
-		buf[len] = '\0';
-	(void)waitpid(pid, &status, 0);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
-}
-
 static int mkdirs(const char *path)
 {
 	char tmp[PATH_MAX];
@@ -133,8 +74,8 @@ static int fetch_kernel(const char *cache, char *root, size_t rootlen, char *err
 		return 0; /* the cache: no registry needed */
 	r = mkdirs(dir);
 	if (r < 0)
-		return fail(err, errlen, r, "creating %s: %s", dir, strerror(-r));
-	if (run(depends, NULL, &out) == 0 && out) {
+		return errf(err, errlen, r, "creating %s: %s", dir, strerror(-r));
+	if (run_capture(depends[0], depends, NULL, &out) == 0 && out) {
 		const char *p = strstr(out, "Depends: linux-image-");
 
 		if (p)
@@ -142,13 +83,13 @@ static int fetch_kernel(const char *cache, char *root, size_t rootlen, char *err
 	}
 	free(out);
 	if (!*pkg)
-		return fail(err, errlen, -ENOENT, "no kernel package: 'apt-cache depends linux-image-amd64' names none "
+		return errf(err, errlen, -ENOENT, "no kernel package: 'apt-cache depends linux-image-amd64' names none "
 						  "(run apt-get update, or give --kernel)");
 	{
 		char *const download[] = { "apt-get", "download", pkg, NULL };
 
-		if (run(download, dir, NULL) < 0)
-			return fail(err, errlen, -EIO, "'apt-get download %s' failed (is the Debian registry reachable?)", pkg);
+		if (run_capture(download[0], download, dir, NULL) < 0)
+			return errf(err, errlen, -EIO, "'apt-get download %s' failed (is the Debian registry reachable?)", pkg);
 	}
 	d = opendir(dir);
 	while (d && (e = readdir(d)))
@@ -157,14 +98,14 @@ static int fetch_kernel(const char *cache, char *root, size_t rootlen, char *err
 	if (d)
 		closedir(d);
 	if (!*deb)
-		return fail(err, errlen, -ENOENT, "apt-get download left no %s .deb in %s", pkg, dir);
+		return errf(err, errlen, -ENOENT, "apt-get download left no %s .deb in %s", pkg, dir);
 	{
 		char tmp[PATH_MAX + 8];
 		char *const extract[] = { "dpkg-deb", "-x", deb, tmp, NULL };
 
 		snprintf(tmp, sizeof(tmp), "%s.tmp", root);
-		if (run(extract, NULL, NULL) < 0 || rename(tmp, root) < 0)
-			return fail(err, errlen, -EIO, "unpacking %s failed", deb);
+		if (run_capture(extract[0], extract, NULL, NULL) < 0 || rename(tmp, root) < 0)
+			return errf(err, errlen, -EIO, "unpacking %s failed", deb);
 	}
 	(void)unlink(deb);
 	return 0;
@@ -279,7 +220,7 @@ static int needed_libs(const char *bin, struct strv *libs)
 	char *const argv[] = { "ldd", (char *)bin, NULL };
 	char *out = NULL, *save = NULL;
 
-	if (run(argv, NULL, &out) < 0 || !out) {
+	if (run_capture(argv[0], argv, NULL, &out) < 0 || !out) {
 		free(out);
 		return 0; /* a static binary */
 	}
@@ -341,9 +282,9 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 
 	*rebuilt = 0;
 	if (strcmp(o->arch, "x86_64"))
-		return fail(err, errlen, -EOPNOTSUPP, "arch %s: only x86_64 images can be built so far", o->arch);
+		return errf(err, errlen, -EOPNOTSUPP, "arch %s: only x86_64 images can be built so far", o->arch);
 	if (o->kernel)
-		return fail(err, errlen, -EOPNOTSUPP, "--kernel: only Debian's kernel package is supported so far");
+		return errf(err, errlen, -EOPNOTSUPP, "--kernel: only Debian's kernel package is supported so far");
 	r = fetch_kernel(o->cache, root, sizeof(root), err, errlen);
 	if (r < 0)
 		return r;
@@ -361,14 +302,14 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	}
 	snprintf(kernel, sizeof(kernel), "%s/boot/vmlinuz-%s", root, kv);
 	if (!*kv || access(kernel, R_OK) < 0)
-		return fail(err, errlen, -ENOENT, "no kernel in %s (remove it to download again)", root);
+		return errf(err, errlen, -ENOENT, "no kernel in %s (remove it to download again)", root);
 	if (file_id(o->busybox, ids[0], sizeof(ids[0])) < 0)
-		return fail(err, errlen, -ENOENT, "no static busybox at %s: apt-get install busybox-static", o->busybox);
+		return errf(err, errlen, -ENOENT, "no static busybox at %s: apt-get install busybox-static", o->busybox);
 	if (file_id(o->vmbench, ids[1], sizeof(ids[1])) < 0 || file_id(kernel, ids[2], sizeof(ids[2])) < 0)
-		return fail(err, errlen, -ENOENT, "cannot read %s or %s", o->vmbench, kernel);
+		return errf(err, errlen, -ENOENT, "cannot read %s or %s", o->vmbench, kernel);
 	r = mkdirs(o->out);
 	if (r < 0)
-		return fail(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
+		return errf(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
 
 	/* Up to date when every input is the same file as last time. */
 	snprintf(path, sizeof(path), "%s/manifest.json", o->out);
@@ -395,7 +336,7 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	snprintf(path, sizeof(path), "%s/initrd.img", o->out);
 	r = cpio_open(&c, path);
 	if (r < 0) {
-		fail(err, errlen, r, "creating %s: %s", path, strerror(-r));
+		errf(err, errlen, r, "creating %s: %s", path, strerror(-r));
 		goto out;
 	}
 	for (const char *d = "bin\0proc\0sys\0dev\0tmp\0run\0etc\0lib\0lib/modules\0"; *d; d += strlen(d) + 1) {
@@ -428,14 +369,14 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	r = cpio_close(&c);
 	if (r < 0) {
 		json_decref(mods);
-		fail(err, errlen, r, "writing %s: %s", path, strerror(-r));
+		errf(err, errlen, r, "writing %s: %s", path, strerror(-r));
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/vmlinuz", o->out);
 	(void)unlink(path);
 	if (symlink(kernel, path) < 0) {
 		json_decref(mods);
-		r = fail(err, errlen, -errno, "linking %s: %s", path, strerror(errno));
+		r = errf(err, errlen, -errno, "linking %s: %s", path, strerror(errno));
 		goto out;
 	}
 	manifest = json_pack("{s:s, s:s, s:s, s:o, s:o, s:[s, s, s]}", "arch", o->arch, "kernel_version", kv,
@@ -448,7 +389,7 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	(void)unlink(path);
 	r = text ? file_write_new(path, text, strlen(text)) : -ENOMEM;
 	if (r < 0)
-		fail(err, errlen, r, "writing %s: %s", path, strerror(-r));
+		errf(err, errlen, r, "writing %s: %s", path, strerror(-r));
 	else
 		*rebuilt = 1;
 out:

@@ -74,17 +74,6 @@ static void untrack(pid_t pid)
 		}
 }
 
-static int fail(char *err, size_t len, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t len, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 /* The last lines of the console, for messages about a guest that misbehaved. */
 static void console_tail(const char *dir, char *buf, size_t len)
 {
@@ -173,10 +162,10 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 			b->fp = ours ? json_loads(line + 8, 0, NULL) : NULL;
 			free(line);
 			if (!ours)
-				return fail(err, errlen, -EPROTONOSUPPORT, "the guest agent speaks another protocol "
+				return errf(err, errlen, -EPROTONOSUPPORT, "the guest agent speaks another protocol "
 										 "version: rebuild the image");
 			if (!json_is_object(b->fp))
-				return fail(err, errlen, -EPROTO, "the guest's HELLO carries no fingerprint");
+				return errf(err, errlen, -EPROTO, "the guest's HELLO carries no fingerprint");
 			break;
 		}
 		free(line);
@@ -187,7 +176,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 				untrack(b->pid);
 				b->pid = 0;
 				console_tail(b->dir, tail, sizeof(tail));
-				return fail(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
+				return errf(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
 					    WIFEXITED(status) ? "status" : "signal",
 					    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
 					    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
@@ -195,7 +184,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		}
 		if ((r < 0 && r != -ETIMEDOUT) || clock_ns() > deadline || vmb_stop_requested()) {
 			console_tail(b->dir, tail, sizeof(tail));
-			return fail(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT, "the guest %s within %.0f s; %s%s",
+			return errf(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT, "the guest %s within %.0f s; %s%s",
 				    r == -EPIPE ? "closed its agent channel" : "did not say HELLO", o->hello_timeout_ms / 1e3,
 				    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
 		}
@@ -224,7 +213,7 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 		snprintf(b->dir, sizeof(b->dir), "%s/vmbench-lab-XXXXXX", tmp);
 	}
 	if (!mkdtemp(b->dir))
-		return fail(err, errlen, -errno, "creating a work directory: %s", strerror(errno));
+		return errf(err, errlen, -errno, "creating a work directory: %s", strerror(errno));
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", o->image_dir);
 	snprintf(initrd, sizeof(initrd), "%s/initrd.img", o->image_dir);
 	snprintf(disk, sizeof(disk), "%s/disk.img", b->dir);
@@ -242,7 +231,7 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 			if (fd >= 0)
 				close(fd);
 			remove_dir(b->dir);
-			return fail(err, errlen, -EIO, "creating the scratch disk %s", disk);
+			return errf(err, errlen, -EIO, "creating the scratch disk %s", disk);
 		}
 		close(fd);
 		if (qcow2) {
@@ -255,7 +244,7 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 			st = system(cmd);
 			if (st != 0) {
 				remove_dir(b->dir);
-				return fail(err, errlen, -ENOENT, "qemu-img could not create a qcow2 disk%s",
+				return errf(err, errlen, -ENOENT, "qemu-img could not create a qcow2 disk%s",
 					    WIFEXITED(st) && WEXITSTATUS(st) == 127 ? ": apt-get install qemu-utils" : "");
 			}
 		}
@@ -268,14 +257,14 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 	if (r < 0) {
 		remove_dir(b->dir);
 		strv_clear(&argv);
-		return fail(err, errlen, r, "%s", why);
+		return errf(err, errlen, r, "%s", why);
 	}
 	t0 = clock_ns();
 	r = spawn(&argv, &b->pid);
 	strv_clear(&argv);
 	if (r < 0) {
 		remove_dir(b->dir);
-		return fail(err, errlen, r, "starting QEMU: %s", strerror(-r));
+		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
 	}
 	track(b->pid, b->dir);
 	deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
@@ -287,10 +276,10 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 			untrack(b->pid);
 			b->pid = 0;
 			if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-				return fail(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
+				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
 					    !strcmp(c->v[LAB_ARCH], "aarch64") ? "qemu-system-aarch64" : "qemu-system-x86_64",
 					    !strcmp(c->v[LAB_ARCH], "aarch64") ? "qemu-system-arm" : "qemu-system-x86");
-			return fail(err, errlen, -ECHILD, "QEMU exited at once (%s %d)", WIFEXITED(status) ? "status" : "signal",
+			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d)", WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		}
 		b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -300,7 +289,7 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 		}
 		if (b->fd < 0) {
 			if (clock_ns() > deadline || vmb_stop_requested())
-				return fail(err, errlen, -ETIMEDOUT, "QEMU did not open its agent socket");
+				return errf(err, errlen, -ETIMEDOUT, "QEMU did not open its agent socket");
 			nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 		}
 	}
@@ -359,7 +348,7 @@ static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, si
 	if (r == 0)
 		r = qmp_execute(&q, "system_reset", NULL, 10000, NULL);
 	if (r < 0) {
-		fail(err, errlen, r, "warm boot: %s", q.err);
+		errf(err, errlen, r, "warm boot: %s", q.err);
 		qmp_close(&q);
 		return r;
 	}
@@ -396,7 +385,7 @@ static int pin_vcpus(const struct boot *b, char *err, size_t errlen)
 			r = -errno;
 	}
 	if (r < 0)
-		fail(err, errlen, r, "pinning vCPUs: %s", q.err[0] ? q.err : strerror(-r));
+		errf(err, errlen, r, "pinning vCPUs: %s", q.err[0] ? q.err : strerror(-r));
 	free(tids);
 	qmp_close(&q);
 	return r;
@@ -513,7 +502,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 		}
 		vmb_test_stop_point("lab-booted");
 		if (vmb_stop_requested()) {
-			r = fail(err, errlen, -EINTR, "interrupted");
+			r = errf(err, errlen, -EINTR, "interrupted");
 			(void)shut_down(&b);
 			break;
 		}
@@ -526,7 +515,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			const char *dev = guest_disk(b.fp, driver);
 
 			if (!dev)
-				r = fail(err, errlen, -ENODEV, "the guest shows no disk with the %s driver that disk=%s needs",
+				r = errf(err, errlen, -ENODEV, "the guest shows no disk with the %s driver that disk=%s needs",
 					 driver, c->v[LAB_DISK]);
 			/* every item but boot is a suite or test the guest runs: cpu, disk.randread... */
 			for (const char *p = o->suites; r == 0 && p && *p;) {
@@ -550,7 +539,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				r = proto_host_run(&b.conn, what, opts, 120000, 3600000, &d);
 				json_decref(opts);
 				if (r < 0) {
-					fail(err, errlen, r, "%s", b.conn.err);
+					errf(err, errlen, r, "%s", b.conn.err);
 					break;
 				}
 				if (!doc) {
@@ -586,7 +575,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			int s = shut_down(&b);
 
 			if (r == 0 && s < 0)
-				r = fail(err, errlen, s, "the guest did not shut down cleanly after BYE");
+				r = errf(err, errlen, s, "the guest did not shut down cleanly after BYE");
 		}
 	}
 	if (r == 0 && wants(o->suites, "boot")) {

@@ -76,7 +76,7 @@ has "$T/out" "host (baseline)" "host first, as the baseline"
 has "$T/out" "accel=tcg disk=virtio-blk" "every configuration"
 check "the report is written again" test -s "$T/again.html"
 expect 2 "lab report of labels no run has" "$VMB" lab report t=nothing --db "$T/lab.db"
-check "no QEMU process is left" sh -c "! pgrep -f '[q]emu-system-x86_64.*vmbench-lab' >/dev/null"
+check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-x86_64.*$TMPDIR' >/dev/null"
 check "no work directory is left" test -z "$(ls -A "$TMPDIR")"
 
 expect 0 "accel=auto: KVM when a guest boots under it, else TCG, and the result says which" "$VMB" lab run \
@@ -101,7 +101,8 @@ p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg disk=ide,virtio-
                       "--report", f"{t}/int.html"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 pid, status = os.waitpid(p.pid, os.WUNTRACED)  # it stops itself once the guest has said HELLO
 assert os.WIFSTOPPED(status), status
-qemu = subprocess.run(["pgrep", "-f", f"[q]emu-system-x86_64"], capture_output=True, text=True).stdout.split()
+# this test's QEMU: its work directory is in our private TMPDIR
+qemu = subprocess.run(["pgrep", "-f", f"[q]emu-system-x86_64.*{tmpdir}"], capture_output=True, text=True).stdout.split()
 assert qemu, "no QEMU running while the guest is up"
 os.kill(p.pid, signal.SIGTERM)
 os.kill(p.pid, signal.SIGCONT)
