@@ -25,22 +25,6 @@ static void value_clear(struct opt_value *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static bool choice_ok(const char *choices, const char *s)
-{
-	size_t len = strlen(s);
-	const char *p = choices;
-
-	while (p) {
-		const char *bar = strchr(p, '|');
-		size_t l = bar ? (size_t)(bar - p) : strlen(p);
-
-		if (l == len && !strncmp(p, s, l))
-			return true;
-		p = bar ? bar + 1 : NULL;
-	}
-	return false;
-}
-
 static void describe_expected(const struct vmb_opt *o, char *buf, size_t len)
 {
 	switch (o->type) {
@@ -114,7 +98,7 @@ static int value_parse(const struct vmb_opt *o, struct opt_value *v, const char 
 			v->u = u;
 		return r;
 	case OPT_STRING:
-		if (o->choices && !choice_ok(o->choices, arg))
+		if (o->choices && !str_in_list(o->choices, '|', arg))
 			return -EINVAL;
 		s = xstrdup(arg);
 		if (!s)

@@ -460,22 +460,6 @@ void vmb_results_release(struct vmb_results *res)
 	res->nsuites = 0;
 }
 
-/* Is name one of the comma-separated headline metrics? */
-static bool is_headline(const char *headline, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = headline; p && *p;) {
-		const char *comma = strchr(p, ',');
-		size_t l = comma ? (size_t)(comma - p) : strlen(p);
-
-		if (l == len && !strncmp(p, name, l))
-			return true;
-		p = comma ? comma + 1 : NULL;
-	}
-	return false;
-}
-
 /* Fold one repetition into the case. */
 static int case_take_rep(struct vmb_case *c, const struct vmb_rep *rep, const char *headline)
 {
@@ -484,7 +468,7 @@ static int case_take_rep(struct vmb_case *c, const struct vmb_rep *rep, const ch
 
 		if (!m)
 			return -ENOMEM;
-		m->headline = is_headline(headline, m->name);
+		m->headline = str_in_list(headline, ',', m->name);
 		if (rep->v[i].hist) {
 			if (!m->hist) {
 				m->hist = hist_new();

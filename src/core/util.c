@@ -428,6 +428,21 @@ bool str_has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+bool str_in_list(const char *list, char sep, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		const char *end = strchr(p, sep);
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l == len && !strncmp(p, word, l))
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
 size_t str_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);

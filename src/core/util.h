@@ -44,6 +44,8 @@ int errf(char *err, size_t len, int r, const char *fmt, ...) __attribute__((form
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool str_has_prefix(const char *s, const char *prefix);
+/* Is word one of the sep-separated items of list ("a,b,c" or "a|b|c")? */
+bool str_in_list(const char *list, char sep, const char *word);
 /* Levenshtein distance, for "did you mean" hints. */
 size_t str_distance(const char *a, const char *b);
 

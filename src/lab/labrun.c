@@ -402,21 +402,6 @@ static const char *guest_disk(const json_t *fp, const char *driver)
 	return NULL;
 }
 
-static bool wants(const char *suites, const char *name)
-{
-	size_t l = strlen(name);
-
-	for (const char *p = suites; p && *p;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-
-		if (n == l && !strncmp(p, name, l))
-			return true;
-		p = comma ? comma + 1 : NULL;
-	}
-	return false;
-}
-
 /* The boot suite, measured by the host: phases per cold and warm boot. */
 static json_t *boot_suite(const double (*cold)[3], unsigned ncold, const double (*warm)[3], unsigned nwarm)
 {
@@ -561,7 +546,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			}
 		}
 		/* warm boots in this same QEMU, after the suites of the first boot */
-		for (unsigned w = 0; i == 0 && r == 0 && wants(o->suites, "boot") && w < (o->boots ? o->boots : 1) &&
+		for (unsigned w = 0; i == 0 && r == 0 && str_in_list(o->suites, ',', "boot") && w < (o->boots ? o->boots : 1) &&
 				     !vmb_stop_requested(); w++) {
 			r = warm_boot(&b, o, err, errlen);
 			if (r == 0) {
@@ -578,7 +563,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				r = errf(err, errlen, s, "the guest did not shut down cleanly after BYE");
 		}
 	}
-	if (r == 0 && wants(o->suites, "boot")) {
+	if (r == 0 && str_in_list(o->suites, ',', "boot")) {
 		json_t *bs = boot_suite((const double(*)[3])phases, o->boots ? o->boots : 1, (const double(*)[3])warm, nwarm);
 
 		if (bs)

@@ -27,28 +27,13 @@ const char *lab_key_name(enum lab_key k)
 	return (unsigned)k < LAB_NKEYS ? keys[k].name : "?";
 }
 
-static bool in_set(const char *set, const char *v)
-{
-	size_t l = strlen(v);
-
-	for (const char *p = set; p;) {
-		const char *bar = strchr(p, '|');
-		size_t n = bar ? (size_t)(bar - p) : strlen(p);
-
-		if (n == l && !strncmp(p, v, l))
-			return true;
-		p = bar ? bar + 1 : NULL;
-	}
-	return false;
-}
-
 static int check_value(enum lab_key k, const char *v, char *err, size_t errlen)
 {
 	int64_t n;
 	uint64_t bytes;
 
 	if (keys[k].values) {
-		if (in_set(keys[k].values, v))
+		if (str_in_list(keys[k].values, '|', v))
 			return 0;
 		snprintf(err, errlen, "matrix: %s=%s is not known; valid values of %s: %s", keys[k].name, v, keys[k].name,
 			 keys[k].values);

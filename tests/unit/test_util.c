@@ -110,6 +110,12 @@ static void strings(void **state)
 	assert_int_equal(str_distance("", "abc"), 3);
 	assert_true(str_has_prefix("cpu.prime", "cpu."));
 	assert_false(str_has_prefix("cp", "cpu"));
+	assert_true(str_in_list("iops,mb_per_s", ',', "mb_per_s"));
+	assert_true(str_in_list("a|bb|c", '|', "bb"));
+	assert_false(str_in_list("a|bb|c", '|', "b"));    /* whole items only */
+	assert_false(str_in_list("iops,mb_per_s", ',', "iops,mb_per_s"));
+	assert_false(str_in_list("", ',', "x"));
+	assert_false(str_in_list(NULL, ',', "x"));
 	assert_int_equal(strv_push(&sv, "a"), 0);
 	assert_int_equal(strv_push(&sv, "b"), 0);
 	assert_int_equal(sv.n, 2);
