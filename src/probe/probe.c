@@ -198,10 +198,23 @@ static bool cpuinfo_has_flag(const char *cpuinfo, const char *flag)
 	return false;
 }
 
+/* "CPU implementer : 0x00" and "CPU part : 0x051": QEMU's TCG 'max' arm CPU */
+static bool arm_midr_is_qemu(const char *cpuinfo)
+{
+	const char *impl = cpuinfo ? strstr(cpuinfo, "CPU implementer") : NULL;
+	const char *part = cpuinfo ? strstr(cpuinfo, "CPU part") : NULL;
+	unsigned i = 1, p = 0;
+
+	if (!impl || !part || sscanf(strchr(impl, ':') ? strchr(impl, ':') + 1 : "", "%x", &i) != 1 ||
+	    sscanf(strchr(part, ':') ? strchr(part, ':') + 1 : "", "%x", &p) != 1)
+		return false;
+	return i == 0 && p == 0x051;
+}
+
 static json_t *probe_hypervisor(const char *root, const char *cpuinfo)
 {
 	struct cpuid_info ci;
-	char vendor[128] = "", product[128] = "", systype[64] = "", dt[128] = "";
+	char vendor[128] = "", product[128] = "", systype[64] = "", dt[128] = "", machine[128] = "";
 	const char *by_sig, *by_dmi, *name, *iface = NULL;
 	json_t *sources = json_array(), *o;
 	bool flag = cpuinfo && cpuinfo_has_flag(cpuinfo, "hypervisor");
@@ -211,6 +224,7 @@ static json_t *probe_hypervisor(const char *root, const char *cpuinfo)
 	(void)read_line_at(root, "/sys/class/dmi/id/product_name", product, sizeof(product));
 	(void)read_line_at(root, "/sys/hypervisor/type", systype, sizeof(systype));
 	(void)read_line_at(root, "/proc/device-tree/hypervisor/compatible", dt, sizeof(dt));
+	(void)read_line_at(root, "/proc/device-tree/compatible", machine, sizeof(machine));
 
 	by_sig = ci.hv_bit ? probe_hv_from_signature(ci.sig) : NULL;
 	by_dmi = probe_hv_from_dmi(vendor, product);
@@ -242,6 +256,14 @@ static json_t *probe_hypervisor(const char *root, const char *cpuinfo)
 		name = !strcmp(systype, "xen") ? "Xen" : systype;
 	if (!name && *dt)
 		name = strstr(dt, "xen") ? "Xen" : dt;
+	if (!name && !strcmp(machine, "linux,dummy-virt")) {
+		/* QEMU's arm virt machine booted without firmware: no DMI, a device
+		 * tree. Its emulated 'max' CPU has implementer 0 (software) part 0x051. */
+		json_array_append_new(sources, json_string("device_tree"));
+		name = arm_midr_is_qemu(cpuinfo) ? "QEMU TCG" : "QEMU";
+		if (arm_midr_is_qemu(cpuinfo))
+			json_array_append_new(sources, json_string("midr"));
+	}
 	if (!name && (ci.hv_bit || flag))
 		name = "unknown";
 	if (!name)
