@@ -1,0 +1,192 @@
+/* ELF64 (little-endian) reader: machine, interpreter, DT_NEEDED. */
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "../core/banned.h"
+
+/* off..off+len lies inside the file */
+static bool inside(size_t size, uint64_t off, uint64_t len)
+{
+	return off <= size && len <= size - off;
+}
+
+/* A virtual address to its file offset, through the PT_LOAD that maps it. */
+static bool vaddr_to_off(const char *data, const Elf64_Ehdr *eh, uint64_t vaddr, uint64_t *off)
+{
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, data + eh->e_phoff + (uint64_t)i * eh->e_phentsize, sizeof(ph));
+		if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int parse(const char *data, size_t size, struct elf_info *e)
+{
+	Elf64_Ehdr eh;
+	uint64_t strtab = 0, strsz = 0, stroff, dynoff = 0, dynsz = 0;
+	bool have_strtab = false;
+
+	if (size < sizeof(eh) || memcmp(data, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	memcpy(&eh, data, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return -ENOEXEC;
+	e->machine = eh.e_machine;
+	e->arch = eh.e_machine == EM_X86_64 ? "x86_64" : eh.e_machine == EM_AARCH64 ? "aarch64" : NULL;
+	if (eh.e_phnum && (eh.e_phentsize < sizeof(Elf64_Phdr) ||
+			   !inside(size, eh.e_phoff, (uint64_t)eh.e_phnum * eh.e_phentsize)))
+		return -ENOEXEC;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, data + eh.e_phoff + (uint64_t)i * eh.e_phentsize, sizeof(ph));
+		if (ph.p_type == PT_INTERP) {
+			if (!inside(size, ph.p_offset, ph.p_filesz) || ph.p_filesz == 0 ||
+			    ph.p_filesz > sizeof(e->interp) || data[ph.p_offset + ph.p_filesz - 1] != '\0')
+				return -ENOEXEC;
+			memcpy(e->interp, data + ph.p_offset, ph.p_filesz);
+		} else if (ph.p_type == PT_DYNAMIC) {
+			if (!inside(size, ph.p_offset, ph.p_filesz))
+				return -ENOEXEC;
+			dynoff = ph.p_offset;
+			dynsz = ph.p_filesz;
+		}
+	}
+	/* first pass: the string table; second: the names in it */
+	for (uint64_t o = 0; o + sizeof(Elf64_Dyn) <= dynsz; o += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+
+		memcpy(&d, data + dynoff + o, sizeof(d));
+		if (d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_STRTAB) {
+			strtab = d.d_un.d_ptr;
+			have_strtab = true;
+		} else if (d.d_tag == DT_STRSZ) {
+			strsz = d.d_un.d_val;
+		}
+	}
+	if (!have_strtab)
+		return dynsz ? -ENOEXEC : 0;
+	if (!vaddr_to_off(data, &eh, strtab, &stroff) || !inside(size, stroff, strsz))
+		return -ENOEXEC;
+	for (uint64_t o = 0; o + sizeof(Elf64_Dyn) <= dynsz; o += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+		const char *name;
+
+		memcpy(&d, data + dynoff + o, sizeof(d));
+		if (d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag != DT_NEEDED)
+			continue;
+		if (d.d_un.d_val >= strsz)
+			return -ENOEXEC;
+		name = data + stroff + d.d_un.d_val;
+		if (!memchr(name, '\0', strsz - d.d_un.d_val))
+			return -ENOEXEC;
+		if (strv_push(&e->needed, name) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int elf_read(const char *path, struct elf_info *e)
+{
+	struct stat st;
+	char *data;
+	FILE *f;
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	f = fopen(path, "rb");
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return -ENOEXEC;
+	}
+	data = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!data) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	r = fread(data, 1, (size_t)st.st_size, f) == (size_t)st.st_size ? parse(data, (size_t)st.st_size, e) : -EIO;
+	fclose(f);
+	free(data);
+	if (r < 0)
+		elf_release(e);
+	return r;
+}
+
+void elf_release(struct elf_info *e)
+{
+	strv_clear(&e->needed);
+}
+
+static bool listed(const struct strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return true;
+	return false;
+}
+
+int elf_runtime_files(const char *bin, const char *triplet, struct strv *files, char *err, size_t errlen)
+{
+	struct strv todo = { 0 };
+	struct elf_info e;
+	char dirs[4][64];
+	unsigned machine;
+	int r = elf_read(bin, &e);
+
+	if (r < 0)
+		return errf(err, errlen, r, "%s: %s", bin, r == -ENOEXEC ? "not a 64-bit little-endian ELF file" : strerror(-r));
+	machine = e.machine;
+	snprintf(dirs[0], sizeof(dirs[0]), "/lib/%s", triplet);
+	snprintf(dirs[1], sizeof(dirs[1]), "/usr/lib/%s", triplet);
+	snprintf(dirs[2], sizeof(dirs[2]), "/lib");
+	snprintf(dirs[3], sizeof(dirs[3]), "/usr/lib");
+	if (*e.interp && !listed(files, e.interp))
+		r = strv_push(files, e.interp);
+	for (size_t i = 0; r == 0 && i < e.needed.n; i++)
+		r = strv_push(&todo, e.needed.v[i]);
+	elf_release(&e);
+	/* breadth-first over the names; each library once */
+	for (size_t i = 0; r == 0 && i < todo.n; i++) {
+		char path[PATH_MAX];
+		bool found = false;
+
+		for (size_t d = 0; d < 4 && !found; d++) {
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], todo.v[i]);
+			if (elf_read(path, &e) == 0) {
+				/* a library of another architecture in a shared directory is not the one */
+				found = e.machine == machine;
+				if (found && !listed(files, path))
+					r = strv_push(files, path);
+				for (size_t k = 0; r == 0 && found && k < e.needed.n; k++)
+					if (!listed(&todo, e.needed.v[k]))
+						r = strv_push(&todo, e.needed.v[k]);
+				elf_release(&e);
+			}
+		}
+		if (!found && r == 0)
+			r = errf(err, errlen, -ENOENT, "%s needs %s, found in none of /lib/%s, /usr/lib/%s, /lib, /usr/lib",
+				 bin, todo.v[i], triplet, triplet);
+	}
+	strv_clear(&todo);
+	return r;
+}

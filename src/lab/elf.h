@@ -1,0 +1,29 @@
+/* Just enough ELF reading for the guest image: which architecture a binary
+ * is for, its program interpreter and the shared libraries it names, so the
+ * image can carry them for a foreign architecture where ldd cannot run. */
+#ifndef VMB_ELF_H
+#define VMB_ELF_H
+
+#include <stddef.h>
+
+#include "../core/util.h"
+
+struct elf_info {
+	const char *arch;    /* "x86_64", "aarch64", or NULL for any other machine */
+	unsigned machine;    /* e_machine */
+	char interp[256];    /* PT_INTERP, "" for a static binary */
+	struct strv needed;  /* DT_NEEDED names, in order */
+};
+
+/* Read a 64-bit little-endian ELF file. -ENOEXEC: not one, or damaged
+ * (every offset is checked against the file's size). */
+int elf_read(const char *path, struct elf_info *e);
+void elf_release(struct elf_info *e);
+
+/* The files a binary needs at run time, for the architecture whose Debian
+ * multiarch triplet is given: the interpreter first, then every library
+ * (and what those need), as host paths that are also their guest paths.
+ * A library found nowhere is an error naming it and the directories searched. */
+int elf_runtime_files(const char *bin, const char *triplet, struct strv *files, char *err, size_t errlen);
+
+#endif
