@@ -1,19 +1,36 @@
 #!/bin/sh
 # Install the Debian packages vmbench needs to build and test, only those
-# that are missing. Usage: scripts/deps.sh [build|test|bench]
+# that are missing. Usage: scripts/deps.sh [build|test|bench|cross]
+#   cross: what the aarch64 guest's vmbench is cross-built with (Debian's
+#   gcc-aarch64-linux-gnu and the arm64 -dev packages of Debian multiarch,
+#   after adding the arm64 architecture) and qemu-system-arm to boot it.
 set -eu
 
 mode=${1:-build}
 build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjansson-dev zlib1g-dev"
 test_pkgs="libcmocka-dev python3 chromium qemu-system-x86 qemu-utils busybox-static"
 bench_pkgs="sysbench fio python3"
+cross_pkgs="gcc-aarch64-linux-gnu libc6-dev:arm64 liburing-dev:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64
+	zlib1g-dev:arm64 qemu-system-arm"
 
 case "$mode" in
 build) pkgs=$build_pkgs ;;
 test) pkgs="$build_pkgs $test_pkgs" ;;
 bench) pkgs="$build_pkgs $bench_pkgs" ;;
-*) echo "usage: scripts/deps.sh [build|test|bench]" >&2; exit 2 ;;
+cross) pkgs="$build_pkgs $cross_pkgs" ;;
+*) echo "usage: scripts/deps.sh [build|test|bench|cross]" >&2; exit 2 ;;
 esac
+
+if [ "$mode" = cross ]; then
+	if [ "$(dpkg --print-architecture 2>/dev/null)" != amd64 ]; then
+		echo "deps: the aarch64 cross build is set up for amd64 hosts only" >&2
+		exit 1
+	fi
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		echo "deps: adding the arm64 architecture (dpkg --add-architecture arm64)" >&2
+		if [ "$(id -u)" -eq 0 ]; then dpkg --add-architecture arm64; else sudo dpkg --add-architecture arm64; fi
+	fi
+fi
 
 missing=""
 for p in $pkgs; do

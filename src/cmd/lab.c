@@ -1,4 +1,4 @@
-/* vmbench lab: the QEMU lab. Today: `lab image` builds the guest image. */
+/* vmbench lab: the QEMU lab: image, run, report. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -24,11 +24,18 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "arch", .type = OPT_STRING, .def = "x86_64", .choices = "x86_64|aarch64", .metavar = "ARCH",
 	  .help = "the guest's architecture" },
 	{ .name = "out", .type = OPT_STRING, .metavar = "DIR",
-	  .help = "where the image goes (default $XDG_CACHE_HOME/vmbench/image-ARCH)" },
+	  .help = "image: where the image goes (default CACHE/image-ARCH); run: where the images go, DIR/ARCH" },
 	{ .name = "cache", .type = OPT_STRING, .metavar = "DIR",
-	  .help = "where downloaded kernel packages are kept (default $XDG_CACHE_HOME/vmbench)" },
-	{ .name = "busybox", .type = OPT_STRING, .def = "/bin/busybox", .metavar = "PATH",
-	  .help = "a static busybox (Debian's busybox-static)" },
+	  .help = "where downloaded Debian packages are kept (default $XDG_CACHE_HOME/vmbench)" },
+	{ .name = "kernel", .type = OPT_STRING, .metavar = "PATH",
+	  .help = "image: a linux-image .deb, or a bare kernel whose drivers are built in (default: Debian's, "
+		  "fetched with apt-get download)" },
+	{ .name = "busybox", .type = OPT_STRING, .metavar = "PATH",
+	  .help = "a static busybox for the guest (default /bin/busybox, or Debian's busybox-static for another "
+		  "architecture, fetched into the cache)" },
+	{ .name = "agent", .type = OPT_KV, .metavar = "ARCH=PATH",
+	  .help = "the vmbench to put in ARCH guests (default this binary on its own architecture, vmbench-ARCH "
+		  "beside it for another, as 'make cross' makes build/vmbench-aarch64)" },
 	{ .name = "matrix", .type = OPT_STRING, .metavar = "SPEC",
 	  .help = "run: the configurations, e.g. \"accel=tcg disk=ide,virtio-blk smp=1,2\" (keys accel arch disk nic smp mem pin)" },
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
@@ -113,6 +120,52 @@ static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen
 	return doc;
 }
 
+/* The vmbench binary that goes into ARCH guests. */
+static int guest_vmbench(const struct optset *own, const char *arch, char *buf, size_t len, char *err, size_t errlen)
+{
+	const struct strv *given = &optset_get(own, "agent")->kv;
+	char self[4096];
+	ssize_t n;
+
+	for (size_t i = 0; i < given->n; i++) {
+		size_t l = strlen(arch);
+
+		if (!strncmp(given->v[i], arch, l) && given->v[i][l] == '=') {
+			snprintf(buf, len, "%s", given->v[i] + l + 1);
+			return 0;
+		}
+	}
+	/* the real path: the image records this file, not a /proc/self of its own */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return errf(err, errlen, -errno, "finding this binary: %s", strerror(errno));
+	self[n] = '\0';
+	if (!strcmp(arch, lab_host_arch())) {
+		snprintf(buf, len, "%s", self);
+		return 0;
+	}
+	*strrchr(self, '/') = '\0';
+	snprintf(buf, len, "%s/vmbench-%s", self, arch);
+	if (access(buf, X_OK) < 0)
+		return errf(err, errlen, -ENOENT, "no vmbench for %s guests at %s: build one with 'make cross' (Meson cross "
+			    "file cross/aarch64-linux-gnu.ini) or give --agent %s=PATH", arch, buf, arch);
+	return 0;
+}
+
+/* Build (or find up to date) the image for arch in dir. */
+static int image_for(const struct optset *own, const char *arch, const char *cache, const char *dir, int *rebuilt,
+		     char *err, size_t errlen)
+{
+	char vmb[4096];
+	int r = guest_vmbench(own, arch, vmb, sizeof(vmb), err, errlen);
+
+	if (r < 0)
+		return r;
+	return lab_image_build(&(struct lab_image_opts){ .arch = arch, .cache = cache, .out = dir,
+				       .kernel = optset_str(own, "kernel"), .busybox = optset_str(own, "busybox"),
+				       .vmbench = vmb }, rebuilt, err, errlen);
+}
+
 /* --disk-size as text for the run options */
 static const char *optset_str_size(const struct optset *own)
 {
@@ -127,14 +180,19 @@ static void label(json_t *doc, const char *k, const char *v)
 	json_object_set_new(json_object_get(doc, "labels"), k, json_string(v));
 }
 
-static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *cache, const char *img)
+static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *cache, const char *outdir)
 {
+	/* images per architecture, built when a configuration first needs one */
+	struct image_slot {
+		char dir[4200];
+		int state; /* 0 not yet, 1 ready, -1 failed */
+	} images[2] = { 0 }, *img;
 	struct lab_matrix m;
 	struct cmp_table t;
 	struct db *db = NULL;
 	const struct strv *labels = &optset_get(own, "label")->kv;
 	const char *suites = optset_str(own, "suites"), *accel_note = NULL;
-	char err[2048], dbpath[4096], report[4200], self_exe[4096];
+	char err[2048], dbpath[4096], report[4200];
 	bool quick = optset_bool(own, "quick");
 	int ret = EXIT_OK, rebuilt;
 	size_t failed = 0;
@@ -153,13 +211,11 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (!realpath("/proc/self/exe", self_exe) ||
-	    lab_image_build(&(struct lab_image_opts){ .arch = "x86_64", .cache = cache, .out = img,
-		    .busybox = optset_str(own, "busybox"), .vmbench = self_exe }, &rebuilt, err, sizeof(err)) < 0) {
-		log_error("lab image: %s", err);
-		ret = EXIT_FAILED;
-		goto out;
-	}
+	for (size_t i = 1; optset_str(own, "kernel") && i < m.n; i++)
+		if (strcmp(m.configs[i].v[LAB_ARCH], m.configs[0].v[LAB_ARCH])) {
+			ret = cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
+			goto out;
+		}
 	if (!strcmp(optset_str(own, "baseline"), "host") && strcmp(suites, "boot")) {
 		json_t *doc;
 		int64_t id;
@@ -188,6 +244,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		size_t off = 0;
 		json_t *doc = NULL;
 		int64_t id;
+		bool native;
 		int r;
 
 		for (int k = 0; k < LAB_NKEYS; k++)
@@ -196,23 +253,51 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 							lab_key_name((enum lab_key)k), c.v[k]);
 		if (!*name)
 			snprintf(name, sizeof(name), "default");
-		if (!strcmp(c.v[LAB_ARCH], "aarch64")) {
-			fprintf(stderr, "vmbench: %s: skipped: aarch64 guests are not built yet\n", name);
+		if (lab_config_unsupported(&c)) {
+			fprintf(stderr, "vmbench: %s: skipped: %s\n", name, lab_config_unsupported(&c));
 			continue;
 		}
-		if (!strcmp(c.v[LAB_ACCEL], "auto")) {
+		native = !strcmp(c.v[LAB_ARCH], lab_host_arch());
+		if (!strcmp(c.v[LAB_ACCEL], "kvm") && !native) {
+			fprintf(stderr, "vmbench: %s: skipped: KVM runs guests of this machine's architecture (%s) only; "
+					"accel=tcg emulates %s\n", name, lab_host_arch(), c.v[LAB_ARCH]);
+			continue;
+		}
+		img = &images[!strcmp(c.v[LAB_ARCH], "aarch64")];
+		if (!img->state) {
+			if (outdir)
+				snprintf(img->dir, sizeof(img->dir), "%s/%s", outdir, c.v[LAB_ARCH]);
+			else
+				snprintf(img->dir, sizeof(img->dir), "%s/image-%s", cache, c.v[LAB_ARCH]);
+			img->state = image_for(own, c.v[LAB_ARCH], cache, img->dir, &rebuilt, err, sizeof(err)) < 0 ? -1 : 1;
+			if (img->state < 0)
+				log_error("%s: the %s image: %s", name, c.v[LAB_ARCH], err);
+			else
+				fprintf(stderr, "vmbench: %s image %s %s\n", c.v[LAB_ARCH], img->dir,
+					rebuilt ? "built" : "up to date");
+		}
+		if (img->state < 0) {
+			failed++;
+			continue;
+		}
+		accel_note = NULL; /* why auto chose TCG, for this configuration */
+		if (!strcmp(c.v[LAB_ACCEL], "auto") && !native) {
+			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
+			accel_note = "accel=auto: a guest of another architecture is emulated, TCG used";
+		} else if (!strcmp(c.v[LAB_ACCEL], "auto")) {
 			/* KVM only when /dev/kvm opens and a guest reached its agent under it */
 			int fd = kvm_failed ? -1 : open("/dev/kvm", O_RDWR | O_CLOEXEC);
 
 			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "%s", fd >= 0 ? "kvm" : "tcg");
 			if (fd >= 0)
 				close(fd);
-			else if (!kvm_failed)
-				accel_note = "accel=auto: /dev/kvm cannot be opened, TCG used";
+			else
+				accel_note = kvm_failed ? "accel=auto: KVM could not boot the guest here, TCG used"
+							: "accel=auto: /dev/kvm cannot be opened, TCG used";
 		}
 		fprintf(stderr, "vmbench: %s: booting (%s)\n", name, c.v[LAB_ACCEL]);
 		r = lab_run_config(&c, &(struct lab_run_opts){
-			.image_dir = img, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
+			.image_dir = img->dir, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
 			.disk_size = optset_str_size(own), .disk_format = optset_str(own, "disk-format"),
 			.disk_cache = optset_str(own, "disk-cache"),
 			/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
@@ -229,7 +314,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
 			accel_note = "accel=auto: KVM could not boot the guest here, TCG used";
 			r = lab_run_config(&c, &(struct lab_run_opts){
-				.image_dir = img, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
+				.image_dir = img->dir, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
 				.disk_size = optset_str_size(own), .disk_format = optset_str(own, "disk-format"),
 			.disk_cache = optset_str(own, "disk-cache"),
 				.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000),
@@ -262,6 +347,11 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 	if (vmb_stop_requested()) {
 		log_error("interrupted");
 		ret = EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (!t.nops && !failed) {
+		log_error("no configuration of the matrix can run here (each was skipped, see why above)");
+		ret = EXIT_FAILED;
 		goto out;
 	}
 	if (t.nops && cmp_build(&t) == 0) {
@@ -395,7 +485,7 @@ int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
-	char cache[4096], out[4200], err[1024], self_exe[4096];
+	char cache[4096], out[4200], err[1024];
 	int ret, rebuilt = 0;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
@@ -423,26 +513,17 @@ int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		snprintf(cache, sizeof(cache), "%s", optset_str(&own, "cache"));
 	else
 		cache_home(cache, sizeof(cache));
+	if (!strcmp(pos.v[0], "run")) {
+		ret = lab_run(self, &own, cache, optset_str(&own, "out"));
+		goto out;
+	}
 	if (optset_str(&own, "out"))
 		snprintf(out, sizeof(out), "%s", optset_str(&own, "out"));
 	else
 		snprintf(out, sizeof(out), "%s/image-%s", cache, optset_str(&own, "arch"));
-	/* the real path: ldd must see this binary, not a /proc/self of its own */
-	if (!realpath("/proc/self/exe", self_exe)) {
-		ret = EXIT_FAILED;
-		log_errno(-errno, "finding this binary");
-		goto out;
-	}
-	if (!strcmp(pos.v[0], "run")) {
-		ret = lab_run(self, &own, cache, out);
-		goto out;
-	}
-	if (lab_image_build(&(struct lab_image_opts){
-		    .arch = optset_str(&own, "arch"), .cache = cache, .out = out,
-		    .busybox = optset_str(&own, "busybox"), .vmbench = self_exe,
-	    }, &rebuilt, err, sizeof(err)) < 0) {
+	if (image_for(&own, optset_str(&own, "arch"), cache, out, &rebuilt, err, sizeof(err)) < 0) {
 		log_error("lab image: %s", err);
-		ret = strstr(err, "only") ? EXIT_USAGE : EXIT_FAILED;
+		ret = EXIT_FAILED;
 		goto out;
 	}
 	printf("%s %s (vmlinuz, initrd.img, manifest.json)\n", rebuilt ? "built" : "up to date:", out);

@@ -1,4 +1,4 @@
-/* Guest image builder (x86_64): kernel, modules, busybox, vmbench, init. */
+/* Guest image builder (x86_64, aarch64): kernel, modules, busybox, vmbench, init. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cpio.h"
+#include "elf.h"
 #include "image.h"
 #include "../core/util.h"
 #include "../core/banned.h"
@@ -59,56 +61,103 @@ static int mkdirs(const char *path)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-/* Debian's kernel for x86_64, downloaded once into the cache and unpacked. */
-static int fetch_kernel(const char *cache, char *root, size_t rootlen, char *err, size_t errlen)
+static const struct lab_arch arches[] = {
+	{ "x86_64", "amd64", "x86_64-linux-gnu" },
+	{ "aarch64", "arm64", "aarch64-linux-gnu" },
+};
+
+const struct lab_arch *lab_arch_find(const char *name)
 {
-	char dir[PATH_MAX], *out = NULL, pkg[128] = "", deb[PATH_MAX] = "";
-	char *const depends[] = { "apt-cache", "depends", "linux-image-amd64", NULL };
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (!strcmp(arches[i].name, name))
+			return &arches[i];
+	return NULL;
+}
+
+const char *lab_host_arch(void)
+{
+	static struct utsname u;
+
+	if (!u.machine[0] && uname(&u) < 0)
+		return "unknown";
+	return u.machine;
+}
+
+/* Unpack a .deb into dir/root (once: an existing root is the cache). */
+static int unpack_deb(const char *deb, const char *dir, char *root, size_t rootlen, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 8];
+	char *const extract[] = { "dpkg-deb", "-x", (char *)deb, tmp, NULL };
+	int r = mkdirs(dir);
+
+	if (r < 0)
+		return errf(err, errlen, r, "creating %s: %s", dir, strerror(-r));
+	snprintf(root, rootlen, "%s/root", dir);
+	if (access(root, F_OK) == 0)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", root);
+	if (run_capture(extract[0], extract, NULL, NULL) < 0 || rename(tmp, root) < 0)
+		return errf(err, errlen, -EIO, "unpacking %s failed (is it a Debian package?)", deb);
+	return 0;
+}
+
+/*
+ * A Debian package for the image's architecture, downloaded once into
+ * cache/NAME and unpacked there. meta: pkg is a metapackage
+ * (linux-image-arm64) whose first linux-image dependency is the real one.
+ */
+static int fetch_deb(const char *cache, const char *name, const char *pkg, bool meta, const struct lab_arch *a,
+		     char *root, size_t rootlen, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], want[160], real[160] = "", deb[PATH_MAX] = "", *out = NULL;
 	struct dirent *e;
 	DIR *d;
 	int r;
 
-	snprintf(dir, sizeof(dir), "%s/kernel-amd64", cache);
+	snprintf(dir, sizeof(dir), "%s/%s", cache, name);
 	snprintf(root, rootlen, "%s/root", dir);
 	if (access(root, F_OK) == 0)
 		return 0; /* the cache: no registry needed */
 	r = mkdirs(dir);
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", dir, strerror(-r));
-	if (run_capture(depends[0], depends, NULL, &out) == 0 && out) {
-		const char *p = strstr(out, "Depends: linux-image-");
+	snprintf(want, sizeof(want), "%s:%s", pkg, a->deb);
+	if (meta) {
+		char *const depends[] = { "apt-cache", "depends", want, NULL };
 
-		if (p)
-			sscanf(p, "Depends: %127s", pkg);
+		if (run_capture(depends[0], depends, NULL, &out) == 0 && out) {
+			const char *p = strstr(out, "Depends: linux-image-");
+
+			if (p)
+				sscanf(p, "Depends: %159s", real);
+		}
+		free(out);
+		if (!*real)
+			return errf(err, errlen, -ENOENT, "no kernel package: 'apt-cache depends %s' names none (%s"
+				    "run apt-get update, or give --kernel)", want,
+				    strcmp(a->name, lab_host_arch()) ? "add the architecture with dpkg --add-architecture, " : "");
+	} else {
+		snprintf(real, sizeof(real), "%s", want);
 	}
-	free(out);
-	if (!*pkg)
-		return errf(err, errlen, -ENOENT, "no kernel package: 'apt-cache depends linux-image-amd64' names none "
-						  "(run apt-get update, or give --kernel)");
 	{
-		char *const download[] = { "apt-get", "download", pkg, NULL };
+		char *const download[] = { "apt-get", "download", real, NULL };
 
 		if (run_capture(download[0], download, dir, NULL) < 0)
-			return errf(err, errlen, -EIO, "'apt-get download %s' failed (is the Debian registry reachable?)", pkg);
+			return errf(err, errlen, -EIO, "'apt-get download %s' failed (is the Debian registry reachable%s?)", real,
+				    strcmp(a->name, lab_host_arch()) ? ", is the foreign architecture added" : "");
 	}
+	*strchr(real, ':') = '\0'; /* the file is NAME_VERSION_ARCH.deb */
 	d = opendir(dir);
 	while (d && (e = readdir(d)))
-		if (str_has_prefix(e->d_name, pkg) && strstr(e->d_name, ".deb"))
+		if (str_has_prefix(e->d_name, real) && e->d_name[strlen(real)] == '_' && strstr(e->d_name, ".deb"))
 			snprintf(deb, sizeof(deb), "%s/%s", dir, e->d_name);
 	if (d)
 		closedir(d);
 	if (!*deb)
-		return errf(err, errlen, -ENOENT, "apt-get download left no %s .deb in %s", pkg, dir);
-	{
-		char tmp[PATH_MAX + 8];
-		char *const extract[] = { "dpkg-deb", "-x", deb, tmp, NULL };
-
-		snprintf(tmp, sizeof(tmp), "%s.tmp", root);
-		if (run_capture(extract[0], extract, NULL, NULL) < 0 || rename(tmp, root) < 0)
-			return errf(err, errlen, -EIO, "unpacking %s failed", deb);
-	}
+		return errf(err, errlen, -ENOENT, "apt-get download left no %s .deb in %s", real, dir);
+	r = unpack_deb(deb, dir, root, rootlen, err, errlen);
 	(void)unlink(deb);
-	return 0;
+	return r;
 }
 
 /* modules: name -> path below lib/modules/<kv>, by walking the tree */
@@ -214,30 +263,6 @@ static int add_module(const struct modmap *m, const char *name, struct strv *ord
 	return strv_push(order, path);
 }
 
-/* The shared libraries (and loader) a binary needs, from ldd. */
-static int needed_libs(const char *bin, struct strv *libs)
-{
-	char *const argv[] = { "ldd", (char *)bin, NULL };
-	char *out = NULL, *save = NULL;
-
-	if (run_capture(argv[0], argv, NULL, &out) < 0 || !out) {
-		free(out);
-		return 0; /* a static binary */
-	}
-	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *slash = strchr(line, '/'), *end;
-
-		if (!slash)
-			continue;
-		end = strpbrk(slash, " \t(");
-		if (end)
-			*end = '\0';
-		strv_push(libs, slash);
-	}
-	free(out);
-	return 0;
-}
-
 /* Every directory on the way to path, once, then the file. */
 static void add_path(struct cpio *c, struct strv *dirs, const char *path, mode_t perm, const char *host)
 {
@@ -269,11 +294,79 @@ static int file_id(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* The binary at path is for arch (and static when asked); else err says what it is. */
+static int check_binary(const char *what, const char *path, const char *arch, bool must_be_static, char *err,
+			size_t errlen)
+{
+	struct elf_info e;
+	int r = elf_read(path, &e);
+
+	if (r < 0)
+		return errf(err, errlen, r, "%s %s: %s", what, path,
+			    r == -ENOEXEC ? "not a 64-bit ELF program" : strerror(-r));
+	if (!e.arch || strcmp(e.arch, arch))
+		r = errf(err, errlen, -ENOEXEC, "%s %s is for %s, the image is for %s", what, path,
+			 e.arch ? e.arch : "another architecture", arch);
+	else if (must_be_static && *e.interp)
+		r = errf(err, errlen, -ENOEXEC, "%s %s is not static (Debian's busybox-static is)", what, path);
+	elf_release(&e);
+	return r;
+}
+
+/* The kernel: --kernel (a vmlinuz, or a linux-image .deb) or Debian's for the arch. */
+static int find_kernel(const struct lab_image_opts *o, const struct lab_arch *a, char *root, size_t rootlen,
+		       char *kernel, size_t klen, char *kv, size_t kvlen, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	int r;
+
+	*root = *kv = '\0';
+	if (o->kernel && !(strlen(o->kernel) > 4 && !strcmp(o->kernel + strlen(o->kernel) - 4, ".deb"))) {
+		/* a bare kernel: no modules come with it, its drivers must be built in */
+		if (access(o->kernel, R_OK) < 0)
+			return errf(err, errlen, -errno, "--kernel %s: %s", o->kernel, strerror(errno));
+		snprintf(kernel, klen, "%s", o->kernel);
+		snprintf(kv, kvlen, "%s", strrchr(o->kernel, '/') ? strrchr(o->kernel, '/') + 1 : o->kernel);
+		return 0;
+	}
+	if (o->kernel) {
+		const char *base = strrchr(o->kernel, '/') ? strrchr(o->kernel, '/') + 1 : o->kernel;
+		char dir[PATH_MAX];
+
+		if (access(o->kernel, R_OK) < 0)
+			return errf(err, errlen, -errno, "--kernel %s: %s", o->kernel, strerror(errno));
+		snprintf(dir, sizeof(dir), "%s/kernel-deb-%.*s", o->cache, (int)strlen(base) - 4, base);
+		r = unpack_deb(o->kernel, dir, root, rootlen, err, errlen);
+	} else {
+		char name[64], meta[64];
+
+		snprintf(name, sizeof(name), "kernel-%s", a->deb);
+		snprintf(meta, sizeof(meta), "linux-image-%s", a->deb);
+		r = fetch_deb(o->cache, name, meta, true, a, root, rootlen, err, errlen);
+	}
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "%s/lib/modules", root);
+	d = opendir(path);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			snprintf(kv, kvlen, "%s", e->d_name);
+	if (d)
+		closedir(d);
+	snprintf(kernel, klen, "%s/boot/vmlinuz-%s", root, kv);
+	if (!*kv || access(kernel, R_OK) < 0)
+		return errf(err, errlen, -ENOENT, "no kernel in %s (remove it to unpack again)", root);
+	return 0;
+}
+
 int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen)
 {
 	char root[PATH_MAX], kernel[PATH_MAX] = "", kv[128] = "", moddir[PATH_MAX], path[PATH_MAX + 32];
-	char ids[3][PATH_MAX + 64], *old = NULL, *modlist = NULL, *text = NULL;
+	char ids[3][PATH_MAX + 64], busybox[PATH_MAX], *old = NULL, *modlist = NULL, *text = NULL;
 	struct strv order = { 0 }, libs = { 0 }, dirs = { 0 }, missing = { 0 };
+	const struct lab_arch *a = lab_arch_find(o->arch);
 	struct modmap mm = { 0 };
 	json_t *manifest = NULL, *mods;
 	struct cpio c;
@@ -281,32 +374,34 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	int r;
 
 	*rebuilt = 0;
-	if (strcmp(o->arch, "x86_64"))
-		return errf(err, errlen, -EOPNOTSUPP, "arch %s: only x86_64 images can be built so far", o->arch);
-	if (o->kernel)
-		return errf(err, errlen, -EOPNOTSUPP, "--kernel: only Debian's kernel package is supported so far");
-	r = fetch_kernel(o->cache, root, sizeof(root), err, errlen);
+	if (!a)
+		return errf(err, errlen, -EINVAL, "arch %s: images are built for x86_64 and aarch64", o->arch);
+	r = find_kernel(o, a, root, sizeof(root), kernel, sizeof(kernel), kv, sizeof(kv), err, errlen);
 	if (r < 0)
 		return r;
-	{
-		DIR *d;
-		struct dirent *e;
+	if (o->busybox) {
+		snprintf(busybox, sizeof(busybox), "%s", o->busybox);
+	} else if (!strcmp(a->name, lab_host_arch())) {
+		snprintf(busybox, sizeof(busybox), "/bin/busybox");
+	} else {
+		/* a foreign busybox-static cannot be installed beside the host's: unpack it */
+		char bbroot[PATH_MAX], name[64];
 
-		snprintf(path, sizeof(path), "%s/lib/modules", root);
-		d = opendir(path);
-		while (d && (e = readdir(d)))
-			if (e->d_name[0] != '.')
-				snprintf(kv, sizeof(kv), "%s", e->d_name);
-		if (d)
-			closedir(d);
+		snprintf(name, sizeof(name), "busybox-%s", a->deb);
+		r = fetch_deb(o->cache, name, "busybox-static", false, a, bbroot, sizeof(bbroot), err, errlen);
+		if (r < 0)
+			return r;
+		snprintf(busybox, sizeof(busybox), "%s/bin/busybox", bbroot);
 	}
-	snprintf(kernel, sizeof(kernel), "%s/boot/vmlinuz-%s", root, kv);
-	if (!*kv || access(kernel, R_OK) < 0)
-		return errf(err, errlen, -ENOENT, "no kernel in %s (remove it to download again)", root);
-	if (file_id(o->busybox, ids[0], sizeof(ids[0])) < 0)
-		return errf(err, errlen, -ENOENT, "no static busybox at %s: apt-get install busybox-static", o->busybox);
+	if (file_id(busybox, ids[0], sizeof(ids[0])) < 0)
+		return errf(err, errlen, -ENOENT, "no static busybox at %s: apt-get install busybox-static", busybox);
 	if (file_id(o->vmbench, ids[1], sizeof(ids[1])) < 0 || file_id(kernel, ids[2], sizeof(ids[2])) < 0)
 		return errf(err, errlen, -ENOENT, "cannot read %s or %s", o->vmbench, kernel);
+	r = check_binary("busybox", busybox, a->name, true, err, errlen);
+	if (r == 0)
+		r = check_binary("the guest's vmbench", o->vmbench, a->name, false, err, errlen);
+	if (r < 0)
+		return r;
 	r = mkdirs(o->out);
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
@@ -325,13 +420,16 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 		if (same)
 			return 0;
 	}
+	r = elf_runtime_files(o->vmbench, a->triplet, &libs, err, errlen);
+	if (r < 0)
+		goto out;
 
 	snprintf(moddir, sizeof(moddir), "%s/lib/modules/%s/kernel", root, kv);
-	walk(&mm, moddir);
+	if (*root)
+		walk(&mm, moddir);
 	for (size_t i = 0; lab_image_modules[i]; i++)
 		if (add_module(&mm, lab_image_modules[i], &order, 0) < 0)
 			strv_push(&missing, lab_image_modules[i]);
-	needed_libs(o->vmbench, &libs);
 
 	snprintf(path, sizeof(path), "%s/initrd.img", o->out);
 	r = cpio_open(&c, path);
@@ -343,7 +441,7 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 		cpio_dir(&c, d, 0755);
 		strv_push(&dirs, d);
 	}
-	cpio_copy(&c, "bin/busybox", 0755, o->busybox);
+	cpio_copy(&c, "bin/busybox", 0755, busybox);
 	cpio_symlink(&c, "bin/sh", "busybox");
 	cpio_copy(&c, "bin/vmbench", 0755, o->vmbench);
 	for (size_t i = 0; i < libs.n; i++)
@@ -384,6 +482,18 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 			     ids[0], ids[1], ids[2]);
 	for (size_t i = 0; manifest && i < missing.n; i++)
 		json_array_append_new(json_object_get(manifest, "modules_missing"), json_string(missing.v[i]));
+	if (manifest) {
+		json_t *l = json_array();
+
+		for (size_t i = 0; i < libs.n; i++)
+			json_array_append_new(l, json_string(libs.v[i]));
+		json_object_set_new(manifest, "libraries", l);
+		json_object_set_new(manifest, "kernel", json_string(kernel));
+		json_object_set_new(manifest, "busybox", json_string(busybox));
+		if (!*root)
+			json_object_set_new(manifest, "modules_note",
+					    json_string("a bare --kernel brings no modules: its drivers must be built in"));
+	}
 	text = manifest ? json_dumps(manifest, JSON_INDENT(2)) : NULL;
 	snprintf(path, sizeof(path), "%s/manifest.json", o->out);
 	(void)unlink(path);

@@ -8,13 +8,24 @@
 #include <stddef.h>
 
 struct lab_image_opts {
-	const char *arch;    /* "x86_64" (aarch64: not yet) */
+	const char *arch;    /* "x86_64" or "aarch64" */
 	const char *kernel;  /* a vmlinuz, or a linux-image .deb; NULL: Debian's, fetched into the cache */
 	const char *cache;   /* where downloads are kept */
 	const char *out;     /* where vmlinuz, initrd.img and manifest.json go */
-	const char *busybox; /* a static busybox */
-	const char *vmbench; /* the binary to put in the guest */
+	const char *busybox; /* a static busybox; NULL: /bin/busybox, or Debian's busybox-static for a foreign arch */
+	const char *vmbench; /* the binary to put in the guest, built for arch */
 };
+
+/* An architecture the lab builds images for, with its Debian names. */
+struct lab_arch {
+	const char *name;    /* x86_64, as uname -m says */
+	const char *deb;     /* amd64 */
+	const char *triplet; /* x86_64-linux-gnu */
+};
+
+const struct lab_arch *lab_arch_find(const char *name);
+/* uname -m of this machine */
+const char *lab_host_arch(void);
 
 /* Build, or find the image up to date (*rebuilt false). err says what failed. */
 int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen);

@@ -498,8 +498,12 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			r = pin_vcpus(&b, err, errlen);
 		if (i == 0 && r == 0) {
 			const char *dev = guest_disk(b.fp, driver);
+			const char *arch = json_string_value(json_object_get(b.fp, "arch"));
 
-			if (!dev)
+			if (!arch || strcmp(arch, c->v[LAB_ARCH]))
+				r = errf(err, errlen, -EPROTO, "the guest says it is %s, the configuration asked for %s",
+					 arch ? arch : "of no architecture", c->v[LAB_ARCH]);
+			else if (!dev)
 				r = errf(err, errlen, -ENODEV, "the guest shows no disk with the %s driver that disk=%s needs",
 					 driver, c->v[LAB_DISK]);
 			/* every item but boot is a suite or test the guest runs: cpu, disk.randread... */

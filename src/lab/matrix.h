@@ -31,6 +31,8 @@ struct lab_paths {
 	const char *kernel, *initrd, *disk, *disk_format, *disk_cache, *qmp_socket, *agent_socket, *console_log;
 };
 
+/* NULL when QEMU can build this configuration, else why it cannot. */
+const char *lab_config_unsupported(const struct lab_config *c);
 /* The QEMU command line; -EOPNOTSUPP with *why when QEMU cannot build this
  * combination (a controller the machine type lacks). */
 int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct strv *argv, const char **why);

@@ -78,8 +78,10 @@ static void command_lines(void **state)
 		{ "x86_64", "virtio-blk", "q35", "virtio-blk-pci,drive=d0", "virtio_blk" },
 		{ "x86_64", "virtio-scsi", "q35", "virtio-scsi-pci,id=scsi0", "virtio_scsi" },
 		{ "x86_64", "nvme", "q35", "nvme,drive=d0,serial=vmbench0", "nvme" },
-		{ "aarch64", "virtio-blk", "virt", "virtio-blk-pci,drive=d0", "virtio_blk" },
-		{ "aarch64", "ahci", "virt", "ich9-ahci,id=ahci0", "ahci" },
+		{ "aarch64", "virtio-blk", "virt,gic-version=max", "virtio-blk-pci,drive=d0", "virtio_blk" },
+		{ "aarch64", "ahci", "virt,gic-version=max", "ich9-ahci,id=ahci0", "ahci" },
+		{ "aarch64", "virtio-scsi", "virt,gic-version=max", "virtio-scsi-pci,id=scsi0", "virtio_scsi" },
+		{ "aarch64", "nvme", "virt,gic-version=max", "nvme,drive=d0,serial=vmbench0", "nvme" },
 	};
 	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
 			       .console_log = "/c" };
@@ -101,7 +103,16 @@ static void command_lines(void **state)
 		if (!has_pair(&a, "-machine", cases[i].machine) || !has_pair(&a, "-device", cases[i].device))
 			fail_msg("case %zu: machine %s / device %s missing", i, cases[i].machine, cases[i].device);
 		assert_true(has_pair(&a, "-accel", "tcg,thread=multi"));
-		assert_true(has_pair(&a, "-cpu", "max"));
+		if (!strcmp(cases[i].arch, "x86_64")) {
+			assert_true(has_pair(&a, "-cpu", "max"));
+			assert_true(has_pair(&a, "-append", "console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 "
+							     "vmbench.agent=/dev/hvc0"));
+		} else {
+			/* QARMA pointer authentication is the slow part of an emulated max CPU */
+			assert_true(has_pair(&a, "-cpu", "max,pauth-impdef=on"));
+			assert_true(has_pair(&a, "-append", "console=ttyAMA0 earlycon=pl011,0x9000000 panic=-1 "
+							     "vmbench.agent=/dev/hvc0"));
+		}
 		assert_true(has_pair(&a, "-smp", "2"));
 		assert_true(has_pair(&a, "-drive", "file=/d.img,format=raw,if=none,id=d0,cache=none"));
 		assert_true(has_pair(&a, "-qmp", "unix:/q,server=on,wait=off"));
@@ -128,6 +139,11 @@ static void command_lines(void **state)
 		snprintf(c.v[LAB_DISK], 32, "ide");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, &why), -EOPNOTSUPP);
 		assert_non_null(strstr(why, "no IDE controller"));
+		strv_clear(&a);
+		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, &why), 0);
+		assert_string_equal(a.v[0], "qemu-system-aarch64");
+		assert_true(has_pair(&a, "-cpu", "host"));
 		strv_clear(&a);
 		snprintf(c.v[LAB_ACCEL], 32, "auto");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, &why), -EINVAL);
