@@ -146,7 +146,8 @@ static int fetch_deb(const char *cache, const char *name, const char *pkg, bool 
 			return errf(err, errlen, -EIO, "'apt-get download %s' failed (is the Debian registry reachable%s?)", real,
 				    strcmp(a->name, lab_host_arch()) ? ", is the foreign architecture added" : "");
 	}
-	*strchr(real, ':') = '\0'; /* the file is NAME_VERSION_ARCH.deb */
+	if (strchr(real, ':'))
+		*strchr(real, ':') = '\0'; /* the file is NAME_VERSION_ARCH.deb */
 	d = opendir(dir);
 	while (d && (e = readdir(d)))
 		if (str_has_prefix(e->d_name, real) && e->d_name[strlen(real)] == '_' && strstr(e->d_name, ".deb"))
