@@ -175,6 +175,18 @@ static const char *optset_str_size(const struct optset *own)
 	return buf;
 }
 
+/* A failed test is stored as measured, and said: it fails the run (exit 1). */
+static size_t say_failures(const char *who, const json_t *doc)
+{
+	struct strv why = { 0 };
+	size_t n = doc_failures(doc, &why);
+
+	for (size_t j = 0; j < why.n; j++)
+		log_error("%s: %s", who, why.v[j]);
+	strv_clear(&why);
+	return n ? 1 : 0;
+}
+
 static void label(json_t *doc, const char *k, const char *v)
 {
 	json_object_set_new(json_object_get(doc, "labels"), k, json_string(v));
@@ -228,6 +240,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 			goto out;
 		}
 		label(doc, "config", "host");
+		failed += say_failures("host", doc);
 		for (size_t i = 0; i < labels->n; i++) {
 			char k[128];
 
@@ -340,6 +353,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		}
 		if (accel_note)
 			json_object_set_new(doc, "lab_note", json_string(accel_note));
+		failed += say_failures(name, doc);
 		if (db_add(db, doc, &id) == 0)
 			fprintf(stderr, "vmbench: %s: stored as run %lld\n", name, (long long)id);
 		cmp_add_operand(&t, name, json_pack("[o]", doc));
@@ -521,9 +535,11 @@ int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		snprintf(out, sizeof(out), "%s", optset_str(&own, "out"));
 	else
 		snprintf(out, sizeof(out), "%s/image-%s", cache, optset_str(&own, "arch"));
-	if (image_for(&own, optset_str(&own, "arch"), cache, out, &rebuilt, err, sizeof(err)) < 0) {
+	ret = image_for(&own, optset_str(&own, "arch"), cache, out, &rebuilt, err, sizeof(err));
+	if (ret < 0) {
 		log_error("lab image: %s", err);
-		ret = EXIT_FAILED;
+		/* a program given for the wrong architecture is bad input, like a bad file */
+		ret = ret == -ENOEXEC ? EXIT_USAGE : EXIT_FAILED;
 		goto out;
 	}
 	printf("%s %s (vmlinuz, initrd.img, manifest.json)\n", rebuilt ? "built" : "up to date:", out);

@@ -152,7 +152,8 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		char *line = NULL;
 		double now;
 
-		r = proto_recv_line(&b->conn, 50, &line);
+		/* the console is polled: every 5 ms until its two marks are seen */
+		r = proto_recv_line(&b->conn, b->t_output && b->t_init ? 50 : 5, &line);
 		now = (double)(clock_ns() - t0) / 1e9;
 		watch_console(b, now);
 		if (r == 0 && str_has_prefix(line, "HELLO ")) {

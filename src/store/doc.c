@@ -479,3 +479,29 @@ void doc_suites_string(const json_t *doc, char *buf, size_t len)
 		off += (size_t)n;
 	}
 }
+
+size_t doc_failures(const json_t *doc, struct strv *out)
+{
+	size_t i, k, n = 0;
+	json_t *s, *t;
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		const char *sname = json_string_value(json_object_get(s, "name"));
+		char line[600];
+
+		if (!strcmp(json_string_value(json_object_get(s, "status")) ?: "", "failed")) {
+			snprintf(line, sizeof(line), "%s: %s", sname ? sname : "?",
+				 json_string_value(json_object_get(s, "reason")) ?: "failed");
+			n += strv_push(out, line) == 0;
+		}
+		json_array_foreach(json_object_get(s, "tests"), k, t) {
+			if (strcmp(json_string_value(json_object_get(t, "status")) ?: "", "failed"))
+				continue;
+			snprintf(line, sizeof(line), "%s.%s: %s", sname ? sname : "?",
+				 json_string_value(json_object_get(t, "name")) ?: "?",
+				 json_string_value(json_object_get(t, "reason")) ?: "failed");
+			n += strv_push(out, line) == 0;
+		}
+	}
+	return n;
+}

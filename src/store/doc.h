@@ -31,6 +31,9 @@ int doc_load_file(const char *path, json_t **out, char *err, size_t errlen);
 /* Write atomically and never over an existing file: -EEXIST then.
  * "-" writes to stdout. */
 int doc_write_file(const json_t *doc, const char *path);
+/* Every failed suite and test as "suite.test: reason", appended to out;
+ * the number appended. */
+size_t doc_failures(const json_t *doc, struct strv *out);
 /* Suite names, comma-separated. */
 void doc_suites_string(const json_t *doc, char *buf, size_t len);
 

@@ -97,6 +97,8 @@ static int open_device(struct vmb_ctx *ctx, struct disk_state *st, const char *d
 	find_device(ctx, st, sb.st_rdev);
 	(void)vmb_note(ctx, "target", "%s (block device, %s)", dev,
 		       ctx->env->destructive ? "writes allowed by --destructive" : "read-only");
+	/* the whole device is the region, whatever --disk.size says */
+	(void)vmb_note(ctx, "device_size", "%llu", (unsigned long long)bytes);
 	return 0;
 }
 
@@ -594,7 +596,7 @@ static const struct vmb_opt disk_opts[] = {
 	{ .name = "device", .type = OPT_STRING, .metavar = "/dev/X",
 	  .help = "test a block device: read tests only, unless --destructive" },
 	{ .name = "size", .type = OPT_SIZE, .min = 1 << 20, .max = 1ull << 50, .def = "1g", .quick = "256m",
-	  .metavar = "SIZE", .help = "size of the test file" },
+	  .metavar = "SIZE", .help = "size of the test file (with --disk.device: the whole device, see notes.device_size)" },
 	{ .name = "bs", .type = OPT_SIZE, .min = 512, .max = 64 << 20, .def = "4k", .metavar = "SIZE",
 	  .help = "block size of the random tests" },
 	{ .name = "seq-bs", .type = OPT_SIZE, .min = 512, .max = 64 << 20, .def = "1m", .metavar = "SIZE",

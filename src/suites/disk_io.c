@@ -289,8 +289,11 @@ sync:
 		}
 		now = clock_ns();
 		if (!measuring && now >= ramp_end) {
+			/* The window opens at ramp_end, not at this poll: after a device
+			 * stall that outlasts the ramp, the completions reaped now would
+			 * otherwise be divided by a window of microseconds. */
 			measuring = true;
-			job_reset(j, now);
+			job_reset(j, ramp_end);
 			cpu_mark(&cpu);
 		}
 		stop = now >= deadline || vmb_stop_requested() || j->err;
@@ -382,8 +385,9 @@ void disk_psync_job(struct vmb_worker *w)
 		if (!rd)
 			j->written_total += j->bs;
 		if (!measuring && now >= ramp_end) {
+			/* from ramp_end, whenever this I/O ended (see the io_uring loop) */
 			measuring = true;
-			job_reset(j, now);
+			job_reset(j, ramp_end);
 			cpu_mark(&cpu);
 		} else if (measuring) {
 			hist_record(rd ? &j->rlat : &j->wlat, now - prev);

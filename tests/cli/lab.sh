@@ -41,12 +41,23 @@ assert m["modules"].index("virtio.ko") < m["modules"].index("virtio_blk.ko")  # 
 PY
 expect 0 "a second build finds it up to date" "$VMB" lab image --cache "$cache" --out "$T/img"
 has "$T/out" "up to date" "not rebuilt"
+expect 0 "a bare --kernel: an image without modules" "$VMB" lab image --kernel "$T/img/vmlinuz" --cache "$cache" \
+	--out "$T/bare"
+check "its manifest says that the kernel's drivers must be built in" python3 - "$T/bare/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["modules"] == [] and "virtio_blk" in m["modules_missing"] and "built in" in m["modules_note"], m
+PY
+expect 1 "a --kernel that does not exist" "$VMB" lab image --kernel "$T/nothing.deb" --cache "$cache" --out "$T/bare2"
+has "$T/err" "--kernel $T/nothing.deb: No such file or directory" "names it"
+expect 2 "a --busybox that is not a static program" "$VMB" lab image --busybox "$VMB" --cache "$cache" --out "$T/bare3"
+has "$T/err" "is not static" "says so"
 
 # aarch64: an emulated guest, with the vmbench cross-built for it
 arm=""
 if [ -x "$(dirname "$VMB")/vmbench-aarch64" ] && command -v qemu-system-aarch64 >/dev/null 2>&1; then
 	arm=1
-	expect 1 "an x86_64 vmbench for an aarch64 image" "$VMB" lab image --arch aarch64 --agent "aarch64=$VMB" \
+	expect 2 "an x86_64 vmbench for an aarch64 image" "$VMB" lab image --arch aarch64 --agent "aarch64=$VMB" \
 		--cache "$cache" --out "$T/arm-bad"
 	has "$T/err" "is for x86_64, the image is for aarch64" "names both architectures"
 	expect 0 "lab image --arch aarch64" "$VMB" lab image --arch aarch64 --cache "$cache" --out "$T/arm"

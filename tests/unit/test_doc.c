@@ -114,12 +114,37 @@ static void invalid_documents(void **state)
 	assert_non_null(strstr(err, "/nonexistent/x.json"));
 }
 
+static void failures(void **state)
+{
+	json_t *doc = json_loads("{\"suites\": [{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": ["
+				 "{\"name\": \"prime\", \"status\": \"ok\"}]},"
+				 "{\"name\": \"disk\", \"status\": \"ok\", \"tests\": ["
+				 "{\"name\": \"randread\", \"status\": \"ok\"},"
+				 "{\"name\": \"randwrite\", \"status\": \"failed\", \"reason\": \"no I/O completed\"},"
+				 "{\"name\": \"iozone\", \"status\": \"skipped\", \"reason\": \"a device\"}]},"
+				 "{\"name\": \"net\", \"status\": \"failed\", \"reason\": \"no peer\", \"tests\": []}]}",
+				 0, NULL);
+	struct strv f = { 0 };
+
+	(void)state;
+	assert_non_null(doc);
+	assert_int_equal(doc_failures(doc, &f), 2);
+	assert_string_equal(f.v[0], "disk.randwrite: no I/O completed"); /* skipped is not failed */
+	assert_string_equal(f.v[1], "net: no peer");
+	strv_clear(&f);
+	json_decref(doc);
+	doc = fixture_doc();
+	assert_int_equal(doc_failures(doc, &f), 0);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(built_values),
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(invalid_documents),
+		cmocka_unit_test(failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
