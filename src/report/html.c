@@ -98,6 +98,25 @@ static const char **operand_names(const struct cmp_table *t)
 	return names;
 }
 
+/* An axis of nanoseconds is labelled in s, ms or us; ytitle gets that unit. */
+static void axis_title(struct svg_axis *y, const char *metric, const char *unit, char *buf, size_t len)
+{
+	static const struct {
+		double div;
+		const char *name;
+	} scales[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" } };
+
+	y->div = 0;
+	if (!strcmp(unit, "ns"))
+		for (size_t i = 0; i < sizeof(scales) / sizeof(scales[0]); i++)
+			if (y->hi >= scales[i].div) {
+				y->div = scales[i].div;
+				snprintf(buf, len, "%s (%s)", metric, scales[i].name);
+				return;
+			}
+	snprintf(buf, len, "%s (%s)", metric, unit);
+}
+
 static void figure(FILE *f, char *svg, const char *caption)
 {
 	if (!svg)
@@ -169,7 +188,7 @@ static void bar_chart(FILE *f, const struct cmp_table *t, size_t *rows, size_t n
 		goto out;
 	svg_axis_nice(&y, true);
 	snprintf(title, sizeof(title), "%s.%s %s", r0->suite, r0->test, r0->metric);
-	snprintf(ytitle, sizeof(ytitle), "%s (%s)", r0->metric, r0->unit);
+	axis_title(&y, r0->metric, r0->unit, ytitle, sizeof(ytitle));
 	svg_begin(&s, 520, 300 + 18 * (int)t->nops, title);
 	for (size_t i = 0; i < n; i++) {
 		owned[i] = varying_label(t, rows, n, i);
@@ -192,7 +211,9 @@ static void bar_chart(FILE *f, const struct cmp_table *t, size_t *rows, size_t n
 					     svg_map(&y, c->sum.ci95_high));
 		}
 	svg_legend(&s, 80, 300, names, (int)t->nops);
-	figure(f, svg_end(&s), "mean with 95% confidence interval, per case");
+	snprintf(title, sizeof(title), "%s.%s %s: mean with 95%% confidence interval, per case", r0->suite, r0->test,
+		 r0->metric);
+	figure(f, svg_end(&s), title);
 out:
 	for (size_t i = 0; owned && i < n; i++)
 		free(owned[i]);
@@ -269,7 +290,7 @@ static void curve_chart(FILE *f, const struct cmp_table *t, size_t *rows, size_t
 		svg_axis_nice(&x, false);
 	svg_axis_nice(&y, true);
 	snprintf(title, sizeof(title), "%s.%s %s vs %s", r0->suite, r0->test, r0->metric, key);
-	snprintf(ytitle, sizeof(ytitle), "%s (%s)", r0->metric, r0->unit);
+	axis_title(&y, r0->metric, r0->unit, ytitle, sizeof(ytitle));
 	svg_begin(&s, 520, 300 + 18 * (int)t->nops, title);
 	svg_axes(&s, &x, &y, key, ytitle, NULL, 0);
 	for (size_t o = 0; o < t->nops; o++) {
@@ -305,7 +326,7 @@ static void latency_chart(FILE *f, const struct cmp_table *t, const struct cmp_r
 	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = INFINITY, .hi = -INFINITY, .log = true,
 									      .p0 = 250, .p1 = 20 };
 	const char **names = operand_names(t);
-	char title[256], p[256], caption[320];
+	char title[256], p[256], caption[320], ytitle[64];
 	double xs[6], ys[6];
 	struct svg s;
 
@@ -330,7 +351,8 @@ static void latency_chart(FILE *f, const struct cmp_table *t, const struct cmp_r
 	cmp_params_text(r->params, p, sizeof(p));
 	snprintf(title, sizeof(title), "%s.%s %s percentiles", r->suite, r->test, r->metric);
 	svg_begin(&s, 520, 300 + 18 * (int)t->nops, title);
-	svg_axes(&s, &x, &y, "percentile", "latency (ns)", keys, nk);
+	axis_title(&y, "latency", "ns", ytitle, sizeof(ytitle));
+	svg_axes(&s, &x, &y, "percentile", ytitle, keys, nk);
 	for (size_t o = 0; o < t->nops; o++) {
 		const json_t *h = r->cells[o].hist;
 		int k = 0;
@@ -368,7 +390,9 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = 0, .hi = 0, .p0 = 250, .p1 = 20 };
 	const char **names = operand_names(t), **phases = calloc(n, sizeof(*phases));
 	double slot = (x.p1 - x.p0) / (double)t->nops;
-	char title[256], ytitle[64], p[256];
+	char title[256], ytitle[64], p[256], nums[32][8], key[2048] = "", caption[2600];
+	size_t keyoff = 0;
+	bool numbered = false;
 	struct svg s;
 
 	if (!names || !phases)
@@ -387,8 +411,19 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 		phases[i] = t->rows[rows[i]].metric + 6;
 	cmp_params_text(r0->params, p, sizeof(p));
 	snprintf(title, sizeof(title), "boot.%s phases", r0->test);
-	snprintf(ytitle, sizeof(ytitle), "time (%s)", r0->unit);
+	axis_title(&y, "time", r0->unit, ytitle, sizeof(ytitle));
 	svg_begin(&s, 520, 300 + 18 * (int)n, title);
+	/* operand names that do not fit under their bar: numbers, named in the caption */
+	for (size_t o = 0; o < t->nops; o++)
+		numbered |= strlen(names[o]) * 6.5 > slot;
+	for (size_t o = 0; numbered && o < t->nops; o++) {
+		snprintf(nums[o < 32 ? o : 31], sizeof(nums[0]), "%zu", o + 1);
+		keyoff += (size_t)snprintf(key + keyoff, keyoff < sizeof(key) ? sizeof(key) - keyoff : 0, "%s%zu = %s",
+					   o ? "; " : " (", o + 1, names[o]);
+		names[o] = nums[o < 32 ? o : 31];
+	}
+	if (numbered && keyoff < sizeof(key))
+		snprintf(key + keyoff, sizeof(key) - keyoff, ")");
 	svg_axes(&s, &x, &y, NULL, ytitle, names, (int)t->nops);
 	for (size_t o = 0; o < t->nops; o++) {
 		double base = 0;
@@ -409,8 +444,9 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 		}
 	}
 	svg_legend(&s, 80, 300, phases, (int)n);
-	snprintf(title, sizeof(title), "boot.%s %s: time in each phase, stacked (means)", r0->test, p);
-	figure(f, svg_end(&s), title);
+	snprintf(caption, sizeof(caption), "boot.%s%s%s: time in each phase, stacked (means)%s", r0->test, *p ? " " : "",
+		 p, numbered ? key : "");
+	figure(f, svg_end(&s), caption);
 out:
 	free(names);
 	free(phases);

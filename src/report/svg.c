@@ -179,7 +179,7 @@ void svg_axes(struct svg *s, const struct svg_axis *x, const struct svg_axis *y,
 		double py = svg_map(y, ticks[i]);
 
 		svg_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x->p0, py, x->p1, py);
-		svg_fmt_num(ticks[i], buf, sizeof(buf));
+		svg_fmt_num(ticks[i] / (y->div > 0 ? y->div : 1), buf, sizeof(buf));
 		svg_text(s, x->p0 - 6, py + 4, "end", 11, buf);
 	}
 	if (x_labels) {

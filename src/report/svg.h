@@ -17,6 +17,7 @@ struct svg_axis {
 	double lo, hi;   /* data range */
 	bool log;        /* log10 scale; lo must be > 0 */
 	double p0, p1;   /* pixel range (p0 for lo) */
+	double div;      /* tick labels show value / div (0: 1), e.g. ns shown in s */
 };
 
 #define SVG_COLORS 8

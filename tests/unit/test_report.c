@@ -208,6 +208,47 @@ static void boot_phases(void **state)
 		assert_int_equal(segs, 6);
 	}
 	assert_non_null(strstr(html, ">kernel</text>"));
+	/* nanoseconds up to 3.3 s are labelled in seconds: 0 .. 4 s, not 0 .. 4G ns */
+	{
+		const char *ph = strstr(html, "<title>boot.cold phases</title>");
+
+		assert_non_null(strstr(ph, ">time (s)</text>"));
+		assert_non_null(strstr(ph, ">4</text>"));
+		assert_null(strstr(html, "G</text>"));
+	}
+	/* short operand names stand under their bars */
+	assert_non_null(strstr(html, ">kvm</text>"));
+	assert_null(strstr(html, "1 = kvm"));
+	free(html);
+	cmp_table_release(&t);
+}
+
+/* Names longer than a bar is wide: numbers under the bars, the names in the caption. */
+static void boot_phases_long_names(void **state)
+{
+	struct cmp_table t;
+	char *html = NULL, name[64];
+	size_t len = 0;
+	FILE *mem;
+
+	(void)state;
+	cmp_table_init(&t);
+	for (int o = 0; o < 6; o++) {
+		json_t *docs = json_pack("[{s:[{s:s, s:[{s:s, s:[{s:{}, s:[{s:s, s:s, s:s, s:b, s:[f, f]}]}]}]}]}]",
+					 "suites", "name", "boot", "tests", "name", "cold", "cases", "params", "metrics",
+					 "name", "phase_kernel", "unit", "ns", "direction", "lower", "headline", 0, "samples",
+					 2e9 + o * 1e8, 2.1e9 + o * 1e8);
+
+		snprintf(name, sizeof(name), "accel=tcg arch=aarch64 disk=virtio-blk smp=%d", o + 1);
+		assert_int_equal(cmp_add_operand(&t, name, docs), 0);
+	}
+	assert_int_equal(cmp_build(&t), 0);
+	mem = open_memstream(&html, &len);
+	assert_int_equal(html_report(mem, &t, "boot"), 0);
+	fclose(mem);
+	assert_non_null(strstr(html, ">6</text>"));
+	assert_non_null(strstr(html, "(1 = accel=tcg arch=aarch64 disk=virtio-blk smp=1; 2 = "));
+	assert_non_null(strstr(html, "6 = accel=tcg arch=aarch64 disk=virtio-blk smp=6)</figcaption>"));
 	free(html);
 	cmp_table_release(&t);
 }
@@ -220,6 +261,7 @@ int main(void)
 		cmocka_unit_test(document),
 		cmocka_unit_test(comparisons),
 		cmocka_unit_test(boot_phases),
+		cmocka_unit_test(boot_phases_long_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
