@@ -389,23 +389,27 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	const struct cmp_row *r0 = &t->rows[rows[0]];
 	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = 0, .hi = 0, .p0 = 250, .p1 = 20 };
 	const char **names = operand_names(t), **phases = calloc(n, sizeof(*phases));
-	double slot = (x.p1 - x.p0) / (double)t->nops;
+	size_t *ops = calloc(t->nops ? t->nops : 1, sizeof(*ops)), nops = 0, keyoff = 0;
 	char title[256], ytitle[64], p[256], nums[32][8], key[2048] = "", caption[2600];
-	size_t keyoff = 0;
 	bool numbered = false;
+	double slot;
 	struct svg s;
 
-	if (!names || !phases)
+	if (!names || !phases || !ops)
 		goto out;
+	/* the operands that booted (the host baseline has no boot phases) */
 	for (size_t o = 0; o < t->nops; o++) {
 		double sum = 0;
 
 		for (size_t i = 0; i < n; i++)
 			sum += t->rows[rows[i]].cells[o].n ? t->rows[rows[i]].cells[o].sum.mean : 0;
+		if (sum > 0)
+			ops[nops++] = o;
 		y.hi = fmax(y.hi, sum);
 	}
-	if (y.hi <= 0)
+	if (y.hi <= 0 || !nops)
 		goto out;
+	slot = (x.p1 - x.p0) / (double)nops;
 	svg_axis_nice(&y, true);
 	for (size_t i = 0; i < n; i++)
 		phases[i] = t->rows[rows[i]].metric + 6;
@@ -413,31 +417,33 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	snprintf(title, sizeof(title), "boot.%s phases", r0->test);
 	axis_title(&y, "time", r0->unit, ytitle, sizeof(ytitle));
 	svg_begin(&s, 520, 300 + 18 * (int)n, title);
-	/* operand names that do not fit under their bar: numbers, named in the caption */
-	for (size_t o = 0; o < t->nops; o++)
-		numbered |= strlen(names[o]) * 6.5 > slot;
-	for (size_t o = 0; numbered && o < t->nops; o++) {
-		snprintf(nums[o < 32 ? o : 31], sizeof(nums[0]), "%zu", o + 1);
+	for (size_t k = 0; k < nops; k++) {
+		names[k] = t->ops[ops[k]].name;
+		/* a name that does not fit under its bar: numbers, named in the caption */
+		numbered |= strlen(names[k]) * 6.5 > slot;
+	}
+	for (size_t k = 0; numbered && k < nops; k++) {
+		snprintf(nums[k < 32 ? k : 31], sizeof(nums[0]), "%zu", k + 1);
 		keyoff += (size_t)snprintf(key + keyoff, keyoff < sizeof(key) ? sizeof(key) - keyoff : 0, "%s%zu = %s",
-					   o ? "; " : " (", o + 1, names[o]);
-		names[o] = nums[o < 32 ? o : 31];
+					   k ? "; " : " (", k + 1, names[k]);
+		names[k] = nums[k < 32 ? k : 31];
 	}
 	if (numbered && keyoff < sizeof(key))
 		snprintf(key + keyoff, sizeof(key) - keyoff, ")");
-	svg_axes(&s, &x, &y, NULL, ytitle, names, (int)t->nops);
-	for (size_t o = 0; o < t->nops; o++) {
+	svg_axes(&s, &x, &y, NULL, ytitle, names, (int)nops);
+	for (size_t k = 0; k < nops; k++) {
 		double base = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
+			const struct cmp_cell *c = &t->rows[rows[i]].cells[ops[k]];
 			char tip[160], val[48];
 
 			if (!c->n)
 				continue;
 			text_format_value(c->sum.mean, r0->unit, val, sizeof(val));
-			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[o].name, phases[i], val);
+			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[ops[k]].name, phases[i], val);
 			svg_printf(&s, "<g class=\"stack\">");
-			svg_bar(&s, x.p0 + slot * (double)o + slot * 0.2, slot * 0.6, svg_map(&y, base),
+			svg_bar(&s, x.p0 + slot * (double)k + slot * 0.2, slot * 0.6, svg_map(&y, base),
 				svg_map(&y, base + c->sum.mean), (int)i, tip);
 			svg_printf(&s, "</g>");
 			base += c->sum.mean;
@@ -450,6 +456,7 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 out:
 	free(names);
 	free(phases);
+	free(ops);
 }
 
 static void charts(FILE *f, const struct cmp_table *t)
