@@ -11,13 +11,15 @@
 
 static const char *vmbench_path;
 
-/* A guest that writes `script` and then stays silent (or closes). */
+/* A guest that writes `script` and then stays silent (or closes). With
+ * after_line, it first reads the host's first line (RUN ...), as a guest
+ * does, so that a close cannot come before the host has sent its request. */
 struct fake {
 	int to_host[2], to_guest[2];
 	pid_t pid;
 };
 
-static void fake_start(struct fake *f, const char *script, bool close_after)
+static void fake_start(struct fake *f, const char *script, bool close_after, bool after_line)
 {
 	assert_int_equal(pipe(f->to_host), 0);
 	assert_int_equal(pipe(f->to_guest), 0);
@@ -29,6 +31,9 @@ static void fake_start(struct fake *f, const char *script, bool close_after)
 
 		close(f->to_host[0]);
 		close(f->to_guest[1]);
+		for (char ch = 0; after_line && ch != '\n';)
+			if (read(f->to_guest[0], &ch, 1) != 1)
+				_exit(1);
 		if (write(f->to_host[1], script, len) != (ssize_t)len)
 			_exit(1);
 		if (close_after)
@@ -75,7 +80,7 @@ static void hello_cases(void **state)
 		json_t *fp = NULL;
 		int r;
 
-		fake_start(&f, cases[i].script, cases[i].close_after);
+		fake_start(&f, cases[i].script, cases[i].close_after, false);
 		proto_init(&c, f.to_host[0], f.to_guest[1]);
 		r = proto_host_hello(&c, 300, &fp);
 		if (r != cases[i].r)
@@ -117,7 +122,7 @@ static void run_cases(void **state)
 		json_t *doc = NULL;
 		int r;
 
-		fake_start(&f, cases[i].script, cases[i].close_after);
+		fake_start(&f, cases[i].script, cases[i].close_after, true);
 		proto_init(&c, f.to_host[0], f.to_guest[1]);
 		r = proto_host_run(&c, "cpu", opts, 300, 2000, &doc);
 		if (r != cases[i].r)
