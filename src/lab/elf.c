@@ -147,7 +147,7 @@ static bool listed(const struct strv *v, const char *s)
 
 int elf_runtime_files(const char *bin, const char *triplet, struct strv *files, char *err, size_t errlen)
 {
-	struct strv todo = { 0 };
+	struct strv queue = { 0 };
 	struct elf_info e;
 	char dirs[4][64];
 	unsigned machine;
@@ -163,30 +163,30 @@ int elf_runtime_files(const char *bin, const char *triplet, struct strv *files, 
 	if (*e.interp && !listed(files, e.interp))
 		r = strv_push(files, e.interp);
 	for (size_t i = 0; r == 0 && i < e.needed.n; i++)
-		r = strv_push(&todo, e.needed.v[i]);
+		r = strv_push(&queue, e.needed.v[i]);
 	elf_release(&e);
 	/* breadth-first over the names; each library once */
-	for (size_t i = 0; r == 0 && i < todo.n; i++) {
+	for (size_t i = 0; r == 0 && i < queue.n; i++) {
 		char path[PATH_MAX];
 		bool found = false;
 
 		for (size_t d = 0; d < 4 && !found; d++) {
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], todo.v[i]);
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], queue.v[i]);
 			if (elf_read(path, &e) == 0) {
 				/* a library of another architecture in a shared directory is not the one */
 				found = e.machine == machine;
 				if (found && !listed(files, path))
 					r = strv_push(files, path);
 				for (size_t k = 0; r == 0 && found && k < e.needed.n; k++)
-					if (!listed(&todo, e.needed.v[k]))
-						r = strv_push(&todo, e.needed.v[k]);
+					if (!listed(&queue, e.needed.v[k]))
+						r = strv_push(&queue, e.needed.v[k]);
 				elf_release(&e);
 			}
 		}
 		if (!found && r == 0)
 			r = errf(err, errlen, -ENOENT, "%s needs %s, found in none of /lib/%s, /usr/lib/%s, /lib, /usr/lib",
-				 bin, todo.v[i], triplet, triplet);
+				 bin, queue.v[i], triplet, triplet);
 	}
-	strv_clear(&todo);
+	strv_clear(&queue);
 	return r;
 }
