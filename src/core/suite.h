@@ -13,26 +13,12 @@
 
 #include "hist.h"
 #include "opts.h"
+#include "parallel.h"
+#include "stop.h"
+#include "tempfile.h"
+#include "unit.h"
 
 #define VMB_SUITE_ABI 1
-
-enum vmb_unit {
-	VMB_UNIT_NONE = 0,
-	VMB_UNIT_PER_S,    /* events or operations per second */
-	VMB_UNIT_NS,       /* nanoseconds */
-	VMB_UNIT_MB_PER_S, /* 10^6 bytes per second */
-	VMB_UNIT_GFLOPS,   /* 10^9 floating-point operations per second */
-	VMB_UNIT_RATIO,    /* dimensionless */
-	VMB_UNIT_PCT,      /* percent */
-	VMB_UNIT_S,        /* seconds */
-	VMB_UNIT_BYTES,
-	VMB_UNIT_MBIT_PER_S, /* 10^6 bits per second (network) */
-};
-
-enum vmb_dir {
-	VMB_HIGHER = 0, /* higher is better */
-	VMB_LOWER,      /* lower is better */
-};
 
 /* Test flags */
 #define VMB_TEST_THREADED (1u << 0) /* one case per --threads value, plus parallel efficiency */
@@ -99,37 +85,7 @@ int vmb_skip(struct vmb_ctx *ctx, const char *fmt, ...) __attribute__((format(pr
  * target file, the device behind it); stored with the result as "notes". */
 int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Files the suite created: registered so that they are removed even when a
- * second Ctrl-C ends the process at once. Remove with vmb_tempfile_unlink. */
-int vmb_tempfile_add(const char *path);
-int vmb_tempfile_unlink(const char *path);
-/* Async-signal-safe: unlink every registered file (for signal handlers). */
-void vmb_tempfiles_unlink_all(void);
-
-/* True once Ctrl-C (or SIGTERM) was received: loops end early. */
-bool vmb_stop_requested(void);
-void vmb_request_stop(void); /* async-signal-safe */
-
-/* Workers: run fn on n threads (pinned round-robin to ctx->cpus when set),
- * all released together. */
-struct vmb_worker {
-	unsigned id;
-	const struct vmb_ctx *ctx;
-	void *arg;
-	uint64_t start_ns, end_ns; /* the worker's own measured window */
-	int err;
-	void *ready; /* the runner's barrier behind vmb_worker_sync() */
-};
-/* Each worker calls this exactly once, after its own set-up and before it
- * reads its start time, also when its set-up failed, so that all measured
- * windows begin together. */
-void vmb_worker_sync(struct vmb_worker *w);
-int vmb_parallel(const struct vmb_ctx *ctx, unsigned n, void (*fn)(struct vmb_worker *),
-		 struct vmb_worker *workers);
-
 /* Check a descriptor (fio check_engine_ops): 0, or -EINVAL with *why. */
 int vmb_suite_check(const struct vmb_suite *s, const char **why);
-const char *vmb_unit_name(enum vmb_unit u);
-int vmb_unit_parse(const char *s, enum vmb_unit *out);
 
 #endif

@@ -1,0 +1,159 @@
+/* What a suite reports from one repetition (values, histograms, a failure
+ * or a skip with its reason, notes on how it measured), and how a
+ * repetition's values join its case. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rep.h"
+#include "str.h"
+#include "banned.h"
+
+#define REP_MAX_VALUES 32
+
+/* One repetition's reported values, before they join the case. */
+struct vmb_rep {
+	struct {
+		char name[48];
+		enum vmb_unit unit;
+		enum vmb_dir dir;
+		double value;
+		struct hist *hist; /* points into hists[] for latency values */
+	} v[REP_MAX_VALUES];
+	/* Owned copies, allocated on first use and reused by later repetitions:
+	 * the suite may free its histogram as soon as it has reported it. */
+	struct hist *hists[REP_MAX_VALUES];
+	size_t n;
+	bool overflow;
+};
+
+struct vmb_rep *rep_new(void)
+{
+	return calloc(1, sizeof(struct vmb_rep));
+}
+
+void rep_reset(struct vmb_rep *rep)
+{
+	rep->n = 0;
+}
+
+bool rep_overflowed(const struct vmb_rep *rep)
+{
+	return rep->overflow;
+}
+
+void rep_free(struct vmb_rep *rep)
+{
+	if (!rep)
+		return;
+	for (size_t i = 0; i < REP_MAX_VALUES; i++)
+		hist_free(rep->hists[i]);
+	free(rep);
+}
+
+static int rep_add(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir,
+		   double value, const struct hist *h)
+{
+	if (rep->n >= REP_MAX_VALUES || strlen(metric) >= sizeof(rep->v[0].name)) {
+		rep->overflow = true;
+		return -E2BIG;
+	}
+	rep->v[rep->n].hist = NULL;
+	if (h) {
+		if (!rep->hists[rep->n]) {
+			rep->hists[rep->n] = hist_new();
+			if (!rep->hists[rep->n])
+				return -ENOMEM;
+		}
+		hist_init(rep->hists[rep->n]);
+		hist_merge(rep->hists[rep->n], h);
+		rep->v[rep->n].hist = rep->hists[rep->n];
+	}
+	snprintf(rep->v[rep->n].name, sizeof(rep->v[0].name), "%s", metric);
+	rep->v[rep->n].unit = unit;
+	rep->v[rep->n].dir = dir;
+	rep->v[rep->n].value = value;
+	rep->n++;
+	return 0;
+}
+
+int vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir, double v)
+{
+	return rep_add(rep, metric, unit, dir, v, NULL);
+}
+
+int vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h)
+{
+	return rep_add(rep, metric, unit, VMB_LOWER, hist_mean(h), h);
+}
+
+int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...)
+{
+	char what[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(ctx->reason, sizeof(ctx->reason), "%s: %s", what, strerror(r < 0 ? -r : r));
+	return r < 0 ? r : -r;
+}
+
+int vmb_skip(struct vmb_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->reason, sizeof(ctx->reason), fmt, ap);
+	va_end(ap);
+	return -EOPNOTSUPP;
+}
+
+int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
+{
+	struct vmb_notes *nt = ctx->notes;
+	char value[512];
+	va_list ap;
+
+	if (!nt)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < *nt->n; i++)
+		if (!strcmp((*nt->params)[i].key, key)) {
+			char *v = xstrdup(value);
+
+			if (!v)
+				return -ENOMEM;
+			free((*nt->params)[i].value);
+			(*nt->params)[i].value = v;
+			return 0;
+		}
+	return vmb_params_add(nt->params, nt->n, key, value);
+}
+
+/* Fold one repetition into the case. */
+int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		struct vmb_metric *m = vmb_case_add_metric(c, rep->v[i].name, rep->v[i].unit, rep->v[i].dir);
+
+		if (!m)
+			return -ENOMEM;
+		m->headline = str_in_list(headline, ',', m->name);
+		if (rep->v[i].hist) {
+			if (!m->hist) {
+				m->hist = hist_new();
+				if (!m->hist)
+					return -ENOMEM;
+			}
+			hist_merge(m->hist, rep->v[i].hist);
+		}
+		if (vmb_metric_push(m, rep->v[i].value) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}

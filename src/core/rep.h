@@ -1,0 +1,28 @@
+/* The runner's side of one repetition: the values a suite reported (through
+ * vmb_rep_value/vmb_rep_hist in suite.h) wait here until they join their
+ * case. Suites see struct vmb_rep as opaque. */
+#ifndef VMB_REP_H
+#define VMB_REP_H
+
+#include <stdbool.h>
+
+#include "result.h"
+#include "suite.h"
+
+/* Where vmb_note() records its facts: the suite result's notes. */
+struct vmb_notes {
+	struct vmb_param **params;
+	size_t *n;
+};
+
+struct vmb_rep *rep_new(void);
+void rep_free(struct vmb_rep *rep);
+/* Forget the values of the previous repetition (histograms are reused). */
+void rep_reset(struct vmb_rep *rep);
+/* The suite reported more values, or longer names, than a repetition holds. */
+bool rep_overflowed(const struct vmb_rep *rep);
+/* Add the repetition's values to the case's metrics; headline is the test's
+ * comma-separated list of headline metrics. 0 or -ENOMEM. */
+int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline);
+
+#endif

@@ -1,0 +1,69 @@
+/* Running another program and capturing what it prints. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "spawn.h"
+#include "banned.h"
+
+int run_capture(const char *prog, char *const argv[], const char *cwd, char **out)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if ((cwd && chdir(cwd) < 0) || dup2(p[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		(void)dup2(null, STDIN_FILENO);
+		(void)dup2(null, STDERR_FILENO);
+		if (strchr(prog, '/'))
+			execv(prog, argv);
+		else
+			execvp(prog, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap + 262144);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap += 262144;
+		}
+		n = read(p[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(p[0]);
+	if (buf)
+		buf[len] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}

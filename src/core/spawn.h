@@ -1,0 +1,10 @@
+/* Running another program and capturing what it prints. */
+#ifndef VMB_SPAWN_H
+#define VMB_SPAWN_H
+
+/* Run a program (a path, or a name looked up in PATH) in cwd (NULL: here),
+ * stdin and stderr on /dev/null, its stdout into *out (NULL: discarded).
+ * 0 when it exits 0, -ECHILD otherwise, a negative errno if it cannot start. */
+int run_capture(const char *prog, char *const argv[], const char *cwd, char **out);
+
+#endif

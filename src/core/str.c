@@ -1,0 +1,86 @@
+/* String helpers: owned copies, formatting, prefixes, word lists, edit
+ * distance for "did you mean" hints. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "str.h"
+#include "banned.h"
+
+int errf(char *err, size_t len, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+bool str_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_in_list(const char *list, char sep, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		const char *end = strchr(p, sep);
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l == len && !strncmp(p, word, l))
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+size_t str_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[64];
+
+	if (lb >= ARRAY_SIZE(row))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}

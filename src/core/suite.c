@@ -1,0 +1,54 @@
+/* Start-up checks of suite descriptors (fio check_engine_ops). */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "suite.h"
+#include "banned.h"
+
+int vmb_suite_check(const struct vmb_suite *s, const char **why)
+{
+	size_t n = 0;
+
+	if (s->abi != VMB_SUITE_ABI)
+		*why = "interface version does not match VMB_SUITE_ABI";
+	else if (!s->name || !*s->name || strchr(s->name, '.'))
+		*why = "name missing or contains '.'";
+	else if (!s->summary)
+		*why = "summary missing";
+	else if (!s->run)
+		*why = "run() missing";
+	else if (!s->tests || !s->tests[0].name)
+		*why = "no tests";
+	else
+		*why = NULL;
+	for (; !*why && s->tests[n].name; n++) {
+		const struct vmb_test *t = &s->tests[n];
+
+		if (!t->headline || !t->summary)
+			*why = "a test lacks its headline metric or summary";
+		for (const char *p = t->params; p && *p && !*why;) {
+			const char *comma = strchr(p, ',');
+			size_t l = comma ? (size_t)(comma - p) : strlen(p);
+			bool found = false;
+
+			for (size_t i = 0; s->opts && s->opts[i].name; i++)
+				found |= strlen(s->opts[i].name) == l && !strncmp(s->opts[i].name, p, l);
+			if (!found)
+				*why = "a test's params name an option the suite does not have";
+			p = comma ? comma + 1 : NULL;
+		}
+		if (t->sweep) {
+			bool found = false;
+
+			for (size_t i = 0; s->opts && s->opts[i].name; i++)
+				if (!strcmp(s->opts[i].name, t->sweep) && s->opts[i].type == OPT_LIST)
+					found = true;
+			if (!found)
+				*why = "a test's sweep does not name a list option of the suite";
+		}
+	}
+	if (!*why && n > 64)
+		*why = "more than 64 tests";
+	return *why ? -EINVAL : 0;
+}

@@ -1,0 +1,26 @@
+/* Units and directions of metrics, and the units' names in documents. */
+#ifndef VMB_UNIT_H
+#define VMB_UNIT_H
+
+enum vmb_unit {
+	VMB_UNIT_NONE = 0,
+	VMB_UNIT_PER_S,    /* events or operations per second */
+	VMB_UNIT_NS,       /* nanoseconds */
+	VMB_UNIT_MB_PER_S, /* 10^6 bytes per second */
+	VMB_UNIT_GFLOPS,   /* 10^9 floating-point operations per second */
+	VMB_UNIT_RATIO,    /* dimensionless */
+	VMB_UNIT_PCT,      /* percent */
+	VMB_UNIT_S,        /* seconds */
+	VMB_UNIT_BYTES,
+	VMB_UNIT_MBIT_PER_S, /* 10^6 bits per second (network) */
+};
+
+enum vmb_dir {
+	VMB_HIGHER = 0, /* higher is better */
+	VMB_LOWER,      /* lower is better */
+};
+
+const char *vmb_unit_name(enum vmb_unit u);
+int vmb_unit_parse(const char *s, enum vmb_unit *out);
+
+#endif
