@@ -19,7 +19,9 @@ struct vmb_worker {
  * reads its start time, also when its set-up failed, so that all measured
  * windows begin together. */
 void vmb_worker_sync(struct vmb_worker *w);
-int vmb_parallel(const struct vmb_ctx *ctx, unsigned n, void (*fn)(struct vmb_worker *),
+/* 0 when every worker ran fn; else a negative errno, with ctx->reason set
+ * when a thread could not be created or pinned (then no worker ran fn). */
+int vmb_parallel(struct vmb_ctx *ctx, unsigned n, void (*fn)(struct vmb_worker *),
 		 struct vmb_worker *workers);
 
 #endif

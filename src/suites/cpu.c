@@ -271,7 +271,8 @@ static int cpu_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_
 	}
 	r = vmb_parallel(ctx, n, cpu_worker_fn, workers);
 	if (r < 0) {
-		r = vmb_fail(ctx, r, "starting %u worker threads", n);
+		if (!ctx->reason[0]) /* vmb_parallel says which thread and CPU */
+			r = vmb_fail(ctx, r, "starting %u worker threads", n);
 		goto out;
 	}
 	for (unsigned i = 0; i < n; i++) {

@@ -1,7 +1,10 @@
 /* The runner with fake suites: stop rule, skip, failure isolation, teardown,
  * sweeps, thread cases and parallel efficiency, descriptor checks. */
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "../../src/core/runner.h"
@@ -257,6 +260,48 @@ static void descriptor_checks(void **state)
 	assert_non_null(strstr(why, "params"));
 }
 
+static atomic_uint pool_ran;
+
+/* A worker as the suites write them: its set-up, then the barrier. */
+static void pool_fn(struct vmb_worker *w)
+{
+	atomic_fetch_add(&pool_ran, 1);
+	vmb_worker_sync(w);
+}
+
+/* A worker whose pinning fails used to skip its function while the others
+ * waited for it at the barrier forever. Now no worker runs and the failure
+ * says which worker and CPU. alarm() turns a hang into a failure. */
+static void pool_pinning(void **state)
+{
+	static const struct {
+		unsigned cpus[2];
+		size_t ncpus;
+		unsigned n;
+		int ret;
+		unsigned ran;
+		const char *reason;
+	} cases[] = {
+		{ { 0 }, 0, 3, 0, 3, "" },                 /* not pinned */
+		{ { 0 }, 1, 2, 0, 2, "" },                 /* both on CPU 0 */
+		{ { 0, CPU_SETSIZE - 1 }, 2, 2, -EINVAL, 0, "pinning worker 1 to CPU 1023" },
+		{ { CPU_SETSIZE - 1 }, 1, 4, -EINVAL, 0, "pinning worker 0 to CPU 1023" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vmb_ctx ctx = { .cpus = cases[i].ncpus ? cases[i].cpus : NULL, .ncpus = cases[i].ncpus };
+		struct vmb_worker workers[4];
+
+		atomic_store(&pool_ran, 0);
+		(void)alarm(30);
+		assert_int_equal(vmb_parallel(&ctx, cases[i].n, pool_fn, workers), cases[i].ret);
+		(void)alarm(0);
+		assert_int_equal(atomic_load(&pool_ran), cases[i].ran);
+		assert_non_null(strstr(ctx.reason, cases[i].reason));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +311,7 @@ int main(void)
 		cmocka_unit_test(sweeps),
 		cmocka_unit_test(skipped_suite),
 		cmocka_unit_test(descriptor_checks),
+		cmocka_unit_test(pool_pinning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
