@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +14,42 @@
 #include "str.h"
 #include "banned.h"
 
+/* Is s a whole decimal number: [+-]digits, or with fraction also
+ * [+-]digits.digits[e[+-]digits]? strtod alone takes "0x10" (16), "inf",
+ * "nan" and leading blanks; strtoll takes blanks; neither may decide what
+ * a user's number means. */
+static bool is_decimal(const char *s, bool fraction)
+{
+	const char *p = s;
+	size_t digits = 0;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	for (; isdigit((unsigned char)*p); p++)
+		digits++;
+	if (fraction && *p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			digits++;
+	if (digits == 0)
+		return false;
+	if (fraction && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return *p == '\0';
+}
+
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 {
 	char *end;
 	long long v;
 
-	if (!s || !*s || isspace((unsigned char)*s))
+	if (!s || !is_decimal(s, false))
 		return -EINVAL;
 	errno = 0;
 	v = strtoll(s, &end, 10);
@@ -35,13 +66,14 @@ int parse_double(const char *s, double min, double max, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s || isspace((unsigned char)*s))
+	if (!s || !is_decimal(s, true))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (*end || isnan(v))
+	if (*end)
 		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
+	/* overflow (1e999) and underflow (1e-999) both come back as ERANGE */
+	if (errno == ERANGE || !isfinite(v) || v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;

@@ -55,6 +55,13 @@ static void command_lines(void **state)
 		{ { "--count", "0" }, -EINVAL, "--count: '0' is out of range; expected a whole number from 1 to 10" },
 		{ { "--time", "-1" }, -EINVAL, "--time: '-1' is out of range" },
 		{ { "--time", "abc" }, -EINVAL, "'abc' is not valid; expected a number from 0.01 to 100" },
+		{ { "--time", "0x10" }, -EINVAL, "--time: '0x10' is not valid" }, /* once 16 s */
+		{ { "--time", "inf" }, -EINVAL, "--time: 'inf' is not valid" },
+		{ { "--time", "1e999" }, -EINVAL, "--time: '1e999' is out of range" },
+		{ { "--time", "2s" }, -EINVAL, "--time: '2s' is not valid" },
+		{ { "--count", "0x3" }, -EINVAL, "--count: '0x3' is not valid" },
+		{ { "--threads", "0x2" }, -EINVAL, "--threads: '0x2' is not valid" },
+		{ { "--bs", "0x1000" }, -EINVAL, "--bs: '0x1000' is not valid" },
 		{ { "--threads", "abc" }, -EINVAL, "expected a comma-separated list of whole numbers" },
 		{ { "--bs", "4q" }, -EINVAL, "k/m/g/t suffix" },
 		{ { "--mode", "z" }, -EINVAL, "expected one of a|bb|c" },

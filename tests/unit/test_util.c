@@ -15,7 +15,7 @@ static void sizes(void **state)
 		{ "512", 0, 512 }, { "4k", 0, 4096 }, { "4K", 0, 4096 }, { "4KiB", 0, 4096 },
 		{ "1m", 0, 1 << 20 }, { "2g", 0, 2ull << 30 }, { "1t", 0, 1ull << 40 },
 		{ "", -EINVAL, 0 }, { "k", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "4x", -EINVAL, 0 },
-		{ "1.5g", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 }, { "16777216t", -ERANGE, 0 },
+		{ "1.5g", -EINVAL, 0 }, { "0x10", -EINVAL, 0 }, { " 4k", -EINVAL, 0 }, { "4k ", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 }, { "16777216t", -ERANGE, 0 },
 	};
 
 	(void)state;
@@ -29,26 +29,55 @@ static void sizes(void **state)
 	}
 }
 
+/* Decimal only: "--time 0x10" once meant 16 s (strtod reads hex), and
+ * inf, nan, blanks and trailing garbage must not pass as numbers either. */
 static void numbers(void **state)
 {
 	static const struct {
 		const char *s;
 		int r;
+		int64_t v;
 	} ints[] = {
-		{ "0", 0 }, { "10", 0 }, { "-1", -ERANGE }, { "11", -ERANGE }, { "abc", -EINVAL },
-		{ "1e3", -EINVAL }, { " 1", -EINVAL }, { "1 ", -EINVAL }, { "", -EINVAL },
-	}, dbls[] = {
-		{ "0.5", 0 }, { "1e1", 0 }, { "-0.1", -ERANGE }, { "10.5", -ERANGE }, { "nan", -EINVAL },
-		{ "x", -EINVAL }, { "", -EINVAL },
+		{ "0", 0, 0 }, { "10", 0, 10 }, { "+7", 0, 7 }, { "010", 0, 10 }, /* decimal, not octal */
+		{ "-1", -ERANGE, 0 }, { "11", -ERANGE, 0 }, { "99999999999999999999", -ERANGE, 0 },
+		{ "abc", -EINVAL, 0 }, { "1e3", -EINVAL, 0 }, { " 1", -EINVAL, 0 }, { "1 ", -EINVAL, 0 },
+		{ "", -EINVAL, 0 }, { "0x10", -EINVAL, 0 }, { "0x", -EINVAL, 0 }, { "1.0", -EINVAL, 0 },
+		{ "5s", -EINVAL, 0 }, { "-", -EINVAL, 0 }, { "+", -EINVAL, 0 }, { "--1", -EINVAL, 0 },
+		{ "\t3", -EINVAL, 0 }, { "3\n", -EINVAL, 0 },
 	};
-	int64_t i64;
-	double d;
+	static const struct {
+		const char *s;
+		int r;
+		double v;
+	} dbls[] = {
+		{ "0.5", 0, 0.5 }, { "1e1", 0, 10 }, { "2", 0, 2 }, { ".5", 0, 0.5 }, { "5.", 0, 5 },
+		{ "+1.5", 0, 1.5 }, { "1E+1", 0, 10 }, { "25e-1", 0, 2.5 }, { "010", 0, 10 },
+		{ "-0.1", -ERANGE, 0 }, { "10.5", -ERANGE, 0 }, { "1e999", -ERANGE, 0 },
+		{ "1e-999", -ERANGE, 0 },
+		{ "0x10", -EINVAL, 0 }, { "0X1p3", -EINVAL, 0 }, { "nan", -EINVAL, 0 }, { "NAN", -EINVAL, 0 },
+		{ "inf", -EINVAL, 0 }, { "-infinity", -EINVAL, 0 }, { "x", -EINVAL, 0 }, { "", -EINVAL, 0 },
+		{ ".", -EINVAL, 0 }, { "1e", -EINVAL, 0 }, { "1e+", -EINVAL, 0 }, { "e5", -EINVAL, 0 },
+		{ " 1", -EINVAL, 0 }, { "1 ", -EINVAL, 0 }, { "2s", -EINVAL, 0 }, { "1.2.3", -EINVAL, 0 },
+		{ "1,5", -EINVAL, 0 },
+	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
-		assert_int_equal(parse_i64(ints[i].s, 0, 10, &i64), ints[i].r);
-	for (size_t i = 0; i < sizeof(dbls) / sizeof(dbls[0]); i++)
-		assert_int_equal(parse_double(dbls[i].s, 0, 10, &d), dbls[i].r);
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		int64_t v = 77;
+		int r = parse_i64(ints[i].s, 0, 10, &v);
+
+		if (r != ints[i].r)
+			fail_msg("parse_i64(\"%s\") = %d, expected %d", ints[i].s, r, ints[i].r);
+		assert_int_equal(v, r == 0 ? ints[i].v : 77); /* untouched on error */
+	}
+	for (size_t i = 0; i < sizeof(dbls) / sizeof(dbls[0]); i++) {
+		double v = 77;
+		int r = parse_double(dbls[i].s, 0, 10, &v);
+
+		if (r != dbls[i].r)
+			fail_msg("parse_double(\"%s\") = %d, expected %d", dbls[i].s, r, dbls[i].r);
+		assert_true(v == (r == 0 ? dbls[i].v : 77));
+	}
 }
 
 static void lists(void **state)
