@@ -1,11 +1,13 @@
 /* vmbench run: measure the selected suites, store and show the result. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "../core/log.h"
@@ -168,6 +170,116 @@ static bool any_failed(const struct vmb_results *res)
 	return false;
 }
 
+/* Can files be created in dir? A real try, not access(): root passes
+ * access() on a read-only mount. */
+static int dir_writable(const char *dir)
+{
+	char *probe = xasprintf("%s/.vmbench-probe-XXXXXX", dir);
+	int fd, r = 0;
+
+	if (!probe)
+		return -ENOMEM;
+	fd = mkostemp(probe, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+	} else {
+		close(fd);
+		(void)unlink(probe);
+	}
+	free(probe);
+	return r;
+}
+
+static void dir_of(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(buf, len, ".");
+	else if (slash == path)
+		snprintf(buf, len, "/");
+	else
+		snprintf(buf, len, "%.*s", (int)(slash - path), path);
+}
+
+/* Every output is checked before measuring: a bad path must not cost a
+ * whole run. --json: a new file (nothing there, not even a dangling
+ * symlink, which link() would refuse only at the end) in a directory that
+ * exists and takes new files. Returns -1 to go on, or an exit code. */
+static int check_json_path(const struct vmb_cmd *self, const char *path)
+{
+	struct stat st;
+	char dir[4096];
+	int r;
+
+	if (lstat(path, &st) == 0)
+		return cmd_usage_error(self, "--json: '%s' exists%s; vmbench writes only new files, choose another name",
+				       path, S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
+	dir_of(path, dir, sizeof(dir));
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return cmd_usage_error(self, "--json: directory '%s' does not exist; create it or choose another path",
+				       dir);
+	r = dir_writable(dir);
+	if (r < 0)
+		return cmd_usage_error(self, "--json: cannot create files in '%s': %s; choose another path", dir,
+				       strerror(-r));
+	return -1;
+}
+
+/* The store, before db_open(): an existing file must open for writing and
+ * its directory take new files (SQLite's journal goes beside it). */
+static int check_store_path(const struct vmb_cmd *self, const char *path)
+{
+	char dir[4096];
+	int fd, r;
+
+	if (access(path, F_OK) == 0) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return cmd_usage_error(self, "the result store '%s' is not writable: %s; choose another with "
+						     "--db, or --no-store", path, strerror(errno));
+		close(fd);
+	}
+	dir_of(path, dir, sizeof(dir));
+	if (access(dir, F_OK) < 0)
+		return -1; /* db_open() creates it */
+	r = dir_writable(dir);
+	if (r < 0)
+		return cmd_usage_error(self, "the result store's directory '%s' does not take new files: %s; choose "
+					     "another store with --db, or --no-store", dir, strerror(-r));
+	return -1;
+}
+
+/* A finished run is never lost: when an output failed after measuring, the
+ * document goes to a new file in the first place that takes it. */
+static int save_elsewhere(const json_t *doc)
+{
+	const char *id = json_string_value(json_object_get(doc, "id"));
+	const char *dirs[] = { getenv("TMPDIR"), "/tmp", ".", getenv("HOME") };
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	int r = -ENOMEM;
+
+	for (size_t i = 0; text && i < ARRAY_SIZE(dirs); i++) {
+		char *path;
+
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		path = xasprintf("%s/vmbench-result-%.8s.json", dirs[i], id ? id : "run");
+		if (!path)
+			break;
+		r = file_write_new(path, text, strlen(text));
+		if (r == 0)
+			log_error("the result was saved to %s instead (see it with 'vmbench show %s')", path, path);
+		free(path);
+		if (r == 0)
+			break;
+	}
+	if (r < 0)
+		log_errno(r, "saving the result anywhere else ($TMPDIR, /tmp, here, $HOME); it is lost");
+	free(text);
+	return r;
+}
+
 int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
@@ -181,7 +293,8 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	size_t nitems = 0, ncpus = 0;
 	const char *json_path;
 	json_t *fp = NULL, *doc = NULL;
-	bool json_stdout;
+	bool json_stdout, json_failed = false, store_failed = false;
+	int64_t id = 0;
 	double started;
 	int ret, r;
 
@@ -233,10 +346,10 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	rs.destructive = optset_bool(&own, "destructive");
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
-	if (json_path && !json_stdout && access(json_path, F_OK) == 0) {
-		ret = cmd_usage_error(self, "--json: '%s' exists; vmbench writes only new files, choose another name",
-				      json_path);
-		goto out;
+	if (json_path && !json_stdout) {
+		ret = check_json_path(self, json_path);
+		if (ret >= 0)
+			goto out;
 	}
 	rs.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO;
 	/* Open the store before measuring: a bad --db must not cost a long run. */
@@ -245,6 +358,9 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 			ret = cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
 			goto out;
 		}
+		ret = check_store_path(self, db_path);
+		if (ret >= 0)
+			goto out;
 		r = db_open(db_path, true, &db);
 		if (r < 0) {
 			ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
@@ -286,24 +402,30 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	ret = any_failed(&res) ? EXIT_FAILED : EXIT_OK;
+	vmb_test_stop_point("run-measured");
 
 	if (json_path) {
 		r = doc_write_file(doc, json_path);
 		if (r == -EEXIST)
 			log_error("--json: '%s' appeared while running; not overwritten", json_path);
-		if (r < 0)
+		if (r < 0) {
+			json_failed = true;
 			ret = EXIT_FAILED;
+		}
 	}
 	if (!json_stdout && log_get_level() > LOG_ERROR)
 		text_print_result(stdout, doc);
 	if (db) {
-		int64_t id;
-
-		if (db_add(db, doc, &id) < 0)
+		if (db_add(db, doc, &id) < 0) {
+			store_failed = true;
 			ret = EXIT_FAILED;
-		else if (log_get_level() > LOG_ERROR)
+		} else if (log_get_level() > LOG_ERROR) {
 			fprintf(json_stdout ? stderr : stdout, "stored as run %lld in %s\n", (long long)id, db_path);
+		}
 	}
+	/* Kept somewhere the user asked for, or saved elsewhere and said where. */
+	if (json_failed || (store_failed && !json_path))
+		(void)save_elsewhere(doc);
 out:
 	db_close(db);
 	json_decref(doc);

@@ -39,4 +39,53 @@ expect 2 "--json onto the file of the first run" "$VMB" run cpu.prime $fast --js
 check "the first file is unchanged" python3 -c '
 import json, sys
 assert json.load(open(sys.argv[1]))["labels"]["hv"] == "kvm"' "$T/a.json"
+
+# Every output is checked before measuring; a write that still fails after
+# measuring saves the document elsewhere and says where.
+expect 2 "--json into a directory that does not exist: refused before measuring" \
+	"$VMB" run cpu.prime $fast --json "$T/nodir/a.json"
+has "$T/err" "--json: directory '$T/nodir' does not exist" "message names the missing directory"
+lacks "$T/out" "events_per_s" "nothing measured (missing --json directory)"
+ln -s "$T/nowhere.json" "$T/dangling.json"
+expect 2 "--json onto a dangling symlink: refused before measuring" \
+	"$VMB" run cpu.prime $fast --json "$T/dangling.json"
+has "$T/err" "'$T/dangling.json' exists (a symbolic link)" "message says it is a symlink"
+lacks "$T/out" "events_per_s" "nothing measured (dangling symlink)"
+check "nothing created through the symlink" test ! -e "$T/nowhere.json"
+mkdir "$T/gone" "$T/tmp"
+expect 1 "--json directory removed while measuring: exit 1" env TMPDIR="$T/tmp" \
+	python3 "$SRC/tests/cli/stop_at.py" run-measured "rmdir '$T/gone'" \
+	"$VMB" run cpu.prime $fast --json "$T/gone/a.json" --no-store
+has "$T/err" "the result was saved to $T/tmp/vmbench-result-" "says where the result went"
+check "the saved result is a valid document" \
+	sh -c 'python3 "$1/tests/cli/check_result.py" "$2"/tmp/vmbench-result-*.json' _ "$SRC" "$T"
+
+# A store that cannot be written. Root writes anywhere, so as root these
+# run as nobody.
+AS=""
+if [ "$(id -u)" -eq 0 ]; then
+	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	chmod 711 "$T"
+fi
+mkdir "$T/ro" "$T/tmp2"
+[ -z "$AS" ] || chown 65534 "$T/ro" "$T/tmp2"
+expect 0 "a store in a directory of its own" $AS "$VMB" run cpu.prime $fast --db "$T/ro/results.db" -q
+chmod 555 "$T/ro"
+expect 2 "read-only store directory: refused before measuring" \
+	$AS "$VMB" run cpu.prime $fast --db "$T/ro/results.db"
+has "$T/err" "the result store's directory '$T/ro' does not take new files" "message names the directory"
+lacks "$T/out" "events_per_s" "nothing measured (read-only store directory)"
+chmod 755 "$T/ro"
+chmod 444 "$T/ro/results.db"
+expect 2 "read-only store file: refused before measuring" \
+	$AS "$VMB" run cpu.prime $fast --db "$T/ro/results.db"
+has "$T/err" "the result store '$T/ro/results.db' is not writable" "message names the store"
+chmod 644 "$T/ro/results.db"
+expect 1 "store made read-only while measuring: exit 1" $AS env TMPDIR="$T/tmp2" \
+	python3 "$SRC/tests/cli/stop_at.py" run-measured "chmod 555 '$T/ro'" \
+	"$VMB" run cpu.prime $fast --db "$T/ro/results.db"
+has "$T/err" "the result was saved to $T/tmp2/vmbench-result-" "says where the unstored result went"
+check "the unstored result is a valid document" \
+	sh -c 'python3 "$1/tests/cli/check_result.py" "$2"/tmp2/vmbench-result-*.json' _ "$SRC" "$T"
+chmod 755 "$T/ro"
 finish
