@@ -108,17 +108,55 @@ void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *pos
 	strv_clear(positional);
 }
 
+/* Interrupted runs hold only the cases finished before Ctrl-C: a selector
+ * leaves them out unless its key "interrupted" asks for them. */
+enum { INTERRUPTED_NO, INTERRUPTED_YES, INTERRUPTED_ANY };
+
 struct collect {
 	struct db *db;
 	json_t *docs;
 	int r;
+	int interrupted; /* INTERRUPTED_* */
+	unsigned left_out;
 };
+
+/* Take "interrupted=no|yes|any" out of the label filter: 0, or -EINVAL. */
+static int take_interrupted_key(struct strv *filter, int *want)
+{
+	static const char *const values[] = { [INTERRUPTED_NO] = "no", [INTERRUPTED_YES] = "yes",
+					      [INTERRUPTED_ANY] = "any" };
+
+	for (size_t i = 0; i < filter->n; i++) {
+		size_t k;
+
+		if (!str_has_prefix(filter->v[i], "interrupted="))
+			continue;
+		for (k = 0; k < ARRAY_SIZE(values); k++)
+			if (!strcmp(filter->v[i] + strlen("interrupted="), values[k]))
+				break;
+		if (k == ARRAY_SIZE(values))
+			return -EINVAL;
+		*want = (int)k;
+		free(filter->v[i]);
+		memmove(&filter->v[i], &filter->v[i + 1], (filter->n - i) * sizeof(*filter->v));
+		filter->n--;
+		i--;
+	}
+	return 0;
+}
 
 static int collect_row(const struct db_row *row, void *arg)
 {
 	struct collect *c = arg;
 	char id[32];
 	json_t *doc;
+
+	if (row->interrupted && c->interrupted == INTERRUPTED_NO) {
+		c->left_out++;
+		return 0;
+	}
+	if (!row->interrupted && c->interrupted == INTERRUPTED_YES)
+		return 0;
 
 	snprintf(id, sizeof(id), "%lld", (long long)row->id);
 	c->r = db_get(c->db, id, &doc);
@@ -164,6 +202,12 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 			json_decref(col.docs);
 			return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
 		}
+		if (take_interrupted_key(&filter, &col.interrupted) < 0) {
+			strv_clear(&filter);
+			json_decref(col.docs);
+			return cmd_usage_error(c, "selector '%s': interrupted= takes no (the default), yes (only "
+						  "interrupted runs) or any", word);
+		}
 		r = db_list(*db, &filter, collect_row, &col);
 		strv_clear(&filter);
 		if (r < 0) {
@@ -172,8 +216,15 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		}
 		if (json_array_size(col.docs) == 0) {
 			json_decref(col.docs);
+			if (col.left_out)
+				return cmd_usage_error(c, "no complete stored run has the labels %s (%u interrupted "
+							  "left out; add interrupted=any to include them)", word,
+						       col.left_out);
 			return cmd_usage_error(c, "no stored run has the labels %s; 'vmbench results' lists them", word);
 		}
+		if (col.left_out)
+			log_info("%s: %u interrupted run%s left out (add interrupted=any to include)", word,
+				 col.left_out, col.left_out == 1 ? "" : "s");
 		*docs = col.docs;
 		snprintf(name, namelen, "%s", word);
 		return -1;

@@ -22,9 +22,10 @@ static int print_row(const struct db_row *row, void *arg)
 	char uuid8[9];
 
 	snprintf(uuid8, sizeof(uuid8), "%s", row->uuid ? row->uuid : "");
-	printf("%-5lld %-8s %-20s %-16s %-12s %-24s %s\n", (long long)row->id, uuid8, row->started,
+	printf("%-5lld %-8s %-20s %-16s %-12s %-24s %s%s\n", (long long)row->id, uuid8, row->started,
 	       row->host ? row->host : "-", row->hypervisor ? row->hypervisor : "-",
-	       row->labels && *row->labels ? row->labels : "-", row->suites);
+	       row->labels && *row->labels ? row->labels : "-", row->suites,
+	       row->interrupted ? " (interrupted)" : "");
 	(*count)++;
 	return 0;
 }

@@ -64,8 +64,9 @@ static bool cpu_allowed(unsigned cpu)
 	return cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
 }
 
-/* First Ctrl-C: finish cleanly (teardown, nothing stored, exit 130). A
- * second one: the default action, for a user who will not wait. */
+/* First Ctrl-C: finish cleanly (teardown; the cases finished so far are
+ * stored, marked interrupted; exit 130). A second one: the default action,
+ * for a user who will not wait. */
 static void on_signal(int sig)
 {
 	if (vmb_stop_requested()) {
@@ -156,6 +157,17 @@ static int apply_quick(struct optset *own, struct optset *suite_sets)
 		if (optset_apply_quick(&suite_sets[i]) < 0)
 			return -EINVAL;
 	return 0;
+}
+
+/* Cases measured to the end of the stop rule, in every suite and test. */
+static size_t finished_cases(const struct vmb_results *res)
+{
+	size_t n = 0;
+
+	for (size_t s = 0; s < res->nsuites; s++)
+		for (size_t t = 0; t < res->suites[s].ntests; t++)
+			n += res->suites[s].tests[t].ncases;
+	return n;
 }
 
 static bool any_failed(const struct vmb_results *res)
@@ -293,7 +305,8 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	size_t nitems = 0, ncpus = 0;
 	const char *json_path;
 	json_t *fp = NULL, *doc = NULL;
-	bool json_stdout, json_failed = false, store_failed = false;
+	bool json_stdout, json_failed = false, store_failed = false, interrupted;
+	size_t ncases;
 	int64_t id = 0;
 	double started;
 	int ret, r;
@@ -382,26 +395,31 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	r = runner_run(&rs, items, nitems, &res);
-	if (r == -EINTR || vmb_stop_requested()) {
-		log_error("interrupted; nothing was stored");
-		ret = EXIT_INTERRUPTED;
-		goto out;
-	}
-	if (r < 0) {
+	interrupted = r == -EINTR || vmb_stop_requested();
+	if (r < 0 && r != -EINTR) {
 		log_errno(r, "running the suites");
 		ret = EXIT_FAILED;
+		goto out;
+	}
+	ncases = finished_cases(&res);
+	if (interrupted && ncases == 0) {
+		log_error("interrupted before any case finished; nothing was stored");
+		ret = EXIT_INTERRUPTED;
 		goto out;
 	}
 	doc = doc_from_results(&res, &(struct doc_meta){
 		.argc = cmd_argc, .argv = cmd_argv, .started = started, .ended = wall_time_s(),
 		.fingerprint = fp, .labels = &optset_get(&own, "label")->kv, .rs = &rs,
+		.interrupted = interrupted,
 	});
 	if (!doc) {
 		log_error("out of memory building the result document");
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	ret = any_failed(&res) ? EXIT_FAILED : EXIT_OK;
+	/* Nothing measured (every test skipped): a failed run, shown and written
+	 * with its reasons, but not stored among the runs to compare. */
+	ret = interrupted ? EXIT_INTERRUPTED : ncases == 0 || any_failed(&res) ? EXIT_FAILED : EXIT_OK;
 	vmb_test_stop_point("run-measured");
 
 	if (json_path) {
@@ -410,15 +428,15 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 			log_error("--json: '%s' appeared while running; not overwritten", json_path);
 		if (r < 0) {
 			json_failed = true;
-			ret = EXIT_FAILED;
+			ret = interrupted ? ret : EXIT_FAILED;
 		}
 	}
 	if (!json_stdout && log_get_level() > LOG_ERROR)
 		text_print_result(stdout, doc);
-	if (db) {
+	if (db && ncases > 0) {
 		if (db_add(db, doc, &id) < 0) {
 			store_failed = true;
-			ret = EXIT_FAILED;
+			ret = interrupted ? ret : EXIT_FAILED;
 		} else if (log_get_level() > LOG_ERROR) {
 			fprintf(json_stdout ? stderr : stdout, "stored as run %lld in %s\n", (long long)id, db_path);
 		}
@@ -426,6 +444,12 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	/* Kept somewhere the user asked for, or saved elsewhere and said where. */
 	if (json_failed || (store_failed && !json_path))
 		(void)save_elsewhere(doc);
+	if (ncases == 0)
+		log_error("nothing was measured: every selected test was skipped or failed (reasons above); "
+			  "nothing was stored");
+	if (interrupted)
+		log_error("interrupted: the %zu case%s finished before it %s kept, marked interrupted", ncases,
+			  ncases == 1 ? "" : "s", ncases == 1 ? "is" : "are");
 out:
 	db_close(db);
 	json_decref(doc);

@@ -87,6 +87,8 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 		r = doc_write_file(doc, "-");
 	else {
 		text_print_result(stdout, doc);
+		if (doc_interrupted(doc))
+			puts("interrupted: this run holds only the cases finished before it was stopped");
 		r = fflush(stdout) == 0 ? 0 : -EIO;
 	}
 	ret = r < 0 ? EXIT_FAILED : EXIT_OK;

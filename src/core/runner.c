@@ -56,6 +56,8 @@ static int run_case(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 	struct vmb_rep *rep;
 	int r = 0;
 
+	if (vmb_stop_requested())
+		return -EINTR; /* not even the warm-up */
 	rep = rep_new();
 	if (!rep)
 		return -ENOMEM;
@@ -295,8 +297,12 @@ static int run_test(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 			ctx->reason[0] = '\0';
 			r = run_case(rs, ctx, t, c);
 			progress_clear(rs);
-			if (r < 0 && c->reps == 0)
+			/* A case cut short by Ctrl-C is not finished: its repetitions
+			 * did not meet the stop rule. The finished ones are kept. */
+			if (r < 0 && (c->reps == 0 || r == -EINTR))
 				tr->ncases--, vmb_case_release(c), memset(c, 0, sizeof(*c));
+			if (r == 0)
+				vmb_test_stop_point("case-finished");
 		}
 	free(threads);
 	if (r == 0 && (t->flags & VMB_TEST_THREADED)) {

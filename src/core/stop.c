@@ -15,3 +15,8 @@ void vmb_request_stop(void)
 {
 	stop_flag = 1;
 }
+
+void vmb_stop_clear(void)
+{
+	stop_flag = 0;
+}

@@ -7,5 +7,7 @@
 /* True once Ctrl-C (or SIGTERM) was received: loops end early. */
 bool vmb_stop_requested(void);
 void vmb_request_stop(void); /* async-signal-safe */
+/* Forget a request: for a process that measures again after one (tests). */
+void vmb_stop_clear(void);
 
 #endif

@@ -423,7 +423,8 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 	/* One EXISTS clause per KEY=VALUE: all must match. */
 	sql = xstrdup("SELECT r.id, r.uuid, r.started, r.host, r.hypervisor, "
 		      "(SELECT group_concat(key || '=' || value, ' ') FROM "
-		      "  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites "
+		      "  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites, "
+		      "json_extract(r.doc, '$.status') = 'interrupted' "
 		      "FROM runs r WHERE 1");
 	for (size_t i = 0; sql && i < nf; i++) {
 		p = xasprintf("%s AND EXISTS (SELECT 1 FROM labels l WHERE l.run_id = r.id AND l.key = ?%zu AND l.value = ?%zu)",
@@ -455,6 +456,7 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 			.hypervisor = (const char *)sqlite3_column_text(st, 4),
 			.labels = (const char *)sqlite3_column_text(st, 5),
 			.suites = (const char *)sqlite3_column_text(st, 6),
+			.interrupted = sqlite3_column_int(st, 7) == 1,
 		};
 
 		r = fn(&row, arg);

@@ -34,6 +34,7 @@ int db_get(struct db *db, const char *ref, json_t **doc);
 struct db_row {
 	int64_t id;
 	const char *uuid, *started, *host, *hypervisor, *labels, *suites;
+	bool interrupted; /* the document's status is "interrupted" */
 };
 /* A label selector "k=v,k2=v2" into KEY=VALUE filters: 0, or -EINVAL when a
  * part is not KEY=VALUE with a non-empty key and value. */

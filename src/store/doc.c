@@ -192,7 +192,7 @@ json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m
 			"schema", DOC_SCHEMA, "schema_version", DOC_SCHEMA_VERSION, "id", id,
 			"tool", "name", "vmbench", "version", VMB_VERSION,
 			"command_line", argv, "started", started, "ended", ended,
-			"duration_s", m->ended - m->started, "status", "complete",
+			"duration_s", m->ended - m->started, "status", m->interrupted ? "interrupted" : "complete",
 			"labels", labels, "fingerprint", m->fingerprint,
 			"settings", "time_s", rs->time_s, "warmup_s", rs->warmup_s, "budget_s", rs->budget_s,
 			"precision_pct", rs->precision_pct, "min_reps", (json_int_t)rs->min_reps,
@@ -318,6 +318,7 @@ static void check_metric(struct vctx *v, const json_t *m, const char *path)
 int doc_validate(const json_t *doc, char *err, size_t errlen)
 {
 	static const char *const statuses[] = { "ok", "skipped", "failed", "interrupted", NULL };
+	static const char *const run_statuses[] = { "complete", "interrupted", NULL };
 	struct vctx v = { .err = err, .len = errlen };
 	const json_t *x, *suites, *fp, *labels, *s;
 	size_t i;
@@ -336,6 +337,9 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 			(long long)json_integer_value(x), DOC_SCHEMA_VERSION,
 			json_integer_value(x) > DOC_SCHEMA_VERSION ? "; it was written by a newer vmbench" : "");
 	need(&v, doc, "", "id", JSON_STRING);
+	x = json_object_get(doc, "status");
+	if (x && !(json_is_string(x) && one_of(json_string_value(x), run_statuses)))
+		fail_at(&v, "status: expected \"complete\" or \"interrupted\"");
 	need(&v, doc, "", "started", JSON_STRING);
 	need(&v, doc, "", "ended", JSON_STRING);
 	need(&v, doc, "", "tool", JSON_OBJECT);
@@ -504,4 +508,11 @@ size_t doc_failures(const json_t *doc, struct strv *out)
 		}
 	}
 	return n;
+}
+
+bool doc_interrupted(const json_t *doc)
+{
+	const char *status = json_string_value(json_object_get(doc, "status"));
+
+	return status && !strcmp(status, "interrupted");
 }

@@ -19,6 +19,7 @@ struct doc_meta {
 	json_t *fingerprint;   /* borrowed */
 	const struct strv *labels; /* KEY=VALUE */
 	const struct runner_settings *rs;
+	bool interrupted;      /* Ctrl-C: only the cases finished before it */
 };
 
 /* A new document, or NULL on out-of-memory. */
@@ -34,6 +35,9 @@ int doc_write_file(const json_t *doc, const char *path);
 /* Every failed suite and test as "suite.test: reason", appended to out;
  * the number appended. */
 size_t doc_failures(const json_t *doc, struct strv *out);
+/* Whether the run was interrupted (status "interrupted"): it holds only the
+ * cases finished before the stop. */
+bool doc_interrupted(const json_t *doc);
 /* Suite names, comma-separated. */
 void doc_suites_string(const json_t *doc, char *buf, size_t len);
 

@@ -60,6 +60,23 @@ has "$T/err" "the result was saved to $T/tmp/vmbench-result-" "says where the re
 check "the saved result is a valid document" \
 	sh -c 'python3 "$1/tests/cli/check_result.py" "$2"/tmp/vmbench-result-*.json' _ "$SRC" "$T"
 
+# Every selected test skipped (O_DIRECT on tmpfs): nothing measured, exit 1.
+if shm=$(mktemp -d /dev/shm/vmbench-run-XXXXXX 2>/dev/null); then
+	disk="--disk.dir $shm --disk.size 16m --disk.file-size 8m --disk.iodepth 1 --disk.ramp 0"
+	expect 0 "runs before" "$VMB" results
+	before=$(grep -c '^[0-9]' "$T/out")
+	expect 1 "every test skipped: exit 1" "$VMB" run disk.randread $disk $fast
+	has "$T/err" "nothing was measured: every selected test was skipped or failed" "says nothing was measured"
+	has "$T/err" "would measure memory" "with the reason"
+	expect 0 "runs after" "$VMB" results
+	check "a run that measured nothing is not stored" test "$(grep -c '^[0-9]' "$T/out")" -eq "$before"
+	expect 0 "one suite measured, the other skipped: exit 0" "$VMB" run cpu.prime disk.randread $disk $fast --no-store
+	has "$T/err" "would measure memory" "the skipped one says why"
+	rmdir "$shm"
+else
+	skip "every test skipped: exit 1" "no /dev/shm here"
+fi
+
 # A store that cannot be written. Root writes anywhere, so as root these
 # run as nobody.
 AS=""

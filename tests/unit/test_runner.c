@@ -29,6 +29,8 @@ static int fake_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_re
 		v *= ctx->threads * 0.5; /* efficiency 0.5 at every N > 1 */
 	if (!strcmp(t->name, "sweep"))
 		v = ctx->sweep;
+	if (!strcmp(t->name, "stopped") && ctx->sweep == 4)
+		vmb_request_stop(); /* Ctrl-C during the second case */
 	hist_init(&h);
 	hist_record(&h, 1000);
 	hist_record(&h, 3000);
@@ -68,6 +70,7 @@ static const struct vmb_test fake_tests[] = {
 	{ .name = "absent", .summary = "a", .headline = "rate" },
 	{ .name = "threaded", .summary = "t", .headline = "rate", .flags = VMB_TEST_THREADED },
 	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth", .params = "depth" },
+	{ .name = "stopped", .summary = "i", .headline = "rate", .sweep = "depth", .params = "depth" },
 	{ .name = NULL },
 };
 
@@ -260,6 +263,50 @@ static void descriptor_checks(void **state)
 	assert_non_null(strstr(why, "params"));
 }
 
+/* Ctrl-C keeps the cases already finished: the first sweep case is kept
+ * whole, the one cut short is left out, the tests after it do not run. */
+static void interrupted_keeps_finished_cases(void **state)
+{
+	struct runner_settings rs = settings();
+	struct optset opts;
+	struct runner_item item = { .suite = &fake_suite, .opts = &opts };
+	struct vmb_results res;
+	const struct vmb_test_result *t;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 1;
+	fake.nvalues = 1;
+	assert_int_equal(optset_init(&opts, fake_opts, "fake."), 0);
+	item.test_mask = 1u << 5;
+	assert_int_equal(runner_run(&rs, &item, 1, &res), -EINTR);
+	assert_int_equal(res.nsuites, 1);
+	assert_int_equal(res.suites[0].status, VMB_INTERRUPTED);
+	assert_int_equal(res.suites[0].ntests, 1);
+	t = &res.suites[0].tests[0];
+	assert_int_equal(t->status, VMB_INTERRUPTED);
+	assert_int_equal(t->ncases, 1);
+	assert_string_equal(t->cases[0].params[0].value, "1");
+	assert_int_equal(t->cases[0].reps, 3);
+	assert_close(metric(&t->cases[0], "rate")->sum.mean, 1, 0);
+	assert_int_equal(fake.runs, 4); /* 3 for depth=1, the one cut short at depth=4 */
+	assert_int_equal(fake.teardowns, 1);
+	vmb_results_release(&res);
+
+	/* A stop requested before a case starts: not even its warm-up runs. */
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 1;
+	fake.nvalues = 1;
+	item.test_mask = 1u << 0;
+	rs.warmup_s = 0.001;
+	assert_int_equal(runner_run(&rs, &item, 1, &res), -EINTR);
+	assert_int_equal(fake.runs, 0);
+	assert_int_equal(res.suites[0].tests[0].ncases, 0);
+	vmb_results_release(&res);
+	vmb_stop_clear();
+	optset_release(&opts);
+}
+
 static atomic_uint pool_ran;
 
 /* A worker as the suites write them: its set-up, then the barrier. */
@@ -312,6 +359,7 @@ int main(void)
 		cmocka_unit_test(skipped_suite),
 		cmocka_unit_test(descriptor_checks),
 		cmocka_unit_test(pool_pinning),
+		cmocka_unit_test(interrupted_keeps_finished_cases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
