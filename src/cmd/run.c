@@ -13,6 +13,7 @@
 #include "../core/log.h"
 #include "../core/runner.h"
 #include "../probe/probe.h"
+#include "../report/summary.h"
 #include "../report/text.h"
 #include "../store/db.h"
 #include "../store/doc.h"
@@ -441,6 +442,11 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 			fprintf(json_stdout ? stderr : stdout, "stored as run %lld in %s\n", (long long)id, db_path);
 		}
 	}
+	/* The wall of numbers above is for reading later; this is the screen
+	 * a user reads now, with what to do next. */
+	if (!json_stdout && log_get_level() > LOG_ERROR)
+		summary_print(stdout, doc, store_failed || ncases == 0 ? 0 : (long long)id,
+			      json_failed || ncases == 0 ? NULL : json_path);
 	/* Kept somewhere the user asked for, or saved elsewhere and said where. */
 	if (json_failed || (store_failed && !json_path))
 		(void)save_elsewhere(doc);

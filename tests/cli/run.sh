@@ -7,6 +7,13 @@ expect 0 "run with labels" "$VMB" run cpu.prime $fast --label hv=kvm --label dis
 has "$T/out" "cpu.prime" "table printed"
 has "$T/out" "events_per_s" "headline metric printed"
 has "$T/out" "stored as run 1 in $T/results.db" "where it was stored"
+has "$T/out" "summary: 1 case in" "a summary at the end"
+check "the summary: one line for the test, its headline in events/s with a k suffix" \
+	grep -qE '^  cpu\.prime +events/s +[0-9.]+k  \[threads=1 max-prime=2000\]$' "$T/out"
+check "no exponent in the summary" sh -c "! sed -n '/^summary:/,\$p' '$T/out' | grep -q 'e[+-][0-9]'"
+has "$T/out" "next: vmbench show 1 " "what to do next: show"
+has "$T/out" "vmbench compare 1 OTHER" "compare"
+has "$T/out" "vmbench report 1 -o report.html" "report"
 check "--json FILE written and valid" python3 "$SRC/tests/cli/check_result.py" "$T/a.json" --labels hv=kvm,disk=virtio
 check "--repeat 3 gives exactly 3 samples" python3 -c '
 import json, sys
