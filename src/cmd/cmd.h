@@ -56,6 +56,10 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		     json_t **docs, char *name, size_t namelen);
 
 int cmd_run(const struct vmb_cmd *self, int argc, char **argv);
+/* How many cases `vmbench run` (or --quick) of everything has here and how
+ * long the option defaults let it take (run.c). */
+struct runner_estimate;
+int run_estimate(bool quick, struct runner_estimate *out);
 int cmd_compare(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_export(const struct vmb_cmd *self, int argc, char **argv);
 int cmd_report(const struct vmb_cmd *self, int argc, char **argv);

@@ -6,6 +6,7 @@
  * min_reps and max_reps, stop early when the next repetition would exceed
  * the case's time budget. Whether the precision was reached is recorded. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +22,33 @@
 #include "sys.h"
 #include "banned.h"
 
-static void progress(const struct runner_settings *rs, const char *suite, const char *test,
-		     const struct vmb_case *c, unsigned rep, double elapsed, double expected)
+/* Progress over the whole run: which case of how many, and the time left.
+ * Before a case has finished, a case is expected to take its warm-up and
+ * min_reps repetitions; after, as long as the finished ones took on
+ * average (suites spend time outside --time: ramps, set-up). */
+struct run_progress {
+	size_t done, total; /* cases begun before this one; cases planned */
+	double done_s;      /* time those took */
+	double nominal_s;   /* warm-up + min_reps x time */
+};
+
+static void time_left_text(double s, char *buf, size_t len)
 {
-	char params[128] = "";
+	if (s < 59.5)
+		snprintf(buf, len, "~%.0f s left", s);
+	else if (s < 5940)
+		snprintf(buf, len, "~%.0f min left", s / 60);
+	else
+		snprintf(buf, len, "~%.1f h left", s / 3600);
+}
+
+static void progress(const struct runner_settings *rs, const struct run_progress *pg, const char *suite,
+		     const char *test, const struct vmb_case *c, unsigned rep, double elapsed)
+{
+	FILE *f = rs->progress_file ? rs->progress_file : stderr;
+	char params[128] = "", left[32];
+	double per_case = pg->done ? pg->done_s / (double)pg->done : pg->nominal_s;
+	double rest = per_case - elapsed;
 	size_t off = 0;
 
 	if (!rs->progress)
@@ -32,27 +56,32 @@ static void progress(const struct runner_settings *rs, const char *suite, const 
 	for (size_t i = 0; i < c->nparams && off < sizeof(params); i++)
 		off += (size_t)snprintf(params + off, sizeof(params) - off, " %s=%s", c->params[i].key,
 					c->params[i].value);
+	rest = (rest > 0 ? rest : 0) + per_case * (double)(pg->total > pg->done + 1 ? pg->total - pg->done - 1 : 0);
+	time_left_text(rest, left, sizeof(left));
+	fprintf(f, "\r\033[K[case %zu/%zu, %s] %s.%s%s  ", pg->done + 1,
+		pg->total > pg->done ? pg->total : pg->done + 1, left, suite, test, params);
 	if (rep == 0)
-		fprintf(stderr, "\r\033[K%s.%s%s  warm-up", suite, test, params);
+		fprintf(f, "warm-up");
 	else
-		fprintf(stderr, "\r\033[K%s.%s%s  repetition %u (of %u at most)  %.1f s / ~%.0f s", suite,
-			test, params, rep, rs->max_reps, elapsed, expected);
-	fflush(stderr);
+		fprintf(f, "repetition %u (of %u at most)", rep, rs->max_reps);
+	fflush(f);
 }
 
 static void progress_clear(const struct runner_settings *rs)
 {
+	FILE *f = rs->progress_file ? rs->progress_file : stderr;
+
 	if (rs->progress) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
+		fputs("\r\033[K", f);
+		fflush(f);
 	}
 }
 
 /* Run repetitions of one case. Returns 0, -EINTR, or the suite's error. */
-static int run_case(const struct runner_settings *rs, struct vmb_ctx *ctx, const struct vmb_test *t,
-		    struct vmb_case *c)
+static int run_case(const struct runner_settings *rs, struct run_progress *pg, struct vmb_ctx *ctx,
+		    const struct vmb_test *t, struct vmb_case *c)
 {
-	double t0 = clock_s(), expected;
+	double t0 = clock_s();
 	struct vmb_rep *rep;
 	int r = 0;
 
@@ -61,10 +90,8 @@ static int run_case(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 	rep = rep_new();
 	if (!rep)
 		return -ENOMEM;
-	expected = rs->warmup_s + rs->time_s * rs->min_reps;
-
 	if (rs->warmup_s > 0) {
-		progress(rs, ctx->suite->name, t->name, c, 0, 0, expected);
+		progress(rs, pg, ctx->suite->name, t->name, c, 0, 0);
 		ctx->duration_s = rs->warmup_s;
 		r = ctx->suite->run(ctx, t, rep);
 		if (r < 0)
@@ -80,7 +107,7 @@ static int run_case(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 			r = -EINTR;
 			goto out;
 		}
-		progress(rs, ctx->suite->name, t->name, c, i, clock_s() - t0, expected);
+		progress(rs, pg, ctx->suite->name, t->name, c, i, clock_s() - t0);
 		vmb_test_stop_point("repetition");
 		rep_reset(rep);
 		r = ctx->suite->run(ctx, t, rep);
@@ -129,7 +156,6 @@ static int run_case(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 			break;
 		elapsed = clock_s() - t0;
 		per_rep = (elapsed - rs->warmup_s) / i;
-		expected = elapsed + per_rep * (rs->max_reps - i);
 		if (elapsed + per_rep > rs->budget_s)
 			break;
 	}
@@ -269,12 +295,46 @@ static int case_params(struct vmb_case *c, const struct optset *opts, const stru
 	return 0;
 }
 
-static int run_test(const struct runner_settings *rs, struct vmb_ctx *ctx, const struct vmb_test *t,
-		    struct vmb_test_result *tr)
+/* How many cases a test has: threads x sweep values. */
+static int test_ncases(const struct runner_settings *rs, const struct optset *opts, const struct vmb_test *t,
+		       size_t *n)
 {
 	unsigned *threads = NULL;
 	const unsigned *sweep;
 	size_t nthreads, nsweep;
+	int r = test_cases(rs, opts, t, &threads, &nthreads, &sweep, &nsweep);
+
+	free(threads);
+	if (r == 0)
+		*n = nthreads * nsweep;
+	return r;
+}
+
+/* How many cases an item has (its selected tests). */
+static int item_ncases(const struct runner_settings *rs, const struct runner_item *it, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; it->suite->tests[i].name; i++) {
+		size_t k = 0;
+		int r;
+
+		if (!(it->test_mask & (1ull << i)))
+			continue;
+		r = test_ncases(rs, it->opts, &it->suite->tests[i], &k);
+		if (r < 0)
+			return r;
+		*n += k;
+	}
+	return 0;
+}
+
+static int run_test(const struct runner_settings *rs, struct run_progress *pg, struct vmb_ctx *ctx,
+		    const struct vmb_test *t, struct vmb_test_result *tr)
+{
+	unsigned *threads = NULL;
+	const unsigned *sweep;
+	size_t nthreads, nsweep, begun = 0;
+	double t0;
 	int r;
 
 	r = test_cases(rs, ctx->opts, t, &threads, &nthreads, &sweep, &nsweep);
@@ -295,8 +355,12 @@ static int run_test(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 			ctx->threads = threads[i];
 			ctx->sweep = sweep[j];
 			ctx->reason[0] = '\0';
-			r = run_case(rs, ctx, t, c);
+			t0 = clock_s();
+			r = run_case(rs, pg, ctx, t, c);
 			progress_clear(rs);
+			pg->done++;
+			pg->done_s += clock_s() - t0;
+			begun++;
 			/* A case cut short by Ctrl-C is not finished: its repetitions
 			 * did not meet the stop rule. The finished ones are kept. */
 			if (r < 0 && (c->reps == 0 || r == -EINTR))
@@ -304,6 +368,8 @@ static int run_test(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 			if (r == 0)
 				vmb_test_stop_point("case-finished");
 		}
+	/* cases a failure left out will not come */
+	pg->total -= nthreads * nsweep - begun;
 	free(threads);
 	if (r == 0 && (t->flags & VMB_TEST_THREADED)) {
 		char first[64];
@@ -336,7 +402,17 @@ static enum vmb_status status_of(int r)
 	return r < 0 ? VMB_FAILED : VMB_OK;
 }
 
-static int run_suite(const struct runner_settings *rs, const struct runner_item *it,
+/* A suite that does not run here takes its cases out of the plan. */
+static void progress_drop_item(const struct runner_settings *rs, struct run_progress *pg,
+			       const struct runner_item *it)
+{
+	size_t n;
+
+	if (item_ncases(rs, it, &n) == 0)
+		pg->total = pg->total > n ? pg->total - n : pg->done;
+}
+
+static int run_suite(const struct runner_settings *rs, struct run_progress *pg, const struct runner_item *it,
 		     struct vmb_suite_result *sr)
 {
 	const struct vmb_suite *s = it->suite;
@@ -357,6 +433,7 @@ static int run_suite(const struct runner_settings *rs, const struct runner_item 
 		sr->status = VMB_SKIPPED;
 		sr->reason = xstrdup(why ? why : "not supported here");
 		log_info("%s: skipped: %s", s->name, sr->reason);
+		progress_drop_item(rs, pg, it);
 		return 0;
 	}
 	while (s->tests[ntests].name)
@@ -373,6 +450,7 @@ static int run_suite(const struct runner_settings *rs, const struct runner_item 
 			log_error("%s: setup failed: %s", s->name, sr->reason);
 		else if (sr->status == VMB_SKIPPED)
 			log_info("%s: skipped: %s", s->name, sr->reason);
+		progress_drop_item(rs, pg, it);
 		goto teardown;
 	}
 	for (size_t i = 0; i < ntests; i++) {
@@ -387,7 +465,7 @@ static int run_suite(const struct runner_settings *rs, const struct runner_item 
 			r = -ENOMEM;
 			break;
 		}
-		r = run_test(rs, &ctx, t, tr);
+		r = run_test(rs, pg, &ctx, t, tr);
 		tr->status = status_of(r);
 		if (r < 0 && r != -EINTR && r != -ENOMEM) {
 			tr->reason = xstrdup(ctx.reason[0] ? ctx.reason : strerror(-r));
@@ -410,16 +488,50 @@ teardown:
 int runner_run(const struct runner_settings *rs, const struct runner_item *items, size_t nitems,
 	       struct vmb_results *out)
 {
+	struct run_progress pg = { .nominal_s = rs->warmup_s + rs->time_s * rs->min_reps };
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < nitems; i++) {
+		size_t n;
+
+		if (item_ncases(rs, &items[i], &n) == 0)
+			pg.total += n;
+	}
 	out->suites = calloc(nitems ? nitems : 1, sizeof(*out->suites));
 	if (!out->suites)
 		return -ENOMEM;
 	for (size_t i = 0; i < nitems && r == 0; i++) {
-		r = run_suite(rs, &items[i], &out->suites[out->nsuites++]);
+		r = run_suite(rs, &pg, &items[i], &out->suites[out->nsuites++]);
 		if (r == 0 && vmb_stop_requested())
 			r = -EINTR;
 	}
 	return r;
+}
+
+int runner_estimate(const struct runner_settings *rs, const struct runner_item *items, size_t nitems,
+		    const double *extra_rep_s, struct runner_estimate *out)
+{
+	struct runner_estimate e = { 0 };
+
+	for (size_t i = 0; i < nitems; i++) {
+		double p = rs->time_s + (extra_rep_s ? extra_rep_s[i] : 0);
+		double w = rs->warmup_s > 0 ? rs->warmup_s + (extra_rep_s ? extra_rep_s[i] : 0) : 0;
+		double most = p > 0 ? floor((rs->budget_s - w) / p) : rs->max_reps;
+		size_t n;
+		int r = item_ncases(rs, &items[i], &n);
+
+		if (r < 0)
+			return r;
+		/* the stop rule: min_reps at least; more only while within the budget */
+		if (most > rs->max_reps)
+			most = rs->max_reps;
+		if (most < rs->min_reps)
+			most = rs->min_reps;
+		e.ncases += n;
+		e.min_s += (double)n * (w + rs->min_reps * p);
+		e.max_s += (double)n * (w + most * p);
+	}
+	*out = e;
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "result.h"
 #include "suite.h"
@@ -26,7 +27,8 @@ struct runner_settings {
 	size_t ncpus;
 	bool quick;
 	bool destructive; /* passed to suites: writing to devices is allowed */
-	bool progress;    /* draw progress on stderr */
+	bool progress;    /* draw progress: case k of n, time left */
+	FILE *progress_file; /* where; NULL: stderr */
 };
 
 struct runner_item {
@@ -41,5 +43,17 @@ struct runner_item {
  * and its test and suite have the status VMB_INTERRUPTED. */
 int runner_run(const struct runner_settings *rs, const struct runner_item *items, size_t nitems,
 	       struct vmb_results *out);
+
+/* What runner_run would do with these settings when every suite runs: the
+ * number of cases, and the time the stop rule allows them, from every case
+ * reaching the precision at min_reps to every case going on to max_reps or
+ * its budget. extra_rep_s (NULL: none) is, per item, the time a repetition
+ * spends beyond time_s (a ramp); a suite's set-up is not counted. */
+struct runner_estimate {
+	size_t ncases;
+	double min_s, max_s;
+};
+int runner_estimate(const struct runner_settings *rs, const struct runner_item *items, size_t nitems,
+		    const double *extra_rep_s, struct runner_estimate *out);
 
 #endif

@@ -47,6 +47,11 @@ check "the first file is unchanged" python3 -c '
 import json, sys
 assert json.load(open(sys.argv[1]))["labels"]["hv"] == "kvm"' "$T/a.json"
 
+expect 0 "list" "$VMB" list
+check "list says how long a run of everything and a quick run take" \
+	sh -c "grep -qE '^vmbench run +[0-9]+ cases on this machine.s [0-9]+ CPUs, [0-9]+ (s|min) to [0-9]+ (s|min) by the option defaults' '$T/out' &&
+	       grep -qE '^vmbench run --quick +[0-9]+ cases on' '$T/out'"
+
 # Every output is checked before measuring; a write that still fails after
 # measuring saves the document elsewhere and says where.
 expect 2 "--json into a directory that does not exist: refused before measuring" \

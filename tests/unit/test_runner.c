@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -307,6 +308,85 @@ static void interrupted_keeps_finished_cases(void **state)
 	optset_release(&opts);
 }
 
+/* Progress says which case of how many and the time left; a suite that
+ * does not run here takes its cases out of the count. */
+static void progress_counts_cases(void **state)
+{
+	struct vmb_suite absent = fake_suite;
+	struct runner_settings rs = settings();
+	struct optset opts;
+	struct runner_item items[] = {
+		{ .suite = &absent, .opts = &opts, .test_mask = 1u << 0 },
+		{ .suite = &fake_suite, .opts = &opts, .test_mask = 1u << 4 },
+	};
+	struct vmb_results res;
+	char *out = NULL;
+	size_t len = 0;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 1;
+	fake.nvalues = 1;
+	absent.supported = never;
+	rs.progress = true;
+	rs.progress_file = open_memstream(&out, &len);
+	assert_non_null(rs.progress_file);
+	assert_int_equal(optset_init(&opts, fake_opts, "fake."), 0);
+	assert_int_equal(runner_run(&rs, items, 2, &res), 0);
+	fclose(rs.progress_file);
+	assert_non_null(strstr(out, "[case 1/3, ~0 s left] fake.sweep depth=1  repetition 1 (of 10 at most)"));
+	assert_non_null(strstr(out, "[case 2/3, "));
+	assert_non_null(strstr(out, "[case 3/3, ~0 s left] fake.sweep depth=32  repetition 3"));
+	assert_null(strstr(out, "/4,"));
+	free(out);
+	vmb_results_release(&res);
+	optset_release(&opts);
+}
+
+/* The duration `vmbench list` states: the stop rule's bounds over the
+ * cases, with the time a repetition spends beyond --time (a ramp). */
+static void estimates(void **state)
+{
+	static const struct {
+		double time, warmup, budget, extra;
+		unsigned min, max;
+		uint64_t mask;
+		size_t ncases;
+		double lo, hi;
+	} cases[] = {
+		/* sweep: 3 cases of (0.5 + 0.5) + 3..10 x 1.5 s */
+		{ 1, 0.5, 60, 0.5, 3, 10, 1u << 4, 3, 3 * 5.5, 3 * 16 },
+		/* the budget stops it at floor((10 - 1) / 1.5) = 6 repetitions */
+		{ 1, 0.5, 10, 0.5, 3, 10, 1u << 4, 3, 3 * 5.5, 3 * 10 },
+		/* a budget below min_reps: min_reps still run */
+		{ 1, 0, 1, 0, 3, 10, 1u << 0, 1, 3, 3 },
+		/* threaded: threads 1 (always), 2 and 4; no warm-up, no ramp */
+		{ 2, 0, 60, 0, 2, 5, 1u << 3, 3, 3 * 4, 3 * 10 },
+		/* steady + sweep: 4 cases */
+		{ 1, 0, 60, 0, 3, 3, (1u << 0) | (1u << 4), 4, 12, 12 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct runner_settings rs = settings();
+		struct optset opts;
+		struct runner_item item = { .suite = &fake_suite, .opts = &opts, .test_mask = cases[i].mask };
+		struct runner_estimate e;
+
+		rs.time_s = cases[i].time;
+		rs.warmup_s = cases[i].warmup;
+		rs.budget_s = cases[i].budget;
+		rs.min_reps = cases[i].min;
+		rs.max_reps = cases[i].max;
+		assert_int_equal(optset_init(&opts, fake_opts, "fake."), 0);
+		assert_int_equal(runner_estimate(&rs, &item, 1, &cases[i].extra, &e), 0);
+		assert_int_equal(e.ncases, cases[i].ncases);
+		assert_close(e.min_s, cases[i].lo, 1e-9);
+		assert_close(e.max_s, cases[i].hi, 1e-9);
+		optset_release(&opts);
+	}
+}
+
 static atomic_uint pool_ran;
 
 /* A worker as the suites write them: its set-up, then the barrier. */
@@ -359,6 +439,8 @@ int main(void)
 		cmocka_unit_test(skipped_suite),
 		cmocka_unit_test(descriptor_checks),
 		cmocka_unit_test(pool_pinning),
+		cmocka_unit_test(progress_counts_cases),
+		cmocka_unit_test(estimates),
 		cmocka_unit_test(interrupted_keeps_finished_cases),
 	};
 
