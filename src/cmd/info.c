@@ -135,6 +135,9 @@ static void print_cpu(FILE *f, const json_t *fp)
 		{ "hypervisor", "hypervisor" }, { "vmx", "vmx" }, { "svm", "svm" },
 	};
 	const json_t *cpu = json_object_get(fp, "cpu"), *flags = json_object_get(cpu, "flags");
+	const char *arch = jstr(fp, "arch");
+	/* the named flags are x86's: on another CPU, what it lacks says nothing */
+	bool x86 = arch && (!strcmp(arch, "x86_64") || (arch[0] == 'i' && !strcmp(arch + 2, "86")));
 	char buf[512], a[64], b[64], c[64], d[64], has[256] = "", lacks[256] = "";
 	size_t nh = 0, nl = 0;
 
@@ -154,13 +157,11 @@ static void print_cpu(FILE *f, const json_t *fp)
 
 		if (on)
 			nh += (size_t)snprintf(has + nh, sizeof(has) - nh, "%s%s", nh ? ", " : "", named[i].name);
-		else
+		else if (x86)
 			nl += (size_t)snprintf(lacks + nl, sizeof(lacks) - nl, "%s%s", nl ? ", " : "", named[i].name);
 	}
 	count(a, sizeof(a), json_object_get(cpu, "flag_count"), "flag", "flags");
-	snprintf(buf, sizeof(buf), "%s; %s%s%s%s", a, nh ? "has " : "", has, nh && nl ? "; " : "",
-		 nl ? "lacks " : "");
-	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s", lacks);
+	snprintf(buf, sizeof(buf), "%s%s%s%s%s", a, nh ? "; has " : "", has, nl ? "; lacks " : "", lacks);
 	line(f, "cpu flags", buf);
 	line(f, "governor", jstr(cpu, "governor"));
 }

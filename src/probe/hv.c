@@ -282,8 +282,18 @@ json_t *probe_hypervisor(const char *root, const struct probe_cpuinfo *ci)
 		json_array_append_new(sources, json_string("sys_hypervisor"));
 	if (flag)
 		json_array_append_new(sources, json_string("cpuinfo_flag"));
-	for (size_t i = 0; v.decided_by[i]; i++)
+	for (size_t i = 0; v.decided_by[i]; i++) {
+		bool listed = false;
+		size_t k;
+		json_t *x;
+
 		json_array_append_new(decided_by, json_string(v.decided_by[i]));
+		/* what decided also said something (the device tree, the MIDR) */
+		json_array_foreach(sources, k, x)
+			listed |= !strcmp(json_string_value(x), v.decided_by[i]);
+		if (!listed && strcmp(v.decided_by[i], "cpuid_hypervisor_bit") && strcmp(v.decided_by[i], "cpu_model"))
+			json_array_append_new(sources, json_string(v.decided_by[i]));
+	}
 
 	return json_pack("{s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:b}",
 			 "name", probe_jstr(v.name),

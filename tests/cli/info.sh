@@ -25,6 +25,11 @@ has "$T/out" "has invariant TSC, hypervisor" "named CPU flags"
 expect 0 "info on a two-socket machine" "$VMB" info --root "$FX/baremetal"
 has "$T/out" "8 logical CPUs, 2 sockets, 8 cores, 2 NUMA nodes" "two sockets, plural"
 
+expect 0 "info on an arm guest" "$VMB" info --root "$FX/aarch64-tcg-virt"
+has "$T/out" "cpu flags              9 flags" "arm flags counted"
+lacks "$T/out" "lacks avx2" "x86 flags are not said to be missing on arm"
+has "$T/out" "device_tree, midr (decided by device_tree, midr)" "the sources include what decided"
+
 # names: products, not raw CPUID signatures
 expect 0 "info on a Hyper-V guest" "$VMB" info --root "$FX/hyperv"
 has "$T/out" "hypervisor             Hyper-V" "Hyper-V by name"
