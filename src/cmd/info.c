@@ -73,6 +73,14 @@ static void join(char *buf, size_t len, const json_t *arr, const char *sep)
 			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? sep : "", json_string_value(x));
 }
 
+/* The named CPU flags (vmx, svm, avx2, ...) are x86's. */
+static bool is_x86(const json_t *fp)
+{
+	const char *arch = jstr(fp, "arch");
+
+	return arch && (!strcmp(arch, "x86_64") || (arch[0] == 'i' && !strcmp(arch + 2, "86")));
+}
+
 static void print_hypervisor(FILE *f, const json_t *fp)
 {
 	const json_t *hv = json_object_get(fp, "hypervisor");
@@ -106,7 +114,7 @@ static void print_kvm(FILE *f, const json_t *fp)
 	bool vmx = json_is_true(json_object_get(flags, "vmx")), svm = json_is_true(json_object_get(flags, "svm"));
 	char buf[512], api[32] = "";
 
-	line(f, "vmx/svm flag", vmx && svm ? "vmx, svm" : vmx ? "vmx" : svm ? "svm" : "none");
+	line(f, "vmx/svm flag", !is_x86(fp) ? "- (not an x86 CPU)" : vmx && svm ? "vmx, svm" : vmx ? "vmx" : svm ? "svm" : "none");
 	if (json_is_integer(json_object_get(k, "api_version")))
 		snprintf(api, sizeof(api), " (API %lld)", (long long)json_integer_value(json_object_get(k, "api_version")));
 	if (!probed || !strcmp(probed, "not probed"))
@@ -135,9 +143,8 @@ static void print_cpu(FILE *f, const json_t *fp)
 		{ "hypervisor", "hypervisor" }, { "vmx", "vmx" }, { "svm", "svm" },
 	};
 	const json_t *cpu = json_object_get(fp, "cpu"), *flags = json_object_get(cpu, "flags");
-	const char *arch = jstr(fp, "arch");
-	/* the named flags are x86's: on another CPU, what it lacks says nothing */
-	bool x86 = arch && (!strcmp(arch, "x86_64") || (arch[0] == 'i' && !strcmp(arch + 2, "86")));
+	/* on another CPU, lacking x86's flags says nothing */
+	bool x86 = is_x86(fp);
 	char buf[512], a[64], b[64], c[64], d[64], has[256] = "", lacks[256] = "";
 	size_t nh = 0, nl = 0;
 

@@ -28,6 +28,7 @@ has "$T/out" "8 logical CPUs, 2 sockets, 8 cores, 2 NUMA nodes" "two sockets, pl
 expect 0 "info on an arm guest" "$VMB" info --root "$FX/aarch64-tcg-virt"
 has "$T/out" "cpu flags              9 flags" "arm flags counted"
 lacks "$T/out" "lacks avx2" "x86 flags are not said to be missing on arm"
+has "$T/out" "vmx/svm flag           - (not an x86 CPU)" "nor vmx/svm"
 has "$T/out" "device_tree, midr (decided by device_tree, midr)" "the sources include what decided"
 
 # names: products, not raw CPUID signatures
