@@ -114,7 +114,8 @@ static void print_kvm(FILE *f, const json_t *fp)
 	bool vmx = json_is_true(json_object_get(flags, "vmx")), svm = json_is_true(json_object_get(flags, "svm"));
 	char buf[512], api[32] = "";
 
-	line(f, "vmx/svm flag", !is_x86(fp) ? "- (not an x86 CPU)" : vmx && svm ? "vmx, svm" : vmx ? "vmx" : svm ? "svm" : "none");
+	line(f, "vmx/svm flag", !is_x86(fp) ? "- (not an x86 CPU)"
+				: vmx && svm ? "vmx, svm" : vmx ? "vmx" : svm ? "svm" : "none");
 	if (json_is_integer(json_object_get(k, "api_version")))
 		snprintf(api, sizeof(api), " (API %lld)", (long long)json_integer_value(json_object_get(k, "api_version")));
 	if (!probed || !strcmp(probed, "not probed"))
