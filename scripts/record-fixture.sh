@@ -29,7 +29,7 @@ drivers_up() { # driver links of a device and its ancestors
 for f in /proc/cpuinfo /proc/meminfo /proc/stat /proc/cmdline /proc/sys/kernel/osrelease \
 	/proc/sys/kernel/version /proc/sys/kernel/hostname /proc/sys/kernel/arch \
 	/sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name /sys/hypervisor/type \
-	/proc/device-tree/hypervisor/compatible \
+	/proc/device-tree/hypervisor/compatible /proc/device-tree/compatible \
 	/sys/devices/system/cpu/online /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor \
 	/sys/devices/system/clocksource/clocksource0/current_clocksource \
 	/sys/devices/system/clocksource/clocksource0/available_clocksource \
@@ -65,10 +65,15 @@ for n in /sys/class/net/*; do
 		link "$(realpath "$n/device")/driver"
 	fi
 done
-# CPUID cannot be read from a file: record what this machine's CPU says.
-if command -v build/vmbench >/dev/null 2>&1 || [ -x build/vmbench ]; then
-	sig=$(build/vmbench info --json | sed -n 's/.*"cpuid_signature": "\(.*\)".*/\1/p')
-	bit=$(build/vmbench info --json | grep -q '"cpuid_hypervisor_bit": true' && echo 1 || echo 0)
-	printf 'hypervisor_bit=%s\nsignature=%s\n' "$bit" "$sig" > "$out/.cpuid"
+# CPUID and /dev/kvm cannot be read from a file: record what this machine
+# says (probe.h: the .cpuid and .kvm files stand in for them below --root).
+if [ -x build/vmbench ]; then
+	json=$(build/vmbench info --json)
+	is_true() { printf '%s\n' "$json" | grep -q "\"$1\": true" && echo 1 || echo 0; }
+	sig=$(printf '%s\n' "$json" | sed -n 's/.*"cpuid_signature": "\(.*\)".*/\1/p')
+	printf 'hypervisor_bit=%s\nsignature=%s\n' "$(is_true cpuid_hypervisor_bit)" "$sig" > "$out/.cpuid"
+	api=$(printf '%s\n' "$json" | sed -n 's/.*"api_version": \([0-9]*\).*/\1/p')
+	printf 'present=%s\nopens=%s\napi_version=%s\ncreates_vm=%s\n' "$(is_true device)" "$(is_true opens)" \
+		"$api" "$(is_true creates_vm)" > "$out/.kvm"
 fi
 echo "recorded into $out" >&2

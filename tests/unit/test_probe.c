@@ -1,5 +1,11 @@
-/* The probe on recorded and synthetic /proc + /sys trees of several machines. */
+/* The probe on recorded and synthetic /proc + /sys trees of several machines,
+ * its parsers fed bytes, and trees that try to hang or break it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "../../src/probe/probe.h"
@@ -17,11 +23,11 @@ static const struct expect machines[] = {
 	  "tsc", "madvise", 0, 2, 1, 1 },
 	{ "virtualbox-kvm-paravirt", "VirtualBox", "KVM", "x86_64", "sda", "ahci", "enp0s3", "e1000", "vboxguest",
 	  "kvm-clock", "always", 0, 2, 1, 1 },
-	{ "hyperv", "Microsoft Hv", NULL, "x86_64", "sda", "hv_storvsc", "eth0", "hv_netvsc", "hv_balloon",
+	{ "hyperv", "Hyper-V", NULL, "x86_64", "sda", "hv_storvsc", "eth0", "hv_netvsc", "hv_balloon",
 	  "hyperv_clocksource_tsc_page", "madvise", 0, 2, 1, 1 },
 	{ "qemu-tcg-ide", "QEMU TCG", NULL, "x86_64", "sda", "ata_piix", "ens3", "e1000", NULL,
 	  "tsc", "never", 0, 1, 1, 1 },
-	{ "kvm-hyperv-enlightened", "KVM", "Microsoft Hv", "x86_64", "sda", "virtio_scsi", "enp0s3", "virtio_net",
+	{ "kvm-hyperv-enlightened", "KVM", "Hyper-V", "x86_64", "sda", "virtio_scsi", "enp0s3", "virtio_net",
 	  "virtio_balloon", "kvm-clock", "madvise", 1, 4, 1, 1 },
 	{ "aarch64-tcg", "QEMU TCG", NULL, "aarch64", "vda", "virtio_blk", "eth0", "virtio_net", NULL,
 	  "arch_sys_counter", "madvise", 0, 2, 1, 1 },
@@ -29,6 +35,15 @@ static const struct expect machines[] = {
 	  "arch_sys_counter", "madvise", 0, 1, 1, 1 },
 	{ "baremetal", "none", NULL, "x86_64", "nvme0n1", "nvme", "eno1", "e1000e", NULL,
 	  "tsc", "always", 0, 8, 2, 2 },
+	/* QEMU before 4.0 under TCG: no signature; DMI "Bochs", the QEMU CPU model, the bit */
+	{ "qemu-tcg-nosig", "QEMU TCG", NULL, "x86_64", "sda", "ata_piix", "ens3", "e1000", NULL,
+	  "tsc", "never", 0, 1, 1, 1 },
+	/* vmx hidden by the host, /dev/kvm working: the CPU-flag view stays false */
+	{ "kvm-devkvm-no-vmx", "KVM", NULL, "x86_64", "sda", "virtio_scsi", "enp0s3", "virtio_net", "virtio_balloon",
+	  "tsc", "madvise", 0, 2, 1, 1 },
+	/* non-UTF-8 strings and package ids of -1: sockets unknown (0 here: null) */
+	{ "odd-values", "KVM", NULL, "x86_64", "sda", "ata_piix", "ens3", "e1000", NULL,
+	  "tsc", "madvise", 0, 2, 0, 1 },
 };
 
 static const char *str(const json_t *o, const char *key)
@@ -118,6 +133,25 @@ static void details(void **state)
 	assert_string_equal(str(fp, "hostname"), "esx-guest");
 	json_decref(fp);
 
+	/* Hyper-V by its name; the raw signature in its own field */
+	snprintf(root, sizeof(root), "%s/probe/hyperv", FIXTURES);
+	fp = probe_fingerprint(&(struct probe_src){ .root = root });
+	assert_string_equal(str(json_object_get(fp, "hypervisor"), "name"), "Hyper-V");
+	assert_string_equal(str(json_object_get(fp, "hypervisor"), "cpuid_signature"), "Microsoft Hv");
+	json_decref(fp);
+
+	/* Bytes that are not UTF-8 are escaped, and a package id of -1 is no shift */
+	snprintf(root, sizeof(root), "%s/probe/odd-values", FIXTURES);
+	fp = probe_fingerprint(&(struct probe_src){ .root = root });
+	assert_non_null(fp);
+	assert_string_equal(str(fp, "hostname"), "caf\\xe9-\\xff\\xfe");
+	assert_string_equal(str(json_object_get(fp, "hypervisor"), "dmi_product"), "Virtual \\xc3( Machine");
+	assert_string_equal(str(json_object_get(fp, "cpu"), "model"), "Xeon\\xae \\xed\\xa0\\x80");
+	assert_true(json_is_null(json_object_get(json_object_get(fp, "cpu"), "sockets")));
+	assert_true(json_is_null(json_object_get(json_object_get(fp, "cpu"), "cores")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(fp, "cpu"), "logical")), 2);
+	json_decref(fp);
+
 	/* A root with nothing in it: every field null or empty, no crash. */
 	fp = probe_fingerprint(&(struct probe_src){ .root = "/nonexistent-root" });
 	assert_non_null(fp);
@@ -152,12 +186,446 @@ static void parsers(void **state)
 	assert_int_equal(probe_parse_cache_size("junk"), 0);
 }
 
+
+/* Every signature and DMI string names a product, never a raw signature. */
+static void names(void **state)
+{
+	static const struct {
+		const char *sig, *name;
+	} sigs[] = {
+		{ "KVMKVMKVM", "KVM" }, { "Linux KVM Hv", "KVM" }, { "Microsoft Hv", "Hyper-V" },
+		{ "VMwareVMware", "VMware" }, { "VBoxVBoxVBox", "VirtualBox" }, { "XenVMMXenVMM", "Xen" },
+		{ "TCGTCGTCGTCG", "QEMU TCG" }, { "bhyve bhyve ", "bhyve" }, { "ACRNACRNACRN", "ACRN" },
+		{ " lrpepyh  vr", "Parallels" }, { "prl hyperv  ", "Parallels" }, { "QNXQVMBSQG", "QNX" },
+		{ "Jailhouse", "Jailhouse" }, { "GenuineIntel", NULL }, { "", NULL },
+	};
+	static const struct {
+		const char *vendor, *product, *name;
+	} dmi[] = {
+		{ "Xen", "HVM domU", "Xen" },
+		{ "Parallels Software International Inc.", "Parallels Virtual Platform", "Parallels" },
+		{ "Amazon EC2", "m5.large", "KVM" },
+		{ "QEMU", "KVM Virtual Machine", "KVM" },
+		{ "QEMU", "QEMU Virtual Machine", "QEMU TCG" },
+		{ "QEMU", "Standard PC (Q35 + ICH9, 2009)", "QEMU" },
+		{ "Bochs", "Bochs", "QEMU" },
+		{ "Microsoft Corporation", "Virtual Machine", "Hyper-V" },
+		{ "innotek GmbH", "VirtualBox", "VirtualBox" },
+		{ "Oracle Corporation", "VirtualBox", "VirtualBox" },
+		{ "VMware, Inc.", "VMware7,1", "VMware" },
+		{ "FreeBSD", "BHYVE", "bhyve" },
+		/* OpenStack runs on any hypervisor: DMI saying OpenStack names none */
+		{ "OpenStack Foundation", "OpenStack Nova", NULL },
+		{ "Microsoft Corporation", "Surface Laptop", NULL },
+		{ "Dell Inc.", "PowerEdge R640", NULL },
+		{ NULL, NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		expect_str(sigs[i].sig, "signature name", probe_hv_from_signature(sigs[i].sig), sigs[i].name);
+	for (size_t i = 0; i < sizeof(dmi) / sizeof(dmi[0]); i++)
+		expect_str(dmi[i].product ? dmi[i].product : "(none)", "dmi name",
+			   probe_hv_from_dmi(dmi[i].vendor, dmi[i].product), dmi[i].name);
+}
+
+/* The decision from every kind of evidence, and which sources made it. */
+static void decide(void **state)
+{
+	static const struct {
+		const char *what;
+		struct probe_hv_evidence e;
+		const char *name, *iface, *decided; /* decided: the sources joined by "," */
+	} cases[] = {
+		{ "hyper-v", { .hv_bit = 1, .sig = "Microsoft Hv", .dmi_vendor = "Microsoft Corporation",
+			       .dmi_product = "Virtual Machine" }, "Hyper-V", NULL, "cpuid" },
+		{ "kvm with hyper-v enlightenments, by dmi",
+		  { .hv_bit = 1, .sig = "Microsoft Hv", .dmi_vendor = "QEMU", .dmi_product = "Standard PC (Q35 + ICH9, 2009)" },
+		  "KVM", "Hyper-V", "cpuid,dmi" },
+		{ "kvm with hyper-v enlightenments, by leaf 0x40000100",
+		  { .hv_bit = 1, .sig = "Microsoft Hv", .sig2 = "KVMKVMKVM" }, "KVM", "Hyper-V", "cpuid,cpuid_0x40000100" },
+		{ "kvm's own hyper-v vendor id", { .hv_bit = 1, .sig = "Linux KVM Hv" }, "KVM", "Hyper-V", "cpuid" },
+		{ "virtualbox presenting kvm",
+		  { .hv_bit = 1, .sig = "KVMKVMKVM", .dmi_vendor = "innotek GmbH", .dmi_product = "VirtualBox" },
+		  "VirtualBox", "KVM", "cpuid,dmi" },
+		{ "virtualbox presenting hyper-v",
+		  { .hv_bit = 1, .sig = "Microsoft Hv", .dmi_vendor = "innotek GmbH", .dmi_product = "VirtualBox" },
+		  "VirtualBox", "Hyper-V", "cpuid,dmi" },
+		{ "xen with viridian",
+		  { .hv_bit = 1, .sig = "Microsoft Hv", .dmi_vendor = "Xen", .dmi_product = "HVM domU" },
+		  "Xen", "Hyper-V", "cpuid,dmi" },
+		{ "kvm on ec2", { .hv_bit = 1, .sig = "KVMKVMKVM", .dmi_vendor = "Amazon EC2" }, "KVM", NULL, "cpuid" },
+		{ "qemu tcg with signature", { .hv_bit = 1, .sig = "TCGTCGTCGTCG", .dmi_vendor = "QEMU" },
+		  "QEMU TCG", NULL, "cpuid" },
+		{ "old qemu tcg: bochs, model, bit",
+		  { .hv_bit = 1, .sig = "", .dmi_vendor = "Bochs", .dmi_product = "Bochs",
+		    .cpu_model = "QEMU Virtual CPU version 1.5.3" },
+		  "QEMU TCG", NULL, "dmi,cpuid_hypervisor_bit,cpu_model" },
+		{ "old qemu tcg: qemu dmi and the bit", { .hv_bit = 1, .sig = "", .dmi_vendor = "QEMU" },
+		  "QEMU TCG", NULL, "dmi,cpuid_hypervisor_bit" },
+		{ "old qemu under kvm: the signature decides",
+		  { .hv_bit = 1, .sig = "KVMKVMKVM", .dmi_vendor = "Bochs", .cpu_model = "QEMU Virtual CPU version 1.5.3" },
+		  "KVM", NULL, "cpuid" },
+		{ "qemu, nothing else known", { .dmi_vendor = "QEMU" }, "QEMU", NULL, "dmi" },
+		{ "arm virt under tcg", { .dmi_vendor = "QEMU", .dmi_product = "QEMU Virtual Machine" },
+		  "QEMU TCG", NULL, "dmi" },
+		{ "arm virt without firmware", { .dt_machine = "linux,dummy-virt", .midr_qemu = 1 },
+		  "QEMU TCG", NULL, "device_tree,midr" },
+		{ "xen pv", { .sys_hypervisor = "xen" }, "Xen", NULL, "sys_hypervisor" },
+		{ "xen on arm", { .dt_hypervisor = "xen,xen-4.17" }, "Xen", NULL, "device_tree" },
+		{ "unknown signature", { .hv_bit = 1, .sig = "SomethingNew" }, "unknown", NULL, "cpuid_hypervisor_bit" },
+		{ "bare metal", { .dmi_vendor = "Dell Inc.", .dmi_product = "PowerEdge R640" }, "none", NULL, "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct probe_hv_verdict v;
+		char by[256] = "";
+
+		probe_hv_decide(&cases[i].e, &v);
+		for (size_t k = 0; v.decided_by[k]; k++)
+			snprintf(by + strlen(by), sizeof(by) - strlen(by), "%s%s", k ? "," : "", v.decided_by[k]);
+		expect_str(cases[i].what, "name", v.name, cases[i].name);
+		expect_str(cases[i].what, "interface", v.interface, cases[i].iface);
+		expect_str(cases[i].what, "decided_by", by, cases[i].decided);
+	}
+}
+
+/* /dev/kvm: recorded in a tree, or not probed; live on this machine it is
+ * whatever it is, but consistent (creating a VM implies opening it). */
+static void kvm_device(void **state)
+{
+	static const struct {
+		const char *fixture, *probed;
+		int device, opens, creates, api;
+	} cases[] = {
+		{ "kvm-devkvm-no-vmx", "recorded", 1, 1, 1, 12 },
+		{ "hyperv", "not probed", -1, -1, -1, -1 },
+	};
+	json_t *fp, *k;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char root[512];
+
+		snprintf(root, sizeof(root), "%s/probe/%s", FIXTURES, cases[i].fixture);
+		fp = probe_fingerprint(&(struct probe_src){ .root = root });
+		k = json_object_get(fp, "kvm");
+		expect_str(cases[i].fixture, "kvm.probed", str(k, "probed"), cases[i].probed);
+		if (cases[i].device < 0) {
+			assert_true(json_is_null(json_object_get(k, "device")));
+			assert_true(json_is_null(json_object_get(k, "creates_vm")));
+		} else {
+			assert_int_equal(json_is_true(json_object_get(k, "device")), cases[i].device);
+			assert_int_equal(json_is_true(json_object_get(k, "opens")), cases[i].opens);
+			assert_int_equal(json_is_true(json_object_get(k, "creates_vm")), cases[i].creates);
+			assert_int_equal(json_integer_value(json_object_get(k, "api_version")), cases[i].api);
+		}
+		/* the CPU-flag view is kept beside it, and says what the flags say */
+		assert_false(json_is_true(json_object_get(json_object_get(fp, "hypervisor"), "nested_virt_available")));
+		json_decref(fp);
+	}
+	fp = probe_fingerprint(&(struct probe_src){ .root = "/" });
+	k = json_object_get(fp, "kvm");
+	assert_string_equal(str(k, "probed"), "live");
+	assert_true(json_is_boolean(json_object_get(k, "device")));
+	if (json_is_true(json_object_get(k, "creates_vm")))
+		assert_true(json_is_true(json_object_get(k, "opens")) &&
+			    json_integer_value(json_object_get(k, "api_version")) == 12);
+	json_decref(fp);
+}
+
+static void cpuinfo(void **state)
+{
+	static const struct {
+		const char *what, *text;
+		const char *model, *vendor;
+		size_t nflags;
+		const char *has, *lacks;
+		int midr; /* -1: none; else implementer << 12 | part */
+	} cases[] = {
+		{ "x86", "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\nflags\t\t: fpu vme  svm\n"
+			 "\nprocessor\t: 1\nmodel name\t: other\nflags\t\t: vmx\n",
+		  "AMD EPYC", "AuthenticAMD", 3, "svm", "vmx", -1 },
+		{ "arm64", "processor\t: 0\nFeatures\t: fp asimd\nCPU implementer\t: 0x00\nCPU part\t: 0x051\n",
+		  "0x051", "0x00", 2, "asimd", "fp asimd", 0x051 },
+		{ "no final newline", "flags\t\t: a b hypervisor", "", "", 3, "hypervisor", "hyper", -1 },
+		{ "a prefix of a flag is not the flag", "flags : avx512f\n", "", "", 1, "avx512f", "avx", -1 },
+		{ "no colon anywhere", "model name\nflags\n", "", "", 0, NULL, "flags", -1 },
+		{ "empty", "", "", "", 0, NULL, "fpu", -1 },
+		{ "key without its space", "model name: X\nCPU implementer : 0xzz\nCPU part : 0x1\n", "X",
+		  "0xzz", 0, NULL, NULL, -1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct probe_cpuinfo ci;
+
+		probe_parse_cpuinfo(cases[i].text, strlen(cases[i].text), &ci);
+		expect_str(cases[i].what, "model", ci.model, cases[i].model);
+		expect_str(cases[i].what, "vendor", ci.vendor, cases[i].vendor);
+		assert_int_equal(ci.nflags, cases[i].nflags);
+		if (cases[i].has)
+			assert_true(probe_has_flag(&ci, cases[i].has));
+		if (cases[i].lacks && !strchr(cases[i].lacks, ' '))
+			assert_false(probe_has_flag(&ci, cases[i].lacks));
+		assert_int_equal(ci.have_midr, cases[i].midr >= 0);
+		if (cases[i].midr >= 0)
+			assert_int_equal(ci.implementer << 12 | ci.part, cases[i].midr);
+	}
+}
+
+/* A flags line of 3.6 MB: parsed once, in linear time. When every word
+ * rescanned the rest of the line, 1.2 MB took over 30 s, and this one would
+ * outlast the test's timeout. */
+static void long_flags_line(void **state)
+{
+	const size_t words = 450000;
+	char *text = malloc(words * 8 + 64);
+	size_t n = 0;
+	struct probe_cpuinfo ci;
+
+	(void)state;
+	assert_non_null(text);
+	n += (size_t)snprintf(text, 64, "flags\t\t:");
+	for (size_t i = 0; i < words; i++)
+		n += (size_t)snprintf(text + n, 9, " f%06zu", i);
+	n += (size_t)snprintf(text + n, 16, " vmx\nx : y\n");
+	probe_parse_cpuinfo(text, n, &ci);
+	assert_true(n > 3600000);
+	assert_int_equal(ci.nflags, words + 1);
+	assert_true(probe_has_flag(&ci, "vmx"));
+	assert_true(probe_has_flag(&ci, "f449999"));
+	assert_false(probe_has_flag(&ci, "svm"));
+	free(text);
+}
+
+static void numbers(void **state)
+{
+	static const char meminfo[] = "MemTotal:        4026532 kB\nMemFree: 1 kB\nHugePages_Total:       7\n"
+				      "Bad:  -5 kB\nHuge: 99999999999999999999 kB\nBig: 9007199254740992 kB\n"
+				      "Odd: 5 MB\nMemTotalX: 3 kB\n";
+	static const struct {
+		const char *key;
+		int r;
+		int64_t v;
+	} mem[] = {
+		{ "MemTotal", 0, 4026532LL * 1024 }, { "HugePages_Total", 0, 7 }, { "MemFree", 0, 1024 },
+		{ "Bad", -EINVAL, 0 }, { "Huge", -ERANGE, 0 }, { "Big", -ERANGE, 0 }, { "Odd", -EINVAL, 0 },
+		{ "Missing", -ENOENT, 0 }, { "Mem", -ENOENT, 0 },
+	};
+	static const struct {
+		const char *text;
+		int r;
+		uint64_t steal, total;
+	} stat[] = {
+		{ "cpu  10000 0 5000 900000 100 0 50 1234 0 0\ncpu0 1 2\n", 0, 1234, 916384 },
+		{ "cpu  1 2 3 4 5 6 7\n", -EINVAL, 0, 0 },
+		{ "cpu  1 2 3 4 5 6 7 -8\n", -EINVAL, 0, 0 },
+		{ "cpu0 1 2 3 4 5 6 7 8\n", -EINVAL, 0, 0 },
+		{ "cpu  18446744073709551615 1 0 0 0 0 0 0\n", -ERANGE, 0, 0 },
+		{ "cpu  1 2 3 4 5 6 7 8x\n", -EINVAL, 0, 0 },
+		{ "", -EINVAL, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++) {
+		int64_t v = -1;
+
+		assert_int_equal(probe_meminfo_value(meminfo, strlen(meminfo), mem[i].key, &v), mem[i].r);
+		if (!mem[i].r)
+			assert_int_equal(v, mem[i].v);
+	}
+	for (size_t i = 0; i < sizeof(stat) / sizeof(stat[0]); i++) {
+		uint64_t st = 0, tot = 0;
+
+		assert_int_equal(probe_parse_stat(stat[i].text, strlen(stat[i].text), &st, &tot), stat[i].r);
+		if (!stat[i].r) {
+			assert_int_equal(st, stat[i].steal);
+			assert_int_equal(tot, stat[i].total);
+		}
+	}
+}
+
+static void strings(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} utf8[] = {
+		{ "plain", "plain" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+		{ "caf\xe9", "caf\\xe9" },
+		{ "\xc0\xaf", "\\xc0\\xaf" },             /* overlong '/' */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },    /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" }, /* above U+10FFFF */
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
+		{ "\xe2\x82", "\\xe2\\x82" },             /* cut short */
+		{ "", "" },
+	};
+	static const char env[] = "HOME=/\0container=podman\0container\0X=1";
+	static const char kv[] = "hypervisor_bit=1\nsignature=bhyve bhyve \nsignature_0x40000100=KVMKVMKVM";
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(utf8) / sizeof(utf8[0]); i++) {
+		char *c = probe_utf8_clean(utf8[i].in, strlen(utf8[i].in));
+		json_t *j = json_string(c);
+
+		expect_str(utf8[i].in, "clean", c, utf8[i].out);
+		assert_non_null(j); /* jansson takes it */
+		json_decref(j);
+		free(c);
+	}
+	assert_int_equal(probe_environ_get(env, sizeof(env) - 1, "container", out, sizeof(out)), 0);
+	assert_string_equal(out, "podman");
+	assert_int_equal(probe_environ_get(env, sizeof(env) - 1, "X", out, sizeof(out)), 0);
+	assert_string_equal(out, "1");
+	assert_int_equal(probe_environ_get(env, sizeof(env) - 1, "Y", out, sizeof(out)), -ENOENT);
+	assert_int_equal(probe_kv(kv, strlen(kv), "signature", out, sizeof(out)), 0);
+	assert_string_equal(out, "bhyve bhyve "); /* the trailing blank belongs to the signature */
+	assert_int_equal(probe_kv(kv, strlen(kv), "signature_0x40000100", out, sizeof(out)), 0);
+	assert_string_equal(out, "KVMKVMKVM");
+	assert_int_equal(probe_kv(kv, strlen(kv), "hypervisor", out, sizeof(out)), -ENOENT);
+}
+
+/* A scratch tree for the cases that cannot live in git (FIFOs). */
+static char scratch[64];
+
+static void mkpath(const char *rel, mode_t fifo)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s%s", scratch, rel);
+	for (char *s = p + strlen(scratch) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		(void)mkdir(p, 0755);
+		*s = '/';
+	}
+	if (fifo)
+		assert_int_equal(mkfifo(p, 0600), 0);
+	else
+		(void)mkdir(p, 0755);
+}
+
+static const char *const fifo_files[] = {
+	"/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/sys/kernel/hostname", "/proc/1/environ",
+	"/sys/devices/system/cpu/online", "/sys/class/dmi/id/sys_vendor", "/.cpuid", "/.kvm",
+};
+
+static void rm_scratch(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* FIFOs where /proc and /sys files should be: refused, never waited on
+ * (`info --root` blocked forever on the first one). */
+static void fifos(void **state)
+{
+	json_t *fp;
+
+	(void)state;
+	snprintf(scratch, sizeof(scratch), "/tmp/vmb-probe-XXXXXX");
+	assert_non_null(mkdtemp(scratch));
+	for (size_t i = 0; i < sizeof(fifo_files) / sizeof(fifo_files[0]); i++)
+		mkpath(fifo_files[i], 1);
+	fp = probe_fingerprint(&(struct probe_src){ .root = scratch });
+	assert_non_null(fp);
+	assert_true(json_is_null(json_object_get(fp, "hostname")));
+	assert_true(json_is_null(json_object_get(json_object_get(fp, "cpu"), "logical")));
+	assert_true(json_is_null(json_object_get(json_object_get(fp, "memory"), "total_bytes")));
+	assert_string_equal(str(json_object_get(fp, "kvm"), "probed"), "not probed");
+	json_decref(fp);
+	rm_scratch();
+}
+
+/* A /proc/cpuinfo longer than the probe reads (4 MiB): the first
+ * processor's block is still there, the rest is not read. */
+static void bounded(void **state)
+{
+	char path[512];
+	FILE *f;
+	json_t *fp, *cpu;
+
+	(void)state;
+	snprintf(scratch, sizeof(scratch), "/tmp/vmb-probe-XXXXXX");
+	assert_non_null(mkdtemp(scratch));
+	mkpath("/proc", 0);
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", scratch);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "processor\t: 0\nmodel name\t: First\nflags\t\t: fpu vmx\n\n");
+	for (int i = 1; i < 60000; i++)
+		fprintf(f, "processor\t: %d\nmodel name\t: Other\nflags\t\t: fpu svm sse sse2 ssse3 sse4_1\n\n", i);
+	assert_true(ftell(f) > 4 << 20);
+	assert_int_equal(fclose(f), 0);
+	fp = probe_fingerprint(&(struct probe_src){ .root = scratch });
+	cpu = json_object_get(fp, "cpu");
+	assert_string_equal(str(cpu, "model"), "First");
+	assert_int_equal(json_integer_value(json_object_get(cpu, "flag_count")), 2);
+	assert_true(json_is_true(json_object_get(json_object_get(cpu, "flags"), "vmx")));
+	json_decref(fp);
+	rm_scratch();
+}
+
+/* What --root accepts: "/", or a directory with proc/ or sys/. */
+static void roots(void **state)
+{
+	char fixture[512], file[600];
+	char err[512];
+	static const struct {
+		const char *rel; /* below the scratch directory */
+		bool make_proc;
+		int r;
+	} cases[] = {
+		{ "", false, -ENOENT },          /* an empty directory is no probe tree */
+		{ "", true, 0 },
+		{ "/missing", false, -ENOENT },
+		{ "/proc/x", true, -ENOTDIR },  /* a file */
+	};
+
+	(void)state;
+	assert_int_equal(probe_check_root("/", err, sizeof(err)), 0);
+	snprintf(fixture, sizeof(fixture), "%s/probe/vmware", FIXTURES);
+	assert_int_equal(probe_check_root(fixture, err, sizeof(err)), 0);
+	assert_true(probe_check_root("/nonexistent", err, sizeof(err)) == -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent"));
+	snprintf(scratch, sizeof(scratch), "/tmp/vmb-probe-XXXXXX");
+	assert_non_null(mkdtemp(scratch));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].make_proc) {
+			FILE *f;
+
+			mkpath("/proc", 0);
+			snprintf(file, sizeof(file), "%s/proc/x", scratch);
+			f = fopen(file, "w");
+			assert_non_null(f);
+			fclose(f);
+		}
+		snprintf(file, sizeof(file), "%s%s", scratch, cases[i].rel);
+		assert_int_equal(probe_check_root(file, err, sizeof(err)), cases[i].r);
+	}
+	rm_scratch();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fixtures),
 		cmocka_unit_test(details),
 		cmocka_unit_test(parsers),
+		cmocka_unit_test(names),
+		cmocka_unit_test(decide),
+		cmocka_unit_test(kvm_device),
+		cmocka_unit_test(cpuinfo),
+		cmocka_unit_test(long_flags_line),
+		cmocka_unit_test(numbers),
+		cmocka_unit_test(strings),
+		cmocka_unit_test(fifos),
+		cmocka_unit_test(bounded),
+		cmocka_unit_test(roots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,157 @@
+/* Devices and their drivers: block devices with the controller driver
+ * behind each, NICs, the memory balloon. */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "../core/util.h"
+#include "../core/banned.h"
+
+/* The driver behind a device: walk up from its sysfs node to the first
+ * device with a driver that is not a generic class driver ("sd" for SCSI
+ * disks, "sr" for CD-ROMs), i.e. the controller: ahci, virtio_scsi, nvme... */
+static void device_driver(const char *devdir, char *out, size_t len)
+{
+	static const char *const generic[] = { "sd", "sr", "st" };
+	char dir[PATH_MAX], p[PATH_MAX + 16];
+
+	out[0] = '\0';
+	if (!realpath(devdir, dir))
+		return;
+	for (int depth = 0; depth < 16; depth++) {
+		char name[128];
+		char *slash;
+		bool skip = false;
+
+		snprintf(p, sizeof(p), "%s/driver", dir);
+		if (probe_link_base(p, name, sizeof(name)) == 0) {
+			for (size_t i = 0; i < ARRAY_SIZE(generic); i++)
+				skip |= !strcmp(name, generic[i]);
+			if (!skip) {
+				snprintf(out, len, "%s", name);
+				return;
+			}
+		}
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir || str_has_prefix(slash, "/devices"))
+			return;
+		*slash = '\0';
+	}
+}
+
+static bool skip_block(const char *name)
+{
+	static const char *const virtual[] = { "loop", "ram", "zram", "sr", "fd" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(virtual); i++)
+		if (str_has_prefix(name, virtual[i]))
+			return true;
+	return false;
+}
+
+static json_t *block_device(const char *root, const char *dir, const char *name)
+{
+	char p[PATH_MAX + 300], rel[300], driver[64], buf[64];
+	int64_t sectors = -1;
+
+	snprintf(rel, sizeof(rel), "/sys/block/%s/size", name);
+	if (probe_read_line(root, rel, buf, sizeof(buf)) == 0)
+		(void)parse_i64(buf, 0, INT64_MAX / 512, &sectors);
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	device_driver(p, driver, sizeof(driver));
+	snprintf(rel, sizeof(rel), "/sys/block/%s/queue/rotational", name);
+	if (probe_read_line(root, rel, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	snprintf(rel, sizeof(rel), "/sys/block/%s/queue/scheduler", name);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
+			 "name", probe_jstr(name),
+			 "size_bytes", sectors >= 0 ? json_integer((json_int_t)(sectors * 512)) : json_null(),
+			 "rotational", !strcmp(buf, "1") ? json_true() : !strcmp(buf, "0") ? json_false() : json_null(),
+			 "scheduler", probe_jbracketed(root, rel),
+			 "driver", probe_jstr(*driver ? driver : NULL));
+}
+
+json_t *probe_block(const char *root)
+{
+	char dir[PATH_MAX];
+	json_t *arr = json_array();
+	struct dirent **list = NULL;
+	int n;
+
+	probe_path(root, "/sys/block", dir, sizeof(dir));
+	n = scandir(dir, &list, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (list[i]->d_name[0] != '.' && !skip_block(list[i]->d_name))
+			json_array_append_new(arr, block_device(root, dir, list[i]->d_name));
+		free(list[i]);
+	}
+	free(list);
+	return arr;
+}
+
+static json_t *net_device(const char *root, const char *dir, const char *name)
+{
+	char p[PATH_MAX + 300], rel[300], mtu[300], driver[64] = "", speed[32];
+	int64_t mbps = -1;
+
+	snprintf(p, sizeof(p), "%s/%s/device/driver", dir, name);
+	(void)probe_link_base(p, driver, sizeof(driver));
+	snprintf(rel, sizeof(rel), "/sys/class/net/%s/speed", name);
+	if (probe_read_line(root, rel, speed, sizeof(speed)) == 0)
+		(void)parse_i64(speed, -1, INT32_MAX, &mbps);
+	snprintf(mtu, sizeof(mtu), "/sys/class/net/%s/mtu", name);
+	snprintf(rel, sizeof(rel), "/sys/class/net/%s/operstate", name);
+	{
+		char buf[64];
+		int64_t v;
+		json_t *jmtu = json_null();
+
+		if (probe_read_line(root, mtu, buf, sizeof(buf)) == 0 && parse_i64(buf, 0, INT32_MAX, &v) == 0)
+			jmtu = json_integer((json_int_t)v);
+		return json_pack("{s:o, s:o, s:o, s:o, s:o}",
+				 "name", probe_jstr(name),
+				 "driver", probe_jstr(*driver ? driver : NULL),
+				 "speed_mbps", mbps > 0 ? json_integer((json_int_t)mbps) : json_null(),
+				 "mtu", jmtu,
+				 "state", probe_jline(root, rel));
+	}
+}
+
+json_t *probe_net(const char *root)
+{
+	char dir[PATH_MAX];
+	json_t *arr = json_array();
+	struct dirent **list = NULL;
+	int n;
+
+	probe_path(root, "/sys/class/net", dir, sizeof(dir));
+	n = scandir(dir, &list, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (list[i]->d_name[0] != '.' && strcmp(list[i]->d_name, "lo"))
+			json_array_append_new(arr, net_device(root, dir, list[i]->d_name));
+		free(list[i]);
+	}
+	free(list);
+	return arr;
+}
+
+json_t *probe_balloon(const char *root)
+{
+	static const struct {
+		const char *path, *driver;
+	} where[] = {
+		{ "/sys/bus/virtio/drivers/virtio_balloon", "virtio_balloon" },
+		{ "/sys/module/vmw_balloon", "vmw_balloon" },
+		{ "/sys/module/vboxguest", "vboxguest" },
+		{ "/sys/bus/vmbus/drivers/hv_balloon", "hv_balloon" },
+		{ "/sys/module/xen_balloon", "xen_balloon" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(where); i++)
+		if (probe_exists(root, where[i].path))
+			return json_pack("{s:b, s:s}", "present", 1, "driver", where[i].driver);
+	return json_pack("{s:b, s:n}", "present", 0, "driver");
+}
