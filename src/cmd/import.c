@@ -1,4 +1,4 @@
-/* vmbench import: fio, iperf3 and sysbench results into the store. */
+/* vmbench import: other tools' results (the formats of src/store/import.c) into the store. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,14 +26,22 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 	struct optset own;
 	struct strv pos;
 	struct db *db = NULL;
+	struct import_result res = { 0 };
+	const char *json = NULL, *file;
 	json_t *doc = NULL;
-	const char *tool, *json = NULL, *file;
-	char *text = NULL, err[768], path[4096];
+	char *text = NULL, err[1024], path[4096];
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret >= 0) {
+		if (ret == EXIT_OK && optset_bool(&own, "help")) {
+			/* the formats come from the importers' table */
+			printf("\nformats (detected from the content):\n");
+			for (size_t i = 0; import_format_at(i); i++)
+				printf("  %-16s %s\n", import_format_at(i)->tool, import_format_at(i)->input);
+		}
 		goto out;
+	}
 	file = pos.v[0];
 	json = optset_str(&own, "json");
 	r = read_file_or_stdin(file, &text);
@@ -41,12 +49,17 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "%s: %s", file, strerror(-r));
 		goto out;
 	}
-	if (import_parse(text, strcmp(file, "-") ? file : "stdin", &optset_get(&own, "label")->kv, &doc, &tool, err,
-			 sizeof(err)) < 0) {
+	r = import_parse(text, strcmp(file, "-") ? file : "stdin", &optset_get(&own, "label")->kv, &res, err,
+			 sizeof(err));
+	if (r < 0) {
 		log_error("%s", err);
-		ret = EXIT_USAGE;
+		ret = r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE;
 		goto out;
 	}
+	doc = res.doc;
+	if (res.skipped)
+		log_info("%s: skipped %u line%s that %s not part of the %s JSON", file, res.skipped,
+			 res.skipped == 1 ? "" : "s", res.skipped == 1 ? "is" : "are", res.tool);
 	ret = EXIT_OK;
 	if (json && doc_write_file(doc, json) < 0) {
 		log_error("--json: '%s' exists or cannot be written", json);
@@ -64,12 +77,26 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 			ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
 			goto out;
 		}
+		if (!strcmp(res.tool, "vmbench")) {
+			/* a colleague's run imported twice is the same run */
+			const char *uuid = json_string_value(json_object_get(doc, "id"));
+			json_t *old = NULL;
+			bool same = db_get(db, uuid, &old) == 0 &&
+				    !strcmp(json_string_value(json_object_get(old, "id")) ?: "", uuid);
+
+			json_decref(old);
+			if (same) {
+				log_error("%s: run %s is already in %s", file, uuid, path);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+		}
 		if (db_add(db, doc, &id) < 0) {
 			ret = EXIT_FAILED;
 			goto out;
 		}
 		fprintf(json && !strcmp(json, "-") ? stderr : stdout, "imported %s results from %s as run %lld in %s\n",
-			tool, file, (long long)id, path);
+			res.tool, file, (long long)id, path);
 	}
 out:
 	json_decref(doc);
