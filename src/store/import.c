@@ -11,6 +11,7 @@
 
 #include "doc.h"
 #include "import.h"
+#include "../core/hist.h"
 #include "../core/runner.h"
 #include "../core/banned.h"
 
@@ -206,7 +207,51 @@ static int fio_count(struct imp *im, const char *path, const char *key, const ch
 	return 0;
 }
 
-/* fio's percentiles of one latency object as a histogram without buckets. */
+/* fio json+ "bins" (latency in ns -> count) in vmbench's bucket layout, as
+ * [lower, count] pairs; an empty array without bins. NULL after a failure. */
+static json_t *fio_buckets(struct imp *im, const json_t *lat, const char *lpath)
+{
+	const json_t *bins = json_object_get(lat, "bins"), *x;
+	json_t *out = json_array();
+	uint64_t *counts = NULL;
+	const char *k;
+
+	if (!out || !bins)
+		return out;
+	if (!json_is_object(bins)) {
+		fail(im, "%s.bins: expected an object", lpath);
+		goto fail;
+	}
+	counts = calloc(HIST_BUCKETS, sizeof(*counts));
+	if (!counts)
+		goto fail;
+	json_object_foreach((json_t *)bins, k, x) {
+		uint64_t v;
+
+		if (parse_size(k, 0, UINT64_MAX, &v) < 0 || strspn(k, "0123456789") != strlen(k)) {
+			fail(im, "%s.bins.\"%s\": expected a latency in ns as the key", lpath, k);
+			goto fail;
+		}
+		if (!json_is_integer(x) || json_integer_value(x) < 0) {
+			fail(im, "%s.bins.\"%s\": expected a count", lpath, k);
+			goto fail;
+		}
+		counts[hist_index(v)] += (uint64_t)json_integer_value(x);
+	}
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		if (counts[i] &&
+		    json_array_append_new(out, json_pack("[I, I]", (json_int_t)hist_bucket_lower(i), (json_int_t)counts[i])) < 0)
+			goto fail;
+	free(counts);
+	return out;
+fail:
+	free(counts);
+	json_decref(out);
+	return NULL;
+}
+
+/* fio's percentiles of one latency object as a histogram; buckets from
+ * json+'s bins when there are some. */
 static json_t *fio_histogram(struct imp *im, const json_t *side, const json_t *lat, const json_t *pct,
 			     const char *path, const char *lpath)
 {
@@ -216,7 +261,7 @@ static json_t *fio_histogram(struct imp *im, const json_t *side, const json_t *l
 	};
 	const json_t *ios;
 	double min, max, mean, sd;
-	json_t *p = json_object();
+	json_t *p = json_object(), *buckets;
 
 	/* every value checked before it is copied: fio's own, never a string or an array */
 	for (size_t i = 0; p && i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -242,9 +287,15 @@ static json_t *fio_histogram(struct imp *im, const json_t *side, const json_t *l
 		json_decref(p);
 		return NULL;
 	}
-	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:o, s:[], s:s}", "unit", "ns", "sub_buckets", 0,
-			 "count", (json_int_t)json_integer_value(ios), "min", min, "max", max, "mean", mean,
-			 "stddev", sd, "percentiles", p, "buckets", "source",
+	buckets = fio_buckets(im, lat, lpath);
+	if (!buckets) {
+		json_decref(p);
+		return NULL;
+	}
+	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:o, s:o, s:s}", "unit", "ns", "sub_buckets",
+			 json_array_size(buckets) ? (int)HIST_SUB : 0, "count", (json_int_t)json_integer_value(ios),
+			 "min", min, "max", max, "mean", mean, "stddev", sd, "percentiles", p, "buckets", buckets,
+			 "source",
 			 str_has_prefix(lpath + strlen(path), ".lat_ns") ? "fio lat percentiles" : "fio clat percentiles");
 }
 

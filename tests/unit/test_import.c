@@ -278,6 +278,39 @@ static void multijob_histograms(void **state)
 	json_decref(res.doc);
 }
 
+/* fio json+: its bins become the histogram's buckets, every count kept. */
+static void jsonplus_buckets(void **state)
+{
+	struct import_result res = import_file("fio-jsonplus.json");
+	json_t *raw = raw_json("fio-jsonplus.json"), *bins, *h, *b, *x;
+	json_int_t want = 0, got = 0, prev = -1;
+	const char *k;
+	size_t n, i;
+
+	(void)state;
+	bins = json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(raw, "jobs"), 0), "read"),
+					       "clat_ns"), "bins");
+	assert_true(json_object_size(bins) > 10);
+	json_object_foreach(bins, k, x)
+		want += json_integer_value(x);
+	h = json_object_get(find_metric(find_case(res.doc, "disk", "randread", "{}", &n), "latency"), "histogram");
+	assert_int_equal(json_integer_value(json_object_get(h, "sub_buckets")), 64);
+	json_array_foreach(json_object_get(h, "buckets"), i, b) {
+		assert_true(json_integer_value(json_array_get(b, 0)) > prev);
+		prev = json_integer_value(json_array_get(b, 0));
+		got += json_integer_value(json_array_get(b, 1));
+	}
+	assert_true(want > 0);
+	assert_int_equal(got, want);
+	/* plain json has no bins: no buckets */
+	json_decref(res.doc);
+	res = import_file("fio-randread.json");
+	h = json_object_get(find_metric(find_case(res.doc, "disk", "randread", "{}", &n), "latency"), "histogram");
+	assert_int_equal(json_array_size(json_object_get(h, "buckets")), 0);
+	json_decref(res.doc);
+	json_decref(raw);
+}
+
 /* fio output as users save it: with a byte-order mark, with lines before. */
 static void saved_as_users_do(void **state)
 {
@@ -392,6 +425,10 @@ static void malformed(void **state)
 		  "numjobs: '-2' is not a whole number" },
 		{ "{\"fio version\": \"x\", \"jobs\": [{\"job options\": {\"rw\": \"trim\"}}]}", "'trim' has no vmbench counterpart" },
 		{ "{\"fio version\": \"x\", \"jobs\": [{\"job options\": {\"rw\": \"read\", \"bs\": \"4q\"}}]}", "'4q' is not a size" },
+		{ "{\"fio version\": \"x\", \"jobs\": [{\"job options\": {\"rw\": \"read\"}, \"read\": {\"bw_bytes\": 1, "
+		  "\"iops\": 1, \"total_ios\": 1, \"lat_ns\": {\"mean\": 1}, \"clat_ns\": {\"min\": 1, \"max\": 1, "
+		  "\"mean\": 1, \"stddev\": 0, \"percentile\": {}, \"bins\": {\"12ms\": 1}}}}]}",
+		  "jobs[0].read.clat_ns.bins.\"12ms\": expected a latency in ns as the key" },
 		{ "{\"fio version\": \"x\", \"jobs\": [{\"error\": 5, \"job options\": {\"rw\": \"read\"}}]}",
 		  "jobs[0].error: fio reported error 5" },
 		{ "{\"start\": {}, \"intervals\": [], \"end\": {}, \"error\": \"unable to connect\"}", "unable to connect" },
@@ -464,6 +501,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(formats),
 		cmocka_unit_test(multijob_histograms),
+		cmocka_unit_test(jsonplus_buckets),
 		cmocka_unit_test(saved_as_users_do),
 		cmocka_unit_test(vmbench_documents),
 		cmocka_unit_test(hostile_percentiles),
