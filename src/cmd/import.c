@@ -14,6 +14,8 @@
 const struct vmb_opt import_opts[] = {
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE",
 	  .help = "tag the imported run (source=TOOL is added), e.g. --label hv=vmware" },
+	{ .name = "param", .type = OPT_KV, .metavar = "KEY=VALUE",
+	  .help = "state a parameter the tool's output does not print (the formats below say which)" },
 	{ .name = "json", .type = OPT_STRING, .metavar = "FILE|-", .help = "also write the document to a new FILE or stdout" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "no-store", .type = OPT_BOOL, .help = "do not store it (with --json: only convert)" },
@@ -37,8 +39,15 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 		if (ret == EXIT_OK && optset_bool(&own, "help")) {
 			/* the formats come from the importers' table */
 			printf("\nformats (detected from the content):\n");
-			for (size_t i = 0; import_format_at(i); i++)
-				printf("  %-16s %s\n", import_format_at(i)->tool, import_format_at(i)->input);
+			for (size_t i = 0; import_format_at(i); i++) {
+				const struct import_format *f = import_format_at(i);
+
+				printf("  %-16s %s", f->tool, f->input);
+				if (f->param)
+					printf("; --param %s=%s (not in the output: '%s' without it)", f->param,
+					       f->choices, IMPORT_UNSTATED);
+				printf("\n");
+			}
 		}
 		goto out;
 	}
@@ -49,8 +58,10 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "%s: %s", file, strerror(-r));
 		goto out;
 	}
-	r = import_parse(text, strcmp(file, "-") ? file : "stdin", &optset_get(&own, "label")->kv, &res, err,
-			 sizeof(err));
+	r = import_parse(text, strcmp(file, "-") ? file : "stdin",
+			 &(struct import_opts){ .labels = &optset_get(&own, "label")->kv,
+						.params = &optset_get(&own, "param")->kv },
+			 &res, err, sizeof(err));
 	if (r < 0) {
 		log_error("%s", err);
 		ret = r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE;

@@ -610,8 +610,8 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 	st = get(&v, doc, "", "settings", JSON_OBJECT, false);
 	if (st) {
 		json_object_foreach((json_t *)st, k, x)
-			if (!json_is_number(x) && !json_is_boolean(x) && !json_is_null(x))
-				fail_at(&v, "settings.%s: expected a number or a boolean", k);
+			if (json_is_object(x) || json_is_array(x))
+				fail_at(&v, "settings.%s: expected a number, a string or a boolean", k);
 		check_free(&v, st, "settings", 1);
 	}
 	json_object_foreach((json_t *)doc, k, x)

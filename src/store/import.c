@@ -736,7 +736,7 @@ static int import_sysbench_memory(struct imp *im, const struct imp_input *in)
 	static const char *const opers[] = { "read", "write", "none", NULL };
 	static const char *const scopes[] = { "global", "local", NULL };
 	static const char *const modes[] = { "seq", "rnd", NULL };
-	const char *text = in->text, *oper, *scope, *access = "unstated", *ops_at, *p;
+	const char *text = in->text, *oper, *scope, *access = IMPORT_UNSTATED, *ops_at, *p;
 	char th[24], block[32], total[32];
 	double ops, mib = NAN;
 	struct vmb_case *c;
@@ -795,11 +795,14 @@ struct importer {
 /* Adding a format: one row, its parser, its test. JSON formats see the
  * parsed document, text formats the text; the first row that detects wins. */
 static const struct importer importers[] = {
-	{ { "fio", "fio --output-format=json (or json+)" }, fio_detect, import_fio },
-	{ { "iperf3", "iperf3 -J (TCP or UDP, -P, -R, --bidir)" }, iperf3_detect, import_iperf3 },
-	{ { "vmbench", "a vmbench result document (vmbench run --json)" }, vmbench_detect, import_vmbench },
-	{ { "sysbench-cpu", "sysbench cpu run output" }, sysbench_cpu_detect, import_sysbench_cpu },
-	{ { "sysbench-memory", "sysbench memory run output" }, sysbench_memory_detect, import_sysbench_memory },
+	{ { "fio", "fio --output-format=json (or json+)", NULL, NULL }, fio_detect, import_fio },
+	{ { "iperf3", "iperf3 -J (TCP or UDP, -P, -R, --bidir)", NULL, NULL }, iperf3_detect, import_iperf3 },
+	{ { "vmbench", "a vmbench result document (vmbench run --json)", NULL, NULL }, vmbench_detect,
+	  import_vmbench },
+	{ { "sysbench-cpu", "sysbench cpu run output", NULL, NULL }, sysbench_cpu_detect, import_sysbench_cpu },
+	/* sysbench 1.0 does not print --memory-access-mode */
+	{ { "sysbench-memory", "sysbench memory run output", "access", "seq|rnd" }, sysbench_memory_detect,
+	  import_sysbench_memory },
 };
 
 const struct import_format *import_format_at(size_t i)
@@ -931,6 +934,51 @@ out:
 	return doc;
 }
 
+/* --param KEY=VALUE: the format's unstated parameter, in every case where
+ * the output left it unstated; never over a value the output printed. */
+static int apply_params(struct imp *im, const struct import_format *f, const struct strv *params)
+{
+	for (size_t i = 0; params && i < params->n; i++) {
+		const char *kv = params->v[i], *eq = strchr(kv, '='), *val;
+		size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
+		bool found = false;
+
+		if (!f->param)
+			return fail(im, "--param %s: %s output states every parameter; --param is for a parameter "
+					"an output does not print", kv, f->tool);
+		if (!eq || klen != strlen(f->param) || strncmp(kv, f->param, klen))
+			return fail(im, "--param %s: the parameter %s output does not print is %s (%s=%s)", kv, f->tool,
+				    f->param, f->param, f->choices);
+		val = eq + 1;
+		if (!str_in_list(f->choices, '|', val))
+			return fail(im, "--param %s: expected %s=%s", kv, f->param, f->choices);
+		for (size_t s = 0; s < im->res.nsuites; s++)
+			for (size_t t = 0; t < im->res.suites[s].ntests; t++)
+				for (size_t c = 0; c < im->res.suites[s].tests[t].ncases; c++) {
+					struct vmb_case *vc = &im->res.suites[s].tests[t].cases[c];
+
+					for (size_t p = 0; p < vc->nparams; p++) {
+						char *nv;
+
+						if (strcmp(vc->params[p].key, f->param))
+							continue;
+						if (strcmp(vc->params[p].value, IMPORT_UNSTATED))
+							return fail(im, "--param %s: the output says %s=%s", kv, f->param,
+								    vc->params[p].value);
+						nv = strdup(val);
+						if (!nv)
+							return -ENOMEM;
+						free(vc->params[p].value);
+						vc->params[p].value = nv;
+						found = true;
+					}
+				}
+		if (!found)
+			return fail(im, "--param %s: no imported case has %s", kv, f->param);
+	}
+	return 0;
+}
+
 /* The user's --label KEY=VALUE on a document imported whole. */
 static int add_labels(json_t *doc, const struct strv *labels)
 {
@@ -949,9 +997,10 @@ static int add_labels(json_t *doc, const struct strv *labels)
 	return 0;
 }
 
-int import_parse(const char *text, const char *name, const struct strv *labels, struct import_result *out,
+int import_parse(const char *text, const char *name, const struct import_opts *opts, struct import_result *out,
 		 char *err, size_t errlen)
 {
+	const struct strv *labels = opts ? opts->labels : NULL, *params = opts ? opts->params : NULL;
 	struct imp im = { .err = err, .errlen = errlen, .pct = json_object() };
 	struct imp_input in = { 0 };
 	const struct importer *imp = NULL;
@@ -1007,6 +1056,8 @@ int import_parse(const char *text, const char *name, const struct strv *labels, 
 		goto out;
 	}
 	r = imp->parse(&im, &in);
+	if (r == 0)
+		r = apply_params(&im, &imp->fmt, params);
 	if (r < 0) {
 		if (im.bad) {
 			snprintf(why, sizeof(why), "%s", err);

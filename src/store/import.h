@@ -15,6 +15,16 @@
 struct import_format {
 	const char *tool;  /* "fio" */
 	const char *input; /* "fio --output-format=json or json+" */
+	/* a parameter the tool's output does not print, which --param may
+	 * state (imported as IMPORT_UNSTATED otherwise), and its choices */
+	const char *param, *choices; /* "access", "seq|rnd" */
+};
+
+#define IMPORT_UNSTATED "unstated"
+
+struct import_opts {
+	const struct strv *labels; /* KEY=VALUE, added to the labels */
+	const struct strv *params; /* KEY=VALUE, a format's unstated parameter */
 };
 
 /* The i-th format, or NULL past the last. */
@@ -28,11 +38,11 @@ struct import_result {
 	unsigned skipped;     /* lines around a JSON document that were not part of it */
 };
 
-/* Parse text (the whole file) named `name`; on success *out holds a new
+/* Parse text (the whole file) named `name` (opts may be NULL); on success *out holds a new
  * document that was serialized and loaded back with doc_load_string. On
  * malformed input, err says where (line, or JSON path) and what was
  * expected, and -EINVAL is returned; -ENOMEM when memory ran out. */
-int import_parse(const char *text, const char *name, const struct strv *labels, struct import_result *out,
+int import_parse(const char *text, const char *name, const struct import_opts *opts, struct import_result *out,
 		 char *err, size_t errlen);
 
 #endif

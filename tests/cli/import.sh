@@ -46,6 +46,13 @@ assert got == {False: raw["end"]["sum_received"]["bits_per_second"] / 1e6,
                True: raw["end"]["sum_received_bidir_reverse"]["bits_per_second"] / 1e6}, got
 PY
 
+# sysbench memory does not print its access mode: --param states it
+expect 0 "sysbench memory with --param access=rnd" "$VMB" import "$fx/sysbench-mem-write-rnd-1M.txt" --param access=rnd \
+	--no-store --json "$T/rnd.json"
+has "$T/rnd.json" '"access": "rnd"' "the stated access mode is a param"
+expect 2 "--param over what the output prints" "$VMB" import "$fx/fio-randread.json" --param access=rnd --no-store
+has "$T/err" "fio output states every parameter" "refused"
+
 expect 0 "import from stdin, convert only" sh -c "'$VMB' import - --no-store --json - < '$fx/sysbench-cpu.txt'"
 check "the converted document is valid" "$VMB" show "$T/out" --json
 

@@ -14,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct import_result res = { 0 };
 	struct strv labels = { .v = (char *[]){ "fuzz=1", NULL }, .n = 1 };
+	struct strv params = { .v = (char *[]){ "access=rnd", NULL }, .n = 1 };
 	char *text = malloc(size + 1), err[1024], *dumped;
 	json_t *back = NULL;
 
@@ -21,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (import_parse(text, "fuzz", &labels, &res, err, sizeof(err)) == 0) {
+	if (import_parse(text, "fuzz", &(struct import_opts){ .labels = &labels, .params = size % 2 ? &params : NULL },
+			 &res, err, sizeof(err)) == 0) {
 		/* what would be stored must be what every reader can load */
 		if (doc_validate(res.doc, err, sizeof(err)) < 0)
 			abort();

@@ -353,7 +353,8 @@ static void vmbench_documents(void **state)
 	(void)state;
 	text = json_dumps(a.doc, JSON_INDENT(2));
 	assert_int_equal(strv_push(&labels, "from=colleague"), 0);
-	assert_int_equal(import_parse(text, "colleague.json", &labels, &b, err, sizeof(err)), 0);
+	assert_int_equal(import_parse(text, "colleague.json", &(struct import_opts){ .labels = &labels }, &b, err,
+				      sizeof(err)), 0);
 	assert_string_equal(b.tool, "vmbench");
 	assert_string_equal(json_string_value(json_object_get(b.doc, "id")), json_string_value(json_object_get(a.doc, "id")));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(b.doc, "labels"), "from")), "colleague");
@@ -482,6 +483,49 @@ static void malformed(void **state)
 	}
 }
 
+/* --param states what an output does not print, never what it does. */
+static void unstated_params(void **state)
+{
+	static const struct {
+		const char *file, *param, *access, *msg;
+	} cases[] = {
+		{ "sysbench-mem-write-rnd-1M.txt", NULL, "unstated", NULL },
+		{ "sysbench-mem-write-rnd-1M.txt", "access=rnd", "rnd", NULL },
+		{ "sysbench-mem-read-seq-1K.txt", "access=seq", "seq", NULL },
+		{ "sysbench-memory.txt", "access=fast", NULL, "--param access=fast: expected access=seq|rnd" },
+		{ "sysbench-memory.txt", "block-size=4", NULL,
+		  "--param block-size=4: the parameter sysbench-memory output does not print is access" },
+		{ "fio-randread.json", "access=rnd", NULL, "--param access=rnd: fio output states every parameter" },
+	};
+	char err[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = fixture(cases[i].file);
+		struct strv params = { .v = (char *[]){ (char *)cases[i].param, NULL }, .n = cases[i].param ? 1 : 0 };
+		struct import_result res = { 0 };
+		int r = import_parse(text, cases[i].file, &(struct import_opts){ .params = &params }, &res, err, sizeof(err));
+
+		free(text);
+		if (cases[i].msg) {
+			assert_int_equal(r, -EINVAL);
+			if (!strstr(err, cases[i].msg))
+				fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].msg);
+			continue;
+		}
+		if (r < 0)
+			fail_msg("case %zu: %s", i, err);
+		{
+			size_t n;
+			json_t *c = find_case(res.doc, "mem", "sysbench_memory", "{}", &n);
+
+			assert_string_equal(json_string_value(json_object_get(json_object_get(c, "params"), "access")),
+					    cases[i].access);
+		}
+		json_decref(res.doc);
+	}
+}
+
 /* The formats listed for help and messages are the table's rows. */
 static void format_list(void **state)
 {
@@ -506,6 +550,7 @@ int main(void)
 		cmocka_unit_test(vmbench_documents),
 		cmocka_unit_test(hostile_percentiles),
 		cmocka_unit_test(malformed),
+		cmocka_unit_test(unstated_params),
 		cmocka_unit_test(format_list),
 	};
 
