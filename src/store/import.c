@@ -726,6 +726,14 @@ static int import_sysbench_cpu(struct imp *im, const struct imp_input *in)
 	return 0;
 }
 
+/* Is p (found by a search from `at`) on the line `at` is on? */
+static bool on_line(const char *at, const char *p)
+{
+	const char *nl = strchr(at, '\n');
+
+	return p && (!nl || p < nl);
+}
+
 static bool sysbench_memory_detect(const struct imp_input *in)
 {
 	return !in->root && strstr(in->text, "sysbench") && strstr(in->text, "Running memory speed test");
@@ -755,8 +763,7 @@ static int import_sysbench_memory(struct imp *im, const struct imp_input *in)
 	if (!text_line(text, text, "Total operations:", &line, &ops_at))
 		return fail(im, "no line with 'Total operations:' (sysbench's summary is incomplete)");
 	p = strchr(ops_at, '(');
-	if (!p || (strchr(ops_at, '\n') && p > strchr(ops_at, '\n')) || !strstr(p, "per second") ||
-	    (strchr(ops_at, '\n') && strstr(p, "per second") > strchr(ops_at, '\n')))
+	if (!on_line(ops_at, p) || !on_line(ops_at, strstr(ops_at, "per second")))
 		return fail(im, "line %d: 'Total operations:' has no '(N per second)' figure", line);
 	if (text_num(im, text, ops_at, "(", 0, &ops, NULL) < 0)
 		return -EINVAL;
@@ -766,7 +773,7 @@ static int import_sysbench_memory(struct imp *im, const struct imp_input *in)
 
 		if (!text_line(text, text, "MiB transferred", &line, &mp))
 			return fail(im, "no line with 'MiB transferred' (sysbench's summary is incomplete)");
-		if (!strstr(mp, "MiB/sec") || (strchr(mp, '\n') && strstr(mp, "MiB/sec") > strchr(mp, '\n')))
+		if (!on_line(mp, strchr(mp, '(')) || !on_line(mp, strstr(mp, "MiB/sec")))
 			return fail(im, "line %d: 'MiB transferred' has no '(N MiB/sec)' figure", line);
 		if (text_num(im, text, mp, "(", 0, &mib, NULL) < 0)
 			return -EINVAL;

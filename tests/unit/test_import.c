@@ -454,6 +454,10 @@ static void malformed(void **state)
 		  "  block size: 1KiB\n  total size: 2048MiB\n  operation: read\n  scope: global\n"
 		  "Total operations: 2048 (5.0 per second)\n", "no line with 'MiB transferred'" },
 		{ "sysbench 1.0.20\nNumber of threads: 1\nRunning memory speed test with the following options:\n"
+		  "  block size: 1KiB\n  total size: 2048MiB\n  operation: read\n  scope: global\n"
+		  "Total operations: 2048 (5.0 per second)\n2048.00 MiB transferred\n(9.0 MiB/sec)\n",
+		  "line 9: 'MiB transferred' has no '(N MiB/sec)' figure" },
+		{ "sysbench 1.0.20\nNumber of threads: 1\nRunning memory speed test with the following options:\n"
 		  "  block size: 1KiB\n  total size: 2048MiB\n  operation: copy\n  scope: global\n", "line 6: unknown value after 'operation:'" },
 		{ "{\"something\": 1}", "JSON, but none that vmbench imports (fio --output-format=json (or json+), iperf3 -J" },
 		{ "[1, 2]", "not a format vmbench imports" },
