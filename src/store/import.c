@@ -344,6 +344,32 @@ static int fio_side(struct imp *im, struct vmb_case *c, const struct where *w, c
 	return 0;
 }
 
+/* The I/O engines of the jobs, as the disk suite notes its own ("engine"):
+ * how it was measured, not what, so a note and not a param. */
+static int fio_note_engine(struct imp *im, size_t suite, const char *engine)
+{
+	struct vmb_suite_result *s = &im->res.suites[suite];
+	char *v;
+
+	for (size_t i = 0; i < s->nnotes; i++) {
+		size_t n;
+
+		if (strcmp(s->notes[i].key, "engine"))
+			continue;
+		if (str_in_list(s->notes[i].value, ',', engine))
+			return 0;
+		n = strlen(s->notes[i].value) + strlen(engine) + 2;
+		v = malloc(n);
+		if (!v)
+			return -ENOMEM;
+		snprintf(v, n, "%s,%s", s->notes[i].value, engine);
+		free(s->notes[i].value);
+		s->notes[i].value = v;
+		return 0;
+	}
+	return vmb_params_add(&s->notes, &s->nnotes, "engine", engine) < 0 ? -ENOMEM : 0;
+}
+
 /* How many entries of jobs have this job's name and group. */
 static size_t fio_same_job(const json_t *jobs, const json_t *job)
 {
@@ -463,6 +489,9 @@ static int import_fio(struct imp *im, const struct imp_input *in)
 					c->metrics[k].headline = !strcmp(c->metrics[k].name, "mb_per_s");
 			}
 		}
+		if (r < 0)
+			return r;
+		r = fio_note_engine(im, w.s, fio_opt(job, global, "ioengine", "psync"));
 		if (r < 0)
 			return r;
 	}

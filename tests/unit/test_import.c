@@ -311,6 +311,25 @@ static void jsonplus_buckets(void **state)
 	json_decref(raw);
 }
 
+/* The I/O engine of each fio shape, noted as the disk suite notes its own. */
+static void fio_engines(void **state)
+{
+	static const struct {
+		const char *file, *engine;
+	} cases[] = {
+		{ "fio-multijob.json", "psync" }, { "fio-libaio.json", "libaio" }, { "fio-iouring.json", "io_uring" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct import_result res = import_file(cases[i].file);
+		json_t *notes = json_object_get(json_array_get(json_object_get(res.doc, "suites"), 0), "notes");
+
+		assert_string_equal(json_string_value(json_object_get(notes, "engine")), cases[i].engine);
+		json_decref(res.doc);
+	}
+}
+
 /* fio output as users save it: with a byte-order mark, with lines before. */
 static void saved_as_users_do(void **state)
 {
@@ -550,6 +569,7 @@ int main(void)
 		cmocka_unit_test(formats),
 		cmocka_unit_test(multijob_histograms),
 		cmocka_unit_test(jsonplus_buckets),
+		cmocka_unit_test(fio_engines),
 		cmocka_unit_test(saved_as_users_do),
 		cmocka_unit_test(vmbench_documents),
 		cmocka_unit_test(hostile_percentiles),
