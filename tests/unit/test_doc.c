@@ -119,10 +119,14 @@ static void invalid_documents(void **state)
 			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", "
 			    "\"direction\": \"higher\", \"samples\": [1], \"summary\": {\"n\": 1}, \"summary\": {\"n\": 1, \"mean\": \"fast\"}}]}]}]}]",
 		  "summary.mean: expected a number or null" },
-		{ "fingerprint", "{\"hypervisor\": {\"name\": \"x\"}, \"deep\": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}",
-		  "fingerprint: nested deeper than 12 levels" },
-		{ "interrupted", "{\"a\": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}", "interrupted: nested deeper" },
+		{ "fingerprint", "{\"hypervisor\": {\"name\": \"x\"}, \"deep\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}",
+		  "fingerprint: nested deeper than 16 levels" },
+		{ "interrupted", "{\"a\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}", "interrupted: nested deeper" },
 		{ "duration_s", "\"long\"", "duration_s: expected a number" },
+		/* a key this version does not know, deep inside a case */
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [], "
+			    "\"extra\": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}]}]}]", "suites: nested deeper than 16 levels" },
 		{ "id", "\"\"", "id: expected a run id" },
 	};
 	char err[256];
