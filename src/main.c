@@ -50,10 +50,12 @@ const struct vmb_cmd vmb_cmds[] = {
 	  .summary = "write one run as JSON, CSV, Markdown or OpenMetrics (Prometheus textfile collector)",
 	  .opts = export_opts, .min_args = 1, .max_args = 1 },
 	{ .name = "import", .fn = cmd_import, .args = "FILE|- [--label KEY=VALUE]...",
-	  .summary = "store fio (--output-format=json), iperf3 (-J) or sysbench cpu/memory results as vmbench runs",
-	  .description = "The metrics get the names vmbench uses for the same measurement (fio randread iops ->"
-			 " disk.randread iops with the same parameters), so old measurements compare with new "
-			 "ones; the run is labelled source=fio (iperf3, sysbench-cpu, sysbench-memory).",
+	  .summary = "store results of the peer tools, or a vmbench result file, as vmbench runs",
+	  .description = "The format is detected from the content; 'vmbench import --help' lists the formats "
+			 "vmbench imports. The metrics get the names vmbench uses for the same measurement (fio "
+			 "randread iops -> disk.randread iops with the same parameters), so old measurements "
+			 "compare with new ones; the run is labelled source=TOOL. Every value is validated "
+			 "against the result schema before anything is stored.",
 	  .opts = import_opts, .min_args = 1, .max_args = 1 },
 	{ .name = "agent", .fn = cmd_agent, .args = "[--port PATH]",
 	  .summary = "the guest side of the lab: run suites on a host's request over a serial port",

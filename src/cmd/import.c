@@ -1,4 +1,4 @@
-/* vmbench import: fio, iperf3 and sysbench results into the store. */
+/* vmbench import: other tools' results (the formats of src/store/import.c) into the store. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,8 @@
 const struct vmb_opt import_opts[] = {
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE",
 	  .help = "tag the imported run (source=TOOL is added), e.g. --label hv=vmware" },
+	{ .name = "param", .type = OPT_KV, .metavar = "KEY=VALUE",
+	  .help = "state a parameter the tool's output does not print (the formats below say which)" },
 	{ .name = "json", .type = OPT_STRING, .metavar = "FILE|-", .help = "also write the document to a new FILE or stdout" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "no-store", .type = OPT_BOOL, .help = "do not store it (with --json: only convert)" },
@@ -26,14 +28,29 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 	struct optset own;
 	struct strv pos;
 	struct db *db = NULL;
+	struct import_result res = { 0 };
+	const char *json = NULL, *file;
 	json_t *doc = NULL;
-	const char *tool, *json = NULL, *file;
-	char *text = NULL, err[768], path[4096];
+	char *text = NULL, err[1024], path[4096];
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret >= 0) {
+		if (ret == EXIT_OK && optset_bool(&own, "help")) {
+			/* the formats come from the importers' table */
+			printf("\nformats (detected from the content):\n");
+			for (size_t i = 0; import_format_at(i); i++) {
+				const struct import_format *f = import_format_at(i);
+
+				printf("  %-16s %s", f->tool, f->input);
+				if (f->param)
+					printf("; --param %s=%s (not in the output: '%s' without it)", f->param,
+					       f->choices, IMPORT_UNSTATED);
+				printf("\n");
+			}
+		}
 		goto out;
+	}
 	file = pos.v[0];
 	json = optset_str(&own, "json");
 	r = read_file_or_stdin(file, &text);
@@ -41,12 +58,19 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "%s: %s", file, strerror(-r));
 		goto out;
 	}
-	if (import_parse(text, strcmp(file, "-") ? file : "stdin", &optset_get(&own, "label")->kv, &doc, &tool, err,
-			 sizeof(err)) < 0) {
+	r = import_parse(text, strcmp(file, "-") ? file : "stdin",
+			 &(struct import_opts){ .labels = &optset_get(&own, "label")->kv,
+						.params = &optset_get(&own, "param")->kv },
+			 &res, err, sizeof(err));
+	if (r < 0) {
 		log_error("%s", err);
-		ret = EXIT_USAGE;
+		ret = r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE;
 		goto out;
 	}
+	doc = res.doc;
+	if (res.skipped)
+		log_info("%s: skipped %u line%s that %s not part of the %s JSON", file, res.skipped,
+			 res.skipped == 1 ? "" : "s", res.skipped == 1 ? "is" : "are", res.tool);
 	ret = EXIT_OK;
 	if (json && doc_write_file(doc, json) < 0) {
 		log_error("--json: '%s' exists or cannot be written", json);
@@ -64,12 +88,26 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 			ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
 			goto out;
 		}
+		if (!strcmp(res.tool, "vmbench")) {
+			/* a colleague's run imported twice is the same run */
+			const char *uuid = json_string_value(json_object_get(doc, "id"));
+			json_t *old = NULL;
+			bool same = db_get(db, uuid, &old) == 0 &&
+				    !strcmp(json_string_value(json_object_get(old, "id")) ?: "", uuid);
+
+			json_decref(old);
+			if (same) {
+				log_error("%s: run %s is already in %s", file, uuid, path);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+		}
 		if (db_add(db, doc, &id) < 0) {
 			ret = EXIT_FAILED;
 			goto out;
 		}
 		fprintf(json && !strcmp(json, "-") ? stderr : stdout, "imported %s results from %s as run %lld in %s\n",
-			tool, file, (long long)id, path);
+			res.tool, file, (long long)id, path);
 	}
 out:
 	json_decref(doc);

@@ -206,7 +206,17 @@ oom:
 	return NULL;
 }
 
-/* ---- validation ---- */
+/* ---- validation ----
+ * Strict: every value the reports and the store read is checked for its type
+ * and range, so a document that passes can be shown, compared and stored
+ * back without surprises. Free-form parts (the fingerprint, keys this version
+ * does not know) are only bounded in depth and size. */
+
+/* Bounds of the schema (docs/results-schema.md, "Limits"). */
+#define DOC_MAX_DEPTH 16         /* nesting of objects and arrays below a top-level key */
+#define DOC_MAX_STRING 65536     /* bytes in one string */
+#define DOC_MAX_ITEMS 1000000    /* members of one array or object */
+#define DOC_MAX_PERCENTILES 64
 
 struct vctx {
 	char *err;
@@ -214,43 +224,13 @@ struct vctx {
 	int bad;
 };
 
-static const json_t *need(struct vctx *v, const json_t *o, const char *path, const char *key, json_type type)
-{
-	static const char *const type_names[] = {
-		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
-		[JSON_INTEGER] = "an integer", [JSON_REAL] = "a number", [JSON_TRUE] = "a boolean",
-		[JSON_FALSE] = "a boolean", [JSON_NULL] = "null",
-	};
-	const json_t *x;
-	bool ok;
+static const char *const type_names[] = {
+	[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
+	[JSON_INTEGER] = "an integer", [JSON_REAL] = "a number", [JSON_TRUE] = "a boolean",
+	[JSON_FALSE] = "a boolean", [JSON_NULL] = "null",
+};
 
-	if (v->bad)
-		return NULL;
-	x = json_object_get(o, key);
-	if (!x) {
-		snprintf(v->err, v->len, "%s%s%s: missing", path, *path ? "." : "", key);
-		v->bad = 1;
-		return NULL;
-	}
-	switch (type) {
-	case JSON_REAL:
-		ok = json_is_number(x);
-		break;
-	case JSON_TRUE:
-		ok = json_is_boolean(x);
-		break;
-	default:
-		ok = json_typeof(x) == type;
-		break;
-	}
-	if (!ok) {
-		snprintf(v->err, v->len, "%s%s%s: expected %s", path, *path ? "." : "", key, type_names[type]);
-		v->bad = 1;
-		return NULL;
-	}
-	return x;
-}
-
+static void fail_at(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail_at(struct vctx *v, const char *fmt, ...)
 {
 	va_list ap;
@@ -263,6 +243,121 @@ static void fail_at(struct vctx *v, const char *fmt, ...)
 	v->bad = 1;
 }
 
+static bool type_ok(const json_t *x, json_type type)
+{
+	switch (type) {
+	case JSON_REAL:
+		return json_is_number(x);
+	case JSON_TRUE:
+		return json_is_boolean(x);
+	default:
+		return json_typeof(x) == type;
+	}
+}
+
+/* Free-form JSON: bounded depth, size and string length. */
+static void check_free(struct vctx *v, const json_t *x, const char *path, unsigned depth)
+{
+	const char *k;
+	json_t *y;
+	size_t i;
+
+	if (v->bad)
+		return;
+	if (depth > DOC_MAX_DEPTH) {
+		fail_at(v, "%s: nested deeper than %d levels", path, DOC_MAX_DEPTH);
+		return;
+	}
+	switch (json_typeof(x)) {
+	case JSON_STRING:
+		if (json_string_length(x) > DOC_MAX_STRING)
+			fail_at(v, "%s: a string longer than %d bytes", path, DOC_MAX_STRING);
+		break;
+	case JSON_REAL:
+		if (!isfinite(json_real_value(x)))
+			fail_at(v, "%s: not a finite number", path);
+		break;
+	case JSON_OBJECT:
+		if (json_object_size(x) > DOC_MAX_ITEMS)
+			fail_at(v, "%s: more than %d members", path, DOC_MAX_ITEMS);
+		json_object_foreach((json_t *)x, k, y) {
+			if (strlen(k) > DOC_MAX_STRING)
+				fail_at(v, "%s: a key longer than %d bytes", path, DOC_MAX_STRING);
+			check_free(v, y, path, depth + 1);
+		}
+		break;
+	case JSON_ARRAY:
+		if (json_array_size(x) > DOC_MAX_ITEMS)
+			fail_at(v, "%s: more than %d items", path, DOC_MAX_ITEMS);
+		json_array_foreach(x, i, y)
+			check_free(v, y, path, depth + 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* o.key of the given type; absent is an error when `required`, else NULL. */
+static const json_t *get(struct vctx *v, const json_t *o, const char *path, const char *key, json_type type,
+			 bool required)
+{
+	const json_t *x;
+
+	if (v->bad)
+		return NULL;
+	x = json_object_get(o, key);
+	if (!x) {
+		if (required)
+			fail_at(v, "%s%s%s: missing", path, *path ? "." : "", key);
+		return NULL;
+	}
+	if (!type_ok(x, type)) {
+		fail_at(v, "%s%s%s: expected %s", path, *path ? "." : "", key, type_names[type]);
+		return NULL;
+	}
+	if (type == JSON_STRING)
+		check_free(v, x, path, 0);
+	return v->bad ? NULL : x;
+}
+
+static const json_t *need(struct vctx *v, const json_t *o, const char *path, const char *key, json_type type)
+{
+	return get(v, o, path, key, type, true);
+}
+
+/* A number in [lo, hi]; integer-only when `integer`; null allowed when `nullable`. */
+static void number(struct vctx *v, const json_t *o, const char *path, const char *key, bool required,
+		   bool integer, bool nullable, double lo, double hi)
+{
+	const json_t *x = json_object_get(o, key);
+	double d;
+
+	if (v->bad)
+		return;
+	if (!x) {
+		if (required)
+			fail_at(v, "%s%s%s: missing", path, *path ? "." : "", key);
+		return;
+	}
+	if (nullable && json_is_null(x))
+		return;
+	if (integer ? !json_is_integer(x) : !json_is_number(x)) {
+		fail_at(v, "%s%s%s: expected %s", path, *path ? "." : "", key,
+			integer ? "an integer" : nullable ? "a number or null" : "a number");
+		return;
+	}
+	d = json_number_value(x);
+	if (!isfinite(d) || d < lo || d > hi)
+		fail_at(v, "%s%s%s: %g is out of range [%g, %g]", path, *path ? "." : "", key, d, lo, hi);
+}
+
+/* "reason": a string, or null when there is none */
+static void reason(struct vctx *v, const json_t *o, const char *path)
+{
+	if (!json_is_null(json_object_get(o, "reason")))
+		get(v, o, path, "reason", JSON_STRING, false);
+}
+
 static bool one_of(const char *s, const char *const *set)
 {
 	for (; *set; set++)
@@ -271,56 +366,199 @@ static bool one_of(const char *s, const char *const *set)
 	return false;
 }
 
+/* params, options, notes: an object of scalars (string, finite number, boolean). */
+static void check_scalars(struct vctx *v, const json_t *o, const char *path, bool counts)
+{
+	/* parameters that count something: a positive whole number when numeric */
+	static const char *const count_keys[] = { "threads", "jobs", "iodepth", "seq-iodepth", "streams", "bs",
+						  "seq-bs", "clients", NULL };
+	const char *k;
+	json_t *x;
+
+	if (!o || v->bad)
+		return;
+	json_object_foreach((json_t *)o, k, x) {
+		if (json_is_string(x) || json_is_boolean(x)) {
+			check_free(v, x, path, 0);
+			continue;
+		}
+		if (!json_is_number(x) || !isfinite(json_number_value(x))) {
+			fail_at(v, "%s.%s: expected a string, a number or a boolean", path, k);
+			return;
+		}
+		if (counts && one_of(k, count_keys) && (!json_is_integer(x) || json_integer_value(x) < 1))
+			fail_at(v, "%s.%s: expected a whole number of at least 1", path, k);
+	}
+}
+
+static void check_histogram(struct vctx *v, const json_t *h, const char *hp)
+{
+	const json_t *b, *pct, *x;
+	const char *k;
+	size_t i;
+
+	get(v, h, hp, "unit", JSON_STRING, false);
+	get(v, h, hp, "source", JSON_STRING, false);
+	number(v, h, hp, "sub_buckets", false, true, false, 0, 1024);
+	number(v, h, hp, "count", true, true, false, 0, 9.2e18);
+	number(v, h, hp, "min", false, false, false, 0, HUGE_VAL);
+	number(v, h, hp, "max", false, false, false, 0, HUGE_VAL);
+	number(v, h, hp, "mean", false, false, true, 0, HUGE_VAL);
+	number(v, h, hp, "stddev", false, false, true, 0, HUGE_VAL);
+	pct = need(v, h, hp, "percentiles", JSON_OBJECT);
+	if (pct && json_object_size(pct) > DOC_MAX_PERCENTILES)
+		fail_at(v, "%s.percentiles: more than %d percentiles", hp, DOC_MAX_PERCENTILES);
+	if (pct && !v->bad) {
+		char pp[256];
+
+		snprintf(pp, sizeof(pp), "%s.percentiles", hp);
+		json_object_foreach((json_t *)pct, k, x)
+			number(v, pct, pp, k, true, false, false, 0, HUGE_VAL);
+	}
+	b = need(v, h, hp, "buckets", JSON_ARRAY);
+	json_array_foreach(b, i, x)
+		if (!json_is_array(x) || json_array_size(x) != 2 || !json_is_integer(json_array_get(x, 0)) ||
+		    !json_is_integer(json_array_get(x, 1)) || json_integer_value(json_array_get(x, 0)) < 0 ||
+		    json_integer_value(json_array_get(x, 1)) < 0)
+			fail_at(v, "%s.buckets[%zu]: expected [lower_ns, count]", hp, i);
+}
+
 static void check_metric(struct vctx *v, const json_t *m, const char *path)
 {
 	static const char *const dirs[] = { "higher", "lower", NULL };
+	/* rates and sizes cannot be negative; a time can (a cost measured as a
+	 * difference, within its noise) */
+	static const enum vmb_unit nonneg[] = { VMB_UNIT_PER_S, VMB_UNIT_MB_PER_S, VMB_UNIT_GFLOPS, VMB_UNIT_BYTES,
+						VMB_UNIT_MBIT_PER_S };
+	static const char *const summary_keys[] = { "mean", "median", "stddev", "cv", "min", "max", "ci95_low",
+						    "ci95_high" };
 	const json_t *samples, *sum, *h, *x;
-	enum vmb_unit unit;
+	enum vmb_unit unit = VMB_UNIT_NONE;
+	double lo = -HUGE_VAL;
 	size_t i;
 
 	need(v, m, path, "name", JSON_STRING);
 	x = need(v, m, path, "unit", JSON_STRING);
 	if (x && vmb_unit_parse(json_string_value(x), &unit) < 0)
 		fail_at(v, "%s.unit: unknown unit '%s'", path, json_string_value(x));
+	for (i = 0; i < ARRAY_SIZE(nonneg); i++)
+		if (unit == nonneg[i])
+			lo = 0;
 	x = need(v, m, path, "direction", JSON_STRING);
 	if (x && !one_of(json_string_value(x), dirs))
 		fail_at(v, "%s.direction: expected \"higher\" or \"lower\"", path);
+	get(v, m, path, "headline", JSON_TRUE, false);
 	samples = need(v, m, path, "samples", JSON_ARRAY);
-	json_array_foreach(samples, i, x)
-		if (!json_is_number(x) && !json_is_null(x))
+	if (samples && json_array_size(samples) > DOC_MAX_ITEMS)
+		fail_at(v, "%s.samples: more than %d samples", path, DOC_MAX_ITEMS);
+	json_array_foreach(samples, i, x) {
+		if (json_is_null(x))
+			continue;
+		if (!json_is_number(x) || !isfinite(json_number_value(x)))
 			fail_at(v, "%s.samples[%zu]: expected a number", path, i);
+		else if (json_number_value(x) < lo)
+			fail_at(v, "%s.samples[%zu]: %g is negative, and %s cannot be", path, i, json_number_value(x),
+				json_string_value(json_object_get(m, "unit")));
+		if (v->bad)
+			return;
+	}
 	sum = need(v, m, path, "summary", JSON_OBJECT);
 	if (sum) {
 		char sp[256];
 
 		snprintf(sp, sizeof(sp), "%s.summary", path);
-		need(v, sum, sp, "n", JSON_INTEGER);
-		if (!json_is_null(json_object_get(sum, "mean")))
-			need(v, sum, sp, "mean", JSON_REAL);
+		number(v, sum, sp, "n", true, true, false, 0, DOC_MAX_ITEMS);
+		for (i = 0; i < ARRAY_SIZE(summary_keys); i++)
+			number(v, sum, sp, summary_keys[i], false, false, true, -HUGE_VAL, HUGE_VAL);
 	}
-	h = json_object_get(m, "histogram");
-	if (h && !v->bad) {
+	h = get(v, m, path, "histogram", JSON_OBJECT, false);
+	if (h) {
 		char hp[256];
-		const json_t *b;
 
 		snprintf(hp, sizeof(hp), "%s.histogram", path);
-		need(v, m, path, "histogram", JSON_OBJECT);
-		need(v, h, hp, "count", JSON_INTEGER);
-		need(v, h, hp, "percentiles", JSON_OBJECT);
-		b = need(v, h, hp, "buckets", JSON_ARRAY);
-		json_array_foreach(b, i, x)
-			if (!json_is_array(x) || json_array_size(x) != 2 || !json_is_integer(json_array_get(x, 0)) ||
-			    !json_is_integer(json_array_get(x, 1)))
-				fail_at(v, "%s.buckets[%zu]: expected [lower_ns, count]", hp, i);
+		check_histogram(v, h, hp);
+	}
+}
+
+static void check_case(struct vctx *v, const json_t *c, const char *cp)
+{
+	const json_t *metrics, *m;
+	size_t l;
+	char pp[160];
+
+	snprintf(pp, sizeof(pp), "%s.params", cp);
+	check_scalars(v, need(v, c, cp, "params", JSON_OBJECT), pp, true);
+	number(v, c, cp, "repetitions", true, true, false, 0, DOC_MAX_ITEMS);
+	get(v, c, cp, "precision_reached", JSON_TRUE, false);
+	number(v, c, cp, "ci95_rel_pct", false, false, true, 0, HUGE_VAL);
+	number(v, c, cp, "elapsed_s", false, false, false, 0, HUGE_VAL);
+	metrics = need(v, c, cp, "metrics", JSON_ARRAY);
+	json_array_foreach(metrics, l, m) {
+		char mp[192];
+
+		snprintf(mp, sizeof(mp), "%s.metrics[%zu]", cp, l);
+		if (!json_is_object(m))
+			fail_at(v, "%s: expected an object", mp);
+		else
+			check_metric(v, m, mp);
+		if (v->bad)
+			return;
+	}
+}
+
+static void check_suite(struct vctx *v, const json_t *s, const char *sp)
+{
+	static const char *const statuses[] = { "ok", "skipped", "failed", "interrupted", NULL };
+	const json_t *x, *tests, *t;
+	char op[96];
+	size_t j;
+
+	need(v, s, sp, "name", JSON_STRING);
+	x = need(v, s, sp, "status", JSON_STRING);
+	if (x && !one_of(json_string_value(x), statuses))
+		fail_at(v, "%s.status: unknown status '%s'", sp, json_string_value(x));
+	reason(v, s, sp);
+	snprintf(op, sizeof(op), "%s.options", sp);
+	check_scalars(v, get(v, s, sp, "options", JSON_OBJECT, false), op, false);
+	snprintf(op, sizeof(op), "%s.notes", sp);
+	check_scalars(v, get(v, s, sp, "notes", JSON_OBJECT, false), op, false);
+	tests = need(v, s, sp, "tests", JSON_ARRAY);
+	json_array_foreach(tests, j, t) {
+		char tp[96];
+		const json_t *cases, *c;
+		size_t k;
+
+		snprintf(tp, sizeof(tp), "%s.tests[%zu]", sp, j);
+		if (!json_is_object(t)) {
+			fail_at(v, "%s: expected an object", tp);
+			return;
+		}
+		need(v, t, tp, "name", JSON_STRING);
+		x = need(v, t, tp, "status", JSON_STRING);
+		if (x && !one_of(json_string_value(x), statuses))
+			fail_at(v, "%s.status: unknown status '%s'", tp, json_string_value(x));
+		reason(v, t, tp);
+		cases = need(v, t, tp, "cases", JSON_ARRAY);
+		json_array_foreach(cases, k, c) {
+			char cp[128];
+
+			snprintf(cp, sizeof(cp), "%s.cases[%zu]", tp, k);
+			if (!json_is_object(c))
+				fail_at(v, "%s: expected an object", cp);
+			else
+				check_case(v, c, cp);
+			if (v->bad)
+				return;
+		}
 	}
 }
 
 int doc_validate(const json_t *doc, char *err, size_t errlen)
 {
-	static const char *const statuses[] = { "ok", "skipped", "failed", "interrupted", NULL };
 	static const char *const run_statuses[] = { "complete", "interrupted", NULL };
 	struct vctx v = { .err = err, .len = errlen };
-	const json_t *x, *suites, *fp, *labels, *s;
+	const json_t *x, *suites, *fp, *labels, *s, *tool, *st;
+	const char *k;
 	size_t i;
 
 	if (!json_is_object(doc)) {
@@ -336,77 +574,61 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 		fail_at(&v, "schema_version: %lld is not supported (this vmbench reads version %d%s)",
 			(long long)json_integer_value(x), DOC_SCHEMA_VERSION,
 			json_integer_value(x) > DOC_SCHEMA_VERSION ? "; it was written by a newer vmbench" : "");
-	need(&v, doc, "", "id", JSON_STRING);
+	x = need(&v, doc, "", "id", JSON_STRING);
+	if (x && (json_string_length(x) == 0 || json_string_length(x) > 64))
+		fail_at(&v, "id: expected a run id of 1 to 64 characters");
 	x = json_object_get(doc, "status");
 	if (x && !(json_is_string(x) && one_of(json_string_value(x), run_statuses)))
 		fail_at(&v, "status: expected \"complete\" or \"interrupted\"");
 	need(&v, doc, "", "started", JSON_STRING);
 	need(&v, doc, "", "ended", JSON_STRING);
-	need(&v, doc, "", "tool", JSON_OBJECT);
+	tool = need(&v, doc, "", "tool", JSON_OBJECT);
+	if (tool) {
+		get(&v, tool, "tool", "name", JSON_STRING, false);
+		get(&v, tool, "tool", "version", JSON_STRING, false);
+		get(&v, tool, "tool", "imported_from", JSON_STRING, false);
+		check_free(&v, tool, "tool", 1);
+	}
+	x = get(&v, doc, "", "command_line", JSON_ARRAY, false);
+	json_array_foreach(x, i, s)
+		if (!json_is_string(s))
+			fail_at(&v, "command_line[%zu]: expected a string", i);
+	check_free(&v, x ? x : json_null(), "command_line", 1);
+	number(&v, doc, "", "duration_s", false, false, false, 0, HUGE_VAL);
 	labels = need(&v, doc, "", "labels", JSON_OBJECT);
 	if (labels) {
-		const char *k;
-
 		json_object_foreach((json_t *)labels, k, x)
 			if (!json_is_string(x))
 				fail_at(&v, "labels.%s: expected a string", k);
+		check_free(&v, labels, "labels", 1);
 	}
 	fp = need(&v, doc, "", "fingerprint", JSON_OBJECT);
 	if (fp && (x = need(&v, fp, "fingerprint", "hypervisor", JSON_OBJECT)))
 		need(&v, x, "fingerprint.hypervisor", "name", JSON_STRING);
+	if (fp)
+		check_free(&v, fp, "fingerprint", 1);
+	st = get(&v, doc, "", "settings", JSON_OBJECT, false);
+	if (st) {
+		json_object_foreach((json_t *)st, k, x)
+			if (json_is_object(x) || json_is_array(x))
+				fail_at(&v, "settings.%s: expected a number, a string or a boolean", k);
+		check_free(&v, st, "settings", 1);
+	}
+	/* every part, also keys this version does not know inside suites,
+	 * tests, cases and metrics: bounded in depth and size */
+	json_object_foreach((json_t *)doc, k, x)
+		check_free(&v, x, k, 1);
 	suites = need(&v, doc, "", "suites", JSON_ARRAY);
 	json_array_foreach(suites, i, s) {
 		char sp[64];
-		const json_t *tests, *t;
-		size_t j;
 
 		snprintf(sp, sizeof(sp), "suites[%zu]", i);
-		if (!json_is_object(s)) {
+		if (!json_is_object(s))
 			fail_at(&v, "%s: expected an object", sp);
+		else
+			check_suite(&v, s, sp);
+		if (v.bad)
 			break;
-		}
-		need(&v, s, sp, "name", JSON_STRING);
-		x = need(&v, s, sp, "status", JSON_STRING);
-		if (x && !one_of(json_string_value(x), statuses))
-			fail_at(&v, "%s.status: unknown status '%s'", sp, json_string_value(x));
-		tests = need(&v, s, sp, "tests", JSON_ARRAY);
-		json_array_foreach(tests, j, t) {
-			char tp[96];
-			const json_t *cases, *c;
-			size_t k;
-
-			snprintf(tp, sizeof(tp), "%s.tests[%zu]", sp, j);
-			if (!json_is_object(t)) {
-				fail_at(&v, "%s: expected an object", tp);
-				break;
-			}
-			need(&v, t, tp, "name", JSON_STRING);
-			need(&v, t, tp, "status", JSON_STRING);
-			cases = need(&v, t, tp, "cases", JSON_ARRAY);
-			json_array_foreach(cases, k, c) {
-				char cp[128];
-				const json_t *metrics, *m;
-				size_t l;
-
-				snprintf(cp, sizeof(cp), "%s.cases[%zu]", tp, k);
-				if (!json_is_object(c)) {
-					fail_at(&v, "%s: expected an object", cp);
-					break;
-				}
-				need(&v, c, cp, "params", JSON_OBJECT);
-				need(&v, c, cp, "repetitions", JSON_INTEGER);
-				metrics = need(&v, c, cp, "metrics", JSON_ARRAY);
-				json_array_foreach(metrics, l, m) {
-					char mp[160];
-
-					snprintf(mp, sizeof(mp), "%s.metrics[%zu]", cp, l);
-					if (!json_is_object(m))
-						fail_at(&v, "%s: expected an object", mp);
-					else
-						check_metric(&v, m, mp);
-				}
-			}
-		}
 	}
 	return v.bad ? -EINVAL : 0;
 }

@@ -1,7 +1,8 @@
 /* Import results of the peer tools as vmbench result documents, with the
  * metric names vmbench uses for the same measurement, so that measurements
  * people already made compare with new ones: fio --output-format=json,
- * iperf3 -J, sysbench cpu and memory text output. */
+ * iperf3 -J, sysbench cpu and memory text output, and vmbench's own result
+ * documents. The formats are rows of one table in import.c. */
 #ifndef VMB_IMPORT_H
 #define VMB_IMPORT_H
 
@@ -9,11 +10,39 @@
 
 #include "../core/util.h"
 
-/* Parse text (the whole file) named `name`; on success *doc is a new,
- * validated document and *tool names the format ("fio", "iperf3",
- * "sysbench-cpu", "sysbench-memory"). On malformed input, err says where
- * (line, or JSON path) and what was expected, and -EINVAL is returned. */
-int import_parse(const char *text, const char *name, const struct strv *labels, json_t **doc, const char **tool,
+/* One format vmbench imports: the label it gets (source=TOOL) and what the
+ * user feeds it, for help and messages. */
+struct import_format {
+	const char *tool;  /* "fio" */
+	const char *input; /* "fio --output-format=json or json+" */
+	/* a parameter the tool's output does not print, which --param may
+	 * state (imported as IMPORT_UNSTATED otherwise), and its choices */
+	const char *param, *choices; /* "access", "seq|rnd" */
+};
+
+#define IMPORT_UNSTATED "unstated"
+
+struct import_opts {
+	const struct strv *labels; /* KEY=VALUE, added to the labels */
+	const struct strv *params; /* KEY=VALUE, a format's unstated parameter */
+};
+
+/* The i-th format, or NULL past the last. */
+const struct import_format *import_format_at(size_t i);
+/* Every format's input, "A, B or C", for messages. */
+void import_formats_string(char *buf, size_t len);
+
+struct import_result {
+	json_t *doc;          /* new, validated, and known to load back */
+	const char *tool;     /* the format's tool name (static) */
+	unsigned skipped;     /* lines around a JSON document that were not part of it */
+};
+
+/* Parse text (the whole file) named `name` (opts may be NULL); on success *out holds a new
+ * document that was serialized and loaded back with doc_load_string. On
+ * malformed input, err says where (line, or JSON path) and what was
+ * expected, and -EINVAL is returned; -ENOMEM when memory ran out. */
+int import_parse(const char *text, const char *name, const struct import_opts *opts, struct import_result *out,
 		 char *err, size_t errlen);
 
 #endif

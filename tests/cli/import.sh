@@ -1,21 +1,73 @@
 #!/bin/sh
-# import: real fio, iperf3 and sysbench outputs into the store; malformed
-# input is exit 2 with the place; imported runs pair with vmbench's own.
+# import: real fio, iperf3 and sysbench outputs (and vmbench's own documents)
+# into the store; malformed input is exit 2 with the place and nothing is
+# stored; imported runs can be shown and compared, and pair with vmbench's own.
 . "$(dirname "$0")/lib.sh"
 
 fx="$SRC/tests/fixtures/import"
-for f in fio-randread.json fio-randrw.json iperf3-tcp.json iperf3-udp.json sysbench-cpu.txt sysbench-memory.txt; do
-	expect 0 "import $f" "$VMB" import "$fx/$f" --label host=old
-	has "$T/out" "results from $fx/$f as run" "$f stored"
+stored=0
+for f in "$fx"/*.json "$fx"/*.txt; do
+	b=$(basename "$f")
+	case $b in fio-numjobs-nogroup.json) continue ;; esac
+	expect 0 "import $b" "$VMB" import "$f" --label host=old
+	has "$T/out" "results from $f as run" "$b stored"
+	stored=$((stored + 1))
 done
 expect 0 "results list them with their source" "$VMB" results --label source=fio
-check "two fio runs" test "$(grep -c '^[0-9]' "$T/out")" -eq 2
+check "every fio run" test "$(grep -c '^[0-9]' "$T/out")" -eq "$(ls "$fx"/fio-*.json | grep -vc nogroup)"
+expect 0 "every imported run can be shown" sh -c "for i in \$(seq 1 $stored); do '$VMB' show \$i --json > /dev/null || exit 1; done"
+expect 0 "compare the fio runs by selector" "$VMB" compare source=fio host=old
+
+# fio's own job lines before the JSON are skipped, and said so
+expect 0 "fio output with its job lines" "$VMB" import "$fx/fio-multijob.json" --no-store --json "$T/mj.json"
+has "$T/err" "fio-multijob.json: skipped 2 lines that are not part of the fio JSON" "the skipped lines are counted"
+check "three cases, each with its own latency percentiles" python3 - "$T/mj.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cases = [c for t in d["suites"][0]["tests"] for c in t["cases"]]
+assert len(cases) == 3, cases
+for c in cases:
+    lat = [m for m in c["metrics"] if m["name"] == "latency"][0]
+    assert lat["histogram"]["percentiles"]["p99"] > 0, c
+PY
+# a byte-order mark, as some editors save it
+printf '\357\273\277' > "$T/bom.json"
+cat "$fx/fio-randread.json" >> "$T/bom.json"
+expect 0 "fio JSON with a UTF-8 BOM" "$VMB" import "$T/bom.json" --no-store
+
+# iperf3 --bidir: both directions, the receiver's figure as the headline
+expect 0 "iperf3 --bidir" "$VMB" import "$fx/iperf3-tcp-bidir.json" --no-store --json "$T/bidir.json"
+check "two directions, receiver's figures" python3 - "$T/bidir.json" "$fx/iperf3-tcp-bidir.json" <<'PY'
+import json, sys
+d, raw = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+cases = d["suites"][0]["tests"][0]["cases"]
+got = {c["params"]["reverse"]: [m for m in c["metrics"] if m["headline"]][0]["samples"][0] for c in cases}
+assert got == {False: raw["end"]["sum_received"]["bits_per_second"] / 1e6,
+               True: raw["end"]["sum_received_bidir_reverse"]["bits_per_second"] / 1e6}, got
+PY
+
+# sysbench memory does not print its access mode: --param states it
+expect 0 "sysbench memory with --param access=rnd" "$VMB" import "$fx/sysbench-mem-write-rnd-1M.txt" --param access=rnd \
+	--no-store --json "$T/rnd.json"
+has "$T/rnd.json" '"access": "rnd"' "the stated access mode is a param"
+expect 2 "--param over what the output prints" "$VMB" import "$fx/fio-randread.json" --param access=rnd --no-store
+has "$T/err" "fio output states every parameter" "refused"
+
 expect 0 "import from stdin, convert only" sh -c "'$VMB' import - --no-store --json - < '$fx/sysbench-cpu.txt'"
 check "the converted document is valid" "$VMB" show "$T/out" --json
+
+# a colleague's vmbench document: into the store, once
+cp "$T/out" "$T/colleague.json"
+expect 0 "import a vmbench result document" "$VMB" import "$T/colleague.json" --label from=colleague
+has "$T/out" "imported vmbench results from $T/colleague.json" "stored as vmbench's"
+expect 2 "the same run again" "$VMB" import "$T/colleague.json"
+has "$T/err" "is already in" "a run is stored once"
+stored=$((stored + 1))
 
 # sysbench's figure and vmbench's own, for the same event, pair up in compare
 expect 0 "vmbench cpu.prime like the sysbench run" "$VMB" run cpu.prime --cpu.max-prime 10000 --threads 2 \
 	--time 0.1 --warmup 0 --repeat 3 --label host=new -q
+stored=$((stored + 1))
 expect 0 "compare the imported sysbench run with it" "$VMB" compare source=sysbench-cpu host=new --format json
 check "paired: the same row has both cells" python3 - "$T/out" <<'PY'
 import json, sys
@@ -24,17 +76,38 @@ row = [r for r in d["metrics"] if r["metric"] == "events_per_s" and r["params"] 
 assert len(row) == 1 and all(c is not None for c in row[0]["cells"]), d["metrics"]
 PY
 
+expect 0 "import --help lists the formats from the table" "$VMB" import --help
+for w in "fio --output-format=json" "iperf3 -J" "sysbench memory run output" "a vmbench result document"; do
+	has "$T/out" "$w" "help names $w"
+done
+
 printf '{"fio version": "fio-3.33", "jobs": [' > "$T/trunc.json"
 expect 2 "truncated fio JSON" "$VMB" import "$T/trunc.json"
 has "$T/err" "trunc.json: not valid JSON at line 1" "the position"
 printf '{"fio version": "x", "jobs": [{"job options": {"rw": "randread"}, "read": {}}]}' > "$T/noiops.json"
 expect 2 "fio JSON without the numbers" "$VMB" import "$T/noiops.json"
 has "$T/err" "jobs[0].read.lat_ns: missing" "the JSON path"
+lacks "$T/err" "out of memory" "a missing field is not out of memory"
+python3 - "$T/deep.json" <<'PY'
+import sys
+lat = '{"min": 1, "max": 1, "mean": 1, "stddev": 0}'
+deep = "[" * 2040 + "]" * 2040
+open(sys.argv[1], "w").write('{"fio version": "x", "jobs": [{"job options": {"rw": "randread"}, "read": '
+    '{"iops": 1, "bw_bytes": 1, "total_ios": 1, "lat_ns": %s, "clat_ns": {"min": 1, "max": 1, "mean": 1, '
+    '"stddev": 0, "percentile": {"99.000000": %s}}}}]}' % (lat, deep))
+PY
+expect 2 "fio percentiles 2,040 arrays deep" "$VMB" import "$T/deep.json"
+has "$T/err" 'clat_ns.percentile."99.000000": expected a latency in ns' "refused with the path"
+expect 2 "fio numjobs=2 without group_reporting" "$VMB" import "$fx/fio-numjobs-nogroup.json"
+has "$T/err" "rerun fio with --group_reporting" "says what would be right"
 printf 'sysbench 1.0.20\nNumber of threads: 1\nPrime numbers limit: 10000\nCPU speed:\n    events per second: lots\n' \
 	> "$T/sb.txt"
 expect 2 "sysbench output with garbage" "$VMB" import "$T/sb.txt"
 has "$T/err" "line 5: expected a number after 'events per second:'" "the line"
 expect 2 "a file in no known format" "$VMB" import "$SRC/README.md"
+has "$T/err" "not a format vmbench imports (fio --output-format=json" "the formats are listed"
 expect 2 "a file that does not exist" "$VMB" import "$T/none.json"
-check "nothing malformed was stored" test "$("$VMB" results | grep -c '^[0-9]')" -eq 7
+expect 0 "results" "$VMB" results
+check "nothing malformed was stored" test "$(grep -c '^[0-9]' "$T/out")" -eq "$stored"
+expect 0 "compare every imported iperf3 run" "$VMB" compare source=iperf3 host=old
 finish

@@ -86,6 +86,48 @@ static void invalid_documents(void **state)
 			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"furlongs\", "
 			    "\"direction\": \"higher\", \"samples\": [\"x\"], \"summary\": {\"n\": 0}}]}]}]}]",
 		  "unknown unit 'furlongs'" },
+		/* strict: every value of the right type and range, percentiles numbers, depth bounded */
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"1/s\", "
+			    "\"direction\": \"higher\", \"samples\": [\"x\"], \"summary\": {\"n\": 1}}]}]}]}]",
+		  "samples[0]: expected a number" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"1/s\", "
+			    "\"direction\": \"higher\", \"samples\": [-5], \"summary\": {\"n\": 1}}]}]}]}]",
+		  "samples[0]: -5 is negative" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {\"threads\": -2}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"1/s\", "
+			    "\"direction\": \"higher\", \"samples\": [1], \"summary\": {\"n\": 1}}]}]}]}]",
+		  "params.threads: expected a whole number of at least 1" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {\"bs\": [1]}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"1/s\", "
+			    "\"direction\": \"higher\", \"samples\": [1], \"summary\": {\"n\": 1}}]}]}]}]",
+		  "params.bs: expected a string, a number or a boolean" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", "
+			    "\"direction\": \"higher\", \"samples\": [1], \"summary\": {\"n\": 1}, \"histogram\": {\"count\": 1, \"percentiles\": {\"p50\": \"12\"}, \"buckets\": []}}]}]}]}]",
+		  "histogram.percentiles.p50: expected a number" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", "
+			    "\"direction\": \"higher\", \"samples\": [1], \"summary\": {\"n\": 1}, \"histogram\": {\"count\": 1, \"percentiles\": {\"p50\": [[[1]]]}, \"buckets\": []}}]}]}]}]",
+		  "histogram.percentiles.p50: expected a number" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", "
+			    "\"direction\": \"higher\", \"samples\": [1], \"summary\": {\"n\": 1}, \"histogram\": {\"count\": -1, \"percentiles\": {}, \"buckets\": []}}]}]}]}]",
+		  "histogram.count: -1 is out of range" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [{\"name\": \"m\", \"unit\": \"ns\", "
+			    "\"direction\": \"higher\", \"samples\": [1], \"summary\": {\"n\": 1}, \"summary\": {\"n\": 1, \"mean\": \"fast\"}}]}]}]}]",
+		  "summary.mean: expected a number or null" },
+		{ "fingerprint", "{\"hypervisor\": {\"name\": \"x\"}, \"deep\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}",
+		  "fingerprint: nested deeper than 16 levels" },
+		{ "interrupted", "{\"a\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}", "interrupted: nested deeper" },
+		{ "duration_s", "\"long\"", "duration_s: expected a number" },
+		/* a key this version does not know, deep inside a case */
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [], "
+			    "\"extra\": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}]}]}]", "suites: nested deeper than 16 levels" },
+		{ "id", "\"\"", "id: expected a run id" },
 	};
 	char err[256];
 	json_t *back;
