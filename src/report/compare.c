@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,35 +35,84 @@ int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs)
 	return 0;
 }
 
-static struct cmp_row *find_row(struct cmp_table *t, const char *suite, const char *test, const char *params,
-				const char *metric)
+/* FNV-1a over the four parts of a row's identity, each with its NUL. */
+static size_t row_hash(const char *suite, const char *test, const char *params, const char *metric)
 {
-	for (size_t i = 0; i < t->nrows; i++) {
-		struct cmp_row *r = &t->rows[i];
+	const char *parts[] = { suite, test, params, metric };
+	uint64_t h = 1469598103934665603ull;
 
-		if (!strcmp(r->suite, suite) && !strcmp(r->test, test) && !strcmp(r->params, params) &&
-		    !strcmp(r->metric, metric))
-			return r;
-	}
-	return NULL;
+	for (size_t i = 0; i < 4; i++)
+		for (const char *p = parts[i];; p++) {
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+			if (!*p)
+				break;
+		}
+	return (size_t)h;
 }
 
-static struct cmp_row *add_row(struct cmp_table *t, const char *suite, const char *test, const char *params,
-			       const json_t *m)
+static bool row_is(const struct cmp_row *r, size_t h, const char *suite, const char *test, const char *params,
+		   const char *metric)
 {
-	struct cmp_row *n = realloc(t->rows, (t->nrows + 1) * sizeof(*n)), *r;
+	return r->hash == h && !strcmp(r->suite, suite) && !strcmp(r->test, test) && !strcmp(r->params, params) &&
+	       !strcmp(r->metric, metric);
+}
+
+/* The slot of a row with this identity, or the free slot where it goes. */
+static size_t *index_slot(const struct cmp_table *t, size_t h, const char *suite, const char *test, const char *params,
+			  const char *metric)
+{
+	for (size_t i = h & (t->icap - 1);; i = (i + 1) & (t->icap - 1))
+		if (!t->index[i] || row_is(&t->rows[t->index[i] - 1], h, suite, test, params, metric))
+			return &t->index[i];
+}
+
+/* Keep the index at most half full: lookups stay O(1), the build linear. */
+static int index_grow(struct cmp_table *t)
+{
+	size_t ncap = t->icap ? t->icap * 2 : 1024, *old = t->index, ocap = t->icap;
+
+	if (t->icap && (t->nrows + 1) * 2 <= t->icap)
+		return 0;
+	t->index = calloc(ncap, sizeof(*t->index));
+	if (!t->index) {
+		t->index = old;
+		return -ENOMEM;
+	}
+	t->icap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i]) {
+			const struct cmp_row *r = &t->rows[old[i] - 1];
+
+			*index_slot(t, r->hash, r->suite, r->test, r->params, r->metric) = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+static struct cmp_row *add_row(struct cmp_table *t, size_t *slot, size_t h, const char *suite, const char *test,
+			       const char *params, const json_t *pobj, const json_t *m)
+{
+	struct cmp_row *n, *r;
 	const char *dir = json_string_value(json_object_get(m, "direction"));
 
-	if (!n)
-		return NULL;
-	t->rows = n;
+	if (t->nrows == t->rcap) {
+		size_t ncap = t->rcap ? t->rcap * 2 : 64;
+
+		n = realloc(t->rows, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		t->rows = n;
+		t->rcap = ncap;
+	}
 	r = &t->rows[t->nrows];
 	memset(r, 0, sizeof(*r));
 	r->suite = xstrdup(suite);
 	r->test = xstrdup(test);
 	r->params = xstrdup(params);
-	r->metric = xstrdup(json_string_value(json_object_get(m, "name")));
-	r->unit = xstrdup(json_string_value(json_object_get(m, "unit")));
+	r->pobj = pobj;
+	r->hash = h;
+	r->metric = xstrdup(json_string_value(json_object_get(m, "name")) ?: "");
+	r->unit = xstrdup(json_string_value(json_object_get(m, "unit")) ?: "");
 	r->higher_better = dir && !strcmp(dir, "higher");
 	r->headline = json_is_true(json_object_get(m, "headline"));
 	r->cells = calloc(t->nops, sizeof(*r->cells));
@@ -71,7 +121,23 @@ static struct cmp_row *add_row(struct cmp_table *t, const char *suite, const cha
 		return NULL;
 	}
 	t->nrows++;
+	*slot = t->nrows;
 	return r;
+}
+
+/* The row of this identity, added when it is new. */
+static struct cmp_row *row_of(struct cmp_table *t, const char *suite, const char *test, const char *params,
+			      const json_t *pobj, const json_t *m)
+{
+	const char *metric = json_string_value(json_object_get(m, "name")) ?: "";
+	size_t h = row_hash(suite, test, params, metric), *slot;
+
+	if (index_grow(t) < 0)
+		return NULL;
+	slot = index_slot(t, h, suite, test, params, metric);
+	if (*slot)
+		return &t->rows[*slot - 1];
+	return add_row(t, slot, h, suite, test, params, pobj, m);
 }
 
 static int cell_take(struct cmp_cell *c, const json_t *m)
@@ -102,18 +168,16 @@ int cmp_build(struct cmp_table *t)
 			json_array_foreach(json_object_get(doc, "suites"), i, s)
 				json_array_foreach(json_object_get(s, "tests"), j, te)
 					json_array_foreach(json_object_get(te, "cases"), k, c) {
-			char *params = json_dumps(json_object_get(c, "params"), JSON_SORT_KEYS | JSON_COMPACT);
+			const json_t *pobj = json_object_get(c, "params");
+			char *params = json_is_object(pobj) ? json_dumps(pobj, JSON_SORT_KEYS | JSON_COMPACT) : xstrdup("{}");
+			const char *sn = json_string_value(json_object_get(s, "name")) ?: "";
+			const char *tn = json_string_value(json_object_get(te, "name")) ?: "";
 
 			if (!params)
 				return -ENOMEM;
 			json_array_foreach(json_object_get(c, "metrics"), l, m) {
-				const char *sn = json_string_value(json_object_get(s, "name"));
-				const char *tn = json_string_value(json_object_get(te, "name"));
-				const char *mn = json_string_value(json_object_get(m, "name"));
-				struct cmp_row *r = find_row(t, sn, tn, params, mn);
+				struct cmp_row *r = row_of(t, sn, tn, params, pobj, m);
 
-				if (!r)
-					r = add_row(t, sn, tn, params, m);
 				if (!r || cell_take(&r->cells[o], m) < 0) {
 					free(params);
 					return -ENOMEM;
@@ -144,6 +208,7 @@ void cmp_table_release(struct cmp_table *t)
 	}
 	free(t->rows);
 	free(t->ops);
+	free(t->index);
 	cmp_table_init(t);
 }
 
@@ -197,24 +262,48 @@ bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f)
 	return f->all || r->headline;
 }
 
+void cmp_tally(const struct cmp_table *t, const struct cmp_filter *f, size_t op, struct cmp_tally *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cmp_row *r = &t->rows[i];
+		struct cmp_verdict v;
+
+		if (!cmp_row_selected(r, f))
+			continue;
+		cmp_judge(r, &r->cells[t->baseline], &r->cells[op], &v);
+		if (!v.comparable)
+			out->missing += r->cells[t->baseline].n || r->cells[op].n;
+		else if (!v.w.valid)
+			out->untested++;
+		else if (v.better > 0)
+			out->better++;
+		else if (v.better < 0)
+			out->worse++;
+		else
+			out->same++;
+	}
+}
+
+bool cmp_row_complete(const struct cmp_table *t, const struct cmp_row *r)
+{
+	for (size_t o = 0; o < t->nops; o++)
+		if (!r->cells[o].n)
+			return false;
+	return true;
+}
+
 void cmp_params_text(const char *json, char *buf, size_t len)
 {
 	json_t *o = json_loads(json, 0, NULL);
-	const char *k;
-	json_t *v;
-	size_t off = 0;
 
-	buf[0] = '\0';
-	json_object_foreach(o, k, v) {
-		char *s = json_dumps(v, JSON_ENCODE_ANY);
-		int n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, s ? s : "?");
-
-		free(s);
-		if (n < 0 || (size_t)n >= len - off)
-			break;
-		off += (size_t)n;
-	}
+	text_params(o, buf, len);
 	json_decref(o);
+}
+
+void cmp_row_params(const struct cmp_row *r, char *buf, size_t len)
+{
+	text_params(r->pobj, buf, len);
 }
 
 static void cell_text(const struct cmp_row *r, const struct cmp_cell *c, char *buf, size_t len)
@@ -300,7 +389,7 @@ static int print_json(FILE *f, const struct cmp_table *t, const struct cmp_filte
 			json_array_append_new(cells, cell);
 		}
 		json_array_append_new(rows, json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:b, s:o}", "suite", r->suite,
-			"test", r->test, "params", json_loads(r->params, 0, NULL), "metric", r->metric, "unit", r->unit,
+			"test", r->test, "params", r->pobj ? json_incref((json_t *)r->pobj) : json_object(), "metric", r->metric, "unit", r->unit,
 			"direction", r->higher_better ? "higher" : "lower", "headline", r->headline, "cells", cells));
 	}
 	out = json_pack("{s:o, s:o}", "operands", ops, "metrics", rows);
@@ -334,7 +423,7 @@ int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, 
 				if (!c->n)
 					continue;
 				cmp_judge(r, &r->cells[t->baseline], c, &v);
-				cmp_params_text(r->params, buf, sizeof(buf));
+				cmp_row_params(r, buf, sizeof(buf));
 				csv_field(f, r->suite), fputc(',', f), csv_field(f, r->test), fputc(',', f);
 				csv_field(f, buf), fputc(',', f), csv_field(f, r->metric), fputc(',', f);
 				csv_field(f, r->unit), fputc(',', f);
@@ -359,7 +448,7 @@ int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, 
 
 		if (!cmp_row_selected(r, flt))
 			continue;
-		cmp_params_text(r->params, buf, sizeof(buf));
+		cmp_row_params(r, buf, sizeof(buf));
 		wtest = strlen(r->suite) + strlen(r->test) + 1 > wtest ? strlen(r->suite) + strlen(r->test) + 1 : wtest;
 		wpar = strlen(buf) > wpar ? strlen(buf) : wpar;
 		wmet = strlen(r->metric) > wmet ? strlen(r->metric) : wmet;
@@ -395,7 +484,7 @@ int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, 
 
 		if (!cmp_row_selected(r, flt))
 			continue;
-		cmp_params_text(r->params, buf, sizeof(buf));
+		cmp_row_params(r, buf, sizeof(buf));
 		snprintf(test, sizeof(test), "%s.%s", r->suite, r->test);
 		if (fmt == CMP_MARKDOWN)
 			fprintf(f, "| %s | %s | %s (%s) |", test, buf, r->metric, r->unit);
@@ -446,7 +535,7 @@ size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filt
 			cmp_judge(r, &r->cells[t->baseline], &r->cells[o], &v);
 			if (v.better >= 0 || !(fabs(v.gap_pct) > pct))
 				continue;
-			cmp_params_text(r->params, p, sizeof(p));
+			cmp_row_params(r, p, sizeof(p));
 			fprintf(f, "  %s.%s %s %s: %+.1f%% in %s (p=%.2g)\n", r->suite, r->test, p, r->metric, v.gap_pct,
 				t->ops[o].name, v.w.p);
 			n++;

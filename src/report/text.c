@@ -34,7 +34,21 @@ void text_format_value(double v, const char *unit, char *buf, size_t len)
 		snprintf(buf, len, "%.4g %s", v, unit);
 }
 
-static void params_string(const json_t *params, char *buf, size_t len)
+void text_json_value(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	else if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%g", json_real_value(v));
+	else
+		snprintf(buf, len, "-");
+}
+
+void text_params(const json_t *params, char *buf, size_t len)
 {
 	const char *k;
 	json_t *v;
@@ -45,17 +59,12 @@ static void params_string(const json_t *params, char *buf, size_t len)
 		char val[64];
 		int n;
 
-		if (json_is_string(v))
-			snprintf(val, sizeof(val), "%s", json_string_value(v));
-		else if (json_is_boolean(v))
-			snprintf(val, sizeof(val), "%s", json_is_true(v) ? "true" : "false");
-		else if (json_is_integer(v))
-			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
-		else
-			snprintf(val, sizeof(val), "%g", json_number_value(v));
+		text_json_value(v, val, sizeof(val));
 		n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, val);
-		if (n < 0 || (size_t)n >= len - off)
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[off] = '\0';
 			break;
+		}
 		off += (size_t)n;
 	}
 }
@@ -128,7 +137,7 @@ void text_print_result(FILE *f, const json_t *doc)
 		if (json_object_size(json_object_get(s, "notes"))) {
 			char notes[512];
 
-			params_string(json_object_get(s, "notes"), notes, sizeof(notes));
+			text_params(json_object_get(s, "notes"), notes, sizeof(notes));
 			fprintf(f, "%-16s %s\n", sname, notes);
 		}
 		json_array_foreach(json_object_get(s, "tests"), j, t) {
@@ -145,7 +154,7 @@ void text_print_result(FILE *f, const json_t *doc)
 				json_t *m;
 				size_t l;
 
-				params_string(json_object_get(c, "params"), params, sizeof(params));
+				text_params(json_object_get(c, "params"), params, sizeof(params));
 				fprintf(f, "%s  %s\n", test, params);
 				json_array_foreach(json_object_get(c, "metrics"), l, m)
 					print_metric(f, m, reps, reached);

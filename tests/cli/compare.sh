@@ -44,7 +44,7 @@ else
 	ok "colour on a terminal # skip: script(1) is not installed"
 fi
 expect 1 "--fail-if-worse 10 fails on the halved rate" "$VMB" compare "$T/base.json" "$T/half.json" --fail-if-worse 10
-has "$T/err" "cpu.prime max-prime=2000 threads=1 events_per_s: -50.0%" "the regression is listed"
+has "$T/err" "cpu.prime threads=1 max-prime=2000 events_per_s: -50.0%" "the regression is listed, params in run's order"
 expect 0 "--fail-if-worse 60 does not" "$VMB" compare "$T/base.json" "$T/half.json" --fail-if-worse 60
 expect 0 "--baseline 2 turns it around" "$VMB" compare "$T/base.json" "$T/half.json" --baseline 2 --format csv
 check "csv: +100% better against the halved baseline" python3 - "$T/out" <<'PY'
@@ -134,7 +134,7 @@ latency = [r for r in cmp["metrics"] if r["unit"] == "ns"]
 want = len(groups) + min(len(latency), 12)  # bars per group (2 cases: no curve) + latency charts
 got = len(re.findall(r'<svg class="chart"', html))
 assert got == want, f"{got} charts, expected {want}"
-summary = re.search(r'<table id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+summary = re.search(r'<table class="cmp" id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
 assert summary.count("<tr>") == len(head), (summary.count("<tr>"), len(head))
 assert html.count("<details>") >= 4  # all metrics + one per run (1 + 1 + 1)
 PY
