@@ -674,12 +674,13 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = 0, .hi = 0, .p0 = 250, .p1 = 20 };
 	const char **names = operand_names(t), **phases = calloc(n, sizeof(*phases));
 	size_t *ops = calloc(t->nops ? t->nops : 1, sizeof(*ops)), nops = 0, keyoff = 0;
-	char title[256], ytitle[64], p[256], nums[32][8], key[2048] = "", caption[2600];
+	char title[256], ytitle[64], p[256], key[2048] = "", caption[2600];
+	char (*nums)[24] = calloc(t->nops ? t->nops : 1, sizeof(*nums)); /* one number per operand, however many */
 	bool numbered = false;
 	double slot;
 	struct svg s;
 
-	if (!names || !phases || !ops)
+	if (!names || !phases || !ops || !nums)
 		goto out;
 	/* the operands that booted (the host baseline has no boot phases) */
 	for (size_t o = 0; o < t->nops; o++) {
@@ -707,10 +708,10 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 		numbered |= strlen(names[k]) * 6.5 > slot;
 	}
 	for (size_t k = 0; numbered && k < nops; k++) {
-		snprintf(nums[k < 32 ? k : 31], sizeof(nums[0]), "%zu", k + 1);
+		snprintf(nums[k], sizeof(nums[k]), "%zu", k + 1);
 		keyoff += (size_t)snprintf(key + keyoff, keyoff < sizeof(key) ? sizeof(key) - keyoff : 0, "%s%zu = %s",
 					   k ? "; " : " (", k + 1, names[k]);
-		names[k] = nums[k < 32 ? k : 31];
+		names[k] = nums[k];
 	}
 	if (numbered && keyoff < sizeof(key))
 		snprintf(key + keyoff, sizeof(key) - keyoff, ")");
@@ -741,6 +742,7 @@ out:
 	free(names);
 	free(phases);
 	free(ops);
+	free(nums);
 }
 
 /* Grouping of rows by a key without comparing every row with every other:
@@ -881,6 +883,36 @@ static void fact(FILE *f, const char *k, const json_t *v)
 	fputs("</td></tr>\n", f);
 }
 
+/* What a run says about its suites: their notes, and what did not run and why. */
+static void suite_facts(FILE *f, const json_t *doc)
+{
+	const json_t *s, *t;
+	size_t i, j;
+	char key[160];
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		const char *sn = json_string_value(json_object_get(s, "name")) ?: "?";
+		const char *st = json_string_value(json_object_get(s, "status")) ?: "?";
+
+		if (json_object_size(json_object_get(s, "notes"))) {
+			snprintf(key, sizeof(key), "%s notes", sn);
+			fact(f, key, json_object_get(s, "notes"));
+		}
+		if (strcmp(st, "ok")) {
+			snprintf(key, sizeof(key), "%s %s", sn, st);
+			fact(f, key, json_object_get(s, "reason"));
+		}
+		json_array_foreach(json_object_get(s, "tests"), j, t) {
+			const char *ts = json_string_value(json_object_get(t, "status")) ?: "?";
+
+			if (!strcmp(ts, "ok"))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s %s", sn, json_string_value(json_object_get(t, "name")) ?: "?", ts);
+			fact(f, key, json_object_get(t, "reason"));
+		}
+	}
+}
+
 static void fingerprints(FILE *f, const struct cmp_table *t)
 {
 	fputs("<h2>Environments</h2>\n", f);
@@ -913,6 +945,7 @@ static void fingerprints(FILE *f, const struct cmp_table *t)
 			fact(f, "network", json_object_get(fp, "network"));
 			fact(f, "balloon", json_object_get(fp, "balloon"));
 			fact(f, "steal", json_object_get(fp, "steal"));
+			suite_facts(f, doc);
 			fputs("</table></div></details>\n", f);
 		}
 	}

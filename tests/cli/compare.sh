@@ -100,6 +100,53 @@ expect 2 "report never overwrites" "$VMB" report "$T/a.json" -o "$T/r.html"
 lacks "$T/r.html" "http://" "no external http resource"
 lacks "$T/r.html" "https://" "no external https resource"
 lacks "$T/r.html" "<script" "no script"
+# A result a guest sent in is data, never markup: every string it carries
+# (names, params and their keys, labels, notes, fingerprint, reasons) holds
+# script, quotes and ampersands, and so does the operand's file name.
+evil="$T/x\"'<i>&.json"
+python3 - "$T/a.json" "$evil" <<'PY'
+import json, sys
+P = "<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>"
+KEEP = {"schema", "status", "direction", "unit", "started", "ended", "id", "version"}  # validated enumerations
+def evil(x, key=None):
+    if isinstance(x, dict):
+        keyed = key in ("params", "labels", "notes", "options")
+        return {(k + P if keyed else k): (v if k in KEEP else evil(v, k)) for k, v in x.items()}
+    if isinstance(x, list):
+        return [evil(v, key) for v in x]
+    return x + P if isinstance(x, str) else x
+d = json.load(open(sys.argv[1]))
+d["suites"][0]["notes"] = {"note": "n"}
+d["suites"].append({"name": "net", "status": "skipped", "reason": "no namespace", "options": {}, "notes": {},
+                    "tests": []})
+json.dump(evil(d), open(sys.argv[2], "w"))
+PY
+expect 0 "report on a document full of markup" "$VMB" report "$T/a.json" "$evil" -o "$T/evil.html"
+has "$T/evil.html" "threads&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;&lt;img" "a param key, escaped"
+has "$T/evil.html" "cpu&lt;script&gt;" "the suite name, escaped"
+has "$T/evil.html" "x&quot;&#39;&lt;i&gt;&amp;.json" "the operand's file name, escaped"
+check "no markup from the document: only the report's own tags and attributes" python3 - "$T/evil.html" <<'PY'
+import html.parser, sys
+TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "b", "span", "small", "br", "div", "table",
+        "thead", "tbody", "tr", "th", "td", "details", "summary", "figure", "figcaption", "svg", "g", "rect", "line",
+        "path", "polyline", "circle", "text"}
+class P(html.parser.HTMLParser):
+    texts = []
+    def handle_starttag(self, tag, attrs):
+        assert tag in TAGS, f"<{tag}> from the document"
+        for k, v in attrs:
+            assert not k.startswith("on") and k not in ("src", "href"), f"attribute {k}={v} on <{tag}>"
+    def handle_data(self, d):
+        self.texts.append(d)
+p = P()
+p.feed(open(sys.argv[1]).read())
+text = "".join(p.texts)
+for want in ("<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>", "vm", "no namespace"):
+    assert want in text, f"{want!r} is not shown as text"
+PY
+lacks "$T/evil.html" "<script" "no script tag"
+lacks "$T/evil.html" "<img" "no img tag"
+lacks "$T/evil.html" "<i>" "no tag from the file name"
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium" ]; then
 	flags="--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking
