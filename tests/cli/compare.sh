@@ -54,10 +54,96 @@ assert rows and all(abs(float(r["gap_pct"]) - 100) < 1e-6 and r["verdict"] == "b
 PY
 expect 0 "unlike cases are never paired" "$VMB" compare "$T/a.json" "$T/c.json" --all
 has "$T/out" "max-prime=3000" "C's case is listed"
-has "$T/out" "missing here" "A's cases are missing in C, and said so"
-has "$T/out" "only here" "C's case exists only in C, and said so"
+check "each one-sided metric says which side it is missing from" python3 - "$T/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+case = None
+seen = {}
+for l in lines:
+    if l.startswith("cpu.prime"):
+        case = l
+    elif l.startswith("  events_per_s"):
+        seen[case] = l
+a = [v for k, v in seen.items() if "max-prime=2000" in k]
+c = [v for k, v in seen.items() if "max-prime=3000" in k]
+assert len(a) == 2 and all(v.rstrip().endswith("missing in c.json") for v in a), a
+assert len(c) == 1 and c[0].rstrip().endswith("missing in a.json"), c
+missing = sum(1 for l in lines if "missing in " in l)
+assert lines[-1] == f"c.json vs a.json: 0 better, 0 worse, 0 same, 0 inconclusive, {missing} missing", lines[-1]
+PY
+# Five operands with long names: the text keeps within 120 columns, its
+# columns aligned, and closes with one tally line per operand.
+for i in 1 2 3 4; do cp "$T/half.json" "$T/a-rather-long-operand-name-for-the-layout-$i.json"; done
+expect 0 "compare five operands" "$VMB" compare "$T/base.json" "$T"/a-rather-long-operand-name-for-the-layout-*.json
+check "120 columns at most, aligned, a tally per operand" python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert max(len(l) for l in lines) <= 120, max(lines, key=len)
+vals = [l for l in lines if "1/s" in l]
+starts = {l.index("1/s") - len(l[:l.index("1/s")].split()[-1]) - 1 for l in vals}
+assert len(starts) == 1, f"values start in columns {starts}"
+tally = [l for l in lines if " vs base.json: " in l]
+assert len(tally) == 4 and all(l.endswith(": 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing") for l in tally), tally
+PY
+expect 0 "compare two, text" "$VMB" compare "$T/base.json" "$T/half.json"
+check "two operands: a column each, the verdict beside, a tally" python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert max(len(l) for l in lines) <= 120
+head = [l for l in lines if l.startswith("  METRIC")]
+assert len(head) == 1 and "base.json (baseline)" in head[0] and head[0].rstrip().endswith("VS BASELINE"), head
+rows = [l for l in lines if l.startswith("  events_per_s")]
+assert len(rows) == 2 and all("-50.0% 2.0x slower worse (p=" in l for l in rows), rows
+assert lines[-1] == "half.json vs base.json: 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing", lines[-1]
+PY
 expect 0 "markdown" "$VMB" compare "$T/base.json" "$T/half.json" --format markdown --metric 'events*'
 has "$T/out" "| test | params | metric |" "markdown header"
+# Names with the characters CSV and Markdown use: comma, quote, line break, bar.
+odd="$T/we,ird \"na|me\"
+x.json"
+cp "$T/half.json" "$odd"
+expect 0 "csv with an odd operand name" "$VMB" compare "$T/base.json" "$odd" --format csv
+check "csv: RFC 4180, the name read back whole" python3 - "$T/out" <<'PY'
+import csv, sys
+raw = open(sys.argv[1], "rb").read()
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+inside = sum(1 for r in rows if r["operand"] != "base.json")  # the name's line break
+assert raw.count(b"\n") - raw.count(b"\r\n") == inside and raw.endswith(b"\r\n"), "records end in CRLF"
+names = {r["operand"] for r in rows}
+assert names == {"base.json", 'we,ird "na|me"\nx.json'}, names
+assert all(len(r) == 15 and None not in r for r in rows), rows
+odd = [r for r in rows if r["operand"] != "base.json" and r["metric"] == "events_per_s"]
+assert odd and all(abs(float(r["gap_pct"]) + 50) < 1e-6 and r["verdict"] == "worse" for r in odd), odd
+PY
+expect 0 "markdown with an odd operand name" "$VMB" compare "$T/base.json" "$odd" --format markdown
+check "markdown: the bar escaped, no line break in a row" python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+cols = {len(l.replace("\\|", "").split("|")) for l in lines}
+assert len(cols) == 1, cols
+assert 'we,ird "na\\|me" x.json' in lines[0], lines[0]
+PY
+# A single repetition cannot be tested: never "same"
+python3 - "$T/half.json" "$T/one.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["suites"][0]["tests"][0]["cases"]:
+    for m in c["metrics"]:
+        m["samples"] = m["samples"][:1]
+d["id"] = "00000000-one"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "csv with one repetition" "$VMB" compare "$T/base.json" "$T/one.json" --format csv --all
+check "csv: one repetition is inconclusive, not the same" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["baseline"] == "false"]
+assert rows and all(r["verdict"] == "inconclusive" and r["p"] == "" for r in rows), rows
+PY
+expect 0 "json with one repetition" "$VMB" compare "$T/base.json" "$T/one.json" --format json --all
+check "json: too few samples to test" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(r["cells"][1]["verdict"] == "too few samples to test" for r in d["metrics"]), d' "$T/out"
 expect 2 "a --metric that matches nothing" "$VMB" compare "$T/base.json" "$T/half.json" --metric 'zzz*' --fail-if-worse 1
 has "$T/err" "no metric of these runs matches --metric zzz*" "says so, instead of passing on nothing"
 expect 2 "--baseline that is no operand" "$VMB" compare "$T/base.json" "$T/half.json" --baseline zz
