@@ -6,6 +6,7 @@
 #include "../../src/report/compare.h"
 #include "../../src/report/html.h"
 #include "../../src/report/svg.h"
+#include "../../src/report/text.h"
 
 static void ticks(void **state)
 {
@@ -390,6 +391,58 @@ static void boot_phases_long_names(void **state)
 	cmp_table_release(&t);
 }
 
+/* Secondary metrics whose CI is wider than their value are left out of the
+ * default view (and counted), shown with all; headline metrics always. */
+static void text_hides_noisy_secondaries(void **state)
+{
+	static const struct {
+		const char *name;
+		bool headline;
+		double mean, hi;
+		bool shown;
+	} m[] = {
+		{ "events_per_s", true, 100, 420, true },     /* a headline, however noisy */
+		{ "cpu_user_pct", false, 2.2, 9.2, false },   /* ±318% */
+		{ "ctx_switches", false, 50, 60, true },      /* ±20% */
+		{ "steal_pct", false, -1, 1.5, false },       /* ±250% of a negative value */
+		{ "exactly_wide", false, 10, 20, true },      /* ±100%: as wide as the value, not wider */
+	};
+	json_t *metrics = json_array(), *doc;
+	char *out;
+	size_t len;
+	FILE *mem;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		json_array_append_new(metrics, json_pack("{s:s, s:s, s:s, s:b, s:{s:i, s:f, s:f}}", "name", m[i].name, "unit",
+							 "1/s", "direction", "higher", "headline", m[i].headline, "summary",
+							 "n", 3, "mean", m[i].mean, "ci95_high", m[i].hi));
+	doc = json_pack("{s:{s:s}, s:s, s:{}, s:[{s:s, s:s, s:{}, s:[{s:s, s:s, s:[{s:{}, s:i, s:b, s:o}]}]}]}", "tool",
+			"version", "1", "started", "now", "fingerprint", "suites", "name", "cpu", "status", "ok", "notes",
+			"tests", "name", "prime", "status", "ok", "cases", "params", "repetitions", 3, "precision_reached", 1,
+			"metrics", metrics);
+	assert_non_null(doc);
+	for (int all = 0; all < 2; all++) {
+		out = NULL;
+		mem = open_memstream(&out, &len);
+		text_print_result_all(mem, doc, all);
+		assert_int_equal(fclose(mem), 0);
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "  %s ", m[i].name);
+			if ((strstr(out, want) != NULL) != (all || m[i].shown))
+				fail_msg("all=%d: %s %s", all, m[i].name, all || m[i].shown ? "missing" : "shown");
+		}
+		if (all)
+			assert_null(strstr(out, "not shown"));
+		else
+			assert_non_null(strstr(out, "(2 secondary metrics with a 95% CI wider than the value not shown; --all"));
+		free(out);
+	}
+	json_decref(doc);
+}
+
 /* Operands from the 32nd on had one shared number under their bars. */
 static void boot_phases_40_operands(void **state)
 {
@@ -433,6 +486,7 @@ int main(void)
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),
 		cmocka_unit_test(escaper),
+		cmocka_unit_test(text_hides_noisy_secondaries),
 		cmocka_unit_test(legend_of_drawn_operands),
 	};
 
