@@ -21,7 +21,7 @@ static const char css[] =
 	"th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}"
 	"th:first-child,td:first-child{text-align:left}thead th{background:#f2f2f2}"
 	"td.what{text-align:left;min-width:12em;max-width:26em}td.v{white-space:nowrap}"
-	"td.vd{text-align:left;min-width:8em;max-width:16em}small{color:#555}"
+	"td.vd,th.vd{text-align:left;min-width:8em;max-width:16em}small{color:#555}"
 	".better{color:#060}.worse{color:#b00}.same{color:#666}p.tally{font-size:1.05em}"
 	".charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;flex:1 1 480px;max-width:580px}"
 	"figcaption{font-size:13px;color:#444}svg.chart{width:100%;height:auto}"
@@ -130,6 +130,14 @@ static void p99_text(const struct cmp_row *lat, const json_t *h, char *buf, size
 	snprintf(buf, len, "p99 %s %s", lat->metric, val);
 }
 
+/* The verdict's label in the phone layout: "b vs a". */
+static void label(FILE *f, const struct cmp_table *t, size_t o)
+{
+	esc(f, t->ops[o].name);
+	fputs(" vs ", f);
+	esc(f, t->ops[t->baseline].name);
+}
+
 static void verdict_cell(FILE *f, const struct cmp_table *t, const struct cmp_row *r, size_t o)
 {
 	const struct cmp_cell *c = &r->cells[o], *b = &r->cells[t->baseline];
@@ -141,21 +149,21 @@ static void verdict_cell(FILE *f, const struct cmp_table *t, const struct cmp_ro
 	cmp_ratio_words(r, &v, words, sizeof(words));
 	if (!v.comparable) {
 		fputs(" same\" data-label=\"", f);
-		esc(f, t->ops[o].name);
+		label(f, t, o);
 		fputs("\">", f);
-		fputs(!c->n && !b->n ? "in neither" : !c->n ? "missing in " : "missing in ", f);
+		fputs(!c->n && !b->n ? "in neither" : "missing in ", f);
 		if (c->n || b->n)
 			esc(f, !c->n ? t->ops[o].name : t->ops[t->baseline].name);
 	} else if (!v.w.valid || !isfinite(v.gap_pct)) {
 		fputs(" same\" data-label=\"", f);
-		esc(f, t->ops[o].name);
+		label(f, t, o);
 		fputs("\">", f);
 		if (isfinite(v.gap_pct))
 			fprintf(f, "%+.1f%% ", v.gap_pct);
 		fputs("<small>(too few samples to test)</small>", f);
 	} else {
 		fprintf(f, " %s\" data-label=\"", v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
-		esc(f, t->ops[o].name);
+		label(f, t, o);
 		fprintf(f, "\">%+.1f%%%s%s %s <small>(p=%.2g)</small>", v.gap_pct, *words ? " " : "", words,
 			v.better > 0 ? "better" : v.better < 0 ? "worse" : "no significant difference", v.w.p);
 	}
@@ -205,7 +213,7 @@ static void table(FILE *f, const struct cmp_table *t, const struct latency_index
 	for (size_t o = 0; o < t->nops; o++) {
 		if (o == t->baseline)
 			continue;
-		fputs("<th>", f);
+		fputs("<th class=\"vd\">", f);
 		esc(f, t->ops[o].name);
 		fputs(" vs ", f);
 		esc(f, base);

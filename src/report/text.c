@@ -186,7 +186,7 @@ void text_print_result_all(FILE *f, const json_t *doc, bool all)
 		}
 	}
 	if (hidden)
-		fprintf(f, "(%zu secondary metric%s with a 95%% CI wider than the value not shown; --all shows %s)\n", hidden,
+		fprintf(f, "(%zu secondary metric%s with a 95%% CI wider than the value not shown; show --all lists %s)\n", hidden,
 			hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
 }
 

@@ -233,6 +233,36 @@ PY
 lacks "$T/evil.html" "<script" "no script tag"
 lacks "$T/evil.html" "<img" "no img tag"
 lacks "$T/evil.html" "<i>" "no tag from the file name"
+# The report's reading aids: a tally sentence per operand, p99 beside the
+# headline rate, one-sided rows in their own collapsed section, and legends
+# naming only the operands drawn in the chart.
+expect 0 "report on unlike cases" "$VMB" report "$T/a.json" "$T/c.json" "$T/half.json" -o "$T/r2.html"
+check "tally, p99, one-sided section, legends" python3 - "$T/r2.html" <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+assert re.search(r'<p class="tally"><b>c\.json</b> against <b>a\.json</b>: <span class="better">0 better</span>, '
+                 r'<span class="worse">0 worse</span>, <span class="same">0 the same</span> \(no significant '
+                 r'difference\), 3 measured on one side only; of 3 headline metrics\.</p>', html), "c's tally"
+assert re.search(r'<p class="tally"><b>half\.json</b> against <b>a\.json</b>: .*; of 2 headline metrics\.</p>', html)
+summary = re.search(r'<table class="cmp" id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+assert "max-prime=3000" not in summary and summary.count("<tr>") == 0, "one-sided rows are not in the summary"
+one = re.search(r'<details class="onesided"><summary>3 metrics measured in only some of the operands \(all of them\)'
+                r'</summary>(.*?)</details>', html, re.S)
+assert one and one.group(1).count("<tr><td") == 3, "they are in their own collapsed section"
+assert "missing in c.json" in one.group(1) and "missing in a.json" in one.group(1), "saying which side lacks them"
+assert re.search(r'data-label="a\.json">[^<]*1/s <small>±[0-9.]+%</small><br><small>p99 latency [0-9.]+ [mu]?s</small>',
+                 one.group(1)), "p99 of the case's latency beside the rate"
+figs = re.findall(r'<figure>(.*?)</figure>', html, re.S)
+lat = [f for f in figs if "latency percentiles" in f]
+only_c = [f for f in lat if "max-prime=3000" in f]
+assert len(only_c) == 1, len(only_c)
+legend = re.findall(r'font-size="12">([^<]*)</text>', only_c[0])
+assert "c.json" in legend and "a.json" not in legend and "half.json" not in legend, legend
+both = [f for f in lat if "threads=2 max-prime=2000" in f]
+legend = re.findall(r'font-size="12">([^<]*)</text>', both[0])
+assert "a.json" in legend and "half.json" in legend and "c.json" not in legend, legend
+PY
+expect 0 "report on five operands with long names" "$VMB" report "$T/base.json" "$T"/a-rather-long-operand-name-for-the-layout-*.json -o "$T/r5.html"
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium" ]; then
 	flags="--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking
@@ -271,7 +301,42 @@ summary = re.search(r'<table class="cmp" id="summary">.*?<tbody>(.*?)</tbody>', 
 assert summary.count("<tr>") == len(head), (summary.count("<tr>"), len(head))
 assert html.count("<details>") >= 4  # all metrics + one per run (1 + 1 + 1)
 PY
+	# The verdicts on screen, not behind a horizontal scroll, at 1200 px and on
+	# a phone (400 px): the report measured in an iframe by a page of the test's own.
+	cat > "$T/measure.html" <<'EOF'
+<!doctype html><html><body style="margin:0">
+<iframe id="w1200" src="r5.html" style="width:1200px;height:900px;border:0"></iframe>
+<iframe id="w400" src="r5.html" style="width:400px;height:900px;border:0"></iframe>
+<pre id="out"></pre>
+<script>
+window.onload = () => {
+  const res = {};
+  for (const id of ["w1200", "w400"]) {
+    const d = document.getElementById(id).contentDocument;
+    res[id] = {width: d.documentElement.clientWidth,
+               cells: [...d.querySelectorAll("#summary td.vd")].map(c => {
+                 const r = c.getBoundingClientRect(); return [r.left, r.right, c.textContent]; })};
+  }
+  document.getElementById("out").textContent = JSON.stringify(res);
+};
+</script></body></html>
+EOF
+	# shellcheck disable=SC2086
+	timeout 120 "$chromium" $flags --user-data-dir="$T/chr3" --allow-file-access-from-files --virtual-time-budget=5000 \
+		--dump-dom "file://$T/measure.html" > "$T/measure.out" 2>/dev/null
+	check "every verdict of the summary within the window at 1200 px and at 400 px" python3 - "$T/measure.out" <<'PY'
+import html, json, re, sys
+m = re.search(r'<pre id="out">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
+assert m, "the measuring page did not run"
+res = json.loads(html.unescape(m.group(1)))
+for w, r in res.items():
+    assert len(r["cells"]) == 2 * 4, (w, len(r["cells"]))  # 2 cases x 4 operands against the baseline
+    for left, right, text in r["cells"]:
+        assert 0 <= left and right <= r["width"] + 0.5, f"{w}: verdict '{text}' at {left:.0f}..{right:.0f} px"
+        assert "worse" in text, text
+PY
 else
-	ok "report rendered in Chromium # skip: chromium is not installed (scripts/deps.sh test installs it)"
+	skip "report rendered in Chromium" "chromium is not installed (scripts/deps.sh test installs it)"
 fi
 finish
+

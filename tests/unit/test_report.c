@@ -437,7 +437,7 @@ static void text_hides_noisy_secondaries(void **state)
 		if (all)
 			assert_null(strstr(out, "not shown"));
 		else
-			assert_non_null(strstr(out, "(2 secondary metrics with a 95% CI wider than the value not shown; --all"));
+			assert_non_null(strstr(out, "(2 secondary metrics with a 95% CI wider than the value not shown; show --all"));
 		free(out);
 	}
 	json_decref(doc);
