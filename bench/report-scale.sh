@@ -6,10 +6,15 @@
 # n log n; the numbers are for reading, no test asserts them.
 # Usage: bench/report-scale.sh [N ...]   (default: 1000 10000 30000)
 #
-# Measured on the 2-core development machine, shared with other jobs
-# (debugoptimized build), 30,000 cases per document (the largest checked):
-#   before: compare 68 s, report over 120 s (10,000 cases)
-#   after:  see the table this script prints; figures are in the lane report
+# The largest document checked: 30,000 cases per document (two of them,
+# 17.9 MB each). On the 2-core development machine (debugoptimized build)
+# while six other jobs ran on it (load average 10):
+#   before: compare of 30,000 cases 68 s; report of 10,000 cases over 120 s
+#           (report of 3,000 cases 13.9 s: quadratic)
+#   after:  10,000 cases: compare 2.8 s, report 3.8 s
+#           30,000 cases: compare 7.0 s wall (2.0 s CPU), report 7.1-10 s wall
+#           (2.4 s CPU); most of compare's CPU is the Welch test's
+#           incomplete beta function, once per pair of cells
 set -eu
 cd "$(dirname "$0")/.."
 [ -x build/vmbench ] || make build >/dev/null
