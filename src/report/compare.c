@@ -639,8 +639,8 @@ static void print_text(FILE *f, const struct cmp_table *t, const struct cmp_filt
 	for (size_t o = 0; o < t->nops; o++) {
 		size_t runs = json_array_size(t->ops[o].docs);
 
-		snprintf(buf, sizeof(buf), "#%zu %s (%s%zu run%s)", o + 1, t->ops[o].name,
-			 o == t->baseline ? "baseline, " : "", runs, runs == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), "#%zu %s%s, %zu run%s", o + 1, t->ops[o].name,
+			 o == t->baseline ? " (baseline)" : "", runs, runs == 1 ? "" : "s");
 		column(f, buf, TEXT_WIDTH, false, NULL);
 		fputc('\n', f);
 	}
