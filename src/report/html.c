@@ -448,8 +448,11 @@ static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 	const struct cmp_row *r0 = &t->rows[rows[0]];
 	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = INFINITY, .hi = -INFINITY, .p0 = 250, .p1 = 20 };
 	const char **labels = calloc(n, sizeof(*labels));
-	char **owned = calloc(n, sizeof(*owned)), title[256], ytitle[96];
+	char **owned = calloc(n, sizeof(*owned)), title[256], ytitle[96], nums[8][4], key[512] = "", caption[800];
+	const char *nums_p[8] = { nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], nums[6], nums[7] };
 	double slot = (x.p1 - x.p0) / (double)n, bw = slot * 0.8 / (double)t->nops;
+	bool numbered = false;
+	size_t off = 0;
 	struct legend lg;
 	struct svg s;
 
@@ -480,7 +483,17 @@ static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 		owned[i] = varying_label(&t->rows[rows[i]], vary);
 		labels[i] = owned[i] ? owned[i] : "";
 	}
-	svg_axes(&s, &x, &y, NULL, ytitle, n <= 8 ? labels : NULL, n <= 8 ? (int)n : 0);
+	/* labels wider than their slot overlap: numbers under the bars, the labels in the caption */
+	for (size_t i = 0; i < n && n <= 8; i++)
+		numbered |= (double)strlen(labels[i]) * 6.2 > slot;
+	for (size_t i = 0; numbered && i < n; i++) {
+		snprintf(nums[i], sizeof(nums[i]), "%zu", i + 1);
+		off += (size_t)snprintf(key + off, off < sizeof(key) ? sizeof(key) - off : 0, "%s%zu = %s",
+					i ? "; " : " (", i + 1, labels[i]);
+	}
+	if (numbered && off < sizeof(key))
+		snprintf(key + off, sizeof(key) - off, ")");
+	svg_axes(&s, &x, &y, NULL, ytitle, n > 8 ? NULL : numbered ? nums_p : labels, n <= 8 ? (int)n : 0);
 	for (size_t i = 0; i < n; i++)
 		for (size_t o = 0; o < t->nops; o++) {
 			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
@@ -497,9 +510,9 @@ static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 					     svg_map(&y, c->sum.ci95_high));
 		}
 	svg_legend_colored(&s, 80, 300, lg.names, lg.colors, lg.n);
-	snprintf(title, sizeof(title), "%s.%s %s: mean with 95%% confidence interval, per case", r0->suite, r0->test,
-		 r0->metric);
-	figure(f, svg_end(&s), title);
+	snprintf(caption, sizeof(caption), "%s.%s %s: mean with 95%% confidence interval, per case%s", r0->suite,
+		 r0->test, r0->metric, numbered ? key : "");
+	figure(f, svg_end(&s), caption);
 out:
 	for (size_t i = 0; owned && i < n; i++)
 		free(owned[i]);

@@ -261,6 +261,11 @@ assert "c.json" in legend and "a.json" not in legend and "half.json" not in lege
 both = [f for f in lat if "threads=2 max-prime=2000" in f]
 legend = re.findall(r'font-size="12">([^<]*)</text>', both[0])
 assert "a.json" in legend and "half.json" in legend and "c.json" not in legend, legend
+# case labels too wide for their bars: numbers under them, the labels in the caption
+bars = [f for f in figs if "per case" in f]
+assert len(bars) == 1 and "per case (1 = threads=1 max-prime=2000; 2 = threads=2 max-prime=2000; " \
+    "3 = threads=1 max-prime=3000)</figcaption>" in bars[0], bars
+assert re.search(r'font-size="11">3</text>', bars[0]) and "threads=1 max-prime=3000</text>" not in bars[0]
 PY
 expect 0 "report on five operands with long names" "$VMB" report "$T/base.json" "$T"/a-rather-long-operand-name-for-the-layout-*.json -o "$T/r5.html"
 chromium=$(command -v chromium || command -v chromium-browser || true)
