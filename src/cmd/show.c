@@ -14,6 +14,8 @@
 
 const struct vmb_opt show_opts[] = {
 	{ .name = "json", .type = OPT_BOOL, .help = "print the result document as JSON" },
+	{ .name = "all", .type = OPT_BOOL,
+	  .help = "every metric, also secondary ones whose 95% confidence interval is wider than their value" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
@@ -86,7 +88,7 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 	if (optset_bool(&own, "json"))
 		r = doc_write_file(doc, "-");
 	else {
-		text_print_result(stdout, doc);
+		text_print_result_all(stdout, doc, optset_bool(&own, "all"));
 		if (doc_interrupted(doc))
 			puts("interrupted: this run holds only the cases finished before it was stopped");
 		r = fflush(stdout) == 0 ? 0 : -EIO;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,35 +35,84 @@ int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs)
 	return 0;
 }
 
-static struct cmp_row *find_row(struct cmp_table *t, const char *suite, const char *test, const char *params,
-				const char *metric)
+/* FNV-1a over the four parts of a row's identity, each with its NUL. */
+static size_t row_hash(const char *suite, const char *test, const char *params, const char *metric)
 {
-	for (size_t i = 0; i < t->nrows; i++) {
-		struct cmp_row *r = &t->rows[i];
+	const char *parts[] = { suite, test, params, metric };
+	uint64_t h = 1469598103934665603ull;
 
-		if (!strcmp(r->suite, suite) && !strcmp(r->test, test) && !strcmp(r->params, params) &&
-		    !strcmp(r->metric, metric))
-			return r;
-	}
-	return NULL;
+	for (size_t i = 0; i < 4; i++)
+		for (const char *p = parts[i];; p++) {
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+			if (!*p)
+				break;
+		}
+	return (size_t)h;
 }
 
-static struct cmp_row *add_row(struct cmp_table *t, const char *suite, const char *test, const char *params,
-			       const json_t *m)
+static bool row_is(const struct cmp_row *r, size_t h, const char *suite, const char *test, const char *params,
+		   const char *metric)
 {
-	struct cmp_row *n = realloc(t->rows, (t->nrows + 1) * sizeof(*n)), *r;
+	return r->hash == h && !strcmp(r->suite, suite) && !strcmp(r->test, test) && !strcmp(r->params, params) &&
+	       !strcmp(r->metric, metric);
+}
+
+/* The slot of a row with this identity, or the free slot where it goes. */
+static size_t *index_slot(const struct cmp_table *t, size_t h, const char *suite, const char *test, const char *params,
+			  const char *metric)
+{
+	for (size_t i = h & (t->icap - 1);; i = (i + 1) & (t->icap - 1))
+		if (!t->index[i] || row_is(&t->rows[t->index[i] - 1], h, suite, test, params, metric))
+			return &t->index[i];
+}
+
+/* Keep the index at most half full: lookups stay O(1), the build linear. */
+static int index_grow(struct cmp_table *t)
+{
+	size_t ncap = t->icap ? t->icap * 2 : 1024, *old = t->index, ocap = t->icap;
+
+	if (t->icap && (t->nrows + 1) * 2 <= t->icap)
+		return 0;
+	t->index = calloc(ncap, sizeof(*t->index));
+	if (!t->index) {
+		t->index = old;
+		return -ENOMEM;
+	}
+	t->icap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i]) {
+			const struct cmp_row *r = &t->rows[old[i] - 1];
+
+			*index_slot(t, r->hash, r->suite, r->test, r->params, r->metric) = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+static struct cmp_row *add_row(struct cmp_table *t, size_t *slot, size_t h, const char *suite, const char *test,
+			       const char *params, const json_t *pobj, const json_t *m)
+{
+	struct cmp_row *n, *r;
 	const char *dir = json_string_value(json_object_get(m, "direction"));
 
-	if (!n)
-		return NULL;
-	t->rows = n;
+	if (t->nrows == t->rcap) {
+		size_t ncap = t->rcap ? t->rcap * 2 : 64;
+
+		n = realloc(t->rows, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		t->rows = n;
+		t->rcap = ncap;
+	}
 	r = &t->rows[t->nrows];
 	memset(r, 0, sizeof(*r));
 	r->suite = xstrdup(suite);
 	r->test = xstrdup(test);
 	r->params = xstrdup(params);
-	r->metric = xstrdup(json_string_value(json_object_get(m, "name")));
-	r->unit = xstrdup(json_string_value(json_object_get(m, "unit")));
+	r->pobj = pobj;
+	r->hash = h;
+	r->metric = xstrdup(json_string_value(json_object_get(m, "name")) ?: "");
+	r->unit = xstrdup(json_string_value(json_object_get(m, "unit")) ?: "");
 	r->higher_better = dir && !strcmp(dir, "higher");
 	r->headline = json_is_true(json_object_get(m, "headline"));
 	r->cells = calloc(t->nops, sizeof(*r->cells));
@@ -71,7 +121,23 @@ static struct cmp_row *add_row(struct cmp_table *t, const char *suite, const cha
 		return NULL;
 	}
 	t->nrows++;
+	*slot = t->nrows;
 	return r;
+}
+
+/* The row of this identity, added when it is new. */
+static struct cmp_row *row_of(struct cmp_table *t, const char *suite, const char *test, const char *params,
+			      const json_t *pobj, const json_t *m)
+{
+	const char *metric = json_string_value(json_object_get(m, "name")) ?: "";
+	size_t h = row_hash(suite, test, params, metric), *slot;
+
+	if (index_grow(t) < 0)
+		return NULL;
+	slot = index_slot(t, h, suite, test, params, metric);
+	if (*slot)
+		return &t->rows[*slot - 1];
+	return add_row(t, slot, h, suite, test, params, pobj, m);
 }
 
 static int cell_take(struct cmp_cell *c, const json_t *m)
@@ -102,18 +168,16 @@ int cmp_build(struct cmp_table *t)
 			json_array_foreach(json_object_get(doc, "suites"), i, s)
 				json_array_foreach(json_object_get(s, "tests"), j, te)
 					json_array_foreach(json_object_get(te, "cases"), k, c) {
-			char *params = json_dumps(json_object_get(c, "params"), JSON_SORT_KEYS | JSON_COMPACT);
+			const json_t *pobj = json_object_get(c, "params");
+			char *params = json_is_object(pobj) ? json_dumps(pobj, JSON_SORT_KEYS | JSON_COMPACT) : xstrdup("{}");
+			const char *sn = json_string_value(json_object_get(s, "name")) ?: "";
+			const char *tn = json_string_value(json_object_get(te, "name")) ?: "";
 
 			if (!params)
 				return -ENOMEM;
 			json_array_foreach(json_object_get(c, "metrics"), l, m) {
-				const char *sn = json_string_value(json_object_get(s, "name"));
-				const char *tn = json_string_value(json_object_get(te, "name"));
-				const char *mn = json_string_value(json_object_get(m, "name"));
-				struct cmp_row *r = find_row(t, sn, tn, params, mn);
+				struct cmp_row *r = row_of(t, sn, tn, params, pobj, m);
 
-				if (!r)
-					r = add_row(t, sn, tn, params, m);
 				if (!r || cell_take(&r->cells[o], m) < 0) {
 					free(params);
 					return -ENOMEM;
@@ -144,6 +208,7 @@ void cmp_table_release(struct cmp_table *t)
 	}
 	free(t->rows);
 	free(t->ops);
+	free(t->index);
 	cmp_table_init(t);
 }
 
@@ -197,24 +262,48 @@ bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f)
 	return f->all || r->headline;
 }
 
+void cmp_tally(const struct cmp_table *t, const struct cmp_filter *f, size_t op, struct cmp_tally *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cmp_row *r = &t->rows[i];
+		struct cmp_verdict v;
+
+		if (!cmp_row_selected(r, f))
+			continue;
+		cmp_judge(r, &r->cells[t->baseline], &r->cells[op], &v);
+		if (!v.comparable)
+			out->missing += r->cells[t->baseline].n || r->cells[op].n;
+		else if (!v.w.valid)
+			out->untested++;
+		else if (v.better > 0)
+			out->better++;
+		else if (v.better < 0)
+			out->worse++;
+		else
+			out->same++;
+	}
+}
+
+bool cmp_row_complete(const struct cmp_table *t, const struct cmp_row *r)
+{
+	for (size_t o = 0; o < t->nops; o++)
+		if (!r->cells[o].n)
+			return false;
+	return true;
+}
+
 void cmp_params_text(const char *json, char *buf, size_t len)
 {
 	json_t *o = json_loads(json, 0, NULL);
-	const char *k;
-	json_t *v;
-	size_t off = 0;
 
-	buf[0] = '\0';
-	json_object_foreach(o, k, v) {
-		char *s = json_dumps(v, JSON_ENCODE_ANY);
-		int n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, s ? s : "?");
-
-		free(s);
-		if (n < 0 || (size_t)n >= len - off)
-			break;
-		off += (size_t)n;
-	}
+	text_params(o, buf, len);
 	json_decref(o);
+}
+
+void cmp_row_params(const struct cmp_row *r, char *buf, size_t len)
+{
+	text_params(r->pobj, buf, len);
 }
 
 static void cell_text(const struct cmp_row *r, const struct cmp_cell *c, char *buf, size_t len)
@@ -226,40 +315,71 @@ static void cell_text(const struct cmp_row *r, const struct cmp_cell *c, char *b
 		return;
 	}
 	text_format_value(c->sum.mean, r->unit, val, sizeof(val));
-	if (c->n > 1 && c->sum.mean != 0)
+	if (c->n > 1 && c->sum.mean != 0 && isfinite(c->sum.ci95_high))
 		snprintf(buf, len, "%s ±%.1f%%", val, 100 * (c->sum.ci95_high - c->sum.mean) / fabs(c->sum.mean));
 	else
 		snprintf(buf, len, "%s (n=%zu)", val, c->n);
 }
 
-static void verdict_text(const struct cmp_row *r, const struct cmp_verdict *v, const struct cmp_cell *base,
-			 const struct cmp_cell *op, char *buf, size_t len)
+/* What one operand's cell says against the baseline's, in a few words. */
+static void verdict_text(const struct cmp_table *t, const struct cmp_row *r, size_t o, char *buf, size_t len)
 {
+	const struct cmp_cell *base = &r->cells[t->baseline], *op = &r->cells[o];
+	struct cmp_verdict v;
 	char words[32];
 
-	if (!v->comparable) {
-		snprintf(buf, len, "%s", !op->n ? "missing here" : !base->n ? "only here" : "");
+	cmp_judge(r, base, op, &v);
+	if (!v.comparable) {
+		if (!base->n && !op->n)
+			snprintf(buf, len, "in neither");
+		else
+			snprintf(buf, len, "missing in %s", !op->n ? t->ops[o].name : t->ops[t->baseline].name);
 		return;
 	}
-	cmp_ratio_words(r, v, words, sizeof(words));
-	if (!v->w.valid)
-		snprintf(buf, len, "%+.1f%%%s%s (too few samples to test)", v->gap_pct, *words ? ", " : "", words);
-	else if (v->better == 0)
-		snprintf(buf, len, "%+.1f%% no significant difference (p=%.2g)", v->gap_pct, v->w.p);
+	cmp_ratio_words(r, &v, words, sizeof(words));
+	if (!isfinite(v.gap_pct))
+		snprintf(buf, len, "%s", v.better > 0 ? "better" : v.better < 0 ? "worse" : "inconclusive");
+	else if (!v.w.valid)
+		snprintf(buf, len, "%+.1f%% inconclusive (too few samples)", v.gap_pct);
+	else if (v.better == 0)
+		snprintf(buf, len, "%+.1f%% same (p=%.2g)", v.gap_pct, v.w.p);
 	else
-		snprintf(buf, len, "%+.1f%%%s%s %s (p=%.2g)", v->gap_pct, *words ? " " : "", words,
-			 v->better > 0 ? "better" : "worse", v->w.p);
+		snprintf(buf, len, "%+.1f%%%s%s %s (p=%.2g)", v.gap_pct, *words ? " " : "", words,
+			 v.better > 0 ? "better" : "worse", v.w.p);
 }
 
+/* The word the machine-readable formats give a verdict. */
+static const char *verdict_word(const struct cmp_verdict *v)
+{
+	if (!v->comparable)
+		return "missing";
+	if (!v->w.valid)
+		return "inconclusive";
+	return v->better > 0 ? "better" : v->better < 0 ? "worse" : "same";
+}
+
+/* RFC 4180: every text field quoted, quotes doubled, records end in CRLF. */
 static void csv_field(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
+	for (; s && *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/* A finite number, or an empty CSV field. */
+static void csv_num(FILE *f, const char *fmt, double x)
+{
+	if (isfinite(x))
+		fprintf(f, fmt, x);
+}
+
+static json_t *json_num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
 }
 
 static int print_json(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
@@ -285,26 +405,30 @@ static int print_json(FILE *f, const struct cmp_table *t, const struct cmp_filte
 				json_array_append_new(cells, json_null());
 				continue;
 			}
-			cell = json_pack("{s:I, s:f, s:f, s:f}", "n", (json_int_t)c->n, "mean", c->sum.mean,
-					 "ci95_low", c->sum.ci95_low, "ci95_high", c->sum.ci95_high);
+			cell = json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)c->n, "mean", json_num(c->sum.mean),
+					 "ci95_low", json_num(c->sum.ci95_low), "ci95_high", json_num(c->sum.ci95_high));
 			cmp_judge(r, &r->cells[t->baseline], c, &v);
 			if (o != t->baseline && v.comparable) {
-				json_object_set_new(cell, "gap_pct", isfinite(v.gap_pct) ? json_real(v.gap_pct) : json_null());
-				json_object_set_new(cell, "verdict", json_string(v.better > 0 ? "better" : v.better < 0 ? "worse"
-										      : "no significant difference"));
+				json_object_set_new(cell, "gap_pct", json_num(v.gap_pct));
+				json_object_set_new(cell, "verdict", json_string(!v.w.valid ? "too few samples to test"
+										 : v.better > 0 ? "better"
+										 : v.better < 0 ? "worse"
+												: "no significant difference"));
 				if (v.w.valid) {
-					json_object_set_new(cell, "p", json_real(v.w.p));
-					json_object_set_new(cell, "diff_ci95", json_pack("[f, f]", v.w.ci_low, v.w.ci_high));
+					json_object_set_new(cell, "p", json_num(v.w.p));
+					json_object_set_new(cell, "diff_ci95", json_pack("[o, o]", json_num(v.w.ci_low),
+											 json_num(v.w.ci_high)));
 				}
 			}
 			json_array_append_new(cells, cell);
 		}
 		json_array_append_new(rows, json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:b, s:o}", "suite", r->suite,
-			"test", r->test, "params", json_loads(r->params, 0, NULL), "metric", r->metric, "unit", r->unit,
-			"direction", r->higher_better ? "higher" : "lower", "headline", r->headline, "cells", cells));
+			"test", r->test, "params", r->pobj ? json_incref((json_t *)r->pobj) : json_object(), "metric",
+			r->metric, "unit", r->unit, "direction", r->higher_better ? "higher" : "lower", "headline",
+			r->headline, "cells", cells));
 	}
 	out = json_pack("{s:o, s:o}", "operands", ops, "metrics", rows);
-	if (json_dumpf(out, f, JSON_INDENT(2)) < 0) {
+	if (!out || json_dumpf(out, f, JSON_INDENT(2)) < 0) {
 		json_decref(out);
 		return -EIO;
 	}
@@ -313,119 +437,304 @@ static int print_json(FILE *f, const struct cmp_table *t, const struct cmp_filte
 	return 0;
 }
 
-int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, enum cmp_format fmt, bool color)
+static void print_csv(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
 {
-	size_t wtest = 4, wpar = 6, wmet = 6, wcell = 10;
 	char buf[512];
 
-	if (fmt == CMP_JSON)
-		return print_json(f, t, flt);
-	if (fmt == CMP_CSV) {
-		fputs("suite,test,params,metric,unit,direction,operand,baseline,n,mean,ci95_low,ci95_high,gap_pct,verdict,p\n", f);
-		for (size_t i = 0; i < t->nrows; i++) {
-			const struct cmp_row *r = &t->rows[i];
-
-			if (!cmp_row_selected(r, flt))
-				continue;
-			for (size_t o = 0; o < t->nops; o++) {
-				const struct cmp_cell *c = &r->cells[o];
-				struct cmp_verdict v;
-
-				if (!c->n)
-					continue;
-				cmp_judge(r, &r->cells[t->baseline], c, &v);
-				cmp_params_text(r->params, buf, sizeof(buf));
-				csv_field(f, r->suite), fputc(',', f), csv_field(f, r->test), fputc(',', f);
-				csv_field(f, buf), fputc(',', f), csv_field(f, r->metric), fputc(',', f);
-				csv_field(f, r->unit), fputc(',', f);
-				fprintf(f, "%s,", r->higher_better ? "higher" : "lower");
-				csv_field(f, t->ops[o].name);
-				fprintf(f, ",%s,%zu,%.17g,%.17g,%.17g,", o == t->baseline ? "true" : "false", c->n, c->sum.mean,
-					c->sum.ci95_low, c->sum.ci95_high);
-				if (o != t->baseline && v.comparable && isfinite(v.gap_pct))
-					fprintf(f, "%.6g,%s,", v.gap_pct, v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
-				else
-					fputs(",,", f);
-				if (o != t->baseline && v.w.valid)
-					fprintf(f, "%.6g", v.w.p);
-				fputc('\n', f);
-			}
-		}
-		return 0;
-	}
-	/* Text and Markdown: one row per metric, a column per operand. */
+	fputs("suite,test,params,metric,unit,direction,operand,baseline,n,mean,ci95_low,ci95_high,gap_pct,verdict,p\r\n", f);
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct cmp_row *r = &t->rows[i];
 
 		if (!cmp_row_selected(r, flt))
 			continue;
-		cmp_params_text(r->params, buf, sizeof(buf));
-		wtest = strlen(r->suite) + strlen(r->test) + 1 > wtest ? strlen(r->suite) + strlen(r->test) + 1 : wtest;
-		wpar = strlen(buf) > wpar ? strlen(buf) : wpar;
-		wmet = strlen(r->metric) > wmet ? strlen(r->metric) : wmet;
-	}
-	for (size_t o = 0; o < t->nops; o++)
-		wcell = strlen(t->ops[o].name) + 11 > wcell ? strlen(t->ops[o].name) + 11 : wcell;
-	if (wcell < 18)
-		wcell = 18;
-	if (fmt == CMP_MARKDOWN) {
-		fputs("| test | params | metric |", f);
-		for (size_t o = 0; o < t->nops; o++)
-			fprintf(f, " %s%s |%s", t->ops[o].name, o == t->baseline ? " (baseline)" : "",
-				o == t->baseline ? "" : " vs baseline |");
-		fputs("\n|---|---|---|", f);
-		for (size_t o = 0; o < t->nops; o++)
-			fputs(o == t->baseline ? "---:|" : "---:|---|", f);
-		fputc('\n', f);
-	} else {
-		fprintf(f, "%-*s  %-*s  %-*s", (int)wtest, "TEST", (int)wpar, "PARAMS", (int)wmet, "METRIC");
-		for (size_t o = 0; o < t->nops; o++) {
-			char head[160];
-
-			snprintf(head, sizeof(head), "%s%s", t->ops[o].name, o == t->baseline ? " (baseline)" : "");
-			fprintf(f, "  %-*s", (int)wcell, head);
-			if (o != t->baseline)
-				fprintf(f, "  %-36s", "VS BASELINE");
-		}
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < t->nrows; i++) {
-		const struct cmp_row *r = &t->rows[i];
-		char test[160];
-
-		if (!cmp_row_selected(r, flt))
-			continue;
-		cmp_params_text(r->params, buf, sizeof(buf));
-		snprintf(test, sizeof(test), "%s.%s", r->suite, r->test);
-		if (fmt == CMP_MARKDOWN)
-			fprintf(f, "| %s | %s | %s (%s) |", test, buf, r->metric, r->unit);
-		else
-			fprintf(f, "%-*s  %-*s  %-*s", (int)wtest, test, (int)wpar, buf, (int)wmet, r->metric);
+		cmp_row_params(r, buf, sizeof(buf));
 		for (size_t o = 0; o < t->nops; o++) {
 			const struct cmp_cell *c = &r->cells[o];
-			char cell[96], verdict[160];
 			struct cmp_verdict v;
 
-			cell_text(r, c, cell, sizeof(cell));
-			cmp_judge(r, &r->cells[t->baseline], c, &v);
-			verdict_text(r, &v, &r->cells[t->baseline], c, verdict, sizeof(verdict));
-			if (fmt == CMP_MARKDOWN) {
-				fprintf(f, " %s |", cell);
-				if (o != t->baseline)
-					fprintf(f, " %s |", verdict);
+			if (!c->n)
 				continue;
+			cmp_judge(r, &r->cells[t->baseline], c, &v);
+			csv_field(f, r->suite), fputc(',', f), csv_field(f, r->test), fputc(',', f);
+			csv_field(f, buf), fputc(',', f), csv_field(f, r->metric), fputc(',', f);
+			csv_field(f, r->unit), fputc(',', f);
+			fprintf(f, "%s,", r->higher_better ? "higher" : "lower");
+			csv_field(f, t->ops[o].name);
+			fprintf(f, ",%s,%zu,", o == t->baseline ? "true" : "false", c->n);
+			csv_num(f, "%.17g", c->sum.mean), fputc(',', f);
+			csv_num(f, "%.17g", c->sum.ci95_low), fputc(',', f);
+			csv_num(f, "%.17g", c->sum.ci95_high), fputc(',', f);
+			if (o != t->baseline && v.comparable) {
+				csv_num(f, "%.6g", v.gap_pct);
+				fprintf(f, ",%s,", verdict_word(&v));
+			} else {
+				fputs(",,", f);
 			}
-			fprintf(f, "  %-*s", (int)wcell, cell);
+			if (o != t->baseline && v.w.valid)
+				csv_num(f, "%.6g", v.w.p);
+			fputs("\r\n", f);
+		}
+	}
+}
+
+/* Markdown cell text: a | or a line break would end the cell. */
+static void md_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+}
+
+static void print_markdown(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
+{
+	char buf[512], cell[96], verdict[320];
+
+	fputs("| test | params | metric |", f);
+	for (size_t o = 0; o < t->nops; o++) {
+		fputc(' ', f);
+		md_text(f, t->ops[o].name);
+		fputs(o == t->baseline ? " (baseline) |" : " | vs baseline |", f);
+	}
+	fputs("\n|---|---|---|", f);
+	for (size_t o = 0; o < t->nops; o++)
+		fputs(o == t->baseline ? "---:|" : "---:|---|", f);
+	fputc('\n', f);
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cmp_row *r = &t->rows[i];
+
+		if (!cmp_row_selected(r, flt))
+			continue;
+		cmp_row_params(r, buf, sizeof(buf));
+		fputs("| ", f), md_text(f, r->suite), fputc('.', f), md_text(f, r->test), fputs(" | ", f);
+		md_text(f, buf), fputs(" | ", f), md_text(f, r->metric), fputs(" (", f), md_text(f, r->unit), fputs(") |", f);
+		for (size_t o = 0; o < t->nops; o++) {
+			cell_text(r, &r->cells[o], cell, sizeof(cell));
+			fputc(' ', f), md_text(f, cell), fputs(" |", f);
 			if (o == t->baseline)
 				continue;
-			if (color && v.better)
-				fprintf(f, "  \033[%sm%-36s\033[0m", v.better > 0 ? "32" : "31", verdict);
-			else
-				fprintf(f, "  %-36s", verdict);
+			verdict_text(t, r, o, verdict, sizeof(verdict));
+			fputc(' ', f), md_text(f, verdict), fputs(" |", f);
 		}
 		fputc('\n', f);
 	}
-	return 0;
+}
+
+/* Terminal columns of UTF-8 text (every character one column wide). */
+static size_t cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* s cut to w columns at a character boundary, "~" marking the cut, into buf. */
+static void fit(const char *s, size_t w, char *buf, size_t len)
+{
+	size_t c = 0, i = 0;
+
+	if (cols(s) <= w) {
+		snprintf(buf, len, "%s", s);
+		return;
+	}
+	for (; s[i] && i + 2 < len; i++) {
+		if (((unsigned char)s[i] & 0xC0) != 0x80 && ++c > w - 1)
+			break;
+		buf[i] = s[i];
+	}
+	buf[i++] = '~';
+	buf[i] = '\0';
+}
+
+/* s in a column of w: cut to fit, padded with spaces (none after the last column). */
+static void column(FILE *f, const char *s, size_t w, bool pad, const char *color)
+{
+	char buf[512];
+
+	fit(s, w, buf, sizeof(buf));
+	if (color)
+		fprintf(f, "\033[%sm%s\033[0m", color, buf);
+	else
+		fputs(buf, f);
+	for (size_t n = cols(buf); pad && n < w; n++)
+		fputc(' ', f);
+}
+
+static size_t umax(size_t a, size_t b)
+{
+	return a > b ? a : b;
+}
+
+static size_t umin(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+static const char *verdict_color(const struct cmp_table *t, const struct cmp_row *r, size_t o, bool color)
+{
+	struct cmp_verdict v;
+
+	if (!color)
+		return NULL;
+	cmp_judge(r, &r->cells[t->baseline], &r->cells[o], &v);
+	return v.better > 0 ? "32" : v.better < 0 ? "31" : NULL;
+}
+
+#define TEXT_WIDTH 120
+
+/* An operand in a column: its name, or "#k" when some name does not fit
+ * (the lines at the top say which name #k is). */
+static void op_label(const struct cmp_table *t, size_t o, bool numbered, char *buf, size_t len)
+{
+	if (numbered)
+		snprintf(buf, len, "#%zu%s", o + 1, o == t->baseline ? " (baseline)" : "");
+	else
+		snprintf(buf, len, "%s%s", t->ops[o].name, o == t->baseline ? " (baseline)" : "");
+}
+
+/* Text: metrics grouped under their case ("cpu.prime  threads=1 max-prime=2000").
+ * With a column per operand and one per verdict when that fits in 120
+ * columns, else a line per operand under each metric. A tally closes it. */
+static void print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, bool color)
+{
+	size_t wmet = 6, wval = 5, wverd = 7, wname = 4, wide = 0, prev = SIZE_MAX;
+	char buf[512], cell[96], verdict[320];
+	bool numbered = false;
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cmp_row *r = &t->rows[i];
+
+		if (!cmp_row_selected(r, flt))
+			continue;
+		wmet = umax(wmet, cols(r->metric));
+		for (size_t o = 0; o < t->nops; o++) {
+			cell_text(r, &r->cells[o], cell, sizeof(cell));
+			wval = umax(wval, cols(cell));
+			if (o == t->baseline)
+				continue;
+			verdict_text(t, r, o, verdict, sizeof(verdict));
+			wverd = umax(wverd, cols(verdict));
+		}
+	}
+	for (size_t o = 0; o < t->nops; o++)
+		wname = umax(wname, cols(t->ops[o].name) + (o == t->baseline ? 11 : 0));
+	wmet = umin(wmet, 28);
+	wval = umin(wval, 24);
+	wverd = umin(wverd, 44);
+	/* wide: each operand's value under its name, its verdict beside it */
+	if (2 + wmet + t->nops * (2 + wval) + (t->nops - 1) * (2 + wverd) <= TEXT_WIDTH) {
+		wide = umax(wval, umin(wname, 24));
+		while (wide > wval && 2 + wmet + t->nops * (2 + wide) + (t->nops - 1) * (2 + wverd) > TEXT_WIDTH)
+			wide--;
+		numbered = wname > wide;
+	} else {
+		size_t room = TEXT_WIDTH - (2 + wmet + 2 + 2 + wval + 2 + wverd);
+
+		numbered = wname > room;
+		wname = numbered ? 4 + 11 : wname;
+	}
+	for (size_t o = 0; o < t->nops; o++) {
+		size_t runs = json_array_size(t->ops[o].docs);
+
+		snprintf(buf, sizeof(buf), "#%zu %s%s, %zu run%s", o + 1, t->ops[o].name,
+			 o == t->baseline ? " (baseline)" : "", runs, runs == 1 ? "" : "s");
+		column(f, buf, TEXT_WIDTH, false, NULL);
+		fputc('\n', f);
+	}
+	if (wide) {
+		fputs("  ", f);
+		column(f, "METRIC", wmet, true, NULL);
+		for (size_t o = 0; o < t->nops; o++) {
+			op_label(t, o, numbered, buf, sizeof(buf));
+			fputs("  ", f);
+			column(f, buf, wide, o + 1 < t->nops || o != t->baseline, NULL);
+			if (o != t->baseline) {
+				fputs("  ", f);
+				column(f, "VS BASELINE", wverd, o + 1 < t->nops, NULL);
+			}
+		}
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cmp_row *r = &t->rows[i];
+
+		if (!cmp_row_selected(r, flt))
+			continue;
+		if (prev == SIZE_MAX || strcmp(t->rows[prev].suite, r->suite) || strcmp(t->rows[prev].test, r->test) ||
+		    strcmp(t->rows[prev].params, r->params)) {
+			char p[400];
+
+			cmp_row_params(r, p, sizeof(p));
+			snprintf(buf, sizeof(buf), "%s.%s%s%s", r->suite, r->test, *p ? "  " : "", p);
+			column(f, buf, TEXT_WIDTH, false, NULL);
+			fputc('\n', f);
+		}
+		prev = i;
+		fputs("  ", f);
+		column(f, r->metric, wmet, true, NULL);
+		for (size_t o = 0; o < t->nops; o++) {
+			bool last = o + 1 == t->nops;
+
+			cell_text(r, &r->cells[o], cell, sizeof(cell));
+			if (o != t->baseline)
+				verdict_text(t, r, o, verdict, sizeof(verdict));
+			if (wide) {
+				fputs("  ", f);
+				column(f, cell, wide, !last || o != t->baseline, NULL);
+				if (o != t->baseline) {
+					fputs("  ", f);
+					column(f, verdict, wverd, !last, verdict_color(t, r, o, color));
+				}
+				continue;
+			}
+			if (o) {
+				fputs("\n  ", f);
+				column(f, "", wmet, true, NULL);
+			}
+			fputs("  ", f);
+			op_label(t, o, numbered, buf, sizeof(buf));
+			column(f, buf, wname, true, NULL);
+			fputs("  ", f);
+			column(f, cell, wval, o != t->baseline, NULL);
+			if (o != t->baseline) {
+				fputs("  ", f);
+				column(f, verdict, wverd, false, verdict_color(t, r, o, color));
+			}
+		}
+		fputc('\n', f);
+	}
+	for (size_t o = 0; o < t->nops; o++) {
+		struct cmp_tally n;
+
+		if (o == t->baseline)
+			continue;
+		cmp_tally(t, flt, o, &n);
+		snprintf(buf, sizeof(buf), "%s vs %s: %zu better, %zu worse, %zu same, %zu inconclusive, %zu missing",
+			 t->ops[o].name, t->ops[t->baseline].name, n.better, n.worse, n.same, n.untested, n.missing);
+		column(f, buf, TEXT_WIDTH, false, NULL);
+		fputc('\n', f);
+	}
+}
+
+int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, enum cmp_format fmt, bool color)
+{
+	switch (fmt) {
+	case CMP_JSON:
+		return print_json(f, t, flt);
+	case CMP_CSV:
+		print_csv(f, t, flt);
+		break;
+	case CMP_MARKDOWN:
+		print_markdown(f, t, flt);
+		break;
+	case CMP_TEXT:
+		print_text(f, t, flt, color);
+		break;
+	}
+	return ferror(f) ? -EIO : 0;
 }
 
 size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, double pct)
@@ -446,7 +755,7 @@ size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filt
 			cmp_judge(r, &r->cells[t->baseline], &r->cells[o], &v);
 			if (v.better >= 0 || !(fabs(v.gap_pct) > pct))
 				continue;
-			cmp_params_text(r->params, p, sizeof(p));
+			cmp_row_params(r, p, sizeof(p));
 			fprintf(f, "  %s.%s %s %s: %+.1f%% in %s (p=%.2g)\n", r->suite, r->test, p, r->metric, v.gap_pct,
 				t->ops[o].name, v.w.p);
 			n++;

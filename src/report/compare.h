@@ -20,7 +20,9 @@ struct cmp_cell {
 };
 
 struct cmp_row {
-	char *suite, *test, *params, *metric, *unit; /* params: compact JSON, keys sorted */
+	char *suite, *test, *params, *metric, *unit; /* params: compact JSON, keys sorted (the identity) */
+	const json_t *pobj; /* the params object as the first document lists them (borrowed, run's order) */
+	size_t hash;        /* of suite, test, params and metric, for the row index */
 	bool higher_better, headline;
 	struct cmp_cell *cells; /* one per operand */
 };
@@ -34,7 +36,8 @@ struct cmp_table {
 	struct cmp_operand *ops;
 	size_t nops, baseline;
 	struct cmp_row *rows;
-	size_t nrows;
+	size_t nrows, rcap;
+	size_t *index, icap; /* open addressing over rows: row number + 1, 0 = free */
 };
 
 /* What a non-baseline cell says against the baseline cell. */
@@ -47,8 +50,10 @@ struct cmp_verdict {
 };
 
 void cmp_table_init(struct cmp_table *t);
-/* "threads=2 bs=4096" from a row's params JSON */
+/* "bs=4096 threads=2" from params JSON (keys sorted) */
 void cmp_params_text(const char *json, char *buf, size_t len);
+/* "threads=2 bs=4096": a row's params as run prints them, in the document's order */
+void cmp_row_params(const struct cmp_row *r, char *buf, size_t len);
 /* Take an operand: name and its documents (steals the reference to docs). */
 int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs);
 /* Build the rows from the operands' documents. */
@@ -64,6 +69,16 @@ struct cmp_filter {
 	bool all;
 };
 bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f);
+
+/* How one operand's selected metrics fare against the baseline. */
+struct cmp_tally {
+	size_t better, worse, same;
+	size_t untested; /* both sides present, too few samples for the test */
+	size_t missing;  /* on one side only */
+};
+void cmp_tally(const struct cmp_table *t, const struct cmp_filter *f, size_t op, struct cmp_tally *out);
+/* Whether every operand has the row's metric. */
+bool cmp_row_complete(const struct cmp_table *t, const struct cmp_row *r);
 
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON };
 int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, enum cmp_format fmt, bool color);

@@ -1,4 +1,7 @@
-/* HTML report: tables and charts from a comparison table. */
+/* HTML report: tables and charts from a comparison table. Every string that
+ * comes from a document (names, params, units, labels, notes, fingerprint) is
+ * escaped where it is printed: a result a guest sent in must not put markup
+ * or script into the page. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,20 +12,28 @@
 #include "text.h"
 #include "../core/banned.h"
 
+/* Below 700 px the comparison tables turn into one card per metric, each
+ * value labelled (data-label), so the verdict is on screen on a phone. */
 static const char css[] =
-	"body{font-family:system-ui,sans-serif;max-width:1100px;margin:0 auto;padding:0 12px;color:#222}"
+	"body{font-family:system-ui,sans-serif;max-width:1200px;margin:0 auto;padding:0 12px;color:#222}"
 	"h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}"
 	".scroll{overflow-x:auto}table{border-collapse:collapse;font-size:13px;margin:8px 0}"
-	"th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}"
-	"th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}thead th{background:#f2f2f2}"
-	".better{color:#060}.worse{color:#b00}.same{color:#666}"
-	".charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;flex:1 1 480px;max-width:540px}"
+	"th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}"
+	"th:first-child,td:first-child{text-align:left}thead th{background:#f2f2f2}"
+	"td.what{text-align:left;min-width:12em;max-width:26em}td.v{white-space:nowrap}"
+	"td.vd,th.vd{text-align:left;min-width:8em;max-width:16em}small{color:#555}"
+	".better{color:#060}.worse{color:#b00}.same{color:#666}p.tally{font-size:1.05em}"
+	".charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;flex:1 1 480px;max-width:580px}"
 	"figcaption{font-size:13px;color:#444}svg.chart{width:100%;height:auto}"
 	"details{margin:6px 0}summary{cursor:pointer}"
-	"@media (max-width:600px){body{padding:0 6px}table{font-size:11px}}"
+	"@media (max-width:700px){body{padding:0 6px}table{font-size:12px}"
+	"table.cmp,table.cmp tbody,table.cmp tr,table.cmp td{display:block}table.cmp thead{display:none}"
+	"table.cmp tr{border:1px solid #ccc;margin:6px 0;padding:2px 0}"
+	"table.cmp td{border:none;text-align:left;max-width:none;white-space:normal}"
+	"table.cmp td[data-label]::before{content:attr(data-label) \": \";color:#444}}"
 	"@media print{.charts figure{break-inside:avoid}details{break-inside:avoid}}";
 
-static void esc(FILE *f, const char *s)
+void html_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -30,72 +41,304 @@ static void esc(FILE *f, const char *s)
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
 		default: fputc(*s, f); break;
 		}
 	}
 }
 
-static void table(FILE *f, const struct cmp_table *t, bool all, const char *id)
+static void esc(FILE *f, const char *s)
 {
-	fprintf(f, "<div class=\"scroll\"><table id=\"%s\"><thead><tr><th>test</th><th>params</th><th>metric</th>", id);
+	html_escape(f, s);
+}
+
+/* Rows by (suite, test, params): where a headline rate finds its case's latency. */
+static int by_case(const void *a, const void *b)
+{
+	const struct cmp_row *x = *(const struct cmp_row *const *)a, *y = *(const struct cmp_row *const *)b;
+	int c = strcmp(x->suite, y->suite);
+
+	if (!c)
+		c = strcmp(x->test, y->test);
+	if (!c)
+		c = strcmp(x->params, y->params);
+	return c;
+}
+
+/* Equal cases in table order: the first latency metric of a case wins. */
+static int by_case_then_order(const void *a, const void *b)
+{
+	const struct cmp_row *x = *(const struct cmp_row *const *)a, *y = *(const struct cmp_row *const *)b;
+	int c = by_case(a, b);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+struct latency_index {
+	const struct cmp_row **rows; /* rows with a histogram, sorted by case */
+	size_t n;
+};
+
+static bool has_hist(const struct cmp_table *t, const struct cmp_row *r)
+{
+	for (size_t o = 0; o < t->nops; o++)
+		if (r->cells[o].hist)
+			return true;
+	return false;
+}
+
+static int latency_index_build(const struct cmp_table *t, struct latency_index *li)
+{
+	li->n = 0;
+	li->rows = calloc(t->nrows ? t->nrows : 1, sizeof(*li->rows));
+	if (!li->rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nrows; i++)
+		if (has_hist(t, &t->rows[i]))
+			li->rows[li->n++] = &t->rows[i];
+	qsort(li->rows, li->n, sizeof(*li->rows), by_case_then_order);
+	return 0;
+}
+
+/* The latency row of r's case (r itself when it has a histogram), or NULL. */
+static const struct cmp_row *latency_of(const struct latency_index *li, const struct cmp_table *t,
+					const struct cmp_row *r)
+{
+	const struct cmp_row **hit;
+
+	if (has_hist(t, r))
+		return r;
+	hit = bsearch(&r, li->rows, li->n, sizeof(*li->rows), by_case);
+	if (!hit)
+		return NULL;
+	while (hit > li->rows && !by_case(hit - 1, &r))
+		hit--;
+	return *hit;
+}
+
+/* " p99 clat 1.2 ms" from a histogram, or "" when it has no valid p99. */
+static void p99_text(const struct cmp_row *lat, const json_t *h, char *buf, size_t len)
+{
+	const json_t *p = json_object_get(json_object_get(h, "percentiles"), "p99");
+	const char *unit = json_string_value(json_object_get(h, "unit"));
+	char val[48];
+
+	buf[0] = '\0';
+	if (!json_is_number(p) || !isfinite(json_number_value(p)) || json_number_value(p) < 0)
+		return;
+	text_format_value(json_number_value(p), unit ? unit : lat->unit, val, sizeof(val));
+	snprintf(buf, len, "p99 %s %s", lat->metric, val);
+}
+
+/* The verdict's label in the phone layout: "b vs a". */
+static void label(FILE *f, const struct cmp_table *t, size_t o)
+{
+	esc(f, t->ops[o].name);
+	fputs(" vs ", f);
+	esc(f, t->ops[t->baseline].name);
+}
+
+static void verdict_cell(FILE *f, const struct cmp_table *t, const struct cmp_row *r, size_t o)
+{
+	const struct cmp_cell *c = &r->cells[o], *b = &r->cells[t->baseline];
+	struct cmp_verdict v;
+	char words[32];
+
+	fputs("<td class=\"vd", f);
+	cmp_judge(r, b, c, &v);
+	cmp_ratio_words(r, &v, words, sizeof(words));
+	if (!v.comparable) {
+		fputs(" same\" data-label=\"", f);
+		label(f, t, o);
+		fputs("\">", f);
+		fputs(!c->n && !b->n ? "in neither" : "missing in ", f);
+		if (c->n || b->n)
+			esc(f, !c->n ? t->ops[o].name : t->ops[t->baseline].name);
+	} else if (!v.w.valid || !isfinite(v.gap_pct)) {
+		fputs(" same\" data-label=\"", f);
+		label(f, t, o);
+		fputs("\">", f);
+		if (isfinite(v.gap_pct))
+			fprintf(f, "%+.1f%% ", v.gap_pct);
+		fputs("<small>(too few samples to test)</small>", f);
+	} else {
+		fprintf(f, " %s\" data-label=\"", v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
+		label(f, t, o);
+		fprintf(f, "\">%+.1f%%%s%s %s <small>(p=%.2g)</small>", v.gap_pct, *words ? " " : "", words,
+			v.better > 0 ? "better" : v.better < 0 ? "worse" : "no significant difference", v.w.p);
+	}
+	fputs("</td>", f);
+}
+
+static void value_cell(FILE *f, const struct cmp_table *t, const struct cmp_row *r, const struct cmp_row *lat,
+		       size_t o)
+{
+	const struct cmp_cell *c = &r->cells[o];
+	char val[48], p99[160] = "";
+
+	fputs("<td class=\"v\" data-label=\"", f);
+	esc(f, t->ops[o].name);
+	fputs("\">", f);
+	if (!c->n) {
+		fputs("-</td>", f);
+		return;
+	}
+	text_format_value(c->sum.mean, r->unit, val, sizeof(val));
+	esc(f, val);
+	if (c->n > 1 && c->sum.mean != 0 && isfinite(c->sum.ci95_high))
+		fprintf(f, " <small>±%.1f%%</small>", 100 * (c->sum.ci95_high - c->sum.mean) / fabs(c->sum.mean));
+	if (lat)
+		p99_text(lat, lat->cells[o].hist, p99, sizeof(p99));
+	if (*p99) {
+		fputs("<br><small>", f);
+		esc(f, p99);
+		fputs("</small>", f);
+	}
+	fputs("</td>", f);
+}
+
+/* A comparison table of the given rows: what was measured, the verdicts
+ * against the baseline (first, so that they are on screen without
+ * scrolling), then each operand's mean with its 95% CI (and p99 when the
+ * case has a latency histogram). */
+static void table(FILE *f, const struct cmp_table *t, const struct latency_index *li, const size_t *rows, size_t n,
+		  const char *id)
+{
+	const char *base = t->ops[t->baseline].name;
+
+	fputs("<div class=\"scroll\"><table class=\"cmp\"", f);
+	if (id)
+		fprintf(f, " id=\"%s\"", id);
+	fputs("><thead><tr><th>metric</th>", f);
+	for (size_t o = 0; o < t->nops; o++) {
+		if (o == t->baseline)
+			continue;
+		fputs("<th class=\"vd\">", f);
+		esc(f, t->ops[o].name);
+		fputs(" vs ", f);
+		esc(f, base);
+		fputs("</th>", f);
+	}
 	for (size_t o = 0; o < t->nops; o++) {
 		fputs("<th>", f);
 		esc(f, t->ops[o].name);
-		fputs(o == t->baseline ? " (baseline)</th>" : "</th><th>vs baseline</th>", f);
+		fputs(o == t->baseline ? " (baseline)</th>" : "</th>", f);
 	}
 	fputs("</tr></thead><tbody>\n", f);
-	for (size_t i = 0; i < t->nrows; i++) {
-		const struct cmp_row *r = &t->rows[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct cmp_row *r = &t->rows[rows[i]];
 		char p[512];
 
-		if (!all && !r->headline)
-			continue;
-		cmp_params_text(r->params, p, sizeof(p));
-		fprintf(f, "<tr><td>%s.%s</td><td>", r->suite, r->test);
-		esc(f, p);
-		fputs("</td><td>", f);
+		cmp_row_params(r, p, sizeof(p));
+		fputs("<tr><td class=\"what\">", f);
+		esc(f, r->suite);
+		fputc('.', f);
+		esc(f, r->test);
+		fputs(" <b>", f);
 		esc(f, r->metric);
-		fprintf(f, " <small>(%s, %s is better)</small></td>", r->unit, r->higher_better ? "higher" : "lower");
-		for (size_t o = 0; o < t->nops; o++) {
-			const struct cmp_cell *c = &r->cells[o];
-			struct cmp_verdict v;
-			char val[48], words[32];
-
-			if (!c->n) {
-				fputs(o == t->baseline ? "<td>-</td>" : "<td>-</td><td class=\"same\">missing here</td>", f);
-				continue;
-			}
-			text_format_value(c->sum.mean, r->unit, val, sizeof(val));
-			fprintf(f, "<td>%s", val);
-			if (c->n > 1 && c->sum.mean != 0)
-				fprintf(f, " ±%.1f%%", 100 * (c->sum.ci95_high - c->sum.mean) / fabs(c->sum.mean));
-			fputs("</td>", f);
-			if (o == t->baseline)
-				continue;
-			cmp_judge(r, &r->cells[t->baseline], c, &v);
-			cmp_ratio_words(r, &v, words, sizeof(words));
-			if (!v.comparable)
-				fputs("<td class=\"same\">only here</td>", f);
-			else if (!v.w.valid)
-				fprintf(f, "<td class=\"same\">%+.1f%% (too few samples)</td>", v.gap_pct);
-			else
-				fprintf(f, "<td class=\"%s\">%+.1f%%%s%s %s <small>(p=%.2g)</small></td>",
-					v.better > 0 ? "better" : v.better < 0 ? "worse" : "same", v.gap_pct, *words ? " " : "",
-					words, v.better > 0 ? "better" : v.better < 0 ? "worse" : "no significant difference",
-					v.w.p);
+		fputs("</b><br><small>", f);
+		if (*p) {
+			esc(f, p);
+			fputs("; ", f);
 		}
+		esc(f, r->unit);
+		fprintf(f, ", %s is better</small></td>", r->higher_better ? "higher" : "lower");
+		for (size_t o = 0; o < t->nops; o++)
+			if (o != t->baseline)
+				verdict_cell(f, t, r, o);
+		for (size_t o = 0; o < t->nops; o++)
+			value_cell(f, t, r, li ? latency_of(li, t, r) : NULL, o);
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
 }
 
+/* The selected rows: those every operand has in a table, those some lack in
+ * a collapsed section of their own below it. */
+static void tables(FILE *f, const struct cmp_table *t, const struct latency_index *li, bool all, const char *id)
+{
+	size_t *rows = calloc(t->nrows ? t->nrows : 1, sizeof(*rows)), n = 0, k;
+
+	if (!rows)
+		return;
+	for (size_t i = 0; i < t->nrows; i++)
+		if ((all || t->rows[i].headline) && cmp_row_complete(t, &t->rows[i]))
+			rows[n++] = i;
+	table(f, t, li, rows, n, id);
+	k = n;
+	n = 0;
+	for (size_t i = 0; i < t->nrows; i++)
+		if ((all || t->rows[i].headline) && !cmp_row_complete(t, &t->rows[i]))
+			rows[n++] = i;
+	if (n) {
+		fprintf(f, "<details class=\"onesided\"><summary>%zu metric%s measured in only some of the operands%s</summary>\n",
+			n, n == 1 ? "" : "s", k ? "" : " (all of them)");
+		table(f, t, li, rows, n, NULL);
+		fputs("</details>\n", f);
+	}
+	free(rows);
+}
+
+/* One sentence per operand: how many headline metrics are better, worse, the same. */
+static void tally(FILE *f, const struct cmp_table *t)
+{
+	const struct cmp_filter headline = { .all = false };
+
+	for (size_t o = 0; o < t->nops; o++) {
+		struct cmp_tally n;
+
+		if (o == t->baseline)
+			continue;
+		cmp_tally(t, &headline, o, &n);
+		fputs("<p class=\"tally\"><b>", f);
+		esc(f, t->ops[o].name);
+		fputs("</b> against <b>", f);
+		esc(f, t->ops[t->baseline].name);
+		fprintf(f, "</b>: <span class=\"better\">%zu better</span>, <span class=\"worse\">%zu worse</span>, "
+			   "<span class=\"same\">%zu the same</span> (no significant difference)",
+			n.better, n.worse, n.same);
+		if (n.untested)
+			fprintf(f, ", %zu not tested (too few samples)", n.untested);
+		if (n.missing)
+			fprintf(f, ", %zu measured on one side only", n.missing);
+		fprintf(f, "; of %zu headline metric%s.</p>\n", n.better + n.worse + n.same + n.untested + n.missing,
+			n.better + n.worse + n.same + n.untested + n.missing == 1 ? "" : "s");
+	}
+}
+
 static const char **operand_names(const struct cmp_table *t)
 {
-	const char **names = calloc(t->nops, sizeof(*names));
+	const char **names = calloc(t->nops ? t->nops : 1, sizeof(*names));
 
 	for (size_t o = 0; names && o < t->nops; o++)
 		names[o] = t->ops[o].name;
 	return names;
+}
+
+/* The legend of a chart: only the operands with data in it, each in its own colour. */
+struct legend {
+	const char **names;
+	int *colors, n;
+};
+
+static int legend_init(struct legend *l, const struct cmp_table *t)
+{
+	l->n = 0;
+	l->names = calloc(t->nops ? t->nops : 1, sizeof(*l->names));
+	l->colors = calloc(t->nops ? t->nops : 1, sizeof(*l->colors));
+	return l->names && l->colors ? 0 : -ENOMEM;
+}
+
+static void legend_add(struct legend *l, const struct cmp_table *t, size_t o)
+{
+	l->names[l->n] = t->ops[o].name;
+	l->colors[l->n++] = (int)o;
+}
+
+static void legend_release(struct legend *l)
+{
+	free(l->names);
+	free(l->colors);
 }
 
 /* An axis of nanoseconds is labelled in s, ms or us; ytitle gets that unit. */
@@ -129,79 +372,135 @@ static void figure(FILE *f, char *svg, const char *caption)
 	free(svg);
 }
 
-/* The label of case i: only the parameters that differ between the cases. */
-static char *varying_label(const struct cmp_table *t, const size_t *rows, size_t n, size_t i)
+/* The parameters whose value is not the same in every row of a group (a
+ * parameter some rows lack varies too): an object of key -> true. One pass
+ * over the group, so that labelling n cases costs O(n), not O(n^2). */
+static json_t *varying_keys(const struct cmp_table *t, const size_t *rows, size_t n)
 {
-	json_t *mine = json_loads(t->rows[rows[i]].params, 0, NULL);
+	json_t *first = json_object(), *count = json_object(), *vary = json_object();
+	const char *k;
+	json_t *v;
+
+	if (!first || !count || !vary)
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		json_object_foreach((json_t *)t->rows[rows[i]].pobj, k, v) {
+			json_t *f0 = json_object_get(first, k);
+
+			if (!f0) {
+				if (json_object_set(first, k, v) < 0 || json_object_set_new(count, k, json_integer(1)) < 0)
+					goto fail;
+				continue;
+			}
+			if (!json_equal(f0, v) && json_object_set_new(vary, k, json_true()) < 0)
+				goto fail;
+			json_integer_set(json_object_get(count, k), json_integer_value(json_object_get(count, k)) + 1);
+		}
+	json_object_foreach(count, k, v)
+		if ((size_t)json_integer_value(v) < n && json_object_set_new(vary, k, json_true()) < 0)
+			goto fail;
+	json_decref(first);
+	json_decref(count);
+	return vary;
+fail:
+	json_decref(first);
+	json_decref(count);
+	json_decref(vary);
+	return NULL;
+}
+
+/* The label of a case: only the parameters that differ between the cases. */
+static char *varying_label(const struct cmp_row *r, const json_t *vary)
+{
 	char *out = calloc(1, 40);
 	const char *k;
 	json_t *v;
 	size_t off = 0;
 
-	json_object_foreach(mine, k, v) {
-		bool differs = false;
-		char *s;
+	if (!out)
+		return NULL;
+	json_object_foreach((json_t *)r->pobj, k, v) {
+		char val[40];
 		int w;
 
-		for (size_t j = 0; j < n && !differs; j++) {
-			json_t *o = json_loads(t->rows[rows[j]].params, 0, NULL);
-
-			differs = !json_equal(json_object_get(o, k), v);
-			json_decref(o);
-		}
-		if (!differs || !out)
+		if (!json_object_get(vary, k))
 			continue;
-		s = json_dumps(v, JSON_ENCODE_ANY);
-		w = snprintf(out + off, 40 - off, "%s%s=%s", off ? " " : "", k, s ? s : "?");
-		free(s);
+		text_json_value(v, val, sizeof(val));
+		w = snprintf(out + off, 40 - off, "%s%s=%s", off ? " " : "", k, val);
 		if (w > 0 && (size_t)w < 40 - off)
 			off += (size_t)w;
+		else
+			out[off] = '\0';
 	}
-	json_decref(mine);
-	if (out && !*out)
+	if (!*out)
 		snprintf(out, 40, "all cases");
 	return out;
 }
 
+static bool drawable(const struct cmp_cell *c)
+{
+	return c->n && isfinite(c->sum.mean) && isfinite(c->sum.ci95_low) && isfinite(c->sum.ci95_high);
+}
+
 /* Bars of every case of a (suite, test, metric), one per operand, with the 95% CI. */
-static void bar_chart(FILE *f, const struct cmp_table *t, size_t *rows, size_t n)
+static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n, const json_t *vary)
 {
 	const struct cmp_row *r0 = &t->rows[rows[0]];
 	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = INFINITY, .hi = -INFINITY, .p0 = 250, .p1 = 20 };
-	const char **labels = calloc(n, sizeof(*labels)), **names = operand_names(t);
-	char **owned = calloc(n, sizeof(*owned)), title[256], ytitle[96];
+	const char **labels = calloc(n, sizeof(*labels));
+	char **owned = calloc(n, sizeof(*owned)), title[256], ytitle[96], nums[8][4], key[512] = "", caption[800];
+	const char *nums_p[8] = { nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], nums[6], nums[7] };
 	double slot = (x.p1 - x.p0) / (double)n, bw = slot * 0.8 / (double)t->nops;
+	bool numbered = false;
+	size_t off = 0;
+	struct legend lg;
 	struct svg s;
 
-	if (!labels || !names || !owned)
+	if (legend_init(&lg, t) < 0 || !labels || !owned)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		for (size_t o = 0; o < t->nops; o++) {
+	for (size_t o = 0; o < t->nops; o++) {
+		bool any = false;
+
+		for (size_t i = 0; i < n; i++) {
 			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
 
-			if (!c->n)
+			if (!drawable(c))
 				continue;
+			any = true;
 			y.lo = fmin(y.lo, fmin(c->sum.mean, c->sum.ci95_low));
 			y.hi = fmax(y.hi, fmax(c->sum.mean, c->sum.ci95_high));
 		}
+		if (any)
+			legend_add(&lg, t, o);
+	}
 	if (!isfinite(y.lo))
 		goto out;
 	svg_axis_nice(&y, true);
 	snprintf(title, sizeof(title), "%s.%s %s", r0->suite, r0->test, r0->metric);
 	axis_title(&y, r0->metric, r0->unit, ytitle, sizeof(ytitle));
-	svg_begin(&s, 520, 300 + 18 * (int)t->nops, title);
+	svg_begin(&s, 520, 300 + 18 * lg.n, title);
 	for (size_t i = 0; i < n; i++) {
-		owned[i] = varying_label(t, rows, n, i);
+		owned[i] = varying_label(&t->rows[rows[i]], vary);
 		labels[i] = owned[i] ? owned[i] : "";
 	}
-	svg_axes(&s, &x, &y, NULL, ytitle, n <= 8 ? labels : NULL, n <= 8 ? (int)n : 0);
+	/* labels wider than their slot overlap: numbers under the bars, the labels in the caption */
+	for (size_t i = 0; i < n && n <= 8; i++)
+		numbered |= (double)strlen(labels[i]) * 6.2 > slot;
+	for (size_t i = 0; numbered && i < n; i++) {
+		snprintf(nums[i], sizeof(nums[i]), "%zu", i + 1);
+		off += (size_t)snprintf(key + off, off < sizeof(key) ? sizeof(key) - off : 0, "%s%zu = %s",
+					i ? "; " : " (", i + 1, labels[i]);
+	}
+	if (numbered && off < sizeof(key))
+		snprintf(key + off, sizeof(key) - off, ")");
+	svg_axes(&s, &x, &y, NULL, ytitle, n > 8 ? NULL : numbered ? nums_p : labels, n <= 8 ? (int)n : 0);
 	for (size_t i = 0; i < n; i++)
 		for (size_t o = 0; o < t->nops; o++) {
 			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
 			double bx = x.p0 + slot * (double)i + slot * 0.1 + bw * (double)o;
 			char tip[160], val[48];
 
-			if (!c->n)
+			if (!drawable(c))
 				continue;
 			text_format_value(c->sum.mean, r0->unit, val, sizeof(val));
 			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[o].name, labels[i], val);
@@ -210,78 +509,73 @@ static void bar_chart(FILE *f, const struct cmp_table *t, size_t *rows, size_t n
 				svg_errorbar(&s, bx + bw / 2, svg_map(&y, fmax(c->sum.ci95_low, y.lo)),
 					     svg_map(&y, c->sum.ci95_high));
 		}
-	svg_legend(&s, 80, 300, names, (int)t->nops);
-	snprintf(title, sizeof(title), "%s.%s %s: mean with 95%% confidence interval, per case", r0->suite, r0->test,
-		 r0->metric);
-	figure(f, svg_end(&s), title);
+	svg_legend_colored(&s, 80, 300, lg.names, lg.colors, lg.n);
+	snprintf(caption, sizeof(caption), "%s.%s %s: mean with 95%% confidence interval, per case%s", r0->suite,
+		 r0->test, r0->metric, numbered ? key : "");
+	figure(f, svg_end(&s), caption);
 out:
 	for (size_t i = 0; owned && i < n; i++)
 		free(owned[i]);
 	free(owned);
 	free(labels);
-	free(names);
+	legend_release(&lg);
 }
 
 /* The one numeric parameter that varies across these rows, if exactly one does. */
-static bool sweep_param(const struct cmp_table *t, size_t *rows, size_t n, char *key, size_t len)
+static bool sweep_param(const struct cmp_table *t, const size_t *rows, size_t n, const json_t *vary, char *key,
+			size_t len)
 {
-	json_t *first = json_loads(t->rows[rows[0]].params, 0, NULL);
 	const char *k;
 	json_t *v;
-	int varying = 0;
 
-	json_object_foreach(first, k, v) {
-		bool differs = false;
+	if (n < 2 || json_object_size(vary) != 1)
+		return false;
+	json_object_foreach((json_t *)vary, k, v)
+		snprintf(key, len, "%s", k);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *p = json_object_get(t->rows[rows[i]].pobj, key);
 
-		for (size_t i = 1; i < n; i++) {
-			json_t *o = json_loads(t->rows[rows[i]].params, 0, NULL);
-
-			differs |= !json_equal(json_object_get(o, k), v);
-			json_decref(o);
-		}
-		if (differs && json_is_number(v)) {
-			varying++;
-			snprintf(key, len, "%s", k);
-		} else if (differs) {
-			varying += 2;
-		}
+		if (!json_is_number(p) || !isfinite(json_number_value(p)))
+			return false;
 	}
-	json_decref(first);
-	return varying == 1 && n >= 2;
+	return true;
 }
 
-static double param_of(const char *params, const char *key)
+static double param_of(const struct cmp_row *r, const char *key)
 {
-	json_t *o = json_loads(params, 0, NULL);
-	double v = json_number_value(json_object_get(o, key));
-
-	json_decref(o);
-	return v;
+	return json_number_value(json_object_get(r->pobj, key));
 }
 
 /* Curves: the metric against the swept parameter (IOPS vs queue depth, rate vs threads). */
-static void curve_chart(FILE *f, const struct cmp_table *t, size_t *rows, size_t n, const char *key)
+static void curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n, const char *key)
 {
 	const struct cmp_row *r0 = &t->rows[rows[0]];
 	struct svg_axis x = { .lo = INFINITY, .hi = -INFINITY, .p0 = 70, .p1 = 500 },
 			y = { .lo = INFINITY, .hi = -INFINITY, .p0 = 250, .p1 = 20 };
 	double *xs = calloc(n, sizeof(*xs)), *ys = calloc(n, sizeof(*ys));
-	const char **names = operand_names(t);
 	char title[256], ytitle[96], caption[160];
+	struct legend lg;
 	struct svg s;
 
-	if (!xs || !ys || !names)
+	if (legend_init(&lg, t) < 0 || !xs || !ys)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		double p = param_of(t->rows[rows[i]].params, key);
+		double p = param_of(&t->rows[rows[i]], key);
 
 		x.lo = fmin(x.lo, p);
 		x.hi = fmax(x.hi, p);
-		for (size_t o = 0; o < t->nops; o++)
-			if (t->rows[rows[i]].cells[o].n) {
+	}
+	for (size_t o = 0; o < t->nops; o++) {
+		bool any = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (drawable(&t->rows[rows[i]].cells[o])) {
+				any = true;
 				y.lo = fmin(y.lo, t->rows[rows[i]].cells[o].sum.mean);
 				y.hi = fmax(y.hi, t->rows[rows[i]].cells[o].sum.mean);
 			}
+		if (any)
+			legend_add(&lg, t, o);
 	}
 	if (!isfinite(y.lo) || x.hi <= x.lo)
 		goto out;
@@ -291,7 +585,7 @@ static void curve_chart(FILE *f, const struct cmp_table *t, size_t *rows, size_t
 	svg_axis_nice(&y, true);
 	snprintf(title, sizeof(title), "%s.%s %s vs %s", r0->suite, r0->test, r0->metric, key);
 	axis_title(&y, r0->metric, r0->unit, ytitle, sizeof(ytitle));
-	svg_begin(&s, 520, 300 + 18 * (int)t->nops, title);
+	svg_begin(&s, 520, 300 + 18 * lg.n, title);
 	svg_axes(&s, &x, &y, key, ytitle, NULL, 0);
 	for (size_t o = 0; o < t->nops; o++) {
 		int k = 0;
@@ -299,22 +593,31 @@ static void curve_chart(FILE *f, const struct cmp_table *t, size_t *rows, size_t
 		for (size_t i = 0; i < n; i++) {
 			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
 
-			if (!c->n)
+			if (!drawable(c))
 				continue;
-			xs[k] = svg_map(&x, param_of(t->rows[rows[i]].params, key));
+			xs[k] = svg_map(&x, param_of(&t->rows[rows[i]], key));
 			ys[k] = svg_map(&y, c->sum.mean);
 			k++;
 		}
 		if (k)
 			svg_line(&s, xs, ys, k, (int)o, t->ops[o].name);
 	}
-	svg_legend(&s, 80, 300, names, (int)t->nops);
+	svg_legend_colored(&s, 80, 300, lg.names, lg.colors, lg.n);
 	snprintf(caption, sizeof(caption), "mean per %s%s", key, x.log ? " (log scale)" : "");
 	figure(f, svg_end(&s), caption);
 out:
 	free(xs);
 	free(ys);
-	free(names);
+	legend_release(&lg);
+}
+
+/* A histogram's value at keys[k] (a percentile, or "max"), or NAN. */
+static double hist_value(const json_t *h, const char *key)
+{
+	const json_t *v = strcmp(key, "max") ? json_object_get(json_object_get(h, "percentiles"), key)
+					     : json_object_get(h, "max");
+
+	return json_is_number(v) && isfinite(json_number_value(v)) ? json_number_value(v) : NAN;
 }
 
 /* Latency percentiles on a log axis: p50 .. p99.99 and max, equally spaced
@@ -325,32 +628,34 @@ static void latency_chart(FILE *f, const struct cmp_table *t, const struct cmp_r
 	const int nk = 6;
 	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = INFINITY, .hi = -INFINITY, .log = true,
 									      .p0 = 250, .p1 = 20 };
-	const char **names = operand_names(t);
 	char title[256], p[256], caption[320], ytitle[64];
 	double xs[6], ys[6];
+	struct legend lg;
 	struct svg s;
 
-	if (!names)
-		return;
-	for (size_t o = 0; o < t->nops; o++)
+	if (legend_init(&lg, t) < 0)
+		goto out;
+	for (size_t o = 0; o < t->nops; o++) {
+		bool any = false;
+
 		for (int k = 0; k < nk && r->cells[o].hist; k++) {
-			const json_t *h = r->cells[o].hist;
-			double v = k < 5 ? json_number_value(json_object_get(json_object_get(h, "percentiles"), keys[k]))
-					 : json_number_value(json_object_get(h, "max"));
+			double v = hist_value(r->cells[o].hist, keys[k]);
 
 			if (v > 0) {
+				any = true;
 				y.lo = fmin(y.lo, v);
 				y.hi = fmax(y.hi, v);
 			}
 		}
-	if (!isfinite(y.lo)) {
-		free(names);
-		return;
+		if (any)
+			legend_add(&lg, t, o);
 	}
+	if (!isfinite(y.lo))
+		goto out;
 	svg_axis_nice(&y, false);
-	cmp_params_text(r->params, p, sizeof(p));
+	cmp_row_params(r, p, sizeof(p));
 	snprintf(title, sizeof(title), "%s.%s %s percentiles", r->suite, r->test, r->metric);
-	svg_begin(&s, 520, 300 + 18 * (int)t->nops, title);
+	svg_begin(&s, 520, 300 + 18 * lg.n, title);
 	axis_title(&y, "latency", "ns", ytitle, sizeof(ytitle));
 	svg_axes(&s, &x, &y, "percentile", ytitle, keys, nk);
 	for (size_t o = 0; o < t->nops; o++) {
@@ -358,10 +663,9 @@ static void latency_chart(FILE *f, const struct cmp_table *t, const struct cmp_r
 		int k = 0;
 
 		for (int i = 0; i < nk && h; i++) {
-			double v = i < 5 ? json_number_value(json_object_get(json_object_get(h, "percentiles"), keys[i]))
-					 : json_number_value(json_object_get(h, "max"));
+			double v = hist_value(h, keys[i]);
 
-			if (v <= 0)
+			if (!(v > 0))
 				continue;
 			xs[k] = x.p0 + (x.p1 - x.p0) / nk * (i + 0.5);
 			ys[k] = svg_map(&y, v);
@@ -370,11 +674,12 @@ static void latency_chart(FILE *f, const struct cmp_table *t, const struct cmp_r
 		if (k)
 			svg_line(&s, xs, ys, k, (int)o, t->ops[o].name);
 	}
-	svg_legend(&s, 80, 300, names, (int)t->nops);
+	svg_legend_colored(&s, 80, 300, lg.names, lg.colors, lg.n);
 	snprintf(caption, sizeof(caption), "%s.%s %s: latency percentiles (log scale; first run of each operand)",
 		 r->suite, r->test, p);
 	figure(f, svg_end(&s), caption);
-	free(names);
+out:
+	legend_release(&lg);
 }
 
 static bool is_phase(const struct cmp_row *r)
@@ -390,12 +695,13 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = 0, .hi = 0, .p0 = 250, .p1 = 20 };
 	const char **names = operand_names(t), **phases = calloc(n, sizeof(*phases));
 	size_t *ops = calloc(t->nops ? t->nops : 1, sizeof(*ops)), nops = 0, keyoff = 0;
-	char title[256], ytitle[64], p[256], nums[32][8], key[2048] = "", caption[2600];
+	char title[256], ytitle[64], p[256], key[2048] = "", caption[2600];
+	char (*nums)[24] = calloc(t->nops ? t->nops : 1, sizeof(*nums)); /* one number per operand, however many */
 	bool numbered = false;
 	double slot;
 	struct svg s;
 
-	if (!names || !phases || !ops)
+	if (!names || !phases || !ops || !nums)
 		goto out;
 	/* the operands that booted (the host baseline has no boot phases) */
 	for (size_t o = 0; o < t->nops; o++) {
@@ -423,10 +729,10 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 		numbered |= strlen(names[k]) * 6.5 > slot;
 	}
 	for (size_t k = 0; numbered && k < nops; k++) {
-		snprintf(nums[k < 32 ? k : 31], sizeof(nums[0]), "%zu", k + 1);
+		snprintf(nums[k], sizeof(nums[k]), "%zu", k + 1);
 		keyoff += (size_t)snprintf(key + keyoff, keyoff < sizeof(key) ? sizeof(key) - keyoff : 0, "%s%zu = %s",
 					   k ? "; " : " (", k + 1, names[k]);
-		names[k] = nums[k < 32 ? k : 31];
+		names[k] = nums[k];
 	}
 	if (numbered && keyoff < sizeof(key))
 		snprintf(key + keyoff, sizeof(key) - keyoff, ")");
@@ -457,70 +763,128 @@ out:
 	free(names);
 	free(phases);
 	free(ops);
+	free(nums);
+}
+
+/* Grouping of rows by a key without comparing every row with every other:
+ * sort row numbers by (key, row), then order the groups by their first row,
+ * so that charts come in the order the documents list them. */
+struct group {
+	size_t start, n;
+};
+
+typedef int (*row_cmp)(const struct cmp_row *a, const struct cmp_row *b);
+
+static const struct cmp_table *sort_table;
+static row_cmp sort_key;
+
+static int by_key_then_row(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = sort_key(&sort_table->rows[x], &sort_table->rows[y]);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+static const size_t *sort_rows;
+
+static int by_first_row(const void *a, const void *b)
+{
+	size_t x = sort_rows[((const struct group *)a)->start], y = sort_rows[((const struct group *)b)->start];
+
+	return (x > y) - (x < y);
+}
+
+/* rows[0..n) sorted into groups of equal key; *groups allocated, *ngroups set. */
+static int group_rows(const struct cmp_table *t, size_t *rows, size_t n, row_cmp key, struct group **groups,
+		      size_t *ngroups)
+{
+	struct group *g = calloc(n ? n : 1, sizeof(*g));
+	size_t k = 0;
+
+	if (!g)
+		return -ENOMEM;
+	sort_table = t, sort_key = key;
+	qsort(rows, n, sizeof(*rows), by_key_then_row);
+	for (size_t i = 0; i < n; i++) {
+		if (!i || key(&t->rows[rows[i - 1]], &t->rows[rows[i]]))
+			g[k++] = (struct group){ .start = i };
+		g[k - 1].n++;
+	}
+	sort_rows = rows;
+	qsort(g, k, sizeof(*g), by_first_row);
+	*groups = g;
+	*ngroups = k;
+	return 0;
+}
+
+static int same_chart(const struct cmp_row *a, const struct cmp_row *b)
+{
+	int c = strcmp(a->suite, b->suite);
+
+	if (!c)
+		c = strcmp(a->test, b->test);
+	return c ? c : strcmp(a->metric, b->metric);
+}
+
+static int same_phases(const struct cmp_row *a, const struct cmp_row *b)
+{
+	int c = strcmp(a->test, b->test);
+
+	return c ? c : strcmp(a->params, b->params);
 }
 
 static void charts(FILE *f, const struct cmp_table *t)
 {
-	size_t *rows = calloc(t->nrows ? t->nrows : 1, sizeof(*rows));
-	bool *done = calloc(t->nrows ? t->nrows : 1, sizeof(*done));
+	size_t *rows = calloc(t->nrows ? t->nrows : 1, sizeof(*rows)), n = 0, ng = 0;
+	struct group *g = NULL;
 	int nlat = 0;
 
-	if (!rows || !done)
+	if (!rows)
 		goto out;
 	fputs("<h2>Charts</h2>\n<div class=\"charts\">\n", f);
-	/* group headline rows by (suite, test, metric) */
-	for (size_t i = 0; i < t->nrows; i++) {
-		const struct cmp_row *a = &t->rows[i];
-		size_t n = 0;
+	/* headline rows by (suite, test, metric) */
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].headline)
+			rows[n++] = i;
+	if (group_rows(t, rows, n, same_chart, &g, &ng) < 0)
+		goto out;
+	for (size_t k = 0; k < ng; k++) {
+		size_t *gr = rows + g[k].start;
+		json_t *vary = varying_keys(t, gr, g[k].n);
 		char key[64];
 
-		if (done[i] || !a->headline)
+		if (!vary)
 			continue;
-		for (size_t j = i; j < t->nrows; j++) {
-			const struct cmp_row *b = &t->rows[j];
-
-			if (!strcmp(a->suite, b->suite) && !strcmp(a->test, b->test) && !strcmp(a->metric, b->metric)) {
-				rows[n++] = j;
-				done[j] = true;
-			}
-		}
 		/* a curve says more than bars from three points on */
-		if (n >= 3 && sweep_param(t, rows, n, key, sizeof(key)))
-			curve_chart(f, t, rows, n, key);
-		bar_chart(f, t, rows, n);
+		if (g[k].n >= 3 && sweep_param(t, gr, g[k].n, vary, key, sizeof(key)))
+			curve_chart(f, t, gr, g[k].n, key);
+		bar_chart(f, t, gr, g[k].n, vary);
+		json_decref(vary);
 	}
+	free(g);
+	g = NULL;
 	/* boot phases, stacked, per (test, params) */
-	memset(done, 0, t->nrows * sizeof(*done));
-	for (size_t i = 0; i < t->nrows; i++) {
-		size_t n = 0;
-
-		if (done[i] || !is_phase(&t->rows[i]))
-			continue;
-		for (size_t j = i; j < t->nrows; j++)
-			if (is_phase(&t->rows[j]) && !strcmp(t->rows[j].test, t->rows[i].test) &&
-			    !strcmp(t->rows[j].params, t->rows[i].params)) {
-				rows[n++] = j;
-				done[j] = true;
-			}
-		phase_chart(f, t, rows, n);
-	}
+	n = 0;
+	for (size_t i = 0; i < t->nrows; i++)
+		if (is_phase(&t->rows[i]))
+			rows[n++] = i;
+	if (group_rows(t, rows, n, same_phases, &g, &ng) < 0)
+		goto out;
+	for (size_t k = 0; k < ng; k++)
+		phase_chart(f, t, rows + g[k].start, g[k].n);
 	fputs("</div>\n<h2>Latency percentiles</h2>\n<div class=\"charts\">\n", f);
-	for (size_t i = 0; i < t->nrows && nlat < HTML_MAX_LATENCY_CHARTS; i++) {
-		bool any = false;
-
-		for (size_t o = 0; o < t->nops; o++)
-			any |= t->rows[i].cells[o].hist != NULL;
-		if (any) {
+	for (size_t i = 0; i < t->nrows && nlat < HTML_MAX_LATENCY_CHARTS; i++)
+		if (has_hist(t, &t->rows[i])) {
 			latency_chart(f, t, &t->rows[i]);
 			nlat++;
 		}
-	}
 	fputs("</div>\n", f);
 	if (nlat == HTML_MAX_LATENCY_CHARTS)
 		fprintf(f, "<p>The first %d latency distributions are drawn; the tables have all of them.</p>\n", nlat);
 out:
+	free(g);
 	free(rows);
-	free(done);
 }
 
 static void fact(FILE *f, const char *k, const json_t *v)
@@ -538,6 +902,36 @@ static void fact(FILE *f, const char *k, const json_t *v)
 		fputs("-", f);
 	free(s);
 	fputs("</td></tr>\n", f);
+}
+
+/* What a run says about its suites: their notes, and what did not run and why. */
+static void suite_facts(FILE *f, const json_t *doc)
+{
+	const json_t *s, *t;
+	size_t i, j;
+	char key[160];
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		const char *sn = json_string_value(json_object_get(s, "name")) ?: "?";
+		const char *st = json_string_value(json_object_get(s, "status")) ?: "?";
+
+		if (json_object_size(json_object_get(s, "notes"))) {
+			snprintf(key, sizeof(key), "%s notes", sn);
+			fact(f, key, json_object_get(s, "notes"));
+		}
+		if (strcmp(st, "ok")) {
+			snprintf(key, sizeof(key), "%s %s", sn, st);
+			fact(f, key, json_object_get(s, "reason"));
+		}
+		json_array_foreach(json_object_get(s, "tests"), j, t) {
+			const char *ts = json_string_value(json_object_get(t, "status")) ?: "?";
+
+			if (!strcmp(ts, "ok"))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s %s", sn, json_string_value(json_object_get(t, "name")) ?: "?", ts);
+			fact(f, key, json_object_get(t, "reason"));
+		}
+	}
 }
 
 static void fingerprints(FILE *f, const struct cmp_table *t)
@@ -572,6 +966,7 @@ static void fingerprints(FILE *f, const struct cmp_table *t)
 			fact(f, "network", json_object_get(fp, "network"));
 			fact(f, "balloon", json_object_get(fp, "balloon"));
 			fact(f, "steal", json_object_get(fp, "steal"));
+			suite_facts(f, doc);
 			fputs("</table></div></details>\n", f);
 		}
 	}
@@ -579,12 +974,18 @@ static void fingerprints(FILE *f, const struct cmp_table *t)
 
 int html_report(FILE *f, const struct cmp_table *t, const char *title)
 {
+	struct latency_index li;
+
+	if (latency_index_build(t, &li) < 0)
+		return -ENOMEM;
 	fputs("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>", f);
 	esc(f, title);
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1>", css);
 	esc(f, title);
-	fputs("</h1>\n<p>", f);
+	fputs("</h1>\n", f);
+	tally(f, t);
+	fputs("<p>", f);
 	for (size_t o = 0; o < t->nops; o++) {
 		fputs(o ? ", " : "Compared: ", f);
 		esc(f, t->ops[o].name);
@@ -594,12 +995,13 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	fputs(". Each value is the mean over repetitions with its 95% confidence interval; a difference is "
 	      "significant when the 95% interval of the difference of means (Welch) excludes zero.</p>\n"
 	      "<h2>Summary</h2>\n", f);
-	table(f, t, false, "summary");
+	tables(f, t, &li, false, "summary");
 	charts(f, t);
 	fputs("<h2>All metrics</h2>\n<details><summary>every metric of every case</summary>\n", f);
-	table(f, t, true, "all");
+	tables(f, t, NULL, true, "all");
 	fputs("</details>\n", f);
 	fingerprints(f, t);
 	fputs("</body></html>\n", f);
+	free(li.rows);
 	return ferror(f) ? -EIO : 0;
 }

@@ -10,6 +10,8 @@
 /* Charts drawn at most per kind, so that a large run stays readable. */
 #define HTML_MAX_LATENCY_CHARTS 12
 
+/* Text for HTML: & < > " and ' as entities (content and attribute values). */
+void html_escape(FILE *f, const char *s);
 int html_report(FILE *f, const struct cmp_table *t, const char *title);
 
 #endif

@@ -54,6 +54,7 @@ void svg_escape(struct svg *s, const char *t)
 		case '>': svg_printf(s, "&gt;"); break;
 		case '&': svg_printf(s, "&amp;"); break;
 		case '"': svg_printf(s, "&quot;"); break;
+		case '\'': svg_printf(s, "&#39;"); break;
 		default: svg_printf(s, "%c", *t); break;
 		}
 	}
@@ -241,11 +242,16 @@ void svg_line(struct svg *s, const double *xs, const double *ys, int n, int colo
 	svg_printf(s, "</g>\n");
 }
 
-void svg_legend(struct svg *s, double x, double y, const char *const *names, int n)
+void svg_legend_colored(struct svg *s, double x, double y, const char *const *names, const int *colors, int n)
 {
 	for (int i = 0; i < n; i++) {
 		svg_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, y + 18 * i - 10,
-			   svg_palette[i % SVG_COLORS]);
+			   svg_palette[(colors ? colors[i] : i) % SVG_COLORS]);
 		svg_text(s, x + 18, y + 18 * i, "start", 12, names[i]);
 	}
+}
+
+void svg_legend(struct svg *s, double x, double y, const char *const *names, int n)
+{
+	svg_legend_colored(s, x, y, names, NULL, n);
 }

@@ -45,6 +45,8 @@ void svg_bar(struct svg *s, double x, double w, double y0, double y1, int color,
 void svg_errorbar(struct svg *s, double x, double ylo, double yhi);
 void svg_line(struct svg *s, const double *xs, const double *ys, int n, int color, const char *tip);
 void svg_legend(struct svg *s, double x, double y, const char *const *names, int n);
+/* A legend whose entry i has palette colour colors[i]. */
+void svg_legend_colored(struct svg *s, double x, double y, const char *const *names, const int *colors, int n);
 /* A short number for tick labels: 1.5k, 20M, 0.25 */
 void svg_fmt_num(double v, char *buf, size_t len);
 

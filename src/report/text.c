@@ -34,7 +34,21 @@ void text_format_value(double v, const char *unit, char *buf, size_t len)
 		snprintf(buf, len, "%.4g %s", v, unit);
 }
 
-static void params_string(const json_t *params, char *buf, size_t len)
+void text_json_value(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	else if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%g", json_real_value(v));
+	else
+		snprintf(buf, len, "-");
+}
+
+void text_params(const json_t *params, char *buf, size_t len)
 {
 	const char *k;
 	json_t *v;
@@ -45,17 +59,12 @@ static void params_string(const json_t *params, char *buf, size_t len)
 		char val[64];
 		int n;
 
-		if (json_is_string(v))
-			snprintf(val, sizeof(val), "%s", json_string_value(v));
-		else if (json_is_boolean(v))
-			snprintf(val, sizeof(val), "%s", json_is_true(v) ? "true" : "false");
-		else if (json_is_integer(v))
-			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
-		else
-			snprintf(val, sizeof(val), "%g", json_number_value(v));
+		text_json_value(v, val, sizeof(val));
 		n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, val);
-		if (n < 0 || (size_t)n >= len - off)
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[off] = '\0';
 			break;
+		}
 		off += (size_t)n;
 	}
 }
@@ -67,6 +76,18 @@ static double jnum(const json_t *o, const char *key)
 	return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
+/* A secondary metric whose 95% CI is wider than its value (cpu_user_pct
+ * ±318%) says nothing yet; the default view leaves it out. */
+static bool too_noisy(const json_t *m)
+{
+	const json_t *sum = json_object_get(m, "summary");
+	double mean = jnum(sum, "mean"), hi = jnum(sum, "ci95_high");
+
+	if (json_is_true(json_object_get(m, "headline")) || !(jnum(sum, "n") > 1))
+		return false;
+	return isfinite(mean) && isfinite(hi) && hi - mean > fabs(mean);
+}
+
 static void print_metric(FILE *f, const json_t *m, unsigned reps, bool reached)
 {
 	const json_t *sum = json_object_get(m, "summary"), *h = json_object_get(m, "histogram");
@@ -75,7 +96,7 @@ static void print_metric(FILE *f, const json_t *m, unsigned reps, bool reached)
 	char val[48], ci[24] = "", extra[160] = "";
 
 	text_format_value(mean, unit ? unit : "", val, sizeof(val));
-	if (isfinite(hi) && mean != 0 && jnum(sum, "n") > 1)
+	if (isfinite(hi) && isfinite(mean) && mean != 0 && jnum(sum, "n") > 1)
 		snprintf(ci, sizeof(ci), "±%.1f%%", 100 * (hi - mean) / fabs(mean));
 	if (h) {
 		const json_t *p = json_object_get(h, "percentiles");
@@ -89,16 +110,21 @@ static void print_metric(FILE *f, const json_t *m, unsigned reps, bool reached)
 	} else if (json_is_true(json_object_get(m, "headline"))) {
 		snprintf(extra, sizeof(extra), "%u reps%s", reps, reached ? "" : ", precision not reached");
 	}
-	fprintf(f, "  %-22s %16s %7s  %s\n", json_string_value(json_object_get(m, "name")), val, ci, extra);
+	fprintf(f, "  %-22s %16s %7s  %s\n", json_string_value(json_object_get(m, "name")) ?: "?", val, ci, extra);
 }
 
 void text_print_result(FILE *f, const json_t *doc)
+{
+	text_print_result_all(f, doc, false);
+}
+
+void text_print_result_all(FILE *f, const json_t *doc, bool all)
 {
 	const json_t *fp = json_object_get(doc, "fingerprint");
 	char labels[512] = "";
 	const char *k;
 	json_t *v, *s;
-	size_t i, off = 0;
+	size_t i, off = 0, hidden = 0;
 
 	json_object_foreach(json_object_get(doc, "labels"), k, v) {
 		int n = snprintf(labels + off, sizeof(labels) - off, " %s=%s", k, json_string_value(v));
@@ -116,7 +142,7 @@ void text_print_result(FILE *f, const json_t *doc)
 	fprintf(f, "  %-22s %16s %7s\n", "METRIC", "MEAN", "95% CI");
 	json_array_foreach(json_object_get(doc, "suites"), i, s) {
 		const char *sname = json_string_value(json_object_get(s, "name"));
-		const char *status = json_string_value(json_object_get(s, "status"));
+		const char *status = json_string_value(json_object_get(s, "status")) ?: "?";
 		json_t *t;
 		size_t j;
 
@@ -128,12 +154,12 @@ void text_print_result(FILE *f, const json_t *doc)
 		if (json_object_size(json_object_get(s, "notes"))) {
 			char notes[512];
 
-			params_string(json_object_get(s, "notes"), notes, sizeof(notes));
+			text_params(json_object_get(s, "notes"), notes, sizeof(notes));
 			fprintf(f, "%-16s %s\n", sname, notes);
 		}
 		json_array_foreach(json_object_get(s, "tests"), j, t) {
 			char test[64];
-			const char *tstatus = json_string_value(json_object_get(t, "status"));
+			const char *tstatus = json_string_value(json_object_get(t, "status")) ?: "?";
 			json_t *c;
 			size_t kk;
 
@@ -145,16 +171,23 @@ void text_print_result(FILE *f, const json_t *doc)
 				json_t *m;
 				size_t l;
 
-				params_string(json_object_get(c, "params"), params, sizeof(params));
+				text_params(json_object_get(c, "params"), params, sizeof(params));
 				fprintf(f, "%s  %s\n", test, params);
-				json_array_foreach(json_object_get(c, "metrics"), l, m)
-					print_metric(f, m, reps, reached);
+				json_array_foreach(json_object_get(c, "metrics"), l, m) {
+					if (!all && too_noisy(m))
+						hidden++;
+					else
+						print_metric(f, m, reps, reached);
+				}
 			}
 			if (strcmp(tstatus, "ok"))
 				fprintf(f, "%-16s %s: %s\n", test, tstatus,
 					json_string_value(json_object_get(t, "reason")) ?: "");
 		}
 	}
+	if (hidden)
+		fprintf(f, "(%zu secondary metric%s with a 95%% CI wider than the value not shown; show --all lists %s)\n", hidden,
+			hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
 }
 
 static void print_value(FILE *f, const char *key, const json_t *v)

@@ -4,12 +4,20 @@
 #define VMB_TEXT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* A value with its unit, scaled for reading: 1234567 ns -> "1.23 ms". */
 void text_format_value(double v, const char *unit, char *buf, size_t len);
-/* The results table of one document. */
+/* A parameter's value as run prints it: strings bare, numbers plain. */
+void text_json_value(const json_t *v, char *buf, size_t len);
+/* "threads=2 max-prime=2000": an object's members in its order, strings bare
+ * (as run prints a case); cut at a whole member when buf is too short. */
+void text_params(const json_t *params, char *buf, size_t len);
+/* The results table of one document: headline metrics, and the secondary
+ * ones unless their 95% CI is wider than their value (all: every metric). */
 void text_print_result(FILE *f, const json_t *doc);
+void text_print_result_all(FILE *f, const json_t *doc, bool all);
 /* The fingerprint as "key: value" lines. */
 void text_print_fingerprint(FILE *f, const json_t *fp);
 

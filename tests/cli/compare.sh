@@ -44,7 +44,7 @@ else
 	ok "colour on a terminal # skip: script(1) is not installed"
 fi
 expect 1 "--fail-if-worse 10 fails on the halved rate" "$VMB" compare "$T/base.json" "$T/half.json" --fail-if-worse 10
-has "$T/err" "cpu.prime max-prime=2000 threads=1 events_per_s: -50.0%" "the regression is listed"
+has "$T/err" "cpu.prime threads=1 max-prime=2000 events_per_s: -50.0%" "the regression is listed, params in run's order"
 expect 0 "--fail-if-worse 60 does not" "$VMB" compare "$T/base.json" "$T/half.json" --fail-if-worse 60
 expect 0 "--baseline 2 turns it around" "$VMB" compare "$T/base.json" "$T/half.json" --baseline 2 --format csv
 check "csv: +100% better against the halved baseline" python3 - "$T/out" <<'PY'
@@ -54,10 +54,96 @@ assert rows and all(abs(float(r["gap_pct"]) - 100) < 1e-6 and r["verdict"] == "b
 PY
 expect 0 "unlike cases are never paired" "$VMB" compare "$T/a.json" "$T/c.json" --all
 has "$T/out" "max-prime=3000" "C's case is listed"
-has "$T/out" "missing here" "A's cases are missing in C, and said so"
-has "$T/out" "only here" "C's case exists only in C, and said so"
+check "each one-sided metric says which side it is missing from" python3 - "$T/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+case = None
+seen = {}
+for l in lines:
+    if l.startswith("cpu.prime"):
+        case = l
+    elif l.startswith("  events_per_s"):
+        seen[case] = l
+a = [v for k, v in seen.items() if "max-prime=2000" in k]
+c = [v for k, v in seen.items() if "max-prime=3000" in k]
+assert len(a) == 2 and all(v.rstrip().endswith("missing in c.json") for v in a), a
+assert len(c) == 1 and c[0].rstrip().endswith("missing in a.json"), c
+missing = sum(1 for l in lines if "missing in " in l)
+assert lines[-1] == f"c.json vs a.json: 0 better, 0 worse, 0 same, 0 inconclusive, {missing} missing", lines[-1]
+PY
+# Five operands with long names: the text keeps within 120 columns, its
+# columns aligned, and closes with one tally line per operand.
+for i in 1 2 3 4; do cp "$T/half.json" "$T/a-rather-long-operand-name-for-the-layout-$i.json"; done
+expect 0 "compare five operands" "$VMB" compare "$T/base.json" "$T"/a-rather-long-operand-name-for-the-layout-*.json
+check "120 columns at most, aligned, a tally per operand" python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert max(len(l) for l in lines) <= 120, max(lines, key=len)
+vals = [l for l in lines if "1/s" in l]
+starts = {l.index("1/s") - len(l[:l.index("1/s")].split()[-1]) - 1 for l in vals}
+assert len(starts) == 1, f"values start in columns {starts}"
+tally = [l for l in lines if " vs base.json: " in l]
+assert len(tally) == 4 and all(l.endswith(": 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing") for l in tally), tally
+PY
+expect 0 "compare two, text" "$VMB" compare "$T/base.json" "$T/half.json"
+check "two operands: a column each, the verdict beside, a tally" python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert max(len(l) for l in lines) <= 120
+head = [l for l in lines if l.startswith("  METRIC")]
+assert len(head) == 1 and "base.json (baseline)" in head[0] and head[0].rstrip().endswith("VS BASELINE"), head
+rows = [l for l in lines if l.startswith("  events_per_s")]
+assert len(rows) == 2 and all("-50.0% 2.0x slower worse (p=" in l for l in rows), rows
+assert lines[-1] == "half.json vs base.json: 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing", lines[-1]
+PY
 expect 0 "markdown" "$VMB" compare "$T/base.json" "$T/half.json" --format markdown --metric 'events*'
 has "$T/out" "| test | params | metric |" "markdown header"
+# Names with the characters CSV and Markdown use: comma, quote, line break, bar.
+odd="$T/we,ird \"na|me\"
+x.json"
+cp "$T/half.json" "$odd"
+expect 0 "csv with an odd operand name" "$VMB" compare "$T/base.json" "$odd" --format csv
+check "csv: RFC 4180, the name read back whole" python3 - "$T/out" <<'PY'
+import csv, sys
+raw = open(sys.argv[1], "rb").read()
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+inside = sum(1 for r in rows if r["operand"] != "base.json")  # the name's line break
+assert raw.count(b"\n") - raw.count(b"\r\n") == inside and raw.endswith(b"\r\n"), "records end in CRLF"
+names = {r["operand"] for r in rows}
+assert names == {"base.json", 'we,ird "na|me"\nx.json'}, names
+assert all(len(r) == 15 and None not in r for r in rows), rows
+odd = [r for r in rows if r["operand"] != "base.json" and r["metric"] == "events_per_s"]
+assert odd and all(abs(float(r["gap_pct"]) + 50) < 1e-6 and r["verdict"] == "worse" for r in odd), odd
+PY
+expect 0 "markdown with an odd operand name" "$VMB" compare "$T/base.json" "$odd" --format markdown
+check "markdown: the bar escaped, no line break in a row" python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+cols = {len(l.replace("\\|", "").split("|")) for l in lines}
+assert len(cols) == 1, cols
+assert 'we,ird "na\\|me" x.json' in lines[0], lines[0]
+PY
+# A single repetition cannot be tested: never "same"
+python3 - "$T/half.json" "$T/one.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["suites"][0]["tests"][0]["cases"]:
+    for m in c["metrics"]:
+        m["samples"] = m["samples"][:1]
+d["id"] = "00000000-one"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "csv with one repetition" "$VMB" compare "$T/base.json" "$T/one.json" --format csv --all
+check "csv: one repetition is inconclusive, not the same" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["baseline"] == "false"]
+assert rows and all(r["verdict"] == "inconclusive" and r["p"] == "" for r in rows), rows
+PY
+expect 0 "json with one repetition" "$VMB" compare "$T/base.json" "$T/one.json" --format json --all
+check "json: too few samples to test" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(r["cells"][1]["verdict"] == "too few samples to test" for r in d["metrics"]), d' "$T/out"
 expect 2 "a --metric that matches nothing" "$VMB" compare "$T/base.json" "$T/half.json" --metric 'zzz*' --fail-if-worse 1
 has "$T/err" "no metric of these runs matches --metric zzz*" "says so, instead of passing on nothing"
 expect 2 "--baseline that is no operand" "$VMB" compare "$T/base.json" "$T/half.json" --baseline zz
@@ -100,6 +186,88 @@ expect 2 "report never overwrites" "$VMB" report "$T/a.json" -o "$T/r.html"
 lacks "$T/r.html" "http://" "no external http resource"
 lacks "$T/r.html" "https://" "no external https resource"
 lacks "$T/r.html" "<script" "no script"
+# A result a guest sent in is data, never markup: every string it carries
+# (names, params and their keys, labels, notes, fingerprint, reasons) holds
+# script, quotes and ampersands, and so does the operand's file name.
+evil="$T/x\"'<i>&.json"
+python3 - "$T/a.json" "$evil" <<'PY'
+import json, sys
+P = "<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>"
+KEEP = {"schema", "status", "direction", "unit", "started", "ended", "id", "version"}  # validated enumerations
+def evil(x, key=None):
+    if isinstance(x, dict):
+        keyed = key in ("params", "labels", "notes", "options")
+        return {(k + P if keyed else k): (v if k in KEEP else evil(v, k)) for k, v in x.items()}
+    if isinstance(x, list):
+        return [evil(v, key) for v in x]
+    return x + P if isinstance(x, str) else x
+d = json.load(open(sys.argv[1]))
+d["suites"][0]["notes"] = {"note": "n"}
+d["suites"].append({"name": "net", "status": "skipped", "reason": "no namespace", "options": {}, "notes": {},
+                    "tests": []})
+json.dump(evil(d), open(sys.argv[2], "w"))
+PY
+expect 0 "report on a document full of markup" "$VMB" report "$T/a.json" "$evil" -o "$T/evil.html"
+has "$T/evil.html" "threads&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;&lt;img" "a param key, escaped"
+has "$T/evil.html" "cpu&lt;script&gt;" "the suite name, escaped"
+has "$T/evil.html" "x&quot;&#39;&lt;i&gt;&amp;.json" "the operand's file name, escaped"
+check "no markup from the document: only the report's own tags and attributes" python3 - "$T/evil.html" <<'PY'
+import html.parser, sys
+TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "b", "span", "small", "br", "div", "table",
+        "thead", "tbody", "tr", "th", "td", "details", "summary", "figure", "figcaption", "svg", "g", "rect", "line",
+        "path", "polyline", "circle", "text"}
+class P(html.parser.HTMLParser):
+    texts = []
+    def handle_starttag(self, tag, attrs):
+        assert tag in TAGS, f"<{tag}> from the document"
+        for k, v in attrs:
+            assert not k.startswith("on") and k not in ("src", "href"), f"attribute {k}={v} on <{tag}>"
+    def handle_data(self, d):
+        self.texts.append(d)
+p = P()
+p.feed(open(sys.argv[1]).read())
+text = "".join(p.texts)
+for want in ("<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>", "vm", "no namespace"):
+    assert want in text, f"{want!r} is not shown as text"
+PY
+lacks "$T/evil.html" "<script" "no script tag"
+lacks "$T/evil.html" "<img" "no img tag"
+lacks "$T/evil.html" "<i>" "no tag from the file name"
+# The report's reading aids: a tally sentence per operand, p99 beside the
+# headline rate, one-sided rows in their own collapsed section, and legends
+# naming only the operands drawn in the chart.
+expect 0 "report on unlike cases" "$VMB" report "$T/a.json" "$T/c.json" "$T/half.json" -o "$T/r2.html"
+check "tally, p99, one-sided section, legends" python3 - "$T/r2.html" <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+assert re.search(r'<p class="tally"><b>c\.json</b> against <b>a\.json</b>: <span class="better">0 better</span>, '
+                 r'<span class="worse">0 worse</span>, <span class="same">0 the same</span> \(no significant '
+                 r'difference\), 3 measured on one side only; of 3 headline metrics\.</p>', html), "c's tally"
+assert re.search(r'<p class="tally"><b>half\.json</b> against <b>a\.json</b>: .*; of 2 headline metrics\.</p>', html)
+summary = re.search(r'<table class="cmp" id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+assert "max-prime=3000" not in summary and summary.count("<tr>") == 0, "one-sided rows are not in the summary"
+one = re.search(r'<details class="onesided"><summary>3 metrics measured in only some of the operands \(all of them\)'
+                r'</summary>(.*?)</details>', html, re.S)
+assert one and one.group(1).count("<tr><td") == 3, "they are in their own collapsed section"
+assert "missing in c.json" in one.group(1) and "missing in a.json" in one.group(1), "saying which side lacks them"
+assert re.search(r'data-label="a\.json">[^<]*1/s <small>±[0-9.]+%</small><br><small>p99 latency [0-9.]+ [mu]?s</small>',
+                 one.group(1)), "p99 of the case's latency beside the rate"
+figs = re.findall(r'<figure>(.*?)</figure>', html, re.S)
+lat = [f for f in figs if "latency percentiles" in f]
+only_c = [f for f in lat if "max-prime=3000" in f]
+assert len(only_c) == 1, len(only_c)
+legend = re.findall(r'font-size="12">([^<]*)</text>', only_c[0])
+assert "c.json" in legend and "a.json" not in legend and "half.json" not in legend, legend
+both = [f for f in lat if "threads=2 max-prime=2000" in f]
+legend = re.findall(r'font-size="12">([^<]*)</text>', both[0])
+assert "a.json" in legend and "half.json" in legend and "c.json" not in legend, legend
+# case labels too wide for their bars: numbers under them, the labels in the caption
+bars = [f for f in figs if "per case" in f]
+assert len(bars) == 1 and "per case (1 = threads=1 max-prime=2000; 2 = threads=2 max-prime=2000; " \
+    "3 = threads=1 max-prime=3000)</figcaption>" in bars[0], bars
+assert re.search(r'font-size="11">3</text>', bars[0]) and "threads=1 max-prime=3000</text>" not in bars[0]
+PY
+expect 0 "report on five operands with long names" "$VMB" report "$T/base.json" "$T"/a-rather-long-operand-name-for-the-layout-*.json -o "$T/r5.html"
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium" ]; then
 	flags="--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking
@@ -134,11 +302,46 @@ latency = [r for r in cmp["metrics"] if r["unit"] == "ns"]
 want = len(groups) + min(len(latency), 12)  # bars per group (2 cases: no curve) + latency charts
 got = len(re.findall(r'<svg class="chart"', html))
 assert got == want, f"{got} charts, expected {want}"
-summary = re.search(r'<table id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+summary = re.search(r'<table class="cmp" id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
 assert summary.count("<tr>") == len(head), (summary.count("<tr>"), len(head))
 assert html.count("<details>") >= 4  # all metrics + one per run (1 + 1 + 1)
 PY
+	# The verdicts on screen, not behind a horizontal scroll, at 1200 px and on
+	# a phone (400 px): the report measured in an iframe by a page of the test's own.
+	cat > "$T/measure.html" <<'EOF'
+<!doctype html><html><body style="margin:0">
+<iframe id="w1200" src="r5.html" style="width:1200px;height:900px;border:0"></iframe>
+<iframe id="w400" src="r5.html" style="width:400px;height:900px;border:0"></iframe>
+<pre id="out"></pre>
+<script>
+window.onload = () => {
+  const res = {};
+  for (const id of ["w1200", "w400"]) {
+    const d = document.getElementById(id).contentDocument;
+    res[id] = {width: d.documentElement.clientWidth,
+               cells: [...d.querySelectorAll("#summary td.vd")].map(c => {
+                 const r = c.getBoundingClientRect(); return [r.left, r.right, c.textContent]; })};
+  }
+  document.getElementById("out").textContent = JSON.stringify(res);
+};
+</script></body></html>
+EOF
+	# shellcheck disable=SC2086
+	timeout 120 "$chromium" $flags --user-data-dir="$T/chr3" --allow-file-access-from-files --virtual-time-budget=5000 \
+		--dump-dom "file://$T/measure.html" > "$T/measure.out" 2>/dev/null
+	check "every verdict of the summary within the window at 1200 px and at 400 px" python3 - "$T/measure.out" <<'PY'
+import html, json, re, sys
+m = re.search(r'<pre id="out">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
+assert m, "the measuring page did not run"
+res = json.loads(html.unescape(m.group(1)))
+for w, r in res.items():
+    assert len(r["cells"]) == 2 * 4, (w, len(r["cells"]))  # 2 cases x 4 operands against the baseline
+    for left, right, text in r["cells"]:
+        assert 0 <= left and right <= r["width"] + 0.5, f"{w}: verdict '{text}' at {left:.0f}..{right:.0f} px"
+        assert "worse" in text, text
+PY
 else
-	ok "report rendered in Chromium # skip: chromium is not installed (scripts/deps.sh test installs it)"
+	skip "report rendered in Chromium" "chromium is not installed (scripts/deps.sh test installs it)"
 fi
 finish
+

@@ -6,6 +6,7 @@
 #include "../../src/report/compare.h"
 #include "../../src/report/html.h"
 #include "../../src/report/svg.h"
+#include "../../src/report/text.h"
 
 static void ticks(void **state)
 {
@@ -167,6 +168,138 @@ static void comparisons(void **state)
 	assert_false(cmp_row_selected(lat, &(struct cmp_filter){ .metric_glob = "io*" }));
 	assert_true(cmp_row_selected(lat, &(struct cmp_filter){ .metric_glob = "disk.*.lat" }));
 	assert_false(cmp_row_selected(r1, &(struct cmp_filter){ .suite = "cpu", .all = true }));
+	/* the tally: b is worse in iops@1 and lat, iops@32 is b's alone; c is the same
+	 * in iops@1 and lacks lat (iops@32 is in neither a nor c: not counted) */
+	{
+		static const struct {
+			size_t op, better, worse, same, untested, missing;
+		} want[] = { { 1, 0, 2, 0, 0, 1 }, { 2, 0, 0, 1, 0, 1 } };
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			struct cmp_tally n;
+
+			cmp_tally(&t, &all, want[i].op, &n);
+			assert_int_equal(n.better, want[i].better);
+			assert_int_equal(n.worse, want[i].worse);
+			assert_int_equal(n.same, want[i].same);
+			assert_int_equal(n.untested, want[i].untested);
+			assert_int_equal(n.missing, want[i].missing);
+		}
+	}
+	cmp_table_release(&t);
+}
+
+/* The report of a table, as a string the caller frees. */
+static char *report_of(const struct cmp_table *t)
+{
+	char *html = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&html, &len);
+
+	assert_non_null(mem);
+	assert_int_equal(html_report(mem, t, "r"), 0);
+	assert_int_equal(fclose(mem), 0);
+	return html;
+}
+
+/* The part of html from the chart titled title to the end of its svg. */
+static char *chart_of(const char *html, const char *title)
+{
+	const char *a = strstr(html, title), *b;
+
+	if (!a)
+		fail_msg("no chart %s", title);
+	b = strstr(a, "</svg>");
+	assert_non_null(b);
+	return strndup(a, (size_t)(b - a));
+}
+
+static void escaper(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "", "" },
+		{ "plain text", "plain text" },
+		{ "a<b>c", "a&lt;b&gt;c" },
+		{ "\"'&", "&quot;&#39;&amp;" },
+		{ "<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;" },
+		{ "&amp;", "&amp;amp;" },
+		{ "gr\xc3\xbc\xc3\x9f" "e", "gr\xc3\xbc\xc3\x9f" "e" }, /* UTF-8 passes through */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&out, &len);
+
+		assert_non_null(mem);
+		html_escape(mem, cases[i].in);
+		assert_int_equal(fclose(mem), 0);
+		assert_string_equal(out, cases[i].out);
+		free(out);
+	}
+	{
+		struct svg s;
+		char *out;
+
+		svg_begin(&s, 10, 10, "'\"<&>");
+		out = svg_end(&s);
+		assert_non_null(strstr(out, "<title>&#39;&quot;&lt;&amp;&gt;</title>"));
+		free(out);
+	}
+}
+
+/* A chart's legend names only the operands with data in that chart, each in
+ * the colour it has everywhere else. */
+static void legend_of_drawn_operands(void **state)
+{
+	static const double x[] = { 10, 11, 9 };
+	struct cmp_table t;
+	json_t *a = json_array(), *b = json_array(), *c = json_array();
+	char *html, *lat, *iops;
+
+	(void)state;
+	cmp_table_init(&t);
+	json_array_append_new(a, doc_with("{}", "iops", "higher", x, 3));
+	json_array_append_new(a, doc_with("{}", "lat", "lower", x, 3));
+	json_array_append_new(b, doc_with("{}", "iops", "higher", x, 3));
+	json_array_append_new(c, doc_with("{}", "lat", "lower", x, 3));
+	assert_int_equal(cmp_add_operand(&t, "opa", a), 0);
+	assert_int_equal(cmp_add_operand(&t, "opb", b), 0);
+	assert_int_equal(cmp_add_operand(&t, "opc", c), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	html = report_of(&t);
+	lat = chart_of(html, "<title>disk.randread lat</title>");
+	iops = chart_of(html, "<title>disk.randread iops</title>");
+	assert_non_null(strstr(lat, ">opa</text>"));
+	assert_null(strstr(lat, ">opb</text>"));
+	assert_non_null(strstr(lat, ">opc</text>"));
+	assert_non_null(strstr(iops, ">opb</text>"));
+	assert_null(strstr(iops, ">opc</text>"));
+	/* opc keeps its own colour (the third) in a legend of two */
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "fill=\"%s\"/><text x=\"98.0\" y=\"318.0\"", svg_palette[2]);
+		assert_non_null(strstr(lat, want));
+	}
+	/* rows some operand lacks are in their own collapsed section, not the summary */
+	{
+		const char *sum = strstr(html, "<table class=\"cmp\" id=\"summary\">"), *end = strstr(sum, "</table>");
+		const char *one = strstr(html, "<details class=\"onesided\"><summary>2 metrics measured in only some");
+
+		assert_non_null(one);
+		assert_true(end < one);
+		assert_non_null(strstr(one, "</details>"));
+	}
+	/* the tally says it in words */
+	assert_non_null(strstr(html, "<b>opb</b> against <b>opa</b>: <span class=\"better\">0 better</span>"));
+	assert_non_null(strstr(html, "<span class=\"same\">1 the same</span> (no significant difference), 1 measured on one side only; of 2 headline metrics."));
+	free(lat);
+	free(iops);
+	free(html);
 	cmp_table_release(&t);
 }
 
@@ -258,6 +391,90 @@ static void boot_phases_long_names(void **state)
 	cmp_table_release(&t);
 }
 
+/* Secondary metrics whose CI is wider than their value are left out of the
+ * default view (and counted), shown with all; headline metrics always. */
+static void text_hides_noisy_secondaries(void **state)
+{
+	static const struct {
+		const char *name;
+		bool headline;
+		double mean, hi;
+		bool shown;
+	} m[] = {
+		{ "events_per_s", true, 100, 420, true },     /* a headline, however noisy */
+		{ "cpu_user_pct", false, 2.2, 9.2, false },   /* ±318% */
+		{ "ctx_switches", false, 50, 60, true },      /* ±20% */
+		{ "steal_pct", false, -1, 1.5, false },       /* ±250% of a negative value */
+		{ "exactly_wide", false, 10, 20, true },      /* ±100%: as wide as the value, not wider */
+	};
+	json_t *metrics = json_array(), *doc;
+	char *out;
+	size_t len;
+	FILE *mem;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		json_array_append_new(metrics, json_pack("{s:s, s:s, s:s, s:b, s:{s:i, s:f, s:f}}", "name", m[i].name, "unit",
+							 "1/s", "direction", "higher", "headline", m[i].headline, "summary",
+							 "n", 3, "mean", m[i].mean, "ci95_high", m[i].hi));
+	doc = json_pack("{s:{s:s}, s:s, s:{}, s:[{s:s, s:s, s:{}, s:[{s:s, s:s, s:[{s:{}, s:i, s:b, s:o}]}]}]}", "tool",
+			"version", "1", "started", "now", "fingerprint", "suites", "name", "cpu", "status", "ok", "notes",
+			"tests", "name", "prime", "status", "ok", "cases", "params", "repetitions", 3, "precision_reached", 1,
+			"metrics", metrics);
+	assert_non_null(doc);
+	for (int all = 0; all < 2; all++) {
+		out = NULL;
+		mem = open_memstream(&out, &len);
+		text_print_result_all(mem, doc, all);
+		assert_int_equal(fclose(mem), 0);
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "  %s ", m[i].name);
+			if ((strstr(out, want) != NULL) != (all || m[i].shown))
+				fail_msg("all=%d: %s %s", all, m[i].name, all || m[i].shown ? "missing" : "shown");
+		}
+		if (all)
+			assert_null(strstr(out, "not shown"));
+		else
+			assert_non_null(strstr(out, "(2 secondary metrics with a 95% CI wider than the value not shown; show --all"));
+		free(out);
+	}
+	json_decref(doc);
+}
+
+/* Operands from the 32nd on had one shared number under their bars. */
+static void boot_phases_40_operands(void **state)
+{
+	struct cmp_table t;
+	char *html, *chart, name[80], want[32];
+
+	(void)state;
+	cmp_table_init(&t);
+	for (int o = 0; o < 40; o++) {
+		json_t *docs = json_pack("[{s:[{s:s, s:[{s:s, s:[{s:{}, s:[{s:s, s:s, s:s, s:b, s:[f, f]}]}]}]}]}]",
+					 "suites", "name", "boot", "tests", "name", "cold", "cases", "params", "metrics",
+					 "name", "phase_kernel", "unit", "ns", "direction", "lower", "headline", 0, "samples",
+					 2e9 + o * 1e7, 2.1e9 + o * 1e7);
+
+		snprintf(name, sizeof(name), "configuration-%d", o + 1);
+		assert_int_equal(cmp_add_operand(&t, name, docs), 0);
+	}
+	assert_int_equal(cmp_build(&t), 0);
+	html = report_of(&t);
+	chart = chart_of(html, "<title>boot.cold phases</title>");
+	for (int o = 1; o <= 40; o++) {
+		snprintf(want, sizeof(want), "middle\" font-size=\"11\">%d</text>", o);
+		if (!strstr(chart, want))
+			fail_msg("operand %d is not numbered %d", o, o);
+	}
+	assert_non_null(strstr(html, "; 32 = configuration-32; 33 = configuration-33; "));
+	assert_non_null(strstr(html, "; 40 = configuration-40)</figcaption>"));
+	free(chart);
+	free(html);
+	cmp_table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +484,10 @@ int main(void)
 		cmocka_unit_test(comparisons),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
+		cmocka_unit_test(boot_phases_40_operands),
+		cmocka_unit_test(escaper),
+		cmocka_unit_test(text_hides_noisy_secondaries),
+		cmocka_unit_test(legend_of_drawn_operands),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

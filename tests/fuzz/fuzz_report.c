@@ -1,0 +1,61 @@
+/* Fuzz target: a result document (as a guest or a colleague sends one)
+ * through compare in every format, the HTML report and the text table.
+ * Whatever the loader accepts, the reports must neither crash nor leak. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/report/compare.h"
+#include "../../src/report/html.h"
+#include "../../src/report/text.h"
+#include "../../src/store/doc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const enum cmp_format fmts[] = { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON };
+	char *text = malloc(size + 1), err[512];
+	struct cmp_table t;
+	json_t *doc = NULL, *a, *b;
+	FILE *null;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (doc_load_string(text, "fuzz", &doc, err, sizeof(err)) < 0) {
+		free(text);
+		return 0;
+	}
+	free(text);
+	null = fopen("/dev/null", "w");
+	if (!null) {
+		json_decref(doc);
+		return 0;
+	}
+	cmp_table_init(&t);
+	/* the document against itself, and pooled twice: every row comparable */
+	a = json_pack("[O]", doc);
+	b = json_pack("[O, O]", doc, doc);
+	if (!a || !b) {
+		json_decref(a);
+		json_decref(b);
+	} else if (cmp_add_operand(&t, "a", a) < 0) { /* takes a, also when it fails */
+		json_decref(b);
+	} else if (cmp_add_operand(&t, "b<&\"'", b) == 0 && cmp_build(&t) == 0) {
+		for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+			(void)cmp_print(null, &t, &(struct cmp_filter){ .all = true }, fmts[i], true);
+			(void)cmp_print(null, &t, &(struct cmp_filter){ .all = false }, fmts[i], false);
+		}
+		(void)cmp_regressions(null, &t, &(struct cmp_filter){ .all = true }, 1);
+		(void)html_report(null, &t, "fuzz");
+	}
+	text_print_result_all(null, doc, true);
+	text_print_result_all(null, doc, false);
+	cmp_table_release(&t);
+	json_decref(doc);
+	fclose(null);
+	return 0;
+}
