@@ -1,4 +1,5 @@
 /* Argument parsing and help shared by the subcommands. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,31 @@ void cmd_apply_verbosity(const struct optset *own)
 		log_set_level(LOG_INFO);
 }
 
+/* What no option row can say: --db names a file (an empty value is a
+ * mistake, not the default store), and a label key fits the store. */
+static int check_common_opts(const struct vmb_cmd *c, const struct optset *own)
+{
+	for (size_t i = 0; i < own->n; i++) {
+		const struct vmb_opt *o = &own->opts[i];
+		const struct opt_value *v = &own->vals[i];
+
+		if (!v->set)
+			continue;
+		if (!strcmp(o->name, "db") && v->s && !*v->s)
+			return cmd_usage_error(c, "--db: the path is empty; give the store's file (e.g. --db ~/results.db), "
+					       "or leave --db out for the default store");
+		if (!strcmp(o->name, "label"))
+			for (size_t j = 0; j < v->kv.n; j++) {
+				size_t klen = (size_t)(strchr(v->kv.v[j], '=') - v->kv.v[j]);
+
+				if (klen > DB_LABEL_KEY_MAX)
+					return cmd_usage_error(c, "--label: the key '%.20s...' is %zu characters long; a label "
+							       "key has at most %d", v->kv.v[j], klen, DB_LABEL_KEY_MAX);
+			}
+	}
+	return -1;
+}
+
 int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own,
 	      struct optset *suite_sets, struct strv *positional)
 {
@@ -93,6 +119,9 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 		cmd_print_help(c);
 		return EXIT_OK;
 	}
+	r = check_common_opts(c, own);
+	if (r >= 0)
+		return r;
 	if (c->max_args >= 0 && positional->n > (size_t)c->max_args)
 		return cmd_usage_error(c, "unexpected argument '%s'", positional->v[c->max_args]);
 	if (positional->n < (size_t)c->min_args)
@@ -148,7 +177,10 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		return -1;
 	}
 	if (!*db) {
-		if (db_default_path(db_opt, path, sizeof(path)) < 0)
+		r = db_default_path(db_opt, path, sizeof(path));
+		if (r == -EINVAL)
+			return cmd_usage_error(c, "--db: the path is empty; give the store's file or leave --db out");
+		if (r < 0)
 			return cmd_usage_error(c, "'%s' is no file, and there is no result store (set --db, VMBENCH_DB or HOME)", word);
 		r = db_open(path, false, db);
 		if (r == -ENOENT)
@@ -160,8 +192,14 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		struct strv filter = { 0 };
 		struct collect col = { .db = *db, .docs = json_array() };
 
-		if (db_parse_selector(word, &filter) < 0) {
+		r = db_parse_selector(word, &filter);
+		if (r < 0) {
 			json_decref(col.docs);
+			if (r == -E2BIG)
+				return cmd_usage_error(c, "selector '%.40s...': a label key has at most %d characters", word,
+						       DB_LABEL_KEY_MAX);
+			if (r == -ENOMEM)
+				return EXIT_FAILED;
 			return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
 		}
 		r = db_list(*db, &filter, collect_row, &col);

@@ -14,6 +14,62 @@ expect 0 "results on a store that does not exist yet" "$VMB" results --db "$T/no
 has "$T/out" "no results stored yet" "says so"
 check "and does not create it" test ! -e "$T/none.db"
 
+# A 0-byte file is an empty SQLite database (it was "attempt to write a readonly database")
+: > "$T/zero.db"
+expect 0 "results on a 0-byte store" "$VMB" results --db "$T/zero.db"
+lacks "$T/err" "readonly" "no SQLite message leaks"
+check "lists no run" test "$(grep -c '^[0-9]' "$T/out")" -eq 0
+expect 2 "show on a 0-byte store" "$VMB" show 1 --db "$T/zero.db"
+has "$T/err" "no run '1' in $T/zero.db" "says the run is not there"
+check "reading left the file alone" test ! -s "$T/zero.db"
+fx="$SRC/tests/fixtures/import/sysbench-cpu.txt"
+expect 0 "import into a 0-byte store makes it a store" "$VMB" import "$fx" --db "$T/zero.db"
+has "$T/out" "as run 1 in $T/zero.db" "stored as run 1"
+
+# Concurrent first uses of a new store all succeed ("table runs already
+# exists" failed 11 of 20). A barrier without sleeps: each process says it
+# is ready on one FIFO, then waits for its line on another.
+N=12
+mkfifo "$T/ready" "$T/go"
+exec 3<>"$T/go" 4<>"$T/ready"
+for i in $(seq $N); do
+	(
+		echo >&4
+		read -r _ <&3
+		"$VMB" import "$fx" --db "$T/race/new.db" --label n="$i" >"$T/race.$i.out" 2>"$T/race.$i.err"
+		echo $? >"$T/race.$i.rc"
+	) &
+done
+for i in $(seq $N); do read -r _ <&4; done
+for i in $(seq $N); do echo >&3; done
+wait
+exec 3>&- 4>&-
+check "all $N concurrent first uses exit 0" test "$(cat "$T"/race.*.rc | grep -c '^0$')" -eq $N
+cat "$T"/race.*.err > "$T/race.err"
+lacks "$T/race.err" "already exists" "no 'already exists' error"
+expect 0 "results on the raced store" "$VMB" results --db "$T/race/new.db"
+check "$N runs are stored" test "$(grep -c '^[0-9]' "$T/out")" -eq $N
+
+# Label keys are kept whole or refused, never cut; long selectors work.
+k127=$(printf '%0127d' 0 | tr 0 k)
+expect 2 "a label key of 128 characters is refused" "$VMB" import "$fx" --label "${k127}x=1"
+has "$T/err" "a label key has at most 127" "the limit is named"
+expect 0 "a label key of 127 characters is kept" "$VMB" import "$fx" --label "${k127}=1" --label long=yes
+expect 0 "and found by a selector of its whole key" "$VMB" export "${k127}=1" --format csv
+long=$(printf '%0300d' 0)
+expect 0 "a 300-character label value" "$VMB" import "$fx" --label "big=$long"
+expect 0 "a selector of 300+ characters finds it" "$VMB" export "big=$long" --format csv
+has "$T/out" "cpu,prime," "the run is exported"
+sel=big=$long
+for i in $(seq 60); do sel="$sel,big=$long"; done
+expect 0 "a selector of 18000 characters in 61 parts" "$VMB" export "$sel" --format csv
+has "$T/out" "cpu,prime," "the run is exported"
+expect 2 "a selector that matches nothing" "$VMB" compare "$sel,x=y" "big=$long"
+has "$T/err" "no stored run has the labels" "says so"
+lacks "$T/err" "Expression tree" "no SQLite message leaks"
+expect 2 "a selector key over the limit" "$VMB" compare "${k127}x=1" 1
+has "$T/err" "a label key has at most 127 characters" "the limit is named"
+
 printf '{"schema": "vmbench-result", ' > "$T/trunc.json"
 expect 2 "truncated JSON" "$VMB" show "$T/trunc.json"
 has "$T/err" "$T/trunc.json: not valid JSON at line 1" "position of the error"
