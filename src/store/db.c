@@ -509,19 +509,58 @@ int db_parse_selector(const char *sel, struct strv *filter)
 	return 0;
 }
 
+/* Whether s[0..n) is UTF-8 (no overlong forms, surrogates or code points
+ * past U+10FFFF): what a JSON string, and so a stored label, can hold. */
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i], len, cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+		if (!len || c > 0xf4 || n - i < len)
+			return false;
+		cp = c & (0x3fu >> (len - 1));
+		for (unsigned k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3fu);
+		}
+		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
 /* The filter as a JSON array of distinct [key, value] pairs, bound as one
- * parameter: a query of constant size however long the selector is. */
-static char *filter_json(const struct strv *filter, size_t *npairs)
+ * parameter: a query of constant size however long the selector is.
+ * *never: a pair no stored label can equal (not UTF-8, as every stored
+ * label is). NULL only when out of memory. */
+static char *filter_json(const struct strv *filter, size_t *npairs, bool *never)
 {
 	json_t *pairs = json_array(), *seen = json_object();
 	char *text = NULL;
 
+	*never = false;
 	if (!pairs || !seen)
 		goto out;
 	for (size_t i = 0; filter && i < filter->n; i++) {
 		const char *kv = filter->v[i], *eq = strchr(kv, '=');
 
-		if (!eq || json_object_get(seen, kv))
+		if (!eq)
+			continue;
+		if (!utf8_valid((const unsigned char *)kv, strlen(kv))) {
+			*never = true;
+			continue;
+		}
+		if (json_object_get(seen, kv))
 			continue;
 		if (json_object_set_new(seen, kv, json_true()) < 0 ||
 		    json_array_append_new(pairs, json_pack("[s#s]", kv, (int)(eq - kv), eq + 1)) < 0)
@@ -539,14 +578,19 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 {
 	sqlite3_stmt *st;
 	size_t npairs = 0;
+	bool never;
 	char *pairs;
 	int rc, r = 0;
 
 	if (db->empty)
 		return 0;
-	pairs = filter_json(filter, &npairs);
+	pairs = filter_json(filter, &npairs, &never);
 	if (!pairs)
 		return -ENOMEM;
+	if (never) {
+		free(pairs);
+		return 0;
+	}
 	/* A run matches when every pair is one of its labels: a run has one
 	 * value per key, so each label matches at most one distinct pair. */
 	rc = sqlite3_prepare_v2(db->h,

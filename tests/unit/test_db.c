@@ -218,6 +218,9 @@ static void long_selectors(void **state)
 		{ { "hv=kvm,disk=sata", "hv=kvm,disk=ide", "hv=tcg" }, "hv=kvm,nosuch=1", 0 },
 		{ { "k=" LONG300, "k=" LONG300 "y", "hv=tcg" }, "k=" LONG300, 1 },
 		{ { KEY127 "=1,hv=kvm", KEY127 "=2", "hv=tcg" }, KEY127 "=1", 1 },
+		/* not UTF-8: no stored label can be equal, and it is no error either */
+		{ { "hv=kvm", "hv=tcg", "disk=ide" }, "hv=kvm,disk=\xff", 0 },
+		{ { "hv=kvm", "hv=\xc3\xa9", "disk=ide" }, "hv=\xc3\xa9", 1 },
 	};
 	char path[256], id[64];
 
