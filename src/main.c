@@ -1,4 +1,5 @@
 /* vmbench: global options, the subcommand table, dispatch. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,7 +102,28 @@ static int check_suites(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Output that did not reach its file is a failure like any other: the
+ * last buffered bytes are only written here (a full disk shows only now).
+ * A command that failed has said why; one that succeeded learns it here. */
+static int finish_stdout(int ret)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err = errno ? errno : EIO;
+	errno = 0;
+	if (fclose(stdout) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (!err || ret != EXIT_OK)
+		return ret;
+	/* a reader that went away (| head) is no news to the user */
+	if (err != EPIPE)
+		log_error("writing the output: %s", strerror(err));
+	return EXIT_FAILED;
+}
+
+static int run_main(int argc, char **argv)
 {
 	const struct vmb_cmd *c;
 
@@ -136,4 +158,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	return c->fn(c, argc - 2, argv + 2);
+}
+
+int main(int argc, char **argv)
+{
+	return finish_stdout(run_main(argc, argv));
 }

@@ -44,6 +44,11 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *positional);
 int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cmd_print_help(const struct vmb_cmd *c);
+/* Whether everything written to stdout so far (flushed first when `flush`)
+ * reached it: 0, or -EIO after a message. A command streaming many lines
+ * checks after each and stops at the first failure; main checks the final
+ * flush of every command. */
+int cmd_stdout_check(bool flush);
 /* -q/-v handling shared by the commands that have them. */
 void cmd_apply_verbosity(const struct optset *own);
 

@@ -47,6 +47,19 @@ void cmd_print_help(const struct vmb_cmd *c)
 		printf("\nsuite options (--SUITE.OPTION VALUE): see 'vmbench list'\n");
 }
 
+int cmd_stdout_check(bool flush)
+{
+	errno = 0;
+	if ((flush && fflush(stdout) != 0) || ferror(stdout)) {
+		int err = errno ? errno : EIO;
+
+		if (err != EPIPE)
+			log_error("writing the output: %s", strerror(err));
+		return -EIO;
+	}
+	return 0;
+}
+
 void cmd_apply_verbosity(const struct optset *own)
 {
 	if (optset_bool(own, "quiet"))

@@ -256,7 +256,7 @@ int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 		      "ci95 high | p50 | p90 | p99 |\n|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", stdout);
 		each_metric(doc, md_row, stdout);
 	}
-	if (fflush(stdout) != 0)
+	if (ret == EXIT_OK && cmd_stdout_check(true) < 0)
 		ret = EXIT_FAILED;
 out:
 	json_decref(docs);

@@ -26,7 +26,7 @@ static int print_row(const struct db_row *row, void *arg)
 	       row->host ? row->host : "-", row->hypervisor ? row->hypervisor : "-",
 	       row->labels && *row->labels ? row->labels : "-", row->suites);
 	(*count)++;
-	return 0;
+	return cmd_stdout_check(false);
 }
 
 int cmd_results(const struct vmb_cmd *self, int argc, char **argv)

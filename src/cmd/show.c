@@ -87,7 +87,7 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 		r = doc_write_file(doc, "-");
 	else {
 		text_print_result(stdout, doc);
-		r = fflush(stdout) == 0 ? 0 : -EIO;
+		r = cmd_stdout_check(true);
 	}
 	ret = r < 0 ? EXIT_FAILED : EXIT_OK;
 out:

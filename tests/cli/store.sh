@@ -70,6 +70,19 @@ lacks "$T/err" "Expression tree" "no SQLite message leaks"
 expect 2 "a selector key over the limit" "$VMB" compare "${k127}x=1" 1
 has "$T/err" "a label key has at most 127 characters" "the limit is named"
 
+# Output that cannot be written is a failure (exit 1 and why), never exit 0
+if [ -w /dev/full ]; then
+	"$VMB" export 1 --format json > "$T/run1.json"
+	for c in "results" "list" "compare 1 1" "show 1" "show $T/run1.json" "export 1 --format csv" \
+		"export 1 --format openmetrics" "export 1 --format markdown" "help --man" "--version" "run --help"; do
+		# shellcheck disable=SC2086
+		expect 1 "$c >/dev/full" sh -c '"$0" "$@" >/dev/full' "$VMB" $c
+		has "$T/err" "No space left on device" "$c: says why"
+	done
+else
+	skip "commands into /dev/full" "/dev/full is not writable here"
+fi
+
 printf '{"schema": "vmbench-result", ' > "$T/trunc.json"
 expect 2 "truncated JSON" "$VMB" show "$T/trunc.json"
 has "$T/err" "$T/trunc.json: not valid JSON at line 1" "position of the error"
