@@ -83,6 +83,13 @@ else
 	skip "commands into /dev/full" "/dev/full is not writable here"
 fi
 
+# A valid document need not say which vmbench wrote it ("vmbench (null)")
+"$VMB" export 1 --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); d["tool"] = {}
+json.dump(d, open(sys.argv[1], "w"))' "$T/notool.json"
+expect 0 "show a document without tool.version" "$VMB" show "$T/notool.json"
+lacks "$T/out" "(null)" "no (null)"
+has "$T/out" "vmbench (version unknown)" "says the version is unknown"
+
 printf '{"schema": "vmbench-result", ' > "$T/trunc.json"
 expect 2 "truncated JSON" "$VMB" show "$T/trunc.json"
 has "$T/err" "$T/trunc.json: not valid JSON at line 1" "position of the error"
