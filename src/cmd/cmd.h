@@ -4,12 +4,15 @@
 #define VMB_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
 #include "../core/opts.h"
 
 enum {
+	CMD_CONTINUE = -1, /* from cmd_parse, cmd_load_operand: no exit yet, go on */
 	EXIT_OK = 0,
 	EXIT_FAILED = 1, /* a measurement or an operation failed */
 	EXIT_USAGE = 2,  /* the user's mistake */
@@ -49,6 +52,11 @@ void cmd_print_help(const struct vmb_cmd *c);
  * checks after each and stops at the first failure; main checks the final
  * flush of every command. */
 int cmd_stdout_check(bool flush);
+/* One CSV field as RFC 4180 has it, the way every CSV of vmbench writes
+ * text: always in double quotes, a quote doubled. Numbers go bare. */
+void cmd_csv_field(FILE *f, const char *s);
+/* Columns a UTF-8 string takes on a terminal (one per code point). */
+size_t cmd_text_width(const char *s);
 /* -q/-v handling shared by the commands that have them. */
 void cmd_apply_verbosity(const struct optset *own);
 

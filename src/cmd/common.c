@@ -49,8 +49,11 @@ void cmd_print_help(const struct vmb_cmd *c)
 
 int cmd_stdout_check(bool flush)
 {
+	if (!flush && !ferror(stdout))
+		return 0;
+	/* flushing again after an error fails again, with a fresh errno */
 	errno = 0;
-	if ((flush && fflush(stdout) != 0) || ferror(stdout)) {
+	if (fflush(stdout) != 0 || ferror(stdout)) {
 		int err = errno ? errno : EIO;
 
 		if (err != EPIPE)
@@ -58,6 +61,26 @@ int cmd_stdout_check(bool flush)
 		return -EIO;
 	}
 	return 0;
+}
+
+void cmd_csv_field(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+size_t cmd_text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; s && *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
 }
 
 void cmd_apply_verbosity(const struct optset *own)

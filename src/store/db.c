@@ -596,7 +596,9 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 	rc = sqlite3_prepare_v2(db->h,
 				"SELECT r.id, r.uuid, r.started, r.host, r.hypervisor, "
 				"(SELECT group_concat(key || '=' || value, ' ') FROM "
-				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites "
+				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites, "
+				"(SELECT json_group_object(key, value) FROM "
+				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)) "
 				"FROM runs r WHERE ?2 = 0 OR ?2 = "
 				"(SELECT count(*) FROM labels l JOIN json_each(?1) f "
 				"   ON l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]') "
@@ -619,6 +621,7 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 			.hypervisor = (const char *)sqlite3_column_text(st, 4),
 			.labels = (const char *)sqlite3_column_text(st, 5),
 			.suites = (const char *)sqlite3_column_text(st, 6),
+			.labels_json = (const char *)sqlite3_column_text(st, 7),
 		};
 
 		r = fn(&row, arg);

@@ -41,7 +41,10 @@ int db_get(struct db *db, const char *ref, json_t **doc);
 
 struct db_row {
 	int64_t id;
-	const char *uuid, *started, *host, *hypervisor, *labels, *suites;
+	const char *uuid, *started, *host, *hypervisor;
+	const char *labels;      /* "k=v k2=v2", keys in order; NULL when none */
+	const char *suites;      /* "cpu,disk" */
+	const char *labels_json; /* {"k": "v", ...}, keys in order: values may hold spaces */
 };
 /* A label selector "k=v,k2=v2" appended to `filter` as KEY=VALUE strings:
  * 0, -EINVAL when a part is not KEY=VALUE with a non-empty key and value,
