@@ -16,12 +16,45 @@
 int cmd_argc;
 char **cmd_argv;
 
+#define VMB_CMD_ROW(n) &cmd_##n##_desc,
+const struct vmb_cmd *const vmb_cmds[] = { VMB_CMDS(VMB_CMD_ROW) NULL };
+#undef VMB_CMD_ROW
+
+int cmd_check_all(void)
+{
+	for (const struct vmb_cmd *const *p = vmb_cmds; *p; p++) {
+		const struct vmb_cmd *c = *p;
+		const char *why = !c->name || !*c->name ? "no name"
+				  : !c->fn ? "no function"
+				  : !c->summary || !c->args ? "no summary or usage"
+				  : !c->opts ? "no option table"
+				  : c->min_args < 0 || (c->max_args != CMD_ARGS_ANY && c->max_args < c->min_args)
+					  ? "bad argument counts"
+				  : cmd_find(c->name) != c ? "a second command of this name"
+							   : NULL;
+
+		if (why) {
+			log_error("internal error: command '%s': %s", c->name ? c->name : "?", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 const struct vmb_cmd *cmd_find(const char *name)
 {
-	for (const struct vmb_cmd *c = vmb_cmds; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
+	for (const struct vmb_cmd *const *c = vmb_cmds; *c; c++)
+		if (!strcmp((*c)->name, name))
+			return *c;
 	return NULL;
+}
+
+void cmd_main_usage(FILE *f)
+{
+	fprintf(f, "usage: vmbench COMMAND [OPTIONS]\n       vmbench --version\n\ncommands:\n");
+	for (const struct vmb_cmd *const *c = vmb_cmds; *c; c++)
+		fprintf(f, "  %-9s %s\n", (*c)->name, (*c)->summary);
+	fprintf(f, "\n'vmbench help COMMAND' or 'vmbench COMMAND --help' shows a command's options.\n");
 }
 
 int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...)
@@ -115,7 +148,7 @@ static int check_common_opts(const struct vmb_cmd *c, const struct optset *own)
 							       "key has at most %d", v->kv.v[j], klen, DB_LABEL_KEY_MAX);
 			}
 	}
-	return -1;
+	return CMD_CONTINUE;
 }
 
 int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own,
@@ -156,13 +189,13 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 		return EXIT_OK;
 	}
 	r = check_common_opts(c, own);
-	if (r >= 0)
+	if (r != CMD_CONTINUE)
 		return r;
-	if (c->max_args >= 0 && positional->n > (size_t)c->max_args)
+	if (c->max_args != CMD_ARGS_ANY && positional->n > (size_t)c->max_args)
 		return cmd_usage_error(c, "unexpected argument '%s'", positional->v[c->max_args]);
 	if (positional->n < (size_t)c->min_args)
 		return cmd_usage_error(c, "missing argument: vmbench %s %s", c->name, c->args);
-	return -1;
+	return CMD_CONTINUE;
 }
 
 void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *positional)
@@ -210,7 +243,7 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		json_array_append_new(arr, doc);
 		*docs = arr;
 		snprintf(name, namelen, "%s", strrchr(word, '/') ? strrchr(word, '/') + 1 : word);
-		return -1;
+		return CMD_CONTINUE;
 	}
 	if (!*db) {
 		r = db_default_path(db_opt, path, sizeof(path));
@@ -250,7 +283,7 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		}
 		*docs = col.docs;
 		snprintf(name, namelen, "%s", word);
-		return -1;
+		return CMD_CONTINUE;
 	}
 	r = db_get(*db, word, &doc);
 	if (r == -ENOENT)
@@ -261,5 +294,5 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 	json_array_append_new(arr, doc);
 	*docs = arr;
 	snprintf(name, namelen, "run %s", word);
-	return -1;
+	return CMD_CONTINUE;
 }

@@ -23,6 +23,18 @@ const struct vmb_opt export_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_export(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_export_desc = {
+	.name = "export",
+	.fn = cmd_export,
+	.args = "RUN|FILE [--format json|csv|markdown|openmetrics]",
+	.summary = "write one run as JSON, CSV, Markdown or OpenMetrics (Prometheus textfile collector)",
+	.opts = export_opts,
+	.min_args = 1,
+	.max_args = 1,
+};
+
 static const char *const stats[] = { "mean", "median", "stddev", "min", "max", "ci95_low", "ci95_high" };
 static const char *const pcts[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 
@@ -392,7 +404,7 @@ static int md_row(FILE *f, const json_t *s, const json_t *t, const json_t *c, co
 	return cmd_stdout_check(false);
 }
 
-int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -403,10 +415,10 @@ int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	ret = cmd_load_operand(self, pos.v[0], optset_str(&own, "db"), &db, &docs, name, sizeof(name));
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	if (json_array_size(docs) != 1) {
 		ret = cmd_usage_error(self, "'%s' selects %zu runs; export takes one (a run number, id or file)", pos.v[0],

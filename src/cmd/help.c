@@ -17,7 +17,16 @@ const struct vmb_opt help_opts[] = {
 	OPT_TABLE_END,
 };
 
-void main_usage(FILE *f);
+static int cmd_help(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_help_desc = {
+	.name = "help",
+	.fn = cmd_help,
+	.args = "[COMMAND] [--man]",
+	.summary = "show help for a command, or the manual page",
+	.opts = help_opts,
+	.max_args = 1,
+};
 
 /* roff: a leading '.' or '\'' starts a request, '-' must be '\-', '\' is '\e'. */
 static void roff(const char *s)
@@ -72,7 +81,9 @@ static void man_page(void)
 	     "(hypervisor, devices, drivers, kernel knobs) so that runs made on different configurations can "
 	     "be compared.");
 	puts(".SH COMMANDS");
-	for (const struct vmb_cmd *c = vmb_cmds; c->name; c++) {
+	for (const struct vmb_cmd *const *p = vmb_cmds; *p; p++) {
+		const struct vmb_cmd *c = *p;
+
 		printf(".SS \"vmbench %s ", c->name);
 		roff(c->args);
 		puts("\"");
@@ -111,7 +122,7 @@ static void man_page(void)
 	puts(".SH SEE ALSO\n.BR sysbench (1),\n.BR fio (1),\n.BR iperf3 (1),\n.BR cyclictest (8)");
 }
 
-int cmd_help(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_help(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -119,13 +130,13 @@ int cmd_help(const struct vmb_cmd *self, int argc, char **argv)
 	int ret;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	ret = EXIT_OK;
 	if (optset_bool(&own, "man")) {
 		man_page();
 	} else if (pos.n == 0) {
-		main_usage(stdout);
+		cmd_main_usage(stdout);
 	} else if ((c = cmd_find(pos.v[0]))) {
 		cmd_print_help(c);
 	} else {

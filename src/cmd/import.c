@@ -21,7 +21,22 @@ const struct vmb_opt import_opts[] = {
 	OPT_TABLE_END,
 };
 
-int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_import(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_import_desc = {
+	.name = "import",
+	.fn = cmd_import,
+	.args = "FILE|- [--label KEY=VALUE]...",
+	.summary = "store fio (--output-format=json), iperf3 (-J) or sysbench cpu/memory results as vmbench runs",
+	.description = "The metrics get the names vmbench uses for the same measurement (fio randread iops ->"
+		       " disk.randread iops with the same parameters), so old measurements compare with new "
+		       "ones; the run is labelled source=fio (iperf3, sysbench-cpu, sysbench-memory).",
+	.opts = import_opts,
+	.min_args = 1,
+	.max_args = 1,
+};
+
+static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -32,7 +47,7 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	file = pos.v[0];
 	json = optset_str(&own, "json");

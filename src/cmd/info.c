@@ -15,7 +15,19 @@ const struct vmb_opt info_opts[] = {
 	OPT_TABLE_END,
 };
 
-int cmd_info(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_info(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_info_desc = {
+	.name = "info",
+	.fn = cmd_info,
+	.args = "[--json]",
+	.summary = "show what this machine is: hypervisor, CPU, memory, devices and drivers",
+	.description = "The same fingerprint is stored with every result.",
+	.opts = info_opts,
+	.max_args = 0,
+};
+
+static int cmd_info(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -23,7 +35,7 @@ int cmd_info(const struct vmb_cmd *self, int argc, char **argv)
 	int ret;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	fp = probe_fingerprint(&(struct probe_src){ .root = optset_str(&own, "root") });
 	if (!fp) {

@@ -10,14 +10,25 @@ const struct vmb_opt list_opts[] = {
 	OPT_TABLE_END,
 };
 
-int cmd_list(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_list(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_list_desc = {
+	.name = "list",
+	.fn = cmd_list,
+	.args = "",
+	.summary = "list suites, their tests and options",
+	.opts = list_opts,
+	.max_args = 0,
+};
+
+static int cmd_list(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
 	int ret;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	for (size_t i = 0; i < vmb_nsuites; i++) {
 		const struct vmb_suite *s = vmb_suites[i];

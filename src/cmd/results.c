@@ -19,6 +19,17 @@ const struct vmb_opt results_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_results(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_results_desc = {
+	.name = "results",
+	.fn = cmd_results,
+	.args = "[--label KEY=VALUE]... [--format text|json|csv]",
+	.summary = "list stored runs, one line each",
+	.opts = results_opts,
+	.max_args = 0,
+};
+
 /* The columns, in order: the table's heading, the CSV's and JSON's key. */
 enum col { COL_RUN, COL_ID, COL_STARTED, COL_HOST, COL_HYPERVISOR, COL_LABELS, COL_SUITES, NCOLS };
 static const struct {
@@ -172,7 +183,7 @@ out:
 	return r;
 }
 
-int cmd_results(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_results(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;

@@ -53,6 +53,22 @@ const struct vmb_opt run_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_run(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_run_desc = {
+	.name = "run",
+	.fn = cmd_run,
+	.args = "[SUITE[.TEST]...] [OPTIONS]",
+	.summary = "measure this machine and store the result",
+	.description = "Runs the named suites or tests (all by default). Each test runs an uncounted warm-up, "
+		       "then repetitions until the 95% confidence interval of its headline metric is within "
+		       "--precision of the mean (between --min-reps and --max-reps, within --budget). The "
+		       "result is printed, stored in the result store and, with --json, written as a document.",
+	.opts = run_opts,
+	.flags = CMD_SUITE_OPTS,
+	.max_args = CMD_ARGS_ANY,
+};
+
 static bool cpu_allowed(unsigned cpu)
 {
 	cpu_set_t set;
@@ -140,7 +156,7 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 			items[(*nitems)++] = (struct runner_item){
 				.suite = vmb_suites[i], .opts = &suite_sets[i], .test_mask = any ? masks[i] : ~0ull,
 			};
-	return -1;
+	return CMD_CONTINUE;
 }
 
 /* --quick: every row's quick default, for the command and the suites. */
@@ -168,7 +184,7 @@ static bool any_failed(const struct vmb_results *res)
 	return false;
 }
 
-int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	struct runner_item items[64];
@@ -188,11 +204,11 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	if (!suite_sets)
 		return EXIT_FAILED;
 	ret = cmd_parse(self, argc, argv, &own, suite_sets, &words);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	cmd_apply_verbosity(&own);
 	ret = select_items(self, &words, suite_sets, items, &nitems);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	if (apply_quick(&own, suite_sets) < 0) {
 		ret = EXIT_FAILED;

@@ -19,6 +19,18 @@ const struct vmb_opt show_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_show(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_show_desc = {
+	.name = "show",
+	.fn = cmd_show,
+	.args = "RUN|FILE|- [--json]",
+	.summary = "show one result from the store (run number or id prefix) or from a file",
+	.opts = show_opts,
+	.min_args = 1,
+	.max_args = 1,
+};
+
 static int load_stdin(json_t **doc)
 {
 	char *text, err[512];
@@ -33,7 +45,7 @@ static int load_stdin(json_t **doc)
 	return r;
 }
 
-int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -45,7 +57,7 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	ref = pos.v[0];
 	ret = EXIT_FAILED;
