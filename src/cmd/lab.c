@@ -76,7 +76,8 @@ const struct vmb_cmd cmd_lab_desc = {
 		       "runs --suites in the guest on a scratch disk behind the configuration's controller, "
 		       "measures the host, stores each result with the matrix keys as labels, prints the "
 		       "comparison with the host and writes the HTML report. 'lab report SELECTOR' redraws it "
-		       "from the store. x86_64 guests only so far.",
+		       "from the store. Guests are x86_64 or aarch64 (--arch, or the matrix key arch); a guest "
+		       "of another architecture than the host's is emulated (TCG).",
 	.opts = lab_opts,
 	.min_args = 1,
 	.max_args = 2,
