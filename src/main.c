@@ -32,11 +32,11 @@ static int check_suites(void)
  * A command that failed has said why; one that succeeded learns it here. */
 static int finish_stdout(int ret)
 {
-	int err = 0;
+	int err = 0, before = errno;
 
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout))
-		err = errno ? errno : EIO;
+		err = errno ? errno : cmd_stdout_why(before);
 	errno = 0;
 	if (fclose(stdout) != 0 && !err)
 		err = errno ? errno : EIO;

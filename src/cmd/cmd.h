@@ -65,6 +65,10 @@ void cmd_print_help(const struct vmb_cmd *c);
  * checks after each and stops at the first failure; main checks the final
  * flush of every command. */
 int cmd_stdout_check(bool flush);
+/* stdout has failed and its flush set no errno: why, from one more try or
+ * from `before` (errno before that flush) when a write sets that errno;
+ * else EIO. Leaves stdout's error flag cleared. */
+int cmd_stdout_why(int before);
 /* One CSV field as RFC 4180 has it, the way every CSV of vmbench writes
  * text: always in double quotes, a quote doubled. Numbers go bare. */
 void cmd_csv_field(FILE *f, const char *s);

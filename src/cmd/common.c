@@ -80,14 +80,33 @@ void cmd_print_help(const struct vmb_cmd *c)
 		printf("\nsuite options (--SUITE.OPTION VALUE): see 'vmbench list'\n");
 }
 
+int cmd_stdout_why(int before)
+{
+	static const int write_errors[] = { ENOSPC, EDQUOT, EFBIG, EIO, EPIPE, EROFS, EBADF, ENXIO };
+
+	/* After a failed write glibc may drop what it could not write, so a
+	 * flush has nothing left to try and sets no errno. Clear the error and
+	 * try once more in case something is left; else the errno the failed
+	 * write left behind, when it is one a write sets. */
+	clearerr(stdout);
+	errno = 0;
+	if (fflush(stdout) != 0 && errno)
+		return errno;
+	for (size_t i = 0; i < sizeof(write_errors) / sizeof(write_errors[0]); i++)
+		if (before == write_errors[i])
+			return before;
+	return EIO;
+}
+
 int cmd_stdout_check(bool flush)
 {
+	int before = errno;
+
 	if (!flush && !ferror(stdout))
 		return 0;
-	/* flushing again after an error fails again, with a fresh errno */
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		int err = errno ? errno : EIO;
+		int err = errno ? errno : cmd_stdout_why(before);
 
 		if (err != EPIPE)
 			log_error("writing the output: %s", strerror(err));
