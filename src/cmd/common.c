@@ -1,4 +1,5 @@
-/* Argument parsing and help shared by the subcommands. */
+/* The subcommand table (from list.h), and the argument parsing, help and
+ * output helpers the subcommands share. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -542,7 +542,7 @@ static bool utf8_valid(const unsigned char *s, size_t n)
 /* The filter as a JSON array of distinct [key, value] pairs, bound as one
  * parameter: a query of constant size however long the selector is.
  * *never: a pair no stored label can equal (not UTF-8, as every stored
- * label is). NULL only when out of memory. */
+ * label is, or no KEY=VALUE at all). NULL only when out of memory. */
 static char *filter_json(const struct strv *filter, size_t *npairs, bool *never)
 {
 	json_t *pairs = json_array(), *seen = json_object();
@@ -554,9 +554,8 @@ static char *filter_json(const struct strv *filter, size_t *npairs, bool *never)
 	for (size_t i = 0; filter && i < filter->n; i++) {
 		const char *kv = filter->v[i], *eq = strchr(kv, '=');
 
-		if (!eq)
-			continue;
-		if (!utf8_valid((const unsigned char *)kv, strlen(kv))) {
+		/* not KEY=VALUE (the callers never pass one) matches nothing, never everything */
+		if (!eq || !utf8_valid((const unsigned char *)kv, strlen(kv))) {
 			*never = true;
 			continue;
 		}
