@@ -29,6 +29,20 @@ const struct vmb_opt agent_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_agent_desc = {
+	.name = "agent",
+	.fn = cmd_agent,
+	.args = "[--port PATH]",
+	.summary = "the guest side of the lab: run suites on a host's request over a serial port",
+	.description = "Speaks vmbench's agent protocol (version 1) on PATH or stdin/stdout: HELLO with this "
+		       "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
+		       "and RESULT <length> with the result document (or ERROR <message>), until BYE.",
+	.opts = agent_opts,
+	.max_args = 0,
+};
+
 /* A serial line must pass bytes untouched: no echo, no CR/LF translation. */
 static void make_raw(int fd)
 {
@@ -172,7 +186,7 @@ out:
 	return r;
 }
 
-int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -183,7 +197,7 @@ int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 	int fd = -1, ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	log_set_level(LOG_ERROR);
 	(void)signal(SIGPIPE, SIG_IGN);

@@ -1,15 +1,18 @@
-/* Subcommands: one row each in the table in main.c, one file each here.
- * Only main and these files decide to exit the process. */
+/* Subcommands: one file each here, each exporting one descriptor, listed
+ * once in list.h. Only main and these files decide to exit the process. */
 #ifndef VMB_CMD_H
 #define VMB_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
 #include "../core/opts.h"
 
 enum {
+	CMD_CONTINUE = -1, /* from cmd_parse, cmd_load_operand: no exit yet, go on */
 	EXIT_OK = 0,
 	EXIT_FAILED = 1, /* a measurement or an operation failed */
 	EXIT_USAGE = 2,  /* the user's mistake */
@@ -26,17 +29,30 @@ struct vmb_cmd {
 	const char *description; /* a paragraph, for help and the man page */
 	const struct vmb_opt *opts;
 	unsigned flags;
-	int min_args, max_args; /* positional arguments; max -1: any number */
+	int min_args, max_args; /* positional arguments; max CMD_ARGS_ANY: any number */
 };
 
-extern const struct vmb_cmd vmb_cmds[];
+#define CMD_ARGS_ANY (-1)
+
+#include "list.h"
+
+#define VMB_CMD_EXTERN(n) extern const struct vmb_cmd cmd_##n##_desc;
+VMB_CMDS(VMB_CMD_EXTERN)
+#undef VMB_CMD_EXTERN
+
+/* Every subcommand's descriptor, in list.h's order, NULL-terminated. */
+extern const struct vmb_cmd *const vmb_cmds[];
+/* A broken descriptor is a programming error: 0, or -1 after a message. */
+int cmd_check_all(void);
+/* The command list, for `vmbench`, `vmbench --help` and `vmbench help`. */
+void cmd_main_usage(FILE *f);
 /* The whole command line, recorded in result documents. */
 extern int cmd_argc;
 extern char **cmd_argv;
 const struct vmb_cmd *cmd_find(const char *name);
 
 /* Parse argv (after the command name) with the command's options and, for
- * CMD_SUITE_OPTS, every suite's. Returns -1 to go on, or an exit code:
+ * CMD_SUITE_OPTS, every suite's. Returns CMD_CONTINUE, or an exit code:
  * EXIT_OK after printing --help, EXIT_USAGE after a message. suite_sets
  * (may be NULL) receives one optset per suite, in table order. */
 int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own,
@@ -44,32 +60,39 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *positional);
 int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cmd_print_help(const struct vmb_cmd *c);
+/* Whether everything written to stdout so far (flushed first when `flush`)
+ * reached it: 0, or -EIO after a message. A command streaming many lines
+ * checks after each and stops at the first failure; main checks the final
+ * flush of every command. */
+int cmd_stdout_check(bool flush);
+/* stdout has failed and its flush set no errno: why, from one more try or
+ * from `before` (errno before that flush) when a write sets that errno;
+ * else EIO. Leaves stdout's error flag cleared. */
+int cmd_stdout_why(int before);
+/* One CSV field as RFC 4180 has it, the way every CSV of vmbench writes
+ * text: always in double quotes, a quote doubled. Numbers go bare. */
+void cmd_csv_field(FILE *f, const char *s);
+/* Columns a UTF-8 string takes on a terminal (one per code point). */
+size_t cmd_text_width(const char *s);
 /* -q/-v handling shared by the commands that have them. */
 void cmd_apply_verbosity(const struct optset *own);
 
 /* A compare/report operand: a result file, a stored run (number or id
  * prefix), or a label selector "k=v,k2=v2" that pools every matching run.
  * On success *docs is a new array of documents and *name its label.
- * Returns -1 to go on, or an exit code after a message. */
+ * Returns CMD_CONTINUE, or an exit code after a message. */
 struct db;
 int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_opt, struct db **db,
 		     json_t **docs, char *name, size_t namelen);
 
-int cmd_run(const struct vmb_cmd *self, int argc, char **argv);
 /* How many cases `vmbench run` (or --quick) of everything has here and how
  * long the option defaults let it take (run.c). */
 struct runner_estimate;
 int run_estimate(bool quick, struct runner_estimate *out);
-int cmd_compare(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_export(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_report(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_import(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_agent(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_lab(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_list(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_info(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_results(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_show(const struct vmb_cmd *self, int argc, char **argv);
-int cmd_help(const struct vmb_cmd *self, int argc, char **argv);
+/* compare and report: every operand word into a table (*t always needs
+ * cmp_table_release). CMD_CONTINUE, or an exit code after a message. */
+struct cmp_table;
+int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const char *db_opt, const char *baseline,
+		    struct cmp_table *t);
 
 #endif

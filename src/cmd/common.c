@@ -1,4 +1,6 @@
-/* Argument parsing and help shared by the subcommands. */
+/* The subcommand table (from list.h), and the argument parsing, help and
+ * output helpers the subcommands share. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +17,45 @@
 int cmd_argc;
 char **cmd_argv;
 
+#define VMB_CMD_ROW(n) &cmd_##n##_desc,
+const struct vmb_cmd *const vmb_cmds[] = { VMB_CMDS(VMB_CMD_ROW) NULL };
+#undef VMB_CMD_ROW
+
+int cmd_check_all(void)
+{
+	for (const struct vmb_cmd *const *p = vmb_cmds; *p; p++) {
+		const struct vmb_cmd *c = *p;
+		const char *why = !c->name || !*c->name ? "no name"
+				  : !c->fn ? "no function"
+				  : !c->summary || !c->args ? "no summary or usage"
+				  : !c->opts ? "no option table"
+				  : c->min_args < 0 || (c->max_args != CMD_ARGS_ANY && c->max_args < c->min_args)
+					  ? "bad argument counts"
+				  : cmd_find(c->name) != c ? "a second command of this name"
+							   : NULL;
+
+		if (why) {
+			log_error("internal error: command '%s': %s", c->name ? c->name : "?", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 const struct vmb_cmd *cmd_find(const char *name)
 {
-	for (const struct vmb_cmd *c = vmb_cmds; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
+	for (const struct vmb_cmd *const *c = vmb_cmds; *c; c++)
+		if (!strcmp((*c)->name, name))
+			return *c;
 	return NULL;
+}
+
+void cmd_main_usage(FILE *f)
+{
+	fprintf(f, "usage: vmbench COMMAND [OPTIONS]\n       vmbench --version\n\ncommands:\n");
+	for (const struct vmb_cmd *const *c = vmb_cmds; *c; c++)
+		fprintf(f, "  %-9s %s\n", (*c)->name, (*c)->summary);
+	fprintf(f, "\n'vmbench help COMMAND' or 'vmbench COMMAND --help' shows a command's options.\n");
 }
 
 int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...)
@@ -46,6 +81,61 @@ void cmd_print_help(const struct vmb_cmd *c)
 		printf("\nsuite options (--SUITE.OPTION VALUE): see 'vmbench list'\n");
 }
 
+int cmd_stdout_why(int before)
+{
+	static const int write_errors[] = { ENOSPC, EDQUOT, EFBIG, EIO, EPIPE, EROFS, EBADF, ENXIO };
+
+	/* After a failed write glibc may drop what it could not write, so a
+	 * flush has nothing left to try and sets no errno. Clear the error and
+	 * try once more in case something is left; else the errno the failed
+	 * write left behind, when it is one a write sets. */
+	clearerr(stdout);
+	errno = 0;
+	if (fflush(stdout) != 0 && errno)
+		return errno;
+	for (size_t i = 0; i < sizeof(write_errors) / sizeof(write_errors[0]); i++)
+		if (before == write_errors[i])
+			return before;
+	return EIO;
+}
+
+int cmd_stdout_check(bool flush)
+{
+	int before = errno;
+
+	if (!flush && !ferror(stdout))
+		return 0;
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		int err = errno ? errno : cmd_stdout_why(before);
+
+		if (err != EPIPE)
+			log_error("writing the output: %s", strerror(err));
+		return -EIO;
+	}
+	return 0;
+}
+
+void cmd_csv_field(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+size_t cmd_text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; s && *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
 void cmd_apply_verbosity(const struct optset *own)
 {
 	if (optset_bool(own, "quiet"))
@@ -54,6 +144,31 @@ void cmd_apply_verbosity(const struct optset *own)
 		log_set_level(LOG_DEBUG);
 	else
 		log_set_level(LOG_INFO);
+}
+
+/* What no option row can say: --db names a file (an empty value is a
+ * mistake, not the default store), and a label key fits the store. */
+static int check_common_opts(const struct vmb_cmd *c, const struct optset *own)
+{
+	for (size_t i = 0; i < own->n; i++) {
+		const struct vmb_opt *o = &own->opts[i];
+		const struct opt_value *v = &own->vals[i];
+
+		if (!v->set)
+			continue;
+		if (!strcmp(o->name, "db") && v->s && !*v->s)
+			return cmd_usage_error(c, "--db: the path is empty; give the store's file (e.g. --db ~/results.db), "
+					       "or leave --db out for the default store");
+		if (!strcmp(o->name, "label"))
+			for (size_t j = 0; j < v->kv.n; j++) {
+				size_t klen = (size_t)(strchr(v->kv.v[j], '=') - v->kv.v[j]);
+
+				if (klen > DB_LABEL_KEY_MAX)
+					return cmd_usage_error(c, "--label: the key '%.20s...' is %zu characters long; a label "
+							       "key has at most %d", v->kv.v[j], klen, DB_LABEL_KEY_MAX);
+			}
+	}
+	return CMD_CONTINUE;
 }
 
 int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own,
@@ -93,11 +208,14 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 		cmd_print_help(c);
 		return EXIT_OK;
 	}
-	if (c->max_args >= 0 && positional->n > (size_t)c->max_args)
+	r = check_common_opts(c, own);
+	if (r != CMD_CONTINUE)
+		return r;
+	if (c->max_args != CMD_ARGS_ANY && positional->n > (size_t)c->max_args)
 		return cmd_usage_error(c, "unexpected argument '%s'", positional->v[c->max_args]);
 	if (positional->n < (size_t)c->min_args)
 		return cmd_usage_error(c, "missing argument: vmbench %s %s", c->name, c->args);
-	return -1;
+	return CMD_CONTINUE;
 }
 
 void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *positional)
@@ -183,10 +301,13 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		json_array_append_new(arr, doc);
 		*docs = arr;
 		snprintf(name, namelen, "%s", strrchr(word, '/') ? strrchr(word, '/') + 1 : word);
-		return -1;
+		return CMD_CONTINUE;
 	}
 	if (!*db) {
-		if (db_default_path(db_opt, path, sizeof(path)) < 0)
+		r = db_default_path(db_opt, path, sizeof(path));
+		if (r == -EINVAL)
+			return cmd_usage_error(c, "--db: the path is empty; give the store's file or leave --db out");
+		if (r < 0)
 			return cmd_usage_error(c, "'%s' is no file, and there is no result store (set --db, VMBENCH_DB or HOME)", word);
 		r = db_open(path, false, db);
 		if (r == -ENOENT)
@@ -198,8 +319,14 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		struct strv filter = { 0 };
 		struct collect col = { .db = *db, .docs = json_array() };
 
-		if (db_parse_selector(word, &filter) < 0) {
+		r = db_parse_selector(word, &filter);
+		if (r < 0) {
 			json_decref(col.docs);
+			if (r == -E2BIG)
+				return cmd_usage_error(c, "selector '%.40s...': a label key has at most %d characters", word,
+						       DB_LABEL_KEY_MAX);
+			if (r == -ENOMEM)
+				return EXIT_FAILED;
 			return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
 		}
 		if (take_interrupted_key(&filter, &col.interrupted) < 0) {
@@ -227,7 +354,7 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 				 col.left_out, col.left_out == 1 ? "" : "s");
 		*docs = col.docs;
 		snprintf(name, namelen, "%s", word);
-		return -1;
+		return CMD_CONTINUE;
 	}
 	r = db_get(*db, word, &doc);
 	if (r == -ENOENT)
@@ -238,5 +365,5 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 	json_array_append_new(arr, doc);
 	*docs = arr;
 	snprintf(name, namelen, "run %s", word);
-	return -1;
+	return CMD_CONTINUE;
 }

@@ -26,26 +26,41 @@ const struct vmb_opt compare_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_compare_desc = {
+	.name = "compare",
+	.fn = cmd_compare,
+	.args = "A B [C...] [OPTIONS]",
+	.summary = "compare runs: mean, 95% CI, gap to the baseline and its significance, per metric",
+	.description = "Each operand is a result file, a stored run (number or id prefix), or a label selector "
+		       "(hv=kvm or disk=sata,host=lab1) whose matching runs are pooled as repetitions. Metrics are "
+		       "paired only when suite, test and parameters (threads, queue depth, block size...) are equal; "
+		       "a metric present on one side only is listed as such. A difference is significant when the "
+		       "95% confidence interval of the difference of means (Welch) excludes zero.",
+	.opts = compare_opts,
+	.min_args = 2,
+	.max_args = CMD_ARGS_ANY,
+};
+
 /* Shared with report: load every operand word into a table. */
-int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const char *db_opt, const char *baseline,
-		    struct cmp_table *t);
 int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const char *db_opt, const char *baseline,
 		    struct cmp_table *t)
 {
 	struct db *db = NULL;
-	int ret = -1;
+	int ret = CMD_CONTINUE;
 
 	cmp_table_init(t);
-	for (size_t i = 0; i < words->n && ret < 0; i++) {
+	for (size_t i = 0; i < words->n && ret == CMD_CONTINUE; i++) {
 		char name[256];
 		json_t *docs;
 
 		ret = cmd_load_operand(self, words->v[i], db_opt, &db, &docs, name, sizeof(name));
-		if (ret < 0 && cmp_add_operand(t, name, docs) < 0)
+		if (ret == CMD_CONTINUE && cmp_add_operand(t, name, docs) < 0)
 			ret = EXIT_FAILED;
 	}
 	db_close(db);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		return ret;
 	if (baseline) {
 		int64_t k;
@@ -64,7 +79,7 @@ int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const 
 		log_error("out of memory comparing");
 		return EXIT_FAILED;
 	}
-	return -1;
+	return CMD_CONTINUE;
 }
 
 static enum cmp_format format_of(const char *s)
@@ -72,7 +87,7 @@ static enum cmp_format format_of(const char *s)
 	return !strcmp(s, "markdown") ? CMP_MARKDOWN : !strcmp(s, "csv") ? CMP_CSV : !strcmp(s, "json") ? CMP_JSON : CMP_TEXT;
 }
 
-int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -83,10 +98,10 @@ int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 
 	cmp_table_init(&t);
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	ret = cmd_build_table(self, &pos, optset_str(&own, "db"), optset_str(&own, "baseline"), &t);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	flt = (struct cmp_filter){ .suite = optset_str(&own, "suite"), .metric_glob = optset_str(&own, "metric"),
 				   .all = optset_bool(&own, "all") };

@@ -2,6 +2,7 @@
  * Prometheus's textfile collector: one gauge per summary statistic, with
  * the case's parameters and the run's labels as labels). */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 #include "cmd.h"
 #include "../core/log.h"
-#include "../report/text.h"
+#include "../report/compare.h"
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../core/banned.h"
@@ -22,22 +23,154 @@ const struct vmb_opt export_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_export(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_export_desc = {
+	.name = "export",
+	.fn = cmd_export,
+	.args = "RUN|FILE [--format json|csv|markdown|openmetrics]",
+	.summary = "write one run as JSON, CSV, Markdown or OpenMetrics (Prometheus textfile collector)",
+	.opts = export_opts,
+	.min_args = 1,
+	.max_args = 1,
+};
+
 static const char *const stats[] = { "mean", "median", "stddev", "min", "max", "ci95_low", "ci95_high" };
 static const char *const pcts[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 
-/* OpenMetrics names: [a-zA-Z_][a-zA-Z0-9_]* */
-static void om_name(const char *s, char *buf, size_t len)
+/* An OpenMetrics name, [a-zA-Z_][a-zA-Z0-9_]*, from any text: other bytes
+ * become '_', a leading digit gets a '_' before it, and a leading "__"
+ * (reserved) an 'x'. NULL when out of memory. */
+static char *om_name(const char *s)
 {
-	size_t i = 0;
+	size_t n = strlen(s);
+	char *b = malloc(n + 3), *p = b;
 
-	for (; *s && i + 1 < len; s++)
-		buf[i++] = isalnum((unsigned char)*s) ? *s : '_';
-	buf[i] = '\0';
+	if (!b)
+		return NULL;
+	if (!*s || (*s >= '0' && *s <= '9'))
+		*p++ = '_';
+	else if (s[0] == '_' && s[1] == '_')
+		*p++ = 'x';
+	for (; *s; s++)
+		*p++ = isalnum((unsigned char)*s) && (unsigned char)*s < 0x80 ? *s : '_';
+	*p = '\0';
+	return b;
 }
 
-static void om_value(FILE *f, const char *s)
+static bool om_valid(const char *s)
 {
-	for (; *s; s++) {
+	char *n = om_name(s);
+	bool same = n && !strcmp(n, s);
+
+	free(n);
+	return same;
+}
+
+/* Give `key` a label name no other label of the sample has: its own when
+ * that is valid and free, else the sanitized name, prefix+name, name_2,
+ * name_3... (the first one free). Recorded in map and used. */
+static int om_assign(json_t *used, json_t *map, const char *key, const char *prefix)
+{
+	char *base = om_name(key), *name = NULL;
+	int r = -ENOMEM;
+
+	if (!base)
+		return -ENOMEM;
+	if (!json_object_get(used, base))
+		name = xstrdup(base);
+	else if (prefix && (name = xasprintf("%s%s", prefix, base)) && json_object_get(used, name)) {
+		free(name);
+		name = NULL;
+	}
+	for (unsigned i = 2; !name || json_object_get(used, name); i++) {
+		free(name);
+		name = xasprintf("%s_%u", base, i);
+		if (!name)
+			goto out;
+	}
+	if (json_object_set_new(used, name, json_true()) == 0 && json_object_set_new(map, key, json_string(name)) == 0)
+		r = 0;
+out:
+	free(base);
+	free(name);
+	return r;
+}
+
+static int cmp_keys(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Assign names to the keys of obj: those that are valid names first, so a
+ * "disk_type" keeps its name and a "disk.type" beside it becomes
+ * "disk_type_2"; each group in sorted order, so the result depends on the
+ * keys only. */
+static int om_assign_all(json_t *used, json_t *map, const json_t *obj, const char *prefix)
+{
+	size_t n = json_object_size(obj), nk = 0;
+	const char **keys = calloc(n + 1, sizeof(*keys));
+	const char *k;
+	json_t *v;
+	int r = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	json_object_foreach((json_t *)obj, k, v)
+		keys[nk++] = k;
+	qsort(keys, nk, sizeof(*keys), cmp_keys);
+	for (int pass = 0; pass < 2 && r == 0; pass++)
+		for (size_t i = 0; i < nk && r == 0; i++)
+			if (om_valid(keys[i]) == (pass == 0))
+				r = om_assign(used, map, keys[i], prefix);
+	free(keys);
+	return r;
+}
+
+/* The label names of a document: the fixed ones, then every case's
+ * parameters, then the run's labels (which get a label_ prefix when a
+ * name is taken). The same key has the same name in every sample. */
+struct om_names {
+	json_t *params, *labels;
+};
+
+static const char *const om_fixed[] = { "stat", "run_id", "host", "hypervisor" };
+
+static int om_names_init(struct om_names *nm, const json_t *doc)
+{
+	json_t *used = json_object(), *all = json_object(), *s, *t, *c;
+	size_t i, j, k;
+	int r = -ENOMEM;
+
+	nm->params = json_object();
+	nm->labels = json_object();
+	if (!used || !all || !nm->params || !nm->labels)
+		goto out;
+	for (i = 0; i < sizeof(om_fixed) / sizeof(om_fixed[0]); i++)
+		json_object_set_new(used, om_fixed[i], json_true());
+	json_array_foreach(json_object_get(doc, "suites"), i, s)
+		json_array_foreach(json_object_get(s, "tests"), j, t)
+			json_array_foreach(json_object_get(t, "cases"), k, c)
+				json_object_update(all, json_object_get(c, "params"));
+	r = om_assign_all(used, nm->params, all, NULL);
+	if (r == 0)
+		r = om_assign_all(used, nm->labels, json_object_get(doc, "labels"), "label_");
+out:
+	json_decref(used);
+	json_decref(all);
+	return r;
+}
+
+static void om_names_release(struct om_names *nm)
+{
+	json_decref(nm->params);
+	json_decref(nm->labels);
+}
+
+/* A label value or HELP text: backslash, double quote and newline escaped. */
+static void om_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
 		if (*s == '\\' || *s == '"')
 			fputc('\\', f), fputc(*s, f);
 		else if (*s == '\n')
@@ -47,179 +180,231 @@ static void om_value(FILE *f, const char *s)
 	}
 }
 
-static void om_labels(FILE *f, const json_t *doc, const json_t *params, const char *stat)
+static void om_label(FILE *f, bool first, const char *name, const char *value)
+{
+	fprintf(f, "%s%s=\"", first ? "" : ",", name);
+	om_escape(f, value);
+	fputc('"', f);
+}
+
+static void om_labels(FILE *f, const json_t *doc, const struct om_names *nm, const json_t *params, const char *stat)
 {
 	const json_t *fp = json_object_get(doc, "fingerprint");
 	const char *k;
 	json_t *v;
-	char key[128];
 
-	fprintf(f, "{stat=\"%s\",run_id=\"", stat);
-	om_value(f, json_string_value(json_object_get(doc, "id")));
-	fputs("\",host=\"", f);
-	om_value(f, json_string_value(json_object_get(fp, "hostname")) ?: "");
-	fputs("\",hypervisor=\"", f);
-	om_value(f, json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "");
-	fputc('"', f);
+	fputc('{', f);
+	om_label(f, true, "stat", stat);
+	om_label(f, false, "run_id", json_string_value(json_object_get(doc, "id")));
+	om_label(f, false, "host", json_string_value(json_object_get(fp, "hostname")));
+	om_label(f, false, "hypervisor", json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")));
 	json_object_foreach((json_t *)params, k, v) {
 		char *s = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
 
-		om_name(k, key, sizeof(key));
-		fprintf(f, ",%s=\"", key);
-		om_value(f, s ? s : json_string_value(v));
-		fputc('"', f);
+		om_label(f, false, json_string_value(json_object_get(nm->params, k)), s ? s : json_string_value(v));
 		free(s);
 	}
-	/* the run's labels; one named like a parameter gets a label_ prefix */
-	json_object_foreach(json_object_get(doc, "labels"), k, v) {
-		om_name(k, key, sizeof(key));
-		fprintf(f, ",%s%s=\"", json_object_get(params, k) || !strcmp(k, "stat") || !strcmp(k, "host") ||
-					       !strcmp(k, "hypervisor") || !strcmp(k, "run_id") ? "label_" : "", key);
-		om_value(f, json_string_value(v));
-		fputc('"', f);
-	}
+	json_object_foreach(json_object_get(doc, "labels"), k, v)
+		om_label(f, false, json_string_value(json_object_get(nm->labels, k)), json_string_value(v));
 	fputc('}', f);
 }
 
-/* Call fn for every metric of the document. */
-static void each_metric(const json_t *doc, void (*fn)(FILE *, const json_t *, const json_t *, const json_t *,
-						       const json_t *, const json_t *), FILE *f)
+/* One case of a metric: a sample per summary statistic and percentile. */
+static void om_samples(FILE *f, const char *family, const json_t *doc, const struct om_names *nm, const json_t *c,
+		       const json_t *m)
 {
-	size_t i, j, k, l;
-	json_t *s, *t, *c, *m;
+	const json_t *sum = json_object_get(m, "summary");
+	const json_t *pc = json_object_get(json_object_get(m, "histogram"), "percentiles");
 
-	json_array_foreach(json_object_get(doc, "suites"), i, s)
-		json_array_foreach(json_object_get(s, "tests"), j, t)
-			json_array_foreach(json_object_get(t, "cases"), k, c)
-				json_array_foreach(json_object_get(c, "metrics"), l, m)
-					fn(f, doc, s, t, c, m);
-}
-
-static void om_metric(FILE *f, const json_t *doc, const json_t *s, const json_t *t, const json_t *c, const json_t *m)
-{
-	const json_t *sum = json_object_get(m, "summary"), *h = json_object_get(m, "histogram");
-	char name[256], raw[256];
-
-	snprintf(raw, sizeof(raw), "vmbench_%s_%s_%s", json_string_value(json_object_get(s, "name")),
-		 json_string_value(json_object_get(t, "name")), json_string_value(json_object_get(m, "name")));
-	om_name(raw, name, sizeof(name));
-	/* One family per metric; a family repeats for every case, which
-	 * OpenMetrics forbids: the metadata is printed for the first case only. */
-	if (!json_is_true(json_object_get(m, "_om_seen"))) {
-		fprintf(f, "# TYPE %s gauge\n# HELP %s %s, %s is better\n", name, name,
-			json_string_value(json_object_get(m, "unit")),
-			json_string_value(json_object_get(m, "direction")));
-	}
 	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
 		const json_t *v = json_object_get(sum, stats[i]);
 
 		if (!json_is_number(v))
 			continue;
-		fputs(name, f);
-		om_labels(f, doc, json_object_get(c, "params"), stats[i]);
+		fputs(family, f);
+		om_labels(f, doc, nm, json_object_get(c, "params"), stats[i]);
 		fprintf(f, " %.17g\n", json_number_value(v));
 	}
-	for (size_t i = 0; h && i < sizeof(pcts) / sizeof(pcts[0]); i++) {
-		const json_t *v = json_object_get(json_object_get(h, "percentiles"), pcts[i]);
+	for (size_t i = 0; pc && i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		const json_t *v = json_object_get(pc, pcts[i]);
 
 		if (!json_is_number(v))
 			continue;
-		fputs(name, f);
-		om_labels(f, doc, json_object_get(c, "params"), pcts[i]);
+		fputs(family, f);
+		om_labels(f, doc, nm, json_object_get(c, "params"), pcts[i]);
 		fprintf(f, " %.17g\n", json_number_value(v));
 	}
 }
 
-/* OpenMetrics wants each family's samples together: sort families first. */
-static int print_openmetrics(FILE *f, json_t *doc)
+/* OpenMetrics wants each family's samples together, its metadata once and
+ * no two families of one name: families are gathered first (in the order
+ * they first appear), then named, then printed. */
+static int print_openmetrics(FILE *f, const json_t *doc)
 {
-	json_t *families = json_object();
+	json_t *families = json_object(), *used = json_object(), *s, *t, *c, *m, *list;
+	struct om_names nm = { 0 };
 	size_t i, j, k, l;
-	json_t *s, *t, *c, *m;
 	const char *key;
-	json_t *list;
+	int r = -ENOMEM;
 
+	if (!families || !used || om_names_init(&nm, doc) < 0)
+		goto out;
 	json_array_foreach(json_object_get(doc, "suites"), i, s)
 		json_array_foreach(json_object_get(s, "tests"), j, t)
 			json_array_foreach(json_object_get(t, "cases"), k, c)
 				json_array_foreach(json_object_get(c, "metrics"), l, m) {
-		char raw[256];
+		char *raw = xasprintf("vmbench_%s_%s_%s", json_string_value(json_object_get(s, "name")),
+				      json_string_value(json_object_get(t, "name")),
+				      json_string_value(json_object_get(m, "name")));
 
-		snprintf(raw, sizeof(raw), "%s.%s.%s", json_string_value(json_object_get(s, "name")),
-			 json_string_value(json_object_get(t, "name")), json_string_value(json_object_get(m, "name")));
+		if (!raw)
+			goto out;
 		list = json_object_get(families, raw);
 		if (!list) {
 			list = json_array();
 			json_object_set_new(families, raw, list);
 		}
-		json_array_append_new(list, json_pack("[O, O, O, O]", s, t, c, m));
+		free(raw);
+		if (!list || json_array_append_new(list, json_pack("[O, O]", c, m)) < 0)
+			goto out;
 	}
 	json_object_foreach(families, key, list) {
-		json_t *e;
+		json_t *names = json_object(), *e;
+		const json_t *m0 = json_array_get(json_array_get(list, 0), 1);
+		const char *name;
 
-		json_array_foreach(list, i, e) {
-			json_t *mm = json_deep_copy(json_array_get(e, 3));
-
-			if (i)
-				json_object_set_new(mm, "_om_seen", json_true());
-			om_metric(f, doc, json_array_get(e, 0), json_array_get(e, 1), json_array_get(e, 2), mm);
-			json_decref(mm);
+		if (!names || om_assign(used, names, key, NULL) < 0) {
+			json_decref(names);
+			goto out;
+		}
+		name = json_string_value(json_object_get(names, key));
+		fprintf(f, "# TYPE %s gauge\n# HELP %s ", name, name);
+		om_escape(f, json_string_value(json_object_get(m0, "unit")));
+		fputs(", ", f);
+		om_escape(f, json_string_value(json_object_get(m0, "direction")));
+		fputs(" is better\n", f);
+		json_array_foreach(list, i, e)
+			om_samples(f, name, doc, &nm, json_array_get(e, 0), json_array_get(e, 1));
+		json_decref(names);
+		if (cmd_stdout_check(false) < 0) {
+			r = -EIO;
+			goto out;
 		}
 	}
 	fputs("# EOF\n", f);
+	r = 0;
+out:
+	if (r == -ENOMEM)
+		log_error("out of memory writing OpenMetrics");
+	om_names_release(&nm);
 	json_decref(families);
+	json_decref(used);
+	return r;
+}
+
+/* Call fn for every metric of the document; stop at its first error. */
+static int each_metric(const json_t *doc, int (*fn)(FILE *, const json_t *, const json_t *, const json_t *,
+						     const json_t *), FILE *f)
+{
+	size_t i, j, k, l;
+	json_t *s, *t, *c, *m;
+	int r;
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s)
+		json_array_foreach(json_object_get(s, "tests"), j, t)
+			json_array_foreach(json_object_get(t, "cases"), k, c)
+				json_array_foreach(json_object_get(c, "metrics"), l, m)
+					if ((r = fn(f, s, t, c, m)) < 0)
+						return r;
 	return 0;
 }
 
-static void row_text(FILE *f, const json_t *doc, const json_t *s, const json_t *t, const json_t *c, const json_t *m,
-		     bool csv)
+/* The case's parameters as compare writes them: "bs=4096 qd=32". */
+static void params_text(const json_t *c, char *buf, size_t len)
 {
-	const json_t *sum = json_object_get(m, "summary"), *pc = json_object_get(json_object_get(m, "histogram"), "percentiles");
 	char *params = json_dumps(json_object_get(c, "params"), JSON_SORT_KEYS | JSON_COMPACT);
-	const char *sep = csv ? "," : " | ";
 
-	(void)doc;
-	if (csv)
-		fprintf(f, "%s,%s,\"", json_string_value(json_object_get(s, "name")), json_string_value(json_object_get(t, "name")));
-	else
-		fprintf(f, "| %s.%s | `", json_string_value(json_object_get(s, "name")), json_string_value(json_object_get(t, "name")));
-	for (const char *p = params ? params : ""; *p; p++) {
-		if (csv && *p == '"')
-			fputc('"', f);
-		fputc(*p, f);
+	buf[0] = '\0';
+	if (params)
+		cmp_params_text(params, buf, len);
+	free(params);
+}
+
+/* Markdown: a '|' inside a cell would end it. */
+static void md_cell(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
 	}
-	fprintf(f, csv ? "\",%s,%s,%s,%lld" : "` | %s | %s | %s | %lld", json_string_value(json_object_get(m, "name")),
-		json_string_value(json_object_get(m, "unit")), json_string_value(json_object_get(m, "direction")),
-		(long long)json_integer_value(json_object_get(sum, "n")));
+}
+
+static void numbers(FILE *f, const json_t *m, const char *sep, const char *num)
+{
+	const json_t *sum = json_object_get(m, "summary");
+	const json_t *pc = json_object_get(json_object_get(m, "histogram"), "percentiles");
+
+	fprintf(f, "%s%lld", sep, (long long)json_integer_value(json_object_get(sum, "n")));
 	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
 		const json_t *v = json_object_get(sum, stats[i]);
 
 		fputs(sep, f);
 		if (json_is_number(v))
-			fprintf(f, csv ? "%.17g" : "%.6g", json_number_value(v));
+			fprintf(f, num, json_number_value(v));
 	}
 	for (size_t i = 0; i < 3; i++) {
 		const json_t *v = json_object_get(pc, pcts[i]);
 
 		fputs(sep, f);
 		if (json_is_number(v))
-			fprintf(f, csv ? "%.17g" : "%.6g", json_number_value(v));
+			fprintf(f, num, json_number_value(v));
 	}
-	fputs(csv ? "\n" : " |\n", f);
-	free(params);
 }
 
-static void csv_row(FILE *f, const json_t *d, const json_t *s, const json_t *t, const json_t *c, const json_t *m)
+static int csv_row(FILE *f, const json_t *s, const json_t *t, const json_t *c, const json_t *m)
 {
-	row_text(f, d, s, t, c, m, true);
+	const char *text[] = { json_string_value(json_object_get(s, "name")), json_string_value(json_object_get(t, "name")),
+			       NULL, json_string_value(json_object_get(m, "name")),
+			       json_string_value(json_object_get(m, "unit")),
+			       json_string_value(json_object_get(m, "direction")) };
+	char params[1024];
+
+	params_text(c, params, sizeof(params));
+	text[2] = params;
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		if (i)
+			fputc(',', f);
+		cmd_csv_field(f, text[i]);
+	}
+	numbers(f, m, ",", "%.17g");
+	fputc('\n', f);
+	return cmd_stdout_check(false);
 }
 
-static void md_row(FILE *f, const json_t *d, const json_t *s, const json_t *t, const json_t *c, const json_t *m)
+static int md_row(FILE *f, const json_t *s, const json_t *t, const json_t *c, const json_t *m)
 {
-	row_text(f, d, s, t, c, m, false);
+	char params[1024];
+
+	params_text(c, params, sizeof(params));
+	fputs("| ", f);
+	md_cell(f, json_string_value(json_object_get(s, "name")));
+	fputc('.', f);
+	md_cell(f, json_string_value(json_object_get(t, "name")));
+	fputs(" | ", f);
+	md_cell(f, params);
+	fputs(" | ", f);
+	md_cell(f, json_string_value(json_object_get(m, "name")));
+	fputs(" | ", f);
+	md_cell(f, json_string_value(json_object_get(m, "unit")));
+	fputs(" | ", f);
+	md_cell(f, json_string_value(json_object_get(m, "direction")));
+	numbers(f, m, " | ", "%.6g");
+	fputs(" |\n", f);
+	return cmd_stdout_check(false);
 }
 
-int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -227,13 +412,13 @@ int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 	json_t *docs = NULL, *doc;
 	const char *fmt;
 	char name[256];
-	int ret;
+	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	ret = cmd_load_operand(self, pos.v[0], optset_str(&own, "db"), &db, &docs, name, sizeof(name));
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	if (json_array_size(docs) != 1) {
 		ret = cmd_usage_error(self, "'%s' selects %zu runs; export takes one (a run number, id or file)", pos.v[0],
@@ -242,22 +427,22 @@ int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 	}
 	doc = json_array_get(docs, 0);
 	fmt = optset_str(&own, "format");
-	ret = EXIT_OK;
 	if (!strcmp(fmt, "json")) {
-		ret = doc_write_file(doc, "-") < 0 ? EXIT_FAILED : EXIT_OK;
+		r = doc_write_file(doc, "-");
 	} else if (!strcmp(fmt, "openmetrics")) {
-		print_openmetrics(stdout, doc);
+		r = print_openmetrics(stdout, doc);
 	} else if (!strcmp(fmt, "csv")) {
 		fputs("suite,test,params,metric,unit,direction,n,mean,median,stddev,min,max,ci95_low,ci95_high,p50,p90,p99\n",
 		      stdout);
-		each_metric(doc, csv_row, stdout);
+		r = each_metric(doc, csv_row, stdout);
 	} else {
 		fputs("| test | params | metric | unit | better | n | mean | median | stddev | min | max | ci95 low | "
 		      "ci95 high | p50 | p90 | p99 |\n|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", stdout);
-		each_metric(doc, md_row, stdout);
+		r = each_metric(doc, md_row, stdout);
 	}
-	if (fflush(stdout) != 0)
-		ret = EXIT_FAILED;
+	if (r == 0)
+		r = cmd_stdout_check(true);
+	ret = r < 0 ? EXIT_FAILED : EXIT_OK;
 out:
 	json_decref(docs);
 	db_close(db);

@@ -17,7 +17,16 @@ const struct vmb_opt help_opts[] = {
 	OPT_TABLE_END,
 };
 
-void main_usage(FILE *f);
+static int cmd_help(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_help_desc = {
+	.name = "help",
+	.fn = cmd_help,
+	.args = "[COMMAND] [--man]",
+	.summary = "show help for a command, or the manual page",
+	.opts = help_opts,
+	.max_args = 1,
+};
 
 /* roff: a leading '.' or '\'' starts a request, '-' must be '\-', '\' is '\e'. */
 static void roff(const char *s)
@@ -60,19 +69,64 @@ static void man_options(const struct vmb_opt *opts, const char *prefix)
 	}
 }
 
+/* Command lines that work as written, what each does: the man page's
+ * EXAMPLES (tests/cli/man.sh parses every one with the real options). */
+static const struct {
+	const char *line, *what;
+} examples[] = {
+	{ "vmbench info", "What this machine is: hypervisor, CPU, memory, disks and NICs with their drivers." },
+	{ "vmbench run --quick --label hv=kvm", "A short run of every suite, stored with the label hv=kvm." },
+	{ "vmbench run cpu.prime --threads 1,4 --cpu.max-prime 20000",
+	  "sysbench's prime test at 1 and 4 threads, with sysbench's --cpu-max-prime=20000." },
+	{ "vmbench run disk --disk.dir /mnt/scratch --disk.iodepth 1,32 --json disk.json",
+	  "The storage suite on a file in /mnt/scratch at queue depths 1 and 32, also written to disk.json." },
+	{ "vmbench results --label hv=kvm --format csv", "The stored runs labelled hv=kvm, as CSV." },
+	{ "vmbench compare hv=kvm hv=tcg --fail-if-worse 5",
+	  "The runs labelled hv=tcg against the baseline, the runs labelled hv=kvm (the first operand), metric by "
+	  "metric; exit 1 when a metric is significantly worse than the baseline by more than 5%." },
+	{ "vmbench report hv=kvm hv=tcg -o kvm-tcg.html", "The same comparison as one self-contained HTML page." },
+	{ "vmbench import fio.json --label host=old", "A fio --output-format=json result, stored as a vmbench run." },
+	{ "vmbench export 3 --format openmetrics", "Run 3 for Prometheus's textfile collector." },
+	{ "vmbench lab run --matrix \"accel=kvm,tcg disk=ide,virtio-blk\" --quick",
+	  "Four QEMU guests (KVM and TCG, each with an IDE and a virtio-blk disk), booted, timed, measured and "
+	  "compared with the host." },
+};
+
+/* The NAME line from the suite table: it names what exists. */
+static void man_name(void)
+{
+	fputs(".SH NAME\nvmbench \\- virtualization benchmark lab: ", stdout);
+	for (size_t i = 0; i < vmb_nsuites; i++)
+		printf("%s%s", i ? (i + 1 < vmb_nsuites ? ", " : " and ") : "", vmb_suites[i]->name);
+	printf(" suite%s, QEMU guests with boot timing, statistics\n", vmb_nsuites == 1 ? "" : "s");
+}
+
+static void man_examples(void)
+{
+	puts(".SH EXAMPLES");
+	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		fputs(".TP\n.B ", stdout);
+		roff(examples[i].line);
+		putchar('\n');
+		roff(examples[i].what);
+		putchar('\n');
+	}
+}
+
 static void man_page(void)
 {
 	printf(".TH VMBENCH 1 \"\" \"vmbench %s\" \"User Commands\"\n", VMB_VERSION);
-	puts(".SH NAME\nvmbench \\- virtualization benchmark lab: CPU, storage, network, latency and boot, "
-	     "with statistics");
+	man_name();
 	puts(".SH SYNOPSIS\n.B vmbench\n.I command\n[\\fIoptions\\fR]");
 	puts(".SH DESCRIPTION\nvmbench measures a machine, virtual or not, with the metric definitions of "
-	     "sysbench, fio, iozone, iperf3, wrk and cyclictest, repeats each measurement until its 95% "
-	     "confidence interval is tight enough, and stores every run with a fingerprint of the environment "
-	     "(hypervisor, devices, drivers, kernel knobs) so that runs made on different configurations can "
-	     "be compared.");
+	     "sysbench, fio and iozone, repeats each measurement until its 95% confidence interval is tight "
+	     "enough, and stores every run with a fingerprint of the environment (hypervisor, devices, drivers, "
+	     "kernel knobs) so that runs made on different configurations can be compared. Results of fio, "
+	     "iperf3 and sysbench can be imported and compared with them.");
 	puts(".SH COMMANDS");
-	for (const struct vmb_cmd *c = vmb_cmds; c->name; c++) {
+	for (const struct vmb_cmd *const *p = vmb_cmds; *p; p++) {
+		const struct vmb_cmd *c = *p;
+
 		printf(".SS \"vmbench %s ", c->name);
 		roff(c->args);
 		puts("\"");
@@ -102,16 +156,17 @@ static void man_page(void)
 		snprintf(prefix, sizeof(prefix), "%s.", s->name);
 		man_options(s->opts, prefix);
 	}
+	man_examples();
 	puts(".SH EXIT STATUS\n.TP\n.B 0\nsuccess\n.TP\n.B 1\na measurement or an operation failed\n"
 	     ".TP\n.B 2\nusage error: a bad option, value or argument\n.TP\n.B 130\ninterrupted (Ctrl\\-C); "
 	     "nothing was stored");
 	puts(".SH ENVIRONMENT\n.TP\n.B VMBENCH_DB\nthe result store, when \\fB\\-\\-db\\fR is not given\n"
 	     ".TP\n.B XDG_DATA_HOME\nthe store defaults to \\fI$XDG_DATA_HOME/vmbench/results.db\\fR "
 	     "(\\fI~/.local/share/vmbench/results.db\\fR)");
-	puts(".SH SEE ALSO\n.BR sysbench (1),\n.BR fio (1),\n.BR iperf3 (1),\n.BR cyclictest (8)");
+	puts(".SH SEE ALSO\n.BR sysbench (1),\n.BR fio (1),\n.BR iozone (1),\n.BR iperf3 (1),\n.BR qemu (1)");
 }
 
-int cmd_help(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_help(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -119,13 +174,13 @@ int cmd_help(const struct vmb_cmd *self, int argc, char **argv)
 	int ret;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	ret = EXIT_OK;
 	if (optset_bool(&own, "man")) {
 		man_page();
 	} else if (pos.n == 0) {
-		main_usage(stdout);
+		cmd_main_usage(stdout);
 	} else if ((c = cmd_find(pos.v[0]))) {
 		cmd_print_help(c);
 	} else {

@@ -23,7 +23,24 @@ const struct vmb_opt import_opts[] = {
 	OPT_TABLE_END,
 };
 
-int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_import(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_import_desc = {
+	.name = "import",
+	.fn = cmd_import,
+	.args = "FILE|- [--label KEY=VALUE]...",
+	.summary = "store results of the peer tools, or a vmbench result file, as vmbench runs",
+	.description = "The format is detected from the content; 'vmbench import --help' lists the formats "
+		       "vmbench imports. The metrics get the names vmbench uses for the same measurement (fio "
+		       "randread iops -> disk.randread iops with the same parameters), so old measurements "
+		       "compare with new ones; the run is labelled source=TOOL. Every value is validated "
+		       "against the result schema before anything is stored.",
+	.opts = import_opts,
+	.min_args = 1,
+	.max_args = 1,
+};
+
+static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -35,7 +52,7 @@ int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0) {
+	if (ret != CMD_CONTINUE) {
 		if (ret == EXIT_OK && optset_bool(&own, "help")) {
 			/* the formats come from the importers' table */
 			printf("\nformats (detected from the content):\n");

@@ -241,7 +241,19 @@ static void print_fingerprint(FILE *f, const json_t *fp)
 	print_devices(f, fp);
 }
 
-int cmd_info(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_info(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_info_desc = {
+	.name = "info",
+	.fn = cmd_info,
+	.args = "[--json]",
+	.summary = "show what this machine is: hypervisor, CPU, memory, devices and drivers",
+	.description = "The same fingerprint is stored with every result.",
+	.opts = info_opts,
+	.max_args = 0,
+};
+
+static int cmd_info(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -251,7 +263,7 @@ int cmd_info(const struct vmb_cmd *self, int argc, char **argv)
 	int ret;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	root = optset_str(&own, "root");
 	if (probe_check_root(root, err, sizeof(err)) < 0) {

@@ -61,6 +61,28 @@ const struct vmb_opt lab_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_lab_desc = {
+	.name = "lab",
+	.fn = cmd_lab,
+	.args = "image | run --matrix SPEC | report SELECTOR",
+	.summary = "the QEMU lab: guest image, matrix runs under QEMU, comparison with the host",
+	.description = "The image is Debian's kernel (fetched once with apt-get download into the cache), an "
+		       "initramfs with a static busybox, the kernel modules of every supported disk controller and "
+		       "NIC with their dependencies, this vmbench binary with its shared libraries, and an init "
+		       "that loads the drivers and starts 'vmbench agent' on /dev/hvc0. It is rebuilt only when "
+		       "an input changed. 'lab run' boots every configuration of --matrix, times the boot phases, "
+		       "runs --suites in the guest on a scratch disk behind the configuration's controller, "
+		       "measures the host, stores each result with the matrix keys as labels, prints the "
+		       "comparison with the host and writes the HTML report. 'lab report SELECTOR' redraws it "
+		       "from the store. Guests are x86_64 or aarch64 (--arch, or the matrix key arch); a guest "
+		       "of another architecture than the host's is emulated (TCG).",
+	.opts = lab_opts,
+	.min_args = 1,
+	.max_args = 2,
+};
+
 static void cache_home(char *buf, size_t len)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -495,7 +517,7 @@ out:
 	return ret;
 }
 
-int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -503,7 +525,7 @@ int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	int ret, rebuilt = 0;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report")) {
 		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix, "

@@ -43,14 +43,25 @@ static void print_durations(void)
 	printf("%-20s (plus the disk suite's set-up and iozone passes, as long as the disk takes)\n\n", "");
 }
 
-int cmd_list(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_list(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_list_desc = {
+	.name = "list",
+	.fn = cmd_list,
+	.args = "",
+	.summary = "list suites, their tests and options",
+	.opts = list_opts,
+	.max_args = 0,
+};
+
+static int cmd_list(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
 	int ret;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	print_durations();
 	for (size_t i = 0; i < vmb_nsuites; i++) {

@@ -21,10 +21,22 @@ const struct vmb_opt report_opts[] = {
 	OPT_TABLE_END,
 };
 
-int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const char *db_opt, const char *baseline,
-		    struct cmp_table *t);
+static int cmd_report(const struct vmb_cmd *self, int argc, char **argv);
 
-int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
+const struct vmb_cmd cmd_report_desc = {
+	.name = "report",
+	.fn = cmd_report,
+	.args = "A [B...] -o FILE.html",
+	.summary = "write one self-contained HTML page: comparison tables, charts, fingerprints",
+	.description = "Operands as for compare. The page needs no network: charts are inline SVG (bars with "
+		       "95% CI, curves over a swept parameter such as queue depth or threads, latency "
+		       "percentiles on a log axis), and each run's fingerprint is in a collapsible section.",
+	.opts = report_opts,
+	.min_args = 1,
+	.max_args = CMD_ARGS_ANY,
+};
+
+static int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -37,7 +49,7 @@ int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
 
 	cmp_table_init(&t);
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	out = optset_str(&own, "output");
 	if (!out) {
@@ -49,7 +61,7 @@ int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	ret = cmd_build_table(self, &pos, optset_str(&own, "db"), optset_str(&own, "baseline"), &t);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	mem = open_memstream(&html, &len);
 	if (!mem || html_report(mem, &t, optset_str(&own, "title")) < 0 || fclose(mem) != 0) {

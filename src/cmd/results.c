@@ -1,6 +1,7 @@
-/* vmbench results: stored runs, one line each. */
+/* vmbench results: stored runs, one line each, as a table, JSON or CSV. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -11,56 +12,228 @@
 const struct vmb_opt results_opts[] = {
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE",
 	  .help = "only runs with this label (repeatable: all must match)" },
+	{ .name = "format", .type = OPT_STRING, .def = "text", .choices = "text|json|csv", .metavar = "FMT",
+	  .help = "output format: an aligned table, a JSON array of runs, or CSV" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
 };
 
-static int print_row(const struct db_row *row, void *arg)
-{
-	unsigned *count = arg;
-	char uuid8[9];
+static int cmd_results(const struct vmb_cmd *self, int argc, char **argv);
 
-	snprintf(uuid8, sizeof(uuid8), "%s", row->uuid ? row->uuid : "");
-	printf("%-5lld %-8s %-20s %-16s %-12s %-24s %s%s\n", (long long)row->id, uuid8, row->started,
-	       row->host ? row->host : "-", row->hypervisor ? row->hypervisor : "-",
-	       row->labels && *row->labels ? row->labels : "-", row->suites,
-	       row->interrupted ? " (interrupted)" : "");
-	(*count)++;
+const struct vmb_cmd cmd_results_desc = {
+	.name = "results",
+	.fn = cmd_results,
+	.args = "[--label KEY=VALUE]... [--format text|json|csv]",
+	.summary = "list stored runs, one line each",
+	.opts = results_opts,
+	.max_args = 0,
+};
+
+/* The columns, in order: the table's heading, the CSV's and JSON's key. */
+enum col { COL_RUN, COL_ID, COL_STARTED, COL_HOST, COL_HYPERVISOR, COL_LABELS, COL_SUITES, COL_STATUS, NCOLS };
+static const struct {
+	const char *head, *key;
+} cols[NCOLS] = {
+	[COL_RUN] = { "RUN", "run" },
+	[COL_ID] = { "ID", "id" },
+	[COL_STARTED] = { "STARTED", "started" },
+	[COL_HOST] = { "HOST", "host" },
+	[COL_HYPERVISOR] = { "HYPERVISOR", "hypervisor" },
+	[COL_LABELS] = { "LABELS", "labels" },
+	[COL_SUITES] = { "SUITES", "suites" },
+	[COL_STATUS] = { "STATUS", "status" },
+};
+/* The table shows the columns before STATUS and marks an interrupted run in SUITES. */
+#define TABLE_COLS COL_STATUS
+
+/* Every matching run, as the JSON output has it. */
+static int collect_row(const struct db_row *row, void *arg)
+{
+	json_t *rows = arg, *labels = NULL, *suites = json_array(), *o;
+	const char *p = row->suites ? row->suites : "";
+
+	if (row->labels_json)
+		labels = json_loads(row->labels_json, 0, NULL);
+	if (!labels)
+		labels = json_object();
+	while (suites && *p) {
+		size_t n = strcspn(p, ",");
+
+		json_array_append_new(suites, json_stringn(p, n));
+		p += n + (p[n] == ',');
+	}
+	o = json_pack("{s:I, s:s, s:s?, s:s?, s:s?, s:o, s:o, s:s}", "run", (json_int_t)row->id, "id",
+		      row->uuid ? row->uuid : "", "started", row->started, "host", row->host && *row->host ? row->host : NULL,
+		      "hypervisor", row->hypervisor && *row->hypervisor ? row->hypervisor : NULL, "labels", labels,
+		      "suites", suites, "status", row->interrupted ? "interrupted" : "complete");
+	if (!o || json_array_append_new(rows, o) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
-int cmd_results(const struct vmb_cmd *self, int argc, char **argv)
+/* One cell as text: the table shortens the id to 8 characters and shows
+ * a missing value as "-"; CSV leaves it empty. */
+static char *cell(const json_t *run, enum col c, bool table)
+{
+	const json_t *v = json_object_get(run, cols[c].key);
+	const char *k;
+	json_t *x;
+	size_t i;
+	char *s = NULL, *t;
+
+	switch (c) {
+	case COL_RUN:
+		return xasprintf("%lld", (long long)json_integer_value(v));
+	case COL_ID:
+		return table ? xasprintf("%.8s", json_string_value(v)) : xstrdup(json_string_value(v));
+	case COL_LABELS:
+		json_object_foreach((json_t *)v, k, x) {
+			t = xasprintf("%s%s%s=%s", s ? s : "", s ? " " : "", k, json_string_value(x));
+			free(s);
+			if (!(s = t))
+				return NULL;
+		}
+		break;
+	case COL_SUITES:
+		json_array_foreach(v, i, x) {
+			t = xasprintf("%s%s%s", s ? s : "", s ? "," : "", json_string_value(x));
+			free(s);
+			if (!(s = t))
+				return NULL;
+		}
+		/* the table marks a run stopped by Ctrl-C; JSON and CSV have its status */
+		if (table && s && !strcmp(json_string_value(json_object_get(run, "status")), "interrupted")) {
+			t = xasprintf("%s (interrupted)", s);
+			free(s);
+			s = t;
+		}
+		break;
+	default:
+		if (json_is_string(v))
+			return xstrdup(json_string_value(v));
+		break;
+	}
+	return s ? s : xstrdup(table ? "-" : "");
+}
+
+static int print_csv(const json_t *rows)
+{
+	const json_t *run;
+	size_t i;
+
+	for (int c = 0; c < NCOLS; c++)
+		printf("%s%s", c ? "," : "", cols[c].key);
+	putchar('\n');
+	json_array_foreach(rows, i, run) {
+		for (int c = 0; c < NCOLS; c++) {
+			char *s = cell(run, (enum col)c, false);
+
+			if (!s)
+				return -ENOMEM;
+			if (c)
+				putchar(',');
+			if (c == COL_RUN)
+				fputs(s, stdout);
+			else
+				cmd_csv_field(stdout, s);
+			free(s);
+		}
+		putchar('\n');
+		if (cmd_stdout_check(false) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* Each column as wide as its widest cell, two spaces between columns, the
+ * last one not padded: no value runs into the next one. */
+static int print_table(const json_t *rows)
+{
+	size_t n = json_array_size(rows), w[TABLE_COLS];
+	char **cells = calloc((n + 1) * TABLE_COLS, sizeof(*cells));
+	int r = 0;
+
+	if (!cells)
+		return -ENOMEM;
+	for (int c = 0; c < TABLE_COLS; c++) {
+		cells[c] = xstrdup(cols[c].head);
+		for (size_t i = 0; i < n; i++)
+			cells[(i + 1) * TABLE_COLS + c] = cell(json_array_get(rows, i), (enum col)c, true);
+	}
+	for (size_t i = 0; i < (n + 1) * TABLE_COLS; i++)
+		if (!cells[i]) {
+			r = -ENOMEM;
+			goto out;
+		}
+	for (int c = 0; c < TABLE_COLS; c++) {
+		w[c] = 0;
+		for (size_t i = 0; i <= n; i++) {
+			size_t cw = cmd_text_width(cells[i * TABLE_COLS + c]);
+
+			w[c] = cw > w[c] ? cw : w[c];
+		}
+	}
+	for (size_t i = 0; i <= n && r == 0; i++) {
+		for (int c = 0; c < TABLE_COLS; c++) {
+			const char *s = cells[i * TABLE_COLS + c];
+
+			fputs(s, stdout);
+			if (c + 1 < TABLE_COLS)
+				printf("%*s", (int)(w[c] - cmd_text_width(s) + 2), "");
+		}
+		putchar('\n');
+		r = cmd_stdout_check(false);
+	}
+out:
+	for (size_t i = 0; i < (n + 1) * TABLE_COLS; i++)
+		free(cells[i]);
+	free(cells);
+	return r;
+}
+
+static int cmd_results(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
 	struct db *db = NULL;
+	json_t *rows = json_array();
+	const char *fmt;
 	char path[4096];
-	unsigned count = 0;
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
+	fmt = optset_str(&own, "format");
 	if (db_default_path(optset_str(&own, "db"), path, sizeof(path)) < 0) {
 		ret = cmd_usage_error(self, "no result store: set --db, VMBENCH_DB or HOME");
 		goto out;
 	}
 	r = db_open(path, false, &db);
-	if (r == -ENOENT) {
+	if (r == -ENOENT && !strcmp(fmt, "text")) {
 		printf("no results stored yet in %s; 'vmbench run' stores one\n", path);
 		ret = EXIT_OK;
 		goto out;
 	}
-	if (r < 0) {
+	if (r < 0 && r != -ENOENT) {
 		ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
 		goto out;
 	}
-	printf("%-5s %-8s %-20s %-16s %-12s %-24s %s\n", "RUN", "ID", "STARTED", "HOST", "HYPERVISOR", "LABELS",
-	       "SUITES");
-	r = db_list(db, &optset_get(&own, "label")->kv, print_row, &count);
+	/* no store yet is no runs: JSON and CSV stay machine-readable */
+	r = !rows ? -ENOMEM : db ? db_list(db, &optset_get(&own, "label")->kv, collect_row, rows) : 0;
+	if (r == 0 && !strcmp(fmt, "json")) {
+		if (json_dumpf(rows, stdout, JSON_INDENT(2)) < 0 || putchar('\n') == EOF)
+			r = cmd_stdout_check(true) < 0 ? -EIO : log_errno(-EIO, "writing the runs as JSON");
+	} else if (r == 0 && !strcmp(fmt, "csv"))
+		r = print_csv(rows);
+	else if (r == 0)
+		r = print_table(rows);
+	if (r == -ENOMEM)
+		log_error("out of memory listing the runs");
 	ret = r < 0 ? EXIT_FAILED : EXIT_OK;
 out:
+	json_decref(rows);
 	db_close(db);
 	cmd_release(&own, NULL, &pos);
 	return ret;

@@ -58,6 +58,22 @@ const struct vmb_opt run_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_run(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_run_desc = {
+	.name = "run",
+	.fn = cmd_run,
+	.args = "[SUITE[.TEST]...] [OPTIONS]",
+	.summary = "measure this machine and store the result",
+	.description = "Runs the named suites or tests (all by default). Each test runs an uncounted warm-up, "
+		       "then repetitions until the 95% confidence interval of its headline metric is within "
+		       "--precision of the mean (between --min-reps and --max-reps, within --budget). The "
+		       "result is printed, stored in the result store and, with --json, written as a document.",
+	.opts = run_opts,
+	.flags = CMD_SUITE_OPTS,
+	.max_args = CMD_ARGS_ANY,
+};
+
 static bool cpu_allowed(unsigned cpu)
 {
 	cpu_set_t set;
@@ -146,7 +162,7 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 			items[(*nitems)++] = (struct runner_item){
 				.suite = vmb_suites[i], .opts = &suite_sets[i], .test_mask = any ? masks[i] : ~0ull,
 			};
-	return -1;
+	return CMD_CONTINUE;
 }
 
 /* --quick: every row's quick default, for the command and the suites. */
@@ -280,7 +296,7 @@ static void dir_of(const char *path, char *buf, size_t len)
 /* Every output is checked before measuring: a bad path must not cost a
  * whole run. --json: a new file (nothing there, not even a dangling
  * symlink, which link() would refuse only at the end) in a directory that
- * exists and takes new files. Returns -1 to go on, or an exit code. */
+ * exists and takes new files. Returns CMD_CONTINUE, or an exit code. */
 static int check_json_path(const struct vmb_cmd *self, const char *path)
 {
 	struct stat st;
@@ -298,7 +314,7 @@ static int check_json_path(const struct vmb_cmd *self, const char *path)
 	if (r < 0)
 		return cmd_usage_error(self, "--json: cannot create files in '%s': %s; choose another path", dir,
 				       strerror(-r));
-	return -1;
+	return CMD_CONTINUE;
 }
 
 /* The store, before db_open(): an existing file must open for writing and
@@ -317,12 +333,12 @@ static int check_store_path(const struct vmb_cmd *self, const char *path)
 	}
 	dir_of(path, dir, sizeof(dir));
 	if (access(dir, F_OK) < 0)
-		return -1; /* db_open() creates it */
+		return CMD_CONTINUE; /* db_open() creates it */
 	r = dir_writable(dir);
 	if (r < 0)
 		return cmd_usage_error(self, "the result store's directory '%s' does not take new files: %s; choose "
 					     "another store with --db, or --no-store", dir, strerror(-r));
-	return -1;
+	return CMD_CONTINUE;
 }
 
 /* A finished run is never lost: when an output failed after measuring, the
@@ -355,7 +371,7 @@ static int save_elsewhere(const json_t *doc)
 	return r;
 }
 
-int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	struct runner_item items[64];
@@ -377,11 +393,11 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	if (!suite_sets)
 		return EXIT_FAILED;
 	ret = cmd_parse(self, argc, argv, &own, suite_sets, &words);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	cmd_apply_verbosity(&own);
 	ret = select_items(self, &words, suite_sets, items, &nitems);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	if (apply_quick(&own, suite_sets) < 0) {
 		ret = EXIT_FAILED;
@@ -415,7 +431,7 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	json_stdout = json_path && !strcmp(json_path, "-");
 	if (json_path && !json_stdout) {
 		ret = check_json_path(self, json_path);
-		if (ret >= 0)
+		if (ret != CMD_CONTINUE)
 			goto out;
 	}
 	rs.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO;
@@ -426,7 +442,7 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 			goto out;
 		}
 		ret = check_store_path(self, db_path);
-		if (ret >= 0)
+		if (ret != CMD_CONTINUE)
 			goto out;
 		r = db_open(db_path, true, &db);
 		if (r < 0) {

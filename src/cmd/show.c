@@ -21,6 +21,18 @@ const struct vmb_opt show_opts[] = {
 	OPT_TABLE_END,
 };
 
+static int cmd_show(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_show_desc = {
+	.name = "show",
+	.fn = cmd_show,
+	.args = "RUN|FILE|- [--json]",
+	.summary = "show one result from the store (run number or id prefix) or from a file",
+	.opts = show_opts,
+	.min_args = 1,
+	.max_args = 1,
+};
+
 static int load_stdin(json_t **doc)
 {
 	char *text, err[512];
@@ -35,7 +47,7 @@ static int load_stdin(json_t **doc)
 	return r;
 }
 
-int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
+static int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
 	struct strv pos;
@@ -47,7 +59,7 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
-	if (ret >= 0)
+	if (ret != CMD_CONTINUE)
 		goto out;
 	ref = pos.v[0];
 	ret = EXIT_FAILED;
@@ -91,7 +103,7 @@ int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 		text_print_result_all(stdout, doc, optset_bool(&own, "all"));
 		if (doc_interrupted(doc))
 			puts("interrupted: this run holds only the cases finished before it was stopped");
-		r = fflush(stdout) == 0 ? 0 : -EIO;
+		r = cmd_stdout_check(true);
 	}
 	ret = r < 0 ? EXIT_FAILED : EXIT_OK;
 out:

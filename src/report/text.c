@@ -134,7 +134,7 @@ void text_print_result_all(FILE *f, const json_t *doc, bool all)
 		off += (size_t)n;
 	}
 	fprintf(f, "vmbench %s  %s  host %s  hypervisor %s%s%s\n",
-		json_string_value(json_object_get(json_object_get(doc, "tool"), "version")),
+		json_string_value(json_object_get(json_object_get(doc, "tool"), "version")) ?: "(version unknown)",
 		json_string_value(json_object_get(doc, "started")),
 		json_string_value(json_object_get(fp, "hostname")) ?: "?",
 		json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "?",

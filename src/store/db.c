@@ -16,10 +16,13 @@
 struct db {
 	sqlite3 *h;
 	char *path;
+	bool empty; /* opened read-only on an empty database: a store with no runs */
 };
 
+/* IF NOT EXISTS: a process that lost the race to create the store (it waits
+ * in BEGIN IMMEDIATE) finds the tables there and creates nothing. */
 static const char schema_sql[] =
-	"CREATE TABLE runs ("
+	"CREATE TABLE IF NOT EXISTS runs ("
 	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	"  uuid TEXT NOT NULL UNIQUE,"
 	"  started TEXT NOT NULL,"
@@ -28,25 +31,27 @@ static const char schema_sql[] =
 	"  hypervisor TEXT,"
 	"  suites TEXT NOT NULL,"
 	"  doc TEXT NOT NULL);"
-	"CREATE TABLE labels ("
+	"CREATE TABLE IF NOT EXISTS labels ("
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  key TEXT NOT NULL,"
 	"  value TEXT NOT NULL,"
 	"  PRIMARY KEY (run_id, key));"
-	"CREATE INDEX labels_kv ON labels(key, value);"
-	"CREATE TABLE metrics ("
+	"CREATE INDEX IF NOT EXISTS labels_kv ON labels(key, value);"
+	"CREATE TABLE IF NOT EXISTS metrics ("
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  suite TEXT NOT NULL, test TEXT NOT NULL, params TEXT NOT NULL,"
 	"  metric TEXT NOT NULL, unit TEXT NOT NULL, direction TEXT NOT NULL,"
 	"  n INTEGER NOT NULL, mean REAL, median REAL, stddev REAL, ci95_low REAL, ci95_high REAL);"
-	"CREATE INDEX metrics_run ON metrics(run_id);";
+	"CREATE INDEX IF NOT EXISTS metrics_run ON metrics(run_id);";
 
 int db_default_path(const char *explicit_path, char *buf, size_t len)
 {
 	const char *env = getenv("VMBENCH_DB"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
 	int n;
 
-	if (explicit_path && *explicit_path)
+	if (explicit_path && !*explicit_path)
+		return -EINVAL; /* --db '' is a mistake, not "the default" */
+	if (explicit_path)
 		n = snprintf(buf, len, "%s", explicit_path);
 	else if (env && *env)
 		n = snprintf(buf, len, "%s", env);
@@ -62,6 +67,7 @@ int db_default_path(const char *explicit_path, char *buf, size_t len)
 static int mkdir_parents(const char *path)
 {
 	char *copy = xstrdup(path), *p;
+	struct stat st;
 	int r = 0;
 
 	if (!copy)
@@ -74,6 +80,11 @@ static int mkdir_parents(const char *path)
 			r = -errno;
 			break;
 		}
+		/* an existing file where a directory should be */
+		if (stat(copy, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			r = -ENOTDIR;
+			break;
+		}
 		*p = '/';
 	}
 	free(copy);
@@ -84,12 +95,18 @@ static int db_err(struct db *db, const char *what)
 {
 	int code = sqlite3_errcode(db->h);
 
-	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
 		log_error("%s: not a usable SQLite database (%s); move it away or pass another --db",
 			  db->path, sqlite3_errmsg(db->h));
-	else
-		log_error("%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
-	return code == SQLITE_NOTADB || code == SQLITE_CORRUPT ? -EBADMSG : -EIO;
+		return -EBADMSG;
+	}
+	if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM) {
+		log_error("%s: %s: the store cannot be written here (%s); check the permissions of the file and "
+			  "its directory, or pass another --db", db->path, what, sqlite3_errmsg(db->h));
+		return -EACCES;
+	}
+	log_error("%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+	return -EIO;
 }
 
 static int pragma_int(struct db *db, const char *sql, int64_t *out)
@@ -98,21 +115,23 @@ static int pragma_int(struct db *db, const char *sql, int64_t *out)
 	int rc;
 
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, sql);
+		return db_err(db, "reading the store's header");
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
-		return db_err(db, sql);
+		return db_err(db, "reading the store's header");
 	}
 	*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return 0;
 }
 
-static int db_init_or_check(struct db *db)
+/* What the file holds: a vmbench store (0), or nothing at all (*fresh:
+ * a new or 0-byte file is an empty SQLite database), or something else
+ * (an error, after a message naming the file). */
+static int db_check(struct db *db, bool *fresh)
 {
 	int64_t app, ver, ntables;
-	char *msg = NULL;
 	int r;
 
 	r = pragma_int(db, "PRAGMA application_id", &app);
@@ -124,19 +143,9 @@ static int db_init_or_check(struct db *db)
 	r = pragma_int(db, "SELECT count(*) FROM sqlite_master", &ntables);
 	if (r < 0)
 		return r;
-	if (app == 0 && ver == 0 && ntables == 0) {
-		char sql[sizeof(schema_sql) + 200];
-
-		snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; %s PRAGMA application_id = %d; PRAGMA user_version = %d; COMMIT;",
-			 schema_sql, DB_APPLICATION_ID, DB_SCHEMA_VERSION);
-		if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-			log_error("%s: creating the store: %s", db->path, msg ? msg : "?");
-			sqlite3_free(msg);
-			(void)sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-			return -EIO;
-		}
+	*fresh = app == 0 && ver == 0 && ntables == 0;
+	if (*fresh)
 		return 0;
-	}
 	if (app != DB_APPLICATION_ID) {
 		log_error("%s: an SQLite database of another program, not a vmbench store; pass another --db", db->path);
 		return -EBADMSG;
@@ -153,23 +162,93 @@ static int db_init_or_check(struct db *db)
 	return 0;
 }
 
+/* Check the store and, when it is fresh and `create`, make its schema.
+ * Both happen under one write lock (BEGIN IMMEDIATE waits, within the busy
+ * timeout, for another writer): of several processes using a new store for
+ * the first time at once, one creates it and the others find it made. */
+static int db_init_or_check(struct db *db, bool create)
+{
+	char sql[sizeof(schema_sql) + 100];
+	bool fresh = false;
+	char *msg = NULL;
+	int r;
+
+	if (!create) {
+		r = db_check(db, &fresh);
+		/* opened read-only, a fresh file stays as it is: a store with no runs */
+		db->empty = r == 0 && fresh;
+		return r;
+	}
+	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_err(db, "locking the store");
+	r = db_check(db, &fresh);
+	if (r == 0 && fresh) {
+		snprintf(sql, sizeof(sql), "%s PRAGMA application_id = %d; PRAGMA user_version = %d;", schema_sql,
+			 DB_APPLICATION_ID, DB_SCHEMA_VERSION);
+		if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+			r = db_err(db, "creating the store");
+			sqlite3_free(msg);
+		}
+	}
+	if (r == 0 && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		r = db_err(db, fresh ? "creating the store" : "reading the store's header");
+	if (r < 0)
+		(void)sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return r;
+}
+
+/* A path the user named that cannot be a store is their mistake (-EINVAL,
+ * after a message saying what would do). */
+static int check_path(const char *path, bool create)
+{
+	struct stat st;
+	size_t len = strlen(path);
+	int r;
+
+	if (len == 0) {
+		log_error("the store path is empty; pass the path of a file with --db (e.g. --db ~/results.db) "
+			  "or leave --db out for the default store");
+		return -EINVAL;
+	}
+	if (path[len - 1] == '/') {
+		log_error("%s: names a directory; pass the path of a file with --db (e.g. --db %sresults.db)", path,
+			  path);
+		return -EINVAL;
+	}
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			log_error("%s: not a regular file; pass a file path with --db", path);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (errno != ENOENT) {
+		r = -errno;
+		log_error("%s: %s; pass a usable file path with --db", path, strerror(-r));
+		return -EINVAL;
+	}
+	if (!create)
+		return -ENOENT;
+	r = mkdir_parents(path);
+	if (r == -ENOTDIR || r == -EACCES || r == -EROFS || r == -EPERM) {
+		log_error("%s: cannot create its directory: %s; pass a file path in a directory you can write with --db",
+			  path, strerror(-r));
+		return -EINVAL;
+	}
+	if (r < 0)
+		return log_errno(r, "creating the directory of '%s'", path);
+	return 0;
+}
+
 int db_open(const char *path, bool create, struct db **out)
 {
 	struct db *db;
-	struct stat st;
 	int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	int r;
 
-	if (stat(path, &st) < 0) {
-		if (!create)
-			return -ENOENT;
-		r = mkdir_parents(path);
-		if (r < 0)
-			return log_errno(r, "creating the directory of '%s'", path);
-	} else if (!S_ISREG(st.st_mode)) {
-		log_error("%s: not a regular file; pass a file path with --db", path);
-		return -EINVAL;
-	}
+	r = check_path(path, create);
+	if (r < 0)
+		return r;
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
@@ -179,13 +258,13 @@ int db_open(const char *path, bool create, struct db **out)
 		return -ENOMEM;
 	}
 	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
-		log_error("%s: cannot open: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		r = db->h ? db_err(db, "opening") : (log_error("%s: cannot open: out of memory", path), -ENOMEM);
 		db_close(db);
-		return -EIO;
+		return r;
 	}
 	(void)sqlite3_busy_timeout(db->h, 10000);
 	(void)sqlite3_exec(db->h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", NULL, NULL, NULL);
-	r = db_init_or_check(db);
+	r = db_init_or_check(db, create);
 	if (r < 0) {
 		db_close(db);
 		return r;
@@ -196,7 +275,7 @@ int db_open(const char *path, bool create, struct db **out)
 
 bool db_usage_error(int r)
 {
-	return r == -ENOENT || r == -EBADMSG || r == -EPROTO || r == -EINVAL;
+	return r == -ENOENT || r == -EBADMSG || r == -EPROTO || r == -EINVAL || r == -EACCES;
 }
 
 void db_close(struct db *db)
@@ -373,6 +452,8 @@ int db_get(struct db *db, const char *ref, json_t **doc)
 	bool hex = strlen(ref) >= 4 && strspn(ref, "0123456789abcdef-") == strlen(ref);
 	int r;
 
+	if (db->empty)
+		return -ENOENT;
 	/* A run number first; failing that, an id prefix (which may be all digits). */
 	r = db_get_text(db, ref, true, &text);
 	if (r == -ENOENT && hex)
@@ -389,64 +470,148 @@ int db_get(struct db *db, const char *ref, json_t **doc)
 int db_parse_selector(const char *sel, struct strv *filter)
 {
 	const char *p = sel;
+	struct strv out = { 0 };
 
 	if (!sel || !*sel)
 		return -EINVAL;
 	for (;;) {
 		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
 		const char *eq = memchr(p, '=', (size_t)(end - p));
-		char part[256];
+		char *part;
+		int r;
 
-		if (!eq || eq == p || eq + 1 == end || (size_t)(end - p) >= sizeof(part) ||
-		    memchr(eq + 1, '=', (size_t)(end - eq - 1))) {
-			strv_clear(filter);
+		if (!eq || eq == p || eq + 1 == end || memchr(eq + 1, '=', (size_t)(end - eq - 1))) {
+			strv_clear(&out);
 			return -EINVAL;
 		}
-		snprintf(part, sizeof(part), "%.*s", (int)(end - p), p);
-		if (strv_push(filter, part) < 0) {
-			strv_clear(filter);
+		if ((size_t)(eq - p) > DB_LABEL_KEY_MAX) {
+			strv_clear(&out);
+			return -E2BIG;
+		}
+		part = strndup(p, (size_t)(end - p));
+		r = part ? strv_push(&out, part) : -ENOMEM;
+		free(part);
+		if (r < 0) {
+			strv_clear(&out);
 			return -ENOMEM;
 		}
 		if (!comma)
-			return 0;
+			break;
 		p = comma + 1;
 	}
+	for (size_t i = 0; i < out.n; i++)
+		if (strv_push(filter, out.v[i]) < 0) {
+			strv_clear(&out);
+			strv_clear(filter);
+			return -ENOMEM;
+		}
+	strv_clear(&out);
+	return 0;
+}
+
+/* Whether s[0..n) is UTF-8 (no overlong forms, surrogates or code points
+ * past U+10FFFF): what a JSON string, and so a stored label, can hold. */
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i], len, cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+		if (!len || c > 0xf4 || n - i < len)
+			return false;
+		cp = c & (0x3fu >> (len - 1));
+		for (unsigned k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3fu);
+		}
+		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* The filter as a JSON array of distinct [key, value] pairs, bound as one
+ * parameter: a query of constant size however long the selector is.
+ * *never: a pair no stored label can equal (not UTF-8, as every stored
+ * label is, or no KEY=VALUE at all). NULL only when out of memory. */
+static char *filter_json(const struct strv *filter, size_t *npairs, bool *never)
+{
+	json_t *pairs = json_array(), *seen = json_object();
+	char *text = NULL;
+
+	*never = false;
+	if (!pairs || !seen)
+		goto out;
+	for (size_t i = 0; filter && i < filter->n; i++) {
+		const char *kv = filter->v[i], *eq = strchr(kv, '=');
+
+		/* not KEY=VALUE (the callers never pass one) matches nothing, never everything */
+		if (!eq || !utf8_valid((const unsigned char *)kv, strlen(kv))) {
+			*never = true;
+			continue;
+		}
+		if (json_object_get(seen, kv))
+			continue;
+		if (json_object_set_new(seen, kv, json_true()) < 0 ||
+		    json_array_append_new(pairs, json_pack("[s#s]", kv, (int)(eq - kv), eq + 1)) < 0)
+			goto out;
+	}
+	*npairs = json_array_size(pairs);
+	text = json_dumps(pairs, JSON_COMPACT);
+out:
+	json_decref(pairs);
+	json_decref(seen);
+	return text;
 }
 
 int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_row *, void *), void *arg)
 {
-	char *sql, *p;
 	sqlite3_stmt *st;
-	size_t nf = filter ? filter->n : 0;
+	size_t npairs = 0;
+	bool never;
+	char *pairs;
 	int rc, r = 0;
 
-	/* One EXISTS clause per KEY=VALUE: all must match. */
-	sql = xstrdup("SELECT r.id, r.uuid, r.started, r.host, r.hypervisor, "
-		      "(SELECT group_concat(key || '=' || value, ' ') FROM "
-		      "  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites, "
-		      "json_extract(r.doc, '$.status') = 'interrupted' "
-		      "FROM runs r WHERE 1");
-	for (size_t i = 0; sql && i < nf; i++) {
-		p = xasprintf("%s AND EXISTS (SELECT 1 FROM labels l WHERE l.run_id = r.id AND l.key = ?%zu AND l.value = ?%zu)",
-			      sql, 2 * i + 1, 2 * i + 2);
-		free(sql);
-		sql = p;
-	}
-	p = sql ? xasprintf("%s ORDER BY r.id", sql) : NULL;
-	free(sql);
-	sql = p;
-	if (!sql)
+	if (db->empty)
+		return 0;
+	pairs = filter_json(filter, &npairs, &never);
+	if (!pairs)
 		return -ENOMEM;
-	rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
-	free(sql);
-	if (rc != SQLITE_OK)
-		return db_err(db, "listing runs");
-	for (size_t i = 0; i < nf; i++) {
-		const char *kv = filter->v[i], *eq = strchr(kv, '=');
-
-		sqlite3_bind_text(st, (int)(2 * i + 1), kv, (int)(eq - kv), SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, (int)(2 * i + 2), eq + 1, -1, SQLITE_TRANSIENT);
+	if (never) {
+		free(pairs);
+		return 0;
 	}
+	/* A run matches when every pair is one of its labels: a run has one
+	 * value per key, so each label matches at most one distinct pair. */
+	rc = sqlite3_prepare_v2(db->h,
+				"SELECT r.id, r.uuid, r.started, r.host, r.hypervisor, "
+				"(SELECT group_concat(key || '=' || value, ' ') FROM "
+				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites, "
+				"(SELECT json_group_object(key, value) FROM "
+				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), "
+				"json_extract(r.doc, '$.status') = 'interrupted' "
+				"FROM runs r WHERE ?2 = 0 OR ?2 = "
+				"(SELECT count(*) FROM labels l JOIN json_each(?1) f "
+				"   ON l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]') "
+				" WHERE l.run_id = r.id) "
+				"ORDER BY r.id",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		free(pairs);
+		return db_err(db, "listing runs");
+	}
+	sqlite3_bind_text(st, 1, pairs, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)npairs);
+	free(pairs);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_row row = {
 			.id = sqlite3_column_int64(st, 0),
@@ -456,7 +621,8 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 			.hypervisor = (const char *)sqlite3_column_text(st, 4),
 			.labels = (const char *)sqlite3_column_text(st, 5),
 			.suites = (const char *)sqlite3_column_text(st, 6),
-			.interrupted = sqlite3_column_int(st, 7) == 1,
+			.labels_json = (const char *)sqlite3_column_text(st, 7),
+			.interrupted = sqlite3_column_int(st, 8) == 1,
 		};
 
 		r = fn(&row, arg);

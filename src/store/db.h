@@ -11,16 +11,24 @@
 
 #define DB_APPLICATION_ID 0x564d4231 /* "VMB1" */
 #define DB_SCHEMA_VERSION 1
+/* The longest label key, in bytes: a longer one is refused where it is
+ * given (--label, a selector), never cut (two keys would become one). */
+#define DB_LABEL_KEY_MAX 127
 
 struct db;
 
 /* Where the store is: --db, else $VMBENCH_DB, else
- * $XDG_DATA_HOME/vmbench/results.db, else ~/.local/share/vmbench/results.db. */
+ * $XDG_DATA_HOME/vmbench/results.db, else ~/.local/share/vmbench/results.db.
+ * -EINVAL for an explicit empty path, -ENOENT when no place is known. */
 int db_default_path(const char *explicit_path, char *buf, size_t len);
 
-/* Open (create when `create`, with its directory). Refuses a file that is
- * not SQLite, another program's database, or a newer schema, with a
- * message naming the file. -ENOENT when !create and there is none. */
+/* Open (create when `create`, with its directory). Refuses a path that
+ * cannot be a store (empty, a directory, under a file), a file that is not
+ * SQLite, another program's database, or a newer schema, with a message
+ * naming the file. -ENOENT when !create and there is none. A new or 0-byte
+ * file is an empty SQLite database: with `create` it gets the schema (safe
+ * when several processes do this at once), without it is a store with no
+ * runs and stays untouched. */
 int db_open(const char *path, bool create, struct db **out);
 void db_close(struct db *db);
 /* Whether a db_open() error means the user named a wrong file (exit 2). */
@@ -33,11 +41,16 @@ int db_get(struct db *db, const char *ref, json_t **doc);
 
 struct db_row {
 	int64_t id;
-	const char *uuid, *started, *host, *hypervisor, *labels, *suites;
-	bool interrupted; /* the document's status is "interrupted" */
+	const char *uuid, *started, *host, *hypervisor;
+	const char *labels;      /* "k=v k2=v2", keys in order; NULL when none */
+	const char *suites;      /* "cpu,disk" */
+	const char *labels_json; /* {"k": "v", ...}, keys in order: values may hold spaces */
+	bool interrupted;        /* the document's status is "interrupted" */
 };
-/* A label selector "k=v,k2=v2" into KEY=VALUE filters: 0, or -EINVAL when a
- * part is not KEY=VALUE with a non-empty key and value. */
+/* A label selector "k=v,k2=v2" appended to `filter` as KEY=VALUE strings:
+ * 0, -EINVAL when a part is not KEY=VALUE with a non-empty key and value,
+ * -E2BIG when a key is longer than DB_LABEL_KEY_MAX. Any length and any
+ * number of parts. */
 int db_parse_selector(const char *sel, struct strv *filter);
 
 /* Runs with all the KEY=VALUE labels in `filter`, oldest first. */

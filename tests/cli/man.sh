@@ -10,4 +10,31 @@ for opt in quick time warmup budget threads cpus repeat precision min-reps max-r
 done
 has "$T/out" "\\-\\-cpu.max\\-prime" "man page documents suite options"
 has "$T/out" ".SH EXIT STATUS" "man page has exit status"
+cp "$T/out" "$T/man"
+
+# It claims only what exists: the NAME line names the suites there are
+# (it named network and latency suites), every example parses with the
+# real options (run with --help appended: parsed and validated, not run).
+sed -n '/^\.SH NAME/{n;p;}' "$T/man" > "$T/name"
+lacks "$T/name" "network" "NAME names no network suite"
+lacks "$T/name" "latency" "NAME names no latency suite"
+"$VMB" list | sed -n 's/^\([a-z0-9]*\) — .*/\1/p' > "$T/suites"
+for s in $(cat "$T/suites"); do
+	has "$T/name" "$s" "NAME names the $s suite"
+done
+has "$T/man" ".SH EXAMPLES" "man page has examples"
+check "every example is a valid command line" python3 - "$VMB" "$T/man" <<'PY'
+import re, shlex, subprocess, sys
+vmb, man = sys.argv[1], open(sys.argv[2]).read()
+section = man.split(".SH EXAMPLES\n")[1].split("\n.SH ")[0]
+lines = [l[3:].replace("\\-", "-") for l in section.splitlines() if l.startswith(".B vmbench ")]
+assert len(lines) >= 8, lines
+for l in lines:
+    argv = shlex.split(l)[1:] + ["--help"]
+    p = subprocess.run([vmb] + argv, capture_output=True, text=True)
+    assert p.returncode == 0 and "usage: vmbench " + argv[0] in p.stdout, (l, p.returncode, p.stderr)
+PY
+expect 0 "lab --help" "$VMB" lab --help
+lacks "$T/out" "x86_64 guests only" "lab --help does not deny aarch64 guests"
+has "$T/out" "x86_64 or aarch64" "lab --help names both guest architectures"
 finish

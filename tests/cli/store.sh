@@ -14,6 +14,154 @@ expect 0 "results on a store that does not exist yet" "$VMB" results --db "$T/no
 has "$T/out" "no results stored yet" "says so"
 check "and does not create it" test ! -e "$T/none.db"
 
+# A 0-byte file is an empty SQLite database (it was "attempt to write a readonly database")
+: > "$T/zero.db"
+expect 0 "results on a 0-byte store" "$VMB" results --db "$T/zero.db"
+lacks "$T/err" "readonly" "no SQLite message leaks"
+check "lists no run" test "$(grep -c '^[0-9]' "$T/out")" -eq 0
+expect 2 "show on a 0-byte store" "$VMB" show 1 --db "$T/zero.db"
+has "$T/err" "no run '1' in $T/zero.db" "says the run is not there"
+check "reading left the file alone" test ! -s "$T/zero.db"
+fx="$SRC/tests/fixtures/import/sysbench-cpu.txt"
+expect 0 "import into a 0-byte store makes it a store" "$VMB" import "$fx" --db "$T/zero.db"
+has "$T/out" "as run 1 in $T/zero.db" "stored as run 1"
+
+# Concurrent first uses of a new store all succeed ("table runs already
+# exists" failed 11 of 20). A barrier without sleeps: each process says it
+# is ready on one FIFO, then waits for its line on another.
+N=12
+mkfifo "$T/ready" "$T/go"
+exec 3<>"$T/go" 4<>"$T/ready"
+for i in $(seq $N); do
+	(
+		echo >&4
+		read -r _ <&3
+		"$VMB" import "$fx" --db "$T/race/new.db" --label n="$i" >"$T/race.$i.out" 2>"$T/race.$i.err"
+		echo $? >"$T/race.$i.rc"
+	) &
+done
+for i in $(seq $N); do read -r _ <&4; done
+for i in $(seq $N); do echo >&3; done
+wait
+exec 3>&- 4>&-
+check "all $N concurrent first uses exit 0" test "$(cat "$T"/race.*.rc | grep -c '^0$')" -eq $N
+cat "$T"/race.*.err > "$T/race.err"
+lacks "$T/race.err" "already exists" "no 'already exists' error"
+expect 0 "results on the raced store" "$VMB" results --db "$T/race/new.db"
+check "$N runs are stored" test "$(grep -c '^[0-9]' "$T/out")" -eq $N
+
+# Label keys are kept whole or refused, never cut; long selectors work.
+k127=$(printf '%0127d' 0 | tr 0 k)
+expect 2 "a label key of 128 characters is refused" "$VMB" import "$fx" --label "${k127}x=1"
+has "$T/err" "a label key has at most 127" "the limit is named"
+expect 0 "a label key of 127 characters is kept" "$VMB" import "$fx" --label "${k127}=1" --label long=yes
+expect 0 "and found by a selector of its whole key" "$VMB" export "${k127}=1" --format csv
+long=$(printf '%0300d' 0)
+expect 0 "a 300-character label value" "$VMB" import "$fx" --label "big=$long"
+expect 0 "a selector of 300+ characters finds it" "$VMB" export "big=$long" --format csv
+has "$T/out" '"cpu","prime",' "the run is exported"
+sel=big=$long
+for i in $(seq 60); do sel="$sel,big=$long"; done
+expect 0 "a selector of 18000 characters in 61 parts" "$VMB" export "$sel" --format csv
+has "$T/out" '"cpu","prime",' "the run is exported"
+expect 2 "a selector that matches nothing" "$VMB" compare "$sel,x=y" "big=$long"
+has "$T/err" "no stored run has the labels" "says so"
+lacks "$T/err" "Expression tree" "no SQLite message leaks"
+expect 2 "a selector key over the limit" "$VMB" compare "${k127}x=1" 1
+has "$T/err" "a label key has at most 127 characters" "the limit is named"
+
+# Output that cannot be written is a failure (exit 1 and why), never exit 0
+if [ -w /dev/full ]; then
+	"$VMB" export 1 --format json > "$T/run1.json"
+	for c in "results" "list" "compare 1 1" "show 1" "show $T/run1.json" "export 1 --format csv" \
+		"export 1 --format openmetrics" "export 1 --format markdown" "help --man" "--version" "run --help"; do
+		# shellcheck disable=SC2086
+		expect 1 "$c >/dev/full" sh -c '"$0" "$@" >/dev/full' "$VMB" $c
+		has "$T/err" "No space left on device" "$c: says why"
+	done
+else
+	skip "commands into /dev/full" "/dev/full is not writable here"
+fi
+
+# results: columns as wide as their widest value; --format json and csv
+"$VMB" import "$fx" --db "$T/fmt.db" --label "note=a value with spaces, and a comma" --label hv=kvm >/dev/null
+"$VMB" import "$SRC/tests/fixtures/import/fio-randread.json" --db "$T/fmt.db" --label hv=tcg --label 'q=say "hi"' \
+	>/dev/null
+expect 0 "results, a table" "$VMB" results --db "$T/fmt.db"
+# the id and the time vary, but not in width
+sed -E 's/^([0-9]+ +)[0-9a-f]{8}/\1ID8_____/; s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/STARTED_____________/' \
+	"$T/out" > "$T/table"
+cat > "$T/want" <<'EOF'
+RUN  ID        STARTED               HOST  HYPERVISOR  LABELS                                                            SUITES
+1    ID8_____  STARTED_____________  -     unknown     hv=kvm note=a value with spaces, and a comma source=sysbench-cpu  cpu
+2    ID8_____  STARTED_____________  -     unknown     hv=tcg q=say "hi" source=fio                                      disk
+EOF
+check "the table, exactly" diff -u "$T/want" "$T/table"
+expect 0 "results --format csv" "$VMB" results --db "$T/fmt.db" --format csv --label hv=tcg
+sed -E 's/"[0-9a-f-]{36}"/"UUID"/; s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/STARTED/' "$T/out" > "$T/csv"
+cat > "$T/want" <<'EOF'
+run,id,started,host,hypervisor,labels,suites
+2,"UUID","STARTED","","unknown","hv=tcg q=say ""hi"" source=fio","disk"
+EOF
+check "the CSV, exactly (RFC 4180 quoting)" diff -u "$T/want" "$T/csv"
+expect 0 "results --format json" "$VMB" results --db "$T/fmt.db" --format json
+check "the JSON: every run with its labels as an object" python3 - "$T/out" <<'EOF'
+import json, sys
+runs = json.load(open(sys.argv[1]))
+assert [r["run"] for r in runs] == [1, 2], runs
+assert runs[0]["labels"] == {"hv": "kvm", "note": "a value with spaces, and a comma", "source": "sysbench-cpu"}
+assert runs[1]["labels"] == {"hv": "tcg", "q": 'say "hi"', "source": "fio"}
+assert runs[0]["suites"] == ["cpu"] and runs[1]["suites"] == ["disk"]
+assert runs[0]["host"] is None and runs[0]["hypervisor"] == "unknown" and len(runs[0]["id"]) == 36
+EOF
+expect 0 "results --format json without a store" "$VMB" results --db "$T/none.db" --format json
+check "is an empty array" test "$(cat "$T/out")" = "[]"
+expect 2 "results --format xml" "$VMB" results --format xml
+has "$T/err" "one of text|json|csv" "the valid formats"
+
+# export: CSV with params as compare writes them, RFC 4180 quoting;
+# OpenMetrics label names valid and distinct
+doc="$SRC/tests/fixtures/store/labels.json"
+expect 0 "export --format csv" "$VMB" export "$doc" --format csv
+cat > "$T/want" <<'EOF'
+suite,test,params,metric,unit,direction,n,mean,median,stddev,min,max,ci95_low,ci95_high,p50,p90,p99
+"disk","randread","bs=4096 disk.type=""virtio"" disk_type=""scsi"" mode=""a,b \""c\""""","iops","1/s","higher",2,100,100,1.5,99,101,90,110,,,
+"disk","randread","bs=4096 disk.type=""virtio"" disk_type=""scsi"" mode=""a,b \""c\""""","latency","ns","lower",2,10,10,1.5,9,11,9,11,10,11,11
+EOF
+check "the CSV, exactly" diff -u "$T/want" "$T/out"
+check "python's csv reads the fields back" python3 - "$T/out" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 2 and rows[0]["params"] == 'bs=4096 disk.type="virtio" disk_type="scsi" mode="a,b \\"c\\""', rows[0]
+assert rows[1]["p99"] == "11" and rows[0]["p99"] == ""
+EOF
+expect 0 "export --format markdown" "$VMB" export "$doc" --format markdown
+has "$T/out" '| disk.randread | bs=4096 disk.type="virtio" disk_type="scsi" mode="a,b \\"c\\"" | iops | 1/s | higher | 2 | 100 |' \
+	"markdown params as k=v"
+expect 0 "export --format openmetrics" "$VMB" export "$doc" --format openmetrics
+labels='run_id="0badc0de-0000-4000-8000-000000000001",host="h1",hypervisor="KVM",bs="4096",disk_type_2="virtio",disk_type="scsi",mode="a,b \"c\"",_1st="a",label_disk_type="lab",q="say \"hi\", then\\go",label_stat="s"'
+{
+	echo "# TYPE vmbench_disk_randread_iops gauge"
+	echo "# HELP vmbench_disk_randread_iops 1/s, higher is better"
+	for st in mean=100 median=100 stddev=1.5 min=99 max=101 ci95_low=90 ci95_high=110; do
+		printf '%s\n' "vmbench_disk_randread_iops{stat=\"${st%=*}\",$labels} ${st#*=}"
+	done
+	echo "# TYPE vmbench_disk_randread_latency gauge"
+	echo "# HELP vmbench_disk_randread_latency ns, lower is better"
+	for st in mean=10 median=10 stddev=1.5 min=9 max=11 ci95_low=9 ci95_high=11 p50=10 p90=11 p99=11 p99.9=11 p99.99=11; do
+		printf '%s\n' "vmbench_disk_randread_latency{stat=\"${st%=*}\",$labels} ${st#*=}"
+	done
+	echo "# EOF"
+} > "$T/want"
+check "the OpenMetrics text, exactly: 1st, disk.type and disk_type get distinct valid names" diff -u "$T/want" "$T/out"
+
+# A valid document need not say which vmbench wrote it ("vmbench (null)")
+"$VMB" export 1 --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); d["tool"] = {}
+json.dump(d, open(sys.argv[1], "w"))' "$T/notool.json"
+expect 0 "show a document without tool.version" "$VMB" show "$T/notool.json"
+lacks "$T/out" "(null)" "no (null)"
+has "$T/out" "vmbench (version unknown)" "says the version is unknown"
+
 printf '{"schema": "vmbench-result", ' > "$T/trunc.json"
 expect 2 "truncated JSON" "$VMB" show "$T/trunc.json"
 has "$T/err" "$T/trunc.json: not valid JSON at line 1" "position of the error"

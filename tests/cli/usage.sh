@@ -35,5 +35,21 @@ check "the existing file is untouched" test ! -s "$T/exists.json"
 expect 2 "show without argument" "$VMB" show
 expect 2 "info with an argument" "$VMB" info extra
 expect 2 "help for no command" "$VMB" help nosuch
+# --db '' is a mistake, not the default store
+for c in "results" "show 1" "export 1" "compare 1 2" "import $SRC/tests/fixtures/import/sysbench-cpu.txt" \
+	"run cpu.prime --quick"; do
+	# shellcheck disable=SC2086
+	expect 2 "$c --db ''" "$VMB" $c --db ''
+	has "$T/err" "--db: the path is empty; give the store's file" "$c: says what would be right"
+done
+mkdir "$T/adir"
+touch "$T/afile"
+expect 2 "--db naming a directory" "$VMB" results --db "$T/adir"
+has "$T/err" "not a regular file; pass a file path with --db" "directory refused"
+expect 2 "--db ending in /" "$VMB" import "$SRC/tests/fixtures/import/sysbench-cpu.txt" --db "$T/new/"
+has "$T/err" "names a directory; pass the path of a file with --db" "trailing slash refused"
+check "and nothing was created" test ! -e "$T/new"
+expect 2 "--db under a file" "$VMB" import "$SRC/tests/fixtures/import/sysbench-cpu.txt" --db "$T/afile/x.db"
+has "$T/err" "pass a usable file path with --db" "path under a file refused"
 check "nothing was stored by any of these" test ! -e "$T/results.db"
 finish

@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -126,6 +128,11 @@ static void default_path(void **state)
 	assert_string_equal(buf, "/given.db");
 }
 
+#define X10 "xxxxxxxxxx"
+#define X100 X10 X10 X10 X10 X10 X10 X10 X10 X10 X10
+#define LONG300 X100 X100 X100
+#define KEY127 X100 X10 X10 "xxxxxxx"
+
 static void selectors(void **state)
 {
 	static const struct {
@@ -144,6 +151,11 @@ static void selectors(void **state)
 		{ "hv=kvm,", -EINVAL, 0, NULL },
 		{ "hv=kvm,,x=y", -EINVAL, 0, NULL },
 		{ "a=b=c", -EINVAL, 0, NULL },
+		/* a part of any length is kept whole (a 255-byte buffer cut it once) */
+		{ "k=" LONG300, 0, 1, "k=" LONG300 },
+		{ "a=b," LONG300 "=v", -E2BIG, 0, NULL },
+		{ KEY127 "=v", 0, 1, KEY127 "=v" },
+		{ KEY127 "x=v", -E2BIG, 0, NULL },
 	};
 
 	(void)state;
@@ -158,6 +170,208 @@ static void selectors(void **state)
 			assert_string_equal(f.v[f.n - 1], cases[i].last);
 		strv_clear(&f);
 	}
+}
+
+static json_t *doc_with(const char *id, const char *labels)
+{
+	json_t *doc = fixture_doc(), *l = json_object();
+	struct strv f = { 0 };
+
+	assert_int_equal(db_parse_selector(labels, &f), 0);
+	for (size_t i = 0; i < f.n; i++) {
+		char *eq = strchr(f.v[i], '=');
+
+		*eq = '\0';
+		json_object_set_new(l, f.v[i], json_string(eq + 1));
+	}
+	strv_clear(&f);
+	json_object_set_new(doc, "labels", l);
+	json_object_set_new(doc, "id", json_string(id));
+	return doc;
+}
+
+static unsigned count_selected(struct db *db, const char *sel)
+{
+	struct strv f = { 0 };
+	unsigned n = 0;
+
+	assert_int_equal(db_parse_selector(sel, &f), 0);
+	assert_int_equal(db_list(db, &f, count_row, &n), 0);
+	strv_clear(&f);
+	return n;
+}
+
+/* A selector of any length or number of parts is one query of constant
+ * size (an AND of one EXISTS per part made SQLite refuse with "Expression
+ * tree is too large" past a few hundred characters). */
+static void long_selectors(void **state)
+{
+	static const struct {
+		const char *stored[3];
+		const char *sel;
+		unsigned n;
+	} cases[] = {
+		{ { "hv=kvm,disk=sata", "hv=kvm,disk=ide", "hv=tcg" }, "hv=kvm", 2 },
+		{ { "hv=kvm,disk=sata", "hv=kvm,disk=ide", "hv=tcg" }, "hv=kvm,disk=ide", 1 },
+		{ { "hv=kvm,disk=sata", "hv=kvm,disk=ide", "hv=tcg" }, "hv=kvm,hv=kvm,disk=sata", 1 },
+		{ { "hv=kvm,disk=sata", "hv=kvm,disk=ide", "hv=tcg" }, "disk=sata,disk=ide", 0 },
+		{ { "hv=kvm,disk=sata", "hv=kvm,disk=ide", "hv=tcg" }, "hv=kvm,nosuch=1", 0 },
+		{ { "k=" LONG300, "k=" LONG300 "y", "hv=tcg" }, "k=" LONG300, 1 },
+		{ { KEY127 "=1,hv=kvm", KEY127 "=2", "hv=tcg" }, KEY127 "=1", 1 },
+		/* not UTF-8: no stored label can be equal, and it is no error either */
+		{ { "hv=kvm", "hv=tcg", "disk=ide" }, "hv=kvm,disk=\xff", 0 },
+		{ { "hv=kvm", "hv=\xc3\xa9", "disk=ide" }, "hv=\xc3\xa9", 1 },
+	};
+	char path[256], id[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct db *db;
+		int64_t rid;
+
+		snprintf(path, sizeof(path), "%s/sel%zu.db", dir, i);
+		assert_int_equal(db_open(path, true, &db), 0);
+		for (size_t j = 0; j < 3; j++) {
+			json_t *doc;
+
+			snprintf(id, sizeof(id), "%08zx-0000-4000-8000-%012zx", i, j);
+			doc = doc_with(id, cases[i].stored[j]);
+			assert_int_equal(db_add(db, doc, &rid), 0);
+			json_decref(doc);
+		}
+		if (count_selected(db, cases[i].sel) != cases[i].n)
+			fail_msg("selector \"%.60s\": %u runs, expected %u", cases[i].sel, count_selected(db, cases[i].sel),
+				 cases[i].n);
+		db_close(db);
+	}
+	/* 2000 parts, 20000 characters: all the same pair, so run 1 matches */
+	{
+		struct strv f = { 0 };
+		struct db *db;
+		unsigned n = 0;
+
+		snprintf(path, sizeof(path), "%s/sel0.db", dir);
+		assert_int_equal(db_open(path, false, &db), 0);
+		for (int k = 0; k < 2000; k++)
+			assert_int_equal(strv_push(&f, "disk=sata"), 0);
+		assert_int_equal(db_list(db, &f, count_row, &n), 0);
+		assert_int_equal(n, 1);
+		/* and 2000 different pairs match nothing, without an error */
+		strv_clear(&f);
+		for (int k = 0; k < 2000; k++) {
+			char kv[32];
+
+			snprintf(kv, sizeof(kv), "k%d=v", k);
+			assert_int_equal(strv_push(&f, kv), 0);
+		}
+		n = 0;
+		assert_int_equal(db_list(db, &f, count_row, &n), 0);
+		assert_int_equal(n, 0);
+		strv_clear(&f);
+		db_close(db);
+	}
+}
+
+/* A 0-byte file is an empty SQLite database: read-only it is a store with
+ * no runs (and stays 0 bytes), with create it becomes a store. */
+static void empty_file(void **state)
+{
+	char path[256];
+	struct db *db;
+	struct strv f = { 0 };
+	json_t *doc;
+	struct stat st;
+	unsigned n = 0;
+	int64_t id;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/zero.db", dir);
+	write_file(path, "");
+	assert_int_equal(db_open(path, false, &db), 0);
+	assert_int_equal(db_list(db, &f, count_row, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(db_get(db, "1", &doc), -ENOENT);
+	db_close(db);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(db_open(path, true, &db), 0);
+	doc = fixture_doc();
+	assert_int_equal(db_add(db, doc, &id), 0);
+	assert_int_equal(id, 1);
+	json_decref(doc);
+	db_close(db);
+}
+
+/* Paths that cannot be a store are the user's mistake (-EINVAL). */
+static void bad_paths(void **state)
+{
+	static const char *const rel[] = { "", "adir/", "afile/x.db", "afile/sub/x.db" };
+	char path[256], file[256];
+	struct db *db;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/afile", dir);
+	write_file(file, "x");
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		if (*rel[i])
+			snprintf(path, sizeof(path), "%s/%s", dir, rel[i]);
+		else
+			path[0] = '\0';
+		if (db_open(path, true, &db) != -EINVAL)
+			fail_msg("db_open(\"%s\") is not -EINVAL", path);
+		assert_true(db_usage_error(-EINVAL));
+	}
+	assert_int_equal(db_default_path("", path, sizeof(path)), -EINVAL);
+}
+
+/* Processes making their first use of a new store at once: each creates
+ * it or finds it made, none fails ("table runs already exists" did). */
+static void concurrent_first_use(void **state)
+{
+	enum { N = 16 };
+	char path[256];
+	pid_t pids[N];
+	int go[2];
+	struct db *db;
+	struct strv f = { 0 };
+	unsigned n = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/race/results.db", dir);
+	assert_int_equal(pipe(go), 0);
+	for (int i = 0; i < N; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			char c, id[64];
+			json_t *doc;
+			int64_t rid;
+			int ok;
+
+			close(go[1]);
+			/* the barrier: every child waits here until the parent closes its end */
+			(void)!read(go[0], &c, 1);
+			snprintf(id, sizeof(id), "00000000-0000-4000-8000-%012d", i);
+			doc = doc_with(id, "hv=kvm");
+			ok = db_open(path, true, &db) == 0 && db_add(db, doc, &rid) == 0;
+			db_close(db);
+			json_decref(doc);
+			_exit(ok ? 0 : 1);
+		}
+	}
+	close(go[0]);
+	close(go[1]);
+	for (int i = 0; i < N; i++) {
+		int status;
+
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			fail_msg("process %d of %d failed on a new store", i, N);
+	}
+	assert_int_equal(db_open(path, false, &db), 0);
+	assert_int_equal(db_list(db, &f, count_row, &n), 0);
+	assert_int_equal(n, N);
+	db_close(db);
 }
 
 static int setup(void **state)
@@ -182,6 +396,10 @@ int main(void)
 		cmocka_unit_test(refuses_foreign_files),
 		cmocka_unit_test(default_path),
 		cmocka_unit_test(selectors),
+		cmocka_unit_test(long_selectors),
+		cmocka_unit_test(empty_file),
+		cmocka_unit_test(bad_paths),
+		cmocka_unit_test(concurrent_first_use),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
