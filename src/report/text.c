@@ -59,7 +59,14 @@ void text_params(const json_t *params, char *buf, size_t len)
 		char val[64];
 		int n;
 
-		text_json_value(v, val, sizeof(val));
+		/* a string that would read as several k=v words is quoted, as JSON */
+		if (json_is_string(v) && (!json_string_length(v) || strpbrk(json_string_value(v), " \"=\\\t\n"))) {
+			char *q = json_dumps(v, JSON_ENCODE_ANY);
+
+			snprintf(val, sizeof(val), "%s", q ? q : "?");
+			free(q);
+		} else
+			text_json_value(v, val, sizeof(val));
 		n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, val);
 		if (n < 0 || (size_t)n >= len - off) {
 			buf[off] = '\0';

@@ -100,8 +100,8 @@ check "the table, exactly" diff -u "$T/want" "$T/table"
 expect 0 "results --format csv" "$VMB" results --db "$T/fmt.db" --format csv --label hv=tcg
 sed -E 's/"[0-9a-f-]{36}"/"UUID"/; s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/STARTED/' "$T/out" > "$T/csv"
 cat > "$T/want" <<'EOF'
-run,id,started,host,hypervisor,labels,suites
-2,"UUID","STARTED","","unknown","hv=tcg q=say ""hi"" source=fio","disk"
+run,id,started,host,hypervisor,labels,suites,status
+2,"UUID","STARTED","","unknown","hv=tcg q=say ""hi"" source=fio","disk","complete"
 EOF
 check "the CSV, exactly (RFC 4180 quoting)" diff -u "$T/want" "$T/csv"
 expect 0 "results --format json" "$VMB" results --db "$T/fmt.db" --format json
@@ -125,18 +125,18 @@ doc="$SRC/tests/fixtures/store/labels.json"
 expect 0 "export --format csv" "$VMB" export "$doc" --format csv
 cat > "$T/want" <<'EOF'
 suite,test,params,metric,unit,direction,n,mean,median,stddev,min,max,ci95_low,ci95_high,p50,p90,p99
-"disk","randread","bs=4096 disk.type=""virtio"" disk_type=""scsi"" mode=""a,b \""c\""""","iops","1/s","higher",2,100,100,1.5,99,101,90,110,,,
-"disk","randread","bs=4096 disk.type=""virtio"" disk_type=""scsi"" mode=""a,b \""c\""""","latency","ns","lower",2,10,10,1.5,9,11,9,11,10,11,11
+"disk","randread","bs=4096 disk.type=virtio disk_type=scsi mode=""a,b \""c\""""","iops","1/s","higher",2,100,100,1.5,99,101,90,110,,,
+"disk","randread","bs=4096 disk.type=virtio disk_type=scsi mode=""a,b \""c\""""","latency","ns","lower",2,10,10,1.5,9,11,9,11,10,11,11
 EOF
 check "the CSV, exactly" diff -u "$T/want" "$T/out"
 check "python's csv reads the fields back" python3 - "$T/out" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-assert len(rows) == 2 and rows[0]["params"] == 'bs=4096 disk.type="virtio" disk_type="scsi" mode="a,b \\"c\\""', rows[0]
+assert len(rows) == 2 and rows[0]["params"] == 'bs=4096 disk.type=virtio disk_type=scsi mode="a,b \\"c\\""', rows[0]
 assert rows[1]["p99"] == "11" and rows[0]["p99"] == ""
 EOF
 expect 0 "export --format markdown" "$VMB" export "$doc" --format markdown
-has "$T/out" '| disk.randread | bs=4096 disk.type="virtio" disk_type="scsi" mode="a,b \\"c\\"" | iops | 1/s | higher | 2 | 100 |' \
+has "$T/out" '| disk.randread | bs=4096 disk.type=virtio disk_type=scsi mode="a,b \\"c\\"" | iops | 1/s | higher | 2 | 100 |' \
 	"markdown params as k=v"
 expect 0 "export --format openmetrics" "$VMB" export "$doc" --format openmetrics
 labels='run_id="0badc0de-0000-4000-8000-000000000001",host="h1",hypervisor="KVM",bs="4096",disk_type_2="virtio",disk_type="scsi",mode="a,b \"c\"",_1st="a",label_disk_type="lab",q="say \"hi\", then\\go",label_stat="s"'
