@@ -271,6 +271,10 @@ int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		ret = EXIT_INTERRUPTED;
 		goto out;
 	}
+	if (r == -EINVAL) { /* a suite refused the options; it said why */
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (r < 0) {
 		log_errno(r, "running the suites");
 		ret = EXIT_FAILED;

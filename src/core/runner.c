@@ -122,6 +122,8 @@ int vmb_skip(struct vmb_ctx *ctx, const char *fmt, ...)
 struct notes {
 	struct vmb_param **params;
 	size_t *n;
+	struct vmb_param *actual; /* vmb_param_actual(): run_suite's own */
+	size_t nactual;
 };
 
 int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
@@ -146,6 +148,40 @@ int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
 			return 0;
 		}
 	return vmb_params_add(nt->params, nt->n, key, value);
+}
+
+int vmb_usage(struct vmb_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->reason, sizeof(ctx->reason), fmt, ap);
+	va_end(ap);
+	ctx->usage = true;
+	return -EINVAL;
+}
+
+int vmb_param_actual(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
+{
+	struct notes *nt = ctx->notes;
+	char value[64];
+	va_list ap;
+
+	if (!nt)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	return vmb_params_add(&nt->actual, &nt->nactual, key, value);
+}
+
+static const char *param_actual(const struct notes *nt, const char *key)
+{
+	/* the last one recorded wins */
+	for (size_t i = nt ? nt->nactual : 0; i-- > 0;)
+		if (!strcmp(nt->actual[i].key, key))
+			return nt->actual[i].value;
+	return NULL;
 }
 
 /* ---- temporary files ---- */
@@ -709,8 +745,8 @@ static const char *opt_value_text(const struct vmb_opt *o, const struct opt_valu
 }
 
 /* Options that change what is measured become the case's parameters. */
-static int case_params(struct vmb_case *c, const struct optset *opts, const struct vmb_test *t, unsigned threads,
-		       unsigned sweep)
+static int case_params(struct vmb_case *c, const struct optset *opts, const struct notes *nt,
+		       const struct vmb_test *t, unsigned threads, unsigned sweep)
 {
 	char buf[64];
 
@@ -734,7 +770,9 @@ static int case_params(struct vmb_case *c, const struct optset *opts, const stru
 			if (!strcmp(opts->opts[i].name, name) && opts->vals[i].present &&
 			    !(t->sweep && !strcmp(t->sweep, name)) && /* already there, as one value */
 			    vmb_params_add(&c->params, &c->nparams, name,
-					   opt_value_text(&opts->opts[i], &opts->vals[i], buf, sizeof(buf))) < 0)
+					   param_actual(nt, name) ? param_actual(nt, name)
+								  : opt_value_text(&opts->opts[i], &opts->vals[i],
+										   buf, sizeof(buf))) < 0)
 				return -ENOMEM;
 		p = comma ? comma + 1 : NULL;
 	}
@@ -761,7 +799,7 @@ static int run_test(const struct runner_settings *rs, struct vmb_ctx *ctx, const
 		for (size_t j = 0; j < nsweep && r == 0; j++) {
 			struct vmb_case *c = &tr->cases[tr->ncases++];
 
-			r = case_params(c, ctx->opts, t, threads[i], sweep[j]);
+			r = case_params(c, ctx->opts, ctx->notes, t, threads[i], sweep[j]);
 			if (r < 0)
 				break;
 			ctx->threads = threads[i];
@@ -837,7 +875,9 @@ static int run_suite(const struct runner_settings *rs, const struct runner_item 
 	if (r < 0) {
 		sr->status = status_of(r);
 		sr->reason = xstrdup(ctx.reason[0] ? ctx.reason : strerror(-r));
-		if (sr->status == VMB_FAILED)
+		if (ctx.usage)
+			log_error("%s: %s", s->name, sr->reason);
+		else if (sr->status == VMB_FAILED)
 			log_error("%s: setup failed: %s", s->name, sr->reason);
 		else if (sr->status == VMB_SKIPPED)
 			log_info("%s: skipped: %s", s->name, sr->reason);
@@ -863,7 +903,8 @@ static int run_suite(const struct runner_settings *rs, const struct runner_item 
 				log_error("%s.%s: %s", s->name, t->name, tr->reason);
 			else
 				log_info("%s.%s: skipped: %s", s->name, t->name, tr->reason);
-			r = 0; /* one test failing does not stop the others */
+			if (!ctx.usage)
+				r = 0; /* one test failing does not stop the others */
 		}
 		if (r < 0)
 			break;
@@ -872,7 +913,9 @@ static int run_suite(const struct runner_settings *rs, const struct runner_item 
 teardown:
 	if (s->teardown)
 		s->teardown(&ctx);
-	return r == -EINTR || r == -ENOMEM ? r : 0;
+	params_free(notes.actual, notes.nactual);
+	/* a usage error ends the run: -EINVAL, exit 2 */
+	return r == -EINTR || r == -ENOMEM || (r < 0 && ctx.usage) ? r : 0;
 }
 
 int runner_run(const struct runner_settings *rs, const struct runner_item *items, size_t nitems,

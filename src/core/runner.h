@@ -86,7 +86,8 @@ struct runner_item {
 };
 
 /* Runs every item. Returns 0 (individual failures are in the results),
- * -EINTR when interrupted (results are partial), or -ENOMEM. */
+ * -EINTR when interrupted (results are partial), -EINVAL after a suite's
+ * vmb_usage() (logged; the user's mistake), or -ENOMEM. */
 int runner_run(const struct runner_settings *rs, const struct runner_item *items, size_t nitems,
 	       struct vmb_results *out);
 void vmb_results_release(struct vmb_results *res);
