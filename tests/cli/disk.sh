@@ -44,6 +44,30 @@ assert json.load(open(sys.argv[2]))["suites"][0]["notes"]["engine"] == "psync"
 PY
 check "no file left by the portable engine" no_files
 
+# O_DIRECT sizes are checked against the target before anything is laid out
+align=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["suites"][0]["notes"]["dio_align"].split()[0])' \
+	"$T/uring.json")
+check "the alignment found is a power of two from 512" python3 -c "import sys; a=int(sys.argv[1]); assert a >= 512 and a & (a - 1) == 0, a" "$align"
+expect 2 "--disk.bs 513 with O_DIRECT: a usage error, up front" "$VMB" run disk.randread $small --disk.bs 513
+has "$T/err" "--disk.bs 513 does not suit O_DIRECT on $d: it must be a multiple of $align" "the message says what would be right"
+has "$T/err" "or measure through the page cache with --disk.buffered" "and the other way"
+lacks "$T/err" "setup failed" "not reported as a failed measurement"
+check "no test file left by the refusal" no_files
+expect 2 "--disk.record-size 4097 (iozone, O_DIRECT)" "$VMB" run disk.iozone $small --disk.record-size 4097
+has "$T/err" "--disk.record-size 4097 does not suit O_DIRECT on $d: it must be a multiple of $align" "names the option"
+expect 2 "a sequential block larger than the region" "$VMB" run disk.seqread $small --disk.seq-bs 32m
+has "$T/err" "--disk.seq-bs 33554432 is larger than the region tested (16777216 bytes, --disk.size)" "both sizes"
+expect 2 "a record larger than the iozone file" "$VMB" run disk.iozone $small --disk.record-size 16m
+has "$T/err" "--disk.record-size 16777216 is larger than --disk.file-size 8388608" "both sizes"
+check "no test file left by these refusals" no_files
+expect 0 "--disk.bs 513 through the page cache works" "$VMB" run disk.randread $small --disk.bs 513 --disk.buffered \
+	--disk.iodepth 1 --json "$T/bs513.json"
+check "and records bs 513, the iomem kind and the size" python3 - "$T/bs513.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]["params"]
+assert p["bs"] == 513 and p["iomem"] == "malloc" and p["size"] == 16777216, p
+PY
+
 head -c 65536 /dev/urandom > "$d/precious"
 sum=$(cksum < "$d/precious")
 expect 1 "an existing --disk.file is refused" "$VMB" run disk.randread $small --disk.file "$d/precious"
@@ -79,7 +103,7 @@ if mkdir -p "$T/small" && mount -t tmpfs -o size=48m tmpfs "$T/small" 2>/dev/nul
 		--disk.file-size 16m --warmup 0 --repeat 2 --no-store
 	umount "$T/small"
 else
-	ok "ENOSPC mid-run # skip: cannot mount a tmpfs here"
+	ok "ENOSPC mid-run # SKIP cannot mount a tmpfs here"
 fi
 
 # A block device: a loop device over a file of the test's own.
@@ -93,6 +117,8 @@ if [ -n "$loop" ] && [ -b "$loop" ]; then
 	check "read tests measured, write tests skipped with the reason" python3 - "$T/dev.json" <<'PY'
 import json, sys
 t = {x["name"]: x for x in json.load(open(sys.argv[1]))["suites"][0]["tests"]}
+# --disk.size 16m was given: the first 16 MiB, all of this device
+assert t["randread"]["cases"][0]["params"]["size"] == 16777216
 for n in ("randread", "seqread"):
     assert t[n]["status"] == "ok" and t[n]["cases"], n
 for n in ("randwrite", "randrw", "seqwrite", "fsync"):
@@ -102,9 +128,38 @@ PY
 		--disk.device "$loop" \
 		$small --destructive
 	check "and did write" test "$(cksum < "$loop")" != "$sum"
+	nosize=$(echo "$small" | sed 's/--disk.size 16m//')
+	expect 0 "a device without --disk.size" "$VMB" run disk.randread --disk.device "$loop" $nosize --json "$T/dev2.json"
+	expect 0 "a device with a smaller --disk.size" "$VMB" run disk.randread --disk.device "$loop" $nosize \
+		--disk.size 4m --json "$T/dev3.json"
+	check "the size recorded is the one tested: the device's, or --disk.size when smaller" python3 - \
+		"$T/dev2.json" "$T/dev3.json" <<'PY'
+import json, sys
+for path, want in zip(sys.argv[1:], (16777216, 4194304)):
+    s = json.load(open(path))["suites"][0]
+    for c in s["tests"][0]["cases"]:
+        assert c["params"]["size"] == want, (path, c["params"])
+    assert s["notes"]["device_size"] == 16777216, s["notes"]
+    assert s["notes"]["dio_align"].startswith("512 "), s["notes"]
+PY
 	losetup -d "$loop"
 else
-	ok "block device tests # skip: no loop device available here"
+	ok "block device tests # SKIP no loop device available here"
+fi
+
+# A device with 4 KiB logical blocks: 512-byte I/O cannot work on it
+loop=$(losetup -f --show -b 4096 "$T/loop.img" 2>/dev/null || true)
+if [ -n "$loop" ] && [ -b "$loop" ]; then
+	expect 2 "--disk.bs 512 on a 4096-byte-sector device" "$VMB" run disk.randread --disk.device "$loop" $small \
+		--disk.bs 512
+	has "$T/err" "--disk.bs 512 does not suit O_DIRECT on $loop: it must be a multiple of 4096 (the device's logical block size), e.g. 4096;" \
+		"the message names the device's block size"
+	expect 2 "--disk.seq-bs 6k on it" "$VMB" run disk.seqread --disk.device "$loop" $small --disk.seq-bs 6k
+	has "$T/err" "it must be a multiple of 4096 (the device's logical block size), e.g. 4096 or 8192;" \
+		"the nearest sizes that work"
+	losetup -d "$loop"
+else
+	ok "a 4096-byte-sector device # SKIP losetup -b 4096 does not work here"
 fi
 check "no file left behind by any of these" no_files
 finish
