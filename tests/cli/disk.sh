@@ -68,6 +68,33 @@ p = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]["params"]
 assert p["bs"] == 513 and p["iomem"] == "malloc" and p["size"] == 16777216, p
 PY
 
+# The I/O buffers' kind is a parameter: compare never pairs unlike buffers
+expect 0 "seqread with transparent huge page buffers" "$VMB" run disk.seqread $small --disk.iomem thp --json "$T/thp.json"
+expect 0 "seqread with the default buffers" "$VMB" run disk.seqread $small --json "$T/malloc.json"
+check "each records its kind" python3 - "$T/thp.json" "$T/malloc.json" <<'PY'
+import json, sys
+for path, want in zip(sys.argv[1:], ("thp", "malloc")):
+    s = json.load(open(path))["suites"][0]
+    assert s["tests"][0]["cases"][0]["params"]["iomem"] == want, s["tests"][0]["cases"][0]["params"]
+PY
+expect 0 "compare the two" "$VMB" compare "$T/malloc.json" "$T/thp.json" --format csv
+check "no metric paired across buffer kinds" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2 and {r["operand"] for r in rows} == {"malloc.json", "thp.json"}, rows
+for r in rows:
+    assert r["verdict"] not in ("better", "worse", "same"), r
+PY
+expect 2 "an unknown buffer kind" "$VMB" run disk.seqread $small --disk.iomem hugepage
+has "$T/err" "one of malloc|mmap|mmaphuge|thp" "the valid kinds are listed"
+free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+expect 0 "hugetlb buffers (mmaphuge)" "$VMB" run disk.seqread $small --disk.iomem mmaphuge --json "$T/huge.json"
+if [ "${free_huge:-0}" -ge 8 ]; then
+	check "measured with hugetlb buffers" python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["suites"][0]["tests"][0]; assert t["status"] == "ok" and t["cases"][0]["params"]["iomem"] == "mmaphuge", t' "$T/huge.json"
+else
+	has "$T/huge.json" "not enough free hugetlb pages" "without reserved hugetlb pages: skipped, saying how to reserve them"
+fi
+
 head -c 65536 /dev/urandom > "$d/precious"
 sum=$(cksum < "$d/precious")
 expect 1 "an existing --disk.file is refused" "$VMB" run disk.randread $small --disk.file "$d/precious"
