@@ -192,9 +192,11 @@ static int open_device(struct vmb_ctx *ctx, struct disk_state *st, const char *d
 	int r, flags = (ctx->env->destructive ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT);
 
 	if (stat(dev, &sb) < 0)
-		return vmb_fail(ctx, -errno, "--disk.device %s", dev);
+		return vmb_usage(ctx, "--disk.device %s: %s; expected a block device such as /dev/vdb (lsblk lists them)",
+				 dev, strerror(errno));
 	if (!S_ISBLK(sb.st_mode))
-		return vmb_fail(ctx, -ENOTBLK, "--disk.device %s", dev);
+		return vmb_usage(ctx, "--disk.device %s is not a block device; a file to test goes to --disk.file, a "
+				      "directory to --disk.dir", dev);
 	st->fd = open(dev, flags);
 	if (st->fd < 0)
 		return vmb_fail(ctx, -errno, "opening %s%s", dev,
@@ -248,6 +250,7 @@ static int lay_out(struct vmb_ctx *ctx, struct disk_state *st, int fd)
 		}
 		buf[0]++; /* no two chunks alike */
 		done += (uint64_t)w;
+		vmb_test_stop_point("disk-layout"); /* tests interrupt a layout here */
 	}
 	free(buf);
 	if (vmb_stop_requested())
@@ -266,11 +269,16 @@ static int use_existing(struct vmb_ctx *ctx, struct disk_state *st, const char *
 {
 	int r;
 
+	/* lstat's answer: a link would let the tests write wherever it points */
+	if (S_ISLNK(sb->st_mode))
+		return vmb_usage(ctx, "--disk.file %s is a symbolic link; vmbench does not write through links: name "
+				      "the file itself", file);
 	if (!S_ISREG(sb->st_mode))
-		return vmb_fail(ctx, -EINVAL, "%s is not a regular file; a device goes to --disk.device", file);
+		return vmb_usage(ctx, "--disk.file %s is not a regular file; a device goes to --disk.device, a "
+				      "directory to --disk.dir", file);
 	if ((uint64_t)sb->st_size < st->size)
-		return vmb_fail(ctx, -EINVAL, "%s has %llu bytes, less than --disk.size %llu", file,
-				(unsigned long long)sb->st_size, (unsigned long long)st->size);
+		return vmb_usage(ctx, "--disk.file %s has %llu bytes, less than --disk.size %llu: give a smaller "
+				      "--disk.size", file, (unsigned long long)sb->st_size, (unsigned long long)st->size);
 	snprintf(st->path, sizeof(st->path), "%s", file);
 	st->fd = open(st->path, O_RDWR | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT));
 	if (st->fd < 0)
@@ -303,8 +311,12 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 		snprintf(st->dir, sizeof(st->dir), "%s", optset_str(ctx->opts, "dir"));
 	if (!st->dir[0])
 		snprintf(st->dir, sizeof(st->dir), "/");
-	if (stat(st->dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
-		return vmb_fail(ctx, stat(st->dir, &sb) < 0 ? -errno : -ENOTDIR, "test directory %s", st->dir);
+	if (stat(st->dir, &sb) < 0)
+		return vmb_usage(ctx, "%s %s: %s; expected an existing directory", file ? "the directory of --disk.file"
+				 : "--disk.dir", st->dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return vmb_usage(ctx, "--disk.dir %s is not a directory; the test file is created in a directory "
+				      "(--disk.dir), or at a new path given with --disk.file", st->dir);
 	if (statfs(st->dir, &sfs) < 0 || statvfs(st->dir, &svfs) < 0)
 		return vmb_fail(ctx, -errno, "statfs %s", st->dir);
 	/* O_DIRECT on a memory filesystem measures memory, not a disk. */
@@ -317,22 +329,21 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 	margin = (uint64_t)svfs.f_blocks * svfs.f_frsize / 100;
 	margin += (uint64_t)svfs.f_blocks * svfs.f_frsize / 10 < (64ull << 20)
 			  ? (uint64_t)svfs.f_blocks * svfs.f_frsize / 10 : 64ull << 20;
-	existing = file && ctx->env->destructive && stat(file, &sb) == 0;
+	existing = file && ctx->env->destructive && lstat(file, &sb) == 0;
 	if ((existing ? 0 : st->size) + iozone + margin > avail)
-		return vmb_fail(ctx, -ENOSPC, "%s has %llu MiB free; the test file (%llu MiB) and the iozone file "
-					       "(%llu MiB) need that plus a %llu MiB margin: lower --disk.size / "
-					       "--disk.file-size or choose another --disk.dir",
-				st->dir, (unsigned long long)(avail >> 20), (unsigned long long)(st->size >> 20),
-				(unsigned long long)(iozone >> 20), (unsigned long long)(margin >> 20));
+		return vmb_usage(ctx, "%s has %llu MiB free; the test file (%llu MiB) and the iozone file "
+				      "(%llu MiB) need that plus a %llu MiB margin: lower --disk.size / "
+				      "--disk.file-size or choose another --disk.dir",
+				 st->dir, (unsigned long long)(avail >> 20), (unsigned long long)(st->size >> 20),
+				 (unsigned long long)(iozone >> 20), (unsigned long long)(margin >> 20));
 	if (existing)
 		return use_existing(ctx, st, file, &sb);
 	if (file) {
 		snprintf(st->path, sizeof(st->path), "%s", file);
 		fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0 && errno == EEXIST)
-			return vmb_fail(ctx, -EEXIST, "%s exists; vmbench writes only files it creates: remove it, "
-						      "name a new one, or pass --destructive to let the tests "
-						      "overwrite it", st->path);
+			return vmb_usage(ctx, "%s exists; vmbench writes only files it creates: remove it, name a "
+					      "new one, or pass --destructive to let the tests overwrite it", st->path);
 	} else {
 		snprintf(st->path, sizeof(st->path), "%s/vmbench-disk-XXXXXX", st->dir);
 		fd = mkostemp(st->path, O_CLOEXEC);

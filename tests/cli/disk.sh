@@ -97,7 +97,7 @@ fi
 
 head -c 65536 /dev/urandom > "$d/precious"
 sum=$(cksum < "$d/precious")
-expect 1 "an existing --disk.file is refused" "$VMB" run disk.randread $small --disk.file "$d/precious"
+expect 2 "an existing --disk.file is refused (the user's mistake)" "$VMB" run disk.randread $small --disk.file "$d/precious"
 has "$T/err" "precious exists; vmbench writes only files it creates" "the refusal says why"
 check "the existing file is untouched" test "$(cksum < "$d/precious")" = "$sum"
 rm -f "$d/precious"
@@ -113,13 +113,61 @@ expect 0 "tmpfs with --disk.buffered runs, and says so" "$VMB" run disk.randread
 has "$T/shm2.json" "page cache: these are not disk numbers" "the result says page cache"
 rmdir "$shm"
 
-expect 1 "a size larger than the free space" "$VMB" run disk.randread --disk.dir "$d" --disk.size 1000t --no-store
+expect 2 "a size larger than the free space" "$VMB" run disk.randread --disk.dir "$d" --disk.size 1000t --no-store
 has "$T/err" "MiB free; the test file" "both numbers in the message"
+
+# What a hostile or careless user gives: every mistake exit 2, nothing written
+echo data > "$T/plain"
+sum=$(cksum < "$T/plain")
+expect 2 "--disk.dir naming a file" "$VMB" run disk.randread $small --disk.dir "$T/plain"
+has "$T/err" "--disk.dir $T/plain is not a directory" "says so"
+check "the file is untouched" test "$(cksum < "$T/plain")" = "$sum"
+expect 2 "--disk.dir that does not exist" "$VMB" run disk.randread $small --disk.dir "$T/nowhere"
+has "$T/err" "--disk.dir $T/nowhere: No such file or directory; expected an existing directory" "says so"
+expect 2 "--disk.file in a directory that does not exist" "$VMB" run disk.randread $small --disk.file "$T/nowhere/f"
+has "$T/err" "the directory of --disk.file $T/nowhere: No such file or directory" "names the directory"
+expect 2 "--disk.device naming a file" "$VMB" run disk.randread $small --disk.device "$T/plain"
+has "$T/err" "--disk.device $T/plain is not a block device" "says so"
+expect 2 "--disk.device that does not exist" "$VMB" run disk.randread $small --disk.device /dev/vmbench-none
+has "$T/err" "--disk.device /dev/vmbench-none: No such file or directory; expected a block device" "says so"
+head -c 16777216 /dev/urandom > "$T/target"
+ln -s "$T/target" "$T/link"
+sum=$(cksum < "$T/target")
+expect 2 "--disk.file a symlink, with --destructive" "$VMB" run disk.randwrite $small --disk.file "$T/link" --destructive
+has "$T/err" "--disk.file $T/link is a symbolic link; vmbench does not write through links" "says so"
+check "the link's target is untouched" test "$(cksum < "$T/target")" = "$sum"
+expect 2 "--disk.file a symlink, without --destructive" "$VMB" run disk.randwrite $small --disk.file "$T/link"
+check "the link's target is still untouched" test "$(cksum < "$T/target")" = "$sum"
+expect 2 "--disk.file a directory, with --destructive" "$VMB" run disk.randwrite $small --disk.file "$d" --destructive
+has "$T/err" "--disk.file $d is not a regular file" "says so"
+ln -s "$d" "$T/dirlink"
+expect 0 "--disk.dir a symlink to a directory works" "$VMB" run disk.randread $small --disk.iodepth 1 \
+	--disk.dir "$T/dirlink" --json "$T/dirlink.json"
+has "$T/dirlink.json" "\"target\": \"$T/dirlink/vmbench-disk-" "the file was made there"
+check "and removed from the directory behind the link" no_files
+rm -f "$T/link" "$T/target" "$T/dirlink"
 
 check "Ctrl-C mid-run: exit 130, test file removed" python3 "$SRC/tests/cli/interrupt.py" "$VMB" "$T/r.db" \
 	sigint disk.randread $small
 check "a second signal forces the exit and still removes the file" python3 "$SRC/tests/cli/interrupt.py" \
 	"$VMB" "$T/r.db" sigint-sigterm disk.randread $small
+check "Ctrl-C mid-layout: exit 130, nothing stored, the half-written file removed" python3 - "$VMB" "$d" $small \
+	--disk.size 64m <<'PY'
+import glob, os, signal, subprocess, sys
+vmb, d, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+env = dict(os.environ, VMBENCH_TEST_STOP_AT="disk-layout")
+p = subprocess.Popen([vmb, "run", "disk.randread", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+pid, status = os.waitpid(p.pid, os.WUNTRACED)  # it stops itself after the first MiB: no sleeping
+assert os.WIFSTOPPED(status), f"never reached the layout: {status:#x}"
+f = glob.glob(os.path.join(d, "vmbench-disk-*"))
+assert len(f) == 1 and os.path.getsize(f[0]) == 1 << 20, [(x, os.path.getsize(x)) for x in f]
+os.kill(p.pid, signal.SIGINT)
+os.kill(p.pid, signal.SIGCONT)
+out, err = p.communicate(timeout=120)
+assert p.returncode == 130, (p.returncode, err)
+assert b"interrupted; nothing was stored" in err, err
+assert not glob.glob(os.path.join(d, "vmbench-*")), glob.glob(os.path.join(d, "vmbench-*"))
+PY
 check "the test file deleted mid-run: a clear failure" python3 "$SRC/tests/cli/interrupt.py" "$VMB" "$T/r.db" \
 	unlink disk.randread $small
 
@@ -128,6 +176,12 @@ if mkdir -p "$T/small" && mount -t tmpfs -o size=48m tmpfs "$T/small" 2>/dev/nul
 	check "ENOSPC mid-run: exit 1 naming the error, files removed" python3 "$SRC/tests/cli/interrupt.py" \
 		"$VMB" "$T/r.db" fill disk.iozone --disk.dir "$T/small" --disk.buffered --disk.size 4m \
 		--disk.file-size 16m --warmup 0 --repeat 2 --no-store
+	head -c 50331648 /dev/zero > "$T/small/full" 2>/dev/null
+	expect 2 "a full filesystem: refused before writing" "$VMB" run disk.randread --disk.dir "$T/small" \
+		--disk.buffered --disk.size 4m --disk.file-size 4m --no-store
+	has "$T/err" "$T/small has 0 MiB free; the test file (4 MiB) and the iozone file (4 MiB) need that plus" \
+		"with the numbers and what to change"
+	check "nothing written to it" test "$(ls -A "$T/small")" = full
 	umount "$T/small"
 else
 	ok "ENOSPC mid-run # SKIP cannot mount a tmpfs here"
