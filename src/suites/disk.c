@@ -377,6 +377,33 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 	return 0;
 }
 
+/* Where to test is one of three options. A path that does not fit the
+ * state's buffers is refused, never cut: a shortened path can name another
+ * directory or file ("/a/./././b" cut after "/a/."), which the tests would
+ * then write to. */
+static int check_target_opts(struct vmb_ctx *ctx)
+{
+	static const char *const where[] = { "device", "file", "dir" };
+	/* room for "/vmbench-iozone-XXXXXX" after a directory */
+	const size_t max = PATH_MAX - 32;
+	const char *given = NULL;
+
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		const struct opt_value *v = optset_get(ctx->opts, where[i]);
+
+		if (v->present && v->s && strlen(v->s) > max)
+			return vmb_usage(ctx, "--disk.%s: the path has %zu bytes; at most %zu", where[i], strlen(v->s),
+					 max);
+		if (!v->set)
+			continue;
+		if (given)
+			return vmb_usage(ctx, "--disk.%s and --disk.%s name two places to test; give one", given,
+					 where[i]);
+		given = where[i];
+	}
+	return 0;
+}
+
 static int disk_setup(struct vmb_ctx *ctx)
 {
 	struct disk_state *st = calloc(1, sizeof(*st));
@@ -388,6 +415,9 @@ static int disk_setup(struct vmb_ctx *ctx)
 		return vmb_fail(ctx, -ENOMEM, "disk state");
 	ctx->priv = st;
 	st->fd = -1;
+	r = check_target_opts(ctx);
+	if (r < 0)
+		return r;
 	st->buffered = optset_bool(ctx->opts, "buffered");
 	st->size = optset_size(ctx->opts, "size");
 	if (disk_iomem_parse(optset_str(ctx->opts, "iomem"), &st->iomem) < 0)

@@ -5,8 +5,9 @@
 
 d="$T/d"
 mkdir -p "$d"
-small="--disk.dir $d --disk.size 16m --disk.file-size 8m --time 0.2 --warmup 0 --disk.ramp 0 --repeat 2"
-small="$small --disk.iodepth 1,4 --no-store"
+base="--disk.size 16m --disk.file-size 8m --time 0.2 --warmup 0 --disk.ramp 0 --repeat 2"
+base="$base --disk.iodepth 1,4 --no-store"
+small="--disk.dir $d $base" # --disk.file and --disk.device take $base: one place to test
 no_files() { test -z "$(ls -A "$d")"; }
 
 expect 0 "run disk on a 16 MiB file" "$VMB" run disk $small --json "$T/uring.json"
@@ -97,7 +98,7 @@ fi
 
 head -c 65536 /dev/urandom > "$d/precious"
 sum=$(cksum < "$d/precious")
-expect 2 "an existing --disk.file is refused (the user's mistake)" "$VMB" run disk.randread $small --disk.file "$d/precious"
+expect 2 "an existing --disk.file is refused (the user's mistake)" "$VMB" run disk.randread $base --disk.file "$d/precious"
 has "$T/err" "precious exists; vmbench writes only files it creates" "the refusal says why"
 check "the existing file is untouched" test "$(cksum < "$d/precious")" = "$sum"
 rm -f "$d/precious"
@@ -124,21 +125,21 @@ has "$T/err" "--disk.dir $T/plain is not a directory" "says so"
 check "the file is untouched" test "$(cksum < "$T/plain")" = "$sum"
 expect 2 "--disk.dir that does not exist" "$VMB" run disk.randread $small --disk.dir "$T/nowhere"
 has "$T/err" "--disk.dir $T/nowhere: No such file or directory; expected an existing directory" "says so"
-expect 2 "--disk.file in a directory that does not exist" "$VMB" run disk.randread $small --disk.file "$T/nowhere/f"
+expect 2 "--disk.file in a directory that does not exist" "$VMB" run disk.randread $base --disk.file "$T/nowhere/f"
 has "$T/err" "the directory of --disk.file $T/nowhere: No such file or directory" "names the directory"
-expect 2 "--disk.device naming a file" "$VMB" run disk.randread $small --disk.device "$T/plain"
+expect 2 "--disk.device naming a file" "$VMB" run disk.randread $base --disk.device "$T/plain"
 has "$T/err" "--disk.device $T/plain is not a block device" "says so"
-expect 2 "--disk.device that does not exist" "$VMB" run disk.randread $small --disk.device /dev/vmbench-none
+expect 2 "--disk.device that does not exist" "$VMB" run disk.randread $base --disk.device /dev/vmbench-none
 has "$T/err" "--disk.device /dev/vmbench-none: No such file or directory; expected a block device" "says so"
 head -c 16777216 /dev/urandom > "$T/target"
 ln -s "$T/target" "$T/link"
 sum=$(cksum < "$T/target")
-expect 2 "--disk.file a symlink, with --destructive" "$VMB" run disk.randwrite $small --disk.file "$T/link" --destructive
+expect 2 "--disk.file a symlink, with --destructive" "$VMB" run disk.randwrite $base --disk.file "$T/link" --destructive
 has "$T/err" "--disk.file $T/link is a symbolic link; vmbench does not write through links" "says so"
 check "the link's target is untouched" test "$(cksum < "$T/target")" = "$sum"
-expect 2 "--disk.file a symlink, without --destructive" "$VMB" run disk.randwrite $small --disk.file "$T/link"
+expect 2 "--disk.file a symlink, without --destructive" "$VMB" run disk.randwrite $base --disk.file "$T/link"
 check "the link's target is still untouched" test "$(cksum < "$T/target")" = "$sum"
-expect 2 "--disk.file a directory, with --destructive" "$VMB" run disk.randwrite $small --disk.file "$d" --destructive
+expect 2 "--disk.file a directory, with --destructive" "$VMB" run disk.randwrite $base --disk.file "$d" --destructive
 has "$T/err" "--disk.file $d is not a regular file" "says so"
 ln -s "$d" "$T/dirlink"
 expect 0 "--disk.dir a symlink to a directory works" "$VMB" run disk.randread $small --disk.iodepth 1 \
@@ -146,6 +147,15 @@ expect 0 "--disk.dir a symlink to a directory works" "$VMB" run disk.randread $s
 has "$T/dirlink.json" "\"target\": \"$T/dirlink/vmbench-disk-" "the file was made there"
 check "and removed from the directory behind the link" no_files
 rm -f "$T/link" "$T/target" "$T/dirlink"
+long="$d$(python3 -c 'print("/." * 2100)')"
+expect 2 "a --disk.dir longer than PATH_MAX is refused, not cut short" "$VMB" run disk.randread $small --disk.dir "$long"
+has "$T/err" "--disk.dir: the path has ${#long} bytes; at most 4064" "says how long"
+expect 2 "--disk.dir and --disk.file together" "$VMB" run disk.randread $small --disk.file "$d/f"
+has "$T/err" "--disk.file and --disk.dir name two places to test; give one" "says so"
+expect 2 "--disk.device and --disk.file together" "$VMB" run disk.randread $base --disk.device /dev/null \
+	--disk.file "$d/f"
+has "$T/err" "--disk.device and --disk.file name two places to test; give one" "says so"
+check "nothing created by these" no_files
 
 check "Ctrl-C mid-run: exit 130, test file removed" python3 "$SRC/tests/cli/interrupt.py" "$VMB" "$T/r.db" \
 	sigint disk.randread $small
@@ -193,7 +203,7 @@ loop=$(losetup -f --show "$T/loop.img" 2>/dev/null || true)
 if [ -n "$loop" ] && [ -b "$loop" ]; then
 	sum=$(cksum < "$loop")
 	expect 0 "a device without --destructive: reads run, writes are skipped" "$VMB" run disk --disk.device "$loop" \
-		$small --json "$T/dev.json"
+		$base --json "$T/dev.json"
 	check "not one byte of the device changed" test "$(cksum < "$loop")" = "$sum"
 	check "read tests measured, write tests skipped with the reason" python3 - "$T/dev.json" <<'PY'
 import json, sys
@@ -207,9 +217,9 @@ for n in ("randwrite", "randrw", "seqwrite", "fsync"):
 PY
 	expect 0 "with --destructive the write tests run on the device" "$VMB" run disk.randwrite disk.fsync \
 		--disk.device "$loop" \
-		$small --destructive
+		$base --destructive
 	check "and did write" test "$(cksum < "$loop")" != "$sum"
-	nosize=$(echo "$small" | sed 's/--disk.size 16m//')
+	nosize=$(echo "$base" | sed 's/--disk.size 16m//')
 	expect 0 "a device without --disk.size" "$VMB" run disk.randread --disk.device "$loop" $nosize --json "$T/dev2.json"
 	expect 0 "a device with a smaller --disk.size" "$VMB" run disk.randread --disk.device "$loop" $nosize \
 		--disk.size 4m --json "$T/dev3.json"
@@ -231,11 +241,11 @@ fi
 # A device with 4 KiB logical blocks: 512-byte I/O cannot work on it
 loop=$(losetup -f --show -b 4096 "$T/loop.img" 2>/dev/null || true)
 if [ -n "$loop" ] && [ -b "$loop" ]; then
-	expect 2 "--disk.bs 512 on a 4096-byte-sector device" "$VMB" run disk.randread --disk.device "$loop" $small \
+	expect 2 "--disk.bs 512 on a 4096-byte-sector device" "$VMB" run disk.randread --disk.device "$loop" $base \
 		--disk.bs 512
 	has "$T/err" "--disk.bs 512 does not suit O_DIRECT on $loop: it must be a multiple of 4096 (the device's logical block size), e.g. 4096;" \
 		"the message names the device's block size"
-	expect 2 "--disk.seq-bs 6k on it" "$VMB" run disk.seqread --disk.device "$loop" $small --disk.seq-bs 6k
+	expect 2 "--disk.seq-bs 6k on it" "$VMB" run disk.seqread --disk.device "$loop" $base --disk.seq-bs 6k
 	has "$T/err" "it must be a multiple of 4096 (the device's logical block size), e.g. 4096 or 8192;" \
 		"the nearest sizes that work"
 	losetup -d "$loop"
