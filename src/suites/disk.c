@@ -143,6 +143,48 @@ static int find_dio_align(struct vmb_ctx *ctx, struct disk_state *st, bool may_w
 	return 0;
 }
 
+/* MemAvailable in bytes, or 0 when unknown */
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char *text = NULL, *p;
+
+	if (read_file("/proc/meminfo", &text) < 0)
+		return 0;
+	p = strstr(text, "MemAvailable:");
+	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1)
+		kb = 0;
+	free(text);
+	return (uint64_t)kb << 10;
+}
+
+/* Every I/O in flight has a buffer of its own, filled before the window
+ * opens: a depth and block size whose buffers do not fit in memory would
+ * end in the OOM killer, not in a message. */
+static int check_memory(struct vmb_ctx *ctx)
+{
+	const struct opt_value *qds = optset_get(ctx->opts, "iodepth");
+	uint64_t jobs = (uint64_t)optset_int(ctx->opts, "jobs"), qd = 0, rnd, seq, avail = mem_available();
+
+	for (size_t i = 0; i < qds->nlist; i++)
+		qd = qds->list[i] > qd ? qds->list[i] : qd;
+	rnd = jobs * qd * optset_size(ctx->opts, "bs");
+	seq = jobs * (uint64_t)optset_int(ctx->opts, "seq-iodepth") * optset_size(ctx->opts, "seq-bs");
+	if (avail && rnd > avail / 2)
+		return vmb_usage(ctx, "--disk.jobs %llu x --disk.iodepth %llu x --disk.bs %llu need %llu MiB of I/O "
+				      "buffers, more than half of the %llu MiB of memory available: lower one of them",
+				 (unsigned long long)jobs, (unsigned long long)qd,
+				 (unsigned long long)optset_size(ctx->opts, "bs"), (unsigned long long)(rnd >> 20),
+				 (unsigned long long)(avail >> 20));
+	if (avail && seq > avail / 2)
+		return vmb_usage(ctx, "--disk.jobs %llu x --disk.seq-iodepth %lld x --disk.seq-bs %llu need %llu MiB "
+				      "of I/O buffers, more than half of the %llu MiB of memory available: lower one of "
+				      "them", (unsigned long long)jobs, (long long)optset_int(ctx->opts, "seq-iodepth"),
+				 (unsigned long long)optset_size(ctx->opts, "seq-bs"), (unsigned long long)(seq >> 20),
+				 (unsigned long long)(avail >> 20));
+	return 0;
+}
+
 /* Sizes that cannot work on this target are the user's mistake, found
  * before anything is laid out or measured, with the values that would work. */
 static int check_sizes(struct vmb_ctx *ctx, const struct disk_state *st)
@@ -416,6 +458,8 @@ static int disk_setup(struct vmb_ctx *ctx)
 	ctx->priv = st;
 	st->fd = -1;
 	r = check_target_opts(ctx);
+	if (r == 0)
+		r = check_memory(ctx);
 	if (r < 0)
 		return r;
 	st->buffered = optset_bool(ctx->opts, "buffered");

@@ -155,6 +155,10 @@ has "$T/err" "--disk.file and --disk.dir name two places to test; give one" "say
 expect 2 "--disk.device and --disk.file together" "$VMB" run disk.randread $base --disk.device /dev/null \
 	--disk.file "$d/f"
 has "$T/err" "--disk.device and --disk.file name two places to test; give one" "says so"
+expect 2 "I/O buffers larger than the memory: refused, not left to the OOM killer" "$VMB" run disk.randread $small \
+	--disk.size 64m --disk.bs 64m --disk.iodepth 4096
+has "$T/err" "--disk.jobs 1 x --disk.iodepth 4096 x --disk.bs 67108864 need 262144 MiB of I/O buffers, more than half" \
+	"says how much and what to lower"
 check "nothing created by these" no_files
 
 check "Ctrl-C mid-run: exit 130, test file removed" python3 "$SRC/tests/cli/interrupt.py" "$VMB" "$T/r.db" \
