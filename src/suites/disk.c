@@ -115,15 +115,17 @@ int disk_dio_probe(int fd, bool may_write, unsigned *align)
 static int find_dio_align(struct vmb_ctx *ctx, struct disk_state *st, bool may_write)
 {
 	struct statx stx;
-	int lbs, r;
+	int lbs = 0, r;
 
 	if (st->buffered) {
 		st->align = 1;
 		return 0;
 	}
 	if (st->is_device) {
-		if (ioctl(st->fd, BLKSSZGET, &lbs) < 0 || lbs <= 0)
-			return vmb_fail(ctx, lbs <= 0 ? -EIO : -errno, "logical block size of %s (BLKSSZGET)", st->path);
+		if (ioctl(st->fd, BLKSSZGET, &lbs) < 0)
+			return vmb_fail(ctx, -errno, "logical block size of %s (BLKSSZGET)", st->path);
+		if (lbs <= 0)
+			return vmb_fail(ctx, -EIO, "logical block size of %s (BLKSSZGET says %d)", st->path, lbs);
 		st->align = (unsigned)lbs;
 		st->align_source = "the device's logical block size";
 		return 0;
