@@ -440,6 +440,9 @@ static int check_target_opts(struct vmb_ctx *ctx)
 					 max);
 		if (!v->set)
 			continue;
+		/* an unset shell variable ("--disk.dir $DIR") must not mean "/" */
+		if (!v->s || !v->s[0])
+			return vmb_usage(ctx, "--disk.%s is empty; expected a path", where[i]);
 		if (given)
 			return vmb_usage(ctx, "--disk.%s and --disk.%s name two places to test; give one", given,
 					 where[i]);

@@ -150,6 +150,11 @@ rm -f "$T/link" "$T/target" "$T/dirlink"
 long="$d$(python3 -c 'print("/." * 2100)')"
 expect 2 "a --disk.dir longer than PATH_MAX is refused, not cut short" "$VMB" run disk.randread $small --disk.dir "$long"
 has "$T/err" "--disk.dir: the path has ${#long} bytes; at most 4064" "says how long"
+for o in dir file device; do
+	expect 2 "an empty --disk.$o (an unset variable)" "$VMB" run disk.randread $base --disk.$o ""
+	has "$T/err" "--disk.$o is empty; expected a path" "says so"
+done
+check "nothing written to / for an empty --disk.dir" sh -c '! ls /vmbench-disk-* 2>/dev/null'
 expect 2 "--disk.dir and --disk.file together" "$VMB" run disk.randread $small --disk.file "$d/f"
 has "$T/err" "--disk.file and --disk.dir name two places to test; give one" "says so"
 expect 2 "--disk.device and --disk.file together" "$VMB" run disk.randread $base --disk.device /dev/null \
