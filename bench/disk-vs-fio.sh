@@ -2,7 +2,10 @@
 # vmbench's disk suite side by side with fio (io_uring, O_DIRECT) on one and
 # the same file (laid out once with random data per workload; vmbench is
 # given it with --disk.file F --destructive), same runtime and ramp, run
-# alternately. For
+# alternately, with the same kind of I/O buffers on both sides: each tool's
+# default (malloc), and for 1 MiB reads hugetlb pages on both (fio
+# --iomem=mmaphuge, vmbench --disk.iomem mmaphuge; skipped, saying so, when
+# fewer than 8 hugetlb pages are free: sysctl vm.nr_hugepages). For
 # each workload: IOPS ratio, mean / p50 / p99 latency ratios (fio's lat_ns:
 # submission to completion, as vmbench measures) and CPU-seconds-per-I/O
 # ratio, as the median over the rounds. Ratios are vmbench / fio.
@@ -19,16 +22,27 @@ import json, os, statistics, subprocess, sys, tempfile
 
 d, rounds, secs, size = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 ramp = 1
-work = [  # name, fio rw, vmbench test, bs, iodepth, extra fio options
-    ("randread 4k QD1", "randread", "randread", "4k", 1, []),
-    ("randread 4k QD32", "randread", "randread", "4k", 32, []),
+# Both tools' buffers are of one kind in every row: what backs a buffer
+# decides whether a 1 MiB request is one segment or is split in two.
+HUGE = (["--iomem=mmaphuge"], ["--disk.iomem", "mmaphuge"])
+work = [  # name, fio rw, vmbench test, bs, iodepth, (extra fio options, extra vmbench options)
+    ("randread 4k QD1", "randread", "randread", "4k", 1, ([], [])),
+    ("randread 4k QD32", "randread", "randread", "4k", 32, ([], [])),
     # fio's random map takes the next free block near a used one late in a
     # pass, which a caching virtual disk rewards; without it fio draws
     # uniformly, as vmbench does (every block once per cycle, no clustering).
-    ("  ...fio norandommap", "randread", "randread", "4k", 32, ["--norandommap"]),
-    ("randwrite 4k QD32", "randwrite", "randwrite", "4k", 32, []),
-    ("seqread 1M QD8", "read", "seqread", "1m", 8, []),
+    ("  ...fio norandommap", "randread", "randread", "4k", 32, (["--norandommap"], [])),
+    ("randwrite 4k QD32", "randwrite", "randwrite", "4k", 32, ([], [])),
+    ("seqread 1M QD8", "read", "seqread", "1m", 8, ([], [])),
+    ("  ...both mmaphuge", "read", "seqread", "1m", 8, HUGE),
 ]
+
+def huge_free():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("HugePages_Free:"):
+                return int(line.split()[1])
+    return 0
 
 def lay_out(fd, nbytes):
     # As vmbench does: every block written with random data before the test,
@@ -60,13 +74,13 @@ def fio(path, rw, bs, qd, extra):
             "p99": lat["percentile"]["99.000000"],
             "cpu_per_io": (j["usr_cpu"] + j["sys_cpu"]) / 100 * rt / ios}
 
-def vmb(path, test, bs, qd):
+def vmb(path, test, bs, qd, extra):
     bsopt = "--disk.seq-bs" if test.startswith("seq") else "--disk.bs"
     qdopt = ["--disk.seq-iodepth", str(qd)] if test.startswith("seq") else ["--disk.iodepth", str(qd)]
     out = subprocess.run(
         ["build/vmbench", "run", f"disk.{test}", "--disk.file", path, "--destructive", "--disk.size", size,
          bsopt, bs, *qdopt,
-         "--disk.engine", "io_uring", "--time", str(secs), "--disk.ramp", str(ramp), "--repeat", "2",
+         *extra, "--disk.engine", "io_uring", "--time", str(secs), "--disk.ramp", str(ramp), "--repeat", "2",
          "--warmup", "0", "--no-store", "-q", "--json", "-"], check=True, capture_output=True, text=True).stdout
     case = json.loads(out)["suites"][0]["tests"][0]["cases"][0]
     m = {x["name"]: x for x in case["metrics"]}
@@ -78,7 +92,10 @@ def vmb(path, test, bs, qd):
 keys = ["iops", "mean", "p50", "p99", "cpu_per_io"]
 print(f"vmbench / fio, {rounds} rounds of {secs:g} s (ramp {ramp} s), file size {size}, in {os.path.abspath(d)}")
 print(f"{'workload':20} {'fio IOPS':>10} {'vmb IOPS':>10} " + " ".join(f"{k + ' ratio':>14}" for k in keys))
-for name, rw, test, bs, qd, extra in work:
+for name, rw, test, bs, qd, (fextra, vextra) in work:
+    if HUGE == (fextra, vextra) and huge_free() < 8:
+        print(f"{name:20} skipped: {huge_free()} hugetlb pages free, 8 needed (sysctl vm.nr_hugepages)", flush=True)
+        continue
     ratios = {k: [] for k in keys}
     fi, vi = [], []
     fd, path = tempfile.mkstemp(prefix="disk-vs-fio-", dir=d)
@@ -87,8 +104,8 @@ for name, rw, test, bs, qd, extra in work:
     finally:
         os.close(fd)
     for _ in range(rounds):
-        f = fio(path, rw, bs, qd, extra)
-        v = vmb(path, test, bs, qd)
+        f = fio(path, rw, bs, qd, fextra)
+        v = vmb(path, test, bs, qd, vextra)
         fi.append(f["iops"])
         vi.append(v["iops"])
         for k in keys:

@@ -105,9 +105,9 @@ static void on_signal(int sig)
 }
 
 /* The host baseline: this binary's `run` of the same suites. */
-static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen)
+static json_t *host_run(const char *suites, bool quick, const char *disk_size, char *err, size_t errlen)
 {
-	char *argv[16];
+	char *argv[16], size[32];
 	int argc = 0;
 	char *out = NULL;
 	json_t *doc;
@@ -123,6 +123,13 @@ static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen
 			argv[argc++] = it;
 	if (argc == 2)
 		return NULL;
+	/* a guest tests the whole scratch disk and records its size: the host
+	 * tests a file of that size, so that the two pair in compare */
+	snprintf(size, sizeof(size), "%s", disk_size);
+	if (strstr(suites, "disk")) {
+		argv[argc++] = "--disk.size";
+		argv[argc++] = size;
+	}
 	if (quick)
 		argv[argc++] = "--quick";
 	argv[argc++] = "--no-store";
@@ -255,7 +262,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		int64_t id;
 
 		fprintf(stderr, "vmbench: measuring the host (baseline)\n");
-		doc = host_run(suites, quick, err, sizeof(err));
+		doc = host_run(suites, quick, optset_str_size(own), err, sizeof(err));
 		if (!doc) {
 			log_error("the host baseline failed: %s", err);
 			ret = EXIT_FAILED;

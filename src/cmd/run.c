@@ -465,6 +465,10 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	r = runner_run(&rs, items, nitems, &res);
+	if (r == -EINVAL) { /* a suite refused the options; it said why */
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	interrupted = r == -EINTR || vmb_stop_requested();
 	if (r < 0 && r != -EINTR) {
 		log_errno(r, "running the suites");

@@ -135,6 +135,40 @@ int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
 	return vmb_params_add(nt->params, nt->n, key, value);
 }
 
+int vmb_usage(struct vmb_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->reason, sizeof(ctx->reason), fmt, ap);
+	va_end(ap);
+	ctx->usage = true;
+	return -EINVAL;
+}
+
+int vmb_param_actual(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
+{
+	struct vmb_notes *nt = ctx->notes;
+	char value[64];
+	va_list ap;
+
+	if (!nt)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	return vmb_params_add(&nt->actual, &nt->nactual, key, value);
+}
+
+const char *vmb_notes_actual(const struct vmb_notes *nt, const char *key)
+{
+	/* the last one recorded wins */
+	for (size_t i = nt ? nt->nactual : 0; i-- > 0;)
+		if (!strcmp(nt->actual[i].key, key))
+			return nt->actual[i].value;
+	return NULL;
+}
+
 /* Fold one repetition into the case. */
 int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline)
 {

@@ -13,7 +13,12 @@
 struct vmb_notes {
 	struct vmb_param **params;
 	size_t *n;
+	struct vmb_param *actual; /* vmb_param_actual(): the runner's own */
+	size_t nactual;
 };
+
+/* The value vmb_param_actual() recorded for key, or NULL. */
+const char *vmb_notes_actual(const struct vmb_notes *nt, const char *key);
 
 struct vmb_rep *rep_new(void);
 void rep_free(struct vmb_rep *rep);

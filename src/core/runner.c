@@ -263,8 +263,8 @@ static const char *opt_value_text(const struct vmb_opt *o, const struct opt_valu
 }
 
 /* Options that change what is measured become the case's parameters. */
-static int case_params(struct vmb_case *c, const struct optset *opts, const struct vmb_test *t, unsigned threads,
-		       unsigned sweep)
+static int case_params(struct vmb_case *c, const struct optset *opts, const struct vmb_notes *nt,
+		       const struct vmb_test *t, unsigned threads, unsigned sweep)
 {
 	char buf[64];
 
@@ -288,7 +288,9 @@ static int case_params(struct vmb_case *c, const struct optset *opts, const stru
 			if (!strcmp(opts->opts[i].name, name) && opts->vals[i].present &&
 			    !(t->sweep && !strcmp(t->sweep, name)) && /* already there, as one value */
 			    vmb_params_add(&c->params, &c->nparams, name,
-					   opt_value_text(&opts->opts[i], &opts->vals[i], buf, sizeof(buf))) < 0)
+					   vmb_notes_actual(nt, name) ? vmb_notes_actual(nt, name)
+								      : opt_value_text(&opts->opts[i], &opts->vals[i],
+										       buf, sizeof(buf))) < 0)
 				return -ENOMEM;
 		p = comma ? comma + 1 : NULL;
 	}
@@ -349,7 +351,7 @@ static int run_test(const struct runner_settings *rs, struct run_progress *pg, s
 		for (size_t j = 0; j < nsweep && r == 0; j++) {
 			struct vmb_case *c = &tr->cases[tr->ncases++];
 
-			r = case_params(c, ctx->opts, t, threads[i], sweep[j]);
+			r = case_params(c, ctx->opts, ctx->notes, t, threads[i], sweep[j]);
 			if (r < 0)
 				break;
 			ctx->threads = threads[i];
@@ -446,7 +448,9 @@ static int run_suite(const struct runner_settings *rs, struct run_progress *pg, 
 	if (r < 0) {
 		sr->status = status_of(r);
 		sr->reason = xstrdup(ctx.reason[0] ? ctx.reason : strerror(-r));
-		if (sr->status == VMB_FAILED)
+		if (ctx.usage)
+			log_error("%s: %s", s->name, sr->reason);
+		else if (sr->status == VMB_FAILED)
 			log_error("%s: setup failed: %s", s->name, sr->reason);
 		else if (sr->status == VMB_SKIPPED)
 			log_info("%s: skipped: %s", s->name, sr->reason);
@@ -473,7 +477,8 @@ static int run_suite(const struct runner_settings *rs, struct run_progress *pg, 
 				log_error("%s.%s: %s", s->name, t->name, tr->reason);
 			else
 				log_info("%s.%s: skipped: %s", s->name, t->name, tr->reason);
-			r = 0; /* one test failing does not stop the others */
+			if (!ctx.usage)
+				r = 0; /* one test failing does not stop the others */
 		}
 		if (r < 0)
 			break;
@@ -482,7 +487,9 @@ static int run_suite(const struct runner_settings *rs, struct run_progress *pg, 
 teardown:
 	if (s->teardown)
 		s->teardown(&ctx);
-	return r == -EINTR || r == -ENOMEM ? r : 0;
+	vmb_params_free(notes.actual, notes.nactual);
+	/* a usage error ends the run: -EINVAL, exit 2 */
+	return r == -EINTR || r == -ENOMEM || (r < 0 && ctx.usage) ? r : 0;
 }
 
 int runner_run(const struct runner_settings *rs, const struct runner_item *items, size_t nitems,

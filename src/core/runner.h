@@ -38,7 +38,8 @@ struct runner_item {
 };
 
 /* Runs every item. Returns 0 (individual failures are in the results),
- * -EINTR when interrupted, or -ENOMEM. After -EINTR the results hold the
+ * -EINTR when interrupted, -EINVAL after a suite's vmb_usage() (logged; the
+ * user's mistake), or -ENOMEM. After -EINTR the results hold the
  * cases finished before the stop; the case that was cut short is left out,
  * and its test and suite have the status VMB_INTERRUPTED. */
 int runner_run(const struct runner_settings *rs, const struct runner_item *items, size_t nitems,

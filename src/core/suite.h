@@ -53,6 +53,7 @@ struct vmb_ctx {
 	void *priv;                /* the suite's own state, from setup() */
 	void *notes;               /* the runner's, behind vmb_note() */
 	char reason[256];          /* why a test failed or was skipped */
+	bool usage;                /* set by vmb_usage(): the user's options cannot work here */
 };
 
 struct vmb_rep;
@@ -80,6 +81,18 @@ int vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, co
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Set ctx->reason and return -EOPNOTSUPP: the test is reported as skipped. */
 int vmb_skip(struct vmb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The user's options cannot work on this target (a block size the device
+ * refuses): set ctx->reason and return -EINVAL; the run stops, nothing is
+ * stored, and the command exits 2 (a usage error), not 1. */
+int vmb_usage(struct vmb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The value a test parameter really had when the target decided it (a
+ * device smaller than the --disk.size default): recorded in every case's
+ * params instead of the option's value, so compare pairs what was measured.
+ * Call from setup(). */
+int vmb_param_actual(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Record a fact about how the suite measured (the engine it chose, the
  * target file, the device behind it); stored with the result as "notes". */

@@ -30,11 +30,14 @@ struct disk_state {
 	char path[PATH_MAX]; /* the test file we created, or the device */
 	bool created, is_device, buffered;
 	int fd;              /* O_DIRECT unless --disk.buffered */
-	uint64_t size;
+	uint64_t size;       /* the region the tests use */
 	enum disk_engine engine;
+	enum disk_iomem iomem;
 	char stat_path[PATH_MAX]; /* /sys/dev/block/M:m/stat behind the target, or "" */
 	char dir[PATH_MAX];
 	unsigned reps;
+	unsigned align;           /* what O_DIRECT needs of offsets and lengths; 1 when buffered */
+	const char *align_source; /* where align came from, for the message */
 };
 
 static bool kind_writes(enum disk_kind k)
@@ -75,30 +78,192 @@ static void find_device(struct vmb_ctx *ctx, struct disk_state *st, dev_t dev)
 	}
 }
 
+int disk_dio_probe(int fd, bool may_write, unsigned *align)
+{
+	const size_t max = 64 << 10;
+	void *buf = NULL;
+	int r = -EINVAL;
+
+	if (posix_memalign(&buf, max, max) != 0)
+		return -ENOMEM;
+	memset(buf, 0x5a, max);
+	for (size_t n = 512; n <= max; n *= 2) {
+		ssize_t got = may_write ? pwrite(fd, buf, n, 0) : pread(fd, buf, n, 0);
+
+		if (got == (ssize_t)n) {
+			*align = (unsigned)n;
+			r = 0;
+			break;
+		}
+		if (got >= 0) { /* a short transfer: the file is too small to tell */
+			r = -EIO;
+			break;
+		}
+		if (errno != EINVAL) {
+			r = -errno;
+			break;
+		}
+	}
+	free(buf);
+	return r;
+}
+
+/* What O_DIRECT needs on st->fd: the device's logical block size, or for a
+ * file what statx says (STATX_DIOALIGN, Linux 6.1 and later filesystems),
+ * or else a probe. st_blksize is no answer: it is the preferred size (4096
+ * on ext4), not the smallest allowed one. */
+static int find_dio_align(struct vmb_ctx *ctx, struct disk_state *st, bool may_write)
+{
+	struct statx stx;
+	int lbs = 0, r;
+
+	if (st->buffered) {
+		st->align = 1;
+		return 0;
+	}
+	if (st->is_device) {
+		if (ioctl(st->fd, BLKSSZGET, &lbs) < 0)
+			return vmb_fail(ctx, -errno, "logical block size of %s (BLKSSZGET)", st->path);
+		if (lbs <= 0)
+			return vmb_fail(ctx, -EIO, "logical block size of %s (BLKSSZGET says %d)", st->path, lbs);
+		st->align = (unsigned)lbs;
+		st->align_source = "the device's logical block size";
+		return 0;
+	}
+	if (statx(st->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN)) {
+		if (stx.stx_dio_offset_align == 0)
+			return vmb_fail(ctx, -EOPNOTSUPP, "O_DIRECT on %s (the filesystem does not support it here: "
+							  "use --disk.buffered)", st->path);
+		st->align = stx.stx_dio_offset_align;
+		st->align_source = "the filesystem's O_DIRECT alignment, from statx";
+		return 0;
+	}
+	r = disk_dio_probe(st->fd, may_write, &st->align);
+	if (r < 0)
+		return vmb_fail(ctx, r, "finding the O_DIRECT alignment of %s", st->path);
+	st->align_source = "the smallest O_DIRECT transfer the filesystem accepted";
+	return 0;
+}
+
+/* MemAvailable in bytes, or 0 when unknown */
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char *text = NULL, *p;
+
+	if (read_file("/proc/meminfo", &text) < 0)
+		return 0;
+	p = strstr(text, "MemAvailable:");
+	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1)
+		kb = 0;
+	free(text);
+	return (uint64_t)kb << 10;
+}
+
+/* Every I/O in flight has a buffer of its own, filled before the window
+ * opens: a depth and block size whose buffers do not fit in memory would
+ * end in the OOM killer, not in a message. */
+static int check_memory(struct vmb_ctx *ctx)
+{
+	const struct opt_value *qds = optset_get(ctx->opts, "iodepth");
+	uint64_t jobs = (uint64_t)optset_int(ctx->opts, "jobs"), qd = 0, rnd, seq, avail = mem_available();
+
+	for (size_t i = 0; i < qds->nlist; i++)
+		qd = qds->list[i] > qd ? qds->list[i] : qd;
+	rnd = jobs * qd * optset_size(ctx->opts, "bs");
+	seq = jobs * (uint64_t)optset_int(ctx->opts, "seq-iodepth") * optset_size(ctx->opts, "seq-bs");
+	if (avail && rnd > avail / 2)
+		return vmb_usage(ctx, "--disk.jobs %llu x --disk.iodepth %llu x --disk.bs %llu need %llu MiB of I/O "
+				      "buffers, more than half of the %llu MiB of memory available: lower one of them",
+				 (unsigned long long)jobs, (unsigned long long)qd,
+				 (unsigned long long)optset_size(ctx->opts, "bs"), (unsigned long long)(rnd >> 20),
+				 (unsigned long long)(avail >> 20));
+	if (avail && seq > avail / 2)
+		return vmb_usage(ctx, "--disk.jobs %llu x --disk.seq-iodepth %lld x --disk.seq-bs %llu need %llu MiB "
+				      "of I/O buffers, more than half of the %llu MiB of memory available: lower one of "
+				      "them", (unsigned long long)jobs, (long long)optset_int(ctx->opts, "seq-iodepth"),
+				 (unsigned long long)optset_size(ctx->opts, "seq-bs"), (unsigned long long)(seq >> 20),
+				 (unsigned long long)(avail >> 20));
+	return 0;
+}
+
+/* Sizes that cannot work on this target are the user's mistake, found
+ * before anything is laid out or measured, with the values that would work. */
+static int check_sizes(struct vmb_ctx *ctx, const struct disk_state *st)
+{
+	static const struct {
+		const char *opt;
+		bool device; /* used on a block device too (iozone is not) */
+	} sized[] = {
+		{ "bs", true }, { "seq-bs", true }, { "record-size", false },
+	};
+
+	for (size_t i = 0; i < sizeof(sized) / sizeof(sized[0]); i++) {
+		uint64_t v = optset_size(ctx->opts, sized[i].opt), lo = v / st->align * st->align;
+		char eg[64];
+
+		if (st->is_device && !sized[i].device)
+			continue;
+		if (v % st->align) {
+			if (lo)
+				snprintf(eg, sizeof(eg), "%llu or %llu", (unsigned long long)lo,
+					 (unsigned long long)(lo + st->align));
+			else
+				snprintf(eg, sizeof(eg), "%u", st->align);
+			return vmb_usage(ctx, "--disk.%s %llu does not suit O_DIRECT on %s: it must be a multiple of "
+					      "%u (%s), e.g. %s; or measure through the page cache with --disk.buffered",
+					 sized[i].opt, (unsigned long long)v, st->created ? st->dir : st->path, st->align,
+					 st->align_source,
+					 eg);
+		}
+		if (sized[i].device && v > st->size)
+			return vmb_usage(ctx, "--disk.%s %llu is larger than the region tested (%llu bytes, %s)",
+					 sized[i].opt, (unsigned long long)v, (unsigned long long)st->size,
+					 st->is_device ? "the device or its first --disk.size bytes" : "--disk.size");
+	}
+	if (!st->is_device && optset_size(ctx->opts, "record-size") > optset_size(ctx->opts, "file-size"))
+		return vmb_usage(ctx, "--disk.record-size %llu is larger than --disk.file-size %llu",
+				 (unsigned long long)optset_size(ctx->opts, "record-size"),
+				 (unsigned long long)optset_size(ctx->opts, "file-size"));
+	return 0;
+}
+
 static int open_device(struct vmb_ctx *ctx, struct disk_state *st, const char *dev)
 {
+	const struct opt_value *size = optset_get(ctx->opts, "size");
 	struct stat sb;
 	uint64_t bytes;
-	int flags = (ctx->env->destructive ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT);
+	int r, flags = (ctx->env->destructive ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT);
 
 	if (stat(dev, &sb) < 0)
-		return vmb_fail(ctx, -errno, "--disk.device %s", dev);
+		return vmb_usage(ctx, "--disk.device %s: %s; expected a block device such as /dev/vdb (lsblk lists them)",
+				 dev, strerror(errno));
 	if (!S_ISBLK(sb.st_mode))
-		return vmb_fail(ctx, -ENOTBLK, "--disk.device %s", dev);
+		return vmb_usage(ctx, "--disk.device %s is not a block device; a file to test goes to --disk.file, a "
+				      "directory to --disk.dir", dev);
 	st->fd = open(dev, flags);
 	if (st->fd < 0)
 		return vmb_fail(ctx, -errno, "opening %s%s", dev,
 				errno == EBUSY ? " (in use or mounted: vmbench will not write to it)" : "");
 	if (ioctl(st->fd, BLKGETSIZE64, &bytes) < 0)
 		return vmb_fail(ctx, -errno, "size of %s", dev);
-	st->size = bytes;
+	/* the whole device, or its first --disk.size bytes when that is given
+	 * and smaller; never the option's default (the params record this) */
+	st->size = size->set && size->u < bytes ? size->u : bytes;
 	st->is_device = true;
 	snprintf(st->path, sizeof(st->path), "%s", dev);
+	r = find_dio_align(ctx, st, false);
+	if (r == 0)
+		r = check_sizes(ctx, st);
+	if (r < 0)
+		return r;
 	find_device(ctx, st, sb.st_rdev);
 	(void)vmb_note(ctx, "target", "%s (block device, %s)", dev,
 		       ctx->env->destructive ? "writes allowed by --destructive" : "read-only");
-	/* the whole device is the region, whatever --disk.size says */
 	(void)vmb_note(ctx, "device_size", "%llu", (unsigned long long)bytes);
+	if (size->set && size->u > bytes)
+		(void)vmb_note(ctx, "size", "the whole device (%llu bytes): --disk.size %llu is larger",
+			       (unsigned long long)bytes, (unsigned long long)size->u);
 	return 0;
 }
 
@@ -129,6 +294,7 @@ static int lay_out(struct vmb_ctx *ctx, struct disk_state *st, int fd)
 		}
 		buf[0]++; /* no two chunks alike */
 		done += (uint64_t)w;
+		vmb_test_stop_point("disk-layout"); /* tests interrupt a layout here */
 	}
 	free(buf);
 	if (vmb_stop_requested())
@@ -145,15 +311,27 @@ static int lay_out(struct vmb_ctx *ctx, struct disk_state *st, int fd)
  * how a benchmark runs vmbench and fio on one and the same file. */
 static int use_existing(struct vmb_ctx *ctx, struct disk_state *st, const char *file, const struct stat *sb)
 {
+	int r;
+
+	/* lstat's answer: a link would let the tests write wherever it points */
+	if (S_ISLNK(sb->st_mode))
+		return vmb_usage(ctx, "--disk.file %s is a symbolic link; vmbench does not write through links: name "
+				      "the file itself", file);
 	if (!S_ISREG(sb->st_mode))
-		return vmb_fail(ctx, -EINVAL, "%s is not a regular file; a device goes to --disk.device", file);
+		return vmb_usage(ctx, "--disk.file %s is not a regular file; a device goes to --disk.device, a "
+				      "directory to --disk.dir", file);
 	if ((uint64_t)sb->st_size < st->size)
-		return vmb_fail(ctx, -EINVAL, "%s has %llu bytes, less than --disk.size %llu", file,
-				(unsigned long long)sb->st_size, (unsigned long long)st->size);
+		return vmb_usage(ctx, "--disk.file %s has %llu bytes, less than --disk.size %llu: give a smaller "
+				      "--disk.size", file, (unsigned long long)sb->st_size, (unsigned long long)st->size);
 	snprintf(st->path, sizeof(st->path), "%s", file);
 	st->fd = open(st->path, O_RDWR | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT));
 	if (st->fd < 0)
 		return vmb_fail(ctx, -errno, "opening %s", st->path);
+	r = find_dio_align(ctx, st, false);
+	if (r == 0)
+		r = check_sizes(ctx, st);
+	if (r < 0)
+		return r;
 	find_device(ctx, st, sb->st_dev);
 	(void)vmb_note(ctx, "target", "%s (existing file, written to by --destructive, kept)", st->path);
 	return 0;
@@ -177,8 +355,12 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 		snprintf(st->dir, sizeof(st->dir), "%s", optset_str(ctx->opts, "dir"));
 	if (!st->dir[0])
 		snprintf(st->dir, sizeof(st->dir), "/");
-	if (stat(st->dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
-		return vmb_fail(ctx, stat(st->dir, &sb) < 0 ? -errno : -ENOTDIR, "test directory %s", st->dir);
+	if (stat(st->dir, &sb) < 0)
+		return vmb_usage(ctx, "%s %s: %s; expected an existing directory", file ? "the directory of --disk.file"
+				 : "--disk.dir", st->dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return vmb_usage(ctx, "--disk.dir %s is not a directory; the test file is created in a directory "
+				      "(--disk.dir), or at a new path given with --disk.file", st->dir);
 	if (statfs(st->dir, &sfs) < 0 || statvfs(st->dir, &svfs) < 0)
 		return vmb_fail(ctx, -errno, "statfs %s", st->dir);
 	/* O_DIRECT on a memory filesystem measures memory, not a disk. */
@@ -191,22 +373,21 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 	margin = (uint64_t)svfs.f_blocks * svfs.f_frsize / 100;
 	margin += (uint64_t)svfs.f_blocks * svfs.f_frsize / 10 < (64ull << 20)
 			  ? (uint64_t)svfs.f_blocks * svfs.f_frsize / 10 : 64ull << 20;
-	existing = file && ctx->env->destructive && stat(file, &sb) == 0;
+	existing = file && ctx->env->destructive && lstat(file, &sb) == 0;
 	if ((existing ? 0 : st->size) + iozone + margin > avail)
-		return vmb_fail(ctx, -ENOSPC, "%s has %llu MiB free; the test file (%llu MiB) and the iozone file "
-					       "(%llu MiB) need that plus a %llu MiB margin: lower --disk.size / "
-					       "--disk.file-size or choose another --disk.dir",
-				st->dir, (unsigned long long)(avail >> 20), (unsigned long long)(st->size >> 20),
-				(unsigned long long)(iozone >> 20), (unsigned long long)(margin >> 20));
+		return vmb_usage(ctx, "%s has %llu MiB free; the test file (%llu MiB) and the iozone file "
+				      "(%llu MiB) need that plus a %llu MiB margin: lower --disk.size / "
+				      "--disk.file-size or choose another --disk.dir",
+				 st->dir, (unsigned long long)(avail >> 20), (unsigned long long)(st->size >> 20),
+				 (unsigned long long)(iozone >> 20), (unsigned long long)(margin >> 20));
 	if (existing)
 		return use_existing(ctx, st, file, &sb);
 	if (file) {
 		snprintf(st->path, sizeof(st->path), "%s", file);
 		fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0 && errno == EEXIST)
-			return vmb_fail(ctx, -EEXIST, "%s exists; vmbench writes only files it creates: remove it, "
-						      "name a new one, or pass --destructive to let the tests "
-						      "overwrite it", st->path);
+			return vmb_usage(ctx, "%s exists; vmbench writes only files it creates: remove it, name a "
+					      "new one, or pass --destructive to let the tests overwrite it", st->path);
 	} else {
 		snprintf(st->path, sizeof(st->path), "%s/vmbench-disk-XXXXXX", st->dir);
 		fd = mkostemp(st->path, O_CLOEXEC);
@@ -215,6 +396,19 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 		return vmb_fail(ctx, -errno, "creating the test file in %s", st->dir);
 	st->created = true;
 	r = vmb_tempfile_add(st->path);
+	if (r < 0) {
+		close(fd);
+		return vmb_fail(ctx, r, "registering %s for removal", st->path);
+	}
+	/* O_DIRECT and the sizes first: a refusal must not cost a layout */
+	st->fd = open(st->path, O_RDWR | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT));
+	if (st->fd < 0)
+		r = vmb_fail(ctx, -errno, "opening %s%s", st->path,
+			     errno == EINVAL ? " with O_DIRECT (the filesystem refuses it: use --disk.buffered)" : "");
+	if (r == 0)
+		r = find_dio_align(ctx, st, true);
+	if (r == 0)
+		r = check_sizes(ctx, st);
 	if (r == 0)
 		r = lay_out(ctx, st, fd);
 	if (r == 0 && fstat(fd, &sb) < 0)
@@ -223,11 +417,37 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 	if (r < 0)
 		return r;
 	find_device(ctx, st, sb.st_dev);
-	st->fd = open(st->path, O_RDWR | O_CLOEXEC | (st->buffered ? 0 : O_DIRECT));
-	if (st->fd < 0)
-		return vmb_fail(ctx, -errno, "opening %s%s", st->path,
-				errno == EINVAL ? " with O_DIRECT (the filesystem refuses it: use --disk.buffered)" : "");
 	(void)vmb_note(ctx, "target", "%s (new file, %llu MiB)", st->path, (unsigned long long)(st->size >> 20));
+	return 0;
+}
+
+/* Where to test is one of three options. A path that does not fit the
+ * state's buffers is refused, never cut: a shortened path can name another
+ * directory or file ("/a/./././b" cut after "/a/."), which the tests would
+ * then write to. */
+static int check_target_opts(struct vmb_ctx *ctx)
+{
+	static const char *const where[] = { "device", "file", "dir" };
+	/* room for "/vmbench-iozone-XXXXXX" after a directory */
+	const size_t max = PATH_MAX - 32;
+	const char *given = NULL;
+
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		const struct opt_value *v = optset_get(ctx->opts, where[i]);
+
+		if (v->present && v->s && strlen(v->s) > max)
+			return vmb_usage(ctx, "--disk.%s: the path has %zu bytes; at most %zu", where[i], strlen(v->s),
+					 max);
+		if (!v->set)
+			continue;
+		/* an unset shell variable ("--disk.dir $DIR") must not mean "/" */
+		if (!v->s || !v->s[0])
+			return vmb_usage(ctx, "--disk.%s is empty; expected a path", where[i]);
+		if (given)
+			return vmb_usage(ctx, "--disk.%s and --disk.%s name two places to test; give one", given,
+					 where[i]);
+		given = where[i];
+	}
 	return 0;
 }
 
@@ -242,8 +462,23 @@ static int disk_setup(struct vmb_ctx *ctx)
 		return vmb_fail(ctx, -ENOMEM, "disk state");
 	ctx->priv = st;
 	st->fd = -1;
+	r = check_target_opts(ctx);
+	if (r == 0)
+		r = check_memory(ctx);
+	if (r < 0)
+		return r;
 	st->buffered = optset_bool(ctx->opts, "buffered");
 	st->size = optset_size(ctx->opts, "size");
+	if (disk_iomem_parse(optset_str(ctx->opts, "iomem"), &st->iomem) < 0)
+		return vmb_fail(ctx, -EINVAL, "--disk.iomem %s", optset_str(ctx->opts, "iomem"));
+	if (st->iomem == DISK_IOMEM_MMAPHUGE) {
+		size_t mapped = 0;
+		void *p = disk_buffers(st->iomem, 1, 0, &mapped);
+
+		if (!p)
+			return vmb_skip(ctx, "--disk.iomem mmaphuge: %s", disk_iomem_why(st->iomem));
+		disk_buffers_free(st->iomem, p, mapped);
+	}
 	if (!strcmp(engine, "psync")) {
 		st->engine = DISK_ENGINE_PSYNC;
 	} else if (disk_uring_probe(why, sizeof(why)) == 0) {
@@ -257,6 +492,11 @@ static int disk_setup(struct vmb_ctx *ctx)
 	(void)vmb_note(ctx, "engine", "%s", st->engine == DISK_ENGINE_URING ? "io_uring" : "psync");
 	(void)vmb_note(ctx, "direct", "%s", st->buffered ? "false (page cache: these are not disk numbers)" : "true");
 	r = dev ? open_device(ctx, st, dev) : create_file(ctx, st);
+	if (r == 0 && !st->buffered)
+		(void)vmb_note(ctx, "dio_align", "%u (%s)", st->align, st->align_source);
+	/* what was measured, which for a device is not the option's default */
+	if (r == 0)
+		r = vmb_param_actual(ctx, "size", "%llu", (unsigned long long)st->size);
 	return r;
 }
 
@@ -343,7 +583,8 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 	st->reps++;
 	for (unsigned i = 0; i < n; i++) {
 		dj[i] = (struct disk_job){
-			.fd = st->fd, .size = st->size, .bs = bs, .random = !seq, .read_pct = read_pct,
+			.fd = st->fd, .size = st->size, .bs = bs, .iomem = st->iomem, .random = !seq,
+			.read_pct = read_pct,
 			.iodepth = st->engine == DISK_ENGINE_URING ? qd : 1,
 			.ramp_s = optset_double(ctx->opts, "ramp"), .duration_s = ctx->duration_s,
 			.seed = 0x243f6a8885a308d3ull * (st->reps * 1024 + i + 1),
@@ -460,6 +701,7 @@ static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	char path[PATH_MAX];
 	double mb[4];
 	char *buf = NULL;
+	size_t mapped = 0;
 	int r = 0, fd;
 
 	if (st->is_device)
@@ -467,9 +709,10 @@ static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	size -= size % rec;
 	if (size == 0)
 		return vmb_fail(ctx, -EINVAL, "--disk.file-size is smaller than --disk.record-size");
-	if (posix_memalign((void **)&buf, 4096, rec) != 0)
-		return vmb_fail(ctx, -ENOMEM, "a %llu-byte record", (unsigned long long)rec);
-	memset(buf, 0x5a, rec);
+	buf = disk_buffers(st->iomem, rec, 0x5a, &mapped);
+	if (!buf)
+		return vmb_fail(ctx, -ENOMEM, "a %llu-byte record (--disk.iomem %s: %s)", (unsigned long long)rec,
+				optset_str(ctx->opts, "iomem"), disk_iomem_why(st->iomem));
 	/* A fresh file per repetition, as iozone writes a new file: reserve a
 	 * unique name, then let the write pass create it with O_EXCL (and
 	 * O_DIRECT, which mkostemp cannot pass). */
@@ -492,7 +735,7 @@ static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	for (int i = 0; i < 4 && r == 0 && !vmb_stop_requested(); i++)
 		r = vmb_rep_value(rep, names[i], VMB_UNIT_MB_PER_S, VMB_HIGHER, mb[i]);
 out:
-	free(buf);
+	disk_buffers_free(st->iomem, buf, mapped);
 	return r;
 }
 
@@ -566,23 +809,23 @@ static int disk_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb
 
 static const struct vmb_test disk_tests[] = {
 	{ .name = "randread", .summary = "random reads of --disk.bs at each --disk.iodepth (fio randread)",
-	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered",
+	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,iomem",
 	  .data = (void *)(uintptr_t)K_RANDREAD },
 	{ .name = "randwrite", .summary = "random writes (fio randwrite)",
-	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered",
+	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,iomem",
 	  .data = (void *)(uintptr_t)K_RANDWRITE },
 	{ .name = "randrw", .summary = "random reads and writes, --disk.rwmix % reads (fio randrw)",
-	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,rwmix",
+	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,rwmix,iomem",
 	  .data = (void *)(uintptr_t)K_RANDRW },
 	{ .name = "seqread", .summary = "sequential reads of --disk.seq-bs (fio read)",
-	  .headline = "mb_per_s", .params = "seq-bs,seq-iodepth,jobs,size,buffered",
+	  .headline = "mb_per_s", .params = "seq-bs,seq-iodepth,jobs,size,buffered,iomem",
 	  .data = (void *)(uintptr_t)K_SEQREAD },
 	{ .name = "seqwrite", .summary = "sequential writes (fio write)",
-	  .headline = "mb_per_s", .params = "seq-bs,seq-iodepth,jobs,size,buffered",
+	  .headline = "mb_per_s", .params = "seq-bs,seq-iodepth,jobs,size,buffered,iomem",
 	  .data = (void *)(uintptr_t)K_SEQWRITE },
 	{ .name = "iozone", .summary = "write, rewrite, read, reread of a new file (iozone -i 0 -i 1 -e)",
 	  .headline = "write_mb_per_s,rewrite_mb_per_s,read_mb_per_s,reread_mb_per_s",
-	  .params = "file-size,record-size,buffered", .data = (void *)(uintptr_t)K_IOZONE },
+	  .params = "file-size,record-size,buffered,iomem", .data = (void *)(uintptr_t)K_IOZONE },
 	{ .name = "fsync", .summary = "4k write + fdatasync loop: syncs/s and their latency",
 	  .headline = "syncs_per_s", .data = (void *)(uintptr_t)K_FSYNC },
 	{ .name = NULL },
@@ -596,7 +839,8 @@ static const struct vmb_opt disk_opts[] = {
 	{ .name = "device", .type = OPT_STRING, .metavar = "/dev/X",
 	  .help = "test a block device: read tests only, unless --destructive" },
 	{ .name = "size", .type = OPT_SIZE, .min = 1 << 20, .max = 1ull << 50, .def = "1g", .quick = "256m",
-	  .metavar = "SIZE", .help = "size of the test file (with --disk.device: the whole device, see notes.device_size)" },
+	  .metavar = "SIZE", .help = "size of the test file; with --disk.device, how much of the device is tested "
+				     "(default: all of it)" },
 	{ .name = "bs", .type = OPT_SIZE, .min = 512, .max = 64 << 20, .def = "4k", .metavar = "SIZE",
 	  .help = "block size of the random tests" },
 	{ .name = "seq-bs", .type = OPT_SIZE, .min = 512, .max = 64 << 20, .def = "1m", .metavar = "SIZE",
@@ -613,6 +857,10 @@ static const struct vmb_opt disk_opts[] = {
 	  .metavar = "SECONDS", .help = "I/O before each repetition's measured window, not counted (fio ramp_time)" },
 	{ .name = "buffered", .type = OPT_BOOL,
 	  .help = "go through the page cache instead of O_DIRECT (the result then says so)" },
+	{ .name = "iomem", .type = OPT_STRING, .def = "malloc", .choices = "malloc|mmap|mmaphuge|thp",
+	  .metavar = "KIND", .help = "what backs the I/O buffers, as fio --iomem: malloc (fio's default), mmap, "
+				     "mmaphuge (reserved hugetlb pages), thp (transparent huge pages: a large "
+				     "request is not split)" },
 	{ .name = "engine", .type = OPT_STRING, .def = "auto", .choices = "auto|io_uring|psync", .metavar = "NAME",
 	  .help = "io_uring, or psync (pread/pwrite threads, queue depth = threads); auto: io_uring when it works" },
 	{ .name = "file-size", .type = OPT_SIZE, .min = 4096, .max = 1ull << 50, .def = "512m", .quick = "64m",

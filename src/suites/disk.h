@@ -28,12 +28,26 @@ bool disk_pattern_read(struct disk_pattern *p, unsigned read_pct);
 
 enum disk_engine { DISK_ENGINE_URING, DISK_ENGINE_PSYNC };
 
+/* What backs the I/O buffers (fio --iomem): malloc (fio's default, page
+ * aligned), mmap, mmaphuge (hugetlb pages, MAP_HUGETLB), thp (MADV_HUGEPAGE) */
+enum disk_iomem { DISK_IOMEM_MALLOC, DISK_IOMEM_MMAP, DISK_IOMEM_MMAPHUGE, DISK_IOMEM_THP };
+
+/* 0 and *out, or -EINVAL for a name that is not a kind */
+int disk_iomem_parse(const char *name, enum disk_iomem *out);
+/* why an allocation of this kind failed, for the message */
+const char *disk_iomem_why(enum disk_iomem kind);
+/* n bytes (rounded up to the kind's page; *mapped says to what) filled with
+ * random bytes; NULL when the kind cannot give them */
+void *disk_buffers(enum disk_iomem kind, size_t n, uint64_t seed, size_t *mapped);
+void disk_buffers_free(enum disk_iomem kind, void *p, size_t mapped);
+
 /* One job: a worker with its own queue (io_uring) or one synchronous
  * stream (psync, where a job of depth D is D such workers). */
 struct disk_job {
 	/* in */
 	int fd;
 	uint64_t size, bs;
+	enum disk_iomem iomem;
 	unsigned iodepth;
 	bool random;
 	unsigned read_pct; /* 100 read, 0 write, else the mix */
@@ -48,6 +62,12 @@ struct disk_job {
 	int err;
 	char errmsg[160];
 };
+
+/* The smallest power of two from 512 to 64 KiB that an O_DIRECT transfer at
+ * offset 0 of fd is accepted with: a read, or with may_write a write (on a
+ * new file of our own, which it extends). For filesystems that statx cannot
+ * ask (STATX_DIOALIGN). 0, or a negative errno. */
+int disk_dio_probe(int fd, bool may_write, unsigned *align);
 
 /* 0 when io_uring can be used here; else a negative errno and why. */
 int disk_uring_probe(char *why, size_t len);

@@ -111,14 +111,52 @@ static void cpu_account(struct disk_job *j, const struct cpu_mark *from)
 
 #define HUGE_2M (2u << 20)
 
-/* I/O buffers: 2 MiB-aligned and backed by transparent huge pages where the
- * kernel allows, so that a large transfer is one physically contiguous
- * segment (with 4 KiB pages a 1 MiB request needs 256 segments, and a
- * virtio disk allowing 254 splits it in two). Writes carry random bytes so
- * that no layer can compress or deduplicate them into a faster path. */
-static void *buffers(size_t n, uint64_t seed, size_t *mapped)
+/* I/O buffers, fio's --iomem kinds. What backs a buffer decides how many
+ * scatter-gather segments a large transfer needs: with 4 KiB pages a 1 MiB
+ * request needs 256, and a disk whose queue allows fewer (a virtio disk
+ * here allows 254) gets it split in two; in one 2 MiB page it is a single
+ * segment. So the kind is part of what is measured (a test parameter), and
+ * the default is fio's. */
+static void *alloc_malloc(size_t len)
 {
-	size_t len = (n + HUGE_2M - 1) / HUGE_2M * HUGE_2M;
+	void *p = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+
+	/* page-aligned heap memory, as fio aligns its malloc'ed buffers */
+	return posix_memalign(&p, page > 0 ? (size_t)page : 4096, len) == 0 ? p : NULL;
+}
+
+static void free_malloc(void *p, size_t len)
+{
+	(void)len;
+	free(p);
+}
+
+static void *alloc_mmap(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void free_mmap(void *p, size_t len)
+{
+	(void)munmap(p, len);
+}
+
+/* hugetlb pages, as fio's mmaphuge without a file: MAP_HUGETLB, which needs
+ * pages reserved beforehand (vm.nr_hugepages) */
+static void *alloc_mmaphuge(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* 2 MiB-aligned anonymous memory with MADV_HUGEPAGE: transparent huge pages
+ * where the kernel has them, no reservation needed (fio has no such kind) */
+static void *alloc_thp(size_t len)
+{
 	char *p = mmap(NULL, len + HUGE_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *aligned;
 
@@ -131,19 +169,63 @@ static void *buffers(size_t n, uint64_t seed, size_t *mapped)
 	if (aligned + len < p + len + HUGE_2M)
 		(void)munmap(aligned + len, (size_t)(p + len + HUGE_2M - (aligned + len)));
 	(void)madvise(aligned, len, MADV_HUGEPAGE);
-	for (size_t i = 0; i + 8 <= len; i += 8) {
-		uint64_t v = splitmix(&seed);
-
-		memcpy(aligned + i, &v, 8);
-	}
-	*mapped = len;
 	return aligned;
 }
 
-static void buffers_free(void *p, size_t mapped)
+static const struct iomem_kind {
+	const char *name;
+	size_t round; /* lengths are rounded up to this */
+	void *(*alloc)(size_t len);
+	void (*release)(void *p, size_t len);
+	const char *help; /* why an allocation of this kind fails */
+} iomem_kinds[] = {
+	[DISK_IOMEM_MALLOC] = { "malloc", 1, alloc_malloc, free_malloc, "out of memory" },
+	[DISK_IOMEM_MMAP] = { "mmap", 1, alloc_mmap, free_mmap, "out of memory" },
+	[DISK_IOMEM_MMAPHUGE] = { "mmaphuge", HUGE_2M, alloc_mmaphuge, free_mmap,
+				  "not enough free hugetlb pages: see HugePages_Free in /proc/meminfo, reserve "
+				  "more with sysctl vm.nr_hugepages=N, or use --disk.iomem thp" },
+	[DISK_IOMEM_THP] = { "thp", HUGE_2M, alloc_thp, free_mmap, "out of memory" },
+};
+
+int disk_iomem_parse(const char *name, enum disk_iomem *out)
+{
+	for (size_t i = 0; i < sizeof(iomem_kinds) / sizeof(iomem_kinds[0]); i++)
+		if (!strcmp(iomem_kinds[i].name, name)) {
+			*out = (enum disk_iomem)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *disk_iomem_why(enum disk_iomem kind)
+{
+	return iomem_kinds[kind].help;
+}
+
+/* Writes carry random bytes so that no layer can compress or deduplicate
+ * them into a faster path; filling them also faults every page in before
+ * the measured window. */
+void *disk_buffers(enum disk_iomem kind, size_t n, uint64_t seed, size_t *mapped)
+{
+	const struct iomem_kind *k = &iomem_kinds[kind];
+	size_t len = (n + k->round - 1) / k->round * k->round;
+	char *p = k->alloc(len);
+
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t v = splitmix(&seed);
+
+		memcpy(p + i, &v, 8);
+	}
+	*mapped = len;
+	return p;
+}
+
+void disk_buffers_free(enum disk_iomem kind, void *p, size_t mapped)
 {
 	if (p)
-		(void)munmap(p, mapped);
+		iomem_kinds[kind].release(p, mapped);
 }
 
 static void job_reset(struct disk_job *j, uint64_t now)
@@ -233,13 +315,15 @@ void disk_uring_job(struct vmb_worker *w)
 
 	/* Set-up, outside the measured window. */
 	disk_pattern_init(&pat, j->size, j->bs, j->random, j->seed, j->start_block);
-	bufs = buffers((size_t)qd * j->bs, j->seed, &mapped);
+	bufs = disk_buffers(j->iomem, (size_t)qd * j->bs, j->seed, &mapped);
 	slots = calloc(qd, sizeof(*slots));
 	cqes = calloc(REAP_BATCH, sizeof(*cqes));
 	iov = calloc(qd, sizeof(*iov));
 	if (!bufs || !slots || !cqes || !iov) {
 		j->err = -ENOMEM;
-		snprintf(j->errmsg, sizeof(j->errmsg), "%u buffers of %llu bytes", qd, (unsigned long long)j->bs);
+		snprintf(j->errmsg, sizeof(j->errmsg), "%u buffers of %llu bytes (--disk.iomem %s): %s", qd,
+			 (unsigned long long)j->bs, iomem_kinds[j->iomem].name,
+			 bufs ? "out of memory" : disk_iomem_why(j->iomem));
 		goto sync;
 	}
 	/* DEFER_TASKRUN: completions are run by this thread when it waits in
@@ -337,7 +421,7 @@ sync:
 out:
 	if (ring_ok)
 		io_uring_queue_exit(&ring);
-	buffers_free(bufs, mapped);
+	disk_buffers_free(j->iomem, bufs, mapped);
 	free(slots);
 	free(cqes);
 	free(iov);
@@ -356,10 +440,11 @@ void disk_psync_job(struct vmb_worker *w)
 	bool measuring;
 
 	disk_pattern_init(&pat, j->size, j->bs, j->random, j->seed, j->start_block);
-	buf = buffers(j->bs, j->seed, &mapped);
+	buf = disk_buffers(j->iomem, j->bs, j->seed, &mapped);
 	if (!buf) {
 		j->err = -ENOMEM;
-		snprintf(j->errmsg, sizeof(j->errmsg), "a buffer of %llu bytes", (unsigned long long)j->bs);
+		snprintf(j->errmsg, sizeof(j->errmsg), "a buffer of %llu bytes (--disk.iomem %s): %s",
+			 (unsigned long long)j->bs, iomem_kinds[j->iomem].name, disk_iomem_why(j->iomem));
 	}
 	vmb_worker_sync(w);
 	if (j->err)
@@ -405,5 +490,5 @@ void disk_psync_job(struct vmb_worker *w)
 	w->start_ns = j->start_ns;
 	w->end_ns = j->end_ns;
 out:
-	buffers_free(buf, mapped);
+	disk_buffers_free(j->iomem, buf, mapped);
 }

@@ -102,6 +102,10 @@ configs = ["host", "accel=tcg arch=x86_64 disk=ide", "accel=tcg arch=x86_64 disk
 if sys.argv[2]:
     configs.append("accel=tcg arch=aarch64 disk=virtio-blk")
 assert [d["labels"]["config"] for d in docs] == configs, [d["labels"] for d in docs]
+# the host's test file and every guest's scratch disk have one size, recorded as such: they pair
+sz = [c["params"]["size"] for d in docs for s in d["suites"] if s["name"] == "disk" for t in s["tests"]
+      for c in t["cases"]]
+assert len(sz) >= len(docs) and len(set(sz)) == 1, sz
 want = {"ide": "ata_piix", "virtio-blk": "virtio_blk"}
 for d in docs[1:]:
     lab = d["labels"]

@@ -1,9 +1,14 @@
 /* The storage suite's I/O pattern generator: aligned, in range, and random
  * offsets cover every block exactly once per cycle; and the io_uring
  * engine's measured window across a device that stalls. */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -146,6 +151,81 @@ static void stalled_device_window(void **state)
 	close(p[1]);
 }
 
+/* fio's --iomem names, what each gives (alignment, rounding, filled with
+ * random bytes: nothing a layer could compress), and a name that is none */
+static void iomem_kinds(void **state)
+{
+	static const struct {
+		const char *name;
+		enum disk_iomem kind;
+		size_t n, align, mapped; /* mapped 0: exactly n */
+	} cases[] = {
+		{ "malloc", DISK_IOMEM_MALLOC, 3 << 20, 4096, 0 },
+		{ "mmap", DISK_IOMEM_MMAP, 3 << 20, 4096, 0 },
+		{ "mmaphuge", DISK_IOMEM_MMAPHUGE, 1, 2 << 20, 2 << 20 },
+		{ "thp", DISK_IOMEM_THP, (2 << 20) + 1, 2 << 20, 4 << 20 },
+		{ "thp", DISK_IOMEM_THP, 4096, 2 << 20, 2 << 20 },
+	};
+	enum disk_iomem k;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t mapped = 0, zero = 0;
+		unsigned char *p;
+
+		assert_int_equal(disk_iomem_parse(cases[i].name, &k), 0);
+		assert_int_equal(k, cases[i].kind);
+		p = disk_buffers(k, cases[i].n, i + 1, &mapped);
+		if (!p && k == DISK_IOMEM_MMAPHUGE) {
+			/* hugetlb pages must be reserved; the reason says so */
+			assert_non_null(strstr(disk_iomem_why(k), "vm.nr_hugepages"));
+			continue;
+		}
+		assert_non_null(p);
+		if ((uintptr_t)p % cases[i].align)
+			fail_msg("case %zu: %p not aligned to %zu", i, (void *)p, cases[i].align);
+		assert_int_equal(mapped, cases[i].mapped ? cases[i].mapped : cases[i].n);
+		for (size_t b = 0; b < cases[i].n; b += 4096)
+			zero += p[b] == 0 && p[b + 1] == 0 && p[b + 2] == 0;
+		assert_true(zero < 4);
+		disk_buffers_free(k, p, mapped);
+	}
+	assert_int_equal(disk_iomem_parse("hugepage", &k), -EINVAL);
+	assert_int_equal(disk_iomem_parse("", &k), -EINVAL);
+}
+
+/* The O_DIRECT alignment probe agrees with what statx says, written to a
+ * new file and read back from it. */
+static void dio_probe_matches_statx(void **state)
+{
+	char path[] = "test-disk-dio-XXXXXX";
+	unsigned wr = 0, rd = 0;
+	struct statx stx;
+	int fd, dfd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	dfd = open(path, O_RDWR | O_DIRECT);
+	if (dfd < 0) { /* tmpfs and the like: nothing to probe */
+		close(fd);
+		unlink(path);
+		skip();
+	}
+	assert_int_equal(disk_dio_probe(dfd, true, &wr), 0);
+	assert_int_equal(disk_dio_probe(dfd, false, &rd), 0); /* the file has the write's bytes now */
+	assert_int_equal(rd, wr);
+	assert_true(wr >= 512 && (wr & (wr - 1)) == 0);
+	if (statx(dfd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN))
+		assert_int_equal(wr, stx.stx_dio_offset_align);
+	/* an empty file cannot be read-probed: a short read says so */
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(disk_dio_probe(dfd, false, &rd), -EIO);
+	close(dfd);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +234,8 @@ int main(void)
 		cmocka_unit_test(sequential_wraps),
 		cmocka_unit_test(read_mix),
 		cmocka_unit_test(stalled_device_window),
+		cmocka_unit_test(iomem_kinds),
+		cmocka_unit_test(dio_probe_matches_statx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
