@@ -89,10 +89,13 @@ PY
 expect 2 "an unknown buffer kind" "$VMB" run disk.seqread $small --disk.iomem hugepage
 has "$T/err" "one of malloc|mmap|mmaphuge|thp" "the valid kinds are listed"
 free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
-expect 0 "hugetlb buffers (mmaphuge)" "$VMB" run disk.seqread $small --disk.iomem mmaphuge --json "$T/huge.json"
 if [ "${free_huge:-0}" -ge 8 ]; then
+	expect 0 "hugetlb buffers (mmaphuge)" "$VMB" run disk.seqread $small --disk.iomem mmaphuge --json "$T/huge.json"
 	check "measured with hugetlb buffers" python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["suites"][0]["tests"][0]; assert t["status"] == "ok" and t["cases"][0]["params"]["iomem"] == "mmaphuge", t' "$T/huge.json"
 else
+	# the only test was skipped: nothing measured, exit 1 (the document still says why)
+	expect 1 "hugetlb buffers (mmaphuge) without reserved pages" "$VMB" run disk.seqread $small --disk.iomem mmaphuge \
+		--json "$T/huge.json"
 	has "$T/huge.json" "not enough free hugetlb pages" "without reserved hugetlb pages: skipped, saying how to reserve them"
 fi
 
@@ -184,7 +187,7 @@ os.kill(p.pid, signal.SIGINT)
 os.kill(p.pid, signal.SIGCONT)
 out, err = p.communicate(timeout=120)
 assert p.returncode == 130, (p.returncode, err)
-assert b"interrupted; nothing was stored" in err, err
+assert b"interrupted before any case finished; nothing was stored" in err, err
 assert not glob.glob(os.path.join(d, "vmbench-*")), glob.glob(os.path.join(d, "vmbench-*"))
 PY
 check "the test file deleted mid-run: a clear failure" python3 "$SRC/tests/cli/interrupt.py" "$VMB" "$T/r.db" \
