@@ -312,7 +312,7 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 			msg = p + 7;
 		if (msg && (nl = strchr(msg, '\n')))
 			*nl = '\0';
-		r = send_error(c, "", stopped ? "the run was stopped" : msg ? msg : "the run produced no result");
+		r = send_error(c, "", stopped ? "the run was stopped" : msg && *msg ? msg : "the run produced no result");
 	}
 out:
 	for (int i = 0; i < 2; i++) {
