@@ -75,6 +75,18 @@ static void make_raw(int fd)
 	}
 }
 
+/* What else a path can be, for the message that refuses it. */
+static const struct {
+	mode_t type;
+	const char *what;
+} not_ports[] = {
+	{ S_IFREG, "a regular file" },
+	{ S_IFDIR, "a directory" },
+	{ S_IFLNK, "a symbolic link (give the port it points to)" },
+	{ S_IFBLK, "a block device" },
+	{ S_IFIFO, "a FIFO (it carries one direction only)" },
+};
+
 /* The port: a character device (serial, virtio-serial) or a Unix socket,
  * nothing else. The path is opened once with O_PATH, without following a
  * symbolic link, and its type read from that descriptor; the device or
@@ -118,12 +130,13 @@ static int open_port(const char *path, int *out)
 			errno = e;
 		}
 	} else {
+		const char *what = "not a port";
+
+		for (size_t i = 0; i < ARRAY_SIZE(not_ports); i++)
+			if ((st.st_mode & S_IFMT) == not_ports[i].type)
+				what = not_ports[i].what;
 		log_error("the agent port %s is %s: give a character device (a serial or virtio-serial port such as "
-			  "/dev/hvc0), a Unix socket, or - for stdin/stdout", path,
-			  S_ISREG(st.st_mode) ? "a regular file" : S_ISDIR(st.st_mode) ? "a directory" :
-			  S_ISLNK(st.st_mode) ? "a symbolic link (give the port it points to)" :
-			  S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a FIFO (it carries one "
-			  "direction only)" : "not a port");
+			  "/dev/hvc0), a Unix socket, or - for stdin/stdout", path, what);
 		close(pfd);
 		return EXIT_USAGE;
 	}
