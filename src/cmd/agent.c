@@ -182,7 +182,8 @@ static void stop_run(pid_t pid, int *status)
 		/* nothing to poll on but the clock: a short nap, bounded above */
 		(void)poll(NULL, 0, 20);
 	}
-	(void)kill(-pid, SIGKILL); /* anything the run left in its group */
+	/* no kill of the group after the reaping: its number could be
+	 * another's by then (a run starts no processes of its own) */
 }
 
 /* Keep the tail of the run's stderr: a failure's message is near its end. */
@@ -314,6 +315,14 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 		out[outlen] = '\0';
 		while (outlen && out[outlen - 1] == '\n')
 			out[--outlen] = '\0';
+		if (outlen > PROTO_MAX_RESULT || outlen < 2 || strlen(out) != outlen) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "the run's result is %zu bytes%s, not a document of 2 to %u bytes",
+				 outlen, strlen(out) != outlen ? " with a NUL byte" : "", PROTO_MAX_RESULT);
+			r = send_error(c, "", msg);
+			goto out;
+		}
 		r = proto_send(c, "RESULT %zu", outlen);
 		if (r == 0)
 			r = proto_send(c, "%s", out);

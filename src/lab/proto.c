@@ -182,6 +182,8 @@ int proto_frame(const char *buf, size_t len, size_t max, size_t *linelen, size_t
 
 static void drop(struct proto_conn *c, size_t n)
 {
+	if (n == 0)
+		return; /* buf may still be NULL */
 	memmove(c->buf, c->buf + n, c->len - n);
 	c->len -= n;
 }
