@@ -91,7 +91,9 @@ struct proto_msg {
  * says what is wrong. */
 int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, size_t errlen);
 
-/* Host side. Each fills c->err on failure. */
+/* Host side. Each fills c->err on failure, and bounds its whole wait.
+ * hello skips lines that are not HELLO (console noise), but a line with a
+ * NUL byte or over PROTO_MAX_LINE is an error (-EPROTO) there too. */
 int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint);
 /* Run and wait: stall_ms bounds the silence between two lines (PROGRESS
  * resets it), total_ms the whole run. *doc is the validated result. */

@@ -463,7 +463,8 @@ static int kill_live_agent(void **state)
 	return 0;
 }
 
-static void agent_start(struct agent *a, const char *port)
+/* On a port, or on stdin/stdout with --idle (NULL: the default). */
+static void agent_start(struct agent *a, const char *port, const char *idle)
 {
 	int to_host[2], to_guest[2];
 
@@ -486,7 +487,7 @@ static void agent_start(struct agent *a, const char *port)
 		if (port)
 			execl(vmbench_path, "vmbench", "agent", "--port", port, (char *)NULL);
 		else
-			execl(vmbench_path, "vmbench", "agent", (char *)NULL);
+			execl(vmbench_path, "vmbench", "agent", "--idle", idle ? idle : "3600", (char *)NULL);
 		_exit(127);
 	}
 	live_agent = a->pid;
@@ -552,7 +553,7 @@ static void real_agent(void **state)
 	int status;
 
 	(void)state;
-	agent_start(&a, NULL);
+	agent_start(&a, NULL, NULL);
 	agent_hello(&a);
 	opts = json_pack("{s:f, s:i, s:i, s:s, s:i}", "time", 0.05, "warmup", 0, "repeat", 2, "threads", "1",
 			 "cpu.max-prime", 1000);
@@ -595,7 +596,7 @@ static void agent_refuses(void **state)
 	int status;
 
 	(void)state;
-	agent_start(&a, NULL);
+	agent_start(&a, NULL, NULL);
 	agent_hello(&a);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t len = cases[i].len ? cases[i].len : cases[i].line ? strlen(cases[i].line) : 0;
@@ -630,11 +631,24 @@ static void agent_leaves_saying_why(void **state)
 	int status;
 
 	(void)state;
-	agent_start(&a, NULL);
+	agent_start(&a, NULL, NULL);
 	agent_hello(&a);
 	status = agent_wait(&a, err, sizeof(err)); /* the host closes the channel */
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
 	assert_non_null(strstr(err, "agent: the host closed the channel"));
+	agent_dir_empty(&a);
+
+	/* a host that says nothing: the agent's own timer, --idle 1 */
+	agent_start(&a, NULL, "1");
+	agent_hello(&a);
+	{
+		char *line = NULL;
+
+		assert_int_equal(proto_recv_line(&a.c, 30000, &line), -EPIPE); /* it left */
+	}
+	status = agent_wait(&a, err, sizeof(err));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	assert_non_null(strstr(err, "agent: the host said nothing for 1 s (--idle): leaving"));
 	agent_dir_empty(&a);
 }
 
@@ -678,7 +692,7 @@ static void agent_ports(void **state)
 			assert_int_equal(mkdir(path, 0700), 0);
 		}
 		assert_int_equal(stat(file, &before), 0);
-		agent_start(&a, path);
+		agent_start(&a, path, NULL);
 		status = agent_wait(&a, err, sizeof(err));
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != cases[i].exit)
 			fail_msg("case %zu: status %#x, expected exit %d (%s)", i, status, cases[i].exit, err);
@@ -726,7 +740,7 @@ static void agent_socket_port(void **state)
 	assert_true(ls >= 0);
 	assert_int_equal(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(listen(ls, 1), 0);
-	agent_start(&a, sa.sun_path);
+	agent_start(&a, sa.sun_path, NULL);
 	if (!ends_within(ls, 10000)) /* readable: a connection waits */
 		fail_msg("the agent did not connect to %s", sa.sun_path);
 	fd = accept(ls, NULL, NULL);
@@ -789,7 +803,7 @@ static void agent_death_stops_run(void **state)
 		pid_t run;
 		int pidfd, status;
 
-		agent_start(&a, NULL);
+		agent_start(&a, NULL, NULL);
 		agent_hello(&a);
 		text = json_dumps(opts, JSON_COMPACT);
 		assert_int_equal(proto_send(&a.c, "RUN cpu.prime %s", text), 0);
