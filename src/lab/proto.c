@@ -614,41 +614,38 @@ static const struct vmb_opt *find_opt(const struct vmb_opt *opts, const char *na
 	return NULL;
 }
 
+/* The JSON types a value of each kind of option may have. */
+#define JSON_T(t) (1u << (t))
+static const struct value_kind {
+	enum opt_type type;
+	unsigned json; /* JSON_T(JSON_...) bits */
+	const char *needs;
+} value_kinds[] = {
+	{ OPT_BOOL, JSON_T(JSON_TRUE) | JSON_T(JSON_FALSE), "true or false" },
+	{ OPT_INT, JSON_T(JSON_INTEGER), "a whole number" },
+	{ OPT_DOUBLE, JSON_T(JSON_INTEGER) | JSON_T(JSON_REAL), "a number" },
+	{ OPT_SIZE, JSON_T(JSON_INTEGER) | JSON_T(JSON_STRING), "a whole number or a string" },
+	{ OPT_LIST, JSON_T(JSON_INTEGER) | JSON_T(JSON_STRING), "a whole number or a string" },
+	{ OPT_STRING, JSON_T(JSON_STRING), "a string" },
+};
+
 /* One option of RUN's object, checked by the option's own row (type and
  * range, as on a command line), into args as --PREFIXNAME[=VALUE]. */
 static int run_arg(const struct vmb_opt *opts, const struct vmb_opt *o, const char *prefix, const json_t *v,
 		   struct strv *args, char *err, size_t errlen)
 {
 	char val[4096], msg[256];
+	const struct value_kind *kind = NULL;
 	struct optset set;
-	bool ok;
 	int r;
 
-	switch (o->type) {
-	case OPT_BOOL:
-		ok = json_is_boolean(v);
-		break;
-	case OPT_INT:
-		ok = json_is_integer(v);
-		break;
-	case OPT_DOUBLE:
-		ok = json_is_number(v);
-		break;
-	case OPT_SIZE:
-	case OPT_LIST:
-		ok = json_is_integer(v) || json_is_string(v);
-		break;
-	case OPT_STRING:
-		ok = json_is_string(v);
-		break;
-	default:
+	for (size_t i = 0; i < ARRAY_SIZE(value_kinds); i++)
+		if (value_kinds[i].type == o->type)
+			kind = &value_kinds[i];
+	if (!kind)
 		return errf(err, errlen, -EINVAL, "option '%s%s' cannot be set over the agent protocol", prefix, o->name);
-	}
-	if (!ok)
-		return errf(err, errlen, -EINVAL, "option '%s%s' needs %s", prefix, o->name,
-			    o->type == OPT_BOOL ? "true or false" : o->type == OPT_INT ? "a whole number" :
-			    o->type == OPT_DOUBLE ? "a number" : o->type == OPT_STRING ? "a string" :
-			    "a whole number or a string");
+	if (!(kind->json & (1u << json_typeof(v))))
+		return errf(err, errlen, -EINVAL, "option '%s%s' needs %s", prefix, o->name, kind->needs);
 	if (json_is_false(v))
 		return 0;
 	if (json_is_string(v)) {
