@@ -1,7 +1,8 @@
 /* vmbench agent: the guest side of the lab. It says HELLO with this
  * machine's fingerprint, runs the suites the host asks for (as `vmbench run`
  * in a child process: the same runner and suites as on a host), streams
- * PROGRESS heartbeats, returns each result document, and leaves on BYE. */
+ * PROGRESS heartbeats, returns each result document, and leaves on BYE.
+ * docs/agent-protocol.md is the protocol's specification. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -9,6 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -20,9 +25,11 @@
 #include "../probe/probe.h"
 #include "../core/banned.h"
 
+extern const struct vmb_opt run_opts[];
+
 const struct vmb_opt agent_opts[] = {
 	{ .name = "port", .type = OPT_STRING, .def = "-", .metavar = "PATH",
-	  .help = "the channel to the host: a serial or virtio-serial device, or - for stdin/stdout" },
+	  .help = "the channel to the host: a serial or virtio-serial device, a Unix socket, or - for stdin/stdout" },
 	{ .name = "idle", .type = OPT_DOUBLE, .min = 1, .max = 604800, .def = "3600", .metavar = "SECONDS",
 	  .help = "leave when the host has said nothing for this long" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -43,59 +50,220 @@ const struct vmb_cmd cmd_agent_desc = {
 	.max_args = 0,
 };
 
-/* A serial line must pass bytes untouched: no echo, no CR/LF translation. */
+/* How long a run stopped with SIGTERM may take to clean up (its scratch
+ * files) before it is killed. */
+#define AGENT_STOP_GRACE_MS 10000
+
+/* A signal that ends the agent while a run goes on: the run is stopped
+ * first, then the agent dies of the same signal. */
+static volatile sig_atomic_t agent_signal;
+
+static void on_signal(int sig)
+{
+	agent_signal = sig;
+}
+
+static const int agent_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+static void catch_signals(bool on)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on ? on_signal : SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(agent_signals); i++)
+		(void)sigaction(agent_signals[i], &sa, NULL);
+}
+
+/* A serial line must pass bytes untouched: no echo, no CR/LF translation,
+ * no waiting for a modem's carrier. */
 static void make_raw(int fd)
 {
 	struct termios t;
 
 	if (tcgetattr(fd, &t) == 0) {
 		cfmakeraw(&t);
+		t.c_cflag |= CLOCAL | CREAD;
 		(void)tcsetattr(fd, TCSANOW, &t);
 	}
 }
 
-/* Run `vmbench run WHAT OPTIONS --no-store -q --json -` and send its result. */
-static int run_one(struct proto_conn *c, const char *what, const char *opts_json)
-{
-	char err[256], *out = NULL, errtail[2048] = "";
-	size_t outlen = 0, outcap = 0;
-	json_t *opts = json_loads(opts_json, 0, NULL);
-	char **extra = NULL, **argv = NULL;
-	int nextra = 0, pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, r = 0, open_fds = 2;
-	uint64_t t0 = clock_ns(), last = t0;
-	pid_t pid;
+/* What else a path can be, for the message that refuses it. */
+static const struct {
+	mode_t type;
+	const char *what;
+} not_ports[] = {
+	{ S_IFREG, "a regular file" },
+	{ S_IFDIR, "a directory" },
+	{ S_IFLNK, "a symbolic link (give the port it points to)" },
+	{ S_IFBLK, "a block device" },
+	{ S_IFIFO, "a FIFO (it carries one direction only)" },
+};
 
-	if (!opts || proto_options_argv(opts, &extra, &nextra, err, sizeof(err)) < 0) {
-		json_decref(opts);
-		return proto_send(c, "ERROR options for %s: %s", what, opts ? err : "not valid JSON");
+/* The port: a character device (serial, virtio-serial) or a Unix socket,
+ * nothing else. The path is opened once with O_PATH, without following a
+ * symbolic link, and its type read from that descriptor; the device or
+ * socket is then reached through the same descriptor (/proc/self/fd), so
+ * that no rename in between can make the agent write into a regular file.
+ * 0, or an exit code after a message. */
+static int open_port(const char *path, int *out)
+{
+	char self[64];
+	struct stat st;
+	int pfd, fd = -1;
+
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0) {
+		log_errno(-errno, "opening the agent port %s", path);
+		return EXIT_USAGE;
 	}
-	json_decref(opts);
-	argv = calloc((size_t)nextra + 10, sizeof(*argv));
+	if (fstat(pfd, &st) < 0) {
+		log_errno(-errno, "fstat of the agent port %s", path);
+		close(pfd);
+		return EXIT_FAILED;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	if (S_ISCHR(st.st_mode)) {
+		/* O_NONBLOCK: a serial line without carrier would block the open */
+		fd = open(self, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			make_raw(fd);
+			(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		}
+	} else if (S_ISSOCK(st.st_mode)) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", self);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			int e = errno;
+
+			close(fd);
+			fd = -1;
+			errno = e;
+		}
+	} else {
+		const char *what = "not a port";
+
+		for (size_t i = 0; i < ARRAY_SIZE(not_ports); i++)
+			if ((st.st_mode & S_IFMT) == not_ports[i].type)
+				what = not_ports[i].what;
+		log_error("the agent port %s is %s: give a character device (a serial or virtio-serial port such as "
+			  "/dev/hvc0), a Unix socket, or - for stdin/stdout", path, what);
+		close(pfd);
+		return EXIT_USAGE;
+	}
+	if (fd < 0) {
+		log_errno(-errno, "opening the agent port %s", path);
+		close(pfd);
+		return EXIT_FAILED;
+	}
+	close(pfd);
+	*out = fd;
+	return 0;
+}
+
+/* The child: `vmbench run`, in a process group of its own (the agent stops
+ * the whole group), stopped with SIGTERM when the agent dies, even of
+ * SIGKILL: SIGTERM lets the run remove its scratch files. Never returns. */
+static void exec_run(char **argv, int out, int err, pid_t agent)
+{
+	int null = open("/dev/null", O_RDONLY);
+
+	(void)setpgid(0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != agent)
+		_exit(127); /* the agent died before the signal was armed */
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
+		_exit(127);
+	execv("/proc/self/exe", argv);
+	_exit(127);
+}
+
+/* Stop the run's process group: SIGTERM, AGENT_STOP_GRACE_MS to finish its
+ * cleanup, then SIGKILL. Reaps the child. */
+static void stop_run(pid_t pid, int *status)
+{
+	uint64_t end = clock_ns() + (uint64_t)AGENT_STOP_GRACE_MS * 1000000;
+
+	(void)kill(-pid, SIGTERM);
+	while (waitpid(pid, status, WNOHANG) == 0) {
+		if (clock_ns() >= end) {
+			(void)kill(-pid, SIGKILL);
+			(void)waitpid(pid, status, 0);
+			break;
+		}
+		/* nothing to poll on but the clock: a short nap, bounded above */
+		(void)poll(NULL, 0, 20);
+	}
+	/* no kill of the group after the reaping: its number could be
+	 * another's by then (a run starts no processes of its own) */
+}
+
+/* Keep the tail of the run's stderr: a failure's message is near its end. */
+static void keep_tail(char *tail, size_t cap, const char *buf, size_t n)
+{
+	size_t have = strlen(tail), add = n;
+
+	if (have + add >= cap) {
+		size_t drop = have + add - cap + 1;
+
+		drop = drop > have ? have : drop;
+		memmove(tail, tail + drop, have - drop + 1);
+		have -= drop;
+	}
+	if (add >= cap - have)
+		add = cap - have - 1;
+	memcpy(tail + have, buf + n - add, add);
+	tail[have + add] = '\0';
+}
+
+/* An ERROR line: the message escaped, so that the host reads one line of
+ * text whatever the run printed. */
+static int send_error(struct proto_conn *c, const char *prefix, const char *msg)
+{
+	char q[600];
+
+	proto_quote(q, sizeof(q), msg, 400);
+	return proto_send(c, "ERROR %s%s", prefix, q);
+}
+
+/* Run `vmbench run OPTIONS --no-store -q --json - -- WHAT` and send its
+ * result. A negative errno when the channel failed, else 0. */
+static int run_one(struct proto_conn *c, const struct proto_run *req)
+{
+	char *out = NULL, errtail[2048] = "";
+	size_t outlen = 0, outcap = 0;
+	char **argv = NULL;
+	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, r = 0, open_fds = 2, n = 0;
+	uint64_t t0 = clock_ns(), last = t0;
+	bool stopped = false;
+	pid_t pid, agent = getpid();
+
+	argv = calloc(req->args.n + 10, sizeof(*argv));
 	if (!argv || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
-		r = proto_send(c, "ERROR cannot start a run: %s", strerror(errno));
+		r = send_error(c, "cannot start a run: ", strerror(errno));
 		goto out;
 	}
-	argv[0] = "vmbench";
-	argv[1] = "run";
-	argv[2] = (char *)what;
-	for (int i = 0; i < nextra; i++)
-		argv[3 + i] = extra[i];
-	argv[3 + nextra] = "--no-store";
-	argv[4 + nextra] = "-q";
-	argv[5 + nextra] = "--json";
-	argv[6 + nextra] = "-";
+	argv[n++] = "vmbench";
+	argv[n++] = "run";
+	for (size_t i = 0; i < req->args.n; i++)
+		argv[n++] = req->args.v[i];
+	argv[n++] = "--no-store";
+	argv[n++] = "-q";
+	argv[n++] = "--json=-";
+	argv[n++] = "--"; /* the suite word is never read as an option */
+	argv[n++] = (char *)req->what;
+	catch_signals(true);
 	pid = fork();
 	if (pid < 0) {
-		r = proto_send(c, "ERROR fork: %s", strerror(errno));
+		catch_signals(false);
+		r = send_error(c, "fork: ", strerror(errno));
 		goto out;
 	}
-	if (pid == 0) {
-		(void)dup2(pout[1], STDOUT_FILENO);
-		(void)dup2(perr[1], STDERR_FILENO);
-		(void)dup2(open("/dev/null", O_RDONLY), STDIN_FILENO);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_run(argv, pout[1], perr[1], agent);
+	(void)setpgid(pid, pid); /* also here: kill(-pid) must not find no group */
 	close(pout[1]);
 	close(perr[1]);
 	pout[1] = perr[1] = -1;
@@ -104,16 +272,21 @@ static int run_one(struct proto_conn *c, const char *what, const char *opts_json
 		struct pollfd p[2] = { { .fd = pout[0], .events = POLLIN }, { .fd = perr[0], .events = POLLIN } };
 		uint64_t now;
 
-		if (poll(p, 2, 1000) < 0 && errno != EINTR)
-			break;
+		if (agent_signal || poll(p, 2, 1000) < 0) {
+			if (agent_signal || errno != EINTR)
+				break;
+			continue;
+		}
 		now = clock_ns();
 		if (now - last >= 1000000000ull) {
 			/* a heartbeat: the host's stall timer starts again */
-			(void)proto_send(c, "PROGRESS %s %.0f", what, (double)(now - t0) / 1e9);
+			r = proto_send(c, "PROGRESS %s %.0f", req->what, (double)(now - t0) / 1e9);
+			if (r < 0)
+				break; /* the host is gone: the run is for no one */
 			last = now;
 		}
 		if (p[0].revents & (POLLIN | POLLHUP)) {
-			ssize_t n;
+			ssize_t got;
 
 			if (outcap - outlen < 65536) {
 				char *nb = realloc(out, outcap + 262144);
@@ -123,41 +296,47 @@ static int run_one(struct proto_conn *c, const char *what, const char *opts_json
 				out = nb;
 				outcap += 262144;
 			}
-			n = read(pout[0], out + outlen, outcap - outlen - 1);
-			if (n > 0)
-				outlen += (size_t)n;
-			else if (n == 0)
+			got = read(pout[0], out + outlen, outcap - outlen - 1);
+			if (got > 0)
+				outlen += (size_t)got;
+			else if (got == 0)
 				open_fds--, close(pout[0]), pout[0] = -1;
 		}
 		if (p[1].revents & (POLLIN | POLLHUP)) {
 			char buf[512];
-			ssize_t n = read(perr[0], buf, sizeof(buf) - 1);
+			ssize_t got = read(perr[0], buf, sizeof(buf) - 1);
 
-			if (n > 0) {
-				/* keep the tail of stderr: a failure's message is near its end */
-				size_t have = strlen(errtail), add = (size_t)n;
-
-				if (have + add >= sizeof(errtail)) {
-					size_t drop = have + add - sizeof(errtail) + 1;
-
-					drop = drop > have ? have : drop;
-					memmove(errtail, errtail + drop, have - drop + 1);
-					have -= drop;
-				}
-				if (add >= sizeof(errtail) - have)
-					add = sizeof(errtail) - have - 1;
-				memcpy(errtail + have, buf + n - add, add);
-				errtail[have + add] = '\0';
-			} else if (n == 0) {
+			if (got > 0)
+				keep_tail(errtail, sizeof(errtail), buf, (size_t)got);
+			else if (got == 0)
 				open_fds--, close(perr[0]), perr[0] = -1;
-			}
 		}
 	}
-	(void)waitpid(pid, &status, 0);
-	if (out && outlen && WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1)) {
+	if (open_fds > 0) {
+		stop_run(pid, &status);
+		stopped = true;
+	} else {
+		(void)waitpid(pid, &status, 0);
+	}
+	catch_signals(false);
+	if (agent_signal) {
+		/* die of the signal that was meant for the agent, the run stopped */
+		(void)raise(agent_signal);
+	}
+	if (r < 0)
+		goto out;
+	if (!stopped && out && outlen && WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1)) {
 		out[outlen] = '\0';
 		while (outlen && out[outlen - 1] == '\n')
 			out[--outlen] = '\0';
+		if (outlen > PROTO_MAX_RESULT || outlen < 2 || strlen(out) != outlen) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "the run's result is %zu bytes%s, not a document of 2 to %u bytes",
+				 outlen, strlen(out) != outlen ? " with a NUL byte" : "", PROTO_MAX_RESULT);
+			r = send_error(c, "", msg);
+			goto out;
+		}
 		r = proto_send(c, "RESULT %zu", outlen);
 		if (r == 0)
 			r = proto_send(c, "%s", out);
@@ -169,7 +348,7 @@ static int run_one(struct proto_conn *c, const char *what, const char *opts_json
 			msg = p + 7;
 		if (msg && (nl = strchr(msg, '\n')))
 			*nl = '\0';
-		r = proto_send(c, "ERROR %s", msg ? msg : "the run produced no result");
+		r = send_error(c, "", stopped ? "the run was stopped" : msg && *msg ? msg : "the run produced no result");
 	}
 out:
 	for (int i = 0; i < 2; i++) {
@@ -180,9 +359,25 @@ out:
 	}
 	free(out);
 	free(argv);
-	for (int i = 0; i < nextra; i++)
-		free(extra[i]);
-	free(extra);
+	return r;
+}
+
+/* Answer one line from the host. 1 after BYE, 0 to go on, a negative errno
+ * when the channel failed. */
+static int serve_line(struct proto_conn *c, const char *line)
+{
+	struct proto_run req;
+	char err[512];
+	int r;
+
+	if (!strcmp(line, "BYE"))
+		return proto_send(c, "BYE") < 0 ? -EPIPE : 1;
+	if (strncmp(line, "RUN ", 4))
+		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>' or 'BYE', not: ", line);
+	if (proto_parse_run(line, run_opts, &req, err, sizeof(err)) < 0)
+		return send_error(c, "", err);
+	r = run_one(c, &req);
+	proto_run_release(&req);
 	return r;
 }
 
@@ -195,6 +390,7 @@ static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 	json_t *fp = NULL;
 	char *fps = NULL;
 	int fd = -1, ret, r;
+	double idle;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret != CMD_CONTINUE)
@@ -202,49 +398,56 @@ static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 	log_set_level(LOG_ERROR);
 	(void)signal(SIGPIPE, SIG_IGN);
 	port = optset_str(&own, "port");
+	idle = optset_double(&own, "idle");
 	if (strcmp(port, "-")) {
-		fd = open(port, O_RDWR | O_NOCTTY | O_CLOEXEC);
-		if (fd < 0) {
-			log_errno(-errno, "opening the agent port %s", port);
-			ret = EXIT_FAILED;
+		ret = open_port(port, &fd);
+		if (ret)
 			goto out;
-		}
-		make_raw(fd);
 		proto_init(&c, fd, fd);
 	} else {
 		proto_init(&c, STDIN_FILENO, STDOUT_FILENO);
 	}
 	fp = probe_fingerprint(&(struct probe_src){ .root = "/" });
 	fps = fp ? json_dumps(fp, JSON_COMPACT) : NULL;
-	if (!fps || proto_send(&c, "HELLO %d %s", PROTO_VERSION, fps) < 0) {
-		ret = EXIT_FAILED;
+	ret = EXIT_FAILED;
+	if (!fps) {
+		log_error("agent: no fingerprint of this machine");
 		goto release;
 	}
-	ret = EXIT_FAILED;
+	r = proto_send(&c, "HELLO %d %s", PROTO_VERSION, fps);
+	if (r < 0) {
+		log_errno(r, "agent: sending HELLO");
+		goto release;
+	}
 	for (;;) {
-		char *line = NULL, *what, *opts;
+		char *line = NULL;
 
-		r = proto_recv_line(&c, (int)(optset_double(&own, "idle") * 1000), &line);
-		if (r < 0)
-			break; /* host gone or silent: nothing more to do */
-		if (!strcmp(line, "BYE")) {
+		r = proto_recv_line(&c, (int)(idle * 1000), &line);
+		if (r == -EPROTO) {
+			/* a NUL byte or an overlong line: dropped, said, and the
+			 * channel goes on */
+			log_error("agent: the host sent %s", c.err);
+			r = send_error(&c, "the host sent ", c.err);
+		} else if (r == 0) {
+			r = serve_line(&c, line);
 			free(line);
-			ret = proto_send(&c, "BYE") == 0 ? EXIT_OK : EXIT_FAILED;
+		}
+		if (r == 1) {
+			ret = EXIT_OK;
 			break;
 		}
-		if (!str_has_prefix(line, "RUN ") || !(opts = strchr(line + 4, ' '))) {
-			r = proto_send(&c, "ERROR expected 'RUN <suite> <options JSON>' or 'BYE', not '%.80s'", line);
-			free(line);
-			if (r < 0)
-				break;
-			continue;
-		}
-		*opts++ = '\0';
-		what = line + 4;
-		r = run_one(&c, what, opts);
-		free(line);
-		if (r < 0)
+		if (r == -ETIMEDOUT) {
+			log_error("agent: the host said nothing for %.0f s (--idle): leaving", idle);
 			break;
+		}
+		if (r == -EPIPE) {
+			log_error("agent: the host closed the channel");
+			break;
+		}
+		if (r < 0) {
+			log_errno(r, "agent: the channel to the host");
+			break;
+		}
 	}
 release:
 	proto_release(&c);

@@ -1,4 +1,5 @@
-/* Agent protocol: framing, host side with validation and timeouts. */
+/* Agent protocol: framing, the parsing of either side's lines (pure
+ * functions, fuzzed), the host side with validation and timeouts. */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -13,6 +14,7 @@
 #include "../core/clock.h"
 #include "../core/util.h"
 #include "../store/doc.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 void proto_init(struct proto_conn *c, int in, int out)
@@ -27,6 +29,7 @@ void proto_release(struct proto_conn *c)
 	free(c->buf);
 	c->buf = NULL;
 	c->len = c->cap = 0;
+	c->skipping = false;
 }
 
 static void fail(struct proto_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -39,12 +42,41 @@ static void fail(struct proto_conn *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+static uint64_t deadline_after(int timeout_ms)
+{
+	return clock_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000;
+}
+
+/* Milliseconds left until deadline, rounded up; 0 when it has passed. */
+static int ms_left(uint64_t deadline)
+{
+	uint64_t now = clock_ns();
+
+	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
+}
+
+void proto_quote(char *out, size_t outlen, const char *s, size_t max)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; s[i] && i < max && o + 5 < outlen; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch >= 0x20 && ch < 0x7f)
+			out[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", ch);
+	}
+	if (outlen)
+		out[o < outlen ? o : outlen - 1] = '\0';
+}
+
 int proto_send(struct proto_conn *c, const char *fmt, ...)
 {
 	char *line;
 	size_t off = 0, len;
 	va_list ap;
-	int n;
+	int n, r = 0;
 
 	va_start(ap, fmt);
 	n = vasprintf(&line, fmt, ap);
@@ -53,45 +85,59 @@ int proto_send(struct proto_conn *c, const char *fmt, ...)
 		return -ENOMEM;
 	len = (size_t)n;
 	while (off <= len) {
-		/* the line, then its newline */
+		/* the line, then its newline; in pieces of at most 4 KiB, each
+		 * after poll says the peer takes bytes, so that a peer that
+		 * stops reading is an error after PROTO_SEND_STALL_MS */
 		const char *p = off < len ? line + off : "\n";
 		size_t want = off < len ? len - off : 1;
-		ssize_t w = write(c->out, p, want);
+		struct pollfd pfd = { .fd = c->out, .events = POLLOUT };
+		ssize_t w;
 
-		if (w < 0 && errno == EINTR)
+		if (want > 4096)
+			want = 4096;
+		n = poll(&pfd, 1, PROTO_SEND_STALL_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -ETIMEDOUT;
+			break;
+		}
+		w = write(c->out, p, want);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0) {
-			free(line);
-			return w < 0 ? -errno : -EPIPE;
+			r = w < 0 ? -errno : -EPIPE;
+			break;
 		}
 		off += (size_t)w;
 	}
 	free(line);
-	return 0;
+	return r;
 }
 
 /* Read more bytes within the remaining time; 0, -ETIMEDOUT, -EPIPE. */
 static int fill(struct proto_conn *c, uint64_t deadline)
 {
 	struct pollfd pfd = { .fd = c->in, .events = POLLIN };
-	uint64_t now = clock_ns();
 	ssize_t n;
-	int r;
+	int r, wait = ms_left(deadline);
 
-	if (now >= deadline)
+	if (wait == 0)
 		return -ETIMEDOUT;
-	r = poll(&pfd, 1, (int)((deadline - now + 999999) / 1000000));
+	r = poll(&pfd, 1, wait);
 	if (r < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (r == 0)
 		return -ETIMEDOUT;
 	if (c->cap - c->len < 65536) {
-		char *nb = realloc(c->buf, c->cap + 65536);
+		/* geometric growth: a 64 MiB result is not copied a thousand times */
+		size_t cap = c->cap ? c->cap * 2 : 65536;
+		char *nb = realloc(c->buf, cap);
 
 		if (!nb)
 			return -ENOMEM;
 		c->buf = nb;
-		c->cap += 65536;
+		c->cap = cap;
 	}
 	n = read(c->in, c->buf + c->len, c->cap - c->len);
 	if (n < 0)
@@ -104,39 +150,85 @@ static int fill(struct proto_conn *c, uint64_t deadline)
 
 static void remember(struct proto_conn *c, const char *line)
 {
-	snprintf(c->last[c->nlast % 8], sizeof(c->last[0]), "%s", line);
+	proto_quote(c->last[c->nlast % 8], sizeof(c->last[0]), line, sizeof(c->last[0]));
 	c->nlast++;
+}
+
+int proto_frame(const char *buf, size_t len, size_t max, size_t *linelen, size_t *used)
+{
+	/* a line of max bytes may still carry a '\r' before its '\n' */
+	size_t scan = len < max + 2 ? len : max + 2;
+	const char *nl = scan ? memchr(buf, '\n', scan) : NULL;
+	size_t l;
+
+	if (!nl) {
+		if (len > max + 1) {
+			*used = scan; /* all of it the overlong line's; it goes on */
+			return -EMSGSIZE;
+		}
+		return 0;
+	}
+	l = (size_t)(nl - buf);
+	*used = l + 1;
+	if (l && buf[l - 1] == '\r') /* a serial console may add it */
+		l--;
+	if (l > max)
+		return -EMSGSIZE;
+	if (memchr(buf, '\0', l))
+		return -EPROTO;
+	*linelen = l;
+	return 1;
+}
+
+static void drop(struct proto_conn *c, size_t n)
+{
+	if (n == 0)
+		return; /* buf may still be NULL */
+	memmove(c->buf, c->buf + n, c->len - n);
+	c->len -= n;
 }
 
 int proto_recv_line(struct proto_conn *c, int timeout_ms, char **line)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	uint64_t deadline = deadline_after(timeout_ms);
 
 	for (;;) {
-		char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+		size_t l = 0, used = 0;
+		char *out;
 		int r;
 
-		if (nl) {
-			size_t l = (size_t)(nl - c->buf);
-			char *out;
+		if (c->skipping) {
+			/* the rest of an overlong line, up to its newline */
+			const char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
 
-			if (memchr(c->buf, '\0', l))
-				return -EPROTO;
+			drop(c, nl ? (size_t)(nl - c->buf) + 1 : c->len);
+			c->skipping = !nl;
+		}
+		r = c->skipping ? 0 : proto_frame(c->buf, c->len, PROTO_MAX_LINE, &l, &used);
+		if (r == -EMSGSIZE) {
+			/* the rest of the line, after what is dropped here, is
+			 * dropped as it comes: the buffer never holds it whole */
+			c->skipping = c->buf[used - 1] != '\n';
+			drop(c, used);
+			fail(c, "a line longer than %u bytes (dropped)", PROTO_MAX_LINE);
+			return -EPROTO;
+		}
+		if (r == -EPROTO) {
+			drop(c, used);
+			fail(c, "a line with a NUL byte (dropped)");
+			return -EPROTO;
+		}
+		if (r == 1) {
 			out = malloc(l + 1);
 			if (!out)
 				return -ENOMEM;
 			memcpy(out, c->buf, l);
 			out[l] = '\0';
-			if (l && out[l - 1] == '\r') /* a serial console may add it */
-				out[l - 1] = '\0';
-			memmove(c->buf, nl + 1, c->len - l - 1);
-			c->len -= l + 1;
+			drop(c, used);
 			remember(c, out);
 			*line = out;
 			return 0;
 		}
-		if (c->len > PROTO_MAX_LINE)
-			return -EPROTO;
 		r = fill(c, deadline);
 		if (r < 0)
 			return r;
@@ -145,7 +237,7 @@ int proto_recv_line(struct proto_conn *c, int timeout_ms, char **line)
 
 int proto_recv_bytes(struct proto_conn *c, size_t n, int timeout_ms, char **data)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	uint64_t deadline = deadline_after(timeout_ms);
 	char *out;
 
 	while (c->len < n) {
@@ -159,21 +251,187 @@ int proto_recv_bytes(struct proto_conn *c, size_t n, int timeout_ms, char **data
 		return -ENOMEM;
 	memcpy(out, c->buf, n);
 	out[n] = '\0';
-	memmove(c->buf, c->buf + n, c->len - n);
-	c->len -= n;
+	drop(c, n);
 	*data = out;
+	return 0;
+}
+
+/* Length of the well-formed UTF-8 prefix of s (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF). */
+static size_t utf8_valid_prefix(const unsigned char *s)
+{
+	size_t i = 0;
+
+	while (s[i]) {
+		unsigned char b = s[i];
+		size_t n;
+		unsigned lo = 0x80, hi = 0xbf;
+
+		if (b < 0x80) {
+			i++;
+			continue;
+		}
+		if (b >= 0xc2 && b <= 0xdf)
+			n = 1;
+		else if (b >= 0xe0 && b <= 0xef)
+			n = 2, lo = b == 0xe0 ? 0xa0 : 0x80, hi = b == 0xed ? 0x9f : 0xbf;
+		else if (b >= 0xf0 && b <= 0xf4)
+			n = 3, lo = b == 0xf0 ? 0x90 : 0x80, hi = b == 0xf4 ? 0x8f : 0xbf;
+		else
+			return i;
+		if (s[i + 1] < lo || s[i + 1] > hi)
+			return i;
+		for (size_t k = 2; k <= n; k++)
+			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+				return i;
+		i += n + 1;
+	}
+	return i;
+}
+
+/* Text a protocol line may carry: UTF-8, no control characters but tab. */
+static int check_text(const char *s, char *err, size_t errlen)
+{
+	size_t ok = utf8_valid_prefix((const unsigned char *)s);
+
+	if (s[ok])
+		return errf(err, errlen, -EPROTO, "the line is not UTF-8 (byte %zu is 0x%02x)", ok,
+			    (unsigned char)s[ok]);
+	for (size_t i = 0; s[i]; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
+			return errf(err, errlen, -EPROTO, "the line holds a control character (0x%02x at byte %zu)",
+				    (unsigned char)s[i], i);
+	return 0;
+}
+
+/* A decimal number as the protocol writes it: digits only, no sign, no
+ * leading zero, at most max. The end of the digits is returned in *end. */
+static int parse_dec(const char *s, uint64_t max, uint64_t *out, const char **end)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (i == 1 && s[0] == '0')
+			return -EINVAL;
+		if (v > (max - (uint64_t)(s[i] - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i == 0)
+		return -EINVAL;
+	*out = v;
+	*end = s + i;
+	return 0;
+}
+
+/* Seconds as the agent writes them: digits, maybe a '.' and more digits;
+ * at most a year. */
+static int parse_seconds(const char *s, double *out)
+{
+	size_t i = 0, d = 0;
+	double v;
+
+	while (s[i] >= '0' && s[i] <= '9')
+		i++, d++;
+	if (s[i] == '.')
+		for (i++; s[i] >= '0' && s[i] <= '9'; i++)
+			d++;
+	if (!d || s[i] || i > 20 || parse_double(s, 0, 366 * 86400.0, &v) < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* A suite or suite.test word: letters, digits, '.', '_', '-'; not
+ * starting with '-' (it would read as an option), at most PROTO_MAX_WHAT. */
+static bool what_valid(const char *s, size_t len)
+{
+	if (!len || len > PROTO_MAX_WHAT || s[0] == '-' || s[0] == '.')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]) || !s[i])
+			return false;
+	return true;
+}
+
+static const struct {
+	const char *word;
+	enum proto_kind kind;
+} guest_words[] = {
+	{ "HELLO", PROTO_HELLO }, { "PROGRESS", PROTO_PROGRESS }, { "RESULT", PROTO_RESULT },
+	{ "ERROR", PROTO_ERROR }, { "BYE", PROTO_BYE },
+};
+
+int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, size_t errlen)
+{
+	const char *rest = NULL, *end;
+	uint64_t v;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < ARRAY_SIZE(guest_words); i++) {
+		size_t n = strlen(guest_words[i].word);
+
+		if (!strncmp(line, guest_words[i].word, n) && (line[n] == ' ' || line[n] == '\0')) {
+			m->kind = guest_words[i].kind;
+			rest = line[n] ? line + n + 1 : NULL;
+			break;
+		}
+	}
+	if (m->kind == PROTO_OTHER)
+		return 0;
+	r = check_text(line, err, errlen);
+	if (r < 0)
+		return r;
+	switch (m->kind) {
+	case PROTO_HELLO:
+		if (!rest || parse_dec(rest, INT32_MAX, &v, &end) < 0 || v == 0 || *end != ' ' || !end[1])
+			return errf(err, errlen, -EPROTO, "malformed HELLO: expected 'HELLO <version> <fingerprint JSON>'");
+		m->version = (long)v;
+		m->text = end + 1;
+		return 0;
+	case PROTO_PROGRESS: {
+		const char *sp = rest ? strchr(rest, ' ') : NULL;
+
+		if (!sp || !what_valid(rest, (size_t)(sp - rest)) || parse_seconds(sp + 1, &m->seconds) < 0)
+			return errf(err, errlen, -EPROTO, "malformed PROGRESS: expected 'PROGRESS <suite[.test]> <seconds>'");
+		m->text = rest;
+		return 0;
+	}
+	case PROTO_RESULT:
+		if (!rest || (r = parse_dec(rest, PROTO_MAX_RESULT, &v, &end)) < 0 || *end || v < 2)
+			return errf(err, errlen, -EPROTO, "malformed RESULT: expected 'RESULT <length>' with a length "
+				    "of 2 to %u bytes", PROTO_MAX_RESULT);
+		m->length = (size_t)v;
+		return 0;
+	case PROTO_ERROR:
+		if (!rest || !*rest)
+			return errf(err, errlen, -EPROTO, "malformed ERROR: expected 'ERROR <message>'");
+		m->text = rest;
+		return 0;
+	case PROTO_BYE:
+		if (rest)
+			return errf(err, errlen, -EPROTO, "malformed BYE: expected 'BYE' alone");
+		return 0;
+	case PROTO_OTHER:
+		break;
+	}
 	return 0;
 }
 
 static void io_fail(struct proto_conn *c, int r, const char *waiting)
 {
+	char detail[sizeof(c->err)];
+
 	if (r == -ETIMEDOUT)
 		fail(c, "the guest sent nothing while %s (timed out)", waiting);
 	else if (r == -EPIPE)
 		fail(c, "the guest closed the channel while %s", waiting);
-	else if (r == -EPROTO)
-		fail(c, "the guest sent a line that is too long or holds a NUL byte while %s", waiting);
-	else
+	else if (r == -EPROTO) {
+		snprintf(detail, sizeof(detail), "%s", c->err);
+		fail(c, "the guest sent %s while %s", detail, waiting);
+	} else
 		fail(c, "%s while %s", strerror(-r), waiting);
 }
 
@@ -181,39 +439,37 @@ static void io_fail(struct proto_conn *c, int r, const char *waiting)
  * same port); they are skipped, within the time limit. */
 int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	uint64_t deadline = deadline_after(timeout_ms);
 
 	for (;;) {
-		uint64_t now = clock_ns();
-		char *line = NULL, *sp;
-		int64_t ver;
+		char *line = NULL, err[256];
+		struct proto_msg m;
 		json_t *fp;
 		json_error_t je;
-		int r = now < deadline ? proto_recv_line(c, (int)((deadline - now) / 1000000), &line) : -ETIMEDOUT;
+		int wait = ms_left(deadline);
+		int r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 
 		if (r < 0) {
 			io_fail(c, r, "waiting for HELLO");
 			return r;
 		}
-		if (!str_has_prefix(line, "HELLO ")) {
+		r = proto_parse_guest_line(line, &m, err, sizeof(err));
+		if (m.kind != PROTO_HELLO) {
 			free(line);
 			continue;
 		}
-		sp = strchr(line + 6, ' ');
-		if (sp)
-			*sp = '\0';
-		if (parse_i64(line + 6, 1, INT32_MAX, &ver) < 0 || !sp) {
-			fail(c, "malformed HELLO: expected 'HELLO <version> <fingerprint JSON>'");
+		if (r < 0) {
+			fail(c, "%s", err);
 			free(line);
-			return -EPROTO;
+			return r;
 		}
-		if (ver != PROTO_VERSION) {
-			fail(c, "the guest agent speaks protocol version %lld, this host %d: rebuild the guest image",
-			     (long long)ver, PROTO_VERSION);
+		if (m.version != PROTO_VERSION) {
+			fail(c, "the guest agent speaks protocol version %ld, this host %d: rebuild the guest image",
+			     m.version, PROTO_VERSION);
 			free(line);
 			return -EPROTONOSUPPORT;
 		}
-		fp = json_loads(sp + 1, 0, &je);
+		fp = json_loads(m.text, JSON_REJECT_DUPLICATES, &je);
 		free(line);
 		if (!json_is_object(fp) || !json_is_object(json_object_get(fp, "hypervisor"))) {
 			fail(c, "HELLO carries no valid fingerprint (%s)", fp ? "not a fingerprint object" : je.text);
@@ -228,15 +484,18 @@ int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
 int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, int stall_ms, int total_ms,
 		   json_t **doc)
 {
-	uint64_t end = clock_ns() + (uint64_t)total_ms * 1000000;
-	char *opts = json_dumps(options, JSON_COMPACT), *line = NULL;
+	uint64_t end = deadline_after(total_ms);
+	char *opts, *line = NULL, q[120];
 	int r;
 
-	if (!opts)
-		return -ENOMEM;
-	if (strpbrk(what, " \n") || !*what) {
-		fail(c, "'%s' is not a suite or test name", what);
-		free(opts);
+	if (!what_valid(what, strlen(what))) {
+		proto_quote(q, sizeof(q), what, 80);
+		fail(c, "'%s' is not a suite or test name", q);
+		return -EINVAL;
+	}
+	opts = json_is_object(options) ? json_dumps(options, JSON_COMPACT) : NULL;
+	if (!opts) {
+		fail(c, "the options for %s are not a JSON object", what);
 		return -EINVAL;
 	}
 	r = proto_send(c, "RUN %s %s", what, opts);
@@ -246,9 +505,8 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		return r;
 	}
 	for (;;) {
-		uint64_t now = clock_ns();
-		int wait = (int)(now < end ? (end - now) / 1000000 : 0);
-		int64_t len;
+		int wait = ms_left(end);
+		struct proto_msg m;
 		char *text, err[512];
 
 		if (wait > stall_ms)
@@ -257,33 +515,49 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		line = NULL;
 		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 		if (r < 0) {
-			io_fail(c, r, now >= end ? "running (over the run's time limit)" : "running");
+			io_fail(c, r, ms_left(end) == 0 ? "running (over the run's time limit)" : "running");
 			return r;
 		}
-		if (str_has_prefix(line, "PROGRESS "))
+		r = proto_parse_guest_line(line, &m, err, sizeof(err));
+		if (r < 0) {
+			fail(c, "the guest sent a bad line while running %s: %s", what, err);
+			free(line);
+			return r;
+		}
+		if (m.kind == PROTO_PROGRESS) {
+			size_t wl = strlen(what);
+
+			if (strncmp(m.text, what, wl) || m.text[wl] != ' ') {
+				fail(c, "the guest reports progress of another run while running %s", what);
+				free(line);
+				return -EPROTO;
+			}
 			continue;
-		if (str_has_prefix(line, "ERROR ")) {
-			fail(c, "the guest could not run %s: %s", what, line + 6);
+		}
+		if (m.kind == PROTO_ERROR) {
+			fail(c, "the guest could not run %s: %s", what, m.text);
 			free(line);
 			return -EIO;
 		}
-		if (!str_has_prefix(line, "RESULT ") || parse_i64(line + 7, 2, PROTO_MAX_RESULT, &len) < 0) {
-			fail(c, "unexpected line from the guest while running: '%.100s'", line);
+		if (m.kind != PROTO_RESULT) {
+			proto_quote(q, sizeof(q), line, 100);
+			fail(c, "unexpected line from the guest while running: '%s'", q);
 			free(line);
 			return -EPROTO;
 		}
 		free(line);
-		r = proto_recv_bytes(c, (size_t)len + 1, stall_ms, &text);
+		r = proto_recv_bytes(c, m.length + 1, stall_ms, &text);
 		if (r < 0) {
 			io_fail(c, r, "receiving the result");
 			return r;
 		}
-		if (text[len] != '\n') {
-			fail(c, "the result is not followed by a newline: its length is wrong");
+		if (text[m.length] != '\n' || memchr(text, '\0', m.length)) {
+			fail(c, "the result of %zu bytes is not followed by a newline, or holds a NUL byte: its length "
+			     "is wrong", m.length);
 			free(text);
 			return -EPROTO;
 		}
-		text[len] = '\0';
+		text[m.length] = '\0';
 		r = doc_load_string(text, "the guest's result", doc, err, sizeof(err));
 		free(text);
 		if (r < 0) {
@@ -296,6 +570,7 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 
 int proto_host_bye(struct proto_conn *c, int timeout_ms)
 {
+	uint64_t deadline = deadline_after(timeout_ms);
 	char *line = NULL;
 	int r = proto_send(c, "BYE");
 
@@ -304,7 +579,11 @@ int proto_host_bye(struct proto_conn *c, int timeout_ms)
 		return r;
 	}
 	for (;;) {
-		r = proto_recv_line(c, timeout_ms, &line);
+		int wait = ms_left(deadline);
+
+		/* the whole wait is bounded, not each line: a guest that keeps
+		 * talking cannot hold the host */
+		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 		if (r < 0) {
 			io_fail(c, r, "waiting for BYE");
 			return r;
@@ -316,44 +595,181 @@ int proto_host_bye(struct proto_conn *c, int timeout_ms)
 	}
 }
 
-int proto_options_argv(const json_t *options, char ***argv, int *argc, char *err, size_t errlen)
+/* Guest side */
+
+/* The run-level options of `vmbench run` a host may set in RUN: how long
+ * and how often to measure, and --destructive for a scratch device the lab
+ * gave the guest. Not --json, --db, --no-store, --label or the verbosity:
+ * the agent decides where a result goes. */
+const char *const proto_run_options[] = {
+	"quick", "time", "warmup", "budget", "threads", "cpus", "repeat", "precision", "min-reps", "max-reps",
+	"destructive", NULL,
+};
+
+static const struct vmb_opt *find_opt(const struct vmb_opt *opts, const char *name)
 {
-	const char *k;
-	json_t *v;
-	struct strv sv = { 0 };
+	for (size_t i = 0; opts && opts[i].name; i++)
+		if (!strcmp(opts[i].name, name))
+			return &opts[i];
+	return NULL;
+}
 
-	if (!json_is_object(options)) {
-		snprintf(err, errlen, "the options are not a JSON object");
-		return -EINVAL;
-	}
-	json_object_foreach((json_t *)options, k, v) {
-		char flag[160], val[64];
+/* The JSON types a value of each kind of option may have. */
+#define JSON_T(t) (1u << (t))
+static const struct value_kind {
+	enum opt_type type;
+	unsigned json; /* JSON_T(JSON_...) bits */
+	const char *needs;
+} value_kinds[] = {
+	{ OPT_BOOL, JSON_T(JSON_TRUE) | JSON_T(JSON_FALSE), "true or false" },
+	{ OPT_INT, JSON_T(JSON_INTEGER), "a whole number" },
+	{ OPT_DOUBLE, JSON_T(JSON_INTEGER) | JSON_T(JSON_REAL), "a number" },
+	{ OPT_SIZE, JSON_T(JSON_INTEGER) | JSON_T(JSON_STRING), "a whole number or a string" },
+	{ OPT_LIST, JSON_T(JSON_INTEGER) | JSON_T(JSON_STRING), "a whole number or a string" },
+	{ OPT_STRING, JSON_T(JSON_STRING), "a string" },
+};
 
-		if (!*k || strchr(k, ' ') || k[0] == '-') {
-			snprintf(err, errlen, "option name '%s' is not valid", k);
-			strv_clear(&sv);
-			return -EINVAL;
-		}
-		snprintf(flag, sizeof(flag), "--%s", k);
-		if (json_is_true(v)) {
-			strv_push(&sv, flag);
-			continue;
-		}
-		if (json_is_string(v))
-			snprintf(val, sizeof(val), "%s", json_string_value(v));
-		else if (json_is_integer(v))
-			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
-		else if (json_is_real(v) && isfinite(json_real_value(v)))
-			snprintf(val, sizeof(val), "%.17g", json_real_value(v));
-		else {
-			snprintf(err, errlen, "option '%s': a value must be a string, a number or true", k);
-			strv_clear(&sv);
-			return -EINVAL;
-		}
-		strv_push(&sv, flag);
-		strv_push(&sv, val);
+/* One option of RUN's object, checked by the option's own row (type and
+ * range, as on a command line), into args as --PREFIXNAME[=VALUE]. */
+static int run_arg(const struct vmb_opt *opts, const struct vmb_opt *o, const char *prefix, const json_t *v,
+		   struct strv *args, char *err, size_t errlen)
+{
+	char val[4096], msg[256];
+	const struct value_kind *kind = NULL;
+	struct optset set;
+	int r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(value_kinds); i++)
+		if (value_kinds[i].type == o->type)
+			kind = &value_kinds[i];
+	if (!kind)
+		return errf(err, errlen, -EINVAL, "option '%s%s' cannot be set over the agent protocol", prefix, o->name);
+	if (!(kind->json & (1u << json_typeof(v))))
+		return errf(err, errlen, -EINVAL, "option '%s%s' needs %s", prefix, o->name, kind->needs);
+	if (json_is_false(v))
+		return 0;
+	if (json_is_string(v)) {
+		if (json_string_length(v) >= sizeof(val) || strlen(json_string_value(v)) != json_string_length(v) ||
+		    check_text(json_string_value(v), msg, sizeof(msg)) < 0)
+			return errf(err, errlen, -EINVAL, "option '%s%s': the value is not one line of text", prefix,
+				    o->name);
+		snprintf(val, sizeof(val), "%s", json_string_value(v));
+	} else if (json_is_integer(v)) {
+		snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
+	} else if (json_is_real(v)) {
+		snprintf(val, sizeof(val), "%.17g", json_real_value(v));
+	} else {
+		val[0] = '\0';
 	}
-	*argv = sv.v;
-	*argc = (int)sv.n;
+	if (o->type != OPT_BOOL) {
+		/* the row's own parser: the same range and messages as a command line */
+		r = optset_init(&set, opts, prefix);
+		if (r < 0)
+			return errf(err, errlen, r, "option '%s%s': internal error", prefix, o->name);
+		r = optset_apply(&set, (size_t)(o - opts), val, msg, sizeof(msg));
+		optset_release(&set);
+		if (r < 0)
+			return errf(err, errlen, -EINVAL, "%s", msg);
+	}
+	{
+		char *a = o->type == OPT_BOOL ? xasprintf("--%s%s", prefix, o->name) :
+						xasprintf("--%s%s=%s", prefix, o->name, val);
+
+		r = a ? strv_push(args, a) : -ENOMEM;
+		free(a);
+	}
+	return r < 0 ? errf(err, errlen, r, "out of memory") : 0;
+}
+
+int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct proto_run *run, char *err,
+		    size_t errlen)
+{
+	struct proto_run out = { 0 };
+	const struct vmb_suite *s;
+	const char *w, *sp, *dot, *k;
+	char q[120], suite[PROTO_MAX_WHAT + 1], prefix[PROTO_MAX_WHAT + 2];
+	json_error_t je;
+	json_t *opts, *v;
+	int r;
+
+	if (strncmp(line, "RUN ", 4) || !(sp = strchr(line + 4, ' ')))
+		return errf(err, errlen, -EPROTO, "expected 'RUN <suite[.test]> <options JSON>'");
+	w = line + 4;
+	if (!what_valid(w, (size_t)(sp - w))) {
+		proto_quote(q, sizeof(q), w, (size_t)(sp - w) < 80 ? (size_t)(sp - w) : 80);
+		return errf(err, errlen, -EINVAL, "'%s' is not a suite or test name", q);
+	}
+	snprintf(out.what, sizeof(out.what), "%.*s", (int)(sp - w), w);
+	dot = strchr(out.what, '.');
+	snprintf(suite, sizeof(suite), "%.*s", dot ? (int)(dot - out.what) : (int)strlen(out.what), out.what);
+	s = suites_find(suite);
+	if (!s || (dot && suites_test_index(s, dot + 1) < 0)) {
+		char valid[256] = "";
+		size_t off = 0;
+
+		if (!s)
+			for (size_t i = 0; i < vmb_nsuites && off < sizeof(valid); i++)
+				off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "",
+							vmb_suites[i]->name);
+		else
+			for (int i = 0; s->tests[i].name && off < sizeof(valid); i++)
+				off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "",
+							s->tests[i].name);
+		if (!s)
+			return errf(err, errlen, -ENOENT, "unknown suite '%s'; valid suites: %s", suite, valid);
+		return errf(err, errlen, -ENOENT, "unknown test '%s' in suite %s; valid tests: %s", dot + 1, suite,
+			    valid);
+	}
+	opts = json_loads(sp + 1, JSON_REJECT_DUPLICATES, &je);
+	if (!json_is_object(opts)) {
+		json_decref(opts);
+		return errf(err, errlen, -EINVAL, "options for %s: %s", out.what,
+			    opts ? "not a JSON object" : je.text);
+	}
+	json_object_foreach(opts, k, v) {
+		size_t sl = strlen(s->name);
+		const struct vmb_opt *o = NULL;
+
+		proto_quote(q, sizeof(q), k, 80);
+		if (!strncmp(k, s->name, sl) && k[sl] == '.') {
+			o = find_opt(s->opts, k + sl + 1);
+			if (!o) {
+				r = errf(err, errlen, -EINVAL, "options for %s: suite %s has no option '%s' (see "
+					 "`vmbench list`)", out.what, s->name, q + sl + 1);
+				goto fail;
+			}
+			snprintf(prefix, sizeof(prefix), "%s.", s->name);
+			r = run_arg(s->opts, o, prefix, v, &out.args, err, errlen);
+		} else {
+			for (size_t i = 0; proto_run_options[i] && !o; i++)
+				if (!strcmp(k, proto_run_options[i]))
+					o = find_opt(run_opts, k);
+			if (!o) {
+				char valid[256] = "";
+				size_t off = 0;
+
+				for (size_t i = 0; proto_run_options[i] && off < sizeof(valid); i++)
+					off += (size_t)snprintf(valid + off, sizeof(valid) - off, ", %s",
+								proto_run_options[i]);
+				r = errf(err, errlen, -EINVAL, "options for %s: '%s' is not an option a host may set; "
+					 "valid: %s.OPTION%s", out.what, q, s->name, valid);
+				goto fail;
+			}
+			r = run_arg(run_opts, o, "", v, &out.args, err, errlen);
+		}
+		if (r < 0)
+			goto fail;
+	}
+	json_decref(opts);
+	*run = out;
 	return 0;
+fail:
+	json_decref(opts);
+	strv_clear(&out.args);
+	return r;
+}
+
+void proto_run_release(struct proto_run *run)
+{
+	strv_clear(&run->args);
 }

@@ -1,6 +1,6 @@
 /* The agent protocol between the host and `vmbench agent` in a guest: small,
  * versioned, line-oriented, over a serial or virtio-serial port (or any
- * pair of file descriptors).
+ * pair of file descriptors). docs/agent-protocol.md is its specification.
  *
  *   guest: HELLO <version> <fingerprint JSON on one line>
  *   host:  RUN <suite[.test]> <options JSON object>
@@ -11,7 +11,9 @@
  *   guest: BYE
  *
  * The host validates every line and bounds every wait: a guest that sends
- * garbage, stalls or dies is a clear error, never a hang. */
+ * garbage, stalls or dies is a clear error, never a hang. The parsing is
+ * kept apart from the I/O (proto_frame, proto_parse_guest_line,
+ * proto_parse_run) so that it can be tested and fuzzed without a channel. */
 #ifndef VMB_PROTO_H
 #define VMB_PROTO_H
 
@@ -19,9 +21,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/opts.h"
+#include "../core/util.h"
+
 #define PROTO_VERSION 1
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
+#define PROTO_MAX_WHAT 63             /* a suite[.test] word */
+#define PROTO_SEND_STALL_MS 60000     /* a send that makes no progress this long fails */
 
 struct proto_conn {
 	int in, out;           /* read from, write to */
@@ -30,20 +37,63 @@ struct proto_conn {
 	char last[8][160];     /* the last lines received, for error messages */
 	unsigned nlast;
 	char err[512];         /* what went wrong, for the caller to print */
+	bool skipping;         /* dropping the rest of an overlong line */
 };
 
 void proto_init(struct proto_conn *c, int in, int out);
 void proto_release(struct proto_conn *c);
 
-/* Send one line (a '\n' is appended). 0 or a negative errno. */
+/* Send one line (a '\n' is appended). 0 or a negative errno; -ETIMEDOUT
+ * when the peer takes nothing for PROTO_SEND_STALL_MS. */
 int proto_send(struct proto_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Receive one line within timeout_ms (without its '\n'); caller frees *line.
- * -ETIMEDOUT, -EPIPE (peer closed), -EPROTO (too long, NUL byte). */
+ * -ETIMEDOUT, -EPIPE (peer closed), -EPROTO (c->err says why: a NUL byte,
+ * the line is then dropped; longer than PROTO_MAX_LINE, the line is dropped
+ * up to its newline). The channel stays usable after -EPROTO. */
 int proto_recv_line(struct proto_conn *c, int timeout_ms, char **line);
 /* Receive exactly n bytes within timeout_ms. */
 int proto_recv_bytes(struct proto_conn *c, size_t n, int timeout_ms, char **data);
 
-/* Host side. Each fills c->err on failure. */
+/* Framing without I/O: the first line of buf[0, len). Returns 1 when a
+ * line is complete (*linelen: its length without "\n" or "\r\n"; *used:
+ * the bytes it takes, newline included), 0 when more bytes are needed,
+ * -EPROTO when it holds a NUL byte (*used: the line, to drop), -EMSGSIZE
+ * when it is longer than max bytes (*used: bytes of it to drop; unless the
+ * last of them is its '\n', the line goes on up to the next newline). */
+int proto_frame(const char *buf, size_t len, size_t max, size_t *linelen, size_t *used);
+
+/* s as printable ASCII for a message (at most max bytes of it): anything
+ * else as \xNN, so that a peer's bytes never reach a terminal,
+ * a log or the other side raw. */
+void proto_quote(char *out, size_t outlen, const char *s, size_t max);
+
+/* A line from the guest, as the host reads it. */
+enum proto_kind {
+	PROTO_OTHER = 0, /* not a protocol line: console noise before HELLO */
+	PROTO_HELLO,
+	PROTO_PROGRESS,
+	PROTO_RESULT,
+	PROTO_ERROR,
+	PROTO_BYE,
+};
+
+struct proto_msg {
+	enum proto_kind kind;
+	long version;        /* HELLO */
+	const char *text;    /* HELLO: the fingerprint JSON; ERROR: the message; PROGRESS: the suite word */
+	double seconds;      /* PROGRESS */
+	size_t length;       /* RESULT */
+};
+
+/* Classify and validate a guest's line (pointers in *m borrow from line).
+ * A line that starts with a protocol word must be well-formed UTF-8 text
+ * without control characters and follow its grammar: else -EPROTO and err
+ * says what is wrong. */
+int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, size_t errlen);
+
+/* Host side. Each fills c->err on failure, and bounds its whole wait.
+ * hello skips lines that are not HELLO (console noise), but a line with a
+ * NUL byte or over PROTO_MAX_LINE is an error (-EPROTO) there too. */
 int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint);
 /* Run and wait: stall_ms bounds the silence between two lines (PROGRESS
  * resets it), total_ms the whole run. *doc is the validated result. */
@@ -51,8 +101,16 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		   json_t **doc);
 int proto_host_bye(struct proto_conn *c, int timeout_ms);
 
-/* "--time 0.2 --cpu.max-prime 2000 ...": the options object as run arguments.
- * Keys are option names without dashes; values strings, numbers or true. */
-int proto_options_argv(const json_t *options, char ***argv, int *argc, char *err, size_t errlen);
+/* Guest side: a RUN line, validated against the suite table and the
+ * options the protocol lets a host set: run_opts is `vmbench run`'s table,
+ * of which only the rows proto_run_options names are accepted. */
+struct proto_run {
+	char what[PROTO_MAX_WHAT + 1]; /* "cpu" or "cpu.prime" */
+	struct strv args;              /* "--time=0.5", "--cpu.max-prime=2000", ... */
+};
+extern const char *const proto_run_options[];
+int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct proto_run *run, char *err,
+		    size_t errlen);
+void proto_run_release(struct proto_run *run);
 
 #endif

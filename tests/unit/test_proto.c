@@ -1,17 +1,30 @@
 /* The agent protocol: the host side against a scripted guest that
  * misbehaves in every way it can, and against the real `vmbench agent`. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/cmd/cmd.h"
 #include "../../src/lab/proto.h"
+
+/* run_opts (src/cmd/run.c) is what the agent checks RUN's options with. */
+extern const struct vmb_opt run_opts[];
 
 static const char *vmbench_path;
 
-/* A guest that writes `script` and then stays silent (or closes). With
+/* A guest that writes `script` (len bytes, or strlen(script) when len is 0) and then stays silent (or closes). With
  * after_line, it first reads the host's first line (RUN ...), as a guest
  * does, so that a close cannot come before the host has sent its request. */
 struct fake {
@@ -19,14 +32,14 @@ struct fake {
 	pid_t pid;
 };
 
-static void fake_start(struct fake *f, const char *script, bool close_after, bool after_line)
+static void fake_start(struct fake *f, const char *script, size_t len, bool close_after, bool after_line)
 {
 	assert_int_equal(pipe(f->to_host), 0);
 	assert_int_equal(pipe(f->to_guest), 0);
 	f->pid = fork();
 	assert_true(f->pid >= 0);
+	len = len ? len : strlen(script);
 	if (f->pid == 0) {
-		size_t len = strlen(script);
 		char buf[4096];
 
 		close(f->to_host[0]);
@@ -55,22 +68,50 @@ static void fake_stop(struct fake *f)
 	(void)waitpid(f->pid, NULL, 0);
 }
 
+/* An overlong line: PROTO_MAX_LINE + 100 bytes of 'A', a newline, then tail. */
+static char *overlong(const char *tail, size_t *len)
+{
+	size_t n = PROTO_MAX_LINE + 100, tl = strlen(tail);
+	char *s = malloc(n + 1 + tl + 1);
+
+	assert_non_null(s);
+	memset(s, 'A', n);
+	s[n] = '\n';
+	memcpy(s + n + 1, tail, tl + 1);
+	*len = n + 1 + tl;
+	return s;
+}
+
 static void hello_cases(void **state)
 {
 	static const struct {
 		const char *script;
-		bool close_after;
+		size_t len; /* 0: strlen */
+		bool close_after, big;
 		int r;
 		const char *msg;
 	} cases[] = {
-		{ "[    0.0] Linux version 6.1\nbooting...\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\n", false, 0, NULL },
-		{ "HELLO 2 {\"hypervisor\": {}}\n", false, -EPROTONOSUPPORT, "protocol version 2, this host 1" },
-		{ "HELLO x {}\n", false, -EPROTO, "malformed HELLO" },
-		{ "HELLO 1 {not json\n", false, -EPROTO, "HELLO carries no valid fingerprint" },
-		{ "HELLO 1 {\"no\": 1}\n", false, -EPROTO, "not a fingerprint object" },
-		{ "garbage\nmore garbage\n", false, -ETIMEDOUT, "sent nothing while waiting for HELLO (timed out)" },
-		{ "Kernel panic - not syncing\n", true, -EPIPE, "closed the channel while waiting for HELLO" },
-		{ "HELLO 1 {\"a\": \"\0\"}\n", false, -ETIMEDOUT, "timed out" }, /* truncated at the NUL by strlen */
+		{ "[    0.0] Linux version 6.1\nbooting...\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\n", 0, false, false, 0, NULL },
+		{ "noise\r\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\r\n", 0, false, false, 0, NULL },
+		{ "HELLO 2 {\"hypervisor\": {}}\n", 0, false, false, -EPROTONOSUPPORT, "protocol version 2, this host 1" },
+		{ "HELLO x {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
+		{ "HELLO 01 {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
+		{ "HELLO 1\n", 0, false, false, -EPROTO, "malformed HELLO" },
+		{ "HELLO\n", 0, false, false, -EPROTO, "malformed HELLO" },
+		{ "HELLO 99999999999 {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
+		{ "HELLO 1 {not json\n", 0, false, false, -EPROTO, "HELLO carries no valid fingerprint" },
+		{ "HELLO 1 {\"no\": 1}\n", 0, false, false, -EPROTO, "not a fingerprint object" },
+		{ "HELLO 1 {\"hypervisor\": {}, \"hypervisor\": {}}\n", 0, false, false, -EPROTO, "no valid fingerprint" },
+		{ "HELLO 1 {\"hypervisor\": {\"name\": \"\xff\"}}\n", 0, false, false, -EPROTO, "not UTF-8 (byte 33 is 0xff)" },
+		{ "HELLO 1 {\"hypervisor\": {\"name\": \"\xc0\xaf\"}}\n", 0, false, false, -EPROTO, "not UTF-8" },
+		{ "HELLO 1 {\"hypervisor\": {\"name\": \"\x1b[2J\"}}\n", 0, false, false, -EPROTO, "control character (0x1b" },
+		{ "garbage\nmore garbage\n", 0, false, false, -ETIMEDOUT, "sent nothing while waiting for HELLO (timed out)" },
+		{ "Kernel panic - not syncing\n", 0, true, false, -EPIPE, "closed the channel while waiting for HELLO" },
+		/* a NUL byte is a clear error, not a line cut short at it */
+		{ "HELLO 1 {\"a\": \"\0\"}\n", 20, false, false, -EPROTO, "sent a line with a NUL byte (dropped) while waiting for HELLO" },
+		{ "HELLO 1 {}\n", 0, false, true, -EPROTO, "a line longer than 1048576 bytes (dropped) while waiting for HELLO" },
+		/* no newline ever: the line is too long before it ends */
+		{ NULL, 0, false, true, -EPROTO, "a line longer than 1048576 bytes" },
 	};
 
 	(void)state;
@@ -78,11 +119,18 @@ static void hello_cases(void **state)
 		struct fake f;
 		struct proto_conn c;
 		json_t *fp = NULL;
+		char *big = NULL;
+		size_t len = cases[i].len;
 		int r;
 
-		fake_start(&f, cases[i].script, cases[i].close_after, false);
+		if (cases[i].big) {
+			big = overlong(cases[i].script ? cases[i].script : "", &len);
+			if (!cases[i].script)
+				len--; /* the overlong line's own newline too */
+		}
+		fake_start(&f, big ? big : cases[i].script, len, cases[i].close_after, false);
 		proto_init(&c, f.to_host[0], f.to_guest[1]);
-		r = proto_host_hello(&c, 300, &fp);
+		r = proto_host_hello(&c, 1000, &fp);
 		if (r != cases[i].r)
 			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
 		if (cases[i].msg && !strstr(c.err, cases[i].msg))
@@ -92,6 +140,141 @@ static void hello_cases(void **state)
 		json_decref(fp);
 		proto_release(&c);
 		fake_stop(&f);
+		free(big);
+	}
+}
+
+/* The recv side goes on after a bad line: the next line is whole. */
+static void recv_after_bad_lines(void **state)
+{
+	static const char tail[] = "AAAA\nnext\nx\0y\nlast\n";
+	size_t n = PROTO_MAX_LINE + 100, len = n + sizeof(tail) - 1;
+	char *big = malloc(len);
+	struct fake f;
+	struct proto_conn c;
+	char *line = NULL;
+
+	(void)state;
+	/* an overlong line that goes on past what one check sees ("AAAA" is
+	 * its tail), then a good line, a line with a NUL, a good line */
+	assert_non_null(big);
+	memset(big, 'A', n);
+	memcpy(big + n, tail, sizeof(tail) - 1);
+	fake_start(&f, big, len, false, false);
+	proto_init(&c, f.to_host[0], f.to_guest[1]);
+	assert_int_equal(proto_recv_line(&c, 2000, &line), -EPROTO);
+	assert_non_null(strstr(c.err, "longer than"));
+	assert_int_equal(proto_recv_line(&c, 2000, &line), 0);
+	assert_string_equal(line, "next");
+	free(line);
+	assert_int_equal(proto_recv_line(&c, 2000, &line), -EPROTO);
+	assert_non_null(strstr(c.err, "NUL byte"));
+	assert_int_equal(proto_recv_line(&c, 2000, &line), 0);
+	assert_string_equal(line, "last");
+	free(line);
+	assert_int_equal(proto_recv_line(&c, 100, &line), -ETIMEDOUT);
+	proto_release(&c);
+	fake_stop(&f);
+	free(big);
+}
+
+static void frame_cases(void **state)
+{
+	static const struct {
+		const char *buf;
+		size_t len, max;
+		int r;
+		size_t linelen, used;
+	} cases[] = {
+		{ "abc\nrest", 8, 10, 1, 3, 4 },
+		{ "abc\r\n", 5, 10, 1, 3, 5 },
+		{ "\n", 1, 10, 1, 0, 1 },
+		{ "abc", 3, 10, 0, 0, 0 },
+		{ "", 0, 10, 0, 0, 0 },
+		{ "a\0c\nxy", 6, 10, -EPROTO, 0, 4 },
+		{ "0123456789\n", 11, 10, 1, 10, 11 },       /* exactly max */
+		{ "0123456789\r\n", 12, 10, 1, 10, 12 },     /* max and a CR */
+		{ "01234567890\n", 12, 10, -EMSGSIZE, 0, 12 }, /* one over */
+		{ "0123456789ab", 12, 10, -EMSGSIZE, 0, 12 },  /* over, no newline yet */
+		{ "0123456789a", 11, 10, 0, 0, 0 },            /* may still end in "\r\n" */
+		{ "0123456789abcdef\nnext\n", 22, 10, -EMSGSIZE, 0, 12 }, /* what was seen of it */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t l = 0, used = 0;
+		int r = proto_frame(cases[i].buf, cases[i].len, cases[i].max, &l, &used);
+
+		if (r != cases[i].r || (r == 1 && l != cases[i].linelen) || (r != 0 && used != cases[i].used))
+			fail_msg("case %zu: %d len %zu used %zu, expected %d len %zu used %zu", i, r, l, used, cases[i].r,
+				 cases[i].linelen, cases[i].used);
+	}
+}
+
+static void guest_line_cases(void **state)
+{
+	static const struct {
+		const char *line;
+		int r;
+		enum proto_kind kind;
+		const char *text; /* or the error */
+		size_t length;
+		double seconds;
+	} cases[] = {
+		{ "HELLO 1 {}", 0, PROTO_HELLO, "{}", 0, 0 },
+		{ "HELLO 1  {}", 0, PROTO_HELLO, " {}", 0, 0 },
+		{ "HELLO -1 {}", -EPROTO, PROTO_HELLO, "malformed HELLO", 0, 0 },
+		{ "HELLO 0 {}", -EPROTO, PROTO_HELLO, "malformed HELLO", 0, 0 },
+		{ "HELLO +1 {}", -EPROTO, PROTO_HELLO, "malformed HELLO", 0, 0 },
+		{ "HELLO 1 ", -EPROTO, PROTO_HELLO, "malformed HELLO", 0, 0 },
+		{ "HELLOS", 0, PROTO_OTHER, NULL, 0, 0 },
+		{ "PROGRESS cpu.prime 12", 0, PROTO_PROGRESS, "cpu.prime 12", 0, 12 },
+		{ "PROGRESS cpu 1.5", 0, PROTO_PROGRESS, "cpu 1.5", 0, 1.5 },
+		{ "PROGRESS cpu -1", -EPROTO, PROTO_PROGRESS, "malformed PROGRESS", 0, 0 },
+		{ "PROGRESS cpu 1e9", -EPROTO, PROTO_PROGRESS, "malformed PROGRESS", 0, 0 },
+		{ "PROGRESS cpu nan", -EPROTO, PROTO_PROGRESS, "malformed PROGRESS", 0, 0 },
+		{ "PROGRESS cpu 99999999999999", -EPROTO, PROTO_PROGRESS, "malformed PROGRESS", 0, 0 },
+		{ "PROGRESS -q 1", -EPROTO, PROTO_PROGRESS, "malformed PROGRESS", 0, 0 },
+		{ "PROGRESS cpu", -EPROTO, PROTO_PROGRESS, "malformed PROGRESS", 0, 0 },
+		{ "RESULT 2", 0, PROTO_RESULT, NULL, 2, 0 },
+		{ "RESULT 67108864", 0, PROTO_RESULT, NULL, 64u << 20, 0 },
+		{ "RESULT 67108865", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT 1", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT 0", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT -5", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT +5", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT 05", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT 5x", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT  5", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT 18446744073709551617", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "RESULT", -EPROTO, PROTO_RESULT, "malformed RESULT", 0, 0 },
+		{ "ERROR disk: no space", 0, PROTO_ERROR, "disk: no space", 0, 0 },
+		{ "ERROR ", -EPROTO, PROTO_ERROR, "malformed ERROR", 0, 0 },
+		{ "ERROR caf\xc3\xa9", 0, PROTO_ERROR, "caf\xc3\xa9", 0, 0 },
+		{ "ERROR \xed\xa0\x80", -EPROTO, PROTO_ERROR, "not UTF-8 (byte 6 is 0xed)", 0, 0 }, /* a surrogate */
+		{ "ERROR \xf4\x90\x80\x80", -EPROTO, PROTO_ERROR, "not UTF-8", 0, 0 },            /* above U+10FFFF */
+		{ "ERROR \xe2\x82", -EPROTO, PROTO_ERROR, "not UTF-8", 0, 0 },                    /* cut short */
+		{ "ERROR a\x7f", -EPROTO, PROTO_ERROR, "control character (0x7f", 0, 0 },
+		{ "ERROR a\tb", 0, PROTO_ERROR, "a\tb", 0, 0 },
+		{ "BYE", 0, PROTO_BYE, NULL, 0, 0 },
+		{ "BYE now", -EPROTO, PROTO_BYE, "malformed BYE", 0, 0 },
+		{ "\xff\xfe console noise", 0, PROTO_OTHER, NULL, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct proto_msg m;
+		char err[256] = "";
+		int r = proto_parse_guest_line(cases[i].line, &m, err, sizeof(err));
+
+		if (r != cases[i].r || m.kind != cases[i].kind)
+			fail_msg("case %zu: %d kind %d, expected %d kind %d (%s)", i, r, m.kind, cases[i].r, cases[i].kind, err);
+		if (r < 0 && !strstr(err, cases[i].text))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].text);
+		if (r == 0 && cases[i].text && (!m.text || strcmp(m.text, cases[i].text)))
+			fail_msg("case %zu: text \"%s\", expected \"%s\"", i, m.text ? m.text : "(null)", cases[i].text);
+		if (r == 0 && (m.length != cases[i].length || m.seconds != cases[i].seconds))
+			fail_msg("case %zu: length %zu seconds %g", i, m.length, m.seconds);
 	}
 }
 
@@ -99,19 +282,29 @@ static void run_cases(void **state)
 {
 	static const struct {
 		const char *script;
-		bool close_after;
+		size_t len;
+		bool close_after, big;
 		int r;
 		const char *msg;
 	} cases[] = {
-		{ "ERROR unknown suite 'x'\n", false, -EIO, "could not run cpu: unknown suite 'x'" },
-		{ "what is this\n", false, -EPROTO, "unexpected line from the guest while running: 'what is this'" },
-		{ "RESULT 99999999999\n", false, -EPROTO, "unexpected line" },
-		{ "RESULT 6\n{\"a\": 1}\n", false, -EPROTO, "not followed by a newline" },
-		{ "RESULT 10\n{\"a\": 1}\n", false, -ETIMEDOUT, "while receiving the result (timed out)" },
-		{ "RESULT 8\n{\"a\": 1}\n", false, -EPROTO, "not a valid vmbench result" },
-		{ "RESULT 8\n{\"a\":", true, -EPIPE, "closed the channel while receiving the result" },
-		{ "PROGRESS cpu 1\nPROGRESS cpu 2\n", false, -ETIMEDOUT, "timed out" },
-		{ "", true, -EPIPE, "closed the channel while running" },
+		{ "ERROR unknown suite 'x'\n", 0, false, false, -EIO, "could not run cpu: unknown suite 'x'" },
+		{ "what is this\n", 0, false, false, -EPROTO, "unexpected line from the guest while running: 'what is this'" },
+		{ "\x1b]0;\xff\n", 0, false, false, -EPROTO, "while running: '\\x1b]0;\\xff'" },
+		{ "RESULT 99999999999\n", 0, false, false, -EPROTO, "malformed RESULT" },
+		{ "RESULT -1\n", 0, false, false, -EPROTO, "malformed RESULT" },
+		{ "RESULT 0x10\n", 0, false, false, -EPROTO, "malformed RESULT" },
+		{ "RESULT 6\n{\"a\": 1}\n", 0, false, false, -EPROTO, "not followed by a newline" },
+		{ "RESULT 10\n{\"a\": 1}\n", 0, false, false, -ETIMEDOUT, "while receiving the result (timed out)" },
+		{ "RESULT 8\n{\"a\": 1}\n", 0, false, false, -EPROTO, "not a valid vmbench result" },
+		{ "RESULT 8\n{}\0{\"a\":\n", 18, false, false, -EPROTO, "its length is wrong" },
+		{ "RESULT 8\n{\"a\":", 0, true, false, -EPROTO + 0 * EPIPE, "closed the channel while receiving the result" },
+		{ "PROGRESS cpu 1\nPROGRESS cpu 2\n", 0, false, false, -ETIMEDOUT, "timed out" },
+		{ "PROGRESS disk 1\n", 0, false, false, -EPROTO, "progress of another run" },
+		{ "PROGRESS cpu soon\n", 0, false, false, -EPROTO, "bad line while running cpu: malformed PROGRESS" },
+		{ "ERROR \xc3\x28\n", 0, false, false, -EPROTO, "bad line while running cpu: the line is not UTF-8" },
+		{ "PROGRESS cpu 1\nbad\0line\n", 15 + 9, false, false, -EPROTO, "a line with a NUL byte" },
+		{ "", 0, false, true, -EPROTO, "a line longer than 1048576 bytes (dropped) while running" },
+		{ "", 0, true, false, -EPIPE, "closed the channel while running" },
 	};
 	json_t *opts = json_pack("{s:f}", "time", 0.1);
 
@@ -120,102 +313,537 @@ static void run_cases(void **state)
 		struct fake f;
 		struct proto_conn c;
 		json_t *doc = NULL;
-		int r;
+		char *big = NULL;
+		size_t len = cases[i].len;
+		int r, want = cases[i].r;
 
-		fake_start(&f, cases[i].script, cases[i].close_after, true);
+		if (want == -EPROTO && strstr(cases[i].msg, "closed"))
+			want = -EPIPE;
+		if (cases[i].big)
+			big = overlong(cases[i].script, &len);
+		fake_start(&f, big ? big : cases[i].script, len, cases[i].close_after, true);
 		proto_init(&c, f.to_host[0], f.to_guest[1]);
-		r = proto_host_run(&c, "cpu", opts, 300, 2000, &doc);
-		if (r != cases[i].r)
-			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
+		r = proto_host_run(&c, "cpu", opts, 1000, 4000, &doc);
+		if (r != want)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, want, c.err);
 		if (!strstr(c.err, cases[i].msg))
 			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, c.err, cases[i].msg);
 		json_decref(doc);
 		proto_release(&c);
 		fake_stop(&f);
+		free(big);
 	}
 	json_decref(opts);
 }
 
-static void options(void **state)
+/* The host refuses to send what the guest would misread. */
+static void host_run_refuses(void **state)
 {
-	json_t *o = json_pack("{s:f, s:i, s:s, s:b}", "time", 0.5, "cpu.max-prime", 2000, "threads", "1,2", "quick", 1);
-	char **argv, err[128];
-	int argc;
+	static const char *const bad[] = { "-q", "", "cpu prime", "cpu\n", "--json", ".x" };
+	struct proto_conn c;
+	json_t *opts = json_object(), *arr = json_array(), *doc = NULL;
 
 	(void)state;
-	assert_int_equal(proto_options_argv(o, &argv, &argc, err, sizeof(err)), 0);
-	assert_int_equal(argc, 7);
-	assert_string_equal(argv[0], "--time");
-	assert_string_equal(argv[1], "0.5");
-	assert_string_equal(argv[3], "2000");
-	assert_string_equal(argv[6], "--quick");
-	for (int i = 0; i < argc; i++)
-		free(argv[i]);
-	free(argv);
-	json_decref(o);
-	o = json_pack("{s:[]}", "threads");
-	assert_int_equal(proto_options_argv(o, &argv, &argc, err, sizeof(err)), -EINVAL);
-	json_decref(o);
-	o = json_pack("{s:i}", "--evil", 1);
-	assert_int_equal(proto_options_argv(o, &argv, &argc, err, sizeof(err)), -EINVAL);
-	json_decref(o);
+	proto_init(&c, -1, -1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(proto_host_run(&c, bad[i], opts, 100, 100, &doc), -EINVAL);
+		assert_non_null(strstr(c.err, "is not a suite or test name"));
+	}
+	assert_int_equal(proto_host_run(&c, "cpu", arr, 100, 100, &doc), -EINVAL);
+	assert_non_null(strstr(c.err, "not a JSON object"));
+	json_decref(opts);
+	json_decref(arr);
+}
+
+static void parse_run_cases(void **state)
+{
+	static const struct {
+		const char *line;
+		int r;
+		const char *what;
+		const char *args; /* joined by spaces, or the error */
+	} cases[] = {
+		{ "RUN cpu {}", 0, "cpu", "" },
+		{ "RUN cpu.prime {\"time\": 0.5, \"warmup\": 0, \"repeat\": 2, \"threads\": \"1,2\", \"cpu.max-prime\": 2000}", 0,
+		  "cpu.prime", "--time=0.5 --warmup=0 --repeat=2 --threads=1,2 --cpu.max-prime=2000" },
+		{ "RUN disk.randread {\"quick\": true, \"disk.device\": \"/dev/vdb\", \"destructive\": true, \"disk.bs\": 4096}", 0,
+		  "disk.randread", "--quick --disk.device=/dev/vdb --destructive --disk.bs=4096" },
+		{ "RUN disk {\"quick\": false, \"disk.size\": \"256m\"}", 0, "disk", "--disk.size=256m" },
+		{ "RUN cpu {\"threads\": 2, \"time\": 1}", 0, "cpu", "--threads=2 --time=1" },
+		/* the suite word is never an option: -q was "run everything" */
+		{ "RUN -q {}", -EINVAL, NULL, "'-q' is not a suite or test name" },
+		{ "RUN --destructive {}", -EINVAL, NULL, "not a suite or test name" },
+		{ "RUN cpu\t{}", -EPROTO, NULL, "expected 'RUN <suite[.test]> <options JSON>'" },
+		{ "RUN cpu", -EPROTO, NULL, "expected 'RUN" },
+		{ "RUN  {}", -EINVAL, NULL, "not a suite or test name" },
+		{ "RUN c\x1bpu {}", -EINVAL, NULL, "'c\\x1bpu' is not" },
+		{ "RUN nosuch {}", -ENOENT, NULL, "unknown suite 'nosuch'; valid suites: cpu, disk" },
+		{ "RUN cpu.nosuch {}", -ENOENT, NULL, "unknown test 'nosuch' in suite cpu; valid tests: prime," },
+		{ "RUN cpu. {}", -ENOENT, NULL, "unknown test '' in suite cpu" },
+		{ "RUN cpu {", -EINVAL, NULL, "options for cpu: " },
+		{ "RUN cpu []", -EINVAL, NULL, "options for cpu: not a JSON object" },
+		{ "RUN cpu {} x", -EINVAL, NULL, "options for cpu: end of file expected" },
+		{ "RUN cpu {\"time\": 1, \"time\": 2}", -EINVAL, NULL, "duplicate object key" },
+		/* run-level flags the protocol does not let a host set */
+		{ "RUN cpu {\"json\": \"/etc/passwd\"}", -EINVAL, NULL, "'json' is not an option a host may set; valid: cpu.OPTION, quick," },
+		{ "RUN cpu {\"db\": \"/x\"}", -EINVAL, NULL, "'db' is not an option a host may set" },
+		{ "RUN cpu {\"no-store\": true}", -EINVAL, NULL, "'no-store' is not an option" },
+		{ "RUN cpu {\"label\": \"a=b\"}", -EINVAL, NULL, "'label' is not an option" },
+		{ "RUN cpu {\"--destructive\": true}", -EINVAL, NULL, "'--destructive' is not an option" },
+		{ "RUN cpu {\"q\": true}", -EINVAL, NULL, "'q' is not an option" },
+		{ "RUN cpu {\"\": 1}", -EINVAL, NULL, "'' is not an option" },
+		{ "RUN cpu {\"disk.size\": \"1g\"}", -EINVAL, NULL, "'disk.size' is not an option a host may set" },
+		{ "RUN cpu {\"cpu.nosuch\": 1}", -EINVAL, NULL, "suite cpu has no option 'nosuch'" },
+		/* values of the wrong type or out of range */
+		{ "RUN cpu {\"quick\": 1}", -EINVAL, NULL, "option 'quick' needs true or false" },
+		{ "RUN cpu {\"time\": \"1\"}", -EINVAL, NULL, "option 'time' needs a number" },
+		{ "RUN cpu {\"time\": -1}", -EINVAL, NULL, "--time: '-1' is out of range" },
+		{ "RUN cpu {\"time\": null}", -EINVAL, NULL, "option 'time' needs a number" },
+		{ "RUN cpu {\"repeat\": 2.5}", -EINVAL, NULL, "option 'repeat' needs a whole number" },
+		{ "RUN cpu {\"repeat\": 100000}", -EINVAL, NULL, "--repeat: '100000' is out of range" },
+		{ "RUN cpu {\"cpu.max-prime\": \"x\"}", -EINVAL, NULL, "option 'cpu.max-prime' needs a whole number" },
+		{ "RUN cpu {\"cpu.max-prime\": 1}", -EINVAL, NULL, "--cpu.max-prime: '1' is out of range" },
+		{ "RUN cpu {\"threads\": [1]}", -EINVAL, NULL, "option 'threads' needs a whole number or a string" },
+		{ "RUN cpu {\"threads\": \"1,x\"}", -EINVAL, NULL, "--threads: '1,x' is not valid" },
+		{ "RUN disk {\"disk.engine\": \"aio\"}", -EINVAL, NULL, "--disk.engine: 'aio' is not valid" },
+		{ "RUN disk {\"disk.dir\": \"a\\nb\"}", -EINVAL, NULL, "the value is not one line of text" },
+		{ "RUN disk {\"disk.dir\": {}}", -EINVAL, NULL, "option 'disk.dir' needs a string" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct proto_run run;
+		char err[512] = "", joined[512] = "";
+		size_t off = 0;
+		int r = proto_parse_run(cases[i].line, run_opts, &run, err, sizeof(err));
+
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, err);
+		if (r < 0) {
+			if (!strstr(err, cases[i].args))
+				fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].args);
+			continue;
+		}
+		for (size_t a = 0; a < run.args.n; a++)
+			off += (size_t)snprintf(joined + off, sizeof(joined) - off, "%s%s", a ? " " : "", run.args.v[a]);
+		assert_string_equal(run.what, cases[i].what);
+		assert_string_equal(joined, cases[i].args);
+		proto_run_release(&run);
+	}
+}
+
+/* The real `vmbench agent` over pipes, its stderr in a file, in a
+ * directory of its own. */
+struct agent {
+	pid_t pid;
+	struct proto_conn c;
+	int to_host, to_guest;
+	char dir[64], errpath[96];
+};
+
+/* The agent of the test under way, killed by the teardown if the test
+ * failed before it waited for it. */
+static pid_t live_agent;
+
+static int kill_live_agent(void **state)
+{
+	(void)state;
+	if (live_agent > 0) {
+		(void)kill(live_agent, SIGKILL);
+		(void)waitpid(live_agent, NULL, 0);
+	}
+	live_agent = 0;
+	return 0;
+}
+
+/* On a port, or on stdin/stdout with --idle (NULL: the default). */
+static void agent_start(struct agent *a, const char *port, const char *idle)
+{
+	int to_host[2], to_guest[2];
+
+	snprintf(a->dir, sizeof(a->dir), "/tmp/vmbench-proto-XXXXXX");
+	assert_non_null(mkdtemp(a->dir));
+	snprintf(a->errpath, sizeof(a->errpath), "/tmp/vmbench-proto-err-%d", (int)getpid());
+	assert_int_equal(pipe(to_host), 0);
+	assert_int_equal(pipe(to_guest), 0);
+	a->pid = fork();
+	assert_true(a->pid >= 0);
+	if (a->pid == 0) {
+		int e = open(a->errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (e < 0 || chdir(a->dir) < 0)
+			_exit(126);
+		dup2(to_guest[0], STDIN_FILENO);
+		dup2(to_host[1], STDOUT_FILENO);
+		dup2(e, STDERR_FILENO);
+		close(to_host[0]), close(to_guest[1]);
+		if (port)
+			execl(vmbench_path, "vmbench", "agent", "--port", port, (char *)NULL);
+		else
+			execl(vmbench_path, "vmbench", "agent", "--idle", idle ? idle : "3600", (char *)NULL);
+		_exit(127);
+	}
+	live_agent = a->pid;
+	close(to_host[1]);
+	close(to_guest[0]);
+	a->to_host = to_host[0];
+	a->to_guest = to_guest[1];
+	proto_init(&a->c, a->to_host, a->to_guest);
+}
+
+/* Its exit status; its stderr into err. */
+static int agent_wait(struct agent *a, char *err, size_t errlen)
+{
+	int status = 0;
+	FILE *f;
+	size_t n = 0;
+
+	close(a->to_guest);
+	close(a->to_host);
+	assert_int_equal(waitpid(a->pid, &status, 0), a->pid);
+	live_agent = 0;
+	f = fopen(a->errpath, "r");
+	if (f) {
+		n = fread(err, 1, errlen - 1, f);
+		fclose(f);
+	}
+	err[n] = '\0';
+	(void)unlink(a->errpath);
+	proto_release(&a->c);
+	return status;
+}
+
+/* The agent's directory is left as it was: empty. */
+static void agent_dir_empty(struct agent *a)
+{
+	DIR *d = opendir(a->dir);
+	struct dirent *e;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			fail_msg("the agent left %s/%s", a->dir, e->d_name);
+	closedir(d);
+	assert_int_equal(rmdir(a->dir), 0);
+}
+
+static void agent_hello(struct agent *a)
+{
+	json_t *fp = NULL;
+
+	if (proto_host_hello(&a->c, 10000, &fp) < 0)
+		fail_msg("hello: %s", a->c.err);
+	assert_true(json_is_string(json_object_get(json_object_get(fp, "hypervisor"), "name")));
+	json_decref(fp);
 }
 
 /* The real agent, over pipes: hello, a run, a failing run, bye. */
 static void real_agent(void **state)
 {
-	int to_host[2], to_guest[2], status;
-	struct proto_conn c;
-	json_t *fp = NULL, *doc = NULL, *opts;
-	pid_t pid;
+	struct agent a;
+	json_t *doc = NULL, *opts;
+	char err[4096];
+	int status;
 
 	(void)state;
-	assert_int_equal(pipe(to_host), 0);
-	assert_int_equal(pipe(to_guest), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(to_guest[0], STDIN_FILENO);
-		dup2(to_host[1], STDOUT_FILENO);
-		close(to_host[0]), close(to_guest[1]);
-		execl(vmbench_path, "vmbench", "agent", (char *)NULL);
-		_exit(127);
-	}
-	close(to_host[1]);
-	close(to_guest[0]);
-	proto_init(&c, to_host[0], to_guest[1]);
-	if (proto_host_hello(&c, 10000, &fp) < 0)
-		fail_msg("hello: %s", c.err);
-	assert_true(json_is_string(json_object_get(json_object_get(fp, "hypervisor"), "name")));
+	agent_start(&a, NULL, NULL);
+	agent_hello(&a);
 	opts = json_pack("{s:f, s:i, s:i, s:s, s:i}", "time", 0.05, "warmup", 0, "repeat", 2, "threads", "1",
 			 "cpu.max-prime", 1000);
-	if (proto_host_run(&c, "cpu.prime", opts, 30000, 60000, &doc) < 0)
-		fail_msg("run: %s", c.err);
+	if (proto_host_run(&a.c, "cpu.prime", opts, 30000, 60000, &doc) < 0)
+		fail_msg("run: %s", a.c.err);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "suites"), 0), "name")), "cpu");
 	json_decref(doc);
 	doc = NULL;
-	assert_int_equal(proto_host_run(&c, "nosuch", opts, 30000, 60000, &doc), -EIO);
-	assert_non_null(strstr(c.err, "unknown suite 'nosuch'"));
-	assert_int_equal(proto_host_bye(&c, 10000), 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(proto_host_run(&a.c, "nosuch", opts, 30000, 60000, &doc), -EIO);
+	assert_non_null(strstr(a.c.err, "unknown suite 'nosuch'"));
+	assert_int_equal(proto_host_bye(&a.c, 10000), 0);
+	status = agent_wait(&a, err, sizeof(err));
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	json_decref(opts);
-	json_decref(fp);
-	proto_release(&c);
-	close(to_host[0]);
-	close(to_guest[1]);
+	agent_dir_empty(&a);
+}
+
+/* Lines the agent must refuse, each with an ERROR, the channel going on:
+ * `RUN -q {}` once ran every suite and left 1 GiB scratch files behind. */
+static void agent_refuses(void **state)
+{
+	static const struct {
+		const char *line;
+		size_t len;
+		const char *msg;
+	} cases[] = {
+		{ "RUN -q {}\n", 0, "ERROR '-q' is not a suite or test name" },
+		{ "RUN --destructive {}\n", 0, "ERROR '--destructive' is not a suite or test name" },
+		{ "RUN disk {\"json\": \"out.json\"}\n", 0, "ERROR options for disk: 'json' is not an option a host may set" },
+		{ "RUN disk {\"disk.size\": \"1x\"}\n", 0, "ERROR --disk.size: '1x' is not valid" },
+		{ "RUN cpu {\"time\": \"0.1\"}\n", 0, "ERROR option 'time' needs a number" },
+		{ "RUN nosuch {}\n", 0, "ERROR unknown suite 'nosuch'; valid suites: cpu, disk" },
+		{ "HELLO 1 {}\n", 0, "ERROR expected 'RUN <suite[.test]> <options JSON>' or 'BYE', not: HELLO 1 {}" },
+		{ "RUN \x1b[2J {}\n", 0, "ERROR '\\x1b[2J' is not a suite or test name" },
+		{ "RUN cpu\0 {}\n", 12, "ERROR the host sent a line with a NUL byte (dropped)" },
+		{ NULL, 0, "ERROR the host sent a line longer than 1048576 bytes (dropped)" },
+	};
+	struct agent a;
+	char err[8192];
+	int status;
+
+	(void)state;
+	agent_start(&a, NULL, NULL);
+	agent_hello(&a);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = cases[i].len ? cases[i].len : cases[i].line ? strlen(cases[i].line) : 0;
+		char *big = cases[i].line ? NULL : overlong("", &len), *line = NULL;
+		const char *p = big ? big : cases[i].line;
+
+		for (size_t off = 0; off < len;) {
+			ssize_t w = write(a.to_guest, p + off, len - off);
+
+			assert_true(w > 0);
+			off += (size_t)w;
+		}
+		if (proto_recv_line(&a.c, 10000, &line) < 0)
+			fail_msg("case %zu: no answer (%s)", i, a.c.err);
+		if (!strstr(line, cases[i].msg))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, line, cases[i].msg);
+		free(line);
+		free(big);
+	}
+	assert_int_equal(proto_host_bye(&a.c, 10000), 0);
+	status = agent_wait(&a, err, sizeof(err));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(strstr(err, "agent: the host sent a line with a NUL byte"));
+	agent_dir_empty(&a);
+}
+
+/* The agent leaves with a message, never silently. */
+static void agent_leaves_saying_why(void **state)
+{
+	struct agent a;
+	char err[4096];
+	int status;
+
+	(void)state;
+	agent_start(&a, NULL, NULL);
+	agent_hello(&a);
+	status = agent_wait(&a, err, sizeof(err)); /* the host closes the channel */
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	assert_non_null(strstr(err, "agent: the host closed the channel"));
+	agent_dir_empty(&a);
+
+	/* a host that says nothing: the agent's own timer, --idle 1 */
+	agent_start(&a, NULL, "1");
+	agent_hello(&a);
+	{
+		char *line = NULL;
+
+		assert_int_equal(proto_recv_line(&a.c, 30000, &line), -EPIPE); /* it left */
+	}
+	status = agent_wait(&a, err, sizeof(err));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	assert_non_null(strstr(err, "agent: the host said nothing for 1 s (--idle): leaving"));
+	agent_dir_empty(&a);
+}
+
+/* Only a character device or a socket is a port: never a file, which the
+ * agent's HELLO once overwrote. */
+static void agent_ports(void **state)
+{
+	static const struct {
+		const char *name; /* in the test's directory */
+		int kind;         /* 0 regular file, 1 symlink to it, 2 FIFO, 3 directory, 4 missing */
+		int exit;
+		const char *msg;
+	} cases[] = {
+		{ "file", 0, 2, "the agent port %s is a regular file: give a character device" },
+		{ "link", 1, 2, "is a symbolic link" },
+		{ "fifo", 2, 2, "is a FIFO" },
+		{ "dir", 3, 2, "is a directory" },
+		{ "missing", 4, 2, "opening the agent port %s: No such file or directory" },
+	};
+	char dir[] = "/tmp/vmbench-port-XXXXXX", path[128], file[128], err[4096], want[256], data[64];
+	struct stat before, after;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/file", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct agent a;
+		int status, fd;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, cases[i].name);
+		if (cases[i].kind == 0) {
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+			assert_true(fd >= 0);
+			assert_int_equal(write(fd, "precious data\n", 14), 14);
+			close(fd);
+		} else if (cases[i].kind == 1) {
+			assert_int_equal(symlink(file, path), 0);
+		} else if (cases[i].kind == 2) {
+			assert_int_equal(mkfifo(path, 0600), 0);
+		} else if (cases[i].kind == 3) {
+			assert_int_equal(mkdir(path, 0700), 0);
+		}
+		assert_int_equal(stat(file, &before), 0);
+		agent_start(&a, path, NULL);
+		status = agent_wait(&a, err, sizeof(err));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != cases[i].exit)
+			fail_msg("case %zu: status %#x, expected exit %d (%s)", i, status, cases[i].exit, err);
+		snprintf(want, sizeof(want), cases[i].msg, path);
+		if (!strstr(err, want))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, want);
+		/* the file is untouched: same bytes, same modification time */
+		assert_int_equal(stat(file, &after), 0);
+		assert_int_equal(after.st_size, 14);
+		assert_true(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+		fd = open(file, O_RDONLY);
+		assert_int_equal(read(fd, data, sizeof(data)), 14);
+		close(fd);
+		assert_memory_equal(data, "precious data\n", 14);
+		agent_dir_empty(&a);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, cases[i].name);
+		(void)(cases[i].kind == 3 ? rmdir(path) : unlink(path));
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Whether fd becomes readable within timeout_ms: a pidfd once its process
+ * has ended, a listening socket once a connection waits. */
+static bool ends_within(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+/* A Unix socket is a port: the agent connects and speaks. */
+static void agent_socket_port(void **state)
+{
+	char dir[] = "/tmp/vmbench-sock-XXXXXX", err[4096];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct agent a;
+	int ls, fd, status;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/agent.sock", dir);
+	ls = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(ls >= 0);
+	assert_int_equal(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(ls, 1), 0);
+	agent_start(&a, sa.sun_path, NULL);
+	if (!ends_within(ls, 10000)) /* readable: a connection waits */
+		fail_msg("the agent did not connect to %s", sa.sun_path);
+	fd = accept(ls, NULL, NULL);
+	assert_true(fd >= 0);
+	proto_init(&a.c, fd, fd);
+	agent_hello(&a);
+	assert_int_equal(proto_host_bye(&a.c, 10000), 0);
+	close(fd);
+	status = agent_wait(&a, err, sizeof(err));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(ls);
+	assert_int_equal(unlink(sa.sun_path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	agent_dir_empty(&a);
+}
+
+/* The child of pid (the agent's `vmbench run`), from /proc; 0 if none. */
+static pid_t child_of(pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	assert_non_null(d);
+	while (!found && (e = readdir(d))) {
+		char path[300], buf[1024], *rp;
+		FILE *f;
+		int ppid;
+		size_t n;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold spaces and ')' */
+		rp = strrchr(buf, ')');
+		if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid == pid)
+			found = (pid_t)strtol(e->d_name, NULL, 10);
+	}
+	closedir(d);
+	return found;
+}
+
+/* The agent dies (kill -9, or SIGTERM) in the middle of a run: its
+ * `vmbench run` goes too, instead of measuring on for no one. */
+static void agent_death_stops_run(void **state)
+{
+	static const int sigs[] = { SIGKILL, SIGTERM };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct agent a;
+		json_t *opts = json_pack("{s:f, s:i, s:i, s:s}", "time", 600.0, "warmup", 0, "repeat", 2, "threads", "1");
+		char *text = NULL, *line = NULL, err[4096];
+		pid_t run;
+		int pidfd, status;
+
+		agent_start(&a, NULL, NULL);
+		agent_hello(&a);
+		text = json_dumps(opts, JSON_COMPACT);
+		assert_int_equal(proto_send(&a.c, "RUN cpu.prime %s", text), 0);
+		/* the first heartbeat: the run has started */
+		if (proto_recv_line(&a.c, 30000, &line) < 0)
+			fail_msg("signal %d: no PROGRESS (%s)", sigs[i], a.c.err);
+		assert_true(strncmp(line, "PROGRESS cpu.prime ", 19) == 0);
+		run = child_of(a.pid);
+		assert_true(run > 0);
+		pidfd = (int)syscall(SYS_pidfd_open, run, 0);
+		assert_true(pidfd >= 0);
+		assert_false(ends_within(pidfd, 0));
+		assert_int_equal(kill(a.pid, sigs[i]), 0);
+		status = agent_wait(&a, err, sizeof(err));
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i]);
+		/* bounded: the run stops at its next check of the stop flag */
+		if (!ends_within(pidfd, 30000))
+			fail_msg("signal %d: the agent's run %d outlived it", sigs[i], (int)run);
+		close(pidfd);
+		free(line);
+		free(text);
+		json_decref(opts);
+		agent_dir_empty(&a);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(frame_cases),
+		cmocka_unit_test(guest_line_cases),
 		cmocka_unit_test(hello_cases),
+		cmocka_unit_test(recv_after_bad_lines),
 		cmocka_unit_test(run_cases),
-		cmocka_unit_test(options),
-		cmocka_unit_test(real_agent),
+		cmocka_unit_test(host_run_refuses),
+		cmocka_unit_test(parse_run_cases),
+		cmocka_unit_test_teardown(real_agent, kill_live_agent),
+		cmocka_unit_test_teardown(agent_refuses, kill_live_agent),
+		cmocka_unit_test_teardown(agent_leaves_saying_why, kill_live_agent),
+		cmocka_unit_test_teardown(agent_ports, kill_live_agent),
+		cmocka_unit_test_teardown(agent_socket_port, kill_live_agent),
+		cmocka_unit_test_teardown(agent_death_stops_run, kill_live_agent),
 	};
 
 	(void)signal(SIGPIPE, SIG_IGN);
 	vmbench_path = argc > 1 ? argv[1] : "build/vmbench";
+	if (argc > 2) /* one test by name, e.g. against another build of vmbench */
+		cmocka_set_test_filter(argv[2]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

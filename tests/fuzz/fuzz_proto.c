@@ -1,0 +1,133 @@
+/* Fuzz target: the agent protocol on both sides. The input is a
+ * transcript: it is framed into lines (proto_frame, with the real limit and
+ * with a small one), each line parsed as a guest's line and as the agent's
+ * RUN; then the host side reads the whole input as a guest's channel
+ * (proto_host_hello, proto_host_run until the channel ends), from a memfd,
+ * which poll always finds readable, so that no wait is ever reached. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../src/cmd/cmd.h"
+#include "../../src/lab/proto.h"
+
+/* run_opts (src/cmd/run.c) is what the agent checks RUN's options with. */
+extern const struct vmb_opt run_opts[];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void parse_lines(const char *line)
+{
+	struct proto_msg m;
+	struct proto_run run;
+	char err[512];
+
+	if (proto_parse_guest_line(line, &m, err, sizeof(err)) == 0 && m.kind == PROTO_RESULT &&
+	    (m.length < 2 || m.length > PROTO_MAX_RESULT))
+		abort(); /* a length outside the protocol's bounds got through */
+	if (proto_parse_run(line, run_opts, &run, err, sizeof(err)) == 0) {
+		/* the suite word never reads as an option */
+		if (run.what[0] == '-' || !run.what[0])
+			abort();
+		for (size_t i = 0; i < run.args.n; i++)
+			if (strncmp(run.args.v[i], "--", 2))
+				abort();
+		proto_run_release(&run);
+	}
+}
+
+/* Frame data as a stream the way proto_recv_line does, lines at most max. */
+static void frame_all(const uint8_t *data, size_t size, size_t max, bool parse)
+{
+	size_t off = 0;
+	bool skipping = false;
+
+	while (off < size) {
+		size_t l = 0, used = 0;
+		int r;
+
+		if (skipping) {
+			const uint8_t *nl = memchr(data + off, '\n', size - off);
+
+			if (!nl)
+				return;
+			off = (size_t)(nl - data) + 1;
+			skipping = false;
+			continue;
+		}
+		r = proto_frame((const char *)data + off, size - off, max, &l, &used);
+		if (r == 0)
+			return;
+		if (used == 0 || used > size - off || (r == 1 && l > max))
+			abort(); /* no progress, or past the end, or too long: a framing bug */
+		if (r == -EMSGSIZE)
+			skipping = data[off + used - 1] != '\n';
+		if (r == 1 && parse) {
+			char *line = malloc(l + 1);
+
+			if (!line)
+				return;
+			memcpy(line, data + off, l);
+			line[l] = '\0';
+			if (strlen(line) != l)
+				abort(); /* a NUL byte got through */
+			parse_lines(line);
+			free(line);
+		}
+		off += used;
+	}
+}
+
+static void host_side(const uint8_t *data, size_t size)
+{
+	static int in = -1, out = -1;
+	struct proto_conn c;
+	json_t *fp = NULL, *opts;
+
+	if (in < 0) {
+		in = memfd_create("fuzz_proto", MFD_CLOEXEC);
+		out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	}
+	if (in < 0 || out < 0 || ftruncate(in, 0) < 0 || lseek(in, 0, SEEK_SET) < 0)
+		return;
+	for (size_t off = 0; off < size;) {
+		ssize_t w = write(in, data + off, size - off);
+
+		if (w <= 0)
+			return;
+		off += (size_t)w;
+	}
+	if (lseek(in, 0, SEEK_SET) < 0)
+		return;
+	proto_init(&c, in, out);
+	opts = json_object();
+	if (opts && proto_host_hello(&c, 1000, &fp) == 0) {
+		/* runs until the transcript ends: EOF reads as a closed channel */
+		for (int i = 0; i < 64; i++) {
+			json_t *doc = NULL;
+			int r = proto_host_run(&c, "cpu.prime", opts, 1000, 1000, &doc);
+
+			json_decref(doc);
+			if (r == -EPIPE || r == -ENOMEM)
+				break;
+		}
+	}
+	if (strnlen(c.err, sizeof(c.err)) == sizeof(c.err))
+		abort(); /* the message is not a string */
+	json_decref(fp);
+	json_decref(opts);
+	proto_release(&c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	frame_all(data, size, PROTO_MAX_LINE, true);
+	frame_all(data, size, 16, false); /* the limit reached often */
+	host_side(data, size);
+	return 0;
+}
