@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../core/stop.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "doc.h"
+#include "../core/runner.h"
 #include "../core/log.h"
 #include "../core/banned.h"
 

@@ -6,7 +6,9 @@
 
 #include <jansson.h>
 
-#include "../core/runner.h"
+#include "../core/result.h"
+
+struct runner_settings; /* core/runner.h */
 #include "../core/util.h"
 
 #define DOC_SCHEMA "vmbench-result"

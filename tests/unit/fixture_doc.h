@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/core/runner.h"
 #include "../../src/store/doc.h"
 
 static inline void fixture_results(struct vmb_results *res)
