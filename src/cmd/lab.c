@@ -14,6 +14,7 @@
 #include "../report/compare.h"
 #include "../store/db.h"
 #include "../store/doc.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 const struct vmb_opt lab_opts[] = {
@@ -73,7 +74,7 @@ static void cache_home(char *buf, size_t len)
 }
 
 /* The host baseline: this binary's `run` of the same suites and tests as in
- * the guests, boot aside (it is the guests' boot). NULL with err on failure,
+ * the guests, but those the lab measures from outside a guest (boot). NULL with err on failure,
  * NULL with err empty when only boot was asked. */
 static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen)
 {
@@ -89,7 +90,7 @@ static json_t *host_run(const char *suites, bool quick, char *err, size_t errlen
 	if (r == 0)
 		r = strv_push(&argv, "run");
 	for (char *it = items ? strtok_r(items, ",", &save) : NULL; r == 0 && it; it = strtok_r(NULL, ",", &save))
-		if (strcmp(it, "boot") && !str_has_prefix(it, "boot.")) {
+		if (!lab_host_measured(it)) {
 			r = strv_push(&argv, it);
 			nitems++;
 		}
@@ -379,6 +380,31 @@ static int lab_show(const struct cmp_table *t, const char *out)
 	return cmd_write_html(t, "vmbench lab", out, "vmbench-lab") < 0 ? EXIT_FAILED : EXIT_OK;
 }
 
+/* --suites: every item a suite or SUITE.TEST of the table, before any boot. */
+static int check_suites(const struct vmb_cmd *self, const char *items)
+{
+	char what[128], valid[256];
+
+	for (const char *p = items; *p; p += strcspn(p, ","), p += *p == ',') {
+		const struct vmb_suite *s;
+		size_t off = 0;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		snprintf(valid, sizeof(valid), "%.*s", (int)strcspn(what, "."), what);
+		s = suites_find(valid);
+		if (s && (!strchr(what, '.') || suites_test_index(s, strchr(what, '.') + 1) >= 0))
+			continue;
+		valid[0] = '\0';
+		for (size_t i = 0; i < vmb_nsuites && off < sizeof(valid); i++)
+			off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "", vmb_suites[i]->name);
+		return cmd_usage_error(self, "--suites: '%s' is no suite or SUITE.TEST ('vmbench list' has them); suites: %s",
+				       what, valid);
+	}
+	if (!*items)
+		return cmd_usage_error(self, "--suites is empty; e.g. --suites cpu,disk,boot");
+	return -1;
+}
+
 static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *cache, const char *image_dir)
 {
 	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites"),
@@ -403,6 +429,9 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 			ret = cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
 			goto out;
 		}
+	ret = check_suites(self, l.suites);
+	if (ret >= 0)
+		goto out;
 	/* a report that cannot be written must not cost a long run */
 	ret = cmd_check_output(self, out);
 	if (ret >= 0)

@@ -21,6 +21,8 @@
 #include "../core/clock.h"
 #include "../core/runner.h"
 #include "../store/doc.h"
+#include "../suites/boot.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 /* What a signal handler must be able to undo. */
@@ -392,48 +394,92 @@ static const char *guest_device(const json_t *fp, const char *list, const char *
 	return NULL;
 }
 
-/* The boot suite, measured by the host: phases per cold and warm boot. */
-static json_t *boot_suite(const double (*cold)[3], unsigned ncold, const double (*warm)[3], unsigned nwarm)
+bool lab_host_measured(const char *item)
 {
-	static const char *const names[] = { "phase_firmware", "phase_kernel", "phase_agent" };
+	char name[64];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(item, "."), item);
+	return suites_find(name) == &boot_suite;
+}
+
+/* The marks of a boot, in the order of the declared phases (boot_phases):
+ * each phase is the time between two consecutive marks. */
+static void boot_phases_of(const struct boot *b, double ph[BOOT_NPHASES])
+{
+	const double marks[BOOT_NPHASES + 1] = { 0, b->t_output, b->t_init, b->t_hello };
+
+	for (size_t k = 0; k < BOOT_NPHASES; k++)
+		ph[k] = marks[k + 1] - marks[k];
+}
+
+/* Is the boot suite (or a test of it) among the items? */
+static bool boot_asked(const char *items)
+{
+	char what[64];
+
+	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (lab_host_measured(what))
+			return true;
+	}
+	return false;
+}
+
+/* The boot suite's result, measured here: its declared tests (cold, warm),
+ * a metric per declared phase and their sum, and the note naming the
+ * phases in order, which is what the report stacks. */
+static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, const double (*warm)[BOOT_NPHASES],
+			   unsigned nwarm)
+{
 	static const struct runner_settings rs = { 0 };
 	struct vmb_results res = { 0 };
 	struct vmb_suite_result *s;
 	struct vmb_case *c;
 	json_t *doc = NULL, *suite;
 	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured");
+	char phases[256] = "";
+	size_t off = 0;
 
+	for (size_t k = 0; k < BOOT_NPHASES && off < sizeof(phases); k++)
+		off += (size_t)snprintf(phases + off, sizeof(phases) - off, "%s%s", k ? "," : "", boot_phases[k].metric);
 	res.suites = calloc(1, sizeof(*res.suites));
 	if (!res.suites || !fp)
 		goto out;
 	res.nsuites = 1;
 	s = res.suites;
-	s->name = xstrdup("boot");
+	s->name = xstrdup(boot_suite.name);
 	s->tests = calloc(2, sizeof(*s->tests));
-	if (!s->name || !s->tests)
+	if (!s->name || !s->tests || vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
 		goto out;
 	s->ntests = nwarm ? 2 : 1;
 	for (size_t t = 0; t < s->ntests; t++) {
-		const double(*ph)[3] = t ? warm : cold;
+		const double(*ph)[BOOT_NPHASES] = t ? warm : cold;
 		unsigned n = t ? nwarm : ncold;
 
-		s->tests[t].name = xstrdup(t ? "warm" : "cold");
+		s->tests[t].name = xstrdup(boot_suite.tests[t].name);
 		s->tests[t].cases = calloc(1, sizeof(*s->tests[t].cases));
 		if (!s->tests[t].name || !s->tests[t].cases)
 			goto out;
 		s->tests[t].ncases = 1;
 		c = &s->tests[t].cases[0];
 		c->reps = n;
-		for (int k = 0; k < 4; k++) {
-			/* the three phases, then their sum, the headline */
-			struct vmb_metric *m = vmb_case_add_metric(c, k < 3 ? names[k] : "boot_total", VMB_UNIT_NS, VMB_LOWER);
+		for (size_t k = 0; k <= BOOT_NPHASES; k++) {
+			/* the phases, then their sum, the headline */
+			struct vmb_metric *m = vmb_case_add_metric(c, k < BOOT_NPHASES ? boot_phases[k].metric
+										  : boot_suite.tests[t].headline,
+								   VMB_UNIT_NS, VMB_LOWER);
 
 			if (!m)
 				goto out;
-			for (unsigned i = 0; i < n; i++)
-				if (vmb_metric_push(m, (k < 3 ? ph[i][k] : ph[i][0] + ph[i][1] + ph[i][2]) * 1e9) < 0)
+			for (unsigned i = 0; i < n; i++) {
+				double v = 0;
+
+				for (size_t j = 0; j < BOOT_NPHASES; j++)
+					v += j == k || k == BOOT_NPHASES ? ph[i][j] : 0;
+				if (vmb_metric_push(m, v * 1e9) < 0)
 					goto out;
-			m->headline = k == 3;
+			}
+			m->headline = k == BOOT_NPHASES;
 			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
@@ -448,8 +494,8 @@ out:
 
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, char *err, size_t errlen)
 {
-	double (*phases)[3] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
-	double (*warm)[3] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
+	double (*phases)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
+	double (*warm)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
 	unsigned nwarm = 0;
 	const struct lab_device *disk = lab_config_device(c, LAB_DISK), *nic = lab_config_device(c, LAB_NIC);
 	json_t *doc = NULL;
@@ -482,9 +528,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			(void)shut_down(&b);
 			break;
 		}
-		phases[i][0] = b.t_output;
-		phases[i][1] = b.t_init - b.t_output;
-		phases[i][2] = b.t_hello - b.t_init;
+		boot_phases_of(&b, phases[i]);
 		if (i == 0 && !strcmp(c->v[LAB_PIN], "on"))
 			r = pin_vcpus(&b, err, errlen);
 		if (i == 0 && r == 0) {
@@ -509,7 +553,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 
 				snprintf(what, sizeof(what), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
 				p = comma ? comma + 1 : NULL;
-				if (!strcmp(what, "boot"))
+				if (lab_host_measured(what))
 					continue;
 				opts = json_object();
 				if (o->quick)
@@ -545,14 +589,11 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			}
 		}
 		/* warm boots in this same QEMU, after the suites of the first boot */
-		for (unsigned w = 0; i == 0 && r == 0 && str_in_list(o->suites, ',', "boot") && w < (o->boots ? o->boots : 1) &&
+		for (unsigned w = 0; i == 0 && r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) &&
 				     !vmb_stop_requested(); w++) {
 			r = warm_boot(&b, o, err, errlen);
 			if (r == 0) {
-				warm[nwarm][0] = b.t_output;
-				warm[nwarm][1] = b.t_init - b.t_output;
-				warm[nwarm][2] = b.t_hello - b.t_init;
-				nwarm++;
+				boot_phases_of(&b, warm[nwarm++]);
 			}
 		}
 		{
@@ -562,8 +603,9 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				r = errf(err, errlen, s, "the guest did not shut down cleanly after BYE");
 		}
 	}
-	if (r == 0 && str_in_list(o->suites, ',', "boot")) {
-		json_t *bs = boot_suite((const double(*)[3])phases, o->boots ? o->boots : 1, (const double(*)[3])warm, nwarm);
+	if (r == 0 && boot_asked(o->suites)) {
+		json_t *bs = boot_result((const double(*)[BOOT_NPHASES])phases, o->boots ? o->boots : 1,
+					 (const double(*)[BOOT_NPHASES])warm, nwarm);
 
 		if (!bs || json_array_append_new(json_object_get(doc, "suites"), bs) < 0)
 			r = errf(err, errlen, -ENOMEM, "out of memory storing the boot phases");

@@ -377,9 +377,37 @@ static void latency_chart(FILE *f, const struct cmp_table *t, const struct cmp_r
 	free(names);
 }
 
-static bool is_phase(const struct cmp_row *r)
+/* Where a row's metric stands among the stacked phases its suite declares:
+ * a suite result's notes.phases names them in order ("phase_firmware,
+ * phase_kernel,phase_agent"), in any operand's documents. -1: not a phase.
+ * Documents stored before suites declared their phases: the boot suite's
+ * phase_* metrics, in the order of the rows. */
+static int phase_index(const struct cmp_table *t, const struct cmp_row *r)
 {
-	return !strcmp(r->suite, "boot") && !strncmp(r->metric, "phase_", 6);
+	bool declared = false;
+
+	for (size_t o = 0; o < t->nops; o++) {
+		size_t d, s;
+		json_t *doc, *suite;
+
+		json_array_foreach(t->ops[o].docs, d, doc)
+			json_array_foreach(json_object_get(doc, "suites"), s, suite) {
+				const char *list = json_string_value(json_object_get(json_object_get(suite, "notes"), "phases"));
+				const char *name = json_string_value(json_object_get(suite, "name"));
+				size_t ml = strlen(r->metric);
+				int i = 0;
+
+				if (!list || !name || strcmp(name, r->suite))
+					continue;
+				declared = true;
+				for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',', i++)
+					if (strcspn(p, ",") == ml && !strncmp(p, r->metric, ml))
+						return i;
+			}
+	}
+	if (!declared && !strcmp(r->suite, "boot") && !strncmp(r->metric, "phase_", 6))
+		return 0;
+	return -1;
 }
 
 /* Boot phases: one stacked bar per operand, a segment per phase_* metric in
@@ -412,9 +440,9 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	slot = (x.p1 - x.p0) / (double)nops;
 	svg_axis_nice(&y, true);
 	for (size_t i = 0; i < n; i++)
-		phases[i] = t->rows[rows[i]].metric + 6;
+		phases[i] = t->rows[rows[i]].metric + (strncmp(t->rows[rows[i]].metric, "phase_", 6) ? 0 : 6);
 	cmp_params_text(r0->params, p, sizeof(p));
-	snprintf(title, sizeof(title), "boot.%s phases", r0->test);
+	snprintf(title, sizeof(title), "%s.%s phases", r0->suite, r0->test);
 	axis_title(&y, "time", r0->unit, ytitle, sizeof(ytitle));
 	svg_begin(&s, 520, 300 + 18 * (int)n, title);
 	for (size_t k = 0; k < nops; k++) {
@@ -450,8 +478,8 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 		}
 	}
 	svg_legend(&s, 80, 300, phases, (int)n);
-	snprintf(caption, sizeof(caption), "boot.%s%s%s: time in each phase, stacked (means)%s", r0->test, *p ? " " : "",
-		 p, numbered ? key : "");
+	snprintf(caption, sizeof(caption), "%s.%s%s%s: time in each phase, stacked (means)%s", r0->suite, r0->test,
+		 *p ? " " : "", p, numbered ? key : "");
 	figure(f, svg_end(&s), caption);
 out:
 	free(names);
@@ -489,19 +517,32 @@ static void charts(FILE *f, const struct cmp_table *t)
 			curve_chart(f, t, rows, n, key);
 		bar_chart(f, t, rows, n);
 	}
-	/* boot phases, stacked, per (test, params) */
+	/* declared phases, stacked, per (suite, test, params), in their declared order */
 	memset(done, 0, t->nrows * sizeof(*done));
 	for (size_t i = 0; i < t->nrows; i++) {
 		size_t n = 0;
 
-		if (done[i] || !is_phase(&t->rows[i]))
+		if (done[i] || phase_index(t, &t->rows[i]) < 0)
 			continue;
-		for (size_t j = i; j < t->nrows; j++)
-			if (is_phase(&t->rows[j]) && !strcmp(t->rows[j].test, t->rows[i].test) &&
-			    !strcmp(t->rows[j].params, t->rows[i].params)) {
-				rows[n++] = j;
-				done[j] = true;
+		for (size_t j = i; j < t->nrows; j++) {
+			const struct cmp_row *a = &t->rows[i], *b = &t->rows[j];
+			size_t at = n;
+			int pj;
+
+			if (strcmp(a->suite, b->suite) || strcmp(a->test, b->test) || strcmp(a->params, b->params))
+				continue;
+			pj = phase_index(t, b);
+			if (pj < 0)
+				continue;
+			/* insertion by declared position; equal ones keep the rows' order */
+			while (at > 0 && phase_index(t, &t->rows[rows[at - 1]]) > pj) {
+				rows[at] = rows[at - 1];
+				at--;
 			}
+			rows[at] = j;
+			n++;
+			done[j] = true;
+		}
 		phase_chart(f, t, rows, n);
 	}
 	fputs("</div>\n<h2>Latency percentiles</h2>\n<div class=\"charts\">\n", f);

@@ -16,6 +16,15 @@ expect 2 "a matrix key that does not exist" "$VMB" lab run --matrix "disk=ide co
 has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, nic, smp, mem, pin" "lists the valid keys"
 expect 2 "a controller that does not exist" "$VMB" lab run --matrix "disk=floppy"
 has "$T/err" "valid values of disk: virtio-blk, virtio-scsi, ide, ahci, lsi, nvme" "lists the valid controllers"
+# boot is a declared suite: listed, and outside the lab skipped with the reason
+expect 0 "vmbench list shows the boot suite" "$VMB" list
+has "$T/out" "boot.cold" "with its tests"
+expect 0 "vmbench run boot: skipped, with why" "$VMB" run boot --no-store
+has "$T/err" "boot: skipped: a boot is timed from outside the guest: 'vmbench lab run --suites boot' measures it" \
+	"says where it runs"
+expect 2 "lab run --suites with an unknown test" "$VMB" lab run --matrix accel=tcg --suites cpu,boot.hot \
+	--db "$T/none.db"
+has "$T/err" "--suites: 'boot.hot' is no suite or SUITE.TEST" "refused before any boot"
 # an empty matrix or value was taken silently as the defaults
 expect 2 "an empty matrix" "$VMB" lab run --matrix "" --db "$T/none.db"
 has "$T/err" "matrix: empty; give KEY=VALUE,... words" "says what a matrix is"
@@ -154,6 +163,8 @@ for d in docs[1:]:
     suites = {s["name"]: s for s in d["suites"]}
     assert set(suites) == {"cpu", "disk", "boot"}, set(suites)
     assert suites["disk"]["notes"]["target"].startswith("/dev/"), suites["disk"]["notes"]
+    # the phases are declared in the document, in order: the report stacks what it names
+    assert suites["boot"]["notes"]["phases"] == "phase_firmware,phase_kernel,phase_agent", suites["boot"]["notes"]
     tests = {t["name"]: t for t in suites["boot"]["tests"]}
     assert set(tests) == {"cold", "warm"}, set(tests)  # new QEMU process; reset in the same one
     for t in tests.values():
