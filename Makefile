@@ -38,7 +38,7 @@ test-plain:
 	[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS)
 	ninja -C $(BUILD)
 	[ "$$(uname -m)" != x86_64 ] || $(MAKE) --no-print-directory cross
-	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+	meson test -C $(BUILD) --print-errorlogs --num-processes 2 --no-suite fuzz
 
 test-asan:
 	scripts/deps.sh test
@@ -47,7 +47,7 @@ test-asan:
 	ninja -C $(ASAN_BUILD)
 	[ "$$(uname -m)" != x86_64 ] || $(MAKE) --no-print-directory cross
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes 2 --suite unit --suite cli
+		meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes 2 --suite unit --suite cli --suite fuzz
 
 bench: build
 	bench/cpu-vs-sysbench.sh

@@ -11,6 +11,8 @@ n=0
 fails=0
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
+# skip DESCRIPTION REASON: a check that cannot run here, shown as a TAP skip
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
 # expect CODE DESCRIPTION CMD...: run CMD, stdout in $T/out, stderr in $T/err
