@@ -73,7 +73,7 @@ assert tests == ["cpu.matrix", "cpu.prime", "cpu.zlib", "disk.fsync", "disk.seqr
 PY
 has "$T/err" "no configuration of the matrix can run here" "a host alone is no lab run"
 if [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
-	ok "guest image and boot # skip: busybox-static or qemu-system-x86 is not installed (scripts/deps.sh test)"
+	skip "guest image and boot" "busybox-static or qemu-system-x86 is not installed (scripts/deps.sh test)"
 	finish
 	exit $?
 fi
@@ -123,7 +123,7 @@ assert "/lib/aarch64-linux-gnu/libc.so.6" in libs and "/lib/aarch64-linux-gnu/li
 assert m["busybox"].endswith("busybox-arm64/root/bin/busybox"), m["busybox"]
 PY
 else
-	ok "aarch64 guests # skip: no vmbench-aarch64 beside $VMB (make cross) or no qemu-system-aarch64"
+	skip "aarch64 guests" "no vmbench-aarch64 beside $VMB (make cross) or no qemu-system-aarch64"
 fi
 
 check "the guest boots under TCG, says HELLO, runs cpu.prime, says BYE" python3 "$SRC/tests/cli/boot_agent.py" \
