@@ -390,6 +390,8 @@ static int check_suites(const struct vmb_cmd *self, const char *items)
 		size_t off = 0;
 
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (!*what)
+			return cmd_usage_error(self, "--suites '%s' has an empty item; e.g. --suites cpu,disk,boot", items);
 		snprintf(valid, sizeof(valid), "%.*s", (int)strcspn(what, "."), what);
 		s = suites_find(valid);
 		if (s && (!strchr(what, '.') || suites_test_index(s, strchr(what, '.') + 1) >= 0))

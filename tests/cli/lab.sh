@@ -25,6 +25,8 @@ has "$T/err" "boot: skipped: a boot is timed from outside the guest: 'vmbench la
 expect 2 "lab run --suites with an unknown test" "$VMB" lab run --matrix accel=tcg --suites cpu,boot.hot \
 	--db "$T/none.db"
 has "$T/err" "--suites: 'boot.hot' is no suite or SUITE.TEST" "refused before any boot"
+expect 2 "lab run --suites with an empty item" "$VMB" lab run --matrix accel=tcg --suites cpu,,boot --db "$T/none.db"
+has "$T/err" "--suites 'cpu,,boot' has an empty item" "says so"
 # an empty matrix or value was taken silently as the defaults
 expect 2 "an empty matrix" "$VMB" lab run --matrix "" --db "$T/none.db"
 has "$T/err" "matrix: empty; give KEY=VALUE,... words" "says what a matrix is"
