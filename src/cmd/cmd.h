@@ -94,5 +94,17 @@ int run_estimate(bool quick, struct runner_estimate *out);
 struct cmp_table;
 int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const char *db_opt, const char *baseline,
 		    struct cmp_table *t);
+/* Ctrl-C, SIGTERM, SIGHUP: the first asks the work to stop
+ * (vmb_stop_requested); a second runs cleanup (async-signal-safe, may be
+ * NULL) and ends the process by the signal. */
+int cmd_install_stop_signals(void (*cleanup)(void));
+/* Add --label KEY=VALUE pairs to a document's labels. */
+int cmd_set_labels(json_t *doc, const struct strv *kv);
+/* -o FILE must be new (checked before a long run): CMD_CONTINUE, or EXIT_USAGE. */
+int cmd_check_output(const struct vmb_cmd *c, const char *out);
+/* The HTML report of t to out: a new file, "-" for stdout, or with out NULL
+ * a new file named STEM-DATE-TIME[-N].html, said with log_info. 0 or a
+ * negative errno after a message. */
+int cmd_write_html(const struct cmp_table *t, const char *title, const char *out, const char *stem);
 
 #endif

@@ -1,14 +1,18 @@
-/* The subcommand table (from list.h), and the argument parsing, help and
- * output helpers the subcommands share. */
+/* The subcommand table (from list.h), and the argument parsing, help,
+ * signals, output and report-writing helpers the subcommands share. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../report/html.h"
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
@@ -366,4 +370,110 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 	*docs = arr;
 	snprintf(name, namelen, "run %s", word);
 	return CMD_CONTINUE;
+}
+
+/* First Ctrl-C (or SIGTERM, SIGHUP): finish cleanly. A second one: the
+ * command's async-signal-safe cleanup, then the default action, for a user
+ * who will not wait. */
+static void (*stop_cleanup)(void);
+
+static void on_stop_signal(int sig)
+{
+	if (vmb_stop_requested()) {
+		if (stop_cleanup)
+			stop_cleanup();
+		(void)signal(sig, SIG_DFL);
+		(void)raise(sig);
+		return;
+	}
+	vmb_request_stop();
+}
+
+int cmd_install_stop_signals(void (*cleanup)(void))
+{
+	struct sigaction sa;
+
+	stop_cleanup = cleanup;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0 ||
+	    sigaction(SIGHUP, &sa, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+int cmd_set_labels(json_t *doc, const struct strv *kv)
+{
+	json_t *labels = json_object_get(doc, "labels");
+
+	if (!json_is_object(labels)) {
+		labels = json_object();
+		if (!labels || json_object_set_new(doc, "labels", labels) < 0)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < kv->n; i++) {
+		const char *eq = strchr(kv->v[i], '=');
+		char key[128];
+
+		if (!eq)
+			continue; /* OPT_KV rows always have one */
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv->v[i]), kv->v[i]);
+		if (json_object_set_new(labels, key, json_string(eq + 1)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int cmd_check_output(const struct vmb_cmd *c, const char *out)
+{
+	if (out && strcmp(out, "-") && access(out, F_OK) == 0)
+		return cmd_usage_error(c, "-o: '%s' exists; vmbench writes only new files, choose another name", out);
+	return CMD_CONTINUE;
+}
+
+int cmd_write_html(const struct cmp_table *t, const char *title, const char *out, const char *stem)
+{
+	char *html = NULL, path[4200];
+	size_t len = 0;
+	FILE *mem = open_memstream(&html, &len);
+	int r;
+
+	if (!mem || html_report(mem, t, title) < 0 || fclose(mem) != 0) {
+		if (mem)
+			(void)fclose(mem);
+		free(html);
+		log_error("out of memory writing the report");
+		return -ENOMEM;
+	}
+	if (out && !strcmp(out, "-")) {
+		r = fwrite(html, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
+		free(html);
+		return r < 0 ? log_errno(r, "writing the report to stdout") : 0;
+	}
+	if (out) {
+		snprintf(path, sizeof(path), "%s", out);
+		r = file_write_new(path, html, len);
+	} else {
+		/* a name of its own: STEM-DATE-TIME.html, numbered if two runs share the second */
+		time_t now = time(NULL);
+		struct tm tm;
+		char base[128];
+
+		gmtime_r(&now, &tm);
+		strftime(base, sizeof(base), "%Y%m%d-%H%M%S", &tm);
+		r = -EEXIST;
+		for (unsigned n = 1; r == -EEXIST && n < 1000; n++) {
+			if (n == 1)
+				snprintf(path, sizeof(path), "%s-%s.html", stem, base);
+			else
+				snprintf(path, sizeof(path), "%s-%s-%u.html", stem, base, n);
+			r = file_write_new(path, html, len);
+		}
+	}
+	free(html);
+	if (r < 0)
+		return log_errno(r, "writing the report '%s'%s", path, r == -EEXIST ? " (vmbench writes only new files)" : "");
+	log_info("wrote %s (%zu bytes)", path, len);
+	return 0;
 }

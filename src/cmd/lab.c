@@ -1,13 +1,10 @@
 /* vmbench lab: the QEMU lab: image, run, report. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../core/log.h"
@@ -16,15 +13,15 @@
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../report/compare.h"
-#include "../report/html.h"
 #include "../store/db.h"
 #include "../store/doc.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 const struct vmb_opt lab_opts[] = {
 	{ .name = "arch", .type = OPT_STRING, .def = "x86_64", .choices = "x86_64|aarch64", .metavar = "ARCH",
-	  .help = "the guest's architecture" },
-	{ .name = "out", .type = OPT_STRING, .metavar = "DIR",
+	  .help = "image: the guest's architecture" },
+	{ .name = "image-dir", .type = OPT_STRING, .metavar = "DIR",
 	  .help = "image: where the image goes (default CACHE/image-ARCH); run: where the images go, DIR/ARCH" },
 	{ .name = "cache", .type = OPT_STRING, .metavar = "DIR",
 	  .help = "where downloaded Debian packages are kept (default $XDG_CACHE_HOME/vmbench)" },
@@ -38,9 +35,10 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "the vmbench to put in ARCH guests (default this binary on its own architecture, vmbench-ARCH "
 		  "beside it for another, as 'make cross' makes build/vmbench-aarch64)" },
 	{ .name = "matrix", .type = OPT_STRING, .metavar = "SPEC",
-	  .help = "run: the configurations, e.g. \"accel=tcg disk=ide,virtio-blk smp=1,2\" (keys accel arch disk nic smp mem pin)" },
+	  .help = "run: the configurations, e.g. \"accel=tcg disk=ide,virtio-blk smp=1,2\", every combination of "
+		  "the values. " LAB_MATRIX_HELP },
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
-	  .help = "run: what to measure in each guest (cpu, disk, boot)" },
+	  .help = "run: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot)" },
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
 	{ .name = "boots", .type = OPT_INT, .min = 1, .max = 100, .def = "3", .quick = "2", .metavar = "N",
 	  .help = "run: cold boots timed per configuration (the first also runs the suites)" },
@@ -55,9 +53,13 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "hello-timeout", .type = OPT_DOUBLE, .min = 1, .max = 3600, .def = "180", .metavar = "SECONDS",
 	  .help = "run: how long a guest may take to boot and say HELLO" },
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE", .help = "run: tag every stored result" },
-	{ .name = "report", .type = OPT_STRING, .metavar = "FILE",
-	  .help = "run: the HTML report to write (a new file; default vmbench-lab-DATE.html)" },
-	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "run: the result store" },
+	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .metavar = "FILE",
+	  .help = "run, report: the HTML report to write (a new file; - for stdout; default a new "
+		  "vmbench-lab-DATE-TIME.html, named when written)" },
+	{ .name = "db", .type = OPT_STRING, .metavar = "PATH",
+	  .help = "run, report: the result store (default $VMBENCH_DB, else $XDG_DATA_HOME/vmbench/results.db)" },
+	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
+	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
 };
@@ -94,59 +96,56 @@ static void cache_home(char *buf, size_t len)
 		snprintf(buf, len, "%s/.cache/vmbench", home && *home ? home : "/tmp");
 }
 
-static void on_signal(int sig)
-{
-	if (vmb_stop_requested()) {
-		lab_kill_all();
-		(void)signal(sig, SIG_DFL);
-		(void)raise(sig);
-		return;
-	}
-	vmb_request_stop();
-}
-
-/* The host baseline: this binary's `run` of the same suites. */
+/* The host baseline: this binary's `run` of the same suites and tests as in
+ * the guests, but those the lab measures from outside a guest (boot). NULL with err on failure,
+ * NULL with err empty when only boot was asked. */
 static json_t *host_run(const char *suites, bool quick, const char *disk_size, char *err, size_t errlen)
 {
-	char *argv[16], size[32];
-	int argc = 0;
-	char *out = NULL;
-	json_t *doc;
+	static const char *const tail[] = { "--no-store", "-q", "--json", "-" };
+	struct strv argv = { 0 };
+	char *items = xstrdup(suites), *save = NULL, *out = NULL;
+	size_t nitems = 0;
+	json_t *doc = NULL;
+	int r;
 
-	char items[256], *save = NULL;
-
-	argv[argc++] = "vmbench";
-	argv[argc++] = "run";
-	/* the same suites and tests as in the guests, boot aside */
-	snprintf(items, sizeof(items), "%s", suites);
-	for (char *it = strtok_r(items, ",", &save); it && argc < 6; it = strtok_r(NULL, ",", &save))
-		if (strcmp(it, "boot"))
-			argv[argc++] = it;
-	if (argc == 2)
-		return NULL;
+	err[0] = '\0';
+	r = items ? strv_push(&argv, "vmbench") : -ENOMEM;
+	if (r == 0)
+		r = strv_push(&argv, "run");
+	for (char *it = items ? strtok_r(items, ",", &save) : NULL; r == 0 && it; it = strtok_r(NULL, ",", &save))
+		if (!lab_host_measured(it)) {
+			r = strv_push(&argv, it);
+			nitems++;
+		}
 	/* a guest tests the whole scratch disk and records its size: the host
 	 * tests a file of that size, so that the two pair in compare */
-	snprintf(size, sizeof(size), "%s", disk_size);
-	if (strstr(suites, "disk")) {
-		argv[argc++] = "--disk.size";
-		argv[argc++] = size;
+	if (r == 0 && strstr(suites, "disk")) {
+		r = strv_push(&argv, "--disk.size");
+		if (r == 0)
+			r = strv_push(&argv, disk_size);
 	}
-	if (quick)
-		argv[argc++] = "--quick";
-	argv[argc++] = "--no-store";
-	argv[argc++] = "-q";
-	argv[argc++] = "--json";
-	argv[argc++] = "-";
-	argv[argc] = NULL;
+	if (r == 0 && quick)
+		r = strv_push(&argv, "--quick");
+	for (size_t i = 0; r == 0 && i < sizeof(tail) / sizeof(tail[0]); i++)
+		r = strv_push(&argv, tail[i]);
+	if (r < 0) {
+		errf(err, errlen, r, "out of memory");
+		goto out;
+	}
+	if (!nitems)
+		goto out;
 	/* exit 1 means a measurement failed: the document is still there */
-	(void)run_capture("/proc/self/exe", argv, NULL, &out);
+	(void)run_capture("/proc/self/exe", argv.v, NULL, &out);
 	if (!out) {
-		snprintf(err, errlen, "the host run printed nothing");
-		return NULL;
+		errf(err, errlen, -EIO, "the host run printed nothing");
+		goto out;
 	}
 	if (doc_load_string(out, "the host run", &doc, err, errlen) < 0)
 		doc = NULL;
+out:
 	free(out);
+	free(items);
+	strv_clear(&argv);
 	return doc;
 }
 
@@ -196,15 +195,6 @@ static int image_for(const struct optset *own, const char *arch, const char *cac
 				       .vmbench = vmb }, rebuilt, err, errlen);
 }
 
-/* --disk-size as text for the run options */
-static const char *optset_str_size(const struct optset *own)
-{
-	static char buf[32];
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)optset_size(own, "disk-size"));
-	return buf;
-}
-
 /* A failed test is stored as measured, and said: it fails the run (exit 1). */
 static size_t say_failures(const char *who, const json_t *doc)
 {
@@ -217,40 +207,253 @@ static size_t say_failures(const char *who, const json_t *doc)
 	return n ? 1 : 0;
 }
 
-static void label(json_t *doc, const char *k, const char *v)
-{
-	json_object_set_new(json_object_get(doc, "labels"), k, json_string(v));
-}
-
-static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *cache, const char *outdir)
-{
-	/* images per architecture, built when a configuration first needs one */
+/* What a lab run carries from one configuration to the next. */
+struct lab {
+	const struct optset *own;
+	const char *cache, *image_dir, *suites;
+	bool quick;
+	struct db *db;
+	struct cmp_table t;
+	size_t failed;
+	bool host;       /* the host baseline is the comparison's first operand */
+	bool kvm_failed; /* accel=auto: decided once per run */
 	struct image_slot {
 		char dir[4200];
 		int state; /* 0 not yet, 1 ready, -1 failed */
-	} images[2] = { 0 }, *img;
-	struct lab_matrix m;
-	struct cmp_table t;
-	struct db *db = NULL;
-	const struct strv *labels = &optset_get(own, "label")->kv;
-	const char *suites = optset_str(own, "suites"), *accel_note = NULL;
-	char err[2048], dbpath[4096], report[4200];
-	bool quick = optset_bool(own, "quick");
-	int ret = EXIT_OK, rebuilt;
-	size_t failed = 0;
-	bool kvm_failed = false; /* accel=auto: decided once per run */
-	struct sigaction sa = { .sa_handler = on_signal };
+	} images[2];     /* per architecture, built when a configuration first needs one */
+	char disk_size[32];
+};
 
-	if (!optset_str(own, "matrix"))
-		return cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
-	if (lab_matrix_parse(optset_str(own, "matrix"), &m, err, sizeof(err)) < 0)
-		return cmd_usage_error(self, "%s", err);
-	cmp_table_init(&t);
-	sigemptyset(&sa.sa_mask);
-	(void)sigaction(SIGINT, &sa, NULL);
-	(void)sigaction(SIGTERM, &sa, NULL);
-	if (db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) < 0 || db_open(dbpath, true, &db) < 0) {
-		ret = EXIT_FAILED;
+/* Label, store and add to the comparison one operand's document (taken). */
+static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_config *c, const char *note)
+{
+	json_t *labels = json_object_get(doc, "labels");
+	int64_t id;
+	int r = 0;
+
+	if (!json_is_object(labels)) {
+		labels = json_object();
+		r = labels ? json_object_set_new(doc, "labels", labels) : -ENOMEM;
+	}
+	for (int k = 0; c && r == 0 && k < LAB_NKEYS; k++)
+		r = json_object_set_new(labels, lab_key_name((enum lab_key)k), json_string(c->v[k]));
+	if (r == 0)
+		r = json_object_set_new(labels, "config", json_string(name));
+	if (r == 0)
+		r = cmd_set_labels(doc, &optset_get(l->own, "label")->kv);
+	if (r == 0 && note)
+		r = json_object_set_new(doc, "lab_note", json_string(note));
+	if (r < 0) {
+		log_error("%s: out of memory labelling the result", name);
+		json_decref(doc);
+		l->failed++;
+		return;
+	}
+	l->failed += say_failures(name, doc);
+	if (db_add(l->db, doc, &id) == 0)
+		log_info("%s: stored as run %lld", name, (long long)id);
+	else
+		l->failed++;
+	if (cmp_add_operand(&l->t, name, json_pack("[o]", doc)) < 0) {
+		log_error("%s: out of memory adding it to the comparison", name);
+		l->failed++;
+	}
+}
+
+static int lab_baseline(struct lab *l)
+{
+	char err[2048];
+	json_t *doc;
+
+	log_info("measuring the host (baseline)");
+	doc = host_run(l->suites, l->quick, l->disk_size, err, sizeof(err));
+	if (!doc && *err) {
+		log_error("the host baseline failed: %s", err);
+		return -EIO;
+	}
+	if (doc) {
+		size_t before = l->t.nops;
+
+		lab_keep(l, "host", doc, NULL, NULL);
+		l->host = l->t.nops > before;
+	}
+	return 0;
+}
+
+/* "accel=tcg disk=ide": the keys the matrix gave, the configuration's name */
+static void config_name(const struct lab_matrix *m, const struct lab_config *c, char *name, size_t len)
+{
+	size_t off = 0;
+
+	name[0] = '\0';
+	for (int k = 0; k < LAB_NKEYS && off < len; k++)
+		if (m->given & (1u << k))
+			off += (size_t)snprintf(name + off, len - off, "%s%s=%s", off ? " " : "",
+						lab_key_name((enum lab_key)k), c->v[k]);
+	if (!*name)
+		snprintf(name, len, "default");
+}
+
+/* The image for this configuration's architecture, built once per run. */
+static const char *lab_image(struct lab *l, const char *name, const char *arch)
+{
+	struct image_slot *img = &l->images[!strcmp(arch, "aarch64")];
+	char err[2048];
+	int rebuilt = 0;
+
+	if (!img->state) {
+		if (l->image_dir)
+			snprintf(img->dir, sizeof(img->dir), "%s/%s", l->image_dir, arch);
+		else
+			snprintf(img->dir, sizeof(img->dir), "%s/image-%s", l->cache, arch);
+		img->state = image_for(l->own, arch, l->cache, img->dir, &rebuilt, err, sizeof(err)) < 0 ? -1 : 1;
+		if (img->state < 0)
+			log_error("%s: the %s image: %s", name, arch, err);
+		else
+			log_info("%s image %s %s", arch, img->dir, rebuilt ? "built" : "up to date");
+	}
+	return img->state > 0 ? img->dir : NULL;
+}
+
+/* accel=auto: TCG for another architecture; KVM when /dev/kvm opens and no
+ * guest failed under it yet. *note says why TCG was used. */
+static void resolve_accel(const struct lab *l, struct lab_config *c, bool native, const char **note)
+{
+	int fd;
+
+	*note = NULL;
+	if (strcmp(c->v[LAB_ACCEL], "auto"))
+		return;
+	if (!native) {
+		snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "tcg");
+		*note = "accel=auto: a guest of another architecture is emulated, TCG used";
+		return;
+	}
+	fd = l->kvm_failed ? -1 : open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "%s", fd >= 0 ? "kvm" : "tcg");
+	if (fd >= 0)
+		close(fd);
+	else
+		*note = l->kvm_failed ? "accel=auto: KVM could not boot the guest here, TCG used"
+				      : "accel=auto: /dev/kvm cannot be opened, TCG used";
+}
+
+static int boot_config(const struct lab *l, const struct lab_config *c, const char *image_dir, int hello_timeout_ms,
+		       json_t **doc, char *err, size_t errlen)
+{
+	return lab_run_config(c, &(struct lab_run_opts){
+		.image_dir = image_dir, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
+		.quick = l->quick, .disk_size = l->disk_size, .disk_format = optset_str(l->own, "disk-format"),
+		.disk_cache = optset_str(l->own, "disk-cache"), .hello_timeout_ms = hello_timeout_ms,
+	}, doc, err, errlen);
+}
+
+/* One configuration of the matrix: boot it, measure, keep the result. */
+static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
+{
+	struct lab_config c = m->configs[i];
+	bool autoaccel = !strcmp(c.v[LAB_ACCEL], "auto"), native = !strcmp(c.v[LAB_ARCH], lab_host_arch());
+	int timeout_ms = (int)(optset_double(l->own, "hello-timeout") * 1000);
+	char name[256], err[2048];
+	const char *image, *note;
+	json_t *doc = NULL;
+	int r;
+
+	config_name(m, &c, name, sizeof(name));
+	if (lab_config_unsupported(&c, err, sizeof(err))) {
+		log_info("%s: skipped: %s", name, err);
+		return;
+	}
+	if (!strcmp(c.v[LAB_ACCEL], "kvm") && !native) {
+		log_info("%s: skipped: KVM runs guests of this machine's architecture (%s) only; accel=tcg emulates %s",
+			 name, lab_host_arch(), c.v[LAB_ARCH]);
+		return;
+	}
+	image = lab_image(l, name, c.v[LAB_ARCH]);
+	if (!image) {
+		l->failed++;
+		return;
+	}
+	resolve_accel(l, &c, native, &note);
+	log_info("%s: booting (%s)", name, c.v[LAB_ACCEL]);
+	/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
+	r = boot_config(l, &c, image, autoaccel && !strcmp(c.v[LAB_ACCEL], "kvm") && timeout_ms > 30000 ? 30000
+													 : timeout_ms,
+			&doc, err, sizeof(err));
+	if (r < 0 && autoaccel && !strcmp(c.v[LAB_ACCEL], "kvm") && !vmb_stop_requested()) {
+		/* KVM present but not able to run this guest (a nested host, say): TCG */
+		log_info("%s: KVM did not boot the guest (%.200s); using TCG from now on", name, err);
+		l->kvm_failed = true;
+		snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
+		note = "accel=auto: KVM could not boot the guest here, TCG used";
+		r = boot_config(l, &c, image, timeout_ms, &doc, err, sizeof(err));
+	}
+	if (r == -EOPNOTSUPP) {
+		log_info("%s: skipped: %s", name, err);
+		return;
+	}
+	if (r < 0) {
+		log_error("%s: %s", name, err);
+		l->failed++;
+		return;
+	}
+	lab_keep(l, name, doc, &c, note);
+}
+
+/* The comparison on stdout (unless the report goes there) and the report. */
+static int lab_show(const struct cmp_table *t, const char *out)
+{
+	struct cmp_filter flt = { .all = false };
+
+	if (!out || strcmp(out, "-"))
+		cmp_print(stdout, t, &flt, CMP_TEXT, false);
+	return cmd_write_html(t, "vmbench lab", out, "vmbench-lab") < 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+/* --suites: every item a suite or SUITE.TEST of the table, before any boot. */
+static int check_suites(const struct vmb_cmd *self, const char *items)
+{
+	char what[128], valid[256];
+
+	for (const char *p = items; *p; p += strcspn(p, ","), p += *p == ',') {
+		const struct vmb_suite *s;
+		size_t off = 0;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (!*what)
+			return cmd_usage_error(self, "--suites '%s' has an empty item; e.g. --suites cpu,disk,boot", items);
+		snprintf(valid, sizeof(valid), "%.*s", (int)strcspn(what, "."), what);
+		s = suites_find(valid);
+		if (s && (!strchr(what, '.') || suites_test_index(s, strchr(what, '.') + 1) >= 0))
+			continue;
+		valid[0] = '\0';
+		for (size_t i = 0; i < vmb_nsuites && off < sizeof(valid); i++)
+			off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "", vmb_suites[i]->name);
+		return cmd_usage_error(self, "--suites: '%s' is no suite or SUITE.TEST ('vmbench list' has them); suites: %s",
+				       what, valid);
+	}
+	if (!*items)
+		return cmd_usage_error(self, "--suites is empty; e.g. --suites cpu,disk,boot");
+	return CMD_CONTINUE;
+}
+
+static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *cache, const char *image_dir)
+{
+	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites"),
+			 .quick = optset_bool(own, "quick") };
+	struct lab_matrix m = { 0 };
+	const char *out = optset_str(own, "output");
+	char err[2048], dbpath[4096];
+	int ret = EXIT_OK, r;
+
+	cmp_table_init(&l.t);
+	snprintf(l.disk_size, sizeof(l.disk_size), "%llu", (unsigned long long)optset_size(own, "disk-size"));
+	if (!optset_str(own, "matrix")) {
+		ret = cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
+		goto out;
+	}
+	if (lab_matrix_parse(optset_str(own, "matrix"), &m, err, sizeof(err)) < 0) {
+		ret = cmd_usage_error(self, "%s", err);
 		goto out;
 	}
 	for (size_t i = 1; optset_str(own, "kernel") && i < m.n; i++)
@@ -258,176 +461,57 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 			ret = cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
 			goto out;
 		}
-	if (!strcmp(optset_str(own, "baseline"), "host") && strcmp(suites, "boot")) {
-		json_t *doc;
-		int64_t id;
-
-		fprintf(stderr, "vmbench: measuring the host (baseline)\n");
-		doc = host_run(suites, quick, optset_str_size(own), err, sizeof(err));
-		if (!doc) {
-			log_error("the host baseline failed: %s", err);
-			ret = EXIT_FAILED;
-			goto out;
-		}
-		label(doc, "config", "host");
-		failed += say_failures("host", doc);
-		for (size_t i = 0; i < labels->n; i++) {
-			char k[128];
-
-			snprintf(k, sizeof(k), "%.*s", (int)(strchr(labels->v[i], '=') - labels->v[i]), labels->v[i]);
-			label(doc, k, strchr(labels->v[i], '=') + 1);
-		}
-		if (db_add(db, doc, &id) == 0)
-			fprintf(stderr, "vmbench: host: stored as run %lld\n", (long long)id);
-		cmp_add_operand(&t, "host", json_pack("[o]", doc));
+	ret = check_suites(self, l.suites);
+	if (ret != CMD_CONTINUE)
+		goto out;
+	/* a report that cannot be written must not cost a long run */
+	ret = cmd_check_output(self, out);
+	if (ret != CMD_CONTINUE)
+		goto out;
+	ret = EXIT_OK;
+	if (db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) < 0) {
+		ret = cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
+		goto out;
 	}
-	for (size_t i = 0; i < m.n && !vmb_stop_requested(); i++) {
-		struct lab_config c = m.configs[i];
-		char name[256] = "";
-		size_t off = 0;
-		json_t *doc = NULL;
-		int64_t id;
-		bool native;
-		int r;
-
-		for (int k = 0; k < LAB_NKEYS; k++)
-			if (m.given & (1u << k))
-				off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", off ? " " : "",
-							lab_key_name((enum lab_key)k), c.v[k]);
-		if (!*name)
-			snprintf(name, sizeof(name), "default");
-		if (lab_config_unsupported(&c)) {
-			fprintf(stderr, "vmbench: %s: skipped: %s\n", name, lab_config_unsupported(&c));
-			continue;
-		}
-		native = !strcmp(c.v[LAB_ARCH], lab_host_arch());
-		if (!strcmp(c.v[LAB_ACCEL], "kvm") && !native) {
-			fprintf(stderr, "vmbench: %s: skipped: KVM runs guests of this machine's architecture (%s) only; "
-					"accel=tcg emulates %s\n", name, lab_host_arch(), c.v[LAB_ARCH]);
-			continue;
-		}
-		img = &images[!strcmp(c.v[LAB_ARCH], "aarch64")];
-		if (!img->state) {
-			if (outdir)
-				snprintf(img->dir, sizeof(img->dir), "%s/%s", outdir, c.v[LAB_ARCH]);
-			else
-				snprintf(img->dir, sizeof(img->dir), "%s/image-%s", cache, c.v[LAB_ARCH]);
-			img->state = image_for(own, c.v[LAB_ARCH], cache, img->dir, &rebuilt, err, sizeof(err)) < 0 ? -1 : 1;
-			if (img->state < 0)
-				log_error("%s: the %s image: %s", name, c.v[LAB_ARCH], err);
-			else
-				fprintf(stderr, "vmbench: %s image %s %s\n", c.v[LAB_ARCH], img->dir,
-					rebuilt ? "built" : "up to date");
-		}
-		if (img->state < 0) {
-			failed++;
-			continue;
-		}
-		accel_note = NULL; /* why auto chose TCG, for this configuration */
-		if (!strcmp(c.v[LAB_ACCEL], "auto") && !native) {
-			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
-			accel_note = "accel=auto: a guest of another architecture is emulated, TCG used";
-		} else if (!strcmp(c.v[LAB_ACCEL], "auto")) {
-			/* KVM only when /dev/kvm opens and a guest reached its agent under it */
-			int fd = kvm_failed ? -1 : open("/dev/kvm", O_RDWR | O_CLOEXEC);
-
-			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "%s", fd >= 0 ? "kvm" : "tcg");
-			if (fd >= 0)
-				close(fd);
-			else
-				accel_note = kvm_failed ? "accel=auto: KVM could not boot the guest here, TCG used"
-							: "accel=auto: /dev/kvm cannot be opened, TCG used";
-		}
-		fprintf(stderr, "vmbench: %s: booting (%s)\n", name, c.v[LAB_ACCEL]);
-		r = lab_run_config(&c, &(struct lab_run_opts){
-			.image_dir = img->dir, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
-			.disk_size = optset_str_size(own), .disk_format = optset_str(own, "disk-format"),
-			.disk_cache = optset_str(own, "disk-cache"),
-			/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
-			.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000) >
-						    30000 && !strcmp(m.configs[i].v[LAB_ACCEL], "auto") &&
-						    !strcmp(c.v[LAB_ACCEL], "kvm")
-					    ? 30000 : (int)(optset_double(own, "hello-timeout") * 1000),
-		}, &doc, err, sizeof(err));
-		if (r < 0 && !strcmp(c.v[LAB_ACCEL], "kvm") && !strcmp(m.configs[i].v[LAB_ACCEL], "auto") &&
-		    !vmb_stop_requested()) {
-			/* KVM present but not able to run this guest (a nested host, say): TCG */
-			log_info("%s: KVM did not boot the guest (%.200s); using TCG from now on", name, err);
-			kvm_failed = true;
-			snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
-			accel_note = "accel=auto: KVM could not boot the guest here, TCG used";
-			r = lab_run_config(&c, &(struct lab_run_opts){
-				.image_dir = img->dir, .suites = suites, .boots = (unsigned)optset_int(own, "boots"), .quick = quick,
-				.disk_size = optset_str_size(own), .disk_format = optset_str(own, "disk-format"),
-			.disk_cache = optset_str(own, "disk-cache"),
-				.hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000),
-			}, &doc, err, sizeof(err));
-		}
-		if (r == -EOPNOTSUPP) {
-			fprintf(stderr, "vmbench: %s: skipped: %s\n", name, err);
-			continue;
-		}
-		if (r < 0) {
-			log_error("%s: %s", name, err);
-			failed++;
-			continue;
-		}
-		for (int k = 0; k < LAB_NKEYS; k++)
-			label(doc, lab_key_name((enum lab_key)k), c.v[k]);
-		label(doc, "config", name);
-		for (size_t j = 0; j < labels->n; j++) {
-			char k[128];
-
-			snprintf(k, sizeof(k), "%.*s", (int)(strchr(labels->v[j], '=') - labels->v[j]), labels->v[j]);
-			label(doc, k, strchr(labels->v[j], '=') + 1);
-		}
-		if (accel_note)
-			json_object_set_new(doc, "lab_note", json_string(accel_note));
-		failed += say_failures(name, doc);
-		if (db_add(db, doc, &id) == 0)
-			fprintf(stderr, "vmbench: %s: stored as run %lld\n", name, (long long)id);
-		cmp_add_operand(&t, name, json_pack("[o]", doc));
+	r = db_open(dbpath, true, &l.db);
+	if (r < 0) {
+		ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
+		goto out;
 	}
+	r = cmd_install_stop_signals(lab_kill_all);
+	if (r < 0) {
+		log_errno(r, "installing signal handlers");
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (!strcmp(optset_str(own, "baseline"), "host") && lab_baseline(&l) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	for (size_t i = 0; i < m.n && !vmb_stop_requested(); i++)
+		lab_config(&l, &m, i);
 	if (vmb_stop_requested()) {
 		log_error("interrupted");
 		ret = EXIT_INTERRUPTED;
 		goto out;
 	}
-	if (!t.nops && !failed) {
+	/* the host alone is no comparison of configurations */
+	if (l.t.nops == (size_t)l.host && !l.failed) {
 		log_error("no configuration of the matrix can run here (each was skipped, see why above)");
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (t.nops && cmp_build(&t) == 0) {
-		struct cmp_filter flt = { .all = false };
-		char *html = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&html, &len);
-
-		cmp_print(stdout, &t, &flt, CMP_TEXT, false);
-		if (optset_str(own, "report"))
-			snprintf(report, sizeof(report), "%s", optset_str(own, "report"));
-		else {
-			time_t now = time(NULL);
-			struct tm tm;
-
-			gmtime_r(&now, &tm);
-			strftime(report, sizeof(report), "vmbench-lab-%Y%m%d-%H%M%S.html", &tm);
-		}
-		if (mem && html_report(mem, &t, "vmbench lab") == 0 && fclose(mem) == 0 &&
-		    file_write_new(report, html, len) == 0)
-			fprintf(stderr, "vmbench: wrote %s\n", report);
-		else
-			log_error("could not write the report %s (it must be a new file)", report);
-		free(html);
-	}
-	if (failed)
+	if (l.t.nops && cmp_build(&l.t) == 0)
+		ret = lab_show(&l.t, out);
+	else if (l.t.nops)
+		ret = EXIT_FAILED;
+	if (l.failed)
 		ret = EXIT_FAILED;
 out:
 	lab_kill_all();
-	cmp_table_release(&t);
+	cmp_table_release(&l.t);
 	lab_matrix_release(&m);
-	db_close(db);
+	db_close(l.db);
 	return ret;
 }
 
@@ -456,31 +540,51 @@ static int group_row(const struct db_row *row, void *arg)
 	list = json_object_get(g->groups, cfg);
 	if (!list) {
 		list = json_array();
-		json_object_set_new(g->groups, cfg, list);
+		if (!list || json_object_set_new(g->groups, cfg, list) < 0) {
+			json_decref(doc);
+			return g->r = log_errno(-ENOMEM, "grouping the stored runs");
+		}
 	}
-	json_array_append_new(list, doc);
+	if (json_array_append_new(list, doc) < 0)
+		return g->r = log_errno(-ENOMEM, "grouping the stored runs");
 	return 0;
 }
 
 /* lab report SELECTOR: the lab's comparison and HTML report again, from the store. */
 static int lab_report(const struct vmb_cmd *self, struct optset *own, const char *selector)
 {
-	struct grouping g = { .groups = json_object() };
+	struct grouping g = { 0 };
 	struct strv filter = { 0 };
 	struct cmp_table t;
-	struct cmp_filter flt = { 0 };
-	char path[4096], report[4200];
-	const char *k;
+	char path[4096];
+	const char *k, *out = optset_str(own, "output");
 	json_t *v;
-	int ret = EXIT_OK;
+	int ret, r;
 
 	cmp_table_init(&t);
+	g.groups = json_object();
+	if (!g.groups) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
 	if (db_parse_selector(selector, &filter) < 0) {
 		ret = cmd_usage_error(self, "lab report: '%s' is not a label selector (KEY=VALUE[,KEY=VALUE])", selector);
 		goto out;
 	}
-	if (db_default_path(optset_str(own, "db"), path, sizeof(path)) < 0 || db_open(path, false, &g.db) < 0) {
+	ret = cmd_check_output(self, out);
+	if (ret != CMD_CONTINUE)
+		goto out;
+	if (db_default_path(optset_str(own, "db"), path, sizeof(path)) < 0) {
+		ret = cmd_usage_error(self, "lab report: no result store: set --db, VMBENCH_DB or HOME");
+		goto out;
+	}
+	r = db_open(path, false, &g.db);
+	if (r == -ENOENT) {
 		ret = cmd_usage_error(self, "lab report: no result store at %s", path);
+		goto out;
+	}
+	if (r < 0) {
+		ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
 		goto out;
 	}
 	if (db_list(g.db, &filter, group_row, &g) < 0) {
@@ -492,31 +596,17 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 		goto out;
 	}
 	/* the host first: it is the baseline */
+	r = 0;
 	if (json_object_get(g.groups, "host"))
-		cmp_add_operand(&t, "host", json_incref(json_object_get(g.groups, "host")));
+		r = cmp_add_operand(&t, "host", json_incref(json_object_get(g.groups, "host")));
 	json_object_foreach(g.groups, k, v)
-		if (strcmp(k, "host"))
-			cmp_add_operand(&t, k, json_incref(v));
-	if (cmp_build(&t) < 0) {
+		if (r == 0 && strcmp(k, "host"))
+			r = cmp_add_operand(&t, k, json_incref(v));
+	if (r < 0 || cmp_build(&t) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	cmp_print(stdout, &t, &flt, CMP_TEXT, false);
-	snprintf(report, sizeof(report), "%s", optset_str(own, "report") ? optset_str(own, "report") : "");
-	if (*report) {
-		char *html = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&html, &len);
-
-		if (mem && html_report(mem, &t, "vmbench lab") == 0 && fclose(mem) == 0 &&
-		    file_write_new(report, html, len) == 0) {
-			fprintf(stderr, "vmbench: wrote %s\n", report);
-		} else {
-			log_error("could not write the report %s (it must be a new file)", report);
-			ret = EXIT_FAILED;
-		}
-		free(html);
-	}
+	ret = lab_show(&t, out);
 out:
 	cmp_table_release(&t);
 	json_decref(g.groups);
@@ -525,16 +615,31 @@ out:
 	return ret;
 }
 
+/* --out named two things (the image directory, and where a report went); it
+ * is refused with both of its successors, before the parser suggests one. */
+static int refuse_out(const struct vmb_cmd *self, int argc, char **argv)
+{
+	for (int a = 0; a < argc && strcmp(argv[a], "--"); a++)
+		if (!strcmp(argv[a], "--out") || str_has_prefix(argv[a], "--out="))
+			return cmd_usage_error(self, "--out is no lab option: --image-dir DIR says where the guest images "
+						     "go, -o FILE where the HTML report goes");
+	return CMD_CONTINUE;
+}
+
 static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 {
-	struct optset own;
-	struct strv pos;
+	struct optset own = { 0 };
+	struct strv pos = { 0 };
 	char cache[4096], out[4200], err[1024];
 	int ret, rebuilt = 0;
 
+	ret = refuse_out(self, argc, argv);
+	if (ret != CMD_CONTINUE)
+		return ret;
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret != CMD_CONTINUE)
 		goto out;
+	cmd_apply_verbosity(&own);
 	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report")) {
 		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix, "
 				      "'report SELECTOR' redraws a run's comparison from the store", pos.v[0]);
@@ -549,6 +654,11 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "unexpected argument '%s'", pos.v[1]);
 		goto out;
 	}
+	if (!strcmp(pos.v[0], "image") && optset_str(&own, "output")) {
+		ret = cmd_usage_error(self, "lab image writes no report: -o is for 'lab run' and 'lab report'; "
+				      "--image-dir DIR says where the image goes");
+		goto out;
+	}
 	if (optset_bool(&own, "quick") && optset_apply_quick(&own) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
@@ -558,11 +668,11 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	else
 		cache_home(cache, sizeof(cache));
 	if (!strcmp(pos.v[0], "run")) {
-		ret = lab_run(self, &own, cache, optset_str(&own, "out"));
+		ret = lab_run(self, &own, cache, optset_str(&own, "image-dir"));
 		goto out;
 	}
-	if (optset_str(&own, "out"))
-		snprintf(out, sizeof(out), "%s", optset_str(&own, "out"));
+	if (optset_str(&own, "image-dir"))
+		snprintf(out, sizeof(out), "%s", optset_str(&own, "image-dir"));
 	else
 		snprintf(out, sizeof(out), "%s/image-%s", cache, optset_str(&own, "arch"));
 	ret = image_for(&own, optset_str(&own, "arch"), cache, out, &rebuilt, err, sizeof(err));

@@ -83,33 +83,6 @@ static bool cpu_allowed(unsigned cpu)
 	return cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
 }
 
-/* First Ctrl-C: finish cleanly (teardown; the cases finished so far are
- * stored, marked interrupted; exit 130). A second one: the default action,
- * for a user who will not wait. */
-static void on_signal(int sig)
-{
-	if (vmb_stop_requested()) {
-		vmb_tempfiles_unlink_all();
-		(void)signal(sig, SIG_DFL);
-		(void)raise(sig);
-		return;
-	}
-	vmb_request_stop();
-}
-
-static int install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0 ||
-	    sigaction(SIGHUP, &sa, NULL) < 0)
-		return -errno;
-	return 0;
-}
-
 /* Positional words select suites and tests: "cpu", "cpu.prime". */
 static int select_items(const struct vmb_cmd *self, const struct strv *words, const struct optset *suite_sets,
 			struct runner_item *items, size_t *nitems)
@@ -451,7 +424,8 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		}
 	}
 
-	r = install_signals();
+	/* a second Ctrl-C removes the suites' files before the process ends */
+	r = cmd_install_stop_signals(vmb_tempfiles_unlink_all);
 	if (r < 0) {
 		log_errno(r, "installing signal handlers");
 		ret = EXIT_FAILED;

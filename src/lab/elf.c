@@ -124,9 +124,18 @@ int elf_read(const char *path, struct elf_info *e)
 		fclose(f);
 		return -ENOMEM;
 	}
-	r = fread(data, 1, (size_t)st.st_size, f) == (size_t)st.st_size ? parse(data, (size_t)st.st_size, e) : -EIO;
+	r = fread(data, 1, (size_t)st.st_size, f) == (size_t)st.st_size ? elf_parse(data, (size_t)st.st_size, e) : -EIO;
 	fclose(f);
 	free(data);
+	return r;
+}
+
+int elf_parse(const char *data, size_t size, struct elf_info *e)
+{
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	r = parse(data, size, e);
 	if (r < 0)
 		elf_release(e);
 	return r;

@@ -18,6 +18,8 @@ struct elf_info {
 /* Read a 64-bit little-endian ELF file. -ENOEXEC: not one, or damaged
  * (every offset is checked against the file's size). */
 int elf_read(const char *path, struct elf_info *e);
+/* The same on bytes in memory (size of them). */
+int elf_parse(const char *data, size_t size, struct elf_info *e);
 void elf_release(struct elf_info *e);
 
 /* The files a binary needs at run time, for the architecture whose Debian

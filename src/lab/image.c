@@ -16,6 +16,7 @@
 #include "cpio.h"
 #include "elf.h"
 #include "image.h"
+#include "matrix.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
@@ -23,11 +24,41 @@
 #define VMB_VERSION "0"
 #endif
 
-/* Disk controllers, NICs and the agent's console; virtio_pci first. */
-const char *const lab_image_modules[] = {
-	"virtio_pci", "virtio_blk", "virtio_scsi", "virtio_console", "virtio_net", "sd_mod", "ahci", "ata_piix",
-	"nvme", "sym53c8xx", "e1000", "e1000e", "8139cp", "vmxnet3", NULL,
-};
+static bool strv_has(const struct strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return true;
+	return false;
+}
+
+/* The modules the guest loads: the base ones, then each device model's, once
+ * each, in the order of the device table (virtio_pci first). */
+int lab_image_modules(struct strv *mods)
+{
+	struct strv out = { 0 };
+	int r = 0;
+
+	for (size_t i = 0; i <= lab_ndevices && r == 0; i++) {
+		const char *list = i ? lab_devices[i - 1].modules : LAB_BASE_MODULES;
+
+		for (const char *p = list + strspn(list, " "); *p && r == 0;) {
+			size_t l = strcspn(p, " ");
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s", (int)l, p);
+			if (!strv_has(&out, name))
+				r = strv_push(&out, name);
+			p += l + strspn(p + l, " ");
+		}
+	}
+	if (r < 0) {
+		strv_clear(&out);
+		return r;
+	}
+	*mods = out;
+	return 0;
+}
 
 static const char init_script[] =
 	"#!/bin/busybox sh\n"
@@ -365,8 +396,8 @@ static int find_kernel(const struct lab_image_opts *o, const struct lab_arch *a,
 int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen)
 {
 	char root[PATH_MAX], kernel[PATH_MAX] = "", kv[128] = "", moddir[PATH_MAX], path[PATH_MAX + 32];
-	char ids[3][PATH_MAX + 64], busybox[PATH_MAX], *old = NULL, *modlist = NULL, *text = NULL;
-	struct strv order = { 0 }, libs = { 0 }, dirs = { 0 }, missing = { 0 };
+	char ids[4][PATH_MAX + 64], busybox[PATH_MAX], *old = NULL, *modlist = NULL, *text = NULL;
+	struct strv order = { 0 }, libs = { 0 }, dirs = { 0 }, missing = { 0 }, wanted = { 0 };
 	const struct lab_arch *a = lab_arch_find(o->arch);
 	struct modmap mm = { 0 };
 	json_t *manifest = NULL, *mods;
@@ -407,19 +438,29 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
 
+	/* the modules the device table asks for are an input too: a new model rebuilds */
+	r = lab_image_modules(&wanted);
+	if (r < 0)
+		return errf(err, errlen, r, "out of memory listing modules");
+	ids[3][0] = '\0';
+	for (size_t i = 0, off = 0; i < wanted.n && off < sizeof(ids[3]); i++)
+		off += (size_t)snprintf(ids[3] + off, sizeof(ids[3]) - off, "%s%s", i ? " " : "", wanted.v[i]);
+
 	/* Up to date when every input is the same file as last time. */
 	snprintf(path, sizeof(path), "%s/manifest.json", o->out);
 	if (read_file(path, &old) == 0) {
 		json_t *m = json_loads(old, 0, NULL);
 		const json_t *in = json_object_get(m, "inputs");
-		bool same = in && json_array_size(in) == 3;
+		bool same = in && json_array_size(in) == 4;
 
-		for (size_t i = 0; same && i < 3; i++)
+		for (size_t i = 0; same && i < 4; i++)
 			same = !strcmp(json_string_value(json_array_get(in, i)) ?: "", ids[i]);
 		json_decref(m);
 		free(old);
-		if (same)
+		if (same) {
+			strv_clear(&wanted);
 			return 0;
+		}
 	}
 	r = elf_runtime_files(o->vmbench, a->triplet, &libs, err, errlen);
 	if (r < 0)
@@ -428,9 +469,11 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	snprintf(moddir, sizeof(moddir), "%s/lib/modules/%s/kernel", root, kv);
 	if (*root)
 		walk(&mm, moddir);
-	for (size_t i = 0; lab_image_modules[i]; i++)
-		if (add_module(&mm, lab_image_modules[i], &order, 0) < 0)
-			strv_push(&missing, lab_image_modules[i]);
+	for (size_t i = 0; i < wanted.n; i++)
+		if (add_module(&mm, wanted.v[i], &order, 0) < 0 && strv_push(&missing, wanted.v[i]) < 0) {
+			r = errf(err, errlen, -ENOMEM, "out of memory listing modules");
+			goto out;
+		}
 
 	snprintf(path, sizeof(path), "%s/initrd.img", o->out);
 	r = cpio_open(&c, path);
@@ -478,9 +521,9 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 		r = errf(err, errlen, -errno, "linking %s: %s", path, strerror(errno));
 		goto out;
 	}
-	manifest = json_pack("{s:s, s:s, s:s, s:o, s:o, s:[s, s, s]}", "arch", o->arch, "kernel_version", kv,
+	manifest = json_pack("{s:s, s:s, s:s, s:o, s:o, s:[s, s, s, s]}", "arch", o->arch, "kernel_version", kv,
 			     "vmbench_version", VMB_VERSION, "modules", mods, "modules_missing", json_array(), "inputs",
-			     ids[0], ids[1], ids[2]);
+			     ids[0], ids[1], ids[2], ids[3]);
 	for (size_t i = 0; manifest && i < missing.n; i++)
 		json_array_append_new(json_object_get(manifest, "modules_missing"), json_string(missing.v[i]));
 	if (manifest) {
@@ -513,5 +556,6 @@ out:
 	strv_clear(&libs);
 	strv_clear(&dirs);
 	strv_clear(&missing);
+	strv_clear(&wanted);
 	return r;
 }

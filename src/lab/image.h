@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "../core/util.h"
+
 struct lab_image_opts {
 	const char *arch;    /* "x86_64" or "aarch64" */
 	const char *kernel;  /* a vmlinuz, or a linux-image .deb; NULL: Debian's, fetched into the cache */
@@ -30,7 +32,8 @@ const char *lab_host_arch(void);
 /* Build, or find the image up to date (*rebuilt false). err says what failed. */
 int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen);
 
-/* The modules the guest loads, in this order (after their dependencies). */
-extern const char *const lab_image_modules[];
+/* The modules the guest loads, in this order (after their dependencies):
+ * LAB_BASE_MODULES and every device model's (src/lab/matrix.h), once each. */
+int lab_image_modules(struct strv *mods);
 
 #endif

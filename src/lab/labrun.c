@@ -21,6 +21,8 @@
 #include "../core/clock.h"
 #include "../core/runner.h"
 #include "../store/doc.h"
+#include "../suites/boot.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 /* What a signal handler must be able to undo. */
@@ -147,50 +149,38 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 	char tail[600];
 	int r;
 
-	/* HELLO, watching the console meanwhile for the earlier phases */
+	/* HELLO through the protocol's host side, in slices short enough to
+	 * watch the console meanwhile (every 5 ms until its two marks are seen);
+	 * a partial line waits in the connection's buffer between slices */
 	for (;;) {
-		char *line = NULL;
 		double now;
+		int status;
 
-		/* the console is polled: every 5 ms until its two marks are seen */
-		r = proto_recv_line(&b->conn, b->t_output && b->t_init ? 50 : 5, &line);
+		r = proto_host_hello(&b->conn, b->t_output && b->t_init ? 50 : 5, &b->fp);
 		now = (double)(clock_ns() - t0) / 1e9;
 		watch_console(b, now);
-		if (r == 0 && str_has_prefix(line, "HELLO ")) {
-			bool ours = str_has_prefix(line, "HELLO 1 ");
-
+		if (r == 0) {
 			b->t_hello = now;
-			b->fp = ours ? json_loads(line + 8, 0, NULL) : NULL;
-			free(line);
-			if (!ours)
-				return errf(err, errlen, -EPROTONOSUPPORT, "the guest agent speaks another protocol "
-										 "version: rebuild the image");
-			if (!json_is_object(b->fp))
-				return errf(err, errlen, -EPROTO, "the guest's HELLO carries no fingerprint");
-			break;
+			return 0;
 		}
-		free(line);
-		{
-			int status;
-
-			if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
-				untrack(b->pid);
-				b->pid = 0;
-				console_tail(b->dir, tail, sizeof(tail));
-				return errf(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
-					    WIFEXITED(status) ? "status" : "signal",
-					    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-					    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
-			}
+		if (r != -ETIMEDOUT && r != -EPIPE)
+			return errf(err, errlen, r, "%s", b->conn.err);
+		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
+			untrack(b->pid);
+			b->pid = 0;
+			console_tail(b->dir, tail, sizeof(tail));
+			return errf(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
+				    WIFEXITED(status) ? "status" : "signal",
+				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+				    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
 		}
-		if ((r < 0 && r != -ETIMEDOUT) || clock_ns() > deadline || vmb_stop_requested()) {
+		if (r == -EPIPE || clock_ns() > deadline || vmb_stop_requested()) {
 			console_tail(b->dir, tail, sizeof(tail));
 			return errf(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT, "the guest %s within %.0f s; %s%s",
 				    r == -EPIPE ? "closed its agent channel" : "did not say HELLO", o->hello_timeout_ms / 1e3,
 				    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
 		}
 	}
-	return 0;
 }
 
 static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, char *err, size_t errlen)
@@ -199,7 +189,7 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200];
 	struct strv argv = { 0 };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *why;
+	char why[512];
 	uint64_t t0, deadline;
 	int r;
 
@@ -236,17 +226,16 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 		}
 		close(fd);
 		if (qcow2) {
-			char sz[32], cmd[400];
-			int st;
+			char sz[32];
+			char *const qargv[] = { "qemu-img", "create", "-q", "-f", "qcow2", disk, sz, NULL };
 
 			/* qemu-img writes the qcow2 header into the file we created */
 			snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
-			snprintf(cmd, sizeof(cmd), "qemu-img create -q -f qcow2 '%s' %s >/dev/null 2>&1", disk, sz);
-			st = system(cmd);
-			if (st != 0) {
+			r = run_capture("qemu-img", qargv, NULL, NULL);
+			if (r < 0) {
 				remove_dir(b->dir);
-				return errf(err, errlen, -ENOENT, "qemu-img could not create a qcow2 disk%s",
-					    WIFEXITED(st) && WEXITSTATUS(st) == 127 ? ": apt-get install qemu-utils" : "");
+				return errf(err, errlen, r == -ECHILD ? -EIO : r, "qemu-img could not create a qcow2 disk "
+					    "(Debian's qemu-utils has it: apt-get install qemu-utils)");
 			}
 		}
 	}
@@ -254,7 +243,7 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 				    .disk_format = o->disk_format ? o->disk_format : "raw",
 				    .disk_cache = o->disk_cache, .qmp_socket = qmp, .agent_socket = agent,
 				    .console_log = console };
-	r = lab_qemu_argv(c, &paths, &argv, &why);
+	r = lab_qemu_argv(c, &paths, &argv, why, sizeof(why));
 	if (r < 0) {
 		remove_dir(b->dir);
 		strv_clear(&argv);
@@ -392,63 +381,110 @@ static int pin_vcpus(const struct boot *b, char *err, size_t errlen)
 	return r;
 }
 
-static const char *guest_disk(const json_t *fp, const char *driver)
+/* The name of the guest's device of this list ("block_devices", "network")
+ * whose driver is driver, or NULL. */
+static const char *guest_device(const json_t *fp, const char *list, const char *driver)
 {
 	size_t i;
 	json_t *d;
 
-	json_array_foreach(json_object_get(fp, "block_devices"), i, d)
+	json_array_foreach(json_object_get(fp, list), i, d)
 		if (driver && !strcmp(json_string_value(json_object_get(d, "driver")) ?: "", driver))
 			return json_string_value(json_object_get(d, "name"));
 	return NULL;
 }
 
-/* The boot suite, measured by the host: phases per cold and warm boot. */
-static json_t *boot_suite(const double (*cold)[3], unsigned ncold, const double (*warm)[3], unsigned nwarm)
+bool lab_host_measured(const char *item)
 {
-	static const char *const names[] = { "phase_firmware", "phase_kernel", "phase_agent" };
+	char name[64];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(item, "."), item);
+	return suites_find(name) == &boot_suite;
+}
+
+/* The marks of a boot, in the order of the declared phases (boot_phases):
+ * each phase is the time between two consecutive marks. */
+static void boot_phases_of(const struct boot *b, double ph[BOOT_NPHASES])
+{
+	const double marks[BOOT_NPHASES + 1] = { 0, b->t_output, b->t_init, b->t_hello };
+
+	for (size_t k = 0; k < BOOT_NPHASES; k++)
+		ph[k] = marks[k + 1] - marks[k];
+}
+
+/* Is the boot suite (or a test of it) among the items? */
+static bool boot_asked(const char *items)
+{
+	char what[64];
+
+	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (lab_host_measured(what))
+			return true;
+	}
+	return false;
+}
+
+/* The boot suite's result, measured here: its declared tests (cold, warm),
+ * a metric per declared phase and their sum, and the note naming the
+ * phases in order, which is what the report stacks. */
+static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, const double (*warm)[BOOT_NPHASES],
+			   unsigned nwarm)
+{
 	static const struct runner_settings rs = { 0 };
 	struct vmb_results res = { 0 };
 	struct vmb_suite_result *s;
 	struct vmb_case *c;
-	json_t *doc, *suite;
+	json_t *doc = NULL, *suite;
 	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured");
+	char phases[256] = "";
+	size_t off = 0;
 
+	for (size_t k = 0; k < BOOT_NPHASES && off < sizeof(phases); k++)
+		off += (size_t)snprintf(phases + off, sizeof(phases) - off, "%s%s", k ? "," : "", boot_phases[k].metric);
 	res.suites = calloc(1, sizeof(*res.suites));
+	if (!res.suites || !fp)
+		goto out;
 	res.nsuites = 1;
 	s = res.suites;
-	s->name = xstrdup("boot");
+	s->name = xstrdup(boot_suite.name);
 	s->tests = calloc(2, sizeof(*s->tests));
+	if (!s->name || !s->tests || vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
+		goto out;
 	s->ntests = nwarm ? 2 : 1;
 	for (size_t t = 0; t < s->ntests; t++) {
-		const double(*ph)[3] = t ? warm : cold;
+		const double(*ph)[BOOT_NPHASES] = t ? warm : cold;
 		unsigned n = t ? nwarm : ncold;
 
-		s->tests[t].name = xstrdup(t ? "warm" : "cold");
+		s->tests[t].name = xstrdup(boot_suite.tests[t].name);
 		s->tests[t].cases = calloc(1, sizeof(*s->tests[t].cases));
+		if (!s->tests[t].name || !s->tests[t].cases)
+			goto out;
 		s->tests[t].ncases = 1;
 		c = &s->tests[t].cases[0];
 		c->reps = n;
-		for (int k = 0; k < 3; k++) {
-			struct vmb_metric *m = vmb_case_add_metric(c, names[k], VMB_UNIT_NS, VMB_LOWER);
+		for (size_t k = 0; k <= BOOT_NPHASES; k++) {
+			/* the phases, then their sum, the headline */
+			struct vmb_metric *m = vmb_case_add_metric(c, k < BOOT_NPHASES ? boot_phases[k].metric
+										  : boot_suite.tests[t].headline,
+								   VMB_UNIT_NS, VMB_LOWER);
 
-			for (unsigned i = 0; m && i < n; i++)
-				vmb_metric_push(m, ph[i][k] * 1e9);
-			if (m)
-				stats_summarize(m->samples, m->n, &m->sum);
-		}
-		{
-			struct vmb_metric *m = vmb_case_add_metric(c, "boot_total", VMB_UNIT_NS, VMB_LOWER);
+			if (!m)
+				goto out;
+			for (unsigned i = 0; i < n; i++) {
+				double v = 0;
 
-			for (unsigned i = 0; m && i < n; i++)
-				vmb_metric_push(m, (ph[i][0] + ph[i][1] + ph[i][2]) * 1e9);
-			if (m) {
-				m->headline = true;
-				stats_summarize(m->samples, m->n, &m->sum);
+				for (size_t j = 0; j < BOOT_NPHASES; j++)
+					v += j == k || k == BOOT_NPHASES ? ph[i][j] : 0;
+				if (vmb_metric_push(m, v * 1e9) < 0)
+					goto out;
 			}
+			m->headline = k == BOOT_NPHASES;
+			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
 	doc = doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp, .rs = &rs });
+out:
 	vmb_results_release(&res);
 	json_decref(fp);
 	suite = doc ? json_incref(json_array_get(json_object_get(doc, "suites"), 0)) : NULL;
@@ -458,10 +494,10 @@ static json_t *boot_suite(const double (*cold)[3], unsigned ncold, const double 
 
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, char *err, size_t errlen)
 {
-	double (*phases)[3] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
-	double (*warm)[3] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
+	double (*phases)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
+	double (*warm)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
 	unsigned nwarm = 0;
-	const char *driver = lab_expected_disk_driver(c);
+	const struct lab_device *disk = lab_config_device(c, LAB_DISK), *nic = lab_config_device(c, LAB_NIC);
 	json_t *doc = NULL;
 	int r = 0;
 
@@ -492,13 +528,12 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			(void)shut_down(&b);
 			break;
 		}
-		phases[i][0] = b.t_output;
-		phases[i][1] = b.t_init - b.t_output;
-		phases[i][2] = b.t_hello - b.t_init;
+		boot_phases_of(&b, phases[i]);
 		if (i == 0 && !strcmp(c->v[LAB_PIN], "on"))
 			r = pin_vcpus(&b, err, errlen);
 		if (i == 0 && r == 0) {
-			const char *dev = guest_disk(b.fp, driver);
+			/* the device table says which driver must be behind each model */
+			const char *dev = disk ? guest_device(b.fp, "block_devices", disk->driver) : NULL;
 			const char *arch = json_string_value(json_object_get(b.fp, "arch"));
 
 			if (!arch || strcmp(arch, c->v[LAB_ARCH]))
@@ -506,7 +541,10 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 					 arch ? arch : "of no architecture", c->v[LAB_ARCH]);
 			else if (!dev)
 				r = errf(err, errlen, -ENODEV, "the guest shows no disk with the %s driver that disk=%s needs",
-					 driver, c->v[LAB_DISK]);
+					 disk ? disk->driver : "?", c->v[LAB_DISK]);
+			else if (nic && !guest_device(b.fp, "network", nic->driver))
+				r = errf(err, errlen, -ENODEV, "the guest shows no network card with the %s driver that "
+					 "nic=%s needs", nic->driver, nic->name);
 			/* every item but boot is a suite or test the guest runs: cpu, disk.randread... */
 			for (const char *p = o->suites; r == 0 && p && *p;) {
 				const char *comma = strchr(p, ',');
@@ -515,7 +553,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 
 				snprintf(what, sizeof(what), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
 				p = comma ? comma + 1 : NULL;
-				if (!strcmp(what, "boot"))
+				if (lab_host_measured(what))
 					continue;
 				opts = json_object();
 				if (o->quick)
@@ -551,14 +589,11 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			}
 		}
 		/* warm boots in this same QEMU, after the suites of the first boot */
-		for (unsigned w = 0; i == 0 && r == 0 && str_in_list(o->suites, ',', "boot") && w < (o->boots ? o->boots : 1) &&
+		for (unsigned w = 0; i == 0 && r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) &&
 				     !vmb_stop_requested(); w++) {
 			r = warm_boot(&b, o, err, errlen);
 			if (r == 0) {
-				warm[nwarm][0] = b.t_output;
-				warm[nwarm][1] = b.t_init - b.t_output;
-				warm[nwarm][2] = b.t_hello - b.t_init;
-				nwarm++;
+				boot_phases_of(&b, warm[nwarm++]);
 			}
 		}
 		{
@@ -568,11 +603,12 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				r = errf(err, errlen, s, "the guest did not shut down cleanly after BYE");
 		}
 	}
-	if (r == 0 && str_in_list(o->suites, ',', "boot")) {
-		json_t *bs = boot_suite((const double(*)[3])phases, o->boots ? o->boots : 1, (const double(*)[3])warm, nwarm);
+	if (r == 0 && boot_asked(o->suites)) {
+		json_t *bs = boot_result((const double(*)[BOOT_NPHASES])phases, o->boots ? o->boots : 1,
+					 (const double(*)[BOOT_NPHASES])warm, nwarm);
 
-		if (bs)
-			json_array_append_new(json_object_get(doc, "suites"), bs);
+		if (!bs || json_array_append_new(json_object_get(doc, "suites"), bs) < 0)
+			r = errf(err, errlen, -ENOMEM, "out of memory storing the boot phases");
 	}
 	free(phases);
 	free(warm);

@@ -23,6 +23,9 @@ struct lab_run_opts {
 /* Run one configuration. On success *doc is its result; on failure err says
  * why with the last console lines. -EOPNOTSUPP: QEMU cannot build it (skip). */
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **doc, char *err, size_t errlen);
+/* True for a --suites item ("boot", "boot.cold") the host measures around
+ * the guest rather than the guest's agent: the boot suite's. */
+bool lab_host_measured(const char *item);
 /* Kill every QEMU this process started and remove their files (signal-safe). */
 void lab_kill_all(void);
 

@@ -1,14 +1,86 @@
 /* The lab's configuration matrix and the QEMU command line of each
  * configuration. "accel=tcg arch=x86_64,aarch64 disk=ide,virtio-blk smp=1,2
- * mem=512M pin=off" expands to every combination, in the order given. */
+ * mem=512M pin=off" expands to every combination, in the order given.
+ *
+ * Two tables say everything about it, as X-macros so that the help text is
+ * derived from them at compile time too:
+ *   LAB_KEYS     the matrix keys (one row per key);
+ *   LAB_DEVICES  the device models behind the disk and nic keys (one row per
+ *                model: QEMU arguments, the guest driver expected behind it,
+ *                the modules the guest image needs).
+ * Adding a disk or NIC model is one row of LAB_DEVICES; adding a key is one
+ * row of LAB_KEYS (and its effect in lab_qemu_argv). */
 #ifndef VMB_MATRIX_H
 #define VMB_MATRIX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../core/util.h"
 
-enum lab_key { LAB_ACCEL, LAB_ARCH, LAB_DISK, LAB_NIC, LAB_SMP, LAB_MEM, LAB_PIN, LAB_NKEYS };
+/* X(ENUM, name, default, type, values, range, min, max)
+ * type LIST: values are the valid ones, each after a space (range "").
+ * type COUNT or SIZE: a number (a size takes k/m/g/t) from min to max, which
+ * range says in words (values ""). */
+#define LAB_KEYS(X)                                                                                          \
+	X(LAB_ACCEL, "accel", "auto", LIST, " auto kvm tcg", "", 0, 0)                                         \
+	X(LAB_ARCH, "arch", "x86_64", LIST, " x86_64 aarch64", "", 0, 0)                                       \
+	X(LAB_DISK, "disk", "virtio-blk", LIST, LAB_DEVICE_NAMES(LAB_DISK), "", 0, 0)                          \
+	X(LAB_NIC, "nic", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_NIC), "", 0, 0)                           \
+	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256)                               \
+	X(LAB_MEM, "mem", "512M", SIZE, "", " a memory size from 64M to 1T, e.g. 512M or 2G", 64ull << 20,    \
+	  1ull << 40)                                                                                          \
+	X(LAB_PIN, "pin", "off", LIST, " off on", "", 0, 0)
+
+/* X(KEY, name, arches, x86 machine, devices, driver, modules)
+ * arches: where QEMU has the model, each after a space. x86 machine: the
+ * machine type it needs on x86_64 (NULL: q35). devices: QEMU -device
+ * arguments, space-separated; the backend is drive=d0 (disks) or netdev=n0
+ * (NICs). driver: the Linux driver the guest must show behind it. modules:
+ * what the guest image loads for it (dependencies come by themselves). */
+#define LAB_ANY_ARCH " x86_64 aarch64"
+#define LAB_DEVICES(X)                                                                                          \
+	X(LAB_DISK, "virtio-blk", LAB_ANY_ARCH, NULL, "virtio-blk-pci,drive=d0", "virtio_blk", "virtio_blk")      \
+	X(LAB_DISK, "virtio-scsi", LAB_ANY_ARCH, NULL, "virtio-scsi-pci,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0",   \
+	  "virtio_scsi", "virtio_scsi sd_mod")                                                                  \
+	X(LAB_DISK, "ide", " x86_64", "pc", "ide-hd,drive=d0,bus=ide.0", "ata_piix", "ata_piix")                   \
+	X(LAB_DISK, "ahci", LAB_ANY_ARCH, NULL, "ich9-ahci,id=ahci0 ide-hd,drive=d0,bus=ahci0.0", "ahci", "ahci") \
+	X(LAB_DISK, "lsi", LAB_ANY_ARCH, NULL, "lsi53c895a,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "sym53c8xx",   \
+	  "sym53c8xx sd_mod")                                                                                   \
+	X(LAB_DISK, "nvme", LAB_ANY_ARCH, NULL, "nvme,drive=d0,serial=vmbench0", "nvme", "nvme")                  \
+	X(LAB_NIC, "virtio-net", LAB_ANY_ARCH, NULL, "virtio-net-pci,netdev=n0", "virtio_net", "virtio_net")     \
+	X(LAB_NIC, "e1000", LAB_ANY_ARCH, NULL, "e1000,netdev=n0", "e1000", "e1000")                              \
+	X(LAB_NIC, "e1000e", LAB_ANY_ARCH, NULL, "e1000e,netdev=n0", "e1000e", "e1000e")                          \
+	X(LAB_NIC, "rtl8139", LAB_ANY_ARCH, NULL, "rtl8139,netdev=n0", "8139cp", "8139cp")                        \
+	X(LAB_NIC, "vmxnet3", LAB_ANY_ARCH, NULL, "vmxnet3,netdev=n0", "vmxnet3", "vmxnet3")
+
+/* Modules every guest loads whatever its devices: the PCI transport of the
+ * virtio devices and the agent's console. */
+#define LAB_BASE_MODULES "virtio_pci virtio_console"
+
+#define LAB_KEY_ENUM(e, ...) e,
+enum lab_key { LAB_KEYS(LAB_KEY_ENUM) LAB_NKEYS };
+
+/* " virtio-blk virtio-scsi ...": the models of one key, as a string literal */
+#define LAB_DEVICE_NAMES(key) LAB_DEVICES(LAB_DEVICE_NAME_IF_##key)
+#define LAB_DEVICE_NAME_IF_LAB_DISK(k, n, ...) LAB_PICK_LAB_DISK_##k(n)
+#define LAB_DEVICE_NAME_IF_LAB_NIC(k, n, ...) LAB_PICK_LAB_NIC_##k(n)
+#define LAB_PICK_LAB_DISK_LAB_DISK(n) " " n
+#define LAB_PICK_LAB_DISK_LAB_NIC(n)
+#define LAB_PICK_LAB_NIC_LAB_NIC(n) " " n
+#define LAB_PICK_LAB_NIC_LAB_DISK(n)
+
+/* The matrix keys and their values, for --help and the man page. */
+#define LAB_KEY_HELP(e, name, def, type, values, range, ...) " " name " =" values range " (default " def ")."
+#define LAB_MATRIX_HELP "keys and values:" LAB_KEYS(LAB_KEY_HELP)
+
+struct lab_device {
+	enum lab_key key; /* LAB_DISK or LAB_NIC */
+	const char *name, *arches, *x86_machine, *devices, *driver, *modules;
+};
+
+extern const struct lab_device lab_devices[];
+extern const size_t lab_ndevices;
 
 /* One configuration: a value for every key (defaults for keys not given). */
 struct lab_config {
@@ -26,16 +98,20 @@ const char *lab_key_name(enum lab_key k);
 int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t errlen);
 void lab_matrix_release(struct lab_matrix *m);
 
+/* The device model behind a configuration's key (LAB_DISK, LAB_NIC); NULL
+ * for nic=none. */
+const struct lab_device *lab_config_device(const struct lab_config *c, enum lab_key key);
+
 /* Where a configuration's files are. */
 struct lab_paths {
 	const char *kernel, *initrd, *disk, *disk_format, *disk_cache, *qmp_socket, *agent_socket, *console_log;
 };
 
-/* NULL when QEMU can build this configuration, else why it cannot. */
-const char *lab_config_unsupported(const struct lab_config *c);
-/* The QEMU command line; -EOPNOTSUPP with *why when QEMU cannot build this
- * combination (a controller the machine type lacks). */
-int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct strv *argv, const char **why);
+/* false when QEMU can build this configuration, else true with why. */
+bool lab_config_unsupported(const struct lab_config *c, char *why, size_t len);
+/* The QEMU command line; -EOPNOTSUPP with why when QEMU cannot build this
+ * combination (a controller the machine type lacks), -ENOMEM. */
+int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct strv *argv, char *why, size_t len);
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);
 

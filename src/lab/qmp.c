@@ -1,5 +1,6 @@
 /* QMP client. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,25 @@
 #include "../core/clock.h"
 #include "../core/banned.h"
 
+int qmp_parse_line(struct qmp *q, const char *line, json_t **out)
+{
+	json_t *msg = json_loads(line, 0, NULL);
+
+	if (!json_is_object(msg)) {
+		snprintf(q->err, sizeof(q->err), "QMP: not a JSON object: '%.80s'", line);
+		json_decref(msg);
+		return -EPROTO;
+	}
+	if (json_object_get(msg, "event")) {
+		/* remembered when there is room; an event lost to memory is no error */
+		if (json_array_append_new(q->events, msg) < 0)
+			json_decref(msg);
+		return 1;
+	}
+	*out = msg;
+	return 0;
+}
+
 static int reply(struct qmp *q, int timeout_ms, json_t **out)
 {
 	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
@@ -19,7 +39,6 @@ static int reply(struct qmp *q, int timeout_ms, json_t **out)
 	for (;;) {
 		uint64_t now = clock_ns();
 		char *line = NULL;
-		json_t *msg;
 		int r = now < deadline ? proto_recv_line(&q->conn, (int)((deadline - now) / 1000000), &line) : -ETIMEDOUT;
 
 		if (r < 0) {
@@ -27,21 +46,30 @@ static int reply(struct qmp *q, int timeout_ms, json_t **out)
 								    : r == -EPIPE ? "QEMU closed the socket" : strerror(-r));
 			return r;
 		}
-		msg = json_loads(line, 0, NULL);
-		if (!json_is_object(msg)) {
-			snprintf(q->err, sizeof(q->err), "QMP: not a JSON object: '%.80s'", line);
-			free(line);
-			json_decref(msg);
-			return -EPROTO;
-		}
+		r = qmp_parse_line(q, line, out);
 		free(line);
-		if (json_object_get(msg, "event")) {
-			json_array_append_new(q->events, msg);
-			continue;
-		}
-		*out = msg;
-		return 0;
+		if (r <= 0)
+			return r;
 	}
+}
+
+int qmp_result(struct qmp *q, const char *cmd, json_t *msg, json_t **ret)
+{
+	if (json_object_get(msg, "error")) {
+		snprintf(q->err, sizeof(q->err), "QMP %s: %s", cmd,
+			 json_string_value(json_object_get(json_object_get(msg, "error"), "desc")) ?: "error");
+		json_decref(msg);
+		return -EIO;
+	}
+	if (!json_object_get(msg, "return")) {
+		snprintf(q->err, sizeof(q->err), "QMP %s: a reply with neither return nor error", cmd);
+		json_decref(msg);
+		return -EPROTO;
+	}
+	if (ret)
+		*ret = json_incref(json_object_get(msg, "return"));
+	json_decref(msg);
+	return 0;
 }
 
 int qmp_connect(struct qmp *q, const char *path, int timeout_ms)
@@ -108,45 +136,51 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, int timeout_ms, js
 	r = reply(q, timeout_ms, &msg);
 	if (r < 0)
 		return r;
-	if (json_object_get(msg, "error")) {
-		snprintf(q->err, sizeof(q->err), "QMP %s: %s", cmd,
-			 json_string_value(json_object_get(json_object_get(msg, "error"), "desc")) ?: "error");
-		json_decref(msg);
-		return -EIO;
+	return qmp_result(q, cmd, msg, ret);
+}
+
+int qmp_parse_vcpus(struct qmp *q, const json_t *cpus, int **tids, size_t *n)
+{
+	size_t i, count = json_array_size(cpus);
+	int *out;
+	json_t *c;
+
+	if (!json_is_array(cpus) || !count) {
+		snprintf(q->err, sizeof(q->err), "QMP query-cpus-fast: no vCPUs listed");
+		return -EPROTO;
 	}
-	if (ret)
-		*ret = json_incref(json_object_get(msg, "return"));
-	json_decref(msg);
+	out = calloc(count, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	json_array_foreach(cpus, i, c) {
+		json_t *idx = json_object_get(c, "cpu-index"), *tid = json_object_get(c, "thread-id");
+		json_int_t k = json_integer_value(idx), t = json_integer_value(tid);
+
+		/* each index once, each thread a real one: a 0 would pin this process */
+		if (!json_is_integer(idx) || !json_is_integer(tid) || k < 0 || (size_t)k >= count || out[k] ||
+		    t <= 0 || t > INT32_MAX) {
+			snprintf(q->err, sizeof(q->err), "QMP query-cpus-fast: entry %zu has no valid, unique cpu-index "
+				 "and thread-id", i);
+			free(out);
+			return -EPROTO;
+		}
+		out[k] = (int)t;
+	}
+	*tids = out;
+	*n = count;
 	return 0;
 }
 
 int qmp_vcpu_threads(struct qmp *q, int timeout_ms, int **tids, size_t *n)
 {
-	json_t *cpus = NULL, *c;
-	size_t i;
+	json_t *cpus = NULL;
 	int r = qmp_execute(q, "query-cpus-fast", NULL, timeout_ms, &cpus);
 
 	if (r < 0)
 		return r;
-	*n = json_array_size(cpus);
-	*tids = calloc(*n ? *n : 1, sizeof(**tids));
-	if (!*tids) {
-		json_decref(cpus);
-		return -ENOMEM;
-	}
-	json_array_foreach(cpus, i, c) {
-		json_int_t idx = json_integer_value(json_object_get(c, "cpu-index"));
-
-		if (idx < 0 || (size_t)idx >= *n || !json_is_integer(json_object_get(c, "thread-id"))) {
-			snprintf(q->err, sizeof(q->err), "QMP query-cpus-fast: an entry without cpu-index or thread-id");
-			free(*tids);
-			json_decref(cpus);
-			return -EPROTO;
-		}
-		(*tids)[idx] = (int)json_integer_value(json_object_get(c, "thread-id"));
-	}
+	r = qmp_parse_vcpus(q, cpus, tids, n);
 	json_decref(cpus);
-	return 0;
+	return r;
 }
 
 void qmp_close(struct qmp *q)

@@ -27,4 +27,14 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, int timeout_ms, js
 int qmp_vcpu_threads(struct qmp *q, int timeout_ms, int **tids, size_t *n);
 void qmp_close(struct qmp *q);
 
+/* The parsers behind the calls above, on their own for tests and fuzzing.
+ * One line from QEMU: 0 with *out the reply (new reference), 1 for an event
+ * (remembered in q->events, which must be an array), -EPROTO. */
+int qmp_parse_line(struct qmp *q, const char *line, json_t **out);
+/* A reply to cmd (msg taken): 0 with *ret its "return" (new reference,
+ * unless ret is NULL), -EIO for QEMU's error, -EPROTO for neither. */
+int qmp_result(struct qmp *q, const char *cmd, json_t *msg, json_t **ret);
+/* query-cpus-fast's return: thread ids in vCPU order. */
+int qmp_parse_vcpus(struct qmp *q, const json_t *cpus, int **tids, size_t *n);
+
 #endif

@@ -682,9 +682,37 @@ out:
 	legend_release(&lg);
 }
 
-static bool is_phase(const struct cmp_row *r)
+/* Where a row's metric stands among the stacked phases its suite declares:
+ * a suite result's notes.phases names them in order ("phase_firmware,
+ * phase_kernel,phase_agent"), in any operand's documents. -1: not a phase.
+ * Documents stored before suites declared their phases: the boot suite's
+ * phase_* metrics, in the order of the rows. */
+static int phase_index(const struct cmp_table *t, const struct cmp_row *r)
 {
-	return !strcmp(r->suite, "boot") && !strncmp(r->metric, "phase_", 6);
+	bool declared = false;
+
+	for (size_t o = 0; o < t->nops; o++) {
+		size_t d, s;
+		json_t *doc, *suite;
+
+		json_array_foreach(t->ops[o].docs, d, doc)
+			json_array_foreach(json_object_get(doc, "suites"), s, suite) {
+				const char *list = json_string_value(json_object_get(json_object_get(suite, "notes"), "phases"));
+				const char *name = json_string_value(json_object_get(suite, "name"));
+				size_t ml = strlen(r->metric);
+				int i = 0;
+
+				if (!list || !name || strcmp(name, r->suite))
+					continue;
+				declared = true;
+				for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',', i++)
+					if (strcspn(p, ",") == ml && !strncmp(p, r->metric, ml))
+						return i;
+			}
+	}
+	if (!declared && !strcmp(r->suite, "boot") && !strncmp(r->metric, "phase_", 6))
+		return 0;
+	return -1;
 }
 
 /* Boot phases: one stacked bar per operand, a segment per phase_* metric in
@@ -718,9 +746,9 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	slot = (x.p1 - x.p0) / (double)nops;
 	svg_axis_nice(&y, true);
 	for (size_t i = 0; i < n; i++)
-		phases[i] = t->rows[rows[i]].metric + 6;
+		phases[i] = t->rows[rows[i]].metric + (strncmp(t->rows[rows[i]].metric, "phase_", 6) ? 0 : 6);
 	cmp_params_text(r0->params, p, sizeof(p));
-	snprintf(title, sizeof(title), "boot.%s phases", r0->test);
+	snprintf(title, sizeof(title), "%s.%s phases", r0->suite, r0->test);
 	axis_title(&y, "time", r0->unit, ytitle, sizeof(ytitle));
 	svg_begin(&s, 520, 300 + 18 * (int)n, title);
 	for (size_t k = 0; k < nops; k++) {
@@ -756,8 +784,8 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 		}
 	}
 	svg_legend(&s, 80, 300, phases, (int)n);
-	snprintf(caption, sizeof(caption), "boot.%s%s%s: time in each phase, stacked (means)%s", r0->test, *p ? " " : "",
-		 p, numbered ? key : "");
+	snprintf(caption, sizeof(caption), "%s.%s%s%s: time in each phase, stacked (means)%s", r0->suite, r0->test,
+		 *p ? " " : "", p, numbered ? key : "");
 	figure(f, svg_end(&s), caption);
 out:
 	free(names);
@@ -829,8 +857,10 @@ static int same_chart(const struct cmp_row *a, const struct cmp_row *b)
 
 static int same_phases(const struct cmp_row *a, const struct cmp_row *b)
 {
-	int c = strcmp(a->test, b->test);
+	int c = strcmp(a->suite, b->suite);
 
+	if (!c)
+		c = strcmp(a->test, b->test);
 	return c ? c : strcmp(a->params, b->params);
 }
 
@@ -864,15 +894,27 @@ static void charts(FILE *f, const struct cmp_table *t)
 	}
 	free(g);
 	g = NULL;
-	/* boot phases, stacked, per (test, params) */
+	/* declared phases, stacked, per (suite, test, params), in their declared order */
 	n = 0;
 	for (size_t i = 0; i < t->nrows; i++)
-		if (is_phase(&t->rows[i]))
+		if (phase_index(t, &t->rows[i]) >= 0)
 			rows[n++] = i;
 	if (group_rows(t, rows, n, same_phases, &g, &ng) < 0)
 		goto out;
-	for (size_t k = 0; k < ng; k++)
-		phase_chart(f, t, rows + g[k].start, g[k].n);
+	for (size_t k = 0; k < ng; k++) {
+		size_t *gr = rows + g[k].start;
+
+		/* a few rows each: insertion by declared position, equal ones in row order */
+		for (size_t a = 1; a < g[k].n; a++)
+			for (size_t b = a; b > 0 && phase_index(t, &t->rows[gr[b - 1]]) > phase_index(t, &t->rows[gr[b]]);
+			     b--) {
+				size_t x = gr[b];
+
+				gr[b] = gr[b - 1];
+				gr[b - 1] = x;
+			}
+		phase_chart(f, t, gr, g[k].n);
+	}
 	fputs("</div>\n<h2>Latency percentiles</h2>\n<div class=\"charts\">\n", f);
 	for (size_t i = 0; i < t->nrows && nlat < HTML_MAX_LATENCY_CHARTS; i++)
 		if (has_hist(t, &t->rows[i])) {

@@ -3,4 +3,5 @@
  * NAME_suite`, one line here, one line in meson.build. */
 #define VMB_SUITES(X) \
 	X(cpu) \
-	X(disk)
+	X(disk) \
+	X(boot)

@@ -15,20 +15,71 @@ has "$T/err" "'image' builds the guest image, 'run' runs a matrix" "says what ex
 expect 2 "a matrix key that does not exist" "$VMB" lab run --matrix "disk=ide colour=red"
 has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, nic, smp, mem, pin" "lists the valid keys"
 expect 2 "a controller that does not exist" "$VMB" lab run --matrix "disk=floppy"
-has "$T/err" "valid values of disk: virtio-blk|virtio-scsi|ide|ahci|lsi|nvme" "lists the valid controllers"
+has "$T/err" "valid values of disk: virtio-blk, virtio-scsi, ide, ahci, lsi, nvme" "lists the valid controllers"
+# boot is a declared suite: listed, and outside the lab skipped with the reason
+expect 0 "vmbench list shows the boot suite" "$VMB" list
+has "$T/out" "boot.cold" "with its tests"
+expect 0 "vmbench run boot: skipped, with why" "$VMB" run boot --no-store
+has "$T/err" "boot: skipped: a boot is timed from outside the guest: 'vmbench lab run --suites boot' measures it" \
+	"says where it runs"
+expect 2 "lab run --suites with an unknown test" "$VMB" lab run --matrix accel=tcg --suites cpu,boot.hot \
+	--db "$T/none.db"
+has "$T/err" "--suites: 'boot.hot' is no suite or SUITE.TEST" "refused before any boot"
+expect 2 "lab run --suites with an empty item" "$VMB" lab run --matrix accel=tcg --suites cpu,,boot --db "$T/none.db"
+has "$T/err" "--suites 'cpu,,boot' has an empty item" "says so"
+# an empty matrix or value was taken silently as the defaults
+expect 2 "an empty matrix" "$VMB" lab run --matrix "" --db "$T/none.db"
+has "$T/err" "matrix: empty; give KEY=VALUE,... words" "says what a matrix is"
+has "$T/err" "valid keys: accel, arch, disk, nic, smp, mem, pin" "with the keys"
+expect 2 "an empty value: accel=," "$VMB" lab run --matrix "accel=," --db "$T/none.db"
+has "$T/err" "accel has an empty value; give accel=V1,V2 with values among auto, kvm, tcg" "lists the values"
+expect 2 "an empty value: smp=1,,1" "$VMB" lab run --matrix "smp=1,,1" --db "$T/none.db"
+has "$T/err" "smp has an empty value" "says which key"
+check "nothing was stored for them" test ! -e "$T/none.db"
+# the store's path was printed uninitialised when there is no HOME
+expect 2 "lab report without HOME or a store" env -i "$VMB" lab report a=b
+has "$T/err" "no result store: set --db, VMBENCH_DB or HOME" "says how to name one"
+check "and prints no garbage" python3 -c "import sys; sys.stdin.buffer.read().decode('ascii')" <"$T/err"
+# --out named the image directory while the report went elsewhere
+expect 2 "lab run --out: refused" "$VMB" lab run --matrix accel=tcg --out "$T/x.html"
+has "$T/err" "--image-dir DIR says where the guest images go, -o FILE where the HTML report goes" "names both"
+expect 2 "lab image --out=DIR: refused" "$VMB" lab image "--out=$T/img"
+has "$T/err" "--out is no lab option" "refused too"
+expect 2 "lab image -o: no report there" "$VMB" lab image -o "$T/x.html"
+has "$T/err" "lab image writes no report" "says so"
+check "no directory was made" test ! -e "$T/x.html"
+: >"$T/exists.html"
+expect 2 "lab run -o an existing file: refused before anything runs" "$VMB" lab run --matrix accel=tcg \
+	-o "$T/exists.html" --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "-o: '$T/exists.html' exists" "says so"
+check "nothing was fetched for it" test ! -e "$T/no-cache"
 expect 1 "a matrix of which nothing can run here" "$VMB" lab run --matrix "accel=kvm arch=aarch64 disk=ide,nvme" \
 	--suites boot --baseline none --cache "$T/no-cache" --db "$T/none.db"
-has "$T/err" "arch=aarch64 disk=ide: skipped: the aarch64 virt machine has no IDE controller" "IDE on arm: why"
+has "$T/err" "arch=aarch64 disk=ide: skipped: QEMU has no disk=ide on aarch64 (disk models on aarch64: virtio-blk," \
+	"IDE on arm: why, from the device table"
 has "$T/err" "arch=aarch64 disk=nvme: skipped: KVM runs guests of this machine's architecture (x86_64) only" \
 	"KVM for another architecture: why"
 has "$T/err" "no configuration of the matrix can run here" "and that nothing ran"
 check "and nothing was downloaded for it" test ! -e "$T/no-cache"
+# the host baseline kept four items of --suites and dropped the rest silently
+mkdir -p "$T/w"
+expect 1 "the host baseline runs every item of --suites (no guest ran: exit 1)" sh -c 'cd "$1/w" && shift && exec "$@"' sh "$T" "$VMB" lab run \
+	--matrix "accel=kvm arch=aarch64" --suites cpu.prime,cpu.matrix,cpu.zlib,disk.fsync,disk.seqread,boot --quick \
+	--cache "$T/no-cache" --db "$T/host.db"
+check "all five tests were measured on the host" python3 - "$T/host.db" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")]
+assert [d["labels"]["config"] for d in docs] == ["host"], [d["labels"] for d in docs]
+tests = sorted(s["name"] + "." + t["name"] for s in docs[0]["suites"] for t in s["tests"])
+assert tests == ["cpu.matrix", "cpu.prime", "cpu.zlib", "disk.fsync", "disk.seqread"], tests
+PY
+has "$T/err" "no configuration of the matrix can run here" "a host alone is no lab run"
 if [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
-	ok "guest image and boot # skip: busybox-static or qemu-system-x86 is not installed (scripts/deps.sh test)"
+	skip "guest image and boot" "busybox-static or qemu-system-x86 is not installed (scripts/deps.sh test)"
 	finish
 	exit $?
 fi
-expect 0 "lab image" "$VMB" lab image --cache "$cache" --out "$T/img"
+expect 0 "lab image" "$VMB" lab image --cache "$cache" --image-dir "$T/img"
 has "$T/out" "built $T/img" "built"
 check "the manifest lists the kernel and every driver, none missing" python3 - "$T/img/manifest.json" <<'PY'
 import json, sys
@@ -39,18 +90,18 @@ for k in ("virtio_blk.ko", "virtio_scsi.ko", "ahci.ko", "ata_piix.ko", "nvme.ko"
     assert k in m["modules"], k
 assert m["modules"].index("virtio.ko") < m["modules"].index("virtio_blk.ko")  # dependencies first
 PY
-expect 0 "a second build finds it up to date" "$VMB" lab image --cache "$cache" --out "$T/img"
+expect 0 "a second build finds it up to date" "$VMB" lab image --cache "$cache" --image-dir "$T/img"
 has "$T/out" "up to date" "not rebuilt"
 expect 0 "a bare --kernel: an image without modules" "$VMB" lab image --kernel "$T/img/vmlinuz" --cache "$cache" \
-	--out "$T/bare"
+	--image-dir "$T/bare"
 check "its manifest says that the kernel's drivers must be built in" python3 - "$T/bare/manifest.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["modules"] == [] and "virtio_blk" in m["modules_missing"] and "built in" in m["modules_note"], m
 PY
-expect 1 "a --kernel that does not exist" "$VMB" lab image --kernel "$T/nothing.deb" --cache "$cache" --out "$T/bare2"
+expect 1 "a --kernel that does not exist" "$VMB" lab image --kernel "$T/nothing.deb" --cache "$cache" --image-dir "$T/bare2"
 has "$T/err" "--kernel $T/nothing.deb: No such file or directory" "names it"
-expect 2 "a --busybox that is not a static program" "$VMB" lab image --busybox "$VMB" --cache "$cache" --out "$T/bare3"
+expect 2 "a --busybox that is not a static program" "$VMB" lab image --busybox "$VMB" --cache "$cache" --image-dir "$T/bare3"
 has "$T/err" "is not static" "says so"
 
 # aarch64: an emulated guest, with the vmbench cross-built for it
@@ -58,9 +109,9 @@ arm=""
 if [ -x "$(dirname "$VMB")/vmbench-aarch64" ] && command -v qemu-system-aarch64 >/dev/null 2>&1; then
 	arm=1
 	expect 2 "an x86_64 vmbench for an aarch64 image" "$VMB" lab image --arch aarch64 --agent "aarch64=$VMB" \
-		--cache "$cache" --out "$T/arm-bad"
+		--cache "$cache" --image-dir "$T/arm-bad"
 	has "$T/err" "is for x86_64, the image is for aarch64" "names both architectures"
-	expect 0 "lab image --arch aarch64" "$VMB" lab image --arch aarch64 --cache "$cache" --out "$T/arm"
+	expect 0 "lab image --arch aarch64" "$VMB" lab image --arch aarch64 --cache "$cache" --image-dir "$T/arm"
 	check "the aarch64 manifest: Debian's arm64 kernel, every driver, the arm64 loader and libraries" python3 - \
 		"$T/arm/manifest.json" <<'PY'
 import json, sys
@@ -74,7 +125,7 @@ assert "/lib/aarch64-linux-gnu/libc.so.6" in libs and "/lib/aarch64-linux-gnu/li
 assert m["busybox"].endswith("busybox-arm64/root/bin/busybox"), m["busybox"]
 PY
 else
-	ok "aarch64 guests # skip: no vmbench-aarch64 beside $VMB (make cross) or no qemu-system-aarch64"
+	skip "aarch64 guests" "no vmbench-aarch64 beside $VMB (make cross) or no qemu-system-aarch64"
 fi
 
 check "the guest boots under TCG, says HELLO, runs cpu.prime, says BYE" python3 "$SRC/tests/cli/boot_agent.py" \
@@ -85,15 +136,16 @@ check "no QEMU process is left" sh -c "! pgrep -f '[q]emu-system-x86_64.*$T' >/d
 # (aarch64 has no IDE: that configuration is listed as skipped, with why).
 expect 0 "lab run: ide and virtio-blk under TCG, cpu.prime, disk.randread, boot" "$VMB" lab run \
 	--matrix "accel=tcg arch=x86_64${arm:+,aarch64} disk=ide,virtio-blk" --suites cpu.prime,disk.randread,boot \
-	--quick --label t=lab --cache "$cache" --out "$T/imgs" --db "$T/lab.db" --report "$T/lab.html"
+	--quick --label t=lab --cache "$cache" --image-dir "$T/imgs" --db "$T/lab.db" -o "$T/lab.html"
 has "$T/out" "accel=tcg arch=x86_64 disk=ide" "the comparison has the IDE configuration"
 has "$T/out" "accel=tcg arch=x86_64 disk=virtio-blk" "and the virtio-blk one"
 has "$T/out" "host (baseline)" "against the host"
 if [ -n "$arm" ]; then
 	has "$T/out" "accel=tcg arch=aarch64 disk=virtio-blk" "and the aarch64 virtio-blk one"
-	has "$T/err" "arch=aarch64 disk=ide: skipped: the aarch64 virt machine has no IDE controller" "aarch64 IDE: skipped, with why"
+	has "$T/err" "arch=aarch64 disk=ide: skipped: QEMU has no disk=ide on aarch64" "aarch64 IDE: skipped, with why"
 fi
 check "the report was written" test -s "$T/lab.html"
+has "$T/err" "wrote $T/lab.html" "and named"
 check "stored: the host and every configuration, with their labels, drivers and boot phases" python3 - "$T/lab.db" \
 	"$arm" <<'PY'
 import json, sqlite3, sys
@@ -117,6 +169,8 @@ for d in docs[1:]:
     suites = {s["name"]: s for s in d["suites"]}
     assert set(suites) == {"cpu", "disk", "boot"}, set(suites)
     assert suites["disk"]["notes"]["target"].startswith("/dev/"), suites["disk"]["notes"]
+    # the phases are declared in the document, in order: the report stacks what it names
+    assert suites["boot"]["notes"]["phases"] == "phase_firmware,phase_kernel,phase_agent", suites["boot"]["notes"]
     tests = {t["name"]: t for t in suites["boot"]["tests"]}
     assert set(tests) == {"cold", "warm"}, set(tests)  # new QEMU process; reset in the same one
     for t in tests.values():
@@ -127,17 +181,27 @@ for d in docs[1:]:
         total = sum(m[p]["summary"]["mean"] for p in ("phase_firmware", "phase_kernel", "phase_agent"))
         assert abs(m["boot_total"]["summary"]["mean"] - total) < 1e-3 * total
 PY
-expect 0 "lab report redraws it from the store" "$VMB" lab report t=lab --db "$T/lab.db" --report "$T/again.html"
+expect 0 "lab report redraws it from the store" "$VMB" lab report t=lab --db "$T/lab.db" -o "$T/again.html"
 has "$T/out" "host (baseline)" "host first, as the baseline"
 has "$T/out" "accel=tcg arch=x86_64 disk=virtio-blk" "every configuration"
 check "the report is written again" test -s "$T/again.html"
+expect 0 "lab report -o -: the report on stdout" "$VMB" lab report t=lab --db "$T/lab.db" -o -
+check "HTML on stdout, and nothing else (the text table is left out)" sh -c \
+	'test "$(head -c 15 "$1")" = "<!doctype html>" && tail -c 8 "$1" | grep -q "</html>"' sh "$T/out"
+mkdir -p "$T/r"
+expect 0 "lab report without -o: a report of a name of its own" sh -c 'cd "$1/r" && shift && exec "$@"' sh "$T" \
+	"$VMB" lab report t=lab --db "$T/lab.db"
+expect 0 "twice in the same second" sh -c 'cd "$1/r" && shift && "$@" && "$@"' sh "$T" "$VMB" lab report t=lab \
+	--db "$T/lab.db"
+check "three reports, each named when written" sh -c 'test "$(ls "$1/r" | grep -c "^vmbench-lab-.*\.html$")" = 3 &&
+	grep -q "wrote vmbench-lab-" "$1/err"' sh "$T"
 expect 2 "lab report of labels no run has" "$VMB" lab report t=nothing --db "$T/lab.db"
 check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
 check "no work directory is left" test -z "$(ls -A "$TMPDIR")"
 
 expect 0 "accel=auto: KVM when a guest boots under it, else TCG, and the result says which" "$VMB" lab run \
-	--matrix "accel=auto" --suites boot --boots 1 --baseline none --cache "$cache" --out "$T/imgs" \
-	--disk-format qcow2 --db "$T/auto.db" --report "$T/auto.html"
+	--matrix "accel=auto" --suites boot --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" \
+	--disk-format qcow2 --db "$T/auto.db" -o "$T/auto.html"
 check "the accelerator used is recorded, with the reason for a fallback" python3 - "$T/auto.db" <<'PY'
 import json, os, sqlite3, sys
 d = json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs").fetchone()[0])
@@ -153,8 +217,8 @@ vmb, cache, t = sys.argv[1:4]
 tmpdir = os.environ["TMPDIR"]
 env = dict(os.environ, VMBENCH_TEST_STOP_AT="lab-booted")
 p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg disk=ide,virtio-blk", "--suites", "boot",
-                      "--baseline", "none", "--cache", cache, "--out", f"{t}/imgs", "--db", f"{t}/int.db",
-                      "--report", f"{t}/int.html"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                      "--baseline", "none", "--cache", cache, "--image-dir", f"{t}/imgs", "--db", f"{t}/int.db",
+                      "-o", f"{t}/int.html"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 pid, status = os.waitpid(p.pid, os.WUNTRACED)  # it stops itself once the guest has said HELLO
 assert os.WIFSTOPPED(status), status
 # this test's QEMU: its work directory is in our private TMPDIR

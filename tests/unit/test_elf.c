@@ -192,6 +192,31 @@ static void damaged(void **state)
 	free(copy);
 }
 
+/* elf_parse reads bytes in memory as elf_read reads the file. */
+static void in_memory(void **state)
+{
+	struct elf_info a, b;
+	size_t len;
+	char *data = self_bytes(&len);
+
+	(void)state;
+	assert_int_equal(elf_read("/proc/self/exe", &a), 0);
+	assert_int_equal(elf_parse(data, len, &b), 0);
+	assert_string_equal(a.arch, b.arch);
+	assert_string_equal(a.interp, b.interp);
+	assert_int_equal(a.needed.n, b.needed.n);
+	for (size_t i = 0; i < a.needed.n; i++)
+		assert_string_equal(a.needed.v[i], b.needed.v[i]);
+	elf_release(&b);
+	/* every prefix of it is refused or read, never read outside */
+	for (size_t cut = 0; cut < 256; cut += 7) {
+		assert_int_equal(elf_parse(data, cut, &b), -ENOEXEC);
+		elf_release(&b);
+	}
+	elf_release(&a);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +224,7 @@ int main(void)
 		cmocka_unit_test(runtime_files),
 		cmocka_unit_test(crafted),
 		cmocka_unit_test(damaged),
+		cmocka_unit_test(in_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,11 +132,76 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The reply parsers on their own: every line QEMU could send. */
+static void parsers(void **state)
+{
+	static const struct {
+		const char *cpus; /* query-cpus-fast's return */
+		int r;
+		int tid0, tid1;
+	} vcpus[] = {
+		{ "[{\"cpu-index\": 1, \"thread-id\": 22}, {\"cpu-index\": 0, \"thread-id\": 11}]", 0, 11, 22 },
+		/* a repeated index left a vCPU's thread 0, and pinning 0 pinned this process */
+		{ "[{\"cpu-index\": 0, \"thread-id\": 11}, {\"cpu-index\": 0, \"thread-id\": 12}]", -EPROTO, 0, 0 },
+		{ "[{\"cpu-index\": 0, \"thread-id\": 0}]", -EPROTO, 0, 0 },
+		{ "[{\"cpu-index\": 0, \"thread-id\": -5}]", -EPROTO, 0, 0 },
+		{ "[{\"cpu-index\": 1, \"thread-id\": 5}]", -EPROTO, 0, 0 },
+		{ "[{\"cpu-index\": 0}]", -EPROTO, 0, 0 },
+		{ "[]", -EPROTO, 0, 0 },
+		{ "{}", -EPROTO, 0, 0 },
+	};
+	static const struct {
+		const char *line;
+		int parse, result;
+	} lines[] = {
+		{ "{\"return\": {}}", 0, 0 },
+		{ "{\"error\": {\"class\": \"GenericError\", \"desc\": \"no\"}}", 0, -EIO },
+		{ "{\"id\": 1}", 0, -EPROTO },
+		{ "{\"event\": \"RESET\", \"data\": {}}", 1, 0 },
+		{ "[1, 2]", -EPROTO, 0 },
+		{ "{\"return\": ", -EPROTO, 0 },
+		{ "", -EPROTO, 0 },
+	};
+	struct qmp q = { .fd = -1 };
+
+	(void)state;
+	q.events = json_array();
+	for (size_t i = 0; i < sizeof(vcpus) / sizeof(vcpus[0]); i++) {
+		json_t *cpus = json_loads(vcpus[i].cpus, 0, NULL);
+		int *tids = NULL;
+		size_t n = 0;
+
+		assert_non_null(cpus);
+		if (qmp_parse_vcpus(&q, cpus, &tids, &n) != vcpus[i].r)
+			fail_msg("vcpus case %zu: not %d", i, vcpus[i].r);
+		if (vcpus[i].r == 0) {
+			assert_int_equal(n, 2);
+			assert_int_equal(tids[0], vcpus[i].tid0);
+			assert_int_equal(tids[1], vcpus[i].tid1);
+		}
+		free(tids);
+		json_decref(cpus);
+	}
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		json_t *msg = NULL, *ret = NULL;
+		int r = qmp_parse_line(&q, lines[i].line, &msg);
+
+		if (r != lines[i].parse)
+			fail_msg("line %zu: parse %d, not %d", i, r, lines[i].parse);
+		if (r == 0 && qmp_result(&q, "x", msg, &ret) != lines[i].result)
+			fail_msg("line %zu: result not %d", i, lines[i].result);
+		json_decref(ret);
+	}
+	assert_int_equal(json_array_size(q.events), 1);
+	json_decref(q.events);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(real_qemu),
 		cmocka_unit_test(not_qemu),
+		cmocka_unit_test(parsers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -475,6 +475,53 @@ static void boot_phases_40_operands(void **state)
 	cmp_table_release(&t);
 }
 
+/* Phases come from what the document declares (a suite's notes.phases, in
+ * order), whatever the suite's name or the order of its metrics. */
+static void declared_phases(void **state)
+{
+	struct cmp_table t;
+	char *html = NULL;
+	size_t len = 0;
+	FILE *mem;
+	const char *chart, *setup, *run;
+
+	(void)state;
+	cmp_table_init(&t);
+	for (int o = 0; o < 2; o++) {
+		json_t *docs = json_pack("[{s:[{s:s, s:{s:s}, s:[{s:s, s:[{s:{}, s:[{s:s, s:s, s:s, s:b, s:[f, f]}, "
+					 "{s:s, s:s, s:s, s:b, s:[f, f]}, {s:s, s:s, s:s, s:b, s:[f, f]}]}]}]}]}]",
+					 "suites", "name", "startup", "notes", "phases", "setup,run", "tests", "name", "go",
+					 "cases", "params", "metrics",
+					 "name", "run", "unit", "ns", "direction", "lower", "headline", 0, "samples", 2e9, 2.1e9,
+					 "name", "total", "unit", "ns", "direction", "lower", "headline", 1, "samples", 3e9, 3.1e9,
+					 "name", "setup", "unit", "ns", "direction", "lower", "headline", 0, "samples", 1e9 + o,
+					 1.1e9);
+
+		assert_int_equal(cmp_add_operand(&t, o ? "b" : "a", docs), 0);
+	}
+	assert_int_equal(cmp_build(&t), 0);
+	mem = open_memstream(&html, &len);
+	assert_int_equal(html_report(mem, &t, "declared"), 0);
+	fclose(mem);
+	chart = strstr(html, "<title>startup.go phases</title>");
+	assert_non_null(chart);
+	{
+		size_t segs = 0;
+
+		for (const char *p = html; (p = strstr(p, "<g class=\"stack\">")); p++)
+			segs++;
+		assert_int_equal(segs, 4); /* 2 operands x 2 declared phases; total is not one */
+	}
+	/* the legend in the declared order, not the rows' */
+	setup = strstr(chart, ">setup</text>");
+	run = strstr(chart, ">run</text>");
+	assert_non_null(setup);
+	assert_non_null(run);
+	assert_true(setup < run);
+	free(html);
+	cmp_table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +535,7 @@ int main(void)
 		cmocka_unit_test(escaper),
 		cmocka_unit_test(text_hides_noisy_secondaries),
 		cmocka_unit_test(legend_of_drawn_operands),
+		cmocka_unit_test(declared_phases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,47 @@
+/* Boot suite: how long a guest takes from QEMU's start (cold) or a QMP
+ * system_reset (warm) to its agent's HELLO, phase by phase. It is measured
+ * from outside the guest, so only the lab (src/lab/labrun.c) can measure it:
+ * here it is declared like any suite (tests, headline, phases) and says why
+ * it does not run anywhere else. docs/methodology.md defines the marks. */
+#include <stddef.h>
+
+#include "boot.h"
+#include "../core/banned.h"
+
+const struct boot_phase boot_phases[BOOT_NPHASES] = {
+	{ "phase_firmware", "QEMU started (or reset)", "the first console byte" },
+	{ "phase_kernel", "the first console byte", "init's first line on the console" },
+	{ "phase_agent", "init's first line", "the agent's HELLO on its channel" },
+};
+const size_t boot_nphases = sizeof(boot_phases) / sizeof(boot_phases[0]);
+
+static const struct vmb_test boot_tests[] = {
+	{ .name = "cold", .summary = "a new QEMU process to the guest agent's HELLO, per --boots boot",
+	  .headline = BOOT_TOTAL },
+	{ .name = "warm", .summary = "QMP system_reset to HELLO again, in the first boot's QEMU",
+	  .headline = BOOT_TOTAL },
+	{ .name = NULL },
+};
+
+static int boot_supported(const struct vmb_env *env, const char **why)
+{
+	(void)env;
+	*why = "a boot is timed from outside the guest: 'vmbench lab run --suites boot' measures it";
+	return 0;
+}
+
+static int boot_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	(void)rep;
+	return vmb_skip(ctx, "a boot is timed from outside the guest: 'vmbench lab run --suites boot' measures it");
+}
+
+const struct vmb_suite boot_suite = {
+	.name = "boot",
+	.summary = "guest boot time, cold and warm, phase by phase (measured by 'vmbench lab run' only)",
+	.abi = VMB_SUITE_ABI,
+	.tests = boot_tests,
+	.supported = boot_supported,
+	.run = boot_run,
+};

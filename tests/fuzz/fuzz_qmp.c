@@ -1,0 +1,44 @@
+/* Fuzz target: QMP replies as QEMU sends them, one JSON object a line:
+ * events, errors, returns, and a query-cpus-fast return's thread ids. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/lab/qmp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct qmp q = { .fd = -1 };
+	char *text = malloc(size + 1), *line, *save = NULL;
+
+	q.events = json_array();
+	if (!text || !q.events) {
+		free(text);
+		json_decref(q.events);
+		return 0;
+	}
+	memcpy(text, data, size);
+	text[size] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_t *msg = NULL, *ret = NULL;
+		int *tids = NULL;
+		size_t n = 0;
+
+		if (qmp_parse_line(&q, line, &msg) != 0)
+			continue;
+		if (qmp_result(&q, "query-cpus-fast", msg, &ret) == 0 && qmp_parse_vcpus(&q, ret, &tids, &n) == 0) {
+			/* every vCPU has a thread of its own */
+			for (size_t i = 0; i < n; i++)
+				if (tids[i] <= 0)
+					abort();
+			free(tids);
+		}
+		json_decref(ret);
+	}
+	json_decref(q.events);
+	free(text);
+	return 0;
+}
