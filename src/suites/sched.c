@@ -695,8 +695,17 @@ struct fair_worker {
 	struct fair_shared *sh;
 	unsigned group; /* == ngroups: the probe */
 	uint64_t chunks;
+	uint64_t cpu_ns; /* the thread's own CPU time over the window */
 	struct sched_lat lat;
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int attach_self(const struct sched_state *st, unsigned group)
 {
@@ -745,12 +754,14 @@ static void fair_fn(struct vmb_worker *w)
 		atomic_store(&sh->done, true);
 	} else {
 		volatile uint64_t x = 88172645463325252ull + fw->group;
+		uint64_t c0 = thread_cpu_ns();
 
 		while (!atomic_load(&sh->done)) {
 			for (unsigned i = 0; i < 4096; i++)
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			fw->chunks++;
 		}
+		fw->cpu_ns = thread_cpu_ns() - c0;
 	}
 	w->end_ns = clock_ns();
 }
@@ -867,6 +878,10 @@ static int fair_one(struct vmb_ctx *ctx, struct sched_state *st, const struct fa
 	for (unsigned i = 0; i < st->ngroups && r == 0; i++) {
 		snprintf(name, sizeof(name), "%s_g%u_share", row->name, i);
 		r = vmb_rep_value(rep, name, VMB_UNIT_RATIO, VMB_HIGHER, got[i] / total);
+		/* the CPU time it got, in % of one CPU: a reservation's cap shows here */
+		snprintf(name, sizeof(name), "%s_g%u_cpu_pct", row->name, i);
+		if (r == 0)
+			r = vmb_rep_value(rep, name, VMB_UNIT_PCT, VMB_HIGHER, (double)fw[i].cpu_ns / 1e7 / window);
 	}
 	snprintf(name, sizeof(name), "%s_chunks_per_s", row->name);
 	if (r == 0)
