@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +67,8 @@ struct sched_state {
 	struct cg_plan remove;
 	struct cg_watchdog dog;
 	bool cg_made;
+	bool try_private;                    /* no hierarchy offers cpu: try a cgroup2 mount of our own */
+	char private_mount[CG_PATH_MAX];     /* that mount, while it exists */
 	char cg_skip[200]; /* why fairness cannot run here, once known */
 	char rt_skip[200]; /* why its rt mode cannot */
 };
@@ -656,7 +659,7 @@ static int run_steal(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_rep
 	if (r == 0)
 		r = vmb_rep_value(rep, "run_delay_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)wait / window);
 	if (r == 0)
-		r = vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / 1e9 / n));
+		r = vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / 1e9));
 	if (r == 0)
 		r = vmb_rep_value(rep, "gap_max", VMB_UNIT_NS, VMB_LOWER, gap_max);
 	if (r == 0)
@@ -766,6 +769,56 @@ static void fair_fn(struct vmb_worker *w)
 	w->end_ns = clock_ns();
 }
 
+/* Does the v2 file (cgroup.controllers, cgroup.subtree_control) list cpu? */
+static bool v2_has_cpu(const char *mount, const char *self, const char *file)
+{
+	char path[CG_PATH_MAX + 32], *text = NULL;
+	bool yes = false;
+
+	snprintf(path, sizeof(path), "%s%s/%s", mount, self, file);
+	if (read_file(path, &text) == 0) {
+		/* a space-separated list: "cpuset cpu io" */
+		for (char *save = NULL, *t = strtok_r(text, " \n", &save); t && !yes; t = strtok_r(NULL, " \n", &save))
+			yes = !strcmp(t, "cpu");
+	}
+	free(text);
+	return yes;
+}
+
+/* No mounted hierarchy offers cpu (a minimal guest mounts none): mount
+ * cgroup2 privately, where the kernel has it and cpu is not bound to a v1
+ * hierarchy. On success the layout is v2 on that mount. */
+static void mount_private(struct sched_state *st)
+{
+	char dir[] = "/tmp/vmbench-cgroup2-XXXXXX", *self = NULL, mi[CG_PATH_MAX + 64];
+	struct cg_layout l;
+	int r;
+
+	if (!mkdtemp(dir))
+		return; /* the reason already given stays */
+	r = mount("cgroup2", dir, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? -errno : 0;
+	if (r == 0)
+		r = read_file("/proc/self/cgroup", &self);
+	snprintf(mi, sizeof(mi), "1 1 0:0 / %s rw - cgroup2 cgroup2 rw\n", dir);
+	if (r == 0)
+		r = cg_detect(mi, self, &l);
+	if (r == 0 && !v2_has_cpu(l.mount, l.self, "cgroup.controllers"))
+		r = -ENOTSUP;
+	free(self);
+	if (r < 0) {
+		size_t n = strlen(st->cg_skip);
+
+		(void)umount2(dir, MNT_DETACH);
+		(void)rmdir(dir);
+		snprintf(st->cg_skip + n, sizeof(st->cg_skip) - n, "; a private cgroup2 mount: %s",
+			 r == -ENOTSUP ? "no cpu controller there either" : strerror(-r));
+		return;
+	}
+	st->cg = l;
+	snprintf(st->private_mount, sizeof(st->private_mount), "%s", dir);
+	st->cg_skip[0] = '\0';
+}
+
 /* Create the groups once, with the watchdog that removes them whatever
  * way the process ends. 0, or a skip or failure with ctx->reason set. */
 static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
@@ -777,14 +830,35 @@ static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
 
 	if (st->cg_made)
 		return 0;
+	if (st->try_private) {
+		st->try_private = false;
+		mount_private(st);
+	}
 	if (st->cg_skip[0])
 		return vmb_skip(ctx, "%s", st->cg_skip);
 	cg_plan_init(&create);
 	r = cg_plan_create(&create, &st->cg, pid, st->ngroups, 100000);
 	if (r == 0)
 		r = cg_plan_remove(&st->remove, &st->cg, pid, st->ngroups);
+	if (r == 0 && st->cg.ver == CG_V2 && !v2_has_cpu(st->cg.mount, st->cg.self, "cgroup.subtree_control")) {
+		/* hand the controller back as it was: off */
+		char path[CG_PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "%s%s/cgroup.subtree_control", st->cg.mount, st->cg.self);
+		r = cg_plan_add(&st->remove, CG_WRITE, path, "-cpu");
+	}
+	if (r == 0 && st->private_mount[0]) {
+		r = cg_plan_add(&st->remove, CG_UMOUNT, st->private_mount, NULL);
+		if (r == 0)
+			r = cg_plan_add(&st->remove, CG_RMDIR, st->private_mount, NULL);
+	}
 	if (r < 0) {
 		cg_plan_release(&create);
+		if (st->private_mount[0]) {
+			(void)umount2(st->private_mount, MNT_DETACH);
+			(void)rmdir(st->private_mount);
+			st->private_mount[0] = '\0';
+		}
 		return vmb_fail(ctx, r, "planning cgroups under %s%s", st->cg.mount, st->cg.self);
 	}
 	r = cg_watchdog_start(&st->dog, &st->remove);
@@ -816,8 +890,9 @@ static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
 	if (r < 0)
 		return vmb_fail(ctx, r, "%s %s", bad && bad->kind == CG_MKDIR ? "creating" : "writing",
 				bad ? bad->path : "cgroups");
-	(void)vmb_note(ctx, "cgroups", "cgroup %s, groups under %s%s/vmbench-sched-PID",
-		       st->cg.ver == CG_V1 ? "v1" : "v2", st->cg.mount, st->cg.self);
+	(void)vmb_note(ctx, "cgroups", "cgroup %s%s, groups under %s%s/vmbench-sched-PID",
+		       st->cg.ver == CG_V1 ? "v1" : "v2", st->private_mount[0] ? " (a private mount of its own)" : "",
+		       st->cg.mount, st->cg.self);
 	return 0;
 }
 
@@ -897,8 +972,6 @@ static int run_fairness(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_
 	size_t nrows = 0;
 	int r;
 
-	if (st->cg.ver == CG_NONE)
-		return vmb_skip(ctx, "%s", st->cg_skip);
 	r = fair_groups(ctx, st);
 	if (r < 0)
 		return r;
@@ -943,29 +1016,29 @@ static int select_cpus(struct vmb_ctx *ctx, struct sched_state *st)
 /* Where the cpu controller is; why fairness cannot run when nowhere. */
 static void find_cgroups(struct sched_state *st)
 {
-	char *mi = NULL, *self = NULL, path[CG_PATH_MAX + 32], *ctl = NULL;
+	char *mi = NULL, *self = NULL, path[CG_PATH_MAX + 32];
 	int r = read_file("/proc/self/mountinfo", &mi);
 
 	if (r == 0)
 		r = read_file("/proc/self/cgroup", &self);
 	if (r == 0)
 		r = cg_detect(mi, self, &st->cg);
-	if (r < 0)
-		snprintf(st->cg_skip, sizeof(st->cg_skip), "no cgroup hierarchy with the cpu controller (%s)",
+	if (r < 0) {
+		snprintf(st->cg_skip, sizeof(st->cg_skip), "no cgroup hierarchy with the cpu controller mounted (%s)",
 			 strerror(-r));
+		st->try_private = r == -ENOENT;
+	}
 	else if (st->cg.ver == CG_V1) {
 		snprintf(path, sizeof(path), "%s%s/cpu.rt_runtime_us", st->cg.mount, st->cg.self);
 		st->cg.rt_group = access(path, F_OK) == 0;
 	} else {
-		snprintf(path, sizeof(path), "%s%s/cgroup.controllers", st->cg.mount, st->cg.self);
-		if (read_file(path, &ctl) < 0 || !strstr(ctl, "cpu")) {
+		if (!v2_has_cpu(st->cg.mount, st->cg.self, "cgroup.controllers")) {
 			snprintf(st->cg_skip, sizeof(st->cg_skip),
 				 "cgroup v2 at %s offers no cpu controller to %s (bound to a v1 hierarchy, or not delegated)",
 				 st->cg.mount, st->cg.self[0] ? st->cg.self : "/");
 			st->cg.ver = CG_NONE;
 		}
 	}
-	free(ctl);
 	free(mi);
 	free(self);
 }
@@ -1030,18 +1103,26 @@ static void sched_teardown(struct vmb_ctx *ctx)
 static int sched_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
 	struct sched_state *st = ctx->priv;
+	int r = -EINVAL;
 
 	switch ((enum sched_kind)(uintptr_t)test->data) {
 	case SCHED_WAKEUP:
-		return run_wakeup(ctx, st, rep);
+		r = run_wakeup(ctx, st, rep);
+		break;
 	case SCHED_CTXSWITCH:
-		return run_ctxswitch(ctx, st, rep);
+		r = run_ctxswitch(ctx, st, rep);
+		break;
 	case SCHED_STEAL:
-		return run_steal(ctx, st, rep);
+		r = run_steal(ctx, st, rep);
+		break;
 	case SCHED_FAIRNESS:
-		return run_fairness(ctx, st, rep);
+		r = run_fairness(ctx, st, rep);
+		break;
 	}
-	return -EINVAL;
+	/* a window cut short by Ctrl-C may have nothing in it: not a failure */
+	if (r < 0 && r != -EOPNOTSUPP && vmb_stop_requested())
+		r = -EINTR;
+	return r;
 }
 
 static const struct vmb_test sched_tests[] = {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -317,6 +318,11 @@ int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
 	return r;
 }
 
+int cg_plan_add(struct cg_plan *p, enum cg_op_kind kind, const char *path, const char *value)
+{
+	return value ? plan_add(p, kind, path, NULL, "%s", value) : plan_add(p, kind, path, NULL, NULL);
+}
+
 static int write_knob(const char *path, const char *value)
 {
 	size_t len = strlen(value);
@@ -353,8 +359,11 @@ int cg_plan_run(const struct cg_plan *p, bool stop_on_error, const struct cg_op 
 		case CG_RMDIR:
 			r = rmdir(op->path) < 0 ? -errno : 0;
 			break;
+		case CG_UMOUNT:
+			r = umount2(op->path, MNT_DETACH) < 0 ? -errno : 0;
+			break;
 		}
-		if (!stop_on_error && (r == -ENOENT || r == -ESRCH))
+		if (!stop_on_error && (r == -ENOENT || r == -ESRCH || (op->kind == CG_UMOUNT && r == -EINVAL)))
 			r = 0; /* already gone, or the process the write moves back */
 		if (r < 0 && first == 0) {
 			first = r;
@@ -383,6 +392,8 @@ static void __attribute__((noreturn)) watchdog_main(int fd, const struct cg_plan
 	for (size_t i = 0; i < remove->n; i++) {
 		const struct cg_op *op = &remove->ops[i];
 
+		if (op->kind == CG_UMOUNT)
+			(void)umount2(op->path, MNT_DETACH);
 		if (op->kind != CG_RMDIR)
 			continue;
 		for (unsigned t = 0; t < 2000; t++) {

@@ -26,7 +26,7 @@ struct cg_layout {
 	bool rt_group;           /* v1 with RT group scheduling: cpu.rt_runtime_us must be granted */
 };
 
-enum cg_op_kind { CG_MKDIR, CG_WRITE, CG_RMDIR };
+enum cg_op_kind { CG_MKDIR, CG_WRITE, CG_RMDIR, CG_UMOUNT /* a private mount, detached */ };
 
 struct cg_op {
 	enum cg_op_kind kind;
@@ -72,6 +72,9 @@ int cg_plan_mode(struct cg_plan *p, const struct cg_layout *l, pid_t pid, enum c
 /* Undo cg_plan_create: move the process back (v2), groups first, then the base. */
 int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsigned ngroups);
 
+/* One more step: path is the whole path; value for CG_WRITE, else NULL. */
+int cg_plan_add(struct cg_plan *p, enum cg_op_kind kind, const char *path, const char *value);
+
 /* Carry out a plan. stop_on_error: the first failure ends it (creation);
  * else every step is tried and a missing directory is not an error
  * (removal). On failure *failed points at the step that failed. */
@@ -79,7 +82,7 @@ int cg_plan_run(const struct cg_plan *p, bool stop_on_error, const struct cg_op 
 
 /* A process that outlives a forced exit: it waits for this process to end
  * (the pipe's end closes with it, however it dies, kill -9 included) and
- * then removes the directories of the removal plan. cg_watchdog_stop() is
+ * then removes the directories of the removal plan and detaches its mounts. cg_watchdog_stop() is
  * for the normal path, after the plan ran. */
 struct cg_watchdog {
 	pid_t pid;
