@@ -60,17 +60,22 @@ groups_of() {
 }
 interrupt_at_groups() { # interrupt_at_groups SIGNAL: the output goes through a pipe,
 	# so that reading it to the end waits for the watchdog too
-	python3 "$SRC/tests/cli/stop_at.py" sched-groups "echo \$VMB_PID >$T/pid; kill -$1 \$VMB_PID" \
-		"$VMB" run sched.fairness --quick --no-store 2>&1 | cat >"$T/kill.out"
+	{
+		python3 "$SRC/tests/cli/stop_at.py" sched-groups "echo \$VMB_PID >$T/pid; kill -$1 \$VMB_PID" \
+			"$VMB" run sched.fairness --quick --no-store
+		echo $? >"$T/rc"
+	} 2>&1 | cat >"$T/kill.out"
 }
 if [ "$fair" = ok ]; then
 	interrupt_at_groups INT
 	pid=$(cat "$T/pid")
-	check "Ctrl-C with the groups in use: interrupted" grep -q "interrupted" "$T/kill.out"
+	check "Ctrl-C with the groups in use: exit 130, interrupted" \
+		sh -c '[ "$(cat "$1/rc")" = 130 ] && grep -q interrupted "$1/kill.out"' sh "$T"
 	check "after Ctrl-C no cgroup is left" test -z "$(groups_of "$pid")"
 	check "after Ctrl-C no process or thread is left" test ! -e "/proc/$pid"
 	interrupt_at_groups KILL
 	pid=$(cat "$T/pid")
+	check "kill -9 with the groups in use: died of it" test "$(cat "$T/rc")" = 137
 	check "after kill -9 no cgroup is left (the watchdog removed them)" test -z "$(groups_of "$pid")"
 	check "after kill -9 no process or thread is left" test ! -e "/proc/$pid"
 else
