@@ -11,7 +11,7 @@
 #include "str.h"
 #include "banned.h"
 
-#define REP_MAX_VALUES 32
+#define REP_MAX_VALUES 64 /* sched.fairness: up to 44 */
 
 /* One repetition's reported values, before they join the case. */
 struct vmb_rep {

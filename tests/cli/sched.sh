@@ -1,0 +1,90 @@
+#!/bin/sh
+# The scheduling suite, --quick: finite values, the wake-up histogram holds
+# every wake-up, fairness shares follow the weights (functional checks of
+# the mechanism, not of speed), and no cgroup is left behind after Ctrl-C
+# or kill -9 (the process stops itself at a named point: no sleeps).
+. "$(dirname "$0")/lib.sh"
+
+expect 0 "sched --quick runs" "$VMB" run sched --quick --no-store --json "$T/s.json"
+check "every value is finite; each test ran or says why not" python3 - "$T/s.json" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+s = d["suites"][0]
+assert s["name"] == "sched", s["name"]
+for t in s["tests"]:
+    assert t["status"] in ("ok", "skipped"), (t["name"], t["status"], t.get("reason"))
+    if t["status"] == "skipped":
+        assert t["reason"], t["name"]
+    for c in t["cases"]:
+        for m in c["metrics"]:
+            for v in m["samples"]:
+                assert math.isfinite(v), (t["name"], m["name"], v)
+PY
+check "wakeup: the histogram's count is the number of wake-ups" python3 - "$T/s.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = [t for t in d["suites"][0]["tests"] if t["name"] == "wakeup"][0]
+m = {x["name"]: x for x in t["cases"][0]["metrics"]}
+n = sum(m["wakeups"]["samples"])
+h = m["latency"]["histogram"]
+assert n > 0 and h["count"] == n, (h["count"], n)
+assert all(o <= w for o, w in zip(m["over_threshold"]["samples"], m["wakeups"]["samples"]))
+assert h["percentiles"]["p50"] <= h["percentiles"]["p99"] <= h["max"]
+PY
+
+fair=$(python3 -c '
+import json, sys
+t = [t for t in json.load(open(sys.argv[1]))["suites"][0]["tests"] if t["name"] == "fairness"][0]
+print(t["status"] if t["status"] == "ok" else t["reason"])' "$T/s.json")
+if [ "$fair" = ok ]; then
+	check "fairness: equal weights give Jain near 1, weights 1:3 give shares near 1:3" python3 - "$T/s.json" <<'PY'
+import json, statistics, sys
+t = [t for t in json.load(open(sys.argv[1]))["suites"][0]["tests"] if t["name"] == "fairness"][0]
+m = {x["name"]: statistics.median(x["samples"]) for x in t["cases"][0]["metrics"]}
+assert m["fair_equal_jain"] > 0.95, m["fair_equal_jain"]
+assert abs(m["fair_equal_g0_share"] - 0.5) < 0.1, m["fair_equal_g0_share"]
+assert abs(m["fair_g0_share"] - 0.25) < 0.08 and abs(m["fair_g1_share"] - 0.75) < 0.08, (m["fair_g0_share"], m["fair_g1_share"])
+assert m["fair_jain"] > 0.9, m
+# a reservation is a cap per period: never more than the quota (25% and 75% of
+# one CPU, one period of slack in a short window), whatever else runs here
+assert m["reservation_g0_cpu_pct"] < 25 * 1.2 + 1 and m["reservation_g1_cpu_pct"] < 75 * 1.2 + 1, m
+assert m["rt_probe_p50"] > 0
+PY
+else
+	skip "fairness: Jain and shares" "$fair"
+fi
+
+# The groups of a process: found by its pid under any cpu hierarchy.
+groups_of() {
+	find /sys/fs/cgroup -maxdepth 4 -type d -name "vmbench-sched-$1" 2>/dev/null
+}
+interrupt_at_groups() { # interrupt_at_groups SIGNAL: the output goes through a pipe,
+	# so that reading it to the end waits for the watchdog too
+	{
+		python3 "$SRC/tests/cli/stop_at.py" sched-groups "echo \$VMB_PID >$T/pid; kill -$1 \$VMB_PID" \
+			"$VMB" run sched.fairness --quick --no-store
+		echo $? >"$T/rc"
+	} 2>&1 | cat >"$T/kill.out"
+}
+if [ "$fair" = ok ]; then
+	interrupt_at_groups INT
+	pid=$(cat "$T/pid")
+	check "Ctrl-C with the groups in use: exit 130, interrupted" \
+		sh -c '[ "$(cat "$1/rc")" = 130 ] && grep -q interrupted "$1/kill.out"' sh "$T"
+	check "after Ctrl-C no cgroup is left" test -z "$(groups_of "$pid")"
+	check "after Ctrl-C no process or thread is left" test ! -e "/proc/$pid"
+	interrupt_at_groups KILL
+	pid=$(cat "$T/pid")
+	check "kill -9 with the groups in use: died of it" test "$(cat "$T/rc")" = 137
+	check "after kill -9 no cgroup is left (the watchdog removed them)" test -z "$(groups_of "$pid")"
+	check "after kill -9 no process or thread is left" test ! -e "/proc/$pid"
+else
+	skip "cleanup after Ctrl-C and kill -9" "$fair"
+fi
+
+expect 2 "a real-time policy needs a priority" "$VMB" run sched.wakeup --quick --no-store --sched.policy fifo
+has "$T/err" "--sched.policy fifo needs --sched.priority 1 to 99" "and says which"
+expect 2 "one weight is not a comparison" "$VMB" run sched.fairness --quick --no-store --sched.weights 5
+has "$T/err" "--sched.weights takes 2 to 3 weights" "and says how many"
+expect 2 "an unknown policy is refused" "$VMB" run sched.wakeup --quick --no-store --sched.policy idle
+finish
