@@ -112,7 +112,7 @@ static const struct vmb_test app_tests[] = {
 static const struct vmb_opt app_opts[] = {
 	{ .name = "db", .type = OPT_STRING, .def = "sqlite", .metavar = "URL",
 	  .help = "the OLTP back end: sqlite (embedded, a new file in --app.dir), postgresql://USER@HOST:PORT/DB or "
-		  "mysql://USER:PASSWORD@HOST:PORT/DB (a server; vmbench creates tables sbtest1..N there, refuses "
+		  "mysql://USER:PASSWORD@HOST:PORT/DB[?socket=PATH] (a server; vmbench creates tables sbtest1..N there, refuses "
 		  "existing ones, and drops them afterwards)" },
 	{ .name = "tables", .type = OPT_INT, .min = 1, .max = 1000, .def = "1", .metavar = "N",
 	  .help = "OLTP: number of tables, as sysbench --tables" },

@@ -86,6 +86,7 @@ struct oltp_state {
 	unsigned created;          /* tables created so far: what cleanup drops */
 	bool db_file;              /* the embedded database file exists and is ours */
 	_Atomic uint64_t server_txns; /* transactions the server saw from us, for the tests */
+	_Atomic uint64_t commits;     /* COMMIT statements that succeeded (MariaDB's Com_commit) */
 	_Atomic uint64_t errors;
 };
 
@@ -179,6 +180,8 @@ static int conn_exec(struct oltp_conn *oc, const char *sql)
 
 	if (r == 0 && (commit || (!oc->in_trx && !begin && !rollback)))
 		oc->st->server_txns++;
+	if (r == 0 && commit)
+		oc->st->commits++;
 	if (r == 0 && begin)
 		oc->in_trx = true;
 	if (commit || rollback)
@@ -455,16 +458,24 @@ void app_oltp_url_shown(const char *url, char *out, size_t len)
 	}
 }
 
+static bool driver_takes(const struct oltp_driver *d, const char *url)
+{
+	return !strncmp(url, d->scheme, strlen(d->scheme)) || (d->alias && !strncmp(url, d->alias, strlen(d->alias)));
+}
+
 int app_oltp_check_url(struct vmb_ctx *ctx, const char *url)
 {
 	if (!url || !*url || !strcmp(url, "sqlite"))
 		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(drivers); i++)
-		if (!strncmp(url, drivers[i]->scheme, strlen(drivers[i]->scheme)))
-			return 0;
-	char shown[1024];
+	char shown[1024], err[256];
 
 	app_oltp_url_shown(url, shown, sizeof(shown));
+	for (size_t i = 0; i < ARRAY_SIZE(drivers); i++)
+		if (driver_takes(drivers[i], url)) {
+			if (drivers[i]->check_url && drivers[i]->check_url(url, err, sizeof(err)) < 0)
+				return vmb_usage(ctx, "--app.db %s: %s", shown, err);
+			return 0;
+		}
 	for (size_t i = 0; i < ARRAY_SIZE(known_schemes); i++)
 		if (!strncmp(url, known_schemes[i].scheme, strlen(known_schemes[i].scheme)))
 			return vmb_usage(ctx, "--app.db %s needs %s, which this vmbench was built without; the "
@@ -489,7 +500,7 @@ static int oltp_state_new(struct vmb_ctx *ctx, struct oltp_state **out)
 	st->drv = &oltp_sqlite_driver;
 	if (url && *url && strcmp(url, "sqlite")) {
 		for (size_t i = 0; i < ARRAY_SIZE(drivers); i++)
-			if (!strncmp(url, drivers[i]->scheme, strlen(drivers[i]->scheme)))
+			if (driver_takes(drivers[i], url))
 				st->drv = drivers[i];
 		snprintf(st->url, sizeof(st->url), "%s", url);
 		app_oltp_url_shown(url, st->shown, sizeof(st->shown));
@@ -646,6 +657,7 @@ void app_oltp_cleanup(struct vmb_ctx *ctx)
 		}
 	}
 	(void)vmb_note(ctx, "oltp_server_transactions", "%llu", (unsigned long long)atomic_load(&st->server_txns));
+	(void)vmb_note(ctx, "oltp_commits", "%llu", (unsigned long long)atomic_load(&st->commits));
 	(void)vmb_note(ctx, "oltp_errors", "%llu", (unsigned long long)atomic_load(&st->errors));
 	free(st);
 	as->oltp = NULL;

@@ -27,11 +27,14 @@ struct oltp_conf {
 struct oltp_driver {
 	const char *name;
 	const char *scheme;  /* what --app.db starts with: "postgresql://" */
+	const char *alias;   /* another spelling of it, or NULL */
 	bool prepare_is_txn; /* the server counts a prepare as a transaction of its own */
 	/* The statement that opens a transaction that will write. */
 	const char *begin_write;
 	/* Each returns 0, OLTP_RETRY, or a negative errno with the server's
 	 * message in err. */
+	/* A URL it cannot parse, before anything runs: -EINVAL with err; NULL: the server judges. */
+	int (*check_url)(const char *url, char *err, size_t errlen);
 	int (*connect)(const struct oltp_conf *conf, void **conn, char *err, size_t errlen);
 	void (*disconnect)(void *conn);
 	int (*exec)(void *conn, const char *sql, char *err, size_t errlen);

@@ -116,6 +116,7 @@ static int pg_execute(void *conn, unsigned id, const struct oltp_param *p, unsig
 const struct oltp_driver oltp_pgsql_driver = {
 	.name = "postgresql",
 	.scheme = "postgresql://",
+	.alias = "postgres://",
 	.prepare_is_txn = true,
 	.begin_write = "BEGIN",
 	.connect = pg_connect,

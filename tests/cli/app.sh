@@ -147,4 +147,50 @@ else
 		"$VMB" run app.oltp_read_write $base --app.db "$url"
 	has "$T/err" "connecting to postgresql" "names the server"
 fi
+
+# A refused MariaDB connection, then a throwaway MariaDB server like the
+# PostgreSQL one; its Com_commit counts the COMMIT statements.
+if "$VMB" run app.oltp_point_select --app.db mysql://root@127.0.0.1:1/x --no-store >/dev/null 2>"$T/myerr"; then
+	not_ok "a refused MariaDB connection must fail"
+elif grep -q "built without" "$T/myerr"; then
+	skip "MariaDB refusing connections" "vmbench built without libmariadb"
+else
+	has "$T/myerr" "connecting to mysql://root@127.0.0.1:1/x: Can't connect" "a refused MariaDB connection: a clear error"
+fi
+expect 2 "a malformed MariaDB URL is a usage error" "$VMB" run app.oltp_point_select $base --app.db mysql://u:pw@h:x/db
+lacks "$T/err" "pw" "and the password is not shown"
+if ! command -v mariadbd >/dev/null 2>&1 && ! [ -x /usr/sbin/mariadbd ] || grep -q "built without" "$T/myerr"; then
+	skip "OLTP counts against MariaDB's own counters" "MariaDB server or libmariadb not installed (scripts/deps.sh test)"
+else
+	myd=$(mktemp -d /tmp/vmbench-my-XXXXXX)
+	asm=""
+	if [ "$(id -u)" -eq 0 ]; then
+		chown nobody "$myd"
+		asm="runuser -u nobody --"
+	fi
+	trap '[ -z "${pgd:-}" ] || { $as "$pgbin/pg_ctl" -D "$pgd/data" -m immediate stop; rm -rf "$pgd"; } >/dev/null 2>&1
+		[ ! -s "$myd/pid" ] || kill "$(cat "$myd/pid")" 2>/dev/null
+		while [ -s "$myd/pid" ] && kill -0 "$(cat "$myd/pid")" 2>/dev/null; do :; done
+		rm -rf "$myd" "$T"' EXIT
+	PATH="$PATH:/usr/sbin"
+	$asm mariadb-install-db --no-defaults --datadir="$myd/data" --auth-root-authentication-method=normal \
+		--skip-test-db >"$T/myinstall.log" 2>&1
+	$asm mariadbd --no-defaults --datadir="$myd/data" --socket="$myd/sock" --skip-networking \
+		--pid-file="$myd/pid" --log-error="$myd/err" >/dev/null 2>&1 &
+	m() { mariadb --no-defaults -uroot --socket="$myd/sock" -N -e "$1"; }
+	i=0
+	while ! mariadb-admin --no-defaults -uroot --socket="$myd/sock" ping >/dev/null 2>&1 && [ $i -lt 3000 ]; do
+		i=$((i + 1))
+	done
+	m "create database vmb"
+	murl="mysql://root@localhost/vmb?socket=$myd/sock"
+	before=$(m "show global status like 'Com_commit'" | cut -f2)
+	expect 0 "OLTP against a throwaway MariaDB" "$VMB" run app.oltp_read_write app.oltp_point_select \
+		app.oltp_update_index $base --app.db "$murl" --json "$T/my.json"
+	check "every metric present and sane" python3 "$SRC/tests/cli/check_result.py" "$T/my.json" --suite app
+	after=$(m "show global status like 'Com_commit'" | cut -f2)
+	counted=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["suites"][0]["notes"]["oltp_commits"])' "$T/my.json")
+	check "Com_commit equals vmbench's COMMIT count ($counted)" test "$((after - before))" -eq "$counted"
+	check "the sbtest tables are dropped" test -z "$(m "show tables in vmb")"
+fi
 finish
