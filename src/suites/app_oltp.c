@@ -458,31 +458,50 @@ void app_oltp_url_shown(const char *url, char *out, size_t len)
 	}
 }
 
+/* The embedded back end is "sqlite" exactly (or the default): a prefix
+ * match would take "sqlite3://..." for it. */
 static bool driver_takes(const struct oltp_driver *d, const char *url)
 {
+	if (d == &oltp_sqlite_driver)
+		return false;
 	return !strncmp(url, d->scheme, strlen(d->scheme)) || (d->alias && !strncmp(url, d->alias, strlen(d->alias)));
+}
+
+int oltp_url_check(const char *url, char *err, size_t errlen)
+{
+	if (!url || !*url || !strcmp(url, "sqlite"))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(drivers); i++)
+		if (driver_takes(drivers[i], url))
+			return drivers[i]->check_url ? drivers[i]->check_url(url, err, errlen) : 0;
+	for (size_t i = 0; i < ARRAY_SIZE(known_schemes); i++)
+		if (!strncmp(url, known_schemes[i].scheme, strlen(known_schemes[i].scheme))) {
+			snprintf(err, errlen, "needs %s, which this vmbench was built without; the embedded SQLite "
+					      "back end (--app.db sqlite) is always there", known_schemes[i].what);
+			return -EOPNOTSUPP;
+		}
+	snprintf(err, errlen, "not a database URL; use sqlite (embedded, the default), "
+			      "postgresql://USER@HOST:PORT/DB or mysql://USER:PASSWORD@HOST:PORT/DB[?socket=PATH]");
+	return -EINVAL;
 }
 
 int app_oltp_check_url(struct vmb_ctx *ctx, const char *url)
 {
-	if (!url || !*url || !strcmp(url, "sqlite"))
-		return 0;
 	char shown[1024], err[256];
 
+	if (oltp_url_check(url, err, sizeof(err)) == 0)
+		return 0;
 	app_oltp_url_shown(url, shown, sizeof(shown));
-	for (size_t i = 0; i < ARRAY_SIZE(drivers); i++)
-		if (driver_takes(drivers[i], url)) {
-			if (drivers[i]->check_url && drivers[i]->check_url(url, err, sizeof(err)) < 0)
-				return vmb_usage(ctx, "--app.db %s: %s", shown, err);
-			return 0;
-		}
-	for (size_t i = 0; i < ARRAY_SIZE(known_schemes); i++)
-		if (!strncmp(url, known_schemes[i].scheme, strlen(known_schemes[i].scheme)))
-			return vmb_usage(ctx, "--app.db %s needs %s, which this vmbench was built without; the "
-					      "embedded SQLite back end (--app.db sqlite) is always there",
-					 shown, known_schemes[i].what);
-	return vmb_usage(ctx, "--app.db %s: not a database URL; use sqlite (embedded, the default), "
-			      "postgresql://USER@HOST:PORT/DB or mysql://USER:PASSWORD@HOST:PORT/DB", shown);
+	return vmb_usage(ctx, "--app.db %s: %s", shown, err);
+}
+
+uint32_t oltp_rand_special(uint64_t *state, uint32_t a, uint32_t b)
+{
+	struct rng r = { *state };
+	uint32_t v = rand_special(&r, a, b);
+
+	*state = r.s;
+	return v;
 }
 
 static int oltp_state_new(struct vmb_ctx *ctx, struct oltp_state **out)

@@ -44,6 +44,14 @@ struct oltp_driver {
 		       char *err, size_t errlen);
 };
 
+/* --app.db checked without connecting: 0 for a back end this build has and
+ * a URL it can parse; -EOPNOTSUPP for a known back end that is not built
+ * in; -EINVAL for anything else. err says what would be right. */
+int oltp_url_check(const char *url, char *err, size_t errlen);
+/* sysbench 1.0's sb_rand_special(a, b) with its defaults (--rand-spec-pct=1,
+ * --rand-spec-res=75, --rand-spec-iter=12), on a splitmix64 state. */
+uint32_t oltp_rand_special(uint64_t *state, uint32_t a, uint32_t b);
+
 extern const struct oltp_driver oltp_sqlite_driver;
 #ifdef HAVE_LIBPQ
 extern const struct oltp_driver oltp_pgsql_driver;
