@@ -101,55 +101,41 @@ else
 	lacks "$T/pgerr" "	" "in one line"
 fi
 
-# A throwaway PostgreSQL: its data directory in a temporary directory, run
-# by an unprivileged user (CI runs as root), stopped and removed afterwards.
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -n 1)
-if [ -z "$pgbin" ] || grep -q "built without" "$T/pgerr"; then
-	skip "OLTP counts against PostgreSQL's own counters" "PostgreSQL server or libpq not installed (scripts/deps.sh test)"
+# Throwaway servers (tests/cli/dbservers.sh); the server counts a
+# backend's transactions when it exits: wait for vmbench's to be gone.
+. "$SRC/tests/cli/dbservers.sh"
+trap 'db_stop_all; rm -rf "$T"' EXIT
+if grep -q "built without" "$T/pgerr"; then
+	skip "OLTP counts against PostgreSQL's own counters" "vmbench built without libpq"
+elif ! pg_start; then
+	skip "OLTP counts against PostgreSQL's own counters" "no PostgreSQL server here (scripts/deps.sh test installs it)"
 else
-	pgd=$(mktemp -d /tmp/vmbench-pg-XXXXXX)
-	as=""
-	if [ "$(id -u)" -eq 0 ]; then
-		chown nobody "$pgd"
-		as="runuser -u nobody --"
-	fi
-	trap '$as "$pgbin/pg_ctl" -D "$pgd/data" -m immediate stop >/dev/null 2>&1; rm -rf "$pgd" "$T"' EXIT
-	$as "$pgbin/initdb" -D "$pgd/data" -U vmb --auth=trust -N >"$T/initdb.log" 2>&1 &&
-		$as "$pgbin/pg_ctl" -D "$pgd/data" -w -l "$pgd/log" -o "-c listen_addresses='' \
-			-c unix_socket_directories=$pgd -c autovacuum=off -c fsync=off -p 5432" start >/dev/null
-	# vmbench works in a database of its own, whose counters no other session touches
-	url="postgresql:///vmb?host=$pgd&port=5432&user=vmb"
-	psql="$pgbin/psql"
-	[ -x "$psql" ] || psql=psql
-	q() { "$psql" "postgresql:///postgres?host=$pgd&port=5432&user=vmb" -Atc "$1"; }
-	q "create database vmb" >/dev/null
-	before=$(q "select xact_commit from pg_stat_database where datname = 'vmb'")
+	before=$(pgq "select xact_commit from pg_stat_database where datname = 'vmb'")
 	expect 0 "OLTP against a throwaway PostgreSQL" "$VMB" run app.oltp_read_write app.oltp_point_select \
-		app.oltp_update_index $base --app.db "$url" --json "$T/pg.json"
+		app.oltp_update_index $base --app.db "$pg_url" --json "$T/pg.json"
 	check "every metric present and sane" python3 "$SRC/tests/cli/check_result.py" "$T/pg.json" --suite app
-	# the server counts a backend's transactions when it exits: wait for ours to be gone
 	i=0
-	while [ "$(q "select count(*) from pg_stat_activity where datname = 'vmb'")" != 0 ] && [ $i -lt 500 ]; do
+	while [ "$(pgq "select count(*) from pg_stat_activity where datname = 'vmb'")" != 0 ] && [ $i -lt 500 ]; do
 		i=$((i + 1))
 	done
-	after=$(q "select xact_commit from pg_stat_database where datname = 'vmb'")
+	after=$(pgq "select xact_commit from pg_stat_database where datname = 'vmb'")
 	counted=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["suites"][0]["notes"]["oltp_server_transactions"])' "$T/pg.json")
 	check "pg_stat_database.xact_commit equals vmbench's count ($counted)" test "$((after - before))" -eq "$counted"
-	qv() { "$psql" "$url" -Atc "$1"; }
+	qv() { "$pg_bin/psql" "$pg_url" -Atc "$1"; }
 	check "the sbtest tables are dropped" test "$(qv "select count(*) from pg_tables where tablename like 'sbtest%'")" -eq 0
 	qv "create table sbtest1(id int)" >/dev/null
-	expect 1 "an existing sbtest1 is refused, never touched" "$VMB" run app.oltp_point_select $base --app.db "$url"
+	expect 1 "an existing sbtest1 is refused, never touched" "$VMB" run app.oltp_point_select $base --app.db "$pg_url"
 	has "$T/err" "refuses to touch existing ones" "the message says why"
 	check "the user's table is still there" test "$(qv "select count(*) from pg_tables where tablename = 'sbtest1'")" -eq 1
 	qv "drop table sbtest1" >/dev/null
 	expect 1 "a server that goes away mid-run is a clear error" python3 "$SRC/tests/cli/stop_at.py" \
-		app-oltp-prepared "$as $pgbin/pg_ctl -D $pgd/data -m immediate stop >/dev/null" \
-		"$VMB" run app.oltp_read_write $base --app.db "$url"
+		app-oltp-prepared "$db_as $pg_bin/pg_ctl -D $pg_dir/data -m immediate stop >/dev/null" \
+		"$VMB" run app.oltp_read_write $base --app.db "$pg_url"
 	has "$T/err" "connecting to postgresql" "names the server"
 fi
 
-# A refused MariaDB connection, then a throwaway MariaDB server like the
-# PostgreSQL one; its Com_commit counts the COMMIT statements.
+# A refused MariaDB connection, then the throwaway MariaDB; its Com_commit
+# counts the COMMIT statements.
 if "$VMB" run app.oltp_point_select --app.db mysql://root@127.0.0.1:1/x --no-store >/dev/null 2>"$T/myerr"; then
 	not_ok "a refused MariaDB connection must fail"
 elif grep -q "built without" "$T/myerr"; then
@@ -159,38 +145,18 @@ else
 fi
 expect 2 "a malformed MariaDB URL is a usage error" "$VMB" run app.oltp_point_select $base --app.db mysql://u:pw@h:x/db
 lacks "$T/err" "pw" "and the password is not shown"
-if ! command -v mariadbd >/dev/null 2>&1 && ! [ -x /usr/sbin/mariadbd ] || grep -q "built without" "$T/myerr"; then
-	skip "OLTP counts against MariaDB's own counters" "MariaDB server or libmariadb not installed (scripts/deps.sh test)"
+if grep -q "built without" "$T/myerr"; then
+	skip "OLTP counts against MariaDB's own counters" "vmbench built without libmariadb"
+elif ! my_start; then
+	skip "OLTP counts against MariaDB's own counters" "no MariaDB server here (scripts/deps.sh test installs it)"
 else
-	myd=$(mktemp -d /tmp/vmbench-my-XXXXXX)
-	asm=""
-	if [ "$(id -u)" -eq 0 ]; then
-		chown nobody "$myd"
-		asm="runuser -u nobody --"
-	fi
-	trap '[ -z "${pgd:-}" ] || { $as "$pgbin/pg_ctl" -D "$pgd/data" -m immediate stop; rm -rf "$pgd"; } >/dev/null 2>&1
-		[ ! -s "$myd/pid" ] || kill "$(cat "$myd/pid")" 2>/dev/null
-		while [ -s "$myd/pid" ] && kill -0 "$(cat "$myd/pid")" 2>/dev/null; do :; done
-		rm -rf "$myd" "$T"' EXIT
-	PATH="$PATH:/usr/sbin"
-	$asm mariadb-install-db --no-defaults --datadir="$myd/data" --auth-root-authentication-method=normal \
-		--skip-test-db >"$T/myinstall.log" 2>&1
-	$asm mariadbd --no-defaults --datadir="$myd/data" --socket="$myd/sock" --skip-networking \
-		--pid-file="$myd/pid" --log-error="$myd/err" >/dev/null 2>&1 &
-	m() { mariadb --no-defaults -uroot --socket="$myd/sock" -N -e "$1"; }
-	i=0
-	while ! mariadb-admin --no-defaults -uroot --socket="$myd/sock" ping >/dev/null 2>&1 && [ $i -lt 3000 ]; do
-		i=$((i + 1))
-	done
-	m "create database vmb"
-	murl="mysql://root@localhost/vmb?socket=$myd/sock"
-	before=$(m "show global status like 'Com_commit'" | cut -f2)
+	before=$(myq "show global status like 'Com_commit'" | cut -f2)
 	expect 0 "OLTP against a throwaway MariaDB" "$VMB" run app.oltp_read_write app.oltp_point_select \
-		app.oltp_update_index $base --app.db "$murl" --json "$T/my.json"
+		app.oltp_update_index $base --app.db "$my_url" --json "$T/my.json"
 	check "every metric present and sane" python3 "$SRC/tests/cli/check_result.py" "$T/my.json" --suite app
-	after=$(m "show global status like 'Com_commit'" | cut -f2)
+	after=$(myq "show global status like 'Com_commit'" | cut -f2)
 	counted=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["suites"][0]["notes"]["oltp_commits"])' "$T/my.json")
 	check "Com_commit equals vmbench's COMMIT count ($counted)" test "$((after - before))" -eq "$counted"
-	check "the sbtest tables are dropped" test -z "$(m "show tables in vmb")"
+	check "the sbtest tables are dropped" test -z "$(myq "show tables in vmb")"
 fi
 finish
