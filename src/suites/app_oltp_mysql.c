@@ -5,15 +5,59 @@
  * a concurrent delete+insert of the same id can raise.
  *
  * URL: mysql://USER[:PASSWORD]@HOST[:PORT][/DB][?socket=PATH]. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <mysql.h>
 #include <mysqld_error.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_oltp.h"
 #include "../core/banned.h"
+
+/* The client library is opened at run time, not linked: vmbench's own
+ * dependencies (and the lab's guest images, which carry them) stay small,
+ * and the back end works wherever libmariadb.so.3 is installed. */
+#define MY_FUNCS(X) X(mysql_init) X(mysql_real_connect) X(mysql_error) X(mysql_errno) X(mysql_close) X(mysql_real_query) X(mysql_store_result) X(mysql_free_result) X(mysql_field_count) X(mysql_stmt_init) X(mysql_stmt_prepare) X(mysql_stmt_close) X(mysql_stmt_errno) X(mysql_stmt_error) X(mysql_stmt_bind_param) X(mysql_stmt_execute) X(mysql_stmt_field_count) X(mysql_stmt_store_result) X(mysql_stmt_num_rows) X(mysql_stmt_free_result) X(mysql_stmt_affected_rows)
+
+static struct {
+	void *h;
+#define X(f) __typeof__(f) *f;
+	MY_FUNCS(X)
+#undef X
+} my;
+static pthread_once_t my_once = PTHREAD_ONCE_INIT;
+static char my_err[256];
+
+static void my_load_once(void)
+{
+	void *h = dlopen("libmariadb.so.3", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(my_err, sizeof(my_err), "libmariadb.so.3 is not installed here (Debian: libmariadb3)");
+		return;
+	}
+#define X(f) \
+	if (!(my.f = (__typeof__(f) *)dlsym(h, #f))) { \
+		snprintf(my_err, sizeof(my_err), "libmariadb.so.3 has no " #f); \
+		(void)dlclose(h); \
+		return; \
+	}
+	MY_FUNCS(X)
+#undef X
+	my.h = h;
+}
+
+static int my_load(char *err, size_t errlen)
+{
+	(void)pthread_once(&my_once, my_load_once);
+	if (my.h)
+		return 0;
+	snprintf(err, errlen, "%s", my_err);
+	return -EOPNOTSUPP;
+}
 
 struct my_conn {
 	MYSQL *m;
@@ -77,8 +121,9 @@ bad:
 static int my_check_url(const char *url, char *err, size_t errlen)
 {
 	struct my_url u;
+	int r = my_parse(url, &u, err, errlen);
 
-	return my_parse(url, &u, err, errlen);
+	return r < 0 ? r : my_load(err, errlen);
 }
 
 static int my_errno_to(unsigned e, const char *msg, char *err, size_t errlen)
@@ -105,10 +150,10 @@ static void my_disconnect(void *conn)
 		return;
 	for (unsigned i = 0; i < c->nst; i++)
 		if (c->st[i])
-			(void)mysql_stmt_close(c->st[i]);
+			(void)my.mysql_stmt_close(c->st[i]);
 	free(c->st);
 	if (c->m)
-		mysql_close(c->m);
+		my.mysql_close(c->m);
 	free(c);
 }
 
@@ -118,16 +163,18 @@ static int my_connect(const struct oltp_conf *conf, void **conn, char *err, size
 	struct my_url u;
 	int r = my_parse(conf->url, &u, err, errlen);
 
+	if (r == 0)
+		r = my_load(err, errlen);
 	if (r < 0)
 		return r;
 	c = calloc(1, sizeof(*c));
-	if (!c || !(c->m = mysql_init(NULL))) {
+	if (!c || !(c->m = my.mysql_init(NULL))) {
 		free(c);
 		return -ENOMEM;
 	}
-	if (!mysql_real_connect(c->m, u.host[0] ? u.host : NULL, u.user[0] ? u.user : NULL, u.pass,
+	if (!my.mysql_real_connect(c->m, u.host[0] ? u.host : NULL, u.user[0] ? u.user : NULL, u.pass,
 				u.db[0] ? u.db : NULL, u.port, u.socket[0] ? u.socket : NULL, 0)) {
-		snprintf(err, errlen, "%s", mysql_error(c->m));
+		snprintf(err, errlen, "%s", my.mysql_error(c->m));
 		my_disconnect(c);
 		return -ECONNREFUSED;
 	}
@@ -140,13 +187,13 @@ static int my_exec(void *conn, const char *sql, char *err, size_t errlen)
 	struct my_conn *c = conn;
 	MYSQL_RES *res;
 
-	if (mysql_real_query(c->m, sql, strlen(sql)))
-		return my_errno_to(mysql_errno(c->m), mysql_error(c->m), err, errlen);
-	res = mysql_store_result(c->m);
+	if (my.mysql_real_query(c->m, sql, strlen(sql)))
+		return my_errno_to(my.mysql_errno(c->m), my.mysql_error(c->m), err, errlen);
+	res = my.mysql_store_result(c->m);
 	if (res)
-		mysql_free_result(res);
-	else if (mysql_field_count(c->m))
-		return my_errno_to(mysql_errno(c->m), mysql_error(c->m), err, errlen);
+		my.mysql_free_result(res);
+	else if (my.mysql_field_count(c->m))
+		return my_errno_to(my.mysql_errno(c->m), my.mysql_error(c->m), err, errlen);
 	return 0;
 }
 
@@ -166,16 +213,16 @@ static int my_prepare(void *conn, unsigned id, const char *sql, unsigned nparams
 		c->nst = id + 1;
 	}
 	if (c->st[id]) {
-		(void)mysql_stmt_close(c->st[id]);
+		(void)my.mysql_stmt_close(c->st[id]);
 		c->st[id] = NULL;
 	}
-	st = mysql_stmt_init(c->m);
+	st = my.mysql_stmt_init(c->m);
 	if (!st)
 		return -ENOMEM;
-	if (mysql_stmt_prepare(st, sql, strlen(sql))) {
-		int r = my_errno_to(mysql_stmt_errno(st), mysql_stmt_error(st), err, errlen);
+	if (my.mysql_stmt_prepare(st, sql, strlen(sql))) {
+		int r = my_errno_to(my.mysql_stmt_errno(st), my.mysql_stmt_error(st), err, errlen);
 
-		(void)mysql_stmt_close(st);
+		(void)my.mysql_stmt_close(st);
 		return r;
 	}
 	c->st[id] = st;
@@ -207,15 +254,15 @@ static int my_execute(void *conn, unsigned id, const struct oltp_param *p, unsig
 			b[i].buffer = &v[i];
 		}
 	}
-	if (mysql_stmt_bind_param(st, b) || mysql_stmt_execute(st))
-		return my_errno_to(mysql_stmt_errno(st), mysql_stmt_error(st), err, errlen);
-	if (mysql_stmt_field_count(st)) { /* the rows travel to the client, as sysbench fetches them */
-		if (mysql_stmt_store_result(st))
-			return my_errno_to(mysql_stmt_errno(st), mysql_stmt_error(st), err, errlen);
-		*rows = (uint64_t)mysql_stmt_num_rows(st);
-		(void)mysql_stmt_free_result(st);
+	if (my.mysql_stmt_bind_param(st, b) || my.mysql_stmt_execute(st))
+		return my_errno_to(my.mysql_stmt_errno(st), my.mysql_stmt_error(st), err, errlen);
+	if (my.mysql_stmt_field_count(st)) { /* the rows travel to the client, as sysbench fetches them */
+		if (my.mysql_stmt_store_result(st))
+			return my_errno_to(my.mysql_stmt_errno(st), my.mysql_stmt_error(st), err, errlen);
+		*rows = (uint64_t)my.mysql_stmt_num_rows(st);
+		(void)my.mysql_stmt_free_result(st);
 	} else {
-		*rows = (uint64_t)mysql_stmt_affected_rows(st);
+		*rows = (uint64_t)my.mysql_stmt_affected_rows(st);
 	}
 	return 0;
 }

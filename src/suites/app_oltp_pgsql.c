@@ -2,8 +2,10 @@
  * statements with text parameters, as sysbench's pgsql driver uses them.
  * Serialization failures, deadlocks and the duplicate key a concurrent
  * delete+insert of the same id can raise are sysbench's ignorable errors. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +13,51 @@
 #include "app_oltp.h"
 #include "../core/banned.h"
 
+/* The client library is opened at run time, not linked: vmbench's own
+ * dependencies (and the lab's guest images, which carry them) stay small,
+ * and the back end works wherever libpq.so.5 is installed. */
+#define PQ_FUNCS(X) X(PQconnectdb) X(PQstatus) X(PQerrorMessage) X(PQfinish) X(PQexec) X(PQprepare) X(PQexecPrepared) X(PQresultStatus) X(PQresultErrorMessage) X(PQresultErrorField) X(PQclear) X(PQntuples) X(PQcmdTuples)
+
+static struct {
+	void *h;
+#define X(f) __typeof__(f) *f;
+	PQ_FUNCS(X)
+#undef X
+} pq;
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+static char pq_err[256];
+
+static void pq_load_once(void)
+{
+	void *h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(pq_err, sizeof(pq_err), "libpq.so.5 is not installed here (Debian: libpq5)");
+		return;
+	}
+#define X(f) \
+	if (!(pq.f = (__typeof__(f) *)dlsym(h, #f))) { \
+		snprintf(pq_err, sizeof(pq_err), "libpq.so.5 has no " #f); \
+		(void)dlclose(h); \
+		return; \
+	}
+	PQ_FUNCS(X)
+#undef X
+	pq.h = h;
+}
+
+static int pq_load(char *err, size_t errlen)
+{
+	(void)pthread_once(&pq_once, pq_load_once);
+	if (pq.h)
+		return 0;
+	snprintf(err, errlen, "%s", pq_err);
+	return -EOPNOTSUPP;
+}
+
 static void pg_msg(PGconn *c, const PGresult *res, char *err, size_t errlen)
 {
-	const char *m = res ? PQresultErrorMessage(res) : PQerrorMessage(c);
+	const char *m = res ? pq.PQresultErrorMessage(res) : pq.PQerrorMessage(c);
 	size_t n;
 
 	snprintf(err, errlen, "%s", m && *m ? m : "unknown error");
@@ -29,31 +73,41 @@ static void pg_msg(PGconn *c, const PGresult *res, char *err, size_t errlen)
 static int pg_result(PGconn *c, PGresult *res, char *err, size_t errlen)
 {
 	static const char *const retry[] = { "40001", "40P01", "23505" };
-	ExecStatusType s = PQresultStatus(res);
+	ExecStatusType s = pq.PQresultStatus(res);
 	const char *state;
 	int r = 0;
 
 	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
-		state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-		r = PQstatus(c) == CONNECTION_BAD ? -ECONNRESET : -EIO;
+		state = res ? pq.PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+		r = pq.PQstatus(c) == CONNECTION_BAD ? -ECONNRESET : -EIO;
 		for (size_t i = 0; r == -EIO && state && i < sizeof(retry) / sizeof(retry[0]); i++)
 			if (!strcmp(state, retry[i]))
 				r = OLTP_RETRY;
 		pg_msg(c, res, err, errlen);
 	}
-	PQclear(res);
+	pq.PQclear(res);
 	return r;
+}
+
+static int pg_check_url(const char *url, char *err, size_t errlen)
+{
+	(void)url; /* libpq parses it, and says what is wrong when it connects */
+	return pq_load(err, errlen);
 }
 
 static int pg_connect(const struct oltp_conf *conf, void **conn, char *err, size_t errlen)
 {
-	PGconn *c = PQconnectdb(conf->url);
+	PGconn *c;
+	int r = pq_load(err, errlen);
 
+	if (r < 0)
+		return r;
+	c = pq.PQconnectdb(conf->url);
 	if (!c)
 		return -ENOMEM;
-	if (PQstatus(c) != CONNECTION_OK) {
+	if (pq.PQstatus(c) != CONNECTION_OK) {
 		pg_msg(c, NULL, err, errlen);
-		PQfinish(c);
+		pq.PQfinish(c);
 		return -ECONNREFUSED;
 	}
 	*conn = c;
@@ -62,12 +116,12 @@ static int pg_connect(const struct oltp_conf *conf, void **conn, char *err, size
 
 static void pg_disconnect(void *conn)
 {
-	PQfinish(conn);
+	pq.PQfinish(conn);
 }
 
 static int pg_exec(void *conn, const char *sql, char *err, size_t errlen)
 {
-	return pg_result(conn, PQexec(conn, sql), err, errlen);
+	return pg_result(conn, pq.PQexec(conn, sql), err, errlen);
 }
 
 static int pg_prepare(void *conn, unsigned id, const char *sql, unsigned nparams, char *err, size_t errlen)
@@ -84,7 +138,7 @@ static int pg_prepare(void *conn, unsigned id, const char *sql, unsigned nparams
 			text[o++] = *p;
 	text[o] = '\0';
 	snprintf(name, sizeof(name), "s%u", id);
-	return pg_result(conn, PQprepare(conn, name, text, (int)nparams, NULL), err, errlen);
+	return pg_result(conn, pq.PQprepare(conn, name, text, (int)nparams, NULL), err, errlen);
 }
 
 static int pg_execute(void *conn, unsigned id, const struct oltp_param *p, unsigned np, uint64_t *rows, char *err,
@@ -105,11 +159,11 @@ static int pg_execute(void *conn, unsigned id, const struct oltp_param *p, unsig
 		}
 	}
 	snprintf(name, sizeof(name), "s%u", id);
-	res = PQexecPrepared(conn, name, (int)np, values, NULL, NULL, 0);
-	if (PQresultStatus(res) == PGRES_TUPLES_OK)
-		*rows = (uint64_t)PQntuples(res);
-	else if (PQresultStatus(res) == PGRES_COMMAND_OK)
-		*rows = strtoull(PQcmdTuples(res), NULL, 10);
+	res = pq.PQexecPrepared(conn, name, (int)np, values, NULL, NULL, 0);
+	if (pq.PQresultStatus(res) == PGRES_TUPLES_OK)
+		*rows = (uint64_t)pq.PQntuples(res);
+	else if (pq.PQresultStatus(res) == PGRES_COMMAND_OK)
+		*rows = strtoull(pq.PQcmdTuples(res), NULL, 10);
 	return pg_result(conn, res, err, errlen);
 }
 
@@ -119,6 +173,7 @@ const struct oltp_driver oltp_pgsql_driver = {
 	.alias = "postgres://",
 	.prepare_is_txn = true,
 	.begin_write = "BEGIN",
+	.check_url = pg_check_url,
 	.connect = pg_connect,
 	.disconnect = pg_disconnect,
 	.exec = pg_exec,
