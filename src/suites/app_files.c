@@ -19,6 +19,7 @@
 
 #include "app.h"
 #include "../core/clock.h"
+#include "../core/stoppoint.h"
 #include "../core/banned.h"
 
 enum files_phase { F_CREATE, F_STAT, F_READDIR, F_RENAME, F_UNLINK, F_N };
@@ -70,6 +71,7 @@ static int files_batch(const char *dir, unsigned n, const char *buf, size_t size
 	}
 	ns[F_CREATE] += clock_ns() - t0;
 	ops[F_CREATE] += n;
+	vmb_test_stop_point("app-files-created"); /* tests interrupt a batch here */
 	*what = "stat";
 	t0 = clock_ns();
 	for (unsigned i = 0; i < n; i++) {
@@ -176,6 +178,8 @@ static int write_unit(const char *dir, unsigned u)
 {
 	char p[PATH_MAX + 32];
 	FILE *f;
+
+	vmb_test_stop_point("app-build-corpus"); /* tests interrupt the build here */
 	int r = 0;
 
 	snprintf(p, sizeof(p), "%s/u%u.c", dir, u);

@@ -86,6 +86,15 @@ expect 130 "Ctrl-C after the tables are prepared" python3 "$SRC/tests/cli/stop_a
 	'kill -INT $VMB_PID' "$VMB" run app.oltp_read_write $base
 check "no database file left after Ctrl-C" no_files
 
+expect 130 "Ctrl-C with a batch of small files on disk" python3 "$SRC/tests/cli/stop_at.py" app-files-created \
+	'kill -INT $VMB_PID' "$VMB" run app.files $base
+check "no small file or directory left after Ctrl-C" no_files
+if command -v cc >/dev/null 2>&1; then
+	expect 130 "Ctrl-C while the build corpus is written" python3 "$SRC/tests/cli/stop_at.py" app-build-corpus \
+		'kill -INT $VMB_PID' "$VMB" run app.build $base --app.units 2
+	check "no corpus left after Ctrl-C" no_files
+fi
+
 expect 2 "a URL of no known back end" "$VMB" run app.oltp_read_write $base --app.db oracle://x
 has "$T/err" "not a database URL; use sqlite" "the message lists what works"
 expect 2 "--app.dir that is not a directory" "$VMB" run app.proc --app.dir "$T/q.json" --no-store
