@@ -10,10 +10,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include "app.h"
 #include "../core/banned.h"
+
+/* What --app.dir is on, for the notes: small files and a database on tmpfs
+ * measure memory, not a disk, and the result should say so. */
+static const struct {
+	unsigned long magic;
+	const char *name;
+} fs_names[] = {
+	{ EXT4_SUPER_MAGIC, "ext4" }, /* also ext2 and ext3 */
+	{ XFS_SUPER_MAGIC, "xfs" }, { BTRFS_SUPER_MAGIC, "btrfs" }, { TMPFS_MAGIC, "tmpfs (memory)" },
+	{ RAMFS_MAGIC, "ramfs (memory)" }, { OVERLAYFS_SUPER_MAGIC, "overlayfs" }, { NFS_SUPER_MAGIC, "nfs" },
+	{ 0x2fc12fc1, "zfs" }, { 0x65735546, "fuse" }, { 0x794c7630, "overlayfs" },
+	{ 0x6a656a63, "virtiofs" }, { 0x01021997, "9p" },
+};
+
+static void note_fs(struct vmb_ctx *ctx, const char *dir)
+{
+	struct statfs sfs;
+
+	if (statfs(dir, &sfs) < 0)
+		return;
+	for (size_t i = 0; i < sizeof(fs_names) / sizeof(fs_names[0]); i++)
+		if ((unsigned long)sfs.f_type == fs_names[i].magic) {
+			(void)vmb_note(ctx, "app_dir_fs", "%s", fs_names[i].name);
+			return;
+		}
+	(void)vmb_note(ctx, "app_dir_fs", "magic 0x%lx", (unsigned long)sfs.f_type);
+}
 
 enum app_kind { A_OLTP_RW, A_OLTP_RO, A_OLTP_PS, A_OLTP_UI, A_PROC, A_FILES, A_BUILD };
 
@@ -47,6 +76,7 @@ static int app_setup(struct vmb_ctx *ctx)
 		return vmb_fail(ctx, -ENOMEM, "app state");
 	snprintf(as->dir, sizeof(as->dir), "%s", dir);
 	ctx->priv = as;
+	note_fs(ctx, dir);
 	return 0;
 }
 

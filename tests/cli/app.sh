@@ -46,6 +46,7 @@ assert all(v > 0 for v in m.values()), m
 for name in ("oltp_read_only", "oltp_point_select", "oltp_update_index", "build"):
     assert t[name]["status"] == "skipped" and "--quick" in t[name]["reason"], t[name]
 assert s["notes"]["oltp_db"].startswith("sqlite")
+assert s["notes"]["app_dir_fs"], s["notes"]  # what the files were on: a disk, or memory
 PY
 
 expect 0 "the other three OLTP scripts" "$VMB" run app.oltp_read_only app.oltp_point_select app.oltp_update_index \
