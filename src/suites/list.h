@@ -4,5 +4,6 @@
 #define VMB_SUITES(X) \
 	X(cpu) \
 	X(disk) \
-	X(boot) \
-	X(sched)
+	X(sched) \
+	X(app) \
+	X(boot)

@@ -1,0 +1,177 @@
+/* Application suite: what a user of the VM feels. sysbench's OLTP
+ * transactions on an embedded SQLite or a PostgreSQL/MariaDB server
+ * (app_oltp.c), process creation as lmbench's lat_proc (app_proc.c), and
+ * fs_mark-style small-file work and a compile (app_files.c).
+ *
+ * Files are created only inside --app.dir, under new unique names, and
+ * removed after success, errors and Ctrl-C; on a server only the sbtest
+ * tables it created itself, dropped afterwards. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include "app.h"
+#include "../core/banned.h"
+
+/* What --app.dir is on, for the notes: small files and a database on tmpfs
+ * measure memory, not a disk, and the result should say so. */
+static const struct {
+	unsigned long magic;
+	const char *name;
+} fs_names[] = {
+	{ EXT4_SUPER_MAGIC, "ext4" }, /* also ext2 and ext3 */
+	{ XFS_SUPER_MAGIC, "xfs" }, { BTRFS_SUPER_MAGIC, "btrfs" }, { TMPFS_MAGIC, "tmpfs (memory)" },
+	{ RAMFS_MAGIC, "ramfs (memory)" }, { OVERLAYFS_SUPER_MAGIC, "overlayfs" }, { NFS_SUPER_MAGIC, "nfs" },
+	{ 0x2fc12fc1, "zfs" }, { 0x65735546, "fuse" }, { 0x794c7630, "overlayfs" },
+	{ 0x6a656a63, "virtiofs" }, { 0x01021997, "9p" },
+};
+
+static void note_fs(struct vmb_ctx *ctx, const char *dir)
+{
+	struct statfs sfs;
+
+	if (statfs(dir, &sfs) < 0)
+		return;
+	for (size_t i = 0; i < sizeof(fs_names) / sizeof(fs_names[0]); i++)
+		if ((unsigned long)sfs.f_type == fs_names[i].magic) {
+			(void)vmb_note(ctx, "app_dir_fs", "%s", fs_names[i].name);
+			return;
+		}
+	(void)vmb_note(ctx, "app_dir_fs", "magic 0x%lx", (unsigned long)sfs.f_type);
+}
+
+enum app_kind { A_OLTP_RW, A_OLTP_RO, A_OLTP_PS, A_OLTP_UI, A_PROC, A_FILES, A_BUILD };
+
+static int app_setup(struct vmb_ctx *ctx)
+{
+	const char *dir = optset_str(ctx->opts, "dir");
+	struct app_state *as;
+	struct stat sb;
+	int r;
+
+	/* an unset shell variable ("--app.dir $DIR") must not mean "/" */
+	if (!dir || !*dir)
+		return vmb_usage(ctx, "--app.dir is empty: name the directory the files are created in");
+	if (stat(dir, &sb) < 0)
+		return vmb_usage(ctx, "--app.dir %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return vmb_usage(ctx, "--app.dir %s is not a directory", dir);
+	r = app_oltp_check_url(ctx, optset_str(ctx->opts, "db"));
+	if (r < 0)
+		return r;
+	if (optset_str(ctx->opts, "db")) { /* a password never reaches the stored result */
+		char shown[1024];
+
+		app_oltp_url_shown(optset_str(ctx->opts, "db"), shown, sizeof(shown));
+		if (strcmp(shown, optset_str(ctx->opts, "db")) &&
+		    (r = vmb_param_actual(ctx, "db", "%s", shown)) < 0)
+			return vmb_fail(ctx, r, "recording --app.db");
+	}
+	as = calloc(1, sizeof(*as));
+	if (!as)
+		return vmb_fail(ctx, -ENOMEM, "app state");
+	snprintf(as->dir, sizeof(as->dir), "%s", dir);
+	ctx->priv = as;
+	note_fs(ctx, dir);
+	return 0;
+}
+
+static void app_teardown(struct vmb_ctx *ctx)
+{
+	if (!ctx->priv)
+		return;
+	app_oltp_cleanup(ctx);
+	app_proc_cleanup(ctx);
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+static int app_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	enum app_kind kind = (enum app_kind)(uintptr_t)test->data;
+
+	/* --quick has about 4 s for the whole suite: one OLTP script (its two
+	 * thread counts), app.proc and app.files */
+	if (ctx->env->quick && (kind == A_OLTP_RO || kind == A_OLTP_PS || kind == A_OLTP_UI || kind == A_BUILD))
+		return vmb_skip(ctx, "not part of --quick (it would take the quick run past its time budget): run it "
+				     "without --quick");
+	switch (kind) {
+	case A_OLTP_RW:
+		return app_oltp_run(ctx, OLTP_READ_WRITE, rep);
+	case A_OLTP_RO:
+		return app_oltp_run(ctx, OLTP_READ_ONLY, rep);
+	case A_OLTP_PS:
+		return app_oltp_run(ctx, OLTP_POINT_SELECT, rep);
+	case A_OLTP_UI:
+		return app_oltp_run(ctx, OLTP_UPDATE_INDEX, rep);
+	case A_PROC:
+		return app_proc_run(ctx, rep);
+	case A_FILES:
+		return app_files_run(ctx, rep);
+	case A_BUILD:
+		return app_build_run(ctx, rep);
+	}
+	return -EINVAL;
+}
+
+#define OLTP_PARAMS "db,tables,table-size,sync"
+#define T(k) .data = (void *)(uintptr_t)(k)
+
+static const struct vmb_test app_tests[] = {
+	{ .name = "oltp_read_write", .summary = "sysbench oltp_read_write: 18 statements in a transaction",
+	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, T(A_OLTP_RW) },
+	{ .name = "oltp_read_only", .summary = "sysbench oltp_read_only: 10 point and 4 range selects",
+	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, T(A_OLTP_RO) },
+	{ .name = "oltp_point_select", .summary = "sysbench oltp_point_select: one select by primary key",
+	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, T(A_OLTP_PS) },
+	{ .name = "oltp_update_index", .summary = "sysbench oltp_update_index: one indexed update, autocommit",
+	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, T(A_OLTP_UI) },
+	{ .name = "proc", .summary = "lat_proc: fork+exit, fork+exec of a tiny static program, posix_spawn, ns each",
+	  .headline = "fork_exit", T(A_PROC) },
+	{ .name = "files", .summary = "fs_mark-style small files: create+write, stat, list, rename, unlink per second",
+	  .headline = "create_per_s", .params = "files,file-size,fsync", T(A_FILES) },
+	{ .name = "build", .summary = "compile a generated C corpus with -jN (where a compiler is installed)",
+	  .headline = "build_s", .params = "units,jobs", T(A_BUILD) },
+	{ .name = NULL },
+};
+
+static const struct vmb_opt app_opts[] = {
+	{ .name = "db", .type = OPT_STRING, .def = "sqlite", .metavar = "URL",
+	  .help = "the OLTP back end: sqlite (embedded, a new file in --app.dir), postgresql://USER@HOST:PORT/DB or "
+		  "mysql://USER:PASSWORD@HOST:PORT/DB[?socket=PATH] (a server; vmbench creates tables sbtest1..N there, refuses "
+		  "existing ones, and drops them afterwards)" },
+	{ .name = "tables", .type = OPT_INT, .min = 1, .max = 1000, .def = "1", .metavar = "N",
+	  .help = "OLTP: number of tables, as sysbench --tables" },
+	{ .name = "table-size", .type = OPT_INT, .min = 100, .max = 100000000, .def = "10000", .metavar = "N",
+	  .help = "OLTP: rows per table, as sysbench --table-size" },
+	{ .name = "sync", .type = OPT_STRING, .def = "normal", .choices = "normal|full", .metavar = "MODE",
+	  .help = "OLTP on SQLite: PRAGMA synchronous (normal: WAL fsynced at checkpoints; full: at every commit)" },
+	{ .name = "dir", .type = OPT_STRING, .def = ".", .metavar = "DIR",
+	  .help = "where the embedded database, the small files, the program app.proc runs and the build corpus "
+		  "are created (new, uniquely named, removed afterwards)" },
+	{ .name = "files", .type = OPT_INT, .min = 1, .max = 1000000, .def = "1000", .quick = "200", .metavar = "N",
+	  .help = "files: files per batch, created, listed, renamed and removed together" },
+	{ .name = "file-size", .type = OPT_SIZE, .min = 0, .max = 64 << 20, .def = "4k", .metavar = "SIZE",
+	  .help = "files: bytes written to each file, as fs_mark -s" },
+	{ .name = "fsync", .type = OPT_BOOL, .help = "files: fsync each file before closing it (fs_mark -S 1)" },
+	{ .name = "units", .type = OPT_INT, .min = 1, .max = 10000, .def = "16", .quick = "4", .metavar = "N",
+	  .help = "build: translation units in the generated corpus" },
+	{ .name = "jobs", .type = OPT_INT, .min = 0, .max = 4096, .def = "0", .metavar = "N",
+	  .help = "build: compiles at once, as make -jN; 0 for the number of CPUs" },
+	OPT_TABLE_END,
+};
+
+const struct vmb_suite app_suite = {
+	.name = "app",
+	.summary = "applications: sysbench OLTP (SQLite, PostgreSQL, MariaDB), lat_proc, fs_mark, a compile",
+	.abi = VMB_SUITE_ABI,
+	.tests = app_tests,
+	.opts = app_opts,
+	.setup = app_setup,
+	.run = app_run,
+	.teardown = app_teardown,
+};

@@ -1,0 +1,43 @@
+/* The application suite's parts: OLTP transactions (app_oltp.c and its
+ * database back ends), process creation (app_proc.c), small files and a
+ * compile (app_files.c). app.c holds the descriptor and the options. */
+#ifndef VMB_APP_H
+#define VMB_APP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/suite.h"
+
+struct oltp_state;
+
+struct app_state {
+	char dir[PATH_MAX];       /* --app.dir, checked */
+	struct oltp_state *oltp;  /* prepared on the first OLTP test, cleaned up in teardown */
+	char exe[PATH_MAX];       /* the tiny static program app.proc executes, or "" */
+};
+
+/* The OLTP workloads: sysbench 1.0's scripts of the same names. */
+enum oltp_kind { OLTP_READ_WRITE, OLTP_READ_ONLY, OLTP_POINT_SELECT, OLTP_UPDATE_INDEX };
+
+int app_oltp_run(struct vmb_ctx *ctx, enum oltp_kind kind, struct vmb_rep *rep);
+/* Drop the tables it created and remove the embedded database: never measured. */
+void app_oltp_cleanup(struct vmb_ctx *ctx);
+/* A back end named in --app.db that this build does not have: a usage error
+ * found before anything runs. */
+int app_oltp_check_url(struct vmb_ctx *ctx, const char *url);
+/* The URL with its password replaced by ***: what results and messages show. */
+void app_oltp_url_shown(const char *url, char *out, size_t len);
+
+enum proc_kind { PROC_FORK, PROC_EXEC, PROC_SPAWN };
+int app_proc_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
+void app_proc_cleanup(struct vmb_ctx *ctx);
+
+int app_files_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
+int app_build_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
+/* Where app.build's compiler is, or NULL with *why. */
+const char *app_build_cc(const char **why);
+
+#endif
