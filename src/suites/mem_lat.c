@@ -1,6 +1,7 @@
 /* Memory suite, the machine's side: cache sizes (sysfs, else CPUID), free
  * memory, THP and huge pages as /proc/self/smaps confirms them, and the
  * dependent pointer chase behind mem.latency (lmbench lat_mem_rd). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +228,9 @@ static bool vma_header(const char *line, uintptr_t *lo, uintptr_t *hi)
 	unsigned long long a, b;
 	char *end;
 
+	/* strtoull would skip blank lines and spaces to the next line's number */
+	if (!isxdigit((unsigned char)*line))
+		return false;
 	a = strtoull(line, &end, 16);
 	if (end == line || *end != '-')
 		return false;
