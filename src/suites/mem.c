@@ -540,7 +540,7 @@ static const struct vmb_test mem_tests[] = {
 };
 
 static const struct vmb_opt mem_opts[] = {
-	{ .name = "array-size", .type = OPT_SIZE, .min = 0, .max = 1ull << 40, .def = "0", .quick = "0",
+	{ .name = "array-size", .type = OPT_SIZE, .min = 0, .max = 1ull << 40, .def = "0",
 	  .metavar = "SIZE",
 	  .help = "bandwidth: bytes of each STREAM array; 0 = 4x the last-level cache (STREAM's rule), under --quick 1x" },
 	{ .name = "ntimes", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "3", .metavar = "N",
