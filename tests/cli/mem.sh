@@ -27,6 +27,16 @@ assert s["notes"]["marks_sizes"].startswith("L1d="), s["notes"]
 assert "integrity_locked" in s["notes"] and "sysbench_memory_level" in s["notes"]
 PY
 
+expect 0 "the report of the quick run" "$VMB" report "$T/q.json" -o "$T/q.html"
+check "the latency curve on a log x axis, cache sizes marked" python3 - "$T/q.html" <<'PY'
+import re, sys
+h = open(sys.argv[1]).read()
+fig = next(f for f in h.split("<figure>") if "mem.latency ns_per_load vs sizes" in f)
+assert "(log scale)" in fig, "no log axis"
+marks = re.findall(r'stroke-dasharray="4 3"/><text[^>]*>([^<]*)<', fig)
+assert marks[:1] == ["L1d"] and "L3" in marks, marks
+PY
+
 # the test build flips one bit: the pass must name it; the product has no such hook
 VMBENCH_TEST_FLIP=4096 expect 1 "integrity finds the injected bit flip" "$INJ" run mem.integrity --quick --no-store
 has "$T/err" "1 memory error at 0x" "the error is reported with its address"
