@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -204,33 +203,36 @@ out:
 struct sb_run {
 	uint8_t *global; /* --mem.scope global: one block all threads share */
 	size_t block;
-	uint64_t total;
+	uint64_t quota; /* events per thread: total / block / threads, as sysbench 1.0.20 */
 	bool write, rnd;
 	double duration_s;
-	_Atomic uint64_t done; /* bytes claimed, as sysbench's total_bytes */
 };
 
 struct sb_worker {
 	struct sb_run *run;
-	uint64_t events, sink;
+	uint64_t events;
 	struct hist hist;
 };
 
-/* One sysbench event: the whole block once, one size_t at a time, as
- * sysbench's event_{seq,rnd}_{read,write} with ck_pr loads and stores. */
-static uint64_t sb_event(const struct sb_run *run, size_t *buf, uint64_t *rng, uint64_t tag)
+/* One sysbench 1.0.20 event: the whole block once, one size_t at a time
+ * with a single load or store each (its ck_pr_load_64 / ck_pr_store_64:
+ * volatile here), in order or at uniform random offsets. */
+static void sb_event(const struct sb_run *run, size_t *buf, uint64_t *rng)
 {
 	size_t n = run->block / sizeof(size_t);
-	uint64_t acc = 0;
 
+	/* sysbench is built with -O3 -funroll-loops: its loops run unrolled */
 	if (!run->rnd) {
-		if (run->write)
+		if (run->write) {
+#pragma GCC unroll 8
 			for (size_t i = 0; i < n; i++)
-				((volatile size_t *)buf)[i] = (size_t)(tag + i);
-		else
+				((volatile size_t *)buf)[i] = n - i;
+		} else {
+#pragma GCC unroll 8
 			for (size_t i = 0; i < n; i++)
-				acc += ((volatile size_t *)buf)[i];
-		return acc;
+				(void)((volatile size_t *)buf)[i];
+		}
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t x = *rng;
@@ -242,19 +244,21 @@ static uint64_t sb_event(const struct sb_run *run, size_t *buf, uint64_t *rng, u
 		*rng = x;
 		off = (size_t)(((unsigned __int128)x * n) >> 64);
 		if (run->write)
-			((volatile size_t *)buf)[off] = (size_t)tag;
+			((volatile size_t *)buf)[off] = i;
 		else
-			acc += ((volatile size_t *)buf)[off];
+			(void)((volatile size_t *)buf)[off];
 	}
-	return acc;
 }
 
+/* sysbench's thread loop: check the time limit (a clock read), take the
+ * next event from the thread's quota, time the event alone (two more) and
+ * record its latency: the same harness cost per event as sysbench's. */
 static void sb_worker_fn(struct vmb_worker *w)
 {
 	struct sb_worker *sw = w->arg;
 	struct sb_run *run = sw->run;
 	size_t *buf = (size_t *)run->global;
-	uint64_t rng = 0x2545f4914f6cdd1dull ^ ((uint64_t)w->id << 32), prev, deadline;
+	uint64_t rng = 0x2545f4914f6cdd1dull ^ ((uint64_t)w->id << 32), deadline;
 
 	if (!buf) {
 		buf = aligned_alloc(4096, (run->block + 4095) & ~(size_t)4095);
@@ -266,22 +270,17 @@ static void sb_worker_fn(struct vmb_worker *w)
 	vmb_worker_sync(w);
 	if (w->err < 0)
 		return;
-	prev = w->start_ns = clock_ns();
-	deadline = prev + (uint64_t)(run->duration_s * 1e9);
-	/* sysbench's next_event: stop once --memory-total-size bytes are claimed */
-	while (atomic_fetch_add_explicit(&run->done, run->block, memory_order_relaxed) < run->total) {
-		uint64_t now;
+	w->start_ns = clock_ns();
+	deadline = w->start_ns + (uint64_t)(run->duration_s * 1e9);
+	w->end_ns = w->start_ns;
+	while (sw->events < run->quota && clock_ns() < deadline && !vmb_stop_requested()) {
+		uint64_t t0 = clock_ns();
 
-		sw->sink += sb_event(run, buf, &rng, sw->events);
-		now = clock_ns();
-		hist_record(&sw->hist, now - prev);
+		sb_event(run, buf, &rng);
+		w->end_ns = clock_ns();
+		hist_record(&sw->hist, w->end_ns - t0);
 		sw->events++;
-		prev = now;
-		if (now >= deadline || vmb_stop_requested())
-			break;
 	}
-	w->end_ns = prev;
-	mem_consume(sw->sink);
 	if (!run->global)
 		free(buf);
 }
@@ -291,7 +290,7 @@ static int run_sysbench(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	unsigned nt = ctx->threads;
 	struct sb_run run = {
 		.block = optset_size(ctx->opts, "block-size"),
-		.total = optset_size(ctx->opts, "total-size"),
+		.quota = optset_size(ctx->opts, "total-size") / optset_size(ctx->opts, "block-size") / nt,
 		.write = !strcmp(optset_str(ctx->opts, "oper"), "write"),
 		.rnd = !strcmp(optset_str(ctx->opts, "access"), "rnd"),
 		.duration_s = ctx->duration_s,
@@ -473,6 +472,9 @@ static int mem_setup(struct vmb_ctx *ctx)
 		r = note_caches(ctx, st);
 	/* sysbench's buffer is its block: say which cache holds it */
 	block = optset_size(ctx->opts, "block-size");
+	if (block & (block - 1))
+		return vmb_usage(ctx, "--mem.block-size %llu: a power of two, as sysbench's --memory-block-size",
+				 (unsigned long long)block);
 	if (r == 0)
 		r = vmb_note(ctx, "sysbench_memory_level",
 			     "the %llu-byte block per thread sits in %s: %s, as sysbench's own",
