@@ -66,8 +66,10 @@ for r in $(seq "$rounds"); do
 	ra=$(ratio "$vb" "$mb")
 	printf '%-6s %-26s %14.1f %14.1f %8s\n' "$r" "mbw memcpy MiB/s copied" "$mb" "$vb" "$ra"
 	echo "mbw-copy $ra" >> "$out/ratios"
-	# the DRAM plateau, two chain seeds
-	for seed in 1 2; do
+	# the DRAM plateau, two chain seeds, the first to run alternating by round
+	order="1 2"
+	[ $((r % 2)) -eq 0 ] && order="2 1"
+	for seed in $order; do
 		$VMB run mem.latency --mem.sizes "$dram_k" --mem.seed $seed --time "$secs" --warmup 0 --repeat 2 \
 			--no-store -q --json "$out/lat-$r-$seed.json"
 	done

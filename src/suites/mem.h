@@ -54,7 +54,10 @@ void mem_chain_link(void *buf, size_t stride, const uint32_t *order, size_t node
 
 /* How much of [start, start+len) /proc/self/smaps says is backed by huge
  * pages: AnonHugePages (THP) and the hugetlb counts of the mappings that
- * overlap it. Parsed from smaps text so that tests can feed fixtures. */
+ * overlap it (of a mapping that reaches outside the range, only the huge
+ * pages that cannot all lie outside). Parsed from smaps text so that tests
+ * can feed fixtures. 0; -ENOENT when no mapping overlaps the range;
+ * -EINVAL for mappings out of order. */
 struct mem_smaps {
 	uint64_t size;       /* bytes of the mappings found (within the range) */
 	uint64_t huge;       /* bytes on huge pages */

@@ -145,7 +145,12 @@ static bool kb_field(const char *line, const char *key, uint64_t *out)
 	v = strtoull(line + k + 1, &end, 10);
 	if (end == line + k + 1)
 		return false;
-	*out = (uint64_t)v * (strstr(end, "kB") ? 1024 : 1);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	/* the unit on this line only; a count beyond 2^53 kB is not a kernel's */
+	if (v > (1ull << 53))
+		return false;
+	*out = (uint64_t)v * (!strncmp(end, "kB", 2) ? 1024 : 1);
 	return true;
 }
 
@@ -243,21 +248,45 @@ static bool vma_header(const char *line, uintptr_t *lo, uintptr_t *hi)
 	return true;
 }
 
+/* A mapping's huge pages may lie anywhere in it: of a mapping that extends
+ * past the range, only what cannot fit in the part outside is counted as
+ * inside (a lower bound, so a "2M" figure is never claimed on a guess). */
+static uint64_t huge_inside(uint64_t huge, uint64_t total, uint64_t overlap)
+{
+	uint64_t outside = total - overlap;
+
+	huge = huge > total ? total : huge;
+	return huge > outside ? huge - outside : 0;
+}
+
 int mem_smaps_parse(const char *text, uintptr_t start, size_t len, struct mem_smaps *out)
 {
 	struct mem_smaps m = { 0 };
-	uintptr_t end = start + len, lo = 0, hi = 0;
+	uintptr_t end = len > UINTPTR_MAX - start ? UINTPTR_MAX : start + len, lo = 0, hi = 0, prev_hi = 0;
+	uint64_t huge = 0, total = 0, overlap = 0;
 	bool in = false;
 
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+	for (const char *p = text;; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		uint64_t v;
 
-		if (vma_header(p, &lo, &hi)) {
+		if (!p || !*p || vma_header(p, &lo, &hi)) {
+			/* the previous mapping is complete */
+			if (in)
+				m.huge += huge_inside(huge, total, overlap);
+			if (!p || !*p)
+				break;
+			/* the kernel lists mappings in address order, never overlapping */
+			if (lo < prev_hi)
+				return -EINVAL;
+			prev_hi = hi;
 			in = lo < end && hi > start;
+			huge = 0;
 			if (in) {
 				uintptr_t a = lo > start ? lo : start, b = hi < end ? hi : end;
 
-				m.size += b - a;
+				total = hi - lo;
+				overlap = b - a;
+				m.size += overlap;
 				m.found = true;
 			}
 			continue;
@@ -268,7 +297,7 @@ int mem_smaps_parse(const char *text, uintptr_t start, size_t len, struct mem_sm
 		 * counted in *_Hugetlb, not in Rss) */
 		if (kb_field(p, "AnonHugePages", &v) || kb_field(p, "Private_Hugetlb", &v) ||
 		    kb_field(p, "Shared_Hugetlb", &v))
-			m.huge += v;
+			huge += v;
 		else if (kb_field(p, "KernelPageSize", &v) && !m.kernel_ps)
 			m.kernel_ps = v;
 	}

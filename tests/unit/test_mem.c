@@ -88,8 +88,14 @@ static void smaps_huge_share(void **state)
 		{ "smaps-hugetlb.txt", 0x7f1000000000, 64u << 20, 0, 64u << 20, 64u << 20, 2u << 20 },
 		/* a range smaps does not have */
 		{ "smaps-4k.txt", 0x7e0000000000, 2u << 20, -ENOENT, 0, 0, 0 },
-		/* half a mapping: its share of the range, never more huge than range */
+		/* half a mapping: its share of the range; of its huge pages only
+		 * those that cannot all lie in the other part */
 		{ "smaps-4k.txt", 0x7f1003000000, 32u << 20, 0, 16u << 20, 0, 4096 },
+		{ "smaps-partial.txt", 0x7f1003000000, 32u << 20, 0, 16u << 20, 0, 4096 },
+		/* ... and the neighbour the range reaches into, all of it */
+		{ "smaps-thp.txt", 0x7f1003000000, 32u << 20, 0, 18u << 20, 18u << 20, 4096 },
+		/* mappings out of order are not a kernel's smaps */
+		{ "smaps-unordered.txt", 0x7f1000000000, 64u << 20, -EINVAL, 0, 0, 0 },
 	};
 
 	(void)state;
