@@ -84,7 +84,7 @@ if [ "$o3" = --o3 ]; then
 	[ -x build-o3/vmbench ] || { meson setup build-o3 -Doptimization=3 >/dev/null && ninja -C build-o3 -j2 >/dev/null; }
 	for r in $(seq "$rounds"); do
 		for b in build build-o3; do
-			$b/vmbench run mem.bandwidth mem.latency --mem.array-size "${array_m}m" --mem.sizes 16,"$dram_k" \
+			$b/vmbench run mem.bandwidth mem.latency --mem.array-size "${array_m}m" --mem.sizes "$dram_k" \
 				--threads 1 --time "$secs" --warmup 0 --repeat 2 --no-store -q --json "$out/$b-$r.json"
 		done
 		for m in "bandwidth triad_mb_per_s" "latency ns_per_load"; do
