@@ -130,8 +130,9 @@ struct mem_state {
 
 /* Free the buffers a test holds (all of them when keep is NULL). */
 void mem_release(struct mem_state *st);
-/* Refuse (vmb_usage) a buffer beyond MemAvailable, with the numbers. */
-int mem_fits(struct vmb_ctx *ctx, const struct mem_state *st, const char *what, uint64_t bytes);
+/* A buffer beyond MemAvailable (less a tenth) is refused with the numbers:
+ * a usage error when the user set option opt, else the test is skipped. */
+int mem_fits(struct vmb_ctx *ctx, const struct mem_state *st, const char *opt, const char *what, uint64_t bytes);
 
 /* ---- the tests (mem_lat.c, mem_page.c) ---- */
 

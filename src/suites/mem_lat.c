@@ -481,7 +481,7 @@ static int chain_build(struct vmb_ctx *ctx, struct mem_state *st, unsigned kib)
 	int r;
 
 	mem_release(st);
-	r = mem_fits(ctx, st, "the pointer chase", len);
+	r = mem_fits(ctx, st, "sizes", "the pointer chase", len);
 	if (r < 0)
 		return r;
 	if (nodes < 2 || nodes > UINT32_MAX)
