@@ -8,6 +8,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -214,6 +215,7 @@ struct sb_run {
 	uint64_t quota; /* events per thread: total / block / threads, as sysbench 1.0.20 */
 	bool write, rnd;
 	double duration_s;
+	_Atomic uint64_t *slots; /* sysbench's histogram: SB_HSLOTS x SB_HSIZE */
 };
 
 struct sb_worker {
@@ -222,23 +224,50 @@ struct sb_worker {
 	struct hist hist;
 };
 
-/* One sysbench 1.0.20 event: the whole block once, one size_t at a time
- * with a single load or store each (its ck_pr_load_64 / ck_pr_store_64:
- * volatile here), in order or at uniform random offsets. */
+/* sysbench's accesses are Concurrency Kit's ck_pr_load_64/ck_pr_store_64:
+ * one asm instruction each with a memory clobber, which the compiler can
+ * neither drop nor merge, nor simplify the loop around. The same here. */
+#if defined(__x86_64__)
+static inline size_t sb_load(const size_t *p)
+{
+	size_t r;
+
+	__asm__ __volatile__("movq %1, %0" : "=r"(r) : "m"(*p) : "memory");
+	return r;
+}
+
+static inline void sb_store(size_t *p, size_t v)
+{
+	__asm__ __volatile__("movq %1, %0" : "=m"(*p) : "r"(v) : "memory");
+}
+#else
+static inline size_t sb_load(const size_t *p)
+{
+	return *(const volatile size_t *)p;
+}
+
+static inline void sb_store(size_t *p, size_t v)
+{
+	*(volatile size_t *)p = v;
+}
+#endif
+
+/* One sysbench 1.0.20 event: the whole block once, one size_t at a time,
+ * in order (storing end - p, as sysbench) or at uniform random offsets. */
 static void sb_event(const struct sb_run *run, size_t *buf, uint64_t *rng)
 {
-	size_t n = run->block / sizeof(size_t);
+	size_t n = run->block / sizeof(size_t), *end = buf + n;
 
 	/* sysbench is built with -O3 -funroll-loops: its loops run unrolled */
 	if (!run->rnd) {
 		if (run->write) {
 #pragma GCC unroll 8
-			for (size_t i = 0; i < n; i++)
-				((volatile size_t *)buf)[i] = n - i;
+			for (size_t *p = buf; p < end; p++)
+				sb_store(p, (size_t)(end - p));
 		} else {
 #pragma GCC unroll 8
-			for (size_t i = 0; i < n; i++)
-				(void)((volatile size_t *)buf)[i];
+			for (size_t *p = buf; p < end; p++)
+				(void)sb_load(p);
 		}
 		return;
 	}
@@ -252,21 +281,66 @@ static void sb_event(const struct sb_run *run, size_t *buf, uint64_t *rng)
 		*rng = x;
 		off = (size_t)(((unsigned __int128)x * n) >> 64);
 		if (run->write)
-			((volatile size_t *)buf)[off] = i;
+			sb_store(buf + off, i * sizeof(size_t));
 		else
-			(void)((volatile size_t *)buf)[off];
+			(void)sb_load(buf + off);
 	}
 }
 
+/* sysbench 1.0.20's bookkeeping around each event, done as it does it:
+ * its per-thread timer is taken and released (a spinlock) around each of
+ * the two clock reads, and the latency goes into a 1024-bucket log-scale
+ * histogram (log(), a random one of 128 shared slot arrays, an atomic
+ * increment). At a 1 KiB block this costs as much as the event itself, so
+ * a figure that is to sit beside sysbench's must pay it too. */
+#define SB_HSLOTS 128
+#define SB_HSIZE 1024
+
+struct sb_timer {
+	atomic_flag lock;
+	uint64_t start, events, sum, min, max;
+};
+
+static void sb_lock(atomic_flag *l)
+{
+	while (atomic_flag_test_and_set_explicit(l, memory_order_acquire))
+		;
+}
+
+static void sb_unlock(atomic_flag *l)
+{
+	atomic_flag_clear_explicit(l, memory_order_release);
+}
+
+static void sb_book(struct sb_run *run, struct sb_timer *tm, uint64_t elapsed, uint64_t *rng)
+{
+	/* sysbench's histogram: 0.001 ms to 100 s, log scale */
+	static const double deduct = -6.907755278982137 /* log(0.001) */,
+			    mult = (SB_HSIZE - 1) / (11.512925464970229 /* log(1e5) */ + 6.907755278982137);
+	uint64_t x = *rng;
+	double ms = (double)elapsed / 1e6;
+	long i;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*rng = x;
+	i = ms > 0 ? (long)floor((log(ms) - deduct) * mult + 0.5) : 0;
+	i = i < 0 ? 0 : i >= SB_HSIZE ? SB_HSIZE - 1 : i;
+	atomic_fetch_add_explicit(&run->slots[(x % SB_HSLOTS) * SB_HSIZE + (size_t)i], 1, memory_order_relaxed);
+	(void)tm;
+}
+
 /* sysbench's thread loop: check the time limit (a clock read), take the
- * next event from the thread's quota, time the event alone (two more) and
- * record its latency: the same harness cost per event as sysbench's. */
+ * next event from the thread's quota, time the event (two more, each under
+ * the timer's lock) and book it. */
 static void sb_worker_fn(struct vmb_worker *w)
 {
 	struct sb_worker *sw = w->arg;
 	struct sb_run *run = sw->run;
 	size_t *buf = (size_t *)run->global;
 	uint64_t rng = 0x2545f4914f6cdd1dull ^ ((uint64_t)w->id << 32), deadline;
+	struct sb_timer tm = { .lock = ATOMIC_FLAG_INIT, .min = UINT64_MAX };
 
 	if (!buf) {
 		buf = aligned_alloc(4096, (run->block + 4095) & ~(size_t)4095);
@@ -281,14 +355,26 @@ static void sb_worker_fn(struct vmb_worker *w)
 	w->start_ns = clock_ns();
 	deadline = w->start_ns + (uint64_t)(run->duration_s * 1e9);
 	w->end_ns = w->start_ns;
-	while (sw->events < run->quota && clock_ns() < deadline && !vmb_stop_requested()) {
-		uint64_t t0 = clock_ns();
+	while (clock_ns() < deadline && sw->events < run->quota && !vmb_stop_requested()) {
+		uint64_t elapsed;
 
+		sb_lock(&tm.lock);
+		tm.start = clock_ns();
+		sb_unlock(&tm.lock);
 		sb_event(run, buf, &rng);
+		sb_lock(&tm.lock);
 		w->end_ns = clock_ns();
-		hist_record(&sw->hist, w->end_ns - t0);
+		elapsed = w->end_ns - tm.start;
+		tm.events++;
+		tm.sum += elapsed;
+		tm.min = elapsed < tm.min ? elapsed : tm.min;
+		tm.max = elapsed > tm.max ? elapsed : tm.max;
+		sb_unlock(&tm.lock);
+		sb_book(run, &tm, elapsed, &rng);
+		hist_record(&sw->hist, elapsed);
 		sw->events++;
 	}
+	mem_consume(tm.sum);
 	if (!run->global)
 		free(buf);
 }
@@ -310,7 +396,8 @@ static int run_sysbench(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	double window;
 	int r;
 
-	if (!workers || !sw || !all) {
+	run.slots = calloc((size_t)SB_HSLOTS * SB_HSIZE, sizeof(*run.slots));
+	if (!workers || !sw || !all || !run.slots) {
 		r = vmb_fail(ctx, -ENOMEM, "%u workers", nt);
 		goto out;
 	}
@@ -358,6 +445,7 @@ static int run_sysbench(struct vmb_ctx *ctx, struct vmb_rep *rep)
 		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
 out:
 	free(run.global);
+	free((void *)run.slots);
 	free(workers);
 	free(sw);
 	hist_free(all);
