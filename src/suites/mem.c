@@ -312,7 +312,7 @@ static void sb_unlock(atomic_flag *l)
 	atomic_flag_clear_explicit(l, memory_order_release);
 }
 
-static void sb_book(struct sb_run *run, struct sb_timer *tm, uint64_t elapsed, uint64_t *rng)
+static void sb_book(struct sb_run *run, uint64_t elapsed, uint64_t *rng)
 {
 	/* sysbench's histogram: 0.001 ms to 100 s, log scale */
 	static const double deduct = -6.907755278982137 /* log(0.001) */,
@@ -328,7 +328,6 @@ static void sb_book(struct sb_run *run, struct sb_timer *tm, uint64_t elapsed, u
 	i = ms > 0 ? (long)floor((log(ms) - deduct) * mult + 0.5) : 0;
 	i = i < 0 ? 0 : i >= SB_HSIZE ? SB_HSIZE - 1 : i;
 	atomic_fetch_add_explicit(&run->slots[(x % SB_HSLOTS) * SB_HSIZE + (size_t)i], 1, memory_order_relaxed);
-	(void)tm;
 }
 
 /* sysbench's thread loop: check the time limit (a clock read), take the
@@ -370,7 +369,7 @@ static void sb_worker_fn(struct vmb_worker *w)
 		tm.min = elapsed < tm.min ? elapsed : tm.min;
 		tm.max = elapsed > tm.max ? elapsed : tm.max;
 		sb_unlock(&tm.lock);
-		sb_book(run, &tm, elapsed, &rng);
+		sb_book(run, elapsed, &rng);
 		hist_record(&sw->hist, elapsed);
 		sw->events++;
 	}
