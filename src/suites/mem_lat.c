@@ -63,20 +63,12 @@ static uint64_t cache_size(const char *s)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-/* CPUID leaf 4 (Intel's deterministic cache parameters); AMD's 0x8000001D
- * has the same layout. */
-static void caches_cpuid(struct mem_caches *c)
+/* CPUID leaf 4 (Intel's deterministic cache parameters), else AMD's
+ * 0x8000001D, which has the same layout. */
+static void caches_leaf(struct mem_caches *c, unsigned leaf)
 {
-	unsigned a, b, cx, d, leaf = 4, max;
-
-	max = __get_cpuid_max(0, NULL);
-	if (max < 4) {
-		leaf = 0x8000001d;
-		if (__get_cpuid_max(0x80000000, NULL) < leaf)
-			return;
-	}
 	for (unsigned i = 0; i < 16; i++) {
-		unsigned type, level;
+		unsigned a, b, cx, d, type, level;
 		uint64_t size;
 
 		__cpuid_count(leaf, i, a, b, cx, d);
@@ -94,6 +86,14 @@ static void caches_cpuid(struct mem_caches *c)
 			c->l3 = size;
 		c->line = (b & 0xfff) + 1;
 	}
+}
+
+static void caches_cpuid(struct mem_caches *c)
+{
+	if (__get_cpuid_max(0, NULL) >= 4)
+		caches_leaf(c, 4);
+	if (!c->l1d && !c->l2 && !c->l3 && __get_cpuid_max(0x80000000, NULL) >= 0x8000001d)
+		caches_leaf(c, 0x8000001d);
 	if (c->l1d || c->l2 || c->l3)
 		c->source = "cpuid";
 }
