@@ -10,6 +10,7 @@ static const char *const unit_names[] = {
 	[VMB_UNIT_NONE] = "", [VMB_UNIT_PER_S] = "1/s", [VMB_UNIT_NS] = "ns",
 	[VMB_UNIT_MB_PER_S] = "MB/s", [VMB_UNIT_GFLOPS] = "GFLOP/s", [VMB_UNIT_RATIO] = "ratio",
 	[VMB_UNIT_PCT] = "%", [VMB_UNIT_S] = "s", [VMB_UNIT_BYTES] = "B", [VMB_UNIT_MBIT_PER_S] = "Mbit/s",
+	[VMB_UNIT_MIB_PER_S] = "MiB/s",
 };
 
 const char *vmb_unit_name(enum vmb_unit u)

@@ -13,6 +13,7 @@ enum vmb_unit {
 	VMB_UNIT_S,        /* seconds */
 	VMB_UNIT_BYTES,
 	VMB_UNIT_MBIT_PER_S, /* 10^6 bits per second (network) */
+	VMB_UNIT_MIB_PER_S,  /* 2^20 bytes per second (sysbench memory) */
 };
 
 enum vmb_dir {

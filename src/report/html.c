@@ -546,6 +546,51 @@ static double param_of(const struct cmp_row *r, const char *key)
 	return json_number_value(json_object_get(r->pobj, key));
 }
 
+/* Marks a suite declares for a swept parameter: its notes' "marks_KEY" is
+ * "NAME=VALUE,..." in the parameter's unit (the memory suite's cache sizes
+ * on its latency curve). Each mark inside the x range is a dashed vertical
+ * line with its name; the first operand that declares them is used. */
+static void curve_marks(struct svg *s, const struct cmp_table *t, const struct cmp_row *r0, const char *key,
+			const struct svg_axis *x, const struct svg_axis *y)
+{
+	char note[80];
+
+	snprintf(note, sizeof(note), "marks_%s", key);
+	for (size_t o = 0; o < t->nops; o++) {
+		size_t d, si;
+		json_t *doc, *suite;
+
+		json_array_foreach(t->ops[o].docs, d, doc)
+			json_array_foreach(json_object_get(doc, "suites"), si, suite) {
+				const char *list = json_string_value(json_object_get(json_object_get(suite, "notes"), note));
+				const char *name = json_string_value(json_object_get(suite, "name"));
+				int drawn = 0;
+
+				if (!list || !name || strcmp(name, r0->suite))
+					continue;
+				for (const char *p = list; *p && drawn < 8; p += strcspn(p, ","), p += *p == ',') {
+					const char *eq = memchr(p, '=', strcspn(p, ","));
+					char label[32], *end;
+					double v, px;
+
+					if (!eq)
+						continue;
+					v = strtod(eq + 1, &end);
+					if (end == eq + 1 || !isfinite(v) || v <= 0 || v < x->lo || v > x->hi)
+						continue;
+					snprintf(label, sizeof(label), "%.*s", (int)(eq - p), p);
+					px = svg_map(x, v);
+					svg_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" "
+						      "stroke-dasharray=\"4 3\"/>",
+						   px, y->p0, px, y->p1);
+					svg_text(s, px + 3, y->p1 + 10 + 11 * (drawn % 3), "start", 10, label);
+					drawn++;
+				}
+				return;
+			}
+	}
+}
+
 /* Curves: the metric against the swept parameter (IOPS vs queue depth, rate vs threads). */
 static void curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n, const char *key)
 {
@@ -587,6 +632,7 @@ static void curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	axis_title(&y, r0->metric, r0->unit, ytitle, sizeof(ytitle));
 	svg_begin(&s, 520, 300 + 18 * lg.n, title);
 	svg_axes(&s, &x, &y, key, ytitle, NULL, 0);
+	curve_marks(&s, t, r0, key, &x, &y);
 	for (size_t o = 0; o < t->nops; o++) {
 		int k = 0;
 

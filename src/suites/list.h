@@ -3,6 +3,7 @@
  * NAME_suite`, one line here, one line in meson.build. */
 #define VMB_SUITES(X) \
 	X(cpu) \
+	X(mem) \
 	X(disk) \
 	X(sched) \
 	X(app) \
