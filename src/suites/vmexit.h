@@ -14,7 +14,8 @@
  * op_ns is the loop with the operation, per iteration; empty_ns[0..n) are
  * per-iteration figures of the same loop without it, measured several times.
  * *net = op_ns - the median of empty_ns; *floor = the empty loop's own noise
- * (its spread, max - min, never below resolution_ns). Returns 1 when the
+ * (its spread, max - min, or without the lowest and highest run when there
+ * are five or more; never below resolution_ns). Returns 1 when the
  * net figure is measurable (net > floor), 0 when it is not, -EINVAL on
  * input that is not finite or n == 0. */
 int vmexit_subtract(double op_ns, const double *empty_ns, size_t n, double resolution_ns, double *net,

@@ -153,7 +153,7 @@ static void subtraction(void **state)
 {
 	static const struct {
 		double op;
-		double empty[4];
+		double empty[5];
 		size_t n;
 		double res;
 		int r;
@@ -162,8 +162,11 @@ static void subtraction(void **state)
 		/* the median of the empty loop is subtracted; its spread is the floor */
 		{ 10, { 1, 1.2, 0.8 }, 3, 0.1, 1, 9, 0.4 },
 		{ 10, { 1, 3 }, 2, 0.1, 1, 8, 2 },
-		/* one disturbed run widens the floor: the guard errs towards "not measurable" */
+		/* with four runs, one disturbed run widens the floor: "not measurable" */
 		{ 10, { 3, 1, 2, 100 }, 4, 0.1, 0, 7.5, 99 },
+		/* with five, the lowest and highest are left out of the spread */
+		{ 10, { 3, 1, 2, 100, 2.5 }, 5, 0.1, 1, 7.5, 1 },
+		{ 10, { 0.01, 1, 1.1, 1.2, 50 }, 5, 0.1, 1, 8.9, 0.2 },
 		/* below the noise: not measurable */
 		{ 1.3, { 1, 1.2, 0.8 }, 3, 0.1, 0, 0.3, 0.4 },
 		/* the clock's resolution is the floor when the empty loop is steadier */
