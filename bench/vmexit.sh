@@ -69,4 +69,23 @@ notes = next(s for s in host["suites"] if s["name"] == "vmexit")["notes"]
 for k in ("kvm_exits_counted", "kvm_not_measured"):
     if k in notes:
         print(f"  {k}: {notes[k]}")
+
+# what the columns show, from the figures themselves
+def v(d, k):
+    return d[k][0] if k in d else None
+c_h, c_g, s_h = v(h, "cpuid"), v(g, "cpuid"), v(h, "syscall")
+print("what they show:")
+if c_h and s_h:
+    print(f"- cpuid on this host costs {c_h / s_h:.1f}x a system call: " +
+          ("it traps to the hypervisor" if c_h > s_h else "it does not trap"))
+if c_h and c_g:
+    print(f"- in the TCG guest cpuid is {c_g:.1f} ns, {c_h / c_g:.0f}x cheaper than here: "
+          "the emulator answers it inline, nothing leaves the guest")
+if "kvm.io_ns" in h and "kvm.ioeventfd_ns" in h:
+    print(f"- in vmbench's own VM a port write handled in user space costs {v(h, 'kvm.io_ns') / 1000:.1f} us, "
+          f"{v(h, 'kvm.user_kernel_ratio'):.1f}x the same write kept in the kernel by an ioeventfd "
+          f"({v(h, 'kvm.ioeventfd_ns') / 1000:.1f} us): why virtio notifies through ioeventfd")
+if "kvm.cpuid_ns" in h and c_h:
+    print(f"- a cpuid exit of that VM ({v(h, 'kvm.cpuid_ns') / 1000:.1f} us) against this host's own "
+          f"({c_h / 1000:.1f} us): the extra level of nesting")
 PY
