@@ -461,8 +461,11 @@ static int vx_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_r
 		return one(ctx, rep, "a cntvct_el0 read", loop_cntvct, 0, t);
 	case VX_PIO:
 		return vmb_skip(ctx, "%s", st->pio_why);
+	case VX_RDTSC:
+	case VX_RDTSCP:
+		return vmb_skip(ctx, "not applicable on aarch64: %s is x86 (vmexit.cntvct is its counterpart)", test->name);
 	default:
-		return vmb_skip(ctx, "not applicable on aarch64: an x86 instruction without a counterpart there");
+		return vmb_skip(ctx, "not applicable on aarch64: %s is x86, without a counterpart there", test->name);
 	}
 #endif
 	return vmb_skip(ctx, "not applicable on this architecture");
