@@ -86,6 +86,6 @@ if "kvm.io_ns" in h and "kvm.ioeventfd_ns" in h:
           f"{v(h, 'kvm.user_kernel_ratio'):.1f}x the same write kept in the kernel by an ioeventfd "
           f"({v(h, 'kvm.ioeventfd_ns') / 1000:.1f} us): why virtio notifies through ioeventfd")
 if "kvm.cpuid_ns" in h and c_h:
-    print(f"- a cpuid exit of that VM ({v(h, 'kvm.cpuid_ns') / 1000:.1f} us) against this host's own "
-          f"({c_h / 1000:.1f} us): the extra level of nesting")
+    print(f"- cpuid in that VM, handled by this machine's KVM: {v(h, 'kvm.cpuid_ns') / 1000:.1f} us; "
+          f"this machine's own cpuid, handled by the hypervisor it runs under: {c_h / 1000:.1f} us")
 PY

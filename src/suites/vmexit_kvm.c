@@ -407,7 +407,7 @@ static int count_check(struct vmb_ctx *ctx, struct vmx_vm *v, enum vmx_kind kind
 		*how = "the vCPU's 'hypercalls' statistic";
 		break;
 	default:
-		return -EINVAL;
+		return vmb_fail(ctx, -EINVAL, "no way to count exit kind %d", (int)kind);
 	}
 	*counted = c;
 	if (c != n)
