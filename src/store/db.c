@@ -131,7 +131,7 @@ static int pragma_int(struct db *db, const char *sql, int64_t *out)
  * (an error, after a message naming the file). */
 static int db_check(struct db *db, bool *fresh)
 {
-	int64_t app, ver, ntables;
+	int64_t app = 0, ver = 0, ntables = 0; /* gcc -O3 for aarch64 cannot see pragma_int sets them */
 	int r;
 
 	r = pragma_int(db, "PRAGMA application_id", &app);

@@ -661,7 +661,7 @@ static int text_num(struct imp *im, const char *text, const char *from, const ch
 static int text_count(struct imp *im, const char *text, const char *label, char *out, size_t len)
 {
 	double v;
-	int line;
+	int line = 0;
 	const char *p;
 
 	if (text_num(im, text, text, label, 1, &v, NULL) < 0)
@@ -684,7 +684,7 @@ static int text_size(struct imp *im, const char *text, const char *label, char *
 		      { "TiB", 1099511627776.0 } };
 	const char *rest;
 	double v;
-	int line;
+	int line = 0;
 
 	if (text_num(im, text, text, label, 1, &v, &rest) < 0)
 		return -EINVAL;

@@ -6,5 +6,6 @@
 	X(mem) \
 	X(disk) \
 	X(sched) \
+	X(vmexit) \
 	X(app) \
 	X(boot)
