@@ -22,9 +22,8 @@
 
 const struct vmb_opt run_opts[] = {
 	{ .name = "quick", .type = OPT_BOOL,
-	  .help = "a short run of everything: every option's --quick default applies unless given (16 cases, about "
-		  "30 s on a 2-CPU VM, where the default run's 25 cases take 3 to 10 min; 'vmbench list' says so for "
-		  "this machine)" },
+	  .help = "a short run of everything: every option's --quick default applies unless given ('vmbench list' "
+		  "says how many cases the quick and the default run have on this machine and how long they take)" },
 	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 86400, .def = "2", .quick = "0.3",
 	  .metavar = "SECONDS", .help = "how long each repetition of a test measures (sysbench --time, fio --runtime)" },
 	{ .name = "warmup", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1",
