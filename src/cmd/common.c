@@ -447,7 +447,7 @@ int cmd_write_html(const struct cmp_table *t, const char *title, const char *out
 		return -ENOMEM;
 	}
 	if (out && !strcmp(out, "-")) {
-		r = fwrite(html, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
+		r = file_write_stdout(html, len);
 		free(html);
 		return r < 0 ? log_errno(r, "writing the report to stdout") : 0;
 	}

@@ -138,3 +138,25 @@ out:
 	free(tmp);
 	return r;
 }
+
+int file_write_stdout(const char *data, size_t len)
+{
+	size_t done = 0;
+
+	/* what stdio holds goes first; then the bytes straight to the file
+	 * descriptor, whose errno says why (stdio's may be lost) */
+	errno = 0;
+	if (fflush(stdout) != 0)
+		return errno ? -errno : -EIO;
+	while (done < len) {
+		ssize_t n = write(STDOUT_FILENO, data + done, len - done);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		if (n > 0)
+			done += (size_t)n;
+	}
+	return 0;
+}

@@ -675,15 +675,17 @@ int doc_write_file(const json_t *doc, const char *path)
 	char *text;
 	int r;
 
-	if (!strcmp(path, "-")) {
-		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 || fputc('\n', stdout) == EOF ||
-		    fflush(stdout) == EOF)
-			return log_errno(-EIO, "writing the result to stdout");
-		return 0;
-	}
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
 	if (!text)
 		return -ENOMEM;
+	if (!strcmp(path, "-")) {
+		size_t len = strlen(text);
+
+		text[len] = '\n'; /* json_dumps' NUL: the newline instead, written by length */
+		r = file_write_stdout(text, len + 1);
+		free(text);
+		return r < 0 ? log_errno(r, "writing the result to stdout") : 0;
+	}
 	r = file_write_new(path, text, strlen(text));
 	free(text);
 	if (r < 0 && r != -EEXIST)

@@ -74,11 +74,17 @@ has "$T/err" "a label key has at most 127 characters" "the limit is named"
 if [ -w /dev/full ]; then
 	"$VMB" export 1 --format json > "$T/run1.json"
 	for c in "results" "list" "compare 1 1" "show 1" "show $T/run1.json" "export 1 --format csv" \
-		"export 1 --format openmetrics" "export 1 --format markdown" "help --man" "--version" "run --help"; do
+		"export 1 --format openmetrics" "export 1 --format markdown" "export 1 --format json" "report 1 -o -" \
+		"help --man" "--version" "run --help"; do
 		# shellcheck disable=SC2086
 		expect 1 "$c >/dev/full" sh -c '"$0" "$@" >/dev/full' "$VMB" $c
 		has "$T/err" "No space left on device" "$c: says why"
 	done
+	# the document of a run into /dev/full: why, and where it was kept instead
+	expect 1 "run --json - >/dev/full" sh -c 'TMPDIR="$1" "$0" run cpu.prime --time 0.01 --warmup 0 --repeat 2 \
+		--threads 1 --cpu.max-prime 100 --no-store --json - >/dev/full' "$VMB" "$T"
+	has "$T/err" "writing the result to stdout: No space left on device" "run --json -: says why"
+	has "$T/err" "the result was saved to $T/vmbench-result-" "run --json -: and where it was kept"
 else
 	skip "commands into /dev/full" "/dev/full is not writable here"
 fi
