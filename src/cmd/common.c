@@ -326,12 +326,7 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		r = db_parse_selector(word, &filter);
 		if (r < 0) {
 			json_decref(col.docs);
-			if (r == -E2BIG)
-				return cmd_usage_error(c, "selector '%.40s...': a label key has at most %d characters", word,
-						       DB_LABEL_KEY_MAX);
-			if (r == -ENOMEM)
-				return EXIT_FAILED;
-			return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
+			return cmd_selector_error(c, word, r);
 		}
 		if (take_interrupted_key(&filter, &col.interrupted) < 0) {
 			strv_clear(&filter);
@@ -476,4 +471,14 @@ int cmd_write_html(const struct cmp_table *t, const char *title, const char *out
 		return log_errno(r, "writing the report '%s'%s", path, r == -EEXIST ? " (vmbench writes only new files)" : "");
 	log_info("wrote %s (%zu bytes)", path, len);
 	return 0;
+}
+
+int cmd_selector_error(const struct vmb_cmd *c, const char *word, int r)
+{
+	if (r == -E2BIG)
+		return cmd_usage_error(c, "selector '%.40s...': a label key has at most %d characters", word,
+				       DB_LABEL_KEY_MAX);
+	if (r == -ENOMEM)
+		return log_errno(r, "reading the selector"), EXIT_FAILED;
+	return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
 }

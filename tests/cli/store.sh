@@ -69,6 +69,10 @@ has "$T/err" "no stored run has the labels" "says so"
 lacks "$T/err" "Expression tree" "no SQLite message leaks"
 expect 2 "a selector key over the limit" "$VMB" compare "${k127}x=1" 1
 has "$T/err" "a label key has at most 127 characters" "the limit is named"
+expect 2 "lab report: a selector key over the limit" "$VMB" lab report "${k127}x=1"
+has "$T/err" "a label key has at most 127 characters" "lab report names the limit (not 'not a label selector')"
+expect 2 "lab report: a selector that is not KEY=VALUE" "$VMB" lab report foo
+has "$T/err" "selector 'foo': each part must be KEY=VALUE" "lab report says what a selector is"
 
 # Output that cannot be written is a failure (exit 1 and why), never exit 0
 if [ -w /dev/full ]; then
