@@ -396,10 +396,12 @@ static const char *guest_device(const json_t *fp, const char *list, const char *
 
 bool lab_host_measured(const char *item)
 {
+	const struct vmb_suite *s;
 	char name[64];
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(item, "."), item);
-	return suites_find(name) == &boot_suite;
+	s = suites_find(name);
+	return s && (s->flags & VMB_SUITE_LAB_ONLY);
 }
 
 /* The marks of a boot, in the order of the declared phases (boot_phases):
