@@ -146,7 +146,8 @@ json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m
 {
 	char id[40], started[32], ended[32];
 	json_t *argv = json_array(), *labels = json_object(), *suites = json_array(), *doc;
-	const struct runner_settings *rs = m->rs;
+	static const struct runner_settings none = { 0 };
+	const struct runner_settings *rs = m->rs ? m->rs : &none;
 
 	if (!argv || !labels || !suites)
 		goto oom;
