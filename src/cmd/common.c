@@ -170,6 +170,9 @@ static int check_common_opts(const struct vmb_cmd *c, const struct optset *own)
 				if (klen > DB_LABEL_KEY_MAX)
 					return cmd_usage_error(c, "--label: the key '%.20s...' is %zu characters long; a label "
 							       "key has at most %d", v->kv.v[j], klen, DB_LABEL_KEY_MAX);
+				if (str_find_control(v->kv.v[j], strlen(v->kv.v[j])) >= 0)
+					return cmd_usage_error(c, "--label number %zu has a control character (an escape, "
+							       "a carriage return...); labels are text shown on terminals", j + 1);
 			}
 	}
 	return CMD_CONTINUE;

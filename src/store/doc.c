@@ -263,6 +263,7 @@ static void check_free(struct vctx *v, const json_t *x, const char *path, unsign
 	const char *k;
 	json_t *y;
 	size_t i;
+	long at;
 
 	if (v->bad)
 		return;
@@ -274,6 +275,9 @@ static void check_free(struct vctx *v, const json_t *x, const char *path, unsign
 	case JSON_STRING:
 		if (json_string_length(x) > DOC_MAX_STRING)
 			fail_at(v, "%s: a string longer than %d bytes", path, DOC_MAX_STRING);
+		else if ((at = str_find_control(json_string_value(x), json_string_length(x))) >= 0)
+			fail_at(v, "%s: a string with a control character (byte %ld is 0x%02x)", path, at,
+				(unsigned char)json_string_value(x)[at]);
 		break;
 	case JSON_REAL:
 		if (!isfinite(json_real_value(x)))
@@ -285,6 +289,8 @@ static void check_free(struct vctx *v, const json_t *x, const char *path, unsign
 		json_object_foreach((json_t *)x, k, y) {
 			if (strlen(k) > DOC_MAX_STRING)
 				fail_at(v, "%s: a key longer than %d bytes", path, DOC_MAX_STRING);
+			else if (str_find_control(k, strlen(k)) >= 0)
+				fail_at(v, "%s: a key with a control character", path);
 			check_free(v, y, path, depth + 1);
 		}
 		break;
