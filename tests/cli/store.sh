@@ -185,4 +185,10 @@ has "$T/err" "not a valid vmbench result: schema: missing" "says what is missing
 expect 2 "garbage on stdin" sh -c "printf '\\001\\002garbage' | '$VMB' show -"
 has "$T/err" "stdin: not valid JSON" "stdin named"
 expect 2 "a file that does not exist" "$VMB" show "$T/nope.json"
+# show of something that is no result file is the user's mistake (exit 2)
+mkdir -p "$T/adir"
+expect 2 "show a directory" "$VMB" show "$T/adir"
+has "$T/err" "Is a directory" "says so"
+expect 2 "show a device without end" "$VMB" show /dev/zero
+has "$T/err" "/dev/zero: File too large" "says so"
 finish
