@@ -25,7 +25,7 @@ has "$T/err" "valid values of disk: virtio-blk, virtio-scsi, ide, ahci, lsi, nvm
 # boot is a declared suite: listed, and outside the lab skipped with the reason
 expect 0 "vmbench list shows the boot suite" "$VMB" list
 has "$T/out" "boot.cold" "with its tests"
-expect 0 "vmbench run boot: skipped, with why" "$VMB" run boot --no-store
+expect 1 "vmbench run boot: skipped, with why (nothing measured: exit 1)" "$VMB" run boot --no-store
 has "$T/err" "boot: skipped: a boot is timed from outside the guest: 'vmbench lab run --suites boot' measures it" \
 	"says where it runs"
 expect 2 "lab run --suites with an unknown test" "$VMB" lab run --matrix accel=tcg --suites cpu,boot.hot \
