@@ -81,7 +81,7 @@ static int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(out, "-"))
-		fprintf(stderr, "vmbench: wrote %s (%zu bytes)\n", out, len);
+		log_info("wrote %s (%zu bytes)", out, len);
 	ret = EXIT_OK;
 out:
 	if (mem)
