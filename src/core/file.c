@@ -24,19 +24,23 @@ int read_file(const char *path, char **out)
 		ssize_t k;
 
 		if (cap - len < 4096) {
+			/* doubling: growing by a fixed step copied the buffer once per
+			 * step, quadratic in the file's size (minutes for /dev/zero
+			 * under ASan, whose realloc always copies) */
+			size_t ncap = cap ? 2 * cap : 8192;
 			char *nb;
 
 			if (cap > (64u << 20)) {
 				r = -EFBIG;
 				break;
 			}
-			nb = realloc(buf, cap + 8192);
+			nb = realloc(buf, ncap);
 			if (!nb) {
 				r = -ENOMEM;
 				break;
 			}
 			buf = nb;
-			cap += 8192;
+			cap = ncap;
 		}
 		k = read(fd, buf + len, cap - len - 1);
 		if (k < 0) {
