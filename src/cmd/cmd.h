@@ -59,6 +59,9 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 	      struct optset *suite_sets, struct strv *positional);
 void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *positional);
 int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The usage error (or, on -ENOMEM, the failure) of db_parse_selector's r for word:
+ * a key over DB_LABEL_KEY_MAX is named as such. The exit code. */
+int cmd_selector_error(const struct vmb_cmd *c, const char *word, int r);
 void cmd_print_help(const struct vmb_cmd *c);
 /* Whether everything written to stdout so far (flushed first when `flush`)
  * reached it: 0, or -EIO after a message. A command streaming many lines

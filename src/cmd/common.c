@@ -170,6 +170,9 @@ static int check_common_opts(const struct vmb_cmd *c, const struct optset *own)
 				if (klen > DB_LABEL_KEY_MAX)
 					return cmd_usage_error(c, "--label: the key '%.20s...' is %zu characters long; a label "
 							       "key has at most %d", v->kv.v[j], klen, DB_LABEL_KEY_MAX);
+				if (str_find_control(v->kv.v[j], strlen(v->kv.v[j])) >= 0)
+					return cmd_usage_error(c, "--label number %zu has a control character (an escape, "
+							       "a carriage return...); labels are text shown on terminals", j + 1);
 			}
 	}
 	return CMD_CONTINUE;
@@ -326,12 +329,7 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		r = db_parse_selector(word, &filter);
 		if (r < 0) {
 			json_decref(col.docs);
-			if (r == -E2BIG)
-				return cmd_usage_error(c, "selector '%.40s...': a label key has at most %d characters", word,
-						       DB_LABEL_KEY_MAX);
-			if (r == -ENOMEM)
-				return EXIT_FAILED;
-			return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
+			return cmd_selector_error(c, word, r);
 		}
 		if (take_interrupted_key(&filter, &col.interrupted) < 0) {
 			strv_clear(&filter);
@@ -447,7 +445,7 @@ int cmd_write_html(const struct cmp_table *t, const char *title, const char *out
 		return -ENOMEM;
 	}
 	if (out && !strcmp(out, "-")) {
-		r = fwrite(html, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
+		r = file_write_stdout(html, len);
 		free(html);
 		return r < 0 ? log_errno(r, "writing the report to stdout") : 0;
 	}
@@ -476,4 +474,14 @@ int cmd_write_html(const struct cmp_table *t, const char *title, const char *out
 		return log_errno(r, "writing the report '%s'%s", path, r == -EEXIST ? " (vmbench writes only new files)" : "");
 	log_info("wrote %s (%zu bytes)", path, len);
 	return 0;
+}
+
+int cmd_selector_error(const struct vmb_cmd *c, const char *word, int r)
+{
+	if (r == -E2BIG)
+		return cmd_usage_error(c, "selector '%.40s...': a label key has at most %d characters", word,
+				       DB_LABEL_KEY_MAX);
+	if (r == -ENOMEM)
+		return log_errno(r, "reading the selector"), EXIT_FAILED;
+	return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
 }

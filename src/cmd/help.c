@@ -157,9 +157,10 @@ static void man_page(void)
 		man_options(s->opts, prefix);
 	}
 	man_examples();
-	puts(".SH EXIT STATUS\n.TP\n.B 0\nsuccess\n.TP\n.B 1\na measurement or an operation failed\n"
-	     ".TP\n.B 2\nusage error: a bad option, value or argument\n.TP\n.B 130\ninterrupted (Ctrl\\-C); "
-	     "nothing was stored");
+	puts(".SH EXIT STATUS\n.TP\n.B 0\nsuccess\n.TP\n.B 1\na measurement or an operation failed, or nothing "
+	     "was measured (every selected test was skipped)\n"
+	     ".TP\n.B 2\nusage error: a bad option, value or argument\n.TP\n.B 130\ninterrupted (Ctrl\\-C): "
+	     "the cases finished are stored, marked interrupted (nothing when none had finished)");
 	puts(".SH ENVIRONMENT\n.TP\n.B VMBENCH_DB\nthe result store, when \\fB\\-\\-db\\fR is not given\n"
 	     ".TP\n.B XDG_DATA_HOME\nthe store defaults to \\fI$XDG_DATA_HOME/vmbench/results.db\\fR "
 	     "(\\fI~/.local/share/vmbench/results.db\\fR)");

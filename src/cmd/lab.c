@@ -567,8 +567,9 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (db_parse_selector(selector, &filter) < 0) {
-		ret = cmd_usage_error(self, "lab report: '%s' is not a label selector (KEY=VALUE[,KEY=VALUE])", selector);
+	r = db_parse_selector(selector, &filter);
+	if (r < 0) {
+		ret = cmd_selector_error(self, selector, r);
 		goto out;
 	}
 	ret = cmd_check_output(self, out);

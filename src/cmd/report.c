@@ -72,7 +72,7 @@ static int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
 	}
 	mem = NULL;
 	if (!strcmp(out, "-"))
-		r = fwrite(html, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
+		r = file_write_stdout(html, len);
 	else
 		r = file_write_new(out, html, len);
 	if (r < 0) {
@@ -81,7 +81,7 @@ static int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(out, "-"))
-		fprintf(stderr, "vmbench: wrote %s (%zu bytes)\n", out, len);
+		log_info("wrote %s (%zu bytes)", out, len);
 	ret = EXIT_OK;
 out:
 	if (mem)

@@ -130,7 +130,7 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 	}
 	*nitems = 0;
 	for (size_t i = 0; i < vmb_nsuites; i++)
-		if (!any || masks[i])
+		if (any ? masks[i] != 0 : suites_runs_by_default(vmb_suites[i]))
 			items[(*nitems)++] = (struct runner_item){
 				.suite = vmb_suites[i], .opts = &suite_sets[i], .test_mask = any ? masks[i] : ~0ull,
 			};
@@ -185,17 +185,20 @@ int run_estimate(bool quick, struct runner_estimate *out)
 		return -ENOMEM;
 	if (optset_init(&own, run_opts, "") < 0)
 		goto out_sets;
-	for (; n < vmb_nsuites && n < ARRAY_SIZE(items); n++) {
+	for (size_t i = 0; i < vmb_nsuites && n < ARRAY_SIZE(items); i++) {
+		const struct vmb_suite *s = vmb_suites[i];
 		char prefix[48];
 
-		snprintf(prefix, sizeof(prefix), "%s.", vmb_suites[n]->name);
-		if (optset_init(&sets[n], vmb_suites[n]->opts, prefix) < 0 ||
-		    (quick && optset_apply_quick(&sets[n]) < 0))
+		if (!suites_runs_by_default(s)) /* what a run naming no suite runs */
+			continue;
+		snprintf(prefix, sizeof(prefix), "%s.", s->name);
+		if (optset_init(&sets[n], s->opts, prefix) < 0 || (quick && optset_apply_quick(&sets[n]) < 0))
 			goto out;
-		items[n] = (struct runner_item){ .suite = vmb_suites[n], .opts = &sets[n], .test_mask = ~0ull };
+		items[n] = (struct runner_item){ .suite = s, .opts = &sets[n], .test_mask = ~0ull };
 		for (size_t k = 0; k < ARRAY_SIZE(rep_overheads); k++)
-			if (!strcmp(rep_overheads[k].suite, vmb_suites[n]->name))
+			if (!strcmp(rep_overheads[k].suite, s->name))
 				extra[n] += optset_double(&sets[n], rep_overheads[k].option);
+		n++;
 	}
 	if (quick && optset_apply_quick(&own) < 0)
 		goto out;

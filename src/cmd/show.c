@@ -73,8 +73,9 @@ static int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 		r = doc_load_file(ref, &doc, err, sizeof(err));
 		if (r < 0) {
 			log_error("%s", err);
-			/* a file that is not a result is the user's mistake */
-			ret = r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_FAILED;
+			/* a file that is not a result is the user's mistake (a directory,
+			 * a device without end), as compare and report say too */
+			ret = r == -EINVAL || r == -ENOENT || r == -EISDIR || r == -EFBIG ? EXIT_USAGE : EXIT_FAILED;
 			goto out;
 		}
 	} else {

@@ -84,3 +84,24 @@ size_t str_distance(const char *a, const char *b)
 	}
 	return row[lb];
 }
+
+size_t str_control_at(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (!n)
+		return 0;
+	if ((u[0] < 0x20 && u[0] != '\t' && u[0] != '\n') || u[0] == 0x7f)
+		return 1;
+	if (n >= 2 && u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+long str_find_control(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (str_control_at(s + i, n - i))
+			return (long)i;
+	return -1;
+}

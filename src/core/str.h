@@ -14,6 +14,13 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool str_has_prefix(const char *s, const char *prefix);
 /* Is word one of the sep-separated items of list ("a,b,c" or "a|b|c")? */
 bool str_in_list(const char *list, char sep, const char *word);
+/* Length of the terminal control at s (n bytes left), 0 if none: a C0
+ * byte other than tab and newline, DEL, or a C1 control in UTF-8 (U+0080 to
+ * U+009F, e.g. CSI). Such a byte in a document's string could drive the
+ * terminal that shows it. */
+size_t str_control_at(const char *s, size_t n);
+/* The offset of the first terminal control in s[0..n), or -1. */
+long str_find_control(const char *s, size_t n);
 /* Levenshtein distance, for "did you mean" hints. */
 size_t str_distance(const char *a, const char *b);
 

@@ -20,6 +20,10 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 		*why = "run() missing";
 	else if (!s->tests || !s->tests[0].name)
 		*why = "no tests";
+	else if (s->flags & ~(unsigned)VMB_SUITE_FLAGS_ALL)
+		*why = "unknown suite flags";
+	else if ((s->flags & VMB_SUITE_LAB_ONLY) && !s->supported)
+		*why = "a lab-only suite needs supported() to say why it does not run here";
 	else
 		*why = NULL;
 	for (; !*why && s->tests[n].name; n++) {

@@ -20,6 +20,11 @@
 
 #define VMB_SUITE_ABI 1
 
+/* Suite flags */
+#define VMB_SUITE_LAB_ONLY (1u << 0) /* measured by the lab from outside a guest (boot): never selected
+				      * by a run that names no suite; its supported() says why not here */
+#define VMB_SUITE_FLAGS_ALL VMB_SUITE_LAB_ONLY
+
 /* Test flags */
 #define VMB_TEST_THREADED (1u << 0) /* one case per --threads value, plus parallel efficiency */
 
@@ -62,6 +67,7 @@ struct vmb_suite {
 	const char *name;
 	const char *summary;
 	unsigned abi;
+	unsigned flags;               /* VMB_SUITE_* */
 	const struct vmb_test *tests; /* terminated by { .name = NULL } */
 	const struct vmb_opt *opts;
 	/* 1 if it can run here; else 0 and *why says why. NULL: always. */

@@ -19,7 +19,7 @@
 #include "proto.h"
 #include "qmp.h"
 #include "../core/clock.h"
-#include "../core/runner.h"
+#include "../core/result.h"
 #include "../store/doc.h"
 #include "../suites/boot.h"
 #include "../suites/suites.h"
@@ -396,10 +396,12 @@ static const char *guest_device(const json_t *fp, const char *list, const char *
 
 bool lab_host_measured(const char *item)
 {
+	const struct vmb_suite *s;
 	char name[64];
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(item, "."), item);
-	return suites_find(name) == &boot_suite;
+	s = suites_find(name);
+	return s && (s->flags & VMB_SUITE_LAB_ONLY);
 }
 
 /* The marks of a boot, in the order of the declared phases (boot_phases):
@@ -431,7 +433,6 @@ static bool boot_asked(const char *items)
 static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, const double (*warm)[BOOT_NPHASES],
 			   unsigned nwarm)
 {
-	static const struct runner_settings rs = { 0 };
 	struct vmb_results res = { 0 };
 	struct vmb_suite_result *s;
 	struct vmb_case *c;
@@ -483,7 +484,7 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
-	doc = doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp, .rs = &rs });
+	doc = doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp });
 out:
 	vmb_results_release(&res);
 	json_decref(fp);
@@ -579,10 +580,9 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			}
 			if (r == 0 && !doc) {
 				/* only boot was asked: the guest's fingerprint still belongs to the result */
-				static const struct runner_settings none = { 0 };
 				struct vmb_results empty = { 0 };
 
-				doc = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b.fp, .rs = &none,
+				doc = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b.fp,
 										 .started = wall_time_s(), .ended = wall_time_s() });
 				if (!doc)
 					r = -ENOMEM;

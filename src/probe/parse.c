@@ -305,7 +305,8 @@ char *probe_utf8_clean(const char *s, size_t len)
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n;) {
-		size_t k = utf8_seq(u + i, n - i);
+		/* a control character would drive the terminal that shows it */
+		size_t k = str_control_at(s + i, n - i) ? 0 : utf8_seq(u + i, n - i);
 
 		if (k) {
 			memcpy(out + o, u + i, k);

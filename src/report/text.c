@@ -28,7 +28,7 @@ void text_format_value(double v, const char *unit, char *buf, size_t len)
 	}
 	if (!strcmp(unit, "ratio"))
 		snprintf(buf, len, "%.3f", v);
-	else if (fabs(v) >= 1e5)
+	else if (fabs(v) >= 1e4) /* 16320, never 1.632e+04 */
 		snprintf(buf, len, "%.0f %s", v, unit);
 	else
 		snprintf(buf, len, "%.4g %s", v, unit);
@@ -153,7 +153,8 @@ void text_print_result_all(FILE *f, const json_t *doc, bool all)
 		json_t *t;
 		size_t j;
 
-		if (strcmp(status, "ok")) {
+		/* an interrupted suite still lists the tests and cases it finished */
+		if (strcmp(status, "ok") && strcmp(status, "interrupted")) {
 			fprintf(f, "%-16s %s: %s\n", sname, status,
 				json_string_value(json_object_get(s, "reason")) ?: "");
 			continue;
@@ -188,85 +189,16 @@ void text_print_result_all(FILE *f, const json_t *doc, bool all)
 				}
 			}
 			if (strcmp(tstatus, "ok"))
-				fprintf(f, "%-16s %s: %s\n", test, tstatus,
+				fprintf(f, "%-16s %s%s%s\n", test, tstatus,
+					json_string_value(json_object_get(t, "reason")) ? ": " : "",
 					json_string_value(json_object_get(t, "reason")) ?: "");
 		}
+		if (!strcmp(status, "interrupted"))
+			fprintf(f, "%-16s %s%s%s\n", sname, status,
+				json_string_value(json_object_get(s, "reason")) ? ": " : "",
+				json_string_value(json_object_get(s, "reason")) ?: "");
 	}
 	if (hidden)
 		fprintf(f, "(%zu secondary metric%s with a 95%% CI wider than the value not shown; show --all lists %s)\n", hidden,
 			hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
-}
-
-static void print_value(FILE *f, const char *key, const json_t *v)
-{
-	char *s;
-
-	if (json_is_string(v)) {
-		fprintf(f, "%-22s %s\n", key, json_string_value(v));
-		return;
-	}
-	if (json_is_null(v)) {
-		fprintf(f, "%-22s -\n", key);
-		return;
-	}
-	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	fprintf(f, "%-22s %s\n", key, s ? s : "?");
-	free(s);
-}
-
-void text_print_fingerprint(FILE *f, const json_t *fp)
-{
-	const json_t *hv = json_object_get(fp, "hypervisor"), *cpu = json_object_get(fp, "cpu");
-	const json_t *mem = json_object_get(fp, "memory"), *d;
-	char line[512];
-	size_t i;
-
-	print_value(f, "host", json_object_get(fp, "hostname"));
-	print_value(f, "arch", json_object_get(fp, "arch"));
-	print_value(f, "kernel", json_object_get(json_object_get(fp, "kernel"), "release"));
-	snprintf(line, sizeof(line), "%s%s%s%s", json_string_value(json_object_get(hv, "name")),
-		 json_is_string(json_object_get(hv, "interface")) ? " (interface " : "",
-		 json_is_string(json_object_get(hv, "interface")) ? json_string_value(json_object_get(hv, "interface")) : "",
-		 json_is_string(json_object_get(hv, "interface")) ? ")" : "");
-	fprintf(f, "%-22s %s\n", "hypervisor", line);
-	print_value(f, "hypervisor sources", json_object_get(hv, "sources"));
-	print_value(f, "nested virt available", json_object_get(hv, "nested_virt_available"));
-	print_value(f, "container", json_object_get(json_object_get(fp, "container"), "type"));
-	print_value(f, "cpu", json_object_get(cpu, "model"));
-	snprintf(line, sizeof(line), "%lld logical, %lld sockets, %lld cores, %lld NUMA nodes",
-		 (long long)json_integer_value(json_object_get(cpu, "logical")),
-		 (long long)json_integer_value(json_object_get(cpu, "sockets")),
-		 (long long)json_integer_value(json_object_get(cpu, "cores")),
-		 (long long)json_integer_value(json_object_get(cpu, "numa_nodes")));
-	fprintf(f, "%-22s %s\n", "topology", line);
-	print_value(f, "cpu flags", json_object_get(cpu, "flags"));
-	print_value(f, "governor", json_object_get(cpu, "governor"));
-	snprintf(line, sizeof(line), "%.1f GiB total, %.1f GiB available",
-		 json_number_value(json_object_get(mem, "total_bytes")) / 1073741824.0,
-		 json_number_value(json_object_get(mem, "available_bytes")) / 1073741824.0);
-	fprintf(f, "%-22s %s\n", "memory", line);
-	print_value(f, "clocksource", json_object_get(json_object_get(fp, "clocksource"), "current"));
-	print_value(f, "thp", json_object_get(json_object_get(fp, "thp"), "enabled"));
-	print_value(f, "balloon", json_object_get(json_object_get(fp, "balloon"), "driver"));
-	print_value(f, "steal", json_object_get(fp, "steal"));
-	json_array_foreach(json_object_get(fp, "block_devices"), i, d) {
-		char gib[32] = "?";
-
-		if (json_is_integer(json_object_get(d, "size_bytes")))
-			snprintf(gib, sizeof(gib), "%.1f GiB",
-				 (double)json_integer_value(json_object_get(d, "size_bytes")) / 1073741824.0);
-		snprintf(line, sizeof(line), "%s: %s, driver %s, scheduler %s, %s",
-			 json_string_value(json_object_get(d, "name")), gib,
-			 json_string_value(json_object_get(d, "driver")) ?: "-",
-			 json_string_value(json_object_get(d, "scheduler")) ?: "-",
-			 json_is_true(json_object_get(d, "rotational")) ? "rotational" : "non-rotational");
-		fprintf(f, "%-22s %s\n", i ? "" : "block devices", line);
-	}
-	json_array_foreach(json_object_get(fp, "network"), i, d) {
-		snprintf(line, sizeof(line), "%s: driver %s, %s",
-			 json_string_value(json_object_get(d, "name")),
-			 json_string_value(json_object_get(d, "driver")) ?: "-",
-			 json_string_value(json_object_get(d, "state")) ?: "-");
-		fprintf(f, "%-22s %s\n", i ? "" : "network", line);
-	}
 }

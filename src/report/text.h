@@ -18,7 +18,5 @@ void text_params(const json_t *params, char *buf, size_t len);
  * ones unless their 95% CI is wider than their value (all: every metric). */
 void text_print_result(FILE *f, const json_t *doc);
 void text_print_result_all(FILE *f, const json_t *doc, bool all);
-/* The fingerprint as "key: value" lines. */
-void text_print_fingerprint(FILE *f, const json_t *fp);
 
 #endif

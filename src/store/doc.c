@@ -147,7 +147,8 @@ json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m
 {
 	char id[40], started[32], ended[32];
 	json_t *argv = json_array(), *labels = json_object(), *suites = json_array(), *doc;
-	const struct runner_settings *rs = m->rs;
+	static const struct runner_settings none = { 0 };
+	const struct runner_settings *rs = m->rs ? m->rs : &none;
 
 	if (!argv || !labels || !suites)
 		goto oom;
@@ -263,6 +264,7 @@ static void check_free(struct vctx *v, const json_t *x, const char *path, unsign
 	const char *k;
 	json_t *y;
 	size_t i;
+	long at;
 
 	if (v->bad)
 		return;
@@ -274,6 +276,9 @@ static void check_free(struct vctx *v, const json_t *x, const char *path, unsign
 	case JSON_STRING:
 		if (json_string_length(x) > DOC_MAX_STRING)
 			fail_at(v, "%s: a string longer than %d bytes", path, DOC_MAX_STRING);
+		else if ((at = str_find_control(json_string_value(x), json_string_length(x))) >= 0)
+			fail_at(v, "%s: a string with a control character (byte %ld is 0x%02x)", path, at,
+				(unsigned char)json_string_value(x)[at]);
 		break;
 	case JSON_REAL:
 		if (!isfinite(json_real_value(x)))
@@ -285,6 +290,8 @@ static void check_free(struct vctx *v, const json_t *x, const char *path, unsign
 		json_object_foreach((json_t *)x, k, y) {
 			if (strlen(k) > DOC_MAX_STRING)
 				fail_at(v, "%s: a key longer than %d bytes", path, DOC_MAX_STRING);
+			else if (str_find_control(k, strlen(k)) >= 0)
+				fail_at(v, "%s: a key with a control character", path);
 			check_free(v, y, path, depth + 1);
 		}
 		break;
@@ -676,15 +683,17 @@ int doc_write_file(const json_t *doc, const char *path)
 	char *text;
 	int r;
 
-	if (!strcmp(path, "-")) {
-		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 || fputc('\n', stdout) == EOF ||
-		    fflush(stdout) == EOF)
-			return log_errno(-EIO, "writing the result to stdout");
-		return 0;
-	}
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
 	if (!text)
 		return -ENOMEM;
+	if (!strcmp(path, "-")) {
+		size_t len = strlen(text);
+
+		text[len] = '\n'; /* json_dumps' NUL: the newline instead, written by length */
+		r = file_write_stdout(text, len + 1);
+		free(text);
+		return r < 0 ? log_errno(r, "writing the result to stdout") : 0;
+	}
 	r = file_write_new(path, text, strlen(text));
 	free(text);
 	if (r < 0 && r != -EEXIST)

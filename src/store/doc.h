@@ -20,7 +20,7 @@ struct doc_meta {
 	double started, ended; /* epoch seconds */
 	json_t *fingerprint;   /* borrowed */
 	const struct strv *labels; /* KEY=VALUE */
-	const struct runner_settings *rs;
+	const struct runner_settings *rs; /* NULL: not measured by the runner (an import, the lab's boot) */
 	bool interrupted;      /* Ctrl-C: only the cases finished before it */
 };
 

@@ -12,7 +12,7 @@
 #include "doc.h"
 #include "import.h"
 #include "../core/hist.h"
-#include "../core/runner.h"
+#include "../core/result.h"
 #include "../core/banned.h"
 
 struct imp {
@@ -933,7 +933,6 @@ static unsigned trailing_lines(const char *p)
 /* Every sample is in: summaries, then the document with the labels. */
 static json_t *build_doc(struct imp *im, const char *tool, const char *name, const struct strv *labels)
 {
-	static const struct runner_settings rs = { 0 };
 	struct strv all = { 0 };
 	json_t *doc = NULL, *fp;
 	char kv[64];
@@ -958,7 +957,7 @@ static json_t *build_doc(struct imp *im, const char *tool, const char *name, con
 		goto out;
 	doc = doc_from_results(&im->res, &(struct doc_meta){ .argc = 0, .started = wall_time_s(),
 							      .ended = wall_time_s(), .fingerprint = fp,
-							      .labels = &all, .rs = &rs });
+							      .labels = &all });
 	json_decref(fp);
 	if (!doc)
 		goto out;

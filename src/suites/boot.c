@@ -41,6 +41,7 @@ const struct vmb_suite boot_suite = {
 	.name = "boot",
 	.summary = "guest boot time, cold and warm, phase by phase (measured by 'vmbench lab run' only)",
 	.abi = VMB_SUITE_ABI,
+	.flags = VMB_SUITE_LAB_ONLY,
 	.tests = boot_tests,
 	.supported = boot_supported,
 	.run = boot_run,

@@ -595,7 +595,8 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 	}
 	r = vmb_parallel(ctx, n, st->engine == DISK_ENGINE_URING ? disk_uring_job : disk_psync_job, workers);
 	if (r < 0) {
-		r = vmb_fail(ctx, r, "starting %u I/O workers", n);
+		if (!ctx->reason[0]) /* vmb_parallel says which worker and CPU */
+			r = vmb_fail(ctx, r, "starting %u I/O workers", n);
 		goto out;
 	}
 	for (unsigned i = 0; i < n; i++)

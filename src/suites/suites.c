@@ -17,6 +17,11 @@ const struct vmb_suite *suites_find(const char *name)
 	return NULL;
 }
 
+bool suites_runs_by_default(const struct vmb_suite *s)
+{
+	return !(s->flags & VMB_SUITE_LAB_ONLY);
+}
+
 int suites_test_index(const struct vmb_suite *s, const char *test)
 {
 	for (int i = 0; s->tests[i].name; i++)

@@ -47,4 +47,10 @@ for t in tests.values():
     assert [c["params"]["threads"] for c in t["cases"]] == [1, 2]
 assert d["suites"][0]["options"]["max-prime"] == 10000' "$T/cpu.json"
 has "$T/err" "stored as run 1" "the run was stored (message on stderr with --json -)"
+# The result model has its own header: outside src/core, a file includes
+# the runner's only when it uses the runner (runs, estimates, reads settings)
+check "core/runner.h only where the runner is used" sh -c '
+	cd "$1" && for f in $(grep -rl "core/runner\.h" src --include=*.c | grep -v "^src/core/"); do
+		grep -q "runner_run\|runner_estimate\|rs->" "$f" || { echo "$f: include core/result.h"; exit 1; }
+	done' sh "$SRC"
 finish

@@ -20,6 +20,7 @@ expect 130 "Ctrl-C after the first case: exit 130" python3 "$SRC/tests/cli/stop_
 	'kill -INT $VMB_PID' "$VMB" run cpu.prime $fast --label part=yes --json "$T/part.json"
 has "$T/err" "interrupted: the 1 case finished before it is kept, marked interrupted" "says what was kept"
 has "$T/out" "stored as run" "the finished case is stored"
+has "$T/out" "cpu.prime  threads=1 max-prime=1000" "run's table lists the case the interrupted test finished"
 check "the document: status interrupted, the finished case whole, the cut one left out" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -33,6 +34,8 @@ expect 0 "results lists it" "$VMB" results --label part=yes
 has "$T/out" "cpu (interrupted)" "results marks it interrupted"
 expect 0 "show it" "$VMB" show "$run"
 has "$T/out" "interrupted: this run holds only the cases finished before it was stopped" "show marks it interrupted"
+has "$T/out" "cpu.prime  threads=1 max-prime=1000" "show lists the case the interrupted test finished"
+has "$T/out" "cpu              interrupted" "and the suite's status after its tests"
 expect 2 "a selector leaves interrupted runs out" "$VMB" compare part=yes "$T/part.json"
 has "$T/err" "1 interrupted left out; add interrupted=any to include them" "and says how to include them"
 expect 0 "interrupted=any includes it" "$VMB" compare part=yes,interrupted=any "$T/part.json"

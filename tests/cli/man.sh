@@ -10,6 +10,10 @@ for opt in quick time warmup budget threads cpus repeat precision min-reps max-r
 done
 has "$T/out" "\\-\\-cpu.max\\-prime" "man page documents suite options"
 has "$T/out" ".SH EXIT STATUS" "man page has exit status"
+# what Ctrl-C and a run that measured nothing do now
+has "$T/out" "the cases finished are stored, marked interrupted" "exit 130 says the finished cases are kept"
+lacks "$T/out" "nothing was stored" "exit 130 no longer says nothing was stored"
+has "$T/out" "nothing was measured (every selected test was skipped)" "exit 1 covers a run that measured nothing"
 cp "$T/out" "$T/man"
 
 # It claims only what exists: the NAME line names the suites there are

@@ -52,6 +52,12 @@ check "list says how long a run of everything and a quick run take" \
 	sh -c "grep -qE '^vmbench run +[0-9]+ cases on this machine.s [0-9]+ CPUs, [0-9]+ (s|min) to [0-9]+ (s|min) by the option defaults' '$T/out' &&
 	       grep -qE '^vmbench run --quick +[0-9]+ cases on' '$T/out'"
 
+# boot is measured by the lab only: a run naming no suite leaves it out (the
+# estimate above counts it no more); named, it says why it cannot run here
+expect 1 "run boot: nothing it can measure here" "$VMB" run boot --no-store
+has "$T/err" "boot: skipped: a boot is timed from outside the guest: 'vmbench lab run --suites boot' measures it" \
+	"run boot says why"
+
 # Every output is checked before measuring; a write that still fails after
 # measuring saves the document elsewhere and says where.
 expect 2 "--json into a directory that does not exist: refused before measuring" \

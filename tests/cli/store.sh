@@ -69,16 +69,26 @@ has "$T/err" "no stored run has the labels" "says so"
 lacks "$T/err" "Expression tree" "no SQLite message leaks"
 expect 2 "a selector key over the limit" "$VMB" compare "${k127}x=1" 1
 has "$T/err" "a label key has at most 127 characters" "the limit is named"
+expect 2 "lab report: a selector key over the limit" "$VMB" lab report "${k127}x=1"
+has "$T/err" "a label key has at most 127 characters" "lab report names the limit (not 'not a label selector')"
+expect 2 "lab report: a selector that is not KEY=VALUE" "$VMB" lab report foo
+has "$T/err" "selector 'foo': each part must be KEY=VALUE" "lab report says what a selector is"
 
 # Output that cannot be written is a failure (exit 1 and why), never exit 0
 if [ -w /dev/full ]; then
 	"$VMB" export 1 --format json > "$T/run1.json"
 	for c in "results" "list" "compare 1 1" "show 1" "show $T/run1.json" "export 1 --format csv" \
-		"export 1 --format openmetrics" "export 1 --format markdown" "help --man" "--version" "run --help"; do
+		"export 1 --format openmetrics" "export 1 --format markdown" "export 1 --format json" "report 1 -o -" \
+		"help --man" "--version" "run --help"; do
 		# shellcheck disable=SC2086
 		expect 1 "$c >/dev/full" sh -c '"$0" "$@" >/dev/full' "$VMB" $c
 		has "$T/err" "No space left on device" "$c: says why"
 	done
+	# the document of a run into /dev/full: why, and where it was kept instead
+	expect 1 "run --json - >/dev/full" sh -c 'TMPDIR="$1" "$0" run cpu.prime --time 0.01 --warmup 0 --repeat 2 \
+		--threads 1 --cpu.max-prime 100 --no-store --json - >/dev/full' "$VMB" "$T"
+	has "$T/err" "writing the result to stdout: No space left on device" "run --json -: says why"
+	has "$T/err" "the result was saved to $T/vmbench-result-" "run --json -: and where it was kept"
 else
 	skip "commands into /dev/full" "/dev/full is not writable here"
 fi
@@ -175,4 +185,10 @@ has "$T/err" "not a valid vmbench result: schema: missing" "says what is missing
 expect 2 "garbage on stdin" sh -c "printf '\\001\\002garbage' | '$VMB' show -"
 has "$T/err" "stdin: not valid JSON" "stdin named"
 expect 2 "a file that does not exist" "$VMB" show "$T/nope.json"
+# show of something that is no result file is the user's mistake (exit 2)
+mkdir -p "$T/adir"
+expect 2 "show a directory" "$VMB" show "$T/adir"
+has "$T/err" "Is a directory" "says so"
+expect 2 "show a device without end" "$VMB" show /dev/zero
+has "$T/err" "/dev/zero: File too large" "says so"
 finish

@@ -52,4 +52,7 @@ check "and nothing was created" test ! -e "$T/new"
 expect 2 "--db under a file" "$VMB" import "$SRC/tests/fixtures/import/sysbench-cpu.txt" --db "$T/afile/x.db"
 has "$T/err" "pass a usable file path with --db" "path under a file refused"
 check "nothing was stored by any of these" test ! -e "$T/results.db"
+# a label is text shown on terminals: no escape sequence gets stored
+expect 2 "--label with an escape character" "$VMB" run cpu.prime --label "hv=kvm$(printf '\033')[2J" --no-store
+has "$T/err" "--label number 1 has a control character" "says which label"
 finish

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,9 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/core/runner.h"
 #include "../../src/suites/disk.h"
+#include "../../src/suites/suites.h"
 
 static void random_covers_every_block(void **state)
 {
@@ -226,6 +229,46 @@ static void dio_probe_matches_statx(void **state)
 	unlink(path);
 }
 
+/* A worker that cannot be pinned (its CPU went away after the up-front
+ * check): the test fails with vmb_parallel's reason, which names the worker
+ * and the CPU, not "starting 1 I/O workers: Invalid argument". */
+static void pinning_failure_reason(void **state)
+{
+	static const unsigned cpus[] = { CPU_SETSIZE - 1 };
+	const struct vmb_suite *disk = suites_find("disk");
+	char dir[] = "/tmp/vmbench-disk-pin-XXXXXX";
+	struct runner_settings rs = { .time_s = 0.01, .min_reps = 2, .max_reps = 2, .precision_pct = 50,
+				      .budget_s = 1, .cpus = cpus, .ncpus = 1 };
+	struct vmb_results res = { 0 };
+	struct optset opts;
+	struct runner_item item;
+
+	(void)state;
+	assert_non_null(disk);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(optset_init(&opts, disk->opts, "disk."), 0);
+	assert_int_equal(optset_default(&opts, "dir", dir), 0);
+	assert_int_equal(optset_default(&opts, "size", "1m"), 0);
+	assert_int_equal(optset_default(&opts, "iodepth", "1"), 0);
+	assert_int_equal(optset_default(&opts, "ramp", "0"), 0);
+	item = (struct runner_item){ .suite = disk, .opts = &opts, .test_mask = 1 }; /* randread */
+	assert_int_equal(runner_run(&rs, &item, 1, &res), 0);
+	assert_int_equal(res.nsuites, 1);
+	if (res.suites[0].status == VMB_SKIPPED) { /* no O_DIRECT here */
+		vmb_results_release(&res);
+		optset_release(&opts);
+		rmdir(dir);
+		skip();
+	}
+	assert_int_equal(res.suites[0].ntests, 1);
+	assert_int_equal(res.suites[0].tests[0].status, VMB_FAILED);
+	if (!strstr(res.suites[0].tests[0].reason, "pinning worker 0 to CPU 1023"))
+		fail_msg("reason: %s", res.suites[0].tests[0].reason);
+	vmb_results_release(&res);
+	optset_release(&opts);
+	assert_int_equal(rmdir(dir), 0); /* no test file left behind */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +279,7 @@ int main(void)
 		cmocka_unit_test(stalled_device_window),
 		cmocka_unit_test(iomem_kinds),
 		cmocka_unit_test(dio_probe_matches_statx),
+		cmocka_unit_test(pinning_failure_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

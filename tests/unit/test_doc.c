@@ -128,6 +128,11 @@ static void invalid_documents(void **state)
 			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [], "
 			    "\"extra\": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}]}]}]", "suites: nested deeper than 16 levels" },
 		{ "id", "\"\"", "id: expected a run id" },
+		/* a string that would drive the terminal showing it (show, compare, results) */
+		{ "suites", "[{\"name\": \"cpu\\u001b[2J\", \"status\": \"ok\", \"tests\": []}]",
+		  "suites: a string with a control character (byte 3 is 0x1b)" },
+		{ "labels", "{\"hv\": \"kvm\\u009b2J\"}", "labels: a string with a control character (byte 3 is 0xc2)" },
+		{ "labels", "{\"h\\rv\": \"kvm\"}", "labels: a key with a control character" },
 	};
 	char err[256];
 	json_t *back;

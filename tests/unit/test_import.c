@@ -480,9 +480,9 @@ static void malformed(void **state)
 		  "  block size: 1KiB\n  total size: 2048MiB\n  operation: copy\n  scope: global\n", "line 6: unknown value after 'operation:'" },
 		{ "{\"something\": 1}", "JSON, but none that vmbench imports (fio --output-format=json (or json+), iperf3 -J" },
 		{ "[1, 2]", "not a format vmbench imports" },
+		/* the list derives from the table (a new row adds itself: format_list) */
 		{ "hello", "not a format vmbench imports (fio --output-format=json (or json+), iperf3 -J (TCP or UDP, -P, -R, "
-			   "--bidir), a vmbench result document (vmbench run --json), sysbench cpu run output or sysbench "
-			   "memory run output)" },
+			   "--bidir), a vmbench result document (vmbench run --json), sysbench cpu run output" },
 	};
 	char err[1024];
 	struct import_result res;
@@ -553,14 +553,27 @@ static void unstated_params(void **state)
 static void format_list(void **state)
 {
 	static const char *const tools[] = { "fio", "iperf3", "vmbench", "sysbench-cpu", "sysbench-memory", NULL };
-	size_t i;
+	char list[1024];
+	size_t i, n;
 
 	(void)state;
+	/* the formats known today, in this order; a new row comes after them */
 	for (i = 0; tools[i]; i++) {
 		assert_non_null(import_format_at(i));
 		assert_string_equal(import_format_at(i)->tool, tools[i]);
 	}
-	assert_null(import_format_at(i));
+	/* every row named and described once, and in the message's list */
+	import_formats_string(list, sizeof(list));
+	for (n = 0; import_format_at(n); n++) {
+		const struct import_format *f = import_format_at(n);
+
+		assert_true(f->tool && *f->tool && f->input && *f->input);
+		assert_non_null(strstr(list, f->input));
+		for (size_t k = 0; k < n; k++)
+			assert_string_not_equal(import_format_at(k)->tool, f->tool);
+		assert_true(n < 64);
+	}
+	assert_true(n >= i);
 }
 
 int main(void)

@@ -42,7 +42,7 @@ static void messages(void **state)
 		{ "nic=ne2k", "valid values of nic: none, virtio-net, e1000, e1000e, rtl8139, vmxnet3" },
 		/* empty matrices and values were taken as "the defaults" */
 		{ "", "matrix: empty; give KEY=VALUE,... words" },
-		{ " \t ", "(valid keys: accel, arch, disk, nic, smp, mem, pin)" },
+		{ " \t ", "(valid keys: accel, arch, disk, nic, smp, mem, pin" },
 		{ "accel=,", "accel has an empty value; give accel=V1,V2 with values among auto, kvm, tcg" },
 		{ "accel=tcg,", "accel has an empty value" },
 		{ "smp=1,,1", "smp has an empty value; give smp=V1,V2 with values that are a vCPU count from 1 to 256" },
@@ -150,8 +150,9 @@ static void command_lines(void **state)
 		snprintf(c.v[LAB_ARCH], 32, "aarch64");
 		snprintf(c.v[LAB_DISK], 32, "ide");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EOPNOTSUPP);
-		assert_string_equal(why, "QEMU has no disk=ide on aarch64 (disk models on aarch64: virtio-blk, virtio-scsi, "
-					 "ahci, lsi, nvme)");
+		/* the models there are, from the table: a new row joins the list */
+		assert_non_null(strstr(why, "QEMU has no disk=ide on aarch64 (disk models on aarch64: virtio-blk, virtio-scsi, "
+					    "ahci, lsi, nvme"));
 		strv_clear(&a);
 		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);

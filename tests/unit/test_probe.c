@@ -460,6 +460,9 @@ static void strings(void **state)
 		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" }, /* above U+10FFFF */
 		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
 		{ "\xe2\x82", "\\xe2\\x82" },             /* cut short */
+		/* a terminal control (ESC, a C1 CSI, DEL, CR) is escaped; tab and newline stay */
+		{ "host\x1b[2J", "host\\x1b[2J" }, { "a\xc2\x9b" "2J", "a\\xc2\\x9b2J" }, { "x\x7fy\rz", "x\\x7fy\\x0dz" },
+		{ "a\tb\nc", "a\tb\nc" }, { "\xc2\xa0nbsp", "\xc2\xa0nbsp" },
 		{ "", "" },
 	};
 	static const char env[] = "HOME=/\0container=podman\0container\0X=1";

@@ -25,7 +25,7 @@ static void real_qemu(void **state)
 	char sock[256], arg[300];
 	struct qmp q;
 	json_t *ret = NULL;
-	int *tids = NULL, status;
+	int *tids = NULL, status, r;
 	size_t n = 0;
 	pid_t pid;
 
@@ -42,21 +42,26 @@ static void real_qemu(void **state)
 		       "-m", "128M", "-nodefaults", "-display", "none", "-qmp", arg, (char *)NULL);
 		_exit(127);
 	}
-	if (qmp_connect(&q, sock, 20000) < 0) {
+	if (qmp_connect(&q, sock, 60000) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		fail_msg("%s", q.err);
 	}
-	assert_int_equal(qmp_execute(&q, "query-status", NULL, 10000, &ret), 0);
+	assert_int_equal(qmp_execute(&q, "query-status", NULL, 60000, &ret), 0);
 	assert_string_equal(json_string_value(json_object_get(ret, "status")), "prelaunch");
 	json_decref(ret);
-	assert_int_equal(qmp_vcpu_threads(&q, 10000, &tids, &n), 0);
+	assert_int_equal(qmp_vcpu_threads(&q, 60000, &tids, &n), 0);
 	assert_int_equal(n, 2);
 	assert_true(tids[0] > 0 && tids[1] > 0 && tids[0] != tids[1]);
 	free(tids);
-	assert_int_equal(qmp_execute(&q, "no-such-command", NULL, 10000, NULL), -EIO);
+	assert_int_equal(qmp_execute(&q, "no-such-command", NULL, 60000, NULL), -EIO);
 	assert_non_null(strstr(q.err, "no-such-command"));
-	assert_int_equal(qmp_execute(&q, "quit", NULL, 10000, NULL), 0);
+	/* QEMU may exit before its answer to quit is flushed (more often on a
+	 * loaded machine): the closed socket is then the answer; the exit status
+	 * below says whether QEMU really quit */
+	r = qmp_execute(&q, "quit", NULL, 60000, NULL);
+	if (r != 0 && r != -EPIPE)
+		fail_msg("quit: %d (%s)", r, q.err);
 	qmp_close(&q);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -92,7 +97,9 @@ static void not_qemu(void **state)
 			_exit(0);
 		}
 		close(srv);
-		r = qmp_connect(&q, sock, 500);
+		/* a greeting that comes is waited for as long as a loaded machine
+		 * may need; only the silent server's case ends by the timeout */
+		r = qmp_connect(&q, sock, i == 2 ? 500 : 60000);
 		assert_true(r < 0);
 		assert_true(strlen(q.err) > 0);
 		if (i == 0)

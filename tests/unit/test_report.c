@@ -522,6 +522,60 @@ static void declared_phases(void **state)
 	cmp_table_release(&t);
 }
 
+/* The table's numbers: scaled times, plain digits from 10000 on (never
+ * 1.632e+04 beside 100478). */
+static void text_values(void **state)
+{
+	static const struct {
+		double v;
+		const char *unit, *s;
+	} cases[] = {
+		{ 16320, "1/s", "16320 1/s" }, { 100478, "1/s", "100478 1/s" }, { 9999.5, "1/s", "1e+04 1/s" },
+		{ 1234.5, "1/s", "1234 1/s" }, { 0.5, "ratio", "0.500" }, { 1234567, "ns", "1.23 ms" },
+		{ 999, "ns", "999 ns" }, { NAN, "1/s", "-" }, { -25000, "B/s", "-25000 B/s" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[48];
+
+		text_format_value(cases[i].v, cases[i].unit, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].s))
+			fail_msg("text_format_value(%g, %s) = \"%s\", expected \"%s\"", cases[i].v, cases[i].unit, buf,
+				 cases[i].s);
+	}
+}
+
+/* An interrupted run (Ctrl-C) lists what it finished: the tests of an
+ * interrupted suite and the cases of an interrupted test, then the status;
+ * a skipped suite stays one line. */
+static void text_lists_interrupted(void **state)
+{
+	json_t *doc = json_pack("{s:{s:s}, s:s, s:{}, s:[{s:s, s:s, s:{}, s:[{s:s, s:s, s:[{s:{s:i}, s:i, s:b, "
+				"s:[{s:s, s:s, s:s, s:b, s:{s:i, s:f, s:f}}]}]}]}, {s:s, s:s, s:s, s:[]}]}",
+				"tool", "version", "1", "started", "now", "fingerprint", "suites", "name", "cpu", "status",
+				"interrupted", "notes", "tests", "name", "prime", "status", "interrupted", "cases", "params",
+				"threads", 1, "repetitions", 2, "precision_reached", 0, "metrics", "name", "events_per_s",
+				"unit", "1/s", "direction", "higher", "headline", 1, "summary", "n", 2, "mean", 16320.0,
+				"ci95_high", 16400.0, "name", "disk", "status", "skipped", "reason", "no room", "tests");
+	char *out = NULL;
+	size_t len;
+	FILE *mem;
+
+	(void)state;
+	assert_non_null(doc);
+	mem = open_memstream(&out, &len);
+	text_print_result(mem, doc);
+	assert_int_equal(fclose(mem), 0);
+	assert_non_null(strstr(out, "cpu.prime  threads=1\n  events_per_s "));
+	assert_non_null(strstr(out, " 16320 1/s "));
+	assert_non_null(strstr(out, "cpu.prime        interrupted\n"));
+	assert_non_null(strstr(out, "cpu              interrupted\n"));
+	assert_non_null(strstr(out, "disk             skipped: no room\n"));
+	free(out);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +590,8 @@ int main(void)
 		cmocka_unit_test(text_hides_noisy_secondaries),
 		cmocka_unit_test(legend_of_drawn_operands),
 		cmocka_unit_test(declared_phases),
+		cmocka_unit_test(text_values),
+		cmocka_unit_test(text_lists_interrupted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 
 #include "test.h"
 #include "../../src/core/runner.h"
+#include "../../src/suites/suites.h"
 
 static struct {
 	unsigned setups, teardowns, runs;
@@ -262,6 +263,35 @@ static void descriptor_checks(void **state)
 	s.tests = bad_params;
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
 	assert_non_null(strstr(why, "params"));
+	/* flags: known ones only; a lab-only suite says why it does not run here */
+	s = fake_suite;
+	s.flags = 1u << 7;
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "unknown suite flags"));
+	s = fake_suite;
+	s.flags = VMB_SUITE_LAB_ONLY;
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "lab-only suite needs supported()"));
+	s.supported = never;
+	assert_int_equal(vmb_suite_check(&s, &why), 0);
+}
+
+/* boot runs only under the lab: a run naming no suite leaves it out (it
+ * was listed as skipped in every result); the others run by default, and
+ * every suite of the table passes the descriptor checks. */
+static void lab_only_suites(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < vmb_nsuites; i++) {
+		const char *why;
+
+		if (vmb_suite_check(vmb_suites[i], &why) < 0)
+			fail_msg("suite %s: %s", vmb_suites[i]->name, why);
+		assert_int_equal(suites_runs_by_default(vmb_suites[i]), !(vmb_suites[i]->flags & VMB_SUITE_LAB_ONLY));
+	}
+	assert_false(suites_runs_by_default(suites_find("boot")));
+	assert_true(suites_runs_by_default(suites_find("cpu")));
+	assert_true(suites_runs_by_default(suites_find("disk")));
 }
 
 /* Ctrl-C keeps the cases already finished: the first sweep case is kept
@@ -438,6 +468,7 @@ int main(void)
 		cmocka_unit_test(sweeps),
 		cmocka_unit_test(skipped_suite),
 		cmocka_unit_test(descriptor_checks),
+		cmocka_unit_test(lab_only_suites),
 		cmocka_unit_test(pool_pinning),
 		cmocka_unit_test(progress_counts_cases),
 		cmocka_unit_test(estimates),
