@@ -4,4 +4,5 @@
 #define VMB_SUITES(X) \
 	X(cpu) \
 	X(disk) \
+	X(net) \
 	X(boot)
