@@ -339,6 +339,12 @@ static int run_test(struct session *se, const struct netmsg *req)
 			r = -ETIMEDOUT;
 			goto out;
 		}
+		/* a client that asks for streams and never connects them does not
+		 * hold a session for the test's whole duration */
+		if (!udp && t.kind != NETK_TCP_CRR && t.ndata < t.streams && now >= start + STEP_TIMEOUT_MS * 1000000ull) {
+			r = -ETIMEDOUT;
+			goto out;
+		}
 		/* after END: read what the client sent before it, until every
 		 * data connection is closed or the drain time is up */
 		if (ended && (udp || t.kind == NETK_TCP_CRR || now >= end_seen + STEP_TIMEOUT_MS * 1000000ull))

@@ -87,6 +87,22 @@ void net_ctl_close(struct net_ctl *c)
 	c->fd = -1;
 }
 
+struct net_ctl *net_ctl_get(struct vmb_ctx *ctx, struct net_state *st)
+{
+	if (st->ctl && st->ctl->fd >= 0)
+		return st->ctl;
+	if (!st->ctl) {
+		st->ctl = calloc(1, sizeof(*st->ctl));
+		if (!st->ctl) {
+			(void)vmb_fail(ctx, -ENOMEM, "control session");
+			return NULL;
+		}
+	}
+	if (net_ctl_open(ctx, st, st->ctl) < 0)
+		return NULL;
+	return st->ctl;
+}
+
 int net_ctl_http_count(struct vmb_ctx *ctx, struct net_ctl *c, uint64_t *out)
 {
 	struct netmsg m;
@@ -626,6 +642,10 @@ static void net_teardown(struct vmb_ctx *ctx)
 
 	if (!st)
 		return;
+	if (st->ctl) {
+		net_ctl_close(st->ctl);
+		free(st->ctl);
+	}
 	if (st->local) {
 		netsrv_stop(st->local);
 		(void)pthread_join(st->local_thread, NULL);
@@ -642,37 +662,41 @@ static int net_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_
 	struct net_state *st = ctx->priv;
 	enum net_test kind = (enum net_test)(uintptr_t)test->data;
 	double t = optset_double(ctx->opts, "time");
-	struct net_ctl c;
+	struct net_ctl *c = NULL;
 	int r;
 
 	/* --net.time, else the runner's window (the warm-up's is shorter) */
 	st->window_s = t > 0 && t < ctx->duration_s ? t : ctx->duration_s;
-	if (kind == T_HTTP)
-		return net_http_run(ctx, test, rep);
-	r = net_ctl_open(ctx, st, &c);
-	if (r < 0)
-		return r;
-	switch (kind) {
-	case T_STREAM:
-		r = run_stream(ctx, st, &c, rep);
-		break;
-	case T_UDP:
-		r = run_udp(ctx, st, &c, rep);
-		break;
-	case T_TCP_RR:
-		r = run_rr(ctx, st, &c, rep, NETK_TCP_RR);
-		break;
-	case T_UDP_RR:
-		r = run_rr(ctx, st, &c, rep, NETK_UDP_RR);
-		break;
-	case T_CRR:
-		r = run_rr(ctx, st, &c, rep, NETK_TCP_CRR);
-		break;
-	default:
-		r = vmb_fail(ctx, -EINVAL, "unknown test");
-		break;
+	if (kind == T_HTTP) {
+		r = net_http_run(ctx, test, rep);
+	} else {
+		c = net_ctl_get(ctx, st);
+		if (!c)
+			return -ECONNREFUSED; /* said by net_ctl_open */
+		switch (kind) {
+		case T_STREAM:
+			r = run_stream(ctx, st, c, rep);
+			break;
+		case T_UDP:
+			r = run_udp(ctx, st, c, rep);
+			break;
+		case T_TCP_RR:
+			r = run_rr(ctx, st, c, rep, NETK_TCP_RR);
+			break;
+		case T_UDP_RR:
+			r = run_rr(ctx, st, c, rep, NETK_UDP_RR);
+			break;
+		case T_CRR:
+			r = run_rr(ctx, st, c, rep, NETK_TCP_CRR);
+			break;
+		default:
+			r = vmb_fail(ctx, -EINVAL, "unknown test");
+			break;
+		}
 	}
-	net_ctl_close(&c);
+	/* after a failure the session's state is unknown: the next test opens another */
+	if (r < 0 && st->ctl)
+		net_ctl_close(st->ctl);
 	return r;
 }
 

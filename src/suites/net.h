@@ -10,6 +10,7 @@
 #include "../net/io.h"
 
 struct netsrv;
+struct net_ctl;
 
 struct net_state {
 	struct sockaddr_storage srv;   /* the control port */
@@ -19,6 +20,7 @@ struct net_state {
 	struct netsrv *local;          /* the loopback serve started for this run, or NULL */
 	pthread_t local_thread;
 	double window_s;               /* how long a repetition measures */
+	struct net_ctl *ctl;           /* the run's control session, opened on first use */
 };
 
 /* A control session: connected, greeted. */
@@ -29,6 +31,9 @@ struct net_ctl {
 
 int net_ctl_open(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c);
 void net_ctl_close(struct net_ctl *c);
+/* The run's control session (one for the whole run, so that `serve --once`
+ * serves a whole `run net`): opened on first use, NULL after a message. */
+struct net_ctl *net_ctl_get(struct vmb_ctx *ctx, struct net_state *st);
 /* STATS: the server's count of HTTP requests answered. */
 int net_ctl_http_count(struct vmb_ctx *ctx, struct net_ctl *c, uint64_t *out);
 

@@ -341,7 +341,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	struct vmb_worker *workers = NULL;
 	struct hthread *ts = NULL;
 	struct hist *all = hist_new();
-	struct net_ctl c = { .fd = -1 };
+	struct net_ctl *c = NULL;
 	uint64_t before = 0, after = 0, done = 0, answered = 0, bytes = 0, non2xx = 0, sockerr = 0, timeouts = 0;
 	uint64_t start = UINT64_MAX, end = 0;
 	double win;
@@ -369,9 +369,8 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 			snprintf(path, sizeof(path), "/dynamic");
 		else
 			snprintf(path, sizeof(path), "/static/%llu", (unsigned long long)optset_size(ctx->opts, "body-size"));
-		r = net_ctl_open(ctx, st, &c);
-		if (r == 0)
-			r = net_ctl_http_count(ctx, &c, &before);
+		c = net_ctl_get(ctx, st);
+		r = c ? net_ctl_http_count(ctx, c, &before) : -ECONNREFUSED;
 		if (r < 0)
 			goto out;
 	}
@@ -434,15 +433,14 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		r = vmb_rep_value(rep, "errors_socket", VMB_UNIT_NONE, VMB_LOWER, (double)sockerr);
 	if (r == 0)
 		r = vmb_rep_value(rep, "errors_timeout", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
-	if (r == 0 && c.fd >= 0) {
-		r = net_ctl_http_count(ctx, &c, &after);
+	if (r == 0 && c) {
+		r = net_ctl_http_count(ctx, c, &after);
 		/* every response the server sent, counted in the window or not:
 		 * equal to "responses" unless a connection failed mid-answer */
 		if (r == 0)
 			r = vmb_rep_value(rep, "server_requests", VMB_UNIT_NONE, VMB_HIGHER, (double)(after - before));
 	}
 out:
-	net_ctl_close(&c);
 	hist_free(all);
 	free(workers);
 	free(ts);
