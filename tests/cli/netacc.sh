@@ -55,6 +55,57 @@ print(f"unrelayed p50 {base/1e3:.1f} us, delayed p50 {delayed/1e3:.1f} us, expec
 assert abs(delayed - want) <= 0.10 * want, (base, delayed)
 PY
 
+# --- http against nginx: the client's count of responses is nginx's count
+# of requests in its access log, to the request ---
+if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+	NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+	nport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	mkdir -p "$T/ng/html" "$T/ng/tmp"
+	head -c 1024 /dev/zero | tr '\0' x >"$T/ng/html/page.html"
+	cat >"$T/ng/nginx.conf" <<EOF2
+worker_processes 1;
+daemon off;
+master_process off;
+pid $T/ng/nginx.pid;
+error_log $T/ng/error.log;
+events { worker_connections 1024; }
+http {
+	access_log $T/ng/access.log;
+	client_body_temp_path $T/ng/tmp; proxy_temp_path $T/ng/tmp; fastcgi_temp_path $T/ng/tmp;
+	uwsgi_temp_path $T/ng/tmp; scgi_temp_path $T/ng/tmp;
+	keepalive_requests 1000000;
+	server { listen 127.0.0.1:$nport; root $T/ng/html; }
+}
+EOF2
+	"$NGINX" -p "$T/ng" -c "$T/ng/nginx.conf" 2>"$T/ng/stderr" &
+	PIDS="$PIDS $!"
+	# nginx prints nothing when ready: connect until it answers (bounded)
+	check "nginx answers" python3 - "$nport" <<'PY'
+import socket, sys, time
+end = time.monotonic() + 20
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+        break
+    except OSError:
+        if time.monotonic() > end:
+            raise
+PY
+	expect 0 "http against nginx" "$VMB" run net.http --net.url "http://127.0.0.1:$nport/page.html" --net.connections 4 \
+		--net.time 0.3 --warmup 0 --repeat 2 --no-store --json "$T/ng.json"
+	check "the client's responses are nginx's logged requests" python3 - "$T/ng.json" "$T/ng/access.log" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+m = {x["name"]: x["samples"] for x in c["metrics"]}
+logged = sum(1 for l in open(sys.argv[2]) if "GET /page.html " in l and '" 200 ' in l)
+print("client", sum(m["responses"]), "nginx", logged)
+assert sum(m["responses"]) == logged and logged > 0, (m["responses"], logged)
+assert max(m["errors_non2xx"]) == 0 and max(m["errors_socket"]) == 0
+PY
+else
+	skip "http against nginx, counts to the request" "nginx is not installed (scripts/deps.sh test)"
+fi
+
 # --- tbf at 100 Mbit/s between this namespace and one of the test's own ---
 if ! ip netns add "$ns" 2>"$T/ns.err"; then
 	skip "tcp_stream through tbf at 100 Mbit/s" "no network namespaces here: $(head -1 "$T/ns.err")"
@@ -68,7 +119,7 @@ ip link add "$va" type veth peer name "$vb" &&
 	ip -n "$ns" addr add "$net.2/24" dev "$vb" && ip -n "$ns" link set "$vb" up &&
 	ip -n "$ns" link set lo up
 check "a veth pair into the namespace" test $? -eq 0
-if tc qdisc add dev "$va" root tbf rate 100mbit burst 32kbit latency 20ms 2>"$T/tc.err"; then
+if tc qdisc add dev "$va" root tbf rate 100mbit burst 32kbit latency 50ms 2>"$T/tc.err"; then
 	export VMBENCH_NET_TOKEN=acc$$
 	start 6 ip netns exec "$ns" "$VMB" serve --bind "$net.2" --port 0 --token "$VMBENCH_NET_TOKEN"
 	sh="--net.server $net.2:$PORT --time 1 --warmup 0.2 --repeat 2 --no-store"
