@@ -21,6 +21,9 @@ const struct vmb_opt serve_opts[] = {
 	  .help = "clients must present this (1 to 64 letters, digits, '.', '_', '-'): a server on a network is "
 		  "never an open traffic reflector" },
 	{ .name = "once", .type = OPT_BOOL, .help = "leave after the first client's session (for scripts)" },
+	{ .name = "stall-ms", .type = OPT_INT, .min = 0, .max = 900, .def = "0", .metavar = "MS",
+	  .help = "pause the HTTP endpoint this long once a second: a known stall, to check that a "
+		  "constant-rate client (run net.http --net.http-rate) shows it in its tail" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -99,6 +102,7 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 	conf.port = (unsigned)optset_int(&own, "port");
 	conf.token = token;
 	conf.once = optset_bool(&own, "once");
+	conf.stall_ms = (unsigned)optset_int(&own, "stall-ms");
 	r = netsrv_open(&conf, &srv);
 	if (r < 0) {
 		ret = EXIT_FAILED;

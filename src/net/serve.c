@@ -939,7 +939,7 @@ fail:
 int netsrv_run(struct netsrv *s)
 {
 	struct epoll_event evs[64];
-	uint64_t last_sweep = clock_ns();
+	uint64_t last_sweep = clock_ns(), next_stall = clock_ns() + 1000000000ull;
 
 	while (!s->stop && !vmb_stop_requested() && !s->once_done) {
 		int n = epoll_wait(s->ep, evs, 64, 100);
@@ -951,6 +951,13 @@ int netsrv_run(struct netsrv *s)
 				accept_all(s);
 			else
 				conn_event(s, evs[i].data.ptr, evs[i].events);
+		}
+		if (s->conf.stall_ms && clock_ns() >= next_stall) {
+			struct timespec ts = { .tv_sec = s->conf.stall_ms / 1000,
+					       .tv_nsec = (long)(s->conf.stall_ms % 1000) * 1000000L };
+
+			(void)nanosleep(&ts, NULL);
+			next_stall += 1000000000ull;
 		}
 		if (clock_ns() - last_sweep > 1000000000ull) {
 			close_idle(s);

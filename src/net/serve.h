@@ -15,6 +15,8 @@ struct netsrv_conf {
 	unsigned port;     /* 0: any free port */
 	const char *token; /* NULL: none asked of clients */
 	bool once;         /* stop after the first control session */
+	unsigned stall_ms; /* pause the HTTP loop this long once a second (0: never): a
+			    * known stall that a constant-rate client must show in its tail */
 };
 
 /* The dynamic page's work: this many rounds of a 64-bit xorshift mix per

@@ -52,6 +52,7 @@ struct hthread {
 	uint64_t done, bytes, non2xx, sockerr, timeouts;
 	uint64_t answered; /* every response, also those drained after the window */
 	struct hist hist;
+	struct hist service; /* rate mode: from the actual send (wrk2's uncorrected latency) */
 	int err;
 };
 
@@ -197,6 +198,7 @@ static void hc_readable(struct hthread *t, struct hc *c)
 				if (c->status < 200 || c->status > 299)
 					t->non2xx++;
 				hist_record(&t->hist, sched_latency_ns(c->intended_ns, c->sent_ns, now));
+				hist_record(&t->service, now - c->sent_ns);
 			}
 			c->state = H_IDLE;
 			c->rlen = 0;
@@ -340,7 +342,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	char hostport[300], path[1024], request[1500], err[320];
 	struct vmb_worker *workers = NULL;
 	struct hthread *ts = NULL;
-	struct hist *all = hist_new();
+	struct hist *all = hist_new(), *service = hist_new();
 	struct net_ctl *c = NULL;
 	uint64_t before = 0, after = 0, done = 0, answered = 0, bytes = 0, non2xx = 0, sockerr = 0, timeouts = 0;
 	uint64_t start = UINT64_MAX, end = 0;
@@ -348,8 +350,11 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	int r, n;
 
 	(void)test;
-	if (!all)
+	if (!all || !service) {
+		hist_free(all);
+		hist_free(service);
 		return vmb_fail(ctx, -ENOMEM, "latency histogram");
+	}
 	if (nth > conns)
 		nth = conns;
 	if (url) {
@@ -391,6 +396,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		ts[i].end_ns = (uint64_t)(st->window_s * 1e9); /* a length until the thread starts */
 		ts[i].ep = -1;
 		hist_init(&ts[i].hist);
+		hist_init(&ts[i].service);
 		workers[i].arg = &ts[i];
 	}
 	r = vmb_parallel(ctx, nth, http_thread, workers);
@@ -411,6 +417,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		sockerr += ts[i].sockerr;
 		timeouts += ts[i].timeouts;
 		hist_merge(all, &ts[i].hist);
+		hist_merge(service, &ts[i].service);
 	}
 	win = (double)(end - start) / 1e9;
 	if (done == 0 || win <= 0) {
@@ -423,6 +430,9 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		r = vmb_rep_value(rep, "transfer_mb_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)bytes / win / 1e6);
 	if (r == 0)
 		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	/* wrk2 prints this one with --u_latency: what coordinated omission would hide */
+	if (r == 0 && rate > 0)
+		r = vmb_rep_hist(rep, "uncorrected_latency", VMB_UNIT_NS, service);
 	if (r == 0)
 		r = vmb_rep_value(rep, "requests", VMB_UNIT_NONE, VMB_HIGHER, (double)done);
 	if (r == 0)
@@ -442,6 +452,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	}
 out:
 	hist_free(all);
+	hist_free(service);
 	free(workers);
 	free(ts);
 	return r;
