@@ -714,7 +714,7 @@ static const struct vmb_test net_tests[] = {
 	{ .name = "tcp_crr", .summary = "netperf TCP_CRR: connect, request, response, close; connections/s, latency",
 	  .headline = "connections_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_CRR },
 	{ .name = "http", .summary = "HTTP/1.1 keep-alive load over a client sweep: wrk's requests/s, or wrk2's constant rate",
-	  .headline = "requests_per_s", .sweep = "connections", .params = "threads,page,body-size,http-rate,url",
+	  .headline = "requests_per_s,p99_latency", .sweep = "connections", .params = "threads,page,body-size,http-rate,url",
 	  .data = (void *)(uintptr_t)T_HTTP },
 	{ .name = NULL },
 };

@@ -430,6 +430,10 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		r = vmb_rep_value(rep, "transfer_mb_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)bytes / win / 1e6);
 	if (r == 0)
 		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	/* the tail per repetition as a value of its own: the report's curve over
+	 * the connections sweep draws it beside requests/s */
+	if (r == 0)
+		r = vmb_rep_value(rep, "p99_latency", VMB_UNIT_NS, VMB_LOWER, hist_percentile(all, 99));
 	/* wrk2 prints this one with --u_latency: what coordinated omission would hide */
 	if (r == 0 && rate > 0)
 		r = vmb_rep_hist(rep, "uncorrected_latency", VMB_UNIT_NS, service);

@@ -96,6 +96,12 @@ assert "server_requests" not in m
 PY
 expect 2 "an https URL is refused" "$VMB" run net.http $q --net.url https://127.0.0.1/
 
+# the client sweep: requests/s and p99 against connections, as curves in the report
+expect 0 "http over a sweep of 3 connection counts" "$VMB" run net.http $q --net.connections 1,2,4 --json "$T/sweep.json"
+expect 0 "its report" "$VMB" report "$T/sweep.json" -o "$T/sweep.html"
+has "$T/sweep.html" "net.http requests_per_s vs connections" "a curve of requests/s against connections"
+has "$T/sweep.html" "net.http p99_latency vs connections" "a curve of p99 against connections"
+
 for sc in garbage badlines version midtest thousand bigheader; do
 	check "serve answers the next client after: $sc" python3 "$SRC/tests/cli/net_abuse.py" "$PORT" "$sc"
 done
