@@ -234,24 +234,31 @@ static void serve_data(struct test_run *t, struct pollfd *pf, size_t npf, bool s
 	for (size_t i = 2; i < npf; i++) {
 		unsigned d = t->idx[i];
 
-		if (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-			ssize_t n = recv(t->data[d], t->buf, t->size, 0);
+		/* read (or write) until the socket is empty (or full), a few times
+		 * at most, so that poll is called only when one has to wait */
+		for (unsigned k = 0; k < 16 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR)); k++) {
+			ssize_t n = recv(t->data[d], t->buf, t->size, MSG_DONTWAIT);
 
 			if (n > 0) {
 				t->bytes += (uint64_t)n;
 				if (t->kind == NETK_TCP_RR && netio_write_all(t->data[d], t->buf, (size_t)n, 1000) == 0)
 					t->sent += (uint64_t)n;
-			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-				/* the client closed this one: stop polling it */
-				t->eof[d] = true;
+				if (t->kind == NETK_TCP_RR)
+					break; /* one request, one answer */
 				continue;
 			}
+			if (n == 0 || (errno != EAGAIN && errno != EINTR))
+				t->eof[d] = true; /* the client closed this one: stop polling it */
+			break;
 		}
-		if (sending && (pf[i].revents & POLLOUT)) {
+		if (t->eof[d])
+			continue;
+		for (unsigned k = 0; k < 16 && sending && (pf[i].revents & POLLOUT); k++) {
 			ssize_t n = send(t->data[d], t->buf, t->size, MSG_NOSIGNAL | MSG_DONTWAIT);
 
-			if (n > 0)
-				t->sent += (uint64_t)n;
+			if (n <= 0)
+				break;
+			t->sent += (uint64_t)n;
 		}
 	}
 }

@@ -271,24 +271,34 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		for (unsigned i = 0; i < n && k > 0; i++) {
 			ssize_t m;
 
-			if (pf[i].revents & POLLOUT) {
-				m = send(pf[i].fd, buf, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-				if (m > 0)
-					sent += (uint64_t)m;
-				else if (m < 0 && errno != EAGAIN) {
-					r = vmb_fail(ctx, -errno, "sending on stream %u", i + 1);
-					goto out;
+			/* a few writes or reads each turn, until the socket is full or
+			 * empty, so that poll is called only when one has to wait */
+			if (pf[i].revents & POLLOUT)
+				for (unsigned j = 0; j < 16; j++) {
+					m = send(pf[i].fd, buf, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+					if (m > 0) {
+						sent += (uint64_t)m;
+						continue;
+					}
+					if (m < 0 && errno != EAGAIN) {
+						r = vmb_fail(ctx, -errno, "sending on stream %u", i + 1);
+						goto out;
+					}
+					break;
 				}
-			}
-			if (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-				m = recv(pf[i].fd, buf, size, MSG_DONTWAIT);
-				if (m > 0)
-					recvd += (uint64_t)m;
-				else if (m == 0 || errno != EAGAIN) {
-					r = vmb_fail(ctx, m == 0 ? -ECONNRESET : -errno, "receiving on stream %u", i + 1);
-					goto out;
+			if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+				for (unsigned j = 0; j < 16; j++) {
+					m = recv(pf[i].fd, buf, size, MSG_DONTWAIT);
+					if (m > 0) {
+						recvd += (uint64_t)m;
+						continue;
+					}
+					if (m == 0 || errno != EAGAIN) {
+						r = vmb_fail(ctx, m == 0 ? -ECONNRESET : -errno, "receiving on stream %u", i + 1);
+						goto out;
+					}
+					break;
 				}
-			}
 		}
 	}
 	t1 = clock_ns();
