@@ -79,7 +79,7 @@ for r in $(seq "$rounds"); do
 	"$VMB" run net.tcp_stream --net.server "127.0.0.1:$vport" $v --json "$out/v.$r.json"
 	read -r ibps icpu < <(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]
 print(e["sum_received"]["bits_per_second"], e["cpu_utilization_percent"]["host_total"] + e["cpu_utilization_percent"]["remote_total"])' "$out/i.$r.json")
-	vbps=$(python3 -c "print($(metric "$out/v.$r.json" mbit_s) * 1e6)")
+	vbps=$(python3 -c "print($(metric "$out/v.$r.json" mbit_per_s) * 1e6)")
 	vcpu=$(python3 -c "print($(metric "$out/v.$r.json" cpu_client_pct) + $(metric "$out/v.$r.json" cpu_server_pct))")
 	t=$(ratio "$vbps" "$ibps"); echo "$t" >>"$out/tput"
 	c=$(python3 -c "print(f'{($vcpu / $vbps) / ($icpu / $ibps):.3f}')"); echo "$c" >>"$out/cpubit"

@@ -326,10 +326,10 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 			r = vmb_fail(ctx, -EIO, "no byte arrived in %.3f s", win);
 			goto out;
 		}
-		r = vmb_rep_value(rep, "mbit_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
+		r = vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
 				  8.0 * (double)(dir == NETD_REV ? recvd : fwd) / win / 1e6);
 		if (r == 0 && dir == NETD_BIDIR)
-			r = vmb_rep_value(rep, "mbit_s_reverse", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)recvd / win / 1e6);
+			r = vmb_rep_value(rep, "reverse_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)recvd / win / 1e6);
 		if (r == 0)
 			r = vmb_rep_value(rep, "retransmits", VMB_UNIT_NONE, VMB_LOWER,
 					  (double)(retrans + (recv_side ? res.v[NETKEY_RETRANS] : 0)));
@@ -438,14 +438,14 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 			r = vmb_fail(ctx, -EIO, "no datagram sent in %.3f s", win);
 			goto out;
 		}
-		r = vmb_rep_value(rep, "mbit_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)res.v[NETKEY_BYTES] / win / 1e6);
+		r = vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)res.v[NETKEY_BYTES] / win / 1e6);
 		if (r == 0)
-			r = vmb_rep_value(rep, "sent_mbit_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
+			r = vmb_rep_value(rep, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
 					  8.0 * (double)seq * (double)size / win / 1e6);
 		if (r == 0 && rate > 0)
-			r = vmb_rep_value(rep, "target_mbit_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, rate / 1e6);
+			r = vmb_rep_value(rep, "target_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, rate / 1e6);
 		if (r == 0)
-			r = vmb_rep_value(rep, "loss_pct", VMB_UNIT_PCT, VMB_LOWER, loss);
+			r = vmb_rep_value(rep, "lost_pct", VMB_UNIT_PCT, VMB_LOWER, loss);
 		if (r == 0)
 			r = vmb_rep_value(rep, "out_of_order", VMB_UNIT_NONE, VMB_LOWER, (double)res.v[NETKEY_OOO]);
 		if (r == 0)
@@ -714,9 +714,9 @@ static int net_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_
 
 static const struct vmb_test net_tests[] = {
 	{ .name = "tcp_stream", .summary = "bulk TCP throughput, Mbit/s (10^6 bits/s, as iperf3), retransmits, CPU per side",
-	  .headline = "mbit_s", .params = "streams,msg-size,reverse,bidir", .data = (void *)(uintptr_t)T_STREAM },
+	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir", .data = (void *)(uintptr_t)T_STREAM },
 	{ .name = "udp", .summary = "UDP at a target rate: received Mbit/s, loss %, out-of-order, jitter (RFC 3550)",
-	  .headline = "mbit_s", .params = "rate,udp-size", .data = (void *)(uintptr_t)T_UDP },
+	  .headline = "mbit_per_s", .params = "rate,udp-size", .data = (void *)(uintptr_t)T_UDP },
 	{ .name = "tcp_rr", .summary = "netperf TCP_RR: one request, one response, one outstanding; transactions/s, latency",
 	  .headline = "transactions_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_TCP_RR },
 	{ .name = "udp_rr", .summary = "UDP_RR: one datagram each way, one outstanding; transactions/s, latency",

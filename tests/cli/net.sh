@@ -48,15 +48,15 @@ t = {x["name"]: x for x in s["tests"]}
 assert list(t) == ["tcp_stream", "udp", "tcp_rr", "udp_rr", "tcp_crr", "http"], list(t)
 def m(test, name):
     return next(x for x in t[test]["cases"][0]["metrics"] if x["name"] == name)
-assert m("tcp_stream", "mbit_s")["summary"]["min"] > 0
+assert m("tcp_stream", "mbit_per_s")["summary"]["min"] > 0
 assert m("tcp_stream", "cpu_client_pct")["summary"]["min"] > 0
 assert m("tcp_stream", "mbit_per_cpu_s")["summary"]["min"] > 0
 # on loopback at 10 Mbit/s nothing is lost, and the pacing keeps to the target
-assert m("udp", "loss_pct")["summary"]["max"] == 0, m("udp", "loss_pct")
+assert m("udp", "lost_pct")["summary"]["max"] == 0, m("udp", "lost_pct")
 # (the median: on a shared machine one repetition may lose the CPU for its whole window)
-assert abs(m("udp", "sent_mbit_s")["summary"]["median"] - 10) <= 1.0, m("udp", "sent_mbit_s")["samples"]
-assert all(x <= 10.5 for x in m("udp", "sent_mbit_s")["samples"]), m("udp", "sent_mbit_s")["samples"]
-assert m("udp", "target_mbit_s")["samples"][0] == 10
+assert abs(m("udp", "sender_mbit_per_s")["summary"]["median"] - 10) <= 1.0, m("udp", "sender_mbit_per_s")["samples"]
+assert all(x <= 10.5 for x in m("udp", "sender_mbit_per_s")["samples"]), m("udp", "sender_mbit_per_s")["samples"]
+assert m("udp", "target_mbit_per_s")["samples"][0] == 10
 for k in ("tcp_rr", "udp_rr"):
     h = m(k, "latency")["histogram"]
     assert h["count"] > 0 and 0 < h["percentiles"]["p50"] <= h["percentiles"]["p99"] <= h["max"], h
@@ -73,7 +73,7 @@ check "both directions measured" python3 - "$T/bidir.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
 names = {x["name"]: x for x in c["metrics"]}
-assert names["mbit_s"]["summary"]["min"] > 0 and names["mbit_s_reverse"]["summary"]["min"] > 0
+assert names["mbit_per_s"]["summary"]["min"] > 0 and names["reverse_mbit_per_s"]["summary"]["min"] > 0
 assert c["params"]["bidir"] is True and c["params"]["streams"] == 2, c["params"]
 PY
 

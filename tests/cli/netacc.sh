@@ -131,7 +131,7 @@ import json, sys
 def samples(f, name):
     c = json.load(open(sys.argv[1] + "/" + f))["suites"][0]["tests"][0]["cases"][0]
     return next(m for m in c["metrics"] if m["name"] == name)["samples"]
-tcp, l50, l200 = samples("tbf.json", "mbit_s"), samples("u50.json", "loss_pct"), samples("u200.json", "loss_pct")
+tcp, l50, l200 = samples("tbf.json", "mbit_per_s"), samples("u50.json", "lost_pct"), samples("u200.json", "lost_pct")
 print("tcp Mbit/s", tcp, "loss at 50", l50, "loss at 200", l200)
 assert all(90 <= x <= 100 for x in tcp), tcp
 assert max(l50) == 0, l50
