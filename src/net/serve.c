@@ -133,6 +133,7 @@ struct test_run {
 	char *buf;
 	uint64_t bytes, sent, conns, retrans;
 	uint64_t bytes_at_end; /* received before END: what arrived in the client's window */
+	struct sockaddr_storage peer; /* the control connection's client */
 	struct udp_rx rx;
 };
 
@@ -263,6 +264,16 @@ static void serve_data(struct test_run *t, struct pollfd *pf, size_t npf, bool s
 	}
 }
 
+static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+		       sizeof(struct in6_addr));
+}
+
 static void serve_udp(struct test_run *t)
 {
 	for (unsigned k = 0; k < 256; k++) {
@@ -273,6 +284,10 @@ static void serve_udp(struct test_run *t)
 
 		if (n < 0)
 			return;
+		/* only the client's own address: a test's UDP port reflects nothing
+		 * to a third party that forged its source */
+		if (!same_host(&from, &t->peer))
+			continue;
 		t->bytes += (uint64_t)n;
 		if (t->kind == NETK_UDP_RR) {
 			if (sendto(t->lfd, t->buf, (size_t)n, MSG_DONTWAIT, (struct sockaddr *)&from, fl) == n)
@@ -306,6 +321,12 @@ static int run_test(struct session *se, const struct netmsg *req)
 	t.se = se;
 	t.req = req;
 	t.lfd = -1;
+	{
+		socklen_t pl = sizeof(t.peer);
+
+		if (getpeername(se->fd, (struct sockaddr *)&t.peer, &pl) < 0)
+			return -errno;
+	}
 	t.kind = (enum netproto_kind)req->v[NETKEY_KIND];
 	t.dir = netmsg_has(req, NETKEY_DIR) ? (enum netproto_dir)req->v[NETKEY_DIR] : NETD_FWD;
 	t.streams = netmsg_has(req, NETKEY_STREAMS) ? (unsigned)req->v[NETKEY_STREAMS] : 1;

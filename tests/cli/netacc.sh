@@ -122,7 +122,7 @@ check "a veth pair into the namespace" test $? -eq 0
 if tc qdisc add dev "$va" root tbf rate 100mbit burst 32kbit latency 50ms 2>"$T/tc.err"; then
 	export VMBENCH_NET_TOKEN=acc$$
 	start 6 ip netns exec "$ns" "$VMB" serve --bind "$net.2" --port 0 --token "$VMBENCH_NET_TOKEN"
-	sh="--net.server $net.2:$PORT --time 1 --warmup 0.2 --repeat 2 --no-store"
+	sh="--net.server $net.2:$PORT --time 1 --warmup 0.2 --repeat 3 --no-store"
 	expect 0 "tcp_stream through tbf 100 Mbit/s" "$VMB" run net.tcp_stream $sh --json "$T/tbf.json"
 	expect 0 "udp at 50 Mbit/s through it" "$VMB" run net.udp $sh --net.rate 50 --json "$T/u50.json"
 	expect 0 "udp at 200 Mbit/s through it" "$VMB" run net.udp $sh --net.rate 200 --json "$T/u200.json"
@@ -133,7 +133,8 @@ def samples(f, name):
     return next(m for m in c["metrics"] if m["name"] == name)["samples"]
 tcp, l50, l200 = samples("tbf.json", "mbit_per_s"), samples("u50.json", "lost_pct"), samples("u200.json", "lost_pct")
 print("tcp Mbit/s", tcp, "loss at 50", l50, "loss at 200", l200)
-assert all(90 <= x <= 100 for x in tcp), tcp
+# the median of the repetitions: on a shared machine one may lose the CPU for part of its window
+assert 90 <= sorted(tcp)[len(tcp) // 2] <= 100 and max(tcp) <= 100, tcp
 assert max(l50) == 0, l50
 assert all(40 <= x <= 60 for x in l200), l200
 PY
