@@ -118,7 +118,9 @@ PY
 
 # the constant-rate mode against a known stall
 sport=$(freeport); bg "$VMB" serve --port "$sport" --stall-ms 100; wait_port "$sport"
-"$VMB" run net.http --net.server "127.0.0.1:$sport" --net.http-rate 1000 --net.connections "$conns" \
+# 4 connections: the pause holds 4 requests on the wire (0.4% of them) and queues the rest at the
+# client, where only the schedule's clock sees them wait
+"$VMB" run net.http --net.server "127.0.0.1:$sport" --net.http-rate 1000 --net.connections 4 \
 	--net.threads "$threads" --time 5 --warmup 0 --repeat 1 --no-store -q --json "$out/stall.json"
 echo "constant rate 1000/s, server pausing 100 ms once a second (10% of the time): a request due during"
 echo "a pause waits for its end, so about 10% of requests take 0 to 100 ms and p99 should be near 90 ms"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "net.h"
@@ -239,8 +240,9 @@ static void http_thread(struct vmb_worker *w)
 	w->start_ns = t->start_ns = clock_ns();
 	t->end_ns = t->start_ns + (uint64_t)((double)t->end_ns);
 	for (;;) {
-		uint64_t now = clock_ns();
-		int timeout = 10, n;
+		uint64_t now = clock_ns(), timeout_ns = 10000000u;
+		struct timespec ts;
+		int n;
 
 		if (now >= t->end_ns || vmb_stop_requested())
 			break;
@@ -266,11 +268,8 @@ static void http_thread(struct vmb_worker *w)
 				uint64_t due = sched_intended_ns(t->start_ns, next, t->rate);
 
 				if (due > now || due >= t->end_ns) {
-					if (due > now) {
-						uint64_t ms = (due - now) / 1000000u;
-
-						timeout = ms < 10 ? (int)ms : 10;
-					}
+					if (due > now && due - now < timeout_ns)
+						timeout_ns = due - now;
 					break;
 				}
 				while (i < t->nconn && t->conns[i].state != H_IDLE)
@@ -281,7 +280,10 @@ static void http_thread(struct vmb_worker *w)
 					next++;
 			}
 		}
-		n = epoll_wait(t->ep, evs, 64, timeout);
+		/* to the next due time in ns: epoll_wait's ms would spin or oversleep */
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)timeout_ns;
+		n = epoll_pwait2(t->ep, evs, 64, &ts, NULL);
 		for (int k = 0; k < n; k++)
 			hc_readable(t, evs[k].data.ptr);
 	}

@@ -55,6 +55,20 @@ print(f"unrelayed p50 {base/1e3:.1f} us, delayed p50 {delayed/1e3:.1f} us, expec
 assert abs(delayed - want) <= 0.10 * want, (base, delayed)
 PY
 
+# --- the constant-rate mode against a known stall: serve pauses 100 ms once
+# a second, so about a tenth of the requests due at 1000/s wait 0-100 ms: the
+# p99 measured from the intended send time must show the pause ---
+start 7 "$VMB" serve --port 0 --stall-ms 100
+expect 0 "http at 1000/s against a server pausing 100 ms a second" "$VMB" run net.http --net.server "127.0.0.1:$PORT" \
+	--net.http-rate 1000 --net.connections 4 --net.time 2.2 --warmup 0 --repeat 1 --no-store --json "$T/stall.json"
+check "the corrected p99 shows the pause" python3 - "$T/stall.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+h = {m["name"]: m["histogram"]["percentiles"]["p99"] for m in c["metrics"] if "histogram" in m}
+print(f"p99 from the intended send {h['latency']/1e6:.1f} ms, from the actual send {h['uncorrected_latency']/1e6:.1f} ms")
+assert h["latency"] >= 50e6 and h["latency"] >= h["uncorrected_latency"], h
+PY
+
 # --- http against nginx: the client's count of responses is nginx's count
 # of requests in its access log, to the request ---
 if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
