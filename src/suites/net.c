@@ -231,6 +231,9 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 	struct pollfd pf[NETPROTO_MAX_STREAMS];
 	struct netmsg req, res;
 	uint64_t t0, t1, deadline, cpu0, cpu, recvd = 0, sent = 0, retrans = 0;
+	uint64_t iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * 1e9), next_iv, iv_bytes = 0, iv_start;
+	double iv_min = 0, iv_max = 0;
+	unsigned nivs = 0;
 	char *buf = NULL;
 	unsigned n = 0;
 	double win;
@@ -259,10 +262,26 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		pf[n].events = (short)((send_side ? POLLOUT : 0) | (recv_side ? POLLIN : 0));
 	}
 	cpu0 = thread_cpu_ns();
-	t0 = clock_ns();
+	iv_start = t0 = clock_ns();
 	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	next_iv = t0 + iv_ns;
 	while (clock_ns() < deadline && !vmb_stop_requested()) {
 		int k = poll(pf, n, 100);
+		uint64_t now = clock_ns();
+
+		/* iperf3's interval lines: the client's own side (what it sent, or
+		 * with --net.reverse what it received) per --net.interval */
+		if (now >= next_iv && next_iv <= deadline) {
+			uint64_t mine = dir == NETD_REV ? recvd : sent;
+			double mb = 8.0 * (double)(mine - iv_bytes) / ((double)(now - iv_start) / 1e9) / 1e6;
+
+			iv_min = nivs == 0 || mb < iv_min ? mb : iv_min;
+			iv_max = nivs == 0 || mb > iv_max ? mb : iv_max;
+			nivs++;
+			iv_bytes = mine;
+			iv_start = now;
+			next_iv = now + iv_ns;
+		}
 
 		if (k < 0 && errno != EINTR) {
 			r = vmb_fail(ctx, -errno, "poll");
@@ -340,6 +359,11 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 					  100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
 		if (r == 0 && cpu_s > 0)
 			r = vmb_rep_value(rep, "mbit_per_cpu_s", VMB_UNIT_NONE, VMB_HIGHER, bits / 1e6 / cpu_s);
+		/* the slowest and fastest interval, once there are two to tell apart */
+		if (r == 0 && nivs >= 2)
+			r = vmb_rep_value(rep, "interval_min_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_min);
+		if (r == 0 && nivs >= 2)
+			r = vmb_rep_value(rep, "interval_max_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_max);
 	}
 	(void)sent;
 out:
@@ -714,7 +738,7 @@ static int net_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_
 
 static const struct vmb_test net_tests[] = {
 	{ .name = "tcp_stream", .summary = "bulk TCP throughput, Mbit/s (10^6 bits/s, as iperf3), retransmits, CPU per side",
-	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir", .data = (void *)(uintptr_t)T_STREAM },
+	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir,interval", .data = (void *)(uintptr_t)T_STREAM },
 	{ .name = "udp", .summary = "UDP at a target rate: received Mbit/s, loss %, out-of-order, jitter (RFC 3550)",
 	  .headline = "mbit_per_s", .params = "rate,udp-size", .data = (void *)(uintptr_t)T_UDP },
 	{ .name = "tcp_rr", .summary = "netperf TCP_RR: one request, one response, one outstanding; transactions/s, latency",
@@ -737,6 +761,9 @@ static const struct vmb_opt net_opts[] = {
 	  .help = "how long each repetition measures; 0 for the run's --time" },
 	{ .name = "streams", .type = OPT_INT, .min = 1, .max = 128, .def = "1", .metavar = "N",
 	  .help = "tcp_stream: parallel connections, as iperf3 -P" },
+	{ .name = "interval", .type = OPT_DOUBLE, .min = 0.01, .max = 60, .def = "1", .quick = "0.02",
+	  .metavar = "SECONDS", .help = "tcp_stream: the client's throughput per interval, as iperf3 -i; the slowest and "
+					 "fastest are reported once a repetition holds two" },
 	{ .name = "reverse", .type = OPT_BOOL, .help = "tcp_stream: the server sends, as iperf3 -R" },
 	{ .name = "bidir", .type = OPT_BOOL, .help = "tcp_stream: both ways at once, as iperf3 --bidir" },
 	{ .name = "msg-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = "128k", .metavar = "SIZE",

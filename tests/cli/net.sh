@@ -51,6 +51,9 @@ def m(test, name):
 assert m("tcp_stream", "mbit_per_s")["summary"]["min"] > 0
 assert m("tcp_stream", "cpu_client_pct")["summary"]["min"] > 0
 assert m("tcp_stream", "mbit_per_cpu_s")["summary"]["min"] > 0
+# per interval (0.02 s under --quick): the slowest never above the fastest
+lo, hi = m("tcp_stream", "interval_min_mbit_per_s")["samples"], m("tcp_stream", "interval_max_mbit_per_s")["samples"]
+assert all(0 < a <= b for a, b in zip(lo, hi)), (lo, hi)
 # on loopback at 10 Mbit/s nothing is lost, and the pacing keeps to the target
 assert m("udp", "lost_pct")["summary"]["max"] == 0, m("udp", "lost_pct")
 # (the median: on a shared machine one repetition may lose the CPU for its whole window)
