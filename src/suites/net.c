@@ -758,7 +758,8 @@ static const struct vmb_opt net_opts[] = {
 	  .help = "a `vmbench serve` to measure against (port 5280 by default; its token, if it asks for one, in "
 		  "$VMBENCH_NET_TOKEN); without it a serve is started on loopback for the run" },
 	{ .name = "time", .type = OPT_DOUBLE, .min = 0, .max = 600, .def = "0", .quick = "0.1", .metavar = "SECONDS",
-	  .help = "how long each repetition measures; 0 for the run's --time" },
+	  .help = "how long each repetition measures, at most the run's --time (0: --time); short under --quick, "
+		  "so that the suite's quick run takes a few seconds" },
 	{ .name = "streams", .type = OPT_INT, .min = 1, .max = 128, .def = "1", .metavar = "N",
 	  .help = "tcp_stream: parallel connections, as iperf3 -P" },
 	{ .name = "interval", .type = OPT_DOUBLE, .min = 0.01, .max = 60, .def = "1", .quick = "0.02",

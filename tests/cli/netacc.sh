@@ -60,7 +60,7 @@ PY
 # p99 measured from the intended send time must show the pause ---
 start 7 "$VMB" serve --port 0 --stall-ms 100
 expect 0 "http at 1000/s against a server pausing 100 ms a second" "$VMB" run net.http --net.server "127.0.0.1:$PORT" \
-	--net.http-rate 1000 --net.connections 4 --net.time 2.2 --warmup 0 --repeat 1 --no-store --json "$T/stall.json"
+	--net.http-rate 1000 --net.connections 4 --time 2 --warmup 0 --repeat 1 --no-store --json "$T/stall.json"
 check "the corrected p99 shows the pause" python3 - "$T/stall.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
