@@ -105,7 +105,7 @@ expect 0 "its report" "$VMB" report "$T/sweep.json" -o "$T/sweep.html"
 has "$T/sweep.html" "net.http requests_per_s vs connections" "a curve of requests/s against connections"
 has "$T/sweep.html" "net.http p99_latency vs connections" "a curve of p99 against connections"
 
-for sc in garbage badlines version midtest thousand bigheader; do
+for sc in garbage badlines version midtest thousand bigheader reflect; do
 	check "serve answers the next client after: $sc" python3 "$SRC/tests/cli/net_abuse.py" "$PORT" "$sc"
 done
 expect 0 "and still measures" "$VMB" run net.tcp_rr $q

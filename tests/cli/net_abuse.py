@@ -100,6 +100,33 @@ elif scenario == "thousand":
     assert busy > 0, "more than 16 sessions at once were accepted"
     for s in socks:
         s.close()
+elif scenario == "reflect":
+    # a udp_rr test's port answers the client's own address only: a datagram
+    # from another address (a forged source) is not echoed to it
+    s = conn()
+    hello(s)
+    s.sendall(b"TEST kind=udp_rr ms=3000 size=16\n")
+    line = readline(s)
+    assert line.startswith(b"PORT "), line
+    dport = int(line.split()[1])
+    other = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    other.bind(("127.0.0.2", 0))
+    other.settimeout(0.5)
+    other.sendto(b"r" * 16, ("127.0.0.1", dport))
+    try:
+        data = other.recv(100)
+        sys.exit("echoed to another address: %r" % data)
+    except socket.timeout:
+        pass
+    own = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    own.settimeout(5)
+    own.sendto(b"s" * 16, ("127.0.0.1", dport))
+    assert own.recv(100) == b"s" * 16  # the client's own address is answered
+    s.sendall(b"END\n")
+    line = readline(s)
+    assert line.startswith(b"RESULT ") and b"bytes=16 " in line, line  # the other's datagram is not counted
+    s.sendall(b"BYE\n")
+    s.close()
 elif scenario == "bigheader":
     s = conn()
     s.sendall(b"GET /static/10 HTTP/1.1\r\n" + b"X: " + b"y" * 9000 + b"\r\n\r\n")
