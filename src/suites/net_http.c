@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,9 +229,12 @@ static void http_thread(struct vmb_worker *w)
 		w->err = -ENOMEM;
 	} else {
 		for (unsigned i = 0; i < t->nconn; i++) {
+			int r;
+
 			t->conns[i].fd = -1;
-			if (hc_connect(t, &t->conns[i]) < 0 && !w->err)
-				w->err = -ECONNREFUSED;
+			r = hc_connect(t, &t->conns[i]);
+			if (r < 0 && !w->err)
+				w->err = r;
 		}
 	}
 	vmb_worker_sync(w);
@@ -359,6 +363,15 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	}
 	if (nth > conns)
 		nth = conns;
+	/* a descriptor per connection: more than the usual 1024 for a large sweep */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)conns + 64 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max < (rlim_t)conns + 64 ? rl.rlim_max : (rlim_t)conns + 64;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	if (url) {
 		if (parse_url(url, hostport, sizeof(hostport), path, sizeof(path)) < 0) {
 			r = vmb_usage(ctx, "--net.url %s: expected http://HOST[:PORT]/PATH (no https)", url);
