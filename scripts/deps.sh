@@ -11,9 +11,10 @@ mode=${1:-build}
 # meson: a build without them has the embedded SQLite one only)
 build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjansson-dev zlib1g-dev libcmocka-dev
 	libpq-dev libmariadb-dev"
-# postgresql, mariadb-server: throwaway servers for tests/cli/app.sh (about 35 s to install)
-test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static postgresql mariadb-server"
-bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw"
+# postgresql, mariadb-server: throwaway servers for tests/cli/app.sh (about 35 s to install);
+# iproute2, nginx-light: the network suite's namespaces and its HTTP peer (tests/cli/netacc.sh)
+test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static postgresql mariadb-server iproute2 nginx-light"
+bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev:arm64 liburing-dev:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64
 	zlib1g-dev:arm64 qemu-system-arm"
 

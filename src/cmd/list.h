@@ -14,5 +14,6 @@
 	X(export) \
 	X(import) \
 	X(agent) \
+	X(serve) \
 	X(lab) \
 	X(help)

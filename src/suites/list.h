@@ -5,6 +5,7 @@
 	X(cpu) \
 	X(mem) \
 	X(disk) \
+	X(net) \
 	X(sched) \
 	X(vmexit) \
 	X(app) \

@@ -1,0 +1,145 @@
+#!/bin/bash
+# The net suite side by side with its peers on loopback, alternately, in
+# one run: tcp_stream against iperf3 (throughput and CPU per bit), tcp_rr and
+# udp_rr against sockperf ping-pong (p50 round trip, --full-rtt), http against
+# wrk on the same nginx with the same threads and connections (requests/s),
+# then the constant-rate mode against a known stall (serve --stall-ms 100:
+# the server pauses 100 ms once a second; the corrected p99 must show it),
+# and the client sweep (requests/s and p99 against connections) as the
+# report draws it. Goals: throughput ratio >= 0.95 and CPU per bit no worse,
+# p50 within 10%, requests/s >= 1.0x.
+# Usage: bench/net-vs-peers.sh [ROUNDS] [SECONDS] [THREADS] [CONNECTIONS]
+set -eu
+cd "$(dirname "$0")/.."
+rounds=${1:-3} secs=${2:-3} threads=${3:-2} conns=${4:-16}
+scripts/deps.sh bench
+[ -x build/vmbench ] || make build >/dev/null
+VMB=$PWD/build/vmbench
+out=$(mktemp -d)
+PIDS=
+trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$out"' EXIT
+export VMBENCH_DB=$out/results.db
+
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+bg() { "$@" >"$out/bg.$#.$RANDOM" 2>&1 & PIDS="$PIDS $!"; }
+# wait_port PORT: until something accepts on it (20 s at most)
+wait_port() {
+	python3 - "$1" <<'PY'
+import socket, sys, time
+end = time.monotonic() + 20
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close(); break
+    except OSError:
+        if time.monotonic() > end: raise
+PY
+}
+# metric FILE NAME [percentile]: the median of a metric's samples, or a percentile of its histogram
+metric() {
+	python3 - "$@" <<'PY'
+import json, statistics, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+m = next(x for x in c["metrics"] if x["name"] == sys.argv[2])
+print(m["histogram"]["percentiles"][sys.argv[3]] if len(sys.argv) > 3 else statistics.median(m["samples"]))
+PY
+}
+ratio() { python3 -c "print(f'{$1 / $2:.3f}')"; }
+
+vport=$(freeport); bg "$VMB" serve --port "$vport"; wait_port "$vport"
+iport=$(freeport); bg iperf3 -s -p "$iport"; wait_port "$iport"
+tport=$(freeport); bg sockperf sr --tcp -i 127.0.0.1 -p "$tport"; wait_port "$tport"
+uport=$(freeport); bg sockperf sr -i 127.0.0.1 -p "$uport"
+nport=$(freeport)
+mkdir -p "$out/ng/html" "$out/ng/tmp"
+head -c 1024 /dev/zero | tr '\0' x >"$out/ng/html/page.html"
+cat >"$out/ng/nginx.conf" <<EOF2
+worker_processes 1;
+daemon off;
+master_process off;
+pid $out/ng/nginx.pid;
+error_log $out/ng/error.log;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	client_body_temp_path $out/ng/tmp; proxy_temp_path $out/ng/tmp; fastcgi_temp_path $out/ng/tmp;
+	uwsgi_temp_path $out/ng/tmp; scgi_temp_path $out/ng/tmp;
+	keepalive_requests 100000000;
+	server { listen 127.0.0.1:$nport; root $out/ng/html; }
+}
+EOF2
+bg /usr/sbin/nginx -p "$out/ng" -c "$out/ng/nginx.conf"; wait_port "$nport"
+url="http://127.0.0.1:$nport/page.html"
+v="--time $secs --warmup 0 --repeat 1 --no-store -q"
+
+echo "net vs peers on loopback: $rounds rounds of $secs s, http with $threads threads and $conns connections"
+echo "(a shared machine: read the medians and ratios, not single rounds)"
+printf '%-5s %-28s %12s %12s %8s\n' round measure peer vmbench ratio
+for r in $(seq "$rounds"); do
+	iperf3 -c 127.0.0.1 -p "$iport" -t "$secs" -J >"$out/i.$r.json"
+	"$VMB" run net.tcp_stream --net.server "127.0.0.1:$vport" $v --json "$out/v.$r.json"
+	read -r ibps icpu < <(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]
+print(e["sum_received"]["bits_per_second"], e["cpu_utilization_percent"]["host_total"] + e["cpu_utilization_percent"]["remote_total"])' "$out/i.$r.json")
+	vbps=$(python3 -c "print($(metric "$out/v.$r.json" mbit_per_s) * 1e6)")
+	vcpu=$(python3 -c "print($(metric "$out/v.$r.json" cpu_client_pct) + $(metric "$out/v.$r.json" cpu_server_pct))")
+	t=$(ratio "$vbps" "$ibps"); echo "$t" >>"$out/tput"
+	c=$(python3 -c "print(f'{($vcpu / $vbps) / ($icpu / $ibps):.3f}')"); echo "$c" >>"$out/cpubit"
+	printf '%-5s %-28s %12.0f %12.0f %8s\n' "$r" "tcp_stream Mbit/s" "$(python3 -c "print($ibps/1e6)")" \
+		"$(python3 -c "print($vbps/1e6)")" "$t"
+	printf '%-5s %-28s %12.2f %12.2f %8s\n' "$r" "  CPU % (both sides) per Gbit" "$(python3 -c "print($icpu/$ibps*1e9)")" \
+		"$(python3 -c "print($vcpu/$vbps*1e9)")" "$c"
+
+	for proto in tcp udp; do
+		port=$tport flag=--tcp
+		[ $proto = udp ] && port=$uport flag=
+		sp=$(sockperf pp $flag -i 127.0.0.1 -p "$port" -t "$secs" -m 14 --full-rtt 2>&1 |
+			sed -n 's/.*percentile 50.000 = *//p')
+		"$VMB" run net.${proto}_rr --net.server "127.0.0.1:$vport" --net.rr-size 14 $v --json "$out/rr.$proto.$r.json"
+		vp=$(python3 -c "print($(metric "$out/rr.$proto.$r.json" latency p50) / 1e3)")
+		x=$(ratio "$vp" "$sp"); echo "$x" >>"$out/${proto}rr"
+		printf '%-5s %-28s %12.2f %12.2f %8s\n' "$r" "${proto}_rr p50 RTT us (14 B)" "$sp" "$vp" "$x"
+	done
+
+	wr=$(wrk -t"$threads" -c"$conns" -d"${secs}s" "$url" | sed -n 's/^Requests\/sec: *//p')
+	"$VMB" run net.http --net.url "$url" --net.threads "$threads" --net.connections "$conns" $v --json "$out/h.$r.json"
+	vr=$(metric "$out/h.$r.json" requests_per_s)
+	x=$(ratio "$vr" "$wr"); echo "$x" >>"$out/http"
+	printf '%-5s %-28s %12.0f %12.0f %8s\n' "$r" "http requests/s (nginx)" "$wr" "$vr" "$x"
+done
+python3 - "$out" <<'PY'
+import statistics, sys
+for f, what, goal in [("tput", "tcp_stream throughput vmbench/iperf3", ">= 0.95"),
+                      ("cpubit", "CPU per bit vmbench/iperf3", "<= 1.0"),
+                      ("tcprr", "tcp_rr p50 vmbench/sockperf", "0.9 to 1.1"),
+                      ("udprr", "udp_rr p50 vmbench/sockperf", "0.9 to 1.1"),
+                      ("http", "http requests/s vmbench/wrk", ">= 1.0")]:
+    r = [float(x) for x in open(sys.argv[1] + "/" + f)]
+    print(f"median {what}: {statistics.median(r):.3f} (min {min(r):.3f}, max {max(r):.3f}; goal {goal})")
+PY
+
+# the constant-rate mode against a known stall
+sport=$(freeport); bg "$VMB" serve --port "$sport" --stall-ms 100; wait_port "$sport"
+# 4 connections: the pause holds 4 requests on the wire (0.4% of them) and queues the rest at the
+# client, where only the schedule's clock sees them wait
+"$VMB" run net.http --net.server "127.0.0.1:$sport" --net.http-rate 1000 --net.connections 4 \
+	--net.threads "$threads" --time 5 --warmup 0 --repeat 1 --no-store -q --json "$out/stall.json"
+echo "constant rate 1000/s, server pausing 100 ms once a second (10% of the time): a request due during"
+echo "a pause waits for its end, so about 10% of requests take 0 to 100 ms and p99 should be near 90 ms"
+printf '  corrected p99 (from the intended send): %8.1f ms\n' "$(python3 -c "print($(metric "$out/stall.json" latency p99)/1e6)")"
+printf '  uncorrected p99 (from the actual send): %8.1f ms\n' \
+	"$(python3 -c "print($(metric "$out/stall.json" uncorrected_latency p99)/1e6)")"
+
+# the client sweep, as the report draws it
+"$VMB" run net.http --net.url "$url" --net.threads "$threads" --net.connections 1,4,16,64,256 --time "$secs" \
+	--warmup 0.5 --repeat 2 -q --json "$out/sweep.json"
+echo "client sweep against nginx (requests/s and p99 against connections):"
+python3 - "$out/sweep.json" <<'PY'
+import json, statistics, sys
+for c in json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"]:
+    m = {x["name"]: x for x in c["metrics"]}
+    print(f"  {c['params']['connections']:>4} connections: {statistics.median(m['requests_per_s']['samples']):9.0f} req/s"
+          f"  p99 {statistics.median(m['p99_latency']['samples']) / 1e3:8.1f} us")
+PY
+"$VMB" report "$out/sweep.json" -o "$out/sweep.html"
+grep -q "p99_latency vs connections" "$out/sweep.html" && grep -q "requests_per_s vs connections" "$out/sweep.html" &&
+	echo "the report draws both curves (net.http requests_per_s and p99_latency vs connections)"
+if [ -n "${KEEP_REPORT:-}" ]; then cp "$out/sweep.html" "$KEEP_REPORT"; echo "report kept in $KEEP_REPORT"; fi

@@ -1,0 +1,122 @@
+/* vmbench serve: the other end of the net suite's tests (src/net/serve.c),
+ * on loopback unless told otherwise, and then only with a token. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "../core/log.h"
+#include "../net/io.h"
+#include "../net/proto.h"
+#include "../net/serve.h"
+#include "../core/banned.h"
+
+const struct vmb_opt serve_opts[] = {
+	{ .name = "bind", .type = OPT_STRING, .def = "127.0.0.1", .metavar = "ADDR",
+	  .help = "the address to listen on; any other than loopback requires --token" },
+	{ .name = "port", .type = OPT_INT, .min = 0, .max = 65535, .def = "5280", .metavar = "N",
+	  .help = "the TCP port of the control protocol and the HTTP endpoint; 0 picks a free one (printed)" },
+	{ .name = "token", .type = OPT_STRING, .metavar = "SECRET",
+	  .help = "clients must present this (1 to 64 letters, digits, '.', '_', '-'): a server on a network is "
+		  "never an open traffic reflector" },
+	{ .name = "once", .type = OPT_BOOL, .help = "leave after the first client's session (for scripts)" },
+	{ .name = "stall-ms", .type = OPT_INT, .min = 0, .max = 900, .def = "0", .metavar = "MS",
+	  .help = "pause the HTTP endpoint this long once a second: a known stall, to check that a "
+		  "constant-rate client (run net.http --net.http-rate) shows it in its tail" },
+	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
+	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
+	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
+	OPT_TABLE_END,
+};
+
+static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv);
+
+const struct vmb_cmd cmd_serve_desc = {
+	.name = "serve",
+	.fn = cmd_serve,
+	.args = "[--bind ADDR] [--port N] [--token SECRET] [--once]",
+	.summary = "the server end of the net suite: control protocol, data, HTTP pages",
+	.description = "Answers `vmbench run net --net.server HOST[:PORT]`: a versioned control protocol (version 1) "
+		       "negotiates each test and reports the server side's figures; data flows on connections of "
+		       "its own. The same port serves HTTP/1.1: GET /static/N (N bytes, at most 1 MiB) and "
+		       "GET /dynamic (20000 rounds of a xorshift mix per request). Prints 'listening on ADDR:PORT' "
+		       "once ready. Every test is bounded (10 min, 128 streams, 16 sessions, 4096 connections); a "
+		       "client's error ends that client's session, never the server.",
+	.opts = serve_opts,
+	.max_args = 0,
+};
+
+static bool token_valid(const char *t)
+{
+	size_t n = strlen(t);
+
+	if (n == 0 || n > NETPROTO_MAX_TOKEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= '0' && t[i] <= '9') ||
+		      t[i] == '.' || t[i] == '_' || t[i] == '-'))
+			return false;
+	return true;
+}
+
+static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
+{
+	struct optset own;
+	struct strv pos;
+	struct netsrv_conf conf;
+	struct netsrv *srv = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char err[320];
+	const char *bind_addr, *token;
+	int ret, r;
+
+	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
+	if (ret != CMD_CONTINUE)
+		goto out;
+	cmd_apply_verbosity(&own);
+	bind_addr = optset_str(&own, "bind");
+	token = optset_str(&own, "token");
+	if (token && !token_valid(token)) {
+		ret = cmd_usage_error(self, "--token: 1 to %d letters, digits, '.', '_' or '-'", NETPROTO_MAX_TOKEN);
+		goto out;
+	}
+	if (netio_resolve(bind_addr, 1, &ss, &sl, err, sizeof(err)) < 0) {
+		ret = cmd_usage_error(self, "--bind %s", err);
+		goto out;
+	}
+	if (!netio_is_loopback(&ss) && !token) {
+		ret = cmd_usage_error(self, "--bind %s is not a loopback address: give --token SECRET too, so that "
+				      "only clients that know it can make this machine send traffic", bind_addr);
+		goto out;
+	}
+	(void)signal(SIGPIPE, SIG_IGN);
+	if (cmd_install_stop_signals(NULL) < 0) {
+		log_errno(-errno, "installing signal handlers");
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	memset(&conf, 0, sizeof(conf));
+	conf.bind = bind_addr;
+	conf.port = (unsigned)optset_int(&own, "port");
+	conf.token = token;
+	conf.once = optset_bool(&own, "once");
+	conf.stall_ms = (unsigned)optset_int(&own, "stall-ms");
+	r = netsrv_open(&conf, &srv);
+	if (r < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	printf("listening on %s:%u\n", bind_addr, netsrv_port(srv));
+	if (cmd_stdout_check(true) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	r = netsrv_run(srv);
+	ret = r < 0 ? EXIT_FAILED : EXIT_OK;
+out:
+	netsrv_free(srv);
+	cmd_release(&own, NULL, &pos);
+	return ret;
+}

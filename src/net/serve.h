@@ -1,0 +1,46 @@
+/* The server side of the net suite (`vmbench serve`, and the loopback
+ * server `run net` starts for itself): one listening TCP port carries the
+ * control protocol (proto.h), each control connection on a thread of its
+ * own, and an HTTP/1.1 endpoint (static and dynamic pages) served by one
+ * epoll loop. Every test is bounded in time, rate and connections; a client
+ * error ends that client's session, never the server. */
+#ifndef VMB_NET_SERVE_H
+#define VMB_NET_SERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct netsrv_conf {
+	const char *bind;  /* address to bind, "127.0.0.1" when NULL */
+	unsigned port;     /* 0: any free port */
+	const char *token; /* NULL: none asked of clients */
+	bool once;         /* stop after the first control session */
+	unsigned stall_ms; /* pause the HTTP loop this long once a second (0: never): a
+			    * known stall that a constant-rate client must show in its tail */
+};
+
+/* The dynamic page's work: this many rounds of a 64-bit xorshift mix per
+ * request, its result printed in the page (documented in methodology.md). */
+#define NETSRV_DYNAMIC_ROUNDS 20000u
+/* The largest static page, /static/N. */
+#define NETSRV_MAX_BODY (1u << 20)
+
+struct netsrv;
+
+/* Bind and listen. 0, or a negative errno after a message. */
+int netsrv_open(const struct netsrv_conf *conf, struct netsrv **out);
+unsigned netsrv_port(const struct netsrv *s);
+/* Serve until netsrv_stop(), Ctrl-C or, with once, the end of the first
+ * session. 0, or a negative errno after a message. */
+int netsrv_run(struct netsrv *s);
+/* From any thread: ask netsrv_run to return (within about 100 ms). */
+void netsrv_stop(struct netsrv *s);
+/* Joins every session thread and closes every socket. */
+void netsrv_free(struct netsrv *s);
+/* HTTP requests answered since the server started. */
+uint64_t netsrv_http_count(const struct netsrv *s);
+
+/* The dynamic page's computation (exported for its unit test). */
+uint64_t netsrv_dynamic_work(uint64_t seed, unsigned rounds);
+
+#endif

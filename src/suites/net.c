@@ -1,0 +1,803 @@
+/* Network suite: TCP and UDP throughput as iperf3 defines them, request/
+ * response latency as netperf's TCP_RR (and UDP_RR, TCP_CRR), and an HTTP
+ * load generator (net_http.c) with wrk's and wrk2's definitions. The other
+ * end is `vmbench serve` (--net.server), or one started on loopback for the
+ * run. Every figure the server measured (bytes received, its CPU time, UDP
+ * loss and jitter) comes back over the control protocol (src/net/proto.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "../core/clock.h"
+#include "../net/calc.h"
+#include "../net/proto.h"
+#include "../net/serve.h"
+#include "../core/banned.h"
+
+#define CTL_TIMEOUT_MS 5000
+#define DEFAULT_PORT 5280
+
+/* ---- the control session ---- */
+
+static int ctl_expect(struct vmb_ctx *ctx, struct net_ctl *c, enum netproto_verb want, struct netmsg *m,
+		      const char *what)
+{
+	char err[256];
+	int r = netio_recv_msg(c->fd, &c->lines, m, CTL_TIMEOUT_MS, err, sizeof(err));
+
+	if (r == -EINVAL || r == -ERANGE)
+		return vmb_fail(ctx, -EPROTO, "%s: a bad line from the server (%s)", what, err);
+	if (r < 0)
+		return vmb_fail(ctx, r, "%s", what);
+	if (m->verb == NETPROTO_ERR)
+		return vmb_fail(ctx, -EPROTO, "%s: the server said: %s", what, m->text);
+	if (m->verb != want)
+		return vmb_fail(ctx, -EPROTO, "%s: expected %s from the server, got %s", what, netproto_verb_name(want),
+				netproto_verb_name(m->verb));
+	return 0;
+}
+
+int net_ctl_open(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c)
+{
+	struct netmsg m;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = netio_connect(&st->srv, st->srvlen, CTL_TIMEOUT_MS);
+	if (c->fd < 0)
+		return vmb_fail(ctx, c->fd, "connecting to the server %s", st->srvname);
+	memset(&m, 0, sizeof(m));
+	m.verb = NETPROTO_HELLO;
+	m.version = NETPROTO_VERSION;
+	if (st->token)
+		snprintf(m.token, sizeof(m.token), "%s", st->token);
+	r = netio_send_msg(c->fd, &m, CTL_TIMEOUT_MS);
+	if (r < 0) {
+		r = vmb_fail(ctx, r, "greeting the server %s", st->srvname);
+		goto fail;
+	}
+	r = ctl_expect(ctx, c, NETPROTO_OK, &m, "greeting the server");
+	if (r < 0)
+		goto fail;
+	return 0;
+fail:
+	close(c->fd);
+	c->fd = -1;
+	return r;
+}
+
+void net_ctl_close(struct net_ctl *c)
+{
+	struct netmsg m;
+
+	if (c->fd < 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.verb = NETPROTO_BYE;
+	(void)netio_send_msg(c->fd, &m, 500);
+	close(c->fd);
+	c->fd = -1;
+}
+
+struct net_ctl *net_ctl_get(struct vmb_ctx *ctx, struct net_state *st)
+{
+	if (st->ctl && st->ctl->fd >= 0)
+		return st->ctl;
+	if (!st->ctl) {
+		st->ctl = calloc(1, sizeof(*st->ctl));
+		if (!st->ctl) {
+			(void)vmb_fail(ctx, -ENOMEM, "control session");
+			return NULL;
+		}
+	}
+	if (net_ctl_open(ctx, st, st->ctl) < 0)
+		return NULL;
+	return st->ctl;
+}
+
+int net_ctl_http_count(struct vmb_ctx *ctx, struct net_ctl *c, uint64_t *out)
+{
+	struct netmsg m;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	m.verb = NETPROTO_STATS;
+	r = netio_send_msg(c->fd, &m, CTL_TIMEOUT_MS);
+	if (r < 0)
+		return vmb_fail(ctx, r, "asking the server for its counters");
+	r = ctl_expect(ctx, c, NETPROTO_STATS, &m, "the server's counters");
+	if (r < 0)
+		return r;
+	*out = m.v[NETKEY_HTTP];
+	return 0;
+}
+
+/* TEST ... -> PORT: the data address in *data. */
+static int ctl_test(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c, const struct netmsg *req,
+		    struct sockaddr_storage *data)
+{
+	struct netmsg m;
+	int r = netio_send_msg(c->fd, req, CTL_TIMEOUT_MS);
+
+	if (r < 0)
+		return vmb_fail(ctx, r, "asking the server for a test");
+	r = ctl_expect(ctx, c, NETPROTO_PORT, &m, "starting the test");
+	if (r < 0)
+		return r;
+	*data = st->srv;
+	if (data->ss_family == AF_INET)
+		((struct sockaddr_in *)data)->sin_port = htons((uint16_t)m.port);
+	else
+		((struct sockaddr_in6 *)data)->sin6_port = htons((uint16_t)m.port);
+	return 0;
+}
+
+/* END, then close the data sockets (the server counts what came before
+ * END and drains the rest until they close), then RESULT. */
+static int ctl_end(struct vmb_ctx *ctx, struct net_ctl *c, struct netmsg *res, int *data, unsigned ndata)
+{
+	struct netmsg m;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	m.verb = NETPROTO_END;
+	r = netio_send_msg(c->fd, &m, CTL_TIMEOUT_MS);
+	for (unsigned i = 0; i < ndata; i++)
+		if (data[i] >= 0) {
+			close(data[i]);
+			data[i] = -1;
+		}
+	if (r < 0)
+		return vmb_fail(ctx, r, "ending the test");
+	return ctl_expect(ctx, c, NETPROTO_RESULT, res, "the server's result");
+}
+
+/* ---- helpers ---- */
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tcp_retrans(int fd)
+{
+	struct tcp_info ti;
+	socklen_t l = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) < 0)
+		return 0;
+	return ti.tcpi_total_retrans;
+}
+
+static void set_blocking_timeout(int fd, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	int fl = fcntl(fd, F_GETFL);
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+}
+
+static int udp_socket(const struct sockaddr_storage *to)
+{
+	socklen_t l = to->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	int fd = socket(to->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int buf = 4 << 20;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	if (connect(fd, (const struct sockaddr *)to, l) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static socklen_t sslen(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+}
+
+/* ---- tcp_stream ---- */
+
+static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, struct vmb_rep *rep)
+{
+	unsigned streams = (unsigned)optset_int(ctx->opts, "streams");
+	size_t size = (size_t)optset_size(ctx->opts, "msg-size");
+	enum netproto_dir dir = optset_bool(ctx->opts, "bidir") ? NETD_BIDIR
+			       : optset_bool(ctx->opts, "reverse") ? NETD_REV : NETD_FWD;
+	bool send_side = dir != NETD_REV, recv_side = dir != NETD_FWD;
+	struct sockaddr_storage data;
+	struct pollfd pf[NETPROTO_MAX_STREAMS];
+	struct netmsg req, res;
+	uint64_t t0, t1, deadline, cpu0, cpu, recvd = 0, sent = 0, retrans = 0;
+	uint64_t iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * 1e9), next_iv, iv_bytes = 0, iv_start;
+	double iv_min = 0, iv_max = 0;
+	unsigned nivs = 0;
+	char *buf = NULL;
+	unsigned n = 0;
+	double win;
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	req.verb = NETPROTO_TEST;
+	netmsg_set(&req, NETKEY_KIND, NETK_TCP_STREAM);
+	netmsg_set(&req, NETKEY_MS, (uint64_t)(st->window_s * 1000) + 1);
+	netmsg_set(&req, NETKEY_STREAMS, streams);
+	netmsg_set(&req, NETKEY_SIZE, size);
+	netmsg_set(&req, NETKEY_DIR, dir);
+	buf = malloc(size);
+	if (!buf)
+		return vmb_fail(ctx, -ENOMEM, "a %zu-byte buffer", size);
+	memset(buf, 'c', size);
+	r = ctl_test(ctx, st, c, &req, &data);
+	if (r < 0)
+		goto out;
+	for (n = 0; n < streams; n++) {
+		pf[n].fd = netio_connect(&data, sslen(&data), CTL_TIMEOUT_MS);
+		if (pf[n].fd < 0) {
+			r = vmb_fail(ctx, pf[n].fd, "data connection %u of %u", n + 1, streams);
+			goto out;
+		}
+		pf[n].events = (short)((send_side ? POLLOUT : 0) | (recv_side ? POLLIN : 0));
+	}
+	cpu0 = thread_cpu_ns();
+	iv_start = t0 = clock_ns();
+	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	next_iv = t0 + iv_ns;
+	while (clock_ns() < deadline && !vmb_stop_requested()) {
+		int k = poll(pf, n, 100);
+		uint64_t now = clock_ns();
+
+		/* iperf3's interval lines: the client's own side (what it sent, or
+		 * with --net.reverse what it received) per --net.interval */
+		if (now >= next_iv && next_iv <= deadline) {
+			uint64_t mine = dir == NETD_REV ? recvd : sent;
+			double mb = 8.0 * (double)(mine - iv_bytes) / ((double)(now - iv_start) / 1e9) / 1e6;
+
+			iv_min = nivs == 0 || mb < iv_min ? mb : iv_min;
+			iv_max = nivs == 0 || mb > iv_max ? mb : iv_max;
+			nivs++;
+			iv_bytes = mine;
+			iv_start = now;
+			next_iv = now + iv_ns;
+		}
+
+		if (k < 0 && errno != EINTR) {
+			r = vmb_fail(ctx, -errno, "poll");
+			goto out;
+		}
+		for (unsigned i = 0; i < n && k > 0; i++) {
+			ssize_t m;
+
+			/* a few writes or reads each turn, until the socket is full or
+			 * empty, so that poll is called only when one has to wait */
+			if (pf[i].revents & POLLOUT)
+				for (unsigned j = 0; j < 16; j++) {
+					m = send(pf[i].fd, buf, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+					if (m > 0) {
+						sent += (uint64_t)m;
+						continue;
+					}
+					if (m < 0 && errno != EAGAIN) {
+						r = vmb_fail(ctx, -errno, "sending on stream %u", i + 1);
+						goto out;
+					}
+					break;
+				}
+			if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+				for (unsigned j = 0; j < 16; j++) {
+					m = recv(pf[i].fd, buf, size, MSG_DONTWAIT);
+					if (m > 0) {
+						recvd += (uint64_t)m;
+						continue;
+					}
+					if (m == 0 || errno != EAGAIN) {
+						r = vmb_fail(ctx, m == 0 ? -ECONNRESET : -errno, "receiving on stream %u", i + 1);
+						goto out;
+					}
+					break;
+				}
+		}
+	}
+	t1 = clock_ns();
+	cpu = thread_cpu_ns() - cpu0;
+	if (send_side)
+		for (unsigned i = 0; i < n; i++)
+			retrans += tcp_retrans(pf[i].fd);
+	{
+		int fds[NETPROTO_MAX_STREAMS];
+
+		for (unsigned i = 0; i < n; i++)
+			fds[i] = pf[i].fd;
+		r = ctl_end(ctx, c, &res, fds, n);
+		n = 0;
+	}
+	if (r < 0)
+		goto out;
+	win = (double)(t1 - t0) / 1e9;
+	{
+		uint64_t fwd = res.v[NETKEY_BYTES];
+		double bits = 8.0 * (double)((dir == NETD_REV ? 0 : fwd) + (recv_side ? recvd : 0));
+		double cpu_s = (double)(cpu + res.v[NETKEY_CPU_NS]) / 1e9;
+
+		if (bits <= 0) {
+			r = vmb_fail(ctx, -EIO, "no byte arrived in %.3f s", win);
+			goto out;
+		}
+		r = vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
+				  8.0 * (double)(dir == NETD_REV ? recvd : fwd) / win / 1e6);
+		if (r == 0 && dir == NETD_BIDIR)
+			r = vmb_rep_value(rep, "reverse_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)recvd / win / 1e6);
+		if (r == 0)
+			r = vmb_rep_value(rep, "retransmits", VMB_UNIT_NONE, VMB_LOWER,
+					  (double)(retrans + (recv_side ? res.v[NETKEY_RETRANS] : 0)));
+		if (r == 0)
+			r = vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / 1e9 / win);
+		if (r == 0)
+			r = vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
+					  100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
+		if (r == 0 && cpu_s > 0)
+			r = vmb_rep_value(rep, "mbit_per_cpu_s", VMB_UNIT_NONE, VMB_HIGHER, bits / 1e6 / cpu_s);
+		/* the slowest and fastest interval, once there are two to tell apart */
+		if (r == 0 && nivs >= 2)
+			r = vmb_rep_value(rep, "interval_min_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_min);
+		if (r == 0 && nivs >= 2)
+			r = vmb_rep_value(rep, "interval_max_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_max);
+	}
+	(void)sent;
+out:
+	for (unsigned i = 0; i < n; i++)
+		close(pf[i].fd);
+	free(buf);
+	return r;
+}
+
+/* ---- udp ---- */
+
+struct dgram {
+	uint32_t magic;
+	uint32_t flags;
+	uint64_t seq;
+	uint64_t sent_ns;
+};
+#define DGRAM_MAGIC 0x564d4244u /* "VMBD": as src/net/serve.c reads it */
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull), .tv_nsec = (long)(t % 1000000000ull) };
+
+	(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, struct vmb_rep *rep)
+{
+	size_t size = (size_t)optset_size(ctx->opts, "udp-size");
+	double rate = optset_double(ctx->opts, "rate") * 1e6; /* bit/s */
+	struct sockaddr_storage data;
+	struct netmsg req, res;
+	uint64_t t0, t1, deadline, seq = 0, send_err = 0;
+	double interval_ns = rate > 0 ? (double)size * 8.0 / rate * 1e9 : 0;
+	char *buf;
+	int fd = -1, r;
+
+	memset(&req, 0, sizeof(req));
+	req.verb = NETPROTO_TEST;
+	netmsg_set(&req, NETKEY_KIND, NETK_UDP);
+	netmsg_set(&req, NETKEY_MS, (uint64_t)(st->window_s * 1000) + 1);
+	netmsg_set(&req, NETKEY_SIZE, size);
+	netmsg_set(&req, NETKEY_RATE, (uint64_t)rate);
+	buf = calloc(1, size);
+	if (!buf)
+		return vmb_fail(ctx, -ENOMEM, "a %zu-byte datagram", size);
+	r = ctl_test(ctx, st, c, &req, &data);
+	if (r < 0)
+		goto out;
+	fd = udp_socket(&data);
+	if (fd < 0) {
+		r = vmb_fail(ctx, fd, "UDP socket");
+		goto out;
+	}
+	t0 = clock_ns();
+	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	for (;;) {
+		uint64_t due = t0 + (uint64_t)((double)seq * interval_ns), now = clock_ns();
+		struct dgram h;
+
+		if (due >= deadline || now >= deadline || vmb_stop_requested())
+			break;
+		if (due > now + 20000)
+			sleep_until(due);
+		h.magic = DGRAM_MAGIC;
+		h.flags = 0;
+		h.seq = seq + 1;
+		h.sent_ns = clock_ns();
+		memcpy(buf, &h, sizeof(h));
+		if (send(fd, buf, size, 0) < 0) {
+			if (errno != ENOBUFS && errno != EAGAIN && errno != ECONNREFUSED) {
+				r = vmb_fail(ctx, -errno, "sending datagram %llu", (unsigned long long)seq + 1);
+				goto out;
+			}
+			send_err++;
+			continue; /* the same number again: the receiver's count stays exact */
+		}
+		seq++;
+	}
+	/* the window is the schedule's, to its end (a paced sender idles at the end) */
+	if (interval_ns > 0 && !vmb_stop_requested())
+		sleep_until(deadline);
+	t1 = clock_ns();
+	/* what is still on the way (a shaper's queue) lands before END */
+	usleep(20000);
+	r = ctl_end(ctx, c, &res, NULL, 0);
+	if (r < 0)
+		goto out;
+	{
+		double win = (double)(t1 - t0) / 1e9;
+		uint64_t got = res.v[NETKEY_PACKETS];
+		/* iperf3's summary: lost = datagrams sent - datagrams received */
+		double loss = seq ? 100.0 * (double)(seq > got ? seq - got : 0) / (double)seq : 0;
+
+		if (seq == 0) {
+			r = vmb_fail(ctx, -EIO, "no datagram sent in %.3f s", win);
+			goto out;
+		}
+		r = vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)res.v[NETKEY_BYTES] / win / 1e6);
+		if (r == 0)
+			r = vmb_rep_value(rep, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
+					  8.0 * (double)seq * (double)size / win / 1e6);
+		if (r == 0 && rate > 0)
+			r = vmb_rep_value(rep, "target_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, rate / 1e6);
+		if (r == 0)
+			r = vmb_rep_value(rep, "lost_pct", VMB_UNIT_PCT, VMB_LOWER, loss);
+		if (r == 0)
+			r = vmb_rep_value(rep, "out_of_order", VMB_UNIT_NONE, VMB_LOWER, (double)res.v[NETKEY_OOO]);
+		if (r == 0)
+			r = vmb_rep_value(rep, "jitter", VMB_UNIT_NS, VMB_LOWER, (double)res.v[NETKEY_JITTER_NS]);
+		if (r == 0)
+			r = vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
+					  100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
+	}
+	(void)send_err;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return r;
+}
+
+/* ---- tcp_rr, udp_rr, tcp_crr ---- */
+
+static int rr_exchange(int fd, char *buf, size_t size, bool udp, uint64_t seq)
+{
+	size_t got = 0;
+
+	if (udp && size >= sizeof(seq))
+		memcpy(buf, &seq, sizeof(seq));
+	if (send(fd, buf, size, MSG_NOSIGNAL) != (ssize_t)size)
+		return errno ? -errno : -EIO;
+	while (got < size) {
+		ssize_t n = recv(fd, buf + got, size - got, 0);
+
+		if (n <= 0)
+			return n == 0 ? -ECONNRESET : -errno;
+		if (udp) {
+			uint64_t back;
+
+			if ((size_t)n != size)
+				continue;
+			if (size >= sizeof(back)) {
+				memcpy(&back, buf, sizeof(back));
+				if (back != seq)
+					continue; /* a late answer to an earlier, timed-out request */
+			}
+		}
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, struct vmb_rep *rep,
+		  enum netproto_kind kind)
+{
+	size_t size = (size_t)optset_size(ctx->opts, "rr-size");
+	bool udp = kind == NETK_UDP_RR, crr = kind == NETK_TCP_CRR;
+	struct sockaddr_storage data;
+	struct netmsg req, res;
+	struct hist *h = hist_new();
+	uint64_t t0, t1, deadline, n = 0, timeouts = 0;
+	char *buf = malloc(size);
+	int fd = -1, r;
+
+	if (!h || !buf) {
+		r = vmb_fail(ctx, -ENOMEM, "rr buffers");
+		goto out;
+	}
+	memset(buf, 'r', size);
+	memset(&req, 0, sizeof(req));
+	req.verb = NETPROTO_TEST;
+	netmsg_set(&req, NETKEY_KIND, kind);
+	netmsg_set(&req, NETKEY_MS, (uint64_t)(st->window_s * 1000) + 1);
+	netmsg_set(&req, NETKEY_SIZE, size);
+	r = ctl_test(ctx, st, c, &req, &data);
+	if (r < 0)
+		goto out;
+	if (!crr) {
+		fd = udp ? udp_socket(&data) : netio_connect(&data, sslen(&data), CTL_TIMEOUT_MS);
+		if (fd < 0) {
+			r = vmb_fail(ctx, fd, "the data connection");
+			goto out;
+		}
+		set_blocking_timeout(fd, udp ? 200 : 2000);
+	}
+	t0 = clock_ns();
+	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	while (!vmb_stop_requested()) {
+		uint64_t s = clock_ns(), e;
+
+		if (s >= deadline)
+			break;
+		if (crr) {
+			fd = netio_connect(&data, sslen(&data), CTL_TIMEOUT_MS);
+			if (fd < 0) {
+				r = vmb_fail(ctx, fd, "connection %llu", (unsigned long long)n + 1);
+				goto end;
+			}
+			set_blocking_timeout(fd, 2000);
+		}
+		errno = 0;
+		r = rr_exchange(fd, buf, size, udp, n + 1);
+		if (r == 0 && crr) {
+			char b;
+
+			/* the server closes first, as a web server without keep-alive does */
+			if (recv(fd, &b, 1, 0) != 0)
+				r = -EPROTO;
+			close(fd);
+			fd = -1;
+		}
+		if (r == -EAGAIN && udp) {
+			timeouts++;
+			r = 0;
+			continue;
+		}
+		if (r < 0) {
+			r = vmb_fail(ctx, r, "transaction %llu", (unsigned long long)n + 1);
+			goto end;
+		}
+		e = clock_ns();
+		hist_record(h, e - s);
+		n++;
+	}
+end:
+	t1 = clock_ns();
+	if (r < 0) {
+		(void)ctl_end(ctx, c, &res, &fd, 1);
+		goto out;
+	}
+	r = ctl_end(ctx, c, &res, &fd, 1);
+	if (r < 0)
+		goto out;
+	if (n == 0) {
+		r = vmb_fail(ctx, -EIO, "no transaction completed in %.3f s", st->window_s);
+		goto out;
+	}
+	r = vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
+			  (double)n / ((double)(t1 - t0) / 1e9));
+	if (r == 0)
+		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
+	if (r == 0 && udp)
+		r = vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
+	if (r == 0 && crr && res.v[NETKEY_CONNS] < n)
+		r = vmb_fail(ctx, -EPROTO, "the server counted %llu connections, the client %llu",
+			     (unsigned long long)res.v[NETKEY_CONNS], (unsigned long long)n);
+out:
+	if (fd >= 0)
+		close(fd);
+	hist_free(h);
+	free(buf);
+	return r;
+}
+
+/* ---- the suite ---- */
+
+static void *local_main(void *arg)
+{
+	(void)netsrv_run(arg);
+	return NULL;
+}
+
+static int net_setup(struct vmb_ctx *ctx)
+{
+	struct net_state *st = calloc(1, sizeof(*st));
+	const char *server = optset_str(ctx->opts, "server");
+	char err[320];
+	double t = optset_double(ctx->opts, "time");
+	int r;
+
+	if (!st)
+		return vmb_fail(ctx, -ENOMEM, "net state");
+	ctx->priv = st;
+	/* from the environment, not an option: options and the command line
+	 * are stored in result documents, a secret must not be */
+	st->token = getenv("VMBENCH_NET_TOKEN");
+	if (st->token && !*st->token)
+		st->token = NULL;
+	st->window_s = t > 0 ? t : 0; /* 0: the runner's --time, set per repetition */
+	if (server) {
+		if (netio_resolve(server, DEFAULT_PORT, &st->srv, &st->srvlen, err, sizeof(err)) < 0)
+			return vmb_usage(ctx, "--net.server %s", err);
+		snprintf(st->srvname, sizeof(st->srvname), "%s", server);
+		(void)vmb_note(ctx, "server", "%s", server);
+		return 0;
+	}
+	{
+		struct netsrv_conf conf = { .bind = "127.0.0.1", .port = 0 };
+
+		r = netsrv_open(&conf, &st->local);
+		if (r < 0)
+			return vmb_fail(ctx, r, "starting a serve on loopback");
+		r = pthread_create(&st->local_thread, NULL, local_main, st->local);
+		if (r != 0) {
+			netsrv_free(st->local);
+			st->local = NULL;
+			return vmb_fail(ctx, -r, "starting the loopback server's thread");
+		}
+		snprintf(st->srvname, sizeof(st->srvname), "127.0.0.1:%u", netsrv_port(st->local));
+		r = netio_resolve(st->srvname, DEFAULT_PORT, &st->srv, &st->srvlen, err, sizeof(err));
+		if (r < 0)
+			return vmb_fail(ctx, r, "%s", err);
+		(void)vmb_note(ctx, "server", "a vmbench serve on loopback, in this process (127.0.0.1)");
+	}
+	return 0;
+}
+
+static void net_teardown(struct vmb_ctx *ctx)
+{
+	struct net_state *st = ctx->priv;
+
+	if (!st)
+		return;
+	if (st->ctl) {
+		net_ctl_close(st->ctl);
+		free(st->ctl);
+	}
+	if (st->local) {
+		netsrv_stop(st->local);
+		(void)pthread_join(st->local_thread, NULL);
+		netsrv_free(st->local);
+	}
+	free(st);
+	ctx->priv = NULL;
+}
+
+enum net_test { T_STREAM, T_UDP, T_TCP_RR, T_UDP_RR, T_CRR, T_HTTP };
+
+static int net_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = ctx->priv;
+	enum net_test kind = (enum net_test)(uintptr_t)test->data;
+	double t = optset_double(ctx->opts, "time");
+	struct net_ctl *c = NULL;
+	int r;
+
+	/* --net.time, else the runner's window (the warm-up's is shorter) */
+	st->window_s = t > 0 && t < ctx->duration_s ? t : ctx->duration_s;
+	if (kind == T_HTTP) {
+		r = net_http_run(ctx, test, rep);
+	} else {
+		c = net_ctl_get(ctx, st);
+		if (!c)
+			return -ECONNREFUSED; /* said by net_ctl_open */
+		switch (kind) {
+		case T_STREAM:
+			r = run_stream(ctx, st, c, rep);
+			break;
+		case T_UDP:
+			r = run_udp(ctx, st, c, rep);
+			break;
+		case T_TCP_RR:
+			r = run_rr(ctx, st, c, rep, NETK_TCP_RR);
+			break;
+		case T_UDP_RR:
+			r = run_rr(ctx, st, c, rep, NETK_UDP_RR);
+			break;
+		case T_CRR:
+			r = run_rr(ctx, st, c, rep, NETK_TCP_CRR);
+			break;
+		default:
+			r = vmb_fail(ctx, -EINVAL, "unknown test");
+			break;
+		}
+	}
+	/* after a failure the session's state is unknown: the next test opens another */
+	if (r < 0 && st->ctl)
+		net_ctl_close(st->ctl);
+	return r;
+}
+
+static const struct vmb_test net_tests[] = {
+	{ .name = "tcp_stream", .summary = "bulk TCP throughput, Mbit/s (10^6 bits/s, as iperf3), retransmits, CPU per side",
+	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir,interval", .data = (void *)(uintptr_t)T_STREAM },
+	{ .name = "udp", .summary = "UDP at a target rate: received Mbit/s, loss %, out-of-order, jitter (RFC 3550)",
+	  .headline = "mbit_per_s", .params = "rate,udp-size", .data = (void *)(uintptr_t)T_UDP },
+	{ .name = "tcp_rr", .summary = "netperf TCP_RR: one request, one response, one outstanding; transactions/s, latency",
+	  .headline = "transactions_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_TCP_RR },
+	{ .name = "udp_rr", .summary = "UDP_RR: one datagram each way, one outstanding; transactions/s, latency",
+	  .headline = "transactions_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_UDP_RR },
+	{ .name = "tcp_crr", .summary = "netperf TCP_CRR: connect, request, response, close; connections/s, latency",
+	  .headline = "connections_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_CRR },
+	{ .name = "http", .summary = "HTTP/1.1 keep-alive load over a client sweep: wrk's requests/s, or wrk2's constant rate",
+	  .headline = "requests_per_s,p99_latency", .sweep = "connections", .params = "threads,page,body-size,http-rate,url",
+	  .data = (void *)(uintptr_t)T_HTTP },
+	{ .name = NULL },
+};
+
+static const struct vmb_opt net_opts[] = {
+	{ .name = "server", .type = OPT_STRING, .metavar = "HOST[:PORT]",
+	  .help = "a `vmbench serve` to measure against (port 5280 by default; its token, if it asks for one, in "
+		  "$VMBENCH_NET_TOKEN); without it a serve is started on loopback for the run" },
+	{ .name = "time", .type = OPT_DOUBLE, .min = 0, .max = 600, .def = "0", .quick = "0.1", .metavar = "SECONDS",
+	  .help = "how long each repetition measures, at most the run's --time (0: --time); short under --quick, "
+		  "so that the suite's quick run takes a few seconds" },
+	{ .name = "streams", .type = OPT_INT, .min = 1, .max = 128, .def = "1", .metavar = "N",
+	  .help = "tcp_stream: parallel connections, as iperf3 -P" },
+	{ .name = "interval", .type = OPT_DOUBLE, .min = 0.01, .max = 60, .def = "1", .quick = "0.02",
+	  .metavar = "SECONDS", .help = "tcp_stream: the client's throughput per interval, as iperf3 -i; the slowest and "
+					 "fastest are reported once a repetition holds two" },
+	{ .name = "reverse", .type = OPT_BOOL, .help = "tcp_stream: the server sends, as iperf3 -R" },
+	{ .name = "bidir", .type = OPT_BOOL, .help = "tcp_stream: both ways at once, as iperf3 --bidir" },
+	{ .name = "msg-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = "128k", .metavar = "SIZE",
+	  .help = "tcp_stream: bytes per write, as iperf3 -l" },
+	{ .name = "rate", .type = OPT_DOUBLE, .min = 0, .max = 100000, .def = "1", .metavar = "MBIT",
+	  .help = "udp: target rate in Mbit/s (10^6 bit/s; iperf3's default is 1); 0 for as fast as possible" },
+	{ .name = "udp-size", .type = OPT_SIZE, .min = 32, .max = 65000, .def = "1460", .metavar = "SIZE",
+	  .help = "udp: payload bytes per datagram" },
+	{ .name = "rr-size", .type = OPT_SIZE, .min = 1, .max = 65000, .def = "1", .metavar = "SIZE",
+	  .help = "tcp_rr, udp_rr, tcp_crr: request and response size, as netperf -r (1 byte each by default)" },
+	{ .name = "connections", .type = OPT_LIST, .min = 1, .max = 4000, .def = "1,4,16,64,256", .quick = "8",
+	  .metavar = "LIST", .help = "http: keep-alive connections, one case per value (the client sweep)" },
+	{ .name = "threads", .type = OPT_INT, .min = 1, .max = 64, .def = "2", .metavar = "N",
+	  .help = "http: client threads, as wrk -t (never more than the connections)" },
+	{ .name = "http-rate", .type = OPT_DOUBLE, .min = 0, .max = 10000000, .def = "0", .metavar = "REQ/S",
+	  .help = "http: a constant total request rate with latency from each request's intended send time "
+		  "(wrk2 -R); 0 for as fast as possible (wrk)" },
+	{ .name = "page", .type = OPT_STRING, .def = "static", .choices = "static|dynamic", .metavar = "KIND",
+	  .help = "http: serve's static page of --net.body-size bytes, or its dynamic page (fixed work per request)" },
+	{ .name = "body-size", .type = OPT_SIZE, .min = 0, .max = 1 << 20, .def = "1k", .metavar = "SIZE",
+	  .help = "http: bytes of serve's static page" },
+	{ .name = "url", .type = OPT_STRING, .metavar = "URL",
+	  .help = "http: load http://HOST[:PORT]/PATH (nginx, say) instead of serve's page" },
+	OPT_TABLE_END,
+};
+
+const struct vmb_suite net_suite = {
+	.name = "net",
+	.summary = "network: TCP/UDP throughput (iperf3), request/response latency (netperf), HTTP load (wrk, wrk2)",
+	.abi = VMB_SUITE_ABI,
+	.tests = net_tests,
+	.opts = net_opts,
+	.setup = net_setup,
+	.run = net_run,
+	.teardown = net_teardown,
+};

@@ -1,0 +1,42 @@
+/* The net suite's shared state between net.c (the stream and
+ * request/response tests) and net_http.c (the HTTP load generator). */
+#ifndef VMB_SUITES_NET_H
+#define VMB_SUITES_NET_H
+
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "../core/suite.h"
+#include "../net/io.h"
+
+struct netsrv;
+struct net_ctl;
+
+struct net_state {
+	struct sockaddr_storage srv;   /* the control port */
+	socklen_t srvlen;
+	char srvname[300];             /* HOST:PORT as given or as started */
+	const char *token;             /* NULL: none */
+	struct netsrv *local;          /* the loopback serve started for this run, or NULL */
+	pthread_t local_thread;
+	double window_s;               /* how long a repetition measures */
+	struct net_ctl *ctl;           /* the run's control session, opened on first use */
+};
+
+/* A control session: connected, greeted. */
+struct net_ctl {
+	int fd;
+	struct netio_lines lines;
+};
+
+int net_ctl_open(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c);
+void net_ctl_close(struct net_ctl *c);
+/* The run's control session (one for the whole run, so that `serve --once`
+ * serves a whole `run net`): opened on first use, NULL after a message. */
+struct net_ctl *net_ctl_get(struct vmb_ctx *ctx, struct net_state *st);
+/* STATS: the server's count of HTTP requests answered. */
+int net_ctl_http_count(struct vmb_ctx *ctx, struct net_ctl *c, uint64_t *out);
+
+int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
+
+#endif

@@ -1,0 +1,478 @@
+/* The net suite's HTTP/1.1 load generator: N keep-alive connections over
+ * T threads, each thread one epoll loop. Two modes, as the peers define
+ * them: as fast as responses come (wrk: requests/s = completed / duration,
+ * latency from each request's send), or a constant total rate (wrk2 -R:
+ * each request has an intended send time on the schedule and its latency
+ * is measured from that time, so a stalled server shows in the tail).
+ * Non-2xx responses, socket errors and timeouts are counted, never dropped.
+ * Against `vmbench serve` the server's own count of answered requests is
+ * read before and after and reported beside the client's. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "../core/clock.h"
+#include "../net/calc.h"
+#include "../core/banned.h"
+
+#define HTTP_TIMEOUT_NS 2000000000ull /* a request unanswered this long is a timeout (wrk's default is 2 s) */
+#define RBUF 16384
+
+enum hstate { H_CONNECTING, H_IDLE, H_WAIT };
+
+struct hc {
+	int fd;
+	enum hstate state;
+	uint64_t sent_ns, intended_ns;
+	char rbuf[RBUF];
+	size_t rlen;
+	bool have_head;
+	uint64_t body_left;
+	int status;
+	bool close_after;
+};
+
+struct hthread {
+	const struct sockaddr_storage *addr;
+	socklen_t alen;
+	const char *request;
+	size_t reqlen;
+	unsigned nconn;
+	double rate;   /* this thread's share of --net.http-rate; 0: wrk mode */
+	uint64_t start_ns, end_ns;
+	struct hc *conns;
+	int ep;
+	/* results */
+	uint64_t done, bytes, non2xx, sockerr, timeouts;
+	uint64_t answered; /* every response, also those drained after the window */
+	struct hist hist;
+	struct hist service; /* rate mode: from the actual send (wrk2's uncorrected latency) */
+	int err;
+};
+
+static int hc_connect(struct hthread *t, struct hc *c)
+{
+	struct epoll_event ev;
+
+	c->fd = netio_connect(t->addr, t->alen, 2000);
+	if (c->fd < 0)
+		return c->fd;
+	c->state = H_IDLE;
+	c->rlen = 0;
+	c->have_head = false;
+	ev.events = EPOLLIN;
+	ev.data.ptr = c;
+	if (epoll_ctl(t->ep, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+		int r = -errno;
+
+		close(c->fd);
+		c->fd = -1;
+		return r;
+	}
+	return 0;
+}
+
+static void hc_drop(struct hthread *t, struct hc *c)
+{
+	if (c->fd >= 0) {
+		(void)epoll_ctl(t->ep, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+	}
+	c->fd = -1;
+	c->state = H_CONNECTING;
+}
+
+/* A failed connection: counted, replaced. */
+static void hc_error(struct hthread *t, struct hc *c)
+{
+	t->sockerr++;
+	hc_drop(t, c);
+	if (hc_connect(t, c) < 0)
+		c->state = H_CONNECTING; /* tried again on the next round */
+}
+
+static bool hc_send(struct hthread *t, struct hc *c, uint64_t intended)
+{
+	uint64_t now = clock_ns();
+
+	if (send(c->fd, t->request, t->reqlen, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)t->reqlen) {
+		hc_error(t, c);
+		return false;
+	}
+	c->state = H_WAIT;
+	c->sent_ns = now;
+	c->intended_ns = intended ? intended : now;
+	c->rlen = 0;
+	c->have_head = false;
+	return true;
+}
+
+/* Parse the status line and the headers we need. -1: malformed. */
+static int parse_head(struct hc *c, size_t headlen)
+{
+	char *p = c->rbuf, *end = c->rbuf + headlen;
+	bool have_len = false;
+
+	if (headlen < 12 || strncmp(p, "HTTP/1.", 7) || p[8] != ' ')
+		return -1;
+	c->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
+	if (c->status < 100 || c->status > 599)
+		return -1;
+	c->close_after = p[7] == '0';
+	c->body_left = 0;
+	while (p < end) {
+		char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		if (!eol)
+			break;
+		if (!strncasecmp(p, "content-length:", 15)) {
+			char *e;
+			unsigned long long v = strtoull(p + 15, &e, 10);
+
+			c->body_left = v;
+			have_len = true;
+		} else if (!strncasecmp(p, "connection:", 11)) {
+			const char *v = p + 11;
+
+			while (*v == ' ')
+				v++;
+			c->close_after = !strncasecmp(v, "close", 5);
+		} else if (!strncasecmp(p, "transfer-encoding:", 18)) {
+			return -1; /* chunked bodies: not supported, counted as errors */
+		}
+		p = eol + 1;
+	}
+	return have_len || c->status == 204 || c->status == 304 ? 0 : -1;
+}
+
+static void hc_readable(struct hthread *t, struct hc *c)
+{
+	for (;;) {
+		ssize_t n = recv(c->fd, c->rbuf + c->rlen, sizeof(c->rbuf) - 1 - c->rlen, MSG_DONTWAIT);
+		uint64_t now;
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0 || c->state != H_WAIT) {
+			hc_error(t, c); /* closed, failed, or bytes nobody asked for */
+			return;
+		}
+		now = clock_ns();
+		if (now < t->end_ns)
+			t->bytes += (uint64_t)n;
+		c->rlen += (size_t)n;
+		if (!c->have_head) {
+			char *e;
+
+			c->rbuf[c->rlen] = '\0';
+			e = strstr(c->rbuf, "\r\n\r\n");
+			if (!e) {
+				if (c->rlen >= sizeof(c->rbuf) - 1) {
+					hc_error(t, c);
+					return;
+				}
+				continue;
+			}
+			if (parse_head(c, (size_t)(e - c->rbuf) + 2) < 0) {
+				hc_error(t, c);
+				return;
+			}
+			c->have_head = true;
+			c->rlen -= (size_t)(e + 4 - c->rbuf); /* body bytes already here */
+		}
+		if (c->rlen >= c->body_left) {
+			if (c->rlen > c->body_left) { /* more than the response: not ours */
+				hc_error(t, c);
+				return;
+			}
+			/* complete */
+			t->answered++;
+			if (now < t->end_ns) {
+				t->done++;
+				if (c->status < 200 || c->status > 299)
+					t->non2xx++;
+				hist_record(&t->hist, sched_latency_ns(c->intended_ns, c->sent_ns, now));
+				hist_record(&t->service, now - c->sent_ns);
+			}
+			c->state = H_IDLE;
+			c->rlen = 0;
+			c->have_head = false;
+			if (c->close_after) {
+				hc_drop(t, c);
+				if (hc_connect(t, c) < 0)
+					t->sockerr++;
+			}
+			return;
+		}
+		c->body_left -= c->rlen;
+		c->rlen = 0;
+	}
+}
+
+static void http_thread(struct vmb_worker *w)
+{
+	struct hthread *t = w->arg;
+	struct epoll_event evs[64];
+	uint64_t next = 0; /* requests issued on the schedule (rate mode) */
+
+	t->ep = epoll_create1(EPOLL_CLOEXEC);
+	t->conns = calloc(t->nconn, sizeof(*t->conns));
+	if (t->ep < 0 || !t->conns) {
+		w->err = -ENOMEM;
+	} else {
+		for (unsigned i = 0; i < t->nconn; i++) {
+			int r;
+
+			t->conns[i].fd = -1;
+			r = hc_connect(t, &t->conns[i]);
+			if (r < 0 && !w->err)
+				w->err = r;
+		}
+	}
+	vmb_worker_sync(w);
+	if (w->err < 0)
+		goto out;
+	/* The measured window: every thread's begins when it is released. */
+	w->start_ns = t->start_ns = clock_ns();
+	t->end_ns = t->start_ns + (uint64_t)((double)t->end_ns);
+	for (;;) {
+		uint64_t now = clock_ns(), timeout_ns = 10000000u;
+		struct timespec ts;
+		int n;
+
+		if (now >= t->end_ns || vmb_stop_requested())
+			break;
+		for (unsigned i = 0; i < t->nconn; i++) {
+			struct hc *c = &t->conns[i];
+
+			if (c->state == H_CONNECTING && hc_connect(t, c) < 0)
+				t->sockerr++;
+			if (c->state == H_WAIT && now - c->sent_ns > HTTP_TIMEOUT_NS) {
+				t->timeouts++;
+				hc_drop(t, c);
+				(void)hc_connect(t, c);
+			}
+		}
+		if (t->rate <= 0) {
+			for (unsigned i = 0; i < t->nconn; i++)
+				if (t->conns[i].state == H_IDLE)
+					(void)hc_send(t, &t->conns[i], 0);
+		} else {
+			unsigned i = 0;
+
+			for (;;) {
+				uint64_t due = sched_intended_ns(t->start_ns, next, t->rate);
+
+				if (due > now || due >= t->end_ns) {
+					if (due > now && due - now < timeout_ns)
+						timeout_ns = due - now;
+					break;
+				}
+				while (i < t->nconn && t->conns[i].state != H_IDLE)
+					i++;
+				if (i == t->nconn)
+					break; /* every connection busy: the request waits, its clock runs */
+				if (hc_send(t, &t->conns[i], due))
+					next++;
+			}
+		}
+		/* to the next due time in ns: epoll_wait's ms would spin or oversleep */
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)timeout_ns;
+		n = epoll_pwait2(t->ep, evs, 64, &ts, NULL);
+		for (int k = 0; k < n; k++)
+			hc_readable(t, evs[k].data.ptr);
+	}
+	w->end_ns = clock_ns();
+	/* The window is over. Wait (bounded) for the answers still on the way,
+	 * uncounted in the figures, so that the client's count of responses
+	 * can be checked against the server's own. */
+	for (uint64_t until = clock_ns() + HTTP_TIMEOUT_NS; clock_ns() < until && !vmb_stop_requested();) {
+		bool waiting = false;
+		int n;
+
+		for (unsigned i = 0; i < t->nconn; i++)
+			waiting |= t->conns[i].state == H_WAIT;
+		if (!waiting)
+			break;
+		n = epoll_wait(t->ep, evs, 64, 10);
+		for (int k = 0; k < n; k++)
+			hc_readable(t, evs[k].data.ptr);
+	}
+out:
+	if (t->conns)
+		for (unsigned i = 0; i < t->nconn; i++)
+			if (t->conns[i].fd >= 0)
+				close(t->conns[i].fd);
+	if (t->ep >= 0)
+		close(t->ep);
+	free(t->conns);
+	t->conns = NULL;
+}
+
+/* http://HOST[:PORT]/PATH into host:port and path. */
+static int parse_url(const char *url, char *hostport, size_t hl, char *path, size_t pl)
+{
+	const char *h, *slash;
+
+	if (strncmp(url, "http://", 7))
+		return -EINVAL;
+	h = url + 7;
+	slash = strchr(h, '/');
+	if (slash == h || (size_t)(slash ? slash - h : (ptrdiff_t)strlen(h)) >= hl)
+		return -EINVAL;
+	snprintf(hostport, hl, "%.*s", (int)(slash ? slash - h : (ptrdiff_t)strlen(h)), h);
+	snprintf(path, pl, "%s", slash ? slash : "/");
+	for (const char *p = path; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return -EINVAL;
+	return 0;
+}
+
+int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = ctx->priv;
+	const char *url = optset_str(ctx->opts, "url");
+	unsigned conns = ctx->sweep, nth = (unsigned)optset_int(ctx->opts, "threads");
+	double rate = optset_double(ctx->opts, "http-rate");
+	struct sockaddr_storage addr;
+	socklen_t alen;
+	char hostport[300], path[1024], request[1500], err[320];
+	struct vmb_worker *workers = NULL;
+	struct hthread *ts = NULL;
+	struct hist *all = hist_new(), *service = hist_new();
+	struct net_ctl *c = NULL;
+	uint64_t before = 0, after = 0, done = 0, answered = 0, bytes = 0, non2xx = 0, sockerr = 0, timeouts = 0;
+	uint64_t start = UINT64_MAX, end = 0;
+	double win;
+	int r, n;
+
+	(void)test;
+	if (!all || !service) {
+		hist_free(all);
+		hist_free(service);
+		return vmb_fail(ctx, -ENOMEM, "latency histogram");
+	}
+	if (nth > conns)
+		nth = conns;
+	/* a descriptor per connection: more than the usual 1024 for a large sweep */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)conns + 64 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max < (rlim_t)conns + 64 ? rl.rlim_max : (rlim_t)conns + 64;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	if (url) {
+		if (parse_url(url, hostport, sizeof(hostport), path, sizeof(path)) < 0) {
+			r = vmb_usage(ctx, "--net.url %s: expected http://HOST[:PORT]/PATH (no https)", url);
+			goto out;
+		}
+		if (netio_resolve(hostport, 80, &addr, &alen, err, sizeof(err)) < 0) {
+			r = vmb_usage(ctx, "--net.url %s", err);
+			goto out;
+		}
+	} else {
+		snprintf(hostport, sizeof(hostport), "%s", st->srvname);
+		addr = st->srv;
+		alen = st->srvlen;
+		if (!strcmp(optset_str(ctx->opts, "page"), "dynamic"))
+			snprintf(path, sizeof(path), "/dynamic");
+		else
+			snprintf(path, sizeof(path), "/static/%llu", (unsigned long long)optset_size(ctx->opts, "body-size"));
+		c = net_ctl_get(ctx, st);
+		r = c ? net_ctl_http_count(ctx, c, &before) : -ECONNREFUSED;
+		if (r < 0)
+			goto out;
+	}
+	n = snprintf(request, sizeof(request), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, hostport);
+	workers = calloc(nth, sizeof(*workers));
+	ts = calloc(nth, sizeof(*ts));
+	if (!workers || !ts) {
+		r = vmb_fail(ctx, -ENOMEM, "%u client threads", nth);
+		goto out;
+	}
+	for (unsigned i = 0; i < nth; i++) {
+		ts[i].addr = &addr;
+		ts[i].alen = alen;
+		ts[i].request = request;
+		ts[i].reqlen = (size_t)n;
+		ts[i].nconn = conns / nth + (i < conns % nth);
+		ts[i].rate = rate / nth;
+		ts[i].end_ns = (uint64_t)(st->window_s * 1e9); /* a length until the thread starts */
+		ts[i].ep = -1;
+		hist_init(&ts[i].hist);
+		hist_init(&ts[i].service);
+		workers[i].arg = &ts[i];
+	}
+	r = vmb_parallel(ctx, nth, http_thread, workers);
+	if (r < 0) {
+		if (!ctx->reason[0])
+			r = vmb_fail(ctx, r, "connecting %u connections to %s", conns, hostport);
+		goto out;
+	}
+	for (unsigned i = 0; i < nth; i++) {
+		if (workers[i].start_ns < start)
+			start = workers[i].start_ns;
+		if (workers[i].end_ns > end)
+			end = workers[i].end_ns;
+		done += ts[i].done;
+		answered += ts[i].answered;
+		bytes += ts[i].bytes;
+		non2xx += ts[i].non2xx;
+		sockerr += ts[i].sockerr;
+		timeouts += ts[i].timeouts;
+		hist_merge(all, &ts[i].hist);
+		hist_merge(service, &ts[i].service);
+	}
+	win = (double)(end - start) / 1e9;
+	if (done == 0 || win <= 0) {
+		r = vmb_fail(ctx, -EIO, "no response in %.3f s from %s (%llu socket errors, %llu timeouts)", win, hostport,
+			     (unsigned long long)sockerr, (unsigned long long)timeouts);
+		goto out;
+	}
+	r = vmb_rep_value(rep, "requests_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)done / win);
+	if (r == 0)
+		r = vmb_rep_value(rep, "transfer_mb_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)bytes / win / 1e6);
+	if (r == 0)
+		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	/* the tail per repetition as a value of its own: the report's curve over
+	 * the connections sweep draws it beside requests/s */
+	if (r == 0)
+		r = vmb_rep_value(rep, "p99_latency", VMB_UNIT_NS, VMB_LOWER, hist_percentile(all, 99));
+	/* wrk2 prints this one with --u_latency: what coordinated omission would hide */
+	if (r == 0 && rate > 0)
+		r = vmb_rep_hist(rep, "uncorrected_latency", VMB_UNIT_NS, service);
+	if (r == 0)
+		r = vmb_rep_value(rep, "requests", VMB_UNIT_NONE, VMB_HIGHER, (double)done);
+	if (r == 0)
+		r = vmb_rep_value(rep, "responses", VMB_UNIT_NONE, VMB_HIGHER, (double)answered);
+	if (r == 0)
+		r = vmb_rep_value(rep, "errors_non2xx", VMB_UNIT_NONE, VMB_LOWER, (double)non2xx);
+	if (r == 0)
+		r = vmb_rep_value(rep, "errors_socket", VMB_UNIT_NONE, VMB_LOWER, (double)sockerr);
+	if (r == 0)
+		r = vmb_rep_value(rep, "errors_timeout", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
+	if (r == 0 && c) {
+		r = net_ctl_http_count(ctx, c, &after);
+		/* every response the server sent, counted in the window or not:
+		 * equal to "responses" unless a connection failed mid-answer */
+		if (r == 0)
+			r = vmb_rep_value(rep, "server_requests", VMB_UNIT_NONE, VMB_HIGHER, (double)(after - before));
+	}
+out:
+	hist_free(all);
+	hist_free(service);
+	free(workers);
+	free(ts);
+	return r;
+}

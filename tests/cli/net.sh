@@ -1,0 +1,133 @@
+#!/bin/bash
+# The net suite against a real `vmbench serve` on loopback: every test's
+# values, the server's own counts beside the client's, the refusals, the
+# token, --once, and a server that survives misbehaving clients.
+. "$(dirname "$0")/lib.sh"
+
+SRV=
+SRV2=
+cleanup() {
+	[ -n "$SRV" ] && kill "$SRV" 2>/dev/null
+	[ -n "$SRV2" ] && kill "$SRV2" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# start_serve FD ARGS...: a serve on a free loopback port, its stdout on a
+# fifo read through FD; sets PID and PORT (from its "listening on" line).
+start_serve() {
+	fd=$1
+	shift
+	rm -f "$T/fifo$fd"
+	mkfifo "$T/fifo$fd"
+	"$VMB" serve --port 0 "$@" >"$T/fifo$fd" 2>"$T/serve$fd.err" &
+	PID=$!
+	eval "exec $fd<\"\$T/fifo$fd\""
+	read -r -t 20 line <&"$fd"
+	PORT=${line##*:}
+}
+
+expect 2 "serve refuses a non-loopback address without a token" "$VMB" serve --bind 0.0.0.0 --port 0
+has "$T/err" "--token" "the refusal says what would be right"
+expect 2 "serve refuses a token with spaces" "$VMB" serve --token "a b" --port 0
+expect 2 "serve refuses port 70000" "$VMB" serve --port 70000
+expect 2 "run refuses a server address with a bad port" "$VMB" run net.tcp_rr --net.server 127.0.0.1:99999 --no-store
+has "$T/err" "65535" "the message gives the valid range"
+
+start_serve 3
+SRV=$PID
+check "serve says where it listens" test -n "$PORT"
+q="--net.server 127.0.0.1:$PORT --quick --no-store"
+
+expect 0 "every net test against serve" "$VMB" run net $q --net.rate 10 --json "$T/net.json"
+check "the document is valid and every value is sane" python3 "$SRC/tests/cli/check_result.py" "$T/net.json" --suite net
+check "each test's figures, the server's counts equal the client's" python3 - "$T/net.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["suites"][0]
+t = {x["name"]: x for x in s["tests"]}
+assert list(t) == ["tcp_stream", "udp", "tcp_rr", "udp_rr", "tcp_crr", "http"], list(t)
+def m(test, name):
+    return next(x for x in t[test]["cases"][0]["metrics"] if x["name"] == name)
+assert m("tcp_stream", "mbit_per_s")["summary"]["min"] > 0
+assert m("tcp_stream", "cpu_client_pct")["summary"]["min"] > 0
+assert m("tcp_stream", "mbit_per_cpu_s")["summary"]["min"] > 0
+# per interval (0.02 s under --quick): the slowest never above the fastest
+lo, hi = m("tcp_stream", "interval_min_mbit_per_s")["samples"], m("tcp_stream", "interval_max_mbit_per_s")["samples"]
+assert all(0 < a <= b for a, b in zip(lo, hi)), (lo, hi)
+# on loopback at 10 Mbit/s nothing is lost, and the pacing keeps to the target
+assert m("udp", "lost_pct")["summary"]["max"] == 0, m("udp", "lost_pct")
+# (the median: on a shared machine one repetition may lose the CPU for its whole window)
+assert abs(m("udp", "sender_mbit_per_s")["summary"]["median"] - 10) <= 1.0, m("udp", "sender_mbit_per_s")["samples"]
+assert all(x <= 10.5 for x in m("udp", "sender_mbit_per_s")["samples"]), m("udp", "sender_mbit_per_s")["samples"]
+assert m("udp", "target_mbit_per_s")["samples"][0] == 10
+for k in ("tcp_rr", "udp_rr"):
+    h = m(k, "latency")["histogram"]
+    assert h["count"] > 0 and 0 < h["percentiles"]["p50"] <= h["percentiles"]["p99"] <= h["max"], h
+assert m("tcp_crr", "connections_per_s")["summary"]["min"] > 0
+assert t["http"]["cases"][0]["params"]["connections"] == 8
+for a, b in zip(m("http", "responses")["samples"], m("http", "server_requests")["samples"]):
+    assert a == b, (a, b)
+for e in ("errors_non2xx", "errors_socket", "errors_timeout"):
+    assert m("http", e)["summary"]["max"] == 0, e
+PY
+
+expect 0 "bidir with 2 streams" "$VMB" run net.tcp_stream $q --net.bidir --net.streams 2 --json "$T/bidir.json"
+check "both directions measured" python3 - "$T/bidir.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+names = {x["name"]: x for x in c["metrics"]}
+assert names["mbit_per_s"]["summary"]["min"] > 0 and names["reverse_mbit_per_s"]["summary"]["min"] > 0
+assert c["params"]["bidir"] is True and c["params"]["streams"] == 2, c["params"]
+PY
+
+# wrk2 mode: the schedule is never outrun; 404s are counted, not dropped
+expect 0 "http at a constant rate" "$VMB" run net.http $q --net.http-rate 2000 --net.connections 4 --json "$T/rate.json"
+check "the rate keeps to the schedule" python3 - "$T/rate.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+r = next(x for x in c["metrics"] if x["name"] == "requests_per_s")["samples"]
+assert all(x <= 2000 * 1.05 for x in r), r
+PY
+expect 0 "http against a URL that answers 404" "$VMB" run net.http $q --net.url "http://127.0.0.1:$PORT/nope" \
+	--net.connections 2 --json "$T/404.json"
+check "every 404 is counted as an error" python3 - "$T/404.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+m = {x["name"]: x["samples"] for x in c["metrics"]}
+assert m["errors_non2xx"] == m["requests"] and min(m["requests"]) > 0, m
+assert "server_requests" not in m
+PY
+expect 2 "an https URL is refused" "$VMB" run net.http $q --net.url https://127.0.0.1/
+
+# the client sweep: requests/s and p99 against connections, as curves in the report
+expect 0 "http over a sweep of 3 connection counts" "$VMB" run net.http $q --net.connections 1,2,4 --json "$T/sweep.json"
+expect 0 "its report" "$VMB" report "$T/sweep.json" -o "$T/sweep.html"
+has "$T/sweep.html" "net.http requests_per_s vs connections" "a curve of requests/s against connections"
+has "$T/sweep.html" "net.http p99_latency vs connections" "a curve of p99 against connections"
+
+for sc in garbage badlines version midtest thousand bigheader reflect; do
+	check "serve answers the next client after: $sc" python3 "$SRC/tests/cli/net_abuse.py" "$PORT" "$sc"
+done
+expect 0 "and still measures" "$VMB" run net.tcp_rr $q
+check "serve is still running" kill -0 "$SRV"
+
+# a token, and --once: one session serves a whole run, then serve leaves
+start_serve 4 --token s3cret.T0ken --once
+SRV2=$PID
+expect 1 "no token: refused" "$VMB" run net.tcp_rr --net.server "127.0.0.1:$PORT" --quick --no-store
+has "$T/err" "wrong or missing token" "the refusal is the server's"
+VMBENCH_NET_TOKEN=s3cret.T0ken expect 0 "the right token: served" "$VMB" run net.tcp_rr net.udp_rr \
+	--net.server "127.0.0.1:$PORT" --quick --no-store
+lacks "$T/out" "s3cret" "the token is not in the output"
+check "serve --once leaves after the session" timeout 20 cat <&4
+wait "$SRV2"
+rc=$?
+SRV2=
+check "serve --once exits 0" test "$rc" -eq 0
+
+kill "$SRV"
+wait "$SRV"
+rc=$?
+SRV=
+check "serve ends on SIGTERM" test "$rc" -eq 0 -o "$rc" -eq 143
+finish

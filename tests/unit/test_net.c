@@ -1,0 +1,203 @@
+/* The net suite's pure parts: the control protocol's parser and formatter,
+ * UDP loss/reordering/jitter as iperf3 and RFC 3550 count them, and wrk2's
+ * schedule arithmetic (latency from the intended send time). */
+#include <errno.h>
+#include <string.h>
+
+#include "test.h"
+#include "../../src/net/calc.h"
+#include "../../src/net/proto.h"
+#include "../../src/net/serve.h"
+
+struct pcase {
+	const char *line;
+	int want; /* 0, -EINVAL or -ERANGE */
+	enum netproto_verb verb;
+	const char *canon; /* the formatted line, without '\n'; NULL: same as line */
+};
+
+static const struct pcase pcases[] = {
+	{ "VMBNET 1", 0, NETPROTO_HELLO, NULL },
+	{ "VMBNET 1 token=s3cr.et_-X", 0, NETPROTO_HELLO, NULL },
+	{ "VMBNET 1\r\n", 0, NETPROTO_HELLO, "VMBNET 1" },
+	{ "VMBNET", -EINVAL, 0, NULL },
+	{ "VMBNET 0", -ERANGE, 0, NULL },
+	{ "VMBNET x", -EINVAL, 0, NULL },
+	{ "VMBNET 1 token=", -EINVAL, 0, NULL },
+	{ "VMBNET 1 token=a/b", -EINVAL, 0, NULL },
+	{ "OK 1", 0, NETPROTO_OK, NULL },
+	{ "ERR busy: try again", 0, NETPROTO_ERR, NULL },
+	{ "TEST kind=tcp_stream ms=2000 streams=4 size=131072 dir=bidir", 0, NETPROTO_TEST, NULL },
+	{ "TEST  ms=5   kind=udp rate=1000000", 0, NETPROTO_TEST, "TEST kind=udp ms=5 rate=1000000" },
+	{ "TEST kind=tcp_stream", -EINVAL, 0, NULL },             /* ms= missing */
+	{ "TEST kind=tcp_stream ms=600001", -ERANGE, 0, NULL },   /* beyond the bound */
+	{ "TEST kind=tcp_stream ms=0", -ERANGE, 0, NULL },
+	{ "TEST kind=tcp_stream ms=10 streams=129", -ERANGE, 0, NULL },
+	{ "TEST kind=tcp_stream ms=10 size=1048577", -ERANGE, 0, NULL },
+	{ "TEST kind=tcp_stream ms=10 rate=100000000001", -ERANGE, 0, NULL },
+	{ "TEST kind=sctp ms=10", -EINVAL, 0, NULL },
+	{ "TEST kind=udp ms=10 ms=20", -EINVAL, 0, NULL },         /* twice */
+	{ "TEST kind=udp ms=10 bytes=3", -EINVAL, 0, NULL },       /* a RESULT key */
+	{ "TEST kind=udp ms=-1", -EINVAL, 0, NULL },
+	{ "TEST kind=udp ms=99999999999999999999", -ERANGE, 0, NULL },
+	{ "TEST kind=udp ms=10 junk", -EINVAL, 0, NULL },
+	{ "PORT 5201", 0, NETPROTO_PORT, NULL },
+	{ "PORT 0", -ERANGE, 0, NULL },
+	{ "PORT 65536", -ERANGE, 0, NULL },
+	{ "END", 0, NETPROTO_END, NULL },
+	{ "RESULT bytes=12 sent=0 packets=3 lost=1 ooo=0 jitter_ns=1500 cpu_ns=7", 0, NETPROTO_RESULT, NULL },
+	{ "STATS http=42", 0, NETPROTO_STATS, NULL },
+	{ "BYE", 0, NETPROTO_BYE, NULL },
+	{ "", -EINVAL, 0, NULL },
+	{ "   ", -EINVAL, 0, NULL },
+	{ "GET / HTTP/1.1", -EINVAL, 0, NULL },
+	{ "END\x01", -EINVAL, 0, NULL },
+	{ "END \xc3\xa9", -EINVAL, 0, NULL },
+};
+
+static void parse_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(pcases) / sizeof(pcases[0]); i++) {
+		const struct pcase *c = &pcases[i];
+		struct netmsg m, again;
+		char err[200], buf[NETPROTO_MAX_LINE];
+		int r = netproto_parse(c->line, strlen(c->line), &m, err, sizeof(err));
+		int n;
+
+		if (r != c->want)
+			fail_msg("'%s': %d, expected %d (%s)", c->line, r, c->want, r ? err : "");
+		if (r < 0) {
+			assert_true(err[0] != '\0');
+			continue;
+		}
+		assert_int_equal(m.verb, c->verb);
+		n = netproto_format(&m, buf, sizeof(buf));
+		assert_true(n > 0 && buf[n - 1] == '\n');
+		buf[n - 1] = '\0';
+		if (strcmp(buf, c->canon ? c->canon : c->line))
+			fail_msg("'%s' formats as '%s'", c->line, buf);
+		/* the canonical line parses to the same message */
+		assert_int_equal(netproto_parse(buf, strlen(buf), &again, err, sizeof(err)), 0);
+		assert_memory_equal(&m, &again, sizeof(m));
+	}
+}
+
+static void parse_values(void **state)
+{
+	struct netmsg m;
+	char err[200];
+	const char *l = "TEST kind=udp_rr ms=250 size=64 dir=rev";
+
+	(void)state;
+	assert_int_equal(netproto_parse(l, strlen(l), &m, err, sizeof(err)), 0);
+	assert_int_equal(m.v[NETKEY_KIND], NETK_UDP_RR);
+	assert_int_equal(m.v[NETKEY_MS], 250);
+	assert_int_equal(m.v[NETKEY_SIZE], 64);
+	assert_int_equal(m.v[NETKEY_DIR], NETD_REV);
+	assert_false(netmsg_has(&m, NETKEY_STREAMS));
+	/* a line of exactly the limit is refused, one shorter is not too long */
+	{
+		char big[NETPROTO_MAX_LINE + 1];
+
+		memset(big, ' ', sizeof(big));
+		memcpy(big, "END", 3);
+		assert_int_equal(netproto_parse(big, NETPROTO_MAX_LINE, &m, err, sizeof(err)), -EINVAL);
+		assert_int_equal(netproto_parse(big, NETPROTO_MAX_LINE - 1, &m, err, sizeof(err)), 0);
+	}
+}
+
+/* Hand-worked: seq, send time, arrival time (ns) -> counters and J. */
+struct udpcase {
+	const char *what;
+	uint64_t seq[6], sent[6], recv[6];
+	unsigned n;
+	uint64_t lost, ooo, packets;
+	double jitter, loss_pct;
+};
+
+static const struct udpcase ucases[] = {
+	/* constant transit: D = 0 every time, J stays 0 */
+	{ "steady", { 1, 2, 3, 4 }, { 0, 100, 200, 300 }, { 50, 150, 250, 350 }, 4, 0, 0, 4, 0, 0 },
+	/* transits 10, 26, 10: |D| = 16, 16 -> J = 1, then 1 + (16 - 1)/16 = 1.9375 */
+	{ "jitter", { 1, 2, 3 }, { 0, 100, 200 }, { 10, 126, 210 }, 3, 0, 0, 3, 1.9375, 0 },
+	/* 2 and 3 missing: lost 2 of the 4 expected */
+	{ "gap", { 1, 4 }, { 0, 300 }, { 5, 305 }, 2, 2, 0, 2, 0, 50 },
+	/* 3 comes after 4: counted lost, then out of order and taken back */
+	{ "reorder", { 1, 2, 4, 3 }, { 0, 100, 300, 200 }, { 5, 105, 305, 205 }, 4, 0, 1, 4, 0, 0 },
+	/* a duplicate of 1 with nothing lost: out of order, lost stays 0 */
+	{ "duplicate", { 1, 1 }, { 0, 0 }, { 5, 5 }, 2, 0, 1, 2, 0, 0 },
+	/* the sender's clock 1000 s ahead: only differences of transit matter */
+	{ "offset", { 1, 2, 3 }, { 1000000000100ull, 1000000000200ull, 1000000000300ull }, { 110, 226, 310 }, 3, 0, 0, 3,
+	  1.9375, 0 },
+};
+
+static void udp_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(ucases) / sizeof(ucases[0]); i++) {
+		const struct udpcase *c = &ucases[i];
+		struct udp_rx s;
+
+		memset(&s, 0, sizeof(s));
+		for (unsigned k = 0; k < c->n; k++)
+			udp_rx_record(&s, c->seq[k], c->sent[k], c->recv[k]);
+		if (s.lost != c->lost || s.ooo != c->ooo || s.packets != c->packets)
+			fail_msg("%s: lost %llu ooo %llu packets %llu", c->what, (unsigned long long)s.lost,
+				 (unsigned long long)s.ooo, (unsigned long long)s.packets);
+		assert_close(s.jitter_ns, c->jitter, 1e-9);
+		assert_close(udp_rx_loss_pct(&s), c->loss_pct, 1e-9);
+	}
+}
+
+struct schedcase {
+	uint64_t start, i;
+	double rate;
+	uint64_t intended;
+	uint64_t sent, done, latency;
+};
+
+static const struct schedcase scases[] = {
+	/* 1000/s: one every ms */
+	{ 5000, 0, 1000, 5000, 5000, 105000, 100000 },
+	{ 5000, 3, 1000, 3005000, 3005000, 3105000, 100000 },
+	/* a server stalled 100 ms: the request due at 1 ms went out at 100 ms and was
+	 * answered at 100.1 ms: its latency is 99.1 ms from the schedule, not 0.1 ms */
+	{ 0, 1, 1000, 1000000, 100000000, 100100000, 99100000 },
+	/* 3 per second: rounding to the nearest ns */
+	{ 0, 1, 3, 333333333, 333333333, 333333340, 7 },
+	{ 0, 2, 3, 666666667, 666666667, 666666667, 0 },
+};
+
+static void sched_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(scases) / sizeof(scases[0]); i++) {
+		const struct schedcase *c = &scases[i];
+		uint64_t due = sched_intended_ns(c->start, c->i, c->rate);
+
+		assert_int_equal(due, c->intended);
+		assert_int_equal(sched_latency_ns(due, c->sent, c->done), c->latency);
+	}
+	/* wrk mode: no schedule, the intended time is the send time */
+	assert_int_equal(sched_latency_ns(200, 200, 150), 0); /* never negative */
+}
+
+static void dynamic_page(void **state)
+{
+	(void)state;
+	/* the work is deterministic and depends on the seed and every round */
+	assert_int_equal(netsrv_dynamic_work(1, 20000), netsrv_dynamic_work(1, 20000));
+	assert_true(netsrv_dynamic_work(1, 20000) != netsrv_dynamic_work(2, 20000));
+	assert_true(netsrv_dynamic_work(1, 20000) != netsrv_dynamic_work(1, 19999));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parse_table), cmocka_unit_test(parse_values), cmocka_unit_test(udp_table),
+		cmocka_unit_test(sched_table), cmocka_unit_test(dynamic_page),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
