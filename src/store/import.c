@@ -546,7 +546,7 @@ static int iperf3_direction(struct imp *im, const json_t *end, bool udp, const c
 	}
 	if (im->bad)
 		return -EINVAL;
-	c = case_of(im, "net", udp ? "udp_stream" : "tcp_stream", kv, &w);
+	c = case_of(im, "net", udp ? "udp" : "tcp_stream", kv, &w);
 	if (!c || value(c, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, true, rbps / 1e6) < 0 ||
 	    (sent && value(c, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, false, sbps / 1e6) < 0))
 		return -ENOMEM;
