@@ -10,6 +10,7 @@
 #include "html.h"
 #include "svg.h"
 #include "text.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 /* Below 700 px the comparison tables turn into one card per metric, each
@@ -488,11 +489,10 @@ static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 		numbered |= (double)strlen(labels[i]) * 6.2 > slot;
 	for (size_t i = 0; numbered && i < n; i++) {
 		snprintf(nums[i], sizeof(nums[i]), "%zu", i + 1);
-		off += (size_t)snprintf(key + off, off < sizeof(key) ? sizeof(key) - off : 0, "%s%zu = %s",
-					i ? "; " : " (", i + 1, labels[i]);
+		str_appendf(key, sizeof(key), &off, "%s%zu = %s", i ? "; " : " (", i + 1, labels[i]);
 	}
-	if (numbered && off < sizeof(key))
-		snprintf(key + off, sizeof(key) - off, ")");
+	if (numbered)
+		str_appendf(key, sizeof(key), &off, ")");
 	svg_axes(&s, &x, &y, NULL, ytitle, n > 8 ? NULL : numbered ? nums_p : labels, n <= 8 ? (int)n : 0);
 	for (size_t i = 0; i < n; i++)
 		for (size_t o = 0; o < t->nops; o++) {
@@ -804,12 +804,11 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	}
 	for (size_t k = 0; numbered && k < nops; k++) {
 		snprintf(nums[k], sizeof(nums[k]), "%zu", k + 1);
-		keyoff += (size_t)snprintf(key + keyoff, keyoff < sizeof(key) ? sizeof(key) - keyoff : 0, "%s%zu = %s",
-					   k ? "; " : " (", k + 1, names[k]);
+		str_appendf(key, sizeof(key), &keyoff, "%s%zu = %s", k ? "; " : " (", k + 1, names[k]);
 		names[k] = nums[k];
 	}
-	if (numbered && keyoff < sizeof(key))
-		snprintf(key + keyoff, sizeof(key) - keyoff, ")");
+	if (numbered)
+		str_appendf(key, sizeof(key), &keyoff, ")");
 	svg_axes(&s, &x, &y, NULL, ytitle, names, (int)nops);
 	for (size_t k = 0; k < nops; k++) {
 		double base = 0;
