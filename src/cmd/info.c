@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "../core/log.h"
 #include "../probe/probe.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 const struct vmb_opt info_opts[] = {
@@ -37,7 +38,7 @@ static const char *tty(const char *s, char *buf, size_t len)
 		unsigned char c = (unsigned char)*s;
 
 		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+			str_appendf(buf, len, &o, "\\x%02x", c);
 		else
 			buf[o++] = (char)c;
 	}
@@ -70,7 +71,7 @@ static void join(char *buf, size_t len, const json_t *arr, const char *sep)
 	buf[0] = '\0';
 	json_array_foreach(arr, i, x)
 		if (json_is_string(x) && o < len)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? sep : "", json_string_value(x));
+			str_appendf(buf, len, &o, "%s%s", o ? sep : "", json_string_value(x));
 }
 
 /* The named CPU flags (vmx, svm, avx2, ...) are x86's. */
@@ -164,9 +165,9 @@ static void print_cpu(FILE *f, const json_t *fp)
 		bool on = json_is_true(json_object_get(flags, named[i].key));
 
 		if (on)
-			nh += (size_t)snprintf(has + nh, sizeof(has) - nh, "%s%s", nh ? ", " : "", named[i].name);
+			str_appendf(has, sizeof(has), &nh, "%s%s", nh ? ", " : "", named[i].name);
 		else if (x86)
-			nl += (size_t)snprintf(lacks + nl, sizeof(lacks) - nl, "%s%s", nl ? ", " : "", named[i].name);
+			str_appendf(lacks, sizeof(lacks), &nl, "%s%s", nl ? ", " : "", named[i].name);
 	}
 	count(a, sizeof(a), json_object_get(cpu, "flag_count"), "flag", "flags");
 	snprintf(buf, sizeof(buf), "%s%s%s%s%s", a, nh ? "; has " : "", has, nl ? "; lacks " : "", lacks);

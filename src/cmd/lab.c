@@ -16,6 +16,7 @@
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 const struct vmb_opt lab_opts[] = {
@@ -288,8 +289,7 @@ static void config_name(const struct lab_matrix *m, const struct lab_config *c, 
 	name[0] = '\0';
 	for (int k = 0; k < LAB_NKEYS && off < len; k++)
 		if (m->given & (1u << k))
-			off += (size_t)snprintf(name + off, len - off, "%s%s=%s", off ? " " : "",
-						lab_key_name((enum lab_key)k), c->v[k]);
+			str_appendf(name, len, &off, "%s%s=%s", off ? " " : "", lab_key_name((enum lab_key)k), c->v[k]);
 	if (!*name)
 		snprintf(name, len, "default");
 }
@@ -428,7 +428,7 @@ static int check_suites(const struct vmb_cmd *self, const char *items)
 			continue;
 		valid[0] = '\0';
 		for (size_t i = 0; i < vmb_nsuites && off < sizeof(valid); i++)
-			off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "", vmb_suites[i]->name);
+			str_appendf(valid, sizeof(valid), &off, "%s%s", i ? ", " : "", vmb_suites[i]->name);
 		return cmd_usage_error(self, "--suites: '%s' is no suite or SUITE.TEST ('vmbench list' has them); suites: %s",
 				       what, valid);
 	}

@@ -18,6 +18,7 @@
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 const struct vmb_opt run_opts[] = {
@@ -102,8 +103,7 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 			size_t off = 0;
 
 			for (size_t i = 0; i < vmb_nsuites; i++)
-				off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "",
-							vmb_suites[i]->name);
+				str_appendf(valid, sizeof(valid), &off, "%s%s", i ? ", " : "", vmb_suites[i]->name);
 			return cmd_usage_error(self, "unknown suite '%s'; valid suites: %s", name, valid);
 		}
 		for (idx = 0; vmb_suites[idx] != s; idx++)
@@ -120,8 +120,8 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 				size_t off = 0;
 
 				for (int i = 0; s->tests[i].name; i++)
-					off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s",
-								i ? ", " : "", s->tests[i].name);
+					str_appendf(valid, sizeof(valid), &off, "%s%s",
+						    i ? ", " : "", s->tests[i].name);
 				return cmd_usage_error(self, "unknown test '%s' in suite %s; valid tests: %s",
 						       dot + 1, s->name, valid);
 			}

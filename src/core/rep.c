@@ -12,6 +12,8 @@
 #include "banned.h"
 
 #define REP_MAX_VALUES 64 /* sched.fairness: up to 44 */
+#define NOTE_MAX 512      /* a note's text, with its terminating NUL */
+#define ACTUAL_MAX 64     /* an actual parameter value: a size, a count */
 
 /* One repetition's reported values, before they join the case. */
 struct vmb_rep {
@@ -91,6 +93,7 @@ int vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, co
 
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...)
 {
+	/* shorter than reason: strerror must still fit behind it */
 	char what[200];
 	va_list ap;
 
@@ -111,28 +114,40 @@ int vmb_skip(struct vmb_ctx *ctx, const char *fmt, ...)
 	return -EOPNOTSUPP;
 }
 
-int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
+/* key = the formatted value (at most max - 1 bytes) into a list of notes:
+ * in place of the key's earlier value when replace, else after it (for
+ * actual values, where the last one recorded wins). */
+static int params_vput(struct vmb_param **params, size_t *n, bool replace, const char *key, size_t max,
+		       const char *fmt, va_list ap)
 {
-	struct vmb_notes *nt = ctx->notes;
-	char value[512];
-	va_list ap;
+	char value[NOTE_MAX];
 
-	if (!nt)
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(value, sizeof(value), fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < *nt->n; i++)
-		if (!strcmp((*nt->params)[i].key, key)) {
+	vsnprintf(value, max < sizeof(value) ? max : sizeof(value), fmt, ap);
+	for (size_t i = 0; replace && i < *n; i++)
+		if (!strcmp((*params)[i].key, key)) {
 			char *v = xstrdup(value);
 
 			if (!v)
 				return -ENOMEM;
-			free((*nt->params)[i].value);
-			(*nt->params)[i].value = v;
+			free((*params)[i].value);
+			(*params)[i].value = v;
 			return 0;
 		}
-	return vmb_params_add(nt->params, nt->n, key, value);
+	return vmb_params_add(params, n, key, value);
+}
+
+int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
+{
+	struct vmb_notes *nt = ctx->notes;
+	va_list ap;
+	int r;
+
+	if (!nt)
+		return 0;
+	va_start(ap, fmt);
+	r = params_vput(nt->params, nt->n, true, key, NOTE_MAX, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 int vmb_usage(struct vmb_ctx *ctx, const char *fmt, ...)
@@ -149,15 +164,15 @@ int vmb_usage(struct vmb_ctx *ctx, const char *fmt, ...)
 int vmb_param_actual(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
 {
 	struct vmb_notes *nt = ctx->notes;
-	char value[64];
 	va_list ap;
+	int r;
 
 	if (!nt)
 		return 0;
 	va_start(ap, fmt);
-	vsnprintf(value, sizeof(value), fmt, ap);
+	r = params_vput(&nt->actual, &nt->nactual, false, key, ACTUAL_MAX, fmt, ap);
 	va_end(ap);
-	return vmb_params_add(&nt->actual, &nt->nactual, key, value);
+	return r;
 }
 
 const char *vmb_notes_actual(const struct vmb_notes *nt, const char *key)

@@ -54,8 +54,7 @@ static void progress(const struct runner_settings *rs, const struct run_progress
 	if (!rs->progress)
 		return;
 	for (size_t i = 0; i < c->nparams && off < sizeof(params); i++)
-		off += (size_t)snprintf(params + off, sizeof(params) - off, " %s=%s", c->params[i].key,
-					c->params[i].value);
+		str_appendf(params, sizeof(params), &off, " %s=%s", c->params[i].key, c->params[i].value);
 	rest = (rest > 0 ? rest : 0) + per_case * (double)(pg->total > pg->done + 1 ? pg->total - pg->done - 1 : 0);
 	time_left_text(rest, left, sizeof(left));
 	fprintf(f, "\r\033[K[case %zu/%zu, %s] %s.%s%s  ", pg->done + 1,

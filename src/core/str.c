@@ -20,6 +20,32 @@ int errf(char *err, size_t len, int r, const char *fmt, ...)
 	return r;
 }
 
+void str_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room;
+	int n;
+
+	if (*off >= len)
+		return;
+	room = len - *off;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, room, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		buf[*off] = '\0';
+		return;
+	}
+	if ((size_t)n < room) {
+		*off += (size_t)n;
+		return;
+	}
+	/* cut: vsnprintf ended buf at len - 1; say so where a reader looks */
+	if (len > 3)
+		memcpy(buf + len - 4, "...", 4);
+	*off = len;
+}
+
 char *xstrdup(const char *s)
 {
 	return s ? strdup(s) : NULL;

@@ -9,6 +9,12 @@
 /* Format a message into err and return r: `return errf(err, len, -EIO, "...")`. */
 int errf(char *err, size_t len, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Append to the text at buf + *off (buf holds len bytes) and advance *off.
+ * Never writes past len and keeps buf NUL-terminated: text that does not
+ * fit is cut, its end marked "...", and *off set to len, so later appends
+ * do nothing and `*off < len` says whether everything fit. */
+void str_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool str_has_prefix(const char *s, const char *prefix);

@@ -2,6 +2,8 @@
 #ifndef VMB_UNIT_H
 #define VMB_UNIT_H
 
+#include <stdbool.h>
+
 enum vmb_unit {
 	VMB_UNIT_NONE = 0,
 	VMB_UNIT_PER_S,    /* events or operations per second */
@@ -22,6 +24,9 @@ enum vmb_dir {
 };
 
 const char *vmb_unit_name(enum vmb_unit u);
+/* Is the unit named name (as documents carry it) one of a rate or a size,
+ * which cannot be negative? false for an unknown name. */
+bool vmb_unit_nonnegative(const char *name);
 int vmb_unit_parse(const char *s, enum vmb_unit *out);
 
 #endif

@@ -444,7 +444,7 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 		return errf(err, errlen, r, "out of memory listing modules");
 	ids[3][0] = '\0';
 	for (size_t i = 0, off = 0; i < wanted.n && off < sizeof(ids[3]); i++)
-		off += (size_t)snprintf(ids[3] + off, sizeof(ids[3]) - off, "%s%s", i ? " " : "", wanted.v[i]);
+		str_appendf(ids[3], sizeof(ids[3]), &off, "%s%s", i ? " " : "", wanted.v[i]);
 
 	/* Up to date when every input is the same file as last time. */
 	snprintf(path, sizeof(path), "%s/manifest.json", o->out);

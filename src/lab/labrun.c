@@ -23,6 +23,7 @@
 #include "../store/doc.h"
 #include "../suites/boot.h"
 #include "../suites/suites.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 /* What a signal handler must be able to undo. */
@@ -442,7 +443,7 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 	size_t off = 0;
 
 	for (size_t k = 0; k < BOOT_NPHASES && off < sizeof(phases); k++)
-		off += (size_t)snprintf(phases + off, sizeof(phases) - off, "%s%s", k ? "," : "", boot_phases[k].metric);
+		str_appendf(phases, sizeof(phases), &off, "%s%s", k ? "," : "", boot_phases[k].metric);
 	res.suites = calloc(1, sizeof(*res.suites));
 	if (!res.suites || !fp)
 		goto out;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "matrix.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 enum key_type { LIST, COUNT, SIZE };
@@ -33,17 +34,16 @@ const char *lab_key_name(enum lab_key k)
 	return (unsigned)k < LAB_NKEYS ? keys[k].name : "?";
 }
 
-/* "a, b, c" from " a b c" */
-static void commas(const char *spaced, char *buf, size_t len)
+void lab_values_text(const char *spaced, char *buf, size_t len)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
 	for (const char *p = spaced; *p && off < len; p++)
 		if (*p != ' ')
-			off += (size_t)snprintf(buf + off, len - off, "%c", *p);
+			str_appendf(buf, len, &off, "%c", *p);
 		else if (p != spaced)
-			off += (size_t)snprintf(buf + off, len - off, ", ");
+			str_appendf(buf, len, &off, ", ");
 }
 
 static void valid_keys(char *buf, size_t len)
@@ -52,7 +52,7 @@ static void valid_keys(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (int k = 0; k < LAB_NKEYS && off < len; k++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? ", " : "", keys[k].name);
+		str_appendf(buf, len, &off, "%s%s", k ? ", " : "", keys[k].name);
 }
 
 static int check_value(enum lab_key k, const char *v, char *err, size_t errlen)
@@ -67,7 +67,7 @@ static int check_value(enum lab_key k, const char *v, char *err, size_t errlen)
 		/* " a b": a word of the list, after one of its spaces */
 		if (*v && !strchr(v, ' ') && str_in_list(key->values + 1, ' ', v))
 			return 0;
-		commas(key->values, valid, sizeof(valid));
+		lab_values_text(key->values, valid, sizeof(valid));
 		return errf(err, errlen, -EINVAL, "matrix: %s=%s is not known; valid values of %s: %s", key->name, v,
 			    key->name, valid);
 	case COUNT:
@@ -110,7 +110,7 @@ static int parse_word(char *tok, char vals[LAB_NKEYS][16][32], size_t *nvals, un
 		if (comma)
 			*comma = '\0';
 		if (!*v) {
-			commas(keys[k].values, valid, sizeof(valid));
+			lab_values_text(keys[k].values, valid, sizeof(valid));
 			return errf(err, errlen, -EINVAL, "matrix: %s has an empty value; give %s=V1,V2 with values %s%s",
 				    keys[k].name, keys[k].name, *valid ? "among " : "that are", *valid ? valid : keys[k].range);
 		}
@@ -211,8 +211,7 @@ bool lab_config_unsupported(const struct lab_config *c, char *why, size_t len)
 			continue;
 		for (size_t i = 0; i < lab_ndevices && off < sizeof(there); i++)
 			if ((int)lab_devices[i].key == key && str_in_list(lab_devices[i].arches + 1, ' ', c->v[LAB_ARCH]))
-				off += (size_t)snprintf(there + off, sizeof(there) - off, "%s%s", off ? ", " : "",
-							lab_devices[i].name);
+				str_appendf(there, sizeof(there), &off, "%s%s", off ? ", " : "", lab_devices[i].name);
 		snprintf(why, len, "QEMU has no %s=%s on %s (%s models on %s: %s)", keys[key].name, d->name, c->v[LAB_ARCH],
 			 keys[key].name, c->v[LAB_ARCH], there);
 		return true;

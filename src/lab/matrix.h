@@ -94,6 +94,9 @@ struct lab_matrix {
 };
 
 const char *lab_key_name(enum lab_key k);
+/* "a, b, c" from a key's " a b c", for the valid values an error message
+ * lists; cut with "..." when longer than len. */
+void lab_values_text(const char *spaced, char *buf, size_t len);
 /* Parse and expand. On a bad key or value, err lists the valid ones. */
 int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t errlen);
 void lab_matrix_release(struct lab_matrix *m);

@@ -65,7 +65,7 @@ void proto_quote(char *out, size_t outlen, const char *s, size_t max)
 		if (ch >= 0x20 && ch < 0x7f)
 			out[o++] = (char)ch;
 		else
-			o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", ch);
+			str_appendf(out, outlen, &o, "\\x%02x", ch);
 	}
 	if (outlen)
 		out[o < outlen ? o : outlen - 1] = '\0';
@@ -709,12 +709,10 @@ int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct pro
 
 		if (!s)
 			for (size_t i = 0; i < vmb_nsuites && off < sizeof(valid); i++)
-				off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "",
-							vmb_suites[i]->name);
+				str_appendf(valid, sizeof(valid), &off, "%s%s", i ? ", " : "", vmb_suites[i]->name);
 		else
 			for (int i = 0; s->tests[i].name && off < sizeof(valid); i++)
-				off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "",
-							s->tests[i].name);
+				str_appendf(valid, sizeof(valid), &off, "%s%s", i ? ", " : "", s->tests[i].name);
 		if (!s)
 			return errf(err, errlen, -ENOENT, "unknown suite '%s'; valid suites: %s", suite, valid);
 		return errf(err, errlen, -ENOENT, "unknown test '%s' in suite %s; valid tests: %s", dot + 1, suite,
@@ -749,8 +747,7 @@ int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct pro
 				size_t off = 0;
 
 				for (size_t i = 0; proto_run_options[i] && off < sizeof(valid); i++)
-					off += (size_t)snprintf(valid + off, sizeof(valid) - off, ", %s",
-								proto_run_options[i]);
+					str_appendf(valid, sizeof(valid), &off, ", %s", proto_run_options[i]);
 				r = errf(err, errlen, -EINVAL, "options for %s: '%s' is not an option a host may set; "
 					 "valid: %s.OPTION%s", out.what, q, s->name, valid);
 				goto fail;

@@ -10,6 +10,8 @@
 #include "html.h"
 #include "svg.h"
 #include "text.h"
+#include "../core/str.h"
+#include "../core/unit.h"
 #include "../core/banned.h"
 
 /* Below 700 px the comparison tables turn into one card per metric, each
@@ -442,6 +444,14 @@ static bool drawable(const struct cmp_cell *c)
 	return c->n && isfinite(c->sum.mean) && isfinite(c->sum.ci95_low) && isfinite(c->sum.ci95_high);
 }
 
+/* The low end of the 95% CI a chart draws: clipped at zero for a rate or a
+ * size, where a wide interval of few samples reaches below what the metric
+ * can be (the tables keep the interval as computed). */
+static double ci_low_drawn(const struct cmp_cell *c, bool nonnegative)
+{
+	return nonnegative ? fmax(c->sum.ci95_low, 0) : c->sum.ci95_low;
+}
+
 /* Bars of every case of a (suite, test, metric), one per operand, with the 95% CI. */
 static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n, const json_t *vary)
 {
@@ -451,7 +461,7 @@ static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 	char **owned = calloc(n, sizeof(*owned)), title[256], ytitle[96], nums[8][4], key[512] = "", caption[800];
 	const char *nums_p[8] = { nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], nums[6], nums[7] };
 	double slot = (x.p1 - x.p0) / (double)n, bw = slot * 0.8 / (double)t->nops;
-	bool numbered = false;
+	bool numbered = false, nonneg = vmb_unit_nonnegative(r0->unit);
 	size_t off = 0;
 	struct legend lg;
 	struct svg s;
@@ -467,7 +477,7 @@ static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 			if (!drawable(c))
 				continue;
 			any = true;
-			y.lo = fmin(y.lo, fmin(c->sum.mean, c->sum.ci95_low));
+			y.lo = fmin(y.lo, fmin(c->sum.mean, ci_low_drawn(c, nonneg)));
 			y.hi = fmax(y.hi, fmax(c->sum.mean, c->sum.ci95_high));
 		}
 		if (any)
@@ -488,11 +498,10 @@ static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 		numbered |= (double)strlen(labels[i]) * 6.2 > slot;
 	for (size_t i = 0; numbered && i < n; i++) {
 		snprintf(nums[i], sizeof(nums[i]), "%zu", i + 1);
-		off += (size_t)snprintf(key + off, off < sizeof(key) ? sizeof(key) - off : 0, "%s%zu = %s",
-					i ? "; " : " (", i + 1, labels[i]);
+		str_appendf(key, sizeof(key), &off, "%s%zu = %s", i ? "; " : " (", i + 1, labels[i]);
 	}
-	if (numbered && off < sizeof(key))
-		snprintf(key + off, sizeof(key) - off, ")");
+	if (numbered)
+		str_appendf(key, sizeof(key), &off, ")");
 	svg_axes(&s, &x, &y, NULL, ytitle, n > 8 ? NULL : numbered ? nums_p : labels, n <= 8 ? (int)n : 0);
 	for (size_t i = 0; i < n; i++)
 		for (size_t o = 0; o < t->nops; o++) {
@@ -506,7 +515,7 @@ static void bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[o].name, labels[i], val);
 			svg_bar(&s, bx, bw, svg_map(&y, y.lo), svg_map(&y, c->sum.mean), (int)o, tip);
 			if (c->n > 1)
-				svg_errorbar(&s, bx + bw / 2, svg_map(&y, fmax(c->sum.ci95_low, y.lo)),
+				svg_errorbar(&s, bx + bw / 2, svg_map(&y, fmax(ci_low_drawn(c, nonneg), y.lo)),
 					     svg_map(&y, c->sum.ci95_high));
 		}
 	svg_legend_colored(&s, 80, 300, lg.names, lg.colors, lg.n);
@@ -804,12 +813,11 @@ static void phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, 
 	}
 	for (size_t k = 0; numbered && k < nops; k++) {
 		snprintf(nums[k], sizeof(nums[k]), "%zu", k + 1);
-		keyoff += (size_t)snprintf(key + keyoff, keyoff < sizeof(key) ? sizeof(key) - keyoff : 0, "%s%zu = %s",
-					   k ? "; " : " (", k + 1, names[k]);
+		str_appendf(key, sizeof(key), &keyoff, "%s%zu = %s", k ? "; " : " (", k + 1, names[k]);
 		names[k] = nums[k];
 	}
-	if (numbered && keyoff < sizeof(key))
-		snprintf(key + keyoff, sizeof(key) - keyoff, ")");
+	if (numbered)
+		str_appendf(key, sizeof(key), &keyoff, ")");
 	svg_axes(&s, &x, &y, NULL, ytitle, names, (int)nops);
 	for (size_t k = 0; k < nops; k++) {
 		double base = 0;

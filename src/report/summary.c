@@ -205,7 +205,7 @@ static void point_label(const json_t *cases, const json_t *c, char *buf, size_t 
 			snprintf(one, sizeof(one), fmt, val);
 		else
 			snprintf(one, sizeof(one), "%s=%s", key, val);
-		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", off ? " " : "", one);
+		str_appendf(buf, len, &off, "%s%s", off ? " " : "", one);
 	}
 }
 
@@ -223,10 +223,10 @@ static void constant_params(const json_t *cases, char *buf, size_t len)
 		if (json_array_size(cases) > 1 && param_varies(cases, key))
 			continue;
 		param_text(key, v, val, sizeof(val));
-		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s=%s", off ? " " : "[", key, val);
+		str_appendf(buf, len, &off, "%s%s=%s", off ? " " : "[", key, val);
 	}
-	if (off && off + 1 < len)
-		snprintf(buf + off, len - off, "]");
+	if (off)
+		str_appendf(buf, len, &off, "]");
 }
 
 /* A headline metric's short name beside others: "write_mb_per_s" -> "write". */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app_oltp.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 /* The client library is opened at run time, not linked: vmbench's own
@@ -133,7 +134,7 @@ static int pg_prepare(void *conn, unsigned id, const char *sql, unsigned nparams
 	/* ? placeholders become $1, $2, ... */
 	for (const char *p = sql; *p && o + 8 < sizeof(text); p++)
 		if (*p == '?')
-			o += (size_t)snprintf(text + o, sizeof(text) - o, "$%u", ++n);
+			str_appendf(text, sizeof(text), &o, "$%u", ++n);
 		else
 			text[o++] = *p;
 	text[o] = '\0';

@@ -14,6 +14,7 @@
 
 #include "../core/clock.h"
 #include "mem.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 #define STREAM_SCALAR 3.0
@@ -492,8 +493,7 @@ static int note_caches(struct vmb_ctx *ctx, const struct mem_state *st)
 	for (size_t i = 0; r == 0 && i < sizes->nlist; i++) {
 		const char *lv = level_of(c, (uint64_t)sizes->list[i] << 10);
 
-		off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0, "%s%u:%.4s", i ? "," : "",
-					sizes->list[i], lv);
+		str_appendf(buf, sizeof(buf), &off, "%s%u:%.4s", i ? "," : "", sizes->list[i], lv);
 		if (sizes->list[i] > max)
 			max = sizes->list[i];
 	}

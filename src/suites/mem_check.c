@@ -16,6 +16,7 @@
 
 #include "../core/clock.h"
 #include "mem.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 static uint64_t next_rand(uint64_t *s)
@@ -176,10 +177,10 @@ int mem_run_integrity(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep 
 	t1 = clock_ns();
 	if (nerr) {
 		for (size_t i = 0; i < nerr && i < 4 && off < sizeof(where); i++)
-			off += (size_t)snprintf(where + off, sizeof(where) - off, "%s0x%llx (+%llu): %016llx not %016llx",
-						i ? "; " : "", (unsigned long long)errs[i].addr,
-						(unsigned long long)errs[i].offset, (unsigned long long)errs[i].got,
-						(unsigned long long)errs[i].expected);
+			str_appendf(where, sizeof(where), &off, "%s0x%llx (+%llu): %016llx not %016llx",
+				    i ? "; " : "", (unsigned long long)errs[i].addr,
+				    (unsigned long long)errs[i].offset, (unsigned long long)errs[i].got,
+				    (unsigned long long)errs[i].expected);
 		return vmb_fail(ctx, -EIO, "%llu memory error%s at %s", (unsigned long long)nerr, nerr == 1 ? "" : "s",
 				where);
 	}

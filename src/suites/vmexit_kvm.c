@@ -21,6 +21,7 @@
 
 #include "vmexit.h"
 #include "../core/clock.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 #if defined(__x86_64__)
@@ -478,8 +479,8 @@ int vmexit_kvm_run(struct vmb_ctx *ctx, double duration_s, struct vmb_rep *rep, 
 				 &expected[k], &how[k]);
 		if (r == -ETIMEDOUT) {
 			/* one kind this KVM does not complete: the others still count */
-			moff += (size_t)snprintf(memo->why + moff, moff < sizeof(memo->why) ? sizeof(memo->why) - moff : 0,
-						 "%s%s: %s", moff ? "; " : "", vmx_kinds[k].name, ctx->reason);
+			str_appendf(memo->why, sizeof(memo->why), &moff,
+				    "%s%s: %s", moff ? "; " : "", vmx_kinds[k].name, ctx->reason);
 			memo->stuck |= 1u << k;
 			ctx->reason[0] = 0;
 			continue;
@@ -496,8 +497,8 @@ int vmexit_kvm_run(struct vmb_ctx *ctx, double duration_s, struct vmb_rep *rep, 
 			goto out;
 		done[k] = true;
 		nmeasured++;
-		off += (size_t)snprintf(text + off, off < sizeof(text) ? sizeof(text) - off : 0, "%s%s %llu/%u",
-					off ? ", " : "", vmx_kinds[k].name, (unsigned long long)counted[k], expected[k]);
+		str_appendf(text, sizeof(text), &off, "%s%s %llu/%u",
+			    off ? ", " : "", vmx_kinds[k].name, (unsigned long long)counted[k], expected[k]);
 	}
 	if (nmeasured == 0) {
 		r = vmb_fail(ctx, -ETIMEDOUT, "no exit kind completed: %s", memo->why);

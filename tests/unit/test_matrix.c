@@ -71,6 +71,37 @@ static void messages(void **state)
 	}
 }
 
+/* The valid values an error message lists stay inside their buffer, however
+ * long the device table's list grows. */
+static void value_lists(void **state)
+{
+	static const struct {
+		const char *spaced;
+		size_t len;
+		const char *text;
+	} cases[] = {
+		{ " a b c", 8, "a, b, c" },                          /* exact fit */
+		{ " a b cd", 8, "a, b..." },                         /* one over */
+		{ " ide ahci lsi nvme virtio-blk virtio-scsi", 12, "ide, ahc..." }, /* far over */
+		{ " ide ahci", 3, "id" },
+		{ "", 8, "" },
+		{ " a", 1, "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+
+		memset(buf, 'Z', sizeof(buf));
+		lab_values_text(cases[i].spaced, buf, cases[i].len);
+		if (strcmp(buf, cases[i].text))
+			fail_msg("case %zu: \"%s\", expected \"%s\"", i, buf, cases[i].text);
+		for (size_t b = cases[i].len; b < sizeof(buf); b++)
+			if (buf[b] != 'Z')
+				fail_msg("case %zu: byte %zu written past len %zu", i, b, cases[i].len);
+	}
+}
+
 static bool has_pair(const struct strv *a, const char *opt, const char *val)
 {
 	for (size_t i = 0; i + 1 < a->n; i++)
@@ -254,6 +285,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(expansion),
 		cmocka_unit_test(messages),
+		cmocka_unit_test(value_lists),
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(device_table),
 		cmocka_unit_test(long_paths),

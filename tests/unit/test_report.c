@@ -89,7 +89,8 @@ static void document(void **state)
 }
 
 /* A document with one metric of the given samples, params and direction. */
-static json_t *doc_with(const char *params, const char *metric, const char *dir, const double *x, size_t n)
+static json_t *doc_in(const char *unit, const char *params, const char *metric, const char *dir, const double *x,
+		      size_t n)
 {
 	json_t *samples = json_array();
 
@@ -97,7 +98,12 @@ static json_t *doc_with(const char *params, const char *metric, const char *dir,
 		json_array_append_new(samples, json_real(x[i]));
 	return json_pack("{s:[{s:s, s:[{s:s, s:[{s:o, s:[{s:s, s:s, s:s, s:b, s:o}]}]}]}]}", "suites", "name", "disk",
 			 "tests", "name", "randread", "cases", "params", json_loads(params, 0, NULL), "metrics", "name",
-			 metric, "unit", "1/s", "direction", dir, "headline", 1, "samples", samples);
+			 metric, "unit", unit, "direction", dir, "headline", 1, "samples", samples);
+}
+
+static json_t *doc_with(const char *params, const char *metric, const char *dir, const double *x, size_t n)
+{
+	return doc_in("1/s", params, metric, dir, x, n);
 }
 
 static struct cmp_row *row(struct cmp_table *t, const char *metric, const char *params)
@@ -301,6 +307,53 @@ static void legend_of_drawn_operands(void **state)
 	free(iops);
 	free(html);
 	cmp_table_release(&t);
+}
+
+/* Three samples far apart: the 95% CI reaches far below zero. A bar chart
+ * of a rate or a size draws its error bar down to the axis at zero, not
+ * below it (the table keeps the interval); a metric without a unit may be
+ * negative and keeps its axis below zero. */
+static void error_bars_stop_at_zero(void **state)
+{
+	static const double x[] = { 1, 100, 2 };
+	static const struct {
+		const char *unit;
+		bool clipped;
+	} cases[] = {
+		{ "1/s", true }, { "MB/s", true }, { "B", true }, { "", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cmp_table t;
+		json_t *a = json_array();
+		char *html, *chart;
+		const char *err;
+		double ylo, yhi;
+
+		cmp_table_init(&t);
+		json_array_append_new(a, doc_in(cases[i].unit, "{}", "iops", "higher", x, 3));
+		assert_int_equal(cmp_add_operand(&t, "opa", a), 0);
+		assert_int_equal(cmp_build(&t), 0);
+		assert_true(t.rows[0].cells[0].sum.ci95_low < 0); /* the numbers stay */
+		html = report_of(&t);
+		chart = chart_of(html, "<title>disk.randread iops</title>");
+		err = strstr(chart, "class=\"err\" d=\"M");
+		assert_non_null(err);
+		assert_int_equal(sscanf(err, "class=\"err\" d=\"M%*f %lf V%lf", &ylo, &yhi), 2);
+		/* the axis is y 20 (top) to 250 (bottom); a tick below zero reads "-" */
+		if (cases[i].clipped) {
+			if (ylo != 250.0 || strstr(chart, "font-size=\"11\">-"))
+				fail_msg("unit '%s': error bar from y %.1f, or an axis below zero", cases[i].unit, ylo);
+		} else {
+			assert_true(ylo < 250.0);
+			assert_non_null(strstr(chart, "font-size=\"11\">-"));
+		}
+		assert_true(yhi < ylo);
+		free(chart);
+		free(html);
+		cmp_table_release(&t);
+	}
 }
 
 static void boot_phases(void **state)
@@ -583,6 +636,7 @@ int main(void)
 		cmocka_unit_test(axes_and_mapping),
 		cmocka_unit_test(document),
 		cmocka_unit_test(comparisons),
+		cmocka_unit_test(error_bars_stop_at_zero),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/core/rep.h"
 #include "../../src/core/runner.h"
 #include "../../src/suites/suites.h"
 
@@ -459,6 +460,64 @@ static void pool_pinning(void **state)
 	}
 }
 
+/* What a suite says through its context: a note replaces the key's earlier
+ * note, an actual value is added and the last one wins, each cut at its own
+ * length; skip, usage and failure set the reason. */
+static void notes_and_reasons(void **state)
+{
+	static const struct {
+		int kind; /* 0 note, 1 actual value */
+		const char *key;
+		size_t repeat; /* the value is "v" and this many 'x' */
+	} said[] = {
+		{ 0, "mode", 1 }, { 1, "bs", 2 }, { 0, "mode", 3 }, { 1, "bs", 4 }, { 0, "long", 600 }, { 1, "wide", 100 },
+	};
+	static const struct {
+		const char *key;
+		size_t note_len, actual_len; /* 0: none */
+	} want[] = {
+		{ "mode", 4, 0 }, { "bs", 0, 5 }, { "long", 511, 0 }, { "wide", 0, 63 },
+	};
+	struct vmb_param *params = NULL;
+	size_t n = 0;
+	struct vmb_notes nt = { .params = &params, .n = &n };
+	struct vmb_ctx ctx = { .notes = &nt };
+	struct vmb_ctx bare = { 0 };
+	char x[700];
+
+	(void)state;
+	memset(x, 'x', sizeof(x));
+	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		int r = said[i].kind ? vmb_param_actual(&ctx, said[i].key, "v%.*s", (int)said[i].repeat, x)
+				     : vmb_note(&ctx, said[i].key, "v%.*s", (int)said[i].repeat, x);
+
+		assert_int_equal(r, 0);
+	}
+	assert_int_equal(n, 2);          /* "mode" once */
+	assert_int_equal(nt.nactual, 3); /* "bs" twice */
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *note = NULL, *actual = vmb_notes_actual(&nt, want[i].key);
+
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(params[k].key, want[i].key))
+				note = params[k].value;
+		assert_int_equal(note ? strlen(note) : 0, want[i].note_len);
+		assert_int_equal(actual ? strlen(actual) : 0, want[i].actual_len);
+	}
+	/* without the runner's notes (a suite called on its own) nothing is kept */
+	assert_int_equal(vmb_note(&bare, "k", "v"), 0);
+	assert_int_equal(vmb_param_actual(&bare, "k", "v"), 0);
+	assert_int_equal(vmb_skip(&ctx, "no %s here", "kvm"), -EOPNOTSUPP);
+	assert_string_equal(ctx.reason, "no kvm here");
+	assert_int_equal(vmb_usage(&ctx, "--size %d is too small", 1), -EINVAL);
+	assert_string_equal(ctx.reason, "--size 1 is too small");
+	assert_true(ctx.usage);
+	assert_int_equal(vmb_fail(&ctx, EIO, "reading %s", "f"), -EIO);
+	assert_string_equal(ctx.reason, "reading f: Input/output error");
+	vmb_params_free(params, n);
+	vmb_params_free(nt.actual, nt.nactual);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +532,7 @@ int main(void)
 		cmocka_unit_test(progress_counts_cases),
 		cmocka_unit_test(estimates),
 		cmocka_unit_test(interrupted_keeps_finished_cases),
+		cmocka_unit_test(notes_and_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* Number, size and list parsing: good and bad inputs. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test.h"
 #include "../../src/core/util.h"
@@ -154,6 +155,49 @@ static void strings(void **state)
 	assert_int_equal(sv.n, 0);
 }
 
+/* str_appendf in a loop never writes past len, whatever the pieces add up
+ * to: the pattern `off += snprintf(buf + off, len - off, ...)` it replaces
+ * wrapped len - off around once the text was longer than the buffer. */
+static void appends(void **state)
+{
+	static const struct {
+		size_t len;
+		const char *pieces[3];
+		const char *text; /* NULL: buf untouched */
+		size_t off;
+	} cases[] = {
+		{ 6, { "hello" }, "hello", 5 },             /* exact fit */
+		{ 6, { "hel", "lo" }, "hello", 5 },         /* exact fit in two */
+		{ 6, { "hello!" }, "he...", 6 },            /* one over */
+		{ 6, { "hello", "!" }, "he...", 6 },        /* one over in the second piece */
+		{ 6, { "a very long piece of text" }, "a ...", 6 }, /* far over */
+		{ 6, { "hello!", "x", "yz" }, "he...", 6 }, /* appends after a cut do nothing */
+		{ 6, { "" }, "", 0 },                       /* empty */
+		{ 6, { "ab", "", "c" }, "abc", 3 },
+		{ 4, { "abcd" }, "...", 4 },
+		{ 3, { "abcd" }, "ab", 3 },                 /* no room for the mark */
+		{ 1, { "a" }, "", 1 },
+		{ 0, { "abc", "d" }, NULL, 0 },             /* len 0: nothing written */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[16];
+		size_t off = 0;
+
+		memset(buf, 'Z', sizeof(buf));
+		for (size_t k = 0; k < 3 && cases[i].pieces[k]; k++)
+			str_appendf(buf, cases[i].len, &off, "%s", cases[i].pieces[k]);
+		if (cases[i].text)
+			assert_string_equal(buf, cases[i].text);
+		if (off != cases[i].off)
+			fail_msg("case %zu: off %zu, expected %zu", i, off, cases[i].off);
+		for (size_t b = cases[i].len; b < sizeof(buf); b++)
+			if (buf[b] != 'Z')
+				fail_msg("case %zu: byte %zu written past len %zu", i, b, cases[i].len);
+	}
+}
+
 /* A file without end (a device given as a result file) stops at the limit
  * with -EFBIG; the buffer grows by doubling (a fixed step copied it once
  * per step: minutes under ASan, where show /dev/zero timed out). */
@@ -176,6 +220,7 @@ int main(void)
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(lists),
 		cmocka_unit_test(strings),
+		cmocka_unit_test(appends),
 		cmocka_unit_test(endless_file),
 	};
 
