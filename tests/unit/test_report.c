@@ -111,8 +111,12 @@ static struct cmp_row *row(struct cmp_table *t, const char *metric, const char *
 
 static void comparisons(void **state)
 {
-	static const double base[] = { 100, 101, 99, 100 }, slower[] = { 80, 81, 79, 80 }, same[] = { 100, 103, 97, 101 };
+	/* every operand has two runs of each case: the run means are the samples */
+	static const double base[] = { 100, 101, 99, 100 }, base2[] = { 102, 103, 101, 102 };
+	static const double slower[] = { 80, 81, 79, 80 }, slower2[] = { 81, 82, 80, 81 };
+	static const double same[] = { 100, 103, 97, 101 }, same2[] = { 101, 102, 100, 101 };
 	static const double third[] = { 30, 31, 29 }, lat_lo[] = { 5, 5.1, 4.9 }, lat_hi[] = { 9, 9.1, 8.9 };
+	static const double lat_lo2[] = { 5.1, 5.2, 5 }, lat_hi2[] = { 9.2, 9.1, 9 };
 	struct cmp_table t;
 	struct cmp_verdict v;
 	struct cmp_filter all = { .all = true };
@@ -123,40 +127,48 @@ static void comparisons(void **state)
 	(void)state;
 	cmp_table_init(&t);
 	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base, 4));
+	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base2, 4));
 	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "iops", "higher", slower, 4));
+	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "iops", "higher", slower2, 4));
 	json_array_append_new(c, doc_with("{\"iodepth\": 1}", "iops", "higher", same, 4));
-	/* pooled: a second run of operand a adds repetitions */
-	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base, 4));
+	json_array_append_new(c, doc_with("{\"iodepth\": 1}", "iops", "higher", same2, 4));
 	/* an unlike case (other queue depth) and a metric on one side only */
 	json_array_append_new(b, doc_with("{\"iodepth\": 32}", "iops", "higher", third, 3));
 	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_lo, 3));
+	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_lo2, 3));
 	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_hi, 3));
+	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_hi2, 3));
 	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
 	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
 	assert_int_equal(cmp_add_operand(&t, "c", c), 0);
+	t.margin_pct = 20;
 	assert_int_equal(cmp_build(&t), 0);
 	assert_int_equal(t.nrows, 3); /* iops@1, iops@32, lat@1: never iops@1 with iops@32 */
 	r1 = row(&t, "iops", "{\"iodepth\":1}");
 	r32 = row(&t, "iops", "{\"iodepth\":32}");
 	lat = row(&t, "lat", "{\"iodepth\":1}");
 	assert_int_equal(r1->cells[0].n, 8);
+	assert_int_equal(r1->cells[0].nruns, 2); /* two runs of four repetitions */
+	assert_int_equal(r1->cells[0].reps_min, 4);
+	assert_close(r1->cells[0].run_means[1], 102, 1e-12);
 	assert_false(r32->cells[0].present);
 	assert_true(r32->cells[1].present);
 
-	cmp_judge(r1, &r1->cells[0], &r1->cells[1], &v);
+	cmp_judge(&t, r1, 1, &v);
 	assert_true(v.comparable);
-	assert_close(v.gap_pct, -20, 1e-9);
+	assert_close(v.gap_pct, (80.5 - 101) / 101 * 100, 1e-9);
 	assert_int_equal(v.better, -1); /* higher is better, and it is lower */
-	assert_true(v.w.p < 0.001);
-	cmp_judge(r1, &r1->cells[0], &r1->cells[2], &v);
+	assert_true(v.w.p < 0.05);
+	cmp_judge(&t, r1, 2, &v);
 	assert_int_equal(v.better, 0); /* the CI of the difference contains 0 */
-	cmp_judge(lat, &lat->cells[0], &lat->cells[1], &v);
+	assert_int_equal(v.rc.verdict, STATS_SAME); /* and its 90% CI lies within +-20% */
+	cmp_judge(&t, lat, 1, &v);
 	assert_int_equal(v.better, -1); /* lower is better, and it is higher */
-	cmp_judge(r32, &r32->cells[0], &r32->cells[1], &v);
+	cmp_judge(&t, r32, 1, &v);
 	assert_false(v.comparable);
 
 	/* 100 -> 30 reads as "3.3x slower" */
-	cmp_judge(r32, &r1->cells[0], &r32->cells[1], &v);
+	v = (struct cmp_verdict){ .comparable = true, .ratio = 0.3 };
 	cmp_ratio_words(r32, &v, words, sizeof(words));
 	assert_string_equal(words, "3.3x slower");
 
@@ -186,6 +198,55 @@ static void comparisons(void **state)
 			assert_int_equal(n.missing, want[i].missing);
 		}
 	}
+	cmp_table_release(&t);
+}
+
+/* One run a side: never a verdict from repetitions alone, unless this
+ * machine's run-to-run noise is stored (calibrate). */
+static void one_run_caveat(void **state)
+{
+	static const double base[] = { 100, 100.1, 99.9, 100 }, other[] = { 97, 97.1, 96.9, 97 };
+	struct cmp_table t;
+	struct cmp_verdict v;
+	struct cmp_filter all = { .all = true };
+	json_t *a = json_array(), *b = json_array(), *cal;
+	char key[256];
+
+	(void)state;
+	cmp_table_init(&t);
+	json_array_append_new(a, doc_with("{}", "iops", "higher", base, 4));
+	json_array_append_new(b, doc_with("{}", "iops", "higher", other, 4));
+	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
+	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	cmp_judge(&t, &t.rows[0], 1, &v);
+	/* repetitions alone would call -3% significant (Welch p < 1e-6) */
+	assert_true(v.comparable);
+	assert_false(v.w.valid);
+	assert_int_equal(v.rc.verdict, STATS_UNTESTED);
+	assert_int_equal(cmp_regressions(stderr, &t, &all, 1), 0); /* no gate fails on it */
+	/* a calibration of this machine (no fingerprint: key of an empty one) */
+	cmp_fingerprint_key(NULL, key, sizeof(key));
+	cal = json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:f, s:i}]}", "cases", "machine", key, "suite", "disk", "test",
+			"randread", "params", "{}", "metric", "iops", "cv_between", 0.005, "runs", 5);
+	t.calibration = cal;
+	cmp_judge(&t, &t.rows[0], 1, &v);
+	assert_true(v.rc.calibrated);
+	assert_int_equal(v.rc.verdict, STATS_SAME); /* 3% against 0.5% noise: within the 5% margin */
+	assert_int_equal(v.rc.significant, -1);     /* but significantly worse: a gate at 2% fails */
+	assert_int_equal(cmp_regressions(stderr, &t, &all, 2), 1);
+	t.margin_pct = 1;
+	cmp_judge(&t, &t.rows[0], 1, &v);
+	assert_int_equal(v.rc.verdict, STATS_WORSE);
+	assert_close(v.rc.df, 4, 0);
+	cal = json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:f, s:i}]}", "cases", "machine", key, "suite", "disk", "test",
+			"randread", "params", "{}", "metric", "iops", "cv_between", 0.05, "runs", 5);
+	json_decref((json_t *)t.calibration);
+	t.calibration = cal;
+	cmp_judge(&t, &t.rows[0], 1, &v);
+	assert_int_equal(v.rc.verdict, STATS_INCONCLUSIVE); /* 3% against 5% noise */
+	assert_true(v.rc.mdd_pct > 3);
+	json_decref(cal);
 	cmp_table_release(&t);
 }
 
@@ -296,7 +357,10 @@ static void legend_of_drawn_operands(void **state)
 	}
 	/* the tally says it in words */
 	assert_non_null(strstr(html, "<b>opb</b> against <b>opa</b>: <span class=\"better\">0 better</span>"));
-	assert_non_null(strstr(html, "<span class=\"same\">1 the same</span> (no significant difference), 1 measured on one side only; of 2 headline metrics."));
+	assert_non_null(strstr(html, "<span class=\"same\">0 the same</span> (within &plusmn;5%), 0 with no significant "
+				     "difference, 1 not tested (one run a side: run-to-run noise unknown), 1 measured on "
+				     "one side only; of 2 headline metrics."));
+	assert_non_null(strstr(html, "<p class=\"caveat\">(*) "));
 	free(lat);
 	free(iops);
 	free(html);
@@ -529,6 +593,7 @@ int main(void)
 		cmocka_unit_test(axes_and_mapping),
 		cmocka_unit_test(document),
 		cmocka_unit_test(comparisons),
+		cmocka_unit_test(one_run_caveat),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),
