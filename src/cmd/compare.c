@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "../core/log.h"
 #include "../report/compare.h"
+#include "../store/calib.h"
 #include "../store/db.h"
 #include "../core/banned.h"
 
@@ -16,11 +17,17 @@ const struct vmb_opt compare_opts[] = {
 	{ .name = "suite", .type = OPT_STRING, .metavar = "NAME", .help = "only this suite's metrics" },
 	{ .name = "metric", .type = OPT_STRING, .metavar = "GLOB",
 	  .help = "only metrics whose name (or suite.test.name) matches, e.g. 'p99*' or 'disk.*.iops'" },
+	{ .name = "margin", .type = OPT_DOUBLE, .min = 0, .max = 100, .def = "5", .metavar = "PCT",
+	  .help = "equivalence margin: 'same' when the 90% CI of the difference lies within +-PCT% of the "
+		  "baseline (two one-sided tests); 0 for no equivalence verdict" },
+	{ .name = "no-calibration", .type = OPT_BOOL,
+	  .help = "ignore this machine's stored calibration (vmbench calibrate) for operands of one run" },
 	{ .name = "all", .type = OPT_BOOL, .help = "every metric, not only each test's headline metrics" },
 	{ .name = "format", .type = OPT_STRING, .def = "text", .choices = "text|markdown|csv|json", .metavar = "FMT",
 	  .help = "output format" },
 	{ .name = "fail-if-worse", .type = OPT_DOUBLE, .min = 0, .max = 1e9, .metavar = "PCT",
-	  .help = "exit 1 if a metric is significantly worse than the baseline by more than PCT percent" },
+	  .help = "exit 1 if a metric is significantly worse than the baseline, at the level of runs, by more than "
+		  "PCT percent (one run a side fails only with a stored calibration)" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
@@ -36,8 +43,12 @@ const struct vmb_cmd cmd_compare_desc = {
 	.description = "Each operand is a result file, a stored run (number or id prefix), or a label selector "
 		       "(hv=kvm or disk=sata,host=lab1) whose matching runs are pooled as repetitions. Metrics are "
 		       "paired only when suite, test and parameters (threads, queue depth, block size...) are equal; "
-		       "a metric present on one side only is listed as such. A difference is significant when the "
-		       "95% confidence interval of the difference of means (Welch) excludes zero.",
+		       "a metric present on one side only is listed as such. A run (one process, one boot) is the "
+		       "unit of replication: each run's mean is one sample, and a difference is significant when "
+		       "the 95% confidence interval of the difference of run means (Welch) excludes zero. With one "
+		       "run on a side nothing is called significant unless 'vmbench calibrate' stored this "
+		       "machine's run-to-run noise. Beside every 'no significant difference' stands the minimal "
+		       "detectable difference (mdd: found 80% of the time with these runs).",
 	.opts = compare_opts,
 	.min_args = 2,
 	.max_args = CMD_ARGS_ANY,
@@ -94,6 +105,7 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	struct cmp_table t;
 	struct cmp_filter flt;
 	enum cmp_format fmt;
+	json_t *calib = NULL;
 	int ret;
 
 	cmp_table_init(&t);
@@ -103,6 +115,16 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_build_table(self, &pos, optset_str(&own, "db"), optset_str(&own, "baseline"), &t);
 	if (ret != CMD_CONTINUE)
 		goto out;
+	t.margin_pct = optset_double(&own, "margin");
+	if (!optset_bool(&own, "no-calibration")) {
+		char dbp[4096], dir[4200];
+
+		if (db_default_path(optset_str(&own, "db"), dbp, sizeof(dbp)) == 0 &&
+		    calib_dir(dbp, dir, sizeof(dir)) == 0) {
+			calib = calib_load(dir);
+			t.calibration = calib;
+		}
+	}
 	flt = (struct cmp_filter){ .suite = optset_str(&own, "suite"), .metric_glob = optset_str(&own, "metric"),
 				   .all = optset_bool(&own, "all") };
 	{
@@ -137,6 +159,7 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	}
 out:
 	cmp_table_release(&t);
+	json_decref(calib);
 	cmd_release(&own, NULL, &pos);
 	return ret;
 }

@@ -713,8 +713,8 @@ static void print_text(FILE *f, const struct cmp_table *t, const struct cmp_filt
 	for (size_t o = 0; o < t->nops; o++)
 		wname = umax(wname, cols(t->ops[o].name) + (o == t->baseline ? 11 : 0));
 	wmet = umin(wmet, 28);
-	wval = umin(wval, 24);
-	wverd = umin(wverd, 44);
+	wval = umin(wval, 34);
+	wverd = umin(wverd, 56);
 	/* wide: each operand's value under its name, its verdict beside it */
 	if (2 + wmet + t->nops * (2 + wval) + (t->nops - 1) * (2 + wverd) <= TEXT_WIDTH) {
 		wide = umax(wval, umin(wname, 24));

@@ -1,5 +1,7 @@
 /* Report building blocks: SVG primitives, and the comparison rules (gap,
  * direction, significance, pairing on parameters, one-sided metrics). */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "test.h"
@@ -248,6 +250,87 @@ static void one_run_caveat(void **state)
 	assert_true(v.rc.mdd_pct > 3);
 	json_decref(cal);
 	cmp_table_release(&t);
+}
+
+/* A seeded generator (xorshift64*) and normal deviates (Box-Muller): the
+ * simulated documents are the same on every run of the test. */
+static uint64_t rng_state;
+
+static double rng_uniform(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double rng_normal(void)
+{
+	double u = rng_uniform(), v = rng_uniform();
+
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* An operand of `runs` documents: each run's mean drifts by drift (fraction
+ * of mean, one normal deviate per run, the epoch of noise), its
+ * repetitions by rep_noise around that. */
+static json_t *simulated(double mean, size_t runs, size_t reps, double drift, double rep_noise)
+{
+	json_t *docs = json_array();
+
+	for (size_t r = 0; r < runs; r++) {
+		double x[16], m = mean * (1 + drift * rng_normal());
+
+		for (size_t k = 0; k < reps; k++)
+			x[k] = m * (1 + rep_noise * rng_normal());
+		json_array_append_new(docs, doc_with("{}", "iops", "higher", x, reps));
+	}
+	return docs;
+}
+
+/* The verdict of b against a over `pairs` simulated pairs: how many were
+ * called significant at the run level, and how many Welch on pooled
+ * repetitions (the old model) would have called significant. */
+static void simulate(double gap, size_t runs, size_t pairs, size_t *significant, size_t *rep_level, size_t *worse)
+{
+	*significant = *rep_level = *worse = 0;
+	for (size_t i = 0; i < pairs; i++) {
+		struct cmp_table t;
+		struct cmp_verdict v;
+		struct stats_welch w;
+
+		cmp_table_init(&t);
+		assert_int_equal(cmp_add_operand(&t, "a", simulated(1000, runs, 5, 0.03, 0.005)), 0);
+		assert_int_equal(cmp_add_operand(&t, "b", simulated(1000 * (1 + gap), runs, 5, 0.03, 0.005)), 0);
+		assert_int_equal(cmp_build(&t), 0);
+		cmp_judge(&t, &t.rows[0], 1, &v);
+		*significant += v.rc.significant != 0;
+		*worse += v.rc.verdict == STATS_WORSE;
+		stats_welch(&t.rows[0].cells[0].sum, &t.rows[0].cells[1].sum, &w);
+		*rep_level += w.ci_low > 0 || w.ci_high < 0;
+		cmp_table_release(&t);
+	}
+}
+
+/* A/A with drifting run means: no more than 5% called significant (the old
+ * repetition-level test calls most of them significant); a true 10%
+ * difference is found at least 90% of the time with 5 runs a side. */
+static void aa_and_ab(void **state)
+{
+	size_t sig, rep, worse;
+
+	(void)state;
+	rng_state = 0x5eed2026u;
+	simulate(0, 3, 1000, &sig, &rep, &worse);
+	print_message("A/A 3 runs a side: %zu of 1000 significant (repetition level: %zu)\n", sig, rep);
+	assert_true(sig <= 50);
+	assert_true(rep > 300); /* what the one-level model got wrong */
+	simulate(0, 5, 1000, &sig, &rep, &worse);
+	print_message("A/A 5 runs a side: %zu of 1000 significant\n", sig);
+	assert_true(sig <= 50);
+	simulate(-0.10, 5, 1000, &sig, &rep, &worse);
+	print_message("A/B -10%%, 5 runs a side: %zu of 1000 found worse\n", worse);
+	assert_true(worse >= 900);
 }
 
 /* The report of a table, as a string the caller frees. */
@@ -594,6 +677,7 @@ int main(void)
 		cmocka_unit_test(document),
 		cmocka_unit_test(comparisons),
 		cmocka_unit_test(one_run_caveat),
+		cmocka_unit_test(aa_and_ab),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),
