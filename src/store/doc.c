@@ -199,6 +199,8 @@ json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m
 			"precision_pct", rs->precision_pct, "min_reps", (json_int_t)rs->min_reps,
 			"max_reps", (json_int_t)rs->max_reps, "quick", rs->quick,
 			"suites", suites);
+	if (doc && m->run_group)
+		json_object_set_new(doc, "run_group", json_deep_copy(m->run_group));
 	return doc;
 oom:
 	json_decref(argv);
@@ -571,9 +573,9 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 		fail_at(&v, "schema: \"%s\" is not a vmbench result (expected \"%s\")", json_string_value(x),
 			DOC_SCHEMA);
 	x = need(&v, doc, "", "schema_version", JSON_INTEGER);
-	if (x && json_integer_value(x) != DOC_SCHEMA_VERSION)
-		fail_at(&v, "schema_version: %lld is not supported (this vmbench reads version %d%s)",
-			(long long)json_integer_value(x), DOC_SCHEMA_VERSION,
+	if (x && (json_integer_value(x) > DOC_SCHEMA_VERSION || json_integer_value(x) < DOC_SCHEMA_VERSION_MIN))
+		fail_at(&v, "schema_version: %lld is not supported (this vmbench reads versions %d to %d%s)",
+			(long long)json_integer_value(x), DOC_SCHEMA_VERSION_MIN, DOC_SCHEMA_VERSION,
 			json_integer_value(x) > DOC_SCHEMA_VERSION ? "; it was written by a newer vmbench" : "");
 	x = need(&v, doc, "", "id", JSON_STRING);
 	if (x && (json_string_length(x) == 0 || json_string_length(x) > 64))
@@ -608,6 +610,18 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 		need(&v, x, "fingerprint.hypervisor", "name", JSON_STRING);
 	if (fp)
 		check_free(&v, fp, "fingerprint", 1);
+	x = get(&v, doc, "", "run_group", JSON_OBJECT, false);
+	if (x) {
+		const json_t *o = get(&v, x, "run_group", "order", JSON_ARRAY, false), *e;
+
+		get(&v, x, "run_group", "id", JSON_STRING, false);
+		number(&v, x, "run_group", "round", true, true, false, 1, 1000000);
+		number(&v, x, "run_group", "rounds", true, true, false, 1, 1000000);
+		number(&v, x, "run_group", "seed", false, true, false, 0, 9.2e18);
+		json_array_foreach(o, i, e)
+			if (!json_is_string(e))
+				fail_at(&v, "run_group.order[%zu]: expected a string", i);
+	}
 	st = get(&v, doc, "", "settings", JSON_OBJECT, false);
 	if (st) {
 		json_object_foreach((json_t *)st, k, x)
