@@ -551,6 +551,16 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 			       json_integer_value(json_object_get(group, "rounds"))))
 		summary_print(stdout, doc, store_failed || ncases == 0 ? 0 : (long long)id,
 			      json_failed || ncases == 0 ? NULL : json_path);
+	if (log_get_level() > LOG_ERROR) {
+		size_t busy, sensed;
+
+		doc_noise_count(doc, &busy, &sensed);
+		if (sensed)
+			fprintf(json_stdout ? stderr : stdout, "%shost busy during %zu of %zu repetitions%s\n",
+				group ? "this round: " : "", busy, sensed,
+				busy ? " (other processes' CPU over 10% of the CPUs in use, steal over 2% or over 10 "
+				       "major faults: see docs/methodology.md)" : "");
+	}
 	/* Kept somewhere the user asked for, or saved elsewhere and said where. */
 	if (json_failed || (store_failed && !json_path))
 		(void)save_elsewhere(doc);

@@ -44,6 +44,8 @@ size_t doc_failures(const json_t *doc, struct strv *out);
 /* Whether the run was interrupted (status "interrupted"): it holds only the
  * cases finished before the stop. */
 bool doc_interrupted(const json_t *doc);
+/* Repetitions marked busy by the noise sensors, and those with readings. */
+void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed);
 /* Suite names, comma-separated. */
 void doc_suites_string(const json_t *doc, char *buf, size_t len);
 
