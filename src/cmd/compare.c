@@ -86,6 +86,13 @@ int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const 
 			return cmd_usage_error(self, "--baseline '%s' is not one of the operands (give its word or its position)",
 					       baseline);
 	}
+	{
+		/* this machine's stored run-to-run noise, for operands of one run */
+		char dbp[4096], dir[4200];
+
+		if (db_default_path(db_opt, dbp, sizeof(dbp)) == 0 && calib_dir(dbp, dir, sizeof(dir)) == 0)
+			t->calibration = calib_load(dir);
+	}
 	if (cmp_build(t) < 0) {
 		log_error("out of memory comparing");
 		return EXIT_FAILED;
@@ -105,7 +112,6 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	struct cmp_table t;
 	struct cmp_filter flt;
 	enum cmp_format fmt;
-	json_t *calib = NULL;
 	int ret;
 
 	cmp_table_init(&t);
@@ -116,14 +122,9 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret != CMD_CONTINUE)
 		goto out;
 	t.margin_pct = optset_double(&own, "margin");
-	if (!optset_bool(&own, "no-calibration")) {
-		char dbp[4096], dir[4200];
-
-		if (db_default_path(optset_str(&own, "db"), dbp, sizeof(dbp)) == 0 &&
-		    calib_dir(dbp, dir, sizeof(dir)) == 0) {
-			calib = calib_load(dir);
-			t.calibration = calib;
-		}
+	if (optset_bool(&own, "no-calibration")) {
+		json_decref(t.calibration);
+		t.calibration = NULL;
 	}
 	flt = (struct cmp_filter){ .suite = optset_str(&own, "suite"), .metric_glob = optset_str(&own, "metric"),
 				   .all = optset_bool(&own, "all") };
@@ -159,7 +160,6 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	}
 out:
 	cmp_table_release(&t);
-	json_decref(calib);
 	cmd_release(&own, NULL, &pos);
 	return ret;
 }

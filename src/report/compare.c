@@ -234,6 +234,7 @@ void cmp_table_release(struct cmp_table *t)
 	free(t->rows);
 	free(t->ops);
 	free(t->index);
+	json_decref(t->calibration);
 	cmp_table_init(t);
 }
 
@@ -686,6 +687,39 @@ static void op_label(const struct cmp_table *t, size_t o, bool numbered, char *b
 		snprintf(buf, len, "%s%s", t->ops[o].name, o == t->baseline ? " (baseline)" : "");
 }
 
+/* The caveats, each wrapped at TEXT_WIDTH columns at spaces. */
+static void caveats_wrapped(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	(void)cmp_caveats(mem, t, flt, "");
+	if (fclose(mem) != 0 || !text) {
+		free(text);
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p = line;
+
+		while (cols(p) > TEXT_WIDTH) {
+			const char *cut = p + TEXT_WIDTH;
+
+			while (cut > p && *cut != ' ')
+				cut--;
+			if (cut == p)
+				break;
+			fprintf(f, "%.*s\n", (int)(cut - p), p);
+			p = cut + 1;
+			fputs("    ", f);
+		}
+		fprintf(f, "%s\n", p);
+	}
+	free(text);
+}
+
 /* Text: metrics grouped under their case ("cpu.prime  threads=1 max-prime=2000").
  * With a column per operand and one per verdict when that fits in 120
  * columns, else a line per operand under each metric. A tally closes it. */
@@ -797,6 +831,7 @@ static void print_text(FILE *f, const struct cmp_table *t, const struct cmp_filt
 		}
 		fputc('\n', f);
 	}
+	caveats_wrapped(f, t, flt);
 	for (size_t o = 0; o < t->nops; o++) {
 		struct cmp_tally n;
 
@@ -809,7 +844,6 @@ static void print_text(FILE *f, const struct cmp_table *t, const struct cmp_filt
 		column(f, buf, TEXT_WIDTH, false, NULL);
 		fputc('\n', f);
 	}
-	(void)cmp_caveats(f, t, flt, "");
 }
 
 int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, enum cmp_format fmt, bool color)

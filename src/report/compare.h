@@ -52,7 +52,7 @@ struct cmp_table {
 	size_t nrows, rcap;
 	size_t *index, icap; /* open addressing over rows: row number + 1, 0 = free */
 	double margin_pct;     /* equivalence margin (--margin) */
-	const json_t *calibration; /* borrowed calibration document, or NULL */
+	json_t *calibration;   /* stored calibrations {"cases": [...]} (owned), or NULL */
 };
 
 #define CMP_DEFAULT_MARGIN_PCT 5.0

@@ -160,7 +160,7 @@ static void verdict_cell(FILE *f, const struct cmp_table *t, const struct cmp_ro
 		fputs("\">", f);
 		if (isfinite(v.gap_pct))
 			fprintf(f, "%+.1f%% ", v.gap_pct);
-		fputs("<small>(one run a side: run-to-run noise unknown)</small>", f);
+		fputs("<small>(one run: noise unknown)</small>", f);
 	} else {
 		fprintf(f, " %s\" data-label=\"", v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
 		label(f, t, o);

@@ -29,7 +29,7 @@ def main():
             labels = dict(kv.split("=", 1) for kv in args.pop(0).split(","))
     with open(path) as f:
         doc = json.load(f)
-    if doc.get("schema") != "vmbench-result" or doc.get("schema_version") != 1:
+    if doc.get("schema") != "vmbench-result" or doc.get("schema_version") not in (1, 2):
         fail("schema")
     for k in ("id", "started", "ended", "tool", "fingerprint", "settings", "command_line"):
         if k not in doc:

@@ -19,6 +19,24 @@ for out, scale in ((sys.argv[2], 1.0), (sys.argv[3], 0.5)):
                 m["samples"] = [x * scale for x in (1000.0, 1010.0, 990.0)]
     json.dump(d, open(out, "w"))
 PY
+# One run a side proves nothing without this machine's run-to-run noise: a
+# stored calibration (as 'vmbench calibrate' writes it) of 1% for A's cases.
+python3 - "$T/a.json" "$VMBENCH_DB.calibration" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+fp = d["fingerprint"]
+key = "%s|%s|%s|%d" % (fp["cpu"].get("model") or "?", fp["hypervisor"].get("name") or "none",
+                       fp["kernel"].get("release") or "?", fp["cpu"].get("logical") or 0)
+cases = []
+for c in d["suites"][0]["tests"][0]["cases"]:
+    for m in c["metrics"]:
+        cases.append({"machine": key, "suite": "cpu", "test": "prime",
+                      "params": json.dumps(c["params"], sort_keys=True, separators=(",", ":")),
+                      "metric": m["name"], "runs": 5, "reps": 3, "cv_between": 0.01})
+os.makedirs(sys.argv[2], exist_ok=True)
+json.dump({"schema": "vmbench-calibration", "schema_version": 1, "cases": cases},
+          open(os.path.join(sys.argv[2], "20260101T000000Z-1.json"), "w"))
+PY
 expect 0 "run C with another max-prime" "$VMB" run cpu.prime --time 0.05 --warmup 0 --repeat 3 --threads 1 \
 	--cpu.max-prime 3000 --json "$T/c.json" --no-store -q
 
@@ -111,7 +129,7 @@ inside = sum(1 for r in rows if r["operand"] != "base.json")  # the name's line 
 assert raw.count(b"\n") - raw.count(b"\r\n") == inside and raw.endswith(b"\r\n"), "records end in CRLF"
 names = {r["operand"] for r in rows}
 assert names == {"base.json", 'we,ird "na|me"\nx.json'}, names
-assert all(len(r) == 15 and None not in r for r in rows), rows
+assert all(len(r) == 22 and None not in r for r in rows), rows
 odd = [r for r in rows if r["operand"] != "base.json" and r["metric"] == "events_per_s"]
 assert odd and all(abs(float(r["gap_pct"]) + 50) < 1e-6 and r["verdict"] == "worse" for r in odd), odd
 PY
@@ -123,7 +141,7 @@ cols = {len(l.replace("\\|", "").split("|")) for l in lines}
 assert len(cols) == 1, cols
 assert 'we,ird "na\\|me" x.json' in lines[0], lines[0]
 PY
-# A single repetition cannot be tested: never "same"
+# One run a side with no calibration cannot be tested: never "same"
 python3 - "$T/half.json" "$T/one.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -133,17 +151,30 @@ for c in d["suites"][0]["tests"][0]["cases"]:
 d["id"] = "00000000-one"
 json.dump(d, open(sys.argv[2], "w"))
 PY
-expect 0 "csv with one repetition" "$VMB" compare "$T/base.json" "$T/one.json" --format csv --all
-check "csv: one repetition is inconclusive, not the same" python3 - "$T/out" <<'PY'
+expect 0 "csv with one run a side, no calibration" "$VMB" compare "$T/base.json" "$T/one.json" --format csv --all \
+	--no-calibration
+check "csv: one run a side is untested, not the same" python3 - "$T/out" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["baseline"] == "false"]
-assert rows and all(r["verdict"] == "inconclusive" and r["p"] == "" for r in rows), rows
+assert rows and all(r["verdict"] == "untested" and r["p"] == "" and r["basis"] == "none" for r in rows), rows
 PY
-expect 0 "json with one repetition" "$VMB" compare "$T/base.json" "$T/one.json" --format json --all
-check "json: too few samples to test" python3 -c '
+expect 0 "json with one run a side, no calibration" "$VMB" compare "$T/base.json" "$T/one.json" --format json --all \
+	--no-calibration
+check "json: untested, and why" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert all(r["cells"][1]["verdict"] == "too few samples to test" for r in d["metrics"]), d' "$T/out"
+assert all(r["cells"][1]["verdict"] == "untested" and r["cells"][1]["basis"].startswith("none") for r in d["metrics"]), d' "$T/out"
+expect 0 "text with one run a side, no calibration" "$VMB" compare "$T/base.json" "$T/half.json" --no-calibration
+has "$T/out" "run-to-run noise is unknown" "the one-run caveat"
+has "$T/out" "vmbench calibrate" "and how to fix it"
+expect 0 "--fail-if-worse passes on one run a side without calibration" "$VMB" compare "$T/base.json" \
+	"$T/half.json" --no-calibration --fail-if-worse 10
+expect 0 "with the calibration: one run a side is tested" "$VMB" compare "$T/base.json" "$T/one.json" --format csv
+check "csv: the calibration is the basis" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["baseline"] == "false"]
+assert rows and all(r["basis"] == "calibration" and r["verdict"] == "worse" for r in rows), rows
+PY
 expect 2 "a --metric that matches nothing" "$VMB" compare "$T/base.json" "$T/half.json" --metric 'zzz*' --fail-if-worse 1
 has "$T/err" "no metric of these runs matches --metric zzz*" "says so, instead of passing on nothing"
 expect 2 "--baseline that is no operand" "$VMB" compare "$T/base.json" "$T/half.json" --baseline zz
@@ -241,8 +272,8 @@ check "tally, p99, one-sided section, legends" python3 - "$T/r2.html" <<'PY'
 import re, sys
 html = open(sys.argv[1]).read()
 assert re.search(r'<p class="tally"><b>c\.json</b> against <b>a\.json</b>: <span class="better">0 better</span>, '
-                 r'<span class="worse">0 worse</span>, <span class="same">0 the same</span> \(no significant '
-                 r'difference\), 3 measured on one side only; of 3 headline metrics\.</p>', html), "c's tally"
+                 r'<span class="worse">0 worse</span>, <span class="same">0 the same</span> \(within &plusmn;5%\), 0 with '
+                 r'no significant difference, 3 measured on one side only; of 3 headline metrics\.</p>', html), "c's tally"
 assert re.search(r'<p class="tally"><b>half\.json</b> against <b>a\.json</b>: .*; of 2 headline metrics\.</p>', html)
 summary = re.search(r'<table class="cmp" id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
 assert "max-prime=3000" not in summary and summary.count("<tr>") == 0, "one-sided rows are not in the summary"

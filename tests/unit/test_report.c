@@ -243,13 +243,12 @@ static void one_run_caveat(void **state)
 	assert_close(v.rc.df, 4, 0);
 	cal = json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:f, s:i}]}", "cases", "machine", key, "suite", "disk", "test",
 			"randread", "params", "{}", "metric", "iops", "cv_between", 0.05, "runs", 5);
-	json_decref((json_t *)t.calibration);
+	json_decref(t.calibration);
 	t.calibration = cal;
 	cmp_judge(&t, &t.rows[0], 1, &v);
 	assert_int_equal(v.rc.verdict, STATS_INCONCLUSIVE); /* 3% against 5% noise */
 	assert_true(v.rc.mdd_pct > 3);
-	json_decref(cal);
-	cmp_table_release(&t);
+	cmp_table_release(&t); /* the table owns its calibration */
 }
 
 /* A seeded generator (xorshift64*) and normal deviates (Box-Muller): the
