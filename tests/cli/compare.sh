@@ -374,5 +374,34 @@ PY
 else
 	skip "report rendered in Chromium" "chromium is not installed (scripts/deps.sh test installs it)"
 fi
+# calibrate: runs of their own, the noise stored beside the store, used by
+# compare for operands of one run
+cal="cpu.prime --quick --time 0.05 --repeat 2"
+expect 2 "calibrate an unknown suite" "$VMB" calibrate nosuch --db "$T/cal.db"
+has "$T/err" "unknown suite 'nosuch'" "says which"
+expect 0 "calibrate two short runs" "$VMB" calibrate $cal --runs 2 --db "$T/cal.db"
+has "$T/out" "cannot be told from noise with 3 runs a side" "the minimal detectable difference"
+check "one calibration file, valid" python3 - "$T/cal.db.calibration" <<'PY'
+import json, os, sys
+files = os.listdir(sys.argv[1])
+assert len(files) == 1 and files[0].endswith(".json"), files
+d = json.load(open(os.path.join(sys.argv[1], files[0])))
+assert d["schema"] == "vmbench-calibration" and d["schema_version"] == 1 and d["runs"] == 2
+names = {(c["test"], c["metric"]) for c in d["cases"]}
+assert ("prime", "events_per_s") in names, names
+assert all(c["runs"] == 2 and c["cv_between"] >= 0 for c in d["cases"]), d["cases"]
+PY
+expect 0 "one run" "$VMB" run $cal --no-store --json "$T/cal1.json" -q
+expect 0 "another run" "$VMB" run $cal --no-store --json "$T/cal2.json" -q
+expect 0 "compare one run a side with the calibration" "$VMB" compare "$T/cal1.json" "$T/cal2.json" --db "$T/cal.db" \
+	--format csv
+check "the calibration is the basis of every verdict" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["baseline"] == "false"]
+assert rows and all(r["basis"] == "calibration" and r["verdict"] != "untested" and r["mdd_pct"] for r in rows), rows
+PY
+printf '{"schema": "vmbench-calibration", "schema_version": 1, "cases": [{"machine": 1}]}' \
+	> "$T/cal.db.calibration/20990101T000000Z-1.json"
+expect 0 "a broken calibration file is skipped, not fatal" "$VMB" compare "$T/cal1.json" "$T/cal2.json" --db "$T/cal.db"
+has "$T/err" "cases[0].machine: expected a string; ignored" "and named"
 finish
-
