@@ -9,7 +9,7 @@ set -eu
 mode=${1:-build}
 build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjansson-dev zlib1g-dev libcmocka-dev"
 test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static"
-bench_pkgs="sysbench fio python3"
+bench_pkgs="sysbench fio python3 stress-ng"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev:arm64 liburing-dev:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64
 	zlib1g-dev:arm64 qemu-system-arm"
 
