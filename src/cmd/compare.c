@@ -16,7 +16,8 @@ const struct vmb_opt compare_opts[] = {
 	  .help = "the operand the others are compared with (its word or its position, 1-based); default the first" },
 	{ .name = "suite", .type = OPT_STRING, .metavar = "NAME", .help = "only this suite's metrics" },
 	{ .name = "metric", .type = OPT_STRING, .metavar = "GLOB",
-	  .help = "only metrics whose name (or suite.test.name) matches, e.g. 'p99*' or 'disk.*.iops'" },
+	  .help = "only metrics whose name (or suite.test.name) matches, e.g. 'latency.p99' (every latency metric "
+		  "has .p50 .p90 .p95 .p99 .p99.9 per repetition), '*.p99' or 'disk.*.iops'" },
 	{ .name = "margin", .type = OPT_DOUBLE, .min = 0, .max = 100, .def = "5", .metavar = "PCT",
 	  .help = "equivalence margin: 'same' when the 90% CI of the difference lies within +-PCT% of the "
 		  "baseline (two one-sided tests); 0 for no equivalence verdict" },

@@ -1015,12 +1015,17 @@ size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 					n++;
 				}
 		}
-		/* busy: over the selected metrics' cases, counted once per case */
-		for (size_t r = 0; r < t->nrows; r++) {
+		/* busy: over the selected metrics' cases, counted once per case
+		 * (a case's metrics are consecutive rows) */
+		for (size_t r = 0, last = SIZE_MAX; r < t->nrows; r++) {
 			const struct cmp_row *row = &t->rows[r];
 
-			if (!cmp_row_selected(row, flt) || !row->headline)
+			if (!cmp_row_selected(row, flt))
 				continue;
+			if (last != SIZE_MAX && !strcmp(t->rows[last].suite, row->suite) &&
+			    !strcmp(t->rows[last].test, row->test) && !strcmp(t->rows[last].params, row->params))
+				continue;
+			last = r;
 			busy += row->cells[o].busy_reps;
 			sensed += row->cells[o].noise_reps;
 		}

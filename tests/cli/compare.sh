@@ -206,7 +206,8 @@ assert "vmbench_cpu_prime_events_per_s" in typed and n > 20
 assert any('stat="p99"' in l and 'hv="a"' in l and 'threads="2"' in l for l in lines)
 PY
 expect 0 "export csv" "$VMB" export "$T/a.json" --format csv
-check "csv has one row per metric" test "$(($(wc -l < "$T/out") - 1))" -eq 5
+# 2 cases x (events_per_s, latency and its 5 percentiles) + parallel_efficiency
+check "csv has one row per metric" test "$(($(wc -l < "$T/out") - 1))" -eq 15
 expect 0 "export json is the document" "$VMB" export "$T/a.json"
 check "identical" python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' \
 	"$T/out" "$T/a.json"
@@ -329,7 +330,7 @@ cmp = json.loads(subprocess.run([vmb, "compare", f"{t}/base.json", f"{t}/half.js
                                  "--all"], capture_output=True, text=True, check=True).stdout)
 head = [r for r in cmp["metrics"] if r["headline"]]
 groups = {(r["suite"], r["test"], r["metric"]) for r in head}
-latency = [r for r in cmp["metrics"] if r["unit"] == "ns"]
+latency = [r for r in cmp["metrics"] if r["unit"] == "ns" and not re.search(r"\.p[0-9.]+$", r["metric"])]
 want = len(groups) + min(len(latency), 12)  # bars per group (2 cases: no curve) + latency charts
 got = len(re.findall(r'<svg class="chart"', html))
 assert got == want, f"{got} charts, expected {want}"
@@ -404,4 +405,21 @@ printf '{"schema": "vmbench-calibration", "schema_version": 1, "cases": [{"machi
 	> "$T/cal.db.calibration/20990101T000000Z-1.json"
 expect 0 "a broken calibration file is skipped, not fatal" "$VMB" compare "$T/cal1.json" "$T/cal2.json" --db "$T/cal.db"
 has "$T/err" "cases[0].machine: expected a string; ignored" "and named"
+# percentiles of every latency metric, per repetition, are comparable metrics:
+# the example of compare --help works
+expect 0 "compare --help names latency.p99" "$VMB" compare --help
+has "$T/out" "latency.p99" "the example is there"
+pd="--disk.dir $T --disk.size 16m --disk.file-size 8m --time 0.05 --warmup 0 --disk.ramp 0 --repeat 2 --disk.iodepth 1"
+expect 0 "a short randread" "$VMB" run disk.randread $pd --no-store -q --json "$T/p1.json"
+expect 0 "another" "$VMB" run disk.randread $pd --no-store -q --json "$T/p2.json"
+expect 0 "compare --metric latency.p99" "$VMB" compare "$T/p1.json" "$T/p2.json" --metric latency.p99 --format csv
+check "p99 per repetition, one row per operand" python3 - "$T/out" "$T/p1.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 2 and all(r["metric"] == "latency.p99" and r["unit"] == "ns" and r["n"] == "2" for r in rows), rows
+d = json.load(open(sys.argv[2]))
+ms = {m["name"]: m for m in d["suites"][0]["tests"][0]["cases"][0]["metrics"]}
+assert {"latency.p50", "latency.p90", "latency.p95", "latency.p99", "latency.p99.9"} <= set(ms), set(ms)
+assert all(a <= b for a, b in zip(ms["latency.p50"]["samples"], ms["latency.p99"]["samples"]))
+PY
 finish
