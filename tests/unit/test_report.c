@@ -251,6 +251,32 @@ static void one_run_caveat(void **state)
 	cmp_table_release(&t); /* the table owns its calibration */
 }
 
+/* An imported fio run says buffered=false and no iomem, vmbench's own
+ * disk test iomem=malloc and no buffered: the same case, one row. */
+static void import_pairs_with_native(void **state)
+{
+	static const double x[] = { 100, 101, 99 };
+	struct cmp_table t;
+	json_t *a = json_array(), *b = json_array();
+
+	(void)state;
+	cmp_table_init(&t);
+	json_array_append_new(a, doc_with("{\"iodepth\": 32, \"bs\": 4096, \"jobs\": 1, \"size\": 1048576, "
+					  "\"iomem\": \"malloc\"}", "iops", "higher", x, 3));
+	json_array_append_new(b, doc_with("{\"iodepth\": 32, \"bs\": 4096, \"jobs\": 1, \"size\": 1048576, "
+					  "\"buffered\": false}", "iops", "higher", x, 3));
+	/* buffered=true is another case */
+	json_array_append_new(b, doc_with("{\"iodepth\": 32, \"bs\": 4096, \"jobs\": 1, \"size\": 1048576, "
+					  "\"buffered\": true}", "iops", "higher", x, 3));
+	assert_int_equal(cmp_add_operand(&t, "native", a), 0);
+	assert_int_equal(cmp_add_operand(&t, "fio", b), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	assert_int_equal(t.nrows, 2);
+	assert_true(t.rows[0].cells[0].present && t.rows[0].cells[1].present);
+	assert_false(t.rows[1].cells[0].present);
+	cmp_table_release(&t);
+}
+
 /* A seeded generator (xorshift64*) and normal deviates (Box-Muller): the
  * simulated documents are the same on every run of the test. */
 static uint64_t rng_state;
@@ -677,6 +703,7 @@ int main(void)
 		cmocka_unit_test(comparisons),
 		cmocka_unit_test(one_run_caveat),
 		cmocka_unit_test(aa_and_ab),
+		cmocka_unit_test(import_pairs_with_native),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),
