@@ -277,6 +277,47 @@ static void import_pairs_with_native(void **state)
 	cmp_table_release(&t);
 }
 
+/* Fingerprints that differ where labels do not say so are named. */
+static void fingerprint_warnings(void **state)
+{
+	static const double x[] = { 100, 101, 99 };
+	struct cmp_table t;
+	json_t *a = json_array(), *b = json_array(), *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	(void)state;
+	cmp_table_init(&t);
+	d = doc_with("{}", "iops", "higher", x, 3);
+	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "KVM", "cpu",
+							"model", "EPYC"));
+	json_object_set_new(d, "labels", json_pack("{s:s}", "hv", "vmware"));
+	json_array_append_new(a, d);
+	d = doc_with("{}", "iops", "higher", x, 3);
+	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "KVM", "cpu",
+							"model", "Xeon"));
+	json_object_set_new(d, "labels", json_pack("{s:s}", "hv", "vmware"));
+	json_array_append_new(a, d);
+	d = doc_with("{}", "iops", "higher", x, 3);
+	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "none", "cpu",
+							"model", "EPYC"));
+	json_array_append_new(b, d);
+	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
+	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	mem = open_memstream(&text, &len);
+	assert_non_null(mem);
+	assert_true(cmp_caveats(mem, &t, &(struct cmp_filter){ .all = true }, "") >= 3);
+	assert_int_equal(fclose(mem), 0);
+	assert_non_null(strstr(text, "warning: a pools runs of different CPU model: EPYC and Xeon"));
+	assert_non_null(strstr(text, "warning: a is labelled hv=vmware but its fingerprint says KVM"));
+	/* the operands differ in hypervisor, and the labels do say so (hv=vmware vs none): no warning for it */
+	assert_null(strstr(text, "differ in hypervisor"));
+	free(text);
+	cmp_table_release(&t);
+}
+
 /* A seeded generator (xorshift64*) and normal deviates (Box-Muller): the
  * simulated documents are the same on every run of the test. */
 static uint64_t rng_state;
@@ -704,6 +745,7 @@ int main(void)
 		cmocka_unit_test(one_run_caveat),
 		cmocka_unit_test(aa_and_ab),
 		cmocka_unit_test(import_pairs_with_native),
+		cmocka_unit_test(fingerprint_warnings),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),
