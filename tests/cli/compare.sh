@@ -422,4 +422,11 @@ ms = {m["name"]: m for m in d["suites"][0]["tests"][0]["cases"][0]["metrics"]}
 assert {"latency.p50", "latency.p90", "latency.p95", "latency.p99", "latency.p99.9"} <= set(ms), set(ms)
 assert all(a <= b for a, b in zip(ms["latency.p50"]["samples"], ms["latency.p99"]["samples"]))
 PY
+# a schema 1 document (one run, no noise readings) still loads and compares,
+# with the one-run caveat
+v1="$SRC/tests/fixtures/store/labels.json"
+check "the fixture is schema version 1" python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["schema_version"] == 1' "$v1"
+expect 0 "compare schema 1 documents" "$VMB" compare "$v1" "$v1" --no-calibration
+has "$T/out" "untested: one run, noise unknown" "no verdict from repetitions"
+has "$T/out" "run-to-run noise is unknown" "and the caveat"
 finish
