@@ -42,7 +42,7 @@ const struct vmb_cmd cmd_compare_desc = {
 	.args = "A B [C...] [OPTIONS]",
 	.summary = "compare runs: mean, 95% CI, gap to the baseline and its significance, per metric",
 	.description = "Each operand is a result file, a stored run (number or id prefix), or a label selector "
-		       "(hv=kvm or disk=sata,host=lab1) whose matching runs are pooled as repetitions. Metrics are "
+		       "(hv=kvm or disk=sata,host=lab1) whose matching runs are pooled, each a run. Metrics are "
 		       "paired only when suite, test and parameters (threads, queue depth, block size...) are equal; "
 		       "a metric present on one side only is listed as such. A run (one process, one boot) is the "
 		       "unit of replication: each run's mean is one sample, and a difference is significant when "
