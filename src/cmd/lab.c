@@ -296,7 +296,7 @@ static int lab_baseline(struct lab *l)
 		size_t before = l->t.nops;
 
 		lab_keep(l, "host", doc, NULL, NULL);
-		l->host = l->t.nops > before;
+		l->host = l->host || l->t.nops > before; /* a later round pools into it */
 	}
 	return 0;
 }
@@ -528,10 +528,6 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (!strcmp(optset_str(own, "baseline"), "host") && lab_baseline(&l) < 0) {
-		ret = EXIT_FAILED;
-		goto out;
-	}
 	rounds = (unsigned)optset_int(own, "rounds");
 	seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
 	rng = seed;
@@ -568,6 +564,11 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 			log_info("round %u of %u (seed %llu)", k, rounds, (unsigned long long)seed);
 		} else {
 			json_decref(names);
+		}
+		/* the host too, every round: its runs are the baseline's replication */
+		if (!strcmp(optset_str(own, "baseline"), "host") && lab_baseline(&l) < 0) {
+			ret = EXIT_FAILED;
+			goto out;
 		}
 		for (size_t i = 0; i < m.n && !vmb_stop_requested(); i++)
 			lab_config(&l, &m, order[i]);

@@ -985,13 +985,14 @@ double cmp_calibration_cv(const json_t *cal, const json_t *fp, const struct cmp_
 /* Fingerprint parts that change what is measured, with the label key that
  * says a difference in them is intended. */
 static const struct {
-	const char *what, *obj, *key, *label;
+	const char *what, *obj, *key;
+	const char *labels; /* label keys that say a difference is intended, comma-separated */
 } fp_parts[] = {
-	{ "hypervisor", "hypervisor", "name", "hv" },
-	{ "CPU model", "cpu", "model", "cpu" },
-	{ "kernel", "kernel", "release", "kernel" },
-	{ "clocksource", "clocksource", "current", "clocksource" },
-	{ "THP setting", "thp", "enabled", "thp" },
+	{ "hypervisor", "hypervisor", "name", "hv,accel,config,host" },
+	{ "CPU model", "cpu", "model", "cpu,accel,arch,config,host" },
+	{ "kernel", "kernel", "release", "kernel,accel,config,host" },
+	{ "clocksource", "clocksource", "current", "clocksource,hv,accel,config,host" },
+	{ "THP setting", "thp", "enabled", "thp,accel,config,host" },
 };
 
 static const char *fp_part(const json_t *doc, size_t k)
@@ -1010,11 +1011,20 @@ static bool same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* Whether a label says the operands differ on purpose (any label key
- * naming that part, or the operands' labels differ at all on it). */
+/* Whether a label says the operands differ on purpose: one of the label
+ * keys that explain this part has other values on the two sides. */
 static bool labelled_apart(const json_t *a, const json_t *b, size_t k)
 {
-	return !same_str(label_of(a, fp_parts[k].label), label_of(b, fp_parts[k].label));
+	for (const char *p = fp_parts[k].labels; *p;) {
+		size_t n = strcspn(p, ",");
+		char key[32];
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		if (!same_str(label_of(a, key), label_of(b, key)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
 }
 
 /* A label that names the hypervisor but not the one the fingerprint found. */
