@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "../core/log.h"
 #include "../report/compare.h"
+#include "../store/calib.h"
 #include "../store/db.h"
 #include "../core/banned.h"
 
@@ -15,12 +16,19 @@ const struct vmb_opt compare_opts[] = {
 	  .help = "the operand the others are compared with (its word or its position, 1-based); default the first" },
 	{ .name = "suite", .type = OPT_STRING, .metavar = "NAME", .help = "only this suite's metrics" },
 	{ .name = "metric", .type = OPT_STRING, .metavar = "GLOB",
-	  .help = "only metrics whose name (or suite.test.name) matches, e.g. 'p99*' or 'disk.*.iops'" },
+	  .help = "only metrics whose name (or suite.test.name) matches, e.g. 'latency.p99' (every latency metric "
+		  "has .p50 .p90 .p95 .p99 .p99.9 per repetition), '*.p99' or 'disk.*.iops'" },
+	{ .name = "margin", .type = OPT_DOUBLE, .min = 0, .max = 100, .def = "5", .metavar = "PCT",
+	  .help = "equivalence margin: 'same' when the 90% CI of the difference lies within +-PCT% of the "
+		  "baseline (two one-sided tests); 0 for no equivalence verdict" },
+	{ .name = "no-calibration", .type = OPT_BOOL,
+	  .help = "ignore this machine's stored calibration (vmbench calibrate) for operands of one run" },
 	{ .name = "all", .type = OPT_BOOL, .help = "every metric, not only each test's headline metrics" },
 	{ .name = "format", .type = OPT_STRING, .def = "text", .choices = "text|markdown|csv|json", .metavar = "FMT",
 	  .help = "output format" },
 	{ .name = "fail-if-worse", .type = OPT_DOUBLE, .min = 0, .max = 1e9, .metavar = "PCT",
-	  .help = "exit 1 if a metric is significantly worse than the baseline by more than PCT percent" },
+	  .help = "exit 1 if a metric is significantly worse than the baseline, at the level of runs, by more than "
+		  "PCT percent (one run a side fails only with a stored calibration)" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
@@ -34,10 +42,14 @@ const struct vmb_cmd cmd_compare_desc = {
 	.args = "A B [C...] [OPTIONS]",
 	.summary = "compare runs: mean, 95% CI, gap to the baseline and its significance, per metric",
 	.description = "Each operand is a result file, a stored run (number or id prefix), or a label selector "
-		       "(hv=kvm or disk=sata,host=lab1) whose matching runs are pooled as repetitions. Metrics are "
+		       "(hv=kvm or disk=sata,host=lab1) whose matching runs are pooled, each a run. Metrics are "
 		       "paired only when suite, test and parameters (threads, queue depth, block size...) are equal; "
-		       "a metric present on one side only is listed as such. A difference is significant when the "
-		       "95% confidence interval of the difference of means (Welch) excludes zero.",
+		       "a metric present on one side only is listed as such. A run (one process, one boot) is the "
+		       "unit of replication: each run's mean is one sample, and a difference is significant when "
+		       "the 95% confidence interval of the difference of run means (Welch) excludes zero. With one "
+		       "run on a side nothing is called significant unless 'vmbench calibrate' stored this "
+		       "machine's run-to-run noise. Beside every 'no significant difference' stands the minimal "
+		       "detectable difference (mdd: found 80% of the time with these runs).",
 	.opts = compare_opts,
 	.min_args = 2,
 	.max_args = CMD_ARGS_ANY,
@@ -75,6 +87,13 @@ int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const 
 			return cmd_usage_error(self, "--baseline '%s' is not one of the operands (give its word or its position)",
 					       baseline);
 	}
+	{
+		/* this machine's stored run-to-run noise, for operands of one run */
+		char dbp[4096], dir[4200];
+
+		if (db_default_path(db_opt, dbp, sizeof(dbp)) == 0 && calib_dir(dbp, dir, sizeof(dir)) == 0)
+			t->calibration = calib_load(dir);
+	}
 	if (cmp_build(t) < 0) {
 		log_error("out of memory comparing");
 		return EXIT_FAILED;
@@ -103,6 +122,11 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_build_table(self, &pos, optset_str(&own, "db"), optset_str(&own, "baseline"), &t);
 	if (ret != CMD_CONTINUE)
 		goto out;
+	t.margin_pct = optset_double(&own, "margin");
+	if (optset_bool(&own, "no-calibration")) {
+		json_decref(t.calibration);
+		t.calibration = NULL;
+	}
 	flt = (struct cmp_filter){ .suite = optset_str(&own, "suite"), .metric_glob = optset_str(&own, "metric"),
 				   .all = optset_bool(&own, "all") };
 	{

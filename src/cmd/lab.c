@@ -1,13 +1,18 @@
 /* vmbench lab: the QEMU lab: image, run, report. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../core/noise.h"
+#include "../core/sys.h"
 #include "../core/stop.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
@@ -43,6 +48,9 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
 	{ .name = "boots", .type = OPT_INT, .min = 1, .max = 100, .def = "3", .quick = "2", .metavar = "N",
 	  .help = "run: cold boots timed per configuration (the first also runs the suites)" },
+	{ .name = "rounds", .type = OPT_INT, .min = 1, .max = 100, .def = "1", .metavar = "N",
+	  .help = "run: boot every configuration N times, in an order shuffled per round (the seed is recorded), so "
+		  "drift during a long matrix hits every configuration alike; each boot is a run for compare" },
 	{ .name = "baseline", .type = OPT_STRING, .def = "host", .choices = "host|none", .metavar = "WHAT",
 	  .help = "run: also measure the host, and compare every configuration with it" },
 	{ .name = "disk-size", .type = OPT_SIZE, .min = 16 << 20, .max = 1ull << 40, .def = "1g", .quick = "128m",
@@ -223,6 +231,8 @@ struct lab {
 		int state; /* 0 not yet, 1 ready, -1 failed */
 	} images[2];     /* per architecture, built when a configuration first needs one */
 	char disk_size[32];
+	json_t *group;   /* --rounds: this round's run_group, or NULL */
+	json_t *busy;    /* config name -> [busy rounds, rounds] of the host noise sensors */
 };
 
 /* Label, store and add to the comparison one operand's document (taken). */
@@ -244,6 +254,8 @@ static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct 
 		r = cmd_set_labels(doc, &optset_get(l->own, "label")->kv);
 	if (r == 0 && note)
 		r = json_object_set_new(doc, "lab_note", json_string(note));
+	if (r == 0 && l->group)
+		r = json_object_set_new(doc, "run_group", json_deep_copy(l->group));
 	if (r < 0) {
 		log_error("%s: out of memory labelling the result", name);
 		json_decref(doc);
@@ -255,6 +267,15 @@ static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct 
 		log_info("%s: stored as run %lld", name, (long long)id);
 	else
 		l->failed++;
+	/* a later round of the same configuration: another run of its operand */
+	for (size_t o = 0; o < l->t.nops; o++)
+		if (!strcmp(l->t.ops[o].name, name)) {
+			if (json_array_append_new(l->t.ops[o].docs, doc) < 0) {
+				log_error("%s: out of memory adding it to the comparison", name);
+				l->failed++;
+			}
+			return;
+		}
 	if (cmp_add_operand(&l->t, name, json_pack("[o]", doc)) < 0) {
 		log_error("%s: out of memory adding it to the comparison", name);
 		l->failed++;
@@ -276,7 +297,7 @@ static int lab_baseline(struct lab *l)
 		size_t before = l->t.nops;
 
 		lab_keep(l, "host", doc, NULL, NULL);
-		l->host = l->t.nops > before;
+		l->host = l->host || l->t.nops > before; /* a later round pools into it */
 	}
 	return 0;
 }
@@ -357,6 +378,9 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	char name[256], err[2048];
 	const char *image, *note;
 	json_t *doc = NULL;
+	struct noise_snap ns;
+	struct noise_reading nr;
+	double started;
 	int r;
 
 	config_name(m, &c, name, sizeof(name));
@@ -376,6 +400,8 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	}
 	resolve_accel(l, &c, native, &note);
 	log_info("%s: booting (%s)", name, c.v[LAB_ACCEL]);
+	noise_begin(&ns, NULL, 0);
+	started = wall_time_s();
 	/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
 	r = boot_config(l, &c, image, autoaccel && !strcmp(c.v[LAB_ACCEL], "kvm") && timeout_ms > 30000 ? 30000
 													 : timeout_ms,
@@ -396,6 +422,21 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 		log_error("%s: %s", name, err);
 		l->failed++;
 		return;
+	}
+	/* what else ran on the host meanwhile (QEMU, reaped, counts as ours) */
+	noise_end(&ns, NULL, 0, started, &nr);
+	json_object_set_new(doc, "host_noise", json_pack("{s:o, s:o, s:b}", "other_cpu_pct",
+		isfinite(nr.other_cpu_pct) ? json_real(nr.other_cpu_pct) : json_null(), "steal_pct",
+		isfinite(nr.steal_pct) ? json_real(nr.steal_pct) : json_null(), "busy", nr.busy));
+	{
+		json_t *b = json_object_get(l->busy, name);
+
+		if (!b && l->busy && (b = json_pack("[i, i]", 0, 0)))
+			json_object_set_new(l->busy, name, b);
+		if (b) {
+			json_array_set_new(b, 0, json_integer(json_integer_value(json_array_get(b, 0)) + nr.busy));
+			json_array_set_new(b, 1, json_integer(json_integer_value(json_array_get(b, 1)) + 1));
+		}
 	}
 	lab_keep(l, name, doc, &c, note);
 }
@@ -443,7 +484,10 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 			 .quick = optset_bool(own, "quick") };
 	struct lab_matrix m = { 0 };
 	const char *out = optset_str(own, "output");
-	char err[2048], dbpath[4096];
+	char err[2048], dbpath[4096], group_id[32];
+	size_t *order = NULL;
+	unsigned rounds;
+	uint64_t seed, rng;
 	int ret = EXIT_OK, r;
 
 	cmp_table_init(&l.t);
@@ -484,12 +528,62 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (!strcmp(optset_str(own, "baseline"), "host") && lab_baseline(&l) < 0) {
+	rounds = (unsigned)optset_int(own, "rounds");
+	seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
+	rng = seed;
+	l.busy = json_object();
+	order = calloc(m.n ? m.n : 1, sizeof(*order));
+	if (!order || !l.busy) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	for (size_t i = 0; i < m.n && !vmb_stop_requested(); i++)
-		lab_config(&l, &m, i);
+	for (size_t i = 0; i < m.n; i++)
+		order[i] = i;
+	snprintf(group_id, sizeof(group_id), "lab-%08llx", (unsigned long long)seed);
+	for (unsigned k = 1; k <= rounds && !vmb_stop_requested(); k++) {
+		json_t *names = json_array();
+
+		if (rounds > 1) {
+			/* Fisher-Yates from a recorded seed: drift hits every configuration alike */
+			for (size_t i = m.n; i > 1; i--) {
+				size_t j, x;
+
+				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				j = (size_t)((rng >> 33) % i);
+				x = order[i - 1], order[i - 1] = order[j], order[j] = x;
+			}
+			for (size_t i = 0; names && i < m.n; i++) {
+				char nm[256];
+
+				config_name(&m, &m.configs[order[i]], nm, sizeof(nm));
+				json_array_append_new(names, json_string(nm));
+			}
+			json_decref(l.group);
+			l.group = json_pack("{s:s, s:I, s:I, s:I, s:o}", "id", group_id, "round", (json_int_t)k, "rounds",
+					    (json_int_t)rounds, "seed", (json_int_t)seed, "order", names);
+			log_info("round %u of %u (seed %llu)", k, rounds, (unsigned long long)seed);
+		} else {
+			json_decref(names);
+		}
+		/* the host too, every round: its runs are the baseline's replication */
+		if (!strcmp(optset_str(own, "baseline"), "host") && lab_baseline(&l) < 0) {
+			ret = EXIT_FAILED;
+			goto out;
+		}
+		for (size_t i = 0; i < m.n && !vmb_stop_requested(); i++)
+			lab_config(&l, &m, order[i]);
+	}
+	{
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(l.busy, k, v)
+			if (log_get_level() > LOG_ERROR)
+				fprintf(stderr, "vmbench: %s: host busy during %lld of %lld boot%s\n", k,
+					(long long)json_integer_value(json_array_get(v, 0)),
+					(long long)json_integer_value(json_array_get(v, 1)),
+					json_integer_value(json_array_get(v, 1)) == 1 ? "" : "s");
+	}
 	if (vmb_stop_requested()) {
 		log_error("interrupted");
 		ret = EXIT_INTERRUPTED;
@@ -509,6 +603,9 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		ret = EXIT_FAILED;
 out:
 	lab_kill_all();
+	free(order);
+	json_decref(l.group);
+	json_decref(l.busy);
 	cmp_table_release(&l.t);
 	lab_matrix_release(&m);
 	db_close(l.db);

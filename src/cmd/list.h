@@ -10,6 +10,7 @@
 	X(results) \
 	X(show) \
 	X(compare) \
+	X(calibrate) \
 	X(report) \
 	X(export) \
 	X(import) \

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -43,6 +44,11 @@ const struct vmb_opt run_opts[] = {
 	  .help = "at least N counted repetitions" },
 	{ .name = "max-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "5", .metavar = "N",
 	  .help = "at most N counted repetitions" },
+	{ .name = "runs", .type = OPT_INT, .min = 1, .max = 1000, .def = "1", .metavar = "N",
+	  .help = "N runs in interleaved rounds: every selected test once per round, in an order shuffled "
+		  "per round; each round is a run (the unit compare tests on), all stored under one run group" },
+	{ .name = "seed", .type = OPT_INT, .min = 0, .max = 4294967295LL, .metavar = "N",
+	  .help = "the seed of the rounds' shuffled order (default from the clock; recorded in every document)" },
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE",
 	  .help = "tag the run, e.g. --label hv=kvm --label disk=virtio" },
 	{ .name = "json", .type = OPT_STRING, .metavar = "FILE|-",
@@ -68,7 +74,10 @@ const struct vmb_cmd cmd_run_desc = {
 	.description = "Runs the named suites or tests (all by default). Each test runs an uncounted warm-up, "
 		       "then repetitions until the 95% confidence interval of its headline metric is within "
 		       "--precision of the mean (between --min-reps and --max-reps, within --budget). The "
-		       "result is printed, stored in the result store and, with --json, written as a document.",
+		       "result is printed, stored in the result store and, with --json, written as a document. "
+		       "With --runs N the selection runs N times in interleaved rounds (each round's order "
+		       "shuffled, the seed recorded), one document per round: with --json FILE.json they go to "
+		       "FILE-r1.json, FILE-r2.json, ...",
 	.opts = run_opts,
 	.flags = CMD_SUITE_OPTS,
 	.max_args = CMD_ARGS_ANY,
@@ -346,24 +355,246 @@ static int save_elsewhere(const json_t *doc)
 	return r;
 }
 
+/* ---- interleaved rounds (--runs) ---- */
+
+/* One selected test of one item: the unit that is shuffled. */
+struct round_unit {
+	size_t item;
+	unsigned test;
+};
+
+/* splitmix64: a small, well-mixed generator; the seed alone fixes the order. */
+static uint64_t round_next(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Fisher-Yates over the units, from the generator's state. */
+static void run_shuffle(struct round_unit *u, size_t n, uint64_t *rng)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(round_next(rng) % i);
+		struct round_unit x = u[i - 1];
+
+		u[i - 1] = u[j];
+		u[j] = x;
+	}
+}
+
+/* Every selected test of every item, in table order. */
+static size_t round_units(const struct runner_item *items, size_t nitems, struct round_unit *u, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nitems; i++)
+		for (unsigned t = 0; items[i].suite->tests[t].name && t < 64; t++)
+			if ((items[i].test_mask >> t & 1) && n < cap)
+				u[n++] = (struct round_unit){ .item = i, .test = t };
+	return n;
+}
+
+/* Move part's suites into res: a suite already there gets part's tests. */
+static int results_merge(struct vmb_results *res, struct vmb_results *part)
+{
+	for (size_t s = 0; s < part->nsuites; s++) {
+		struct vmb_suite_result *ps = &part->suites[s], *rs = NULL;
+
+		for (size_t k = 0; k < res->nsuites; k++)
+			if (!strcmp(res->suites[k].name, ps->name))
+				rs = &res->suites[k];
+		if (!rs) {
+			struct vmb_suite_result *n = realloc(res->suites, (res->nsuites + 1) * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			res->suites = n;
+			n[res->nsuites++] = *ps;
+			memset(ps, 0, sizeof(*ps));
+			continue;
+		}
+		{
+			struct vmb_test_result *n = realloc(rs->tests, (rs->ntests + ps->ntests) * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			rs->tests = n;
+			memcpy(n + rs->ntests, ps->tests, ps->ntests * sizeof(*n));
+			rs->ntests += ps->ntests;
+			ps->ntests = 0;
+			if (ps->status > rs->status)
+				rs->status = ps->status; /* failed or interrupted wins */
+		}
+	}
+	vmb_results_release(part);
+	return 0;
+}
+
+/* One round: the units in their shuffled order, each its own runner call,
+ * folded into one result. The order goes into order (JSON array). */
+static int run_round(const struct runner_settings *rs, const struct runner_item *items, const struct round_unit *u,
+		     size_t nu, struct vmb_results *out, json_t *order)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < nu && r == 0; i++) {
+		struct runner_item one = items[u[i].item];
+		struct vmb_results part = { 0 };
+		char name[128];
+
+		one.test_mask = 1ull << u[i].test;
+		snprintf(name, sizeof(name), "%s.%s", one.suite->name, one.suite->tests[u[i].test].name);
+		json_array_append_new(order, json_string(name));
+		r = runner_run(rs, &one, 1, &part);
+		if (results_merge(out, &part) < 0) {
+			vmb_results_release(&part);
+			return -ENOMEM;
+		}
+	}
+	return r;
+}
+
+/* FILE.json -> FILE-rK.json (or FILE-rK when there is no .json). */
+static char *round_json_path(const char *path, unsigned k)
+{
+	size_t l = strlen(path);
+
+	if (l > 5 && !strcmp(path + l - 5, ".json"))
+		return xasprintf("%.*s-r%u.json", (int)(l - 5), path, k);
+	return xasprintf("%s-r%u", path, k);
+}
+
+/* One run: measure (the whole selection, or one round's units in their
+ * order), then write, store and show its document. An exit code. */
+static int run_one(const struct vmb_cmd *self, const struct optset *own, const struct runner_settings *rs,
+		   const struct runner_item *items, size_t nitems, const struct round_unit *units, size_t nu,
+		   json_t *fp, json_t *group, struct db *db, const char *db_path, const char *json_path,
+		   bool json_stdout)
+{
+	struct vmb_results res = { 0 };
+	json_t *doc = NULL, *order;
+	bool json_failed = false, store_failed = false, interrupted;
+	size_t ncases;
+	int64_t id = 0;
+	double started;
+	int ret, r;
+
+	(void)self;
+	started = wall_time_s();
+	if (units) {
+		order = json_object_get(group, "order");
+		r = run_round(rs, items, units, nu, &res, order);
+	} else {
+		r = runner_run(rs, items, nitems, &res);
+	}
+	if (r == -EINVAL) { /* a suite refused the options; it said why */
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	interrupted = r == -EINTR || vmb_stop_requested();
+	if (r < 0 && r != -EINTR) {
+		log_errno(r, "running the suites");
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	ncases = finished_cases(&res);
+	if (interrupted && ncases == 0) {
+		log_error("interrupted before any case finished; nothing was stored");
+		ret = EXIT_INTERRUPTED;
+		goto out;
+	}
+	doc = doc_from_results(&res, &(struct doc_meta){
+		.argc = cmd_argc, .argv = cmd_argv, .started = started, .ended = wall_time_s(),
+		.fingerprint = fp, .labels = &optset_get(own, "label")->kv, .rs = rs,
+		.interrupted = interrupted, .run_group = group,
+	});
+	if (!doc) {
+		log_error("out of memory building the result document");
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	/* Nothing measured (every test skipped): a failed run, shown and written
+	 * with its reasons, but not stored among the runs to compare. */
+	ret = interrupted ? EXIT_INTERRUPTED : ncases == 0 || any_failed(&res) ? EXIT_FAILED : EXIT_OK;
+	vmb_test_stop_point("run-measured");
+
+	if (json_path && !(json_stdout && units)) {
+		r = doc_write_file(doc, json_path);
+		if (r == -EEXIST)
+			log_error("--json: '%s' appeared while running; not overwritten", json_path);
+		if (r < 0) {
+			json_failed = true;
+			ret = interrupted ? ret : EXIT_FAILED;
+		}
+	}
+	/* rounds: the numbers of every round are in the store; the screen gets
+	 * one line a round and the last round's summary */
+	if (!json_stdout && log_get_level() > LOG_ERROR && !group)
+		text_print_result(stdout, doc);
+	if (db && ncases > 0) {
+		if (db_add(db, doc, &id) < 0) {
+			store_failed = true;
+			ret = interrupted ? ret : EXIT_FAILED;
+		} else if (log_get_level() > LOG_ERROR) {
+			if (group)
+				fprintf(stdout, "round %lld of %lld: ",
+					(long long)json_integer_value(json_object_get(group, "round")),
+					(long long)json_integer_value(json_object_get(group, "rounds")));
+			fprintf(json_stdout ? stderr : stdout, "stored as run %lld in %s\n", (long long)id, db_path);
+		}
+	}
+	/* The wall of numbers above is for reading later; this is the screen
+	 * a user reads now, with what to do next. */
+	if (!json_stdout && log_get_level() > LOG_ERROR &&
+	    (!group || json_integer_value(json_object_get(group, "round")) ==
+			       json_integer_value(json_object_get(group, "rounds"))))
+		summary_print(stdout, doc, store_failed || ncases == 0 ? 0 : (long long)id,
+			      json_failed || ncases == 0 ? NULL : json_path);
+	if (log_get_level() > LOG_ERROR) {
+		size_t busy, sensed;
+
+		doc_noise_count(doc, &busy, &sensed);
+		if (sensed)
+			fprintf(json_stdout ? stderr : stdout, "%shost busy during %zu of %zu repetitions%s\n",
+				group ? "this round: " : "", busy, sensed,
+				busy ? " (other processes' CPU over 10% of the CPUs in use, steal over 2% or over 10 "
+				       "major faults: see docs/methodology.md)" : "");
+	}
+	/* Kept somewhere the user asked for, or saved elsewhere and said where. */
+	if (json_failed || (store_failed && !json_path))
+		(void)save_elsewhere(doc);
+	if (ncases == 0)
+		log_error("nothing was measured: every selected test was skipped or failed (reasons above); "
+			  "nothing was stored");
+	if (interrupted)
+		log_error("interrupted: the %zu case%s finished before it %s kept, marked interrupted", ncases,
+			  ncases == 1 ? "" : "s", ncases == 1 ? "is" : "are");
+out:
+	json_decref(doc);
+	vmb_results_release(&res);
+	return ret;
+}
+
 static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	struct runner_item items[64];
 	struct runner_settings rs = { 0 };
-	struct vmb_results res = { 0 };
+	struct round_unit units[64 * 64];
 	struct strv words;
 	struct db *db = NULL;
-	char db_path[4096];
+	char db_path[4096] = "", group_id[40];
 	unsigned *cpus = NULL;
-	size_t nitems = 0, ncpus = 0;
+	size_t nitems = 0, ncpus = 0, nu;
 	const char *json_path;
-	json_t *fp = NULL, *doc = NULL;
-	bool json_stdout, json_failed = false, store_failed = false, interrupted;
-	size_t ncases;
-	int64_t id = 0;
-	double started;
-	int ret, r;
+	json_t *fp = NULL;
+	bool json_stdout;
+	unsigned nruns;
+	uint64_t seed, rng;
+	int ret, r, worst = EXIT_OK;
 
 	if (!suite_sets)
 		return EXIT_FAILED;
@@ -404,11 +635,27 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	rs.destructive = optset_bool(&own, "destructive");
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
-	if (json_path && !json_stdout) {
-		ret = check_json_path(self, json_path);
-		if (ret != CMD_CONTINUE)
-			goto out;
+	nruns = (unsigned)optset_int(&own, "runs");
+	if (json_stdout && nruns > 1) {
+		ret = cmd_usage_error(self, "--json - writes one document, and --runs %u makes %u; give --json FILE.json "
+					    "(written as FILE-r1.json ... FILE-r%u.json)", nruns, nruns, nruns);
+		goto out;
 	}
+	if (json_path && !json_stdout) {
+		for (unsigned k = 1; k <= nruns; k++) {
+			char *p = nruns > 1 ? round_json_path(json_path, k) : NULL;
+
+			ret = check_json_path(self, p ? p : json_path);
+			free(p);
+			if (ret != CMD_CONTINUE)
+				goto out;
+		}
+	}
+	seed = optset_get(&own, "seed")->set ? (uint64_t)optset_int(&own, "seed")
+					      : ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
+	rng = seed;
+	snprintf(group_id, sizeof(group_id), "%08llx-%08llx", (unsigned long long)seed,
+		 (unsigned long long)time(NULL) & 0xffffffffu);
 	rs.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO;
 	/* Open the store before measuring: a bad --db must not cost a long run. */
 	if (!optset_bool(&own, "no-store")) {
@@ -433,83 +680,48 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	started = wall_time_s();
 	fp = probe_fingerprint(&(struct probe_src){ .root = "/" });
 	if (!fp) {
 		log_error("out of memory probing the environment");
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	r = runner_run(&rs, items, nitems, &res);
-	if (r == -EINVAL) { /* a suite refused the options; it said why */
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	interrupted = r == -EINTR || vmb_stop_requested();
-	if (r < 0 && r != -EINTR) {
-		log_errno(r, "running the suites");
-		ret = EXIT_FAILED;
-		goto out;
-	}
-	ncases = finished_cases(&res);
-	if (interrupted && ncases == 0) {
-		log_error("interrupted before any case finished; nothing was stored");
-		ret = EXIT_INTERRUPTED;
-		goto out;
-	}
-	doc = doc_from_results(&res, &(struct doc_meta){
-		.argc = cmd_argc, .argv = cmd_argv, .started = started, .ended = wall_time_s(),
-		.fingerprint = fp, .labels = &optset_get(&own, "label")->kv, .rs = &rs,
-		.interrupted = interrupted,
-	});
-	if (!doc) {
-		log_error("out of memory building the result document");
-		ret = EXIT_FAILED;
-		goto out;
-	}
-	/* Nothing measured (every test skipped): a failed run, shown and written
-	 * with its reasons, but not stored among the runs to compare. */
-	ret = interrupted ? EXIT_INTERRUPTED : ncases == 0 || any_failed(&res) ? EXIT_FAILED : EXIT_OK;
-	vmb_test_stop_point("run-measured");
+	nu = round_units(items, nitems, units, ARRAY_SIZE(units));
+	for (unsigned k = 1; k <= nruns; k++) {
+		char *round_path = json_path && nruns > 1 ? round_json_path(json_path, k) : NULL;
+		json_t *group = NULL;
 
-	if (json_path) {
-		r = doc_write_file(doc, json_path);
-		if (r == -EEXIST)
-			log_error("--json: '%s' appeared while running; not overwritten", json_path);
-		if (r < 0) {
-			json_failed = true;
-			ret = interrupted ? ret : EXIT_FAILED;
+		if (nruns > 1) {
+			group = json_pack("{s:s, s:I, s:I, s:I, s:[]}", "id", group_id, "round", (json_int_t)k, "rounds",
+					  (json_int_t)nruns, "seed", (json_int_t)seed, "order");
+			if (!group || (json_path && !round_path)) {
+				json_decref(group);
+				free(round_path);
+				log_error("out of memory");
+				ret = EXIT_FAILED;
+				goto out;
+			}
+			run_shuffle(units, nu, &rng);
+			log_info("round %u of %u", k, nruns);
 		}
+		ret = run_one(self, &own, &rs, items, nitems, nruns > 1 ? units : NULL, nu, fp, group, db, db_path,
+			      round_path ? round_path : json_path, json_stdout);
+		json_decref(group);
+		free(round_path);
+		if (ret == EXIT_INTERRUPTED || ret == EXIT_USAGE || vmb_stop_requested())
+			break;
+		if (ret != EXIT_OK)
+			worst = ret;
 	}
-	if (!json_stdout && log_get_level() > LOG_ERROR)
-		text_print_result(stdout, doc);
-	if (db && ncases > 0) {
-		if (db_add(db, doc, &id) < 0) {
-			store_failed = true;
-			ret = interrupted ? ret : EXIT_FAILED;
-		} else if (log_get_level() > LOG_ERROR) {
-			fprintf(json_stdout ? stderr : stdout, "stored as run %lld in %s\n", (long long)id, db_path);
-		}
-	}
-	/* The wall of numbers above is for reading later; this is the screen
-	 * a user reads now, with what to do next. */
-	if (!json_stdout && log_get_level() > LOG_ERROR)
-		summary_print(stdout, doc, store_failed || ncases == 0 ? 0 : (long long)id,
-			      json_failed || ncases == 0 ? NULL : json_path);
-	/* Kept somewhere the user asked for, or saved elsewhere and said where. */
-	if (json_failed || (store_failed && !json_path))
-		(void)save_elsewhere(doc);
-	if (ncases == 0)
-		log_error("nothing was measured: every selected test was skipped or failed (reasons above); "
-			  "nothing was stored");
-	if (interrupted)
-		log_error("interrupted: the %zu case%s finished before it %s kept, marked interrupted", ncases,
-			  ncases == 1 ? "" : "s", ncases == 1 ? "is" : "are");
+	if (ret == EXIT_OK && worst != EXIT_OK)
+		ret = worst;
+	if (nruns > 1 && ret != EXIT_USAGE && log_get_level() > LOG_ERROR)
+		printf("run group %s: %u round%s of %zu test%s, interleaved (seed %llu); compare groups with "
+		       "'vmbench compare LABEL=A LABEL=B' (each round is a run)\n",
+		       group_id, nruns, nruns == 1 ? "" : "s", nu, nu == 1 ? "" : "s", (unsigned long long)seed);
 out:
 	db_close(db);
-	json_decref(doc);
 	json_decref(fp);
-	vmb_results_release(&res);
 	free(cpus);
 	cmd_release(&own, suite_sets, &words);
 	free(suite_sets);

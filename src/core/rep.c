@@ -184,6 +184,31 @@ const char *vmb_notes_actual(const struct vmb_notes *nt, const char *key)
 	return NULL;
 }
 
+/* Percentiles of every latency metric, per repetition, as comparable
+ * metrics of their own: "latency.p99" (sysbench reports p95). */
+static const struct {
+	const char *suffix;
+	double p;
+} rep_percentiles[] = {
+	{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 }, { "p99.9", 99.9 },
+};
+
+static int fold_percentiles(struct vmb_case *c, const char *name, enum vmb_unit unit, const struct hist *h)
+{
+	if (!h->count)
+		return 0;
+	for (size_t k = 0; k < sizeof(rep_percentiles) / sizeof(rep_percentiles[0]); k++) {
+		char pname[64];
+		struct vmb_metric *m;
+
+		snprintf(pname, sizeof(pname), "%s.%s", name, rep_percentiles[k].suffix);
+		m = vmb_case_add_metric(c, pname, unit, VMB_LOWER);
+		if (!m || vmb_metric_push(m, hist_percentile(h, rep_percentiles[k].p)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Fold one repetition into the case. */
 int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline)
 {
@@ -202,6 +227,8 @@ int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline
 			hist_merge(m->hist, rep->v[i].hist);
 		}
 		if (vmb_metric_push(m, rep->v[i].value) < 0)
+			return -ENOMEM;
+		if (rep->v[i].hist && fold_percentiles(c, rep->v[i].name, rep->v[i].unit, rep->v[i].hist) < 0)
 			return -ENOMEM;
 	}
 	return 0;

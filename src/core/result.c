@@ -98,6 +98,7 @@ void vmb_case_release(struct vmb_case *c)
 		hist_free(c->metrics[i].hist);
 	}
 	free(c->metrics);
+	free(c->noise);
 }
 
 void vmb_results_release(struct vmb_results *res)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "hist.h"
+#include "noise.h"
 #include "stats.h"
 #include "unit.h"
 
@@ -38,6 +39,8 @@ struct vmb_case {
 	bool precision_reached;
 	double ci_rel_pct; /* achieved CI half-width of the widest headline metric, % of mean */
 	double elapsed_s;
+	struct noise_reading *noise; /* one per counted repetition: its start and what else ran */
+	size_t nnoise;
 };
 
 struct vmb_test_result {

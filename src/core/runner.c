@@ -99,7 +99,8 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 	ctx->duration_s = rs->time_s;
 	for (unsigned i = 1; i <= rs->max_reps; i++) {
 		const struct vmb_metric *h;
-		double elapsed, per_rep;
+		double elapsed, per_rep, start_epoch;
+		struct noise_snap ns;
 		size_t nhead;
 
 		if (vmb_stop_requested()) {
@@ -109,6 +110,8 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 		progress(rs, pg, ctx->suite->name, t->name, c, i, clock_s() - t0);
 		vmb_test_stop_point("repetition");
 		rep_reset(rep);
+		start_epoch = wall_time_s();
+		noise_begin(&ns, rs->cpus, rs->ncpus);
 		r = ctx->suite->run(ctx, t, rep);
 		if (r < 0)
 			goto out;
@@ -125,6 +128,16 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 		if (r < 0)
 			goto out;
 		c->reps = i;
+		{
+			struct noise_reading *nr = realloc(c->noise, (c->nnoise + 1) * sizeof(*nr));
+
+			if (!nr) {
+				r = -ENOMEM;
+				goto out;
+			}
+			c->noise = nr;
+			noise_end(&ns, rs->cpus, rs->ncpus, start_epoch, &c->noise[c->nnoise++]);
+		}
 
 		/* The widest interval of all headline metrics decides. */
 		c->ci_rel_pct = 0;

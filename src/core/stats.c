@@ -199,3 +199,92 @@ void stats_welch(const struct stats_summary *a, const struct stats_summary *b, s
 	out->ci_low = out->diff - q;
 	out->ci_high = out->diff + q;
 }
+
+/* t_{1-alpha/2} + t_{power}: the distance, in standard errors, that a true
+ * difference must lie from zero to be detected with 80% power at 5%. */
+static double mdd_factor(double df)
+{
+	return stats_t_quantile(0.975, df) + stats_t_quantile(0.80, df);
+}
+
+double stats_mdd_pct(double cv, double runs, double df)
+{
+	if (!(cv >= 0) || !(runs >= 1) || !(df >= 1))
+		return INFINITY;
+	return 100 * mdd_factor(df) * cv * sqrt(2 / runs);
+}
+
+const char *stats_verdict_word(enum stats_verdict v)
+{
+	static const char *const words[] = {
+		[STATS_UNTESTED] = "untested", [STATS_BETTER] = "better", [STATS_WORSE] = "worse",
+		[STATS_SAME] = "same", [STATS_INCONCLUSIVE] = "inconclusive",
+	};
+
+	return (unsigned)v < sizeof(words) / sizeof(words[0]) ? words[v] : "untested";
+}
+
+void stats_compare_runs(const struct stats_runs_in *in, struct stats_runs_cmp *out)
+{
+	struct stats_summary a, b;
+	double base, se, diff, q95, q90;
+	struct stats_runs_cmp o = { .verdict = STATS_UNTESTED, .p = NAN, .df = NAN, .mdd_pct = INFINITY };
+
+	o.ci95_low_pct = o.ci95_high_pct = o.ci90_low_pct = o.ci90_high_pct = NAN;
+	if (!in->na || !in->nb) {
+		o.gap_pct = NAN;
+		*out = o;
+		return;
+	}
+	stats_summarize(in->a, in->na, &a);
+	stats_summarize(in->b, in->nb, &b);
+	base = fabs(a.mean);
+	diff = b.mean - a.mean;
+	o.gap_pct = base > 0 ? diff / base * 100 : NAN;
+	if (!(base > 0)) {
+		*out = o;
+		return;
+	}
+	if (in->na >= 2 && in->nb >= 2) {
+		/* Welch on the run means: each side's own run-to-run variance. */
+		struct stats_welch w;
+
+		stats_welch(&a, &b, &w);
+		se = sqrt(a.stddev * a.stddev / (double)in->na + b.stddev * b.stddev / (double)in->nb);
+		o.df = w.df;
+	} else if (in->calib_cv > 0 && in->calib_runs >= 2) {
+		/* One run on a side: the stored between-run CV of this case stands
+		 * for both sides' run-to-run variance. */
+		se = in->calib_cv * base * sqrt(1 / (double)in->na + 1 / (double)in->nb);
+		o.df = (double)in->calib_runs - 1;
+		o.calibrated = true;
+	} else {
+		*out = o;
+		return;
+	}
+	if (!(se > 0)) {
+		/* identical run means on each side: no spread to judge by */
+		o.p = diff == 0 ? 1 : 0;
+		o.ci95_low_pct = o.ci95_high_pct = o.ci90_low_pct = o.ci90_high_pct = o.gap_pct;
+		o.mdd_pct = 0;
+		o.df = isfinite(o.df) ? o.df : 1;
+	} else {
+		q95 = stats_t_quantile(0.975, o.df) * se;
+		q90 = stats_t_quantile(0.95, o.df) * se;
+		o.p = 2 * (1 - stats_t_cdf(fabs(diff / se), o.df));
+		o.ci95_low_pct = (diff - q95) / base * 100;
+		o.ci95_high_pct = (diff + q95) / base * 100;
+		o.ci90_low_pct = (diff - q90) / base * 100;
+		o.ci90_high_pct = (diff + q90) / base * 100;
+		o.mdd_pct = 100 * mdd_factor(o.df) * se / base;
+	}
+	if (o.ci95_low_pct > 0 || o.ci95_high_pct < 0)
+		o.significant = (diff > 0) == in->higher_better ? 1 : -1;
+	if (in->margin_pct > 0 && o.ci90_low_pct > -in->margin_pct && o.ci90_high_pct < in->margin_pct)
+		o.verdict = STATS_SAME;
+	else if (o.ci95_low_pct > 0 || o.ci95_high_pct < 0)
+		o.verdict = (diff > 0) == in->higher_better ? STATS_BETTER : STATS_WORSE;
+	else
+		o.verdict = STATS_INCONCLUSIVE;
+	*out = o;
+}

@@ -32,4 +32,41 @@ struct stats_welch {
 };
 void stats_welch(const struct stats_summary *a, const struct stats_summary *b, struct stats_welch *out);
 
+
+/* Two-level comparison (docs/methodology.md, "Statistics"): the samples are
+ * run means, one per run (one process, one boot), because repetitions inside
+ * a run share its epoch of noise and are not independent. */
+enum stats_verdict {
+	STATS_UNTESTED,     /* run-to-run noise unknown: one run on a side and no calibration */
+	STATS_BETTER,       /* the 95% CI of the difference excludes zero, on the good side */
+	STATS_WORSE,
+	STATS_SAME,         /* the 90% CI lies within +-margin (two one-sided tests at 5%) */
+	STATS_INCONCLUSIVE, /* no significant difference, but not shown to be within the margin */
+};
+
+struct stats_runs_in {
+	const double *a, *b; /* run means: a the baseline, b the other */
+	size_t na, nb;
+	bool higher_better;
+	double margin_pct; /* equivalence margin, % of the baseline mean; 0: none */
+	double calib_cv;   /* between-run CV of this case on this machine (fraction); 0: none */
+	unsigned calib_runs; /* the runs that estimate came from (its df + 1) */
+};
+
+struct stats_runs_cmp {
+	enum stats_verdict verdict;
+	int significant;  /* +1 significantly better, -1 worse (95% CI excludes 0), 0 neither; also when SAME */
+	bool calibrated;  /* the run-to-run variance came from a stored calibration */
+	double gap_pct;   /* (mean b - mean a) / |mean a| * 100 */
+	double p, df;
+	double ci95_low_pct, ci95_high_pct; /* of the difference, % of |mean a| */
+	double ci90_low_pct, ci90_high_pct;
+	double mdd_pct;   /* smallest difference detected 80% of the time at these runs (5% two-sided) */
+};
+void stats_compare_runs(const struct stats_runs_in *in, struct stats_runs_cmp *out);
+/* The minimal detectable difference (% of the mean) with `runs` runs a side
+ * when the between-run CV is cv (fraction) estimated with df degrees of freedom. */
+double stats_mdd_pct(double cv, double runs, double df);
+const char *stats_verdict_word(enum stats_verdict v);
+
 #endif

@@ -14,6 +14,7 @@
 void cmp_table_init(struct cmp_table *t)
 {
 	memset(t, 0, sizeof(*t));
+	t->margin_pct = CMP_DEFAULT_MARGIN_PCT;
 }
 
 int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs)
@@ -140,22 +141,89 @@ static struct cmp_row *row_of(struct cmp_table *t, const char *suite, const char
 	return add_row(t, slot, h, suite, test, params, pobj, m);
 }
 
-static int cell_take(struct cmp_cell *c, const json_t *m)
+/* One run's values of a metric: its repetitions join the pooled samples,
+ * their mean is the run's one sample at the level that decides. */
+static int cell_take(struct cmp_cell *c, const json_t *m, const json_t *kase)
 {
 	const json_t *samples = json_object_get(m, "samples"), *x;
-	size_t i, k = json_array_size(samples);
-	double *ns = realloc(c->samples, (c->n + k + 1) * sizeof(*ns));
+	size_t i, k = json_array_size(samples), got = 0;
+	double *ns = realloc(c->samples, (c->n + k + 1) * sizeof(*ns)), sum = 0;
 
 	if (!ns)
 		return -ENOMEM;
 	c->samples = ns;
 	json_array_foreach(samples, i, x)
-		if (json_is_number(x))
+		if (json_is_number(x)) {
 			c->samples[c->n++] = json_number_value(x);
+			sum += json_number_value(x);
+			got++;
+		}
 	if (!c->hist)
 		c->hist = json_object_get(m, "histogram");
 	c->present = true;
+	if (!got)
+		return 0;
+	ns = realloc(c->run_means, (c->nruns + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	c->run_means = ns;
+	c->run_means[c->nruns++] = sum / (double)got;
+	c->reps_min = c->nruns == 1 || got < c->reps_min ? got : c->reps_min;
+	c->reps_max = got > c->reps_max ? got : c->reps_max;
+	c->imprecise += json_is_false(json_object_get(kase, "precision_reached"));
+	json_array_foreach(json_object_get(kase, "reps"), i, x)
+		if (json_is_object(json_object_get(x, "noise"))) {
+			c->noise_reps++;
+			c->busy_reps += json_is_true(json_object_get(x, "busy"));
+		}
 	return 0;
+}
+
+/* Parameters whose default a document may leave unstated: vmbench's own
+ * disk tests record buffered only when it is true and iomem always, an
+ * imported fio run buffered always and iomem never. Absent and default
+ * are one identity, so an import pairs with the native run. */
+static const struct {
+	const char *suite, *key, *def;
+} neutral_params[] = {
+	{ "disk", "buffered", "false" },
+	{ "disk", "iomem", "malloc" },
+};
+
+static bool param_is(const json_t *v, const char *text)
+{
+	char buf[64];
+
+	if (json_is_boolean(v))
+		return !strcmp(json_is_true(v) ? "true" : "false", text);
+	if (json_is_string(v))
+		return !strcmp(json_string_value(v), text);
+	if (json_is_integer(v)) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+		return !strcmp(buf, text);
+	}
+	return false;
+}
+
+/* The identity of a case's params: compact JSON, keys sorted, defaults
+ * that may go unstated left out. */
+static char *params_identity(const char *suite, const json_t *pobj)
+{
+	json_t *copy;
+	char *out;
+
+	if (!json_is_object(pobj))
+		return xstrdup("{}");
+	copy = json_copy((json_t *)pobj);
+	if (!copy)
+		return NULL;
+	for (size_t k = 0; k < ARRAY_SIZE(neutral_params); k++)
+		if (!strcmp(suite, neutral_params[k].suite) &&
+		    param_is(json_object_get(copy, neutral_params[k].key), neutral_params[k].def))
+			json_object_del(copy, neutral_params[k].key);
+	out = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(copy);
+	return out;
 }
 
 int cmp_build(struct cmp_table *t)
@@ -169,8 +237,8 @@ int cmp_build(struct cmp_table *t)
 				json_array_foreach(json_object_get(s, "tests"), j, te)
 					json_array_foreach(json_object_get(te, "cases"), k, c) {
 			const json_t *pobj = json_object_get(c, "params");
-			char *params = json_is_object(pobj) ? json_dumps(pobj, JSON_SORT_KEYS | JSON_COMPACT) : xstrdup("{}");
 			const char *sn = json_string_value(json_object_get(s, "name")) ?: "";
+			char *params = params_identity(sn, pobj);
 			const char *tn = json_string_value(json_object_get(te, "name")) ?: "";
 
 			if (!params)
@@ -178,7 +246,7 @@ int cmp_build(struct cmp_table *t)
 			json_array_foreach(json_object_get(c, "metrics"), l, m) {
 				struct cmp_row *r = row_of(t, sn, tn, params, pobj, m);
 
-				if (!r || cell_take(&r->cells[o], m) < 0) {
+				if (!r || cell_take(&r->cells[o], m, c) < 0) {
 					free(params);
 					return -ENOMEM;
 				}
@@ -188,8 +256,12 @@ int cmp_build(struct cmp_table *t)
 	}
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t o = 0; o < t->nops; o++)
-			if (t->rows[r].cells[o].n)
-				stats_summarize(t->rows[r].cells[o].samples, t->rows[r].cells[o].n, &t->rows[r].cells[o].sum);
+			if (t->rows[r].cells[o].n) {
+				struct cmp_cell *cl = &t->rows[r].cells[o];
+
+				stats_summarize(cl->samples, cl->n, &cl->sum);
+				stats_summarize(cl->run_means, cl->nruns, &cl->rsum);
+			}
 	return 0;
 }
 
@@ -199,7 +271,7 @@ void cmp_table_release(struct cmp_table *t)
 		struct cmp_row *row = &t->rows[r];
 
 		for (size_t o = 0; o < t->nops; o++)
-			free(row->cells[o].samples);
+			free(row->cells[o].samples), free(row->cells[o].run_means);
 		free(row->cells), free(row->suite), free(row->test), free(row->params), free(row->metric), free(row->unit);
 	}
 	for (size_t o = 0; o < t->nops; o++) {
@@ -209,21 +281,41 @@ void cmp_table_release(struct cmp_table *t)
 	free(t->rows);
 	free(t->ops);
 	free(t->index);
+	json_decref(t->calibration);
 	cmp_table_init(t);
 }
 
-void cmp_judge(const struct cmp_row *r, const struct cmp_cell *base, const struct cmp_cell *op, struct cmp_verdict *v)
+/* The fingerprint of an operand's first document. */
+static const json_t *op_fingerprint(const struct cmp_table *t, size_t o)
 {
+	return json_object_get(json_array_get(t->ops[o].docs, 0), "fingerprint");
+}
+
+void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, struct cmp_verdict *v)
+{
+	const struct cmp_cell *base = &r->cells[t->baseline], *op = &r->cells[o];
+	struct stats_runs_in in = {
+		.a = base->run_means, .na = base->nruns, .b = op->run_means, .nb = op->nruns,
+		.higher_better = r->higher_better, .margin_pct = t->margin_pct,
+	};
+
 	memset(v, 0, sizeof(*v));
 	if (!base->n || !op->n)
 		return;
 	v->comparable = true;
 	v->gap_pct = base->sum.mean != 0 ? (op->sum.mean - base->sum.mean) / fabs(base->sum.mean) * 100 : NAN;
 	v->ratio = base->sum.mean != 0 ? op->sum.mean / base->sum.mean : NAN;
-	stats_welch(&base->sum, &op->sum, &v->w);
-	/* Significant when the 95% CI of the difference excludes zero. */
-	if (v->w.valid && (v->w.ci_low > 0 || v->w.ci_high < 0))
-		v->better = (v->w.diff > 0) == r->higher_better ? 1 : -1;
+	if ((in.na < 2 || in.nb < 2) && t->calibration)
+		in.calib_cv = cmp_calibration_cv(t->calibration, op_fingerprint(t, t->baseline), r, &in.calib_runs);
+	stats_compare_runs(&in, &v->rc);
+	/* the run level decides; the gap is that of the run means */
+	if (isfinite(v->rc.gap_pct))
+		v->gap_pct = v->rc.gap_pct;
+	v->w.valid = v->rc.verdict != STATS_UNTESTED;
+	v->w.p = v->rc.p;
+	v->w.df = v->rc.df;
+	v->w.diff = op->rsum.mean - base->rsum.mean;
+	v->better = v->rc.verdict == STATS_BETTER ? 1 : v->rc.verdict == STATS_WORSE ? -1 : 0;
 }
 
 static bool is_rate(const char *unit)
@@ -271,7 +363,7 @@ void cmp_tally(const struct cmp_table *t, const struct cmp_filter *f, size_t op,
 
 		if (!cmp_row_selected(r, f))
 			continue;
-		cmp_judge(r, &r->cells[t->baseline], &r->cells[op], &v);
+		cmp_judge(t, r, op, &v);
 		if (!v.comparable)
 			out->missing += r->cells[t->baseline].n || r->cells[op].n;
 		else if (!v.w.valid)
@@ -280,8 +372,10 @@ void cmp_tally(const struct cmp_table *t, const struct cmp_filter *f, size_t op,
 			out->better++;
 		else if (v.better < 0)
 			out->worse++;
-		else
+		else if (v.rc.verdict == STATS_SAME)
 			out->same++;
+		else
+			out->inconclusive++;
 	}
 }
 
@@ -306,19 +400,43 @@ void cmp_row_params(const struct cmp_row *r, char *buf, size_t len)
 	text_params(r->pobj, buf, len);
 }
 
+/* "runs x repetitions" of a cell: "3x5", "3x4-5" */
+static void shape_text(const struct cmp_cell *c, char *buf, size_t len)
+{
+	if (c->reps_min == c->reps_max)
+		snprintf(buf, len, "%zux%zu", c->nruns, c->reps_min);
+	else
+		snprintf(buf, len, "%zux%zu-%zu", c->nruns, c->reps_min, c->reps_max);
+}
+
+/* The mean, its 95% CI (over the run means when there are two or more
+ * runs, else over the one run's repetitions), runs x repetitions, and
+ * "imprecise" when a run stopped short of --precision. */
 static void cell_text(const struct cmp_row *r, const struct cmp_cell *c, char *buf, size_t len)
 {
-	char val[48];
+	const struct stats_summary *s = c->nruns >= 2 ? &c->rsum : &c->sum;
+	char val[48], shape[32];
 
 	if (!c->n) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	text_format_value(c->sum.mean, r->unit, val, sizeof(val));
-	if (c->n > 1 && c->sum.mean != 0 && isfinite(c->sum.ci95_high))
-		snprintf(buf, len, "%s ±%.1f%%", val, 100 * (c->sum.ci95_high - c->sum.mean) / fabs(c->sum.mean));
+	text_format_value(c->nruns >= 2 ? c->rsum.mean : c->sum.mean, r->unit, val, sizeof(val));
+	shape_text(c, shape, sizeof(shape));
+	if (s->n > 1 && s->mean != 0 && isfinite(s->ci95_high))
+		snprintf(buf, len, "%s ±%.1f%% %s%s", val, 100 * (s->ci95_high - s->mean) / fabs(s->mean), shape,
+			 c->imprecise ? " imprecise" : "");
 	else
-		snprintf(buf, len, "%s (n=%zu)", val, c->n);
+		snprintf(buf, len, "%s %s%s", val, shape, c->imprecise ? " imprecise" : "");
+}
+
+/* The minimal detectable difference, when it is known. */
+static void mdd_text(const struct cmp_verdict *v, char *buf, size_t len)
+{
+	if (isfinite(v->rc.mdd_pct))
+		snprintf(buf, len, ", mdd %.1f%%", v->rc.mdd_pct);
+	else
+		buf[0] = '\0';
 }
 
 /* What one operand's cell says against the baseline's, in a few words. */
@@ -326,9 +444,9 @@ static void verdict_text(const struct cmp_table *t, const struct cmp_row *r, siz
 {
 	const struct cmp_cell *base = &r->cells[t->baseline], *op = &r->cells[o];
 	struct cmp_verdict v;
-	char words[32];
+	char words[32], mdd[32];
 
-	cmp_judge(r, base, op, &v);
+	cmp_judge(t, r, o, &v);
 	if (!v.comparable) {
 		if (!base->n && !op->n)
 			snprintf(buf, len, "in neither");
@@ -337,15 +455,18 @@ static void verdict_text(const struct cmp_table *t, const struct cmp_row *r, siz
 		return;
 	}
 	cmp_ratio_words(r, &v, words, sizeof(words));
+	mdd_text(&v, mdd, sizeof(mdd));
 	if (!isfinite(v.gap_pct))
 		snprintf(buf, len, "%s", v.better > 0 ? "better" : v.better < 0 ? "worse" : "inconclusive");
 	else if (!v.w.valid)
-		snprintf(buf, len, "%+.1f%% inconclusive (too few samples)", v.gap_pct);
+		snprintf(buf, len, "%+.1f%% untested: one run, noise unknown (*)", v.gap_pct);
+	else if (v.rc.verdict == STATS_SAME)
+		snprintf(buf, len, "%+.1f%% same within ±%g%% (p=%.2g%s)", v.gap_pct, t->margin_pct, v.w.p, mdd);
 	else if (v.better == 0)
-		snprintf(buf, len, "%+.1f%% same (p=%.2g)", v.gap_pct, v.w.p);
+		snprintf(buf, len, "%+.1f%% no significant difference (p=%.2g%s)", v.gap_pct, v.w.p, mdd);
 	else
 		snprintf(buf, len, "%+.1f%%%s%s %s (p=%.2g)", v.gap_pct, *words ? " " : "", words,
-			 v.better > 0 ? "better" : "worse", v.w.p);
+			 v.better > 0 ? "better" : v.better < 0 ? "worse" : "", v.w.p);
 }
 
 /* The word the machine-readable formats give a verdict. */
@@ -353,9 +474,7 @@ static const char *verdict_word(const struct cmp_verdict *v)
 {
 	if (!v->comparable)
 		return "missing";
-	if (!v->w.valid)
-		return "inconclusive";
-	return v->better > 0 ? "better" : v->better < 0 ? "worse" : "same";
+	return stats_verdict_word(v->rc.verdict);
 }
 
 /* RFC 4180: every text field quoted, quotes doubled, records end in CRLF. */
@@ -405,19 +524,31 @@ static int print_json(FILE *f, const struct cmp_table *t, const struct cmp_filte
 				json_array_append_new(cells, json_null());
 				continue;
 			}
-			cell = json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)c->n, "mean", json_num(c->sum.mean),
-					 "ci95_low", json_num(c->sum.ci95_low), "ci95_high", json_num(c->sum.ci95_high));
-			cmp_judge(r, &r->cells[t->baseline], c, &v);
+			cell = json_pack("{s:I, s:o, s:o, s:o, s:I, s:I, s:I, s:b, s:I, s:I}", "n", (json_int_t)c->n, "mean",
+					 json_num(c->sum.mean), "ci95_low", json_num(c->sum.ci95_low), "ci95_high",
+					 json_num(c->sum.ci95_high), "runs", (json_int_t)c->nruns, "reps_min",
+					 (json_int_t)c->reps_min, "reps_max", (json_int_t)c->reps_max, "precision_reached",
+					 c->imprecise == 0, "busy_reps", (json_int_t)c->busy_reps, "sensed_reps",
+					 (json_int_t)c->noise_reps);
+			if (c->nruns >= 2)
+				json_object_set_new(cell, "run_means", json_pack("{s:o, s:o, s:o, s:o}", "mean",
+					json_num(c->rsum.mean), "stddev", json_num(c->rsum.stddev), "ci95_low",
+					json_num(c->rsum.ci95_low), "ci95_high", json_num(c->rsum.ci95_high)));
+			cmp_judge(t, r, o, &v);
 			if (o != t->baseline && v.comparable) {
 				json_object_set_new(cell, "gap_pct", json_num(v.gap_pct));
-				json_object_set_new(cell, "verdict", json_string(!v.w.valid ? "too few samples to test"
-										 : v.better > 0 ? "better"
-										 : v.better < 0 ? "worse"
-												: "no significant difference"));
+				json_object_set_new(cell, "verdict", json_string(verdict_word(&v)));
+				json_object_set_new(cell, "basis", json_string(!v.w.valid ? "none: one run, no calibration"
+									       : v.rc.calibrated ? "calibration"
+												 : "run means"));
 				if (v.w.valid) {
 					json_object_set_new(cell, "p", json_num(v.w.p));
-					json_object_set_new(cell, "diff_ci95", json_pack("[o, o]", json_num(v.w.ci_low),
-											 json_num(v.w.ci_high)));
+					json_object_set_new(cell, "df", json_num(v.rc.df));
+					json_object_set_new(cell, "diff_ci95_pct", json_pack("[o, o]", json_num(v.rc.ci95_low_pct),
+											     json_num(v.rc.ci95_high_pct)));
+					json_object_set_new(cell, "diff_ci90_pct", json_pack("[o, o]", json_num(v.rc.ci90_low_pct),
+											     json_num(v.rc.ci90_high_pct)));
+					json_object_set_new(cell, "mdd_pct", json_num(v.rc.mdd_pct));
 				}
 			}
 			json_array_append_new(cells, cell);
@@ -427,7 +558,7 @@ static int print_json(FILE *f, const struct cmp_table *t, const struct cmp_filte
 			r->metric, "unit", r->unit, "direction", r->higher_better ? "higher" : "lower", "headline",
 			r->headline, "cells", cells));
 	}
-	out = json_pack("{s:o, s:o}", "operands", ops, "metrics", rows);
+	out = json_pack("{s:o, s:f, s:o}", "operands", ops, "margin_pct", t->margin_pct, "metrics", rows);
 	if (!out || json_dumpf(out, f, JSON_INDENT(2)) < 0) {
 		json_decref(out);
 		return -EIO;
@@ -441,7 +572,8 @@ static void print_csv(FILE *f, const struct cmp_table *t, const struct cmp_filte
 {
 	char buf[512];
 
-	fputs("suite,test,params,metric,unit,direction,operand,baseline,n,mean,ci95_low,ci95_high,gap_pct,verdict,p\r\n", f);
+	fputs("suite,test,params,metric,unit,direction,operand,baseline,n,mean,ci95_low,ci95_high,gap_pct,verdict,p,"
+	      "runs,reps_min,reps_max,precision_reached,busy_reps,mdd_pct,basis\r\n", f);
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct cmp_row *r = &t->rows[i];
 
@@ -454,7 +586,7 @@ static void print_csv(FILE *f, const struct cmp_table *t, const struct cmp_filte
 
 			if (!c->n)
 				continue;
-			cmp_judge(r, &r->cells[t->baseline], c, &v);
+			cmp_judge(t, r, o, &v);
 			csv_field(f, r->suite), fputc(',', f), csv_field(f, r->test), fputc(',', f);
 			csv_field(f, buf), fputc(',', f), csv_field(f, r->metric), fputc(',', f);
 			csv_field(f, r->unit), fputc(',', f);
@@ -472,6 +604,13 @@ static void print_csv(FILE *f, const struct cmp_table *t, const struct cmp_filte
 			}
 			if (o != t->baseline && v.w.valid)
 				csv_num(f, "%.6g", v.w.p);
+			fprintf(f, ",%zu,%zu,%zu,%s,%zu,", c->nruns, c->reps_min, c->reps_max,
+				c->imprecise ? "false" : "true", c->busy_reps);
+			if (o != t->baseline && v.w.valid)
+				csv_num(f, "%.6g", v.rc.mdd_pct);
+			fputc(',', f);
+			if (o != t->baseline && v.comparable)
+				fputs(!v.w.valid ? "none" : v.rc.calibrated ? "calibration" : "runs", f);
 			fputs("\r\n", f);
 		}
 	}
@@ -579,7 +718,7 @@ static const char *verdict_color(const struct cmp_table *t, const struct cmp_row
 
 	if (!color)
 		return NULL;
-	cmp_judge(r, &r->cells[t->baseline], &r->cells[o], &v);
+	cmp_judge(t, r, o, &v);
 	return v.better > 0 ? "32" : v.better < 0 ? "31" : NULL;
 }
 
@@ -593,6 +732,39 @@ static void op_label(const struct cmp_table *t, size_t o, bool numbered, char *b
 		snprintf(buf, len, "#%zu%s", o + 1, o == t->baseline ? " (baseline)" : "");
 	else
 		snprintf(buf, len, "%s%s", t->ops[o].name, o == t->baseline ? " (baseline)" : "");
+}
+
+/* The caveats, each wrapped at TEXT_WIDTH columns at spaces. */
+static void caveats_wrapped(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	(void)cmp_caveats(mem, t, flt, "");
+	if (fclose(mem) != 0 || !text) {
+		free(text);
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p = line;
+
+		while (cols(p) > TEXT_WIDTH) {
+			const char *cut = p + TEXT_WIDTH;
+
+			while (cut > p && *cut != ' ')
+				cut--;
+			if (cut == p)
+				break;
+			fprintf(f, "%.*s\n", (int)(cut - p), p);
+			p = cut + 1;
+			fputs("    ", f);
+		}
+		fprintf(f, "%s\n", p);
+	}
+	free(text);
 }
 
 /* Text: metrics grouped under their case ("cpu.prime  threads=1 max-prime=2000").
@@ -622,8 +794,8 @@ static void print_text(FILE *f, const struct cmp_table *t, const struct cmp_filt
 	for (size_t o = 0; o < t->nops; o++)
 		wname = umax(wname, cols(t->ops[o].name) + (o == t->baseline ? 11 : 0));
 	wmet = umin(wmet, 28);
-	wval = umin(wval, 24);
-	wverd = umin(wverd, 44);
+	wval = umin(wval, 34);
+	wverd = umin(wverd, 56);
 	/* wide: each operand's value under its name, its verdict beside it */
 	if (2 + wmet + t->nops * (2 + wval) + (t->nops - 1) * (2 + wverd) <= TEXT_WIDTH) {
 		wide = umax(wval, umin(wname, 24));
@@ -706,6 +878,7 @@ static void print_text(FILE *f, const struct cmp_table *t, const struct cmp_filt
 		}
 		fputc('\n', f);
 	}
+	caveats_wrapped(f, t, flt);
 	for (size_t o = 0; o < t->nops; o++) {
 		struct cmp_tally n;
 
@@ -713,7 +886,8 @@ static void print_text(FILE *f, const struct cmp_table *t, const struct cmp_filt
 			continue;
 		cmp_tally(t, flt, o, &n);
 		snprintf(buf, sizeof(buf), "%s vs %s: %zu better, %zu worse, %zu same, %zu inconclusive, %zu missing",
-			 t->ops[o].name, t->ops[t->baseline].name, n.better, n.worse, n.same, n.untested, n.missing);
+			 t->ops[o].name, t->ops[t->baseline].name, n.better, n.worse, n.same, n.untested + n.inconclusive,
+			 n.missing);
 		column(f, buf, TEXT_WIDTH, false, NULL);
 		fputc('\n', f);
 	}
@@ -752,14 +926,198 @@ size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filt
 
 			if (o == t->baseline)
 				continue;
-			cmp_judge(r, &r->cells[t->baseline], &r->cells[o], &v);
-			if (v.better >= 0 || !(fabs(v.gap_pct) > pct))
+			/* only a run-level significant worsening counts: repetitions of
+			 * one run never fail a gate on their own */
+			cmp_judge(t, r, o, &v);
+			if (v.rc.significant >= 0 || !(fabs(v.gap_pct) > pct))
 				continue;
 			cmp_row_params(r, p, sizeof(p));
-			fprintf(f, "  %s.%s %s %s: %+.1f%% in %s (p=%.2g)\n", r->suite, r->test, p, r->metric, v.gap_pct,
-				t->ops[o].name, v.w.p);
+			fprintf(f, "  %s.%s %s %s: %+.1f%% in %s (p=%.2g, %zu vs %zu runs%s)\n", r->suite, r->test, p,
+				r->metric, v.gap_pct, t->ops[o].name, v.w.p, r->cells[t->baseline].nruns,
+				r->cells[o].nruns, v.rc.calibrated ? ", calibrated noise" : "");
 			n++;
 		}
+	}
+	return n;
+}
+
+/* ---- calibration ---- */
+
+void cmp_fingerprint_key(const json_t *fp, char *buf, size_t len)
+{
+	const json_t *cpu = json_object_get(fp, "cpu");
+
+	snprintf(buf, len, "%s|%s|%s|%lld",
+		 json_string_value(json_object_get(cpu, "model")) ?: "?",
+		 json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "none",
+		 json_string_value(json_object_get(json_object_get(fp, "kernel"), "release")) ?: "?",
+		 (long long)json_integer_value(json_object_get(cpu, "logical")));
+}
+
+double cmp_calibration_cv(const json_t *cal, const json_t *fp, const struct cmp_row *r, unsigned *runs)
+{
+	const json_t *e;
+	char key[512];
+	size_t i;
+
+	cmp_fingerprint_key(fp, key, sizeof(key));
+	json_array_foreach(json_object_get(cal, "cases"), i, e) {
+		const char *k = json_string_value(json_object_get(e, "machine"));
+		const char *p = json_string_value(json_object_get(e, "params"));
+		double cv = json_number_value(json_object_get(e, "cv_between"));
+		json_int_t n = json_integer_value(json_object_get(e, "runs"));
+
+		if (!k || !p || strcmp(k, key) || strcmp(p, r->params) ||
+		    strcmp(json_string_value(json_object_get(e, "suite")) ?: "", r->suite) ||
+		    strcmp(json_string_value(json_object_get(e, "test")) ?: "", r->test) ||
+		    strcmp(json_string_value(json_object_get(e, "metric")) ?: "", r->metric))
+			continue;
+		if (!isfinite(cv) || cv <= 0 || cv > 10 || n < 2 || n > 100000)
+			continue;
+		*runs = (unsigned)n;
+		return cv;
+	}
+	return 0;
+}
+
+/* ---- caveats ---- */
+
+/* Fingerprint parts that change what is measured, with the label key that
+ * says a difference in them is intended. */
+static const struct {
+	const char *what, *obj, *key;
+	const char *labels; /* label keys that say a difference is intended, comma-separated */
+} fp_parts[] = {
+	{ "hypervisor", "hypervisor", "name", "hv,accel,config,host" },
+	{ "CPU model", "cpu", "model", "cpu,accel,arch,config,host" },
+	{ "kernel", "kernel", "release", "kernel,accel,config,host" },
+	{ "clocksource", "clocksource", "current", "clocksource,hv,accel,config,host" },
+	{ "THP setting", "thp", "enabled", "thp,accel,config,host" },
+};
+
+static const char *fp_part(const json_t *doc, size_t k)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(doc, "fingerprint"), fp_parts[k].obj),
+						 fp_parts[k].key));
+}
+
+static const char *label_of(const json_t *doc, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(doc, "labels"), key));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Whether a label says the operands differ on purpose: one of the label
+ * keys that explain this part has other values on the two sides. */
+static bool labelled_apart(const json_t *a, const json_t *b, size_t k)
+{
+	for (const char *p = fp_parts[k].labels; *p;) {
+		size_t n = strcspn(p, ",");
+		char key[32];
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		if (!same_str(label_of(a, key), label_of(b, key)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+/* A label that names the hypervisor but not the one the fingerprint found. */
+static bool hv_label_contradicts(const json_t *doc)
+{
+	const char *l = label_of(doc, "hv"), *hv = fp_part(doc, 0);
+
+	if (!l || !hv)
+		return false;
+	return !strcasestr(hv, l) && !strcasestr(l, hv);
+}
+
+size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, const char *prefix)
+{
+	size_t n = 0, untested = 0, single = 0;
+
+	for (size_t o = 0; o < t->nops; o++) {
+		const json_t *docs = t->ops[o].docs, *d0 = json_array_get(docs, 0), *d;
+		size_t i, busy = 0, sensed = 0;
+
+		for (size_t k = 0; k < ARRAY_SIZE(fp_parts); k++)
+			json_array_foreach(docs, i, d)
+				if (i && !same_str(fp_part(d0, k), fp_part(d, k))) {
+					fprintf(f, "%swarning: %s pools runs of different %s: %s and %s\n", prefix,
+						t->ops[o].name, fp_parts[k].what, fp_part(d0, k) ?: "unknown",
+						fp_part(d, k) ?: "unknown");
+					n++;
+					break;
+				}
+		json_array_foreach(docs, i, d)
+			if (hv_label_contradicts(d)) {
+				fprintf(f, "%swarning: %s is labelled hv=%s but its fingerprint says %s\n", prefix,
+					t->ops[o].name, label_of(d, "hv"), fp_part(d, 0));
+				n++;
+				break;
+			}
+		if (o != t->baseline) {
+			const json_t *b0 = json_array_get(t->ops[t->baseline].docs, 0);
+
+			for (size_t k = 0; k < ARRAY_SIZE(fp_parts); k++)
+				if (b0 && d0 && !same_str(fp_part(b0, k), fp_part(d0, k)) && !labelled_apart(b0, d0, k)) {
+					fprintf(f, "%swarning: %s and %s differ in %s (%s vs %s) and no label says so\n",
+						prefix, t->ops[t->baseline].name, t->ops[o].name, fp_parts[k].what,
+						fp_part(b0, k) ?: "unknown", fp_part(d0, k) ?: "unknown");
+					n++;
+				}
+		}
+		/* busy: over the selected metrics' cases, counted once per case
+		 * (a case's metrics are consecutive rows) */
+		for (size_t r = 0, last = SIZE_MAX; r < t->nrows; r++) {
+			const struct cmp_row *row = &t->rows[r];
+
+			if (!cmp_row_selected(row, flt))
+				continue;
+			if (last != SIZE_MAX && !strcmp(t->rows[last].suite, row->suite) &&
+			    !strcmp(t->rows[last].test, row->test) && !strcmp(t->rows[last].params, row->params))
+				continue;
+			last = r;
+			busy += row->cells[o].busy_reps;
+			sensed += row->cells[o].noise_reps;
+		}
+		if (sensed) {
+			fprintf(f, "%s%s: host busy during %zu of %zu repetitions%s\n", prefix, t->ops[o].name, busy,
+				sensed, busy ? " (see docs/methodology.md, noise sensors)" : "");
+			n++;
+		}
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct cmp_row *row = &t->rows[r];
+
+		if (!cmp_row_selected(row, flt))
+			continue;
+		for (size_t o = 0; o < t->nops; o++) {
+			struct cmp_verdict v;
+
+			if (o == t->baseline)
+				continue;
+			cmp_judge(t, row, o, &v);
+			untested += v.comparable && !v.w.valid;
+			single += v.comparable && v.rc.calibrated;
+		}
+	}
+	if (untested) {
+		fprintf(f, "%s(*) %zu comparison%s with one run on a side: run-to-run noise is unknown, so no "
+			   "significance is claimed from repetitions alone; measure with 'vmbench run --runs 3' or "
+			   "store this machine's noise with 'vmbench calibrate'\n", prefix, untested,
+			untested == 1 ? "" : "s");
+		n++;
+	}
+	if (single) {
+		fprintf(f, "%s%zu comparison%s with one run on a side used this machine's stored calibration\n", prefix,
+			single, single == 1 ? "" : "s");
+		n++;
 	}
 	return n;
 }

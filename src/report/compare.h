@@ -17,6 +17,13 @@ struct cmp_cell {
 	size_t n;
 	struct stats_summary sum;
 	json_t *hist; /* the first document's histogram, borrowed; NULL if none */
+	/* Two levels: one mean per run (document), the unit of replication. */
+	double *run_means;
+	size_t nruns;
+	size_t reps_min, reps_max; /* repetitions per run */
+	size_t imprecise;          /* runs whose case did not reach --precision */
+	size_t busy_reps, noise_reps; /* repetitions marked busy, of those with sensor readings */
+	struct stats_summary rsum; /* over the run means */
 };
 
 struct cmp_row {
@@ -32,13 +39,23 @@ struct cmp_operand {
 	json_t *docs; /* array of documents (owned reference) */
 };
 
+/* A stored calibration (vmbench calibrate): between-run CV per case on a
+ * machine. Borrowed JSON; NULL when none. */
+struct cmp_calibration {
+	const json_t *doc;
+};
+
 struct cmp_table {
 	struct cmp_operand *ops;
 	size_t nops, baseline;
 	struct cmp_row *rows;
 	size_t nrows, rcap;
 	size_t *index, icap; /* open addressing over rows: row number + 1, 0 = free */
+	double margin_pct;     /* equivalence margin (--margin) */
+	json_t *calibration;   /* stored calibrations {"cases": [...]} (owned), or NULL */
 };
+
+#define CMP_DEFAULT_MARGIN_PCT 5.0
 
 /* What a non-baseline cell says against the baseline cell. */
 struct cmp_verdict {
@@ -46,7 +63,8 @@ struct cmp_verdict {
 	double gap_pct;   /* (op - base) / |base| * 100 */
 	double ratio;     /* op / base */
 	int better;       /* +1 better, -1 worse, 0 no significant difference */
-	struct stats_welch w;
+	struct stats_welch w; /* w.valid and w.p: the run-level test (kept for the report) */
+	struct stats_runs_cmp rc; /* the run-level verdict */
 };
 
 void cmp_table_init(struct cmp_table *t);
@@ -59,7 +77,9 @@ int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs);
 /* Build the rows from the operands' documents. */
 int cmp_build(struct cmp_table *t);
 void cmp_table_release(struct cmp_table *t);
-void cmp_judge(const struct cmp_row *r, const struct cmp_cell *base, const struct cmp_cell *op, struct cmp_verdict *v);
+/* Operand o's cell against the baseline's, at the run level, with the
+ * table's margin and calibration. */
+void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, struct cmp_verdict *v);
 /* "3.2x slower" or "" when the ratio reads no better than the percentage. */
 void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char *buf, size_t len);
 
@@ -73,10 +93,21 @@ bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f);
 /* How one operand's selected metrics fare against the baseline. */
 struct cmp_tally {
 	size_t better, worse, same;
+	size_t inconclusive; /* tested, no significant difference, not within the margin */
 	size_t untested; /* both sides present, too few samples for the test */
 	size_t missing;  /* on one side only */
 };
 void cmp_tally(const struct cmp_table *t, const struct cmp_filter *f, size_t op, struct cmp_tally *out);
+/* The between-run CV (fraction) and its runs stored for this row on the
+ * machine of fingerprint fp; 0 when none. */
+double cmp_calibration_cv(const json_t *cal, const json_t *fp, const struct cmp_row *r, unsigned *runs);
+/* The calibration key of a fingerprint: what must match for a stored noise
+ * level to apply (CPU model, hypervisor, kernel release, logical CPUs). */
+void cmp_fingerprint_key(const json_t *fp, char *buf, size_t len);
+/* Caveats for the reader, one line each into f (prefix before each):
+ * fingerprints that differ where labels do not say so, busy hosts, one run. */
+size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, const char *prefix);
+
 /* Whether every operand has the row's metric. */
 bool cmp_row_complete(const struct cmp_table *t, const struct cmp_row *r);
 

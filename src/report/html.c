@@ -147,7 +147,7 @@ static void verdict_cell(FILE *f, const struct cmp_table *t, const struct cmp_ro
 	char words[32];
 
 	fputs("<td class=\"vd", f);
-	cmp_judge(r, b, c, &v);
+	cmp_judge(t, r, o, &v);
 	cmp_ratio_words(r, &v, words, sizeof(words));
 	if (!v.comparable) {
 		fputs(" same\" data-label=\"", f);
@@ -162,12 +162,13 @@ static void verdict_cell(FILE *f, const struct cmp_table *t, const struct cmp_ro
 		fputs("\">", f);
 		if (isfinite(v.gap_pct))
 			fprintf(f, "%+.1f%% ", v.gap_pct);
-		fputs("<small>(too few samples to test)</small>", f);
+		fputs("<small>(one run: noise unknown)</small>", f);
 	} else {
 		fprintf(f, " %s\" data-label=\"", v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
 		label(f, t, o);
 		fprintf(f, "\">%+.1f%%%s%s %s <small>(p=%.2g)</small>", v.gap_pct, *words ? " " : "", words,
-			v.better > 0 ? "better" : v.better < 0 ? "worse" : "no significant difference", v.w.p);
+			v.better > 0 ? "better" : v.better < 0 ? "worse"
+			: v.rc.verdict == STATS_SAME ? "the same within the margin" : "no significant difference", v.w.p);
 	}
 	fputs("</td>", f);
 }
@@ -281,6 +282,28 @@ static void tables(FILE *f, const struct cmp_table *t, const struct latency_inde
 	free(rows);
 }
 
+/* compare's caveats (busy host, one run, fingerprints), a paragraph each. */
+static void caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	(void)cmp_caveats(mem, t, flt, "");
+	if (fclose(mem) != 0 || !text) {
+		free(text);
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		fputs("<p class=\"caveat\">", f);
+		esc(f, line);
+		fputs("</p>\n", f);
+	}
+	free(text);
+}
+
 /* One sentence per operand: how many headline metrics are better, worse, the same. */
 static void tally(FILE *f, const struct cmp_table *t)
 {
@@ -297,15 +320,18 @@ static void tally(FILE *f, const struct cmp_table *t)
 		fputs("</b> against <b>", f);
 		esc(f, t->ops[t->baseline].name);
 		fprintf(f, "</b>: <span class=\"better\">%zu better</span>, <span class=\"worse\">%zu worse</span>, "
-			   "<span class=\"same\">%zu the same</span> (no significant difference)",
-			n.better, n.worse, n.same);
+			   "<span class=\"same\">%zu the same</span> (within &plusmn;%g%%), %zu with no significant "
+			   "difference",
+			n.better, n.worse, n.same, t->margin_pct, n.inconclusive);
 		if (n.untested)
-			fprintf(f, ", %zu not tested (too few samples)", n.untested);
+			fprintf(f, ", %zu not tested (one run a side: run-to-run noise unknown)", n.untested);
 		if (n.missing)
 			fprintf(f, ", %zu measured on one side only", n.missing);
-		fprintf(f, "; of %zu headline metric%s.</p>\n", n.better + n.worse + n.same + n.untested + n.missing,
-			n.better + n.worse + n.same + n.untested + n.missing == 1 ? "" : "s");
+		fprintf(f, "; of %zu headline metric%s.</p>\n",
+			n.better + n.worse + n.same + n.inconclusive + n.untested + n.missing,
+			n.better + n.worse + n.same + n.inconclusive + n.untested + n.missing == 1 ? "" : "s");
 	}
+	caveats(f, t, &headline);
 }
 
 static const char **operand_names(const struct cmp_table *t)

@@ -108,15 +108,34 @@ static json_t *metric_json(const struct vmb_metric *m)
 	return o;
 }
 
+/* A repetition: when it started and what else ran meanwhile (noise.h). */
+static json_t *rep_json(const struct noise_reading *n)
+{
+	char start[40];
+
+	format_utc(n->start, start, sizeof(start));
+	return json_pack("{s:s, s:f, s:{s:o, s:o, s:I, s:I, s:o}, s:b}", "start", start, "start_epoch", n->start,
+			 "noise", "other_cpu_pct", jreal(n->other_cpu_pct), "steal_pct", jreal(n->steal_pct),
+			 "nivcsw", (json_int_t)n->nivcsw, "majflt", (json_int_t)n->majflt, "mhz", jreal(n->mhz),
+			 "busy", n->busy);
+}
+
 static json_t *case_json(const struct vmb_case *c)
 {
-	json_t *metrics = json_array();
+	json_t *metrics = json_array(), *reps = json_array(), *o;
 
 	for (size_t i = 0; i < c->nmetrics; i++)
 		json_array_append_new(metrics, metric_json(&c->metrics[i]));
-	return json_pack("{s:o, s:I, s:b, s:o, s:f, s:o}", "params", params_json(c->params, c->nparams),
-			 "repetitions", (json_int_t)c->reps, "precision_reached", c->precision_reached,
-			 "ci95_rel_pct", jreal(c->ci_rel_pct), "elapsed_s", c->elapsed_s, "metrics", metrics);
+	for (size_t i = 0; i < c->nnoise; i++)
+		json_array_append_new(reps, rep_json(&c->noise[i]));
+	o = json_pack("{s:o, s:I, s:b, s:o, s:f, s:o}", "params", params_json(c->params, c->nparams),
+		      "repetitions", (json_int_t)c->reps, "precision_reached", c->precision_reached,
+		      "ci95_rel_pct", jreal(c->ci_rel_pct), "elapsed_s", c->elapsed_s, "metrics", metrics);
+	if (o && c->nnoise)
+		json_object_set_new(o, "reps", reps);
+	else
+		json_decref(reps);
+	return o;
 }
 
 static json_t *suite_json(const struct vmb_suite_result *sr)
@@ -201,6 +220,8 @@ json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m
 			"precision_pct", rs->precision_pct, "min_reps", (json_int_t)rs->min_reps,
 			"max_reps", (json_int_t)rs->max_reps, "quick", rs->quick,
 			"suites", suites);
+	if (doc && m->run_group)
+		json_object_set_new(doc, "run_group", json_deep_copy(m->run_group));
 	return doc;
 oom:
 	json_decref(argv);
@@ -491,7 +512,7 @@ static void check_metric(struct vctx *v, const json_t *m, const char *path)
 
 static void check_case(struct vctx *v, const json_t *c, const char *cp)
 {
-	const json_t *metrics, *m;
+	const json_t *metrics, *m, *reps;
 	size_t l;
 	char pp[160];
 
@@ -501,6 +522,33 @@ static void check_case(struct vctx *v, const json_t *c, const char *cp)
 	get(v, c, cp, "precision_reached", JSON_TRUE, false);
 	number(v, c, cp, "ci95_rel_pct", false, false, true, 0, HUGE_VAL);
 	number(v, c, cp, "elapsed_s", false, false, false, 0, HUGE_VAL);
+	reps = get(v, c, cp, "reps", JSON_ARRAY, false);
+	if (reps && json_array_size(reps) > DOC_MAX_ITEMS)
+		fail_at(v, "%s.reps: more than %d repetitions", cp, DOC_MAX_ITEMS);
+	json_array_foreach(reps, l, m) {
+		char rp[192], np[200];
+		const json_t *n;
+
+		snprintf(rp, sizeof(rp), "%s.reps[%zu]", cp, l);
+		snprintf(np, sizeof(np), "%s.noise", rp);
+		if (!json_is_object(m)) {
+			fail_at(v, "%s: expected an object", rp);
+			return;
+		}
+		get(v, m, rp, "start", JSON_STRING, false);
+		number(v, m, rp, "start_epoch", false, false, false, 0, HUGE_VAL);
+		get(v, m, rp, "busy", JSON_TRUE, false);
+		n = get(v, m, rp, "noise", JSON_OBJECT, false);
+		if (n) {
+			number(v, n, np, "other_cpu_pct", false, false, true, 0, 100);
+			number(v, n, np, "steal_pct", false, false, true, 0, 100);
+			number(v, n, np, "nivcsw", false, true, false, 0, HUGE_VAL);
+			number(v, n, np, "majflt", false, true, false, 0, HUGE_VAL);
+			number(v, n, np, "mhz", false, false, true, 0, 1e6);
+		}
+		if (v->bad)
+			return;
+	}
 	metrics = need(v, c, cp, "metrics", JSON_ARRAY);
 	json_array_foreach(metrics, l, m) {
 		char mp[192];
@@ -579,9 +627,9 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 		fail_at(&v, "schema: \"%s\" is not a vmbench result (expected \"%s\")", json_string_value(x),
 			DOC_SCHEMA);
 	x = need(&v, doc, "", "schema_version", JSON_INTEGER);
-	if (x && json_integer_value(x) != DOC_SCHEMA_VERSION)
-		fail_at(&v, "schema_version: %lld is not supported (this vmbench reads version %d%s)",
-			(long long)json_integer_value(x), DOC_SCHEMA_VERSION,
+	if (x && (json_integer_value(x) > DOC_SCHEMA_VERSION || json_integer_value(x) < DOC_SCHEMA_VERSION_MIN))
+		fail_at(&v, "schema_version: %lld is not supported (this vmbench reads versions %d to %d%s)",
+			(long long)json_integer_value(x), DOC_SCHEMA_VERSION_MIN, DOC_SCHEMA_VERSION,
 			json_integer_value(x) > DOC_SCHEMA_VERSION ? "; it was written by a newer vmbench" : "");
 	x = need(&v, doc, "", "id", JSON_STRING);
 	if (x && (json_string_length(x) == 0 || json_string_length(x) > 64))
@@ -616,6 +664,18 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 		need(&v, x, "fingerprint.hypervisor", "name", JSON_STRING);
 	if (fp)
 		check_free(&v, fp, "fingerprint", 1);
+	x = get(&v, doc, "", "run_group", JSON_OBJECT, false);
+	if (x) {
+		const json_t *o = get(&v, x, "run_group", "order", JSON_ARRAY, false), *e;
+
+		get(&v, x, "run_group", "id", JSON_STRING, false);
+		number(&v, x, "run_group", "round", true, true, false, 1, 1000000);
+		number(&v, x, "run_group", "rounds", true, true, false, 1, 1000000);
+		number(&v, x, "run_group", "seed", false, true, false, 0, 9.2e18);
+		json_array_foreach(o, i, e)
+			if (!json_is_string(e))
+				fail_at(&v, "run_group.order[%zu]: expected a string", i);
+	}
 	st = get(&v, doc, "", "settings", JSON_OBJECT, false);
 	if (st) {
 		json_object_foreach((json_t *)st, k, x)
@@ -748,4 +808,21 @@ bool doc_interrupted(const json_t *doc)
 	const char *status = json_string_value(json_object_get(doc, "status"));
 
 	return status && !strcmp(status, "interrupted");
+}
+
+void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed)
+{
+	size_t i, j, k, l, nb = 0, ns = 0;
+	const json_t *s, *t, *c, *r;
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s)
+		json_array_foreach(json_object_get(s, "tests"), j, t)
+			json_array_foreach(json_object_get(t, "cases"), k, c)
+				json_array_foreach(json_object_get(c, "reps"), l, r)
+					if (json_is_object(json_object_get(r, "noise"))) {
+						ns++;
+						nb += json_is_true(json_object_get(r, "busy"));
+					}
+	*busy = nb;
+	*sensed = ns;
 }

@@ -12,7 +12,10 @@ struct runner_settings; /* core/runner.h */
 #include "../core/util.h"
 
 #define DOC_SCHEMA "vmbench-result"
-#define DOC_SCHEMA_VERSION 1
+/* 2: run_group (interleaved rounds), per-repetition start times and noise
+ * (cases[].reps). Version 1 documents are still read: one run each. */
+#define DOC_SCHEMA_VERSION 2
+#define DOC_SCHEMA_VERSION_MIN 1
 
 struct doc_meta {
 	int argc;
@@ -22,6 +25,7 @@ struct doc_meta {
 	const struct strv *labels; /* KEY=VALUE */
 	const struct runner_settings *rs; /* NULL: not measured by the runner (an import, the lab's boot) */
 	bool interrupted;      /* Ctrl-C: only the cases finished before it */
+	const json_t *run_group; /* --runs: {id, round, rounds, seed, order}; NULL for a lone run */
 };
 
 /* A new document, or NULL on out-of-memory. */
@@ -40,6 +44,8 @@ size_t doc_failures(const json_t *doc, struct strv *out);
 /* Whether the run was interrupted (status "interrupted"): it holds only the
  * cases finished before the stop. */
 bool doc_interrupted(const json_t *doc);
+/* Repetitions marked busy by the noise sensors, and those with readings. */
+void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed);
 /* Suite names, comma-separated. */
 void doc_suites_string(const json_t *doc, char *buf, size_t len);
 

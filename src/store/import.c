@@ -22,6 +22,7 @@ struct imp {
 	int bad;
 	json_t *pct; /* "suite/test/case/metric" (indices) -> histogram object, added after building */
 	json_t *doc; /* set instead of res by an importer whose input is a whole document */
+	double tool_started, tool_duration; /* the tool's own start (epoch s) and length; 0 when it has none */
 };
 
 struct imp_input {
@@ -398,10 +399,14 @@ static int import_fio(struct imp *im, const struct imp_input *in)
 	};
 	const json_t *root = in->root, *jobs = jget(im, root, "", "jobs", JSON_ARRAY);
 	const json_t *global = json_object_get(root, "global options"), *job;
+	const json_t *ts = json_object_get(root, "timestamp");
 	size_t i;
 
 	if (!jobs)
 		return -EINVAL;
+	/* fio's own clock: when the jobs ran, not when they were imported */
+	if (json_is_integer(ts) && json_integer_value(ts) > 0 && json_integer_value(ts) < 32503680000LL)
+		im->tool_started = (double)json_integer_value(ts);
 	if (!json_array_size(jobs))
 		return fail(im, "jobs: no job in this fio output");
 	json_array_foreach(jobs, i, job) {
@@ -558,6 +563,34 @@ static int iperf3_direction(struct imp *im, const json_t *end, bool udp, const c
 	return 0;
 }
 
+/* iperf3's intervals are what they are: the throughput of one run second
+ * by second, kept as a metric of their own (interval_mbit_per_s) beside
+ * the run's figure, never as repetitions. compare takes a document as one
+ * run whatever its samples, so they cannot pass for independent ones. */
+static int iperf3_intervals(struct imp *im, const json_t *intervals, bool udp, const char *streams, bool reverse,
+			    bool bidir)
+{
+	const char *kv[] = { "streams", streams, "reverse", reverse ? "true" : "false", "bidir",
+			     bidir ? "true" : "false", NULL };
+	const json_t *iv;
+	struct vmb_case *c = NULL;
+	struct where w;
+	size_t i;
+
+	json_array_foreach(intervals, i, iv) {
+		const json_t *bps = json_object_get(json_object_get(iv, "sum"), "bits_per_second");
+		double v = json_number_value(bps);
+
+		if (!json_is_number(bps) || !isfinite(v) || v < 0 || v > 1e15)
+			continue;
+		if (!c && !(c = case_of(im, "net", udp ? "udp_stream" : "tcp_stream", kv, &w)))
+			return -ENOMEM;
+		if (value(c, "interval_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, false, v / 1e6) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int import_iperf3(struct imp *im, const struct imp_input *in)
 {
 	/* a failed iperf3 run says why in "error"; say that, not what is missing */
@@ -587,10 +620,21 @@ static int import_iperf3(struct imp *im, const struct imp_input *in)
 	/* --bidir: the test_start of iperf3 3.12 does not say it; the sums do */
 	bidir = json_integer_value(json_object_get(ts, "bidir")) != 0 ||
 		json_object_get(end, "sum_sent_bidir_reverse") || json_object_get(end, "sum_received_bidir_reverse");
+	{
+		const json_t *t = json_object_get(json_object_get(start, "timestamp"), "timesecs");
+		const json_t *dur = json_object_get(ts, "duration");
+
+		if (json_is_integer(t) && json_integer_value(t) > 0 && json_integer_value(t) < 32503680000LL)
+			im->tool_started = (double)json_integer_value(t);
+		if (json_is_integer(dur) && json_integer_value(dur) > 0 && json_integer_value(dur) < 86400 * 365)
+			im->tool_duration = (double)json_integer_value(dur);
+	}
 	r = iperf3_direction(im, end, udp, streams, reverse, bidir, "");
 	/* both directions, as two cases, never half of a bidirectional test */
 	if (r == 0 && bidir)
 		r = iperf3_direction(im, end, udp, streams, !reverse, bidir, "_bidir_reverse");
+	if (r == 0)
+		r = iperf3_intervals(im, json_object_get(root, "intervals"), udp, streams, reverse, bidir);
 	return r;
 }
 
@@ -955,9 +999,11 @@ static json_t *build_doc(struct imp *im, const char *tool, const char *name, con
 		       "imported_from", name);
 	if (!fp)
 		goto out;
-	doc = doc_from_results(&im->res, &(struct doc_meta){ .argc = 0, .started = wall_time_s(),
-							      .ended = wall_time_s(), .fingerprint = fp,
-							      .labels = &all });
+	doc = doc_from_results(&im->res, &(struct doc_meta){ .argc = 0,
+							      .started = im->tool_started > 0 ? im->tool_started : wall_time_s(),
+							      .ended = im->tool_started > 0 ? im->tool_started + im->tool_duration
+											  : wall_time_s(),
+							      .fingerprint = fp, .labels = &all });
 	json_decref(fp);
 	if (!doc)
 		goto out;

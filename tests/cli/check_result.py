@@ -36,7 +36,7 @@ def main():
             allow_skipped = True
     with open(path) as f:
         doc = json.load(f)
-    if doc.get("schema") != "vmbench-result" or doc.get("schema_version") != 1:
+    if doc.get("schema") != "vmbench-result" or doc.get("schema_version") not in (1, 2):
         fail("schema")
     for k in ("id", "started", "ended", "tool", "fingerprint", "settings", "command_line"):
         if k not in doc:
@@ -88,8 +88,10 @@ def main():
                         fail(f"{where} {m['name']}: CI does not contain the mean")
                     h = m.get("histogram")
                     # a time that is not a latency (UDP jitter), or one percentile
-                    # per repetition (net.http's p99_latency), has no histogram
-                    if m["unit"] == "ns" and not h and not means and m["name"] != "jitter" \
+                    # per repetition (latency.p99, net.http's p99_latency), has no histogram
+                    pct = m["name"].rsplit(".", 1)[-1] in ("p50", "p90", "p95", "p99", "p99.9") or \
+                        m["name"].endswith(".p99.9")
+                    if m["unit"] == "ns" and not h and not means and not pct and m["name"] != "jitter" \
                             and not m["name"].startswith("p99"):
                         fail(f"{where} {m['name']}: latency without histogram")
                     if h:

@@ -19,6 +19,24 @@ for out, scale in ((sys.argv[2], 1.0), (sys.argv[3], 0.5)):
                 m["samples"] = [x * scale for x in (1000.0, 1010.0, 990.0)]
     json.dump(d, open(out, "w"))
 PY
+# One run a side proves nothing without this machine's run-to-run noise: a
+# stored calibration (as 'vmbench calibrate' writes it) of 1% for A's cases.
+python3 - "$T/a.json" "$VMBENCH_DB.calibration" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+fp = d["fingerprint"]
+key = "%s|%s|%s|%d" % (fp["cpu"].get("model") or "?", fp["hypervisor"].get("name") or "none",
+                       fp["kernel"].get("release") or "?", fp["cpu"].get("logical") or 0)
+cases = []
+for c in d["suites"][0]["tests"][0]["cases"]:
+    for m in c["metrics"]:
+        cases.append({"machine": key, "suite": "cpu", "test": "prime",
+                      "params": json.dumps(c["params"], sort_keys=True, separators=(",", ":")),
+                      "metric": m["name"], "runs": 5, "reps": 3, "cv_between": 0.01})
+os.makedirs(sys.argv[2], exist_ok=True)
+json.dump({"schema": "vmbench-calibration", "schema_version": 1, "cases": cases},
+          open(os.path.join(sys.argv[2], "20260101T000000Z-1.json"), "w"))
+PY
 expect 0 "run C with another max-prime" "$VMB" run cpu.prime --time 0.05 --warmup 0 --repeat 3 --threads 1 \
 	--cpu.max-prime 3000 --json "$T/c.json" --no-store -q
 
@@ -111,7 +129,7 @@ inside = sum(1 for r in rows if r["operand"] != "base.json")  # the name's line 
 assert raw.count(b"\n") - raw.count(b"\r\n") == inside and raw.endswith(b"\r\n"), "records end in CRLF"
 names = {r["operand"] for r in rows}
 assert names == {"base.json", 'we,ird "na|me"\nx.json'}, names
-assert all(len(r) == 15 and None not in r for r in rows), rows
+assert all(len(r) == 22 and None not in r for r in rows), rows
 odd = [r for r in rows if r["operand"] != "base.json" and r["metric"] == "events_per_s"]
 assert odd and all(abs(float(r["gap_pct"]) + 50) < 1e-6 and r["verdict"] == "worse" for r in odd), odd
 PY
@@ -123,7 +141,7 @@ cols = {len(l.replace("\\|", "").split("|")) for l in lines}
 assert len(cols) == 1, cols
 assert 'we,ird "na\\|me" x.json' in lines[0], lines[0]
 PY
-# A single repetition cannot be tested: never "same"
+# One run a side with no calibration cannot be tested: never "same"
 python3 - "$T/half.json" "$T/one.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -133,17 +151,30 @@ for c in d["suites"][0]["tests"][0]["cases"]:
 d["id"] = "00000000-one"
 json.dump(d, open(sys.argv[2], "w"))
 PY
-expect 0 "csv with one repetition" "$VMB" compare "$T/base.json" "$T/one.json" --format csv --all
-check "csv: one repetition is inconclusive, not the same" python3 - "$T/out" <<'PY'
+expect 0 "csv with one run a side, no calibration" "$VMB" compare "$T/base.json" "$T/one.json" --format csv --all \
+	--no-calibration
+check "csv: one run a side is untested, not the same" python3 - "$T/out" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["baseline"] == "false"]
-assert rows and all(r["verdict"] == "inconclusive" and r["p"] == "" for r in rows), rows
+assert rows and all(r["verdict"] == "untested" and r["p"] == "" and r["basis"] == "none" for r in rows), rows
 PY
-expect 0 "json with one repetition" "$VMB" compare "$T/base.json" "$T/one.json" --format json --all
-check "json: too few samples to test" python3 -c '
+expect 0 "json with one run a side, no calibration" "$VMB" compare "$T/base.json" "$T/one.json" --format json --all \
+	--no-calibration
+check "json: untested, and why" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert all(r["cells"][1]["verdict"] == "too few samples to test" for r in d["metrics"]), d' "$T/out"
+assert all(r["cells"][1]["verdict"] == "untested" and r["cells"][1]["basis"].startswith("none") for r in d["metrics"]), d' "$T/out"
+expect 0 "text with one run a side, no calibration" "$VMB" compare "$T/base.json" "$T/half.json" --no-calibration
+has "$T/out" "run-to-run noise is unknown" "the one-run caveat"
+has "$T/out" "vmbench calibrate" "and how to fix it"
+expect 0 "--fail-if-worse passes on one run a side without calibration" "$VMB" compare "$T/base.json" \
+	"$T/half.json" --no-calibration --fail-if-worse 10
+expect 0 "with the calibration: one run a side is tested" "$VMB" compare "$T/base.json" "$T/one.json" --format csv
+check "csv: the calibration is the basis" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["baseline"] == "false"]
+assert rows and all(r["basis"] == "calibration" and r["verdict"] == "worse" for r in rows), rows
+PY
 expect 2 "a --metric that matches nothing" "$VMB" compare "$T/base.json" "$T/half.json" --metric 'zzz*' --fail-if-worse 1
 has "$T/err" "no metric of these runs matches --metric zzz*" "says so, instead of passing on nothing"
 expect 2 "--baseline that is no operand" "$VMB" compare "$T/base.json" "$T/half.json" --baseline zz
@@ -175,7 +206,8 @@ assert "vmbench_cpu_prime_events_per_s" in typed and n > 20
 assert any('stat="p99"' in l and 'hv="a"' in l and 'threads="2"' in l for l in lines)
 PY
 expect 0 "export csv" "$VMB" export "$T/a.json" --format csv
-check "csv has one row per metric" test "$(($(wc -l < "$T/out") - 1))" -eq 5
+# 2 cases x (events_per_s, latency and its 5 percentiles) + parallel_efficiency
+check "csv has one row per metric" test "$(($(wc -l < "$T/out") - 1))" -eq 15
 expect 0 "export json is the document" "$VMB" export "$T/a.json"
 check "identical" python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' \
 	"$T/out" "$T/a.json"
@@ -241,8 +273,8 @@ check "tally, p99, one-sided section, legends" python3 - "$T/r2.html" <<'PY'
 import re, sys
 html = open(sys.argv[1]).read()
 assert re.search(r'<p class="tally"><b>c\.json</b> against <b>a\.json</b>: <span class="better">0 better</span>, '
-                 r'<span class="worse">0 worse</span>, <span class="same">0 the same</span> \(no significant '
-                 r'difference\), 3 measured on one side only; of 3 headline metrics\.</p>', html), "c's tally"
+                 r'<span class="worse">0 worse</span>, <span class="same">0 the same</span> \(within &plusmn;5%\), 0 with '
+                 r'no significant difference, 3 measured on one side only; of 3 headline metrics\.</p>', html), "c's tally"
 assert re.search(r'<p class="tally"><b>half\.json</b> against <b>a\.json</b>: .*; of 2 headline metrics\.</p>', html)
 summary = re.search(r'<table class="cmp" id="summary">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
 assert "max-prime=3000" not in summary and summary.count("<tr>") == 0, "one-sided rows are not in the summary"
@@ -298,7 +330,7 @@ cmp = json.loads(subprocess.run([vmb, "compare", f"{t}/base.json", f"{t}/half.js
                                  "--all"], capture_output=True, text=True, check=True).stdout)
 head = [r for r in cmp["metrics"] if r["headline"]]
 groups = {(r["suite"], r["test"], r["metric"]) for r in head}
-latency = [r for r in cmp["metrics"] if r["unit"] == "ns"]
+latency = [r for r in cmp["metrics"] if r["unit"] == "ns" and not re.search(r"\.p[0-9.]+$", r["metric"])]
 want = len(groups) + min(len(latency), 12)  # bars per group (2 cases: no curve) + latency charts
 got = len(re.findall(r'<svg class="chart"', html))
 assert got == want, f"{got} charts, expected {want}"
@@ -343,5 +375,58 @@ PY
 else
 	skip "report rendered in Chromium" "chromium is not installed (scripts/deps.sh test installs it)"
 fi
+# calibrate: runs of their own, the noise stored beside the store, used by
+# compare for operands of one run
+cal="cpu.prime --quick --time 0.05 --repeat 2"
+expect 2 "calibrate an unknown suite" "$VMB" calibrate nosuch --db "$T/cal.db"
+has "$T/err" "unknown suite 'nosuch'" "says which"
+expect 0 "calibrate two short runs" "$VMB" calibrate $cal --runs 2 --db "$T/cal.db"
+has "$T/out" "cannot be told from noise with 3 runs a side" "the minimal detectable difference"
+check "one calibration file, valid" python3 - "$T/cal.db.calibration" <<'PY'
+import json, os, sys
+files = os.listdir(sys.argv[1])
+assert len(files) == 1 and files[0].endswith(".json"), files
+d = json.load(open(os.path.join(sys.argv[1], files[0])))
+assert d["schema"] == "vmbench-calibration" and d["schema_version"] == 1 and d["runs"] == 2
+names = {(c["test"], c["metric"]) for c in d["cases"]}
+assert ("prime", "events_per_s") in names, names
+assert all(c["runs"] == 2 and c["cv_between"] >= 0 for c in d["cases"]), d["cases"]
+PY
+expect 0 "one run" "$VMB" run $cal --no-store --json "$T/cal1.json" -q
+expect 0 "another run" "$VMB" run $cal --no-store --json "$T/cal2.json" -q
+expect 0 "compare one run a side with the calibration" "$VMB" compare "$T/cal1.json" "$T/cal2.json" --db "$T/cal.db" \
+	--format csv
+check "the calibration is the basis of every verdict" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["baseline"] == "false"]
+assert rows and all(r["basis"] == "calibration" and r["verdict"] != "untested" and r["mdd_pct"] for r in rows), rows
+PY
+printf '{"schema": "vmbench-calibration", "schema_version": 1, "cases": [{"machine": 1}]}' \
+	> "$T/cal.db.calibration/20990101T000000Z-1.json"
+expect 0 "a broken calibration file is skipped, not fatal" "$VMB" compare "$T/cal1.json" "$T/cal2.json" --db "$T/cal.db"
+has "$T/err" "cases[0].machine: expected a string; ignored" "and named"
+# percentiles of every latency metric, per repetition, are comparable metrics:
+# the example of compare --help works
+expect 0 "compare --help names latency.p99" "$VMB" compare --help
+has "$T/out" "latency.p99" "the example is there"
+pd="--disk.dir $T --disk.size 16m --disk.file-size 8m --time 0.05 --warmup 0 --disk.ramp 0 --repeat 2 --disk.iodepth 1"
+expect 0 "a short randread" "$VMB" run disk.randread $pd --no-store -q --json "$T/p1.json"
+expect 0 "another" "$VMB" run disk.randread $pd --no-store -q --json "$T/p2.json"
+expect 0 "compare --metric latency.p99" "$VMB" compare "$T/p1.json" "$T/p2.json" --metric latency.p99 --format csv
+check "p99 per repetition, one row per operand" python3 - "$T/out" "$T/p1.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 2 and all(r["metric"] == "latency.p99" and r["unit"] == "ns" and r["n"] == "2" for r in rows), rows
+d = json.load(open(sys.argv[2]))
+ms = {m["name"]: m for m in d["suites"][0]["tests"][0]["cases"][0]["metrics"]}
+assert {"latency.p50", "latency.p90", "latency.p95", "latency.p99", "latency.p99.9"} <= set(ms), set(ms)
+assert all(a <= b for a, b in zip(ms["latency.p50"]["samples"], ms["latency.p99"]["samples"]))
+PY
+# a schema 1 document (one run, no noise readings) still loads and compares,
+# with the one-run caveat
+v1="$SRC/tests/fixtures/store/labels.json"
+check "the fixture is schema version 1" python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["schema_version"] == 1' "$v1"
+expect 0 "compare schema 1 documents" "$VMB" compare "$v1" "$v1" --no-calibration
+has "$T/out" "untested: one run, noise unknown" "no verdict from repetitions"
+has "$T/out" "run-to-run noise is unknown" "and the caveat"
 finish
-

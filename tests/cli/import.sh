@@ -110,4 +110,24 @@ expect 2 "a file that does not exist" "$VMB" import "$T/none.json"
 expect 0 "results" "$VMB" results
 check "nothing malformed was stored" test "$(grep -c '^[0-9]' "$T/out")" -eq "$stored"
 expect 0 "compare every imported iperf3 run" "$VMB" compare source=iperf3 host=old
+# the tool's own clock, iperf3's intervals as intervals of one run
+expect 0 "fio: convert only" "$VMB" import "$fx/fio-randread.json" --no-store --json "$T/ts-fio.json"
+check "started is fio's timestamp, not the import's" python3 - "$T/ts-fio.json" "$fx/fio-randread.json" <<'PY'
+import datetime, json, sys
+d, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+want = datetime.datetime.fromtimestamp(f["timestamp"], datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+assert d["started"] == want, (d["started"], want)
+PY
+expect 0 "iperf3: convert only" "$VMB" import "$fx/iperf3-tcp.json" --no-store --json "$T/ts-ip.json"
+check "iperf3: its timestamp, its intervals kept apart from the run's figure" python3 - "$T/ts-ip.json" \
+	"$fx/iperf3-tcp.json" <<'PY'
+import datetime, json, sys
+d, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ts = f["start"]["timestamp"]["timesecs"]
+assert d["started"] == datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+c = d["suites"][0]["tests"][0]["cases"][0]
+ms = {m["name"]: m for m in c["metrics"]}
+assert len(ms["mbit_per_s"]["samples"]) == 1, ms["mbit_per_s"]
+assert len(ms["interval_mbit_per_s"]["samples"]) == len(f["intervals"]) and not ms["interval_mbit_per_s"]["headline"]
+PY
 finish

@@ -41,6 +41,8 @@ expect 2 "an empty value: accel=," "$VMB" lab run --matrix "accel=," --db "$T/no
 has "$T/err" "accel has an empty value; give accel=V1,V2 with values among auto, kvm, tcg" "lists the values"
 expect 2 "an empty value: smp=1,,1" "$VMB" lab run --matrix "smp=1,,1" --db "$T/none.db"
 has "$T/err" "smp has an empty value" "says which key"
+expect 2 "--rounds 0" "$VMB" lab run --matrix "accel=tcg" --rounds 0 --db "$T/none.db"
+has "$T/err" "rounds" "names the option"
 check "nothing was stored for them" test ! -e "$T/none.db"
 # the store's path was printed uninitialised when there is no HOME
 expect 2 "lab report without HOME or a store" env -i "$VMB" lab report a=b

@@ -123,4 +123,27 @@ has "$T/err" "the result was saved to $T/tmp2/vmbench-result-" "says where the u
 check "the unstored result is a valid document" \
 	sh -c 'python3 "$1/tests/cli/check_result.py" "$2"/tmp2/vmbench-result-*.json' _ "$SRC" "$T"
 chmod 755 "$T/ro"
+# --runs: interleaved rounds, each its own document under one run group, the
+# order shuffled per round from a recorded seed (the same seed, the same order)
+rr="cpu.prime cpu.zlib --threads 1 --time 0.05 --warmup 0 --repeat 2 --no-store --seed 42 --runs 3"
+expect 0 "--runs 3 --seed 42" "$VMB" run $rr --json "$T/rr.json"
+expect 0 "again with the same seed" "$VMB" run $rr --json "$T/rs.json"
+check "three documents, one group, the seed and each round's order recorded, reproducible" python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+a = [json.load(open(f"{t}/rr-r{k}.json")) for k in (1, 2, 3)]
+b = [json.load(open(f"{t}/rs-r{k}.json")) for k in (1, 2, 3)]
+g = [d["run_group"] for d in a]
+assert all(x["seed"] == 42 and x["rounds"] == 3 and x["id"] == g[0]["id"] for x in g), g
+assert [x["round"] for x in g] == [1, 2, 3], g
+assert all(sorted(x["order"]) == ["cpu.prime", "cpu.zlib"] for x in g), g
+assert [x["order"] for x in g] == [d["run_group"]["order"] for d in b], "the same seed gave another order"
+for d in a:
+    ran = [s["name"] + "." + te["name"] for s in d["suites"] for te in s["tests"]]
+    assert sorted(ran) == ["cpu.prime", "cpu.zlib"] and d["schema_version"] == 2, ran
+    c = d["suites"][0]["tests"][0]["cases"][0]
+    assert len(c["reps"]) == c["repetitions"] and all("start" in r and "busy" in r for r in c["reps"]), c["reps"]
+PY
+expect 2 "--runs with --json -" "$VMB" run cpu.prime --runs 2 --no-store --json -
+has "$T/err" "give --json FILE.json" "says what would work"
 finish

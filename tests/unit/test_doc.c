@@ -16,7 +16,7 @@ static void built_values(void **state)
 	assert_non_null(doc);
 	assert_int_equal(doc_validate(doc, err, sizeof(err)), 0);
 	assert_string_equal(json_string_value(json_object_get(doc, "schema")), "vmbench-result");
-	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
+	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), DOC_SCHEMA_VERSION);
 	assert_string_equal(json_string_value(json_object_get(doc, "started")), "2023-11-14T22:13:20Z");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "labels"), "hv")), "kvm");
 	c = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(doc, "suites"), 0), "tests"), 0), "cases"), 0);
@@ -71,7 +71,14 @@ static void invalid_documents(void **state)
 		const char *msg;
 	} cases[] = {
 		{ "schema", "\"other\"", "not a vmbench result" },
-		{ "schema_version", "2", "written by a newer vmbench" },
+		{ "schema_version", "3", "written by a newer vmbench" },
+		{ "schema_version", "0", "reads versions 1 to 2" },
+		{ "run_group", "{\"id\": \"g\", \"round\": 0, \"rounds\": 2}", "run_group.round" },
+		{ "run_group", "{\"id\": \"g\", \"round\": 1, \"rounds\": 2, \"order\": [1]}", "run_group.order[0]" },
+		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [], "
+			    "\"reps\": [{\"busy\": true, \"noise\": {\"other_cpu_pct\": 400}}]}]}]}]",
+		  "reps[0].noise.other_cpu_pct" },
 		{ "schema_version", "\"1\"", "schema_version: expected an integer" },
 		{ "suites", NULL, "suites: missing" },
 		{ "suites", "{}", "suites: expected an array" },

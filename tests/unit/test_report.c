@@ -1,5 +1,7 @@
 /* Report building blocks: SVG primitives, and the comparison rules (gap,
  * direction, significance, pairing on parameters, one-sided metrics). */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "test.h"
@@ -117,8 +119,12 @@ static struct cmp_row *row(struct cmp_table *t, const char *metric, const char *
 
 static void comparisons(void **state)
 {
-	static const double base[] = { 100, 101, 99, 100 }, slower[] = { 80, 81, 79, 80 }, same[] = { 100, 103, 97, 101 };
+	/* every operand has two runs of each case: the run means are the samples */
+	static const double base[] = { 100, 101, 99, 100 }, base2[] = { 102, 103, 101, 102 };
+	static const double slower[] = { 80, 81, 79, 80 }, slower2[] = { 81, 82, 80, 81 };
+	static const double same[] = { 100, 103, 97, 101 }, same2[] = { 101, 102, 100, 101 };
 	static const double third[] = { 30, 31, 29 }, lat_lo[] = { 5, 5.1, 4.9 }, lat_hi[] = { 9, 9.1, 8.9 };
+	static const double lat_lo2[] = { 5.1, 5.2, 5 }, lat_hi2[] = { 9.2, 9.1, 9 };
 	struct cmp_table t;
 	struct cmp_verdict v;
 	struct cmp_filter all = { .all = true };
@@ -129,40 +135,48 @@ static void comparisons(void **state)
 	(void)state;
 	cmp_table_init(&t);
 	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base, 4));
+	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base2, 4));
 	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "iops", "higher", slower, 4));
+	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "iops", "higher", slower2, 4));
 	json_array_append_new(c, doc_with("{\"iodepth\": 1}", "iops", "higher", same, 4));
-	/* pooled: a second run of operand a adds repetitions */
-	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base, 4));
+	json_array_append_new(c, doc_with("{\"iodepth\": 1}", "iops", "higher", same2, 4));
 	/* an unlike case (other queue depth) and a metric on one side only */
 	json_array_append_new(b, doc_with("{\"iodepth\": 32}", "iops", "higher", third, 3));
 	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_lo, 3));
+	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_lo2, 3));
 	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_hi, 3));
+	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "lat", "lower", lat_hi2, 3));
 	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
 	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
 	assert_int_equal(cmp_add_operand(&t, "c", c), 0);
+	t.margin_pct = 20;
 	assert_int_equal(cmp_build(&t), 0);
 	assert_int_equal(t.nrows, 3); /* iops@1, iops@32, lat@1: never iops@1 with iops@32 */
 	r1 = row(&t, "iops", "{\"iodepth\":1}");
 	r32 = row(&t, "iops", "{\"iodepth\":32}");
 	lat = row(&t, "lat", "{\"iodepth\":1}");
 	assert_int_equal(r1->cells[0].n, 8);
+	assert_int_equal(r1->cells[0].nruns, 2); /* two runs of four repetitions */
+	assert_int_equal(r1->cells[0].reps_min, 4);
+	assert_close(r1->cells[0].run_means[1], 102, 1e-12);
 	assert_false(r32->cells[0].present);
 	assert_true(r32->cells[1].present);
 
-	cmp_judge(r1, &r1->cells[0], &r1->cells[1], &v);
+	cmp_judge(&t, r1, 1, &v);
 	assert_true(v.comparable);
-	assert_close(v.gap_pct, -20, 1e-9);
+	assert_close(v.gap_pct, (80.5 - 101) / 101 * 100, 1e-9);
 	assert_int_equal(v.better, -1); /* higher is better, and it is lower */
-	assert_true(v.w.p < 0.001);
-	cmp_judge(r1, &r1->cells[0], &r1->cells[2], &v);
+	assert_true(v.w.p < 0.05);
+	cmp_judge(&t, r1, 2, &v);
 	assert_int_equal(v.better, 0); /* the CI of the difference contains 0 */
-	cmp_judge(lat, &lat->cells[0], &lat->cells[1], &v);
+	assert_int_equal(v.rc.verdict, STATS_SAME); /* and its 90% CI lies within +-20% */
+	cmp_judge(&t, lat, 1, &v);
 	assert_int_equal(v.better, -1); /* lower is better, and it is higher */
-	cmp_judge(r32, &r32->cells[0], &r32->cells[1], &v);
+	cmp_judge(&t, r32, 1, &v);
 	assert_false(v.comparable);
 
 	/* 100 -> 30 reads as "3.3x slower" */
-	cmp_judge(r32, &r1->cells[0], &r32->cells[1], &v);
+	v = (struct cmp_verdict){ .comparable = true, .ratio = 0.3 };
 	cmp_ratio_words(r32, &v, words, sizeof(words));
 	assert_string_equal(words, "3.3x slower");
 
@@ -193,6 +207,202 @@ static void comparisons(void **state)
 		}
 	}
 	cmp_table_release(&t);
+}
+
+/* One run a side: never a verdict from repetitions alone, unless this
+ * machine's run-to-run noise is stored (calibrate). */
+static void one_run_caveat(void **state)
+{
+	static const double base[] = { 100, 100.1, 99.9, 100 }, other[] = { 97, 97.1, 96.9, 97 };
+	struct cmp_table t;
+	struct cmp_verdict v;
+	struct cmp_filter all = { .all = true };
+	json_t *a = json_array(), *b = json_array(), *cal;
+	char key[256];
+
+	(void)state;
+	cmp_table_init(&t);
+	json_array_append_new(a, doc_with("{}", "iops", "higher", base, 4));
+	json_array_append_new(b, doc_with("{}", "iops", "higher", other, 4));
+	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
+	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	cmp_judge(&t, &t.rows[0], 1, &v);
+	/* repetitions alone would call -3% significant (Welch p < 1e-6) */
+	assert_true(v.comparable);
+	assert_false(v.w.valid);
+	assert_int_equal(v.rc.verdict, STATS_UNTESTED);
+	assert_int_equal(cmp_regressions(stderr, &t, &all, 1), 0); /* no gate fails on it */
+	/* a calibration of this machine (no fingerprint: key of an empty one) */
+	cmp_fingerprint_key(NULL, key, sizeof(key));
+	cal = json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:f, s:i}]}", "cases", "machine", key, "suite", "disk", "test",
+			"randread", "params", "{}", "metric", "iops", "cv_between", 0.005, "runs", 5);
+	t.calibration = cal;
+	cmp_judge(&t, &t.rows[0], 1, &v);
+	assert_true(v.rc.calibrated);
+	assert_int_equal(v.rc.verdict, STATS_SAME); /* 3% against 0.5% noise: within the 5% margin */
+	assert_int_equal(v.rc.significant, -1);     /* but significantly worse: a gate at 2% fails */
+	assert_int_equal(cmp_regressions(stderr, &t, &all, 2), 1);
+	t.margin_pct = 1;
+	cmp_judge(&t, &t.rows[0], 1, &v);
+	assert_int_equal(v.rc.verdict, STATS_WORSE);
+	assert_close(v.rc.df, 4, 0);
+	cal = json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:f, s:i}]}", "cases", "machine", key, "suite", "disk", "test",
+			"randread", "params", "{}", "metric", "iops", "cv_between", 0.05, "runs", 5);
+	json_decref(t.calibration);
+	t.calibration = cal;
+	cmp_judge(&t, &t.rows[0], 1, &v);
+	assert_int_equal(v.rc.verdict, STATS_INCONCLUSIVE); /* 3% against 5% noise */
+	assert_true(v.rc.mdd_pct > 3);
+	cmp_table_release(&t); /* the table owns its calibration */
+}
+
+/* An imported fio run says buffered=false and no iomem, vmbench's own
+ * disk test iomem=malloc and no buffered: the same case, one row. */
+static void import_pairs_with_native(void **state)
+{
+	static const double x[] = { 100, 101, 99 };
+	struct cmp_table t;
+	json_t *a = json_array(), *b = json_array();
+
+	(void)state;
+	cmp_table_init(&t);
+	json_array_append_new(a, doc_with("{\"iodepth\": 32, \"bs\": 4096, \"jobs\": 1, \"size\": 1048576, "
+					  "\"iomem\": \"malloc\"}", "iops", "higher", x, 3));
+	json_array_append_new(b, doc_with("{\"iodepth\": 32, \"bs\": 4096, \"jobs\": 1, \"size\": 1048576, "
+					  "\"buffered\": false}", "iops", "higher", x, 3));
+	/* buffered=true is another case */
+	json_array_append_new(b, doc_with("{\"iodepth\": 32, \"bs\": 4096, \"jobs\": 1, \"size\": 1048576, "
+					  "\"buffered\": true}", "iops", "higher", x, 3));
+	assert_int_equal(cmp_add_operand(&t, "native", a), 0);
+	assert_int_equal(cmp_add_operand(&t, "fio", b), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	assert_int_equal(t.nrows, 2);
+	assert_true(t.rows[0].cells[0].present && t.rows[0].cells[1].present);
+	assert_false(t.rows[1].cells[0].present);
+	cmp_table_release(&t);
+}
+
+/* Fingerprints that differ where labels do not say so are named. */
+static void fingerprint_warnings(void **state)
+{
+	static const double x[] = { 100, 101, 99 };
+	struct cmp_table t;
+	json_t *a = json_array(), *b = json_array(), *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	(void)state;
+	cmp_table_init(&t);
+	d = doc_with("{}", "iops", "higher", x, 3);
+	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "KVM", "cpu",
+							"model", "EPYC"));
+	json_object_set_new(d, "labels", json_pack("{s:s}", "hv", "vmware"));
+	json_array_append_new(a, d);
+	d = doc_with("{}", "iops", "higher", x, 3);
+	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "KVM", "cpu",
+							"model", "Xeon"));
+	json_object_set_new(d, "labels", json_pack("{s:s}", "hv", "vmware"));
+	json_array_append_new(a, d);
+	d = doc_with("{}", "iops", "higher", x, 3);
+	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "none", "cpu",
+							"model", "EPYC"));
+	json_array_append_new(b, d);
+	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
+	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	mem = open_memstream(&text, &len);
+	assert_non_null(mem);
+	assert_true(cmp_caveats(mem, &t, &(struct cmp_filter){ .all = true }, "") >= 3);
+	assert_int_equal(fclose(mem), 0);
+	assert_non_null(strstr(text, "warning: a pools runs of different CPU model: EPYC and Xeon"));
+	assert_non_null(strstr(text, "warning: a is labelled hv=vmware but its fingerprint says KVM"));
+	/* the operands differ in hypervisor, and the labels do say so (hv=vmware vs none): no warning for it */
+	assert_null(strstr(text, "differ in hypervisor"));
+	free(text);
+	cmp_table_release(&t);
+}
+
+/* A seeded generator (xorshift64*) and normal deviates (Box-Muller): the
+ * simulated documents are the same on every run of the test. */
+static uint64_t rng_state;
+
+static double rng_uniform(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double rng_normal(void)
+{
+	double u = rng_uniform(), v = rng_uniform();
+
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* An operand of `runs` documents: each run's mean drifts by drift (fraction
+ * of mean, one normal deviate per run, the epoch of noise), its
+ * repetitions by rep_noise around that. */
+static json_t *simulated(double mean, size_t runs, size_t reps, double drift, double rep_noise)
+{
+	json_t *docs = json_array();
+
+	for (size_t r = 0; r < runs; r++) {
+		double x[16], m = mean * (1 + drift * rng_normal());
+
+		for (size_t k = 0; k < reps; k++)
+			x[k] = m * (1 + rep_noise * rng_normal());
+		json_array_append_new(docs, doc_with("{}", "iops", "higher", x, reps));
+	}
+	return docs;
+}
+
+/* The verdict of b against a over `pairs` simulated pairs: how many were
+ * called significant at the run level, and how many Welch on pooled
+ * repetitions (the old model) would have called significant. */
+static void simulate(double gap, size_t runs, size_t pairs, size_t *significant, size_t *rep_level, size_t *worse)
+{
+	*significant = *rep_level = *worse = 0;
+	for (size_t i = 0; i < pairs; i++) {
+		struct cmp_table t;
+		struct cmp_verdict v;
+		struct stats_welch w;
+
+		cmp_table_init(&t);
+		assert_int_equal(cmp_add_operand(&t, "a", simulated(1000, runs, 5, 0.03, 0.005)), 0);
+		assert_int_equal(cmp_add_operand(&t, "b", simulated(1000 * (1 + gap), runs, 5, 0.03, 0.005)), 0);
+		assert_int_equal(cmp_build(&t), 0);
+		cmp_judge(&t, &t.rows[0], 1, &v);
+		*significant += v.rc.significant != 0;
+		*worse += v.rc.verdict == STATS_WORSE;
+		stats_welch(&t.rows[0].cells[0].sum, &t.rows[0].cells[1].sum, &w);
+		*rep_level += w.ci_low > 0 || w.ci_high < 0;
+		cmp_table_release(&t);
+	}
+}
+
+/* A/A with drifting run means: no more than 5% called significant (the old
+ * repetition-level test calls most of them significant); a true 10%
+ * difference is found at least 90% of the time with 5 runs a side. */
+static void aa_and_ab(void **state)
+{
+	size_t sig, rep, worse;
+
+	(void)state;
+	rng_state = 0x5eed2026u;
+	simulate(0, 3, 1000, &sig, &rep, &worse);
+	print_message("A/A 3 runs a side: %zu of 1000 significant (repetition level: %zu)\n", sig, rep);
+	assert_true(sig <= 50);
+	assert_true(rep > 300); /* what the one-level model got wrong */
+	simulate(0, 5, 1000, &sig, &rep, &worse);
+	print_message("A/A 5 runs a side: %zu of 1000 significant\n", sig);
+	assert_true(sig <= 50);
+	simulate(-0.10, 5, 1000, &sig, &rep, &worse);
+	print_message("A/B -10%%, 5 runs a side: %zu of 1000 found worse\n", worse);
+	assert_true(worse >= 900);
 }
 
 /* The report of a table, as a string the caller frees. */
@@ -302,7 +512,10 @@ static void legend_of_drawn_operands(void **state)
 	}
 	/* the tally says it in words */
 	assert_non_null(strstr(html, "<b>opb</b> against <b>opa</b>: <span class=\"better\">0 better</span>"));
-	assert_non_null(strstr(html, "<span class=\"same\">1 the same</span> (no significant difference), 1 measured on one side only; of 2 headline metrics."));
+	assert_non_null(strstr(html, "<span class=\"same\">0 the same</span> (within &plusmn;5%), 0 with no significant "
+				     "difference, 1 not tested (one run a side: run-to-run noise unknown), 1 measured on "
+				     "one side only; of 2 headline metrics."));
+	assert_non_null(strstr(html, "<p class=\"caveat\">(*) "));
 	free(lat);
 	free(iops);
 	free(html);
@@ -637,6 +850,10 @@ int main(void)
 		cmocka_unit_test(document),
 		cmocka_unit_test(comparisons),
 		cmocka_unit_test(error_bars_stop_at_zero),
+		cmocka_unit_test(one_run_caveat),
+		cmocka_unit_test(aa_and_ab),
+		cmocka_unit_test(import_pairs_with_native),
+		cmocka_unit_test(fingerprint_warnings),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),

@@ -127,6 +127,56 @@ static void welch(void **state)
 	assert_false(w.valid);
 }
 
+/* Equivalence and significance verdicts on constructed run means. */
+static void run_verdicts(void **state)
+{
+	static const double base[] = { 100, 101, 99 }, near[] = { 100.5, 101.2, 99.9 }, far[] = { 80, 81, 79 };
+	static const double wide[] = { 90, 110, 100 }, up[] = { 110, 111, 109 }, one[] = { 100 };
+	static const struct {
+		const double *a, *b;
+		size_t na, nb;
+		bool higher;
+		double margin, cv;
+		unsigned calib_runs;
+		enum stats_verdict want;
+		int significant;
+	} cases[] = {
+		/* 90% CI of +0.5% inside +-5%: the same */
+		{ base, near, 3, 3, true, 5, 0, 0, STATS_SAME, 0 },
+		/* the same numbers with no margin: no significant difference */
+		{ base, near, 3, 3, true, 0, 0, 0, STATS_INCONCLUSIVE, 0 },
+		/* -20% is worse when higher is better, better when lower is */
+		{ base, far, 3, 3, true, 5, 0, 0, STATS_WORSE, -1 },
+		{ base, far, 3, 3, false, 5, 0, 0, STATS_BETTER, 1 },
+		{ base, up, 3, 3, true, 5, 0, 0, STATS_BETTER, 1 },
+		/* runs that spread +-10%: straddles the margin, inconclusive */
+		{ base, wide, 3, 3, true, 5, 0, 0, STATS_INCONCLUSIVE, 0 },
+		/* one run a side: untested, whatever the gap */
+		{ one, far, 1, 3, true, 5, 0, 0, STATS_UNTESTED, 0 },
+		/* ... unless calibrated: 1% run-to-run noise over 5 runs finds -20% */
+		{ one, far, 1, 3, true, 5, 0.01, 5, STATS_WORSE, -1 },
+		/* and with 20% noise it cannot tell */
+		{ one, far, 1, 3, true, 5, 0.2, 5, STATS_INCONCLUSIVE, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct stats_runs_cmp c;
+
+		stats_compare_runs(&(struct stats_runs_in){ .a = cases[i].a, .na = cases[i].na, .b = cases[i].b,
+							    .nb = cases[i].nb, .higher_better = cases[i].higher,
+							    .margin_pct = cases[i].margin, .calib_cv = cases[i].cv,
+							    .calib_runs = cases[i].calib_runs }, &c);
+		if (c.verdict != cases[i].want || c.significant != cases[i].significant)
+			fail_msg("case %zu: verdict %s, want %s (significant %d, want %d)", i, stats_verdict_word(c.verdict),
+				 stats_verdict_word(cases[i].want), c.significant, cases[i].significant);
+		assert_true(cases[i].want == STATS_UNTESTED || isfinite(c.mdd_pct));
+	}
+	/* the minimal detectable difference: (t.975 + t.80) * cv * sqrt(2/n) */
+	assert_close(stats_mdd_pct(0.03, 3, 4), 100 * (2.776445105197799 + 0.9409645) * 0.03 * sqrt(2.0 / 3), 1e-4);
+	assert_true(stats_mdd_pct(0.03, 10, 9) < stats_mdd_pct(0.03, 3, 9));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +185,7 @@ int main(void)
 		cmocka_unit_test(summary),
 		cmocka_unit_test(summary_edges),
 		cmocka_unit_test(welch),
+		cmocka_unit_test(run_verdicts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
