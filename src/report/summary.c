@@ -333,7 +333,9 @@ static void print_test(FILE *f, const char *suite, const json_t *t)
 			if (hm)
 				u = json_string_value(json_object_get(hm, "unit")) ?: "";
 		}
-		if (nhead > 1)
+		/* a percentage or a bare ratio says nothing without its name
+		 * (sched.steal's 99.6 % is the time on CPU, not the time stolen) */
+		if (nhead > 1 || !strcmp(u, "%") || !*u || !strcmp(u, "ratio"))
 			snprintf(line_name, sizeof(line_name), "%s %s", name, heads[h]);
 		else
 			snprintf(line_name, sizeof(line_name), "%s", name);

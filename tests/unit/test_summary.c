@@ -103,15 +103,22 @@ static const char doc_text[] =
 	"    {\"name\": \"write_mb_per_s\", \"unit\": \"MB/s\", \"headline\": true, \"summary\": {\"mean\": 812}},"
 	"    {\"name\": \"read_mb_per_s\", \"unit\": \"MB/s\", \"headline\": true, \"summary\": {\"mean\": 2150}}]}]},"
 	"  {\"name\": \"randwrite\", \"status\": \"skipped\", \"reason\": \"needs --destructive\", \"cases\": []}"
+	" ]},"
+	" {\"name\": \"sched\", \"status\": \"ok\", \"tests\": ["
+	"  {\"name\": \"steal\", \"status\": \"ok\", \"cases\": ["
+	"   {\"params\": {}, \"metrics\": ["
+	"    {\"name\": \"on_cpu_pct\", \"unit\": \"%\", \"headline\": true, \"summary\": {\"mean\": 99.6}}]}]}"
 	" ]}]}";
 
 static void lines(void **state)
 {
 	static const char *const want[] = {
-		"summary: 3 cases in 31 s\n",
+		"summary: 4 cases in 31 s\n",
 		"  disk.randread    IOPS       qd1: 21.6k  qd32: 100k  [bs=4k]\n",
 		"  disk.iozone      GB/s       write: 0.812  read: 2.15  [file-size=256M]\n",
 		"  disk.randwrite   skipped: needs --destructive\n",
+		/* a percentage says nothing without its name */
+		"  sched.steal on_cpu_pct %",
 		"next: vmbench show 7 ",
 		"      vmbench compare 7 OTHER ",
 		"      vmbench report 7 -o report.html ",
