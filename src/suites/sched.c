@@ -59,6 +59,7 @@ struct sched_state {
 	uint64_t interval_ns, distance_ns, threshold_ns, gap_ns;
 	unsigned load;
 	bool mlock;
+	bool laptop;       /* leave the CPUs' idle states alone (cyclictest --laptop) */
 	double tsc_per_ns; /* for the hiccup detector */
 	/* fairness */
 	unsigned weights[CG_MAX_GROUPS], ngroups, period_us;
@@ -244,7 +245,7 @@ static int run_wakeup(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_re
 	struct sched_lat *all = malloc(sizeof(*all));
 	uint64_t wakeups = 0;
 	bool locked = false;
-	int r;
+	int r, dma = -1;
 
 	atomic_init(&sh.finished, 0);
 	if (!workers || !ww || !all) {
@@ -267,6 +268,22 @@ static int run_wakeup(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_re
 			goto out;
 		}
 		locked = true;
+	}
+	/* cyclictest's latency trick: 0 µs in /dev/cpu_dma_latency keeps the
+	 * CPUs out of deep idle states while the fd is open (unless --laptop);
+	 * without it an idle machine's wake-ups include the idle exit */
+	if (!st->laptop) {
+		static const int32_t zero = 0;
+
+		dma = open("/dev/cpu_dma_latency", O_RDWR | O_CLOEXEC);
+		if (dma < 0 || write(dma, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
+			(void)vmb_note(ctx, "cpu_dma_latency", "not set: %s (idle states stay as they are)",
+				       strerror(errno));
+			if (dma >= 0)
+				close(dma);
+			dma = -1;
+		} else
+			(void)vmb_note(ctx, "cpu_dma_latency", "0 us while measuring, as cyclictest");
 	}
 	r = vmb_parallel(ctx, n, wake_fn, workers);
 	if (r < 0 && ctx->reason[0]) /* a thread could not be created or pinned */
@@ -303,6 +320,8 @@ static int run_wakeup(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_re
 out:
 	if (locked)
 		(void)munlockall();
+	if (dma >= 0)
+		close(dma);
 	free(workers);
 	free(ww);
 	free(all);
@@ -1068,6 +1087,7 @@ static int sched_setup(struct vmb_ctx *ctx)
 	st->gap_ns = (uint64_t)optset_int(ctx->opts, "gap") * 1000;
 	st->load = (unsigned)optset_int(ctx->opts, "load");
 	st->mlock = !optset_bool(ctx->opts, "no-mlock");
+	st->laptop = optset_bool(ctx->opts, "laptop");
 	st->period_us = (unsigned)optset_int(ctx->opts, "period");
 	st->mode = optset_str(ctx->opts, "mode");
 	if (!wv || wv->nlist < 2 || wv->nlist > CG_MAX_GROUPS)
@@ -1127,7 +1147,7 @@ static int sched_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vm
 
 static const struct vmb_test sched_tests[] = {
 	{ .name = "wakeup", .summary = "cyclictest's wake-up latency, one thread per CPU, with --sched.load beside it",
-	  .headline = "latency_p50", .params = "interval,distance,policy,priority,load,threshold",
+	  .headline = "latency_p50", .params = "interval,distance,policy,priority,load,threshold,laptop",
 	  .data = (void *)(uintptr_t)SCHED_WAKEUP },
 	{ .name = "ctxswitch", .summary = "a token passed between two threads by pipe and futex, on one CPU and two",
 	  .headline = "pipe_1cpu_ns", .data = (void *)(uintptr_t)SCHED_CTXSWITCH },
@@ -1153,6 +1173,8 @@ static const struct vmb_opt sched_opts[] = {
 	{ .name = "load", .type = OPT_INT, .min = 0, .max = 1024, .def = "0", .metavar = "N",
 	  .help = "wakeup: N CPU-bound threads beside the measuring ones, on the same CPUs" },
 	{ .name = "no-mlock", .type = OPT_BOOL, .help = "wakeup: do not lock memory (cyclictest without -m)" },
+	{ .name = "laptop", .type = OPT_BOOL,
+	  .help = "wakeup: do not hold /dev/cpu_dma_latency at 0 while measuring (cyclictest --laptop)" },
 	{ .name = "gap", .type = OPT_INT, .min = 1, .max = 1000000, .def = "20", .metavar = "US",
 	  .help = "steal: a step of the TSC loop longer than this is a hiccup (sysjitter, hwlatdetect)" },
 	{ .name = "weights", .type = OPT_LIST, .min = 1, .max = 100, .def = "1,3", .metavar = "LIST",

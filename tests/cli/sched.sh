@@ -31,6 +31,20 @@ assert n > 0 and h["count"] == n, (h["count"], n)
 assert all(o <= w for o, w in zip(m["over_threshold"]["samples"], m["wakeups"]["samples"]))
 assert h["percentiles"]["p50"] <= h["percentiles"]["p99"] <= h["max"]
 PY
+if [ -w /dev/cpu_dma_latency ]; then
+	check "wakeup holds /dev/cpu_dma_latency at 0 as cyclictest does" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["suites"][0]
+assert s["notes"]["cpu_dma_latency"].startswith("0 us"), s["notes"]' "$T/s.json"
+	expect 0 "--sched.laptop leaves it alone" "$VMB" run sched.wakeup --quick --no-store --sched.laptop --json "$T/lap.json"
+	check "and says so in the params, not in the notes" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["suites"][0]
+assert "cpu_dma_latency" not in s.get("notes", {}), s["notes"]
+assert s["tests"][0]["cases"][0]["params"]["laptop"] is True, s["tests"][0]["cases"][0]["params"]' "$T/lap.json"
+else
+	skip "wakeup holds /dev/cpu_dma_latency at 0" "/dev/cpu_dma_latency is not writable here"
+fi
 
 fair=$(python3 -c '
 import json, sys
