@@ -128,16 +128,23 @@ static int pg_exec(void *conn, const char *sql, char *err, size_t errlen)
 static int pg_prepare(void *conn, unsigned id, const char *sql, unsigned nparams, char *err, size_t errlen)
 {
 	char name[32], text[512];
+	const char *p = sql;
 	unsigned n = 0;
 	size_t o = 0;
 
-	/* ? placeholders become $1, $2, ... */
-	for (const char *p = sql; *p && o + 8 < sizeof(text); p++)
+	/* The statements mark their parameters with '?' (SQLite's and MariaDB's
+	 * syntax); libpq numbers them: $1, $2, ... A statement that does not
+	 * fit is an error, never a truncated statement sent to the server. */
+	for (; *p && o + 8 < sizeof(text); p++)
 		if (*p == '?')
 			str_appendf(text, sizeof(text), &o, "$%u", ++n);
 		else
 			text[o++] = *p;
 	text[o] = '\0';
+	if (*p) {
+		snprintf(err, errlen, "statement %u is longer than %zu bytes", id, sizeof(text) - 8);
+		return -ENAMETOOLONG;
+	}
 	snprintf(name, sizeof(name), "s%u", id);
 	return pg_result(conn, pq.PQprepare(conn, name, text, (int)nparams, NULL), err, errlen);
 }
