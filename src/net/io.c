@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -219,4 +220,23 @@ bool netio_is_loopback(const struct sockaddr_storage *ss)
 	if (ss->ss_family == AF_INET6)
 		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
 	return false;
+}
+
+uint64_t netio_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t netio_tcp_retrans(int fd)
+{
+	struct tcp_info ti;
+	socklen_t l = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) < 0)
+		return 0;
+	return ti.tcpi_total_retrans;
 }

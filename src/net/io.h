@@ -36,5 +36,9 @@ int netio_resolve(const char *hostport, unsigned default_port, struct sockaddr_s
  * negative errno. */
 int netio_connect(const struct sockaddr_storage *ss, socklen_t sl, int timeout_ms);
 bool netio_is_loopback(const struct sockaddr_storage *ss);
+/* CPU time of the calling thread, ns: each side's cost of a test. */
+uint64_t netio_thread_cpu_ns(void);
+/* TCP_INFO's retransmissions of a connection so far (0 when unknown). */
+uint64_t netio_tcp_retrans(int fd);
 
 #endif

@@ -137,25 +137,6 @@ struct test_run {
 	struct udp_rx rx;
 };
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t tcp_retrans(int fd)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) < 0)
-		return 0;
-	return ti.tcpi_total_retrans;
-}
-
 /* A data socket on the control connection's own local address. */
 static int open_data(struct test_run *t)
 {
@@ -198,7 +179,7 @@ static void close_data(struct test_run *t)
 {
 	for (unsigned i = 0; i < t->ndata; i++) {
 		if (t->dir != NETD_FWD && t->kind == NETK_TCP_STREAM)
-			t->retrans += tcp_retrans(t->data[i]);
+			t->retrans += netio_tcp_retrans(t->data[i]);
 		close(t->data[i]);
 	}
 	t->ndata = 0;
@@ -359,7 +340,7 @@ static int run_test(struct session *se, const struct netmsg *req)
 	r = netio_send_msg(se->fd, &reply, STEP_TIMEOUT_MS);
 	if (r < 0)
 		goto out;
-	cpu0 = thread_cpu_ns();
+	cpu0 = netio_thread_cpu_ns();
 	start = clock_ns();
 	deadline = start + (req->v[NETKEY_MS] + GRACE_MS) * 1000000ull;
 	stream_send = t.kind == NETK_TCP_STREAM && t.dir != NETD_FWD;
@@ -456,7 +437,7 @@ static int run_test(struct session *se, const struct netmsg *req)
 	reply.verb = NETPROTO_RESULT;
 	netmsg_set(&reply, NETKEY_BYTES, t.kind == NETK_TCP_STREAM ? t.bytes_at_end : t.bytes);
 	netmsg_set(&reply, NETKEY_SENT, t.sent);
-	netmsg_set(&reply, NETKEY_CPU_NS, thread_cpu_ns() - cpu0);
+	netmsg_set(&reply, NETKEY_CPU_NS, netio_thread_cpu_ns() - cpu0);
 	if (t.kind == NETK_UDP) {
 		netmsg_set(&reply, NETKEY_PACKETS, t.rx.packets);
 		netmsg_set(&reply, NETKEY_LOST, t.rx.lost);

@@ -162,25 +162,6 @@ static int ctl_end(struct vmb_ctx *ctx, struct net_ctl *c, struct netmsg *res, i
 
 /* ---- helpers ---- */
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t tcp_retrans(int fd)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) < 0)
-		return 0;
-	return ti.tcpi_total_retrans;
-}
-
 static void set_blocking_timeout(int fd, int ms)
 {
 	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
@@ -261,7 +242,7 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		}
 		pf[n].events = (short)((send_side ? POLLOUT : 0) | (recv_side ? POLLIN : 0));
 	}
-	cpu0 = thread_cpu_ns();
+	cpu0 = netio_thread_cpu_ns();
 	iv_start = t0 = clock_ns();
 	deadline = t0 + (uint64_t)(st->window_s * 1e9);
 	next_iv = t0 + iv_ns;
@@ -321,10 +302,10 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		}
 	}
 	t1 = clock_ns();
-	cpu = thread_cpu_ns() - cpu0;
+	cpu = netio_thread_cpu_ns() - cpu0;
 	if (send_side)
 		for (unsigned i = 0; i < n; i++)
-			retrans += tcp_retrans(pf[i].fd);
+			retrans += netio_tcp_retrans(pf[i].fd);
 	{
 		int fds[NETPROTO_MAX_STREAMS];
 
