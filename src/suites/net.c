@@ -18,6 +18,7 @@
 #include "net.h"
 #include "../core/clock.h"
 #include "../net/calc.h"
+#include "../net/io.h"
 #include "../net/proto.h"
 #include "../net/serve.h"
 #include "../core/banned.h"
