@@ -739,19 +739,28 @@ static void op_label(const struct cmp_table *t, size_t o, bool numbered, char *b
 }
 
 /* The caveats, each wrapped at TEXT_WIDTH columns at spaces. */
-static void caveats_wrapped(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
+char *cmp_caveats_text(const struct cmp_table *t, const struct cmp_filter *flt)
 {
-	char *text = NULL, *line, *save = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
 
 	if (!mem)
-		return;
+		return NULL;
 	(void)cmp_caveats(mem, t, flt, "");
-	if (fclose(mem) != 0 || !text) {
+	if (fclose(mem) != 0) {
 		free(text);
-		return;
+		return NULL;
 	}
+	return text;
+}
+
+static void caveats_wrapped(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
+{
+	char *text = cmp_caveats_text(t, flt), *line, *save = NULL;
+
+	if (!text)
+		return;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *p = line;
 

@@ -107,6 +107,9 @@ void cmp_fingerprint_key(const json_t *fp, char *buf, size_t len);
 /* Caveats for the reader, one line each into f (prefix before each):
  * fingerprints that differ where labels do not say so, busy hosts, one run. */
 size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, const char *prefix);
+/* The same caveats as one string, a line each (the caller frees it), or NULL
+ * when out of memory. */
+char *cmp_caveats_text(const struct cmp_table *t, const struct cmp_filter *flt);
 
 /* Whether every operand has the row's metric. */
 bool cmp_row_complete(const struct cmp_table *t, const struct cmp_row *r);
