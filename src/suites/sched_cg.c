@@ -218,17 +218,27 @@ static int plan_add(struct cg_plan *p, enum cg_op_kind kind, const char *dir, co
 	return 0;
 }
 
-int cg_plan_create(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsigned ngroups, unsigned rt_us)
+/* What creating and removing the groups both start from: our base
+ * directory and the cgroup this process is in (CG_PATH_MAX each). */
+static int plan_paths(const struct cg_layout *l, pid_t pid, unsigned ngroups, char *base, char *self)
 {
-	char base[CG_PATH_MAX], dir[CG_PATH_MAX], self[CG_PATH_MAX];
 	int r, n;
 
 	if (ngroups == 0 || ngroups > CG_MAX_GROUPS || l->ver == CG_NONE)
 		return -EINVAL;
-	r = cg_base_path(l, pid, base, sizeof(base));
-	n = snprintf(self, sizeof(self), "%s%s", l->mount, l->self);
-	if (r == 0 && (n < 0 || (size_t)n >= sizeof(self)))
+	r = cg_base_path(l, pid, base, CG_PATH_MAX);
+	n = snprintf(self, CG_PATH_MAX, "%s%s", l->mount, l->self);
+	if (r == 0 && (n < 0 || n >= CG_PATH_MAX))
 		r = -ENAMETOOLONG;
+	return r;
+}
+
+int cg_plan_create(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsigned ngroups, unsigned rt_us)
+{
+	char base[CG_PATH_MAX], dir[CG_PATH_MAX], self[CG_PATH_MAX];
+	int r;
+
+	r = plan_paths(l, pid, ngroups, base, self);
 	if (r == 0 && l->ver == CG_V2)
 		/* the base's parent hands the cpu controller down */
 		r = plan_add(p, CG_WRITE, self, "cgroup.subtree_control", "+cpu");
@@ -298,14 +308,9 @@ int cg_plan_mode(struct cg_plan *p, const struct cg_layout *l, pid_t pid, enum c
 int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsigned ngroups)
 {
 	char base[CG_PATH_MAX], dir[CG_PATH_MAX], self[CG_PATH_MAX];
-	int r, n;
+	int r;
 
-	if (ngroups == 0 || ngroups > CG_MAX_GROUPS || l->ver == CG_NONE)
-		return -EINVAL;
-	r = cg_base_path(l, pid, base, sizeof(base));
-	n = snprintf(self, sizeof(self), "%s%s", l->mount, l->self);
-	if (r == 0 && (n < 0 || (size_t)n >= sizeof(self)))
-		r = -ENAMETOOLONG;
+	r = plan_paths(l, pid, ngroups, base, self);
 	if (r == 0 && l->ver == CG_V2)
 		r = plan_add(p, CG_WRITE, self, "cgroup.procs", "%ld", (long)pid);
 	for (unsigned i = 0; i <= ngroups && r == 0; i++) {
