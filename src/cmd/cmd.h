@@ -72,9 +72,6 @@ int cmd_stdout_check(bool flush);
  * from `before` (errno before that flush) when a write sets that errno;
  * else EIO. Leaves stdout's error flag cleared. */
 int cmd_stdout_why(int before);
-/* One CSV field as RFC 4180 has it, the way every CSV of vmbench writes
- * text: always in double quotes, a quote doubled. Numbers go bare. */
-void cmd_csv_field(FILE *f, const char *s);
 /* Columns a UTF-8 string takes on a terminal (one per code point). */
 size_t cmd_text_width(const char *s);
 /* -q/-v handling shared by the commands that have them. */

@@ -120,17 +120,6 @@ int cmd_stdout_check(bool flush)
 	return 0;
 }
 
-void cmd_csv_field(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 size_t cmd_text_width(const char *s)
 {
 	size_t w = 0;

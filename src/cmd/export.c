@@ -375,7 +375,7 @@ static int csv_row(FILE *f, const json_t *s, const json_t *t, const json_t *c, c
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
 		if (i)
 			fputc(',', f);
-		cmd_csv_field(f, text[i]);
+		cmp_csv_field(f, text[i]);
 	}
 	numbers(f, m, ",", "%.17g");
 	fputc('\n', f);

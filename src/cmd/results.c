@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../report/compare.h"
 #include "../store/db.h"
 #include "../core/banned.h"
 
@@ -136,7 +137,7 @@ static int print_csv(const json_t *rows)
 			if (c == COL_RUN)
 				fputs(s, stdout);
 			else
-				cmd_csv_field(stdout, s);
+				cmp_csv_field(stdout, s);
 			free(s);
 		}
 		putchar('\n');

@@ -481,8 +481,7 @@ static const char *verdict_word(const struct cmp_verdict *v)
 	return stats_verdict_word(v->rc.verdict);
 }
 
-/* RFC 4180: every text field quoted, quotes doubled, records end in CRLF. */
-static void csv_field(FILE *f, const char *s)
+void cmp_csv_field(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -591,11 +590,11 @@ static void print_csv(FILE *f, const struct cmp_table *t, const struct cmp_filte
 			if (!c->n)
 				continue;
 			cmp_judge(t, r, o, &v);
-			csv_field(f, r->suite), fputc(',', f), csv_field(f, r->test), fputc(',', f);
-			csv_field(f, buf), fputc(',', f), csv_field(f, r->metric), fputc(',', f);
-			csv_field(f, r->unit), fputc(',', f);
+			cmp_csv_field(f, r->suite), fputc(',', f), cmp_csv_field(f, r->test), fputc(',', f);
+			cmp_csv_field(f, buf), fputc(',', f), cmp_csv_field(f, r->metric), fputc(',', f);
+			cmp_csv_field(f, r->unit), fputc(',', f);
 			fprintf(f, "%s,", r->higher_better ? "higher" : "lower");
-			csv_field(f, t->ops[o].name);
+			cmp_csv_field(f, t->ops[o].name);
 			fprintf(f, ",%s,%zu,", o == t->baseline ? "true" : "false", c->n);
 			csv_num(f, "%.17g", c->sum.mean), fputc(',', f);
 			csv_num(f, "%.17g", c->sum.ci95_low), fputc(',', f);

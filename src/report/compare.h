@@ -106,6 +106,10 @@ double cmp_calibration_cv(const json_t *cal, const json_t *fp, const struct cmp_
 void cmp_fingerprint_key(const json_t *fp, char *buf, size_t len);
 /* Caveats for the reader, one line each into f (prefix before each):
  * fingerprints that differ where labels do not say so, busy hosts, one run. */
+/* One CSV field as RFC 4180 has it, the way every CSV of vmbench writes
+ * text: always in double quotes, a quote doubled (numbers go bare; compare's
+ * records end in CRLF). */
+void cmp_csv_field(FILE *f, const char *s);
 size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, const char *prefix);
 /* The same caveats as one string, a line each (the caller frees it), or NULL
  * when out of memory. */
