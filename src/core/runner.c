@@ -101,6 +101,7 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 		const struct vmb_metric *h;
 		double elapsed, per_rep, start_epoch;
 		struct noise_snap ns;
+		struct noise_reading nrd;
 		size_t nhead;
 
 		if (vmb_stop_requested()) {
@@ -115,6 +116,8 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 		r = ctx->suite->run(ctx, t, rep);
 		if (r < 0)
 			goto out;
+		/* the sensors' window is the repetition's, not the folding after it */
+		noise_end(&ns, rs->cpus, rs->ncpus, start_epoch, &nrd);
 		if (vmb_stop_requested()) {
 			/* A repetition cut short by Ctrl-C is not a sample. */
 			r = -EINTR;
@@ -136,7 +139,7 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 				goto out;
 			}
 			c->noise = nr;
-			noise_end(&ns, rs->cpus, rs->ncpus, start_epoch, &c->noise[c->nnoise++]);
+			c->noise[c->nnoise++] = nrd;
 		}
 
 		/* The widest interval of all headline metrics decides. */
