@@ -612,7 +612,11 @@ static int mem_setup(struct vmb_ctx *ctx)
 	if (block & (block - 1))
 		return vmb_usage(ctx, "--mem.block-size %llu: a power of two, as sysbench's --memory-block-size",
 				 (unsigned long long)block);
-	if (r == 0)
+	if (r == 0 && !llc)
+		r = vmb_note(ctx, "sysbench_memory_level",
+			     "the %llu-byte block per thread sits in a cache level unknown here (no source knows the "
+			     "cache sizes), as sysbench's own", (unsigned long long)block);
+	else if (r == 0)
 		r = vmb_note(ctx, "sysbench_memory_level",
 			     "the %llu-byte block per thread sits in %s: %s, as sysbench's own",
 			     (unsigned long long)block, level_of(&st->caches, block),
