@@ -685,7 +685,8 @@ static const struct vmb_test mem_tests[] = {
 static const struct vmb_opt mem_opts[] = {
 	{ .name = "array-size", .type = OPT_SIZE, .min = 0, .max = 1ull << 40, .def = "0",
 	  .metavar = "SIZE",
-	  .help = "bandwidth: bytes of each STREAM array; 0 = 4x the last-level cache (STREAM's rule), under --quick 1x" },
+	  .help = "bandwidth: bytes of each STREAM array; 0 = 4x the last-level cache (STREAM's rule), under --quick 1x; "
+		  "where no source knows the cache, min(1 GiB, MemAvailable/8), under --quick a quarter" },
 	{ .name = "ntimes", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "3", .metavar = "N",
 	  .help = "bandwidth: passes of the four kernels per repetition, the first not counted (STREAM's NTIMES)" },
 	{ .name = "block-size", .type = OPT_SIZE, .min = 8, .max = 1ull << 32, .def = "1k", .metavar = "SIZE",
