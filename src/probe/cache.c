@@ -284,7 +284,7 @@ static void src_cpuid_leaf2(const struct cache_input *in, struct cache_cand *c)
 	family = (one[0] >> 8) & 0xf;
 	model = (one[0] >> 4) & 0xf;
 	cpuid_get(in, 2, 0, r);
-	/* 0xff in AL's place (descriptor 0xff): "use leaf 4", which came before */
+	/* descriptor 0xff says "see leaf 4", which came before: not in the table */
 	cache_parse_leaf2(r, family, model, c);
 }
 
