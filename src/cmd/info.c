@@ -136,6 +136,39 @@ static void print_kvm(FILE *f, const json_t *fp)
 	line(f, "/dev/kvm", buf);
 }
 
+/* "48 KiB", "1.25 MiB" */
+static void kib_or_mib(char *buf, size_t len, json_int_t bytes)
+{
+	if (bytes >= 1 << 20)
+		snprintf(buf, len, "%.4g MiB", (double)bytes / 1048576.0);
+	else
+		snprintf(buf, len, "%lld KiB", (long long)(bytes >> 10));
+}
+
+/* Each cache level with the source that gave it, then what was not trusted. */
+static void print_caches(FILE *f, const json_t *cpu)
+{
+	const json_t *c;
+	char buf[512], sz[32];
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(cpu, "caches"), i, c) {
+		json_int_t lv = json_integer_value(json_object_get(c, "level"));
+
+		kib_or_mib(sz, sizeof(sz), json_integer_value(json_object_get(c, "size_bytes")));
+		str_appendf(buf, sizeof(buf), &o, "%sL%lld%s %s (%s)", o ? ", " : "", (long long)lv, lv == 1 ? "d" : "", sz,
+			    jstr(c, "source") ?: "-");
+	}
+	line(f, "caches", o ? buf : "unknown (no source knows them: sysfs, CPUID, /proc/cpuinfo, sysconf)");
+	json_array_foreach(json_object_get(cpu, "caches_rejected"), i, c) {
+		kib_or_mib(sz, sizeof(sz), json_integer_value(json_object_get(c, "size_bytes")));
+		snprintf(buf, sizeof(buf), "%s %s from %s: %s", jstr(c, "level") ?: "-", sz, jstr(c, "source") ?: "-",
+			 jstr(c, "why") ?: "-");
+		line(f, i ? "" : "caches not trusted", buf);
+	}
+}
+
 static void print_cpu(FILE *f, const json_t *fp)
 {
 	static const struct {
@@ -172,6 +205,7 @@ static void print_cpu(FILE *f, const json_t *fp)
 	count(a, sizeof(a), json_object_get(cpu, "flag_count"), "flag", "flags");
 	snprintf(buf, sizeof(buf), "%s%s%s%s%s", a, nh ? "; has " : "", has, nl ? "; lacks " : "", lacks);
 	line(f, "cpu flags", buf);
+	print_caches(f, cpu);
 	line(f, "governor", jstr(cpu, "governor"));
 }
 

@@ -680,7 +680,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	fp = probe_fingerprint(&(struct probe_src){ .root = "/" });
+	fp = probe_fingerprint(&(struct probe_src){ .root = probe_machine_root() });
 	if (!fp) {
 		log_error("out of memory probing the environment");
 		ret = EXIT_FAILED;

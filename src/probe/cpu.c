@@ -1,38 +1,37 @@
-/* The CPU: model, topology (sockets, cores, threads, NUMA nodes), caches,
- * the flags that matter for virtualization benchmarks, the governor. */
+/* The CPU: model, topology (sockets, cores, threads, NUMA nodes), caches
+ * (cache.c), the flags that matter for virtualization benchmarks, the governor. */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "internal.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
-static json_t *probe_caches(const char *root)
+/* The cache chain's answer (cache.c): each level with the source that gave
+ * it, the line size with its source, and every value not trusted with why. */
+static json_t *probe_caches(const char *root, json_t **line, json_t **rejected)
 {
+	static const char *const types[CACHE_NLEVELS] = { "Data", "Unified", "Unified" };
+	struct cache_info ci;
 	json_t *arr = json_array();
 
-	for (unsigned i = 0; i < 16; i++) {
-		char p[128], level[16], type[32], size[32];
-		int64_t lv;
-
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%u/level", i);
-		if (probe_read_line(root, p, level, sizeof(level)) < 0)
-			break;
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%u/type", i);
-		if (probe_read_line(root, p, type, sizeof(type)) < 0)
-			continue;
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%u/size", i);
-		if (probe_read_line(root, p, size, sizeof(size)) < 0)
-			continue;
-		if (parse_i64(level, 0, 9, &lv) < 0)
-			continue;
-		json_array_append_new(arr, json_pack("{s:I, s:o, s:I}", "level", (json_int_t)lv, "type",
-						     probe_jstr(type), "size_bytes",
-						     (json_int_t)probe_parse_cache_size(size)));
-	}
+	cache_read(root, &ci);
+	for (int lv = 0; lv < CACHE_NLEVELS; lv++)
+		if (ci.size[lv])
+			json_array_append_new(arr, json_pack("{s:i, s:s, s:I, s:s}", "level", lv + 1, "type", types[lv],
+							     "size_bytes", (json_int_t)ci.size[lv], "source",
+							     ci.source[lv]));
+	*line = json_pack("{s:I, s:s}", "bytes", (json_int_t)ci.line, "source", ci.line_source);
+	*rejected = json_array();
+	for (size_t i = 0; i < ci.nrejected; i++)
+		json_array_append_new(*rejected, json_pack("{s:s, s:I, s:s, s:s}", "level",
+							   cache_level_names[ci.rejected[i].level], "size_bytes",
+							   (json_int_t)ci.rejected[i].size, "source", ci.rejected[i].source,
+							   "why", ci.rejected[i].why));
 	return arr;
 }
 
@@ -124,14 +123,16 @@ json_t *probe_cpu(const char *root, const struct probe_cpuinfo *ci)
 	unsigned *cpus = NULL;
 	size_t ncpus = 0, nodes;
 	struct topology t = { 0 };
+	json_t *caches, *line, *rejected;
 
 	if (probe_read_line(root, "/sys/devices/system/cpu/online", online, sizeof(online)) == 0 &&
 	    parse_cpu_list(online, &cpus, &ncpus) == 0)
 		count_topology(root, cpus, ncpus, &t);
 	free(cpus);
 	nodes = count_nodes(root);
+	caches = probe_caches(root, &line, &rejected);
 
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:{s:b, s:b, s:b, s:b, s:b, s:b}, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:b, s:b, s:b, s:b, s:b}, s:o}",
 			 "model", probe_jstr(*ci->model ? ci->model : NULL),
 			 "vendor", probe_jstr(*ci->vendor ? ci->vendor : NULL),
 			 "logical", jcount(ncpus),
@@ -139,7 +140,10 @@ json_t *probe_cpu(const char *root, const struct probe_cpuinfo *ci)
 			 "cores", jcount(t.cores),
 			 "threads_per_core", t.cores && ncpus % t.cores == 0 ? jcount(ncpus / t.cores) : json_null(),
 			 "numa_nodes", (json_int_t)(nodes ? nodes : 1),
-			 "caches", probe_caches(root),
+			 "caches", caches,
+			 "cache_line", line,
+			 /* values a source gave that were not trusted, and why */
+			 "caches_rejected", rejected,
 			 /* how many flags the CPU shows; the ones below are named */
 			 "flag_count", (json_int_t)ci->nflags,
 			 "flags",

@@ -103,6 +103,8 @@ void probe_parse_cpuinfo(const char *text, size_t len, struct probe_cpuinfo *ci)
 			copy_n(ci->model, sizeof(ci->model), v, vl);
 		} else if (key_is(line, kl, "vendor_id") && !ci->vendor[0]) {
 			copy_n(ci->vendor, sizeof(ci->vendor), v, vl);
+		} else if (key_is(line, kl, "cache size") && !ci->cache_size[0]) {
+			copy_n(ci->cache_size, sizeof(ci->cache_size), v, vl);
 		} else if (key_is(line, kl, "CPU implementer") && !have_impl) {
 			have_impl = parse_hex(v, vl, &ci->implementer) == 0;
 			if (!ci->vendor[0])

@@ -23,6 +23,10 @@ struct probe_src {
  * give null fields: a probe never fails because a knob does not exist. */
 json_t *probe_fingerprint(const struct probe_src *src);
 
+/* The root of the machine `run` probes: "/" (machine.c; a test build may
+ * point it at a recorded tree). */
+const char *probe_machine_root(void);
+
 /* Is root something to probe: "/", or a directory with proc/ or sys/ in it
  * (a tree recorded by scripts/record-fixture.sh)? 0, or a negative errno
  * with a message for the user in err. */
@@ -35,6 +39,7 @@ int probe_check_root(const char *root, char *err, size_t errlen);
 struct probe_cpuinfo {
 	char model[128];         /* "model name"; arm64: "CPU part" */
 	char vendor[64];         /* "vendor_id"; arm64: "CPU implementer" */
+	char cache_size[32];     /* x86 "cache size" ("1024 KB"): the kernel's x86_cache_size */
 	bool have_midr;          /* arm64 "CPU implementer" and "CPU part" both parsed */
 	unsigned implementer, part;
 	const char *flags;       /* the "flags" (arm64: "Features") value, inside the text */

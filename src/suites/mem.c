@@ -14,6 +14,7 @@
 
 #include "../core/clock.h"
 #include "mem.h"
+#include "../probe/probe.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
@@ -457,39 +458,72 @@ out:
 enum mem_test { T_BANDWIDTH, T_SYSBENCH, T_LATENCY, T_TLB, T_PAGEFAULT, T_INTEGRITY };
 
 /* Where each working set sits: the cache level it fits in, or DRAM. */
-static const char *level_of(const struct mem_caches *c, uint64_t bytes)
+static const char *level_of(const struct cache_info *c, uint64_t bytes)
 {
-	if (!mem_llc(c))
+	if (!cache_llc(c))
 		return "unknown";
-	if (c->l1d && bytes <= c->l1d)
-		return "L1d";
-	if (c->l2 && bytes <= c->l2)
-		return "L2";
-	if (c->l3 && bytes <= c->l3)
-		return "L3";
-	return bytes >= 4 * mem_llc(c) ? "DRAM" : "DRAM (below 4x the last-level cache: partly cached)";
+	for (int lv = 0; lv < CACHE_NLEVELS; lv++)
+		if (c->size[lv] && bytes <= c->size[lv])
+			return cache_level_names[lv];
+	return bytes >= 4 * cache_llc(c) ? "DRAM" : "DRAM (below 4x the last-level cache: partly cached)";
+}
+
+uint64_t mem_stream_default(uint64_t avail, bool quick)
+{
+	uint64_t a = avail ? avail / 8 : 256ull << 20;
+
+	if (a > (1ull << 30))
+		a = 1ull << 30;
+	if (quick)
+		a /= 4;
+	a &= ~((1ull << 20) - 1);
+	return a ? a : 1ull << 20;
+}
+
+/* "L1d 48 KiB (sysfs), L2 unknown, ..." and what was not trusted */
+static int note_cache_sources(struct vmb_ctx *ctx, const struct cache_info *c)
+{
+	char buf[480] = "";
+	size_t off = 0;
+	int r;
+
+	for (int lv = 0; lv < CACHE_NLEVELS; lv++)
+		if (c->size[lv])
+			str_appendf(buf, sizeof(buf), &off, "%s %llu KiB (%s), ", cache_level_names[lv],
+				    (unsigned long long)(c->size[lv] >> 10), c->source[lv]);
+		else
+			str_appendf(buf, sizeof(buf), &off, "%s unknown, ", cache_level_names[lv]);
+	str_appendf(buf, sizeof(buf), &off, "line %llu B (%s)", (unsigned long long)c->line, c->line_source);
+	r = vmb_note(ctx, "caches", "%s", buf);
+	if (r < 0 || !c->nrejected)
+		return r;
+	buf[0] = '\0';
+	off = 0;
+	for (size_t i = 0; i < c->nrejected; i++)
+		str_appendf(buf, sizeof(buf), &off, "%s%s %llu KiB from %s: %s", i ? "; " : "",
+			    cache_level_names[c->rejected[i].level], (unsigned long long)(c->rejected[i].size >> 10),
+			    c->rejected[i].source, c->rejected[i].why);
+	return vmb_note(ctx, "caches_rejected", "%s", buf);
 }
 
 /* Record the cache sizes and where each latency size sits; the report marks
  * the cache sizes on the latency curve (notes "marks_sizes", in KiB). */
 static int note_caches(struct vmb_ctx *ctx, const struct mem_state *st)
 {
-	const struct mem_caches *c = &st->caches;
+	const struct cache_info *c = &st->caches;
 	const struct opt_value *sizes = optset_get(ctx->opts, "sizes");
 	char buf[480] = "";
 	size_t off = 0;
 	unsigned max = 0;
-	int r;
+	int r = note_cache_sources(ctx, c);
 
-	if (!mem_llc(c))
-		return vmb_note(ctx, "caches", "unknown (no sysfs cache entries, no CPUID): the sizes sweep cannot say "
-					       "which sizes are cache and which DRAM");
-	r = vmb_note(ctx, "caches", "L1d %llu KiB, L2 %llu KiB, L3 %llu KiB, line %llu B (%s)",
-		     (unsigned long long)(c->l1d >> 10), (unsigned long long)(c->l2 >> 10),
-		     (unsigned long long)(c->l3 >> 10), (unsigned long long)c->line, c->source);
+	if (r == 0 && !cache_llc(c))
+		return vmb_note(ctx, "latency_levels", "unknown: no source knows the cache sizes (sysfs, CPUID, "
+						       "/proc/cpuinfo, sysconf), so the sizes sweep is measured but "
+						       "cannot say which sizes are cache and which DRAM");
 	if (r == 0)
-		r = vmb_note(ctx, "marks_sizes", "L1d=%llu,L2=%llu,L3=%llu", (unsigned long long)(c->l1d >> 10),
-			     (unsigned long long)(c->l2 >> 10), (unsigned long long)(c->l3 >> 10));
+		r = vmb_note(ctx, "marks_sizes", "L1d=%llu,L2=%llu,L3=%llu", (unsigned long long)(c->size[CACHE_L1D] >> 10),
+			     (unsigned long long)(c->size[CACHE_L2] >> 10), (unsigned long long)(c->size[CACHE_L3] >> 10));
 	for (size_t i = 0; r == 0 && i < sizes->nlist; i++) {
 		const char *lv = level_of(c, (uint64_t)sizes->list[i] << 10);
 
@@ -499,10 +533,10 @@ static int note_caches(struct vmb_ctx *ctx, const struct mem_state *st)
 	}
 	if (r == 0)
 		r = vmb_note(ctx, "latency_levels", "%s", buf);
-	if (r == 0 && ((uint64_t)max << 10) < 4 * mem_llc(c))
+	if (r == 0 && ((uint64_t)max << 10) < 4 * cache_llc(c))
 		r = vmb_note(ctx, "latency_dram", "none: the largest size, %u KiB, is below 4x the last-level cache "
 						  "(%llu KiB): no size measures DRAM alone",
-			     max, (unsigned long long)(4 * mem_llc(c) >> 10));
+			     max, (unsigned long long)(4 * cache_llc(c) >> 10));
 	return r;
 }
 
@@ -511,19 +545,21 @@ static int mem_setup(struct vmb_ctx *ctx)
 	struct mem_state *st = calloc(1, sizeof(*st));
 	const char *thp = optset_str(ctx->opts, "thp"), *sys;
 	uint64_t array = optset_size(ctx->opts, "array-size"), llc, block;
+	bool llc_unknown = false;
 	int r;
 
 	if (!st)
 		return vmb_fail(ctx, -ENOMEM, "memory suite state");
 	ctx->priv = st;
-	mem_caches_read("/", &st->caches);
+	/* the machine's, or the recorded one a test build is pointed at */
+	cache_read(probe_machine_root(), &st->caches);
 	st->avail = mem_available("/");
 	st->loads = (uint64_t)optset_int(ctx->opts, "loads");
 	st->seed = (uint64_t)optset_int(ctx->opts, "seed");
 	st->tlb_len = (size_t)optset_size(ctx->opts, "tlb-size");
 	st->pf_len = (size_t)optset_size(ctx->opts, "pagefault-size");
 	st->check_len = (size_t)optset_size(ctx->opts, "integrity-size");
-	llc = mem_llc(&st->caches);
+	llc = cache_llc(&st->caches);
 	if (st->tlb_len % (2u << 20) || st->pf_len % (2u << 20))
 		return vmb_usage(ctx, "--mem.tlb-size and --mem.pagefault-size must be multiples of 2 MiB (%zu and %zu "
 				      "KiB are not both)", st->tlb_len >> 10, st->pf_len >> 10);
@@ -545,11 +581,13 @@ static int mem_setup(struct vmb_ctx *ctx)
 	if (r < 0)
 		return r;
 
-	/* STREAM: each array at least 4x the last-level cache; 0 picks that */
-	if (!array) {
-		if (!llc)
-			return vmb_usage(ctx, "the last-level cache size is unknown here (no sysfs, no CPUID): give "
-					      "--mem.array-size, at least 4x the last-level cache");
+	/* STREAM: each array at least 4x the last-level cache; 0 picks that. A
+	 * machine whose cache no source knows still measures, with arrays as
+	 * large as its memory comfortably allows, and says so beside the figure. */
+	if (!array && !llc) {
+		array = mem_stream_default(st->avail, ctx->env && ctx->env->quick);
+		llc_unknown = true;
+	} else if (!array) {
 		/* --quick: one last-level cache each (the note says it is below the rule) */
 		array = ctx->env && ctx->env->quick ? llc : 4 * llc;
 	} else if (llc && 3 * array <= llc)
@@ -559,6 +597,10 @@ static int mem_setup(struct vmb_ctx *ctx)
 				 (unsigned long long)(4 * llc >> 10));
 	st->stream_n = (size_t)(array / sizeof(double));
 	r = vmb_param_actual(ctx, "array-size", "%llu", (unsigned long long)st->stream_n * sizeof(double));
+	if (r == 0 && llc_unknown)
+		r = vmb_note(ctx, "stream_rule", "last-level cache unknown: arrays of %llu MiB; on a CPU with more than "
+						 "%llu MiB of cache this figure is a cache figure",
+			     (unsigned long long)(array >> 20), (unsigned long long)(array >> 22));
 	if (r == 0 && llc && array < 4 * llc)
 		r = vmb_note(ctx, "stream_rule", "arrays of %llu KiB are below STREAM's rule of 4x the %llu KiB "
 						 "last-level cache: partly a cache figure",
@@ -570,7 +612,11 @@ static int mem_setup(struct vmb_ctx *ctx)
 	if (block & (block - 1))
 		return vmb_usage(ctx, "--mem.block-size %llu: a power of two, as sysbench's --memory-block-size",
 				 (unsigned long long)block);
-	if (r == 0)
+	if (r == 0 && !llc)
+		r = vmb_note(ctx, "sysbench_memory_level",
+			     "the %llu-byte block per thread sits in a cache level unknown here (no source knows the "
+			     "cache sizes), as sysbench's own", (unsigned long long)block);
+	else if (r == 0)
 		r = vmb_note(ctx, "sysbench_memory_level",
 			     "the %llu-byte block per thread sits in %s: %s, as sysbench's own",
 			     (unsigned long long)block, level_of(&st->caches, block),
@@ -639,7 +685,8 @@ static const struct vmb_test mem_tests[] = {
 static const struct vmb_opt mem_opts[] = {
 	{ .name = "array-size", .type = OPT_SIZE, .min = 0, .max = 1ull << 40, .def = "0",
 	  .metavar = "SIZE",
-	  .help = "bandwidth: bytes of each STREAM array; 0 = 4x the last-level cache (STREAM's rule), under --quick 1x" },
+	  .help = "bandwidth: bytes of each STREAM array; 0 = 4x the last-level cache (STREAM's rule), under --quick 1x; "
+		  "where no source knows the cache, min(1 GiB, MemAvailable/8), under --quick a quarter" },
 	{ .name = "ntimes", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "3", .metavar = "N",
 	  .help = "bandwidth: passes of the four kernels per repetition, the first not counted (STREAM's NTIMES)" },
 	{ .name = "block-size", .type = OPT_SIZE, .min = 8, .max = 1ull << 32, .def = "1k", .metavar = "SIZE",

@@ -9,20 +9,15 @@
 #include <stdint.h>
 
 #include "../core/suite.h"
+#include "../probe/cache.h"
 
-/* ---- caches (sysfs, else CPUID) ---- */
+/* ---- caches: the probe's chain (src/probe/cache.h) ---- */
 
-struct mem_caches {
-	uint64_t l1d, l2, l3; /* bytes; 0 when unknown */
-	uint64_t line;        /* coherency line size, 64 when unknown */
-	const char *source;   /* "sysfs", "cpuid" or "none" */
-};
-/* Cache sizes of CPU 0 under root (normally "/"): sysfs, else CPUID. */
-void mem_caches_read(const char *root, struct mem_caches *out);
-static inline uint64_t mem_llc(const struct mem_caches *c)
-{
-	return c->l3 ? c->l3 : c->l2 ? c->l2 : c->l1d;
-}
+/* STREAM's bytes per array when no source knows the last-level cache:
+ * min(1 GiB, MemAvailable / 8), under --quick a quarter of that (as 1x
+ * instead of 4x the cache); 256 MiB (64 MiB) when MemAvailable is
+ * unknown; whole MiB, at least 1 MiB. */
+uint64_t mem_stream_default(uint64_t avail, bool quick);
 
 /* Bytes of MemAvailable in /proc/meminfo under root; 0 when unknown. */
 uint64_t mem_available(const char *root);
@@ -102,7 +97,7 @@ uint64_t mem_check_pass(uint64_t *buf, size_t n, uint64_t seed, struct mem_check
 /* ---- the suite's state ---- */
 
 struct mem_state {
-	struct mem_caches caches;
+	struct cache_info caches;
 	uint64_t avail;        /* MemAvailable at set-up */
 	uint64_t loads;        /* --mem.loads: per repetition, 0 = --time decides */
 	uint64_t seed;

@@ -1,6 +1,7 @@
-/* Memory suite, the machine's side: cache sizes (sysfs, else CPUID), free
- * memory, THP and huge pages as /proc/self/smaps confirms them, and the
- * dependent pointer chase behind mem.latency (lmbench lat_mem_rd). */
+/* Memory suite, the machine's side: free memory, THP and huge pages as
+ * /proc/self/smaps confirms them, and the dependent pointer chase behind
+ * mem.latency (lmbench lat_mem_rd). Cache sizes come from the probe's
+ * chain (src/probe/cache.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,10 +9,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include "../core/clock.h"
 #include "../core/file.h"
@@ -43,94 +40,6 @@ static int read_small(const char *root, const char *path, char *buf, size_t len)
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return 0;
-}
-
-/* "48K", "1024K", "32768K", "2M" in bytes; 0 when it is not a size. */
-static uint64_t cache_size(const char *s)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (end == s)
-		return 0;
-	if (*end == 'K')
-		v <<= 10;
-	else if (*end == 'M')
-		v <<= 20;
-	else if (*end == 'G')
-		v <<= 30;
-	return v;
-}
-
-#if defined(__x86_64__) || defined(__i386__)
-/* CPUID leaf 4 (Intel's deterministic cache parameters), else AMD's
- * 0x8000001D, which has the same layout. */
-static void caches_leaf(struct mem_caches *c, unsigned leaf)
-{
-	for (unsigned i = 0; i < 16; i++) {
-		unsigned a, b, cx, d, type, level;
-		uint64_t size;
-
-		__cpuid_count(leaf, i, a, b, cx, d);
-		(void)d;
-		type = a & 0x1f;
-		if (type == 0)
-			break;
-		level = (a >> 5) & 7;
-		size = (uint64_t)(((b >> 22) & 0x3ff) + 1) * (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * (cx + 1ull);
-		if (level == 1 && type == 1)
-			c->l1d = size;
-		else if (level == 2)
-			c->l2 = size;
-		else if (level == 3)
-			c->l3 = size;
-		c->line = (b & 0xfff) + 1;
-	}
-}
-
-static void caches_cpuid(struct mem_caches *c)
-{
-	if (__get_cpuid_max(0, NULL) >= 4)
-		caches_leaf(c, 4);
-	if (!c->l1d && !c->l2 && !c->l3 && __get_cpuid_max(0x80000000, NULL) >= 0x8000001d)
-		caches_leaf(c, 0x8000001d);
-	if (c->l1d || c->l2 || c->l3)
-		c->source = "cpuid";
-}
-#endif
-
-void mem_caches_read(const char *root, struct mem_caches *out)
-{
-	struct mem_caches c = { .line = 64, .source = "none" };
-
-	for (unsigned i = 0; i < 16; i++) {
-		char p[128], level[16], type[32], size[32], line[16];
-
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%u/level", i);
-		if (read_small(root, p, level, sizeof(level)) < 0)
-			break;
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%u/type", i);
-		if (read_small(root, p, type, sizeof(type)) < 0 || !strcmp(type, "Instruction"))
-			continue;
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%u/size", i);
-		if (read_small(root, p, size, sizeof(size)) < 0)
-			continue;
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%u/coherency_line_size", i);
-		if (read_small(root, p, line, sizeof(line)) == 0 && cache_size(line) >= 16 && cache_size(line) <= 1024)
-			c.line = cache_size(line);
-		if (!strcmp(level, "1"))
-			c.l1d = cache_size(size);
-		else if (!strcmp(level, "2"))
-			c.l2 = cache_size(size);
-		else if (!strcmp(level, "3"))
-			c.l3 = cache_size(size);
-		c.source = "sysfs";
-	}
-#if defined(__x86_64__) || defined(__i386__)
-	if (!c.l1d && !c.l2 && !c.l3 && !strcmp(root, "/"))
-		caches_cpuid(&c);
-#endif
-	*out = c;
 }
 
 /* A "Key:   123 kB" line's value in bytes. */

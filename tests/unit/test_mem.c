@@ -160,26 +160,52 @@ static void integrity_clean_pass(void **state)
 	free(buf);
 }
 
+/* The suite sizes by the probe's chain (test_probe covers its sources);
+ * here what the suite makes of it: the fixture's sizes, and "unknown"
+ * when nothing is there, never a guess. */
 static void caches_from_sysfs(void **state)
 {
-	struct mem_caches c;
+	struct cache_info c;
 	char root[512];
 
 	(void)state;
 	snprintf(root, sizeof(root), "%s/probe/kvm-virtio", FIXTURES);
-	mem_caches_read(root, &c);
-	assert_int_equal(c.l1d, 32 << 10);
-	assert_int_equal(c.l2, 1024 << 10);
-	assert_int_equal(c.l3, 32768ull << 10);
-	assert_int_equal(mem_llc(&c), 32768ull << 10);
-	assert_string_equal(c.source, "sysfs");
-	/* nothing there: said so, never a guess */
-	mem_caches_read("/nonexistent-vmbench-root", &c);
-	assert_int_equal(mem_llc(&c), 0);
-	assert_string_equal(c.source, "none");
+	cache_read(root, &c);
+	assert_int_equal(c.size[CACHE_L1D], 32 << 10);
+	assert_int_equal(c.size[CACHE_L2], 1024 << 10);
+	assert_int_equal(c.size[CACHE_L3], 32768ull << 10);
+	assert_int_equal(cache_llc(&c), 32768ull << 10);
+	assert_string_equal(c.source[CACHE_L3], "sysfs");
+	cache_read("/nonexistent-vmbench-root", &c);
+	assert_int_equal(cache_llc(&c), 0);
+	assert_null(c.source[CACHE_L3]);
 	snprintf(root, sizeof(root), "%s/probe/odd-values", FIXTURES);
 	assert_string_equal(mem_thp_setting(root), "madvise");
 	assert_string_equal(mem_thp_setting("/nonexistent-vmbench-root"), "absent");
+}
+
+/* STREAM's arrays where no source knows the cache: min(1 GiB, avail/8),
+ * a quarter under --quick, whole MiB, never 0. */
+static void stream_default_without_cache(void **state)
+{
+	static const struct {
+		uint64_t avail;
+		bool quick;
+		uint64_t want;
+	} cases[] = {
+		{ 64ull << 30, false, 1ull << 30 },  /* plenty: the 1 GiB cap */
+		{ 64ull << 30, true, 256ull << 20 },
+		{ 4ull << 30, false, 512ull << 20 }, /* a small guest: an eighth */
+		{ 4ull << 30, true, 128ull << 20 },
+		{ 0, false, 256ull << 20 },          /* MemAvailable unknown */
+		{ 0, true, 64ull << 20 },
+		{ (100ull << 20) + 12345, false, 12ull << 20 }, /* rounded down to MiB */
+		{ 4ull << 20, true, 1ull << 20 },    /* never 0 */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(mem_stream_default(cases[i].avail, cases[i].quick), cases[i].want);
 }
 
 int main(void)
@@ -190,6 +216,7 @@ int main(void)
 		cmocka_unit_test(stream_bytes_per_kernel),
 		cmocka_unit_test(integrity_clean_pass),
 		cmocka_unit_test(caches_from_sysfs),
+		cmocka_unit_test(stream_default_without_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/probe/cache.h"
 #include "../../src/probe/probe.h"
 
 struct expect {
@@ -124,9 +125,11 @@ static void details(void **state)
 	fp = probe_fingerprint(&(struct probe_src){ .root = root });
 	/* steal: 1234 ticks of USER_HZ 100 */
 	assert_close(json_real_value(json_object_get(json_object_get(fp, "steal"), "seconds")), 12.34, 1e-9);
+	/* the data caches, each with its source (L1i is not one of them) */
 	caches = json_object_get(json_object_get(fp, "cpu"), "caches");
-	assert_int_equal(json_array_size(caches), 4);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(caches, 3), "size_bytes")), 22528 * 1024);
+	assert_int_equal(json_array_size(caches), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(caches, 2), "size_bytes")), 22528 * 1024);
+	assert_string_equal(str(json_array_get(caches, 2), "source"), "sysfs");
 	assert_true(json_is_true(json_object_get(json_object_get(json_object_get(fp, "cpu"), "flags"), "invariant_tsc")));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(fp, "memory"), "total_bytes")),
 			 4026532LL * 1024);
@@ -613,6 +616,221 @@ static void roots(void **state)
 	rm_scratch();
 }
 
+/* ---- the cache chain (src/probe/cache.c) ---- */
+
+struct cache_expect {
+	uint64_t size[CACHE_NLEVELS];
+	const char *source[CACHE_NLEVELS];
+	uint64_t line;
+	const char *line_source;
+	const char *rejected; /* "L3:sysfs,L3:cpuid": level and source of each, in order */
+};
+
+static void expect_chain(const char *name, const struct cache_info *ci, const struct cache_expect *e)
+{
+	char rej[256] = "";
+	size_t off = 0;
+
+	for (int lv = 0; lv < CACHE_NLEVELS; lv++) {
+		if (ci->size[lv] != e->size[lv])
+			fail_msg("%s: %s is %llu bytes, expected %llu", name, cache_level_names[lv],
+				 (unsigned long long)ci->size[lv], (unsigned long long)e->size[lv]);
+		expect_str(name, cache_level_names[lv], ci->source[lv], e->source[lv]);
+	}
+	if (ci->line != e->line)
+		fail_msg("%s: line %llu, expected %llu", name, (unsigned long long)ci->line, (unsigned long long)e->line);
+	expect_str(name, "line source", ci->line_source, e->line_source);
+	for (size_t i = 0; i < ci->nrejected; i++) {
+		int n = snprintf(rej + off, sizeof(rej) - off, "%s%s:%s", i ? "," : "",
+				 cache_level_names[ci->rejected[i].level], ci->rejected[i].source);
+
+		off += n > 0 && (size_t)n < sizeof(rej) - off ? (size_t)n : 0;
+		if (!ci->rejected[i].why[0])
+			fail_msg("%s: a rejected value without its reason", name);
+	}
+	expect_str(name, "rejected", rej, e->rejected);
+}
+
+#define KIB(n) ((uint64_t)(n) << 10)
+#define MIB(n) ((uint64_t)(n) << 20)
+
+/* The machine descriptions (make-cache-machines.py), through cache_read
+ * and through the fingerprint that `info --json` prints and runs store. */
+static void cache_machines(void **state)
+{
+	static const struct {
+		const char *fixture;
+		struct cache_expect e;
+		const char *why[4]; /* the reasons, in order, by prefix */
+	} cases[] = {
+		/* issue 22's machine: no sysfs caches, leaves 4 and 0x8000001D zeros */
+		{ "cache-amd-bhyve",
+		  { { KIB(48), MIB(1), MIB(32) }, { "cpuid_legacy", "cpuid_legacy", "cpuid_legacy" }, 64, "cpuid_legacy", "" },
+		  { NULL } },
+		{ "cache-intel-sysfs",
+		  { { KIB(48), MIB(2), MIB(36) }, { "sysfs", "sysfs", "sysfs" }, 64, "sysfs", "" }, { NULL } },
+		{ "cache-none", { { 0, 0, 0 }, { NULL, NULL, NULL }, 64, "default", "" }, { NULL } },
+		/* each made-up L3 falls through to the next source, reasons recorded */
+		{ "cache-lying-hv",
+		  { { KIB(32), MIB(1), MIB(16) }, { "sysfs", "sysfs", "cpuinfo" }, 64, "sysfs",
+		    "L3:sysfs,L3:cpuid,L3:cpuid_legacy,L3:cpuid_leaf2" },
+		  { "an L3 smaller than the L2", "not a whole number of 16 lines", "larger than the machine's memory",
+		    "an L3 smaller than the L2" } },
+		/* the older fixtures keep their sysfs answer */
+		{ "kvm-virtio",
+		  { { KIB(32), MIB(1), MIB(32) }, { "sysfs", "sysfs", "sysfs" }, 64, "default", "" }, { NULL } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct cache_expect *e = &cases[i].e;
+		struct cache_info ci;
+		char root[512];
+		json_t *fp, *cpu, *arr;
+
+		snprintf(root, sizeof(root), "%s/probe/%s", FIXTURES, cases[i].fixture);
+		cache_read(root, &ci);
+		expect_chain(cases[i].fixture, &ci, e);
+		for (size_t k = 0; k < 4 && cases[i].why[k]; k++)
+			if (k >= ci.nrejected || strncmp(ci.rejected[k].why, cases[i].why[k], strlen(cases[i].why[k])))
+				fail_msg("%s: rejection %zu says \"%s\", expected \"%s...\"", cases[i].fixture, k,
+					 k < ci.nrejected ? ci.rejected[k].why : "(none)", cases[i].why[k]);
+
+		fp = probe_fingerprint(&(struct probe_src){ .root = root });
+		cpu = json_object_get(fp, "cpu");
+		arr = json_object_get(cpu, "caches");
+		for (size_t k = 0, lv = 0; lv < CACHE_NLEVELS; lv++) {
+			const json_t *c;
+
+			if (!e->size[lv])
+				continue;
+			c = json_array_get(arr, k++);
+			assert_int_equal(json_integer_value(json_object_get(c, "level")), lv + 1);
+			assert_int_equal(json_integer_value(json_object_get(c, "size_bytes")), e->size[lv]);
+			expect_str(cases[i].fixture, "fingerprint source", str(c, "source"), e->source[lv]);
+		}
+		assert_int_equal(json_array_size(json_object_get(cpu, "caches_rejected")), ci.nrejected);
+		expect_str(cases[i].fixture, "line source", str(json_object_get(cpu, "cache_line"), "source"),
+			   e->line_source);
+		json_decref(fp);
+	}
+}
+
+/* One source at a time, from text: no sysfs, a CPUID recording, cpuinfo,
+ * sysconf; what each gives and what the trust rules make of it. */
+static void cache_sources_alone(void **state)
+{
+	static const char intel_ci[] = "processor\t: 0\nvendor_id\t: GenuineIntel\ncache size\t: 30720 KB\n";
+	static const char amd_ci[] = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncache size\t: 512 KB\n";
+	static const struct {
+		const char *name, *cpuid, *cpuinfo, *sysconf;
+		uint64_t memtotal;
+		struct cache_expect e;
+	} cases[] = {
+		{ "cpuinfo on Intel: the last level", NULL, intel_ci, NULL, 0,
+		  { { 0, 0, MIB(30) }, { NULL, NULL, "cpuinfo" }, 64, "default", "" } },
+		{ "cpuinfo on AMD: the L2", NULL, amd_ci, NULL, 0,
+		  { { 0, KIB(512), 0 }, { NULL, "cpuinfo", NULL }, 64, "default", "" } },
+		{ "sysconf", NULL, NULL, "LEVEL1_DCACHE_SIZE=32768\nLEVEL2_CACHE_SIZE=262144\nLEVEL3_CACHE_SIZE=8388608\n"
+		  "LEVEL1_DCACHE_LINESIZE=64", 0,
+		  { { KIB(32), KIB(256), MIB(8) }, { "sysconf", "sysconf", "sysconf" }, 64, "sysconf", "" } },
+		{ "sysconf 0 says nothing", NULL, NULL, "LEVEL1_DCACHE_SIZE=0\nLEVEL3_CACHE_SIZE=0", 0,
+		  { { 0, 0, 0 }, { NULL, NULL, NULL }, 64, "default", "" } },
+		{ "an absurdly small L1d, then cpuinfo's L3", NULL, intel_ci, "LEVEL1_DCACHE_SIZE=1024", 0,
+		  { { 0, 0, MIB(30) }, { NULL, NULL, "cpuinfo" }, 64, "default", "L1d:sysconf" } },
+		/* EAX 01 2c 7d 00, EBX d8 -> L1d 32K, L2 2M, L3 4M (0xff would say "see leaf 4") */
+		{ "leaf 2 descriptors", "cpuid.0.0=0000000a 0 0 0\ncpuid.1.0=000006fb 0 0 0\ncpuid.2.0=007d2c01 d8 0 0",
+		  NULL, NULL, 0, { { KIB(32), MIB(2), MIB(4) }, { "cpuid_leaf2", "cpuid_leaf2", "cpuid_leaf2" }, 64,
+				   "cpuid_leaf2", "" } },
+		/* 0x49 is an L3 on the Xeon MP family 0Fh model 06h only */
+		{ "leaf 2's 0x49 on family 0Fh model 6", "cpuid.0.0=4 0 0 0\ncpuid.1.0=00000f60 0 0 0\ncpuid.2.0=00492c01 0 0 0",
+		  NULL, NULL, 0, { { KIB(32), 0, MIB(4) }, { "cpuid_leaf2", NULL, "cpuid_leaf2" }, 64, "cpuid_leaf2", "" } },
+		{ "leaf 2's 0x49 elsewhere", "cpuid.0.0=4 0 0 0\ncpuid.1.0=000006f6 0 0 0\ncpuid.2.0=00492c01 0 0 0",
+		  NULL, NULL, 0, { { KIB(32), MIB(4), 0 }, { "cpuid_leaf2", "cpuid_leaf2", NULL }, 64, "cpuid_leaf2", "" } },
+		{ "a register with bit 31 holds no descriptors", "cpuid.0.0=4 0 0 0\ncpuid.2.0=00000001 807d2c00 0 0",
+		  NULL, NULL, 0, { { 0, 0, 0 }, { NULL, NULL, NULL }, 64, "default", "" } },
+		/* AMD's 0x8000001D when leaf 4 is empty: L1d 32K (8 x 64 x 64), L2 512K (8 x 1024 x 64) */
+		{ "0x8000001D", "cpuid.0.0=d 0 0 0\ncpuid.80000000.0=8000001f 0 0 0\n"
+		  "cpuid.8000001d.0=00000121 01c0003f 0000003f 0\ncpuid.8000001d.1=00000143 01c0003f 000003ff 0",
+		  NULL, NULL, 0, { { KIB(32), KIB(512), 0 }, { "cpuid", "cpuid", NULL }, 64, "cpuid", "" } },
+		/* a leaf beyond the recorded maximum is not asked */
+		{ "leaf 4 beyond the maximum", "cpuid.0.0=2 0 0 0\ncpuid.4.0=00000121 01c0003f 0000003f 0", NULL, NULL, 0,
+		  { { 0, 0, 0 }, { NULL, NULL, NULL }, 64, "default", "" } },
+		/* a malformed recording line reads as an absent leaf */
+		{ "a malformed leaf", "cpuid.0.0=d 0 0 0\ncpuid.80000000.0=80000006 0 0 0\ncpuid.80000006.0=0 0 zz 0",
+		  NULL, NULL, 0, { { 0, 0, 0 }, { NULL, NULL, NULL }, 64, "default", "" } },
+		/* larger than memory: the legacy L3, then sysconf's */
+		{ "larger than memory", "cpuid.80000000.0=80000006 0 0 0\ncpuid.80000006.0=0 0 04006040 01000000", NULL,
+		  "LEVEL3_CACHE_SIZE=33554432", MIB(16),
+		  { { 0, MIB(1), 0 }, { NULL, "cpuid_legacy", NULL }, 64, "cpuid_legacy", "L3:cpuid_legacy,L3:sysconf" } },
+		/* an L2 smaller than the L1d, an L1d larger than a known L2 */
+		{ "levels out of order", NULL, NULL, "LEVEL1_DCACHE_SIZE=65536\nLEVEL2_CACHE_SIZE=32768", 0,
+		  { { KIB(64), 0, 0 }, { "sysconf", NULL, NULL }, 64, "default", "L2:sysconf" } },
+		{ "an odd line size is judged by 64", NULL, NULL, "LEVEL2_CACHE_SIZE=1000000\nLEVEL1_DCACHE_LINESIZE=48", 0,
+		  { { 0, 0, 0 }, { NULL, NULL, NULL }, 64, "default", "L2:sysconf" } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cache_input in = {
+			.root = NULL, .live = false,
+			.cpuid = cases[i].cpuid, .cpuid_len = cases[i].cpuid ? strlen(cases[i].cpuid) : 0,
+			.cpuinfo = cases[i].cpuinfo, .cpuinfo_len = cases[i].cpuinfo ? strlen(cases[i].cpuinfo) : 0,
+			.sysconf = cases[i].sysconf, .sysconf_len = cases[i].sysconf ? strlen(cases[i].sysconf) : 0,
+			.memtotal = cases[i].memtotal,
+		};
+		struct cache_info ci;
+
+		cache_chain(&in, &ci);
+		expect_chain(cases[i].name, &ci, &cases[i].e);
+	}
+}
+
+static void cache_parsers(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t want;
+	} kb[] = {
+		{ "1024 KB", MIB(1) }, { "30720 KB", MIB(30) }, { "1024KB", 0 }, { "1024 kB", 0 }, { " 1024 KB", 0 },
+		{ "", 0 }, { "KB", 0 }, { "99999999999999999999 KB", 0 }, { "1099511627777 KB", 0 },
+		{ "1024 KB trailing", 0 },
+	};
+	static const struct {
+		const char *text;
+		uint32_t leaf, sub;
+		int r;
+		uint32_t regs[4];
+	} rec[] = {
+		{ "cpuid.4.1=1 2 3 4", 4, 1, 0, { 1, 2, 3, 4 } },
+		{ "cpuid.4.1=0x1 0XfF ffffffff 0", 4, 1, 0, { 1, 255, 0xffffffff, 0 } },
+		{ "cpuid.4.1=1 2 3 4", 4, 0, -ENOENT, { 0 } },
+		{ "cpuid.4.1=1 2 3", 4, 1, -EINVAL, { 0 } },
+		{ "cpuid.4.1=1 2 3 4 5", 4, 1, -EINVAL, { 0 } },
+		{ "cpuid.4.1=1 2 3 100000000", 4, 1, -EINVAL, { 0 } },
+		{ "cpuid.4.1=-1 2 3 4", 4, 1, -EINVAL, { 0 } },
+		{ "cpuid.80000006.0=0 0 04008140 01009140\r", 0x80000006, 0, 0, { 0, 0, 0x04008140, 0x01009140 } },
+	};
+	uint32_t l5[4] = { 0, 0, 0x300C0140, 0 }, l6[4] = { 0, 0, 0x04008140, 0x01009140 }, r[4];
+	struct cache_cand c = { { 0 }, 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kb) / sizeof(kb[0]); i++)
+		if (cache_parse_kb(kb[i].s) != kb[i].want)
+			fail_msg("\"%s\" -> %llu, expected %llu", kb[i].s, (unsigned long long)cache_parse_kb(kb[i].s),
+				 (unsigned long long)kb[i].want);
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+		assert_int_equal(cache_cpuid_recorded(rec[i].text, strlen(rec[i].text), rec[i].leaf, rec[i].sub, r),
+				 rec[i].r);
+		assert_memory_equal(r, rec[i].regs, sizeof(r));
+	}
+	cache_parse_legacy(l5, l6, &c);
+	assert_int_equal(c.size[CACHE_L1D], KIB(48));
+	assert_int_equal(c.size[CACHE_L2], MIB(1));
+	assert_int_equal(c.size[CACHE_L3], MIB(32));
+	assert_int_equal(c.line, 64);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -629,6 +847,9 @@ int main(void)
 		cmocka_unit_test(fifos),
 		cmocka_unit_test(bounded),
 		cmocka_unit_test(roots),
+		cmocka_unit_test(cache_machines),
+		cmocka_unit_test(cache_sources_alone),
+		cmocka_unit_test(cache_parsers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
