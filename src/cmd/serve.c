@@ -1,8 +1,11 @@
 /* vmbench serve: the other end of the net suite's tests (src/net/serve.c),
- * on loopback unless told otherwise, and then only with a token. */
+ * on loopback unless told otherwise, and then only with a token. The token
+ * comes from $VMBENCH_NET_TOKEN, as the client's does, never from the
+ * command line, which anyone on the machine can read (ps). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -14,12 +17,12 @@
 
 const struct vmb_opt serve_opts[] = {
 	{ .name = "bind", .type = OPT_STRING, .def = "127.0.0.1", .metavar = "ADDR",
-	  .help = "the address to listen on; any other than loopback requires --token" },
+	  .help = "the address to listen on (IPv4, IPv6, [IPv6] or a name; the port is --port's); any other than "
+		  "loopback requires a token in $VMBENCH_NET_TOKEN (1 to 64 letters, digits, '.', '_', '-'), and with "
+		  "a token HTTP is served only to a client that presented it: a server on a network is never an open "
+		  "traffic reflector" },
 	{ .name = "port", .type = OPT_INT, .min = 0, .max = 65535, .def = "5280", .metavar = "N",
 	  .help = "the TCP port of the control protocol and the HTTP endpoint; 0 picks a free one (printed)" },
-	{ .name = "token", .type = OPT_STRING, .metavar = "SECRET",
-	  .help = "clients must present this (1 to 64 letters, digits, '.', '_', '-'): a server on a network is "
-		  "never an open traffic reflector" },
 	{ .name = "once", .type = OPT_BOOL, .help = "leave after the first client's session (for scripts)" },
 	{ .name = "stall-ms", .type = OPT_INT, .min = 0, .max = 900, .def = "0", .metavar = "MS",
 	  .help = "pause the HTTP endpoint this long once a second: a known stall, to check that a "
@@ -35,14 +38,17 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_serve_desc = {
 	.name = "serve",
 	.fn = cmd_serve,
-	.args = "[--bind ADDR] [--port N] [--token SECRET] [--once]",
+	.args = "[--bind ADDR] [--port N] [--once]",
 	.summary = "the server end of the net suite: control protocol, data, HTTP pages",
 	.description = "Answers `vmbench run net --net.server HOST[:PORT]`: a versioned control protocol (version 1) "
 		       "negotiates each test and reports the server side's figures; data flows on connections of "
 		       "its own. The same port serves HTTP/1.1: GET /static/N (N bytes, at most 1 MiB) and "
-		       "GET /dynamic (20000 rounds of a xorshift mix per request). Prints 'listening on ADDR:PORT' "
-		       "once ready. Every test is bounded (10 min, 128 streams, 16 sessions, 4096 connections); a "
-		       "client's error ends that client's session, never the server.",
+		       "GET /dynamic (20000 rounds of a xorshift mix per request); with a token "
+		       "($VMBENCH_NET_TOKEN) only on a port announced to an authenticated session, to its address. "
+		       "Prints 'listening on ADDR:PORT' ([ADDR]:PORT for IPv6) once ready. Every test is bounded "
+		       "(10 min, 128 streams, 16 sessions and 4 per address, 4096 connections, 5 s to authenticate, "
+		       "10 s per HTTP request, 1 h per session); a client's error ends that client's session, never "
+		       "the server.",
 	.opts = serve_opts,
 	.max_args = 0,
 };
@@ -60,6 +66,29 @@ static bool token_valid(const char *t)
 	return true;
 }
 
+/* The deadlines in ms, "AUTH,REQUEST,SESSION" from $VMBENCH_SERVE_DEADLINES_MS:
+ * a hook for tests, so that a slow client is cut off in seconds. */
+static int deadlines_from_env(const char *v, struct netsrv_conf *conf)
+{
+	unsigned *out[3] = { &conf->auth_ms, &conf->request_ms, &conf->session_ms };
+	const char *p = v;
+
+	for (unsigned i = 0; i < 3; i++) {
+		char *end;
+		unsigned long ms;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		ms = strtoul(p, &end, 10);
+		if (errno || ms < 100 || ms > 86400000ul || *end != (i < 2 ? ',' : '\0'))
+			return -EINVAL;
+		*out[i] = (unsigned)ms;
+		p = end + 1;
+	}
+	return 0;
+}
+
 static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
@@ -67,9 +96,9 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 	struct netsrv_conf conf;
 	struct netsrv *srv = NULL;
 	struct sockaddr_storage ss;
-	socklen_t sl;
 	char err[320];
-	const char *bind_addr, *token;
+	const char *bind_addr, *token, *dl;
+	char name[80];
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
@@ -77,18 +106,30 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	cmd_apply_verbosity(&own);
 	bind_addr = optset_str(&own, "bind");
-	token = optset_str(&own, "token");
+	token = getenv("VMBENCH_NET_TOKEN");
+	if (token && !*token)
+		token = NULL;
 	if (token && !token_valid(token)) {
-		ret = cmd_usage_error(self, "--token: 1 to %d letters, digits, '.', '_' or '-'", NETPROTO_MAX_TOKEN);
+		ret = cmd_usage_error(self, "$VMBENCH_NET_TOKEN: 1 to %d letters, digits, '.', '_' or '-'",
+				      NETPROTO_MAX_TOKEN);
 		goto out;
 	}
-	if (netio_resolve(bind_addr, 1, &ss, &sl, err, sizeof(err)) < 0) {
+	/* validated once, here: what passes is what netsrv_open binds */
+	if (netio_bind_addr(bind_addr, &ss, err, sizeof(err)) < 0) {
 		ret = cmd_usage_error(self, "--bind %s", err);
 		goto out;
 	}
 	if (!netio_is_loopback(&ss) && !token) {
-		ret = cmd_usage_error(self, "--bind %s is not a loopback address: give --token SECRET too, so that "
-				      "only clients that know it can make this machine send traffic", bind_addr);
+		ret = cmd_usage_error(self, "--bind %s is not a loopback address: set a token in $VMBENCH_NET_TOKEN too "
+				      "(not on the command line, where ps shows it), so that only clients that know it "
+				      "can make this machine send traffic", bind_addr);
+		goto out;
+	}
+	memset(&conf, 0, sizeof(conf));
+	dl = getenv("VMBENCH_SERVE_DEADLINES_MS");
+	if (dl && deadlines_from_env(dl, &conf) < 0) {
+		ret = cmd_usage_error(self, "$VMBENCH_SERVE_DEADLINES_MS '%s': expected AUTH,REQUEST,SESSION in ms, "
+				      "each 100 to 86400000", dl);
 		goto out;
 	}
 	(void)signal(SIGPIPE, SIG_IGN);
@@ -97,8 +138,7 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	memset(&conf, 0, sizeof(conf));
-	conf.bind = bind_addr;
+	conf.addr = &ss;
 	conf.port = (unsigned)optset_int(&own, "port");
 	conf.token = token;
 	conf.once = optset_bool(&own, "once");
@@ -108,7 +148,8 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	printf("listening on %s:%u\n", bind_addr, netsrv_port(srv));
+	netsrv_name(srv, name, sizeof(name));
+	printf("listening on %s\n", name);
 	if (cmd_stdout_check(true) < 0) {
 		ret = EXIT_FAILED;
 		goto out;

@@ -7,10 +7,12 @@
 /* iperf3's iperf_udp_recv(): a number above the next expected one counts
  * the gap as lost; one below it is out of order and takes one back from the
  * lost count (it was counted lost when the gap was seen). */
-void udp_rx_record(struct udp_rx *s, uint64_t seq, uint64_t sent_ns, uint64_t recv_ns)
+bool udp_rx_record(struct udp_rx *s, uint64_t seq, uint64_t sent_ns, uint64_t recv_ns)
 {
 	int64_t transit = (int64_t)(recv_ns - sent_ns);
 
+	if (seq == 0 || seq > UDP_MAX_SEQ)
+		return false;
 	s->packets++;
 	if (seq > s->max_seq) {
 		s->lost += seq - s->max_seq - 1;
@@ -24,12 +26,14 @@ void udp_rx_record(struct udp_rx *s, uint64_t seq, uint64_t sent_ns, uint64_t re
 	 * J += (|D| - J) / 16. Unlike iperf3, the first datagram (which has no
 	 * predecessor) does not feed a D against a transit of zero. */
 	if (s->have_transit) {
-		double d = fabs((double)(transit - s->prev_transit));
+		/* in double: two forged send times must not overflow the difference */
+		double d = fabs((double)transit - (double)s->prev_transit);
 
 		s->jitter_ns += (d - s->jitter_ns) / 16.0;
 	}
 	s->prev_transit = transit;
 	s->have_transit = true;
+	return true;
 }
 
 double udp_rx_loss_pct(const struct udp_rx *s)

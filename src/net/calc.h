@@ -19,9 +19,16 @@ struct udp_rx {
 	bool have_transit;
 };
 
+/* The highest sequence number a receiver counts: more datagrams than a
+ * test can carry (600 s at 100 Gbit/s of the smallest datagrams is about
+ * 2^38), so that lost and every other counter stay far below the control
+ * protocol's bound of 10^18 whatever number a sender forges. */
+#define UDP_MAX_SEQ (UINT64_C(1) << 40)
+
 /* One datagram: its sequence number, the sender's clock when it was sent
- * and the receiver's when it came (the clocks' offset cancels in D). */
-void udp_rx_record(struct udp_rx *s, uint64_t seq, uint64_t sent_ns, uint64_t recv_ns);
+ * and the receiver's when it came (the clocks' offset cancels in D).
+ * False, and nothing counted, for a number of 0 or above UDP_MAX_SEQ. */
+bool udp_rx_record(struct udp_rx *s, uint64_t seq, uint64_t sent_ns, uint64_t recv_ns);
 /* Loss in percent of the datagrams expected (the highest number seen), as
  * iperf3 reports it; 0 when none was expected. */
 double udp_rx_loss_pct(const struct udp_rx *s);

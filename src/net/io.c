@@ -44,7 +44,7 @@ int netio_read_line(int fd, struct netio_lines *lb, char *line, size_t len, int 
 			line[l] = '\0';
 			memmove(lb->buf, nl + 1, lb->len - l - 1);
 			lb->len -= l + 1;
-			return 0;
+			return (int)l;
 		}
 		if (lb->len >= NETPROTO_MAX_LINE)
 			return -EMSGSIZE;
@@ -111,13 +111,14 @@ int netio_send_msg(int fd, const struct netmsg *m, int timeout_ms)
 int netio_recv_msg(int fd, struct netio_lines *lb, struct netmsg *m, int timeout_ms, char *err, size_t errlen)
 {
 	char line[NETPROTO_MAX_LINE];
-	int r = netio_read_line(fd, lb, line, sizeof(line), timeout_ms, NULL);
+	int n = netio_read_line(fd, lb, line, sizeof(line), timeout_ms, NULL);
 
-	if (r < 0) {
-		snprintf(err, errlen, "%s", r == -ECONNRESET ? "the peer closed the connection" : strerror(-r));
-		return r;
+	if (n < 0) {
+		snprintf(err, errlen, "%s", n == -ECONNRESET ? "the peer closed the connection" : strerror(-n));
+		return n;
 	}
-	return netproto_parse(line, strlen(line), m, err, errlen);
+	/* the whole line: a NUL in it is refused, not taken for its end */
+	return netproto_parse(line, (size_t)n, m, err, errlen);
 }
 
 int netio_resolve(const char *hostport, unsigned default_port, struct sockaddr_storage *ss, socklen_t *sl,
@@ -178,6 +179,56 @@ int netio_resolve(const char *hostport, unsigned default_port, struct sockaddr_s
 	}
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
 	*sl = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int netio_bind_addr(const char *addr, struct sockaddr_storage *ss, char *err, size_t errlen)
+{
+	const char *colon = strchr(addr, ':');
+	size_t n = strlen(addr);
+	struct addrinfo hints, *ai = NULL;
+	char host[256];
+	int r;
+
+	if (addr[0] == '[') {
+		const char *close = strchr(addr, ']');
+
+		if (close && close[1] == ':') {
+			snprintf(err, errlen, "'%s': an address without a port (the port is --port's)", addr);
+			return -EINVAL;
+		}
+		if (!close || close[1] || close - addr < 3 || (size_t)(close - addr - 1) >= sizeof(host)) {
+			snprintf(err, errlen, "'%s': expected an IPv4 or IPv6 address, [IPV6] or a host name", addr);
+			return -EINVAL;
+		}
+		snprintf(host, sizeof(host), "%.*s", (int)(close - addr - 1), addr + 1);
+		if (!strchr(host, ':')) {
+			snprintf(err, errlen, "'%s': only an IPv6 address goes in brackets", addr);
+			return -EINVAL;
+		}
+	} else {
+		/* one colon is HOST:PORT; an IPv6 address has two at least */
+		if (colon && colon == strrchr(addr, ':')) {
+			snprintf(err, errlen, "'%s': an address without a port (the port is --port's)", addr);
+			return -EINVAL;
+		}
+		if (n == 0 || n >= sizeof(host)) {
+			snprintf(err, errlen, "'%s': expected an IPv4 or IPv6 address, [IPV6] or a host name", addr);
+			return -EINVAL;
+		}
+		snprintf(host, sizeof(host), "%s", addr);
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	r = getaddrinfo(host, NULL, &hints, &ai);
+	if (r != 0 || !ai) {
+		snprintf(err, errlen, "'%s': %s", host, r ? gai_strerror(r) : "no address");
+		return -EINVAL;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
 	freeaddrinfo(ai);
 	return 0;
 }

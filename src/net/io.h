@@ -16,8 +16,10 @@ struct netio_lines {
 	size_t len;
 };
 
-/* Read one line (without '\n', NUL-terminated) into line within timeout_ms,
- * stopping early when *stop becomes true (may be NULL). 0, -ETIMEDOUT,
+/* Read one line (without '\n', NUL-terminated) into line within timeout_ms
+ * (a total deadline, not restarted by each byte), stopping early when *stop
+ * becomes true (may be NULL). The line's length (a NUL inside it is part of
+ * the line, for the parser to refuse), -ETIMEDOUT,
  * -ECONNRESET (the peer closed), -EINTR (stopped), -EMSGSIZE (a line too
  * long), or another negative errno. */
 int netio_read_line(int fd, struct netio_lines *lb, char *line, size_t len, int timeout_ms, const volatile bool *stop);
@@ -32,6 +34,10 @@ int netio_recv_msg(int fd, struct netio_lines *lb, struct netmsg *m, int timeout
  * name, resolved). 0, or -EINVAL with a reason in err. */
 int netio_resolve(const char *hostport, unsigned default_port, struct sockaddr_storage *ss, socklen_t *sl,
 		  char *err, size_t errlen);
+/* An address to listen on, without a port: "A.B.C.D", "V6", "[V6]" or a
+ * name (resolved), into ss (port 0). 0, or -EINVAL with a reason in err;
+ * "HOST:PORT" and "[V6]:PORT" are refused (a port has an option of its own). */
+int netio_bind_addr(const char *addr, struct sockaddr_storage *ss, char *err, size_t errlen);
 /* A blocking TCP connection within timeout_ms, TCP_NODELAY on. fd or a
  * negative errno. */
 int netio_connect(const struct sockaddr_storage *ss, socklen_t sl, int timeout_ms);

@@ -29,6 +29,7 @@ static const struct verb_row verbs[NETPROTO_NVERBS] = {
 					K(NETKEY_CONNS) },
 	[NETPROTO_STATS] = { "STATS", K(NETKEY_HTTP) },
 	[NETPROTO_BYE] = { "BYE", 0 },
+	[NETPROTO_HTTP] = { "HTTP", 0 },
 };
 
 static const char *const kind_words[] = { "tcp_stream", "udp", "tcp_rr", "udp_rr", "tcp_crr", NULL };
@@ -194,6 +195,9 @@ int netproto_parse(const char *line, size_t len, struct netmsg *out, char *err, 
 			val = eq + 1;
 			vl = wl - kl - 1;
 			if (m.verb == NETPROTO_HELLO && word_eq(w, kl, "token")) {
+				/* once: with two, which one a server checks is a guess */
+				if (m.token[0])
+					FAIL(-EINVAL, "%s: key 'token' given twice", verbs[m.verb].name);
 				if (vl == 0 || vl > NETPROTO_MAX_TOKEN)
 					FAIL(-EINVAL, "token: 1 to %d characters", NETPROTO_MAX_TOKEN);
 				for (size_t i = 0; i < vl; i++)

@@ -7,6 +7,7 @@
  *                                          server: PORT n | ERR text
  *   client: END                            server: RESULT bytes=.. cpu_ns=.. ...
  *   client: STATS                          server: STATS http=N
+ *   client: HTTP                           server: PORT n | ERR text
  *   client: BYE
  *
  * Data flows on connections of their own, to the port PORT names. The
@@ -34,6 +35,7 @@ enum netproto_verb {
 	NETPROTO_RESULT,
 	NETPROTO_STATS,
 	NETPROTO_BYE,
+	NETPROTO_HTTP, /* serve this session's HTTP: answered PORT n */
 	NETPROTO_NVERBS,
 };
 

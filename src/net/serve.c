@@ -1,9 +1,13 @@
 /* vmbench serve: the control protocol's server side, the data phase of
  * every net test, and the HTTP endpoint (see serve.h). The main thread runs
  * one epoll loop: it accepts, tells a control connection (its first bytes
- * are "VMBNET") from an HTTP one, hands the first to a session thread and
- * answers the second itself. Everything is bounded: sessions, connections,
- * idle time, test duration, and the wait for each peer's step. */
+ * are "VMBNET") from an HTTP one, checks the first one's greeting and token
+ * itself and only then hands it to a session thread (so that no one takes
+ * a slot without the token), and answers HTTP itself. Everything is
+ * bounded: sessions in all and per address, unauthenticated connections
+ * per address, a total deadline for a greeting, for each HTTP request and
+ * for a session, test duration, and the wait for each peer's step. Data and
+ * HTTP connections are taken only from the control connection's address. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -25,16 +29,18 @@
 #include "io.h"
 #include "proto.h"
 #include "calc.h"
+#include "http.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/stop.h"
 #include "../core/banned.h"
 
 #define MAX_SESSIONS 16
+#define MAX_SESSIONS_PER_ADDR 4 /* one address cannot take every slot */
 #define MAX_CONNS 4096
-#define HELLO_TIMEOUT_MS 5000
+#define MAX_UNAUTH_PER_ADDR 64  /* connections on the main port not yet (or never) authenticated */
 #define IDLE_TIMEOUT_MS 30000   /* a control session waiting for its next message */
-#define HTTP_IDLE_MS 10000      /* an HTTP or not yet known connection saying nothing */
+#define HTTP_IDLE_MS 10000      /* a response that the client does not read any of */
 #define STEP_TIMEOUT_MS 5000    /* connecting the data sockets, draining after END */
 #define GRACE_MS 10000          /* a test may overrun its duration by this much */
 #define HTTP_IN 8192
@@ -42,20 +48,42 @@
 
 struct netsrv;
 
+/* What an epoll event's pointer points at: the first member of each. */
+enum ev_kind { EV_LISTEN = 1, EV_HTTP_LISTEN, EV_CONN };
+
+/* A session's own HTTP port: open while the session lasts, accepting only
+ * the session's address. */
+struct hlisten {
+	enum ev_kind kind; /* EV_HTTP_LISTEN */
+	int fd;
+	unsigned port;
+	struct sockaddr_storage peer;
+	unsigned slot, gen;
+};
+
 struct session {
 	struct netsrv *srv;
 	pthread_t thread;
 	int fd;
 	bool used;
+	unsigned gen; /* counts the slot's uses: an HTTP connection knows its session's */
 	atomic_bool done;
+	struct sockaddr_storage peer;
+	uint64_t deadline_ns; /* the session's end, whatever it does */
+	struct hlisten http;
 	struct netio_lines lines;
 };
 
 struct hconn {
+	enum ev_kind kind; /* EV_CONN */
 	int fd;
 	bool http; /* known to be HTTP (else: first bytes not yet seen) */
+	bool authed; /* accepted on a session's HTTP port */
+	unsigned slot, gen; /* that session's */
 	bool close_after;
-	uint64_t last_ns;
+	uint64_t last_ns;  /* the last progress of a response being written */
+	uint64_t phase_ns; /* when the wait for this request (or the greeting) began */
+	struct sockaddr_storage peer;
 	char in[HTTP_IN];
 	size_t inlen;
 	char head[256];
@@ -67,7 +95,9 @@ struct hconn {
 };
 
 struct netsrv {
+	enum ev_kind kind; /* EV_LISTEN: the main listener's epoll tag */
 	struct netsrv_conf conf;
+	struct sockaddr_storage addr;
 	char token[NETPROTO_MAX_TOKEN + 1];
 	int lfd, ep;
 	unsigned port;
@@ -134,18 +164,35 @@ struct test_run {
 	uint64_t bytes, sent, conns, retrans;
 	uint64_t bytes_at_end; /* received before END: what arrived in the client's window */
 	struct sockaddr_storage peer; /* the control connection's client */
+	bool peer_port_known;         /* UDP: the client's data port, from its first datagram */
 	struct udp_rx rx;
 };
 
-/* A data socket on the control connection's own local address. */
-static int open_data(struct test_run *t)
+static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+		       sizeof(struct in6_addr));
+}
+
+static unsigned port_of(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
+					      : ((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+/* A socket on the control connection ctl's own local address, on a free
+ * port: fd (its port in *port), or a negative errno. */
+static int open_local(int ctl, bool udp, unsigned *port)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	bool udp = t->kind == NETK_UDP || t->kind == NETK_UDP_RR;
 	int fd, one = 1;
 
-	if (getsockname(t->se->fd, (struct sockaddr *)&ss, &sl) < 0)
+	if (getsockname(ctl, (struct sockaddr *)&ss, &sl) < 0)
 		return -errno;
 	if (ss.ss_family == AF_INET)
 		((struct sockaddr_in *)&ss)->sin_port = 0;
@@ -163,16 +210,27 @@ static int open_data(struct test_run *t)
 		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)) < 0)
 			(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
 	}
-	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || (!udp && listen(fd, 128) < 0) ||
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || (!udp && listen(fd, 1024) < 0) ||
 	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
 		int r = -errno;
 
 		close(fd);
 		return r;
 	}
+	*port = port_of(&ss);
+	return fd;
+}
+
+/* The test's data socket: its port, or a negative errno. */
+static int open_data(struct test_run *t)
+{
+	unsigned port;
+	int fd = open_local(t->se->fd, t->kind == NETK_UDP || t->kind == NETK_UDP_RR, &port);
+
+	if (fd < 0)
+		return fd;
 	t->lfd = fd;
-	return (int)ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
-						 : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return (int)port;
 }
 
 static void close_data(struct test_run *t)
@@ -245,16 +303,6 @@ static void serve_data(struct test_run *t, struct pollfd *pf, size_t npf, bool s
 	}
 }
 
-static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
-		       sizeof(struct in6_addr));
-}
-
 static void serve_udp(struct test_run *t)
 {
 	for (unsigned k = 0; k < 256; k++) {
@@ -265,10 +313,15 @@ static void serve_udp(struct test_run *t)
 
 		if (n < 0)
 			return;
-		/* only the client's own address: a test's UDP port reflects nothing
-		 * to a third party that forged its source */
-		if (!same_host(&from, &t->peer))
+		/* only the client's own address, and once its first datagram came,
+		 * its own port: a test's UDP port reflects nothing to a third party
+		 * that forged its source, nor counts what another sender sent */
+		if (!same_host(&from, &t->peer) || (t->peer_port_known && port_of(&from) != port_of(&t->peer)))
 			continue;
+		if (!t->peer_port_known) {
+			t->peer = from;
+			t->peer_port_known = true;
+		}
 		t->bytes += (uint64_t)n;
 		if (t->kind == NETK_UDP_RR) {
 			if (sendto(t->lfd, t->buf, (size_t)n, MSG_DONTWAIT, (struct sockaddr *)&from, fl) == n)
@@ -280,9 +333,9 @@ static void serve_udp(struct test_run *t)
 		if ((size_t)n < sizeof(h))
 			continue;
 		memcpy(&h, t->buf, sizeof(h));
-		if (h.magic != DGRAM_MAGIC || h.seq == 0)
+		if (h.magic != DGRAM_MAGIC)
 			continue;
-		udp_rx_record(&t->rx, h.seq, h.sent_ns, clock_ns());
+		(void)udp_rx_record(&t->rx, h.seq, h.sent_ns, clock_ns()); /* a number out of bounds is not counted */
 	}
 }
 
@@ -343,6 +396,8 @@ static int run_test(struct session *se, const struct netmsg *req)
 	cpu0 = netio_thread_cpu_ns();
 	start = clock_ns();
 	deadline = start + (req->v[NETKEY_MS] + GRACE_MS) * 1000000ull;
+	if (deadline > se->deadline_ns)
+		deadline = se->deadline_ns;
 	stream_send = t.kind == NETK_TCP_STREAM && t.dir != NETD_FWD;
 	for (;;) {
 		size_t npf = 2;
@@ -390,7 +445,7 @@ static int run_test(struct session *se, const struct netmsg *req)
 			r = netio_read_line(se->fd, &se->lines, line, sizeof(line), STEP_TIMEOUT_MS, &srv->stop);
 			if (r < 0)
 				goto out;
-			if (netproto_parse(line, strlen(line), &m, err, sizeof(err)) < 0 || m.verb != NETPROTO_END) {
+			if (netproto_parse(line, (size_t)r, &m, err, sizeof(err)) < 0 || m.verb != NETPROTO_END) {
 				r = -EPROTO;
 				goto out;
 			}
@@ -407,8 +462,16 @@ static int run_test(struct session *se, const struct netmsg *req)
 			if (udp) {
 				serve_udp(&t);
 			} else {
-				int fd = accept4(t.lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+				struct sockaddr_storage from;
+				socklen_t fl = sizeof(from);
+				int fd = accept4(t.lfd, (struct sockaddr *)&from, &fl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
+				/* only the control connection's address: a third party
+				 * neither gets data nor is counted */
+				if (fd >= 0 && !same_host(&from, &t.peer)) {
+					close(fd);
+					fd = -1;
+				}
 				if (fd >= 0) {
 					int one = 1;
 
@@ -442,7 +505,8 @@ static int run_test(struct session *se, const struct netmsg *req)
 		netmsg_set(&reply, NETKEY_PACKETS, t.rx.packets);
 		netmsg_set(&reply, NETKEY_LOST, t.rx.lost);
 		netmsg_set(&reply, NETKEY_OOO, t.rx.ooo);
-		netmsg_set(&reply, NETKEY_JITTER_NS, (uint64_t)(t.rx.jitter_ns + 0.5));
+		/* forged send times can make it anything: within the protocol's bound */
+		netmsg_set(&reply, NETKEY_JITTER_NS, t.rx.jitter_ns < 1e18 ? (uint64_t)(t.rx.jitter_ns + 0.5) : UINT64_C(1000000000000000000));
 	}
 	if (t.kind == NETK_TCP_STREAM)
 		netmsg_set(&reply, NETKEY_RETRANS, t.retrans);
@@ -480,6 +544,46 @@ static int send_err(int fd, const char *text)
 	return netio_send_msg(fd, &m, STEP_TIMEOUT_MS);
 }
 
+static uint64_t ms_ns(unsigned ms)
+{
+	return (uint64_t)ms * 1000000ull;
+}
+
+/* This session's HTTP port (opened on first use): PORT n, or ERR. */
+static int open_http(struct session *se)
+{
+	struct netmsg reply;
+
+	memset(&reply, 0, sizeof(reply));
+	if (se->http.fd < 0) {
+		struct epoll_event ev;
+		unsigned port;
+		int fd = open_local(se->fd, false, &port);
+
+		if (fd < 0)
+			return send_err(se->fd, "cannot open an HTTP port");
+		se->http.kind = EV_HTTP_LISTEN;
+		se->http.port = port;
+		se->http.peer = se->peer;
+		se->http.fd = fd;
+		ev.events = EPOLLIN;
+		ev.data.ptr = &se->http;
+		/* the main thread's epoll loop accepts and answers; it closes the
+		 * port when it reaps this session */
+		if (epoll_ctl(se->srv->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			se->http.fd = -1;
+			close(fd);
+			return send_err(se->fd, "cannot open an HTTP port");
+		}
+	}
+	reply.verb = NETPROTO_PORT;
+	reply.port = se->http.port;
+	return netio_send_msg(se->fd, &reply, STEP_TIMEOUT_MS);
+}
+
+/* A session thread: its client has authenticated (conn_hello), and each
+ * line of its session is a request until BYE, an error, or the session's
+ * deadline. */
 static void *session_main(void *arg)
 {
 	struct session *se = arg;
@@ -487,46 +591,37 @@ static void *session_main(void *arg)
 	char line[NETPROTO_MAX_LINE], err[160];
 	struct netmsg m, reply;
 	unsigned bad = 0;
-	bool hello = false;
-	int r;
+	int r, n;
 
-	for (;;) {
-		r = netio_read_line(se->fd, &se->lines, line, sizeof(line), hello ? IDLE_TIMEOUT_MS : HELLO_TIMEOUT_MS,
-				    &srv->stop);
-		if (r == -EMSGSIZE) {
+	memset(&reply, 0, sizeof(reply));
+	reply.verb = NETPROTO_OK;
+	reply.version = NETPROTO_VERSION;
+	r = netio_send_msg(se->fd, &reply, STEP_TIMEOUT_MS);
+	while (r >= 0) {
+		uint64_t now = clock_ns();
+		int wait = IDLE_TIMEOUT_MS;
+
+		if (now >= se->deadline_ns) {
+			(void)send_err(se->fd, "the session's time is up");
+			break;
+		}
+		if (se->deadline_ns - now < ms_ns(IDLE_TIMEOUT_MS))
+			wait = (int)((se->deadline_ns - now + 999999) / 1000000);
+		n = netio_read_line(se->fd, &se->lines, line, sizeof(line), wait, &srv->stop);
+		if (n == -EMSGSIZE) {
 			(void)send_err(se->fd, "line too long");
 			break;
 		}
-		if (r < 0)
+		if (n == -ETIMEDOUT && clock_ns() >= se->deadline_ns)
+			continue; /* said above */
+		if (n < 0)
 			break;
-		if (netproto_parse(line, strlen(line), &m, err, sizeof(err)) < 0) {
-			if (send_err(se->fd, err) < 0 || ++bad >= MAX_BAD_LINES || !hello)
+		if (netproto_parse(line, (size_t)n, &m, err, sizeof(err)) < 0) {
+			if (send_err(se->fd, err) < 0 || ++bad >= MAX_BAD_LINES)
 				break;
 			continue;
 		}
 		memset(&reply, 0, sizeof(reply));
-		if (!hello) {
-			if (m.verb != NETPROTO_HELLO) {
-				(void)send_err(se->fd, "expected VMBNET 1 first");
-				break;
-			}
-			if (m.version != NETPROTO_VERSION) {
-				snprintf(err, sizeof(err), "protocol version %u is not served; this server speaks %d",
-					 m.version, NETPROTO_VERSION);
-				(void)send_err(se->fd, err);
-				break;
-			}
-			if (srv->token[0] && !token_ok(srv->token, m.token)) {
-				(void)send_err(se->fd, "wrong or missing token");
-				break;
-			}
-			hello = true;
-			reply.verb = NETPROTO_OK;
-			reply.version = NETPROTO_VERSION;
-			if (netio_send_msg(se->fd, &reply, STEP_TIMEOUT_MS) < 0)
-				break;
-			continue;
-		}
 		switch (m.verb) {
 		case NETPROTO_TEST:
 			r = run_test(se, &m);
@@ -539,19 +634,20 @@ static void *session_main(void *arg)
 			netmsg_set(&reply, NETKEY_HTTP, netsrv_http_count(srv));
 			r = netio_send_msg(se->fd, &reply, STEP_TIMEOUT_MS);
 			break;
+		case NETPROTO_HTTP:
+			r = open_http(se);
+			break;
 		case NETPROTO_BYE:
 			r = -ECONNRESET;
 			break;
 		default:
-			r = send_err(se->fd, "expected TEST, STATS or BYE");
+			r = send_err(se->fd, "expected TEST, STATS, HTTP or BYE");
 			if (r == 0 && ++bad >= MAX_BAD_LINES)
 				r = -EPROTO;
 			break;
 		}
-		if (r < 0)
-			break;
 	}
-	if (hello && srv->conf.once)
+	if (srv->conf.once)
 		srv->once_done = true;
 	close(se->fd);
 	se->fd = -1;
@@ -559,6 +655,9 @@ static void *session_main(void *arg)
 	return NULL;
 }
 
+/* Join the sessions that ended (all: every one) and close their HTTP ports;
+ * their HTTP connections are closed by the sweep (close_idle), outside any
+ * batch of events that may still point at them. */
 static void reap_sessions(struct netsrv *s, bool all)
 {
 	for (unsigned i = 0; i < MAX_SESSIONS; i++) {
@@ -567,6 +666,11 @@ static void reap_sessions(struct netsrv *s, bool all)
 		if (se->used && (all || atomic_load(&se->done))) {
 			(void)pthread_join(se->thread, NULL);
 			se->used = false;
+			if (se->http.fd >= 0) {
+				(void)epoll_ctl(s->ep, EPOLL_CTL_DEL, se->http.fd, NULL);
+				close(se->http.fd);
+				se->http.fd = -1;
+			}
 		}
 	}
 }
@@ -589,28 +693,58 @@ static void conn_close(struct netsrv *s, struct hconn *c)
 	free(c);
 }
 
-/* Hand a control connection to a session thread (or refuse: busy). */
-static void conn_to_session(struct netsrv *s, struct hconn *c)
+/* Say one short line to a connection about to be closed (best effort: it
+ * fits any socket buffer, and the loop never waits for a peer). */
+static void conn_refuse(struct netsrv *s, struct hconn *c, const char *text)
+{
+	char buf[NETPROTO_MAX_TEXT + 8];
+	int n = snprintf(buf, sizeof(buf), "ERR %s\n", text);
+
+	if (n > 0)
+		(void)send(c->fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	conn_close(s, c);
+}
+
+/* Hand an authenticated control connection to a session thread, with the
+ * bytes it sent after its greeting (hlen: the greeting's length). */
+static void conn_to_session(struct netsrv *s, struct hconn *c, size_t hlen)
 {
 	struct session *se = NULL;
+	unsigned same = 0;
 	int fd = c->fd;
 
 	reap_sessions(s, false);
-	for (unsigned i = 0; i < MAX_SESSIONS && !se; i++)
-		if (!s->sessions[i].used)
+	for (unsigned i = 0; i < MAX_SESSIONS; i++) {
+		if (!s->sessions[i].used && !se)
 			se = &s->sessions[i];
-	if (!se) {
-		static const char busy[] = "ERR busy: every session slot is taken, try again\n";
-
-		(void)send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-		conn_close(s, c);
+		if (s->sessions[i].used && same_host(&s->sessions[i].peer, &c->peer))
+			same++;
+	}
+	if (same >= MAX_SESSIONS_PER_ADDR) {
+		conn_refuse(s, c, "busy: this address holds as many sessions as one may, try again");
 		return;
 	}
-	memset(se, 0, sizeof(*se));
+	if (!se) {
+		conn_refuse(s, c, "busy: every session slot is taken, try again");
+		return;
+	}
+	{
+		unsigned gen = se->gen + 1;
+
+		memset(se, 0, sizeof(*se));
+		se->gen = gen;
+	}
 	se->srv = s;
 	se->fd = fd;
-	memcpy(se->lines.buf, c->in, c->inlen < sizeof(se->lines.buf) ? c->inlen : sizeof(se->lines.buf));
-	se->lines.len = c->inlen < sizeof(se->lines.buf) ? c->inlen : sizeof(se->lines.buf);
+	se->peer = c->peer;
+	se->http.fd = -1;
+	se->http.slot = (unsigned)(se - s->sessions);
+	se->http.gen = se->gen;
+	se->deadline_ns = clock_ns() + ms_ns(s->conf.session_ms);
+	/* c->in holds at most what the session's buffer does (conn_event reads
+	 * no more before it knows), so no pipelined line is lost */
+	se->lines.len = c->inlen - hlen;
+	memcpy(se->lines.buf, c->in + hlen, se->lines.len);
 	atomic_store(&se->done, false);
 	(void)epoll_ctl(s->ep, EPOLL_CTL_DEL, fd, NULL);
 	if (pthread_create(&se->thread, NULL, session_main, se) != 0) {
@@ -620,6 +754,40 @@ static void conn_to_session(struct netsrv *s, struct hconn *c)
 	se->used = true;
 	c->fd = -1; /* the session owns it now */
 	conn_close(s, c);
+}
+
+/* A control connection's greeting, checked here before it may take a
+ * session slot: the version and the token. */
+static void conn_hello(struct netsrv *s, struct hconn *c)
+{
+	const char *nl = memchr(c->in, '\n', c->inlen);
+	struct netmsg m;
+	char err[160];
+
+	if (!nl) {
+		if (c->inlen >= NETPROTO_MAX_LINE)
+			conn_refuse(s, c, "line too long");
+		return; /* not all there yet: the greeting's deadline runs (close_idle) */
+	}
+	if (netproto_parse(c->in, (size_t)(nl - c->in) + 1, &m, err, sizeof(err)) < 0) {
+		conn_refuse(s, c, err);
+		return;
+	}
+	if (m.verb != NETPROTO_HELLO) {
+		conn_refuse(s, c, "expected VMBNET 1 first");
+		return;
+	}
+	if (m.version != NETPROTO_VERSION) {
+		snprintf(err, sizeof(err), "protocol version %u is not served; this server speaks %d", m.version,
+			 NETPROTO_VERSION);
+		conn_refuse(s, c, err);
+		return;
+	}
+	if (s->token[0] && !token_ok(s->token, m.token)) {
+		conn_refuse(s, c, "wrong or missing token");
+		return;
+	}
+	conn_to_session(s, c, (size_t)(nl - c->in) + 1);
 }
 
 static void http_respond(struct netsrv *s, struct hconn *c, int code, const char *reason, const char *body,
@@ -634,72 +802,43 @@ static void http_respond(struct netsrv *s, struct hconn *c, int code, const char
 	c->body = body;
 	c->bodylen = bodylen;
 	c->bodyoff = 0;
-	atomic_fetch_add(&s->http_count, 1);
+	c->last_ns = clock_ns();
+	if (code != 403)
+		atomic_fetch_add(&s->http_count, 1);
 }
 
-/* Parse one request out of c->in (whole headers present): GET /static/N,
- * GET /dynamic, anything else 404 or 405. Returns false on a request too
- * bad to answer. */
-static bool http_request(struct netsrv *s, struct hconn *c, size_t headlen)
+/* Answer one parsed request. With a token, only a connection to an
+ * authenticated session's HTTP port gets a page: anyone else a 403 of a
+ * fixed, small size and the connection closed, so that no request obtains
+ * more than a bounded response per byte it sent. */
+static void http_answer(struct netsrv *s, struct hconn *c, const struct nethttp_req *q)
 {
-	char *req = c->in, *sp1, *sp2, *eol;
-	bool v10;
+	static const char forbidden[] = "authenticate first: a page is served on the HTTP port of a control session\n";
 
-	req[headlen - 1] = '\0';
-	eol = strstr(req, "\r\n");
-	if (!eol)
-		return false;
-	*eol = '\0';
-	sp1 = strchr(req, ' ');
-	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-	if (!sp1 || !sp2 || strncmp(sp2 + 1, "HTTP/1.", 7))
-		return false;
-	*sp1 = *sp2 = '\0';
-	v10 = !strcmp(sp2 + 1, "HTTP/1.0");
-	/* keep-alive unless asked to close (1.1) or not asked to keep (1.0) */
-	{
-		const char *h = eol + 2;
-
-		c->close_after = v10;
-		for (; *h; h++) {
-			if (!strncasecmp(h, "connection:", 11)) {
-				const char *v = h + 11;
-
-				while (*v == ' ')
-					v++;
-				if (!strncasecmp(v, "close", 5))
-					c->close_after = true;
-				else if (!strncasecmp(v, "keep-alive", 10))
-					c->close_after = false;
-			}
-			h = strchr(h, '\n');
-			if (!h)
-				break;
-		}
+	c->close_after = q->close_after;
+	if (s->token[0] && !c->authed) {
+		c->close_after = true;
+		http_respond(s, c, 403, "Forbidden", forbidden, sizeof(forbidden) - 1);
+		return;
 	}
-	if (strcmp(req, "GET")) {
-		http_respond(s, c, 405, "Method Not Allowed", "only GET\n", 9);
-		return true;
-	}
-	if (!strncmp(sp1 + 1, "/static/", 8)) {
-		char *end;
-		unsigned long n;
-
-		errno = 0;
-		n = strtoul(sp1 + 9, &end, 10);
-		if (!errno && end != sp1 + 9 && !*end && n <= NETSRV_MAX_BODY) {
-			http_respond(s, c, 200, "OK", s->body, n);
-			return true;
-		}
-	} else if (!strcmp(sp1 + 1, "/dynamic")) {
+	switch (q->page) {
+	case NETHTTP_STATIC:
+		http_respond(s, c, 200, "OK", s->body, (size_t)q->size);
+		break;
+	case NETHTTP_DYNAMIC: {
 		int n = snprintf(c->dyn, sizeof(c->dyn), "%016" PRIx64 "\n",
 				 netsrv_dynamic_work(atomic_load(&s->http_count), NETSRV_DYNAMIC_ROUNDS));
 
 		http_respond(s, c, 200, "OK", c->dyn, (size_t)n);
-		return true;
+		break;
 	}
-	http_respond(s, c, 404, "Not Found", "not found\n", 10);
-	return true;
+	case NETHTTP_BAD_METHOD:
+		http_respond(s, c, 405, "Method Not Allowed", "only GET\n", 9);
+		break;
+	case NETHTTP_NOT_FOUND:
+		http_respond(s, c, 404, "Not Found", "not found\n", 10);
+		break;
+	}
 }
 
 /* Write what is pending; true when the response is out. */
@@ -723,6 +862,7 @@ static bool http_flush(struct hconn *c, bool *dead)
 				*dead = true;
 			return false;
 		}
+		c->last_ns = clock_ns(); /* progress */
 		if ((size_t)n <= iov[0].iov_len) {
 			c->headoff += (size_t)n;
 		} else {
@@ -757,14 +897,14 @@ static void conn_event(struct netsrv *s, struct hconn *c, uint32_t ev)
 {
 	bool dead = false;
 
-	c->last_ns = clock_ns();
 	if (c->headlen && !http_flush(c, &dead)) {
 		if (dead)
 			conn_close(s, c);
 		return;
 	}
-	if (c->headlen) { /* a response just went out */
+	if (c->headlen) { /* a response just went out: the next request's time begins */
 		c->headlen = c->bodylen = 0;
+		c->phase_ns = clock_ns();
 		if (c->close_after) {
 			conn_close(s, c);
 			return;
@@ -772,22 +912,29 @@ static void conn_event(struct netsrv *s, struct hconn *c, uint32_t ev)
 		conn_want(s, c, false);
 	}
 	if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-		ssize_t n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen, MSG_DONTWAIT);
+		/* until it is known to be HTTP, read no more than a session's line
+		 * buffer holds: a control client's pipelined lines stay whole */
+		size_t cap = c->http ? sizeof(c->in) - 1 : sizeof(((struct session *)0)->lines.buf);
+		ssize_t n = 0;
 
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-			conn_close(s, c);
-			return;
+		if (c->inlen < cap) {
+			n = recv(c->fd, c->in + c->inlen, cap - c->inlen, MSG_DONTWAIT);
+			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+				conn_close(s, c);
+				return;
+			}
 		}
 		if (n > 0)
 			c->inlen += (size_t)n;
 	}
 	for (;;) {
-		char *end;
+		struct nethttp_req q;
 		size_t used;
+		int r;
 
 		if (!c->http) {
 			if (c->inlen >= 6 && !memcmp(c->in, "VMBNET", 6)) {
-				conn_to_session(s, c);
+				conn_hello(s, c);
 				return;
 			}
 			if (c->inlen < 6 && memchr(c->in, ' ', c->inlen) == NULL && memchr(c->in, '\n', c->inlen) == NULL)
@@ -798,17 +945,19 @@ static void conn_event(struct netsrv *s, struct hconn *c, uint32_t ev)
 			}
 			c->http = true;
 		}
-		c->in[c->inlen] = '\0';
-		end = strstr(c->in, "\r\n\r\n");
-		if (!end) {
+		r = nethttp_parse_request(c->in, c->inlen, NETSRV_MAX_BODY, &q);
+		if (r == -EAGAIN) {
 			if (c->inlen >= sizeof(c->in) - 1)
 				conn_close(s, c); /* headers larger than any real client's */
 			return;
 		}
-		used = (size_t)(end - c->in) + 4;
-		if (!http_request(s, c, used)) {
+		if (r < 0) {
 			c->close_after = true;
 			http_respond(s, c, 400, "Bad Request", "bad request\n", 12);
+			used = c->inlen;
+		} else {
+			http_answer(s, c, &q);
+			used = q.headlen;
 		}
 		memmove(c->in, c->in + used, c->inlen - used);
 		c->inlen -= used;
@@ -820,6 +969,7 @@ static void conn_event(struct netsrv *s, struct hconn *c, uint32_t ev)
 			return;
 		}
 		c->headlen = c->bodylen = 0;
+		c->phase_ns = clock_ns();
 		if (c->close_after) {
 			conn_close(s, c);
 			return;
@@ -829,23 +979,51 @@ static void conn_event(struct netsrv *s, struct hconn *c, uint32_t ev)
 	}
 }
 
-static void accept_all(struct netsrv *s)
+/* Accept on the main port (l NULL) or on a session's HTTP port. */
+static void accept_all(struct netsrv *s, struct hlisten *l)
 {
 	for (;;) {
-		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		int fd = accept4(l ? l->fd : s->lfd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct epoll_event ev;
 		struct hconn *c;
 		int one = 1;
 
 		if (fd < 0)
 			return;
+		/* a session's HTTP port serves that session's address only */
+		if (l && !same_host(&peer, &l->peer)) {
+			close(fd);
+			continue;
+		}
+		if (!l) {
+			unsigned same = 0;
+
+			for (struct hconn *o = s->conns; o; o = o->next)
+				same += !o->authed && same_host(&o->peer, &peer);
+			if (same >= MAX_UNAUTH_PER_ADDR) {
+				static const char busy[] = "ERR busy: too many connections from this address\n";
+
+				(void)send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+				close(fd);
+				continue;
+			}
+		}
 		if (s->nconns >= MAX_CONNS || !(c = calloc(1, sizeof(*c)))) {
 			close(fd);
 			continue;
 		}
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c->kind = EV_CONN;
 		c->fd = fd;
-		c->last_ns = clock_ns();
+		c->peer = peer;
+		c->last_ns = c->phase_ns = clock_ns();
+		if (l) {
+			c->http = c->authed = true;
+			c->slot = l->slot;
+			c->gen = l->gen;
+		}
 		ev.events = EPOLLIN;
 		ev.data.ptr = c;
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -861,13 +1039,28 @@ static void accept_all(struct netsrv *s)
 	}
 }
 
+/* The sweep, once a second: every deadline is a total one from when the
+ * wait began (a greeting, a request), not an idle timer that each byte
+ * restarts; a response in flight needs progress; and an HTTP connection
+ * of a session that ended is closed with it. */
 static void close_idle(struct netsrv *s)
 {
 	uint64_t now = clock_ns();
 
 	for (struct hconn *c = s->conns, *next; c; c = next) {
+		const struct session *se = c->authed ? &s->sessions[c->slot] : NULL;
+		bool late;
+
 		next = c->next;
-		if (now - c->last_ns > HTTP_IDLE_MS * 1000000ull)
+		if (c->headlen)
+			late = now - c->last_ns > ms_ns(HTTP_IDLE_MS);
+		else if (!c->http)
+			late = now - c->phase_ns > ms_ns(s->conf.auth_ms);
+		else
+			late = now - c->phase_ns > ms_ns(s->conf.request_ms);
+		if (se && (!se->used || se->gen != c->gen || atomic_load(&((struct session *)se)->done)))
+			late = true;
+		if (late)
 			conn_close(s, c);
 	}
 }
@@ -876,19 +1069,24 @@ int netsrv_open(const struct netsrv_conf *conf, struct netsrv **out)
 {
 	struct netsrv *s = calloc(1, sizeof(*s));
 	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
+	socklen_t sl;
 	struct epoll_event ev;
 	struct rlimit rl;
-	char hp[300], err[300];
-	const char *bind_addr = conf->bind ? conf->bind : "127.0.0.1";
+	char name[80];
 	int one = 1, r;
 
 	if (!s)
 		return log_errno(-ENOMEM, "serve");
+	s->kind = EV_LISTEN;
 	s->lfd = s->ep = -1;
 	s->conf = *conf;
-	s->conf.bind = NULL;
+	s->conf.addr = NULL;
 	s->conf.token = NULL;
+	s->conf.auth_ms = conf->auth_ms ? conf->auth_ms : NETSRV_AUTH_MS;
+	s->conf.request_ms = conf->request_ms ? conf->request_ms : NETSRV_REQUEST_MS;
+	s->conf.session_ms = conf->session_ms ? conf->session_ms : NETSRV_SESSION_MS;
+	for (unsigned i = 0; i < MAX_SESSIONS; i++)
+		s->sessions[i].http.fd = -1;
 	if (conf->token)
 		snprintf(s->token, sizeof(s->token), "%s", conf->token);
 	s->body = malloc(NETSRV_MAX_BODY);
@@ -903,16 +1101,20 @@ int netsrv_open(const struct netsrv_conf *conf, struct netsrv **out)
 		rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	snprintf(hp, sizeof(hp), strchr(bind_addr, ':') ? "[%s]:%u" : "%s:%u", bind_addr, conf->port ? conf->port : 1);
-	if (netio_resolve(hp, conf->port, &ss, &sl, err, sizeof(err)) < 0) {
-		log_error("serve: %s", err);
-		r = -EINVAL;
-		goto fail;
+	memset(&ss, 0, sizeof(ss));
+	if (conf->addr) {
+		ss = *conf->addr;
+	} else {
+		ss.ss_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	}
+	sl = ss.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
 	if (ss.ss_family == AF_INET)
 		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)conf->port);
 	else
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)conf->port);
+	s->addr = ss;
+	netsrv_name(s, name, sizeof(name));
 	s->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->lfd < 0) {
 		r = log_errno(-errno, "serve: socket");
@@ -920,22 +1122,22 @@ int netsrv_open(const struct netsrv_conf *conf, struct netsrv **out)
 	}
 	(void)setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(s->lfd, (struct sockaddr *)&ss, sl) < 0) {
-		r = log_errno(-errno, "serve: bind %s port %u", bind_addr, conf->port);
+		r = log_errno(-errno, "serve: bind %s", name);
 		goto fail;
 	}
 	if (listen(s->lfd, 1024) < 0 || getsockname(s->lfd, (struct sockaddr *)&ss, &sl) < 0) {
 		r = log_errno(-errno, "serve: listen");
 		goto fail;
 	}
-	s->port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
-						: ((struct sockaddr_in6 *)&ss)->sin6_port);
+	s->addr = ss;
+	s->port = port_of(&ss);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0) {
 		r = log_errno(-errno, "serve: epoll_create1");
 		goto fail;
 	}
 	ev.events = EPOLLIN;
-	ev.data.ptr = NULL;
+	ev.data.ptr = s;
 	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0) {
 		r = log_errno(-errno, "serve: epoll_ctl");
 		goto fail;
@@ -945,6 +1147,17 @@ int netsrv_open(const struct netsrv_conf *conf, struct netsrv **out)
 fail:
 	netsrv_free(s);
 	return r;
+}
+
+void netsrv_name(const struct netsrv *s, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN];
+	const void *a = s->addr.ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)&s->addr)->sin_addr
+						     : (const void *)&((const struct sockaddr_in6 *)&s->addr)->sin6_addr;
+
+	if (!inet_ntop(s->addr.ss_family, a, host, sizeof(host)))
+		snprintf(host, sizeof(host), "?");
+	snprintf(buf, len, s->addr.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port_of(&s->addr));
 }
 
 int netsrv_run(struct netsrv *s)
@@ -958,10 +1171,21 @@ int netsrv_run(struct netsrv *s)
 		if (n < 0 && errno != EINTR)
 			return log_errno(-errno, "serve: epoll_wait");
 		for (int i = 0; i < n; i++) {
-			if (!evs[i].data.ptr)
-				accept_all(s);
-			else
-				conn_event(s, evs[i].data.ptr, evs[i].events);
+			void *p = evs[i].data.ptr;
+
+			switch (*(enum ev_kind *)p) {
+			case EV_LISTEN:
+				accept_all(s, NULL);
+				break;
+			case EV_HTTP_LISTEN:
+				/* closed by reap_sessions earlier in this batch: nothing to accept */
+				if (((struct hlisten *)p)->fd >= 0)
+					accept_all(s, p);
+				break;
+			case EV_CONN:
+				conn_event(s, p, evs[i].events);
+				break;
+			}
 		}
 		if (s->conf.stall_ms && clock_ns() >= next_stall) {
 			struct timespec ts = { .tv_sec = s->conf.stall_ms / 1000,
@@ -971,8 +1195,8 @@ int netsrv_run(struct netsrv *s)
 			next_stall += 1000000000ull;
 		}
 		if (clock_ns() - last_sweep > 1000000000ull) {
-			close_idle(s);
 			reap_sessions(s, false);
+			close_idle(s);
 			last_sweep = clock_ns();
 		}
 	}

@@ -21,6 +21,7 @@
 #include "../net/io.h"
 #include "../net/proto.h"
 #include "../net/serve.h"
+#include "../net/verify.h"
 #include "../core/banned.h"
 
 #define CTL_TIMEOUT_MS 5000
@@ -121,13 +122,37 @@ int net_ctl_http_count(struct vmb_ctx *ctx, struct net_ctl *c, uint64_t *out)
 	return 0;
 }
 
+int net_ctl_http_port(struct vmb_ctx *ctx, struct net_ctl *c, unsigned *port)
+{
+	struct netmsg m;
+	int r;
+
+	if (c->http_port) {
+		*port = c->http_port;
+		return 0;
+	}
+	memset(&m, 0, sizeof(m));
+	m.verb = NETPROTO_HTTP;
+	r = netio_send_msg(c->fd, &m, CTL_TIMEOUT_MS);
+	if (r < 0)
+		return vmb_fail(ctx, r, "asking the server for its HTTP port");
+	r = ctl_expect(ctx, c, NETPROTO_PORT, &m, "the server's HTTP port");
+	if (r < 0)
+		return r;
+	c->http_port = m.port;
+	*port = m.port;
+	return 0;
+}
+
 /* TEST ... -> PORT: the data address in *data. */
 static int ctl_test(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c, const struct netmsg *req,
 		    struct sockaddr_storage *data)
 {
 	struct netmsg m;
-	int r = netio_send_msg(c->fd, req, CTL_TIMEOUT_MS);
+	int r;
 
+	c->test_start_ns = clock_ns();
+	r = netio_send_msg(c->fd, req, CTL_TIMEOUT_MS);
 	if (r < 0)
 		return vmb_fail(ctx, r, "asking the server for a test");
 	r = ctl_expect(ctx, c, NETPROTO_PORT, &m, "starting the test");
@@ -142,9 +167,13 @@ static int ctl_test(struct vmb_ctx *ctx, const struct net_state *st, struct net_
 }
 
 /* END, then close the data sockets (the server counts what came before
- * END and drains the rest until they close), then RESULT. */
-static int ctl_end(struct vmb_ctx *ctx, struct net_ctl *c, struct netmsg *res, int *data, unsigned ndata)
+ * END and drains the rest until they close), then RESULT, which must be
+ * consistent with the client's own account of the test (tally): a figure
+ * the server could not have measured fails the case and names the server. */
+static int ctl_end(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c, struct netmsg *res, int *data,
+		   unsigned ndata, struct netverify_tally *tally)
 {
+	char why[200];
 	struct netmsg m;
 	int r;
 
@@ -158,7 +187,13 @@ static int ctl_end(struct vmb_ctx *ctx, struct net_ctl *c, struct netmsg *res, i
 		}
 	if (r < 0)
 		return vmb_fail(ctx, r, "ending the test");
-	return ctl_expect(ctx, c, NETPROTO_RESULT, res, "the server's result");
+	r = ctl_expect(ctx, c, NETPROTO_RESULT, res, "the server's result");
+	if (r < 0)
+		return r;
+	tally->wall_ns = clock_ns() - c->test_start_ns;
+	if (netverify_result(tally, res, why, sizeof(why)) < 0)
+		return vmb_fail(ctx, -EPROTO, "the server %s reported what it cannot have measured: %s", st->srvname, why);
+	return 0;
 }
 
 /* ---- helpers ---- */
@@ -309,10 +344,11 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 			retrans += netio_tcp_retrans(pf[i].fd);
 	{
 		int fds[NETPROTO_MAX_STREAMS];
+		struct netverify_tally tl = { .kind = NETK_TCP_STREAM, .streams = n, .sent = sent, .recvd = recvd };
 
 		for (unsigned i = 0; i < n; i++)
 			fds[i] = pf[i].fd;
-		r = ctl_end(ctx, c, &res, fds, n);
+		r = ctl_end(ctx, st, c, &res, fds, n, &tl);
 		n = 0;
 	}
 	if (r < 0)
@@ -347,7 +383,6 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		if (r == 0 && nivs >= 2)
 			r = vmb_rep_value(rep, "interval_max_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_max);
 	}
-	(void)sent;
 out:
 	for (unsigned i = 0; i < n; i++)
 		close(pf[i].fd);
@@ -431,7 +466,11 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	t1 = clock_ns();
 	/* what is still on the way (a shaper's queue) lands before END */
 	usleep(20000);
-	r = ctl_end(ctx, c, &res, NULL, 0);
+	{
+		struct netverify_tally tl = { .kind = NETK_UDP, .streams = 1, .sent = seq * size, .dgrams = seq };
+
+		r = ctl_end(ctx, st, c, &res, NULL, 0, &tl);
+	}
 	if (r < 0)
 		goto out;
 	{
@@ -470,7 +509,8 @@ out:
 
 /* ---- tcp_rr, udp_rr, tcp_crr ---- */
 
-static int rr_exchange(int fd, char *buf, size_t size, bool udp, uint64_t seq)
+/* One transaction; what went out and came back is added to tl. */
+static int rr_exchange(int fd, char *buf, size_t size, bool udp, uint64_t seq, struct netverify_tally *tl)
 {
 	size_t got = 0;
 
@@ -478,6 +518,7 @@ static int rr_exchange(int fd, char *buf, size_t size, bool udp, uint64_t seq)
 		memcpy(buf, &seq, sizeof(seq));
 	if (send(fd, buf, size, MSG_NOSIGNAL) != (ssize_t)size)
 		return errno ? -errno : -EIO;
+	tl->sent += size;
 	while (got < size) {
 		ssize_t n = recv(fd, buf + got, size - got, 0);
 
@@ -495,6 +536,7 @@ static int rr_exchange(int fd, char *buf, size_t size, bool udp, uint64_t seq)
 			}
 		}
 		got += (size_t)n;
+		tl->recvd += (uint64_t)n;
 	}
 	return 0;
 }
@@ -506,6 +548,7 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 	bool udp = kind == NETK_UDP_RR, crr = kind == NETK_TCP_CRR;
 	struct sockaddr_storage data;
 	struct netmsg req, res;
+	struct netverify_tally tl = { .kind = kind, .streams = 1 };
 	struct hist *h = hist_new();
 	uint64_t t0, t1, deadline, n = 0, timeouts = 0;
 	char *buf = malloc(size);
@@ -540,6 +583,7 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 		if (s >= deadline)
 			break;
 		if (crr) {
+			tl.conns++; /* a connection that failed here may still have reached the server */
 			fd = netio_connect(&data, sslen(&data), CTL_TIMEOUT_MS);
 			if (fd < 0) {
 				r = vmb_fail(ctx, fd, "connection %llu", (unsigned long long)n + 1);
@@ -548,7 +592,7 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 			set_blocking_timeout(fd, 2000);
 		}
 		errno = 0;
-		r = rr_exchange(fd, buf, size, udp, n + 1);
+		r = rr_exchange(fd, buf, size, udp, n + 1, &tl);
 		if (r == 0 && crr) {
 			char b;
 
@@ -574,14 +618,19 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 end:
 	t1 = clock_ns();
 	if (r < 0) {
-		(void)ctl_end(ctx, c, &res, &fd, 1);
+		(void)ctl_end(ctx, st, c, &res, &fd, 1, &tl);
 		goto out;
 	}
-	r = ctl_end(ctx, c, &res, &fd, 1);
+	r = ctl_end(ctx, st, c, &res, &fd, 1, &tl);
 	if (r < 0)
 		goto out;
 	if (n == 0) {
 		r = vmb_fail(ctx, -EIO, "no transaction completed in %.3f s", st->window_s);
+		goto out;
+	}
+	if (crr && res.v[NETKEY_CONNS] < n) {
+		r = vmb_fail(ctx, -EPROTO, "the server %s counted %llu connections, the client %llu", st->srvname,
+			     (unsigned long long)res.v[NETKEY_CONNS], (unsigned long long)n);
 		goto out;
 	}
 	r = vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
@@ -590,9 +639,6 @@ end:
 		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
 	if (r == 0 && udp)
 		r = vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
-	if (r == 0 && crr && res.v[NETKEY_CONNS] < n)
-		r = vmb_fail(ctx, -EPROTO, "the server counted %llu connections, the client %llu",
-			     (unsigned long long)res.v[NETKEY_CONNS], (unsigned long long)n);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -629,12 +675,17 @@ static int net_setup(struct vmb_ctx *ctx)
 	if (server) {
 		if (netio_resolve(server, DEFAULT_PORT, &st->srv, &st->srvlen, err, sizeof(err)) < 0)
 			return vmb_usage(ctx, "--net.server %s", err);
-		snprintf(st->srvname, sizeof(st->srvname), "%s", server);
+		/* HOST:PORT, also when the port is the default: messages name it */
+		if (strchr(server, ']') || (strchr(server, ':') && strchr(server, ':') == strrchr(server, ':')))
+			snprintf(st->srvname, sizeof(st->srvname), "%s", server);
+		else
+			snprintf(st->srvname, sizeof(st->srvname), strchr(server, ':') ? "[%s]:%u" : "%s:%u", server,
+				 DEFAULT_PORT);
 		(void)vmb_note(ctx, "server", "%s", server);
 		return 0;
 	}
 	{
-		struct netsrv_conf conf = { .bind = "127.0.0.1", .port = 0 };
+		struct netsrv_conf conf = { .addr = NULL, .port = 0 }; /* 127.0.0.1 */
 
 		r = netsrv_open(&conf, &st->local);
 		if (r < 0)

@@ -4,6 +4,7 @@
 #define VMB_SUITES_NET_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "../core/suite.h"
@@ -27,6 +28,8 @@ struct net_state {
 struct net_ctl {
 	int fd;
 	struct netio_lines lines;
+	uint64_t test_start_ns; /* when the last TEST was sent */
+	unsigned http_port;     /* the session's HTTP port, once asked for (0: not yet) */
 };
 
 int net_ctl_open(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c);
@@ -36,6 +39,8 @@ void net_ctl_close(struct net_ctl *c);
 struct net_ctl *net_ctl_get(struct vmb_ctx *ctx, struct net_state *st);
 /* STATS: the server's count of HTTP requests answered. */
 int net_ctl_http_count(struct vmb_ctx *ctx, struct net_ctl *c, uint64_t *out);
+/* HTTP: the port on which serve answers this session's HTTP requests. */
+int net_ctl_http_port(struct vmb_ctx *ctx, struct net_ctl *c, unsigned *port);
 
 int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
 

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -21,6 +20,7 @@
 #include "net.h"
 #include "../core/clock.h"
 #include "../net/calc.h"
+#include "../net/http.h"
 #include "../core/banned.h"
 
 #define HTTP_TIMEOUT_NS 2000000000ull /* a request unanswered this long is a timeout (wrk's default is 2 s) */
@@ -115,44 +115,6 @@ static bool hc_send(struct hthread *t, struct hc *c, uint64_t intended)
 	return true;
 }
 
-/* Parse the status line and the headers we need. -1: malformed. */
-static int parse_head(struct hc *c, size_t headlen)
-{
-	char *p = c->rbuf, *end = c->rbuf + headlen;
-	bool have_len = false;
-
-	if (headlen < 12 || strncmp(p, "HTTP/1.", 7) || p[8] != ' ')
-		return -1;
-	c->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
-	if (c->status < 100 || c->status > 599)
-		return -1;
-	c->close_after = p[7] == '0';
-	c->body_left = 0;
-	while (p < end) {
-		char *eol = memchr(p, '\n', (size_t)(end - p));
-
-		if (!eol)
-			break;
-		if (!strncasecmp(p, "content-length:", 15)) {
-			char *e;
-			unsigned long long v = strtoull(p + 15, &e, 10);
-
-			c->body_left = v;
-			have_len = true;
-		} else if (!strncasecmp(p, "connection:", 11)) {
-			const char *v = p + 11;
-
-			while (*v == ' ')
-				v++;
-			c->close_after = !strncasecmp(v, "close", 5);
-		} else if (!strncasecmp(p, "transfer-encoding:", 18)) {
-			return -1; /* chunked bodies: not supported, counted as errors */
-		}
-		p = eol + 1;
-	}
-	return have_len || c->status == 204 || c->status == 304 ? 0 : -1;
-}
-
 static void hc_readable(struct hthread *t, struct hc *c)
 {
 	for (;;) {
@@ -170,23 +132,20 @@ static void hc_readable(struct hthread *t, struct hc *c)
 			t->bytes += (uint64_t)n;
 		c->rlen += (size_t)n;
 		if (!c->have_head) {
-			char *e;
+			struct nethttp_resp hr;
+			int r = nethttp_parse_response(c->rbuf, c->rlen, &hr);
 
-			c->rbuf[c->rlen] = '\0';
-			e = strstr(c->rbuf, "\r\n\r\n");
-			if (!e) {
-				if (c->rlen >= sizeof(c->rbuf) - 1) {
-					hc_error(t, c);
-					return;
-				}
+			if (r == -EAGAIN && c->rlen < sizeof(c->rbuf) - 1)
 				continue;
-			}
-			if (parse_head(c, (size_t)(e - c->rbuf) + 2) < 0) {
+			if (r < 0) { /* malformed, chunked, or a head larger than any real server's */
 				hc_error(t, c);
 				return;
 			}
+			c->status = hr.status;
+			c->body_left = hr.body;
+			c->close_after = hr.close_after;
 			c->have_head = true;
-			c->rlen -= (size_t)(e + 4 - c->rbuf); /* body bytes already here */
+			c->rlen -= hr.headlen; /* body bytes already here */
 		}
 		if (c->rlen >= c->body_left) {
 			if (c->rlen > c->body_left) { /* more than the response: not ours */
@@ -352,6 +311,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	struct net_ctl *c = NULL;
 	uint64_t before = 0, after = 0, done = 0, answered = 0, bytes = 0, non2xx = 0, sockerr = 0, timeouts = 0;
 	uint64_t start = UINT64_MAX, end = 0;
+	unsigned hport = 0;
 	double win;
 	int r, n;
 
@@ -389,10 +349,18 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 			snprintf(path, sizeof(path), "/dynamic");
 		else
 			snprintf(path, sizeof(path), "/static/%llu", (unsigned long long)optset_size(ctx->opts, "body-size"));
+		/* serve answers HTTP to an authenticated session only, on a port of
+		 * that session's own (src/net/serve.c) */
 		c = net_ctl_get(ctx, st);
 		r = c ? net_ctl_http_count(ctx, c, &before) : -ECONNREFUSED;
+		if (r == 0)
+			r = net_ctl_http_port(ctx, c, &hport);
 		if (r < 0)
 			goto out;
+		if (addr.ss_family == AF_INET)
+			((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)hport);
+		else
+			((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)hport);
 	}
 	n = snprintf(request, sizeof(request), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, hostport);
 	workers = calloc(nth, sizeof(*workers));

@@ -6,9 +6,13 @@
 
 SRV=
 SRV2=
+FAKE=
+SRV3=
 cleanup() {
 	[ -n "$SRV" ] && kill "$SRV" 2>/dev/null
 	[ -n "$SRV2" ] && kill "$SRV2" 2>/dev/null
+	[ -n "$FAKE" ] && kill "$FAKE" 2>/dev/null
+	[ -n "$SRV3" ] && kill "$SRV3" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -28,8 +32,10 @@ start_serve() {
 }
 
 expect 2 "serve refuses a non-loopback address without a token" "$VMB" serve --bind 0.0.0.0 --port 0
-has "$T/err" "--token" "the refusal says what would be right"
-expect 2 "serve refuses a token with spaces" "$VMB" serve --token "a b" --port 0
+has "$T/err" "VMBENCH_NET_TOKEN" "the refusal says what would be right"
+VMBENCH_NET_TOKEN="a b" expect 2 "serve refuses a token with spaces" "$VMB" serve --port 0
+# the token never on the command line, where ps shows it to everyone
+expect 2 "serve has no --token option" "$VMB" serve --token s3cret --port 0
 expect 2 "serve refuses port 70000" "$VMB" serve --port 70000
 expect 2 "run refuses a server address with a bad port" "$VMB" run net.tcp_rr --net.server 127.0.0.1:99999 --no-store
 has "$T/err" "65535" "the message gives the valid range"
@@ -105,18 +111,20 @@ expect 0 "its report" "$VMB" report "$T/sweep.json" -o "$T/sweep.html"
 has "$T/sweep.html" "net.http requests_per_s vs connections" "a curve of requests/s against connections"
 has "$T/sweep.html" "net.http p99_latency vs connections" "a curve of p99 against connections"
 
-for sc in garbage badlines version midtest thousand bigheader reflect; do
+for sc in garbage badlines version midtest thousand bigheader reflect pipelined nul duptoken httpsize thirdparty \
+	udpport idle16 sessions16; do
 	check "serve answers the next client after: $sc" python3 "$SRC/tests/cli/net_abuse.py" "$PORT" "$sc"
 done
 expect 0 "and still measures" "$VMB" run net.tcp_rr $q
 check "serve is still running" kill -0 "$SRV"
 
 # a token, and --once: one session serves a whole run, then serve leaves
-start_serve 4 --token s3cret.T0ken --once
+VMBENCH_NET_TOKEN=s3cret.T0ken start_serve 4 --once
 SRV2=$PID
+lacks /proc/"$SRV2"/cmdline "s3cret" "the token is not in serve's command line (ps)"
 expect 1 "no token: refused" "$VMB" run net.tcp_rr --net.server "127.0.0.1:$PORT" --quick --no-store
 has "$T/err" "wrong or missing token" "the refusal is the server's"
-VMBENCH_NET_TOKEN=s3cret.T0ken expect 0 "the right token: served" "$VMB" run net.tcp_rr net.udp_rr \
+VMBENCH_NET_TOKEN=s3cret.T0ken expect 0 "the right token: served, HTTP too" "$VMB" run net.tcp_rr net.udp_rr net.http \
 	--net.server "127.0.0.1:$PORT" --quick --no-store
 lacks "$T/out" "s3cret" "the token is not in the output"
 check "serve --once leaves after the session" timeout 20 cat <&4
@@ -124,6 +132,72 @@ wait "$SRV2"
 rc=$?
 SRV2=
 check "serve --once exits 0" test "$rc" -eq 0
+
+# With a token, HTTP only on an authenticated session's port; and every
+# deadline a total one, short here ($VMBENCH_SERVE_DEADLINES_MS: greeting,
+# request, session) so that slow clients are cut off within seconds.
+VMBENCH_NET_TOKEN=t0k VMBENCH_SERVE_DEADLINES_MS=1000,1000,3000 start_serve 8
+SRV3=$PID
+for sc in http403 httpauth thirdparty idle16 slowloris session_deadline; do
+	VMBENCH_NET_TOKEN=t0k check "a serve with a token answers the next client after: $sc" \
+		python3 "$SRC/tests/cli/net_abuse.py" "$PORT" "$sc"
+done
+kill "$SRV3"
+SRV3=
+
+# --bind takes an address, no port, and IPv6 in brackets or not
+expect 2 "serve --bind 127.0.0.1:80 is refused" "$VMB" serve --bind 127.0.0.1:80 --port 0
+has "$T/err" "the port is --port's" "the refusal says where the port goes"
+expect 2 "serve --bind '[::1]:80' is refused" "$VMB" serve --bind '[::1]:80' --port 0
+expect 2 "serve --bind '[127.0.0.1]' is refused" "$VMB" serve --bind '[127.0.0.1]' --port 0
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	start_serve 9 --bind '[::1]' --once
+	check "serve --bind '[::1]' listens and says [::1]:PORT" test "$line" = "listening on [::1]:$PORT"
+	expect 0 "and measures over IPv6" "$VMB" run net.tcp_rr --net.server "[::1]:$PORT" --quick --no-store
+	wait "$PID"
+else
+	skip "serve --bind '[::1]'" "no IPv6 loopback here"
+	skip "and measures over IPv6" "no IPv6 loopback here"
+fi
+
+# A fake server (tests/cli/net_fake.py) whose RESULT claims what no server
+# can have measured: each case fails with a message naming the server, and
+# nothing of it is stored. The same harness telling the truth passes.
+start_fake() {
+	fd=$1
+	rm -f "$T/fifo$fd"
+	mkfifo "$T/fifo$fd"
+	python3 "$SRC/tests/cli/net_fake.py" "$2" >"$T/fifo$fd" 2>"$T/fake$fd.err" &
+	FAKE=$!
+	eval "exec $fd<\"\$T/fifo$fd\""
+	read -r -t 20 line <&"$fd"
+	PORT=${line##*:}
+}
+start_fake 5 honest
+expect 0 "an honest fake server: measured" "$VMB" run net.tcp_stream net.udp --net.server "127.0.0.1:$PORT" --quick \
+	--no-store
+kill "$FAKE"
+start_fake 6 forge
+expect 1 "a server that reports 999999999999999999 bytes: the run fails" "$VMB" run net.tcp_stream net.udp \
+	--net.server "127.0.0.1:$PORT" --quick --json "$T/forged.json"
+has "$T/err" "net.tcp_stream: the server 127.0.0.1:$PORT reported what it cannot have measured: bytes=999999999999999999, more than the bytes the client sent" \
+	"tcp_stream: the message names the server and the figure"
+has "$T/err" "net.udp: the server 127.0.0.1:$PORT reported what it cannot have measured: bytes=999999999999999999, more than the bytes the client sent" \
+	"udp: the message names the server and the figure"
+check "no forged case is in the document" python3 - "$T/forged.json" <<'PY'
+import json, sys
+for t in json.load(open(sys.argv[1]))["suites"][0]["tests"]:
+    assert t["status"] == "failed" and t["cases"] == [], t
+PY
+expect 0 "and nothing is in the store" "$VMB" results
+lacks "$T/out" "net" "no run with a net suite was stored"
+kill "$FAKE"
+start_fake 7 nul
+expect 1 "a NUL inside the server's line is refused, not cut off" "$VMB" run net.tcp_rr --net.server "127.0.0.1:$PORT" \
+	--quick --no-store
+has "$T/err" "0x00" "the refusal names the NUL"
+kill "$FAKE"
+FAKE=
 
 kill "$SRV"
 wait "$SRV"

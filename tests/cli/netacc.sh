@@ -135,7 +135,7 @@ ip link add "$va" type veth peer name "$vb" &&
 check "a veth pair into the namespace" test $? -eq 0
 if tc qdisc add dev "$va" root tbf rate 100mbit burst 32kbit latency 50ms 2>"$T/tc.err"; then
 	export VMBENCH_NET_TOKEN=acc$$
-	start 6 ip netns exec "$ns" "$VMB" serve --bind "$net.2" --port 0 --token "$VMBENCH_NET_TOKEN"
+	start 6 ip netns exec "$ns" "$VMB" serve --bind "$net.2" --port 0 # the token from $VMBENCH_NET_TOKEN
 	sh="--net.server $net.2:$PORT --time 1 --warmup 0.2 --repeat 3 --no-store"
 	expect 0 "tcp_stream through tbf 100 Mbit/s" "$VMB" run net.tcp_stream $sh --json "$T/tbf.json"
 	expect 0 "udp at 50 Mbit/s through it" "$VMB" run net.udp $sh --net.rate 50 --json "$T/u50.json"

@@ -81,9 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort(); /* the peer is gone: nothing else may be said */
 			break;
 		}
-		if (strlen(line) >= NETPROTO_MAX_LINE)
+		/* the line's length, NULs and all, and the terminator after it */
+		if ((size_t)r >= NETPROTO_MAX_LINE || line[r] != '\0')
 			abort();
-		check_line(line, strlen(line));
+		check_line(line, (size_t)r);
 	}
 	close(sv[1]);
 	return 0;

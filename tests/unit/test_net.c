@@ -3,11 +3,16 @@
  * schedule arithmetic (latency from the intended send time). */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "../../src/net/calc.h"
+#include "../../src/net/http.h"
+#include "../../src/net/io.h"
 #include "../../src/net/proto.h"
 #include "../../src/net/serve.h"
+#include "../../src/net/verify.h"
 
 struct pcase {
 	const char *line;
@@ -25,6 +30,9 @@ static const struct pcase pcases[] = {
 	{ "VMBNET x", -EINVAL, 0, NULL },
 	{ "VMBNET 1 token=", -EINVAL, 0, NULL },
 	{ "VMBNET 1 token=a/b", -EINVAL, 0, NULL },
+	{ "VMBNET 1 token=a token=b", -EINVAL, 0, NULL }, /* which one would be checked? */
+	{ "VMBNET 1 token=a token=a", -EINVAL, 0, NULL },
+	{ "HTTP", 0, NETPROTO_HTTP, NULL },
 	{ "OK 1", 0, NETPROTO_OK, NULL },
 	{ "ERR busy: try again", 0, NETPROTO_ERR, NULL },
 	{ "TEST kind=tcp_stream ms=2000 streams=4 size=131072 dir=bidir", 0, NETPROTO_TEST, NULL },
@@ -132,6 +140,30 @@ static const struct udpcase ucases[] = {
 	  1.9375, 0 },
 };
 
+/* A line with a NUL inside, as the server and the client read it from a
+ * socket: refused whole, not cut at the NUL and taken for "END". */
+static void nul_in_line(void **state)
+{
+	static const char wire[] = "END\0junk\nOK 1\n";
+	struct netio_lines lb;
+	struct netmsg m;
+	char err[200];
+	int sv[2];
+
+	(void)state;
+	/* the parser, given the whole line */
+	assert_int_equal(netproto_parse("END\0junk", 8, &m, err, sizeof(err)), -EINVAL);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(write(sv[0], wire, sizeof(wire) - 1), (ssize_t)sizeof(wire) - 1);
+	memset(&lb, 0, sizeof(lb));
+	assert_int_equal(netio_recv_msg(sv[1], &lb, &m, 1000, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "0x00"));
+	assert_int_equal(netio_recv_msg(sv[1], &lb, &m, 1000, err, sizeof(err)), 0);
+	assert_int_equal(m.verb, NETPROTO_OK);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static void udp_table(void **state)
 {
 	(void)state;
@@ -147,6 +179,184 @@ static void udp_table(void **state)
 				 (unsigned long long)s.ooo, (unsigned long long)s.packets);
 		assert_close(s.jitter_ns, c->jitter, 1e-9);
 		assert_close(udp_rx_loss_pct(&s), c->loss_pct, 1e-9);
+	}
+}
+
+/* A forged sequence number: 2^64-1 after 1 would count 2^64-3 lost, beyond
+ * the protocol's bound of 10^18 (the RESULT line could not be written). */
+static void udp_forged_seq(void **state)
+{
+	struct udp_rx s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_true(udp_rx_record(&s, 1, 0, 10));
+	assert_false(udp_rx_record(&s, UINT64_MAX, 0, 20));
+	assert_false(udp_rx_record(&s, 0, 0, 20));
+	assert_false(udp_rx_record(&s, UDP_MAX_SEQ + 1, 0, 20));
+	assert_int_equal(s.packets, 1);
+	assert_int_equal(s.lost, 0);
+	/* the largest number counted keeps lost below the bound */
+	assert_true(udp_rx_record(&s, UDP_MAX_SEQ, 0, 30));
+	assert_true(s.lost < UINT64_C(1000000000000000000));
+	/* forged send times at both ends of the clock: a finite jitter */
+	assert_true(udp_rx_record(&s, UDP_MAX_SEQ, UINT64_MAX, 0));
+	assert_true(udp_rx_record(&s, UDP_MAX_SEQ, 0, UINT64_MAX));
+	assert_true(s.jitter_ns >= 0 && s.jitter_ns < 1.9e19);
+}
+
+/* The client's check of RESULT: a figure beyond what the client itself
+ * sent, received or timed is refused, with the figure named. */
+struct vcase {
+	const char *what;
+	struct netverify_tally t;
+	const char *result;
+	const char *why; /* NULL: consistent; else a part of the reason */
+};
+
+static const struct vcase vcases[] = {
+	{ "stream, honest", { NETK_TCP_STREAM, 1, 1000, 0, 0, 0, 2000000000 },
+	  "RESULT bytes=900 sent=0 cpu_ns=1000 retrans=0", NULL },
+	{ "stream, forged bytes", { NETK_TCP_STREAM, 1, 1000, 0, 0, 0, 2000000000 },
+	  "RESULT bytes=999999999999999999 sent=0 cpu_ns=1000 retrans=0", "bytes=999999999999999999, more than" },
+	{ "stream, cpu beyond the wall time", { NETK_TCP_STREAM, 1, 1000, 0, 0, 0, 2000000000 },
+	  "RESULT bytes=900 sent=0 cpu_ns=2000000001 retrans=0", "cpu_ns=2000000001" },
+	{ "stream, no bytes=", { NETK_TCP_STREAM, 1, 1000, 0, 0, 0, 2000000000 }, "RESULT sent=0 cpu_ns=1 retrans=0",
+	  "no bytes=" },
+	{ "reverse, sent less than the client received", { NETK_TCP_STREAM, 1, 0, 5000, 0, 0, 2000000000 },
+	  "RESULT bytes=0 sent=4000 cpu_ns=1 retrans=0", "sent=4000, less than" },
+	{ "reverse, retransmits beyond the bytes sent", { NETK_TCP_STREAM, 1, 0, 5000, 0, 0, 2000000000 },
+	  "RESULT bytes=0 sent=5000 cpu_ns=1 retrans=5001", "retrans=5001" },
+	{ "reverse, sent far beyond what streams hold", { NETK_TCP_STREAM, 1, 0, 5000, 0, 0, 2000000000 },
+	  "RESULT bytes=0 sent=999999999999 cpu_ns=1 retrans=0", "sent=999999999999, more than" },
+	{ "udp, honest", { NETK_UDP, 1, 14600, 0, 10, 0, 2000000000 },
+	  "RESULT bytes=14600 sent=0 packets=10 lost=0 ooo=0 jitter_ns=100 cpu_ns=1", NULL },
+	{ "udp, more datagrams than sent", { NETK_UDP, 1, 14600, 0, 10, 0, 2000000000 },
+	  "RESULT bytes=14600 sent=0 packets=11 lost=0 ooo=0 jitter_ns=100 cpu_ns=1", "packets=11" },
+	{ "udp, more lost than sent", { NETK_UDP, 1, 14600, 0, 10, 0, 2000000000 },
+	  "RESULT bytes=14600 sent=0 packets=10 lost=11 ooo=0 jitter_ns=100 cpu_ns=1", "lost=11" },
+	{ "udp, more reordered than received", { NETK_UDP, 1, 14600, 0, 10, 0, 2000000000 },
+	  "RESULT bytes=14600 sent=0 packets=3 lost=0 ooo=4 jitter_ns=100 cpu_ns=1", "ooo=4" },
+	{ "udp, no packets=", { NETK_UDP, 1, 14600, 0, 10, 0, 2000000000 },
+	  "RESULT bytes=14600 sent=0 lost=0 ooo=0 jitter_ns=100 cpu_ns=1", "no packets=" },
+	{ "udp, jitter beyond the test", { NETK_UDP, 1, 14600, 0, 10, 0, 2000000000 },
+	  "RESULT bytes=14600 sent=0 packets=10 lost=0 ooo=0 jitter_ns=2000000001 cpu_ns=1", "jitter_ns=" },
+	{ "crr, more connections than opened", { NETK_TCP_CRR, 1, 10, 10, 0, 10, 2000000000 },
+	  "RESULT bytes=10 sent=10 cpu_ns=1 conns=11", "conns=11" },
+	{ "rr, an echo larger than the request", { NETK_TCP_RR, 1, 10, 10, 0, 0, 2000000000 },
+	  "RESULT bytes=10 sent=11 cpu_ns=1", "sent=11" },
+	{ "rr, honest", { NETK_TCP_RR, 1, 10, 10, 0, 0, 2000000000 }, "RESULT bytes=10 sent=10 cpu_ns=1", NULL },
+};
+
+static void verify_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(vcases) / sizeof(vcases[0]); i++) {
+		const struct vcase *c = &vcases[i];
+		struct netmsg m;
+		char err[200], why[200] = "";
+		int r;
+
+		assert_int_equal(netproto_parse(c->result, strlen(c->result), &m, err, sizeof(err)), 0);
+		r = netverify_result(&c->t, &m, why, sizeof(why));
+		if (c->why ? r != -EPROTO || !strstr(why, c->why) : r != 0)
+			fail_msg("%s: %d '%s'", c->what, r, why);
+	}
+}
+
+/* serve's request parser: the page, the size, keep-alive, and refusals. */
+struct reqcase {
+	const char *in;
+	int want;
+	enum nethttp_page page;
+	uint64_t size;
+	bool close_after;
+};
+
+static const struct reqcase reqcases[] = {
+	{ "GET /static/5 HTTP/1.1\r\nHost: x\r\n\r\n", 0, NETHTTP_STATIC, 5, false },
+	{ "GET /static/1048576 HTTP/1.0\r\n\r\n", 0, NETHTTP_STATIC, 1048576, true },
+	{ "GET /static/1048577 HTTP/1.1\r\n\r\n", 0, NETHTTP_NOT_FOUND, 0, false },
+	{ "GET /static/+5 HTTP/1.1\r\n\r\n", 0, NETHTTP_NOT_FOUND, 0, false },
+	{ "GET /static/-5 HTTP/1.1\r\n\r\n", 0, NETHTTP_NOT_FOUND, 0, false },
+	{ "GET /static/ HTTP/1.1\r\n\r\n", 0, NETHTTP_NOT_FOUND, 0, false },
+	{ "GET /static/\t5 HTTP/1.1\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "GET /static/ 5 HTTP/1.1\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "GET /static/5 HTTP/1.1\r\nConnection: close\r\n\r\n", 0, NETHTTP_STATIC, 5, true },
+	{ "GET /static/5 HTTP/1.0\r\nconnection:keep-alive\r\n\r\n", 0, NETHTTP_STATIC, 5, false },
+	{ "GET /dynamic HTTP/1.1\r\n\r\n", 0, NETHTTP_DYNAMIC, 0, false },
+	{ "POST /static/5 HTTP/1.1\r\n\r\n", 0, NETHTTP_BAD_METHOD, 0, false },
+	{ "GET /static/5 HTTP/2.0\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "GET /static/5 HTTP/1.1\r\nBad Header\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "GET /static/5 HTTP/1.1\rX\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "GET /static/5 HTTP/1.1\r\n", -EAGAIN, 0, 0, false },
+};
+
+static void http_request_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(reqcases) / sizeof(reqcases[0]); i++) {
+		const struct reqcase *c = &reqcases[i];
+		struct nethttp_req q;
+		size_t len = strlen(c->in);
+		int r = nethttp_parse_request(c->in, len, NETSRV_MAX_BODY, &q);
+		if (r != c->want)
+			fail_msg("'%s': %d, expected %d", c->in, r, c->want);
+		if (r == 0 && (q.page != c->page || q.size != c->size || q.close_after != c->close_after ||
+			       q.headlen != len))
+			fail_msg("'%s': page %d size %llu close %d", c->in, q.page, (unsigned long long)q.size,
+				 q.close_after);
+	}
+	{
+		static const char nul[] = "GET /static/5 HTTP/1.1\r\nX: a\0b\r\n\r\n";
+		struct nethttp_req q;
+
+		assert_int_equal(nethttp_parse_request(nul, sizeof(nul) - 1, NETSRV_MAX_BODY, &q), -EINVAL);
+	}
+}
+
+/* net.http's response parser: a length of -1 is not 2^64-1, a status of
+ * "2:0" is not 300. */
+struct respcase {
+	const char *in;
+	int want;
+	int status;
+	uint64_t body;
+	bool close_after;
+};
+
+static const struct respcase respcases[] = {
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 0, 200, 5, false },
+	{ "HTTP/1.1 200\r\nContent-Length:5\r\nConnection: close\r\n\r\n", 0, 200, 5, true },
+	{ "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n", 0, 404, 0, true },
+	{ "HTTP/1.1 204 No Content\r\n\r\n", 0, 204, 0, false },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 5 5\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "HTTP/1.1 2:0 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "HTTP/1.1 099 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "HTTP/1.1 2000 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, false },
+	{ "HTTP/1.1 200 OK\r\n\r\n", -EINVAL, 0, 0, false }, /* no length: where would it end? */
+	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", -ENOTSUP, 0, 0, false },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n", -EAGAIN, 0, 0, false },
+};
+
+static void http_response_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(respcases) / sizeof(respcases[0]); i++) {
+		const struct respcase *c = &respcases[i];
+		struct nethttp_resp p;
+		int r = nethttp_parse_response(c->in, strlen(c->in), &p);
+
+		if (r != c->want)
+			fail_msg("'%s': %d, expected %d", c->in, r, c->want);
+		if (r == 0 && (p.status != c->status || p.body != c->body || p.close_after != c->close_after ||
+			       p.headlen != strlen(c->in)))
+			fail_msg("'%s': status %d body %llu close %d", c->in, p.status, (unsigned long long)p.body,
+				 p.close_after);
 	}
 }
 
@@ -196,7 +406,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_table), cmocka_unit_test(parse_values), cmocka_unit_test(udp_table),
-		cmocka_unit_test(sched_table), cmocka_unit_test(dynamic_page),
+		cmocka_unit_test(sched_table), cmocka_unit_test(dynamic_page), cmocka_unit_test(nul_in_line),
+		cmocka_unit_test(udp_forged_seq), cmocka_unit_test(verify_table), cmocka_unit_test(http_request_table),
+		cmocka_unit_test(http_response_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""A fake `vmbench serve` on 127.0.0.1: it speaks the control protocol and
+takes the data of tcp_stream and udp tests like the real one, but its
+RESULT is what MODE (argv[1]) says:
+
+  honest  the bytes and datagrams it did receive (the harness's own check)
+  forge   bytes=999999999999999999 and, for udp, as many packets: figures
+          no server can have measured from what the client sent
+  nul     its greeting's answer holds a NUL ("OK 1\\0junk"), to be refused
+
+Prints "listening on 127.0.0.1:PORT", serves sessions until killed. Every
+socket wait is bounded; nothing sleeps."""
+import socket
+import sys
+import threading
+
+mode = sys.argv[1]
+FORGED = 999999999999999999
+
+
+def readline(f):
+    line = f.readline(600)
+    return line.decode("ascii", "replace").strip() if line else None
+
+
+def tcp_data(ls, streams, state):
+    conns = []
+    ls.settimeout(5)
+    try:
+        for _ in range(streams):
+            c, _ = ls.accept()
+            c.settimeout(10)
+            conns.append(c)
+    except OSError:
+        return
+
+    def drain(c):
+        try:
+            while True:
+                d = c.recv(1 << 16)
+                if not d:
+                    break
+                if not state["ended"]:
+                    state["bytes"] += len(d)
+        except OSError:
+            pass
+        c.close()
+    for c in conns:
+        threading.Thread(target=drain, args=(c,), daemon=True).start()
+
+
+def udp_data(us, state):
+    us.settimeout(0.2)
+    while not state["ended"]:
+        try:
+            d = us.recv(65536)
+        except socket.timeout:
+            continue
+        except OSError:
+            return
+        state["bytes"] += len(d)
+        state["packets"] += 1
+
+
+def session(c):
+    c.settimeout(30)
+    f = c.makefile("rb")
+    if readline(f) is None:
+        return
+    if mode == "nul":
+        c.sendall(b"OK 1\x00junk\n")
+        return
+    c.sendall(b"OK 1\n")
+    while True:
+        line = readline(f)
+        if line is None or line == "BYE":
+            return
+        words = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
+        if line.startswith("STATS"):
+            c.sendall(b"STATS http=0\n")
+            continue
+        if not line.startswith("TEST"):
+            c.sendall(b"ERR this fake serves TEST, STATS and BYE\n")
+            continue
+        kind = words.get("kind")
+        state = {"bytes": 0, "packets": 0, "ended": False}
+        if kind == "udp":
+            ds = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            ds.bind(("127.0.0.1", 0))
+            t = threading.Thread(target=udp_data, args=(ds, state), daemon=True)
+        elif kind == "tcp_stream":
+            ds = socket.socket()
+            ds.bind(("127.0.0.1", 0))
+            ds.listen(16)
+            t = threading.Thread(target=tcp_data, args=(ds, int(words.get("streams", "1")), state), daemon=True)
+        else:
+            c.sendall(b"ERR this fake serves tcp_stream and udp\n")
+            continue
+        t.start()
+        c.sendall(b"PORT %d\n" % ds.getsockname()[1])
+        if readline(f) != "END":
+            return
+        state["ended"] = True
+        t.join(5)
+        ds.close()
+        got, packets = state["bytes"], state["packets"]
+        if mode == "forge":
+            got, packets = FORGED, FORGED
+        if kind == "udp":
+            res = "RESULT bytes=%d sent=0 packets=%d lost=0 ooo=0 jitter_ns=0 cpu_ns=1\n" % (got, packets)
+        else:
+            res = "RESULT bytes=%d sent=0 cpu_ns=1 retrans=0\n" % got
+        c.sendall(res.encode())
+
+
+def serve_one(c):
+    try:
+        session(c)
+    except OSError:
+        pass
+    c.close()
+
+
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(16)
+print("listening on 127.0.0.1:%d" % ls.getsockname()[1], flush=True)
+while True:
+    c, _ = ls.accept()
+    threading.Thread(target=serve_one, args=(c,), daemon=True).start()
