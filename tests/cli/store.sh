@@ -165,6 +165,26 @@ labels='run_id="0badc0de-0000-4000-8000-000000000001",host="h1",hypervisor="KVM"
 } > "$T/want"
 check "the OpenMetrics text, exactly: 1st, disk.type and disk_type get distinct valid names" diff -u "$T/want" "$T/out"
 
+# "__" label names are Prometheus's own (dropped after relabelling): renamed
+# with an 'x', also when only the replaced bytes make the "__" ("--x", "é_y")
+python3 - "$doc" "$T/dunder.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["labels"] = {"__name__": "a", "--x": "b", "\u00e9_y": "c"}
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+expect 0 "export labels that would start with __" "$VMB" export "$T/dunder.json" --format openmetrics
+check "no label name starts with __, each renamed with an x" python3 - "$T/out" <<'EOF'
+import re, sys
+names = set()
+for line in open(sys.argv[1]):
+    m = re.match(r'^vmbench_\w+\{(.*)\} ', line)
+    if m:
+        names |= set(re.findall(r'(?:^|,)([A-Za-z_][A-Za-z0-9_]*)="', m.group(1)))
+assert not [n for n in names if n.startswith("__")], names
+assert {"x__name__", "x__x", "x___y"} <= names, names
+EOF
+
 # A valid document need not say which vmbench wrote it ("vmbench (null)")
 "$VMB" export 1 --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); d["tool"] = {}
 json.dump(d, open(sys.argv[1], "w"))' "$T/notool.json"
