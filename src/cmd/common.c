@@ -309,7 +309,8 @@ static int collect_row(const struct db_row *row, void *arg)
 	c->r = db_get(c->db, id, &doc);
 	if (c->r < 0)
 		return c->r;
-	json_array_append_new(c->docs, doc);
+	if (json_array_append_new(c->docs, doc) < 0)
+		return c->r = log_errno(-ENOMEM, "collecting run %s", id);
 	return 0;
 }
 
@@ -326,8 +327,11 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 			log_error("%s", err);
 			return EXIT_USAGE;
 		}
-		arr = json_array();
-		json_array_append_new(arr, doc);
+		arr = json_pack("[o]", doc);
+		if (!arr) {
+			log_error("%s: out of memory", word);
+			return EXIT_FAILED;
+		}
 		*docs = arr;
 		snprintf(name, namelen, "%s", strrchr(word, '/') ? strrchr(word, '/') + 1 : word);
 		return CMD_CONTINUE;
@@ -385,8 +389,11 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		return cmd_usage_error(c, "'%s' is neither a file, a stored run, nor a KEY=VALUE selector", word);
 	if (r < 0)
 		return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
-	arr = json_array();
-	json_array_append_new(arr, doc);
+	arr = json_pack("[o]", doc);
+	if (!arr) {
+		log_error("run %s: out of memory", word);
+		return EXIT_FAILED;
+	}
 	*docs = arr;
 	snprintf(name, namelen, "run %s", word);
 	return CMD_CONTINUE;

@@ -61,7 +61,11 @@ static int collect_row(const struct db_row *row, void *arg)
 	while (suites && *p) {
 		size_t n = strcspn(p, ",");
 
-		json_array_append_new(suites, json_stringn(p, n));
+		if (json_array_append_new(suites, json_stringn(p, n)) < 0) {
+			json_decref(suites);
+			json_decref(labels);
+			return -ENOMEM;
+		}
 		p += n + (p[n] == ',');
 	}
 	o = json_pack("{s:I, s:s, s:s?, s:s?, s:s?, s:o, s:o, s:s}", "run", (json_int_t)row->id, "id",

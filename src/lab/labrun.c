@@ -439,7 +439,7 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 	struct vmb_case *c;
 	json_t *doc = NULL, *suite;
 	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured");
-	char phases[256] = "";
+	char phases[256] = "", why[256];
 	size_t off = 0;
 
 	for (size_t k = 0; k < BOOT_NPHASES && off < sizeof(phases); k++)
@@ -485,7 +485,8 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
-	doc = doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp });
+	if (doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp }, &doc, why, sizeof(why)) < 0)
+		doc = NULL;
 out:
 	vmb_results_release(&res);
 	json_decref(fp);
@@ -583,10 +584,9 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				/* only boot was asked: the guest's fingerprint still belongs to the result */
 				struct vmb_results empty = { 0 };
 
-				doc = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b.fp,
-										 .started = wall_time_s(), .ended = wall_time_s() });
-				if (!doc)
-					r = -ENOMEM;
+				r = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b.fp,
+										 .started = wall_time_s(), .ended = wall_time_s() },
+						     &doc, err, errlen);
 			}
 		}
 		/* warm boots in this same QEMU, after the suites of the first boot */

@@ -275,7 +275,10 @@ static json_t *fio_histogram(struct imp *im, const json_t *side, const json_t *l
 			json_decref(p);
 			return NULL;
 		}
-		json_object_set_new(p, keys[i][1], json_real(json_number_value(x)));
+		if (json_object_set_new(p, keys[i][1], json_real(json_number_value(x))) < 0) {
+			json_decref(p);
+			return NULL;
+		}
 	}
 	ios = jget(im, side, path, "total_ios", JSON_INTEGER);
 	min = jnum(im, lat, lpath, "min");
@@ -907,7 +910,7 @@ void import_formats_string(char *buf, size_t len)
 
 /* ---- entry ---- */
 
-static void add_percentiles(json_t *doc, json_t *pct_by_key, const struct vmb_results *res)
+static int add_percentiles(json_t *doc, json_t *pct_by_key, const struct vmb_results *res)
 {
 	/* results and document are in the same order: indices match */
 	for (size_t s = 0; s < res->nsuites; s++)
@@ -923,10 +926,12 @@ static void add_percentiles(json_t *doc, json_t *pct_by_key, const struct vmb_re
 
 					snprintf(key, sizeof(key), "%zu/%zu/%zu/%s", s, t, c, vc->metrics[m].name);
 					h = json_object_get(pct_by_key, key);
-					if (h)
-						json_object_set(json_array_get(json_object_get(jc, "metrics"), m), "histogram", h);
+					if (h && json_object_set(json_array_get(json_object_get(jc, "metrics"), m), "histogram",
+								 h) < 0)
+						return -ENOMEM;
 				}
 			}
+	return 0;
 }
 
 /* Where the JSON document starts: at the first line whose first non-blank
@@ -979,7 +984,7 @@ static json_t *build_doc(struct imp *im, const char *tool, const char *name, con
 {
 	struct strv all = { 0 };
 	json_t *doc = NULL, *fp;
-	char kv[64];
+	char kv[64], why[256];
 
 	for (size_t s = 0; s < im->res.nsuites; s++)
 		for (size_t t = 0; t < im->res.suites[s].ntests; t++)
@@ -999,16 +1004,23 @@ static json_t *build_doc(struct imp *im, const char *tool, const char *name, con
 		       "imported_from", name);
 	if (!fp)
 		goto out;
-	doc = doc_from_results(&im->res, &(struct doc_meta){ .argc = 0,
-							      .started = im->tool_started > 0 ? im->tool_started : wall_time_s(),
-							      .ended = im->tool_started > 0 ? im->tool_started + im->tool_duration
-											  : wall_time_s(),
-							      .fingerprint = fp, .labels = &all });
+	if (doc_from_results(&im->res, &(struct doc_meta){ .argc = 0,
+							    .started = im->tool_started > 0 ? im->tool_started : wall_time_s(),
+							    .ended = im->tool_started > 0 ? im->tool_started + im->tool_duration
+											: wall_time_s(),
+							    .fingerprint = fp, .labels = &all }, &doc, why, sizeof(why)) < 0) {
+		fail(im, "%s", why);
+		doc = NULL;
+	}
 	json_decref(fp);
 	if (!doc)
 		goto out;
-	add_percentiles(doc, im->pct, &im->res);
-	json_object_set_new(json_object_get(doc, "tool"), "imported_from", json_string(tool));
+	if (add_percentiles(doc, im->pct, &im->res) < 0 ||
+	    json_object_set_new(json_object_get(doc, "tool"), "imported_from", json_string(tool)) < 0) {
+		json_decref(doc);
+		doc = NULL;
+		goto out;
+	}
 	json_object_del(doc, "settings");
 out:
 	strv_clear(&all);
@@ -1156,6 +1168,12 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 	} else {
 		doc = build_doc(&im, imp->fmt.tool, name, labels);
 		r = doc ? 0 : -ENOMEM;
+		if (!doc && im.bad) {
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen, "%s: %s: %s", name, imp->fmt.tool, why);
+			r = -EINVAL;
+			goto out;
+		}
 	}
 	if (r < 0) {
 		snprintf(err, errlen, "%s: out of memory", name);
