@@ -481,8 +481,62 @@ int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
 	}
 }
 
-int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, int stall_ms, int total_ms,
-		   json_t **doc)
+int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char *err, size_t errlen)
+{
+	/* the parts a guest measures; the rest is the host's to say */
+	static const char *const guest_keys[] = { "schema", "schema_version", "tool", "command_line", "started",
+						  "ended", "duration_s", "status", "settings", "suites" };
+	const json_t *suites = json_object_get(doc, "suites"), *s, *t;
+	const struct vmb_suite *suite;
+	const char *dot = strchr(what, '.'), *sname, *k;
+	size_t slen = dot ? (size_t)(dot - what) : strlen(what), i;
+	json_t *fp, *labels, *v;
+	void *tmp;
+	char why[256];
+
+	if (json_array_size(suites) != 1)
+		return errf(err, errlen, -EPROTO, "the guest returned %zu suites, but was asked for %s",
+			    json_array_size(suites), what);
+	s = json_array_get(suites, 0);
+	sname = json_string_value(json_object_get(s, "name"));
+	if (!sname || strlen(sname) != slen || strncmp(sname, what, slen))
+		return errf(err, errlen, -EPROTO, "the guest returned results of the suite %.64s, but was asked for %s",
+			    sname ? sname : "?", what);
+	suite = suites_find(sname);
+	json_array_foreach(json_object_get(s, "tests"), i, t) {
+		const char *tname = json_string_value(json_object_get(t, "name"));
+		bool declared = false;
+
+		for (size_t n = 0; suite && tname && suite->tests[n].name; n++)
+			declared |= !strcmp(suite->tests[n].name, tname);
+		if (!tname || (dot && strcmp(tname, dot + 1)) || !declared)
+			return errf(err, errlen, -EPROTO, "the guest returned results of %s.%.64s, but was asked for %s",
+				    sname, tname ? tname : "?", what);
+	}
+	json_object_foreach_safe(doc, tmp, k, v) {
+		bool keep = false;
+
+		for (i = 0; i < sizeof(guest_keys) / sizeof(guest_keys[0]); i++)
+			keep |= !strcmp(k, guest_keys[i]);
+		if (!keep)
+			json_object_del(doc, k);
+	}
+	/* json_object_set_new() takes the value also when it fails */
+	fp = json_deep_copy(hello_fp);
+	labels = json_object();
+	if (json_object_set_new(doc, "fingerprint", fp) < 0 || json_object_set_new(doc, "labels", labels) < 0 ||
+	    doc_set_new_id(doc) < 0) {
+		if (!fp)
+			json_decref(labels);
+		return errf(err, errlen, -ENOMEM, "out of memory taking the guest's result");
+	}
+	if (doc_validate(doc, why, sizeof(why)) < 0)
+		return errf(err, errlen, -EPROTO, "the guest's result with its HELLO fingerprint is not valid: %s", why);
+	return 0;
+}
+
+int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
+		   int stall_ms, int total_ms, json_t **doc)
 {
 	uint64_t end = deadline_after(total_ms);
 	char *opts, *line = NULL, q[120];
@@ -563,6 +617,13 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		if (r < 0) {
 			fail(c, "%s", err);
 			return -EPROTO;
+		}
+		r = proto_host_adopt(*doc, what, hello_fp, err, sizeof(err));
+		if (r < 0) {
+			fail(c, "%s", err);
+			json_decref(*doc);
+			*doc = NULL;
+			return r;
 		}
 		return 0;
 	}

@@ -40,6 +40,14 @@ static void make_uuid(char *buf, size_t len)
 		 b[14], b[15]);
 }
 
+int doc_set_new_id(json_t *doc)
+{
+	char id[40];
+
+	make_uuid(id, sizeof(id));
+	return json_object_set_new(doc, "id", json_string(id)) < 0 ? -ENOMEM : 0;
+}
+
 /* A parameter value as JSON: a number when it reads as one. */
 static json_t *param_value(const char *v)
 {

@@ -33,6 +33,8 @@ struct doc_meta {
  * part jansson refuses fails the whole document. */
 int doc_from_results(const struct vmb_results *res, const struct doc_meta *m, json_t **out, char *err,
 		     size_t errlen);
+/* A new random run id (UUID v4) in doc's "id": 0 or -ENOMEM. */
+int doc_set_new_id(json_t *doc);
 /* 0, or -EINVAL with a message naming the JSON path of the first problem. */
 int doc_validate(const json_t *doc, char *err, size_t errlen);
 /* Parse and validate; messages name `name` (a file path or "stdin"). */
