@@ -387,6 +387,8 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 	r = db_get(*db, word, &doc);
 	if (r == -ENOENT)
 		return cmd_usage_error(c, "'%s' is neither a file, a stored run, nor a KEY=VALUE selector", word);
+	/* -EINVAL: an ambiguous id prefix; -EBADMSG (an unreadable stored
+	 * document) is the store's fault, exit 1 as by selector and in show */
 	if (r < 0)
 		return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 	arr = json_pack("[o]", doc);

@@ -462,9 +462,13 @@ int db_get(struct db *db, const char *ref, json_t **doc)
 		return r;
 	r = doc_load_string(text, db->path, doc, err, sizeof(err));
 	free(text);
-	if (r < 0)
-		log_error("%s (run %s)", err, ref);
-	return r;
+	if (r < 0) {
+		/* the store's fault, not the user's: the same message and code
+		 * whether the run was named by number, id or selector */
+		log_error("run %s: stored document is unreadable: %s", ref, err);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 int db_parse_selector(const char *sel, struct strv *filter)
@@ -598,7 +602,10 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites, "
 				"(SELECT json_group_object(key, value) FROM "
 				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), "
-				"json_extract(r.doc, '$.status') = 'interrupted' "
+				/* a document that is not JSON is one row marked
+				 * unreadable, not an error for the whole list */
+				"CASE WHEN json_valid(r.doc) THEN json_extract(r.doc, '$.status') = 'interrupted' "
+				"ELSE 0 END, json_valid(r.doc) "
 				"FROM runs r WHERE ?2 = 0 OR ?2 = "
 				"(SELECT count(*) FROM labels l JOIN json_each(?1) f "
 				"   ON l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]') "
@@ -623,6 +630,7 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 			.suites = (const char *)sqlite3_column_text(st, 6),
 			.labels_json = (const char *)sqlite3_column_text(st, 7),
 			.interrupted = sqlite3_column_int(st, 8) == 1,
+			.unreadable = sqlite3_column_int(st, 9) != 1,
 		};
 
 		r = fn(&row, arg);
