@@ -256,47 +256,14 @@ int proto_recv_bytes(struct proto_conn *c, size_t n, int timeout_ms, char **data
 	return 0;
 }
 
-/* Length of the well-formed UTF-8 prefix of s (RFC 3629: no overlong forms,
- * no surrogates, nothing above U+10FFFF). */
-static size_t utf8_valid_prefix(const unsigned char *s)
-{
-	size_t i = 0;
-
-	while (s[i]) {
-		unsigned char b = s[i];
-		size_t n;
-		unsigned lo = 0x80, hi = 0xbf;
-
-		if (b < 0x80) {
-			i++;
-			continue;
-		}
-		if (b >= 0xc2 && b <= 0xdf)
-			n = 1;
-		else if (b >= 0xe0 && b <= 0xef)
-			n = 2, lo = b == 0xe0 ? 0xa0 : 0x80, hi = b == 0xed ? 0x9f : 0xbf;
-		else if (b >= 0xf0 && b <= 0xf4)
-			n = 3, lo = b == 0xf0 ? 0x90 : 0x80, hi = b == 0xf4 ? 0x8f : 0xbf;
-		else
-			return i;
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return i;
-		for (size_t k = 2; k <= n; k++)
-			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
-				return i;
-		i += n + 1;
-	}
-	return i;
-}
-
 /* Text a protocol line may carry: UTF-8, no control characters but tab. */
 static int check_text(const char *s, char *err, size_t errlen)
 {
-	size_t ok = utf8_valid_prefix((const unsigned char *)s);
+	long bad = str_find_bad_utf8(s, strlen(s));
 
-	if (s[ok])
-		return errf(err, errlen, -EPROTO, "the line is not UTF-8 (byte %zu is 0x%02x)", ok,
-			    (unsigned char)s[ok]);
+	if (bad >= 0)
+		return errf(err, errlen, -EPROTO, "the line is not UTF-8 (byte %ld is 0x%02x)", bad,
+			    (unsigned char)s[bad]);
 	for (size_t i = 0; s[i]; i++)
 		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
 			return errf(err, errlen, -EPROTO, "the line holds a control character (0x%02x at byte %zu)",

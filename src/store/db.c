@@ -513,36 +513,6 @@ int db_parse_selector(const char *sel, struct strv *filter)
 	return 0;
 }
 
-/* Whether s[0..n) is UTF-8 (no overlong forms, surrogates or code points
- * past U+10FFFF): what a JSON string, and so a stored label, can hold. */
-static bool utf8_valid(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i], len, cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-		if (!len || c > 0xf4 || n - i < len)
-			return false;
-		cp = c & (0x3fu >> (len - 1));
-		for (unsigned k = 1; k < len; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + k] & 0x3fu);
-		}
-		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += len;
-	}
-	return true;
-}
-
 /* The filter as a JSON array of distinct [key, value] pairs, bound as one
  * parameter: a query of constant size however long the selector is.
  * *never: a pair no stored label can equal (not UTF-8, as every stored
@@ -559,7 +529,7 @@ static char *filter_json(const struct strv *filter, size_t *npairs, bool *never)
 		const char *kv = filter->v[i], *eq = strchr(kv, '=');
 
 		/* not KEY=VALUE (the callers never pass one) matches nothing, never everything */
-		if (!eq || !utf8_valid((const unsigned char *)kv, strlen(kv))) {
+		if (!eq || str_find_bad_utf8(kv, strlen(kv)) >= 0) {
 			*never = true;
 			continue;
 		}
