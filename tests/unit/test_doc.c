@@ -277,6 +277,79 @@ static void build_refuses_non_utf8(void **state)
 	json_decref(fp);
 }
 
+/* started, ended and each repetition's start are RFC 3339 timestamps: the
+ * reports print them and sort by them. */
+static void timestamps(void **state)
+{
+	static const struct {
+		const char *key, *value;
+		bool ok;
+	} cases[] = {
+		{ "started", "2026-11-30T03:14:00Z", true },
+		{ "started", "2024-02-29T23:59:60.123+05:30", true }, /* leap day, leap second, offset */
+		{ "ended", "2026-11-30t03:14:00z", true },
+		{ "ended", "1999-12-31T23:59:59-00:00", true },
+		{ "started", "yesterday", false },
+		{ "started", "", false },
+		{ "started", "2026-11-30", false },
+		{ "started", "2026-11-30 03:14:00Z", false },
+		{ "started", "2026-02-29T00:00:00Z", false }, /* not a leap year */
+		{ "started", "1900-02-29T00:00:00Z", false },
+		{ "started", "2026-04-31T00:00:00Z", false },
+		{ "started", "2026-13-01T00:00:00Z", false },
+		{ "ended", "2026-11-30T24:00:00Z", false },
+		{ "ended", "2026-11-30T03:14:00", false },   /* no offset */
+		{ "ended", "2026-11-30T03:14:00.Z", false },
+		{ "ended", "2026-11-30T03:14:00+5:30", false },
+		{ "ended", "2026-11-30T03:14:00Zjunk", false },
+		{ "ended", "+2026-11-30T03:14:00Z", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *doc = fixture_doc();
+		char err[256] = "";
+		int r;
+
+		assert_int_equal(json_object_set_new(doc, cases[i].key, json_string(cases[i].value)), 0);
+		r = doc_validate(doc, err, sizeof(err));
+		if ((r == 0) != cases[i].ok)
+			fail_msg("case %zu: %s \"%s\" %s (%s)", i, cases[i].key, cases[i].value,
+				 r == 0 ? "accepted" : "refused", err);
+		if (r < 0 && !strstr(err, "expected an RFC 3339 timestamp"))
+			fail_msg("case %zu: %s", i, err);
+		json_decref(doc);
+	}
+	/* a number is not a timestamp either */
+	{
+		json_t *doc = fixture_doc();
+		char err[256];
+
+		json_object_set_new(doc, "started", json_integer(1700000000));
+		assert_int_equal(doc_validate(doc, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "started: expected a string"));
+		json_decref(doc);
+	}
+}
+
+/* Every stored document this project has committed still loads. */
+static void old_documents_load(void **state)
+{
+	static const char *const files[] = { "store/labels.json", "../fuzz/corpus/doc/imported-fio.json",
+					     "../fuzz/corpus/doc/imported-iperf3.json", "../fuzz/corpus/doc/run-cpu.json" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[512], err[512];
+		json_t *doc = NULL;
+
+		snprintf(path, sizeof(path), "%s/%s", FIXTURES, files[i]);
+		if (doc_load_file(path, &doc, err, sizeof(err)) < 0)
+			fail_msg("%s", err);
+		json_decref(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +359,8 @@ int main(void)
 		cmocka_unit_test(failures),
 		cmocka_unit_test(utf8_cases),
 		cmocka_unit_test(build_refuses_non_utf8),
+		cmocka_unit_test(timestamps),
+		cmocka_unit_test(old_documents_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
