@@ -14,8 +14,7 @@ static json_t *probe_caches(const char *root)
 {
 	json_t *arr = json_array();
 
-	/* an entry that cannot be made (out of memory) fails the list: never one silently missing */
-	for (unsigned i = 0; arr && i < 16; i++) {
+	for (unsigned i = 0; i < 16; i++) {
 		char p[128], level[16], type[32], size[32];
 		int64_t lv;
 
@@ -30,12 +29,9 @@ static json_t *probe_caches(const char *root)
 			continue;
 		if (parse_i64(level, 0, 9, &lv) < 0)
 			continue;
-		if (json_array_append_new(arr, json_pack("{s:I, s:o, s:I}", "level", (json_int_t)lv, "type",
-							 probe_jstr(type), "size_bytes",
-							 (json_int_t)probe_parse_cache_size(size))) < 0) {
-			json_decref(arr);
-			arr = NULL;
-		}
+		json_array_append_new(arr, json_pack("{s:I, s:o, s:I}", "level", (json_int_t)lv, "type",
+						     probe_jstr(type), "size_bytes",
+						     (json_int_t)probe_parse_cache_size(size)));
 	}
 	return arr;
 }
