@@ -119,9 +119,15 @@ static json_t *entries(const struct cmp_table *t, const char *machine, unsigned 
 		if (!isfinite(cv) || cv > 10)
 			continue;
 		mdd = stats_mdd_pct(cv, for_runs, (double)c->nruns - 1);
-		json_array_append_new(cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:f, s:f, s:I}",
+		if (json_array_append_new(cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:f, s:f, s:I}",
 			"machine", machine, "suite", r->suite, "test", r->test, "params", r->params, "metric", r->metric,
-			"runs", (json_int_t)c->nruns, "reps", (json_int_t)c->reps_max, "cv_between", cv, "mdd_pct", isfinite(mdd) ? mdd : 0, "for_runs", (json_int_t)for_runs));
+			"runs", (json_int_t)c->nruns, "reps", (json_int_t)c->reps_max, "cv_between", cv, "mdd_pct",
+			isfinite(mdd) ? mdd : 0, "for_runs", (json_int_t)for_runs)) < 0) {
+			/* no calibration rather than one silently missing a case */
+			log_error("calibration of %s.%s %s: out of memory", r->suite, r->test, r->metric);
+			json_decref(cases);
+			return NULL;
+		}
 		if (print && r->headline) {
 			cmp_row_params(r, params, sizeof(params));
 			printf("%s.%s%s%s %s: run-to-run noise %.1f%%; differences under %.1f%% cannot be told from noise "
@@ -199,7 +205,11 @@ static int cmd_calibrate(const struct vmb_cmd *self, int argc, char **argv)
 		}
 		if (k == 1)
 			cmp_fingerprint_key(json_object_get(doc, "fingerprint"), machine, sizeof(machine));
-		json_array_append_new(docs, doc);
+		if (json_array_append_new(docs, doc) < 0) {
+			log_error("run %u of %u: out of memory", k, nruns);
+			ret = EXIT_FAILED;
+			goto out;
+		}
 	}
 	if (!docs || cmp_add_operand(&t, "calibration", docs) < 0) {
 		docs = NULL;

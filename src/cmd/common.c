@@ -167,6 +167,36 @@ static int check_common_opts(const struct vmb_cmd *c, const struct optset *own)
 	return CMD_CONTINUE;
 }
 
+/* JSON text is UTF-8: a label, a note, a selector or any argument that is
+ * not would be dropped from the document (json_string() refuses it), so it
+ * is refused here, named by its option and the offset of the bad byte. The
+ * whole command line is checked: every word of it is recorded. */
+static int check_utf8(const struct vmb_cmd *c, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq;
+		long at = str_find_bad_utf8(a, strlen(a));
+		char what[96];
+
+		if (at < 0)
+			continue;
+		/* the bytes themselves are not echoed: they may drive the terminal */
+		eq = strchr(a, '=');
+		if (i == 0)
+			snprintf(what, sizeof(what), "the program's path");
+		else if (str_has_prefix(a, "--") && eq && eq - a < at)
+			snprintf(what, sizeof(what), "argument %d, %.*s", i, (int)(eq - a > 60 ? 60 : eq - a), a);
+		else if (i > 1 && argv[i - 1][0] == '-' && str_find_bad_utf8(argv[i - 1], strlen(argv[i - 1])) < 0)
+			snprintf(what, sizeof(what), "argument %d, after %.60s", i, argv[i - 1]);
+		else
+			snprintf(what, sizeof(what), "argument %d", i);
+		return cmd_usage_error(c, "%s: not UTF-8 (byte %ld is 0x%02x); the command line, labels, notes and "
+				       "selectors are stored or matched as JSON text, which is UTF-8: convert it "
+				       "(e.g. with iconv -t UTF-8)", what, at, (unsigned char)a[at]);
+	}
+	return CMD_CONTINUE;
+}
+
 int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own,
 	      struct optset *suite_sets, struct strv *positional)
 {
@@ -179,6 +209,9 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 	memset(positional, 0, sizeof(*positional));
 	if (suite_sets)
 		memset(suite_sets, 0, vmb_nsuites * sizeof(*suite_sets));
+	r = cmd_argv ? check_utf8(c, cmd_argc, cmd_argv) : check_utf8(c, argc, argv);
+	if (r != CMD_CONTINUE)
+		return r;
 	sets = calloc(1 + vmb_nsuites, sizeof(*sets));
 	if (!sets || optset_init(own, c->opts, "") < 0) {
 		free(sets);
@@ -276,7 +309,8 @@ static int collect_row(const struct db_row *row, void *arg)
 	c->r = db_get(c->db, id, &doc);
 	if (c->r < 0)
 		return c->r;
-	json_array_append_new(c->docs, doc);
+	if (json_array_append_new(c->docs, doc) < 0)
+		return c->r = log_errno(-ENOMEM, "collecting run %s", id);
 	return 0;
 }
 
@@ -293,8 +327,11 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 			log_error("%s", err);
 			return EXIT_USAGE;
 		}
-		arr = json_array();
-		json_array_append_new(arr, doc);
+		arr = json_pack("[o]", doc);
+		if (!arr) {
+			log_error("%s: out of memory", word);
+			return EXIT_FAILED;
+		}
 		*docs = arr;
 		snprintf(name, namelen, "%s", strrchr(word, '/') ? strrchr(word, '/') + 1 : word);
 		return CMD_CONTINUE;
@@ -350,10 +387,15 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 	r = db_get(*db, word, &doc);
 	if (r == -ENOENT)
 		return cmd_usage_error(c, "'%s' is neither a file, a stored run, nor a KEY=VALUE selector", word);
+	/* -EINVAL: an ambiguous id prefix; -EBADMSG (an unreadable stored
+	 * document) is the store's fault, exit 1 as by selector and in show */
 	if (r < 0)
 		return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
-	arr = json_array();
-	json_array_append_new(arr, doc);
+	arr = json_pack("[o]", doc);
+	if (!arr) {
+		log_error("run %s: out of memory", word);
+		return EXIT_FAILED;
+	}
 	*docs = arr;
 	snprintf(name, namelen, "run %s", word);
 	return CMD_CONTINUE;

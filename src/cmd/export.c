@@ -39,22 +39,28 @@ static const char *const stats[] = { "mean", "median", "stddev", "min", "max", "
 static const char *const pcts[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 
 /* An OpenMetrics name, [a-zA-Z_][a-zA-Z0-9_]*, from any text: other bytes
- * become '_', a leading digit gets a '_' before it, and a leading "__"
- * (reserved) an 'x'. NULL when out of memory. */
+ * become '_', a leading digit gets a '_' before it, and a name that would
+ * then start with "__" an 'x' before it. Prometheus reserves "__" names for
+ * itself and drops them after relabelling, so such a label would vanish
+ * from the scraped series: it is renamed, never passed on. Checked after
+ * the bytes are replaced: "é_x" and "--x" become "__..." only then. NULL
+ * when out of memory. */
 static char *om_name(const char *s)
 {
 	size_t n = strlen(s);
-	char *b = malloc(n + 3), *p = b;
+	char *b = malloc(n + 3), *p = b + 1;
 
 	if (!b)
 		return NULL;
 	if (!*s || (*s >= '0' && *s <= '9'))
 		*p++ = '_';
-	else if (s[0] == '_' && s[1] == '_')
-		*p++ = 'x';
 	for (; *s; s++)
 		*p++ = isalnum((unsigned char)*s) && (unsigned char)*s < 0x80 ? *s : '_';
 	*p = '\0';
+	if (b[1] == '_' && b[2] == '_')
+		b[0] = 'x';
+	else
+		memmove(b, b + 1, strlen(b + 1) + 1);
 	return b;
 }
 
@@ -147,11 +153,13 @@ static int om_names_init(struct om_names *nm, const json_t *doc)
 	if (!used || !all || !nm->params || !nm->labels)
 		goto out;
 	for (i = 0; i < sizeof(om_fixed) / sizeof(om_fixed[0]); i++)
-		json_object_set_new(used, om_fixed[i], json_true());
+		if (json_object_set_new(used, om_fixed[i], json_true()) < 0)
+			goto out;
 	json_array_foreach(json_object_get(doc, "suites"), i, s)
 		json_array_foreach(json_object_get(s, "tests"), j, t)
 			json_array_foreach(json_object_get(t, "cases"), k, c)
-				json_object_update(all, json_object_get(c, "params"));
+				if (json_object_update(all, json_object_get(c, "params")) < 0)
+					goto out;
 	r = om_assign_all(used, nm->params, all, NULL);
 	if (r == 0)
 		r = om_assign_all(used, nm->labels, json_object_get(doc, "labels"), "label_");
@@ -262,7 +270,8 @@ static int print_openmetrics(FILE *f, const json_t *doc)
 		list = json_object_get(families, raw);
 		if (!list) {
 			list = json_array();
-			json_object_set_new(families, raw, list);
+			if (json_object_set_new(families, raw, list) < 0)
+				list = NULL;
 		}
 		free(raw);
 		if (!list || json_array_append_new(list, json_pack("[O, O]", c, m)) < 0)

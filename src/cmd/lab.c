@@ -425,18 +425,22 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	}
 	/* what else ran on the host meanwhile (QEMU, reaped, counts as ours) */
 	noise_end(&ns, NULL, 0, started, &nr);
-	json_object_set_new(doc, "host_noise", json_pack("{s:o, s:o, s:b}", "other_cpu_pct",
+	r = json_object_set_new(doc, "host_noise", json_pack("{s:o, s:o, s:b}", "other_cpu_pct",
 		isfinite(nr.other_cpu_pct) ? json_real(nr.other_cpu_pct) : json_null(), "steal_pct",
 		isfinite(nr.steal_pct) ? json_real(nr.steal_pct) : json_null(), "busy", nr.busy));
-	{
+	if (r == 0) {
 		json_t *b = json_object_get(l->busy, name);
 
-		if (!b && l->busy && (b = json_pack("[i, i]", 0, 0)))
-			json_object_set_new(l->busy, name, b);
-		if (b) {
-			json_array_set_new(b, 0, json_integer(json_integer_value(json_array_get(b, 0)) + nr.busy));
-			json_array_set_new(b, 1, json_integer(json_integer_value(json_array_get(b, 1)) + 1));
-		}
+		if (!b && (b = json_pack("[i, i]", 0, 0)) && json_object_set_new(l->busy, name, b) < 0)
+			b = NULL;
+		r = b && json_array_set_new(b, 0, json_integer(json_integer_value(json_array_get(b, 0)) + nr.busy)) == 0 &&
+		    json_array_set_new(b, 1, json_integer(json_integer_value(json_array_get(b, 1)) + 1)) == 0 ? 0 : -ENOMEM;
+	}
+	if (r < 0) {
+		log_error("%s: out of memory recording the host's noise", name);
+		json_decref(doc);
+		l->failed++;
+		return;
 	}
 	lab_keep(l, name, doc, &c, note);
 }
@@ -556,11 +560,19 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 				char nm[256];
 
 				config_name(&m, &m.configs[order[i]], nm, sizeof(nm));
-				json_array_append_new(names, json_string(nm));
+				if (json_array_append_new(names, json_string(nm)) < 0) {
+					json_decref(names);
+					names = NULL; /* then l.group is NULL: the check below */
+				}
 			}
 			json_decref(l.group);
 			l.group = json_pack("{s:s, s:I, s:I, s:I, s:o}", "id", group_id, "round", (json_int_t)k, "rounds",
 					    (json_int_t)rounds, "seed", (json_int_t)seed, "order", names);
+			if (!l.group) {
+				log_error("out of memory recording round %u", k);
+				ret = EXIT_FAILED;
+				goto out;
+			}
 			log_info("round %u of %u (seed %llu)", k, rounds, (unsigned long long)seed);
 		} else {
 			json_decref(names);

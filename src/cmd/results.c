@@ -61,13 +61,22 @@ static int collect_row(const struct db_row *row, void *arg)
 	while (suites && *p) {
 		size_t n = strcspn(p, ",");
 
-		json_array_append_new(suites, json_stringn(p, n));
+		if (json_array_append_new(suites, json_stringn(p, n)) < 0) {
+			json_decref(suites);
+			json_decref(labels);
+			return -ENOMEM;
+		}
 		p += n + (p[n] == ',');
 	}
+	/* a run whose document cannot be read is listed, marked, so that it
+	 * can be found (and deleted): it is not a reason to hide the others */
+	if (row->unreadable)
+		log_warn("run %lld: stored document is unreadable (not JSON); 'vmbench show %lld' says more",
+			 (long long)row->id, (long long)row->id);
 	o = json_pack("{s:I, s:s, s:s?, s:s?, s:s?, s:o, s:o, s:s}", "run", (json_int_t)row->id, "id",
 		      row->uuid ? row->uuid : "", "started", row->started, "host", row->host && *row->host ? row->host : NULL,
 		      "hypervisor", row->hypervisor && *row->hypervisor ? row->hypervisor : NULL, "labels", labels,
-		      "suites", suites, "status", row->interrupted ? "interrupted" : "complete");
+		      "suites", suites, "status", row->unreadable ? "unreadable" : row->interrupted ? "interrupted" : "complete");
 	if (!o || json_array_append_new(rows, o) < 0)
 		return -ENOMEM;
 	return 0;
@@ -103,9 +112,9 @@ static char *cell(const json_t *run, enum col c, bool table)
 			if (!(s = t))
 				return NULL;
 		}
-		/* the table marks a run stopped by Ctrl-C; JSON and CSV have its status */
-		if (table && s && !strcmp(json_string_value(json_object_get(run, "status")), "interrupted")) {
-			t = xasprintf("%s (interrupted)", s);
+		/* the table marks a run stopped by Ctrl-C or unreadable; JSON and CSV have its status */
+		if (table && strcmp(json_string_value(json_object_get(run, "status")), "complete")) {
+			t = xasprintf("%s%s(%s)", s ? s : "", s ? " " : "", json_string_value(json_object_get(run, "status")));
 			free(s);
 			s = t;
 		}
@@ -233,6 +242,19 @@ static int cmd_results(const struct vmb_cmd *self, int argc, char **argv)
 	if (r == -ENOMEM)
 		log_error("out of memory listing the runs");
 	ret = r < 0 ? EXIT_FAILED : EXIT_OK;
+	/* every run is listed; a store holding one that cannot be read has
+	 * failed to give it back: exit 1, as show and compare do for it */
+	if (ret == EXIT_OK) {
+		size_t i, bad = 0;
+		json_t *row;
+
+		json_array_foreach(rows, i, row)
+			bad += !strcmp(json_string_value(json_object_get(row, "status")), "unreadable");
+		if (bad) {
+			log_error("%zu stored run%s unreadable", bad, bad == 1 ? " is" : "s are");
+			ret = EXIT_FAILED;
+		}
+	}
 out:
 	json_decref(rows);
 	db_close(db);

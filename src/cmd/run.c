@@ -447,7 +447,8 @@ static int run_round(const struct runner_settings *rs, const struct runner_item 
 
 		one.test_mask = 1ull << u[i].test;
 		snprintf(name, sizeof(name), "%s.%s", one.suite->name, one.suite->tests[u[i].test].name);
-		json_array_append_new(order, json_string(name));
+		if (json_array_append_new(order, json_string(name)) < 0)
+			return -ENOMEM;
 		r = runner_run(rs, &one, 1, &part);
 		if (results_merge(out, &part) < 0) {
 			vmb_results_release(&part);
@@ -480,6 +481,7 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 	size_t ncases;
 	int64_t id = 0;
 	double started;
+	char why[256];
 	int ret, r;
 
 	(void)self;
@@ -506,13 +508,13 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 		ret = EXIT_INTERRUPTED;
 		goto out;
 	}
-	doc = doc_from_results(&res, &(struct doc_meta){
+	r = doc_from_results(&res, &(struct doc_meta){
 		.argc = cmd_argc, .argv = cmd_argv, .started = started, .ended = wall_time_s(),
 		.fingerprint = fp, .labels = &optset_get(own, "label")->kv, .rs = rs,
 		.interrupted = interrupted, .run_group = group,
-	});
-	if (!doc) {
-		log_error("out of memory building the result document");
+	}, &doc, why, sizeof(why));
+	if (r < 0) {
+		log_error("building the result document: %s", why);
 		ret = EXIT_FAILED;
 		goto out;
 	}

@@ -94,6 +94,7 @@ static int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 		if (r == -ENOENT)
 			log_error("no run '%s' in %s (and no such file); 'vmbench results' lists the runs", ref, path);
 		if (r < 0) {
+			/* -EBADMSG, an unreadable stored document, is the store's fault: 1 */
 			ret = r == -ENOENT || r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 			goto out;
 		}

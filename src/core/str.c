@@ -131,3 +131,33 @@ long str_find_control(const char *s, size_t n)
 			return (long)i;
 	return -1;
 }
+
+/* Jansson's rule (RFC 3629): no overlong form, no surrogate, nothing above
+ * U+10FFFF; so a string this accepts is one json_string() takes. */
+long str_find_bad_utf8(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n;) {
+		unsigned c = u[i], len, cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		if (!len || n - i < len)
+			return (long)i;
+		cp = c & (0x7f >> len);
+		for (unsigned k = 1; k < len; k++) {
+			if ((u[i + k] & 0xc0) != 0x80)
+				return (long)i;
+			cp = cp << 6 | (u[i + k] & 0x3f);
+		}
+		if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return (long)i;
+		i += len;
+	}
+	return -1;
+}

@@ -27,6 +27,10 @@ bool str_in_list(const char *list, char sep, const char *word);
 size_t str_control_at(const char *s, size_t n);
 /* The offset of the first terminal control in s[0..n), or -1. */
 long str_find_control(const char *s, size_t n);
+/* The offset of the first byte in s[0..n) that does not start a valid
+ * UTF-8 sequence (RFC 3629: no overlong form, no surrogate, at most
+ * U+10FFFF), or -1. JSON text is UTF-8: such a string cannot be stored. */
+long str_find_bad_utf8(const char *s, size_t n);
 /* Levenshtein distance, for "did you mean" hints. */
 size_t str_distance(const char *a, const char *b);
 

@@ -401,6 +401,7 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	const struct lab_arch *a = lab_arch_find(o->arch);
 	struct modmap mm = { 0 };
 	json_t *manifest = NULL, *mods;
+	bool bad, mods_bad = false;
 	struct cpio c;
 	size_t mlen = 0;
 	int r;
@@ -504,7 +505,8 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 		mlen += l;
 		snprintf(name, sizeof(name), "lib/modules/%s", base);
 		cpio_copy(&c, name, 0644, order.v[i]);
-		json_array_append_new(mods, json_string(base));
+		if (json_array_append_new(mods, json_string(base)) < 0)
+			mods_bad = true;
 	}
 	cpio_file(&c, "etc/vmbench-modules", 0644, modlist ? modlist : "", mlen);
 	cpio_file(&c, "init", 0755, init_script, sizeof(init_script) - 1);
@@ -524,21 +526,29 @@ int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, siz
 	manifest = json_pack("{s:s, s:s, s:s, s:o, s:o, s:[s, s, s, s]}", "arch", o->arch, "kernel_version", kv,
 			     "vmbench_version", VMB_VERSION, "modules", mods, "modules_missing", json_array(), "inputs",
 			     ids[0], ids[1], ids[2], ids[3]);
-	for (size_t i = 0; manifest && i < missing.n; i++)
-		json_array_append_new(json_object_get(manifest, "modules_missing"), json_string(missing.v[i]));
-	if (manifest) {
+	/* every field or none: a path that is not UTF-8 (json_string refuses
+	 * it) fails the manifest instead of leaving the field out */
+	bad = !manifest || mods_bad;
+	for (size_t i = 0; !bad && i < missing.n; i++)
+		bad = json_array_append_new(json_object_get(manifest, "modules_missing"), json_string(missing.v[i])) < 0;
+	if (!bad) {
 		json_t *l = json_array();
 
-		for (size_t i = 0; i < libs.n; i++)
-			json_array_append_new(l, json_string(libs.v[i]));
-		json_object_set_new(manifest, "libraries", l);
-		json_object_set_new(manifest, "kernel", json_string(kernel));
-		json_object_set_new(manifest, "busybox", json_string(busybox));
-		if (!*root)
-			json_object_set_new(manifest, "modules_note",
-					    json_string("a bare --kernel brings no modules: its drivers must be built in"));
+		for (size_t i = 0; l && !bad && i < libs.n; i++)
+			bad = json_array_append_new(l, json_string(libs.v[i])) < 0;
+		bad = bad || json_object_set_new(manifest, "libraries", l) < 0 ||
+		      json_object_set_new(manifest, "kernel", json_string(kernel)) < 0 ||
+		      json_object_set_new(manifest, "busybox", json_string(busybox)) < 0 ||
+		      (!*root && json_object_set_new(manifest, "modules_note",
+						     json_string("a bare --kernel brings no modules: its drivers must be "
+								 "built in")) < 0);
 	}
-	text = manifest ? json_dumps(manifest, JSON_INDENT(2)) : NULL;
+	if (bad) {
+		r = errf(err, errlen, -EINVAL, "writing the image's manifest: out of memory, or a path (kernel, "
+			 "busybox, a library or a module) that is not UTF-8");
+		goto out;
+	}
+	text = json_dumps(manifest, JSON_INDENT(2));
 	snprintf(path, sizeof(path), "%s/manifest.json", o->out);
 	(void)unlink(path);
 	r = text ? file_write_new(path, text, strlen(text)) : -ENOMEM;

@@ -439,7 +439,7 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 	struct vmb_case *c;
 	json_t *doc = NULL, *suite;
 	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured");
-	char phases[256] = "";
+	char phases[256] = "", why[256];
 	size_t off = 0;
 
 	for (size_t k = 0; k < BOOT_NPHASES && off < sizeof(phases); k++)
@@ -485,7 +485,8 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
-	doc = doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp });
+	if (doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp }, &doc, why, sizeof(why)) < 0)
+		doc = NULL;
 out:
 	vmb_results_release(&res);
 	json_decref(fp);
@@ -558,15 +559,24 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				if (lab_host_measured(what))
 					continue;
 				opts = json_object();
-				if (o->quick)
-					json_object_set_new(opts, "quick", json_true());
+				if (!opts || (o->quick && json_object_set_new(opts, "quick", json_true()) < 0)) {
+					json_decref(opts);
+					r = errf(err, errlen, -ENOMEM, "out of memory");
+					break;
+				}
 				if (str_has_prefix(what, "disk")) {
 					/* the scratch disk behind the controller; it is ours to overwrite */
 					snprintf(devpath, sizeof(devpath), "/dev/%s", dev);
-					json_object_set_new(opts, "disk.device", json_string(devpath));
-					json_object_set_new(opts, "destructive", json_true());
+					if (json_object_set_new(opts, "disk.device", json_string(devpath)) < 0 ||
+					    json_object_set_new(opts, "destructive", json_true()) < 0) {
+						json_decref(opts);
+						r = errf(err, errlen, -ENOMEM, "out of memory");
+						break;
+					}
 				}
-				r = proto_host_run(&b.conn, what, opts, 120000, 3600000, &d);
+				/* the host adopts the guest's result: only what it asked for,
+				 * the id, labels and fingerprint (the HELLO's, checked above) its own */
+				r = proto_host_run(&b.conn, what, opts, b.fp, 120000, 3600000, &d);
 				json_decref(opts);
 				if (r < 0) {
 					errf(err, errlen, r, "%s", b.conn.err);
@@ -575,18 +585,21 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				if (!doc) {
 					doc = d;
 				} else {
-					json_array_extend(json_object_get(doc, "suites"), json_object_get(d, "suites"));
+					r = json_array_extend(json_object_get(doc, "suites"), json_object_get(d, "suites"));
 					json_decref(d);
+					if (r < 0) {
+						r = errf(err, errlen, -ENOMEM, "out of memory");
+						break;
+					}
 				}
 			}
 			if (r == 0 && !doc) {
 				/* only boot was asked: the guest's fingerprint still belongs to the result */
 				struct vmb_results empty = { 0 };
 
-				doc = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b.fp,
-										 .started = wall_time_s(), .ended = wall_time_s() });
-				if (!doc)
-					r = -ENOMEM;
+				r = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b.fp,
+										 .started = wall_time_s(), .ended = wall_time_s() },
+						     &doc, err, errlen);
 			}
 		}
 		/* warm boots in this same QEMU, after the suites of the first boot */

@@ -256,47 +256,14 @@ int proto_recv_bytes(struct proto_conn *c, size_t n, int timeout_ms, char **data
 	return 0;
 }
 
-/* Length of the well-formed UTF-8 prefix of s (RFC 3629: no overlong forms,
- * no surrogates, nothing above U+10FFFF). */
-static size_t utf8_valid_prefix(const unsigned char *s)
-{
-	size_t i = 0;
-
-	while (s[i]) {
-		unsigned char b = s[i];
-		size_t n;
-		unsigned lo = 0x80, hi = 0xbf;
-
-		if (b < 0x80) {
-			i++;
-			continue;
-		}
-		if (b >= 0xc2 && b <= 0xdf)
-			n = 1;
-		else if (b >= 0xe0 && b <= 0xef)
-			n = 2, lo = b == 0xe0 ? 0xa0 : 0x80, hi = b == 0xed ? 0x9f : 0xbf;
-		else if (b >= 0xf0 && b <= 0xf4)
-			n = 3, lo = b == 0xf0 ? 0x90 : 0x80, hi = b == 0xf4 ? 0x8f : 0xbf;
-		else
-			return i;
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return i;
-		for (size_t k = 2; k <= n; k++)
-			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
-				return i;
-		i += n + 1;
-	}
-	return i;
-}
-
 /* Text a protocol line may carry: UTF-8, no control characters but tab. */
 static int check_text(const char *s, char *err, size_t errlen)
 {
-	size_t ok = utf8_valid_prefix((const unsigned char *)s);
+	long bad = str_find_bad_utf8(s, strlen(s));
 
-	if (s[ok])
-		return errf(err, errlen, -EPROTO, "the line is not UTF-8 (byte %zu is 0x%02x)", ok,
-			    (unsigned char)s[ok]);
+	if (bad >= 0)
+		return errf(err, errlen, -EPROTO, "the line is not UTF-8 (byte %ld is 0x%02x)", bad,
+			    (unsigned char)s[bad]);
 	for (size_t i = 0; s[i]; i++)
 		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
 			return errf(err, errlen, -EPROTO, "the line holds a control character (0x%02x at byte %zu)",
@@ -481,8 +448,62 @@ int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
 	}
 }
 
-int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, int stall_ms, int total_ms,
-		   json_t **doc)
+int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char *err, size_t errlen)
+{
+	/* the parts a guest measures; the rest is the host's to say */
+	static const char *const guest_keys[] = { "schema", "schema_version", "tool", "command_line", "started",
+						  "ended", "duration_s", "status", "settings", "suites" };
+	const json_t *suites = json_object_get(doc, "suites"), *s, *t;
+	const struct vmb_suite *suite;
+	const char *dot = strchr(what, '.'), *sname, *k;
+	size_t slen = dot ? (size_t)(dot - what) : strlen(what), i;
+	json_t *fp, *labels, *v;
+	void *tmp;
+	char why[256];
+
+	if (json_array_size(suites) != 1)
+		return errf(err, errlen, -EPROTO, "the guest returned %zu suites, but was asked for %s",
+			    json_array_size(suites), what);
+	s = json_array_get(suites, 0);
+	sname = json_string_value(json_object_get(s, "name"));
+	if (!sname || strlen(sname) != slen || strncmp(sname, what, slen))
+		return errf(err, errlen, -EPROTO, "the guest returned results of the suite %.64s, but was asked for %s",
+			    sname ? sname : "?", what);
+	suite = suites_find(sname);
+	json_array_foreach(json_object_get(s, "tests"), i, t) {
+		const char *tname = json_string_value(json_object_get(t, "name"));
+		bool declared = false;
+
+		for (size_t n = 0; suite && tname && suite->tests[n].name; n++)
+			declared |= !strcmp(suite->tests[n].name, tname);
+		if (!tname || (dot && strcmp(tname, dot + 1)) || !declared)
+			return errf(err, errlen, -EPROTO, "the guest returned results of %s.%.64s, but was asked for %s",
+				    sname, tname ? tname : "?", what);
+	}
+	json_object_foreach_safe(doc, tmp, k, v) {
+		bool keep = false;
+
+		for (i = 0; i < sizeof(guest_keys) / sizeof(guest_keys[0]); i++)
+			keep |= !strcmp(k, guest_keys[i]);
+		if (!keep)
+			json_object_del(doc, k);
+	}
+	/* json_object_set_new() takes the value also when it fails */
+	fp = json_deep_copy(hello_fp);
+	labels = json_object();
+	if (json_object_set_new(doc, "fingerprint", fp) < 0 || json_object_set_new(doc, "labels", labels) < 0 ||
+	    doc_set_new_id(doc) < 0) {
+		if (!fp)
+			json_decref(labels);
+		return errf(err, errlen, -ENOMEM, "out of memory taking the guest's result");
+	}
+	if (doc_validate(doc, why, sizeof(why)) < 0)
+		return errf(err, errlen, -EPROTO, "the guest's result with its HELLO fingerprint is not valid: %s", why);
+	return 0;
+}
+
+int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
+		   int stall_ms, int total_ms, json_t **doc)
 {
 	uint64_t end = deadline_after(total_ms);
 	char *opts, *line = NULL, q[120];
@@ -563,6 +584,13 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		if (r < 0) {
 			fail(c, "%s", err);
 			return -EPROTO;
+		}
+		r = proto_host_adopt(*doc, what, hello_fp, err, sizeof(err));
+		if (r < 0) {
+			fail(c, "%s", err);
+			json_decref(*doc);
+			*doc = NULL;
+			return r;
 		}
 		return 0;
 	}

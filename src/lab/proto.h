@@ -96,9 +96,18 @@ int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, siz
  * NUL byte or over PROTO_MAX_LINE is an error (-EPROTO) there too. */
 int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint);
 /* Run and wait: stall_ms bounds the silence between two lines (PROGRESS
- * resets it), total_ms the whole run. *doc is the validated result. */
-int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, int stall_ms, int total_ms,
-		   json_t **doc);
+ * resets it), total_ms the whole run. *doc is the validated result, as the
+ * host adopts it (proto_host_adopt) with the fingerprint of the guest's
+ * HELLO, hello_fp. */
+int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
+		   int stall_ms, int total_ms, json_t **doc);
+/* What the host takes of a guest's document: only the suite (and test)
+ * it asked for (`what`: "cpu" or "cpu.prime"), else -EPROTO with err; the
+ * measured parts (suites, settings, times, command line, tool); and its
+ * own id, no labels (the lab adds its own) and hello_fp as the
+ * fingerprint. Keys the guest has no say in (lab_note, run_group,
+ * host_noise, anything unknown) are dropped. */
+int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char *err, size_t errlen);
 int proto_host_bye(struct proto_conn *c, int timeout_ms);
 
 /* Guest side: a RUN line, validated against the suite table and the

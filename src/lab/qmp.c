@@ -121,9 +121,12 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, int timeout_ms, js
 	char *text;
 	int r;
 
-	if (args)
-		json_object_set_new(req, "arguments", args);
-	text = json_dumps(req, JSON_COMPACT);
+	/* never a command sent without the arguments it was given */
+	if (args && (!req || json_object_set_new(req, "arguments", args) < 0)) {
+		json_decref(req);
+		return -ENOMEM;
+	}
+	text = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
 	if (!text)
 		return -ENOMEM;

@@ -85,7 +85,10 @@ json_t *probe_block(const char *root)
 	n = scandir(dir, &list, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
 		if (list[i]->d_name[0] != '.' && !skip_block(list[i]->d_name))
-			json_array_append_new(arr, block_device(root, dir, list[i]->d_name));
+			if (arr && json_array_append_new(arr, block_device(root, dir, list[i]->d_name)) < 0) {
+				json_decref(arr); /* out of memory: no list rather than one missing a device */
+				arr = NULL;
+			}
 		free(list[i]);
 	}
 	free(list);
@@ -131,7 +134,10 @@ json_t *probe_net(const char *root)
 	n = scandir(dir, &list, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
 		if (list[i]->d_name[0] != '.' && strcmp(list[i]->d_name, "lo"))
-			json_array_append_new(arr, net_device(root, dir, list[i]->d_name));
+			if (arr && json_array_append_new(arr, net_device(root, dir, list[i]->d_name)) < 0) {
+				json_decref(arr); /* out of memory: no list rather than one missing a device */
+				arr = NULL;
+			}
 		free(list[i]);
 	}
 	free(list);

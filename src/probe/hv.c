@@ -258,6 +258,7 @@ json_t *probe_hypervisor(const char *root, const struct probe_cpuinfo *ci)
 	bool flag = probe_has_flag(ci, "hypervisor");
 	struct probe_hv_verdict v;
 	json_t *sources = json_array(), *decided_by = json_array();
+	bool bad = !sources || !decided_by;
 
 	read_cpuid(root, &cpuid);
 	(void)probe_read_line(root, "/sys/class/dmi/id/sys_vendor", vendor, sizeof(vendor));
@@ -275,26 +276,31 @@ json_t *probe_hypervisor(const char *root, const struct probe_cpuinfo *ci)
 
 	/* every source that said something, whether or not it decided */
 	if (cpuid.hv_bit && probe_hv_from_signature(cpuid.sig))
-		json_array_append_new(sources, json_string("cpuid"));
+		bad |= json_array_append_new(sources, json_string("cpuid")) < 0;
 	if (probe_hv_from_dmi(vendor, product))
-		json_array_append_new(sources, json_string("dmi"));
+		bad |= json_array_append_new(sources, json_string("dmi")) < 0;
 	if (*systype)
-		json_array_append_new(sources, json_string("sys_hypervisor"));
+		bad |= json_array_append_new(sources, json_string("sys_hypervisor")) < 0;
 	if (flag)
-		json_array_append_new(sources, json_string("cpuinfo_flag"));
+		bad |= json_array_append_new(sources, json_string("cpuinfo_flag")) < 0;
 	for (size_t i = 0; v.decided_by[i]; i++) {
 		bool listed = false;
 		size_t k;
 		json_t *x;
 
-		json_array_append_new(decided_by, json_string(v.decided_by[i]));
+		bad |= json_array_append_new(decided_by, json_string(v.decided_by[i])) < 0;
 		/* what decided also said something (the device tree, the MIDR) */
 		json_array_foreach(sources, k, x)
 			listed |= !strcmp(json_string_value(x), v.decided_by[i]);
 		if (!listed && strcmp(v.decided_by[i], "cpuid_hypervisor_bit") && strcmp(v.decided_by[i], "cpu_model"))
-			json_array_append_new(sources, json_string(v.decided_by[i]));
+			bad |= json_array_append_new(sources, json_string(v.decided_by[i])) < 0;
 	}
 
+	if (bad) { /* out of memory: no verdict rather than one missing its sources */
+		json_decref(sources);
+		json_decref(decided_by);
+		return NULL;
+	}
 	return json_pack("{s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:b}",
 			 "name", probe_jstr(v.name),
 			 "cpuid_signature", probe_jstr(cpuid.hv_bit && *cpuid.sig ? cpuid.sig : NULL),

@@ -117,8 +117,11 @@ static json_t *probe_clocksource(const char *root)
 			    sizeof(buf)) == 0) {
 		char *save = NULL;
 
-		for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-			json_array_append_new(avail, probe_jstr(t));
+		for (char *t = strtok_r(buf, " ", &save); avail && t; t = strtok_r(NULL, " ", &save))
+			if (json_array_append_new(avail, probe_jstr(t)) < 0) {
+				json_decref(avail);
+				avail = NULL;
+			}
 	}
 	return json_pack("{s:o, s:o}", "current",
 			 probe_jline(root, "/sys/devices/system/clocksource/clocksource0/current_clocksource"),

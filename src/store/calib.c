@@ -111,8 +111,11 @@ json_t *calib_load(const char *dir)
 		}
 		if (calib_validate(doc, err, sizeof(err)) < 0)
 			log_warn("calibration %s: %s; ignored", path, err);
-		else
-			json_array_extend(json_object_get(all, "cases"), json_object_get(doc, "cases"));
+		else if (json_array_extend(json_object_get(all, "cases"), json_object_get(doc, "cases")) < 0) {
+			/* out of memory: no calibration rather than part of one */
+			json_decref(all);
+			all = NULL;
+		}
 		json_decref(doc);
 	}
 	for (size_t i = 0; i < n; i++)

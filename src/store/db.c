@@ -462,9 +462,13 @@ int db_get(struct db *db, const char *ref, json_t **doc)
 		return r;
 	r = doc_load_string(text, db->path, doc, err, sizeof(err));
 	free(text);
-	if (r < 0)
-		log_error("%s (run %s)", err, ref);
-	return r;
+	if (r < 0) {
+		/* the store's fault, not the user's: the same message and code
+		 * whether the run was named by number, id or selector */
+		log_error("run %s: stored document is unreadable: %s", ref, err);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 int db_parse_selector(const char *sel, struct strv *filter)
@@ -509,36 +513,6 @@ int db_parse_selector(const char *sel, struct strv *filter)
 	return 0;
 }
 
-/* Whether s[0..n) is UTF-8 (no overlong forms, surrogates or code points
- * past U+10FFFF): what a JSON string, and so a stored label, can hold. */
-static bool utf8_valid(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i], len, cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-		if (!len || c > 0xf4 || n - i < len)
-			return false;
-		cp = c & (0x3fu >> (len - 1));
-		for (unsigned k = 1; k < len; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + k] & 0x3fu);
-		}
-		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += len;
-	}
-	return true;
-}
-
 /* The filter as a JSON array of distinct [key, value] pairs, bound as one
  * parameter: a query of constant size however long the selector is.
  * *never: a pair no stored label can equal (not UTF-8, as every stored
@@ -555,7 +529,7 @@ static char *filter_json(const struct strv *filter, size_t *npairs, bool *never)
 		const char *kv = filter->v[i], *eq = strchr(kv, '=');
 
 		/* not KEY=VALUE (the callers never pass one) matches nothing, never everything */
-		if (!eq || !utf8_valid((const unsigned char *)kv, strlen(kv))) {
+		if (!eq || str_find_bad_utf8(kv, strlen(kv)) >= 0) {
 			*never = true;
 			continue;
 		}
@@ -598,7 +572,10 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), r.suites, "
 				"(SELECT json_group_object(key, value) FROM "
 				"  (SELECT key, value FROM labels WHERE run_id = r.id ORDER BY key)), "
-				"json_extract(r.doc, '$.status') = 'interrupted' "
+				/* a document that is not JSON is one row marked
+				 * unreadable, not an error for the whole list */
+				"CASE WHEN json_valid(r.doc) THEN json_extract(r.doc, '$.status') = 'interrupted' "
+				"ELSE 0 END, json_valid(r.doc) "
 				"FROM runs r WHERE ?2 = 0 OR ?2 = "
 				"(SELECT count(*) FROM labels l JOIN json_each(?1) f "
 				"   ON l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]') "
@@ -623,6 +600,7 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 			.suites = (const char *)sqlite3_column_text(st, 6),
 			.labels_json = (const char *)sqlite3_column_text(st, 7),
 			.interrupted = sqlite3_column_int(st, 8) == 1,
+			.unreadable = sqlite3_column_int(st, 9) != 1,
 		};
 
 		r = fn(&row, arg);

@@ -36,7 +36,10 @@ bool db_usage_error(int r);
 
 /* Store a validated document; *id is the new run's number. */
 int db_add(struct db *db, const json_t *doc, int64_t *id);
-/* The document of run id (a number, or a prefix of the document's uuid). */
+/* The document of run id (a number, or a prefix of the document's uuid).
+ * -ENOENT: no such run; -EINVAL: an ambiguous prefix (said); -EBADMSG: the
+ * stored document is unreadable (not JSON, or not a valid result: said, as
+ * "run N: stored document is unreadable: ..."). */
 int db_get(struct db *db, const char *ref, json_t **doc);
 
 struct db_row {
@@ -46,6 +49,7 @@ struct db_row {
 	const char *suites;      /* "cpu,disk" */
 	const char *labels_json; /* {"k": "v", ...}, keys in order: values may hold spaces */
 	bool interrupted;        /* the document's status is "interrupted" */
+	bool unreadable;         /* the stored document is not JSON (db_get says why) */
 };
 /* A label selector "k=v,k2=v2" appended to `filter` as KEY=VALUE strings:
  * 0, -EINVAL when a part is not KEY=VALUE with a non-empty key and value,
@@ -53,7 +57,8 @@ struct db_row {
  * number of parts. */
 int db_parse_selector(const char *sel, struct strv *filter);
 
-/* Runs with all the KEY=VALUE labels in `filter`, oldest first. */
+/* Runs with all the KEY=VALUE labels in `filter`, oldest first; a run
+ * whose document is not JSON is listed too, marked `unreadable`. */
 int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_row *, void *), void *arg);
 
 #endif

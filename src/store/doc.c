@@ -40,6 +40,14 @@ static void make_uuid(char *buf, size_t len)
 		 b[14], b[15]);
 }
 
+int doc_set_new_id(json_t *doc)
+{
+	char id[40];
+
+	make_uuid(id, sizeof(id));
+	return json_object_set_new(doc, "id", json_string(id)) < 0 ? -ENOMEM : 0;
+}
+
 /* A parameter value as JSON: a number when it reads as one. */
 static json_t *param_value(const char *v)
 {
@@ -55,12 +63,19 @@ static json_t *param_value(const char *v)
 	return json_string(v);
 }
 
+/* Every builder below returns NULL when any part could not be made (out of
+ * memory, or a string jansson refuses: not UTF-8), never an object with a
+ * member silently missing: json_object_set_new() and json_array_append_new()
+ * fail on a NULL value, and json_pack() on a NULL "o" or a bad "s". */
 static json_t *params_json(const struct vmb_param *p, size_t n)
 {
 	json_t *o = json_object();
 
 	for (size_t i = 0; o && i < n; i++)
-		json_object_set_new(o, p[i].key, param_value(p[i].value));
+		if (json_object_set_new(o, p[i].key, param_value(p[i].value)) < 0) {
+			json_decref(o);
+			return NULL;
+		}
 	return o;
 }
 
@@ -81,13 +96,19 @@ static json_t *summary_json(const struct stats_summary *s)
 static json_t *hist_json(const struct hist *h)
 {
 	json_t *pct = json_object(), *buckets = json_array();
+	int r = pct && buckets ? 0 : -1;
 
-	for (size_t i = 0; i < ARRAY_SIZE(percentiles); i++)
-		json_object_set_new(pct, percentile_keys[i], json_real(hist_percentile(h, percentiles[i])));
-	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(percentiles); i++)
+		r = json_object_set_new(pct, percentile_keys[i], json_real(hist_percentile(h, percentiles[i])));
+	for (unsigned i = 0; r == 0 && i < HIST_BUCKETS; i++)
 		if (h->buckets[i])
-			json_array_append_new(buckets, json_pack("[I, I]", (json_int_t)hist_bucket_lower(i),
-								 (json_int_t)h->buckets[i]));
+			r = json_array_append_new(buckets, json_pack("[I, I]", (json_int_t)hist_bucket_lower(i),
+								     (json_int_t)h->buckets[i]));
+	if (r < 0) {
+		json_decref(pct);
+		json_decref(buckets);
+		return NULL;
+	}
 	return json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:o, s:o}",
 			 "unit", "ns", "sub_buckets", HIST_SUB, "count", (json_int_t)h->count,
 			 "min", (json_int_t)h->min, "max", (json_int_t)h->max, "mean", hist_mean(h),
@@ -98,13 +119,18 @@ static json_t *metric_json(const struct vmb_metric *m)
 {
 	json_t *samples = json_array(), *o;
 
-	for (size_t i = 0; i < m->n; i++)
-		json_array_append_new(samples, jreal(m->samples[i]));
+	for (size_t i = 0; samples && i < m->n; i++)
+		if (json_array_append_new(samples, jreal(m->samples[i])) < 0) {
+			json_decref(samples);
+			return NULL;
+		}
 	o = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "name", m->name, "unit", vmb_unit_name(m->unit),
 		      "direction", m->dir == VMB_HIGHER ? "higher" : "lower", "headline", m->headline,
 		      "samples", samples, "summary", summary_json(&m->sum));
-	if (o && m->hist)
-		json_object_set_new(o, "histogram", hist_json(m->hist));
+	if (o && m->hist && json_object_set_new(o, "histogram", hist_json(m->hist)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -123,18 +149,28 @@ static json_t *rep_json(const struct noise_reading *n)
 static json_t *case_json(const struct vmb_case *c)
 {
 	json_t *metrics = json_array(), *reps = json_array(), *o;
+	int r = metrics && reps ? 0 : -1;
 
-	for (size_t i = 0; i < c->nmetrics; i++)
-		json_array_append_new(metrics, metric_json(&c->metrics[i]));
-	for (size_t i = 0; i < c->nnoise; i++)
-		json_array_append_new(reps, rep_json(&c->noise[i]));
+	for (size_t i = 0; r == 0 && i < c->nmetrics; i++)
+		r = json_array_append_new(metrics, metric_json(&c->metrics[i]));
+	for (size_t i = 0; r == 0 && i < c->nnoise; i++)
+		r = json_array_append_new(reps, rep_json(&c->noise[i]));
+	if (r < 0) {
+		json_decref(metrics);
+		json_decref(reps);
+		return NULL;
+	}
 	o = json_pack("{s:o, s:I, s:b, s:o, s:f, s:o}", "params", params_json(c->params, c->nparams),
 		      "repetitions", (json_int_t)c->reps, "precision_reached", c->precision_reached,
 		      "ci95_rel_pct", jreal(c->ci_rel_pct), "elapsed_s", c->elapsed_s, "metrics", metrics);
-	if (o && c->nnoise)
-		json_object_set_new(o, "reps", reps);
-	else
+	if (o && c->nnoise) {
+		if (json_object_set_new(o, "reps", reps) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	} else {
 		json_decref(reps);
+	}
 	return o;
 }
 
@@ -142,15 +178,25 @@ static json_t *suite_json(const struct vmb_suite_result *sr)
 {
 	json_t *tests = json_array();
 
-	for (size_t t = 0; t < sr->ntests; t++) {
+	for (size_t t = 0; tests && t < sr->ntests; t++) {
 		const struct vmb_test_result *tr = &sr->tests[t];
 		json_t *cases = json_array();
+		int r = cases ? 0 : -1;
 
-		for (size_t c = 0; c < tr->ncases; c++)
-			json_array_append_new(cases, case_json(&tr->cases[c]));
-		json_array_append_new(tests, json_pack("{s:s, s:s, s:s?, s:o}", "name", tr->name, "status",
+		for (size_t c = 0; r == 0 && c < tr->ncases; c++)
+			r = json_array_append_new(cases, case_json(&tr->cases[c]));
+		if (r < 0) {
+			json_decref(cases);
+			json_decref(tests);
+			return NULL;
+		}
+		/* json_pack takes `cases` also when it fails */
+		if (json_array_append_new(tests, json_pack("{s:s, s:s, s:s?, s:o}", "name", tr->name, "status",
 						       vmb_status_name(tr->status), "reason", tr->reason,
-						       "cases", cases));
+						       "cases", cases)) < 0) {
+			json_decref(tests);
+			return NULL;
+		}
 	}
 	return json_pack("{s:s, s:s, s:s?, s:o, s:o, s:o}", "name", sr->name, "status", vmb_status_name(sr->status),
 			 "reason", sr->reason, "options", params_json(sr->options, sr->noptions),
@@ -162,53 +208,79 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m)
+int doc_from_results(const struct vmb_results *res, const struct doc_meta *m, json_t **out, char *err,
+		     size_t errlen)
 {
 	char id[40], started[32], ended[32];
-	json_t *argv = json_array(), *labels = json_object(), *suites = json_array(), *doc;
+	json_t *argv = json_array(), *labels = json_object(), *suites = json_array(), *sorted = NULL, *doc;
 	static const struct runner_settings none = { 0 };
 	const struct runner_settings *rs = m->rs ? m->rs : &none;
+	const char **keys = NULL;
+	int r = -ENOMEM;
 
+	snprintf(err, errlen, "out of memory");
 	if (!argv || !labels || !suites)
-		goto oom;
+		goto fail;
 	make_uuid(id, sizeof(id));
 	format_utc(m->started, started, sizeof(started));
 	format_utc(m->ended, ended, sizeof(ended));
+	/* the command line and the labels are the user's text: say which one
+	 * cannot be stored (the CLI refuses it earlier, see cmd_parse) */
+	r = -EINVAL;
 	for (int i = 0; i < m->argc; i++)
-		json_array_append_new(argv, json_string(m->argv[i]));
+		if (str_find_bad_utf8(m->argv[i], strlen(m->argv[i])) >= 0) {
+			snprintf(err, errlen, "command_line[%d]: not UTF-8 text", i);
+			goto fail;
+		}
+	for (size_t i = 0; m->labels && i < m->labels->n; i++)
+		if (!strchr(m->labels->v[i], '=') || str_find_bad_utf8(m->labels->v[i], strlen(m->labels->v[i])) >= 0) {
+			snprintf(err, errlen, "label number %zu: not KEY=VALUE in UTF-8 text", i + 1);
+			goto fail;
+		}
+	snprintf(err, errlen, "out of memory");
+	r = -ENOMEM;
+	for (int i = 0; i < m->argc; i++)
+		if (json_array_append_new(argv, json_string(m->argv[i])) < 0)
+			goto fail;
 	for (size_t i = 0; m->labels && i < m->labels->n; i++) {
 		const char *kv = m->labels->v[i], *eq = strchr(kv, '=');
 		char key[128];
 
 		/* A repeated key: the last one given wins, as on any command line. */
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
-		json_object_set_new(labels, key, json_string(eq + 1));
+		if (json_object_set_new(labels, key, json_string(eq + 1)) < 0)
+			goto fail;
 	}
 	/* Keys in order, as the store lists them. */
 	{
-		json_t *sorted = json_object();
-		const char **keys = calloc(json_object_size(labels) + 1, sizeof(*keys));
 		size_t nk = 0;
 		const char *k;
 		json_t *v;
 
-		if (!sorted || !keys) {
-			json_decref(sorted);
-			free(keys);
-			goto oom;
-		}
+		sorted = json_object();
+		keys = calloc(json_object_size(labels) + 1, sizeof(*keys));
+		if (!sorted || !keys)
+			goto fail;
 		json_object_foreach(labels, k, v)
 			keys[nk++] = k;
 		qsort(keys, nk, sizeof(*keys), cmp_str);
 		for (size_t i = 0; i < nk; i++)
-			json_object_set(sorted, keys[i], json_object_get(labels, keys[i]));
+			if (json_object_set(sorted, keys[i], json_object_get(labels, keys[i])) < 0)
+				goto fail;
 		free(keys);
+		keys = NULL;
 		json_decref(labels);
 		labels = sorted;
+		sorted = NULL;
 	}
 	for (size_t s = 0; s < res->nsuites; s++)
-		json_array_append_new(suites, suite_json(&res->suites[s]));
+		if (json_array_append_new(suites, suite_json(&res->suites[s])) < 0) {
+			snprintf(err, errlen, "suites[%zu] (%s): out of memory, or a name or parameter that is not UTF-8",
+				 s, res->suites[s].name);
+			goto fail;
+		}
 
+	/* json_pack takes argv, labels and suites ("o") whether it succeeds or not */
 	doc = json_pack("{s:s, s:i, s:s, s:{s:s, s:s}, s:o, s:s, s:s, s:f, s:s, s:o, s:O, "
 			"s:{s:f, s:f, s:f, s:f, s:I, s:I, s:b}, s:o}",
 			"schema", DOC_SCHEMA, "schema_version", DOC_SCHEMA_VERSION, "id", id,
@@ -220,14 +292,23 @@ json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m
 			"precision_pct", rs->precision_pct, "min_reps", (json_int_t)rs->min_reps,
 			"max_reps", (json_int_t)rs->max_reps, "quick", rs->quick,
 			"suites", suites);
-	if (doc && m->run_group)
-		json_object_set_new(doc, "run_group", json_deep_copy(m->run_group));
-	return doc;
-oom:
+	if (!doc) {
+		snprintf(err, errlen, "out of memory, or a fingerprint that is not a JSON object");
+		return -ENOMEM;
+	}
+	if (m->run_group && json_object_set_new(doc, "run_group", json_deep_copy(m->run_group)) < 0) {
+		json_decref(doc);
+		return -ENOMEM;
+	}
+	*out = doc;
+	return 0;
+fail:
+	free(keys);
+	json_decref(sorted);
 	json_decref(argv);
 	json_decref(labels);
 	json_decref(suites);
-	return NULL;
+	return r;
 }
 
 /* ---- validation ----
@@ -379,6 +460,60 @@ static void number(struct vctx *v, const json_t *o, const char *path, const char
 	d = json_number_value(x);
 	if (!isfinite(d) || d < lo || d > hi)
 		fail_at(v, "%s%s%s: %g is out of range [%g, %g]", path, *path ? "." : "", key, d, lo, hi);
+}
+
+/* n decimal digits at s, as a number in [lo, hi]; advances s. */
+static bool digits(const char **s, int n, int lo, int hi, int *out)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if ((*s)[i] < '0' || (*s)[i] > '9')
+			return false;
+		v = v * 10 + ((*s)[i] - '0');
+	}
+	*s += n;
+	if (out)
+		*out = v;
+	return v >= lo && v <= hi;
+}
+
+/* An RFC 3339 date-time (its "date-time" production): 2026-11-30T03:14:00Z,
+ * with optional fractional seconds and a numeric offset; a real calendar
+ * day, a second of 60 for a leap second. vmbench writes the first form. */
+static bool rfc3339(const char *s)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d;
+
+	if (!digits(&s, 4, 0, 9999, &y) || *s++ != '-' || !digits(&s, 2, 1, 12, &mo) || *s++ != '-' ||
+	    !digits(&s, 2, 1, mdays[mo - 1], &d) || (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))))
+		return false;
+	if ((*s != 'T' && *s != 't') || !++s || !digits(&s, 2, 0, 23, NULL) || *s++ != ':' ||
+	    !digits(&s, 2, 0, 59, NULL) || *s++ != ':' || !digits(&s, 2, 0, 60, NULL))
+		return false;
+	if (*s == '.') {
+		if (!(s[1] >= '0' && s[1] <= '9'))
+			return false;
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			;
+	}
+	if (*s == 'Z' || *s == 'z')
+		return s[1] == '\0';
+	if (*s != '+' && *s != '-')
+		return false;
+	s++;
+	return digits(&s, 2, 0, 23, NULL) && *s++ == ':' && digits(&s, 2, 0, 59, NULL) && *s == '\0';
+}
+
+/* A required (or, when !required, optional) RFC 3339 timestamp at o.key. */
+static void timestamp(struct vctx *v, const json_t *o, const char *path, const char *key, bool required)
+{
+	const json_t *x = get(v, o, path, key, JSON_STRING, required);
+
+	if (x && !rfc3339(json_string_value(x)))
+		fail_at(v, "%s%s%s: expected an RFC 3339 timestamp such as \"2026-11-30T03:14:00Z\"", path,
+			*path ? "." : "", key);
 }
 
 /* "reason": a string, or null when there is none */
@@ -535,7 +670,7 @@ static void check_case(struct vctx *v, const json_t *c, const char *cp)
 			fail_at(v, "%s: expected an object", rp);
 			return;
 		}
-		get(v, m, rp, "start", JSON_STRING, false);
+		timestamp(v, m, rp, "start", false);
 		number(v, m, rp, "start_epoch", false, false, false, 0, HUGE_VAL);
 		get(v, m, rp, "busy", JSON_TRUE, false);
 		n = get(v, m, rp, "noise", JSON_OBJECT, false);
@@ -637,8 +772,8 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 	x = json_object_get(doc, "status");
 	if (x && !(json_is_string(x) && one_of(json_string_value(x), run_statuses)))
 		fail_at(&v, "status: expected \"complete\" or \"interrupted\"");
-	need(&v, doc, "", "started", JSON_STRING);
-	need(&v, doc, "", "ended", JSON_STRING);
+	timestamp(&v, doc, "", "started", true);
+	timestamp(&v, doc, "", "ended", true);
 	tool = need(&v, doc, "", "tool", JSON_OBJECT);
 	if (tool) {
 		get(&v, tool, "tool", "name", JSON_STRING, false);

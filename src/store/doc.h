@@ -28,8 +28,13 @@ struct doc_meta {
 	const json_t *run_group; /* --runs: {id, round, rounds, seed, order}; NULL for a lone run */
 };
 
-/* A new document, or NULL on out-of-memory. */
-json_t *doc_from_results(const struct vmb_results *res, const struct doc_meta *m);
+/* A new document in *out: 0, or -ENOMEM, or -EINVAL (a label or argument
+ * that is not UTF-8 text), with a message in err. Nothing is left out: a
+ * part jansson refuses fails the whole document. */
+int doc_from_results(const struct vmb_results *res, const struct doc_meta *m, json_t **out, char *err,
+		     size_t errlen);
+/* A new random run id (UUID v4) in doc's "id": 0 or -ENOMEM. */
+int doc_set_new_id(json_t *doc);
 /* 0, or -EINVAL with a message naming the JSON path of the first problem. */
 int doc_validate(const json_t *doc, char *err, size_t errlen);
 /* Parse and validate; messages name `name` (a file path or "stdin"). */

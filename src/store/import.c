@@ -160,8 +160,43 @@ static const json_t *jget(struct imp *im, const json_t *o, const char *path, con
 	return x;
 }
 
-/* A measured quantity: a finite number of at least 0. NAN after a failure. */
-static double jnum(struct imp *im, const json_t *o, const char *path, const char *key)
+/* What an imported figure is, and the most that is plausible for it: a
+ * figure above its bound is a corrupt or forged file, not a measurement.
+ * The bounds are far above any machine of today, so that a real result is
+ * never refused; the table is documented in docs/results-schema.md
+ * ("Imported figures") and must stay the same as there. */
+enum kind {
+	K_BIT_S,     /* a network rate: iperf3 bits_per_second */
+	K_BYTE_S,    /* a storage bandwidth: fio bw_bytes */
+	K_IOPS,      /* fio iops */
+	K_NS,        /* a latency in ns: fio's lat_ns, clat_ns, percentiles, bins */
+	K_MS,        /* a time in ms: iperf3 jitter_ms, sysbench's latency */
+	K_PCT,       /* a percentage: iperf3 lost_percent */
+	K_COUNT,     /* a count of events: iperf3 retransmits, fio total_ios */
+	K_EVENTS_S,  /* sysbench cpu events per second */
+	K_OPS_S,     /* sysbench memory operations per second */
+	K_MIB_S,     /* sysbench memory MiB/s */
+};
+
+static const struct {
+	double max;
+	const char *text; /* the bound as the message and the docs say it */
+} kinds[] = {
+	[K_BIT_S] = { 1e13, "10 Tbit/s" },
+	[K_BYTE_S] = { 1e12, "1 TB/s" },
+	[K_IOPS] = { 1e9, "10^9 IOPS" },
+	[K_NS] = { 3.6e12, "1 hour" },
+	[K_MS] = { 3.6e6, "1 hour" },
+	[K_PCT] = { 100, "100%" },
+	[K_COUNT] = { 1e15, "10^15" },
+	[K_EVENTS_S] = { 1e10, "10^10 events/s" },
+	[K_OPS_S] = { 1e11, "10^11 operations/s" },
+	[K_MIB_S] = { 1e7, "10^7 MiB/s" },
+};
+
+/* A measured quantity: a finite number from 0 to its kind's bound. NAN
+ * after a failure, with a message naming the field by its JSON path. */
+static double jnum(struct imp *im, const json_t *o, const char *path, const char *key, enum kind kind)
 {
 	const json_t *x = jget(im, o, path, key, JSON_REAL);
 	double v;
@@ -171,6 +206,11 @@ static double jnum(struct imp *im, const json_t *o, const char *path, const char
 	v = json_number_value(x);
 	if (!isfinite(v) || v < 0) {
 		fail(im, "%s%s%s: %g is not a measured value (negative)", path, *path ? "." : "", key, v);
+		return NAN;
+	}
+	if (v > kinds[kind].max) {
+		fail(im, "%s%s%s: %g is beyond what is plausible (at most %s; see \"Imported figures\" in "
+		     "docs/results-schema.md)", path, *path ? "." : "", key, v, kinds[kind].text);
 		return NAN;
 	}
 	return v;
@@ -209,12 +249,15 @@ static int fio_count(struct imp *im, const char *path, const char *key, const ch
 }
 
 /* fio json+ "bins" (latency in ns -> count) in vmbench's bucket layout, as
- * [lower, count] pairs; an empty array without bins. NULL after a failure. */
-static json_t *fio_buckets(struct imp *im, const json_t *lat, const char *lpath)
+ * [lower, count] pairs; an empty array without bins. The bins count every
+ * I/O once: their total must be total_ios (`ios`), which also keeps the
+ * sums from wrapping (a wrapped bucket of 0 used to vanish). NULL after a
+ * failure. */
+static json_t *fio_buckets(struct imp *im, const json_t *lat, const char *lpath, uint64_t ios)
 {
 	const json_t *bins = json_object_get(lat, "bins"), *x;
 	json_t *out = json_array();
-	uint64_t *counts = NULL;
+	uint64_t *counts = NULL, total = 0;
 	const char *k;
 
 	if (!out || !bins)
@@ -237,7 +280,24 @@ static json_t *fio_buckets(struct imp *im, const json_t *lat, const char *lpath)
 			fail(im, "%s.bins.\"%s\": expected a count", lpath, k);
 			goto fail;
 		}
+		if (v > (uint64_t)kinds[K_NS].max) {
+			fail(im, "%s.bins.\"%s\": a latency beyond what is plausible (at most %s)", lpath, k,
+			     kinds[K_NS].text);
+			goto fail;
+		}
+		/* each count is at most total_ios, so neither sum can wrap */
+		if ((uint64_t)json_integer_value(x) > ios - total) {
+			fail(im, "%s.bins: the bins count more I/Os than total_ios (%llu)", lpath,
+			     (unsigned long long)ios);
+			goto fail;
+		}
+		total += (uint64_t)json_integer_value(x);
 		counts[hist_index(v)] += (uint64_t)json_integer_value(x);
+	}
+	if (total != ios) {
+		fail(im, "%s.bins: the bins count %llu I/Os, total_ios says %llu", lpath, (unsigned long long)total,
+		     (unsigned long long)ios);
+		goto fail;
 	}
 	for (unsigned i = 0; i < HIST_BUCKETS; i++)
 		if (counts[i] &&
@@ -270,25 +330,30 @@ static json_t *fio_histogram(struct imp *im, const json_t *side, const json_t *l
 
 		if (!x)
 			continue;
-		if (!json_is_number(x) || json_number_value(x) < 0) {
-			fail(im, "%s.percentile.\"%s\": expected a latency in ns", lpath, keys[i][0]);
+		if (!json_is_number(x) || json_number_value(x) < 0 || json_number_value(x) > kinds[K_NS].max) {
+			fail(im, "%s.percentile.\"%s\": expected a latency in ns of at most %s", lpath, keys[i][0],
+			     kinds[K_NS].text);
 			json_decref(p);
 			return NULL;
 		}
-		json_object_set_new(p, keys[i][1], json_real(json_number_value(x)));
+		if (json_object_set_new(p, keys[i][1], json_real(json_number_value(x))) < 0) {
+			json_decref(p);
+			return NULL;
+		}
 	}
 	ios = jget(im, side, path, "total_ios", JSON_INTEGER);
-	min = jnum(im, lat, lpath, "min");
-	max = jnum(im, lat, lpath, "max");
-	mean = jnum(im, lat, lpath, "mean");
-	sd = jnum(im, lat, lpath, "stddev");
-	if (!im->bad && json_integer_value(ios) < 0)
-		fail(im, "%s.total_ios: %lld is negative", path, (long long)json_integer_value(ios));
+	min = jnum(im, lat, lpath, "min", K_NS);
+	max = jnum(im, lat, lpath, "max", K_NS);
+	mean = jnum(im, lat, lpath, "mean", K_NS);
+	sd = jnum(im, lat, lpath, "stddev", K_NS);
+	if (!im->bad && (json_integer_value(ios) < 0 || json_integer_value(ios) > kinds[K_COUNT].max))
+		fail(im, "%s.total_ios: %lld is not a count of I/Os (0 to %s)", path, (long long)json_integer_value(ios),
+		     kinds[K_COUNT].text);
 	if (im->bad || !p) {
 		json_decref(p);
 		return NULL;
 	}
-	buckets = fio_buckets(im, lat, lpath);
+	buckets = fio_buckets(im, lat, lpath, (uint64_t)json_integer_value(ios));
 	if (!buckets) {
 		json_decref(p);
 		return NULL;
@@ -307,10 +372,10 @@ static int fio_side(struct imp *im, struct vmb_case *c, const struct where *w, c
 	char name[64], key[256], lp[96];
 	const json_t *lat = jget(im, side, path, "lat_ns", JSON_OBJECT), *clat = json_object_get(side, "clat_ns");
 	const json_t *pct, *src;
-	double iops = jnum(im, side, path, "iops"), bw = jnum(im, side, path, "bw_bytes"), mean;
+	double iops = jnum(im, side, path, "iops", K_IOPS), bw = jnum(im, side, path, "bw_bytes", K_BYTE_S), mean;
 
 	snprintf(lp, sizeof(lp), "%s.lat_ns", path);
-	mean = jnum(im, lat, lp, "mean");
+	mean = jnum(im, lat, lp, "mean", K_NS);
 	if (im->bad)
 		return -EINVAL;
 	snprintf(name, sizeof(name), "%siops", prefix);
@@ -421,7 +486,12 @@ static int import_fio(struct imp *im, const struct imp_input *in)
 		snprintf(path, sizeof(path), "jobs[%zu]", i);
 		if (!json_is_object(job))
 			return fail(im, "%s: expected an object", path);
+		/* fio writes an integer errno; anything else ("5", 5.0) is not
+		 * fio's, and json_integer_value() would read it as 0, no error */
 		jerr = json_object_get(job, "error");
+		if (jerr && !json_is_integer(jerr))
+			return fail(im, "%s.error: expected fio's error number (an integer), not %s", path,
+				    json_is_string(jerr) ? "a string" : json_is_real(jerr) ? "a fraction" : "this");
 		if (json_integer_value(jerr) != 0)
 			return fail(im, "%s.error: fio reported error %lld for this job", path,
 				    (long long)json_integer_value(jerr));
@@ -470,8 +540,8 @@ static int import_fio(struct imp *im, const struct imp_input *in)
 				return -EINVAL;
 			snprintf(rp, sizeof(rp), "%s.read", path);
 			snprintf(wp, sizeof(wp), "%s.write", path);
-			ri = jnum(im, rd, rp, "iops");
-			wi = jnum(im, wr, wp, "iops");
+			ri = jnum(im, rd, rp, "iops", K_IOPS);
+			wi = jnum(im, wr, wp, "iops", K_IOPS);
 			if (im->bad)
 				return -EINVAL;
 			r = fio_side(im, c, &w, rd, rp, "read_");
@@ -511,13 +581,45 @@ static bool iperf3_detect(const struct imp_input *in)
 	       json_object_get(in->root, "intervals");
 }
 
-/* One direction of an iperf3 test: the receiver's figure is the headline
- * (iperf3's "receiver" line), the sender's is kept beside it. */
-static int iperf3_direction(struct imp *im, const json_t *end, bool udp, const char *streams, bool reverse,
-			    bool bidir, const char *suffix)
+/* What an iperf3 test was, as the params of vmbench's own case, so that
+ * compare pairs an import with a native run of the same thing: TCP as
+ * net.tcp_stream (streams, reverse, bidir); UDP as net.udp, whose params
+ * are the target rate in Mbit/s and the datagram size, with streams,
+ * reverse and bidir only when they are not what net.udp measures (one
+ * stream, client to server), so that such a test pairs with nothing. */
+struct iperf3_test {
+	bool udp, reverse, bidir;
+	char streams[24], rate[40], size[24];
+	double target_bps; /* -b; 0 when unlimited or unstated */
+};
+
+static void iperf3_params(const struct iperf3_test *it, bool reverse, const char **kv)
 {
-	const char *kv[] = { "streams", streams, "reverse", reverse ? "true" : "false", "bidir",
-			     bidir ? "true" : "false", NULL };
+	size_t n = 0;
+
+	if (it->udp) {
+		kv[n++] = "rate", kv[n++] = it->rate, kv[n++] = "udp-size", kv[n++] = it->size;
+		if (strcmp(it->streams, "1"))
+			kv[n++] = "streams", kv[n++] = it->streams;
+		if (reverse)
+			kv[n++] = "reverse", kv[n++] = "true";
+		if (it->bidir)
+			kv[n++] = "bidir", kv[n++] = "true";
+	} else {
+		kv[n++] = "streams", kv[n++] = it->streams, kv[n++] = "reverse", kv[n++] = reverse ? "true" : "false";
+		kv[n++] = "bidir", kv[n++] = it->bidir ? "true" : "false";
+	}
+	kv[n] = NULL;
+}
+
+/* One direction of an iperf3 test: the receiver's figure is the headline
+ * (iperf3's "receiver" line), the sender's is kept beside it; the metrics
+ * are named as net.udp and net.tcp_stream name theirs. */
+static int iperf3_direction(struct imp *im, const json_t *end, const struct iperf3_test *it, bool reverse,
+			    const char *suffix)
+{
+	const char *kv[16];
+	bool udp = it->udp;
 	char sk[64], rk[64], sp[80], rp[80];
 	const json_t *sent, *recv;
 	double sbps, rbps, jitter = NAN, lost = NAN, retr = NAN;
@@ -540,20 +642,25 @@ static int iperf3_direction(struct imp *im, const json_t *end, bool udp, const c
 	sent = udp && !json_object_get(end, sk) ? NULL : jget(im, end, "end", sk, JSON_OBJECT);
 	if (im->bad)
 		return -EINVAL;
-	rbps = jnum(im, recv, rp, "bits_per_second");
-	sbps = sent ? jnum(im, sent, sp, "bits_per_second") : NAN;
+	rbps = jnum(im, recv, rp, "bits_per_second", K_BIT_S);
+	sbps = sent ? jnum(im, sent, sp, "bits_per_second", K_BIT_S) : NAN;
 	if (udp) {
-		jitter = jnum(im, recv, rp, "jitter_ms");
-		lost = jnum(im, recv, rp, "lost_percent");
+		jitter = jnum(im, recv, rp, "jitter_ms", K_MS);
+		lost = jnum(im, recv, rp, "lost_percent", K_PCT);
 	} else if (json_object_get(sent, "retransmits")) {
 		/* not on every OS */
-		retr = jnum(im, sent, sp, "retransmits");
+		retr = jnum(im, sent, sp, "retransmits", K_COUNT);
 	}
 	if (im->bad)
 		return -EINVAL;
+	iperf3_params(it, reverse, kv);
 	c = case_of(im, "net", udp ? "udp" : "tcp_stream", kv, &w);
 	if (!c || value(c, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, true, rbps / 1e6) < 0 ||
 	    (sent && value(c, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, false, sbps / 1e6) < 0))
+		return -ENOMEM;
+	/* net.udp's target_mbit_per_s: what was asked, beside what arrived */
+	if (udp && it->target_bps > 0 &&
+	    value(c, "target_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, false, it->target_bps / 1e6) < 0)
 		return -ENOMEM;
 	if (udp && (value(c, "jitter", VMB_UNIT_NS, VMB_LOWER, false, jitter * 1e6) < 0 ||
 		    value(c, "lost_pct", VMB_UNIT_PCT, VMB_LOWER, false, lost) < 0))
@@ -567,23 +674,30 @@ static int iperf3_direction(struct imp *im, const json_t *end, bool udp, const c
  * by second, kept as a metric of their own (interval_mbit_per_s) beside
  * the run's figure, never as repetitions. compare takes a document as one
  * run whatever its samples, so they cannot pass for independent ones. */
-static int iperf3_intervals(struct imp *im, const json_t *intervals, bool udp, const char *streams, bool reverse,
-			    bool bidir)
+static int iperf3_intervals(struct imp *im, const json_t *intervals, const struct iperf3_test *it)
 {
-	const char *kv[] = { "streams", streams, "reverse", reverse ? "true" : "false", "bidir",
-			     bidir ? "true" : "false", NULL };
+	const char *kv[16];
 	const json_t *iv;
 	struct vmb_case *c = NULL;
 	struct where w;
 	size_t i;
 
+	/* the case of the run's figure: net.udp for UDP, as vmbench's own */
+	iperf3_params(it, it->reverse, kv);
+	if (intervals && !json_is_array(intervals))
+		return fail(im, "intervals: expected an array");
 	json_array_foreach(intervals, i, iv) {
-		const json_t *bps = json_object_get(json_object_get(iv, "sum"), "bits_per_second");
-		double v = json_number_value(bps);
+		char ip[48];
+		double v;
 
-		if (!json_is_number(bps) || !isfinite(v) || v < 0 || v > 1e15)
-			continue;
-		if (!c && !(c = case_of(im, "net", udp ? "udp_stream" : "tcp_stream", kv, &w)))
+		snprintf(ip, sizeof(ip), "intervals[%zu].sum", i);
+		/* every interval or none: one that is not a measured value is
+		 * refused by its path, never skipped */
+		v = jnum(im, jget(im, iv, ip, "sum", JSON_OBJECT) ? json_object_get(iv, "sum") : NULL, ip,
+			 "bits_per_second", K_BIT_S);
+		if (im->bad)
+			return -EINVAL;
+		if (!c && !(c = case_of(im, "net", it->udp ? "udp" : "tcp_stream", kv, &w)))
 			return -ENOMEM;
 		if (value(c, "interval_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, false, v / 1e6) < 0)
 			return -ENOMEM;
@@ -595,9 +709,8 @@ static int import_iperf3(struct imp *im, const struct imp_input *in)
 {
 	/* a failed iperf3 run says why in "error"; say that, not what is missing */
 	const json_t *root = in->root, *failed = json_object_get(root, "error");
-	const json_t *start, *ts, *end, *proto, *ns;
-	char streams[24];
-	bool udp, reverse, bidir;
+	const json_t *start, *ts, *end, *proto, *ns, *x;
+	struct iperf3_test it = { .rate = IMPORT_UNSTATED, .size = IMPORT_UNSTATED };
 	int r;
 
 	if (failed)
@@ -614,12 +727,27 @@ static int import_iperf3(struct imp *im, const struct imp_input *in)
 	if (json_integer_value(ns) < 1)
 		return fail(im, "start.test_start.num_streams: %lld is not a number of streams",
 			    (long long)json_integer_value(ns));
-	udp = !strcmp(json_string_value(proto), "UDP");
-	snprintf(streams, sizeof(streams), "%lld", (long long)json_integer_value(ns));
-	reverse = json_integer_value(json_object_get(ts, "reverse")) != 0;
+	it.udp = !strcmp(json_string_value(proto), "UDP");
+	snprintf(it.streams, sizeof(it.streams), "%lld", (long long)json_integer_value(ns));
+	it.reverse = json_integer_value(json_object_get(ts, "reverse")) != 0;
 	/* --bidir: the test_start of iperf3 3.12 does not say it; the sums do */
-	bidir = json_integer_value(json_object_get(ts, "bidir")) != 0 ||
-		json_object_get(end, "sum_sent_bidir_reverse") || json_object_get(end, "sum_received_bidir_reverse");
+	it.bidir = json_integer_value(json_object_get(ts, "bidir")) != 0 ||
+		   json_object_get(end, "sum_sent_bidir_reverse") || json_object_get(end, "sum_received_bidir_reverse");
+	/* UDP: -b (bit/s; 0 for unlimited, as net.udp's --net.rate 0) and -l,
+	 * as net.udp's rate (Mbit/s) and udp-size; unstated by an iperf3
+	 * that does not print them (before 3.x's target_bitrate) */
+	if (it.udp && (x = json_object_get(ts, "target_bitrate"))) {
+		if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > kinds[K_BIT_S].max)
+			return fail(im, "start.test_start.target_bitrate: expected a rate in bit/s from 0 to %s",
+				    kinds[K_BIT_S].text);
+		snprintf(it.rate, sizeof(it.rate), "%.15g", (double)json_integer_value(x) / 1e6);
+		it.target_bps = (double)json_integer_value(x);
+	}
+	if (it.udp && (x = json_object_get(ts, "blksize"))) {
+		if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 65535)
+			return fail(im, "start.test_start.blksize: expected a datagram size from 1 to 65535 bytes");
+		snprintf(it.size, sizeof(it.size), "%lld", (long long)json_integer_value(x));
+	}
 	{
 		const json_t *t = json_object_get(json_object_get(start, "timestamp"), "timesecs");
 		const json_t *dur = json_object_get(ts, "duration");
@@ -629,12 +757,12 @@ static int import_iperf3(struct imp *im, const struct imp_input *in)
 		if (json_is_integer(dur) && json_integer_value(dur) > 0 && json_integer_value(dur) < 86400 * 365)
 			im->tool_duration = (double)json_integer_value(dur);
 	}
-	r = iperf3_direction(im, end, udp, streams, reverse, bidir, "");
+	r = iperf3_direction(im, end, &it, it.reverse, "");
 	/* both directions, as two cases, never half of a bidirectional test */
-	if (r == 0 && bidir)
-		r = iperf3_direction(im, end, udp, streams, !reverse, bidir, "_bidir_reverse");
+	if (r == 0 && it.bidir)
+		r = iperf3_direction(im, end, &it, !it.reverse, "_bidir_reverse");
 	if (r == 0)
-		r = iperf3_intervals(im, json_object_get(root, "intervals"), udp, streams, reverse, bidir);
+		r = iperf3_intervals(im, json_object_get(root, "intervals"), &it);
 	return r;
 }
 
@@ -678,8 +806,8 @@ static const char *text_line(const char *text, const char *from, const char *lab
 }
 
 /* The number after `label` on its own line, at least `lo`; *rest points after it. */
-static int text_num(struct imp *im, const char *text, const char *from, const char *label, double lo, double *out,
-		    const char **rest)
+static int text_num(struct imp *im, const char *text, const char *from, const char *label, double lo,
+		    enum kind kind, double *out, const char **rest)
 {
 	const char *p;
 	char *end;
@@ -695,6 +823,9 @@ static int text_num(struct imp *im, const char *text, const char *from, const ch
 		return fail(im, "line %d: expected a number after '%s'", line, label);
 	if (v < lo)
 		return fail(im, "line %d: '%s' %g is out of range (at least %g)", line, label, v, lo);
+	if (v > kinds[kind].max)
+		return fail(im, "line %d: '%s' %g is beyond what is plausible (at most %s; see \"Imported figures\" in "
+			    "docs/results-schema.md)", line, label, v, kinds[kind].text);
 	*out = v;
 	if (rest)
 		*rest = end;
@@ -708,7 +839,7 @@ static int text_count(struct imp *im, const char *text, const char *label, char 
 	int line = 0;
 	const char *p;
 
-	if (text_num(im, text, text, label, 1, &v, NULL) < 0)
+	if (text_num(im, text, text, label, 1, K_COUNT, &v, NULL) < 0)
 		return -EINVAL;
 	if (v != floor(v) || v > 1e9) {
 		text_line(text, text, label, &line, &p);
@@ -730,7 +861,7 @@ static int text_size(struct imp *im, const char *text, const char *label, char *
 	double v;
 	int line = 0;
 
-	if (text_num(im, text, text, label, 1, &v, &rest) < 0)
+	if (text_num(im, text, text, label, 1, K_COUNT, &v, &rest) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strncmp(rest, units[i].suffix, strlen(units[i].suffix)) &&
@@ -781,12 +912,12 @@ static int import_sysbench_cpu(struct imp *im, const struct imp_input *in)
 
 	if (text_count(im, text, "Number of threads:", th, sizeof(th)) < 0 ||
 	    text_count(im, text, "Prime numbers limit:", limit, sizeof(limit)) < 0 ||
-	    text_num(im, text, text, "events per second:", 0, &v, NULL) < 0)
+	    text_num(im, text, text, "events per second:", 0, K_EVENTS_S, &v, NULL) < 0)
 		return -EINVAL;
 	/* "avg:" of the "Latency (ms):" block */
 	if (!text_line(text, text, "Latency (ms):", &line, &latp))
 		return fail(im, "no line with 'Latency (ms):' (sysbench's summary is incomplete)");
-	if (text_num(im, text, latp, "avg:", 0, &lat, NULL) < 0)
+	if (text_num(im, text, latp, "avg:", 0, K_MS, &lat, NULL) < 0)
 		return -EINVAL;
 	{
 		const char *kv[] = { "threads", th, "max-prime", limit, NULL };
@@ -838,7 +969,7 @@ static int import_sysbench_memory(struct imp *im, const struct imp_input *in)
 	p = strchr(ops_at, '(');
 	if (!on_line(ops_at, p) || !on_line(ops_at, strstr(ops_at, "per second")))
 		return fail(im, "line %d: 'Total operations:' has no '(N per second)' figure", line);
-	if (text_num(im, text, ops_at, "(", 0, &ops, NULL) < 0)
+	if (text_num(im, text, ops_at, "(", 0, K_OPS_S, &ops, NULL) < 0)
 		return -EINVAL;
 	/* "2048.00 MiB transferred (31085.12 MiB/sec)": none of read or write moves no data */
 	if (strcmp(oper, "none")) {
@@ -848,7 +979,7 @@ static int import_sysbench_memory(struct imp *im, const struct imp_input *in)
 			return fail(im, "no line with 'MiB transferred' (sysbench's summary is incomplete)");
 		if (!on_line(mp, strchr(mp, '(')) || !on_line(mp, strstr(mp, "MiB/sec")))
 			return fail(im, "line %d: 'MiB transferred' has no '(N MiB/sec)' figure", line);
-		if (text_num(im, text, mp, "(", 0, &mib, NULL) < 0)
+		if (text_num(im, text, mp, "(", 0, K_MIB_S, &mib, NULL) < 0)
 			return -EINVAL;
 	}
 	{
@@ -907,7 +1038,7 @@ void import_formats_string(char *buf, size_t len)
 
 /* ---- entry ---- */
 
-static void add_percentiles(json_t *doc, json_t *pct_by_key, const struct vmb_results *res)
+static int add_percentiles(json_t *doc, json_t *pct_by_key, const struct vmb_results *res)
 {
 	/* results and document are in the same order: indices match */
 	for (size_t s = 0; s < res->nsuites; s++)
@@ -923,10 +1054,12 @@ static void add_percentiles(json_t *doc, json_t *pct_by_key, const struct vmb_re
 
 					snprintf(key, sizeof(key), "%zu/%zu/%zu/%s", s, t, c, vc->metrics[m].name);
 					h = json_object_get(pct_by_key, key);
-					if (h)
-						json_object_set(json_array_get(json_object_get(jc, "metrics"), m), "histogram", h);
+					if (h && json_object_set(json_array_get(json_object_get(jc, "metrics"), m), "histogram",
+								 h) < 0)
+						return -ENOMEM;
 				}
 			}
+	return 0;
 }
 
 /* Where the JSON document starts: at the first line whose first non-blank
@@ -979,7 +1112,7 @@ static json_t *build_doc(struct imp *im, const char *tool, const char *name, con
 {
 	struct strv all = { 0 };
 	json_t *doc = NULL, *fp;
-	char kv[64];
+	char kv[64], why[256];
 
 	for (size_t s = 0; s < im->res.nsuites; s++)
 		for (size_t t = 0; t < im->res.suites[s].ntests; t++)
@@ -999,16 +1132,23 @@ static json_t *build_doc(struct imp *im, const char *tool, const char *name, con
 		       "imported_from", name);
 	if (!fp)
 		goto out;
-	doc = doc_from_results(&im->res, &(struct doc_meta){ .argc = 0,
-							      .started = im->tool_started > 0 ? im->tool_started : wall_time_s(),
-							      .ended = im->tool_started > 0 ? im->tool_started + im->tool_duration
-											  : wall_time_s(),
-							      .fingerprint = fp, .labels = &all });
+	if (doc_from_results(&im->res, &(struct doc_meta){ .argc = 0,
+							    .started = im->tool_started > 0 ? im->tool_started : wall_time_s(),
+							    .ended = im->tool_started > 0 ? im->tool_started + im->tool_duration
+											: wall_time_s(),
+							    .fingerprint = fp, .labels = &all }, &doc, why, sizeof(why)) < 0) {
+		fail(im, "%s", why);
+		doc = NULL;
+	}
 	json_decref(fp);
 	if (!doc)
 		goto out;
-	add_percentiles(doc, im->pct, &im->res);
-	json_object_set_new(json_object_get(doc, "tool"), "imported_from", json_string(tool));
+	if (add_percentiles(doc, im->pct, &im->res) < 0 ||
+	    json_object_set_new(json_object_get(doc, "tool"), "imported_from", json_string(tool)) < 0) {
+		json_decref(doc);
+		doc = NULL;
+		goto out;
+	}
 	json_object_del(doc, "settings");
 out:
 	strv_clear(&all);
@@ -1156,6 +1296,12 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 	} else {
 		doc = build_doc(&im, imp->fmt.tool, name, labels);
 		r = doc ? 0 : -ENOMEM;
+		if (!doc && im.bad) {
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen, "%s: %s: %s", name, imp->fmt.tool, why);
+			r = -EINVAL;
+			goto out;
+		}
 	}
 	if (r < 0) {
 		snprintf(err, errlen, "%s: out of memory", name);

@@ -225,7 +225,7 @@ evil="$T/x\"'<i>&.json"
 python3 - "$T/a.json" "$evil" <<'PY'
 import json, sys
 P = "<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>"
-KEEP = {"schema", "status", "direction", "unit", "started", "ended", "id", "version"}  # validated enumerations
+KEEP = {"schema", "status", "direction", "unit", "started", "ended", "start", "id", "version"}  # validated enumerations and timestamps
 def evil(x, key=None):
     if isinstance(x, dict):
         keyed = key in ("params", "labels", "notes", "options")

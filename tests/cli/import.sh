@@ -76,6 +76,23 @@ row = [r for r in d["metrics"] if r["metric"] == "events_per_s" and r["params"] 
 assert len(row) == 1 and all(c is not None for c in row[0]["cells"]), d["metrics"]
 PY
 
+# iperf3 -u and vmbench's net.udp, at the same rate and datagram size, pair
+# up in compare: the same test (net.udp, not a "udp_stream" no suite has),
+# the same params, the same metric names
+expect 0 "vmbench net.udp like iperf3 -u -b 50M -l 32768" "$VMB" run net.udp --quick --net.rate 50 \
+	--net.udp-size 32768 --label host=udp -q
+stored=$((stored + 1))
+expect 0 "compare the imported iperf3 UDP runs with it" "$VMB" compare source=iperf3 host=udp --all --format json
+check "paired: net.udp rate=50 udp-size=32768, each metric with both cells" python3 - "$T/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not [r for r in d["metrics"] if r["test"] == "udp_stream"], "udp_stream"
+for name in ("mbit_per_s", "sender_mbit_per_s", "target_mbit_per_s", "jitter", "lost_pct"):
+    row = [r for r in d["metrics"] if r["suite"] == "net" and r["test"] == "udp" and r["metric"] == name
+           and r["params"] == {"rate": 50, "udp-size": 32768}]
+    assert len(row) == 1 and all(c is not None for c in row[0]["cells"]), (name, row)
+PY
+
 expect 0 "import --help lists the formats from the table" "$VMB" import --help
 for w in "fio --output-format=json" "iperf3 -J" "sysbench memory run output" "a vmbench result document"; do
 	has "$T/out" "$w" "help names $w"

@@ -165,6 +165,26 @@ labels='run_id="0badc0de-0000-4000-8000-000000000001",host="h1",hypervisor="KVM"
 } > "$T/want"
 check "the OpenMetrics text, exactly: 1st, disk.type and disk_type get distinct valid names" diff -u "$T/want" "$T/out"
 
+# "__" label names are Prometheus's own (dropped after relabelling): renamed
+# with an 'x', also when only the replaced bytes make the "__" ("--x", "é_y")
+python3 - "$doc" "$T/dunder.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["labels"] = {"__name__": "a", "--x": "b", "\u00e9_y": "c"}
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+expect 0 "export labels that would start with __" "$VMB" export "$T/dunder.json" --format openmetrics
+check "no label name starts with __, each renamed with an x" python3 - "$T/out" <<'EOF'
+import re, sys
+names = set()
+for line in open(sys.argv[1]):
+    m = re.match(r'^vmbench_\w+\{(.*)\} ', line)
+    if m:
+        names |= set(re.findall(r'(?:^|,)([A-Za-z_][A-Za-z0-9_]*)="', m.group(1)))
+assert not [n for n in names if n.startswith("__")], names
+assert {"x__name__", "x__x", "x___y"} <= names, names
+EOF
+
 # A valid document need not say which vmbench wrote it ("vmbench (null)")
 "$VMB" export 1 --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); d["tool"] = {}
 json.dump(d, open(sys.argv[1], "w"))' "$T/notool.json"
@@ -191,4 +211,48 @@ expect 2 "show a directory" "$VMB" show "$T/adir"
 has "$T/err" "Is a directory" "says so"
 expect 2 "show a device without end" "$VMB" show /dev/zero
 has "$T/err" "/dev/zero: File too large" "says so"
+
+# One malformed stored document (a corrupt row, edited by hand): results
+# lists every run and marks that one; the same fault gives the same exit
+# code (1: the store failed to give the run back) in results, show, compare
+# by number, by id and by selector
+bad="$T/bad.db"
+for g in a b c; do
+	expect 0 "import run $g" "$VMB" import "$SRC/tests/fixtures/import/sysbench-cpu.txt" --db "$bad" --label grp=$g
+done
+uuid2=$(python3 - "$bad" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+uuid = db.execute("SELECT uuid FROM runs WHERE id = 2").fetchone()[0]
+db.execute("UPDATE runs SET doc = '{\"schema\": \"vmbench-res' WHERE id = 2")
+db.execute("UPDATE runs SET doc = '{\"schema\": \"vmbench-result\"}' WHERE id = 3")
+db.commit()
+print(uuid[:8])
+EOF
+)
+expect 1 "results with a corrupt row" "$VMB" results --db "$bad"
+check "every run listed" test "$(grep -c '^[0-9]' "$T/out")" -eq 3
+check "run 2 marked unreadable, the others not" sh -c "grep -E '^2 .*\(unreadable\)\$' '$T/out' &&
+	! grep -E '^[13] .*unreadable' '$T/out'"
+has "$T/err" "run 2: stored document is unreadable (not JSON); 'vmbench show 2' says more" "warns with its number"
+has "$T/err" "1 stored run is unreadable" "says why the exit is 1"
+expect 1 "results --format json with a corrupt row" "$VMB" results --db "$bad" --format json
+check "the JSON lists it with status unreadable" python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))
+assert [(r["run"], r["status"]) for r in runs] == [(1, "complete"), (2, "unreadable"), (3, "complete")], runs
+assert runs[1]["labels"] == {"grp": "b", "source": "sysbench-cpu"}, runs[1]' "$T/out"
+expect 1 "show the corrupt run" "$VMB" show 2 --db "$bad"
+has "$T/err" "run 2: stored document is unreadable: $bad: not valid JSON" "show says which run and why"
+expect 1 "show the corrupt run by id" "$VMB" show "$uuid2" --db "$bad"
+has "$T/err" "run $uuid2: stored document is unreadable" "by id too"
+expect 1 "show a run that is JSON but no result" "$VMB" show 3 --db "$bad"
+has "$T/err" "run 3: stored document is unreadable: $bad: not a valid vmbench result" "says what is wrong"
+expect 0 "show a good run beside them" "$VMB" show 1 --db "$bad"
+expect 1 "compare by number" "$VMB" compare 1 2 --db "$bad"
+has "$T/err" "run 2: stored document is unreadable" "compare says it"
+expect 1 "compare by id" "$VMB" compare 1 "$uuid2" --db "$bad"
+expect 1 "compare by selector" "$VMB" compare grp=a grp=b --db "$bad"
+has "$T/err" "run 2: stored document is unreadable" "by selector too"
+expect 1 "export by number" "$VMB" export 2 --db "$bad"
 finish

@@ -55,4 +55,17 @@ check "nothing was stored by any of these" test ! -e "$T/results.db"
 # a label is text shown on terminals: no escape sequence gets stored
 expect 2 "--label with an escape character" "$VMB" run cpu.prime --label "hv=kvm$(printf '\033')[2J" --no-store
 has "$T/err" "--label number 1 has a control character" "says which label"
+# JSON text is UTF-8: a label, argument or selector that is not is refused
+# (exit 2, naming the option and the byte), never dropped from the document
+expect 2 "--label value not UTF-8" "$VMB" run cpu.prime --quick --label "x=caf$(printf '\351')" --label ok=1
+has "$T/err" "after --label: not UTF-8 (byte 5 is 0xe9)" "names the option and the byte"
+check "and nothing was stored" test ! -e "$T/results.db"
+expect 2 "--label key not UTF-8" "$VMB" run cpu.prime --quick "--label=$(printf '\377')x=1" --no-store
+has "$T/err" "argument 4, --label: not UTF-8 (byte 8 is 0xff)" "names --label= and the byte"
+expect 2 "an argument not UTF-8" "$VMB" run "cpu$(printf '\300\256')prime" --no-store
+has "$T/err" "argument 2: not UTF-8 (byte 3 is 0xc0)" "an overlong form is not UTF-8 either"
+expect 2 "a selector not UTF-8" "$VMB" results --label "hv=$(printf '\355\240\200')"
+has "$T/err" "after --label: not UTF-8 (byte 3 is 0xed)" "a surrogate is refused"
+expect 2 "a positional selector not UTF-8" "$VMB" results "hv=$(printf '\351')"
+has "$T/err" "argument 2: not UTF-8" "positional selector refused"
 finish

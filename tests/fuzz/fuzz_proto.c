@@ -110,7 +110,7 @@ static void host_side(const uint8_t *data, size_t size)
 		/* runs until the transcript ends: EOF reads as a closed channel */
 		for (int i = 0; i < 64; i++) {
 			json_t *doc = NULL;
-			int r = proto_host_run(&c, "cpu.prime", opts, 1000, 1000, &doc);
+			int r = proto_host_run(&c, "cpu.prime", opts, fp, 1000, 1000, &doc);
 
 			json_decref(doc);
 			if (r == -EPIPE || r == -ENOMEM)

@@ -59,14 +59,16 @@ static inline json_t *fixture_doc(void)
 	struct vmb_results res;
 	struct strv labels = { 0 };
 	json_t *fp = json_pack("{s:s, s:{s:s}}", "hostname", "lab1", "hypervisor", "name", "KVM");
-	json_t *doc;
+	json_t *doc = NULL;
+	char err[256];
 
 	fixture_results(&res);
 	strv_push(&labels, "hv=kvm");
 	strv_push(&labels, "disk=virtio");
-	doc = doc_from_results(&res, &(struct doc_meta){ .argc = 3, .argv = argv, .started = 1.7e9,
-							 .ended = 1.7e9 + 60, .fingerprint = fp,
-							 .labels = &labels, .rs = &rs });
+	if (doc_from_results(&res, &(struct doc_meta){ .argc = 3, .argv = argv, .started = 1.7e9,
+						       .ended = 1.7e9 + 60, .fingerprint = fp,
+						       .labels = &labels, .rs = &rs }, &doc, err, sizeof(err)) < 0)
+		doc = NULL;
 	vmb_results_release(&res);
 	strv_clear(&labels);
 	json_decref(fp);

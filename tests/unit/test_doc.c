@@ -192,6 +192,164 @@ static void failures(void **state)
 	json_decref(doc);
 }
 
+/* One UTF-8 rule for the command line, the protocol and the document:
+ * jansson's (RFC 3629). */
+static void utf8_cases(void **state)
+{
+	static const struct {
+		const char *s;
+		long at;
+	} cases[] = {
+		{ "", -1 }, { "plain", -1 }, { "caf\xc3\xa9", -1 }, { "\xe2\x82\xac", -1 }, { "\xf0\x9f\x98\x80", -1 },
+		{ "\xf4\x8f\xbf\xbf", -1 }, /* U+10FFFF */
+		{ "caf\xe9", 3 },              /* Latin-1 */
+		{ "caf\xe9!", 3 },
+		{ "x\x80", 1 },                /* a lone continuation byte */
+		{ "\xc0\xae", 0 },            /* overlong '.' */
+		{ "\xe0\x80\xaf", 0 },        /* overlong '/' in three bytes */
+		{ "\xed\xa0\x80", 0 },        /* a surrogate */
+		{ "\xf4\x90\x80\x80", 0 },    /* above U+10FFFF */
+		{ "ab\xe2\x82", 2 },           /* cut short */
+		{ "\xff", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long at = str_find_bad_utf8(cases[i].s, strlen(cases[i].s));
+		json_t *j = json_string(cases[i].s);
+
+		if (at != cases[i].at)
+			fail_msg("case %zu: offset %ld, expected %ld", i, at, cases[i].at);
+		/* the same verdict as jansson's */
+		if ((j != NULL) != (at < 0))
+			fail_msg("case %zu: jansson %s it", i, j ? "takes" : "refuses");
+		json_decref(j);
+	}
+}
+
+/* A part jansson refuses fails the whole document with a message: nothing
+ * is silently missing (a label that was not UTF-8 used to vanish). */
+static void build_refuses_non_utf8(void **state)
+{
+	static char *good_argv[] = { "vmbench", "run", "cpu" };
+	static char *bad_argv[] = { "vmbench", "run", "caf\xe9" };
+	static const struct {
+		char **argv;
+		const char *label, *param_key, *msg;
+	} cases[] = {
+		{ good_argv, "x=caf\xe9", NULL, "label number 1: not KEY=VALUE in UTF-8 text" },
+		{ good_argv, "caf\xe9=1", NULL, "label number 1: not KEY=VALUE in UTF-8 text" },
+		{ bad_argv, "ok=1", NULL, "command_line[2]: not UTF-8 text" },
+		{ good_argv, "ok=1", "thr\xe9" "ads", "suites[0] (cpu): out of memory, or a name or parameter that is not UTF-8" },
+		{ good_argv, "ok=1", NULL, NULL },
+	};
+	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "KVM");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vmb_results res;
+		struct strv labels = { 0 };
+		json_t *doc = NULL;
+		char err[256] = "";
+		int r;
+
+		fixture_results(&res);
+		if (cases[i].param_key) {
+			free(res.suites[0].tests[0].cases[0].params[0].key);
+			res.suites[0].tests[0].cases[0].params[0].key = strdup(cases[i].param_key);
+		}
+		assert_int_equal(strv_push(&labels, cases[i].label), 0);
+		r = doc_from_results(&res, &(struct doc_meta){ .argc = 3, .argv = cases[i].argv, .fingerprint = fp,
+							       .labels = &labels }, &doc, err, sizeof(err));
+		if (!cases[i].msg) {
+			assert_int_equal(r, 0);
+			assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "labels"), "ok")), "1");
+		} else {
+			if (r >= 0 || doc)
+				fail_msg("case %zu built", i);
+			if (strcmp(err, cases[i].msg))
+				fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, cases[i].msg);
+		}
+		json_decref(doc);
+		vmb_results_release(&res);
+		strv_clear(&labels);
+	}
+	json_decref(fp);
+}
+
+/* started, ended and each repetition's start are RFC 3339 timestamps: the
+ * reports print them and sort by them. */
+static void timestamps(void **state)
+{
+	static const struct {
+		const char *key, *value;
+		bool ok;
+	} cases[] = {
+		{ "started", "2026-11-30T03:14:00Z", true },
+		{ "started", "2024-02-29T23:59:60.123+05:30", true }, /* leap day, leap second, offset */
+		{ "ended", "2026-11-30t03:14:00z", true },
+		{ "ended", "1999-12-31T23:59:59-00:00", true },
+		{ "started", "yesterday", false },
+		{ "started", "", false },
+		{ "started", "2026-11-30", false },
+		{ "started", "2026-11-30 03:14:00Z", false },
+		{ "started", "2026-02-29T00:00:00Z", false }, /* not a leap year */
+		{ "started", "1900-02-29T00:00:00Z", false },
+		{ "started", "2026-04-31T00:00:00Z", false },
+		{ "started", "2026-13-01T00:00:00Z", false },
+		{ "ended", "2026-11-30T24:00:00Z", false },
+		{ "ended", "2026-11-30T03:14:00", false },   /* no offset */
+		{ "ended", "2026-11-30T03:14:00.Z", false },
+		{ "ended", "2026-11-30T03:14:00+5:30", false },
+		{ "ended", "2026-11-30T03:14:00Zjunk", false },
+		{ "ended", "+2026-11-30T03:14:00Z", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *doc = fixture_doc();
+		char err[256] = "";
+		int r;
+
+		assert_int_equal(json_object_set_new(doc, cases[i].key, json_string(cases[i].value)), 0);
+		r = doc_validate(doc, err, sizeof(err));
+		if ((r == 0) != cases[i].ok)
+			fail_msg("case %zu: %s \"%s\" %s (%s)", i, cases[i].key, cases[i].value,
+				 r == 0 ? "accepted" : "refused", err);
+		if (r < 0 && !strstr(err, "expected an RFC 3339 timestamp"))
+			fail_msg("case %zu: %s", i, err);
+		json_decref(doc);
+	}
+	/* a number is not a timestamp either */
+	{
+		json_t *doc = fixture_doc();
+		char err[256];
+
+		json_object_set_new(doc, "started", json_integer(1700000000));
+		assert_int_equal(doc_validate(doc, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "started: expected a string"));
+		json_decref(doc);
+	}
+}
+
+/* Every stored document this project has committed still loads. */
+static void old_documents_load(void **state)
+{
+	static const char *const files[] = { "store/labels.json", "../fuzz/corpus/doc/imported-fio.json",
+					     "../fuzz/corpus/doc/imported-iperf3.json", "../fuzz/corpus/doc/run-cpu.json" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[512], err[512];
+		json_t *doc = NULL;
+
+		snprintf(path, sizeof(path), "%s/%s", FIXTURES, files[i]);
+		if (doc_load_file(path, &doc, err, sizeof(err)) < 0)
+			fail_msg("%s", err);
+		json_decref(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +357,10 @@ int main(void)
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(invalid_documents),
 		cmocka_unit_test(failures),
+		cmocka_unit_test(utf8_cases),
+		cmocka_unit_test(build_refuses_non_utf8),
+		cmocka_unit_test(timestamps),
+		cmocka_unit_test(old_documents_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

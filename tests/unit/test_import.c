@@ -163,7 +163,7 @@ static void formats(void **state)
 		  "sender_mbit_per_s", false, "end.sum_sent_bidir_reverse.bits_per_second", 1e-6, 0, 0, 2, 0 },
 		{ "iperf3-udp.json", "iperf3", "net", "udp", "{}", "mbit_per_s", true, "end.sum_received.bits_per_second", 1e-6,
 		  0, 0, 1, 0 },
-		{ "iperf3-udp-1.json", "iperf3", "net", "udp", "{\"streams\": 1}", "mbit_per_s", true,
+		{ "iperf3-udp-1.json", "iperf3", "net", "udp", "{\"rate\": 50, \"udp-size\": 32768}", "mbit_per_s", true,
 		  "end.sum_received.bits_per_second", 1e-6, 0, 0, 1, 0 },
 		{ "iperf3-udp-1.json", "iperf3", "net", "udp", "{}", "jitter", false, "end.sum_received.jitter_ms",
 		  1e6, 0, 0, 1, 0 },
@@ -462,6 +462,47 @@ static void malformed(void **state)
 		  "end.sum_received.bits_per_second: -1 is not a measured value" },
 		{ "sysbench 1.0.20\nNumber of threads: 1\nPrime numbers limit: 10000\nCPU speed:\n    events per second: abc\n",
 		  "line 5: expected a number after 'events per second:'" },
+		/* plausibility: each figure within its documented bound, named by its path */
+		{ "{\"start\": {\"test_start\": {\"protocol\": \"TCP\", \"num_streams\": 1}}, \"intervals\": [], \"end\": "
+		  "{\"sum_sent\": {\"bits_per_second\": 1}, \"sum_received\": {\"bits_per_second\": 1e300}}}",
+		  "iperf3: end.sum_received.bits_per_second: 1e+300 is beyond what is plausible (at most 10 Tbit/s" },
+		{ "{\"start\": {\"test_start\": {\"protocol\": \"UDP\", \"num_streams\": 1}}, \"intervals\": [], \"end\": "
+		  "{\"sum_received\": {\"bits_per_second\": 1e6, \"jitter_ms\": 0.1, \"lost_percent\": 5000}}}",
+		  "iperf3: end.sum_received.lost_percent: 5000 is beyond what is plausible (at most 100%" },
+		{ "{\"start\": {\"test_start\": {\"protocol\": \"TCP\", \"num_streams\": 1}}, \"intervals\": "
+		  "[{\"sum\": {\"bits_per_second\": 1e6}}, {\"sum\": {\"bits_per_second\": 1e300}}], \"end\": "
+		  "{\"sum_sent\": {\"bits_per_second\": 1}, \"sum_received\": {\"bits_per_second\": 1}}}",
+		  "iperf3: intervals[1].sum.bits_per_second: 1e+300 is beyond what is plausible" },
+		{ "{\"start\": {\"test_start\": {\"protocol\": \"TCP\", \"num_streams\": 1}}, \"intervals\": "
+		  "[{\"sum\": {}}], \"end\": "
+		  "{\"sum_sent\": {\"bits_per_second\": 1}, \"sum_received\": {\"bits_per_second\": 1}}}",
+		  "iperf3: intervals[0].sum.bits_per_second: missing" },
+		{ "{\"start\": {\"test_start\": {\"protocol\": \"UDP\", \"num_streams\": 1, \"target_bitrate\": -1}}, "
+		  "\"intervals\": [], \"end\": {}}", "start.test_start.target_bitrate: expected a rate in bit/s" },
+		{ "{\"fio version\": \"x\", \"jobs\": [{\"job options\": {\"rw\": \"randread\"}, \"read\": {\"bw_bytes\": 1, "
+		  "\"iops\": 1e300, \"lat_ns\": {\"mean\": 1}}}]}",
+		  "fio: jobs[0].read.iops: 1e+300 is beyond what is plausible (at most 10^9 IOPS" },
+		{ "{\"fio version\": \"x\", \"jobs\": [{\"job options\": {\"rw\": \"read\"}, \"read\": {\"bw_bytes\": 2e12, "
+		  "\"iops\": 1, \"lat_ns\": {\"mean\": 1}}}]}", "jobs[0].read.bw_bytes: 2e+12 is beyond what is plausible (at most 1 TB/s" },
+		{ "{\"fio version\": \"x\", \"jobs\": [{\"job options\": {\"rw\": \"read\"}, \"read\": {\"bw_bytes\": 1, "
+		  "\"iops\": 1, \"lat_ns\": {\"mean\": 1e20}}}]}", "jobs[0].read.lat_ns.mean: 1e+20 is beyond what is plausible (at most 1 hour" },
+		{ "sysbench 1.0.20\nNumber of threads: 1\nPrime numbers limit: 10000\nCPU speed:\n    events per second: 1e300\n",
+		  "line 5: 'events per second:' 1e+300 is beyond what is plausible (at most 10^10 events/s" },
+		/* fio's error is an integer: "5" or 5.0 is no "no error" */
+		{ "{\"fio version\": \"x\", \"jobs\": [{\"error\": \"5\", \"job options\": {\"rw\": \"read\"}}]}",
+		  "jobs[0].error: expected fio's error number (an integer), not a string" },
+		{ "{\"fio version\": \"x\", \"jobs\": [{\"error\": 5.0, \"job options\": {\"rw\": \"read\"}}]}",
+		  "jobs[0].error: expected fio's error number (an integer), not a fraction" },
+		/* json+ bins: their total is total_ios; sums that would wrap are refused, not an empty histogram */
+		{ "{\"fio version\": \"x\", \"jobs\": [{\"job options\": {\"rw\": \"read\"}, \"read\": {\"bw_bytes\": 1, "
+		  "\"iops\": 1, \"total_ios\": 2, \"lat_ns\": {\"mean\": 1}, \"clat_ns\": {\"min\": 1, \"max\": 1, "
+		  "\"mean\": 1, \"stddev\": 0, \"percentile\": {}, \"bins\": {\"1000\": 9223372036854775807, "
+		  "\"1001\": 9223372036854775807, \"1002\": 2}}}}]}",
+		  "jobs[0].read.clat_ns.bins: the bins count more I/Os than total_ios (2)" },
+		{ "{\"fio version\": \"x\", \"jobs\": [{\"job options\": {\"rw\": \"read\"}, \"read\": {\"bw_bytes\": 1, "
+		  "\"iops\": 1, \"total_ios\": 5, \"lat_ns\": {\"mean\": 1}, \"clat_ns\": {\"min\": 1, \"max\": 1, "
+		  "\"mean\": 1, \"stddev\": 0, \"percentile\": {}, \"bins\": {\"1000\": 3}}}}]}",
+		  "jobs[0].read.clat_ns.bins: the bins count 3 I/Os, total_ios says 5" },
 		{ "sysbench 1.0.20\nNumber of threads: 1\nCPU speed:\n", "no line with 'Prime numbers limit:'" },
 		{ "sysbench 1.0.20\nNumber of threads: -2\nPrime numbers limit: 10000\nCPU speed:\n    events per second: 5\n",
 		  "line 2: 'Number of threads:' -2 is out of range" },
@@ -504,6 +545,37 @@ static void malformed(void **state)
 			fail_msg("%s", err);
 		free(text);
 	}
+}
+
+/* iperf3 -u is net.udp, as vmbench's own UDP test: its params (rate in
+ * Mbit/s, udp-size) and metric names, its intervals in the same case;
+ * there is no "udp_stream" test that no suite has. */
+static void udp_is_net_udp(void **state)
+{
+	struct import_result res = import_file("iperf3-udp.json");
+	json_t *s = json_array_get(json_object_get(res.doc, "suites"), 0), *t, *c, *want;
+	size_t i;
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(s, "name")), "net");
+	assert_int_equal(json_array_size(json_object_get(s, "tests")), 1);
+	t = json_array_get(json_object_get(s, "tests"), 0);
+	assert_string_equal(json_string_value(json_object_get(t, "name")), "udp");
+	assert_int_equal(json_array_size(json_object_get(t, "cases")), 1);
+	c = json_array_get(json_object_get(t, "cases"), 0);
+	want = json_pack("{s:i, s:i}", "rate", 100, "udp-size", 32768);
+	if (!json_equal(json_object_get(c, "params"), want))
+		fail_msg("params %s", json_dumps(json_object_get(c, "params"), 0));
+	json_decref(want);
+	{
+		static const char *const names[] = { "mbit_per_s", "sender_mbit_per_s", "jitter", "lost_pct" };
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!find_metric(c, names[i]))
+				fail_msg("no metric %s", names[i]);
+	}
+	assert_int_equal(json_array_size(json_object_get(find_metric(c, "interval_mbit_per_s"), "samples")), 3);
+	json_decref(res.doc);
 }
 
 /* --param states what an output does not print, never what it does. */
@@ -588,6 +660,7 @@ int main(void)
 		cmocka_unit_test(hostile_percentiles),
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(unstated_params),
+		cmocka_unit_test(udp_is_net_udp),
 		cmocka_unit_test(format_list),
 	};
 

@@ -18,6 +18,7 @@
 #include "test.h"
 #include "../../src/cmd/cmd.h"
 #include "../../src/lab/proto.h"
+#include "fixture_doc.h"
 
 /* run_opts (src/cmd/run.c) is what the agent checks RUN's options with. */
 extern const struct vmb_opt run_opts[];
@@ -348,7 +349,7 @@ static void run_cases(void **state)
 			big = overlong(cases[i].script, &len);
 		fake_start(&f, big ? big : cases[i].script, len, cases[i].close_after, true);
 		proto_init(&c, f.to_host[0], f.to_guest[1]);
-		r = proto_host_run(&c, "cpu", opts, FAKE_WAIT_MS(cases[i].big, 1000), FAKE_WAIT_MS(cases[i].big, 4000), &doc);
+		r = proto_host_run(&c, "cpu", opts, NULL, FAKE_WAIT_MS(cases[i].big, 1000), FAKE_WAIT_MS(cases[i].big, 4000), &doc);
 		if (r != want)
 			fail_msg("case %zu: %d, expected %d (%s)", i, r, want, c.err);
 		if (!strstr(c.err, cases[i].msg))
@@ -361,6 +362,96 @@ static void run_cases(void **state)
 	json_decref(opts);
 }
 
+/* A lying guest: asked to RUN cpu.prime, it answers with a valid document
+ * of its own making. The host takes only the suite and test it asked for,
+ * and sets the id, labels and fingerprint itself, from the HELLO it got:
+ * none of the guest's "hv=vmware", run id, fingerprint or lab keys. */
+static void lying_guest(void **state)
+{
+	static const struct {
+		const char *what;
+		int keep;          /* fixture suite to return: 0 cpu (test prime), 1 net */
+		const char *test;  /* the test renamed to this; NULL: kept */
+		int r;
+		const char *msg;
+	} cases[] = {
+		{ "cpu.prime", 1, NULL, -EPROTO, "the guest returned results of the suite net, but was asked for cpu.prime" },
+		{ "cpu.prime", -1, NULL, -EPROTO, "the guest returned 2 suites, but was asked for cpu.prime" },
+		{ "cpu.prime", 0, "matrix", -EPROTO, "the guest returned results of cpu.matrix, but was asked for cpu.prime" },
+		{ "cpu", 0, "invented", -EPROTO, "the guest returned results of cpu.invented, but was asked for cpu" },
+		{ "cpu.prime", 0, NULL, 0, NULL },
+		{ "cpu", 0, NULL, 0, NULL },
+	};
+	json_t *hello = json_pack("{s:{s:s}, s:s, s:s}", "hypervisor", "name", "KVM", "hostname", "guest1", "arch",
+				  "x86_64");
+	json_t *opts = json_object();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *lie = fixture_doc(), *doc = NULL, *suites = json_object_get(lie, "suites");
+		struct proto_conn c;
+		struct fake f;
+		char *text, *script;
+		int r;
+
+		assert_non_null(lie);
+		if (cases[i].keep >= 0) {
+			json_t *keep = json_incref(json_array_get(suites, (size_t)cases[i].keep));
+
+			json_array_clear(suites);
+			json_array_append_new(suites, keep);
+		}
+		if (cases[i].test)
+			json_object_set_new(json_array_get(json_object_get(json_array_get(suites, 0), "tests"), 0), "name",
+					    json_string(cases[i].test));
+		/* its own id, labels, fingerprint, and keys only the lab sets */
+		json_object_set_new(lie, "id", json_string("guest-made-id"));
+		json_object_set_new(lie, "labels", json_pack("{s:s, s:s}", "hv", "vmware", "config", "fast"));
+		json_object_set_new(lie, "fingerprint", json_pack("{s:{s:s}, s:s}", "hypervisor", "name", "VMware",
+								  "hostname", "elsewhere"));
+		json_object_set_new(lie, "lab_note", json_string("trust me"));
+		json_object_set_new(lie, "run_group", json_pack("{s:s, s:i, s:i}", "id", "g", "round", 1, "rounds", 1));
+		json_object_set_new(lie, "host_noise", json_pack("{s:b}", "busy", 0));
+		text = json_dumps(lie, JSON_COMPACT);
+		assert_non_null(text);
+		script = xasprintf("RESULT %zu\n%s\n", strlen(text), text);
+		assert_non_null(script);
+		fake_start(&f, script, 0, false, true);
+		proto_init(&c, f.to_host[0], f.to_guest[1]);
+		r = proto_host_run(&c, cases[i].what, opts, hello, 60000, 60000, &doc);
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
+		if (cases[i].msg && !strstr(c.err, cases[i].msg))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, c.err, cases[i].msg);
+		if (r < 0) {
+			assert_null(doc);
+		} else {
+			char why[256];
+			const char *id = json_string_value(json_object_get(doc, "id"));
+
+			assert_non_null(id);
+			assert_string_not_equal(id, "guest-made-id");
+			assert_int_equal(strlen(id), 36);
+			assert_int_equal(json_object_size(json_object_get(doc, "labels")), 0);
+			assert_true(json_equal(json_object_get(doc, "fingerprint"), hello));
+			assert_null(json_object_get(doc, "lab_note"));
+			assert_null(json_object_get(doc, "run_group"));
+			assert_null(json_object_get(doc, "host_noise"));
+			/* what it measured is kept */
+			assert_true(json_equal(json_object_get(doc, "suites"), suites));
+			assert_int_equal(doc_validate(doc, why, sizeof(why)), 0);
+		}
+		json_decref(doc);
+		proto_release(&c);
+		fake_stop(&f);
+		free(script);
+		free(text);
+		json_decref(lie);
+	}
+	json_decref(opts);
+	json_decref(hello);
+}
+
 /* The host refuses to send what the guest would misread. */
 static void host_run_refuses(void **state)
 {
@@ -371,10 +462,10 @@ static void host_run_refuses(void **state)
 	(void)state;
 	proto_init(&c, -1, -1);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(proto_host_run(&c, bad[i], opts, 100, 100, &doc), -EINVAL);
+		assert_int_equal(proto_host_run(&c, bad[i], opts, NULL, 100, 100, &doc), -EINVAL);
 		assert_non_null(strstr(c.err, "is not a suite or test name"));
 	}
-	assert_int_equal(proto_host_run(&c, "cpu", arr, 100, 100, &doc), -EINVAL);
+	assert_int_equal(proto_host_run(&c, "cpu", arr, NULL, 100, 100, &doc), -EINVAL);
 	assert_non_null(strstr(c.err, "not a JSON object"));
 	json_decref(opts);
 	json_decref(arr);
@@ -464,6 +555,7 @@ struct agent {
 	struct proto_conn c;
 	int to_host, to_guest;
 	char dir[64], errpath[96];
+	json_t *fp; /* the HELLO's, from agent_hello; freed by agent_wait */
 };
 
 /* The agent of the test under way, killed by the teardown if the test
@@ -486,6 +578,7 @@ static void agent_start(struct agent *a, const char *port, const char *idle)
 {
 	int to_host[2], to_guest[2];
 
+	a->fp = NULL;
 	snprintf(a->dir, sizeof(a->dir), "/tmp/vmbench-proto-XXXXXX");
 	assert_non_null(mkdtemp(a->dir));
 	snprintf(a->errpath, sizeof(a->errpath), "/tmp/vmbench-proto-err-%d", (int)getpid());
@@ -523,6 +616,8 @@ static int agent_wait(struct agent *a, char *err, size_t errlen)
 	FILE *f;
 	size_t n = 0;
 
+	json_decref(a->fp);
+	a->fp = NULL;
 	close(a->to_guest);
 	close(a->to_host);
 	assert_int_equal(waitpid(a->pid, &status, 0), a->pid);
@@ -559,7 +654,8 @@ static void agent_hello(struct agent *a)
 	if (proto_host_hello(&a->c, 60000, &fp) < 0)
 		fail_msg("hello: %s", a->c.err);
 	assert_true(json_is_string(json_object_get(json_object_get(fp, "hypervisor"), "name")));
-	json_decref(fp);
+	json_decref(a->fp);
+	a->fp = fp;
 }
 
 /* The real agent, over pipes: hello, a run, a failing run, bye. */
@@ -575,12 +671,12 @@ static void real_agent(void **state)
 	agent_hello(&a);
 	opts = json_pack("{s:f, s:i, s:i, s:s, s:i}", "time", 0.05, "warmup", 0, "repeat", 2, "threads", "1",
 			 "cpu.max-prime", 1000);
-	if (proto_host_run(&a.c, "cpu.prime", opts, 30000, 60000, &doc) < 0)
+	if (proto_host_run(&a.c, "cpu.prime", opts, a.fp, 30000, 60000, &doc) < 0)
 		fail_msg("run: %s", a.c.err);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "suites"), 0), "name")), "cpu");
 	json_decref(doc);
 	doc = NULL;
-	assert_int_equal(proto_host_run(&a.c, "nosuch", opts, 30000, 60000, &doc), -EIO);
+	assert_int_equal(proto_host_run(&a.c, "nosuch", opts, a.fp, 30000, 60000, &doc), -EIO);
 	assert_non_null(strstr(a.c.err, "unknown suite 'nosuch'"));
 	assert_int_equal(proto_host_bye(&a.c, 60000), 0);
 	status = agent_wait(&a, err, sizeof(err));
@@ -857,6 +953,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(recv_after_bad_lines),
 		cmocka_unit_test(run_cases),
 		cmocka_unit_test(host_run_refuses),
+		cmocka_unit_test(lying_guest),
 		cmocka_unit_test(parse_run_cases),
 		cmocka_unit_test_teardown(real_agent, kill_live_agent),
 		cmocka_unit_test_teardown(agent_refuses, kill_live_agent),
