@@ -1,6 +1,7 @@
 /* The CPU: model, topology (sockets, cores, threads, NUMA nodes), caches
  * (cache.c), the flags that matter for virtualization benchmarks, the governor. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,21 +18,30 @@ static json_t *probe_caches(const char *root, json_t **line, json_t **rejected)
 {
 	static const char *const types[CACHE_NLEVELS] = { "Data", "Unified", "Unified" };
 	struct cache_info ci;
-	json_t *arr = json_array();
+	json_t *arr = json_array(), *rej = json_array(), *ln;
+	bool ok = arr && rej;
 
 	cache_read(root, &ci);
-	for (int lv = 0; lv < CACHE_NLEVELS; lv++)
+	/* an entry that cannot be made (out of memory) fails the list: never one silently missing */
+	for (int lv = 0; ok && lv < CACHE_NLEVELS; lv++)
 		if (ci.size[lv])
-			json_array_append_new(arr, json_pack("{s:i, s:s, s:I, s:s}", "level", lv + 1, "type", types[lv],
-							     "size_bytes", (json_int_t)ci.size[lv], "source",
-							     ci.source[lv]));
-	*line = json_pack("{s:I, s:s}", "bytes", (json_int_t)ci.line, "source", ci.line_source);
-	*rejected = json_array();
-	for (size_t i = 0; i < ci.nrejected; i++)
-		json_array_append_new(*rejected, json_pack("{s:s, s:I, s:s, s:s}", "level",
-							   cache_level_names[ci.rejected[i].level], "size_bytes",
-							   (json_int_t)ci.rejected[i].size, "source", ci.rejected[i].source,
-							   "why", ci.rejected[i].why));
+			ok = json_array_append_new(arr, json_pack("{s:i, s:s, s:I, s:s}", "level", lv + 1, "type",
+								  types[lv], "size_bytes", (json_int_t)ci.size[lv],
+								  "source", ci.source[lv])) == 0;
+	for (size_t i = 0; ok && i < ci.nrejected; i++)
+		ok = json_array_append_new(rej, json_pack("{s:s, s:I, s:s, s:s}", "level",
+							  cache_level_names[ci.rejected[i].level], "size_bytes",
+							  (json_int_t)ci.rejected[i].size, "source", ci.rejected[i].source,
+							  "why", ci.rejected[i].why)) == 0;
+	ln = ok ? json_pack("{s:I, s:s}", "bytes", (json_int_t)ci.line, "source", ci.line_source) : NULL;
+	if (!ln) {
+		json_decref(arr);
+		json_decref(rej);
+		*line = *rejected = NULL;
+		return NULL;
+	}
+	*line = ln;
+	*rejected = rej;
 	return arr;
 }
 
