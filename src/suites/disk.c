@@ -479,6 +479,17 @@ static int disk_setup(struct vmb_ctx *ctx)
 			return vmb_skip(ctx, "--disk.iomem mmaphuge: %s", disk_iomem_why(st->iomem));
 		disk_buffers_free(st->iomem, p, mapped);
 	}
+	if (st->iomem == DISK_IOMEM_THP) {
+		/* madvise asks, the system setting decides: say when the answer is no */
+		char thp[128];
+
+		if (read_line_at("/", "/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp)) < 0)
+			(void)vmb_note(ctx, "iomem_thp", "no transparent huge pages in this kernel: the buffers are on "
+				       "base pages");
+		else if (strstr(thp, "[never]"))
+			(void)vmb_note(ctx, "iomem_thp", "transparent huge pages are 'never' here: the buffers are on "
+				       "base pages");
+	}
 	if (!strcmp(engine, "psync")) {
 		st->engine = DISK_ENGINE_PSYNC;
 	} else if (disk_uring_probe(why, sizeof(why)) == 0) {
