@@ -32,9 +32,9 @@ guest() {
 		--suites "$what" --quick --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" \
 		--db "$T/$arch.db" -o "$T/$arch.html"
 	check "$arch: every suite ran in the guest; nothing failed, nothing skipped without a reason" python3 - \
-		"$T/$arch.db" "$arch" "$what" <<'PY'
+		"$T/$arch.db" "$arch" "$what" "$(stat -f -c %T "$TMPDIR")" <<'PY'
 import json, sqlite3, sys
-db, arch, what = sys.argv[1:4]
+db, arch, what, tmpfs = sys.argv[1:5]
 docs = [json.loads(r[0]) for r in sqlite3.connect(db).execute("SELECT doc FROM runs")]
 assert len(docs) == 1, len(docs)
 d = docs[0]
@@ -47,6 +47,9 @@ for s in d["suites"]:
     for t in s["tests"]:
         assert t["status"] in ("ok", "skipped"), (s["name"], t["name"], t["status"], t["reason"])
         assert t["status"] == "ok" or t["reason"], ("skipped without a reason", s["name"], t["name"])
+    # the scratch disk's image is in $TMPDIR: on tmpfs the disk figures are the host's memory, and say so
+    if s["name"] == "disk":
+        assert ("scratch_disk_host" in s["notes"]) == (tmpfs == "tmpfs"), (tmpfs, s["notes"])
 PY
 	python3 - "$T/$arch.db" "$arch" <<'PY' || true
 import json, sqlite3, sys
