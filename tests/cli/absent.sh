@@ -251,6 +251,27 @@ else
 	skip "/tmp on tmpfs" "needs root and unshare -m"
 fi
 
+# ---- a read-only working directory (a read-only checkout, a container's root) ----
+if can_ns; then
+	mkdir -p "$T/rocwd"
+	rocwd="mount --bind $T/rocwd $T/rocwd && mount -o remount,bind,ro $T/rocwd"
+	expect 0 "a read-only working directory: the defaults there" ns "$rocwd" sh -c 'cd "$1" && shift && exec "$@"' \
+		sh "$T/rocwd" "$VMB" run cpu.prime disk.randread app --quick --no-store --json "$T/rocwd.json"
+	doc "disk and the app tests that write skipped, saying which option to give" "$T/rocwd.json" '
+assert S["disk"]["status"] == "skipped" and "--disk.dir DIR" in S["disk"]["reason"], S["disk"]
+for t in ("app.oltp_read_write", "app.proc", "app.files"):
+    assert T[t]["status"] == "skipped" and "takes no new files" in T[t]["reason"] and "--app.dir DIR" in T[t]["reason"], T[t]
+assert T["cpu.prime"]["status"] == "ok"'
+	expect 2 "a read-only --disk.dir the user named: refused" ns "$rocwd" "$VMB" run disk.randread --quick \
+		--disk.size 16m --no-store --disk.dir "$T/rocwd"
+	has "$T/err" "--disk.dir $T/rocwd takes no new files (Read-only file system)" "says so"
+	expect 2 "a read-only --app.dir the user named: refused" ns "$rocwd" "$VMB" run app.files --quick --no-store \
+		--app.dir "$T/rocwd"
+	has "$T/err" "--app.dir $T/rocwd takes no new files (Read-only file system)" "says so"
+else
+	skip "a read-only working directory" "needs root and unshare -m"
+fi
+
 # ---- a read-only or absent $HOME: where the default store goes ----
 unset VMBENCH_DB
 mkdir -p "$T/rohome" "$T/keep"
