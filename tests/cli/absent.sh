@@ -135,7 +135,8 @@ f = T["sched.fairness"]
 assert f["status"] == "ok" or f["reason"].startswith(("no permission to create cgroups", "no cgroup hierarchy",
                                                        "cgroup v2 at")), f
 if f["status"] == "ok":
-    assert "SCHED_FIFO was refused" in note("sched", "fairness_rt"), S["sched"]["notes"]
+    # refused here, or left out earlier where the cgroup has no real-time runtime to give
+    assert note("sched", "fairness_rt").startswith("not measured: "), S["sched"]["notes"]
     names = {m["name"] for c in f["cases"] for m in c["metrics"]}
     assert "fair_jain" in names and not any(n.startswith("rt_") for n in names), names
 assert T["sched.wakeup"]["status"] == "ok"'
