@@ -325,9 +325,59 @@ static int check_store_path(const struct vmb_cmd *self, const char *path)
 	return CMD_CONTINUE;
 }
 
+/* The store was named (--db, VMBENCH_DB): what is wrong with it is the user's to fix. */
+static bool store_named(const struct optset *own)
+{
+	const char *env = getenv("VMBENCH_DB");
+
+	return optset_str(own, "db") || (env && *env);
+}
+
+/* The default store ($XDG_DATA_HOME or $HOME/.local/share) where the
+ * machine has no place for it: no HOME, a HOME that does not exist (never
+ * made: /nonexistent is a promise), or one that takes no files. Quietly:
+ * true with why set, or false when the store can be opened as usual. */
+static bool default_store_unusable(char *path, size_t len, char *why, size_t wlen)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME"), *base;
+	char dir[4096];
+	struct stat st;
+	int r;
+
+	if (db_default_path(NULL, path, len) < 0) {
+		snprintf(why, wlen, "neither XDG_DATA_HOME nor HOME is set");
+		return true;
+	}
+	base = xdg && *xdg == '/' ? xdg : home;
+	if (stat(base, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, wlen, "%s '%s' is no directory", base == xdg ? "XDG_DATA_HOME" : "HOME", base);
+		return true;
+	}
+	if (access(path, F_OK) == 0) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			close(fd);
+			return false;
+		}
+		snprintf(why, wlen, "'%s' is not writable: %s", path, strerror(errno));
+		return true;
+	}
+	/* the first directory on the way that exists must take new files */
+	dir_of(path, dir, sizeof(dir));
+	while (access(dir, F_OK) < 0 && strchr(dir + 1, '/'))
+		*strrchr(dir, '/') = '\0';
+	r = dir_writable(dir);
+	if (r < 0) {
+		snprintf(why, wlen, "'%s' takes no new files: %s", dir, strerror(-r));
+		return true;
+	}
+	return false;
+}
+
 /* A finished run is never lost: when an output failed after measuring, the
  * document goes to a new file in the first place that takes it. */
-static int save_elsewhere(const json_t *doc)
+static int save_elsewhere(const json_t *doc, const char *unstored)
 {
 	const char *id = json_string_value(json_object_get(doc, "id"));
 	const char *dirs[] = { getenv("TMPDIR"), "/tmp", ".", getenv("HOME") };
@@ -343,7 +393,10 @@ static int save_elsewhere(const json_t *doc)
 		if (!path)
 			break;
 		r = file_write_new(path, text, strlen(text));
-		if (r == 0)
+		if (r == 0 && unstored)
+			log_warn("not stored (%s): the result is in %s (see it with 'vmbench show %s', store it with "
+				 "'vmbench import %s --db PATH')", unstored, path, path, path);
+		else if (r == 0)
 			log_error("the result was saved to %s instead (see it with 'vmbench show %s')", path, path);
 		free(path);
 		if (r == 0)
@@ -473,7 +526,7 @@ static char *round_json_path(const char *path, unsigned k)
 static int run_one(const struct vmb_cmd *self, const struct optset *own, const struct runner_settings *rs,
 		   const struct runner_item *items, size_t nitems, const struct round_unit *units, size_t nu,
 		   json_t *fp, json_t *group, struct db *db, const char *db_path, const char *json_path,
-		   bool json_stdout)
+		   bool json_stdout, const char *unstored)
 {
 	struct vmb_results res = { 0 };
 	json_t *doc = NULL, *order;
@@ -567,7 +620,9 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 	}
 	/* Kept somewhere the user asked for, or saved elsewhere and said where. */
 	if (json_failed || (store_failed && !json_path))
-		(void)save_elsewhere(doc);
+		(void)save_elsewhere(doc, NULL);
+	else if (unstored && !json_path && ncases > 0)
+		(void)save_elsewhere(doc, unstored);
 	if (ncases == 0)
 		log_error("nothing was measured: every selected test was skipped or failed (reasons above); "
 			  "nothing was stored");
@@ -588,7 +643,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	struct round_unit units[64 * 64];
 	struct strv words;
 	struct db *db = NULL;
-	char db_path[4096] = "", group_id[40];
+	char db_path[4096] = "", group_id[40], unstored[4200] = "";
 	unsigned *cpus = NULL;
 	size_t nitems = 0, ncpus = 0, nu;
 	const char *json_path;
@@ -660,7 +715,14 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		 (unsigned long long)time(NULL) & 0xffffffffu);
 	rs.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO;
 	/* Open the store before measuring: a bad --db must not cost a long run. */
-	if (!optset_bool(&own, "no-store")) {
+	if (!optset_bool(&own, "no-store") && !store_named(&own) &&
+	    default_store_unusable(db_path, sizeof(db_path), unstored, sizeof(unstored))) {
+		/* nothing the user gave is wrong: the machine has no place for
+		 * the default store; the run goes on and keeps its document */
+		log_warn("no result store: %s; this run's document goes to a new file, named at the end (give --db "
+			 "PATH or set VMBENCH_DB to store it)", unstored);
+	} else if (!optset_bool(&own, "no-store")) {
+		unstored[0] = '\0';
 		if (db_default_path(optset_str(&own, "db"), db_path, sizeof(db_path)) < 0) {
 			ret = cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
 			goto out;
@@ -707,7 +769,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 			log_info("round %u of %u", k, nruns);
 		}
 		ret = run_one(self, &own, &rs, items, nitems, nruns > 1 ? units : NULL, nu, fp, group, db, db_path,
-			      round_path ? round_path : json_path, json_stdout);
+			      round_path ? round_path : json_path, json_stdout, unstored[0] ? unstored : NULL);
 		json_decref(group);
 		free(round_path);
 		if (ret == EXIT_INTERRUPTED || ret == EXIT_USAGE || vmb_stop_requested())

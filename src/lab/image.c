@@ -67,6 +67,8 @@ static const char init_script[] =
 	"/bin/busybox mount -t sysfs sys /sys\n"
 	"/bin/busybox mount -t devtmpfs dev /dev\n"
 	"/bin/busybox mkdir -p /tmp /run && /bin/busybox mount -t tmpfs tmp /tmp\n"
+	"# the net suite's server is on loopback, which a bare kernel leaves down\n"
+	"/bin/busybox ip link set lo up 2>/dev/null || /bin/busybox ifconfig lo 127.0.0.1 up\n"
 	"echo \"vmbench-init: kernel reached init at $(/bin/busybox cut -d' ' -f1 /proc/uptime) s\"\n"
 	"while read m; do /bin/busybox insmod \"/lib/modules/$m\" 2>/dev/null; done < /etc/vmbench-modules\n"
 	"port=/dev/hvc0\n"

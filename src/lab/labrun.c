@@ -1,5 +1,6 @@
 /* Lab run: QEMU per configuration, boot phases, suites through the agent. */
 #include <errno.h>
+#include <linux/magic.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -75,6 +77,29 @@ static void untrack(pid_t pid)
 				remove_dir(work_dirs[i]);
 			work_dirs[i][0] = '\0';
 		}
+}
+
+/* The scratch disk's image lives in $TMPDIR: on tmpfs the guest's disk
+ * figures are the host's memory, which the guest cannot see. Said beside
+ * them, in the disk suite's notes. */
+static void scratch_on_tmpfs(json_t *doc, const char *dir)
+{
+	struct statfs sfs;
+	json_t *suites = json_object_get(doc, "suites"), *s;
+	size_t i;
+
+	if (statfs(dir, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC)
+		return;
+	json_array_foreach(suites, i, s) {
+		const char *name = json_string_value(json_object_get(s, "name"));
+		json_t *notes = json_object_get(s, "notes");
+
+		if (name && !strcmp(name, "disk") && json_is_object(notes))
+			(void)json_object_set_new(notes, "scratch_disk_host",
+						  json_string("the scratch disk's image is on the host's tmpfs ($TMPDIR): "
+							      "these are figures of the host's memory; give the lab a "
+							      "TMPDIR on a disk"));
+	}
 }
 
 /* The last lines of the console, for messages about a guest that misbehaved. */
@@ -582,6 +607,8 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 					errf(err, errlen, r, "%s", b.conn.err);
 					break;
 				}
+				if (str_has_prefix(what, "disk"))
+					scratch_on_tmpfs(d, b.dir);
 				if (!doc) {
 					doc = d;
 				} else {

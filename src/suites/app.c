@@ -13,6 +13,7 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "../core/banned.h"
@@ -71,9 +72,23 @@ static int app_setup(struct vmb_ctx *ctx)
 		    (r = vmb_param_actual(ctx, "db", "%s", shown)) < 0)
 			return vmb_fail(ctx, r, "recording --app.db");
 	}
-	as = calloc(1, sizeof(*as));
-	if (!as)
-		return vmb_fail(ctx, -ENOMEM, "app state");
+	/* a read-only working directory (a read-only checkout, a container's
+	 * root) is the machine's; a directory the user named is the user's */
+	if (access(dir, W_OK) < 0 && (errno == EROFS || errno == EACCES || errno == EPERM)) {
+		if (optset_get(ctx->opts, "dir")->set)
+			return vmb_usage(ctx, "--app.dir %s takes no new files (%s); name a directory you can write",
+					 dir, strerror(errno));
+		r = errno;
+		as = calloc(1, sizeof(*as));
+		if (!as)
+			return vmb_fail(ctx, -ENOMEM, "app state");
+		snprintf(as->dir_skip, sizeof(as->dir_skip), "the working directory takes no new files (%s): give "
+			 "--app.dir DIR on the filesystem to measure", strerror(r));
+	} else {
+		as = calloc(1, sizeof(*as));
+		if (!as)
+			return vmb_fail(ctx, -ENOMEM, "app state");
+	}
 	snprintf(as->dir, sizeof(as->dir), "%s", dir);
 	ctx->priv = as;
 	note_fs(ctx, dir);
@@ -93,12 +108,17 @@ static void app_teardown(struct vmb_ctx *ctx)
 static int app_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
 	enum app_kind kind = (enum app_kind)(uintptr_t)test->data;
+	const struct app_state *as = ctx->priv;
 
 	/* --quick has about 4 s for the whole suite: one OLTP script (its two
 	 * thread counts), app.proc and app.files */
 	if (ctx->env->quick && (kind == A_OLTP_RO || kind == A_OLTP_PS || kind == A_OLTP_UI || kind == A_BUILD))
 		return vmb_skip(ctx, "not part of --quick (it would take the quick run past its time budget): run it "
 				     "without --quick");
+	/* every test writes in the directory but OLTP against a server (--app.db URL) */
+	if (as->dir_skip[0] && (kind == A_PROC || kind == A_FILES || kind == A_BUILD ||
+				!strcmp(optset_str(ctx->opts, "db"), "sqlite")))
+		return vmb_skip(ctx, "%s", as->dir_skip);
 	switch (kind) {
 	case A_OLTP_RW:
 		return app_oltp_run(ctx, OLTP_READ_WRITE, rep);

@@ -17,6 +17,7 @@ struct app_state {
 	char dir[PATH_MAX];       /* --app.dir, checked */
 	struct oltp_state *oltp;  /* prepared on the first OLTP test, cleaned up in teardown */
 	char exe[PATH_MAX];       /* the tiny static program app.proc executes, or "" */
+	char dir_skip[200];       /* why the default directory cannot take the files, or "" */
 };
 
 /* The OLTP workloads: sysbench 1.0's scripts of the same names. */

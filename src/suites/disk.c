@@ -363,6 +363,15 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 				      "(--disk.dir), or at a new path given with --disk.file", st->dir);
 	if (statfs(st->dir, &sfs) < 0 || statvfs(st->dir, &svfs) < 0)
 		return vmb_fail(ctx, -errno, "statfs %s", st->dir);
+	/* the default (.) read-only is the machine's (a read-only checkout, a
+	 * container's root): a skip; a directory the user named, a usage error */
+	if (!file && access(st->dir, W_OK) < 0 && (errno == EROFS || errno == EACCES || errno == EPERM)) {
+		if (optset_get(ctx->opts, "dir")->set)
+			return vmb_usage(ctx, "--disk.dir %s takes no new files (%s); name a directory on the disk to "
+					      "measure that you can write", st->dir, strerror(errno));
+		return vmb_skip(ctx, "the working directory takes no new files (%s): give --disk.dir DIR on the "
+				     "disk to measure", strerror(errno));
+	}
 	/* O_DIRECT on a memory filesystem measures memory, not a disk. */
 	if (!st->buffered && ((unsigned long)sfs.f_type == TMPFS_MAGIC || (unsigned long)sfs.f_type == RAMFS_MAGIC))
 		return vmb_skip(ctx, "%s is on %s: a disk test there would measure memory; give another "
@@ -478,6 +487,17 @@ static int disk_setup(struct vmb_ctx *ctx)
 		if (!p)
 			return vmb_skip(ctx, "--disk.iomem mmaphuge: %s", disk_iomem_why(st->iomem));
 		disk_buffers_free(st->iomem, p, mapped);
+	}
+	if (st->iomem == DISK_IOMEM_THP) {
+		/* madvise asks, the system setting decides: say when the answer is no */
+		char thp[128];
+
+		if (read_line_at("/", "/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp)) < 0)
+			(void)vmb_note(ctx, "iomem_thp", "no transparent huge pages in this kernel: the buffers are on "
+				       "base pages");
+		else if (strstr(thp, "[never]"))
+			(void)vmb_note(ctx, "iomem_thp", "transparent huge pages are 'never' here: the buffers are on "
+				       "base pages");
 	}
 	if (!strcmp(engine, "psync")) {
 		st->engine = DISK_ENGINE_PSYNC;

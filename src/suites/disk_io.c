@@ -253,17 +253,37 @@ static void io_error(struct disk_job *j, bool rd, uint64_t off, int res)
 
 /* ---- io_uring ---- */
 
+/* A ring that can be made but not entered is refused too: some seccomp
+ * profiles let io_uring_setup through and refuse io_uring_enter, and the
+ * first I/O would fail instead of the engine falling back. */
 int disk_uring_probe(char *why, size_t len)
 {
 	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
 	int r = io_uring_queue_init(2, &ring, 0);
 
 	if (r < 0) {
 		snprintf(why, len, "io_uring is unavailable here (%s)", strerror(-r));
 		return r;
 	}
+	sqe = io_uring_get_sqe(&ring);
+	if (!sqe) {
+		r = -EBUSY;
+	} else {
+		io_uring_prep_nop(sqe);
+		r = io_uring_submit_and_wait(&ring, 1);
+		if (r >= 0 && io_uring_peek_cqe(&ring, &cqe) == 0) {
+			r = cqe->res < 0 ? cqe->res : 0;
+			io_uring_cqe_seen(&ring, cqe);
+		} else if (r >= 0) {
+			r = -EIO;
+		}
+	}
+	if (r < 0)
+		snprintf(why, len, "io_uring is unavailable here (a no-op request: %s)", strerror(-r));
 	io_uring_queue_exit(&ring);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 #define REAP_BATCH 1

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -236,6 +237,22 @@ static void wake_fn(struct vmb_worker *w)
 	w->end_ns = clock_ns();
 }
 
+/* cyclictest -m is refused (no CAP_IPC_LOCK, a small ulimit -l): measure
+ * unlocked, as cyclictest without -m, and say so beside the figures. */
+static void sched_mlock_refused(struct vmb_ctx *ctx, struct sched_state *st, int err)
+{
+	struct rlimit rl;
+	char lim[32] = "?";
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
+		snprintf(lim, sizeof(lim), rl.rlim_cur == RLIM_INFINITY ? "unlimited" : "%llu KiB",
+			 (unsigned long long)rl.rlim_cur >> 10);
+	st->mlock = false;
+	(void)vmb_note(ctx, "mlock", "not locked: mlockall: %s (RLIMIT_MEMLOCK %s): measured as cyclictest without "
+		       "-m, page faults may add to the latencies (run as root or raise ulimit -l to lock)",
+		       strerror(err), lim);
+}
+
 static int run_wakeup(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_rep *rep)
 {
 	struct wake_shared sh = { .st = st, .duration_s = ctx->duration_s, .nmeasure = st->ncpus };
@@ -262,12 +279,10 @@ static int run_wakeup(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_re
 	/* cyclictest -m; only for the measured window, so that the other
 	 * suites' buffers are not locked */
 	if (st->mlock) {
-		if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
-			r = vmb_skip(ctx, "mlockall: %s (run as root, raise ulimit -l, or give --sched.no-mlock)",
-				     strerror(errno));
-			goto out;
-		}
-		locked = true;
+		if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+			sched_mlock_refused(ctx, st, errno);
+		else
+			locked = true;
 	}
 	/* cyclictest's latency trick: 0 µs in /dev/cpu_dma_latency keeps the
 	 * CPUs out of deep idle states while the fd is open (unless --laptop);
@@ -286,6 +301,19 @@ static int run_wakeup(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_re
 			(void)vmb_note(ctx, "cpu_dma_latency", "0 us while measuring, as cyclictest");
 	}
 	r = vmb_parallel(ctx, n, wake_fn, workers);
+	if (r == -EAGAIN && locked) {
+		/* RLIMIT_MEMLOCK took the locked process but not its threads' stacks */
+		(void)munlockall();
+		locked = false;
+		ctx->reason[0] = '\0';
+		sched_mlock_refused(ctx, st, EAGAIN);
+		atomic_store(&sh.finished, 0);
+		for (unsigned i = 0; i < n; i++) {
+			sched_lat_init(&ww[i].lat, st->threshold_ns);
+			ww[i].wakeups = 0;
+		}
+		r = vmb_parallel(ctx, n, wake_fn, workers);
+	}
 	if (r < 0 && ctx->reason[0]) /* a thread could not be created or pinned */
 		goto out;
 	for (unsigned i = 0; i < n; i++) {
@@ -900,15 +928,20 @@ static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
 				r = cg_plan_run(&create, true, &bad);
 		}
 	}
-	cg_plan_release(&create);
+	/* bad points into the plan: the messages are made before it is released */
 	if (r == -EACCES || r == -EPERM || r == -EROFS) {
 		snprintf(st->cg_skip, sizeof(st->cg_skip), "no permission to create cgroups (%s: %s)",
 			 bad ? bad->path : "?", strerror(-r));
+		cg_plan_release(&create);
 		return vmb_skip(ctx, "%s", st->cg_skip);
 	}
-	if (r < 0)
-		return vmb_fail(ctx, r, "%s %s", bad && bad->kind == CG_MKDIR ? "creating" : "writing",
-				bad ? bad->path : "cgroups");
+	if (r < 0) {
+		r = vmb_fail(ctx, r, "%s %s", bad && bad->kind == CG_MKDIR ? "creating" : "writing",
+			     bad ? bad->path : "cgroups");
+		cg_plan_release(&create);
+		return r;
+	}
+	cg_plan_release(&create);
 	(void)vmb_note(ctx, "cgroups", "cgroup %s%s, groups under %s%s/vmbench-sched-PID",
 		       st->cg.ver == CG_V1 ? "v1" : "v2", st->private_mount[0] ? " (a private mount of its own)" : "",
 		       st->cg.mount, st->cg.self);
@@ -952,8 +985,15 @@ static int fair_one(struct vmb_ctx *ctx, struct sched_state *st, const struct fa
 		return r;
 	for (unsigned i = 0; i < n; i++)
 		if (workers[i].err < 0) {
-			if (workers[i].err == -EPERM && i == st->ngroups)
-				return vmb_skip(ctx, "the probe may not run SCHED_FIFO in its cgroup");
+			if (workers[i].err == -EPERM && i == st->ngroups) {
+				/* the other modes' figures of this repetition stand; rt is left out from here on */
+				snprintf(st->rt_skip, sizeof(st->rt_skip), "the probe's SCHED_FIFO was refused (no "
+					 "CAP_SYS_NICE and RLIMIT_RTPRIO 0, or a cpu cgroup without real-time runtime)");
+				if (!strcmp(st->mode, "rt"))
+					return vmb_skip(ctx, "rt mode: %s", st->rt_skip);
+				(void)vmb_note(ctx, "fairness_rt", "not measured: %s", st->rt_skip);
+				return 0;
+			}
 			return vmb_fail(ctx, workers[i].err, "%s: %s thread", row->name,
 					i == st->ngroups ? "probe" : "worker");
 		}
@@ -1004,6 +1044,7 @@ static int run_fairness(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_
 		if (row->rt_probe && st->rt_skip[0]) {
 			if (!strcmp(st->mode, "rt"))
 				return vmb_skip(ctx, "rt mode: %s", st->rt_skip);
+			(void)vmb_note(ctx, "fairness_rt", "not measured: %s", st->rt_skip);
 			continue;
 		}
 		r = fair_one(ctx, st, row, ctx->duration_s / (double)nrows, rep);

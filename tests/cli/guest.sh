@@ -1,0 +1,94 @@
+#!/bin/sh
+# The quick run of every suite inside the lab's own TCG guests: another CPU
+# model, another kernel, a bare initramfs (no /dev/kvm, cgroups not mounted,
+# no disk of a filesystem: the scratch disk is a block device), and on
+# aarch64 another architecture. Each guest must finish with every test
+# measured or skipped with a reason; the skips are listed below as TAP
+# diagnostics. x86_64 always (x86_64 hosts), aarch64 where `make cross` put
+# vmbench-aarch64 beside this vmbench. Plain build only (tests/meson.build):
+# under TCG an ASan agent would double the longest test of `make test`.
+. "$(dirname "$0")/lib.sh"
+
+cache="$SRC/build-lab-cache"
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
+if [ ! -x /bin/busybox ]; then
+	skip "the quick run in TCG guests" "busybox-static is not installed (scripts/deps.sh test)"
+	finish
+	exit $?
+fi
+# every suite vmbench lists, in its order: no second list kept here
+suites=$("$VMB" list | sed -n 's/^\([a-z][a-z0-9_]*\) — .*/\1/p' | paste -sd, -)
+check "vmbench list names the suites" test -n "$suites"
+
+# guest ARCH SUITES: a lab run of one TCG guest of ARCH, --quick, stored in $T/ARCH.db
+guest() {
+	arch=$1 what=$2
+	if ! command -v "qemu-system-$arch" >/dev/null 2>&1; then
+		skip "the quick run in an $arch TCG guest" "qemu-system-$arch is not installed"
+		return
+	fi
+	expect 0 "lab run --quick of $what in an $arch TCG guest" "$VMB" lab run --matrix "accel=tcg arch=$arch" \
+		--suites "$what" --quick --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" \
+		--db "$T/$arch.db" -o "$T/$arch.html"
+	check "$arch: every suite ran in the guest; nothing failed, nothing skipped without a reason" python3 - \
+		"$T/$arch.db" "$arch" "$what" "$(stat -f -c %T "$TMPDIR")" <<'PY'
+import json, sqlite3, sys
+db, arch, what, tmpfs = sys.argv[1:5]
+docs = [json.loads(r[0]) for r in sqlite3.connect(db).execute("SELECT doc FROM runs")]
+assert len(docs) == 1, len(docs)
+d = docs[0]
+assert d["labels"]["arch"] == arch and d["fingerprint"]["arch"] == arch, (d["labels"], d["fingerprint"]["arch"])
+assert d["fingerprint"]["hypervisor"]["name"] == "QEMU TCG", d["fingerprint"]["hypervisor"]
+got = [s["name"] for s in d["suites"]]
+assert got == what.split(","), (got, what)
+for s in d["suites"]:
+    assert s["status"] in ("ok", "skipped") and (s["status"] == "ok" or s["reason"]), (s["name"], s["status"], s["reason"])
+    for t in s["tests"]:
+        assert t["status"] in ("ok", "skipped"), (s["name"], t["name"], t["status"], t["reason"])
+        assert t["status"] == "ok" or t["reason"], ("skipped without a reason", s["name"], t["name"])
+    # the scratch disk's image is in $TMPDIR: on tmpfs the disk figures are the host's memory, and say so
+    if s["name"] == "disk":
+        assert ("scratch_disk_host" in s["notes"]) == (tmpfs == "tmpfs"), (tmpfs, s["notes"])
+PY
+	python3 - "$T/$arch.db" "$arch" <<'PY' || true
+import json, sqlite3, sys
+for (doc,) in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs"):
+    d = json.loads(doc)
+    for s in d["suites"]:
+        if s["status"] != "ok":
+            print(f"# {sys.argv[2]}: {s['name']}: {s['status']}: {s['reason']}")
+        for t in s["tests"]:
+            if t["status"] != "ok":
+                print(f"# {sys.argv[2]}: {s['name']}.{t['name']}: {t['status']}: {t['reason']}")
+        for k, v in s["notes"].items():
+            if "fallback" in k or str(v).startswith(("not ", "none", "no ")):
+                print(f"# {sys.argv[2]}: {s['name']} note {k}: {v}")
+PY
+}
+
+# WORKAROUND (issue 22, the cache half): without sysfs cache directories
+# the mem suite refuses every test in the aarch64 guest ("the last-level
+# cache size is unknown here"), and the lab passes no suite options: mem is
+# left out of the aarch64 guest until that fix is merged (then arm=$suites)
+arm=$(printf %s "$suites" | sed 's/\(^\|,\)mem\(,\|$\)/\1/; s/,$//')
+case $(uname -m) in
+x86_64)
+	guest x86_64 "$suites"
+	if [ -x "$(dirname "$VMB")/vmbench-aarch64" ]; then
+		guest aarch64 "$arm"
+	else
+		skip "the quick run in an aarch64 TCG guest" "no vmbench-aarch64 beside $VMB (make cross)"
+	fi
+	;;
+aarch64 | arm64)
+	guest aarch64 "$arm"
+	skip "the quick run in an x86_64 TCG guest" "no x86_64 vmbench is built on aarch64 hosts"
+	;;
+*)
+	skip "the quick run in TCG guests" "the lab's guests are x86_64 and aarch64"
+	;;
+esac
+check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
+check "no work directory is left" test -z "$(ls -A "$TMPDIR")"
+finish
