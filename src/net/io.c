@@ -273,14 +273,6 @@ bool netio_is_loopback(const struct sockaddr_storage *ss)
 	return false;
 }
 
-uint64_t netio_thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t netio_tcp_retrans(int fd)
 {
 	struct tcp_info ti;

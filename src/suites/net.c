@@ -17,6 +17,7 @@
 
 #include "net.h"
 #include "../core/clock.h"
+#include "../core/macro.h"
 #include "../net/calc.h"
 #include "../net/io.h"
 #include "../net/proto.h"
@@ -26,6 +27,8 @@
 
 #define CTL_TIMEOUT_MS 5000
 #define DEFAULT_PORT 5280
+/* msg-size's default: the one serve takes for a TEST without size= */
+#define NETSUITE_DEF_SIZE STRINGIFY(NETPROTO_DEF_SIZE_KIB) "k"
 
 /* ---- the control session ---- */
 
@@ -278,7 +281,7 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		}
 		pf[n].events = (short)((send_side ? POLLOUT : 0) | (recv_side ? POLLIN : 0));
 	}
-	cpu0 = netio_thread_cpu_ns();
+	cpu0 = clock_thread_cpu_ns();
 	iv_start = t0 = clock_ns();
 	deadline = t0 + (uint64_t)(st->window_s * 1e9);
 	next_iv = t0 + iv_ns;
@@ -338,7 +341,7 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		}
 	}
 	t1 = clock_ns();
-	cpu = netio_thread_cpu_ns() - cpu0;
+	cpu = clock_thread_cpu_ns() - cpu0;
 	if (send_side)
 		for (unsigned i = 0; i < n; i++)
 			retrans += netio_tcp_retrans(pf[i].fd);
@@ -392,14 +395,6 @@ out:
 
 /* ---- udp ---- */
 
-struct dgram {
-	uint32_t magic;
-	uint32_t flags;
-	uint64_t seq;
-	uint64_t sent_ns;
-};
-#define DGRAM_MAGIC 0x564d4244u /* "VMBD": as src/net/serve.c reads it */
-
 static void sleep_until(uint64_t t)
 {
 	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull), .tv_nsec = (long)(t % 1000000000ull) };
@@ -439,13 +434,13 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	deadline = t0 + (uint64_t)(st->window_s * 1e9);
 	for (;;) {
 		uint64_t due = t0 + (uint64_t)((double)seq * interval_ns), now = clock_ns();
-		struct dgram h;
+		struct netproto_dgram h;
 
 		if (due >= deadline || now >= deadline || vmb_stop_requested())
 			break;
 		if (due > now + 20000)
 			sleep_until(due);
-		h.magic = DGRAM_MAGIC;
+		h.magic = NETPROTO_DGRAM_MAGIC;
 		h.flags = 0;
 		h.seq = seq + 1;
 		h.sent_ns = clock_ns();
@@ -819,7 +814,7 @@ static const struct vmb_opt net_opts[] = {
 					 "fastest are reported once a repetition holds two" },
 	{ .name = "reverse", .type = OPT_BOOL, .help = "tcp_stream: the server sends, as iperf3 -R" },
 	{ .name = "bidir", .type = OPT_BOOL, .help = "tcp_stream: both ways at once, as iperf3 --bidir" },
-	{ .name = "msg-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = "128k", .metavar = "SIZE",
+	{ .name = "msg-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = NETSUITE_DEF_SIZE, .metavar = "SIZE",
 	  .help = "tcp_stream: bytes per write, as iperf3 -l" },
 	{ .name = "rate", .type = OPT_DOUBLE, .min = 0, .max = 100000, .def = "1", .metavar = "MBIT",
 	  .help = "udp: target rate in Mbit/s (10^6 bit/s; iperf3's default is 1); 0 for as fast as possible" },
