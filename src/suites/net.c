@@ -397,7 +397,7 @@ out:
 
 static void sleep_until(uint64_t t)
 {
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull), .tv_nsec = (long)(t % 1000000000ull) };
+	struct timespec ts = clock_ns_ts(t);
 
 	(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }

@@ -136,12 +136,6 @@ static const char *ticks_name(void)
 #endif
 }
 
-static void ts_from_ns(struct timespec *ts, uint64_t ns)
-{
-	ts->tv_sec = (time_t)(ns / 1000000000ull);
-	ts->tv_nsec = (long)(ns % 1000000000ull);
-}
-
 /* One cyclictest thread's loop: next = now + interval; sleep until next
  * (absolute, CLOCK_MONOTONIC); latency = now - next; next += interval, and
  * past an overrun on to the first future period, as cyclictest does. */
@@ -153,7 +147,7 @@ static uint64_t cyclic_loop(struct sched_lat *lat, uint64_t interval_ns, double 
 		struct timespec ts;
 		int r;
 
-		ts_from_ns(&ts, next);
+		ts = clock_ns_ts(next);
 		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		if (r == EINTR)
 			continue;
@@ -749,14 +743,6 @@ struct fair_worker {
 	struct sched_lat lat;
 };
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int attach_self(const struct sched_state *st, unsigned group)
 {
 	char dir[CG_PATH_MAX], path[CG_PATH_MAX], tid[24];
@@ -804,14 +790,14 @@ static void fair_fn(struct vmb_worker *w)
 		atomic_store(&sh->done, true);
 	} else {
 		volatile uint64_t x = 88172645463325252ull + fw->group;
-		uint64_t c0 = thread_cpu_ns();
+		uint64_t c0 = clock_thread_cpu_ns();
 
 		while (!atomic_load(&sh->done)) {
 			for (unsigned i = 0; i < 4096; i++)
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			fw->chunks++;
 		}
-		fw->cpu_ns = thread_cpu_ns() - c0;
+		fw->cpu_ns = clock_thread_cpu_ns() - c0;
 	}
 	w->end_ns = clock_ns();
 }
