@@ -22,6 +22,7 @@
 #include "disk.h"
 #include "../core/clock.h"
 #include "../core/util.h"
+#include "../probe/probe.h"
 #include "../core/banned.h"
 
 enum disk_kind { K_RANDREAD, K_RANDWRITE, K_RANDRW, K_SEQREAD, K_SEQWRITE, K_IOZONE, K_FSYNC };
@@ -145,28 +146,13 @@ static int find_dio_align(struct vmb_ctx *ctx, struct disk_state *st, bool may_w
 	return 0;
 }
 
-/* MemAvailable in bytes, or 0 when unknown */
-static uint64_t mem_available(void)
-{
-	unsigned long long kb = 0;
-	char *text = NULL, *p;
-
-	if (read_file("/proc/meminfo", &text) < 0)
-		return 0;
-	p = strstr(text, "MemAvailable:");
-	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1)
-		kb = 0;
-	free(text);
-	return (uint64_t)kb << 10;
-}
-
 /* Every I/O in flight has a buffer of its own, filled before the window
  * opens: a depth and block size whose buffers do not fit in memory would
  * end in the OOM killer, not in a message. */
 static int check_memory(struct vmb_ctx *ctx)
 {
 	const struct opt_value *qds = optset_get(ctx->opts, "iodepth");
-	uint64_t jobs = (uint64_t)optset_int(ctx->opts, "jobs"), qd = 0, rnd, seq, avail = mem_available();
+	uint64_t jobs = (uint64_t)optset_int(ctx->opts, "jobs"), qd = 0, rnd, seq, avail = probe_mem_available("/");
 
 	for (size_t i = 0; i < qds->nlist; i++)
 		qd = qds->list[i] > qd ? qds->list[i] : qd;

@@ -60,24 +60,6 @@ void mem_release(struct mem_state *st)
 	st->stream = NULL;
 }
 
-int mem_fits(struct vmb_ctx *ctx, const struct mem_state *st, const char *opt, const char *what, uint64_t bytes)
-{
-	const struct opt_value *v = optset_get(ctx->opts, opt);
-
-	/* a tenth of what is available stays for everyone else */
-	if (!st->avail || bytes <= st->avail / 10 * 9)
-		return 0;
-	/* the user's size is the user's mistake; a default that does not fit
-	 * this (small) machine skips the test and leaves the others to run */
-	if (v && v->set)
-		return vmb_usage(ctx, "%s needs %llu MiB, but only %llu MiB are available (MemAvailable, less a tenth): "
-				      "choose a smaller --mem.%s",
-				 what, (unsigned long long)(bytes >> 20), (unsigned long long)(st->avail >> 20), opt);
-	return vmb_skip(ctx, "%s needs %llu MiB, but only %llu MiB are available (MemAvailable, less a tenth); "
-			     "--mem.%s sets a smaller size",
-			what, (unsigned long long)(bytes >> 20), (unsigned long long)(st->avail >> 20), opt);
-}
-
 /* ---- STREAM ---- */
 
 struct stream_run {
@@ -161,7 +143,7 @@ static int run_stream(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep 
 	int r = 0;
 
 	if (!st->stream) {
-		r = mem_fits(ctx, st, "array-size", "STREAM's three arrays", 3 * (uint64_t)n * sizeof(double));
+		r = vmb_fits(ctx, "array-size", "STREAM's three arrays", 3 * (uint64_t)n * sizeof(double), st->avail);
 		if (r < 0)
 			return r;
 		st->stream = mem_map(3 * n * sizeof(double), MEM_PAGES_DEFAULT);
@@ -553,7 +535,7 @@ static int mem_setup(struct vmb_ctx *ctx)
 	ctx->priv = st;
 	/* the machine's, or the recorded one a test build is pointed at */
 	cache_read(probe_machine_root(), &st->caches);
-	st->avail = mem_available("/");
+	st->avail = probe_mem_available("/");
 	st->loads = (uint64_t)optset_int(ctx->opts, "loads");
 	st->seed = (uint64_t)optset_int(ctx->opts, "seed");
 	st->tlb_len = (size_t)optset_size(ctx->opts, "tlb-size");

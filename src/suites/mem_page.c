@@ -49,7 +49,7 @@ static int tlb_setup(struct vmb_ctx *ctx, struct mem_state *st)
 	struct mem_smaps sm;
 	int r;
 
-	r = mem_fits(ctx, st, "tlb-size", "mem.tlb's two buffers", 2 * (uint64_t)len);
+	r = vmb_fits(ctx, "tlb-size", "mem.tlb's two buffers", 2 * (uint64_t)len, st->avail);
 	if (r < 0)
 		return r;
 	st->tlb4k = tlb_buffer(len, MEM_PAGES_4K, &sm);
@@ -142,7 +142,7 @@ int mem_run_pagefault(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep 
 	uint8_t *p;
 	int r;
 
-	r = mem_fits(ctx, st, "pagefault-size", "mem.pagefault's buffer", len);
+	r = vmb_fits(ctx, "pagefault-size", "mem.pagefault's buffer", len, st->avail);
 	if (r < 0)
 		return r;
 	p = mem_map(len, MEM_PAGES_4K);
