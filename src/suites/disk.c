@@ -32,7 +32,7 @@ struct disk_state {
 	bool created, is_device, buffered;
 	int fd;              /* O_DIRECT unless --disk.buffered */
 	uint64_t size;       /* the region the tests use */
-	enum disk_engine engine;
+	const struct disk_engine *engine;
 	enum disk_iomem iomem;
 	char stat_path[PATH_MAX]; /* /sys/dev/block/M:m/stat behind the target, or "" */
 	char dir[PATH_MAX];
@@ -450,7 +450,6 @@ static int disk_setup(struct vmb_ctx *ctx)
 {
 	struct disk_state *st = calloc(1, sizeof(*st));
 	const char *engine = optset_str(ctx->opts, "engine"), *dev = optset_str(ctx->opts, "device");
-	char why[160];
 	int r;
 
 	if (!st)
@@ -485,17 +484,10 @@ static int disk_setup(struct vmb_ctx *ctx)
 			(void)vmb_note(ctx, "iomem_thp", "transparent huge pages are 'never' here: the buffers are on "
 				       "base pages");
 	}
-	if (!strcmp(engine, "psync")) {
-		st->engine = DISK_ENGINE_PSYNC;
-	} else if (disk_uring_probe(why, sizeof(why)) == 0) {
-		st->engine = DISK_ENGINE_URING;
-	} else if (!strcmp(engine, "io_uring")) {
-		return vmb_skip(ctx, "%s; --disk.engine psync works everywhere", why);
-	} else {
-		st->engine = DISK_ENGINE_PSYNC;
-		(void)vmb_note(ctx, "engine_fallback", "%s", why);
-	}
-	(void)vmb_note(ctx, "engine", "%s", st->engine == DISK_ENGINE_URING ? "io_uring" : "psync");
+	r = disk_engine_pick(ctx, engine, &st->engine);
+	if (r < 0)
+		return r;
+	(void)vmb_note(ctx, "engine", "%s", st->engine->name);
 	(void)vmb_note(ctx, "direct", "%s", st->buffered ? "false (page cache: these are not disk numbers)" : "true");
 	r = dev ? open_device(ctx, st, dev) : create_file(ctx, st);
 	if (r == 0 && !st->buffered)
@@ -566,7 +558,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 	unsigned qd = seq ? (unsigned)optset_int(ctx->opts, "seq-iodepth") : ctx->sweep;
 	unsigned jobs = (unsigned)optset_int(ctx->opts, "jobs");
 	uint64_t bs = optset_size(ctx->opts, seq ? "seq-bs" : "bs");
-	unsigned per_job = st->engine == DISK_ENGINE_URING ? 1 : qd, n = jobs * per_job;
+	unsigned per_job = st->engine->queues ? 1 : qd, n = jobs * per_job;
 	unsigned read_pct = kind == K_RANDREAD || kind == K_SEQREAD ? 100
 			    : kind == K_RANDRW ? (unsigned)optset_int(ctx->opts, "rwmix") : 0;
 	struct vmb_worker *workers = calloc(n, sizeof(*workers));
@@ -591,7 +583,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		dj[i] = (struct disk_job){
 			.fd = st->fd, .size = st->size, .bs = bs, .iomem = st->iomem, .random = !seq,
 			.read_pct = read_pct,
-			.iodepth = st->engine == DISK_ENGINE_URING ? qd : 1,
+			.iodepth = st->engine->queues ? qd : 1,
 			.ramp_s = optset_double(ctx->opts, "ramp"), .duration_s = ctx->duration_s,
 			.seed = 0x243f6a8885a308d3ull * (st->reps * 1024 + i + 1),
 			/* sequential streams start spread over the target */
@@ -599,7 +591,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		};
 		workers[i].arg = &dj[i];
 	}
-	r = vmb_parallel(ctx, n, st->engine == DISK_ENGINE_URING ? disk_uring_job : disk_psync_job, workers);
+	r = vmb_parallel(ctx, n, st->engine->run, workers);
 	if (r < 0) {
 		if (!ctx->reason[0]) /* vmb_parallel says which worker and CPU */
 			r = vmb_fail(ctx, r, "starting %u I/O workers", n);

@@ -1,4 +1,4 @@
-/* Storage suite: the I/O pattern generator and the two engines.
+/* Storage suite: the I/O pattern generator, the two engines and their table.
  *
  * The hot loops allocate nothing, log nothing, and read the clock once per
  * completion batch (io_uring) or once per I/O (psync); latency is from just
@@ -511,4 +511,52 @@ void disk_psync_job(struct vmb_worker *w)
 	w->end_ns = j->end_ns;
 out:
 	disk_buffers_free(j->iomem, buf, mapped);
+}
+
+/* ---- the engines' table ---- */
+
+const struct disk_engine disk_engines[] = {
+	{ .name = "io_uring", .probe = disk_uring_probe, .queues = true, .run = disk_uring_job },
+	{ .name = "psync", .run = disk_psync_job },
+};
+const size_t disk_nengines = ARRAY_SIZE(disk_engines);
+
+const struct disk_engine *disk_engine_find(const char *name)
+{
+	for (size_t i = 0; i < disk_nengines; i++)
+		if (!strcmp(disk_engines[i].name, name))
+			return &disk_engines[i];
+	return NULL;
+}
+
+int disk_engine_pick(struct vmb_ctx *ctx, const char *name, const struct disk_engine **out)
+{
+	const struct disk_engine *last = &disk_engines[disk_nengines - 1];
+	char why[160] = "";
+
+	if (strcmp(name, "auto")) {
+		const struct disk_engine *e = disk_engine_find(name);
+
+		if (!e)
+			return vmb_fail(ctx, -EINVAL, "--disk.engine %s", name);
+		if (e->probe && e->probe(why, sizeof(why)) < 0)
+			return vmb_skip(ctx, "%s; --disk.engine %s works everywhere", why, last->name);
+		*out = e;
+		return 0;
+	}
+	for (size_t i = 0; i < disk_nengines; i++) {
+		const struct disk_engine *e = &disk_engines[i];
+		char ewhy[sizeof(why)];
+
+		if (e->probe && e->probe(ewhy, sizeof(ewhy)) < 0) {
+			if (!why[0])
+				snprintf(why, sizeof(why), "%s", ewhy);
+			continue;
+		}
+		*out = e;
+		if (why[0])
+			(void)vmb_note(ctx, "engine_fallback", "%s", why);
+		return 0;
+	}
+	return vmb_fail(ctx, -ENOSYS, "no I/O engine works here: %s", why);
 }
