@@ -240,6 +240,79 @@ static socklen_t sslen(const struct sockaddr_storage *ss)
 
 /* ---- tcp_stream ---- */
 
+/* The client's side of a tcp_stream test: the data connections in
+ * p->pf, its tally and iperf3's interval figures. */
+struct stream_pump {
+	struct pollfd *pf;
+	unsigned n;
+	char *buf;
+	size_t size;
+	enum netproto_dir dir;
+	uint64_t sent, recvd;
+	uint64_t iv_ns, next_iv, iv_bytes, iv_start;
+	double iv_min, iv_max;
+	unsigned nivs;
+};
+
+/* Send and receive until deadline (or Ctrl-C). 0, or a negative errno
+ * after a message. */
+static int stream_pump(struct vmb_ctx *ctx, struct stream_pump *p, uint64_t deadline)
+{
+	while (clock_ns() < deadline && !vmb_stop_requested()) {
+		int k = poll(p->pf, p->n, 100);
+		uint64_t now = clock_ns();
+
+		/* iperf3's interval lines: the client's own side (what it sent, or
+		 * with --net.reverse what it received) per --net.interval */
+		if (now >= p->next_iv && p->next_iv <= deadline) {
+			uint64_t mine = p->dir == NETD_REV ? p->recvd : p->sent;
+			double mb = 8.0 * (double)(mine - p->iv_bytes) / ((double)(now - p->iv_start) / 1e9) / 1e6;
+
+			p->iv_min = p->nivs == 0 || mb < p->iv_min ? mb : p->iv_min;
+			p->iv_max = p->nivs == 0 || mb > p->iv_max ? mb : p->iv_max;
+			p->nivs++;
+			p->iv_bytes = mine;
+			p->iv_start = now;
+			p->next_iv = now + p->iv_ns;
+		}
+
+		if (k < 0 && errno != EINTR) {
+			return vmb_fail(ctx, -errno, "poll");
+		}
+		for (unsigned i = 0; i < p->n && k > 0; i++) {
+			ssize_t m;
+
+			/* a few writes or reads each turn, until the socket is full or
+			 * empty, so that poll is called only when one has to wait */
+			if (p->pf[i].revents & POLLOUT)
+				for (unsigned j = 0; j < 16; j++) {
+					m = send(p->pf[i].fd, p->buf, p->size, MSG_NOSIGNAL | MSG_DONTWAIT);
+					if (m > 0) {
+						p->sent += (uint64_t)m;
+						continue;
+					}
+					if (m < 0 && errno != EAGAIN) {
+						return vmb_fail(ctx, -errno, "sending on stream %u", i + 1);
+					}
+					break;
+				}
+			if (p->pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+				for (unsigned j = 0; j < 16; j++) {
+					m = recv(p->pf[i].fd, p->buf, p->size, MSG_DONTWAIT);
+					if (m > 0) {
+						p->recvd += (uint64_t)m;
+						continue;
+					}
+					if (m == 0 || errno != EAGAIN) {
+						return vmb_fail(ctx, m == 0 ? -ECONNRESET : -errno, "receiving on stream %u", i + 1);
+					}
+					break;
+				}
+		}
+	}
+	return 0;
+}
+
 static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, struct vmb_rep *rep)
 {
 	unsigned streams = (unsigned)optset_int(ctx->opts, "streams");
@@ -250,10 +323,11 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 	struct sockaddr_storage data;
 	struct pollfd pf[NETPROTO_MAX_STREAMS];
 	struct netmsg req, res;
-	uint64_t t0, t1, deadline, cpu0, cpu, recvd = 0, sent = 0, retrans = 0;
-	uint64_t iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * 1e9), next_iv, iv_bytes = 0, iv_start;
-	double iv_min = 0, iv_max = 0;
-	unsigned nivs = 0;
+	uint64_t t0, t1, deadline, cpu0, cpu, recvd, sent, retrans = 0;
+	double iv_min, iv_max;
+	unsigned nivs;
+	struct stream_pump sp = { .pf = pf, .size = size, .dir = dir,
+				  .iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * 1e9) };
 	char *buf = NULL;
 	unsigned n = 0;
 	double win;
@@ -282,64 +356,19 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		pf[n].events = (short)((send_side ? POLLOUT : 0) | (recv_side ? POLLIN : 0));
 	}
 	cpu0 = clock_thread_cpu_ns();
-	iv_start = t0 = clock_ns();
+	sp.iv_start = t0 = clock_ns();
 	deadline = t0 + (uint64_t)(st->window_s * 1e9);
-	next_iv = t0 + iv_ns;
-	while (clock_ns() < deadline && !vmb_stop_requested()) {
-		int k = poll(pf, n, 100);
-		uint64_t now = clock_ns();
-
-		/* iperf3's interval lines: the client's own side (what it sent, or
-		 * with --net.reverse what it received) per --net.interval */
-		if (now >= next_iv && next_iv <= deadline) {
-			uint64_t mine = dir == NETD_REV ? recvd : sent;
-			double mb = 8.0 * (double)(mine - iv_bytes) / ((double)(now - iv_start) / 1e9) / 1e6;
-
-			iv_min = nivs == 0 || mb < iv_min ? mb : iv_min;
-			iv_max = nivs == 0 || mb > iv_max ? mb : iv_max;
-			nivs++;
-			iv_bytes = mine;
-			iv_start = now;
-			next_iv = now + iv_ns;
-		}
-
-		if (k < 0 && errno != EINTR) {
-			r = vmb_fail(ctx, -errno, "poll");
-			goto out;
-		}
-		for (unsigned i = 0; i < n && k > 0; i++) {
-			ssize_t m;
-
-			/* a few writes or reads each turn, until the socket is full or
-			 * empty, so that poll is called only when one has to wait */
-			if (pf[i].revents & POLLOUT)
-				for (unsigned j = 0; j < 16; j++) {
-					m = send(pf[i].fd, buf, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-					if (m > 0) {
-						sent += (uint64_t)m;
-						continue;
-					}
-					if (m < 0 && errno != EAGAIN) {
-						r = vmb_fail(ctx, -errno, "sending on stream %u", i + 1);
-						goto out;
-					}
-					break;
-				}
-			if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
-				for (unsigned j = 0; j < 16; j++) {
-					m = recv(pf[i].fd, buf, size, MSG_DONTWAIT);
-					if (m > 0) {
-						recvd += (uint64_t)m;
-						continue;
-					}
-					if (m == 0 || errno != EAGAIN) {
-						r = vmb_fail(ctx, m == 0 ? -ECONNRESET : -errno, "receiving on stream %u", i + 1);
-						goto out;
-					}
-					break;
-				}
-		}
-	}
+	sp.next_iv = t0 + sp.iv_ns;
+	sp.buf = buf;
+	sp.n = n;
+	r = stream_pump(ctx, &sp, deadline);
+	if (r < 0)
+		goto out;
+	sent = sp.sent;
+	recvd = sp.recvd;
+	iv_min = sp.iv_min;
+	iv_max = sp.iv_max;
+	nivs = sp.nivs;
 	t1 = clock_ns();
 	cpu = clock_thread_cpu_ns() - cpu0;
 	if (send_side)
