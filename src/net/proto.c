@@ -41,7 +41,7 @@ struct key_row {
 	const char *const *words; /* a word key: the value is the word's index */
 };
 
-#define BIG UINT64_C(1000000000000000000) /* counters: 10^18, far above any real test */
+#define BIG NETPROTO_MAX_COUNT
 static const struct key_row keys[NETKEY_NKEYS] = {
 	[NETKEY_KIND] = { "kind", 0, NETK_NKINDS - 1, kind_words },
 	[NETKEY_MS] = { "ms", 1, NETPROTO_MAX_MS, NULL },

@@ -80,6 +80,7 @@ enum netproto_key {
 #define NETPROTO_MAX_SIZE (1u << 20)
 #define NETPROTO_MAX_DGRAM 65000u
 #define NETPROTO_MAX_RATE 100000000000ull /* 100 Gbit/s */
+#define NETPROTO_MAX_COUNT UINT64_C(1000000000000000000) /* RESULT's counters: 10^18, far above any real test */
 
 /* A TEST without size=: 128 KiB per write, iperf3's default for TCP (the
  * suite's msg-size default is the same number, spelt in KiB for --help). */

@@ -192,7 +192,7 @@ static void *session_main(void *arg)
 			break;
 		}
 		if (se->deadline_ns - now < ms_ns(IDLE_TIMEOUT_MS))
-			wait = (int)((se->deadline_ns - now + 999999) / 1000000);
+			wait = (int)((se->deadline_ns - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
 		n = netio_read_line(se->fd, &se->lines, line, sizeof(line), wait, &srv->stop);
 		if (n == -EMSGSIZE) {
 			(void)send_err(se->fd, "line too long");
@@ -560,7 +560,7 @@ void netsrv_name(const struct netsrv *s, char *buf, size_t len)
 int netsrv_run(struct netsrv *s)
 {
 	struct epoll_event evs[64];
-	uint64_t last_sweep = clock_ns(), next_stall = clock_ns() + 1000000000ull;
+	uint64_t last_sweep = clock_ns(), next_stall = clock_ns() + NSEC_PER_SEC;
 
 	while (!s->stop && !vmb_stop_requested() && !s->once_done) {
 		int n = epoll_wait(s->ep, evs, 64, 100);
@@ -585,13 +585,12 @@ int netsrv_run(struct netsrv *s)
 			}
 		}
 		if (s->conf.stall_ms && clock_ns() >= next_stall) {
-			struct timespec ts = { .tv_sec = s->conf.stall_ms / 1000,
-					       .tv_nsec = (long)(s->conf.stall_ms % 1000) * 1000000L };
+			struct timespec ts = clock_ns_ts(ms_ns(s->conf.stall_ms));
 
 			(void)nanosleep(&ts, NULL);
-			next_stall += 1000000000ull;
+			next_stall += NSEC_PER_SEC;
 		}
-		if (clock_ns() - last_sweep > 1000000000ull) {
+		if (clock_ns() - last_sweep > NSEC_PER_SEC) {
 			reap_sessions(s, false);
 			close_idle(s);
 			last_sweep = clock_ns();

@@ -237,7 +237,7 @@ static void result_udp(const struct test_run *t, struct netmsg *reply)
 	netmsg_set(reply, NETKEY_OOO, t->rx.ooo);
 	/* forged send times can make it anything: within the protocol's bound */
 	netmsg_set(reply, NETKEY_JITTER_NS,
-		   t->rx.jitter_ns < 1e18 ? (uint64_t)(t->rx.jitter_ns + 0.5) : UINT64_C(1000000000000000000));
+		   t->rx.jitter_ns < (double)NETPROTO_MAX_COUNT ? (uint64_t)(t->rx.jitter_ns + 0.5) : NETPROTO_MAX_COUNT);
 }
 
 static void result_crr(const struct test_run *t, struct netmsg *reply)
