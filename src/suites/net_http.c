@@ -203,7 +203,7 @@ static void http_thread(struct vmb_worker *w)
 	w->start_ns = t->start_ns = clock_ns();
 	t->end_ns = t->start_ns + (uint64_t)((double)t->end_ns);
 	for (;;) {
-		uint64_t now = clock_ns(), timeout_ns = 10000000u;
+		uint64_t now = clock_ns(), timeout_ns = 10 * NSEC_PER_MSEC;
 		struct timespec ts;
 		int n;
 
@@ -244,8 +244,7 @@ static void http_thread(struct vmb_worker *w)
 			}
 		}
 		/* to the next due time in ns: epoll_wait's ms would spin or oversleep */
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)timeout_ns;
+		ts = clock_ns_ts(timeout_ns);
 		n = epoll_pwait2(t->ep, evs, 64, &ts, NULL);
 		for (int k = 0; k < n; k++)
 			hc_readable(t, evs[k].data.ptr);
