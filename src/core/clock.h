@@ -44,7 +44,7 @@ static inline uint64_t clock_thread_cpu_ns(void)
 
 static inline double clock_s(void)
 {
-	return (double)clock_ns() / 1e9;
+	return (double)clock_ns() / NSEC_PER_SEC;
 }
 
 #endif

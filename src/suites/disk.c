@@ -620,7 +620,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		hist_merge(rlat, &dj[i].rlat);
 		hist_merge(wlat, &dj[i].wlat);
 	}
-	window = (double)(end - start) / 1e9;
+	window = (double)(end - start) / NSEC_PER_SEC;
 	if (reads + writes == 0 || window <= 0) {
 		r = vmb_fail(ctx, -EIO, "no I/O completed in %.2f s", ctx->duration_s);
 		goto out;
@@ -685,7 +685,7 @@ static int iozone_pass(struct vmb_ctx *ctx, const char *path, int flags, bool wr
 		return vmb_fail(ctx, e, "fsync %s", path);
 	}
 	close(fd);
-	*mb_s = (double)done / ((double)(clock_ns() - t0) / 1e9) / 1e6;
+	*mb_s = (double)done / ((double)(clock_ns() - t0) / NSEC_PER_SEC) / 1e6;
 	return 0;
 }
 
@@ -759,7 +759,7 @@ static int run_fsync(struct vmb_ctx *ctx, struct vmb_rep *rep)
 		goto out;
 	}
 	start = prev = clock_ns();
-	deadline = start + (uint64_t)(ctx->duration_s * 1e9);
+	deadline = start + (uint64_t)(ctx->duration_s * NSEC_PER_SEC);
 	for (;;) {
 		uint64_t now;
 
@@ -781,7 +781,7 @@ static int run_fsync(struct vmb_ctx *ctx, struct vmb_rep *rep)
 		r = check_target(ctx, st);
 	if (r == 0)
 		r = vmb_rep_value(rep, "syncs_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
-				  (double)n / ((double)(prev - start) / 1e9));
+				  (double)n / ((double)(prev - start) / NSEC_PER_SEC));
 	if (r == 0)
 		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
 out:

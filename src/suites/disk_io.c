@@ -388,8 +388,8 @@ sync:
 		goto out;
 
 	now = clock_ns();
-	ramp_end = now + (uint64_t)(j->ramp_s * 1e9);
-	deadline = ramp_end + (uint64_t)(j->duration_s * 1e9);
+	ramp_end = now + (uint64_t)(j->ramp_s * NSEC_PER_SEC);
+	deadline = ramp_end + (uint64_t)(j->duration_s * NSEC_PER_SEC);
 	measuring = j->ramp_s <= 0;
 	job_reset(j, now);
 	cpu_mark(&cpu);
@@ -484,8 +484,8 @@ void disk_psync_job(struct vmb_worker *w)
 	if (j->err)
 		goto out;
 	prev = clock_ns();
-	ramp_end = prev + (uint64_t)(j->ramp_s * 1e9);
-	deadline = ramp_end + (uint64_t)(j->duration_s * 1e9);
+	ramp_end = prev + (uint64_t)(j->ramp_s * NSEC_PER_SEC);
+	deadline = ramp_end + (uint64_t)(j->duration_s * NSEC_PER_SEC);
 	measuring = j->ramp_s <= 0;
 	job_reset(j, prev);
 	cpu_mark(&cpu);

@@ -336,7 +336,7 @@ static void sb_worker_fn(struct vmb_worker *w)
 	if (w->err < 0)
 		return;
 	w->start_ns = clock_ns();
-	deadline = w->start_ns + (uint64_t)(run->duration_s * 1e9);
+	deadline = w->start_ns + (uint64_t)(run->duration_s * NSEC_PER_SEC);
 	w->end_ns = w->start_ns;
 	while (clock_ns() < deadline && sw->events < run->quota && !vmb_stop_requested()) {
 		uint64_t elapsed;
@@ -412,7 +412,7 @@ static int run_sysbench(struct vmb_ctx *ctx, struct vmb_rep *rep)
 		events += sw[i].events;
 		hist_merge(all, &sw[i].hist);
 	}
-	window = (double)(end - start) / 1e9;
+	window = (double)(end - start) / NSEC_PER_SEC;
 	if (!events || !(window > 0)) {
 		r = vmb_fail(ctx, -EIO, "no complete event in %.3f s", ctx->duration_s);
 		goto out;

@@ -419,7 +419,7 @@ int mem_run_latency(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *r
 	if (!chunk)
 		chunk = 16;
 	t0 = clock_ns();
-	deadline = t0 + (uint64_t)(ctx->duration_s * 1e9);
+	deadline = t0 + (uint64_t)(ctx->duration_s * NSEC_PER_SEC);
 	for (;;) {
 		/* sixteen dependent loads an iteration: the loop's own cost is noise */
 		for (uint64_t i = 0; i < chunk; i += 16) {

@@ -100,7 +100,7 @@ int mem_run_tlb(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
 		t0 = clock_ns();
 		h = tlb_walk(st->tlb4k, nwords, 1 << 16, h);
 		t1 = clock_ns();
-		n = (uint64_t)(ctx->duration_s / (st->tlb2m ? 2 : 1) * 1e9 / ((double)(t1 - t0 + 1) / 65536.0));
+		n = (uint64_t)(ctx->duration_s / (st->tlb2m ? 2 : 1) * NSEC_PER_SEC / ((double)(t1 - t0 + 1) / 65536.0));
 		if (n < 1 << 16)
 			n = 1 << 16;
 	}

@@ -266,7 +266,7 @@ static int stream_pump(struct vmb_ctx *ctx, struct stream_pump *p, uint64_t dead
 		 * with --net.reverse what it received) per --net.interval */
 		if (now >= p->next_iv && p->next_iv <= deadline) {
 			uint64_t mine = p->dir == NETD_REV ? p->recvd : p->sent;
-			double mb = 8.0 * (double)(mine - p->iv_bytes) / ((double)(now - p->iv_start) / 1e9) / 1e6;
+			double mb = 8.0 * (double)(mine - p->iv_bytes) / ((double)(now - p->iv_start) / NSEC_PER_SEC) / 1e6;
 
 			p->iv_min = p->nivs == 0 || mb < p->iv_min ? mb : p->iv_min;
 			p->iv_max = p->nivs == 0 || mb > p->iv_max ? mb : p->iv_max;
@@ -327,7 +327,7 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 	double iv_min, iv_max;
 	unsigned nivs;
 	struct stream_pump sp = { .pf = pf, .size = size, .dir = dir,
-				  .iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * 1e9) };
+				  .iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * NSEC_PER_SEC) };
 	char *buf = NULL;
 	unsigned n = 0;
 	double win;
@@ -357,7 +357,7 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 	}
 	cpu0 = clock_thread_cpu_ns();
 	sp.iv_start = t0 = clock_ns();
-	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
 	sp.next_iv = t0 + sp.iv_ns;
 	sp.buf = buf;
 	sp.n = n;
@@ -385,11 +385,11 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 	}
 	if (r < 0)
 		goto out;
-	win = (double)(t1 - t0) / 1e9;
+	win = (double)(t1 - t0) / NSEC_PER_SEC;
 	{
 		uint64_t fwd = res.v[NETKEY_BYTES];
 		double bits = 8.0 * (double)((dir == NETD_REV ? 0 : fwd) + (recv_side ? recvd : 0));
-		double cpu_s = (double)(cpu + res.v[NETKEY_CPU_NS]) / 1e9;
+		double cpu_s = (double)(cpu + res.v[NETKEY_CPU_NS]) / NSEC_PER_SEC;
 
 		if (bits <= 0) {
 			r = vmb_fail(ctx, -EIO, "no byte arrived in %.3f s", win);
@@ -403,10 +403,10 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 			r = vmb_rep_value(rep, "retransmits", VMB_UNIT_NONE, VMB_LOWER,
 					  (double)(retrans + (recv_side ? res.v[NETKEY_RETRANS] : 0)));
 		if (r == 0)
-			r = vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / 1e9 / win);
+			r = vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / NSEC_PER_SEC / win);
 		if (r == 0)
 			r = vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
-					  100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
+					  100.0 * (double)res.v[NETKEY_CPU_NS] / NSEC_PER_SEC / win);
 		if (r == 0 && cpu_s > 0)
 			r = vmb_rep_value(rep, "mbit_per_cpu_s", VMB_UNIT_NONE, VMB_HIGHER, bits / 1e6 / cpu_s);
 		/* the slowest and fastest interval, once there are two to tell apart */
@@ -438,7 +438,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	struct sockaddr_storage data;
 	struct netmsg req, res;
 	uint64_t t0, t1, deadline, seq = 0, send_err = 0;
-	double interval_ns = rate > 0 ? (double)size * 8.0 / rate * 1e9 : 0;
+	double interval_ns = rate > 0 ? (double)size * 8.0 / rate * NSEC_PER_SEC : 0;
 	char *buf;
 	int fd = -1, r;
 
@@ -460,7 +460,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 		goto out;
 	}
 	t0 = clock_ns();
-	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
 	for (;;) {
 		uint64_t due = t0 + (uint64_t)((double)seq * interval_ns), now = clock_ns();
 		struct netproto_dgram h;
@@ -498,7 +498,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	if (r < 0)
 		goto out;
 	{
-		double win = (double)(t1 - t0) / 1e9;
+		double win = (double)(t1 - t0) / NSEC_PER_SEC;
 		uint64_t got = res.v[NETKEY_PACKETS];
 		/* iperf3's summary: lost = datagrams sent - datagrams received */
 		double loss = seq ? 100.0 * (double)(seq > got ? seq - got : 0) / (double)seq : 0;
@@ -521,7 +521,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 			r = vmb_rep_value(rep, "jitter", VMB_UNIT_NS, VMB_LOWER, (double)res.v[NETKEY_JITTER_NS]);
 		if (r == 0)
 			r = vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
-					  100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
+					  100.0 * (double)res.v[NETKEY_CPU_NS] / NSEC_PER_SEC / win);
 	}
 	(void)send_err;
 out:
@@ -600,7 +600,7 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 		set_blocking_timeout(fd, udp ? 200 : 2000);
 	}
 	t0 = clock_ns();
-	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
 	while (!vmb_stop_requested()) {
 		uint64_t s = clock_ns(), e;
 
@@ -658,7 +658,7 @@ end:
 		goto out;
 	}
 	r = vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
-			  (double)n / ((double)(t1 - t0) / 1e9));
+			  (double)n / ((double)(t1 - t0) / NSEC_PER_SEC));
 	if (r == 0)
 		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
 	if (r == 0 && udp)

@@ -387,7 +387,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		ts[i].reqlen = (size_t)n;
 		ts[i].nconn = conns / nth + (i < conns % nth);
 		ts[i].rate = rate / nth;
-		ts[i].end_ns = (uint64_t)(st->window_s * 1e9); /* a length until the thread starts */
+		ts[i].end_ns = (uint64_t)(st->window_s * NSEC_PER_SEC); /* a length until the thread starts */
 		ts[i].ep = -1;
 		hist_init(&ts[i].hist);
 		hist_init(&ts[i].service);
@@ -413,7 +413,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		hist_merge(all, &ts[i].hist);
 		hist_merge(service, &ts[i].service);
 	}
-	win = (double)(end - start) / 1e9;
+	win = (double)(end - start) / NSEC_PER_SEC;
 	if (done == 0 || win <= 0) {
 		r = vmb_fail(ctx, -EIO, "no response in %.3f s from %s (%llu socket errors, %llu timeouts)", win, hostport,
 			     (unsigned long long)sockerr, (unsigned long long)timeouts);

@@ -141,7 +141,7 @@ static const char *ticks_name(void)
  * past an overrun on to the first future period, as cyclictest does. */
 static uint64_t cyclic_loop(struct sched_lat *lat, uint64_t interval_ns, double duration_s)
 {
-	uint64_t now = clock_ns(), end = now + (uint64_t)(duration_s * 1e9), next = now + interval_ns, n = 0;
+	uint64_t now = clock_ns(), end = now + (uint64_t)(duration_s * NSEC_PER_SEC), next = now + interval_ns, n = 0;
 
 	while (!vmb_stop_requested()) {
 		struct timespec ts;
@@ -407,7 +407,7 @@ static void token_fn(struct vmb_worker *w)
 		return;
 	w->start_ns = clock_ns();
 	if (me == 0) {
-		uint64_t end = w->start_ns + (uint64_t)(t->duration_s * 1e9);
+		uint64_t end = w->start_ns + (uint64_t)(t->duration_s * NSEC_PER_SEC);
 
 		for (;;) {
 			/* one round: two hand-offs, two switches on one CPU */
@@ -608,7 +608,7 @@ static void steal_fn(struct vmb_worker *w)
 	if (w->err < 0)
 		return;
 	w->start_ns = clock_ns();
-	end = w->start_ns + (uint64_t)(sw->duration_s * 1e9);
+	end = w->start_ns + (uint64_t)(sw->duration_s * NSEC_PER_SEC);
 	prev = sw->t0 = ticks();
 	/* sysjitter: spin reading the counter; a step larger than the gap is
 	 * time this thread did not run */
@@ -700,7 +700,7 @@ static int run_steal(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_rep
 	if (r == 0)
 		r = vmb_rep_value(rep, "run_delay_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)wait / window);
 	if (r == 0)
-		r = vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / 1e9));
+		r = vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / NSEC_PER_SEC));
 	if (r == 0)
 		r = vmb_rep_value(rep, "gap_max", VMB_UNIT_NS, VMB_LOWER, gap_max);
 	if (r == 0)
@@ -985,7 +985,7 @@ static int fair_one(struct vmb_ctx *ctx, struct sched_state *st, const struct fa
 		}
 	if (r < 0)
 		return vmb_fail(ctx, r, "starting %u threads", n);
-	window = (double)(workers[st->ngroups].end_ns - workers[st->ngroups].start_ns) / 1e9;
+	window = (double)(workers[st->ngroups].end_ns - workers[st->ngroups].start_ns) / NSEC_PER_SEC;
 	for (unsigned i = 0; i < st->ngroups; i++) {
 		got[i] = (double)fw[i].chunks;
 		promised[i] = weights[i];
