@@ -174,13 +174,6 @@ static void settings_from(const struct optset *own, struct runner_settings *rs)
 	rs->nthreads = optset_get(own, "threads")->nlist;
 }
 
-/* Time a repetition of a suite spends beyond --time, named by its option. */
-static const struct {
-	const char *suite, *option;
-} rep_overheads[] = {
-	{ "disk", "ramp" }, /* I/O before each measured window */
-};
-
 int run_estimate(bool quick, struct runner_estimate *out)
 {
 	struct optset own, *sets = calloc(vmb_nsuites, sizeof(*sets));
@@ -204,9 +197,10 @@ int run_estimate(bool quick, struct runner_estimate *out)
 		if (optset_init(&sets[n], s->opts, prefix) < 0 || (quick && optset_apply_quick(&sets[n]) < 0))
 			goto out;
 		items[n] = (struct runner_item){ .suite = s, .opts = &sets[n], .test_mask = ~0ull };
-		for (size_t k = 0; k < ARRAY_SIZE(rep_overheads); k++)
-			if (!strcmp(rep_overheads[k].suite, s->name))
-				extra[n] += optset_double(&sets[n], rep_overheads[k].option);
+		/* time a repetition spends beyond --time, as its suite's rows say */
+		for (size_t k = 0; s->opts && s->opts[k].name; k++)
+			if (s->opts[k].rep_overhead)
+				extra[n] += optset_double(&sets[n], s->opts[k].name);
 		n++;
 	}
 	if (quick && optset_apply_quick(&own) < 0)

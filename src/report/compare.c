@@ -10,6 +10,7 @@
 #include "text.h"
 #include "../core/log.h"
 #include "../core/util.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 void cmp_table_init(struct cmp_table *t)
@@ -180,17 +181,6 @@ static int cell_take(struct cmp_cell *c, const json_t *m, const json_t *kase)
 	return 0;
 }
 
-/* Parameters whose default a document may leave unstated: vmbench's own
- * disk tests record buffered only when it is true and iomem always, an
- * imported fio run buffered always and iomem never. Absent and default
- * are one identity, so an import pairs with the native run. */
-static const struct {
-	const char *suite, *key, *def;
-} neutral_params[] = {
-	{ "disk", "buffered", "false" },
-	{ "disk", "iomem", "malloc" },
-};
-
 static bool param_is(const json_t *v, const char *text)
 {
 	char buf[64];
@@ -211,9 +201,15 @@ static bool param_is(const json_t *v, const char *text)
 }
 
 /* The identity of a case's params: compact JSON, keys sorted, defaults
- * that may go unstated left out. */
+ * that may go unstated left out. Which may is the suite's own knowledge:
+ * its option rows marked .neutral (vmbench's disk tests record buffered
+ * only when it is true and iomem always, an imported fio run buffered
+ * always and iomem never; absent and default are one identity, so an
+ * import pairs with the native run). The descriptor is read for that
+ * fact only; a suite no longer in the table drops nothing. */
 static char *params_identity(const char *suite, const json_t *pobj)
 {
+	const struct vmb_suite *s = suites_find(suite);
 	json_t *copy;
 	char *out;
 
@@ -222,10 +218,9 @@ static char *params_identity(const char *suite, const json_t *pobj)
 	copy = json_copy((json_t *)pobj);
 	if (!copy)
 		return NULL;
-	for (size_t k = 0; k < ARRAY_SIZE(neutral_params); k++)
-		if (!strcmp(suite, neutral_params[k].suite) &&
-		    param_is(json_object_get(copy, neutral_params[k].key), neutral_params[k].def))
-			json_object_del(copy, neutral_params[k].key);
+	for (size_t k = 0; s && s->opts && s->opts[k].name; k++)
+		if (s->opts[k].neutral && param_is(json_object_get(copy, s->opts[k].name), opt_neutral_value(&s->opts[k])))
+			json_object_del(copy, s->opts[k].name);
 	out = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(copy);
 	return out;
