@@ -12,6 +12,7 @@
 #include "text.h"
 #include "../core/str.h"
 #include "../core/unit.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 /* Below 700 px the comparison tables turn into one card per metric, each
@@ -759,10 +760,12 @@ out:
 /* Where a row's metric stands among the stacked phases its suite declares:
  * a suite result's notes.phases names them in order ("phase_firmware,
  * phase_kernel,phase_agent"), in any operand's documents. -1: not a phase.
- * Documents stored before suites declared their phases: the boot suite's
- * phase_* metrics, in the order of the rows. */
+ * Documents stored before suites declared their phases: the metrics named
+ * by the suite descriptor's phase_prefix (boot's phase_*), in the order of
+ * the rows. */
 static int phase_index(const struct cmp_table *t, const struct cmp_row *r)
 {
+	const struct vmb_suite *old;
 	bool declared = false;
 
 	for (size_t o = 0; o < t->nops; o++) {
@@ -784,7 +787,8 @@ static int phase_index(const struct cmp_table *t, const struct cmp_row *r)
 						return i;
 			}
 	}
-	if (!declared && !strcmp(r->suite, "boot") && !strncmp(r->metric, "phase_", 6))
+	if (!declared && (old = suites_find(r->suite)) && old->phase_prefix &&
+	    !strncmp(r->metric, old->phase_prefix, strlen(old->phase_prefix)))
 		return 0;
 	return -1;
 }
