@@ -162,7 +162,8 @@ static double ci_low_drawn(const struct cmp_cell *c, bool nonnegative)
 void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n, const json_t *vary)
 {
 	const struct cmp_row *r0 = &t->rows[rows[0]];
-	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 }, y = { .lo = INFINITY, .hi = -INFINITY, .p0 = 250, .p1 = 20 };
+	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 };
+	struct svg_axis y = { .lo = INFINITY, .hi = -INFINITY, .p0 = 250, .p1 = 20 };
 	const char **labels = calloc(n, sizeof(*labels));
 	char **owned = calloc(n, sizeof(*owned)), title[256], ytitle[96], nums[8][4], key[512] = "", caption[800];
 	const char *nums_p[8] = { nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], nums[6], nums[7] };
