@@ -50,8 +50,19 @@ int html_phase_index(const struct cmp_table *t, const struct cmp_row *r)
 	return -1;
 }
 
-/* Boot phases: one stacked bar per operand, a segment per phase_* metric in
- * the order the suite reported them (rows of one test and params). */
+/* A phase's name in the key: the metric without its suite's phase_prefix
+ * ("kernel" for boot's phase_kernel). */
+static const char *phase_label(const struct cmp_row *r)
+{
+	const struct vmb_suite *s = suites_find(r->suite);
+	size_t pl = s && s->phase_prefix ? strlen(s->phase_prefix) : 0;
+
+	return pl && !strncmp(r->metric, s->phase_prefix, pl) ? r->metric + pl : r->metric;
+}
+
+/* Stacked phases (a boot's): one stacked bar per operand, a segment per
+ * phase metric in the order the suite declared or reported them (rows of
+ * one test and params). */
 void html_phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n)
 {
 	const struct cmp_row *r0 = &t->rows[rows[0]];
@@ -81,7 +92,7 @@ void html_phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 	slot = (x.p1 - x.p0) / (double)nops;
 	svg_axis_nice(&y, true);
 	for (size_t i = 0; i < n; i++)
-		phases[i] = t->rows[rows[i]].metric + (strncmp(t->rows[rows[i]].metric, "phase_", 6) ? 0 : 6);
+		phases[i] = phase_label(&t->rows[rows[i]]);
 	cmp_params_text(r0->params, p, sizeof(p));
 	snprintf(title, sizeof(title), "%s.%s phases", r0->suite, r0->test);
 	html_axis_title(&y, "time", r0->unit, ytitle, sizeof(ytitle));
