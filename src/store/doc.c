@@ -18,9 +18,14 @@
 #define VMB_VERSION "0"
 #endif
 
-/* p95: sysbench's latency figure (app.oltp) */
-static const double percentiles[] = { 50, 90, 95, 99, 99.9, 99.99 };
-static const char *const percentile_keys[] = { "p50", "p90", "p95", "p99", "p99.9", "p99.99" };
+/* The percentiles a histogram is stored with, each its key beside its value
+ * (p95: sysbench's latency figure, app.oltp). */
+static const struct {
+	const char *key;
+	double p;
+} percentiles[] = {
+	{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 }, { "p99.9", 99.9 }, { "p99.99", 99.99 },
+};
 
 static void make_uuid(char *buf, size_t len)
 {
@@ -99,7 +104,7 @@ static json_t *hist_json(const struct hist *h)
 	int r = pct && buckets ? 0 : -1;
 
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(percentiles); i++)
-		r = json_object_set_new(pct, percentile_keys[i], json_real(hist_percentile(h, percentiles[i])));
+		r = json_object_set_new(pct, percentiles[i].key, json_real(hist_percentile(h, percentiles[i].p)));
 	for (unsigned i = 0; r == 0 && i < HIST_BUCKETS; i++)
 		if (h->buckets[i])
 			r = json_array_append_new(buckets, json_pack("[I, I]", (json_int_t)hist_bucket_lower(i),
