@@ -341,9 +341,30 @@ static void check_metric(struct vctx *v, const json_t *m, const char *path)
 	}
 }
 
+/* Every item of the array at path.key an object, checked by check at its
+ * path ("...cases[2]"); stops at the first failure. */
+static void each_object(struct vctx *v, const json_t *o, const char *path, const char *key,
+			void (*check)(struct vctx *v, const json_t *x, const char *path))
+{
+	const json_t *arr = need(v, o, path, key, JSON_ARRAY), *x;
+	size_t i;
+
+	json_array_foreach(arr, i, x) {
+		char p[256];
+
+		snprintf(p, sizeof(p), "%s%s%s[%zu]", path, *path ? "." : "", key, i);
+		if (!json_is_object(x))
+			fail_at(v, "%s: expected an object", p);
+		else
+			check(v, x, p);
+		if (v->bad)
+			return;
+	}
+}
+
 static void check_case(struct vctx *v, const json_t *c, const char *cp)
 {
-	const json_t *metrics, *m, *reps;
+	const json_t *m, *reps;
 	size_t l;
 	char pp[160];
 
@@ -380,18 +401,7 @@ static void check_case(struct vctx *v, const json_t *c, const char *cp)
 		if (v->bad)
 			return;
 	}
-	metrics = need(v, c, cp, "metrics", JSON_ARRAY);
-	json_array_foreach(metrics, l, m) {
-		char mp[192];
-
-		snprintf(mp, sizeof(mp), "%s.metrics[%zu]", cp, l);
-		if (!json_is_object(m))
-			fail_at(v, "%s: expected an object", mp);
-		else
-			check_metric(v, m, mp);
-		if (v->bad)
-			return;
-	}
+	each_object(v, c, cp, "metrics", check_metric);
 }
 
 static void check_suite(struct vctx *v, const json_t *s, const char *sp)
@@ -413,8 +423,6 @@ static void check_suite(struct vctx *v, const json_t *s, const char *sp)
 	tests = need(v, s, sp, "tests", JSON_ARRAY);
 	json_array_foreach(tests, j, t) {
 		char tp[96];
-		const json_t *cases, *c;
-		size_t k;
 
 		snprintf(tp, sizeof(tp), "%s.tests[%zu]", sp, j);
 		if (!json_is_object(t)) {
@@ -426,18 +434,9 @@ static void check_suite(struct vctx *v, const json_t *s, const char *sp)
 		if (x && !one_of(json_string_value(x), statuses))
 			fail_at(v, "%s.status: unknown status '%s'", tp, json_string_value(x));
 		reason(v, t, tp);
-		cases = need(v, t, tp, "cases", JSON_ARRAY);
-		json_array_foreach(cases, k, c) {
-			char cp[128];
-
-			snprintf(cp, sizeof(cp), "%s.cases[%zu]", tp, k);
-			if (!json_is_object(c))
-				fail_at(v, "%s: expected an object", cp);
-			else
-				check_case(v, c, cp);
-			if (v->bad)
-				return;
-		}
+		each_object(v, t, tp, "cases", check_case);
+		if (v->bad)
+			return;
 	}
 }
 
@@ -445,7 +444,7 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 {
 	static const char *const run_statuses[] = { "complete", "interrupted", NULL };
 	struct vctx v = { .err = err, .len = errlen };
-	const json_t *x, *suites, *fp, *labels, *s, *tool, *st;
+	const json_t *x, *fp, *labels, *s, *tool, *st;
 	const char *k;
 	size_t i;
 
@@ -518,18 +517,7 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 	 * tests, cases and metrics: bounded in depth and size */
 	json_object_foreach((json_t *)doc, k, x)
 		check_free(&v, x, k, 1);
-	suites = need(&v, doc, "", "suites", JSON_ARRAY);
-	json_array_foreach(suites, i, s) {
-		char sp[64];
-
-		snprintf(sp, sizeof(sp), "suites[%zu]", i);
-		if (!json_is_object(s))
-			fail_at(&v, "%s: expected an object", sp);
-		else
-			check_suite(&v, s, sp);
-		if (v.bad)
-			break;
-	}
+	each_object(&v, doc, "", "suites", check_suite);
 	return v.bad ? -EINVAL : 0;
 }
 
