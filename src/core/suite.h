@@ -76,6 +76,10 @@ struct vmb_suite {
 	/* One repetition. 0, or a negative errno after vmb_fail()/vmb_skip(). */
 	int (*run)(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
 	void (*teardown)(struct vmb_ctx *ctx); /* always called, also after errors and Ctrl-C */
+
+	/* What the report learns from the descriptor instead of naming a suite (issue 24) */
+	const char *phase_prefix; /* metrics so named are phases of one whole, stacked in the order
+				   * reported, in documents stored before notes.phases named them */
 };
 
 /* Report one value of this repetition. */

@@ -1,7 +1,9 @@
 /* Comparison of result documents: operands (runs, files, label selectors
  * pooled as repetitions) are lined up metric by metric. A metric is
  * identified by suite, test, case params and name, so unlike cases (other
- * threads, queue depth, block size) are never paired. Reads documents only. */
+ * threads, queue depth, block size) are never paired. Reads documents, and
+ * of a suite's descriptor only which params a case may leave unstated. The
+ * model is compare.c, each output format a compare_*.c of its own. */
 #ifndef VMB_COMPARE_H
 #define VMB_COMPARE_H
 

@@ -45,4 +45,5 @@ const struct vmb_suite boot_suite = {
 	.tests = boot_tests,
 	.supported = boot_supported,
 	.run = boot_run,
+	.phase_prefix = "phase_",
 };

@@ -853,10 +853,10 @@ static const struct vmb_opt disk_opts[] = {
 	{ .name = "rwmix", .type = OPT_INT, .min = 0, .max = 100, .def = "50", .metavar = "PCT",
 	  .help = "randrw: percentage of reads (fio rwmixread)" },
 	{ .name = "ramp", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1",
-	  .metavar = "SECONDS", .help = "I/O before each repetition's measured window, not counted (fio ramp_time)" },
-	{ .name = "buffered", .type = OPT_BOOL,
+	  .rep_overhead = true, .metavar = "SECONDS", .help = "I/O before each repetition's measured window, not counted (fio ramp_time)" },
+	{ .name = "buffered", .type = OPT_BOOL, .neutral = true,
 	  .help = "go through the page cache instead of O_DIRECT (the result then says so)" },
-	{ .name = "iomem", .type = OPT_STRING, .def = "malloc", .choices = "malloc|mmap|mmaphuge|thp",
+	{ .name = "iomem", .type = OPT_STRING, .def = "malloc", .neutral = true, .choices = "malloc|mmap|mmaphuge|thp",
 	  .metavar = "KIND", .help = "what backs the I/O buffers, as fio --iomem: malloc (fio's default), mmap, "
 				     "mmaphuge (reserved hugetlb pages), thp (transparent huge pages: a large "
 				     "request is not split)" },
