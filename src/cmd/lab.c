@@ -494,7 +494,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 	uint64_t seed, rng;
 	int ret = EXIT_OK, r;
 
-	cmp_table_init(&l.t);
+	cmp_table_init(&l.t, suites_find);
 	snprintf(l.disk_size, sizeof(l.disk_size), "%llu", (unsigned long long)optset_size(own, "disk-size"));
 	if (!optset_str(own, "matrix")) {
 		ret = cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
@@ -670,7 +670,7 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 	json_t *v;
 	int ret, r;
 
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	g.groups = json_object();
 	if (!g.groups) {
 		ret = EXIT_FAILED;

@@ -11,13 +11,14 @@
 #include "compare.h"
 #include "text.h"
 #include "../core/log.h"
+#include "../core/suite.h"
 #include "../core/util.h"
-#include "../suites/suites.h"
 #include "../core/banned.h"
 
-void cmp_table_init(struct cmp_table *t)
+void cmp_table_init(struct cmp_table *t, const struct vmb_suite *(*suite_of)(const char *name))
 {
 	memset(t, 0, sizeof(*t));
+	t->suite_of = suite_of;
 	t->margin_pct = CMP_DEFAULT_MARGIN_PCT;
 }
 
@@ -209,9 +210,9 @@ static bool param_is(const json_t *v, const char *text)
  * always and iomem never; absent and default are one identity, so an
  * import pairs with the native run). The descriptor is read for that
  * fact only; a suite no longer in the table drops nothing. */
-static char *params_identity(const char *suite, const json_t *pobj)
+static char *params_identity(const struct cmp_table *t, const char *suite, const json_t *pobj)
 {
-	const struct vmb_suite *s = suites_find(suite);
+	const struct vmb_suite *s = t->suite_of ? t->suite_of(suite) : NULL;
 	json_t *copy;
 	char *out;
 
@@ -240,7 +241,7 @@ int cmp_build(struct cmp_table *t)
 					json_array_foreach(json_object_get(te, "cases"), k, c) {
 			const json_t *pobj = json_object_get(c, "params");
 			const char *sn = json_string_value(json_object_get(s, "name")) ?: "";
-			char *params = params_identity(sn, pobj);
+			char *params = params_identity(t, sn, pobj);
 			const char *tn = json_string_value(json_object_get(te, "name")) ?: "";
 
 			if (!params)
@@ -284,7 +285,7 @@ void cmp_table_release(struct cmp_table *t)
 	free(t->ops);
 	free(t->index);
 	json_decref(t->calibration);
-	cmp_table_init(t);
+	cmp_table_init(t, t->suite_of);
 }
 
 /* The fingerprint of an operand's first document. */

@@ -10,8 +10,8 @@
 #include "svg.h"
 #include "text.h"
 #include "../core/str.h"
+#include "../core/suite.h"
 #include "../core/unit.h"
-#include "../suites/suites.h"
 #include "../core/banned.h"
 
 /* Where a row's metric stands among the stacked phases its suite declares:
@@ -44,7 +44,7 @@ int html_phase_index(const struct cmp_table *t, const struct cmp_row *r)
 						return i;
 			}
 	}
-	if (!declared && (old = suites_find(r->suite)) && old->phase_prefix &&
+	if (!declared && t->suite_of && (old = t->suite_of(r->suite)) && old->phase_prefix &&
 	    !strncmp(r->metric, old->phase_prefix, strlen(old->phase_prefix)))
 		return 0;
 	return -1;
@@ -52,9 +52,9 @@ int html_phase_index(const struct cmp_table *t, const struct cmp_row *r)
 
 /* A phase's name in the key: the metric without its suite's phase_prefix
  * ("kernel" for boot's phase_kernel). */
-static const char *phase_label(const struct cmp_row *r)
+static const char *phase_label(const struct cmp_table *t, const struct cmp_row *r)
 {
-	const struct vmb_suite *s = suites_find(r->suite);
+	const struct vmb_suite *s = t->suite_of ? t->suite_of(r->suite) : NULL;
 	size_t pl = s && s->phase_prefix ? strlen(s->phase_prefix) : 0;
 
 	return pl && !strncmp(r->metric, s->phase_prefix, pl) ? r->metric + pl : r->metric;
@@ -92,7 +92,7 @@ void html_phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 	slot = (x.p1 - x.p0) / (double)nops;
 	svg_axis_nice(&y, true);
 	for (size_t i = 0; i < n; i++)
-		phases[i] = phase_label(&t->rows[rows[i]]);
+		phases[i] = phase_label(t, &t->rows[rows[i]]);
 	cmp_params_text(r0->params, p, sizeof(p));
 	snprintf(title, sizeof(title), "%s.%s phases", r0->suite, r0->test);
 	html_axis_title(&y, "time", r0->unit, ytitle, sizeof(ytitle));
