@@ -105,6 +105,19 @@ static void cache_home(char *buf, size_t len)
 		snprintf(buf, len, "%s/.cache/vmbench", home && *home ? home : "/tmp");
 }
 
+/* Does the --suites list name suite s, or a test of it? */
+static bool items_name(const char *items, const struct vmb_suite *s)
+{
+	for (const char *p = items; *p; p += strcspn(p, ","), p += *p == ',') {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (lab_item_suite(what) == s)
+			return true;
+	}
+	return false;
+}
+
 /* The host baseline: this binary's `run` of the same suites and tests as in
  * the guests, but those the lab measures from outside a guest (boot). NULL with err on failure,
  * NULL with err empty when only boot was asked. */
@@ -127,9 +140,15 @@ static json_t *host_run(const char *suites, bool quick, const char *disk_size, c
 			nitems++;
 		}
 	/* a guest tests the whole scratch disk and records its size: the host
-	 * tests a file of that size, so that the two pair in compare */
-	if (r == 0 && strstr(suites, "disk")) {
-		r = strv_push(&argv, "--disk.size");
+	 * tests a target of that size, so that the two pair in compare */
+	for (size_t i = 0; r == 0 && i < vmb_nsuites; i++) {
+		const struct vmb_suite *s = vmb_suites[i];
+		char opt[96];
+
+		if (!s->scratch || !items_name(suites, s))
+			continue;
+		snprintf(opt, sizeof(opt), "--%s.%s", s->name, s->scratch->size_opt);
+		r = strv_push(&argv, opt);
 		if (r == 0)
 			r = strv_push(&argv, disk_size);
 	}

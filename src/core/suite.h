@@ -76,6 +76,16 @@ struct vmb_suite {
 	/* One repetition. 0, or a negative errno after vmb_fail()/vmb_skip(). */
 	int (*run)(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
 	void (*teardown)(struct vmb_ctx *ctx); /* always called, also after errors and Ctrl-C */
+
+	/* ---- what the suite needs when the lab runs it in a guest ---- */
+	/* A scratch disk: the lab attaches one behind the configuration's disk
+	 * controller and names it to the suite, and gives the host baseline a
+	 * target of the same size, so that guest and host pair in compare.
+	 * NULL: the suite measures no storage. */
+	const struct vmb_scratch {
+		const char *device_opt; /* the suite option that takes the guest's block device, "device" */
+		const char *size_opt;   /* the suite option that sizes the host's target, "size" */
+	} *scratch;
 };
 
 /* Report one value of this repetition. */

@@ -81,7 +81,7 @@ static void untrack(pid_t pid)
 
 /* The scratch disk's image lives in $TMPDIR: on tmpfs the guest's disk
  * figures are the host's memory, which the guest cannot see. Said beside
- * them, in the disk suite's notes. */
+ * them, in the notes of each suite that measured on the scratch disk. */
 static void scratch_on_tmpfs(json_t *doc, const char *dir)
 {
 	struct statfs sfs;
@@ -91,10 +91,10 @@ static void scratch_on_tmpfs(json_t *doc, const char *dir)
 	if (statfs(dir, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC)
 		return;
 	json_array_foreach(suites, i, s) {
-		const char *name = json_string_value(json_object_get(s, "name"));
+		const struct vmb_suite *desc = suites_find(json_string_value(json_object_get(s, "name")) ?: "");
 		json_t *notes = json_object_get(s, "notes");
 
-		if (name && !strcmp(name, "disk") && json_is_object(notes))
+		if (desc && desc->scratch && json_is_object(notes))
 			(void)json_object_set_new(notes, "scratch_disk_host",
 						  json_string("the scratch disk's image is on the host's tmpfs ($TMPDIR): "
 							      "these are figures of the host's memory; give the lab a "
@@ -420,13 +420,18 @@ static const char *guest_device(const json_t *fp, const char *list, const char *
 	return NULL;
 }
 
-bool lab_host_measured(const char *item)
+const struct vmb_suite *lab_item_suite(const char *item)
 {
-	const struct vmb_suite *s;
 	char name[64];
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(item, "."), item);
-	s = suites_find(name);
+	return suites_find(name);
+}
+
+bool lab_host_measured(const char *item)
+{
+	const struct vmb_suite *s = lab_item_suite(item);
+
 	return s && (s->flags & VMB_SUITE_LAB_ONLY);
 }
 
@@ -577,22 +582,27 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			for (const char *p = o->suites; r == 0 && p && *p;) {
 				const char *comma = strchr(p, ',');
 				char what[64], devpath[64];
+				const struct vmb_suite *suite;
 				json_t *opts, *d = NULL;
 
 				snprintf(what, sizeof(what), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
 				p = comma ? comma + 1 : NULL;
 				if (lab_host_measured(what))
 					continue;
+				suite = lab_item_suite(what);
 				opts = json_object();
 				if (!opts || (o->quick && json_object_set_new(opts, "quick", json_true()) < 0)) {
 					json_decref(opts);
 					r = errf(err, errlen, -ENOMEM, "out of memory");
 					break;
 				}
-				if (str_has_prefix(what, "disk")) {
+				if (suite && suite->scratch) {
 					/* the scratch disk behind the controller; it is ours to overwrite */
+					char key[96];
+
+					snprintf(key, sizeof(key), "%s.%s", suite->name, suite->scratch->device_opt);
 					snprintf(devpath, sizeof(devpath), "/dev/%s", dev);
-					if (json_object_set_new(opts, "disk.device", json_string(devpath)) < 0 ||
+					if (json_object_set_new(opts, key, json_string(devpath)) < 0 ||
 					    json_object_set_new(opts, "destructive", json_true()) < 0) {
 						json_decref(opts);
 						r = errf(err, errlen, -ENOMEM, "out of memory");
@@ -607,7 +617,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 					errf(err, errlen, r, "%s", b.conn.err);
 					break;
 				}
-				if (str_has_prefix(what, "disk"))
+				if (suite && suite->scratch)
 					scratch_on_tmpfs(d, b.dir);
 				if (!doc) {
 					doc = d;
