@@ -1,11 +1,15 @@
 /* The lab matrix (expansion, messages) and the QEMU command lines. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "test.h"
 #include "../../src/lab/image.h"
+#include "../../src/lab/labrun.h"
 #include "../../src/lab/matrix.h"
+#include "../../src/suites/suites.h"
 
 static void expansion(void **state)
 {
@@ -280,6 +284,128 @@ static void long_paths(void **state)
 	strv_clear(&a);
 }
 
+/* realloc that fails at call fail_at (1-based; 0: never) */
+static unsigned realloc_calls, realloc_fail_at;
+
+static void *failing_realloc(void *p, size_t size)
+{
+	if (++realloc_calls == realloc_fail_at)
+		return NULL;
+	return realloc(p, size);
+}
+
+static void put_file(const char *root, const char *rel, const char *data, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = strchr(path + strlen(root) + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		(void)mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* The image's module phase: dependencies first, the missing named, and a
+ * list that cannot grow fails the build; it was cut short, and the image
+ * built without the modules it lost. */
+static void module_gathering(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned fail_at; /* the realloc that fails: 0 none, 1-2 the module map, 3-5 the load list */
+		int r;
+	} cases[] = {
+		{ "every allocation succeeds", 0, 0 },
+		{ "the module map's names", 1, -ENOMEM },
+		{ "the module map's paths", 2, -ENOMEM },
+		{ "the load list's first line", 3, -ENOMEM },
+		{ "the load list's last line", 5, -ENOMEM },
+		{ "past the last allocation", 6, 0 },
+	};
+	char root[] = "/tmp/vmbench-modules-XXXXXX", cmd[128];
+	struct strv wanted = { 0 };
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put_file(root, "drivers/block/virtio_blk.ko", "x\0depends=virtio-ring\0", 22);
+	put_file(root, "drivers/virtio/virtio_ring.ko", "x\0depends=\0", 11);
+	put_file(root, "drivers/net/e1000.ko", "", 0);
+	assert_int_equal(strv_push(&wanted, "virtio_blk"), 0);
+	assert_int_equal(strv_push(&wanted, "e1000"), 0);
+	assert_int_equal(strv_push(&wanted, "nosuch"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_modules m = { .realloc = failing_realloc };
+		int r;
+
+		realloc_calls = 0;
+		realloc_fail_at = cases[i].fail_at;
+		r = lab_modules_gather(&m, root, &wanted);
+		if (r != cases[i].r)
+			fail_msg("case %zu (%s): %d, expected %d", i, cases[i].what, r, cases[i].r);
+		if (r < 0) {
+			/* nothing half-made is left behind */
+			assert_int_equal(m.order.n + m.missing.n + m.len, 0);
+			assert_null(m.list);
+			continue;
+		}
+		assert_int_equal(m.order.n, 3);
+		assert_non_null(strstr(m.order.v[0], "/drivers/virtio/virtio_ring.ko"));
+		assert_non_null(strstr(m.order.v[1], "/drivers/block/virtio_blk.ko"));
+		assert_non_null(strstr(m.order.v[2], "/drivers/net/e1000.ko"));
+		assert_int_equal(m.missing.n, 1);
+		assert_string_equal(m.missing.v[0], "nosuch");
+		assert_string_equal(m.list, "virtio_ring.ko\nvirtio_blk.ko\ne1000.ko\n");
+		assert_int_equal(m.len, strlen(m.list));
+		lab_modules_release(&m);
+	}
+	{
+		/* a bare kernel has no modules: every one is missing */
+		struct lab_modules m = { 0 };
+
+		assert_int_equal(lab_modules_gather(&m, NULL, &wanted), 0);
+		assert_int_equal(m.order.n, 0);
+		assert_int_equal(m.missing.n, 3);
+		lab_modules_release(&m);
+	}
+	strv_clear(&wanted);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A suite's scratch disk is named through its own options: every option the
+ * descriptor names for the lab is one of the suite's, and a suite names a
+ * scratch disk only through its descriptor (the lab knows no suite). */
+static void scratch_options(void **state)
+{
+	size_t with = 0;
+
+	(void)state;
+	for (size_t i = 0; i < vmb_nsuites; i++) {
+		const struct vmb_suite *s = vmb_suites[i];
+		const char *names[2] = { s->scratch ? s->scratch->device_opt : NULL, s->scratch ? s->scratch->size_opt : NULL };
+
+		with += s->scratch != NULL;
+		for (size_t n = 0; n < 2; n++) {
+			bool found = false;
+
+			if (!s->scratch)
+				continue;
+			for (const struct vmb_opt *o = s->opts; o && o->name; o++)
+				found |= names[n] && !strcmp(o->name, names[n]);
+			if (!found)
+				fail_msg("suite %s: scratch option %s is none of its options", s->name, names[n] ? names[n] : "(null)");
+		}
+		assert_ptr_equal(lab_item_suite(s->name), s);
+	}
+	assert_true(with >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +415,8 @@ int main(void)
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(device_table),
 		cmocka_unit_test(long_paths),
+		cmocka_unit_test(module_gathering),
+		cmocka_unit_test(scratch_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
