@@ -17,6 +17,7 @@
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
+#include "../lab/qemu.h"
 #include "../report/compare.h"
 #include "../store/db.h"
 #include "../store/doc.h"
@@ -55,7 +56,7 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "run: also measure the host, and compare every configuration with it" },
 	{ .name = "disk-size", .type = OPT_SIZE, .min = 16 << 20, .max = 1ull << 40, .def = "1g", .quick = "128m",
 	  .metavar = "SIZE", .help = "run: the scratch disk behind the configuration's controller" },
-	{ .name = "disk-format", .type = OPT_STRING, .def = "raw", .choices = "raw|qcow2", .metavar = "FMT",
+	{ .name = "disk-format", .type = OPT_STRING, .def = "raw", .choices = LAB_BACKEND_CHOICES(LAB_DISK), .metavar = "FMT",
 	  .help = "run: the scratch disk's image format (qcow2 needs qemu-img, Debian's qemu-utils)" },
 	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = "none|writeback|writethrough|directsync|unsafe",
 	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk" },

@@ -9,6 +9,7 @@
 #include "../../src/lab/image.h"
 #include "../../src/lab/labrun.h"
 #include "../../src/lab/matrix.h"
+#include "../../src/lab/qemu.h"
 #include "../../src/suites/suites.h"
 
 static void expansion(void **state)
@@ -406,6 +407,82 @@ static void scratch_options(void **state)
 	assert_true(with >= 1);
 }
 
+/* Every back end row: on the command line under the first model of its key,
+ * with the id that model's -device names (drive=d0, netdev=n0), and a word
+ * for what the guest sees; the disk's rows are --disk-format's choices. */
+static void backend_table(void **state)
+{
+	static const char *const choices = LAB_BACKEND_CHOICES(LAB_DISK);
+	char why[512];
+
+	(void)state;
+	assert_string_equal(choices, "raw|qcow2");
+	for (size_t i = 0; i < lab_nbackends; i++) {
+		const struct lab_backend *be = &lab_backends[i];
+		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
+				       .agent_socket = "/a", .console_log = "/c" };
+		const struct lab_device *d = NULL;
+		struct lab_config c = { 0 };
+		struct strv a = { 0 };
+		char id[32] = "", want[48];
+		const char *ref;
+		bool found = false;
+
+		for (size_t j = 0; !d && j < lab_ndevices; j++)
+			if (lab_devices[j].key == be->key && strstr(lab_devices[j].arches, " x86_64"))
+				d = &lab_devices[j];
+		if (!d)
+			fail_msg("back end %s: its key has no model", be->name);
+		p.backend[be->key] = be->name;
+		assert_ptr_equal(lab_backend_of(&p, be->key), be);
+		assert_non_null(be->guest_list);
+		assert_non_null(be->guest_what);
+		snprintf(c.v[LAB_ACCEL], 32, "tcg");
+		snprintf(c.v[LAB_ARCH], 32, "x86_64");
+		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
+		snprintf(c.v[LAB_NIC], 32, "none");
+		snprintf(c.v[LAB_SMP], 32, "1");
+		snprintf(c.v[LAB_MEM], 32, "1G");
+		snprintf(c.v[be->key], 32, "%s", d->name);
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		ref = strstr(d->devices, "drive=") ? strstr(d->devices, "drive=") + 6 : strstr(d->devices, "netdev=");
+		assert_non_null(ref);
+		if (*ref == 'n' && !strncmp(ref, "netdev=", 7))
+			ref += 7;
+		snprintf(id, sizeof(id), "%.*s", (int)strcspn(ref, ", "), ref);
+		snprintf(want, sizeof(want), "id=%s", id);
+		for (size_t k = 0; k < a.n; k++)
+			found |= strstr(a.v[k], want) != NULL;
+		if (!found)
+			fail_msg("back end %s: no argument with %s for %s", be->name, want, d->name);
+		strv_clear(&a);
+	}
+	{
+		/* --disk-format qcow2 is the qcow2 row; an unknown one is no back end */
+		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
+				       .agent_socket = "/a", .console_log = "/c", .disk_cache = "writeback" };
+		struct lab_config c = { 0 };
+		struct strv a = { 0 };
+
+		snprintf(c.v[LAB_ACCEL], 32, "tcg");
+		snprintf(c.v[LAB_ARCH], 32, "x86_64");
+		snprintf(c.v[LAB_DISK], 32, "nvme");
+		snprintf(c.v[LAB_NIC], 32, "virtio-net");
+		snprintf(c.v[LAB_SMP], 32, "1");
+		snprintf(c.v[LAB_MEM], 32, "1G");
+		p.backend[LAB_DISK] = "qcow2";
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		assert_true(has_pair(&a, "-drive", "file=/d.img,format=qcow2,if=none,id=d0,cache=writeback"));
+		assert_true(has_pair(&a, "-netdev", "user,id=n0,restrict=on"));
+		assert_true(has_pair(&a, "-device", "virtio-net-pci,netdev=n0"));
+		strv_clear(&a);
+		p.backend[LAB_DISK] = "vmdk";
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EINVAL);
+		assert_non_null(strstr(why, "no back end vmdk"));
+		strv_clear(&a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +492,7 @@ int main(void)
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(device_table),
 		cmocka_unit_test(long_paths),
+		cmocka_unit_test(backend_table),
 		cmocka_unit_test(module_gathering),
 		cmocka_unit_test(scratch_options),
 	};
