@@ -107,6 +107,21 @@ static void value_lists(void **state)
 	}
 }
 
+/* A configuration with these values (accel, arch, disk, nic, smp, mem). */
+static struct lab_config config_of(const char *accel, const char *arch, const char *disk, const char *nic,
+				   const char *smp, const char *mem)
+{
+	struct lab_config c = { 0 };
+
+	snprintf(c.v[LAB_ACCEL], 32, "%s", accel);
+	snprintf(c.v[LAB_ARCH], 32, "%s", arch);
+	snprintf(c.v[LAB_DISK], 32, "%s", disk);
+	snprintf(c.v[LAB_NIC], 32, "%s", nic);
+	snprintf(c.v[LAB_SMP], 32, "%s", smp);
+	snprintf(c.v[LAB_MEM], 32, "%s", mem);
+	return c;
+}
+
 static bool has_pair(const struct strv *a, const char *opt, const char *val)
 {
 	for (size_t i = 0; i + 1 < a->n; i++)
@@ -137,15 +152,10 @@ static void command_lines(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct lab_config c = { 0 };
+		struct lab_config c;
 		struct strv a = { 0 };
 
-		snprintf(c.v[LAB_ACCEL], 32, "tcg");
-		snprintf(c.v[LAB_ARCH], 32, "%s", cases[i].arch);
-		snprintf(c.v[LAB_DISK], 32, "%s", cases[i].disk);
-		snprintf(c.v[LAB_NIC], 32, "none");
-		snprintf(c.v[LAB_SMP], 32, "2");
-		snprintf(c.v[LAB_MEM], 32, "512M");
+		c = config_of("tcg", cases[i].arch, cases[i].disk, "none", "2", "512M");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		assert_string_equal(a.v[0], !strcmp(cases[i].arch, "x86_64") ? "qemu-system-x86_64" : "qemu-system-aarch64");
 		if (!has_pair(&a, "-machine", cases[i].machine) || !has_pair(&a, "-device", cases[i].device))
@@ -169,15 +179,10 @@ static void command_lines(void **state)
 	}
 	{
 		/* KVM uses the host CPU; arm has no IDE; auto must be resolved first */
-		struct lab_config c = { 0 };
+		struct lab_config c;
 		struct strv a = { 0 };
 
-		snprintf(c.v[LAB_ACCEL], 32, "kvm");
-		snprintf(c.v[LAB_ARCH], 32, "x86_64");
-		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
-		snprintf(c.v[LAB_NIC], 32, "e1000");
-		snprintf(c.v[LAB_SMP], 32, "1");
-		snprintf(c.v[LAB_MEM], 32, "1G");
+		c = config_of("kvm", "x86_64", "virtio-blk", "e1000", "1", "1G");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		assert_true(has_pair(&a, "-cpu", "host"));
 		assert_true(has_pair(&a, "-accel", "kvm"));
@@ -269,18 +274,13 @@ static void long_paths(void **state)
 	static char longp[2000];
 	struct lab_paths p = { .kernel = longp, .initrd = "/i", .qmp_socket = "/q", .agent_socket = "/a",
 			       .console_log = "/c" };
-	struct lab_config c = { 0 };
+	struct lab_config c;
 	struct strv a = { 0 };
 	char why[512];
 
 	(void)state;
 	memset(longp, 'k', sizeof(longp) - 1);
-	snprintf(c.v[LAB_ACCEL], 32, "tcg");
-	snprintf(c.v[LAB_ARCH], 32, "x86_64");
-	snprintf(c.v[LAB_DISK], 32, "ide");
-	snprintf(c.v[LAB_NIC], 32, "none");
-	snprintf(c.v[LAB_SMP], 32, "1");
-	snprintf(c.v[LAB_MEM], 32, "1G");
+	c = config_of("tcg", "x86_64", "ide", "none", "1", "1G");
 	assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -ENAMETOOLONG);
 	strv_clear(&a);
 }
@@ -422,7 +422,7 @@ static void backend_table(void **state)
 		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
 				       .agent_socket = "/a", .console_log = "/c" };
 		const struct lab_device *d = NULL;
-		struct lab_config c = { 0 };
+		struct lab_config c;
 		struct strv a = { 0 };
 		char id[32] = "", want[48];
 		const char *ref;
@@ -437,12 +437,7 @@ static void backend_table(void **state)
 		assert_ptr_equal(lab_backend_of(&p, be->key), be);
 		assert_non_null(be->guest_list);
 		assert_non_null(be->guest_what);
-		snprintf(c.v[LAB_ACCEL], 32, "tcg");
-		snprintf(c.v[LAB_ARCH], 32, "x86_64");
-		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
-		snprintf(c.v[LAB_NIC], 32, "none");
-		snprintf(c.v[LAB_SMP], 32, "1");
-		snprintf(c.v[LAB_MEM], 32, "1G");
+		c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
 		snprintf(c.v[be->key], 32, "%s", d->name);
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		ref = strstr(d->devices, "drive=") ? strstr(d->devices, "drive=") + 6 : strstr(d->devices, "netdev=");
@@ -461,15 +456,10 @@ static void backend_table(void **state)
 		/* --disk-format qcow2 is the qcow2 row; an unknown one is no back end */
 		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
 				       .agent_socket = "/a", .console_log = "/c", .disk_cache = "writeback" };
-		struct lab_config c = { 0 };
+		struct lab_config c;
 		struct strv a = { 0 };
 
-		snprintf(c.v[LAB_ACCEL], 32, "tcg");
-		snprintf(c.v[LAB_ARCH], 32, "x86_64");
-		snprintf(c.v[LAB_DISK], 32, "nvme");
-		snprintf(c.v[LAB_NIC], 32, "virtio-net");
-		snprintf(c.v[LAB_SMP], 32, "1");
-		snprintf(c.v[LAB_MEM], 32, "1G");
+		c = config_of("tcg", "x86_64", "nvme", "virtio-net", "1", "1G");
 		p.backend[LAB_DISK] = "qcow2";
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		assert_true(has_pair(&a, "-drive", "file=/d.img,format=qcow2,if=none,id=d0,cache=writeback"));
