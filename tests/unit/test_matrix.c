@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "../../src/lab/image.h"
@@ -473,6 +474,32 @@ static void backend_table(void **state)
 	}
 }
 
+/* The raw back end's setup makes the scratch disk: a new file of the size
+ * asked, never one that is there already. */
+static void backend_setup(void **state)
+{
+	char dir[] = "/tmp/vmbench-backend-XXXXXX", disk[64], why[512];
+	struct lab_paths p = { .disk = disk, .disk_size = 3 << 20 };
+	struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(disk, sizeof(disk), "%s/disk.img", dir);
+	p.backend[LAB_DISK] = "raw";
+	assert_int_equal(lab_backends_setup(&c, &p, why, sizeof(why)), 0);
+	assert_int_equal(stat(disk, &st), 0);
+	assert_int_equal(st.st_size, 3 << 20);
+	assert_int_equal(lab_backends_setup(&c, &p, why, sizeof(why)), -EIO);
+	assert_non_null(strstr(why, "creating the scratch disk"));
+	lab_backends_teardown(&c, &p);
+	assert_int_equal(unlink(disk), 0);
+	p.backend[LAB_DISK] = "vmdk";
+	assert_int_equal(lab_backends_setup(&c, &p, why, sizeof(why)), -EINVAL);
+	assert_int_equal(stat(disk, &st), -1);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +510,7 @@ int main(void)
 		cmocka_unit_test(device_table),
 		cmocka_unit_test(long_paths),
 		cmocka_unit_test(backend_table),
+		cmocka_unit_test(backend_setup),
 		cmocka_unit_test(module_gathering),
 		cmocka_unit_test(scratch_options),
 	};
