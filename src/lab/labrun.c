@@ -125,6 +125,7 @@ struct boot {
 	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200];
 	struct lab_paths paths; /* into the strings above */
 	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
+	bool dir_made;          /* dir is ours, until QEMU is gone */
 	struct proto_conn conn;
 	int fd;
 	json_t *fp;
@@ -141,8 +142,9 @@ static void boot_gone(struct boot *b)
 	b->set_up = false;
 	if (b->pid > 0)
 		untrack(b->pid);
-	else
+	else if (b->dir_made)
 		remove_dir(b->dir);
+	b->dir_made = false;
 }
 
 static int spawn(const struct strv *argv, pid_t *pid)
@@ -254,6 +256,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->dir, sizeof(b->dir), "%s/vmbench-lab-XXXXXX", tmp);
 	if (!mkdtemp(b->dir))
 		return errf(err, errlen, -errno, "creating a work directory: %s", strerror(errno));
+	b->dir_made = true;
 	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
 	snprintf(b->initrd, sizeof(b->initrd), "%s/initrd.img", o->image_dir);
 	snprintf(b->disk, sizeof(b->disk), "%s/disk.img", b->dir);
