@@ -203,7 +203,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		int status;
 
 		r = proto_host_hello(&b->conn, b->t_output && b->t_init ? 50 : 5, &b->fp);
-		now = (double)(clock_ns() - t0) / 1e9;
+		now = (double)(clock_ns() - t0) / NSEC_PER_SEC;
 		watch_console(b, now);
 		if (r == 0) {
 			b->t_hello = now;
@@ -536,7 +536,7 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 
 				for (size_t j = 0; j < BOOT_NPHASES; j++)
 					v += j == k || k == BOOT_NPHASES ? ph[i][j] : 0;
-				if (vmb_metric_push(m, v * 1e9) < 0)
+				if (vmb_metric_push(m, v * NSEC_PER_SEC) < 0)
 					goto out;
 			}
 			m->headline = k == BOOT_NPHASES;

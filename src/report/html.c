@@ -12,6 +12,7 @@
 #include "text.h"
 #include "../core/str.h"
 #include "../core/unit.h"
+#include "../core/clock.h"
 #include "../core/banned.h"
 
 /* Below 700 px the comparison tables turn into one card per metric, each
@@ -368,7 +369,7 @@ static void axis_title(struct svg_axis *y, const char *metric, const char *unit,
 	static const struct {
 		double div;
 		const char *name;
-	} scales[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" } };
+	} scales[] = { { NSEC_PER_SEC, "s" }, { NSEC_PER_MSEC, "ms" }, { NSEC_PER_USEC, "us" } };
 
 	y->div = 0;
 	if (!strcmp(unit, "ns"))

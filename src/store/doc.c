@@ -12,6 +12,7 @@
 #include "doc.h"
 #include "../core/runner.h"
 #include "../core/log.h"
+#include "../core/clock.h"
 #include "../core/banned.h"
 
 #ifndef VMB_VERSION
@@ -28,7 +29,7 @@ static void make_uuid(char *buf, size_t len)
 
 	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
 		/* No entropy source: time and pid are unique enough for a run id. */
-		uint64_t t = (uint64_t)(wall_time_s() * 1e9), p = (uint64_t)getpid();
+		uint64_t t = (uint64_t)(wall_time_s() * NSEC_PER_SEC), p = (uint64_t)getpid();
 
 		memcpy(b, &t, 8);
 		memcpy(b + 8, &p, 8);

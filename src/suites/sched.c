@@ -136,24 +136,18 @@ static const char *ticks_name(void)
 #endif
 }
 
-static void ts_from_ns(struct timespec *ts, uint64_t ns)
-{
-	ts->tv_sec = (time_t)(ns / 1000000000ull);
-	ts->tv_nsec = (long)(ns % 1000000000ull);
-}
-
 /* One cyclictest thread's loop: next = now + interval; sleep until next
  * (absolute, CLOCK_MONOTONIC); latency = now - next; next += interval, and
  * past an overrun on to the first future period, as cyclictest does. */
 static uint64_t cyclic_loop(struct sched_lat *lat, uint64_t interval_ns, double duration_s)
 {
-	uint64_t now = clock_ns(), end = now + (uint64_t)(duration_s * 1e9), next = now + interval_ns, n = 0;
+	uint64_t now = clock_ns(), end = now + (uint64_t)(duration_s * NSEC_PER_SEC), next = now + interval_ns, n = 0;
 
 	while (!vmb_stop_requested()) {
 		struct timespec ts;
 		int r;
 
-		ts_from_ns(&ts, next);
+		ts = clock_ns_ts(next);
 		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		if (r == EINTR)
 			continue;
@@ -413,7 +407,7 @@ static void token_fn(struct vmb_worker *w)
 		return;
 	w->start_ns = clock_ns();
 	if (me == 0) {
-		uint64_t end = w->start_ns + (uint64_t)(t->duration_s * 1e9);
+		uint64_t end = w->start_ns + (uint64_t)(t->duration_s * NSEC_PER_SEC);
 
 		for (;;) {
 			/* one round: two hand-offs, two switches on one CPU */
@@ -614,7 +608,7 @@ static void steal_fn(struct vmb_worker *w)
 	if (w->err < 0)
 		return;
 	w->start_ns = clock_ns();
-	end = w->start_ns + (uint64_t)(sw->duration_s * 1e9);
+	end = w->start_ns + (uint64_t)(sw->duration_s * NSEC_PER_SEC);
 	prev = sw->t0 = ticks();
 	/* sysjitter: spin reading the counter; a step larger than the gap is
 	 * time this thread did not run */
@@ -706,7 +700,7 @@ static int run_steal(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_rep
 	if (r == 0)
 		r = vmb_rep_value(rep, "run_delay_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)wait / window);
 	if (r == 0)
-		r = vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / 1e9));
+		r = vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / NSEC_PER_SEC));
 	if (r == 0)
 		r = vmb_rep_value(rep, "gap_max", VMB_UNIT_NS, VMB_LOWER, gap_max);
 	if (r == 0)
@@ -748,14 +742,6 @@ struct fair_worker {
 	uint64_t cpu_ns; /* the thread's own CPU time over the window */
 	struct sched_lat lat;
 };
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int attach_self(const struct sched_state *st, unsigned group)
 {
@@ -804,14 +790,14 @@ static void fair_fn(struct vmb_worker *w)
 		atomic_store(&sh->done, true);
 	} else {
 		volatile uint64_t x = 88172645463325252ull + fw->group;
-		uint64_t c0 = thread_cpu_ns();
+		uint64_t c0 = clock_thread_cpu_ns();
 
 		while (!atomic_load(&sh->done)) {
 			for (unsigned i = 0; i < 4096; i++)
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			fw->chunks++;
 		}
-		fw->cpu_ns = thread_cpu_ns() - c0;
+		fw->cpu_ns = clock_thread_cpu_ns() - c0;
 	}
 	w->end_ns = clock_ns();
 }
@@ -999,7 +985,7 @@ static int fair_one(struct vmb_ctx *ctx, struct sched_state *st, const struct fa
 		}
 	if (r < 0)
 		return vmb_fail(ctx, r, "starting %u threads", n);
-	window = (double)(workers[st->ngroups].end_ns - workers[st->ngroups].start_ns) / 1e9;
+	window = (double)(workers[st->ngroups].end_ns - workers[st->ngroups].start_ns) / NSEC_PER_SEC;
 	for (unsigned i = 0; i < st->ngroups; i++) {
 		got[i] = (double)fw[i].chunks;
 		promised[i] = weights[i];
