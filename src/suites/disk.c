@@ -878,4 +878,5 @@ const struct vmb_suite disk_suite = {
 	.setup = disk_setup,
 	.run = disk_run,
 	.teardown = disk_teardown,
+	.scratch = &(const struct vmb_scratch){ .device_opt = "device", .size_opt = "size" },
 };
