@@ -354,6 +354,7 @@ static int write_initrd(const struct lab_image_opts *o, const struct image_input
 {
 	char path[PATH_MAX + 32];
 	struct strv dirs = { 0 };
+	char *abs;
 	struct cpio c;
 	int r;
 
@@ -383,9 +384,15 @@ static int write_initrd(const struct lab_image_opts *o, const struct image_input
 	if (r < 0)
 		return errf(err, errlen, r, "writing %s: %s", path, strerror(-r));
 	snprintf(path, sizeof(path), "%s/vmlinuz", o->out);
+	/* absolute: a relative --cache or --kernel would dangle from the image dir */
+	abs = realpath(in->kernel, NULL);
+	if (!abs)
+		return errf(err, errlen, -errno, "resolving %s: %s", in->kernel, strerror(errno));
 	(void)unlink(path);
-	if (symlink(in->kernel, path) < 0)
-		return errf(err, errlen, -errno, "linking %s: %s", path, strerror(errno));
+	r = symlink(abs, path) < 0 ? -errno : 0;
+	free(abs);
+	if (r < 0)
+		return errf(err, errlen, r, "linking %s: %s", path, strerror(-r));
 	return 0;
 }
 

@@ -212,9 +212,10 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		if (r != -ETIMEDOUT && r != -EPIPE)
 			return errf(err, errlen, r, "%s", b->conn.err);
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
+			/* the console first: the work directory goes with the boot */
+			console_tail(b->dir, tail, sizeof(tail));
 			boot_gone(b);
 			b->pid = 0;
-			console_tail(b->dir, tail, sizeof(tail));
 			return errf(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
 				    WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),

@@ -111,6 +111,10 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["modules"] == [] and "virtio_blk" in m["modules_missing"] and "built in" in m["modules_note"], m
 PY
+expect 0 "a relative --kernel and --image-dir" sh -c 'cd "$1" && shift && exec "$@"' sh "$T" "$VMB" lab image \
+	--kernel img/vmlinuz --cache "$cache" --image-dir rel
+check "its vmlinuz link resolves from anywhere (an absolute target)" sh -c 'cd / && test -f "$1/rel/vmlinuz" &&
+	case $(readlink "$1/rel/vmlinuz") in /*) ;; *) exit 1 ;; esac' sh "$T"
 expect 1 "a --kernel that does not exist" "$VMB" lab image --kernel "$T/nothing.deb" --cache "$cache" --image-dir "$T/bare2"
 has "$T/err" "--kernel $T/nothing.deb: No such file or directory" "names it"
 expect 2 "a --busybox that is not a static program" "$VMB" lab image --busybox "$VMB" --cache "$cache" --image-dir "$T/bare3"
