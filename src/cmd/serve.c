@@ -23,6 +23,9 @@ const struct vmb_opt serve_opts[] = {
 		  "traffic reflector" },
 	{ .name = "port", .type = OPT_INT, .min = 0, .max = 65535, .def = "5280", .metavar = "N",
 	  .help = "the TCP port of the control protocol and the HTTP endpoint; 0 picks a free one (printed)" },
+	{ .name = "token", .type = OPT_STRING, .metavar = "SECRET",
+	  .help = "refused: ps shows a command line to every user of the machine; put the token in "
+		  "$VMBENCH_NET_TOKEN instead" },
 	{ .name = "once", .type = OPT_BOOL, .help = "leave after the first client's session (for scripts)" },
 	{ .name = "stall-ms", .type = OPT_INT, .min = 0, .max = 900, .def = "0", .metavar = "MS",
 	  .help = "pause the HTTP endpoint this long once a second: a known stall, to check that a "
@@ -105,6 +108,11 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret != CMD_CONTINUE)
 		goto out;
 	cmd_apply_verbosity(&own);
+	if (optset_get(&own, "token")->set) {
+		ret = cmd_usage_error(self, "--token: a secret on the command line is one every user of this machine "
+				      "can read (ps): set VMBENCH_NET_TOKEN=SECRET in serve's environment instead");
+		goto out;
+	}
 	bind_addr = optset_str(&own, "bind");
 	token = getenv("VMBENCH_NET_TOKEN");
 	if (token && !*token)

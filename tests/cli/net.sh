@@ -35,7 +35,8 @@ expect 2 "serve refuses a non-loopback address without a token" "$VMB" serve --b
 has "$T/err" "VMBENCH_NET_TOKEN" "the refusal says what would be right"
 VMBENCH_NET_TOKEN="a b" expect 2 "serve refuses a token with spaces" "$VMB" serve --port 0
 # the token never on the command line, where ps shows it to everyone
-expect 2 "serve has no --token option" "$VMB" serve --token s3cret --port 0
+expect 2 "serve refuses --token" "$VMB" serve --token s3cret --port 0
+has "$T/err" "set VMBENCH_NET_TOKEN=SECRET in serve's environment instead" "and says where the token goes"
 expect 2 "serve refuses port 70000" "$VMB" serve --port 70000
 expect 2 "run refuses a server address with a bad port" "$VMB" run net.tcp_rr --net.server 127.0.0.1:99999 --no-store
 has "$T/err" "65535" "the message gives the valid range"
