@@ -228,6 +228,35 @@ static int send_error(struct proto_conn *c, const char *prefix, const char *msg)
 	return proto_send(c, "ERROR %s%s", prefix, q);
 }
 
+/* The run's outcome to the host: its document as RESULT when it exited 0
+ * or 1 with one, else ERROR with the run's own last "error:" line. */
+static int send_outcome(struct proto_conn *c, char *out, size_t outlen, bool stopped, int status, char *errtail)
+{
+	char *msg = NULL, *nl;
+	int r;
+
+	if (!stopped && out && outlen && WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1)) {
+		out[outlen] = '\0';
+		while (outlen && out[outlen - 1] == '\n')
+			out[--outlen] = '\0';
+		if (outlen > PROTO_MAX_RESULT || outlen < 2 || strlen(out) != outlen) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "the run's result is %zu bytes%s, not a document of 2 to %u bytes",
+				 outlen, strlen(out) != outlen ? " with a NUL byte" : "", PROTO_MAX_RESULT);
+			return send_error(c, "", why);
+		}
+		r = proto_send(c, "RESULT %zu", outlen);
+		return r < 0 ? r : proto_send(c, "%s", out);
+	}
+	/* the run's own message: its last "error:" line */
+	for (char *p = errtail; (p = strstr(p, "error: ")); p++)
+		msg = p + 7;
+	if (msg && (nl = strchr(msg, '\n')))
+		*nl = '\0';
+	return send_error(c, "", stopped ? "the run was stopped" : msg && *msg ? msg : "the run produced no result");
+}
+
 /* Run `vmbench run OPTIONS --no-store -q --json - -- WHAT` and send its
  * result. A negative errno when the channel failed, else 0. */
 static int run_one(struct proto_conn *c, const struct proto_run *req)
@@ -325,31 +354,7 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 	}
 	if (r < 0)
 		goto out;
-	if (!stopped && out && outlen && WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1)) {
-		out[outlen] = '\0';
-		while (outlen && out[outlen - 1] == '\n')
-			out[--outlen] = '\0';
-		if (outlen > PROTO_MAX_RESULT || outlen < 2 || strlen(out) != outlen) {
-			char msg[160];
-
-			snprintf(msg, sizeof(msg), "the run's result is %zu bytes%s, not a document of 2 to %u bytes",
-				 outlen, strlen(out) != outlen ? " with a NUL byte" : "", PROTO_MAX_RESULT);
-			r = send_error(c, "", msg);
-			goto out;
-		}
-		r = proto_send(c, "RESULT %zu", outlen);
-		if (r == 0)
-			r = proto_send(c, "%s", out);
-	} else {
-		/* the run's own message: its last "error:" line */
-		char *msg = NULL, *nl;
-
-		for (char *p = errtail; (p = strstr(p, "error: ")); p++)
-			msg = p + 7;
-		if (msg && (nl = strchr(msg, '\n')))
-			*nl = '\0';
-		r = send_error(c, "", stopped ? "the run was stopped" : msg && *msg ? msg : "the run produced no result");
-	}
+	r = send_outcome(c, out, outlen, stopped, status, errtail);
 out:
 	for (int i = 0; i < 2; i++) {
 		if (pout[i] >= 0)
