@@ -92,7 +92,7 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 	if (rs->warmup_s > 0) {
 		progress(rs, pg, ctx->suite->name, t->name, c, 0, 0);
 		ctx->duration_s = rs->warmup_s;
-		r = ctx->suite->run(ctx, t, rep);
+		r = t->run(ctx, t, rep);
 		if (r < 0)
 			goto out;
 	}
@@ -113,7 +113,7 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 		rep_reset(rep);
 		start_epoch = wall_time_s();
 		noise_begin(&ns, rs->cpus, rs->ncpus);
-		r = ctx->suite->run(ctx, t, rep);
+		r = t->run(ctx, t, rep);
 		if (r < 0)
 			goto out;
 		/* the sensors' window is the repetition's, not the folding after it */

@@ -244,16 +244,19 @@ static void cpu_teardown(struct vmb_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-static int cpu_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+/* One repetition of one kind on every thread: the rate of work done
+ * (events x work_per_event per second, divided by scale) as metric, then the
+ * events' latency. */
+static int cpu_measure(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep, enum cpu_kind kind,
+		       double work_per_event, double scale, const char *metric, enum vmb_unit unit)
 {
 	const struct cpu_state *st = ctx->priv;
-	enum cpu_kind kind = (enum cpu_kind)(uintptr_t)test->data;
 	unsigned n = ctx->threads;
 	struct vmb_worker *workers;
 	struct cpu_worker *cw;
 	struct hist *all;
 	uint64_t start = UINT64_MAX, end = 0, events = 0;
-	double window, work_per_event = 0;
+	double window;
 	int r, bad = 0;
 
 	workers = calloc(n, sizeof(*workers));
@@ -293,21 +296,7 @@ static int cpu_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_
 		r = vmb_fail(ctx, -EIO, "no complete event in %.3f s", ctx->duration_s);
 		goto out;
 	}
-	switch (kind) {
-	case CPU_PRIME:
-		r = vmb_rep_value(rep, "events_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
-		break;
-	case CPU_MATRIX:
-		work_per_event = 2.0 * st->matrix_n * st->matrix_n * st->matrix_n;
-		r = vmb_rep_value(rep, "gflops", VMB_UNIT_GFLOPS, VMB_HIGHER,
-				  (double)events * work_per_event / window / 1e9);
-		break;
-	case CPU_ZLIB:
-		work_per_event = (double)st->zlib_size;
-		r = vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER,
-				  (double)events * work_per_event / window / 1e6);
-		break;
-	}
+	r = vmb_rep_value(rep, metric, unit, VMB_HIGHER, (double)events * work_per_event / window / scale);
 	if (r == 0)
 		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
 out:
@@ -317,13 +306,35 @@ out:
 	return r;
 }
 
+static int cpu_run_prime(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	return cpu_measure(ctx, test, rep, CPU_PRIME, 1, 1, "events_per_s", VMB_UNIT_PER_S);
+}
+
+/* 2 n^3 floating-point operations per event */
+static int cpu_run_matrix(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	const struct cpu_state *st = ctx->priv;
+
+	return cpu_measure(ctx, test, rep, CPU_MATRIX, 2.0 * st->matrix_n * st->matrix_n * st->matrix_n, 1e9,
+			   "gflops", VMB_UNIT_GFLOPS);
+}
+
+/* zlib-size bytes of input per event */
+static int cpu_run_zlib(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	const struct cpu_state *st = ctx->priv;
+
+	return cpu_measure(ctx, test, rep, CPU_ZLIB, (double)st->zlib_size, 1e6, "mb_per_s", VMB_UNIT_MB_PER_S);
+}
+
 static const struct vmb_test cpu_tests[] = {
 	{ .name = "prime", .summary = "sysbench-compatible prime events: trial division up to max-prime",
-	  .headline = "events_per_s", .flags = VMB_TEST_THREADED, .params = "max-prime", .data = (void *)(uintptr_t)CPU_PRIME },
+	  .headline = "events_per_s", .flags = VMB_TEST_THREADED, .params = "max-prime", .run = cpu_run_prime },
 	{ .name = "matrix", .summary = "double-precision matrix multiply, GFLOP/s",
-	  .headline = "gflops", .flags = VMB_TEST_THREADED, .params = "matrix-size", .data = (void *)(uintptr_t)CPU_MATRIX },
+	  .headline = "gflops", .flags = VMB_TEST_THREADED, .params = "matrix-size", .run = cpu_run_matrix },
 	{ .name = "zlib", .summary = "zlib deflate of a deterministic text corpus, input MB/s",
-	  .headline = "mb_per_s", .flags = VMB_TEST_THREADED, .params = "zlib-size,zlib-level", .data = (void *)(uintptr_t)CPU_ZLIB },
+	  .headline = "mb_per_s", .flags = VMB_TEST_THREADED, .params = "zlib-size,zlib-level", .run = cpu_run_zlib },
 	{ .name = NULL },
 };
 
@@ -346,6 +357,5 @@ const struct vmb_suite cpu_suite = {
 	.tests = cpu_tests,
 	.opts = cpu_opts,
 	.setup = cpu_setup,
-	.run = cpu_run,
 	.teardown = cpu_teardown,
 };

@@ -811,44 +811,89 @@ out:
 	return r;
 }
 
-static int disk_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+/* A test that writes may not run on a device the user did not give up. */
+static int disk_may_write(struct vmb_ctx *ctx)
 {
-	struct disk_state *st = ctx->priv;
-	enum disk_kind kind = (enum disk_kind)(uintptr_t)test->data;
+	const struct disk_state *st = ctx->priv;
 
-	if (st->is_device && kind_writes(kind) && !ctx->env->destructive)
+	if (st->is_device && !ctx->env->destructive)
 		return vmb_skip(ctx, "writing to %s would destroy its data; pass --destructive to allow it", st->path);
-	switch (kind) {
-	case K_IOZONE:
-		return run_iozone(ctx, rep);
-	case K_FSYNC:
-		return run_fsync(ctx, rep);
-	default:
-		return run_jobs(ctx, kind, rep);
-	}
+	return 0;
+}
+
+static int disk_run_randread(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	return run_jobs(ctx, K_RANDREAD, rep);
+}
+
+static int disk_run_randwrite(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = disk_may_write(ctx);
+
+	(void)test;
+	return r < 0 ? r : run_jobs(ctx, K_RANDWRITE, rep);
+}
+
+static int disk_run_randrw(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = disk_may_write(ctx);
+
+	(void)test;
+	return r < 0 ? r : run_jobs(ctx, K_RANDRW, rep);
+}
+
+static int disk_run_seqread(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	return run_jobs(ctx, K_SEQREAD, rep);
+}
+
+static int disk_run_seqwrite(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = disk_may_write(ctx);
+
+	(void)test;
+	return r < 0 ? r : run_jobs(ctx, K_SEQWRITE, rep);
+}
+
+static int disk_run_iozone(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = disk_may_write(ctx);
+
+	(void)test;
+	return r < 0 ? r : run_iozone(ctx, rep);
+}
+
+static int disk_run_fsync(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = disk_may_write(ctx);
+
+	(void)test;
+	return r < 0 ? r : run_fsync(ctx, rep);
 }
 
 static const struct vmb_test disk_tests[] = {
 	{ .name = "randread", .summary = "random reads of --disk.bs at each --disk.iodepth (fio randread)",
 	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,iomem",
-	  .data = (void *)(uintptr_t)K_RANDREAD },
+	  .run = disk_run_randread },
 	{ .name = "randwrite", .summary = "random writes (fio randwrite)",
 	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,iomem",
-	  .data = (void *)(uintptr_t)K_RANDWRITE },
+	  .run = disk_run_randwrite },
 	{ .name = "randrw", .summary = "random reads and writes, --disk.rwmix % reads (fio randrw)",
 	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,rwmix,iomem",
-	  .data = (void *)(uintptr_t)K_RANDRW },
+	  .run = disk_run_randrw },
 	{ .name = "seqread", .summary = "sequential reads of --disk.seq-bs (fio read)",
 	  .headline = "mb_per_s", .params = "seq-bs,seq-iodepth,jobs,size,buffered,iomem",
-	  .data = (void *)(uintptr_t)K_SEQREAD },
+	  .run = disk_run_seqread },
 	{ .name = "seqwrite", .summary = "sequential writes (fio write)",
 	  .headline = "mb_per_s", .params = "seq-bs,seq-iodepth,jobs,size,buffered,iomem",
-	  .data = (void *)(uintptr_t)K_SEQWRITE },
+	  .run = disk_run_seqwrite },
 	{ .name = "iozone", .summary = "write, rewrite, read, reread of a new file (iozone -i 0 -i 1 -e)",
 	  .headline = "write_mb_per_s,rewrite_mb_per_s,read_mb_per_s,reread_mb_per_s",
-	  .params = "file-size,record-size,buffered,iomem", .data = (void *)(uintptr_t)K_IOZONE },
+	  .params = "file-size,record-size,buffered,iomem", .run = disk_run_iozone },
 	{ .name = "fsync", .summary = "4k write + fdatasync loop: syncs/s and their latency",
-	  .headline = "syncs_per_s", .data = (void *)(uintptr_t)K_FSYNC },
+	  .headline = "syncs_per_s", .run = disk_run_fsync },
 	{ .name = NULL },
 };
 
@@ -898,6 +943,5 @@ const struct vmb_suite disk_suite = {
 	.tests = disk_tests,
 	.opts = disk_opts,
 	.setup = disk_setup,
-	.run = disk_run,
 	.teardown = disk_teardown,
 };

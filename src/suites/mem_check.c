@@ -159,8 +159,9 @@ static int check_setup(struct vmb_ctx *ctx, struct mem_state *st)
 			len >> 20, strerror(-r));
 }
 
-int mem_run_integrity(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
+int mem_run_integrity(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
+	struct mem_state *st = mem_begin(ctx, test);
 	struct mem_check_err errs[4];
 	uint64_t nerr, bytes, t0, t1;
 	char where[200] = "";

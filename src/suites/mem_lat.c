@@ -413,8 +413,9 @@ static int chain_build(struct vmb_ctx *ctx, struct mem_state *st, unsigned kib)
 	return 0;
 }
 
-int mem_run_latency(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
+int mem_run_latency(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
+	struct mem_state *st = mem_begin(ctx, test);
 	unsigned kib = ctx->sweep;
 	uint64_t done = 0, t0, t1, deadline, chunk = 1 << 14;
 	void *const *p;

@@ -83,8 +83,9 @@ static int tlb_setup(struct vmb_ctx *ctx, struct mem_state *st)
 	return 0;
 }
 
-int mem_run_tlb(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
+int mem_run_tlb(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
+	struct mem_state *st = mem_begin(ctx, test);
 	size_t nwords = st->tlb_len / 8;
 	uint64_t n = st->loads, h = st->seed, t0, t1;
 	double ns4k, ns2m;
@@ -134,8 +135,9 @@ static uint64_t touch(uint8_t *p, size_t len, size_t step)
 	return clock_ns() - t0;
 }
 
-int mem_run_pagefault(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
+int mem_run_pagefault(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
+	struct mem_state *st = mem_begin(ctx, test);
 	size_t len = st->pf_len, pages = len / 4096, huge = len / HUGE_2M;
 	struct mem_smaps sm;
 	uint64_t dt, t0;

@@ -743,65 +743,101 @@ static void net_teardown(struct vmb_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-enum net_test { T_STREAM, T_UDP, T_TCP_RR, T_UDP_RR, T_CRR, T_HTTP };
-
-static int net_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+/* The start of every repetition: --net.time, else the runner's window (the
+ * warm-up's is shorter). */
+static struct net_state *net_begin(struct vmb_ctx *ctx)
 {
 	struct net_state *st = ctx->priv;
-	enum net_test kind = (enum net_test)(uintptr_t)test->data;
 	double t = optset_double(ctx->opts, "time");
-	struct net_ctl *c = NULL;
-	int r;
 
-	/* --net.time, else the runner's window (the warm-up's is shorter) */
 	st->window_s = t > 0 && t < ctx->duration_s ? t : ctx->duration_s;
-	if (kind == T_HTTP) {
-		r = net_http_run(ctx, test, rep);
-	} else {
-		c = net_ctl_get(ctx, st);
-		if (!c)
-			return -ECONNREFUSED; /* said by net_ctl_open */
-		switch (kind) {
-		case T_STREAM:
-			r = run_stream(ctx, st, c, rep);
-			break;
-		case T_UDP:
-			r = run_udp(ctx, st, c, rep);
-			break;
-		case T_TCP_RR:
-			r = run_rr(ctx, st, c, rep, NETK_TCP_RR);
-			break;
-		case T_UDP_RR:
-			r = run_rr(ctx, st, c, rep, NETK_UDP_RR);
-			break;
-		case T_CRR:
-			r = run_rr(ctx, st, c, rep, NETK_TCP_CRR);
-			break;
-		default:
-			r = vmb_fail(ctx, -EINVAL, "unknown test");
-			break;
-		}
-	}
-	/* after a failure the session's state is unknown: the next test opens another */
+	return st;
+}
+
+/* After a failure the session's state is unknown: the next test opens another. */
+static int net_end(struct net_state *st, int r)
+{
 	if (r < 0 && st->ctl)
 		net_ctl_close(st->ctl);
 	return r;
 }
 
+static int net_run_tcp_stream(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	if (!c)
+		return -ECONNREFUSED; /* said by net_ctl_open */
+	return net_end(st, run_stream(ctx, st, c, rep));
+}
+
+static int net_run_udp(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	if (!c)
+		return -ECONNREFUSED;
+	return net_end(st, run_udp(ctx, st, c, rep));
+}
+
+static int net_run_tcp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	if (!c)
+		return -ECONNREFUSED;
+	return net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_RR));
+}
+
+static int net_run_udp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	if (!c)
+		return -ECONNREFUSED;
+	return net_end(st, run_rr(ctx, st, c, rep, NETK_UDP_RR));
+}
+
+static int net_run_tcp_crr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	if (!c)
+		return -ECONNREFUSED;
+	return net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_CRR));
+}
+
+static int net_run_http(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+
+	return net_end(st, net_http_run(ctx, test, rep));
+}
+
 static const struct vmb_test net_tests[] = {
 	{ .name = "tcp_stream", .summary = "bulk TCP throughput, Mbit/s (10^6 bits/s, as iperf3), retransmits, CPU per side",
-	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir,interval", .data = (void *)(uintptr_t)T_STREAM },
+	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir,interval", .run = net_run_tcp_stream },
 	{ .name = "udp", .summary = "UDP at a target rate: received Mbit/s, loss %, out-of-order, jitter (RFC 3550)",
-	  .headline = "mbit_per_s", .params = "rate,udp-size", .data = (void *)(uintptr_t)T_UDP },
+	  .headline = "mbit_per_s", .params = "rate,udp-size", .run = net_run_udp },
 	{ .name = "tcp_rr", .summary = "netperf TCP_RR: one request, one response, one outstanding; transactions/s, latency",
-	  .headline = "transactions_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_TCP_RR },
+	  .headline = "transactions_per_s", .params = "rr-size", .run = net_run_tcp_rr },
 	{ .name = "udp_rr", .summary = "UDP_RR: one datagram each way, one outstanding; transactions/s, latency",
-	  .headline = "transactions_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_UDP_RR },
+	  .headline = "transactions_per_s", .params = "rr-size", .run = net_run_udp_rr },
 	{ .name = "tcp_crr", .summary = "netperf TCP_CRR: connect, request, response, close; connections/s, latency",
-	  .headline = "connections_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_CRR },
+	  .headline = "connections_per_s", .params = "rr-size", .run = net_run_tcp_crr },
 	{ .name = "http", .summary = "HTTP/1.1 keep-alive load over a client sweep: wrk's requests/s, or wrk2's constant rate",
 	  .headline = "requests_per_s,p99_latency", .sweep = "connections", .params = "threads,page,body-size,http-rate,url",
-	  .data = (void *)(uintptr_t)T_HTTP },
+	  .run = net_run_http },
 	{ .name = NULL },
 };
 
@@ -850,6 +886,5 @@ const struct vmb_suite net_suite = {
 	.tests = net_tests,
 	.opts = net_opts,
 	.setup = net_setup,
-	.run = net_run,
 	.teardown = net_teardown,
 };

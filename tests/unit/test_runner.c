@@ -68,18 +68,18 @@ static const struct vmb_opt fake_opts[] = {
 };
 
 static const struct vmb_test fake_tests[] = {
-	{ .name = "steady", .summary = "s", .headline = "rate" },
-	{ .name = "broken", .summary = "b", .headline = "rate" },
-	{ .name = "absent", .summary = "a", .headline = "rate" },
-	{ .name = "threaded", .summary = "t", .headline = "rate", .flags = VMB_TEST_THREADED },
-	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth", .params = "depth" },
-	{ .name = "stopped", .summary = "i", .headline = "rate", .sweep = "depth", .params = "depth" },
+	{ .name = "steady", .summary = "s", .headline = "rate", .run = fake_run },
+	{ .name = "broken", .summary = "b", .headline = "rate", .run = fake_run },
+	{ .name = "absent", .summary = "a", .headline = "rate", .run = fake_run },
+	{ .name = "threaded", .summary = "t", .headline = "rate", .flags = VMB_TEST_THREADED, .run = fake_run },
+	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth", .params = "depth", .run = fake_run },
+	{ .name = "stopped", .summary = "i", .headline = "rate", .sweep = "depth", .params = "depth", .run = fake_run },
 	{ .name = NULL },
 };
 
 static const struct vmb_suite fake_suite = {
 	.name = "fake", .summary = "fake", .abi = VMB_SUITE_ABI, .tests = fake_tests, .opts = fake_opts,
-	.setup = fake_setup, .run = fake_run, .teardown = fake_teardown,
+	.setup = fake_setup, .teardown = fake_teardown,
 };
 
 static struct runner_settings settings(void)
@@ -236,10 +236,14 @@ static void skipped_suite(void **state)
 static void descriptor_checks(void **state)
 {
 	static const struct vmb_test bad_sweep[] = {
-		{ .name = "x", .summary = "x", .headline = "r", .sweep = "nope" }, { .name = NULL },
+		{ .name = "x", .summary = "x", .headline = "r", .sweep = "nope", .run = fake_run }, { .name = NULL },
 	};
 	static const struct vmb_test bad_params[] = {
-		{ .name = "x", .summary = "x", .headline = "r", .params = "depth,nope" }, { .name = NULL },
+		{ .name = "x", .summary = "x", .headline = "r", .params = "depth,nope", .run = fake_run }, { .name = NULL },
+	};
+	/* every test holds the function that runs it */
+	static const struct vmb_test no_run[] = {
+		{ .name = "x", .summary = "x", .headline = "r" }, { .name = NULL },
 	};
 	struct vmb_suite s;
 	const char *why;
@@ -251,8 +255,9 @@ static void descriptor_checks(void **state)
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
 	assert_non_null(strstr(why, "interface version"));
 	s = fake_suite;
-	s.run = NULL;
+	s.tests = no_run;
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "run()"));
 	s = fake_suite;
 	s.name = "a.b";
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
