@@ -82,10 +82,13 @@ struct vmb_suite {
 	void (*teardown)(struct vmb_ctx *ctx); /* always called, also after errors and Ctrl-C */
 };
 
-/* Report one value of this repetition. */
-int vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir, double v);
+/* Report one value of this repetition. The repetition keeps its first
+ * error (too many values, too long a name, no memory) and ignores what
+ * follows it; the runner fails the test with it when run() returns, so a
+ * suite reports without checking. */
+void vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir, double v);
 /* Report a latency histogram of this repetition (merged across repetitions). */
-int vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h);
+void vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h);
 
 /* Set ctx->reason to "<what>: strerror(r)" and return r. */
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -544,15 +544,12 @@ static int check_target(struct vmb_ctx *ctx, const struct disk_state *st)
 	return 0;
 }
 
-static int report_cpu(struct vmb_rep *rep, double user, double sys, double window, uint64_t ios)
+static void report_cpu(struct vmb_rep *rep, double user, double sys, double window, uint64_t ios)
 {
-	int r = vmb_rep_value(rep, "cpu_user_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * user / window);
-
-	if (r == 0)
-		r = vmb_rep_value(rep, "cpu_sys_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * sys / window);
-	if (r == 0 && user + sys > 0)
-		r = vmb_rep_value(rep, "ios_per_cpu_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)ios / (user + sys));
-	return r;
+	vmb_rep_value(rep, "cpu_user_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * user / window);
+	vmb_rep_value(rep, "cpu_sys_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * sys / window);
+	if (user + sys > 0)
+		vmb_rep_value(rep, "ios_per_cpu_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)ios / (user + sys));
 }
 
 static int report_wa(struct vmb_ctx *ctx, struct vmb_rep *rep, const struct disk_state *st, int64_t before,
@@ -568,8 +565,9 @@ static int report_wa(struct vmb_ctx *ctx, struct vmb_rep *rep, const struct disk
 	after = device_sectors_written(st);
 	if (after < before)
 		return 0;
-	return vmb_rep_value(rep, "write_amplification", VMB_UNIT_RATIO, VMB_LOWER,
-			     (double)(after - before) * 512.0 / (double)app_bytes);
+	vmb_rep_value(rep, "write_amplification", VMB_UNIT_RATIO, VMB_LOWER,
+		      (double)(after - before) * 512.0 / (double)app_bytes);
+	return 0;
 }
 
 /* randread, randwrite, randrw, seqread, seqwrite */
@@ -647,25 +645,20 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		r = vmb_fail(ctx, -EIO, "no I/O completed in %.2f s", ctx->duration_s);
 		goto out;
 	}
-	r = vmb_rep_value(rep, "iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)(reads + writes) / window);
-	if (r == 0)
-		r = vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER,
-				  (double)(reads + writes) * (double)bs / window / 1e6);
-	if (r == 0 && kind == K_RANDRW) {
-		r = vmb_rep_value(rep, "read_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)reads / window);
-		if (r == 0)
-			r = vmb_rep_value(rep, "write_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)writes / window);
-		if (r == 0 && rlat->count)
-			r = vmb_rep_hist(rep, "read_latency", VMB_UNIT_NS, rlat);
-		if (r == 0 && wlat->count)
-			r = vmb_rep_hist(rep, "write_latency", VMB_UNIT_NS, wlat);
-	} else if (r == 0) {
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, read_pct ? rlat : wlat);
+	vmb_rep_value(rep, "iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)(reads + writes) / window);
+	vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)(reads + writes) * (double)bs / window / 1e6);
+	if (kind == K_RANDRW) {
+		vmb_rep_value(rep, "read_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)reads / window);
+		vmb_rep_value(rep, "write_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)writes / window);
+		if (rlat->count)
+			vmb_rep_hist(rep, "read_latency", VMB_UNIT_NS, rlat);
+		if (wlat->count)
+			vmb_rep_hist(rep, "write_latency", VMB_UNIT_NS, wlat);
+	} else {
+		vmb_rep_hist(rep, "latency", VMB_UNIT_NS, read_pct ? rlat : wlat);
 	}
-	if (r == 0)
-		r = report_cpu(rep, user, sys, window, reads + writes);
-	if (r == 0)
-		r = report_wa(ctx, rep, st, sectors_before, written);
+	report_cpu(rep, user, sys, window, reads + writes);
+	r = report_wa(ctx, rep, st, sectors_before, written);
 out:
 	free(workers);
 	free(dj);
@@ -754,7 +747,7 @@ static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
 		r = iozone_pass(ctx, path, flags[i], i < 2, size, rec, buf, &mb[i]);
 	(void)vmb_tempfile_unlink(path);
 	for (int i = 0; i < 4 && r == 0 && !vmb_stop_requested(); i++)
-		r = vmb_rep_value(rep, names[i], VMB_UNIT_MB_PER_S, VMB_HIGHER, mb[i]);
+		vmb_rep_value(rep, names[i], VMB_UNIT_MB_PER_S, VMB_HIGHER, mb[i]);
 out:
 	disk_buffers_free(st->iomem, buf, mapped);
 	return r;
@@ -801,11 +794,10 @@ static int run_fsync(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	close(fd);
 	if (r == 0)
 		r = check_target(ctx, st);
-	if (r == 0)
-		r = vmb_rep_value(rep, "syncs_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
-				  (double)n / ((double)(prev - start) / 1e9));
-	if (r == 0)
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
+	if (r == 0) {
+		vmb_rep_value(rep, "syncs_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)n / ((double)(prev - start) / 1e9));
+		vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
+	}
 out:
 	hist_free(h);
 	return r;

@@ -211,8 +211,8 @@ static int mem_run_stream(struct vmb_ctx *ctx, const struct vmb_test *test, stru
 			if (sr.times[k * ntimes + i] < best)
 				best = sr.times[k * ntimes + i];
 		snprintf(name, sizeof(name), "%s_mb_per_s", mem_kernel_names[k]);
-		r = vmb_rep_value(rep, name, VMB_UNIT_MB_PER_S, VMB_HIGHER,
-				  (double)mem_stream_bytes((enum mem_kernel)k, n) / (double)(best ? best : 1) * 1e3);
+		vmb_rep_value(rep, name, VMB_UNIT_MB_PER_S, VMB_HIGHER,
+			      (double)mem_stream_bytes((enum mem_kernel)k, n) / (double)(best ? best : 1) * 1e3);
 	}
 out:
 	(void)pthread_barrier_destroy(&sr.bar);
@@ -449,14 +449,11 @@ static int mem_run_sysbench(struct vmb_ctx *ctx, const struct vmb_test *test, st
 		goto out;
 	}
 	/* the names and units `vmbench import` gives sysbench's own output */
-	r = vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)events * (double)run.block / window / 1e6);
-	if (r == 0)
-		r = vmb_rep_value(rep, "mib_per_s", VMB_UNIT_MIB_PER_S, VMB_HIGHER,
-				  (double)events * (double)run.block / window / 1048576.0);
-	if (r == 0)
-		r = vmb_rep_value(rep, "ops_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
-	if (r == 0)
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)events * (double)run.block / window / 1e6);
+	vmb_rep_value(rep, "mib_per_s", VMB_UNIT_MIB_PER_S, VMB_HIGHER,
+		      (double)events * (double)run.block / window / 1048576.0);
+	vmb_rep_value(rep, "ops_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
 out:
 	free(run.global);
 	free((void *)run.slots);

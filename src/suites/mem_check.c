@@ -185,6 +185,6 @@ int mem_run_integrity(struct vmb_ctx *ctx, const struct vmb_test *test, struct v
 		return vmb_fail(ctx, -EIO, "%llu memory error%s at %s", (unsigned long long)nerr, nerr == 1 ? "" : "s",
 				where);
 	}
-	return vmb_rep_value(rep, "checked_mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER,
-			     (double)bytes / (double)(t1 - t0) * 1e3);
+	vmb_rep_value(rep, "checked_mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)bytes / (double)(t1 - t0) * 1e3);
+	return 0;
 }

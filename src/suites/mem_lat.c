@@ -452,5 +452,6 @@ int mem_run_latency(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb
 	mem_consume((uintptr_t)p);
 	if ((uintptr_t)p < (uintptr_t)st->chain || (uintptr_t)p >= (uintptr_t)st->chain + st->chain_len)
 		return vmb_fail(ctx, -EIO, "the chase left its buffer: a broken chain");
-	return vmb_rep_value(rep, "ns_per_load", VMB_UNIT_NS, VMB_LOWER, (double)(t1 - t0) / (double)done);
+	vmb_rep_value(rep, "ns_per_load", VMB_UNIT_NS, VMB_LOWER, (double)(t1 - t0) / (double)done);
+	return 0;
 }

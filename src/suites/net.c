@@ -363,25 +363,22 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 			r = vmb_fail(ctx, -EIO, "no byte arrived in %.3f s", win);
 			goto out;
 		}
-		r = vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
-				  8.0 * (double)(dir == NETD_REV ? recvd : fwd) / win / 1e6);
-		if (r == 0 && dir == NETD_BIDIR)
-			r = vmb_rep_value(rep, "reverse_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)recvd / win / 1e6);
-		if (r == 0)
-			r = vmb_rep_value(rep, "retransmits", VMB_UNIT_NONE, VMB_LOWER,
-					  (double)(retrans + (recv_side ? res.v[NETKEY_RETRANS] : 0)));
-		if (r == 0)
-			r = vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / 1e9 / win);
-		if (r == 0)
-			r = vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
-					  100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
-		if (r == 0 && cpu_s > 0)
-			r = vmb_rep_value(rep, "mbit_per_cpu_s", VMB_UNIT_NONE, VMB_HIGHER, bits / 1e6 / cpu_s);
+		vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
+			      8.0 * (double)(dir == NETD_REV ? recvd : fwd) / win / 1e6);
+		if (dir == NETD_BIDIR)
+			vmb_rep_value(rep, "reverse_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)recvd / win / 1e6);
+		vmb_rep_value(rep, "retransmits", VMB_UNIT_NONE, VMB_LOWER,
+			      (double)(retrans + (recv_side ? res.v[NETKEY_RETRANS] : 0)));
+		vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / 1e9 / win);
+		vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
+			      100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
+		if (cpu_s > 0)
+			vmb_rep_value(rep, "mbit_per_cpu_s", VMB_UNIT_NONE, VMB_HIGHER, bits / 1e6 / cpu_s);
 		/* the slowest and fastest interval, once there are two to tell apart */
-		if (r == 0 && nivs >= 2)
-			r = vmb_rep_value(rep, "interval_min_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_min);
-		if (r == 0 && nivs >= 2)
-			r = vmb_rep_value(rep, "interval_max_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_max);
+		if (nivs >= 2)
+			vmb_rep_value(rep, "interval_min_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_min);
+		if (nivs >= 2)
+			vmb_rep_value(rep, "interval_max_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_max);
 	}
 out:
 	for (unsigned i = 0; i < n; i++)
@@ -483,21 +480,16 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 			r = vmb_fail(ctx, -EIO, "no datagram sent in %.3f s", win);
 			goto out;
 		}
-		r = vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)res.v[NETKEY_BYTES] / win / 1e6);
-		if (r == 0)
-			r = vmb_rep_value(rep, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
-					  8.0 * (double)seq * (double)size / win / 1e6);
-		if (r == 0 && rate > 0)
-			r = vmb_rep_value(rep, "target_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, rate / 1e6);
-		if (r == 0)
-			r = vmb_rep_value(rep, "lost_pct", VMB_UNIT_PCT, VMB_LOWER, loss);
-		if (r == 0)
-			r = vmb_rep_value(rep, "out_of_order", VMB_UNIT_NONE, VMB_LOWER, (double)res.v[NETKEY_OOO]);
-		if (r == 0)
-			r = vmb_rep_value(rep, "jitter", VMB_UNIT_NS, VMB_LOWER, (double)res.v[NETKEY_JITTER_NS]);
-		if (r == 0)
-			r = vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
-					  100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
+		vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)res.v[NETKEY_BYTES] / win / 1e6);
+		vmb_rep_value(rep, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
+			      8.0 * (double)seq * (double)size / win / 1e6);
+		if (rate > 0)
+			vmb_rep_value(rep, "target_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, rate / 1e6);
+		vmb_rep_value(rep, "lost_pct", VMB_UNIT_PCT, VMB_LOWER, loss);
+		vmb_rep_value(rep, "out_of_order", VMB_UNIT_NONE, VMB_LOWER, (double)res.v[NETKEY_OOO]);
+		vmb_rep_value(rep, "jitter", VMB_UNIT_NS, VMB_LOWER, (double)res.v[NETKEY_JITTER_NS]);
+		vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
+			      100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
 	}
 	(void)send_err;
 out:
@@ -633,12 +625,11 @@ end:
 			     (unsigned long long)res.v[NETKEY_CONNS], (unsigned long long)n);
 		goto out;
 	}
-	r = vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
-			  (double)n / ((double)(t1 - t0) / 1e9));
-	if (r == 0)
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
-	if (r == 0 && udp)
-		r = vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
+	vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
+		      (double)n / ((double)(t1 - t0) / 1e9));
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
+	if (udp)
+		vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -129,25 +129,23 @@ uint64_t sched_cyclic_loop(struct sched_lat *lat, uint64_t interval_ns, double d
 	return n;
 }
 
-int sched_report_lat(struct vmb_rep *rep, const char *prefix, const struct sched_lat *l, bool with_hist)
+void sched_report_lat(struct vmb_rep *rep, const char *prefix, const struct sched_lat *l, bool with_hist)
 {
 	static const struct {
 		const char *suffix;
 		double pct;
 	} pcts[] = { { "p50", 50 }, { "p99", 99 }, { "p99_9", 99.9 }, { "max", 100 } };
 	char name[48];
-	int r = 0;
 
-	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]) && r == 0; i++) {
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 		if (!with_hist && !strcmp(pcts[i].suffix, "p99_9"))
 			continue; /* the probe's few hundred wake-ups have no 99.9th */
 		snprintf(name, sizeof(name), "%s_%s", prefix, pcts[i].suffix);
-		r = vmb_rep_value(rep, name, VMB_UNIT_NS, VMB_LOWER,
-				  pcts[i].pct >= 100 ? (double)l->hist.max : hist_percentile(&l->hist, pcts[i].pct));
+		vmb_rep_value(rep, name, VMB_UNIT_NS, VMB_LOWER,
+			      pcts[i].pct >= 100 ? (double)l->hist.max : hist_percentile(&l->hist, pcts[i].pct));
 	}
-	if (r == 0 && with_hist)
-		r = vmb_rep_hist(rep, prefix, VMB_UNIT_NS, &l->hist);
-	return r;
+	if (with_hist)
+		vmb_rep_hist(rep, prefix, VMB_UNIT_NS, &l->hist);
 }
 
 

@@ -89,7 +89,7 @@ static inline uint64_t sched_ticks(void)
 /* One cyclictest thread's loop for duration_s; the wake-ups it recorded. */
 uint64_t sched_cyclic_loop(struct sched_lat *lat, uint64_t interval_ns, double duration_s);
 /* prefix_p50, _p99, _p99_9 (with_hist only), _max and the histogram itself. */
-int sched_report_lat(struct vmb_rep *rep, const char *prefix, const struct sched_lat *l, bool with_hist);
+void sched_report_lat(struct vmb_rep *rep, const char *prefix, const struct sched_lat *l, bool with_hist);
 /* A test's return value: a failure in a window cut short by Ctrl-C is -EINTR. */
 int sched_end(int r);
 

@@ -184,17 +184,12 @@ static int run_steal(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_rep
 	}
 	/* /proc/stat moves in ticks of 10 ms: a short window may see none */
 	steal_pct = c1.total > c0.total ? 100.0 * (double)(c1.steal - c0.steal) / (double)(c1.total - c0.total) : 0;
-	r = vmb_rep_value(rep, "on_cpu_pct", VMB_UNIT_PCT, VMB_HIGHER, 100.0 * (double)run / window);
-	if (r == 0)
-		r = vmb_rep_value(rep, "steal_pct", VMB_UNIT_PCT, VMB_LOWER, steal_pct);
-	if (r == 0)
-		r = vmb_rep_value(rep, "run_delay_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)wait / window);
-	if (r == 0)
-		r = vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / 1e9));
-	if (r == 0)
-		r = vmb_rep_value(rep, "gap_max", VMB_UNIT_NS, VMB_LOWER, gap_max);
-	if (r == 0)
-		r = vmb_rep_value(rep, "gap_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * gap_sum / window);
+	vmb_rep_value(rep, "on_cpu_pct", VMB_UNIT_PCT, VMB_HIGHER, 100.0 * (double)run / window);
+	vmb_rep_value(rep, "steal_pct", VMB_UNIT_PCT, VMB_LOWER, steal_pct);
+	vmb_rep_value(rep, "run_delay_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)wait / window);
+	vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / 1e9));
+	vmb_rep_value(rep, "gap_max", VMB_UNIT_NS, VMB_LOWER, gap_max);
+	vmb_rep_value(rep, "gap_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * gap_sum / window);
 out:
 	free(workers);
 	free(sw);

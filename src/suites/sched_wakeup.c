@@ -175,11 +175,9 @@ static int run_wakeup(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_re
 		r = vmb_fail(ctx, -EIO, "no wake-up in %.3f s", ctx->duration_s);
 		goto out;
 	}
-	r = sched_report_lat(rep, "latency", all, true);
-	if (r == 0)
-		r = vmb_rep_value(rep, "wakeups", VMB_UNIT_NONE, VMB_HIGHER, (double)wakeups);
-	if (r == 0)
-		r = vmb_rep_value(rep, "over_threshold", VMB_UNIT_NONE, VMB_LOWER, (double)all->over);
+	sched_report_lat(rep, "latency", all, true);
+	vmb_rep_value(rep, "wakeups", VMB_UNIT_NONE, VMB_HIGHER, (double)wakeups);
+	vmb_rep_value(rep, "over_threshold", VMB_UNIT_NONE, VMB_LOWER, (double)all->over);
 out:
 	if (locked)
 		(void)munlockall();
