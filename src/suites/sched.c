@@ -15,19 +15,11 @@
  * each test is a file of its own: sched_wakeup.c, sched_ctxswitch.c,
  * sched_steal.c, sched_fair.c. */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <linux/futex.h>
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>

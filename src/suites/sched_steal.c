@@ -2,22 +2,10 @@
  * /proc/stat steal, schedstat run delay (the in-guest %RDY), and gaps in a
  * loop reading the hiccup counter (sysjitter, hwlatdetect). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <linux/futex.h>
-#include <math.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 #include "sched.h"
 #include "sched_cg.h"
 #include "../core/clock.h"
