@@ -280,7 +280,7 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 		now = clock_ns();
 		if (now - last >= 1000000000ull) {
 			/* a heartbeat: the host's stall timer starts again */
-			r = proto_send(c, "PROGRESS %s %.0f", req->what, (double)(now - t0) / 1e9);
+			r = proto_send(c, "PROGRESS %s %.0f", req->what, (double)(now - t0) / NSEC_PER_SEC);
 			if (r < 0)
 				break; /* the host is gone: the run is for no one */
 			last = now;

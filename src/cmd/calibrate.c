@@ -150,7 +150,7 @@ static int cmd_calibrate(const struct vmb_cmd *self, int argc, char **argv)
 	bool quiet;
 	int ret, r;
 
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	tmpl[0] = '\0';
 	ret = cmd_parse(self, argc, argv, &own, NULL, &words);
 	if (ret != CMD_CONTINUE)

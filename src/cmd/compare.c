@@ -9,6 +9,7 @@
 #include "../report/compare.h"
 #include "../store/calib.h"
 #include "../store/db.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 const struct vmb_opt compare_opts[] = {
@@ -62,7 +63,7 @@ int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const 
 	struct db *db = NULL;
 	int ret = CMD_CONTINUE;
 
-	cmp_table_init(t);
+	cmp_table_init(t, suites_find);
 	for (size_t i = 0; i < words->n && ret == CMD_CONTINUE; i++) {
 		char name[256];
 		json_t *docs;
@@ -115,7 +116,7 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	enum cmp_format fmt;
 	int ret;
 
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret != CMD_CONTINUE)
 		goto out;

@@ -17,6 +17,7 @@
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
+#include "../lab/qemu.h"
 #include "../report/compare.h"
 #include "../store/db.h"
 #include "../store/doc.h"
@@ -55,7 +56,7 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "run: also measure the host, and compare every configuration with it" },
 	{ .name = "disk-size", .type = OPT_SIZE, .min = 16 << 20, .max = 1ull << 40, .def = "1g", .quick = "128m",
 	  .metavar = "SIZE", .help = "run: the scratch disk behind the configuration's controller" },
-	{ .name = "disk-format", .type = OPT_STRING, .def = "raw", .choices = "raw|qcow2", .metavar = "FMT",
+	{ .name = "disk-format", .type = OPT_STRING, .def = "raw", .choices = LAB_BACKEND_CHOICES(LAB_DISK), .metavar = "FMT",
 	  .help = "run: the scratch disk's image format (qcow2 needs qemu-img, Debian's qemu-utils)" },
 	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = "none|writeback|writethrough|directsync|unsafe",
 	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk" },
@@ -105,6 +106,19 @@ static void cache_home(char *buf, size_t len)
 		snprintf(buf, len, "%s/.cache/vmbench", home && *home ? home : "/tmp");
 }
 
+/* Does the --suites list name suite s, or a test of it? */
+static bool items_name(const char *items, const struct vmb_suite *s)
+{
+	for (const char *p = items; *p; p += strcspn(p, ","), p += *p == ',') {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (lab_item_suite(what) == s)
+			return true;
+	}
+	return false;
+}
+
 /* The host baseline: this binary's `run` of the same suites and tests as in
  * the guests, but those the lab measures from outside a guest (boot). NULL with err on failure,
  * NULL with err empty when only boot was asked. */
@@ -127,9 +141,15 @@ static json_t *host_run(const char *suites, bool quick, const char *disk_size, c
 			nitems++;
 		}
 	/* a guest tests the whole scratch disk and records its size: the host
-	 * tests a file of that size, so that the two pair in compare */
-	if (r == 0 && strstr(suites, "disk")) {
-		r = strv_push(&argv, "--disk.size");
+	 * tests a target of that size, so that the two pair in compare */
+	for (size_t i = 0; r == 0 && i < vmb_nsuites; i++) {
+		const struct vmb_suite *s = vmb_suites[i];
+		char opt[96];
+
+		if (!s->scratch || !items_name(suites, s))
+			continue;
+		snprintf(opt, sizeof(opt), "--%s.%s", s->name, s->scratch->size_opt);
+		r = strv_push(&argv, opt);
 		if (r == 0)
 			r = strv_push(&argv, disk_size);
 	}
@@ -482,120 +502,133 @@ static int check_suites(const struct vmb_cmd *self, const char *items)
 	return CMD_CONTINUE;
 }
 
+/* Everything lab run checks and opens before the first boot: the matrix,
+ * --kernel, --suites, -o, the store, the signal handlers. CMD_CONTINUE, or
+ * an exit code after a message. */
+static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct lab *l, struct lab_matrix *m,
+		       const char *out)
+{
+	char err[2048], dbpath[4096];
+	int ret, r;
+
+	if (!optset_str(own, "matrix"))
+		return cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
+	if (lab_matrix_parse(optset_str(own, "matrix"), m, err, sizeof(err)) < 0)
+		return cmd_usage_error(self, "%s", err);
+	for (size_t i = 1; optset_str(own, "kernel") && i < m->n; i++)
+		if (strcmp(m->configs[i].v[LAB_ARCH], m->configs[0].v[LAB_ARCH]))
+			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
+	ret = check_suites(self, l->suites);
+	if (ret != CMD_CONTINUE)
+		return ret;
+	/* a report that cannot be written must not cost a long run */
+	ret = cmd_check_output(self, out);
+	if (ret != CMD_CONTINUE)
+		return ret;
+	if (db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) < 0)
+		return cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
+	r = db_open(dbpath, true, &l->db);
+	if (r < 0)
+		return db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
+	r = cmd_install_stop_signals(lab_kill_all);
+	if (r < 0) {
+		log_errno(r, "installing signal handlers");
+		return EXIT_FAILED;
+	}
+	return CMD_CONTINUE;
+}
+
+/* The order of round k of several: shuffled (Fisher-Yates from the recorded
+ * seed, so that drift hits every configuration alike), and l->group saying
+ * so in every result of the round. */
+static int lab_shuffle(struct lab *l, const struct lab_matrix *m, size_t *order, unsigned k, unsigned rounds,
+		       uint64_t seed, uint64_t *rng)
+{
+	char group_id[32];
+	json_t *names = json_array();
+
+	for (size_t i = m->n; i > 1; i--) {
+		size_t j, x;
+
+		*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+		j = (size_t)((*rng >> 33) % i);
+		x = order[i - 1], order[i - 1] = order[j], order[j] = x;
+	}
+	for (size_t i = 0; names && i < m->n; i++) {
+		char nm[256];
+
+		config_name(m, &m->configs[order[i]], nm, sizeof(nm));
+		if (json_array_append_new(names, json_string(nm)) < 0) {
+			json_decref(names);
+			names = NULL; /* then l->group is NULL: the check below */
+		}
+	}
+	snprintf(group_id, sizeof(group_id), "lab-%08llx", (unsigned long long)seed);
+	json_decref(l->group);
+	l->group = json_pack("{s:s, s:I, s:I, s:I, s:o}", "id", group_id, "round", (json_int_t)k, "rounds",
+			     (json_int_t)rounds, "seed", (json_int_t)seed, "order", names);
+	if (!l->group) {
+		log_error("out of memory recording round %u", k);
+		return -ENOMEM;
+	}
+	log_info("round %u of %u (seed %llu)", k, rounds, (unsigned long long)seed);
+	return 0;
+}
+
+/* How often the host was busy during each configuration's boots. */
+static void say_busy(const struct lab *l)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(l->busy, k, v)
+		if (log_get_level() > LOG_ERROR)
+			fprintf(stderr, "vmbench: %s: host busy during %lld of %lld boot%s\n", k,
+				(long long)json_integer_value(json_array_get(v, 0)),
+				(long long)json_integer_value(json_array_get(v, 1)),
+				json_integer_value(json_array_get(v, 1)) == 1 ? "" : "s");
+}
+
+/* Every round: the host (its runs are the baseline's replication), then
+ * every configuration. EXIT_OK, or EXIT_FAILED after a message. */
+static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
+{
+	unsigned rounds = (unsigned)optset_int(l->own, "rounds");
+	uint64_t seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu, rng = seed;
+
+	for (size_t i = 0; i < m->n; i++)
+		order[i] = i;
+	for (unsigned k = 1; k <= rounds && !vmb_stop_requested(); k++) {
+		if (rounds > 1 && lab_shuffle(l, m, order, k, rounds, seed, &rng) < 0)
+			return EXIT_FAILED;
+		if (!strcmp(optset_str(l->own, "baseline"), "host") && lab_baseline(l) < 0)
+			return EXIT_FAILED;
+		for (size_t i = 0; i < m->n && !vmb_stop_requested(); i++)
+			lab_config(l, m, order[i]);
+	}
+	return EXIT_OK;
+}
+
 static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *cache, const char *image_dir)
 {
 	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites"),
 			 .quick = optset_bool(own, "quick") };
 	struct lab_matrix m = { 0 };
 	const char *out = optset_str(own, "output");
-	char err[2048], dbpath[4096], group_id[32];
 	size_t *order = NULL;
-	unsigned rounds;
-	uint64_t seed, rng;
-	int ret = EXIT_OK, r;
+	int ret;
 
-	cmp_table_init(&l.t);
+	cmp_table_init(&l.t, suites_find);
 	snprintf(l.disk_size, sizeof(l.disk_size), "%llu", (unsigned long long)optset_size(own, "disk-size"));
-	if (!optset_str(own, "matrix")) {
-		ret = cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
-		goto out;
-	}
-	if (lab_matrix_parse(optset_str(own, "matrix"), &m, err, sizeof(err)) < 0) {
-		ret = cmd_usage_error(self, "%s", err);
-		goto out;
-	}
-	for (size_t i = 1; optset_str(own, "kernel") && i < m.n; i++)
-		if (strcmp(m.configs[i].v[LAB_ARCH], m.configs[0].v[LAB_ARCH])) {
-			ret = cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
-			goto out;
-		}
-	ret = check_suites(self, l.suites);
+	ret = lab_prepare(self, own, &l, &m, out);
 	if (ret != CMD_CONTINUE)
 		goto out;
-	/* a report that cannot be written must not cost a long run */
-	ret = cmd_check_output(self, out);
-	if (ret != CMD_CONTINUE)
-		goto out;
-	ret = EXIT_OK;
-	if (db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) < 0) {
-		ret = cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
-		goto out;
-	}
-	r = db_open(dbpath, true, &l.db);
-	if (r < 0) {
-		ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
-		goto out;
-	}
-	r = cmd_install_stop_signals(lab_kill_all);
-	if (r < 0) {
-		log_errno(r, "installing signal handlers");
-		ret = EXIT_FAILED;
-		goto out;
-	}
-	rounds = (unsigned)optset_int(own, "rounds");
-	seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
-	rng = seed;
 	l.busy = json_object();
 	order = calloc(m.n ? m.n : 1, sizeof(*order));
-	if (!order || !l.busy) {
-		ret = EXIT_FAILED;
+	ret = order && l.busy ? lab_rounds(&l, &m, order) : EXIT_FAILED;
+	if (ret != EXIT_OK)
 		goto out;
-	}
-	for (size_t i = 0; i < m.n; i++)
-		order[i] = i;
-	snprintf(group_id, sizeof(group_id), "lab-%08llx", (unsigned long long)seed);
-	for (unsigned k = 1; k <= rounds && !vmb_stop_requested(); k++) {
-		json_t *names = json_array();
-
-		if (rounds > 1) {
-			/* Fisher-Yates from a recorded seed: drift hits every configuration alike */
-			for (size_t i = m.n; i > 1; i--) {
-				size_t j, x;
-
-				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-				j = (size_t)((rng >> 33) % i);
-				x = order[i - 1], order[i - 1] = order[j], order[j] = x;
-			}
-			for (size_t i = 0; names && i < m.n; i++) {
-				char nm[256];
-
-				config_name(&m, &m.configs[order[i]], nm, sizeof(nm));
-				if (json_array_append_new(names, json_string(nm)) < 0) {
-					json_decref(names);
-					names = NULL; /* then l.group is NULL: the check below */
-				}
-			}
-			json_decref(l.group);
-			l.group = json_pack("{s:s, s:I, s:I, s:I, s:o}", "id", group_id, "round", (json_int_t)k, "rounds",
-					    (json_int_t)rounds, "seed", (json_int_t)seed, "order", names);
-			if (!l.group) {
-				log_error("out of memory recording round %u", k);
-				ret = EXIT_FAILED;
-				goto out;
-			}
-			log_info("round %u of %u (seed %llu)", k, rounds, (unsigned long long)seed);
-		} else {
-			json_decref(names);
-		}
-		/* the host too, every round: its runs are the baseline's replication */
-		if (!strcmp(optset_str(own, "baseline"), "host") && lab_baseline(&l) < 0) {
-			ret = EXIT_FAILED;
-			goto out;
-		}
-		for (size_t i = 0; i < m.n && !vmb_stop_requested(); i++)
-			lab_config(&l, &m, order[i]);
-	}
-	{
-		const char *k;
-		json_t *v;
-
-		json_object_foreach(l.busy, k, v)
-			if (log_get_level() > LOG_ERROR)
-				fprintf(stderr, "vmbench: %s: host busy during %lld of %lld boot%s\n", k,
-					(long long)json_integer_value(json_array_get(v, 0)),
-					(long long)json_integer_value(json_array_get(v, 1)),
-					json_integer_value(json_array_get(v, 1)) == 1 ? "" : "s");
-	}
+	say_busy(&l);
 	if (vmb_stop_requested()) {
 		log_error("interrupted");
 		ret = EXIT_INTERRUPTED;
@@ -670,7 +703,7 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 	json_t *v;
 	int ret, r;
 
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	g.groups = json_object();
 	if (!g.groups) {
 		ret = EXIT_FAILED;

@@ -9,6 +9,7 @@
 #include "../core/log.h"
 #include "../report/compare.h"
 #include "../report/html.h"
+#include "../suites/suites.h"
 #include "../core/banned.h"
 
 const struct vmb_opt report_opts[] = {
@@ -47,7 +48,7 @@ static int cmd_report(const struct vmb_cmd *self, int argc, char **argv)
 	FILE *mem = NULL;
 	int ret, r;
 
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret != CMD_CONTINUE)
 		goto out;

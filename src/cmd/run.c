@@ -174,13 +174,6 @@ static void settings_from(const struct optset *own, struct runner_settings *rs)
 	rs->nthreads = optset_get(own, "threads")->nlist;
 }
 
-/* Time a repetition of a suite spends beyond --time, named by its option. */
-static const struct {
-	const char *suite, *option;
-} rep_overheads[] = {
-	{ "disk", "ramp" }, /* I/O before each measured window */
-};
-
 int run_estimate(bool quick, struct runner_estimate *out)
 {
 	struct optset own, *sets = calloc(vmb_nsuites, sizeof(*sets));
@@ -204,9 +197,10 @@ int run_estimate(bool quick, struct runner_estimate *out)
 		if (optset_init(&sets[n], s->opts, prefix) < 0 || (quick && optset_apply_quick(&sets[n]) < 0))
 			goto out;
 		items[n] = (struct runner_item){ .suite = s, .opts = &sets[n], .test_mask = ~0ull };
-		for (size_t k = 0; k < ARRAY_SIZE(rep_overheads); k++)
-			if (!strcmp(rep_overheads[k].suite, s->name))
-				extra[n] += optset_double(&sets[n], rep_overheads[k].option);
+		/* time a repetition spends beyond --time, as its suite's rows say */
+		for (size_t k = 0; s->opts && s->opts[k].name; k++)
+			if (s->opts[k].rep_overhead)
+				extra[n] += optset_double(&sets[n], s->opts[k].name);
 		n++;
 	}
 	if (quick && optset_apply_quick(&own) < 0)
@@ -635,6 +629,88 @@ out:
 	return ret;
 }
 
+/* --cpus: the list, each CPU one this process may run on. CMD_CONTINUE
+ * with *out set (NULL when not given), or the exit code of a usage error. */
+static int cpus_from(const struct vmb_cmd *self, const struct optset *own, unsigned **out, size_t *nout)
+{
+	const char *list = optset_str(own, "cpus");
+	unsigned *cpus = NULL;
+	size_t ncpus = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!list)
+		return CMD_CONTINUE;
+	if (parse_cpu_list(list, &cpus, &ncpus) < 0)
+		return cmd_usage_error(self, "--cpus: '%s' is not a CPU list; expected e.g. 0-3,6", list);
+	for (size_t i = 0; i < ncpus; i++)
+		if (!cpu_allowed(cpus[i])) {
+			int ret = cmd_usage_error(self, "--cpus: CPU %u is not available to this process "
+							"(see 'taskset -p $$' or /sys/devices/system/cpu/online)",
+						  cpus[i]);
+
+			free(cpus);
+			return ret;
+		}
+	*out = cpus;
+	*nout = ncpus;
+	return CMD_CONTINUE;
+}
+
+/* The result store the run goes to, opened: *db stays NULL with --no-store,
+ * and when the machine has no place for the default store (unstored then
+ * says why; the run goes on and keeps its document). CMD_CONTINUE, or the
+ * exit code. */
+static int store_open(const struct vmb_cmd *self, const struct optset *own, char *db_path, size_t pathlen,
+		      char *unstored, size_t unstoredlen, struct db **db)
+{
+	int r;
+
+	if (optset_bool(own, "no-store"))
+		return CMD_CONTINUE;
+	if (!store_named(own) && default_store_unusable(db_path, pathlen, unstored, unstoredlen)) {
+		/* nothing the user gave is wrong: the machine has no place for
+		 * the default store; the run goes on and keeps its document */
+		log_warn("no result store: %s; this run's document goes to a new file, named at the end (give --db "
+			 "PATH or set VMBENCH_DB to store it)", unstored);
+		return CMD_CONTINUE;
+	}
+	unstored[0] = '\0';
+	if (db_default_path(optset_str(own, "db"), db_path, pathlen) < 0)
+		return cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
+	r = check_store_path(self, db_path);
+	if (r != CMD_CONTINUE)
+		return r;
+	r = db_open(db_path, true, db);
+	if (r < 0)
+		return db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
+	return CMD_CONTINUE;
+}
+
+/* --json with --runs: one document each round, every file new. CMD_CONTINUE,
+ * or the exit code of a usage error. */
+static int check_json_paths(const struct vmb_cmd *self, const char *json_path, unsigned nruns)
+{
+	int ret;
+
+	if (!json_path)
+		return CMD_CONTINUE;
+	if (!strcmp(json_path, "-"))
+		return nruns > 1 ? cmd_usage_error(self, "--json - writes one document, and --runs %u makes %u; give "
+							  "--json FILE.json (written as FILE-r1.json ... FILE-r%u.json)",
+						   nruns, nruns, nruns)
+				 : CMD_CONTINUE;
+	for (unsigned k = 1; k <= nruns; k++) {
+		char *p = nruns > 1 ? round_json_path(json_path, k) : NULL;
+
+		ret = check_json_path(self, p ? p : json_path);
+		free(p);
+		if (ret != CMD_CONTINUE)
+			return ret;
+	}
+	return CMD_CONTINUE;
+}
+
 static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
@@ -671,43 +747,19 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "--min-reps %u is larger than --max-reps %u", rs.min_reps, rs.max_reps);
 		goto out;
 	}
-	if (optset_str(&own, "cpus")) {
-		r = parse_cpu_list(optset_str(&own, "cpus"), &cpus, &ncpus);
-		if (r < 0) {
-			ret = cmd_usage_error(self, "--cpus: '%s' is not a CPU list; expected e.g. 0-3,6",
-					      optset_str(&own, "cpus"));
-			goto out;
-		}
-		for (size_t i = 0; i < ncpus; i++)
-			if (!cpu_allowed(cpus[i])) {
-				ret = cmd_usage_error(self, "--cpus: CPU %u is not available to this process "
-							    "(see 'taskset -p $$' or /sys/devices/system/cpu/online)",
-						      cpus[i]);
-				goto out;
-			}
-		rs.cpus = cpus;
-		rs.ncpus = ncpus;
-	}
+	ret = cpus_from(self, &own, &cpus, &ncpus);
+	if (ret != CMD_CONTINUE)
+		goto out;
+	rs.cpus = cpus;
+	rs.ncpus = ncpus;
 	rs.quick = optset_bool(&own, "quick");
 	rs.destructive = optset_bool(&own, "destructive");
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
 	nruns = (unsigned)optset_int(&own, "runs");
-	if (json_stdout && nruns > 1) {
-		ret = cmd_usage_error(self, "--json - writes one document, and --runs %u makes %u; give --json FILE.json "
-					    "(written as FILE-r1.json ... FILE-r%u.json)", nruns, nruns, nruns);
+	ret = check_json_paths(self, json_path, nruns);
+	if (ret != CMD_CONTINUE)
 		goto out;
-	}
-	if (json_path && !json_stdout) {
-		for (unsigned k = 1; k <= nruns; k++) {
-			char *p = nruns > 1 ? round_json_path(json_path, k) : NULL;
-
-			ret = check_json_path(self, p ? p : json_path);
-			free(p);
-			if (ret != CMD_CONTINUE)
-				goto out;
-		}
-	}
 	seed = optset_get(&own, "seed")->set ? (uint64_t)optset_int(&own, "seed")
 					      : ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
 	rng = seed;
@@ -715,27 +767,9 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		 (unsigned long long)time(NULL) & 0xffffffffu);
 	rs.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO;
 	/* Open the store before measuring: a bad --db must not cost a long run. */
-	if (!optset_bool(&own, "no-store") && !store_named(&own) &&
-	    default_store_unusable(db_path, sizeof(db_path), unstored, sizeof(unstored))) {
-		/* nothing the user gave is wrong: the machine has no place for
-		 * the default store; the run goes on and keeps its document */
-		log_warn("no result store: %s; this run's document goes to a new file, named at the end (give --db "
-			 "PATH or set VMBENCH_DB to store it)", unstored);
-	} else if (!optset_bool(&own, "no-store")) {
-		unstored[0] = '\0';
-		if (db_default_path(optset_str(&own, "db"), db_path, sizeof(db_path)) < 0) {
-			ret = cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
-			goto out;
-		}
-		ret = check_store_path(self, db_path);
-		if (ret != CMD_CONTINUE)
-			goto out;
-		r = db_open(db_path, true, &db);
-		if (r < 0) {
-			ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
-			goto out;
-		}
-	}
+	ret = store_open(self, &own, db_path, sizeof(db_path), unstored, sizeof(unstored), &db);
+	if (ret != CMD_CONTINUE)
+		goto out;
 
 	/* a second Ctrl-C removes the suites' files before the process ends */
 	r = cmd_install_stop_signals(vmb_tempfiles_unlink_all);

@@ -131,6 +131,13 @@ static int value_parse(const struct vmb_opt *o, struct opt_value *v, const char 
 	}
 }
 
+const char *opt_neutral_value(const struct vmb_opt *o)
+{
+	if (!o->neutral)
+		return NULL;
+	return o->def ? o->def : o->type == OPT_BOOL ? "false" : NULL;
+}
+
 int optset_init(struct optset *set, const struct vmb_opt *opts, const char *prefix)
 {
 	size_t n = table_len(opts);
@@ -142,6 +149,13 @@ int optset_init(struct optset *set, const struct vmb_opt *opts, const char *pref
 	if (!set->vals)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
+		if ((opts[i].rep_overhead && opts[i].type != OPT_DOUBLE) ||
+		    (opts[i].neutral && !opt_neutral_value(&opts[i]))) {
+			log_error("option table: --%s%s cannot be %s", set->prefix, opts[i].name,
+				  opts[i].neutral ? "neutral without a default" : "an overhead unless it is seconds");
+			optset_release(set);
+			return -EINVAL;
+		}
 		if (!opts[i].def)
 			continue;
 		if (value_parse(&opts[i], &set->vals[i], opts[i].def) < 0) {

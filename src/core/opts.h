@@ -32,6 +32,11 @@ struct vmb_opt {
 	const char *metavar; /* shown in help: SECONDS, N, LIST */
 	const char *help;
 	const char *choices; /* OPT_STRING only */
+	/* What other layers learn from the row instead of naming a suite (issue 24) */
+	bool neutral;      /* a stored case may leave this parameter out when it has its default
+			    * (false for a flag): compare pairs absent and default as one identity */
+	bool rep_overhead; /* OPT_DOUBLE seconds each repetition spends beyond --time (disk's ramp):
+			    * the time estimate of a run adds them */
 };
 
 #define OPT_TABLE_END { .name = NULL }
@@ -84,5 +89,8 @@ void opt_format_name(const struct vmb_opt *o, const char *prefix, char *buf, siz
 /* "default 2; 0.01 to 86400" and the like. */
 void opt_format_constraints(const struct vmb_opt *o, char *buf, size_t len);
 void opts_print_help(FILE *f, const struct vmb_opt *opts, const char *prefix);
+/* The value a row with .neutral stands for when a case leaves it out: its
+ * default, or "false" for a flag; NULL for a row without .neutral. */
+const char *opt_neutral_value(const struct vmb_opt *o);
 
 #endif

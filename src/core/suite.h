@@ -80,6 +80,20 @@ struct vmb_suite {
 	int (*supported)(const struct vmb_env *env, const char **why);
 	int (*setup)(struct vmb_ctx *ctx);
 	void (*teardown)(struct vmb_ctx *ctx); /* always called, also after errors and Ctrl-C */
+
+	/* What the report learns from the descriptor instead of naming a suite (issue 24) */
+	const char *phase_prefix; /* metrics so named are phases of one whole, stacked in the order
+				   * reported, in documents stored before notes.phases named them */
+
+	/* ---- what the suite needs when the lab runs it in a guest ---- */
+	/* A scratch disk: the lab attaches one behind the configuration's disk
+	 * controller and names it to the suite, and gives the host baseline a
+	 * target of the same size, so that guest and host pair in compare.
+	 * NULL: the suite measures no storage. */
+	const struct vmb_scratch {
+		const char *device_opt; /* the suite option that takes the guest's block device, "device" */
+		const char *size_opt;   /* the suite option that sizes the host's target, "size" */
+	} *scratch;
 };
 
 /* Report one value of this repetition. The repetition keeps its first

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "sys.h"
+#include "clock.h"
 #include "banned.h"
 
 unsigned cpus_available(void)
@@ -31,5 +32,5 @@ double wall_time_s(void)
 	struct timespec ts;
 
 	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
 }

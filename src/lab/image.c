@@ -17,48 +17,13 @@
 #include "elf.h"
 #include "image.h"
 #include "matrix.h"
+#include "modules.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
 #ifndef VMB_VERSION
 #define VMB_VERSION "0"
 #endif
-
-static bool strv_has(const struct strv *sv, const char *s)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		if (!strcmp(sv->v[i], s))
-			return true;
-	return false;
-}
-
-/* The modules the guest loads: the base ones, then each device model's, once
- * each, in the order of the device table (virtio_pci first). */
-int lab_image_modules(struct strv *mods)
-{
-	struct strv out = { 0 };
-	int r = 0;
-
-	for (size_t i = 0; i <= lab_ndevices && r == 0; i++) {
-		const char *list = i ? lab_devices[i - 1].modules : LAB_BASE_MODULES;
-
-		for (const char *p = list + strspn(list, " "); *p && r == 0;) {
-			size_t l = strcspn(p, " ");
-			char name[64];
-
-			snprintf(name, sizeof(name), "%.*s", (int)l, p);
-			if (!strv_has(&out, name))
-				r = strv_push(&out, name);
-			p += l + strspn(p + l, " ");
-		}
-	}
-	if (r < 0) {
-		strv_clear(&out);
-		return r;
-	}
-	*mods = out;
-	return 0;
-}
 
 static const char init_script[] =
 	"#!/bin/busybox sh\n"
@@ -194,109 +159,6 @@ static int fetch_deb(const char *cache, const char *name, const char *pkg, bool 
 	return r;
 }
 
-/* modules: name -> path below lib/modules/<kv>, by walking the tree */
-struct modmap {
-	char (*name)[64];
-	char (*path)[PATH_MAX];
-	size_t n, cap;
-};
-
-static int walk(struct modmap *m, const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		char p[PATH_MAX];
-		size_t l = strlen(e->d_name);
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR) {
-			walk(m, p);
-		} else if (l > 3 && !strcmp(e->d_name + l - 3, ".ko")) {
-			if (m->n == m->cap) {
-				size_t nc = m->cap ? m->cap * 2 : 1024;
-				void *nn = realloc(m->name, nc * sizeof(*m->name)), *np;
-
-				if (!nn)
-					break;
-				m->name = nn;
-				np = realloc(m->path, nc * sizeof(*m->path));
-				if (!np)
-					break;
-				m->path = np;
-				m->cap = nc;
-			}
-			snprintf(m->name[m->n], 64, "%.*s", (int)(l - 3), e->d_name);
-			for (char *c = m->name[m->n]; *c; c++)
-				if (*c == '-')
-					*c = '_';
-			snprintf(m->path[m->n], PATH_MAX, "%s", p);
-			m->n++;
-		}
-	}
-	closedir(d);
-	return 0;
-}
-
-static const char *mod_path(const struct modmap *m, const char *name)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->name[i], name))
-			return m->path[i];
-	return NULL;
-}
-
-/* "depends=a,b" from the module's .modinfo strings */
-static int mod_depends(const char *path, char *out, size_t len)
-{
-	char *data;
-	size_t size;
-	int r = read_file(path, &data);
-	const char *p;
-
-	out[0] = '\0';
-	if (r < 0)
-		return r;
-	/* read_file stops at nothing: find the key in the raw bytes */
-	{
-		struct stat st;
-
-		size = stat(path, &st) == 0 ? (size_t)st.st_size : 0;
-	}
-	p = memmem(data, size, "\0depends=", 9);
-	if (p)
-		snprintf(out, len, "%s", p + 9);
-	free(data);
-	return 0;
-}
-
-/* Depth-first: dependencies before the module; each once. */
-static int add_module(const struct modmap *m, const char *name, struct strv *order, int depth)
-{
-	const char *path = mod_path(m, name);
-	char deps[512], *save = NULL;
-
-	if (!path || depth > 32)
-		return -ENOENT;
-	for (size_t i = 0; i < order->n; i++)
-		if (!strcmp(order->v[i], path))
-			return 0;
-	if (mod_depends(path, deps, sizeof(deps)) == 0)
-		for (char *d = strtok_r(deps, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
-			/* module names use '_' and '-' alike (nvme-core is nvme_core) */
-			for (char *ch = d; *ch; ch++)
-				if (*ch == '-')
-					*ch = '_';
-			(void)add_module(m, d, order, depth + 1);
-		}
-	return strv_push(order, path);
-}
-
 /* Every directory on the way to path, once, then the file. */
 static void add_path(struct cpio *c, struct strv *dirs, const char *path, mode_t perm, const char *host)
 {
@@ -395,179 +257,219 @@ static int find_kernel(const struct lab_image_opts *o, const struct lab_arch *a,
 	return 0;
 }
 
-int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen)
+/* What an image is made of, found and checked before anything is written. */
+struct image_inputs {
+	const struct lab_arch *a;
+	char root[PATH_MAX];        /* the unpacked kernel package; "" for a bare kernel */
+	char kernel[PATH_MAX], kv[128], busybox[PATH_MAX];
+	char ids[4][PATH_MAX + 64]; /* busybox, vmbench, kernel, modules: what "up to date" compares */
+	struct strv wanted;         /* the modules the device table asks for */
+};
+
+/* The busybox: --busybox, the host's on its own architecture, else Debian's for a. */
+static int find_busybox(const struct lab_image_opts *o, const struct lab_arch *a, char *busybox, size_t len,
+			char *err, size_t errlen)
 {
-	char root[PATH_MAX], kernel[PATH_MAX] = "", kv[128] = "", moddir[PATH_MAX], path[PATH_MAX + 32];
-	char ids[4][PATH_MAX + 64], busybox[PATH_MAX], *old = NULL, *modlist = NULL, *text = NULL;
-	struct strv order = { 0 }, libs = { 0 }, dirs = { 0 }, missing = { 0 }, wanted = { 0 };
-	const struct lab_arch *a = lab_arch_find(o->arch);
-	struct modmap mm = { 0 };
-	json_t *manifest = NULL, *mods;
-	bool bad, mods_bad = false;
-	struct cpio c;
-	size_t mlen = 0;
+	char bbroot[PATH_MAX], name[64];
 	int r;
 
-	*rebuilt = 0;
-	if (!a)
-		return errf(err, errlen, -EINVAL, "arch %s: images are built for x86_64 and aarch64", o->arch);
-	r = find_kernel(o, a, root, sizeof(root), kernel, sizeof(kernel), kv, sizeof(kv), err, errlen);
+	if (o->busybox) {
+		snprintf(busybox, len, "%s", o->busybox);
+		return 0;
+	}
+	if (!strcmp(a->name, lab_host_arch())) {
+		snprintf(busybox, len, "/bin/busybox");
+		return 0;
+	}
+	/* a foreign busybox-static cannot be installed beside the host's: unpack it */
+	snprintf(name, sizeof(name), "busybox-%s", a->deb);
+	r = fetch_deb(o->cache, name, "busybox-static", false, a, bbroot, sizeof(bbroot), err, errlen);
 	if (r < 0)
 		return r;
-	if (o->busybox) {
-		snprintf(busybox, sizeof(busybox), "%s", o->busybox);
-	} else if (!strcmp(a->name, lab_host_arch())) {
-		snprintf(busybox, sizeof(busybox), "/bin/busybox");
-	} else {
-		/* a foreign busybox-static cannot be installed beside the host's: unpack it */
-		char bbroot[PATH_MAX], name[64];
+	snprintf(busybox, len, "%s/bin/busybox", bbroot);
+	return 0;
+}
 
-		snprintf(name, sizeof(name), "busybox-%s", a->deb);
-		r = fetch_deb(o->cache, name, "busybox-static", false, a, bbroot, sizeof(bbroot), err, errlen);
-		if (r < 0)
-			return r;
-		snprintf(busybox, sizeof(busybox), "%s/bin/busybox", bbroot);
-	}
-	if (file_id(busybox, ids[0], sizeof(ids[0])) < 0)
-		return errf(err, errlen, -ENOENT, "no static busybox at %s: apt-get install busybox-static", busybox);
-	if (file_id(o->vmbench, ids[1], sizeof(ids[1])) < 0 || file_id(kernel, ids[2], sizeof(ids[2])) < 0)
-		return errf(err, errlen, -ENOENT, "cannot read %s or %s", o->vmbench, kernel);
-	r = check_binary("busybox", busybox, a->name, true, err, errlen);
+/* Phase 1: every input found and checked, and the output directory made. */
+static int image_inputs(const struct lab_image_opts *o, struct image_inputs *in, char *err, size_t errlen)
+{
+	int r;
+
+	in->a = lab_arch_find(o->arch);
+	if (!in->a)
+		return errf(err, errlen, -EINVAL, "arch %s: images are built for x86_64 and aarch64", o->arch);
+	r = find_kernel(o, in->a, in->root, sizeof(in->root), in->kernel, sizeof(in->kernel), in->kv, sizeof(in->kv),
+			err, errlen);
 	if (r == 0)
-		r = check_binary("the guest's vmbench", o->vmbench, a->name, false, err, errlen);
+		r = find_busybox(o, in->a, in->busybox, sizeof(in->busybox), err, errlen);
+	if (r < 0)
+		return r;
+	if (file_id(in->busybox, in->ids[0], sizeof(in->ids[0])) < 0)
+		return errf(err, errlen, -ENOENT, "no static busybox at %s: apt-get install busybox-static", in->busybox);
+	if (file_id(o->vmbench, in->ids[1], sizeof(in->ids[1])) < 0 ||
+	    file_id(in->kernel, in->ids[2], sizeof(in->ids[2])) < 0)
+		return errf(err, errlen, -ENOENT, "cannot read %s or %s", o->vmbench, in->kernel);
+	r = check_binary("busybox", in->busybox, in->a->name, true, err, errlen);
+	if (r == 0)
+		r = check_binary("the guest's vmbench", o->vmbench, in->a->name, false, err, errlen);
 	if (r < 0)
 		return r;
 	r = mkdirs(o->out);
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
-
 	/* the modules the device table asks for are an input too: a new model rebuilds */
-	r = lab_image_modules(&wanted);
+	r = lab_image_modules(&in->wanted);
 	if (r < 0)
 		return errf(err, errlen, r, "out of memory listing modules");
-	ids[3][0] = '\0';
-	for (size_t i = 0, off = 0; i < wanted.n && off < sizeof(ids[3]); i++)
-		str_appendf(ids[3], sizeof(ids[3]), &off, "%s%s", i ? " " : "", wanted.v[i]);
+	in->ids[3][0] = '\0';
+	for (size_t i = 0, off = 0; i < in->wanted.n && off < sizeof(in->ids[3]); i++)
+		str_appendf(in->ids[3], sizeof(in->ids[3]), &off, "%s%s", i ? " " : "", in->wanted.v[i]);
+	return 0;
+}
 
-	/* Up to date when every input is the same file as last time. */
+/* Phase 2: up to date when every input is the same file as last time. */
+static bool image_up_to_date(const struct lab_image_opts *o, const struct image_inputs *in)
+{
+	char path[PATH_MAX + 32], *old = NULL;
+	bool same;
+	json_t *m;
+	const json_t *ids;
+
 	snprintf(path, sizeof(path), "%s/manifest.json", o->out);
-	if (read_file(path, &old) == 0) {
-		json_t *m = json_loads(old, 0, NULL);
-		const json_t *in = json_object_get(m, "inputs");
-		bool same = in && json_array_size(in) == 4;
+	if (read_file(path, &old) < 0)
+		return false;
+	m = json_loads(old, 0, NULL);
+	ids = json_object_get(m, "inputs");
+	same = ids && json_array_size(ids) == 4;
+	for (size_t i = 0; same && i < 4; i++)
+		same = !strcmp(json_string_value(json_array_get(ids, i)) ?: "", in->ids[i]);
+	json_decref(m);
+	free(old);
+	return same;
+}
 
-		for (size_t i = 0; same && i < 4; i++)
-			same = !strcmp(json_string_value(json_array_get(in, i)) ?: "", ids[i]);
-		json_decref(m);
-		free(old);
-		if (same) {
-			strv_clear(&wanted);
-			return 0;
-		}
-	}
-	r = elf_runtime_files(o->vmbench, a->triplet, &libs, err, errlen);
-	if (r < 0)
-		goto out;
-
-	snprintf(moddir, sizeof(moddir), "%s/lib/modules/%s/kernel", root, kv);
-	if (*root)
-		walk(&mm, moddir);
-	for (size_t i = 0; i < wanted.n; i++)
-		if (add_module(&mm, wanted.v[i], &order, 0) < 0 && strv_push(&missing, wanted.v[i]) < 0) {
-			r = errf(err, errlen, -ENOMEM, "out of memory listing modules");
-			goto out;
-		}
+/* Phase 4: the initramfs, then vmlinuz beside it. */
+static int write_initrd(const struct lab_image_opts *o, const struct image_inputs *in, const struct strv *libs,
+			const struct lab_modules *mods, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32];
+	struct strv dirs = { 0 };
+	struct cpio c;
+	int r;
 
 	snprintf(path, sizeof(path), "%s/initrd.img", o->out);
 	r = cpio_open(&c, path);
-	if (r < 0) {
-		errf(err, errlen, r, "creating %s: %s", path, strerror(-r));
-		goto out;
-	}
+	if (r < 0)
+		return errf(err, errlen, r, "creating %s: %s", path, strerror(-r));
 	for (const char *d = "bin\0proc\0sys\0dev\0tmp\0run\0etc\0lib\0lib/modules\0"; *d; d += strlen(d) + 1) {
 		cpio_dir(&c, d, 0755);
 		strv_push(&dirs, d);
 	}
-	cpio_copy(&c, "bin/busybox", 0755, busybox);
+	cpio_copy(&c, "bin/busybox", 0755, in->busybox);
 	cpio_symlink(&c, "bin/sh", "busybox");
 	cpio_copy(&c, "bin/vmbench", 0755, o->vmbench);
-	for (size_t i = 0; i < libs.n; i++)
-		add_path(&c, &dirs, libs.v[i], 0755, libs.v[i]);
-	mods = json_array();
-	for (size_t i = 0; i < order.n; i++) {
-		const char *base = strrchr(order.v[i], '/') + 1;
+	for (size_t i = 0; i < libs->n; i++)
+		add_path(&c, &dirs, libs->v[i], 0755, libs->v[i]);
+	for (size_t i = 0; i < mods->order.n; i++) {
 		char name[PATH_MAX];
-		size_t l = strlen(base) + 1;
-		char *nl = realloc(modlist, mlen + l + 1);
 
-		if (!nl)
-			break;
-		modlist = nl;
-		snprintf(modlist + mlen, l + 1, "%s\n", base);
-		mlen += l;
-		snprintf(name, sizeof(name), "lib/modules/%s", base);
-		cpio_copy(&c, name, 0644, order.v[i]);
-		if (json_array_append_new(mods, json_string(base)) < 0)
-			mods_bad = true;
+		snprintf(name, sizeof(name), "lib/modules/%s", strrchr(mods->order.v[i], '/') + 1);
+		cpio_copy(&c, name, 0644, mods->order.v[i]);
 	}
-	cpio_file(&c, "etc/vmbench-modules", 0644, modlist ? modlist : "", mlen);
+	cpio_file(&c, "etc/vmbench-modules", 0644, mods->list ? mods->list : "", mods->len);
 	cpio_file(&c, "init", 0755, init_script, sizeof(init_script) - 1);
+	strv_clear(&dirs);
 	r = cpio_close(&c);
-	if (r < 0) {
-		json_decref(mods);
-		errf(err, errlen, r, "writing %s: %s", path, strerror(-r));
-		goto out;
-	}
+	if (r < 0)
+		return errf(err, errlen, r, "writing %s: %s", path, strerror(-r));
 	snprintf(path, sizeof(path), "%s/vmlinuz", o->out);
 	(void)unlink(path);
-	if (symlink(kernel, path) < 0) {
-		json_decref(mods);
-		r = errf(err, errlen, -errno, "linking %s: %s", path, strerror(errno));
-		goto out;
+	if (symlink(in->kernel, path) < 0)
+		return errf(err, errlen, -errno, "linking %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* The JSON strings of list (base names when base), or NULL: every one or none. */
+static json_t *string_array(const struct strv *list, bool base)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < list->n; i++) {
+		const char *s = base && strrchr(list->v[i], '/') ? strrchr(list->v[i], '/') + 1 : list->v[i];
+
+		if (json_array_append_new(a, json_string(s)) < 0) {
+			json_decref(a);
+			a = NULL;
+		}
 	}
-	manifest = json_pack("{s:s, s:s, s:s, s:o, s:o, s:[s, s, s, s]}", "arch", o->arch, "kernel_version", kv,
-			     "vmbench_version", VMB_VERSION, "modules", mods, "modules_missing", json_array(), "inputs",
-			     ids[0], ids[1], ids[2], ids[3]);
+	return a;
+}
+
+/* Phase 5: the manifest, which says what the image holds and what it was made of. */
+static int write_manifest(const struct lab_image_opts *o, const struct image_inputs *in, const struct strv *libs,
+			  const struct lab_modules *mods, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32], *text = NULL;
+	json_t *manifest, *modules = string_array(&mods->order, true), *missing = string_array(&mods->missing, false);
+	json_t *libraries = string_array(libs, false);
+	int r;
+
+	manifest = json_pack("{s:s, s:s, s:s, s:o*, s:o*, s:[s, s, s, s]}", "arch", o->arch, "kernel_version", in->kv,
+			     "vmbench_version", VMB_VERSION, "modules", modules, "modules_missing", missing, "inputs",
+			     in->ids[0], in->ids[1], in->ids[2], in->ids[3]);
 	/* every field or none: a path that is not UTF-8 (json_string refuses
 	 * it) fails the manifest instead of leaving the field out */
-	bad = !manifest || mods_bad;
-	for (size_t i = 0; !bad && i < missing.n; i++)
-		bad = json_array_append_new(json_object_get(manifest, "modules_missing"), json_string(missing.v[i])) < 0;
-	if (!bad) {
-		json_t *l = json_array();
-
-		for (size_t i = 0; l && !bad && i < libs.n; i++)
-			bad = json_array_append_new(l, json_string(libs.v[i])) < 0;
-		bad = bad || json_object_set_new(manifest, "libraries", l) < 0 ||
-		      json_object_set_new(manifest, "kernel", json_string(kernel)) < 0 ||
-		      json_object_set_new(manifest, "busybox", json_string(busybox)) < 0 ||
-		      (!*root && json_object_set_new(manifest, "modules_note",
-						     json_string("a bare --kernel brings no modules: its drivers must be "
-								 "built in")) < 0);
-	}
-	if (bad) {
-		r = errf(err, errlen, -EINVAL, "writing the image's manifest: out of memory, or a path (kernel, "
-			 "busybox, a library or a module) that is not UTF-8");
-		goto out;
+	if (!manifest || !modules || !missing || !libraries || json_object_set_new(manifest, "libraries", libraries) < 0 ||
+	    json_object_set_new(manifest, "kernel", json_string(in->kernel)) < 0 ||
+	    json_object_set_new(manifest, "busybox", json_string(in->busybox)) < 0 ||
+	    (!*in->root && json_object_set_new(manifest, "modules_note",
+					       json_string("a bare --kernel brings no modules: its drivers must be "
+							   "built in")) < 0)) {
+		json_decref(manifest);
+		return errf(err, errlen, -EINVAL, "writing the image's manifest: out of memory, or a path (kernel, "
+			    "busybox, a library or a module) that is not UTF-8");
 	}
 	text = json_dumps(manifest, JSON_INDENT(2));
+	json_decref(manifest);
 	snprintf(path, sizeof(path), "%s/manifest.json", o->out);
 	(void)unlink(path);
 	r = text ? file_write_new(path, text, strlen(text)) : -ENOMEM;
+	free(text);
 	if (r < 0)
-		errf(err, errlen, r, "writing %s: %s", path, strerror(-r));
-	else
+		return errf(err, errlen, r, "writing %s: %s", path, strerror(-r));
+	return 0;
+}
+
+int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen)
+{
+	struct image_inputs in = { 0 };
+	struct lab_modules mods = { 0 };
+	struct strv libs = { 0 };
+	char moddir[PATH_MAX + 160];
+	int r;
+
+	*rebuilt = 0;
+	r = image_inputs(o, &in, err, errlen);
+	if (r < 0 || image_up_to_date(o, &in))
+		goto out;
+	r = elf_runtime_files(o->vmbench, in.a->triplet, &libs, err, errlen);
+	if (r < 0)
+		goto out;
+	/* Phase 3: the modules the device table asks for, with their dependencies */
+	snprintf(moddir, sizeof(moddir), "%s/lib/modules/%s/kernel", in.root, in.kv);
+	r = lab_modules_gather(&mods, *in.root ? moddir : NULL, &in.wanted);
+	if (r < 0) {
+		errf(err, errlen, r, "out of memory listing modules");
+		goto out;
+	}
+	r = write_initrd(o, &in, &libs, &mods, err, errlen);
+	if (r == 0)
+		r = write_manifest(o, &in, &libs, &mods, err, errlen);
+	if (r == 0)
 		*rebuilt = 1;
 out:
-	free(text);
-	free(modlist);
-	json_decref(manifest);
-	free(mm.name);
-	free(mm.path);
-	strv_clear(&order);
+	lab_modules_release(&mods);
 	strv_clear(&libs);
-	strv_clear(&dirs);
-	strv_clear(&missing);
-	strv_clear(&wanted);
+	strv_clear(&in.wanted);
 	return r;
 }

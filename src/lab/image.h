@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "modules.h"
 #include "../core/util.h"
 
 struct lab_image_opts {
@@ -31,9 +32,5 @@ const char *lab_host_arch(void);
 
 /* Build, or find the image up to date (*rebuilt false). err says what failed. */
 int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen);
-
-/* The modules the guest loads, in this order (after their dependencies):
- * LAB_BASE_MODULES and every device model's (src/lab/matrix.h), once each. */
-int lab_image_modules(struct strv *mods);
 
 #endif

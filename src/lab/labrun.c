@@ -19,6 +19,7 @@
 
 #include "labrun.h"
 #include "proto.h"
+#include "qemu.h"
 #include "qmp.h"
 #include "../core/clock.h"
 #include "../core/result.h"
@@ -81,7 +82,7 @@ static void untrack(pid_t pid)
 
 /* The scratch disk's image lives in $TMPDIR: on tmpfs the guest's disk
  * figures are the host's memory, which the guest cannot see. Said beside
- * them, in the disk suite's notes. */
+ * them, in the notes of each suite that measured on the scratch disk. */
 static void scratch_on_tmpfs(json_t *doc, const char *dir)
 {
 	struct statfs sfs;
@@ -91,10 +92,10 @@ static void scratch_on_tmpfs(json_t *doc, const char *dir)
 	if (statfs(dir, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC)
 		return;
 	json_array_foreach(suites, i, s) {
-		const char *name = json_string_value(json_object_get(s, "name"));
+		const struct vmb_suite *desc = suites_find(json_string_value(json_object_get(s, "name")) ?: "");
 		json_t *notes = json_object_get(s, "notes");
 
-		if (name && !strcmp(name, "disk") && json_is_object(notes))
+		if (desc && desc->scratch && json_is_object(notes))
 			(void)json_object_set_new(notes, "scratch_disk_host",
 						  json_string("the scratch disk's image is on the host's tmpfs ($TMPDIR): "
 							      "these are figures of the host's memory; give the lab a "
@@ -120,12 +121,31 @@ static void console_tail(const char *dir, char *buf, size_t len)
 struct boot {
 	pid_t pid;
 	char dir[160];
+	const struct lab_config *c;
+	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200];
+	struct lab_paths paths; /* into the strings above */
+	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
+	bool dir_made;          /* dir is ours, until QEMU is gone */
 	struct proto_conn conn;
 	int fd;
 	json_t *fp;
 	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
 	size_t console_off;               /* console bytes that belong to earlier boots */
 };
+
+/* QEMU is gone (or never started): the back ends torn down, the work
+ * directory removed. */
+static void boot_gone(struct boot *b)
+{
+	if (b->set_up)
+		lab_backends_teardown(b->c, &b->paths);
+	b->set_up = false;
+	if (b->pid > 0)
+		untrack(b->pid);
+	else if (b->dir_made)
+		remove_dir(b->dir);
+	b->dir_made = false;
+}
 
 static int spawn(const struct strv *argv, pid_t *pid)
 {
@@ -183,7 +203,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		int status;
 
 		r = proto_host_hello(&b->conn, b->t_output && b->t_init ? 50 : 5, &b->fp);
-		now = (double)(clock_ns() - t0) / 1e9;
+		now = (double)(clock_ns() - t0) / NSEC_PER_SEC;
 		watch_console(b, now);
 		if (r == 0) {
 			b->t_hello = now;
@@ -192,7 +212,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		if (r != -ETIMEDOUT && r != -EPIPE)
 			return errf(err, errlen, r, "%s", b->conn.err);
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
-			untrack(b->pid);
+			boot_gone(b);
 			b->pid = 0;
 			console_tail(b->dir, tail, sizeof(tail));
 			return errf(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
@@ -209,92 +229,77 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 	}
 }
 
-static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, char *err, size_t errlen)
+/* The back end of each device key: the disk's is --disk-format; the others
+ * their first (NULL). */
+static void backend_names(const struct lab_run_opts *o, const char *names[LAB_NKEYS])
 {
-	struct lab_paths paths;
-	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200];
-	struct strv argv = { 0 };
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	for (int k = 0; k < LAB_NKEYS; k++)
+		names[k] = NULL;
+	names[LAB_DISK] = o->disk_format;
+}
+
+/* The work directory and the files of a boot, the back ends set up, and
+ * QEMU's command line for it. On failure nothing is left behind. */
+static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, struct strv *argv,
+			char *err, size_t errlen)
+{
+	/* $TMPDIR, as every tool; the socket paths inside must stay short (sun_path) */
+	const char *tmp = getenv("TMPDIR");
 	char why[512];
-	uint64_t t0, deadline;
 	int r;
 
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
-	{
-		/* $TMPDIR, as every tool; the socket paths inside must stay short (sun_path) */
-		const char *tmp = getenv("TMPDIR");
-
-		if (!tmp || !*tmp || strlen(tmp) > 80)
-			tmp = "/tmp";
-		snprintf(b->dir, sizeof(b->dir), "%s/vmbench-lab-XXXXXX", tmp);
-	}
+	b->c = c;
+	if (!tmp || !*tmp || strlen(tmp) > 80)
+		tmp = "/tmp";
+	snprintf(b->dir, sizeof(b->dir), "%s/vmbench-lab-XXXXXX", tmp);
 	if (!mkdtemp(b->dir))
 		return errf(err, errlen, -errno, "creating a work directory: %s", strerror(errno));
-	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", o->image_dir);
-	snprintf(initrd, sizeof(initrd), "%s/initrd.img", o->image_dir);
-	snprintf(disk, sizeof(disk), "%s/disk.img", b->dir);
-	snprintf(qmp, sizeof(qmp), "%s/qmp.sock", b->dir);
-	snprintf(agent, sizeof(agent), "%s/agent.sock", b->dir);
-	snprintf(console, sizeof(console), "%s/console.log", b->dir);
-	{
-		/* a scratch disk of our own, behind the configuration's controller */
-		uint64_t size;
-		bool qcow2 = o->disk_format && !strcmp(o->disk_format, "qcow2");
-		int fd = open(disk, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-
-		if (fd < 0 || parse_size(o->disk_size, 1 << 20, 1ull << 40, &size) < 0 ||
-		    (!qcow2 && ftruncate(fd, (off_t)size) < 0)) {
-			if (fd >= 0)
-				close(fd);
-			remove_dir(b->dir);
-			return errf(err, errlen, -EIO, "creating the scratch disk %s", disk);
-		}
-		close(fd);
-		if (qcow2) {
-			char sz[32];
-			char *const qargv[] = { "qemu-img", "create", "-q", "-f", "qcow2", disk, sz, NULL };
-
-			/* qemu-img writes the qcow2 header into the file we created */
-			snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
-			r = run_capture("qemu-img", qargv, NULL, NULL);
-			if (r < 0) {
-				remove_dir(b->dir);
-				return errf(err, errlen, r == -ECHILD ? -EIO : r, "qemu-img could not create a qcow2 disk "
-					    "(Debian's qemu-utils has it: apt-get install qemu-utils)");
-			}
-		}
-	}
-	paths = (struct lab_paths){ .kernel = kernel, .initrd = initrd, .disk = disk,
-				    .disk_format = o->disk_format ? o->disk_format : "raw",
-				    .disk_cache = o->disk_cache, .qmp_socket = qmp, .agent_socket = agent,
-				    .console_log = console };
-	r = lab_qemu_argv(c, &paths, &argv, why, sizeof(why));
+	b->dir_made = true;
+	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
+	snprintf(b->initrd, sizeof(b->initrd), "%s/initrd.img", o->image_dir);
+	snprintf(b->disk, sizeof(b->disk), "%s/disk.img", b->dir);
+	snprintf(b->qmp, sizeof(b->qmp), "%s/qmp.sock", b->dir);
+	snprintf(b->agent, sizeof(b->agent), "%s/agent.sock", b->dir);
+	snprintf(b->console, sizeof(b->console), "%s/console.log", b->dir);
+	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
+				       .disk_cache = o->disk_cache, .qmp_socket = b->qmp, .agent_socket = b->agent,
+				       .console_log = b->console };
+	backend_names(o, b->paths.backend);
+	/* a scratch disk of our own, behind the configuration's controller */
+	if (parse_size(o->disk_size, 1 << 20, 1ull << 40, &b->paths.disk_size) < 0)
+		r = errf(why, sizeof(why), -EIO, "creating the scratch disk %s", b->disk);
+	else
+		r = lab_backends_setup(c, &b->paths, why, sizeof(why));
+	b->set_up = r == 0;
+	if (r == 0)
+		r = lab_qemu_argv(c, &b->paths, argv, why, sizeof(why));
 	if (r < 0) {
-		remove_dir(b->dir);
-		strv_clear(&argv);
+		boot_gone(b);
+		strv_clear(argv);
 		return errf(err, errlen, r, "%s", why);
 	}
-	t0 = clock_ns();
-	r = spawn(&argv, &b->pid);
-	strv_clear(&argv);
-	if (r < 0) {
-		remove_dir(b->dir);
-		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
-	}
-	track(b->pid, b->dir);
-	deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", agent);
+	return 0;
+}
+
+/* Connect to the agent's socket once QEMU has made it. */
+static int connect_agent(struct boot *b, uint64_t deadline, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	bool arm = !strcmp(b->c->v[LAB_ARCH], "aarch64");
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", b->agent);
 	while (b->fd < 0) {
 		int status;
 
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
-			untrack(b->pid);
+			boot_gone(b);
 			b->pid = 0;
 			if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
-					    !strcmp(c->v[LAB_ARCH], "aarch64") ? "qemu-system-aarch64" : "qemu-system-x86_64",
-					    !strcmp(c->v[LAB_ARCH], "aarch64") ? "qemu-system-arm" : "qemu-system-x86");
+					    arm ? "qemu-system-aarch64" : "qemu-system-x86_64",
+					    arm ? "qemu-system-arm" : "qemu-system-x86");
 			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d)", WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		}
@@ -309,6 +314,29 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 			nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 		}
 	}
+	return 0;
+}
+
+static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, char *err, size_t errlen)
+{
+	struct strv argv = { 0 };
+	uint64_t t0, deadline;
+	int r = boot_prepare(c, o, b, &argv, err, errlen);
+
+	if (r < 0)
+		return r;
+	t0 = clock_ns();
+	r = spawn(&argv, &b->pid);
+	strv_clear(&argv);
+	if (r < 0) {
+		boot_gone(b);
+		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
+	}
+	track(b->pid, b->dir);
+	deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
+	r = connect_agent(b, deadline, err, errlen);
+	if (r < 0)
+		return r;
 	proto_init(&b->conn, b->fd, b->fd);
 	r = await_hello(b, t0, deadline, o, err, errlen);
 	if (r < 0)
@@ -339,7 +367,7 @@ static int shut_down(struct boot *b)
 	if (b->fd >= 0)
 		close(b->fd);
 	json_decref(b->fp);
-	untrack(b->pid);
+	boot_gone(b);
 	return r;
 }
 
@@ -420,13 +448,18 @@ static const char *guest_device(const json_t *fp, const char *list, const char *
 	return NULL;
 }
 
-bool lab_host_measured(const char *item)
+const struct vmb_suite *lab_item_suite(const char *item)
 {
-	const struct vmb_suite *s;
 	char name[64];
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(item, "."), item);
-	s = suites_find(name);
+	return suites_find(name);
+}
+
+bool lab_host_measured(const char *item)
+{
+	const struct vmb_suite *s = lab_item_suite(item);
+
 	return s && (s->flags & VMB_SUITE_LAB_ONLY);
 }
 
@@ -503,7 +536,7 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 
 				for (size_t j = 0; j < BOOT_NPHASES; j++)
 					v += j == k || k == BOOT_NPHASES ? ph[i][j] : 0;
-				if (vmb_metric_push(m, v * 1e9) < 0)
+				if (vmb_metric_push(m, v * NSEC_PER_SEC) < 0)
 					goto out;
 			}
 			m->headline = k == BOOT_NPHASES;
@@ -520,12 +553,132 @@ out:
 	return suite;
 }
 
+/* The guest is what the configuration asked for: its architecture, and
+ * behind each device key's model the driver the device table names, where
+ * the model's back end says the guest shows it. *scratch: the block device
+ * behind the disk key, which the suites that need a scratch disk get. */
+static int check_guest(const struct lab_config *c, const struct boot *b, const char **scratch, char *err,
+		       size_t errlen)
+{
+	const char *arch = json_string_value(json_object_get(b->fp, "arch"));
+
+	if (!arch || strcmp(arch, c->v[LAB_ARCH]))
+		return errf(err, errlen, -EPROTO, "the guest says it is %s, the configuration asked for %s",
+			    arch ? arch : "of no architecture", c->v[LAB_ARCH]);
+	*scratch = NULL;
+	for (int k = 0; k < LAB_NKEYS; k++) {
+		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
+		const struct lab_backend *be = d ? lab_backend_of(&b->paths, (enum lab_key)k) : NULL;
+		const char *dev = be ? guest_device(b->fp, be->guest_list, d->driver) : NULL;
+
+		if (d && !dev)
+			return errf(err, errlen, -ENODEV, "the guest shows no %s with the %s driver that %s=%s needs",
+				    be ? be->guest_what : "device", d->driver, lab_key_name((enum lab_key)k), d->name);
+		if (k == LAB_DISK)
+			*scratch = dev;
+	}
+	return 0;
+}
+
+/* The options the guest's run of item gets: --quick, and a scratch disk for
+ * a suite that needs one (it is ours to overwrite). NULL: out of memory. */
+static json_t *item_opts(const struct lab_run_opts *o, const struct vmb_suite *suite, const char *scratch)
+{
+	json_t *opts = json_object();
+	char key[96], devpath[64];
+
+	if (!opts || (o->quick && json_object_set_new(opts, "quick", json_true()) < 0))
+		goto fail;
+	if (suite && suite->scratch) {
+		snprintf(key, sizeof(key), "%s.%s", suite->name, suite->scratch->device_opt);
+		snprintf(devpath, sizeof(devpath), "/dev/%s", scratch);
+		if (json_object_set_new(opts, key, json_string(devpath)) < 0 ||
+		    json_object_set_new(opts, "destructive", json_true()) < 0)
+			goto fail;
+	}
+	return opts;
+fail:
+	json_decref(opts);
+	return NULL;
+}
+
+/* Every item but boot is a suite or test the guest runs (cpu,
+ * disk.randread...): their results in one document, *doc. */
+static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, json_t **doc, char *err,
+		     size_t errlen)
+{
+	int r = 0;
+
+	for (const char *p = o->suites; r == 0 && p && *p;) {
+		const char *comma = strchr(p, ',');
+		const struct vmb_suite *suite;
+		char what[64];
+		json_t *opts, *d = NULL;
+
+		snprintf(what, sizeof(what), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
+		p = comma ? comma + 1 : NULL;
+		if (lab_host_measured(what))
+			continue;
+		suite = lab_item_suite(what);
+		opts = item_opts(o, suite, scratch);
+		if (!opts)
+			return errf(err, errlen, -ENOMEM, "out of memory");
+		/* the host adopts the guest's result: only what it asked for,
+		 * the id, labels and fingerprint (the HELLO's, checked above) its own */
+		r = proto_host_run(&b->conn, what, opts, b->fp, 120000, 3600000, &d);
+		json_decref(opts);
+		if (r < 0)
+			return errf(err, errlen, r, "%s", b->conn.err);
+		if (suite && suite->scratch)
+			scratch_on_tmpfs(d, b->dir);
+		if (!*doc) {
+			*doc = d;
+			continue;
+		}
+		r = json_array_extend(json_object_get(*doc, "suites"), json_object_get(d, "suites"));
+		json_decref(d);
+		if (r < 0)
+			return errf(err, errlen, -ENOMEM, "out of memory");
+	}
+	if (!*doc) {
+		/* only boot was asked: the guest's fingerprint still belongs to the result */
+		struct vmb_results empty = { 0 };
+
+		r = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b->fp, .started = wall_time_s(),
+								 .ended = wall_time_s() }, doc, err, errlen);
+	}
+	return r;
+}
+
+/* The first boot: pinned when asked, checked, the suites run in it, then
+ * the warm boots in this same QEMU. */
+static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
+		      double (*warm)[BOOT_NPHASES], unsigned *nwarm, char *err, size_t errlen)
+{
+	const char *scratch = NULL;
+	int r = 0;
+
+	if (!strcmp(c->v[LAB_PIN], "on"))
+		r = pin_vcpus(b, err, errlen);
+	if (r == 0)
+		r = check_guest(c, b, &scratch, err, errlen);
+	if (r == 0)
+		r = run_items(o, b, scratch, doc, err, errlen);
+	/* warm boots in this same QEMU, after the suites of the first boot */
+	for (unsigned w = 0; r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
+	     w++) {
+		r = warm_boot(b, o, err, errlen);
+		if (r == 0)
+			boot_phases_of(b, warm[(*nwarm)++]);
+	}
+	return r;
+}
+
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, char *err, size_t errlen)
 {
 	double (*phases)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
 	double (*warm)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
 	unsigned nwarm = 0;
-	const struct lab_device *disk = lab_config_device(c, LAB_DISK), *nic = lab_config_device(c, LAB_NIC);
 	json_t *doc = NULL;
 	int r = 0;
 
@@ -543,7 +696,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				(void)kill(-b.pid, SIGKILL);
 				(void)waitpid(b.pid, NULL, 0);
 			}
-			untrack(b.pid);
+			boot_gone(&b);
 			proto_release(&b.conn);
 			if (b.fd >= 0)
 				close(b.fd);
@@ -557,86 +710,8 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			break;
 		}
 		boot_phases_of(&b, phases[i]);
-		if (i == 0 && !strcmp(c->v[LAB_PIN], "on"))
-			r = pin_vcpus(&b, err, errlen);
-		if (i == 0 && r == 0) {
-			/* the device table says which driver must be behind each model */
-			const char *dev = disk ? guest_device(b.fp, "block_devices", disk->driver) : NULL;
-			const char *arch = json_string_value(json_object_get(b.fp, "arch"));
-
-			if (!arch || strcmp(arch, c->v[LAB_ARCH]))
-				r = errf(err, errlen, -EPROTO, "the guest says it is %s, the configuration asked for %s",
-					 arch ? arch : "of no architecture", c->v[LAB_ARCH]);
-			else if (!dev)
-				r = errf(err, errlen, -ENODEV, "the guest shows no disk with the %s driver that disk=%s needs",
-					 disk ? disk->driver : "?", c->v[LAB_DISK]);
-			else if (nic && !guest_device(b.fp, "network", nic->driver))
-				r = errf(err, errlen, -ENODEV, "the guest shows no network card with the %s driver that "
-					 "nic=%s needs", nic->driver, nic->name);
-			/* every item but boot is a suite or test the guest runs: cpu, disk.randread... */
-			for (const char *p = o->suites; r == 0 && p && *p;) {
-				const char *comma = strchr(p, ',');
-				char what[64], devpath[64];
-				json_t *opts, *d = NULL;
-
-				snprintf(what, sizeof(what), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
-				p = comma ? comma + 1 : NULL;
-				if (lab_host_measured(what))
-					continue;
-				opts = json_object();
-				if (!opts || (o->quick && json_object_set_new(opts, "quick", json_true()) < 0)) {
-					json_decref(opts);
-					r = errf(err, errlen, -ENOMEM, "out of memory");
-					break;
-				}
-				if (str_has_prefix(what, "disk")) {
-					/* the scratch disk behind the controller; it is ours to overwrite */
-					snprintf(devpath, sizeof(devpath), "/dev/%s", dev);
-					if (json_object_set_new(opts, "disk.device", json_string(devpath)) < 0 ||
-					    json_object_set_new(opts, "destructive", json_true()) < 0) {
-						json_decref(opts);
-						r = errf(err, errlen, -ENOMEM, "out of memory");
-						break;
-					}
-				}
-				/* the host adopts the guest's result: only what it asked for,
-				 * the id, labels and fingerprint (the HELLO's, checked above) its own */
-				r = proto_host_run(&b.conn, what, opts, b.fp, 120000, 3600000, &d);
-				json_decref(opts);
-				if (r < 0) {
-					errf(err, errlen, r, "%s", b.conn.err);
-					break;
-				}
-				if (str_has_prefix(what, "disk"))
-					scratch_on_tmpfs(d, b.dir);
-				if (!doc) {
-					doc = d;
-				} else {
-					r = json_array_extend(json_object_get(doc, "suites"), json_object_get(d, "suites"));
-					json_decref(d);
-					if (r < 0) {
-						r = errf(err, errlen, -ENOMEM, "out of memory");
-						break;
-					}
-				}
-			}
-			if (r == 0 && !doc) {
-				/* only boot was asked: the guest's fingerprint still belongs to the result */
-				struct vmb_results empty = { 0 };
-
-				r = doc_from_results(&empty, &(struct doc_meta){ .fingerprint = b.fp,
-										 .started = wall_time_s(), .ended = wall_time_s() },
-						     &doc, err, errlen);
-			}
-		}
-		/* warm boots in this same QEMU, after the suites of the first boot */
-		for (unsigned w = 0; i == 0 && r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) &&
-				     !vmb_stop_requested(); w++) {
-			r = warm_boot(&b, o, err, errlen);
-			if (r == 0) {
-				boot_phases_of(&b, warm[nwarm++]);
-			}
-		}
+		if (i == 0)
+			r = first_boot(c, o, &b, &doc, warm, &nwarm, err, errlen);
 		{
 			int s = shut_down(&b);
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "matrix.h"
+#include "../core/suite.h"
 
 struct lab_run_opts {
 	const char *image_dir;   /* vmlinuz, initrd.img */
@@ -23,6 +24,8 @@ struct lab_run_opts {
 /* Run one configuration. On success *doc is its result; on failure err says
  * why with the last console lines. -EOPNOTSUPP: QEMU cannot build it (skip). */
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **doc, char *err, size_t errlen);
+/* The suite a --suites item names ("disk", "disk.randread"), or NULL. */
+const struct vmb_suite *lab_item_suite(const char *item);
 /* True for a --suites item ("boot", "boot.cold") the host measures around
  * the guest rather than the guest's agent: the boot suite's. */
 bool lab_host_measured(const char *item);

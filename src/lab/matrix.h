@@ -1,6 +1,6 @@
-/* The lab's configuration matrix and the QEMU command line of each
- * configuration. "accel=tcg arch=x86_64,aarch64 disk=ide,virtio-blk smp=1,2
- * mem=512M pin=off" expands to every combination, in the order given.
+/* The lab's configuration matrix and its device models. "accel=tcg
+ * arch=x86_64,aarch64 disk=ide,virtio-blk smp=1,2 mem=512M pin=off" expands
+ * to every combination, in the order given.
  *
  * Two tables say everything about it, as X-macros so that the help text is
  * derived from them at compile time too:
@@ -9,7 +9,9 @@
  *                model: QEMU arguments, the guest driver expected behind it,
  *                the modules the guest image needs).
  * Adding a disk or NIC model is one row of LAB_DEVICES; adding a key is one
- * row of LAB_KEYS (and its effect in lab_qemu_argv). */
+ * row of LAB_KEYS (and its effect in lab_qemu_argv). What a model sits on,
+ * on the host side (an image file, user networking), is a back end: a row
+ * of LAB_BACKENDS (src/lab/qemu.h), where the command line is built. */
 #ifndef VMB_MATRIX_H
 #define VMB_MATRIX_H
 
@@ -105,16 +107,8 @@ void lab_matrix_release(struct lab_matrix *m);
  * for nic=none. */
 const struct lab_device *lab_config_device(const struct lab_config *c, enum lab_key key);
 
-/* Where a configuration's files are. */
-struct lab_paths {
-	const char *kernel, *initrd, *disk, *disk_format, *disk_cache, *qmp_socket, *agent_socket, *console_log;
-};
-
 /* false when QEMU can build this configuration, else true with why. */
 bool lab_config_unsupported(const struct lab_config *c, char *why, size_t len);
-/* The QEMU command line; -EOPNOTSUPP with why when QEMU cannot build this
- * combination (a controller the machine type lacks), -ENOMEM. */
-int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct strv *argv, char *why, size_t len);
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);
 

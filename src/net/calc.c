@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "calc.h"
+#include "../core/clock.h"
 #include "../core/banned.h"
 
 /* iperf3's iperf_udp_recv(): a number above the next expected one counts
@@ -45,7 +46,7 @@ double udp_rx_loss_pct(const struct udp_rx *s)
 
 uint64_t sched_intended_ns(uint64_t start_ns, uint64_t i, double rate)
 {
-	return start_ns + (uint64_t)llround((double)i * 1e9 / rate);
+	return start_ns + (uint64_t)llround((double)i * NSEC_PER_SEC / rate);
 }
 
 uint64_t sched_latency_ns(uint64_t intended_ns, uint64_t sent_ns, uint64_t done_ns)

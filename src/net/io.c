@@ -22,12 +22,12 @@ static int ms_left(uint64_t deadline)
 
 	if (now >= deadline)
 		return 0;
-	return (int)((deadline - now + 999999) / 1000000);
+	return (int)((deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
 }
 
 int netio_read_line(int fd, struct netio_lines *lb, char *line, size_t len, int timeout_ms, const volatile bool *stop)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
 
 	for (;;) {
 		char *nl = memchr(lb->buf, '\n', lb->len);
@@ -72,7 +72,7 @@ int netio_read_line(int fd, struct netio_lines *lb, char *line, size_t len, int 
 
 int netio_write_all(int fd, const void *buf, size_t len, int timeout_ms)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
 	const char *p = buf;
 
 	while (len > 0) {
@@ -271,14 +271,6 @@ bool netio_is_loopback(const struct sockaddr_storage *ss)
 	if (ss->ss_family == AF_INET6)
 		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
 	return false;
-}
-
-uint64_t netio_thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t netio_tcp_retrans(int fd)

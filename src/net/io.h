@@ -42,8 +42,6 @@ int netio_bind_addr(const char *addr, struct sockaddr_storage *ss, char *err, si
  * negative errno. */
 int netio_connect(const struct sockaddr_storage *ss, socklen_t sl, int timeout_ms);
 bool netio_is_loopback(const struct sockaddr_storage *ss);
-/* CPU time of the calling thread, ns: each side's cost of a test. */
-uint64_t netio_thread_cpu_ns(void);
 /* TCP_INFO's retransmissions of a connection so far (0 when unknown). */
 uint64_t netio_tcp_retrans(int fd);
 

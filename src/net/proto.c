@@ -41,7 +41,7 @@ struct key_row {
 	const char *const *words; /* a word key: the value is the word's index */
 };
 
-#define BIG UINT64_C(1000000000000000000) /* counters: 10^18, far above any real test */
+#define BIG NETPROTO_MAX_COUNT
 static const struct key_row keys[NETKEY_NKEYS] = {
 	[NETKEY_KIND] = { "kind", 0, NETK_NKINDS - 1, kind_words },
 	[NETKEY_MS] = { "ms", 1, NETPROTO_MAX_MS, NULL },
@@ -116,6 +116,66 @@ static bool token_char(char c)
 		return (r);                               \
 	} while (0)
 
+/* One KEY=VALUE word of m's verb into m. 0, or a negative errno with the
+ * reason in err. */
+static int parse_word(struct netmsg *m, const char *w, size_t wl, char *err, size_t errlen)
+{
+	const char *eq = memchr(w, '=', wl);
+	size_t kl, vl;
+	const char *val;
+	unsigned k;
+
+	if (!eq)
+		FAIL(-EINVAL, "%s: expected KEY=VALUE, got '%.*s'", verbs[m->verb].name,
+		     (int)(wl > 32 ? 32 : wl), w);
+	kl = (size_t)(eq - w);
+	val = eq + 1;
+	vl = wl - kl - 1;
+	if (m->verb == NETPROTO_HELLO && word_eq(w, kl, "token")) {
+		/* once: with two, which one a server checks is a guess */
+		if (m->token[0])
+			FAIL(-EINVAL, "%s: key 'token' given twice", verbs[m->verb].name);
+		if (vl == 0 || vl > NETPROTO_MAX_TOKEN)
+			FAIL(-EINVAL, "token: 1 to %d characters", NETPROTO_MAX_TOKEN);
+		for (size_t i = 0; i < vl; i++)
+			if (!token_char(val[i]))
+				FAIL(-EINVAL, "token: only letters, digits, '.', '_' and '-'");
+		memcpy(m->token, val, vl);
+		m->token[vl] = '\0';
+		return 0;
+	}
+	for (k = 0; k < NETKEY_NKEYS; k++)
+		if (word_eq(w, kl, keys[k].name))
+			break;
+	if (k == NETKEY_NKEYS || !(verbs[m->verb].keys_allowed & K(k)))
+		FAIL(-EINVAL, "%s: unknown key '%.*s'", verbs[m->verb].name, (int)(kl > 32 ? 32 : kl), w);
+	if (netmsg_has(m, (enum netproto_key)k))
+		FAIL(-EINVAL, "%s: key '%s' given twice", verbs[m->verb].name, keys[k].name);
+	if (keys[k].words) {
+		unsigned i;
+
+		for (i = 0; keys[k].words[i]; i++)
+			if (word_eq(val, vl, keys[k].words[i]))
+				break;
+		if (!keys[k].words[i])
+			FAIL(-EINVAL, "%s: unknown %s '%.*s'", verbs[m->verb].name, keys[k].name,
+			     (int)(vl > 32 ? 32 : vl), val);
+		netmsg_set(m, (enum netproto_key)k, i);
+	} else {
+		uint64_t v;
+		int r = parse_u64(val, vl, &v);
+
+		if (r == -EINVAL)
+			FAIL(-EINVAL, "%s: %s: '%.*s' is not a whole number", verbs[m->verb].name, keys[k].name,
+			     (int)(vl > 32 ? 32 : vl), val);
+		if (r < 0 || v < keys[k].min || v > keys[k].max)
+			FAIL(-ERANGE, "%s: %s must be %llu to %llu", verbs[m->verb].name, keys[k].name,
+			     (unsigned long long)keys[k].min, (unsigned long long)keys[k].max);
+		netmsg_set(m, (enum netproto_key)k, v);
+	}
+	return 0;
+}
+
 int netproto_parse(const char *line, size_t len, struct netmsg *out, char *err, size_t errlen)
 {
 	struct netmsg m;
@@ -182,63 +242,10 @@ int netproto_parse(const char *line, size_t len, struct netmsg *out, char *err, 
 			nword++;
 			continue;
 		}
-		{
-			const char *eq = memchr(w, '=', wl);
-			size_t kl, vl;
-			const char *val;
-			unsigned k;
-
-			if (!eq)
-				FAIL(-EINVAL, "%s: expected KEY=VALUE, got '%.*s'", verbs[m.verb].name,
-				     (int)(wl > 32 ? 32 : wl), w);
-			kl = (size_t)(eq - w);
-			val = eq + 1;
-			vl = wl - kl - 1;
-			if (m.verb == NETPROTO_HELLO && word_eq(w, kl, "token")) {
-				/* once: with two, which one a server checks is a guess */
-				if (m.token[0])
-					FAIL(-EINVAL, "%s: key 'token' given twice", verbs[m.verb].name);
-				if (vl == 0 || vl > NETPROTO_MAX_TOKEN)
-					FAIL(-EINVAL, "token: 1 to %d characters", NETPROTO_MAX_TOKEN);
-				for (size_t i = 0; i < vl; i++)
-					if (!token_char(val[i]))
-						FAIL(-EINVAL, "token: only letters, digits, '.', '_' and '-'");
-				memcpy(m.token, val, vl);
-				m.token[vl] = '\0';
-				nword++;
-				continue;
-			}
-			for (k = 0; k < NETKEY_NKEYS; k++)
-				if (word_eq(w, kl, keys[k].name))
-					break;
-			if (k == NETKEY_NKEYS || !(verbs[m.verb].keys_allowed & K(k)))
-				FAIL(-EINVAL, "%s: unknown key '%.*s'", verbs[m.verb].name, (int)(kl > 32 ? 32 : kl), w);
-			if (netmsg_has(&m, (enum netproto_key)k))
-				FAIL(-EINVAL, "%s: key '%s' given twice", verbs[m.verb].name, keys[k].name);
-			if (keys[k].words) {
-				unsigned i;
-
-				for (i = 0; keys[k].words[i]; i++)
-					if (word_eq(val, vl, keys[k].words[i]))
-						break;
-				if (!keys[k].words[i])
-					FAIL(-EINVAL, "%s: unknown %s '%.*s'", verbs[m.verb].name, keys[k].name,
-					     (int)(vl > 32 ? 32 : vl), val);
-				netmsg_set(&m, (enum netproto_key)k, i);
-			} else {
-				uint64_t v;
-
-				r = parse_u64(val, vl, &v);
-				if (r == -EINVAL)
-					FAIL(-EINVAL, "%s: %s: '%.*s' is not a whole number", verbs[m.verb].name, keys[k].name,
-					     (int)(vl > 32 ? 32 : vl), val);
-				if (r < 0 || v < keys[k].min || v > keys[k].max)
-					FAIL(-ERANGE, "%s: %s must be %llu to %llu", verbs[m.verb].name, keys[k].name,
-					     (unsigned long long)keys[k].min, (unsigned long long)keys[k].max);
-				netmsg_set(&m, (enum netproto_key)k, v);
-			}
-			nword++;
-		}
+		r = parse_word(&m, w, wl, err, errlen);
+		if (r < 0)
+			return r;
+		nword++;
 	}
 	if (m.verb == NETPROTO_NVERBS)
 		FAIL(-EINVAL, "empty line");

@@ -80,6 +80,23 @@ enum netproto_key {
 #define NETPROTO_MAX_SIZE (1u << 20)
 #define NETPROTO_MAX_DGRAM 65000u
 #define NETPROTO_MAX_RATE 100000000000ull /* 100 Gbit/s */
+#define NETPROTO_MAX_COUNT UINT64_C(1000000000000000000) /* RESULT's counters: 10^18, far above any real test */
+
+/* A TEST without size=: 128 KiB per write, iperf3's default for TCP (the
+ * suite's msg-size default is the same number, spelt in KiB for --help). */
+#define NETPROTO_DEF_SIZE_KIB 128
+#define NETPROTO_DEF_SIZE ((size_t)NETPROTO_DEF_SIZE_KIB * 1024)
+
+/* The head of every udp test datagram, in the sender's byte order (both
+ * ends are this program on one link): the receiver counts loss, order and
+ * jitter from seq and sent_ns, and ignores a datagram without the magic. */
+struct netproto_dgram {
+	uint32_t magic;
+	uint32_t flags;
+	uint64_t seq;
+	uint64_t sent_ns;
+};
+#define NETPROTO_DGRAM_MAGIC 0x564d4244u /* "VMBD" */
 
 struct netmsg {
 	enum netproto_verb verb;

@@ -50,6 +50,9 @@ void probe_parse_cpuinfo(const char *text, size_t len, struct probe_cpuinfo *ci)
 /* Is flag one of the words of ci->flags? Linear in the line's length. */
 bool probe_has_flag(const struct probe_cpuinfo *ci, const char *flag);
 
+/* MemAvailable of /proc/meminfo under root, in bytes; 0 when unknown: the
+ * one reading of what a suite's buffers may take. */
+uint64_t probe_mem_available(const char *root);
 /* "Key: N kB" (bytes) or "Key: N" (a count) from /proc/meminfo:
  * 0, -ENOENT (no such key), -EINVAL or -ERANGE. */
 int probe_meminfo_value(const char *text, size_t len, const char *key, int64_t *out);

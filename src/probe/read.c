@@ -163,3 +163,17 @@ json_t *probe_jbracketed(const char *root, const char *path)
 		return probe_jstr(buf); /* e.g. a scheduler file that says "none" */
 	return probe_jstr(sel);
 }
+
+uint64_t probe_mem_available(const char *root)
+{
+	char *mi = NULL;
+	size_t n = 0;
+	int64_t v = 0;
+
+	if (probe_read(root, "/proc/meminfo", PROBE_MAX_TEXT, &mi, &n) < 0)
+		return 0;
+	if (probe_meminfo_value(mi, n, "MemAvailable", &v) < 0 || v < 0)
+		v = 0;
+	free(mi);
+	return (uint64_t)v;
+}

@@ -1,7 +1,9 @@
 /* Comparison of result documents: operands (runs, files, label selectors
  * pooled as repetitions) are lined up metric by metric. A metric is
  * identified by suite, test, case params and name, so unlike cases (other
- * threads, queue depth, block size) are never paired. Reads documents only. */
+ * threads, queue depth, block size) are never paired. Reads documents, and
+ * of a suite's descriptor only which params a case may leave unstated. The
+ * model is compare.c, each output format a compare_*.c of its own. */
 #ifndef VMB_COMPARE_H
 #define VMB_COMPARE_H
 
@@ -10,6 +12,8 @@
 #include <stdio.h>
 
 #include "../core/stats.h"
+
+struct vmb_suite;
 
 struct cmp_cell {
 	bool present;
@@ -53,6 +57,10 @@ struct cmp_table {
 	size_t *index, icap; /* open addressing over rows: row number + 1, 0 = free */
 	double margin_pct;     /* equivalence margin (--margin) */
 	json_t *calibration;   /* stored calibrations {"cases": [...]} (owned), or NULL */
+	/* The suite table as the caller (src/cmd) hands it: pairing and the
+	 * phases of old documents read descriptor facts (an option's neutral
+	 * value, a phase prefix) through it. NULL: documents alone. */
+	const struct vmb_suite *(*suite_of)(const char *name);
 };
 
 #define CMP_DEFAULT_MARGIN_PCT 5.0
@@ -67,7 +75,7 @@ struct cmp_verdict {
 	struct stats_runs_cmp rc; /* the run-level verdict */
 };
 
-void cmp_table_init(struct cmp_table *t);
+void cmp_table_init(struct cmp_table *t, const struct vmb_suite *(*suite_of)(const char *name));
 /* "bs=4096 threads=2" from params JSON (keys sorted) */
 void cmp_params_text(const char *json, char *buf, size_t len);
 /* "threads=2 bs=4096": a row's params as run prints them, in the document's order */

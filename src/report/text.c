@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "../core/clock.h"
 #include "../core/banned.h"
 
 void text_format_value(double v, const char *unit, char *buf, size_t len)
@@ -13,7 +14,7 @@ void text_format_value(double v, const char *unit, char *buf, size_t len)
 	static const struct {
 		double div;
 		const char *name;
-	} ns_scale[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+	} ns_scale[] = { { NSEC_PER_SEC, "s" }, { NSEC_PER_MSEC, "ms" }, { NSEC_PER_USEC, "us" }, { 1, "ns" } };
 
 	if (!isfinite(v)) {
 		snprintf(buf, len, "-");

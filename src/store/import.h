@@ -2,7 +2,8 @@
  * metric names vmbench uses for the same measurement, so that measurements
  * people already made compare with new ones: fio --output-format=json,
  * iperf3 -J, sysbench cpu and memory text output, and vmbench's own result
- * documents. The formats are rows of one table in import.c. */
+ * documents. The formats are rows of one table in import.c, one file each
+ * (import_fio.c, import_iperf3.c, import_sysbench.c, import_vmbench.c). */
 #ifndef VMB_IMPORT_H
 #define VMB_IMPORT_H
 

@@ -134,7 +134,7 @@ int app_files_run(struct vmb_ctx *ctx, struct vmb_rep *rep)
 		free(buf);
 		return r;
 	}
-	deadline = clock_ns() + (uint64_t)(ctx->duration_s * 1e9);
+	deadline = clock_ns() + (uint64_t)(ctx->duration_s * NSEC_PER_SEC);
 	do {
 		r = files_batch(dir, n, buf, size, sync, ns, ops, &what);
 		if (r < 0) {
@@ -146,7 +146,7 @@ int app_files_run(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	free(buf);
 	for (size_t i = 0; r == 0 && i < F_N; i++)
 		vmb_rep_value(rep, files_metric[i], VMB_UNIT_PER_S, VMB_HIGHER,
-			      ns[i] ? (double)ops[i] / ((double)ns[i] / 1e9) : 0);
+			      ns[i] ? (double)ops[i] / ((double)ns[i] / NSEC_PER_SEC) : 0);
 	return r;
 }
 
@@ -305,7 +305,7 @@ int app_build_run(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	if (vmb_stop_requested())
 		return -EINTR;
 	(void)vmb_note(ctx, "build", "%u units of %u functions, %s -O2 -c, -j%u", units, BUILD_FUNCS, cc, jobs);
-	vmb_rep_value(rep, "build_s", VMB_UNIT_S, VMB_LOWER, (double)(t1 - t0) / 1e9);
+	vmb_rep_value(rep, "build_s", VMB_UNIT_S, VMB_LOWER, (double)(t1 - t0) / NSEC_PER_SEC);
 	vmb_rep_value(rep, "user_s", VMB_UNIT_S, VMB_LOWER, user);
 	vmb_rep_value(rep, "sys_s", VMB_UNIT_S, VMB_LOWER, sys);
 	return r;

@@ -405,7 +405,7 @@ static void oltp_worker_fn(struct vmb_worker *vw)
 	if (vw->err < 0)
 		goto out;
 	now = vw->start_ns = clock_ns();
-	deadline = now + (uint64_t)(w->duration_s * 1e9);
+	deadline = now + (uint64_t)(w->duration_s * NSEC_PER_SEC);
 	for (;;) {
 		uint64_t q = 0;
 
@@ -619,7 +619,7 @@ int app_oltp_run(struct vmb_ctx *ctx, enum oltp_kind kind, struct vmb_rep *rep)
 				     i + 1, st->url[0] ? st->shown : st->path, kept, w[i].err);
 			goto out;
 		}
-	window = (double)(end - start) / 1e9;
+	window = (double)(end - start) / NSEC_PER_SEC;
 	if (events == 0 || window <= 0) {
 		r = vmb_fail(ctx, -EIO, "no transaction completed in %.3f s (%llu errors)", ctx->duration_s,
 			     (unsigned long long)errors);

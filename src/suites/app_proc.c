@@ -168,7 +168,7 @@ int app_proc_run(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	if (r < 0)
 		return r;
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		uint64_t start = clock_ns(), deadline = start + (uint64_t)(ctx->duration_s / 3 * 1e9), now, prev, n = 0;
+		uint64_t start = clock_ns(), deadline = start + (uint64_t)(ctx->duration_s / 3 * NSEC_PER_SEC), now, prev, n = 0;
 		struct hist *h = hist_new();
 		long minflt = 0;
 

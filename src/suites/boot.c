@@ -47,4 +47,5 @@ const struct vmb_suite boot_suite = {
 	.flags = VMB_SUITE_LAB_ONLY,
 	.tests = boot_tests,
 	.supported = boot_supported,
+	.phase_prefix = "phase_",
 };

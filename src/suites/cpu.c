@@ -253,7 +253,7 @@ static void cpu_worker_fn(struct vmb_worker *w)
 		goto out;
 
 	prev = w->start_ns = clock_ns();
-	deadline = prev + (uint64_t)(cw->duration_s * 1e9);
+	deadline = prev + (uint64_t)(cw->duration_s * NSEC_PER_SEC);
 	for (;;) {
 		uint64_t now;
 
@@ -346,7 +346,7 @@ static int cpu_measure(struct vmb_ctx *ctx, const struct vmb_test *test, struct 
 		r = vmb_fail(ctx, -EIO, "a %s computation gave a wrong result", test->name);
 		goto out;
 	}
-	window = (double)(end - start) / 1e9;
+	window = (double)(end - start) / NSEC_PER_SEC;
 	if (events == 0 || window <= 0) {
 		r = vmb_fail(ctx, -EIO, "no complete event in %.3f s", ctx->duration_s);
 		goto out;

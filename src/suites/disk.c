@@ -22,6 +22,7 @@
 #include "disk.h"
 #include "../core/clock.h"
 #include "../core/util.h"
+#include "../probe/probe.h"
 #include "../core/banned.h"
 
 enum disk_kind { K_RANDREAD, K_RANDWRITE, K_RANDRW, K_SEQREAD, K_SEQWRITE, K_IOZONE, K_FSYNC };
@@ -31,7 +32,7 @@ struct disk_state {
 	bool created, is_device, buffered;
 	int fd;              /* O_DIRECT unless --disk.buffered */
 	uint64_t size;       /* the region the tests use */
-	enum disk_engine engine;
+	const struct disk_engine *engine;
 	enum disk_iomem iomem;
 	char stat_path[PATH_MAX]; /* /sys/dev/block/M:m/stat behind the target, or "" */
 	char dir[PATH_MAX];
@@ -145,28 +146,13 @@ static int find_dio_align(struct vmb_ctx *ctx, struct disk_state *st, bool may_w
 	return 0;
 }
 
-/* MemAvailable in bytes, or 0 when unknown */
-static uint64_t mem_available(void)
-{
-	unsigned long long kb = 0;
-	char *text = NULL, *p;
-
-	if (read_file("/proc/meminfo", &text) < 0)
-		return 0;
-	p = strstr(text, "MemAvailable:");
-	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1)
-		kb = 0;
-	free(text);
-	return (uint64_t)kb << 10;
-}
-
 /* Every I/O in flight has a buffer of its own, filled before the window
  * opens: a depth and block size whose buffers do not fit in memory would
  * end in the OOM killer, not in a message. */
 static int check_memory(struct vmb_ctx *ctx)
 {
 	const struct opt_value *qds = optset_get(ctx->opts, "iodepth");
-	uint64_t jobs = (uint64_t)optset_int(ctx->opts, "jobs"), qd = 0, rnd, seq, avail = mem_available();
+	uint64_t jobs = (uint64_t)optset_int(ctx->opts, "jobs"), qd = 0, rnd, seq, avail = probe_mem_available("/");
 
 	for (size_t i = 0; i < qds->nlist; i++)
 		qd = qds->list[i] > qd ? qds->list[i] : qd;
@@ -464,7 +450,6 @@ static int disk_setup(struct vmb_ctx *ctx)
 {
 	struct disk_state *st = calloc(1, sizeof(*st));
 	const char *engine = optset_str(ctx->opts, "engine"), *dev = optset_str(ctx->opts, "device");
-	char why[160];
 	int r;
 
 	if (!st)
@@ -499,17 +484,10 @@ static int disk_setup(struct vmb_ctx *ctx)
 			(void)vmb_note(ctx, "iomem_thp", "transparent huge pages are 'never' here: the buffers are on "
 				       "base pages");
 	}
-	if (!strcmp(engine, "psync")) {
-		st->engine = DISK_ENGINE_PSYNC;
-	} else if (disk_uring_probe(why, sizeof(why)) == 0) {
-		st->engine = DISK_ENGINE_URING;
-	} else if (!strcmp(engine, "io_uring")) {
-		return vmb_skip(ctx, "%s; --disk.engine psync works everywhere", why);
-	} else {
-		st->engine = DISK_ENGINE_PSYNC;
-		(void)vmb_note(ctx, "engine_fallback", "%s", why);
-	}
-	(void)vmb_note(ctx, "engine", "%s", st->engine == DISK_ENGINE_URING ? "io_uring" : "psync");
+	r = disk_engine_pick(ctx, engine, &st->engine);
+	if (r < 0)
+		return r;
+	(void)vmb_note(ctx, "engine", "%s", st->engine->name);
 	(void)vmb_note(ctx, "direct", "%s", st->buffered ? "false (page cache: these are not disk numbers)" : "true");
 	r = dev ? open_device(ctx, st, dev) : create_file(ctx, st);
 	if (r == 0 && !st->buffered)
@@ -578,7 +556,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 	unsigned qd = seq ? (unsigned)optset_int(ctx->opts, "seq-iodepth") : ctx->sweep;
 	unsigned jobs = (unsigned)optset_int(ctx->opts, "jobs");
 	uint64_t bs = optset_size(ctx->opts, seq ? "seq-bs" : "bs");
-	unsigned per_job = st->engine == DISK_ENGINE_URING ? 1 : qd, n = jobs * per_job;
+	unsigned per_job = st->engine->queues ? 1 : qd, n = jobs * per_job;
 	unsigned read_pct = kind == K_RANDREAD || kind == K_SEQREAD ? 100
 			    : kind == K_RANDRW ? (unsigned)optset_int(ctx->opts, "rwmix") : 0;
 	struct vmb_worker *workers = calloc(n, sizeof(*workers));
@@ -603,7 +581,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		dj[i] = (struct disk_job){
 			.fd = st->fd, .size = st->size, .bs = bs, .iomem = st->iomem, .random = !seq,
 			.read_pct = read_pct,
-			.iodepth = st->engine == DISK_ENGINE_URING ? qd : 1,
+			.iodepth = st->engine->queues ? qd : 1,
 			.ramp_s = optset_double(ctx->opts, "ramp"), .duration_s = ctx->duration_s,
 			.seed = 0x243f6a8885a308d3ull * (st->reps * 1024 + i + 1),
 			/* sequential streams start spread over the target */
@@ -611,7 +589,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		};
 		workers[i].arg = &dj[i];
 	}
-	r = vmb_parallel(ctx, n, st->engine == DISK_ENGINE_URING ? disk_uring_job : disk_psync_job, workers);
+	r = vmb_parallel(ctx, n, st->engine->run, workers);
 	if (r < 0) {
 		if (!ctx->reason[0]) /* vmb_parallel says which worker and CPU */
 			r = vmb_fail(ctx, r, "starting %u I/O workers", n);
@@ -640,7 +618,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		hist_merge(rlat, &dj[i].rlat);
 		hist_merge(wlat, &dj[i].wlat);
 	}
-	window = (double)(end - start) / 1e9;
+	window = (double)(end - start) / NSEC_PER_SEC;
 	if (reads + writes == 0 || window <= 0) {
 		r = vmb_fail(ctx, -EIO, "no I/O completed in %.2f s", ctx->duration_s);
 		goto out;
@@ -700,7 +678,7 @@ static int iozone_pass(struct vmb_ctx *ctx, const char *path, int flags, bool wr
 		return vmb_fail(ctx, e, "fsync %s", path);
 	}
 	close(fd);
-	*mb_s = (double)done / ((double)(clock_ns() - t0) / 1e9) / 1e6;
+	*mb_s = (double)done / ((double)(clock_ns() - t0) / NSEC_PER_SEC) / 1e6;
 	return 0;
 }
 
@@ -774,7 +752,7 @@ static int run_fsync(struct vmb_ctx *ctx, struct vmb_rep *rep)
 		goto out;
 	}
 	start = prev = clock_ns();
-	deadline = start + (uint64_t)(ctx->duration_s * 1e9);
+	deadline = start + (uint64_t)(ctx->duration_s * NSEC_PER_SEC);
 	for (;;) {
 		uint64_t now;
 
@@ -795,7 +773,7 @@ static int run_fsync(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	if (r == 0)
 		r = check_target(ctx, st);
 	if (r == 0) {
-		vmb_rep_value(rep, "syncs_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)n / ((double)(prev - start) / 1e9));
+		vmb_rep_value(rep, "syncs_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)n / ((double)(prev - start) / NSEC_PER_SEC));
 		vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
 	}
 out:
@@ -912,10 +890,10 @@ static const struct vmb_opt disk_opts[] = {
 	{ .name = "rwmix", .type = OPT_INT, .min = 0, .max = 100, .def = "50", .metavar = "PCT",
 	  .help = "randrw: percentage of reads (fio rwmixread)" },
 	{ .name = "ramp", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1",
-	  .metavar = "SECONDS", .help = "I/O before each repetition's measured window, not counted (fio ramp_time)" },
-	{ .name = "buffered", .type = OPT_BOOL,
+	  .rep_overhead = true, .metavar = "SECONDS", .help = "I/O before each repetition's measured window, not counted (fio ramp_time)" },
+	{ .name = "buffered", .type = OPT_BOOL, .neutral = true,
 	  .help = "go through the page cache instead of O_DIRECT (the result then says so)" },
-	{ .name = "iomem", .type = OPT_STRING, .def = "malloc", .choices = "malloc|mmap|mmaphuge|thp",
+	{ .name = "iomem", .type = OPT_STRING, .def = "malloc", .neutral = true, .choices = "malloc|mmap|mmaphuge|thp",
 	  .metavar = "KIND", .help = "what backs the I/O buffers, as fio --iomem: malloc (fio's default), mmap, "
 				     "mmaphuge (reserved hugetlb pages), thp (transparent huge pages: a large "
 				     "request is not split)" },
@@ -936,4 +914,5 @@ const struct vmb_suite disk_suite = {
 	.opts = disk_opts,
 	.setup = disk_setup,
 	.teardown = disk_teardown,
+	.scratch = &(const struct vmb_scratch){ .device_opt = "device", .size_opt = "size" },
 };

@@ -26,7 +26,6 @@ uint64_t disk_pattern_next(struct disk_pattern *p);
 /* true with probability read_pct / 100 */
 bool disk_pattern_read(struct disk_pattern *p, unsigned read_pct);
 
-enum disk_engine { DISK_ENGINE_URING, DISK_ENGINE_PSYNC };
 
 /* What backs the I/O buffers (fio --iomem): malloc (fio's default, page
  * aligned), mmap, mmaphuge (hugetlb pages, MAP_HUGETLB), thp (MADV_HUGEPAGE) */
@@ -73,5 +72,26 @@ int disk_dio_probe(int fd, bool may_write, unsigned *align);
 int disk_uring_probe(char *why, size_t len);
 void disk_uring_job(struct vmb_worker *w);
 void disk_psync_job(struct vmb_worker *w);
+
+/* An I/O engine, as fio's ioengine_ops: a row per engine, in the order
+ * --disk.engine auto tries them; the last one works everywhere. Each job
+ * runs the engine's own submit-and-reap loop (run): io_uring keeps a queue
+ * of the whole depth per job, a synchronous engine is one I/O at a time, so
+ * that a depth of D is D jobs (queues false). */
+struct disk_engine {
+	const char *name;
+	/* 0 when it works here; else a negative errno and why (NULL: always) */
+	int (*probe)(char *why, size_t len);
+	bool queues;
+	void (*run)(struct vmb_worker *w);
+};
+extern const struct disk_engine disk_engines[];
+extern const size_t disk_nengines;
+/* The row named name, or NULL. */
+const struct disk_engine *disk_engine_find(const char *name);
+/* --disk.engine name: its row, or (auto) the first that works here, with
+ * a note of why the ones before it did not; a named engine that does not
+ * work here skips the suite. 0 with *out set, or a negative errno. */
+int disk_engine_pick(struct vmb_ctx *ctx, const char *name, const struct disk_engine **out);
 
 #endif

@@ -1,4 +1,4 @@
-/* Storage suite: the I/O pattern generator and the two engines.
+/* Storage suite: the I/O pattern generator, the two engines and their table.
  *
  * The hot loops allocate nothing, log nothing, and read the clock once per
  * completion batch (io_uring) or once per I/O (psync); latency is from just
@@ -316,6 +316,38 @@ static void uring_prep(struct io_uring *ring, struct disk_job *j, struct disk_pa
 	io_uring_sqe_set_data64(sqe, idx);
 }
 
+/* The job's ring of depth j->iodepth, with bufs (its iodepth buffers)
+ * registered when the kernel allows (*fixed). 0, or a negative errno with
+ * j->err and j->errmsg set. */
+static int uring_open(struct disk_job *j, struct io_uring *ring, char *bufs, struct iovec *iov, bool *fixed)
+{
+	unsigned qd = j->iodepth;
+	int r;
+
+	/* DEFER_TASKRUN: completions are run by this thread when it waits in
+	 * io_uring_enter, not by an interrupting task-work IPI; here it cut the
+	 * depth-1 latency by about 10% and changed nothing at depth 32.
+	 * Older kernels refuse the flags (6.1, 6.0): fall back. */
+	r = io_uring_queue_init(qd, ring, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+	if (r == -EINVAL)
+		r = io_uring_queue_init(qd, ring, IORING_SETUP_SINGLE_ISSUER);
+	if (r == -EINVAL)
+		r = io_uring_queue_init(qd, ring, 0);
+	if (r < 0) {
+		j->err = r;
+		snprintf(j->errmsg, sizeof(j->errmsg), "io_uring_queue_init(depth=%u): %s", qd, strerror(-r));
+		return r;
+	}
+	for (unsigned i = 0; i < qd; i++) {
+		iov[i].iov_base = bufs + (size_t)i * j->bs;
+		iov[i].iov_len = j->bs;
+	}
+	/* Registered buffers and file save a page pin and an fget per I/O; a
+	 * small RLIMIT_MEMLOCK can refuse them, and the plain path still works. */
+	*fixed = io_uring_register_buffers(ring, iov, qd) == 0 && io_uring_register_files(ring, &j->fd, 1) == 0;
+	return 0;
+}
+
 void disk_uring_job(struct vmb_worker *w)
 {
 	struct disk_job *j = w->arg;
@@ -346,36 +378,18 @@ void disk_uring_job(struct vmb_worker *w)
 			 bufs ? "out of memory" : disk_iomem_why(j->iomem));
 		goto sync;
 	}
-	/* DEFER_TASKRUN: completions are run by this thread when it waits in
-	 * io_uring_enter, not by an interrupting task-work IPI; here it cut the
-	 * depth-1 latency by about 10% and changed nothing at depth 32.
-	 * Older kernels refuse the flags (6.1, 6.0): fall back. */
-	r = io_uring_queue_init(qd, &ring, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
-	if (r == -EINVAL)
-		r = io_uring_queue_init(qd, &ring, IORING_SETUP_SINGLE_ISSUER);
-	if (r == -EINVAL)
-		r = io_uring_queue_init(qd, &ring, 0);
-	if (r < 0) {
-		j->err = r;
-		snprintf(j->errmsg, sizeof(j->errmsg), "io_uring_queue_init(depth=%u): %s", qd, strerror(-r));
+	r = uring_open(j, &ring, bufs, iov, &fixed);
+	if (r < 0)
 		goto sync;
-	}
 	ring_ok = true;
-	for (unsigned i = 0; i < qd; i++) {
-		iov[i].iov_base = bufs + (size_t)i * j->bs;
-		iov[i].iov_len = j->bs;
-	}
-	/* Registered buffers and file save a page pin and an fget per I/O; a
-	 * small RLIMIT_MEMLOCK can refuse them, and the plain path still works. */
-	fixed = io_uring_register_buffers(&ring, iov, qd) == 0 && io_uring_register_files(&ring, &j->fd, 1) == 0;
 sync:
 	vmb_worker_sync(w);
 	if (j->err)
 		goto out;
 
 	now = clock_ns();
-	ramp_end = now + (uint64_t)(j->ramp_s * 1e9);
-	deadline = ramp_end + (uint64_t)(j->duration_s * 1e9);
+	ramp_end = now + (uint64_t)(j->ramp_s * NSEC_PER_SEC);
+	deadline = ramp_end + (uint64_t)(j->duration_s * NSEC_PER_SEC);
 	measuring = j->ramp_s <= 0;
 	job_reset(j, now);
 	cpu_mark(&cpu);
@@ -470,8 +484,8 @@ void disk_psync_job(struct vmb_worker *w)
 	if (j->err)
 		goto out;
 	prev = clock_ns();
-	ramp_end = prev + (uint64_t)(j->ramp_s * 1e9);
-	deadline = ramp_end + (uint64_t)(j->duration_s * 1e9);
+	ramp_end = prev + (uint64_t)(j->ramp_s * NSEC_PER_SEC);
+	deadline = ramp_end + (uint64_t)(j->duration_s * NSEC_PER_SEC);
 	measuring = j->ramp_s <= 0;
 	job_reset(j, prev);
 	cpu_mark(&cpu);
@@ -511,4 +525,52 @@ void disk_psync_job(struct vmb_worker *w)
 	w->end_ns = j->end_ns;
 out:
 	disk_buffers_free(j->iomem, buf, mapped);
+}
+
+/* ---- the engines' table ---- */
+
+const struct disk_engine disk_engines[] = {
+	{ .name = "io_uring", .probe = disk_uring_probe, .queues = true, .run = disk_uring_job },
+	{ .name = "psync", .run = disk_psync_job },
+};
+const size_t disk_nengines = ARRAY_SIZE(disk_engines);
+
+const struct disk_engine *disk_engine_find(const char *name)
+{
+	for (size_t i = 0; i < disk_nengines; i++)
+		if (!strcmp(disk_engines[i].name, name))
+			return &disk_engines[i];
+	return NULL;
+}
+
+int disk_engine_pick(struct vmb_ctx *ctx, const char *name, const struct disk_engine **out)
+{
+	const struct disk_engine *last = &disk_engines[disk_nengines - 1];
+	char why[160] = "";
+
+	if (strcmp(name, "auto")) {
+		const struct disk_engine *e = disk_engine_find(name);
+
+		if (!e)
+			return vmb_fail(ctx, -EINVAL, "--disk.engine %s", name);
+		if (e->probe && e->probe(why, sizeof(why)) < 0)
+			return vmb_skip(ctx, "%s; --disk.engine %s works everywhere", why, last->name);
+		*out = e;
+		return 0;
+	}
+	for (size_t i = 0; i < disk_nengines; i++) {
+		const struct disk_engine *e = &disk_engines[i];
+		char ewhy[sizeof(why)];
+
+		if (e->probe && e->probe(ewhy, sizeof(ewhy)) < 0) {
+			if (!why[0])
+				snprintf(why, sizeof(why), "%s", ewhy);
+			continue;
+		}
+		*out = e;
+		if (why[0])
+			(void)vmb_note(ctx, "engine_fallback", "%s", why);
+		return 0;
+	}
+	return vmb_fail(ctx, -ENOSYS, "no I/O engine works here: %s", why);
 }

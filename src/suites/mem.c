@@ -60,24 +60,6 @@ void mem_release(struct mem_state *st)
 	st->stream = NULL;
 }
 
-int mem_fits(struct vmb_ctx *ctx, const struct mem_state *st, const char *opt, const char *what, uint64_t bytes)
-{
-	const struct opt_value *v = optset_get(ctx->opts, opt);
-
-	/* a tenth of what is available stays for everyone else */
-	if (!st->avail || bytes <= st->avail / 10 * 9)
-		return 0;
-	/* the user's size is the user's mistake; a default that does not fit
-	 * this (small) machine skips the test and leaves the others to run */
-	if (v && v->set)
-		return vmb_usage(ctx, "%s needs %llu MiB, but only %llu MiB are available (MemAvailable, less a tenth): "
-				      "choose a smaller --mem.%s",
-				 what, (unsigned long long)(bytes >> 20), (unsigned long long)(st->avail >> 20), opt);
-	return vmb_skip(ctx, "%s needs %llu MiB, but only %llu MiB are available (MemAvailable, less a tenth); "
-			     "--mem.%s sets a smaller size",
-			what, (unsigned long long)(bytes >> 20), (unsigned long long)(st->avail >> 20), opt);
-}
-
 /* ---- STREAM ---- */
 
 struct stream_run {
@@ -173,7 +155,7 @@ static int mem_run_stream(struct vmb_ctx *ctx, const struct vmb_test *test, stru
 	int r = 0;
 
 	if (!st->stream) {
-		r = mem_fits(ctx, st, "array-size", "STREAM's three arrays", 3 * (uint64_t)n * sizeof(double));
+		r = vmb_fits(ctx, "array-size", "STREAM's three arrays", 3 * (uint64_t)n * sizeof(double), st->avail);
 		if (r < 0)
 			return r;
 		st->stream = mem_map(3 * n * sizeof(double), MEM_PAGES_DEFAULT);
@@ -366,7 +348,7 @@ static void sb_worker_fn(struct vmb_worker *w)
 	if (w->err < 0)
 		return;
 	w->start_ns = clock_ns();
-	deadline = w->start_ns + (uint64_t)(run->duration_s * 1e9);
+	deadline = w->start_ns + (uint64_t)(run->duration_s * NSEC_PER_SEC);
 	w->end_ns = w->start_ns;
 	while (clock_ns() < deadline && sw->events < run->quota && !vmb_stop_requested()) {
 		uint64_t elapsed;
@@ -443,7 +425,7 @@ static int mem_run_sysbench(struct vmb_ctx *ctx, const struct vmb_test *test, st
 		events += sw[i].events;
 		hist_merge(all, &sw[i].hist);
 	}
-	window = (double)(end - start) / 1e9;
+	window = (double)(end - start) / NSEC_PER_SEC;
 	if (!events || !(window > 0)) {
 		r = vmb_fail(ctx, -EIO, "no complete event in %.3f s", ctx->duration_s);
 		goto out;
@@ -562,7 +544,7 @@ static int mem_setup(struct vmb_ctx *ctx)
 	ctx->priv = st;
 	/* the machine's, or the recorded one a test build is pointed at */
 	cache_read(probe_machine_root(), &st->caches);
-	st->avail = mem_available("/");
+	st->avail = probe_mem_available("/");
 	st->loads = (uint64_t)optset_int(ctx->opts, "loads");
 	st->seed = (uint64_t)optset_int(ctx->opts, "seed");
 	st->tlb_len = (size_t)optset_size(ctx->opts, "tlb-size");

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/fits.h"
 #include "../core/suite.h"
 #include "../probe/cache.h"
 
@@ -18,9 +19,6 @@
  * instead of 4x the cache); 256 MiB (64 MiB) when MemAvailable is
  * unknown; whole MiB, at least 1 MiB. */
 uint64_t mem_stream_default(uint64_t avail, bool quick);
-
-/* Bytes of MemAvailable in /proc/meminfo under root; 0 when unknown. */
-uint64_t mem_available(const char *root);
 
 /* ---- STREAM ---- */
 
@@ -125,9 +123,6 @@ struct mem_state {
 
 /* Free the buffers a test holds (all of them when keep is NULL). */
 void mem_release(struct mem_state *st);
-/* A buffer beyond MemAvailable (less a tenth) is refused with the numbers:
- * a usage error when the user set option opt, else the test is skipped. */
-int mem_fits(struct vmb_ctx *ctx, const struct mem_state *st, const char *opt, const char *what, uint64_t bytes);
 
 /* The state at the start of a test's repetition: the buffers of another
  * test are freed first, so that a small guest holds one test's at a time. */

@@ -140,7 +140,7 @@ static int check_setup(struct vmb_ctx *ctx, struct mem_state *st)
 	struct rlimit rl;
 	int r;
 
-	r = mem_fits(ctx, st, "integrity-size", "mem.integrity's buffer", len);
+	r = vmb_fits(ctx, "integrity-size", "mem.integrity's buffer", len, st->avail);
 	if (r < 0)
 		return r;
 	st->check = mem_map(len, MEM_PAGES_DEFAULT);

@@ -63,19 +63,6 @@ static bool kb_field(const char *line, const char *key, uint64_t *out)
 	return true;
 }
 
-uint64_t mem_available(const char *root)
-{
-	char buf[8192];
-	uint64_t v = 0;
-
-	if (read_small(root, "/proc/meminfo", buf, sizeof(buf)) < 0)
-		return 0;
-	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (kb_field(p, "MemAvailable", &v))
-			return v;
-	return 0;
-}
-
 /* HugePages_Free (a count, not kB) in /proc/meminfo. */
 static uint64_t hugetlb_free(void)
 {
@@ -390,7 +377,7 @@ static int chain_build(struct vmb_ctx *ctx, struct mem_state *st, unsigned kib)
 	int r;
 
 	mem_release(st);
-	r = mem_fits(ctx, st, "sizes", "the pointer chase", len);
+	r = vmb_fits(ctx, "sizes", "the pointer chase", len, st->avail);
 	if (r < 0)
 		return r;
 	if (nodes < 2 || nodes > UINT32_MAX)
@@ -433,7 +420,7 @@ int mem_run_latency(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb
 	if (!chunk)
 		chunk = 16;
 	t0 = clock_ns();
-	deadline = t0 + (uint64_t)(ctx->duration_s * 1e9);
+	deadline = t0 + (uint64_t)(ctx->duration_s * NSEC_PER_SEC);
 	for (;;) {
 		/* sixteen dependent loads an iteration: the loop's own cost is noise */
 		for (uint64_t i = 0; i < chunk; i += 16) {

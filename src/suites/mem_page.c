@@ -49,7 +49,7 @@ static int tlb_setup(struct vmb_ctx *ctx, struct mem_state *st)
 	struct mem_smaps sm;
 	int r;
 
-	r = mem_fits(ctx, st, "tlb-size", "mem.tlb's two buffers", 2 * (uint64_t)len);
+	r = vmb_fits(ctx, "tlb-size", "mem.tlb's two buffers", 2 * (uint64_t)len, st->avail);
 	if (r < 0)
 		return r;
 	st->tlb4k = tlb_buffer(len, MEM_PAGES_4K, &sm);
@@ -101,7 +101,7 @@ int mem_run_tlb(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep
 		t0 = clock_ns();
 		h = tlb_walk(st->tlb4k, nwords, 1 << 16, h);
 		t1 = clock_ns();
-		n = (uint64_t)(ctx->duration_s / (st->tlb2m ? 2 : 1) * 1e9 / ((double)(t1 - t0 + 1) / 65536.0));
+		n = (uint64_t)(ctx->duration_s / (st->tlb2m ? 2 : 1) * NSEC_PER_SEC / ((double)(t1 - t0 + 1) / 65536.0));
 		if (n < 1 << 16)
 			n = 1 << 16;
 	}
@@ -142,7 +142,7 @@ int mem_run_pagefault(struct vmb_ctx *ctx, const struct vmb_test *test, struct v
 	uint8_t *p;
 	int r;
 
-	r = mem_fits(ctx, st, "pagefault-size", "mem.pagefault's buffer", len);
+	r = vmb_fits(ctx, "pagefault-size", "mem.pagefault's buffer", len, st->avail);
 	if (r < 0)
 		return r;
 	p = mem_map(len, MEM_PAGES_4K);

@@ -17,6 +17,7 @@
 
 #include "net.h"
 #include "../core/clock.h"
+#include "../core/macro.h"
 #include "../net/calc.h"
 #include "../net/io.h"
 #include "../net/proto.h"
@@ -26,6 +27,8 @@
 
 #define CTL_TIMEOUT_MS 5000
 #define DEFAULT_PORT 5280
+/* msg-size's default: the one serve takes for a TEST without size= */
+#define NETSUITE_DEF_SIZE STRINGIFY(NETPROTO_DEF_SIZE_KIB) "k"
 
 /* ---- the control session ---- */
 
@@ -237,6 +240,79 @@ static socklen_t sslen(const struct sockaddr_storage *ss)
 
 /* ---- tcp_stream ---- */
 
+/* The client's side of a tcp_stream test: the data connections in
+ * p->pf, its tally and iperf3's interval figures. */
+struct stream_pump {
+	struct pollfd *pf;
+	unsigned n;
+	char *buf;
+	size_t size;
+	enum netproto_dir dir;
+	uint64_t sent, recvd;
+	uint64_t iv_ns, next_iv, iv_bytes, iv_start;
+	double iv_min, iv_max;
+	unsigned nivs;
+};
+
+/* Send and receive until deadline (or Ctrl-C). 0, or a negative errno
+ * after a message. */
+static int stream_pump(struct vmb_ctx *ctx, struct stream_pump *p, uint64_t deadline)
+{
+	while (clock_ns() < deadline && !vmb_stop_requested()) {
+		int k = poll(p->pf, p->n, 100);
+		uint64_t now = clock_ns();
+
+		/* iperf3's interval lines: the client's own side (what it sent, or
+		 * with --net.reverse what it received) per --net.interval */
+		if (now >= p->next_iv && p->next_iv <= deadline) {
+			uint64_t mine = p->dir == NETD_REV ? p->recvd : p->sent;
+			double mb = 8.0 * (double)(mine - p->iv_bytes) / ((double)(now - p->iv_start) / NSEC_PER_SEC) / 1e6;
+
+			p->iv_min = p->nivs == 0 || mb < p->iv_min ? mb : p->iv_min;
+			p->iv_max = p->nivs == 0 || mb > p->iv_max ? mb : p->iv_max;
+			p->nivs++;
+			p->iv_bytes = mine;
+			p->iv_start = now;
+			p->next_iv = now + p->iv_ns;
+		}
+
+		if (k < 0 && errno != EINTR) {
+			return vmb_fail(ctx, -errno, "poll");
+		}
+		for (unsigned i = 0; i < p->n && k > 0; i++) {
+			ssize_t m;
+
+			/* a few writes or reads each turn, until the socket is full or
+			 * empty, so that poll is called only when one has to wait */
+			if (p->pf[i].revents & POLLOUT)
+				for (unsigned j = 0; j < 16; j++) {
+					m = send(p->pf[i].fd, p->buf, p->size, MSG_NOSIGNAL | MSG_DONTWAIT);
+					if (m > 0) {
+						p->sent += (uint64_t)m;
+						continue;
+					}
+					if (m < 0 && errno != EAGAIN) {
+						return vmb_fail(ctx, -errno, "sending on stream %u", i + 1);
+					}
+					break;
+				}
+			if (p->pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+				for (unsigned j = 0; j < 16; j++) {
+					m = recv(p->pf[i].fd, p->buf, p->size, MSG_DONTWAIT);
+					if (m > 0) {
+						p->recvd += (uint64_t)m;
+						continue;
+					}
+					if (m == 0 || errno != EAGAIN) {
+						return vmb_fail(ctx, m == 0 ? -ECONNRESET : -errno, "receiving on stream %u", i + 1);
+					}
+					break;
+				}
+		}
+	}
+	return 0;
+}
+
 static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, struct vmb_rep *rep)
 {
 	unsigned streams = (unsigned)optset_int(ctx->opts, "streams");
@@ -247,10 +323,11 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 	struct sockaddr_storage data;
 	struct pollfd pf[NETPROTO_MAX_STREAMS];
 	struct netmsg req, res;
-	uint64_t t0, t1, deadline, cpu0, cpu, recvd = 0, sent = 0, retrans = 0;
-	uint64_t iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * 1e9), next_iv, iv_bytes = 0, iv_start;
-	double iv_min = 0, iv_max = 0;
-	unsigned nivs = 0;
+	uint64_t t0, t1, deadline, cpu0, cpu, recvd, sent, retrans = 0;
+	double iv_min, iv_max;
+	unsigned nivs;
+	struct stream_pump sp = { .pf = pf, .size = size, .dir = dir,
+				  .iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * NSEC_PER_SEC) };
 	char *buf = NULL;
 	unsigned n = 0;
 	double win;
@@ -278,67 +355,22 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		}
 		pf[n].events = (short)((send_side ? POLLOUT : 0) | (recv_side ? POLLIN : 0));
 	}
-	cpu0 = netio_thread_cpu_ns();
-	iv_start = t0 = clock_ns();
-	deadline = t0 + (uint64_t)(st->window_s * 1e9);
-	next_iv = t0 + iv_ns;
-	while (clock_ns() < deadline && !vmb_stop_requested()) {
-		int k = poll(pf, n, 100);
-		uint64_t now = clock_ns();
-
-		/* iperf3's interval lines: the client's own side (what it sent, or
-		 * with --net.reverse what it received) per --net.interval */
-		if (now >= next_iv && next_iv <= deadline) {
-			uint64_t mine = dir == NETD_REV ? recvd : sent;
-			double mb = 8.0 * (double)(mine - iv_bytes) / ((double)(now - iv_start) / 1e9) / 1e6;
-
-			iv_min = nivs == 0 || mb < iv_min ? mb : iv_min;
-			iv_max = nivs == 0 || mb > iv_max ? mb : iv_max;
-			nivs++;
-			iv_bytes = mine;
-			iv_start = now;
-			next_iv = now + iv_ns;
-		}
-
-		if (k < 0 && errno != EINTR) {
-			r = vmb_fail(ctx, -errno, "poll");
-			goto out;
-		}
-		for (unsigned i = 0; i < n && k > 0; i++) {
-			ssize_t m;
-
-			/* a few writes or reads each turn, until the socket is full or
-			 * empty, so that poll is called only when one has to wait */
-			if (pf[i].revents & POLLOUT)
-				for (unsigned j = 0; j < 16; j++) {
-					m = send(pf[i].fd, buf, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-					if (m > 0) {
-						sent += (uint64_t)m;
-						continue;
-					}
-					if (m < 0 && errno != EAGAIN) {
-						r = vmb_fail(ctx, -errno, "sending on stream %u", i + 1);
-						goto out;
-					}
-					break;
-				}
-			if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
-				for (unsigned j = 0; j < 16; j++) {
-					m = recv(pf[i].fd, buf, size, MSG_DONTWAIT);
-					if (m > 0) {
-						recvd += (uint64_t)m;
-						continue;
-					}
-					if (m == 0 || errno != EAGAIN) {
-						r = vmb_fail(ctx, m == 0 ? -ECONNRESET : -errno, "receiving on stream %u", i + 1);
-						goto out;
-					}
-					break;
-				}
-		}
-	}
+	cpu0 = clock_thread_cpu_ns();
+	sp.iv_start = t0 = clock_ns();
+	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
+	sp.next_iv = t0 + sp.iv_ns;
+	sp.buf = buf;
+	sp.n = n;
+	r = stream_pump(ctx, &sp, deadline);
+	if (r < 0)
+		goto out;
+	sent = sp.sent;
+	recvd = sp.recvd;
+	iv_min = sp.iv_min;
+	iv_max = sp.iv_max;
+	nivs = sp.nivs;
 	t1 = clock_ns();
-	cpu = netio_thread_cpu_ns() - cpu0;
+	cpu = clock_thread_cpu_ns() - cpu0;
 	if (send_side)
 		for (unsigned i = 0; i < n; i++)
 			retrans += netio_tcp_retrans(pf[i].fd);
@@ -353,11 +385,11 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 	}
 	if (r < 0)
 		goto out;
-	win = (double)(t1 - t0) / 1e9;
+	win = (double)(t1 - t0) / NSEC_PER_SEC;
 	{
 		uint64_t fwd = res.v[NETKEY_BYTES];
 		double bits = 8.0 * (double)((dir == NETD_REV ? 0 : fwd) + (recv_side ? recvd : 0));
-		double cpu_s = (double)(cpu + res.v[NETKEY_CPU_NS]) / 1e9;
+		double cpu_s = (double)(cpu + res.v[NETKEY_CPU_NS]) / NSEC_PER_SEC;
 
 		if (bits <= 0) {
 			r = vmb_fail(ctx, -EIO, "no byte arrived in %.3f s", win);
@@ -369,9 +401,9 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 			vmb_rep_value(rep, "reverse_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)recvd / win / 1e6);
 		vmb_rep_value(rep, "retransmits", VMB_UNIT_NONE, VMB_LOWER,
 			      (double)(retrans + (recv_side ? res.v[NETKEY_RETRANS] : 0)));
-		vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / 1e9 / win);
+		vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / NSEC_PER_SEC / win);
 		vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
-			      100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
+			      100.0 * (double)res.v[NETKEY_CPU_NS] / NSEC_PER_SEC / win);
 		if (cpu_s > 0)
 			vmb_rep_value(rep, "mbit_per_cpu_s", VMB_UNIT_NONE, VMB_HIGHER, bits / 1e6 / cpu_s);
 		/* the slowest and fastest interval, once there are two to tell apart */
@@ -389,17 +421,9 @@ out:
 
 /* ---- udp ---- */
 
-struct dgram {
-	uint32_t magic;
-	uint32_t flags;
-	uint64_t seq;
-	uint64_t sent_ns;
-};
-#define DGRAM_MAGIC 0x564d4244u /* "VMBD": as src/net/serve.c reads it */
-
 static void sleep_until(uint64_t t)
 {
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull), .tv_nsec = (long)(t % 1000000000ull) };
+	struct timespec ts = clock_ns_ts(t);
 
 	(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
@@ -411,7 +435,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	struct sockaddr_storage data;
 	struct netmsg req, res;
 	uint64_t t0, t1, deadline, seq = 0, send_err = 0;
-	double interval_ns = rate > 0 ? (double)size * 8.0 / rate * 1e9 : 0;
+	double interval_ns = rate > 0 ? (double)size * 8.0 / rate * NSEC_PER_SEC : 0;
 	char *buf;
 	int fd = -1, r;
 
@@ -433,16 +457,16 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 		goto out;
 	}
 	t0 = clock_ns();
-	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
 	for (;;) {
 		uint64_t due = t0 + (uint64_t)((double)seq * interval_ns), now = clock_ns();
-		struct dgram h;
+		struct netproto_dgram h;
 
 		if (due >= deadline || now >= deadline || vmb_stop_requested())
 			break;
 		if (due > now + 20000)
 			sleep_until(due);
-		h.magic = DGRAM_MAGIC;
+		h.magic = NETPROTO_DGRAM_MAGIC;
 		h.flags = 0;
 		h.seq = seq + 1;
 		h.sent_ns = clock_ns();
@@ -471,7 +495,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	if (r < 0)
 		goto out;
 	{
-		double win = (double)(t1 - t0) / 1e9;
+		double win = (double)(t1 - t0) / NSEC_PER_SEC;
 		uint64_t got = res.v[NETKEY_PACKETS];
 		/* iperf3's summary: lost = datagrams sent - datagrams received */
 		double loss = seq ? 100.0 * (double)(seq > got ? seq - got : 0) / (double)seq : 0;
@@ -489,7 +513,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 		vmb_rep_value(rep, "out_of_order", VMB_UNIT_NONE, VMB_LOWER, (double)res.v[NETKEY_OOO]);
 		vmb_rep_value(rep, "jitter", VMB_UNIT_NS, VMB_LOWER, (double)res.v[NETKEY_JITTER_NS]);
 		vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
-			      100.0 * (double)res.v[NETKEY_CPU_NS] / 1e9 / win);
+			      100.0 * (double)res.v[NETKEY_CPU_NS] / NSEC_PER_SEC / win);
 	}
 	(void)send_err;
 out:
@@ -568,7 +592,7 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 		set_blocking_timeout(fd, udp ? 200 : 2000);
 	}
 	t0 = clock_ns();
-	deadline = t0 + (uint64_t)(st->window_s * 1e9);
+	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
 	while (!vmb_stop_requested()) {
 		uint64_t s = clock_ns(), e;
 
@@ -626,7 +650,7 @@ end:
 		goto out;
 	}
 	vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
-		      (double)n / ((double)(t1 - t0) / 1e9));
+		      (double)n / ((double)(t1 - t0) / NSEC_PER_SEC));
 	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
 	if (udp)
 		vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
@@ -846,7 +870,7 @@ static const struct vmb_opt net_opts[] = {
 					 "fastest are reported once a repetition holds two" },
 	{ .name = "reverse", .type = OPT_BOOL, .help = "tcp_stream: the server sends, as iperf3 -R" },
 	{ .name = "bidir", .type = OPT_BOOL, .help = "tcp_stream: both ways at once, as iperf3 --bidir" },
-	{ .name = "msg-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = "128k", .metavar = "SIZE",
+	{ .name = "msg-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = NETSUITE_DEF_SIZE, .metavar = "SIZE",
 	  .help = "tcp_stream: bytes per write, as iperf3 -l" },
 	{ .name = "rate", .type = OPT_DOUBLE, .min = 0, .max = 100000, .def = "1", .metavar = "MBIT",
 	  .help = "udp: target rate in Mbit/s (10^6 bit/s; iperf3's default is 1); 0 for as fast as possible" },

@@ -203,7 +203,7 @@ static void http_thread(struct vmb_worker *w)
 	w->start_ns = t->start_ns = clock_ns();
 	t->end_ns = t->start_ns + (uint64_t)((double)t->end_ns);
 	for (;;) {
-		uint64_t now = clock_ns(), timeout_ns = 10000000u;
+		uint64_t now = clock_ns(), timeout_ns = 10 * NSEC_PER_MSEC;
 		struct timespec ts;
 		int n;
 
@@ -244,8 +244,7 @@ static void http_thread(struct vmb_worker *w)
 			}
 		}
 		/* to the next due time in ns: epoll_wait's ms would spin or oversleep */
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)timeout_ns;
+		ts = clock_ns_ts(timeout_ns);
 		n = epoll_pwait2(t->ep, evs, 64, &ts, NULL);
 		for (int k = 0; k < n; k++)
 			hc_readable(t, evs[k].data.ptr);
@@ -296,6 +295,46 @@ static int parse_url(const char *url, char *hostport, size_t hl, char *path, siz
 	return 0;
 }
 
+/* Where the requests go: --net.url's host and path, or the run's own serve
+ * (its session's HTTP port, and its count of answers so far in *before,
+ * the control connection in *c). 0, or a negative errno after a message. */
+static int http_target(struct vmb_ctx *ctx, const char *url, struct sockaddr_storage *addr, socklen_t *alen,
+		       char *hostport, size_t hostlen, char *path, size_t pathlen, struct net_ctl **c, uint64_t *before)
+{
+	struct net_state *st = ctx->priv;
+	char err[320];
+	unsigned hport = 0;
+	int r;
+
+	if (url) {
+		if (parse_url(url, hostport, hostlen, path, pathlen) < 0)
+			return vmb_usage(ctx, "--net.url %s: expected http://HOST[:PORT]/PATH (no https)", url);
+		if (netio_resolve(hostport, 80, addr, alen, err, sizeof(err)) < 0)
+			return vmb_usage(ctx, "--net.url %s", err);
+	} else {
+		snprintf(hostport, hostlen, "%s", st->srvname);
+		*addr = st->srv;
+		*alen = st->srvlen;
+		if (!strcmp(optset_str(ctx->opts, "page"), "dynamic"))
+			snprintf(path, pathlen, "/dynamic");
+		else
+			snprintf(path, pathlen, "/static/%llu", (unsigned long long)optset_size(ctx->opts, "body-size"));
+		/* serve answers HTTP to an authenticated session only, on a port of
+		 * that session's own (src/net/serve.c) */
+		*c = net_ctl_get(ctx, st);
+		r = *c ? net_ctl_http_count(ctx, *c, before) : -ECONNREFUSED;
+		if (r == 0)
+			r = net_ctl_http_port(ctx, *c, &hport);
+		if (r < 0)
+			return r;
+		if (addr->ss_family == AF_INET)
+			((struct sockaddr_in *)addr)->sin_port = htons((uint16_t)hport);
+		else
+			((struct sockaddr_in6 *)addr)->sin6_port = htons((uint16_t)hport);
+	}
+	return 0;
+}
+
 int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
 	struct net_state *st = ctx->priv;
@@ -304,14 +343,13 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	double rate = optset_double(ctx->opts, "http-rate");
 	struct sockaddr_storage addr;
 	socklen_t alen;
-	char hostport[300], path[1024], request[1500], err[320];
+	char hostport[300], path[1024], request[1500];
 	struct vmb_worker *workers = NULL;
 	struct hthread *ts = NULL;
 	struct hist *all = hist_new(), *service = hist_new();
 	struct net_ctl *c = NULL;
 	uint64_t before = 0, after = 0, done = 0, answered = 0, bytes = 0, non2xx = 0, sockerr = 0, timeouts = 0;
 	uint64_t start = UINT64_MAX, end = 0;
-	unsigned hport = 0;
 	double win;
 	int r, n;
 
@@ -332,36 +370,9 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 			(void)setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
-	if (url) {
-		if (parse_url(url, hostport, sizeof(hostport), path, sizeof(path)) < 0) {
-			r = vmb_usage(ctx, "--net.url %s: expected http://HOST[:PORT]/PATH (no https)", url);
-			goto out;
-		}
-		if (netio_resolve(hostport, 80, &addr, &alen, err, sizeof(err)) < 0) {
-			r = vmb_usage(ctx, "--net.url %s", err);
-			goto out;
-		}
-	} else {
-		snprintf(hostport, sizeof(hostport), "%s", st->srvname);
-		addr = st->srv;
-		alen = st->srvlen;
-		if (!strcmp(optset_str(ctx->opts, "page"), "dynamic"))
-			snprintf(path, sizeof(path), "/dynamic");
-		else
-			snprintf(path, sizeof(path), "/static/%llu", (unsigned long long)optset_size(ctx->opts, "body-size"));
-		/* serve answers HTTP to an authenticated session only, on a port of
-		 * that session's own (src/net/serve.c) */
-		c = net_ctl_get(ctx, st);
-		r = c ? net_ctl_http_count(ctx, c, &before) : -ECONNREFUSED;
-		if (r == 0)
-			r = net_ctl_http_port(ctx, c, &hport);
-		if (r < 0)
-			goto out;
-		if (addr.ss_family == AF_INET)
-			((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)hport);
-		else
-			((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)hport);
-	}
+	r = http_target(ctx, url, &addr, &alen, hostport, sizeof(hostport), path, sizeof(path), &c, &before);
+	if (r < 0)
+		goto out;
 	n = snprintf(request, sizeof(request), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, hostport);
 	workers = calloc(nth, sizeof(*workers));
 	ts = calloc(nth, sizeof(*ts));
@@ -376,7 +387,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		ts[i].reqlen = (size_t)n;
 		ts[i].nconn = conns / nth + (i < conns % nth);
 		ts[i].rate = rate / nth;
-		ts[i].end_ns = (uint64_t)(st->window_s * 1e9); /* a length until the thread starts */
+		ts[i].end_ns = (uint64_t)(st->window_s * NSEC_PER_SEC); /* a length until the thread starts */
 		ts[i].ep = -1;
 		hist_init(&ts[i].hist);
 		hist_init(&ts[i].service);
@@ -402,7 +413,7 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		hist_merge(all, &ts[i].hist);
 		hist_merge(service, &ts[i].service);
 	}
-	win = (double)(end - start) / 1e9;
+	win = (double)(end - start) / NSEC_PER_SEC;
 	if (done == 0 || win <= 0) {
 		r = vmb_fail(ctx, -EIO, "no response in %.3f s from %s (%llu socket errors, %llu timeouts)", win, hostport,
 			     (unsigned long long)sockerr, (unsigned long long)timeouts);

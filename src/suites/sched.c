@@ -88,24 +88,18 @@ static const char *ticks_name(void)
 #endif
 }
 
-static void ts_from_ns(struct timespec *ts, uint64_t ns)
-{
-	ts->tv_sec = (time_t)(ns / 1000000000ull);
-	ts->tv_nsec = (long)(ns % 1000000000ull);
-}
-
 /* One cyclictest thread's loop: next = now + interval; sleep until next
  * (absolute, CLOCK_MONOTONIC); latency = now - next; next += interval, and
  * past an overrun on to the first future period, as cyclictest does. */
 uint64_t sched_cyclic_loop(struct sched_lat *lat, uint64_t interval_ns, double duration_s)
 {
-	uint64_t now = clock_ns(), end = now + (uint64_t)(duration_s * 1e9), next = now + interval_ns, n = 0;
+	uint64_t now = clock_ns(), end = now + (uint64_t)(duration_s * NSEC_PER_SEC), next = now + interval_ns, n = 0;
 
 	while (!vmb_stop_requested()) {
 		struct timespec ts;
 		int r;
 
-		ts_from_ns(&ts, next);
+		ts = clock_ns_ts(next);
 		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		if (r == EINTR)
 			continue;

@@ -75,7 +75,7 @@ static void token_fn(struct vmb_worker *w)
 		return;
 	w->start_ns = clock_ns();
 	if (me == 0) {
-		uint64_t end = w->start_ns + (uint64_t)(t->duration_s * 1e9);
+		uint64_t end = w->start_ns + (uint64_t)(t->duration_s * NSEC_PER_SEC);
 
 		for (;;) {
 			/* one round: two hand-offs, two switches on one CPU */

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <time.h>
 #include <unistd.h>
 #include "sched.h"
 #include "sched_cg.h"
@@ -51,14 +50,6 @@ struct fair_worker {
 	uint64_t cpu_ns; /* the thread's own CPU time over the window */
 	struct sched_lat lat;
 };
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int attach_self(const struct sched_state *st, unsigned group)
 {
@@ -107,14 +98,14 @@ static void fair_fn(struct vmb_worker *w)
 		atomic_store(&sh->done, true);
 	} else {
 		volatile uint64_t x = 88172645463325252ull + fw->group;
-		uint64_t c0 = thread_cpu_ns();
+		uint64_t c0 = clock_thread_cpu_ns();
 
 		while (!atomic_load(&sh->done)) {
 			for (unsigned i = 0; i < 4096; i++)
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			fw->chunks++;
 		}
-		fw->cpu_ns = thread_cpu_ns() - c0;
+		fw->cpu_ns = clock_thread_cpu_ns() - c0;
 	}
 	w->end_ns = clock_ns();
 }
@@ -302,7 +293,7 @@ static int fair_one(struct vmb_ctx *ctx, struct sched_state *st, const struct fa
 		}
 	if (r < 0)
 		return vmb_fail(ctx, r, "starting %u threads", n);
-	window = (double)(workers[st->ngroups].end_ns - workers[st->ngroups].start_ns) / 1e9;
+	window = (double)(workers[st->ngroups].end_ns - workers[st->ngroups].start_ns) / NSEC_PER_SEC;
 	for (unsigned i = 0; i < st->ngroups; i++) {
 		got[i] = (double)fw[i].chunks;
 		promised[i] = weights[i];

@@ -86,7 +86,7 @@ static void steal_fn(struct vmb_worker *w)
 	if (w->err < 0)
 		return;
 	w->start_ns = clock_ns();
-	end = w->start_ns + (uint64_t)(sw->duration_s * 1e9);
+	end = w->start_ns + (uint64_t)(sw->duration_s * NSEC_PER_SEC);
 	prev = sw->t0 = sched_ticks();
 	/* sysjitter: spin reading the counter; a step larger than the gap is
 	 * time this thread did not run */
@@ -175,7 +175,7 @@ static int run_steal(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_rep
 	vmb_rep_value(rep, "on_cpu_pct", VMB_UNIT_PCT, VMB_HIGHER, 100.0 * (double)run / window);
 	vmb_rep_value(rep, "steal_pct", VMB_UNIT_PCT, VMB_LOWER, steal_pct);
 	vmb_rep_value(rep, "run_delay_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)wait / window);
-	vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / 1e9));
+	vmb_rep_value(rep, "gaps_per_s", VMB_UNIT_PER_S, VMB_LOWER, (double)gaps / (window / NSEC_PER_SEC));
 	vmb_rep_value(rep, "gap_max", VMB_UNIT_NS, VMB_LOWER, gap_max);
 	vmb_rep_value(rep, "gap_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * gap_sum / window);
 out:

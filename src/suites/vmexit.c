@@ -216,7 +216,7 @@ static uint64_t calibrate(vx_loop fn, uint64_t arg, double target_s)
 			break;
 		n *= 2;
 	}
-	return (uint64_t)fmax(1, fmin((double)n * target_s * 1e9 / fmax(t, 1), 1e12));
+	return (uint64_t)fmax(1, fmin((double)n * target_s * NSEC_PER_SEC / fmax(t, 1), 1e12));
 }
 
 #define VX_EMPTY_RUNS 5

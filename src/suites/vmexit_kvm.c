@@ -301,7 +301,7 @@ static int vm_pass(struct vmb_ctx *ctx, struct vmx_vm *v, enum vmx_kind kind, ui
 		return vmb_fail(ctx, -errno, "KVM_SET_REGS");
 	memset(out, 0, sizeof(*out));
 	t0 = clock_ns();
-	stuck = t0 + (uint64_t)((planned_s * 3 + VMX_STUCK_S) * 1e9);
+	stuck = t0 + (uint64_t)((planned_s * 3 + VMX_STUCK_S) * NSEC_PER_SEC);
 	for (;;) {
 		struct kvm_run *run = v->run;
 
@@ -315,7 +315,7 @@ static int vm_pass(struct vmb_ctx *ctx, struct vmx_vm *v, enum vmx_kind kind, ui
 					(void)snprintf(ctx->reason, sizeof(ctx->reason),
 						       "the guest made no progress for %.0f s (rip 0x%llx, %llu of %u "
 						       "iterations left): this KVM does not complete the %s",
-						       (double)(clock_ns() - t0) / 1e9, (unsigned long long)regs.rip,
+						       (double)(clock_ns() - t0) / NSEC_PER_SEC, (unsigned long long)regs.rip,
 						       (unsigned long long)regs.rbp, n, vmx_kinds[kind].what);
 					return -ETIMEDOUT;
 				}
@@ -437,7 +437,7 @@ static int measure_kind(struct vmb_ctx *ctx, struct vmx_vm *v, enum vmx_kind kin
 	if (r < 0)
 		return r;
 	per = (double)p.host_ns / n;
-	n = per > 0 ? (uint32_t)fmin(fmax(target_s * 1e9 / per, 64), 1e8) : 1000;
+	n = per > 0 ? (uint32_t)fmin(fmax(target_s * NSEC_PER_SEC / per, 64), 1e8) : 1000;
 	if (read(v->efd, &junk, sizeof(junk)) < 0 && errno != EAGAIN)
 		return vmb_fail(ctx, -errno, "reading the ioeventfd's eventfd");
 	if (kind == VMX_HYPERCALL)

@@ -67,22 +67,17 @@ for (doc,) in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs"):
 PY
 }
 
-# WORKAROUND (issue 22, the cache half): without sysfs cache directories
-# the mem suite refuses every test in the aarch64 guest ("the last-level
-# cache size is unknown here"), and the lab passes no suite options: mem is
-# left out of the aarch64 guest until that fix is merged (then arm=$suites)
-arm=$(printf %s "$suites" | sed 's/\(^\|,\)mem\(,\|$\)/\1/; s/,$//')
 case $(uname -m) in
 x86_64)
 	guest x86_64 "$suites"
 	if [ -x "$(dirname "$VMB")/vmbench-aarch64" ]; then
-		guest aarch64 "$arm"
+		guest aarch64 "$suites"
 	else
 		skip "the quick run in an aarch64 TCG guest" "no vmbench-aarch64 beside $VMB (make cross)"
 	fi
 	;;
 aarch64 | arm64)
-	guest aarch64 "$arm"
+	guest aarch64 "$suites"
 	skip "the quick run in an x86_64 TCG guest" "no x86_64 vmbench is built on aarch64 hosts"
 	;;
 *)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/lab/matrix.h"
+#include "../../src/lab/qemu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,6 +10,7 @@
 #include "../../src/report/html.h"
 #include "../../src/report/text.h"
 #include "../../src/store/doc.h"
+#include "../../src/suites/suites.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(doc);
 		return 0;
 	}
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	/* the document against itself, and pooled twice: every row comparable */
 	a = json_pack("[O]", doc);
 	b = json_pack("[O, O]", doc, doc);

@@ -1,11 +1,17 @@
 /* The lab matrix (expansion, messages) and the QEMU command lines. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "../../src/lab/image.h"
+#include "../../src/lab/labrun.h"
 #include "../../src/lab/matrix.h"
+#include "../../src/lab/qemu.h"
+#include "../../src/suites/suites.h"
 
 static void expansion(void **state)
 {
@@ -102,6 +108,21 @@ static void value_lists(void **state)
 	}
 }
 
+/* A configuration with these values (accel, arch, disk, nic, smp, mem). */
+static struct lab_config config_of(const char *accel, const char *arch, const char *disk, const char *nic,
+				   const char *smp, const char *mem)
+{
+	struct lab_config c = { 0 };
+
+	snprintf(c.v[LAB_ACCEL], 32, "%s", accel);
+	snprintf(c.v[LAB_ARCH], 32, "%s", arch);
+	snprintf(c.v[LAB_DISK], 32, "%s", disk);
+	snprintf(c.v[LAB_NIC], 32, "%s", nic);
+	snprintf(c.v[LAB_SMP], 32, "%s", smp);
+	snprintf(c.v[LAB_MEM], 32, "%s", mem);
+	return c;
+}
+
 static bool has_pair(const struct strv *a, const char *opt, const char *val)
 {
 	for (size_t i = 0; i + 1 < a->n; i++)
@@ -132,15 +153,10 @@ static void command_lines(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct lab_config c = { 0 };
+		struct lab_config c;
 		struct strv a = { 0 };
 
-		snprintf(c.v[LAB_ACCEL], 32, "tcg");
-		snprintf(c.v[LAB_ARCH], 32, "%s", cases[i].arch);
-		snprintf(c.v[LAB_DISK], 32, "%s", cases[i].disk);
-		snprintf(c.v[LAB_NIC], 32, "none");
-		snprintf(c.v[LAB_SMP], 32, "2");
-		snprintf(c.v[LAB_MEM], 32, "512M");
+		c = config_of("tcg", cases[i].arch, cases[i].disk, "none", "2", "512M");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		assert_string_equal(a.v[0], !strcmp(cases[i].arch, "x86_64") ? "qemu-system-x86_64" : "qemu-system-aarch64");
 		if (!has_pair(&a, "-machine", cases[i].machine) || !has_pair(&a, "-device", cases[i].device))
@@ -164,15 +180,10 @@ static void command_lines(void **state)
 	}
 	{
 		/* KVM uses the host CPU; arm has no IDE; auto must be resolved first */
-		struct lab_config c = { 0 };
+		struct lab_config c;
 		struct strv a = { 0 };
 
-		snprintf(c.v[LAB_ACCEL], 32, "kvm");
-		snprintf(c.v[LAB_ARCH], 32, "x86_64");
-		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
-		snprintf(c.v[LAB_NIC], 32, "e1000");
-		snprintf(c.v[LAB_SMP], 32, "1");
-		snprintf(c.v[LAB_MEM], 32, "1G");
+		c = config_of("kvm", "x86_64", "virtio-blk", "e1000", "1", "1G");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		assert_true(has_pair(&a, "-cpu", "host"));
 		assert_true(has_pair(&a, "-accel", "kvm"));
@@ -264,20 +275,229 @@ static void long_paths(void **state)
 	static char longp[2000];
 	struct lab_paths p = { .kernel = longp, .initrd = "/i", .qmp_socket = "/q", .agent_socket = "/a",
 			       .console_log = "/c" };
-	struct lab_config c = { 0 };
+	struct lab_config c;
 	struct strv a = { 0 };
 	char why[512];
 
 	(void)state;
 	memset(longp, 'k', sizeof(longp) - 1);
-	snprintf(c.v[LAB_ACCEL], 32, "tcg");
-	snprintf(c.v[LAB_ARCH], 32, "x86_64");
-	snprintf(c.v[LAB_DISK], 32, "ide");
-	snprintf(c.v[LAB_NIC], 32, "none");
-	snprintf(c.v[LAB_SMP], 32, "1");
-	snprintf(c.v[LAB_MEM], 32, "1G");
+	c = config_of("tcg", "x86_64", "ide", "none", "1", "1G");
 	assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -ENAMETOOLONG);
 	strv_clear(&a);
+}
+
+/* realloc that fails at call fail_at (1-based; 0: never) */
+static unsigned realloc_calls, realloc_fail_at;
+
+static void *failing_realloc(void *p, size_t size)
+{
+	if (++realloc_calls == realloc_fail_at)
+		return NULL;
+	return realloc(p, size);
+}
+
+static void put_file(const char *root, const char *rel, const char *data, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = strchr(path + strlen(root) + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		(void)mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* The image's module phase: dependencies first, the missing named, and a
+ * list that cannot grow fails the build; it was cut short, and the image
+ * built without the modules it lost. */
+static void module_gathering(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned fail_at; /* the realloc that fails: 0 none, 1-2 the module map, 3-5 the load list */
+		int r;
+	} cases[] = {
+		{ "every allocation succeeds", 0, 0 },
+		{ "the module map's names", 1, -ENOMEM },
+		{ "the module map's paths", 2, -ENOMEM },
+		{ "the load list's first line", 3, -ENOMEM },
+		{ "the load list's last line", 5, -ENOMEM },
+		{ "past the last allocation", 6, 0 },
+	};
+	char root[] = "/tmp/vmbench-modules-XXXXXX", cmd[128];
+	struct strv wanted = { 0 };
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put_file(root, "drivers/block/virtio_blk.ko", "x\0depends=virtio-ring\0", 22);
+	put_file(root, "drivers/virtio/virtio_ring.ko", "x\0depends=\0", 11);
+	put_file(root, "drivers/net/e1000.ko", "", 0);
+	assert_int_equal(strv_push(&wanted, "virtio_blk"), 0);
+	assert_int_equal(strv_push(&wanted, "e1000"), 0);
+	assert_int_equal(strv_push(&wanted, "nosuch"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_modules m = { .realloc = failing_realloc };
+		int r;
+
+		realloc_calls = 0;
+		realloc_fail_at = cases[i].fail_at;
+		r = lab_modules_gather(&m, root, &wanted);
+		if (r != cases[i].r)
+			fail_msg("case %zu (%s): %d, expected %d", i, cases[i].what, r, cases[i].r);
+		if (r < 0) {
+			/* nothing half-made is left behind */
+			assert_int_equal(m.order.n + m.missing.n + m.len, 0);
+			assert_null(m.list);
+			continue;
+		}
+		assert_int_equal(m.order.n, 3);
+		assert_non_null(strstr(m.order.v[0], "/drivers/virtio/virtio_ring.ko"));
+		assert_non_null(strstr(m.order.v[1], "/drivers/block/virtio_blk.ko"));
+		assert_non_null(strstr(m.order.v[2], "/drivers/net/e1000.ko"));
+		assert_int_equal(m.missing.n, 1);
+		assert_string_equal(m.missing.v[0], "nosuch");
+		assert_string_equal(m.list, "virtio_ring.ko\nvirtio_blk.ko\ne1000.ko\n");
+		assert_int_equal(m.len, strlen(m.list));
+		lab_modules_release(&m);
+	}
+	{
+		/* a bare kernel has no modules: every one is missing */
+		struct lab_modules m = { 0 };
+
+		assert_int_equal(lab_modules_gather(&m, NULL, &wanted), 0);
+		assert_int_equal(m.order.n, 0);
+		assert_int_equal(m.missing.n, 3);
+		lab_modules_release(&m);
+	}
+	strv_clear(&wanted);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A suite's scratch disk is named through its own options: every option the
+ * descriptor names for the lab is one of the suite's, and a suite names a
+ * scratch disk only through its descriptor (the lab knows no suite). */
+static void scratch_options(void **state)
+{
+	size_t with = 0;
+
+	(void)state;
+	for (size_t i = 0; i < vmb_nsuites; i++) {
+		const struct vmb_suite *s = vmb_suites[i];
+		const char *names[2] = { s->scratch ? s->scratch->device_opt : NULL, s->scratch ? s->scratch->size_opt : NULL };
+
+		with += s->scratch != NULL;
+		for (size_t n = 0; n < 2; n++) {
+			bool found = false;
+
+			if (!s->scratch)
+				continue;
+			for (const struct vmb_opt *o = s->opts; o && o->name; o++)
+				found |= names[n] && !strcmp(o->name, names[n]);
+			if (!found)
+				fail_msg("suite %s: scratch option %s is none of its options", s->name, names[n] ? names[n] : "(null)");
+		}
+		assert_ptr_equal(lab_item_suite(s->name), s);
+	}
+	assert_true(with >= 1);
+}
+
+/* Every back end row: on the command line under the first model of its key,
+ * with the id that model's -device names (drive=d0, netdev=n0), and a word
+ * for what the guest sees; the disk's rows are --disk-format's choices. */
+static void backend_table(void **state)
+{
+	static const char *const choices = LAB_BACKEND_CHOICES(LAB_DISK);
+	char why[512];
+
+	(void)state;
+	assert_string_equal(choices, "raw|qcow2");
+	for (size_t i = 0; i < lab_nbackends; i++) {
+		const struct lab_backend *be = &lab_backends[i];
+		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
+				       .agent_socket = "/a", .console_log = "/c" };
+		const struct lab_device *d = NULL;
+		struct lab_config c;
+		struct strv a = { 0 };
+		char id[32] = "", want[48];
+		const char *ref;
+		bool found = false;
+
+		for (size_t j = 0; !d && j < lab_ndevices; j++)
+			if (lab_devices[j].key == be->key && strstr(lab_devices[j].arches, " x86_64"))
+				d = &lab_devices[j];
+		if (!d)
+			fail_msg("back end %s: its key has no model", be->name);
+		p.backend[be->key] = be->name;
+		assert_ptr_equal(lab_backend_of(&p, be->key), be);
+		assert_non_null(be->guest_list);
+		assert_non_null(be->guest_what);
+		c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+		snprintf(c.v[be->key], 32, "%s", d->name);
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		ref = strstr(d->devices, "drive=") ? strstr(d->devices, "drive=") + 6 : strstr(d->devices, "netdev=");
+		assert_non_null(ref);
+		if (*ref == 'n' && !strncmp(ref, "netdev=", 7))
+			ref += 7;
+		snprintf(id, sizeof(id), "%.*s", (int)strcspn(ref, ", "), ref);
+		snprintf(want, sizeof(want), "id=%s", id);
+		for (size_t k = 0; k < a.n; k++)
+			found |= strstr(a.v[k], want) != NULL;
+		if (!found)
+			fail_msg("back end %s: no argument with %s for %s", be->name, want, d->name);
+		strv_clear(&a);
+	}
+	{
+		/* --disk-format qcow2 is the qcow2 row; an unknown one is no back end */
+		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
+				       .agent_socket = "/a", .console_log = "/c", .disk_cache = "writeback" };
+		struct lab_config c;
+		struct strv a = { 0 };
+
+		c = config_of("tcg", "x86_64", "nvme", "virtio-net", "1", "1G");
+		p.backend[LAB_DISK] = "qcow2";
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		assert_true(has_pair(&a, "-drive", "file=/d.img,format=qcow2,if=none,id=d0,cache=writeback"));
+		assert_true(has_pair(&a, "-netdev", "user,id=n0,restrict=on"));
+		assert_true(has_pair(&a, "-device", "virtio-net-pci,netdev=n0"));
+		strv_clear(&a);
+		p.backend[LAB_DISK] = "vmdk";
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EINVAL);
+		assert_non_null(strstr(why, "no back end vmdk"));
+		strv_clear(&a);
+	}
+}
+
+/* The raw back end's setup makes the scratch disk: a new file of the size
+ * asked, never one that is there already. */
+static void backend_setup(void **state)
+{
+	char dir[] = "/tmp/vmbench-backend-XXXXXX", disk[64], why[512];
+	struct lab_paths p = { .disk = disk, .disk_size = 3 << 20 };
+	struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(disk, sizeof(disk), "%s/disk.img", dir);
+	p.backend[LAB_DISK] = "raw";
+	assert_int_equal(lab_backends_setup(&c, &p, why, sizeof(why)), 0);
+	assert_int_equal(stat(disk, &st), 0);
+	assert_int_equal(st.st_size, 3 << 20);
+	assert_int_equal(lab_backends_setup(&c, &p, why, sizeof(why)), -EIO);
+	assert_non_null(strstr(why, "creating the scratch disk"));
+	lab_backends_teardown(&c, &p);
+	assert_int_equal(unlink(disk), 0);
+	p.backend[LAB_DISK] = "vmdk";
+	assert_int_equal(lab_backends_setup(&c, &p, why, sizeof(why)), -EINVAL);
+	assert_int_equal(stat(disk, &st), -1);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 int main(void)
@@ -289,6 +509,10 @@ int main(void)
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(device_table),
 		cmocka_unit_test(long_paths),
+		cmocka_unit_test(backend_table),
+		cmocka_unit_test(backend_setup),
+		cmocka_unit_test(module_gathering),
+		cmocka_unit_test(scratch_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,6 +159,39 @@ static void real_tables(void **state)
 	}
 }
 
+/* What a row tells other layers (neutral default, time per repetition)
+ * must make sense for its type: a bad row is a table error at start-up. */
+static void row_facts(void **state)
+{
+	static const struct {
+		struct vmb_opt row[2];
+		int r;
+		const char *neutral;
+	} cases[] = {
+		{ { { .name = "ramp", .type = OPT_DOUBLE, .max = 9, .def = "1", .rep_overhead = true, .help = "r" } }, 0, NULL },
+		{ { { .name = "ramp", .type = OPT_INT, .max = 9, .def = "1", .rep_overhead = true, .help = "r" } }, -EINVAL, NULL },
+		{ { { .name = "buffered", .type = OPT_BOOL, .neutral = true, .help = "b" } }, 0, "false" },
+		{ { { .name = "iomem", .type = OPT_STRING, .def = "malloc", .neutral = true, .help = "i" } }, 0, "malloc" },
+		{ { { .name = "dir", .type = OPT_STRING, .neutral = true, .help = "d" } }, -EINVAL, NULL },
+		{ { { .name = "dir", .type = OPT_STRING, .help = "d" } }, 0, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct optset set;
+		const char *nv = opt_neutral_value(&cases[i].row[0]);
+		int r = optset_init(&set, cases[i].row, "");
+
+		assert_int_equal(r, cases[i].r);
+		if (r == 0)
+			optset_release(&set);
+		if (cases[i].r == 0 && cases[i].neutral)
+			assert_string_equal(nv, cases[i].neutral);
+		else if (cases[i].r == 0)
+			assert_null(nv);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +200,7 @@ int main(void)
 		cmocka_unit_test(values_and_positionals),
 		cmocka_unit_test(prefixed_sets),
 		cmocka_unit_test(real_tables),
+		cmocka_unit_test(row_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "../../src/report/html.h"
 #include "../../src/report/svg.h"
 #include "../../src/report/text.h"
+#include "../../src/suites/suites.h"
 
 static void ticks(void **state)
 {
@@ -133,7 +134,7 @@ static void comparisons(void **state)
 	char words[32];
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base, 4));
 	json_array_append_new(a, doc_with("{\"iodepth\": 1}", "iops", "higher", base2, 4));
 	json_array_append_new(b, doc_with("{\"iodepth\": 1}", "iops", "higher", slower, 4));
@@ -221,7 +222,7 @@ static void one_run_caveat(void **state)
 	char key[256];
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	json_array_append_new(a, doc_with("{}", "iops", "higher", base, 4));
 	json_array_append_new(b, doc_with("{}", "iops", "higher", other, 4));
 	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
@@ -266,7 +267,7 @@ static void import_pairs_with_native(void **state)
 	json_t *a = json_array(), *b = json_array();
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	json_array_append_new(a, doc_with("{\"iodepth\": 32, \"bs\": 4096, \"jobs\": 1, \"size\": 1048576, "
 					  "\"iomem\": \"malloc\"}", "iops", "higher", x, 3));
 	json_array_append_new(b, doc_with("{\"iodepth\": 32, \"bs\": 4096, \"jobs\": 1, \"size\": 1048576, "
@@ -294,7 +295,7 @@ static void fingerprint_warnings(void **state)
 	FILE *mem;
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	d = doc_with("{}", "iops", "higher", x, 3);
 	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "KVM", "cpu",
 							"model", "EPYC"));
@@ -371,7 +372,7 @@ static void simulate(double gap, size_t runs, size_t pairs, size_t *significant,
 		struct cmp_verdict v;
 		struct stats_welch w;
 
-		cmp_table_init(&t);
+		cmp_table_init(&t, suites_find);
 		assert_int_equal(cmp_add_operand(&t, "a", simulated(1000, runs, 5, 0.03, 0.005)), 0);
 		assert_int_equal(cmp_add_operand(&t, "b", simulated(1000 * (1 + gap), runs, 5, 0.03, 0.005)), 0);
 		assert_int_equal(cmp_build(&t), 0);
@@ -477,7 +478,7 @@ static void legend_of_drawn_operands(void **state)
 	char *html, *lat, *iops;
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	json_array_append_new(a, doc_with("{}", "iops", "higher", x, 3));
 	json_array_append_new(a, doc_with("{}", "lat", "lower", x, 3));
 	json_array_append_new(b, doc_with("{}", "iops", "higher", x, 3));
@@ -544,7 +545,7 @@ static void error_bars_stop_at_zero(void **state)
 		const char *err;
 		double ylo, yhi;
 
-		cmp_table_init(&t);
+		cmp_table_init(&t, suites_find);
 		json_array_append_new(a, doc_in(cases[i].unit, "{}", "iops", "higher", x, 3));
 		assert_int_equal(cmp_add_operand(&t, "opa", a), 0);
 		assert_int_equal(cmp_build(&t), 0);
@@ -579,7 +580,7 @@ static void boot_phases(void **state)
 	FILE *mem;
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	for (int o = 0; o < 2; o++) {
 		json_t *metrics = json_array(), *docs = json_array();
 
@@ -631,7 +632,7 @@ static void boot_phases_long_names(void **state)
 	FILE *mem;
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	/* a host baseline without boot phases gets no bar */
 	assert_int_equal(cmp_add_operand(&t, "host", json_pack("[{s:[{s:s, s:[{s:s, s:[{s:{}, s:[]}]}]}]}]", "suites",
 							     "name", "cpu", "tests", "name", "prime", "cases", "params",
@@ -716,7 +717,7 @@ static void boot_phases_40_operands(void **state)
 	char *html, *chart, name[80], want[32];
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	for (int o = 0; o < 40; o++) {
 		json_t *docs = json_pack("[{s:[{s:s, s:[{s:s, s:[{s:{}, s:[{s:s, s:s, s:s, s:b, s:[f, f]}]}]}]}]}]",
 					 "suites", "name", "boot", "tests", "name", "cold", "cases", "params", "metrics",
@@ -752,7 +753,7 @@ static void declared_phases(void **state)
 	const char *chart, *setup, *run;
 
 	(void)state;
-	cmp_table_init(&t);
+	cmp_table_init(&t, suites_find);
 	for (int o = 0; o < 2; o++) {
 		json_t *docs = json_pack("[{s:[{s:s, s:{s:s}, s:[{s:s, s:[{s:{}, s:[{s:s, s:s, s:s, s:b, s:[f, f]}, "
 					 "{s:s, s:s, s:s, s:b, s:[f, f]}, {s:s, s:s, s:s, s:b, s:[f, f]}]}]}]}]}]",

@@ -1,0 +1,34 @@
+/* The kernel modules of the lab's guest image: which ones the device models
+ * need, where they are in an unpacked kernel package, in which order the
+ * guest loads them (dependencies first), and the load list its init reads.
+ * One phase of the image build (src/lab/image.c), apart so that its
+ * failures can be tested: a list that cannot grow fails the build, it is
+ * never cut short. */
+#ifndef VMB_MODULES_H
+#define VMB_MODULES_H
+
+#include <stddef.h>
+
+#include "../core/util.h"
+
+struct lab_modules {
+	/* realloc for the growing lists; NULL: the C library's (a test fails it) */
+	void *(*realloc)(void *p, size_t size);
+	struct strv order;   /* paths of the modules, in load order */
+	struct strv missing; /* wanted modules the kernel package does not have */
+	char *list;          /* "a.ko\nb.ko\n": the base names, for the guest's init */
+	size_t len;
+};
+
+/* The modules the guest loads, in this order (after their dependencies):
+ * LAB_BASE_MODULES and every device model's (src/lab/matrix.h), once each. */
+int lab_image_modules(struct strv *mods);
+
+/* The wanted modules with their dependencies, found below moddir (the
+ * package's lib/modules/<kv>/kernel; NULL for a bare kernel, which has
+ * none): fills m's order, missing and list. 0, or -ENOMEM (m is then
+ * released). */
+int lab_modules_gather(struct lab_modules *m, const char *moddir, const struct strv *wanted);
+void lab_modules_release(struct lab_modules *m);
+
+#endif

@@ -1,0 +1,245 @@
+/* The QEMU command line of a lab configuration, and the back ends its
+ * devices sit on (LAB_BACKENDS in qemu.h): their arguments and the host's
+ * setup of them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qemu.h"
+#include "../core/str.h"
+#include "../core/banned.h"
+
+/* Every argument through one error check: a failed push fails the whole line. */
+struct lab_args {
+	struct strv *a;
+	int r;
+};
+
+static void push(struct lab_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void push(struct lab_args *a, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (a->r == 0 && (n < 0 || (size_t)n >= sizeof(buf)))
+		a->r = -ENAMETOOLONG;
+	if (a->r == 0)
+		a->r = strv_push(a->a, buf);
+}
+
+/* -device for each of a model's space-separated device arguments */
+static void push_devices(struct lab_args *a, const struct lab_device *d)
+{
+	for (const char *p = d->devices; *p;) {
+		size_t l = strcspn(p, " ");
+
+		push(a, "-device");
+		push(a, "%.*s", (int)l, p);
+		p += l + strspn(p + l, " ");
+	}
+}
+
+/* ---- back ends ---- */
+
+/* A disk image file: the format is the back end's name. */
+static int drive_args(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p)
+{
+	if (!p->disk)
+		return 0;
+	push(a, "-drive");
+	push(a, "file=%s,format=%s,if=none,id=d0,cache=%s", p->disk, be->name, p->disk_cache ? p->disk_cache : "none");
+	return 1;
+}
+
+/* QEMU's own user-mode network, restricted: the guest reaches nothing outside */
+static int user_net_args(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p)
+{
+	(void)be, (void)p;
+	push(a, "-netdev");
+	push(a, "user,id=n0,restrict=on");
+	return 1;
+}
+
+/* The scratch disk's file, new (never one that was there), size bytes long or empty. */
+static int create_image(const struct lab_paths *p, uint64_t size, char *why, size_t len)
+{
+	int fd = p->disk ? open(p->disk, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600) : -1;
+
+	if (fd < 0 || (size && ftruncate(fd, (off_t)size) < 0)) {
+		if (fd >= 0)
+			close(fd);
+		return errf(why, len, -EIO, "creating the scratch disk %s", p->disk ? p->disk : "(none)");
+	}
+	close(fd);
+	return 0;
+}
+
+static int raw_create(const struct lab_backend *be, const struct lab_paths *p, char *why, size_t len)
+{
+	(void)be;
+	return create_image(p, p->disk_size, why, len);
+}
+
+static int qcow2_create(const struct lab_backend *be, const struct lab_paths *p, char *why, size_t len)
+{
+	char sz[32];
+	char *const qargv[] = { "qemu-img", "create", "-q", "-f", "qcow2", (char *)p->disk, sz, NULL };
+	int r = create_image(p, 0, why, len);
+
+	(void)be;
+	if (r < 0)
+		return r;
+	/* qemu-img writes the qcow2 header into the file we created */
+	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)p->disk_size);
+	r = run_capture("qemu-img", qargv, NULL, NULL);
+	if (r < 0)
+		return errf(why, len, r == -ECHILD ? -EIO : r, "qemu-img could not create a qcow2 disk "
+			    "(Debian's qemu-utils has it: apt-get install qemu-utils)");
+	return 0;
+}
+
+const struct lab_backend lab_backends[] = {
+#define BACKEND_ROW(k, n, a, gl, gw, su, td) \
+	{ .key = k, .name = n, .args = a, .guest_list = gl, .guest_what = gw, .setup = su, .teardown = td },
+	LAB_BACKENDS(BACKEND_ROW)
+#undef BACKEND_ROW
+};
+const size_t lab_nbackends = sizeof(lab_backends) / sizeof(lab_backends[0]);
+
+const struct lab_backend *lab_backend_of(const struct lab_paths *p, enum lab_key key)
+{
+	for (size_t i = 0; i < lab_nbackends; i++)
+		if (lab_backends[i].key == key && (!p->backend[key] || !strcmp(p->backend[key], lab_backends[i].name)))
+			return &lab_backends[i];
+	return NULL;
+}
+
+/* The back end under the configuration's device of key, or NULL (nic=none). */
+static const struct lab_backend *config_backend(const struct lab_config *c, const struct lab_paths *p, enum lab_key key)
+{
+	return lab_config_device(c, key) ? lab_backend_of(p, key) : NULL;
+}
+
+void lab_backends_teardown(const struct lab_config *c, const struct lab_paths *p)
+{
+	for (int k = LAB_NKEYS - 1; k >= 0; k--) {
+		const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
+
+		if (be && be->teardown)
+			be->teardown(be, p);
+	}
+}
+
+int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+{
+	for (int k = 0; k < LAB_NKEYS; k++) {
+		const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
+		int r;
+
+		if (lab_config_device(c, (enum lab_key)k) && !be)
+			return errf(why, len, -EINVAL, "%s=%s: no back end %s", lab_key_name((enum lab_key)k), c->v[k],
+				    p->backend[k] ? p->backend[k] : "");
+		r = be && be->setup ? be->setup(be, p, why, len) : 0;
+		if (r < 0) {
+			/* the ones before this key, in reverse */
+			for (int j = k - 1; j >= 0; j--) {
+				const struct lab_backend *done = config_backend(c, p, (enum lab_key)j);
+
+				if (done && done->teardown)
+					done->teardown(done, p);
+			}
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* ---- the command line ---- */
+
+/* The machine, accelerator, CPU, size and the guest's kernel. */
+static void push_machine(struct lab_args *a, const struct lab_config *c, const struct lab_device *disk,
+			 const struct lab_paths *p)
+{
+	bool arm = !strcmp(c->v[LAB_ARCH], "aarch64"), kvm = !strcmp(c->v[LAB_ACCEL], "kvm");
+
+	push(a, "%s", arm ? "qemu-system-aarch64" : "qemu-system-x86_64");
+	/* legacy IDE lives on the i440FX (pc) machine; everything else on q35 */
+	push(a, "-machine");
+	/* gic-version=max: GICv3 where it exists, beyond the 8 vCPUs of the default GICv2 */
+	push(a, "%s", arm ? "virt,gic-version=max" : disk->x86_machine ? disk->x86_machine : "q35");
+	push(a, "-accel");
+	push(a, "%s", kvm ? "kvm" : "tcg,thread=multi");
+	push(a, "-cpu");
+	/* TCG: every feature QEMU emulates; on arm with the cheap pointer-authentication
+	 * algorithm, as the architected QARMA costs emulated guests much of their speed */
+	push(a, "%s", kvm ? "host" : arm ? "max,pauth-impdef=on" : "max");
+	push(a, "-smp");
+	push(a, "%s", c->v[LAB_SMP]);
+	push(a, "-m");
+	push(a, "%s", c->v[LAB_MEM]);
+	push(a, "-nodefaults");
+	push(a, "-display");
+	push(a, "none");
+	push(a, "-kernel");
+	push(a, "%s", p->kernel);
+	push(a, "-initrd");
+	push(a, "%s", p->initrd);
+	push(a, "-append");
+	/* early console output: the first byte marks kernel entry on both architectures */
+	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0", arm ? "ttyAMA0" : "ttyS0",
+	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200");
+}
+
+/* The host's channels: the console log, QMP, the agent's virtio console. */
+static void push_channels(struct lab_args *a, const struct lab_paths *p)
+{
+	push(a, "-serial");
+	push(a, "file:%s", p->console_log);
+	push(a, "-qmp");
+	push(a, "unix:%s,server=on,wait=off", p->qmp_socket);
+	/* the agent's channel: a virtio console, /dev/hvc0 in the guest */
+	push(a, "-device");
+	push(a, "virtio-serial-pci,id=vser");
+	push(a, "-chardev");
+	push(a, "socket,id=agent,path=%s,server=on,wait=off", p->agent_socket);
+	push(a, "-device");
+	push(a, "virtconsole,chardev=agent,bus=vser.0");
+}
+
+int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct strv *argv, char *why, size_t len)
+{
+	const struct lab_device *disk = lab_config_device(c, LAB_DISK);
+	struct lab_args a = { .a = argv };
+
+	why[0] = '\0';
+	if (!strcmp(c->v[LAB_ACCEL], "auto"))
+		return errf(why, len, -EINVAL, "accel=auto must be resolved (kvm or tcg) before building the command line");
+	if (!disk)
+		return errf(why, len, -EINVAL, "disk=%s is no device model", c->v[LAB_DISK]);
+	if (lab_config_unsupported(c, why, len))
+		return -EOPNOTSUPP;
+	push_machine(&a, c, disk, p);
+	push_channels(&a, p);
+	/* each device key's model on its back end, in the order of the keys */
+	for (int k = 0; k < LAB_NKEYS; k++) {
+		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
+		const struct lab_backend *be = d ? lab_backend_of(p, (enum lab_key)k) : NULL;
+
+		if (d && !be)
+			return errf(why, len, -EINVAL, "%s=%s: no back end %s", lab_key_name((enum lab_key)k), c->v[k],
+				    p->backend[k] ? p->backend[k] : "");
+		if (be && be->args(&a, be, p) > 0)
+			push_devices(&a, d);
+	}
+	if (a.r < 0)
+		return errf(why, len, a.r, "building the QEMU command line: %s", strerror(-a.r));
+	return 0;
+}

@@ -1,0 +1,171 @@
+/* Caveats of a comparison for its reader: fingerprints that differ where
+ * labels do not say so, busy hosts, a single run. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "compare_out.h"
+#include "text.h"
+#include "../core/util.h"
+#include "../core/banned.h"
+
+/* Fingerprint parts that change what is measured, with the label key that
+ * says a difference in them is intended. */
+static const struct {
+	const char *what, *obj, *key;
+	const char *labels; /* label keys that say a difference is intended, comma-separated */
+} fp_parts[] = {
+	{ "hypervisor", "hypervisor", "name", "hv,accel,config,host" },
+	{ "CPU model", "cpu", "model", "cpu,accel,arch,config,host" },
+	{ "kernel", "kernel", "release", "kernel,accel,config,host" },
+	{ "clocksource", "clocksource", "current", "clocksource,hv,accel,config,host" },
+	{ "THP setting", "thp", "enabled", "thp,accel,config,host" },
+};
+
+static const char *fp_part(const json_t *doc, size_t k)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(doc, "fingerprint"), fp_parts[k].obj),
+						 fp_parts[k].key));
+}
+
+static const char *label_of(const json_t *doc, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(doc, "labels"), key));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Whether a label says the operands differ on purpose: one of the label
+ * keys that explain this part has other values on the two sides. */
+static bool labelled_apart(const json_t *a, const json_t *b, size_t k)
+{
+	for (const char *p = fp_parts[k].labels; *p;) {
+		size_t n = strcspn(p, ",");
+		char key[32];
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		if (!same_str(label_of(a, key), label_of(b, key)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+/* A label that names the hypervisor but not the one the fingerprint found. */
+static bool hv_label_contradicts(const json_t *doc)
+{
+	const char *l = label_of(doc, "hv"), *hv = fp_part(doc, 0);
+
+	if (!l || !hv)
+		return false;
+	return !strcasestr(hv, l) && !strcasestr(l, hv);
+}
+
+size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, const char *prefix)
+{
+	size_t n = 0, untested = 0, single = 0;
+
+	for (size_t o = 0; o < t->nops; o++) {
+		const json_t *docs = t->ops[o].docs, *d0 = json_array_get(docs, 0), *d;
+		size_t i, busy = 0, sensed = 0;
+
+		for (size_t k = 0; k < ARRAY_SIZE(fp_parts); k++)
+			json_array_foreach(docs, i, d)
+				if (i && !same_str(fp_part(d0, k), fp_part(d, k))) {
+					fprintf(f, "%swarning: %s pools runs of different %s: %s and %s\n", prefix,
+						t->ops[o].name, fp_parts[k].what, fp_part(d0, k) ?: "unknown",
+						fp_part(d, k) ?: "unknown");
+					n++;
+					break;
+				}
+		json_array_foreach(docs, i, d)
+			if (hv_label_contradicts(d)) {
+				fprintf(f, "%swarning: %s is labelled hv=%s but its fingerprint says %s\n", prefix,
+					t->ops[o].name, label_of(d, "hv"), fp_part(d, 0));
+				n++;
+				break;
+			}
+		if (o != t->baseline) {
+			const json_t *b0 = json_array_get(t->ops[t->baseline].docs, 0);
+
+			for (size_t k = 0; k < ARRAY_SIZE(fp_parts); k++)
+				if (b0 && d0 && !same_str(fp_part(b0, k), fp_part(d0, k)) && !labelled_apart(b0, d0, k)) {
+					fprintf(f, "%swarning: %s and %s differ in %s (%s vs %s) and no label says so\n",
+						prefix, t->ops[t->baseline].name, t->ops[o].name, fp_parts[k].what,
+						fp_part(b0, k) ?: "unknown", fp_part(d0, k) ?: "unknown");
+					n++;
+				}
+		}
+		/* busy: over the selected metrics' cases, counted once per case
+		 * (a case's metrics are consecutive rows) */
+		for (size_t r = 0, last = SIZE_MAX; r < t->nrows; r++) {
+			const struct cmp_row *row = &t->rows[r];
+
+			if (!cmp_row_selected(row, flt))
+				continue;
+			if (last != SIZE_MAX && !strcmp(t->rows[last].suite, row->suite) &&
+			    !strcmp(t->rows[last].test, row->test) && !strcmp(t->rows[last].params, row->params))
+				continue;
+			last = r;
+			busy += row->cells[o].busy_reps;
+			sensed += row->cells[o].noise_reps;
+		}
+		if (sensed) {
+			fprintf(f, "%s%s: host busy during %zu of %zu repetitions%s\n", prefix, t->ops[o].name, busy,
+				sensed, busy ? " (see docs/methodology.md, noise sensors)" : "");
+			n++;
+		}
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct cmp_row *row = &t->rows[r];
+
+		if (!cmp_row_selected(row, flt))
+			continue;
+		for (size_t o = 0; o < t->nops; o++) {
+			struct cmp_verdict v;
+
+			if (o == t->baseline)
+				continue;
+			cmp_judge(t, row, o, &v);
+			untested += v.comparable && !v.w.valid;
+			single += v.comparable && v.rc.calibrated;
+		}
+	}
+	if (untested) {
+		fprintf(f, "%s(*) %zu comparison%s with one run on a side: run-to-run noise is unknown, so no "
+			   "significance is claimed from repetitions alone; measure with 'vmbench run --runs 3' or "
+			   "store this machine's noise with 'vmbench calibrate'\n", prefix, untested,
+			untested == 1 ? "" : "s");
+		n++;
+	}
+	if (single) {
+		fprintf(f, "%s%zu comparison%s with one run on a side used this machine's stored calibration\n", prefix,
+			single, single == 1 ? "" : "s");
+		n++;
+	}
+	return n;
+}
+
+
+/* The caveats, each wrapped at TEXT_WIDTH columns at spaces. */
+char *cmp_caveats_text(const struct cmp_table *t, const struct cmp_filter *flt)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return NULL;
+	(void)cmp_caveats(mem, t, flt, "");
+	if (fclose(mem) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}

@@ -1,0 +1,523 @@
+/* Result document validation (doc_validate). Strict: every value the
+ * reports and the store read is checked for its type and range, so a
+ * document that passes can be shown, compared and stored back without
+ * surprises. Free-form parts (the fingerprint, keys this version does not
+ * know) are only bounded in depth and size. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doc.h"
+#include "../core/banned.h"
+
+/* Bounds of the schema (docs/results-schema.md, "Limits"). */
+#define DOC_MAX_DEPTH 16         /* nesting of objects and arrays below a top-level key */
+#define DOC_MAX_STRING 65536     /* bytes in one string */
+#define DOC_MAX_ITEMS 1000000    /* members of one array or object */
+#define DOC_MAX_PERCENTILES 64
+
+struct vctx {
+	char *err;
+	size_t len;
+	int bad;
+};
+
+static const char *const type_names[] = {
+	[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
+	[JSON_INTEGER] = "an integer", [JSON_REAL] = "a number", [JSON_TRUE] = "a boolean",
+	[JSON_FALSE] = "a boolean", [JSON_NULL] = "null",
+};
+
+static void fail_at(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_at(struct vctx *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->bad)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->err, v->len, fmt, ap);
+	va_end(ap);
+	v->bad = 1;
+}
+
+static bool type_ok(const json_t *x, json_type type)
+{
+	switch (type) {
+	case JSON_REAL:
+		return json_is_number(x);
+	case JSON_TRUE:
+		return json_is_boolean(x);
+	default:
+		return json_typeof(x) == type;
+	}
+}
+
+/* Free-form JSON: bounded depth, size and string length. */
+static void check_free(struct vctx *v, const json_t *x, const char *path, unsigned depth)
+{
+	const char *k;
+	json_t *y;
+	size_t i;
+	long at;
+
+	if (v->bad)
+		return;
+	if (depth > DOC_MAX_DEPTH) {
+		fail_at(v, "%s: nested deeper than %d levels", path, DOC_MAX_DEPTH);
+		return;
+	}
+	switch (json_typeof(x)) {
+	case JSON_STRING:
+		if (json_string_length(x) > DOC_MAX_STRING)
+			fail_at(v, "%s: a string longer than %d bytes", path, DOC_MAX_STRING);
+		else if ((at = str_find_control(json_string_value(x), json_string_length(x))) >= 0)
+			fail_at(v, "%s: a string with a control character (byte %ld is 0x%02x)", path, at,
+				(unsigned char)json_string_value(x)[at]);
+		break;
+	case JSON_REAL:
+		if (!isfinite(json_real_value(x)))
+			fail_at(v, "%s: not a finite number", path);
+		break;
+	case JSON_OBJECT:
+		if (json_object_size(x) > DOC_MAX_ITEMS)
+			fail_at(v, "%s: more than %d members", path, DOC_MAX_ITEMS);
+		json_object_foreach((json_t *)x, k, y) {
+			if (strlen(k) > DOC_MAX_STRING)
+				fail_at(v, "%s: a key longer than %d bytes", path, DOC_MAX_STRING);
+			else if (str_find_control(k, strlen(k)) >= 0)
+				fail_at(v, "%s: a key with a control character", path);
+			check_free(v, y, path, depth + 1);
+		}
+		break;
+	case JSON_ARRAY:
+		if (json_array_size(x) > DOC_MAX_ITEMS)
+			fail_at(v, "%s: more than %d items", path, DOC_MAX_ITEMS);
+		json_array_foreach(x, i, y)
+			check_free(v, y, path, depth + 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* o.key of the given type; absent is an error when `required`, else NULL. */
+static const json_t *get(struct vctx *v, const json_t *o, const char *path, const char *key, json_type type,
+			 bool required)
+{
+	const json_t *x;
+
+	if (v->bad)
+		return NULL;
+	x = json_object_get(o, key);
+	if (!x) {
+		if (required)
+			fail_at(v, "%s%s%s: missing", path, *path ? "." : "", key);
+		return NULL;
+	}
+	if (!type_ok(x, type)) {
+		fail_at(v, "%s%s%s: expected %s", path, *path ? "." : "", key, type_names[type]);
+		return NULL;
+	}
+	if (type == JSON_STRING)
+		check_free(v, x, path, 0);
+	return v->bad ? NULL : x;
+}
+
+static const json_t *need(struct vctx *v, const json_t *o, const char *path, const char *key, json_type type)
+{
+	return get(v, o, path, key, type, true);
+}
+
+/* A number in [lo, hi]; integer-only when `integer`; null allowed when `nullable`. */
+static void number(struct vctx *v, const json_t *o, const char *path, const char *key, bool required,
+		   bool integer, bool nullable, double lo, double hi)
+{
+	const json_t *x = json_object_get(o, key);
+	double d;
+
+	if (v->bad)
+		return;
+	if (!x) {
+		if (required)
+			fail_at(v, "%s%s%s: missing", path, *path ? "." : "", key);
+		return;
+	}
+	if (nullable && json_is_null(x))
+		return;
+	if (integer ? !json_is_integer(x) : !json_is_number(x)) {
+		fail_at(v, "%s%s%s: expected %s", path, *path ? "." : "", key,
+			integer ? "an integer" : nullable ? "a number or null" : "a number");
+		return;
+	}
+	d = json_number_value(x);
+	if (!isfinite(d) || d < lo || d > hi)
+		fail_at(v, "%s%s%s: %g is out of range [%g, %g]", path, *path ? "." : "", key, d, lo, hi);
+}
+
+/* n decimal digits at s, as a number in [lo, hi]; advances s. */
+static bool digits(const char **s, int n, int lo, int hi, int *out)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if ((*s)[i] < '0' || (*s)[i] > '9')
+			return false;
+		v = v * 10 + ((*s)[i] - '0');
+	}
+	*s += n;
+	if (out)
+		*out = v;
+	return v >= lo && v <= hi;
+}
+
+/* An RFC 3339 date-time (its "date-time" production): 2026-11-30T03:14:00Z,
+ * with optional fractional seconds and a numeric offset; a real calendar
+ * day, a second of 60 for a leap second. vmbench writes the first form. */
+static bool rfc3339(const char *s)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d;
+
+	if (!digits(&s, 4, 0, 9999, &y) || *s++ != '-' || !digits(&s, 2, 1, 12, &mo) || *s++ != '-' ||
+	    !digits(&s, 2, 1, mdays[mo - 1], &d) || (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))))
+		return false;
+	if ((*s != 'T' && *s != 't') || !++s || !digits(&s, 2, 0, 23, NULL) || *s++ != ':' ||
+	    !digits(&s, 2, 0, 59, NULL) || *s++ != ':' || !digits(&s, 2, 0, 60, NULL))
+		return false;
+	if (*s == '.') {
+		if (!(s[1] >= '0' && s[1] <= '9'))
+			return false;
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			;
+	}
+	if (*s == 'Z' || *s == 'z')
+		return s[1] == '\0';
+	if (*s != '+' && *s != '-')
+		return false;
+	s++;
+	return digits(&s, 2, 0, 23, NULL) && *s++ == ':' && digits(&s, 2, 0, 59, NULL) && *s == '\0';
+}
+
+/* A required (or, when !required, optional) RFC 3339 timestamp at o.key. */
+static void timestamp(struct vctx *v, const json_t *o, const char *path, const char *key, bool required)
+{
+	const json_t *x = get(v, o, path, key, JSON_STRING, required);
+
+	if (x && !rfc3339(json_string_value(x)))
+		fail_at(v, "%s%s%s: expected an RFC 3339 timestamp such as \"2026-11-30T03:14:00Z\"", path,
+			*path ? "." : "", key);
+}
+
+/* "reason": a string, or null when there is none */
+static void reason(struct vctx *v, const json_t *o, const char *path)
+{
+	if (!json_is_null(json_object_get(o, "reason")))
+		get(v, o, path, "reason", JSON_STRING, false);
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return true;
+	return false;
+}
+
+/* params, options, notes: an object of scalars (string, finite number, boolean). */
+static void check_scalars(struct vctx *v, const json_t *o, const char *path, bool counts)
+{
+	/* parameters that count something: a positive whole number when numeric */
+	static const char *const count_keys[] = { "threads", "jobs", "iodepth", "seq-iodepth", "streams", "bs",
+						  "seq-bs", "clients", NULL };
+	const char *k;
+	json_t *x;
+
+	if (!o || v->bad)
+		return;
+	json_object_foreach((json_t *)o, k, x) {
+		if (json_is_string(x) || json_is_boolean(x)) {
+			check_free(v, x, path, 0);
+			continue;
+		}
+		if (!json_is_number(x) || !isfinite(json_number_value(x))) {
+			fail_at(v, "%s.%s: expected a string, a number or a boolean", path, k);
+			return;
+		}
+		if (counts && one_of(k, count_keys) && (!json_is_integer(x) || json_integer_value(x) < 1))
+			fail_at(v, "%s.%s: expected a whole number of at least 1", path, k);
+	}
+}
+
+static void check_histogram(struct vctx *v, const json_t *h, const char *hp)
+{
+	const json_t *b, *pct, *x;
+	const char *k;
+	size_t i;
+
+	get(v, h, hp, "unit", JSON_STRING, false);
+	get(v, h, hp, "source", JSON_STRING, false);
+	number(v, h, hp, "sub_buckets", false, true, false, 0, 1024);
+	number(v, h, hp, "count", true, true, false, 0, 9.2e18);
+	number(v, h, hp, "min", false, false, false, 0, HUGE_VAL);
+	number(v, h, hp, "max", false, false, false, 0, HUGE_VAL);
+	number(v, h, hp, "mean", false, false, true, 0, HUGE_VAL);
+	number(v, h, hp, "stddev", false, false, true, 0, HUGE_VAL);
+	pct = need(v, h, hp, "percentiles", JSON_OBJECT);
+	if (pct && json_object_size(pct) > DOC_MAX_PERCENTILES)
+		fail_at(v, "%s.percentiles: more than %d percentiles", hp, DOC_MAX_PERCENTILES);
+	if (pct && !v->bad) {
+		char pp[256];
+
+		snprintf(pp, sizeof(pp), "%s.percentiles", hp);
+		json_object_foreach((json_t *)pct, k, x)
+			number(v, pct, pp, k, true, false, false, 0, HUGE_VAL);
+	}
+	b = need(v, h, hp, "buckets", JSON_ARRAY);
+	json_array_foreach(b, i, x)
+		if (!json_is_array(x) || json_array_size(x) != 2 || !json_is_integer(json_array_get(x, 0)) ||
+		    !json_is_integer(json_array_get(x, 1)) || json_integer_value(json_array_get(x, 0)) < 0 ||
+		    json_integer_value(json_array_get(x, 1)) < 0)
+			fail_at(v, "%s.buckets[%zu]: expected [lower_ns, count]", hp, i);
+}
+
+static void check_metric(struct vctx *v, const json_t *m, const char *path)
+{
+	static const char *const dirs[] = { "higher", "lower", NULL };
+	/* rates and sizes cannot be negative; a time can (a cost measured as a
+	 * difference, within its noise) */
+	static const enum vmb_unit nonneg[] = { VMB_UNIT_PER_S, VMB_UNIT_MB_PER_S, VMB_UNIT_GFLOPS, VMB_UNIT_BYTES,
+						VMB_UNIT_MBIT_PER_S };
+	static const char *const summary_keys[] = { "mean", "median", "stddev", "cv", "min", "max", "ci95_low",
+						    "ci95_high" };
+	const json_t *samples, *sum, *h, *x;
+	enum vmb_unit unit = VMB_UNIT_NONE;
+	double lo = -HUGE_VAL;
+	size_t i;
+
+	need(v, m, path, "name", JSON_STRING);
+	x = need(v, m, path, "unit", JSON_STRING);
+	if (x && vmb_unit_parse(json_string_value(x), &unit) < 0)
+		fail_at(v, "%s.unit: unknown unit '%s'", path, json_string_value(x));
+	for (i = 0; i < ARRAY_SIZE(nonneg); i++)
+		if (unit == nonneg[i])
+			lo = 0;
+	x = need(v, m, path, "direction", JSON_STRING);
+	if (x && !one_of(json_string_value(x), dirs))
+		fail_at(v, "%s.direction: expected \"higher\" or \"lower\"", path);
+	get(v, m, path, "headline", JSON_TRUE, false);
+	samples = need(v, m, path, "samples", JSON_ARRAY);
+	if (samples && json_array_size(samples) > DOC_MAX_ITEMS)
+		fail_at(v, "%s.samples: more than %d samples", path, DOC_MAX_ITEMS);
+	json_array_foreach(samples, i, x) {
+		if (json_is_null(x))
+			continue;
+		if (!json_is_number(x) || !isfinite(json_number_value(x)))
+			fail_at(v, "%s.samples[%zu]: expected a number", path, i);
+		else if (json_number_value(x) < lo)
+			fail_at(v, "%s.samples[%zu]: %g is negative, and %s cannot be", path, i, json_number_value(x),
+				json_string_value(json_object_get(m, "unit")));
+		if (v->bad)
+			return;
+	}
+	sum = need(v, m, path, "summary", JSON_OBJECT);
+	if (sum) {
+		char sp[256];
+
+		snprintf(sp, sizeof(sp), "%s.summary", path);
+		number(v, sum, sp, "n", true, true, false, 0, DOC_MAX_ITEMS);
+		for (i = 0; i < ARRAY_SIZE(summary_keys); i++)
+			number(v, sum, sp, summary_keys[i], false, false, true, -HUGE_VAL, HUGE_VAL);
+	}
+	h = get(v, m, path, "histogram", JSON_OBJECT, false);
+	if (h) {
+		char hp[256];
+
+		snprintf(hp, sizeof(hp), "%s.histogram", path);
+		check_histogram(v, h, hp);
+	}
+}
+
+/* Every item of the array at path.key an object, checked by check at its
+ * path ("...cases[2]"); stops at the first failure. */
+static void each_object(struct vctx *v, const json_t *o, const char *path, const char *key,
+			void (*check)(struct vctx *v, const json_t *x, const char *path))
+{
+	const json_t *arr = need(v, o, path, key, JSON_ARRAY), *x;
+	size_t i;
+
+	json_array_foreach(arr, i, x) {
+		char p[256];
+
+		snprintf(p, sizeof(p), "%s%s%s[%zu]", path, *path ? "." : "", key, i);
+		if (!json_is_object(x))
+			fail_at(v, "%s: expected an object", p);
+		else
+			check(v, x, p);
+		if (v->bad)
+			return;
+	}
+}
+
+static void check_case(struct vctx *v, const json_t *c, const char *cp)
+{
+	const json_t *m, *reps;
+	size_t l;
+	char pp[160];
+
+	snprintf(pp, sizeof(pp), "%s.params", cp);
+	check_scalars(v, need(v, c, cp, "params", JSON_OBJECT), pp, true);
+	number(v, c, cp, "repetitions", true, true, false, 0, DOC_MAX_ITEMS);
+	get(v, c, cp, "precision_reached", JSON_TRUE, false);
+	number(v, c, cp, "ci95_rel_pct", false, false, true, 0, HUGE_VAL);
+	number(v, c, cp, "elapsed_s", false, false, false, 0, HUGE_VAL);
+	reps = get(v, c, cp, "reps", JSON_ARRAY, false);
+	if (reps && json_array_size(reps) > DOC_MAX_ITEMS)
+		fail_at(v, "%s.reps: more than %d repetitions", cp, DOC_MAX_ITEMS);
+	json_array_foreach(reps, l, m) {
+		char rp[192], np[200];
+		const json_t *n;
+
+		snprintf(rp, sizeof(rp), "%s.reps[%zu]", cp, l);
+		snprintf(np, sizeof(np), "%s.noise", rp);
+		if (!json_is_object(m)) {
+			fail_at(v, "%s: expected an object", rp);
+			return;
+		}
+		timestamp(v, m, rp, "start", false);
+		number(v, m, rp, "start_epoch", false, false, false, 0, HUGE_VAL);
+		get(v, m, rp, "busy", JSON_TRUE, false);
+		n = get(v, m, rp, "noise", JSON_OBJECT, false);
+		if (n) {
+			number(v, n, np, "other_cpu_pct", false, false, true, 0, 100);
+			number(v, n, np, "steal_pct", false, false, true, 0, 100);
+			number(v, n, np, "nivcsw", false, true, false, 0, HUGE_VAL);
+			number(v, n, np, "majflt", false, true, false, 0, HUGE_VAL);
+			number(v, n, np, "mhz", false, false, true, 0, 1e6);
+		}
+		if (v->bad)
+			return;
+	}
+	each_object(v, c, cp, "metrics", check_metric);
+}
+
+static void check_suite(struct vctx *v, const json_t *s, const char *sp)
+{
+	static const char *const statuses[] = { "ok", "skipped", "failed", "interrupted", NULL };
+	const json_t *x, *tests, *t;
+	char op[96];
+	size_t j;
+
+	need(v, s, sp, "name", JSON_STRING);
+	x = need(v, s, sp, "status", JSON_STRING);
+	if (x && !one_of(json_string_value(x), statuses))
+		fail_at(v, "%s.status: unknown status '%s'", sp, json_string_value(x));
+	reason(v, s, sp);
+	snprintf(op, sizeof(op), "%s.options", sp);
+	check_scalars(v, get(v, s, sp, "options", JSON_OBJECT, false), op, false);
+	snprintf(op, sizeof(op), "%s.notes", sp);
+	check_scalars(v, get(v, s, sp, "notes", JSON_OBJECT, false), op, false);
+	tests = need(v, s, sp, "tests", JSON_ARRAY);
+	json_array_foreach(tests, j, t) {
+		char tp[96];
+
+		snprintf(tp, sizeof(tp), "%s.tests[%zu]", sp, j);
+		if (!json_is_object(t)) {
+			fail_at(v, "%s: expected an object", tp);
+			return;
+		}
+		need(v, t, tp, "name", JSON_STRING);
+		x = need(v, t, tp, "status", JSON_STRING);
+		if (x && !one_of(json_string_value(x), statuses))
+			fail_at(v, "%s.status: unknown status '%s'", tp, json_string_value(x));
+		reason(v, t, tp);
+		each_object(v, t, tp, "cases", check_case);
+		if (v->bad)
+			return;
+	}
+}
+
+int doc_validate(const json_t *doc, char *err, size_t errlen)
+{
+	static const char *const run_statuses[] = { "complete", "interrupted", NULL };
+	struct vctx v = { .err = err, .len = errlen };
+	const json_t *x, *fp, *labels, *s, *tool, *st;
+	const char *k;
+	size_t i;
+
+	if (!json_is_object(doc)) {
+		snprintf(err, errlen, "the document is not a JSON object");
+		return -EINVAL;
+	}
+	x = need(&v, doc, "", "schema", JSON_STRING);
+	if (x && strcmp(json_string_value(x), DOC_SCHEMA))
+		fail_at(&v, "schema: \"%s\" is not a vmbench result (expected \"%s\")", json_string_value(x),
+			DOC_SCHEMA);
+	x = need(&v, doc, "", "schema_version", JSON_INTEGER);
+	if (x && (json_integer_value(x) > DOC_SCHEMA_VERSION || json_integer_value(x) < DOC_SCHEMA_VERSION_MIN))
+		fail_at(&v, "schema_version: %lld is not supported (this vmbench reads versions %d to %d%s)",
+			(long long)json_integer_value(x), DOC_SCHEMA_VERSION_MIN, DOC_SCHEMA_VERSION,
+			json_integer_value(x) > DOC_SCHEMA_VERSION ? "; it was written by a newer vmbench" : "");
+	x = need(&v, doc, "", "id", JSON_STRING);
+	if (x && (json_string_length(x) == 0 || json_string_length(x) > 64))
+		fail_at(&v, "id: expected a run id of 1 to 64 characters");
+	x = json_object_get(doc, "status");
+	if (x && !(json_is_string(x) && one_of(json_string_value(x), run_statuses)))
+		fail_at(&v, "status: expected \"complete\" or \"interrupted\"");
+	timestamp(&v, doc, "", "started", true);
+	timestamp(&v, doc, "", "ended", true);
+	tool = need(&v, doc, "", "tool", JSON_OBJECT);
+	if (tool) {
+		get(&v, tool, "tool", "name", JSON_STRING, false);
+		get(&v, tool, "tool", "version", JSON_STRING, false);
+		get(&v, tool, "tool", "imported_from", JSON_STRING, false);
+		check_free(&v, tool, "tool", 1);
+	}
+	x = get(&v, doc, "", "command_line", JSON_ARRAY, false);
+	json_array_foreach(x, i, s)
+		if (!json_is_string(s))
+			fail_at(&v, "command_line[%zu]: expected a string", i);
+	check_free(&v, x ? x : json_null(), "command_line", 1);
+	number(&v, doc, "", "duration_s", false, false, false, 0, HUGE_VAL);
+	labels = need(&v, doc, "", "labels", JSON_OBJECT);
+	if (labels) {
+		json_object_foreach((json_t *)labels, k, x)
+			if (!json_is_string(x))
+				fail_at(&v, "labels.%s: expected a string", k);
+		check_free(&v, labels, "labels", 1);
+	}
+	fp = need(&v, doc, "", "fingerprint", JSON_OBJECT);
+	if (fp && (x = need(&v, fp, "fingerprint", "hypervisor", JSON_OBJECT)))
+		need(&v, x, "fingerprint.hypervisor", "name", JSON_STRING);
+	if (fp)
+		check_free(&v, fp, "fingerprint", 1);
+	x = get(&v, doc, "", "run_group", JSON_OBJECT, false);
+	if (x) {
+		const json_t *o = get(&v, x, "run_group", "order", JSON_ARRAY, false), *e;
+
+		get(&v, x, "run_group", "id", JSON_STRING, false);
+		number(&v, x, "run_group", "round", true, true, false, 1, 1000000);
+		number(&v, x, "run_group", "rounds", true, true, false, 1, 1000000);
+		number(&v, x, "run_group", "seed", false, true, false, 0, 9.2e18);
+		json_array_foreach(o, i, e)
+			if (!json_is_string(e))
+				fail_at(&v, "run_group.order[%zu]: expected a string", i);
+	}
+	st = get(&v, doc, "", "settings", JSON_OBJECT, false);
+	if (st) {
+		json_object_foreach((json_t *)st, k, x)
+			if (json_is_object(x) || json_is_array(x))
+				fail_at(&v, "settings.%s: expected a number, a string or a boolean", k);
+		check_free(&v, st, "settings", 1);
+	}
+	/* every part, also keys this version does not know inside suites,
+	 * tests, cases and metrics: bounded in depth and size */
+	json_object_foreach((json_t *)doc, k, x)
+		check_free(&v, x, k, 1);
+	each_object(&v, doc, "", "suites", check_suite);
+	return v.bad ? -EINVAL : 0;
+}
+
