@@ -769,7 +769,8 @@ static struct net_state *net_begin(struct vmb_ctx *ctx)
 	return st;
 }
 
-/* After a failure the session's state is unknown: the next test opens another. */
+/* After a failure the session's state is unknown: the next test opens another.
+ * Without a session (c NULL) net_ctl_open has said why. */
 static int net_end(struct net_state *st, int r)
 {
 	if (r < 0 && st->ctl)
@@ -783,9 +784,7 @@ static int net_run_tcp_stream(struct vmb_ctx *ctx, const struct vmb_test *test, 
 	struct net_ctl *c = net_ctl_get(ctx, st);
 
 	(void)test;
-	if (!c)
-		return -ECONNREFUSED; /* said by net_ctl_open */
-	return net_end(st, run_stream(ctx, st, c, rep));
+	return c ? net_end(st, run_stream(ctx, st, c, rep)) : -ECONNREFUSED;
 }
 
 static int net_run_udp(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
@@ -794,9 +793,7 @@ static int net_run_udp(struct vmb_ctx *ctx, const struct vmb_test *test, struct 
 	struct net_ctl *c = net_ctl_get(ctx, st);
 
 	(void)test;
-	if (!c)
-		return -ECONNREFUSED;
-	return net_end(st, run_udp(ctx, st, c, rep));
+	return c ? net_end(st, run_udp(ctx, st, c, rep)) : -ECONNREFUSED;
 }
 
 static int net_run_tcp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
@@ -805,9 +802,7 @@ static int net_run_tcp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, stru
 	struct net_ctl *c = net_ctl_get(ctx, st);
 
 	(void)test;
-	if (!c)
-		return -ECONNREFUSED;
-	return net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_RR));
+	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_RR)) : -ECONNREFUSED;
 }
 
 static int net_run_udp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
@@ -816,9 +811,7 @@ static int net_run_udp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, stru
 	struct net_ctl *c = net_ctl_get(ctx, st);
 
 	(void)test;
-	if (!c)
-		return -ECONNREFUSED;
-	return net_end(st, run_rr(ctx, st, c, rep, NETK_UDP_RR));
+	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_UDP_RR)) : -ECONNREFUSED;
 }
 
 static int net_run_tcp_crr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
@@ -827,9 +820,7 @@ static int net_run_tcp_crr(struct vmb_ctx *ctx, const struct vmb_test *test, str
 	struct net_ctl *c = net_ctl_get(ctx, st);
 
 	(void)test;
-	if (!c)
-		return -ECONNREFUSED;
-	return net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_CRR));
+	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_CRR)) : -ECONNREFUSED;
 }
 
 static int net_run_http(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
