@@ -28,7 +28,7 @@ struct vmb_rep {
 	 * the suite may free its histogram as soon as it has reported it. */
 	struct hist *hists[REP_MAX_VALUES];
 	size_t n;
-	bool overflow;
+	int err; /* the first error of this repetition, a negative errno (as struct cpio keeps it) */
 };
 
 struct vmb_rep *rep_new(void)
@@ -39,11 +39,12 @@ struct vmb_rep *rep_new(void)
 void rep_reset(struct vmb_rep *rep)
 {
 	rep->n = 0;
+	rep->err = 0;
 }
 
-bool rep_overflowed(const struct vmb_rep *rep)
+int rep_error(const struct vmb_rep *rep)
 {
-	return rep->overflow;
+	return rep->err;
 }
 
 void rep_free(struct vmb_rep *rep)
@@ -55,19 +56,25 @@ void rep_free(struct vmb_rep *rep)
 	free(rep);
 }
 
-static int rep_add(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir,
-		   double value, const struct hist *h)
+/* After the first error nothing more is kept: the runner reads that error
+ * when the test's function returns, so a suite reports without checking. */
+static void rep_add(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir,
+		    double value, const struct hist *h)
 {
+	if (rep->err < 0)
+		return;
 	if (rep->n >= REP_MAX_VALUES || strlen(metric) >= sizeof(rep->v[0].name)) {
-		rep->overflow = true;
-		return -E2BIG;
+		rep->err = -E2BIG;
+		return;
 	}
 	rep->v[rep->n].hist = NULL;
 	if (h) {
 		if (!rep->hists[rep->n]) {
 			rep->hists[rep->n] = hist_new();
-			if (!rep->hists[rep->n])
-				return -ENOMEM;
+			if (!rep->hists[rep->n]) {
+				rep->err = -ENOMEM;
+				return;
+			}
 		}
 		hist_init(rep->hists[rep->n]);
 		hist_merge(rep->hists[rep->n], h);
@@ -78,17 +85,16 @@ static int rep_add(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, 
 	rep->v[rep->n].dir = dir;
 	rep->v[rep->n].value = value;
 	rep->n++;
-	return 0;
 }
 
-int vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir, double v)
+void vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir, double v)
 {
-	return rep_add(rep, metric, unit, dir, v, NULL);
+	rep_add(rep, metric, unit, dir, v, NULL);
 }
 
-int vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h)
+void vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h)
 {
-	return rep_add(rep, metric, unit, VMB_LOWER, hist_mean(h), h);
+	rep_add(rep, metric, unit, VMB_LOWER, hist_mean(h), h);
 }
 
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...)

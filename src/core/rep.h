@@ -24,8 +24,9 @@ struct vmb_rep *rep_new(void);
 void rep_free(struct vmb_rep *rep);
 /* Forget the values of the previous repetition (histograms are reused). */
 void rep_reset(struct vmb_rep *rep);
-/* The suite reported more values, or longer names, than a repetition holds. */
-bool rep_overflowed(const struct vmb_rep *rep);
+/* The repetition's first reporting error: -E2BIG when the suite reported
+ * more values, or longer names, than a repetition holds; -ENOMEM; else 0. */
+int rep_error(const struct vmb_rep *rep);
 /* Add the repetition's values to the case's metrics; headline is the test's
  * comma-separated list of headline metrics. 0 or -ENOMEM. */
 int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline);

@@ -76,6 +76,18 @@ static void progress_clear(const struct runner_settings *rs)
 	}
 }
 
+/* The error a repetition kept while the test reported (vmb_rep_*), said. */
+static int rep_check(struct vmb_ctx *ctx, const struct vmb_rep *rep)
+{
+	int r = rep_error(rep);
+
+	if (r == -E2BIG)
+		return vmb_fail(ctx, r, "suite reported too many values or too long a name");
+	if (r < 0)
+		return vmb_fail(ctx, r, "keeping the values the test reported");
+	return 0;
+}
+
 /* Run repetitions of one case. Returns 0, -EINTR, or the suite's error. */
 static int run_case(const struct runner_settings *rs, struct run_progress *pg, struct vmb_ctx *ctx,
 		    const struct vmb_test *t, struct vmb_case *c)
@@ -92,7 +104,9 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 	if (rs->warmup_s > 0) {
 		progress(rs, pg, ctx->suite->name, t->name, c, 0, 0);
 		ctx->duration_s = rs->warmup_s;
-		r = ctx->suite->run(ctx, t, rep);
+		r = t->run(ctx, t, rep);
+		if (r == 0)
+			r = rep_check(ctx, rep);
 		if (r < 0)
 			goto out;
 	}
@@ -113,7 +127,7 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 		rep_reset(rep);
 		start_epoch = wall_time_s();
 		noise_begin(&ns, rs->cpus, rs->ncpus);
-		r = ctx->suite->run(ctx, t, rep);
+		r = t->run(ctx, t, rep);
 		if (r < 0)
 			goto out;
 		/* the sensors' window is the repetition's, not the folding after it */
@@ -123,10 +137,9 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 			r = -EINTR;
 			goto out;
 		}
-		if (rep_overflowed(rep)) {
-			r = vmb_fail(ctx, -E2BIG, "suite reported too many values or too long a name");
+		r = rep_check(ctx, rep);
+		if (r < 0)
 			goto out;
-		}
 		r = rep_fold(rep, c, t->headline);
 		if (r < 0)
 			goto out;

@@ -16,8 +16,6 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 		*why = "name missing or contains '.'";
 	else if (!s->summary)
 		*why = "summary missing";
-	else if (!s->run)
-		*why = "run() missing";
 	else if (!s->tests || !s->tests[0].name)
 		*why = "no tests";
 	else if (s->flags & ~(unsigned)VMB_SUITE_FLAGS_ALL)
@@ -31,6 +29,8 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 
 		if (!t->headline || !t->summary)
 			*why = "a test lacks its headline metric or summary";
+		else if (!t->run)
+			*why = "a test lacks its run() function";
 		for (const char *p = t->params; p && *p && !*why;) {
 			const char *comma = strchr(p, ',');
 			size_t l = comma ? (size_t)(comma - p) : strlen(p);

@@ -1,8 +1,8 @@
 /* The suite plug-in interface: one const descriptor per suite.
  *
  * A suite only measures. The runner owns repetitions, the stop rule, time
- * budget, threads, affinity, statistics and progress; the suite's run()
- * performs one repetition of one test and reports values through vmb_rep_*.
+ * budget, threads, affinity, statistics and progress; each test's run()
+ * performs one repetition of that test and reports values through vmb_rep_*.
  * A suite never prints, stores, or knows whether it runs in a guest. */
 #ifndef VMB_SUITE_H
 #define VMB_SUITE_H
@@ -28,6 +28,14 @@
 /* Test flags */
 #define VMB_TEST_THREADED (1u << 0) /* one case per --threads value, plus parallel efficiency */
 
+struct vmb_ctx;
+struct vmb_rep;
+struct vmb_test;
+
+/* One repetition of one test (perf bench's { "pipe", ..., bench_sched_pipe }).
+ * 0, or a negative errno after vmb_fail()/vmb_skip()/vmb_usage(). */
+typedef int vmb_test_fn(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
+
 struct vmb_test {
 	const char *name;
 	const char *summary;
@@ -36,7 +44,7 @@ struct vmb_test {
 	const char *sweep;    /* an OPT_LIST suite option whose values become cases, or NULL */
 	const char *params;   /* suite options that change what this test measures, comma-separated:
 			       * recorded in every case, so that compare never pairs unlike cases */
-	const void *data;     /* suite-private */
+	vmb_test_fn *run;     /* the function that measures it */
 };
 
 /* What the runner knows about the machine when it asks supported(). */
@@ -61,8 +69,6 @@ struct vmb_ctx {
 	bool usage;                /* set by vmb_usage(): the user's options cannot work here */
 };
 
-struct vmb_rep;
-
 struct vmb_suite {
 	const char *name;
 	const char *summary;
@@ -73,8 +79,6 @@ struct vmb_suite {
 	/* 1 if it can run here; else 0 and *why says why. NULL: always. */
 	int (*supported)(const struct vmb_env *env, const char **why);
 	int (*setup)(struct vmb_ctx *ctx);
-	/* One repetition. 0, or a negative errno after vmb_fail()/vmb_skip(). */
-	int (*run)(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
 	void (*teardown)(struct vmb_ctx *ctx); /* always called, also after errors and Ctrl-C */
 
 	/* What the report learns from the descriptor instead of naming a suite (issue 24) */
@@ -92,10 +96,13 @@ struct vmb_suite {
 	} *scratch;
 };
 
-/* Report one value of this repetition. */
-int vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir, double v);
+/* Report one value of this repetition. The repetition keeps its first
+ * error (too many values, too long a name, no memory) and ignores what
+ * follows it; the runner fails the test with it when run() returns, so a
+ * suite reports without checking. */
+void vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, enum vmb_dir dir, double v);
 /* Report a latency histogram of this repetition (merged across repetitions). */
-int vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h);
+void vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h);
 
 /* Set ctx->reason to "<what>: strerror(r)" and return r. */
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -45,8 +45,6 @@ static void note_fs(struct vmb_ctx *ctx, const char *dir)
 	(void)vmb_note(ctx, "app_dir_fs", "magic 0x%lx", (unsigned long)sfs.f_type);
 }
 
-enum app_kind { A_OLTP_RW, A_OLTP_RO, A_OLTP_PS, A_OLTP_UI, A_PROC, A_FILES, A_BUILD };
-
 static int app_setup(struct vmb_ctx *ctx)
 {
 	const char *dir = optset_str(ctx->opts, "dir");
@@ -105,57 +103,96 @@ static void app_teardown(struct vmb_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-static int app_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+/* Whether a test runs at all: 0, or a skip with its reason. A long test is
+ * left out of --quick, which has about 4 s for the whole suite (one OLTP
+ * script's two thread counts, app.proc and app.files); a test that writes in
+ * the directory skips when the default one takes no files. */
+static int app_gate(struct vmb_ctx *ctx, bool long_test, bool writes_dir)
 {
-	enum app_kind kind = (enum app_kind)(uintptr_t)test->data;
 	const struct app_state *as = ctx->priv;
 
-	/* --quick has about 4 s for the whole suite: one OLTP script (its two
-	 * thread counts), app.proc and app.files */
-	if (ctx->env->quick && (kind == A_OLTP_RO || kind == A_OLTP_PS || kind == A_OLTP_UI || kind == A_BUILD))
+	if (ctx->env->quick && long_test)
 		return vmb_skip(ctx, "not part of --quick (it would take the quick run past its time budget): run it "
 				     "without --quick");
-	/* every test writes in the directory but OLTP against a server (--app.db URL) */
-	if (as->dir_skip[0] && (kind == A_PROC || kind == A_FILES || kind == A_BUILD ||
-				!strcmp(optset_str(ctx->opts, "db"), "sqlite")))
+	if (as->dir_skip[0] && writes_dir)
 		return vmb_skip(ctx, "%s", as->dir_skip);
-	switch (kind) {
-	case A_OLTP_RW:
-		return app_oltp_run(ctx, OLTP_READ_WRITE, rep);
-	case A_OLTP_RO:
-		return app_oltp_run(ctx, OLTP_READ_ONLY, rep);
-	case A_OLTP_PS:
-		return app_oltp_run(ctx, OLTP_POINT_SELECT, rep);
-	case A_OLTP_UI:
-		return app_oltp_run(ctx, OLTP_UPDATE_INDEX, rep);
-	case A_PROC:
-		return app_proc_run(ctx, rep);
-	case A_FILES:
-		return app_files_run(ctx, rep);
-	case A_BUILD:
-		return app_build_run(ctx, rep);
-	}
-	return -EINVAL;
+	return 0;
+}
+
+/* OLTP writes in the directory only when the database is the embedded one
+ * (not a server named by --app.db URL). */
+static int app_oltp(struct vmb_ctx *ctx, enum oltp_kind kind, bool long_test, struct vmb_rep *rep)
+{
+	int r = app_gate(ctx, long_test, !strcmp(optset_str(ctx->opts, "db"), "sqlite"));
+
+	return r < 0 ? r : app_oltp_run(ctx, kind, rep);
+}
+
+static int app_run_oltp_rw(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	return app_oltp(ctx, OLTP_READ_WRITE, false, rep);
+}
+
+static int app_run_oltp_ro(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	return app_oltp(ctx, OLTP_READ_ONLY, true, rep);
+}
+
+static int app_run_oltp_ps(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	return app_oltp(ctx, OLTP_POINT_SELECT, true, rep);
+}
+
+static int app_run_oltp_ui(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	return app_oltp(ctx, OLTP_UPDATE_INDEX, true, rep);
+}
+
+static int app_run_proc(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = app_gate(ctx, false, true);
+
+	(void)test;
+	return r < 0 ? r : app_proc_run(ctx, rep);
+}
+
+static int app_run_files(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = app_gate(ctx, false, true);
+
+	(void)test;
+	return r < 0 ? r : app_files_run(ctx, rep);
+}
+
+static int app_run_build(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = app_gate(ctx, true, true);
+
+	(void)test;
+	return r < 0 ? r : app_build_run(ctx, rep);
 }
 
 #define OLTP_PARAMS "db,tables,table-size,sync"
-#define T(k) .data = (void *)(uintptr_t)(k)
 
 static const struct vmb_test app_tests[] = {
 	{ .name = "oltp_read_write", .summary = "sysbench oltp_read_write: 18 statements in a transaction",
-	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, T(A_OLTP_RW) },
+	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, .run = app_run_oltp_rw },
 	{ .name = "oltp_read_only", .summary = "sysbench oltp_read_only: 10 point and 4 range selects",
-	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, T(A_OLTP_RO) },
+	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, .run = app_run_oltp_ro },
 	{ .name = "oltp_point_select", .summary = "sysbench oltp_point_select: one select by primary key",
-	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, T(A_OLTP_PS) },
+	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, .run = app_run_oltp_ps },
 	{ .name = "oltp_update_index", .summary = "sysbench oltp_update_index: one indexed update, autocommit",
-	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, T(A_OLTP_UI) },
+	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, .run = app_run_oltp_ui },
 	{ .name = "proc", .summary = "lat_proc: fork+exit, fork+exec of a tiny static program, posix_spawn, ns each",
-	  .headline = "fork_exit", T(A_PROC) },
+	  .headline = "fork_exit", .run = app_run_proc },
 	{ .name = "files", .summary = "fs_mark-style small files: create+write, stat, list, rename, unlink per second",
-	  .headline = "create_per_s", .params = "files,file-size,fsync", T(A_FILES) },
+	  .headline = "create_per_s", .params = "files,file-size,fsync", .run = app_run_files },
 	{ .name = "build", .summary = "compile a generated C corpus with -jN (where a compiler is installed)",
-	  .headline = "build_s", .params = "units,jobs", T(A_BUILD) },
+	  .headline = "build_s", .params = "units,jobs", .run = app_run_build },
 	{ .name = NULL },
 };
 
@@ -192,6 +229,5 @@ const struct vmb_suite app_suite = {
 	.tests = app_tests,
 	.opts = app_opts,
 	.setup = app_setup,
-	.run = app_run,
 	.teardown = app_teardown,
 };

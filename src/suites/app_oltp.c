@@ -625,16 +625,14 @@ int app_oltp_run(struct vmb_ctx *ctx, enum oltp_kind kind, struct vmb_rep *rep)
 			     (unsigned long long)errors);
 		goto out;
 	}
-	r = vmb_rep_value(rep, "tps", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
-	if (r == 0)
-		r = vmb_rep_value(rep, "qps", VMB_UNIT_PER_S, VMB_HIGHER, (double)queries / window);
+	vmb_rep_value(rep, "tps", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
+	vmb_rep_value(rep, "qps", VMB_UNIT_PER_S, VMB_HIGHER, (double)queries / window);
 	/* sysbench prints errors/s; a share of the attempts says the same and
 	 * compares across speeds (the count is in the notes) */
-	if (r == 0)
-		r = vmb_rep_value(rep, "errors_pct", VMB_UNIT_PCT, VMB_LOWER,
-				  100.0 * (double)errors / (double)(events + errors));
-	if (r == 0) /* its p95 is sysbench's latency figure */
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	vmb_rep_value(rep, "errors_pct", VMB_UNIT_PCT, VMB_LOWER,
+		      100.0 * (double)errors / (double)(events + errors));
+	/* its p95 is sysbench's latency figure */
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
 	if (r == 0)
 		(void)vmb_note(ctx, "oltp_server_transactions", "%llu",
 			       (unsigned long long)atomic_load(&st->server_txns));

@@ -13,8 +13,6 @@
 #include "../core/suite.h"
 #include "../core/banned.h"
 
-enum cpu_kind { CPU_PRIME, CPU_MATRIX, CPU_ZLIB };
-
 struct cpu_state {
 	uint64_t max_prime;
 	uint64_t primes_expected; /* primes in [3, max_prime), from a sieve */
@@ -23,9 +21,28 @@ struct cpu_state {
 	int zlib_level;
 };
 
+/* One thread's buffers for its kind of event, set up outside the window. */
+struct cpu_scratch {
+	double *a, *b, *c, expect_trace;
+	unsigned char *in, *out;
+	uLong out_cap, expect_len;
+	z_stream zs;
+	bool zinit;
+};
+
+/* A kind of event (fio's ioengine_ops, for computations): prepare is per
+ * thread and outside the measured window (0 or -ENOMEM); event does one and
+ * says whether its result differs from the known answer; release frees
+ * what prepare made, also after a failed prepare. */
+struct cpu_kind {
+	int (*prepare)(const struct cpu_state *st, struct cpu_scratch *s);
+	bool (*event)(const struct cpu_state *st, struct cpu_scratch *s);
+	void (*release)(struct cpu_scratch *s);
+};
+
 struct cpu_worker {
 	const struct cpu_state *st;
-	enum cpu_kind kind;
+	const struct cpu_kind *kind;
 	double duration_s;
 	uint64_t events;
 	double work; /* flops or bytes done, for the rate */
@@ -135,41 +152,102 @@ static double matrix_event(const double *restrict a, const double *restrict b, d
 	return trace;
 }
 
+static int prime_prepare(const struct cpu_state *st, struct cpu_scratch *s)
+{
+	(void)st;
+	(void)s;
+	return 0;
+}
+
+static bool prime_one(const struct cpu_state *st, struct cpu_scratch *s)
+{
+	(void)s;
+	return prime_event(st->max_prime) != st->primes_expected;
+}
+
+static void nothing_to_release(struct cpu_scratch *s)
+{
+	(void)s;
+}
+
+static int matrix_prepare(const struct cpu_state *st, struct cpu_scratch *s)
+{
+	size_t n2 = (size_t)st->matrix_n * st->matrix_n;
+
+	s->a = malloc(n2 * sizeof(*s->a));
+	s->b = malloc(n2 * sizeof(*s->b));
+	s->c = malloc(n2 * sizeof(*s->c));
+	if (!s->a || !s->b || !s->c)
+		return -ENOMEM;
+	matrix_init(s->a, s->b, st->matrix_n);
+	s->expect_trace = matrix_event(s->a, s->b, s->c, st->matrix_n);
+	return 0;
+}
+
+static bool matrix_one(const struct cpu_state *st, struct cpu_scratch *s)
+{
+	return matrix_event(s->a, s->b, s->c, st->matrix_n) != s->expect_trace;
+}
+
+static void matrix_release(struct cpu_scratch *s)
+{
+	free(s->a);
+	free(s->b);
+	free(s->c);
+}
+
+static int zlib_prepare(const struct cpu_state *st, struct cpu_scratch *s)
+{
+	s->in = malloc(st->zlib_size);
+	s->out_cap = compressBound((uLong)st->zlib_size);
+	s->out = malloc(s->out_cap);
+	if (!s->in || !s->out || deflateInit(&s->zs, st->zlib_level) != Z_OK)
+		return -ENOMEM;
+	s->zinit = true;
+	make_corpus(s->in, st->zlib_size);
+	return 0;
+}
+
+/* every deflate of the same corpus must come out the same length */
+static bool zlib_one(const struct cpu_state *st, struct cpu_scratch *s)
+{
+	bool bad;
+
+	s->zs.next_in = s->in;
+	s->zs.avail_in = (uInt)st->zlib_size;
+	s->zs.next_out = s->out;
+	s->zs.avail_out = (uInt)s->out_cap;
+	bad = deflate(&s->zs, Z_FINISH) != Z_STREAM_END;
+	if (s->expect_len == 0)
+		s->expect_len = s->zs.total_out;
+	bad |= s->zs.total_out != s->expect_len;
+	(void)deflateReset(&s->zs);
+	return bad;
+}
+
+static void zlib_release(struct cpu_scratch *s)
+{
+	if (s->zinit)
+		(void)deflateEnd(&s->zs);
+	free(s->in);
+	free(s->out);
+}
+
+static const struct cpu_kind cpu_prime = { .prepare = prime_prepare, .event = prime_one,
+					   .release = nothing_to_release };
+static const struct cpu_kind cpu_matrix = { .prepare = matrix_prepare, .event = matrix_one, .release = matrix_release };
+static const struct cpu_kind cpu_zlib = { .prepare = zlib_prepare, .event = zlib_one, .release = zlib_release };
+
 static void cpu_worker_fn(struct vmb_worker *w)
 {
 	struct cpu_worker *cw = w->arg;
 	const struct cpu_state *st = cw->st;
-	double *a = NULL, *b = NULL, *c = NULL, expect_trace = 0;
-	unsigned char *in = NULL, *out = NULL;
-	uLong out_cap = 0, expect_len = 0;
-	z_stream zs;
-	bool zinit = false;
+	struct cpu_scratch s;
 	uint64_t prev, deadline;
-	size_t n2 = (size_t)st->matrix_n * st->matrix_n;
 
-	memset(&zs, 0, sizeof(zs));
+	memset(&s, 0, sizeof(s));
 	/* Per-thread set-up, outside the measured window. */
-	if (cw->kind == CPU_MATRIX) {
-		a = malloc(n2 * sizeof(*a));
-		b = malloc(n2 * sizeof(*b));
-		c = malloc(n2 * sizeof(*c));
-		if (!a || !b || !c)
-			w->err = -ENOMEM;
-		else {
-			matrix_init(a, b, st->matrix_n);
-			expect_trace = matrix_event(a, b, c, st->matrix_n);
-		}
-	} else if (cw->kind == CPU_ZLIB) {
-		in = malloc(st->zlib_size);
-		out_cap = compressBound((uLong)st->zlib_size);
-		out = malloc(out_cap);
-		if (!in || !out || deflateInit(&zs, st->zlib_level) != Z_OK) {
-			w->err = -ENOMEM;
-		} else {
-			zinit = true;
-			make_corpus(in, st->zlib_size);
-		}
-	}
+	w->err = cw->kind->prepare(st, &s);
 	vmb_worker_sync(w);
 	if (w->err < 0)
 		goto out;
@@ -179,25 +257,7 @@ static void cpu_worker_fn(struct vmb_worker *w)
 	for (;;) {
 		uint64_t now;
 
-		switch (cw->kind) {
-		case CPU_PRIME:
-			cw->bad |= prime_event(st->max_prime) != st->primes_expected;
-			break;
-		case CPU_MATRIX:
-			cw->bad |= matrix_event(a, b, c, st->matrix_n) != expect_trace;
-			break;
-		case CPU_ZLIB:
-			zs.next_in = in;
-			zs.avail_in = (uInt)st->zlib_size;
-			zs.next_out = out;
-			zs.avail_out = (uInt)out_cap;
-			cw->bad |= deflate(&zs, Z_FINISH) != Z_STREAM_END;
-			if (expect_len == 0)
-				expect_len = zs.total_out;
-			cw->bad |= zs.total_out != expect_len;
-			(void)deflateReset(&zs);
-			break;
-		}
+		cw->bad |= cw->kind->event(st, &s);
 		now = clock_ns();
 		hist_record(&cw->hist, now - prev);
 		cw->events++;
@@ -207,13 +267,7 @@ static void cpu_worker_fn(struct vmb_worker *w)
 	}
 	w->end_ns = prev;
 out:
-	if (zinit)
-		(void)deflateEnd(&zs);
-	free(a);
-	free(b);
-	free(c);
-	free(in);
-	free(out);
+	cw->kind->release(&s);
 }
 
 static int cpu_setup(struct vmb_ctx *ctx)
@@ -244,16 +298,20 @@ static void cpu_teardown(struct vmb_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-static int cpu_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+/* One repetition of one kind on every thread: the rate of work done
+ * (events x work_per_event per second, divided by scale) as metric, then the
+ * events' latency. */
+static int cpu_measure(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep,
+		       const struct cpu_kind *kind, double work_per_event, double scale, const char *metric,
+		       enum vmb_unit unit)
 {
 	const struct cpu_state *st = ctx->priv;
-	enum cpu_kind kind = (enum cpu_kind)(uintptr_t)test->data;
 	unsigned n = ctx->threads;
 	struct vmb_worker *workers;
 	struct cpu_worker *cw;
 	struct hist *all;
 	uint64_t start = UINT64_MAX, end = 0, events = 0;
-	double window, work_per_event = 0;
+	double window;
 	int r, bad = 0;
 
 	workers = calloc(n, sizeof(*workers));
@@ -293,23 +351,8 @@ static int cpu_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_
 		r = vmb_fail(ctx, -EIO, "no complete event in %.3f s", ctx->duration_s);
 		goto out;
 	}
-	switch (kind) {
-	case CPU_PRIME:
-		r = vmb_rep_value(rep, "events_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
-		break;
-	case CPU_MATRIX:
-		work_per_event = 2.0 * st->matrix_n * st->matrix_n * st->matrix_n;
-		r = vmb_rep_value(rep, "gflops", VMB_UNIT_GFLOPS, VMB_HIGHER,
-				  (double)events * work_per_event / window / 1e9);
-		break;
-	case CPU_ZLIB:
-		work_per_event = (double)st->zlib_size;
-		r = vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER,
-				  (double)events * work_per_event / window / 1e6);
-		break;
-	}
-	if (r == 0)
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	vmb_rep_value(rep, metric, unit, VMB_HIGHER, (double)events * work_per_event / window / scale);
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
 out:
 	free(workers);
 	free(cw);
@@ -317,13 +360,35 @@ out:
 	return r;
 }
 
+static int cpu_run_prime(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	return cpu_measure(ctx, test, rep, &cpu_prime, 1, 1, "events_per_s", VMB_UNIT_PER_S);
+}
+
+/* 2 n^3 floating-point operations per event */
+static int cpu_run_matrix(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	const struct cpu_state *st = ctx->priv;
+
+	return cpu_measure(ctx, test, rep, &cpu_matrix, 2.0 * st->matrix_n * st->matrix_n * st->matrix_n, 1e9,
+			   "gflops", VMB_UNIT_GFLOPS);
+}
+
+/* zlib-size bytes of input per event */
+static int cpu_run_zlib(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	const struct cpu_state *st = ctx->priv;
+
+	return cpu_measure(ctx, test, rep, &cpu_zlib, (double)st->zlib_size, 1e6, "mb_per_s", VMB_UNIT_MB_PER_S);
+}
+
 static const struct vmb_test cpu_tests[] = {
 	{ .name = "prime", .summary = "sysbench-compatible prime events: trial division up to max-prime",
-	  .headline = "events_per_s", .flags = VMB_TEST_THREADED, .params = "max-prime", .data = (void *)(uintptr_t)CPU_PRIME },
+	  .headline = "events_per_s", .flags = VMB_TEST_THREADED, .params = "max-prime", .run = cpu_run_prime },
 	{ .name = "matrix", .summary = "double-precision matrix multiply, GFLOP/s",
-	  .headline = "gflops", .flags = VMB_TEST_THREADED, .params = "matrix-size", .data = (void *)(uintptr_t)CPU_MATRIX },
+	  .headline = "gflops", .flags = VMB_TEST_THREADED, .params = "matrix-size", .run = cpu_run_matrix },
 	{ .name = "zlib", .summary = "zlib deflate of a deterministic text corpus, input MB/s",
-	  .headline = "mb_per_s", .flags = VMB_TEST_THREADED, .params = "zlib-size,zlib-level", .data = (void *)(uintptr_t)CPU_ZLIB },
+	  .headline = "mb_per_s", .flags = VMB_TEST_THREADED, .params = "zlib-size,zlib-level", .run = cpu_run_zlib },
 	{ .name = NULL },
 };
 
@@ -346,6 +411,5 @@ const struct vmb_suite cpu_suite = {
 	.tests = cpu_tests,
 	.opts = cpu_opts,
 	.setup = cpu_setup,
-	.run = cpu_run,
 	.teardown = cpu_teardown,
 };

@@ -27,20 +27,6 @@
 
 enum disk_kind { K_RANDREAD, K_RANDWRITE, K_RANDRW, K_SEQREAD, K_SEQWRITE, K_IOZONE, K_FSYNC };
 
-struct disk_state {
-	char path[PATH_MAX]; /* the test file we created, or the device */
-	bool created, is_device, buffered;
-	int fd;              /* O_DIRECT unless --disk.buffered */
-	uint64_t size;       /* the region the tests use */
-	const struct disk_engine *engine;
-	enum disk_iomem iomem;
-	char stat_path[PATH_MAX]; /* /sys/dev/block/M:m/stat behind the target, or "" */
-	char dir[PATH_MAX];
-	unsigned reps;
-	unsigned align;           /* what O_DIRECT needs of offsets and lengths; 1 when buffered */
-	const char *align_source; /* where align came from, for the message */
-};
-
 static bool kind_writes(enum disk_kind k)
 {
 	return k == K_RANDWRITE || k == K_RANDRW || k == K_SEQWRITE || k == K_IOZONE || k == K_FSYNC;
@@ -512,8 +498,7 @@ static void disk_teardown(struct vmb_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-/* A test file that disappeared under us would make every later number a lie. */
-static int check_target(struct vmb_ctx *ctx, const struct disk_state *st)
+int disk_check_target(struct vmb_ctx *ctx, const struct disk_state *st)
 {
 	struct stat sb;
 
@@ -522,15 +507,12 @@ static int check_target(struct vmb_ctx *ctx, const struct disk_state *st)
 	return 0;
 }
 
-static int report_cpu(struct vmb_rep *rep, double user, double sys, double window, uint64_t ios)
+static void report_cpu(struct vmb_rep *rep, double user, double sys, double window, uint64_t ios)
 {
-	int r = vmb_rep_value(rep, "cpu_user_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * user / window);
-
-	if (r == 0)
-		r = vmb_rep_value(rep, "cpu_sys_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * sys / window);
-	if (r == 0 && user + sys > 0)
-		r = vmb_rep_value(rep, "ios_per_cpu_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)ios / (user + sys));
-	return r;
+	vmb_rep_value(rep, "cpu_user_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * user / window);
+	vmb_rep_value(rep, "cpu_sys_pct", VMB_UNIT_PCT, VMB_LOWER, 100 * sys / window);
+	if (user + sys > 0)
+		vmb_rep_value(rep, "ios_per_cpu_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)ios / (user + sys));
 }
 
 static int report_wa(struct vmb_ctx *ctx, struct vmb_rep *rep, const struct disk_state *st, int64_t before,
@@ -546,8 +528,9 @@ static int report_wa(struct vmb_ctx *ctx, struct vmb_rep *rep, const struct disk
 	after = device_sectors_written(st);
 	if (after < before)
 		return 0;
-	return vmb_rep_value(rep, "write_amplification", VMB_UNIT_RATIO, VMB_LOWER,
-			     (double)(after - before) * 512.0 / (double)app_bytes);
+	vmb_rep_value(rep, "write_amplification", VMB_UNIT_RATIO, VMB_LOWER,
+		      (double)(after - before) * 512.0 / (double)app_bytes);
+	return 0;
 }
 
 /* randread, randwrite, randrw, seqread, seqwrite */
@@ -604,7 +587,7 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 			r = dj[i].err;
 			goto out;
 		}
-	r = check_target(ctx, st);
+	r = disk_check_target(ctx, st);
 	if (r < 0)
 		goto out;
 	for (unsigned i = 0; i < n; i++) {
@@ -625,25 +608,20 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		r = vmb_fail(ctx, -EIO, "no I/O completed in %.2f s", ctx->duration_s);
 		goto out;
 	}
-	r = vmb_rep_value(rep, "iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)(reads + writes) / window);
-	if (r == 0)
-		r = vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER,
-				  (double)(reads + writes) * (double)bs / window / 1e6);
-	if (r == 0 && kind == K_RANDRW) {
-		r = vmb_rep_value(rep, "read_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)reads / window);
-		if (r == 0)
-			r = vmb_rep_value(rep, "write_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)writes / window);
-		if (r == 0 && rlat->count)
-			r = vmb_rep_hist(rep, "read_latency", VMB_UNIT_NS, rlat);
-		if (r == 0 && wlat->count)
-			r = vmb_rep_hist(rep, "write_latency", VMB_UNIT_NS, wlat);
-	} else if (r == 0) {
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, read_pct ? rlat : wlat);
+	vmb_rep_value(rep, "iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)(reads + writes) / window);
+	vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)(reads + writes) * (double)bs / window / 1e6);
+	if (kind == K_RANDRW) {
+		vmb_rep_value(rep, "read_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)reads / window);
+		vmb_rep_value(rep, "write_iops", VMB_UNIT_PER_S, VMB_HIGHER, (double)writes / window);
+		if (rlat->count)
+			vmb_rep_hist(rep, "read_latency", VMB_UNIT_NS, rlat);
+		if (wlat->count)
+			vmb_rep_hist(rep, "write_latency", VMB_UNIT_NS, wlat);
+	} else {
+		vmb_rep_hist(rep, "latency", VMB_UNIT_NS, read_pct ? rlat : wlat);
 	}
-	if (r == 0)
-		r = report_cpu(rep, user, sys, window, reads + writes);
-	if (r == 0)
-		r = report_wa(ctx, rep, st, sectors_before, written);
+	report_cpu(rep, user, sys, window, reads + writes);
+	r = report_wa(ctx, rep, st, sectors_before, written);
 out:
 	free(workers);
 	free(dj);
@@ -652,181 +630,72 @@ out:
 	return r;
 }
 
-/* One sequential pass over a file with record-size transfers; the time
- * includes the final fsync of a write pass (iozone -e). */
-static int iozone_pass(struct vmb_ctx *ctx, const char *path, int flags, bool wr, uint64_t size, uint64_t rec,
-		       char *buf, double *mb_s)
+int disk_may_write(struct vmb_ctx *ctx)
 {
-	uint64_t t0 = clock_ns(), done = 0;
-	int fd = open(path, flags | O_CLOEXEC, 0600);
+	const struct disk_state *st = ctx->priv;
 
-	if (fd < 0)
-		return vmb_fail(ctx, -errno, "opening %s", path);
-	while (done < size) {
-		ssize_t n = wr ? pwrite(fd, buf, rec, (off_t)done) : pread(fd, buf, rec, (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != (ssize_t)rec) {
-			int e = n < 0 ? -errno : -EIO;
-
-			close(fd);
-			return vmb_fail(ctx, e, "%s %s at offset %llu", wr ? "writing" : "reading", path,
-					(unsigned long long)done);
-		}
-		done += rec;
-		if (vmb_stop_requested())
-			break;
-	}
-	if (wr && fsync(fd) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return vmb_fail(ctx, e, "fsync %s", path);
-	}
-	close(fd);
-	*mb_s = (double)done / ((double)(clock_ns() - t0) / NSEC_PER_SEC) / 1e6;
+	if (st->is_device && !ctx->env->destructive)
+		return vmb_skip(ctx, "writing to %s would destroy its data; pass --destructive to allow it", st->path);
 	return 0;
 }
 
-static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
+static int disk_run_randread(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
-	static const char *const names[] = { "write_mb_per_s", "rewrite_mb_per_s", "read_mb_per_s", "reread_mb_per_s" };
-	struct disk_state *st = ctx->priv;
-	uint64_t size = optset_size(ctx->opts, "file-size"), rec = optset_size(ctx->opts, "record-size");
-	int direct = st->buffered ? 0 : O_DIRECT;
-	const int flags[] = { O_WRONLY | O_CREAT | O_EXCL | direct, O_WRONLY | direct, O_RDONLY | direct,
-			      O_RDONLY | direct };
-	char path[PATH_MAX];
-	double mb[4];
-	char *buf = NULL;
-	size_t mapped = 0;
-	int r = 0, fd;
-
-	if (st->is_device)
-		return vmb_skip(ctx, "iozone writes a file of its own; it does not run on --disk.device");
-	size -= size % rec;
-	if (size == 0)
-		return vmb_fail(ctx, -EINVAL, "--disk.file-size is smaller than --disk.record-size");
-	buf = disk_buffers(st->iomem, rec, 0x5a, &mapped);
-	if (!buf)
-		return vmb_fail(ctx, -ENOMEM, "a %llu-byte record (--disk.iomem %s: %s)", (unsigned long long)rec,
-				optset_str(ctx->opts, "iomem"), disk_iomem_why(st->iomem));
-	/* A fresh file per repetition, as iozone writes a new file: reserve a
-	 * unique name, then let the write pass create it with O_EXCL (and
-	 * O_DIRECT, which mkostemp cannot pass). */
-	snprintf(path, sizeof(path), "%s/vmbench-iozone-XXXXXX", st->dir);
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0) {
-		r = vmb_fail(ctx, -errno, "creating a file in %s", st->dir);
-		goto out;
-	}
-	close(fd);
-	if (unlink(path) < 0 || vmb_tempfile_add(path) < 0) {
-		r = vmb_fail(ctx, -EIO, "preparing %s", path);
-		goto out;
-	}
-	/* With --disk.buffered the read passes may come from the page cache,
-	 * exactly as iozone's do without -I. */
-	for (int i = 0; i < 4 && r == 0 && !vmb_stop_requested(); i++)
-		r = iozone_pass(ctx, path, flags[i], i < 2, size, rec, buf, &mb[i]);
-	(void)vmb_tempfile_unlink(path);
-	for (int i = 0; i < 4 && r == 0 && !vmb_stop_requested(); i++)
-		r = vmb_rep_value(rep, names[i], VMB_UNIT_MB_PER_S, VMB_HIGHER, mb[i]);
-out:
-	disk_buffers_free(st->iomem, buf, mapped);
-	return r;
+	(void)test;
+	return run_jobs(ctx, K_RANDREAD, rep);
 }
 
-/* 4k write + fdatasync, sequentially through the target: what a database's
- * log feels. Buffered writes, as a log writer does before its fdatasync. */
-static int run_fsync(struct vmb_ctx *ctx, struct vmb_rep *rep)
+static int disk_run_randwrite(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
-	struct disk_state *st = ctx->priv;
-	const uint64_t bs = 4096;
-	struct hist *h = hist_new();
-	uint64_t start, prev, deadline, n = 0, off = 0;
-	char buf[4096];
-	int fd, r = 0;
+	int r = disk_may_write(ctx);
 
-	if (!h)
-		return vmb_fail(ctx, -ENOMEM, "histogram");
-	memset(buf, 0xa5, sizeof(buf));
-	/* a device is already held exclusively by st->fd: a plain open here */
-	fd = open(st->path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		r = vmb_fail(ctx, -errno, "opening %s", st->path);
-		goto out;
-	}
-	start = prev = clock_ns();
-	deadline = start + (uint64_t)(ctx->duration_s * NSEC_PER_SEC);
-	for (;;) {
-		uint64_t now;
-
-		if (pwrite(fd, buf, bs, (off_t)off) != (ssize_t)bs || fdatasync(fd) < 0) {
-			r = vmb_fail(ctx, errno ? -errno : -EIO, "write + fdatasync at offset %llu of %s",
-				     (unsigned long long)off, st->path);
-			break;
-		}
-		now = clock_ns();
-		hist_record(h, now - prev);
-		prev = now;
-		n++;
-		off = off + 2 * bs <= st->size ? off + bs : 0;
-		if (now >= deadline || vmb_stop_requested())
-			break;
-	}
-	close(fd);
-	if (r == 0)
-		r = check_target(ctx, st);
-	if (r == 0)
-		r = vmb_rep_value(rep, "syncs_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
-				  (double)n / ((double)(prev - start) / NSEC_PER_SEC));
-	if (r == 0)
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
-out:
-	hist_free(h);
-	return r;
+	(void)test;
+	return r < 0 ? r : run_jobs(ctx, K_RANDWRITE, rep);
 }
 
-static int disk_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+static int disk_run_randrw(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
-	struct disk_state *st = ctx->priv;
-	enum disk_kind kind = (enum disk_kind)(uintptr_t)test->data;
+	int r = disk_may_write(ctx);
 
-	if (st->is_device && kind_writes(kind) && !ctx->env->destructive)
-		return vmb_skip(ctx, "writing to %s would destroy its data; pass --destructive to allow it", st->path);
-	switch (kind) {
-	case K_IOZONE:
-		return run_iozone(ctx, rep);
-	case K_FSYNC:
-		return run_fsync(ctx, rep);
-	default:
-		return run_jobs(ctx, kind, rep);
-	}
+	(void)test;
+	return r < 0 ? r : run_jobs(ctx, K_RANDRW, rep);
+}
+
+static int disk_run_seqread(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	return run_jobs(ctx, K_SEQREAD, rep);
+}
+
+static int disk_run_seqwrite(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = disk_may_write(ctx);
+
+	(void)test;
+	return r < 0 ? r : run_jobs(ctx, K_SEQWRITE, rep);
 }
 
 static const struct vmb_test disk_tests[] = {
 	{ .name = "randread", .summary = "random reads of --disk.bs at each --disk.iodepth (fio randread)",
 	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,iomem",
-	  .data = (void *)(uintptr_t)K_RANDREAD },
+	  .run = disk_run_randread },
 	{ .name = "randwrite", .summary = "random writes (fio randwrite)",
 	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,iomem",
-	  .data = (void *)(uintptr_t)K_RANDWRITE },
+	  .run = disk_run_randwrite },
 	{ .name = "randrw", .summary = "random reads and writes, --disk.rwmix % reads (fio randrw)",
 	  .headline = "iops", .sweep = "iodepth", .params = "bs,jobs,size,buffered,rwmix,iomem",
-	  .data = (void *)(uintptr_t)K_RANDRW },
+	  .run = disk_run_randrw },
 	{ .name = "seqread", .summary = "sequential reads of --disk.seq-bs (fio read)",
 	  .headline = "mb_per_s", .params = "seq-bs,seq-iodepth,jobs,size,buffered,iomem",
-	  .data = (void *)(uintptr_t)K_SEQREAD },
+	  .run = disk_run_seqread },
 	{ .name = "seqwrite", .summary = "sequential writes (fio write)",
 	  .headline = "mb_per_s", .params = "seq-bs,seq-iodepth,jobs,size,buffered,iomem",
-	  .data = (void *)(uintptr_t)K_SEQWRITE },
+	  .run = disk_run_seqwrite },
 	{ .name = "iozone", .summary = "write, rewrite, read, reread of a new file (iozone -i 0 -i 1 -e)",
 	  .headline = "write_mb_per_s,rewrite_mb_per_s,read_mb_per_s,reread_mb_per_s",
-	  .params = "file-size,record-size,buffered,iomem", .data = (void *)(uintptr_t)K_IOZONE },
+	  .params = "file-size,record-size,buffered,iomem", .run = disk_run_iozone },
 	{ .name = "fsync", .summary = "4k write + fdatasync loop: syncs/s and their latency",
-	  .headline = "syncs_per_s", .data = (void *)(uintptr_t)K_FSYNC },
+	  .headline = "syncs_per_s", .run = disk_run_fsync },
 	{ .name = NULL },
 };
 
@@ -876,7 +745,6 @@ const struct vmb_suite disk_suite = {
 	.tests = disk_tests,
 	.opts = disk_opts,
 	.setup = disk_setup,
-	.run = disk_run,
 	.teardown = disk_teardown,
 	.scratch = &(const struct vmb_scratch){ .device_opt = "device", .size_opt = "size" },
 };

@@ -3,6 +3,7 @@
 #ifndef VMB_DISK_H
 #define VMB_DISK_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -93,5 +94,31 @@ const struct disk_engine *disk_engine_find(const char *name);
  * a note of why the ones before it did not; a named engine that does not
  * work here skips the suite. 0 with *out set, or a negative errno. */
 int disk_engine_pick(struct vmb_ctx *ctx, const char *name, const struct disk_engine **out);
+
+/* ---- shared by disk.c (set-up, fio-style tests) and disk_seq.c ---- */
+
+/* What disk_setup() made: the target every test uses. */
+struct disk_state {
+	char path[PATH_MAX]; /* the test file we created, or the device */
+	bool created, is_device, buffered;
+	int fd;              /* O_DIRECT unless --disk.buffered */
+	uint64_t size;       /* the region the tests use */
+	const struct disk_engine *engine;
+	enum disk_iomem iomem;
+	char stat_path[PATH_MAX]; /* /sys/dev/block/M:m/stat behind the target, or "" */
+	char dir[PATH_MAX];
+	unsigned reps;
+	unsigned align;           /* what O_DIRECT needs of offsets and lengths; 1 when buffered */
+	const char *align_source; /* where align came from, for the message */
+};
+
+/* A test file that disappeared under us would make every later number a
+ * lie: 0, or a failure with the reason. */
+int disk_check_target(struct vmb_ctx *ctx, const struct disk_state *st);
+/* A test that writes may not run on a device the user did not give up:
+ * 0, or a skip with the reason. */
+int disk_may_write(struct vmb_ctx *ctx);
+vmb_test_fn disk_run_iozone;
+vmb_test_fn disk_run_fsync;
 
 #endif

@@ -1,6 +1,6 @@
 /* The suites vmbench knows, in the order `vmbench run` runs them.
  * Adding a suite: one file in src/suites/ exporting `const struct vmb_suite
- * NAME_suite`, one line here, one line in meson.build. */
+ * NAME_suite`, one line here, one line in meson.build (docs/extending.md). */
 #define VMB_SUITES(X) \
 	X(cpu) \
 	X(mem) \
@@ -9,4 +9,13 @@
 	X(sched) \
 	X(vmexit) \
 	X(app) \
-	X(boot)
+	X(boot) \
+	VMB_SUITES_TEST(X)
+
+/* Suites built only into a test build (tests/meson.build's vmbench-toy,
+ * compiled with -DVMB_TEST_SUITES), never into the shipped binary. */
+#ifdef VMB_TEST_SUITES
+#define VMB_SUITES_TEST(X) X(toy)
+#else
+#define VMB_SUITES_TEST(X)
+#endif

@@ -134,8 +134,20 @@ static void stream_worker(struct vmb_worker *w)
 		__atomic_fetch_add(&sr->bad, 1, __ATOMIC_RELAXED);
 }
 
-static int run_stream(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
+struct mem_state *mem_begin(struct vmb_ctx *ctx, const struct vmb_test *test)
 {
+	struct mem_state *st = ctx->priv;
+
+	if (st->current != test) {
+		mem_release(st);
+		st->current = test;
+	}
+	return st;
+}
+
+static int mem_run_stream(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct mem_state *st = mem_begin(ctx, test);
 	size_t n = st->stream_n;
 	unsigned nt = ctx->threads, ntimes = (unsigned)optset_int(ctx->opts, "ntimes");
 	struct stream_run sr = { .n = n, .ntimes = ntimes, .nthreads = nt };
@@ -181,8 +193,8 @@ static int run_stream(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep 
 			if (sr.times[k * ntimes + i] < best)
 				best = sr.times[k * ntimes + i];
 		snprintf(name, sizeof(name), "%s_mb_per_s", mem_kernel_names[k]);
-		r = vmb_rep_value(rep, name, VMB_UNIT_MB_PER_S, VMB_HIGHER,
-				  (double)mem_stream_bytes((enum mem_kernel)k, n) / (double)(best ? best : 1) * 1e3);
+		vmb_rep_value(rep, name, VMB_UNIT_MB_PER_S, VMB_HIGHER,
+			      (double)mem_stream_bytes((enum mem_kernel)k, n) / (double)(best ? best : 1) * 1e3);
 	}
 out:
 	(void)pthread_barrier_destroy(&sr.bar);
@@ -362,8 +374,9 @@ static void sb_worker_fn(struct vmb_worker *w)
 		free(buf);
 }
 
-static int run_sysbench(struct vmb_ctx *ctx, struct vmb_rep *rep)
+static int mem_run_sysbench(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
+	(void)mem_begin(ctx, test); /* frees the previous test's buffers */
 	unsigned nt = ctx->threads;
 	struct sb_run run = {
 		.block = optset_size(ctx->opts, "block-size"),
@@ -418,14 +431,11 @@ static int run_sysbench(struct vmb_ctx *ctx, struct vmb_rep *rep)
 		goto out;
 	}
 	/* the names and units `vmbench import` gives sysbench's own output */
-	r = vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)events * (double)run.block / window / 1e6);
-	if (r == 0)
-		r = vmb_rep_value(rep, "mib_per_s", VMB_UNIT_MIB_PER_S, VMB_HIGHER,
-				  (double)events * (double)run.block / window / 1048576.0);
-	if (r == 0)
-		r = vmb_rep_value(rep, "ops_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
-	if (r == 0)
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	vmb_rep_value(rep, "mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)events * (double)run.block / window / 1e6);
+	vmb_rep_value(rep, "mib_per_s", VMB_UNIT_MIB_PER_S, VMB_HIGHER,
+		      (double)events * (double)run.block / window / 1048576.0);
+	vmb_rep_value(rep, "ops_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)events / window);
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
 out:
 	free(run.global);
 	free((void *)run.slots);
@@ -437,7 +447,6 @@ out:
 
 /* ---- the suite ---- */
 
-enum mem_test { T_BANDWIDTH, T_SYSBENCH, T_LATENCY, T_TLB, T_PAGEFAULT, T_INTEGRITY };
 
 /* Where each working set sits: the cache level it fits in, or DRAM. */
 static const char *level_of(const struct cache_info *c, uint64_t bytes)
@@ -617,50 +626,22 @@ static void mem_teardown(struct vmb_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-static int mem_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
-{
-	struct mem_state *st = ctx->priv;
-
-	/* one test's buffers at a time: a small guest holds them all in turn */
-	if (st->current != test) {
-		mem_release(st);
-		st->current = test;
-	}
-	switch ((enum mem_test)(uintptr_t)test->data) {
-	case T_BANDWIDTH:
-		return run_stream(ctx, st, rep);
-	case T_SYSBENCH:
-		return run_sysbench(ctx, rep);
-	case T_LATENCY:
-		return mem_run_latency(ctx, st, rep);
-	case T_TLB:
-		return mem_run_tlb(ctx, st, rep);
-	case T_PAGEFAULT:
-		return mem_run_pagefault(ctx, st, rep);
-	case T_INTEGRITY:
-		return mem_run_integrity(ctx, st, rep);
-	}
-	return vmb_fail(ctx, -EINVAL, "unknown test %s", test->name);
-}
-
-#define TEST(k) .data = (void *)(uintptr_t)(k)
-
 static const struct vmb_test mem_tests[] = {
 	{ .name = "bandwidth", .summary = "STREAM copy, scale, add, triad: best MB/s (10^6 B/s) of --mem.ntimes passes",
 	  .headline = "triad_mb_per_s,copy_mb_per_s", .flags = VMB_TEST_THREADED, .params = "array-size,ntimes,thp",
-	  TEST(T_BANDWIDTH) },
+	  .run = mem_run_stream },
 	{ .name = "sysbench_memory",
 	  .summary = "sysbench memory's event: one block per thread, read or written whole; MB/s and MiB/s",
 	  .headline = "mb_per_s", .flags = VMB_TEST_THREADED, .params = "oper,block-size,total-size,access,scope",
-	  TEST(T_SYSBENCH) },
+	  .run = mem_run_sysbench },
 	{ .name = "latency", .summary = "dependent loads through a random cyclic chain, ns per load, per --mem.sizes",
-	  .headline = "ns_per_load", .sweep = "sizes", .params = "thp", TEST(T_LATENCY) },
+	  .headline = "ns_per_load", .sweep = "sizes", .params = "thp", .run = mem_run_latency },
 	{ .name = "tlb", .summary = "dependent random 8-byte reads on 4 KiB and on 2 MiB pages (smaps-checked)",
-	  .headline = "ns_per_access_4k", .params = "tlb-size,thp,huge", TEST(T_TLB) },
+	  .headline = "ns_per_access_4k", .params = "tlb-size,thp,huge", .run = mem_run_tlb },
 	{ .name = "pagefault", .summary = "first touch, MADV_DONTNEED and munmap per 4 KiB page, first touch per 2 MiB",
-	  .headline = "fault_4k_ns", .params = "pagefault-size,thp,huge", TEST(T_PAGEFAULT) },
+	  .headline = "fault_4k_ns", .params = "pagefault-size,thp,huge", .run = mem_run_pagefault },
 	{ .name = "integrity", .summary = "memtester-style patterns over locked memory; any error fails the test",
-	  .headline = "checked_mb_per_s", .params = "integrity-size", TEST(T_INTEGRITY) },
+	  .headline = "checked_mb_per_s", .params = "integrity-size", .run = mem_run_integrity },
 	{ .name = NULL },
 };
 
@@ -712,6 +693,5 @@ const struct vmb_suite mem_suite = {
 	.tests = mem_tests,
 	.opts = mem_opts,
 	.setup = mem_setup,
-	.run = mem_run,
 	.teardown = mem_teardown,
 };

@@ -124,12 +124,16 @@ struct mem_state {
 /* Free the buffers a test holds (all of them when keep is NULL). */
 void mem_release(struct mem_state *st);
 
-/* ---- the tests (mem_lat.c, mem_page.c) ---- */
+/* The state at the start of a test's repetition: the buffers of another
+ * test are freed first, so that a small guest holds one test's at a time. */
+struct mem_state *mem_begin(struct vmb_ctx *ctx, const struct vmb_test *test);
 
-int mem_run_latency(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep);
-int mem_run_tlb(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep);
-int mem_run_pagefault(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep);
-int mem_run_integrity(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep);
+/* ---- the tests (mem_lat.c, mem_page.c, mem_check.c): each a vmb_test_fn ---- */
+
+vmb_test_fn mem_run_latency;
+vmb_test_fn mem_run_tlb;
+vmb_test_fn mem_run_pagefault;
+vmb_test_fn mem_run_integrity;
 
 /* Keep a value alive: the compiler must compute it. */
 static inline void mem_consume(uint64_t v)

@@ -83,8 +83,9 @@ static int tlb_setup(struct vmb_ctx *ctx, struct mem_state *st)
 	return 0;
 }
 
-int mem_run_tlb(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
+int mem_run_tlb(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
+	struct mem_state *st = mem_begin(ctx, test);
 	size_t nwords = st->tlb_len / 8;
 	uint64_t n = st->loads, h = st->seed, t0, t1;
 	double ns4k, ns2m;
@@ -108,20 +109,18 @@ int mem_run_tlb(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
 	h = tlb_walk(st->tlb4k, nwords, n, h);
 	t1 = clock_ns();
 	ns4k = (double)(t1 - t0) / (double)n;
-	r = vmb_rep_value(rep, "ns_per_access_4k", VMB_UNIT_NS, VMB_LOWER, ns4k);
-	if (r == 0 && st->tlb2m) {
+	vmb_rep_value(rep, "ns_per_access_4k", VMB_UNIT_NS, VMB_LOWER, ns4k);
+	if (st->tlb2m) {
 		t0 = clock_ns();
 		h = tlb_walk(st->tlb2m, nwords, n, h);
 		t1 = clock_ns();
 		ns2m = (double)(t1 - t0) / (double)n;
-		r = vmb_rep_value(rep, "ns_per_access_2m", VMB_UNIT_NS, VMB_LOWER, ns2m);
-		if (r == 0)
-			r = vmb_rep_value(rep, "ratio_4k_to_2m", VMB_UNIT_RATIO, VMB_LOWER, ns4k / ns2m);
-		if (r == 0)
-			r = vmb_rep_value(rep, "huge_backed_pct", VMB_UNIT_PCT, VMB_HIGHER, st->huge_frac * 100);
+		vmb_rep_value(rep, "ns_per_access_2m", VMB_UNIT_NS, VMB_LOWER, ns2m);
+		vmb_rep_value(rep, "ratio_4k_to_2m", VMB_UNIT_RATIO, VMB_LOWER, ns4k / ns2m);
+		vmb_rep_value(rep, "huge_backed_pct", VMB_UNIT_PCT, VMB_HIGHER, st->huge_frac * 100);
 	}
 	mem_consume(h);
-	return r;
+	return 0;
 }
 
 /* Touch one byte of every page of `step` bytes; ns it took. */
@@ -134,8 +133,9 @@ static uint64_t touch(uint8_t *p, size_t len, size_t step)
 	return clock_ns() - t0;
 }
 
-int mem_run_pagefault(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep *rep)
+int mem_run_pagefault(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
+	struct mem_state *st = mem_begin(ctx, test);
 	size_t len = st->pf_len, pages = len / 4096, huge = len / HUGE_2M;
 	struct mem_smaps sm;
 	uint64_t dt, t0;
@@ -149,22 +149,19 @@ int mem_run_pagefault(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep 
 	if (!p)
 		return vmb_fail(ctx, -ENOMEM, "mapping %zu MiB", len >> 20);
 	dt = touch(p, len, 4096);
-	r = vmb_rep_value(rep, "fault_4k_ns", VMB_UNIT_NS, VMB_LOWER, (double)dt / (double)pages);
-	if (r == 0)
-		r = vmb_rep_value(rep, "zero_4k_mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)len / (double)dt * 1e3);
+	vmb_rep_value(rep, "fault_4k_ns", VMB_UNIT_NS, VMB_LOWER, (double)dt / (double)pages);
+	vmb_rep_value(rep, "zero_4k_mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)len / (double)dt * 1e3);
 	t0 = clock_ns();
 	(void)madvise(p, len, MADV_DONTNEED);
 	dt = clock_ns() - t0;
-	if (r == 0)
-		r = vmb_rep_value(rep, "dontneed_4k_ns", VMB_UNIT_NS, VMB_LOWER, (double)dt / (double)pages);
+	vmb_rep_value(rep, "dontneed_4k_ns", VMB_UNIT_NS, VMB_LOWER, (double)dt / (double)pages);
 	(void)touch(p, len, 4096); /* populated again, for munmap to give back */
 	t0 = clock_ns();
 	mem_unmap(p, len);
 	dt = clock_ns() - t0;
-	if (r == 0)
-		r = vmb_rep_value(rep, "munmap_4k_ns", VMB_UNIT_NS, VMB_LOWER, (double)dt / (double)pages);
-	if (r < 0 || !st->huge_possible)
-		return r;
+	vmb_rep_value(rep, "munmap_4k_ns", VMB_UNIT_NS, VMB_LOWER, (double)dt / (double)pages);
+	if (!st->huge_possible)
+		return 0;
 
 	p = mem_map(len, st->huge_kind);
 	if (!p) {
@@ -179,9 +176,8 @@ int mem_run_pagefault(struct vmb_ctx *ctx, struct mem_state *st, struct vmb_rep 
 		mem_unmap(p, len);
 		return 0;
 	}
-	r = vmb_rep_value(rep, "fault_2m_ns", VMB_UNIT_NS, VMB_LOWER, (double)dt / (double)huge);
-	if (r == 0)
-		r = vmb_rep_value(rep, "zero_2m_mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)len / (double)dt * 1e3);
+	vmb_rep_value(rep, "fault_2m_ns", VMB_UNIT_NS, VMB_LOWER, (double)dt / (double)huge);
+	vmb_rep_value(rep, "zero_2m_mb_per_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)len / (double)dt * 1e3);
 	mem_unmap(p, len);
-	return r;
+	return 0;
 }

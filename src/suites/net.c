@@ -395,25 +395,22 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 			r = vmb_fail(ctx, -EIO, "no byte arrived in %.3f s", win);
 			goto out;
 		}
-		r = vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
-				  8.0 * (double)(dir == NETD_REV ? recvd : fwd) / win / 1e6);
-		if (r == 0 && dir == NETD_BIDIR)
-			r = vmb_rep_value(rep, "reverse_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)recvd / win / 1e6);
-		if (r == 0)
-			r = vmb_rep_value(rep, "retransmits", VMB_UNIT_NONE, VMB_LOWER,
-					  (double)(retrans + (recv_side ? res.v[NETKEY_RETRANS] : 0)));
-		if (r == 0)
-			r = vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / NSEC_PER_SEC / win);
-		if (r == 0)
-			r = vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
-					  100.0 * (double)res.v[NETKEY_CPU_NS] / NSEC_PER_SEC / win);
-		if (r == 0 && cpu_s > 0)
-			r = vmb_rep_value(rep, "mbit_per_cpu_s", VMB_UNIT_NONE, VMB_HIGHER, bits / 1e6 / cpu_s);
+		vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
+			      8.0 * (double)(dir == NETD_REV ? recvd : fwd) / win / 1e6);
+		if (dir == NETD_BIDIR)
+			vmb_rep_value(rep, "reverse_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)recvd / win / 1e6);
+		vmb_rep_value(rep, "retransmits", VMB_UNIT_NONE, VMB_LOWER,
+			      (double)(retrans + (recv_side ? res.v[NETKEY_RETRANS] : 0)));
+		vmb_rep_value(rep, "cpu_client_pct", VMB_UNIT_PCT, VMB_LOWER, 100.0 * (double)cpu / NSEC_PER_SEC / win);
+		vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
+			      100.0 * (double)res.v[NETKEY_CPU_NS] / NSEC_PER_SEC / win);
+		if (cpu_s > 0)
+			vmb_rep_value(rep, "mbit_per_cpu_s", VMB_UNIT_NONE, VMB_HIGHER, bits / 1e6 / cpu_s);
 		/* the slowest and fastest interval, once there are two to tell apart */
-		if (r == 0 && nivs >= 2)
-			r = vmb_rep_value(rep, "interval_min_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_min);
-		if (r == 0 && nivs >= 2)
-			r = vmb_rep_value(rep, "interval_max_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_max);
+		if (nivs >= 2)
+			vmb_rep_value(rep, "interval_min_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_min);
+		if (nivs >= 2)
+			vmb_rep_value(rep, "interval_max_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, iv_max);
 	}
 out:
 	for (unsigned i = 0; i < n; i++)
@@ -507,21 +504,16 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 			r = vmb_fail(ctx, -EIO, "no datagram sent in %.3f s", win);
 			goto out;
 		}
-		r = vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)res.v[NETKEY_BYTES] / win / 1e6);
-		if (r == 0)
-			r = vmb_rep_value(rep, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
-					  8.0 * (double)seq * (double)size / win / 1e6);
-		if (r == 0 && rate > 0)
-			r = vmb_rep_value(rep, "target_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, rate / 1e6);
-		if (r == 0)
-			r = vmb_rep_value(rep, "lost_pct", VMB_UNIT_PCT, VMB_LOWER, loss);
-		if (r == 0)
-			r = vmb_rep_value(rep, "out_of_order", VMB_UNIT_NONE, VMB_LOWER, (double)res.v[NETKEY_OOO]);
-		if (r == 0)
-			r = vmb_rep_value(rep, "jitter", VMB_UNIT_NS, VMB_LOWER, (double)res.v[NETKEY_JITTER_NS]);
-		if (r == 0)
-			r = vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
-					  100.0 * (double)res.v[NETKEY_CPU_NS] / NSEC_PER_SEC / win);
+		vmb_rep_value(rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, 8.0 * (double)res.v[NETKEY_BYTES] / win / 1e6);
+		vmb_rep_value(rep, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER,
+			      8.0 * (double)seq * (double)size / win / 1e6);
+		if (rate > 0)
+			vmb_rep_value(rep, "target_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, rate / 1e6);
+		vmb_rep_value(rep, "lost_pct", VMB_UNIT_PCT, VMB_LOWER, loss);
+		vmb_rep_value(rep, "out_of_order", VMB_UNIT_NONE, VMB_LOWER, (double)res.v[NETKEY_OOO]);
+		vmb_rep_value(rep, "jitter", VMB_UNIT_NS, VMB_LOWER, (double)res.v[NETKEY_JITTER_NS]);
+		vmb_rep_value(rep, "cpu_server_pct", VMB_UNIT_PCT, VMB_LOWER,
+			      100.0 * (double)res.v[NETKEY_CPU_NS] / NSEC_PER_SEC / win);
 	}
 	(void)send_err;
 out:
@@ -657,12 +649,11 @@ end:
 			     (unsigned long long)res.v[NETKEY_CONNS], (unsigned long long)n);
 		goto out;
 	}
-	r = vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
-			  (double)n / ((double)(t1 - t0) / NSEC_PER_SEC));
-	if (r == 0)
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
-	if (r == 0 && udp)
-		r = vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
+	vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
+		      (double)n / ((double)(t1 - t0) / NSEC_PER_SEC));
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
+	if (udp)
+		vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -767,65 +758,92 @@ static void net_teardown(struct vmb_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-enum net_test { T_STREAM, T_UDP, T_TCP_RR, T_UDP_RR, T_CRR, T_HTTP };
-
-static int net_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+/* The start of every repetition: --net.time, else the runner's window (the
+ * warm-up's is shorter). */
+static struct net_state *net_begin(struct vmb_ctx *ctx)
 {
 	struct net_state *st = ctx->priv;
-	enum net_test kind = (enum net_test)(uintptr_t)test->data;
 	double t = optset_double(ctx->opts, "time");
-	struct net_ctl *c = NULL;
-	int r;
 
-	/* --net.time, else the runner's window (the warm-up's is shorter) */
 	st->window_s = t > 0 && t < ctx->duration_s ? t : ctx->duration_s;
-	if (kind == T_HTTP) {
-		r = net_http_run(ctx, test, rep);
-	} else {
-		c = net_ctl_get(ctx, st);
-		if (!c)
-			return -ECONNREFUSED; /* said by net_ctl_open */
-		switch (kind) {
-		case T_STREAM:
-			r = run_stream(ctx, st, c, rep);
-			break;
-		case T_UDP:
-			r = run_udp(ctx, st, c, rep);
-			break;
-		case T_TCP_RR:
-			r = run_rr(ctx, st, c, rep, NETK_TCP_RR);
-			break;
-		case T_UDP_RR:
-			r = run_rr(ctx, st, c, rep, NETK_UDP_RR);
-			break;
-		case T_CRR:
-			r = run_rr(ctx, st, c, rep, NETK_TCP_CRR);
-			break;
-		default:
-			r = vmb_fail(ctx, -EINVAL, "unknown test");
-			break;
-		}
-	}
-	/* after a failure the session's state is unknown: the next test opens another */
+	return st;
+}
+
+/* After a failure the session's state is unknown: the next test opens another.
+ * Without a session (c NULL) net_ctl_open has said why. */
+static int net_end(struct net_state *st, int r)
+{
 	if (r < 0 && st->ctl)
 		net_ctl_close(st->ctl);
 	return r;
 }
 
+static int net_run_tcp_stream(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	return c ? net_end(st, run_stream(ctx, st, c, rep)) : -ECONNREFUSED;
+}
+
+static int net_run_udp(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	return c ? net_end(st, run_udp(ctx, st, c, rep)) : -ECONNREFUSED;
+}
+
+static int net_run_tcp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_RR)) : -ECONNREFUSED;
+}
+
+static int net_run_udp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_UDP_RR)) : -ECONNREFUSED;
+}
+
+static int net_run_tcp_crr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+	struct net_ctl *c = net_ctl_get(ctx, st);
+
+	(void)test;
+	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_CRR)) : -ECONNREFUSED;
+}
+
+static int net_run_http(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct net_state *st = net_begin(ctx);
+
+	return net_end(st, net_http_run(ctx, test, rep));
+}
+
 static const struct vmb_test net_tests[] = {
 	{ .name = "tcp_stream", .summary = "bulk TCP throughput, Mbit/s (10^6 bits/s, as iperf3), retransmits, CPU per side",
-	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir,interval", .data = (void *)(uintptr_t)T_STREAM },
+	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir,interval", .run = net_run_tcp_stream },
 	{ .name = "udp", .summary = "UDP at a target rate: received Mbit/s, loss %, out-of-order, jitter (RFC 3550)",
-	  .headline = "mbit_per_s", .params = "rate,udp-size", .data = (void *)(uintptr_t)T_UDP },
+	  .headline = "mbit_per_s", .params = "rate,udp-size", .run = net_run_udp },
 	{ .name = "tcp_rr", .summary = "netperf TCP_RR: one request, one response, one outstanding; transactions/s, latency",
-	  .headline = "transactions_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_TCP_RR },
+	  .headline = "transactions_per_s", .params = "rr-size", .run = net_run_tcp_rr },
 	{ .name = "udp_rr", .summary = "UDP_RR: one datagram each way, one outstanding; transactions/s, latency",
-	  .headline = "transactions_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_UDP_RR },
+	  .headline = "transactions_per_s", .params = "rr-size", .run = net_run_udp_rr },
 	{ .name = "tcp_crr", .summary = "netperf TCP_CRR: connect, request, response, close; connections/s, latency",
-	  .headline = "connections_per_s", .params = "rr-size", .data = (void *)(uintptr_t)T_CRR },
+	  .headline = "connections_per_s", .params = "rr-size", .run = net_run_tcp_crr },
 	{ .name = "http", .summary = "HTTP/1.1 keep-alive load over a client sweep: wrk's requests/s, or wrk2's constant rate",
 	  .headline = "requests_per_s,p99_latency", .sweep = "connections", .params = "threads,page,body-size,http-rate,url",
-	  .data = (void *)(uintptr_t)T_HTTP },
+	  .run = net_run_http },
 	{ .name = NULL },
 };
 
@@ -874,6 +892,5 @@ const struct vmb_suite net_suite = {
 	.tests = net_tests,
 	.opts = net_opts,
 	.setup = net_setup,
-	.run = net_run,
 	.teardown = net_teardown,
 };

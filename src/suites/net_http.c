@@ -419,34 +419,25 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 			     (unsigned long long)sockerr, (unsigned long long)timeouts);
 		goto out;
 	}
-	r = vmb_rep_value(rep, "requests_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)done / win);
-	if (r == 0)
-		r = vmb_rep_value(rep, "transfer_mb_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)bytes / win / 1e6);
-	if (r == 0)
-		r = vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	vmb_rep_value(rep, "requests_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)done / win);
+	vmb_rep_value(rep, "transfer_mb_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)bytes / win / 1e6);
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
 	/* the tail per repetition as a value of its own: the report's curve over
 	 * the connections sweep draws it beside requests/s */
-	if (r == 0)
-		r = vmb_rep_value(rep, "p99_latency", VMB_UNIT_NS, VMB_LOWER, hist_percentile(all, 99));
+	vmb_rep_value(rep, "p99_latency", VMB_UNIT_NS, VMB_LOWER, hist_percentile(all, 99));
 	/* wrk2 prints this one with --u_latency: what coordinated omission would hide */
-	if (r == 0 && rate > 0)
-		r = vmb_rep_hist(rep, "uncorrected_latency", VMB_UNIT_NS, service);
-	if (r == 0)
-		r = vmb_rep_value(rep, "requests", VMB_UNIT_NONE, VMB_HIGHER, (double)done);
-	if (r == 0)
-		r = vmb_rep_value(rep, "responses", VMB_UNIT_NONE, VMB_HIGHER, (double)answered);
-	if (r == 0)
-		r = vmb_rep_value(rep, "errors_non2xx", VMB_UNIT_NONE, VMB_LOWER, (double)non2xx);
-	if (r == 0)
-		r = vmb_rep_value(rep, "errors_socket", VMB_UNIT_NONE, VMB_LOWER, (double)sockerr);
-	if (r == 0)
-		r = vmb_rep_value(rep, "errors_timeout", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
+	if (rate > 0)
+		vmb_rep_hist(rep, "uncorrected_latency", VMB_UNIT_NS, service);
+	vmb_rep_value(rep, "requests", VMB_UNIT_NONE, VMB_HIGHER, (double)done);
+	vmb_rep_value(rep, "responses", VMB_UNIT_NONE, VMB_HIGHER, (double)answered);
+	vmb_rep_value(rep, "errors_non2xx", VMB_UNIT_NONE, VMB_LOWER, (double)non2xx);
+	vmb_rep_value(rep, "errors_socket", VMB_UNIT_NONE, VMB_LOWER, (double)sockerr);
+	vmb_rep_value(rep, "errors_timeout", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
 	if (r == 0 && c) {
 		r = net_ctl_http_count(ctx, c, &after);
 		/* every response the server sent, counted in the window or not:
 		 * equal to "responses" unless a connection failed mid-answer */
-		if (r == 0)
-			r = vmb_rep_value(rep, "server_requests", VMB_UNIT_NONE, VMB_HIGHER, (double)(after - before));
+		vmb_rep_value(rep, "server_requests", VMB_UNIT_NONE, VMB_HIGHER, (double)(after - before));
 	}
 out:
 	hist_free(all);

@@ -1,13 +1,21 @@
-/* What the scheduling suite computes from its samples, apart from the
- * measuring itself: wake-up latencies with their count over a threshold,
- * and Jain's fairness index. Plain functions, for the unit tests. */
+/* The scheduling suite's parts. First what it computes from its samples,
+ * apart from the measuring itself: wake-up latencies with their count over
+ * a threshold, and Jain's fairness index (sched_util.c, plain functions for
+ * the unit tests). Then what its files share: the state set up in sched.c,
+ * the helpers there, and one function per test (sched_wakeup.c,
+ * sched_ctxswitch.c, sched_steal.c, sched_fair.c). */
 #ifndef VMB_SCHED_H
 #define VMB_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+#include "sched_cg.h"
+#include "../core/clock.h"
 #include "../core/hist.h"
+#include "../core/suite.h"
 
 /* One thread's wake-up latencies, as cyclictest keeps them. */
 struct sched_lat {
@@ -29,5 +37,69 @@ void sched_lat_merge(struct sched_lat *dst, const struct sched_lat *src);
  * sum 1 each: (sum x)^2 / (n sum x^2). 1 is fair, 1/n one group taking
  * all. NAN for n == 0, a promised share <= 0, or nothing got at all. */
 double sched_jain(const double *got, const double *promised, size_t n);
+
+/* ---- shared by the suite's files ---- */
+
+#define SCHED_MAX_CPUS 1024
+
+/* What sched_setup() found and the options it read, for every test. */
+struct sched_state {
+	unsigned cpus[SCHED_MAX_CPUS]; /* the selected CPUs */
+	unsigned ncpus;
+	int policy;
+	unsigned priority;
+	uint64_t interval_ns, distance_ns, threshold_ns, gap_ns;
+	unsigned load;
+	bool mlock;
+	bool laptop;       /* leave the CPUs' idle states alone (cyclictest --laptop) */
+	double tsc_per_ns; /* for the hiccup detector */
+	/* fairness */
+	unsigned weights[CG_MAX_GROUPS], ngroups, period_us;
+	const char *mode;
+	struct cg_layout cg;
+	struct cg_plan remove;
+	struct cg_watchdog dog;
+	bool cg_made;
+	bool try_private;                    /* no hierarchy offers cpu: try a cgroup2 mount of our own */
+	char private_mount[CG_PATH_MAX];     /* that mount, while it exists */
+	char cg_skip[200]; /* why fairness cannot run here, once known */
+	char rt_skip[200]; /* why its rt mode cannot */
+};
+
+pid_t sched_gettid(void);
+/* 0 or a negative errno */
+int sched_pin_self(unsigned cpu);
+int sched_set_policy(int policy, unsigned prio);
+/* The CPUs the hiccup detector's counter runs at, per nanosecond. */
+static inline uint64_t sched_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	return clock_ns();
+#endif
+}
+
+
+/* One cyclictest thread's loop for duration_s; the wake-ups it recorded. */
+uint64_t sched_cyclic_loop(struct sched_lat *lat, uint64_t interval_ns, double duration_s);
+/* prefix_p50, _p99, _p99_9 (with_hist only), _max and the histogram itself. */
+void sched_report_lat(struct vmb_rep *rep, const char *prefix, const struct sched_lat *l, bool with_hist);
+/* A test's return value: a failure in a window cut short by Ctrl-C is -EINTR. */
+int sched_end(int r);
+
+/* Where the cpu controller is; st->cg_skip says why fairness cannot run when nowhere. */
+void sched_fair_find_cgroups(struct sched_state *st);
+
+/* The tests, each a vmb_test_fn. */
+vmb_test_fn sched_run_wakeup;
+vmb_test_fn sched_run_ctxswitch;
+vmb_test_fn sched_run_steal;
+vmb_test_fn sched_run_fairness;
 
 #endif

@@ -270,8 +270,6 @@ static int vx_measure(vx_loop fn, uint64_t arg, double target_s, struct vx_figur
 
 /* ---- the tests ---- */
 
-enum vx_kind { VX_CPUID, VX_RDTSC, VX_RDTSCP, VX_CNTVCT, VX_CLOCK, VX_SYSCALL, VX_PIO, VX_KVM };
-
 struct vx_state {
 	double rep_time;   /* --vmexit.time, 0 = --time */
 	unsigned pio_port; /* 0: none */
@@ -375,10 +373,8 @@ static int report(struct vmb_ctx *ctx, struct vmb_rep *rep, const char *what, co
 	if (!isfinite(f->ns) || !isfinite(f->empty_ns))
 		return vmb_fail(ctx, -EIO, "%s: a figure that is not finite", what);
 	(void)snprintf(empty, sizeof(empty), "%s_empty_loop_ns", metric);
-	if (vmb_rep_value(rep, metric, VMB_UNIT_NS, VMB_LOWER, f->ns) < 0 ||
-	    vmb_rep_value(rep, !strcmp(metric, "ns") ? "empty_loop_ns" : empty, VMB_UNIT_NS, VMB_LOWER,
-			  f->empty_ns) < 0)
-		return vmb_fail(ctx, -ENOMEM, "reporting %s", what);
+	vmb_rep_value(rep, metric, VMB_UNIT_NS, VMB_LOWER, f->ns);
+	vmb_rep_value(rep, !strcmp(metric, "ns") ? "empty_loop_ns" : empty, VMB_UNIT_NS, VMB_LOWER, f->empty_ns);
 	return 0;
 }
 
@@ -392,103 +388,172 @@ static int one(struct vmb_ctx *ctx, struct vmb_rep *rep, const char *what, vx_lo
 	return report(ctx, rep, what, "ns", &f);
 }
 
-static int vx_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+/* How long one figure measures: --vmexit.time, at most the repetition's. */
+static double vx_time(const struct vmb_ctx *ctx)
+{
+	const struct vx_state *st = ctx->priv;
+
+	return st->rep_time > 0 && st->rep_time < ctx->duration_s ? st->rep_time : ctx->duration_s;
+}
+
+#ifndef VMEXIT_X86
+/* An x86 test on another architecture. */
+static int vx_not_here(struct vmb_ctx *ctx, const struct vmb_test *test)
+{
+#if defined(__aarch64__)
+	return vmb_skip(ctx, "not applicable on aarch64: %s is x86, without a counterpart there", test->name);
+#else
+	(void)test;
+	return vmb_skip(ctx, "not applicable on this architecture");
+#endif
+}
+
+/* rdtsc and rdtscp elsewhere than on x86: aarch64 has a counterpart. */
+static int vx_not_here_tsc(struct vmb_ctx *ctx, const struct vmb_test *test)
+{
+#if defined(__aarch64__)
+	return vmb_skip(ctx, "not applicable on aarch64: %s is x86 (vmexit.cntvct is its counterpart)", test->name);
+#else
+	return vx_not_here(ctx, test);
+#endif
+}
+#endif
+
+static int vx_run_cpuid(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+#ifdef VMEXIT_X86
+	(void)test;
+	return one(ctx, rep, "cpuid", loop_cpuid, 0, vx_time(ctx));
+#else
+	(void)rep;
+	return vx_not_here(ctx, test);
+#endif
+}
+
+static int vx_run_rdtsc(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+#ifdef VMEXIT_X86
+	(void)test;
+	return one(ctx, rep, "rdtsc", loop_rdtsc, 0, vx_time(ctx));
+#else
+	(void)rep;
+	return vx_not_here_tsc(ctx, test);
+#endif
+}
+
+static int vx_run_rdtscp(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+#ifdef VMEXIT_X86
+	(void)test;
+	return one(ctx, rep, "rdtscp", loop_rdtscp, 0, vx_time(ctx));
+#else
+	(void)rep;
+	return vx_not_here_tsc(ctx, test);
+#endif
+}
+
+static int vx_run_cntvct(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+#if defined(__aarch64__)
+	(void)test;
+	return one(ctx, rep, "a cntvct_el0 read", loop_cntvct, 0, vx_time(ctx));
+#elif defined(VMEXIT_X86)
+	(void)test;
+	(void)rep;
+	return vmb_skip(ctx, "not applicable on x86: cntvct_el0 is the aarch64 generic timer's counter "
+			"(vmexit.rdtsc is its counterpart)");
+#else
+	(void)rep;
+	return vx_not_here(ctx, test);
+#endif
+}
+
+static int vx_run_clock(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	static const struct { const char *metric, *what; clockid_t id; } clocks[] = {
+		{ "monotonic_ns", "clock_gettime(CLOCK_MONOTONIC)", CLOCK_MONOTONIC },
+		{ "realtime_ns", "clock_gettime(CLOCK_REALTIME)", CLOCK_REALTIME },
+	};
+	double t = vx_time(ctx);
+	struct vx_figure f;
+	int r;
+
+	(void)test;
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		r = vx_measure(loop_clock, (uint64_t)clocks[i].id, t / 3, &f);
+		if (r < 0)
+			return vmb_fail(ctx, r, "%s: the empty-loop subtraction", clocks[i].what);
+		r = report(ctx, rep, clocks[i].what, clocks[i].metric, &f);
+		if (r < 0)
+			return r;
+	}
+	r = vx_measure(loop_gettimeofday, 0, t / 3, &f);
+	if (r < 0)
+		return vmb_fail(ctx, r, "gettimeofday: the empty-loop subtraction");
+	return report(ctx, rep, "gettimeofday", "gettimeofday_ns", &f);
+}
+
+static int vx_run_syscall(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)test;
+	return one(ctx, rep, "a getppid system call", loop_syscall, 0, vx_time(ctx));
+}
+
+static int vx_run_pio(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
 	struct vx_state *st = ctx->priv;
-	enum vx_kind kind = (enum vx_kind)(uintptr_t)test->data;
-	double t = st->rep_time > 0 && st->rep_time < ctx->duration_s ? st->rep_time : ctx->duration_s;
 
-	switch (kind) {
-	case VX_CLOCK: {
-		static const struct { const char *metric, *what; clockid_t id; } clocks[] = {
-			{ "monotonic_ns", "clock_gettime(CLOCK_MONOTONIC)", CLOCK_MONOTONIC },
-			{ "realtime_ns", "clock_gettime(CLOCK_REALTIME)", CLOCK_REALTIME },
-		};
-		struct vx_figure f;
-		int r;
-
-		for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
-			r = vx_measure(loop_clock, (uint64_t)clocks[i].id, t / 3, &f);
-			if (r < 0)
-				return vmb_fail(ctx, r, "%s: the empty-loop subtraction", clocks[i].what);
-			r = report(ctx, rep, clocks[i].what, clocks[i].metric, &f);
-			if (r < 0)
-				return r;
-		}
-		r = vx_measure(loop_gettimeofday, 0, t / 3, &f);
-		if (r < 0)
-			return vmb_fail(ctx, r, "gettimeofday: the empty-loop subtraction");
-		return report(ctx, rep, "gettimeofday", "gettimeofday_ns", &f);
-	}
-	case VX_SYSCALL:
-		return one(ctx, rep, "a getppid system call", loop_syscall, 0, t);
-	case VX_KVM:
-		return vmexit_kvm_run(ctx, t, rep, &st->kvm);
-	default:
-		break;
-	}
+	(void)test;
 #ifdef VMEXIT_X86
-	switch (kind) {
-	case VX_CPUID:
-		return one(ctx, rep, "cpuid", loop_cpuid, 0, t);
-	case VX_RDTSC:
-		return one(ctx, rep, "rdtsc", loop_rdtsc, 0, t);
-	case VX_RDTSCP:
-		return one(ctx, rep, "rdtscp", loop_rdtscp, 0, t);
-	case VX_CNTVCT:
-		return vmb_skip(ctx, "not applicable on x86: cntvct_el0 is the aarch64 generic timer's counter "
-				"(vmexit.rdtsc is its counterpart)");
-	case VX_PIO:
-		if (!st->pio_port)
-			return vmb_skip(ctx, "%s", st->pio_why);
-		if (ioperm(st->pio_port, 4, 1) < 0)
-			return errno == EPERM ? vmb_skip(ctx, "ioperm(0x%x) refused: reading an I/O port needs root "
-							 "(CAP_SYS_RAWIO)", st->pio_port)
-					      : vmb_fail(ctx, -errno, "ioperm(0x%x)", st->pio_port);
-		(void)vmb_note(ctx, "pio_port", "0x%x (ACPI PM timer)", st->pio_port);
-		{
-			int r = one(ctx, rep, "an ACPI PM timer read", loop_pio, st->pio_port, t);
+	if (!st->pio_port)
+		return vmb_skip(ctx, "%s", st->pio_why);
+	if (ioperm(st->pio_port, 4, 1) < 0)
+		return errno == EPERM ? vmb_skip(ctx, "ioperm(0x%x) refused: reading an I/O port needs root "
+						 "(CAP_SYS_RAWIO)", st->pio_port)
+				      : vmb_fail(ctx, -errno, "ioperm(0x%x)", st->pio_port);
+	(void)vmb_note(ctx, "pio_port", "0x%x (ACPI PM timer)", st->pio_port);
+	{
+		int r = one(ctx, rep, "an ACPI PM timer read", loop_pio, st->pio_port, vx_time(ctx));
 
-			(void)ioperm(st->pio_port, 4, 0);
-			return r;
-		}
-	default:
-		break;
+		(void)ioperm(st->pio_port, 4, 0);
+		return r;
 	}
 #elif defined(__aarch64__)
-	switch (kind) {
-	case VX_CNTVCT:
-		return one(ctx, rep, "a cntvct_el0 read", loop_cntvct, 0, t);
-	case VX_PIO:
-		return vmb_skip(ctx, "%s", st->pio_why);
-	case VX_RDTSC:
-	case VX_RDTSCP:
-		return vmb_skip(ctx, "not applicable on aarch64: %s is x86 (vmexit.cntvct is its counterpart)", test->name);
-	default:
-		return vmb_skip(ctx, "not applicable on aarch64: %s is x86, without a counterpart there", test->name);
-	}
-#endif
+	(void)rep;
+	return vmb_skip(ctx, "%s", st->pio_why);
+#else
+	(void)st;
+	(void)rep;
 	return vmb_skip(ctx, "not applicable on this architecture");
+#endif
+}
+
+static int vx_run_kvm(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct vx_state *st = ctx->priv;
+
+	(void)test;
+	return vmexit_kvm_run(ctx, vx_time(ctx), rep, &st->kvm);
 }
 
 static const struct vmb_test vx_tests[] = {
 	{ .name = "cpuid", .summary = "cpuid leaves 0 and 1: a trap under VT-x and AMD-V, none under emulation (x86)",
-	  .headline = "ns", .data = (void *)(uintptr_t)VX_CPUID },
+	  .headline = "ns", .run = vx_run_cpuid },
 	{ .name = "rdtsc", .summary = "rdtsc: a trap only where the hypervisor intercepts the TSC (x86)",
-	  .headline = "ns", .data = (void *)(uintptr_t)VX_RDTSC },
+	  .headline = "ns", .run = vx_run_rdtsc },
 	{ .name = "rdtscp", .summary = "rdtscp: a trap only where the hypervisor intercepts the TSC (x86)",
-	  .headline = "ns", .data = (void *)(uintptr_t)VX_RDTSCP },
+	  .headline = "ns", .run = vx_run_rdtscp },
 	{ .name = "cntvct", .summary = "cntvct_el0, the generic timer's counter (aarch64)",
-	  .headline = "ns", .data = (void *)(uintptr_t)VX_CNTVCT },
+	  .headline = "ns", .run = vx_run_cntvct },
 	{ .name = "clock", .summary = "clock_gettime MONOTONIC and REALTIME, gettimeofday: vDSO or trap, "
 				      "by clocksource",
-	  .headline = "monotonic_ns", .data = (void *)(uintptr_t)VX_CLOCK },
+	  .headline = "monotonic_ns", .run = vx_run_clock },
 	{ .name = "syscall", .summary = "a trivial system call (getppid): the baseline that is not an exit",
-	  .headline = "ns", .data = (void *)(uintptr_t)VX_SYSCALL },
+	  .headline = "ns", .run = vx_run_syscall },
 	{ .name = "pio", .summary = "an ACPI PM timer port read after ioperm, as root: an exit to the device model (x86)",
-	  .headline = "ns", .data = (void *)(uintptr_t)VX_PIO },
+	  .headline = "ns", .run = vx_run_pio },
 	{ .name = "kvm", .summary = "a minimal VM on /dev/kvm: ns per exit handled in user space and in the kernel",
-	  .headline = "io_ns,cpuid_ns", .data = (void *)(uintptr_t)VX_KVM },
+	  .headline = "io_ns,cpuid_ns", .run = vx_run_kvm },
 	{ .name = NULL },
 };
 
@@ -505,6 +570,5 @@ const struct vmb_suite vmexit_suite = {
 	.tests = vx_tests,
 	.opts = vx_opts,
 	.setup = vx_setup,
-	.run = vx_run,
 	.teardown = vx_teardown,
 };

@@ -24,10 +24,6 @@ static int fake_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_re
 	double v = fake.values[fake.runs++ % fake.nvalues];
 	struct hist h;
 
-	if (!strcmp(t->name, "broken"))
-		return vmb_fail(ctx, -EIO, "broken test");
-	if (!strcmp(t->name, "absent"))
-		return vmb_skip(ctx, "needs a device this machine lacks");
 	if (!strcmp(t->name, "threaded"))
 		v *= ctx->threads * 0.5; /* efficiency 0.5 at every N > 1 */
 	if (!strcmp(t->name, "sweep"))
@@ -37,8 +33,40 @@ static int fake_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_re
 	hist_init(&h);
 	hist_record(&h, 1000);
 	hist_record(&h, 3000);
-	assert_int_equal(vmb_rep_value(rep, "rate", VMB_UNIT_PER_S, VMB_HIGHER, v), 0);
-	assert_int_equal(vmb_rep_hist(rep, "latency", VMB_UNIT_NS, &h), 0);
+	vmb_rep_value(rep, "rate", VMB_UNIT_PER_S, VMB_HIGHER, v);
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, &h);
+	return 0;
+}
+
+static int broken_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_rep *rep)
+{
+	(void)t;
+	(void)rep;
+	fake.runs++;
+	return vmb_fail(ctx, -EIO, "broken test");
+}
+
+static int absent_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_rep *rep)
+{
+	(void)t;
+	(void)rep;
+	fake.runs++;
+	return vmb_skip(ctx, "needs a device this machine lacks");
+}
+
+/* Reports more values than a repetition holds and does not check: the
+ * repetition keeps the error, the runner fails the test with it. */
+static int chatty_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_rep *rep)
+{
+	char name[32];
+
+	(void)ctx;
+	(void)t;
+	fake.runs++;
+	for (unsigned i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "v%u", i);
+		vmb_rep_value(rep, name, VMB_UNIT_NONE, VMB_HIGHER, i);
+	}
 	return 0;
 }
 
@@ -68,18 +96,19 @@ static const struct vmb_opt fake_opts[] = {
 };
 
 static const struct vmb_test fake_tests[] = {
-	{ .name = "steady", .summary = "s", .headline = "rate" },
-	{ .name = "broken", .summary = "b", .headline = "rate" },
-	{ .name = "absent", .summary = "a", .headline = "rate" },
-	{ .name = "threaded", .summary = "t", .headline = "rate", .flags = VMB_TEST_THREADED },
-	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth", .params = "depth" },
-	{ .name = "stopped", .summary = "i", .headline = "rate", .sweep = "depth", .params = "depth" },
+	{ .name = "steady", .summary = "s", .headline = "rate", .run = fake_run },
+	{ .name = "broken", .summary = "b", .headline = "rate", .run = broken_run },
+	{ .name = "absent", .summary = "a", .headline = "rate", .run = absent_run },
+	{ .name = "threaded", .summary = "t", .headline = "rate", .flags = VMB_TEST_THREADED, .run = fake_run },
+	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth", .params = "depth", .run = fake_run },
+	{ .name = "stopped", .summary = "i", .headline = "rate", .sweep = "depth", .params = "depth", .run = fake_run },
+	{ .name = "chatty", .summary = "c", .headline = "v0", .run = chatty_run },
 	{ .name = NULL },
 };
 
 static const struct vmb_suite fake_suite = {
 	.name = "fake", .summary = "fake", .abi = VMB_SUITE_ABI, .tests = fake_tests, .opts = fake_opts,
-	.setup = fake_setup, .run = fake_run, .teardown = fake_teardown,
+	.setup = fake_setup, .teardown = fake_teardown,
 };
 
 static struct runner_settings settings(void)
@@ -169,6 +198,27 @@ static void failures_are_isolated(void **state)
 	vmb_results_release(&res);
 }
 
+/* A report the repetition cannot keep fails that test, once, with the
+ * reason; the suite never checked, and the other tests run. */
+static void report_errors_are_kept(void **state)
+{
+	struct vmb_results res;
+	const struct vmb_suite_result *s;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 1;
+	fake.nvalues = 1;
+	run_one((1u << 0) | (1u << 6), &res);
+	s = &res.suites[0];
+	assert_int_equal(s->ntests, 2);
+	assert_int_equal(s->tests[0].status, VMB_OK);
+	assert_int_equal(s->tests[1].status, VMB_FAILED);
+	assert_non_null(strstr(s->tests[1].reason, "too many values"));
+	assert_int_equal(s->tests[1].ncases, 0);
+	vmb_results_release(&res);
+}
+
 static void threads_and_efficiency(void **state)
 {
 	struct vmb_results res;
@@ -236,10 +286,14 @@ static void skipped_suite(void **state)
 static void descriptor_checks(void **state)
 {
 	static const struct vmb_test bad_sweep[] = {
-		{ .name = "x", .summary = "x", .headline = "r", .sweep = "nope" }, { .name = NULL },
+		{ .name = "x", .summary = "x", .headline = "r", .sweep = "nope", .run = fake_run }, { .name = NULL },
 	};
 	static const struct vmb_test bad_params[] = {
-		{ .name = "x", .summary = "x", .headline = "r", .params = "depth,nope" }, { .name = NULL },
+		{ .name = "x", .summary = "x", .headline = "r", .params = "depth,nope", .run = fake_run }, { .name = NULL },
+	};
+	/* every test holds the function that runs it */
+	static const struct vmb_test no_run[] = {
+		{ .name = "x", .summary = "x", .headline = "r" }, { .name = NULL },
 	};
 	struct vmb_suite s;
 	const char *why;
@@ -251,8 +305,9 @@ static void descriptor_checks(void **state)
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
 	assert_non_null(strstr(why, "interface version"));
 	s = fake_suite;
-	s.run = NULL;
+	s.tests = no_run;
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "run()"));
 	s = fake_suite;
 	s.name = "a.b";
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
@@ -523,6 +578,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stop_rule),
 		cmocka_unit_test(failures_are_isolated),
+		cmocka_unit_test(report_errors_are_kept),
 		cmocka_unit_test(threads_and_efficiency),
 		cmocka_unit_test(sweeps),
 		cmocka_unit_test(skipped_suite),
