@@ -502,6 +502,21 @@ int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char
 	return 0;
 }
 
+/* The result's bytes: the stall timer starts again whenever some arrive (a
+ * large document over an emulated serial port under load is progress, not
+ * silence), and end bounds the whole, as while the run ran. */
+static int recv_result(struct proto_conn *c, size_t n, int stall_ms, uint64_t end, char **data)
+{
+	while (c->len < n) {
+		uint64_t d = deadline_after(stall_ms);
+		int r = fill(c, d < end ? d : end);
+
+		if (r < 0)
+			return r;
+	}
+	return proto_recv_bytes(c, n, stall_ms, data);
+}
+
 int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
 		   int stall_ms, int total_ms, json_t **doc)
 {
@@ -567,7 +582,7 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 			return -EPROTO;
 		}
 		free(line);
-		r = proto_recv_bytes(c, m.length + 1, stall_ms, &text);
+		r = recv_result(c, m.length + 1, stall_ms, end, &text);
 		if (r < 0) {
 			io_fail(c, r, "receiving the result");
 			return r;
