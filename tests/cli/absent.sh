@@ -7,6 +7,9 @@
 # or the reason in the result document. An absence this machine cannot make
 # (not root, no unshare) is a TAP skip with why.
 . "$(dirname "$0")/lib.sh"
+# what these runs check is the skip or fallback, not the figure: the
+# shortest measurement that still measures
+FAST="--time 0.05 --warmup 0 --min-reps 2 --max-reps 2 --threads 1"
 DENY=$3
 
 d="$T/d"
@@ -15,7 +18,7 @@ mkdir -p "$d"
 # there (the /tmp row below is about that case)
 dbuf=""
 [ "$(stat -f -c %T "$T")" != tmpfs ] || dbuf="--disk.buffered"
-small="--quick --disk.dir $d --disk.size 16m --disk.file-size 8m $dbuf --no-store"
+small="--quick $FAST --disk.dir $d --disk.size 16m --disk.file-size 8m $dbuf --no-store"
 
 # doc DESCRIPTION FILE PYTHON: the document in FILE holds, and nothing in it
 # failed or was skipped without a reason; PYTHON sees d (the document),
@@ -107,7 +110,7 @@ fi
 mkdev="mount -t tmpfs -o mode=755 none $T/dev && for n in null zero full random urandom tty; do touch $T/dev/\$n && mount --bind /dev/\$n $T/dev/\$n || exit 1; done && mkdir $T/dev/shm $T/dev/pts && ln -s /proc/self/fd $T/dev/fd && mount --move $T/dev /dev"
 if can_ns; then
 	mkdir -p "$T/dev"
-	expect 0 "no /dev/kvm: the vmexit suite runs" ns "$mkdev" "$VMB" run vmexit --quick --no-store \
+	expect 0 "no /dev/kvm: the vmexit suite runs" ns "$mkdev" "$VMB" run vmexit --quick $FAST --no-store \
 		--json "$T/nokvm.json"
 	doc "vmexit.kvm skipped, with why" "$T/nokvm.json" '
 r = T["vmexit.kvm"]["reason"] or ""
@@ -115,7 +118,7 @@ if T["vmexit.kvm"]["status"] == "skipped" and "architecture" not in r:
     assert r.startswith("no /dev/kvm on this machine (No such file or directory)"), r
 else:
     assert T["vmexit.kvm"]["status"] == "skipped", T["vmexit.kvm"]'
-	expect 0 "no /dev/cpu_dma_latency: sched.wakeup runs" ns "$mkdev" "$VMB" run sched.wakeup --quick --no-store \
+	expect 0 "no /dev/cpu_dma_latency: sched.wakeup runs" ns "$mkdev" "$VMB" run sched.wakeup --quick $FAST --no-store \
 		--json "$T/nodma.json"
 	doc "wakeup measured, the latency request not made, and said" "$T/nodma.json" '
 assert T["sched.wakeup"]["status"] == "ok", T["sched.wakeup"]
@@ -127,7 +130,7 @@ fi
 # ---- no real-time priority, no mlock: not root, RLIMIT_RTPRIO 0 ----
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && command -v prlimit >/dev/null; then
 	expect 0 "root without CAP_SYS_NICE and RLIMIT_RTPRIO 0: sched runs" prlimit --rtprio=0 \
-		setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice "$VMB" run sched --quick --no-store \
+		setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice "$VMB" run sched --quick $FAST --no-store \
 		--json "$T/nort.json"
 	doc "fairness's rt row left out with the reason (or fairness skipped with its cgroup reason)" "$T/nort.json" '
 f = T["sched.fairness"]
@@ -141,7 +144,7 @@ if f["status"] == "ok":
     assert "fair_jain" in names and not any(n.startswith("rt_") for n in names), names
 assert T["sched.wakeup"]["status"] == "ok"'
 	expect 0 "--sched.policy fifo asked for there: a skip" prlimit --rtprio=0 \
-		setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice "$VMB" run cpu.prime sched.wakeup --quick \
+		setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice "$VMB" run cpu.prime sched.wakeup --quick $FAST \
 		--sched.policy fifo --sched.priority 50 --no-store --json "$T/fifo.json"
 	doc "saying what is missing" "$T/fifo.json" '
 assert "SCHED_FIFO priority" in T["sched.wakeup"]["reason"] and "RLIMIT_RTPRIO 0" in T["sched.wakeup"]["reason"]'
@@ -149,7 +152,7 @@ assert "SCHED_FIFO priority" in T["sched.wakeup"]["reason"] and "RLIMIT_RTPRIO 0
 	mkdir -p "$T/nobody"
 	chown 65534 "$T/nobody"
 	expect 0 "an unprivileged user (no mlock beyond ulimit -l, no cgroups of its own)" prlimit --rtprio=0 \
-		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/nobody" "$VMB" run sched.wakeup sched.fairness --quick \
+		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/nobody" "$VMB" run sched.wakeup sched.fairness --quick $FAST \
 		--no-store --json "$T/nobody/sched.json"
 	doc "wakeup measured unlocked and said so; fairness skipped with a readable reason" "$T/nobody/sched.json" '
 assert T["sched.wakeup"]["status"] == "ok", T["sched.wakeup"]
@@ -167,7 +170,7 @@ if can_ns; then
 	# would leave them in mountinfo, which no machine of that shape has);
 	# cpu.prime beside fairness: a run of which fairness is skipped still exits 0
 	nocg="umount -R -l /sys/fs/cgroup && mount -t tmpfs none /sys/fs/cgroup"
-	fair="cpu.prime sched.fairness --quick --cpu.max-prime 1000 --no-store"
+	fair="cpu.prime sched.fairness --quick $FAST --cpu.max-prime 1000 --no-store"
 	cgok='
 f = T["sched.fairness"]
 assert f["status"] == "ok" or "cgroup" in f["reason"], f
@@ -222,10 +225,10 @@ fi
 if [ "$(id -u)" -eq 0 ] && unshare -n true 2>/dev/null; then
 	expect 0 "no IPv6: the net suite on loopback" unshare -n sh -c 'ip link set lo up &&
 		{ sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.lo.disable_ipv6=1 2>/dev/null || true; } &&
-		exec "$@"' sh "$VMB" run net --quick --no-store --json "$T/noipv6.json"
+		exec "$@"' sh "$VMB" run net --quick $FAST --no-store --json "$T/noipv6.json"
 	doc "every net test measured over IPv4 loopback" "$T/noipv6.json" '
 assert all(T[t]["status"] == "ok" for t in T), T'
-	expect 0 "loopback down: the net suite" unshare -n "$VMB" run cpu.prime net --quick --no-store \
+	expect 0 "loopback down: the net suite" unshare -n "$VMB" run cpu.prime net --quick $FAST --no-store \
 		--json "$T/nolo.json"
 	doc "skipped with why and what to do" "$T/nolo.json" '
 assert S["net"]["status"] == "skipped" and "the loopback interface is down" in S["net"]["reason"], S["net"]'
@@ -243,7 +246,7 @@ if can_ns; then
 	doc "measured where they were told, not in TMPDIR" "$T/tmp.json" '
 assert S["disk"]["status"] == "ok" and S["app"]["status"] == "ok", (S["disk"]["reason"], S["app"]["reason"])'
 	expect 0 "the working directory on tmpfs: the defaults there" ns "mount -t tmpfs none $T/shm" \
-		sh -c 'cd "$1" && shift && exec "$@"' sh "$T/shm" "$VMB" run cpu.prime disk.randread app.files --quick \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$T/shm" "$VMB" run cpu.prime disk.randread app.files --quick $FAST \
 		--no-store --json "$T/cwd.json"
 	doc "disk skipped with why and where to go; app measured, saying it is memory" "$T/cwd.json" '
 assert S["disk"]["status"] == "skipped" and "tmpfs" in S["disk"]["reason"] and "--disk.dir" in S["disk"]["reason"], S["disk"]
@@ -257,16 +260,16 @@ if can_ns; then
 	mkdir -p "$T/rocwd"
 	rocwd="mount --bind $T/rocwd $T/rocwd && mount -o remount,bind,ro $T/rocwd"
 	expect 0 "a read-only working directory: the defaults there" ns "$rocwd" sh -c 'cd "$1" && shift && exec "$@"' \
-		sh "$T/rocwd" "$VMB" run cpu.prime disk.randread app --quick --no-store --json "$T/rocwd.json"
+		sh "$T/rocwd" "$VMB" run cpu.prime disk.randread app --quick $FAST --no-store --json "$T/rocwd.json"
 	doc "disk and the app tests that write skipped, saying which option to give" "$T/rocwd.json" '
 assert S["disk"]["status"] == "skipped" and "--disk.dir DIR" in S["disk"]["reason"], S["disk"]
 for t in ("app.oltp_read_write", "app.proc", "app.files"):
     assert T[t]["status"] == "skipped" and "takes no new files" in T[t]["reason"] and "--app.dir DIR" in T[t]["reason"], T[t]
 assert T["cpu.prime"]["status"] == "ok"'
-	expect 2 "a read-only --disk.dir the user named: refused" ns "$rocwd" "$VMB" run disk.randread --quick \
+	expect 2 "a read-only --disk.dir the user named: refused" ns "$rocwd" "$VMB" run disk.randread --quick $FAST \
 		--disk.size 16m --no-store --disk.dir "$T/rocwd"
 	has "$T/err" "--disk.dir $T/rocwd takes no new files (Read-only file system)" "says so"
-	expect 2 "a read-only --app.dir the user named: refused" ns "$rocwd" "$VMB" run app.files --quick --no-store \
+	expect 2 "a read-only --app.dir the user named: refused" ns "$rocwd" "$VMB" run app.files --quick $FAST --no-store \
 		--app.dir "$T/rocwd"
 	has "$T/err" "--app.dir $T/rocwd takes no new files (Read-only file system)" "says so"
 else
@@ -294,5 +297,5 @@ for h in "" /nonexistent-vmbench-home "$T/rohome"; do
 done
 check "/nonexistent-vmbench-home was not made" test ! -e /nonexistent-vmbench-home
 expect 2 "a store the user named that cannot be made is still refused" $AS env HOME="$T/rohome" "$VMB" run \
-	cpu.prime --quick --db "$T/rohome/x/results.db"
+	cpu.prime --quick $FAST --db "$T/rohome/x/results.db"
 finish
