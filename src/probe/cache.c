@@ -25,29 +25,6 @@ const char *const cache_level_names[CACHE_NLEVELS] = { "L1d", "L2", "L3" };
 
 /* ---- CPUID, live or recorded ---- */
 
-static int hex_word(const char *s, size_t n, uint32_t *out)
-{
-	uint32_t v = 0;
-	size_t i = 0;
-
-	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		i = 2;
-	if (i == n || n - i > 8)
-		return -EINVAL;
-	for (; i < n; i++) {
-		char c = s[i];
-		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
-
-		if (d > 15)
-			return -EINVAL;
-		v = v << 4 | d;
-	}
-	*out = v;
-	return 0;
-}
-
 int cache_cpuid_recorded(const char *text, size_t len, uint32_t leaf, uint32_t sub, uint32_t regs[4])
 {
 	char key[40], val[128];
@@ -66,7 +43,7 @@ int cache_cpuid_recorded(const char *text, size_t len, uint32_t leaf, uint32_t s
 		while (*p == ' ' || *p == '\t')
 			p++;
 		n = strcspn(p, " \t\r");
-		if (hex_word(p, n, &r[i]) < 0)
+		if (probe_parse_hex(p, n, &r[i]) < 0)
 			return -EINVAL;
 		p += n;
 	}

@@ -45,7 +45,7 @@ static bool next_line(const char **p, const char *end, const char **line, size_t
 }
 
 /* "0x41" (hexadecimal, at most 8 digits) -> 0x41; -EINVAL otherwise */
-static int parse_hex(const char *s, size_t n, unsigned *out)
+int probe_parse_hex(const char *s, size_t n, unsigned *out)
 {
 	unsigned v = 0;
 	size_t i = 0;
@@ -106,11 +106,11 @@ void probe_parse_cpuinfo(const char *text, size_t len, struct probe_cpuinfo *ci)
 		} else if (key_is(line, kl, "cache size") && !ci->cache_size[0]) {
 			copy_n(ci->cache_size, sizeof(ci->cache_size), v, vl);
 		} else if (key_is(line, kl, "CPU implementer") && !have_impl) {
-			have_impl = parse_hex(v, vl, &ci->implementer) == 0;
+			have_impl = probe_parse_hex(v, vl, &ci->implementer) == 0;
 			if (!ci->vendor[0])
 				copy_n(ci->vendor, sizeof(ci->vendor), v, vl);
 		} else if (key_is(line, kl, "CPU part") && !have_part) {
-			have_part = parse_hex(v, vl, &ci->part) == 0;
+			have_part = probe_parse_hex(v, vl, &ci->part) == 0;
 			copy_n(part, sizeof(part), v, vl);
 		} else if ((key_is(line, kl, "flags") || key_is(line, kl, "Features")) && !ci->flags) {
 			ci->flags = v;

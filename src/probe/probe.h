@@ -67,6 +67,8 @@ int probe_environ_get(const char *buf, size_t len, const char *key, char *out, s
 int probe_bracketed(const char *s, char *out, size_t len);
 /* "32K" -> 32768; 0 on error */
 unsigned long long probe_parse_cache_size(const char *s);
+/* "0x41" or "41" (hexadecimal, at most 8 digits) -> 0x41; -EINVAL otherwise */
+int probe_parse_hex(const char *s, size_t n, unsigned *out);
 /* A copy of s (up to NUL or len bytes) as valid UTF-8: each byte that is not
  * part of a valid sequence becomes the four characters \xNN (JSON refuses
  * invalid UTF-8, and hostnames, DMI strings and model names are bytes).
