@@ -4,7 +4,11 @@ server sends by DELAY_MS (argv[2]) before passing it on: a known latency
 added without netem. It relays the control connection (rewriting each
 "PORT n" to a data port of its own) and every data connection. Listens on
 127.0.0.1, prints "listening on 127.0.0.1:PORT", runs until killed.
-Usage: net_relay.py SERVER_PORT DELAY_MS"""
+With HOLDS_FILE, the median of the delays it really held (a sleep
+overshoots by the timer's slack) is kept there, rewritten every 50
+delayed writes: a client's latency is checked against what was added.
+Usage: net_relay.py SERVER_PORT DELAY_MS [HOLDS_FILE]"""
+import os
 import socket
 import sys
 import threading
@@ -12,6 +16,22 @@ import time
 
 server_port = int(sys.argv[1])
 delay = float(sys.argv[2]) / 1000.0
+holds_file = sys.argv[3] if len(sys.argv) > 3 else None
+holds = []
+holds_lock = threading.Lock()
+
+
+def held(seconds):
+    if not holds_file:
+        return
+    with holds_lock:
+        holds.append(seconds)
+        if len(holds) % 50:
+            return
+        median = sorted(holds)[len(holds) // 2]
+        with open(holds_file + ".new", "w") as f:
+            f.write("%.9f\n" % median)
+        os.replace(holds_file + ".new", holds_file)
 
 
 def pump(src, dst, delayed):
@@ -25,6 +45,7 @@ def pump(src, dst, delayed):
                 left = t + delay - time.monotonic()
                 if left > 0:
                     time.sleep(left)
+                held(time.monotonic() - t)
             dst.sendall(data)
     except OSError:
         pass

@@ -42,17 +42,23 @@ start 3 "$VMB" serve --port 0
 sport=$PORT
 start 4 python3 "$SRC/tests/cli/net_relay.py" "$sport" 0
 r0=$PORT
-start 5 python3 "$SRC/tests/cli/net_relay.py" "$sport" 2
+start 5 python3 "$SRC/tests/cli/net_relay.py" "$sport" 2 "$T/holds"
 r2=$PORT
 rr="run net.tcp_rr --net.time 0.5 --warmup 0.1 --repeat 2 --no-store"
 expect 0 "tcp_rr through the relay, no delay" "$VMB" $rr --net.server "127.0.0.1:$r0" --json "$T/rr0.json"
 expect 0 "tcp_rr through the relay, 2 ms delay" "$VMB" $rr --net.server "127.0.0.1:$r2" --json "$T/rr2.json"
-check "p50 within 10% of 2 ms plus the unrelayed latency" python3 - "$(p50 "$T/rr0.json")" "$(p50 "$T/rr2.json")" <<'PY'
+# the relay's own median hold: 2 ms plus its sleep's overshoot (about 0.2 ms
+# on a shared VM), which is the relay's error, not the client's
+check "p50 within 10% of the relay's median hold (2 ms asked) plus the unrelayed latency" python3 - \
+	"$(p50 "$T/rr0.json")" "$(p50 "$T/rr2.json")" "$T/holds" <<'PY'
 import sys
 base, delayed = float(sys.argv[1]), float(sys.argv[2])
-want = 2e6 + base
-print(f"unrelayed p50 {base/1e3:.1f} us, delayed p50 {delayed/1e3:.1f} us, expected {want/1e3:.1f} us")
-assert abs(delayed - want) <= 0.10 * want, (base, delayed)
+hold = float(open(sys.argv[3]).read()) * 1e9
+assert 2e6 <= hold < 3e6, hold
+want = hold + base
+print(f"unrelayed p50 {base/1e3:.1f} us, relay hold {hold/1e3:.1f} us, delayed p50 {delayed/1e3:.1f} us, "
+      f"expected {want/1e3:.1f} us")
+assert abs(delayed - want) <= 0.10 * want, (base, hold, delayed)
 PY
 
 # --- the constant-rate mode against a known stall: serve pauses 100 ms once
