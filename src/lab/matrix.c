@@ -33,6 +33,25 @@ const char *lab_key_name(enum lab_key k)
 	return (unsigned)k < LAB_NKEYS ? keys[k].name : "?";
 }
 
+int lab_key_find(const char *name)
+{
+	for (int k = 0; k < LAB_NKEYS; k++)
+		if (!strcmp(keys[k].name, name))
+			return k;
+	return -1;
+}
+
+/* What measures the choice of a key: the device models' suites. */
+static const char *const key_suites[LAB_NKEYS] = {
+	[LAB_DISK] = "disk",
+	[LAB_NIC] = "net",
+};
+
+const char *lab_key_suite(enum lab_key k)
+{
+	return (unsigned)k < LAB_NKEYS ? key_suites[k] : NULL;
+}
+
 void lab_values_text(const char *spaced, char *buf, size_t len)
 {
 	size_t off = 0;

@@ -96,6 +96,11 @@ struct lab_matrix {
 };
 
 const char *lab_key_name(enum lab_key k);
+/* The key of this name, or -1. */
+int lab_key_find(const char *name);
+/* The suite that measures what a key chooses (disk: "disk", nic: "net"),
+ * which a comparison of values of that key leads with; NULL for none. */
+const char *lab_key_suite(enum lab_key k);
 /* "a, b, c" from a key's " a b c", for the valid values an error message
  * lists; cut with "..." when longer than len. */
 void lab_values_text(const char *spaced, char *buf, size_t len);
