@@ -197,6 +197,78 @@ int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t e
 	return 0;
 }
 
+int lab_pairs_parse(const char *spec, struct strv *pairs, char *err, size_t errlen)
+{
+	char names[256];
+	size_t nparts = 0;
+
+	valid_keys(names, sizeof(names));
+	for (const char *p = spec; *p;) {
+		size_t n = strcspn(p, ", ");
+		char part[128], *eq;
+
+		if (!n) {
+			p++;
+			continue;
+		}
+		snprintf(part, sizeof(part), "%.*s", (int)n, p);
+		eq = strchr(part, '=');
+		if (n >= sizeof(part) || !eq || eq == part || !eq[1] || strchr(eq + 1, '='))
+			return errf(err, errlen, -EINVAL, "'%.*s' is not KEY=VALUE of a matrix key, e.g. disk=ide", (int)n, p);
+		*eq = '\0';
+		if (lab_key_find(part) < 0)
+			return errf(err, errlen, -EINVAL, "%s is no matrix key; keys: %s", part, names);
+		*eq = '=';
+		if (strv_push(pairs, part) < 0)
+			return errf(err, errlen, -ENOMEM, "out of memory");
+		nparts++;
+		p += n;
+	}
+	if (!nparts)
+		return errf(err, errlen, -EINVAL, "no KEY=VALUE; give one of a matrix key, e.g. disk=ide");
+	return 0;
+}
+
+bool lab_config_matches(const struct lab_config *c, const struct strv *pairs)
+{
+	for (size_t i = 0; i < pairs->n; i++) {
+		const char *eq = strchr(pairs->v[i], '=');
+		char key[64];
+		int k;
+
+		if (!eq)
+			return false;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - pairs->v[i]), pairs->v[i]);
+		k = lab_key_find(key);
+		if (k < 0 || strcmp(c->v[k], eq + 1))
+			return false;
+	}
+	return true;
+}
+
+char *lab_selector(const char *sel)
+{
+	const char *p = !strncmp(sel, "config=", 7) && strchr(sel + 7, '=') ? sel + 7 : sel;
+	char *out = calloc(1, strlen(p) + 1);
+	size_t off = 0;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t n = strcspn(p, ", ");
+
+		if (n) {
+			if (off)
+				out[off++] = ',';
+			memcpy(out + off, p, n);
+			off += n;
+		}
+		p += n + (p[n] != '\0');
+	}
+	out[off] = '\0';
+	return out;
+}
+
 void lab_matrix_release(struct lab_matrix *m)
 {
 	free(m->configs);
