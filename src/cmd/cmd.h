@@ -106,5 +106,11 @@ int cmd_check_output(const struct vmb_cmd *c, const char *out);
  * a new file named STEM-DATE-TIME[-N].html, said with log_info. 0 or a
  * negative errno after a message. */
 int cmd_write_html(const struct cmp_table *t, const char *title, const char *out, const char *stem);
+/* A lab result's document names its configuration under this key (a name
+ * with spaces, so not a label; "host" for the host baseline). */
+#define LAB_CONFIG_KEY "lab_config"
+/* Whether doc is a result of lab run: it names its configuration (or, stored
+ * before that, has the label config). */
+bool cmd_lab_doc(const json_t *doc);
 
 #endif

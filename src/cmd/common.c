@@ -516,3 +516,9 @@ int cmd_selector_error(const struct vmb_cmd *c, const char *word, int r)
 		return log_errno(r, "reading the selector"), EXIT_FAILED;
 	return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
 }
+
+bool cmd_lab_doc(const json_t *doc)
+{
+	return json_is_string(json_object_get(doc, LAB_CONFIG_KEY)) ||
+	       json_is_string(json_object_get(json_object_get(doc, "labels"), "config"));
+}

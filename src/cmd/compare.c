@@ -95,6 +95,16 @@ int cmd_build_table(const struct vmb_cmd *self, const struct strv *words, const 
 		if (db_default_path(db_opt, dbp, sizeof(dbp)) == 0 && calib_dir(dbp, dir, sizeof(dir)) == 0)
 			t->calibration = calib_load(dir);
 	}
+	/* lab results are repeated by lab run --rounds, not run --runs */
+	t->origin = t->nops ? CMP_FROM_LAB : CMP_FROM_RUN;
+	for (size_t o = 0; o < t->nops; o++) {
+		size_t i;
+		json_t *doc;
+
+		json_array_foreach(t->ops[o].docs, i, doc)
+			if (!cmd_lab_doc(doc))
+				t->origin = CMP_FROM_RUN;
+	}
 	if (cmp_build(t) < 0) {
 		log_error("out of memory comparing");
 		return EXIT_FAILED;

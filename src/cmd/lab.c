@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,8 +53,10 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "rounds", .type = OPT_INT, .min = 1, .max = 100, .def = "1", .metavar = "N",
 	  .help = "run: boot every configuration N times, in an order shuffled per round (the seed is recorded), so "
 		  "drift during a long matrix hits every configuration alike; each boot is a run for compare" },
-	{ .name = "baseline", .type = OPT_STRING, .def = "host", .choices = "host|none", .metavar = "WHAT",
-	  .help = "run: also measure the host, and compare every configuration with it" },
+	{ .name = "baseline", .type = OPT_STRING, .def = "host", .metavar = "WHAT",
+	  .help = "run, report: what the configurations are compared with: host (measured with the same suites), none "
+		  "(no host: the first configuration), or KEY=VALUE[,KEY=VALUE] naming one configuration of the matrix, "
+		  "e.g. disk=ide (the host is measured too, and shown beside the configurations)" },
 	{ .name = "disk-size", .type = OPT_SIZE, .min = 16 << 20, .max = 1ull << 40, .def = "1g", .quick = "128m",
 	  .metavar = "SIZE", .help = "run: the scratch disk behind the configuration's controller" },
 	{ .name = "disk-format", .type = OPT_STRING, .def = "raw", .choices = LAB_BACKEND_CHOICES(LAB_DISK), .metavar = "FMT",
@@ -79,18 +82,22 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_lab_desc = {
 	.name = "lab",
 	.fn = cmd_lab,
-	.args = "image | run --matrix SPEC | report SELECTOR",
-	.summary = "the QEMU lab: guest image, matrix runs under QEMU, comparison with the host",
+	.args = "image | run --matrix SPEC | report [SELECTOR]",
+	.summary = "the QEMU lab: guest image, matrix runs under QEMU, configurations compared with each other",
 	.description = "The image is Debian's kernel (fetched once with apt-get download into the cache), an "
 		       "initramfs with a static busybox, the kernel modules of every supported disk controller and "
 		       "NIC with their dependencies, this vmbench binary with its shared libraries, and an init "
 		       "that loads the drivers and starts 'vmbench agent' on /dev/hvc0. It is rebuilt only when "
 		       "an input changed. 'lab run' boots every configuration of --matrix, times the boot phases, "
 		       "runs --suites in the guest on a scratch disk behind the configuration's controller, "
-		       "measures the host, stores each result with the matrix keys as labels, prints the "
-		       "comparison with the host and writes the HTML report. 'lab report SELECTOR' redraws it "
-		       "from the store. Guests are x86_64 or aarch64 (--arch, or the matrix key arch); a guest "
-		       "of another architecture than the host's is emulated (TCG).",
+		       "measures the host, stores each result with the matrix keys and the session as labels "
+		       "(lab=ID, printed at the start and the end), prints the comparison against --baseline (the "
+		       "host, or a configuration: the host then beside them) and writes the HTML report, whose "
+		       "first sentence gives the ratio between the configurations. 'lab report' redraws the last "
+		       "session from the store; 'lab report SELECTOR' the last session among the runs with those "
+		       "labels (lab=ID, or matrix keys such as disk=ide), with that session's host. Guests are "
+		       "x86_64 or aarch64 (--arch, or the matrix key arch); a guest of another architecture than "
+		       "the host's is emulated (TCG).",
 	.opts = lab_opts,
 	.min_args = 1,
 	.max_args = 2,
@@ -253,7 +260,32 @@ struct lab {
 	char disk_size[32];
 	json_t *group;   /* --rounds: this round's run_group, or NULL */
 	json_t *busy;    /* config name -> [busy rounds, rounds] of the host noise sensors */
+	char session[40]; /* the label lab=SESSION of every result of this run */
+	char base[256];   /* --baseline KEY=VALUE: the configuration it names; else empty */
+	struct strv base_pairs; /* --baseline KEY=VALUE: its pairs */
 };
+
+/* The label that says which lab session a result belongs to (the
+ * document names its configuration under LAB_CONFIG_KEY: not a label, its
+ * words are the matrix keys' labels). */
+#define LAB_SESSION_LABEL "lab"
+#define LAB_HOST "host"
+
+/* A new session id: the UTC time it started and 16 random bits, so that two
+ * sessions started in one second are told apart. */
+static void session_new(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	unsigned short rnd = 0;
+	struct tm tm;
+	char when[32];
+
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		rnd = (unsigned short)(getpid() ^ (unsigned)now ^ (unsigned)(clock() & 0xffff));
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "%s-%04x", when, (unsigned)rnd);
+}
 
 /* Label, store and add to the comparison one operand's document (taken). */
 static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_config *c, const char *note)
@@ -266,10 +298,14 @@ static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct 
 		labels = json_object();
 		r = labels ? json_object_set_new(doc, "labels", labels) : -ENOMEM;
 	}
+	/* the configuration is selected by its matrix keys, the session by its
+	 * id; its name (words with spaces) is the document's, not a label */
 	for (int k = 0; c && r == 0 && k < LAB_NKEYS; k++)
 		r = json_object_set_new(labels, lab_key_name((enum lab_key)k), json_string(c->v[k]));
 	if (r == 0)
-		r = json_object_set_new(labels, "config", json_string(name));
+		r = json_object_set_new(labels, LAB_SESSION_LABEL, json_string(l->session));
+	if (r == 0)
+		r = json_object_set_new(doc, LAB_CONFIG_KEY, json_string(name));
 	if (r == 0)
 		r = cmd_set_labels(doc, &optset_get(l->own, "label")->kv);
 	if (r == 0 && note)
@@ -316,7 +352,7 @@ static int lab_baseline(struct lab *l)
 	if (doc) {
 		size_t before = l->t.nops;
 
-		lab_keep(l, "host", doc, NULL, NULL);
+		lab_keep(l, LAB_HOST, doc, NULL, NULL);
 		l->host = l->host || l->t.nops > before; /* a later round pools into it */
 	}
 	return 0;
@@ -465,14 +501,204 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	lab_keep(l, name, doc, &c, note);
 }
 
-/* The comparison on stdout (unless the report goes there) and the report. */
+/* --baseline KEY=VALUE[,KEY=VALUE]: its pairs, each key a matrix key.
+ * CMD_CONTINUE, or exit 2 after the message. */
+static int baseline_pairs(const struct vmb_cmd *self, const char *spec, struct strv *pairs)
+{
+	char err[512];
+	int r = lab_pairs_parse(spec, pairs, err, sizeof(err));
+
+	if (r == -ENOMEM)
+		return log_errno(r, "reading --baseline"), EXIT_FAILED;
+	if (r < 0)
+		return cmd_usage_error(self, "--baseline '%s': %s (or give host or none)", spec, err);
+	return CMD_CONTINUE;
+}
+
+/* Whether every pair KEY=VALUE is the value of KEY in a stored result's labels. */
+static bool labels_match(const struct strv *pairs, const json_t *labels)
+{
+	for (size_t i = 0; i < pairs->n; i++) {
+		const char *eq = strchr(pairs->v[i], '=');
+		char key[64];
+		const char *have;
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - pairs->v[i]), pairs->v[i]);
+		have = json_string_value(json_object_get(labels, key));
+		if (!have || strcmp(have, eq + 1))
+			return false;
+	}
+	return true;
+}
+
+/* --baseline KEY=VALUE of lab run: exactly one configuration of the matrix,
+ * one that can run here; its name into l->base. Before any boot. */
+static int baseline_config(const struct vmb_cmd *self, struct lab *l, const struct lab_matrix *m, const char *spec)
+{
+	char names[1024], name[256], why[512];
+	size_t off = 0, hits = 0, hit = 0;
+	int ret = baseline_pairs(self, spec, &l->base_pairs);
+
+	if (ret != CMD_CONTINUE)
+		return ret;
+	for (size_t i = 0; i < m->n; i++) {
+		config_name(m, &m->configs[i], name, sizeof(name));
+		str_appendf(names, sizeof(names), &off, "%s%s", i ? "; " : "", name);
+		if (lab_config_matches(&m->configs[i], &l->base_pairs))
+			hit = i, hits++;
+	}
+	if (!hits)
+		return cmd_usage_error(self, "--baseline %s names no configuration of the matrix; its configurations: %s",
+				       spec, names);
+	if (hits > 1)
+		return cmd_usage_error(self, "--baseline %s names %zu configurations of the matrix; name one with more "
+					     "keys (KEY=VALUE,KEY=VALUE); its configurations: %s", spec, hits, names);
+	config_name(m, &m->configs[hit], l->base, sizeof(l->base));
+	if (lab_config_unsupported(&m->configs[hit], why, sizeof(why)))
+		return cmd_usage_error(self, "--baseline %s: %s cannot run here: %s", spec, l->base, why);
+	return CMD_CONTINUE;
+}
+
+/* The operands in the order the comparison shows them: the baseline first
+ * (base: an operand's name, or NULL for the first configuration), the
+ * other configurations in their order, the host last; the host is aside
+ * (beside them, setting no chart's scale) even when it is the baseline. */
+static void lab_arrange(struct cmp_table *t, const char *base)
+{
+	size_t b = SIZE_MAX, h = SIZE_MAX;
+	struct cmp_operand x;
+
+	for (size_t o = 0; o < t->nops; o++) {
+		if (!strcmp(t->ops[o].name, LAB_HOST))
+			h = o;
+		else if (b == SIZE_MAX && (!base || !strcmp(t->ops[o].name, base)))
+			b = o;
+	}
+	if (base && !strcmp(base, LAB_HOST))
+		b = h;
+	if (h != SIZE_MAX) {
+		t->ops[h].aside = true;
+		x = t->ops[h]; /* the host to the end, the others keep their order */
+		memmove(&t->ops[h], &t->ops[h + 1], (t->nops - h - 1) * sizeof(x));
+		t->ops[t->nops - 1] = x;
+		b = b == h ? t->nops - 1 : b > h && b != SIZE_MAX ? b - 1 : b;
+	}
+	if (b != SIZE_MAX && b) {
+		x = t->ops[b];
+		memmove(&t->ops[1], &t->ops[0], b * sizeof(x));
+		t->ops[0] = x;
+	}
+	t->baseline = 0;
+}
+
+/* The baseline a run or report asked for, as it can be had: the host, a
+ * configuration (its name), or NULL for the first configuration; said when
+ * what was asked has no result. */
+static const char *lab_pick(const struct cmp_table *t, const char *spec, const char *config)
+{
+	const char *want = !strcmp(spec, LAB_HOST) ? LAB_HOST : !strcmp(spec, "none") ? NULL : config;
+
+	for (size_t o = 0; want && o < t->nops; o++)
+		if (!strcmp(t->ops[o].name, want))
+			return want;
+	if (want && !strcmp(want, LAB_HOST))
+		log_info("no host measurement (--suites has only what the lab measures from outside a guest, or the "
+			 "session ran with --baseline none): the configurations are compared with the first");
+	else if (want)
+		log_warn("the baseline %s has no result (see above): the configurations are compared with the first", want);
+	return NULL;
+}
+
+/* The suite the lead sentence prefers: that of the --baseline's key (disk=ide:
+ * disk), else of the first matrix key whose value differs between the
+ * configurations; NULL when no such key has a suite. */
+static const char *lab_lead_suite(const struct cmp_table *t, const struct strv *base_pairs)
+{
+	for (size_t i = 0; i < base_pairs->n; i++) {
+		char key[64];
+		int k;
+
+		snprintf(key, sizeof(key), "%.*s", (int)strcspn(base_pairs->v[i], "="), base_pairs->v[i]);
+		k = lab_key_find(key);
+		if (k >= 0 && lab_key_suite((enum lab_key)k))
+			return lab_key_suite((enum lab_key)k);
+	}
+	for (int k = 0; k < LAB_NKEYS; k++) {
+		const char *first = NULL;
+		bool differs = false;
+
+		if (!lab_key_suite((enum lab_key)k))
+			continue;
+		for (size_t o = 0; o < t->nops && !differs; o++) {
+			const json_t *labels = json_object_get(json_array_get(t->ops[o].docs, 0), "labels");
+			const char *v = json_string_value(json_object_get(labels, lab_key_name((enum lab_key)k)));
+
+			if (t->ops[o].aside || !v)
+				continue;
+			differs = first && strcmp(first, v);
+			first = first ? first : v;
+		}
+		if (differs)
+			return lab_key_suite((enum lab_key)k);
+	}
+	return NULL;
+}
+
+/* The comparison on stdout (unless the report goes there), its answer in
+ * the first line, and the report. */
 static int lab_show(const struct cmp_table *t, const char *out)
 {
 	struct cmp_filter flt = { .all = false };
+	char lead[1024];
 
-	if (!out || strcmp(out, "-"))
+	if (!out || strcmp(out, "-")) {
+		if (cmp_lead_sentence(t, lead, sizeof(lead)))
+			printf("%s\n", lead);
 		cmp_print(stdout, t, &flt, CMP_TEXT, false);
+	}
 	return cmd_write_html(t, "vmbench lab", out, "vmbench-lab") < 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+/* The operands of a run in the matrix's order (rounds shuffle the order in
+ * which they ran, and so were added): insertion by the rank of their
+ * names, the host after every configuration. */
+static void lab_matrix_order(struct cmp_table *t, const struct lab_matrix *m)
+{
+	size_t *rank = calloc(t->nops ? t->nops : 1, sizeof(*rank));
+
+	if (!rank)
+		return; /* the order they ran in: still every operand */
+	for (size_t o = 0; o < t->nops; o++) {
+		rank[o] = m->n;
+		for (size_t i = 0; i < m->n; i++) {
+			char name[256];
+
+			config_name(m, &m->configs[i], name, sizeof(name));
+			if (!strcmp(name, t->ops[o].name))
+				rank[o] = i;
+		}
+	}
+	for (size_t a = 1; a < t->nops; a++)
+		for (size_t b = a; b > 0 && rank[b - 1] > rank[b]; b--) {
+			struct cmp_operand x = t->ops[b];
+			size_t r = rank[b];
+
+			t->ops[b] = t->ops[b - 1], rank[b] = rank[b - 1];
+			t->ops[b - 1] = x, rank[b - 1] = r;
+		}
+	free(rank);
+}
+
+/* Lab results of one session (or older ones), made a comparison: the
+ * order, the baseline, where the operands came from, what leads. */
+static int lab_compare(struct cmp_table *t, const char *spec, const char *config, const struct strv *base_pairs)
+{
+	lab_arrange(t, lab_pick(t, spec, config));
+	t->origin = CMP_FROM_LAB;
+	if (cmp_build(t) < 0)
+		return log_errno(-ENOMEM, "building the comparison");
+	t->lead_suite = lab_lead_suite(t, base_pairs);
+	return 0;
 }
 
 /* --suites: every item a suite or SUITE.TEST of the table, before any boot. */
@@ -502,6 +728,22 @@ static int check_suites(const struct vmb_cmd *self, const char *items)
 	return CMD_CONTINUE;
 }
 
+/* --label: none of the keys the lab sets itself (a matrix key, the session). */
+static int check_labels(const struct vmb_cmd *self, const struct optset *own)
+{
+	const struct strv *kv = &optset_get(own, "label")->kv;
+
+	for (size_t i = 0; i < kv->n; i++) {
+		char key[128];
+
+		snprintf(key, sizeof(key), "%.*s", (int)strcspn(kv->v[i], "="), kv->v[i]);
+		if (lab_key_find(key) >= 0 || !strcmp(key, LAB_SESSION_LABEL) || !strcmp(key, "config"))
+			return cmd_usage_error(self, "--label %s: the lab sets the label %s itself (%s); choose another key",
+					       kv->v[i], key, lab_key_find(key) >= 0 ? "a matrix key" : "the session or configuration");
+	}
+	return CMD_CONTINUE;
+}
+
 /* Everything lab run checks and opens before the first boot: the matrix,
  * --kernel, --suites, -o, the store, the signal handlers. CMD_CONTINUE, or
  * an exit code after a message. */
@@ -519,6 +761,10 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 		if (strcmp(m->configs[i].v[LAB_ARCH], m->configs[0].v[LAB_ARCH]))
 			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
 	ret = check_suites(self, l->suites);
+	if (ret == CMD_CONTINUE)
+		ret = check_labels(self, own);
+	if (ret == CMD_CONTINUE && strcmp(optset_str(own, "baseline"), LAB_HOST) && strcmp(optset_str(own, "baseline"), "none"))
+		ret = baseline_config(self, l, m, optset_str(own, "baseline"));
 	if (ret != CMD_CONTINUE)
 		return ret;
 	/* a report that cannot be written must not cost a long run */
@@ -601,7 +847,7 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	for (unsigned k = 1; k <= rounds && !vmb_stop_requested(); k++) {
 		if (rounds > 1 && lab_shuffle(l, m, order, k, rounds, seed, &rng) < 0)
 			return EXIT_FAILED;
-		if (!strcmp(optset_str(l->own, "baseline"), "host") && lab_baseline(l) < 0)
+		if (strcmp(optset_str(l->own, "baseline"), "none") && lab_baseline(l) < 0)
 			return EXIT_FAILED;
 		for (size_t i = 0; i < m->n && !vmb_stop_requested(); i++)
 			lab_config(l, m, order[i]);
@@ -623,6 +869,8 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 	ret = lab_prepare(self, own, &l, &m, out);
 	if (ret != CMD_CONTINUE)
 		goto out;
+	session_new(l.session, sizeof(l.session));
+	log_info("lab session %s=%s", LAB_SESSION_LABEL, l.session);
 	l.busy = json_object();
 	order = calloc(m.n ? m.n : 1, sizeof(*order));
 	ret = order && l.busy ? lab_rounds(&l, &m, order) : EXIT_FAILED;
@@ -640,43 +888,137 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (l.t.nops && cmp_build(&l.t) == 0)
+	lab_matrix_order(&l.t, &m);
+	if (l.t.nops && lab_compare(&l.t, optset_str(own, "baseline"), l.base, &l.base_pairs) == 0)
 		ret = lab_show(&l.t, out);
 	else if (l.t.nops)
 		ret = EXIT_FAILED;
 	if (l.failed)
 		ret = EXIT_FAILED;
 out:
+	if (*l.session)
+		log_info("lab session %s=%s: 'vmbench lab report %s=%s' redraws this comparison", LAB_SESSION_LABEL,
+			 l.session, LAB_SESSION_LABEL, l.session);
 	lab_kill_all();
 	free(order);
 	json_decref(l.group);
 	json_decref(l.busy);
+	strv_clear(&l.base_pairs);
 	cmp_table_release(&l.t);
 	lab_matrix_release(&m);
 	db_close(l.db);
 	return ret;
 }
 
+/* lab report, pass 1 (labels only): the lab runs a selector matches, by
+ * session. A run of the lab has the label lab=SESSION, or (stored before
+ * sessions had ids) config=NAME: those are one session, "". */
+struct sessions {
+	json_t *matched;  /* run number (text) -> its session */
+	json_t *sessions; /* session -> {"runs": n, "started": the first's start}, first-seen order */
+	char last[64];    /* the session of the newest matched run */
+	int64_t last_id;
+};
+
+static const char *session_of(const json_t *labels)
+{
+	const char *s = json_string_value(json_object_get(labels, LAB_SESSION_LABEL));
+
+	return s ? s : json_object_get(labels, "config") ? "" : NULL;
+}
+
+static int session_row(const struct db_row *row, void *arg)
+{
+	struct sessions *ss = arg;
+	json_t *labels = row->labels_json ? json_loads(row->labels_json, 0, NULL) : NULL, *e;
+	const char *sess = session_of(labels);
+	char id[32];
+	int r = 0;
+
+	if (!sess || row->unreadable)
+		goto out;
+	snprintf(id, sizeof(id), "%lld", (long long)row->id);
+	e = json_object_get(ss->sessions, sess);
+	if (!e && (!(e = json_pack("{s:i, s:s}", "runs", 0, "started", row->started ? row->started : "?")) ||
+		   json_object_set_new(ss->sessions, sess, e) < 0)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (json_object_set_new(e, "runs", json_integer(json_integer_value(json_object_get(e, "runs")) + 1)) < 0 ||
+	    json_object_set_new(ss->matched, id, json_string(sess)) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (row->id > ss->last_id) {
+		ss->last_id = row->id;
+		snprintf(ss->last, sizeof(ss->last), "%s", sess);
+	}
+out:
+	json_decref(labels);
+	return r < 0 ? log_errno(r, "listing the lab sessions") : 0;
+}
+
+/* "lab=ID (5 runs, started T)" of a session, "" for those before session ids. */
+static void session_words(const char *sess, const json_t *e, char *buf, size_t len)
+{
+	long long n = (long long)json_integer_value(json_object_get(e, "runs"));
+
+	if (*sess)
+		snprintf(buf, len, "%s=%s (%lld run%s, started %s)", LAB_SESSION_LABEL, sess, n, n == 1 ? "" : "s",
+			 json_string_value(json_object_get(e, "started")));
+	else
+		snprintf(buf, len, "%lld run%s stored before lab sessions had an id", n, n == 1 ? "" : "s");
+}
+
+/* The last `max` sessions, "; "-separated, newest last. */
+static void sessions_text(const json_t *sessions, size_t max, char *buf, size_t len)
+{
+	size_t i = 0, n = json_object_size(sessions), off = 0;
+	const char *k;
+	json_t *e;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)sessions, k, e) {
+		char one[256];
+
+		if (i++ + max < n)
+			continue;
+		session_words(k, e, one, sizeof(one));
+		str_appendf(buf, len, &off, "%s%s", off ? "; " : "", one);
+	}
+}
+
+/* lab report, pass 2: the chosen session's documents that the selector
+ * matched, and its host whatever the selector says (the host has no
+ * matrix keys to match), grouped by configuration in first-seen order. */
 struct grouping {
 	struct db *db;
-	json_t *groups; /* config label -> array of documents, in first-seen order */
+	const json_t *matched;
+	const char *session;
+	json_t *groups; /* configuration name -> array of documents */
 	int r;
 };
 
 static int group_row(const struct db_row *row, void *arg)
 {
 	struct grouping *g = arg;
+	const char *in, *cfg;
 	char id[32];
-	const char *cfg;
 	json_t *doc, *list;
 
 	snprintf(id, sizeof(id), "%lld", (long long)row->id);
+	in = json_string_value(json_object_get(g->matched, id));
+	if ((!in || strcmp(in, g->session)) && !*g->session)
+		return 0;
 	g->r = db_get(g->db, id, &doc);
 	if (g->r < 0)
 		return g->r;
-	cfg = json_string_value(json_object_get(json_object_get(doc, "labels"), "config"));
-	if (!cfg) {
-		json_decref(doc); /* not a lab run */
+	/* the configuration's name: the document's; a label before sessions had ids */
+	cfg = json_string_value(json_object_get(doc, LAB_CONFIG_KEY));
+	if (!cfg)
+		cfg = json_string_value(json_object_get(json_object_get(doc, "labels"), "config"));
+	if (!cfg || ((!in || strcmp(in, g->session)) && strcmp(cfg, LAB_HOST))) {
+		json_decref(doc);
 		return 0;
 	}
 	list = json_object_get(g->groups, cfg);
@@ -692,29 +1034,58 @@ static int group_row(const struct db_row *row, void *arg)
 	return 0;
 }
 
-/* lab report SELECTOR: the lab's comparison and HTML report again, from the store. */
+/* --baseline KEY=VALUE of lab report: the one configuration of the session whose labels have them. */
+static int baseline_group(const struct vmb_cmd *self, const json_t *groups, const char *spec, const struct strv *pairs,
+			  const char **name)
+{
+	char names[1024];
+	size_t off = 0, hits = 0;
+	const char *k;
+	json_t *v;
+
+	names[0] = '\0';
+	json_object_foreach((json_t *)groups, k, v) {
+		if (!strcmp(k, LAB_HOST))
+			continue;
+		str_appendf(names, sizeof(names), &off, "%s%s", off ? "; " : "", k);
+		if (labels_match(pairs, json_object_get(json_array_get(v, 0), "labels")))
+			*name = k, hits++;
+	}
+	if (hits == 1)
+		return CMD_CONTINUE;
+	return cmd_usage_error(self, "--baseline %s names %s of the session's configurations (%s)%s", spec,
+			       hits ? "more than one" : "none", names, hits ? "; name one with more keys" : "");
+}
+
+/* lab report [SELECTOR]: the comparison and HTML report of a session again,
+ * from the store: the last session, or the last one with runs the selector
+ * matches (said when it matches several). */
 static int lab_report(const struct vmb_cmd *self, struct optset *own, const char *selector)
 {
+	struct sessions ss = { .matched = json_object(), .sessions = json_object() };
 	struct grouping g = { 0 };
-	struct strv filter = { 0 };
+	struct strv filter = { 0 }, pairs = { 0 }, mine = { 0 };
 	struct cmp_table t;
-	char path[4096];
-	const char *k, *out = optset_str(own, "output");
+	char path[4096], list[2048], kv[128];
+	const char *k, *out = optset_str(own, "output"), *spec = optset_str(own, "baseline"), *base = NULL;
+	char *sel = selector ? lab_selector(selector) : NULL;
 	json_t *v;
 	int ret, r;
 
 	cmp_table_init(&t, suites_find);
 	g.groups = json_object();
-	if (!g.groups) {
+	if (!g.groups || !ss.matched || !ss.sessions || (selector && !sel)) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	r = db_parse_selector(selector, &filter);
+	r = sel ? db_parse_selector(sel, &filter) : 0;
 	if (r < 0) {
 		ret = cmd_selector_error(self, selector, r);
 		goto out;
 	}
-	ret = cmd_check_output(self, out);
+	ret = strcmp(spec, LAB_HOST) && strcmp(spec, "none") ? baseline_pairs(self, spec, &pairs) : CMD_CONTINUE;
+	if (ret == CMD_CONTINUE)
+		ret = cmd_check_output(self, out);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	if (db_default_path(optset_str(own, "db"), path, sizeof(path)) < 0) {
@@ -730,22 +1101,68 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 		ret = db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
 		goto out;
 	}
-	if (db_list(g.db, &filter, group_row, &g) < 0) {
+	if (db_list(g.db, &filter, session_row, &ss) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (!json_object_size(g.groups)) {
-		ret = cmd_usage_error(self, "lab report: no lab run has the labels %s", selector);
+	if (!json_object_size(ss.sessions)) {
+		/* suggest only what exists: the store's last sessions */
+		struct sessions all = { .matched = json_object(), .sessions = json_object() };
+
+		list[0] = '\0';
+		if (selector && all.matched && all.sessions && db_list(g.db, NULL, session_row, &all) == 0)
+			sessions_text(all.sessions, 5, list, sizeof(list));
+		json_decref(all.matched);
+		json_decref(all.sessions);
+		if (!selector || !*list)
+			ret = cmd_usage_error(self, "lab report: the store %s has no lab run; 'vmbench lab run --matrix SPEC' "
+						    "makes one", path);
+		else
+			ret = cmd_usage_error(self, "lab report: no lab run has the labels %s; the store's last lab sessions: "
+						    "%s", selector, list);
 		goto out;
 	}
-	/* the host first: it is the baseline */
+	if (selector && json_object_size(ss.sessions) > 1) {
+		sessions_text(ss.sessions, 10, list, sizeof(list));
+		log_warn("the labels %s match runs of %zu lab sessions (%s); reporting the last one, %s%s%s (give %s=ID "
+			 "to choose)", selector, json_object_size(ss.sessions), list, *ss.last ? LAB_SESSION_LABEL : "",
+			 *ss.last ? "=" : "", *ss.last ? ss.last : "the runs stored before sessions had an id",
+			 LAB_SESSION_LABEL);
+	}
+	if (*ss.last)
+		log_info("lab session %s=%s", LAB_SESSION_LABEL, ss.last);
+	/* pass 2: the session (its host included), or the runs of before sessions that matched */
+	snprintf(kv, sizeof(kv), "%s=%s", LAB_SESSION_LABEL, ss.last);
+	if (*ss.last && strv_push(&mine, kv) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	g.matched = ss.matched;
+	g.session = ss.last;
+	if (db_list(g.db, *ss.last ? &mine : &filter, group_row, &g) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (!json_object_size(g.groups) || (json_object_size(g.groups) == 1 && json_object_get(g.groups, LAB_HOST))) {
+		if (*ss.last)
+			ret = cmd_usage_error(self, "lab report: the labels %s match no configuration of the session, only its "
+						    "host; 'vmbench lab report %s' reports the whole session",
+					      selector ? selector : "", kv);
+		else
+			ret = cmd_usage_error(self, "lab report: the labels %s match no configuration, only the host; select "
+						    "a configuration by its matrix keys, e.g. accel=tcg", selector ? selector : "");
+		goto out;
+	}
+	if (pairs.n) {
+		ret = baseline_group(self, g.groups, spec, &pairs, &base);
+		if (ret != CMD_CONTINUE)
+			goto out;
+	}
 	r = 0;
-	if (json_object_get(g.groups, "host"))
-		r = cmp_add_operand(&t, "host", json_incref(json_object_get(g.groups, "host")));
 	json_object_foreach(g.groups, k, v)
-		if (r == 0 && strcmp(k, "host"))
+		if (r == 0 && (strcmp(k, LAB_HOST) || strcmp(spec, "none")))
 			r = cmp_add_operand(&t, k, json_incref(v));
-	if (r < 0 || cmp_build(&t) < 0) {
+	if (r < 0 || lab_compare(&t, spec, base, &pairs) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
@@ -753,8 +1170,13 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 out:
 	cmp_table_release(&t);
 	json_decref(g.groups);
+	json_decref(ss.matched);
+	json_decref(ss.sessions);
 	db_close(g.db);
 	strv_clear(&filter);
+	strv_clear(&pairs);
+	strv_clear(&mine);
+	free(sel);
 	return ret;
 }
 
@@ -789,8 +1211,8 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(pos.v[0], "report")) {
-		ret = pos.n == 2 ? lab_report(self, &own, pos.v[1])
-				 : cmd_usage_error(self, "lab report needs a label selector, e.g. lab report t=lab");
+		/* no selector: the last session */
+		ret = lab_report(self, &own, pos.n == 2 ? pos.v[1] : NULL);
 		goto out;
 	}
 	if (pos.n > 1) {

@@ -1,5 +1,6 @@
 /* vmbench results: stored runs, one line each, as a table, JSON or CSV. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,33 @@ static int collect_row(const struct db_row *row, void *arg)
 	return 0;
 }
 
+/* Whether a label's value only repeats other labels of the run, as the
+ * lab once stored config="accel=tcg disk=ide" beside accel=tcg and
+ * disk=ide: the table shows such a configuration once. */
+static bool label_repeats(const json_t *labels, const char *value)
+{
+	size_t words = 0;
+
+	for (const char *p = value; *p;) {
+		size_t n = strcspn(p, " ");
+		const char *eq = memchr(p, '=', n);
+		char key[128];
+		const char *have;
+
+		if (n) {
+			if (!eq || (size_t)(eq - p) >= sizeof(key))
+				return false;
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
+			have = json_string_value(json_object_get(labels, key));
+			if (!have || strlen(have) != n - (size_t)(eq - p) - 1 || memcmp(have, eq + 1, strlen(have)))
+				return false;
+			words++;
+		}
+		p += n + (p[n] == ' ');
+	}
+	return words > 0;
+}
+
 /* One cell as text: the table shortens the id to 8 characters and shows
  * a missing value as "-"; CSV leaves it empty. */
 static char *cell(const json_t *run, enum col c, bool table)
@@ -99,6 +127,8 @@ static char *cell(const json_t *run, enum col c, bool table)
 		return table ? xasprintf("%.8s", json_string_value(v)) : xstrdup(json_string_value(v));
 	case COL_LABELS:
 		json_object_foreach((json_t *)v, k, x) {
+			if (table && label_repeats(v, json_string_value(x)))
+				continue;
 			t = xasprintf("%s%s%s=%s", s ? s : "", s ? " " : "", k, json_string_value(x));
 			free(s);
 			if (!(s = t))

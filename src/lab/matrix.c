@@ -33,6 +33,25 @@ const char *lab_key_name(enum lab_key k)
 	return (unsigned)k < LAB_NKEYS ? keys[k].name : "?";
 }
 
+int lab_key_find(const char *name)
+{
+	for (int k = 0; k < LAB_NKEYS; k++)
+		if (!strcmp(keys[k].name, name))
+			return k;
+	return -1;
+}
+
+/* What measures the choice of a key: the device models' suites. */
+static const char *const key_suites[LAB_NKEYS] = {
+	[LAB_DISK] = "disk",
+	[LAB_NIC] = "net",
+};
+
+const char *lab_key_suite(enum lab_key k)
+{
+	return (unsigned)k < LAB_NKEYS ? key_suites[k] : NULL;
+}
+
 void lab_values_text(const char *spaced, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -176,6 +195,78 @@ int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t e
 	m->n = total;
 	m->given = given;
 	return 0;
+}
+
+int lab_pairs_parse(const char *spec, struct strv *pairs, char *err, size_t errlen)
+{
+	char names[256];
+	size_t nparts = 0;
+
+	valid_keys(names, sizeof(names));
+	for (const char *p = spec; *p;) {
+		size_t n = strcspn(p, ", ");
+		char part[128], *eq;
+
+		if (!n) {
+			p++;
+			continue;
+		}
+		snprintf(part, sizeof(part), "%.*s", (int)n, p);
+		eq = strchr(part, '=');
+		if (n >= sizeof(part) || !eq || eq == part || !eq[1] || strchr(eq + 1, '='))
+			return errf(err, errlen, -EINVAL, "'%.*s' is not KEY=VALUE of a matrix key, e.g. disk=ide", (int)n, p);
+		*eq = '\0';
+		if (lab_key_find(part) < 0)
+			return errf(err, errlen, -EINVAL, "%s is no matrix key; keys: %s", part, names);
+		*eq = '=';
+		if (strv_push(pairs, part) < 0)
+			return errf(err, errlen, -ENOMEM, "out of memory");
+		nparts++;
+		p += n;
+	}
+	if (!nparts)
+		return errf(err, errlen, -EINVAL, "no KEY=VALUE; give one of a matrix key, e.g. disk=ide");
+	return 0;
+}
+
+bool lab_config_matches(const struct lab_config *c, const struct strv *pairs)
+{
+	for (size_t i = 0; i < pairs->n; i++) {
+		const char *eq = strchr(pairs->v[i], '=');
+		char key[64];
+		int k;
+
+		if (!eq)
+			return false;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - pairs->v[i]), pairs->v[i]);
+		k = lab_key_find(key);
+		if (k < 0 || strcmp(c->v[k], eq + 1))
+			return false;
+	}
+	return true;
+}
+
+char *lab_selector(const char *sel)
+{
+	const char *p = !strncmp(sel, "config=", 7) && strchr(sel + 7, '=') ? sel + 7 : sel;
+	char *out = calloc(1, strlen(p) + 1);
+	size_t off = 0;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t n = strcspn(p, ", ");
+
+		if (n) {
+			if (off)
+				out[off++] = ',';
+			memcpy(out + off, p, n);
+			off += n;
+		}
+		p += n + (p[n] != '\0');
+	}
+	out[off] = '\0';
+	return out;
 }
 
 void lab_matrix_release(struct lab_matrix *m)

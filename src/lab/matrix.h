@@ -96,12 +96,32 @@ struct lab_matrix {
 };
 
 const char *lab_key_name(enum lab_key k);
+/* The key of this name, or -1. */
+int lab_key_find(const char *name);
+/* The suite that measures what a key chooses (disk: "disk", nic: "net"),
+ * which a comparison of values of that key leads with; NULL for none. */
+const char *lab_key_suite(enum lab_key k);
 /* "a, b, c" from a key's " a b c", for the valid values an error message
  * lists; cut with "..." when longer than len. */
 void lab_values_text(const char *spaced, char *buf, size_t len);
 /* Parse and expand. On a bad key or value, err lists the valid ones. */
 int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t errlen);
 void lab_matrix_release(struct lab_matrix *m);
+
+/* "disk=ide,accel=tcg", or "accel=tcg disk=ide" as a configuration's name
+ * is printed: KEY=VALUE words, commas or spaces between, each key a matrix
+ * key, appended to pairs as "KEY=VALUE". The values are not checked: one
+ * that no configuration has matches none. 0, or -EINVAL with err saying
+ * what is wrong, -ENOMEM. */
+int lab_pairs_parse(const char *spec, struct strv *pairs, char *err, size_t errlen);
+/* Whether every pair is the configuration's value of its key. */
+bool lab_config_matches(const struct lab_config *c, const struct strv *pairs);
+/* A label selector as the lab takes it: "k=v,k2=v2", also with spaces
+ * between (a configuration's name, "accel=tcg disk=ide") and as the label
+ * results of the lab once stored, "config=accel=tcg disk=ide" (its words are
+ * labels of their own): the words joined by single commas, for
+ * db_parse_selector. NULL when out of memory. */
+char *lab_selector(const char *sel);
 
 /* The device model behind a configuration's key (LAB_DISK, LAB_NIC); NULL
  * for nic=none. */

@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "text.h"
 #include "../core/log.h"
+#include "../core/str.h"
 #include "../core/suite.h"
 #include "../core/util.h"
 #include "../core/banned.h"
@@ -31,8 +32,7 @@ int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs)
 		return -ENOMEM;
 	}
 	t->ops = n;
-	n[t->nops].name = xstrdup(name);
-	n[t->nops].docs = docs;
+	n[t->nops] = (struct cmp_operand){ .name = xstrdup(name), .docs = docs };
 	if (!n[t->nops].name) {
 		json_decref(docs);
 		return -ENOMEM;
@@ -294,9 +294,9 @@ static const json_t *op_fingerprint(const struct cmp_table *t, size_t o)
 	return json_object_get(json_array_get(t->ops[o].docs, 0), "fingerprint");
 }
 
-void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, struct cmp_verdict *v)
+void cmp_judge_pair(const struct cmp_table *t, const struct cmp_row *r, size_t b, size_t o, struct cmp_verdict *v)
 {
-	const struct cmp_cell *base = &r->cells[t->baseline], *op = &r->cells[o];
+	const struct cmp_cell *base = &r->cells[b], *op = &r->cells[o];
 	struct stats_runs_in in = {
 		.a = base->run_means, .na = base->nruns, .b = op->run_means, .nb = op->nruns,
 		.higher_better = r->higher_better, .margin_pct = t->margin_pct,
@@ -309,7 +309,7 @@ void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, str
 	v->gap_pct = base->sum.mean != 0 ? (op->sum.mean - base->sum.mean) / fabs(base->sum.mean) * 100 : NAN;
 	v->ratio = base->sum.mean != 0 ? op->sum.mean / base->sum.mean : NAN;
 	if ((in.na < 2 || in.nb < 2) && t->calibration)
-		in.calib_cv = cmp_calibration_cv(t->calibration, op_fingerprint(t, t->baseline), r, &in.calib_runs);
+		in.calib_cv = cmp_calibration_cv(t->calibration, op_fingerprint(t, b), r, &in.calib_runs);
 	stats_compare_runs(&in, &v->rc);
 	/* the run level decides; the gap is that of the run means */
 	if (isfinite(v->rc.gap_pct))
@@ -319,6 +319,101 @@ void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, str
 	v->w.df = v->rc.df;
 	v->w.diff = op->rsum.mean - base->rsum.mean;
 	v->better = v->rc.verdict == STATS_BETTER ? 1 : v->rc.verdict == STATS_WORSE ? -1 : 0;
+}
+
+void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, struct cmp_verdict *v)
+{
+	cmp_judge_pair(t, r, t->baseline, o, v);
+}
+
+/* The operand the lead sentence measures the others against, or SIZE_MAX. */
+static size_t lead_reference(const struct cmp_table *t)
+{
+	if (t->baseline < t->nops && !t->ops[t->baseline].aside)
+		return t->baseline;
+	for (size_t o = 0; o < t->nops; o++)
+		if (!t->ops[o].aside)
+			return o;
+	return SIZE_MAX;
+}
+
+/* The headline row the lead sentence is about: every operand not aside has
+ * it; the first of t->lead_suite's, else the first. NULL when none. */
+static const struct cmp_row *lead_row(const struct cmp_table *t)
+{
+	const struct cmp_row *first = NULL;
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cmp_row *r = &t->rows[i];
+		bool all = r->headline;
+
+		for (size_t o = 0; all && o < t->nops; o++)
+			all = t->ops[o].aside || r->cells[o].nruns > 0;
+		if (!all)
+			continue;
+		if (!t->lead_suite || !strcmp(r->suite, t->lead_suite))
+			return r;
+		if (!first)
+			first = r;
+	}
+	return first;
+}
+
+/* "1.42x", "12.5x", "140x": a ratio of means, validated by the caller. */
+static void ratio_text(double x, char *buf, size_t len)
+{
+	snprintf(buf, len, x < 10 ? "%.2fx" : x < 100 ? "%.1fx" : "%.0fx", x);
+}
+
+/* "(better, p=0.003)": what the run-level test says of the ratio. */
+static void lead_verdict(const struct cmp_table *t, const struct cmp_verdict *v, char *buf, size_t len)
+{
+	if (!v->w.valid || !isfinite(v->w.p) || v->w.p < 0 || v->w.p > 1)
+		snprintf(buf, len, "(one run a side: noise unknown, not tested)");
+	else if (v->rc.verdict == STATS_SAME)
+		snprintf(buf, len, "(the same within ±%g%%, p=%.2g)", t->margin_pct, v->w.p);
+	else
+		snprintf(buf, len, "(%s, p=%.2g)", v->better > 0 ? "better" : v->better < 0 ? "worse"
+								: "no significant difference", v->w.p);
+}
+
+bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len)
+{
+	size_t ref = lead_reference(t), off = 0, said = 0;
+	const struct cmp_row *r = ref == SIZE_MAX ? NULL : lead_row(t);
+	char params[256];
+
+	buf[0] = '\0';
+	if (!r)
+		return false;
+	cmp_row_params(r, params, sizeof(params));
+	for (size_t o = 0; o < t->nops; o++) {
+		const struct cmp_cell *b = &r->cells[ref], *c = &r->cells[o];
+		char ratio[32], verdict[96];
+		struct cmp_verdict v;
+		double x;
+
+		if (o == ref || t->ops[o].aside)
+			continue;
+		/* the ratio of the run means, as the verdict's gap: both finite, the base not 0 */
+		x = b->rsum.mean != 0 ? c->rsum.mean / b->rsum.mean : NAN;
+		if (!isfinite(x) || x < 0)
+			continue;
+		cmp_judge_pair(t, r, ref, o, &v);
+		ratio_text(x, ratio, sizeof(ratio));
+		lead_verdict(t, &v, verdict, sizeof(verdict));
+		if (!said)
+			str_appendf(buf, len, &off, "%s is %s %s on %s.%s %s%s%s %s", t->ops[o].name, ratio, t->ops[ref].name,
+				    r->suite, r->test, r->metric, *params ? " at " : "", params, verdict);
+		else
+			str_appendf(buf, len, &off, "; %s is %s %s", t->ops[o].name, ratio, verdict);
+		said++;
+	}
+	if (said)
+		str_appendf(buf, len, &off, ".");
+	else
+		buf[0] = '\0';
+	return said > 0;
 }
 
 static bool is_rate(const char *unit)

@@ -41,6 +41,17 @@ struct cmp_row {
 struct cmp_operand {
 	char *name;
 	json_t *docs; /* array of documents (owned reference) */
+	/* Shown beside the others, not over them: a reference (the lab's host)
+	 * whose values set no chart's scale and name no lead sentence. */
+	bool aside;
+};
+
+/* Where the operands came from: what a reader is told to do for more runs
+ * or known noise (the advice of compare_caveats.c) depends on it. */
+enum cmp_origin {
+	CMP_FROM_RUN, /* vmbench run (or files, imports): --runs, calibrate */
+	CMP_FROM_LAB, /* lab run: --rounds; a host calibration says nothing of a guest */
+	CMP_NORIGINS
 };
 
 /* A stored calibration (vmbench calibrate): between-run CV per case on a
@@ -56,6 +67,8 @@ struct cmp_table {
 	size_t nrows, rcap;
 	size_t *index, icap; /* open addressing over rows: row number + 1, 0 = free */
 	double margin_pct;     /* equivalence margin (--margin) */
+	enum cmp_origin origin; /* set by the caller; CMP_FROM_RUN by default */
+	const char *lead_suite; /* the suite the lead sentence prefers (borrowed), or NULL */
 	json_t *calibration;   /* stored calibrations {"cases": [...]} (owned), or NULL */
 	/* The suite table as the caller (src/cmd) hands it: pairing and the
 	 * phases of old documents read descriptor facts (an option's neutral
@@ -88,6 +101,15 @@ void cmp_table_release(struct cmp_table *t);
 /* Operand o's cell against the baseline's, at the run level, with the
  * table's margin and calibration. */
 void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, struct cmp_verdict *v);
+/* The same, operand o against operand base (which need not be the baseline). */
+void cmp_judge_pair(const struct cmp_table *t, const struct cmp_row *r, size_t base, size_t o, struct cmp_verdict *v);
+/* The comparison in one sentence, the ratio of every operand that is not
+ * aside to the reference (the baseline, or the first operand not aside
+ * when the baseline is), on one headline metric every one of them has
+ * (the first of t->lead_suite's, else the first): "disk=virtio-blk is
+ * 1.42x disk=ide on disk.randread iops (better, p=0.003)". Plain text (the
+ * caller escapes it); false, buf empty, when no such metric or operands. */
+bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len);
 /* "3.2x slower" or "" when the ratio reads no better than the percentage. */
 void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char *buf, size_t len);
 

@@ -25,6 +25,16 @@ static const struct {
 	{ "THP setting", "thp", "enabled", "thp,accel,config,host" },
 };
 
+/* What the reader can do about one run a side, by where the operands came
+ * from: run repeats and calibrates this machine; the lab boots every
+ * configuration again, and a calibration of the host says nothing of a
+ * guest's noise (least of all an emulated one's). */
+static const char *const more_runs[CMP_NORIGINS] = {
+	[CMP_FROM_RUN] = "measure with 'vmbench run --runs 3' or store this machine's noise with 'vmbench calibrate'",
+	[CMP_FROM_LAB] = "measure with 'vmbench lab run --rounds 3', which boots every configuration (and measures the "
+			 "host) once per round; a calibration of the host does not apply to a guest",
+};
+
 static const char *fp_part(const json_t *doc, size_t k)
 {
 	return json_string_value(json_object_get(json_object_get(json_object_get(doc, "fingerprint"), fp_parts[k].obj),
@@ -139,9 +149,8 @@ size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 	}
 	if (untested) {
 		fprintf(f, "%s(*) %zu comparison%s with one run on a side: run-to-run noise is unknown, so no "
-			   "significance is claimed from repetitions alone; measure with 'vmbench run --runs 3' or "
-			   "store this machine's noise with 'vmbench calibrate'\n", prefix, untested,
-			untested == 1 ? "" : "s");
+			   "significance is claimed from repetitions alone; %s\n", prefix, untested,
+			untested == 1 ? "" : "s", more_runs[t->origin < CMP_NORIGINS ? t->origin : CMP_FROM_RUN]);
 		n++;
 	}
 	if (single) {

@@ -27,7 +27,7 @@ static const char css[] =
 	"th:first-child,td:first-child{text-align:left}thead th{background:#f2f2f2}"
 	"td.what{text-align:left;min-width:12em;max-width:26em}td.v{white-space:nowrap}"
 	"td.vd,th.vd{text-align:left;min-width:8em;max-width:16em}small{color:#555}"
-	".better{color:#060}.worse{color:#b00}.same{color:#666}p.tally{font-size:1.05em}"
+	"p.lead{font-size:1.15em}.better{color:#060}.worse{color:#b00}.same{color:#666}p.tally{font-size:1.05em}"
 	".charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;flex:1 1 480px;max-width:580px}"
 	"figcaption{font-size:13px;color:#444}svg.chart{width:100%;height:auto}"
 	"details{margin:6px 0}summary{cursor:pointer}"
@@ -419,6 +419,7 @@ static void fingerprints(FILE *f, const struct cmp_table *t)
 int html_report(FILE *f, const struct cmp_table *t, const char *title)
 {
 	struct latency_index li;
+	char lead[1024];
 
 	if (latency_index_build(t, &li) < 0)
 		return -ENOMEM;
@@ -428,13 +429,19 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1>", css);
 	html_esc(f, title);
 	fputs("</h1>\n", f);
+	/* the answer first: the ratio between the operands, on one headline metric */
+	if (cmp_lead_sentence(t, lead, sizeof(lead))) {
+		fputs("<p class=\"lead\">", f);
+		html_esc(f, lead);
+		fputs("</p>\n", f);
+	}
 	tally(f, t);
 	fputs("<p>", f);
 	for (size_t o = 0; o < t->nops; o++) {
 		fputs(o ? ", " : "Compared: ", f);
 		html_esc(f, t->ops[o].name);
-		fprintf(f, " (%zu run%s%s)", json_array_size(t->ops[o].docs), json_array_size(t->ops[o].docs) == 1 ? "" : "s",
-			o == t->baseline ? ", baseline" : "");
+		fprintf(f, " (%zu run%s%s%s)", json_array_size(t->ops[o].docs), json_array_size(t->ops[o].docs) == 1 ? "" : "s",
+			o == t->baseline ? ", baseline" : "", t->ops[o].aside ? ", shown beside the others" : "");
 	}
 	fputs(". Each value is the mean over repetitions with its 95% confidence interval; a difference is "
 	      "significant when the 95% interval of the difference of means (Welch) excludes zero.</p>\n"

@@ -159,6 +159,50 @@ static double ci_low_drawn(const struct cmp_cell *c, bool nonnegative)
 	return nonnegative ? fmax(c->sum.ci95_low, 0) : c->sum.ci95_low;
 }
 
+/* Whether operand o's values set the scale of a chart of these rows: an
+ * operand aside (the lab's host) does not when another operand has data
+ * there, so that a host 20 times faster does not flatten the guests' bars
+ * into the axis; its values are drawn at the edge, marked (offscale_mark). */
+static bool sets_scale(const struct cmp_table *t, const size_t *rows, size_t n, size_t o)
+{
+	if (!t->ops[o].aside)
+		return true;
+	for (size_t k = 0; k < t->nops; k++)
+		for (size_t i = 0; !t->ops[k].aside && i < n; i++)
+			if (drawable(&t->rows[rows[i]].cells[k]))
+				return false;
+	return true;
+}
+
+/* v on the axis, or its edge when v is beyond it; *off says which edge (+1 top, -1 bottom, 0 none). */
+static double clamp_to_axis(const struct svg_axis *y, double v, int *off)
+{
+	*off = v > y->hi ? 1 : v < y->lo ? -1 : 0;
+	return *off > 0 ? y->hi : *off < 0 ? y->lo : v;
+}
+
+/* The mark of a value beyond the axis at x: an arrow and the value, at the
+ * edge it passed, with a break across what reaches that edge. */
+static void offscale_mark(struct svg *s, const struct svg_axis *y, double x, double w, int off, const char *name,
+			  const char *val)
+{
+	char label[96];
+	double edge = off > 0 ? y->p1 : y->p0;
+
+	snprintf(label, sizeof(label), "%s %s", off > 0 ? "▲" : "▼", val);
+	if (w > 0)
+		svg_printf(s, "<path d=\"M%.1f %.1f l%.1f -5 M%.1f %.1f l%.1f -5\" stroke=\"#fff\" stroke-width=\"2\"/>",
+			   x - 1, edge + 14, w + 2, x - 1, edge + 19, w + 2);
+	svg_printf(s, "<text class=\"offscale-value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">",
+		   x + w / 2, off > 0 ? edge - 4 : edge - 6);
+	svg_escape(s, label);
+	svg_printf(s, "<title>");
+	svg_escape(s, name);
+	svg_printf(s, ": ");
+	svg_escape(s, val);
+	svg_printf(s, ", off this chart's scale (drawn beside the others, not over them)</title></text>\n");
+}
+
 /* Bars of every case of a (suite, test, metric), one per operand, with the 95% CI. */
 void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n, const json_t *vary)
 {
@@ -170,14 +214,14 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 	const char *nums_p[8] = { nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], nums[6], nums[7] };
 	double slot = (x.p1 - x.p0) / (double)n, bw = slot * 0.8 / (double)t->nops;
 	bool numbered = false, nonneg = vmb_unit_nonnegative(r0->unit);
-	size_t off = 0;
+	size_t off = 0, offscale = 0;
 	struct legend lg;
 	struct svg s;
 
 	if (legend_init(&lg, t) < 0 || !labels || !owned)
 		goto out;
 	for (size_t o = 0; o < t->nops; o++) {
-		bool any = false;
+		bool any = false, scale = sets_scale(t, rows, n, o);
 
 		for (size_t i = 0; i < n; i++) {
 			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
@@ -185,6 +229,8 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 			if (!drawable(c))
 				continue;
 			any = true;
+			if (!scale)
+				continue;
 			y.lo = fmin(y.lo, fmin(c->sum.mean, ci_low_drawn(c, nonneg)));
 			y.hi = fmax(y.hi, fmax(c->sum.mean, c->sum.ci95_high));
 		}
@@ -214,21 +260,33 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 	for (size_t i = 0; i < n; i++)
 		for (size_t o = 0; o < t->nops; o++) {
 			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
-			double bx = x.p0 + slot * (double)i + slot * 0.1 + bw * (double)o;
+			double bx = x.p0 + slot * (double)i + slot * 0.1 + bw * (double)o, top;
 			char tip[160], val[48];
+			int edge;
 
 			if (!drawable(c))
 				continue;
 			text_format_value(c->sum.mean, r0->unit, val, sizeof(val));
 			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[o].name, labels[i], val);
+			top = clamp_to_axis(&y, c->sum.mean, &edge);
+			if (edge) {
+				svg_printf(&s, "<g class=\"offscale\">");
+				svg_bar(&s, bx, bw, svg_map(&y, y.lo), svg_map(&y, top), (int)o, tip);
+				offscale_mark(&s, &y, bx, bw, edge, t->ops[o].name, val);
+				svg_printf(&s, "</g>\n");
+				offscale++;
+				continue;
+			}
 			svg_bar(&s, bx, bw, svg_map(&y, y.lo), svg_map(&y, c->sum.mean), (int)o, tip);
 			if (c->n > 1)
 				svg_errorbar(&s, bx + bw / 2, svg_map(&y, fmax(ci_low_drawn(c, nonneg), y.lo)),
-					     svg_map(&y, c->sum.ci95_high));
+					     svg_map(&y, fmin(c->sum.ci95_high, y.hi)));
 		}
 	svg_legend_colored(&s, 80, 300, lg.names, lg.colors, lg.n);
-	snprintf(caption, sizeof(caption), "%s.%s %s: mean with 95%% confidence interval, per case%s", r0->suite,
-		 r0->test, r0->metric, numbered ? key : "");
+	snprintf(caption, sizeof(caption), "%s.%s %s: mean with 95%% confidence interval, per case%s%s", r0->suite,
+		 r0->test, r0->metric, numbered ? key : "",
+		 offscale ? "; a value off the scale (of an operand drawn beside the others, which sets no scale) is "
+			    "written at the edge it passes" : "");
 	html_figure(f, svg_end(&s), caption);
 out:
 	for (size_t i = 0; owned && i < n; i++)
@@ -315,7 +373,8 @@ void html_curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 	struct svg_axis x = { .lo = INFINITY, .hi = -INFINITY, .p0 = 70, .p1 = 500 },
 			y = { .lo = INFINITY, .hi = -INFINITY, .p0 = 250, .p1 = 20 };
 	double *xs = calloc(n, sizeof(*xs)), *ys = calloc(n, sizeof(*ys));
-	char title[256], ytitle[96], caption[160];
+	char title[256], ytitle[96], caption[400];
+	size_t offscale = 0;
 	struct legend lg;
 	struct svg s;
 
@@ -328,11 +387,13 @@ void html_curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 		x.hi = fmax(x.hi, p);
 	}
 	for (size_t o = 0; o < t->nops; o++) {
-		bool any = false;
+		bool any = false, scale = sets_scale(t, rows, n, o);
 
 		for (size_t i = 0; i < n; i++)
 			if (drawable(&t->rows[rows[i]].cells[o])) {
 				any = true;
+				if (!scale)
+					continue;
 				y.lo = fmin(y.lo, t->rows[rows[i]].cells[o].sum.mean);
 				y.hi = fmax(y.hi, t->rows[rows[i]].cells[o].sum.mean);
 			}
@@ -351,7 +412,8 @@ void html_curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 	svg_axes(&s, &x, &y, key, ytitle, NULL, 0);
 	curve_marks(&s, t, r0, key, &x, &y);
 	for (size_t o = 0; o < t->nops; o++) {
-		int k = 0;
+		int k = 0, off, far = 0;
+		double farv = 0, farx = 0;
 
 		for (size_t i = 0; i < n; i++) {
 			const struct cmp_cell *c = &t->rows[rows[i]].cells[o];
@@ -359,14 +421,33 @@ void html_curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 			if (!drawable(c))
 				continue;
 			xs[k] = svg_map(&x, param_of(&t->rows[rows[i]], key));
-			ys[k] = svg_map(&y, c->sum.mean);
+			ys[k] = svg_map(&y, clamp_to_axis(&y, c->sum.mean, &off));
+			/* the value furthest off the scale is written at its edge */
+			if (off && (!far || fabs(c->sum.mean) > fabs(farv)))
+				far = off, farv = c->sum.mean, farx = xs[k];
 			k++;
 		}
-		if (k)
+		if (!k)
+			continue;
+		if (far) {
+			char val[48];
+
+			text_format_value(farv, r0->unit, val, sizeof(val));
+			/* dashed: the part along the edge is not to scale */
+			svg_printf(&s, "<g class=\"offscale\" stroke-dasharray=\"5 4\">");
 			svg_line(&s, xs, ys, k, (int)o, t->ops[o].name);
+			offscale_mark(&s, &y, farx, 0, far, t->ops[o].name, val);
+			svg_printf(&s, "</g>\n");
+			offscale++;
+		} else {
+			svg_line(&s, xs, ys, k, (int)o, t->ops[o].name);
+		}
 	}
 	svg_legend_colored(&s, 80, 300, lg.names, lg.colors, lg.n);
-	snprintf(caption, sizeof(caption), "mean per %s%s", key, x.log ? " (log scale)" : "");
+	snprintf(caption, sizeof(caption), "%s.%s %s against %s%s: mean, one line per operand%s", r0->suite, r0->test,
+		 r0->metric, key, x.log ? " (log scale)" : "",
+		 offscale ? "; a line off the scale (of an operand drawn beside the others, which sets no scale) runs along the edge, its furthest value "
+			    "written there" : "");
 	html_figure(f, svg_end(&s), caption);
 out:
 	free(xs);

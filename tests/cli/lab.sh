@@ -79,7 +79,8 @@ expect 1 "the host baseline runs every item of --suites (no guest ran: exit 1)" 
 check "all five tests were measured on the host" python3 - "$T/host.db" <<'PY'
 import json, sqlite3, sys
 docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")]
-assert [d["labels"]["config"] for d in docs] == ["host"], [d["labels"] for d in docs]
+assert [d["lab_config"] for d in docs] == ["host"], [d.get("lab_config") for d in docs]
+assert set(docs[0]["labels"]) == {"lab"}, docs[0]["labels"]  # the session; a host has no matrix keys
 tests = sorted(s["name"] + "." + t["name"] for s in docs[0]["suites"] for t in s["tests"])
 assert tests == ["cpu.matrix", "cpu.prime", "cpu.zlib", "disk.fsync", "disk.seqread"], tests
 PY
@@ -174,7 +175,9 @@ arch = sys.argv[3]
 configs = ["host", f"accel=tcg arch={arch} disk=ide", f"accel=tcg arch={arch} disk=virtio-blk"]
 if sys.argv[2]:
     configs.append("accel=tcg arch=aarch64 disk=virtio-blk")
-assert [d["labels"]["config"] for d in docs] == configs, [d["labels"] for d in docs]
+assert [d["lab_config"] for d in docs] == configs, [d.get("lab_config") for d in docs]
+# one session, its id a label of every result; the configuration selectable by its matrix keys alone
+assert len({d["labels"]["lab"] for d in docs}) == 1 and all("config" not in d["labels"] for d in docs), docs[0]["labels"]
 # the host's test file and every guest's scratch disk have one size, recorded as such: they pair
 sz = [c["params"]["size"] for d in docs for s in d["suites"] if s["name"] == "disk" for t in s["tests"]
       for c in t["cases"]]

@@ -1,12 +1,57 @@
 /* Fuzz target: the lab's matrix parser, and the QEMU command line of what
- * it accepts (the device table's arguments for any configuration). */
+ * it accepts (the device table's arguments for any configuration); the
+ * KEY=VALUE pairs of --baseline and the lab's label selectors, with what
+ * they promise. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../src/lab/qemu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* --baseline's pairs: each one '=' between a matrix key and a non-empty
+ * value, no separator left inside; matched against a configuration. */
+static void pairs(const char *spec, const struct lab_matrix *m)
+{
+	struct strv p = { 0 };
+	char err[512];
+
+	if (lab_pairs_parse(spec, &p, err, sizeof(err)) == 0) {
+		if (!p.n)
+			abort();
+		for (size_t i = 0; i < p.n; i++) {
+			const char *eq = strchr(p.v[i], '=');
+			char key[128];
+
+			if (!eq || eq == p.v[i] || !eq[1] || strchr(eq + 1, '=') || strpbrk(p.v[i], ", "))
+				abort();
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - p.v[i]), p.v[i]);
+			if (lab_key_find(key) < 0)
+				abort();
+		}
+		for (size_t i = 0; m && i < m->n; i++)
+			(void)lab_config_matches(&m->configs[i], &p);
+	} else if (!*err) {
+		abort(); /* a refusal always says why */
+	}
+	strv_clear(&p);
+}
+
+/* The selector: the input's words, single commas between, none at the ends. */
+static void selector(const char *spec)
+{
+	char *s = lab_selector(spec);
+	size_t n;
+
+	if (!s)
+		return;
+	n = strlen(s);
+	if (strchr(s, ' ') || strstr(s, ",,") || (n && (s[0] == ',' || s[n - 1] == ',')) || n > strlen(spec))
+		abort();
+	free(s);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,8 +77,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)lab_expected_disk_driver(&c);
 			strv_clear(&argv);
 		}
+		pairs(spec, &m);
 		lab_matrix_release(&m);
+	} else {
+		pairs(spec, NULL);
 	}
+	selector(spec);
 	free(spec);
 	return 0;
 }

@@ -79,6 +79,61 @@ static void messages(void **state)
 
 /* The valid values an error message lists stay inside their buffer, however
  * long the device table's list grows. */
+/* --baseline's pairs and the lab's selectors: what names a configuration. */
+static void naming_configurations(void **state)
+{
+	static const struct {
+		const char *spec, *pairs; /* pairs joined by '|', or NULL: refused with err containing why */
+		const char *why;
+	} cases[] = {
+		{ "disk=ide", "disk=ide", NULL },
+		{ "disk=ide,accel=tcg", "disk=ide|accel=tcg", NULL },
+		{ " accel=tcg  disk=ide ", "accel=tcg|disk=ide", NULL }, /* a configuration's name as printed */
+		{ "colour=red", NULL, "colour is no matrix key; keys: accel, arch" },
+		{ "disk", NULL, "'disk' is not KEY=VALUE" },
+		{ "disk=a=b", NULL, "'disk=a=b' is not KEY=VALUE" },
+		{ "=ide", NULL, "is not KEY=VALUE" },
+		{ " , ", NULL, "no KEY=VALUE" },
+	};
+	static const struct {
+		const char *sel, *want;
+	} selectors[] = {
+		{ "disk=ide", "disk=ide" },
+		{ "accel=tcg disk=ide", "accel=tcg,disk=ide" },
+		{ "config=accel=tcg disk=ide", "accel=tcg,disk=ide" }, /* the label of before */
+		{ "config=host", "config=host" },
+		{ " ,a=b,, c=d ", "a=b,c=d" },
+	};
+	struct lab_matrix m;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(lab_matrix_parse("accel=tcg disk=ide,virtio-blk", &m, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strv p = { 0 };
+		char joined[256] = "";
+		size_t off = 0;
+		int r = lab_pairs_parse(cases[i].spec, &p, err, sizeof(err));
+
+		for (size_t k = 0; k < p.n; k++)
+			str_appendf(joined, sizeof(joined), &off, "%s%s", k ? "|" : "", p.v[k]);
+		if (cases[i].pairs ? r != 0 || strcmp(joined, cases[i].pairs) : r != -EINVAL || !strstr(err, cases[i].why))
+			fail_msg("'%s': %d '%s' (%s)", cases[i].spec, r, joined, r ? err : "");
+		/* disk=ide names the first configuration only */
+		if (r == 0 && !strcmp(cases[i].spec, "disk=ide"))
+			assert_true(lab_config_matches(&m.configs[0], &p) && !lab_config_matches(&m.configs[1], &p));
+		strv_clear(&p);
+	}
+	for (size_t i = 0; i < sizeof(selectors) / sizeof(selectors[0]); i++) {
+		char *got = lab_selector(selectors[i].sel);
+
+		if (!got || strcmp(got, selectors[i].want))
+			fail_msg("'%s': '%s', expected '%s'", selectors[i].sel, got ? got : "(null)", selectors[i].want);
+		free(got);
+	}
+	lab_matrix_release(&m);
+}
+
 static void value_lists(void **state)
 {
 	static const struct {
@@ -506,6 +561,7 @@ int main(void)
 		cmocka_unit_test(expansion),
 		cmocka_unit_test(messages),
 		cmocka_unit_test(value_lists),
+		cmocka_unit_test(naming_configurations),
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(device_table),
 		cmocka_unit_test(long_paths),

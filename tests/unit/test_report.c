@@ -431,6 +431,60 @@ static char *chart_of(const char *html, const char *title)
 	return strndup(a, (size_t)(b - a));
 }
 
+/* The lead sentence: each operand not aside against the reference (the
+ * baseline, or the first operand not aside), the ratio of the run means,
+ * the verdict; nothing when there is no pair to state. */
+static void lead_sentence(void **state)
+{
+	static const struct {
+		const char *names[3];
+		double means[3]; /* per operand; 0 ends the list */
+		unsigned aside;  /* bit o: operand o is aside */
+		size_t baseline;
+		const char *want; /* prefix of the sentence, "" for none */
+	} cases[] = {
+		{ { "ide", "virtio-blk" }, { 100, 140 }, 0, 0, "virtio-blk is 1.40x ide on disk.randread iops (better, p=" },
+		{ { "ide", "virtio-blk" }, { 100, 140 }, 0, 1, "ide is 0.71x virtio-blk on disk.randread iops (worse, p=" },
+		/* the host as baseline is not the sentence's subject nor its reference */
+		{ { "host", "ide", "virtio-blk" }, { 1600, 100, 140 }, 1, 0, "virtio-blk is 1.40x ide on disk.randread iops (" },
+		{ { "ide", "<b>", "host" }, { 100, 1250, 1600 }, 4, 0, "<b> is 12.5x ide on disk.randread iops (better" },
+		{ { "host", "ide" }, { 1600, 100 }, 1, 0, "" },     /* one configuration: no ratio between them */
+		{ { "ide", "virtio-blk" }, { 0, 140 }, 0, 0, "" },  /* a zero reference: no ratio */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cmp_table t;
+		char buf[512];
+		bool said;
+
+		cmp_table_init(&t, suites_find);
+		for (size_t o = 0; o < 3 && cases[i].names[o]; o++) {
+			double m = cases[i].means[o], r1[] = { m, m * 1.001, m * 0.999 }, r2[] = { m * 1.01, m * 1.011, m * 1.009 };
+			json_t *docs = json_array();
+
+			json_array_append_new(docs, doc_with("{}", "iops", "higher", r1, 3));
+			json_array_append_new(docs, doc_with("{}", "iops", "higher", r2, 3));
+			assert_int_equal(cmp_add_operand(&t, cases[i].names[o], docs), 0);
+			t.ops[o].aside = cases[i].aside & (1u << o);
+		}
+		t.baseline = cases[i].baseline;
+		assert_int_equal(cmp_build(&t), 0);
+		said = cmp_lead_sentence(&t, buf, sizeof(buf));
+		if (strncmp(buf, cases[i].want, strlen(cases[i].want)) || said != (*cases[i].want != '\0'))
+			fail_msg("case %zu: '%s', expected '%s...'", i, buf, cases[i].want);
+		if (said && (buf[strlen(buf) - 1] != '.' || strstr(buf, "host")))
+			fail_msg("case %zu: '%s'", i, buf);
+		if (said && !strcmp(cases[i].names[1], "<b>")) {
+			char *html = report_of(&t);
+
+			assert_non_null(strstr(html, "<p class=\"lead\">&lt;b&gt; is 12.5x ide"));
+			free(html);
+		}
+		cmp_table_release(&t);
+	}
+}
+
 static void escaper(void **state)
 {
 	static const struct {
@@ -855,6 +909,7 @@ int main(void)
 		cmocka_unit_test(aa_and_ab),
 		cmocka_unit_test(import_pairs_with_native),
 		cmocka_unit_test(fingerprint_warnings),
+		cmocka_unit_test(lead_sentence),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),
