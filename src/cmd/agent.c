@@ -265,26 +265,20 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 {
 	char *out = NULL, errtail[2048] = "";
 	size_t outlen = 0, outcap = 0;
-	char **argv = NULL;
-	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, r = 0, open_fds = 2, n = 0;
+	struct strv argv = { 0 };
+	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, r = 0, open_fds = 2;
 	uint64_t t0 = clock_ns(), last = t0;
 	bool stopped = false;
 	pid_t pid, agent = getpid();
 
-	argv = calloc(req->args.n + 10, sizeof(*argv));
-	if (!argv || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
+	if (proto_run_argv(req, &argv) < 0) {
+		r = send_error(c, "cannot start a run: ", strerror(ENOMEM));
+		goto out;
+	}
+	if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
 		r = send_error(c, "cannot start a run: ", strerror(errno));
 		goto out;
 	}
-	argv[n++] = "vmbench";
-	argv[n++] = "run";
-	for (size_t i = 0; i < req->args.n; i++)
-		argv[n++] = req->args.v[i];
-	argv[n++] = "--no-store";
-	argv[n++] = "-q";
-	argv[n++] = "--json=-";
-	argv[n++] = "--"; /* the suite word is never read as an option */
-	argv[n++] = (char *)req->what;
 	catch_signals(true);
 	pid = fork();
 	if (pid < 0) {
@@ -293,7 +287,7 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 		goto out;
 	}
 	if (pid == 0)
-		exec_run(argv, pout[1], perr[1], agent);
+		exec_run(argv.v, pout[1], perr[1], agent);
 	(void)setpgid(pid, pid); /* also here: kill(-pid) must not find no group */
 	close(pout[1]);
 	close(perr[1]);
@@ -365,7 +359,7 @@ out:
 			close(perr[i]);
 	}
 	free(out);
-	free(argv);
+	strv_clear(&argv);
 	return r;
 }
 

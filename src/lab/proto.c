@@ -943,3 +943,23 @@ void proto_run_release(struct proto_run *run)
 {
 	strv_clear(&run->args);
 }
+
+int proto_run_argv(const struct proto_run *run, struct strv *argv)
+{
+	/* where the result goes is the runner's decision, never the request's:
+	 * "--" keeps the suite word from reading as an option */
+	static const char *const tail[] = { "--no-store", "-q", "--json=-", "--" };
+	int r = strv_push(argv, "vmbench");
+
+	if (r == 0)
+		r = strv_push(argv, "run");
+	for (size_t i = 0; r == 0 && i < run->args.n; i++)
+		r = strv_push(argv, run->args.v[i]);
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(tail); i++)
+		r = strv_push(argv, tail[i]);
+	if (r == 0)
+		r = strv_push(argv, run->what);
+	if (r < 0)
+		strv_clear(argv);
+	return r;
+}

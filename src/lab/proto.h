@@ -136,6 +136,9 @@ extern const char *const proto_run_options[];
 int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct proto_run *run, char *err,
 		    size_t errlen);
 void proto_run_release(struct proto_run *run);
+/* The command line a RUN is run as, into argv (empty): `vmbench run ARGS
+ * --no-store -q --json=- -- WHAT`, its result document on stdout. */
+int proto_run_argv(const struct proto_run *run, struct strv *argv);
 /* Guest side: "TOKEN <secret>" into token (NETPROTO_MAX_TOKEN + 1 bytes),
  * "SERVE <address>" (an IPv4 or IPv6 literal) into addr (PROTO_MAX_ADDR + 1
  * bytes). -EPROTO with err. */
