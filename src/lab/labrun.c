@@ -475,7 +475,8 @@ static int check_link(const struct lab_backend *be, const json_t *dev, const cha
 
 	if (!be->guest_addr)
 		return 0;
-	if (!state || strcmp(state, "up"))
+	/* RFC 2863's "unknown": a driver that reports no carrier (pcnet32), its link up */
+	if (!state || (strcmp(state, "up") && strcmp(state, "unknown")))
 		return errf(err, errlen, -ENETDOWN, "the guest's %s %s is %s, not up", what, name, state ? state : "of no state");
 	json_array_foreach(json_object_get(dev, "ipv4"), i, a)
 		if (!strcmp(json_string_value(a) ?: "", be->guest_addr))
