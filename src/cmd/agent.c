@@ -43,7 +43,7 @@ const struct vmb_cmd cmd_agent_desc = {
 	.fn = cmd_agent,
 	.args = "[--port PATH]",
 	.summary = "the guest side of the lab: run suites on a host's request over a serial port",
-	.description = "Speaks vmbench's agent protocol (version 2) on PATH or stdin/stdout: HELLO with this "
+	.description = "Speaks vmbench's agent protocol (version 1) on PATH or stdin/stdout: HELLO with this "
 		       "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
 		       "and RESULT <length> with the result document (or ERROR <message>), TOKEN <secret> (the "
 		       "net token of later runs, answered OK) and SERVE <address> (a vmbench serve there, "

@@ -3,10 +3,10 @@
  * pair of file descriptors). docs/agent-protocol.md is its specification.
  *
  *   guest: HELLO <version> <fingerprint JSON on one line>
- *   host:  TOKEN <secret>                                 (version 2: the net
- *   guest: OK                                                token of later runs)
- *   host:  SERVE <address>                                (version 2: a vmbench
- *   guest: SERVING <address:port>                            serve in the guest)
+ *   host:  TOKEN <secret>                                 (the net token
+ *   guest: OK                                                of later runs)
+ *   host:  SERVE <address>                                (a vmbench serve
+ *   guest: SERVING <address:port>                            in the guest)
  *   host:  RUN <suite[.test]> <options JSON object>
  *   guest: PROGRESS <suite[.test]> <elapsed seconds>    (heartbeats while it runs)
  *   guest: RESULT <length>\n<length bytes: the result document>\n
@@ -28,7 +28,7 @@
 #include "../core/opts.h"
 #include "../core/util.h"
 
-#define PROTO_VERSION 2
+#define PROTO_VERSION 1
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
 #define PROTO_MAX_WHAT 63             /* a suite[.test] word */
