@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -627,6 +628,8 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 	r = db_open(dbpath, true, &l->db);
 	if (r < 0)
 		return db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
+	/* a guest's channel closed under a send (QEMU killed) is an error, not our death */
+	(void)signal(SIGPIPE, SIG_IGN);
 	r = cmd_install_stop_signals(lab_kill_all);
 	if (r < 0) {
 		log_errno(r, "installing signal handlers");

@@ -786,8 +786,11 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	/* a link, and a suite to measure over it: its other end */
 	b->net.qemu = b->pid;
 	b->net.be = lab_backend_of(&b->paths, LAB_NIC);
-	if (r == 0 && lab_net_linked(c, &b->paths) && net_asked(o->suites))
+	if (r == 0 && lab_net_linked(c, &b->paths) && net_asked(o->suites)) {
 		r = lab_net_start(&b->net, &b->conn, c, err, errlen);
+		if (r == 0)
+			vmb_test_stop_point("lab-net-up");
+	}
 	if (r == 0)
 		r = run_items(o, b, scratch, doc, err, errlen);
 	if (r == 0 && lab_config_device(c, LAB_NIC) && b->net.be) {

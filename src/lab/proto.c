@@ -429,7 +429,7 @@ static void io_fail(struct proto_conn *c, int r, const char *waiting)
 
 	if (r == -ETIMEDOUT)
 		fail(c, "the guest sent nothing while %s (timed out)", waiting);
-	else if (r == -EPIPE)
+	else if (r == -EPIPE || r == -ECONNRESET) /* a socket's peer gone (QEMU killed) */
 		fail(c, "the guest closed the channel while %s", waiting);
 	else if (r == -EPROTO) {
 		snprintf(detail, sizeof(detail), "%s", c->err);
