@@ -97,7 +97,7 @@ import os, signal, subprocess, sys
 vmb, cache, t = sys.argv[1:4]
 tmpdir = os.environ["TMPDIR"]
 env = dict(os.environ, VMBENCH_TEST_STOP_AT="lab-net-up")
-p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg nic=e1000 netdir=guest-client", "--suites",
+p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg nic=virtio-net netdir=guest-client", "--suites",
                       "net.tcp_rr", "--quick", "--boots", "1", "--baseline", "none", "--cache", cache, "--image-dir",
                       f"{t}/imgs", "--db", f"{t}/kill.db", "-o", f"{t}/kill.html"], env=env,
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -112,7 +112,7 @@ os.kill(int(qemu[0]), signal.SIGKILL)
 os.kill(p.pid, signal.SIGCONT)
 err = p.communicate(timeout=300)[1].decode()
 assert p.returncode == 1, (p.returncode, err)
-assert "accel=tcg nic=e1000 netdir=guest-client: the guest closed the channel while running" in err, err
+assert "accel=tcg nic=virtio-net netdir=guest-client: the guest closed the channel while running" in err, err
 PY
 nothing_left "after QEMU was killed"
 
