@@ -247,7 +247,14 @@ static void backend_names(const struct lab_run_opts *o, const char *names[LAB_NK
 	for (int k = 0; k < LAB_NKEYS; k++)
 		names[k] = NULL;
 	names[LAB_DISK] = o->disk_format;
-	names[LAB_NIC] = o->nic_backend;
+	if (o->nic_backend) {
+		names[LAB_NIC] = o->nic_backend;
+	} else {
+		char why[512];
+		const struct lab_backend *be = lab_backend_pick(LAB_NIC, why, sizeof(why));
+
+		names[LAB_NIC] = be ? be->name : NULL;
+	}
 }
 
 /* The work directory and the files of a boot, the back ends set up, and

@@ -674,9 +674,8 @@ int proto_host_bye(struct proto_conn *c, int timeout_ms)
 	}
 }
 
-/* Send line, then wait for the guest's answer of kind want within
- * timeout_ms (PROGRESS and console noise are not answers here). *line is
- * the answer (m borrows from it). */
+/* Send request, then read the guest's answer, which must be of kind want,
+ * within timeout_ms. *line is the answer (m borrows from it). */
 static int host_request(struct proto_conn *c, const char *request, const char *waiting, enum proto_kind want,
 			int timeout_ms, struct proto_msg *m, char **line)
 {
@@ -688,32 +687,29 @@ static int host_request(struct proto_conn *c, const char *request, const char *w
 		fail(c, "sending %.*s: %s", (int)strcspn(request, " "), request, strerror(-r));
 		return r;
 	}
-	for (;;) {
-		int wait = ms_left(deadline);
-
-		*line = NULL;
-		r = wait > 0 ? proto_recv_line(c, wait, line) : -ETIMEDOUT;
-		if (r < 0) {
-			io_fail(c, r, waiting);
-			return r;
-		}
-		r = proto_parse_guest_line(*line, m, err, sizeof(err));
-		if (r < 0) {
-			fail(c, "the guest sent a bad line while %s: %s", waiting, err);
-		} else if (m->kind == want) {
-			return 0;
-		} else if (m->kind == PROTO_ERROR) {
-			fail(c, "the guest refused while %s: %s", waiting, m->text);
-			r = -EIO;
-		} else {
-			proto_quote(q, sizeof(q), *line, 100);
-			fail(c, "unexpected line from the guest while %s: '%s'", waiting, q);
-			r = -EPROTO;
-		}
-		free(*line);
-		*line = NULL;
+	/* after HELLO the answer is the next line: anything else is an error */
+	*line = NULL;
+	r = ms_left(deadline) > 0 ? proto_recv_line(c, ms_left(deadline), line) : -ETIMEDOUT;
+	if (r < 0) {
+		io_fail(c, r, waiting);
 		return r;
 	}
+	r = proto_parse_guest_line(*line, m, err, sizeof(err));
+	if (r < 0) {
+		fail(c, "the guest sent a bad line while %s: %s", waiting, err);
+	} else if (m->kind == want) {
+		return 0;
+	} else if (m->kind == PROTO_ERROR) {
+		fail(c, "the guest refused while %s: %s", waiting, m->text);
+		r = -EIO;
+	} else {
+		proto_quote(q, sizeof(q), *line, 100);
+		fail(c, "unexpected line from the guest while %s: '%s'", waiting, q);
+		r = -EPROTO;
+	}
+	free(*line);
+	*line = NULL;
+	return r;
 }
 
 int proto_host_token(struct proto_conn *c, const char *token, int timeout_ms)
