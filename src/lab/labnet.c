@@ -90,9 +90,15 @@ out:
 	return r;
 }
 
-/* A helper of ours gone: killed with its group, reaped, untracked. */
+/* A helper of ours gone: killed with its group, reaped, untracked; unless
+ * a signal's lab_kill_all did it already (its number may be another's). */
 static void reap(pid_t pid, int *status)
 {
+	if (!lab_tracked(pid)) {
+		if (status)
+			*status = W_EXITCODE(0, SIGKILL);
+		return;
+	}
 	(void)kill(-pid, SIGKILL);
 	(void)waitpid(pid, status, 0);
 	lab_untrack(pid);

@@ -49,5 +49,7 @@ void lab_net_stop(struct lab_net *n);
 /* labrun.c's record of processes to kill on a signal */
 void lab_track(pid_t pid, const char *dir);
 void lab_untrack(pid_t pid);
+/* still ours: not yet killed and reaped by lab_kill_all (a signal) */
+bool lab_tracked(pid_t pid);
 
 #endif

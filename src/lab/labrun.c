@@ -71,6 +71,14 @@ void lab_kill_all(void)
 	}
 }
 
+bool lab_tracked(pid_t pid)
+{
+	for (int i = 0; pid > 0 && i < 8; i++)
+		if (qemu_pids[i] == pid)
+			return true;
+	return false;
+}
+
 void lab_untrack(pid_t pid)
 {
 	for (int i = 0; i < 8; i++)
