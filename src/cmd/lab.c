@@ -496,6 +496,11 @@ static void item_name(const json_t *s, char *buf, size_t len)
 static void print_host_cost(FILE *f, const struct cmp_table *t)
 {
 	bool header = false;
+	int cw = (int)strlen("configuration");
+
+	for (size_t o = 0; o < t->nops; o++)
+		if ((int)strlen(t->ops[o].name) > cw)
+			cw = (int)strlen(t->ops[o].name);
 
 	for (size_t o = 0; o < t->nops; o++) {
 		json_t *sum = json_object(), *d, *s, *v;
@@ -535,11 +540,11 @@ static void print_host_cost(FILE *f, const struct cmp_table *t)
 
 			if (!header) {
 				fprintf(f, "\nhost cost: QEMU's CPU-seconds per second of each run (user + system), mean of "
-					   "the runs\n%-40s %-18s %8s %8s %8s\n", "configuration", "item", "cpu/s", "user/s",
+					   "the runs\n%-*s %-18s %8s %8s %8s\n", cw, "configuration", "item", "cpu/s", "user/s",
 					"sys/s");
 				header = true;
 			}
-			fprintf(f, "%-40s %-18s %8.2f %8.2f %8.2f\n", t->ops[o].name, k,
+			fprintf(f, "%-*s %-18s %8.2f %8.2f %8.2f\n", cw, t->ops[o].name, k,
 				(json_real_value(json_array_get(v, 0)) + json_real_value(json_array_get(v, 1))) / n,
 				json_real_value(json_array_get(v, 0)) / n, json_real_value(json_array_get(v, 1)) / n);
 		}
