@@ -45,7 +45,9 @@ const struct vmb_cmd cmd_agent_desc = {
 	.summary = "the guest side of the lab: run suites on a host's request over a serial port",
 	.description = "Speaks vmbench's agent protocol (version 1) on PATH or stdin/stdout: HELLO with this "
 		       "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
-		       "and RESULT <length> with the result document (or ERROR <message>), until BYE.",
+		       "and RESULT <length> with the result document (or ERROR <message>), TOKEN <secret> (the "
+		       "net token of later runs, answered OK) and SERVE <address> (a vmbench serve there, "
+		       "answered SERVING <address:port>), until BYE.",
 	.opts = agent_opts,
 	.max_args = 0,
 };
@@ -263,26 +265,20 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 {
 	char *out = NULL, errtail[2048] = "";
 	size_t outlen = 0, outcap = 0;
-	char **argv = NULL;
-	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, r = 0, open_fds = 2, n = 0;
+	struct strv argv = { 0 };
+	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, r = 0, open_fds = 2;
 	uint64_t t0 = clock_ns(), last = t0;
 	bool stopped = false;
 	pid_t pid, agent = getpid();
 
-	argv = calloc(req->args.n + 10, sizeof(*argv));
-	if (!argv || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
+	if (proto_run_argv(req, &argv) < 0) {
+		r = send_error(c, "cannot start a run: ", strerror(ENOMEM));
+		goto out;
+	}
+	if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
 		r = send_error(c, "cannot start a run: ", strerror(errno));
 		goto out;
 	}
-	argv[n++] = "vmbench";
-	argv[n++] = "run";
-	for (size_t i = 0; i < req->args.n; i++)
-		argv[n++] = req->args.v[i];
-	argv[n++] = "--no-store";
-	argv[n++] = "-q";
-	argv[n++] = "--json=-";
-	argv[n++] = "--"; /* the suite word is never read as an option */
-	argv[n++] = (char *)req->what;
 	catch_signals(true);
 	pid = fork();
 	if (pid < 0) {
@@ -291,7 +287,7 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 		goto out;
 	}
 	if (pid == 0)
-		exec_run(argv, pout[1], perr[1], agent);
+		exec_run(argv.v, pout[1], perr[1], agent);
 	(void)setpgid(pid, pid); /* also here: kill(-pid) must not find no group */
 	close(pout[1]);
 	close(perr[1]);
@@ -363,7 +359,80 @@ out:
 			close(perr[i]);
 	}
 	free(out);
-	free(argv);
+	strv_clear(&argv);
+	return r;
+}
+
+/* The vmbench serve the host asked for (SERVE), or 0. */
+static pid_t serve_pid;
+
+static void serve_stop(void)
+{
+	int status;
+
+	if (serve_pid > 0)
+		stop_run(serve_pid, &status);
+	serve_pid = 0;
+}
+
+/* How long serve may take to say where it listens. */
+#define AGENT_SERVE_START_MS 10000
+
+/* SERVE ADDR: `vmbench serve --bind ADDR` (the token, when the host gave
+ * one, in its environment), until BYE or the next SERVE; answered with
+ * SERVING and the address:port serve printed, or ERROR. */
+static int serve_start(struct proto_conn *c, const char *addr)
+{
+	char *argv[] = { "vmbench", "serve", "--bind", (char *)addr, NULL };
+	char buf[256] = "", *nl;
+	size_t have = 0;
+	int pout[2], null, r;
+	uint64_t end = clock_ns() + (uint64_t)AGENT_SERVE_START_MS * 1000000;
+	pid_t agent = getpid();
+
+	serve_stop();
+	if (pipe2(pout, O_CLOEXEC) < 0)
+		return send_error(c, "cannot start serve: ", strerror(errno));
+	serve_pid = fork();
+	if (serve_pid < 0) {
+		serve_pid = 0;
+		close(pout[0]);
+		close(pout[1]);
+		return send_error(c, "fork: ", strerror(errno));
+	}
+	if (serve_pid == 0) {
+		null = open("/dev/null", O_RDWR);
+		(void)setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != agent || null < 0 ||
+		    dup2(null, STDIN_FILENO) < 0 || dup2(pout[1], STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
+			_exit(127);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	(void)setpgid(serve_pid, serve_pid);
+	close(pout[1]);
+	/* its first line: "listening on ADDR:PORT" */
+	while (!strchr(buf, '\n') && have < sizeof(buf) - 1) {
+		struct pollfd p = { .fd = pout[0], .events = POLLIN };
+		uint64_t now = clock_ns();
+		ssize_t got;
+
+		if (now >= end || poll(&p, 1, (int)((end - now) / 1000000) + 1) <= 0)
+			break;
+		got = read(pout[0], buf + have, sizeof(buf) - 1 - have);
+		if (got <= 0)
+			break;
+		have += (size_t)got;
+		buf[have] = '\0';
+	}
+	close(pout[0]);
+	nl = strchr(buf, '\n');
+	if (!nl || strncmp(buf, "listening on ", 13)) {
+		serve_stop();
+		return send_error(c, "vmbench serve did not start: ", *buf ? buf : "it printed nothing");
+	}
+	*nl = '\0';
+	r = proto_send(c, "SERVING %s", buf + 13);
 	return r;
 }
 
@@ -372,13 +441,28 @@ out:
 static int serve_line(struct proto_conn *c, const char *line)
 {
 	struct proto_run req;
-	char err[512];
+	char err[512], arg[128];
 	int r;
 
-	if (!strcmp(line, "BYE"))
+	if (!strcmp(line, "BYE")) {
+		serve_stop();
 		return proto_send(c, "BYE") < 0 ? -EPIPE : 1;
+	}
+	if (!strncmp(line, "TOKEN ", 6)) {
+		/* the environment every later run and serve inherits */
+		if (proto_parse_token(line, arg, sizeof(arg), err, sizeof(err)) < 0)
+			return send_error(c, "", err);
+		return setenv("VMBENCH_NET_TOKEN", arg, 1) < 0 ? send_error(c, "setenv: ", strerror(errno))
+								 : proto_send(c, "OK");
+	}
+	if (!strncmp(line, "SERVE ", 6)) {
+		if (proto_parse_serve(line, arg, sizeof(arg), err, sizeof(err)) < 0)
+			return send_error(c, "", err);
+		return serve_start(c, arg);
+	}
 	if (strncmp(line, "RUN ", 4))
-		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>' or 'BYE', not: ", line);
+		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>', 'TOKEN <secret>', "
+				  "'SERVE <address>' or 'BYE', not: ", line);
 	if (proto_parse_run(line, run_opts, &req, err, sizeof(err)) < 0)
 		return send_error(c, "", err);
 	r = run_one(c, &req);
@@ -455,6 +539,7 @@ static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 		}
 	}
 release:
+	serve_stop();
 	proto_release(&c);
 out:
 	if (fd >= 0)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../core/opts.h"
 #include "../core/noise.h"
 #include "../core/sys.h"
 #include "../core/stop.h"
@@ -25,6 +27,9 @@
 #include "../suites/suites.h"
 #include "../core/str.h"
 #include "../core/banned.h"
+
+/* `vmbench run`'s options (src/cmd/run.c): the host's net client is checked against them */
+extern const struct vmb_opt run_opts[];
 
 const struct vmb_opt lab_opts[] = {
 	{ .name = "arch", .type = OPT_STRING, .def = "x86_64", .choices = "x86_64|aarch64", .metavar = "ARCH",
@@ -263,6 +268,8 @@ struct lab {
 	char session[40]; /* the label lab=SESSION of every result of this run */
 	char base[256];   /* --baseline KEY=VALUE: the configuration it names; else empty */
 	struct strv base_pairs; /* --baseline KEY=VALUE: its pairs */
+	const struct lab_backend *nic_be; /* what the NICs sit on: the first usable back end */
+	char nic_note[600];               /* why not a tap, when user networking carries the NICs */
 };
 
 /* The label that says which lab session a result belongs to (the
@@ -422,6 +429,7 @@ static int boot_config(const struct lab *l, const struct lab_config *c, const ch
 		.image_dir = image_dir, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
 		.quick = l->quick, .disk_size = l->disk_size, .disk_format = optset_str(l->own, "disk-format"),
 		.disk_cache = optset_str(l->own, "disk-cache"), .hello_timeout_ms = hello_timeout_ms,
+		.run_table = run_opts, .nic_backend = l->nic_be ? l->nic_be->name : NULL,
 	}, doc, err, errlen);
 }
 
@@ -496,6 +504,13 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 		log_error("%s: out of memory recording the host's noise", name);
 		json_decref(doc);
 		l->failed++;
+		return;
+	}
+	if (*l->nic_note && lab_config_device(&c, LAB_NIC)) {
+		char both[1024];
+
+		snprintf(both, sizeof(both), "%s%s%s", note ? note : "", note ? "; " : "", l->nic_note);
+		lab_keep(l, name, doc, &c, both);
 		return;
 	}
 	lab_keep(l, name, doc, &c, note);
@@ -644,6 +659,78 @@ static const char *lab_lead_suite(const struct cmp_table *t, const struct strv *
 	return NULL;
 }
 
+/* "net.tcp_rr": a suite entry's name, with its test when it holds one */
+static void item_name(const json_t *s, char *buf, size_t len)
+{
+	const json_t *tests = json_object_get(s, "tests");
+
+	snprintf(buf, len, "%s%s%s", json_string_value(json_object_get(s, "name")) ?: "?",
+		 json_array_size(tests) == 1 ? "." : "",
+		 json_array_size(tests) == 1 ? json_string_value(json_object_get(json_array_get(tests, 0), "name")) ?: "" : "");
+}
+
+/* What each configuration cost the host: QEMU's CPU-seconds per second of
+ * each run the guest was asked for (the notes host_cost wrote), the mean
+ * over the configuration's runs; and the lab's notes (user networking). */
+static void print_host_cost(FILE *f, const struct cmp_table *t)
+{
+	bool header = false;
+	int cw = (int)strlen("configuration");
+
+	for (size_t o = 0; o < t->nops; o++)
+		if ((int)strlen(t->ops[o].name) > cw)
+			cw = (int)strlen(t->ops[o].name);
+
+	for (size_t o = 0; o < t->nops; o++) {
+		json_t *sum = json_object(), *d, *s, *v;
+		const char *k;
+		size_t i, j;
+
+		json_array_foreach(t->ops[o].docs, i, d) {
+			const char *note = json_string_value(json_object_get(d, "lab_note"));
+
+			if (note && strstr(note, "user networking") && i == 0)
+				fprintf(f, "%s: note: %s\n", t->ops[o].name, note);
+			json_array_foreach(json_object_get(d, "suites"), j, s) {
+				const json_t *n = json_object_get(s, "notes");
+				double u = json_number_value(json_object_get(n, "qemu_cpu_user_s"));
+				double sy = json_number_value(json_object_get(n, "qemu_cpu_system_s"));
+				double w = json_number_value(json_object_get(n, "qemu_wall_s"));
+				char item[128];
+				json_t *acc;
+
+				if (!sum || !json_object_get(n, "qemu_wall_s") || !(w > 0) || !isfinite(u + sy))
+					continue;
+				item_name(s, item, sizeof(item));
+				acc = json_object_get(sum, item);
+				if (!acc && (acc = json_pack("[f, f, f, i]", 0.0, 0.0, 0.0, 0)) &&
+				    json_object_set_new(sum, item, acc) < 0)
+					acc = NULL;
+				if (!acc)
+					continue;
+				(void)json_array_set_new(acc, 0, json_real(json_real_value(json_array_get(acc, 0)) + u / w));
+				(void)json_array_set_new(acc, 1, json_real(json_real_value(json_array_get(acc, 1)) + sy / w));
+				(void)json_array_set_new(acc, 2, json_real(json_real_value(json_array_get(acc, 2)) + w));
+				(void)json_array_set_new(acc, 3, json_integer(json_integer_value(json_array_get(acc, 3)) + 1));
+			}
+		}
+		json_object_foreach(sum, k, v) {
+			double n = (double)json_integer_value(json_array_get(v, 3));
+
+			if (!header) {
+				fprintf(f, "\nhost cost: QEMU's CPU-seconds per second of each run (user + system), mean of "
+					   "the runs\n%-*s %-18s %8s %8s %8s\n", cw, "configuration", "item", "cpu/s", "user/s",
+					"sys/s");
+				header = true;
+			}
+			fprintf(f, "%-*s %-18s %8.2f %8.2f %8.2f\n", cw, t->ops[o].name, k,
+				(json_real_value(json_array_get(v, 0)) + json_real_value(json_array_get(v, 1))) / n,
+				json_real_value(json_array_get(v, 0)) / n, json_real_value(json_array_get(v, 1)) / n);
+		}
+		json_decref(sum);
+	}
+}
+
 /* The comparison on stdout (unless the report goes there), its answer in
  * the first line, and the report. */
 static int lab_show(const struct cmp_table *t, const char *out)
@@ -655,6 +742,7 @@ static int lab_show(const struct cmp_table *t, const char *out)
 		if (cmp_lead_sentence(t, lead, sizeof(lead)))
 			printf("%s\n", lead);
 		cmp_print(stdout, t, &flt, CMP_TEXT, false);
+		print_host_cost(stdout, t);
 	}
 	return cmd_write_html(t, "vmbench lab", out, "vmbench-lab") < 0 ? EXIT_FAILED : EXIT_OK;
 }
@@ -737,7 +825,7 @@ static int check_labels(const struct vmb_cmd *self, const struct optset *own)
 		char key[128];
 
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(kv->v[i], "="), kv->v[i]);
-		if (lab_key_find(key) >= 0 || !strcmp(key, LAB_SESSION_LABEL) || !strcmp(key, "config"))
+		if (lab_key_find(key) >= 0 || !strcmp(key, LAB_SESSION_LABEL) || !strcmp(key, "config") || !strcmp(key, "net_backend"))
 			return cmd_usage_error(self, "--label %s: the lab sets the label %s itself (%s); choose another key",
 					       kv->v[i], key, lab_key_find(key) >= 0 ? "a matrix key" : "the session or configuration");
 	}
@@ -767,6 +855,20 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 		ret = baseline_config(self, l, m, optset_str(own, "baseline"));
 	if (ret != CMD_CONTINUE)
 		return ret;
+	for (size_t i = 0; i < m->n && !l->nic_be; i++)
+		if (lab_config_device(&m->configs[i], LAB_NIC)) {
+			/* what the NICs sit on: a tap on a link of their own where permitted */
+			l->nic_be = lab_backend_pick(LAB_NIC, err, sizeof(err));
+			if (l->nic_be && !l->nic_be->host_addr && *err)
+				snprintf(l->nic_note, sizeof(l->nic_note), "user networking carries the NICs (%.400s): the "
+					 "guest's NIC reaches nothing, and any traffic through it would measure QEMU's "
+					 "user networking, the bottleneck, not the NIC model", err);
+			if (*l->nic_note)
+				log_info("%s", l->nic_note);
+			else if (l->nic_be)
+				log_info("NICs on the %s back end (a tap device in a network namespace per guest)",
+					 l->nic_be->name);
+		}
 	/* a report that cannot be written must not cost a long run */
 	ret = cmd_check_output(self, out);
 	if (ret != CMD_CONTINUE)
@@ -776,6 +878,8 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 	r = db_open(dbpath, true, &l->db);
 	if (r < 0)
 		return db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
+	/* a guest's channel closed under a send (QEMU killed) is an error, not our death */
+	(void)signal(SIGPIPE, SIG_IGN);
 	r = cmd_install_stop_signals(lab_kill_all);
 	if (r < 0) {
 		log_errno(r, "installing signal handlers");

@@ -56,19 +56,6 @@ const struct vmb_cmd cmd_serve_desc = {
 	.max_args = 0,
 };
 
-static bool token_valid(const char *t)
-{
-	size_t n = strlen(t);
-
-	if (n == 0 || n > NETPROTO_MAX_TOKEN)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= '0' && t[i] <= '9') ||
-		      t[i] == '.' || t[i] == '_' || t[i] == '-'))
-			return false;
-	return true;
-}
-
 /* The deadlines in ms, "AUTH,REQUEST,SESSION" from $VMBENCH_SERVE_DEADLINES_MS:
  * a hook for tests, so that a slow client is cut off in seconds. */
 static int deadlines_from_env(const char *v, struct netsrv_conf *conf)
@@ -117,7 +104,7 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 	token = getenv("VMBENCH_NET_TOKEN");
 	if (token && !*token)
 		token = NULL;
-	if (token && !token_valid(token)) {
+	if (token && !netproto_token_valid(token, strlen(token))) {
 		ret = cmd_usage_error(self, "$VMBENCH_NET_TOKEN: 1 to %d letters, digits, '.', '_' or '-'",
 				      NETPROTO_MAX_TOKEN);
 		goto out;

@@ -54,5 +54,14 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 	}
 	if (!*why && n > 64)
 		*why = "more than 64 tests";
+	if (!*why && (s->flags & VMB_SUITE_NET_PEER)) {
+		bool found = false;
+
+		/* the lab names the peer through it */
+		for (size_t i = 0; s->opts && s->opts[i].name; i++)
+			found |= !strcmp(s->opts[i].name, "server") && s->opts[i].type == OPT_STRING;
+		if (!found)
+			*why = "a suite measured against a peer needs a string option 'server'";
+	}
 	return *why ? -EINVAL : 0;
 }

@@ -23,7 +23,10 @@
 /* Suite flags */
 #define VMB_SUITE_LAB_ONLY (1u << 0) /* measured by the lab from outside a guest (boot): never selected
 				      * by a run that names no suite; its supported() says why not here */
-#define VMB_SUITE_FLAGS_ALL VMB_SUITE_LAB_ONLY
+#define VMB_SUITE_NET_PEER (1u << 1) /* measures against a `vmbench serve` its option "server" names
+				      * (HOST[:PORT], the token in $VMBENCH_NET_TOKEN): the lab puts
+				      * one at the other end of a guest's NIC */
+#define VMB_SUITE_FLAGS_ALL (VMB_SUITE_LAB_ONLY | VMB_SUITE_NET_PEER)
 
 /* Test flags */
 #define VMB_TEST_THREADED (1u << 0) /* one case per --threads value, plus parallel efficiency */

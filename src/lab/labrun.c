@@ -1,6 +1,7 @@
 /* Lab run: QEMU per configuration, boot phases, suites through the agent. */
 #include <errno.h>
 #include <linux/magic.h>
+#include <math.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "labnet.h"
 #include "labrun.h"
 #include "proto.h"
 #include "qemu.h"
@@ -33,7 +35,7 @@
 static volatile pid_t qemu_pids[8];
 static char work_dirs[8][160];
 
-static void track(pid_t pid, const char *dir)
+void lab_track(pid_t pid, const char *dir)
 {
 	for (int i = 0; i < 8; i++)
 		if (!qemu_pids[i]) {
@@ -69,7 +71,15 @@ void lab_kill_all(void)
 	}
 }
 
-static void untrack(pid_t pid)
+bool lab_tracked(pid_t pid)
+{
+	for (int i = 0; pid > 0 && i < 8; i++)
+		if (qemu_pids[i] == pid)
+			return true;
+	return false;
+}
+
+void lab_untrack(pid_t pid)
 {
 	for (int i = 0; i < 8; i++)
 		if (qemu_pids[i] == pid) {
@@ -129,6 +139,7 @@ struct boot {
 	struct proto_conn conn;
 	int fd;
 	json_t *fp;
+	struct lab_net net;               /* the other end of the guest's NIC */
 	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
 	size_t console_off;               /* console bytes that belong to earlier boots */
 };
@@ -137,17 +148,21 @@ struct boot {
  * directory removed. */
 static void boot_gone(struct boot *b)
 {
+	lab_net_stop(&b->net);
 	if (b->set_up)
 		lab_backends_teardown(b->c, &b->paths);
 	b->set_up = false;
 	if (b->pid > 0)
-		untrack(b->pid);
+		lab_untrack(b->pid);
 	else if (b->dir_made)
 		remove_dir(b->dir);
 	b->dir_made = false;
 }
 
-static int spawn(const struct strv *argv, pid_t *pid)
+/* QEMU's exit status when a back end's part in its child failed */
+#define LAB_CHILD_FAILED 125
+
+static int spawn(const struct boot *b, const struct strv *argv, pid_t *pid)
 {
 	*pid = fork();
 	if (*pid < 0)
@@ -156,6 +171,9 @@ static int spawn(const struct strv *argv, pid_t *pid)
 		/* its own process group, and it dies with us even on kill -9 */
 		(void)setpgid(0, 0);
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* what is QEMU's alone (a network namespace, its tap) goes with it */
+		if (lab_backends_child(b->c, &b->paths) < 0)
+			_exit(LAB_CHILD_FAILED);
 		(void)dup2(open("/dev/null", O_RDWR), STDIN_FILENO);
 		(void)dup2(open("/dev/null", O_RDWR), STDOUT_FILENO);
 		(void)dup2(open("/dev/null", O_RDWR), STDERR_FILENO);
@@ -237,6 +255,14 @@ static void backend_names(const struct lab_run_opts *o, const char *names[LAB_NK
 	for (int k = 0; k < LAB_NKEYS; k++)
 		names[k] = NULL;
 	names[LAB_DISK] = o->disk_format;
+	if (o->nic_backend) {
+		names[LAB_NIC] = o->nic_backend;
+	} else {
+		char why[512];
+		const struct lab_backend *be = lab_backend_pick(LAB_NIC, why, sizeof(why));
+
+		names[LAB_NIC] = be ? be->name : NULL;
+	}
 }
 
 /* The work directory and the files of a boot, the back ends set up, and
@@ -301,6 +327,9 @@ static int connect_agent(struct boot *b, uint64_t deadline, char *err, size_t er
 				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
 					    arm ? "qemu-system-aarch64" : "qemu-system-x86_64",
 					    arm ? "qemu-system-arm" : "qemu-system-x86");
+			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED)
+				return errf(err, errlen, -EPERM, "the %s back end could not be set up for QEMU (a network "
+					    "namespace and a tap device)", b->paths.backend[LAB_NIC] ? b->paths.backend[LAB_NIC] : "NIC");
 			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d)", WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		}
@@ -327,13 +356,13 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 	if (r < 0)
 		return r;
 	t0 = clock_ns();
-	r = spawn(&argv, &b->pid);
+	r = spawn(b, &argv, &b->pid);
 	strv_clear(&argv);
 	if (r < 0) {
 		boot_gone(b);
 		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
 	}
-	track(b->pid, b->dir);
+	lab_track(b->pid, b->dir);
 	deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
 	r = connect_agent(b, deadline, err, errlen);
 	if (r < 0)
@@ -436,17 +465,39 @@ static int pin_vcpus(const struct boot *b, char *err, size_t errlen)
 	return r;
 }
 
-/* The name of the guest's device of this list ("block_devices", "network")
- * whose driver is driver, or NULL. */
-static const char *guest_device(const json_t *fp, const char *list, const char *driver)
+/* The guest's device of this list ("block_devices", "network") whose
+ * driver is driver, or NULL. */
+static const json_t *guest_device(const json_t *fp, const char *list, const char *driver)
 {
 	size_t i;
 	json_t *d;
 
 	json_array_foreach(json_object_get(fp, list), i, d)
-		if (driver && !strcmp(json_string_value(json_object_get(d, "driver")) ?: "", driver))
-			return json_string_value(json_object_get(d, "name"));
+		if (driver && !strcmp(json_string_value(json_object_get(d, "driver")) ?: "", driver) &&
+		    json_string_value(json_object_get(d, "name")))
+			return d;
 	return NULL;
+}
+
+/* A back end with a link: the guest's device is up, with the guest's
+ * address of the link (the init script's work before HELLO). */
+static int check_link(const struct lab_backend *be, const json_t *dev, const char *what, char *err, size_t errlen)
+{
+	const char *name = json_string_value(json_object_get(dev, "name"));
+	const char *state = json_string_value(json_object_get(dev, "state"));
+	const json_t *a;
+	size_t i;
+
+	if (!be->guest_addr)
+		return 0;
+	/* RFC 2863's "unknown": a driver that reports no carrier (pcnet32), its link up */
+	if (!state || (strcmp(state, "up") && strcmp(state, "unknown")))
+		return errf(err, errlen, -ENETDOWN, "the guest's %s %s is %s, not up", what, name, state ? state : "of no state");
+	json_array_foreach(json_object_get(dev, "ipv4"), i, a)
+		if (!strcmp(json_string_value(a) ?: "", be->guest_addr))
+			return 0;
+	return errf(err, errlen, -ENETDOWN, "the guest's %s %s does not have the address %s of the lab's link", what,
+		    name, be->guest_addr);
 }
 
 const struct vmb_suite *lab_item_suite(const char *item)
@@ -570,25 +621,80 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 	for (int k = 0; k < LAB_NKEYS; k++) {
 		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
 		const struct lab_backend *be = d ? lab_backend_of(&b->paths, (enum lab_key)k) : NULL;
-		const char *dev = be ? guest_device(b->fp, be->guest_list, d->driver) : NULL;
+		const json_t *dev = be ? guest_device(b->fp, be->guest_list, d->driver) : NULL;
+		int r;
 
 		if (d && !dev)
 			return errf(err, errlen, -ENODEV, "the guest shows no %s with the %s driver that %s=%s needs",
 				    be ? be->guest_what : "device", d->driver, lab_key_name((enum lab_key)k), d->name);
+		r = dev ? check_link(be, dev, be->guest_what, err, errlen) : 0;
+		if (r < 0)
+			return r;
 		if (k == LAB_DISK)
-			*scratch = dev;
+			*scratch = json_string_value(json_object_get(dev, "name"));
+	}
+	return 0;
+}
+
+/* QEMU's CPU time so far, user and system seconds (all its threads), and
+ * the wall clock: { user, system, wall }; NaN when /proc says nothing. */
+static void qemu_cpu(pid_t pid, double out[3])
+{
+	char path[64], *text = NULL, *p;
+	unsigned long long ut = 0, st = 0;
+	long tck = sysconf(_SC_CLK_TCK);
+
+	out[0] = out[1] = NAN;
+	out[2] = (double)clock_ns() / NSEC_PER_SEC;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pid <= 0 || read_file(path, &text) < 0)
+		return;
+	/* after the command's ")": state is field 3, utime and stime 14 and 15 */
+	p = strrchr(text, ')');
+	if (p && tck > 0 && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2) {
+		out[0] = (double)ut / (double)tck;
+		out[1] = (double)st / (double)tck;
+	}
+	free(text);
+}
+
+/* QEMU's CPU over one RUN, in the notes of each suite of its document:
+ * what the host paid for what the guest measured (the NIC models' cost). */
+static int host_cost(json_t *doc, const double a[3], const double b[3])
+{
+	double wall = b[2] - a[2], user = b[0] - a[0], sys = b[1] - a[1];
+	json_t *s;
+	size_t i;
+
+	if (!isfinite(user) || !isfinite(sys) || wall <= 0)
+		return 0; /* not measured: nothing said */
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		json_t *notes = json_object_get(s, "notes");
+
+		if (!json_is_object(notes))
+			continue;
+		if (json_object_set_new(notes, "qemu_cpu_user_s", json_real(user)) < 0 ||
+		    json_object_set_new(notes, "qemu_cpu_system_s", json_real(sys)) < 0 ||
+		    json_object_set_new(notes, "qemu_wall_s", json_real(wall)) < 0)
+			return -ENOMEM;
 	}
 	return 0;
 }
 
 /* The options the guest's run of item gets: --quick, and a scratch disk for
  * a suite that needs one (it is ours to overwrite). NULL: out of memory. */
-static json_t *item_opts(const struct lab_run_opts *o, const struct vmb_suite *suite, const char *scratch)
+static json_t *item_opts(const struct lab_run_opts *o, const struct vmb_suite *suite, const char *scratch,
+			 const struct lab_net *net)
 {
 	json_t *opts = json_object();
 	char key[96], devpath[64];
 
 	if (!opts || (o->quick && json_object_set_new(opts, "quick", json_true()) < 0))
+		goto fail;
+	if (o->run_opts && json_object_update(opts, o->run_opts) < 0)
+		goto fail;
+	/* the peer at the other end of the guest's NIC */
+	if (lab_net_item_opts(net, suite, opts) < 0)
 		goto fail;
 	if (suite && suite->scratch) {
 		snprintf(key, sizeof(key), "%s.%s", suite->name, suite->scratch->device_opt);
@@ -608,6 +714,7 @@ fail:
 static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, json_t **doc, char *err,
 		     size_t errlen)
 {
+	double cpu0[3], cpu1[3];
 	int r = 0;
 
 	for (const char *p = o->suites; r == 0 && p && *p;) {
@@ -621,15 +728,27 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		if (lab_host_measured(what))
 			continue;
 		suite = lab_item_suite(what);
-		opts = item_opts(o, suite, scratch);
+		opts = item_opts(o, suite, scratch, &b->net);
 		if (!opts)
 			return errf(err, errlen, -ENOMEM, "out of memory");
+		qemu_cpu(b->pid, cpu0);
 		/* the host adopts the guest's result: only what it asked for,
 		 * the id, labels and fingerprint (the HELLO's, checked above) its own */
-		r = proto_host_run(&b->conn, what, opts, b->fp, 120000, 3600000, &d);
+		if (b->net.dir && suite && (suite->flags & VMB_SUITE_NET_PEER)) {
+			r = lab_net_run(&b->net, &b->conn, what, opts, b->fp, o->run_table, &d, err, errlen);
+		} else {
+			r = proto_host_run(&b->conn, what, opts, b->fp, 120000, 3600000, &d);
+			if (r < 0)
+				errf(err, errlen, r, "%s", b->conn.err);
+		}
 		json_decref(opts);
 		if (r < 0)
-			return errf(err, errlen, r, "%s", b->conn.err);
+			return r;
+		qemu_cpu(b->pid, cpu1);
+		if (host_cost(d, cpu0, cpu1) < 0) {
+			json_decref(d);
+			return errf(err, errlen, -ENOMEM, "out of memory");
+		}
 		if (suite && suite->scratch)
 			scratch_on_tmpfs(d, b->dir);
 		if (!*doc) {
@@ -651,6 +770,22 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 	return r;
 }
 
+/* Is a suite that measures over a NIC (net) among the items? */
+static bool net_asked(const char *items)
+{
+	char what[64];
+
+	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		const struct vmb_suite *s;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		s = lab_item_suite(what);
+		if (s && (s->flags & VMB_SUITE_NET_PEER))
+			return true;
+	}
+	return false;
+}
+
 /* The first boot: pinned when asked, checked, the suites run in it, then
  * the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
@@ -663,8 +798,25 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 		r = pin_vcpus(b, err, errlen);
 	if (r == 0)
 		r = check_guest(c, b, &scratch, err, errlen);
+	/* a link, and a suite to measure over it: its other end */
+	b->net.qemu = b->pid;
+	b->net.be = lab_backend_of(&b->paths, LAB_NIC);
+	if (r == 0 && lab_net_linked(c, &b->paths) && net_asked(o->suites)) {
+		r = lab_net_start(&b->net, &b->conn, c, err, errlen);
+		if (r == 0)
+			vmb_test_stop_point("lab-net-up");
+	}
 	if (r == 0)
 		r = run_items(o, b, scratch, doc, err, errlen);
+	if (r == 0 && lab_config_device(c, LAB_NIC) && b->net.be) {
+		/* which back end carried the traffic */
+		json_t *labels = json_object_get(*doc, "labels");
+
+		if (!json_is_object(labels) && (labels = json_object()) && json_object_set_new(*doc, "labels", labels) < 0)
+			labels = NULL;
+		if (!labels || json_object_set_new(labels, "net_backend", json_string(b->net.be->name)) < 0)
+			r = errf(err, errlen, -ENOMEM, "out of memory");
+	}
 	/* warm boots in this same QEMU, after the suites of the first boot */
 	for (unsigned w = 0; r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
 	     w++) {

@@ -19,6 +19,9 @@ struct lab_run_opts {
 	const char *disk_format; /* raw|qcow2 */
 	const char *disk_cache;  /* QEMU cache mode */
 	int hello_timeout_ms;
+	json_t *run_opts;                /* RUN options every guest run gets ("time", "net.connections"...); NULL: none */
+	const struct vmb_opt *run_table; /* `vmbench run`'s options: what the host's net client is checked against */
+	const char *nic_backend;         /* the NIC's back end (a LAB_BACKENDS row); NULL: the first usable */
 };
 
 /* Run one configuration. On success *doc is its result; on failure err says

@@ -32,7 +32,8 @@
 	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256)                               \
 	X(LAB_MEM, "mem", "512M", SIZE, "", " a memory size from 64M to 1T, e.g. 512M or 2G", 64ull << 20,    \
 	  1ull << 40)                                                                                          \
-	X(LAB_PIN, "pin", "off", LIST, " off on", "", 0, 0)
+	X(LAB_PIN, "pin", "off", LIST, " off on", "", 0, 0)                                                     \
+	X(LAB_NETDIR, "netdir", "guest-client", LIST, LAB_NETDIR_NAMES, "", 0, 0)
 
 /* X(KEY, name, arches, x86 machine, devices, driver, modules)
  * arches: where QEMU has the model, each after a space. x86 machine: the
@@ -54,7 +55,21 @@
 	X(LAB_NIC, "e1000", LAB_ANY_ARCH, NULL, "e1000,netdev=n0", "e1000", "e1000")                              \
 	X(LAB_NIC, "e1000e", LAB_ANY_ARCH, NULL, "e1000e,netdev=n0", "e1000e", "e1000e")                          \
 	X(LAB_NIC, "rtl8139", LAB_ANY_ARCH, NULL, "rtl8139,netdev=n0", "8139cp", "8139cp")                        \
-	X(LAB_NIC, "vmxnet3", LAB_ANY_ARCH, NULL, "vmxnet3,netdev=n0", "vmxnet3", "vmxnet3")
+	X(LAB_NIC, "vmxnet3", LAB_ANY_ARCH, NULL, "vmxnet3,netdev=n0", "vmxnet3", "vmxnet3")                      \
+	X(LAB_NIC, "pcnet", " x86_64", NULL, "pcnet,netdev=n0", "pcnet32", "pcnet32")                              \
+	X(LAB_NIC, "e1000-82545em", LAB_ANY_ARCH, NULL, "e1000-82545em,netdev=n0", "e1000", "e1000")
+
+/* X(ENUM, name, start, run): the directions of the net suite's traffic
+ * (the matrix key netdir), the functions in src/lab/labrun.c.
+ * guest-client: the host serves (vmbench serve in the configuration's
+ * network namespace) and the guest runs the net suite against it;
+ * guest-server: the guest serves (the agent's SERVE) and the host runs the
+ * net suite against it from inside the namespace. */
+#define LAB_NETDIRS(X)                                                                     \
+	X(LAB_GUEST_CLIENT, "guest-client", netdir_client_start, netdir_client_run)          \
+	X(LAB_GUEST_SERVER, "guest-server", netdir_server_start, netdir_server_run)
+#define LAB_NETDIR_NAME(e, n, ...) " " n
+#define LAB_NETDIR_NAMES LAB_NETDIRS(LAB_NETDIR_NAME)
 
 /* Modules every guest loads whatever its devices: the PCI transport of the
  * virtio devices and the agent's console. */

@@ -1,5 +1,6 @@
 /* Agent protocol: framing, the parsing of either side's lines (pure
  * functions, fuzzed), the host side with validation and timeouts. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -13,6 +14,7 @@
 #include "proto.h"
 #include "../core/clock.h"
 #include "../core/util.h"
+#include "../net/proto.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
 #include "../core/banned.h"
@@ -327,8 +329,32 @@ static const struct {
 	enum proto_kind kind;
 } guest_words[] = {
 	{ "HELLO", PROTO_HELLO }, { "PROGRESS", PROTO_PROGRESS }, { "RESULT", PROTO_RESULT },
-	{ "ERROR", PROTO_ERROR }, { "BYE", PROTO_BYE },
+	{ "ERROR", PROTO_ERROR }, { "BYE", PROTO_BYE }, { "OK", PROTO_OK }, { "SERVING", PROTO_SERVING },
 };
+
+/* An address of SERVE (port false: a bare IPv4 or IPv6 literal) or
+ * SERVING (port true: IPV4:PORT or [IPV6]:PORT, a port of 1 to 65535). */
+static bool addr_valid(const char *s, bool port)
+{
+	char a[PROTO_MAX_ADDR + 1];
+	unsigned char bin[16];
+	const char *colon = port ? strrchr(s, ':') : NULL, *end;
+	size_t l = port ? (colon ? (size_t)(colon - s) : 0) : strlen(s);
+	uint64_t p;
+
+	if (!l || strlen(s) > PROTO_MAX_ADDR)
+		return false;
+	if (port && (parse_dec(colon + 1, 65535, &p, &end) < 0 || *end || p == 0))
+		return false;
+	if (port && s[0] == '[') {
+		if (s[l - 1] != ']' || l < 3)
+			return false;
+		snprintf(a, sizeof(a), "%.*s", (int)(l - 2), s + 1);
+		return inet_pton(AF_INET6, a, bin) == 1;
+	}
+	snprintf(a, sizeof(a), "%.*s", (int)l, s);
+	return inet_pton(AF_INET, a, bin) == 1 || (!port && inet_pton(AF_INET6, a, bin) == 1);
+}
 
 int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, size_t errlen)
 {
@@ -381,6 +407,16 @@ int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, siz
 		if (rest)
 			return errf(err, errlen, -EPROTO, "malformed BYE: expected 'BYE' alone");
 		return 0;
+	case PROTO_OK:
+		if (rest)
+			return errf(err, errlen, -EPROTO, "malformed OK: expected 'OK' alone");
+		return 0;
+	case PROTO_SERVING:
+		if (!rest || !addr_valid(rest, true))
+			return errf(err, errlen, -EPROTO, "malformed SERVING: expected 'SERVING <IPv4:port or "
+				    "[IPv6]:port>'");
+		m->text = rest;
+		return 0;
 	case PROTO_OTHER:
 		break;
 	}
@@ -393,7 +429,7 @@ static void io_fail(struct proto_conn *c, int r, const char *waiting)
 
 	if (r == -ETIMEDOUT)
 		fail(c, "the guest sent nothing while %s (timed out)", waiting);
-	else if (r == -EPIPE)
+	else if (r == -EPIPE || r == -ECONNRESET) /* a socket's peer gone (QEMU killed) */
 		fail(c, "the guest closed the channel while %s", waiting);
 	else if (r == -EPROTO) {
 		snprintf(detail, sizeof(detail), "%s", c->err);
@@ -638,7 +674,97 @@ int proto_host_bye(struct proto_conn *c, int timeout_ms)
 	}
 }
 
+/* Send request, then read the guest's answer, which must be of kind want,
+ * within timeout_ms. *line is the answer (m borrows from it). */
+static int host_request(struct proto_conn *c, const char *request, const char *waiting, enum proto_kind want,
+			int timeout_ms, struct proto_msg *m, char **line)
+{
+	uint64_t deadline = deadline_after(timeout_ms);
+	char err[512], q[120];
+	int r = proto_send(c, "%s", request);
+
+	if (r < 0) {
+		fail(c, "sending %.*s: %s", (int)strcspn(request, " "), request, strerror(-r));
+		return r;
+	}
+	/* after HELLO the answer is the next line: anything else is an error */
+	*line = NULL;
+	r = ms_left(deadline) > 0 ? proto_recv_line(c, ms_left(deadline), line) : -ETIMEDOUT;
+	if (r < 0) {
+		io_fail(c, r, waiting);
+		return r;
+	}
+	r = proto_parse_guest_line(*line, m, err, sizeof(err));
+	if (r < 0) {
+		fail(c, "the guest sent a bad line while %s: %s", waiting, err);
+	} else if (m->kind == want) {
+		return 0;
+	} else if (m->kind == PROTO_ERROR) {
+		fail(c, "the guest refused while %s: %s", waiting, m->text);
+		r = -EIO;
+	} else {
+		proto_quote(q, sizeof(q), *line, 100);
+		fail(c, "unexpected line from the guest while %s: '%s'", waiting, q);
+		r = -EPROTO;
+	}
+	free(*line);
+	*line = NULL;
+	return r;
+}
+
+int proto_host_token(struct proto_conn *c, const char *token, int timeout_ms)
+{
+	struct proto_msg m;
+	char req[NETPROTO_MAX_TOKEN + 8], *line = NULL;
+	int r;
+
+	if (!netproto_token_valid(token, strlen(token))) {
+		fail(c, "a token is 1 to %d letters, digits, '.', '_' or '-'", NETPROTO_MAX_TOKEN);
+		return -EINVAL;
+	}
+	snprintf(req, sizeof(req), "TOKEN %s", token);
+	r = host_request(c, req, "handing over the net token", PROTO_OK, timeout_ms, &m, &line);
+	free(line);
+	return r;
+}
+
+int proto_host_serve(struct proto_conn *c, const char *addr, int timeout_ms, char *where, size_t len)
+{
+	struct proto_msg m;
+	char req[PROTO_MAX_ADDR + 8], *line = NULL;
+	int r;
+
+	if (!addr_valid(addr, false)) {
+		fail(c, "SERVE needs an IPv4 or IPv6 address");
+		return -EINVAL;
+	}
+	snprintf(req, sizeof(req), "SERVE %s", addr);
+	r = host_request(c, req, "starting vmbench serve in the guest", PROTO_SERVING, timeout_ms, &m, &line);
+	if (r == 0)
+		snprintf(where, len, "%s", m.text);
+	free(line);
+	return r;
+}
+
 /* Guest side */
+
+int proto_parse_token(const char *line, char *token, size_t len, char *err, size_t errlen)
+{
+	if (strncmp(line, "TOKEN ", 6) || !netproto_token_valid(line + 6, strlen(line + 6)) ||
+	    strlen(line + 6) >= len)
+		return errf(err, errlen, -EPROTO, "expected 'TOKEN <secret>': 1 to %d letters, digits, '.', '_' or '-'",
+			    NETPROTO_MAX_TOKEN);
+	snprintf(token, len, "%s", line + 6);
+	return 0;
+}
+
+int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_t errlen)
+{
+	if (strncmp(line, "SERVE ", 6) || !addr_valid(line + 6, false) || strlen(line + 6) >= len)
+		return errf(err, errlen, -EPROTO, "expected 'SERVE <address>': an IPv4 or IPv6 address of this guest");
+	snprintf(addr, len, "%s", line + 6);
+	return 0;
+}
 
 /* The run-level options of `vmbench run` a host may set in RUN: how long
  * and how often to measure, and --destructive for a scratch device the lab
@@ -812,4 +938,24 @@ fail:
 void proto_run_release(struct proto_run *run)
 {
 	strv_clear(&run->args);
+}
+
+int proto_run_argv(const struct proto_run *run, struct strv *argv)
+{
+	/* where the result goes is the runner's decision, never the request's:
+	 * "--" keeps the suite word from reading as an option */
+	static const char *const tail[] = { "--no-store", "-q", "--json=-", "--" };
+	int r = strv_push(argv, "vmbench");
+
+	if (r == 0)
+		r = strv_push(argv, "run");
+	for (size_t i = 0; r == 0 && i < run->args.n; i++)
+		r = strv_push(argv, run->args.v[i]);
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(tail); i++)
+		r = strv_push(argv, tail[i]);
+	if (r == 0)
+		r = strv_push(argv, run->what);
+	if (r < 0)
+		strv_clear(argv);
+	return r;
 }

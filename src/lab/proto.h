@@ -3,6 +3,10 @@
  * pair of file descriptors). docs/agent-protocol.md is its specification.
  *
  *   guest: HELLO <version> <fingerprint JSON on one line>
+ *   host:  TOKEN <secret>                                 (the net token
+ *   guest: OK                                                of later runs)
+ *   host:  SERVE <address>                                (a vmbench serve
+ *   guest: SERVING <address:port>                            in the guest)
  *   host:  RUN <suite[.test]> <options JSON object>
  *   guest: PROGRESS <suite[.test]> <elapsed seconds>    (heartbeats while it runs)
  *   guest: RESULT <length>\n<length bytes: the result document>\n
@@ -28,7 +32,8 @@
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
 #define PROTO_MAX_WHAT 63             /* a suite[.test] word */
-#define PROTO_SEND_STALL_MS 60000     /* a send that makes no progress this long fails */
+#define PROTO_SEND_STALL_MS 60000
+#define PROTO_MAX_ADDR 63             /* SERVE's address, SERVING's address:port */     /* a send that makes no progress this long fails */
 
 struct proto_conn {
 	int in, out;           /* read from, write to */
@@ -75,12 +80,15 @@ enum proto_kind {
 	PROTO_RESULT,
 	PROTO_ERROR,
 	PROTO_BYE,
+	PROTO_OK,      /* the answer to TOKEN */
+	PROTO_SERVING, /* the answer to SERVE */
 };
 
 struct proto_msg {
 	enum proto_kind kind;
 	long version;        /* HELLO */
-	const char *text;    /* HELLO: the fingerprint JSON; ERROR: the message; PROGRESS: the suite word */
+	const char *text;    /* HELLO: the fingerprint JSON; ERROR: the message; PROGRESS: the suite word;
+			      * SERVING: the address:port */
 	double seconds;      /* PROGRESS */
 	size_t length;       /* RESULT */
 };
@@ -109,6 +117,13 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
  * host_noise, anything unknown) are dropped. */
 int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char *err, size_t errlen);
 int proto_host_bye(struct proto_conn *c, int timeout_ms);
+/* TOKEN: the agent puts token in the environment of every later run
+ * ($VMBENCH_NET_TOKEN) and serve; -EINVAL for a token the protocol cannot
+ * carry, -EIO when the agent refuses it. */
+int proto_host_token(struct proto_conn *c, const char *token, int timeout_ms);
+/* SERVE: a vmbench serve in the guest, bound to addr, until BYE; *where
+ * (len bytes) is the address:port it listens on. */
+int proto_host_serve(struct proto_conn *c, const char *addr, int timeout_ms, char *where, size_t len);
 
 /* Guest side: a RUN line, validated against the suite table and the
  * options the protocol lets a host set: run_opts is `vmbench run`'s table,
@@ -121,5 +136,13 @@ extern const char *const proto_run_options[];
 int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct proto_run *run, char *err,
 		    size_t errlen);
 void proto_run_release(struct proto_run *run);
+/* The command line a RUN is run as, into argv (empty): `vmbench run ARGS
+ * --no-store -q --json=- -- WHAT`, its result document on stdout. */
+int proto_run_argv(const struct proto_run *run, struct strv *argv);
+/* Guest side: "TOKEN <secret>" into token (NETPROTO_MAX_TOKEN + 1 bytes),
+ * "SERVE <address>" (an IPv4 or IPv6 literal) into addr (PROTO_MAX_ADDR + 1
+ * bytes). -EPROTO with err. */
+int proto_parse_token(const char *line, char *token, size_t len, char *err, size_t errlen);
+int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_t errlen);
 
 #endif

@@ -1,12 +1,20 @@
 /* The QEMU command line of a lab configuration, and the back ends its
  * devices sit on (LAB_BACKENDS in qemu.h): their arguments and the host's
  * setup of them. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "qemu.h"
@@ -68,6 +76,124 @@ static int user_net_args(struct lab_args *a, const struct lab_backend *be, const
 	return 1;
 }
 
+/* A tap device in QEMU's own network namespace, handed over as a descriptor
+ * (tap_child made both in QEMU's forked child) */
+static void push_tap(struct lab_args *a, const char *extra)
+{
+	push(a, "-netdev");
+	push(a, "tap,id=n0,fd=%d%s", LAB_TAP_FD, extra);
+}
+
+static int tap_args(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p)
+{
+	(void)be, (void)p;
+	push_tap(a, "");
+	return 1;
+}
+
+/* the same, with the kernel's vhost-net moving the packets */
+static int tap_vhost_args(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p)
+{
+	(void)be, (void)p;
+	push_tap(a, ",vhost=on");
+	return 1;
+}
+
+/* Interface flags up (and an IPv4 address with its prefix, when addr). */
+static int if_up(int s, const char *name, const char *addr, const char *prefix)
+{
+	struct ifreq ifr;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+	unsigned bits = (unsigned)strtoul(prefix ? prefix : "0", NULL, 10);
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (addr) {
+		sin->sin_family = AF_INET;
+		if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
+			return -EINVAL;
+		if (ioctl(s, SIOCSIFADDR, &ifr) < 0)
+			return -errno;
+		sin->sin_addr.s_addr = htonl(bits ? ~0u << (32 - bits) : 0);
+		if (ioctl(s, SIOCSIFNETMASK, &ifr) < 0)
+			return -errno;
+	}
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		return -errno;
+	ifr.ifr_flags |= IFF_UP;
+	return ioctl(s, SIOCSIFFLAGS, &ifr) < 0 ? -errno : 0;
+}
+
+/* A network namespace of this process's own (anonymous: it goes when the
+ * last process in it does), its loopback up, and a tap device there with
+ * the host's end of the link, on LAB_TAP_FD. */
+static int tap_child(const struct lab_backend *be)
+{
+	struct ifreq ifr;
+	char addr[32];
+	const char *slash;
+	int fd, s, r;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return -errno;
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vmbtap0");
+	/* the virtio header: QEMU finds it and uses the offloads it allows */
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	slash = strchr(be->guest_addr, '/');
+	snprintf(addr, sizeof(addr), "%s", be->host_addr);
+	r = s < 0 ? -errno : if_up(s, "lo", NULL, NULL);
+	if (r == 0)
+		r = if_up(s, ifr.ifr_name, addr, slash ? slash + 1 : "32");
+	if (s >= 0)
+		close(s);
+	if (r == 0 && fd != LAB_TAP_FD && dup2(fd, LAB_TAP_FD) < 0) /* dup2 clears O_CLOEXEC: QEMU inherits it */
+		r = -errno;
+	if (fd != LAB_TAP_FD)
+		close(fd);
+	return r;
+}
+
+/* Can this process make the namespace and the tap? Tried once, in a child
+ * that exits at once (its namespace and tap go with it). */
+static int tap_usable(const struct lab_backend *be, char *why, size_t len)
+{
+	static int tried = 1; /* 1: not yet; else 0 or a negative errno */
+	int status;
+	pid_t pid;
+
+	if (tried == 1) {
+		pid = fork();
+		if (pid == 0)
+			_exit(-tap_child(be) & 0xff);
+		tried = pid < 0 ? -errno : waitpid(pid, &status, 0) != pid ? -ECHILD
+				 : WIFEXITED(status) ? -WEXITSTATUS(status) : -EINTR;
+	}
+	if (tried < 0)
+		return errf(why, len, tried, "a tap device in a network namespace of the lab's own (unshare, "
+			    "/dev/net/tun) is not permitted here: %s", strerror(-tried));
+	return 0;
+}
+
+static int vhost_usable(const struct lab_backend *be, char *why, size_t len)
+{
+	int fd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return errf(why, len, -errno, "/dev/vhost-net: %s", strerror(errno));
+	close(fd);
+	return tap_usable(be, why, len);
+}
+
 /* The scratch disk's file, new (never one that was there), size bytes long or empty. */
 static int create_image(const struct lab_paths *p, uint64_t size, char *why, size_t len)
 {
@@ -107,8 +233,9 @@ static int qcow2_create(const struct lab_backend *be, const struct lab_paths *p,
 }
 
 const struct lab_backend lab_backends[] = {
-#define BACKEND_ROW(k, n, a, gl, gw, su, td) \
-	{ .key = k, .name = n, .args = a, .guest_list = gl, .guest_what = gw, .setup = su, .teardown = td },
+#define BACKEND_ROW(k, n, a, gl, gw, su, td, us, ch, ha, ga)                                                \
+	{ .key = k, .name = n, .args = a, .guest_list = gl, .guest_what = gw, .setup = su, .teardown = td,         \
+	  .usable = us, .child = ch, .host_addr = ha, .guest_addr = ga },
 	LAB_BACKENDS(BACKEND_ROW)
 #undef BACKEND_ROW
 };
@@ -122,10 +249,40 @@ const struct lab_backend *lab_backend_of(const struct lab_paths *p, enum lab_key
 	return NULL;
 }
 
+const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t len)
+{
+	size_t off = 0;
+
+	why[0] = '\0';
+	for (size_t i = 0; i < lab_nbackends; i++) {
+		const struct lab_backend *be = &lab_backends[i];
+		char one[256];
+
+		if (be->key != key)
+			continue;
+		if (!be->usable || be->usable(be, one, sizeof(one)) == 0)
+			return be;
+		str_appendf(why, len, &off, "%s%s: %s", off ? "; " : "", be->name, one);
+	}
+	return NULL;
+}
+
 /* The back end under the configuration's device of key, or NULL (nic=none). */
 static const struct lab_backend *config_backend(const struct lab_config *c, const struct lab_paths *p, enum lab_key key)
 {
 	return lab_config_device(c, key) ? lab_backend_of(p, key) : NULL;
+}
+
+int lab_backends_child(const struct lab_config *c, const struct lab_paths *p)
+{
+	for (int k = 0; k < LAB_NKEYS; k++) {
+		const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
+		int r = be && be->child ? be->child(be) : 0;
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 void lab_backends_teardown(const struct lab_config *c, const struct lab_paths *p)
@@ -166,7 +323,7 @@ int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, ch
 
 /* The machine, accelerator, CPU, size and the guest's kernel. */
 static void push_machine(struct lab_args *a, const struct lab_config *c, const struct lab_device *disk,
-			 const struct lab_paths *p)
+			 const struct lab_paths *p, const char *net)
 {
 	bool arm = !strcmp(c->v[LAB_ARCH], "aarch64"), kvm = !strcmp(c->v[LAB_ACCEL], "kvm");
 
@@ -194,8 +351,9 @@ static void push_machine(struct lab_args *a, const struct lab_config *c, const s
 	push(a, "%s", p->initrd);
 	push(a, "-append");
 	/* early console output: the first byte marks kernel entry on both architectures */
-	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0", arm ? "ttyAMA0" : "ttyS0",
-	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200");
+	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s", arm ? "ttyAMA0" : "ttyS0",
+	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200", net ? " vmbench.net=" : "",
+	     net ? net : "");
 }
 
 /* The host's channels: the console log, QMP, the agent's virtio console. */
@@ -226,7 +384,18 @@ int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct 
 		return errf(why, len, -EINVAL, "disk=%s is no device model", c->v[LAB_DISK]);
 	if (lab_config_unsupported(c, why, len))
 		return -EOPNOTSUPP;
-	push_machine(&a, c, disk, p);
+	{
+		/* the guest's end of a back end's link: its init configures the NIC with it */
+		const char *net = NULL;
+
+		for (int k = 0; k < LAB_NKEYS; k++) {
+			const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
+
+			if (be && be->guest_addr)
+				net = be->guest_addr;
+		}
+		push_machine(&a, c, disk, p, net);
+	}
 	push_channels(&a, p);
 	/* each device key's model on its back end, in the order of the keys */
 	for (int k = 0; k < LAB_NKEYS; k++) {

@@ -3,17 +3,23 @@
  * -device arguments (src/lab/matrix.h) on top of a back end's arguments.
  *
  * A back end is what a device model sits on, on the host side: a disk image
- * file, a qcow2 image, QEMU's user networking. One row each of LAB_BACKENDS:
- *   X(KEY, name, args, guest_list, guest_what, setup, teardown)
+ * file, a qcow2 image, a tap device in a network namespace of its own,
+ * QEMU's user networking. One row each of LAB_BACKENDS:
+ *   X(KEY, name, args, guest_list, guest_what, setup, teardown, usable, child, host_addr, guest_addr)
  * KEY: the matrix key whose devices sit on it. args: its QEMU arguments,
  * with the id the device rows name (drive=d0, netdev=n0). guest_list,
  * guest_what: what the guest sees of it, the fingerprint list the device
  * shows in ("block_devices", "network") and its word in messages. setup,
  * teardown: what the host does before QEMU starts and after it is gone
- * (NULL: nothing). Adding a back end (a host block device, 9p or virtiofs
- * for a share key, tap networking) is one row here and its functions in
- * qemu.c: the command line, the checks of what the guest sees and the
- * choices of --disk-format follow from the rows. */
+ * (NULL: nothing). usable: whether this host can use it (NULL: always; a
+ * key's first usable row is its default). child: what QEMU's own forked
+ * child does before exec (NULL: nothing): the tap rows make the network
+ * namespace and the tap there, so that both die with QEMU, even of
+ * SIGKILL. host_addr, guest_addr: the two ends of the private link the
+ * guest's NIC is on (NULL: the guest's NIC is not configured). Adding a
+ * back end (a host block device, 9p or virtiofs for a share key) is one row
+ * here and its functions in qemu.c: the command line, the checks of what
+ * the guest sees and the choices of --disk-format follow from the rows. */
 #ifndef VMB_QEMU_H
 #define VMB_QEMU_H
 
@@ -22,10 +28,21 @@
 #include "matrix.h"
 #include "../core/util.h"
 
-#define LAB_BACKENDS(X)                                                                                \
-	X(LAB_DISK, "raw", drive_args, "block_devices", "disk", raw_create, NULL)                      \
-	X(LAB_DISK, "qcow2", drive_args, "block_devices", "disk", qcow2_create, NULL)                  \
-	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL)
+/* The private link of a tap back end: the same two addresses in every
+ * configuration, as each is in a network namespace of its own. */
+#define LAB_NET_HOST "10.251.0.1"
+#define LAB_NET_GUEST "10.251.0.2"
+#define LAB_NET_PREFIX "30"
+#define LAB_TAP_FD 10 /* the tap's descriptor in QEMU: -netdev tap,fd=10 */
+
+#define LAB_BACKENDS(X)                                                                                            \
+	X(LAB_DISK, "raw", drive_args, "block_devices", "disk", raw_create, NULL, NULL, NULL, NULL, NULL)          \
+	X(LAB_DISK, "qcow2", drive_args, "block_devices", "disk", qcow2_create, NULL, NULL, NULL, NULL, NULL)      \
+	X(LAB_NIC, "tap+vhost", tap_vhost_args, "network", "network card", NULL, NULL, vhost_usable, tap_child,        \
+	  LAB_NET_HOST, LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                          \
+	X(LAB_NIC, "tap", tap_args, "network", "network card", NULL, NULL, tap_usable, tap_child, LAB_NET_HOST,  \
+	  LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                                        \
+	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)
 
 /* "raw|qcow2": the back ends of the disk key, for --disk-format's choices */
 #define LAB_BACKEND_CHOICES(key) (LAB_BACKENDS(LAB_BACKEND_IF_##key) + 1)
@@ -49,6 +66,11 @@ struct lab_backend {
 	const char *guest_list, *guest_what;
 	int (*setup)(const struct lab_backend *be, const struct lab_paths *p, char *why, size_t len);
 	void (*teardown)(const struct lab_backend *be, const struct lab_paths *p);
+	/* 0 when this host can use it, else a negative errno with why */
+	int (*usable)(const struct lab_backend *be, char *why, size_t len);
+	/* in QEMU's forked child, before exec: 0 or a negative errno (QEMU is not started) */
+	int (*child)(const struct lab_backend *be);
+	const char *host_addr, *guest_addr;
 };
 
 extern const struct lab_backend lab_backends[];
@@ -56,6 +78,12 @@ extern const size_t lab_nbackends;
 
 /* The back end of key that p names, or NULL when it names none of key's. */
 const struct lab_backend *lab_backend_of(const struct lab_paths *p, enum lab_key key);
+/* The first row of key this host can use; NULL with why (the reasons of
+ * the rows passed over) when none. why is also filled when a row was
+ * passed over for a later one (tap not permitted: user networking). */
+const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t len);
+/* In QEMU's forked child: the children of the configuration's back ends. */
+int lab_backends_child(const struct lab_config *c, const struct lab_paths *p);
 /* Set up the back ends of the configuration's devices (the scratch disk);
  * on failure the ones set up are torn down and why says what failed. */
 int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);

@@ -109,6 +109,16 @@ static bool token_char(char c)
 	       c == '-';
 }
 
+bool netproto_token_valid(const char *t, size_t n)
+{
+	if (n == 0 || n > NETPROTO_MAX_TOKEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!token_char(t[i]))
+			return false;
+	return true;
+}
+
 #define FAIL(r, ...)                                      \
 	do {                                              \
 		if (errlen)                               \

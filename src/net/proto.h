@@ -120,4 +120,8 @@ bool netmsg_has(const struct netmsg *m, enum netproto_key k);
 const char *netproto_kind_name(enum netproto_kind k);
 const char *netproto_verb_name(enum netproto_verb v);
 
+/* A token as the protocol carries it: 1 to NETPROTO_MAX_TOKEN letters,
+ * digits, '.', '_' or '-' (n bytes of t). */
+bool netproto_token_valid(const char *t, size_t n);
+
 #endif

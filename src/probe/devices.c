@@ -1,7 +1,10 @@
 /* Devices and their drivers: block devices with the controller driver
  * behind each, NICs, the memory balloon. */
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <ifaddrs.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +98,39 @@ json_t *probe_block(const char *root)
 	return arr;
 }
 
+/* The IPv4 addresses of interface name, "ADDR/PREFIX" each: of this
+ * machine only (a recorded tree has none: null), as the lab's check that
+ * a guest's NIC is configured reads them. */
+static json_t *net_ipv4(const char *root, const char *name)
+{
+	struct ifaddrs *all, *a;
+	json_t *arr;
+
+	if (strcmp(root, "/") || getifaddrs(&all) < 0)
+		return json_null();
+	arr = json_array();
+	for (a = all; arr && a; a = a->ifa_next) {
+		char buf[INET_ADDRSTRLEN], out[INET_ADDRSTRLEN + 4];
+		uint32_t mask;
+		int bits = 0;
+
+		if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || strcmp(a->ifa_name, name))
+			continue;
+		mask = a->ifa_netmask ? ntohl(((struct sockaddr_in *)a->ifa_netmask)->sin_addr.s_addr) : 0;
+		while (bits < 32 && (mask & (1u << (31 - bits))))
+			bits++;
+		if (!inet_ntop(AF_INET, &((struct sockaddr_in *)a->ifa_addr)->sin_addr, buf, sizeof(buf)))
+			continue;
+		snprintf(out, sizeof(out), "%s/%d", buf, bits);
+		if (json_array_append_new(arr, json_string(out)) < 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	freeifaddrs(all);
+	return arr ? arr : json_null();
+}
+
 static json_t *net_device(const char *root, const char *dir, const char *name)
 {
 	char p[PATH_MAX + 300], rel[300], mtu[300], driver[64] = "", speed[32];
@@ -114,12 +150,13 @@ static json_t *net_device(const char *root, const char *dir, const char *name)
 
 		if (probe_read_line(root, mtu, buf, sizeof(buf)) == 0 && parse_i64(buf, 0, INT32_MAX, &v) == 0)
 			jmtu = json_integer((json_int_t)v);
-		return json_pack("{s:o, s:o, s:o, s:o, s:o}",
+		return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
 				 "name", probe_jstr(name),
 				 "driver", probe_jstr(*driver ? driver : NULL),
 				 "speed_mbps", mbps > 0 ? json_integer((json_int_t)mbps) : json_null(),
 				 "mtu", jmtu,
-				 "state", probe_jline(root, rel));
+				 "state", probe_jline(root, rel),
+				 "ipv4", net_ipv4(root, name));
 	}
 }
 

@@ -398,6 +398,9 @@ static void fingerprints(FILE *f, const struct cmp_table *t)
 			html_esc(f, json_string_value(json_object_get(doc, "started")));
 			fputs("</summary><div class=\"scroll\"><table>\n", f);
 			fact(f, "labels", json_object_get(doc, "labels"));
+			/* what the lab says of how it measured (TCG chosen, user networking the bottleneck) */
+			if (json_is_string(json_object_get(doc, "lab_note")))
+				fact(f, "lab note", json_object_get(doc, "lab_note"));
 			fact(f, "hypervisor", hv);
 			fact(f, "container", json_object_get(fp, "container"));
 			fact(f, "cpu", json_object_get(json_object_get(fp, "cpu"), "model"));

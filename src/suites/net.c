@@ -889,6 +889,7 @@ const struct vmb_suite net_suite = {
 	.name = "net",
 	.summary = "network: TCP/UDP throughput (iperf3), request/response latency (netperf), HTTP load (wrk, wrk2)",
 	.abi = VMB_SUITE_ABI,
+	.flags = VMB_SUITE_NET_PEER,
 	.tests = net_tests,
 	.opts = net_opts,
 	.setup = net_setup,

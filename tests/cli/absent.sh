@@ -85,6 +85,15 @@ assert T["disk.randread"]["status"] == "ok"'
 		"$VMB" run cpu.prime disk.randread $small --disk.engine io_uring --json "$T/uring-asked.json"
 	doc "with what works instead" "$T/uring-asked.json" '
 assert S["disk"]["status"] == "skipped" and "--disk.engine psync works everywhere" in S["disk"]["reason"], S["disk"]'
+	# no network namespace of the lab's own: the NICs on user networking,
+	# said before anything boots (-o names a file that exists: nothing runs)
+	: >"$T/exists.html"
+	expect 2 "lab run where unshare is refused" "$DENY" EPERM unshare -- "$VMB" lab run \
+		--matrix "accel=tcg nic=e1000" -o "$T/exists.html" --db "$T/lab-none.db"
+	has "$T/err" "user networking carries the NICs (tap+vhost: " "the fallback, said"
+	has "$T/err" "tap: a tap device in a network namespace of the lab's own (unshare, /dev/net/tun) is not permitted here: Operation not permitted" \
+		"with why"
+	has "$T/err" "the bottleneck, not the NIC model" "and what it means for the figures"
 else
 	skip "io_uring refused" "no seccomp filter can be set here (vmbench-deny)"
 fi

@@ -19,7 +19,7 @@ esac
 expect 2 "an unknown lab command" "$VMB" lab boot
 has "$T/err" "'image' builds the guest image, 'run' runs a matrix" "says what exists"
 expect 2 "a matrix key that does not exist" "$VMB" lab run --matrix "disk=ide colour=red"
-has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, nic, smp, mem, pin" "lists the valid keys"
+has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, nic, smp, mem, pin, netdir" "lists the valid keys"
 expect 2 "a controller that does not exist" "$VMB" lab run --matrix "disk=floppy"
 has "$T/err" "valid values of disk: virtio-blk, virtio-scsi, ide, ahci, lsi, nvme" "lists the valid controllers"
 # boot is a declared suite: listed, and outside the lab skipped with the reason
@@ -36,7 +36,7 @@ has "$T/err" "--suites 'cpu,,boot' has an empty item" "says so"
 # an empty matrix or value was taken silently as the defaults
 expect 2 "an empty matrix" "$VMB" lab run --matrix "" --db "$T/none.db"
 has "$T/err" "matrix: empty; give KEY=VALUE,... words" "says what a matrix is"
-has "$T/err" "valid keys: accel, arch, disk, nic, smp, mem, pin" "with the keys"
+has "$T/err" "valid keys: accel, arch, disk, nic, smp, mem, pin, netdir" "with the keys"
 expect 2 "an empty value: accel=," "$VMB" lab run --matrix "accel=," --db "$T/none.db"
 has "$T/err" "accel has an empty value; give accel=V1,V2 with values among auto, kvm, tcg" "lists the values"
 expect 2 "an empty value: smp=1,,1" "$VMB" lab run --matrix "smp=1,,1" --db "$T/none.db"

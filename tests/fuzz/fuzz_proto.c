@@ -1,8 +1,9 @@
 /* Fuzz target: the agent protocol on both sides. The input is a
  * transcript: it is framed into lines (proto_frame, with the real limit and
  * with a small one), each line parsed as a guest's line and as the agent's
- * RUN; then the host side reads the whole input as a guest's channel
- * (proto_host_hello, proto_host_run until the channel ends), from a memfd,
+ * RUN, TOKEN and SERVE; then the host side reads the whole input as a
+ * guest's channel (proto_host_hello, proto_host_token, proto_host_serve,
+ * proto_host_run until the channel ends), from a memfd,
  * which poll always finds readable, so that no wait is ever reached. */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,9 +28,22 @@ static void parse_lines(const char *line)
 	struct proto_run run;
 	char err[512];
 
-	if (proto_parse_guest_line(line, &m, err, sizeof(err)) == 0 && m.kind == PROTO_RESULT &&
-	    (m.length < 2 || m.length > PROTO_MAX_RESULT))
+	int g = proto_parse_guest_line(line, &m, err, sizeof(err));
+
+	if (g == 0 && m.kind == PROTO_RESULT && (m.length < 2 || m.length > PROTO_MAX_RESULT))
 		abort(); /* a length outside the protocol's bounds got through */
+	{
+		char tok[80], addr[PROTO_MAX_ADDR + 1];
+
+		/* what passes goes into an environment or an argument: one word */
+		if (proto_parse_token(line, tok, sizeof(tok), err, sizeof(err)) == 0 && strpbrk(tok, " \t=;"))
+			abort();
+		if (proto_parse_serve(line, addr, sizeof(addr), err, sizeof(err)) == 0 &&
+		    (addr[0] == '-' || strpbrk(addr, " \t")))
+			abort();
+	}
+	if (g == 0 && m.kind == PROTO_SERVING && strlen(m.text) > PROTO_MAX_ADDR)
+		abort();
 	if (proto_parse_run(line, run_opts, &run, err, sizeof(err)) == 0) {
 		/* the suite word never reads as an option */
 		if (run.what[0] == '-' || !run.what[0])
@@ -107,6 +121,11 @@ static void host_side(const uint8_t *data, size_t size)
 	proto_init(&c, in, out);
 	opts = json_object();
 	if (opts && proto_host_hello(&c, 1000, &fp) == 0) {
+		char where[80];
+
+		if (proto_host_token(&c, "t0ken", 1000) == -EPIPE ||
+		    proto_host_serve(&c, "10.251.0.2", 1000, where, sizeof(where)) == -EPIPE)
+			goto done;
 		/* runs until the transcript ends: EOF reads as a closed channel */
 		for (int i = 0; i < 64; i++) {
 			json_t *doc = NULL;
@@ -117,6 +136,7 @@ static void host_side(const uint8_t *data, size_t size)
 				break;
 		}
 	}
+done:
 	if (strnlen(c.err, sizeof(c.err)) == sizeof(c.err))
 		abort(); /* the message is not a string */
 	json_decref(fp);

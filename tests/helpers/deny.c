@@ -33,6 +33,7 @@ static const struct {
 	{ "io_uring_setup", 425 },
 	{ "io_uring_enter", 426 },
 	{ "io_uring_register", 427 },
+	{ "unshare", SYS_unshare }, /* a container without the right to make namespaces */
 };
 
 static const struct {

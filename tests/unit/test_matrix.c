@@ -517,6 +517,7 @@ static void backend_table(void **state)
 
 		c = config_of("tcg", "x86_64", "nvme", "virtio-net", "1", "1G");
 		p.backend[LAB_DISK] = "qcow2";
+		p.backend[LAB_NIC] = "user";
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		assert_true(has_pair(&a, "-drive", "file=/d.img,format=qcow2,if=none,id=d0,cache=writeback"));
 		assert_true(has_pair(&a, "-netdev", "user,id=n0,restrict=on"));
@@ -527,6 +528,63 @@ static void backend_table(void **state)
 		assert_non_null(strstr(why, "no back end vmdk"));
 		strv_clear(&a);
 	}
+}
+
+/* The NIC's back ends: a tap handed to QEMU as a descriptor (with vhost-net
+ * or not), the guest's end of the link on its kernel command line; user
+ * networking with neither. The first usable row is the default, and a row
+ * passed over says why. */
+static void nic_backends(void **state)
+{
+	static const struct {
+		const char *backend, *netdev, *append_tail;
+	} cases[] = {
+		{ "tap+vhost", "tap,id=n0,fd=10,vhost=on", " vmbench.agent=/dev/hvc0 vmbench.net=10.251.0.2/30" },
+		{ "tap", "tap,id=n0,fd=10", " vmbench.agent=/dev/hvc0 vmbench.net=10.251.0.2/30" },
+		{ "user", "user,id=n0,restrict=on", " vmbench.agent=/dev/hvc0" },
+	};
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c" };
+	const struct lab_backend *be;
+	char why[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "pcnet", "1", "1G");
+		struct strv a = { 0 };
+		const char *append = NULL;
+
+		p.backend[LAB_NIC] = cases[i].backend;
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		if (!has_pair(&a, "-netdev", cases[i].netdev))
+			fail_msg("%s: no -netdev %s", cases[i].backend, cases[i].netdev);
+		assert_true(has_pair(&a, "-device", "pcnet,netdev=n0"));
+		for (size_t k = 0; k + 1 < a.n; k++)
+			if (!strcmp(a.v[k], "-append"))
+				append = a.v[k + 1];
+		assert_non_null(append);
+		if (strlen(append) < strlen(cases[i].append_tail) ||
+		    strcmp(append + strlen(append) - strlen(cases[i].append_tail), cases[i].append_tail))
+			fail_msg("%s: -append '%s' does not end with '%s'", cases[i].backend, append, cases[i].append_tail);
+		strv_clear(&a);
+		/* nic=none: no link, nothing on the command line */
+		snprintf(c.v[LAB_NIC], 32, "none");
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		for (size_t k = 0; k < a.n; k++)
+			assert_null(strstr(a.v[k], "vmbench.net="));
+		assert_false(has_pair(&a, "-netdev", cases[i].netdev));
+		strv_clear(&a);
+	}
+	/* the default: a usable row of the NIC key, and user networking is always usable */
+	be = lab_backend_pick(LAB_NIC, why, sizeof(why));
+	assert_non_null(be);
+	assert_int_equal(be->key, LAB_NIC);
+	if (access("/dev/vhost-net", R_OK | W_OK) < 0)
+		assert_non_null(strstr(why, "tap+vhost: /dev/vhost-net: "));
+	assert_true(!strcmp(be->name, "user") || be->host_addr);
+	be = lab_backend_pick(LAB_DISK, why, sizeof(why));
+	assert_string_equal(be->name, "raw");
+	assert_string_equal(why, "");
 }
 
 /* The raw back end's setup makes the scratch disk: a new file of the size
@@ -567,6 +625,7 @@ int main(void)
 		cmocka_unit_test(long_paths),
 		cmocka_unit_test(backend_table),
 		cmocka_unit_test(backend_setup),
+		cmocka_unit_test(nic_backends),
 		cmocka_unit_test(module_gathering),
 		cmocka_unit_test(scratch_options),
 	};

@@ -285,6 +285,20 @@ static void guest_line_cases(void **state)
 		{ "BYE", 0, PROTO_BYE, NULL, 0, 0 },
 		{ "BYE now", -EPROTO, PROTO_BYE, "malformed BYE", 0, 0 },
 		{ "\xff\xfe console noise", 0, PROTO_OTHER, NULL, 0, 0 },
+		{ "OK", 0, PROTO_OK, NULL, 0, 0 },
+		{ "OK then", -EPROTO, PROTO_OK, "malformed OK", 0, 0 },
+		{ "OKAY", 0, PROTO_OTHER, NULL, 0, 0 },
+		{ "SERVING 10.251.0.2:5280", 0, PROTO_SERVING, "10.251.0.2:5280", 0, 0 },
+		{ "SERVING [fd00::2]:5280", 0, PROTO_SERVING, "[fd00::2]:5280", 0, 0 },
+		{ "SERVING 10.251.0.2", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "SERVING 10.251.0.2:0", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "SERVING 10.251.0.2:65536", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "SERVING 10.251.0.2:05280", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "SERVING 10.251.0.256:80", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "SERVING fd00::2:5280", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "SERVING [fd00::2:5280", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "SERVING host.example:80", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "SERVING", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
 	};
 
 	(void)state;
@@ -658,6 +672,139 @@ static void agent_hello(struct agent *a)
 	a->fp = fp;
 }
 
+/* TOKEN and SERVE as the agent reads them: the token's characters and
+ * length as the net protocol's, an address literal (never a name). */
+static void token_serve_cases(void **state)
+{
+	static const struct {
+		const char *line;
+		int token; /* 1: a TOKEN case, 0: SERVE */
+		int r;
+		const char *out;
+	} cases[] = {
+		{ "TOKEN abc-DEF_0.9", 1, 0, "abc-DEF_0.9" },
+		{ "TOKEN 0123456789012345678901234567890123456789012345678901234567890123", 1, 0,
+		  "0123456789012345678901234567890123456789012345678901234567890123" },
+		{ "TOKEN 01234567890123456789012345678901234567890123456789012345678901234", 1, -EPROTO, NULL },
+		{ "TOKEN ", 1, -EPROTO, NULL },
+		{ "TOKEN a b", 1, -EPROTO, NULL },
+		{ "TOKEN a;rm", 1, -EPROTO, NULL },
+		{ "TOKEN\ta", 1, -EPROTO, NULL },
+		{ "SERVE 10.251.0.2", 0, 0, "10.251.0.2" },
+		{ "SERVE fd00::2", 0, 0, "fd00::2" },
+		{ "SERVE 10.251.0.2:80", 0, -EPROTO, NULL },
+		{ "SERVE localhost", 0, -EPROTO, NULL },
+		{ "SERVE ", 0, -EPROTO, NULL },
+		{ "SERVE 1.2.3.4 ", 0, -EPROTO, NULL },
+		{ "SERVE --bind=0.0.0.0", 0, -EPROTO, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char out[128] = "", err[256] = "";
+		int r = cases[i].token ? proto_parse_token(cases[i].line, out, sizeof(out), err, sizeof(err))
+				       : proto_parse_serve(cases[i].line, out, sizeof(out), err, sizeof(err));
+
+		if (r != cases[i].r)
+			fail_msg("case %zu (%s): %d, expected %d (%s)", i, cases[i].line, r, cases[i].r, err);
+		if (r == 0 && strcmp(out, cases[i].out))
+			fail_msg("case %zu: '%s', expected '%s'", i, out, cases[i].out);
+		if (r < 0 && !strstr(err, cases[i].token ? "expected 'TOKEN <secret>'" : "expected 'SERVE <address>'"))
+			fail_msg("case %zu: message '%s'", i, err);
+	}
+}
+
+/* The host side of TOKEN and SERVE against scripted guests: the answer
+ * each waits for, an ERROR, another line, silence. */
+static void host_token_serve(void **state)
+{
+	static const struct {
+		const char *script;
+		int serve; /* 0: TOKEN, 1: SERVE */
+		int r;
+		const char *msg; /* c.err, or the SERVING address */
+	} cases[] = {
+		{ "OK\n", 0, 0, NULL },
+		{ "ERROR no\n", 0, -EIO, "the guest refused while handing over the net token: no" },
+		{ "BYE\n", 0, -EPROTO, "unexpected line from the guest while handing over the net token: 'BYE'" },
+		{ "OK now\n", 0, -EPROTO, "malformed OK" },
+		{ "", 0, -ETIMEDOUT, "the guest sent nothing while handing over the net token (timed out)" },
+		{ "SERVING 10.251.0.2:5280\n", 1, 0, "10.251.0.2:5280" },
+		{ "SERVING 10.251.0.2\n", 1, -EPROTO, "malformed SERVING" },
+		{ "ERROR vmbench serve did not start\n", 1, -EIO, "vmbench serve did not start" },
+		{ "OK\n", 1, -EPROTO, "unexpected line from the guest while starting vmbench serve in the guest: 'OK'" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake f;
+		struct proto_conn c;
+		char where[80] = "";
+		int r;
+
+		fake_start(&f, cases[i].script, strlen(cases[i].script), false, true);
+		proto_init(&c, f.to_host[0], f.to_guest[1]);
+		r = cases[i].serve ? proto_host_serve(&c, "10.251.0.2", 300, where, sizeof(where))
+				   : proto_host_token(&c, "abc123", 300);
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
+		if (r < 0 && !strstr(c.err, cases[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, c.err, cases[i].msg);
+		if (r == 0 && cases[i].msg && strcmp(where, cases[i].msg))
+			fail_msg("case %zu: SERVING '%s'", i, where);
+		proto_release(&c);
+		fake_stop(&f);
+	}
+	{
+		/* what the protocol cannot carry is refused before anything is sent */
+		struct fake f;
+		struct proto_conn c;
+		char where[80];
+
+		fake_start(&f, "", 0, false, true);
+		proto_init(&c, f.to_host[0], f.to_guest[1]);
+		assert_int_equal(proto_host_token(&c, "a b", 300), -EINVAL);
+		assert_int_equal(proto_host_serve(&c, "guest.example", 300, where, sizeof(where)), -EINVAL);
+		proto_release(&c);
+		fake_stop(&f);
+	}
+}
+
+/* The real agent serves: TOKEN, then SERVE on loopback; a net run of this
+ * process's own against it with the token (and refused without it); the
+ * serve gone after BYE. */
+static void real_agent_serves(void **state)
+{
+	struct agent a;
+	char where[80] = "", err[4096], cmd[512];
+	int status;
+
+	(void)state;
+	agent_start(&a, NULL, NULL);
+	agent_hello(&a);
+	if (proto_host_token(&a.c, "t0ken", 10000) < 0)
+		fail_msg("token: %s", a.c.err);
+	if (proto_host_serve(&a.c, "127.0.0.1", 15000, where, sizeof(where)) < 0)
+		fail_msg("serve: %s", a.c.err);
+	assert_true(!strncmp(where, "127.0.0.1:", 10));
+	snprintf(cmd, sizeof(cmd), "VMBENCH_NET_TOKEN=t0ken %s run net.tcp_rr --net.server %s --quick --no-store -q "
+		 "--json - >/dev/null", vmbench_path, where);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "VMBENCH_NET_TOKEN=wrong %s run net.tcp_rr --net.server %s --quick --no-store -q "
+		 "--json - >/dev/null 2>&1", vmbench_path, where);
+	assert_int_not_equal(system(cmd), 0);
+	/* a second SERVE replaces the first */
+	if (proto_host_serve(&a.c, "127.0.0.1", 15000, where, sizeof(where)) < 0)
+		fail_msg("serve again: %s", a.c.err);
+	assert_int_equal(proto_host_bye(&a.c, 60000), 0);
+	status = agent_wait(&a, err, sizeof(err));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(cmd, sizeof(cmd), "VMBENCH_NET_TOKEN=t0ken %s run net.tcp_rr --net.server %s --quick --no-store -q "
+		 "--json - >/dev/null 2>&1", vmbench_path, where);
+	assert_int_not_equal(system(cmd), 0); /* nobody listens there any more */
+	agent_dir_empty(&a);
+}
+
 /* The real agent, over pipes: hello, a run, a failing run, bye. */
 static void real_agent(void **state)
 {
@@ -700,7 +847,7 @@ static void agent_refuses(void **state)
 		{ "RUN disk {\"disk.size\": \"1x\"}\n", 0, "ERROR --disk.size: '1x' is not valid" },
 		{ "RUN cpu {\"time\": \"0.1\"}\n", 0, "ERROR option 'time' needs a number" },
 		{ "RUN nosuch {}\n", 0, "ERROR unknown suite 'nosuch'; valid suites: cpu, " },
-		{ "HELLO 1 {}\n", 0, "ERROR expected 'RUN <suite[.test]> <options JSON>' or 'BYE', not: HELLO 1 {}" },
+		{ "HELLO 1 {}\n", 0, "ERROR expected 'RUN <suite[.test]> <options JSON>', 'TOKEN <secret>', 'SERVE <address>' or 'BYE', not: HELLO 1 {}" },
 		{ "RUN \x1b[2J {}\n", 0, "ERROR '\\x1b[2J' is not a suite or test name" },
 		{ "RUN cpu\0 {}\n", 12, "ERROR the host sent a line with a NUL byte (dropped)" },
 		{ NULL, 0, "ERROR the host sent a line longer than 1048576 bytes (dropped)" },
@@ -955,7 +1102,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(host_run_refuses),
 		cmocka_unit_test(lying_guest),
 		cmocka_unit_test(parse_run_cases),
+		cmocka_unit_test(token_serve_cases),
+		cmocka_unit_test(host_token_serve),
 		cmocka_unit_test_teardown(real_agent, kill_live_agent),
+		cmocka_unit_test_teardown(real_agent_serves, kill_live_agent),
 		cmocka_unit_test_teardown(agent_refuses, kill_live_agent),
 		cmocka_unit_test_teardown(agent_leaves_saying_why, kill_live_agent),
 		cmocka_unit_test_teardown(agent_ports, kill_live_agent),

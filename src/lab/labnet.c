@@ -1,0 +1,330 @@
+/* The network path of a lab boot (labnet.h): the token, the other end of
+ * the guest's NIC in the direction netdir names, and the host's processes
+ * in QEMU's network namespace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "labnet.h"
+#include "../core/clock.h"
+#include "../core/stop.h"
+#include "../core/suite.h"
+#include "../core/str.h"
+#include "../store/doc.h"
+#include "../core/banned.h"
+
+/* How long a serve may take to say where it listens; how long the host's
+ * run of one net item may take in all (as a guest's RUN). */
+#define LABNET_SERVE_MS 15000
+#define LABNET_RUN_MS 3600000
+
+struct lab_netdir {
+	const char *name;
+	int (*start)(struct lab_net *n, struct proto_conn *conn, char *err, size_t errlen);
+	int (*run)(struct lab_net *n, struct proto_conn *conn, const char *what, const json_t *opts,
+		   const json_t *hello_fp, const struct vmb_opt *run_table, json_t **doc, char *err, size_t errlen);
+};
+
+bool lab_net_linked(const struct lab_config *c, const struct lab_paths *p)
+{
+	const struct lab_backend *be = lab_config_device(c, LAB_NIC) ? lab_backend_of(p, LAB_NIC) : NULL;
+
+	return be && be->host_addr && be->guest_addr;
+}
+
+/* A vmbench of ours (argv, "vmbench" first) in QEMU's network namespace:
+ * in a process group of its own, killed when we die (even of SIGKILL), the
+ * token in its environment, tracked for the signal handlers. Its stdout
+ * and stderr on *out and *errp. */
+static int ns_spawn(struct lab_net *n, char *const argv[], pid_t *pid, int *out, int *errp)
+{
+	char nspath[64];
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, nsfd, r = 0;
+	pid_t parent = getpid();
+
+	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/net", (int)n->qemu);
+	nsfd = open(nspath, O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		return -errno;
+	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto out;
+	}
+	*pid = fork();
+	if (*pid < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (*pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		(void)setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || setns(nsfd, CLONE_NEWNET) < 0 ||
+		    null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(po[1], STDOUT_FILENO) < 0 ||
+		    dup2(pe[1], STDERR_FILENO) < 0 || setenv("VMBENCH_NET_TOKEN", n->token, 1) < 0)
+			_exit(127);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	(void)setpgid(*pid, *pid);
+	lab_track(*pid, "");
+	*out = po[0];
+	*errp = pe[0];
+	po[0] = pe[0] = -1;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (po[i] >= 0)
+			close(po[i]);
+		if (pe[i] >= 0)
+			close(pe[i]);
+	}
+	close(nsfd);
+	return r;
+}
+
+/* A helper of ours gone: killed with its group, reaped, untracked; unless
+ * a signal's lab_kill_all did it already (its number may be another's). */
+static void reap(pid_t pid, int *status)
+{
+	if (!lab_tracked(pid)) {
+		if (status)
+			*status = W_EXITCODE(0, SIGKILL);
+		return;
+	}
+	(void)kill(-pid, SIGKILL);
+	(void)waitpid(pid, status, 0);
+	lab_untrack(pid);
+}
+
+/* Read fd until EOF (or until the first newline, when line) into buf,
+ * bounded by deadline and by a stop request. 0, -ETIMEDOUT or -EINTR. */
+static int collect(int fd, char **buf, size_t *len, bool line, uint64_t deadline)
+{
+	size_t cap = *len + 1;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = clock_ns();
+		ssize_t got;
+
+		if (line && *buf && memchr(*buf, '\n', *len))
+			return 0;
+		if (vmb_stop_requested())
+			return -EINTR;
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		if (cap - *len < 65536) {
+			char *nb = realloc(*buf, cap + 262144);
+
+			if (!nb)
+				return -ENOMEM;
+			*buf = nb;
+			cap += 262144;
+		}
+		got = read(fd, *buf + *len, cap - *len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return 0;
+		*len += (size_t)got;
+		(*buf)[*len] = '\0';
+	}
+}
+
+/* The last line of text, for a message. */
+static const char *last_line(char *text)
+{
+	char *end = text ? text + strlen(text) : NULL, *p;
+
+	if (!text)
+		return "";
+	while (end > text && end[-1] == '\n')
+		*--end = '\0';
+	p = strrchr(text, '\n');
+	return p ? p + 1 : text;
+}
+
+/* guest-client: `vmbench serve` on the host's end of the link, in the namespace */
+static int netdir_client_start(struct lab_net *n, struct proto_conn *conn, char *err, size_t errlen)
+{
+	char *argv[] = { "vmbench", "serve", "--bind", (char *)n->be->host_addr, NULL };
+	char *out = NULL, *errtext = NULL, *nl;
+	size_t ol = 0, el = 0;
+	int fo, fe, r;
+
+	(void)conn;
+	r = ns_spawn(n, argv, &n->helper, &fo, &fe);
+	if (r < 0)
+		return errf(err, errlen, r, "starting vmbench serve in the lab's network namespace: %s", strerror(-r));
+	r = collect(fo, &out, &ol, true, clock_ns() + (uint64_t)LABNET_SERVE_MS * 1000000);
+	nl = out ? strchr(out, '\n') : NULL;
+	if (r < 0 || !nl || strncmp(out, "listening on ", 13)) {
+		(void)collect(fe, &errtext, &el, false, clock_ns() + 1000000000ull);
+		r = errf(err, errlen, r < 0 ? r : -EIO, "vmbench serve in the lab's network namespace did not start%s%s",
+			 errtext ? ": " : "", last_line(errtext));
+	} else {
+		*nl = '\0';
+		snprintf(n->server, sizeof(n->server), "%s", out + 13);
+	}
+	free(out);
+	free(errtext);
+	close(fo);
+	close(fe);
+	if (r < 0)
+		lab_net_stop(n);
+	return r;
+}
+
+/* guest-client: the guest runs the item, against the host's serve */
+static int netdir_client_run(struct lab_net *n, struct proto_conn *conn, const char *what, const json_t *opts,
+			     const json_t *hello_fp, const struct vmb_opt *run_table, json_t **doc, char *err,
+			     size_t errlen)
+{
+	int r = proto_host_run(conn, what, opts, hello_fp, 120000, LABNET_RUN_MS, doc);
+
+	(void)n, (void)run_table;
+	return r < 0 ? errf(err, errlen, r, "%s", conn->err) : 0;
+}
+
+/* guest-server: the agent starts `vmbench serve` on the guest's end */
+static int netdir_server_start(struct lab_net *n, struct proto_conn *conn, char *err, size_t errlen)
+{
+	char addr[64];
+	int r;
+
+	snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(n->be->guest_addr, "/"), n->be->guest_addr);
+	r = proto_host_serve(conn, addr, LABNET_SERVE_MS, n->server, sizeof(n->server));
+	return r < 0 ? errf(err, errlen, r, "%s", conn->err) : 0;
+}
+
+/* guest-server: the host runs the item from inside the namespace, with the
+ * arguments the agent would have run it with (proto_parse_run: the same
+ * checks, the same conversion); its document is the configuration's, with
+ * the guest's fingerprint (proto_host_adopt). */
+static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const char *what, const json_t *opts,
+			     const json_t *hello_fp, const struct vmb_opt *run_table, json_t **doc, char *err,
+			     size_t errlen)
+{
+	char *o = json_dumps(opts, JSON_COMPACT), *line = o ? xasprintf("RUN %s %s", what, o) : NULL;
+	char *out = NULL, *errtext = NULL, why[512];
+	struct proto_run req = { 0 };
+	struct strv argv = { 0 };
+	size_t ol = 0, el = 0;
+	int fo = -1, fe = -1, r, status = 0;
+	pid_t pid = 0;
+	uint64_t deadline = clock_ns() + (uint64_t)LABNET_RUN_MS * 1000000;
+
+	(void)conn;
+	*doc = NULL;
+	r = line ? proto_parse_run(line, run_table, &req, err, errlen) : errf(err, errlen, -ENOMEM, "out of memory");
+	if (r == 0 && proto_run_argv(&req, &argv) < 0)
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+	if (r == 0 && (r = ns_spawn(n, argv.v, &pid, &fo, &fe)) < 0)
+		errf(err, errlen, r, "starting the host's run of %s in the lab's network namespace: %s", what,
+		     strerror(-r));
+	if (r == 0) {
+		r = collect(fo, &out, &ol, false, deadline);
+		if (r == 0)
+			r = collect(fe, &errtext, &el, false, deadline);
+		reap(pid, &status);
+		if (r < 0)
+			errf(err, errlen, r, "the host's run of %s against the guest's serve: %s", what,
+			     r == -EINTR ? "interrupted" : r == -ETIMEDOUT ? "over the run's time limit" : strerror(-r));
+	}
+	/* exit 1: a measurement failed, the document is still there */
+	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) <= 1 && out))
+		r = errf(err, errlen, -EIO, "the host's run of %s against the guest's serve failed: %s", what,
+			 *last_line(errtext) ? last_line(errtext) : "no result");
+	if (r == 0 && doc_load_string(out, "the host's run", doc, why, sizeof(why)) < 0)
+		r = errf(err, errlen, -EPROTO, "%s", why);
+	if (r == 0 && proto_host_adopt(*doc, what, hello_fp, why, sizeof(why)) < 0)
+		r = errf(err, errlen, -EPROTO, "%s", why);
+	if (r < 0) {
+		json_decref(*doc);
+		*doc = NULL;
+	}
+	if (fo >= 0)
+		close(fo);
+	if (fe >= 0)
+		close(fe);
+	free(out);
+	free(errtext);
+	free(o);
+	free(line);
+	strv_clear(&argv);
+	proto_run_release(&req);
+	return r;
+}
+
+static const struct lab_netdir netdirs[] = {
+#define NETDIR_ROW(e, nm, st, rn) { .name = nm, .start = st, .run = rn },
+	LAB_NETDIRS(NETDIR_ROW)
+#undef NETDIR_ROW
+};
+
+/* A token of 32 hex digits from the kernel's random source. */
+static int make_token(char *buf, size_t len)
+{
+	unsigned char raw[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, raw, sizeof(raw)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (got != (ssize_t)sizeof(raw) || len < 2 * sizeof(raw) + 1)
+		return -EIO;
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+int lab_net_start(struct lab_net *n, struct proto_conn *conn, const struct lab_config *c, char *err, size_t errlen)
+{
+	int r;
+
+	n->dir = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(netdirs); i++)
+		if (!strcmp(netdirs[i].name, c->v[LAB_NETDIR]))
+			n->dir = &netdirs[i];
+	if (!n->dir)
+		return errf(err, errlen, -EINVAL, "netdir=%s is no direction", c->v[LAB_NETDIR]);
+	if (make_token(n->token, sizeof(n->token)) < 0)
+		return errf(err, errlen, -EIO, "no random token for the net suite (/dev/urandom)");
+	r = proto_host_token(conn, n->token, 10000);
+	if (r < 0)
+		return errf(err, errlen, r, "%s", conn->err);
+	return n->dir->start(n, conn, err, errlen);
+}
+
+int lab_net_item_opts(const struct lab_net *n, const struct vmb_suite *suite, json_t *opts)
+{
+	char key[96];
+
+	if (!n->dir || !suite || !(suite->flags & VMB_SUITE_NET_PEER))
+		return 0;
+	snprintf(key, sizeof(key), "%s.server", suite->name);
+	return json_object_set_new(opts, key, json_string(n->server)) < 0 ? -ENOMEM : 0;
+}
+
+int lab_net_run(struct lab_net *n, struct proto_conn *conn, const char *what, const json_t *opts,
+		const json_t *hello_fp, const struct vmb_opt *run_table, json_t **doc, char *err, size_t errlen)
+{
+	return n->dir->run(n, conn, what, opts, hello_fp, run_table, doc, err, errlen);
+}
+
+void lab_net_stop(struct lab_net *n)
+{
+	if (n->helper > 0)
+		reap(n->helper, NULL);
+	n->helper = 0;
+}

@@ -1,0 +1,55 @@
+/* The network path of a lab boot: the other end of the guest's NIC. On a
+ * tap back end (src/lab/qemu.h) the guest's NIC is on a private link into
+ * QEMU's own network namespace; the net suite's traffic goes over it in
+ * the direction the matrix key netdir names (LAB_NETDIRS, matrix.h):
+ *   guest-client  `vmbench serve` in the namespace, the guest's run of the
+ *                 net suite against it;
+ *   guest-server  `vmbench serve` in the guest (the agent's SERVE), the
+ *                 host's run of the net suite against it, from inside the
+ *                 namespace.
+ * A token made per boot authenticates both ends ($VMBENCH_NET_TOKEN: the
+ * agent protocol's TOKEN in the guest, the environment on the host). */
+#ifndef VMB_LABNET_H
+#define VMB_LABNET_H
+
+#include <jansson.h>
+#include <sys/types.h>
+
+#include "matrix.h"
+#include "proto.h"
+#include "qemu.h"
+#include "../core/opts.h"
+#include "../core/suite.h"
+
+struct lab_netdir;
+
+struct lab_net {
+	pid_t qemu;                     /* whose network namespace */
+	const struct lab_backend *be;   /* the NIC's back end: a link when it has addresses */
+	const struct lab_netdir *dir;   /* NULL: not started (no link, or no net item) */
+	char token[33];
+	char server[80];                /* the HOST:PORT the net suite measures against */
+	pid_t helper;                   /* the host's serve in the namespace, or 0 */
+};
+
+/* Is there a link to measure over (a NIC on a back end with addresses)? */
+bool lab_net_linked(const struct lab_config *c, const struct lab_paths *p);
+/* The other end up, in the configuration's direction: the token handed to
+ * the guest, a serve started on the host or in the guest. */
+int lab_net_start(struct lab_net *n, struct proto_conn *conn, const struct lab_config *c, char *err, size_t errlen);
+/* RUN options of a net item: the server the guest's run measures against. */
+int lab_net_item_opts(const struct lab_net *n, const struct vmb_suite *suite, json_t *opts);
+/* One net item (what: "net.tcp_rr"), measured in the configuration's
+ * direction, as the guest's document (proto_host_adopt with hello_fp). */
+int lab_net_run(struct lab_net *n, struct proto_conn *conn, const char *what, const json_t *opts,
+		const json_t *hello_fp, const struct vmb_opt *run_table, json_t **doc, char *err, size_t errlen);
+/* The host's helper gone (idempotent). */
+void lab_net_stop(struct lab_net *n);
+
+/* labrun.c's record of processes to kill on a signal */
+void lab_track(pid_t pid, const char *dir);
+void lab_untrack(pid_t pid);
+/* still ours: not yet killed and reaped by lab_kill_all (a signal) */
+bool lab_tracked(pid_t pid);
+
+#endif

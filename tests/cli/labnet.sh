@@ -1,0 +1,135 @@
+#!/bin/sh
+# The lab's network path in TCG guests: each guest's NIC on a tap device in
+# a network namespace of QEMU's own (the lab's link, 10.251.0.0/30), the net
+# suite over it in both directions (netdir: the guest as client of the
+# host's serve, the guest as server of the host's client), for two NIC
+# models; the drivers checked, the figures measured, the back end and the
+# host's cost (QEMU's CPU) recorded; and nothing left behind after success,
+# after QEMU is killed mid-run and after Ctrl-C. Plain build only
+# (tests/meson.build): TCG guests.
+. "$(dirname "$0")/lib.sh"
+
+cache="$SRC/build-lab-cache"
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
+if [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [ "$(uname -m)" != x86_64 ]; then
+	skip "the network path in TCG guests" "an x86_64 host with busybox-static and qemu-system-x86 (scripts/deps.sh test)"
+	finish
+	exit $?
+fi
+# tap needs a network namespace and /dev/net/tun: where they are refused the
+# lab falls back to user networking, and says so before anything runs
+: >"$T/exists.html"
+"$VMB" lab run --matrix "accel=tcg nic=e1000" -o "$T/exists.html" --db "$T/none.db" 2>"$T/pick" </dev/null
+if ! grep -q "NICs on the tap" "$T/pick"; then
+	skip "the network path in TCG guests" "tap devices in a network namespace are not permitted here: $(cat "$T/pick")"
+	finish
+	exit $?
+fi
+expect 0 "lab image" "$VMB" lab image --cache "$cache" --image-dir "$T/imgs/x86_64"
+
+# What is ours on this machine while a guest runs: its QEMU (its work
+# directory is in our TMPDIR) and the lab's processes in QEMU's namespace
+# (a serve on the link, or the host's client against the guest's serve).
+ours() {
+	pgrep -f "[q]emu-system-.*$TMPDIR"
+	pgrep -f "[v]mbench (serve --bind 10\.251\.0\.|run .*--net\.server=10\.251\.0\.)"
+}
+nothing_left() {
+	left=$(ours; ls -A "$TMPDIR")
+	if [ -z "$left" ]; then
+		ok "$1: no QEMU, no process in a lab namespace, no work directory"
+	else
+		not_ok "$1: left: $(echo $left)"
+	fi
+}
+
+# user options reach the guest once `lab run` takes the run options (issue 25)
+sweep=""
+if "$VMB" lab run --help | grep -q -- "--net.connections"; then
+	sweep="--net.connections 1,2,4 --net.time 0.2"
+fi
+expect 0 "nic=e1000,virtio-net in both directions: tcp_stream, tcp_rr, http" "$VMB" lab run \
+	--matrix "accel=tcg nic=e1000,virtio-net netdir=guest-client,guest-server" \
+	--suites net.tcp_stream,net.tcp_rr,net.http --quick $sweep --boots 1 --baseline none --cache "$cache" \
+	--image-dir "$T/imgs" --db "$T/net.db" -o "$T/net.html"
+check "four configurations: the drivers bound, the link up with the guest's address, tap carried the traffic, figures measured" \
+	python3 - "$T/net.db" "$sweep" <<'PY'
+import json, math, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs ORDER BY id")]
+assert len(docs) == 4, [d["labels"]["config"] for d in docs]
+drivers = {"e1000": "e1000", "virtio-net": "virtio_net"}
+seen = set()
+for d in docs:
+    lab = d["labels"]
+    seen.add((lab["nic"], lab["netdir"]))
+    assert lab["net_backend"] in ("tap", "tap+vhost"), lab
+    nics = [n for n in d["fingerprint"]["network"] if n["driver"] == drivers[lab["nic"]]]
+    assert nics and nics[0]["state"] == "up" and "10.251.0.2/30" in nics[0]["ipv4"], d["fingerprint"]["network"]
+    suites = d["suites"]
+    assert [s["name"] + "." + s["tests"][0]["name"] for s in suites] == ["net.tcp_stream", "net.tcp_rr", "net.http"]
+    peer = "10.251.0.1:5280" if lab["netdir"] == "guest-client" else "10.251.0.2:5280"
+    for s in suites:
+        assert s["notes"]["server"] == peer, (lab["config"], s["notes"])
+        assert s["notes"]["qemu_wall_s"] > 0 and s["notes"]["qemu_cpu_user_s"] + s["notes"]["qemu_cpu_system_s"] > 0, s["notes"]
+        t = s["tests"][0]
+        assert t["status"] == "ok", (lab["config"], t["name"], t["reason"])
+        head = {"tcp_stream": "mbit_per_s", "tcp_rr": "transactions_per_s", "http": "requests_per_s"}[t["name"]]
+        for c in t["cases"]:
+            m = {x["name"]: x for x in c["metrics"]}
+            v = m[head]["summary"]["mean"]
+            assert math.isfinite(v) and v > 0, (lab["config"], t["name"], v)
+        if t["name"] == "http" and sys.argv[2]:
+            assert sorted(c["params"]["connections"] for c in t["cases"]) == [1, 2, 4], [c["params"] for c in t["cases"]]
+assert seen == {(n, d) for n in drivers for d in ("guest-client", "guest-server")}, seen
+PY
+if [ -z "$sweep" ]; then
+	skip "the http client sweep of three points" "lab run does not take --net.connections here (run options reach the guest in another part of issue 25)"
+fi
+has "$T/out" "host cost: QEMU's CPU-seconds per second" "the host's cost is shown beside the comparison"
+has "$T/out" "accel=tcg nic=virtio-net netdir=guest-server" "per configuration"
+nothing_left "after success"
+
+# QEMU killed while the net path is up: the run fails, saying so, and the
+# namespace's processes go with it
+check "QEMU killed mid-run: exit 1 with the reason" python3 - "$VMB" "$cache" "$T" <<'PY'
+import os, signal, subprocess, sys
+vmb, cache, t = sys.argv[1:4]
+tmpdir = os.environ["TMPDIR"]
+env = dict(os.environ, VMBENCH_TEST_STOP_AT="lab-net-up")
+p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg nic=virtio-net netdir=guest-client", "--suites",
+                      "net.tcp_rr", "--quick", "--boots", "1", "--baseline", "none", "--cache", cache, "--image-dir",
+                      f"{t}/imgs", "--db", f"{t}/kill.db", "-o", f"{t}/kill.html"], env=env,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+pid, status = os.waitpid(p.pid, os.WUNTRACED)  # it stops itself once the serve in the namespace is up
+assert os.WIFSTOPPED(status), status
+qemu = subprocess.run(["pgrep", "-f", f"[q]emu-system-.*{tmpdir}"], capture_output=True, text=True).stdout.split()
+serve = subprocess.run(["pgrep", "-f", "[v]mbench serve --bind 10.251.0.1"], capture_output=True, text=True).stdout.split()
+assert len(qemu) == 1 and len(serve) == 1, (qemu, serve)
+ns = os.readlink(f"/proc/{qemu[0]}/ns/net")
+assert ns != os.readlink("/proc/self/ns/net") and os.readlink(f"/proc/{serve[0]}/ns/net") == ns, ns
+os.kill(int(qemu[0]), signal.SIGKILL)
+os.kill(p.pid, signal.SIGCONT)
+err = p.communicate(timeout=300)[1].decode()
+assert p.returncode == 1, (p.returncode, err)
+assert "accel=tcg nic=virtio-net netdir=guest-client: the guest closed the channel while running" in err, err
+PY
+nothing_left "after QEMU was killed"
+
+check "Ctrl-C while the net path is up: exit 130" python3 - "$VMB" "$cache" "$T" <<'PY'
+import os, signal, subprocess, sys
+vmb, cache, t = sys.argv[1:4]
+env = dict(os.environ, VMBENCH_TEST_STOP_AT="lab-net-up")
+p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg nic=virtio-net netdir=guest-server", "--suites",
+                      "net.tcp_rr", "--quick", "--boots", "1", "--baseline", "none", "--cache", cache, "--image-dir",
+                      f"{t}/imgs", "--db", f"{t}/int.db", "-o", f"{t}/int.html"], env=env,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+pid, status = os.waitpid(p.pid, os.WUNTRACED)
+assert os.WIFSTOPPED(status), status
+os.kill(p.pid, signal.SIGINT)
+os.kill(p.pid, signal.SIGCONT)
+err = p.communicate(timeout=300)[1].decode()
+assert p.returncode == 130, (p.returncode, err)
+PY
+nothing_left "after Ctrl-C"
+finish
