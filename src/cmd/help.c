@@ -59,6 +59,8 @@ static void man_options(const struct vmb_opt *opts, const char *prefix)
 			fputs("\\fR", stdout);
 		}
 		putchar('\n');
+		if (opts[i].refused)
+			roff("not taken here: ");
 		roff(opts[i].help);
 		if (*cons) {
 			fputs(" (", stdout);
