@@ -29,7 +29,13 @@ struct runner_settings {
 	bool destructive; /* passed to suites: writing to devices is allowed */
 	bool progress;    /* draw progress: case k of n, time left */
 	FILE *progress_file; /* where; NULL: stderr */
+	FILE *progress_lines; /* also, for a program to read: a line per step,
+			       * "CASE/CASES LEFT SUITE.TEST DETAIL" (LEFT in whole
+			       * seconds); NULL: none */
 };
+
+/* "~40 s left", "~3 min left", "~1.5 h left": the time left as progress says it. */
+void runner_time_left_text(double s, char *buf, size_t len);
 
 struct runner_item {
 	const struct vmb_suite *suite;
