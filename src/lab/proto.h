@@ -4,7 +4,8 @@
  *
  *   guest: HELLO <version> <fingerprint JSON on one line>
  *   host:  RUN <suite[.test]> <options JSON object>
- *   guest: PROGRESS <suite[.test]> <elapsed seconds>    (heartbeats while it runs)
+ *   guest: PROGRESS <suite[.test]> <elapsed seconds>[ <case>/<cases> <left> <suite.test>[ <detail>]]
+ *                                                      (heartbeats while it runs)
  *   guest: RESULT <length>\n<length bytes: the result document>\n
  *      or: ERROR <message>
  *   host:  BYE
@@ -22,13 +23,19 @@
 #include <stddef.h>
 
 #include "../core/opts.h"
+#include "../core/suite.h"
 #include "../core/util.h"
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2     /* what this agent speaks */
+#define PROTO_VERSION_MIN 1 /* the oldest a host still reads: 2 only added fields to PROGRESS */
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
 #define PROTO_MAX_WHAT 63             /* a suite[.test] word */
+#define PROTO_MAX_CASES 1000000       /* PROGRESS: cases of one run */
+#define PROTO_MAX_DETAIL 200          /* PROGRESS: bytes of the step's detail */
 #define PROTO_SEND_STALL_MS 60000     /* a send that makes no progress this long fails */
+
+struct proto_msg;
 
 struct proto_conn {
 	int in, out;           /* read from, write to */
@@ -38,6 +45,9 @@ struct proto_conn {
 	unsigned nlast;
 	char err[512];         /* what went wrong, for the caller to print */
 	bool skipping;         /* dropping the rest of an overlong line */
+	/* proto_host_run calls it with each valid PROGRESS (NULL: none) */
+	void (*on_progress)(void *arg, const struct proto_msg *m);
+	void *progress_arg;
 };
 
 void proto_init(struct proto_conn *c, int in, int out);
@@ -83,6 +93,12 @@ struct proto_msg {
 	const char *text;    /* HELLO: the fingerprint JSON; ERROR: the message; PROGRESS: the suite word */
 	double seconds;      /* PROGRESS */
 	size_t length;       /* RESULT */
+	/* PROGRESS since version 2, when the guest's run has begun a case (else ncases is 0) */
+	size_t ncase, ncases; /* the case under way, 1 to ncases, of the RUN's cases */
+	double left;          /* seconds the RUN is expected to take still; -1: unknown */
+	const char *step;     /* the test under way, maybe then a space and what it does:
+			       * "disk.randread iodepth=16 repetition 2 (of 5 at most)" */
+	size_t steplen;       /* bytes of its test word */
 };
 
 /* Classify and validate a guest's line (pointers in *m borrow from line).
@@ -90,6 +106,15 @@ struct proto_msg {
  * without control characters and follow its grammar: else -EPROTO and err
  * says what is wrong. */
 int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, size_t errlen);
+
+/* The PROGRESS line an agent sends: the RUN's word, the seconds since it
+ * began, and the run's own progress line ("3/8 61 disk.randread ...", as
+ * `vmbench run --progress-fd` writes it) when there is one (run_line may
+ * be NULL), its time left less the seconds since it was written (aged).
+ * When the run's line does not fit the grammar (or is of another test),
+ * err says so and the line goes without it. NULL: out of memory. */
+char *proto_progress_line(const char *what, double seconds, const char *run_line, double aged, char *err,
+			  size_t errlen);
 
 /* Host side. Each fills c->err on failure, and bounds its whole wait.
  * hello skips lines that are not HELLO (console noise), but a line with a
@@ -109,6 +134,15 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
  * host_noise, anything unknown) are dropped. */
 int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char *err, size_t errlen);
 int proto_host_bye(struct proto_conn *c, int timeout_ms);
+
+/* A RUN's options object as `vmbench run` arguments ("--time=0.5",
+ * "--cpu.max-prime=2000") appended to args, each checked by its row, as
+ * proto_parse_run does: run-level keys among proto_run_options (rows of
+ * run_opts), and SUITE.OPTION keys of the suite `only` (NULL: of any
+ * suite). `what` names what they are for in messages. The host's own run
+ * with a lab's options takes them the same way. */
+int proto_run_args(const json_t *opts, const struct vmb_opt *run_opts, const struct vmb_suite *only,
+		   const char *what, struct strv *args, char *err, size_t errlen);
 
 /* Guest side: a RUN line, validated against the suite table and the
  * options the protocol lets a host set: run_opts is `vmbench run`'s table,

@@ -119,7 +119,8 @@ static void hello_cases(void **state)
 	} cases[] = {
 		{ "[    0.0] Linux version 6.1\nbooting...\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\n", 0, false, false, 0, NULL },
 		{ "noise\r\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\r\n", 0, false, false, 0, NULL },
-		{ "HELLO 2 {\"hypervisor\": {}}\n", 0, false, false, -EPROTONOSUPPORT, "protocol version 2, this host 1" },
+		{ "HELLO 3 {\"hypervisor\": {}}\n", 0, false, false, -EPROTONOSUPPORT, "protocol version 3, this host 1 to 2" },
+		{ "HELLO 2 {\"hypervisor\": {\"name\": \"KVM\"}}\n", 0, false, false, 0, NULL },
 		{ "HELLO x {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
 		{ "HELLO 01 {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
 		{ "HELLO 1\n", 0, false, false, -EPROTO, "malformed HELLO" },
