@@ -14,7 +14,12 @@ struct lab_run_opts {
 	const char *image_dir;   /* vmlinuz, initrd.img */
 	const char *suites;      /* "cpu,disk,boot" */
 	unsigned boots;          /* cold boots measured (the first also runs the suites) */
-	bool quick;
+	/* the options of the guests' runs, as the agent protocol's RUN takes
+	 * them (docs/agent-protocol.md): run-level keys ("quick", "time",
+	 * "threads"...) and SUITE.OPTION keys ("cpu.max-prime"); each RUN gets
+	 * the run-level keys and its own suite's. Borrowed; NULL: none */
+	json_t *run_opts;
+	bool progress;           /* draw the boot's and the guest's progress on stderr (a terminal, not -q) */
 	const char *disk_size;   /* scratch disk attached through the configuration's controller */
 	const char *disk_format; /* raw|qcow2 */
 	const char *disk_cache;  /* QEMU cache mode */

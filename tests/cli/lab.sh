@@ -52,7 +52,7 @@ check "and prints no garbage" python3 -c "import sys; sys.stdin.buffer.read().de
 expect 2 "lab run --out: refused" "$VMB" lab run --matrix accel=tcg --out "$T/x.html"
 has "$T/err" "--image-dir DIR says where the guest images go, -o FILE where the HTML report goes" "names both"
 expect 2 "lab image --out=DIR: refused" "$VMB" lab image "--out=$T/img"
-has "$T/err" "--out is no lab option" "refused too"
+has "$T/err" "--out is not taken here" "refused too"
 expect 2 "lab image -o: no report there" "$VMB" lab image -o "$T/x.html"
 has "$T/err" "lab image writes no report" "says so"
 check "no directory was made" test ! -e "$T/x.html"
