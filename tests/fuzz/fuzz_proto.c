@@ -30,6 +30,10 @@ static void parse_lines(const char *line)
 	if (proto_parse_guest_line(line, &m, err, sizeof(err)) == 0 && m.kind == PROTO_RESULT &&
 	    (m.length < 2 || m.length > PROTO_MAX_RESULT))
 		abort(); /* a length outside the protocol's bounds got through */
+	if (m.kind == PROTO_PROGRESS && m.ncases &&
+	    (m.ncase < 1 || m.ncase > m.ncases || m.ncases > PROTO_MAX_CASES || !m.step || !m.steplen ||
+	     !memchr(m.step, '.', m.steplen) || (m.left < 0 && m.left != -1)))
+		abort(); /* a progress outside its bounds got through */
 	if (proto_parse_run(line, run_opts, &run, err, sizeof(err)) == 0) {
 		/* the suite word never reads as an option */
 		if (run.what[0] == '-' || !run.what[0])
