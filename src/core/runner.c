@@ -32,16 +32,6 @@ struct run_progress {
 	double nominal_s;   /* warm-up + min_reps x time */
 };
 
-void runner_time_left_text(double s, char *buf, size_t len)
-{
-	if (s < 59.5)
-		snprintf(buf, len, "~%.0f s left", s);
-	else if (s < 5940)
-		snprintf(buf, len, "~%.0f min left", s / 60);
-	else
-		snprintf(buf, len, "~%.1f h left", s / 3600);
-}
-
 static void progress(const struct runner_settings *rs, const struct run_progress *pg, const char *suite,
 		     const char *test, const struct vmb_case *c, unsigned rep, double elapsed)
 {
@@ -68,7 +58,7 @@ static void progress(const struct runner_settings *rs, const struct run_progress
 	}
 	if (!rs->progress)
 		return;
-	runner_time_left_text(rest, left, sizeof(left));
+	str_time_left(rest, left, sizeof(left));
 	fprintf(f, "\r\033[K[case %zu/%zu, %s] %s.%s%s  %s", pg->done + 1, ncase, left, suite, test, params, step);
 	fflush(f);
 }

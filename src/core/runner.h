@@ -34,9 +34,6 @@ struct runner_settings {
 			       * seconds); NULL: none */
 };
 
-/* "~40 s left", "~3 min left", "~1.5 h left": the time left as progress says it. */
-void runner_time_left_text(double s, char *buf, size_t len);
-
 struct runner_item {
 	const struct vmb_suite *suite;
 	const struct optset *opts;

@@ -23,7 +23,6 @@
 #include "qmp.h"
 #include "../core/clock.h"
 #include "../core/result.h"
-#include "../core/runner.h"
 #include "../store/doc.h"
 #include "../suites/boot.h"
 #include "../suites/suites.h"
@@ -664,7 +663,7 @@ static void guest_progress(void *arg, const struct proto_msg *m)
 	if (m->left < 0)
 		snprintf(left, sizeof(left), "%.0f s so far", m->seconds);
 	else
-		runner_time_left_text(m->left, left, sizeof(left));
+		str_time_left(m->left, left, sizeof(left));
 	progress_draw(o, "[case %zu/%zu, %s] %s", m->ncase, m->ncases, left, step);
 }
 
