@@ -21,11 +21,10 @@
 #include "cmd.h"
 #include "../core/clock.h"
 #include "../core/log.h"
+#include "../core/macro.h"
 #include "../lab/proto.h"
 #include "../probe/probe.h"
 #include "../core/banned.h"
-
-extern const struct vmb_opt run_opts[];
 
 const struct vmb_opt agent_opts[] = {
 	{ .name = "port", .type = OPT_STRING, .def = "-", .metavar = "PATH",
@@ -43,7 +42,7 @@ const struct vmb_cmd cmd_agent_desc = {
 	.fn = cmd_agent,
 	.args = "[--port PATH]",
 	.summary = "the guest side of the lab: run suites on a host's request over a serial port",
-	.description = "Speaks vmbench's agent protocol (version 1) on PATH or stdin/stdout: HELLO with this "
+	.description = "Speaks vmbench's agent protocol (version " STRINGIFY(PROTO_VERSION) ") on PATH or stdin/stdout: HELLO with this "
 		       "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
 		       "and RESULT <length> with the result document (or ERROR <message>), TOKEN <secret> (the "
 		       "net token of later runs, answered OK) and SERVE <address> (a vmbench serve there, "
@@ -55,6 +54,11 @@ const struct vmb_cmd cmd_agent_desc = {
 /* How long a run stopped with SIGTERM may take to clean up (its scratch
  * files) before it is killed. */
 #define AGENT_STOP_GRACE_MS 10000
+
+/* Where the run writes its progress lines (--progress-fd), and the most
+ * of one line the agent keeps. */
+#define AGENT_PROGRESS_FD 3
+#define AGENT_PROGRESS_MAX 512
 
 /* A signal that ends the agent while a run goes on: the run is stopped
  * first, then the agent dies of the same signal. */
@@ -169,7 +173,7 @@ static int open_port(const char *path, int *out)
 /* The child: `vmbench run`, in a process group of its own (the agent stops
  * the whole group), stopped with SIGTERM when the agent dies, even of
  * SIGKILL: SIGTERM lets the run remove its scratch files. Never returns. */
-static void exec_run(char **argv, int out, int err, pid_t agent)
+static void exec_run(char **argv, int out, int err, int prog, pid_t agent)
 {
 	int null = open("/dev/null", O_RDONLY);
 
@@ -177,6 +181,9 @@ static void exec_run(char **argv, int out, int err, pid_t agent)
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != agent)
 		_exit(127); /* the agent died before the signal was armed */
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
+		_exit(127);
+	/* the run's progress lines on AGENT_PROGRESS_FD (dup2 onto itself would keep close-on-exec) */
+	if (prog == AGENT_PROGRESS_FD ? fcntl(prog, F_SETFD, 0) < 0 : dup2(prog, AGENT_PROGRESS_FD) < 0)
 		_exit(127);
 	execv("/proc/self/exe", argv);
 	_exit(127);
@@ -259,6 +266,59 @@ static int send_outcome(struct proto_conn *c, char *out, size_t outlen, bool sto
 	return send_error(c, "", stopped ? "the run was stopped" : msg && *msg ? msg : "the run produced no result");
 }
 
+/* The run's progress lines as they come: the last whole one is kept, with
+ * the time it came; a line too long to keep is dropped to its newline. */
+struct run_progress_in {
+	char buf[AGENT_PROGRESS_MAX], last[AGENT_PROGRESS_MAX];
+	size_t len;
+	bool skipping;
+	uint64_t t_last; /* 0: no line yet */
+};
+
+/* Read what the pipe has: 0, or -1 at its end. */
+static int progress_read(struct run_progress_in *p, int fd, uint64_t now)
+{
+	ssize_t got = read(fd, p->buf + p->len, sizeof(p->buf) - p->len);
+	char *nl;
+
+	if (got <= 0)
+		return got == 0 || (errno != EINTR && errno != EAGAIN) ? -1 : 0;
+	p->len += (size_t)got;
+	while ((nl = memchr(p->buf, '\n', p->len))) {
+		size_t l = (size_t)(nl - p->buf);
+
+		if (!p->skipping) {
+			memcpy(p->last, p->buf, l);
+			p->last[l] = '\0';
+			p->t_last = now;
+		}
+		p->skipping = false;
+		memmove(p->buf, nl + 1, p->len - l - 1);
+		p->len -= l + 1;
+	}
+	if (p->len == sizeof(p->buf)) {
+		p->skipping = true;
+		p->len = 0;
+	}
+	return 0;
+}
+
+/* A heartbeat: the time since the run began, and its progress when it said any. */
+static int send_progress(struct proto_conn *c, const char *what, const struct run_progress_in *p, uint64_t t0,
+			 uint64_t now)
+{
+	char err[160], *line = proto_progress_line(what, (double)(now - t0) / NSEC_PER_SEC,
+						   p->t_last ? p->last : NULL,
+						   (double)(now - p->t_last) / NSEC_PER_SEC, err, sizeof(err));
+	int r;
+
+	if (!line)
+		return -ENOMEM;
+	r = proto_send(c, "%s", line);
+	free(line);
+	return r;
+}
+
 /* Run `vmbench run OPTIONS --no-store -q --json - -- WHAT` and send its
  * result. A negative errno when the channel failed, else 0. */
 static int run_one(struct proto_conn *c, const struct proto_run *req)
@@ -266,16 +326,17 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 	char *out = NULL, errtail[2048] = "";
 	size_t outlen = 0, outcap = 0;
 	struct strv argv = { 0 };
-	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, r = 0, open_fds = 2;
+	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, pprog[2] = { -1, -1 }, status = 0, r = 0, open_fds = 2;
+	struct run_progress_in *prog = calloc(1, sizeof(*prog));
 	uint64_t t0 = clock_ns(), last = t0;
 	bool stopped = false;
 	pid_t pid, agent = getpid();
 
-	if (proto_run_argv(req, &argv) < 0) {
+	if (!prog || proto_run_argv(req, "--progress-fd=" STRINGIFY(AGENT_PROGRESS_FD), &argv) < 0) {
 		r = send_error(c, "cannot start a run: ", strerror(ENOMEM));
 		goto out;
 	}
-	if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
+	if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0 || pipe2(pprog, O_CLOEXEC) < 0) {
 		r = send_error(c, "cannot start a run: ", strerror(errno));
 		goto out;
 	}
@@ -287,25 +348,31 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 		goto out;
 	}
 	if (pid == 0)
-		exec_run(argv.v, pout[1], perr[1], agent);
+		exec_run(argv.v, pout[1], perr[1], pprog[1], agent);
 	(void)setpgid(pid, pid); /* also here: kill(-pid) must not find no group */
 	close(pout[1]);
 	close(perr[1]);
-	pout[1] = perr[1] = -1;
+	close(pprog[1]);
+	pout[1] = perr[1] = pprog[1] = -1;
 	while (open_fds > 0) {
 		/* poll ignores negative descriptors: a closed pipe drops out */
-		struct pollfd p[2] = { { .fd = pout[0], .events = POLLIN }, { .fd = perr[0], .events = POLLIN } };
+		struct pollfd p[3] = { { .fd = pout[0], .events = POLLIN }, { .fd = perr[0], .events = POLLIN },
+				       { .fd = pprog[0], .events = POLLIN } };
 		uint64_t now;
 
-		if (agent_signal || poll(p, 2, 1000) < 0) {
+		if (agent_signal || poll(p, 3, 1000) < 0) {
 			if (agent_signal || errno != EINTR)
 				break;
 			continue;
 		}
 		now = clock_ns();
+		if ((p[2].revents & (POLLIN | POLLHUP)) && progress_read(prog, pprog[0], now) < 0) {
+			close(pprog[0]);
+			pprog[0] = -1;
+		}
 		if (now - last >= 1000000000ull) {
 			/* a heartbeat: the host's stall timer starts again */
-			r = proto_send(c, "PROGRESS %s %.0f", req->what, (double)(now - t0) / NSEC_PER_SEC);
+			r = send_progress(c, req->what, prog, t0, now);
 			if (r < 0)
 				break; /* the host is gone: the run is for no one */
 			last = now;
@@ -357,7 +424,10 @@ out:
 			close(pout[i]);
 		if (perr[i] >= 0)
 			close(perr[i]);
+		if (pprog[i] >= 0)
+			close(pprog[i]);
 	}
+	free(prog);
 	free(out);
 	strv_clear(&argv);
 	return r;

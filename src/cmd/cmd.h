@@ -89,6 +89,15 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
  * long the option defaults let it take (run.c). */
 struct runner_estimate;
 int run_estimate(bool quick, struct runner_estimate *out);
+/* `vmbench run`'s options: what an agent checks a RUN's options with. */
+extern const struct vmb_opt run_opts[];
+/* What no row of the measurement options (run_opts.h) can check, after
+ * --quick: --min-reps not over --max-reps, --cpus a CPU list, each CPU one
+ * this process may run on when here is true. CMD_CONTINUE with *cpus the
+ * list (NULL without --cpus; the caller frees it), or the exit code after a
+ * message (run.c; lab run checks its guests' and host's options with it). */
+int run_check_measure(const struct vmb_cmd *self, const struct optset *own, bool here, unsigned **cpus,
+		      size_t *ncpus);
 /* compare and report: every operand word into a table (*t always needs
  * cmp_table_release). CMD_CONTINUE, or an exit code after a message. */
 struct cmp_table;

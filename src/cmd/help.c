@@ -59,6 +59,8 @@ static void man_options(const struct vmb_opt *opts, const char *prefix)
 			fputs("\\fR", stdout);
 		}
 		putchar('\n');
+		if (opts[i].refused)
+			roff("not taken here: ");
 		roff(opts[i].help);
 		if (*cons) {
 			fputs(" (", stdout);
@@ -90,6 +92,10 @@ static const struct {
 	{ "vmbench lab run --matrix \"accel=kvm,tcg disk=ide,virtio-blk\" --quick",
 	  "Four QEMU guests (KVM and TCG, each with an IDE and a virtio-blk disk), booted, timed, measured and "
 	  "compared with the host." },
+	{ "vmbench lab run --matrix \"accel=tcg disk=ide,virtio-blk\" --suites disk.randread --disk.iodepth 1,4,16,64 "
+	  "--time 5",
+	  "fio's queue-depth sweep with a fixed runtime, in a guest behind each controller and on the host, with the "
+	  "same options in each." },
 };
 
 /* The NAME line from the suite table: it names what exists. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "run_opts.h"
 #include "../core/log.h"
 #include "../core/opts.h"
 #include "../core/noise.h"
@@ -20,6 +21,7 @@
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
+#include "../lab/proto.h"
 #include "../lab/qemu.h"
 #include "../report/compare.h"
 #include "../store/db.h"
@@ -30,6 +32,11 @@
 
 /* `vmbench run`'s options (src/cmd/run.c): the host's net client is checked against them */
 extern const struct vmb_opt run_opts[];
+
+/* Why the disk suite's test file is not the user's to place in a lab run. */
+#define LAB_SCRATCH_FILE_WHY                                                                                         \
+	"each guest's disk suite tests the scratch disk behind the configuration's controller (the matrix key "     \
+	"disk); the host baseline's test file goes in the current directory"
 
 const struct vmb_opt lab_opts[] = {
 	{ .name = "arch", .type = OPT_STRING, .def = "x86_64", .choices = "x86_64|aarch64", .metavar = "ARCH",
@@ -53,6 +60,8 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
 	  .help = "run: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot)" },
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
+	/* how each guest and the host measure: `vmbench run`'s rows, passed to both */
+	RUN_MEASURE_OPTS,
 	{ .name = "boots", .type = OPT_INT, .min = 1, .max = 100, .def = "3", .quick = "2", .metavar = "N",
 	  .help = "run: cold boots timed per configuration (the first also runs the suites)" },
 	{ .name = "rounds", .type = OPT_INT, .min = 1, .max = 100, .def = "1", .metavar = "N",
@@ -79,6 +88,46 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
+	/* Options of `vmbench run` and of the suites that name the host's paths
+	 * or the lab's own plumbing: refused, saying why and what instead (a
+	 * row here shadows the suite's row of that name) */
+	{ .name = "out", .type = OPT_BOOL, .refused = true,
+	  .help = "--image-dir DIR says where the guest images go, -o FILE where the HTML report goes" },
+	{ .name = "json", .type = OPT_BOOL, .refused = true,
+	  .help = "the lab stores every run in its store (--db) with the labels of its configuration; 'vmbench "
+		  "export' writes stored runs out" },
+	{ .name = "no-store", .type = OPT_BOOL, .refused = true,
+	  .help = "the lab compares what it stores; --db PATH names another store" },
+	{ .name = "runs", .type = OPT_BOOL, .refused = true,
+	  .help = "a lab run is replicated by booting again: --rounds N boots every configuration N times, in an "
+		  "order shuffled per round" },
+	{ .name = "seed", .type = OPT_BOOL, .refused = true,
+	  .help = "the lab shuffles the configurations of each round (--rounds) and records that seed; a guest runs "
+		  "the items of --suites in their order" },
+	{ .name = "destructive", .type = OPT_BOOL, .refused = true,
+	  .help = "each guest overwrites a scratch disk of its own, which the lab attaches; the host baseline writes "
+		  "a new file" },
+	{ .name = "progress-fd", .type = OPT_BOOL, .refused = true,
+	  .help = "the channel of a guest's progress to its agent; lab run draws it on a terminal" },
+	{ .name = "disk.dir", .type = OPT_BOOL, .refused = true, .help = LAB_SCRATCH_FILE_WHY },
+	{ .name = "disk.file", .type = OPT_BOOL, .refused = true, .help = LAB_SCRATCH_FILE_WHY },
+	{ .name = "disk.device", .type = OPT_BOOL, .refused = true,
+	  .help = "a host's device is no guest's: the lab attaches a scratch disk to each guest (--disk-size, "
+		  "--disk-format, --disk-cache, the matrix key disk)" },
+	{ .name = "disk.size", .type = OPT_BOOL, .refused = true,
+	  .help = "--disk-size SIZE sizes the scratch disk, which each guest tests whole and the host as a file of "
+		  "that size, so that they pair in compare" },
+	{ .name = "app.dir", .type = OPT_BOOL, .refused = true,
+	  .help = "the lab chooses where a guest's app suite works; the host baseline's works in the current "
+		  "directory" },
+	{ .name = "app.db", .type = OPT_BOOL, .refused = true,
+	  .help = "a server URL names a server of the host's network, which is no guest's; app.oltp_* run on SQLite "
+		  "in each guest and on the host" },
+	{ .name = "net.server", .type = OPT_BOOL, .refused = true,
+	  .help = "the lab chooses the server of each guest's net suite" },
+	{ .name = "net.url", .type = OPT_BOOL, .refused = true,
+	  .help = "a URL names a server of the host's network, which is no guest's; the lab chooses the server of "
+		  "each guest's net suite" },
 	OPT_TABLE_END,
 };
 
@@ -102,8 +151,15 @@ const struct vmb_cmd cmd_lab_desc = {
 		       "session from the store; 'lab report SELECTOR' the last session among the runs with those "
 		       "labels (lab=ID, or matrix keys such as disk=ide), with that session's host. Guests are "
 		       "x86_64 or aarch64 (--arch, or the matrix key arch); a guest of another architecture than "
-		       "the host's is emulated (TCG).",
+		       "the host's is emulated (TCG). "
+		       "Every guest and the host "
+		       "measure with the options of 'vmbench run' given here (--time, --threads, --precision, "
+		       "--repeat... and every --SUITE.OPTION of 'vmbench list'), checked before anything is "
+		       "built or booted, and record them as a native run does; the options that would name the "
+		       "host's paths or the lab's own plumbing are not taken (listed below, each with why). On a "
+		       "terminal the guest's progress is drawn as 'run' draws its own.",
 	.opts = lab_opts,
+	.flags = CMD_SUITE_OPTS,
 	.min_args = 1,
 	.max_args = 2,
 };
@@ -132,9 +188,10 @@ static bool items_name(const char *items, const struct vmb_suite *s)
 }
 
 /* The host baseline: this binary's `run` of the same suites and tests as in
- * the guests, but those the lab measures from outside a guest (boot). NULL with err on failure,
- * NULL with err empty when only boot was asked. */
-static json_t *host_run(const char *suites, bool quick, const char *disk_size, char *err, size_t errlen)
+ * the guests, with the same options, but those the lab measures from
+ * outside a guest (boot). NULL with err on failure, NULL with err empty
+ * when only boot was asked. */
+static json_t *host_run(const char *suites, const json_t *opts, const char *disk_size, char *err, size_t errlen)
 {
 	static const char *const tail[] = { "--no-store", "-q", "--json", "-" };
 	struct strv argv = { 0 };
@@ -165,8 +222,13 @@ static json_t *host_run(const char *suites, bool quick, const char *disk_size, c
 		if (r == 0)
 			r = strv_push(&argv, disk_size);
 	}
-	if (r == 0 && quick)
-		r = strv_push(&argv, "--quick");
+	if (r < 0) {
+		errf(err, errlen, r, "out of memory");
+		goto out;
+	}
+	/* the guests' options, taken as an agent takes them */
+	if (opts && proto_run_args(opts, run_opts, NULL, "the host", &argv, err, errlen) < 0)
+		goto out;
 	for (size_t i = 0; r == 0 && i < sizeof(tail) / sizeof(tail[0]); i++)
 		r = strv_push(&argv, tail[i]);
 	if (r < 0) {
@@ -252,7 +314,7 @@ static size_t say_failures(const char *who, const json_t *doc)
 struct lab {
 	const struct optset *own;
 	const char *cache, *image_dir, *suites;
-	bool quick;
+	json_t *run_opts; /* the guests' and the host's options, as RUN takes them */
 	struct db *db;
 	struct cmp_table t;
 	size_t failed;
@@ -351,7 +413,7 @@ static int lab_baseline(struct lab *l)
 	json_t *doc;
 
 	log_info("measuring the host (baseline)");
-	doc = host_run(l->suites, l->quick, l->disk_size, err, sizeof(err));
+	doc = host_run(l->suites, l->run_opts, l->disk_size, err, sizeof(err));
 	if (!doc && *err) {
 		log_error("the host baseline failed: %s", err);
 		return -EIO;
@@ -427,7 +489,8 @@ static int boot_config(const struct lab *l, const struct lab_config *c, const ch
 {
 	return lab_run_config(c, &(struct lab_run_opts){
 		.image_dir = image_dir, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
-		.quick = l->quick, .disk_size = l->disk_size, .disk_format = optset_str(l->own, "disk-format"),
+		.run_opts = l->run_opts, .progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO,
+		.disk_size = l->disk_size, .disk_format = optset_str(l->own, "disk-format"),
 		.disk_cache = optset_str(l->own, "disk-cache"), .hello_timeout_ms = hello_timeout_ms,
 		.run_table = run_opts, .nic_backend = l->nic_be ? l->nic_be->name : NULL,
 	}, doc, err, errlen);
@@ -832,6 +895,82 @@ static int check_labels(const struct vmb_cmd *self, const struct optset *own)
 	return CMD_CONTINUE;
 }
 
+/* An option's parsed value as RUN's options object has it: true for a
+ * flag, a number for counts and seconds, bytes for a size, the text for
+ * text and lists (a list's "all" is the guest's CPUs there, not ours). */
+static json_t *opt_json(const struct vmb_opt *o, const struct opt_value *v)
+{
+	switch (o->type) {
+	case OPT_BOOL:
+		return json_boolean(v->b);
+	case OPT_INT:
+		return json_integer(v->i);
+	case OPT_DOUBLE:
+		return json_real(v->d);
+	case OPT_SIZE:
+		return json_integer((json_int_t)v->u);
+	case OPT_STRING:
+	case OPT_LIST:
+		return json_string(v->s);
+	default:
+		return NULL; /* no RUN option is of another type */
+	}
+}
+
+/* What `run` checks of the measurement options beyond their rows, for the
+ * host (its CPUs, when it is measured) and each configuration: --cpus
+ * names vCPUs of every guest. */
+static int check_measure(const struct vmb_cmd *self, const struct optset *own, const struct lab_matrix *m)
+{
+	bool host = !strcmp(optset_str(own, "baseline"), "host");
+	unsigned *cpus = NULL;
+	size_t ncpus = 0;
+	int ret = run_check_measure(self, own, host, &cpus, &ncpus);
+
+	for (size_t i = 0; ret == CMD_CONTINUE && i < m->n; i++) {
+		int64_t smp;
+
+		if (parse_i64(m->configs[i].v[LAB_SMP], 1, 4096, &smp) < 0)
+			continue; /* the matrix parser's to refuse */
+		for (size_t k = 0; ret == CMD_CONTINUE && k < ncpus; k++)
+			if (cpus[k] >= smp)
+				ret = cmd_usage_error(self, "--cpus: a guest of smp=%lld has no CPU %u (its CPUs are 0 to "
+						      "%lld); give CPUs every configuration has", (long long)smp, cpus[k],
+						      (long long)smp - 1);
+	}
+	free(cpus);
+	return ret;
+}
+
+/* The options the guests and the host measure with, in the agent
+ * protocol's RUN format: those of `run`'s rows that a host may set
+ * (proto_run_options) and every --SUITE.OPTION, as given; what was not
+ * given keeps run's default in each (--quick's under "quick"). NULL: out
+ * of memory. */
+static json_t *lab_run_options(const struct optset *own, const struct optset *suite_sets)
+{
+	json_t *o = json_object();
+	int r = o ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < own->n; i++)
+		for (size_t k = 0; r == 0 && own->vals[i].set && proto_run_options[k]; k++)
+			if (!strcmp(own->opts[i].name, proto_run_options[k]))
+				r = json_object_set_new(o, own->opts[i].name, opt_json(&own->opts[i], &own->vals[i]));
+	for (size_t s = 0; r == 0 && s < vmb_nsuites; s++)
+		for (size_t i = 0; r == 0 && i < suite_sets[s].n; i++)
+			if (suite_sets[s].vals[i].set) {
+				char key[128];
+
+				snprintf(key, sizeof(key), "%s%s", suite_sets[s].prefix, suite_sets[s].opts[i].name);
+				r = json_object_set_new(o, key, opt_json(&suite_sets[s].opts[i], &suite_sets[s].vals[i]));
+			}
+	if (r < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* Everything lab run checks and opens before the first boot: the matrix,
  * --kernel, --suites, -o, the store, the signal handlers. CMD_CONTINUE, or
  * an exit code after a message. */
@@ -853,6 +992,8 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 		ret = check_labels(self, own);
 	if (ret == CMD_CONTINUE && strcmp(optset_str(own, "baseline"), LAB_HOST) && strcmp(optset_str(own, "baseline"), "none"))
 		ret = baseline_config(self, l, m, optset_str(own, "baseline"));
+	if (ret == CMD_CONTINUE)
+		ret = check_measure(self, own, m);
 	if (ret != CMD_CONTINUE)
 		return ret;
 	for (size_t i = 0; i < m->n && !l->nic_be; i++)
@@ -959,10 +1100,10 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	return EXIT_OK;
 }
 
-static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *cache, const char *image_dir)
+static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets, const char *cache,
+		   const char *image_dir)
 {
-	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites"),
-			 .quick = optset_bool(own, "quick") };
+	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites") };
 	struct lab_matrix m = { 0 };
 	const char *out = optset_str(own, "output");
 	size_t *order = NULL;
@@ -970,6 +1111,12 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const char *c
 
 	cmp_table_init(&l.t, suites_find);
 	snprintf(l.disk_size, sizeof(l.disk_size), "%llu", (unsigned long long)optset_size(own, "disk-size"));
+	l.run_opts = lab_run_options(own, suite_sets);
+	if (!l.run_opts) {
+		log_error("out of memory");
+		ret = EXIT_FAILED;
+		goto out;
+	}
 	ret = lab_prepare(self, own, &l, &m, out);
 	if (ret != CMD_CONTINUE)
 		goto out;
@@ -1008,6 +1155,7 @@ out:
 	json_decref(l.group);
 	json_decref(l.busy);
 	strv_clear(&l.base_pairs);
+	json_decref(l.run_opts);
 	cmp_table_release(&l.t);
 	lab_matrix_release(&m);
 	db_close(l.db);
@@ -1284,28 +1432,16 @@ out:
 	return ret;
 }
 
-/* --out named two things (the image directory, and where a report went); it
- * is refused with both of its successors, before the parser suggests one. */
-static int refuse_out(const struct vmb_cmd *self, int argc, char **argv)
-{
-	for (int a = 0; a < argc && strcmp(argv[a], "--"); a++)
-		if (!strcmp(argv[a], "--out") || str_has_prefix(argv[a], "--out="))
-			return cmd_usage_error(self, "--out is no lab option: --image-dir DIR says where the guest images "
-						     "go, -o FILE where the HTML report goes");
-	return CMD_CONTINUE;
-}
-
 static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 {
-	struct optset own = { 0 };
+	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	struct strv pos = { 0 };
 	char cache[4096], out[4200], err[1024];
 	int ret, rebuilt = 0;
 
-	ret = refuse_out(self, argc, argv);
-	if (ret != CMD_CONTINUE)
-		return ret;
-	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
+	if (!suite_sets)
+		return EXIT_FAILED;
+	ret = cmd_parse(self, argc, argv, &own, suite_sets, &pos);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	cmd_apply_verbosity(&own);
@@ -1337,7 +1473,7 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	else
 		cache_home(cache, sizeof(cache));
 	if (!strcmp(pos.v[0], "run")) {
-		ret = lab_run(self, &own, cache, optset_str(&own, "image-dir"));
+		ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"));
 		goto out;
 	}
 	if (optset_str(&own, "image-dir"))
@@ -1354,6 +1490,7 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	printf("%s %s (vmlinuz, initrd.img, manifest.json)\n", rebuilt ? "built" : "up to date:", out);
 	ret = EXIT_OK;
 out:
-	cmd_release(&own, NULL, &pos);
+	cmd_release(&own, suite_sets, &pos);
+	free(suite_sets);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "run_opts.h"
 #include "../core/log.h"
 #include "../core/runner.h"
 #include "../probe/probe.h"
@@ -26,24 +27,7 @@ const struct vmb_opt run_opts[] = {
 	{ .name = "quick", .type = OPT_BOOL,
 	  .help = "a short run of everything: every option's --quick default applies unless given ('vmbench list' "
 		  "says how many cases the quick and the default run have on this machine and how long they take)" },
-	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 86400, .def = "2", .quick = "0.3",
-	  .metavar = "SECONDS", .help = "how long each repetition of a test measures (sysbench --time, fio --runtime)" },
-	{ .name = "warmup", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1",
-	  .metavar = "SECONDS", .help = "an uncounted repetition of this length before each case; 0 for none" },
-	{ .name = "budget", .type = OPT_DOUBLE, .min = 0.01, .max = 604800, .def = "60", .quick = "2",
-	  .metavar = "SECONDS", .help = "time limit per case once --min-reps repetitions are done" },
-	{ .name = "threads", .type = OPT_LIST, .min = 1, .max = 4096, .def = "1,all", .metavar = "LIST",
-	  .help = "thread counts for threaded tests; 1 is always measured (parallel efficiency needs it)" },
-	{ .name = "cpus", .type = OPT_STRING, .metavar = "LIST",
-	  .help = "pin worker threads round-robin to these CPUs, e.g. 0-3,6" },
-	{ .name = "repeat", .type = OPT_INT, .min = 1, .max = 1000, .metavar = "N",
-	  .help = "exactly N repetitions (sets --min-reps and --max-reps)" },
-	{ .name = "precision", .type = OPT_DOUBLE, .min = 0.01, .max = 100, .def = "2", .metavar = "PCT",
-	  .help = "stop once the 95% confidence interval of the headline metric is within PCT% of its mean" },
-	{ .name = "min-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "3", .metavar = "N",
-	  .help = "at least N counted repetitions" },
-	{ .name = "max-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "5", .metavar = "N",
-	  .help = "at most N counted repetitions" },
+	RUN_MEASURE_OPTS,
 	{ .name = "runs", .type = OPT_INT, .min = 1, .max = 1000, .def = "1", .metavar = "N",
 	  .help = "N runs in interleaved rounds: every selected test once per round, in an order shuffled "
 		  "per round; each round is a run (the unit compare tests on), all stored under one run group" },
@@ -58,6 +42,9 @@ const struct vmb_opt run_opts[] = {
 	{ .name = "no-store", .type = OPT_BOOL, .help = "do not store the result" },
 	{ .name = "destructive", .type = OPT_BOOL,
 	  .help = "allow write tests on a block device given to a suite (destroys its data)" },
+	{ .name = "progress-fd", .type = OPT_INT, .min = 3, .max = 1023, .metavar = "FD",
+	  .help = "also write the progress to this open descriptor, a line per step: 'CASE/CASES LEFT SUITE.TEST "
+		  "DETAIL', LEFT the seconds the run is expected to take still (what the lab's agent sends the host)" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -629,9 +616,10 @@ out:
 	return ret;
 }
 
-/* --cpus: the list, each CPU one this process may run on. CMD_CONTINUE
- * with *out set (NULL when not given), or the exit code of a usage error. */
-static int cpus_from(const struct vmb_cmd *self, const struct optset *own, unsigned **out, size_t *nout)
+/* --cpus: the list, each CPU one this process may run on when here is
+ * true (else only its form). CMD_CONTINUE with *out set (NULL when not
+ * given), or the exit code of a usage error. */
+static int cpus_from(const struct vmb_cmd *self, const struct optset *own, bool here, unsigned **out, size_t *nout)
 {
 	const char *list = optset_str(own, "cpus");
 	unsigned *cpus = NULL;
@@ -643,7 +631,7 @@ static int cpus_from(const struct vmb_cmd *self, const struct optset *own, unsig
 		return CMD_CONTINUE;
 	if (parse_cpu_list(list, &cpus, &ncpus) < 0)
 		return cmd_usage_error(self, "--cpus: '%s' is not a CPU list; expected e.g. 0-3,6", list);
-	for (size_t i = 0; i < ncpus; i++)
+	for (size_t i = 0; here && i < ncpus; i++)
 		if (!cpu_allowed(cpus[i])) {
 			int ret = cmd_usage_error(self, "--cpus: CPU %u is not available to this process "
 							"(see 'taskset -p $$' or /sys/devices/system/cpu/online)",
@@ -654,6 +642,42 @@ static int cpus_from(const struct vmb_cmd *self, const struct optset *own, unsig
 		}
 	*out = cpus;
 	*nout = ncpus;
+	return CMD_CONTINUE;
+}
+
+int run_check_measure(const struct vmb_cmd *self, const struct optset *own, bool here, unsigned **cpus,
+		      size_t *ncpus)
+{
+	struct runner_settings rs = { 0 };
+
+	settings_from(own, &rs);
+	if (rs.min_reps > rs.max_reps)
+		return cmd_usage_error(self, "--min-reps %u is larger than --max-reps %u", rs.min_reps, rs.max_reps);
+	return cpus_from(self, own, here, cpus, ncpus);
+}
+
+/* --progress-fd: a stream of its own on the descriptor, which must be open.
+ * CMD_CONTINUE with *f set (NULL when not given), or an exit code. */
+static int progress_lines_from(const struct vmb_cmd *self, const struct optset *own, FILE **f)
+{
+	int fd;
+
+	*f = NULL;
+	if (!optset_get(own, "progress-fd")->set)
+		return CMD_CONTINUE;
+	fd = (int)optset_int(own, "progress-fd");
+	if (fcntl(fd, F_GETFD) < 0)
+		return cmd_usage_error(self, "--progress-fd %d: not an open descriptor (%s); open it for the run, "
+					     "e.g. 3>FILE", fd, strerror(errno));
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	*f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!*f) {
+		log_errno(-errno, "--progress-fd");
+		if (fd >= 0)
+			close(fd);
+		return EXIT_FAILED;
+	}
+	setvbuf(*f, NULL, _IOLBF, 0);
 	return CMD_CONTINUE;
 }
 
@@ -743,11 +767,10 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	settings_from(&own, &rs);
-	if (rs.min_reps > rs.max_reps) {
-		ret = cmd_usage_error(self, "--min-reps %u is larger than --max-reps %u", rs.min_reps, rs.max_reps);
+	ret = run_check_measure(self, &own, true, &cpus, &ncpus);
+	if (ret != CMD_CONTINUE)
 		goto out;
-	}
-	ret = cpus_from(self, &own, &cpus, &ncpus);
+	ret = progress_lines_from(self, &own, &rs.progress_lines);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	rs.cpus = cpus;
@@ -818,6 +841,8 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		       "'vmbench compare LABEL=A LABEL=B' (each round is a run)\n",
 		       group_id, nruns, nruns == 1 ? "" : "s", nu, nu == 1 ? "" : "s", (unsigned long long)seed);
 out:
+	if (rs.progress_lines)
+		(void)fclose(rs.progress_lines);
 	db_close(db);
 	json_decref(fp);
 	free(cpus);

@@ -349,6 +349,11 @@ int opts_parse(int argc, char **argv, struct optset *sets, size_t nsets,
 				 (int)namelen, name, hint);
 			return -EINVAL;
 		}
+		if (set->opts[idx].refused) {
+			snprintf(err, errlen, "--%s%s is not taken here: %s", set->prefix, set->opts[idx].name,
+				 set->opts[idx].help);
+			return -EINVAL;
+		}
 		if (set->opts[idx].type == OPT_BOOL) {
 			if (value) {
 				snprintf(err, errlen, "option '--%s%s' takes no value", set->prefix,
@@ -430,9 +435,9 @@ void opts_print_help(FILE *f, const struct vmb_opt *opts, const char *prefix)
 		opt_format_name(&opts[i], prefix, name, sizeof(name));
 		opt_format_constraints(&opts[i], cons, sizeof(cons));
 		if (strlen(name) > 26)
-			fprintf(f, "  %s\n  %-26s  %s", name, "", opts[i].help);
+			fprintf(f, "  %s\n  %-26s  %s%s", name, "", opts[i].refused ? "not taken here: " : "", opts[i].help);
 		else
-			fprintf(f, "  %-26s  %s", name, opts[i].help);
+			fprintf(f, "  %-26s  %s%s", name, opts[i].refused ? "not taken here: " : "", opts[i].help);
 		if (*cons)
 			fprintf(f, " (%s)", cons);
 		fputc('\n', f);

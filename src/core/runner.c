@@ -32,37 +32,34 @@ struct run_progress {
 	double nominal_s;   /* warm-up + min_reps x time */
 };
 
-static void time_left_text(double s, char *buf, size_t len)
-{
-	if (s < 59.5)
-		snprintf(buf, len, "~%.0f s left", s);
-	else if (s < 5940)
-		snprintf(buf, len, "~%.0f min left", s / 60);
-	else
-		snprintf(buf, len, "~%.1f h left", s / 3600);
-}
-
 static void progress(const struct runner_settings *rs, const struct run_progress *pg, const char *suite,
 		     const char *test, const struct vmb_case *c, unsigned rep, double elapsed)
 {
 	FILE *f = rs->progress_file ? rs->progress_file : stderr;
-	char params[128] = "", left[32];
+	char params[128] = "", left[32], step[64];
 	double per_case = pg->done ? pg->done_s / (double)pg->done : pg->nominal_s;
 	double rest = per_case - elapsed;
-	size_t off = 0;
+	size_t off = 0, ncase = pg->total > pg->done ? pg->total : pg->done + 1;
 
-	if (!rs->progress)
+	if (!rs->progress && !rs->progress_lines)
 		return;
 	for (size_t i = 0; i < c->nparams && off < sizeof(params); i++)
 		str_appendf(params, sizeof(params), &off, " %s=%s", c->params[i].key, c->params[i].value);
 	rest = (rest > 0 ? rest : 0) + per_case * (double)(pg->total > pg->done + 1 ? pg->total - pg->done - 1 : 0);
-	time_left_text(rest, left, sizeof(left));
-	fprintf(f, "\r\033[K[case %zu/%zu, %s] %s.%s%s  ", pg->done + 1,
-		pg->total > pg->done ? pg->total : pg->done + 1, left, suite, test, params);
 	if (rep == 0)
-		fprintf(f, "warm-up");
+		snprintf(step, sizeof(step), "warm-up");
 	else
-		fprintf(f, "repetition %u (of %u at most)", rep, rs->max_reps);
+		snprintf(step, sizeof(step), "repetition %u (of %u at most)", rep, rs->max_reps);
+	if (rs->progress_lines) {
+		/* the same step for a program: the lab's agent sends it to the host */
+		fprintf(rs->progress_lines, "%zu/%zu %.0f %s.%s%s %s\n", pg->done + 1, ncase, rest, suite, test, params,
+			step);
+		fflush(rs->progress_lines);
+	}
+	if (!rs->progress)
+		return;
+	str_time_left(rest, left, sizeof(left));
+	fprintf(f, "\r\033[K[case %zu/%zu, %s] %s.%s%s  %s", pg->done + 1, ncase, left, suite, test, params, step);
 	fflush(f);
 }
 

@@ -29,6 +29,9 @@ struct runner_settings {
 	bool destructive; /* passed to suites: writing to devices is allowed */
 	bool progress;    /* draw progress: case k of n, time left */
 	FILE *progress_file; /* where; NULL: stderr */
+	FILE *progress_lines; /* also, for a program to read: a line per step,
+			       * "CASE/CASES LEFT SUITE.TEST DETAIL" (LEFT in whole
+			       * seconds); NULL: none */
 };
 
 struct runner_item {

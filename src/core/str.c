@@ -161,3 +161,13 @@ long str_find_bad_utf8(const char *s, size_t n)
 	}
 	return -1;
 }
+
+void str_time_left(double s, char *buf, size_t len)
+{
+	if (s < 59.5)
+		snprintf(buf, len, "~%.0f s left", s);
+	else if (s < 5940)
+		snprintf(buf, len, "~%.0f min left", s / 60);
+	else
+		snprintf(buf, len, "~%.1f h left", s / 3600);
+}

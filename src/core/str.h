@@ -31,6 +31,8 @@ long str_find_control(const char *s, size_t n);
  * UTF-8 sequence (RFC 3629: no overlong form, no surrogate, at most
  * U+10FFFF), or -1. JSON text is UTF-8: such a string cannot be stored. */
 long str_find_bad_utf8(const char *s, size_t n);
+/* "~40 s left", "~3 min left", "~1.5 h left": seconds left as progress says them. */
+void str_time_left(double s, char *buf, size_t len);
 /* Levenshtein distance, for "did you mean" hints. */
 size_t str_distance(const char *a, const char *b);
 

@@ -227,7 +227,7 @@ static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const c
 	(void)conn;
 	*doc = NULL;
 	r = line ? proto_parse_run(line, run_table, &req, err, errlen) : errf(err, errlen, -ENOMEM, "out of memory");
-	if (r == 0 && proto_run_argv(&req, &argv) < 0)
+	if (r == 0 && proto_run_argv(&req, NULL, &argv) < 0)
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 	if (r == 0 && (r = ns_spawn(n, argv.v, &pid, &fo, &fe)) < 0)
 		errf(err, errlen, r, "starting the host's run of %s in the lab's network namespace: %s", what,

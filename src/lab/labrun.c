@@ -128,6 +128,22 @@ static void console_tail(const char *dir, char *buf, size_t len)
 	free(text);
 }
 
+/* A line of progress on the terminal in place of the last, as `run`
+ * draws its own; an empty one clears it. */
+static void progress_draw(const struct lab_run_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress_draw(const struct lab_run_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!o->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
 struct boot {
 	pid_t pid;
 	char dir[160];
@@ -211,6 +227,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		       size_t errlen)
 {
 	char tail[600];
+	unsigned drawn = 0;
 	int r;
 
 	/* HELLO through the protocol's host side, in slices short enough to
@@ -225,7 +242,13 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		watch_console(b, now);
 		if (r == 0) {
 			b->t_hello = now;
+			progress_draw(o, "%s", "");
 			return 0;
+		}
+		if ((unsigned)now != drawn) {
+			drawn = (unsigned)now;
+			progress_draw(o, "[booting, %u s] %s", drawn, !b->t_output ? "firmware" : !b->t_init ? "kernel"
+												    : "agent");
 		}
 		if (r != -ETIMEDOUT && r != -EPIPE)
 			return errf(err, errlen, r, "%s", b->conn.err);
@@ -681,32 +704,70 @@ static int host_cost(json_t *doc, const double a[3], const double b[3])
 	return 0;
 }
 
-/* The options the guest's run of item gets: --quick, and a scratch disk for
- * a suite that needs one (it is ours to overwrite). NULL: out of memory. */
+/* The options the lab's run gives every RUN of this suite: the run-level
+ * keys, and the suite's own (RUN refuses another suite's). */
+static int add_run_opts(json_t *opts, const json_t *run_opts, const struct vmb_suite *suite)
+{
+	size_t sl = suite ? strlen(suite->name) : 0;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)run_opts, k, v)
+		if ((!strchr(k, '.') || (suite && !strncmp(k, suite->name, sl) && k[sl] == '.')) &&
+		    json_object_set(opts, k, v) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* A suite that needs a scratch disk gets the guest's (ours to overwrite). */
+static int add_scratch(json_t *opts, const struct vmb_suite *suite, const char *scratch)
+{
+	char key[96], devpath[64];
+
+	if (!suite || !suite->scratch)
+		return 0;
+	snprintf(key, sizeof(key), "%s.%s", suite->name, suite->scratch->device_opt);
+	snprintf(devpath, sizeof(devpath), "/dev/%s", scratch);
+	if (json_object_set_new(opts, key, json_string(devpath)) < 0 ||
+	    json_object_set_new(opts, "destructive", json_true()) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The options the guest's run of item gets: the lab run's own, then what
+ * the lab gives the guest (a step each: the peer at the other end of its
+ * NIC, its scratch disk). NULL: out of memory. */
 static json_t *item_opts(const struct lab_run_opts *o, const struct vmb_suite *suite, const char *scratch,
 			 const struct lab_net *net)
 {
 	json_t *opts = json_object();
-	char key[96], devpath[64];
 
-	if (!opts || (o->quick && json_object_set_new(opts, "quick", json_true()) < 0))
-		goto fail;
-	if (o->run_opts && json_object_update(opts, o->run_opts) < 0)
-		goto fail;
-	/* the peer at the other end of the guest's NIC */
-	if (lab_net_item_opts(net, suite, opts) < 0)
-		goto fail;
-	if (suite && suite->scratch) {
-		snprintf(key, sizeof(key), "%s.%s", suite->name, suite->scratch->device_opt);
-		snprintf(devpath, sizeof(devpath), "/dev/%s", scratch);
-		if (json_object_set_new(opts, key, json_string(devpath)) < 0 ||
-		    json_object_set_new(opts, "destructive", json_true()) < 0)
-			goto fail;
+	if (!opts || add_run_opts(opts, o->run_opts, suite) < 0 || lab_net_item_opts(net, suite, opts) < 0 ||
+	    add_scratch(opts, suite, scratch) < 0) {
+		json_decref(opts);
+		return NULL;
 	}
 	return opts;
-fail:
-	json_decref(opts);
-	return NULL;
+}
+
+/* The guest's PROGRESS: the case of how many and the time left when its
+ * run says them, else the time since the RUN began. */
+static void guest_progress(void *arg, const struct proto_msg *m)
+{
+	const struct lab_run_opts *o = arg;
+	char step[PROTO_MAX_WHAT + PROTO_MAX_DETAIL + 64], left[32];
+
+	if (!m->ncases) {
+		proto_quote(step, sizeof(step), m->text, strcspn(m->text, " "));
+		progress_draw(o, "[%.0f s] %s", m->seconds, step);
+		return;
+	}
+	proto_quote(step, sizeof(step), m->step, PROTO_MAX_WHAT + PROTO_MAX_DETAIL + 1);
+	if (m->left < 0)
+		snprintf(left, sizeof(left), "%.0f s so far", m->seconds);
+	else
+		str_time_left(m->left, left, sizeof(left));
+	progress_draw(o, "[case %zu/%zu, %s] %s", m->ncase, m->ncases, left, step);
 }
 
 /* Every item but boot is a suite or test the guest runs (cpu,
@@ -734,6 +795,8 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		qemu_cpu(b->pid, cpu0);
 		/* the host adopts the guest's result: only what it asked for,
 		 * the id, labels and fingerprint (the HELLO's, checked above) its own */
+		b->conn.on_progress = guest_progress;
+		b->conn.progress_arg = (void *)o;
 		if (b->net.dir && suite && (suite->flags & VMB_SUITE_NET_PEER)) {
 			r = lab_net_run(&b->net, &b->conn, what, opts, b->fp, o->run_table, &d, err, errlen);
 		} else {
@@ -741,6 +804,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 			if (r < 0)
 				errf(err, errlen, r, "%s", b->conn.err);
 		}
+		progress_draw(o, "%s", "");
 		json_decref(opts);
 		if (r < 0)
 			return r;
@@ -881,6 +945,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 	}
 	free(phases);
 	free(warm);
+	progress_draw(o, "%s", ""); /* also after a failure: its message comes next */
 	if (r < 0) {
 		json_decref(doc);
 		return r;

@@ -312,6 +312,20 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* Seconds as a word of a line: up to the next space or the end, *p moved there. */
+static int take_seconds(const char **p, double *out)
+{
+	size_t n = strcspn(*p, " ");
+	char word[24];
+
+	if (n >= sizeof(word))
+		return -EINVAL;
+	memcpy(word, *p, n);
+	word[n] = '\0';
+	*p += n;
+	return parse_seconds(word, out);
+}
+
 /* A suite or suite.test word: letters, digits, '.', '_', '-'; not
  * starting with '-' (it would read as an option), at most PROTO_MAX_WHAT. */
 static bool what_valid(const char *s, size_t len)
@@ -322,6 +336,45 @@ static bool what_valid(const char *s, size_t len)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]) || !s[i])
 			return false;
 	return true;
+}
+
+/* PROGRESS after its word: "<what> <seconds>" (version 1), maybe followed
+ * by "<case>/<cases> <left|-> <suite.test>[ <detail>]" (version 2). The
+ * fields go into m; -EINVAL when anything does not fit. */
+static int parse_progress(const char *rest, struct proto_msg *m)
+{
+	const char *sp = strchr(rest, ' '), *p, *end;
+	uint64_t k, n;
+	size_t wl;
+
+	if (!sp || !what_valid(rest, (size_t)(sp - rest)))
+		return -EINVAL;
+	p = sp + 1;
+	if (take_seconds(&p, &m->seconds) < 0)
+		return -EINVAL;
+	if (!*p)
+		return 0;
+	if (parse_dec(p + 1, PROTO_MAX_CASES, &k, &end) < 0 || *end != '/' ||
+	    parse_dec(end + 1, PROTO_MAX_CASES, &n, &end) < 0 || *end != ' ' || k < 1 || k > n)
+		return -EINVAL;
+	p = end + 1;
+	m->left = -1;
+	if (p[0] == '-' && p[1] == ' ')
+		p++;
+	else if (take_seconds(&p, &m->left) < 0)
+		return -EINVAL;
+	if (*p != ' ')
+		return -EINVAL;
+	p++;
+	wl = strcspn(p, " ");
+	if (!what_valid(p, wl) || !memchr(p, '.', wl) || (p[wl] == ' ' && (!p[wl + 1] || strlen(p + wl + 1) >
+										      PROTO_MAX_DETAIL)))
+		return -EINVAL;
+	m->ncase = (size_t)k;
+	m->ncases = (size_t)n;
+	m->step = p;
+	m->steplen = wl;
+	return 0;
 }
 
 static const struct {
@@ -384,14 +437,12 @@ int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, siz
 		m->version = (long)v;
 		m->text = end + 1;
 		return 0;
-	case PROTO_PROGRESS: {
-		const char *sp = rest ? strchr(rest, ' ') : NULL;
-
-		if (!sp || !what_valid(rest, (size_t)(sp - rest)) || parse_seconds(sp + 1, &m->seconds) < 0)
-			return errf(err, errlen, -EPROTO, "malformed PROGRESS: expected 'PROGRESS <suite[.test]> <seconds>'");
+	case PROTO_PROGRESS:
+		if (!rest || parse_progress(rest, m) < 0)
+			return errf(err, errlen, -EPROTO, "malformed PROGRESS: expected 'PROGRESS <suite[.test]> <seconds>"
+				    "[ <case>/<cases> <left seconds or -> <suite.test>[ <detail>]]'");
 		m->text = rest;
 		return 0;
-	}
 	case PROTO_RESULT:
 		if (!rest || (r = parse_dec(rest, PROTO_MAX_RESULT, &v, &end)) < 0 || *end || v < 2)
 			return errf(err, errlen, -EPROTO, "malformed RESULT: expected 'RESULT <length>' with a length "
@@ -466,9 +517,9 @@ int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
 			free(line);
 			return r;
 		}
-		if (m.version != PROTO_VERSION) {
-			fail(c, "the guest agent speaks protocol version %ld, this host %d: rebuild the guest image",
-			     m.version, PROTO_VERSION);
+		if (m.version < PROTO_VERSION_MIN || m.version > PROTO_VERSION) {
+			fail(c, "the guest agent speaks protocol version %ld, this host %d to %d: rebuild the guest image",
+			     m.version, PROTO_VERSION_MIN, PROTO_VERSION);
 			free(line);
 			return -EPROTONOSUPPORT;
 		}
@@ -553,6 +604,45 @@ static int recv_result(struct proto_conn *c, size_t n, int stall_ms, uint64_t en
 	return proto_recv_bytes(c, n, stall_ms, data);
 }
 
+/* Is the test a PROGRESS names one of the RUN `what` asked for: a test of
+ * its suite, or the test itself? */
+static bool step_of(const char *what, const struct proto_msg *m)
+{
+	const char *dot = strchr(what, '.');
+	size_t sl = dot ? (size_t)(dot - what) : strlen(what);
+
+	if (dot)
+		return m->steplen == strlen(what) && !strncmp(m->step, what, m->steplen);
+	return m->steplen > sl && !strncmp(m->step, what, sl) && m->step[sl] == '.';
+}
+
+char *proto_progress_line(const char *what, double seconds, const char *run_line, double aged, char *err,
+			  size_t errlen)
+{
+	const char *sp = run_line ? strchr(run_line, ' ') : NULL, *p = sp ? sp + 1 : NULL;
+	char *line = NULL, left_s[32] = "-";
+	struct proto_msg m;
+	double left;
+
+	err[0] = '\0';
+	/* the run's estimate, less the time since it made it */
+	if (p && !strncmp(p, "- ", 2))
+		p++;
+	else if (p && take_seconds(&p, &left) == 0)
+		snprintf(left_s, sizeof(left_s), "%.0f", left > aged ? left - aged : 0);
+	else
+		p = NULL;
+	if (p && *p == ' ')
+		line = xasprintf("PROGRESS %s %.0f %.*s %s%s", what, seconds, (int)(sp - run_line), run_line, left_s, p);
+	if (line && (proto_parse_guest_line(line, &m, err, errlen) < 0 || !m.ncases || !step_of(what, &m))) {
+		free(line);
+		line = NULL;
+	}
+	if (run_line && !line)
+		errf(err, errlen, -EINVAL, "the run's progress line does not fit PROGRESS: left out");
+	return line ? line : xasprintf("PROGRESS %s %.0f", what, seconds);
+}
+
 int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
 		   int stall_ms, int total_ms, json_t **doc)
 {
@@ -599,11 +689,13 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		if (m.kind == PROTO_PROGRESS) {
 			size_t wl = strlen(what);
 
-			if (strncmp(m.text, what, wl) || m.text[wl] != ' ') {
+			if (strncmp(m.text, what, wl) || m.text[wl] != ' ' || (m.ncases && !step_of(what, &m))) {
 				fail(c, "the guest reports progress of another run while running %s", what);
 				free(line);
 				return -EPROTO;
 			}
+			if (c->on_progress)
+				c->on_progress(c->progress_arg, &m);
 			continue;
 		}
 		if (m.kind == PROTO_ERROR) {
@@ -826,7 +918,13 @@ static int run_arg(const struct vmb_opt *opts, const struct vmb_opt *o, const ch
 	} else if (json_is_integer(v)) {
 		snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
 	} else if (json_is_real(v)) {
-		snprintf(val, sizeof(val), "%.17g", json_real_value(v));
+		/* the shortest text of the same number: 0.3, not 0.29999999999999999,
+		 * in the command line the guest's document records */
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(val, sizeof(val), "%.*g", prec, json_real_value(v));
+			if (strtod(val, NULL) == json_real_value(v))
+				break;
+		}
 	} else {
 		val[0] = '\0';
 	}
@@ -850,15 +948,72 @@ static int run_arg(const struct vmb_opt *opts, const struct vmb_opt *o, const ch
 	return r < 0 ? errf(err, errlen, r, "out of memory") : 0;
 }
 
+int proto_run_args(const json_t *opts, const struct vmb_opt *run_opts, const struct vmb_suite *only,
+		   const char *what, struct strv *args, char *err, size_t errlen)
+{
+	struct strv out = { 0 };
+	const char *k, *dot;
+	char q[120], prefix[PROTO_MAX_WHAT + 2];
+	json_t *v;
+	int r = 0;
+
+	json_object_foreach((json_t *)opts, k, v) {
+		const struct vmb_suite *s = NULL;
+		const struct vmb_opt *o = NULL;
+
+		proto_quote(q, sizeof(q), k, 80);
+		dot = strchr(k, '.');
+		if (dot && (size_t)(dot - k) < sizeof(prefix) - 1) {
+			snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - k), k);
+			s = only && !strcmp(only->name, prefix) ? only : only ? NULL : suites_find(prefix);
+		}
+		if (s) {
+			o = find_opt(s->opts, dot + 1);
+			if (!o) {
+				r = errf(err, errlen, -EINVAL, "options for %s: suite %s has no option '%s' (see "
+					 "`vmbench list`)", what, s->name, q + (dot - k) + 1);
+				break;
+			}
+			snprintf(prefix, sizeof(prefix), "%s.", s->name);
+			r = run_arg(s->opts, o, prefix, v, &out, err, errlen);
+		} else {
+			for (size_t i = 0; proto_run_options[i] && !o; i++)
+				if (!strcmp(k, proto_run_options[i]))
+					o = find_opt(run_opts, k);
+			if (!o) {
+				char valid[256] = "";
+				size_t off = 0;
+
+				for (size_t i = 0; proto_run_options[i] && off < sizeof(valid); i++)
+					str_appendf(valid, sizeof(valid), &off, ", %s", proto_run_options[i]);
+				r = errf(err, errlen, -EINVAL, "options for %s: '%s' is not an option a host may set; "
+					 "valid: %s.OPTION%s", what, q, only ? only->name : "SUITE", valid);
+				break;
+			}
+			r = run_arg(run_opts, o, "", v, &out, err, errlen);
+		}
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		strv_clear(&out);
+		return r;
+	}
+	for (size_t i = 0; i < out.n && r == 0; i++)
+		r = strv_push(args, out.v[i]);
+	strv_clear(&out);
+	return r < 0 ? errf(err, errlen, r, "out of memory") : 0;
+}
+
 int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct proto_run *run, char *err,
 		    size_t errlen)
 {
 	struct proto_run out = { 0 };
 	const struct vmb_suite *s;
-	const char *w, *sp, *dot, *k;
-	char q[120], suite[PROTO_MAX_WHAT + 1], prefix[PROTO_MAX_WHAT + 2];
+	const char *w, *sp, *dot;
+	char q[120], suite[PROTO_MAX_WHAT + 1];
 	json_error_t je;
-	json_t *opts, *v;
+	json_t *opts;
 	int r;
 
 	if (strncmp(line, "RUN ", 4) || !(sp = strchr(line + 4, ' ')))
@@ -893,39 +1048,9 @@ int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct pro
 		return errf(err, errlen, -EINVAL, "options for %s: %s", out.what,
 			    opts ? "not a JSON object" : je.text);
 	}
-	json_object_foreach(opts, k, v) {
-		size_t sl = strlen(s->name);
-		const struct vmb_opt *o = NULL;
-
-		proto_quote(q, sizeof(q), k, 80);
-		if (!strncmp(k, s->name, sl) && k[sl] == '.') {
-			o = find_opt(s->opts, k + sl + 1);
-			if (!o) {
-				r = errf(err, errlen, -EINVAL, "options for %s: suite %s has no option '%s' (see "
-					 "`vmbench list`)", out.what, s->name, q + sl + 1);
-				goto fail;
-			}
-			snprintf(prefix, sizeof(prefix), "%s.", s->name);
-			r = run_arg(s->opts, o, prefix, v, &out.args, err, errlen);
-		} else {
-			for (size_t i = 0; proto_run_options[i] && !o; i++)
-				if (!strcmp(k, proto_run_options[i]))
-					o = find_opt(run_opts, k);
-			if (!o) {
-				char valid[256] = "";
-				size_t off = 0;
-
-				for (size_t i = 0; proto_run_options[i] && off < sizeof(valid); i++)
-					str_appendf(valid, sizeof(valid), &off, ", %s", proto_run_options[i]);
-				r = errf(err, errlen, -EINVAL, "options for %s: '%s' is not an option a host may set; "
-					 "valid: %s.OPTION%s", out.what, q, s->name, valid);
-				goto fail;
-			}
-			r = run_arg(run_opts, o, "", v, &out.args, err, errlen);
-		}
-		if (r < 0)
-			goto fail;
-	}
+	r = proto_run_args(opts, run_opts, s, out.what, &out.args, err, errlen);
+	if (r < 0)
+		goto fail;
 	json_decref(opts);
 	*run = out;
 	return 0;
@@ -940,7 +1065,7 @@ void proto_run_release(struct proto_run *run)
 	strv_clear(&run->args);
 }
 
-int proto_run_argv(const struct proto_run *run, struct strv *argv)
+int proto_run_argv(const struct proto_run *run, const char *extra, struct strv *argv)
 {
 	/* where the result goes is the runner's decision, never the request's:
 	 * "--" keeps the suite word from reading as an option */
@@ -949,6 +1074,8 @@ int proto_run_argv(const struct proto_run *run, struct strv *argv)
 
 	if (r == 0)
 		r = strv_push(argv, "run");
+	if (r == 0 && extra)
+		r = strv_push(argv, extra);
 	for (size_t i = 0; r == 0 && i < run->args.n; i++)
 		r = strv_push(argv, run->args.v[i]);
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(tail); i++)

@@ -8,7 +8,8 @@
  *   host:  SERVE <address>                                (a vmbench serve
  *   guest: SERVING <address:port>                            in the guest)
  *   host:  RUN <suite[.test]> <options JSON object>
- *   guest: PROGRESS <suite[.test]> <elapsed seconds>    (heartbeats while it runs)
+ *   guest: PROGRESS <suite[.test]> <elapsed seconds>[ <case>/<cases> <left> <suite.test>[ <detail>]]
+ *                                                      (heartbeats while it runs)
  *   guest: RESULT <length>\n<length bytes: the result document>\n
  *      or: ERROR <message>
  *   host:  BYE
@@ -26,14 +27,20 @@
 #include <stddef.h>
 
 #include "../core/opts.h"
+#include "../core/suite.h"
 #include "../core/util.h"
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2     /* what this agent speaks */
+#define PROTO_VERSION_MIN 1 /* the oldest a host still reads: 2 only added fields to PROGRESS */
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
 #define PROTO_MAX_WHAT 63             /* a suite[.test] word */
-#define PROTO_SEND_STALL_MS 60000
-#define PROTO_MAX_ADDR 63             /* SERVE's address, SERVING's address:port */     /* a send that makes no progress this long fails */
+#define PROTO_MAX_CASES 1000000       /* PROGRESS: cases of one run */
+#define PROTO_MAX_DETAIL 200          /* PROGRESS: bytes of the step's detail */
+#define PROTO_SEND_STALL_MS 60000     /* a send that makes no progress this long fails */
+#define PROTO_MAX_ADDR 63             /* SERVE's address, SERVING's address:port */
+
+struct proto_msg;
 
 struct proto_conn {
 	int in, out;           /* read from, write to */
@@ -43,6 +50,9 @@ struct proto_conn {
 	unsigned nlast;
 	char err[512];         /* what went wrong, for the caller to print */
 	bool skipping;         /* dropping the rest of an overlong line */
+	/* proto_host_run calls it with each valid PROGRESS (NULL: none) */
+	void (*on_progress)(void *arg, const struct proto_msg *m);
+	void *progress_arg;
 };
 
 void proto_init(struct proto_conn *c, int in, int out);
@@ -91,6 +101,12 @@ struct proto_msg {
 			      * SERVING: the address:port */
 	double seconds;      /* PROGRESS */
 	size_t length;       /* RESULT */
+	/* PROGRESS since version 2, when the guest's run has begun a case (else ncases is 0) */
+	size_t ncase, ncases; /* the case under way, 1 to ncases, of the RUN's cases */
+	double left;          /* seconds the RUN is expected to take still; -1: unknown */
+	const char *step;     /* the test under way, maybe then a space and what it does:
+			       * "disk.randread iodepth=16 repetition 2 (of 5 at most)" */
+	size_t steplen;       /* bytes of its test word */
 };
 
 /* Classify and validate a guest's line (pointers in *m borrow from line).
@@ -98,6 +114,15 @@ struct proto_msg {
  * without control characters and follow its grammar: else -EPROTO and err
  * says what is wrong. */
 int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, size_t errlen);
+
+/* The PROGRESS line an agent sends: the RUN's word, the seconds since it
+ * began, and the run's own progress line ("3/8 61 disk.randread ...", as
+ * `vmbench run --progress-fd` writes it) when there is one (run_line may
+ * be NULL), its time left less the seconds since it was written (aged).
+ * When the run's line does not fit the grammar (or is of another test),
+ * err says so and the line goes without it. NULL: out of memory. */
+char *proto_progress_line(const char *what, double seconds, const char *run_line, double aged, char *err,
+			  size_t errlen);
 
 /* Host side. Each fills c->err on failure, and bounds its whole wait.
  * hello skips lines that are not HELLO (console noise), but a line with a
@@ -125,6 +150,15 @@ int proto_host_token(struct proto_conn *c, const char *token, int timeout_ms);
  * (len bytes) is the address:port it listens on. */
 int proto_host_serve(struct proto_conn *c, const char *addr, int timeout_ms, char *where, size_t len);
 
+/* A RUN's options object as `vmbench run` arguments ("--time=0.5",
+ * "--cpu.max-prime=2000") appended to args, each checked by its row, as
+ * proto_parse_run does: run-level keys among proto_run_options (rows of
+ * run_opts), and SUITE.OPTION keys of the suite `only` (NULL: of any
+ * suite). `what` names what they are for in messages. The host's own run
+ * with a lab's options takes them the same way. */
+int proto_run_args(const json_t *opts, const struct vmb_opt *run_opts, const struct vmb_suite *only,
+		   const char *what, struct strv *args, char *err, size_t errlen);
+
 /* Guest side: a RUN line, validated against the suite table and the
  * options the protocol lets a host set: run_opts is `vmbench run`'s table,
  * of which only the rows proto_run_options names are accepted. */
@@ -136,9 +170,10 @@ extern const char *const proto_run_options[];
 int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct proto_run *run, char *err,
 		    size_t errlen);
 void proto_run_release(struct proto_run *run);
-/* The command line a RUN is run as, into argv (empty): `vmbench run ARGS
- * --no-store -q --json=- -- WHAT`, its result document on stdout. */
-int proto_run_argv(const struct proto_run *run, struct strv *argv);
+/* The command line a RUN is run as, into argv (empty): `vmbench run [EXTRA]
+ * ARGS --no-store -q --json=- -- WHAT`, its result document on stdout;
+ * extra (NULL: none) is the runner's own option (the agent's --progress-fd). */
+int proto_run_argv(const struct proto_run *run, const char *extra, struct strv *argv);
 /* Guest side: "TOKEN <secret>" into token (NETPROTO_MAX_TOKEN + 1 bytes),
  * "SERVE <address>" (an IPv4 or IPv6 literal) into addr (PROTO_MAX_ADDR + 1
  * bytes). -EPROTO with err. */

@@ -44,7 +44,7 @@ try:
     f = s.makefile("rwb", buffering=0)
     t0 = time.time()
     line = f.readline().decode()
-    if not line.startswith("HELLO 1 "):
+    if not line.startswith("HELLO 2 "):
         fail(f"expected HELLO, got {line[:100]!r}")
     fp = json.loads(line.split(" ", 2)[2])
     if fp["arch"] != "x86_64" or fp["hypervisor"]["name"] != "QEMU TCG":

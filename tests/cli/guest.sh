@@ -28,9 +28,30 @@ guest() {
 		skip "the quick run in an $arch TCG guest" "qemu-system-$arch is not installed"
 		return
 	fi
-	expect 0 "lab run --quick of $what in an $arch TCG guest" "$VMB" lab run --matrix "accel=tcg arch=$arch" \
-		--suites "$what" --quick --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" \
-		--db "$T/$arch.db" -o "$T/$arch.html"
+	# with run's options, which reach the guest; on a terminal (script(1) makes one) the guest's
+	# progress is drawn as run draws its own
+	run="'$VMB' lab run --matrix 'accel=tcg arch=$arch' --suites '$what' --quick --boots 1 --baseline none \
+		--cpu.max-prime 2000 --threads 1 --cache '$cache' --image-dir '$T/imgs' --db '$T/$arch.db' -o '$T/$arch.html'"
+	if command -v script >/dev/null 2>&1; then
+		expect 0 "lab run --quick of $what in an $arch TCG guest, on a terminal" script -qec "$run" /dev/null
+		has "$T/out" "[case 1/" "$arch: the guest's progress is drawn: the case of how many"
+		has "$T/out" " left] " "$arch: and the time left"
+	else
+		expect 0 "lab run --quick of $what in an $arch TCG guest" sh -c "$run"
+		skip "$arch: the guest's progress on a terminal" "no script(1) here to give the run a terminal"
+	fi
+	# the first item's run (cpu, the first suite) is the document's command line
+	check "$arch: the guest measured with the lab run's options, and its document says so" python3 - \
+		"$T/$arch.db" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs").fetchone()[0])
+cpu = [s for s in d["suites"] if s["name"] == "cpu"][0]
+assert cpu["options"]["max-prime"] == 2000, cpu["options"]
+prime = [t for t in cpu["tests"] if t["name"] == "prime"][0]
+assert [c["params"] for c in prime["cases"]] == [{"threads": 1, "max-prime": 2000}], prime["cases"]
+assert d["settings"]["quick"] is True, d["settings"]
+assert "--cpu.max-prime=2000" in d["command_line"] and "--threads=1" in d["command_line"], d["command_line"]
+PY
 	check "$arch: every suite ran in the guest; nothing failed, nothing skipped without a reason" python3 - \
 		"$T/$arch.db" "$arch" "$what" "$(stat -f -c %T "$TMPDIR")" <<'PY'
 import json, sqlite3, sys

@@ -43,7 +43,38 @@ expect 2 "an empty value: smp=1,,1" "$VMB" lab run --matrix "smp=1,,1" --db "$T/
 has "$T/err" "smp has an empty value" "says which key"
 expect 2 "--rounds 0" "$VMB" lab run --matrix "accel=tcg" --rounds 0 --db "$T/none.db"
 has "$T/err" "rounds" "names the option"
+# run's options reach the guests: parsed and checked as run parses them, before anything is fetched or booted
+expect 2 "lab run --foo: an option neither lab nor run has" "$VMB" lab run --matrix accel=tcg --foo \
+	--cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "unknown option '--foo'" "says which"
+expect 2 "lab run --cpu.max-prime 0: out of the suite option's range" "$VMB" lab run --matrix accel=tcg \
+	--suites cpu.prime --cpu.max-prime 0 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--cpu.max-prime: '0' is out of range; expected a whole number from 3 to 10000000" \
+	"with run's own message"
+expect 2 "lab run --time 0: out of run's range" "$VMB" lab run --matrix accel=tcg --time 0 --cache "$T/no-cache" \
+	--db "$T/none.db"
+has "$T/err" "--time: '0' is out of range" "says so"
+expect 2 "lab run --min-reps 5 --max-reps 3: run's check across options" "$VMB" lab run --matrix accel=tcg \
+	--min-reps 5 --max-reps 3 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--min-reps 5 is larger than --max-reps 3" "says so"
+expect 2 "lab run --cpus 1 with a guest of one vCPU" "$VMB" lab run --matrix "accel=tcg smp=2,1" --cpus 1 \
+	--baseline none --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--cpus: a guest of smp=1 has no CPU 1 (its CPUs are 0 to 0)" "names the configuration's vCPUs"
+# options that would name the host's paths or the lab's plumbing: refused with why, never passed on
+for opt in "--disk.dir $T" "--disk.device /dev/null" "--app.dir $T" "--net.server 127.0.0.1" "--json $T/x.json" \
+	"--runs 2" "--destructive"; do
+	expect 2 "lab run $opt: refused" "$VMB" lab run --matrix accel=tcg $opt --cache "$T/no-cache" --db "$T/none.db"
+	has "$T/err" "${opt%% *} is not taken here: " "says why"
+done
+has "$T/err" "each guest overwrites a scratch disk of its own" "--destructive: the lab's scratch disk is the guest's"
+expect 2 "lab run --disk.dir: refused" "$VMB" lab run --matrix accel=tcg --disk.dir "$T" --cache "$T/no-cache" \
+	--db "$T/none.db"
+has "$T/err" "each guest's disk suite tests the scratch disk behind the configuration's controller" \
+	"and what the guest tests instead"
+expect 0 "lab --help lists what it does not take, and why" "$VMB" lab --help
+has "$T/out" "--disk.size                 not taken here: --disk-size SIZE sizes the scratch disk" "--disk.size"
 check "nothing was stored for them" test ! -e "$T/none.db"
+check "and nothing was fetched" test ! -e "$T/no-cache"
 # the store's path was printed uninitialised when there is no HOME
 expect 2 "lab report without HOME or a store" env -i "$VMB" lab report a=b
 has "$T/err" "no result store: set --db, VMBENCH_DB or HOME" "says how to name one"
@@ -52,7 +83,7 @@ check "and prints no garbage" python3 -c "import sys; sys.stdin.buffer.read().de
 expect 2 "lab run --out: refused" "$VMB" lab run --matrix accel=tcg --out "$T/x.html"
 has "$T/err" "--image-dir DIR says where the guest images go, -o FILE where the HTML report goes" "names both"
 expect 2 "lab image --out=DIR: refused" "$VMB" lab image "--out=$T/img"
-has "$T/err" "--out is no lab option" "refused too"
+has "$T/err" "--out is not taken here" "refused too"
 expect 2 "lab image -o: no report there" "$VMB" lab image -o "$T/x.html"
 has "$T/err" "lab image writes no report" "says so"
 check "no directory was made" test ! -e "$T/x.html"

@@ -146,4 +146,17 @@ for d in a:
 PY
 expect 2 "--runs with --json -" "$VMB" run cpu.prime --runs 2 --no-store --json -
 has "$T/err" "give --json FILE.json" "says what would work"
+# --progress-fd: the progress as lines a program reads (what the lab's agent sends its host), not a terminal's
+expect 0 "--progress-fd 3: progress lines on descriptor 3" sh -c '"$1" run cpu.prime --quick --threads 1 \
+	--no-store -q --progress-fd 3 3>"$2"' sh "$VMB" "$T/progress"
+check "a line per step: case of how many, seconds left, the test and its parameters, the step" python3 - \
+	"$T/progress" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines and lines[0] == "1/1 " + lines[0].split()[1] + " cpu.prime threads=1 max-prime=10000 warm-up", lines
+for l in lines:
+    assert re.fullmatch(r"1/1 \d+ cpu\.prime threads=1 max-prime=10000 (warm-up|repetition \d+ \(of 5 at most\))", l), l
+PY
+expect 2 "--progress-fd of a descriptor that is not open" "$VMB" run cpu.prime --quick --no-store --progress-fd 9
+has "$T/err" "--progress-fd 9: not an open descriptor" "says so"
 finish

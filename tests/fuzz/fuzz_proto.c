@@ -44,6 +44,10 @@ static void parse_lines(const char *line)
 	}
 	if (g == 0 && m.kind == PROTO_SERVING && strlen(m.text) > PROTO_MAX_ADDR)
 		abort();
+	if (g == 0 && m.kind == PROTO_PROGRESS && m.ncases &&
+	    (m.ncase < 1 || m.ncase > m.ncases || m.ncases > PROTO_MAX_CASES || !m.step || !m.steplen ||
+	     !memchr(m.step, '.', m.steplen) || (m.left < 0 && m.left != -1)))
+		abort(); /* a progress outside its bounds got through */
 	if (proto_parse_run(line, run_opts, &run, err, sizeof(err)) == 0) {
 		/* the suite word never reads as an option */
 		if (run.what[0] == '-' || !run.what[0])

@@ -119,7 +119,8 @@ static void hello_cases(void **state)
 	} cases[] = {
 		{ "[    0.0] Linux version 6.1\nbooting...\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\n", 0, false, false, 0, NULL },
 		{ "noise\r\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\r\n", 0, false, false, 0, NULL },
-		{ "HELLO 2 {\"hypervisor\": {}}\n", 0, false, false, -EPROTONOSUPPORT, "protocol version 2, this host 1" },
+		{ "HELLO 3 {\"hypervisor\": {}}\n", 0, false, false, -EPROTONOSUPPORT, "protocol version 3, this host 1 to 2" },
+		{ "HELLO 2 {\"hypervisor\": {\"name\": \"KVM\"}}\n", 0, false, false, 0, NULL },
 		{ "HELLO x {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
 		{ "HELLO 01 {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
 		{ "HELLO 1\n", 0, false, false, -EPROTO, "malformed HELLO" },
@@ -318,6 +319,152 @@ static void guest_line_cases(void **state)
 	}
 }
 
+/* PROGRESS of version 2: the run's case of how many, its time left and
+ * the test under way after the seconds; all or none of them. */
+static void progress_cases(void **state)
+{
+	static const struct {
+		const char *line;
+		int r;
+		size_t ncase, ncases;
+		double left;
+		const char *step; /* NULL: none */
+	} cases[] = {
+		{ "PROGRESS cpu 12", 0, 0, 0, 0, NULL },
+		{ "PROGRESS cpu 12 3/8 61 cpu.prime", 0, 3, 8, 61, "cpu.prime" },
+		{ "PROGRESS cpu 12 3/8 1.5 cpu.prime threads=1 repetition 2 (of 5 at most)", 0, 3, 8, 1.5,
+		  "cpu.prime threads=1 repetition 2 (of 5 at most)" },
+		{ "PROGRESS disk.randread 1 1/1 - disk.randread iodepth=16", 0, 1, 1, -1, "disk.randread iodepth=16" },
+		{ "PROGRESS cpu 12 8/8 0 cpu.prime", 0, 8, 8, 0, "cpu.prime" },
+		{ "PROGRESS cpu 12 1/1000000 0 cpu.prime", 0, 1, 1000000, 0, "cpu.prime" },
+		{ "PROGRESS cpu 12 1/1000001 0 cpu.prime", -EPROTO, 0, 0, 0, NULL },  /* over PROTO_MAX_CASES */
+		{ "PROGRESS cpu 12 9/8 0 cpu.prime", -EPROTO, 0, 0, 0, NULL },        /* past the last case */
+		{ "PROGRESS cpu 12 0/8 0 cpu.prime", -EPROTO, 0, 0, 0, NULL },        /* cases count from 1 */
+		{ "PROGRESS cpu 12 03/8 0 cpu.prime", -EPROTO, 0, 0, 0, NULL },       /* a leading zero */
+		{ "PROGRESS cpu 12 3 8 0 cpu.prime", -EPROTO, 0, 0, 0, NULL },
+		{ "PROGRESS cpu 12 3/8", -EPROTO, 0, 0, 0, NULL },                    /* all the fields or none */
+		{ "PROGRESS cpu 12 3/8 61", -EPROTO, 0, 0, 0, NULL },
+		{ "PROGRESS cpu 12 3/8 -1 cpu.prime", -EPROTO, 0, 0, 0, NULL },
+		{ "PROGRESS cpu 12 3/8 1e3 cpu.prime", -EPROTO, 0, 0, 0, NULL },
+		{ "PROGRESS cpu 12 3/8 61 cpu", -EPROTO, 0, 0, 0, NULL },             /* a test, SUITE.TEST */
+		{ "PROGRESS cpu 12 3/8 61 -x.y", -EPROTO, 0, 0, 0, NULL },
+		{ "PROGRESS cpu 12 3/8 61 cpu.prime ", -EPROTO, 0, 0, 0, NULL },      /* an empty detail */
+		{ "PROGRESS cpu 12 3/8 61  cpu.prime", -EPROTO, 0, 0, 0, NULL },
+		{ "PROGRESS cpu 12  3/8 61 cpu.prime", -EPROTO, 0, 0, 0, NULL },
+		{ "PROGRESS cpu 12 3/8 61 cpu.prime \x1b[2J", -EPROTO, 0, 0, 0, NULL },
+	};
+	char long_detail[300];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct proto_msg m;
+		char err[256] = "";
+		int r = proto_parse_guest_line(cases[i].line, &m, err, sizeof(err));
+
+		if (r != cases[i].r || m.kind != PROTO_PROGRESS)
+			fail_msg("case %zu: %d kind %d, expected %d (%s)", i, r, m.kind, cases[i].r, err);
+		if (r < 0) {
+			/* the grammar's message, or the text check's (a control character) */
+			assert_true(strstr(err, "malformed PROGRESS") || strstr(err, "control character"));
+			continue;
+		}
+		if (m.ncase != cases[i].ncase || m.ncases != cases[i].ncases || (m.ncases && m.left != cases[i].left))
+			fail_msg("case %zu: %zu/%zu left %g", i, m.ncase, m.ncases, m.left);
+		if (cases[i].step ? !m.step || strcmp(m.step, cases[i].step) : m.step != NULL)
+			fail_msg("case %zu: step \"%s\"", i, m.step ? m.step : "(null)");
+		if (m.step && m.steplen != strcspn(cases[i].step, " "))
+			fail_msg("case %zu: the test is %zu bytes", i, m.steplen);
+	}
+	/* the detail is bounded: PROTO_MAX_DETAIL bytes */
+	for (size_t n = PROTO_MAX_DETAIL; n <= PROTO_MAX_DETAIL + 1; n++) {
+		struct proto_msg m;
+		char err[256], line[400];
+
+		memset(long_detail, 'x', n);
+		long_detail[n] = '\0';
+		snprintf(line, sizeof(line), "PROGRESS cpu 1 1/1 0 cpu.prime %s", long_detail);
+		assert_int_equal(proto_parse_guest_line(line, &m, err, sizeof(err)), n > PROTO_MAX_DETAIL ? -EPROTO : 0);
+	}
+}
+
+/* The agent's PROGRESS from its run's progress line: the time left aged by
+ * the seconds since the line came; a line that does not fit is left out. */
+static void progress_line_cases(void **state)
+{
+	static const struct {
+		const char *what, *run_line;
+		double aged;
+		const char *want;
+		bool dropped;
+	} cases[] = {
+		{ "cpu", NULL, 0, "PROGRESS cpu 7", false },
+		{ "cpu", "3/8 61 cpu.prime threads=1 warm-up", 1.4, "PROGRESS cpu 7 3/8 60 cpu.prime threads=1 warm-up", false },
+		{ "cpu", "3/8 1 cpu.prime", 5, "PROGRESS cpu 7 3/8 0 cpu.prime", false },  /* never below 0 */
+		{ "cpu", "3/8 - cpu.prime", 5, "PROGRESS cpu 7 3/8 - cpu.prime", false },
+		{ "cpu.prime", "1/1 2 cpu.prime", 0, "PROGRESS cpu.prime 7 1/1 2 cpu.prime", false },
+		{ "cpu", "1/1 2 disk.randread", 0, "PROGRESS cpu 7", true },            /* another suite's */
+		{ "cpu.prime", "1/1 2 cpu.matrix", 0, "PROGRESS cpu.prime 7", true },    /* another test */
+		{ "cpu", "9/8 2 cpu.prime", 0, "PROGRESS cpu 7", true },
+		{ "cpu", "garbage", 0, "PROGRESS cpu 7", true },
+		{ "cpu", "3/8 61 cpu.prime \x1b[2J", 0, "PROGRESS cpu 7", true },
+		{ "cpu", "", 0, "PROGRESS cpu 7", true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char err[256] = "x";
+		char *line = proto_progress_line(cases[i].what, 7.2, cases[i].run_line, cases[i].aged, err, sizeof(err));
+
+		assert_non_null(line);
+		if (strcmp(line, cases[i].want))
+			fail_msg("case %zu: \"%s\", expected \"%s\"", i, line, cases[i].want);
+		if (cases[i].dropped != (err[0] != '\0'))
+			fail_msg("case %zu: err \"%s\"", i, err);
+		free(line);
+	}
+}
+
+/* What the host's caller sees of a guest's progress while it waits. */
+struct seen {
+	size_t n, last_case, last_cases;
+	char last_step[64];
+};
+
+static void record_progress(void *arg, const struct proto_msg *m)
+{
+	struct seen *s = arg;
+
+	s->n++;
+	s->last_case = m->ncase;
+	s->last_cases = m->ncases;
+	snprintf(s->last_step, sizeof(s->last_step), "%s", m->step ? m->step : "");
+}
+
+static void host_sees_progress(void **state)
+{
+	static const char script[] = "PROGRESS cpu 1\nPROGRESS cpu 2 1/3 9 cpu.prime warm-up\n"
+				     "PROGRESS cpu 3 2/3 4 cpu.matrix repetition 1 (of 5 at most)\n"
+				     "ERROR the run was stopped\n";
+	struct fake f;
+	struct proto_conn c;
+	struct seen seen = { 0 };
+	json_t *opts = json_object(), *doc = NULL;
+
+	(void)state;
+	fake_start(&f, script, 0, false, true);
+	proto_init(&c, f.to_host[0], f.to_guest[1]);
+	c.on_progress = record_progress;
+	c.progress_arg = &seen;
+	assert_int_equal(proto_host_run(&c, "cpu", opts, NULL, 1000, 4000, &doc), -EIO);
+	assert_int_equal(seen.n, 3);
+	assert_int_equal(seen.last_case, 2);
+	assert_int_equal(seen.last_cases, 3);
+	assert_string_equal(seen.last_step, "cpu.matrix repetition 1 (of 5 at most)");
+	proto_release(&c);
+	fake_stop(&f);
+	json_decref(opts);
+}
+
 static void run_cases(void **state)
 {
 	static const struct {
@@ -340,6 +487,7 @@ static void run_cases(void **state)
 		{ "RESULT 8\n{\"a\":", 0, true, false, -EPROTO + 0 * EPIPE, "closed the channel while receiving the result" },
 		{ "PROGRESS cpu 1\nPROGRESS cpu 2\n", 0, false, false, -ETIMEDOUT, "timed out" },
 		{ "PROGRESS disk 1\n", 0, false, false, -EPROTO, "progress of another run" },
+		{ "PROGRESS cpu 1 1/2 3 disk.randread\n", 0, false, false, -EPROTO, "progress of another run" },
 		{ "PROGRESS cpu soon\n", 0, false, false, -EPROTO, "bad line while running cpu: malformed PROGRESS" },
 		{ "ERROR \xc3\x28\n", 0, false, false, -EPROTO, "bad line while running cpu: the line is not UTF-8" },
 		{ "PROGRESS cpu 1\nbad\0line\n", 15 + 9, false, false, -EPROTO, "a line with a NUL byte" },
@@ -1098,6 +1246,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(guest_line_cases),
 		cmocka_unit_test(hello_cases),
 		cmocka_unit_test(recv_after_bad_lines),
+		cmocka_unit_test(progress_cases),
+		cmocka_unit_test(progress_line_cases),
+		cmocka_unit_test(host_sees_progress),
 		cmocka_unit_test(run_cases),
 		cmocka_unit_test(host_run_refuses),
 		cmocka_unit_test(lying_guest),

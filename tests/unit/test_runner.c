@@ -395,7 +395,8 @@ static void interrupted_keeps_finished_cases(void **state)
 }
 
 /* Progress says which case of how many and the time left; a suite that
- * does not run here takes its cases out of the count. */
+ * does not run here takes its cases out of the count. The lines for a
+ * program (run --progress-fd) say the same steps, without the drawing. */
 static void progress_counts_cases(void **state)
 {
 	struct vmb_suite absent = fake_suite;
@@ -406,8 +407,8 @@ static void progress_counts_cases(void **state)
 		{ .suite = &fake_suite, .opts = &opts, .test_mask = 1u << 4 },
 	};
 	struct vmb_results res;
-	char *out = NULL;
-	size_t len = 0;
+	char *out = NULL, *lines = NULL;
+	size_t len = 0, llen = 0;
 
 	(void)state;
 	memset(&fake, 0, sizeof(fake));
@@ -416,10 +417,17 @@ static void progress_counts_cases(void **state)
 	absent.supported = never;
 	rs.progress = true;
 	rs.progress_file = open_memstream(&out, &len);
+	rs.progress_lines = open_memstream(&lines, &llen);
 	assert_non_null(rs.progress_file);
+	assert_non_null(rs.progress_lines);
 	assert_int_equal(optset_init(&opts, fake_opts, "fake."), 0);
 	assert_int_equal(runner_run(&rs, items, 2, &res), 0);
 	fclose(rs.progress_file);
+	fclose(rs.progress_lines);
+	assert_non_null(strstr(lines, "1/3 0 fake.sweep depth=1 repetition 1 (of 10 at most)\n"));
+	assert_non_null(strstr(lines, "\n3/3 0 fake.sweep depth=32 repetition 3 (of 10 at most)\n"));
+	assert_true(!strchr(lines, '\r') && !strchr(lines, '\033'));
+	free(lines);
 	assert_non_null(strstr(out, "[case 1/3, ~0 s left] fake.sweep depth=1  repetition 1 (of 10 at most)"));
 	assert_non_null(strstr(out, "[case 2/3, "));
 	assert_non_null(strstr(out, "[case 3/3, ~0 s left] fake.sweep depth=32  repetition 3"));

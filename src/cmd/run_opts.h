@@ -1,0 +1,29 @@
+/* The options of `vmbench run` that say how a measurement is made, the
+ * rows shared by `vmbench lab run`, which measures its guests and the host
+ * with them (each row once: its range, default and help are one fact). */
+#ifndef VMB_RUN_OPTS_H
+#define VMB_RUN_OPTS_H
+
+#include "../core/opts.h"
+
+#define RUN_MEASURE_OPTS \
+	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 86400, .def = "2", .quick = "0.3", \
+	  .metavar = "SECONDS", .help = "how long each repetition of a test measures (sysbench --time, fio --runtime)" }, \
+	{ .name = "warmup", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1", \
+	  .metavar = "SECONDS", .help = "an uncounted repetition of this length before each case; 0 for none" }, \
+	{ .name = "budget", .type = OPT_DOUBLE, .min = 0.01, .max = 604800, .def = "60", .quick = "2", \
+	  .metavar = "SECONDS", .help = "time limit per case once --min-reps repetitions are done" }, \
+	{ .name = "threads", .type = OPT_LIST, .min = 1, .max = 4096, .def = "1,all", .metavar = "LIST", \
+	  .help = "thread counts for threaded tests; 1 is always measured (parallel efficiency needs it)" }, \
+	{ .name = "cpus", .type = OPT_STRING, .metavar = "LIST", \
+	  .help = "pin worker threads round-robin to these CPUs, e.g. 0-3,6" }, \
+	{ .name = "repeat", .type = OPT_INT, .min = 1, .max = 1000, .metavar = "N", \
+	  .help = "exactly N repetitions (sets --min-reps and --max-reps)" }, \
+	{ .name = "precision", .type = OPT_DOUBLE, .min = 0.01, .max = 100, .def = "2", .metavar = "PCT", \
+	  .help = "stop once the 95% confidence interval of the headline metric is within PCT% of its mean" }, \
+	{ .name = "min-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "3", .metavar = "N", \
+	  .help = "at least N counted repetitions" }, \
+	{ .name = "max-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "5", .metavar = "N", \
+	  .help = "at most N counted repetitions" }
+
+#endif
