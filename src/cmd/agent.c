@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "../core/clock.h"
 #include "../core/log.h"
+#include "../lab/fs.h"
 #include "../lab/proto.h"
 #include "../probe/probe.h"
 #include "../core/banned.h"
@@ -43,8 +44,9 @@ const struct vmb_cmd cmd_agent_desc = {
 	.fn = cmd_agent,
 	.args = "[--port PATH]",
 	.summary = "the guest side of the lab: run suites on a host's request over a serial port",
-	.description = "Speaks vmbench's agent protocol (version 1) on PATH or stdin/stdout: HELLO with this "
-		       "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
+	.description = "Speaks vmbench's agent protocol (version 2) on PATH or stdin/stdout: HELLO with this "
+		       "machine's fingerprint, maybe PREPARE <JSON> answered by PREPARED <JSON> (a filesystem made "
+		       "and mounted on the disk under test), then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
 		       "and RESULT <length> with the result document (or ERROR <message>), until BYE.",
 	.opts = agent_opts,
 	.max_args = 0,
@@ -367,6 +369,32 @@ out:
 	return r;
 }
 
+/* The filesystem PREPARE mounted, unmounted when the agent leaves. */
+static bool agent_mounted;
+
+/* PREPARE: make the filesystem and mount it, answer PREPARED with what was
+ * made, or ERROR. A negative errno when the channel failed, else 0. */
+static int prepare(struct proto_conn *c, const char *line)
+{
+	struct proto_prepare req;
+	char err[512], *text;
+	json_t *rec = NULL;
+	int r;
+
+	if (proto_parse_prepare(line, &req, err, sizeof(err)) < 0)
+		return send_error(c, "", err);
+	if (agent_mounted)
+		return send_error(c, "", "PREPARE: a filesystem is mounted already (one PREPARE per session)");
+	if (lab_fs_make(lab_fs_find(req.fs), req.device, PROTO_MOUNTPOINT, &rec, err, sizeof(err)) < 0)
+		return send_error(c, "PREPARE: ", err);
+	agent_mounted = true;
+	text = json_dumps(rec, JSON_COMPACT);
+	json_decref(rec);
+	r = text ? proto_send(c, "PREPARED %s", text) : send_error(c, "", "PREPARE: out of memory");
+	free(text);
+	return r;
+}
+
 /* Answer one line from the host. 1 after BYE, 0 to go on, a negative errno
  * when the channel failed. */
 static int serve_line(struct proto_conn *c, const char *line)
@@ -375,10 +403,18 @@ static int serve_line(struct proto_conn *c, const char *line)
 	char err[512];
 	int r;
 
-	if (!strcmp(line, "BYE"))
+	if (!strcmp(line, "BYE")) {
+		/* unmounted before the answer: the guest powers off after it */
+		if (agent_mounted)
+			lab_fs_unmount(PROTO_MOUNTPOINT);
+		agent_mounted = false;
 		return proto_send(c, "BYE") < 0 ? -EPIPE : 1;
+	}
+	if (!strncmp(line, "PREPARE ", 8))
+		return prepare(c, line);
 	if (strncmp(line, "RUN ", 4))
-		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>' or 'BYE', not: ", line);
+		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>', 'PREPARE <JSON>' or 'BYE', not: ",
+				  line);
 	if (proto_parse_run(line, run_opts, &req, err, sizeof(err)) < 0)
 		return send_error(c, "", err);
 	r = run_one(c, &req);
@@ -455,6 +491,8 @@ static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 		}
 	}
 release:
+	if (agent_mounted)
+		lab_fs_unmount(PROTO_MOUNTPOINT);
 	proto_release(&c);
 out:
 	if (fd >= 0)

@@ -58,6 +58,10 @@ const struct vmb_opt run_opts[] = {
 	{ .name = "no-store", .type = OPT_BOOL, .help = "do not store the result" },
 	{ .name = "destructive", .type = OPT_BOOL,
 	  .help = "allow write tests on a block device given to a suite (destroys its data)" },
+	{ .name = "skip-fs-tests", .type = OPT_STRING, .metavar = "WHY",
+	  .help = "skip the tests that measure a filesystem through files of their own (disk.iozone, app.files, "
+		  "app.oltp_*, app.build) with WHY as the reason: the lab gives it to a guest whose disk under test "
+		  "has no filesystem (fs=none)" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -754,6 +758,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	rs.ncpus = ncpus;
 	rs.quick = optset_bool(&own, "quick");
 	rs.destructive = optset_bool(&own, "destructive");
+	rs.skip_fs = optset_str(&own, "skip-fs-tests");
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
 	nruns = (unsigned)optset_int(&own, "runs");

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "labrun.h"
 #include "proto.h"
 #include "qemu.h"
@@ -269,10 +270,13 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 				       .console_log = b->console };
 	backend_names(o, b->paths.backend);
 	/* a scratch disk of our own, behind the configuration's controller */
-	if (parse_size(o->disk_size, 1 << 20, 1ull << 40, &b->paths.disk_size) < 0)
+	if (parse_size(o->disk_size, 1 << 20, 1ull << 40, &b->paths.disk_size) < 0) {
 		r = errf(why, sizeof(why), -EIO, "creating the scratch disk %s", b->disk);
-	else
+	} else {
+		/* with a filesystem, room for the test file of --disk-size and more */
+		b->paths.disk_size = lab_fs_disk_size(lab_config_fs(c), b->paths.disk_size);
 		r = lab_backends_setup(c, &b->paths, why, sizeof(why));
+	}
 	b->set_up = r == 0;
 	if (r == 0)
 		r = lab_qemu_argv(c, &b->paths, argv, why, sizeof(why));
@@ -581,22 +585,46 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 	return 0;
 }
 
-/* The options the guest's run of item gets: --quick, and a scratch disk for
- * a suite that needs one (it is ours to overwrite). NULL: out of memory. */
-static json_t *item_opts(const struct lab_run_opts *o, const struct vmb_suite *suite, const char *scratch)
+/* Where a suite that measures storage works: with a filesystem, its
+ * directory on it and a test file of --disk-size (the host's size); with
+ * fs=none, the raw device (ours to overwrite) and its file tests skipped
+ * with the reason, rather than measuring the guest's tmpfs. */
+static int lab_fs_opts(json_t *opts, const struct lab_run_opts *o, const struct vmb_suite *suite,
+		       const char *scratch, const struct lab_fs *fs)
+{
+	const struct vmb_scratch *sc = suite ? suite->scratch : NULL;
+	char key[96], devpath[64];
+	int r = 0;
+
+	if (!sc)
+		return 0;
+	if (fs) {
+		snprintf(key, sizeof(key), "%s.%s", suite->name, sc->dir_opt);
+		r = sc->dir_opt ? json_object_set_new(opts, key, json_string(PROTO_MOUNTPOINT)) : 0;
+		snprintf(key, sizeof(key), "%s.%s", suite->name, sc->size_opt ? sc->size_opt : "");
+		if (r == 0 && sc->size_opt)
+			r = json_object_set_new(opts, key, json_string(o->disk_size));
+		return r;
+	}
+	snprintf(key, sizeof(key), "%s.%s", suite->name, sc->device_opt ? sc->device_opt : "");
+	snprintf(devpath, sizeof(devpath), "/dev/%s", scratch);
+	if (sc->device_opt && (json_object_set_new(opts, key, json_string(devpath)) < 0 ||
+			       json_object_set_new(opts, "destructive", json_true()) < 0))
+		return -ENOMEM;
+	return json_object_set_new(opts, "skip-fs-tests", json_string(LAB_FS_NONE_REASON));
+}
+
+/* The options the guest's run of item gets: --quick, and where a suite
+ * that measures storage works (lab_fs_opts). NULL: out of memory. */
+static json_t *item_opts(const struct lab_run_opts *o, const struct vmb_suite *suite, const char *scratch,
+			 const struct lab_fs *fs)
 {
 	json_t *opts = json_object();
-	char key[96], devpath[64];
 
 	if (!opts || (o->quick && json_object_set_new(opts, "quick", json_true()) < 0))
 		goto fail;
-	if (suite && suite->scratch) {
-		snprintf(key, sizeof(key), "%s.%s", suite->name, suite->scratch->device_opt);
-		snprintf(devpath, sizeof(devpath), "/dev/%s", scratch);
-		if (json_object_set_new(opts, key, json_string(devpath)) < 0 ||
-		    json_object_set_new(opts, "destructive", json_true()) < 0)
-			goto fail;
-	}
+	if (lab_fs_opts(opts, o, suite, scratch, fs) < 0)
+		goto fail;
 	return opts;
 fail:
 	json_decref(opts);
@@ -605,8 +633,8 @@ fail:
 
 /* Every item but boot is a suite or test the guest runs (cpu,
  * disk.randread...): their results in one document, *doc. */
-static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, json_t **doc, char *err,
-		     size_t errlen)
+static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, const struct lab_fs *fs,
+		     json_t **doc, char *err, size_t errlen)
 {
 	int r = 0;
 
@@ -621,7 +649,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		if (lab_host_measured(what))
 			continue;
 		suite = lab_item_suite(what);
-		opts = item_opts(o, suite, scratch);
+		opts = item_opts(o, suite, scratch, fs);
 		if (!opts)
 			return errf(err, errlen, -ENOMEM, "out of memory");
 		/* the host adopts the guest's result: only what it asked for,
@@ -651,12 +679,32 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 	return r;
 }
 
-/* The first boot: pinned when asked, checked, the suites run in it, then
- * the warm boots in this same QEMU. */
+/* The filesystem the configuration asks for, made by the guest on its
+ * scratch disk (after HELLO: the boot phases do not include it); *fsrec
+ * records it, or the raw device for fs=none. */
+static int prepare_fs(const struct lab_config *c, struct boot *b, const char *scratch, json_t **fsrec, char *err,
+		      size_t errlen)
+{
+	const struct lab_fs *fs = lab_config_fs(c);
+	char dev[64];
+	int r;
+
+	snprintf(dev, sizeof(dev), "/dev/%s", scratch ? scratch : "");
+	if (!fs) {
+		*fsrec = json_pack("{s:s, s:s}", "type", "none", "device", dev);
+		return *fsrec ? 0 : errf(err, errlen, -ENOMEM, "out of memory");
+	}
+	r = proto_host_prepare(&b->conn, fs->name, dev, LAB_FS_PREPARE_MS, fsrec);
+	return r < 0 ? errf(err, errlen, r, "%s", b->conn.err) : 0;
+}
+
+/* The first boot: pinned when asked, checked, the filesystem made, the
+ * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
 		      double (*warm)[BOOT_NPHASES], unsigned *nwarm, char *err, size_t errlen)
 {
 	const char *scratch = NULL;
+	json_t *fsrec = NULL;
 	int r = 0;
 
 	if (!strcmp(c->v[LAB_PIN], "on"))
@@ -664,7 +712,14 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	if (r == 0)
 		r = check_guest(c, b, &scratch, err, errlen);
 	if (r == 0)
-		r = run_items(o, b, scratch, doc, err, errlen);
+		r = prepare_fs(c, b, scratch, &fsrec, err, errlen);
+	if (r == 0)
+		r = run_items(o, b, scratch, lab_config_fs(c), doc, err, errlen);
+	/* the document says what its file tests ran on */
+	if (r == 0 && json_object_set_new(*doc, "filesystem", fsrec) < 0)
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+	else if (r < 0)
+		json_decref(fsrec);
 	/* warm boots in this same QEMU, after the suites of the first boot */
 	for (unsigned w = 0; r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
 	     w++) {

@@ -3,6 +3,8 @@
  * pair of file descriptors). docs/agent-protocol.md is its specification.
  *
  *   guest: HELLO <version> <fingerprint JSON on one line>
+ *   host:  PREPARE <{"fs": ..., "device": ...}>          (optional, before the RUNs)
+ *   guest: PREPARED <the filesystem made and mounted, JSON>   or: ERROR <message>
  *   host:  RUN <suite[.test]> <options JSON object>
  *   guest: PROGRESS <suite[.test]> <elapsed seconds>    (heartbeats while it runs)
  *   guest: RESULT <length>\n<length bytes: the result document>\n
@@ -24,7 +26,7 @@
 #include "../core/opts.h"
 #include "../core/util.h"
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
 #define PROTO_MAX_WHAT 63             /* a suite[.test] word */
@@ -75,12 +77,14 @@ enum proto_kind {
 	PROTO_RESULT,
 	PROTO_ERROR,
 	PROTO_BYE,
+	PROTO_PREPARED,
 };
 
 struct proto_msg {
 	enum proto_kind kind;
 	long version;        /* HELLO */
-	const char *text;    /* HELLO: the fingerprint JSON; ERROR: the message; PROGRESS: the suite word */
+	const char *text;    /* HELLO: the fingerprint JSON; ERROR: the message; PROGRESS: the suite word;
+			      * PREPARED: the filesystem's JSON */
 	double seconds;      /* PROGRESS */
 	size_t length;       /* RESULT */
 };
@@ -110,6 +114,18 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char *err, size_t errlen);
 int proto_host_bye(struct proto_conn *c, int timeout_ms);
 
+/* PREPARE: make filesystem fs (a row of LAB_FILESYSTEMS) on the guest's
+ * block device and mount it at PROTO_MOUNTPOINT; the guest answers PREPARED
+ * with what it made. *record: the answer checked (proto_check_prepared). */
+#define PROTO_MOUNTPOINT "/mnt/vmbench"
+int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device, int timeout_ms, json_t **record);
+/* A PREPARED record (json, the rest of the line) checked against the
+ * request: an object of exactly the keys type (fs), device (device),
+ * mountpoint (PROTO_MOUNTPOINT), mount_options, size_bytes (1 to 2^50),
+ * mkfs and mkfs_version (one line of text each). *out: a new object. */
+int proto_check_prepared(const char *json, const char *fs, const char *device, json_t **out, char *err,
+			 size_t errlen);
+
 /* Guest side: a RUN line, validated against the suite table and the
  * options the protocol lets a host set: run_opts is `vmbench run`'s table,
  * of which only the rows proto_run_options names are accepted. */
@@ -121,5 +137,13 @@ extern const char *const proto_run_options[];
 int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct proto_run *run, char *err,
 		    size_t errlen);
 void proto_run_release(struct proto_run *run);
+
+/* Guest side: a PREPARE line, its filesystem a row of the table and its
+ * device /dev/NAME (letters and digits). */
+struct proto_prepare {
+	char fs[16];
+	char device[40];
+};
+int proto_parse_prepare(const char *line, struct proto_prepare *p, char *err, size_t errlen);
 
 #endif
