@@ -44,7 +44,7 @@ const struct vmb_cmd cmd_agent_desc = {
 	.fn = cmd_agent,
 	.args = "[--port PATH]",
 	.summary = "the guest side of the lab: run suites on a host's request over a serial port",
-	.description = "Speaks vmbench's agent protocol (version 2) on PATH or stdin/stdout: HELLO with this "
+	.description = "Speaks vmbench's agent protocol (version 1) on PATH or stdin/stdout: HELLO with this "
 		       "machine's fingerprint, maybe PREPARE <JSON> answered by PREPARED <JSON> (a filesystem made "
 		       "and mounted on the disk under test), then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
 		       "and RESULT <length> with the result document (or ERROR <message>), until BYE.",

@@ -759,6 +759,11 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	rs.quick = optset_bool(&own, "quick");
 	rs.destructive = optset_bool(&own, "destructive");
 	rs.skip_fs = optset_str(&own, "skip-fs-tests");
+	if (rs.skip_fs && !*rs.skip_fs) {
+		ret = cmd_usage_error(self, "--skip-fs-tests needs the reason the tests of a filesystem are skipped, "
+				      "e.g. --skip-fs-tests \"no filesystem on the disk under test\"");
+		goto out;
+	}
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
 	nruns = (unsigned)optset_int(&own, "runs");

@@ -1,6 +1,8 @@
 /* The filesystem on the device under test: made and mounted in the guest,
  * described alike there and on the host (see fs.h). */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,22 +32,29 @@ uint64_t lab_fs_disk_size(const struct lab_fs *fs, uint64_t test_size)
 	return size < (uint64_t)fs->min_mib << 20 ? (uint64_t)fs->min_mib << 20 : size;
 }
 
-/* The mount table's entry of the filesystem st_dev is on, the last one
- * (the one on top); 0 when found. */
-static int mount_of(dev_t dev, char *fsname, char *dir, char *type, char *opts, size_t len)
+/* The mount table's entry of the filesystem path is on: of those with its
+ * st_dev, the one whose directory is the longest prefix of path (a bind
+ * mount elsewhere has the same st_dev), the last of equals (the one on
+ * top); 0 when found. */
+static int mount_of(const char *path, dev_t dev, char *fsname, char *dir, char *type, char *opts, size_t len)
 {
 	struct mntent me;
 	char buf[4096];
 	FILE *f = setmntent("/proc/self/mounts", "re");
+	size_t best = 0;
 	int r = -ENOENT;
 
 	if (!f)
 		return -errno;
 	while (getmntent_r(f, &me, buf, sizeof(buf))) {
+		size_t l = strlen(me.mnt_dir);
+		bool prefix = !strcmp(me.mnt_dir, "/") ||
+			      (!strncmp(path, me.mnt_dir, l) && (path[l] == '/' || path[l] == '\0'));
 		struct stat sb;
 
-		if (stat(me.mnt_dir, &sb) < 0 || sb.st_dev != dev)
+		if (stat(me.mnt_dir, &sb) < 0 || sb.st_dev != dev || (r == 0 && (!prefix || l < best)))
 			continue;
+		best = prefix ? l : 0;
 		snprintf(fsname, len, "%s", me.mnt_fsname);
 		snprintf(dir, len, "%s", me.mnt_dir);
 		snprintf(type, len, "%s", me.mnt_type);
@@ -80,15 +89,15 @@ static int mounted_at(dev_t rdev, char *where, size_t len)
 
 int lab_fs_describe(const char *dir, json_t **out, char *err, size_t errlen)
 {
-	char fsname[512], mdir[512], type[64], opts[1024];
+	char fsname[512], mdir[512], type[64], opts[1024], real[PATH_MAX];
 	struct statvfs sv;
 	struct stat sb;
 	json_t *o;
 	int r;
 
-	if (stat(dir, &sb) < 0 || statvfs(dir, &sv) < 0)
+	if (stat(dir, &sb) < 0 || statvfs(dir, &sv) < 0 || !realpath(dir, real))
 		return errf(err, errlen, -errno, "%s: %s", dir, strerror(errno));
-	r = mount_of(sb.st_dev, fsname, mdir, type, opts, sizeof(fsname));
+	r = mount_of(real, sb.st_dev, fsname, mdir, type, opts, sizeof(fsname));
 	if (r < 0)
 		return errf(err, errlen, r, "%s is on no filesystem of /proc/self/mounts", dir);
 	o = json_pack("{s:s, s:s, s:s, s:s, s:I}", "type", type, "device", fsname, "mountpoint", mdir,

@@ -26,7 +26,7 @@
 #include "../core/opts.h"
 #include "../core/util.h"
 
-#define PROTO_VERSION 2
+#define PROTO_VERSION 1
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
 #define PROTO_MAX_WHAT 63             /* a suite[.test] word */
