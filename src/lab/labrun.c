@@ -692,10 +692,22 @@ static int prepare_fs(const struct lab_config *c, struct boot *b, const char *sc
 	snprintf(dev, sizeof(dev), "/dev/%s", scratch ? scratch : "");
 	if (!fs) {
 		*fsrec = json_pack("{s:s, s:s}", "type", "none", "device", dev);
-		return *fsrec ? 0 : errf(err, errlen, -ENOMEM, "out of memory");
+		r = *fsrec ? 0 : -ENOMEM;
+	} else {
+		r = proto_host_prepare(&b->conn, fs->name, dev, LAB_FS_PREPARE_MS, fsrec);
+		if (r < 0)
+			return errf(err, errlen, r, "%s", b->conn.err);
 	}
-	r = proto_host_prepare(&b->conn, fs->name, dev, LAB_FS_PREPARE_MS, fsrec);
-	return r < 0 ? errf(err, errlen, r, "%s", b->conn.err) : 0;
+	/* the host's own figure: the scratch disk it made (with a filesystem,
+	 * larger than --disk-size: lab_fs_disk_size) */
+	if (r == 0 && json_object_set_new(*fsrec, "disk_size_bytes", json_integer((json_int_t)b->paths.disk_size)) < 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		json_decref(*fsrec);
+		*fsrec = NULL;
+		return errf(err, errlen, r, "out of memory");
+	}
+	return 0;
 }
 
 /* The first boot: pinned when asked, checked, the filesystem made, the

@@ -38,6 +38,7 @@ assert fs["mountpoint"] == "/mnt/vmbench" and "rw" in fs["mount_options"].split(
 assert fs["mkfs"].startswith("/sbin/mke2fs -t ext4 ") and fs["mkfs"].endswith(fs["device"]), fs
 assert fs["mkfs_version"].startswith("mke2fs 1."), fs
 assert fs["size_bytes"] > 16 << 20, fs  # room for the test file and iozone's
+assert fs["disk_size_bytes"] >= fs["size_bytes"], fs
 suites = {s["name"]: s for s in d["suites"]}
 assert suites["disk"]["options"]["dir"] == "/mnt/vmbench", suites["disk"]["options"]
 assert suites["disk"]["notes"]["target"].startswith("/mnt/vmbench/"), suites["disk"]["notes"]
