@@ -347,7 +347,7 @@ static void fs_tools_release(struct fs_tools *t)
 static int fs_tool(const struct lab_image_opts *o, const struct lab_arch *a, const struct lab_fs *fs,
 		   struct fs_tools *t, char *err, size_t errlen)
 {
-	char root[PATH_MAX], name[160], want[160], *out = NULL;
+	char root[PATH_MAX], name[160], want[160], saved[PATH_MAX + 192], *out = NULL;
 	struct strv libs = { 0 }, roots = { 0 }, host = { 0 }, guest = { 0 };
 	char *const depends[] = { "apt-cache", "depends", want, NULL };
 	int r;
@@ -357,10 +357,16 @@ static int fs_tool(const struct lab_image_opts *o, const struct lab_arch *a, con
 	if (r < 0)
 		return r;
 	r = strv_push(&roots, root);
-	/* its libraries: from the packages it depends on (fetched once, kept) */
+	/* its libraries: from the packages it depends on (fetched once, kept;
+	 * what apt-cache said is kept beside the package: it takes seconds) */
 	snprintf(want, sizeof(want), "%s:%s", fs->package, a->deb);
-	if (r == 0 && run_capture(depends[0], depends, NULL, &out) < 0)
-		r = errf(err, errlen, -EIO, "'apt-cache depends %s' failed", want);
+	snprintf(saved, sizeof(saved), "%s/%s-%s/depends.txt", o->cache, fs->package, a->deb);
+	if (r == 0 && read_file(saved, &out) < 0) {
+		if (run_capture(depends[0], depends, NULL, &out) < 0 || !out)
+			r = errf(err, errlen, -EIO, "'apt-cache depends %s' failed", want);
+		else
+			(void)file_write_new(saved, out, strlen(out));
+	}
 	if (r == 0)
 		r = lab_deb_lib_depends(out, &libs);
 	for (size_t i = 0; r == 0 && i < libs.n; i++) {
