@@ -22,6 +22,7 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/macro.h"
+#include "../lab/fs.h"
 #include "../lab/proto.h"
 #include "../probe/probe.h"
 #include "../core/banned.h"
@@ -43,10 +44,11 @@ const struct vmb_cmd cmd_agent_desc = {
 	.args = "[--port PATH]",
 	.summary = "the guest side of the lab: run suites on a host's request over a serial port",
 	.description = "Speaks vmbench's agent protocol (version " STRINGIFY(PROTO_VERSION) ") on PATH or stdin/stdout: HELLO with this "
-		       "machine's fingerprint, then RUN <suite> <options JSON> answered by PROGRESS heartbeats "
-		       "and RESULT <length> with the result document (or ERROR <message>), TOKEN <secret> (the "
-		       "net token of later runs, answered OK) and SERVE <address> (a vmbench serve there, "
-		       "answered SERVING <address:port>), until BYE.",
+		       "machine's fingerprint, maybe PREPARE <JSON> answered by PREPARED <JSON> (a filesystem made "
+		       "and mounted on the disk under test), then RUN <suite> <options JSON> answered by PROGRESS "
+		       "heartbeats and RESULT <length> with the result document (or ERROR <message>), TOKEN "
+		       "<secret> (the net token of later runs, answered OK) and SERVE <address> (a vmbench serve "
+		       "there, answered SERVING <address:port>), until BYE.",
 	.opts = agent_opts,
 	.max_args = 0,
 };
@@ -506,6 +508,32 @@ static int serve_start(struct proto_conn *c, const char *addr)
 	return r;
 }
 
+/* The filesystem PREPARE mounted, unmounted when the agent leaves. */
+static bool agent_mounted;
+
+/* PREPARE: make the filesystem and mount it, answer PREPARED with what was
+ * made, or ERROR. A negative errno when the channel failed, else 0. */
+static int prepare(struct proto_conn *c, const char *line)
+{
+	struct proto_prepare req;
+	char err[512], *text;
+	json_t *rec = NULL;
+	int r;
+
+	if (proto_parse_prepare(line, &req, err, sizeof(err)) < 0)
+		return send_error(c, "", err);
+	if (agent_mounted)
+		return send_error(c, "", "PREPARE: a filesystem is mounted already (one PREPARE per session)");
+	if (lab_fs_make(lab_fs_find(req.fs), req.device, PROTO_MOUNTPOINT, &rec, err, sizeof(err)) < 0)
+		return send_error(c, "PREPARE: ", err);
+	agent_mounted = true;
+	text = json_dumps(rec, JSON_COMPACT);
+	json_decref(rec);
+	r = text ? proto_send(c, "PREPARED %s", text) : send_error(c, "", "PREPARE: out of memory");
+	free(text);
+	return r;
+}
+
 /* Answer one line from the host. 1 after BYE, 0 to go on, a negative errno
  * when the channel failed. */
 static int serve_line(struct proto_conn *c, const char *line)
@@ -516,8 +544,14 @@ static int serve_line(struct proto_conn *c, const char *line)
 
 	if (!strcmp(line, "BYE")) {
 		serve_stop();
+		/* unmounted before the answer: the guest powers off after it */
+		if (agent_mounted)
+			lab_fs_unmount(PROTO_MOUNTPOINT);
+		agent_mounted = false;
 		return proto_send(c, "BYE") < 0 ? -EPIPE : 1;
 	}
+	if (!strncmp(line, "PREPARE ", 8))
+		return prepare(c, line);
 	if (!strncmp(line, "TOKEN ", 6)) {
 		/* the environment every later run and serve inherits */
 		if (proto_parse_token(line, arg, sizeof(arg), err, sizeof(err)) < 0)
@@ -531,8 +565,8 @@ static int serve_line(struct proto_conn *c, const char *line)
 		return serve_start(c, arg);
 	}
 	if (strncmp(line, "RUN ", 4))
-		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>', 'TOKEN <secret>', "
-				  "'SERVE <address>' or 'BYE', not: ", line);
+		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>', 'PREPARE <JSON>', "
+				  "'TOKEN <secret>', 'SERVE <address>' or 'BYE', not: ", line);
 	if (proto_parse_run(line, run_opts, &req, err, sizeof(err)) < 0)
 		return send_error(c, "", err);
 	r = run_one(c, &req);
@@ -610,6 +644,8 @@ static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 	}
 release:
 	serve_stop();
+	if (agent_mounted)
+		lab_fs_unmount(PROTO_MOUNTPOINT);
 	proto_release(&c);
 out:
 	if (fd >= 0)

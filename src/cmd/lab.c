@@ -10,6 +10,8 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 
 #include "cmd.h"
 #include "run_opts.h"
@@ -18,6 +20,7 @@
 #include "../core/noise.h"
 #include "../core/sys.h"
 #include "../core/stop.h"
+#include "../lab/fs.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
@@ -187,6 +190,46 @@ static bool items_name(const char *items, const struct vmb_suite *s)
 	return false;
 }
 
+/* Where the host baseline's files go: the working directory (where `run`
+ * puts them by default), else $TMPDIR, /var/tmp or /tmp, the first that
+ * takes files and is on a disk: the guests' files are on their disk under
+ * test, not in memory. When all are on tmpfs, the working directory, and
+ * *note says so. */
+static void host_dir(char *dir, size_t len, const char **note)
+{
+	const char *const cands[] = { ".", getenv("TMPDIR"), "/var/tmp", "/tmp" };
+
+	*note = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
+		struct statfs sfs;
+
+		if (!cands[i] || !*cands[i] || access(cands[i], W_OK) < 0 || statfs(cands[i], &sfs) < 0 ||
+		    (unsigned long)sfs.f_type == TMPFS_MAGIC || (unsigned long)sfs.f_type == RAMFS_MAGIC ||
+		    !realpath(cands[i], dir))
+			continue;
+		return;
+	}
+	*note = "the host has no place to write on a disk (the working directory, $TMPDIR, /var/tmp and /tmp are "
+		"on tmpfs or take no files): its file tests ran in the working directory, on memory";
+	if (!realpath(".", dir))
+		snprintf(dir, len, ".");
+}
+
+/* The host's document says what its file tests ran on, as a guest's does. */
+static int host_filesystem(json_t *doc, const char *dir, const char *note)
+{
+	char err[512];
+	json_t *fs = NULL;
+
+	if (lab_fs_describe(dir, &fs, err, sizeof(err)) < 0) {
+		fs = json_pack("{s:s, s:s}", "type", "unknown", "note", err);
+	} else if (note && json_object_set_new(fs, "note", json_string(note)) < 0) {
+		json_decref(fs);
+		fs = NULL;
+	}
+	return fs ? json_object_set_new(doc, "filesystem", fs) : -ENOMEM;
+}
+
 /* The host baseline: this binary's `run` of the same suites and tests as in
  * the guests, with the same options, but those the lab measures from
  * outside a guest (boot). NULL with err on failure, NULL with err empty
@@ -198,9 +241,13 @@ static json_t *host_run(const char *suites, const json_t *opts, const char *disk
 	char *items = xstrdup(suites), *save = NULL, *out = NULL;
 	size_t nitems = 0;
 	json_t *doc = NULL;
+	const char *note;
+	char dir[4096];
+	bool files = false;
 	int r;
 
 	err[0] = '\0';
+	host_dir(dir, sizeof(dir), &note);
 	r = items ? strv_push(&argv, "vmbench") : -ENOMEM;
 	if (r == 0)
 		r = strv_push(&argv, "run");
@@ -217,10 +264,17 @@ static json_t *host_run(const char *suites, const json_t *opts, const char *disk
 
 		if (!s->scratch || !items_name(suites, s))
 			continue;
-		snprintf(opt, sizeof(opt), "--%s.%s", s->name, s->scratch->size_opt);
-		r = strv_push(&argv, opt);
-		if (r == 0)
+		snprintf(opt, sizeof(opt), "--%s.%s", s->name, s->scratch->size_opt ? s->scratch->size_opt : "");
+		r = s->scratch->size_opt ? strv_push(&argv, opt) : 0;
+		if (r == 0 && s->scratch->size_opt)
 			r = strv_push(&argv, disk_size);
+		/* on a disk of the host's, as the guest's are on its disk under test */
+		snprintf(opt, sizeof(opt), "--%s.%s", s->name, s->scratch->dir_opt);
+		if (r == 0)
+			r = strv_push(&argv, opt);
+		if (r == 0)
+			r = strv_push(&argv, dir);
+		files = true;
 	}
 	if (r < 0) {
 		errf(err, errlen, r, "out of memory");
@@ -245,6 +299,11 @@ static json_t *host_run(const char *suites, const json_t *opts, const char *disk
 	}
 	if (doc_load_string(out, "the host run", &doc, err, errlen) < 0)
 		doc = NULL;
+	if (doc && files && host_filesystem(doc, dir, note) < 0) {
+		errf(err, errlen, -ENOMEM, "out of memory");
+		json_decref(doc);
+		doc = NULL;
+	}
 out:
 	free(out);
 	free(items);
@@ -523,6 +582,10 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	image = lab_image(l, name, c.v[LAB_ARCH]);
 	if (!image) {
 		l->failed++;
+		return;
+	}
+	if (lab_config_fs(&c) && lab_image_lacks_fs(image, c.v[LAB_FS], err, sizeof(err))) {
+		log_info("%s: skipped: %s", name, err);
 		return;
 	}
 	resolve_accel(l, &c, native, &note);

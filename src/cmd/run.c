@@ -45,6 +45,10 @@ const struct vmb_opt run_opts[] = {
 	{ .name = "progress-fd", .type = OPT_INT, .min = 3, .max = 1023, .metavar = "FD",
 	  .help = "also write the progress to this open descriptor, a line per step: 'CASE/CASES LEFT SUITE.TEST "
 		  "DETAIL', LEFT the seconds the run is expected to take still (what the lab's agent sends the host)" },
+	{ .name = "skip-fs-tests", .type = OPT_STRING, .metavar = "WHY",
+	  .help = "skip the tests that measure a filesystem through files of their own (disk.iozone, app.files, "
+		  "app.oltp_*, app.build) with WHY as the reason: the lab gives it to a guest whose disk under test "
+		  "has no filesystem (fs=none)" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -777,6 +781,12 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	rs.ncpus = ncpus;
 	rs.quick = optset_bool(&own, "quick");
 	rs.destructive = optset_bool(&own, "destructive");
+	rs.skip_fs = optset_str(&own, "skip-fs-tests");
+	if (rs.skip_fs && !*rs.skip_fs) {
+		ret = cmd_usage_error(self, "--skip-fs-tests needs the reason the tests of a filesystem are skipped, "
+				      "e.g. --skip-fs-tests \"no filesystem on the disk under test\"");
+		goto out;
+	}
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
 	nruns = (unsigned)optset_int(&own, "runs");

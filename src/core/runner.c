@@ -329,8 +329,13 @@ static int test_ncases(const struct runner_settings *rs, const struct optset *op
 	unsigned *threads = NULL;
 	const unsigned *sweep;
 	size_t nthreads, nsweep;
-	int r = test_cases(rs, opts, t, &threads, &nthreads, &sweep, &nsweep);
+	int r;
 
+	if ((t->flags & VMB_TEST_ON_FS) && rs->skip_fs) {
+		*n = 0; /* skipped: no case in the plan */
+		return 0;
+	}
+	r = test_cases(rs, opts, t, &threads, &nthreads, &sweep, &nsweep);
 	free(threads);
 	if (r == 0)
 		*n = nthreads * nsweep;
@@ -493,6 +498,13 @@ static int run_suite(const struct runner_settings *rs, struct run_progress *pg, 
 		if (!tr->name) {
 			r = -ENOMEM;
 			break;
+		}
+		if ((t->flags & VMB_TEST_ON_FS) && rs->skip_fs) {
+			/* a test of a filesystem where there is none would measure another one */
+			tr->status = VMB_SKIPPED;
+			tr->reason = xstrdup(rs->skip_fs);
+			log_info("%s.%s: skipped: %s", s->name, t->name, rs->skip_fs);
+			continue;
 		}
 		r = run_test(rs, pg, &ctx, t, tr);
 		tr->status = status_of(r);

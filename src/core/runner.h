@@ -27,6 +27,8 @@ struct runner_settings {
 	size_t ncpus;
 	bool quick;
 	bool destructive; /* passed to suites: writing to devices is allowed */
+	const char *skip_fs; /* the reason VMB_TEST_ON_FS tests are skipped (no filesystem on the device
+			      * under test); NULL: they run */
 	bool progress;    /* draw progress: case k of n, time left */
 	FILE *progress_file; /* where; NULL: stderr */
 	FILE *progress_lines; /* also, for a program to read: a line per step,

@@ -1,5 +1,6 @@
 /* Running another program and capturing what it prints. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "spawn.h"
 #include "banned.h"
 
-int run_capture(const char *prog, char *const argv[], const char *cwd, char **out)
+static int capture(const char *prog, char *const argv[], const char *cwd, char **out, bool with_stderr)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -30,7 +31,7 @@ int run_capture(const char *prog, char *const argv[], const char *cwd, char **ou
 		if ((cwd && chdir(cwd) < 0) || dup2(p[1], STDOUT_FILENO) < 0)
 			_exit(126);
 		(void)dup2(null, STDIN_FILENO);
-		(void)dup2(null, STDERR_FILENO);
+		(void)dup2(with_stderr ? p[1] : null, STDERR_FILENO);
 		if (strchr(prog, '/'))
 			execv(prog, argv);
 		else
@@ -66,4 +67,14 @@ int run_capture(const char *prog, char *const argv[], const char *cwd, char **ou
 	else
 		free(buf);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+int run_capture(const char *prog, char *const argv[], const char *cwd, char **out)
+{
+	return capture(prog, argv, cwd, out, false);
+}
+
+int run_capture_all(const char *prog, char *const argv[], char **out)
+{
+	return capture(prog, argv, NULL, out, true);
 }

@@ -6,5 +6,7 @@
  * stdin and stderr on /dev/null, its stdout into *out (NULL: discarded).
  * 0 when it exits 0, -ECHILD otherwise, a negative errno if it cannot start. */
 int run_capture(const char *prog, char *const argv[], const char *cwd, char **out);
+/* The same with stderr into *out too (a tool's message is on stderr). */
+int run_capture_all(const char *prog, char *const argv[], char **out);
 
 #endif

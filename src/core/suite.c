@@ -31,6 +31,10 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 			*why = "a test lacks its headline metric or summary";
 		else if (!t->run)
 			*why = "a test lacks its run() function";
+		else if (t->flags & ~(unsigned)VMB_TEST_FLAGS_ALL)
+			*why = "unknown test flags";
+		else if ((t->flags & VMB_TEST_ON_FS) && !(s->scratch && s->scratch->dir_opt))
+			*why = "a test on a filesystem needs the suite's scratch to name its directory option";
 		for (const char *p = t->params; p && *p && !*why;) {
 			const char *comma = strchr(p, ',');
 			size_t l = comma ? (size_t)(comma - p) : strlen(p);
@@ -51,6 +55,16 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 			if (!found)
 				*why = "a test's sweep does not name a list option of the suite";
 		}
+	}
+	/* the lab names these options of the suite: each must be there */
+	for (size_t k = 0; !*why && s->scratch && k < 3; k++) {
+		const char *o = k == 0 ? s->scratch->device_opt : k == 1 ? s->scratch->size_opt : s->scratch->dir_opt;
+		bool found = !o;
+
+		for (size_t i = 0; o && s->opts && s->opts[i].name; i++)
+			found |= !strcmp(s->opts[i].name, o);
+		if (!found)
+			*why = "the scratch names an option the suite does not have";
 	}
 	if (!*why && n > 64)
 		*why = "more than 64 tests";

@@ -30,6 +30,10 @@
 
 /* Test flags */
 #define VMB_TEST_THREADED (1u << 0) /* one case per --threads value, plus parallel efficiency */
+#define VMB_TEST_ON_FS (1u << 1)    /* measures a filesystem through files it makes in the suite's directory
+				     * (the scratch's dir_opt): skipped with the run's reason where the
+				     * device under test has none (`run --skip-fs-tests`, the lab's fs=none) */
+#define VMB_TEST_FLAGS_ALL (VMB_TEST_THREADED | VMB_TEST_ON_FS)
 
 struct vmb_ctx;
 struct vmb_rep;
@@ -90,12 +94,15 @@ struct vmb_suite {
 
 	/* ---- what the suite needs when the lab runs it in a guest ---- */
 	/* A scratch disk: the lab attaches one behind the configuration's disk
-	 * controller and names it to the suite, and gives the host baseline a
-	 * target of the same size, so that guest and host pair in compare.
-	 * NULL: the suite measures no storage. */
+	 * controller and names it to the suite (its block device with fs=none,
+	 * else a directory on the filesystem the guest made on it), and gives
+	 * the host baseline a target of the same size on a disk of its own, so
+	 * that guest and host pair in compare. NULL: the suite measures no
+	 * storage. */
 	const struct vmb_scratch {
-		const char *device_opt; /* the suite option that takes the guest's block device, "device" */
-		const char *size_opt;   /* the suite option that sizes the host's target, "size" */
+		const char *device_opt; /* the suite option that takes the guest's block device, "device"; or NULL */
+		const char *size_opt;   /* the suite option that sizes the test file, "size"; or NULL */
+		const char *dir_opt;    /* the suite option that takes the directory its files go to, "dir" */
 	} *scratch;
 };
 

@@ -154,48 +154,68 @@ static bool listed(const struct strv *v, const char *s)
 	return false;
 }
 
-int elf_runtime_files(const char *bin, const char *triplet, struct strv *files, char *err, size_t errlen)
+int elf_runtime_files_in(const char *bin, const struct elf_lib_search *in, struct strv *host, struct strv *guest,
+			 char *err, size_t errlen)
 {
 	struct strv queue = { 0 };
 	struct elf_info e;
 	char dirs[4][64];
+	size_t nroots = in->roots ? in->roots->n : 0;
 	unsigned machine;
 	int r = elf_read(bin, &e);
 
 	if (r < 0)
 		return errf(err, errlen, r, "%s: %s", bin, r == -ENOEXEC ? "not a 64-bit little-endian ELF file" : strerror(-r));
 	machine = e.machine;
-	snprintf(dirs[0], sizeof(dirs[0]), "/lib/%s", triplet);
-	snprintf(dirs[1], sizeof(dirs[1]), "/usr/lib/%s", triplet);
+	snprintf(dirs[0], sizeof(dirs[0]), "/lib/%s", in->triplet);
+	snprintf(dirs[1], sizeof(dirs[1]), "/usr/lib/%s", in->triplet);
 	snprintf(dirs[2], sizeof(dirs[2]), "/lib");
 	snprintf(dirs[3], sizeof(dirs[3]), "/usr/lib");
-	if (*e.interp && !listed(files, e.interp))
-		r = strv_push(files, e.interp);
+	if (*e.interp && !listed(guest, e.interp)) {
+		r = strv_push(host, e.interp);
+		if (r == 0)
+			r = strv_push(guest, e.interp);
+	}
 	for (size_t i = 0; r == 0 && i < e.needed.n; i++)
 		r = strv_push(&queue, e.needed.v[i]);
 	elf_release(&e);
-	/* breadth-first over the names; each library once */
+	/* breadth-first over the names; each library once, from the first
+	 * root that has it (the unpacked packages, then this machine) */
 	for (size_t i = 0; r == 0 && i < queue.n; i++) {
 		char path[PATH_MAX];
 		bool found = false;
 
-		for (size_t d = 0; d < 4 && !found; d++) {
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], queue.v[i]);
-			if (elf_read(path, &e) == 0) {
+		for (size_t k = 0; k <= nroots && !found; k++)
+			for (size_t d = 0; d < 4 && !found; d++) {
+				snprintf(path, sizeof(path), "%s%s/%s", k < nroots ? in->roots->v[k] : "", dirs[d],
+					 queue.v[i]);
+				if (elf_read(path, &e) < 0)
+					continue;
 				/* a library of another architecture in a shared directory is not the one */
 				found = e.machine == machine;
-				if (found && !listed(files, path))
-					r = strv_push(files, path);
-				for (size_t k = 0; r == 0 && found && k < e.needed.n; k++)
-					if (!listed(&queue, e.needed.v[k]))
-						r = strv_push(&queue, e.needed.v[k]);
+				if (found && !listed(guest, path + (k < nroots ? strlen(in->roots->v[k]) : 0))) {
+					r = strv_push(host, path);
+					if (r == 0)
+						r = strv_push(guest, path + (k < nroots ? strlen(in->roots->v[k]) : 0));
+				}
+				for (size_t n = 0; r == 0 && found && n < e.needed.n; n++)
+					if (!listed(&queue, e.needed.v[n]))
+						r = strv_push(&queue, e.needed.v[n]);
 				elf_release(&e);
 			}
-		}
 		if (!found && r == 0)
-			r = errf(err, errlen, -ENOENT, "%s needs %s, found in none of /lib/%s, /usr/lib/%s, /lib, /usr/lib",
-				 bin, queue.v[i], triplet, triplet);
+			r = errf(err, errlen, -ENOENT, "%s needs %s, found in none of /lib/%s, /usr/lib/%s, /lib, /usr/lib%s",
+				 bin, queue.v[i], in->triplet, in->triplet, nroots ? " (of the packages, nor of this machine)" : "");
 	}
 	strv_clear(&queue);
+	return r;
+}
+
+int elf_runtime_files(const char *bin, const char *triplet, struct strv *files, char *err, size_t errlen)
+{
+	struct strv guest = { 0 };
+	int r = elf_runtime_files_in(bin, &(struct elf_lib_search){ .triplet = triplet }, files, &guest, err, errlen);
+
+	strv_clear(&guest);
 	return r;
 }

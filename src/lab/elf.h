@@ -28,4 +28,15 @@ void elf_release(struct elf_info *e);
  * A library found nowhere is an error naming it and the directories searched. */
 int elf_runtime_files(const char *bin, const char *triplet, struct strv *files, char *err, size_t errlen);
 
+/* The same searching roots first (unpacked Debian packages: ROOT/lib/...,
+ * in order), then this machine: the host paths into host, the guest's
+ * into guest (the path inside its root), each guest path once, also
+ * across calls with the same lists. */
+struct elf_lib_search {
+	const char *triplet;
+	const struct strv *roots; /* NULL: none */
+};
+int elf_runtime_files_in(const char *bin, const struct elf_lib_search *in, struct strv *host, struct strv *guest,
+			 char *err, size_t errlen);
+
 #endif

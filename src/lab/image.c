@@ -271,13 +271,24 @@ static int find_kernel(const struct lab_image_opts *o, const struct lab_arch *a,
 	return 0;
 }
 
+/* The mkfs tools of the filesystem table (LAB_FILESYSTEMS), for one
+ * architecture: each row's package and its library packages, fetched and
+ * unpacked in the cache as the kernel is. A row whose tools cannot be had
+ * is left out, with why: its fs value is then skipped for this image. */
+struct fs_tools {
+	struct strv host, guest; /* the tools' files and libraries: host path, guest path */
+	struct strv carried;     /* the rows in the image */
+	struct strv missing;     /* "xfs: why" for the others */
+};
+
 /* What an image is made of, found and checked before anything is written. */
 struct image_inputs {
 	const struct lab_arch *a;
 	char root[PATH_MAX];        /* the unpacked kernel package; "" for a bare kernel */
 	char kernel[PATH_MAX], kv[128], busybox[PATH_MAX];
-	char ids[4][PATH_MAX + 64]; /* busybox, vmbench, kernel, modules: what "up to date" compares */
-	struct strv wanted;         /* the modules the device table asks for */
+	char ids[5][PATH_MAX + 64]; /* busybox, vmbench, kernel, modules, mkfs tools: what "up to date" compares */
+	struct strv wanted;         /* the modules the device and filesystem tables ask for */
+	struct fs_tools tools;      /* the mkfs programs, their files and libraries */
 };
 
 /* The busybox: --busybox, the host's on its own architecture, else Debian's for a. */
@@ -302,6 +313,149 @@ static int find_busybox(const struct lab_image_opts *o, const struct lab_arch *a
 		return r;
 	snprintf(busybox, len, "%s/bin/busybox", bbroot);
 	return 0;
+}
+
+/* The library packages a package depends on, from `apt-cache depends`'
+ * lines "  Depends: NAME" and "  PreDepends: NAME": those named lib*, but
+ * libc6 (this machine's C library goes into the image with vmbench), once
+ * each; alternatives and virtual packages (<name>) are left out. */
+int lab_deb_lib_depends(const char *text, struct strv *out)
+{
+	int r = 0;
+
+	for (const char *p = text; r == 0 && p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		const char *l = p + strspn(p, " \t"), *name = NULL;
+		char pkg[128];
+		size_t n;
+		bool seen = false;
+
+		if (str_has_prefix(l, "Depends: "))
+			name = l + 9;
+		else if (str_has_prefix(l, "PreDepends: "))
+			name = l + 12;
+		if (!name)
+			continue;
+		n = strcspn(name, " \t\n:");
+		if (n == 0 || n >= sizeof(pkg) || !str_has_prefix(name, "lib"))
+			continue;
+		snprintf(pkg, sizeof(pkg), "%.*s", (int)n, name);
+		if (!strcmp(pkg, "libc6") || pkg[strspn(pkg, "abcdefghijklmnopqrstuvwxyz0123456789.+-")])
+			continue;
+		for (size_t i = 0; i < out->n; i++)
+			seen |= !strcmp(out->v[i], pkg);
+		if (!seen)
+			r = strv_push(out, pkg);
+	}
+	return r;
+}
+
+static void fs_tools_release(struct fs_tools *t)
+{
+	strv_clear(&t->host);
+	strv_clear(&t->guest);
+	strv_clear(&t->carried);
+	strv_clear(&t->missing);
+}
+
+/* One row's files and libraries into t; a negative errno with err. */
+static int fs_tool(const struct lab_image_opts *o, const struct lab_arch *a, const struct lab_fs *fs,
+		   struct fs_tools *t, char *err, size_t errlen)
+{
+	char root[PATH_MAX], name[160], want[160], saved[PATH_MAX + 192], *out = NULL;
+	struct strv libs = { 0 }, roots = { 0 }, host = { 0 }, guest = { 0 };
+	char *const depends[] = { "apt-cache", "depends", want, NULL };
+	int r;
+
+	snprintf(name, sizeof(name), "%s-%s", fs->package, a->deb);
+	r = fetch_deb(o->cache, name, fs->package, false, a, root, sizeof(root), err, errlen);
+	if (r < 0)
+		return r;
+	r = strv_push(&roots, root);
+	/* its libraries: from the packages it depends on (fetched once, kept;
+	 * what apt-cache said is kept beside the package: it takes seconds) */
+	snprintf(want, sizeof(want), "%s:%s", fs->package, a->deb);
+	snprintf(saved, sizeof(saved), "%s/%s-%s/depends.txt", o->cache, fs->package, a->deb);
+	if (r == 0 && read_file(saved, &out) < 0) {
+		if (run_capture(depends[0], depends, NULL, &out) < 0 || !out)
+			r = errf(err, errlen, -EIO, "'apt-cache depends %s' failed", want);
+		else
+			(void)file_write_new(saved, out, strlen(out));
+	}
+	if (r == 0)
+		r = lab_deb_lib_depends(out, &libs);
+	for (size_t i = 0; r == 0 && i < libs.n; i++) {
+		char lroot[PATH_MAX];
+
+		snprintf(name, sizeof(name), "%s-%s", libs.v[i], a->deb);
+		r = fetch_deb(o->cache, name, libs.v[i], false, a, lroot, sizeof(lroot), err, errlen);
+		if (r == 0)
+			r = strv_push(&roots, lroot);
+	}
+	/* the files the row names, the program first, at their path in the
+	 * package (or below usr/, where a merged-/usr package has them) */
+	for (const char *p = fs->files + 1; r == 0 && *p; p += strcspn(p, " "), p += *p == ' ') {
+		char f[PATH_MAX], g[PATH_MAX];
+
+		snprintf(g, sizeof(g), "/%.*s", (int)strcspn(p, " "), p);
+		snprintf(f, sizeof(f), "%s%s", root, g);
+		if (access(f, R_OK) < 0)
+			snprintf(f, sizeof(f), "%s/usr%s", root, g);
+		if (access(f, R_OK) < 0) {
+			r = errf(err, errlen, -ENOENT, "Debian's %s for %s has no %s", fs->package, a->deb, g + 1);
+			break;
+		}
+		r = strv_push(&host, f);
+		if (r == 0)
+			r = strv_push(&guest, g);
+		if (r == 0 && p == fs->files + 1)
+			r = check_binary(g + 1, f, a->name, false, err, errlen);
+		if (r == 0 && p == fs->files + 1)
+			r = elf_runtime_files_in(f, &(struct elf_lib_search){ .triplet = a->triplet, .roots = &roots },
+						 &host, &guest, err, errlen);
+	}
+	/* all of the row or nothing of it */
+	for (size_t i = 0; r == 0 && i < host.n; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < t->guest.n; k++)
+			seen |= !strcmp(t->guest.v[k], guest.v[i]);
+		if (!seen && (r = strv_push(&t->host, host.v[i])) == 0)
+			r = strv_push(&t->guest, guest.v[i]);
+	}
+	free(out);
+	strv_clear(&libs);
+	strv_clear(&roots);
+	strv_clear(&host);
+	strv_clear(&guest);
+	return r;
+}
+
+static int fs_tools_find(const struct lab_image_opts *o, const struct lab_arch *a, struct fs_tools *t, char *id,
+			 size_t idlen)
+{
+	size_t off = 0;
+	int r = 0;
+
+	id[0] = '\0';
+	for (size_t i = 0; r != -ENOMEM && i < lab_nfilesystems; i++) {
+		const struct lab_fs *fs = &lab_filesystems[i];
+		char why[1024];
+
+		bool ok;
+
+		r = fs_tool(o, a, fs, t, why, sizeof(why));
+		ok = r == 0;
+		if (ok) {
+			r = strv_push(&t->carried, fs->name);
+		} else if (r != -ENOMEM) {
+			char *m = xasprintf("%s: %s", fs->name, why);
+
+			r = m ? strv_push(&t->missing, m) : -ENOMEM;
+			free(m);
+		}
+		str_appendf(id, idlen, &off, "%s%s:%s", i ? " " : "", fs->name, ok ? fs->package : "missing");
+	}
+	return r == -ENOMEM ? r : 0;
 }
 
 /* Phase 1: every input found and checked, and the output directory made. */
@@ -338,6 +492,10 @@ static int image_inputs(const struct lab_image_opts *o, struct image_inputs *in,
 	in->ids[3][0] = '\0';
 	for (size_t i = 0, off = 0; i < in->wanted.n && off < sizeof(in->ids[3]); i++)
 		str_appendf(in->ids[3], sizeof(in->ids[3]), &off, "%s%s", i ? " " : "", in->wanted.v[i]);
+	/* the mkfs tools: a tool that could not be had is tried again next time */
+	r = fs_tools_find(o, in->a, &in->tools, in->ids[4], sizeof(in->ids[4]));
+	if (r < 0)
+		return errf(err, errlen, r, "out of memory listing the mkfs tools");
 	return 0;
 }
 
@@ -354,8 +512,8 @@ static bool image_up_to_date(const struct lab_image_opts *o, const struct image_
 		return false;
 	m = json_loads(old, 0, NULL);
 	ids = json_object_get(m, "inputs");
-	same = ids && json_array_size(ids) == 4;
-	for (size_t i = 0; same && i < 4; i++)
+	same = ids && json_array_size(ids) == ARRAY_SIZE(in->ids);
+	for (size_t i = 0; same && i < ARRAY_SIZE(in->ids); i++)
 		same = !strcmp(json_string_value(json_array_get(ids, i)) ?: "", in->ids[i]);
 	json_decref(m);
 	free(old);
@@ -385,6 +543,15 @@ static int write_initrd(const struct lab_image_opts *o, const struct image_input
 	cpio_copy(&c, "bin/vmbench", 0755, o->vmbench);
 	for (size_t i = 0; i < libs->n; i++)
 		add_path(&c, &dirs, libs->v[i], 0755, libs->v[i]);
+	/* the mkfs tools and their libraries, where their packages have them */
+	for (size_t i = 0; i < in->tools.guest.n; i++) {
+		bool dup = false;
+
+		for (size_t k = 0; k < libs->n; k++)
+			dup |= !strcmp(libs->v[k], in->tools.guest.v[i]);
+		if (!dup)
+			add_path(&c, &dirs, in->tools.guest.v[i], 0755, in->tools.host.v[i]);
+	}
 	for (size_t i = 0; i < mods->order.n; i++) {
 		char name[PATH_MAX];
 
@@ -435,9 +602,24 @@ static int write_manifest(const struct lab_image_opts *o, const struct image_inp
 	json_t *libraries = string_array(libs, false);
 	int r;
 
-	manifest = json_pack("{s:s, s:s, s:s, s:o*, s:o*, s:[s, s, s, s]}", "arch", o->arch, "kernel_version", in->kv,
+	json_t *filesystems = string_array(&in->tools.carried, false), *fs_missing = string_array(&in->tools.missing, false);
+	json_t *fs_files = string_array(&in->tools.guest, false);
+
+	manifest = json_pack("{s:s, s:s, s:s, s:o*, s:o*, s:[s, s, s, s, s]}", "arch", o->arch, "kernel_version", in->kv,
 			     "vmbench_version", VMB_VERSION, "modules", modules, "modules_missing", missing, "inputs",
-			     in->ids[0], in->ids[1], in->ids[2], in->ids[3]);
+			     in->ids[0], in->ids[1], in->ids[2], in->ids[3], in->ids[4]);
+	/* the filesystems the guest can make (the tools there), and why not the others */
+	if (manifest && (!filesystems || !fs_missing || !fs_files ||
+			 json_object_set_new(manifest, "filesystems", filesystems) < 0 ||
+			 json_object_set_new(manifest, "filesystems_missing", fs_missing) < 0 ||
+			 json_object_set_new(manifest, "filesystem_files", fs_files) < 0)) {
+		json_decref(manifest);
+		manifest = NULL;
+	} else if (!manifest) {
+		json_decref(filesystems);
+		json_decref(fs_missing);
+		json_decref(fs_files);
+	}
 	/* every field or none: a path that is not UTF-8 (json_string refuses
 	 * it) fails the manifest instead of leaving the field out */
 	if (!manifest || !modules || !missing || !libraries || json_object_set_new(manifest, "libraries", libraries) < 0 ||
@@ -492,5 +674,31 @@ out:
 	lab_modules_release(&mods);
 	strv_clear(&libs);
 	strv_clear(&in.wanted);
+	fs_tools_release(&in.tools);
 	return r;
+}
+
+bool lab_image_lacks_fs(const char *dir, const char *fs, char *why, size_t len)
+{
+	char path[PATH_MAX + 32], *text = NULL;
+	const json_t *v;
+	json_t *m;
+	size_t i, n = strlen(fs);
+	bool lacks = true;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	snprintf(why, len, "the image in %s says nothing of fs=%s (rebuild it)", dir, fs);
+	m = read_file(path, &text) == 0 ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	json_array_foreach(json_object_get(m, "filesystems"), i, v)
+		lacks &= strcmp(json_string_value(v) ?: "", fs) != 0;
+	json_array_foreach(json_object_get(m, "filesystems_missing"), i, v) {
+		const char *s = json_string_value(v) ?: "";
+
+		if (!strncmp(s, fs, n) && s[n] == ':')
+			snprintf(why, len, "no mkfs for fs=%s in the %s image: %s", fs,
+				 json_string_value(json_object_get(m, "arch")) ?: "", s + n + 2);
+	}
+	json_decref(m);
+	return lacks;
 }

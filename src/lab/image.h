@@ -5,6 +5,7 @@
 #ifndef VMB_IMAGE_H
 #define VMB_IMAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "modules.h"
@@ -32,5 +33,13 @@ const char *lab_host_arch(void);
 
 /* Build, or find the image up to date (*rebuilt false). err says what failed. */
 int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen);
+
+/* Whether the image in dir cannot make filesystem fs (its mkfs tools could
+ * not be had for its architecture): true with why, from its manifest. */
+bool lab_image_lacks_fs(const char *dir, const char *fs, char *why, size_t len);
+
+/* The library packages of `apt-cache depends` output (text): the lib*
+ * packages of its Depends and PreDepends lines, but libc6, once each. */
+int lab_deb_lib_depends(const char *text, struct strv *out);
 
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "labnet.h"
+#include "fs.h"
 #include "labrun.h"
 #include "proto.h"
 #include "qemu.h"
@@ -318,10 +319,13 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 				       .console_log = b->console };
 	backend_names(o, b->paths.backend);
 	/* a scratch disk of our own, behind the configuration's controller */
-	if (parse_size(o->disk_size, 1 << 20, 1ull << 40, &b->paths.disk_size) < 0)
+	if (parse_size(o->disk_size, 1 << 20, 1ull << 40, &b->paths.disk_size) < 0) {
 		r = errf(why, sizeof(why), -EIO, "creating the scratch disk %s", b->disk);
-	else
+	} else {
+		/* with a filesystem, room for the test file of --disk-size and more */
+		b->paths.disk_size = lab_fs_disk_size(lab_config_fs(c), b->paths.disk_size);
 		r = lab_backends_setup(c, &b->paths, why, sizeof(why));
+	}
 	b->set_up = r == 0;
 	if (r == 0)
 		r = lab_qemu_argv(c, &b->paths, argv, why, sizeof(why));
@@ -719,31 +723,45 @@ static int add_run_opts(json_t *opts, const json_t *run_opts, const struct vmb_s
 	return 0;
 }
 
-/* A suite that needs a scratch disk gets the guest's (ours to overwrite). */
-static int add_scratch(json_t *opts, const struct vmb_suite *suite, const char *scratch)
+/* Where a suite that measures storage works: with a filesystem, its
+ * directory on it and a test file of --disk-size (the host's size); with
+ * fs=none, the raw device (ours to overwrite) and its file tests skipped
+ * with the reason, rather than measuring the guest's tmpfs. */
+static int lab_fs_opts(json_t *opts, const struct lab_run_opts *o, const struct vmb_suite *suite,
+		       const char *scratch, const struct lab_fs *fs)
 {
+	const struct vmb_scratch *sc = suite ? suite->scratch : NULL;
 	char key[96], devpath[64];
+	int r = 0;
 
-	if (!suite || !suite->scratch)
+	if (!sc)
 		return 0;
-	snprintf(key, sizeof(key), "%s.%s", suite->name, suite->scratch->device_opt);
+	if (fs) {
+		snprintf(key, sizeof(key), "%s.%s", suite->name, sc->dir_opt);
+		r = sc->dir_opt ? json_object_set_new(opts, key, json_string(PROTO_MOUNTPOINT)) : 0;
+		snprintf(key, sizeof(key), "%s.%s", suite->name, sc->size_opt ? sc->size_opt : "");
+		if (r == 0 && sc->size_opt)
+			r = json_object_set_new(opts, key, json_string(o->disk_size));
+		return r;
+	}
+	snprintf(key, sizeof(key), "%s.%s", suite->name, sc->device_opt ? sc->device_opt : "");
 	snprintf(devpath, sizeof(devpath), "/dev/%s", scratch);
-	if (json_object_set_new(opts, key, json_string(devpath)) < 0 ||
-	    json_object_set_new(opts, "destructive", json_true()) < 0)
+	if (sc->device_opt && (json_object_set_new(opts, key, json_string(devpath)) < 0 ||
+			       json_object_set_new(opts, "destructive", json_true()) < 0))
 		return -ENOMEM;
-	return 0;
+	return json_object_set_new(opts, "skip-fs-tests", json_string(LAB_FS_NONE_REASON));
 }
 
 /* The options the guest's run of item gets: the lab run's own, then what
  * the lab gives the guest (a step each: the peer at the other end of its
- * NIC, its scratch disk). NULL: out of memory. */
+ * NIC, where a suite that measures storage works). NULL: out of memory. */
 static json_t *item_opts(const struct lab_run_opts *o, const struct vmb_suite *suite, const char *scratch,
-			 const struct lab_net *net)
+			 const struct lab_net *net, const struct lab_fs *fs)
 {
 	json_t *opts = json_object();
 
 	if (!opts || add_run_opts(opts, o->run_opts, suite) < 0 || lab_net_item_opts(net, suite, opts) < 0 ||
-	    add_scratch(opts, suite, scratch) < 0) {
+	    lab_fs_opts(opts, o, suite, scratch, fs) < 0) {
 		json_decref(opts);
 		return NULL;
 	}
@@ -772,8 +790,8 @@ static void guest_progress(void *arg, const struct proto_msg *m)
 
 /* Every item but boot is a suite or test the guest runs (cpu,
  * disk.randread...): their results in one document, *doc. */
-static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, json_t **doc, char *err,
-		     size_t errlen)
+static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, const struct lab_fs *fs,
+		     json_t **doc, char *err, size_t errlen)
 {
 	double cpu0[3], cpu1[3];
 	int r = 0;
@@ -789,7 +807,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		if (lab_host_measured(what))
 			continue;
 		suite = lab_item_suite(what);
-		opts = item_opts(o, suite, scratch, &b->net);
+		opts = item_opts(o, suite, scratch, &b->net, fs);
 		if (!opts)
 			return errf(err, errlen, -ENOMEM, "out of memory");
 		qemu_cpu(b->pid, cpu0);
@@ -850,12 +868,44 @@ static bool net_asked(const char *items)
 	return false;
 }
 
-/* The first boot: pinned when asked, checked, the suites run in it, then
- * the warm boots in this same QEMU. */
+/* The filesystem the configuration asks for, made by the guest on its
+ * scratch disk (after HELLO: the boot phases do not include it); *fsrec
+ * records it, or the raw device for fs=none. */
+static int prepare_fs(const struct lab_config *c, struct boot *b, const char *scratch, json_t **fsrec, char *err,
+		      size_t errlen)
+{
+	const struct lab_fs *fs = lab_config_fs(c);
+	char dev[64];
+	int r;
+
+	snprintf(dev, sizeof(dev), "/dev/%s", scratch ? scratch : "");
+	if (!fs) {
+		*fsrec = json_pack("{s:s, s:s}", "type", "none", "device", dev);
+		r = *fsrec ? 0 : -ENOMEM;
+	} else {
+		r = proto_host_prepare(&b->conn, fs->name, dev, LAB_FS_PREPARE_MS, fsrec);
+		if (r < 0)
+			return errf(err, errlen, r, "%s", b->conn.err);
+	}
+	/* the host's own figure: the scratch disk it made (with a filesystem,
+	 * larger than --disk-size: lab_fs_disk_size) */
+	if (r == 0 && json_object_set_new(*fsrec, "disk_size_bytes", json_integer((json_int_t)b->paths.disk_size)) < 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		json_decref(*fsrec);
+		*fsrec = NULL;
+		return errf(err, errlen, r, "out of memory");
+	}
+	return 0;
+}
+
+/* The first boot: pinned when asked, checked, the filesystem made, the
+ * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
 		      double (*warm)[BOOT_NPHASES], unsigned *nwarm, char *err, size_t errlen)
 {
 	const char *scratch = NULL;
+	json_t *fsrec = NULL;
 	int r = 0;
 
 	if (!strcmp(c->v[LAB_PIN], "on"))
@@ -871,7 +921,14 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 			vmb_test_stop_point("lab-net-up");
 	}
 	if (r == 0)
-		r = run_items(o, b, scratch, doc, err, errlen);
+		r = prepare_fs(c, b, scratch, &fsrec, err, errlen);
+	if (r == 0)
+		r = run_items(o, b, scratch, lab_config_fs(c), doc, err, errlen);
+	/* the document says what its file tests ran on */
+	if (r == 0 && json_object_set_new(*doc, "filesystem", fsrec) < 0)
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+	else if (r < 0)
+		json_decref(fsrec);
 	if (r == 0 && lab_config_device(c, LAB_NIC) && b->net.be) {
 		/* which back end carried the traffic */
 		json_t *labels = json_object_get(*doc, "labels");

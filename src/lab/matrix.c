@@ -28,6 +28,26 @@ const struct lab_device lab_devices[] = {
 };
 const size_t lab_ndevices = sizeof(lab_devices) / sizeof(lab_devices[0]);
 
+const struct lab_fs lab_filesystems[] = {
+#define FS_ROW(n, pkg, f, mk, v, mods, min) { .name = n, .package = pkg, .files = f, .mkfs = mk, .version = v, .modules = mods, .min_mib = min },
+	LAB_FILESYSTEMS(FS_ROW)
+#undef FS_ROW
+};
+const size_t lab_nfilesystems = sizeof(lab_filesystems) / sizeof(lab_filesystems[0]);
+
+const struct lab_fs *lab_fs_find(const char *name)
+{
+	for (size_t i = 0; name && i < lab_nfilesystems; i++)
+		if (!strcmp(lab_filesystems[i].name, name))
+			return &lab_filesystems[i];
+	return NULL;
+}
+
+const struct lab_fs *lab_config_fs(const struct lab_config *c)
+{
+	return lab_fs_find(c->v[LAB_FS]);
+}
+
 const char *lab_key_name(enum lab_key k)
 {
 	return (unsigned)k < LAB_NKEYS ? keys[k].name : "?";

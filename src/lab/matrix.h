@@ -28,6 +28,7 @@
 	X(LAB_ACCEL, "accel", "auto", LIST, " auto kvm tcg", "", 0, 0)                                         \
 	X(LAB_ARCH, "arch", "x86_64", LIST, " x86_64 aarch64", "", 0, 0)                                       \
 	X(LAB_DISK, "disk", "virtio-blk", LIST, LAB_DEVICE_NAMES(LAB_DISK), "", 0, 0)                          \
+	X(LAB_FS, "fs", "ext4", LIST, LAB_FS_NAMES " none", "", 0, 0)                                          \
 	X(LAB_NIC, "nic", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_NIC), "", 0, 0)                           \
 	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256)                               \
 	X(LAB_MEM, "mem", "512M", SIZE, "", " a memory size from 64M to 1T, e.g. 512M or 2G", 64ull << 20,    \
@@ -71,6 +72,25 @@
 #define LAB_NETDIR_NAME(e, n, ...) " " n
 #define LAB_NETDIR_NAMES LAB_NETDIRS(LAB_NETDIR_NAME)
 
+/* X(name, package, files, mkfs, version, modules, min size)
+ * The filesystems the guest makes on the scratch disk behind the disk key
+ * (fs=none: none, the raw device). name: the value of the fs key and the
+ * type mount(2) takes. package: the Debian package that has the mkfs
+ * program, fetched for the image's architecture as the kernel is. files:
+ * what the image takes of it (paths inside the package, each after a space;
+ * the first is the program). mkfs: the program's arguments before the device.
+ * version: the argument that makes it print its version. modules: what the
+ * guest image loads for it (ext4's checksums need the crc32c cipher, which
+ * is no module dependency). min size: the smallest filesystem the program
+ * makes (xfsprogs 5.19 and later refuse one under 300 MB), in MiB. */
+#define LAB_FILESYSTEMS(X)                                                                                       \
+	X("ext4", "e2fsprogs", " sbin/mke2fs etc/mke2fs.conf",                                                   \
+	  "-t ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0", "-V", "ext4 crc32c_generic", 0)              \
+	X("xfs", "xfsprogs", " sbin/mkfs.xfs", "-f -q", "-V", "xfs crc32c_generic", 300)
+
+#define LAB_FS_NAME(n, ...) " " n
+#define LAB_FS_NAMES LAB_FILESYSTEMS(LAB_FS_NAME)
+
 /* Modules every guest loads whatever its devices: the PCI transport of the
  * virtio devices and the agent's console. */
 #define LAB_BASE_MODULES "virtio_pci virtio_console"
@@ -98,6 +118,17 @@ struct lab_device {
 
 extern const struct lab_device lab_devices[];
 extern const size_t lab_ndevices;
+
+struct lab_fs {
+	const char *name, *package, *files, *mkfs, *version, *modules;
+	unsigned min_mib;
+};
+
+extern const struct lab_fs lab_filesystems[];
+extern const size_t lab_nfilesystems;
+
+/* The row of a filesystem name; NULL for none or an unknown one. */
+const struct lab_fs *lab_fs_find(const char *name);
 
 /* One configuration: a value for every key (defaults for keys not given). */
 struct lab_config {
@@ -144,6 +175,8 @@ const struct lab_device *lab_config_device(const struct lab_config *c, enum lab_
 
 /* false when QEMU can build this configuration, else true with why. */
 bool lab_config_unsupported(const struct lab_config *c, char *why, size_t len);
+/* The filesystem the guest makes on its scratch disk; NULL for fs=none. */
+const struct lab_fs *lab_config_fs(const struct lab_config *c);
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);
 

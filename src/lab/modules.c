@@ -23,15 +23,16 @@ static bool strv_has(const struct strv *sv, const char *s)
 	return false;
 }
 
-/* The modules the guest loads: the base ones, then each device model's, once
- * each, in the order of the device table (virtio_pci first). */
+/* The modules the guest loads: the base ones, then each device model's, then
+ * each filesystem's, once each, in the order of the tables (virtio_pci first). */
 int lab_image_modules(struct strv *mods)
 {
 	struct strv out = { 0 };
 	int r = 0;
 
-	for (size_t i = 0; i <= lab_ndevices && r == 0; i++) {
-		const char *list = i ? lab_devices[i - 1].modules : LAB_BASE_MODULES;
+	for (size_t i = 0; i <= lab_ndevices + lab_nfilesystems && r == 0; i++) {
+		const char *list = !i ? LAB_BASE_MODULES
+			: i <= lab_ndevices ? lab_devices[i - 1].modules : lab_filesystems[i - 1 - lab_ndevices].modules;
 
 		for (const char *p = list + strspn(list, " "); *p && r == 0;) {
 			size_t l = strcspn(p, " ");

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "matrix.h"
 #include "proto.h"
 #include "../core/clock.h"
 #include "../core/util.h"
@@ -383,6 +384,7 @@ static const struct {
 } guest_words[] = {
 	{ "HELLO", PROTO_HELLO }, { "PROGRESS", PROTO_PROGRESS }, { "RESULT", PROTO_RESULT },
 	{ "ERROR", PROTO_ERROR }, { "BYE", PROTO_BYE }, { "OK", PROTO_OK }, { "SERVING", PROTO_SERVING },
+	{ "PREPARED", PROTO_PREPARED },
 };
 
 /* An address of SERVE (port false: a bare IPv4 or IPv6 literal) or
@@ -466,6 +468,11 @@ int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, siz
 		if (!rest || !addr_valid(rest, true))
 			return errf(err, errlen, -EPROTO, "malformed SERVING: expected 'SERVING <IPv4:port or "
 				    "[IPv6]:port>'");
+		m->text = rest;
+		return 0;
+	case PROTO_PREPARED:
+		if (!rest || *rest != '{')
+			return errf(err, errlen, -EPROTO, "malformed PREPARED: expected 'PREPARED <JSON object>'");
 		m->text = rest;
 		return 0;
 	case PROTO_OTHER:
@@ -739,6 +746,149 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 	}
 }
 
+/* A /dev/NAME the protocol names: letters and digits after /dev/. */
+static bool device_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (strncmp(s, "/dev/", 5) || n <= 5 || n >= sizeof(((struct proto_prepare *)0)->device))
+		return false;
+	for (size_t i = 5; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", s[i]))
+			return false;
+	return true;
+}
+
+/* A string member of a record: one line of text of 1 to max bytes. */
+static const char *text_member(const json_t *o, const char *key, size_t max, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	const char *s = json_string_value(v);
+	char why[160];
+
+	if (!s || !*s || json_string_length(v) > max || strlen(s) != json_string_length(v) ||
+	    check_text(s, why, sizeof(why)) < 0) {
+		errf(err, errlen, -EPROTO, "'%s' is not one line of text of 1 to %zu bytes", key, max);
+		return NULL;
+	}
+	return s;
+}
+
+int proto_check_prepared(const char *json, const char *fs, const char *device, json_t **out, char *err,
+			 size_t errlen)
+{
+	static const char *const keys[] = { "type", "device", "mountpoint", "mount_options", "size_bytes", "mkfs",
+					    "mkfs_version" };
+	const char *k, *type, *dev, *mp, *opts, *mkfs, *version;
+	json_error_t je;
+	json_t *o = json_loads(json, JSON_REJECT_DUPLICATES, &je), *v, *rec;
+	json_int_t size;
+	int r = -EPROTO;
+
+	if (!json_is_object(o)) {
+		errf(err, errlen, -EPROTO, "PREPARED: %s", o ? "not a JSON object" : je.text);
+		goto out;
+	}
+	json_object_foreach(o, k, v) {
+		bool known = false;
+
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			known |= !strcmp(k, keys[i]);
+		if (!known) {
+			char q[80];
+
+			proto_quote(q, sizeof(q), k, 60);
+			errf(err, errlen, -EPROTO, "PREPARED: unknown key '%s'", q);
+			goto out;
+		}
+	}
+	if (!(type = text_member(o, "type", 15, err, errlen)) || !(dev = text_member(o, "device", 39, err, errlen)) ||
+	    !(mp = text_member(o, "mountpoint", 255, err, errlen)) ||
+	    !(opts = text_member(o, "mount_options", 1024, err, errlen)) ||
+	    !(mkfs = text_member(o, "mkfs", 1024, err, errlen)) ||
+	    !(version = text_member(o, "mkfs_version", 256, err, errlen)))
+		goto out;
+	if (strcmp(type, fs) || strcmp(dev, device) || strcmp(mp, PROTO_MOUNTPOINT)) {
+		errf(err, errlen, -EPROTO, "PREPARED: the guest made %.15s on %.39s at %.255s, the host asked for %s on "
+		     "%s at %s", type, dev, mp, fs, device, PROTO_MOUNTPOINT);
+		goto out;
+	}
+	v = json_object_get(o, "size_bytes");
+	size = json_integer_value(v);
+	if (!json_is_integer(v) || size < 1 || size > (json_int_t)1 << 50) {
+		errf(err, errlen, -EPROTO, "PREPARED: 'size_bytes' is not a whole number of 1 to 2^50");
+		goto out;
+	}
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s}", "type", type, "device", dev, "mountpoint", mp,
+			"mount_options", opts, "size_bytes", size, "mkfs", mkfs, "mkfs_version", version);
+	if (!rec) {
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	*out = rec;
+	r = 0;
+out:
+	json_decref(o);
+	return r;
+}
+
+int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device, int timeout_ms, json_t **record)
+{
+	uint64_t deadline = deadline_after(timeout_ms);
+	char *req, *line = NULL, err[512], q[120];
+	struct proto_msg m;
+	json_t *o;
+	int r;
+
+	if (!lab_fs_find(fs) || !device_valid(device)) {
+		proto_quote(q, sizeof(q), device, 60);
+		fail(c, "PREPARE: %s is no filesystem of the table, or %s no /dev/NAME", fs, q);
+		return -EINVAL;
+	}
+	o = json_pack("{s:s, s:s}", "fs", fs, "device", device);
+	req = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	r = req ? proto_send(c, "PREPARE %s", req) : -ENOMEM;
+	free(req);
+	if (r < 0) {
+		fail(c, "sending PREPARE: %s", strerror(-r));
+		return r;
+	}
+	for (;;) {
+		int wait = ms_left(deadline);
+
+		free(line);
+		line = NULL;
+		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
+		if (r < 0) {
+			io_fail(c, r, "making the filesystem");
+			return r;
+		}
+		r = proto_parse_guest_line(line, &m, err, sizeof(err));
+		if (r < 0) {
+			fail(c, "the guest sent a bad line while making the filesystem: %s", err);
+			break;
+		}
+		if (m.kind == PROTO_PREPARED) {
+			r = proto_check_prepared(m.text, fs, device, record, err, sizeof(err));
+			if (r < 0)
+				fail(c, "%s", err);
+			break;
+		}
+		if (m.kind == PROTO_ERROR) {
+			fail(c, "the guest could not make %s on %s: %s", fs, device, m.text);
+			r = -EIO;
+			break;
+		}
+		proto_quote(q, sizeof(q), line, 100);
+		fail(c, "unexpected line from the guest while making the filesystem: '%s'", q);
+		r = -EPROTO;
+		break;
+	}
+	free(line);
+	return r;
+}
+
 int proto_host_bye(struct proto_conn *c, int timeout_ms)
 {
 	uint64_t deadline = deadline_after(timeout_ms);
@@ -859,12 +1009,13 @@ int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_
 }
 
 /* The run-level options of `vmbench run` a host may set in RUN: how long
- * and how often to measure, and --destructive for a scratch device the lab
- * gave the guest. Not --json, --db, --no-store, --label or the verbosity:
- * the agent decides where a result goes. */
+ * and how often to measure, --destructive for a scratch device the lab
+ * gave the guest, and --skip-fs-tests when that device has no filesystem.
+ * Not --json, --db, --no-store, --label or the verbosity: the agent decides
+ * where a result goes. */
 const char *const proto_run_options[] = {
 	"quick", "time", "warmup", "budget", "threads", "cpus", "repeat", "precision", "min-reps", "max-reps",
-	"destructive", NULL,
+	"destructive", "skip-fs-tests", NULL,
 };
 
 static const struct vmb_opt *find_opt(const struct vmb_opt *opts, const char *name)
@@ -1084,5 +1235,41 @@ int proto_run_argv(const struct proto_run *run, const char *extra, struct strv *
 		r = strv_push(argv, run->what);
 	if (r < 0)
 		strv_clear(argv);
+	return r;
+}
+
+int proto_parse_prepare(const char *line, struct proto_prepare *p, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *o;
+	const char *fs, *dev;
+	char names[128];
+	size_t off = 0;
+	int r = 0;
+
+	if (strncmp(line, "PREPARE ", 8))
+		return errf(err, errlen, -EPROTO, "expected 'PREPARE <JSON object>'");
+	o = json_loads(line + 8, JSON_REJECT_DUPLICATES, &je);
+	fs = json_string_value(json_object_get(o, "fs"));
+	dev = json_string_value(json_object_get(o, "device"));
+	names[0] = '\0';
+	for (size_t i = 0; i < lab_nfilesystems; i++)
+		str_appendf(names, sizeof(names), &off, "%s%s", i ? ", " : "", lab_filesystems[i].name);
+	if (!json_is_object(o))
+		r = errf(err, errlen, -EINVAL, "PREPARE: %s", o ? "not a JSON object" : je.text);
+	else if (json_object_size(o) != 2 || !fs || !dev)
+		r = errf(err, errlen, -EINVAL, "PREPARE: expected an object of exactly \"fs\" and \"device\", strings");
+	else if (!lab_fs_find(fs) || strlen(fs) != json_string_length(json_object_get(o, "fs"))) {
+		char q[80];
+
+		proto_quote(q, sizeof(q), fs, 15);
+		r = errf(err, errlen, -EINVAL, "PREPARE: no filesystem '%s' here; valid: %s", q, names);
+	} else if (!device_valid(dev) || strlen(dev) != json_string_length(json_object_get(o, "device")))
+		r = errf(err, errlen, -EINVAL, "PREPARE: the device is not /dev/NAME (letters and digits)");
+	if (r == 0) {
+		snprintf(p->fs, sizeof(p->fs), "%s", fs);
+		snprintf(p->device, sizeof(p->device), "%s", dev);
+	}
+	json_decref(o);
 	return r;
 }

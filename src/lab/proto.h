@@ -7,6 +7,8 @@
  *   guest: OK                                                of later runs)
  *   host:  SERVE <address>                                (a vmbench serve
  *   guest: SERVING <address:port>                            in the guest)
+ *   host:  PREPARE <{"fs": ..., "device": ...}>          (optional, before the RUNs)
+ *   guest: PREPARED <the filesystem made and mounted, JSON>   or: ERROR <message>
  *   host:  RUN <suite[.test]> <options JSON object>
  *   guest: PROGRESS <suite[.test]> <elapsed seconds>[ <case>/<cases> <left> <suite.test>[ <detail>]]
  *                                                      (heartbeats while it runs)
@@ -92,13 +94,14 @@ enum proto_kind {
 	PROTO_BYE,
 	PROTO_OK,      /* the answer to TOKEN */
 	PROTO_SERVING, /* the answer to SERVE */
+	PROTO_PREPARED,
 };
 
 struct proto_msg {
 	enum proto_kind kind;
 	long version;        /* HELLO */
 	const char *text;    /* HELLO: the fingerprint JSON; ERROR: the message; PROGRESS: the suite word;
-			      * SERVING: the address:port */
+			      * SERVING: the address:port; PREPARED: the filesystem's JSON */
 	double seconds;      /* PROGRESS */
 	size_t length;       /* RESULT */
 	/* PROGRESS since version 2, when the guest's run has begun a case (else ncases is 0) */
@@ -159,6 +162,18 @@ int proto_host_serve(struct proto_conn *c, const char *addr, int timeout_ms, cha
 int proto_run_args(const json_t *opts, const struct vmb_opt *run_opts, const struct vmb_suite *only,
 		   const char *what, struct strv *args, char *err, size_t errlen);
 
+/* PREPARE: make filesystem fs (a row of LAB_FILESYSTEMS) on the guest's
+ * block device and mount it at PROTO_MOUNTPOINT; the guest answers PREPARED
+ * with what it made. *record: the answer checked (proto_check_prepared). */
+#define PROTO_MOUNTPOINT "/mnt/vmbench"
+int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device, int timeout_ms, json_t **record);
+/* A PREPARED record (json, the rest of the line) checked against the
+ * request: an object of exactly the keys type (fs), device (device),
+ * mountpoint (PROTO_MOUNTPOINT), mount_options, size_bytes (1 to 2^50),
+ * mkfs and mkfs_version (one line of text each). *out: a new object. */
+int proto_check_prepared(const char *json, const char *fs, const char *device, json_t **out, char *err,
+			 size_t errlen);
+
 /* Guest side: a RUN line, validated against the suite table and the
  * options the protocol lets a host set: run_opts is `vmbench run`'s table,
  * of which only the rows proto_run_options names are accepted. */
@@ -179,5 +194,13 @@ int proto_run_argv(const struct proto_run *run, const char *extra, struct strv *
  * bytes). -EPROTO with err. */
 int proto_parse_token(const char *line, char *token, size_t len, char *err, size_t errlen);
 int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_t errlen);
+
+/* Guest side: a PREPARE line, its filesystem a row of the table and its
+ * device /dev/NAME (letters and digits). */
+struct proto_prepare {
+	char fs[16];
+	char device[40];
+};
+int proto_parse_prepare(const char *line, struct proto_prepare *p, char *err, size_t errlen);
 
 #endif

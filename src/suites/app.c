@@ -180,19 +180,19 @@ static int app_run_build(struct vmb_ctx *ctx, const struct vmb_test *test, struc
 
 static const struct vmb_test app_tests[] = {
 	{ .name = "oltp_read_write", .summary = "sysbench oltp_read_write: 18 statements in a transaction",
-	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, .run = app_run_oltp_rw },
+	  .headline = "tps", .flags = VMB_TEST_THREADED | VMB_TEST_ON_FS, .params = OLTP_PARAMS, .run = app_run_oltp_rw },
 	{ .name = "oltp_read_only", .summary = "sysbench oltp_read_only: 10 point and 4 range selects",
-	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, .run = app_run_oltp_ro },
+	  .headline = "tps", .flags = VMB_TEST_THREADED | VMB_TEST_ON_FS, .params = OLTP_PARAMS, .run = app_run_oltp_ro },
 	{ .name = "oltp_point_select", .summary = "sysbench oltp_point_select: one select by primary key",
-	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, .run = app_run_oltp_ps },
+	  .headline = "tps", .flags = VMB_TEST_THREADED | VMB_TEST_ON_FS, .params = OLTP_PARAMS, .run = app_run_oltp_ps },
 	{ .name = "oltp_update_index", .summary = "sysbench oltp_update_index: one indexed update, autocommit",
-	  .headline = "tps", .flags = VMB_TEST_THREADED, .params = OLTP_PARAMS, .run = app_run_oltp_ui },
+	  .headline = "tps", .flags = VMB_TEST_THREADED | VMB_TEST_ON_FS, .params = OLTP_PARAMS, .run = app_run_oltp_ui },
 	{ .name = "proc", .summary = "lat_proc: fork+exit, fork+exec of a tiny static program, posix_spawn, ns each",
 	  .headline = "fork_exit", .run = app_run_proc },
 	{ .name = "files", .summary = "fs_mark-style small files: create+write, stat, list, rename, unlink per second",
-	  .headline = "create_per_s", .params = "files,file-size,fsync", .run = app_run_files },
+	  .headline = "create_per_s", .params = "files,file-size,fsync", .flags = VMB_TEST_ON_FS, .run = app_run_files },
 	{ .name = "build", .summary = "compile a generated C corpus with -jN (where a compiler is installed)",
-	  .headline = "build_s", .params = "units,jobs", .run = app_run_build },
+	  .headline = "build_s", .params = "units,jobs", .flags = VMB_TEST_ON_FS, .run = app_run_build },
 	{ .name = NULL },
 };
 
@@ -230,4 +230,6 @@ const struct vmb_suite app_suite = {
 	.opts = app_opts,
 	.setup = app_setup,
 	.teardown = app_teardown,
+	/* the lab puts --app.dir on the filesystem of the disk under test */
+	.scratch = &(const struct vmb_scratch){ .dir_opt = "dir" },
 };

@@ -693,7 +693,7 @@ static const struct vmb_test disk_tests[] = {
 	  .run = disk_run_seqwrite },
 	{ .name = "iozone", .summary = "write, rewrite, read, reread of a new file (iozone -i 0 -i 1 -e)",
 	  .headline = "write_mb_per_s,rewrite_mb_per_s,read_mb_per_s,reread_mb_per_s",
-	  .params = "file-size,record-size,buffered,iomem", .run = disk_run_iozone },
+	  .params = "file-size,record-size,buffered,iomem", .flags = VMB_TEST_ON_FS, .run = disk_run_iozone },
 	{ .name = "fsync", .summary = "4k write + fdatasync loop: syncs/s and their latency",
 	  .headline = "syncs_per_s", .run = disk_run_fsync },
 	{ .name = NULL },
@@ -746,5 +746,5 @@ const struct vmb_suite disk_suite = {
 	.opts = disk_opts,
 	.setup = disk_setup,
 	.teardown = disk_teardown,
-	.scratch = &(const struct vmb_scratch){ .device_opt = "device", .size_opt = "size" },
+	.scratch = &(const struct vmb_scratch){ .device_opt = "device", .size_opt = "size", .dir_opt = "dir" },
 };

@@ -19,7 +19,7 @@ esac
 expect 2 "an unknown lab command" "$VMB" lab boot
 has "$T/err" "'image' builds the guest image, 'run' runs a matrix" "says what exists"
 expect 2 "a matrix key that does not exist" "$VMB" lab run --matrix "disk=ide colour=red"
-has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, nic, smp, mem, pin, netdir" "lists the valid keys"
+has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, fs, nic, smp, mem, pin, netdir" "lists the valid keys"
 expect 2 "a controller that does not exist" "$VMB" lab run --matrix "disk=floppy"
 has "$T/err" "valid values of disk: virtio-blk, virtio-scsi, ide, ahci, lsi, nvme" "lists the valid controllers"
 # boot is a declared suite: listed, and outside the lab skipped with the reason
@@ -36,7 +36,7 @@ has "$T/err" "--suites 'cpu,,boot' has an empty item" "says so"
 # an empty matrix or value was taken silently as the defaults
 expect 2 "an empty matrix" "$VMB" lab run --matrix "" --db "$T/none.db"
 has "$T/err" "matrix: empty; give KEY=VALUE,... words" "says what a matrix is"
-has "$T/err" "valid keys: accel, arch, disk, nic, smp, mem, pin, netdir" "with the keys"
+has "$T/err" "valid keys: accel, arch, disk, fs, nic, smp, mem, pin, netdir" "with the keys"
 expect 2 "an empty value: accel=," "$VMB" lab run --matrix "accel=," --db "$T/none.db"
 has "$T/err" "accel has an empty value; give accel=V1,V2 with values among auto, kvm, tcg" "lists the values"
 expect 2 "an empty value: smp=1,,1" "$VMB" lab run --matrix "smp=1,,1" --db "$T/none.db"
@@ -114,6 +114,12 @@ assert [d["lab_config"] for d in docs] == ["host"], [d.get("lab_config") for d i
 assert set(docs[0]["labels"]) == {"lab"}, docs[0]["labels"]  # the session; a host has no matrix keys
 tests = sorted(s["name"] + "." + t["name"] for s in docs[0]["suites"] for t in s["tests"])
 assert tests == ["cpu.matrix", "cpu.prime", "cpu.zlib", "disk.fsync", "disk.seqread"], tests
+# its files went to a directory on a disk when the host has one, and it says what that is, as a guest does
+fs = docs[0]["filesystem"]
+disk = [s for s in docs[0]["suites"] if s["name"] == "disk"][0]
+assert fs["type"] and fs["mountpoint"].startswith("/") and fs["mount_options"] and fs["size_bytes"] > 0, fs
+assert disk["options"]["dir"].startswith(fs["mountpoint"]), (disk["options"]["dir"], fs)
+assert ("note" in fs) == (fs["type"] in ("tmpfs", "ramfs")), fs
 PY
 has "$T/err" "no configuration of the matrix can run here" "a host alone is no lab run"
 if [ ! -x /bin/busybox ] || ! command -v "qemu-system-$arch" >/dev/null 2>&1; then
@@ -223,7 +229,9 @@ for d in docs[1:]:
     assert want[lab["disk"]] in [b["driver"] for b in fp["block_devices"]], fp["block_devices"]
     suites = {s["name"]: s for s in d["suites"]}
     assert set(suites) == {"cpu", "disk", "boot"}, set(suites)
-    assert suites["disk"]["notes"]["target"].startswith("/dev/"), suites["disk"]["notes"]
+    # fs=ext4, the default: the test file on the filesystem the guest made on the device under test
+    assert suites["disk"]["notes"]["target"].startswith("/mnt/vmbench/"), suites["disk"]["notes"]
+    assert d["filesystem"]["type"] == "ext4" and d["filesystem"]["device"].startswith("/dev/"), d["filesystem"]
     # the phases are declared in the document, in order: the report stacks what it names
     assert suites["boot"]["notes"]["phases"] == "phase_firmware,phase_kernel,phase_agent", suites["boot"]["notes"]
     tests = {t["name"]: t for t in suites["boot"]["tests"]}

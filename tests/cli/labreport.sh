@@ -119,7 +119,7 @@ expect 2 "lab report --baseline naming no configuration of the session" "$VMB" l
 has "$T/err" "--baseline disk=nvme names none of the session's configurations (accel=tcg disk=ide; accel=tcg disk=virtio-blk)" \
 	"lists those there are"
 expect 2 "lab report --baseline with a key the matrix has not" "$VMB" lab report --baseline colour=red --db "$db"
-has "$T/err" "colour is no matrix key; keys: accel, arch, disk, nic" "lists the keys"
+has "$T/err" "colour is no matrix key; keys: accel, arch, disk, fs, nic" "lists the keys"
 
 expect 0 "a selector that matches several sessions" "$VMB" lab report accel=tcg --db "$db" -o "$T/mixed.html"
 has "$T/err" "the labels accel=tcg match runs of 4 lab sessions" "says so"

@@ -1,9 +1,10 @@
 /* Fuzz target: the agent protocol on both sides. The input is a
  * transcript: it is framed into lines (proto_frame, with the real limit and
- * with a small one), each line parsed as a guest's line and as the agent's
- * RUN, TOKEN and SERVE; then the host side reads the whole input as a
- * guest's channel (proto_host_hello, proto_host_token, proto_host_serve,
- * proto_host_run until the channel ends), from a memfd,
+ * with a small one), each line parsed as a guest's line (a PREPARED one
+ * also checked as the host checks it) and as the agent's RUN, TOKEN, SERVE
+ * and PREPARE; then the host side reads the whole input as a guest's channel
+ * (proto_host_hello, proto_host_token, proto_host_serve, proto_host_run
+ * until the channel ends), from a memfd,
  * which poll always finds readable, so that no wait is ever reached. */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,8 @@ static void parse_lines(const char *line)
 	struct proto_msg m;
 	struct proto_run run;
 	char err[512];
-
+	struct proto_prepare prep;
+	json_t *rec = NULL;
 	int g = proto_parse_guest_line(line, &m, err, sizeof(err));
 
 	if (g == 0 && m.kind == PROTO_RESULT && (m.length < 2 || m.length > PROTO_MAX_RESULT))
@@ -48,6 +50,21 @@ static void parse_lines(const char *line)
 	    (m.ncase < 1 || m.ncase > m.ncases || m.ncases > PROTO_MAX_CASES || !m.step || !m.steplen ||
 	     !memchr(m.step, '.', m.steplen) || (m.left < 0 && m.left != -1)))
 		abort(); /* a progress outside its bounds got through */
+	if (proto_parse_guest_line(line, &m, err, sizeof(err)) == 0 && m.kind == PROTO_PREPARED &&
+	    proto_check_prepared(m.text, "ext4", "/dev/vda", &rec, err, sizeof(err)) == 0) {
+		json_int_t size = json_integer_value(json_object_get(rec, "size_bytes"));
+
+		/* what the host records is what it asked for, and bounded */
+		if (strcmp(json_string_value(json_object_get(rec, "type")), "ext4") ||
+		    strcmp(json_string_value(json_object_get(rec, "device")), "/dev/vda") || size < 1 ||
+		    size > (json_int_t)1 << 50 || json_object_size(rec) != 7)
+			abort();
+		json_decref(rec);
+	}
+	if (proto_parse_prepare(line, &prep, err, sizeof(err)) == 0 &&
+	    (strncmp(prep.device, "/dev/", 5) || strchr(prep.device + 5, '/') || strchr(prep.device, '.') ||
+	     (strcmp(prep.fs, "ext4") && strcmp(prep.fs, "xfs"))))
+		abort(); /* a device outside /dev, or a filesystem of no row */
 	if (proto_parse_run(line, run_opts, &run, err, sizeof(err)) == 0) {
 		/* the suite word never reads as an option */
 		if (run.what[0] == '-' || !run.what[0])

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/lab/fs.h"
 #include "../../src/lab/image.h"
 #include "../../src/lab/labrun.h"
 #include "../../src/lab/matrix.h"
@@ -46,16 +47,18 @@ static void messages(void **state)
 	} cases[] = {
 		{ "disk=scsi", "disk=scsi is not known; valid values of disk: virtio-blk, virtio-scsi, ide, ahci, lsi, nvme" },
 		{ "nic=ne2k", "valid values of nic: none, virtio-net, e1000, e1000e, rtl8139, vmxnet3" },
+		{ "fs=btrfs", "fs=btrfs is not known; valid values of fs: ext4, xfs, none" },
+		{ "fs=", "matrix: 'fs' needs values, e.g. fs=ext4" },
 		/* empty matrices and values were taken as "the defaults" */
 		{ "", "matrix: empty; give KEY=VALUE,... words" },
-		{ " \t ", "(valid keys: accel, arch, disk, nic, smp, mem, pin" },
+		{ " \t ", "(valid keys: accel, arch, disk, fs, nic, smp, mem, pin" },
 		{ "accel=,", "accel has an empty value; give accel=V1,V2 with values among auto, kvm, tcg" },
 		{ "accel=tcg,", "accel has an empty value" },
 		{ "smp=1,,1", "smp has an empty value; give smp=V1,V2 with values that are a vCPU count from 1 to 256" },
 		{ "disk=,ide", "disk has an empty value" },
 		{ "smp=1,2,1", "smp=1 is given twice" },
 		{ "disk=ide,ide", "disk=ide is given twice" },
-		{ "colour=red", "unknown key 'colour'; valid keys: accel, arch, disk, nic, smp, mem, pin" },
+		{ "colour=red", "unknown key 'colour'; valid keys: accel, arch, disk, fs, nic, smp, mem, pin" },
 		{ "arch=riscv64", "valid values of arch: x86_64, aarch64" },
 		{ "smp=0", "smp takes a vCPU count from 1 to 256" },
 		{ "mem=1k", "mem takes a memory size from 64M" },
@@ -445,13 +448,17 @@ static void scratch_options(void **state)
 	(void)state;
 	for (size_t i = 0; i < vmb_nsuites; i++) {
 		const struct vmb_suite *s = vmb_suites[i];
-		const char *names[2] = { s->scratch ? s->scratch->device_opt : NULL, s->scratch ? s->scratch->size_opt : NULL };
+		const char *names[3] = { s->scratch ? s->scratch->device_opt : NULL, s->scratch ? s->scratch->size_opt : NULL,
+					 s->scratch ? s->scratch->dir_opt : NULL };
 
 		with += s->scratch != NULL;
-		for (size_t n = 0; n < 2; n++) {
+		/* every scratch names the directory its files go to on the filesystem */
+		if (s->scratch && !s->scratch->dir_opt)
+			fail_msg("suite %s: its scratch names no directory option", s->name);
+		for (size_t n = 0; n < 3; n++) {
 			bool found = false;
 
-			if (!s->scratch)
+			if (!s->scratch || (!names[n] && n < 2))
 				continue;
 			for (const struct vmb_opt *o = s->opts; o && o->name; o++)
 				found |= names[n] && !strcmp(o->name, names[n]);
@@ -461,6 +468,111 @@ static void scratch_options(void **state)
 		assert_ptr_equal(lab_item_suite(s->name), s);
 	}
 	assert_true(with >= 1);
+}
+
+/* The filesystem table: every row complete, the key's values its rows and
+ * none, ext4 the default; the scratch disk holds the test file of the
+ * host's size and more, and never less than the smallest filesystem. */
+static void fs_table(void **state)
+{
+	static const struct {
+		const char *fs;
+		uint64_t test, min, max;
+	} sizes[] = {
+		{ "none", 128ull << 20, 128ull << 20, 128ull << 20 }, /* the raw device: as given */
+		{ "ext4", 128ull << 20, (128ull << 20) + (512ull << 20), 1ull << 30 },
+		{ "ext4", 1ull << 30, (1ull << 30) + (512ull << 20), 2ull << 30 },
+		{ "xfs", 16ull << 20, 300ull << 20, 1ull << 30 }, /* xfsprogs refuses less than 300 MB */
+		{ "xfs", 1ull << 30, (1ull << 30) + (512ull << 20), 2ull << 30 },
+	};
+	struct lab_matrix m;
+	char err[256];
+
+	(void)state;
+	assert_true(lab_nfilesystems >= 2);
+	for (size_t i = 0; i < lab_nfilesystems; i++) {
+		const struct lab_fs *fs = &lab_filesystems[i];
+
+		assert_ptr_equal(lab_fs_find(fs->name), fs);
+		assert_true(*fs->package && fs->files[0] == ' ' && fs->files[1] != ' ');
+		assert_non_null(strstr(fs->files, "sbin/mk")); /* the first file is the program */
+		assert_true(*fs->mkfs && *fs->version && *fs->modules);
+		assert_non_null(strstr(fs->modules, fs->name)); /* its own module */
+	}
+	assert_null(lab_fs_find("none"));
+	assert_null(lab_fs_find(NULL));
+	assert_int_equal(lab_matrix_parse("fs=ext4,xfs,none", &m, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 3);
+	assert_ptr_equal(lab_config_fs(&m.configs[0]), lab_fs_find("ext4"));
+	assert_ptr_equal(lab_config_fs(&m.configs[1]), lab_fs_find("xfs"));
+	assert_null(lab_config_fs(&m.configs[2]));
+	/* a filesystem is no device: nothing to check behind it in the guest */
+	assert_null(lab_config_device(&m.configs[0], LAB_FS));
+	lab_matrix_release(&m);
+	assert_int_equal(lab_matrix_parse("disk=ide", &m, err, sizeof(err)), 0);
+	assert_string_equal(m.configs[0].v[LAB_FS], "ext4"); /* the default */
+	lab_matrix_release(&m);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		uint64_t got = lab_fs_disk_size(lab_fs_find(sizes[i].fs), sizes[i].test);
+
+		if (got < sizes[i].min || got > sizes[i].max)
+			fail_msg("%s with a %llu-byte test file: a %llu-byte disk", sizes[i].fs,
+				 (unsigned long long)sizes[i].test, (unsigned long long)got);
+	}
+}
+
+/* The library packages of `apt-cache depends` output. */
+static void deb_depends(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "e2fsprogs\n  PreDepends: libblkid1\n  PreDepends: libc6\n  PreDepends: libcom-err2\n"
+		  "  Depends: logsave\n  Suggests: gpart\n", "libblkid1 libcom-err2" },
+		{ "xfsprogs\n  Depends: libblkid1\n  Depends: <python3:any>\n    python3:arm64\n  Depends: liburcu8t64\n"
+		  "  Recommends: libicu72\n  Depends: libblkid1\n", "libblkid1 liburcu8t64" },
+		{ "", "" },
+		{ "  Depends: lib\n  Depends: libX;rm\n  Depends: libok:arm64\n", "lib libok" },
+		{ "Depends: libnoindent", "libnoindent" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strv out = { 0 };
+		char got[256] = "";
+		size_t off = 0;
+
+		assert_int_equal(lab_deb_lib_depends(cases[i].text, &out), 0);
+		for (size_t k = 0; k < out.n; k++)
+			str_appendf(got, sizeof(got), &off, "%s%s", k ? " " : "", out.v[k]);
+		assert_string_equal(got, cases[i].want);
+		strv_clear(&out);
+	}
+}
+
+/* An image's manifest says which filesystems its guest can make, and why
+ * not the others. */
+static void image_filesystems(void **state)
+{
+	char dir[] = "/tmp/vmb-test-imgfs-XXXXXX", path[128], why[512];
+	const char *manifest = "{\"arch\": \"aarch64\", \"filesystems\": [\"ext4\"], \"filesystems_missing\": "
+			       "[\"xfs: apt-get download xfsprogs:arm64 failed\"]}";
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_true(lab_image_lacks_fs(dir, "ext4", why, sizeof(why))); /* no manifest: rebuild */
+	assert_non_null(strstr(why, "says nothing of fs=ext4"));
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(manifest, f);
+	fclose(f);
+	assert_false(lab_image_lacks_fs(dir, "ext4", why, sizeof(why)));
+	assert_true(lab_image_lacks_fs(dir, "xfs", why, sizeof(why)));
+	assert_string_equal(why, "no mkfs for fs=xfs in the aarch64 image: apt-get download xfsprogs:arm64 failed");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* Every back end row: on the command line under the first model of its key,
@@ -628,6 +740,9 @@ int main(void)
 		cmocka_unit_test(nic_backends),
 		cmocka_unit_test(module_gathering),
 		cmocka_unit_test(scratch_options),
+		cmocka_unit_test(fs_table),
+		cmocka_unit_test(deb_depends),
+		cmocka_unit_test(image_filesystems),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -300,6 +300,11 @@ static void guest_line_cases(void **state)
 		{ "SERVING [fd00::2:5280", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
 		{ "SERVING host.example:80", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
 		{ "SERVING", -EPROTO, PROTO_SERVING, "malformed SERVING", 0, 0 },
+		{ "PREPARED {\"type\": \"ext4\"}", 0, PROTO_PREPARED, "{\"type\": \"ext4\"}", 0, 0 },
+		{ "PREPARED", -EPROTO, PROTO_PREPARED, "malformed PREPARED", 0, 0 },
+		{ "PREPARED ext4", -EPROTO, PROTO_PREPARED, "malformed PREPARED", 0, 0 },
+		{ "PREPARED {\x01}", -EPROTO, PROTO_PREPARED, "control character", 0, 0 },
+		{ "PREPAREDNESS", 0, PROTO_OTHER, NULL, 0, 0 },
 	};
 
 	(void)state;
@@ -631,6 +636,135 @@ static void host_run_refuses(void **state)
 	assert_non_null(strstr(c.err, "not a JSON object"));
 	json_decref(opts);
 	json_decref(arr);
+}
+
+#define GOOD_FS "\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", " \
+	"\"mount_options\": \"rw,relatime\", \"size_bytes\": 807239680, \"mkfs\": \"/sbin/mke2fs -t ext4 /dev/vda\", " \
+	"\"mkfs_version\": \"mke2fs 1.47.0 (5-Feb-2023)\""
+
+/* The host's PREPARE: the guest's PREPARED answer is taken only when every
+ * member is what was asked or one line of text, its size a bounded whole
+ * number, nothing more; an ERROR, a bad line or silence is an error. */
+static void prepare_cases(void **state)
+{
+	static const struct {
+		const char *script;
+		int r;
+		const char *msg;
+	} cases[] = {
+		{ "PREPARED {" GOOD_FS "}\n", 0, "" },
+		{ "ERROR PREPARE: /dev/vda is mounted\n", -EIO, "could not make ext4 on /dev/vda: PREPARE: /dev/vda is mounted" },
+		{ "PREPARED {" GOOD_FS ", \"extra\": 1}\n", -EPROTO, "unknown key 'extra'" },
+		{ "PREPARED {" GOOD_FS ", \"type\": \"xfs\"}\n", -EPROTO, "duplicate" },
+		{ "PREPARED {\"type\": \"xfs\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 1, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
+		  "the guest made xfs on /dev/vda at /mnt/vmbench, the host asked for ext4 on /dev/vda" },
+		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vdb\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 1, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
+		  "the host asked for ext4 on /dev/vda" },
+		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 1, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
+		  "at /mnt/vmbench" },
+		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 0, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
+		  "'size_bytes' is not a whole number of 1 to 2^50" },
+		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 1e3, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
+		  "'size_bytes' is not a whole number" },
+		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 1125899906842625, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n",
+		  -EPROTO, "'size_bytes' is not a whole number" },
+		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\\u001b[2J\", \"size_bytes\": 1, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n",
+		  -EPROTO, "'mount_options' is not one line of text" },
+		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 1, \"mkfs\": \"x\\u0000y\", \"mkfs_version\": \"y\"}\n",
+		  -EPROTO, "is not allowed" },
+		{ "PREPARED {\"type\": \"ext4\"}\n", -EPROTO, "'device' is not one line of text" },
+		{ "PREPARED [1]\n", -EPROTO, "malformed PREPARED" },
+		{ "PREPARED {\"a\":\n", -EPROTO, "PREPARED: " },
+		{ "RESULT 2\n{}\n", -EPROTO, "unexpected line from the guest while making the filesystem" },
+		{ "", -ETIMEDOUT, "while making the filesystem (timed out)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fake f;
+		struct proto_conn c;
+		json_t *rec = NULL;
+		int r;
+
+		fake_start(&f, cases[i].script, 0, false, false);
+		proto_init(&c, f.to_host[0], f.to_guest[1]);
+		r = proto_host_prepare(&c, "ext4", "/dev/vda", 300, &rec);
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
+		if (r < 0 && !strstr(c.err, cases[i].msg))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, c.err, cases[i].msg);
+		if (r == 0) {
+			assert_string_equal(json_string_value(json_object_get(rec, "mount_options")), "rw,relatime");
+			assert_int_equal(json_integer_value(json_object_get(rec, "size_bytes")), 807239680);
+			assert_int_equal(json_object_size(rec), 7);
+		}
+		json_decref(rec);
+		proto_release(&c);
+		fake_stop(&f);
+	}
+	/* what the host refuses to ask */
+	{
+		struct proto_conn c;
+		json_t *rec = NULL;
+
+		proto_init(&c, -1, -1);
+		assert_int_equal(proto_host_prepare(&c, "btrfs", "/dev/vda", 100, &rec), -EINVAL);
+		assert_int_equal(proto_host_prepare(&c, "ext4", "/dev/../sda", 100, &rec), -EINVAL);
+		assert_int_equal(proto_host_prepare(&c, "ext4", "/etc/passwd", 100, &rec), -EINVAL);
+		assert_null(rec);
+	}
+}
+
+/* The guest's side of PREPARE: a filesystem of the table on a /dev/NAME. */
+static void parse_prepare_cases(void **state)
+{
+	static const struct {
+		const char *line;
+		int r;
+		const char *fs_or_error, *device;
+	} cases[] = {
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/vda\"}", 0, "ext4", "/dev/vda" },
+		{ "PREPARE {\"device\": \"/dev/nvme0n1\", \"fs\": \"xfs\"}", 0, "xfs", "/dev/nvme0n1" },
+		{ "PREPARE {\"fs\": \"btrfs\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem 'btrfs' here; valid: ext4, xfs", NULL },
+		{ "PREPARE {\"fs\": \"none\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem 'none'", NULL },
+		{ "PREPARE {\"fs\": \"ext4\\u0000x\", \"device\": \"/dev/vda\"}", -EINVAL, "is not allowed", NULL },
+		{ "PREPARE {\"fs\": \"\\u001b[2J\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem '\\x1b[2J'", NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/../sda\"}", -EINVAL, "not /dev/NAME", NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/\"}", -EINVAL, "not /dev/NAME", NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/home/x\"}", -EINVAL, "not /dev/NAME", NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", -EINVAL,
+		  "not /dev/NAME", NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/vda\", \"mkfs\": \"rm -rf /\"}", -EINVAL,
+		  "exactly \"fs\" and \"device\"", NULL },
+		{ "PREPARE {\"fs\": \"ext4\"}", -EINVAL, "exactly \"fs\" and \"device\"", NULL },
+		{ "PREPARE {\"fs\": 4, \"device\": \"/dev/vda\"}", -EINVAL, "strings", NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"fs\": \"xfs\", \"device\": \"/dev/vda\"}", -EINVAL, "duplicate", NULL },
+		{ "PREPARE []", -EINVAL, "not a JSON object", NULL },
+		{ "PREPARE ", -EINVAL, "PREPARE: ", NULL },
+		{ "PREPARE", -EPROTO, "expected 'PREPARE <JSON object>'", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct proto_prepare p;
+		char err[256] = "";
+		int r = proto_parse_prepare(cases[i].line, &p, err, sizeof(err));
+
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, err);
+		if (r < 0 && !strstr(err, cases[i].fs_or_error))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].fs_or_error);
+		if (r == 0 && (strcmp(p.fs, cases[i].fs_or_error) || strcmp(p.device, cases[i].device)))
+			fail_msg("case %zu: %s on %s", i, p.fs, p.device);
+	}
 }
 
 static void parse_run_cases(void **state)
@@ -995,7 +1129,11 @@ static void agent_refuses(void **state)
 		{ "RUN disk {\"disk.size\": \"1x\"}\n", 0, "ERROR --disk.size: '1x' is not valid" },
 		{ "RUN cpu {\"time\": \"0.1\"}\n", 0, "ERROR option 'time' needs a number" },
 		{ "RUN nosuch {}\n", 0, "ERROR unknown suite 'nosuch'; valid suites: cpu, " },
-		{ "HELLO 1 {}\n", 0, "ERROR expected 'RUN <suite[.test]> <options JSON>', 'TOKEN <secret>', 'SERVE <address>' or 'BYE', not: HELLO 1 {}" },
+		{ "HELLO 1 {}\n", 0, "ERROR expected 'RUN <suite[.test]> <options JSON>', 'PREPARE <JSON>', "
+				     "'TOKEN <secret>', 'SERVE <address>' or 'BYE', not: HELLO 1 {}" },
+		/* PREPARE: refused before anything is made */
+		{ "PREPARE {\"fs\": \"btrfs\", \"device\": \"/dev/vda\"}\n", 0, "ERROR PREPARE: no filesystem 'btrfs' here" },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/null\"}\n", 0, "ERROR PREPARE: /dev/null is no block device" },
 		{ "RUN \x1b[2J {}\n", 0, "ERROR '\\x1b[2J' is not a suite or test name" },
 		{ "RUN cpu\0 {}\n", 12, "ERROR the host sent a line with a NUL byte (dropped)" },
 		{ NULL, 0, "ERROR the host sent a line longer than 1048576 bytes (dropped)" },
@@ -1255,6 +1393,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(parse_run_cases),
 		cmocka_unit_test(token_serve_cases),
 		cmocka_unit_test(host_token_serve),
+		cmocka_unit_test(prepare_cases),
+		cmocka_unit_test(parse_prepare_cases),
 		cmocka_unit_test_teardown(real_agent, kill_live_agent),
 		cmocka_unit_test_teardown(real_agent_serves, kill_live_agent),
 		cmocka_unit_test_teardown(agent_refuses, kill_live_agent),

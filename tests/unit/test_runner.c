@@ -283,6 +283,53 @@ static void skipped_suite(void **state)
 	optset_release(&opts);
 }
 
+/* Where the device under test has no filesystem, the tests that measure
+ * one are skipped with the run's reason, before their setup's files are
+ * touched; the other tests of the suite run; without the reason, all run. */
+static void fs_tests_skipped(void **state)
+{
+	static const struct vmb_test tests[] = {
+		{ .name = "raw", .summary = "r", .headline = "rate", .run = fake_run },
+		{ .name = "files", .summary = "f", .headline = "rate", .flags = VMB_TEST_ON_FS, .run = fake_run },
+		{ .name = NULL },
+	};
+	struct vmb_suite s = fake_suite;
+	struct runner_settings rs = settings();
+	struct optset opts;
+	struct runner_item item = { .suite = &s, .opts = &opts, .test_mask = ~0ull };
+	struct vmb_results res;
+	const char *why;
+
+	(void)state;
+	s.tests = tests;
+	s.scratch = &(const struct vmb_scratch){ .dir_opt = "depth" };
+	assert_int_equal(vmb_suite_check(&s, &why), 0);
+	assert_int_equal(optset_init(&opts, fake_opts, ""), 0);
+	for (int with = 0; with < 2; with++) {
+		memset(&fake, 0, sizeof(fake));
+		fake.values[0] = 1;
+		fake.nvalues = 1;
+		rs.skip_fs = with ? "fs=none: no filesystem on the device under test" : NULL;
+		assert_int_equal(runner_run(&rs, &item, 1, &res), 0);
+		assert_int_equal(res.suites[0].ntests, 2);
+		assert_int_equal(res.suites[0].tests[0].status, VMB_OK);
+		assert_int_equal(res.suites[0].tests[1].status, with ? VMB_SKIPPED : VMB_OK);
+		if (with) {
+			assert_string_equal(res.suites[0].tests[1].reason, "fs=none: no filesystem on the device under test");
+			assert_int_equal(res.suites[0].tests[1].ncases, 0);
+		}
+		vmb_results_release(&res);
+	}
+	optset_release(&opts);
+	/* a test of a filesystem names the directory it works in, through the scratch */
+	s.scratch = NULL;
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "directory option"));
+	s.scratch = &(const struct vmb_scratch){ .dir_opt = "nope" };
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "scratch names an option"));
+}
+
 static void descriptor_checks(void **state)
 {
 	static const struct vmb_test bad_sweep[] = {
@@ -591,6 +638,7 @@ int main(void)
 		cmocka_unit_test(sweeps),
 		cmocka_unit_test(skipped_suite),
 		cmocka_unit_test(descriptor_checks),
+		cmocka_unit_test(fs_tests_skipped),
 		cmocka_unit_test(lab_only_suites),
 		cmocka_unit_test(pool_pinning),
 		cmocka_unit_test(progress_counts_cases),
