@@ -387,12 +387,14 @@ int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, siz
 	return 0;
 }
 
-static void io_fail(struct proto_conn *c, int r, const char *waiting)
+/* What went wrong on the channel while the host waited, with the bound that
+ * expired (timeout_ms): "the guest sent nothing for 120 s while running cpu". */
+static void io_fail(struct proto_conn *c, int r, int timeout_ms, const char *waiting)
 {
 	char detail[sizeof(c->err)];
 
 	if (r == -ETIMEDOUT)
-		fail(c, "the guest sent nothing while %s (timed out)", waiting);
+		fail(c, "the guest sent nothing for %g s while %s", timeout_ms / 1e3, waiting);
 	else if (r == -EPIPE)
 		fail(c, "the guest closed the channel while %s", waiting);
 	else if (r == -EPROTO) {
@@ -417,7 +419,7 @@ int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
 		int r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 
 		if (r < 0) {
-			io_fail(c, r, "waiting for HELLO");
+			io_fail(c, r, timeout_ms, "waiting for HELLO");
 			return r;
 		}
 		r = proto_parse_guest_line(line, &m, err, sizeof(err));
@@ -517,6 +519,20 @@ static int recv_result(struct proto_conn *c, size_t n, int stall_ms, uint64_t en
 	return proto_recv_bytes(c, n, stall_ms, data);
 }
 
+/* A run's wait that failed: past the run's whole time limit, or the
+ * channel's own failure (silent for stall_ms, closed, a bad line). */
+static void run_fail(struct proto_conn *c, int r, uint64_t end, int stall_ms, int total_ms, const char *what,
+		     const char *doing)
+{
+	char waiting[128];
+
+	snprintf(waiting, sizeof(waiting), "%s %s", doing, what);
+	if (r == -ETIMEDOUT && ms_left(end) == 0)
+		fail(c, "the guest's run of %s went past its time limit of %g s while %s", what, total_ms / 1e3, doing);
+	else
+		io_fail(c, r, stall_ms, waiting);
+}
+
 int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
 		   int stall_ms, int total_ms, json_t **doc)
 {
@@ -551,7 +567,7 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		line = NULL;
 		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 		if (r < 0) {
-			io_fail(c, r, ms_left(end) == 0 ? "running (over the run's time limit)" : "running");
+			run_fail(c, r, end, stall_ms, total_ms, what, "running");
 			return r;
 		}
 		r = proto_parse_guest_line(line, &m, err, sizeof(err));
@@ -584,7 +600,11 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		free(line);
 		r = recv_result(c, m.length + 1, stall_ms, end, &text);
 		if (r < 0) {
-			io_fail(c, r, "receiving the result");
+			size_t got = c->len < m.length ? c->len : m.length, off;
+
+			run_fail(c, r, end, stall_ms, total_ms, what, "sending the result of");
+			off = strlen(c->err);
+			str_appendf(c->err, sizeof(c->err), &off, " (%zu of %zu bytes came)", got, m.length);
 			return r;
 		}
 		if (text[m.length] != '\n' || memchr(text, '\0', m.length)) {
@@ -628,7 +648,7 @@ int proto_host_bye(struct proto_conn *c, int timeout_ms)
 		 * talking cannot hold the host */
 		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 		if (r < 0) {
-			io_fail(c, r, "waiting for BYE");
+			io_fail(c, r, timeout_ms, "waiting for BYE");
 			return r;
 		}
 		r = strcmp(line, "BYE") ? 1 : 0;
