@@ -106,7 +106,8 @@ int proto_send(struct proto_conn *c, const char *fmt, ...)
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0) {
-			r = w < 0 ? -errno : -EPIPE;
+			/* a reset is the peer gone, as a closed pipe */
+			r = w < 0 && errno != ECONNRESET ? -errno : -EPIPE;
 			break;
 		}
 		off += (size_t)w;
@@ -115,7 +116,8 @@ int proto_send(struct proto_conn *c, const char *fmt, ...)
 	return r;
 }
 
-/* Read more bytes within the remaining time; 0, -ETIMEDOUT, -EPIPE. */
+/* Read more bytes within the remaining time; 0, -ETIMEDOUT, -EPIPE (the
+ * peer closed the channel, or reset it: a QEMU that was killed). */
 static int fill(struct proto_conn *c, uint64_t deadline)
 {
 	struct pollfd pfd = { .fd = c->in, .events = POLLIN };
@@ -141,7 +143,7 @@ static int fill(struct proto_conn *c, uint64_t deadline)
 	}
 	n = read(c->in, c->buf + c->len, c->cap - c->len);
 	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 0 : -errno;
+		return errno == EINTR || errno == EAGAIN ? 0 : errno == ECONNRESET ? -EPIPE : -errno;
 	if (n == 0)
 		return -EPIPE;
 	c->len += (size_t)n;
@@ -552,10 +554,12 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 	}
 	r = proto_send(c, "RUN %s %s", what, opts);
 	free(opts);
-	if (r < 0) {
-		fail(c, "sending RUN: %s", strerror(-r));
+	if (r == -EPIPE)
+		fail(c, "the guest closed the channel before it got RUN %s", what);
+	else if (r < 0)
+		fail(c, "sending RUN %s: %s", what, strerror(-r));
+	if (r < 0)
 		return r;
-	}
 	for (;;) {
 		int wait = ms_left(end);
 		struct proto_msg m;
