@@ -443,8 +443,8 @@ static void lab_failed_try(struct lab *l, const char *name, unsigned try, unsign
 
 	log_error("%s: %s failed (round %u, try %u of %u): %s", name, f->step, l->round, try, tries, err);
 	if (console || qemu)
-		log_error("%s: kept: the guest's console in %s, QEMU's output in %s", name, console ? console : "(none)",
-			  qemu ? qemu : "(none)");
+		log_error("%s: kept: %s%s%s%s%s", name, console ? "the guest's console in " : "", console ? console : "",
+			  console && qemu ? ", " : "", qemu ? "QEMU's output in " : "", qemu ? qemu : "");
 	if (*note)
 		log_error("%s: %s", name, note);
 	if (f->console && n)
