@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,7 +103,11 @@ int proto_send(struct proto_conn *c, const char *fmt, ...)
 			r = n < 0 ? -errno : -ETIMEDOUT;
 			break;
 		}
-		w = write(c->out, p, want);
+		/* a socket's peer that is gone (a killed QEMU) is -EPIPE, not a
+		 * SIGPIPE that kills the host with the guest's files left behind */
+		w = send(c->out, p, want, MSG_NOSIGNAL);
+		if (w < 0 && errno == ENOTSOCK)
+			w = write(c->out, p, want);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0) {
