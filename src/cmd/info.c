@@ -110,29 +110,13 @@ static void print_hypervisor(FILE *f, const json_t *fp)
 /* /dev/kvm as probed, beside what the CPU flags say */
 static void print_kvm(FILE *f, const json_t *fp)
 {
-	const json_t *k = json_object_get(fp, "kvm"), *flags = json_object_get(json_object_get(fp, "cpu"), "flags");
-	const char *probed = jstr(k, "probed"), *err = jstr(k, "error");
+	const json_t *flags = json_object_get(json_object_get(fp, "cpu"), "flags");
 	bool vmx = json_is_true(json_object_get(flags, "vmx")), svm = json_is_true(json_object_get(flags, "svm"));
-	char buf[512], api[32] = "";
+	char buf[512];
 
 	line(f, "vmx/svm flag", !is_x86(fp) ? "- (not an x86 CPU)"
 				: vmx && svm ? "vmx, svm" : vmx ? "vmx" : svm ? "svm" : "none");
-	if (json_is_integer(json_object_get(k, "api_version")))
-		snprintf(api, sizeof(api), " (API %lld)", (long long)json_integer_value(json_object_get(k, "api_version")));
-	if (!probed || !strcmp(probed, "not probed"))
-		snprintf(buf, sizeof(buf), "not probed (a recorded tree without a .kvm file)");
-	else if (!json_is_true(json_object_get(k, "device")))
-		snprintf(buf, sizeof(buf), "%s%s%s", json_is_false(json_object_get(k, "device")) ? "absent" : "unknown",
-			 err ? ": " : "", err ? err : "");
-	else if (!json_is_true(json_object_get(k, "opens")))
-		snprintf(buf, sizeof(buf), "present, cannot be opened%s%s", err ? ": " : "", err ? err : "");
-	else if (!json_is_true(json_object_get(k, "creates_vm")))
-		snprintf(buf, sizeof(buf), "present, opens%s, cannot create a VM%s%s", api, err ? ": " : "",
-			 err ? err : "");
-	else
-		snprintf(buf, sizeof(buf), "present, opens, creates VMs%s", api);
-	if (probed && !strcmp(probed, "recorded"))
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " [recorded]");
+	(void)probe_kvm_describe(json_object_get(fp, "kvm"), buf, sizeof(buf));
 	line(f, "/dev/kvm", buf);
 }
 

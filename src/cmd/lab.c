@@ -21,11 +21,13 @@
 #include "../core/sys.h"
 #include "../core/stop.h"
 #include "../lab/fs.h"
+#include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../lab/proto.h"
 #include "../lab/qemu.h"
+#include "../probe/probe.h"
 #include "../report/compare.h"
 #include "../store/db.h"
 #include "../store/doc.h"
@@ -80,6 +82,10 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "run: the scratch disk's image format (qcow2 needs qemu-img, Debian's qemu-utils)" },
 	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = "none|writeback|writethrough|directsync|unsafe",
 	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk" },
+	{ .name = "retries", .type = OPT_INT, .min = 0, .max = 10, .def = "1", .metavar = "N",
+	  .help = "run: boot a configuration that failed again, up to N more times in the same round; when no try "
+		  "succeeds, the round is marked failed for it. Each failed boot's console and QEMU's output are "
+		  "kept in $XDG_STATE_HOME/vmbench/lab-failures/, named in the message and the report" },
 	{ .name = "hello-timeout", .type = OPT_DOUBLE, .min = 1, .max = 3600, .def = "180", .metavar = "SECONDS",
 	  .help = "run: how long a guest may take to boot and say HELLO" },
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE", .help = "run: tag every stored result" },
@@ -391,6 +397,12 @@ struct lab {
 	struct strv base_pairs; /* --baseline KEY=VALUE: its pairs */
 	const struct lab_backend *nic_be; /* what the NICs sit on: the first usable back end */
 	char nic_note[600];               /* why not a tap, when user networking carries the NICs */
+	unsigned round;  /* 1..--rounds */
+	char accel_asked[32];         /* the configuration's accel before auto was resolved */
+	struct lab_evidence evidence; /* where the failed boots' consoles go */
+	json_t *failures;             /* their records, for the comparison's reader (t.failures) */
+	bool kvm_probed, kvm_ok;      /* accel=kvm: /dev/kvm as `info` probes it */
+	char kvm_why[256];
 };
 
 /* The label that says which lab session a result belongs to (the
@@ -419,6 +431,7 @@ static void session_new(char *buf, size_t len)
 static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_config *c, const char *note)
 {
 	json_t *labels = json_object_get(doc, "labels");
+	bool marker = json_object_get(doc, "lab_failure") != NULL;
 	int64_t id;
 	int r = 0;
 
@@ -448,9 +461,14 @@ static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct 
 	}
 	l->failed += say_failures(name, doc);
 	if (db_add(l->db, doc, &id) == 0)
-		log_info("%s: stored as run %lld", name, (long long)id);
+		log_info("%s: %s as run %lld", name, marker ? "the failure stored" : "stored", (long long)id);
 	else
 		l->failed++;
+	/* a failure's marker is for lab report's list: no run to compare */
+	if (marker) {
+		json_decref(doc);
+		return;
+	}
 	/* a later round of the same configuration: another run of its operand */
 	for (size_t o = 0; o < l->t.nops; o++)
 		if (!strcmp(l->t.ops[o].name, name)) {
@@ -544,7 +562,7 @@ static void resolve_accel(const struct lab *l, struct lab_config *c, bool native
 }
 
 static int boot_config(const struct lab *l, const struct lab_config *c, const char *image_dir, int hello_timeout_ms,
-		       json_t **doc, char *err, size_t errlen)
+		       json_t **doc, struct lab_failure *f, char *err, size_t errlen)
 {
 	return lab_run_config(c, &(struct lab_run_opts){
 		.image_dir = image_dir, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
@@ -552,21 +570,124 @@ static int boot_config(const struct lab *l, const struct lab_config *c, const ch
 		.disk_size = l->disk_size, .disk_format = optset_str(l->own, "disk-format"),
 		.disk_cache = optset_str(l->own, "disk-cache"), .hello_timeout_ms = hello_timeout_ms,
 		.run_table = run_opts, .nic_backend = l->nic_be ? l->nic_be->name : NULL,
-	}, doc, err, errlen);
+	}, doc, f, err, errlen);
+}
+
+/* One try of a configuration, with accel=auto's fall back to TCG when KVM
+ * could not boot the guest (that is no failed try: TCG is then tried). */
+static int boot_try(struct lab *l, struct lab_config *c, const char *image, const char *name, const char **note,
+		    json_t **doc, struct lab_failure *f, char *err, size_t errlen)
+{
+	bool autoaccel = !strcmp(l->accel_asked, "auto");
+	int timeout_ms = (int)(optset_double(l->own, "hello-timeout") * 1000), r;
+
+	/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
+	r = boot_config(l, c, image, autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && timeout_ms > 30000 ? 30000 : timeout_ms,
+			doc, f, err, errlen);
+	if (r < 0 && autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && !vmb_stop_requested()) {
+		/* KVM present but not able to run this guest (a nested host, say): TCG */
+		log_info("%s: KVM did not boot the guest (%.200s); using TCG from now on", name, err);
+		l->kvm_failed = true;
+		snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "tcg");
+		*note = "accel=auto: KVM could not boot the guest here, TCG used";
+		lab_failure_release(f);
+		r = boot_config(l, c, image, timeout_ms, doc, f, err, errlen);
+	}
+	return r;
+}
+
+/* A failed try said (the step, why, where its evidence is kept, how the
+ * console ends) and recorded in l->failures. */
+static void lab_failed_try(struct lab *l, const char *name, unsigned try, unsigned tries, const struct lab_failure *f,
+			   const char *err)
+{
+	char note[1024];
+	json_t *rec = lab_evidence_keep(&l->evidence, name, l->round, try, tries, f, err, note, sizeof(note));
+	const char *console = json_string_value(json_object_get(rec, "console"));
+	const char *qemu = json_string_value(json_object_get(rec, "qemu_log"));
+	size_t n = f->console ? strlen(f->console) : 0;
+
+	log_error("%s: %s failed (round %u, try %u of %u): %s", name, f->step, l->round, try, tries, err);
+	if (console || qemu)
+		log_error("%s: kept: %s%s%s%s%s", name, console ? "the guest's console in " : "", console ? console : "",
+			  console && qemu ? ", " : "", qemu ? "QEMU's output in " : "", qemu ? qemu : "");
+	if (*note)
+		log_error("%s: %s", name, note);
+	if (f->console && n)
+		log_error("%s: the console ends with:\n%s", name, f->console + (n > 600 ? n - 600 : 0));
+	else if (f->console)
+		log_error("%s: the guest printed nothing on its console", name);
+	if (!rec || json_array_append_new(l->failures, rec) < 0) {
+		log_error("%s: out of memory recording the failure", name);
+		l->failed++;
+	}
+}
+
+/* Boot a configuration until a try succeeds, at most 1 + --retries times in
+ * this round. Each failed try is said, kept and, once the round is over for
+ * the configuration, stored as a marker (lab report lists it). 0 with *doc,
+ * or the last try's error in err. */
+static int boot_tries(struct lab *l, struct lab_config *c, const char *image, const char *name, const char **note,
+		      json_t **doc, struct noise_snap *ns, double *started, char *err, size_t errlen)
+{
+	unsigned tries = 1 + (unsigned)optset_int(l->own, "retries");
+	size_t first = json_array_size(l->failures);
+	int r = -EINTR;
+
+	for (unsigned t = 1; t <= tries && !vmb_stop_requested(); t++) {
+		struct lab_failure f;
+
+		if (t == 1)
+			log_info("%s: booting (%s)", name, c->v[LAB_ACCEL]);
+		else
+			log_info("%s: booting again (%s), try %u of %u", name, c->v[LAB_ACCEL], t, tries);
+		noise_begin(ns, NULL, 0);
+		*started = wall_time_s();
+		r = boot_try(l, c, image, name, note, doc, &f, err, errlen);
+		if (r < 0 && r != -EOPNOTSUPP && !vmb_stop_requested())
+			lab_failed_try(l, name, t, tries, &f, err);
+		lab_failure_release(&f);
+		if (r == 0 || r == -EOPNOTSUPP)
+			break;
+	}
+	for (size_t i = first; i < json_array_size(l->failures); i++) {
+		json_t *rec = json_array_get(l->failures, i), *marker;
+		char why[512];
+
+		/* every failed try but a last one that ended the round was retried */
+		if ((r == 0 || i + 1 < json_array_size(l->failures)) &&
+		    json_object_set_new(rec, "outcome", json_string("retried")) < 0)
+			log_error("%s: out of memory recording the failure", name);
+		marker = lab_failure_marker(rec, why, sizeof(why));
+		if (marker)
+			lab_keep(l, name, marker, c, *note);
+		else
+			log_error("%s: the failure is not stored: %s", name, why);
+	}
+	return r;
+}
+
+/* accel=kvm given: does this machine's /dev/kvm run guests? Asked once, as
+ * `vmbench info` asks it (probe_kvm_usable), the answer in l->kvm_why. */
+static bool kvm_usable(struct lab *l)
+{
+	if (!l->kvm_probed)
+		l->kvm_ok = probe_kvm_usable(probe_machine_root(), l->kvm_why, sizeof(l->kvm_why));
+	l->kvm_probed = true;
+	return l->kvm_ok;
 }
 
 /* One configuration of the matrix: boot it, measure, keep the result. */
 static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 {
 	struct lab_config c = m->configs[i];
-	bool autoaccel = !strcmp(c.v[LAB_ACCEL], "auto"), native = !strcmp(c.v[LAB_ARCH], lab_host_arch());
-	int timeout_ms = (int)(optset_double(l->own, "hello-timeout") * 1000);
+	bool native = !strcmp(c.v[LAB_ARCH], lab_host_arch());
 	char name[256], err[2048];
 	const char *image, *note;
 	json_t *doc = NULL;
 	struct noise_snap ns;
 	struct noise_reading nr;
-	double started;
+	double started = 0;
 	int r;
 
 	config_name(m, &c, name, sizeof(name));
@@ -579,6 +700,11 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 			 name, lab_host_arch(), c.v[LAB_ARCH]);
 		return;
 	}
+	if (!strcmp(c.v[LAB_ACCEL], "kvm") && !kvm_usable(l)) {
+		log_info("%s: skipped: accel=kvm needs a /dev/kvm that runs guests, and this machine's is %s (as 'vmbench "
+			 "info' says); accel=tcg emulates the guest instead", name, l->kvm_why);
+		return;
+	}
 	image = lab_image(l, name, c.v[LAB_ARCH]);
 	if (!image) {
 		l->failed++;
@@ -588,28 +714,14 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 		log_info("%s: skipped: %s", name, err);
 		return;
 	}
+	snprintf(l->accel_asked, sizeof(l->accel_asked), "%s", c.v[LAB_ACCEL]);
 	resolve_accel(l, &c, native, &note);
-	log_info("%s: booting (%s)", name, c.v[LAB_ACCEL]);
-	noise_begin(&ns, NULL, 0);
-	started = wall_time_s();
-	/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
-	r = boot_config(l, &c, image, autoaccel && !strcmp(c.v[LAB_ACCEL], "kvm") && timeout_ms > 30000 ? 30000
-													 : timeout_ms,
-			&doc, err, sizeof(err));
-	if (r < 0 && autoaccel && !strcmp(c.v[LAB_ACCEL], "kvm") && !vmb_stop_requested()) {
-		/* KVM present but not able to run this guest (a nested host, say): TCG */
-		log_info("%s: KVM did not boot the guest (%.200s); using TCG from now on", name, err);
-		l->kvm_failed = true;
-		snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
-		note = "accel=auto: KVM could not boot the guest here, TCG used";
-		r = boot_config(l, &c, image, timeout_ms, &doc, err, sizeof(err));
-	}
+	r = boot_tries(l, &c, image, name, &note, &doc, &ns, &started, err, sizeof(err));
 	if (r == -EOPNOTSUPP) {
 		log_info("%s: skipped: %s", name, err);
 		return;
 	}
 	if (r < 0) {
-		log_error("%s: %s", name, err);
 		l->failed++;
 		return;
 	}
@@ -1153,6 +1265,7 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	for (size_t i = 0; i < m->n; i++)
 		order[i] = i;
 	for (unsigned k = 1; k <= rounds && !vmb_stop_requested(); k++) {
+		l->round = k;
 		if (rounds > 1 && lab_shuffle(l, m, order, k, rounds, seed, &rng) < 0)
 			return EXIT_FAILED;
 		if (strcmp(optset_str(l->own, "baseline"), "none") && lab_baseline(l) < 0)
@@ -1173,6 +1286,9 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct 
 	int ret;
 
 	cmp_table_init(&l.t, suites_find);
+	lab_evidence_init(&l.evidence);
+	l.failures = json_array();
+	l.t.failures = l.failures;
 	snprintf(l.disk_size, sizeof(l.disk_size), "%llu", (unsigned long long)optset_size(own, "disk-size"));
 	l.run_opts = lab_run_options(own, suite_sets);
 	if (!l.run_opts) {
@@ -1187,7 +1303,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct 
 	log_info("lab session %s=%s", LAB_SESSION_LABEL, l.session);
 	l.busy = json_object();
 	order = calloc(m.n ? m.n : 1, sizeof(*order));
-	ret = order && l.busy ? lab_rounds(&l, &m, order) : EXIT_FAILED;
+	ret = order && l.busy && l.failures ? lab_rounds(&l, &m, order) : EXIT_FAILED;
 	if (ret != EXIT_OK)
 		goto out;
 	say_busy(&l);
@@ -1207,6 +1323,8 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct 
 		ret = lab_show(&l.t, out);
 	else if (l.t.nops)
 		ret = EXIT_FAILED;
+	else
+		cmp_print_failures(stdout, &l.t); /* nothing to compare, but what failed */
 	if (l.failed)
 		ret = EXIT_FAILED;
 out:
@@ -1219,6 +1337,7 @@ out:
 	json_decref(l.busy);
 	strv_clear(&l.base_pairs);
 	json_decref(l.run_opts);
+	json_decref(l.failures);
 	cmp_table_release(&l.t);
 	lab_matrix_release(&m);
 	db_close(l.db);
@@ -1311,6 +1430,7 @@ struct grouping {
 	const json_t *matched;
 	const char *session;
 	json_t *groups; /* configuration name -> array of documents */
+	json_t *failures; /* the records of the stored failure markers */
 	int r;
 };
 
@@ -1334,6 +1454,14 @@ static int group_row(const struct db_row *row, void *arg)
 		cfg = json_string_value(json_object_get(json_object_get(doc, "labels"), "config"));
 	if (!cfg || ((!in || strcmp(in, g->session)) && strcmp(cfg, LAB_HOST))) {
 		json_decref(doc);
+		return 0;
+	}
+	if (json_object_get(doc, "lab_failure")) {
+		json_t *rec = doc_lab_failure(doc);
+
+		json_decref(doc);
+		if (!rec || json_array_append_new(g->failures, rec) < 0)
+			return g->r = log_errno(-ENOMEM, "listing the stored failures");
 		return 0;
 	}
 	list = json_object_get(g->groups, cfg);
@@ -1389,7 +1517,9 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 
 	cmp_table_init(&t, suites_find);
 	g.groups = json_object();
-	if (!g.groups || !ss.matched || !ss.sessions || (selector && !sel)) {
+	g.failures = json_array();
+	t.failures = g.failures;
+	if (!g.groups || !g.failures || !ss.matched || !ss.sessions || (selector && !sel)) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
@@ -1458,6 +1588,13 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 		ret = EXIT_FAILED;
 		goto out;
 	}
+	if (json_array_size(g.failures) &&
+	    (!json_object_size(g.groups) || (json_object_size(g.groups) == 1 && json_object_get(g.groups, LAB_HOST)))) {
+		/* every boot of it failed: nothing to compare, but what failed */
+		cmp_print_failures(stdout, &t);
+		ret = EXIT_FAILED;
+		goto out;
+	}
 	if (!json_object_size(g.groups) || (json_object_size(g.groups) == 1 && json_object_get(g.groups, LAB_HOST))) {
 		if (*ss.last)
 			ret = cmd_usage_error(self, "lab report: the labels %s match no configuration of the session, only its "
@@ -1487,6 +1624,7 @@ out:
 	json_decref(g.groups);
 	json_decref(ss.matched);
 	json_decref(ss.sessions);
+	json_decref(g.failures);
 	db_close(g.db);
 	strv_clear(&filter);
 	strv_clear(&pairs);

@@ -77,7 +77,7 @@ static int collect_row(const struct db_row *row, void *arg)
 	o = json_pack("{s:I, s:s, s:s?, s:s?, s:s?, s:o, s:o, s:s}", "run", (json_int_t)row->id, "id",
 		      row->uuid ? row->uuid : "", "started", row->started, "host", row->host && *row->host ? row->host : NULL,
 		      "hypervisor", row->hypervisor && *row->hypervisor ? row->hypervisor : NULL, "labels", labels,
-		      "suites", suites, "status", row->unreadable ? "unreadable" : row->interrupted ? "interrupted" : "complete");
+		      "suites", suites, "status", row->unreadable ? "unreadable" : row->lab_failure ? "lab failure" : row->interrupted ? "interrupted" : "complete");
 	if (!o || json_array_append_new(rows, o) < 0)
 		return -ENOMEM;
 	return 0;

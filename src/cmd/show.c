@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../report/compare.h"
 #include "../report/text.h"
 #include "../store/db.h"
 #include "../store/doc.h"
@@ -105,6 +106,14 @@ static int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 		text_print_result_all(stdout, doc, optset_bool(&own, "all"));
 		if (doc_interrupted(doc))
 			puts("interrupted: this run holds only the cases finished before it was stopped");
+		if (json_object_get(doc, "lab_failure")) {
+			json_t *rec = doc_lab_failure(doc);
+
+			puts("a lab run's failed boot (no measurement):");
+			if (rec)
+				cmp_print_failure(stdout, rec);
+			json_decref(rec);
+		}
 		r = cmd_stdout_check(true);
 	}
 	ret = r < 0 ? EXIT_FAILED : EXIT_OK;

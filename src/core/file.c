@@ -100,6 +100,26 @@ int read_line_at(const char *root, const char *path, char *buf, size_t len)
 	return 0;
 }
 
+int file_mkdirs(const char *path)
+{
+	char *tmp = xstrdup(path);
+	int r = 0;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (char *p = tmp + 1; *p && r == 0; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+				r = -errno;
+			*p = '/';
+		}
+	if (r == 0 && mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		r = -errno;
+	free(tmp);
+	return r;
+}
+
 int file_write_new(const char *path, const char *data, size_t len)
 {
 	char *tmp;

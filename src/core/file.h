@@ -16,6 +16,9 @@ int read_line_at(const char *root, const char *path, char *buf, size_t len);
 /* Write a new file atomically: a temporary file beside it, fsync, then
  * link() into place, which never overwrites. -EEXIST if path exists. */
 int file_write_new(const char *path, const char *data, size_t len);
+/* Make a directory and its parents (0755; those there already are fine):
+ * 0 or a negative errno. */
+int file_mkdirs(const char *path);
 /* Write all of data to stdout (after what stdio holds): 0, or the write's
  * own negative errno (-ENOSPC into /dev/full), never a bare -EIO. */
 int file_write_stdout(const char *data, size_t len);

@@ -58,21 +58,6 @@ static const char init_script[] =
 	"echo \"vmbench-init: agent left ($?), powering off\"\n"
 	"/bin/busybox poweroff -f\n";
 
-static int mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*p = '/';
-		}
-	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 static const struct lab_arch arches[] = {
 	{ "x86_64", "amd64", "x86_64-linux-gnu" },
 	{ "aarch64", "arm64", "aarch64-linux-gnu" },
@@ -100,7 +85,7 @@ static int unpack_deb(const char *deb, const char *dir, char *root, size_t rootl
 {
 	char tmp[PATH_MAX + 8];
 	char *const extract[] = { "dpkg-deb", "-x", (char *)deb, tmp, NULL };
-	int r = mkdirs(dir);
+	int r = file_mkdirs(dir);
 
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", dir, strerror(-r));
@@ -130,7 +115,7 @@ static int fetch_deb(const char *cache, const char *name, const char *pkg, bool 
 	snprintf(root, rootlen, "%s/root", dir);
 	if (access(root, F_OK) == 0)
 		return 0; /* the cache: no registry needed */
-	r = mkdirs(dir);
+	r = file_mkdirs(dir);
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", dir, strerror(-r));
 	snprintf(want, sizeof(want), "%s:%s", pkg, a->deb);
@@ -482,7 +467,7 @@ static int image_inputs(const struct lab_image_opts *o, struct image_inputs *in,
 		r = check_binary("the guest's vmbench", o->vmbench, in->a->name, false, err, errlen);
 	if (r < 0)
 		return r;
-	r = mkdirs(o->out);
+	r = file_mkdirs(o->out);
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
 	/* the modules the device table asks for are an input too: a new model rebuilds */

@@ -32,14 +32,16 @@
 #include "../core/str.h"
 #include "../core/banned.h"
 
-/* What a signal handler must be able to undo. */
+/* What a signal handler must be able to undo: each QEMU this process
+ * started, until it is reaped, and its work directory, until it is removed
+ * (after QEMU is gone, when the evidence of a failed boot was taken). */
 static volatile pid_t qemu_pids[8];
 static char work_dirs[8][160];
 
 void lab_track(pid_t pid, const char *dir)
 {
 	for (int i = 0; i < 8; i++)
-		if (!qemu_pids[i]) {
+		if (!qemu_pids[i] && !work_dirs[i][0]) {
 			qemu_pids[i] = pid;
 			snprintf(work_dirs[i], sizeof(work_dirs[i]), "%s", dir);
 			return;
@@ -48,7 +50,7 @@ void lab_track(pid_t pid, const char *dir)
 
 static void remove_dir(const char *dir)
 {
-	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "disk.img" };
+	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img" };
 	char p[200];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -80,15 +82,22 @@ bool lab_tracked(pid_t pid)
 	return false;
 }
 
+/* pid was reaped: never to be killed again (its number may be reused); a
+ * work directory tracked with it stays tracked until it is removed */
 void lab_untrack(pid_t pid)
 {
 	for (int i = 0; i < 8; i++)
-		if (qemu_pids[i] == pid) {
+		if (pid > 0 && qemu_pids[i] == pid)
 			qemu_pids[i] = 0;
-			if (work_dirs[i][0])
-				remove_dir(work_dirs[i]);
+}
+
+/* The work directory removed, and no longer a signal handler's to remove. */
+static void untrack_dir(const char *dir)
+{
+	for (int i = 0; i < 8; i++)
+		if (!strcmp(work_dirs[i], dir))
 			work_dirs[i][0] = '\0';
-		}
+	remove_dir(dir);
 }
 
 /* The scratch disk's image lives in $TMPDIR: on tmpfs the guest's disk
@@ -114,18 +123,22 @@ static void scratch_on_tmpfs(json_t *doc, const char *dir)
 	}
 }
 
-/* The last lines of the console, for messages about a guest that misbehaved. */
-static void console_tail(const char *dir, char *buf, size_t len)
+/* ": " and the last line QEMU wrote to its stderr (why it exited: "Could not
+ * access KVM kernel module"), or "" when it wrote nothing. */
+static void qemu_last_words(const char *dir, char *buf, size_t len)
 {
-	char p[200], *text = NULL;
-	size_t l;
+	char p[200], *text = NULL, *last;
 
-	snprintf(p, sizeof(p), "%s/console.log", dir);
+	snprintf(p, sizeof(p), "%s/qemu.log", dir);
 	buf[0] = '\0';
 	if (read_file(p, &text) < 0)
 		return;
-	l = strlen(text);
-	snprintf(buf, len, "%s", text + (l > len - 1 ? l - (len - 1) : 0));
+	last = strrchr(text, '\n');
+	last = last ? last + 1 : text;
+	if (*last)
+		proto_quote(buf + 2, len - 2, last, 300);
+	if (buf[2])
+		memcpy(buf, ": ", 2);
 	free(text);
 }
 
@@ -153,13 +166,23 @@ struct boot {
 	struct lab_paths paths; /* into the strings above */
 	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
 	bool dir_made;          /* dir is ours, until QEMU is gone */
+	char qemu_log[200];     /* QEMU's stdout and stderr */
 	struct proto_conn conn;
 	int fd;
 	json_t *fp;
 	struct lab_net net;               /* the other end of the guest's NIC */
 	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
 	size_t console_off;               /* console bytes that belong to earlier boots */
+	char step[96];                    /* what is being done: "boot", "run disk", ... */
 };
+
+/* QEMU exited and was reaped: its pid is nobody's to kill any more. The
+ * work directory stays until boot_gone, for the evidence of a failure. */
+static void boot_reaped(struct boot *b)
+{
+	lab_untrack(b->pid);
+	b->pid = 0;
+}
 
 /* QEMU is gone (or never started): the back ends torn down, the work
  * directory removed. */
@@ -169,31 +192,51 @@ static void boot_gone(struct boot *b)
 	if (b->set_up)
 		lab_backends_teardown(b->c, &b->paths);
 	b->set_up = false;
-	if (b->pid > 0)
-		lab_untrack(b->pid);
-	else if (b->dir_made)
-		remove_dir(b->dir);
+	if (b->dir_made)
+		untrack_dir(b->dir);
 	b->dir_made = false;
+}
+
+/* A boot that failed, ended at once: QEMU killed (a guest that hangs would
+ * not answer BYE) and reaped, the channel closed. The files stay. */
+static void boot_kill(struct boot *b)
+{
+	if (b->pid > 0) {
+		(void)kill(-b->pid, SIGKILL);
+		(void)waitpid(b->pid, NULL, 0);
+		boot_reaped(b);
+	}
+	proto_release(&b->conn);
+	if (b->fd >= 0)
+		close(b->fd);
+	b->fd = -1;
+	json_decref(b->fp);
+	b->fp = NULL;
 }
 
 /* QEMU's exit status when a back end's part in its child failed */
 #define LAB_CHILD_FAILED 125
 
-static int spawn(const struct boot *b, const struct strv *argv, pid_t *pid)
+/* QEMU's output into log, a new file (O_EXCL: never one that was there). */
+static int spawn(const struct boot *b, const struct strv *argv, const char *log, pid_t *pid)
 {
 	*pid = fork();
 	if (*pid < 0)
 		return -errno;
 	if (*pid == 0) {
+		int out = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
 		/* its own process group, and it dies with us even on kill -9 */
 		(void)setpgid(0, 0);
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (out < 0)
+			out = open("/dev/null", O_WRONLY);
 		/* what is QEMU's alone (a network namespace, its tap) goes with it */
 		if (lab_backends_child(b->c, &b->paths) < 0)
 			_exit(LAB_CHILD_FAILED);
 		(void)dup2(open("/dev/null", O_RDWR), STDIN_FILENO);
-		(void)dup2(open("/dev/null", O_RDWR), STDOUT_FILENO);
-		(void)dup2(open("/dev/null", O_RDWR), STDERR_FILENO);
+		(void)dup2(out, STDOUT_FILENO);
+		(void)dup2(out, STDERR_FILENO);
 		execvp(argv->v[0], argv->v);
 		_exit(127);
 	}
@@ -227,7 +270,7 @@ static void watch_console(struct boot *b, double now)
 static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const struct lab_run_opts *o, char *err,
 		       size_t errlen)
 {
-	char tail[600];
+	char words[320];
 	unsigned drawn = 0;
 	int r;
 
@@ -253,22 +296,19 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		}
 		if (r != -ETIMEDOUT && r != -EPIPE)
 			return errf(err, errlen, r, "%s", b->conn.err);
+		/* the console is the caller's evidence (lab_failure): not in these words */
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
-			/* the console first: the work directory goes with the boot */
-			console_tail(b->dir, tail, sizeof(tail));
-			boot_gone(b);
-			b->pid = 0;
-			return errf(err, errlen, -ECHILD, "QEMU exited (%s %d) before the guest said HELLO; %s%s",
+			boot_reaped(b);
+			qemu_last_words(b->dir, words, sizeof(words));
+			return errf(err, errlen, -ECHILD, "QEMU exited (%s %d%s) before the guest said HELLO",
 				    WIFEXITED(status) ? "status" : "signal",
-				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-				    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
+				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
 		}
-		if (r == -EPIPE || clock_ns() > deadline || vmb_stop_requested()) {
-			console_tail(b->dir, tail, sizeof(tail));
-			return errf(err, errlen, r == -EPIPE ? -EPIPE : -ETIMEDOUT, "the guest %s within %.0f s; %s%s",
-				    r == -EPIPE ? "closed its agent channel" : "did not say HELLO", o->hello_timeout_ms / 1e3,
-				    *tail ? "console ends with:\n" : "the guest printed nothing", tail);
-		}
+		if (r == -EPIPE)
+			return errf(err, errlen, -EPIPE, "the guest closed its agent channel before it said HELLO");
+		if (clock_ns() > deadline || vmb_stop_requested())
+			return errf(err, errlen, -ETIMEDOUT, "the guest did not say HELLO within %g s (--hello-timeout)",
+				    o->hello_timeout_ms / 1e3);
 	}
 }
 
@@ -302,6 +342,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
 	b->c = c;
+	snprintf(b->step, sizeof(b->step), "prepare");
 	if (!tmp || !*tmp || strlen(tmp) > 80)
 		tmp = "/tmp";
 	snprintf(b->dir, sizeof(b->dir), "%s/vmbench-lab-XXXXXX", tmp);
@@ -314,6 +355,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->qmp, sizeof(b->qmp), "%s/qmp.sock", b->dir);
 	snprintf(b->agent, sizeof(b->agent), "%s/agent.sock", b->dir);
 	snprintf(b->console, sizeof(b->console), "%s/console.log", b->dir);
+	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s/qemu.log", b->dir);
 	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
 				       .disk_cache = o->disk_cache, .qmp_socket = b->qmp, .agent_socket = b->agent,
 				       .console_log = b->console };
@@ -338,18 +380,18 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 }
 
 /* Connect to the agent's socket once QEMU has made it. */
-static int connect_agent(struct boot *b, uint64_t deadline, char *err, size_t errlen)
+static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run_opts *o, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	bool arm = !strcmp(b->c->v[LAB_ARCH], "aarch64");
+	char words[320];
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", b->agent);
 	while (b->fd < 0) {
 		int status;
 
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
-			boot_gone(b);
-			b->pid = 0;
+			boot_reaped(b);
 			if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
 					    arm ? "qemu-system-aarch64" : "qemu-system-x86_64",
@@ -357,8 +399,9 @@ static int connect_agent(struct boot *b, uint64_t deadline, char *err, size_t er
 			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED)
 				return errf(err, errlen, -EPERM, "the %s back end could not be set up for QEMU (a network "
 					    "namespace and a tap device)", b->paths.backend[LAB_NIC] ? b->paths.backend[LAB_NIC] : "NIC");
-			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d)", WIFEXITED(status) ? "status" : "signal",
-				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			qemu_last_words(b->dir, words, sizeof(words));
+			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d%s)", WIFEXITED(status) ? "status" : "signal",
+				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
 		}
 		b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (b->fd >= 0 && connect(b->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -367,7 +410,8 @@ static int connect_agent(struct boot *b, uint64_t deadline, char *err, size_t er
 		}
 		if (b->fd < 0) {
 			if (clock_ns() > deadline || vmb_stop_requested())
-				return errf(err, errlen, -ETIMEDOUT, "QEMU did not open its agent socket");
+				return errf(err, errlen, -ETIMEDOUT, "QEMU did not open its agent socket within %g s "
+					    "(--hello-timeout)", o->hello_timeout_ms / 1e3);
 			nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 		}
 	}
@@ -382,16 +426,15 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 
 	if (r < 0)
 		return r;
+	snprintf(b->step, sizeof(b->step), "boot");
 	t0 = clock_ns();
-	r = spawn(b, &argv, &b->pid);
+	r = spawn(b, &argv, b->qemu_log, &b->pid);
 	strv_clear(&argv);
-	if (r < 0) {
-		boot_gone(b);
+	if (r < 0)
 		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
-	}
 	lab_track(b->pid, b->dir);
 	deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
-	r = connect_agent(b, deadline, err, errlen);
+	r = connect_agent(b, deadline, o, err, errlen);
 	if (r < 0)
 		return r;
 	proto_init(&b->conn, b->fd, b->fd);
@@ -405,26 +448,28 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 	return 0;
 }
 
-static int shut_down(struct boot *b)
+/* BYE, then QEMU's exit (killed after 30 s): 0, or why in err. QEMU is
+ * reaped either way; its files stay. */
+static int shut_down(struct boot *b, char *err, size_t errlen)
 {
 	int r = b->fd >= 0 ? proto_host_bye(&b->conn, 10000) : -EPIPE, status;
 	uint64_t deadline = clock_ns() + 30000000000ull;
 
+	snprintf(b->step, sizeof(b->step), "shut down");
+	if (r < 0)
+		errf(err, errlen, r, "the guest did not shut down cleanly after BYE: %s", b->conn.err);
 	/* the guest powers off after BYE; QEMU then exits */
 	while (b->pid > 0 && waitpid(b->pid, &status, WNOHANG) == 0) {
 		if (clock_ns() > deadline) {
 			(void)kill(-b->pid, SIGKILL);
 			(void)waitpid(b->pid, &status, 0);
-			r = -ETIMEDOUT;
+			r = errf(err, errlen, -ETIMEDOUT, "QEMU did not exit within 30 s of the guest's BYE");
 			break;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 	}
-	proto_release(&b->conn);
-	if (b->fd >= 0)
-		close(b->fd);
-	json_decref(b->fp);
-	boot_gone(b);
+	boot_reaped(b);
+	boot_kill(b);
 	return r;
 }
 
@@ -807,6 +852,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		if (lab_host_measured(what))
 			continue;
 		suite = lab_item_suite(what);
+		snprintf(b->step, sizeof(b->step), "run %s", what);
 		opts = item_opts(o, suite, scratch, &b->net, fs);
 		if (!opts)
 			return errf(err, errlen, -ENOMEM, "out of memory");
@@ -908,8 +954,10 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	json_t *fsrec = NULL;
 	int r = 0;
 
+	snprintf(b->step, sizeof(b->step), "pin vCPUs");
 	if (!strcmp(c->v[LAB_PIN], "on"))
 		r = pin_vcpus(b, err, errlen);
+	snprintf(b->step, sizeof(b->step), "check the guest");
 	if (r == 0)
 		r = check_guest(c, b, &scratch, err, errlen);
 	/* a link, and a suite to measure over it: its other end */
@@ -941,6 +989,7 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	/* warm boots in this same QEMU, after the suites of the first boot */
 	for (unsigned w = 0; r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
 	     w++) {
+		snprintf(b->step, sizeof(b->step), "warm boot %u", w + 1);
 		r = warm_boot(b, o, err, errlen);
 		if (r == 0)
 			boot_phases_of(b, warm[(*nwarm)++]);
@@ -948,7 +997,27 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	return r;
 }
 
-int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, char *err, size_t errlen)
+void lab_failure_release(struct lab_failure *f)
+{
+	free(f->console);
+	free(f->qemu_log);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The evidence of a failed boot into f: its console and QEMU's output. */
+static void boot_evidence(const struct boot *b, struct lab_failure *f)
+{
+	snprintf(f->step, sizeof(f->step), "%s", b->step);
+	if (!b->dir_made)
+		return;
+	if (read_file(b->console, &f->console) < 0)
+		f->console = NULL;
+	if (read_file(b->qemu_log, &f->qemu_log) < 0)
+		f->qemu_log = NULL;
+}
+
+int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, struct lab_failure *f,
+		   char *err, size_t errlen)
 {
 	double (*phases)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
 	double (*warm)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
@@ -956,6 +1025,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 	json_t *doc = NULL;
 	int r = 0;
 
+	memset(f, 0, sizeof(*f));
 	if (!phases || !warm) {
 		free(phases);
 		free(warm);
@@ -965,33 +1035,24 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 		struct boot b;
 
 		r = boot_once(c, o, &b, err, errlen);
-		if (r < 0) {
-			if (b.pid > 0) {
-				(void)kill(-b.pid, SIGKILL);
-				(void)waitpid(b.pid, NULL, 0);
-			}
-			boot_gone(&b);
-			proto_release(&b.conn);
-			if (b.fd >= 0)
-				close(b.fd);
-			json_decref(b.fp);
-			break;
+		if (r == 0) {
+			vmb_test_stop_point("lab-booted");
+			if (vmb_stop_requested())
+				r = errf(err, errlen, -EINTR, "interrupted");
 		}
-		vmb_test_stop_point("lab-booted");
-		if (vmb_stop_requested()) {
-			r = errf(err, errlen, -EINTR, "interrupted");
-			(void)shut_down(&b);
-			break;
+		if (r == 0) {
+			boot_phases_of(&b, phases[i]);
+			if (i == 0)
+				r = first_boot(c, o, &b, &doc, warm, &nwarm, err, errlen);
 		}
-		boot_phases_of(&b, phases[i]);
-		if (i == 0)
-			r = first_boot(c, o, &b, &doc, warm, &nwarm, err, errlen);
-		{
-			int s = shut_down(&b);
-
-			if (r == 0 && s < 0)
-				r = errf(err, errlen, s, "the guest did not shut down cleanly after BYE");
-		}
+		/* a guest that failed is not asked to shut down: it may hang */
+		if (r == 0)
+			r = shut_down(&b, err, errlen);
+		else
+			boot_kill(&b);
+		if (r < 0)
+			boot_evidence(&b, f);
+		boot_gone(&b);
 	}
 	if (r == 0 && boot_asked(o->suites)) {
 		json_t *bs = boot_result((const double(*)[BOOT_NPHASES])phases, o->boots ? o->boots : 1,

@@ -28,9 +28,22 @@ struct lab_run_opts {
 	const char *nic_backend;         /* the NIC's back end (a LAB_BACKENDS row); NULL: the first usable */
 };
 
+/* What a failed configuration leaves beside err's reason: the step that
+ * failed ("prepare", "boot", "pin vCPUs", "check the guest", "run ITEM",
+ * "warm boot N", "shut down") and the evidence of the failed boot, the
+ * guest's console and QEMU's stdout and stderr (owned; NULL: none), for the
+ * caller to keep. The work directory they were in is removed. */
+struct lab_failure {
+	char step[96];
+	char *console, *qemu_log;
+};
+void lab_failure_release(struct lab_failure *f);
+
 /* Run one configuration. On success *doc is its result; on failure err says
- * why with the last console lines. -EOPNOTSUPP: QEMU cannot build it (skip). */
-int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **doc, char *err, size_t errlen);
+ * why with the last console lines, and *f the step and the evidence (release
+ * it either way). -EOPNOTSUPP: QEMU cannot build it (skip). */
+int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **doc, struct lab_failure *f,
+		   char *err, size_t errlen);
 /* The suite a --suites item names ("disk", "disk.randread"), or NULL. */
 const struct vmb_suite *lab_item_suite(const char *item);
 /* True for a --suites item ("boot", "boot.cold") the host measures around

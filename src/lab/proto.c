@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,11 +106,16 @@ int proto_send(struct proto_conn *c, const char *fmt, ...)
 			r = n < 0 ? -errno : -ETIMEDOUT;
 			break;
 		}
-		w = write(c->out, p, want);
+		/* a socket's peer that is gone (a killed QEMU) is -EPIPE, not a
+		 * SIGPIPE that kills the host with the guest's files left behind */
+		w = send(c->out, p, want, MSG_NOSIGNAL);
+		if (w < 0 && errno == ENOTSOCK)
+			w = write(c->out, p, want);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0) {
-			r = w < 0 ? -errno : -EPIPE;
+			/* a reset is the peer gone, as a closed pipe */
+			r = w < 0 && errno != ECONNRESET ? -errno : -EPIPE;
 			break;
 		}
 		off += (size_t)w;
@@ -118,7 +124,8 @@ int proto_send(struct proto_conn *c, const char *fmt, ...)
 	return r;
 }
 
-/* Read more bytes within the remaining time; 0, -ETIMEDOUT, -EPIPE. */
+/* Read more bytes within the remaining time; 0, -ETIMEDOUT, -EPIPE (the
+ * peer closed the channel, or reset it: a QEMU that was killed). */
 static int fill(struct proto_conn *c, uint64_t deadline)
 {
 	struct pollfd pfd = { .fd = c->in, .events = POLLIN };
@@ -144,7 +151,7 @@ static int fill(struct proto_conn *c, uint64_t deadline)
 	}
 	n = read(c->in, c->buf + c->len, c->cap - c->len);
 	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 0 : -errno;
+		return errno == EINTR || errno == EAGAIN ? 0 : errno == ECONNRESET ? -EPIPE : -errno;
 	if (n == 0)
 		return -EPIPE;
 	c->len += (size_t)n;
@@ -481,12 +488,14 @@ int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, siz
 	return 0;
 }
 
-static void io_fail(struct proto_conn *c, int r, const char *waiting)
+/* What went wrong on the channel while the host waited, with the bound that
+ * expired (timeout_ms): "the guest sent nothing for 120 s while running cpu". */
+static void io_fail(struct proto_conn *c, int r, int timeout_ms, const char *waiting)
 {
 	char detail[sizeof(c->err)];
 
 	if (r == -ETIMEDOUT)
-		fail(c, "the guest sent nothing while %s (timed out)", waiting);
+		fail(c, "the guest sent nothing for %g s while %s", timeout_ms / 1e3, waiting);
 	else if (r == -EPIPE || r == -ECONNRESET) /* a socket's peer gone (QEMU killed) */
 		fail(c, "the guest closed the channel while %s", waiting);
 	else if (r == -EPROTO) {
@@ -511,7 +520,7 @@ int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
 		int r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 
 		if (r < 0) {
-			io_fail(c, r, "waiting for HELLO");
+			io_fail(c, r, timeout_ms, "waiting for HELLO");
 			return r;
 		}
 		r = proto_parse_guest_line(line, &m, err, sizeof(err));
@@ -650,6 +659,20 @@ char *proto_progress_line(const char *what, double seconds, const char *run_line
 	return line ? line : xasprintf("PROGRESS %s %.0f", what, seconds);
 }
 
+/* A run's wait that failed: past the run's whole time limit, or the
+ * channel's own failure (silent for stall_ms, closed, a bad line). */
+static void run_fail(struct proto_conn *c, int r, uint64_t end, int stall_ms, int total_ms, const char *what,
+		     const char *doing)
+{
+	char waiting[128];
+
+	snprintf(waiting, sizeof(waiting), "%s %s", doing, what);
+	if (r == -ETIMEDOUT && ms_left(end) == 0)
+		fail(c, "the guest's run of %s went past its time limit of %g s while %s", what, total_ms / 1e3, doing);
+	else
+		io_fail(c, r, stall_ms, waiting);
+}
+
 int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
 		   int stall_ms, int total_ms, json_t **doc)
 {
@@ -669,10 +692,12 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 	}
 	r = proto_send(c, "RUN %s %s", what, opts);
 	free(opts);
-	if (r < 0) {
-		fail(c, "sending RUN: %s", strerror(-r));
+	if (r == -EPIPE)
+		fail(c, "the guest closed the channel before it got RUN %s", what);
+	else if (r < 0)
+		fail(c, "sending RUN %s: %s", what, strerror(-r));
+	if (r < 0)
 		return r;
-	}
 	for (;;) {
 		int wait = ms_left(end);
 		struct proto_msg m;
@@ -684,7 +709,7 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		line = NULL;
 		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 		if (r < 0) {
-			io_fail(c, r, ms_left(end) == 0 ? "running (over the run's time limit)" : "running");
+			run_fail(c, r, end, stall_ms, total_ms, what, "running");
 			return r;
 		}
 		r = proto_parse_guest_line(line, &m, err, sizeof(err));
@@ -719,7 +744,11 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		free(line);
 		r = recv_result(c, m.length + 1, stall_ms, end, &text);
 		if (r < 0) {
-			io_fail(c, r, "receiving the result");
+			size_t got = c->len < m.length ? c->len : m.length, off;
+
+			run_fail(c, r, end, stall_ms, total_ms, what, "sending the result of");
+			off = strlen(c->err);
+			str_appendf(c->err, sizeof(c->err), &off, " (%zu of %zu bytes came)", got, m.length);
 			return r;
 		}
 		if (text[m.length] != '\n' || memchr(text, '\0', m.length)) {
@@ -861,7 +890,7 @@ int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device,
 		line = NULL;
 		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 		if (r < 0) {
-			io_fail(c, r, "making the filesystem");
+			io_fail(c, r, timeout_ms, "making the filesystem");
 			return r;
 		}
 		r = proto_parse_guest_line(line, &m, err, sizeof(err));
@@ -906,7 +935,7 @@ int proto_host_bye(struct proto_conn *c, int timeout_ms)
 		 * talking cannot hold the host */
 		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
 		if (r < 0) {
-			io_fail(c, r, "waiting for BYE");
+			io_fail(c, r, timeout_ms, "waiting for BYE");
 			return r;
 		}
 		r = strcmp(line, "BYE") ? 1 : 0;
@@ -933,7 +962,7 @@ static int host_request(struct proto_conn *c, const char *request, const char *w
 	*line = NULL;
 	r = ms_left(deadline) > 0 ? proto_recv_line(c, ms_left(deadline), line) : -ETIMEDOUT;
 	if (r < 0) {
-		io_fail(c, r, waiting);
+		io_fail(c, r, timeout_ms, waiting);
 		return r;
 	}
 	r = proto_parse_guest_line(*line, m, err, sizeof(err));

@@ -5,6 +5,7 @@
  * root nothing is probed live: a ".kvm" file there stands in, if any. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -45,7 +46,7 @@ static int kv_bool(const char *s, size_t n, const char *key)
 
 static json_t *kvm_recorded(const char *root)
 {
-	char *s, api[16];
+	char *s, api[16], error[128];
 	size_t n;
 	int64_t v = -1;
 	json_t *o;
@@ -54,8 +55,11 @@ static json_t *kvm_recorded(const char *root)
 		return kvm_json("not probed", -1, -1, -1, -1, NULL);
 	if (probe_kv(s, n, "api_version", api, sizeof(api)) < 0 || parse_i64(api, 0, 1 << 20, &v) < 0)
 		v = -1;
+	/* error: the strerror text the live probe would have recorded */
+	if (probe_kv(s, n, "error", error, sizeof(error)) < 0)
+		error[0] = '\0';
 	o = kvm_json("recorded", kv_bool(s, n, "present"), kv_bool(s, n, "opens"), (long)v,
-		     kv_bool(s, n, "creates_vm"), NULL);
+		     kv_bool(s, n, "creates_vm"), *error ? error : NULL);
 	free(s);
 	return o;
 }
@@ -91,4 +95,42 @@ json_t *probe_kvm(const char *root)
 	close(vm);
 	close(fd);
 	return kvm_json("live", 1, 1, api, 1, NULL);
+}
+
+bool probe_kvm_describe(const json_t *k, char *buf, size_t len)
+{
+	const char *probed = json_string_value(json_object_get(k, "probed"));
+	const char *err = json_string_value(json_object_get(k, "error"));
+	char api[32] = "";
+
+	if (json_is_integer(json_object_get(k, "api_version")))
+		snprintf(api, sizeof(api), " (API %lld)", (long long)json_integer_value(json_object_get(k, "api_version")));
+	if (!probed || !strcmp(probed, "not probed"))
+		snprintf(buf, len, "not probed (a recorded tree without a .kvm file)");
+	else if (!json_is_true(json_object_get(k, "device")))
+		snprintf(buf, len, "%s%s%s", json_is_false(json_object_get(k, "device")) ? "absent" : "unknown",
+			 err ? ": " : "", err ? err : "");
+	else if (!json_is_true(json_object_get(k, "opens")))
+		snprintf(buf, len, "present, cannot be opened%s%s", err ? ": " : "", err ? err : "");
+	else if (!json_is_true(json_object_get(k, "creates_vm")))
+		snprintf(buf, len, "present, opens%s, cannot create a VM%s%s", api, err ? ": " : "", err ? err : "");
+	else
+		snprintf(buf, len, "present, opens, creates VMs%s", api);
+	if (probed && !strcmp(probed, "recorded"))
+		snprintf(buf + strlen(buf), len - strlen(buf), " [recorded]");
+	return json_is_true(json_object_get(k, "creates_vm"));
+}
+
+bool probe_kvm_usable(const char *root, char *why, size_t len)
+{
+	json_t *k = probe_kvm(root);
+	bool usable;
+
+	if (!k) {
+		snprintf(why, len, "unknown (out of memory probing it)");
+		return false;
+	}
+	usable = probe_kvm_describe(k, why, len);
+	json_decref(k);
+	return usable;
 }

@@ -27,6 +27,15 @@ json_t *probe_fingerprint(const struct probe_src *src);
  * point it at a recorded tree). */
 const char *probe_machine_root(void);
 
+/* /dev/kvm as the fingerprint's "kvm" object k records it, in words
+ * ("absent", "present, cannot be opened: Permission denied", "present,
+ * opens, creates VMs (API 12)", with " [recorded]" for a recorded tree);
+ * true when KVM can run guests (it creates a VM). */
+bool probe_kvm_describe(const json_t *k, char *buf, size_t len);
+/* Can KVM run guests on the machine at root ("/": /dev/kvm asked now)?
+ * why: probe_kvm_describe's words either way. */
+bool probe_kvm_usable(const char *root, char *why, size_t len);
+
 /* Is root something to probe: "/", or a directory with proc/ or sys/ in it
  * (a tree recorded by scripts/record-fixture.sh)? 0, or a negative errno
  * with a message for the user in err. */

@@ -74,6 +74,12 @@ struct cmp_table {
 	 * phases of old documents read descriptor facts (an option's neutral
 	 * value, a phase prefix) through it. NULL: documents alone. */
 	const struct vmb_suite *(*suite_of)(const char *name);
+	/* The lab's failed boots, for the reader (borrowed; NULL outside the
+	 * lab): an array of objects {config, round, try, tries, step, reason,
+	 * outcome ("retried" or "round failed"), console, qemu_log (the kept
+	 * files' paths, or null)}. With it, an operand with fewer runs than
+	 * the others says so among the caveats. */
+	const json_t *failures;
 };
 
 #define CMP_DEFAULT_MARGIN_PCT 5.0
@@ -144,6 +150,12 @@ size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 /* The same caveats as one string, a line each (the caller frees it), or NULL
  * when out of memory. */
 char *cmp_caveats_text(const struct cmp_table *t, const struct cmp_filter *flt);
+
+/* The lab's failed boots (t->failures), a few lines each, as text; nothing
+ * when there are none. */
+void cmp_print_failures(FILE *f, const struct cmp_table *t);
+/* One failure's record (as t->failures holds them), two lines. */
+void cmp_print_failure(FILE *f, const json_t *record);
 
 /* Whether every operand has the row's metric. */
 bool cmp_row_complete(const struct cmp_table *t, const struct cmp_row *r);

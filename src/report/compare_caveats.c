@@ -77,9 +77,44 @@ static bool hv_label_contradicts(const json_t *doc)
 	return !strcasestr(hv, l) && !strcasestr(l, hv);
 }
 
+/* The lab's rounds of operand name that failed for good (t->failures). */
+static size_t failed_rounds(const struct cmp_table *t, const char *name)
+{
+	const json_t *x;
+	size_t i, n = 0;
+
+	json_array_foreach(t->failures, i, x)
+		n += !strcmp(json_string_value(json_object_get(x, "config")) ?: "", name) &&
+		     !strcmp(json_string_value(json_object_get(x, "outcome")) ?: "", "round failed");
+	return n;
+}
+
+/* In the lab, every operand has a run per round: one with fewer says so. */
+static size_t fewer_runs(FILE *f, const struct cmp_table *t, const char *prefix)
+{
+	size_t most = 0, n = 0;
+
+	for (size_t o = 0; o < t->nops; o++)
+		if (json_array_size(t->ops[o].docs) > most)
+			most = json_array_size(t->ops[o].docs);
+	for (size_t o = 0; t->failures && o < t->nops; o++) {
+		size_t runs = json_array_size(t->ops[o].docs), failed = failed_rounds(t, t->ops[o].name);
+
+		if (runs == most)
+			continue;
+		fprintf(f, "%swarning: %s has %zu run%s, fewer than the others' %zu", prefix, t->ops[o].name, runs,
+			runs == 1 ? "" : "s", most);
+		if (failed)
+			fprintf(f, ": %zu round%s failed (listed under the failed boots)", failed, failed == 1 ? "" : "s");
+		fputc('\n', f);
+		n++;
+	}
+	return n;
+}
+
 size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, const char *prefix)
 {
-	size_t n = 0, untested = 0, single = 0;
+	size_t n = fewer_runs(f, t, prefix), untested = 0, single = 0;
 
 	for (size_t o = 0; o < t->nops; o++) {
 		const json_t *docs = t->ops[o].docs, *d0 = json_array_get(docs, 0), *d;

@@ -244,6 +244,7 @@ int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 	}
 	caveats_wrapped(f, t, flt);
 	tally_lines(f, t, flt);
+	cmp_print_failures(f, t);
 	return 0;
 }
 
@@ -276,4 +277,30 @@ size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filt
 		}
 	}
 	return n;
+}
+
+void cmp_print_failure(FILE *f, const json_t *x)
+{
+	const char *console = json_string_value(json_object_get(x, "console"));
+	const char *qemu = json_string_value(json_object_get(x, "qemu_log"));
+
+	fprintf(f, "  %s, round %lld, try %lld of %lld: %s failed, %s: %s\n",
+		json_string_value(json_object_get(x, "config")) ?: "?",
+		(long long)json_integer_value(json_object_get(x, "round")),
+		(long long)json_integer_value(json_object_get(x, "try")),
+		(long long)json_integer_value(json_object_get(x, "tries")), json_string_value(json_object_get(x, "step")) ?: "?",
+		json_string_value(json_object_get(x, "outcome")) ?: "?", json_string_value(json_object_get(x, "reason")) ?: "?");
+	fprintf(f, "    console: %s\n    QEMU's output: %s\n", console ? console : "(none kept)", qemu ? qemu : "(none kept)");
+}
+
+void cmp_print_failures(FILE *f, const struct cmp_table *t)
+{
+	const json_t *x;
+	size_t i;
+
+	if (!json_array_size(t->failures))
+		return;
+	fputs("failed boots (the files named are kept: the lab removes none of them):\n", f);
+	json_array_foreach(t->failures, i, x)
+		cmp_print_failure(f, x);
 }

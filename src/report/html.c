@@ -13,6 +13,7 @@
 #include "html_draw.h"
 #include "svg.h"
 #include "text.h"
+#include "../core/macro.h"
 #include "../core/str.h"
 #include "../core/unit.h"
 #include "../core/banned.h"
@@ -330,6 +331,44 @@ static void tally(FILE *f, const struct cmp_table *t)
 	caveats(f, t, &headline);
 }
 
+/* The lab's failed boots: what failed where, and where its evidence is. */
+static void failures(FILE *f, const struct cmp_table *t)
+{
+	static const char *const cols[][2] = {
+		{ "config", "configuration" }, { "round", "round" }, { "try", "try" }, { "step", "step" },
+		{ "reason", "reason" }, { "outcome", "outcome" }, { "console", "console" },
+		{ "qemu_log", "QEMU's output" },
+	};
+	const json_t *x;
+	size_t i;
+
+	if (!json_array_size(t->failures))
+		return;
+	fprintf(f, "<h2>Failed boots</h2>\n<p>%zu boot%s failed. The console and QEMU's output of each are kept "
+		   "in the files named; the lab removes none of them.</p>\n<div class=\"scroll\"><table class=\"failures\">"
+		   "<thead><tr>", json_array_size(t->failures), json_array_size(t->failures) == 1 ? "" : "s");
+	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
+		fprintf(f, "<th>%s</th>", cols[c][1]);
+	fputs("</tr></thead><tbody>\n", f);
+	json_array_foreach(t->failures, i, x) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+			const json_t *v = json_object_get(x, cols[c][0]);
+
+			fputs("<td style=\"text-align:left\">", f);
+			if (!strcmp(cols[c][0], "try"))
+				fprintf(f, "%lld of %lld", (long long)json_integer_value(v),
+					(long long)json_integer_value(json_object_get(x, "tries")));
+			else if (json_is_integer(v))
+				fprintf(f, "%lld", (long long)json_integer_value(v));
+			else
+				html_esc(f, json_string_value(v) ?: "-");
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+}
 
 static void fact(FILE *f, const char *k, const json_t *v)
 {
@@ -439,6 +478,7 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 		fputs("</p>\n", f);
 	}
 	tally(f, t);
+	failures(f, t);
 	fputs("<p>", f);
 	for (size_t o = 0; o < t->nops; o++) {
 		fputs(o ? ", " : "Compared: ", f);

@@ -575,7 +575,8 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 				/* a document that is not JSON is one row marked
 				 * unreadable, not an error for the whole list */
 				"CASE WHEN json_valid(r.doc) THEN json_extract(r.doc, '$.status') = 'interrupted' "
-				"ELSE 0 END, json_valid(r.doc) "
+				"ELSE 0 END, json_valid(r.doc), "
+				"CASE WHEN json_valid(r.doc) THEN json_type(r.doc, '$.lab_failure') IS NOT NULL ELSE 0 END "
 				"FROM runs r WHERE ?2 = 0 OR ?2 = "
 				"(SELECT count(*) FROM labels l JOIN json_each(?1) f "
 				"   ON l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]') "
@@ -601,6 +602,7 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 			.labels_json = (const char *)sqlite3_column_text(st, 7),
 			.interrupted = sqlite3_column_int(st, 8) == 1,
 			.unreadable = sqlite3_column_int(st, 9) != 1,
+			.lab_failure = sqlite3_column_int(st, 10) == 1,
 		};
 
 		r = fn(&row, arg);

@@ -50,6 +50,7 @@ struct db_row {
 	const char *labels_json; /* {"k": "v", ...}, keys in order: values may hold spaces */
 	bool interrupted;        /* the document's status is "interrupted" */
 	bool unreadable;         /* the stored document is not JSON (db_get says why) */
+	bool lab_failure;        /* a lab run's marker of a failed boot: no measurement */
 };
 /* A label selector "k=v,k2=v2" appended to `filter` as KEY=VALUE strings:
  * 0, -EINVAL when a part is not KEY=VALUE with a non-empty key and value,

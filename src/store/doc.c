@@ -418,6 +418,22 @@ size_t doc_failures(const json_t *doc, struct strv *out)
 	return n;
 }
 
+json_t *doc_lab_failure(const json_t *doc)
+{
+	const json_t *lf = json_object_get(doc, "lab_failure");
+	const char *cfg = json_string_value(json_object_get(json_object_get(doc, "labels"), "config"));
+	json_t *rec;
+
+	if (!json_is_object(lf))
+		return NULL;
+	rec = json_deep_copy(lf);
+	if (rec && json_object_set_new(rec, "config", json_string(cfg ? cfg : "?")) < 0) {
+		json_decref(rec);
+		rec = NULL;
+	}
+	return rec;
+}
+
 bool doc_interrupted(const json_t *doc)
 {
 	const char *status = json_string_value(json_object_get(doc, "status"));

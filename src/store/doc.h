@@ -49,6 +49,10 @@ size_t doc_failures(const json_t *doc, struct strv *out);
 /* Whether the run was interrupted (status "interrupted"): it holds only the
  * cases finished before the stop. */
 bool doc_interrupted(const json_t *doc);
+/* A lab run's marker of a failed boot (top-level "lab_failure"): its record
+ * with "config" from the labels, as a new reference; NULL when doc is no
+ * marker (or out of memory). */
+json_t *doc_lab_failure(const json_t *doc);
 /* Repetitions marked busy by the noise sensors, and those with readings. */
 void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed);
 /* Suite names, comma-separated. */

@@ -506,6 +506,20 @@ int doc_validate(const json_t *doc, char *err, size_t errlen)
 			if (!json_is_string(e))
 				fail_at(&v, "run_group.order[%zu]: expected a string", i);
 	}
+	/* a lab run's marker of a failed boot (src/lab/evidence.h): reports print it */
+	x = get(&v, doc, "", "lab_failure", JSON_OBJECT, false);
+	if (x) {
+		static const char *const texts[] = { "step", "reason", "outcome" }, *const paths[] = { "console", "qemu_log" };
+
+		number(&v, x, "lab_failure", "round", true, true, false, 1, 1000000);
+		number(&v, x, "lab_failure", "try", true, true, false, 1, 1000000);
+		number(&v, x, "lab_failure", "tries", true, true, false, 1, 1000000);
+		for (i = 0; i < ARRAY_SIZE(texts); i++)
+			need(&v, x, "lab_failure", texts[i], JSON_STRING);
+		for (i = 0; i < ARRAY_SIZE(paths); i++)
+			if (!json_is_null(json_object_get(x, paths[i])))
+				get(&v, x, "lab_failure", paths[i], JSON_STRING, false);
+	}
 	st = get(&v, doc, "", "settings", JSON_OBJECT, false);
 	if (st) {
 		json_object_foreach((json_t *)st, k, x)

@@ -5,7 +5,7 @@ VMB=$1
 SRC=$2
 T=$(mktemp -d /tmp/vmbench-cli-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-export VMBENCH_DB="$T/results.db" HOME="$T" XDG_DATA_HOME=""
+export VMBENCH_DB="$T/results.db" HOME="$T" XDG_DATA_HOME="" XDG_STATE_HOME=""
 unset NO_COLOR || true
 n=0
 fails=0

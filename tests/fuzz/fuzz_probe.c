@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	(void)probe_kv(text, size, "signature", out, sizeof(out));
 	(void)probe_kv(text, size, "api_version", out, sizeof(out));
+	(void)probe_kv(text, size, "error", out, sizeof(out));
 	(void)probe_environ_get(text, size, "container", out, sizeof(out));
 
 	/* the C-string parsers get the bytes up to the first NUL */

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum cmp_format fmts[] = { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON };
 	char *text = malloc(size + 1), err[512];
 	struct cmp_table t;
-	json_t *doc = NULL, *a, *b;
+	json_t *doc = NULL, *a, *b, *failures, *rec;
 	FILE *null;
 
 	if (!text)
@@ -37,6 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	cmp_table_init(&t, suites_find);
+	/* a lab failure's record, as lab report lists it: in the text and the HTML */
+	failures = json_array();
+	if (failures && (rec = doc_lab_failure(doc)))
+		(void)json_array_append_new(failures, rec);
+	t.failures = failures;
 	/* the document against itself, and pooled twice: every row comparable */
 	a = json_pack("[O]", doc);
 	b = json_pack("[O, O]", doc, doc);
@@ -56,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text_print_result_all(null, doc, true);
 	text_print_result_all(null, doc, false);
 	cmp_table_release(&t);
+	json_decref(failures);
 	json_decref(doc);
 	fclose(null);
 	return 0;

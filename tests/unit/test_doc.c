@@ -75,6 +75,16 @@ static void invalid_documents(void **state)
 		{ "schema_version", "0", "reads versions 1 to 2" },
 		{ "run_group", "{\"id\": \"g\", \"round\": 0, \"rounds\": 2}", "run_group.round" },
 		{ "run_group", "{\"id\": \"g\", \"round\": 1, \"rounds\": 2, \"order\": [1]}", "run_group.order[0]" },
+		/* a lab failure's marker: numbers in range, the texts there, the paths strings or null */
+		{ "lab_failure", "{\"round\": 0, \"try\": 1, \"tries\": 1, \"step\": \"boot\", \"reason\": \"r\", "
+				 "\"outcome\": \"round failed\"}", "lab_failure.round: 0 is out of range" },
+		{ "lab_failure", "{\"round\": 1, \"try\": 1.5, \"tries\": 1, \"step\": \"boot\", \"reason\": \"r\", "
+				 "\"outcome\": \"round failed\"}", "lab_failure.try: expected an integer" },
+		{ "lab_failure", "{\"round\": 1, \"try\": 1, \"tries\": 1, \"reason\": \"r\", \"outcome\": \"retried\"}",
+		  "lab_failure.step: missing" },
+		{ "lab_failure", "{\"round\": 1, \"try\": 1, \"tries\": 1, \"step\": \"boot\", \"reason\": \"r\", "
+				 "\"outcome\": \"retried\", \"console\": 5}", "lab_failure.console: expected a string" },
+		{ "lab_failure", "[]", "lab_failure: expected an object" },
 		{ "suites", "[{\"name\": \"cpu\", \"status\": \"ok\", \"tests\": [{\"name\": \"p\", \"status\": \"ok\", "
 			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [], "
 			    "\"reps\": [{\"busy\": true, \"noise\": {\"other_cpu_pct\": 400}}]}]}]}]",

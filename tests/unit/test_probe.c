@@ -296,6 +296,42 @@ static void decide(void **state)
 
 /* /dev/kvm: recorded in a tree, or not probed; live on this machine it is
  * whatever it is, but consistent (creating a VM implies opening it). */
+/* /dev/kvm in words, as info prints it and lab run skips accel=kvm with it:
+ * usable only when it creates a VM. */
+static void kvm_words(void **state)
+{
+	static const struct {
+		const char *kvm; /* the fingerprint's "kvm" object */
+		bool usable;
+		const char *words;
+	} cases[] = {
+		{ "{\"probed\": \"live\", \"device\": true, \"opens\": true, \"api_version\": 12, \"creates_vm\": true}",
+		  true, "present, opens, creates VMs (API 12)" },
+		{ "{\"probed\": \"live\", \"device\": false}", false, "absent" },
+		{ "{\"probed\": \"live\", \"device\": false, \"error\": \"Permission denied\"}", false,
+		  "absent: Permission denied" },
+		{ "{\"probed\": \"live\", \"device\": true, \"opens\": false, \"error\": \"Permission denied\"}", false,
+		  "present, cannot be opened: Permission denied" },
+		{ "{\"probed\": \"live\", \"device\": true, \"opens\": true, \"api_version\": 12, \"creates_vm\": false, "
+		  "\"error\": \"Operation not permitted\"}", false,
+		  "present, opens (API 12), cannot create a VM: Operation not permitted" },
+		{ "{\"probed\": \"recorded\", \"device\": true, \"opens\": false}", false,
+		  "present, cannot be opened [recorded]" },
+		{ "{\"probed\": \"not probed\"}", false, "not probed (a recorded tree without a .kvm file)" },
+		{ "null", false, "not probed (a recorded tree without a .kvm file)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *k = json_loads(cases[i].kvm, JSON_DECODE_ANY, NULL);
+		char buf[256];
+
+		assert_int_equal(probe_kvm_describe(k, buf, sizeof(buf)), cases[i].usable);
+		expect_str(cases[i].kvm, "words", buf, cases[i].words);
+		json_decref(k);
+	}
+}
+
 static void kvm_device(void **state)
 {
 	static const struct {
@@ -840,6 +876,7 @@ int main(void)
 		cmocka_unit_test(names),
 		cmocka_unit_test(decide),
 		cmocka_unit_test(kvm_device),
+		cmocka_unit_test(kvm_words),
 		cmocka_unit_test(cpuinfo),
 		cmocka_unit_test(long_flags_line),
 		cmocka_unit_test(numbers),
