@@ -1588,14 +1588,14 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (json_array_size(g.failures) &&
-	    (!json_object_size(g.groups) || (json_object_size(g.groups) == 1 && json_object_get(g.groups, LAB_HOST)))) {
-		/* every boot of it failed: nothing to compare, but what failed */
+	if (json_array_size(g.failures) && !json_object_size(g.groups)) {
+		/* every boot of it failed, and no host: nothing to compare, but what failed */
 		cmp_print_failures(stdout, &t);
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (!json_object_size(g.groups) || (json_object_size(g.groups) == 1 && json_object_get(g.groups, LAB_HOST))) {
+	if (!json_object_size(g.groups) ||
+	    (json_object_size(g.groups) == 1 && json_object_get(g.groups, LAB_HOST) && !json_array_size(g.failures))) {
 		if (*ss.last)
 			ret = cmd_usage_error(self, "lab report: the labels %s match no configuration of the session, only its "
 						    "host; 'vmbench lab report %s' reports the whole session",

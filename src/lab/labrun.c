@@ -898,8 +898,8 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 	return r;
 }
 
-/* Is a suite that measures over a NIC (net) among the items? */
-static bool net_asked(const char *items)
+/* Is an item's suite one that pred says yes of? */
+static bool suite_asked(const char *items, bool (*pred)(const struct vmb_suite *s))
 {
 	char what[64];
 
@@ -908,10 +908,22 @@ static bool net_asked(const char *items)
 
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
 		s = lab_item_suite(what);
-		if (s && (s->flags & VMB_SUITE_NET_PEER))
+		if (s && pred(s))
 			return true;
 	}
 	return false;
+}
+
+/* a suite that measures over a NIC (net) */
+static bool net_peer(const struct vmb_suite *s)
+{
+	return s->flags & VMB_SUITE_NET_PEER;
+}
+
+/* a suite that measures the disk under test (disk, app) */
+static bool on_scratch(const struct vmb_suite *s)
+{
+	return s->scratch != NULL;
 }
 
 /* The filesystem the configuration asks for, made by the guest on its
@@ -963,17 +975,19 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	/* a link, and a suite to measure over it: its other end */
 	b->net.qemu = b->pid;
 	b->net.be = lab_backend_of(&b->paths, LAB_NIC);
-	if (r == 0 && lab_net_linked(c, &b->paths) && net_asked(o->suites)) {
+	if (r == 0 && lab_net_linked(c, &b->paths) && suite_asked(o->suites, net_peer)) {
 		r = lab_net_start(&b->net, &b->conn, c, err, errlen);
 		if (r == 0)
 			vmb_test_stop_point("lab-net-up");
 	}
-	if (r == 0)
+	/* the filesystem, made only for the suites that measure the disk under test */
+	snprintf(b->step, sizeof(b->step), "make the filesystem");
+	if (r == 0 && suite_asked(o->suites, on_scratch))
 		r = prepare_fs(c, b, scratch, &fsrec, err, errlen);
 	if (r == 0)
 		r = run_items(o, b, scratch, lab_config_fs(c), doc, err, errlen);
 	/* the document says what its file tests ran on */
-	if (r == 0 && json_object_set_new(*doc, "filesystem", fsrec) < 0)
+	if (r == 0 && fsrec && json_object_set_new(*doc, "filesystem", fsrec) < 0)
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 	else if (r < 0)
 		json_decref(fsrec);

@@ -421,7 +421,9 @@ size_t doc_failures(const json_t *doc, struct strv *out)
 json_t *doc_lab_failure(const json_t *doc)
 {
 	const json_t *lf = json_object_get(doc, "lab_failure");
-	const char *cfg = json_string_value(json_object_get(json_object_get(doc, "labels"), "config"));
+	/* the configuration's name: the document's; a label before sessions had ids */
+	const char *cfg = json_string_value(json_object_get(doc, "lab_config"))
+				  ?: json_string_value(json_object_get(json_object_get(doc, "labels"), "config"));
 	json_t *rec;
 
 	if (!json_is_object(lf))

@@ -44,11 +44,8 @@ nothing_left() {
 	fi
 }
 
-# user options reach the guest once `lab run` takes the run options (issue 25)
-sweep=""
-if "$VMB" lab run --help | grep -q -- "--net.connections"; then
-	sweep="--net.connections 1,2,4 --net.time 0.2"
-fi
+# the options of `run` reach the guest: a three-point client sweep
+sweep="--net.connections 1,2,4 --net.time 0.2"
 expect 0 "nic=e1000,virtio-net in both directions: tcp_stream, tcp_rr, http" "$VMB" lab run \
 	--matrix "accel=tcg nic=e1000,virtio-net netdir=guest-client,guest-server" \
 	--suites net.tcp_stream,net.tcp_rr,net.http --quick $sweep --boots 1 --baseline none --cache "$cache" \
@@ -57,7 +54,7 @@ check "four configurations: the drivers bound, the link up with the guest's addr
 	python3 - "$T/net.db" "$sweep" <<'PY'
 import json, math, sqlite3, sys
 docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs ORDER BY id")]
-assert len(docs) == 4, [d["labels"]["config"] for d in docs]
+assert len(docs) == 4, [d.get("lab_config") for d in docs]
 drivers = {"e1000": "e1000", "virtio-net": "virtio_net"}
 seen = set()
 for d in docs:
@@ -83,9 +80,6 @@ for d in docs:
             assert sorted(c["params"]["connections"] for c in t["cases"]) == [1, 2, 4], [c["params"] for c in t["cases"]]
 assert seen == {(n, d) for n in drivers for d in ("guest-client", "guest-server")}, seen
 PY
-if [ -z "$sweep" ]; then
-	skip "the http client sweep of three points" "lab run does not take --net.connections here (run options reach the guest in another part of issue 25)"
-fi
 has "$T/out" "host cost: QEMU's CPU-seconds per second" "the host's cost is shown beside the comparison"
 has "$T/out" "accel=tcg nic=virtio-net netdir=guest-server" "per configuration"
 nothing_left "after success"
@@ -98,8 +92,8 @@ vmb, cache, t = sys.argv[1:4]
 tmpdir = os.environ["TMPDIR"]
 env = dict(os.environ, VMBENCH_TEST_STOP_AT="lab-net-up")
 p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg nic=virtio-net netdir=guest-client", "--suites",
-                      "net.tcp_rr", "--quick", "--boots", "1", "--baseline", "none", "--cache", cache, "--image-dir",
-                      f"{t}/imgs", "--db", f"{t}/kill.db", "-o", f"{t}/kill.html"], env=env,
+                      "net.tcp_rr", "--quick", "--boots", "1", "--retries", "0", "--baseline", "none", "--cache", cache,
+                      "--image-dir", f"{t}/imgs", "--db", f"{t}/kill.db", "-o", f"{t}/kill.html"], env=env,
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 pid, status = os.waitpid(p.pid, os.WUNTRACED)  # it stops itself once the serve in the namespace is up
 assert os.WIFSTOPPED(status), status
@@ -112,7 +106,8 @@ os.kill(int(qemu[0]), signal.SIGKILL)
 os.kill(p.pid, signal.SIGCONT)
 err = p.communicate(timeout=300)[1].decode()
 assert p.returncode == 1, (p.returncode, err)
-assert "accel=tcg nic=virtio-net netdir=guest-client: the guest closed the channel while running" in err, err
+assert "accel=tcg nic=virtio-net netdir=guest-client: run net.tcp_rr failed (round 1, try 1 of 1): the guest closed " \
+    "the channel while running" in err, err
 PY
 nothing_left "after QEMU was killed"
 
