@@ -42,7 +42,7 @@ static int add_suite(struct hostcost_row **rows, size_t *n, size_t *cap, size_t 
 	size_t i;
 
 	if (!seconds(notes, "qemu_cpu_user_s", false, &u) || !seconds(notes, "qemu_cpu_system_s", false, &sy) ||
-	    !seconds(notes, "qemu_wall_s", true, &w))
+	    !seconds(notes, "qemu_wall_s", true, &w) || !isfinite(u / w) || !isfinite(sy / w))
 		return 0;
 	item_name(s, item, sizeof(item));
 	for (i = first; i < *n && strcmp((*rows)[i].item, item); i++)
