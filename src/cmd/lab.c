@@ -29,6 +29,7 @@
 #include "../lab/qemu.h"
 #include "../probe/probe.h"
 #include "../report/compare.h"
+#include "../report/hostcost.h"
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
@@ -897,76 +898,34 @@ static const char *lab_lead_suite(const struct cmp_table *t, const struct strv *
 	return NULL;
 }
 
-/* "net.tcp_rr": a suite entry's name, with its test when it holds one */
-static void item_name(const json_t *s, char *buf, size_t len)
-{
-	const json_t *tests = json_object_get(s, "tests");
-
-	snprintf(buf, len, "%s%s%s", json_string_value(json_object_get(s, "name")) ?: "?",
-		 json_array_size(tests) == 1 ? "." : "",
-		 json_array_size(tests) == 1 ? json_string_value(json_object_get(json_array_get(tests, 0), "name")) ?: "" : "");
-}
-
-/* What each configuration cost the host: QEMU's CPU-seconds per second of
- * each run the guest was asked for (the notes host_cost wrote), the mean
- * over the configuration's runs; and the lab's notes (user networking). */
+/* What each configuration cost the host (hostcost.h), as a table; and
+ * the lab's notes (user networking). */
 static void print_host_cost(FILE *f, const struct cmp_table *t)
 {
-	bool header = false;
+	struct hostcost_row *rows;
+	size_t n;
 	int cw = (int)strlen("configuration");
 
-	for (size_t o = 0; o < t->nops; o++)
+	for (size_t o = 0; o < t->nops; o++) {
+		const char *note = json_string_value(json_object_get(json_array_get(t->ops[o].docs, 0), "lab_note"));
+
+		if (note && strstr(note, "user networking"))
+			fprintf(f, "%s: note: %s\n", t->ops[o].name, note);
 		if ((int)strlen(t->ops[o].name) > cw)
 			cw = (int)strlen(t->ops[o].name);
-
-	for (size_t o = 0; o < t->nops; o++) {
-		json_t *sum = json_object(), *d, *s, *v;
-		const char *k;
-		size_t i, j;
-
-		json_array_foreach(t->ops[o].docs, i, d) {
-			const char *note = json_string_value(json_object_get(d, "lab_note"));
-
-			if (note && strstr(note, "user networking") && i == 0)
-				fprintf(f, "%s: note: %s\n", t->ops[o].name, note);
-			json_array_foreach(json_object_get(d, "suites"), j, s) {
-				const json_t *n = json_object_get(s, "notes");
-				double u = json_number_value(json_object_get(n, "qemu_cpu_user_s"));
-				double sy = json_number_value(json_object_get(n, "qemu_cpu_system_s"));
-				double w = json_number_value(json_object_get(n, "qemu_wall_s"));
-				char item[128];
-				json_t *acc;
-
-				if (!sum || !json_object_get(n, "qemu_wall_s") || !(w > 0) || !isfinite(u + sy))
-					continue;
-				item_name(s, item, sizeof(item));
-				acc = json_object_get(sum, item);
-				if (!acc && (acc = json_pack("[f, f, f, i]", 0.0, 0.0, 0.0, 0)) &&
-				    json_object_set_new(sum, item, acc) < 0)
-					acc = NULL;
-				if (!acc)
-					continue;
-				(void)json_array_set_new(acc, 0, json_real(json_real_value(json_array_get(acc, 0)) + u / w));
-				(void)json_array_set_new(acc, 1, json_real(json_real_value(json_array_get(acc, 1)) + sy / w));
-				(void)json_array_set_new(acc, 2, json_real(json_real_value(json_array_get(acc, 2)) + w));
-				(void)json_array_set_new(acc, 3, json_integer(json_integer_value(json_array_get(acc, 3)) + 1));
-			}
-		}
-		json_object_foreach(sum, k, v) {
-			double n = (double)json_integer_value(json_array_get(v, 3));
-
-			if (!header) {
-				fprintf(f, "\nhost cost: QEMU's CPU-seconds per second of each run (user + system), mean of "
-					   "the runs\n%-*s %-18s %8s %8s %8s\n", cw, "configuration", "item", "cpu/s", "user/s",
-					"sys/s");
-				header = true;
-			}
-			fprintf(f, "%-*s %-18s %8.2f %8.2f %8.2f\n", cw, t->ops[o].name, k,
-				(json_real_value(json_array_get(v, 0)) + json_real_value(json_array_get(v, 1))) / n,
-				json_real_value(json_array_get(v, 0)) / n, json_real_value(json_array_get(v, 1)) / n);
-		}
-		json_decref(sum);
 	}
+	if (hostcost_rows(t, &rows, &n) < 0) {
+		(void)log_errno(-ENOMEM, "computing the host's cost");
+		return;
+	}
+	if (n)
+		fprintf(f, "\nhost cost: QEMU's CPU-seconds per second of each run (user + system), mean of "
+			   "the runs\n%-*s %-18s %8s %8s %8s %5s\n", cw, "configuration", "item", "cpu/s", "user/s",
+			"sys/s", "runs");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%-*s %-18s %8.2f %8.2f %8.2f %5zu\n", cw, rows[i].config, rows[i].item, rows[i].cpu,
+			rows[i].user, rows[i].sys, rows[i].runs);
+	free(rows);
 }
 
 /* The comparison on stdout (unless the report goes there), its answer in

@@ -11,6 +11,7 @@
 
 #include "html.h"
 #include "html_draw.h"
+#include "hostcost.h"
 #include "svg.h"
 #include "text.h"
 #include "../core/macro.h"
@@ -458,6 +459,40 @@ static void fingerprints(FILE *f, const struct cmp_table *t)
 	}
 }
 
+/* What each configuration cost the host (hostcost.h): only when some
+ * operand's suites carry the lab's notes. */
+static void host_cost(FILE *f, const struct cmp_table *t)
+{
+	struct hostcost_row *rows;
+	size_t n;
+
+	if (hostcost_rows(t, &rows, &n) < 0 || !n)
+		return;
+	fputs("<h2>Host cost</h2>\n<p>QEMU's CPU time (every thread: vCPUs, I/O, the NIC's back end) per second "
+	      "of each run the guest was asked for, user + system, the mean over the configuration's runs. It "
+	      "includes the guest's own work (under TCG, the emulation of every instruction), so it compares "
+	      "configurations under one accelerator, not absolute costs.</p>\n<div class=\"scroll\">"
+	      "<table class=\"hostcost\"><thead><tr><th>configuration</th><th>item</th><th>CPU-s/s</th>"
+	      "<th>user CPU-s/s</th><th>system CPU-s/s</th><th>runs</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const double v[] = { rows[i].cpu, rows[i].user, rows[i].sys };
+
+		fputs("<tr><td>", f);
+		html_esc(f, rows[i].config);
+		fputs("</td><td style=\"text-align:left\">", f);
+		html_esc(f, rows[i].item);
+		fputs("</td>", f);
+		for (size_t k = 0; k < ARRAY_SIZE(v); k++)
+			if (isfinite(v[k]) && v[k] >= 0)
+				fprintf(f, "<td>%.2f</td>", v[k]);
+			else
+				fputs("<td>-</td>", f);
+		fprintf(f, "<td>%zu</td></tr>\n", rows[i].runs);
+	}
+	fputs("</tbody></table></div>\n", f);
+	free(rows);
+}
+
 int html_report(FILE *f, const struct cmp_table *t, const char *title)
 {
 	struct latency_index li;
@@ -491,6 +526,7 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	      "<h2>Summary</h2>\n", f);
 	tables(f, t, &li, false, "summary");
 	html_charts(f, t);
+	host_cost(f, t);
 	fputs("<h2>All metrics</h2>\n<details><summary>every metric of every case</summary>\n", f);
 	tables(f, t, NULL, true, "all");
 	fputs("</details>\n", f);

@@ -66,6 +66,20 @@ doc(disk, "accel=tcg disk=virtio-blk", {}, iops(13000), A)
 doc(http, "host", {}, http_rate(20000), C)
 doc(http, "accel=tcg nic=e1000", {"nic": "e1000"}, http_rate(1000), C)
 doc(http, "accel=tcg nic=virtio-net", {"nic": "virtio-net"}, http_rate(2000), C)
+# D: QEMU's CPU time around each run, as lab run notes it; a configuration
+# named with markup; notes a mean must leave out (negative, not a number).
+D, odd = "20261201-090000-dddd", "accel=kvm nic=<b>&\"'"
+def cost(user, system, wall):
+    h = copy.deepcopy(http)
+    for s in h["suites"]:
+        s.setdefault("notes", {}).update(qemu_cpu_user_s=user, qemu_cpu_system_s=system, qemu_wall_s=wall)
+    return h
+doc(http, "host", {"accel": "kvm"}, http_rate(20000), D)
+doc(cost(0.6, 0.2, 2.0), odd, {"accel": "kvm", "nic": "e1000"}, http_rate(1000), D)
+doc(cost(0.3, 0.3, 3.0), "accel=kvm nic=virtio-net", {"accel": "kvm", "nic": "virtio-net"}, http_rate(2000), D)
+doc(http, "host", {"accel": "kvm"}, http_rate(20000), D)
+doc(cost(1.0, 0.5, 2.5), odd, {"accel": "kvm", "nic": "e1000"}, http_rate(1000), D)
+doc(cost(-1.0, 0.5, 2.5), "accel=kvm nic=virtio-net", {"accel": "kvm", "nic": "virtio-net"}, http_rate(2000), D)
 for r, drift in ((1, 1.0), (2, 1.02)):
     doc(disk, "host", {}, iops(160000 * drift), B)
     doc(disk, "accel=tcg disk=ide", {"disk": "ide"}, iops(10000 * drift), B)
@@ -184,6 +198,32 @@ for metric in ("requests_per_s", "p99_latency"):
 off = re.findall(r'<g class="offscale"[^>]*><g class="series">.*?<title>([^<]*)</title>', h, re.S)
 assert off and set(off) == {"host"}, off
 PY
+
+expect 0 "a session with QEMU's CPU time in its notes" "$VMB" lab report lab=20261201-090000-dddd --db "$db" \
+	-o "$T/cost.html"
+# by hand: <b>&"' (0.6/2 + 1.0/2.5)/2 = 0.35 user, (0.2/2 + 0.5/2.5)/2 = 0.15
+# system over 2 runs; virtio-net 0.1 and 0.1 over 1 (its second run's user
+# time is negative); the host ran no QEMU
+has "$T/out" "host cost: QEMU's CPU-seconds per second of each run (user + system), mean of the runs" \
+	"the terminal table"
+check "a row per configuration and item, its mean over the valid runs" python3 - "$T/out" <<'PY'
+import re, sys
+rows = [l.split() for l in open(sys.argv[1]).read().split("host cost:")[1].splitlines()[2:] if l.strip()]
+assert rows == [["accel=kvm", "nic=<b>&\"'", "net.http", "0.50", "0.35", "0.15", "2"],
+                ["accel=kvm", "nic=virtio-net", "net.http", "0.20", "0.10", "0.10", "1"]], rows
+PY
+check "the HTML report has the Host cost section, the same figures, the name escaped" python3 - "$T/cost.html" <<'PY'
+import re, sys
+h = open(sys.argv[1]).read()
+m = re.search(r"<h2>Host cost</h2>\n<p>QEMU's CPU time [^<]*</p>.*?<tbody>\n(.*?)</tbody>", h, re.S)
+assert m, h[:2000]
+rows = re.findall(r"<tr>(.*?)</tr>", m.group(1))
+cells = [re.findall(r"<td[^>]*>([^<]*)</td>", r) for r in rows]
+assert cells == [["accel=kvm nic=&lt;b&gt;&amp;&quot;&#39;", "net.http", "0.50", "0.35", "0.15", "2"],
+                 ["accel=kvm nic=virtio-net", "net.http", "0.20", "0.10", "0.10", "1"]], cells
+assert "<b>&" not in h
+PY
+check "no Host cost section without the notes" sh -c '! grep -q "<h2>Host cost</h2>" "$1"' sh "$T/last.html"
 
 # lab run: --baseline is checked against the matrix before anything boots
 expect 2 "lab run --baseline naming no configuration: nothing booted" "$VMB" lab run \

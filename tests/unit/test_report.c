@@ -2,10 +2,13 @@
  * direction, significance, pairing on parameters, one-sided metrics). */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
+#include "../../src/core/macro.h"
 #include "../../src/report/compare.h"
+#include "../../src/report/hostcost.h"
 #include "../../src/report/html.h"
 #include "../../src/report/svg.h"
 #include "../../src/report/text.h"
@@ -897,6 +900,85 @@ static void text_lists_interrupted(void **state)
 	json_decref(doc);
 }
 
+/* A suite entry with the lab's notes: test NULL for a suite of two tests
+ * (its item is the suite), notes "{}" for none. */
+static json_t *cost_suite(const char *name, const char *test, const char *notes)
+{
+	json_t *tests = test ? json_pack("[{s:s}]", "name", test) : json_pack("[{s:s}, {s:s}]", "name", "a", "name", "b");
+
+	return json_pack("{s:s, s:o, s:o}", "name", name, "tests", tests, "notes", json_loads(notes, 0, NULL));
+}
+
+static void host_cost_rows(void **state)
+{
+	/* every note valid or each one way of being left out */
+	static const struct {
+		const char *notes;
+		bool counted;
+	} notes[] = {
+		{ "{\"qemu_cpu_user_s\": 0.6, \"qemu_cpu_system_s\": 0.2, \"qemu_wall_s\": 2.0}", true },
+		{ "{\"qemu_cpu_user_s\": 1, \"qemu_cpu_system_s\": 0, \"qemu_wall_s\": 4}", true }, /* integers */
+		{ "{\"qemu_cpu_user_s\": -0.1, \"qemu_cpu_system_s\": 0.2, \"qemu_wall_s\": 2.0}", false },
+		{ "{\"qemu_cpu_user_s\": 0.1, \"qemu_cpu_system_s\": -0.2, \"qemu_wall_s\": 2.0}", false },
+		{ "{\"qemu_cpu_user_s\": 0.1, \"qemu_cpu_system_s\": 0.2, \"qemu_wall_s\": 0}", false },
+		{ "{\"qemu_cpu_user_s\": 0.1, \"qemu_cpu_system_s\": 0.2}", false },
+		{ "{\"qemu_cpu_user_s\": \"0.1\", \"qemu_cpu_system_s\": 0.2, \"qemu_wall_s\": 2.0}", false },
+		{ "{\"qemu_cpu_user_s\": 1e308, \"qemu_cpu_system_s\": 0.2, \"qemu_wall_s\": 1e-10}", false },
+		{ "{}", false },
+	};
+	struct hostcost_row *rows;
+	struct cmp_table t;
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(notes); i++) {
+		cmp_table_init(&t, suites_find);
+		assert_int_equal(cmp_add_operand(&t, "x", json_pack("[{s:[o]}]", "suites",
+								     cost_suite("net", "tcp_rr", notes[i].notes))), 0);
+		assert_int_equal(hostcost_rows(&t, &rows, &n), 0);
+		if (n != (notes[i].counted ? 1 : 0))
+			fail_msg("notes %zu: %zu rows", i, n);
+		free(rows);
+		cmp_table_release(&t);
+	}
+
+	/* two operands, two runs each; items in the order the runs list them;
+	 * the host (no notes) gets no row */
+	cmp_table_init(&t, suites_find);
+	assert_int_equal(cmp_add_operand(&t, "host", json_pack("[{s:[o]}]", "suites", cost_suite("net", "tcp_rr", "{}"))),
+			 0);
+	assert_int_equal(cmp_add_operand(&t, "nic=e1000", json_pack("[{s:[o, o]}, {s:[o, o]}]",
+		"suites", cost_suite("net", "tcp_rr", notes[0].notes),
+		cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 3, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 4}"),
+		"suites", cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 1, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 2}"),
+		cost_suite("net", "tcp_rr", notes[1].notes))), 0);
+	assert_int_equal(cmp_add_operand(&t, "nic=virtio-net", json_pack("[{s:[o]}, {s:[o]}]",
+		"suites", cost_suite("net", "tcp_rr", notes[1].notes),
+		"suites", cost_suite("net", "tcp_rr", notes[2].notes))), 0);
+	assert_int_equal(hostcost_rows(&t, &rows, &n), 0);
+	assert_int_equal(n, 3);
+	/* (0.6/2 + 1/4) / 2 = 0.275 user, (0.2/2 + 0) / 2 = 0.05 system */
+	assert_string_equal(rows[0].config, "nic=e1000");
+	assert_string_equal(rows[0].item, "net.tcp_rr");
+	assert_close(rows[0].user, 0.275, 1e-12);
+	assert_close(rows[0].sys, 0.05, 1e-12);
+	assert_close(rows[0].cpu, 0.325, 1e-12);
+	assert_int_equal(rows[0].runs, 2);
+	/* (3/4 + 1/2) / 2 = 0.625 user, (1/4 + 1/2) / 2 = 0.375 system */
+	assert_string_equal(rows[1].item, "disk");
+	assert_close(rows[1].user, 0.625, 1e-12);
+	assert_close(rows[1].sys, 0.375, 1e-12);
+	assert_close(rows[1].cpu, 1.0, 1e-12);
+	assert_int_equal(rows[1].runs, 2);
+	/* one run of two counted */
+	assert_string_equal(rows[2].config, "nic=virtio-net");
+	assert_close(rows[2].user, 0.25, 1e-12);
+	assert_close(rows[2].sys, 0.0, 1e-12);
+	assert_int_equal(rows[2].runs, 1);
+	free(rows);
+	cmp_table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -919,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(declared_phases),
 		cmocka_unit_test(text_values),
 		cmocka_unit_test(text_lists_interrupted),
+		cmocka_unit_test(host_cost_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
