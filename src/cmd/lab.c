@@ -492,6 +492,9 @@ static int lab_baseline(struct lab *l)
 
 	log_info("measuring the host (baseline)");
 	doc = host_run(l->suites, l->run_opts, l->disk_size, err, sizeof(err));
+	/* Ctrl-C reached the host's run too: no failure of its own */
+	if (!doc && *err && vmb_stop_requested())
+		return -EINTR;
 	if (!doc && *err) {
 		log_error("the host baseline failed: %s", err);
 		return -EIO;
@@ -1224,10 +1227,15 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	for (size_t i = 0; i < m->n; i++)
 		order[i] = i;
 	for (unsigned k = 1; k <= rounds && !vmb_stop_requested(); k++) {
+		int r;
+
 		l->round = k;
 		if (rounds > 1 && lab_shuffle(l, m, order, k, rounds, seed, &rng) < 0)
 			return EXIT_FAILED;
-		if (strcmp(optset_str(l->own, "baseline"), "none") && lab_baseline(l) < 0)
+		r = strcmp(optset_str(l->own, "baseline"), "none") ? lab_baseline(l) : 0;
+		if (r == -EINTR)
+			break; /* said as an interruption by the caller */
+		if (r < 0)
 			return EXIT_FAILED;
 		for (size_t i = 0; i < m->n && !vmb_stop_requested(); i++)
 			lab_config(l, m, order[i]);

@@ -244,4 +244,22 @@ expect 1 "a lab run whose configurations all skip still has a session" "$VMB" la
 	--suites boot --baseline none --cache "$T/no-cache" --db "$T/run.db"
 check "printed at its start and its end" sh -c 'test "$(grep -c "lab session lab=[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}" "$1")" = 2' \
 	sh "$T/err"
+check "Ctrl-C during the host baseline: exit 130, said as an interruption, not as the host's failure" \
+	python3 - "$VMB" "$T" "$other" <<'PY'
+import os, signal, subprocess, sys
+vmb, t, other = sys.argv[1:4]
+# the only configuration skips (KVM of another architecture): nothing boots
+p = subprocess.Popen([vmb, "lab", "run", "--matrix", f"accel=kvm arch={other}", "--suites", "cpu", "--quick",
+                      "--cache", f"{t}/no-cache", "--db", f"{t}/int.db", "-o", f"{t}/int.html"],
+                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+err = b""
+while b"measuring the host" not in err:
+    line = p.stderr.readline()
+    assert line, err
+    err += line
+os.killpg(p.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the lab and its host run
+err = (err + p.communicate(timeout=120)[1]).decode()
+assert p.returncode == 130, (p.returncode, err)
+assert "error: interrupted" in err and "host baseline failed" not in err, err
+PY
 finish
