@@ -1059,7 +1059,8 @@ static json_t *opt_json(const struct vmb_opt *o, const struct opt_value *v)
  * names vCPUs of every guest. */
 static int check_measure(const struct vmb_cmd *self, const struct optset *own, const struct lab_matrix *m)
 {
-	bool host = !strcmp(optset_str(own, "baseline"), "host");
+	/* the host is measured unless --baseline none (with KEY=VALUE, beside the configurations) */
+	bool host = strcmp(optset_str(own, "baseline"), "none") != 0;
 	unsigned *cpus = NULL;
 	size_t ncpus = 0;
 	int ret = run_check_measure(self, own, host, &cpus, &ncpus);

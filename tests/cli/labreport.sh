@@ -238,6 +238,17 @@ expect 2 "lab run --baseline with no matrix key" "$VMB" lab run --matrix "disk=i
 expect 2 "lab run --label of a key the lab sets" "$VMB" lab run --matrix "disk=ide" --label disk=x --cache "$T/no-cache" \
 	--db "$T/run.db"
 has "$T/err" "--label disk=x: the lab sets the label disk itself (a matrix key)" "says so"
+# the host is measured with --baseline KEY=VALUE too: its CPUs are checked as with host
+cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)) + 1)')
+if [ "$cpu" -lt 256 ]; then
+	expect 2 "lab run --baseline KEY=VALUE --cpus naming a CPU the host does not have: refused before anything" \
+		"$VMB" lab run --matrix "accel=tcg disk=ide,virtio-blk smp=$((cpu + 1))" --baseline disk=ide --cpus "$cpu" \
+		--suites cpu --cache "$T/no-cache" --db "$T/run.db"
+	has "$T/err" "--cpus" "says which option"
+else
+	skip "lab run --baseline KEY=VALUE --cpus naming a CPU the host does not have" "the host has 256 CPUs or more"
+	skip "says which option" "the host has 256 CPUs or more"
+fi
 check "nothing was fetched or stored for them" sh -c 'test ! -e "$1/no-cache" && test ! -e "$1/run.db"' sh "$T"
 case $(uname -m) in aarch64 | arm64) other=x86_64 ;; *) other=aarch64 ;; esac
 expect 1 "a lab run whose configurations all skip still has a session" "$VMB" lab run --matrix "accel=kvm arch=$other" \
