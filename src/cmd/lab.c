@@ -300,8 +300,10 @@ static json_t *host_run(const char *suites, const json_t *opts, const char *disk
 		goto out;
 	/* exit 1 means a measurement failed: the document is still there */
 	(void)run_capture("/proc/self/exe", argv.v, NULL, &out);
-	if (!out) {
-		errf(err, errlen, -EIO, "the host run printed nothing");
+	/* run_capture gives "" for no output: not a JSON error to report */
+	if (!out || !*out) {
+		errf(err, errlen, -EIO, "the host run printed no result (its messages are not kept: 'vmbench run' "
+		     "with the same suites and options says why)");
 		goto out;
 	}
 	if (doc_load_string(out, "the host run", &doc, err, errlen) < 0)
