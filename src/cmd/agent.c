@@ -321,7 +321,7 @@ static int send_progress(struct proto_conn *c, const char *what, const struct ru
 	return r;
 }
 
-/* Run `vmbench run OPTIONS --no-store -q --json - -- WHAT` and send its
+/* Run `vmbench run --progress-fd=3 OPTIONS --no-store -q --json=- -- WHAT` and send its
  * result. A negative errno when the channel failed, else 0. */
 static int run_one(struct proto_conn *c, const struct proto_run *req)
 {

@@ -300,8 +300,10 @@ static json_t *host_run(const char *suites, const json_t *opts, const char *disk
 		goto out;
 	/* exit 1 means a measurement failed: the document is still there */
 	(void)run_capture("/proc/self/exe", argv.v, NULL, &out);
-	if (!out) {
-		errf(err, errlen, -EIO, "the host run printed nothing");
+	/* run_capture gives "" for no output: not a JSON error to report */
+	if (!out || !*out) {
+		errf(err, errlen, -EIO, "the host run printed no result (its messages are not kept: 'vmbench run' "
+		     "with the same suites and options says why)");
 		goto out;
 	}
 	if (doc_load_string(out, "the host run", &doc, err, errlen) < 0)
@@ -492,6 +494,9 @@ static int lab_baseline(struct lab *l)
 
 	log_info("measuring the host (baseline)");
 	doc = host_run(l->suites, l->run_opts, l->disk_size, err, sizeof(err));
+	/* Ctrl-C reached the host's run too: no failure of its own */
+	if (!doc && *err && vmb_stop_requested())
+		return -EINTR;
 	if (!doc && *err) {
 		log_error("the host baseline failed: %s", err);
 		return -EIO;
@@ -1056,7 +1061,8 @@ static json_t *opt_json(const struct vmb_opt *o, const struct opt_value *v)
  * names vCPUs of every guest. */
 static int check_measure(const struct vmb_cmd *self, const struct optset *own, const struct lab_matrix *m)
 {
-	bool host = !strcmp(optset_str(own, "baseline"), "host");
+	/* the host is measured unless --baseline none (with KEY=VALUE, beside the configurations) */
+	bool host = strcmp(optset_str(own, "baseline"), "none") != 0;
 	unsigned *cpus = NULL;
 	size_t ncpus = 0;
 	int ret = run_check_measure(self, own, host, &cpus, &ncpus);
@@ -1224,10 +1230,15 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	for (size_t i = 0; i < m->n; i++)
 		order[i] = i;
 	for (unsigned k = 1; k <= rounds && !vmb_stop_requested(); k++) {
+		int r;
+
 		l->round = k;
 		if (rounds > 1 && lab_shuffle(l, m, order, k, rounds, seed, &rng) < 0)
 			return EXIT_FAILED;
-		if (strcmp(optset_str(l->own, "baseline"), "none") && lab_baseline(l) < 0)
+		r = strcmp(optset_str(l->own, "baseline"), "none") ? lab_baseline(l) : 0;
+		if (r == -EINTR)
+			break; /* said as an interruption by the caller */
+		if (r < 0)
 			return EXIT_FAILED;
 		for (size_t i = 0; i < m->n && !vmb_stop_requested(); i++)
 			lab_config(l, m, order[i]);

@@ -231,12 +231,15 @@ static int spawn(const struct boot *b, const struct strv *argv, const char *log,
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (out < 0)
 			out = open("/dev/null", O_WRONLY);
+		/* before the back ends: the tap's dup2 onto LAB_TAP_FD must not
+		 * close the log (out may be that number), nor send QEMU's stderr
+		 * into the tap */
+		(void)dup2(open("/dev/null", O_RDWR | O_CLOEXEC), STDIN_FILENO);
+		(void)dup2(out, STDOUT_FILENO);
+		(void)dup2(out, STDERR_FILENO);
 		/* what is QEMU's alone (a network namespace, its tap) goes with it */
 		if (lab_backends_child(b->c, &b->paths) < 0)
 			_exit(LAB_CHILD_FAILED);
-		(void)dup2(open("/dev/null", O_RDWR), STDIN_FILENO);
-		(void)dup2(out, STDOUT_FILENO);
-		(void)dup2(out, STDERR_FILENO);
 		execvp(argv->v[0], argv->v);
 		_exit(127);
 	}

@@ -238,10 +238,39 @@ expect 2 "lab run --baseline with no matrix key" "$VMB" lab run --matrix "disk=i
 expect 2 "lab run --label of a key the lab sets" "$VMB" lab run --matrix "disk=ide" --label disk=x --cache "$T/no-cache" \
 	--db "$T/run.db"
 has "$T/err" "--label disk=x: the lab sets the label disk itself (a matrix key)" "says so"
+# the host is measured with --baseline KEY=VALUE too: its CPUs are checked as with host
+cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)) + 1)')
+if [ "$cpu" -lt 256 ]; then
+	expect 2 "lab run --baseline KEY=VALUE --cpus naming a CPU the host does not have: refused before anything" \
+		"$VMB" lab run --matrix "accel=tcg disk=ide,virtio-blk smp=$((cpu + 1))" --baseline disk=ide --cpus "$cpu" \
+		--suites cpu --cache "$T/no-cache" --db "$T/run.db"
+	has "$T/err" "--cpus" "says which option"
+else
+	skip "lab run --baseline KEY=VALUE --cpus naming a CPU the host does not have" "the host has 256 CPUs or more"
+	skip "says which option" "the host has 256 CPUs or more"
+fi
 check "nothing was fetched or stored for them" sh -c 'test ! -e "$1/no-cache" && test ! -e "$1/run.db"' sh "$T"
 case $(uname -m) in aarch64 | arm64) other=x86_64 ;; *) other=aarch64 ;; esac
 expect 1 "a lab run whose configurations all skip still has a session" "$VMB" lab run --matrix "accel=kvm arch=$other" \
 	--suites boot --baseline none --cache "$T/no-cache" --db "$T/run.db"
 check "printed at its start and its end" sh -c 'test "$(grep -c "lab session lab=[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}" "$1")" = 2' \
 	sh "$T/err"
+check "Ctrl-C during the host baseline: exit 130, said as an interruption, not as the host's failure" \
+	python3 - "$VMB" "$T" "$other" <<'PY'
+import os, signal, subprocess, sys
+vmb, t, other = sys.argv[1:4]
+# the only configuration skips (KVM of another architecture): nothing boots
+p = subprocess.Popen([vmb, "lab", "run", "--matrix", f"accel=kvm arch={other}", "--suites", "cpu", "--quick",
+                      "--cache", f"{t}/no-cache", "--db", f"{t}/int.db", "-o", f"{t}/int.html"],
+                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+err = b""
+while b"measuring the host" not in err:
+    line = p.stderr.readline()
+    assert line, err
+    err += line
+os.killpg(p.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the lab and its host run
+err = (err + p.communicate(timeout=120)[1]).decode()
+assert p.returncode == 130, (p.returncode, err)
+assert "error: interrupted" in err and "host baseline failed" not in err, err
+PY
 finish
