@@ -33,7 +33,7 @@
 #include "../core/util.h"
 
 #define PROTO_VERSION 2     /* what this agent speaks */
-#define PROTO_VERSION_MIN 1 /* the oldest a host still reads: 2 only added fields to PROGRESS */
+#define PROTO_VERSION_MIN 1 /* the oldest a host still reads: 2 added fields to PROGRESS, and requests (TOKEN, SERVE, PREPARE) a version 1 agent refuses with ERROR */
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
 #define PROTO_MAX_WHAT 63             /* a suite[.test] word */
