@@ -585,26 +585,17 @@ static int write_manifest(const struct lab_image_opts *o, const struct image_inp
 	char path[PATH_MAX + 32], *text = NULL;
 	json_t *manifest, *modules = string_array(&mods->order, true), *missing = string_array(&mods->missing, false);
 	json_t *libraries = string_array(libs, false);
-	int r;
-
 	json_t *filesystems = string_array(&in->tools.carried, false), *fs_missing = string_array(&in->tools.missing, false);
 	json_t *fs_files = string_array(&in->tools.guest, false);
+	int r;
 
-	manifest = json_pack("{s:s, s:s, s:s, s:o*, s:o*, s:[s, s, s, s, s]}", "arch", o->arch, "kernel_version", in->kv,
-			     "vmbench_version", VMB_VERSION, "modules", modules, "modules_missing", missing, "inputs",
-			     in->ids[0], in->ids[1], in->ids[2], in->ids[3], in->ids[4]);
-	/* the filesystems the guest can make (the tools there), and why not the others */
-	if (manifest && (!filesystems || !fs_missing || !fs_files ||
-			 json_object_set_new(manifest, "filesystems", filesystems) < 0 ||
-			 json_object_set_new(manifest, "filesystems_missing", fs_missing) < 0 ||
-			 json_object_set_new(manifest, "filesystem_files", fs_files) < 0)) {
-		json_decref(manifest);
-		manifest = NULL;
-	} else if (!manifest) {
-		json_decref(filesystems);
-		json_decref(fs_missing);
-		json_decref(fs_files);
-	}
+	/* with the filesystems the guest can make (the tools there) and why not
+	 * the others; json_pack takes every value given to it, also when it fails */
+	manifest = json_pack("{s:s, s:s, s:s, s:o*, s:o*, s:[s, s, s, s, s], s:o, s:o, s:o}", "arch", o->arch,
+			     "kernel_version", in->kv, "vmbench_version", VMB_VERSION, "modules", modules,
+			     "modules_missing", missing, "inputs", in->ids[0], in->ids[1], in->ids[2], in->ids[3],
+			     in->ids[4], "filesystems", filesystems, "filesystems_missing", fs_missing,
+			     "filesystem_files", fs_files);
 	/* every field or none: a path that is not UTF-8 (json_string refuses
 	 * it) fails the manifest instead of leaving the field out */
 	if (!manifest || !modules || !missing || !libraries || json_object_set_new(manifest, "libraries", libraries) < 0 ||
@@ -613,6 +604,8 @@ static int write_manifest(const struct lab_image_opts *o, const struct image_inp
 	    (!*in->root && json_object_set_new(manifest, "modules_note",
 					       json_string("a bare --kernel brings no modules: its drivers must be "
 							   "built in")) < 0)) {
+		if (!manifest)
+			json_decref(libraries); /* given to nothing */
 		json_decref(manifest);
 		return errf(err, errlen, -EINVAL, "writing the image's manifest: out of memory, or a path (kernel, "
 			    "busybox, a library or a module) that is not UTF-8");

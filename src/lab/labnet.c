@@ -104,41 +104,81 @@ static void reap(pid_t pid, int *status)
 	lab_untrack(pid);
 }
 
+/* One descriptor read into a growing buffer, NUL-terminated. */
+struct capture {
+	int fd;
+	char **buf;
+	size_t *len, cap;
+	bool done; /* EOF or an error: nothing more comes */
+};
+
+/* Read what is there of c: 0, or -ENOMEM. */
+static int take(struct capture *c)
+{
+	ssize_t got;
+
+	if (c->cap - *c->len < 65536) {
+		char *nb = realloc(*c->buf, c->cap + 262144);
+
+		if (!nb)
+			return -ENOMEM;
+		*c->buf = nb;
+		c->cap += 262144;
+	}
+	got = read(c->fd, *c->buf + *c->len, c->cap - *c->len - 1);
+	if (got < 0 && errno == EINTR)
+		return 0;
+	if (got <= 0) {
+		c->done = true;
+		return 0;
+	}
+	*c->len += (size_t)got;
+	(*c->buf)[*c->len] = '\0';
+	return 0;
+}
+
+/* Read the n descriptors at once until each ends (or, when line, until the
+ * first holds a newline), bounded by deadline and by a stop request: a
+ * child that fills one pipe while its reader waits on the other cannot
+ * stall. 0, -ETIMEDOUT, -EINTR or -ENOMEM. */
+static int collect_any(struct capture *c, size_t n, bool line, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd p[2];
+		size_t open = 0;
+
+		if (line && *c[0].buf && memchr(*c[0].buf, '\n', *c[0].len))
+			return 0;
+		for (size_t i = 0; i < n && i < 2; i++)
+			if (!c[i].done)
+				p[open++] = (struct pollfd){ .fd = c[i].fd, .events = POLLIN };
+		if (!open)
+			return 0;
+		if (vmb_stop_requested())
+			return -EINTR;
+		if (clock_ns() >= deadline)
+			return -ETIMEDOUT;
+		if (poll(p, (nfds_t)open, 200) <= 0)
+			continue;
+		for (size_t i = 0, k = 0; i < n && i < 2; i++) {
+			int r;
+
+			if (c[i].done)
+				continue;
+			r = p[k++].revents ? take(&c[i]) : 0;
+			if (r < 0)
+				return r;
+		}
+	}
+}
+
 /* Read fd until EOF (or until the first newline, when line) into buf,
  * bounded by deadline and by a stop request. 0, -ETIMEDOUT or -EINTR. */
 static int collect(int fd, char **buf, size_t *len, bool line, uint64_t deadline)
 {
-	size_t cap = *len + 1;
+	struct capture c = { .fd = fd, .buf = buf, .len = len, .cap = *len + 1 };
 
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint64_t now = clock_ns();
-		ssize_t got;
-
-		if (line && *buf && memchr(*buf, '\n', *len))
-			return 0;
-		if (vmb_stop_requested())
-			return -EINTR;
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		if (cap - *len < 65536) {
-			char *nb = realloc(*buf, cap + 262144);
-
-			if (!nb)
-				return -ENOMEM;
-			*buf = nb;
-			cap += 262144;
-		}
-		got = read(fd, *buf + *len, cap - *len - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return 0;
-		*len += (size_t)got;
-		(*buf)[*len] = '\0';
-	}
+	return collect_any(&c, 1, line, deadline);
 }
 
 /* The last line of text, for a message. */
@@ -233,9 +273,10 @@ static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const c
 		errf(err, errlen, r, "starting the host's run of %s in the lab's network namespace: %s", what,
 		     strerror(-r));
 	if (r == 0) {
-		r = collect(fo, &out, &ol, false, deadline);
-		if (r == 0)
-			r = collect(fe, &errtext, &el, false, deadline);
+		struct capture both[2] = { { .fd = fo, .buf = &out, .len = &ol, .cap = 1 },
+					   { .fd = fe, .buf = &errtext, .len = &el, .cap = 1 } };
+
+		r = collect_any(both, 2, false, deadline);
 		reap(pid, &status);
 		if (r < 0)
 			errf(err, errlen, r, "the host's run of %s against the guest's serve: %s", what,
