@@ -268,7 +268,8 @@ bool lab_config_matches(const struct lab_config *c, const struct strv *pairs)
 
 char *lab_selector(const char *sel)
 {
-	const char *p = !strncmp(sel, "config=", 7) && strchr(sel + 7, '=') ? sel + 7 : sel;
+	/* config=KEY=VALUE...: the old label's form, a second '=' after config's */
+	const char *p = !strncmp(sel, "config=", 7) && strchr(sel, '=') != strrchr(sel, '=') ? sel + 7 : sel;
 	char *out = calloc(1, strlen(p) + 1);
 	size_t off = 0;
 
