@@ -5,6 +5,21 @@
 # and tcp_rr through a relay that delays every response by 2 ms.
 . "$(dirname "$0")/lib.sh"
 
+# $3: all (the plain build) checks each figure against its reference; none
+# (the ASan build) runs the same measurements, checks their exit codes and
+# exact counts, and skips the accuracy checks: the instrumented client is
+# slower (tcp through tbf at 89 Mbit/s under ASan, 96 plain), and accuracy is
+# the plain build's property to prove
+acc=${3:-all}
+# judge DESCRIPTION CMD...: check on the plain build, a TAP skip on ASan's
+judge() {
+	if [ "$acc" = all ]; then
+		check "$@"
+	else
+		skip "$1" "accuracy is checked by the plain build; ASan's instrumentation slows the client"
+	fi
+}
+
 ns=vmbacc$$
 va=vmbA$$
 vb=vmbB$$
@@ -60,7 +75,7 @@ PY
 # A shared VM is throttled in bursts (other tenants; a CPU quota after a
 # build): a first try that misses is measured once more, and the TAP lines
 # are the second try's. Both tries are bounded runs of 1.2 s.
-if "$VMB" $rr --net.server "127.0.0.1:$r0" --json "$T/rr0.json" >/dev/null 2>&1 &&
+if [ "$acc" = all ] && "$VMB" $rr --net.server "127.0.0.1:$r0" --json "$T/rr0.json" >/dev/null 2>&1 &&
 	"$VMB" $rr --net.server "127.0.0.1:$r2" --json "$T/rr2.json" >/dev/null 2>&1 &&
 	python3 "$T/relay.py" "$(p50 "$T/rr0.json")" "$(p50 "$T/rr2.json")" "$T/holds" >/dev/null 2>&1; then
 	ok "tcp_rr through the relay, no delay"
@@ -70,7 +85,7 @@ else
 	rm -f "$T/rr0.json" "$T/rr2.json"
 	expect 0 "tcp_rr through the relay, no delay" "$VMB" $rr --net.server "127.0.0.1:$r0" --json "$T/rr0.json"
 	expect 0 "tcp_rr through the relay, 2 ms delay" "$VMB" $rr --net.server "127.0.0.1:$r2" --json "$T/rr2.json"
-	check "p50 within 10% of the relay's median hold (2 ms asked) plus the unrelayed latency" python3 "$T/relay.py" \
+	judge "p50 within 10% of the relay's median hold (2 ms asked) plus the unrelayed latency" python3 "$T/relay.py" \
 		"$(p50 "$T/rr0.json")" "$(p50 "$T/rr2.json")" "$T/holds"
 fi
 
@@ -80,7 +95,7 @@ fi
 start 7 "$VMB" serve --port 0 --stall-ms 100
 expect 0 "http at 1000/s against a server pausing 100 ms a second" "$VMB" run net.http --net.server "127.0.0.1:$PORT" \
 	--net.http-rate 1000 --net.connections 4 --time 2 --warmup 0 --repeat 1 --no-store --json "$T/stall.json"
-check "the corrected p99 shows the pause" python3 - "$T/stall.json" <<'PY'
+judge "the corrected p99 shows the pause" python3 - "$T/stall.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
 h = {m["name"]: m["histogram"]["percentiles"]["p99"] for m in c["metrics"] if "histogram" in m}
@@ -171,7 +186,7 @@ assert sorted(l50)[len(l50) // 2] == 0, l50
 assert 40 <= sorted(l200)[len(l200) // 2] <= 60, l200
 PY
 	# as above: one more try when the first misses, the TAP lines the second's
-	if "$VMB" run net.tcp_stream $sh --json "$T/tbf.json" >/dev/null 2>&1 &&
+	if [ "$acc" = all ] && "$VMB" run net.tcp_stream $sh --json "$T/tbf.json" >/dev/null 2>&1 &&
 		"$VMB" run net.udp $sh --net.rate 50 --json "$T/u50.json" >/dev/null 2>&1 &&
 		"$VMB" run net.udp $sh --net.rate 200 --json "$T/u200.json" >/dev/null 2>&1 &&
 		python3 "$T/tbf.py" "$T" >/dev/null 2>&1; then
@@ -184,7 +199,7 @@ PY
 		expect 0 "tcp_stream through tbf 100 Mbit/s" "$VMB" run net.tcp_stream $sh --json "$T/tbf.json"
 		expect 0 "udp at 50 Mbit/s through it" "$VMB" run net.udp $sh --net.rate 50 --json "$T/u50.json"
 		expect 0 "udp at 200 Mbit/s through it" "$VMB" run net.udp $sh --net.rate 200 --json "$T/u200.json"
-		check "tcp 90-100 Mbit/s, udp at 50 loses nothing, at 200 about half" python3 "$T/tbf.py" "$T"
+		judge "tcp 90-100 Mbit/s, udp at 50 loses nothing, at 200 about half" python3 "$T/tbf.py" "$T"
 	fi
 else
 	skip "tcp_stream and udp through tbf at 100 Mbit/s" "tc tbf: $(head -1 "$T/tc.err")"
