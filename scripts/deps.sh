@@ -13,7 +13,7 @@ build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjans
 	libpq-dev libmariadb-dev"
 # postgresql, mariadb-server: throwaway servers for tests/cli/app.sh (about 35 s to install);
 # iproute2, nginx-light: the network suite's namespaces and its HTTP peer (tests/cli/netacc.sh)
-test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static postgresql mariadb-server iproute2 nginx-light"
+test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static xz-utils postgresql mariadb-server iproute2 nginx-light"
 bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev:arm64 liburing-dev:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64
 	zlib1g-dev:arm64 qemu-system-arm"

@@ -1658,7 +1658,14 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		ret = ret == -ENOEXEC ? EXIT_USAGE : EXIT_FAILED;
 		goto out;
 	}
-	printf("%s %s (vmlinuz, initrd.img, manifest.json)\n", rebuilt ? "built" : "up to date:", out);
+	{
+		/* vmlinux: the kernel proper QEMU starts, where the image has it (src/lab/kernel.h) */
+		char vmlinux[sizeof(out) + 16];
+
+		snprintf(vmlinux, sizeof(vmlinux), "%s/vmlinux", out);
+		printf("%s %s (%svmlinuz, initrd.img, manifest.json)\n", rebuilt ? "built" : "up to date:", out,
+		       access(vmlinux, F_OK) == 0 ? "vmlinux, " : "");
+	}
 	ret = EXIT_OK;
 out:
 	cmd_release(&own, suite_sets, &pos);

@@ -78,3 +78,28 @@ int run_capture_all(const char *prog, char *const argv[], char **out)
 {
 	return capture(prog, argv, NULL, out, true);
 }
+
+int run_filter(const char *prog, char *const argv[], int in_fd, int out_fd)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0)
+			_exit(126);
+		(void)dup2(null, STDERR_FILENO);
+		if (strchr(prog, '/'))
+			execv(prog, argv);
+		else
+			execvp(prog, argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}

@@ -9,4 +9,9 @@ int run_capture(const char *prog, char *const argv[], const char *cwd, char **ou
 /* The same with stderr into *out too (a tool's message is on stderr). */
 int run_capture_all(const char *prog, char *const argv[], char **out);
 
+/* Run a program with stdin from in_fd and stdout into out_fd (stderr on
+ * /dev/null): a filter over files. 0 when it exits 0, -ECHILD otherwise, a
+ * negative errno if it cannot start. */
+int run_filter(const char *prog, char *const argv[], int in_fd, int out_fd);
+
 #endif

@@ -141,6 +141,43 @@ int elf_parse(const char *data, size_t size, struct elf_info *e)
 	return r;
 }
 
+bool elf_pvh_entry(const char *data, size_t size)
+{
+	Elf64_Ehdr eh;
+
+	if (size < sizeof(eh) || memcmp(data, ELFMAG, SELFMAG))
+		return false;
+	memcpy(&eh, data, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
+	    (eh.e_phnum && (eh.e_phentsize < sizeof(Elf64_Phdr) ||
+			    !inside(size, eh.e_phoff, (uint64_t)eh.e_phnum * eh.e_phentsize))))
+		return false;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, data + eh.e_phoff + (uint64_t)i * eh.e_phentsize, sizeof(ph));
+		if (ph.p_type != PT_NOTE || !inside(size, ph.p_offset, ph.p_filesz))
+			continue;
+		/* name and descriptor each padded to 4 bytes */
+		for (uint64_t o = 0; o + sizeof(Elf64_Nhdr) <= ph.p_filesz;) {
+			Elf64_Nhdr nh;
+			uint64_t name, desc;
+
+			memcpy(&nh, data + ph.p_offset + o, sizeof(nh));
+			name = ((uint64_t)nh.n_namesz + 3) & ~(uint64_t)3;
+			desc = ((uint64_t)nh.n_descsz + 3) & ~(uint64_t)3;
+			if (name + desc > ph.p_filesz - o - sizeof(nh))
+				break;
+			/* XEN_ELFNOTE_PHYS32_ENTRY, the 32-bit entry point */
+			if (nh.n_namesz == 4 && !memcmp(data + ph.p_offset + o + sizeof(nh), "Xen", 4) && nh.n_type == 18 &&
+			    nh.n_descsz >= 4)
+				return true;
+			o += sizeof(nh) + name + desc;
+		}
+	}
+	return false;
+}
+
 void elf_release(struct elf_info *e)
 {
 	strv_clear(&e->needed);

@@ -4,6 +4,7 @@
 #ifndef VMB_ELF_H
 #define VMB_ELF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../core/util.h"
@@ -21,6 +22,11 @@ int elf_read(const char *path, struct elf_info *e);
 /* The same on bytes in memory (size of them). */
 int elf_parse(const char *data, size_t size, struct elf_info *e);
 void elf_release(struct elf_info *e);
+
+/* An x86_64 kernel's PVH entry: a PT_NOTE holding Xen's PHYS32_ENTRY note,
+ * through which QEMU starts an uncompressed vmlinux (-kernel) without the
+ * bzImage's decompressor. false for anything else, also a damaged file. */
+bool elf_pvh_entry(const char *data, size_t size);
 
 /* The files a binary needs at run time, for the architecture whose Debian
  * multiarch triplet is given: the interpreter first, then every library

@@ -17,6 +17,7 @@
 #include "elf.h"
 #include "image.h"
 #include "matrix.h"
+#include "kernel.h"
 #include "modules.h"
 #include "../core/util.h"
 #include "../core/banned.h"
@@ -35,10 +36,13 @@ static const char init_script[] =
 	"# the net suite's server is on loopback, which a bare kernel leaves down\n"
 	"/bin/busybox ip link set lo up 2>/dev/null || /bin/busybox ifconfig lo 127.0.0.1 up\n"
 	"echo \"vmbench-init: kernel reached init at $(/bin/busybox cut -d' ' -f1 /proc/uptime) s\"\n"
-	"while read m; do /bin/busybox insmod \"/lib/modules/$m\" 2>/dev/null; done < /etc/vmbench-modules\n"
-	"port=/dev/hvc0 net=\n"
+	"port=/dev/hvc0 net= mods=/etc/vmbench-modules\n"
 	"for w in $(/bin/busybox cat /proc/cmdline); do case $w in vmbench.agent=*) port=${w#vmbench.agent=};;\n"
-	"  vmbench.net=*) net=${w#vmbench.net=};; esac; done\n"
+	"  vmbench.net=*) net=${w#vmbench.net=};;\n"
+	"  vmbench.modules=*) echo \"${w#vmbench.modules=}\" | /bin/busybox tr , '\\n' > /tmp/vmbench-modules\n"
+	"    mods=/tmp/vmbench-modules;; esac; done\n"
+	"# vmbench.modules=a.ko,b.ko: the drivers of this configuration, in load order; else every one\n"
+	"while read m; do /bin/busybox insmod \"/lib/modules/$m\" 2>/dev/null; done < $mods\n"
 	"# vmbench.net=ADDR/PREFIX: the guest's end of the lab's link, on its one NIC, up before HELLO\n"
 	"# (the host checks the fingerprint: the NIC up, with this address; a driver that reports\n"
 	"# no carrier, as pcnet32, says unknown, which is up too)\n"
@@ -59,8 +63,9 @@ static const char init_script[] =
 	"/bin/busybox poweroff -f\n";
 
 static const struct lab_arch arches[] = {
-	{ "x86_64", "amd64", "x86_64-linux-gnu" },
-	{ "aarch64", "arm64", "aarch64-linux-gnu" },
+	{ "x86_64", "amd64", "x86_64-linux-gnu", lab_kernel_unpack },
+	/* QEMU unpacks the arm64 Image.gz on the host itself */
+	{ "aarch64", "arm64", "aarch64-linux-gnu", NULL },
 };
 
 const struct lab_arch *lab_arch_find(const char *name)
@@ -274,6 +279,7 @@ struct image_inputs {
 	char ids[5][PATH_MAX + 64]; /* busybox, vmbench, kernel, modules, mkfs tools: what "up to date" compares */
 	struct strv wanted;         /* the modules the device and filesystem tables ask for */
 	struct fs_tools tools;      /* the mkfs programs, their files and libraries */
+	char entry[1024];           /* how QEMU enters the kernel, for the manifest */
 };
 
 /* The busybox: --busybox, the host's on its own architecture, else Debian's for a. */
@@ -506,7 +512,7 @@ static bool image_up_to_date(const struct lab_image_opts *o, const struct image_
 }
 
 /* Phase 4: the initramfs, then vmlinuz beside it. */
-static int write_initrd(const struct lab_image_opts *o, const struct image_inputs *in, const struct strv *libs,
+static int write_initrd(const struct lab_image_opts *o, struct image_inputs *in, const struct strv *libs,
 			const struct lab_modules *mods, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 32];
@@ -556,9 +562,24 @@ static int write_initrd(const struct lab_image_opts *o, const struct image_input
 		return errf(err, errlen, -errno, "resolving %s: %s", in->kernel, strerror(errno));
 	(void)unlink(path);
 	r = symlink(abs, path) < 0 ? -errno : 0;
-	free(abs);
-	if (r < 0)
+	if (r < 0) {
+		free(abs);
 		return errf(err, errlen, r, "linking %s: %s", path, strerror(-r));
+	}
+	/* the kernel proper where the architecture can take it; where it
+	 * cannot be had (no tool, no PVH note), vmlinuz, and the manifest says why */
+	snprintf(path, sizeof(path), "%s/vmlinux", o->out);
+	(void)unlink(path);
+	snprintf(in->entry, sizeof(in->entry), "vmlinuz: QEMU's own loader");
+	if (in->a->kernel_unpack) {
+		char why[sizeof(in->entry) - 64];
+
+		if (in->a->kernel_unpack(abs, path, why, sizeof(why)) == 0)
+			snprintf(in->entry, sizeof(in->entry), "vmlinux: %s", why);
+		else
+			snprintf(in->entry, sizeof(in->entry), "vmlinuz, the guest decompressing it: %s", why);
+	}
+	free(abs);
 	return 0;
 }
 
@@ -586,8 +607,15 @@ static int write_manifest(const struct lab_image_opts *o, const struct image_inp
 	json_t *manifest, *modules = string_array(&mods->order, true), *missing = string_array(&mods->missing, false);
 	json_t *libraries = string_array(libs, false);
 	json_t *filesystems = string_array(&in->tools.carried, false), *fs_missing = string_array(&in->tools.missing, false);
-	json_t *fs_files = string_array(&in->tools.guest, false);
+	json_t *fs_files = string_array(&in->tools.guest, false), *sets = json_object();
 	int r;
+
+	/* per wanted module, what a guest that wants it loads (src/lab/modules.h) */
+	for (size_t i = 0; sets && i < in->wanted.n && i < mods->sets.n; i++)
+		if (json_object_set_new(sets, in->wanted.v[i], json_string(mods->sets.v[i])) < 0) {
+			json_decref(sets);
+			sets = NULL;
+		}
 
 	/* with the filesystems the guest can make (the tools there) and why not
 	 * the others; json_pack takes every value given to it, also when it fails */
@@ -601,15 +629,19 @@ static int write_manifest(const struct lab_image_opts *o, const struct image_inp
 	if (!manifest || !modules || !missing || !libraries || json_object_set_new(manifest, "libraries", libraries) < 0 ||
 	    json_object_set_new(manifest, "kernel", json_string(in->kernel)) < 0 ||
 	    json_object_set_new(manifest, "busybox", json_string(in->busybox)) < 0 ||
+	    json_object_set_new(manifest, "kernel_entry", json_string(in->entry)) < 0 ||
+	    !sets || json_object_set_new(manifest, "module_sets", json_incref(sets)) < 0 ||
 	    (!*in->root && json_object_set_new(manifest, "modules_note",
 					       json_string("a bare --kernel brings no modules: its drivers must be "
 							   "built in")) < 0)) {
 		if (!manifest)
 			json_decref(libraries); /* given to nothing */
+		json_decref(sets);
 		json_decref(manifest);
 		return errf(err, errlen, -EINVAL, "writing the image's manifest: out of memory, or a path (kernel, "
 			    "busybox, a library or a module) that is not UTF-8");
 	}
+	json_decref(sets);
 	text = json_dumps(manifest, JSON_INDENT(2));
 	json_decref(manifest);
 	snprintf(path, sizeof(path), "%s/manifest.json", o->out);

@@ -25,6 +25,9 @@ struct lab_arch {
 	const char *name;    /* x86_64, as uname -m says */
 	const char *deb;     /* amd64 */
 	const char *triplet; /* x86_64-linux-gnu */
+	/* the kernel QEMU is handed, made beside vmlinuz as "vmlinux" when the
+	 * architecture's -kernel takes it (src/lab/kernel.h); NULL: vmlinuz as it is */
+	int (*kernel_unpack)(const char *bzimage, const char *vmlinux, char *why, size_t len);
 };
 
 const struct lab_arch *lab_arch_find(const char *name);

@@ -21,6 +21,7 @@
 #include "labnet.h"
 #include "fs.h"
 #include "labrun.h"
+#include "modules.h"
 #include "proto.h"
 #include "qemu.h"
 #include "qmp.h"
@@ -163,6 +164,7 @@ struct boot {
 	char dir[160];
 	const struct lab_config *c;
 	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200];
+	char modules[1024]; /* what the guest loads: its configuration's drivers */
 	struct lab_paths paths; /* into the strings above */
 	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
 	bool dir_made;          /* dir is ours, until QEMU is gone */
@@ -334,6 +336,21 @@ static void backend_names(const struct lab_run_opts *o, const char *names[LAB_NK
 
 /* The work directory and the files of a boot, the back ends set up, and
  * QEMU's command line for it. On failure nothing is left behind. */
+/* The modules this configuration's guest loads, from the image's manifest:
+ * "" (every one the image has) when the manifest cannot say. */
+static void config_modules(const char *image_dir, const struct lab_config *c, char *out, size_t len)
+{
+	char path[4200], *text = NULL;
+	struct strv want = { 0 };
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/manifest.json", image_dir);
+	if (read_file(path, &text) == 0 && lab_config_modules(c, &want) == 0)
+		(void)lab_modules_for(text, &want, out, len);
+	strv_clear(&want);
+	free(text);
+}
+
 static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, struct strv *argv,
 			char *err, size_t errlen)
 {
@@ -352,7 +369,10 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	if (!mkdtemp(b->dir))
 		return errf(err, errlen, -errno, "creating a work directory: %s", strerror(errno));
 	b->dir_made = true;
-	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
+	/* the kernel proper when the image has it (src/lab/kernel.h), else the bzImage */
+	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinux", o->image_dir);
+	if (access(b->kernel, R_OK) < 0)
+		snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
 	snprintf(b->initrd, sizeof(b->initrd), "%s/initrd.img", o->image_dir);
 	snprintf(b->disk, sizeof(b->disk), "%s/disk.img", b->dir);
 	snprintf(b->qmp, sizeof(b->qmp), "%s/qmp.sock", b->dir);
@@ -361,7 +381,8 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s/qemu.log", b->dir);
 	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
 				       .disk_cache = o->disk_cache, .qmp_socket = b->qmp, .agent_socket = b->agent,
-				       .console_log = b->console };
+				       .console_log = b->console, .modules = b->modules };
+	config_modules(o->image_dir, c, b->modules, sizeof(b->modules));
 	backend_names(o, b->paths.backend);
 	/* a scratch disk of our own, behind the configuration's controller */
 	if (parse_size(o->disk_size, 1 << 20, 1ull << 40, &b->paths.disk_size) < 0) {

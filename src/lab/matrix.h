@@ -41,14 +41,17 @@
  * machine type it needs on x86_64 (NULL: q35). devices: QEMU -device
  * arguments, space-separated; the backend is drive=d0 (disks) or netdev=n0
  * (NICs). driver: the Linux driver the guest must show behind it. modules:
- * what the guest image loads for it (dependencies come by themselves). */
+ * what the guest loads for it (dependencies come by themselves; the guest
+ * loads only its configuration's, so every one it needs: libata's disks are
+ * SCSI disks, sd_mod makes their block device). */
 #define LAB_ANY_ARCH " x86_64 aarch64"
 #define LAB_DEVICES(X)                                                                                          \
 	X(LAB_DISK, "virtio-blk", LAB_ANY_ARCH, NULL, "virtio-blk-pci,drive=d0", "virtio_blk", "virtio_blk")      \
 	X(LAB_DISK, "virtio-scsi", LAB_ANY_ARCH, NULL, "virtio-scsi-pci,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0",   \
 	  "virtio_scsi", "virtio_scsi sd_mod")                                                                  \
-	X(LAB_DISK, "ide", " x86_64", "pc", "ide-hd,drive=d0,bus=ide.0", "ata_piix", "ata_piix")                   \
-	X(LAB_DISK, "ahci", LAB_ANY_ARCH, NULL, "ich9-ahci,id=ahci0 ide-hd,drive=d0,bus=ahci0.0", "ahci", "ahci") \
+	X(LAB_DISK, "ide", " x86_64", "pc", "ide-hd,drive=d0,bus=ide.0", "ata_piix", "ata_piix sd_mod")          \
+	X(LAB_DISK, "ahci", LAB_ANY_ARCH, NULL, "ich9-ahci,id=ahci0 ide-hd,drive=d0,bus=ahci0.0", "ahci",          \
+	  "ahci sd_mod")                                                                                         \
 	X(LAB_DISK, "lsi", LAB_ANY_ARCH, NULL, "lsi53c895a,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "sym53c8xx",   \
 	  "sym53c8xx sd_mod")                                                                                   \
 	X(LAB_DISK, "nvme", LAB_ANY_ARCH, NULL, "nvme,drive=d0,serial=vmbench0", "nvme", "nvme")                  \

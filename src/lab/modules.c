@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "matrix.h"
 #include "modules.h"
 #include "../core/banned.h"
@@ -21,6 +23,94 @@ static bool strv_has(const struct strv *sv, const char *s)
 		if (!strcmp(sv->v[i], s))
 			return true;
 	return false;
+}
+
+/* the names of list ("a b"), each once, added to out */
+static int push_names(struct strv *out, const char *list)
+{
+	int r = 0;
+
+	for (const char *p = list + strspn(list, " "); *p && r == 0;) {
+		size_t l = strcspn(p, " ");
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)l, p);
+		if (!strv_has(out, name))
+			r = strv_push(out, name);
+		p += l + strspn(p + l, " ");
+	}
+	return r;
+}
+
+int lab_config_modules(const struct lab_config *c, struct strv *mods)
+{
+	const struct lab_fs *fs = lab_config_fs(c);
+	struct strv out = { 0 };
+	int r = push_names(&out, LAB_BASE_MODULES);
+
+	for (int k = 0; k < LAB_NKEYS && r == 0; k++) {
+		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
+
+		if (d)
+			r = push_names(&out, d->modules);
+	}
+	if (r == 0 && fs)
+		r = push_names(&out, fs->modules);
+	if (r < 0) {
+		strv_clear(&out);
+		return r;
+	}
+	*mods = out;
+	return 0;
+}
+
+int lab_modules_for(const char *manifest, const struct strv *wanted, char *out, size_t len)
+{
+	json_t *m = json_loads(manifest, 0, NULL);
+	const json_t *order = json_object_get(m, "modules"), *sets = json_object_get(m, "module_sets"), *v;
+	size_t i, off = 0;
+	int r = 0;
+
+	if (len)
+		out[0] = '\0';
+	if (!json_is_array(order) || !json_is_object(sets)) {
+		json_decref(m);
+		return m ? -ENOENT : -EINVAL;
+	}
+	/* a module the image has no set for (made before it was wanted): every
+	 * module; one with an empty set (built in, or not in the kernel): none */
+	for (i = 0; i < wanted->n && r == 0; i++)
+		if (!json_is_string(json_object_get(sets, wanted->v[i])))
+			r = -ENOENT;
+	/* the image's order, each module that some wanted one's set names */
+	json_array_foreach(order, i, v) {
+		const char *name = json_string_value(v);
+		size_t nl = name ? strlen(name) : 0;
+		bool in = false;
+
+		if (r < 0)
+			break;
+		if (!nl || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != nl) {
+			r = -EINVAL; /* goes on a kernel command line */
+			break;
+		}
+		for (size_t w = 0; w < wanted->n && !in; w++) {
+			const char *set = json_string_value(json_object_get(sets, wanted->v[w]));
+
+			for (const char *p = set; p && *p && !in; p += strcspn(p, " "), p += strspn(p, " "))
+				in = strcspn(p, " ") == nl && !strncmp(p, name, nl);
+		}
+		if (!in)
+			continue;
+		if (off + nl + 2 > len)
+			r = -ENOSPC;
+		else
+			off += (size_t)snprintf(out + off, len - off, "%s%s", off ? "," : "", name);
+	}
+	json_decref(m);
+	if (r < 0 && len)
+		out[0] = '\0';
+	return r;
 }
 
 /* The modules the guest loads: the base ones, then each device model's, then
@@ -34,15 +124,7 @@ int lab_image_modules(struct strv *mods)
 		const char *list = !i ? LAB_BASE_MODULES
 			: i <= lab_ndevices ? lab_devices[i - 1].modules : lab_filesystems[i - 1 - lab_ndevices].modules;
 
-		for (const char *p = list + strspn(list, " "); *p && r == 0;) {
-			size_t l = strcspn(p, " ");
-			char name[64];
-
-			snprintf(name, sizeof(name), "%.*s", (int)l, p);
-			if (!strv_has(&out, name))
-				r = strv_push(&out, name);
-			p += l + strspn(p + l, " ");
-		}
+		r = push_names(&out, list);
 	}
 	if (r < 0) {
 		strv_clear(&out);
@@ -195,9 +277,36 @@ int lab_modules_gather(struct lab_modules *m, const char *moddir, const struct s
 	if (moddir)
 		r = walk(&mm, moddir);
 	for (size_t i = 0; r == 0 && i < wanted->n; i++) {
+		struct strv one = { 0 };
+
 		r = add_module(&mm, wanted->v[i], &m->order, 0);
 		if (r == -ENOENT)
 			r = strv_push(&m->missing, wanted->v[i]);
+		/* its own set: what a guest that wants only it loads */
+		if (r == 0)
+			r = add_module(&mm, wanted->v[i], &one, 0);
+		if (r == 0 || r == -ENOENT) {
+			size_t n = 1;
+			char *set;
+
+			for (size_t k = 0; k < one.n; k++)
+				n += strlen(strrchr(one.v[k], '/') ? strrchr(one.v[k], '/') + 1 : one.v[k]) + 1;
+			set = m->realloc(NULL, n);
+			r = set ? 0 : -ENOMEM;
+			if (set) {
+				size_t off = 0;
+
+				set[0] = '\0';
+				for (size_t k = 0; k < one.n; k++) {
+					const char *b = strrchr(one.v[k], '/') ? strrchr(one.v[k], '/') + 1 : one.v[k];
+
+					off += (size_t)snprintf(set + off, n - off, "%s%s", k ? " " : "", b);
+				}
+				r = strv_push(&m->sets, set);
+				free(set);
+			}
+		}
+		strv_clear(&one);
 	}
 	if (r == 0)
 		r = load_list(m);
@@ -212,6 +321,7 @@ void lab_modules_release(struct lab_modules *m)
 {
 	strv_clear(&m->order);
 	strv_clear(&m->missing);
+	strv_clear(&m->sets);
 	free(m->list);
 	m->list = NULL;
 	m->len = 0;

@@ -18,6 +18,9 @@ struct lab_modules {
 	struct strv missing; /* wanted modules the kernel package does not have */
 	char *list;          /* "a.ko\nb.ko\n": the base names, for the guest's init */
 	size_t len;
+	/* per wanted module, in its order: "a.ko b.ko" (its dependencies and
+	 * itself, in load order; "" when missing), for the manifest */
+	struct strv sets;
 };
 
 /* The modules the guest loads, in this order (after their dependencies):
@@ -30,5 +33,22 @@ int lab_image_modules(struct strv *mods);
  * released). */
 int lab_modules_gather(struct lab_modules *m, const char *moddir, const struct strv *wanted);
 void lab_modules_release(struct lab_modules *m);
+
+struct lab_config;
+/* The modules a configuration asks for, as lab_image_modules: the base ones,
+ * then those of its devices and its filesystem. 0 or -ENOMEM. */
+int lab_config_modules(const struct lab_config *c, struct strv *mods);
+
+/* What a guest of these wanted modules loads, from an image's manifest
+ * (JSON text: "modules" in load order, "module_sets" per wanted module):
+ * "a.ko,b.ko", the union of their sets in the image's load order, into
+ * out. The guest loads only its configuration's drivers, as udev would for
+ * its hardware, not every driver the image has (each costs time under TCG).
+ * A wanted module whose set is empty (built in, or not in the kernel) adds
+ * nothing. -ENOENT: the manifest has no sets, or none for a wanted module (an
+ * image made before that module was wanted): the guest then loads every
+ * module it has; -ENOSPC: longer
+ * than len; -EINVAL: not a manifest. */
+int lab_modules_for(const char *manifest, const struct strv *wanted, char *out, size_t len);
 
 #endif

@@ -351,9 +351,10 @@ static void push_machine(struct lab_args *a, const struct lab_config *c, const s
 	push(a, "%s", p->initrd);
 	push(a, "-append");
 	/* early console output: the first byte marks kernel entry on both architectures */
-	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s", arm ? "ttyAMA0" : "ttyS0",
+	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
 	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200", net ? " vmbench.net=" : "",
-	     net ? net : "");
+	     net ? net : "", p->modules && *p->modules ? " vmbench.modules=" : "",
+	     p->modules && *p->modules ? p->modules : "");
 }
 
 /* The host's channels: the console log, QMP, the agent's virtio console. */

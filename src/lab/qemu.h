@@ -53,6 +53,7 @@
 /* Where a configuration's files are, and its back ends. */
 struct lab_paths {
 	const char *kernel, *initrd, *disk, *disk_cache, *qmp_socket, *agent_socket, *console_log;
+	const char *modules;             /* "a.ko,b.ko" the guest loads; NULL or "": every one it has */
 	uint64_t disk_size;              /* of the scratch disk a back end's setup creates */
 	const char *backend[LAB_NKEYS]; /* by name; NULL: the key's first row */
 };

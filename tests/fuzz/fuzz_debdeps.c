@@ -1,11 +1,13 @@
 /* Fuzz target: the image builder's reading of `apt-cache depends` output
  * (the library packages an mkfs tool's package depends on, which it then
- * fetches by name). */
+ * fetches by name), and the boot's reading of the image's manifest for the
+ * modules a configuration loads (which go on the kernel command line). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../src/lab/image.h"
+#include "../../src/lab/modules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,6 +32,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort(); /* once each */
 		}
 	strv_clear(&libs);
+	{
+		/* the modules: names of the manifest's order, comma-separated,
+		 * nothing that ends the command line's word or starts another */
+		struct strv want = { 0 };
+		char out[256];
+
+		if (strv_push(&want, "e1000") == 0 && strv_push(&want, "ext4") == 0 &&
+		    lab_modules_for(text, &want, out, sizeof(out)) == 0) {
+			size_t n = strlen(out);
+
+			if (strspn(out, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,") != n ||
+			    strstr(out, ",,") || (n && (out[0] == ',' || out[n - 1] == ',')))
+				abort();
+		}
+		strv_clear(&want);
+	}
 	free(text);
 	return 0;
 }

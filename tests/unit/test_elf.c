@@ -10,6 +10,7 @@
 
 #include "test.h"
 #include "../../src/lab/elf.h"
+#include "../../src/lab/kernel.h"
 
 #if defined(__x86_64__)
 #define HOST_ARCH "x86_64"
@@ -217,6 +218,101 @@ static void in_memory(void **state)
 	free(data);
 }
 
+/* An x86_64 ELF with one PT_NOTE holding a note of this name and type (and
+ * a 4-byte descriptor); cut: bytes taken off the note segment's end. */
+static size_t pvh_elf(char *buf, size_t cap, const char *name, unsigned type, unsigned machine, size_t cut)
+{
+	Elf64_Ehdr eh = { 0 };
+	Elf64_Phdr ph = { 0 };
+	Elf64_Nhdr nh = { .n_namesz = (Elf64_Word)strlen(name) + 1, .n_descsz = 4, .n_type = type };
+	size_t off = sizeof(eh) + sizeof(ph), nlen = (strlen(name) + 1 + 3) & ~(size_t)3;
+
+	assert_true(off + sizeof(nh) + nlen + 4 <= cap);
+	memset(buf, 0, cap);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_machine = (Elf64_Half)machine;
+	eh.e_phoff = sizeof(eh);
+	eh.e_phentsize = sizeof(ph);
+	eh.e_phnum = 1;
+	ph.p_type = PT_NOTE;
+	ph.p_offset = off;
+	ph.p_filesz = sizeof(nh) + nlen + 4 - cut;
+	memcpy(buf, &eh, sizeof(eh));
+	memcpy(buf + sizeof(eh), &ph, sizeof(ph));
+	memcpy(buf + off, &nh, sizeof(nh));
+	memcpy(buf + off + sizeof(nh), name, strlen(name) + 1);
+	return off + sizeof(nh) + nlen + 4;
+}
+
+/* The PVH entry QEMU needs to start a vmlinux: Xen's PHYS32_ENTRY note (18)
+ * in an x86_64 ELF, and nothing else passes. */
+static void pvh_note(void **state)
+{
+	char buf[512];
+	size_t n;
+
+	(void)state;
+	n = pvh_elf(buf, sizeof(buf), "Xen", 18, EM_X86_64, 0);
+	assert_true(elf_pvh_entry(buf, n));
+	n = pvh_elf(buf, sizeof(buf), "Xen", 17, EM_X86_64, 0); /* another Xen note */
+	assert_false(elf_pvh_entry(buf, n));
+	n = pvh_elf(buf, sizeof(buf), "GNU", 18, EM_X86_64, 0); /* another owner */
+	assert_false(elf_pvh_entry(buf, n));
+	n = pvh_elf(buf, sizeof(buf), "Xen", 18, EM_AARCH64, 0); /* not x86_64 */
+	assert_false(elf_pvh_entry(buf, n));
+	n = pvh_elf(buf, sizeof(buf), "Xen", 18, EM_X86_64, 2); /* the descriptor cut */
+	assert_false(elf_pvh_entry(buf, n));
+	n = pvh_elf(buf, sizeof(buf), "Xen", 18, EM_X86_64, 0);
+	assert_false(elf_pvh_entry(buf, n - 3)); /* the file cut inside the segment */
+	assert_false(elf_pvh_entry(buf, 10));
+	assert_false(elf_pvh_entry("#!/bin/sh\n", 10));
+}
+
+/* A bzImage's payload, from its setup header: where, how long, which codec;
+ * headers that point outside the file are refused. */
+static void bzimage_header(void **state)
+{
+	static char img[8192];
+	struct lab_payload p;
+
+	(void)state;
+	memset(img, 0, sizeof(img));
+	img[0x1f1] = 3; /* setup sectors: the kernel proper at (3 + 1) * 512 */
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x206] = 0x0f;
+	img[0x207] = 0x02; /* protocol 2.15 */
+	img[0x248] = 0x40; /* payload 0x40 past the kernel proper's start */
+	img[0x24c] = 0x00;
+	img[0x24d] = 0x01; /* 256 bytes */
+	memcpy(img + 2048 + 0x40, "\xfd" "7zXZ\0", 6);
+	assert_int_equal(lab_bzimage_payload(img, sizeof(img), &p), 0);
+	assert_int_equal(p.off, 2048 + 0x40);
+	assert_int_equal(p.len, 256);
+	assert_non_null(p.codec);
+	assert_string_equal(p.codec->name, "xz");
+	assert_int_equal(p.codec->trailer, 4);
+	memcpy(img + 2048 + 0x40, "\x1f\x8b", 2);
+	assert_int_equal(lab_bzimage_payload(img, sizeof(img), &p), 0);
+	assert_string_equal(p.codec->name, "gzip");
+	memcpy(img + 2048 + 0x40, "LZ4!", 4); /* a compression with no row */
+	assert_int_equal(lab_bzimage_payload(img, sizeof(img), &p), 0);
+	assert_null(p.codec);
+	img[0x24e] = 0x01; /* 64 KiB past the end */
+	assert_int_equal(lab_bzimage_payload(img, sizeof(img), &p), -ENOEXEC);
+	img[0x24e] = 0;
+	img[0x1f1] = (char)0xff; /* setup past the end */
+	assert_int_equal(lab_bzimage_payload(img, 4096, &p), -ENOEXEC);
+	img[0x1f1] = 3;
+	img[0x207] = 0x01; /* protocol 1.15: no payload field */
+	assert_int_equal(lab_bzimage_payload(img, sizeof(img), &p), -ENOEXEC);
+	img[0x207] = 0x02;
+	memcpy(img + 0x202, "HdrX", 4);
+	assert_int_equal(lab_bzimage_payload(img, sizeof(img), &p), -ENOEXEC);
+	assert_int_equal(lab_bzimage_payload(img, 0x100, &p), -ENOEXEC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +321,8 @@ int main(void)
 		cmocka_unit_test(crafted),
 		cmocka_unit_test(damaged),
 		cmocka_unit_test(in_memory),
+		cmocka_unit_test(pvh_note),
+		cmocka_unit_test(bzimage_header),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -344,6 +344,68 @@ static void long_paths(void **state)
 	strv_clear(&a);
 }
 
+
+/* What a configuration's guest loads: its devices' and filesystem's modules
+ * with their dependencies, in the image's load order, nothing more; and no
+ * selection (every module) where the manifest cannot say. */
+static void module_selection(void **state)
+{
+	static const char manifest[] =
+		"{\"modules\": [\"virtio_ring.ko\", \"virtio.ko\", \"virtio_pci.ko\", \"scsi_mod.ko\", \"libata.ko\","
+		" \"ata_piix.ko\", \"sd_mod.ko\", \"e1000.ko\", \"jbd2.ko\", \"ext4.ko\"],"
+		" \"module_sets\": {\"virtio_pci\": \"virtio_ring.ko virtio.ko virtio_pci.ko\","
+		" \"virtio_console\": \"virtio_ring.ko virtio.ko\", \"ata_piix\": \"scsi_mod.ko libata.ko ata_piix.ko\","
+		" \"sd_mod\": \"scsi_mod.ko sd_mod.ko\","
+		" \"e1000\": \"e1000.ko\", \"ext4\": \"jbd2.ko ext4.ko\", \"crc32c_generic\": \"\"}}";
+	struct lab_config c = config_of("tcg", "x86_64", "ide", "none", "1", "1G");
+	struct strv want = { 0 };
+	char out[256];
+
+	(void)state;
+	snprintf(c.v[LAB_FS], 32, "none");
+	assert_int_equal(lab_config_modules(&c, &want), 0);
+	/* the base modules, then the disk's; no NIC, no filesystem */
+	assert_int_equal(want.n, 4);
+	assert_string_equal(want.v[0], "virtio_pci");
+	assert_string_equal(want.v[1], "virtio_console");
+	assert_string_equal(want.v[2], "ata_piix");
+	assert_string_equal(want.v[3], "sd_mod");
+	assert_int_equal(lab_modules_for(manifest, &want, out, sizeof(out)), 0);
+	assert_string_equal(out, "virtio_ring.ko,virtio.ko,virtio_pci.ko,scsi_mod.ko,libata.ko,ata_piix.ko,sd_mod.ko");
+	/* too long for the room given: nothing, and said */
+	assert_int_equal(lab_modules_for(manifest, &want, out, 20), -ENOSPC);
+	assert_string_equal(out, "");
+	strv_clear(&want);
+	/* a NIC and ext4: their modules too (crc32c_generic's set is empty: built in) */
+	c = config_of("tcg", "x86_64", "ide", "e1000", "1", "1G");
+	snprintf(c.v[LAB_FS], 32, "ext4");
+	assert_int_equal(lab_config_modules(&c, &want), 0);
+	assert_int_equal(want.n, 7);
+	assert_string_equal(want.v[4], "e1000");
+	assert_string_equal(want.v[5], "ext4");
+	assert_string_equal(want.v[6], "crc32c_generic");
+	assert_int_equal(lab_modules_for(manifest, &want, out, sizeof(out)), 0);
+	assert_string_equal(out, "virtio_ring.ko,virtio.ko,virtio_pci.ko,scsi_mod.ko,libata.ko,ata_piix.ko,sd_mod.ko,"
+			    "e1000.ko,jbd2.ko,ext4.ko");
+	/* a module the image has no set for: every module */
+	assert_int_equal(strv_push(&want, "xfs"), 0);
+	assert_int_equal(lab_modules_for(manifest, &want, out, sizeof(out)), -ENOENT);
+	assert_string_equal(out, "");
+	strv_clear(&want);
+	assert_int_equal(strv_push(&want, "e1000"), 0);
+	assert_int_equal(strv_push(&want, "ext4"), 0);
+	assert_int_equal(lab_modules_for(manifest, &want, out, sizeof(out)), 0);
+	assert_string_equal(out, "e1000.ko,jbd2.ko,ext4.ko");
+	/* an image with no sets (older, or a bare kernel), and no manifest at all */
+	assert_int_equal(lab_modules_for("{\"modules\": []}", &want, out, sizeof(out)), -ENOENT);
+	assert_int_equal(lab_modules_for("not json", &want, out, sizeof(out)), -EINVAL);
+	/* a name that would break out of the kernel command line */
+	assert_int_equal(lab_modules_for("{\"modules\": [\"e1000.ko x=1\"], \"module_sets\": {\"e1000\": \"e1000.ko x=1\","
+					 " \"ext4\": \"ext4.ko\"}}", &want, out, sizeof(out)), -EINVAL);
+	assert_string_equal(out, "");
+	strv_clear(&want);
+}
+
 /* realloc that fails at call fail_at (1-based; 0: never) */
 static unsigned realloc_calls, realloc_fail_at;
 
@@ -378,15 +440,19 @@ static void module_gathering(void **state)
 {
 	static const struct {
 		const char *what;
-		unsigned fail_at; /* the realloc that fails: 0 none, 1-2 the module map, 3-5 the load list */
+		/* the realloc that fails: 0 none, 1-2 the module map, 3-5 each
+		 * wanted module's set, 6-8 the load list */
+		unsigned fail_at;
 		int r;
 	} cases[] = {
 		{ "every allocation succeeds", 0, 0 },
 		{ "the module map's names", 1, -ENOMEM },
 		{ "the module map's paths", 2, -ENOMEM },
-		{ "the load list's first line", 3, -ENOMEM },
-		{ "the load list's last line", 5, -ENOMEM },
-		{ "past the last allocation", 6, 0 },
+		{ "the first wanted module's set", 3, -ENOMEM },
+		{ "the last wanted module's set", 5, -ENOMEM },
+		{ "the load list's first line", 6, -ENOMEM },
+		{ "the load list's last line", 8, -ENOMEM },
+		{ "past the last allocation", 9, 0 },
 	};
 	char root[] = "/tmp/vmbench-modules-XXXXXX", cmd[128];
 	struct strv wanted = { 0 };
@@ -410,7 +476,7 @@ static void module_gathering(void **state)
 			fail_msg("case %zu (%s): %d, expected %d", i, cases[i].what, r, cases[i].r);
 		if (r < 0) {
 			/* nothing half-made is left behind */
-			assert_int_equal(m.order.n + m.missing.n + m.len, 0);
+			assert_int_equal(m.order.n + m.missing.n + m.len + m.sets.n, 0);
 			assert_null(m.list);
 			continue;
 		}
@@ -422,6 +488,11 @@ static void module_gathering(void **state)
 		assert_string_equal(m.missing.v[0], "nosuch");
 		assert_string_equal(m.list, "virtio_ring.ko\nvirtio_blk.ko\ne1000.ko\n");
 		assert_int_equal(m.len, strlen(m.list));
+		/* each wanted module's own set: its dependencies, then itself */
+		assert_int_equal(m.sets.n, 3);
+		assert_string_equal(m.sets.v[0], "virtio_ring.ko virtio_blk.ko");
+		assert_string_equal(m.sets.v[1], "e1000.ko");
+		assert_string_equal(m.sets.v[2], "");
 		lab_modules_release(&m);
 	}
 	{
@@ -687,6 +758,18 @@ static void nic_backends(void **state)
 		assert_false(has_pair(&a, "-netdev", cases[i].netdev));
 		strv_clear(&a);
 	}
+	/* the modules the guest loads, last on the command line when given */
+	{
+		struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+		struct strv a = { 0 };
+
+		p.modules = "virtio.ko,virtio_blk.ko";
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		assert_true(has_pair(&a, "-append", "console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 "
+						     "vmbench.agent=/dev/hvc0 vmbench.modules=virtio.ko,virtio_blk.ko"));
+		strv_clear(&a);
+		p.modules = NULL;
+	}
 	/* the default: a usable row of the NIC key, and user networking is always usable */
 	be = lab_backend_pick(LAB_NIC, why, sizeof(why));
 	assert_non_null(be);
@@ -739,6 +822,7 @@ int main(void)
 		cmocka_unit_test(backend_setup),
 		cmocka_unit_test(nic_backends),
 		cmocka_unit_test(module_gathering),
+		cmocka_unit_test(module_selection),
 		cmocka_unit_test(scratch_options),
 		cmocka_unit_test(fs_table),
 		cmocka_unit_test(deb_depends),
