@@ -299,11 +299,11 @@ static json_t *host_run(const char *suites, const json_t *opts, const char *disk
 	if (!nitems)
 		goto out;
 	/* exit 1 means a measurement failed: the document is still there */
-	(void)run_capture("/proc/self/exe", argv.v, NULL, &out);
-	/* run_capture gives "" for no output: not a JSON error to report */
+	/* its messages (quiet: warnings and errors) reach the user's terminal */
+	(void)run_capture_stdout("/proc/self/exe", argv.v, &out);
+	/* the capture gives "" for no output: not a JSON error to report */
 	if (!out || !*out) {
-		errf(err, errlen, -EIO, "the host run printed no result (its messages are not kept: 'vmbench run' "
-		     "with the same suites and options says why)");
+		errf(err, errlen, -EIO, "the host run printed no result (its messages are above)");
 		goto out;
 	}
 	if (doc_load_string(out, "the host run", &doc, err, errlen) < 0)
@@ -1620,6 +1620,29 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix, "
 				      "'report SELECTOR' redraws a run's comparison from the store", pos.v[0]);
 		goto out;
+	}
+	if (strcmp(pos.v[0], "run")) {
+		/* how guests measure is lab run's: image and report take none of it */
+		static const struct vmb_opt measure[] = { RUN_MEASURE_OPTS, { .name = "quick" } };
+		const char *given = NULL;
+		char name[96];
+
+		for (size_t i = 0; !given && i < ARRAY_SIZE(measure); i++) {
+			const struct opt_value *v = optset_get(&own, measure[i].name);
+
+			if (v && v->set)
+				given = snprintf(name, sizeof(name), "--%s", measure[i].name) > 0 ? name : NULL;
+		}
+		for (size_t i = 0; !given && i < vmb_nsuites; i++)
+			for (size_t k = 0; !given && k < suite_sets[i].n; k++)
+				if (suite_sets[i].vals[k].set)
+					given = snprintf(name, sizeof(name), "--%s%s", suite_sets[i].prefix,
+							 suite_sets[i].opts[k].name) > 0 ? name : NULL;
+		if (given) {
+			ret = cmd_usage_error(self, "%s is an option of 'lab run' (how the guests measure); 'lab %s' "
+					      "takes none", given, pos.v[0]);
+			goto out;
+		}
 	}
 	if (!strcmp(pos.v[0], "report")) {
 		/* no selector: the last session */

@@ -10,7 +10,8 @@
 #include "spawn.h"
 #include "banned.h"
 
-static int capture(const char *prog, char *const argv[], const char *cwd, char **out, bool with_stderr)
+/* stderr: 0 /dev/null, 1 into *out with stdout, 2 this process's own */
+static int capture(const char *prog, char *const argv[], const char *cwd, char **out, int err_to)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -31,7 +32,8 @@ static int capture(const char *prog, char *const argv[], const char *cwd, char *
 		if ((cwd && chdir(cwd) < 0) || dup2(p[1], STDOUT_FILENO) < 0)
 			_exit(126);
 		(void)dup2(null, STDIN_FILENO);
-		(void)dup2(with_stderr ? p[1] : null, STDERR_FILENO);
+		if (err_to != 2)
+			(void)dup2(err_to ? p[1] : null, STDERR_FILENO);
 		if (strchr(prog, '/'))
 			execv(prog, argv);
 		else
@@ -71,12 +73,17 @@ static int capture(const char *prog, char *const argv[], const char *cwd, char *
 
 int run_capture(const char *prog, char *const argv[], const char *cwd, char **out)
 {
-	return capture(prog, argv, cwd, out, false);
+	return capture(prog, argv, cwd, out, 0);
 }
 
 int run_capture_all(const char *prog, char *const argv[], char **out)
 {
-	return capture(prog, argv, NULL, out, true);
+	return capture(prog, argv, NULL, out, 1);
+}
+
+int run_capture_stdout(const char *prog, char *const argv[], char **out)
+{
+	return capture(prog, argv, NULL, out, 2);
 }
 
 int run_filter(const char *prog, char *const argv[], int in_fd, int out_fd)

@@ -8,6 +8,8 @@
 int run_capture(const char *prog, char *const argv[], const char *cwd, char **out);
 /* The same with stderr into *out too (a tool's message is on stderr). */
 int run_capture_all(const char *prog, char *const argv[], char **out);
+/* The same with stderr left on this process's (its messages reach the user). */
+int run_capture_stdout(const char *prog, char *const argv[], char **out);
 
 /* Run a program with stdin from in_fd and stdout into out_fd (stderr on
  * /dev/null): a filter over files. 0 when it exits 0, -ECHILD otherwise, a

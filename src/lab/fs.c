@@ -205,6 +205,7 @@ int lab_fs_make(const struct lab_fs *fs, const char *device, const char *mountpo
 	}
 	if (mount(device, mountpoint, fs->name, 0, NULL) < 0) {
 		r = errf(err, errlen, -errno, "mounting %s (%s) at %s: %s", device, fs->name, mountpoint, strerror(errno));
+		(void)rmdir(mountpoint); /* made here: nothing of this run's is left */
 		goto out;
 	}
 	r = lab_fs_describe(mountpoint, &rec, err, errlen);

@@ -92,6 +92,11 @@ has "$T/err" "--out is not taken here" "refused too"
 expect 2 "lab image -o: no report there" "$VMB" lab image -o "$T/x.html"
 has "$T/err" "lab image writes no report" "says so"
 check "no directory was made" test ! -e "$T/x.html"
+# how guests measure is lab run's: image and report refuse it instead of ignoring it
+expect 2 "lab image --time: refused" "$VMB" lab image --time 3 --image-dir "$T/img-time"
+has "$T/err" "--time is an option of 'lab run' (how the guests measure); 'lab image' takes none" "says whose it is"
+expect 2 "lab report --cpu.max-prime: refused" "$VMB" lab report --cpu.max-prime 100 --db "$T/none.db"
+has "$T/err" "--cpu.max-prime is an option of 'lab run'" "a suite's option too"
 : >"$T/exists.html"
 expect 2 "lab run -o an existing file: refused before anything runs" "$VMB" lab run --matrix accel=tcg \
 	-o "$T/exists.html" --cache "$T/no-cache" --db "$T/none.db"
