@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -108,13 +109,14 @@ static int unpack_deb(const char *deb, const char *dir, char *root, size_t rootl
  * cache/NAME and unpacked there. meta: pkg is a metapackage
  * (linux-image-arm64) whose first linux-image dependency is the real one.
  */
+static int fetch_deb_locked(const char *dir, const char *pkg, bool meta, const struct lab_arch *a, char *root,
+			    size_t rootlen, char *err, size_t errlen);
+
 static int fetch_deb(const char *cache, const char *name, const char *pkg, bool meta, const struct lab_arch *a,
 		     char *root, size_t rootlen, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], want[160], real[160] = "", deb[PATH_MAX] = "", *out = NULL;
-	struct dirent *e;
-	DIR *d;
-	int r;
+	char dir[PATH_MAX], lock[PATH_MAX + 8];
+	int r, fd;
 
 	snprintf(dir, sizeof(dir), "%s/%s", cache, name);
 	snprintf(root, rootlen, "%s/root", dir);
@@ -123,6 +125,33 @@ static int fetch_deb(const char *cache, const char *name, const char *pkg, bool 
 	r = file_mkdirs(dir);
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", dir, strerror(-r));
+	/* one fetch of a package at a time: two lab runs sharing a cache
+	 * downloaded into one directory and unpacked into one temporary root,
+	 * and the loser's image lacked what the winner had just made */
+	snprintf(lock, sizeof(lock), "%s/.lock", dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errf(err, errlen, -errno, "creating %s: %s", lock, strerror(errno));
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			r = errf(err, errlen, -errno, "locking %s: %s", lock, strerror(errno));
+			close(fd);
+			return r;
+		}
+	/* what another run fetched while this one waited */
+	r = access(root, F_OK) == 0 ? 0 : fetch_deb_locked(dir, pkg, meta, a, root, rootlen, err, errlen);
+	close(fd);
+	return r;
+}
+
+static int fetch_deb_locked(const char *dir, const char *pkg, bool meta, const struct lab_arch *a, char *root,
+			    size_t rootlen, char *err, size_t errlen)
+{
+	char want[160], real[160] = "", deb[PATH_MAX] = "", *out = NULL;
+	struct dirent *e;
+	DIR *d;
+	int r;
+
 	snprintf(want, sizeof(want), "%s:%s", pkg, a->deb);
 	if (meta) {
 		char *const depends[] = { "apt-cache", "depends", want, NULL };
