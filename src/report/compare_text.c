@@ -112,6 +112,12 @@ static void caveats_wrapped(FILE *f, const struct cmp_table *t, const struct cmp
 	free(text);
 }
 
+/* A line of notes, whole (a figure cut off would be a figure lost). */
+static void put_line(FILE *f, const char *s)
+{
+	fprintf(f, "%s\n", s);
+}
+
 /* The closing tally: a line per operand against the baseline. */
 static void tally_lines(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
 {
@@ -242,6 +248,8 @@ int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 		}
 		fputc('\n', f);
 	}
+	cmp_bases(f, t, flt, put_line);
+	cmp_stat_lines(f, t, flt, put_line);
 	caveats_wrapped(f, t, flt);
 	tally_lines(f, t, flt);
 	cmp_print_failures(f, t);

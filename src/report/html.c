@@ -147,34 +147,18 @@ static void label(FILE *f, const struct cmp_table *t, size_t o)
 
 static void verdict_cell(FILE *f, const struct cmp_table *t, const struct cmp_row *r, size_t o)
 {
-	const struct cmp_cell *c = &r->cells[o], *b = &r->cells[t->baseline];
 	struct cmp_verdict v;
-	char words[32];
+	char words[320];
 
-	fputs("<td class=\"vd", f);
+	/* the terminal's words, so that the two never say different things */
 	cmp_judge(t, r, o, &v);
-	cmp_ratio_words(r, &v, words, sizeof(words));
-	if (!v.comparable) {
-		fputs(" same\" data-label=\"", f);
-		label(f, t, o);
-		fputs("\">", f);
-		fputs(!c->n && !b->n ? "in neither" : "missing in ", f);
-		if (c->n || b->n)
-			html_esc(f, !c->n ? t->ops[o].name : t->ops[t->baseline].name);
-	} else if (!v.w.valid || !isfinite(v.gap_pct)) {
-		fputs(" same\" data-label=\"", f);
-		label(f, t, o);
-		fputs("\">", f);
-		if (isfinite(v.gap_pct))
-			fprintf(f, "%+.1f%% ", v.gap_pct);
-		fputs("<small>(one run: noise unknown)</small>", f);
-	} else {
-		fprintf(f, " %s\" data-label=\"", v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
-		label(f, t, o);
-		fprintf(f, "\">%+.1f%%%s%s %s <small>(p=%.2g)</small>", v.gap_pct, *words ? " " : "", words,
-			v.better > 0 ? "better" : v.better < 0 ? "worse"
-			: v.rc.verdict == STATS_SAME ? "the same within the margin" : "no significant difference", v.w.p);
-	}
+	cmp_verdict_text(t, r, o, words, sizeof(words));
+	fprintf(f, "<td class=\"vd %s\" data-label=\"", v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
+	label(f, t, o);
+	fputs("\" title=\"", f);
+	html_esc(f, v.basis);
+	fputs("\">", f);
+	html_esc(f, words);
 	fputs("</td>", f);
 }
 
@@ -191,10 +175,12 @@ static void value_cell(FILE *f, const struct cmp_table *t, const struct cmp_row 
 		fputs("-</td>", f);
 		return;
 	}
-	text_format_value(c->sum.mean, r->unit, val, sizeof(val));
+	/* the cell's one figure, as the terminal, CSV and JSON give it */
+	text_format_value(c->fig.mean, r->unit, val, sizeof(val));
 	html_esc(f, val);
-	if (c->n > 1 && c->sum.mean != 0 && isfinite(c->sum.ci95_high))
-		fprintf(f, " <small>±%.1f%%</small>", 100 * (c->sum.ci95_high - c->sum.mean) / fabs(c->sum.mean));
+	if (c->fig.n > 1 && c->fig.mean != 0 && isfinite(c->fig.ci95_high))
+		fprintf(f, " <small>±%.1f%%%s</small>", 100 * (c->fig.ci95_high - c->fig.mean) / fabs(c->fig.mean),
+			c->fig_runs ? "" : CMP_REPS_MARK);
 	if (lat)
 		p99_text(lat, lat->cells[o].hist, p99, sizeof(p99));
 	if (*p99) {
@@ -285,6 +271,14 @@ static void tables(FILE *f, const struct cmp_table *t, const struct latency_inde
 		fputs("</details>\n", f);
 	}
 	free(rows);
+}
+
+/* A note, a paragraph of its own. */
+static void html_line(FILE *f, const char *s)
+{
+	fputs("<p class=\"caveat\">", f);
+	html_esc(f, s);
+	fputs("</p>\n", f);
 }
 
 /* compare's caveats (busy host, one run, fingerprints), a paragraph each. */
@@ -521,9 +515,12 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 		fprintf(f, " (%zu run%s%s%s)", json_array_size(t->ops[o].docs), json_array_size(t->ops[o].docs) == 1 ? "" : "s",
 			o == t->baseline ? ", baseline" : "", t->ops[o].aside ? ", shown beside the others" : "");
 	}
-	fputs(". Each value is the mean over repetitions with its 95% confidence interval; a difference is "
-	      "significant when the 95% interval of the difference of means (Welch) excludes zero.</p>\n"
-	      "<h2>Summary</h2>\n", f);
+	fputs(". Each value is the mean of the run means with its 95% confidence interval over the runs (with one "
+	      "run, the spread of its repetitions, marked " CMP_REPS_MARK "); a difference is significant when the 95% interval "
+	      "of the difference excludes zero: round by round (paired) when the runs were measured in the same "
+	      "rounds, else of the run means (Welch).</p>\n", f);
+	cmp_bases(f, t, &(struct cmp_filter){ .all = false }, html_line);
+	fputs("<h2>Summary</h2>\n", f);
 	tables(f, t, &li, false, "summary");
 	html_charts(f, t);
 	host_cost(f, t);

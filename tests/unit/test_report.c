@@ -179,10 +179,14 @@ static void comparisons(void **state)
 	cmp_judge(&t, r32, 1, &v);
 	assert_false(v.comparable);
 
-	/* 100 -> 30 reads as "3.3x slower" */
-	v = (struct cmp_verdict){ .comparable = true, .ratio = 0.3 };
+	/* 100 -> 30 reads as "3.3x slower", when the verdict says worse ... */
+	v = (struct cmp_verdict){ .comparable = true, .ratio = 0.3, .better = -1 };
 	cmp_ratio_words(r32, &v, words, sizeof(words));
 	assert_string_equal(words, "3.3x slower");
+	/* ... and not at all beside "no significant difference" */
+	v.better = 0;
+	cmp_ratio_words(r32, &v, words, sizeof(words));
+	assert_string_equal(words, "");
 
 	/* regressions beyond 10%: iops@1 of b (-20%) and lat of b (+80%) */
 	assert_int_equal(cmp_regressions(stderr, &t, &all, 10), 2);
