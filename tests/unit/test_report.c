@@ -317,13 +317,21 @@ static void fingerprint_warnings(void **state)
 	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "none", "cpu",
 							"model", "EPYC"));
 	json_array_append_new(b, d);
+	/* an import: its fingerprint knows nothing, which is no difference */
+	d = doc_with("{}", "iops", "higher", x, 3);
+	json_object_set_new(d, "fingerprint", json_pack("{s:n, s:{s:s}}", "hostname", "hypervisor", "name", "unknown"));
 	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
 	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
+	assert_int_equal(cmp_add_operand(&t, "imp", json_pack("[o]", d)), 0);
 	assert_int_equal(cmp_build(&t), 0);
 	mem = open_memstream(&text, &len);
 	assert_non_null(mem);
 	assert_true(cmp_caveats(mem, &t, &(struct cmp_filter){ .all = true }, "") >= 3);
 	assert_int_equal(fclose(mem), 0);
+	assert_null(strstr(text, "imp and"));
+	assert_null(strstr(text, "and imp"));
+	assert_null(strstr(text, "differ in")); /* imp's unknown hypervisor is no difference from KVM */
+
 	assert_non_null(strstr(text, "warning: a pools runs of different CPU model: EPYC and Xeon"));
 	assert_non_null(strstr(text, "warning: a is labelled hv=vmware but its fingerprint says KVM"));
 	/* the operands differ in hypervisor, and the labels do say so (hv=vmware vs none): no warning for it */
