@@ -196,6 +196,9 @@ for l in lines[:-1]:
         assert name not in typed, f"family {name} declared twice"
         typed.add(name)
         families.append(name)
+    elif l.startswith("# UNIT "):
+        _, _, name, unit = l.split()
+        assert name == families[-1] and name.endswith("_" + unit), l
     elif l.startswith("# HELP "):
         pass
     else:
@@ -204,6 +207,8 @@ for l in lines[:-1]:
         n += 1
 assert "vmbench_cpu_prime_events_per_s" in typed and n > 20
 assert any('stat="p99"' in l and 'hv="a"' in l and 'threads="2"' in l for l in lines)
+assert "vmbench_cpu_prime_latency_seconds" in typed and "# UNIT vmbench_cpu_prime_latency_seconds seconds" in lines
+assert not any("run_id=" in l for l in lines), "run_id only with --run-id"
 PY
 expect 0 "export csv" "$VMB" export "$T/a.json" --format csv
 # 2 cases x (events_per_s, latency and its 5 percentiles) + parallel_efficiency
