@@ -385,8 +385,19 @@ fi
 cal="cpu.prime --quick --time 0.05 --repeat 2"
 expect 2 "calibrate an unknown suite" "$VMB" calibrate nosuch --db "$T/cal.db"
 has "$T/err" "unknown suite 'nosuch'" "says which"
-expect 0 "calibrate two short runs" "$VMB" calibrate $cal --runs 2 --db "$T/cal.db"
+# --repeat 1 as run takes it: the noise is between the runs
+expect 0 "calibrate two short runs" "$VMB" calibrate cpu.prime --quick --time 0.05 --repeat 1 --runs 2 --db "$T/cal.db"
 has "$T/out" "cannot be told from noise with 3 runs a side" "the minimal detectable difference"
+check "what is stored is said as what was printed and the rest" python3 - "$T/out" "$T/cal.db.calibration" <<'PY'
+import json, os, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+printed = [l for l in lines if "cannot be told from noise" in l]
+m = re.match(r"stored the run-to-run noise of (\d+) metrics \(the (\d+) headline ones above, and the others\) of (\d+) cases? for ", lines[-1])
+assert m and int(m.group(2)) == len(printed), lines
+d = json.load(open(os.path.join(sys.argv[2], os.listdir(sys.argv[2])[0])))
+cases = {(c["suite"], c["test"], c["params"]) for c in d["cases"]}
+assert int(m.group(1)) == len(d["cases"]) and int(m.group(3)) == len(cases), (m.groups(), len(d["cases"]), cases)
+PY
 check "one calibration file, valid" python3 - "$T/cal.db.calibration" <<'PY'
 import json, os, sys
 files = os.listdir(sys.argv[1])
