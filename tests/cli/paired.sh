@@ -109,6 +109,16 @@ has "$T/out" "events_per_s: cfg=slow,set=one 1000 1/s; cfg=fast,set=one 1980 1/s
 expect 0 "report of the paired rounds" "$VMB" report cfg=slow,set=one cfg=fast,set=one -o "$T/r.html"
 has "$T/r.html" "2.0x faster" "report: the paired verdict's ratio"
 has "$T/r.html" "paired t on 3 rounds measured together" "report: which test, and why"
+check "report: the environments as the facts that differ, in words, every run's folded" python3 - "$T/r.html" <<'PY'
+import re, sys
+env = open(sys.argv[1]).read().split("<h2>Environments</h2>")[1]
+differ = re.search(r'<table class="env">(.*?)</table>', env, re.S).group(1)
+rows = re.findall(r"<tr><th>([^<]*)</th>", differ.split("<tbody>")[1])
+assert rows == ["labels"], rows  # the runs differ in their labels only
+assert "cfg=slow, batch=b1, set=one" in differ and "cfg=fast, batch=b1, set=one" in differ, differ
+assert "<details><summary>every run&#39;s environment</summary>" in env or "<details><summary>every run's environment" in env
+assert '{"' not in env and "&quot;:" not in env, "no raw JSON"
+PY
 
 echo "1..$n"
 [ "$fails" -eq 0 ]
