@@ -365,13 +365,16 @@ static int each_metric(const json_t *doc, int (*fn)(FILE *, const json_t *, cons
 	return 0;
 }
 
-/* The case's parameters as compare writes them: "bs=4096 qd=32". */
-static void params_text(const json_t *c, char *buf, size_t len)
+/* The case's parameters as compare writes them: "bs=4096 qd=32" in CSV
+ * (exact), "bs=4k qd=32" for a reader. */
+static void params_text(const json_t *c, char *buf, size_t len, bool exact)
 {
 	char *params = json_dumps(json_object_get(c, "params"), JSON_SORT_KEYS | JSON_COMPACT);
 
 	buf[0] = '\0';
-	if (params)
+	if (params && exact)
+		cmp_params_text_exact(params, buf, len);
+	else if (params)
 		cmp_params_text(params, buf, len);
 	free(params);
 }
@@ -416,7 +419,7 @@ static int csv_row(FILE *f, const json_t *s, const json_t *t, const json_t *c, c
 			       json_string_value(json_object_get(m, "direction")) };
 	char params[1024];
 
-	params_text(c, params, sizeof(params));
+	params_text(c, params, sizeof(params), true);
 	text[2] = params;
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
 		if (i)
@@ -432,7 +435,7 @@ static int md_row(FILE *f, const json_t *s, const json_t *t, const json_t *c, co
 {
 	char params[1024];
 
-	params_text(c, params, sizeof(params));
+	params_text(c, params, sizeof(params), false);
 	fputs("| ", f);
 	md_cell(f, json_string_value(json_object_get(s, "name")));
 	fputc('.', f);

@@ -682,6 +682,19 @@ void cmp_row_params(const struct cmp_row *r, char *buf, size_t len)
 	text_params(r->pobj, buf, len);
 }
 
+void cmp_row_params_exact(const struct cmp_row *r, char *buf, size_t len)
+{
+	text_params_exact(r->pobj, buf, len);
+}
+
+void cmp_params_text_exact(const char *json, char *buf, size_t len)
+{
+	json_t *o = json_loads(json, 0, NULL);
+
+	text_params_exact(o, buf, len);
+	json_decref(o);
+}
+
 
 /* ---- calibration ---- */
 

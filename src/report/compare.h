@@ -120,10 +120,13 @@ struct cmp_verdict {
 };
 
 void cmp_table_init(struct cmp_table *t, const struct vmb_suite *(*suite_of)(const char *name));
-/* "bs=4096 threads=2" from params JSON (keys sorted) */
+/* "bs=4k threads=2" from params JSON (keys sorted) */
 void cmp_params_text(const char *json, char *buf, size_t len);
-/* "threads=2 bs=4096": a row's params as run prints them, in the document's order */
+/* "threads=2 bs=4k": a row's params as run prints them, in the document's order */
 void cmp_row_params(const struct cmp_row *r, char *buf, size_t len);
+/* The same with numbers as stored ("bs=4096"), for CSV. */
+void cmp_row_params_exact(const struct cmp_row *r, char *buf, size_t len);
+void cmp_params_text_exact(const char *json, char *buf, size_t len);
 /* Take an operand: name and its documents (steals the reference to docs). */
 int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs);
 /* Build the rows from the operands' documents. */

@@ -47,7 +47,7 @@ int cmp_print_csv(FILE *f, const struct cmp_table *t, const struct cmp_filter *f
 
 		if (!cmp_row_selected(r, flt))
 			continue;
-		cmp_row_params(r, buf, sizeof(buf));
+		cmp_row_params_exact(r, buf, sizeof(buf));
 		for (size_t o = 0; o < t->nops; o++) {
 			const struct cmp_cell *c = &r->cells[o];
 			struct cmp_verdict v;

@@ -446,6 +446,22 @@ static char *chart_of(const char *html, const char *title)
 	return strndup(a, (size_t)(b - a));
 }
 
+/* Parameters for a reader: sizes as the options take them, as run's
+ * summary prints them; CSV's exact numbers beside. */
+static void params_words(void **state)
+{
+	json_t *p = json_pack("{s:i, s:I, s:i, s:s}", "threads", 2, "size", (json_int_t)268435456, "bs", 4096, "mode",
+			      "a b");
+	char buf[128];
+
+	(void)state;
+	text_params(p, buf, sizeof(buf));
+	assert_string_equal(buf, "threads=2 size=256M bs=4k mode=\"a b\"");
+	text_params_exact(p, buf, sizeof(buf));
+	assert_string_equal(buf, "threads=2 size=268435456 bs=4096 mode=\"a b\"");
+	json_decref(p);
+}
+
 /* The lead sentence: each operand not aside against the reference (the
  * baseline, or the first operand not aside), the ratio of the run means,
  * the verdict; nothing when there is no pair to state. */
@@ -1003,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(aa_and_ab),
 		cmocka_unit_test(import_pairs_with_native),
 		cmocka_unit_test(fingerprint_warnings),
+		cmocka_unit_test(params_words),
 		cmocka_unit_test(lead_sentence),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),
