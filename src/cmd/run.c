@@ -155,6 +155,7 @@ static void settings_from(const struct optset *own, struct runner_settings *rs)
 {
 	rs->time_s = optset_double(own, "time");
 	rs->warmup_s = optset_double(own, "warmup");
+	rs->warmup_max_s = optset_double(own, "warmup-max");
 	rs->budget_s = optset_double(own, "budget");
 	rs->precision_pct = optset_double(own, "precision");
 	rs->min_reps = (unsigned)optset_int(own, "min-reps");

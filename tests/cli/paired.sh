@@ -2,11 +2,18 @@
 # compare's paired verdicts on stored rounds: configurations measured in the
 # same rounds are compared round by round, the others by Welch on run means;
 # --pair-by, --stat, and the one figure per cell in every format. The rounds
-# are made from one real cheap run (no guest boots).
+# are made from one real cheap run (no guest boots), which also shows the
+# warm-up's record.
 . "$(dirname "$0")/lib.sh"
 
-expect 0 "one cheap run" "$VMB" run cpu.prime --time 0.05 --warmup 0 --repeat 3 --cpu.max-prime 2000 --threads 1 \
-	--json "$T/a.json" --no-store -q
+expect 0 "one cheap run" "$VMB" run cpu.prime --time 0.05 --warmup 0.03 --warmup-max 0.3 --repeat 3 \
+	--cpu.max-prime 2000 --threads 1 --json "$T/a.json" --no-store -q
+check "the warm-up: how long it took, and whether it ended steady" python3 - "$T/a.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+assert 0.03 <= c["warmup_s"] < 1 and isinstance(c["warmup_steady"], bool), c
+assert c["warmup_steady"] or c["warmup_s"] >= 0.25, c  # not steady only when --warmup-max ran out
+PY
 # Three rounds of three configurations: every round moves all of them by one
 # factor (1, 1.5, 0.5), fast is 2x slow, same is slow (within 1%). GROUPS
 # "one": the rounds of one run group (a lab session); "each": a run group per
