@@ -20,6 +20,7 @@
 #include "../report/compare.h"
 #include "../report/summary.h"
 #include "../report/text.h"
+#include "../store/calib.h"
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
@@ -813,6 +814,68 @@ static double worst_mdd(json_t *docs, char *which, size_t len)
 	return worst < 0 ? INFINITY : worst;
 }
 
+/* --runs auto with a stored calibration of this machine (vmbench
+ * calibrate): the rounds it predicts, before any is run. For every selected
+ * test's headline metric the calibration has, the fewest rounds k whose mdd
+ * at its between-run cv (with k - 1 degrees of freedom, as the rounds will
+ * judge it) is within the target; the most of them is printed. */
+static void predict_rounds(const struct optset *own, const struct runner_item *items, size_t nitems,
+			   const json_t *fp)
+{
+	char dbp[4096], dir[4200], key[512], which[300] = "";
+	double target = optset_double(own, "mdd"), worst_cv = 0;
+	unsigned most = 0;
+	size_t covered = 0, wanted = 0, i;
+	json_t *cal, *e;
+
+	if (db_default_path(optset_str(own, "db"), dbp, sizeof(dbp)) < 0 || calib_dir(dbp, dir, sizeof(dir)) < 0 ||
+	    !(cal = calib_load(dir)))
+		return;
+	cmp_fingerprint_key(fp, key, sizeof(key));
+	for (size_t it = 0; it < nitems; it++) {
+		const struct vmb_suite *su = items[it].suite;
+
+		for (size_t k = 0; su->tests[k].name; k++) {
+			double cv = 0;
+			bool found = false;
+
+			if (!(items[it].test_mask >> k & 1))
+				continue;
+			wanted++;
+			/* the noisiest of its cases (params) with a headline metric */
+			json_array_foreach(json_object_get(cal, "cases"), i, e) {
+				const char *m = json_string_value(json_object_get(e, "metric"));
+				double x = json_number_value(json_object_get(e, "cv_between"));
+
+				if (!m || strcmp(json_string_value(json_object_get(e, "machine")) ?: "", key) ||
+				    strcmp(json_string_value(json_object_get(e, "suite")) ?: "", su->name) ||
+				    strcmp(json_string_value(json_object_get(e, "test")) ?: "", su->tests[k].name) ||
+				    !str_in_list(su->tests[k].headline, ',', m) || !isfinite(x) || x < 0 || x > 10)
+					continue;
+				found = true;
+				cv = fmax(cv, x);
+			}
+			if (!found)
+				continue;
+			covered++;
+			for (unsigned n = 2; n <= RUN_AUTO_MAX; n++)
+				if (stats_mdd_pct(cv, n, n - 1) <= target || n == RUN_AUTO_MAX) {
+					if (n > most || (n == most && cv > worst_cv)) {
+						most = n;
+						worst_cv = cv;
+						snprintf(which, sizeof(which), "%s.%s", su->name, su->tests[k].name);
+					}
+					break;
+				}
+		}
+	}
+	json_decref(cal);
+	if (covered && log_get_level() > LOG_ERROR)
+		printf("--runs auto: this machine's stored calibration predicts %u round%s for --mdd %g%% (the noisiest "
+		       "headline: %s, run-to-run noise %.1f%%; %zu of the %zu selected tests calibrated)\n", most,
+		       most == 1 ? "" : "s", target, which, 100 * worst_cv, covered, wanted);
+}
+
 static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
@@ -899,6 +962,8 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	nu = round_units(items, nitems, units, ARRAY_SIZE(units));
+	if (autorun)
+		predict_rounds(&own, items, nitems, fp);
 	for (unsigned k = 1; k <= nruns; k++) {
 		char *round_path = json_path && nruns > 1 ? round_json_path(json_path, k) : NULL;
 		json_t *group = NULL;
