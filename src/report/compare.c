@@ -636,6 +636,26 @@ bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f)
 	return f->all || r->headline;
 }
 
+void cmp_each_verdict(const struct cmp_table *t, const struct cmp_filter *flt,
+		      void (*fn)(const struct cmp_table *t, const struct cmp_row *r, size_t o, const struct cmp_verdict *v,
+				 void *arg), void *arg)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cmp_row *r = &t->rows[i];
+
+		if (!cmp_row_selected(r, flt))
+			continue;
+		for (size_t o = 0; o < t->nops; o++) {
+			struct cmp_verdict v;
+
+			if (o == t->baseline)
+				continue;
+			cmp_judge(t, r, o, &v);
+			fn(t, r, o, &v, arg);
+		}
+	}
+}
+
 void cmp_tally(const struct cmp_table *t, const struct cmp_filter *f, size_t op, struct cmp_tally *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -165,6 +165,12 @@ struct cmp_filter {
 };
 bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f);
 
+/* fn for every selected row and every operand but the baseline, with its
+ * verdict against the baseline (comparable or not), in table order. */
+void cmp_each_verdict(const struct cmp_table *t, const struct cmp_filter *flt,
+		      void (*fn)(const struct cmp_table *t, const struct cmp_row *r, size_t o, const struct cmp_verdict *v,
+				 void *arg), void *arg);
+
 /* How one operand's selected metrics fare against the baseline. */
 struct cmp_tally {
 	size_t better, worse, same;

@@ -125,6 +125,17 @@ static size_t fewer_runs(FILE *f, const struct cmp_table *t, const char *prefix)
 	return n;
 }
 
+/* Counts comparisons of one run on a side: [0] untested, [1] by calibration. */
+static void one_run(const struct cmp_table *t, const struct cmp_row *r, size_t o, const struct cmp_verdict *v,
+		    void *arg)
+{
+	size_t *n = arg;
+
+	(void)t, (void)r, (void)o;
+	n[0] += v->comparable && !v->w.valid;
+	n[1] += v->comparable && v->rc.calibrated;
+}
+
 size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, const char *prefix)
 {
 	size_t n = fewer_runs(f, t, prefix), untested = 0, single = 0;
@@ -179,20 +190,12 @@ size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 			n++;
 		}
 	}
-	for (size_t r = 0; r < t->nrows; r++) {
-		const struct cmp_row *row = &t->rows[r];
+	{
+		size_t ones[2] = { 0, 0 };
 
-		if (!cmp_row_selected(row, flt))
-			continue;
-		for (size_t o = 0; o < t->nops; o++) {
-			struct cmp_verdict v;
-
-			if (o == t->baseline)
-				continue;
-			cmp_judge(t, row, o, &v);
-			untested += v.comparable && !v.w.valid;
-			single += v.comparable && v.rc.calibrated;
-		}
+		cmp_each_verdict(t, flt, one_run, ones);
+		untested = ones[0];
+		single = ones[1];
 	}
 	if (untested) {
 		fprintf(f, "%s(*) %zu comparison%s with one run on a side: run-to-run noise is unknown, so no "

@@ -119,57 +119,62 @@ int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, 
 	return ferror(f) ? -EIO : 0;
 }
 
+enum { MAX_BASES = 16 };
+
+/* The distinct bases of the verdicts seen, with their counts. */
+struct bases {
+	char seen[MAX_BASES][160];
+	size_t count[MAX_BASES], n, other;
+	bool reps; /* some cell's interval is one run's repetitions */
+};
+
+static void basis_of(const struct cmp_table *t, const struct cmp_row *r, size_t o, const struct cmp_verdict *v,
+		     void *arg)
+{
+	struct bases *b = arg;
+	size_t k = 0;
+
+	(void)t;
+	b->reps = b->reps || (r->cells[o].n && !r->cells[o].fig_runs && r->cells[o].fig.n > 1);
+	if (!v->comparable)
+		return;
+	while (k < b->n && strcmp(b->seen[k], v->basis))
+		k++;
+	if (k == b->n && b->n == MAX_BASES) {
+		b->other++;
+		return;
+	}
+	if (k == b->n)
+		snprintf(b->seen[b->n++], sizeof(b->seen[0]), "%s", v->basis);
+	b->count[k]++;
+}
+
 /* Which tests the selected verdicts rest on, and why: a line per distinct
  * basis with its count ("verdicts (4): paired t on 3 rounds measured
- * together"), each line through put (text or Markdown escaping). */
+ * together"), each line through put (text or Markdown escaping); and what
+ * (r) means when a cell has it. */
 void cmp_bases(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, void (*put)(FILE *, const char *))
 {
-	enum { MAXB = 16 };
-	char seen[MAXB][160], line[256];
-	size_t count[MAXB] = { 0 }, nb = 0, other = 0;
+	struct bases b = { .n = 0 };
+	char line[256];
 
-	for (size_t i = 0; i < t->nrows; i++) {
-		const struct cmp_row *r = &t->rows[i];
+	cmp_each_verdict(t, flt, basis_of, &b);
+	/* the baseline's own cells: (r) may be only there */
+	for (size_t i = 0; i < t->nrows && !b.reps; i++) {
+		const struct cmp_cell *c = &t->rows[i].cells[t->baseline];
 
-		if (!cmp_row_selected(r, flt))
-			continue;
-		for (size_t o = 0; o < t->nops; o++) {
-			struct cmp_verdict v;
-			size_t k = 0;
-
-			if (o == t->baseline)
-				continue;
-			cmp_judge(t, r, o, &v);
-			if (!v.comparable)
-				continue;
-			while (k < nb && strcmp(seen[k], v.basis))
-				k++;
-			if (k == nb && nb == MAXB) {
-				other++;
-				continue;
-			}
-			if (k == nb)
-				snprintf(seen[nb++], sizeof(seen[0]), "%s", v.basis);
-			count[k]++;
-		}
+		b.reps = cmp_row_selected(&t->rows[i], flt) && c->n && !c->fig_runs && c->fig.n > 1;
 	}
-	for (size_t k = 0; k < nb; k++) {
-		snprintf(line, sizeof(line), "verdicts (%zu): %s", count[k], seen[k]);
+	for (size_t k = 0; k < b.n; k++) {
+		snprintf(line, sizeof(line), "verdicts (%zu): %s", b.count[k], b.seen[k]);
 		put(f, line);
 	}
-	if (other) {
-		snprintf(line, sizeof(line), "verdicts (%zu): other tests (compare --format json names each)", other);
+	if (b.other) {
+		snprintf(line, sizeof(line), "verdicts (%zu): other tests (compare --format json names each)", b.other);
 		put(f, line);
 	}
-	for (size_t i = 0; i < t->nrows; i++)
-		for (size_t o = 0; o < t->nops && cmp_row_selected(&t->rows[i], flt); o++) {
-			const struct cmp_cell *c = &t->rows[i].cells[o];
-
-			if (c->n && !c->fig_runs && c->fig.n > 1) {
-				put(f, CMP_REPS_MARK " the interval of one run's repetitions, not of runs: no verdict rests on it");
-				return;
-			}
-		}
+	if (b.reps)
+		put(f, CMP_REPS_MARK " the interval of one run's repetitions, not of runs: no verdict rests on it");
 }
 
 /* --stat: each cell's trimmed mean or median and its gap to the

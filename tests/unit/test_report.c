@@ -346,10 +346,7 @@ static uint64_t rng_state;
 
 static double rng_uniform(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+	return test_uniform(&rng_state);
 }
 
 static double rng_normal(void)

@@ -232,16 +232,13 @@ static void paired_verdicts(void **state)
 	assert_int_equal(c.verdict, STATS_UNTESTED);
 }
 
-/* A seeded generator (xorshift64*) and uniform deviates: the simulated
- * rounds are the same on every run of the test. */
+/* The seeded generator's state: the simulated rounds are the same on every
+ * run of the test. */
 static uint64_t rng_state;
 
 static double rng_uniform(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+	return test_uniform(&rng_state);
 }
 
 /* Three configurations measured in the same rounds; every round moves all
