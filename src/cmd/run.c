@@ -170,7 +170,11 @@ static void settings_from(const struct optset *own, struct runner_settings *rs)
 {
 	rs->time_s = optset_double(own, "time");
 	rs->warmup_s = optset_double(own, "warmup");
-	rs->warmup_max_s = optset_double(own, "warmup-max");
+	/* unless given: four times the warm-up (its cost grows with it), and
+	 * in --quick the warm-up itself (one slice, unjudged, as it was) */
+	rs->warmup_max_s = optset_get(own, "warmup-max")->set ? optset_double(own, "warmup-max")
+			   : optset_bool(own, "quick")		 ? rs->warmup_s
+								 : 4 * rs->warmup_s;
 	rs->budget_s = optset_double(own, "budget");
 	rs->precision_pct = optset_double(own, "precision");
 	rs->min_reps = (unsigned)optset_int(own, "min-reps");

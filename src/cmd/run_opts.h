@@ -11,10 +11,10 @@
 	  .metavar = "SECONDS", .help = "how long each repetition of a test measures (sysbench --time, fio --runtime)" }, \
 	{ .name = "warmup", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1", \
 	  .metavar = "SECONDS", .help = "uncounted warm-up before each case, in three slices; 0 for none" }, \
-	{ .name = "warmup-max", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "2", .quick = "0.1", \
-	  .metavar = "SECONDS", .help = "go on warming up, a slice at a time, until the headline's slope over the last " \
-	  "three slices is within 5% of their mean, up to this long in all (the case records how long it took and " \
-	  "whether it was steady); not above --warmup: one slice, not judged" }, \
+	{ .name = "warmup-max", .type = OPT_DOUBLE, .min = 0, .max = 3600, .metavar = "SECONDS", \
+	  .help = "go on warming up, a slice at a time, until the headline's slope over the last three slices is " \
+	  "within 5% of their mean, up to this long in all (the case records how long it took and whether it was " \
+	  "steady); not above --warmup: one slice, not judged (default 4 x --warmup; --quick: --warmup)" }, \
 	{ .name = "budget", .type = OPT_DOUBLE, .min = 0.01, .max = 604800, .def = "60", .quick = "2", \
 	  .metavar = "SECONDS", .help = "time limit per case once --min-reps repetitions are done" }, \
 	{ .name = "threads", .type = OPT_LIST, .min = 1, .max = 4096, .def = "1,all", .metavar = "LIST", \

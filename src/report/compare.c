@@ -500,17 +500,23 @@ static void ratio_text(double x, char *buf, size_t len)
 	snprintf(buf, len, x < 10 ? "%.2fx" : x < 100 ? "%.1fx" : "%.0fx", x);
 }
 
-/* "(better, p=0.003)": what the run-level test says of the ratio. */
+/* What the run-level test says: "better, p=0.003" (then a ratio is
+ * stated beside it), or why no ratio is: "no significant difference
+ * (p=0.7, mdd 210%)", "the same within ±5% (p=0.01)", "not tested (...)". */
 static void lead_verdict(const struct cmp_table *t, const struct cmp_verdict *v, char *buf, size_t len)
 {
+	const char *paired = v->rc.pairs ? ", paired by round" : "";
+
 	if (!v->w.valid || !isfinite(v->w.p) || v->w.p < 0 || v->w.p > 1)
-		snprintf(buf, len, "(one run a side: noise unknown, not tested)");
+		snprintf(buf, len, "not tested (one run a side: noise unknown)");
 	else if (v->rc.verdict == STATS_SAME)
-		snprintf(buf, len, "(the same within ±%g%%, p=%.2g)", t->margin_pct, v->w.p);
+		snprintf(buf, len, "the same within ±%g%% (p=%.2g%s)", t->margin_pct, v->w.p, paired);
+	else if (v->better)
+		snprintf(buf, len, "%s, p=%.2g%s", v->better > 0 ? "better" : "worse", v->w.p, paired);
+	else if (isfinite(v->rc.mdd_pct))
+		snprintf(buf, len, "no significant difference (p=%.2g, mdd %.0f%%%s)", v->w.p, v->rc.mdd_pct, paired);
 	else
-		snprintf(buf, len, "(%s, p=%.2g%s)", v->better > 0 ? "better" : v->better < 0 ? "worse"
-								 : "no significant difference", v->w.p,
-			 v->rc.pairs ? ", paired by round" : "");
+		snprintf(buf, len, "no significant difference (p=%.2g%s)", v->w.p, paired);
 }
 
 bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len)
@@ -525,7 +531,7 @@ bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len)
 	cmp_row_params(r, params, sizeof(params));
 	for (size_t o = 0; o < t->nops; o++) {
 		const struct cmp_cell *b = &r->cells[ref], *c = &r->cells[o];
-		char ratio[32], verdict[96];
+		char ratio[32], verdict[128], what[96];
 		struct cmp_verdict v;
 		double x;
 
@@ -541,11 +547,19 @@ bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len)
 			continue;
 		ratio_text(x, ratio, sizeof(ratio));
 		lead_verdict(t, &v, verdict, sizeof(verdict));
-		if (!said)
-			str_appendf(buf, len, &off, "%s is %s %s on %s.%s %s%s%s %s", t->ops[o].name, ratio, t->ops[ref].name,
-				    r->suite, r->test, r->metric, *params ? " at " : "", params, verdict);
+		/* a ratio only beside a verdict that backs it: "is 1.42x ide (better, ...)", else "vs ide: ..." */
+		if (v.better)
+			snprintf(what, sizeof(what), "is %s", ratio);
 		else
-			str_appendf(buf, len, &off, "; %s is %s %s", t->ops[o].name, ratio, verdict);
+			snprintf(what, sizeof(what), "vs");
+		if (!said)
+			str_appendf(buf, len, &off, "%s %s %s on %s.%s %s%s%s%s%s%s", t->ops[o].name, what, t->ops[ref].name,
+				    r->suite, r->test, r->metric, *params ? " at " : "", params, v.better ? " (" : ": ",
+				    verdict, v.better ? ")" : "");
+		else if (v.better)
+			str_appendf(buf, len, &off, "; %s %s (%s)", t->ops[o].name, what, verdict);
+		else
+			str_appendf(buf, len, &off, "; %s: %s", t->ops[o].name, verdict);
 		said++;
 	}
 	if (said)
