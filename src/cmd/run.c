@@ -27,25 +27,17 @@
 #include "../core/str.h"
 #include "../core/banned.h"
 
-/* --runs auto: at most this many rounds, as --runs N takes */
-#define RUN_AUTO_MAX 1000
-#define RUN_AUTO_MAX_S "1000"
-
 const struct vmb_opt run_opts[] = {
 	{ .name = "quick", .type = OPT_BOOL,
 	  .help = "a short run of everything: every option's --quick default applies unless given ('vmbench list' "
 		  "says how many cases the quick and the default run have on this machine and how long they take)" },
 	RUN_MEASURE_OPTS,
 	{ .name = "runs", .type = OPT_STRING, .def = "1", .metavar = "N|auto",
-	  .help = "N runs (1 to " RUN_AUTO_MAX_S ") in interleaved rounds: every selected test once per round, in an order "
+	  .help = "N runs (1 to 1000) in interleaved rounds: every selected test once per round, in an order "
 		  "shuffled per round; each round is a run (the unit compare tests on), all stored under one run "
 		  "group. auto: rounds until every headline's minimal detectable difference is at most --mdd, or "
 		  "until --budget-total would run out; it says which" },
-	{ .name = "mdd", .type = OPT_DOUBLE, .min = 0.01, .max = 1000, .def = "3", .metavar = "PCT",
-	  .help = "--runs auto: the minimal detectable difference (80% power at 5%, N runs a side) to reach, in % "
-		  "of each headline's mean" },
-	{ .name = "budget-total", .type = OPT_DOUBLE, .min = 1, .max = 604800, .def = "3600", .metavar = "SECONDS",
-	  .help = "--runs auto: no round is started that would end after this long" },
+	RUN_AUTO_OPTS,
 	{ .name = "seed", .type = OPT_INT, .min = 0, .max = 4294967295LL, .metavar = "N",
 	  .help = "the seed of the rounds' shuffled order (default from the clock; recorded in every document)" },
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE",
@@ -764,25 +756,6 @@ static int check_json_paths(const struct vmb_cmd *self, const char *json_path, u
 	return CMD_CONTINUE;
 }
 
-/* --runs: N (1 to RUN_AUTO_MAX) or auto (*autop, and RUN_AUTO_MAX as the
- * most rounds). CMD_CONTINUE or a usage error's exit code. */
-static int runs_from(const struct vmb_cmd *self, const struct optset *own, unsigned *nruns, bool *autop)
-{
-	const char *w = optset_str(own, "runs");
-	int64_t n;
-
-	*autop = !strcmp(w, "auto");
-	if (*autop)
-		*nruns = RUN_AUTO_MAX;
-	else if (parse_i64(w, 1, RUN_AUTO_MAX, &n) == 0)
-		*nruns = (unsigned)n;
-	else
-		return cmd_usage_error(self, "--runs '%s': give a number of runs from 1 to %d, or auto", w, RUN_AUTO_MAX);
-	if (!*autop && (optset_get(own, "mdd")->set || optset_get(own, "budget-total")->set))
-		return cmd_usage_error(self, "--mdd and --budget-total say when --runs auto stops; give --runs auto");
-	return CMD_CONTINUE;
-}
-
 /* --runs auto: the largest minimal detectable difference (% of the mean,
  * k runs a side, 80% power at 5%) over the headline metrics of the rounds
  * so far, from the spread of their run means; INFINITY before two rounds
@@ -935,7 +908,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	}
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
-	ret = runs_from(self, &own, &nruns, &autorun);
+	ret = cmd_rounds_from(self, &own, "runs", RUN_AUTO_MAX, &nruns, &autorun);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	ret = check_json_paths(self, json_path, nruns);

@@ -30,4 +30,14 @@
 	{ .name = "max-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "5", .metavar = "N", \
 	  .help = "at most N counted repetitions" }
 
+/* When `run --runs auto` and `lab run --rounds auto` stop (rows shared by
+ * both; each run or round is one of at most RUN_AUTO_MAX). */
+#define RUN_AUTO_MAX 1000
+#define RUN_AUTO_OPTS \
+	{ .name = "mdd", .type = OPT_DOUBLE, .min = 0.01, .max = 1000, .def = "3", .metavar = "PCT", \
+	  .help = "auto: stop once every headline's minimal detectable difference (80% power at 5%) is at most PCT% " \
+		  "of its mean" }, \
+	{ .name = "budget-total", .type = OPT_DOUBLE, .min = 1, .max = 604800, .def = "3600", .metavar = "SECONDS", \
+	  .help = "auto: no round is started that would end after this long" }
+
 #endif

@@ -204,5 +204,5 @@ PY
 expect 2 "--mdd without --runs auto" "$VMB" run cpu.prime --runs 3 --mdd 5 --no-store
 has "$T/err" "give --runs auto" "says what --mdd needs"
 expect 2 "--runs neither a number nor auto" "$VMB" run cpu.prime --runs lots --no-store
-has "$T/err" "--runs 'lots': give a number of runs from 1 to 1000, or auto" "the valid forms"
+has "$T/err" "--runs 'lots': give a number from 1 to 1000, or auto" "the valid forms"
 finish
