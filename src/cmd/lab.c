@@ -1240,7 +1240,7 @@ static void say_busy(const struct lab *l)
  * of the headline metrics against the baseline, as the comparison at the
  * end will judge them (paired by round); INFINITY when none is known.
  * *which names it. */
-static double lab_worst_mdd(const struct lab *l, char *which, size_t len)
+static double lab_worst_mdd(const struct lab *l, const struct lab_matrix *m, char *which, size_t len)
 {
 	struct cmp_table t;
 	double worst = -1;
@@ -1250,6 +1250,8 @@ static double lab_worst_mdd(const struct lab *l, char *which, size_t len)
 	which[0] = '\0';
 	for (size_t o = 0; r == 0 && o < l->t.nops; o++)
 		r = cmp_add_operand(&t, l->t.ops[o].name, json_incref(l->t.ops[o].docs));
+	/* the operands as the comparison at the end has them: its baseline */
+	lab_matrix_order(&t, m);
 	if (r == 0 && t.nops > 1 && lab_compare(&t, optset_str(l->own, "baseline"), l->base, &l->base_pairs) == 0)
 		for (size_t i = 0; i < t.nrows; i++) {
 			const struct cmp_row *row = &t.rows[i];
@@ -1274,14 +1276,14 @@ static double lab_worst_mdd(const struct lab *l, char *which, size_t len)
 }
 
 /* --rounds auto after round k: whether to stop, and why, said. */
-static bool lab_auto_done(const struct lab *l, unsigned k, double started)
+static bool lab_auto_done(const struct lab *l, const struct lab_matrix *m, unsigned k, double started)
 {
 	double target = optset_double(l->own, "mdd"), mdd;
 	char which[512];
 
 	if (k < 2)
 		return false;
-	mdd = lab_worst_mdd(l, which, sizeof(which));
+	mdd = lab_worst_mdd(l, m, which, sizeof(which));
 	if (isfinite(mdd))
 		log_info("round %u: the largest minimal detectable difference is %.1f%% (%s); --mdd %g%%", k, mdd, which,
 			 target);
@@ -1327,7 +1329,7 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 			return EXIT_FAILED;
 		for (size_t i = 0; i < m->n && !vmb_stop_requested(); i++)
 			lab_config(l, m, order[i]);
-		if (l->autorounds && !vmb_stop_requested() && lab_auto_done(l, k, started))
+		if (l->autorounds && !vmb_stop_requested() && lab_auto_done(l, m, k, started))
 			break;
 	}
 	return EXIT_OK;
