@@ -31,8 +31,8 @@ const struct vmb_opt calibrate_opts[] = {
 	{ .name = "quick", .type = OPT_BOOL, .help = "each run as 'vmbench run --quick' (the cases compared must match)" },
 	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 86400, .metavar = "SECONDS",
 	  .help = "passed to each run: how long a repetition measures" },
-	{ .name = "repeat", .type = OPT_INT, .min = 2, .max = 1000, .metavar = "N",
-	  .help = "passed to each run: exactly N repetitions" },
+	{ .name = "repeat", .type = OPT_INT, .min = 1, .max = 1000, .metavar = "N",
+	  .help = "passed to each run: exactly N repetitions (as run takes it: 1 is enough, the noise is between runs)" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH",
 	  .help = "the result store whose calibrations this joins (they live in PATH.calibration/)" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
@@ -234,8 +234,19 @@ static int cmd_calibrate(const struct vmb_cmd *self, int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (!quiet)
-		printf("stored %zu cases' noise for %s in %s\n", json_array_size(cases), machine, saved);
+	if (!quiet) {
+		size_t ncases = 0, headline = 0;
+
+		/* what was printed above is the headline metrics; every metric is stored */
+		for (size_t i = 0; i < t.nrows; i++) {
+			ncases += !i || strcmp(t.rows[i].suite, t.rows[i - 1].suite) || strcmp(t.rows[i].test, t.rows[i - 1].test) ||
+				  strcmp(t.rows[i].params, t.rows[i - 1].params);
+			headline += t.rows[i].headline && t.rows[i].cells[0].nruns >= 2;
+		}
+		printf("stored the run-to-run noise of %zu metrics (the %zu headline ones above, and the others) of %zu "
+		       "case%s for %s in %s\n", json_array_size(cases), headline, ncases, ncases == 1 ? "" : "s", machine,
+		       saved);
+	}
 	ret = EXIT_OK;
 out:
 	if (tmpl[0])

@@ -59,6 +59,11 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 	      struct optset *suite_sets, struct strv *positional);
 void cmd_release(struct optset *own, struct optset *suite_sets, struct strv *positional);
 int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The option `name` ("runs", "rounds"): N from 1 to max, or auto (*autop,
+ * and max as *n); --mdd and --budget-total only with auto. CMD_CONTINUE or
+ * a usage error's exit code. */
+int cmd_rounds_from(const struct vmb_cmd *c, const struct optset *own, const char *name, unsigned max, unsigned *n,
+		    bool *autop);
 /* The usage error (or, on -ENOMEM, the failure) of db_parse_selector's r for word:
  * a key over DB_LABEL_KEY_MAX is named as such. The exit code. */
 int cmd_selector_error(const struct vmb_cmd *c, const char *word, int r);

@@ -525,3 +525,21 @@ bool cmd_lab_doc(const json_t *doc)
 	return json_is_string(json_object_get(doc, LAB_CONFIG_KEY)) ||
 	       json_is_string(json_object_get(json_object_get(doc, "labels"), "config"));
 }
+
+int cmd_rounds_from(const struct vmb_cmd *c, const struct optset *own, const char *name, unsigned max, unsigned *n,
+		    bool *autop)
+{
+	const char *w = optset_str(own, name);
+	int64_t k;
+
+	*autop = !strcmp(w, "auto");
+	if (*autop)
+		*n = max;
+	else if (parse_i64(w, 1, max, &k) == 0)
+		*n = (unsigned)k;
+	else
+		return cmd_usage_error(c, "--%s '%s': give a number from 1 to %u, or auto", name, w, max);
+	if (!*autop && (optset_get(own, "mdd")->set || optset_get(own, "budget-total")->set))
+		return cmd_usage_error(c, "--mdd and --budget-total say when --%s auto stops; give --%s auto", name, name);
+	return CMD_CONTINUE;
+}

@@ -22,6 +22,14 @@ const struct vmb_opt compare_opts[] = {
 	{ .name = "margin", .type = OPT_DOUBLE, .min = 0, .max = 100, .def = "5", .metavar = "PCT",
 	  .help = "equivalence margin: 'same' when the 90% CI of the difference lies within +-PCT% of the "
 		  "baseline (two one-sided tests); 0 for no equivalence verdict" },
+	{ .name = "pair-by", .type = OPT_STRING, .def = CMP_PAIR_AUTO, .metavar = "KEY",
+	  .help = "pair runs measured together and compare them round by round (the per-round ratio, paired t; "
+		  "from 6 to 16 rounds an exact sign-flip test must agree): 'auto' pairs the rounds of one run "
+		  "group (lab run --rounds, run --runs), 'round' the same round number of any groups, a label KEY "
+		  "the runs with the same value of it, 'none' never (Welch on run means)" },
+	{ .name = "stat", .type = OPT_STRING, .def = "mean", .choices = "mean|trimmed|median", .metavar = "STAT",
+	  .help = "also show each cell's trimmed mean (the run means without the largest and the smallest) or "
+		  "median, and its gap, for studies that report them: descriptive, labelled, never the verdict" },
 	{ .name = "no-calibration", .type = OPT_BOOL,
 	  .help = "ignore this machine's stored calibration (vmbench calibrate) for operands of one run" },
 	{ .name = "all", .type = OPT_BOOL, .help = "every metric, not only each test's headline metrics" },
@@ -47,7 +55,9 @@ const struct vmb_cmd cmd_compare_desc = {
 		       "paired only when suite, test and parameters (threads, queue depth, block size...) are equal; "
 		       "a metric present on one side only is listed as such. A run (one process, one boot) is the "
 		       "unit of replication: each run's mean is one sample, and a difference is significant when "
-		       "the 95% confidence interval of the difference of run means (Welch) excludes zero. With one "
+		       "the 95% confidence interval of the difference excludes zero: round by round when the runs were "
+		       "measured in the same rounds (the per-round log ratio, paired t; see --pair-by), else of the "
+		       "run means (Welch). Each cell shows one mean and one interval, the ones its verdict used. With one "
 		       "run on a side nothing is called significant unless 'vmbench calibrate' stored this "
 		       "machine's run-to-run noise. Beside every 'no significant difference' stands the minimal "
 		       "detectable difference (mdd: found 80% of the time with these runs).",
@@ -134,6 +144,14 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret != CMD_CONTINUE)
 		goto out;
 	t.margin_pct = optset_double(&own, "margin");
+	t.pair_by = optset_str(&own, "pair-by");
+	if (!cmp_pair_by_valid(t.pair_by)) {
+		ret = cmd_usage_error(self, "--pair-by '%s': give auto, round, none or a label's key (letters, digits, "
+				      "'_', '-', '.')", t.pair_by);
+		goto out;
+	}
+	t.stat = !strcmp(optset_str(&own, "stat"), "trimmed") ? CMP_STAT_TRIMMED
+		 : !strcmp(optset_str(&own, "stat"), "median") ? CMP_STAT_MEDIAN : CMP_STAT_MEAN;
 	if (optset_bool(&own, "no-calibration")) {
 		json_decref(t.calibration);
 		t.calibration = NULL;

@@ -18,6 +18,9 @@
 const struct vmb_opt export_opts[] = {
 	{ .name = "format", .type = OPT_STRING, .def = "json", .choices = "json|csv|markdown|openmetrics",
 	  .metavar = "FMT", .help = "output format" },
+	{ .name = "run-id", .type = OPT_BOOL,
+	  .help = "openmetrics: label every series with the run's id (run_id); off by default, as each run then makes "
+		  "new series and their number grows with every run" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
@@ -36,6 +39,27 @@ const struct vmb_cmd cmd_export_desc = {
 };
 
 static const char *const stats[] = { "mean", "median", "stddev", "min", "max", "ci95_low", "ci95_high" };
+
+/* Units as Prometheus names them: the base unit, its suffix on the family's
+ * name and the divisor that converts a document's value to it (every
+ * statistic exported is linear in the value). Other units keep their
+ * values, the HELP text saying which. */
+static const struct om_unit {
+	const char *unit, *base;
+	double divisor;
+} om_units[] = {
+	{ "ns", "seconds", 1e9 },
+	{ "s", "seconds", 1 },
+	{ "B", "bytes", 1 },
+};
+
+static const struct om_unit *om_unit_of(const char *unit)
+{
+	for (size_t i = 0; unit && i < sizeof(om_units) / sizeof(om_units[0]); i++)
+		if (!strcmp(om_units[i].unit, unit))
+			return &om_units[i];
+	return NULL;
+}
 static const char *const pcts[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 
 /* An OpenMetrics name, [a-zA-Z_][a-zA-Z0-9_]*, from any text: other bytes
@@ -195,7 +219,8 @@ static void om_label(FILE *f, bool first, const char *name, const char *value)
 	fputc('"', f);
 }
 
-static void om_labels(FILE *f, const json_t *doc, const struct om_names *nm, const json_t *params, const char *stat)
+static void om_labels(FILE *f, const json_t *doc, const struct om_names *nm, const json_t *params, const char *stat,
+		      bool run_id)
 {
 	const json_t *fp = json_object_get(doc, "fingerprint");
 	const char *k;
@@ -203,7 +228,8 @@ static void om_labels(FILE *f, const json_t *doc, const struct om_names *nm, con
 
 	fputc('{', f);
 	om_label(f, true, "stat", stat);
-	om_label(f, false, "run_id", json_string_value(json_object_get(doc, "id")));
+	if (run_id)
+		om_label(f, false, "run_id", json_string_value(json_object_get(doc, "id")));
 	om_label(f, false, "host", json_string_value(json_object_get(fp, "hostname")));
 	om_label(f, false, "hypervisor", json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")));
 	json_object_foreach((json_t *)params, k, v) {
@@ -219,8 +245,10 @@ static void om_labels(FILE *f, const json_t *doc, const struct om_names *nm, con
 
 /* One case of a metric: a sample per summary statistic and percentile. */
 static void om_samples(FILE *f, const char *family, const json_t *doc, const struct om_names *nm, const json_t *c,
-		       const json_t *m)
+		       const json_t *m, bool run_id)
 {
+	const struct om_unit *u = om_unit_of(json_string_value(json_object_get(m, "unit")));
+	double div = u ? u->divisor : 1;
 	const json_t *sum = json_object_get(m, "summary");
 	const json_t *pc = json_object_get(json_object_get(m, "histogram"), "percentiles");
 
@@ -230,8 +258,8 @@ static void om_samples(FILE *f, const char *family, const json_t *doc, const str
 		if (!json_is_number(v))
 			continue;
 		fputs(family, f);
-		om_labels(f, doc, nm, json_object_get(c, "params"), stats[i]);
-		fprintf(f, " %.17g\n", json_number_value(v));
+		om_labels(f, doc, nm, json_object_get(c, "params"), stats[i], run_id);
+		fprintf(f, " %.17g\n", json_number_value(v) / div);
 	}
 	for (size_t i = 0; pc && i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 		const json_t *v = json_object_get(pc, pcts[i]);
@@ -239,15 +267,15 @@ static void om_samples(FILE *f, const char *family, const json_t *doc, const str
 		if (!json_is_number(v))
 			continue;
 		fputs(family, f);
-		om_labels(f, doc, nm, json_object_get(c, "params"), pcts[i]);
-		fprintf(f, " %.17g\n", json_number_value(v));
+		om_labels(f, doc, nm, json_object_get(c, "params"), pcts[i], run_id);
+		fprintf(f, " %.17g\n", json_number_value(v) / div);
 	}
 }
 
 /* OpenMetrics wants each family's samples together, its metadata once and
  * no two families of one name: families are gathered first (in the order
  * they first appear), then named, then printed. */
-static int print_openmetrics(FILE *f, const json_t *doc)
+static int print_openmetrics(FILE *f, const json_t *doc, bool run_id)
 {
 	json_t *families = json_object(), *used = json_object(), *s, *t, *c, *m, *list;
 	struct om_names nm = { 0 };
@@ -261,9 +289,10 @@ static int print_openmetrics(FILE *f, const json_t *doc)
 		json_array_foreach(json_object_get(s, "tests"), j, t)
 			json_array_foreach(json_object_get(t, "cases"), k, c)
 				json_array_foreach(json_object_get(c, "metrics"), l, m) {
-		char *raw = xasprintf("vmbench_%s_%s_%s", json_string_value(json_object_get(s, "name")),
+		const struct om_unit *u = om_unit_of(json_string_value(json_object_get(m, "unit")));
+		char *raw = xasprintf("vmbench_%s_%s_%s%s%s", json_string_value(json_object_get(s, "name")),
 				      json_string_value(json_object_get(t, "name")),
-				      json_string_value(json_object_get(m, "name")));
+				      json_string_value(json_object_get(m, "name")), u ? "_" : "", u ? u->base : "");
 
 		if (!raw)
 			goto out;
@@ -280,20 +309,28 @@ static int print_openmetrics(FILE *f, const json_t *doc)
 	json_object_foreach(families, key, list) {
 		json_t *names = json_object(), *e;
 		const json_t *m0 = json_array_get(json_array_get(list, 0), 1);
+		const struct om_unit *u;
 		const char *name;
+		size_t nl;
 
 		if (!names || om_assign(used, names, key, NULL) < 0) {
 			json_decref(names);
 			goto out;
 		}
 		name = json_string_value(json_object_get(names, key));
-		fprintf(f, "# TYPE %s gauge\n# HELP %s ", name, name);
-		om_escape(f, json_string_value(json_object_get(m0, "unit")));
+		u = om_unit_of(json_string_value(json_object_get(m0, "unit")));
+		fprintf(f, "# TYPE %s gauge\n", name);
+		/* OpenMetrics: a family with a UNIT has it as its name's suffix (om_assign may have renamed it) */
+		nl = strlen(name);
+		if (u && nl > strlen(u->base) && !strcmp(name + nl - strlen(u->base), u->base))
+			fprintf(f, "# UNIT %s %s\n", name, u->base);
+		fprintf(f, "# HELP %s ", name);
+		om_escape(f, u ? u->base : json_string_value(json_object_get(m0, "unit")));
 		fputs(", ", f);
 		om_escape(f, json_string_value(json_object_get(m0, "direction")));
 		fputs(" is better\n", f);
 		json_array_foreach(list, i, e)
-			om_samples(f, name, doc, &nm, json_array_get(e, 0), json_array_get(e, 1));
+			om_samples(f, name, doc, &nm, json_array_get(e, 0), json_array_get(e, 1), run_id);
 		json_decref(names);
 		if (cmd_stdout_check(false) < 0) {
 			r = -EIO;
@@ -328,13 +365,16 @@ static int each_metric(const json_t *doc, int (*fn)(FILE *, const json_t *, cons
 	return 0;
 }
 
-/* The case's parameters as compare writes them: "bs=4096 qd=32". */
-static void params_text(const json_t *c, char *buf, size_t len)
+/* The case's parameters as compare writes them: "bs=4096 qd=32" in CSV
+ * (exact), "bs=4k qd=32" for a reader. */
+static void params_text(const json_t *c, char *buf, size_t len, bool exact)
 {
 	char *params = json_dumps(json_object_get(c, "params"), JSON_SORT_KEYS | JSON_COMPACT);
 
 	buf[0] = '\0';
-	if (params)
+	if (params && exact)
+		cmp_params_text_exact(params, buf, len);
+	else if (params)
 		cmp_params_text(params, buf, len);
 	free(params);
 }
@@ -379,7 +419,7 @@ static int csv_row(FILE *f, const json_t *s, const json_t *t, const json_t *c, c
 			       json_string_value(json_object_get(m, "direction")) };
 	char params[1024];
 
-	params_text(c, params, sizeof(params));
+	params_text(c, params, sizeof(params), true);
 	text[2] = params;
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
 		if (i)
@@ -395,7 +435,7 @@ static int md_row(FILE *f, const json_t *s, const json_t *t, const json_t *c, co
 {
 	char params[1024];
 
-	params_text(c, params, sizeof(params));
+	params_text(c, params, sizeof(params), false);
 	fputs("| ", f);
 	md_cell(f, json_string_value(json_object_get(s, "name")));
 	fputc('.', f);
@@ -439,7 +479,7 @@ static int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 	if (!strcmp(fmt, "json")) {
 		r = doc_write_file(doc, "-");
 	} else if (!strcmp(fmt, "openmetrics")) {
-		r = print_openmetrics(stdout, doc);
+		r = print_openmetrics(stdout, doc, optset_bool(&own, "run-id"));
 	} else if (!strcmp(fmt, "csv")) {
 		fputs("suite,test,params,metric,unit,direction,n,mean,median,stddev,min,max,ci95_low,ci95_high,p50,p90,p99\n",
 		      stdout);

@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "run_opts.h"
+#include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/opts.h"
 #include "../core/noise.h"
@@ -70,9 +71,13 @@ const struct vmb_opt lab_opts[] = {
 	RUN_MEASURE_OPTS,
 	{ .name = "boots", .type = OPT_INT, .min = 1, .max = 100, .def = "3", .quick = "2", .metavar = "N",
 	  .help = "run: cold boots timed per configuration (the first also runs the suites)" },
-	{ .name = "rounds", .type = OPT_INT, .min = 1, .max = 100, .def = "1", .metavar = "N",
-	  .help = "run: boot every configuration N times, in an order shuffled per round (the seed is recorded), so "
-		  "drift during a long matrix hits every configuration alike; each boot is a run for compare" },
+	{ .name = "rounds", .type = OPT_STRING, .def = "1", .metavar = "N|auto",
+	  .help = "run: boot every configuration N times (1 to 100), in an order shuffled per round (the seed is "
+		  "recorded), so drift during a long matrix hits every configuration alike; each boot is a run for "
+		  "compare, which compares the configurations round by round. auto: rounds until every headline "
+		  "verdict against the baseline has a minimal detectable difference of at most --mdd, or until "
+		  "--budget-total would run out; it says which" },
+	RUN_AUTO_OPTS,
 	{ .name = "baseline", .type = OPT_STRING, .def = "host", .metavar = "WHAT",
 	  .help = "run, report: what the configurations are compared with: host (measured with the same suites), none "
 		  "(no host: the first configuration), or KEY=VALUE[,KEY=VALUE] naming one configuration of the matrix, "
@@ -401,6 +406,8 @@ struct lab {
 	const struct lab_backend *nic_be; /* what the NICs sit on: the first usable back end */
 	char nic_note[600];               /* why not a tap, when user networking carries the NICs */
 	unsigned round;  /* 1..--rounds */
+	unsigned rounds; /* --rounds N; auto: the most */
+	bool autorounds; /* --rounds auto */
 	char accel_asked[32];         /* the configuration's accel before auto was resolved */
 	struct lab_evidence evidence; /* where the failed boots' consoles go */
 	json_t *failures;             /* their records, for the comparison's reader (t.failures) */
@@ -1196,13 +1203,22 @@ static int lab_shuffle(struct lab *l, const struct lab_matrix *m, size_t *order,
 	}
 	snprintf(group_id, sizeof(group_id), "lab-%08llx", (unsigned long long)seed);
 	json_decref(l->group);
+	/* auto: the rounds so far, and the rule that decides how many */
 	l->group = json_pack("{s:s, s:I, s:I, s:I, s:o}", "id", group_id, "round", (json_int_t)k, "rounds",
-			     (json_int_t)rounds, "seed", (json_int_t)seed, "order", names);
+			     (json_int_t)(l->autorounds ? k : rounds), "seed", (json_int_t)seed, "order", names);
+	if (l->group && l->autorounds &&
+	    json_object_set_new(l->group, "auto", json_pack("{s:f}", "mdd_pct", optset_double(l->own, "mdd"))) < 0) {
+		json_decref(l->group);
+		l->group = NULL;
+	}
 	if (!l->group) {
 		log_error("out of memory recording round %u", k);
 		return -ENOMEM;
 	}
-	log_info("round %u of %u (seed %llu)", k, rounds, (unsigned long long)seed);
+	if (l->autorounds)
+		log_info("round %u (--rounds auto, seed %llu)", k, (unsigned long long)seed);
+	else
+		log_info("round %u of %u (seed %llu)", k, rounds, (unsigned long long)seed);
 	return 0;
 }
 
@@ -1220,12 +1236,83 @@ static void say_busy(const struct lab *l)
 				json_integer_value(json_array_get(v, 1)) == 1 ? "" : "s");
 }
 
+/* --rounds auto: the largest minimal detectable difference of the verdicts
+ * of the headline metrics against the baseline, as the comparison at the
+ * end will judge them (paired by round); INFINITY when none is known.
+ * *which names it. */
+static double lab_worst_mdd(const struct lab *l, const struct lab_matrix *m, char *which, size_t len)
+{
+	struct cmp_table t;
+	double worst = -1;
+	int r = 0;
+
+	cmp_table_init(&t, suites_find);
+	which[0] = '\0';
+	for (size_t o = 0; r == 0 && o < l->t.nops; o++)
+		r = cmp_add_operand(&t, l->t.ops[o].name, json_incref(l->t.ops[o].docs));
+	/* the operands as the comparison at the end has them: its baseline */
+	lab_matrix_order(&t, m);
+	if (r == 0 && t.nops > 1 && lab_compare(&t, optset_str(l->own, "baseline"), l->base, &l->base_pairs) == 0)
+		for (size_t i = 0; i < t.nrows; i++) {
+			const struct cmp_row *row = &t.rows[i];
+
+			for (size_t o = 0; row->headline && o < t.nops; o++) {
+				struct cmp_verdict v;
+
+				if (o == t.baseline || t.ops[o].aside)
+					continue;
+				cmp_judge(&t, row, o, &v);
+				if (!v.comparable)
+					continue;
+				if (!(v.rc.mdd_pct <= worst)) {
+					worst = v.rc.mdd_pct;
+					snprintf(which, len, "%s.%s %s, %s vs %s", row->suite, row->test, row->metric,
+						 t.ops[o].name, t.ops[t.baseline].name);
+				}
+			}
+		}
+	cmp_table_release(&t);
+	return worst < 0 ? INFINITY : worst;
+}
+
+/* --rounds auto after round k: whether to stop, and why, said. */
+static bool lab_auto_done(const struct lab *l, const struct lab_matrix *m, unsigned k, double started)
+{
+	double target = optset_double(l->own, "mdd"), mdd;
+	char which[512];
+
+	if (k < 2)
+		return false;
+	mdd = lab_worst_mdd(l, m, which, sizeof(which));
+	if (isfinite(mdd))
+		log_info("round %u: the largest minimal detectable difference is %.1f%% (%s); --mdd %g%%", k, mdd, which,
+			 target);
+	if (mdd <= target) {
+		log_info("--rounds auto: stopped after %u rounds: every headline verdict's minimal detectable difference "
+			 "is within --mdd %g%% (the largest %.1f%%, %s)", k, target, mdd, which);
+		return true;
+	}
+	/* another round as long as the mean one so far must end within --budget-total */
+	if ((clock_s() - started) * (k + 1) / k > optset_double(l->own, "budget-total")) {
+		log_info("--rounds auto: stopped after %u rounds: another would end after --budget-total %gs; the largest "
+			 "minimal detectable difference is %s%.1f%% (%s), not within --mdd %g%%", k,
+			 optset_double(l->own, "budget-total"), isfinite(mdd) ? "" : "unknown, ", isfinite(mdd) ? mdd : 0,
+			 *which ? which : "no verdict judged", target);
+		return true;
+	}
+	if (k == l->rounds)
+		log_info("--rounds auto: stopped at the most rounds, %u; the largest minimal detectable difference is "
+			 "%.1f%% (%s), not within --mdd %g%%", k, mdd, which, target);
+	return false;
+}
+
 /* Every round: the host (its runs are the baseline's replication), then
  * every configuration. EXIT_OK, or EXIT_FAILED after a message. */
 static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 {
-	unsigned rounds = (unsigned)optset_int(l->own, "rounds");
+	unsigned rounds = l->rounds;
 	uint64_t seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu, rng = seed;
+	double started = clock_s();
 
 	for (size_t i = 0; i < m->n; i++)
 		order[i] = i;
@@ -1242,6 +1329,8 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 			return EXIT_FAILED;
 		for (size_t i = 0; i < m->n && !vmb_stop_requested(); i++)
 			lab_config(l, m, order[i]);
+		if (l->autorounds && !vmb_stop_requested() && lab_auto_done(l, m, k, started))
+			break;
 	}
 	return EXIT_OK;
 }
@@ -1266,6 +1355,9 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct 
 		ret = EXIT_FAILED;
 		goto out;
 	}
+	ret = cmd_rounds_from(self, own, "rounds", 100, &l.rounds, &l.autorounds);
+	if (ret != CMD_CONTINUE)
+		goto out;
 	ret = lab_prepare(self, own, &l, &m, out);
 	if (ret != CMD_CONTINUE)
 		goto out;

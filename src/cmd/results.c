@@ -13,7 +13,7 @@
 
 const struct vmb_opt results_opts[] = {
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE",
-	  .help = "only runs with this label (repeatable: all must match)" },
+	  .help = "only runs with this label; given several times, runs with all of them" },
 	{ .name = "format", .type = OPT_STRING, .def = "text", .choices = "text|json|csv", .metavar = "FMT",
 	  .help = "output format: an aligned table, a JSON array of runs, or CSV" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },

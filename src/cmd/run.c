@@ -1,6 +1,7 @@
 /* vmbench run: measure the selected suites, store and show the result. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,11 +13,14 @@
 
 #include "cmd.h"
 #include "run_opts.h"
+#include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/runner.h"
 #include "../probe/probe.h"
+#include "../report/compare.h"
 #include "../report/summary.h"
 #include "../report/text.h"
+#include "../store/calib.h"
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
@@ -28,9 +32,12 @@ const struct vmb_opt run_opts[] = {
 	  .help = "a short run of everything: every option's --quick default applies unless given ('vmbench list' "
 		  "says how many cases the quick and the default run have on this machine and how long they take)" },
 	RUN_MEASURE_OPTS,
-	{ .name = "runs", .type = OPT_INT, .min = 1, .max = 1000, .def = "1", .metavar = "N",
-	  .help = "N runs in interleaved rounds: every selected test once per round, in an order shuffled "
-		  "per round; each round is a run (the unit compare tests on), all stored under one run group" },
+	{ .name = "runs", .type = OPT_STRING, .def = "1", .metavar = "N|auto",
+	  .help = "N runs (1 to 1000) in interleaved rounds: every selected test once per round, in an order "
+		  "shuffled per round; each round is a run (the unit compare tests on), all stored under one run "
+		  "group. auto: rounds until every headline's minimal detectable difference is at most --mdd, or "
+		  "until --budget-total would run out; it says which" },
+	RUN_AUTO_OPTS,
 	{ .name = "seed", .type = OPT_INT, .min = 0, .max = 4294967295LL, .metavar = "N",
 	  .help = "the seed of the rounds' shuffled order (default from the clock; recorded in every document)" },
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE",
@@ -155,6 +162,11 @@ static void settings_from(const struct optset *own, struct runner_settings *rs)
 {
 	rs->time_s = optset_double(own, "time");
 	rs->warmup_s = optset_double(own, "warmup");
+	/* unless given: four times the warm-up (its cost grows with it), and
+	 * in --quick the warm-up itself (one slice, unjudged, as it was) */
+	rs->warmup_max_s = optset_get(own, "warmup-max")->set ? optset_double(own, "warmup-max")
+			   : optset_bool(own, "quick")		 ? rs->warmup_s
+								 : 4 * rs->warmup_s;
 	rs->budget_s = optset_double(own, "budget");
 	rs->precision_pct = optset_double(own, "precision");
 	rs->min_reps = (unsigned)optset_int(own, "min-reps");
@@ -511,12 +523,12 @@ static char *round_json_path(const char *path, unsigned k)
 static int run_one(const struct vmb_cmd *self, const struct optset *own, const struct runner_settings *rs,
 		   const struct runner_item *items, size_t nitems, const struct round_unit *units, size_t nu,
 		   json_t *fp, json_t *group, struct db *db, const char *db_path, const char *json_path,
-		   bool json_stdout, const char *unstored)
+		   bool json_stdout, const char *unstored, json_t **doc_out)
 {
 	struct vmb_results res = { 0 };
 	json_t *doc = NULL, *order;
 	bool json_failed = false, store_failed = false, interrupted;
-	size_t ncases;
+	size_t ncases = 0;
 	int64_t id = 0;
 	double started;
 	char why[256];
@@ -579,7 +591,10 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 			store_failed = true;
 			ret = interrupted ? ret : EXIT_FAILED;
 		} else if (log_get_level() > LOG_ERROR) {
-			if (group)
+			if (group && json_object_get(group, "auto"))
+				fprintf(stdout, "round %lld (--runs auto): ",
+					(long long)json_integer_value(json_object_get(group, "round")));
+			else if (group)
 				fprintf(stdout, "round %lld of %lld: ",
 					(long long)json_integer_value(json_object_get(group, "round")),
 					(long long)json_integer_value(json_object_get(group, "rounds")));
@@ -588,7 +603,7 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 	}
 	/* The wall of numbers above is for reading later; this is the screen
 	 * a user reads now, with what to do next. */
-	if (!json_stdout && log_get_level() > LOG_ERROR &&
+	if (!json_stdout && log_get_level() > LOG_ERROR && !json_object_get(group, "auto") &&
 	    (!group || json_integer_value(json_object_get(group, "round")) ==
 			       json_integer_value(json_object_get(group, "rounds"))))
 		summary_print(stdout, doc, store_failed || ncases == 0 ? 0 : (long long)id,
@@ -615,6 +630,8 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 		log_error("interrupted: the %zu case%s finished before it %s kept, marked interrupted", ncases,
 			  ncases == 1 ? "" : "s", ncases == 1 ? "is" : "are");
 out:
+	if (doc_out && doc && ncases > 0)
+		*doc_out = json_incref(doc);
 	json_decref(doc);
 	vmb_results_release(&res);
 	return ret;
@@ -739,6 +756,103 @@ static int check_json_paths(const struct vmb_cmd *self, const char *json_path, u
 	return CMD_CONTINUE;
 }
 
+/* --runs auto: the largest minimal detectable difference (% of the mean,
+ * k runs a side, 80% power at 5%) over the headline metrics of the rounds
+ * so far, from the spread of their run means; INFINITY before two rounds
+ * or when nothing could be judged. *which names it. */
+static double worst_mdd(json_t *docs, char *which, size_t len)
+{
+	struct cmp_table t;
+	double worst = -1;
+
+	cmp_table_init(&t, suites_find);
+	which[0] = '\0';
+	if (json_array_size(docs) < 2 || cmp_add_operand(&t, "rounds", json_incref(docs)) < 0 || cmp_build(&t) < 0) {
+		cmp_table_release(&t);
+		return INFINITY;
+	}
+	for (size_t i = 0; i < t.nrows; i++) {
+		const struct cmp_row *r = &t.rows[i];
+		const struct cmp_cell *c = &r->cells[0];
+		double mdd;
+
+		if (!r->headline || c->nruns < 2 || !(fabs(c->rsum.mean) > 0))
+			continue;
+		mdd = stats_mdd_pct(c->rsum.stddev / fabs(c->rsum.mean), (double)c->nruns, (double)c->nruns - 1);
+		if (!(mdd <= worst)) {
+			char p[256];
+
+			worst = mdd;
+			cmp_row_params(r, p, sizeof(p));
+			snprintf(which, len, "%s.%s%s%s %s", r->suite, r->test, *p ? " " : "", p, r->metric);
+		}
+	}
+	cmp_table_release(&t);
+	return worst < 0 ? INFINITY : worst;
+}
+
+/* --runs auto with a stored calibration of this machine (vmbench
+ * calibrate): the rounds it predicts, before any is run. For every selected
+ * test's headline metric the calibration has, the fewest rounds k whose mdd
+ * at its between-run cv (with k - 1 degrees of freedom, as the rounds will
+ * judge it) is within the target; the most of them is printed. */
+static void predict_rounds(const struct optset *own, const struct runner_item *items, size_t nitems,
+			   const json_t *fp)
+{
+	char dbp[4096], dir[4200], key[512], which[300] = "";
+	double target = optset_double(own, "mdd"), worst_cv = 0;
+	unsigned most = 0;
+	size_t covered = 0, wanted = 0, i;
+	json_t *cal, *e;
+
+	if (db_default_path(optset_str(own, "db"), dbp, sizeof(dbp)) < 0 || calib_dir(dbp, dir, sizeof(dir)) < 0 ||
+	    !(cal = calib_load(dir)))
+		return;
+	cmp_fingerprint_key(fp, key, sizeof(key));
+	for (size_t it = 0; it < nitems; it++) {
+		const struct vmb_suite *su = items[it].suite;
+
+		for (size_t k = 0; su->tests[k].name; k++) {
+			double cv = 0;
+			bool found = false;
+
+			if (!(items[it].test_mask >> k & 1))
+				continue;
+			wanted++;
+			/* the noisiest of its cases (params) with a headline metric */
+			json_array_foreach(json_object_get(cal, "cases"), i, e) {
+				const char *m = json_string_value(json_object_get(e, "metric"));
+				double x = json_number_value(json_object_get(e, "cv_between"));
+
+				if (!m || strcmp(json_string_value(json_object_get(e, "machine")) ?: "", key) ||
+				    strcmp(json_string_value(json_object_get(e, "suite")) ?: "", su->name) ||
+				    strcmp(json_string_value(json_object_get(e, "test")) ?: "", su->tests[k].name) ||
+				    !str_in_list(su->tests[k].headline, ',', m) || !isfinite(x) || x < 0 || x > 10)
+					continue;
+				found = true;
+				cv = fmax(cv, x);
+			}
+			if (!found)
+				continue;
+			covered++;
+			for (unsigned n = 2; n <= RUN_AUTO_MAX; n++)
+				if (stats_mdd_pct(cv, n, n - 1) <= target || n == RUN_AUTO_MAX) {
+					if (n > most || (n == most && cv > worst_cv)) {
+						most = n;
+						worst_cv = cv;
+						snprintf(which, sizeof(which), "%s.%s", su->name, su->tests[k].name);
+					}
+					break;
+				}
+		}
+	}
+	json_decref(cal);
+	if (covered && log_get_level() > LOG_ERROR)
+		printf("--runs auto: this machine's stored calibration predicts %u round%s for --mdd %g%% (the noisiest "
+		       "headline: %s, run-to-run noise %.1f%%; %zu of the %zu selected tests calibrated)\n", most,
+		       most == 1 ? "" : "s", target, which, 100 * worst_cv, covered, wanted);
+}
+
 static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
@@ -753,9 +867,14 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	const char *json_path;
 	json_t *fp = NULL;
 	bool json_stdout;
-	unsigned nruns;
+	unsigned nruns = 1, done = 0;
 	uint64_t seed, rng;
 	int ret, r, worst = EXIT_OK;
+	bool autorun = false;
+	json_t *rounds = NULL; /* --runs auto: the rounds' documents */
+	double mdd = INFINITY, t0 = clock_s();
+	char mdd_of[400] = "";
+	const char *stopped = NULL;
 
 	if (!suite_sets)
 		return EXIT_FAILED;
@@ -789,7 +908,9 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	}
 	json_path = optset_str(&own, "json");
 	json_stdout = json_path && !strcmp(json_path, "-");
-	nruns = (unsigned)optset_int(&own, "runs");
+	ret = cmd_rounds_from(self, &own, "runs", RUN_AUTO_MAX, &nruns, &autorun);
+	if (ret != CMD_CONTINUE)
+		goto out;
 	ret = check_json_paths(self, json_path, nruns);
 	if (ret != CMD_CONTINUE)
 		goto out;
@@ -818,13 +939,21 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	nu = round_units(items, nitems, units, ARRAY_SIZE(units));
+	if (autorun)
+		predict_rounds(&own, items, nitems, fp);
 	for (unsigned k = 1; k <= nruns; k++) {
 		char *round_path = json_path && nruns > 1 ? round_json_path(json_path, k) : NULL;
 		json_t *group = NULL;
 
 		if (nruns > 1) {
+			/* auto: the rounds so far, and the rule that decides how many */
 			group = json_pack("{s:s, s:I, s:I, s:I, s:[]}", "id", group_id, "round", (json_int_t)k, "rounds",
-					  (json_int_t)nruns, "seed", (json_int_t)seed, "order");
+					  (json_int_t)(autorun ? k : nruns), "seed", (json_int_t)seed, "order");
+			if (group && autorun &&
+			    json_object_set_new(group, "auto", json_pack("{s:f}", "mdd_pct", optset_double(&own, "mdd"))) < 0) {
+				json_decref(group);
+				group = NULL;
+			}
 			if (!group || (json_path && !round_path)) {
 				json_decref(group);
 				free(round_path);
@@ -833,17 +962,60 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 				goto out;
 			}
 			run_shuffle(units, nu, &rng);
-			log_info("round %u of %u", k, nruns);
+			if (autorun)
+				log_info("round %u (--runs auto)", k);
+			else
+				log_info("round %u of %u", k, nruns);
 		}
-		ret = run_one(self, &own, &rs, items, nitems, nruns > 1 ? units : NULL, nu, fp, group, db, db_path,
-			      round_path ? round_path : json_path, json_stdout, unstored[0] ? unstored : NULL);
+		{
+			json_t *doc = NULL;
+
+			ret = run_one(self, &own, &rs, items, nitems, nruns > 1 ? units : NULL, nu, fp, group, db, db_path,
+				      round_path ? round_path : json_path, json_stdout, unstored[0] ? unstored : NULL,
+				      autorun ? &doc : NULL);
+			if (doc && (rounds || (rounds = json_array())))
+				(void)json_array_append_new(rounds, doc);
+			else
+				json_decref(doc);
+		}
 		json_decref(group);
 		free(round_path);
+		done = k;
 		if (ret == EXIT_INTERRUPTED || ret == EXIT_USAGE || vmb_stop_requested())
 			break;
 		if (ret != EXIT_OK)
 			worst = ret;
+		if (!autorun)
+			continue;
+		mdd = worst_mdd(rounds, mdd_of, sizeof(mdd_of));
+		if (isfinite(mdd) && log_get_level() > LOG_ERROR)
+			printf("round %u: the largest minimal detectable difference is %.1f%% (%s); --mdd %g%%\n", k, mdd,
+			       mdd_of, optset_double(&own, "mdd"));
+		if (mdd <= optset_double(&own, "mdd")) {
+			stopped = "reached";
+			break;
+		}
+		/* another round as long as the mean one so far must end within --budget-total */
+		if ((clock_s() - t0) * (k + 1) / k > optset_double(&own, "budget-total")) {
+			stopped = "budget";
+			break;
+		}
 	}
+	if (autorun && log_get_level() > LOG_ERROR && ret != EXIT_USAGE) {
+		if (stopped && !strcmp(stopped, "reached"))
+			printf("--runs auto: stopped after %u rounds: every headline's minimal detectable difference is "
+			       "within --mdd %g%% (the largest %.1f%%, %s)\n", done, optset_double(&own, "mdd"), mdd, mdd_of);
+		else if (stopped)
+			printf("--runs auto: stopped after %u rounds: another would end after --budget-total %gs; the "
+			       "largest minimal detectable difference is %s%.1f%% (%s), not within --mdd %g%%\n", done,
+			       optset_double(&own, "budget-total"), isfinite(mdd) ? "" : "unknown, ", isfinite(mdd) ? mdd : 0,
+			       *mdd_of ? mdd_of : "fewer than two rounds", optset_double(&own, "mdd"));
+		else if (done == nruns)
+			printf("--runs auto: stopped at the most rounds, %u; the largest minimal detectable difference is "
+			       "%.1f%% (%s), not within --mdd %g%%\n", done, mdd, mdd_of, optset_double(&own, "mdd"));
+	}
+	if (autorun)
+		nruns = done;
 	if (ret == EXIT_OK && worst != EXIT_OK)
 		ret = worst;
 	if (nruns > 1 && ret != EXIT_USAGE && log_get_level() > LOG_ERROR)
@@ -851,6 +1023,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		       "'vmbench compare LABEL=A LABEL=B' (each round is a run)\n",
 		       group_id, nruns, nruns == 1 ? "" : "s", nu, nu == 1 ? "" : "s", (unsigned long long)seed);
 out:
+	json_decref(rounds);
 	if (rs.progress_lines)
 		(void)fclose(rs.progress_lines);
 	db_close(db);

@@ -10,7 +10,11 @@
 	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 86400, .def = "2", .quick = "0.3", \
 	  .metavar = "SECONDS", .help = "how long each repetition of a test measures (sysbench --time, fio --runtime)" }, \
 	{ .name = "warmup", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1", \
-	  .metavar = "SECONDS", .help = "an uncounted repetition of this length before each case; 0 for none" }, \
+	  .metavar = "SECONDS", .help = "uncounted warm-up before each case, in three slices; 0 for none" }, \
+	{ .name = "warmup-max", .type = OPT_DOUBLE, .min = 0, .max = 3600, .metavar = "SECONDS", \
+	  .help = "go on warming up, a slice at a time, until the headline's slope over the last three slices is " \
+	  "within 5% of their mean, up to this long in all (the case records how long it took and whether it was " \
+	  "steady); not above --warmup: one slice, not judged (default 4 x --warmup; --quick: --warmup)" }, \
 	{ .name = "budget", .type = OPT_DOUBLE, .min = 0.01, .max = 604800, .def = "60", .quick = "2", \
 	  .metavar = "SECONDS", .help = "time limit per case once --min-reps repetitions are done" }, \
 	{ .name = "threads", .type = OPT_LIST, .min = 1, .max = 4096, .def = "1,all", .metavar = "LIST", \
@@ -25,5 +29,15 @@
 	  .help = "at least N counted repetitions" }, \
 	{ .name = "max-reps", .type = OPT_INT, .min = 2, .max = 1000, .def = "10", .quick = "5", .metavar = "N", \
 	  .help = "at most N counted repetitions" }
+
+/* When `run --runs auto` and `lab run --rounds auto` stop (rows shared by
+ * both; each run or round is one of at most RUN_AUTO_MAX). */
+#define RUN_AUTO_MAX 1000
+#define RUN_AUTO_OPTS \
+	{ .name = "mdd", .type = OPT_DOUBLE, .min = 0.01, .max = 1000, .def = "3", .metavar = "PCT", \
+	  .help = "auto: stop once every headline's minimal detectable difference (80% power at 5%) is at most PCT% " \
+		  "of its mean" }, \
+	{ .name = "budget-total", .type = OPT_DOUBLE, .min = 1, .max = 604800, .def = "3600", .metavar = "SECONDS", \
+	  .help = "auto: no round is started that would end after this long" }
 
 #endif

@@ -2,6 +2,7 @@
  * or a skip with its reason, notes on how it measured), and how a
  * repetition's values join its case. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,16 @@ const char *vmb_notes_actual(const struct vmb_notes *nt, const char *key)
 		if (!strcmp(nt->actual[i].key, key))
 			return nt->actual[i].value;
 	return NULL;
+}
+
+bool rep_headline_value(const struct vmb_rep *rep, const char *headline, double *out)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (str_in_list(headline, ',', rep->v[i].name) && isfinite(rep->v[i].value)) {
+			*out = rep->v[i].value;
+			return true;
+		}
+	return false;
 }
 
 /* Percentiles of every latency metric, per repetition, as comparable

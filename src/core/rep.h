@@ -24,6 +24,9 @@ struct vmb_rep *rep_new(void);
 void rep_free(struct vmb_rep *rep);
 /* Forget the values of the previous repetition (histograms are reused). */
 void rep_reset(struct vmb_rep *rep);
+/* The value of the first of headline's comma-separated metrics the
+ * repetition reported; false when none. */
+bool rep_headline_value(const struct vmb_rep *rep, const char *headline, double *out);
 /* The repetition's first reporting error: -E2BIG when the suite reported
  * more values, or longer names, than a repetition holds; -ENOMEM; else 0. */
 int rep_error(const struct vmb_rep *rep);

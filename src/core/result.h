@@ -39,6 +39,8 @@ struct vmb_case {
 	bool precision_reached;
 	double ci_rel_pct; /* achieved CI half-width of the widest headline metric, % of mean */
 	double elapsed_s;
+	double warmup_s;    /* the warm-up's length (0: none) */
+	int warmup_steady;  /* 1 the headline was steady when it ended, 0 not (it ran out of time), -1 not judged */
 	struct noise_reading *noise; /* one per counted repetition: its start and what else ran */
 	size_t nnoise;
 };

@@ -85,6 +85,89 @@ static int rep_check(struct vmb_ctx *ctx, const struct vmb_rep *rep)
 	return 0;
 }
 
+/* A warm-up ends when the headline is steady: the least-squares line
+ * through the last WARMUP_WINDOW slices changes by at most WARMUP_SLOPE_PCT
+ * of their mean over them (fio's steadystate=iops_slope judges the same
+ * slope), or when --warmup-max runs out. */
+#define WARMUP_WINDOW 3
+#define WARMUP_SLOPE_PCT 5.0
+
+static bool steady(const double *y, size_t n)
+{
+	double mean = 0, sxy = 0, sxx = 0;
+
+	for (size_t i = 0; i < n; i++)
+		mean += y[i] / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double x = (double)i - (double)(n - 1) / 2;
+
+		sxy += x * (y[i] - mean);
+		sxx += x * x;
+	}
+	/* the fitted line's change over the window, against the mean */
+	return mean != 0 && fabs(sxy / sxx * (double)(n - 1)) <= WARMUP_SLOPE_PCT / 100 * fabs(mean);
+}
+
+/* Whether the warm-up is judged for steadiness: only when --warmup-max
+ * leaves room beyond --warmup (not in --quick), since each slice costs a
+ * repetition's ramp (disk.ramp) again. */
+static bool warmup_judged(const struct runner_settings *rs)
+{
+	return rs->warmup_s > 0 && rs->warmup_max_s > rs->warmup_s;
+}
+
+/* The uncounted warm-up. Judged: slices of --warmup / 3, at least the
+ * three of --warmup, then more while the headline is not steady and
+ * --warmup-max allows; else one slice of --warmup. Its length and whether
+ * it ended steady go into the case. */
+static int warm_up(const struct runner_settings *rs, struct vmb_ctx *ctx, const struct vmb_test *t,
+		   struct vmb_rep *rep, struct vmb_case *c)
+{
+	double t0 = clock_s(), slice = rs->warmup_s / WARMUP_WINDOW, y[WARMUP_WINDOW];
+	size_t n = 0;
+	bool judged = true;
+	int r = 0;
+
+	if (!warmup_judged(rs)) {
+		ctx->duration_s = rs->warmup_s;
+		r = t->run(ctx, t, rep);
+		if (r == 0)
+			r = rep_check(ctx, rep);
+		c->warmup_s = clock_s() - t0;
+		return r;
+	}
+	ctx->duration_s = slice;
+	for (unsigned k = 0;; k++) {
+		double v;
+
+		rep_reset(rep);
+		r = t->run(ctx, t, rep);
+		if (r == 0)
+			r = rep_check(ctx, rep);
+		if (r < 0 || vmb_stop_requested())
+			break;
+		if (!rep_headline_value(rep, t->headline, &v))
+			judged = false; /* a test whose headline comes at the end only */
+		else {
+			memmove(y, y + (n == WARMUP_WINDOW), (n - (n == WARMUP_WINDOW)) * sizeof(*y));
+			n -= n == WARMUP_WINDOW;
+			y[n++] = v;
+		}
+		if (k + 1 < WARMUP_WINDOW)
+			continue;
+		if (judged && n == WARMUP_WINDOW && steady(y, n)) {
+			c->warmup_steady = 1;
+			break;
+		}
+		if (!judged || clock_s() - t0 + slice > rs->warmup_max_s) {
+			c->warmup_steady = judged ? 0 : -1;
+			break;
+		}
+	}
+	c->warmup_s = clock_s() - t0;
+	return r;
+}
+
 /* Run repetitions of one case. Returns 0, -EINTR, or the suite's error. */
 static int run_case(const struct runner_settings *rs, struct run_progress *pg, struct vmb_ctx *ctx,
 		    const struct vmb_test *t, struct vmb_case *c)
@@ -98,12 +181,10 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 	rep = rep_new();
 	if (!rep)
 		return -ENOMEM;
+	c->warmup_steady = -1;
 	if (rs->warmup_s > 0) {
 		progress(rs, pg, ctx->suite->name, t->name, c, 0, 0);
-		ctx->duration_s = rs->warmup_s;
-		r = t->run(ctx, t, rep);
-		if (r == 0)
-			r = rep_check(ctx, rep);
+		r = warm_up(rs, ctx, t, rep, c);
 		if (r < 0)
 			goto out;
 	}
@@ -180,7 +261,7 @@ static int run_case(const struct runner_settings *rs, struct run_progress *pg, s
 		if (c->precision_reached)
 			break;
 		elapsed = clock_s() - t0;
-		per_rep = (elapsed - rs->warmup_s) / i;
+		per_rep = (elapsed - c->warmup_s) / i;
 		if (elapsed + per_rep > rs->budget_s)
 			break;
 	}
@@ -560,7 +641,10 @@ int runner_estimate(const struct runner_settings *rs, const struct runner_item *
 
 	for (size_t i = 0; i < nitems; i++) {
 		double p = rs->time_s + (extra_rep_s ? extra_rep_s[i] : 0);
-		double w = rs->warmup_s > 0 ? rs->warmup_s + (extra_rep_s ? extra_rep_s[i] : 0) : 0;
+		/* judged: three slices or more, each with the repetition's ramp, up to --warmup-max */
+		double ramps = warmup_judged(rs) ? WARMUP_WINDOW : 1;
+		double w = rs->warmup_s > 0 ? rs->warmup_s + ramps * (extra_rep_s ? extra_rep_s[i] : 0) : 0;
+		double wmax = warmup_judged(rs) ? rs->warmup_max_s - rs->warmup_s : 0;
 		double most = p > 0 ? floor((rs->budget_s - w) / p) : rs->max_reps;
 		size_t n;
 		int r = item_ncases(rs, &items[i], &n);
@@ -574,7 +658,7 @@ int runner_estimate(const struct runner_settings *rs, const struct runner_item *
 			most = rs->min_reps;
 		e.ncases += n;
 		e.min_s += (double)n * (w + rs->min_reps * p);
-		e.max_s += (double)n * (w + most * p);
+		e.max_s += (double)n * (w + wmax + most * p);
 	}
 	*out = e;
 	return 0;

@@ -17,7 +17,8 @@
 
 struct runner_settings {
 	double time_s;        /* each repetition */
-	double warmup_s;      /* one uncounted repetition; 0 = none */
+	double warmup_s;      /* uncounted warm-up, in 3 slices; 0 = none */
+	double warmup_max_s;  /* more slices, until the headline is steady, up to this long in all */
 	double budget_s;      /* per case, after min_reps */
 	double precision_pct; /* target CI half-width, % of the mean */
 	unsigned min_reps, max_reps;

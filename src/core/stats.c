@@ -228,7 +228,8 @@ void stats_compare_runs(const struct stats_runs_in *in, struct stats_runs_cmp *o
 {
 	struct stats_summary a, b;
 	double base, se, diff, q95, q90;
-	struct stats_runs_cmp o = { .verdict = STATS_UNTESTED, .p = NAN, .df = NAN, .mdd_pct = INFINITY };
+	struct stats_runs_cmp o = { .verdict = STATS_UNTESTED, .p = NAN, .df = NAN, .mdd_pct = INFINITY,
+				    .p_t = NAN, .p_exact = NAN };
 
 	o.ci95_low_pct = o.ci95_high_pct = o.ci90_low_pct = o.ci90_high_pct = NAN;
 	if (!in->na || !in->nb) {
@@ -252,12 +253,14 @@ void stats_compare_runs(const struct stats_runs_in *in, struct stats_runs_cmp *o
 		stats_welch(&a, &b, &w);
 		se = sqrt(a.stddev * a.stddev / (double)in->na + b.stddev * b.stddev / (double)in->nb);
 		o.df = w.df;
+		o.test = STATS_TEST_WELCH;
 	} else if (in->calib_cv > 0 && in->calib_runs >= 2) {
 		/* One run on a side: the stored between-run CV of this case stands
 		 * for both sides' run-to-run variance. */
 		se = in->calib_cv * base * sqrt(1 / (double)in->na + 1 / (double)in->nb);
 		o.df = (double)in->calib_runs - 1;
 		o.calibrated = true;
+		o.test = STATS_TEST_CALIBRATED;
 	} else {
 		*out = o;
 		return;
@@ -284,6 +287,122 @@ void stats_compare_runs(const struct stats_runs_in *in, struct stats_runs_cmp *o
 		o.verdict = STATS_SAME;
 	else if (o.ci95_low_pct > 0 || o.ci95_high_pct < 0)
 		o.verdict = (diff > 0) == in->higher_better ? STATS_BETTER : STATS_WORSE;
+	else
+		o.verdict = STATS_INCONCLUSIVE;
+	*out = o;
+}
+
+bool stats_all_positive(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(x[i] > 0) || !isfinite(x[i]))
+			return false;
+	return true;
+}
+
+const char *stats_test_name(enum stats_test t)
+{
+	static const char *const names[] = {
+		[STATS_TEST_NONE] = "none", [STATS_TEST_WELCH] = "welch", [STATS_TEST_CALIBRATED] = "calibrated",
+		[STATS_TEST_PAIRED_T] = "paired-t", [STATS_TEST_PAIRED_BOTH] = "paired-t+sign-flip",
+	};
+
+	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "none";
+}
+
+double stats_signflip_p(const double *d, size_t n)
+{
+	double obs = 0, tol;
+	unsigned long long count = 0, total;
+
+	if (n == 0 || n > 30)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		obs += d[i];
+	obs = fabs(obs);
+	/* a pattern that ties the observed sum counts: rounding must not make it miss */
+	tol = 1e-12 * (obs + 1e-300);
+	for (size_t i = 0; i < n; i++)
+		tol += 1e-12 * fabs(d[i]);
+	total = 1ull << n;
+	for (unsigned long long s = 0; s < total; s++) {
+		double sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			sum += (s >> i) & 1 ? -d[i] : d[i];
+		count += fabs(sum) >= obs - tol;
+	}
+	return (double)count / (double)total;
+}
+
+/* A log ratio's interval bound as a percentage gap. */
+static double log_pct(double x)
+{
+	return expm1(x) * 100;
+}
+
+void stats_compare_paired(const struct stats_paired_in *in, struct stats_runs_cmp *out)
+{
+	struct stats_runs_cmp o = { .verdict = STATS_UNTESTED, .p = NAN, .df = NAN, .mdd_pct = INFINITY,
+				    .gap_pct = NAN, .p_t = NAN, .p_exact = NAN, .pairs = in->n };
+	double d[STATS_EXACT_MAX_PAIRS], *dv = d, mean = 0, m2 = 0, se, sd;
+	bool significant;
+
+	o.ci95_low_pct = o.ci95_high_pct = o.ci90_low_pct = o.ci90_high_pct = NAN;
+	if (in->n < 2 || !stats_all_positive(in->a, in->n) || !stats_all_positive(in->b, in->n)) {
+		if (in->n >= 1 && stats_all_positive(in->a, in->n) && stats_all_positive(in->b, in->n))
+			o.gap_pct = (in->b[0] / in->a[0] - 1) * 100;
+		*out = o;
+		return;
+	}
+	if (in->n > STATS_EXACT_MAX_PAIRS && !(dv = malloc(in->n * sizeof(*dv)))) {
+		*out = o;
+		return;
+	}
+	for (size_t i = 0; i < in->n; i++) {
+		double x = log(in->b[i] / in->a[i]), delta = x - mean;
+
+		dv[i] = x;
+		mean += delta / (double)(i + 1);
+		m2 += delta * (x - mean);
+	}
+	sd = sqrt(m2 / (double)(in->n - 1));
+	se = sd / sqrt((double)in->n);
+	o.df = (double)(in->n - 1);
+	o.gap_pct = log_pct(mean);
+	o.test = STATS_TEST_PAIRED_T;
+	if (!(se > 0)) {
+		/* every round the same ratio: no spread to judge by */
+		o.p = o.p_t = mean == 0 ? 1 : 0;
+		o.ci95_low_pct = o.ci95_high_pct = o.ci90_low_pct = o.ci90_high_pct = o.gap_pct;
+		o.mdd_pct = 0;
+	} else {
+		double q95 = stats_t_quantile(0.975, o.df) * se, q90 = stats_t_quantile(0.95, o.df) * se;
+
+		o.p = o.p_t = 2 * (1 - stats_t_cdf(fabs(mean / se), o.df));
+		o.ci95_low_pct = log_pct(mean - q95);
+		o.ci95_high_pct = log_pct(mean + q95);
+		o.ci90_low_pct = log_pct(mean - q90);
+		o.ci90_high_pct = log_pct(mean + q90);
+		o.mdd_pct = log_pct(mdd_factor(o.df) * se);
+	}
+	if (in->n <= STATS_EXACT_MAX_PAIRS)
+		o.p_exact = stats_signflip_p(dv, in->n);
+	if (dv != d)
+		free(dv);
+	significant = o.ci95_low_pct > 0 || o.ci95_high_pct < 0;
+	if (in->n >= STATS_EXACT_MIN_PAIRS && in->n <= STATS_EXACT_MAX_PAIRS) {
+		/* both tests must reject; the larger p is then the verdict's (a valid p) */
+		o.test = STATS_TEST_PAIRED_BOTH;
+		significant = significant && o.p_exact < 0.05;
+		o.p = fmax(o.p_t, o.p_exact);
+	}
+	if (significant)
+		o.significant = (mean > 0) == in->higher_better ? 1 : -1;
+	if (in->margin_pct > 0 && o.ci90_low_pct > -in->margin_pct && o.ci90_high_pct < in->margin_pct)
+		o.verdict = STATS_SAME;
+	else if (significant)
+		o.verdict = (mean > 0) == in->higher_better ? STATS_BETTER : STATS_WORSE;
 	else
 		o.verdict = STATS_INCONCLUSIVE;
 	*out = o;

@@ -53,8 +53,24 @@ struct stats_runs_in {
 	unsigned calib_runs; /* the runs that estimate came from (its df + 1) */
 };
 
+/* The test a verdict rests on. */
+enum stats_test {
+	STATS_TEST_NONE,        /* untested */
+	STATS_TEST_WELCH,       /* unpaired: Welch on the run means */
+	STATS_TEST_CALIBRATED,  /* unpaired, one run a side: a stored between-run CV */
+	STATS_TEST_PAIRED_T,    /* paired: t on the per-round log ratios */
+	STATS_TEST_PAIRED_BOTH, /* paired, 6..16 rounds: the t test and the exact sign-flip test must agree */
+};
+
+/* Rounds at which the exact sign-flip test is enumerated and must confirm
+ * the paired t test: below 6 its smallest two-sided p, 2^(1-n), is above
+ * 0.05 (it can never reject), above 16 the t test is close to it anyway. */
+#define STATS_EXACT_MIN_PAIRS 6
+#define STATS_EXACT_MAX_PAIRS 16
+
 struct stats_runs_cmp {
 	enum stats_verdict verdict;
+	enum stats_test test;
 	int significant;  /* +1 significantly better, -1 worse (95% CI excludes 0), 0 neither; also when SAME */
 	bool calibrated;  /* the run-to-run variance came from a stored calibration */
 	double gap_pct;   /* (mean b - mean a) / |mean a| * 100 */
@@ -62,8 +78,31 @@ struct stats_runs_cmp {
 	double ci95_low_pct, ci95_high_pct; /* of the difference, % of |mean a| */
 	double ci90_low_pct, ci90_high_pct;
 	double mdd_pct;   /* smallest difference detected 80% of the time at these runs (5% two-sided) */
+	/* paired tests only: */
+	size_t pairs;     /* rounds with a value on both sides */
+	double p_t;       /* the paired t test's p */
+	double p_exact;   /* the exact sign-flip test's p (NAN above STATS_EXACT_MAX_PAIRS rounds) */
 };
 void stats_compare_runs(const struct stats_runs_in *in, struct stats_runs_cmp *out);
+/* Paired comparison: a[i] and b[i] were measured in the same round (the
+ * same drift hit both), so the round's log ratio ln(b[i]/a[i]) is the
+ * sample. Its mean and t interval, back-transformed, are the gap (the
+ * geometric mean of the per-round ratios) and its CIs; from 6 to 16 rounds
+ * an exact sign-flip (permutation) test must confirm a significance. Every
+ * value must be positive (the caller checks: stats_all_positive). */
+struct stats_paired_in {
+	const double *a, *b;
+	size_t n;
+	bool higher_better;
+	double margin_pct;
+};
+void stats_compare_paired(const struct stats_paired_in *in, struct stats_runs_cmp *out);
+/* The exact two-sided sign-flip p of mean(d) != 0: the share of the 2^n
+ * sign patterns whose |sum| reaches the observed one. n <= 30. */
+double stats_signflip_p(const double *d, size_t n);
+bool stats_all_positive(const double *x, size_t n);
+const char *stats_test_name(enum stats_test t);
+
 /* The minimal detectable difference (% of the mean) with `runs` runs a side
  * when the between-run CV is cv (fraction) estimated with df degrees of freedom. */
 double stats_mdd_pct(double cv, double runs, double df);

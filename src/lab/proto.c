@@ -1043,7 +1043,7 @@ int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_
  * Not --json, --db, --no-store, --label or the verbosity: the agent decides
  * where a result goes. */
 const char *const proto_run_options[] = {
-	"quick", "time", "warmup", "budget", "threads", "cpus", "repeat", "precision", "min-reps", "max-reps",
+	"quick", "time", "warmup", "warmup-max", "budget", "threads", "cpus", "repeat", "precision", "min-reps", "max-reps",
 	"destructive", "skip-fs-tests", NULL,
 };
 

@@ -1,6 +1,7 @@
 /* Comparison tables, the model: operands, the pairing rule (a row per
  * suite, test, params and metric), cells pooled per run, run-level verdicts
  * and stored calibrations. The formats that print it are compare_*.c. */
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -148,8 +149,9 @@ static struct cmp_row *row_of(struct cmp_table *t, const char *suite, const char
 
 /* One run's values of a metric: its repetitions join the pooled samples,
  * their mean is the run's one sample at the level that decides. */
-static int cell_take(struct cmp_cell *c, const json_t *m, const json_t *kase)
+static int cell_take(struct cmp_cell *c, const json_t *m, const json_t *kase, size_t doc, bool imported)
 {
+	size_t *nd;
 	const json_t *samples = json_object_get(m, "samples"), *x;
 	size_t i, k = json_array_size(samples), got = 0;
 	double *ns = realloc(c->samples, (c->n + k + 1) * sizeof(*ns)), sum = 0;
@@ -172,10 +174,16 @@ static int cell_take(struct cmp_cell *c, const json_t *m, const json_t *kase)
 	if (!ns)
 		return -ENOMEM;
 	c->run_means = ns;
+	nd = realloc(c->run_doc, (c->nruns + 1) * sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	c->run_doc = nd;
+	c->run_doc[c->nruns] = doc;
 	c->run_means[c->nruns++] = sum / (double)got;
 	c->reps_min = c->nruns == 1 || got < c->reps_min ? got : c->reps_min;
 	c->reps_max = got > c->reps_max ? got : c->reps_max;
-	c->imprecise += json_is_false(json_object_get(kase, "precision_reached"));
+	/* an imported value had no --precision to reach: not "imprecise" */
+	c->imprecise += !imported && json_is_false(json_object_get(kase, "precision_reached"));
 	json_array_foreach(json_object_get(kase, "reps"), i, x)
 		if (json_is_object(json_object_get(x, "noise"))) {
 			c->noise_reps++;
@@ -243,13 +251,14 @@ int cmp_build(struct cmp_table *t)
 			const char *sn = json_string_value(json_object_get(s, "name")) ?: "";
 			char *params = params_identity(t, sn, pobj);
 			const char *tn = json_string_value(json_object_get(te, "name")) ?: "";
+			bool imported = json_object_get(json_object_get(doc, "tool"), "imported_from") != NULL;
 
 			if (!params)
 				return -ENOMEM;
 			json_array_foreach(json_object_get(c, "metrics"), l, m) {
 				struct cmp_row *r = row_of(t, sn, tn, params, pobj, m);
 
-				if (!r || cell_take(&r->cells[o], m, c) < 0) {
+				if (!r || cell_take(&r->cells[o], m, c, d, imported) < 0) {
 					free(params);
 					return -ENOMEM;
 				}
@@ -264,6 +273,8 @@ int cmp_build(struct cmp_table *t)
 
 				stats_summarize(cl->samples, cl->n, &cl->sum);
 				stats_summarize(cl->run_means, cl->nruns, &cl->rsum);
+				cl->fig_runs = cl->nruns >= 2;
+				cl->fig = cl->fig_runs ? cl->rsum : cl->sum;
 			}
 	return 0;
 }
@@ -274,7 +285,7 @@ void cmp_table_release(struct cmp_table *t)
 		struct cmp_row *row = &t->rows[r];
 
 		for (size_t o = 0; o < t->nops; o++)
-			free(row->cells[o].samples), free(row->cells[o].run_means);
+			free(row->cells[o].samples), free(row->cells[o].run_means), free(row->cells[o].run_doc);
 		free(row->cells), free(row->suite), free(row->test), free(row->params), free(row->metric), free(row->unit);
 	}
 	for (size_t o = 0; o < t->nops; o++) {
@@ -294,6 +305,120 @@ static const json_t *op_fingerprint(const struct cmp_table *t, size_t o)
 	return json_object_get(json_array_get(t->ops[o].docs, 0), "fingerprint");
 }
 
+/* The document a cell's run i came from. */
+static const json_t *run_doc(const struct cmp_table *t, size_t o, const struct cmp_cell *c, size_t i)
+{
+	return json_array_get(t->ops[o].docs, c->run_doc[i]);
+}
+
+/* Whether a document says which round it belongs to, under t->pair_by. */
+static bool has_round(const struct cmp_table *t, const json_t *doc)
+{
+	const json_t *g = json_object_get(doc, "run_group");
+
+	if (!t->pair_by || !strcmp(t->pair_by, CMP_PAIR_AUTO))
+		return json_is_string(json_object_get(g, "id")) && json_is_integer(json_object_get(g, "round"));
+	if (!strcmp(t->pair_by, CMP_PAIR_NONE))
+		return false;
+	if (!strcmp(t->pair_by, CMP_PAIR_ROUND))
+		return json_is_integer(json_object_get(g, "round"));
+	return json_is_string(json_object_get(json_object_get(doc, "labels"), t->pair_by));
+}
+
+/* Whether two documents (each with has_round) were measured in one round:
+ * by default the same run group's same round; --pair-by round the same
+ * round of any group; --pair-by KEY the same label value. */
+static bool same_round(const struct cmp_table *t, const json_t *x, const json_t *y)
+{
+	const json_t *gx = json_object_get(x, "run_group"), *gy = json_object_get(y, "run_group");
+
+	if (t->pair_by && strcmp(t->pair_by, CMP_PAIR_AUTO) && strcmp(t->pair_by, CMP_PAIR_ROUND))
+		return !strcmp(json_string_value(json_object_get(json_object_get(x, "labels"), t->pair_by)),
+			       json_string_value(json_object_get(json_object_get(y, "labels"), t->pair_by)));
+	if (json_integer_value(json_object_get(gx, "round")) != json_integer_value(json_object_get(gy, "round")))
+		return false;
+	return (t->pair_by && !strcmp(t->pair_by, CMP_PAIR_ROUND)) ||
+	       !strcmp(json_string_value(json_object_get(gx, "id")), json_string_value(json_object_get(gy, "id")));
+}
+
+/* The rounds both cells were measured in: a[k], b[k] the mean of each
+ * side's runs of round k (a round with two runs on a side is one pair).
+ * Returns the pairs (at most cap), *unpaired the runs left without a
+ * partner. */
+static size_t pair_rounds(const struct cmp_table *t, size_t ob, const struct cmp_cell *base, size_t oo,
+			  const struct cmp_cell *op, double *a, double *b, size_t cap, size_t *unpaired)
+{
+	size_t n = 0, matched = 0;
+
+	for (size_t i = 0; i < base->nruns; i++) {
+		const json_t *di = run_doc(t, ob, base, i);
+		double sa = 0, sb = 0;
+		size_t na = 0, nb = 0;
+		bool seen = false;
+
+		if (!has_round(t, di))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = has_round(t, run_doc(t, ob, base, j)) && same_round(t, di, run_doc(t, ob, base, j));
+		if (seen)
+			continue; /* its round was paired with the first run of it */
+		for (size_t j = i; j < base->nruns; j++)
+			if (has_round(t, run_doc(t, ob, base, j)) && same_round(t, di, run_doc(t, ob, base, j)))
+				sa += base->run_means[j], na++;
+		for (size_t j = 0; j < op->nruns; j++)
+			if (has_round(t, run_doc(t, oo, op, j)) && same_round(t, di, run_doc(t, oo, op, j)))
+				sb += op->run_means[j], nb++;
+		if (!nb || n == cap)
+			continue;
+		a[n] = sa / (double)na, b[n] = sb / (double)nb, n++;
+		matched += na + nb;
+	}
+	*unpaired = base->nruns + op->nruns - matched;
+	return n;
+}
+
+/* The paired verdict when the two cells share two rounds or more with
+ * positive values; false (basis says why not) for the unpaired one. */
+static bool judge_paired(const struct cmp_table *t, const struct cmp_row *r, size_t b, size_t o, struct cmp_verdict *v)
+{
+	const struct cmp_cell *base = &r->cells[b], *op = &r->cells[o];
+	size_t cap = base->nruns < op->nruns ? base->nruns : op->nruns, n;
+	double *pa = calloc(cap + 1, sizeof(*pa)), *pb = calloc(cap + 1, sizeof(*pb));
+	bool asked = t->pair_by && strcmp(t->pair_by, CMP_PAIR_AUTO);
+
+	if (t->pair_by && !strcmp(t->pair_by, CMP_PAIR_NONE)) {
+		snprintf(v->basis, sizeof(v->basis), "Welch on run means (--pair-by none)");
+		free(pa), free(pb);
+		return false;
+	}
+	if (!pa || !pb) {
+		free(pa), free(pb);
+		return false;
+	}
+	n = pair_rounds(t, b, base, o, op, pa, pb, cap, &v->unpaired);
+	if (n < 2 || !stats_all_positive(pa, n) || !stats_all_positive(pb, n)) {
+		if (n >= 2)
+			snprintf(v->basis, sizeof(v->basis), "Welch on run means (a value <= 0 has no ratio to pair)");
+		else if (asked)
+			snprintf(v->basis, sizeof(v->basis), "Welch on run means (fewer than 2 rounds pair by %s)",
+				 t->pair_by);
+		else
+			snprintf(v->basis, sizeof(v->basis), "Welch on run means (not measured in the same rounds)");
+		free(pa), free(pb);
+		return false;
+	}
+	stats_compare_paired(&(struct stats_paired_in){ .a = pa, .b = pb, .n = n, .higher_better = r->higher_better,
+							.margin_pct = t->margin_pct }, &v->rc);
+	free(pa), free(pb);
+	snprintf(v->basis, sizeof(v->basis), "%s on %zu rounds measured together%s%s%s",
+		 v->rc.test == STATS_TEST_PAIRED_BOTH ? "paired t and exact sign-flip" : "paired t", n,
+		 asked ? " (by " : "", asked ? t->pair_by : "", asked ? ")" : "");
+	if (v->unpaired)
+		str_appendf(v->basis, sizeof(v->basis), &(size_t){ strlen(v->basis) }, ", %zu unpaired run%s left out",
+			    v->unpaired, v->unpaired == 1 ? "" : "s");
+	return true;
+}
+
 void cmp_judge_pair(const struct cmp_table *t, const struct cmp_row *r, size_t b, size_t o, struct cmp_verdict *v)
 {
 	const struct cmp_cell *base = &r->cells[b], *op = &r->cells[o];
@@ -306,14 +431,24 @@ void cmp_judge_pair(const struct cmp_table *t, const struct cmp_row *r, size_t b
 	if (!base->n || !op->n)
 		return;
 	v->comparable = true;
-	v->gap_pct = base->sum.mean != 0 ? (op->sum.mean - base->sum.mean) / fabs(base->sum.mean) * 100 : NAN;
-	v->ratio = base->sum.mean != 0 ? op->sum.mean / base->sum.mean : NAN;
-	if ((in.na < 2 || in.nb < 2) && t->calibration)
-		in.calib_cv = cmp_calibration_cv(t->calibration, op_fingerprint(t, b), r, &in.calib_runs);
-	stats_compare_runs(&in, &v->rc);
-	/* the run level decides; the gap is that of the run means */
-	if (isfinite(v->rc.gap_pct))
-		v->gap_pct = v->rc.gap_pct;
+	if (!judge_paired(t, r, b, o, v)) {
+		char why[sizeof(v->basis)];
+
+		snprintf(why, sizeof(why), "%s", v->basis);
+		v->unpaired = 0;
+		if ((in.na < 2 || in.nb < 2) && t->calibration)
+			in.calib_cv = cmp_calibration_cv(t->calibration, op_fingerprint(t, b), r, &in.calib_runs);
+		stats_compare_runs(&in, &v->rc);
+		if (v->rc.test == STATS_TEST_CALIBRATED)
+			snprintf(v->basis, sizeof(v->basis), "one run on a side: this machine's stored run-to-run noise");
+		else if (v->rc.test == STATS_TEST_NONE)
+			snprintf(v->basis, sizeof(v->basis), "not tested, one run on a side and noise unknown");
+		else
+			snprintf(v->basis, sizeof(v->basis), "%s", *why ? why : "Welch on run means (not measured in the same rounds)");
+	}
+	/* the run level decides: the gap and the ratio are the verdict's */
+	v->gap_pct = v->rc.gap_pct;
+	v->ratio = isfinite(v->gap_pct) ? 1 + v->gap_pct / 100 : NAN;
 	v->w.valid = v->rc.verdict != STATS_UNTESTED;
 	v->w.p = v->rc.p;
 	v->w.df = v->rc.df;
@@ -365,16 +500,23 @@ static void ratio_text(double x, char *buf, size_t len)
 	snprintf(buf, len, x < 10 ? "%.2fx" : x < 100 ? "%.1fx" : "%.0fx", x);
 }
 
-/* "(better, p=0.003)": what the run-level test says of the ratio. */
+/* What the run-level test says: "better, p=0.003" (then a ratio is
+ * stated beside it), or why no ratio is: "no significant difference
+ * (p=0.7, mdd 210%)", "the same within ±5% (p=0.01)", "not tested (...)". */
 static void lead_verdict(const struct cmp_table *t, const struct cmp_verdict *v, char *buf, size_t len)
 {
+	const char *paired = v->rc.pairs ? ", paired by round" : "";
+
 	if (!v->w.valid || !isfinite(v->w.p) || v->w.p < 0 || v->w.p > 1)
-		snprintf(buf, len, "(one run a side: noise unknown, not tested)");
+		snprintf(buf, len, "not tested (one run a side: noise unknown)");
 	else if (v->rc.verdict == STATS_SAME)
-		snprintf(buf, len, "(the same within ±%g%%, p=%.2g)", t->margin_pct, v->w.p);
+		snprintf(buf, len, "the same within ±%g%% (p=%.2g%s)", t->margin_pct, v->w.p, paired);
+	else if (v->better)
+		snprintf(buf, len, "%s, p=%.2g%s", v->better > 0 ? "better" : "worse", v->w.p, paired);
+	else if (isfinite(v->rc.mdd_pct))
+		snprintf(buf, len, "no significant difference (p=%.2g, mdd %.0f%%%s)", v->w.p, v->rc.mdd_pct, paired);
 	else
-		snprintf(buf, len, "(%s, p=%.2g)", v->better > 0 ? "better" : v->better < 0 ? "worse"
-								: "no significant difference", v->w.p);
+		snprintf(buf, len, "no significant difference (p=%.2g%s)", v->w.p, paired);
 }
 
 bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len)
@@ -389,24 +531,35 @@ bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len)
 	cmp_row_params(r, params, sizeof(params));
 	for (size_t o = 0; o < t->nops; o++) {
 		const struct cmp_cell *b = &r->cells[ref], *c = &r->cells[o];
-		char ratio[32], verdict[96];
+		char ratio[32], verdict[128], what[96];
 		struct cmp_verdict v;
 		double x;
 
 		if (o == ref || t->ops[o].aside)
 			continue;
-		/* the ratio of the run means, as the verdict's gap: both finite, the base not 0 */
-		x = b->rsum.mean != 0 ? c->rsum.mean / b->rsum.mean : NAN;
-		if (!isfinite(x) || x < 0)
+		/* the verdict's ratio (of the run means, or the rounds' geometric
+		 * mean when paired): finite, the base not 0 */
+		if (!(b->rsum.mean != 0) || !c->nruns)
 			continue;
 		cmp_judge_pair(t, r, ref, o, &v);
+		x = v.ratio;
+		if (!isfinite(x) || x < 0)
+			continue;
 		ratio_text(x, ratio, sizeof(ratio));
 		lead_verdict(t, &v, verdict, sizeof(verdict));
-		if (!said)
-			str_appendf(buf, len, &off, "%s is %s %s on %s.%s %s%s%s %s", t->ops[o].name, ratio, t->ops[ref].name,
-				    r->suite, r->test, r->metric, *params ? " at " : "", params, verdict);
+		/* a ratio only beside a verdict that backs it: "is 1.42x ide (better, ...)", else "vs ide: ..." */
+		if (v.better)
+			snprintf(what, sizeof(what), "is %s", ratio);
 		else
-			str_appendf(buf, len, &off, "; %s is %s %s", t->ops[o].name, ratio, verdict);
+			snprintf(what, sizeof(what), "vs");
+		if (!said)
+			str_appendf(buf, len, &off, "%s %s %s on %s.%s %s%s%s%s%s%s", t->ops[o].name, what, t->ops[ref].name,
+				    r->suite, r->test, r->metric, *params ? " at " : "", params, v.better ? " (" : ": ",
+				    verdict, v.better ? ")" : "");
+		else if (v.better)
+			str_appendf(buf, len, &off, "; %s %s (%s)", t->ops[o].name, what, verdict);
+		else
+			str_appendf(buf, len, &off, "; %s: %s", t->ops[o].name, verdict);
 		said++;
 	}
 	if (said)
@@ -427,7 +580,7 @@ void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char 
 	bool worse;
 
 	buf[0] = '\0';
-	if (!v->comparable || !isfinite(v->ratio) || v->ratio <= 0)
+	if (!v->comparable || !v->better || !isfinite(v->ratio) || v->ratio <= 0)
 		return;
 	x = v->ratio >= 1 ? v->ratio : 1 / v->ratio;
 	if (x < 2) /* below 2x a percentage reads better */
@@ -437,6 +590,51 @@ void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char 
 		snprintf(buf, len, "%.1fx %s", x, worse ? "slower" : "faster");
 	else
 		snprintf(buf, len, "%.1fx %s", x, v->ratio > 1 ? "higher" : "lower");
+}
+
+bool cmp_pair_by_valid(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_-.", *s))
+			return false;
+	return true;
+}
+
+const char *cmp_stat_name(enum cmp_stat s)
+{
+	return s == CMP_STAT_TRIMMED ? "trimmed mean" : s == CMP_STAT_MEDIAN ? "median" : NULL;
+}
+
+double cmp_cell_stat(const struct cmp_table *t, const struct cmp_cell *c)
+{
+	const double *x = c->run_means;
+	size_t lo = 0, hi = 1;
+	double sum = 0;
+
+	if (t->stat == CMP_STAT_MEAN || !c->nruns)
+		return NAN;
+	if (t->stat == CMP_STAT_MEDIAN)
+		return c->rsum.median;
+	if (c->nruns < 3)
+		return c->rsum.mean; /* nothing to drop */
+	/* drop one smallest and one largest: the study's trimming over its runs */
+	for (size_t i = 1; i < c->nruns; i++)
+		lo = x[i] < x[lo] ? i : lo;
+	hi = lo == 0 ? 1 : 0;
+	for (size_t i = 0; i < c->nruns; i++) {
+		hi = i != lo && x[i] > x[hi] ? i : hi;
+		sum += x[i];
+	}
+	return (sum - x[lo] - x[hi]) / (double)(c->nruns - 2);
+}
+
+double cmp_stat_gap_pct(const struct cmp_table *t, const struct cmp_row *r, size_t o)
+{
+	double a = cmp_cell_stat(t, &r->cells[t->baseline]), b = cmp_cell_stat(t, &r->cells[o]);
+
+	return isfinite(a) && isfinite(b) && a != 0 ? (b - a) / fabs(a) * 100 : NAN;
 }
 
 bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f)
@@ -450,6 +648,26 @@ bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f)
 		return !fnmatch(f->metric_glob, r->metric, 0) || !fnmatch(f->metric_glob, full, 0);
 	}
 	return f->all || r->headline;
+}
+
+void cmp_each_verdict(const struct cmp_table *t, const struct cmp_filter *flt,
+		      void (*fn)(const struct cmp_table *t, const struct cmp_row *r, size_t o, const struct cmp_verdict *v,
+				 void *arg), void *arg)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cmp_row *r = &t->rows[i];
+
+		if (!cmp_row_selected(r, flt))
+			continue;
+		for (size_t o = 0; o < t->nops; o++) {
+			struct cmp_verdict v;
+
+			if (o == t->baseline)
+				continue;
+			cmp_judge(t, r, o, &v);
+			fn(t, r, o, &v, arg);
+		}
+	}
 }
 
 void cmp_tally(const struct cmp_table *t, const struct cmp_filter *f, size_t op, struct cmp_tally *out)
@@ -496,6 +714,19 @@ void cmp_params_text(const char *json, char *buf, size_t len)
 void cmp_row_params(const struct cmp_row *r, char *buf, size_t len)
 {
 	text_params(r->pobj, buf, len);
+}
+
+void cmp_row_params_exact(const struct cmp_row *r, char *buf, size_t len)
+{
+	text_params_exact(r->pobj, buf, len);
+}
+
+void cmp_params_text_exact(const char *json, char *buf, size_t len)
+{
+	json_t *o = json_loads(json, 0, NULL);
+
+	text_params_exact(o, buf, len);
+	json_decref(o);
 }
 
 

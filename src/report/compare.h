@@ -23,11 +23,18 @@ struct cmp_cell {
 	json_t *hist; /* the first document's histogram, borrowed; NULL if none */
 	/* Two levels: one mean per run (document), the unit of replication. */
 	double *run_means;
+	size_t *run_doc; /* the operand's document each run mean came from (pairing reads its round) */
 	size_t nruns;
 	size_t reps_min, reps_max; /* repetitions per run */
 	size_t imprecise;          /* runs whose case did not reach --precision */
 	size_t busy_reps, noise_reps; /* repetitions marked busy, of those with sensor readings */
 	struct stats_summary rsum; /* over the run means */
+	/* The one figure a reader sees, in every format: the run means' mean
+	 * and 95% CI with two runs or more (what a verdict tests), else the
+	 * one run's repetitions (fig_runs false: a spread inside one run,
+	 * marked CMP_REPS_MARK). */
+	struct stats_summary fig;
+	bool fig_runs;
 };
 
 struct cmp_row {
@@ -60,6 +67,20 @@ struct cmp_calibration {
 	const json_t *doc;
 };
 
+/* What compare pairs runs by: the round of the run group they were
+ * measured in (lab run --rounds, run --runs: the default), a label the user
+ * chose (--pair-by KEY), or nothing (--pair-by none). */
+#define CMP_PAIR_AUTO "auto"
+#define CMP_PAIR_NONE "none"
+#define CMP_PAIR_ROUND "round"
+
+/* A descriptive statistic beside the verdict (--stat): never what decides. */
+enum cmp_stat {
+	CMP_STAT_MEAN,    /* the default: nothing beside the mean */
+	CMP_STAT_TRIMMED, /* the mean of the run means without the largest and the smallest */
+	CMP_STAT_MEDIAN,  /* the median of the run means */
+};
+
 struct cmp_table {
 	struct cmp_operand *ops;
 	size_t nops, baseline;
@@ -67,6 +88,8 @@ struct cmp_table {
 	size_t nrows, rcap;
 	size_t *index, icap; /* open addressing over rows: row number + 1, 0 = free */
 	double margin_pct;     /* equivalence margin (--margin) */
+	const char *pair_by;   /* CMP_PAIR_*, or a label's key (borrowed); NULL: auto */
+	enum cmp_stat stat;    /* --stat */
 	enum cmp_origin origin; /* set by the caller; CMP_FROM_RUN by default */
 	const char *lead_suite; /* the suite the lead sentence prefers (borrowed), or NULL */
 	json_t *calibration;   /* stored calibrations {"cases": [...]} (owned), or NULL */
@@ -92,18 +115,32 @@ struct cmp_verdict {
 	int better;       /* +1 better, -1 worse, 0 no significant difference */
 	struct stats_welch w; /* w.valid and w.p: the run-level test (kept for the report) */
 	struct stats_runs_cmp rc; /* the run-level verdict */
+	size_t unpaired;  /* paired: runs of either side with no partner in the other's rounds */
+	char basis[160];  /* which test and why, for the reader */
 };
 
 void cmp_table_init(struct cmp_table *t, const struct vmb_suite *(*suite_of)(const char *name));
-/* "bs=4096 threads=2" from params JSON (keys sorted) */
+/* "bs=4k threads=2" from params JSON (keys sorted) */
 void cmp_params_text(const char *json, char *buf, size_t len);
-/* "threads=2 bs=4096": a row's params as run prints them, in the document's order */
+/* "threads=2 bs=4k": a row's params as run prints them, in the document's order */
 void cmp_row_params(const struct cmp_row *r, char *buf, size_t len);
+/* The same with numbers as stored ("bs=4096"), for CSV. */
+void cmp_row_params_exact(const struct cmp_row *r, char *buf, size_t len);
+void cmp_params_text_exact(const char *json, char *buf, size_t len);
 /* Take an operand: name and its documents (steals the reference to docs). */
 int cmp_add_operand(struct cmp_table *t, const char *name, json_t *docs);
 /* Build the rows from the operands' documents. */
 int cmp_build(struct cmp_table *t);
 void cmp_table_release(struct cmp_table *t);
+/* Whether s names a valid --pair-by (auto, none, round, or a label key). */
+bool cmp_pair_by_valid(const char *s);
+/* The name of t->stat ("trimmed mean", "median"), NULL for the mean. */
+const char *cmp_stat_name(enum cmp_stat s);
+/* A cell's --stat figure over its run means (the trimmed mean drops one
+ * largest and one smallest when there are 3 or more); NAN for the mean. */
+double cmp_cell_stat(const struct cmp_table *t, const struct cmp_cell *c);
+/* The gap (%) of operand o's --stat figure to the baseline's; NAN when none. */
+double cmp_stat_gap_pct(const struct cmp_table *t, const struct cmp_row *r, size_t o);
 /* Operand o's cell against the baseline's, at the run level, with the
  * table's margin and calibration. */
 void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, struct cmp_verdict *v);
@@ -116,7 +153,9 @@ void cmp_judge_pair(const struct cmp_table *t, const struct cmp_row *r, size_t b
  * 1.42x disk=ide on disk.randread iops (better, p=0.003)". Plain text (the
  * caller escapes it); false, buf empty, when no such metric or operands. */
 bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len);
-/* "3.2x slower" or "" when the ratio reads no better than the percentage. */
+/* "3.2x slower" or "" when the ratio reads no better than the percentage,
+ * or when the verdict does not support a difference (no significant one,
+ * the same, untested): a ratio is stated only with a verdict behind it. */
 void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char *buf, size_t len);
 
 /* Row filter: suite name (NULL = any), metric glob (NULL = any), all metrics or headline only. */
@@ -125,6 +164,12 @@ struct cmp_filter {
 	bool all;
 };
 bool cmp_row_selected(const struct cmp_row *r, const struct cmp_filter *f);
+
+/* fn for every selected row and every operand but the baseline, with its
+ * verdict against the baseline (comparable or not), in table order. */
+void cmp_each_verdict(const struct cmp_table *t, const struct cmp_filter *flt,
+		      void (*fn)(const struct cmp_table *t, const struct cmp_row *r, size_t o, const struct cmp_verdict *v,
+				 void *arg), void *arg);
 
 /* How one operand's selected metrics fare against the baseline. */
 struct cmp_tally {
@@ -159,6 +204,16 @@ void cmp_print_failure(FILE *f, const json_t *record);
 
 /* Whether every operand has the row's metric. */
 bool cmp_row_complete(const struct cmp_table *t, const struct cmp_row *r);
+
+/* What operand o's cell says against the baseline's, in a few words:
+ * "+100.7% better, 2.0x faster (p=0.00036 paired)". Every format's. */
+void cmp_verdict_text(const struct cmp_table *t, const struct cmp_row *r, size_t o, char *buf, size_t len);
+/* After an interval over one run's repetitions, never over runs. */
+#define CMP_REPS_MARK "(r)"
+/* A line per distinct test basis of the selected verdicts, with its count
+ * ("verdicts (4): paired t on 3 rounds measured together"), each through
+ * put (which escapes it for its format). */
+void cmp_bases(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, void (*put)(FILE *, const char *));
 
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON };
 int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, enum cmp_format fmt, bool color);

@@ -35,10 +35,23 @@ static const char *const more_runs[CMP_NORIGINS] = {
 			 "host) once per round; a calibration of the host does not apply to a guest",
 };
 
+/* A fingerprint part, NULL when unknown (an import's fingerprint knows
+ * none: its hypervisor is "unknown"). */
 static const char *fp_part(const json_t *doc, size_t k)
 {
-	return json_string_value(json_object_get(json_object_get(json_object_get(doc, "fingerprint"), fp_parts[k].obj),
-						 fp_parts[k].key));
+	const char *s = json_string_value(json_object_get(json_object_get(json_object_get(doc, "fingerprint"),
+									  fp_parts[k].obj), fp_parts[k].key));
+
+	return s && strcmp(s, "unknown") ? s : NULL;
+}
+
+/* Whether two documents are known to differ in a part: an unknown one is
+ * no difference (it would warn on every comparison with an import). */
+static bool known_apart(const json_t *a, const json_t *b, size_t k)
+{
+	const char *x = fp_part(a, k), *y = fp_part(b, k);
+
+	return x && y && strcmp(x, y);
 }
 
 static const char *label_of(const json_t *doc, const char *key)
@@ -112,6 +125,17 @@ static size_t fewer_runs(FILE *f, const struct cmp_table *t, const char *prefix)
 	return n;
 }
 
+/* Counts comparisons of one run on a side: [0] untested, [1] by calibration. */
+static void one_run(const struct cmp_table *t, const struct cmp_row *r, size_t o, const struct cmp_verdict *v,
+		    void *arg)
+{
+	size_t *n = arg;
+
+	(void)t, (void)r, (void)o;
+	n[0] += v->comparable && !v->w.valid;
+	n[1] += v->comparable && v->rc.calibrated;
+}
+
 size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, const char *prefix)
 {
 	size_t n = fewer_runs(f, t, prefix), untested = 0, single = 0;
@@ -122,10 +146,9 @@ size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 
 		for (size_t k = 0; k < ARRAY_SIZE(fp_parts); k++)
 			json_array_foreach(docs, i, d)
-				if (i && !same_str(fp_part(d0, k), fp_part(d, k))) {
+				if (i && known_apart(d0, d, k)) {
 					fprintf(f, "%swarning: %s pools runs of different %s: %s and %s\n", prefix,
-						t->ops[o].name, fp_parts[k].what, fp_part(d0, k) ?: "unknown",
-						fp_part(d, k) ?: "unknown");
+						t->ops[o].name, fp_parts[k].what, fp_part(d0, k), fp_part(d, k));
 					n++;
 					break;
 				}
@@ -140,10 +163,10 @@ size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 			const json_t *b0 = json_array_get(t->ops[t->baseline].docs, 0);
 
 			for (size_t k = 0; k < ARRAY_SIZE(fp_parts); k++)
-				if (b0 && d0 && !same_str(fp_part(b0, k), fp_part(d0, k)) && !labelled_apart(b0, d0, k)) {
+				if (b0 && d0 && known_apart(b0, d0, k) && !labelled_apart(b0, d0, k)) {
 					fprintf(f, "%swarning: %s and %s differ in %s (%s vs %s) and no label says so\n",
 						prefix, t->ops[t->baseline].name, t->ops[o].name, fp_parts[k].what,
-						fp_part(b0, k) ?: "unknown", fp_part(d0, k) ?: "unknown");
+						fp_part(b0, k), fp_part(d0, k));
 					n++;
 				}
 		}
@@ -167,20 +190,12 @@ size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 			n++;
 		}
 	}
-	for (size_t r = 0; r < t->nrows; r++) {
-		const struct cmp_row *row = &t->rows[r];
+	{
+		size_t ones[2] = { 0, 0 };
 
-		if (!cmp_row_selected(row, flt))
-			continue;
-		for (size_t o = 0; o < t->nops; o++) {
-			struct cmp_verdict v;
-
-			if (o == t->baseline)
-				continue;
-			cmp_judge(t, row, o, &v);
-			untested += v.comparable && !v.w.valid;
-			single += v.comparable && v.rc.calibrated;
-		}
+		cmp_each_verdict(t, flt, one_run, ones);
+		untested = ones[0];
+		single = ones[1];
 	}
 	if (untested) {
 		fprintf(f, "%s(*) %zu comparison%s with one run on a side: run-to-run noise is unknown, so no "

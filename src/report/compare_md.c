@@ -21,6 +21,13 @@ static void md_text(FILE *f, const char *s)
 	}
 }
 
+/* A note under the table: a paragraph line of its own. */
+static void md_line(FILE *f, const char *s)
+{
+	md_text(f, s);
+	fputs("  \n", f);
+}
+
 int cmp_print_markdown(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, bool color)
 {
 	char buf[512], cell[96], verdict[320];
@@ -54,6 +61,9 @@ int cmp_print_markdown(FILE *f, const struct cmp_table *t, const struct cmp_filt
 		}
 		fputc('\n', f);
 	}
+	fputc('\n', f);
+	cmp_bases(f, t, flt, md_line);
+	cmp_stat_lines(f, t, flt, md_line);
 	return 0;
 }
 

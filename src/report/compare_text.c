@@ -112,6 +112,12 @@ static void caveats_wrapped(FILE *f, const struct cmp_table *t, const struct cmp
 	free(text);
 }
 
+/* A line of notes, whole (a figure cut off would be a figure lost). */
+static void put_line(FILE *f, const char *s)
+{
+	fprintf(f, "%s\n", s);
+}
+
 /* The closing tally: a line per operand against the baseline. */
 static void tally_lines(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
 {
@@ -159,7 +165,7 @@ int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 		wname = umax(wname, cols(t->ops[o].name) + (o == t->baseline ? 11 : 0));
 	wmet = umin(wmet, 28);
 	wval = umin(wval, 34);
-	wverd = umin(wverd, 56);
+	wverd = umin(wverd, 62); /* "+45.9% no significant difference (p=0.15 paired, mdd 121.6%)" */
 	/* wide: each operand's value under its name, its verdict beside it */
 	if (2 + wmet + t->nops * (2 + wval) + (t->nops - 1) * (2 + wverd) <= TEXT_WIDTH) {
 		wide = umax(wval, umin(wname, 24));
@@ -242,41 +248,44 @@ int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 		}
 		fputc('\n', f);
 	}
+	cmp_bases(f, t, flt, put_line);
+	cmp_stat_lines(f, t, flt, put_line);
 	caveats_wrapped(f, t, flt);
 	tally_lines(f, t, flt);
 	cmp_print_failures(f, t);
 	return 0;
 }
 
+struct regressions {
+	FILE *f;
+	double pct;
+	size_t n;
+};
+
+/* Only a run-level significant worsening counts: repetitions of one run
+ * never fail a gate on their own. */
+static void regression(const struct cmp_table *t, const struct cmp_row *r, size_t o, const struct cmp_verdict *v,
+		       void *arg)
+{
+	struct regressions *g = arg;
+	char p[256];
+
+	if (v->rc.significant >= 0 || !(fabs(v->gap_pct) > g->pct))
+		return;
+	cmp_row_params(r, p, sizeof(p));
+	fprintf(g->f, "  %s.%s %s %s: %+.1f%% in %s (p=%.2g, %zu vs %zu runs%s)\n", r->suite, r->test, p, r->metric,
+		v->gap_pct, t->ops[o].name, v->w.p, r->cells[t->baseline].nruns, r->cells[o].nruns,
+		v->rc.calibrated ? ", calibrated noise" : v->rc.pairs ? ", paired by round" : "");
+	g->n++;
+}
+
 /* Significant regressions larger than pct, a line each. */
 size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, double pct)
 {
-	size_t n = 0;
+	struct regressions g = { .f = f, .pct = pct };
 
-	for (size_t i = 0; i < t->nrows; i++) {
-		const struct cmp_row *r = &t->rows[i];
-
-		if (!cmp_row_selected(r, flt))
-			continue;
-		for (size_t o = 0; o < t->nops; o++) {
-			struct cmp_verdict v;
-			char p[256];
-
-			if (o == t->baseline)
-				continue;
-			/* only a run-level significant worsening counts: repetitions of
-			 * one run never fail a gate on their own */
-			cmp_judge(t, r, o, &v);
-			if (v.rc.significant >= 0 || !(fabs(v.gap_pct) > pct))
-				continue;
-			cmp_row_params(r, p, sizeof(p));
-			fprintf(f, "  %s.%s %s %s: %+.1f%% in %s (p=%.2g, %zu vs %zu runs%s)\n", r->suite, r->test, p,
-				r->metric, v.gap_pct, t->ops[o].name, v.w.p, r->cells[t->baseline].nruns,
-				r->cells[o].nruns, v.rc.calibrated ? ", calibrated noise" : "");
-			n++;
-		}
-	}
-	return n;
+	cmp_each_verdict(t, flt, regression, &g);
+	return g.n;
 }
 
 void cmp_print_failure(FILE *f, const json_t *x)

@@ -147,34 +147,18 @@ static void label(FILE *f, const struct cmp_table *t, size_t o)
 
 static void verdict_cell(FILE *f, const struct cmp_table *t, const struct cmp_row *r, size_t o)
 {
-	const struct cmp_cell *c = &r->cells[o], *b = &r->cells[t->baseline];
 	struct cmp_verdict v;
-	char words[32];
+	char words[320];
 
-	fputs("<td class=\"vd", f);
+	/* the terminal's words, so that the two never say different things */
 	cmp_judge(t, r, o, &v);
-	cmp_ratio_words(r, &v, words, sizeof(words));
-	if (!v.comparable) {
-		fputs(" same\" data-label=\"", f);
-		label(f, t, o);
-		fputs("\">", f);
-		fputs(!c->n && !b->n ? "in neither" : "missing in ", f);
-		if (c->n || b->n)
-			html_esc(f, !c->n ? t->ops[o].name : t->ops[t->baseline].name);
-	} else if (!v.w.valid || !isfinite(v.gap_pct)) {
-		fputs(" same\" data-label=\"", f);
-		label(f, t, o);
-		fputs("\">", f);
-		if (isfinite(v.gap_pct))
-			fprintf(f, "%+.1f%% ", v.gap_pct);
-		fputs("<small>(one run: noise unknown)</small>", f);
-	} else {
-		fprintf(f, " %s\" data-label=\"", v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
-		label(f, t, o);
-		fprintf(f, "\">%+.1f%%%s%s %s <small>(p=%.2g)</small>", v.gap_pct, *words ? " " : "", words,
-			v.better > 0 ? "better" : v.better < 0 ? "worse"
-			: v.rc.verdict == STATS_SAME ? "the same within the margin" : "no significant difference", v.w.p);
-	}
+	cmp_verdict_text(t, r, o, words, sizeof(words));
+	fprintf(f, "<td class=\"vd %s\" data-label=\"", v.better > 0 ? "better" : v.better < 0 ? "worse" : "same");
+	label(f, t, o);
+	fputs("\" title=\"", f);
+	html_esc(f, v.basis);
+	fputs("\">", f);
+	html_esc(f, words);
 	fputs("</td>", f);
 }
 
@@ -191,10 +175,12 @@ static void value_cell(FILE *f, const struct cmp_table *t, const struct cmp_row 
 		fputs("-</td>", f);
 		return;
 	}
-	text_format_value(c->sum.mean, r->unit, val, sizeof(val));
+	/* the cell's one figure, as the terminal, CSV and JSON give it */
+	text_format_value(c->fig.mean, r->unit, val, sizeof(val));
 	html_esc(f, val);
-	if (c->n > 1 && c->sum.mean != 0 && isfinite(c->sum.ci95_high))
-		fprintf(f, " <small>±%.1f%%</small>", 100 * (c->sum.ci95_high - c->sum.mean) / fabs(c->sum.mean));
+	if (c->fig.n > 1 && c->fig.mean != 0 && isfinite(c->fig.ci95_high))
+		fprintf(f, " <small>±%.1f%%%s</small>", 100 * (c->fig.ci95_high - c->fig.mean) / fabs(c->fig.mean),
+			c->fig_runs ? "" : CMP_REPS_MARK);
 	if (lat)
 		p99_text(lat, lat->cells[o].hist, p99, sizeof(p99));
 	if (*p99) {
@@ -287,6 +273,14 @@ static void tables(FILE *f, const struct cmp_table *t, const struct latency_inde
 	free(rows);
 }
 
+/* A note, a paragraph of its own. */
+static void html_line(FILE *f, const char *s)
+{
+	fputs("<p class=\"caveat\">", f);
+	html_esc(f, s);
+	fputs("</p>\n", f);
+}
+
 /* compare's caveats (busy host, one run, fingerprints), a paragraph each. */
 static void caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
 {
@@ -332,6 +326,197 @@ static void tally(FILE *f, const struct cmp_table *t)
 	caveats(f, t, &headline);
 }
 
+/* A fact in words, not JSON: a string as it is, an object as "key value,
+ * key value" (a nested one in parentheses; labels as key=value), an
+ * array's items joined by "; ", a boolean yes or no, nothing as "-". */
+static void fact_words(FILE *f, const json_t *v, int depth, bool kv)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_string(v)) {
+		html_esc(f, json_string_value(v));
+	} else if (json_is_integer(v)) {
+		fprintf(f, "%lld", (long long)json_integer_value(v));
+	} else if (json_is_real(v)) {
+		fprintf(f, "%g", json_real_value(v));
+	} else if (json_is_boolean(v)) {
+		fputs(json_is_true(v) ? "yes" : "no", f);
+	} else if (json_is_array(v) && depth < 8) {
+		if (!json_array_size(v))
+			fputs("-", f);
+		json_array_foreach(v, i, x) {
+			fputs(i ? "; " : "", f);
+			fact_words(f, x, depth + 1, false);
+		}
+	} else if (json_is_object(v) && depth < 8) {
+		bool first = true;
+
+		if (depth)
+			fputc('(', f);
+		json_object_foreach((json_t *)v, k, x) {
+			if (json_is_null(x))
+				continue;
+			fputs(first ? "" : ", ", f);
+			html_esc(f, k);
+			fputc(kv ? '=' : ' ', f);
+			fact_words(f, x, depth + 1, false);
+			first = false;
+		}
+		if (depth)
+			fputc(')', f);
+	} else {
+		fputs("-", f);
+	}
+}
+
+static void fact(FILE *f, const char *k, const json_t *v, bool kv)
+{
+	fputs("<tr><th>", f);
+	html_esc(f, k);
+	fputs("</th><td style=\"text-align:left;white-space:normal\">", f);
+	fact_words(f, v, 0, kv);
+	fputs("</td></tr>\n", f);
+}
+
+/* What a run says about its suites: their notes, and what did not run and why. */
+static void suite_facts(FILE *f, const json_t *doc)
+{
+	const json_t *s, *t;
+	size_t i, j;
+	char key[160];
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		const char *sn = json_string_value(json_object_get(s, "name")) ?: "?";
+		const char *st = json_string_value(json_object_get(s, "status")) ?: "?";
+
+		if (json_object_size(json_object_get(s, "notes"))) {
+			snprintf(key, sizeof(key), "%s notes", sn);
+			fact(f, key, json_object_get(s, "notes"), true);
+		}
+		if (strcmp(st, "ok")) {
+			snprintf(key, sizeof(key), "%s %s", sn, st);
+			fact(f, key, json_object_get(s, "reason"), false);
+		}
+		json_array_foreach(json_object_get(s, "tests"), j, t) {
+			const char *ts = json_string_value(json_object_get(t, "status")) ?: "?";
+
+			if (!strcmp(ts, "ok"))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s %s", sn, json_string_value(json_object_get(t, "name")) ?: "?", ts);
+			fact(f, key, json_object_get(t, "reason"), false);
+		}
+	}
+}
+
+/* The facts of an environment, one row each: where in the document, and
+ * under which name the reader sees it. */
+static const struct env_fact {
+	const char *what, *obj, *key; /* the fingerprint's obj[key], or obj itself (key NULL) */
+	bool doc;                     /* obj is the document's, not the fingerprint's */
+	bool kv;                      /* an object of key=value pairs */
+} env_facts[] = {
+	{ "labels", "labels", NULL, true, true },
+	{ "lab note", "lab_note", NULL, true, false },
+	{ "hypervisor", "hypervisor", NULL, false, false },
+	{ "container", "container", NULL, false, false },
+	{ "cpu", "cpu", "model", false, false },
+	{ "cpu topology", "cpu", NULL, false, false },
+	{ "memory", "memory", NULL, false, false },
+	{ "kernel", "kernel", "release", false, false },
+	{ "clocksource", "clocksource", NULL, false, false },
+	{ "thp", "thp", NULL, false, false },
+	{ "block devices", "block_devices", NULL, false, false },
+	{ "network", "network", NULL, false, false },
+	{ "balloon", "balloon", NULL, false, false },
+	{ "steal", "steal", NULL, false, false },
+};
+
+static const json_t *env_value(const json_t *doc, const struct env_fact *e)
+{
+	const json_t *o = json_object_get(e->doc ? doc : json_object_get(doc, "fingerprint"), e->obj);
+
+	return e->key ? json_object_get(o, e->key) : o;
+}
+
+/* Whether a fact has the same value in the first run of every operand. */
+static bool env_same(const struct cmp_table *t, const struct env_fact *e)
+{
+	const json_t *v0 = env_value(json_array_get(t->ops[0].docs, 0), e);
+
+	for (size_t o = 1; o < t->nops; o++) {
+		const json_t *v = env_value(json_array_get(t->ops[o].docs, 0), e);
+
+		if (!(v0 ? v && json_equal((json_t *)v0, (json_t *)v) : !v))
+			return false;
+	}
+	return true;
+}
+
+/* The environments: first a table of the facts in which the operands
+ * differ (each operand's first run), then every run's facts, folded. */
+static void fingerprints(FILE *f, const struct cmp_table *t)
+{
+	size_t differ = 0;
+
+	fputs("<h2>Environments</h2>\n", f);
+	for (size_t k = 0; t->nops > 1 && k < ARRAY_SIZE(env_facts); k++)
+		differ += !env_same(t, &env_facts[k]);
+	if (differ) {
+		fputs("<p>Where the operands differ (each one's first run):</p><div class=\"scroll\"><table class=\"env\">"
+		      "<thead><tr><th>fact</th>", f);
+		for (size_t o = 0; o < t->nops; o++) {
+			fputs("<th>", f);
+			html_esc(f, t->ops[o].name);
+			fputs("</th>", f);
+		}
+		fputs("</tr></thead><tbody>\n", f);
+		for (size_t k = 0; k < ARRAY_SIZE(env_facts); k++) {
+			if (env_same(t, &env_facts[k]))
+				continue;
+			fputs("<tr><th>", f);
+			html_esc(f, env_facts[k].what);
+			fputs("</th>", f);
+			for (size_t o = 0; o < t->nops; o++) {
+				fputs("<td style=\"text-align:left;white-space:normal\">", f);
+				fact_words(f, env_value(json_array_get(t->ops[o].docs, 0), &env_facts[k]), 0, env_facts[k].kv);
+				fputs("</td>", f);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</tbody></table></div>\n", f);
+	} else if (t->nops > 1) {
+		fputs("<p>The operands' first runs agree in every fact below.</p>\n", f);
+	}
+	fputs("<details><summary>every run's environment</summary>\n", f);
+	for (size_t o = 0; o < t->nops; o++) {
+		size_t i;
+		json_t *doc;
+
+		json_array_foreach(t->ops[o].docs, i, doc) {
+			const json_t *fp = json_object_get(doc, "fingerprint"), *hv = json_object_get(fp, "hypervisor");
+
+			fputs("<details><summary>", f);
+			html_esc(f, t->ops[o].name);
+			fputs(": ", f);
+			html_esc(f, json_string_value(json_object_get(fp, "hostname")));
+			fputs(", ", f);
+			html_esc(f, json_string_value(json_object_get(hv, "name")));
+			fputs(", ", f);
+			html_esc(f, json_string_value(json_object_get(doc, "started")));
+			fputs("</summary><div class=\"scroll\"><table>\n", f);
+			for (size_t k = 0; k < ARRAY_SIZE(env_facts); k++)
+				/* the lab's note (TCG chosen, user networking the bottleneck) only where there is one */
+				if (strcmp(env_facts[k].obj, "lab_note") || env_value(doc, &env_facts[k]))
+					fact(f, env_facts[k].what, env_value(doc, &env_facts[k]), env_facts[k].kv);
+			suite_facts(f, doc);
+			fputs("</table></div></details>\n", f);
+		}
+	}
+	fputs("</details>\n", f);
+}
+
 /* The lab's failed boots: what failed where, and where its evidence is. */
 static void failures(FILE *f, const struct cmp_table *t)
 {
@@ -369,94 +554,6 @@ static void failures(FILE *f, const struct cmp_table *t)
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
-}
-
-static void fact(FILE *f, const char *k, const json_t *v)
-{
-	char *s = NULL;
-
-	fputs("<tr><th>", f);
-	html_esc(f, k);
-	fputs("</th><td style=\"text-align:left;white-space:normal\">", f);
-	if (json_is_string(v))
-		html_esc(f, json_string_value(v));
-	else if (v && !json_is_null(v) && (s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT)))
-		html_esc(f, s);
-	else
-		fputs("-", f);
-	free(s);
-	fputs("</td></tr>\n", f);
-}
-
-/* What a run says about its suites: their notes, and what did not run and why. */
-static void suite_facts(FILE *f, const json_t *doc)
-{
-	const json_t *s, *t;
-	size_t i, j;
-	char key[160];
-
-	json_array_foreach(json_object_get(doc, "suites"), i, s) {
-		const char *sn = json_string_value(json_object_get(s, "name")) ?: "?";
-		const char *st = json_string_value(json_object_get(s, "status")) ?: "?";
-
-		if (json_object_size(json_object_get(s, "notes"))) {
-			snprintf(key, sizeof(key), "%s notes", sn);
-			fact(f, key, json_object_get(s, "notes"));
-		}
-		if (strcmp(st, "ok")) {
-			snprintf(key, sizeof(key), "%s %s", sn, st);
-			fact(f, key, json_object_get(s, "reason"));
-		}
-		json_array_foreach(json_object_get(s, "tests"), j, t) {
-			const char *ts = json_string_value(json_object_get(t, "status")) ?: "?";
-
-			if (!strcmp(ts, "ok"))
-				continue;
-			snprintf(key, sizeof(key), "%s.%s %s", sn, json_string_value(json_object_get(t, "name")) ?: "?", ts);
-			fact(f, key, json_object_get(t, "reason"));
-		}
-	}
-}
-
-static void fingerprints(FILE *f, const struct cmp_table *t)
-{
-	fputs("<h2>Environments</h2>\n", f);
-	for (size_t o = 0; o < t->nops; o++) {
-		size_t i;
-		json_t *doc;
-
-		json_array_foreach(t->ops[o].docs, i, doc) {
-			const json_t *fp = json_object_get(doc, "fingerprint"), *hv = json_object_get(fp, "hypervisor");
-
-			fputs("<details><summary>", f);
-			html_esc(f, t->ops[o].name);
-			fputs(": ", f);
-			html_esc(f, json_string_value(json_object_get(fp, "hostname")));
-			fputs(", ", f);
-			html_esc(f, json_string_value(json_object_get(hv, "name")));
-			fputs(", ", f);
-			html_esc(f, json_string_value(json_object_get(doc, "started")));
-			fputs("</summary><div class=\"scroll\"><table>\n", f);
-			fact(f, "labels", json_object_get(doc, "labels"));
-			/* what the lab says of how it measured (TCG chosen, user networking the bottleneck) */
-			if (json_is_string(json_object_get(doc, "lab_note")))
-				fact(f, "lab note", json_object_get(doc, "lab_note"));
-			fact(f, "hypervisor", hv);
-			fact(f, "container", json_object_get(fp, "container"));
-			fact(f, "cpu", json_object_get(json_object_get(fp, "cpu"), "model"));
-			fact(f, "cpu topology", json_object_get(fp, "cpu"));
-			fact(f, "memory", json_object_get(fp, "memory"));
-			fact(f, "kernel", json_object_get(json_object_get(fp, "kernel"), "release"));
-			fact(f, "clocksource", json_object_get(fp, "clocksource"));
-			fact(f, "thp", json_object_get(fp, "thp"));
-			fact(f, "block devices", json_object_get(fp, "block_devices"));
-			fact(f, "network", json_object_get(fp, "network"));
-			fact(f, "balloon", json_object_get(fp, "balloon"));
-			fact(f, "steal", json_object_get(fp, "steal"));
-			suite_facts(f, doc);
-			fputs("</table></div></details>\n", f);
-		}
-	}
 }
 
 /* What each configuration cost the host (hostcost.h): only when some
@@ -521,9 +618,12 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 		fprintf(f, " (%zu run%s%s%s)", json_array_size(t->ops[o].docs), json_array_size(t->ops[o].docs) == 1 ? "" : "s",
 			o == t->baseline ? ", baseline" : "", t->ops[o].aside ? ", shown beside the others" : "");
 	}
-	fputs(". Each value is the mean over repetitions with its 95% confidence interval; a difference is "
-	      "significant when the 95% interval of the difference of means (Welch) excludes zero.</p>\n"
-	      "<h2>Summary</h2>\n", f);
+	fputs(". Each value is the mean of the run means with its 95% confidence interval over the runs (with one "
+	      "run, the spread of its repetitions, marked " CMP_REPS_MARK "); a difference is significant when the 95% interval "
+	      "of the difference excludes zero: round by round (paired) when the runs were measured in the same "
+	      "rounds, else of the run means (Welch).</p>\n", f);
+	cmp_bases(f, t, &(struct cmp_filter){ .all = false }, html_line);
+	fputs("<h2>Summary</h2>\n", f);
 	tables(f, t, &li, false, "summary");
 	html_charts(f, t);
 	host_cost(f, t);

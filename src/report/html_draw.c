@@ -148,7 +148,7 @@ static char *varying_label(const struct cmp_row *r, const json_t *vary)
 
 static bool drawable(const struct cmp_cell *c)
 {
-	return c->n && isfinite(c->sum.mean) && isfinite(c->sum.ci95_low) && isfinite(c->sum.ci95_high);
+	return c->n && isfinite(c->fig.mean) && isfinite(c->fig.ci95_low) && isfinite(c->fig.ci95_high);
 }
 
 /* The low end of the 95% CI a chart draws: clipped at zero for a rate or a
@@ -156,7 +156,7 @@ static bool drawable(const struct cmp_cell *c)
  * can be (the tables keep the interval as computed). */
 static double ci_low_drawn(const struct cmp_cell *c, bool nonnegative)
 {
-	return nonnegative ? fmax(c->sum.ci95_low, 0) : c->sum.ci95_low;
+	return nonnegative ? fmax(c->fig.ci95_low, 0) : c->fig.ci95_low;
 }
 
 /* Whether operand o's values set the scale of a chart of these rows: an
@@ -231,8 +231,8 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 			any = true;
 			if (!scale)
 				continue;
-			y.lo = fmin(y.lo, fmin(c->sum.mean, ci_low_drawn(c, nonneg)));
-			y.hi = fmax(y.hi, fmax(c->sum.mean, c->sum.ci95_high));
+			y.lo = fmin(y.lo, fmin(c->fig.mean, ci_low_drawn(c, nonneg)));
+			y.hi = fmax(y.hi, fmax(c->fig.mean, c->fig.ci95_high));
 		}
 		if (any)
 			legend_add(&lg, t, o);
@@ -266,9 +266,9 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 
 			if (!drawable(c))
 				continue;
-			text_format_value(c->sum.mean, r0->unit, val, sizeof(val));
+			text_format_value(c->fig.mean, r0->unit, val, sizeof(val));
 			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[o].name, labels[i], val);
-			top = clamp_to_axis(&y, c->sum.mean, &edge);
+			top = clamp_to_axis(&y, c->fig.mean, &edge);
 			if (edge) {
 				svg_printf(&s, "<g class=\"offscale\">");
 				svg_bar(&s, bx, bw, svg_map(&y, y.lo), svg_map(&y, top), (int)o, tip);
@@ -277,10 +277,10 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 				offscale++;
 				continue;
 			}
-			svg_bar(&s, bx, bw, svg_map(&y, y.lo), svg_map(&y, c->sum.mean), (int)o, tip);
+			svg_bar(&s, bx, bw, svg_map(&y, y.lo), svg_map(&y, c->fig.mean), (int)o, tip);
 			if (c->n > 1)
 				svg_errorbar(&s, bx + bw / 2, svg_map(&y, fmax(ci_low_drawn(c, nonneg), y.lo)),
-					     svg_map(&y, fmin(c->sum.ci95_high, y.hi)));
+					     svg_map(&y, fmin(c->fig.ci95_high, y.hi)));
 		}
 	svg_legend_colored(&s, 80, 300, lg.names, lg.colors, lg.n);
 	snprintf(caption, sizeof(caption), "%s.%s %s: mean with 95%% confidence interval, per case%s%s", r0->suite,
@@ -394,8 +394,8 @@ void html_curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 				any = true;
 				if (!scale)
 					continue;
-				y.lo = fmin(y.lo, t->rows[rows[i]].cells[o].sum.mean);
-				y.hi = fmax(y.hi, t->rows[rows[i]].cells[o].sum.mean);
+				y.lo = fmin(y.lo, t->rows[rows[i]].cells[o].fig.mean);
+				y.hi = fmax(y.hi, t->rows[rows[i]].cells[o].fig.mean);
 			}
 		if (any)
 			legend_add(&lg, t, o);
@@ -421,10 +421,10 @@ void html_curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 			if (!drawable(c))
 				continue;
 			xs[k] = svg_map(&x, param_of(&t->rows[rows[i]], key));
-			ys[k] = svg_map(&y, clamp_to_axis(&y, c->sum.mean, &off));
+			ys[k] = svg_map(&y, clamp_to_axis(&y, c->fig.mean, &off));
 			/* the value furthest off the scale is written at its edge */
-			if (off && (!far || fabs(c->sum.mean) > fabs(farv)))
-				far = off, farv = c->sum.mean, farx = xs[k];
+			if (off && (!far || fabs(c->fig.mean) > fabs(farv)))
+				far = off, farv = c->fig.mean, farx = xs[k];
 			k++;
 		}
 		if (!k)

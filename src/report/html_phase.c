@@ -82,7 +82,7 @@ void html_phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 		double sum = 0;
 
 		for (size_t i = 0; i < n; i++)
-			sum += t->rows[rows[i]].cells[o].n ? t->rows[rows[i]].cells[o].sum.mean : 0;
+			sum += t->rows[rows[i]].cells[o].n ? t->rows[rows[i]].cells[o].fig.mean : 0;
 		if (sum > 0)
 			ops[nops++] = o;
 		y.hi = fmax(y.hi, sum);
@@ -119,13 +119,13 @@ void html_phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 
 			if (!c->n)
 				continue;
-			text_format_value(c->sum.mean, r0->unit, val, sizeof(val));
+			text_format_value(c->fig.mean, r0->unit, val, sizeof(val));
 			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[ops[k]].name, phases[i], val);
 			svg_printf(&s, "<g class=\"stack\">");
 			svg_bar(&s, x.p0 + slot * (double)k + slot * 0.2, slot * 0.6, svg_map(&y, base),
-				svg_map(&y, base + c->sum.mean), (int)i, tip);
+				svg_map(&y, base + c->fig.mean), (int)i, tip);
 			svg_printf(&s, "</g>");
-			base += c->sum.mean;
+			base += c->fig.mean;
 		}
 	}
 	svg_legend(&s, 80, 300, phases, (int)n);

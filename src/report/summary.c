@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "summary.h"
+#include "text.h"
 #include "../core/macro.h"
 #include "../core/str.h"
 #include "../core/banned.h"
@@ -48,22 +49,7 @@ void summary_format_count(double v, char *buf, size_t len)
 
 void summary_format_size(double bytes, char *buf, size_t len)
 {
-	static const char *const suffix[] = { "", "k", "M", "G", "T" };
-	double v = bytes;
-	size_t i = 0;
-
-	if (!isfinite(bytes) || bytes < 0) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	while (v >= 1024 && i + 1 < ARRAY_SIZE(suffix)) {
-		v /= 1024;
-		i++;
-	}
-	if (v == floor(v))
-		snprintf(buf, len, "%.0f%s", v, suffix[i]);
-	else
-		snprintf(buf, len, "%.3g%s", v, suffix[i]);
+	text_format_size(bytes, buf, len);
 }
 
 /* Rates named after what they count; the unit alone ("1/s") does not say. */
@@ -140,9 +126,6 @@ static double metric_mean(const json_t *m)
 	return jnum(json_object_get(json_object_get(m, "summary"), "mean"));
 }
 
-/* Parameters shown as sizes. */
-static const char *const size_params[] = { "bs", "seq-bs", "record-size", "file-size", "size", "zlib-size" };
-
 /* How a varying parameter labels its sweep point. */
 static const struct {
 	const char *key, *fmt;
@@ -153,21 +136,7 @@ static const struct {
 
 static void param_text(const char *key, const json_t *v, char *buf, size_t len)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(size_params); i++)
-		if (!strcmp(key, size_params[i]) && json_is_number(v)) {
-			summary_format_size(json_number_value(v), buf, len);
-			return;
-		}
-	if (json_is_integer(v))
-		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(buf, len, "%.4g", json_real_value(v));
-	else if (json_is_string(v))
-		snprintf(buf, len, "%s", json_string_value(v));
-	else if (json_is_boolean(v))
-		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
-	else
-		snprintf(buf, len, "?");
+	text_param_value(key, v, buf, len);
 }
 
 /* Does the parameter take more than one value over the test's cases? */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "../core/macro.h"
 #include "../core/clock.h"
 #include "../core/banned.h"
 
@@ -49,7 +50,41 @@ void text_json_value(const json_t *v, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-void text_params(const json_t *params, char *buf, size_t len)
+void text_format_size(double bytes, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "k", "M", "G", "T" };
+	double v = bytes;
+	size_t i = 0;
+
+	if (!isfinite(bytes) || bytes < 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (v >= 1024 && i + 1 < ARRAY_SIZE(suffix)) {
+		v /= 1024;
+		i++;
+	}
+	if (v == floor(v))
+		snprintf(buf, len, "%.0f%s", v, suffix[i]);
+	else
+		snprintf(buf, len, "%.3g%s", v, suffix[i]);
+}
+
+/* Parameters that are sizes (the suites' OPT_SIZE options): shown as the
+ * options take them. */
+static const char *const size_params[] = { "bs", "seq-bs", "record-size", "file-size", "size", "zlib-size" };
+
+void text_param_value(const char *key, const json_t *v, char *buf, size_t len)
+{
+	for (size_t i = 0; i < sizeof(size_params) / sizeof(size_params[0]); i++)
+		if (!strcmp(key, size_params[i]) && json_is_number(v)) {
+			text_format_size(json_number_value(v), buf, len);
+			return;
+		}
+	text_json_value(v, buf, len);
+}
+
+static void params_words(const json_t *params, char *buf, size_t len, bool exact)
 {
 	const char *k;
 	json_t *v;
@@ -66,8 +101,10 @@ void text_params(const json_t *params, char *buf, size_t len)
 
 			snprintf(val, sizeof(val), "%s", q ? q : "?");
 			free(q);
-		} else
+		} else if (exact)
 			text_json_value(v, val, sizeof(val));
+		else
+			text_param_value(k, v, val, sizeof(val));
 		n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, val);
 		if (n < 0 || (size_t)n >= len - off) {
 			buf[off] = '\0';
@@ -75,6 +112,16 @@ void text_params(const json_t *params, char *buf, size_t len)
 		}
 		off += (size_t)n;
 	}
+}
+
+void text_params(const json_t *params, char *buf, size_t len)
+{
+	params_words(params, buf, len, false);
+}
+
+void text_params_exact(const json_t *params, char *buf, size_t len)
+{
+	params_words(params, buf, len, true);
 }
 
 static double jnum(const json_t *o, const char *key)

@@ -11,9 +11,20 @@
 void text_format_value(double v, const char *unit, char *buf, size_t len);
 /* A parameter's value as run prints it: strings bare, numbers plain. */
 void text_json_value(const json_t *v, char *buf, size_t len);
-/* "threads=2 max-prime=2000": an object's members in its order, strings bare
- * (as run prints a case); cut at a whole member when buf is too short. */
+/* A case parameter's value for a reader: a size with its binary suffix
+ * (size=268435456 -> "256M", as the options take it), else as
+ * text_json_value. The one place that says which parameters are sizes. */
+void text_param_value(const char *key, const json_t *v, char *buf, size_t len);
+/* Bytes with a binary suffix: 4096 -> "4k", 268435456 -> "256M",
+ * 1536 -> "1.5k", 100 -> "100". */
+void text_format_size(double bytes, char *buf, size_t len);
+
+/* "threads=2 bs=4k": an object's members in its order, strings bare, sizes
+ * with their suffix (as run prints a case); cut at a whole member when buf
+ * is too short. */
 void text_params(const json_t *params, char *buf, size_t len);
+/* The same with every number as stored ("bs=4096"), for CSV. */
+void text_params_exact(const json_t *params, char *buf, size_t len);
 /* The results table of one document: headline metrics, and the secondary
  * ones unless their 95% CI is wider than their value (all: every metric). */
 void text_print_result(FILE *f, const json_t *doc);

@@ -169,6 +169,14 @@ static json_t *case_json(const struct vmb_case *c)
 	o = json_pack("{s:o, s:I, s:b, s:o, s:f, s:o}", "params", params_json(c->params, c->nparams),
 		      "repetitions", (json_int_t)c->reps, "precision_reached", c->precision_reached,
 		      "ci95_rel_pct", jreal(c->ci_rel_pct), "elapsed_s", c->elapsed_s, "metrics", metrics);
+	/* how long the warm-up took, and whether the headline was steady by its end */
+	if (o && c->warmup_s > 0 && (json_object_set_new(o, "warmup_s", json_real(c->warmup_s)) < 0 ||
+				      (c->warmup_steady >= 0 &&
+				       json_object_set_new(o, "warmup_steady", json_boolean(c->warmup_steady)) < 0))) {
+		json_decref(o);
+		json_decref(reps);
+		return NULL;
+	}
 	if (o && c->nnoise) {
 		if (json_object_set_new(o, "reps", reps) < 0) {
 			json_decref(o);

@@ -374,6 +374,8 @@ static void check_case(struct vctx *v, const json_t *c, const char *cp)
 	get(v, c, cp, "precision_reached", JSON_TRUE, false);
 	number(v, c, cp, "ci95_rel_pct", false, false, true, 0, HUGE_VAL);
 	number(v, c, cp, "elapsed_s", false, false, false, 0, HUGE_VAL);
+	number(v, c, cp, "warmup_s", false, false, false, 0, HUGE_VAL);
+	get(v, c, cp, "warmup_steady", JSON_TRUE, false);
 	reps = get(v, c, cp, "reps", JSON_ARRAY, false);
 	if (reps && json_array_size(reps) > DOC_MAX_ITEMS)
 		fail_at(v, "%s.reps: more than %d repetitions", cp, DOC_MAX_ITEMS);

@@ -151,6 +151,7 @@ const struct import_kind import_kinds[] = {
 	[K_NS] = { 3.6e12, "1 hour" },
 	[K_MS] = { 3.6e6, "1 hour" },
 	[K_PCT] = { 100, "100%" },
+	[K_CPU_PCT] = { 1e5, "100000% (1000 CPUs busy)" },
 	[K_COUNT] = { 1e15, "10^15" },
 	[K_EVENTS_S] = { 1e10, "10^10 events/s" },
 	[K_OPS_S] = { 1e11, "10^11 operations/s" },

@@ -158,6 +158,29 @@ static json_t *fio_histogram(struct imp *im, const json_t *side, const json_t *l
 			 str_has_prefix(lpath + strlen(path), ".lat_ns") ? "fio lat percentiles" : "fio clat percentiles");
 }
 
+/* fio's percentiles as the metrics a native run reports per repetition
+ * ("latency.p99", src/core/rep.c), so that compare pairs them: one value
+ * each, as fio printed it (checked by fio_histogram before). */
+static int fio_percentile_metrics(struct vmb_case *c, const char *name, const json_t *pct)
+{
+	static const char *const keys[][2] = {
+		{ "50.000000", "p50" }, { "90.000000", "p90" }, { "95.000000", "p95" }, { "99.000000", "p99" },
+		{ "99.900000", "p99.9" },
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *x = json_object_get(pct, keys[i][0]);
+		char m[96];
+
+		if (!json_is_number(x) || !(json_number_value(x) >= 0) || json_number_value(x) > import_kinds[K_NS].max)
+			continue;
+		snprintf(m, sizeof(m), "%s.%s", name, keys[i][1]);
+		if (import_value(c, m, VMB_UNIT_NS, VMB_LOWER, false, json_number_value(x)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* One direction (read or write) of a fio job into a case; prefix "" or "read_"/"write_". */
 static int fio_side(struct imp *im, struct vmb_case *c, const struct where *w, const json_t *side,
 		    const char *path, const char *prefix)
@@ -199,6 +222,30 @@ static int fio_side(struct imp *im, struct vmb_case *c, const struct where *w, c
 			return im->bad ? -EINVAL : -ENOMEM;
 		snprintf(key, sizeof(key), "%zu/%zu/%zu/%s", w->s, w->t, w->c, name);
 		if (json_object_set_new(im->pct, key, h) < 0)
+			return -ENOMEM;
+		if (fio_percentile_metrics(c, name, pct) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* fio's CPU usage of a job (usr_cpu, sys_cpu: CPU time in % of the
+ * job's runtime, summed over its threads) as the disk suite's
+ * cpu_user_pct and cpu_sys_pct, which it defines the same way. Older fio
+ * outputs may lack them: nothing then. */
+static int fio_cpu(struct imp *im, struct vmb_case *c, const json_t *job, const char *path)
+{
+	static const char *const keys[][2] = { { "usr_cpu", "cpu_user_pct" }, { "sys_cpu", "cpu_sys_pct" } };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		double x;
+
+		if (!json_object_get(job, keys[i][0]))
+			continue;
+		x = import_jnum(im, job, path, keys[i][0], K_CPU_PCT);
+		if (im->bad)
+			return -EINVAL;
+		if (import_value(c, keys[i][1], VMB_UNIT_PCT, VMB_LOWER, false, x) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -361,7 +408,9 @@ int import_fio(struct imp *im, const struct imp_input *in)
 		}
 		if (r < 0)
 			return r;
-		r = fio_note_engine(im, w.s, fio_opt(job, global, "ioengine", "psync"));
+		r = fio_cpu(im, c, job, path);
+		if (r == 0)
+			r = fio_note_engine(im, w.s, fio_opt(job, global, "ioengine", "psync"));
 		if (r < 0)
 			return r;
 	}

@@ -44,6 +44,7 @@ enum kind {
 	K_NS,        /* a latency in ns: fio's lat_ns, clat_ns, percentiles, bins */
 	K_MS,        /* a time in ms: iperf3 jitter_ms, sysbench's latency */
 	K_PCT,       /* a percentage: iperf3 lost_percent */
+	K_CPU_PCT,   /* CPU time in % of one CPU, summed over threads: fio usr_cpu */
 	K_COUNT,     /* a count of events: iperf3 retransmits, fio total_ios */
 	K_EVENTS_S,  /* sysbench cpu events per second */
 	K_OPS_S,     /* sysbench memory operations per second */

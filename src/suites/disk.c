@@ -707,8 +707,8 @@ static const struct vmb_opt disk_opts[] = {
 	{ .name = "device", .type = OPT_STRING, .metavar = "/dev/X",
 	  .help = "test a block device: read tests only, unless --destructive" },
 	{ .name = "size", .type = OPT_SIZE, .min = 1 << 20, .max = 1ull << 50, .def = "1g", .quick = "256m",
-	  .metavar = "SIZE", .help = "size of the test file; with --disk.device, how much of the device is tested "
-				     "(default: all of it)" },
+	  .metavar = "SIZE", .help = "size of the test file (the default below); with --disk.device, how much of the "
+				     "device is tested, all of it unless given" },
 	{ .name = "bs", .type = OPT_SIZE, .min = 512, .max = 64 << 20, .def = "4k", .metavar = "SIZE",
 	  .help = "block size of the random tests" },
 	{ .name = "seq-bs", .type = OPT_SIZE, .min = 512, .max = 64 << 20, .def = "1m", .metavar = "SIZE",

@@ -111,7 +111,7 @@ assert max(len(l) for l in lines) <= 120
 head = [l for l in lines if l.startswith("  METRIC")]
 assert len(head) == 1 and "base.json (baseline)" in head[0] and head[0].rstrip().endswith("VS BASELINE"), head
 rows = [l for l in lines if l.startswith("  events_per_s")]
-assert len(rows) == 2 and all("-50.0% 2.0x slower worse (p=" in l for l in rows), rows
+assert len(rows) == 2 and all("-50.0% worse, 2.0x slower (p=" in l for l in rows), rows
 assert lines[-1] == "half.json vs base.json: 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing", lines[-1]
 PY
 expect 0 "markdown" "$VMB" compare "$T/base.json" "$T/half.json" --format markdown --metric 'events*'
@@ -129,14 +129,14 @@ inside = sum(1 for r in rows if r["operand"] != "base.json")  # the name's line 
 assert raw.count(b"\n") - raw.count(b"\r\n") == inside and raw.endswith(b"\r\n"), "records end in CRLF"
 names = {r["operand"] for r in rows}
 assert names == {"base.json", 'we,ird "na|me"\nx.json'}, names
-assert all(len(r) == 22 and None not in r for r in rows), rows
+assert all(len(r) == 26 and None not in r for r in rows), rows
 odd = [r for r in rows if r["operand"] != "base.json" and r["metric"] == "events_per_s"]
 assert odd and all(abs(float(r["gap_pct"]) + 50) < 1e-6 and r["verdict"] == "worse" for r in odd), odd
 PY
 expect 0 "markdown with an odd operand name" "$VMB" compare "$T/base.json" "$odd" --format markdown
 check "markdown: the bar escaped, no line break in a row" python3 - "$T/out" <<'PY'
 import sys
-lines = open(sys.argv[1]).read().splitlines()
+lines = open(sys.argv[1]).read().split("\n\n")[0].splitlines()  # the table; notes follow a blank line
 cols = {len(l.replace("\\|", "").split("|")) for l in lines}
 assert len(cols) == 1, cols
 assert 'we,ird "na\\|me" x.json' in lines[0], lines[0]
@@ -196,6 +196,9 @@ for l in lines[:-1]:
         assert name not in typed, f"family {name} declared twice"
         typed.add(name)
         families.append(name)
+    elif l.startswith("# UNIT "):
+        _, _, name, unit = l.split()
+        assert name == families[-1] and name.endswith("_" + unit), l
     elif l.startswith("# HELP "):
         pass
     else:
@@ -204,6 +207,8 @@ for l in lines[:-1]:
         n += 1
 assert "vmbench_cpu_prime_events_per_s" in typed and n > 20
 assert any('stat="p99"' in l and 'hv="a"' in l and 'threads="2"' in l for l in lines)
+assert "vmbench_cpu_prime_latency_seconds" in typed and "# UNIT vmbench_cpu_prime_latency_seconds seconds" in lines
+assert not any("run_id=" in l for l in lines), "run_id only with --run-id"
 PY
 expect 0 "export csv" "$VMB" export "$T/a.json" --format csv
 # 2 cases x (events_per_s, latency and its 5 percentiles) + parallel_efficiency
@@ -282,7 +287,7 @@ one = re.search(r'<details class="onesided"><summary>3 metrics measured in only 
                 r'</summary>(.*?)</details>', html, re.S)
 assert one and one.group(1).count("<tr><td") == 3, "they are in their own collapsed section"
 assert "missing in c.json" in one.group(1) and "missing in a.json" in one.group(1), "saying which side lacks them"
-assert re.search(r'data-label="a\.json">[^<]*1/s <small>±[0-9.]+%</small><br><small>p99 latency [0-9.]+ [mu]?s</small>',
+assert re.search(r'data-label="a\.json">[^<]*1/s <small>±[0-9.]+%\(r\)</small><br><small>p99 latency [0-9.]+ [mu]?s</small>',
                  one.group(1)), "p99 of the case's latency beside the rate"
 figs = re.findall(r'<figure>(.*?)</figure>', html, re.S)
 lat = [f for f in figs if "latency percentiles" in f]
@@ -380,8 +385,19 @@ fi
 cal="cpu.prime --quick --time 0.05 --repeat 2"
 expect 2 "calibrate an unknown suite" "$VMB" calibrate nosuch --db "$T/cal.db"
 has "$T/err" "unknown suite 'nosuch'" "says which"
-expect 0 "calibrate two short runs" "$VMB" calibrate $cal --runs 2 --db "$T/cal.db"
+# --repeat 1 as run takes it: the noise is between the runs
+expect 0 "calibrate two short runs" "$VMB" calibrate cpu.prime --quick --time 0.05 --repeat 1 --runs 2 --db "$T/cal.db"
 has "$T/out" "cannot be told from noise with 3 runs a side" "the minimal detectable difference"
+check "what is stored is said as what was printed and the rest" python3 - "$T/out" "$T/cal.db.calibration" <<'PY'
+import json, os, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+printed = [l for l in lines if "cannot be told from noise" in l]
+m = re.match(r"stored the run-to-run noise of (\d+) metrics \(the (\d+) headline ones above, and the others\) of (\d+) cases? for ", lines[-1])
+assert m and int(m.group(2)) == len(printed), lines
+d = json.load(open(os.path.join(sys.argv[2], os.listdir(sys.argv[2])[0])))
+cases = {(c["suite"], c["test"], c["params"]) for c in d["cases"]}
+assert int(m.group(1)) == len(d["cases"]) and int(m.group(3)) == len(cases), (m.groups(), len(d["cases"]), cases)
+PY
 check "one calibration file, valid" python3 - "$T/cal.db.calibration" <<'PY'
 import json, os, sys
 files = os.listdir(sys.argv[1])

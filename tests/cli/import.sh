@@ -29,7 +29,23 @@ assert len(cases) == 3, cases
 for c in cases:
     lat = [m for m in c["metrics"] if m["name"] == "latency"][0]
     assert lat["histogram"]["percentiles"]["p99"] > 0, c
+    # the percentiles also as the metrics a native run has, so that compare pairs them
+    p99 = [m for m in c["metrics"] if m["name"] == "latency.p99"][0]
+    assert p99["samples"] == [lat["histogram"]["percentiles"]["p99"]] and p99["direction"] == "lower", p99
+    # fio's CPU usage, as the disk suite names it
+    cpu = {m["name"]: m["samples"] for m in c["metrics"] if m["name"].startswith("cpu_")}
+    assert set(cpu) == {"cpu_user_pct", "cpu_sys_pct"} and all(v[0] >= 0 for v in cpu.values()), cpu
 PY
+expect 0 "compare --all: an import's p99 is compared, not missing" "$VMB" compare "$T/mj.json" "$T/mj.json" --all \
+	--metric latency.p99 --format csv
+check "p99 on both sides, one value each, not imprecise" python3 - "$T/out" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6 and all(r["metric"] == "latency.p99" and r["n"] == "1" for r in rows), rows
+assert all(r["precision_reached"] == "true" and r["verdict"] in ("", "untested") for r in rows), rows
+PY
+expect 2 "fio usr_cpu beyond 1000 CPUs" "$VMB" import "$SRC/tests/fuzz/corpus/import/fio-cpu-out-of-range.json" --no-store
+has "$T/err" "jobs[0].usr_cpu: 250000 is beyond what is plausible" "the implausible CPU usage named"
 # a byte-order mark, as some editors save it
 printf '\357\273\277' > "$T/bom.json"
 cat "$fx/fio-randread.json" >> "$T/bom.json"

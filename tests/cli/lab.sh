@@ -39,6 +39,10 @@ has "$T/err" "--suites: 'boot.hot' is no suite or SUITE.TEST" "refused before an
 expect 2 "lab run --suites with an empty item" "$VMB" lab run --matrix accel=tcg --suites cpu,,boot --db "$T/none.db"
 has "$T/err" "--suites 'cpu,,boot' has an empty item" "says so"
 # an empty matrix or value was taken silently as the defaults
+expect 2 "--rounds neither a number nor auto" "$VMB" lab run --matrix accel=tcg --rounds 0 --db "$T/none.db"
+has "$T/err" "--rounds '0': give a number from 1 to 100, or auto" "the valid forms"
+expect 2 "--mdd without --rounds auto" "$VMB" lab run --matrix accel=tcg --rounds 3 --mdd 5 --db "$T/none.db"
+has "$T/err" "give --rounds auto" "says what --mdd needs"
 expect 2 "an empty matrix" "$VMB" lab run --matrix "" --db "$T/none.db"
 has "$T/err" "matrix: empty; give KEY=VALUE,... words" "says what a matrix is"
 has "$T/err" "valid keys: accel, arch, disk, fs, nic, smp, mem, pin, netdir" "with the keys"

@@ -159,4 +159,50 @@ for l in lines:
 PY
 expect 2 "--progress-fd of a descriptor that is not open" "$VMB" run cpu.prime --quick --no-store --progress-fd 9
 has "$T/err" "--progress-fd 9: not an open descriptor" "says so"
+
+# --runs auto: rounds until every headline's mdd is within --mdd, or until
+# --budget-total would run out; it says which, and the rounds are the runs stored
+ra="cpu.prime --threads 1 --time 0.02 --warmup 0 --repeat 2 --cpu.max-prime 2000 --runs auto --db $T/auto.db"
+expect 0 "--runs auto --mdd 1000: reached at the second round" "$VMB" run $ra --mdd 1000 --label auto=a
+has "$T/out" "--runs auto: stopped after 2 rounds: every headline's minimal detectable difference is within --mdd 1000%" \
+	"says it reached the target, and after how many rounds"
+expect 0 "--runs auto --mdd 0.01 --budget-total 1: the budget decides" "$VMB" run $ra --mdd 0.01 --budget-total 1 \
+	--label auto=b
+check "says the budget stopped it, with the mdd reached, and stored each round" python3 - "$T/out" "$VMB" "$T/auto.db" <<'PY'
+import json, re, subprocess, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"--runs auto: stopped after (\d+) rounds: another would end after --budget-total 1s; the largest "
+              r"minimal detectable difference is (unknown, )?[0-9.]+% \(.*\), not within --mdd 0.01%", out)
+assert m, out[-600:]
+runs = json.loads(subprocess.run([sys.argv[2], "results", "--label", "auto=b", "--format", "json", "--db", sys.argv[3]],
+                                 capture_output=True, text=True, check=True).stdout)
+assert len(runs) == int(m.group(1)), (len(runs), m.group(1))
+PY
+# a stored calibration of this machine (as 'vmbench calibrate' writes it, 5% noise) predicts the rounds up front
+"$VMB" run cpu.prime --threads 1 --time 0.02 --warmup 0 --repeat 2 --cpu.max-prime 2000 --no-store -q \
+	--json "$T/auto-one.json"
+python3 - "$T/auto-one.json" "$T/auto.db.calibration" <<'PY'
+import json, os, sys
+fp = json.load(open(sys.argv[1]))["fingerprint"]
+key = "%s|%s|%s|%d" % (fp["cpu"].get("model") or "?", fp["hypervisor"].get("name") or "none",
+                       fp["kernel"].get("release") or "?", fp["cpu"].get("logical") or 0)
+case = {"machine": key, "suite": "cpu", "test": "prime", "params": '{"max-prime":2000,"threads":1}',
+        "metric": "events_per_s", "runs": 5, "reps": 2, "cv_between": 0.05}
+os.makedirs(sys.argv[2], exist_ok=True)
+json.dump({"schema": "vmbench-calibration", "schema_version": 1, "cases": [case]},
+          open(os.path.join(sys.argv[2], "20260101T000000Z-1.json"), "w"))
+PY
+expect 0 "--runs auto with a calibration" "$VMB" run $ra --mdd 10 --budget-total 1 --label auto=c
+check "the calibration's prediction, before the first round" python3 - "$T/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+m = re.fullmatch(r"--runs auto: this machine's stored calibration predicts (\d+) rounds for --mdd 10% \(the noisiest "
+                 r"headline: cpu\.prime, run-to-run noise 5\.0%; 1 of the 1 selected tests calibrated\)", lines[0])
+# 5% noise: 2 rounds detect (12.71 + 1.38) * 5% * 1 = 70%, so more are needed for 10%
+assert m and int(m.group(1)) >= 3, lines[:2]
+PY
+expect 2 "--mdd without --runs auto" "$VMB" run cpu.prime --runs 3 --mdd 5 --no-store
+has "$T/err" "give --runs auto" "says what --mdd needs"
+expect 2 "--runs neither a number nor auto" "$VMB" run cpu.prime --runs lots --no-store
+has "$T/err" "--runs 'lots': give a number from 1 to 1000, or auto" "the valid forms"
 finish

@@ -146,24 +146,36 @@ assert len(rows) == 2 and rows[0]["params"] == 'bs=4096 disk.type=virtio disk_ty
 assert rows[1]["p99"] == "11" and rows[0]["p99"] == ""
 EOF
 expect 0 "export --format markdown" "$VMB" export "$doc" --format markdown
-has "$T/out" '| disk.randread | bs=4096 disk.type=virtio disk_type=scsi mode="a,b \\"c\\"" | iops | 1/s | higher | 2 | 100 |' \
-	"markdown params as k=v"
+# for a reader a size as the options take it (4k), as run's summary and compare print it; CSV keeps 4096
+has "$T/out" '| disk.randread | bs=4k disk.type=virtio disk_type=scsi mode="a,b \\"c\\"" | iops | 1/s | higher | 2 | 100 |' \
+	"markdown params as k=v, sizes with their suffix"
 expect 0 "export --format openmetrics" "$VMB" export "$doc" --format openmetrics
-labels='run_id="0badc0de-0000-4000-8000-000000000001",host="h1",hypervisor="KVM",bs="4096",disk_type_2="virtio",disk_type="scsi",mode="a,b \"c\"",_1st="a",label_disk_type="lab",q="say \"hi\", then\\go",label_stat="s"'
+# no run_id label unless asked (a new series per run); latencies in seconds, as Prometheus names them
+labels='host="h1",hypervisor="KVM",bs="4096",disk_type_2="virtio",disk_type="scsi",mode="a,b \"c\"",_1st="a",label_disk_type="lab",q="say \"hi\", then\\go",label_stat="s"'
 {
 	echo "# TYPE vmbench_disk_randread_iops gauge"
 	echo "# HELP vmbench_disk_randread_iops 1/s, higher is better"
 	for st in mean=100 median=100 stddev=1.5 min=99 max=101 ci95_low=90 ci95_high=110; do
 		printf '%s\n' "vmbench_disk_randread_iops{stat=\"${st%=*}\",$labels} ${st#*=}"
 	done
-	echo "# TYPE vmbench_disk_randread_latency gauge"
-	echo "# HELP vmbench_disk_randread_latency ns, lower is better"
-	for st in mean=10 median=10 stddev=1.5 min=9 max=11 ci95_low=9 ci95_high=11 p50=10 p90=11 p99=11 p99.9=11 p99.99=11; do
-		printf '%s\n' "vmbench_disk_randread_latency{stat=\"${st%=*}\",$labels} ${st#*=}"
+	echo "# TYPE vmbench_disk_randread_latency_seconds gauge"
+	echo "# UNIT vmbench_disk_randread_latency_seconds seconds"
+	echo "# HELP vmbench_disk_randread_latency_seconds seconds, lower is better"
+	# 10, 1.5, 9 and 11 ns, each divided by 1e9 and printed with 17 digits
+	for st in mean=1e-08 median=1e-08 stddev=1.5e-09 min=8.9999999999999995e-09 max=1.0999999999999999e-08 \
+		ci95_low=8.9999999999999995e-09 ci95_high=1.0999999999999999e-08 p50=1e-08 p90=1.0999999999999999e-08 \
+		p99=1.0999999999999999e-08 p99.9=1.0999999999999999e-08 p99.99=1.0999999999999999e-08; do
+		printf '%s\n' "vmbench_disk_randread_latency_seconds{stat=\"${st%=*}\",$labels} ${st#*=}"
 	done
 	echo "# EOF"
 } > "$T/want"
 check "the OpenMetrics text, exactly: 1st, disk.type and disk_type get distinct valid names" diff -u "$T/want" "$T/out"
+expect 0 "export --format openmetrics --run-id" "$VMB" export "$doc" --format openmetrics --run-id
+check "--run-id: every series labelled with the run's id" python3 - "$T/out" <<'EOF'
+import sys
+series = [l for l in open(sys.argv[1]) if l.startswith("vmbench_")]
+assert len(series) == 19 and all(',run_id="0badc0de-0000-4000-8000-000000000001",' in l for l in series), series
+EOF
 
 # "__" label names are Prometheus's own (dropped after relabelling): renamed
 # with an 'x', also when only the replaced bytes make the "__" ("--x", "é_y")

@@ -179,10 +179,14 @@ static void comparisons(void **state)
 	cmp_judge(&t, r32, 1, &v);
 	assert_false(v.comparable);
 
-	/* 100 -> 30 reads as "3.3x slower" */
-	v = (struct cmp_verdict){ .comparable = true, .ratio = 0.3 };
+	/* 100 -> 30 reads as "3.3x slower", when the verdict says worse ... */
+	v = (struct cmp_verdict){ .comparable = true, .ratio = 0.3, .better = -1 };
 	cmp_ratio_words(r32, &v, words, sizeof(words));
 	assert_string_equal(words, "3.3x slower");
+	/* ... and not at all beside "no significant difference" */
+	v.better = 0;
+	cmp_ratio_words(r32, &v, words, sizeof(words));
+	assert_string_equal(words, "");
 
 	/* regressions beyond 10%: iops@1 of b (-20%) and lat of b (+80%) */
 	assert_int_equal(cmp_regressions(stderr, &t, &all, 10), 2);
@@ -313,13 +317,21 @@ static void fingerprint_warnings(void **state)
 	json_object_set_new(d, "fingerprint", json_pack("{s:{s:s}, s:{s:s}}", "hypervisor", "name", "none", "cpu",
 							"model", "EPYC"));
 	json_array_append_new(b, d);
+	/* an import: its fingerprint knows nothing, which is no difference */
+	d = doc_with("{}", "iops", "higher", x, 3);
+	json_object_set_new(d, "fingerprint", json_pack("{s:n, s:{s:s}}", "hostname", "hypervisor", "name", "unknown"));
 	assert_int_equal(cmp_add_operand(&t, "a", a), 0);
 	assert_int_equal(cmp_add_operand(&t, "b", b), 0);
+	assert_int_equal(cmp_add_operand(&t, "imp", json_pack("[o]", d)), 0);
 	assert_int_equal(cmp_build(&t), 0);
 	mem = open_memstream(&text, &len);
 	assert_non_null(mem);
 	assert_true(cmp_caveats(mem, &t, &(struct cmp_filter){ .all = true }, "") >= 3);
 	assert_int_equal(fclose(mem), 0);
+	assert_null(strstr(text, "imp and"));
+	assert_null(strstr(text, "and imp"));
+	assert_null(strstr(text, "differ in")); /* imp's unknown hypervisor is no difference from KVM */
+
 	assert_non_null(strstr(text, "warning: a pools runs of different CPU model: EPYC and Xeon"));
 	assert_non_null(strstr(text, "warning: a is labelled hv=vmware but its fingerprint says KVM"));
 	/* the operands differ in hypervisor, and the labels do say so (hv=vmware vs none): no warning for it */
@@ -334,10 +346,7 @@ static uint64_t rng_state;
 
 static double rng_uniform(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+	return test_uniform(&rng_state);
 }
 
 static double rng_normal(void)
@@ -434,6 +443,22 @@ static char *chart_of(const char *html, const char *title)
 	return strndup(a, (size_t)(b - a));
 }
 
+/* Parameters for a reader: sizes as the options take them, as run's
+ * summary prints them; CSV's exact numbers beside. */
+static void params_words(void **state)
+{
+	json_t *p = json_pack("{s:i, s:I, s:i, s:s}", "threads", 2, "size", (json_int_t)268435456, "bs", 4096, "mode",
+			      "a b");
+	char buf[128];
+
+	(void)state;
+	text_params(p, buf, sizeof(buf));
+	assert_string_equal(buf, "threads=2 size=256M bs=4k mode=\"a b\"");
+	text_params_exact(p, buf, sizeof(buf));
+	assert_string_equal(buf, "threads=2 size=268435456 bs=4096 mode=\"a b\"");
+	json_decref(p);
+}
+
 /* The lead sentence: each operand not aside against the reference (the
  * baseline, or the first operand not aside), the ratio of the run means,
  * the verdict; nothing when there is no pair to state. */
@@ -453,6 +478,9 @@ static void lead_sentence(void **state)
 		{ { "ide", "<b>", "host" }, { 100, 1250, 1600 }, 4, 0, "<b> is 12.5x ide on disk.randread iops (better" },
 		{ { "host", "ide" }, { 1600, 100 }, 1, 0, "" },     /* one configuration: no ratio between them */
 		{ { "ide", "virtio-blk" }, { 0, 140 }, 0, 0, "" },  /* a zero reference: no ratio */
+		/* no difference to back a ratio: none is stated */
+		{ { "ide", "virtio-blk" }, { 100, 100.2 }, 0, 0,
+		  "virtio-blk vs ide on disk.randread iops: the same within ±5% (p=" },
 	};
 
 	(void)state;
@@ -991,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(aa_and_ab),
 		cmocka_unit_test(import_pairs_with_native),
 		cmocka_unit_test(fingerprint_warnings),
+		cmocka_unit_test(params_words),
 		cmocka_unit_test(lead_sentence),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(boot_phases_long_names),

@@ -176,6 +176,54 @@ static void stop_rule(void **state)
 	vmb_results_release(&res);
 }
 
+/* The warm-up ends when the headline is steady over three slices, or at
+ * --warmup-max; not judged when --warmup-max leaves no room. */
+static void warmup_until_steady(void **state)
+{
+	static const struct {
+		double warmup, warmup_max;
+		bool ramp;        /* the fake's values climb without end */
+		int steady;       /* want */
+		unsigned runs;    /* want: warm-up slices + 3 repetitions; 0: more than 3 + 3 */
+	} cases[] = {
+		{ 0.003, 0.05, false, 1, 6 },  /* steady at once: three slices */
+		{ 0.003, 0.05, true, 0, 0 },   /* never steady: slices until 0.05 s */
+		{ 0.003, 0.003, true, -1, 4 }, /* no room: one slice, not judged */
+		{ 0, 0.05, true, -1, 3 },      /* no warm-up at all */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct runner_settings rs = settings();
+		struct optset opts;
+		struct runner_item item = { .suite = &fake_suite, .opts = &opts, .test_mask = 1u << 0 };
+		struct vmb_results res;
+		const struct vmb_case *c;
+
+		memset(&fake, 0, sizeof(fake));
+		fake.nvalues = cases[i].ramp ? 64 : 1;
+		/* +20% a slice: never within 5% over three */
+		for (size_t k = 0; k < fake.nvalues; k++)
+			fake.values[k] = k ? fake.values[k - 1] * 1.2 : 100;
+		rs.warmup_s = cases[i].warmup;
+		rs.warmup_max_s = cases[i].warmup_max;
+		rs.max_reps = 3;
+		assert_int_equal(optset_init(&opts, fake_opts, "fake."), 0);
+		assert_int_equal(runner_run(&rs, &item, 1, &res), 0);
+		c = &res.suites[0].tests[0].cases[0];
+		if (c->warmup_steady != cases[i].steady)
+			fail_msg("case %zu: steady %d, want %d", i, c->warmup_steady, cases[i].steady);
+		if (cases[i].runs)
+			assert_int_equal(fake.runs, cases[i].runs);
+		else
+			assert_true(fake.runs > 6 && c->warmup_s >= cases[i].warmup_max * 0.9);
+		assert_true(cases[i].warmup > 0 ? c->warmup_s > 0 : c->warmup_s == 0);
+		assert_int_equal(c->reps, 3);
+		vmb_results_release(&res);
+		optset_release(&opts);
+	}
+}
+
 static void failures_are_isolated(void **state)
 {
 	struct vmb_results res;
@@ -632,6 +680,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stop_rule),
+		cmocka_unit_test(warmup_until_steady),
 		cmocka_unit_test(failures_are_isolated),
 		cmocka_unit_test(report_errors_are_kept),
 		cmocka_unit_test(threads_and_efficiency),
