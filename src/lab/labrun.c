@@ -51,7 +51,7 @@ void lab_track(pid_t pid, const char *dir)
 
 static void remove_dir(const char *dir)
 {
-	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img" };
+	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img", "vars.fd" };
 	char p[200];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -163,7 +163,7 @@ struct boot {
 	pid_t pid;
 	char dir[160];
 	const struct lab_config *c;
-	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200];
+	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200], vars[200];
 	char modules[1024]; /* what the guest loads: its configuration's drivers */
 	struct lab_paths paths; /* into the strings above */
 	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
@@ -239,8 +239,9 @@ static int spawn(const struct boot *b, const struct strv *argv, const char *log,
 		(void)dup2(open("/dev/null", O_RDWR | O_CLOEXEC), STDIN_FILENO);
 		(void)dup2(out, STDOUT_FILENO);
 		(void)dup2(out, STDERR_FILENO);
-		/* what is QEMU's alone (a network namespace, its tap) goes with it */
-		if (lab_backends_child(b->c, &b->paths) < 0)
+		/* what is QEMU's alone (a network namespace, its tap) goes with it;
+		 * what the keys ask of its process (its priority) */
+		if (lab_keys_child(b->c) < 0 || lab_backends_child(b->c, &b->paths) < 0)
 			_exit(LAB_CHILD_FAILED);
 		execvp(argv->v[0], argv->v);
 		_exit(127);
@@ -262,7 +263,10 @@ static void watch_console(struct boot *b, double now)
 	if (strlen(text) > b->console_off) {
 		const char *mine = text + b->console_off;
 
-		if (!b->t_output && *mine)
+		/* the kernel's first words, after a firmware's own output */
+		const struct lab_firmware *fw = lab_config_firmware(b->c);
+
+		if (!b->t_output && (fw && fw->mark ? strstr(mine, fw->mark) != NULL : *mine != '\0'))
 			b->t_output = now;
 		if (!b->t_init && strstr(mine, "vmbench-init: kernel reached init"))
 			b->t_init = now;
@@ -373,6 +377,10 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinux", o->image_dir);
 	if (access(b->kernel, R_OK) < 0)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
+	/* the kernel a firmware loads (OVMF: the bzImage's EFI stub, not the PVH vmlinux) */
+	if (lab_config_firmware(c) && lab_config_firmware(c)->kernel)
+		snprintf(b->kernel, sizeof(b->kernel), "%s/%s", o->image_dir, lab_config_firmware(c)->kernel);
+	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);
 	snprintf(b->initrd, sizeof(b->initrd), "%s/initrd.img", o->image_dir);
 	snprintf(b->disk, sizeof(b->disk), "%s/disk.img", b->dir);
 	snprintf(b->qmp, sizeof(b->qmp), "%s/qmp.sock", b->dir);
@@ -381,7 +389,8 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s/qemu.log", b->dir);
 	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
 				       .disk_cache = o->disk_cache, .qmp_socket = b->qmp, .agent_socket = b->agent,
-				       .console_log = b->console, .modules = b->modules };
+				       .console_log = b->console, .modules = b->modules,
+				       .fw_vars = b->vars };
 	config_modules(o->image_dir, c, b->modules, sizeof(b->modules));
 	backend_names(o, b->paths.backend);
 	/* a scratch disk of our own, behind the configuration's controller */
@@ -393,6 +402,8 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 		r = lab_backends_setup(c, &b->paths, why, sizeof(why));
 	}
 	b->set_up = r == 0;
+	if (r == 0)
+		r = lab_firmware_setup(c, &b->paths, why, sizeof(why));
 	if (r == 0)
 		r = lab_qemu_argv(c, &b->paths, argv, why, sizeof(why));
 	if (r < 0) {
@@ -420,10 +431,13 @@ static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run
 				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
 					    arm ? "qemu-system-aarch64" : "qemu-system-x86_64",
 					    arm ? "qemu-system-arm" : "qemu-system-x86");
+			qemu_last_words(b->dir, words, sizeof(words));
+			/* a key's part says why in QEMU's log; a back end's does not */
+			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED && *words)
+				return errf(err, errlen, -EPERM, "QEMU's process could not be set up%s", words);
 			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED)
 				return errf(err, errlen, -EPERM, "the %s back end could not be set up for QEMU (a network "
 					    "namespace and a tap device)", b->paths.backend[LAB_NIC] ? b->paths.backend[LAB_NIC] : "NIC");
-			qemu_last_words(b->dir, words, sizeof(words));
 			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d%s)", WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
 		}
@@ -701,10 +715,51 @@ out:
 	return suite;
 }
 
-/* The guest is what the configuration asked for: its architecture, and
- * behind each device key's model the driver the device table names, where
- * the model's back end says the guest shows it. *scratch: the block device
- * behind the disk key, which the suites that need a scratch disk get. */
+/* A count in the guest's fingerprint object o is want (null: not known there) */
+static int check_count(const json_t *o, const char *field, json_int_t want, const char *what, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, field);
+
+	if (json_is_integer(v) && json_integer_value(v) == want)
+		return 0;
+	if (json_is_integer(v))
+		return errf(err, errlen, -EPROTO, "the guest shows %lld %s, the configuration asked for %lld",
+			    (long long)json_integer_value(v), what, (long long)want);
+	return errf(err, errlen, -EPROTO, "the guest shows no count of its %s (the configuration asked for %lld)", what,
+		    (long long)want);
+}
+
+/* The guest's CPUs: smp of them, the model the cpu row names, and the
+ * sockets, cores and threads of the topology. */
+static int check_cpu(const struct lab_config *c, const json_t *fp, char *err, size_t errlen)
+{
+	const json_t *cpu = json_object_get(fp, "cpu");
+	const struct lab_cpu *row = lab_config_cpu(c);
+	const char *model = json_string_value(json_object_get(cpu, "model"));
+	unsigned t[3];
+	int64_t smp = 0;
+	int r;
+
+	(void)parse_i64(c->v[LAB_SMP], 1, 256, &smp);
+	r = check_count(cpu, "logical", smp, "vCPUs", err, errlen);
+	if (r == 0 && row && row->model && (!model || strcmp(model, row->model)))
+		r = errf(err, errlen, -EPROTO, "the guest's CPU is '%s', cpu=%s shows '%s'", model ? model : "(unnamed)",
+			 row->name, row->model);
+	if (r < 0 || lab_topology_parse(c->v[LAB_TOPOLOGY], t) < 0)
+		return r;
+	r = check_count(cpu, "sockets", t[0], "sockets", err, errlen);
+	if (r == 0)
+		r = check_count(cpu, "cores", (json_int_t)t[0] * t[1], "cores", err, errlen);
+	if (r == 0)
+		r = check_count(cpu, "threads_per_core", t[2], "threads per core", err, errlen);
+	return r;
+}
+
+/* The guest is what the configuration asked for: its architecture, its
+ * CPUs, and behind each device key's model the driver the device table
+ * names, where the model's back end says the guest shows it (with the
+ * queues of a NIC that takes several). *scratch: the block device behind
+ * the disk key, which the suites that need a scratch disk get. */
 static int check_guest(const struct lab_config *c, const struct boot *b, const char **scratch, char *err,
 		       size_t errlen)
 {
@@ -714,6 +769,8 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 		return errf(err, errlen, -EPROTO, "the guest says it is %s, the configuration asked for %s",
 			    arch ? arch : "of no architecture", c->v[LAB_ARCH]);
 	*scratch = NULL;
+	if (check_cpu(c, b->fp, err, errlen) < 0)
+		return -EPROTO;
 	for (int k = 0; k < LAB_NKEYS; k++) {
 		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
 		const struct lab_backend *be = d ? lab_backend_of(&b->paths, (enum lab_key)k) : NULL;
@@ -724,6 +781,9 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 			return errf(err, errlen, -ENODEV, "the guest shows no %s with the %s driver that %s=%s needs",
 				    be ? be->guest_what : "device", d->driver, lab_key_name((enum lab_key)k), d->name);
 		r = dev ? check_link(be, dev, be->guest_what, err, errlen) : 0;
+		/* the queue pairs the agent set: the device's queues in the guest */
+		if (r == 0 && dev && k == LAB_NIC && lab_config_mq(c))
+			r = check_count(dev, "queues", lab_config_queues(c), "queues on its NIC", err, errlen);
 		if (r < 0)
 			return r;
 		if (k == LAB_DISK)
