@@ -771,6 +771,12 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 	*scratch = NULL;
 	if (check_cpu(c, b->fp, err, errlen) < 0)
 		return -EPROTO;
+	/* the firmware: a UEFI one hands the kernel its runtime services */
+	if (lab_config_firmware(c) && json_is_true(json_object_get(json_object_get(b->fp, "kernel"), "efi")) !=
+					      lab_config_firmware(c)->efi)
+		return errf(err, errlen, -EPROTO, "the guest's kernel was %sbooted by UEFI, and firmware=%s %s",
+			    lab_config_firmware(c)->efi ? "not " : "", c->v[LAB_FIRMWARE],
+			    lab_config_firmware(c)->efi ? "is UEFI" : "is not");
 	for (int k = 0; k < LAB_NKEYS; k++) {
 		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
 		const struct lab_backend *be = d ? lab_backend_of(&b->paths, (enum lab_key)k) : NULL;
@@ -792,31 +798,36 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 	return 0;
 }
 
-/* QEMU's CPU time so far, user and system seconds (all its threads), and
- * the wall clock: { user, system, wall }; NaN when /proc says nothing. */
-static void qemu_cpu(pid_t pid, double out[3])
+/* QEMU's CPU time so far, user and system seconds (all its threads), the
+ * wall clock and its nice value: { user, system, wall, nice }; NaN when
+ * /proc says nothing. */
+static void qemu_cpu(pid_t pid, double out[4])
 {
 	char path[64], *text = NULL, *p;
 	unsigned long long ut = 0, st = 0;
+	long long nice = 0;
 	long tck = sysconf(_SC_CLK_TCK);
 
-	out[0] = out[1] = NAN;
+	out[0] = out[1] = out[3] = NAN;
 	out[2] = (double)clock_ns() / NSEC_PER_SEC;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (pid <= 0 || read_file(path, &text) < 0)
 		return;
-	/* after the command's ")": state is field 3, utime and stime 14 and 15 */
+	/* after the command's ")": state is field 3, utime and stime 14 and 15, nice 19 */
 	p = strrchr(text, ')');
-	if (p && tck > 0 && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2) {
+	if (p && tck > 0 && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %lld", &ut,
+				   &st, &nice) == 3) {
 		out[0] = (double)ut / (double)tck;
 		out[1] = (double)st / (double)tck;
+		out[3] = nice >= -20 && nice <= 19 ? (double)nice : NAN;
 	}
 	free(text);
 }
 
 /* QEMU's CPU over one RUN, in the notes of each suite of its document:
- * what the host paid for what the guest measured (the NIC models' cost). */
-static int host_cost(json_t *doc, const double a[3], const double b[3])
+ * what the host paid for what the guest measured (the NIC models' cost),
+ * and the nice value QEMU ran at (the nice key's, as /proc says it). */
+static int host_cost(json_t *doc, const double a[4], const double b[4])
 {
 	double wall = b[2] - a[2], user = b[0] - a[0], sys = b[1] - a[1];
 	json_t *s;
@@ -831,7 +842,8 @@ static int host_cost(json_t *doc, const double a[3], const double b[3])
 			continue;
 		if (json_object_set_new(notes, "qemu_cpu_user_s", json_real(user)) < 0 ||
 		    json_object_set_new(notes, "qemu_cpu_system_s", json_real(sys)) < 0 ||
-		    json_object_set_new(notes, "qemu_wall_s", json_real(wall)) < 0)
+		    json_object_set_new(notes, "qemu_wall_s", json_real(wall)) < 0 ||
+		    (isfinite(b[3]) && json_object_set_new(notes, "qemu_nice", json_integer((json_int_t)b[3])) < 0))
 			return -ENOMEM;
 	}
 	return 0;
@@ -922,7 +934,7 @@ static void guest_progress(void *arg, const struct proto_msg *m)
 static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, const struct lab_fs *fs,
 		     json_t **doc, char *err, size_t errlen)
 {
-	double cpu0[3], cpu1[3];
+	double cpu0[4], cpu1[4];
 	int r = 0;
 
 	for (const char *p = o->suites; r == 0 && p && *p;) {

@@ -18,7 +18,8 @@ const struct lab_cpu lab_cpus[] = {
 const size_t lab_ncpus = sizeof(lab_cpus) / sizeof(lab_cpus[0]);
 
 const struct lab_firmware lab_firmwares[] = {
-#define FIRMWARE_ROW(a, n, c, v, k, m, p) { .arch = #a, .name = n, .code = c, .vars = v, .kernel = k, .mark = m, .package = p },
+#define FIRMWARE_ROW(a, n, c, v, k, m, e, p) \
+	{ .arch = #a, .name = n, .code = c, .vars = v, .kernel = k, .mark = m, .efi = e, .package = p },
 	LAB_FIRMWARES(FIRMWARE_ROW)
 #undef FIRMWARE_ROW
 };

@@ -81,7 +81,7 @@
 	X(aarch64, "cortex-a57", NULL, "cortex-a57", "0xd07")                                           \
 	X(aarch64, "neoverse-n1", NULL, "neoverse-n1", "0xd0c")
 
-/* X(ARCH, name, code, vars, kernel, mark, package)
+/* X(ARCH, name, code, vars, kernel, mark, efi, package)
  * The guest's firmware (the firmware key), a row per architecture. code:
  * the firmware's image (NULL: QEMU's own); vars: the template of its
  * variable store, copied per boot into the work directory and given as a
@@ -90,13 +90,14 @@
  * PVH vmlinux, only the EFI stub of the bzImage, vmlinuz). mark: the
  * console text that ends the firmware phase of the boot, the first the
  * kernel prints (NULL: the console's first byte, the firmware printing
- * nothing). package: Debian's package that has code and vars. */
+ * nothing). efi: the guest's kernel shows it was booted by UEFI, which
+ * the host checks. package: Debian's package that has code and vars. */
 #define LAB_FIRMWARES(X)                                                                                  \
-	X(x86_64, "default", NULL, NULL, NULL, NULL, NULL)                                                \
+	X(x86_64, "default", NULL, NULL, NULL, NULL, false, NULL)                                         \
 	X(x86_64, "uefi", "/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd", "vmlinuz",       \
-	  "EFI stub: ", "ovmf")                                                                           \
-	X(aarch64, "default", NULL, NULL, NULL, NULL, NULL)                                               \
-	X(aarch64, "uefi", "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd", NULL, NULL, "EFI stub: ",            \
+	  "EFI stub: ", true, "ovmf")                                                                     \
+	X(aarch64, "default", NULL, NULL, NULL, NULL, false, NULL)                                        \
+	X(aarch64, "uefi", "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd", NULL, NULL, "EFI stub: ", true,      \
 	  "qemu-efi-aarch64")
 
 /* X(model, argument, per queue, fixed): the NIC models that take several
@@ -208,7 +209,9 @@ struct lab_cpu {
 };
 
 struct lab_firmware {
-	const char *arch, *name, *code, *vars, *kernel, *mark, *package;
+	const char *arch, *name, *code, *vars, *kernel, *mark;
+	bool efi;
+	const char *package;
 };
 
 struct lab_mq {
