@@ -270,6 +270,9 @@ static void watch_console(struct boot *b, double now)
 			b->t_output = now;
 		if (!b->t_init && strstr(mine, "vmbench-init: kernel reached init"))
 			b->t_init = now;
+		/* a firmware's mark never seen: no phase of a negative length */
+		if (b->t_init && !b->t_output)
+			b->t_output = b->t_init;
 	}
 	free(text);
 }

@@ -408,6 +408,13 @@ static void cpu_side_arguments(void **state)
  * on its architecture; the keys' defaults pass their checks. */
 static void cpu_side_tables(void **state)
 {
+	static const struct {
+		enum lab_key key;
+		const char *value;
+	} defaults[] = {
+		{ LAB_CPU, "auto" }, { LAB_TOPOLOGY, "default" }, { LAB_TCG, "multi" },
+		{ LAB_QUEUES, "1" }, { LAB_NICE, "0" }, { LAB_FIRMWARE, "default" },
+	};
 	char spec[128], why[512];
 	struct lab_matrix m;
 
@@ -431,12 +438,9 @@ static void cpu_side_tables(void **state)
 	}
 	/* the defaults of keys not given are not checked, and pass anyway */
 	assert_int_equal(lab_matrix_parse("accel=kvm,tcg arch=x86_64,aarch64 smp=1,3", &m, why, sizeof(why)), 0);
-	assert_string_equal(m.configs[0].v[LAB_CPU], "auto");
-	assert_string_equal(m.configs[0].v[LAB_TOPOLOGY], "default");
-	assert_string_equal(m.configs[0].v[LAB_TCG], "multi");
-	assert_string_equal(m.configs[0].v[LAB_QUEUES], "1");
-	assert_string_equal(m.configs[0].v[LAB_NICE], "0");
-	assert_string_equal(m.configs[0].v[LAB_FIRMWARE], "default");
+	for (size_t i = 0; i < m.n; i++)
+		for (size_t k = 0; k < sizeof(defaults) / sizeof(defaults[0]); k++)
+			assert_string_equal(m.configs[i].v[defaults[k].key], defaults[k].value);
 	lab_matrix_release(&m);
 	/* several values of the keys, each configuration agreeing */
 	assert_int_equal(lab_matrix_parse("accel=tcg smp=4 topology=1x4x1,2x2x1,1x2x2 tcg=multi,single cpu=max,qemu64 "
