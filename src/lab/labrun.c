@@ -651,6 +651,20 @@ static bool boot_asked(const char *items)
 	return false;
 }
 
+/* Are warm boots asked: the boot suite, or its warm test (the second, as
+ * boot_result stores them)? boot.cold alone boots cold only. */
+static bool warm_asked(const char *items)
+{
+	char what[64];
+
+	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (lab_host_measured(what) && (!strchr(what, '.') || !strcmp(strchr(what, '.') + 1, boot_suite.tests[1].name)))
+			return true;
+	}
+	return false;
+}
+
 /* The boot suite's result, measured here: its declared tests (cold, warm),
  * a metric per declared phase and their sum, and the note naming the
  * phases in order, which is what the report stacks. */
@@ -1100,7 +1114,7 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	/* warm boots in this same QEMU, after the suites of the first boot */
-	for (unsigned w = 0; r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
+	for (unsigned w = 0; r == 0 && warm_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
 	     w++) {
 		snprintf(b->step, sizeof(b->step), "warm boot %u", w + 1);
 		r = warm_boot(b, o, err, errlen);
