@@ -3,7 +3,7 @@
 # that are missing. Usage: scripts/deps.sh [build|test|bench|cross]
 #   cross: what the aarch64 guest's vmbench is cross-built with (Debian's
 #   gcc-aarch64-linux-gnu and the arm64 -dev packages of Debian multiarch,
-#   after adding the arm64 architecture) and qemu-system-arm to boot it.
+#   after adding the arm64 architecture) and qemu-system-arm to boot it (qemu-efi-aarch64: its firmware=uefi).
 set -eu
 
 mode=${1:-build}
@@ -12,11 +12,13 @@ mode=${1:-build}
 build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjansson-dev zlib1g-dev libcmocka-dev
 	libpq-dev libmariadb-dev"
 # postgresql, mariadb-server: throwaway servers for tests/cli/app.sh (about 35 s to install);
-# iproute2, nginx-light: the network suite's namespaces and its HTTP peer (tests/cli/netacc.sh)
-test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static xz-utils postgresql mariadb-server iproute2 nginx-light"
+# iproute2, nginx-light: the network suite's namespaces and its HTTP peer (tests/cli/netacc.sh);
+# ovmf: the lab's firmware=uefi on x86_64 (tests/cli/labcpu.sh; about 5 s to install)
+test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static xz-utils postgresql mariadb-server iproute2
+	nginx-light ovmf"
 bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev:arm64 liburing-dev:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64
-	zlib1g-dev:arm64 qemu-system-arm"
+	zlib1g-dev:arm64 qemu-system-arm qemu-efi-aarch64"
 
 case "$mode" in
 build) pkgs=$build_pkgs ;;

@@ -22,6 +22,7 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/macro.h"
+#include "../lab/channels.h"
 #include "../lab/fs.h"
 #include "../lab/proto.h"
 #include "../probe/probe.h"
@@ -574,6 +575,21 @@ static int serve_line(struct proto_conn *c, const char *line)
 	return r;
 }
 
+/* vmbench.queues=N on the kernel command line (the lab's queues key): the
+ * NIC's queue pairs, set before the fingerprint that shows them. A
+ * failure is said on the console; the host's check of the fingerprint
+ * fails the boot. */
+static void agent_queues(void)
+{
+	char *cmdline = NULL, why[256];
+	unsigned n;
+
+	if (read_file("/proc/cmdline", &cmdline) == 0 && lab_cmdline_queues(cmdline, strlen(cmdline), &n) == 0 &&
+	    lab_set_queues(n, why, sizeof(why)) < 0)
+		log_error("agent: vmbench.queues=%u: %s", n, why);
+	free(cmdline);
+}
+
 static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own;
@@ -600,6 +616,7 @@ static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 	} else {
 		proto_init(&c, STDIN_FILENO, STDOUT_FILENO);
 	}
+	agent_queues();
 	fp = probe_fingerprint(&(struct probe_src){ .root = "/" });
 	fps = fp ? json_dumps(fp, JSON_COMPACT) : NULL;
 	ret = EXIT_FAILED;

@@ -51,7 +51,7 @@ void lab_track(pid_t pid, const char *dir)
 
 static void remove_dir(const char *dir)
 {
-	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img" };
+	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img", "vars.fd" };
 	char p[200];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -163,7 +163,7 @@ struct boot {
 	pid_t pid;
 	char dir[160];
 	const struct lab_config *c;
-	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200];
+	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200], vars[200];
 	char modules[1024]; /* what the guest loads: its configuration's drivers */
 	struct lab_paths paths; /* into the strings above */
 	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
@@ -239,8 +239,9 @@ static int spawn(const struct boot *b, const struct strv *argv, const char *log,
 		(void)dup2(open("/dev/null", O_RDWR | O_CLOEXEC), STDIN_FILENO);
 		(void)dup2(out, STDOUT_FILENO);
 		(void)dup2(out, STDERR_FILENO);
-		/* what is QEMU's alone (a network namespace, its tap) goes with it */
-		if (lab_backends_child(b->c, &b->paths) < 0)
+		/* what is QEMU's alone (a network namespace, its tap) goes with it;
+		 * what the keys ask of its process (its priority) */
+		if (lab_keys_child(b->c) < 0 || lab_backends_child(b->c, &b->paths) < 0)
 			_exit(LAB_CHILD_FAILED);
 		execvp(argv->v[0], argv->v);
 		_exit(127);
@@ -262,10 +263,16 @@ static void watch_console(struct boot *b, double now)
 	if (strlen(text) > b->console_off) {
 		const char *mine = text + b->console_off;
 
-		if (!b->t_output && *mine)
+		/* the kernel's first words, after a firmware's own output */
+		const struct lab_firmware *fw = lab_config_firmware(b->c);
+
+		if (!b->t_output && (fw && fw->mark ? strstr(mine, fw->mark) != NULL : *mine != '\0'))
 			b->t_output = now;
 		if (!b->t_init && strstr(mine, "vmbench-init: kernel reached init"))
 			b->t_init = now;
+		/* a firmware's mark never seen: no phase of a negative length */
+		if (b->t_init && !b->t_output)
+			b->t_output = b->t_init;
 	}
 	free(text);
 }
@@ -373,6 +380,10 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinux", o->image_dir);
 	if (access(b->kernel, R_OK) < 0)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
+	/* the kernel a firmware loads (OVMF: the bzImage's EFI stub, not the PVH vmlinux) */
+	if (lab_config_firmware(c) && lab_config_firmware(c)->kernel)
+		snprintf(b->kernel, sizeof(b->kernel), "%s/%s", o->image_dir, lab_config_firmware(c)->kernel);
+	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);
 	snprintf(b->initrd, sizeof(b->initrd), "%s/initrd.img", o->image_dir);
 	snprintf(b->disk, sizeof(b->disk), "%s/disk.img", b->dir);
 	snprintf(b->qmp, sizeof(b->qmp), "%s/qmp.sock", b->dir);
@@ -381,7 +392,8 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s/qemu.log", b->dir);
 	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
 				       .disk_cache = o->disk_cache, .qmp_socket = b->qmp, .agent_socket = b->agent,
-				       .console_log = b->console, .modules = b->modules };
+				       .console_log = b->console, .modules = b->modules,
+				       .fw_vars = b->vars };
 	config_modules(o->image_dir, c, b->modules, sizeof(b->modules));
 	backend_names(o, b->paths.backend);
 	/* a scratch disk of our own, behind the configuration's controller */
@@ -393,6 +405,8 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 		r = lab_backends_setup(c, &b->paths, why, sizeof(why));
 	}
 	b->set_up = r == 0;
+	if (r == 0)
+		r = lab_firmware_setup(c, &b->paths, why, sizeof(why));
 	if (r == 0)
 		r = lab_qemu_argv(c, &b->paths, argv, why, sizeof(why));
 	if (r < 0) {
@@ -420,10 +434,13 @@ static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run
 				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
 					    arm ? "qemu-system-aarch64" : "qemu-system-x86_64",
 					    arm ? "qemu-system-arm" : "qemu-system-x86");
+			qemu_last_words(b->dir, words, sizeof(words));
+			/* a key's part says why in QEMU's log; a back end's does not */
+			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED && *words)
+				return errf(err, errlen, -EPERM, "QEMU's process could not be set up%s", words);
 			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED)
 				return errf(err, errlen, -EPERM, "the %s back end could not be set up for QEMU (a network "
 					    "namespace and a tap device)", b->paths.backend[LAB_NIC] ? b->paths.backend[LAB_NIC] : "NIC");
-			qemu_last_words(b->dir, words, sizeof(words));
 			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d%s)", WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
 		}
@@ -634,6 +651,20 @@ static bool boot_asked(const char *items)
 	return false;
 }
 
+/* Are warm boots asked: the boot suite, or its warm test (the second, as
+ * boot_result stores them)? boot.cold alone boots cold only. */
+static bool warm_asked(const char *items)
+{
+	char what[64];
+
+	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (lab_host_measured(what) && (!strchr(what, '.') || !strcmp(strchr(what, '.') + 1, boot_suite.tests[1].name)))
+			return true;
+	}
+	return false;
+}
+
 /* The boot suite's result, measured here: its declared tests (cold, warm),
  * a metric per declared phase and their sum, and the note naming the
  * phases in order, which is what the report stacks. */
@@ -701,10 +732,51 @@ out:
 	return suite;
 }
 
-/* The guest is what the configuration asked for: its architecture, and
- * behind each device key's model the driver the device table names, where
- * the model's back end says the guest shows it. *scratch: the block device
- * behind the disk key, which the suites that need a scratch disk get. */
+/* A count in the guest's fingerprint object o is want (null: not known there) */
+static int check_count(const json_t *o, const char *field, json_int_t want, const char *what, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, field);
+
+	if (json_is_integer(v) && json_integer_value(v) == want)
+		return 0;
+	if (json_is_integer(v))
+		return errf(err, errlen, -EPROTO, "the guest shows %lld %s, the configuration asked for %lld",
+			    (long long)json_integer_value(v), what, (long long)want);
+	return errf(err, errlen, -EPROTO, "the guest shows no count of its %s (the configuration asked for %lld)", what,
+		    (long long)want);
+}
+
+/* The guest's CPUs: smp of them, the model the cpu row names, and the
+ * sockets, cores and threads of the topology. */
+static int check_cpu(const struct lab_config *c, const json_t *fp, char *err, size_t errlen)
+{
+	const json_t *cpu = json_object_get(fp, "cpu");
+	const struct lab_cpu *row = lab_config_cpu(c);
+	const char *model = json_string_value(json_object_get(cpu, "model"));
+	unsigned t[3];
+	int64_t smp = 0;
+	int r;
+
+	(void)parse_i64(c->v[LAB_SMP], 1, 256, &smp);
+	r = check_count(cpu, "logical", smp, "vCPUs", err, errlen);
+	if (r == 0 && row && row->model && (!model || strcmp(model, row->model)))
+		r = errf(err, errlen, -EPROTO, "the guest's CPU is '%s', cpu=%s shows '%s'", model ? model : "(unnamed)",
+			 row->name, row->model);
+	if (r < 0 || lab_topology_parse(c->v[LAB_TOPOLOGY], t) < 0)
+		return r;
+	r = check_count(cpu, "sockets", t[0], "sockets", err, errlen);
+	if (r == 0)
+		r = check_count(cpu, "cores", (json_int_t)t[0] * t[1], "cores", err, errlen);
+	if (r == 0)
+		r = check_count(cpu, "threads_per_core", t[2], "threads per core", err, errlen);
+	return r;
+}
+
+/* The guest is what the configuration asked for: its architecture, its
+ * CPUs, and behind each device key's model the driver the device table
+ * names, where the model's back end says the guest shows it (with the
+ * queues of a NIC that takes several). *scratch: the block device behind
+ * the disk key, which the suites that need a scratch disk get. */
 static int check_guest(const struct lab_config *c, const struct boot *b, const char **scratch, char *err,
 		       size_t errlen)
 {
@@ -714,6 +786,14 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 		return errf(err, errlen, -EPROTO, "the guest says it is %s, the configuration asked for %s",
 			    arch ? arch : "of no architecture", c->v[LAB_ARCH]);
 	*scratch = NULL;
+	if (check_cpu(c, b->fp, err, errlen) < 0)
+		return -EPROTO;
+	/* the firmware: a UEFI one hands the kernel its runtime services */
+	if (lab_config_firmware(c) && json_is_true(json_object_get(json_object_get(b->fp, "kernel"), "efi")) !=
+					      lab_config_firmware(c)->efi)
+		return errf(err, errlen, -EPROTO, "the guest's kernel was %sbooted by UEFI, and firmware=%s %s",
+			    lab_config_firmware(c)->efi ? "not " : "", c->v[LAB_FIRMWARE],
+			    lab_config_firmware(c)->efi ? "is UEFI" : "is not");
 	for (int k = 0; k < LAB_NKEYS; k++) {
 		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
 		const struct lab_backend *be = d ? lab_backend_of(&b->paths, (enum lab_key)k) : NULL;
@@ -724,6 +804,9 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 			return errf(err, errlen, -ENODEV, "the guest shows no %s with the %s driver that %s=%s needs",
 				    be ? be->guest_what : "device", d->driver, lab_key_name((enum lab_key)k), d->name);
 		r = dev ? check_link(be, dev, be->guest_what, err, errlen) : 0;
+		/* the queue pairs the agent set: the device's queues in the guest */
+		if (r == 0 && dev && k == LAB_NIC && lab_config_mq(c))
+			r = check_count(dev, "queues", lab_config_queues(c), "queues on its NIC", err, errlen);
 		if (r < 0)
 			return r;
 		if (k == LAB_DISK)
@@ -732,31 +815,36 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 	return 0;
 }
 
-/* QEMU's CPU time so far, user and system seconds (all its threads), and
- * the wall clock: { user, system, wall }; NaN when /proc says nothing. */
-static void qemu_cpu(pid_t pid, double out[3])
+/* QEMU's CPU time so far, user and system seconds (all its threads), the
+ * wall clock and its nice value: { user, system, wall, nice }; NaN when
+ * /proc says nothing. */
+static void qemu_cpu(pid_t pid, double out[4])
 {
 	char path[64], *text = NULL, *p;
 	unsigned long long ut = 0, st = 0;
+	long long nice = 0;
 	long tck = sysconf(_SC_CLK_TCK);
 
-	out[0] = out[1] = NAN;
+	out[0] = out[1] = out[3] = NAN;
 	out[2] = (double)clock_ns() / NSEC_PER_SEC;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (pid <= 0 || read_file(path, &text) < 0)
 		return;
-	/* after the command's ")": state is field 3, utime and stime 14 and 15 */
+	/* after the command's ")": state is field 3, utime and stime 14 and 15, nice 19 */
 	p = strrchr(text, ')');
-	if (p && tck > 0 && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2) {
+	if (p && tck > 0 && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %lld", &ut,
+				   &st, &nice) == 3) {
 		out[0] = (double)ut / (double)tck;
 		out[1] = (double)st / (double)tck;
+		out[3] = nice >= -20 && nice <= 19 ? (double)nice : NAN;
 	}
 	free(text);
 }
 
 /* QEMU's CPU over one RUN, in the notes of each suite of its document:
- * what the host paid for what the guest measured (the NIC models' cost). */
-static int host_cost(json_t *doc, const double a[3], const double b[3])
+ * what the host paid for what the guest measured (the NIC models' cost),
+ * and the nice value QEMU ran at (the nice key's, as /proc says it). */
+static int host_cost(json_t *doc, const double a[4], const double b[4])
 {
 	double wall = b[2] - a[2], user = b[0] - a[0], sys = b[1] - a[1];
 	json_t *s;
@@ -771,7 +859,8 @@ static int host_cost(json_t *doc, const double a[3], const double b[3])
 			continue;
 		if (json_object_set_new(notes, "qemu_cpu_user_s", json_real(user)) < 0 ||
 		    json_object_set_new(notes, "qemu_cpu_system_s", json_real(sys)) < 0 ||
-		    json_object_set_new(notes, "qemu_wall_s", json_real(wall)) < 0)
+		    json_object_set_new(notes, "qemu_wall_s", json_real(wall)) < 0 ||
+		    (isfinite(b[3]) && json_object_set_new(notes, "qemu_nice", json_integer((json_int_t)b[3])) < 0))
 			return -ENOMEM;
 	}
 	return 0;
@@ -862,7 +951,7 @@ static void guest_progress(void *arg, const struct proto_msg *m)
 static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, const struct lab_fs *fs,
 		     json_t **doc, char *err, size_t errlen)
 {
-	double cpu0[3], cpu1[3];
+	double cpu0[4], cpu1[4];
 	int r = 0;
 
 	for (const char *p = o->suites; r == 0 && p && *p;) {
@@ -1025,7 +1114,7 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	/* warm boots in this same QEMU, after the suites of the first boot */
-	for (unsigned w = 0; r == 0 && boot_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
+	for (unsigned w = 0; r == 0 && warm_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
 	     w++) {
 		snprintf(b->step, sizeof(b->step), "warm boot %u", w + 1);
 		r = warm_boot(b, o, err, errlen);

@@ -8,15 +8,176 @@
 #include "../core/str.h"
 #include "../core/banned.h"
 
-enum key_type { LIST, COUNT, SIZE };
+enum key_type { LIST, COUNT, SIZE, WORD };
+
+const struct lab_cpu lab_cpus[] = {
+#define CPU_ROW(a, n, k, t, m) { .arch = #a, .name = n, .kvm = k, .tcg = t, .model = m },
+	LAB_CPUS(CPU_ROW)
+#undef CPU_ROW
+};
+const size_t lab_ncpus = sizeof(lab_cpus) / sizeof(lab_cpus[0]);
+
+const struct lab_firmware lab_firmwares[] = {
+#define FIRMWARE_ROW(a, n, c, v, k, m, e, p) \
+	{ .arch = #a, .name = n, .code = c, .vars = v, .kernel = k, .mark = m, .efi = e, .package = p },
+	LAB_FIRMWARES(FIRMWARE_ROW)
+#undef FIRMWARE_ROW
+};
+const size_t lab_nfirmwares = sizeof(lab_firmwares) / sizeof(lab_firmwares[0]);
+
+static const struct lab_mq lab_mqs[] = {
+#define MQ_ROW(n, a, q, f) { .model = n, .arg = a, .per_queue = q, .fixed = f },
+	LAB_MULTIQUEUE(MQ_ROW)
+#undef MQ_ROW
+};
+
+/* The names of the rows of a table of the architecture's (cpu, firmware), "a, b, c" */
+#define ARCH_NAMES(rows, nrows, want, buf, len)                                                       \
+	do {                                                                                            \
+		size_t off_ = 0;                                                                        \
+		(buf)[0] = '\0';                                                                        \
+		for (size_t i_ = 0; i_ < (nrows) && off_ < (len); i_++)                                 \
+			if (!strcmp((rows)[i_].arch, (want)))                                           \
+				str_appendf((buf), (len), &off_, "%s%s", off_ ? ", " : "", (rows)[i_].name); \
+	} while (0)
+
+const struct lab_cpu *lab_config_cpu(const struct lab_config *c)
+{
+	for (size_t i = 0; i < lab_ncpus; i++)
+		if (!strcmp(lab_cpus[i].arch, c->v[LAB_ARCH]) && !strcmp(lab_cpus[i].name, c->v[LAB_CPU]))
+			return &lab_cpus[i];
+	return NULL;
+}
+
+const struct lab_firmware *lab_config_firmware(const struct lab_config *c)
+{
+	for (size_t i = 0; i < lab_nfirmwares; i++)
+		if (!strcmp(lab_firmwares[i].arch, c->v[LAB_ARCH]) && !strcmp(lab_firmwares[i].name, c->v[LAB_FIRMWARE]))
+			return &lab_firmwares[i];
+	return NULL;
+}
+
+const struct lab_mq *lab_config_mq(const struct lab_config *c)
+{
+	for (size_t i = 0; i < sizeof(lab_mqs) / sizeof(lab_mqs[0]); i++)
+		if (!strcmp(lab_mqs[i].model, c->v[LAB_NIC]))
+			return &lab_mqs[i];
+	return NULL;
+}
+
+unsigned lab_config_queues(const struct lab_config *c)
+{
+	int64_t n;
+
+	return parse_i64(c->v[LAB_QUEUES], 1, 8, &n) == 0 ? (unsigned)n : 1;
+}
+
+int lab_topology_parse(const char *v, unsigned t[3])
+{
+	const char *p = v;
+
+	for (int i = 0; i < 3; i++) {
+		size_t n = strspn(p, "0123456789");
+		char part[8];
+		int64_t x;
+
+		if (!n || n >= sizeof(part) || p[n] != (i < 2 ? 'x' : '\0'))
+			return -EINVAL;
+		snprintf(part, sizeof(part), "%.*s", (int)n, p);
+		if (parse_i64(part, 1, 256, &x) < 0)
+			return -EINVAL;
+		t[i] = (unsigned)x;
+		p += n + (i < 2);
+	}
+	return 0;
+}
+
+/* ---- the checks of the keys' values against the other keys' ---- */
+
+/* A model of the architecture's, under an accelerator that runs it */
+static int cpu_check(const struct lab_config *c, char *why, size_t len)
+{
+	const struct lab_cpu *cpu = lab_config_cpu(c);
+	const char *accel = c->v[LAB_ACCEL];
+	char valid[256];
+
+	if (!cpu) {
+		ARCH_NAMES(lab_cpus, lab_ncpus, c->v[LAB_ARCH], valid, sizeof(valid));
+		return errf(why, len, -EINVAL, "matrix: cpu=%s is no %s CPU model the lab knows; %s models: %s", c->v[LAB_CPU],
+			    c->v[LAB_ARCH], c->v[LAB_ARCH], valid);
+	}
+	if (!cpu->tcg && strcmp(accel, "kvm"))
+		return errf(why, len, -EINVAL, "matrix: cpu=%s is the host's own CPU, which needs accel=kvm (accel=%s %s); "
+			    "TCG emulates max or a named model", cpu->name, accel,
+			    !strcmp(accel, "auto") ? "may emulate the guest" : "emulates it");
+	if (!cpu->kvm && !strcmp(accel, "kvm"))
+		return errf(why, len, -EINVAL, "matrix: cpu=%s runs under accel=tcg only; KVM on %s gives the guest "
+			    "the host's CPU (cpu=host or max)", cpu->name, c->v[LAB_ARCH]);
+	return 0;
+}
+
+/* SOCKETSxCORESxTHREADS, as many vCPUs as smp */
+static int topology_check(const struct lab_config *c, char *why, size_t len)
+{
+	unsigned t[3];
+	int64_t smp;
+
+	if (!strcmp(c->v[LAB_TOPOLOGY], "default"))
+		return 0;
+	if (lab_topology_parse(c->v[LAB_TOPOLOGY], t) < 0)
+		return errf(why, len, -EINVAL, "matrix: topology=%s is not SOCKETSxCORESxTHREADS (each 1 to 256, e.g. "
+			    "2x2x1) or default", c->v[LAB_TOPOLOGY]);
+	if (parse_i64(c->v[LAB_SMP], 1, 256, &smp) < 0 || (uint64_t)t[0] * t[1] * t[2] != (uint64_t)smp)
+		return errf(why, len, -EINVAL, "matrix: topology=%s makes %llu vCPUs, smp=%s; give a topology whose "
+			    "product is smp (one matrix per smp value)", c->v[LAB_TOPOLOGY],
+			    (unsigned long long)t[0] * t[1] * t[2], c->v[LAB_SMP]);
+	return 0;
+}
+
+/* TCG's threading: under accel=tcg only */
+static int tcg_check(const struct lab_config *c, char *why, size_t len)
+{
+	const char *accel = c->v[LAB_ACCEL];
+
+	if (strcmp(accel, "tcg"))
+		return errf(why, len, -EINVAL, "matrix: tcg=%s says how TCG runs the vCPUs, and accel=%s %s; give "
+			    "accel=tcg (KVM in a matrix of its own)", c->v[LAB_TCG], accel,
+			    !strcmp(accel, "kvm") ? "has no TCG" : "may pick KVM");
+	return 0;
+}
+
+/* several queues: a NIC model that takes them */
+static int queues_check(const struct lab_config *c, char *why, size_t len)
+{
+	char valid[128];
+
+	if (lab_config_queues(c) == 1 || lab_config_mq(c))
+		return 0;
+	lab_values_text(LAB_MQ_NAMES, valid, sizeof(valid));
+	return errf(why, len, -EINVAL, "matrix: queues=%s needs a NIC model that takes several queues (%s), not "
+		    "nic=%s", c->v[LAB_QUEUES], valid, c->v[LAB_NIC]);
+}
+
+static int firmware_check(const struct lab_config *c, char *why, size_t len)
+{
+	char valid[128];
+
+	if (lab_config_firmware(c))
+		return 0;
+	ARCH_NAMES(lab_firmwares, lab_nfirmwares, c->v[LAB_ARCH], valid, sizeof(valid));
+	return errf(why, len, -EINVAL, "matrix: firmware=%s is not known on %s; valid values of firmware there: %s",
+		    c->v[LAB_FIRMWARE], c->v[LAB_ARCH], valid);
+}
 
 static const struct key {
 	const char *name, *def;
 	enum key_type type;
-	const char *values, *range; /* values: " a b c" (LIST); range: in words (COUNT, SIZE) */
+	const char *values, *range; /* values: " a b c" (LIST); range: in words (COUNT, SIZE, WORD) */
 	uint64_t min, max;
+	int (*check)(const struct lab_config *c, char *why, size_t len);
 } keys[LAB_NKEYS] = {
-#define KEY_ROW(e, n, d, t, v, r, lo, hi) [e] = { .name = n, .def = d, .type = t, .values = v, .range = r, .min = lo, .max = hi },
+#define KEY_ROW(e, n, d, t, v, r, lo, hi, chk) \
+	[e] = { .name = n, .def = d, .type = t, .values = v, .range = r, .min = lo, .max = hi, .check = chk },
 	LAB_KEYS(KEY_ROW)
 #undef KEY_ROW
 };
@@ -65,6 +226,12 @@ int lab_key_find(const char *name)
 static const char *const key_suites[LAB_NKEYS] = {
 	[LAB_DISK] = "disk",
 	[LAB_NIC] = "net",
+	[LAB_CPU] = "cpu",
+	[LAB_TOPOLOGY] = "cpu",
+	[LAB_TCG] = "cpu",
+	[LAB_QUEUES] = "net",
+	[LAB_NICE] = "cpu",
+	[LAB_FIRMWARE] = "boot",
 };
 
 const char *lab_key_suite(enum lab_key k)
@@ -114,6 +281,11 @@ static int check_value(enum lab_key k, const char *v, char *err, size_t errlen)
 		break;
 	case SIZE:
 		if (parse_size(v, key->min, key->max, &bytes) == 0)
+			return 0;
+		break;
+	case WORD:
+		/* the key's check judges it, with the configuration's other values */
+		if (!strchr(v, ' '))
 			return 0;
 		break;
 	}
@@ -211,6 +383,13 @@ int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t e
 			rest /= nvals[k];
 		}
 	}
+	/* each key the matrix gives agrees with the other keys, in every configuration */
+	for (size_t i = 0; i < total; i++)
+		for (int k = 0; k < LAB_NKEYS; k++)
+			if ((given & (1u << k)) && keys[k].check && (r = keys[k].check(&configs[i], err, errlen)) < 0) {
+				free(configs);
+				return r;
+			}
 	m->configs = configs;
 	m->n = total;
 	m->given = given;

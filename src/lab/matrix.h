@@ -7,7 +7,10 @@
  *   LAB_KEYS     the matrix keys (one row per key);
  *   LAB_DEVICES  the device models behind the disk and nic keys (one row per
  *                model: QEMU arguments, the guest driver expected behind it,
- *                the modules the guest image needs).
+ *                the modules the guest image needs);
+ * and the values of the keys that are tables of their own: LAB_CPUS (cpu),
+ * LAB_FIRMWARES (firmware), LAB_MULTIQUEUE (the NICs queues= applies to),
+ * LAB_FILESYSTEMS (fs), LAB_NETDIRS (netdir).
  * Adding a disk or NIC model is one row of LAB_DEVICES; adding a key is one
  * row of LAB_KEYS (and its effect in lab_qemu_argv). What a model sits on,
  * on the host side (an image file, user networking), is a back end: a row
@@ -20,21 +23,103 @@
 
 #include "../core/util.h"
 
-/* X(ENUM, name, default, type, values, range, min, max)
+/* X(ENUM, name, default, type, values, range, min, max, check)
  * type LIST: values are the valid ones, each after a space (range "").
  * type COUNT or SIZE: a number (a size takes k/m/g/t) from min to max, which
- * range says in words (values ""). */
+ * range says in words (values ""). type WORD: one word that check alone
+ * judges, range saying what it takes.
+ * check: NULL, or what the key's value must agree with among the
+ * configuration's other values (a topology with smp, tcg with accel), in
+ * src/lab/matrix.c; a matrix one of whose configurations fails the check
+ * of a key the matrix gives is refused whole, before anything boots. A
+ * key's effect on the command line is in src/lab/qemu.c. */
 #define LAB_KEYS(X)                                                                                          \
-	X(LAB_ACCEL, "accel", "auto", LIST, " auto kvm tcg", "", 0, 0)                                         \
-	X(LAB_ARCH, "arch", "x86_64", LIST, " x86_64 aarch64", "", 0, 0)                                       \
-	X(LAB_DISK, "disk", "virtio-blk", LIST, LAB_DEVICE_NAMES(LAB_DISK), "", 0, 0)                          \
-	X(LAB_FS, "fs", "ext4", LIST, LAB_FS_NAMES " none", "", 0, 0)                                          \
-	X(LAB_NIC, "nic", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_NIC), "", 0, 0)                           \
-	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256)                               \
+	X(LAB_ACCEL, "accel", "auto", LIST, " auto kvm tcg", "", 0, 0, NULL)                                   \
+	X(LAB_ARCH, "arch", "x86_64", LIST, " x86_64 aarch64", "", 0, 0, NULL)                                 \
+	X(LAB_DISK, "disk", "virtio-blk", LIST, LAB_DEVICE_NAMES(LAB_DISK), "", 0, 0, NULL)                    \
+	X(LAB_FS, "fs", "ext4", LIST, LAB_FS_NAMES " none", "", 0, 0, NULL)                                    \
+	X(LAB_NIC, "nic", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_NIC), "", 0, 0, NULL)                     \
+	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256, NULL)                         \
 	X(LAB_MEM, "mem", "512M", SIZE, "", " a memory size from 64M to 1T, e.g. 512M or 2G", 64ull << 20,    \
-	  1ull << 40)                                                                                          \
-	X(LAB_PIN, "pin", "off", LIST, " off on", "", 0, 0)                                                     \
-	X(LAB_NETDIR, "netdir", "guest-client", LIST, LAB_NETDIR_NAMES, "", 0, 0)
+	  1ull << 40, NULL)                                                                                    \
+	X(LAB_PIN, "pin", "off", LIST, " off on", "", 0, 0, NULL)                                               \
+	X(LAB_NETDIR, "netdir", "guest-client", LIST, LAB_NETDIR_NAMES, "", 0, 0, NULL)                        \
+	X(LAB_CPU, "cpu", "auto", WORD, "",                                                                    \
+	  " a CPU model of the architecture's (auto: host under KVM, max under TCG; host: KVM only; named "     \
+	  "models: TCG, and KVM on x86_64):" LAB_ARCH_ROWS(LAB_CPUS), 0, 0, cpu_check)                         \
+	X(LAB_TOPOLOGY, "topology", "default", WORD, "",                                                       \
+	  " default (QEMU's for smp) or SOCKETSxCORESxTHREADS whose product is smp, e.g. 2x2x1", 0, 0,          \
+	  topology_check)                                                                                      \
+	X(LAB_TCG, "tcg", "multi", LIST, " multi single", "", 0, 0, tcg_check)                                 \
+	X(LAB_QUEUES, "queues", "1", COUNT, "",                                                                \
+	  " a count of NIC queue pairs from 1 to 8 (above 1: a NIC model that takes queues," LAB_MQ_NAMES        \
+	  ", on a tap)", 1, 8, queues_check)                                                                   \
+	X(LAB_NICE, "nice", "0", COUNT, "", " QEMU's nice value from -20 to 19 (below 0 needs CAP_SYS_NICE)",  \
+	  (uint64_t)-20, 19, NULL)                                                                             \
+	X(LAB_FIRMWARE, "firmware", "default", WORD, "",                                                       \
+	  " the guest's firmware (default: QEMU's, uefi: OVMF or QEMU_EFI):" LAB_ARCH_ROWS(LAB_FIRMWARES), 0,  \
+	  0, firmware_check)
+
+/* X(ARCH, name, kvm, tcg, model)
+ * The CPU models of the cpu key, a row per architecture (ARCH a bare
+ * word: x86_64, aarch64). kvm, tcg: QEMU's -cpu argument under each
+ * accelerator (NULL: not under it; auto's TCG CPU on aarch64 takes the
+ * cheap pointer authentication, as the architected QARMA costs emulated
+ * guests much of their speed). model: what the guest's fingerprint says
+ * of its CPU ("model name" on x86, arm64's "CPU part"), checked after
+ * HELLO; NULL: not checked (the host's own under KVM). Models as QEMU 7.2
+ * has them; a table rather than QEMU's -cpu help, which names no guest
+ * model and would need QEMU to parse a matrix. */
+#define LAB_CPUS(X)                                                                                     \
+	X(x86_64, "auto", "host", "max", NULL)                                                          \
+	X(x86_64, "max", "max", "max", NULL)                                                            \
+	X(x86_64, "host", "host", NULL, NULL)                                                           \
+	X(x86_64, "qemu64", "qemu64", "qemu64", "QEMU Virtual CPU version 2.5+")                        \
+	X(x86_64, "Skylake-Server", "Skylake-Server", "Skylake-Server", "Intel Xeon Processor (Skylake)") \
+	X(x86_64, "EPYC", "EPYC", "EPYC", "AMD EPYC Processor")                                         \
+	X(aarch64, "auto", "host", "max,pauth-impdef=on", NULL)                                         \
+	X(aarch64, "max", "max", "max", NULL)                                                           \
+	X(aarch64, "host", "host", NULL, NULL)                                                          \
+	X(aarch64, "cortex-a72", NULL, "cortex-a72", "0xd08")                                           \
+	X(aarch64, "cortex-a57", NULL, "cortex-a57", "0xd07")                                           \
+	X(aarch64, "neoverse-n1", NULL, "neoverse-n1", "0xd0c")
+
+/* X(ARCH, name, code, vars, kernel, mark, efi, package)
+ * The guest's firmware (the firmware key), a row per architecture. code:
+ * the firmware's image (NULL: QEMU's own); vars: the template of its
+ * variable store, copied per boot into the work directory and given as a
+ * second flash (NULL: the code is given as -bios). kernel: the file of the
+ * guest image QEMU is given (NULL: the image's own choice; OVMF loads no
+ * PVH vmlinux, only the EFI stub of the bzImage, vmlinuz). mark: the
+ * console text that ends the firmware phase of the boot, the first the
+ * kernel prints (NULL: the console's first byte, the firmware printing
+ * nothing). efi: the guest's kernel shows it was booted by UEFI, which
+ * the host checks. package: Debian's package that has code and vars. */
+#define LAB_FIRMWARES(X)                                                                                  \
+	X(x86_64, "default", NULL, NULL, NULL, NULL, false, NULL)                                         \
+	X(x86_64, "uefi", "/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd", "vmlinuz",       \
+	  "EFI stub: ", true, "ovmf")                                                                     \
+	X(aarch64, "default", NULL, NULL, NULL, NULL, false, NULL)                                        \
+	X(aarch64, "uefi", "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd", NULL, NULL, "EFI stub: ", true,      \
+	  "qemu-efi-aarch64")
+
+/* X(model, argument, per queue, fixed): the NIC models that take several
+ * queue pairs (the queues key), and how: their device's property, whose
+ * value is per queue * queues + fixed (virtio-net: a vector for each of
+ * a pair's two queues, one for configuration changes, one for the control
+ * queue). */
+#define LAB_MULTIQUEUE(X) X("virtio-net", "mq=on,vectors=", 2, 2)
+#define LAB_MQ_NAME(n, ...) " " n
+#define LAB_MQ_NAMES LAB_MULTIQUEUE(LAB_MQ_NAME)
+
+/* " x86_64: a b; aarch64: c d": the names of a table's rows per architecture */
+#define LAB_ARCH_ROWS(TABLE) " x86_64:" TABLE(LAB_ROW_IF_x86_64) "; aarch64:" TABLE(LAB_ROW_IF_aarch64)
+#define LAB_ROW_IF_x86_64(a, n, ...) LAB_ROW_x86_64_##a(n)
+#define LAB_ROW_IF_aarch64(a, n, ...) LAB_ROW_aarch64_##a(n)
+#define LAB_ROW_x86_64_x86_64(n) " " n
+#define LAB_ROW_x86_64_aarch64(n)
+#define LAB_ROW_aarch64_aarch64(n) " " n
+#define LAB_ROW_aarch64_x86_64(n)
 
 /* X(KEY, name, arches, x86 machine, devices, driver, modules)
  * arches: where QEMU has the model, each after a space. x86 machine: the
@@ -122,6 +207,26 @@ struct lab_device {
 extern const struct lab_device lab_devices[];
 extern const size_t lab_ndevices;
 
+struct lab_cpu {
+	const char *arch, *name, *kvm, *tcg, *model;
+};
+
+struct lab_firmware {
+	const char *arch, *name, *code, *vars, *kernel, *mark;
+	bool efi;
+	const char *package;
+};
+
+struct lab_mq {
+	const char *model, *arg;
+	unsigned per_queue, fixed;
+};
+
+extern const struct lab_cpu lab_cpus[];
+extern const size_t lab_ncpus;
+extern const struct lab_firmware lab_firmwares[];
+extern const size_t lab_nfirmwares;
+
 struct lab_fs {
 	const char *name, *package, *files, *mkfs, *version, *modules;
 	unsigned min_mib;
@@ -180,6 +285,18 @@ const struct lab_device *lab_config_device(const struct lab_config *c, enum lab_
 bool lab_config_unsupported(const struct lab_config *c, char *why, size_t len);
 /* The filesystem the guest makes on its scratch disk; NULL for fs=none. */
 const struct lab_fs *lab_config_fs(const struct lab_config *c);
+/* The rows of a configuration's CPU model and firmware, for its
+ * architecture (NULL: none, which lab_matrix_parse refuses). */
+const struct lab_cpu *lab_config_cpu(const struct lab_config *c);
+const struct lab_firmware *lab_config_firmware(const struct lab_config *c);
+/* How the configuration's NIC takes queues; NULL: it takes one (or no NIC). */
+const struct lab_mq *lab_config_mq(const struct lab_config *c);
+/* The queue pairs the configuration's NIC has (the queues key). */
+unsigned lab_config_queues(const struct lab_config *c);
+/* topology=SxCxT into its three numbers: 0, or -EINVAL for default and
+ * anything else. */
+int lab_topology_parse(const char *v, unsigned t[3]);
+
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);
 

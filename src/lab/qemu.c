@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,23 +44,30 @@ static void push(struct lab_args *a, const char *fmt, ...)
 		a->r = strv_push(a->a, buf);
 }
 
-/* -device for each of a model's space-separated device arguments */
-static void push_devices(struct lab_args *a, const struct lab_device *d)
+/* -device for each of a model's space-separated device arguments; the
+ * last, which the back end attaches to, with what mq says of its queues */
+static void push_devices(struct lab_args *a, const struct lab_device *d, const struct lab_mq *mq, unsigned queues)
 {
 	for (const char *p = d->devices; *p;) {
 		size_t l = strcspn(p, " ");
+		const char *word = p;
 
-		push(a, "-device");
-		push(a, "%.*s", (int)l, p);
 		p += l + strspn(p + l, " ");
+		push(a, "-device");
+		if (!*p && mq && queues > 1)
+			push(a, "%.*s,%s%u", (int)l, word, mq->arg, mq->per_queue * queues + mq->fixed);
+		else
+			push(a, "%.*s", (int)l, word);
 	}
 }
 
 /* ---- back ends ---- */
 
 /* A disk image file: the format is the back end's name. */
-static int drive_args(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p)
+static int drive_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
+		      const struct lab_paths *p)
 {
+	(void)c;
 	if (!p->disk)
 		return 0;
 	push(a, "-drive");
@@ -67,35 +75,49 @@ static int drive_args(struct lab_args *a, const struct lab_backend *be, const st
 	return 1;
 }
 
-/* QEMU's own user-mode network, restricted: the guest reaches nothing outside */
-static int user_net_args(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p)
+/* QEMU's own user-mode network, restricted: the guest reaches nothing
+ * outside; one queue */
+static int user_net_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
+			 const struct lab_paths *p)
 {
 	(void)be, (void)p;
+	if (lab_config_queues(c) > 1)
+		return -EOPNOTSUPP;
 	push(a, "-netdev");
 	push(a, "user,id=n0,restrict=on");
 	return 1;
 }
 
 /* A tap device in QEMU's own network namespace, handed over as a descriptor
- * (tap_child made both in QEMU's forked child) */
-static void push_tap(struct lab_args *a, const char *extra)
+ * (tap_child made both in QEMU's forked child); a queue each of several,
+ * LAB_TAP_FD and the next ones */
+static void push_tap(struct lab_args *a, const struct lab_config *c, const char *extra)
 {
+	unsigned queues = lab_config_queues(c);
+	char fds[64] = "";
+	size_t off = 0;
+
+	for (unsigned i = 0; i < queues; i++)
+		str_appendf(fds, sizeof(fds), &off, "%s%u", i ? ":" : "", LAB_TAP_FD + i);
 	push(a, "-netdev");
-	push(a, "tap,id=n0,fd=%d%s", LAB_TAP_FD, extra);
+	push(a, "tap,id=n0,%s=%s%s", queues > 1 ? "fds" : "fd", fds, extra);
 }
 
-static int tap_args(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p)
+static int tap_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
+		    const struct lab_paths *p)
 {
 	(void)be, (void)p;
-	push_tap(a, "");
+	push_tap(a, c, "");
 	return 1;
 }
 
-/* the same, with the kernel's vhost-net moving the packets */
-static int tap_vhost_args(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p)
+/* the same, with the kernel's vhost-net moving the packets (QEMU opens
+ * /dev/vhost-net once per queue) */
+static int tap_vhost_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
+			  const struct lab_paths *p)
 {
 	(void)be, (void)p;
-	push_tap(a, ",vhost=on");
+	push_tap(a, c, ",vhost=on");
 	return 1;
 }
 
@@ -126,40 +148,49 @@ static int if_up(int s, const char *name, const char *addr, const char *prefix)
 
 /* A network namespace of this process's own (anonymous: it goes when the
  * last process in it does), its loopback up, and a tap device there with
- * the host's end of the link, on LAB_TAP_FD. */
-static int tap_child(const struct lab_backend *be)
+ * the host's end of the link, on LAB_TAP_FD; with several queues (c's),
+ * a descriptor per queue of the one device, on LAB_TAP_FD and the next. */
+static int tap_child(const struct lab_backend *be, const struct lab_config *c)
 {
+	unsigned queues = c ? lab_config_queues(c) : 1;
+	int fds[8], s, r = 0;
 	struct ifreq ifr;
 	char addr[32];
 	const char *slash;
-	int fd, s, r;
+	unsigned n = 0;
 
 	if (unshare(CLONE_NEWNET) < 0)
-		return -errno;
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
 		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vmbtap0");
 	/* the virtio header: QEMU finds it and uses the offloads it allows */
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | (queues > 1 ? IFF_MULTI_QUEUE : 0);
+	/* above the numbers they go to, so that no dup2 below closes another */
+	for (; r == 0 && n < queues && n < 8; n++) {
+		int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+
+		fds[n] = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, LAB_TAP_FD + 8);
+		if (fd >= 0)
+			close(fd);
+		if (fds[n] < 0 || ioctl(fds[n], TUNSETIFF, &ifr) < 0)
+			r = -errno;
 	}
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	s = r < 0 ? -1 : socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	slash = strchr(be->guest_addr, '/');
 	snprintf(addr, sizeof(addr), "%s", be->host_addr);
-	r = s < 0 ? -errno : if_up(s, "lo", NULL, NULL);
+	if (r == 0)
+		r = s < 0 ? -errno : if_up(s, "lo", NULL, NULL);
 	if (r == 0)
 		r = if_up(s, ifr.ifr_name, addr, slash ? slash + 1 : "32");
 	if (s >= 0)
 		close(s);
-	if (r == 0 && fd != LAB_TAP_FD && dup2(fd, LAB_TAP_FD) < 0) /* dup2 clears O_CLOEXEC: QEMU inherits it */
-		r = -errno;
-	if (fd != LAB_TAP_FD)
-		close(fd);
+	/* dup2 clears O_CLOEXEC: QEMU inherits them */
+	for (unsigned i = 0; r == 0 && i < n; i++)
+		if (dup2(fds[i], LAB_TAP_FD + (int)i) < 0)
+			r = -errno;
+	for (unsigned i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	return r;
 }
 
@@ -174,7 +205,7 @@ static int tap_usable(const struct lab_backend *be, char *why, size_t len)
 	if (tried == 1) {
 		pid = fork();
 		if (pid == 0)
-			_exit(-tap_child(be) & 0xff);
+			_exit(-tap_child(be, NULL) & 0xff);
 		tried = pid < 0 ? -errno : waitpid(pid, &status, 0) != pid ? -ECHILD
 				 : WIFEXITED(status) ? -WEXITSTATUS(status) : -EINTR;
 	}
@@ -277,7 +308,7 @@ int lab_backends_child(const struct lab_config *c, const struct lab_paths *p)
 {
 	for (int k = 0; k < LAB_NKEYS; k++) {
 		const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
-		int r = be && be->child ? be->child(be) : 0;
+		int r = be && be->child ? be->child(be, c) : 0;
 
 		if (r < 0)
 			return r;
@@ -321,40 +352,184 @@ int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, ch
 
 /* ---- the command line ---- */
 
-/* The machine, accelerator, CPU, size and the guest's kernel. */
-static void push_machine(struct lab_args *a, const struct lab_config *c, const struct lab_device *disk,
-			 const struct lab_paths *p, const char *net)
+/* ---- what the keys do to QEMU's process ---- */
+
+/* nice=N: QEMU's priority, set in its child before exec (the vCPU threads
+ * it starts inherit it) */
+static int nice_child(const struct lab_config *c)
 {
-	bool arm = !strcmp(c->v[LAB_ARCH], "aarch64"), kvm = !strcmp(c->v[LAB_ACCEL], "kvm");
+	int64_t n;
+
+	if (parse_i64(c->v[LAB_NICE], -20, 19, &n) < 0 || n == 0)
+		return 0;
+	if (setpriority(PRIO_PROCESS, 0, (int)n) < 0) {
+		int r = -errno;
+
+		/* QEMU's log: the host quotes its last line */
+		fprintf(stderr, "vmbench: nice=%lld: setpriority: %s%s\n", (long long)n, strerror(-r),
+			n < 0 ? " (a negative nice needs CAP_SYS_NICE)" : "");
+		return r;
+	}
+	return 0;
+}
+
+static int (*const key_child[LAB_NKEYS])(const struct lab_config *c) = {
+	[LAB_NICE] = nice_child,
+};
+
+int lab_keys_child(const struct lab_config *c)
+{
+	for (int k = 0; k < LAB_NKEYS; k++) {
+		int r = key_child[k] ? key_child[k](c) : 0;
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* firmware=uefi: the variable store's template copied, a new file */
+int lab_firmware_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+{
+	const struct lab_firmware *fw = lab_config_firmware(c);
+	char buf[65536];
+	int in, out, r = 0;
+	ssize_t n;
+
+	if (!fw)
+		return errf(why, len, -EINVAL, "firmware=%s is not known on %s", c->v[LAB_FIRMWARE], c->v[LAB_ARCH]);
+	if (fw->code && access(fw->code, R_OK) < 0)
+		return errf(why, len, -EOPNOTSUPP, "firmware=%s needs %s (%s): apt-get install %s", fw->name, fw->code,
+			    strerror(errno), fw->package);
+	if (!fw->vars)
+		return 0;
+	if (!p->fw_vars)
+		return errf(why, len, -EINVAL, "firmware=%s: no place for its variable store", fw->name);
+	in = open(fw->vars, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errf(why, len, -EOPNOTSUPP, "firmware=%s needs %s (%s): apt-get install %s", fw->name, fw->vars,
+			    strerror(errno), fw->package);
+	out = open(p->fw_vars, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0)
+		r = -errno;
+	while (r == 0 && (n = read(in, buf, sizeof(buf))) != 0)
+		if (n < 0 ? errno != EINTR : write(out, buf, (size_t)n) != n)
+			r = n < 0 ? -errno : -EIO;
+	close(in);
+	if (out >= 0 && close(out) < 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		return errf(why, len, r, "copying the firmware's variable store %s to %s: %s", fw->vars, p->fw_vars,
+			    strerror(-r));
+	return 0;
+}
+
+/* ---- the command line ---- */
+
+/* accel, and tcg=: TCG's vCPUs on a host thread each or on one */
+static void push_accel(struct lab_args *a, const struct lab_config *c)
+{
+	push(a, "-accel");
+	if (!strcmp(c->v[LAB_ACCEL], "kvm"))
+		push(a, "kvm");
+	else
+		push(a, "tcg,thread=%s", c->v[LAB_TCG]);
+}
+
+/* cpu=: the model's argument under the configuration's accelerator */
+static int push_cpu(struct lab_args *a, const struct lab_config *c, char *why, size_t len)
+{
+	const struct lab_cpu *cpu = lab_config_cpu(c);
+	bool kvm = !strcmp(c->v[LAB_ACCEL], "kvm");
+	const char *arg = cpu ? kvm ? cpu->kvm : cpu->tcg : NULL;
+
+	if (!cpu)
+		return errf(why, len, -EINVAL, "cpu=%s is no %s CPU model", c->v[LAB_CPU], c->v[LAB_ARCH]);
+	if (!arg)
+		return errf(why, len, -EOPNOTSUPP, "cpu=%s does not run under accel=%s", cpu->name, c->v[LAB_ACCEL]);
+	push(a, "-cpu");
+	push(a, "%s", arg);
+	return 0;
+}
+
+/* smp, and topology=SxCxT */
+static void push_smp(struct lab_args *a, const struct lab_config *c)
+{
+	unsigned t[3];
+
+	push(a, "-smp");
+	if (lab_topology_parse(c->v[LAB_TOPOLOGY], t) == 0)
+		push(a, "%s,sockets=%u,cores=%u,threads=%u", c->v[LAB_SMP], t[0], t[1], t[2]);
+	else
+		push(a, "%s", c->v[LAB_SMP]);
+}
+
+/* firmware=: QEMU's own, or a firmware's code as a read-only flash with
+ * this boot's variable store as the second (or as -bios without one) */
+static int push_firmware(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
+			 size_t len)
+{
+	const struct lab_firmware *fw = lab_config_firmware(c);
+
+	if (!fw)
+		return errf(why, len, -EINVAL, "firmware=%s is not known on %s", c->v[LAB_FIRMWARE], c->v[LAB_ARCH]);
+	if (!fw->code)
+		return 0;
+	if (!fw->vars) {
+		push(a, "-bios");
+		push(a, "%s", fw->code);
+		return 0;
+	}
+	if (!p->fw_vars)
+		return errf(why, len, -EINVAL, "firmware=%s: no variable store of this boot", fw->name);
+	push(a, "-drive");
+	push(a, "if=pflash,format=raw,unit=0,readonly=on,file=%s", fw->code);
+	push(a, "-drive");
+	push(a, "if=pflash,format=raw,unit=1,file=%s", p->fw_vars);
+	return 0;
+}
+
+/* The machine, accelerator, CPU, size, firmware and the guest's kernel. */
+static int push_machine(struct lab_args *a, const struct lab_config *c, const struct lab_device *disk,
+			const struct lab_paths *p, const char *net, char *why, size_t len)
+{
+	bool arm = !strcmp(c->v[LAB_ARCH], "aarch64");
+	unsigned queues = lab_config_mq(c) ? lab_config_queues(c) : 1;
+	char nq[32] = "";
+	int r;
 
 	push(a, "%s", arm ? "qemu-system-aarch64" : "qemu-system-x86_64");
 	/* legacy IDE lives on the i440FX (pc) machine; everything else on q35 */
 	push(a, "-machine");
 	/* gic-version=max: GICv3 where it exists, beyond the 8 vCPUs of the default GICv2 */
 	push(a, "%s", arm ? "virt,gic-version=max" : disk->x86_machine ? disk->x86_machine : "q35");
-	push(a, "-accel");
-	push(a, "%s", kvm ? "kvm" : "tcg,thread=multi");
-	push(a, "-cpu");
-	/* TCG: every feature QEMU emulates; on arm with the cheap pointer-authentication
-	 * algorithm, as the architected QARMA costs emulated guests much of their speed */
-	push(a, "%s", kvm ? "host" : arm ? "max,pauth-impdef=on" : "max");
-	push(a, "-smp");
-	push(a, "%s", c->v[LAB_SMP]);
+	push_accel(a, c);
+	r = push_cpu(a, c, why, len);
+	if (r < 0)
+		return r;
+	push_smp(a, c);
 	push(a, "-m");
 	push(a, "%s", c->v[LAB_MEM]);
 	push(a, "-nodefaults");
 	push(a, "-display");
 	push(a, "none");
+	r = push_firmware(a, c, p, why, len);
+	if (r < 0)
+		return r;
 	push(a, "-kernel");
 	push(a, "%s", p->kernel);
 	push(a, "-initrd");
 	push(a, "%s", p->initrd);
 	push(a, "-append");
+	/* the queues the guest's agent gives its NIC before HELLO */
+	if (queues > 1)
+		snprintf(nq, sizeof(nq), " vmbench.queues=%u", queues);
 	/* early console output: the first byte marks kernel entry on both architectures */
-	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
+	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
 	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200", net ? " vmbench.net=" : "",
 	     net ? net : "", p->modules && *p->modules ? " vmbench.modules=" : "",
-	     p->modules && *p->modules ? p->modules : "");
+	     p->modules && *p->modules ? p->modules : "", nq);
+	return 0;
 }
 
 /* The host's channels: the console log, QMP, the agent's virtio console. */
@@ -377,6 +552,7 @@ int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct 
 {
 	const struct lab_device *disk = lab_config_device(c, LAB_DISK);
 	struct lab_args a = { .a = argv };
+	int r;
 
 	why[0] = '\0';
 	if (!strcmp(c->v[LAB_ACCEL], "auto"))
@@ -395,7 +571,9 @@ int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct 
 			if (be && be->guest_addr)
 				net = be->guest_addr;
 		}
-		push_machine(&a, c, disk, p, net);
+		r = push_machine(&a, c, disk, p, net, why, len);
+		if (r < 0)
+			return r;
 	}
 	push_channels(&a, p);
 	/* each device key's model on its back end, in the order of the keys */
@@ -406,8 +584,12 @@ int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct 
 		if (d && !be)
 			return errf(why, len, -EINVAL, "%s=%s: no back end %s", lab_key_name((enum lab_key)k), c->v[k],
 				    p->backend[k] ? p->backend[k] : "");
-		if (be && be->args(&a, be, p) > 0)
-			push_devices(&a, d);
+		r = be ? be->args(&a, be, c, p) : 0;
+		if (r < 0)
+			return errf(why, len, r, "%s=%s: the %s back end cannot carry it with queues=%s", lab_key_name((enum lab_key)k),
+				    c->v[k], be->name, c->v[LAB_QUEUES]);
+		if (r > 0)
+			push_devices(&a, d, k == LAB_NIC ? lab_config_mq(c) : NULL, lab_config_queues(c));
 	}
 	if (a.r < 0)
 		return errf(why, len, a.r, "building the QEMU command line: %s", strerror(-a.r));

@@ -54,6 +54,7 @@
 struct lab_paths {
 	const char *kernel, *initrd, *disk, *disk_cache, *qmp_socket, *agent_socket, *console_log;
 	const char *modules;             /* "a.ko,b.ko" the guest loads; NULL or "": every one it has */
+	const char *fw_vars;             /* the firmware's variable store of this boot (a copy) */
 	uint64_t disk_size;              /* of the scratch disk a back end's setup creates */
 	const char *backend[LAB_NKEYS]; /* by name; NULL: the key's first row */
 };
@@ -62,15 +63,17 @@ struct lab_args; /* the command line being built, behind one error check */
 struct lab_backend {
 	enum lab_key key;
 	const char *name;
-	/* 1 when it pushed its arguments, 0 when there is nothing to attach (no disk image) */
-	int (*args)(struct lab_args *a, const struct lab_backend *be, const struct lab_paths *p);
+	/* 1 when it pushed its arguments, 0 when there is nothing to attach (no disk image),
+	 * -EOPNOTSUPP when it cannot carry the configuration (several queues) */
+	int (*args)(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
+		    const struct lab_paths *p);
 	const char *guest_list, *guest_what;
 	int (*setup)(const struct lab_backend *be, const struct lab_paths *p, char *why, size_t len);
 	void (*teardown)(const struct lab_backend *be, const struct lab_paths *p);
 	/* 0 when this host can use it, else a negative errno with why */
 	int (*usable)(const struct lab_backend *be, char *why, size_t len);
 	/* in QEMU's forked child, before exec: 0 or a negative errno (QEMU is not started) */
-	int (*child)(const struct lab_backend *be);
+	int (*child)(const struct lab_backend *be, const struct lab_config *c);
 	const char *host_addr, *guest_addr;
 };
 
@@ -85,6 +88,14 @@ const struct lab_backend *lab_backend_of(const struct lab_paths *p, enum lab_key
 const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t len);
 /* In QEMU's forked child: the children of the configuration's back ends. */
 int lab_backends_child(const struct lab_config *c, const struct lab_paths *p);
+/* In QEMU's forked child: what the configuration's keys do to QEMU's own
+ * process (nice: its priority); 0, or a negative errno with why written
+ * to stderr (QEMU's log). */
+int lab_keys_child(const struct lab_config *c);
+/* The firmware's files of a boot: its variable store copied from the
+ * row's template to p->fw_vars (new; the caller removes it with the work
+ * directory). -EOPNOTSUPP with why when the firmware is not installed. */
+int lab_firmware_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
 /* Set up the back ends of the configuration's devices (the scratch disk);
  * on failure the ones set up are torn down and why says what failed. */
 int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);

@@ -131,6 +131,27 @@ static json_t *net_ipv4(const char *root, const char *name)
 	return arr ? arr : json_null();
 }
 
+/* The transmit queues the kernel uses on a NIC (/sys/class/net/NAME/queues/
+ * has tx-0 ... for each): a multiqueue NIC's channels in use; null when
+ * not known. */
+static json_t *net_queues(const char *root, const char *name)
+{
+	char rel[300], p[PATH_MAX];
+	json_int_t n = 0;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(rel, sizeof(rel), "/sys/class/net/%s/queues", name);
+	probe_path(root, rel, p, sizeof(p));
+	d = opendir(p);
+	if (!d)
+		return json_null();
+	while ((e = readdir(d)))
+		n += str_has_prefix(e->d_name, "tx-");
+	closedir(d);
+	return n ? json_integer(n) : json_null();
+}
+
 static json_t *net_device(const char *root, const char *dir, const char *name)
 {
 	char p[PATH_MAX + 300], rel[300], mtu[300], driver[64] = "", speed[32];
@@ -150,8 +171,9 @@ static json_t *net_device(const char *root, const char *dir, const char *name)
 
 		if (probe_read_line(root, mtu, buf, sizeof(buf)) == 0 && parse_i64(buf, 0, INT32_MAX, &v) == 0)
 			jmtu = json_integer((json_int_t)v);
-		return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+		return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 				 "name", probe_jstr(name),
+				 "queues", net_queues(root, name),
 				 "driver", probe_jstr(*driver ? driver : NULL),
 				 "speed_mbps", mbps > 0 ? json_integer((json_int_t)mbps) : json_null(),
 				 "mtu", jmtu,

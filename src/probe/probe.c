@@ -159,9 +159,11 @@ static json_t *probe_arch_kernel(const char *root, json_t **arch)
 	} else {
 		*arch = json_null();
 	}
-	return json_pack("{s:o, s:o, s:o}", "release", probe_jline(root, "/proc/sys/kernel/osrelease"),
+	return json_pack("{s:o, s:o, s:o, s:b}", "release", probe_jline(root, "/proc/sys/kernel/osrelease"),
 			 "version", probe_jline(root, "/proc/sys/kernel/version"),
-			 "cmdline", probe_jline(root, "/proc/cmdline"));
+			 "cmdline", probe_jline(root, "/proc/cmdline"),
+			 /* booted by UEFI firmware (its runtime services are the kernel's) */
+			 "efi", probe_exists(root, "/sys/firmware/efi"));
 }
 
 json_t *probe_fingerprint(const struct probe_src *src)

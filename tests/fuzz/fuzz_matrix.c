@@ -1,12 +1,14 @@
 /* Fuzz target: the lab's matrix parser, and the QEMU command line of what
  * it accepts (the device table's arguments for any configuration); the
  * KEY=VALUE pairs of --baseline and the lab's label selectors, with what
- * they promise. */
+ * they promise; the guest's reading of vmbench.queues=N from its kernel
+ * command line and a topology's three numbers. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/lab/channels.h"
 #include "../../src/lab/qemu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -83,6 +85,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pairs(spec, NULL);
 	}
 	selector(spec);
+	{
+		unsigned n = 0, t[3];
+
+		/* a count from 1 to 256, from inside the given length only */
+		if (lab_cmdline_queues((const char *)data, size, &n) == 0 && (n < 1 || n > 256))
+			abort();
+		if (lab_topology_parse(spec, t) == 0 && (!t[0] || !t[1] || !t[2] || t[0] > 256 || t[1] > 256 || t[2] > 256))
+			abort();
+	}
 	free(spec);
 	return 0;
 }

@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/lab/channels.h"
 #include "../../src/lab/fs.h"
 #include "../../src/lab/image.h"
 #include "../../src/lab/labrun.h"
@@ -58,7 +61,34 @@ static void messages(void **state)
 		{ "disk=,ide", "disk has an empty value" },
 		{ "smp=1,2,1", "smp=1 is given twice" },
 		{ "disk=ide,ide", "disk=ide is given twice" },
-		{ "colour=red", "unknown key 'colour'; valid keys: accel, arch, disk, fs, nic, smp, mem, pin" },
+		{ "colour=red", "unknown key 'colour'; valid keys: accel, arch, disk, fs, nic, smp, mem, pin, netdir, cpu, "
+				"topology, tcg, queues, nice, firmware" },
+		/* the CPU side: each key's value against the configuration's other keys */
+		{ "cpu=foo", "cpu=foo is no x86_64 CPU model the lab knows; x86_64 models: auto, max, host, qemu64, "
+			     "Skylake-Server, EPYC" },
+		{ "arch=aarch64 cpu=qemu64", "aarch64 models: auto, max, host, cortex-a72, cortex-a57, neoverse-n1" },
+		{ "arch=x86_64,aarch64 cpu=cortex-a72", "cpu=cortex-a72 is no x86_64 CPU model" },
+		{ "accel=tcg cpu=host", "cpu=host is the host's own CPU, which needs accel=kvm (accel=tcg emulates it)" },
+		{ "cpu=host", "needs accel=kvm (accel=auto may emulate the guest)" },
+		{ "accel=kvm arch=aarch64 cpu=cortex-a57", "cpu=cortex-a57 runs under accel=tcg only" },
+		{ "cpu=a b", "unknown key 'b'" },
+		{ "accel=tcg smp=2 topology=2x2x1", "topology=2x2x1 makes 4 vCPUs, smp=2" },
+		{ "accel=tcg smp=1,2 topology=1x2x1", "topology=1x2x1 makes 2 vCPUs, smp=1" },
+		{ "smp=2 topology=2x1", "topology=2x1 is not SOCKETSxCORESxTHREADS" },
+		{ "smp=2 topology=0x2x1", "is not SOCKETSxCORESxTHREADS (each 1 to 256" },
+		{ "smp=2 topology=1x2x1x1", "is not SOCKETSxCORESxTHREADS" },
+		{ "smp=2 topology=1x02x1x", "is not SOCKETSxCORESxTHREADS" },
+		{ "smp=2 topology=x2x1", "is not SOCKETSxCORESxTHREADS" },
+		{ "tcg=single", "tcg=single says how TCG runs the vCPUs, and accel=auto may pick KVM; give accel=tcg" },
+		{ "accel=kvm,tcg tcg=multi", "tcg=multi says how TCG runs the vCPUs, and accel=kvm has no TCG" },
+		{ "tcg=threaded", "valid values of tcg: multi, single" },
+		{ "nic=e1000 queues=2", "queues=2 needs a NIC model that takes several queues (virtio-net), not nic=e1000" },
+		{ "queues=2", "not nic=none" },
+		{ "queues=9", "queues takes a count of NIC queue pairs from 1 to 8" },
+		{ "queues=0", "queues takes a count" },
+		{ "nice=20", "nice takes QEMU's nice value from -20 to 19" },
+		{ "nice=-21", "nice takes QEMU's nice value from -20 to 19" },
+		{ "firmware=bios", "firmware=bios is not known on x86_64; valid values of firmware there: default, uefi" },
 		{ "arch=riscv64", "valid values of arch: x86_64, aarch64" },
 		{ "smp=0", "smp takes a vCPU count from 1 to 256" },
 		{ "mem=1k", "mem takes a memory size from 64M" },
@@ -170,8 +200,14 @@ static void value_lists(void **state)
 static struct lab_config config_of(const char *accel, const char *arch, const char *disk, const char *nic,
 				   const char *smp, const char *mem)
 {
-	struct lab_config c = { 0 };
+	struct lab_matrix m;
+	struct lab_config c;
+	char err[256];
 
+	/* the other keys' defaults, from the key table */
+	assert_int_equal(lab_matrix_parse("pin=off", &m, err, sizeof(err)), 0);
+	c = m.configs[0];
+	lab_matrix_release(&m);
 	snprintf(c.v[LAB_ACCEL], 32, "%s", accel);
 	snprintf(c.v[LAB_ARCH], 32, "%s", arch);
 	snprintf(c.v[LAB_DISK], 32, "%s", disk);
@@ -263,6 +299,233 @@ static void command_lines(void **state)
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EINVAL);
 		strv_clear(&a);
 	}
+}
+
+/* The CPU side of the matrix, a row per key value: what each puts on QEMU's
+ * command line (and what a configuration it cannot build says). */
+static void cpu_side_arguments(void **state)
+{
+	static const struct {
+		const char *spec, *backend, *opt, *val; /* backend: the NIC's; val NULL: refused, opt in why */
+		int r;
+	} cases[] = {
+		{ "accel=tcg", NULL, "-cpu", "max", 0 },
+		{ "accel=tcg arch=aarch64", NULL, "-cpu", "max,pauth-impdef=on", 0 },
+		{ "accel=kvm", NULL, "-cpu", "host", 0 },
+		{ "accel=kvm cpu=max", NULL, "-cpu", "max", 0 },
+		{ "accel=kvm cpu=host", NULL, "-cpu", "host", 0 },
+		{ "accel=tcg cpu=qemu64", NULL, "-cpu", "qemu64", 0 },
+		{ "accel=kvm cpu=EPYC", NULL, "-cpu", "EPYC", 0 },
+		{ "accel=tcg cpu=Skylake-Server", NULL, "-cpu", "Skylake-Server", 0 },
+		{ "accel=tcg arch=aarch64 cpu=max", NULL, "-cpu", "max", 0 },
+		{ "accel=tcg arch=aarch64 cpu=cortex-a72", NULL, "-cpu", "cortex-a72", 0 },
+		{ "accel=tcg arch=aarch64 cpu=neoverse-n1", NULL, "-cpu", "neoverse-n1", 0 },
+		{ "accel=tcg smp=3", NULL, "-smp", "3", 0 },
+		{ "accel=tcg smp=4 topology=2x2x1", NULL, "-smp", "4,sockets=2,cores=2,threads=1", 0 },
+		{ "accel=tcg smp=8 topology=1x4x2 arch=aarch64", NULL, "-smp", "8,sockets=1,cores=4,threads=2", 0 },
+		{ "accel=tcg", NULL, "-accel", "tcg,thread=multi", 0 },
+		{ "accel=tcg tcg=single", NULL, "-accel", "tcg,thread=single", 0 },
+		{ "accel=tcg tcg=multi", NULL, "-accel", "tcg,thread=multi", 0 },
+		{ "accel=kvm", NULL, "-accel", "kvm", 0 },
+		{ "accel=tcg nic=virtio-net", "tap", "-netdev", "tap,id=n0,fd=10", 0 },
+		{ "accel=tcg nic=virtio-net", "tap", "-device", "virtio-net-pci,netdev=n0", 0 },
+		{ "accel=tcg nic=virtio-net queues=4", "tap", "-device", "virtio-net-pci,netdev=n0,mq=on,vectors=10", 0 },
+		{ "accel=tcg nic=virtio-net queues=4", "tap", "-netdev", "tap,id=n0,fds=10:11:12:13", 0 },
+		{ "accel=tcg nic=virtio-net queues=2", "tap+vhost", "-netdev", "tap,id=n0,fds=10:11,vhost=on", 0 },
+		{ "accel=tcg nic=virtio-net queues=2", "user", "user", NULL, -EOPNOTSUPP },
+		{ "accel=tcg firmware=uefi", NULL, "-drive", "if=pflash,format=raw,unit=0,readonly=on,"
+							    "file=/usr/share/OVMF/OVMF_CODE.fd", 0 },
+		{ "accel=tcg firmware=uefi", NULL, "-drive", "if=pflash,format=raw,unit=1,file=/v", 0 },
+		{ "accel=tcg arch=aarch64 firmware=uefi", NULL, "-bios", "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd", 0 },
+		{ "accel=tcg firmware=default", NULL, "-bios", NULL, 0 },
+	};
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c", .fw_vars = "/v" };
+	char why[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_matrix m;
+		struct strv a = { 0 };
+		int r;
+
+		assert_int_equal(lab_matrix_parse(cases[i].spec, &m, why, sizeof(why)), 0);
+		p.backend[LAB_NIC] = cases[i].backend;
+		r = lab_qemu_argv(&m.configs[0], &p, &a, why, sizeof(why));
+		if (r != cases[i].r)
+			fail_msg("case %zu (%s): %d, expected %d (%s)", i, cases[i].spec, r, cases[i].r, why);
+		else if (r < 0 && !strstr(why, cases[i].opt))
+			fail_msg("case %zu (%s): '%s' lacks '%s'", i, cases[i].spec, why, cases[i].opt);
+		else if (r == 0 && cases[i].val && !has_pair(&a, cases[i].opt, cases[i].val))
+			fail_msg("case %zu (%s): no %s %s", i, cases[i].spec, cases[i].opt, cases[i].val);
+		else if (r == 0 && !cases[i].val)
+			for (size_t k = 0; k < a.n; k++)
+				if (!strcmp(a.v[k], cases[i].opt))
+					fail_msg("case %zu (%s): %s given", i, cases[i].spec, cases[i].opt);
+		strv_clear(&a);
+		lab_matrix_release(&m);
+	}
+	p.backend[LAB_NIC] = NULL;
+	{
+		/* the guest's agent is told the queues; a firmware needs this boot's variable store */
+		struct lab_matrix m;
+		struct strv a = { 0 };
+		const char *append = NULL;
+
+		assert_int_equal(lab_matrix_parse("accel=tcg nic=virtio-net queues=3", &m, why, sizeof(why)), 0);
+		p.backend[LAB_NIC] = "tap";
+		assert_int_equal(lab_qemu_argv(&m.configs[0], &p, &a, why, sizeof(why)), 0);
+		for (size_t k = 0; k + 1 < a.n; k++)
+			if (!strcmp(a.v[k], "-append"))
+				append = a.v[k + 1];
+		assert_non_null(append);
+		assert_non_null(strstr(append, " vmbench.queues=3"));
+		assert_int_equal(lab_config_queues(&m.configs[0]), 3);
+		assert_non_null(lab_config_mq(&m.configs[0]));
+		strv_clear(&a);
+		lab_matrix_release(&m);
+		p.backend[LAB_NIC] = NULL;
+		assert_int_equal(lab_matrix_parse("accel=tcg firmware=uefi", &m, why, sizeof(why)), 0);
+		p.fw_vars = NULL;
+		assert_int_equal(lab_qemu_argv(&m.configs[0], &p, &a, why, sizeof(why)), -EINVAL);
+		assert_non_null(strstr(why, "no variable store"));
+		strv_clear(&a);
+		/* OVMF loads the bzImage, not the PVH vmlinux; the kernel's first words end the firmware phase */
+		assert_string_equal(lab_config_firmware(&m.configs[0])->kernel, "vmlinuz");
+		assert_string_equal(lab_config_firmware(&m.configs[0])->mark, "EFI stub: ");
+		lab_matrix_release(&m);
+		/* accel=auto resolved to KVM, under a model TCG alone runs: skipped with why */
+		assert_int_equal(lab_matrix_parse("arch=aarch64 cpu=cortex-a72", &m, why, sizeof(why)), 0);
+		memcpy(m.configs[0].v[LAB_ACCEL], "kvm", 4);
+		assert_int_equal(lab_qemu_argv(&m.configs[0], &p, &a, why, sizeof(why)), -EOPNOTSUPP);
+		assert_non_null(strstr(why, "cpu=cortex-a72 does not run under accel=kvm"));
+		strv_clear(&a);
+		lab_matrix_release(&m);
+	}
+}
+
+/* Every row of the CPU and firmware tables is a valid value of its key
+ * on its architecture; the keys' defaults pass their checks. */
+static void cpu_side_tables(void **state)
+{
+	static const struct {
+		enum lab_key key;
+		const char *value;
+	} defaults[] = {
+		{ LAB_CPU, "auto" }, { LAB_TOPOLOGY, "default" }, { LAB_TCG, "multi" },
+		{ LAB_QUEUES, "1" }, { LAB_NICE, "0" }, { LAB_FIRMWARE, "default" },
+	};
+	char spec[128], why[512];
+	struct lab_matrix m;
+
+	(void)state;
+	for (size_t i = 0; i < lab_ncpus; i++) {
+		snprintf(spec, sizeof(spec), "arch=%s cpu=%s accel=%s", lab_cpus[i].arch, lab_cpus[i].name,
+			 lab_cpus[i].tcg ? "tcg" : "kvm");
+		if (lab_matrix_parse(spec, &m, why, sizeof(why)) < 0)
+			fail_msg("%s: %s", spec, why);
+		assert_ptr_equal(lab_config_cpu(&m.configs[0]), &lab_cpus[i]);
+		lab_matrix_release(&m);
+	}
+	for (size_t i = 0; i < lab_nfirmwares; i++) {
+		snprintf(spec, sizeof(spec), "arch=%s firmware=%s", lab_firmwares[i].arch, lab_firmwares[i].name);
+		if (lab_matrix_parse(spec, &m, why, sizeof(why)) < 0)
+			fail_msg("%s: %s", spec, why);
+		assert_ptr_equal(lab_config_firmware(&m.configs[0]), &lab_firmwares[i]);
+		/* a firmware's code, and its package to say when it is missing */
+		assert_true(!lab_firmwares[i].code == !lab_firmwares[i].package);
+		lab_matrix_release(&m);
+	}
+	/* the defaults of keys not given are not checked, and pass anyway */
+	assert_int_equal(lab_matrix_parse("accel=kvm,tcg arch=x86_64,aarch64 smp=1,3", &m, why, sizeof(why)), 0);
+	for (size_t i = 0; i < m.n; i++)
+		for (size_t k = 0; k < sizeof(defaults) / sizeof(defaults[0]); k++)
+			assert_string_equal(m.configs[i].v[defaults[k].key], defaults[k].value);
+	lab_matrix_release(&m);
+	/* several values of the keys, each configuration agreeing */
+	assert_int_equal(lab_matrix_parse("accel=tcg smp=4 topology=1x4x1,2x2x1,1x2x2 tcg=multi,single cpu=max,qemu64 "
+					  "nic=virtio-net queues=1,2,8 nice=-20,19 firmware=default,uefi", &m, why,
+					  sizeof(why)), 0);
+	assert_int_equal(m.n, 3 * 2 * 2 * 3 * 2 * 2);
+	lab_matrix_release(&m);
+}
+
+/* topology=SxCxT; the kernel command line's queues for the guest's agent */
+static void cpu_side_parsers(void **state)
+{
+	static const struct {
+		const char *v;
+		int r;
+		unsigned t[3];
+	} topo[] = {
+		{ "2x2x1", 0, { 2, 2, 1 } }, { "1x1x1", 0, { 1, 1, 1 } }, { "256x1x1", 0, { 256, 1, 1 } },
+		{ "default", -EINVAL, { 0 } }, { "257x1x1", -EINVAL, { 0 } }, { "1x1", -EINVAL, { 0 } },
+		{ "1x1x1x", -EINVAL, { 0 } }, { "1xx1", -EINVAL, { 0 } }, { "", -EINVAL, { 0 } },
+		{ "-1x1x1", -EINVAL, { 0 } }, { "1x1x1 ", -EINVAL, { 0 } }, { "00000001x1x1", -EINVAL, { 0 } },
+	};
+	static const struct {
+		const char *cmdline;
+		int r;
+		unsigned n;
+	} cmd[] = {
+		{ "console=ttyS0 vmbench.queues=4 panic=-1\n", 0, 4 },
+		{ "vmbench.queues=1", 0, 1 },
+		{ "vmbench.queues=256\n", 0, 256 },
+		{ "console=ttyS0 panic=-1\n", -ENOENT, 0 },
+		{ "", -ENOENT, 0 },
+		{ "xvmbench.queues=4", -ENOENT, 0 },
+		{ "vmbench.queues=", -EINVAL, 0 },
+		{ "vmbench.queues=0", -EINVAL, 0 },
+		{ "vmbench.queues=257", -EINVAL, 0 },
+		{ "vmbench.queues=4x", -EINVAL, 0 },
+		{ "vmbench.queues=123456789", -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(topo) / sizeof(topo[0]); i++) {
+		unsigned t[3] = { 0 };
+		int r = lab_topology_parse(topo[i].v, t);
+
+		if (r != topo[i].r || (r == 0 && memcmp(t, topo[i].t, sizeof(t))))
+			fail_msg("topology '%s': %d %ux%ux%u", topo[i].v, r, t[0], t[1], t[2]);
+	}
+	for (size_t i = 0; i < sizeof(cmd) / sizeof(cmd[0]); i++) {
+		unsigned n = 0;
+		int r = lab_cmdline_queues(cmd[i].cmdline, strlen(cmd[i].cmdline), &n);
+
+		if (r != cmd[i].r || (r == 0 && n != cmd[i].n))
+			fail_msg("cmdline '%s': %d %u", cmd[i].cmdline, r, n);
+	}
+	{
+		/* a length that cuts the word: only what is inside it counts */
+		unsigned n = 0;
+
+		assert_int_equal(lab_cmdline_queues("vmbench.queues=42", 16, &n), 0);
+		assert_int_equal(n, 4);
+		assert_int_equal(lab_cmdline_queues("vmbench.queues=42", 10, &n), -ENOENT);
+	}
+}
+
+/* nice=N: QEMU's child sets its priority before exec (19: a rise any
+ * process may make) */
+static void nice_in_child(void **state)
+{
+	struct lab_matrix m;
+	char why[256];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(lab_matrix_parse("nice=19", &m, why, sizeof(why)), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		errno = 0;
+		_exit(lab_keys_child(&m.configs[0]) == 0 && getpriority(PRIO_PROCESS, 0) == 19 && !errno ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	lab_matrix_release(&m);
 }
 
 /* Every row of the device table: its QEMU arguments on the command line of
@@ -817,6 +1080,10 @@ int main(void)
 		cmocka_unit_test(naming_configurations),
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(device_table),
+		cmocka_unit_test(cpu_side_arguments),
+		cmocka_unit_test(cpu_side_tables),
+		cmocka_unit_test(cpu_side_parsers),
+		cmocka_unit_test(nice_in_child),
 		cmocka_unit_test(long_paths),
 		cmocka_unit_test(backend_table),
 		cmocka_unit_test(backend_setup),
