@@ -7,6 +7,7 @@ x86_64 guest under QEMU TCG; a cpu.prime run returns a valid result; BYE
 ends it, the guest powers off, QEMU exits 0 and no QEMU process remains.
 """
 import json
+import json
 import os
 import socket
 import subprocess
@@ -15,9 +16,15 @@ import time
 
 img, work = sys.argv[1], sys.argv[2]
 sock, log = os.path.join(work, "agent.sock"), os.path.join(work, "console.log")
+# the kernel the lab gives QEMU: the image's vmlinux (PVH) where it has one;
+# the modules the lab would pass for a guest with no disk and no NIC
+sets = json.load(open(f"{img}/manifest.json"))["module_sets"]
+wanted = {m for w in ("virtio_pci", "virtio_console") for m in sets[w].split()}
+modules = ",".join(m for m in json.load(open(f"{img}/manifest.json"))["modules"] if m in wanted)
+kernel = f"{img}/vmlinux" if os.path.exists(f"{img}/vmlinux") else f"{img}/vmlinuz"
 args = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "1",
-        "-m", "1G", "-nodefaults", "-display", "none", "-kernel", f"{img}/vmlinuz", "-initrd", f"{img}/initrd.img",
-        "-append", "console=ttyS0 panic=-1 vmbench.agent=/dev/hvc0", "-serial", f"file:{log}", "-no-reboot",
+        "-m", "1G", "-nodefaults", "-display", "none", "-kernel", kernel, "-initrd", f"{img}/initrd.img",
+        "-append", "console=ttyS0 panic=-1 vmbench.agent=/dev/hvc0 vmbench.modules=" + modules, "-serial", f"file:{log}", "-no-reboot",
         "-device", "virtio-serial-pci,id=vser", "-chardev", f"socket,id=agent,path={sock},server=on,wait=off",
         "-device", "virtconsole,chardev=agent,bus=vser.0"]
 q = subprocess.Popen(args, stdin=subprocess.DEVNULL)
