@@ -734,12 +734,15 @@ static int store_open(const struct vmb_cmd *self, const struct optset *own, char
 
 /* --json with --runs: one document each round, every file new. CMD_CONTINUE,
  * or the exit code of a usage error. */
-static int check_json_paths(const struct vmb_cmd *self, const char *json_path, unsigned nruns)
+static int check_json_paths(const struct vmb_cmd *self, const char *json_path, unsigned nruns, bool autorun)
 {
 	int ret;
 
 	if (!json_path)
 		return CMD_CONTINUE;
+	if (!strcmp(json_path, "-") && autorun)
+		return cmd_usage_error(self, "--json - writes one document, and --runs auto makes one a round; give "
+				       "--json FILE.json (written as FILE-r1.json, FILE-r2.json, ...)");
 	if (!strcmp(json_path, "-"))
 		return nruns > 1 ? cmd_usage_error(self, "--json - writes one document, and --runs %u makes %u; give "
 							  "--json FILE.json (written as FILE-r1.json ... FILE-r%u.json)",
@@ -911,7 +914,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_rounds_from(self, &own, "runs", RUN_AUTO_MAX, &nruns, &autorun);
 	if (ret != CMD_CONTINUE)
 		goto out;
-	ret = check_json_paths(self, json_path, nruns);
+	ret = check_json_paths(self, json_path, nruns, autorun);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	seed = optset_get(&own, "seed")->set ? (uint64_t)optset_int(&own, "seed")

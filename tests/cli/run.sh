@@ -209,6 +209,8 @@ assert m and int(m.group(1)) >= 3, lines[:2]
 PY
 expect 2 "--mdd without --runs auto" "$VMB" run cpu.prime --runs 3 --mdd 5 --no-store
 has "$T/err" "give --runs auto" "says what --mdd needs"
+expect 2 "--runs auto --json -" "$VMB" run cpu.prime --runs auto --json - --no-store
+has "$T/err" "--json - writes one document, and --runs auto makes one a round" "says so, not '--runs 1000 makes 1000'"
 expect 2 "--runs neither a number nor auto" "$VMB" run cpu.prime --runs lots --no-store
 has "$T/err" "--runs 'lots': give a number from 1 to 1000, or auto" "the valid forms"
 finish
