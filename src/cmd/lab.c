@@ -1278,31 +1278,34 @@ static double lab_worst_mdd(const struct lab *l, const struct lab_matrix *m, cha
 /* --rounds auto after round k: whether to stop, and why, said. */
 static bool lab_auto_done(const struct lab *l, const struct lab_matrix *m, unsigned k, double started)
 {
-	double target = optset_double(l->own, "mdd"), mdd;
-	char which[512];
+	double target = optset_double(l->own, "mdd"), mdd = INFINITY;
+	char which[512] = "", said[600];
 
-	if (k < 2)
-		return false;
-	mdd = lab_worst_mdd(l, m, which, sizeof(which));
+	/* no mdd before two rounds, but the budget holds from the first */
+	if (k >= 2)
+		mdd = lab_worst_mdd(l, m, which, sizeof(which));
 	if (isfinite(mdd))
-		log_info("round %u: the largest minimal detectable difference is %.1f%% (%s); --mdd %g%%", k, mdd, which,
-			 target);
+		snprintf(said, sizeof(said), "%.1f%% (%s)", mdd, which);
+	else
+		snprintf(said, sizeof(said), "unknown (%s)",
+			 k < 2 ? "one round" : *which ? which : "no verdict judged");
+	if (isfinite(mdd))
+		log_info("round %u: the largest minimal detectable difference is %s; --mdd %g%%", k, said, target);
 	if (mdd <= target) {
 		log_info("--rounds auto: stopped after %u rounds: every headline verdict's minimal detectable difference "
-			 "is within --mdd %g%% (the largest %.1f%%, %s)", k, target, mdd, which);
+			 "is within --mdd %g%% (the largest %s)", k, target, said);
 		return true;
 	}
 	/* another round as long as the mean one so far must end within --budget-total */
 	if ((clock_s() - started) * (k + 1) / k > optset_double(l->own, "budget-total")) {
-		log_info("--rounds auto: stopped after %u rounds: another would end after --budget-total %gs; the largest "
-			 "minimal detectable difference is %s%.1f%% (%s), not within --mdd %g%%", k,
-			 optset_double(l->own, "budget-total"), isfinite(mdd) ? "" : "unknown, ", isfinite(mdd) ? mdd : 0,
-			 *which ? which : "no verdict judged", target);
+		log_info("--rounds auto: stopped after %u round%s: another would end after --budget-total %gs; the largest "
+			 "minimal detectable difference is %s, not within --mdd %g%%", k, k == 1 ? "" : "s",
+			 optset_double(l->own, "budget-total"), said, target);
 		return true;
 	}
 	if (k == l->rounds)
 		log_info("--rounds auto: stopped at the most rounds, %u; the largest minimal detectable difference is "
-			 "%.1f%% (%s), not within --mdd %g%%", k, mdd, which, target);
+			 "%s, not within --mdd %g%%", k, said, target);
 	return false;
 }
 

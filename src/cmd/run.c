@@ -734,12 +734,15 @@ static int store_open(const struct vmb_cmd *self, const struct optset *own, char
 
 /* --json with --runs: one document each round, every file new. CMD_CONTINUE,
  * or the exit code of a usage error. */
-static int check_json_paths(const struct vmb_cmd *self, const char *json_path, unsigned nruns)
+static int check_json_paths(const struct vmb_cmd *self, const char *json_path, unsigned nruns, bool autorun)
 {
 	int ret;
 
 	if (!json_path)
 		return CMD_CONTINUE;
+	if (!strcmp(json_path, "-") && autorun)
+		return cmd_usage_error(self, "--json - writes one document, and --runs auto makes one a round; give "
+				       "--json FILE.json (written as FILE-r1.json, FILE-r2.json, ...)");
 	if (!strcmp(json_path, "-"))
 		return nruns > 1 ? cmd_usage_error(self, "--json - writes one document, and --runs %u makes %u; give "
 							  "--json FILE.json (written as FILE-r1.json ... FILE-r%u.json)",
@@ -911,7 +914,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_rounds_from(self, &own, "runs", RUN_AUTO_MAX, &nruns, &autorun);
 	if (ret != CMD_CONTINUE)
 		goto out;
-	ret = check_json_paths(self, json_path, nruns);
+	ret = check_json_paths(self, json_path, nruns, autorun);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	seed = optset_get(&own, "seed")->set ? (uint64_t)optset_int(&own, "seed")
@@ -1002,17 +1005,23 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		}
 	}
 	if (autorun && log_get_level() > LOG_ERROR && ret != EXIT_USAGE) {
+		char said[480];
+
+		/* an mdd only where one was measured: none before two rounds */
+		if (isfinite(mdd))
+			snprintf(said, sizeof(said), "%.1f%% (%s)", mdd, mdd_of);
+		else
+			snprintf(said, sizeof(said), "unknown (%s)", *mdd_of ? mdd_of : "fewer than two rounds");
 		if (stopped && !strcmp(stopped, "reached"))
 			printf("--runs auto: stopped after %u rounds: every headline's minimal detectable difference is "
-			       "within --mdd %g%% (the largest %.1f%%, %s)\n", done, optset_double(&own, "mdd"), mdd, mdd_of);
+			       "within --mdd %g%% (the largest %s)\n", done, optset_double(&own, "mdd"), said);
 		else if (stopped)
-			printf("--runs auto: stopped after %u rounds: another would end after --budget-total %gs; the "
-			       "largest minimal detectable difference is %s%.1f%% (%s), not within --mdd %g%%\n", done,
-			       optset_double(&own, "budget-total"), isfinite(mdd) ? "" : "unknown, ", isfinite(mdd) ? mdd : 0,
-			       *mdd_of ? mdd_of : "fewer than two rounds", optset_double(&own, "mdd"));
+			printf("--runs auto: stopped after %u round%s: another would end after --budget-total %gs; the "
+			       "largest minimal detectable difference is %s, not within --mdd %g%%\n", done,
+			       done == 1 ? "" : "s", optset_double(&own, "budget-total"), said, optset_double(&own, "mdd"));
 		else if (done == nruns)
 			printf("--runs auto: stopped at the most rounds, %u; the largest minimal detectable difference is "
-			       "%.1f%% (%s), not within --mdd %g%%\n", done, mdd, mdd_of, optset_double(&own, "mdd"));
+			       "%s, not within --mdd %g%%\n", done, said, optset_double(&own, "mdd"));
 	}
 	if (autorun)
 		nruns = done;

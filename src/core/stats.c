@@ -335,6 +335,27 @@ double stats_signflip_p(const double *d, size_t n)
 	return (double)count / (double)total;
 }
 
+/* From STATS_EXACT_MIN_PAIRS rounds the exact sign-flip test must agree,
+ * and with few rounds it is the stricter one: with 6 it rejects only when
+ * all six rounds agree in sign, so a difference of the t test's own mdd
+ * (t(0.975) + t(0.80) standard errors) was found 59% of the time, not 80%.
+ * The distance, in standard errors, at which both tests reject 80% of the
+ * time, for normal per-round log ratios (a seeded simulation, 6,000 trials
+ * a round count, bisection); from 12 rounds the t test's own is within 1.5%
+ * of it. */
+static const double paired_both_factor[] = {
+	[6] = 4.50, [7] = 3.62, [8] = 3.45, [9] = 3.33, [10] = 3.22, [11] = 3.15,
+};
+
+static double paired_mdd_factor(size_t n)
+{
+	double f = mdd_factor((double)n - 1);
+
+	if (n >= STATS_EXACT_MIN_PAIRS && n < sizeof(paired_both_factor) / sizeof(paired_both_factor[0]))
+		f = fmax(f, paired_both_factor[n]);
+	return f;
+}
+
 /* A log ratio's interval bound as a percentage gap. */
 static double log_pct(double x)
 {
@@ -384,7 +405,7 @@ void stats_compare_paired(const struct stats_paired_in *in, struct stats_runs_cm
 		o.ci95_high_pct = log_pct(mean + q95);
 		o.ci90_low_pct = log_pct(mean - q90);
 		o.ci90_high_pct = log_pct(mean + q90);
-		o.mdd_pct = log_pct(mdd_factor(o.df) * se);
+		o.mdd_pct = log_pct(paired_mdd_factor(in->n) * se);
 	}
 	if (in->n <= STATS_EXACT_MAX_PAIRS)
 		o.p_exact = stats_signflip_p(dv, in->n);

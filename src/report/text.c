@@ -74,13 +74,30 @@ void text_format_size(double bytes, char *buf, size_t len)
  * options take them. */
 static const char *const size_params[] = { "bs", "seq-bs", "record-size", "file-size", "size", "zlib-size" };
 
+/* A size parameter as an option takes it: the largest suffix that divides
+ * it exactly (268435456 -> "256M"), else its bytes. Never rounded: 1048577
+ * is no "1M" (two cases that differ in it would read alike), and "1.5k" is
+ * no size an option takes. */
+static bool param_size(double bytes, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "k", "M", "G", "T" };
+	size_t i = 0;
+
+	if (!(bytes >= 0) || bytes > 9007199254740992.0 || bytes != floor(bytes))
+		return false;
+	while (bytes >= 1024 && fmod(bytes, 1024) == 0 && i + 1 < ARRAY_SIZE(suffix)) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%.0f%s", bytes, suffix[i]);
+	return true;
+}
+
 void text_param_value(const char *key, const json_t *v, char *buf, size_t len)
 {
 	for (size_t i = 0; i < sizeof(size_params) / sizeof(size_params[0]); i++)
-		if (!strcmp(key, size_params[i]) && json_is_number(v)) {
-			text_format_size(json_number_value(v), buf, len);
+		if (!strcmp(key, size_params[i]) && json_is_number(v) && param_size(json_number_value(v), buf, len))
 			return;
-		}
 	text_json_value(v, buf, len);
 }
 

@@ -116,6 +116,18 @@ expect 1 "KVM for another architecture" "$VMB" lab run --matrix "accel=kvm arch=
 has "$T/err" "arch=$other disk=nvme: skipped: KVM runs guests of this machine's architecture ($arch) only" \
 	"KVM for another architecture: why"
 check "and nothing was downloaded for it" test ! -e "$T/no-cache"
+# --rounds auto: --budget-total holds from the first round (a round of at
+# least 0.8 s: a second would end after 1 s), not only from the second on
+expect 1 "--rounds auto --budget-total 1: one round (only the host can run)" "$VMB" lab run \
+	--matrix "accel=kvm arch=$other" --suites cpu.prime --quick --time 0.4 --repeat 2 --cpu.max-prime 2000 \
+	--rounds auto --budget-total 1 --cache "$T/no-cache" --db "$T/auto.db"
+has "$T/err" "--rounds auto: stopped after 1 round: another would end after --budget-total 1s; the largest minimal \
+detectable difference is unknown (one round), not within --mdd 3%" "the budget stopped it after the first round, and no made-up mdd"
+check "one round was measured" python3 - "$T/auto.db" <<'PY2'
+import sqlite3, sys
+n = sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0]
+assert n == 1, n
+PY2
 # the host baseline kept four items of --suites and dropped the rest silently
 mkdir -p "$T/w"
 expect 1 "the host baseline runs every item of --suites (no guest ran: exit 1)" sh -c 'cd "$1/w" && shift && exec "$@"' sh "$T" "$VMB" lab run \

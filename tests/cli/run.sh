@@ -171,13 +171,19 @@ expect 0 "--runs auto --mdd 0.01 --budget-total 1: the budget decides" "$VMB" ru
 check "says the budget stopped it, with the mdd reached, and stored each round" python3 - "$T/out" "$VMB" "$T/auto.db" <<'PY'
 import json, re, subprocess, sys
 out = open(sys.argv[1]).read()
-m = re.search(r"--runs auto: stopped after (\d+) rounds: another would end after --budget-total 1s; the largest "
-              r"minimal detectable difference is (unknown, )?[0-9.]+% \(.*\), not within --mdd 0.01%", out)
+m = re.search(r"--runs auto: stopped after (\d+) rounds?: another would end after --budget-total 1s; the largest "
+              r"minimal detectable difference is ([0-9.]+% \(.*\)|unknown \(fewer than two rounds\)), not within "
+              r"--mdd 0.01%", out)
 assert m, out[-600:]
 runs = json.loads(subprocess.run([sys.argv[2], "results", "--label", "auto=b", "--format", "json", "--db", sys.argv[3]],
                                  capture_output=True, text=True, check=True).stdout)
 assert len(runs) == int(m.group(1)), (len(runs), m.group(1))
 PY
+# a first round of at least 0.8 s: a second would end after --budget-total 1, and no mdd is known yet
+expect 0 "--runs auto --budget-total 1, a long first round" "$VMB" run cpu.prime --threads 1 --time 0.4 --warmup 0 \
+	--repeat 2 --cpu.max-prime 2000 --runs auto --budget-total 1 --db "$T/auto.db" --label auto=one
+has "$T/out" "--runs auto: stopped after 1 round: another would end after --budget-total 1s; the largest minimal \
+detectable difference is unknown (fewer than two rounds), not within --mdd 3%" "one round: the mdd is unknown, no made-up figure"
 # a stored calibration of this machine (as 'vmbench calibrate' writes it, 5% noise) predicts the rounds up front
 "$VMB" run cpu.prime --threads 1 --time 0.02 --warmup 0 --repeat 2 --cpu.max-prime 2000 --no-store -q \
 	--json "$T/auto-one.json"
@@ -203,6 +209,8 @@ assert m and int(m.group(1)) >= 3, lines[:2]
 PY
 expect 2 "--mdd without --runs auto" "$VMB" run cpu.prime --runs 3 --mdd 5 --no-store
 has "$T/err" "give --runs auto" "says what --mdd needs"
+expect 2 "--runs auto --json -" "$VMB" run cpu.prime --runs auto --json - --no-store
+has "$T/err" "--json - writes one document, and --runs auto makes one a round" "says so, not '--runs 1000 makes 1000'"
 expect 2 "--runs neither a number nor auto" "$VMB" run cpu.prime --runs lots --no-store
 has "$T/err" "--runs 'lots': give a number from 1 to 1000, or auto" "the valid forms"
 finish

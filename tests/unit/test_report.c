@@ -457,6 +457,11 @@ static void params_words(void **state)
 	text_params_exact(p, buf, sizeof(buf));
 	assert_string_equal(buf, "threads=2 size=268435456 bs=4096 mode=\"a b\"");
 	json_decref(p);
+	/* never rounded: 1048577 bytes is no "1M", 1536 no "1.5k" (no option takes that) */
+	p = json_pack("{s:I, s:i, s:i}", "size", (json_int_t)1048577, "bs", 1536, "seq-bs", 1 << 20);
+	text_params(p, buf, sizeof(buf));
+	assert_string_equal(buf, "size=1048577 bs=1536 seq-bs=1M");
+	json_decref(p);
 }
 
 /* The lead sentence: each operand not aside against the reference (the

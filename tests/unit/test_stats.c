@@ -280,6 +280,52 @@ static void drifting_rounds(void **state)
 	assert_true(paired_aa <= TRIALS * 7 / 100);
 }
 
+/* A standard normal from the seeded generator (Box-Muller). */
+static double rng_normal(void)
+{
+	double u = rng_uniform(), v = rng_uniform();
+
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* The mdd a paired verdict states is found about 80% of the time, also
+ * where the exact sign-flip test must agree: with 6 rounds it rejects only
+ * when all six agree in sign, and the t test's own mdd was found in 59%. */
+static void paired_mdd_power(void **state)
+{
+	enum { TRIALS = 2000 };
+	static const size_t ns[] = { 4, 6, 7, 9 };
+
+	(void)state;
+	rng_state = 0xfeed0027u;
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		size_t n = ns[k], found = 0;
+		double a[16], b[16], f, m = 0, sd = 0;
+		struct stats_runs_cmp c;
+
+		/* rounds whose log ratios have a standard deviation of exactly 1:
+		 * the mdd stated is exp(f / sqrt(n)) - 1, f the factor in SEs */
+		for (size_t i = 0; i < n; i++)
+			b[i] = rng_normal(), m += b[i] / (double)n;
+		for (size_t i = 0; i < n; i++)
+			sd += (b[i] - m) * (b[i] - m) / (double)(n - 1);
+		for (size_t i = 0; i < n; i++)
+			a[i] = 1, b[i] = exp((b[i] - m) / sqrt(sd));
+		stats_compare_paired(&(struct stats_paired_in){ .a = a, .b = b, .n = n, .higher_better = true }, &c);
+		f = log1p(c.mdd_pct / 100) * sqrt((double)n);
+		/* a true difference of that mdd, normal noise of that spread */
+		for (size_t t = 0; t < TRIALS; t++) {
+			for (size_t i = 0; i < n; i++)
+				b[i] = exp(f / sqrt((double)n) + rng_normal());
+			stats_compare_paired(&(struct stats_paired_in){ .a = a, .b = b, .n = n, .higher_better = true }, &c);
+			found += c.verdict == STATS_BETTER;
+		}
+		print_message("paired, %zu rounds: mdd factor %.2f SE, found in %zu of %d\n", n, f, found, TRIALS);
+		if (found < TRIALS * 76 / 100)
+			fail_msg("%zu rounds: the stated mdd was found in %zu of %d, not about 80%%", n, found, TRIALS);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +337,7 @@ int main(void)
 		cmocka_unit_test(run_verdicts),
 		cmocka_unit_test(paired_verdicts),
 		cmocka_unit_test(drifting_rounds),
+		cmocka_unit_test(paired_mdd_power),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
