@@ -303,7 +303,12 @@ docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT d
 # a try that failed and was retried (--retries) is stored as its failure: say it, judge the run
 for f in (d for d in docs if "lab_failure" in d):
     print("# a failed try, retried:", json.dumps(f["lab_failure"])[:300])
-(d,) = [d for d in docs if "lab_failure" not in d]
+ran = [d for d in docs if "lab_failure" not in d]
+assert ran, "no run was stored"
+for d in ran:
+    print("# stored:", d["labels"].get("accel"), d.get("lab_note", ""))
+    assert d["labels"]["accel"] in ("kvm", "tcg"), d["labels"]
+d = ran[-1]  # the one the run ended with
 accel = d["labels"]["accel"]
 assert accel in ("kvm", "tcg"), accel
 if accel == "tcg":
