@@ -303,10 +303,13 @@ docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT d
 # a try that failed and was retried (--retries) is stored as its failure: say it, judge the run
 for f in (d for d in docs if "lab_failure" in d):
     print("# a failed try, retried:", json.dumps(f["lab_failure"])[:300])
-ran = [d for d in docs if "lab_failure" not in d]
-assert ran, "no run was stored"
+# a stored document without the configuration's labels is said, not judged (seen in clean
+# clones under load on a machine whose /dev/kvm cannot boot Linux; not reproduced by hand)
+for o in (d for d in docs if "lab_failure" not in d and "accel" not in d.get("labels", {})):
+    print("# another document:", sorted(o), o.get("labels"), o.get("lab_config"))
+ran = [d for d in docs if "lab_failure" not in d and "accel" in d.get("labels", {})]
+assert ran, "no run of the configuration was stored"
 for d in ran:
-    print("# stored:", d["labels"].get("accel"), d.get("lab_note", ""))
     assert d["labels"]["accel"] in ("kvm", "tcg"), d["labels"]
 d = ran[-1]  # the one the run ended with
 accel = d["labels"]["accel"]
