@@ -380,7 +380,8 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinux", o->image_dir);
 	if (access(b->kernel, R_OK) < 0)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
-	/* the kernel a firmware loads (OVMF: the bzImage's EFI stub, not the PVH vmlinux) */
+	/* the file the firmware row names (OVMF starts the bzImage through its EFI stub and
+	 * cannot enter the PVH vmlinux), else the image's own choice */
 	if (lab_config_firmware(c) && lab_config_firmware(c)->kernel)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/%s", o->image_dir, lab_config_firmware(c)->kernel);
 	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);

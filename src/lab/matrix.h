@@ -89,18 +89,24 @@
  * the firmware's image (NULL: QEMU's own); vars: the template of its
  * variable store, copied per boot into the work directory and given as a
  * second flash (NULL: the code is given as -bios). kernel: the file of the
- * guest image QEMU is given (NULL: the image's own choice; OVMF loads no
- * PVH vmlinux, only the EFI stub of the bzImage, vmlinuz). mark: the
+ * guest image QEMU is given (NULL: the image's own choice; OVMF cannot
+ * enter a PVH vmlinux, so its row names vmlinuz, the bzImage whose EFI
+ * stub it starts). mark: the
  * console text that ends the firmware phase of the boot, the first the
  * kernel prints (NULL: the console's first byte, the firmware printing
  * nothing). efi: the guest's kernel shows it was booted by UEFI, which
  * the host checks. package: Debian's package that has code and vars. */
+/* The prefix of every line the kernel's EFI stub writes to the console
+ * ("EFI stub: Booting Linux Kernel...", "EFI stub: Loaded initrd from ..."):
+ * under UEFI the first of them is the kernel's first output, as the
+ * firmware writes to the same console before it. */
+#define LAB_EFI_STUB_MARK "EFI stub: "
 #define LAB_FIRMWARES(X)                                                                                  \
 	X(x86_64, "default", NULL, NULL, NULL, NULL, false, NULL)                                         \
 	X(x86_64, "uefi", "/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd", "vmlinuz",       \
-	  "EFI stub: ", true, "ovmf")                                                                     \
+	  LAB_EFI_STUB_MARK, true, "ovmf")                                                                \
 	X(aarch64, "default", NULL, NULL, NULL, NULL, false, NULL)                                        \
-	X(aarch64, "uefi", "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd", NULL, NULL, "EFI stub: ", true,      \
+	X(aarch64, "uefi", "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd", NULL, NULL, LAB_EFI_STUB_MARK, true,\
 	  "qemu-efi-aarch64")
 
 /* X(model, argument, per queue, fixed): the NIC models that take several

@@ -392,7 +392,7 @@ static void cpu_side_arguments(void **state)
 		strv_clear(&a);
 		/* OVMF loads the bzImage, not the PVH vmlinux; the kernel's first words end the firmware phase */
 		assert_string_equal(lab_config_firmware(&m.configs[0])->kernel, "vmlinuz");
-		assert_string_equal(lab_config_firmware(&m.configs[0])->mark, "EFI stub: ");
+		assert_string_equal(lab_config_firmware(&m.configs[0])->mark, LAB_EFI_STUB_MARK);
 		lab_matrix_release(&m);
 		/* accel=auto resolved to KVM, under a model TCG alone runs: skipped with why */
 		assert_int_equal(lab_matrix_parse("arch=aarch64 cpu=cortex-a72", &m, why, sizeof(why)), 0);
