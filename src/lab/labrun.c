@@ -175,6 +175,7 @@ struct boot {
 	struct lab_net net;               /* the other end of the guest's NIC */
 	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
 	size_t console_off;               /* console bytes that belong to earlier boots */
+	unsigned vcpu_threads;            /* host threads running the vCPUs (QMP), 0: not known */
 	char step[96];                    /* what is being done: "boot", "run disk", ... */
 };
 
@@ -551,8 +552,12 @@ static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, si
 	return r;
 }
 
-/* pin=on: vCPU thread i to host CPU i (round robin), through QMP's thread ids */
-static int pin_vcpus(const struct boot *b, char *err, size_t errlen)
+/* The host threads that run the vCPUs, as QMP's query-cpus-fast names
+ * them: how many distinct ones (tcg=single runs every vCPU on one, tcg=multi
+ * and KVM one each), and with pin=on, vCPU thread i pinned to host CPU i
+ * (round robin). Only a failed pinning is an error: without pin=on, a
+ * failed query leaves the count unknown, and it is not recorded. */
+static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
 {
 	char path[200];
 	struct qmp q;
@@ -564,7 +569,17 @@ static int pin_vcpus(const struct boot *b, char *err, size_t errlen)
 	r = qmp_connect(&q, path, 10000);
 	if (r == 0)
 		r = qmp_vcpu_threads(&q, 10000, &tids, &n);
-	for (size_t i = 0; r == 0 && i < n; i++) {
+	if (r == 0) {
+		b->vcpu_threads = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t j = 0;
+
+			while (j < i && tids[j] != tids[i])
+				j++;
+			b->vcpu_threads += j == i;
+		}
+	}
+	for (size_t i = 0; pin && r == 0 && i < n; i++) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
@@ -572,11 +587,11 @@ static int pin_vcpus(const struct boot *b, char *err, size_t errlen)
 		if (sched_setaffinity(tids[i], sizeof(set), &set) < 0)
 			r = -errno;
 	}
-	if (r < 0)
+	if (r < 0 && pin)
 		errf(err, errlen, r, "pinning vCPUs: %s", q.err[0] ? q.err : strerror(-r));
 	free(tids);
 	qmp_close(&q);
-	return r;
+	return pin ? r : 0;
 }
 
 /* The guest's device of this list ("block_devices", "network") whose
@@ -845,7 +860,7 @@ static void qemu_cpu(pid_t pid, double out[4])
 /* QEMU's CPU over one RUN, in the notes of each suite of its document:
  * what the host paid for what the guest measured (the NIC models' cost),
  * and the nice value QEMU ran at (the nice key's, as /proc says it). */
-static int host_cost(json_t *doc, const double a[4], const double b[4])
+static int host_cost(json_t *doc, const double a[4], const double b[4], unsigned threads)
 {
 	double wall = b[2] - a[2], user = b[0] - a[0], sys = b[1] - a[1];
 	json_t *s;
@@ -861,7 +876,8 @@ static int host_cost(json_t *doc, const double a[4], const double b[4])
 		if (json_object_set_new(notes, "qemu_cpu_user_s", json_real(user)) < 0 ||
 		    json_object_set_new(notes, "qemu_cpu_system_s", json_real(sys)) < 0 ||
 		    json_object_set_new(notes, "qemu_wall_s", json_real(wall)) < 0 ||
-		    (isfinite(b[3]) && json_object_set_new(notes, "qemu_nice", json_integer((json_int_t)b[3])) < 0))
+		    (isfinite(b[3]) && json_object_set_new(notes, "qemu_nice", json_integer((json_int_t)b[3])) < 0) ||
+		    (threads && json_object_set_new(notes, "qemu_vcpu_threads", json_integer(threads)) < 0))
 			return -ENOMEM;
 	}
 	return 0;
@@ -987,7 +1003,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		if (r < 0)
 			return r;
 		qemu_cpu(b->pid, cpu1);
-		if (host_cost(d, cpu0, cpu1) < 0) {
+		if (host_cost(d, cpu0, cpu1, b->vcpu_threads) < 0) {
 			json_decref(d);
 			return errf(err, errlen, -ENOMEM, "out of memory");
 		}
@@ -1080,9 +1096,8 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	json_t *fsrec = NULL;
 	int r = 0;
 
-	snprintf(b->step, sizeof(b->step), "pin vCPUs");
-	if (!strcmp(c->v[LAB_PIN], "on"))
-		r = pin_vcpus(b, err, errlen);
+	snprintf(b->step, sizeof(b->step), "find the vCPU threads");
+	r = vcpu_threads(b, !strcmp(c->v[LAB_PIN], "on"), err, errlen);
 	snprintf(b->step, sizeof(b->step), "check the guest");
 	if (r == 0)
 		r = check_guest(c, b, &scratch, err, errlen);
