@@ -794,6 +794,22 @@ static double worst_mdd(json_t *docs, char *which, size_t len)
 	return worst < 0 ? INFINITY : worst;
 }
 
+/* --runs: the figures of the rounds together, as compare judges them: each
+ * headline's mean of the rounds' means and its 95% interval over the rounds
+ * (the last round's summary alone would hide their spread). */
+static void print_rounds(json_t *docs, unsigned done)
+{
+	struct cmp_table t;
+
+	cmp_table_init(&t, suites_find);
+	if (json_array_size(docs) >= 2 && cmp_add_operand(&t, "rounds", json_incref(docs)) == 0 && cmp_build(&t) == 0) {
+		printf("the %u rounds together (each figure the mean of the rounds' means, ± its 95%% confidence "
+		       "interval over the rounds; rounds x repetitions):\n", done);
+		cmp_print_figures(stdout, &t, 0);
+	}
+	cmp_table_release(&t);
+}
+
 /* --runs auto with a stored calibration of this machine (vmbench
  * calibrate): the rounds it predicts, before any is run. For every selected
  * test's headline metric the calibration has, the fewest rounds k whose mdd
@@ -874,7 +890,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	uint64_t seed, rng;
 	int ret, r, worst = EXIT_OK;
 	bool autorun = false;
-	json_t *rounds = NULL; /* --runs auto: the rounds' documents */
+	json_t *rounds = NULL; /* --runs: the rounds' documents */
 	double mdd = INFINITY, t0 = clock_s();
 	char mdd_of[400] = "";
 	const char *stopped = NULL;
@@ -975,7 +991,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 
 			ret = run_one(self, &own, &rs, items, nitems, nruns > 1 ? units : NULL, nu, fp, group, db, db_path,
 				      round_path ? round_path : json_path, json_stdout, unstored[0] ? unstored : NULL,
-				      autorun ? &doc : NULL);
+				      nruns > 1 ? &doc : NULL);
 			if (doc && (rounds || (rounds = json_array())))
 				(void)json_array_append_new(rounds, doc);
 			else
@@ -1027,6 +1043,8 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		nruns = done;
 	if (ret == EXIT_OK && worst != EXIT_OK)
 		ret = worst;
+	if (done > 1 && !json_stdout && ret != EXIT_USAGE && log_get_level() > LOG_ERROR)
+		print_rounds(rounds, done);
 	if (nruns > 1 && ret != EXIT_USAGE && log_get_level() > LOG_ERROR)
 		printf("run group %s: %u round%s of %zu test%s, interleaved (seed %llu); compare groups with "
 		       "'vmbench compare LABEL=A LABEL=B' (each round is a run)\n",

@@ -217,6 +217,9 @@ void cmp_bases(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt,
 
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON };
 int cmp_print(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, enum cmp_format fmt, bool color);
+/* Operand o's one figure of each headline row, a line each ("  cpu.prime
+ * threads=1 events_per_s  2030 1/s ±2.6% 5x4"), as compare shows it. */
+void cmp_print_figures(FILE *f, const struct cmp_table *t, size_t o);
 /* Significant regressions larger than pct: printed to f, counted. */
 size_t cmp_regressions(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, double pct);
 

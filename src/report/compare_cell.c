@@ -44,6 +44,28 @@ void cmp_cell_text(const struct cmp_row *r, const struct cmp_cell *c, char *buf,
 		snprintf(buf, len, "%s %s%s", val, shape, c->imprecise ? " imprecise" : "");
 }
 
+void cmp_print_figures(FILE *f, const struct cmp_table *t, size_t o)
+{
+	size_t width = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < t->nrows; i++) {
+			const struct cmp_row *r = &t->rows[i];
+			char p[256], name[400], cell[160];
+
+			if (!r->headline || !r->cells[o].present)
+				continue;
+			cmp_row_params(r, p, sizeof(p));
+			snprintf(name, sizeof(name), "%s.%s%s%s %s", r->suite, r->test, *p ? " " : "", p, r->metric);
+			if (!pass) {
+				width = strlen(name) > width ? strlen(name) : width;
+				continue;
+			}
+			cmp_cell_text(r, &r->cells[o], cell, sizeof(cell));
+			fprintf(f, "  %-*s  %s\n", (int)width, name, cell);
+		}
+}
+
 /* The minimal detectable difference, when it is known. */
 void cmp_mdd_text(const struct cmp_verdict *v, char *buf, size_t len)
 {

@@ -166,6 +166,26 @@ ra="cpu.prime --threads 1 --time 0.02 --warmup 0 --repeat 2 --cpu.max-prime 2000
 expect 0 "--runs auto --mdd 1000: reached at the second round" "$VMB" run $ra --mdd 1000 --label auto=a
 has "$T/out" "--runs auto: stopped after 2 rounds: every headline's minimal detectable difference is within --mdd 1000%" \
 	"says it reached the target, and after how many rounds"
+check "then the rounds' figure: the mean of the stored rounds' means, with rounds x repetitions" python3 - "$T/out" \
+	"$VMB" "$T/auto.db" <<'PY'
+import json, re, subprocess, sys
+out = open(sys.argv[1]).read()
+assert "the 2 rounds together (each figure the mean of the rounds' means" in out, out[-600:]
+m = re.search(r"^  cpu\.prime threads=1 max-prime=2000 events_per_s +([0-9.]+)(k?) 1/s (±[0-9.]+% )?2x2\b", out, re.M)
+assert m, out[-600:]
+shown = float(m.group(1)) * (1000 if m.group(2) else 1)
+ids = [r["id"] for r in json.loads(subprocess.run([sys.argv[2], "results", "--label", "auto=a", "--format", "json",
+                                                   "--db", sys.argv[3]], capture_output=True, text=True, check=True).stdout)]
+means = []
+for i in ids:
+    d = json.loads(subprocess.run([sys.argv[2], "show", str(i), "--json", "--db", sys.argv[3]], capture_output=True,
+                                  text=True, check=True).stdout)
+    (c,) = d["suites"][0]["tests"][0]["cases"]
+    (x,) = [x for x in c["metrics"] if x["name"] == "events_per_s"]
+    means.append(x["summary"]["mean"])
+want = sum(means) / len(means)
+assert len(means) == 2 and abs(shown - want) <= 0.005 * want, (shown, means)
+PY
 expect 0 "--runs auto --mdd 0.01 --budget-total 1: the budget decides" "$VMB" run $ra --mdd 0.01 --budget-total 1 \
 	--label auto=b
 check "says the budget stopped it, with the mdd reached, and stored each round" python3 - "$T/out" "$VMB" "$T/auto.db" <<'PY'
