@@ -37,6 +37,12 @@
 #include "../core/str.h"
 #include "../core/banned.h"
 
+/* lab's own options that lab run alone takes (their help says "run:"); baseline
+ * is report's too */
+static const char *const lab_run_only[] = { "matrix", "suites", "boots", "rounds", "mdd", "budget-total", "baseline",
+					     "disk-size", "disk-format", "disk-cache", "retries", "hello-timeout",
+					     "label" };
+
 /* `vmbench run`'s options (src/cmd/run.c): the host's net client is checked against them */
 extern const struct vmb_opt run_opts[];
 
@@ -1141,6 +1147,11 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 		ret = baseline_config(self, l, m, optset_str(own, "baseline"));
 	if (ret == CMD_CONTINUE)
 		ret = check_measure(self, own, m);
+	/* --rounds auto stops on the verdicts' power: with one operand there is none */
+	if (ret == CMD_CONTINUE && l->autorounds && m->n < 2 && !strcmp(optset_str(own, "baseline"), "none"))
+		ret = cmd_usage_error(self, "--rounds auto measures until the verdicts between configurations are "
+				      "precise enough, and one configuration without a baseline has none: give another "
+				      "configuration, a baseline, or --rounds N");
 	if (ret != CMD_CONTINUE)
 		return ret;
 	for (size_t i = 0; i < m->n && !l->nic_be; i++)
@@ -1289,6 +1300,13 @@ static bool lab_auto_done(const struct lab *l, const struct lab_matrix *m, unsig
 	else
 		snprintf(said, sizeof(said), "unknown (%s)",
 			 k < 2 ? "one round" : *which ? which : "no verdict judged");
+	if (k >= 2 && !isfinite(mdd) && !*which) {
+		/* more rounds would judge nothing either (no metric in common: boot against the host) */
+		log_warn("--rounds auto: stopped after %u rounds: no verdict between the operands to judge, so no "
+			 "minimal detectable difference to bring within --mdd %g%% (no headline metric measured on two "
+			 "sides); give --rounds N for a number of rounds", k, target);
+		return true;
+	}
 	if (isfinite(mdd))
 		log_info("round %u: the largest minimal detectable difference is %s; --mdd %g%%", k, said, target);
 	if (mdd <= target) {
@@ -1737,6 +1755,16 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 			ret = cmd_usage_error(self, "%s is an option of 'lab run' (how the guests measure); 'lab %s' "
 					      "takes none", given, pos.v[0]);
 			goto out;
+		}
+		/* and how lab run boots and replicates: its alone ("run:" in their help) */
+		for (size_t i = 0; i < ARRAY_SIZE(lab_run_only); i++) {
+			const struct opt_value *v = optset_get(&own, lab_run_only[i]);
+
+			if (v && v->set && (strcmp(lab_run_only[i], "baseline") || strcmp(pos.v[0], "report"))) {
+				ret = cmd_usage_error(self, "--%s is an option of 'lab run'; 'lab %s' does not take it",
+						      lab_run_only[i], pos.v[0]);
+				goto out;
+			}
 		}
 	}
 	if (!strcmp(pos.v[0], "report")) {

@@ -101,6 +101,11 @@ expect 2 "lab image --time: refused" "$VMB" lab image --time 3 --image-dir "$T/i
 has "$T/err" "--time is an option of 'lab run' (how the guests measure); 'lab image' takes none" "says whose it is"
 expect 2 "lab report --cpu.max-prime: refused" "$VMB" lab report --cpu.max-prime 100 --db "$T/none.db"
 has "$T/err" "--cpu.max-prime is an option of 'lab run'" "a suite's option too"
+# and how lab run boots and replicates
+expect 2 "lab report --rounds: refused" "$VMB" lab report t=x --rounds 3 --db "$T/none.db"
+has "$T/err" "--rounds is an option of 'lab run'; 'lab report' does not take it" "says whose it is"
+expect 2 "lab image --baseline: refused" "$VMB" lab image --baseline none --image-dir "$T/img-base"
+has "$T/err" "--baseline is an option of 'lab run'; 'lab image' does not take it" "report's too, not image's"
 : >"$T/exists.html"
 expect 2 "lab run -o an existing file: refused before anything runs" "$VMB" lab run --matrix accel=tcg \
 	-o "$T/exists.html" --cache "$T/no-cache" --db "$T/none.db"
@@ -127,6 +132,20 @@ check "one round was measured" python3 - "$T/auto.db" <<'PY2'
 import sqlite3, sys
 n = sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0]
 assert n == 1, n
+PY2
+# --rounds auto with nothing to judge: refused when that is known before a
+# boot, else stopped after the second round instead of running to the budget
+expect 2 "--rounds auto, one configuration, no baseline: a usage error" "$VMB" lab run --matrix accel=tcg \
+	--rounds auto --baseline none --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "one configuration without a baseline has none" "says why"
+expect 1 "--rounds auto, only the host measured: stopped after two rounds" "$VMB" lab run \
+	--matrix "accel=kvm arch=$other" --suites cpu.prime --quick --time 0.2 --repeat 2 --cpu.max-prime 2000 \
+	--rounds auto --cache "$T/no-cache" --db "$T/auto2.db"
+has "$T/err" "--rounds auto: stopped after 2 rounds: no verdict between the operands to judge" "says why it stopped"
+check "two rounds were measured" python3 - "$T/auto2.db" <<'PY2'
+import sqlite3, sys
+n = sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0]
+assert n == 2, n
 PY2
 # the host baseline kept four items of --suites and dropped the rest silently
 mkdir -p "$T/w"
