@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "cmd.h"
@@ -936,8 +937,14 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	seed = optset_get(&own, "seed")->set ? (uint64_t)optset_int(&own, "seed")
 					      : ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
 	rng = seed;
-	snprintf(group_id, sizeof(group_id), "%08llx-%08llx", (unsigned long long)seed,
-		 (unsigned long long)time(NULL) & 0xffffffffu);
+	{
+		/* the seed, and 32 random bits: two groups of one seed in one second differ */
+		uint32_t rnd;
+
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+			rnd = (uint32_t)(clock_ns() ^ ((uint64_t)getpid() << 20));
+		snprintf(group_id, sizeof(group_id), "%08llx-%08lx", (unsigned long long)seed, (unsigned long)rnd);
+	}
 	rs.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO;
 	/* Open the store before measuring: a bad --db must not cost a long run. */
 	ret = store_open(self, &own, db_path, sizeof(db_path), unstored, sizeof(unstored), &db);

@@ -128,7 +128,7 @@ chmod 755 "$T/ro"
 rr="cpu.prime cpu.zlib --threads 1 --time 0.05 --warmup 0 --repeat 2 --no-store --seed 42 --runs 3"
 expect 0 "--runs 3 --seed 42" "$VMB" run $rr --json "$T/rr.json"
 expect 0 "again with the same seed" "$VMB" run $rr --json "$T/rs.json"
-check "three documents, one group, the seed and each round's order recorded, reproducible" python3 - "$T" <<'PY'
+check "three documents, one group of its own, the seed and each round's order recorded, reproducible" python3 - "$T" <<'PY'
 import json, sys
 t = sys.argv[1]
 a = [json.load(open(f"{t}/rr-r{k}.json")) for k in (1, 2, 3)]
@@ -138,6 +138,8 @@ assert all(x["seed"] == 42 and x["rounds"] == 3 and x["id"] == g[0]["id"] for x 
 assert [x["round"] for x in g] == [1, 2, 3], g
 assert all(sorted(x["order"]) == ["cpu.prime", "cpu.zlib"] for x in g), g
 assert [x["order"] for x in g] == [d["run_group"]["order"] for d in b], "the same seed gave another order"
+# two groups of one seed (in one second, as here) are two groups
+assert b[0]["run_group"]["id"] != g[0]["id"] and b[0]["run_group"]["id"].startswith("0000002a-"), (g[0], b[0]["run_group"])
 for d in a:
     ran = [s["name"] + "." + te["name"] for s in d["suites"] for te in s["tests"]]
     assert sorted(ran) == ["cpu.prime", "cpu.zlib"] and d["schema_version"] == 2, ran
