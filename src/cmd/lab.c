@@ -69,7 +69,8 @@ const struct vmb_opt lab_opts[] = {
 		  "beside it for another, as 'make cross' makes build/vmbench-aarch64)" },
 	{ .name = "matrix", .type = OPT_STRING, .metavar = "SPEC",
 	  .help = "run: the configurations, e.g. \"accel=tcg disk=ide,virtio-blk smp=1,2\", every combination of "
-		  "the values. " LAB_MATRIX_HELP },
+		  "the values; several such products joined by | are measured one after the other, e.g. \"disk=ide,nvme "
+		  "| nic=e1000\" (a configuration twice is refused). " LAB_MATRIX_HELP },
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
 	  .help = "run: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot)" },
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },

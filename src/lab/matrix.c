@@ -340,7 +340,8 @@ static int parse_word(char *tok, char vals[LAB_NKEYS][16][32], size_t *nvals, un
 	}
 }
 
-int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t errlen)
+/* One product of values, "accel=tcg disk=ide,virtio-blk": every combination. */
+static int parse_product(const char *spec, struct lab_matrix *m, char *err, size_t errlen)
 {
 	char vals[LAB_NKEYS][16][32], valid[128];
 	size_t nvals[LAB_NKEYS] = { 0 };
@@ -393,6 +394,71 @@ int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t e
 	m->configs = configs;
 	m->n = total;
 	m->given = given;
+	return 0;
+}
+
+/* Products joined by '|': their configurations one after the other, as
+ * written; the keys any of them gives label them all. */
+int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t errlen)
+{
+	struct lab_matrix all = { 0 };
+	const char *p = spec ? spec : "";
+	unsigned part = 0;
+	int r = 0;
+
+	memset(m, 0, sizeof(*m));
+	do {
+		size_t n = strcspn(p, "|");
+		char *one = strndup(p, n);
+		struct lab_matrix pm;
+		struct lab_config *grown;
+
+		part++;
+		if (!one)
+			r = errf(err, errlen, -ENOMEM, "matrix: out of memory");
+		else if (strchr(spec, '|') && !one[strspn(one, " \t")])
+			r = errf(err, errlen, -EINVAL, "matrix: part %u of those joined by '|' is empty", part);
+		else
+			r = parse_product(one, &pm, err, errlen);
+		free(one);
+		if (r < 0)
+			break;
+		if (all.n + pm.n > 4096) {
+			lab_matrix_release(&pm);
+			r = errf(err, errlen, -E2BIG, "matrix: %zu configurations; at most 4096", all.n + pm.n);
+			break;
+		}
+		/* a configuration twice would be measured twice, under one name */
+		for (size_t i = 0; i < pm.n && r == 0; i++)
+			for (size_t j = 0; j < all.n && r == 0; j++)
+				if (!memcmp(&pm.configs[i], &all.configs[j], sizeof(all.configs[j]))) {
+					char name[512] = "";
+					size_t off = 0;
+
+					for (int k = 0; k < LAB_NKEYS; k++)
+						if ((pm.given | all.given) & (1u << k))
+							str_appendf(name, sizeof(name), &off, "%s%s=%s", off ? " " : "",
+								    keys[k].name, pm.configs[i].v[k]);
+					r = errf(err, errlen, -EINVAL, "matrix: part %u repeats %s of an earlier part; a "
+						 "configuration is measured once per round", part, name);
+				}
+		grown = r == 0 ? realloc(all.configs, (all.n + pm.n) * sizeof(*grown)) : NULL;
+		if (r == 0 && !grown)
+			r = errf(err, errlen, -ENOMEM, "matrix: out of memory");
+		if (r == 0) {
+			memcpy(grown + all.n, pm.configs, pm.n * sizeof(*grown));
+			all.configs = grown;
+			all.n += pm.n;
+			all.given |= pm.given;
+		}
+		lab_matrix_release(&pm);
+		p += n;
+	} while (r == 0 && *p++ == '|');
+	if (r < 0) {
+		lab_matrix_release(&all);
+		return r;
+	}
+	*m = all;
 	return 0;
 }
 

@@ -116,6 +116,15 @@ expect 1 "a matrix of which nothing can run here" "$VMB" lab run --matrix "accel
 has "$T/err" "arch=aarch64 disk=ide: skipped: QEMU has no disk=ide on aarch64 (disk models on aarch64: virtio-blk," \
 	"IDE on arm: why, from the device table"
 has "$T/err" "no configuration of the matrix can run here" "and that nothing ran"
+# products joined by |: one after the other, each configuration said
+expect 1 "a matrix of two products, neither of which can run here" "$VMB" lab run \
+	--matrix "accel=tcg arch=aarch64 disk=ide | accel=kvm arch=$other nic=e1000" --suites boot --baseline none \
+	--cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "arch=aarch64 disk=ide nic=none: skipped:" "the first product's configuration, named by every key given"
+has "$T/err" "arch=$other disk=virtio-blk nic=e1000: skipped: KVM runs guests" "and the second's"
+expect 2 "a configuration in two products: a usage error" "$VMB" lab run --matrix "disk=ide,nvme | disk=nvme" \
+	--db "$T/none.db"
+has "$T/err" "matrix: part 2 repeats disk=nvme of an earlier part" "says which"
 expect 1 "KVM for another architecture" "$VMB" lab run --matrix "accel=kvm arch=$other disk=nvme" \
 	--suites boot --baseline none --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "arch=$other disk=nvme: skipped: KVM runs guests of this machine's architecture ($arch) only" \

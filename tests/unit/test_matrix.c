@@ -43,6 +43,39 @@ static void expansion(void **state)
 	lab_matrix_release(&m);
 }
 
+/* Products joined by '|': one after the other; the keys of any label all */
+static void union_of_products(void **state)
+{
+	struct lab_matrix m;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(lab_matrix_parse("accel=tcg disk=ide,nvme | accel=tcg nic=e1000 |pin=on", &m, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 4);
+	assert_string_equal(m.configs[0].v[LAB_DISK], "ide");
+	assert_string_equal(m.configs[1].v[LAB_DISK], "nvme");
+	assert_string_equal(m.configs[2].v[LAB_DISK], "virtio-blk"); /* the default, in the second part */
+	assert_string_equal(m.configs[2].v[LAB_NIC], "e1000");
+	assert_string_equal(m.configs[3].v[LAB_PIN], "on");
+	assert_string_equal(m.configs[3].v[LAB_ACCEL], "auto");
+	assert_true((m.given & (1u << LAB_DISK)) && (m.given & (1u << LAB_NIC)) && (m.given & (1u << LAB_PIN)));
+	lab_matrix_release(&m);
+	/* a configuration twice, an empty part, a bad word in a later part */
+	assert_int_equal(lab_matrix_parse("disk=ide,nvme | disk=nvme", &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "matrix: part 2 repeats disk=nvme of an earlier part"));
+	assert_int_equal(m.n, 0);
+	assert_int_equal(lab_matrix_parse("disk=ide |  | nic=e1000", &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "matrix: part 2 of those joined by '|' is empty"));
+	assert_int_equal(lab_matrix_parse("disk=ide |", &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "part 2 of those joined by '|' is empty"));
+	assert_int_equal(lab_matrix_parse("disk=ide | disk=floppy", &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "disk=floppy is not known"));
+	assert_null(m.configs);
+	/* each part's checks: a topology that disagrees with the part's smp */
+	assert_int_equal(lab_matrix_parse("accel=tcg smp=2 topology=1x2x1 | accel=tcg smp=1 topology=2x1x1", &m, err,
+					  sizeof(err)), -EINVAL);
+}
+
 static void messages(void **state)
 {
 	static const struct {
@@ -1075,6 +1108,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(expansion),
+		cmocka_unit_test(union_of_products),
 		cmocka_unit_test(messages),
 		cmocka_unit_test(value_lists),
 		cmocka_unit_test(naming_configurations),
