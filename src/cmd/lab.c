@@ -86,8 +86,9 @@ const struct vmb_opt lab_opts[] = {
 	  .metavar = "SIZE", .help = "run: the scratch disk behind the configuration's controller" },
 	{ .name = "disk-format", .type = OPT_STRING, .def = "raw", .choices = LAB_BACKEND_CHOICES(LAB_DISK), .metavar = "FMT",
 	  .help = "run: the scratch disk's image format (qcow2 needs qemu-img, Debian's qemu-utils)" },
-	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = "none|writeback|writethrough|directsync|unsafe",
-	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk" },
+	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = LAB_CACHE_CHOICES,
+	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk: the matrix key cache's value "
+				     "where the matrix gives none" },
 	{ .name = "retries", .type = OPT_INT, .min = 0, .max = 10, .def = "1", .metavar = "N",
 	  .help = "run: boot a configuration that failed again, up to N more times in the same round; when no try "
 		  "succeeds, the round is marked failed for it. Each failed boot's console and QEMU's output are "
@@ -1131,6 +1132,9 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 		return cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
 	if (lab_matrix_parse(optset_str(own, "matrix"), m, err, sizeof(err)) < 0)
 		return cmd_usage_error(self, "%s", err);
+	/* --disk-cache is the cache key's value where the matrix gives none (a choice of the same rows) */
+	for (size_t i = 0; !(m->given & (1u << LAB_CACHE)) && i < m->n; i++)
+		snprintf(m->configs[i].v[LAB_CACHE], sizeof(m->configs[i].v[LAB_CACHE]), "%s", optset_str(own, "disk-cache"));
 	for (size_t i = 1; optset_str(own, "kernel") && i < m->n; i++)
 		if (strcmp(m->configs[i].v[LAB_ARCH], m->configs[0].v[LAB_ARCH]))
 			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");

@@ -483,6 +483,28 @@ const struct lab_device *lab_config_device(const struct lab_config *c, enum lab_
 	return NULL;
 }
 
+static const struct lab_cache {
+	const char *name;
+	bool direct;
+} lab_caches[] = {
+#define CACHE_ROW(n, d) { .name = n, .direct = d },
+	LAB_CACHES(CACHE_ROW)
+#undef CACHE_ROW
+};
+
+bool lab_config_direct(const struct lab_config *c)
+{
+	for (size_t i = 0; i < sizeof(lab_caches) / sizeof(lab_caches[0]); i++)
+		if (!strcmp(lab_caches[i].name, c->v[LAB_CACHE]))
+			return lab_caches[i].direct;
+	return false;
+}
+
+bool lab_config_snapshot(const struct lab_config *c)
+{
+	return !strcmp(c->v[LAB_SNAPSHOT], "on");
+}
+
 const char *lab_expected_disk_driver(const struct lab_config *c)
 {
 	const struct lab_device *d = lab_config_device(c, LAB_DISK);
