@@ -918,6 +918,7 @@ static void print_host_cost(FILE *f, const struct cmp_table *t)
 	struct hostcost_row *rows;
 	size_t n;
 	int cw = (int)strlen("configuration");
+	bool wamp = false;
 
 	for (size_t o = 0; o < t->nops; o++) {
 		const char *note = json_string_value(json_object_get(json_array_get(t->ops[o].docs, 0), "lab_note"));
@@ -931,13 +932,22 @@ static void print_host_cost(FILE *f, const struct cmp_table *t)
 		(void)log_errno(-ENOMEM, "computing the host's cost");
 		return;
 	}
+	for (size_t i = 0; i < n; i++)
+		wamp = wamp || rows[i].wamp_runs;
 	if (n)
 		fprintf(f, "\nhost cost: QEMU's CPU-seconds per second of each run (user + system), mean of "
-			   "the runs\n%-*s %-18s %8s %8s %8s %5s\n", cw, "configuration", "item", "cpu/s", "user/s",
-			"sys/s", "runs");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%-*s %-18s %8.2f %8.2f %8.2f %5zu\n", cw, rows[i].config, rows[i].item, rows[i].cpu,
+			   "the runs%s\n%-*s %-18s %8s %8s %8s %5s%s\n", wamp ? "; wr.amp: the host's bytes written per "
+			   "byte the guest's disk received (host_write_amplification)" : "", cw, "configuration", "item",
+			"cpu/s", "user/s", "sys/s", "runs", wamp ? "   wr.amp" : "");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%-*s %-18s %8.2f %8.2f %8.2f %5zu", cw, rows[i].config, rows[i].item, rows[i].cpu,
 			rows[i].user, rows[i].sys, rows[i].runs);
+		if (wamp && rows[i].wamp_runs)
+			fprintf(f, " %8.2f", rows[i].wamp);
+		else if (wamp)
+			fprintf(f, " %8s", "-");
+		fputc('\n', f);
+	}
 	free(rows);
 }
 
