@@ -24,7 +24,8 @@
 #include "../core/util.h"
 
 /* X(ENUM, name, default, type, values, range, min, max, check)
- * type LIST: values are the valid ones, each after a space (range "").
+ * type LIST: values are the valid ones, each after a space (range "", or
+ * where the default comes from when another option sets it).
  * type COUNT or SIZE: a number (a size takes k/m/g/t) from min to max, which
  * range says in words (values ""). type WORD: one word that check alone
  * judges, range saying what it takes.
@@ -60,7 +61,8 @@
 	  " the guest's firmware (default: QEMU's, uefi: OVMF or QEMU_EFI):" LAB_ARCH_ROWS(LAB_FIRMWARES), 0,  \
 	  0, firmware_check)                                                                                  \
 	X(LAB_BACKEND, "backend", "file", LIST, " file block", "", 0, 0, NULL)                                   \
-	X(LAB_CACHE, "cache", "none", LIST, LAB_CACHE_NAMES, "", 0, 0, NULL)                                     \
+	X(LAB_CACHE, "cache", "none", LIST, LAB_CACHE_NAMES, "; where the matrix gives none, --disk-cache's", 0, 0, \
+	  NULL)                                                                                                \
 	X(LAB_SNAPSHOT, "snapshot", "off", LIST, " off on", "", 0, 0, NULL)
 
 /* The scratch disk (issue 26). backend: what QEMU opens on the host, file

@@ -488,7 +488,7 @@ static int direct_check(const struct lab_config *c, const char *path, char *why,
 	}
 	if (errno == EINVAL)
 		return errf(why, len, -EOPNOTSUPP, "cache=%s opens the scratch disk %s with O_DIRECT, which its file "
-			    "system does not take (tmpfs before Linux 6.6): give the lab a TMPDIR on a disk, or "
+			    "system does not take (ramfs, tmpfs before Linux 6.6): give the lab a TMPDIR on a disk, or "
 			    "cache=writeback", c->v[LAB_CACHE], path);
 	return errf(why, len, -errno, "opening the scratch disk %s: %s", path, strerror(errno));
 }
