@@ -93,8 +93,9 @@ const struct vmb_opt lab_opts[] = {
 	  .metavar = "SIZE", .help = "run: the scratch disk behind the configuration's controller" },
 	{ .name = "disk-format", .type = OPT_STRING, .def = "raw", .choices = LAB_BACKEND_CHOICES(LAB_DISK), .metavar = "FMT",
 	  .help = "run: the scratch disk's image format (qcow2 needs qemu-img, Debian's qemu-utils)" },
-	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = "none|writeback|writethrough|directsync|unsafe",
-	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk" },
+	{ .name = "disk-cache", .type = OPT_STRING, .def = "none", .choices = LAB_CACHE_CHOICES,
+	  .metavar = "MODE", .help = "run: QEMU's cache mode for the scratch disk: the matrix key cache's value "
+				     "where the matrix gives none" },
 	{ .name = "retries", .type = OPT_INT, .min = 0, .max = 10, .def = "1", .metavar = "N",
 	  .help = "run: boot a configuration that failed again, up to N more times in the same round; when no try "
 		  "succeeds, the round is marked failed for it. Each failed boot's console and QEMU's output are "
@@ -924,6 +925,7 @@ static void print_host_cost(FILE *f, const struct cmp_table *t)
 	struct hostcost_row *rows;
 	size_t n;
 	int cw = (int)strlen("configuration");
+	bool wamp = false;
 
 	for (size_t o = 0; o < t->nops; o++) {
 		const char *note = json_string_value(json_object_get(json_array_get(t->ops[o].docs, 0), "lab_note"));
@@ -937,13 +939,22 @@ static void print_host_cost(FILE *f, const struct cmp_table *t)
 		(void)log_errno(-ENOMEM, "computing the host's cost");
 		return;
 	}
+	for (size_t i = 0; i < n; i++)
+		wamp = wamp || rows[i].wamp_runs;
 	if (n)
 		fprintf(f, "\nhost cost: QEMU's CPU-seconds per second of each run (user + system), mean of "
-			   "the runs\n%-*s %-18s %8s %8s %8s %5s\n", cw, "configuration", "item", "cpu/s", "user/s",
-			"sys/s", "runs");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%-*s %-18s %8.2f %8.2f %8.2f %5zu\n", cw, rows[i].config, rows[i].item, rows[i].cpu,
+			   "the runs%s\n%-*s %-18s %8s %8s %8s %5s%s\n", wamp ? "; wr.amp: the host's bytes written per "
+			   "byte the guest's disk received (host_write_amplification)" : "", cw, "configuration", "item",
+			"cpu/s", "user/s", "sys/s", "runs", wamp ? "   wr.amp" : "");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%-*s %-18s %8.2f %8.2f %8.2f %5zu", cw, rows[i].config, rows[i].item, rows[i].cpu,
 			rows[i].user, rows[i].sys, rows[i].runs);
+		if (wamp && rows[i].wamp_runs)
+			fprintf(f, " %8.2f", rows[i].wamp);
+		else if (wamp)
+			fprintf(f, " %8s", "-");
+		fputc('\n', f);
+	}
 	free(rows);
 }
 
@@ -1138,6 +1149,12 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 		return cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
 	if (lab_matrix_parse(optset_str(own, "matrix"), m, err, sizeof(err)) < 0)
 		return cmd_usage_error(self, "%s", err);
+	/* --disk-cache is the cache key's value where the configuration's part of the matrix gives none
+	 * (a choice of the same rows) */
+	for (size_t i = 0; i < m->n; i++)
+		if (!(m->configs[i].given & (1u << LAB_CACHE)))
+			snprintf(m->configs[i].v[LAB_CACHE], sizeof(m->configs[i].v[LAB_CACHE]), "%s",
+				 optset_str(own, "disk-cache"));
 	for (size_t i = 1; optset_str(own, "kernel") && i < m->n; i++)
 		if (strcmp(m->configs[i].v[LAB_ARCH], m->configs[0].v[LAB_ARCH]))
 			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");

@@ -51,7 +51,8 @@ void lab_track(pid_t pid, const char *dir)
 
 static void remove_dir(const char *dir)
 {
-	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img", "vars.fd" };
+	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img", "vars.fd",
+					      "overlay.qcow2" };
 	char p[200];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -164,6 +165,8 @@ struct boot {
 	char dir[160];
 	const struct lab_config *c;
 	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200], vars[200];
+	char overlay[200];              /* snapshot=on: the qcow2 overlay over the disk */
+	struct lab_host_disk host_disk; /* what QEMU opens as the disk (the back end's record) */
 	char modules[1024]; /* what the guest loads: its configuration's drivers */
 	struct lab_paths paths; /* into the strings above */
 	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
@@ -392,12 +395,16 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->agent, sizeof(b->agent), "%s/agent.sock", b->dir);
 	snprintf(b->console, sizeof(b->console), "%s/console.log", b->dir);
 	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s/qemu.log", b->dir);
+	snprintf(b->overlay, sizeof(b->overlay), "%s/overlay.qcow2", b->dir);
+	b->host_disk.fd = -1;
+	/* the cache key's mode (--disk-cache where the matrix gives none) */
 	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
-				       .disk_cache = o->disk_cache, .qmp_socket = b->qmp, .agent_socket = b->agent,
+				       .disk_cache = c->v[LAB_CACHE], .qmp_socket = b->qmp, .agent_socket = b->agent,
 				       .console_log = b->console, .modules = b->modules,
-				       .fw_vars = b->vars };
+				       .fw_vars = b->vars, .overlay = b->overlay, .host_disk = &b->host_disk };
 	config_modules(o->image_dir, c, b->modules, sizeof(b->modules));
 	backend_names(o, b->paths.backend);
+	b->paths.backend[LAB_DISK] = lab_disk_backend_name(c, o->disk_format);
 	/* a scratch disk of our own, behind the configuration's controller */
 	if (parse_size(o->disk_size, 1 << 20, 1ull << 40, &b->paths.disk_size) < 0) {
 		r = errf(why, sizeof(why), -EIO, "creating the scratch disk %s", b->disk);
@@ -883,6 +890,69 @@ static int host_cost(json_t *doc, const double a[4], const double b[4], unsigned
 	return 0;
 }
 
+/* The bytes QEMU has had written to storage so far (all its threads):
+ * write_bytes of /proc/PID/io, what its files and devices on the host
+ * received from it; NaN when /proc does not say. */
+static double qemu_write_bytes(pid_t pid)
+{
+	char path[64], *text = NULL, *p;
+	unsigned long long v;
+	double out = NAN;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	if (pid <= 0 || read_file(path, &text) < 0)
+		return NAN;
+	p = strstr(text, "\nwrite_bytes: ");
+	if (p && sscanf(p, "\nwrite_bytes: %llu", &v) == 1)
+		out = (double)v;
+	free(text);
+	return out;
+}
+
+int lab_write_amplification(double host_bytes, double guest_bytes, double *amp)
+{
+	double a = host_bytes / guest_bytes;
+
+	if (!isfinite(host_bytes) || !isfinite(guest_bytes) || !(host_bytes > 0) || !(guest_bytes > 0) ||
+	    !isfinite(a) || !(a > 0))
+		return -EINVAL;
+	*amp = a;
+	return 0;
+}
+
+/* The host's writes over one RUN, in the notes of each suite of its
+ * document that counted the bytes its device received
+ * (device_write_bytes): host_write_bytes and their ratio,
+ * host_write_amplification, each only when measured. */
+static int host_writes(json_t *doc, double before, double after)
+{
+	double host = after - before;
+	json_t *s;
+	size_t i;
+
+	if (!isfinite(host) || host < 0)
+		return 0; /* not measured: nothing said */
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		json_t *notes = json_object_get(s, "notes");
+		const json_t *dev = json_object_get(notes, "device_write_bytes");
+		double amp;
+		int64_t guest = -1;
+
+		/* a note of the guest's: a number, or a decimal string (as notes are made) */
+		if (json_is_integer(dev))
+			guest = json_integer_value(dev);
+		else if (!json_is_string(dev) || parse_i64(json_string_value(dev), 0, INT64_MAX, &guest) < 0)
+			guest = -1;
+		if (!json_is_object(notes) || guest < 0)
+			continue;
+		if (json_object_set_new(notes, "host_write_bytes", json_integer((json_int_t)host)) < 0 ||
+		    (lab_write_amplification(host, (double)guest, &amp) == 0 &&
+		     json_object_set_new(notes, "host_write_amplification", json_real(amp)) < 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The options the lab's run gives every RUN of this suite: the run-level
  * keys, and the suite's own (RUN refuses another suite's). */
 static int add_run_opts(json_t *opts, const json_t *run_opts, const struct vmb_suite *suite)
@@ -968,7 +1038,7 @@ static void guest_progress(void *arg, const struct proto_msg *m)
 static int run_items(const struct lab_run_opts *o, struct boot *b, const char *scratch, const struct lab_fs *fs,
 		     json_t **doc, char *err, size_t errlen)
 {
-	double cpu0[4], cpu1[4];
+	double cpu0[4], cpu1[4], wb0, wb1;
 	int r = 0;
 
 	for (const char *p = o->suites; r == 0 && p && *p;) {
@@ -987,6 +1057,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		if (!opts)
 			return errf(err, errlen, -ENOMEM, "out of memory");
 		qemu_cpu(b->pid, cpu0);
+		wb0 = qemu_write_bytes(b->pid);
 		/* the host adopts the guest's result: only what it asked for,
 		 * the id, labels and fingerprint (the HELLO's, checked above) its own */
 		b->conn.on_progress = guest_progress;
@@ -1003,7 +1074,8 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		if (r < 0)
 			return r;
 		qemu_cpu(b->pid, cpu1);
-		if (host_cost(d, cpu0, cpu1, b->vcpu_threads) < 0) {
+		wb1 = qemu_write_bytes(b->pid);
+		if (host_cost(d, cpu0, cpu1, b->vcpu_threads) < 0 || host_writes(d, wb0, wb1) < 0) {
 			json_decref(d);
 			return errf(err, errlen, -ENOMEM, "out of memory");
 		}
@@ -1056,6 +1128,19 @@ static bool on_scratch(const struct vmb_suite *s)
 	return s->scratch != NULL;
 }
 
+/* The host's side of the scratch disk: backend (the LAB_BACKENDS row),
+ * file (the image, or the host block device), format, cache, and overlay
+ * (snapshot=on: the qcow2 file QEMU writes to, else null). NULL: no memory. */
+static json_t *host_disk_record(const struct lab_config *c, const struct boot *b)
+{
+	const struct lab_backend *be = lab_backend_of(&b->paths, LAB_DISK);
+	const char *file = b->host_disk.file[0] ? b->host_disk.file : b->disk;
+	const char *format = b->host_disk.format ? b->host_disk.format : be ? be->name : "raw";
+
+	return json_pack("{s:s, s:s, s:s, s:s, s:o}", "backend", be ? be->name : "?", "file", file, "format", format,
+			 "cache", c->v[LAB_CACHE], "overlay", lab_config_snapshot(c) ? json_string(b->overlay) : json_null());
+}
+
 /* The filesystem the configuration asks for, made by the guest on its
  * scratch disk (after HELLO: the boot phases do not include it); *fsrec
  * records it, or the raw device for fs=none. */
@@ -1078,6 +1163,9 @@ static int prepare_fs(const struct lab_config *c, struct boot *b, const char *sc
 	/* the host's own figure: the scratch disk it made (with a filesystem,
 	 * larger than --disk-size: lab_fs_disk_size) */
 	if (r == 0 && json_object_set_new(*fsrec, "disk_size_bytes", json_integer((json_int_t)b->paths.disk_size)) < 0)
+		r = -ENOMEM;
+	/* and what QEMU opened for it: the back end, its file or device, the cache mode, an overlay */
+	if (r == 0 && json_object_set_new(*fsrec, "host_disk", host_disk_record(c, b)) < 0)
 		r = -ENOMEM;
 	if (r < 0) {
 		json_decref(*fsrec);

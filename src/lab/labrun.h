@@ -49,6 +49,12 @@ const struct vmb_suite *lab_item_suite(const char *item);
 /* True for a --suites item ("boot", "boot.cold") the host measures around
  * the guest rather than the guest's agent: the boot suite's. */
 bool lab_host_measured(const char *item);
+/* Host write amplification of one RUN: the bytes QEMU had written on the
+ * host (its /proc/PID/io write_bytes) per byte the guest's device received
+ * (the disk suite's note device_write_bytes). 0 with *amp when both counts
+ * are finite and positive and so is the ratio; -EINVAL when it is not
+ * measured (*amp untouched: no value is made up). */
+int lab_write_amplification(double host_bytes, double guest_bytes, double *amp);
 /* Kill every QEMU this process started and remove their files (signal-safe). */
 void lab_kill_all(void);
 

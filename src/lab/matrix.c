@@ -393,6 +393,8 @@ static int parse_product(const char *spec, struct lab_matrix *m, char *err, size
 			}
 	m->configs = configs;
 	m->n = total;
+	for (size_t i = 0; i < total; i++)
+		configs[i].given = given;
 	m->given = given;
 	return 0;
 }
@@ -431,7 +433,7 @@ int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t e
 		/* a configuration twice would be measured twice, under one name */
 		for (size_t i = 0; i < pm.n && r == 0; i++)
 			for (size_t j = 0; j < all.n && r == 0; j++)
-				if (!memcmp(&pm.configs[i], &all.configs[j], sizeof(all.configs[j]))) {
+				if (!memcmp(pm.configs[i].v, all.configs[j].v, sizeof(all.configs[j].v))) {
 					char name[512] = "";
 					size_t off = 0;
 
@@ -547,6 +549,28 @@ const struct lab_device *lab_config_device(const struct lab_config *c, enum lab_
 		if (lab_devices[i].key == key && !strcmp(c->v[key], lab_devices[i].name))
 			return &lab_devices[i];
 	return NULL;
+}
+
+static const struct lab_cache {
+	const char *name;
+	bool direct;
+} lab_caches[] = {
+#define CACHE_ROW(n, d) { .name = n, .direct = d },
+	LAB_CACHES(CACHE_ROW)
+#undef CACHE_ROW
+};
+
+bool lab_config_direct(const struct lab_config *c)
+{
+	for (size_t i = 0; i < sizeof(lab_caches) / sizeof(lab_caches[0]); i++)
+		if (!strcmp(lab_caches[i].name, c->v[LAB_CACHE]))
+			return lab_caches[i].direct;
+	return false;
+}
+
+bool lab_config_snapshot(const struct lab_config *c)
+{
+	return !strcmp(c->v[LAB_SNAPSHOT], "on");
 }
 
 const char *lab_expected_disk_driver(const struct lab_config *c)

@@ -24,7 +24,8 @@
 #include "../core/util.h"
 
 /* X(ENUM, name, default, type, values, range, min, max, check)
- * type LIST: values are the valid ones, each after a space (range "").
+ * type LIST: values are the valid ones, each after a space (range "", or
+ * where the default comes from when another option sets it).
  * type COUNT or SIZE: a number (a size takes k/m/g/t) from min to max, which
  * range says in words (values ""). type WORD: one word that check alone
  * judges, range saying what it takes.
@@ -58,7 +59,32 @@
 	  (uint64_t)-20, 19, NULL)                                                                             \
 	X(LAB_FIRMWARE, "firmware", "default", WORD, "",                                                       \
 	  " the guest's firmware (default: QEMU's, uefi: OVMF or QEMU_EFI):" LAB_ARCH_ROWS(LAB_FIRMWARES), 0,  \
-	  0, firmware_check)
+	  0, firmware_check)                                                                                  \
+	X(LAB_BACKEND, "backend", "file", LIST, " file block", "", 0, 0, NULL)                                   \
+	X(LAB_CACHE, "cache", "none", LIST, LAB_CACHE_NAMES, "; where the matrix gives none, --disk-cache's", 0, 0, \
+	  NULL)                                                                                                \
+	X(LAB_SNAPSHOT, "snapshot", "off", LIST, " off on", "", 0, 0, NULL)
+
+/* The scratch disk (issue 26). backend: what QEMU opens on the host, file
+ * (an image file of --disk-format) or block (a host block device: a loop
+ * device over the lab's own file); the rows of LAB_BACKENDS in qemu.h.
+ * cache: QEMU's cache mode of the drive (the default is --disk-cache's).
+ * snapshot=on: the drive behind a qcow2 overlay of it, as an external
+ * snapshot of a VM puts it. */
+/* X(name, direct): QEMU's cache modes; direct: QEMU opens the image with
+ * O_DIRECT, which a file system must take (tmpfs before Linux 6.6 does not) */
+#define LAB_CACHES(X)                   \
+	X("none", true)                 \
+	X("writeback", false)           \
+	X("writethrough", false)        \
+	X("directsync", true)           \
+	X("unsafe", false)
+#define LAB_CACHE_NAME(n, ...) " " n
+#define LAB_CACHE_NAMES LAB_CACHES(LAB_CACHE_NAME)
+#define LAB_CACHE_CHOICE(n, ...) "|" n
+#define LAB_CACHE_CHOICES (LAB_CACHES(LAB_CACHE_CHOICE) + 1) /* "none|writeback|...", for --disk-cache */
+/* backend=file: the row of the image format --disk-format names */
+#define LAB_BACKEND_FILE "file"
 
 /* X(ARCH, name, kvm, tcg, model)
  * The CPU models of the cpu key, a row per architecture (ARCH a bare
@@ -247,6 +273,7 @@ const struct lab_fs *lab_fs_find(const char *name);
 /* One configuration: a value for every key (defaults for keys not given). */
 struct lab_config {
 	char v[LAB_NKEYS][32];
+	unsigned given; /* bit k: its part of the matrix gave key k (else v[k] is the default) */
 };
 
 struct lab_matrix {
@@ -302,6 +329,11 @@ unsigned lab_config_queues(const struct lab_config *c);
 /* topology=SxCxT into its three numbers: 0, or -EINVAL for default and
  * anything else. */
 int lab_topology_parse(const char *v, unsigned t[3]);
+
+/* Does QEMU open the configuration's drive with O_DIRECT (cache=none, directsync)? */
+bool lab_config_direct(const struct lab_config *c);
+/* snapshot=on: the drive is a qcow2 overlay over the back end's disk */
+bool lab_config_snapshot(const struct lab_config *c);
 
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);

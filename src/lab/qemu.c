@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <linux/loop.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -63,15 +64,35 @@ static void push_devices(struct lab_args *a, const struct lab_device *d, const s
 
 /* ---- back ends ---- */
 
-/* A disk image file: the format is the back end's name. */
+/* What QEMU opens as the scratch disk, and its format: what the back end's
+ * setup recorded (a loop device), else the image file in the row's format. */
+static const char *disk_file(const struct lab_backend *be, const struct lab_paths *p, const char **format)
+{
+	const struct lab_host_disk *h = p->host_disk;
+
+	*format = h && h->format ? h->format : be->name;
+	return h && h->file[0] ? h->file : p->disk;
+}
+
+/* The scratch disk: an image file (the format is the back end's name) or a
+ * host block device; with snapshot=on the overlay over it, whose header
+ * names the disk as its backing file and its format, which QEMU opens
+ * with the same cache mode. */
 static int drive_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
 		      const struct lab_paths *p)
 {
-	(void)c;
+	const char *format, *file = disk_file(be, p, &format);
+
 	if (!p->disk)
 		return 0;
+	if (lab_config_snapshot(c)) {
+		if (!p->overlay)
+			return -EINVAL;
+		file = p->overlay;
+		format = "qcow2";
+	}
 	push(a, "-drive");
-	push(a, "file=%s,format=%s,if=none,id=d0,cache=%s", p->disk, be->name, p->disk_cache ? p->disk_cache : "none");
+	push(a, "file=%s,format=%s,if=none,id=d0,cache=%s", file, format, p->disk_cache ? p->disk_cache : "none");
 	return 1;
 }
 
@@ -263,6 +284,100 @@ static int qcow2_create(const struct lab_backend *be, const struct lab_paths *p,
 	return 0;
 }
 
+/* backend=block: a host block device, a loop device over the lab's own
+ * file. Can this process set one up? */
+static int block_usable(const struct lab_backend *be, char *why, size_t len)
+{
+	(void)be;
+	if (access("/dev/loop-control", R_OK | W_OK) < 0)
+		return errf(why, len, -EOPNOTSUPP, "backend=block needs a loop device, and /dev/loop-control %s "
+			    "(the loop module, and root or CAP_SYS_ADMIN)", errno == ENOENT ? "does not exist"
+			    : "cannot be opened here");
+	return 0;
+}
+
+/* The loop device bound to file, autoclear: the kernel unbinds it when
+ * its last user closes it. LOOP_CONFIGURE does both at once (Linux 5.8);
+ * before it, LOOP_SET_FD then LOOP_SET_STATUS64, with a moment between
+ * them in which a SIGKILL would leave it bound. */
+static int loop_bind(int dev, int file, const char *name)
+{
+	struct loop_config cfg = { .fd = (unsigned)file, .info = { .lo_flags = LO_FLAGS_AUTOCLEAR } };
+	int r;
+
+	snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", name);
+	if (ioctl(dev, LOOP_CONFIGURE, &cfg) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOTTY)
+		return -errno;
+	if (ioctl(dev, LOOP_SET_FD, file) < 0)
+		return -errno;
+	if (ioctl(dev, LOOP_SET_STATUS64, &cfg.info) == 0)
+		return 0;
+	r = -errno;
+	(void)ioctl(dev, LOOP_CLR_FD, 0);
+	return r;
+}
+
+/* The scratch file, and a free loop device bound to it and held open until
+ * QEMU is gone (block_teardown): the lab's open descriptor keeps the
+ * autoclear device bound until QEMU has it open, and once both are closed
+ * (QEMU gone, this process exited or killed) the kernel unbinds it. */
+static int block_setup(const struct lab_backend *be, const struct lab_paths *p, char *why, size_t len)
+{
+	struct lab_host_disk *h = p->host_disk;
+	int ctl = -1, file = -1, dev = -1, r;
+
+	if (!h)
+		return errf(why, len, -EINVAL, "backend=block: no record of its device");
+	h->fd = -1;
+	r = block_usable(be, why, len);
+	if (r == 0)
+		r = create_image(p, p->disk_size, why, len);
+	if (r < 0)
+		return r;
+	file = open(p->disk, O_RDWR | O_CLOEXEC);
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	r = file < 0 || ctl < 0 ? -errno : -EBUSY;
+	/* another process may take the free device first: the next one */
+	for (int tries = 0; r == -EBUSY && tries < 8; tries++) {
+		int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+
+		if (nr < 0) {
+			r = -errno;
+			break;
+		}
+		snprintf(h->file, sizeof(h->file), "/dev/loop%d", nr);
+		dev = open(h->file, O_RDWR | O_CLOEXEC);
+		r = dev < 0 ? -errno : loop_bind(dev, file, p->disk);
+		if (r < 0 && dev >= 0)
+			close(dev);
+		if (r < 0)
+			dev = -1;
+	}
+	if (file >= 0)
+		close(file);
+	if (ctl >= 0)
+		close(ctl);
+	if (r < 0) {
+		h->file[0] = '\0';
+		return errf(why, len, r == -EPERM || r == -EACCES || r == -ENOENT ? -EOPNOTSUPP : r,
+			    "backend=block: binding a loop device to %s: %s", p->disk, strerror(-r));
+	}
+	h->fd = dev;
+	h->format = "raw";
+	return 0;
+}
+
+static void block_teardown(const struct lab_backend *be, const struct lab_paths *p)
+{
+	(void)be;
+	if (p->host_disk && p->host_disk->fd >= 0)
+		close(p->host_disk->fd); /* QEMU is gone: the kernel unbinds the device */
+	if (p->host_disk)
+		p->host_disk->fd = -1;
+}
+
 const struct lab_backend lab_backends[] = {
 #define BACKEND_ROW(k, n, a, gl, gw, su, td, us, ch, ha, ga)                                                \
 	{ .key = k, .name = n, .args = a, .guest_list = gl, .guest_what = gw, .setup = su, .teardown = td,         \
@@ -298,6 +413,11 @@ const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t l
 	return NULL;
 }
 
+const char *lab_disk_backend_name(const struct lab_config *c, const char *format)
+{
+	return strcmp(c->v[LAB_BACKEND], LAB_BACKEND_FILE) ? c->v[LAB_BACKEND] : format;
+}
+
 /* The back end under the configuration's device of key, or NULL (nic=none). */
 static const struct lab_backend *config_backend(const struct lab_config *c, const struct lab_paths *p, enum lab_key key)
 {
@@ -326,6 +446,67 @@ void lab_backends_teardown(const struct lab_config *c, const struct lab_paths *p
 	}
 }
 
+/* snapshot=on: a new qcow2 overlay over the disk, as a VM's external
+ * snapshot is made (qemu-img create -b), before QEMU starts: the guest
+ * writes to it from its first boot */
+static int snapshot_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+{
+	const struct lab_backend *be = config_backend(c, p, LAB_DISK);
+	const char *format = NULL, *base = be ? disk_file(be, p, &format) : NULL;
+	char sz[32];
+	char *const qargv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-b", (char *)base, "-F", (char *)format,
+				(char *)p->overlay, sz, NULL };
+	int fd, r;
+
+	if (!lab_config_snapshot(c) || !base)
+		return 0;
+	fd = p->overlay ? open(p->overlay, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600) : -1;
+	if (fd < 0)
+		return errf(why, len, -EIO, "snapshot=on: creating the overlay %s", p->overlay ? p->overlay : "(none)");
+	close(fd);
+	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)p->disk_size);
+	r = run_capture("qemu-img", qargv, NULL, NULL);
+	if (r < 0)
+		return errf(why, len, r == -ECHILD ? -EIO : r, "snapshot=on: qemu-img could not create the qcow2 overlay "
+			    "over %s (Debian's qemu-utils has it: apt-get install qemu-utils)", base);
+	return 0;
+}
+
+/* cache=none and directsync: QEMU opens the disk (and an overlay) with
+ * O_DIRECT; a file system that does not take it is said before QEMU
+ * starts, and the configuration skipped, never run in another mode */
+static int direct_check(const struct lab_config *c, const char *path, char *why, size_t len)
+{
+	int fd;
+
+	if (!path || !lab_config_direct(c))
+		return 0;
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == EINVAL)
+		return errf(why, len, -EOPNOTSUPP, "cache=%s opens the scratch disk %s with O_DIRECT, which its file "
+			    "system does not take (ramfs, tmpfs before Linux 6.6): give the lab a TMPDIR on a disk, or "
+			    "cache=writeback", c->v[LAB_CACHE], path);
+	return errf(why, len, -errno, "opening the scratch disk %s: %s", path, strerror(errno));
+}
+
+/* What the disk keys do on the host once the back ends are set up. */
+static int disk_keys_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+{
+	const struct lab_backend *be = config_backend(c, p, LAB_DISK);
+	const char *format = NULL, *file = be ? disk_file(be, p, &format) : NULL;
+	int r = direct_check(c, file, why, len);
+
+	if (r == 0)
+		r = snapshot_setup(c, p, why, len);
+	if (r == 0 && file && lab_config_snapshot(c))
+		r = direct_check(c, p->overlay, why, len);
+	return r;
+}
+
 int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
 {
 	for (int k = 0; k < LAB_NKEYS; k++) {
@@ -347,7 +528,14 @@ int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, ch
 			return r;
 		}
 	}
-	return 0;
+	{
+		/* then what the disk keys do (an overlay), all torn down when it fails */
+		int r = disk_keys_setup(c, p, why, len);
+
+		if (r < 0)
+			lab_backends_teardown(c, p);
+		return r;
+	}
 }
 
 /* ---- the command line ---- */

@@ -38,17 +38,34 @@
 #define LAB_BACKENDS(X)                                                                                            \
 	X(LAB_DISK, "raw", drive_args, "block_devices", "disk", raw_create, NULL, NULL, NULL, NULL, NULL)          \
 	X(LAB_DISK, "qcow2", drive_args, "block_devices", "disk", qcow2_create, NULL, NULL, NULL, NULL, NULL)      \
+	X(LAB_DISK, "block", drive_args, "block_devices", "disk", block_setup, block_teardown, block_usable, NULL,    \
+	  NULL, NULL)                                                                                              \
 	X(LAB_NIC, "tap+vhost", tap_vhost_args, "network", "network card", NULL, NULL, vhost_usable, tap_child,        \
 	  LAB_NET_HOST, LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                          \
 	X(LAB_NIC, "tap", tap_args, "network", "network card", NULL, NULL, tap_usable, tap_child, LAB_NET_HOST,  \
 	  LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                                        \
 	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)
 
-/* "raw|qcow2": the back ends of the disk key, for --disk-format's choices */
+/* "raw|qcow2": the back ends of the disk key that are image files, for
+ * --disk-format's choices (backend=file); the disk's other rows (block)
+ * are values of the matrix key backend. An image file's row is told by
+ * its setup, which creates one. */
 #define LAB_BACKEND_CHOICES(key) (LAB_BACKENDS(LAB_BACKEND_IF_##key) + 1)
-#define LAB_BACKEND_IF_LAB_DISK(k, n, ...) LAB_BACKEND_PICK_LAB_DISK_##k(n)
-#define LAB_BACKEND_PICK_LAB_DISK_LAB_DISK(n) "|" n
+#define LAB_BACKEND_IF_LAB_DISK(k, n, a, gl, gw, su, ...) LAB_BACKEND_PICK_LAB_DISK_##k(LAB_IMAGE_FILE_##su(n))
+#define LAB_BACKEND_PICK_LAB_DISK_LAB_DISK(n) n
+#define LAB_IMAGE_FILE_raw_create(n) "|" n
+#define LAB_IMAGE_FILE_qcow2_create(n) "|" n
+#define LAB_IMAGE_FILE_block_setup(n)
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_NIC(n)
+
+/* What QEMU opens as the scratch disk, as the disk's back end set it up:
+ * the file (an image, or a host block device) and its format; the loop
+ * device of backend=block is held open here until QEMU is gone (fd). */
+struct lab_host_disk {
+	char file[200];
+	const char *format;
+	int fd; /* -1: none held */
+};
 
 /* Where a configuration's files are, and its back ends. */
 struct lab_paths {
@@ -57,6 +74,8 @@ struct lab_paths {
 	const char *fw_vars;             /* the firmware's variable store of this boot (a copy) */
 	uint64_t disk_size;              /* of the scratch disk a back end's setup creates */
 	const char *backend[LAB_NKEYS]; /* by name; NULL: the key's first row */
+	const char *overlay;             /* snapshot=on: the qcow2 overlay to create over the disk */
+	struct lab_host_disk *host_disk; /* written by the disk's back end (NULL: p->disk, the row's format) */
 };
 
 struct lab_args; /* the command line being built, behind one error check */
@@ -100,6 +119,10 @@ int lab_firmware_setup(const struct lab_config *c, const struct lab_paths *p, ch
  * on failure the ones set up are torn down and why says what failed. */
 int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
 void lab_backends_teardown(const struct lab_config *c, const struct lab_paths *p);
+
+/* The disk's row that backend= names: backend=file the row of format
+ * (--disk-format), another value the row of its name. */
+const char *lab_disk_backend_name(const struct lab_config *c, const char *format);
 
 /* The QEMU command line; -EOPNOTSUPP with why when QEMU cannot build this
  * combination (a controller the machine type lacks), -ENOMEM. */

@@ -63,6 +63,11 @@ static int add_suite(struct hostcost_row **rows, size_t *n, size_t *cap, size_t 
 	(*rows)[i].user += u / w;
 	(*rows)[i].sys += sy / w;
 	(*rows)[i].runs++;
+	/* the host's bytes written per byte the guest's device received (the disk suite's) */
+	if (seconds(notes, "host_write_amplification", true, &w) && isfinite(w)) {
+		(*rows)[i].wamp += w;
+		(*rows)[i].wamp_runs++;
+	}
 	return 0;
 }
 
@@ -86,6 +91,7 @@ int hostcost_rows(const struct cmp_table *t, struct hostcost_row **rows, size_t 
 		r[i].user /= (double)r[i].runs;
 		r[i].sys /= (double)r[i].runs;
 		r[i].cpu = r[i].user + r[i].sys;
+		r[i].wamp = r[i].wamp_runs ? r[i].wamp / (double)r[i].wamp_runs : NAN;
 	}
 	*rows = r;
 	*n = nr;

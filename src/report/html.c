@@ -562,15 +562,23 @@ static void host_cost(FILE *f, const struct cmp_table *t)
 {
 	struct hostcost_row *rows;
 	size_t n;
+	bool wamp = false;
 
 	if (hostcost_rows(t, &rows, &n) < 0 || !n)
 		return;
+	for (size_t i = 0; i < n; i++)
+		wamp = wamp || rows[i].wamp_runs;
 	fputs("<h2>Host cost</h2>\n<p>QEMU's CPU time (every thread: vCPUs, I/O, the NIC's back end) per second "
 	      "of each run the guest was asked for, user + system, the mean over the configuration's runs. It "
 	      "includes the guest's own work (under TCG, the emulation of every instruction), so it compares "
 	      "configurations under one accelerator, not absolute costs.</p>\n<div class=\"scroll\">"
 	      "<table class=\"hostcost\"><thead><tr><th>configuration</th><th>item</th><th>CPU-s/s</th>"
-	      "<th>user CPU-s/s</th><th>system CPU-s/s</th><th>runs</th></tr></thead><tbody>\n", f);
+	      "<th>user CPU-s/s</th><th>system CPU-s/s</th><th>runs</th>", f);
+	/* the disk's host write amplification, when a configuration measured it */
+	if (wamp)
+		fputs("<th title=\"bytes QEMU had written on the host per byte the guest's disk received "
+		      "(host_write_amplification)\">host write amplification</th>", f);
+	fputs("</tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const double v[] = { rows[i].cpu, rows[i].user, rows[i].sys };
 
@@ -584,7 +592,12 @@ static void host_cost(FILE *f, const struct cmp_table *t)
 				fprintf(f, "<td>%.2f</td>", v[k]);
 			else
 				fputs("<td>-</td>", f);
-		fprintf(f, "<td>%zu</td></tr>\n", rows[i].runs);
+		fprintf(f, "<td>%zu</td>", rows[i].runs);
+		if (wamp && rows[i].wamp_runs && isfinite(rows[i].wamp) && rows[i].wamp > 0)
+			fprintf(f, "<td>%.2f</td>", rows[i].wamp);
+		else if (wamp)
+			fputs("<td>-</td>", f);
+		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
 	free(rows);

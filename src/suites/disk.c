@@ -390,6 +390,11 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 		r = find_dio_align(ctx, st, true);
 	if (r == 0)
 		r = check_sizes(ctx, st);
+	/* the device's count from before the layout (device_write_bytes) */
+	if (r == 0 && fstat(fd, &sb) == 0) {
+		find_device(ctx, st, sb.st_dev);
+		st->sectors_at_setup = device_sectors_written(st);
+	}
 	if (r == 0)
 		r = lay_out(ctx, st, fd);
 	if (r == 0 && fstat(fd, &sb) < 0)
@@ -442,6 +447,7 @@ static int disk_setup(struct vmb_ctx *ctx)
 		return vmb_fail(ctx, -ENOMEM, "disk state");
 	ctx->priv = st;
 	st->fd = -1;
+	st->sectors_at_setup = -1;
 	r = check_target_opts(ctx);
 	if (r == 0)
 		r = check_memory(ctx);
@@ -481,6 +487,8 @@ static int disk_setup(struct vmb_ctx *ctx)
 	/* what was measured, which for a device is not the option's default */
 	if (r == 0)
 		r = vmb_param_actual(ctx, "size", "%llu", (unsigned long long)st->size);
+	if (r == 0 && st->sectors_at_setup < 0)
+		st->sectors_at_setup = device_sectors_written(st);
 	return r;
 }
 
@@ -490,6 +498,11 @@ static void disk_teardown(struct vmb_ctx *ctx)
 
 	if (!st)
 		return;
+	/* what the device behind the target received while the suite ran (in
+	 * a lab guest, the lab divides the host's writes by it) */
+	if (st->sectors_at_setup >= 0 && device_sectors_written(st) >= st->sectors_at_setup)
+		(void)vmb_note(ctx, "device_write_bytes", "%lld",
+			       (long long)(device_sectors_written(st) - st->sectors_at_setup) * 512);
 	if (st->fd >= 0)
 		close(st->fd);
 	if (st->created)

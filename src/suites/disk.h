@@ -106,6 +106,7 @@ struct disk_state {
 	const struct disk_engine *engine;
 	enum disk_iomem iomem;
 	char stat_path[PATH_MAX]; /* /sys/dev/block/M:m/stat behind the target, or "" */
+	int64_t sectors_at_setup; /* its sectors written before the suite wrote, -1: unknown */
 	char dir[PATH_MAX];
 	unsigned reps;
 	unsigned align;           /* what O_DIRECT needs of offsets and lengths; 1 when buffered */

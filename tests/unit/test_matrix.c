@@ -1,5 +1,6 @@
 /* The lab matrix (expansion, messages) and the QEMU command lines. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,9 @@ static void union_of_products(void **state)
 	assert_string_equal(m.configs[3].v[LAB_PIN], "on");
 	assert_string_equal(m.configs[3].v[LAB_ACCEL], "auto");
 	assert_true((m.given & (1u << LAB_DISK)) && (m.given & (1u << LAB_NIC)) && (m.given & (1u << LAB_PIN)));
+	/* each configuration knows what its own part gave (--disk-cache fills cache where it gave none) */
+	assert_true((m.configs[0].given & (1u << LAB_DISK)) && !(m.configs[0].given & (1u << LAB_NIC)));
+	assert_true(!(m.configs[2].given & (1u << LAB_DISK)) && (m.configs[2].given & (1u << LAB_NIC)));
 	lab_matrix_release(&m);
 	/* a configuration twice, an empty part, a bad word in a later part */
 	assert_int_equal(lab_matrix_parse("disk=ide,nvme | disk=nvme", &m, err, sizeof(err)), -EINVAL);
@@ -1104,6 +1108,160 @@ static void backend_setup(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* The scratch disk's keys (issue 26): backend= names the disk's rows
+ * (file: --disk-format's), cache= is QEMU's mode from one table, and
+ * snapshot=on puts the drive behind the overlay. */
+static void drive_keys(void **state)
+{
+	static const struct {
+		const char *backend, *cache, *snapshot, *overlay, *file, *drive;
+	} cases[] = {
+		{ "raw", "none", "off", NULL, NULL, "file=/d.img,format=raw,if=none,id=d0,cache=none" },
+		{ "qcow2", "unsafe", "off", NULL, NULL, "file=/d.img,format=qcow2,if=none,id=d0,cache=unsafe" },
+		{ "block", "writethrough", "off", NULL, "/dev/loop7", "file=/dev/loop7,format=raw,if=none,id=d0,cache=writethrough" },
+		{ "raw", "directsync", "on", "/o.qcow2", NULL, "file=/o.qcow2,format=qcow2,if=none,id=d0,cache=directsync" },
+		{ "block", "writeback", "on", "/o.qcow2", "/dev/loop7", "file=/o.qcow2,format=qcow2,if=none,id=d0,cache=writeback" },
+	};
+	static const char *const disk_cache = LAB_CACHE_CHOICES;
+	struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+	char why[512], values[128];
+
+	(void)state;
+	/* the key's values and --disk-cache's choices are the one table's */
+	assert_string_equal(disk_cache, "none|writeback|writethrough|directsync|unsafe");
+	lab_values_text(LAB_CACHE_NAMES, values, sizeof(values));
+	assert_string_equal(values, "none, writeback, writethrough, directsync, unsafe");
+	for (const char *m = LAB_CACHE_NAMES + 1; *m; m += strcspn(m, " "), m += *m == ' ') {
+		snprintf(c.v[LAB_CACHE], 32, "%.*s", (int)strcspn(m, " "), m);
+		/* O_DIRECT: the modes whose host cache is off */
+		assert_int_equal(lab_config_direct(&c), !strcmp(c.v[LAB_CACHE], "none") || !strcmp(c.v[LAB_CACHE], "directsync"));
+	}
+	/* every value of backend but file is a disk row of LAB_BACKENDS, none an image format */
+	assert_string_equal(c.v[LAB_BACKEND], "file");
+	assert_string_equal(lab_disk_backend_name(&c, "qcow2"), "qcow2");
+	snprintf(c.v[LAB_BACKEND], 32, "block");
+	assert_string_equal(lab_disk_backend_name(&c, "qcow2"), "block");
+	{
+		struct lab_paths p = { 0 };
+
+		p.backend[LAB_DISK] = "block";
+		assert_non_null(lab_backend_of(&p, LAB_DISK));
+		assert_null(strstr(LAB_BACKEND_CHOICES(LAB_DISK), "block"));
+	}
+	assert_string_equal(c.v[LAB_SNAPSHOT], "off");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_host_disk h = { .fd = -1 };
+		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
+				       .agent_socket = "/a", .console_log = "/c", .overlay = cases[i].overlay };
+		struct strv a = { 0 };
+
+		if (cases[i].file) {
+			snprintf(h.file, sizeof(h.file), "%s", cases[i].file);
+			h.format = "raw";
+			p.host_disk = &h;
+		}
+		p.backend[LAB_DISK] = cases[i].backend;
+		p.disk_cache = cases[i].cache;
+		snprintf(c.v[LAB_CACHE], 32, "%s", cases[i].cache);
+		snprintf(c.v[LAB_SNAPSHOT], 32, "%s", cases[i].snapshot);
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		if (!has_pair(&a, "-drive", cases[i].drive))
+			fail_msg("case %zu: no -drive %s", i, cases[i].drive);
+		strv_clear(&a);
+		/* an overlay asked for and not made: no command line */
+		p.overlay = NULL;
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)) < 0, cases[i].overlay != NULL);
+		strv_clear(&a);
+	}
+}
+
+/* snapshot=on: the overlay qemu-img makes over the raw disk names it as
+ * its backing file, in its format; backend=block binds a loop device to
+ * the lab's file, autoclear, and teardown lets the kernel unbind it (or,
+ * where loop devices cannot be had, the back end says why and is skipped). */
+static void drive_setup(void **state)
+{
+	char dir[] = "/tmp/vmbench-drive-XXXXXX", disk[64], overlay[64], why[512], *text = NULL;
+	struct lab_host_disk h = { .fd = -1 };
+	struct lab_paths p = { .disk = disk, .disk_size = 4 << 20, .overlay = overlay, .host_disk = &h };
+	struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+	int r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(disk, sizeof(disk), "%s/disk.img", dir);
+	snprintf(overlay, sizeof(overlay), "%s/overlay.qcow2", dir);
+	p.backend[LAB_DISK] = "raw";
+	snprintf(c.v[LAB_SNAPSHOT], 32, "on");
+	snprintf(c.v[LAB_CACHE], 32, "writeback");
+	r = lab_backends_setup(&c, &p, why, sizeof(why));
+	if (r == 0) {
+		/* the header's backing file name and format (qcow2's, in plain text) */
+		assert_int_equal(read_file(overlay, &text), 0);
+		assert_memory_equal(text, "QFI\xfb", 4);
+		free(text);
+		text = NULL;
+	} else {
+		assert_non_null(strstr(why, "qemu-img could not create the qcow2 overlay"));
+	}
+	lab_backends_teardown(&c, &p);
+	(void)unlink(overlay);
+	assert_int_equal(unlink(disk), 0);
+	/* a block device: bound to our file while held, unbound once let go */
+	p.backend[LAB_DISK] = "block";
+	snprintf(c.v[LAB_SNAPSHOT], 32, "off");
+	r = lab_backends_setup(&c, &p, why, sizeof(why));
+	if (r == 0) {
+		char sys[96], back[256];
+
+		assert_int_equal(strncmp(h.file, "/dev/loop", 9), 0);
+		assert_string_equal(h.format, "raw");
+		assert_true(h.fd >= 0);
+		snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", h.file + 5);
+		assert_int_equal(read_line_at("/", sys, back, sizeof(back)), 0);
+		assert_string_equal(back, disk);
+		lab_backends_teardown(&c, &p);
+		assert_int_equal(h.fd, -1);
+		/* autoclear: gone with its last user */
+		assert_true(read_line_at("/", sys, back, sizeof(back)) < 0 || strcmp(back, disk));
+	} else {
+		assert_int_equal(r, -EOPNOTSUPP);
+		assert_non_null(strstr(why, "backend=block"));
+		assert_int_equal(h.fd, -1);
+	}
+	(void)unlink(disk);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Host write amplification: a ratio of two positive, finite counts, or
+ * nothing (never a made-up value). */
+static void write_amplification(void **state)
+{
+	static const struct {
+		double host, guest, amp;
+		int r;
+	} cases[] = {
+		{ 16384, 4096, 4, 0 },
+		{ 4096, 4096, 1, 0 },
+		{ 2048, 4096, 0.5, 0 },
+		{ 0, 4096, -1, -EINVAL },
+		{ 4096, 0, -1, -EINVAL },
+		{ -4096, 4096, -1, -EINVAL },
+		{ NAN, 4096, -1, -EINVAL },
+		{ 4096, NAN, -1, -EINVAL },
+		{ INFINITY, 4096, -1, -EINVAL },
+		{ 1e308, 1e-308, -1, -EINVAL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double amp = -1;
+
+		if (lab_write_amplification(cases[i].host, cases[i].guest, &amp) != cases[i].r || amp != cases[i].amp)
+			fail_msg("case %zu: %g / %g: %g", i, cases[i].host, cases[i].guest, amp);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1121,6 +1279,9 @@ int main(void)
 		cmocka_unit_test(long_paths),
 		cmocka_unit_test(backend_table),
 		cmocka_unit_test(backend_setup),
+		cmocka_unit_test(drive_keys),
+		cmocka_unit_test(drive_setup),
+		cmocka_unit_test(write_amplification),
 		cmocka_unit_test(nic_backends),
 		cmocka_unit_test(module_gathering),
 		cmocka_unit_test(module_selection),

@@ -982,8 +982,10 @@ static void host_cost_rows(void **state)
 			 0);
 	assert_int_equal(cmp_add_operand(&t, "nic=e1000", json_pack("[{s:[o, o]}, {s:[o, o]}]",
 		"suites", cost_suite("net", "tcp_rr", notes[0].notes),
-		cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 3, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 4}"),
-		"suites", cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 1, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 2}"),
+		cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 3, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 4, "
+					 "\"host_write_amplification\": 15.5}"),
+		"suites", cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 1, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 2, "
+						   "\"host_write_amplification\": -1}"),
 		cost_suite("net", "tcp_rr", notes[1].notes))), 0);
 	assert_int_equal(cmp_add_operand(&t, "nic=virtio-net", json_pack("[{s:[o]}, {s:[o]}]",
 		"suites", cost_suite("net", "tcp_rr", notes[1].notes),
@@ -1003,6 +1005,11 @@ static void host_cost_rows(void **state)
 	assert_close(rows[1].sys, 0.375, 1e-12);
 	assert_close(rows[1].cpu, 1.0, 1e-12);
 	assert_int_equal(rows[1].runs, 2);
+	/* the write amplification of the one run whose value is valid; none for net */
+	assert_int_equal(rows[1].wamp_runs, 1);
+	assert_close(rows[1].wamp, 15.5, 1e-12);
+	assert_int_equal(rows[0].wamp_runs, 0);
+	assert_true(isnan(rows[0].wamp));
 	/* one run of two counted */
 	assert_string_equal(rows[2].config, "nic=virtio-net");
 	assert_close(rows[2].user, 0.25, 1e-12);
