@@ -128,9 +128,9 @@ void series_print_text(FILE *f, const json_t *doc)
 					sparkline(pts, lo, hi, spark, sizeof(spark));
 					if (bucket > 1)
 						snprintf(ds, sizeof(ds), " (each the mean of %lld)", (long long)bucket);
-					fprintf(f, "  rep %-3lld %-22s %5zu points%s, %.3g s to %.3g s  min %s  mean %s  max %s  %s\n",
+					fprintf(f, "  rep %-3lld %-22s %5zu point%s%s, %.3g s to %.3g s  min %s  mean %s  max %s  %s\n",
 						(long long)json_integer_value(json_object_get(se, "rep")),
-						json_string_value(json_object_get(se, "name")), n, ds, pt(pts, 0, 0),
+						json_string_value(json_object_get(se, "name")), n, n == 1 ? "" : "s", ds, pt(pts, 0, 0),
 						pt(pts, n - 1, 0), vlo, vmean, vhi, spark);
 					shown++;
 				}
