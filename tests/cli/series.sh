@@ -10,25 +10,32 @@ d="$T/d"
 mkdir -p "$d"
 common="--repeat 2 --warmup 0 --no-store"
 
-expect 0 "net.tcp_stream and net.udp with a 0.05 s interval" "$VMB" run net.tcp_stream net.udp $common \
-	--net.time 0.3 --net.interval 0.05 --net.rate 10 --json "$T/net.json"
+expect 0 "net.tcp_stream, net.udp and net.http with a 0.05 s interval" "$VMB" run net.tcp_stream net.udp net.http \
+	$common --net.time 0.3 --net.interval 0.05 --net.rate 10 --net.connections 2 --net.threads 2 --json "$T/net.json"
 check "each repetition's series: at most window/interval points, each interval at least 0.05 s" python3 - "$T/net.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema_version"] == 3, d["schema_version"]
-want = {"tcp_stream": "mbit_per_s", "udp": "sender_mbit_per_s"}
+want = {"tcp_stream": [("mbit_per_s", "Mbit/s")], "udp": [("sender_mbit_per_s", "Mbit/s")],
+        "http": [("requests_per_s", "1/s"), ("p99_latency", "ns")]}
 for t in d["suites"][0]["tests"]:
     c = t["cases"][0]
     se = c["series"]
-    assert [s["rep"] for s in se] == [1, 2], (t["name"], [s["rep"] for s in se])
+    assert sorted(s["rep"] for s in se) == sorted([1, 2] * len(want[t["name"]])), (t["name"], se)
     for s in se:
-        assert s["name"] == want[t["name"]] and s["unit"] == "Mbit/s" and s["bucket"] == 1, s
+        assert (s["name"], s["unit"]) in want[t["name"]] and s["bucket"] == 1, s
         ts = [p[0] for p in s["points"]]
         assert 1 <= len(ts) <= 6, (t["name"], len(ts))
         assert ts[0] >= 0.05, ts
         assert all(b - a >= 0.05 - 1e-9 for a, b in zip(ts, ts[1:])), ts
         assert ts[-1] <= 0.3 + 0.05, ts
         assert all(p[1] >= 0 for p in s["points"]), s["points"]
+        # http: each interval is at least 0.05 s long, so its rate x 0.05 s
+        # counts at most the requests done in it, and all of them at most
+        # the repetition's requests
+        if s["name"] == "requests_per_s":
+            done = [m for m in c["metrics"] if m["name"] == "requests"][0]["samples"][s["rep"] - 1]
+            assert sum(p[1] * 0.05 for p in s["points"]) <= done * (1 + 1e-9), (s["points"], done)
 PY
 
 expect 0 "disk.randread with --disk.log-interval 50" "$VMB" run disk.randread $common --time 0.3 \
@@ -63,10 +70,10 @@ lacks "$T/nolog.json" '"series"' "the document has none"
 expect 0 "show --series" "$VMB" show --series "$T/net.json"
 npts=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]; print(len(c["series"][0]["points"]))' "$T/net.json")
 has "$T/out" "net.tcp_stream  streams=1" "names the case"
-check "a line for each of the four series, the first with its point count" python3 - "$T/out" "$npts" <<'PY'
+check "a line for each of the eight series, the first with its point count" python3 - "$T/out" "$npts" <<'PY'
 import sys
 lines = [l for l in open(sys.argv[1]) if l.startswith("  rep ")]
-assert len(lines) == 4, lines
+assert len(lines) == 8, lines
 assert lines[0].split()[:4] == ["rep", "1", "mbit_per_s", sys.argv[2]], lines[0]
 PY
 expect 0 "show --series of a run without series" "$VMB" show --series "$T/nolog.json"
@@ -95,20 +102,24 @@ has "$T/err" "--series goes with --format csv" "says which format"
 # the report: a chart per case and series name, a polyline per repetition
 # with as many points as the series
 expect 0 "report with series" "$VMB" report "$T/net.json" -o "$T/r.html"
-check "two series charts, each a polyline per repetition with the series' points" python3 - "$T/r.html" "$T/net.json" <<'PY'
+check "a series chart per case and name, each a polyline per repetition with the series' points" python3 - "$T/r.html" "$T/net.json" <<'PY'
 import json, re, sys
 h = open(sys.argv[1]).read()
 d = json.load(open(sys.argv[2]))
 sec = h[h.index("<h2>Series over time</h2>"):]
 sec = sec[:sec.index("</div>")]
 figs = re.findall(r"<figure>(.*?)</figure>", sec, re.S)
-assert len(figs) == 2, len(figs)
-for fig, t in zip(figs, d["suites"][0]["tests"]):
-    lines = re.findall(r'<polyline [^>]*data-rep="(\d+)" points="([^"]*)"', fig)
+want = []
+for t in d["suites"][0]["tests"]:
     se = t["cases"][0]["series"]
+    for name in dict.fromkeys(s["name"] for s in se):
+        want.append((t["name"], name, [s for s in se if s["name"] == name]))
+assert len(figs) == len(want) == 4, (len(figs), len(want))
+for fig, (test, name, se) in zip(figs, want):
+    lines = re.findall(r'<polyline [^>]*data-rep="(\d+)" points="([^"]*)"', fig)
     assert [int(r) for r, _ in lines] == [s["rep"] for s in se], lines
     assert [len(p.split()) for _, p in lines] == [len(s["points"]) for s in se], (lines, se)
-    assert "net." + t["name"] in fig, t["name"]
+    assert "net." + test in fig and name + " over time" in fig, (test, name)
 PY
 
 # a document with a bad series is refused by its path
