@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "../core/log.h"
 #include "../report/compare.h"
+#include "../report/series.h"
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../core/banned.h"
@@ -21,6 +22,9 @@ const struct vmb_opt export_opts[] = {
 	{ .name = "run-id", .type = OPT_BOOL,
 	  .help = "openmetrics: label every series with the run's id (run_id); off by default, as each run then makes "
 		  "new series and their number grows with every run" },
+	{ .name = "series", .type = OPT_BOOL,
+	  .help = "csv: the series over time instead of the metrics, one row per point (run, suite, test, params, "
+		  "repetition, t_s, metric, value, unit)" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
@@ -31,7 +35,7 @@ static int cmd_export(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_export_desc = {
 	.name = "export",
 	.fn = cmd_export,
-	.args = "RUN|FILE [--format json|csv|markdown|openmetrics]",
+	.args = "RUN|FILE [--format json|csv|markdown|openmetrics] [--series]",
 	.summary = "write one run as JSON, CSV, Markdown or OpenMetrics (Prometheus textfile collector)",
 	.opts = export_opts,
 	.min_args = 1,
@@ -466,6 +470,11 @@ static int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
 	if (ret != CMD_CONTINUE)
 		goto out;
+	fmt = optset_str(&own, "format");
+	if (optset_bool(&own, "series") && strcmp(fmt, "csv")) {
+		ret = cmd_usage_error(self, "--series goes with --format csv (one row per point), not --format %s", fmt);
+		goto out;
+	}
 	ret = cmd_load_operand(self, pos.v[0], optset_str(&own, "db"), &db, &docs, name, sizeof(name));
 	if (ret != CMD_CONTINUE)
 		goto out;
@@ -475,8 +484,9 @@ static int cmd_export(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	doc = json_array_get(docs, 0);
-	fmt = optset_str(&own, "format");
-	if (!strcmp(fmt, "json")) {
+	if (optset_bool(&own, "series")) {
+		r = series_print_csv(stdout, doc);
+	} else if (!strcmp(fmt, "json")) {
 		r = doc_write_file(doc, "-");
 	} else if (!strcmp(fmt, "openmetrics")) {
 		r = print_openmetrics(stdout, doc, optset_bool(&own, "run-id"));

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "../core/log.h"
 #include "../report/compare.h"
+#include "../report/series.h"
 #include "../report/text.h"
 #include "../store/db.h"
 #include "../store/doc.h"
@@ -17,6 +18,9 @@ const struct vmb_opt show_opts[] = {
 	{ .name = "json", .type = OPT_BOOL, .help = "print the result document as JSON" },
 	{ .name = "all", .type = OPT_BOOL,
 	  .help = "every metric, also secondary ones whose 95% confidence interval is wider than their value" },
+	{ .name = "series", .type = OPT_BOOL,
+	  .help = "the series over time instead of the metrics: per case and repetition, its points, time span, "
+		  "min, mean, max and a sparkline" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
@@ -27,7 +31,7 @@ static int cmd_show(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_show_desc = {
 	.name = "show",
 	.fn = cmd_show,
-	.args = "RUN|FILE|- [--json]",
+	.args = "RUN|FILE|- [--json|--series]",
 	.summary = "show one result from the store (run number or id prefix) or from a file",
 	.opts = show_opts,
 	.min_args = 1,
@@ -63,6 +67,10 @@ static int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret != CMD_CONTINUE)
 		goto out;
 	ref = pos.v[0];
+	if (optset_bool(&own, "json") && optset_bool(&own, "series")) {
+		ret = cmd_usage_error(self, "--json and --series: the document holds the series; give one of them");
+		goto out;
+	}
 	ret = EXIT_FAILED;
 	if (!strcmp(ref, "-")) {
 		r = load_stdin(&doc);
@@ -102,7 +110,10 @@ static int cmd_show(const struct vmb_cmd *self, int argc, char **argv)
 	}
 	if (optset_bool(&own, "json"))
 		r = doc_write_file(doc, "-");
-	else {
+	else if (optset_bool(&own, "series")) {
+		series_print_text(stdout, doc);
+		r = cmd_stdout_check(true);
+	} else {
 		text_print_result_all(stdout, doc, optset_bool(&own, "all"));
 		if (doc_interrupted(doc))
 			puts("interrupted: this run holds only the cases finished before it was stopped");

@@ -15,6 +15,16 @@
 #define REP_MAX_VALUES 64 /* sched.fairness: up to 44 */
 #define NOTE_MAX 512      /* a note's text, with its terminating NUL */
 #define ACTUAL_MAX 64     /* an actual parameter value: a size, a count */
+#define REP_MAX_SERIES 8  /* net.tcp_stream: 2 (bidir) */
+
+/* One series of a repetition as reported, before down-sampling; its point
+ * arrays are kept and reused by later repetitions. */
+struct rep_series {
+	char name[48];
+	enum vmb_unit unit;
+	double *t, *v;
+	size_t n, cap;
+};
 
 /* One repetition's reported values, before they join the case. */
 struct vmb_rep {
@@ -29,6 +39,8 @@ struct vmb_rep {
 	 * the suite may free its histogram as soon as it has reported it. */
 	struct hist *hists[REP_MAX_VALUES];
 	size_t n;
+	struct rep_series series[REP_MAX_SERIES];
+	size_t nseries;
 	int err; /* the first error of this repetition, a negative errno (as struct cpio keeps it) */
 };
 
@@ -40,6 +52,7 @@ struct vmb_rep *rep_new(void)
 void rep_reset(struct vmb_rep *rep)
 {
 	rep->n = 0;
+	rep->nseries = 0;
 	rep->err = 0;
 }
 
@@ -54,6 +67,10 @@ void rep_free(struct vmb_rep *rep)
 		return;
 	for (size_t i = 0; i < REP_MAX_VALUES; i++)
 		hist_free(rep->hists[i]);
+	for (size_t i = 0; i < REP_MAX_SERIES; i++) {
+		free(rep->series[i].t);
+		free(rep->series[i].v);
+	}
 	free(rep);
 }
 
@@ -96,6 +113,49 @@ void vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, 
 void vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h)
 {
 	rep_add(rep, metric, unit, VMB_LOWER, hist_mean(h), h);
+}
+
+void vmb_rep_point(struct vmb_rep *rep, const char *series, enum vmb_unit unit, double t_s, double v)
+{
+	struct rep_series *s = NULL;
+
+	if (rep->err < 0)
+		return;
+	for (size_t i = 0; i < rep->nseries && !s; i++)
+		if (!strcmp(rep->series[i].name, series))
+			s = &rep->series[i];
+	if (!s) {
+		if (rep->nseries >= REP_MAX_SERIES || strlen(series) >= sizeof(s->name)) {
+			rep->err = -E2BIG;
+			return;
+		}
+		s = &rep->series[rep->nseries++];
+		snprintf(s->name, sizeof(s->name), "%s", series);
+		s->unit = unit;
+		s->n = 0;
+	}
+	/* a document's series is finite and in time order: a suite's bug otherwise */
+	if (!isfinite(t_s) || !isfinite(v) || t_s < 0 || (s->n && t_s <= s->t[s->n - 1])) {
+		rep->err = -EDOM;
+		return;
+	}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		double *nt = realloc(s->t, nc * sizeof(*nt)), *nv;
+
+		if (nt)
+			s->t = nt;
+		nv = nt ? realloc(s->v, nc * sizeof(*nv)) : NULL;
+		if (!nv) {
+			rep->err = -ENOMEM;
+			return;
+		}
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->t[s->n] = t_s;
+	s->v[s->n] = v;
+	s->n++;
 }
 
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...)
@@ -246,6 +306,14 @@ int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline
 		if (vmb_metric_push(m, rep->v[i].value) < 0)
 			return -ENOMEM;
 		if (rep->v[i].hist && fold_percentiles(c, rep->v[i].name, rep->v[i].unit, rep->v[i].hist) < 0)
+			return -ENOMEM;
+	}
+	/* the repetition being folded is the case's next one */
+	for (size_t i = 0; i < rep->nseries; i++) {
+		const struct rep_series *s = &rep->series[i];
+
+		if (s->n && vmb_case_add_series(c, s->name, s->unit, c->reps + 1, s->t, s->v, s->n,
+						VMB_SERIES_MAX) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -81,6 +81,59 @@ int vmb_metric_push(struct vmb_metric *m, double v)
 	return 0;
 }
 
+size_t vmb_series_downsample(double *t, double *v, size_t n, size_t max, unsigned *bucket)
+{
+	size_t k, out = 0;
+
+	if (max == 0 || n <= max) {
+		*bucket = 1;
+		return n;
+	}
+	k = (n + max - 1) / max;
+	/* in place: bucket i is read (from index i*k) before point i is
+	 * written, and i <= i*k */
+	for (size_t i = 0; i < n; i += k) {
+		size_t end = i + k < n ? i + k : n;
+		double sum = 0;
+
+		for (size_t j = i; j < end; j++)
+			sum += v[j];
+		t[out] = t[end - 1];
+		v[out] = sum / (double)(end - i);
+		out++;
+	}
+	*bucket = (unsigned)k;
+	return out;
+}
+
+int vmb_case_add_series(struct vmb_case *c, const char *name, enum vmb_unit unit, unsigned rep,
+			const double *t, const double *v, size_t n, size_t max)
+{
+	struct vmb_series *ns = realloc(c->series, (c->nseries + 1) * sizeof(*ns)), *s;
+
+	if (!ns)
+		return -ENOMEM;
+	c->series = ns;
+	s = &ns[c->nseries];
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(name);
+	s->t = malloc((n ? n : 1) * sizeof(double));
+	s->v = malloc((n ? n : 1) * sizeof(double));
+	if (!s->name || !s->t || !s->v) {
+		free(s->name);
+		free(s->t);
+		free(s->v);
+		return -ENOMEM;
+	}
+	memcpy(s->t, t, n * sizeof(double));
+	memcpy(s->v, v, n * sizeof(double));
+	s->unit = unit;
+	s->rep = rep;
+	s->n = vmb_series_downsample(s->t, s->v, n, max, &s->bucket);
+	c->nseries++;
+	return 0;
+}
+
 const struct vmb_metric *vmb_case_metric(const struct vmb_case *c, const char *name)
 {
 	for (size_t i = 0; i < c->nmetrics; i++)
@@ -99,6 +152,12 @@ void vmb_case_release(struct vmb_case *c)
 	}
 	free(c->metrics);
 	free(c->noise);
+	for (size_t i = 0; i < c->nseries; i++) {
+		free(c->series[i].name);
+		free(c->series[i].t);
+		free(c->series[i].v);
+	}
+	free(c->series);
 }
 
 void vmb_results_release(struct vmb_results *res)

@@ -30,6 +30,22 @@ struct vmb_metric {
 	struct stats_summary sum;
 };
 
+/* A series over one repetition: a value at points in time, as fio's
+ * per-interval logs and iperf3's interval lines (docs/results-schema.md,
+ * "Series"). At most VMB_SERIES_MAX points: a longer one is down-sampled
+ * (vmb_series_downsample). */
+#define VMB_SERIES_MAX 10000
+
+struct vmb_series {
+	char *name;         /* what is measured: "mbit_per_s", "iops" */
+	enum vmb_unit unit;
+	unsigned rep;       /* the counted repetition, from 1 */
+	unsigned bucket;    /* measured points averaged into each point (1: as measured) */
+	double *t;          /* seconds from the start of the repetition's measured window, increasing */
+	double *v;
+	size_t n;
+};
+
 struct vmb_case {
 	struct vmb_param *params;
 	size_t nparams;
@@ -43,6 +59,8 @@ struct vmb_case {
 	int warmup_steady;  /* 1 the headline was steady when it ended, 0 not (it ran out of time), -1 not judged */
 	struct noise_reading *noise; /* one per counted repetition: its start and what else ran */
 	size_t nnoise;
+	struct vmb_series *series; /* per repetition, in the order reported; may be none */
+	size_t nseries;
 };
 
 struct vmb_test_result {
@@ -80,6 +98,15 @@ struct vmb_metric *vmb_case_add_metric(struct vmb_case *c, const char *name, enu
 const struct vmb_metric *vmb_case_metric(const struct vmb_case *c, const char *name);
 void vmb_case_release(struct vmb_case *c);
 int vmb_metric_push(struct vmb_metric *m, double v);
+/* Append a copy of n points (t increasing) as the series name of
+ * repetition rep, down-sampled to at most max points. 0 or -ENOMEM. */
+int vmb_case_add_series(struct vmb_case *c, const char *name, enum vmb_unit unit, unsigned rep,
+			const double *t, const double *v, size_t n, size_t max);
+/* Down-sample n points in place to at most max (>= 1): consecutive buckets
+ * of k = ceil(n / max) points (the last one may hold fewer) become one
+ * point each, at the bucket's last time, with the mean of its values.
+ * Returns the new count and sets *bucket to k (1: nothing to do). */
+size_t vmb_series_downsample(double *t, double *v, size_t n, size_t max, unsigned *bucket);
 int vmb_params_add(struct vmb_param **params, size_t *n, const char *key, const char *value);
 void vmb_params_free(struct vmb_param *p, size_t n);
 

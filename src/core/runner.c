@@ -79,7 +79,9 @@ static int rep_check(struct vmb_ctx *ctx, const struct vmb_rep *rep)
 	int r = rep_error(rep);
 
 	if (r == -E2BIG)
-		return vmb_fail(ctx, r, "suite reported too many values or too long a name");
+		return vmb_fail(ctx, r, "suite reported too many values or series, or too long a name");
+	if (r == -EDOM)
+		return vmb_fail(ctx, r, "suite reported a series point out of time order or not finite");
 	if (r < 0)
 		return vmb_fail(ctx, r, "keeping the values the test reported");
 	return 0;

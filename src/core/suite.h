@@ -114,6 +114,14 @@ void vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, 
 /* Report a latency histogram of this repetition (merged across repetitions). */
 void vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h);
 
+/* Report one point of a series over this repetition (docs/results-schema.md,
+ * "Series"): at t_s seconds from the start of its measured window (the end
+ * of the interval the value covers), in increasing order. A series longer
+ * than VMB_SERIES_MAX points is down-sampled when the repetition is kept.
+ * Errors are kept as vmb_rep_value's are; a point out of order or not
+ * finite is -EDOM. */
+void vmb_rep_point(struct vmb_rep *rep, const char *series, enum vmb_unit unit, double t_s, double v);
+
 /* Set ctx->reason to "<what>: strerror(r)" and return r. */
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Set ctx->reason and return -EOPNOTSUPP: the test is reported as skipped. */

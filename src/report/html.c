@@ -639,6 +639,7 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	fputs("<h2>Summary</h2>\n", f);
 	tables(f, t, &li, false, "summary");
 	html_charts(f, t);
+	html_series_charts(f, t);
 	host_cost(f, t);
 	fputs("<h2>All metrics</h2>\n<details><summary>every metric of every case</summary>\n", f);
 	tables(f, t, NULL, true, "all");

@@ -9,6 +9,7 @@
 
 /* Charts drawn at most per kind, so that a large run stays readable. */
 #define HTML_MAX_LATENCY_CHARTS 12
+#define HTML_MAX_SERIES_CHARTS 24
 
 /* Text for HTML: & < > " and ' as entities (content and attribute values). */
 void html_escape(FILE *f, const char *s);

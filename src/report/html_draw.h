@@ -37,5 +37,7 @@ void html_phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 
 /* Every chart the page gets (html_charts.c). */
 void html_charts(FILE *f, const struct cmp_table *t);
+/* Line charts of the series over time, first run of each operand (html_series.c). */
+void html_series_charts(FILE *f, const struct cmp_table *t);
 
 #endif

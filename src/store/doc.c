@@ -152,6 +152,20 @@ static json_t *rep_json(const struct noise_reading *n)
 			 "busy", n->busy);
 }
 
+/* A series: {name, unit, rep, bucket, points: [[t_s, value], ...]}. */
+static json_t *series_json(const struct vmb_series *se)
+{
+	json_t *points = json_array();
+
+	for (size_t i = 0; points && i < se->n; i++)
+		if (json_array_append_new(points, json_pack("[f, f]", se->t[i], se->v[i])) < 0) {
+			json_decref(points);
+			return NULL;
+		}
+	return json_pack("{s:s, s:s, s:I, s:I, s:o}", "name", se->name, "unit", vmb_unit_name(se->unit), "rep",
+			 (json_int_t)se->rep, "bucket", (json_int_t)se->bucket, "points", points);
+}
+
 static json_t *case_json(const struct vmb_case *c)
 {
 	json_t *metrics = json_array(), *reps = json_array(), *o;
@@ -184,6 +198,19 @@ static json_t *case_json(const struct vmb_case *c)
 		}
 	} else {
 		json_decref(reps);
+	}
+	if (o && c->nseries) {
+		json_t *series = json_array();
+
+		for (size_t i = 0; series && i < c->nseries; i++)
+			if (json_array_append_new(series, series_json(&c->series[i])) < 0) {
+				json_decref(series);
+				series = NULL;
+			}
+		if (json_object_set_new(o, "series", series) < 0) {
+			json_decref(o);
+			return NULL;
+		}
 	}
 	return o;
 }

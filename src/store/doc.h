@@ -1,5 +1,5 @@
 /* The result document: one JSON object per run, schema "vmbench-result"
- * version 1 (docs/results-schema.md). Built from the runner's results,
+ * version 3 (docs/results-schema.md). Built from the runner's results,
  * validated whenever one is read back, written to files atomically. */
 #ifndef VMB_DOC_H
 #define VMB_DOC_H
@@ -13,8 +13,9 @@ struct runner_settings; /* core/runner.h */
 
 #define DOC_SCHEMA "vmbench-result"
 /* 2: run_group (interleaved rounds), per-repetition start times and noise
- * (cases[].reps). Version 1 documents are still read: one run each. */
-#define DOC_SCHEMA_VERSION 2
+ * (cases[].reps). Version 1 documents are still read: one run each.
+ * 3: series over time per repetition (cases[].series); 1 and 2 are read. */
+#define DOC_SCHEMA_VERSION 3
 #define DOC_SCHEMA_VERSION_MIN 1
 
 struct doc_meta {

@@ -18,6 +18,7 @@
 #define DOC_MAX_STRING 65536     /* bytes in one string */
 #define DOC_MAX_ITEMS 1000000    /* members of one array or object */
 #define DOC_MAX_PERCENTILES 64
+#define DOC_MAX_SERIES 256       /* series in one case: a few per repetition */
 
 struct vctx {
 	char *err;
@@ -284,13 +285,14 @@ static void check_histogram(struct vctx *v, const json_t *h, const char *hp)
 			fail_at(v, "%s.buckets[%zu]: expected [lower_ns, count]", hp, i);
 }
 
+/* rates and sizes cannot be negative; a time can (a cost measured as a
+ * difference, within its noise) */
+static const enum vmb_unit nonneg[] = { VMB_UNIT_PER_S, VMB_UNIT_MB_PER_S, VMB_UNIT_GFLOPS, VMB_UNIT_BYTES,
+					VMB_UNIT_MBIT_PER_S };
+
 static void check_metric(struct vctx *v, const json_t *m, const char *path)
 {
 	static const char *const dirs[] = { "higher", "lower", NULL };
-	/* rates and sizes cannot be negative; a time can (a cost measured as a
-	 * difference, within its noise) */
-	static const enum vmb_unit nonneg[] = { VMB_UNIT_PER_S, VMB_UNIT_MB_PER_S, VMB_UNIT_GFLOPS, VMB_UNIT_BYTES,
-						VMB_UNIT_MBIT_PER_S };
 	static const char *const summary_keys[] = { "mean", "median", "stddev", "cv", "min", "max", "ci95_low",
 						    "ci95_high" };
 	const json_t *samples, *sum, *h, *x;
@@ -362,6 +364,71 @@ static void each_object(struct vctx *v, const json_t *o, const char *path, const
 	}
 }
 
+/* cases[].series: refused whole when one is bad (a report draws what it
+ * reads without checking again). Each a repetition's of a name given once,
+ * at most VMB_SERIES_MAX points [t_s, value], t_s increasing from 0. */
+static void check_series(struct vctx *v, const json_t *c, const char *cp)
+{
+	const json_t *arr = get(v, c, cp, "series", JSON_ARRAY, false), *se, *pts, *pt, *x;
+	json_int_t reps = json_integer_value(json_object_get(c, "repetitions"));
+	size_t i, j, k;
+
+	if (arr && json_array_size(arr) > DOC_MAX_SERIES)
+		fail_at(v, "%s.series: more than %d series", cp, DOC_MAX_SERIES);
+	json_array_foreach(arr, i, se) {
+		enum vmb_unit unit = VMB_UNIT_NONE;
+		double lo = -HUGE_VAL, last = -1;
+		char sp[224];
+
+		snprintf(sp, sizeof(sp), "%s.series[%zu]", cp, i);
+		if (!json_is_object(se)) {
+			fail_at(v, "%s: expected an object", sp);
+			return;
+		}
+		x = need(v, se, sp, "name", JSON_STRING);
+		if (x && (json_string_length(x) == 0 || json_string_length(x) > 47))
+			fail_at(v, "%s.name: expected a name of 1 to 47 characters", sp);
+		x = need(v, se, sp, "unit", JSON_STRING);
+		if (x && vmb_unit_parse(json_string_value(x), &unit) < 0)
+			fail_at(v, "%s.unit: unknown unit '%s'", sp, json_string_value(x));
+		for (k = 0; k < ARRAY_SIZE(nonneg); k++)
+			if (unit == nonneg[k])
+				lo = 0;
+		number(v, se, sp, "rep", true, true, false, 1, (double)(reps > 0 ? reps : 1));
+		number(v, se, sp, "bucket", false, true, false, 1, 1e9);
+		for (k = 0; k < i && !v->bad; k++) {
+			const json_t *o = json_array_get(arr, k);
+
+			if (json_equal(json_object_get(o, "name"), json_object_get(se, "name")) &&
+			    json_equal(json_object_get(o, "rep"), json_object_get(se, "rep")))
+				fail_at(v, "%s: a second series '%s' of repetition %lld", sp,
+					json_string_value(json_object_get(se, "name")),
+					(long long)json_integer_value(json_object_get(se, "rep")));
+		}
+		pts = need(v, se, sp, "points", JSON_ARRAY);
+		if (pts && (json_array_size(pts) == 0 || json_array_size(pts) > VMB_SERIES_MAX))
+			fail_at(v, "%s.points: expected 1 to %d points", sp, VMB_SERIES_MAX);
+		json_array_foreach(pts, j, pt) {
+			const json_t *t = json_array_get(pt, 0), *y = json_array_get(pt, 1);
+
+			if (v->bad)
+				return;
+			if (!json_is_array(pt) || json_array_size(pt) != 2 || !json_is_number(t) || !json_is_number(y) ||
+			    !isfinite(json_number_value(t)) || !isfinite(json_number_value(y)))
+				fail_at(v, "%s.points[%zu]: expected [t_s, value], two numbers", sp, j);
+			else if (json_number_value(t) < 0 || json_number_value(t) <= last)
+				fail_at(v, "%s.points[%zu]: t_s %g is %s", sp, j, json_number_value(t),
+					json_number_value(t) < 0 ? "negative" : "not after the point before it");
+			else if (json_number_value(y) < lo)
+				fail_at(v, "%s.points[%zu]: %g is negative, and %s cannot be", sp, j,
+					json_number_value(y), json_string_value(json_object_get(se, "unit")));
+			last = json_number_value(t);
+		}
+		if (v->bad)
+			return;
+	}
+}
+
 static void check_case(struct vctx *v, const json_t *c, const char *cp)
 {
 	const json_t *m, *reps;
@@ -404,6 +471,7 @@ static void check_case(struct vctx *v, const json_t *c, const char *cp)
 			return;
 	}
 	each_object(v, c, cp, "metrics", check_metric);
+	check_series(v, c, cp);
 }
 
 static void check_suite(struct vctx *v, const json_t *s, const char *sp)

@@ -109,20 +109,32 @@ static int iperf3_direction(struct imp *im, const json_t *end, const struct iper
 /* iperf3's intervals are what they are: the throughput of one run second
  * by second, kept as a metric of their own (interval_mbit_per_s) beside
  * the run's figure, never as repetitions. compare takes a document as one
- * run whatever its samples, so they cannot pass for independent ones. */
+ * run whatever its samples, so they cannot pass for independent ones.
+ * They are also the series "mbit_per_s" of repetition 1, each at its
+ * interval's end (sum.end, seconds from the test's start), as net.tcp_stream
+ * keeps its own: when every interval has an end, after the one before it. */
 static int iperf3_intervals(struct imp *im, const json_t *intervals, const struct iperf3_test *it)
 {
 	const char *kv[16];
 	const json_t *iv;
 	struct vmb_case *c = NULL;
 	struct where w;
-	size_t i;
+	size_t i, n = json_array_size(intervals), nt = 0;
+	double *ts = NULL, *vs = NULL;
+	int r = 0;
 
 	/* the case of the run's figure: net.udp for UDP, as vmbench's own */
 	iperf3_params(it, it->reverse, kv);
 	if (intervals && !json_is_array(intervals))
 		return import_fail(im, "intervals: expected an array");
+	ts = calloc(n ? n : 1, sizeof(*ts));
+	vs = calloc(n ? n : 1, sizeof(*vs));
+	if (!ts || !vs) {
+		r = -ENOMEM;
+		goto out;
+	}
 	json_array_foreach(intervals, i, iv) {
+		const json_t *end;
 		char ip[48];
 		double v;
 
@@ -131,14 +143,35 @@ static int iperf3_intervals(struct imp *im, const json_t *intervals, const struc
 		 * refused by its path, never skipped */
 		v = import_jnum(im, import_jget(im, iv, ip, "sum", JSON_OBJECT) ? json_object_get(iv, "sum") : NULL, ip,
 			 "bits_per_second", K_BIT_S);
-		if (im->bad)
-			return -EINVAL;
-		if (!c && !(c = import_case_of(im, "net", it->udp ? "udp" : "tcp_stream", kv, &w)))
-			return -ENOMEM;
-		if (import_value(c, "interval_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, false, v / 1e6) < 0)
-			return -ENOMEM;
+		if (im->bad) {
+			r = -EINVAL;
+			goto out;
+		}
+		if (!c && !(c = import_case_of(im, "net", it->udp ? "udp" : "tcp_stream", kv, &w))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (import_value(c, "interval_mbit_per_s", VMB_UNIT_MBIT_PER_S, VMB_HIGHER, false, v / 1e6) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		end = json_object_get(json_object_get(iv, "sum"), "end");
+		if (end && (!json_is_number(end) || !(json_number_value(end) > (nt ? ts[nt - 1] : 0)) ||
+			    json_number_value(end) > 86400.0 * 365)) {
+			r = import_fail(im, "%s.end: expected the interval's end in seconds, after the one before it", ip);
+			goto out;
+		}
+		if (end && nt == i) {
+			ts[nt] = json_number_value(end);
+			vs[nt++] = v / 1e6;
+		}
 	}
-	return 0;
+	if (c && nt && nt == n && vmb_case_add_series(c, "mbit_per_s", VMB_UNIT_MBIT_PER_S, 1, ts, vs, nt, VMB_SERIES_MAX) < 0)
+		r = -ENOMEM;
+out:
+	free(ts);
+	free(vs);
+	return r;
 }
 
 int import_iperf3(struct imp *im, const struct imp_input *in)

@@ -546,6 +546,25 @@ static int report_wa(struct vmb_ctx *ctx, struct vmb_rep *rep, const struct disk
 	return 0;
 }
 
+/* --disk.log-interval: per window, as fio's IOPS and latency logs with
+ * log_avg_msec, summed over the jobs: the I/Os completed in it / its
+ * length, and their mean completion latency (none for a window without
+ * one), at the window's end. */
+static void report_log(struct vmb_rep *rep, const struct disk_job *dj, unsigned n, size_t nlog, double log_s)
+{
+	for (size_t w = 0; w < nlog; w++) {
+		uint64_t ios = 0, lat = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			ios += dj[i].log[w].ios;
+			lat += dj[i].log[w].lat_ns;
+		}
+		vmb_rep_point(rep, "iops", VMB_UNIT_PER_S, (double)(w + 1) * log_s, (double)ios / log_s);
+		if (ios)
+			vmb_rep_point(rep, "latency", VMB_UNIT_NS, (double)(w + 1) * log_s, (double)lat / (double)ios);
+	}
+}
+
 /* randread, randwrite, randrw, seqread, seqwrite */
 static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *rep)
 {
@@ -560,12 +579,16 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 	struct vmb_worker *workers = calloc(n, sizeof(*workers));
 	struct disk_job *dj = calloc(n, sizeof(*dj));
 	struct hist *rlat = hist_new(), *wlat = hist_new();
+	double log_s = optset_double(ctx->opts, "log-interval") / 1000;
+	/* whole windows only: a last, shorter one would not be comparable */
+	size_t nlog = log_s > 0 ? (size_t)(ctx->duration_s / log_s + 1e-9) : 0;
+	struct disk_logwin *logs = nlog ? calloc((size_t)n * nlog, sizeof(*logs)) : NULL;
 	uint64_t start = UINT64_MAX, end = 0, reads = 0, writes = 0, written = 0;
 	double user = 0, sys = 0, window;
 	int64_t sectors_before = kind_writes(kind) ? device_sectors_written(st) : -1;
 	int r;
 
-	if (!workers || !dj || !rlat || !wlat) {
+	if (!workers || !dj || !rlat || !wlat || (nlog && !logs)) {
 		r = vmb_fail(ctx, -ENOMEM, "%u jobs", n);
 		goto out;
 	}
@@ -584,6 +607,8 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 			.seed = 0x243f6a8885a308d3ull * (st->reps * 1024 + i + 1),
 			/* sequential streams start spread over the target */
 			.start_block = (uint64_t)i * (st->size / bs) / n,
+			.log_ns = (uint64_t)(log_s * NSEC_PER_SEC), .log = logs ? logs + (size_t)i * nlog : NULL,
+			.nlog = nlog,
 		};
 		workers[i].arg = &dj[i];
 	}
@@ -634,8 +659,10 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 		vmb_rep_hist(rep, "latency", VMB_UNIT_NS, read_pct ? rlat : wlat);
 	}
 	report_cpu(rep, user, sys, window, reads + writes);
+	report_log(rep, dj, n, nlog, log_s);
 	r = report_wa(ctx, rep, st, sectors_before, written);
 out:
+	free(logs);
 	free(workers);
 	free(dj);
 	hist_free(rlat);
@@ -736,6 +763,10 @@ static const struct vmb_opt disk_opts[] = {
 	  .help = "randrw: percentage of reads (fio rwmixread)" },
 	{ .name = "ramp", .type = OPT_DOUBLE, .min = 0, .max = 3600, .def = "0.5", .quick = "0.1",
 	  .rep_overhead = true, .metavar = "SECONDS", .help = "I/O before each repetition's measured window, not counted (fio ramp_time)" },
+	{ .name = "log-interval", .type = OPT_DOUBLE, .min = 0, .max = 3600000, .def = "0", .metavar = "MS",
+	  .help = "randread, randwrite, randrw, seqread, seqwrite: keep IOPS and mean latency per window of MS "
+		  "milliseconds as series (fio's log_avg_msec with write_iops_log and write_lat_log); 0: none, as "
+		  "fio logs only when asked" },
 	{ .name = "buffered", .type = OPT_BOOL, .neutral = true,
 	  .help = "go through the page cache instead of O_DIRECT (the result then says so)" },
 	{ .name = "iomem", .type = OPT_STRING, .def = "malloc", .neutral = true, .choices = "malloc|mmap|mmaphuge|thp",

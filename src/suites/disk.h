@@ -59,6 +59,15 @@ struct disk_job {
 	uint64_t start_ns, end_ns;
 	double cpu_user_s, cpu_sys_s;
 	struct hist rlat, wlat;
+	/* --disk.log-interval (fio's log_avg_msec): completions and their
+	 * latency per window of log_ns from the measured window's start; nlog
+	 * windows (the caller's array), the I/O after the last one not logged */
+	uint64_t log_ns;
+	struct disk_logwin {
+		uint64_t ios, lat_ns;
+	} *log;
+	size_t nlog, log_at;
+	uint64_t log_next;
 	int err;
 	char errmsg[160];
 };

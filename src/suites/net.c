@@ -249,9 +249,10 @@ struct stream_pump {
 	size_t size;
 	enum netproto_dir dir;
 	uint64_t sent, recvd;
-	uint64_t iv_ns, next_iv, iv_bytes, iv_start;
+	uint64_t iv_ns, next_iv, iv_bytes, iv_start, t0;
 	double iv_min, iv_max;
 	unsigned nivs;
+	struct vmb_rep *rep; /* where each interval goes as a point of the series "mbit_per_s" */
 };
 
 /* Send and receive until deadline (or Ctrl-C). 0, or a negative errno
@@ -271,6 +272,7 @@ static int stream_pump(struct vmb_ctx *ctx, struct stream_pump *p, uint64_t dead
 			p->iv_min = p->nivs == 0 || mb < p->iv_min ? mb : p->iv_min;
 			p->iv_max = p->nivs == 0 || mb > p->iv_max ? mb : p->iv_max;
 			p->nivs++;
+			vmb_rep_point(p->rep, "mbit_per_s", VMB_UNIT_MBIT_PER_S, (double)(now - p->t0) / NSEC_PER_SEC, mb);
 			p->iv_bytes = mine;
 			p->iv_start = now;
 			p->next_iv = now + p->iv_ns;
@@ -356,7 +358,8 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 		pf[n].events = (short)((send_side ? POLLOUT : 0) | (recv_side ? POLLIN : 0));
 	}
 	cpu0 = clock_thread_cpu_ns();
-	sp.iv_start = t0 = clock_ns();
+	sp.iv_start = sp.t0 = t0 = clock_ns();
+	sp.rep = rep;
 	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
 	sp.next_iv = t0 + sp.iv_ns;
 	sp.buf = buf;
@@ -434,7 +437,8 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	double rate = optset_double(ctx->opts, "rate") * 1e6; /* bit/s */
 	struct sockaddr_storage data;
 	struct netmsg req, res;
-	uint64_t t0, t1, deadline, seq = 0, send_err = 0;
+	uint64_t t0, t1, deadline, seq = 0, send_err = 0, iv_seq = 0, iv_start, next_iv;
+	uint64_t iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * NSEC_PER_SEC);
 	double interval_ns = rate > 0 ? (double)size * 8.0 / rate * NSEC_PER_SEC : 0;
 	char *buf;
 	int fd = -1, r;
@@ -458,10 +462,20 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	}
 	t0 = clock_ns();
 	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
+	iv_start = t0;
+	next_iv = t0 + iv_ns;
 	for (;;) {
 		uint64_t due = t0 + (uint64_t)((double)seq * interval_ns), now = clock_ns();
 		struct netproto_dgram h;
 
+		/* iperf3 -u's interval lines on the client: what it sent per --net.interval */
+		if (now >= next_iv && next_iv <= deadline) {
+			vmb_rep_point(rep, "sender_mbit_per_s", VMB_UNIT_MBIT_PER_S, (double)(now - t0) / NSEC_PER_SEC,
+				      8.0 * (double)((seq - iv_seq) * size) / ((double)(now - iv_start) / NSEC_PER_SEC) / 1e6);
+			iv_seq = seq;
+			iv_start = now;
+			next_iv = now + iv_ns;
+		}
 		if (due >= deadline || now >= deadline || vmb_stop_requested())
 			break;
 		if (due > now + 20000)
@@ -857,8 +871,9 @@ static const struct vmb_opt net_opts[] = {
 	{ .name = "streams", .type = OPT_INT, .min = 1, .max = 128, .def = "1", .metavar = "N",
 	  .help = "tcp_stream: parallel connections, as iperf3 -P" },
 	{ .name = "interval", .type = OPT_DOUBLE, .min = 0.01, .max = 60, .def = "1", .quick = "0.02",
-	  .metavar = "SECONDS", .help = "tcp_stream: the client's throughput per interval, as iperf3 -i; the slowest and "
-					 "fastest are reported once a repetition holds two" },
+	  .metavar = "SECONDS", .help = "tcp_stream, udp: the client's throughput per interval, as iperf3 -i, kept as a "
+					 "series (tcp_stream also reports the slowest and fastest once a repetition holds "
+					 "two); http: requests/s and p99 latency per whole interval, as a series" },
 	{ .name = "reverse", .type = OPT_BOOL, .help = "tcp_stream: the server sends, as iperf3 -R" },
 	{ .name = "bidir", .type = OPT_BOOL, .help = "tcp_stream: both ways at once, as iperf3 --bidir" },
 	{ .name = "msg-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = NETSUITE_DEF_SIZE, .metavar = "SIZE",

@@ -55,8 +55,57 @@ struct hthread {
 	uint64_t answered; /* every response, also those drained after the window */
 	struct hist hist;
 	struct hist service; /* rate mode: from the actual send (wrk2's uncorrected latency) */
+	/* the series (http_interval): per whole --net.interval, checked once a
+	 * loop turn, never per request, the requests done in it over its
+	 * length and its latencies, as the histogram's non-zero buckets that
+	 * grew in it (ivs[k].first to ivs[k + 1].first of ivb) */
+	uint64_t iv_ns, iv_next, iv_start, iv_done;
+	struct hiv {
+		double t_s, per_s;
+		size_t first;
+	} *ivs;
+	size_t niv, maxiv;
+	struct hbucket {
+		unsigned idx;
+		uint64_t n;
+	} *ivb;
+	size_t nivb, capivb;
+	struct hist *iv_snap; /* the histogram at the last interval's end */
 	int err;
 };
+
+/* An interval of the series ends (now >= t->iv_next): what it added to the
+ * thread's count and histogram. -ENOMEM when that cannot be kept. */
+static int http_interval(struct hthread *t, uint64_t now)
+{
+	struct hiv *iv = &t->ivs[t->niv];
+
+	iv->t_s = (double)(now - t->start_ns) / NSEC_PER_SEC;
+	iv->per_s = (double)(t->done - t->iv_done) / ((double)(now - t->iv_start) / NSEC_PER_SEC);
+	iv->first = t->nivb;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		uint64_t grew = t->hist.buckets[b] - t->iv_snap->buckets[b];
+
+		if (!grew)
+			continue;
+		if (t->nivb == t->capivb) {
+			size_t nc = t->capivb ? 2 * t->capivb : 256;
+			struct hbucket *nb = realloc(t->ivb, nc * sizeof(*nb));
+
+			if (!nb)
+				return -ENOMEM;
+			t->ivb = nb;
+			t->capivb = nc;
+		}
+		t->ivb[t->nivb++] = (struct hbucket){ .idx = b, .n = grew };
+	}
+	memcpy(t->iv_snap, &t->hist, sizeof(t->hist));
+	t->niv++;
+	t->iv_done = t->done;
+	t->iv_start = now;
+	t->iv_next = now + t->iv_ns;
+	return 0;
+}
 
 static int hc_connect(struct hthread *t, struct hc *c)
 {
@@ -202,6 +251,8 @@ static void http_thread(struct vmb_worker *w)
 	/* The measured window: every thread's begins when it is released. */
 	w->start_ns = t->start_ns = clock_ns();
 	t->end_ns = t->start_ns + (uint64_t)((double)t->end_ns);
+	t->iv_start = t->start_ns;
+	t->iv_next = t->start_ns + t->iv_ns;
 	for (;;) {
 		uint64_t now = clock_ns(), timeout_ns = 10 * NSEC_PER_MSEC;
 		struct timespec ts;
@@ -209,6 +260,10 @@ static void http_thread(struct vmb_worker *w)
 
 		if (now >= t->end_ns || vmb_stop_requested())
 			break;
+		if (now >= t->iv_next && t->niv < t->maxiv && http_interval(t, now) < 0) {
+			w->err = -ENOMEM;
+			break;
+		}
 		for (unsigned i = 0; i < t->nconn; i++) {
 			struct hc *c = &t->conns[i];
 
@@ -335,6 +390,44 @@ static int http_target(struct vmb_ctx *ctx, const char *url, struct sockaddr_sto
 	return 0;
 }
 
+/* The series of the repetition: per interval k that every thread reached,
+ * requests_per_s (the threads' rates in it, added up) and p99_latency (of
+ * the latencies of every thread in it, from the histogram's buckets: the
+ * midpoint of the bucket, as any percentile here), at the interval's end
+ * on the first thread's clock. */
+static int http_series(struct vmb_rep *rep, const struct hthread *ts, unsigned nth)
+{
+	struct hist *h = hist_new();
+	size_t n = SIZE_MAX;
+
+	if (!h)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nth; i++)
+		n = ts[i].niv < n ? ts[i].niv : n;
+	for (size_t k = 0; k < n; k++) {
+		double per_s = 0;
+
+		hist_init(h);
+		for (unsigned i = 0; i < nth; i++) {
+			size_t to = k + 1 < ts[i].niv ? ts[i].ivs[k + 1].first : ts[i].nivb;
+
+			per_s += ts[i].ivs[k].per_s;
+			for (size_t b = ts[i].ivs[k].first; b < to; b++) {
+				h->buckets[ts[i].ivb[b].idx] += ts[i].ivb[b].n;
+				h->count += ts[i].ivb[b].n;
+			}
+		}
+		vmb_rep_point(rep, "requests_per_s", VMB_UNIT_PER_S, ts[0].ivs[k].t_s, per_s);
+		if (h->count) {
+			h->min = 0;
+			h->max = UINT64_MAX;
+			vmb_rep_point(rep, "p99_latency", VMB_UNIT_NS, ts[0].ivs[k].t_s, hist_percentile(h, 99));
+		}
+	}
+	hist_free(h);
+	return 0;
+}
+
 int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
 	struct net_state *st = ctx->priv;
@@ -391,6 +484,15 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 		ts[i].ep = -1;
 		hist_init(&ts[i].hist);
 		hist_init(&ts[i].service);
+		/* whole intervals inside the window only */
+		ts[i].iv_ns = (uint64_t)(optset_double(ctx->opts, "interval") * NSEC_PER_SEC);
+		ts[i].maxiv = (size_t)(st->window_s / optset_double(ctx->opts, "interval") + 1e-9);
+		ts[i].ivs = calloc(ts[i].maxiv + 1, sizeof(*ts[i].ivs));
+		ts[i].iv_snap = hist_new();
+		if (!ts[i].ivs || !ts[i].iv_snap) {
+			r = vmb_fail(ctx, -ENOMEM, "the series of %u client threads", nth);
+			goto out;
+		}
 		workers[i].arg = &ts[i];
 	}
 	r = vmb_parallel(ctx, nth, http_thread, workers);
@@ -428,6 +530,11 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	/* wrk2 prints this one with --u_latency: what coordinated omission would hide */
 	if (rate > 0)
 		vmb_rep_hist(rep, "uncorrected_latency", VMB_UNIT_NS, service);
+	r = http_series(rep, ts, nth);
+	if (r < 0) {
+		r = vmb_fail(ctx, r, "the series of %u client threads", nth);
+		goto out;
+	}
 	vmb_rep_value(rep, "requests", VMB_UNIT_NONE, VMB_HIGHER, (double)done);
 	vmb_rep_value(rep, "responses", VMB_UNIT_NONE, VMB_HIGHER, (double)answered);
 	vmb_rep_value(rep, "errors_non2xx", VMB_UNIT_NONE, VMB_LOWER, (double)non2xx);
@@ -442,6 +549,11 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 out:
 	hist_free(all);
 	hist_free(service);
+	for (unsigned i = 0; ts && i < nth; i++) {
+		free(ts[i].ivs);
+		free(ts[i].ivb);
+		hist_free(ts[i].iv_snap);
+	}
 	free(workers);
 	free(ts);
 	return r;

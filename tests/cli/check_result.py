@@ -36,7 +36,7 @@ def main():
             allow_skipped = True
     with open(path) as f:
         doc = json.load(f)
-    if doc.get("schema") != "vmbench-result" or doc.get("schema_version") not in (1, 2):
+    if doc.get("schema") != "vmbench-result" or doc.get("schema_version") not in (1, 2, 3):
         fail("schema")
     for k in ("id", "started", "ended", "tool", "fingerprint", "settings", "command_line"):
         if k not in doc:
@@ -60,6 +60,11 @@ def main():
                 fail(f"{s['name']}.{t['name']} status {t['status']} with {len(t['cases'])} cases")
             for c in t["cases"]:
                 ncases += 1
+                # series over time: each of a repetition the case has, times increasing
+                for se in c.get("series", []):
+                    ts = [p[0] for p in se["points"]]
+                    if not 1 <= se["rep"] <= c["repetitions"] or not ts or ts != sorted(set(ts)) or ts[0] < 0:
+                        fail(f"{s['name']}.{t['name']} series {se['name']} of repetition {se['rep']}: {ts[:5]}")
                 where = f"{s['name']}.{t['name']} {c['params']}"
                 names = [m["name"] for m in c["metrics"]]
                 # the runner's --threads (not a suite's own option of that name, as net's)

@@ -142,7 +142,7 @@ assert [x["order"] for x in g] == [d["run_group"]["order"] for d in b], "the sam
 assert b[0]["run_group"]["id"] != g[0]["id"] and b[0]["run_group"]["id"].startswith("0000002a-"), (g[0], b[0]["run_group"])
 for d in a:
     ran = [s["name"] + "." + te["name"] for s in d["suites"] for te in s["tests"]]
-    assert sorted(ran) == ["cpu.prime", "cpu.zlib"] and d["schema_version"] == 2, ran
+    assert sorted(ran) == ["cpu.prime", "cpu.zlib"] and d["schema_version"] == 3, ran
     c = d["suites"][0]["tests"][0]["cases"][0]
     assert len(c["reps"]) == c["repetitions"] and all("start" in r and "busy" in r for r in c["reps"]), c["reps"]
 PY

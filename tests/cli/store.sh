@@ -209,7 +209,7 @@ expect 2 "truncated JSON" "$VMB" show "$T/trunc.json"
 has "$T/err" "$T/trunc.json: not valid JSON at line 1" "position of the error"
 printf '{"schema": "vmbench-result", "schema_version": 7}' > "$T/future.json"
 expect 2 "newer schema version" "$VMB" show "$T/future.json"
-has "$T/err" "schema_version: 7 is not supported (this vmbench reads versions 1 to 2; it was written by a newer vmbench)" \
+has "$T/err" "schema_version: 7 is not supported (this vmbench reads versions 1 to 3; it was written by a newer vmbench)" \
 	"version message"
 printf '{"foo": 1}' > "$T/foreign.json"
 expect 2 "a JSON file that is not a result" "$VMB" show "$T/foreign.json"

@@ -1,5 +1,6 @@
 /* Fuzz target: a result document (as a guest or a colleague sends one)
- * through compare in every format, the HTML report and the text table.
+ * through compare in every format, the HTML report, the text table and
+ * the series' text and CSV.
  * Whatever the loader accepts, the reports must neither crash nor leak. */
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "../../src/report/compare.h"
 #include "../../src/report/html.h"
+#include "../../src/report/series.h"
 #include "../../src/report/text.h"
 #include "../../src/store/doc.h"
 #include "../../src/suites/suites.h"
@@ -96,6 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	paired(null, doc);
 	text_print_result_all(null, doc, true);
 	text_print_result_all(null, doc, false);
+	series_print_text(null, doc);
+	(void)series_print_csv(null, doc);
 	json_decref(failures);
 	json_decref(doc);
 	fclose(null);

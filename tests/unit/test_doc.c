@@ -71,8 +71,8 @@ static void invalid_documents(void **state)
 		const char *msg;
 	} cases[] = {
 		{ "schema", "\"other\"", "not a vmbench result" },
-		{ "schema_version", "3", "written by a newer vmbench" },
-		{ "schema_version", "0", "reads versions 1 to 2" },
+		{ "schema_version", "4", "written by a newer vmbench" },
+		{ "schema_version", "0", "reads versions 1 to 3" },
 		{ "run_group", "{\"id\": \"g\", \"round\": 0, \"rounds\": 2}", "run_group.round" },
 		{ "run_group", "{\"id\": \"g\", \"round\": 1, \"rounds\": 2, \"order\": [1]}", "run_group.order[0]" },
 		/* a lab failure's marker: numbers in range, the texts there, the paths strings or null */
@@ -89,6 +89,38 @@ static void invalid_documents(void **state)
 			    "\"cases\": [{\"params\": {}, \"repetitions\": 1, \"metrics\": [], "
 			    "\"reps\": [{\"busy\": true, \"noise\": {\"other_cpu_pct\": 400}}]}]}]}]",
 		  "reps[0].noise.other_cpu_pct" },
+		/* a series: refused whole, by its path */
+		/* a series: refused whole, by its path */
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"Mbit/s\", \"rep\": 3, \"points\": [[1, 2]]}]}]}]}]",
+		  "series[0].rep: 3 is out of range [1, 2]" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"furlongs\", \"rep\": 1, \"points\": [[1, 2]]}]}]}]}]",
+		  "series[0].unit: unknown unit 'furlongs'" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"Mbit/s\", \"rep\": 1, \"points\": [[1, 2], [1, 3]]}]}]}]}]",
+		  "series[0].points[1]: t_s 1 is not after the point before it" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"Mbit/s\", \"rep\": 1, \"points\": [[-1, 2]]}]}]}]}]",
+		  "series[0].points[0]: t_s -1 is negative" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"Mbit/s\", \"rep\": 1, \"points\": [[1, -2]]}]}]}]}]",
+		  "series[0].points[0]: -2 is negative, and Mbit/s cannot be" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"ns\", \"rep\": 1, \"points\": [[1, 2, 3]]}]}]}]}]",
+		  "series[0].points[0]: expected [t_s, value], two numbers" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"ns\", \"rep\": 1, \"points\": []}]}]}]}]",
+		  "series[0].points: expected 1 to 10000 points" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"ns\", \"rep\": 1, \"points\": [[1, 2]]}, {\"name\": \"m\", \"unit\": \"ns\", \"rep\": 1, \"points\": [[1, 2]]}]}]}]}]",
+		  "series[1]: a second series 'm' of repetition 1" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"\", \"unit\": \"ns\", \"rep\": 1, \"points\": [[1, 2]]}]}]}]}]",
+		  "series[0].name: expected a name of 1 to 47 characters" },
+		{ "suites", "[{\"name\": \"net\", \"status\": \"ok\", \"tests\": [{\"name\": \"t\", \"status\": \"ok\", "
+			    "\"cases\": [{\"params\": {}, \"repetitions\": 2, \"metrics\": [], \"series\": [{\"name\": \"m\", \"unit\": \"ns\", \"rep\": 1, \"bucket\": 0, \"points\": [[1, 2]]}]}]}]}]",
+		  "series[0].bucket: 0 is out of range" },
 		{ "schema_version", "\"1\"", "schema_version: expected an integer" },
 		{ "suites", NULL, "suites: missing" },
 		{ "suites", "{}", "suites: expected an array" },
