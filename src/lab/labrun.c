@@ -598,9 +598,13 @@ static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
  * driver is driver, or NULL. */
 static const json_t *guest_device(const json_t *fp, const char *list, const char *driver)
 {
+	const json_t *one = json_object_get(fp, list);
 	size_t i;
 	json_t *d;
 
+	/* the one device of its kind (the balloon: {"present", "driver"}) */
+	if (json_is_object(one))
+		return driver && !strcmp(json_string_value(json_object_get(one, "driver")) ?: "", driver) ? one : NULL;
 	json_array_foreach(json_object_get(fp, list), i, d)
 		if (driver && !strcmp(json_string_value(json_object_get(d, "driver")) ?: "", driver) &&
 		    json_string_value(json_object_get(d, "name")))
@@ -661,7 +665,7 @@ static bool boot_asked(const char *items)
 
 	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		if (lab_host_measured(what))
+		if (lab_item_suite(what) == &boot_suite)
 			return true;
 	}
 	return false;
@@ -675,7 +679,7 @@ static bool warm_asked(const char *items)
 
 	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		if (lab_host_measured(what) && (!strchr(what, '.') || !strcmp(strchr(what, '.') + 1, boot_suite.tests[1].name)))
+		if (lab_item_suite(what) == &boot_suite && (!strchr(what, '.') || !strcmp(strchr(what, '.') + 1, boot_suite.tests[1].name)))
 			return true;
 	}
 	return false;

@@ -42,13 +42,15 @@
 	  LAB_NET_HOST, LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                          \
 	X(LAB_NIC, "tap", tap_args, "network", "network card", NULL, NULL, tap_usable, tap_child, LAB_NET_HOST,  \
 	  LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                                        \
-	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)
+	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)        \
+	X(LAB_BALLOON, "guest-ram", guest_ram_args, "balloon", "memory balloon", NULL, NULL, NULL, NULL, NULL, NULL)
 
 /* "raw|qcow2": the back ends of the disk key, for --disk-format's choices */
 #define LAB_BACKEND_CHOICES(key) (LAB_BACKENDS(LAB_BACKEND_IF_##key) + 1)
 #define LAB_BACKEND_IF_LAB_DISK(k, n, ...) LAB_BACKEND_PICK_LAB_DISK_##k(n)
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_DISK(n) "|" n
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_NIC(n)
+#define LAB_BACKEND_PICK_LAB_DISK_LAB_BALLOON(n)
 
 /* Where a configuration's files are, and its back ends. */
 struct lab_paths {
