@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "balloon.h"
 #include "labnet.h"
 #include "fs.h"
 #include "labrun.h"
@@ -28,6 +29,7 @@
 #include "../core/clock.h"
 #include "../core/result.h"
 #include "../store/doc.h"
+#include "../suites/balloon.h"
 #include "../suites/boot.h"
 #include "../suites/suites.h"
 #include "../core/str.h"
@@ -1091,6 +1093,49 @@ static int prepare_fs(const struct lab_config *c, struct boot *b, const char *sc
 	return 0;
 }
 
+/* The balloon suite, measured from the host (src/lab/balloon.c) after the
+ * guest's items: its tests that --suites names, skipped with the reason
+ * where the configuration has no balloon; appended to doc's suites. */
+static int balloon_item(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t *doc,
+			char *err, size_t errlen)
+{
+	struct lab_balloon bl = { .qmp_socket = b->qmp, .conn = &b->conn, .fp = b->fp };
+	json_t *opts = NULL, *suite = NULL;
+	uint64_t mem = 0;
+	char what[64], why[512] = "";
+	int r;
+
+	for (const char *p = o->suites; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		const char *dot;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		dot = strchr(what, '.');
+		if (lab_item_suite(what) != &balloon_suite)
+			continue;
+		bl.idle |= !dot || !strcmp(dot + 1, balloon_suite.tests[0].name);
+		bl.loaded |= !dot || !strcmp(dot + 1, balloon_suite.tests[1].name);
+	}
+	if (!bl.idle && !bl.loaded)
+		return 0;
+	snprintf(b->step, sizeof(b->step), "run %s", balloon_suite.name);
+	if (!lab_config_device(c, LAB_BALLOON))
+		bl.skip = "the configuration has no balloon: give the matrix key balloon=on";
+	else if (parse_size(c->v[LAB_MEM], 1, UINT64_MAX, &mem) < 0 ||
+		 lab_balloon_opts(o->run_opts, mem, &bl.size, &bl.timeout_s, why, sizeof(why)) < 0)
+		return errf(err, errlen, -EINVAL, "balloon: mem=%s: %s", c->v[LAB_MEM], why);
+	if (!bl.skip && bl.loaded) {
+		opts = item_opts(o, lab_item_suite(BALLOON_LOAD), NULL, &b->net, NULL);
+		if (!opts)
+			return errf(err, errlen, -ENOMEM, "out of memory");
+		bl.load_opts = opts;
+	}
+	r = lab_balloon_measure(&bl, &suite, err, errlen);
+	json_decref(opts);
+	if (r == 0 && json_array_append_new(json_object_get(doc, "suites"), suite) < 0)
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+	return r;
+}
+
 /* The first boot: pinned when asked, checked, the filesystem made, the
  * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
@@ -1119,6 +1164,8 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 		r = prepare_fs(c, b, scratch, &fsrec, err, errlen);
 	if (r == 0)
 		r = run_items(o, b, scratch, lab_config_fs(c), doc, err, errlen);
+	if (r == 0)
+		r = balloon_item(c, o, b, *doc, err, errlen);
 	/* the document says what its file tests ran on */
 	if (r == 0 && fsrec && json_object_set_new(*doc, "filesystem", fsrec) < 0)
 		r = errf(err, errlen, -ENOMEM, "out of memory");

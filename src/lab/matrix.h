@@ -61,7 +61,7 @@
 	  0, firmware_check)                                                                                   \
 	X(LAB_PROFILE, "profile", "none", LIST, " none" LAB_PROFILE_NAMES,                                     \
 	  " (QEMU's emulations of the devices a hypervisor gives a Linux guest by default, not the "          \
-	  "hypervisors:" LAB_PROFILE_HELP_ROWS "; it sets the keys it names, and a key the matrix also gives "  \
+	  "hypervisors:" LAB_PROFILE_HELP_ROWS " it sets the keys it names, and a key the matrix also gives "  \
 	  "must agree with it)", 0, 0, NULL)                                                                   \
 	X(LAB_BALLOON, "balloon", "off", LIST, " off on", " (on: a virtio-balloon device, which the balloon "  \
 	  "suite inflates and deflates through QMP)", 0, 0, NULL)
