@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "balloon.h"
+#include "labrun.h"
 #include "qmp.h"
 #include "../core/clock.h"
 #include "../core/result.h"
 #include "../core/str.h"
-#include "../store/doc.h"
 #include "../suites/balloon.h"
 #include "../core/banned.h"
 
@@ -243,23 +243,12 @@ static int loaded(const struct lab_balloon *bl, struct vmb_suite_result *s, stru
 
 int lab_balloon_measure(const struct lab_balloon *bl, json_t **suite, char *err, size_t errlen)
 {
-	struct vmb_results res = { 0 };
+	struct vmb_results res;
 	struct vmb_suite_result *s;
-	json_t *doc = NULL, *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured");
 	char why[512];
-	int r = -ENOMEM;
+	int r = lab_host_suite_begin(&res, &balloon_suite, 2, &s);
 
-	res.suites = calloc(1, sizeof(*res.suites));
-	if (!res.suites || !fp)
-		goto out;
-	res.nsuites = 1;
-	s = res.suites;
-	s->name = xstrdup(balloon_suite.name);
-	s->tests = calloc(2, sizeof(*s->tests));
-	if (!s->name || !s->tests)
-		goto out;
-	r = 0;
-	if (bl->skip) {
+	if (r == 0 && bl->skip) {
 		s->status = VMB_SKIPPED;
 		s->reason = xstrdup(bl->skip);
 		r = s->reason ? 0 : -ENOMEM;
@@ -276,33 +265,24 @@ int lab_balloon_measure(const struct lab_balloon *bl, json_t **suite, char *err,
 		t->name = xstrdup(balloon_suite.tests[i].name);
 		if (!t->name) {
 			r = -ENOMEM;
-			break;
-		}
-		if (i) {
+		} else if (i) {
 			r = loaded(bl, s, t, err, errlen);
-			if (r < 0)
-				goto out_err;
-			continue;
-		}
-		if (cycle(bl, times, why, sizeof(why)) < 0) {
+			if (r < 0) {
+				vmb_results_release(&res);
+				return r;
+			}
+		} else if (cycle(bl, times, why, sizeof(why)) < 0) {
 			t->status = VMB_FAILED;
 			t->reason = xstrdup(why);
 			r = t->reason ? 0 : -ENOMEM;
-			continue;
+		} else {
+			t->cases = calloc(1, sizeof(*t->cases));
+			t->ncases = t->cases ? 1 : 0;
+			r = t->cases ? add_times(t->cases, bl->size, times) : -ENOMEM;
 		}
-		t->cases = calloc(1, sizeof(*t->cases));
-		t->ncases = t->cases ? 1 : 0;
-		r = t->cases ? add_times(t->cases, bl->size, times) : -ENOMEM;
 	}
-	if (r == 0 && doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp }, &doc, why, sizeof(why)) < 0)
-		r = -ENOMEM;
-out:
-	if (r < 0)
-		errf(err, errlen, r, "out of memory measuring the balloon");
-out_err:
-	vmb_results_release(&res);
-	json_decref(fp);
-	*suite = r == 0 && doc ? json_incref(json_array_get(json_object_get(doc, "suites"), 0)) : NULL;
-	json_decref(doc);
-	return r < 0 ? r : *suite ? 0 : errf(err, errlen, -ENOMEM, "out of memory measuring the balloon");
+	if (r < 0 && res.suites)
+		vmb_results_release(&res);
+	*suite = r == 0 ? lab_host_suite_end(&res) : NULL;
+	return *suite ? 0 : errf(err, errlen, -ENOMEM, "out of memory measuring the balloon");
 }

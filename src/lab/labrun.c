@@ -687,6 +687,42 @@ static bool warm_asked(const char *items)
 	return false;
 }
 
+int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, size_t ntests,
+			 struct vmb_suite_result **s)
+{
+	size_t n = 0;
+
+	while (desc->tests[n].name)
+		n++;
+	memset(res, 0, sizeof(*res));
+	res->suites = calloc(1, sizeof(*res->suites));
+	if (res->suites) {
+		res->nsuites = 1;
+		res->suites->name = xstrdup(desc->name);
+		res->suites->tests = calloc(ntests < n ? n : ntests, sizeof(*res->suites->tests));
+	}
+	if (!res->suites || !res->suites->name || !res->suites->tests) {
+		vmb_results_release(res);
+		return -ENOMEM;
+	}
+	*s = res->suites;
+	return 0;
+}
+
+json_t *lab_host_suite_end(struct vmb_results *res)
+{
+	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured"), *doc = NULL, *suite;
+	char why[256];
+
+	if (fp && doc_from_results(res, &(struct doc_meta){ .fingerprint = fp }, &doc, why, sizeof(why)) < 0)
+		doc = NULL;
+	vmb_results_release(res);
+	json_decref(fp);
+	suite = doc ? json_incref(json_array_get(json_object_get(doc, "suites"), 0)) : NULL;
+	json_decref(doc);
+	return suite;
+}
+
 /* The boot suite's result, measured here: its declared tests (cold, warm),
  * a metric per declared phase and their sum, and the note naming the
  * phases in order, which is what the report stacks. */
@@ -696,21 +732,13 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 	struct vmb_results res = { 0 };
 	struct vmb_suite_result *s;
 	struct vmb_case *c;
-	json_t *doc = NULL, *suite;
-	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured");
-	char phases[256] = "", why[256];
+	char phases[256] = "";
 	size_t off = 0;
 
 	for (size_t k = 0; k < BOOT_NPHASES && off < sizeof(phases); k++)
 		str_appendf(phases, sizeof(phases), &off, "%s%s", k ? "," : "", boot_phases[k].metric);
-	res.suites = calloc(1, sizeof(*res.suites));
-	if (!res.suites || !fp)
-		goto out;
-	res.nsuites = 1;
-	s = res.suites;
-	s->name = xstrdup(boot_suite.name);
-	s->tests = calloc(2, sizeof(*s->tests));
-	if (!s->name || !s->tests || vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
+	if (lab_host_suite_begin(&res, &boot_suite, 2, &s) < 0 ||
+	    vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
 		goto out;
 	s->ntests = nwarm ? 2 : 1;
 	for (size_t t = 0; t < s->ntests; t++) {
@@ -744,14 +772,10 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
-	if (doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp }, &doc, why, sizeof(why)) < 0)
-		doc = NULL;
+	return lab_host_suite_end(&res);
 out:
 	vmb_results_release(&res);
-	json_decref(fp);
-	suite = doc ? json_incref(json_array_get(json_object_get(doc, "suites"), 0)) : NULL;
-	json_decref(doc);
-	return suite;
+	return NULL;
 }
 
 /* A count in the guest's fingerprint object o is want (null: not known there) */
