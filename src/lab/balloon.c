@@ -209,10 +209,15 @@ static int loaded(const struct lab_balloon *bl, struct vmb_suite_result *s, stru
 	r = proto_host_run(bl->conn, BALLOON_LOAD, bl->load_opts, bl->fp, 120000, 3600000, &d);
 	bl->conn->on_progress = was;
 	bl->conn->progress_arg = was_arg;
-	if (r < 0)
+	/* the guest's ERROR (its run refused the options, or failed) fails this test;
+	 * a broken channel ends the boot */
+	if (r < 0 && r != -EIO)
 		return errf(err, errlen, r, "%s", bl->conn->err);
 	ran = json_number_value(json_object_get(d, "duration_s"));
-	if (!l.started) {
+	if (r < 0) {
+		t->status = VMB_FAILED;
+		t->reason = xstrdup(bl->conn->err);
+	} else if (!l.started) {
 		t->status = VMB_FAILED;
 		t->reason = xasprintf("the guest's %s ended (%.1f s) before its first case was under way: give it longer "
 				       "(--mem.ntimes, --mem.array-size) so that the balloon moves while it runs",

@@ -49,7 +49,7 @@ for dev in pvscsi megasas mptsas1068 virtio-balloon-pci; do
 done
 expect 0 "TCG guests behind pvscsi, megasas and mptsas1068, balloon=on, the balloon suite" "$VMB" lab run \
 	--matrix "accel=tcg disk=pvscsi,megasas,mptsas1068 fs=none balloon=on mem=256M" --suites balloon --quick \
-	--boots 1 --baseline none --balloon.size 64m --mem.array-size 2m --mem.ntimes 20 --cache "$cache" \
+	--boots 1 --baseline none --balloon.size 64m --mem.ntimes 10 --cache "$cache" \
 	--image-dir "$T/imgs" --db "$T/store.db" -o "$T/store.html"
 check "each guest shows its controller's driver behind its disk, and the balloon's" python3 - "$T/store.db" <<'PY'
 import json, sqlite3, sys
