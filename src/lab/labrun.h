@@ -46,8 +46,9 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 		   char *err, size_t errlen);
 /* The suite a --suites item names ("disk", "disk.randread"), or NULL. */
 const struct vmb_suite *lab_item_suite(const char *item);
-/* True for a --suites item ("boot", "boot.cold") the host measures around
- * the guest rather than the guest's agent: the boot suite's. */
+/* True for a --suites item ("boot", "boot.cold", "balloon.idle") the host
+ * measures around the guest rather than the guest's agent: the boot and
+ * balloon suites'. */
 bool lab_host_measured(const char *item);
 struct vmb_results;
 struct vmb_suite_result;

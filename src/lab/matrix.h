@@ -5,12 +5,14 @@
  * Two tables say everything about it, as X-macros so that the help text is
  * derived from them at compile time too:
  *   LAB_KEYS     the matrix keys (one row per key);
- *   LAB_DEVICES  the device models behind the disk and nic keys (one row per
- *                model: QEMU arguments, the guest driver expected behind it,
- *                the modules the guest image needs);
+ *   LAB_DEVICES  the device models behind the disk and nic keys, and
+ *                balloon=on's (one row per model: QEMU arguments, the guest
+ *                driver expected behind it, the modules the guest image
+ *                needs);
  * and the values of the keys that are tables of their own: LAB_CPUS (cpu),
  * LAB_FIRMWARES (firmware), LAB_MULTIQUEUE (the NICs queues= applies to),
- * LAB_FILESYSTEMS (fs), LAB_NETDIRS (netdir).
+ * LAB_FILESYSTEMS (fs), LAB_NETDIRS (netdir), LAB_PROFILES (profile: the
+ * keys each sets).
  * Adding a disk or NIC model is one row of LAB_DEVICES; adding a key is one
  * row of LAB_KEYS (and its effect in lab_qemu_argv). What a model sits on,
  * on the host side (an image file, user networking), is a back end: a row
