@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/lab/balloon.h"
 #include "../../src/lab/channels.h"
 #include "../../src/lab/fs.h"
 #include "../../src/lab/image.h"
@@ -704,6 +705,34 @@ static void balloon_key(void **state)
 	lab_matrix_release(&m);
 	assert_int_equal(lab_matrix_parse("balloon=yes", &m, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "balloon=yes is not known; valid values of balloon: off, on"));
+	{
+		/* the size: a quarter of mem by default, whole pages, leaving the guest 64 MiB */
+		json_t *o = json_pack("{s:I, s:f}", "balloon.size", (json_int_t)(100 << 20) + 123, "balloon.timeout", 5.0);
+		uint64_t size = 0;
+		double timeout = 0;
+
+		assert_int_equal(lab_balloon_opts(NULL, 512ull << 20, &size, &timeout, why, sizeof(why)), 0);
+		assert_int_equal(size, 128ull << 20);
+		assert_true(timeout == 60);
+		assert_int_equal(lab_balloon_opts(o, 512ull << 20, &size, &timeout, why, sizeof(why)), 0);
+		assert_int_equal(size, 100ull << 20);
+		assert_true(timeout == 5);
+		assert_int_equal(lab_balloon_opts(o, 128ull << 20, &size, &timeout, why, sizeof(why)), -EINVAL);
+		assert_string_equal(why, "--balloon.size 100 MiB does not fit in a guest of mem=128 MiB: give a size that "
+					 "leaves the guest 64 MiB at least");
+		json_decref(o);
+	}
+	{
+		/* balloon=off: the suite skipped with the reason, nothing asked of QEMU */
+		struct lab_balloon bl = { .idle = true, .loaded = true, .skip = "the configuration has no balloon" };
+		json_t *suite = NULL;
+
+		assert_int_equal(lab_balloon_measure(&bl, &suite, why, sizeof(why)), 0);
+		assert_string_equal(json_string_value(json_object_get(suite, "name")), "balloon");
+		assert_string_equal(json_string_value(json_object_get(suite, "status")), "skipped");
+		assert_string_equal(json_string_value(json_object_get(suite, "reason")), "the configuration has no balloon");
+		json_decref(suite);
+	}
 }
 
 /* A path too long for an argument fails the command line (it was cut short). */
