@@ -21,6 +21,7 @@
 #include "../core/noise.h"
 #include "../core/sys.h"
 #include "../core/stop.h"
+#include "../lab/balloon.h"
 #include "../lab/fs.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
@@ -33,6 +34,7 @@
 #include "../report/hostcost.h"
 #include "../store/db.h"
 #include "../store/doc.h"
+#include "../suites/balloon.h"
 #include "../suites/suites.h"
 #include "../core/str.h"
 #include "../core/banned.h"
@@ -450,6 +452,7 @@ static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct 
 {
 	json_t *labels = json_object_get(doc, "labels");
 	bool marker = json_object_get(doc, "lab_failure") != NULL;
+	char legend[512];
 	int64_t id;
 	int r = 0;
 
@@ -469,6 +472,8 @@ static void lab_keep(struct lab *l, const char *name, json_t *doc, const struct 
 		r = cmd_set_labels(doc, &optset_get(l->own, "label")->kv);
 	if (r == 0 && note)
 		r = json_object_set_new(doc, "lab_note", json_string(note));
+	if (r == 0 && c && lab_config_legend(c, legend, sizeof(legend)))
+		r = json_object_set_new(doc, "lab_legend", json_string(legend));
 	if (r == 0 && l->group)
 		r = json_object_set_new(doc, "run_group", json_deep_copy(l->group));
 	if (r < 0) {
@@ -1043,6 +1048,32 @@ static int check_suites(const struct vmb_cmd *self, const char *items)
 	return CMD_CONTINUE;
 }
 
+/* --suites balloon: a configuration with a balloon, whose mem holds
+ * --balloon.size; before any boot. */
+static int check_balloon(const struct vmb_cmd *self, const struct lab *l, const struct lab_matrix *m)
+{
+	bool any = false;
+	char why[512];
+
+	if (!items_name(l->suites, &balloon_suite))
+		return CMD_CONTINUE;
+	for (size_t i = 0; i < m->n; i++) {
+		uint64_t mem = 0, size;
+		double timeout;
+
+		if (!lab_config_device(&m->configs[i], LAB_BALLOON))
+			continue;
+		any = true;
+		if (parse_size(m->configs[i].v[LAB_MEM], 1, UINT64_MAX, &mem) == 0 &&
+		    lab_balloon_opts(l->run_opts, mem, &size, &timeout, why, sizeof(why)) < 0)
+			return cmd_usage_error(self, "%s", why);
+	}
+	if (!any)
+		return cmd_usage_error(self, "--suites names balloon, and no configuration of the matrix has a balloon: give "
+				       "the matrix key balloon=on (configurations with balloon=off skip it, saying so)");
+	return CMD_CONTINUE;
+}
+
 /* --label: none of the keys the lab sets itself (a matrix key, the session). */
 static int check_labels(const struct vmb_cmd *self, const struct optset *own)
 {
@@ -1159,6 +1190,8 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 		if (strcmp(m->configs[i].v[LAB_ARCH], m->configs[0].v[LAB_ARCH]))
 			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
 	ret = check_suites(self, l->suites);
+	if (ret == CMD_CONTINUE)
+		ret = check_balloon(self, l, m);
 	if (ret == CMD_CONTINUE)
 		ret = check_labels(self, own);
 	if (ret == CMD_CONTINUE && strcmp(optset_str(own, "baseline"), LAB_HOST) && strcmp(optset_str(own, "baseline"), "none"))

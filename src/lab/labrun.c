@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "balloon.h"
 #include "labnet.h"
 #include "fs.h"
 #include "labrun.h"
@@ -28,6 +29,7 @@
 #include "../core/clock.h"
 #include "../core/result.h"
 #include "../store/doc.h"
+#include "../suites/balloon.h"
 #include "../suites/boot.h"
 #include "../suites/suites.h"
 #include "../core/str.h"
@@ -605,9 +607,13 @@ static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
  * driver is driver, or NULL. */
 static const json_t *guest_device(const json_t *fp, const char *list, const char *driver)
 {
+	const json_t *one = json_object_get(fp, list);
 	size_t i;
 	json_t *d;
 
+	/* the one device of its kind (the balloon: {"present", "driver"}) */
+	if (json_is_object(one))
+		return driver && !strcmp(json_string_value(json_object_get(one, "driver")) ?: "", driver) ? one : NULL;
 	json_array_foreach(json_object_get(fp, list), i, d)
 		if (driver && !strcmp(json_string_value(json_object_get(d, "driver")) ?: "", driver) &&
 		    json_string_value(json_object_get(d, "name")))
@@ -668,7 +674,7 @@ static bool boot_asked(const char *items)
 
 	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		if (lab_host_measured(what))
+		if (lab_item_suite(what) == &boot_suite)
 			return true;
 	}
 	return false;
@@ -682,10 +688,46 @@ static bool warm_asked(const char *items)
 
 	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		if (lab_host_measured(what) && (!strchr(what, '.') || !strcmp(strchr(what, '.') + 1, boot_suite.tests[1].name)))
+		if (lab_item_suite(what) == &boot_suite && (!strchr(what, '.') || !strcmp(strchr(what, '.') + 1, boot_suite.tests[1].name)))
 			return true;
 	}
 	return false;
+}
+
+int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, size_t ntests,
+			 struct vmb_suite_result **s)
+{
+	size_t n = 0;
+
+	while (desc->tests[n].name)
+		n++;
+	memset(res, 0, sizeof(*res));
+	res->suites = calloc(1, sizeof(*res->suites));
+	if (res->suites) {
+		res->nsuites = 1;
+		res->suites->name = xstrdup(desc->name);
+		res->suites->tests = calloc(ntests < n ? n : ntests, sizeof(*res->suites->tests));
+	}
+	if (!res->suites || !res->suites->name || !res->suites->tests) {
+		vmb_results_release(res);
+		return -ENOMEM;
+	}
+	*s = res->suites;
+	return 0;
+}
+
+json_t *lab_host_suite_end(struct vmb_results *res)
+{
+	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured"), *doc = NULL, *suite;
+	char why[256];
+
+	if (fp && doc_from_results(res, &(struct doc_meta){ .fingerprint = fp }, &doc, why, sizeof(why)) < 0)
+		doc = NULL;
+	vmb_results_release(res);
+	json_decref(fp);
+	suite = doc ? json_incref(json_array_get(json_object_get(doc, "suites"), 0)) : NULL;
+	json_decref(doc);
+	return suite;
 }
 
 /* The boot suite's result, measured here: its declared tests (cold, warm),
@@ -697,21 +739,13 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 	struct vmb_results res = { 0 };
 	struct vmb_suite_result *s;
 	struct vmb_case *c;
-	json_t *doc = NULL, *suite;
-	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured");
-	char phases[256] = "", why[256];
+	char phases[256] = "";
 	size_t off = 0;
 
 	for (size_t k = 0; k < BOOT_NPHASES && off < sizeof(phases); k++)
 		str_appendf(phases, sizeof(phases), &off, "%s%s", k ? "," : "", boot_phases[k].metric);
-	res.suites = calloc(1, sizeof(*res.suites));
-	if (!res.suites || !fp)
-		goto out;
-	res.nsuites = 1;
-	s = res.suites;
-	s->name = xstrdup(boot_suite.name);
-	s->tests = calloc(2, sizeof(*s->tests));
-	if (!s->name || !s->tests || vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
+	if (lab_host_suite_begin(&res, &boot_suite, 2, &s) < 0 ||
+	    vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
 		goto out;
 	s->ntests = nwarm ? 2 : 1;
 	for (size_t t = 0; t < s->ntests; t++) {
@@ -745,14 +779,10 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
-	if (doc_from_results(&res, &(struct doc_meta){ .fingerprint = fp }, &doc, why, sizeof(why)) < 0)
-		doc = NULL;
+	return lab_host_suite_end(&res);
 out:
 	vmb_results_release(&res);
-	json_decref(fp);
-	suite = doc ? json_incref(json_array_get(json_object_get(doc, "suites"), 0)) : NULL;
-	json_decref(doc);
-	return suite;
+	return NULL;
 }
 
 /* A count in the guest's fingerprint object o is want (null: not known there) */
@@ -1175,6 +1205,49 @@ static int prepare_fs(const struct lab_config *c, struct boot *b, const char *sc
 	return 0;
 }
 
+/* The balloon suite, measured from the host (src/lab/balloon.c) after the
+ * guest's items: its tests that --suites names, skipped with the reason
+ * where the configuration has no balloon; appended to doc's suites. */
+static int balloon_item(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t *doc,
+			char *err, size_t errlen)
+{
+	struct lab_balloon bl = { .qmp_socket = b->qmp, .conn = &b->conn, .fp = b->fp };
+	json_t *opts = NULL, *suite = NULL;
+	uint64_t mem = 0;
+	char what[64], why[512] = "";
+	int r;
+
+	for (const char *p = o->suites; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		const char *dot;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		dot = strchr(what, '.');
+		if (lab_item_suite(what) != &balloon_suite)
+			continue;
+		bl.idle |= !dot || !strcmp(dot + 1, balloon_suite.tests[0].name);
+		bl.loaded |= !dot || !strcmp(dot + 1, balloon_suite.tests[1].name);
+	}
+	if (!bl.idle && !bl.loaded)
+		return 0;
+	snprintf(b->step, sizeof(b->step), "run %s", balloon_suite.name);
+	if (!lab_config_device(c, LAB_BALLOON))
+		bl.skip = "the configuration has no balloon: give the matrix key balloon=on";
+	else if (parse_size(c->v[LAB_MEM], 1, UINT64_MAX, &mem) < 0 ||
+		 lab_balloon_opts(o->run_opts, mem, &bl.size, &bl.timeout_s, why, sizeof(why)) < 0)
+		return errf(err, errlen, -EINVAL, "balloon: mem=%s: %s", c->v[LAB_MEM], why);
+	if (!bl.skip && bl.loaded) {
+		opts = item_opts(o, lab_item_suite(BALLOON_LOAD), NULL, &b->net, NULL);
+		if (!opts)
+			return errf(err, errlen, -ENOMEM, "out of memory");
+		bl.load_opts = opts;
+	}
+	r = lab_balloon_measure(&bl, &suite, err, errlen);
+	json_decref(opts);
+	if (r == 0 && json_array_append_new(json_object_get(doc, "suites"), suite) < 0)
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+	return r;
+}
+
 /* The first boot: pinned when asked, checked, the filesystem made, the
  * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
@@ -1203,6 +1276,8 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 		r = prepare_fs(c, b, scratch, &fsrec, err, errlen);
 	if (r == 0)
 		r = run_items(o, b, scratch, lab_config_fs(c), doc, err, errlen);
+	if (r == 0)
+		r = balloon_item(c, o, b, *doc, err, errlen);
 	/* the document says what its file tests ran on */
 	if (r == 0 && fsrec && json_object_set_new(*doc, "filesystem", fsrec) < 0)
 		r = errf(err, errlen, -ENOMEM, "out of memory");

@@ -46,8 +46,9 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 		   char *err, size_t errlen);
 /* The suite a --suites item names ("disk", "disk.randread"), or NULL. */
 const struct vmb_suite *lab_item_suite(const char *item);
-/* True for a --suites item ("boot", "boot.cold") the host measures around
- * the guest rather than the guest's agent: the boot suite's. */
+/* True for a --suites item ("boot", "boot.cold", "balloon.idle") the host
+ * measures around the guest rather than the guest's agent: the boot and
+ * balloon suites'. */
 bool lab_host_measured(const char *item);
 /* Host write amplification of one RUN: the bytes QEMU had written on the
  * host (its /proc/PID/io write_bytes) per byte the guest's device received
@@ -55,6 +56,18 @@ bool lab_host_measured(const char *item);
  * are finite and positive and so is the ratio; -EINVAL when it is not
  * measured (*amp untouched: no value is made up). */
 int lab_write_amplification(double host_bytes, double guest_bytes, double *amp);
+
+struct vmb_results;
+struct vmb_suite_result;
+/* The result of a suite the host measures (boot, balloon): res (its own)
+ * with the one suite of desc, room for its tests (as many as desc has, at
+ * least ntests), *s that suite; 0, or -ENOMEM with res released. */
+int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, size_t ntests,
+			 struct vmb_suite_result **s);
+/* res made a document's suite object (a new reference; its fingerprint is
+ * the guest's, the caller's document has it), res released; NULL: out of
+ * memory. */
+json_t *lab_host_suite_end(struct vmb_results *res);
 /* Kill every QEMU this process started and remove their files (signal-safe). */
 void lab_kill_all(void);
 

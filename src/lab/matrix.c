@@ -189,6 +189,65 @@ const struct lab_device lab_devices[] = {
 };
 const size_t lab_ndevices = sizeof(lab_devices) / sizeof(lab_devices[0]);
 
+const struct lab_profile lab_profiles[] = {
+#define PROFILE_ROW(n, hv, k, mach) { .name = n, .hypervisor = hv, .keys = k, .x86_machine = mach },
+	LAB_PROFILES(PROFILE_ROW)
+#undef PROFILE_ROW
+};
+const size_t lab_nprofiles = sizeof(lab_profiles) / sizeof(lab_profiles[0]);
+
+const struct lab_profile *lab_config_profile(const struct lab_config *c)
+{
+	for (size_t i = 0; i < lab_nprofiles; i++)
+		if (!strcmp(lab_profiles[i].name, c->v[LAB_PROFILE]))
+			return &lab_profiles[i];
+	return NULL;
+}
+
+bool lab_config_legend(const struct lab_config *c, char *buf, size_t len)
+{
+	const struct lab_profile *pr = lab_config_profile(c);
+	const struct lab_device *disk = lab_config_device(c, LAB_DISK);
+	const char *arm = !strcmp(c->v[LAB_ARCH], "aarch64") ? "virt" : NULL;
+
+	buf[0] = '\0';
+	if (!pr)
+		return false;
+	snprintf(buf, len, "profile=%s is QEMU's emulation of the devices %s gives a Linux guest by default (disk=%s "
+		 "nic=%s, machine %s), not %s itself", pr->name, pr->hypervisor, c->v[LAB_DISK], c->v[LAB_NIC],
+		 arm ? arm : disk && disk->x86_machine ? disk->x86_machine : pr->x86_machine, pr->hypervisor);
+	return true;
+}
+
+/* profile=: the keys its row names set in c; a key the matrix gave (bit k
+ * of given) must already have the row's value */
+static int profile_apply(struct lab_config *c, unsigned given, char *err, size_t errlen)
+{
+	const struct lab_profile *pr = lab_config_profile(c);
+
+	for (const char *p = pr ? pr->keys + strspn(pr->keys, " ") : ""; *p;) {
+		size_t n = strcspn(p, " ");
+		char key[32], *eq;
+		int k;
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		p += n + strspn(p + n, " ");
+		eq = strchr(key, '=');
+		if (eq)
+			*eq = '\0';
+		k = lab_key_find(key);
+		if (!eq || k < 0)
+			return errf(err, errlen, -EINVAL, "matrix: profile=%s sets '%s', no KEY=VALUE of a matrix key", pr->name,
+				    key);
+		if ((given & (1u << k)) && strcmp(c->v[k], eq + 1))
+			return errf(err, errlen, -EINVAL, "matrix: profile=%s sets %s=%s, and the matrix gives %s=%s; give "
+				    "the profile alone (it sets %s), or %s= without the profile", pr->name, key, eq + 1, key,
+				    c->v[k], key, key);
+		snprintf(c->v[k], sizeof(c->v[k]), "%s", eq + 1);
+	}
+	return 0;
+}
+
 const struct lab_fs lab_filesystems[] = {
 #define FS_ROW(n, pkg, f, mk, v, mods, min) { .name = n, .package = pkg, .files = f, .mkfs = mk, .version = v, .modules = mods, .min_mib = min },
 	LAB_FILESYSTEMS(FS_ROW)
@@ -232,6 +291,8 @@ static const char *const key_suites[LAB_NKEYS] = {
 	[LAB_QUEUES] = "net",
 	[LAB_NICE] = "cpu",
 	[LAB_FIRMWARE] = "boot",
+	[LAB_PROFILE] = "disk",
+	[LAB_BALLOON] = "balloon",
 };
 
 const char *lab_key_suite(enum lab_key k)
@@ -384,6 +445,12 @@ static int parse_product(const char *spec, struct lab_matrix *m, char *err, size
 			rest /= nvals[k];
 		}
 	}
+	/* a profile sets its keys, before the keys' checks judge them */
+	for (size_t i = 0; i < total; i++)
+		if ((r = profile_apply(&configs[i], given, err, errlen)) < 0) {
+			free(configs);
+			return r;
+		}
 	/* each key the matrix gives agrees with the other keys, in every configuration */
 	for (size_t i = 0; i < total; i++)
 		for (int k = 0; k < LAB_NKEYS; k++)
@@ -592,7 +659,8 @@ bool lab_config_unsupported(const struct lab_config *c, char *why, size_t len)
 		for (size_t i = 0; i < lab_ndevices && off < sizeof(there); i++)
 			if ((int)lab_devices[i].key == key && str_in_list(lab_devices[i].arches + 1, ' ', c->v[LAB_ARCH]))
 				str_appendf(there, sizeof(there), &off, "%s%s", off ? ", " : "", lab_devices[i].name);
-		snprintf(why, len, "QEMU has no %s=%s on %s (%s models on %s: %s)", keys[key].name, d->name, c->v[LAB_ARCH],
+		snprintf(why, len, "the lab has no %s=%s on %s: QEMU lacks the model there, or Debian's kernel its "
+			 "driver (%s models on %s: %s)", keys[key].name, d->name, c->v[LAB_ARCH],
 			 keys[key].name, c->v[LAB_ARCH], there);
 		return true;
 	}

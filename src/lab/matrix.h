@@ -5,12 +5,14 @@
  * Two tables say everything about it, as X-macros so that the help text is
  * derived from them at compile time too:
  *   LAB_KEYS     the matrix keys (one row per key);
- *   LAB_DEVICES  the device models behind the disk and nic keys (one row per
- *                model: QEMU arguments, the guest driver expected behind it,
- *                the modules the guest image needs);
+ *   LAB_DEVICES  the device models behind the disk and nic keys, and
+ *                balloon=on's (one row per model: QEMU arguments, the guest
+ *                driver expected behind it, the modules the guest image
+ *                needs);
  * and the values of the keys that are tables of their own: LAB_CPUS (cpu),
  * LAB_FIRMWARES (firmware), LAB_MULTIQUEUE (the NICs queues= applies to),
- * LAB_FILESYSTEMS (fs), LAB_NETDIRS (netdir).
+ * LAB_FILESYSTEMS (fs), LAB_NETDIRS (netdir), LAB_PROFILES (profile: the
+ * keys each sets).
  * Adding a disk or NIC model is one row of LAB_DEVICES; adding a key is one
  * row of LAB_KEYS (and its effect in lab_qemu_argv). What a model sits on,
  * on the host side (an image file, user networking), is a back end: a row
@@ -63,7 +65,13 @@
 	X(LAB_BACKEND, "backend", "file", LIST, " file block", "", 0, 0, NULL)                                   \
 	X(LAB_CACHE, "cache", "none", LIST, LAB_CACHE_NAMES, "; where the matrix gives none, --disk-cache's", 0, 0, \
 	  NULL)                                                                                                \
-	X(LAB_SNAPSHOT, "snapshot", "off", LIST, " off on", "", 0, 0, NULL)
+	X(LAB_SNAPSHOT, "snapshot", "off", LIST, " off on", "", 0, 0, NULL)                                   \
+	X(LAB_PROFILE, "profile", "none", LIST, " none" LAB_PROFILE_NAMES,                                     \
+	  " (QEMU's emulations of the devices a hypervisor gives a Linux guest by default, not the "          \
+	  "hypervisors:" LAB_PROFILE_HELP_ROWS " it sets the keys it names, and a key the matrix also gives "  \
+	  "must agree with it)", 0, 0, NULL)                                                                   \
+	X(LAB_BALLOON, "balloon", "off", LIST, " off on", " (on: a virtio-balloon device, which the balloon "  \
+	  "suite inflates and deflates through QMP)", 0, 0, NULL)
 
 /* The scratch disk (issue 26). backend: what QEMU opens on the host, file
  * (an image file of --disk-format) or block (a host block device: a loop
@@ -154,7 +162,10 @@
 #define LAB_ROW_aarch64_x86_64(n)
 
 /* X(KEY, name, arches, x86 machine, devices, driver, modules)
- * arches: where QEMU has the model, each after a space. x86 machine: the
+ * arches: where the lab runs the model, each after a space: QEMU has it
+ * there and Debian's kernel of that architecture has its driver (QEMU's
+ * aarch64 virt machine has pvscsi, but arm64's kernel has no vmw_pvscsi:
+ * Linux builds it for x86 only). x86 machine: the
  * machine type it needs on x86_64 (NULL: q35). devices: QEMU -device
  * arguments, space-separated; the backend is drive=d0 (disks) or netdev=n0
  * (NICs). driver: the Linux driver the guest must show behind it. modules:
@@ -178,7 +189,14 @@
 	X(LAB_NIC, "rtl8139", LAB_ANY_ARCH, NULL, "rtl8139,netdev=n0", "8139cp", "8139cp")                        \
 	X(LAB_NIC, "vmxnet3", LAB_ANY_ARCH, NULL, "vmxnet3,netdev=n0", "vmxnet3", "vmxnet3")                      \
 	X(LAB_NIC, "pcnet", " x86_64", NULL, "pcnet,netdev=n0", "pcnet32", "pcnet32")                              \
-	X(LAB_NIC, "e1000-82545em", LAB_ANY_ARCH, NULL, "e1000-82545em,netdev=n0", "e1000", "e1000")
+	X(LAB_NIC, "e1000-82545em", LAB_ANY_ARCH, NULL, "e1000-82545em,netdev=n0", "e1000", "e1000")               \
+	X(LAB_DISK, "pvscsi", " x86_64", NULL, "pvscsi,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "vmw_pvscsi",          \
+	  "vmw_pvscsi sd_mod")                                                                                   \
+	X(LAB_DISK, "megasas", LAB_ANY_ARCH, NULL, "megasas,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "megaraid_sas",  \
+	  "megaraid_sas sd_mod")                                                                                 \
+	X(LAB_DISK, "mptsas1068", LAB_ANY_ARCH, NULL, "mptsas1068,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "mptsas", \
+	  "mptsas sd_mod")                                                                                       \
+	X(LAB_BALLOON, "on", LAB_ANY_ARCH, NULL, "virtio-balloon-pci,id=balloon0", "virtio_balloon", "virtio_balloon")
 
 /* X(ENUM, name, start, run): the directions of the net suite's traffic
  * (the matrix key netdir), the functions in src/lab/labrun.c.
@@ -211,6 +229,23 @@
 #define LAB_FS_NAME(n, ...) " " n
 #define LAB_FS_NAMES LAB_FILESYSTEMS(LAB_FS_NAME)
 
+/* X(name, hypervisor, keys, x86 machine)
+ * The profiles (the profile key): the devices a hypervisor gives a Linux
+ * guest by default, as QEMU emulates them, not the hypervisor. keys: the
+ * matrix keys it sets, KEY=VALUE each after a space (a key the matrix also
+ * gives must have that value: lab_matrix_parse refuses the contradiction).
+ * x86 machine: QEMU's machine type nearest the hypervisor's chipset, unless
+ * the disk row needs its own (aarch64: virt). docs/methodology.md says
+ * where each choice comes from. */
+#define LAB_PROFILES(X)                                                                                 \
+	X("vmware", "VMware", " disk=pvscsi nic=vmxnet3", "pc")                                         \
+	X("vbox", "VirtualBox", " disk=ahci nic=e1000", "pc")                                           \
+	X("kvm", "KVM with libvirt", " disk=virtio-blk nic=virtio-net", "q35")
+#define LAB_PROFILE_NAME(n, ...) " " n
+#define LAB_PROFILE_NAMES LAB_PROFILES(LAB_PROFILE_NAME)
+#define LAB_PROFILE_HELP_ROW(n, hv, keys, mach) " " n " is" keys " machine=" mach ";"
+#define LAB_PROFILE_HELP_ROWS LAB_PROFILES(LAB_PROFILE_HELP_ROW)
+
 /* Modules every guest loads whatever its devices: the PCI transport of the
  * virtio devices and the agent's console. */
 #define LAB_BASE_MODULES "virtio_pci virtio_console"
@@ -226,6 +261,8 @@ enum lab_key { LAB_KEYS(LAB_KEY_ENUM) LAB_NKEYS };
 #define LAB_PICK_LAB_DISK_LAB_NIC(n)
 #define LAB_PICK_LAB_NIC_LAB_NIC(n) " " n
 #define LAB_PICK_LAB_NIC_LAB_DISK(n)
+#define LAB_PICK_LAB_DISK_LAB_BALLOON(n)
+#define LAB_PICK_LAB_NIC_LAB_BALLOON(n)
 
 /* The matrix keys and their values, for --help and the man page. */
 #define LAB_KEY_HELP(e, name, def, type, values, range, ...) " " name " =" values range " (default " def ")."
@@ -248,6 +285,13 @@ struct lab_firmware {
 	bool efi;
 	const char *package;
 };
+
+struct lab_profile {
+	const char *name, *hypervisor, *keys, *x86_machine;
+};
+
+extern const struct lab_profile lab_profiles[];
+extern const size_t lab_nprofiles;
 
 struct lab_mq {
 	const char *model, *arg;
@@ -334,6 +378,13 @@ int lab_topology_parse(const char *v, unsigned t[3]);
 bool lab_config_direct(const struct lab_config *c);
 /* snapshot=on: the drive is a qcow2 overlay over the back end's disk */
 bool lab_config_snapshot(const struct lab_config *c);
+/* The profile row of a configuration; NULL for profile=none. */
+const struct lab_profile *lab_config_profile(const struct lab_config *c);
+/* What a configuration's name stands for beyond its keys, for the reader
+ * of a report: with a profile, that its devices are QEMU's emulations of
+ * the hypervisor's defaults, which ones, and not the hypervisor. false
+ * (buf "") when there is nothing to say. */
+bool lab_config_legend(const struct lab_config *c, char *buf, size_t len);
 
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);

@@ -109,6 +109,15 @@ static int user_net_args(struct lab_args *a, const struct lab_backend *be, const
 	return 1;
 }
 
+/* The balloon sits on the guest's RAM, which QEMU has anyway: its device
+ * alone, nothing of the host's to attach */
+static int guest_ram_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
+			  const struct lab_paths *p)
+{
+	(void)a, (void)be, (void)c, (void)p;
+	return 1;
+}
+
 /* A tap device in QEMU's own network namespace, handed over as a descriptor
  * (tap_child made both in QEMU's forked child); a queue each of several,
  * LAB_TAP_FD and the next ones */
@@ -690,7 +699,9 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 	/* legacy IDE lives on the i440FX (pc) machine; everything else on q35 */
 	push(a, "-machine");
 	/* gic-version=max: GICv3 where it exists, beyond the 8 vCPUs of the default GICv2 */
-	push(a, "%s", arm ? "virt,gic-version=max" : disk->x86_machine ? disk->x86_machine : "q35");
+	/* a profile's machine, nearest its hypervisor's chipset, where the disk needs none of its own */
+	push(a, "%s", arm ? "virt,gic-version=max" : disk->x86_machine ? disk->x86_machine
+				 : lab_config_profile(c) ? lab_config_profile(c)->x86_machine : "q35");
 	push_accel(a, c);
 	r = push_cpu(a, c, why, len);
 	if (r < 0)

@@ -44,7 +44,8 @@
 	  LAB_NET_HOST, LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                          \
 	X(LAB_NIC, "tap", tap_args, "network", "network card", NULL, NULL, tap_usable, tap_child, LAB_NET_HOST,  \
 	  LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                                        \
-	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)
+	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)        \
+	X(LAB_BALLOON, "guest-ram", guest_ram_args, "balloon", "memory balloon", NULL, NULL, NULL, NULL, NULL, NULL)
 
 /* "raw|qcow2": the back ends of the disk key that are image files, for
  * --disk-format's choices (backend=file); the disk's other rows (block)
@@ -57,6 +58,7 @@
 #define LAB_IMAGE_FILE_qcow2_create(n) "|" n
 #define LAB_IMAGE_FILE_block_setup(n)
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_NIC(n)
+#define LAB_BACKEND_PICK_LAB_DISK_LAB_BALLOON(n)
 
 /* What QEMU opens as the scratch disk, as the disk's back end set it up:
  * the file (an image, or a host block device) and its format; the loop

@@ -186,6 +186,67 @@ int qmp_vcpu_threads(struct qmp *q, int timeout_ms, int **tids, size_t *n)
 	return r;
 }
 
+int qmp_parse_balloon(struct qmp *q, const json_t *ret, uint64_t *actual)
+{
+	const json_t *a = json_object_get(ret, "actual");
+	json_int_t v = json_integer_value(a);
+
+	/* a guest's memory: at least a byte, at most the lab's largest mem (1T) and then some */
+	if (!json_is_integer(a) || v < 1 || v > (json_int_t)1 << 50) {
+		snprintf(q->err, sizeof(q->err), "QMP query-balloon: no actual size in bytes (1 to 2^50)");
+		return -EPROTO;
+	}
+	*actual = (uint64_t)v;
+	return 0;
+}
+
+int qmp_balloon_actual(struct qmp *q, int timeout_ms, uint64_t *actual)
+{
+	json_t *ret = NULL;
+	int r = qmp_execute(q, "query-balloon", NULL, timeout_ms, &ret);
+
+	if (r == 0)
+		r = qmp_parse_balloon(q, ret, actual);
+	json_decref(ret);
+	return r;
+}
+
+int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+
+	for (;;) {
+		uint64_t now = clock_ns();
+		size_t before = json_array_size(q->events);
+		json_t *msg = NULL, *ev;
+		char *line = NULL;
+		int r;
+
+		if (now >= deadline)
+			return 0;
+		r = proto_recv_line(&q->conn, (int)((deadline - now + 999999) / 1000000), &line);
+		if (r == -ETIMEDOUT)
+			return 0;
+		if (r < 0) {
+			snprintf(q->err, sizeof(q->err), "QMP: %s", r == -EPIPE ? "QEMU closed the socket" : strerror(-r));
+			return r;
+		}
+		r = qmp_parse_line(q, line, &msg);
+		free(line);
+		if (r == 0) {
+			json_decref(msg);
+			snprintf(q->err, sizeof(q->err), "QMP: a reply that no command awaits");
+			return -EPROTO;
+		}
+		if (r < 0)
+			return r;
+		ev = json_array_get(q->events, json_array_size(q->events) - 1);
+		if (json_array_size(q->events) > before &&
+		    !strcmp(json_string_value(json_object_get(ev, "event")) ?: "", name))
+			return 1;
+	}
+}
+
 void qmp_close(struct qmp *q)
 {
 	proto_release(&q->conn);

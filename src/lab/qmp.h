@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proto.h"
 
@@ -26,6 +27,14 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, int timeout_ms, js
 /* The host thread ids of the vCPUs, in vCPU order (query-cpus-fast). */
 int qmp_vcpu_threads(struct qmp *q, int timeout_ms, int **tids, size_t *n);
 void qmp_close(struct qmp *q);
+/* query-balloon: the guest's memory as its balloon driver last reported it
+ * (RAM less the balloon), bytes. -EIO with q->err when QEMU has no balloon. */
+int qmp_balloon_actual(struct qmp *q, int timeout_ms, uint64_t *actual);
+/* Wait up to timeout_ms for QEMU's event name (BALLOON_CHANGE): 1 when it
+ * came (it is remembered in q->events as any event), 0 when the time ran
+ * out first, a negative errno when the socket failed. A reply read
+ * meanwhile, which no command awaits, is an error (-EPROTO). */
+int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms);
 
 /* The parsers behind the calls above, on their own for tests and fuzzing.
  * One line from QEMU: 0 with *out the reply (new reference), 1 for an event
@@ -36,5 +45,7 @@ int qmp_parse_line(struct qmp *q, const char *line, json_t **out);
 int qmp_result(struct qmp *q, const char *cmd, json_t *msg, json_t **ret);
 /* query-cpus-fast's return: thread ids in vCPU order. */
 int qmp_parse_vcpus(struct qmp *q, const json_t *cpus, int **tids, size_t *n);
+/* query-balloon's return: its "actual", bytes from 1 to 2^50. */
+int qmp_parse_balloon(struct qmp *q, const json_t *ret, uint64_t *actual);
 
 #endif

@@ -140,6 +140,16 @@ size_t cmp_caveats(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 {
 	size_t n = fewer_runs(f, t, prefix), untested = 0, single = 0;
 
+	/* what an operand's name stands for, as the lab says it (a profile: QEMU's emulation, not the hypervisor) */
+	for (size_t o = 0; o < t->nops; o++) {
+		const char *legend = json_string_value(json_object_get(json_array_get(t->ops[o].docs, 0), "lab_legend"));
+
+		if (legend) {
+			fprintf(f, "%s%s: %s\n", prefix, t->ops[o].name, legend);
+			n++;
+		}
+	}
+
 	for (size_t o = 0; o < t->nops; o++) {
 		const json_t *docs = t->ops[o].docs, *d0 = json_array_get(docs, 0), *d;
 		size_t i, busy = 0, sensed = 0;

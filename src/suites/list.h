@@ -10,6 +10,7 @@
 	X(vmexit) \
 	X(app) \
 	X(boot) \
+	X(balloon) \
 	VMB_SUITES_TEST(X)
 
 /* Suites built only into a test build (tests/meson.build's vmbench-toy,

@@ -113,7 +113,7 @@ has "$T/err" "-o: '$T/exists.html' exists" "says so"
 check "nothing was fetched for it" test ! -e "$T/no-cache"
 expect 1 "a matrix of which nothing can run here" "$VMB" lab run --matrix "accel=tcg arch=aarch64 disk=ide" \
 	--suites boot --baseline none --cache "$T/no-cache" --db "$T/none.db"
-has "$T/err" "arch=aarch64 disk=ide: skipped: QEMU has no disk=ide on aarch64 (disk models on aarch64: virtio-blk," \
+has "$T/err" "arch=aarch64 disk=ide: skipped: the lab has no disk=ide on aarch64: QEMU lacks the model there, or Debian's kernel its driver (disk models on aarch64: virtio-blk," \
 	"IDE on arm: why, from the device table"
 has "$T/err" "no configuration of the matrix can run here" "and that nothing ran"
 # products joined by |: one after the other, each configuration said

@@ -1,5 +1,6 @@
 /* Fuzz target: QMP replies as QEMU sends them, one JSON object a line:
- * events, errors, returns, and a query-cpus-fast return's thread ids. */
+ * events, errors, returns, a query-cpus-fast return's thread ids and a
+ * query-balloon return's size. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,12 +30,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (qmp_parse_line(&q, line, &msg) != 0)
 			continue;
+		json_incref(msg); /* for the second reading, as query-balloon's */
 		if (qmp_result(&q, "query-cpus-fast", msg, &ret) == 0 && qmp_parse_vcpus(&q, ret, &tids, &n) == 0) {
 			/* every vCPU has a thread of its own */
 			for (size_t i = 0; i < n; i++)
 				if (tids[i] <= 0)
 					abort();
 			free(tids);
+		}
+		json_decref(ret);
+		ret = NULL;
+		if (qmp_result(&q, "query-balloon", msg, &ret) == 0) {
+			uint64_t actual = 0;
+
+			/* a size in bytes the lab can compute with */
+			if (qmp_parse_balloon(&q, ret, &actual) == 0 && (actual < 1 || actual > (1ull << 50)))
+				abort();
 		}
 		json_decref(ret);
 	}

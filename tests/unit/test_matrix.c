@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/lab/balloon.h"
 #include "../../src/lab/channels.h"
 #include "../../src/lab/fs.h"
 #include "../../src/lab/image.h"
@@ -277,6 +278,12 @@ static void command_lines(void **state)
 		{ "aarch64", "ahci", "virt,gic-version=max", "ich9-ahci,id=ahci0", "ahci" },
 		{ "aarch64", "virtio-scsi", "virt,gic-version=max", "virtio-scsi-pci,id=scsi0", "virtio_scsi" },
 		{ "aarch64", "nvme", "virt,gic-version=max", "nvme,drive=d0,serial=vmbench0", "nvme" },
+		/* VMware's and VirtualBox's SCSI controllers, as QEMU emulates them */
+		{ "x86_64", "pvscsi", "q35", "pvscsi,id=scsi0", "vmw_pvscsi" },
+		{ "x86_64", "megasas", "q35", "megasas,id=scsi0", "megaraid_sas" },
+		{ "x86_64", "mptsas1068", "q35", "mptsas1068,id=scsi0", "mptsas" },
+		{ "aarch64", "megasas", "virt,gic-version=max", "scsi-hd,drive=d0,bus=scsi0.0", "megaraid_sas" },
+		{ "aarch64", "mptsas1068", "virt,gic-version=max", "mptsas1068,id=scsi0", "mptsas" },
 	};
 	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
 			       .console_log = "/c" };
@@ -324,8 +331,13 @@ static void command_lines(void **state)
 		snprintf(c.v[LAB_DISK], 32, "ide");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EOPNOTSUPP);
 		/* the models there are, from the table: a new row joins the list */
-		assert_non_null(strstr(why, "QEMU has no disk=ide on aarch64 (disk models on aarch64: virtio-blk, virtio-scsi, "
-					    "ahci, lsi, nvme"));
+		assert_non_null(strstr(why, "the lab has no disk=ide on aarch64: QEMU lacks the model there, or Debian's "
+					    "kernel its driver (disk models on aarch64: virtio-blk, virtio-scsi, ahci, lsi, nvme, "
+					    "megasas, mptsas1068)"));
+		/* QEMU's virt machine has pvscsi; arm64's kernel has no vmw_pvscsi */
+		snprintf(c.v[LAB_DISK], 32, "pvscsi");
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EOPNOTSUPP);
+		assert_non_null(strstr(why, "the lab has no disk=pvscsi on aarch64"));
 		strv_clear(&a);
 		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
@@ -625,6 +637,139 @@ static void device_table(void **state)
 		for (size_t j = i + 1; j < mods.n; j++)
 			assert_string_not_equal(mods.v[i], mods.v[j]);
 	strv_clear(&mods);
+}
+
+/* The profiles: each row sets valid keys, to models its machine has; a
+ * profile expands to its devices and machine, agrees with a key the matrix
+ * also gives or refuses it, and its legend says it is QEMU's emulation. */
+static void profiles(void **state)
+{
+	static const struct {
+		const char *profile, *disk, *nic, *machine;
+	} cases[] = {
+		{ "vmware", "pvscsi", "vmxnet3", "pc" },
+		{ "vbox", "ahci", "e1000", "pc" },
+		{ "kvm", "virtio-blk", "virtio-net", "q35" },
+	};
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c" };
+	struct lab_matrix m;
+	char why[512];
+
+	(void)state;
+	assert_int_equal(lab_nprofiles, sizeof(cases) / sizeof(cases[0]));
+	assert_int_equal(lab_matrix_parse("accel=tcg profile=vmware,vbox,kvm", &m, why, sizeof(why)), 0);
+	assert_int_equal(m.n, 3);
+	/* the configurations are named by the keys given: the profile alone */
+	assert_true(m.given & (1u << LAB_PROFILE));
+	assert_false(m.given & (1u << LAB_DISK));
+	for (size_t i = 0; i < m.n; i++) {
+		struct strv a = { 0 };
+		const struct lab_device *disk = lab_config_device(&m.configs[i], LAB_DISK);
+		char dev[128];
+
+		assert_string_equal(m.configs[i].v[LAB_PROFILE], cases[i].profile);
+		assert_string_equal(m.configs[i].v[LAB_DISK], cases[i].disk);
+		assert_string_equal(m.configs[i].v[LAB_NIC], cases[i].nic);
+		assert_int_equal(lab_qemu_argv(&m.configs[i], &p, &a, why, sizeof(why)), 0);
+		assert_true(has_pair(&a, "-machine", cases[i].machine));
+		snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(disk->devices, " "), disk->devices);
+		assert_true(has_pair(&a, "-device", dev));
+		snprintf(dev, sizeof(dev), "%s,netdev=n0", !strcmp(cases[i].nic, "virtio-net") ? "virtio-net-pci" : cases[i].nic);
+		assert_true(has_pair(&a, "-device", dev));
+		assert_true(lab_config_legend(&m.configs[i], why, sizeof(why)));
+		assert_non_null(strstr(why, "is QEMU's emulation of the devices"));
+		assert_non_null(strstr(why, ", not "));
+		strv_clear(&a);
+	}
+	assert_non_null(strstr(why, "profile=kvm is QEMU's emulation of the devices KVM with libvirt gives a Linux guest "
+				    "by default (disk=virtio-blk nic=virtio-net, machine q35), not KVM with libvirt itself"));
+	lab_matrix_release(&m);
+	/* a key the matrix gives: the profile's value, or a usage error naming both */
+	assert_int_equal(lab_matrix_parse("profile=vmware disk=pvscsi smp=1,2", &m, why, sizeof(why)), 0);
+	assert_int_equal(m.n, 2);
+	assert_string_equal(m.configs[1].v[LAB_NIC], "vmxnet3");
+	lab_matrix_release(&m);
+	assert_int_equal(lab_matrix_parse("profile=vmware disk=ide", &m, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "matrix: profile=vmware sets disk=pvscsi, and the matrix gives disk=ide; give the profile "
+				 "alone (it sets disk), or disk= without the profile");
+	assert_null(m.configs);
+	/* one configuration that contradicts refuses the whole matrix */
+	assert_int_equal(lab_matrix_parse("profile=none,vbox nic=virtio-net", &m, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "profile=vbox sets nic=e1000, and the matrix gives nic=virtio-net"));
+	/* none sets nothing and has no legend */
+	assert_int_equal(lab_matrix_parse("disk=ide", &m, why, sizeof(why)), 0);
+	assert_string_equal(m.configs[0].v[LAB_PROFILE], "none");
+	assert_null(lab_config_profile(&m.configs[0]));
+	assert_false(lab_config_legend(&m.configs[0], why, sizeof(why)));
+	lab_matrix_release(&m);
+	/* every row's keys are matrix keys with valid values, its models on x86_64 */
+	for (size_t i = 0; i < lab_nprofiles; i++) {
+		char spec[128];
+
+		snprintf(spec, sizeof(spec), "arch=x86_64%s", lab_profiles[i].keys);
+		assert_int_equal(lab_matrix_parse(spec, &m, why, sizeof(why)), 0);
+		assert_false(lab_config_unsupported(&m.configs[0], why, sizeof(why)));
+		lab_matrix_release(&m);
+		assert_true(!strcmp(lab_profiles[i].x86_machine, "pc") || !strcmp(lab_profiles[i].x86_machine, "q35"));
+	}
+}
+
+/* balloon=on: a virtio-balloon device, its module loaded by that
+ * configuration only */
+static void balloon_key(void **state)
+{
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c" };
+	struct lab_matrix m;
+	char why[512];
+
+	(void)state;
+	assert_int_equal(lab_matrix_parse("accel=tcg balloon=off,on", &m, why, sizeof(why)), 0);
+	for (size_t i = 0; i < 2; i++) {
+		struct strv a = { 0 }, mods = { 0 };
+		bool on = i == 1, loaded = false;
+
+		assert_int_equal(lab_qemu_argv(&m.configs[i], &p, &a, why, sizeof(why)), 0);
+		assert_int_equal(has_pair(&a, "-device", "virtio-balloon-pci,id=balloon0"), on);
+		assert_int_equal(lab_config_modules(&m.configs[i], &mods), 0);
+		for (size_t j = 0; j < mods.n; j++)
+			loaded |= !strcmp(mods.v[j], "virtio_balloon");
+		assert_int_equal(loaded, on);
+		strv_clear(&a);
+		strv_clear(&mods);
+	}
+	lab_matrix_release(&m);
+	assert_int_equal(lab_matrix_parse("balloon=yes", &m, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "balloon=yes is not known; valid values of balloon: off, on"));
+	{
+		/* the size: a quarter of mem by default, whole pages, leaving the guest 64 MiB */
+		json_t *o = json_pack("{s:I, s:f}", "balloon.size", (json_int_t)(100 << 20) + 123, "balloon.timeout", 5.0);
+		uint64_t size = 0;
+		double timeout = 0;
+
+		assert_int_equal(lab_balloon_opts(NULL, 512ull << 20, &size, &timeout, why, sizeof(why)), 0);
+		assert_int_equal(size, 128ull << 20);
+		assert_true(timeout == 60);
+		assert_int_equal(lab_balloon_opts(o, 512ull << 20, &size, &timeout, why, sizeof(why)), 0);
+		assert_int_equal(size, 100ull << 20);
+		assert_true(timeout == 5);
+		assert_int_equal(lab_balloon_opts(o, 128ull << 20, &size, &timeout, why, sizeof(why)), -EINVAL);
+		assert_string_equal(why, "--balloon.size 100 MiB does not fit in a guest of mem=128 MiB: give a size that "
+					 "leaves the guest 64 MiB at least");
+		json_decref(o);
+	}
+	{
+		/* balloon=off: the suite skipped with the reason, nothing asked of QEMU */
+		struct lab_balloon bl = { .idle = true, .loaded = true, .skip = "the configuration has no balloon" };
+		json_t *suite = NULL;
+
+		assert_int_equal(lab_balloon_measure(&bl, &suite, why, sizeof(why)), 0);
+		assert_string_equal(json_string_value(json_object_get(suite, "name")), "balloon");
+		assert_string_equal(json_string_value(json_object_get(suite, "status")), "skipped");
+		assert_string_equal(json_string_value(json_object_get(suite, "reason")), "the configuration has no balloon");
+		json_decref(suite);
+	}
 }
 
 /* A path too long for an argument fails the command line (it was cut short). */
@@ -980,6 +1125,13 @@ static void backend_table(void **state)
 		snprintf(c.v[be->key], 32, "%s", d->name);
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		ref = strstr(d->devices, "drive=") ? strstr(d->devices, "drive=") + 6 : strstr(d->devices, "netdev=");
+		if (be->key == LAB_BALLOON) {
+			/* the guest's RAM: the device alone, no host object to name */
+			assert_null(ref);
+			assert_true(has_pair(&a, "-device", d->devices));
+			strv_clear(&a);
+			continue;
+		}
 		assert_non_null(ref);
 		if (*ref == 'n' && !strncmp(ref, "netdev=", 7))
 			ref += 7;
@@ -1272,6 +1424,8 @@ int main(void)
 		cmocka_unit_test(naming_configurations),
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(device_table),
+		cmocka_unit_test(profiles),
+		cmocka_unit_test(balloon_key),
 		cmocka_unit_test(cpu_side_arguments),
 		cmocka_unit_test(cpu_side_tables),
 		cmocka_unit_test(cpu_side_parsers),

@@ -54,6 +54,14 @@ static void real_qemu(void **state)
 	assert_int_equal(n, 2);
 	assert_true(tids[0] > 0 && tids[1] > 0 && tids[0] != tids[1]);
 	free(tids);
+	/* no balloon device: QEMU's error, and no event comes in the time given */
+	{
+		uint64_t actual = 0;
+
+		assert_int_equal(qmp_balloon_actual(&q, 60000, &actual), -EIO);
+		assert_non_null(strstr(q.err, "query-balloon"));
+		assert_int_equal(qmp_wait_event(&q, "BALLOON_CHANGE", 50), 0);
+	}
 	assert_int_equal(qmp_execute(&q, "no-such-command", NULL, 60000, NULL), -EIO);
 	assert_non_null(strstr(q.err, "no-such-command"));
 	/* QEMU may exit before its answer to quit is flushed (more often on a
@@ -169,6 +177,20 @@ static void parsers(void **state)
 		{ "{\"return\": ", -EPROTO, 0 },
 		{ "", -EPROTO, 0 },
 	};
+	static const struct {
+		const char *ret; /* query-balloon's return */
+		int r;
+		uint64_t actual;
+	} balloons[] = {
+		{ "{\"actual\": 402653184}", 0, 402653184 },
+		{ "{\"actual\": 1125899906842624}", 0, 1ull << 50 },
+		{ "{\"actual\": 0}", -EPROTO, 0 },
+		{ "{\"actual\": -4096}", -EPROTO, 0 },
+		{ "{\"actual\": 1125899906842625}", -EPROTO, 0 },
+		{ "{\"actual\": 4.5e8}", -EPROTO, 0 },
+		{ "{\"actual\": \"512M\"}", -EPROTO, 0 },
+		{ "{}", -EPROTO, 0 },
+	};
 	struct qmp q = { .fd = -1 };
 
 	(void)state;
@@ -200,6 +222,17 @@ static void parsers(void **state)
 		json_decref(ret);
 	}
 	assert_int_equal(json_array_size(q.events), 1);
+	for (size_t i = 0; i < sizeof(balloons) / sizeof(balloons[0]); i++) {
+		json_t *ret = json_loads(balloons[i].ret, 0, NULL);
+		uint64_t actual = 7;
+
+		assert_non_null(ret);
+		if (qmp_parse_balloon(&q, ret, &actual) != balloons[i].r)
+			fail_msg("balloon case %zu: not %d", i, balloons[i].r);
+		/* written only on success */
+		assert_int_equal(actual, balloons[i].r == 0 ? balloons[i].actual : 7);
+		json_decref(ret);
+	}
 	json_decref(q.events);
 }
 

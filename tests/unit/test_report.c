@@ -340,6 +340,42 @@ static void fingerprint_warnings(void **state)
 	cmp_table_release(&t);
 }
 
+/* What a lab configuration's name stands for (a profile: QEMU's emulation,
+ * not the hypervisor) is said beside it, in text and in HTML, escaped */
+static void legends(void **state)
+{
+	static const double x[] = { 100, 101, 99 };
+	struct cmp_table t;
+	json_t *d = doc_with("{}", "iops", "higher", x, 3), *e = doc_with("{}", "iops", "higher", x, 3);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	(void)state;
+	cmp_table_init(&t, suites_find);
+	json_object_set_new(d, "lab_legend", json_string("profile=vbox is QEMU's emulation <of> VirtualBox's devices, "
+							 "not VirtualBox itself"));
+	assert_int_equal(cmp_add_operand(&t, "profile=vbox", json_pack("[o]", d)), 0);
+	assert_int_equal(cmp_add_operand(&t, "profile=none", json_pack("[o]", e)), 0);
+	assert_int_equal(cmp_build(&t), 0);
+	mem = open_memstream(&text, &len);
+	assert_non_null(mem);
+	assert_true(cmp_caveats(mem, &t, &(struct cmp_filter){ .all = true }, "") >= 1);
+	assert_int_equal(fclose(mem), 0);
+	assert_non_null(strstr(text, "profile=vbox: profile=vbox is QEMU's emulation <of> VirtualBox's devices, not "
+				     "VirtualBox itself\n"));
+	assert_null(strstr(text, "profile=none:"));
+	free(text);
+	text = NULL;
+	mem = open_memstream(&text, &len);
+	assert_non_null(mem);
+	assert_int_equal(html_report(mem, &t, "lab"), 0);
+	assert_int_equal(fclose(mem), 0);
+	assert_non_null(strstr(text, "QEMU&#39;s emulation &lt;of&gt; VirtualBox"));
+	free(text);
+	cmp_table_release(&t);
+}
+
 /* A seeded generator (xorshift64*) and normal deviates (Box-Muller): the
  * simulated documents are the same on every run of the test. */
 static uint64_t rng_state;
@@ -1031,6 +1067,7 @@ int main(void)
 		cmocka_unit_test(aa_and_ab),
 		cmocka_unit_test(import_pairs_with_native),
 		cmocka_unit_test(fingerprint_warnings),
+		cmocka_unit_test(legends),
 		cmocka_unit_test(params_words),
 		cmocka_unit_test(lead_sentence),
 		cmocka_unit_test(boot_phases),
