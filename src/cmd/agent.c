@@ -525,7 +525,8 @@ static int prepare(struct proto_conn *c, const char *line)
 		return send_error(c, "", err);
 	if (agent_mounted)
 		return send_error(c, "", "PREPARE: a filesystem is mounted already (one PREPARE per session)");
-	if (lab_fs_make(lab_fs_find(req.fs), req.device, PROTO_MOUNTPOINT, &rec, err, sizeof(err)) < 0)
+	if ((*req.share ? lab_fs_mount_share(lab_share_find(req.share), PROTO_MOUNTPOINT, &rec, err, sizeof(err))
+			: lab_fs_make(lab_fs_find(req.fs), req.device, PROTO_MOUNTPOINT, &rec, err, sizeof(err))) < 0)
 		return send_error(c, "PREPARE: ", err);
 	agent_mounted = true;
 	text = json_dumps(rec, JSON_COMPACT);

@@ -58,7 +58,8 @@
 	  (uint64_t)-20, 19, NULL)                                                                             \
 	X(LAB_FIRMWARE, "firmware", "default", WORD, "",                                                       \
 	  " the guest's firmware (default: QEMU's, uefi: OVMF or QEMU_EFI):" LAB_ARCH_ROWS(LAB_FIRMWARES), 0,  \
-	  0, firmware_check)
+	  0, firmware_check)                                                                                   \
+	X(LAB_SHARE, "share", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_SHARE), "", 0, 0, share_check)
 
 /* X(ARCH, name, kvm, tcg, model)
  * The CPU models of the cpu key, a row per architecture (ARCH a bare
@@ -152,7 +153,11 @@
 	X(LAB_NIC, "rtl8139", LAB_ANY_ARCH, NULL, "rtl8139,netdev=n0", "8139cp", "8139cp")                        \
 	X(LAB_NIC, "vmxnet3", LAB_ANY_ARCH, NULL, "vmxnet3,netdev=n0", "vmxnet3", "vmxnet3")                      \
 	X(LAB_NIC, "pcnet", " x86_64", NULL, "pcnet,netdev=n0", "pcnet32", "pcnet32")                              \
-	X(LAB_NIC, "e1000-82545em", LAB_ANY_ARCH, NULL, "e1000-82545em,netdev=n0", "e1000", "e1000")
+	X(LAB_NIC, "e1000-82545em", LAB_ANY_ARCH, NULL, "e1000-82545em,netdev=n0", "e1000", "e1000")              \
+	X(LAB_SHARE, "9p", LAB_ANY_ARCH, NULL, "virtio-9p-pci,fsdev=s0,mount_tag=" LAB_SHARE_TAG, "9pnet_virtio",   \
+	  "9pnet_virtio 9p")                                                                                    \
+	X(LAB_SHARE, "virtiofs", LAB_ANY_ARCH, NULL, "vhost-user-fs-pci,chardev=s0,tag=" LAB_SHARE_TAG, "virtiofs", \
+	  "virtiofs")
 
 /* X(ENUM, name, start, run): the directions of the net suite's traffic
  * (the matrix key netdir), the functions in src/lab/labrun.c.
@@ -185,6 +190,23 @@
 #define LAB_FS_NAME(n, ...) " " n
 #define LAB_FS_NAMES LAB_FILESYSTEMS(LAB_FS_NAME)
 
+/* The shared folders (the share key): a host directory of the lab's, in
+ * the guest at the mount tag LAB_SHARE_TAG. Their QEMU devices are rows of
+ * LAB_DEVICES (key LAB_SHARE), their host sides rows of LAB_BACKENDS of
+ * the same names (src/lab/qemu.h), and how the guest mounts each is a row
+ * here: X(name, type, options), type and data as mount(2) takes them.
+ * 9p: the 9P2000.L dialect (Linux's own: the file modes and links a test
+ * file needs), no guest cache (each read and write goes to the host, as
+ * the file tests mean to measure), 512 KiB messages (the kernel's default
+ * 8 KiB would split every test block into many requests). virtiofs: the
+ * tag alone; the caching is virtiofsd's (cache=auto). With a share, the
+ * storage suites' file tests run on it and no filesystem is made on the
+ * scratch disk (the fs key stays at its default). */
+#define LAB_SHARE_TAG "vmbench"
+#define LAB_SHARES(X)                                                      \
+	X("9p", "9p", "trans=virtio,version=9p2000.L,cache=none,msize=524288") \
+	X("virtiofs", "virtiofs", "")
+
 /* Modules every guest loads whatever its devices: the PCI transport of the
  * virtio devices and the agent's console. */
 #define LAB_BASE_MODULES "virtio_pci virtio_console"
@@ -200,6 +222,12 @@ enum lab_key { LAB_KEYS(LAB_KEY_ENUM) LAB_NKEYS };
 #define LAB_PICK_LAB_DISK_LAB_NIC(n)
 #define LAB_PICK_LAB_NIC_LAB_NIC(n) " " n
 #define LAB_PICK_LAB_NIC_LAB_DISK(n)
+#define LAB_DEVICE_NAME_IF_LAB_SHARE(k, n, ...) LAB_PICK_LAB_SHARE_##k(n)
+#define LAB_PICK_LAB_SHARE_LAB_SHARE(n) " " n
+#define LAB_PICK_LAB_SHARE_LAB_DISK(n)
+#define LAB_PICK_LAB_SHARE_LAB_NIC(n)
+#define LAB_PICK_LAB_DISK_LAB_SHARE(n)
+#define LAB_PICK_LAB_NIC_LAB_SHARE(n)
 
 /* The matrix keys and their values, for --help and the man page. */
 #define LAB_KEY_HELP(e, name, def, type, values, range, ...) " " name " =" values range " (default " def ")."
@@ -240,6 +268,16 @@ struct lab_fs {
 
 extern const struct lab_fs lab_filesystems[];
 extern const size_t lab_nfilesystems;
+
+struct lab_share {
+	const char *name, *type, *options;
+};
+
+extern const struct lab_share lab_shares[];
+extern const size_t lab_nshares;
+
+/* The row of a share model (how the guest mounts it); NULL for none. */
+const struct lab_share *lab_share_find(const char *name);
 
 /* The row of a filesystem name; NULL for none or an unknown one. */
 const struct lab_fs *lab_fs_find(const char *name);

@@ -24,6 +24,7 @@
 #define VMB_QEMU_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "matrix.h"
 #include "../core/util.h"
@@ -42,13 +43,28 @@
 	  LAB_NET_HOST, LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                          \
 	X(LAB_NIC, "tap", tap_args, "network", "network card", NULL, NULL, tap_usable, tap_child, LAB_NET_HOST,  \
 	  LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                                        \
-	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)
+	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)           \
+	X(LAB_SHARE, "9p", share_9p_args, "shares", "shared folder", share_9p_setup, share_teardown, NULL, NULL,  \
+	  NULL, NULL)                                                                                              \
+	X(LAB_SHARE, "virtiofs", share_virtiofs_args, "shares", "shared folder", share_virtiofs_setup,           \
+	  share_teardown, NULL, NULL, NULL, NULL)
 
 /* "raw|qcow2": the back ends of the disk key, for --disk-format's choices */
 #define LAB_BACKEND_CHOICES(key) (LAB_BACKENDS(LAB_BACKEND_IF_##key) + 1)
 #define LAB_BACKEND_IF_LAB_DISK(k, n, ...) LAB_BACKEND_PICK_LAB_DISK_##k(n)
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_DISK(n) "|" n
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_NIC(n)
+#define LAB_BACKEND_PICK_LAB_DISK_LAB_SHARE(n)
+
+/* The share back ends (a share model's host side is the back end of its
+ * own name): the host directory, virtiofsd's socket and its stderr, in the
+ * work directory; and the program, Debian's (QEMU 7.2 ships it). */
+#define LAB_SHARE_DIR "share"
+#define LAB_SHARE_SOCKET "virtiofsd.sock"
+#define LAB_SHARE_LOG "virtiofsd.log"
+#define LAB_VIRTIOFSD "/usr/lib/qemu/virtiofsd"
+/* How long virtiofsd may take to make its socket */
+#define LAB_VIRTIOFSD_START_MS 10000
 
 /* Where a configuration's files are, and its back ends. */
 struct lab_paths {
@@ -57,6 +73,9 @@ struct lab_paths {
 	const char *fw_vars;             /* the firmware's variable store of this boot (a copy) */
 	uint64_t disk_size;              /* of the scratch disk a back end's setup creates */
 	const char *backend[LAB_NKEYS]; /* by name; NULL: the key's first row */
+	const char *work_dir;            /* the boot's own directory: a share's files go in it */
+	const char *arch;                /* the guest's: which QEMU a back end asks what it has */
+	pid_t *share_helper;             /* where a share back end keeps its process (virtiofsd), 0: none */
 };
 
 struct lab_args; /* the command line being built, behind one error check */
@@ -86,6 +105,9 @@ const struct lab_backend *lab_backend_of(const struct lab_paths *p, enum lab_key
  * the rows passed over) when none. why is also filled when a row was
  * passed over for a later one (tap not permitted: user networking). */
 const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t len);
+/* The keys of names not yet named whose model has a back end of its own
+ * name (a share's host side: 9p, virtiofs): that one. */
+void lab_backends_own(const struct lab_config *c, const char *names[LAB_NKEYS]);
 /* In QEMU's forked child: the children of the configuration's back ends. */
 int lab_backends_child(const struct lab_config *c, const struct lab_paths *p);
 /* In QEMU's forked child: what the configuration's keys do to QEMU's own
@@ -100,6 +122,12 @@ int lab_firmware_setup(const struct lab_config *c, const struct lab_paths *p, ch
  * on failure the ones set up are torn down and why says what failed. */
 int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
 void lab_backends_teardown(const struct lab_config *c, const struct lab_paths *p);
+
+/* The files a share back end made in work directory dir, removed: the
+ * shared directory's tree (not following links), virtiofsd's socket and
+ * the pid file it keeps in /run/virtiofsd. Async-signal-safe (a second
+ * Ctrl-C's cleanup calls it); its process must be gone. */
+void lab_share_remove(const char *dir);
 
 /* The QEMU command line; -EOPNOTSUPP with why when QEMU cannot build this
  * combination (a controller the machine type lacks), -ENOMEM. */

@@ -533,7 +533,7 @@ static void nice_in_child(void **state)
 static void device_table(void **state)
 {
 	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
-			       .console_log = "/c" };
+			       .console_log = "/c", .work_dir = "/w" };
 	struct strv mods = { 0 };
 	char why[512];
 
@@ -559,6 +559,9 @@ static void device_table(void **state)
 			a += 1 + l;
 			snprintf(c.v[LAB_ARCH], 32, "%s", arch);
 			snprintf(c.v[LAB_ACCEL], 32, "tcg");
+			/* as a boot names them: a share model's back end is its own */
+			memset(p.backend, 0, sizeof(p.backend));
+			lab_backends_own(&c, p.backend);
 			assert_int_equal(lab_qemu_argv(&c, &p, &argv, why, sizeof(why)), 0);
 			for (const char *dv = d->devices; *dv;) {
 				size_t dl = strcspn(dv, " ");
@@ -922,7 +925,7 @@ static void backend_table(void **state)
 	for (size_t i = 0; i < lab_nbackends; i++) {
 		const struct lab_backend *be = &lab_backends[i];
 		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
-				       .agent_socket = "/a", .console_log = "/c" };
+				       .agent_socket = "/a", .console_log = "/c", .work_dir = "/w" };
 		const struct lab_device *d = NULL;
 		struct lab_config c;
 		struct strv a = { 0 };
@@ -930,6 +933,10 @@ static void backend_table(void **state)
 		const char *ref;
 		bool found = false;
 
+		/* the model of the back end's own name (a share's), else its key's first */
+		for (size_t j = 0; !d && j < lab_ndevices; j++)
+			if (lab_devices[j].key == be->key && !strcmp(lab_devices[j].name, be->name))
+				d = &lab_devices[j];
 		for (size_t j = 0; !d && j < lab_ndevices; j++)
 			if (lab_devices[j].key == be->key && strstr(lab_devices[j].arches, " x86_64"))
 				d = &lab_devices[j];
@@ -942,10 +949,15 @@ static void backend_table(void **state)
 		c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
 		snprintf(c.v[be->key], 32, "%s", d->name);
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
-		ref = strstr(d->devices, "drive=") ? strstr(d->devices, "drive=") + 6 : strstr(d->devices, "netdev=");
+		/* the id the device names its back end by: drive=, netdev=, fsdev=, chardev= */
+		ref = NULL;
+		for (size_t j = 0; !ref && j < 4; j++) {
+			static const char *const refs[] = { "drive=", "netdev=", "fsdev=", "chardev=" };
+			const char *at = strstr(d->devices, refs[j]);
+
+			ref = at && (at == d->devices || at[-1] == ',') ? at + strlen(refs[j]) : NULL;
+		}
 		assert_non_null(ref);
-		if (*ref == 'n' && !strncmp(ref, "netdev=", 7))
-			ref += 7;
 		snprintf(id, sizeof(id), "%.*s", (int)strcspn(ref, ", "), ref);
 		snprintf(want, sizeof(want), "id=%s", id);
 		for (size_t k = 0; k < a.n; k++)
