@@ -358,13 +358,20 @@ static int share_virtiofs_args(struct lab_args *a, const struct lab_backend *be,
 	return 1;
 }
 
-/* virtiofsd gone: killed with its process group and reaped, untracked */
+/* virtiofsd gone: killed with its process group and reaped, untracked.
+ * Its sandbox is a child in a PID namespace of its own, which the init
+ * process reaps, not this one: its group is waited for to empty (2 s at
+ * most), so that nothing of it outlives the lab. */
 static void virtiofsd_stop(pid_t *pid)
 {
+	uint64_t deadline = clock_ns() + 2000000000ull;
+
 	if (*pid > 0 && lab_tracked(*pid)) {
 		(void)kill(-*pid, SIGKILL);
 		(void)waitpid(*pid, NULL, 0);
 		lab_untrack(*pid);
+		while (kill(-*pid, 0) == 0 && clock_ns() < deadline)
+			nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
 	}
 	*pid = 0;
 }
