@@ -17,6 +17,7 @@
 
 #include "test.h"
 #include "../../src/cmd/cmd.h"
+#include "../../src/lab/matrix.h"
 #include "../../src/lab/proto.h"
 #include "fixture_doc.h"
 
@@ -767,6 +768,85 @@ static void parse_prepare_cases(void **state)
 	}
 }
 
+/* A share's PREPARE: the guest mounts it by its tag, and the host takes the
+ * record of the mount (no mkfs: nothing was made) only as asked; the guest
+ * takes {"share": NAME} of a row, nothing more. */
+static void share_prepare_cases(void **state)
+{
+	static const struct {
+		const char *script;
+		int r;
+		const char *msg;
+	} cases[] = {
+		{ "PREPARED {\"type\": \"9p\", \"device\": \"vmbench\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw,trans=virtio\", \"size_bytes\": 4096}\n", 0, "" },
+		{ "PREPARED {\"type\": \"9p\", \"device\": \"vmbench\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 4096, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
+		  "unknown key 'mkfs'" },
+		{ "PREPARED {\"type\": \"virtiofs\", \"device\": \"vmbench\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 4096}\n", -EPROTO,
+		  "the guest made virtiofs on vmbench at /mnt/vmbench, the host asked for 9p on vmbench" },
+		{ "PREPARED {\"type\": \"9p\", \"device\": \"other\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 4096}\n", -EPROTO, "the host asked for 9p on vmbench" },
+		{ "ERROR PREPARE: mounting the share vmbench (9p) at /mnt/vmbench: No such device\n", -EIO, "No such device" },
+	};
+	static const struct {
+		const char *line;
+		int r;
+		const char *share_or_error;
+	} lines[] = {
+		{ "PREPARE {\"share\": \"9p\"}", 0, "9p" },
+		{ "PREPARE {\"share\": \"virtiofs\"}", 0, "virtiofs" },
+		{ "PREPARE {\"share\": \"nfs\"}", -EINVAL, "a share of the table" },
+		{ "PREPARE {\"share\": \"9p\", \"device\": \"/dev/vda\"}", -EINVAL, "expected {\"share\": NAME}" },
+		{ "PREPARE {\"share\": 9}", -EINVAL, "expected {\"share\": NAME}" },
+		{ "PREPARE {\"share\": \"9p\\u0000x\"}", -EINVAL, "is not allowed" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fake f;
+		struct proto_conn c;
+		json_t *rec = NULL;
+		int r;
+
+		fake_start(&f, cases[i].script, 0, false, false);
+		proto_init(&c, f.to_host[0], f.to_guest[1]);
+		r = proto_host_share(&c, "9p", 300, &rec);
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
+		if (r < 0 && !strstr(c.err, cases[i].msg))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, c.err, cases[i].msg);
+		if (r == 0) {
+			assert_string_equal(json_string_value(json_object_get(rec, "device")), LAB_SHARE_TAG);
+			assert_int_equal(json_object_size(rec), 5);
+		}
+		json_decref(rec);
+		proto_release(&c);
+		fake_stop(&f);
+	}
+	{
+		struct proto_conn c;
+		json_t *rec = NULL;
+
+		proto_init(&c, -1, -1);
+		assert_int_equal(proto_host_share(&c, "nfs", 100, &rec), -EINVAL);
+		assert_null(rec);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		struct proto_prepare p;
+		char err[256] = "";
+		int r = proto_parse_prepare(lines[i].line, &p, err, sizeof(err));
+
+		if (r != lines[i].r)
+			fail_msg("line %zu: %d, expected %d (%s)", i, r, lines[i].r, err);
+		if (r < 0 && !strstr(err, lines[i].share_or_error))
+			fail_msg("line %zu: \"%s\" lacks \"%s\"", i, err, lines[i].share_or_error);
+		if (r == 0 && (strcmp(p.share, lines[i].share_or_error) || *p.fs || *p.device))
+			fail_msg("line %zu: share %s, fs %s, device %s", i, p.share, p.fs, p.device);
+	}
+}
+
 static void parse_run_cases(void **state)
 {
 	static const struct {
@@ -1395,6 +1475,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(host_token_serve),
 		cmocka_unit_test(prepare_cases),
 		cmocka_unit_test(parse_prepare_cases),
+		cmocka_unit_test(share_prepare_cases),
 		cmocka_unit_test_teardown(real_agent, kill_live_agent),
 		cmocka_unit_test_teardown(real_agent_serves, kill_live_agent),
 		cmocka_unit_test_teardown(agent_refuses, kill_live_agent),
