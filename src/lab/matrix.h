@@ -59,7 +59,9 @@
 	X(LAB_FIRMWARE, "firmware", "default", WORD, "",                                                       \
 	  " the guest's firmware (default: QEMU's, uefi: OVMF or QEMU_EFI):" LAB_ARCH_ROWS(LAB_FIRMWARES), 0,  \
 	  0, firmware_check)                                                                                   \
-	X(LAB_SHARE, "share", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_SHARE), "", 0, 0, share_check)
+	X(LAB_SHARE, "share", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_SHARE),                                 \
+	  ": a directory of the lab's shared into the guest (QEMU's virtio-9p, or virtiofsd), where the file "     \
+	  "tests then run instead of a filesystem of the scratch disk (fs stays ext4)", 0, 0, share_check)
 
 /* X(ARCH, name, kvm, tcg, model)
  * The CPU models of the cpu key, a row per architecture (ARCH a bare
