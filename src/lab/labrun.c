@@ -119,7 +119,7 @@ static void scratch_on_tmpfs(json_t *doc, const char *dir)
 
 		if (desc && desc->scratch && json_is_object(notes))
 			(void)json_object_set_new(notes, "scratch_disk_host",
-						  json_string("the scratch disk's image is on the host's tmpfs ($TMPDIR): "
+						  json_string("the scratch disk's image (and a share's directory) is on the host's tmpfs ($TMPDIR): "
 							      "these are figures of the host's memory; give the lab a "
 							      "TMPDIR on a disk"));
 	}
