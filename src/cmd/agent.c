@@ -46,7 +46,7 @@ const struct vmb_cmd cmd_agent_desc = {
 	.summary = "the guest side of the lab: run suites on a host's request over a serial port",
 	.description = "Speaks vmbench's agent protocol (version " STRINGIFY(PROTO_VERSION) ") on PATH or stdin/stdout: HELLO with this "
 		       "machine's fingerprint, maybe PREPARE <JSON> answered by PREPARED <JSON> (a filesystem made "
-		       "and mounted on the disk under test), then RUN <suite> <options JSON> answered by PROGRESS "
+		       "and mounted on the disk under test, or a host's shared folder mounted), then RUN <suite> <options JSON> answered by PROGRESS "
 		       "heartbeats and RESULT <length> with the result document (or ERROR <message>), TOKEN "
 		       "<secret> (the net token of later runs, answered OK) and SERVE <address> (a vmbench serve "
 		       "there, answered SERVING <address:port>), until BYE.",
@@ -525,7 +525,8 @@ static int prepare(struct proto_conn *c, const char *line)
 		return send_error(c, "", err);
 	if (agent_mounted)
 		return send_error(c, "", "PREPARE: a filesystem is mounted already (one PREPARE per session)");
-	if (lab_fs_make(lab_fs_find(req.fs), req.device, PROTO_MOUNTPOINT, &rec, err, sizeof(err)) < 0)
+	if ((*req.share ? lab_fs_mount_share(lab_share_find(req.share), PROTO_MOUNTPOINT, &rec, err, sizeof(err))
+			: lab_fs_make(lab_fs_find(req.fs), req.device, PROTO_MOUNTPOINT, &rec, err, sizeof(err))) < 0)
 		return send_error(c, "PREPARE: ", err);
 	agent_mounted = true;
 	text = json_dumps(rec, JSON_COMPACT);

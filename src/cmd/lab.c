@@ -168,7 +168,7 @@ const struct vmb_cmd cmd_lab_desc = {
 		       "NIC with their dependencies, this vmbench binary with its shared libraries, and an init "
 		       "that loads the drivers and starts 'vmbench agent' on /dev/hvc0. It is rebuilt only when "
 		       "an input changed. 'lab run' boots every configuration of --matrix, times the boot phases, "
-		       "runs --suites in the guest on a scratch disk behind the configuration's controller, "
+		       "runs --suites in the guest on a scratch disk behind the configuration's controller (or on a shared folder, share=), "
 		       "measures the host, stores each result with the matrix keys and the session as labels "
 		       "(lab=ID, printed at the start and the end), prints the comparison against --baseline (the "
 		       "host, or a configuration: the host then beside them) and writes the HTML report, whose "

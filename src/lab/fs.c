@@ -225,6 +225,31 @@ out:
 	return r;
 }
 
+int lab_fs_mount_share(const struct lab_share *share, const char *mountpoint, json_t **out, char *err, size_t errlen)
+{
+	char parent[512];
+
+	snprintf(parent, sizeof(parent), "%s", mountpoint);
+	if (strrchr(parent, '/') && strrchr(parent, '/') != parent) {
+		*strrchr(parent, '/') = '\0';
+		(void)mkdir(parent, 0755);
+	}
+	if (mkdir(mountpoint, 0755) < 0 && errno != EEXIST)
+		return errf(err, errlen, -errno, "creating %s: %s", mountpoint, strerror(errno));
+	if (mount(LAB_SHARE_TAG, mountpoint, share->type, 0, *share->options ? share->options : NULL) < 0) {
+		int r = -errno;
+
+		(void)rmdir(mountpoint);
+		return errf(err, errlen, r, "mounting the share %s (%s%s%s) at %s: %s", LAB_SHARE_TAG, share->type,
+			    *share->options ? ", " : "", share->options, mountpoint, strerror(-r));
+	}
+	if (lab_fs_describe(mountpoint, out, err, errlen) < 0) {
+		lab_fs_unmount(mountpoint);
+		return -EIO;
+	}
+	return 0;
+}
+
 void lab_fs_unmount(const char *mountpoint)
 {
 	(void)umount2(mountpoint, 0);

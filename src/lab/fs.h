@@ -28,7 +28,12 @@ uint64_t lab_fs_disk_size(const struct lab_fs *fs, uint64_t test_size);
  * 0, or a negative errno with err. */
 int lab_fs_make(const struct lab_fs *fs, const char *device, const char *mountpoint, json_t **out, char *err,
 		size_t errlen);
-/* Unmount what lab_fs_make mounted there and remove the directory. */
+/* Mount share (a row of LAB_SHARES) by its tag LAB_SHARE_TAG at
+ * mountpoint (created): *out is the PREPARED record, without mkfs. 0, or a
+ * negative errno with err. */
+int lab_fs_mount_share(const struct lab_share *share, const char *mountpoint, json_t **out, char *err, size_t errlen);
+/* Unmount what lab_fs_make or lab_fs_mount_share mounted there and remove
+ * the directory. */
 void lab_fs_unmount(const char *mountpoint);
 
 /* What dir is on, from the mount table: {type, device, mountpoint,

@@ -54,13 +54,14 @@ void lab_track(pid_t pid, const char *dir)
 static void remove_dir(const char *dir)
 {
 	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img", "vars.fd",
-					      "overlay.qcow2" };
+					      "overlay.qcow2", LAB_SHARE_LOG };
 	char p[200];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
 		(void)unlink(p);
 	}
+	lab_share_remove(dir);
 	(void)rmdir(dir);
 }
 
@@ -121,7 +122,7 @@ static void scratch_on_tmpfs(json_t *doc, const char *dir)
 
 		if (desc && desc->scratch && json_is_object(notes))
 			(void)json_object_set_new(notes, "scratch_disk_host",
-						  json_string("the scratch disk's image is on the host's tmpfs ($TMPDIR): "
+						  json_string("the scratch disk's image (and a share's directory) is on the host's tmpfs ($TMPDIR): "
 							      "these are figures of the host's memory; give the lab a "
 							      "TMPDIR on a disk"));
 	}
@@ -181,6 +182,7 @@ struct boot {
 	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
 	size_t console_off;               /* console bytes that belong to earlier boots */
 	unsigned vcpu_threads;            /* host threads running the vCPUs (QMP), 0: not known */
+	pid_t share_pid;                  /* a share's virtiofsd, while it runs */
 	char step[96];                    /* what is being done: "boot", "run disk", ... */
 };
 
@@ -332,7 +334,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 
 /* The back end of each device key: the disk's is --disk-format; the others
  * their first (NULL). */
-static void backend_names(const struct lab_run_opts *o, const char *names[LAB_NKEYS])
+static void backend_names(const struct lab_run_opts *o, const struct lab_config *c, const char *names[LAB_NKEYS])
 {
 	for (int k = 0; k < LAB_NKEYS; k++)
 		names[k] = NULL;
@@ -345,6 +347,7 @@ static void backend_names(const struct lab_run_opts *o, const char *names[LAB_NK
 
 		names[LAB_NIC] = be ? be->name : NULL;
 	}
+	lab_backends_own(c, names);
 }
 
 /* The work directory and the files of a boot, the back ends set up, and
@@ -403,16 +406,18 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
 				       .disk_cache = c->v[LAB_CACHE], .qmp_socket = b->qmp, .agent_socket = b->agent,
 				       .console_log = b->console, .modules = b->modules,
-				       .fw_vars = b->vars, .overlay = b->overlay, .host_disk = &b->host_disk };
+				       .fw_vars = b->vars, .overlay = b->overlay, .host_disk = &b->host_disk,
+				       .work_dir = b->dir, .arch = c->v[LAB_ARCH], .share_helper = &b->share_pid };
 	config_modules(o->image_dir, c, b->modules, sizeof(b->modules));
-	backend_names(o, b->paths.backend);
+	backend_names(o, c, b->paths.backend);
 	b->paths.backend[LAB_DISK] = lab_disk_backend_name(c, o->disk_format);
 	/* a scratch disk of our own, behind the configuration's controller */
 	if (parse_size(o->disk_size, 1 << 20, 1ull << 40, &b->paths.disk_size) < 0) {
 		r = errf(why, sizeof(why), -EIO, "creating the scratch disk %s", b->disk);
 	} else {
 		/* with a filesystem, room for the test file of --disk-size and more */
-		b->paths.disk_size = lab_fs_disk_size(lab_config_fs(c), b->paths.disk_size);
+		b->paths.disk_size = lab_fs_disk_size(lab_share_find(c->v[LAB_SHARE]) ? NULL : lab_config_fs(c),
+						      b->paths.disk_size);
 		r = lab_backends_setup(c, &b->paths, why, sizeof(why));
 	}
 	b->set_up = r == 0;
@@ -1003,7 +1008,7 @@ static int add_run_opts(json_t *opts, const json_t *run_opts, const struct vmb_s
  * fs=none, the raw device (ours to overwrite) and its file tests skipped
  * with the reason, rather than measuring the guest's tmpfs. */
 static int lab_fs_opts(json_t *opts, const struct lab_run_opts *o, const struct vmb_suite *suite,
-		       const char *scratch, const struct lab_fs *fs)
+		       const char *scratch, const struct lab_fs *fs, bool share)
 {
 	const struct vmb_scratch *sc = suite ? suite->scratch : NULL;
 	char key[96], devpath[64];
@@ -1011,7 +1016,8 @@ static int lab_fs_opts(json_t *opts, const struct lab_run_opts *o, const struct 
 
 	if (!sc)
 		return 0;
-	if (fs) {
+	/* a share mounted there takes the place of the filesystem */
+	if (fs || share) {
 		snprintf(key, sizeof(key), "%s.%s", suite->name, sc->dir_opt);
 		r = sc->dir_opt ? json_object_set_new(opts, key, json_string(PROTO_MOUNTPOINT)) : 0;
 		snprintf(key, sizeof(key), "%s.%s", suite->name, sc->size_opt ? sc->size_opt : "");
@@ -1031,12 +1037,12 @@ static int lab_fs_opts(json_t *opts, const struct lab_run_opts *o, const struct 
  * the lab gives the guest (a step each: the peer at the other end of its
  * NIC, where a suite that measures storage works). NULL: out of memory. */
 static json_t *item_opts(const struct lab_run_opts *o, const struct vmb_suite *suite, const char *scratch,
-			 const struct lab_net *net, const struct lab_fs *fs)
+			 const struct lab_net *net, const struct lab_fs *fs, bool share)
 {
 	json_t *opts = json_object();
 
 	if (!opts || add_run_opts(opts, o->run_opts, suite) < 0 || lab_net_item_opts(net, suite, opts) < 0 ||
-	    lab_fs_opts(opts, o, suite, scratch, fs) < 0) {
+	    lab_fs_opts(opts, o, suite, scratch, fs, share) < 0) {
 		json_decref(opts);
 		return NULL;
 	}
@@ -1083,7 +1089,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 			continue;
 		suite = lab_item_suite(what);
 		snprintf(b->step, sizeof(b->step), "run %s", what);
-		opts = item_opts(o, suite, scratch, &b->net, fs);
+		opts = item_opts(o, suite, scratch, &b->net, fs, lab_share_find(b->c->v[LAB_SHARE]) != NULL);
 		if (!opts)
 			return errf(err, errlen, -ENOMEM, "out of memory");
 		qemu_cpu(b->pid, cpu0);
@@ -1178,11 +1184,24 @@ static int prepare_fs(const struct lab_config *c, struct boot *b, const char *sc
 		      size_t errlen)
 {
 	const struct lab_fs *fs = lab_config_fs(c);
+	const struct lab_share *share = lab_share_find(c->v[LAB_SHARE]);
 	char dev[64];
 	int r;
 
 	snprintf(dev, sizeof(dev), "/dev/%s", scratch ? scratch : "");
-	if (!fs) {
+	if (share) {
+		char hostdir[220];
+
+		/* the guest mounts the share where the filesystem would be; the
+		 * host says which of its directories that is */
+		snprintf(hostdir, sizeof(hostdir), "%s/%s", b->dir, LAB_SHARE_DIR);
+		r = proto_host_share(&b->conn, share->name, LAB_FS_PREPARE_MS, fsrec);
+		if (r < 0)
+			return errf(err, errlen, r, "%s", b->conn.err);
+		r = json_object_set_new(*fsrec, "host_directory", json_string(hostdir)) < 0 ? -ENOMEM : 0;
+		if (r == 0)
+			r = json_object_set_new(*fsrec, "share", json_string(share->name)) < 0 ? -ENOMEM : 0;
+	} else if (!fs) {
 		*fsrec = json_pack("{s:s, s:s}", "type", "none", "device", dev);
 		r = *fsrec ? 0 : -ENOMEM;
 	} else {
@@ -1236,7 +1255,7 @@ static int balloon_item(const struct lab_config *c, const struct lab_run_opts *o
 		 lab_balloon_opts(o->run_opts, mem, &bl.size, &bl.timeout_s, why, sizeof(why)) < 0)
 		return errf(err, errlen, -EINVAL, "balloon: mem=%s: %s", c->v[LAB_MEM], why);
 	if (!bl.skip && bl.loaded) {
-		opts = item_opts(o, lab_item_suite(BALLOON_LOAD), NULL, &b->net, NULL);
+		opts = item_opts(o, lab_item_suite(BALLOON_LOAD), NULL, &b->net, NULL, false);
 		if (!opts)
 			return errf(err, errlen, -ENOMEM, "out of memory");
 		bl.load_opts = opts;
@@ -1320,6 +1339,19 @@ static void boot_evidence(const struct boot *b, struct lab_failure *f)
 		f->console = NULL;
 	if (read_file(b->qemu_log, &f->qemu_log) < 0)
 		f->qemu_log = NULL;
+	{
+		/* a share's virtiofsd wrote its own: kept after QEMU's */
+		char p[200], *text = NULL, *both;
+
+		snprintf(p, sizeof(p), "%s/%s", b->dir, LAB_SHARE_LOG);
+		if (read_file(p, &text) == 0 && *text &&
+		    asprintf(&both, "%s\n--- %s's output (%s) ---\n%s", f->qemu_log ? f->qemu_log : "", LAB_VIRTIOFSD, p,
+			     text) >= 0) {
+			free(f->qemu_log);
+			f->qemu_log = both;
+		}
+		free(text);
+	}
 }
 
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, struct lab_failure *f,

@@ -169,6 +169,18 @@ static int firmware_check(const struct lab_config *c, char *why, size_t len)
 		    c->v[LAB_FIRMWARE], c->v[LAB_ARCH], valid);
 }
 
+/* A share takes the file tests: the scratch disk gets no filesystem, and
+ * raw-device tests have no device on a share */
+static int share_check(const struct lab_config *c, char *why, size_t len)
+{
+	if (!lab_share_find(c->v[LAB_SHARE]) || !strcmp(c->v[LAB_FS], "ext4"))
+		return 0;
+	return errf(why, len, -EINVAL, "matrix: share=%s runs the file tests on the shared folder, with no filesystem "
+		    "of the scratch disk, so fs=%s means nothing there%s; leave fs at its default (ext4), or give fs in a "
+		    "matrix of its own with share=none", c->v[LAB_SHARE], c->v[LAB_FS],
+		    !strcmp(c->v[LAB_FS], "none") ? " (raw-device tests need a block device, which a share is not)" : "");
+}
+
 static const struct key {
 	const char *name, *def;
 	enum key_type type;
@@ -255,6 +267,21 @@ const struct lab_fs lab_filesystems[] = {
 };
 const size_t lab_nfilesystems = sizeof(lab_filesystems) / sizeof(lab_filesystems[0]);
 
+const struct lab_share lab_shares[] = {
+#define SHARE_ROW(n, t, o) { .name = n, .type = t, .options = o },
+	LAB_SHARES(SHARE_ROW)
+#undef SHARE_ROW
+};
+const size_t lab_nshares = sizeof(lab_shares) / sizeof(lab_shares[0]);
+
+const struct lab_share *lab_share_find(const char *name)
+{
+	for (size_t i = 0; name && i < lab_nshares; i++)
+		if (!strcmp(lab_shares[i].name, name))
+			return &lab_shares[i];
+	return NULL;
+}
+
 const struct lab_fs *lab_fs_find(const char *name)
 {
 	for (size_t i = 0; name && i < lab_nfilesystems; i++)
@@ -293,6 +320,7 @@ static const char *const key_suites[LAB_NKEYS] = {
 	[LAB_FIRMWARE] = "boot",
 	[LAB_PROFILE] = "disk",
 	[LAB_BALLOON] = "balloon",
+	[LAB_SHARE] = "disk",
 };
 
 const char *lab_key_suite(enum lab_key k)

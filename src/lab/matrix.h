@@ -71,7 +71,10 @@
 	  "hypervisors:" LAB_PROFILE_HELP_ROWS " it sets the keys it names, and a key the matrix also gives "  \
 	  "must agree with it)", 0, 0, NULL)                                                                   \
 	X(LAB_BALLOON, "balloon", "off", LIST, " off on", " (on: a virtio-balloon device, which the balloon "  \
-	  "suite inflates and deflates through QMP)", 0, 0, NULL)
+	  "suite inflates and deflates through QMP)", 0, 0, NULL)                                              \
+	X(LAB_SHARE, "share", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_SHARE),                                 \
+	  ": a directory of the lab's shared into the guest (QEMU's virtio-9p, or virtiofsd), where the file "     \
+	  "tests then run instead of a filesystem of the scratch disk (fs stays ext4)", 0, 0, share_check)
 
 /* The scratch disk (issue 26). backend: what QEMU opens on the host, file
  * (an image file of --disk-format) or block (a host block device: a loop
@@ -196,7 +199,11 @@
 	  "megaraid_sas sd_mod")                                                                                 \
 	X(LAB_DISK, "mptsas1068", LAB_ANY_ARCH, NULL, "mptsas1068,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "mptsas", \
 	  "mptsas sd_mod")                                                                                       \
-	X(LAB_BALLOON, "on", LAB_ANY_ARCH, NULL, "virtio-balloon-pci,id=balloon0", "virtio_balloon", "virtio_balloon")
+	X(LAB_BALLOON, "on", LAB_ANY_ARCH, NULL, "virtio-balloon-pci,id=balloon0", "virtio_balloon", "virtio_balloon") \
+	X(LAB_SHARE, "9p", LAB_ANY_ARCH, NULL, "virtio-9p-pci,fsdev=s0,mount_tag=" LAB_SHARE_TAG, "9pnet_virtio",   \
+	  "9pnet_virtio 9p")                                                                                    \
+	X(LAB_SHARE, "virtiofs", LAB_ANY_ARCH, NULL, "vhost-user-fs-pci,chardev=s0,tag=" LAB_SHARE_TAG, "virtiofs", \
+	  "virtiofs")
 
 /* X(ENUM, name, start, run): the directions of the net suite's traffic
  * (the matrix key netdir), the functions in src/lab/labrun.c.
@@ -245,6 +252,22 @@
 #define LAB_PROFILE_NAMES LAB_PROFILES(LAB_PROFILE_NAME)
 #define LAB_PROFILE_HELP_ROW(n, hv, keys, mach) " " n " is" keys " machine=" mach ";"
 #define LAB_PROFILE_HELP_ROWS LAB_PROFILES(LAB_PROFILE_HELP_ROW)
+/* The shared folders (the share key): a host directory of the lab's, in
+ * the guest at the mount tag LAB_SHARE_TAG. Their QEMU devices are rows of
+ * LAB_DEVICES (key LAB_SHARE), their host sides rows of LAB_BACKENDS of
+ * the same names (src/lab/qemu.h), and how the guest mounts each is a row
+ * here: X(name, type, options), type and data as mount(2) takes them.
+ * 9p: the 9P2000.L dialect (Linux's own: the file modes and links a test
+ * file needs), no guest cache (each read and write goes to the host, as
+ * the file tests mean to measure), 512 KiB messages (the kernel's default
+ * 8 KiB would split every test block into many requests). virtiofs: the
+ * tag alone; the caching is virtiofsd's (cache=auto). With a share, the
+ * storage suites' file tests run on it and no filesystem is made on the
+ * scratch disk (the fs key stays at its default). */
+#define LAB_SHARE_TAG "vmbench"
+#define LAB_SHARES(X)                                                      \
+	X("9p", "9p", "trans=virtio,version=9p2000.L,cache=none,msize=524288") \
+	X("virtiofs", "virtiofs", "")
 
 /* Modules every guest loads whatever its devices: the PCI transport of the
  * virtio devices and the agent's console. */
@@ -263,6 +286,13 @@ enum lab_key { LAB_KEYS(LAB_KEY_ENUM) LAB_NKEYS };
 #define LAB_PICK_LAB_NIC_LAB_DISK(n)
 #define LAB_PICK_LAB_DISK_LAB_BALLOON(n)
 #define LAB_PICK_LAB_NIC_LAB_BALLOON(n)
+#define LAB_DEVICE_NAME_IF_LAB_SHARE(k, n, ...) LAB_PICK_LAB_SHARE_##k(n)
+#define LAB_PICK_LAB_SHARE_LAB_SHARE(n) " " n
+#define LAB_PICK_LAB_SHARE_LAB_DISK(n)
+#define LAB_PICK_LAB_SHARE_LAB_NIC(n)
+#define LAB_PICK_LAB_DISK_LAB_SHARE(n)
+#define LAB_PICK_LAB_NIC_LAB_SHARE(n)
+#define LAB_PICK_LAB_SHARE_LAB_BALLOON(n)
 
 /* The matrix keys and their values, for --help and the man page. */
 #define LAB_KEY_HELP(e, name, def, type, values, range, ...) " " name " =" values range " (default " def ")."
@@ -310,6 +340,16 @@ struct lab_fs {
 
 extern const struct lab_fs lab_filesystems[];
 extern const size_t lab_nfilesystems;
+
+struct lab_share {
+	const char *name, *type, *options;
+};
+
+extern const struct lab_share lab_shares[];
+extern const size_t lab_nshares;
+
+/* The row of a share model (how the guest mounts it); NULL for none. */
+const struct lab_share *lab_share_find(const char *name);
 
 /* The row of a filesystem name; NULL for none or an unknown one. */
 const struct lab_fs *lab_fs_find(const char *name);

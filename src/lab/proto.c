@@ -808,7 +808,9 @@ int proto_check_prepared(const char *json, const char *fs, const char *device, j
 {
 	static const char *const keys[] = { "type", "device", "mountpoint", "mount_options", "size_bytes", "mkfs",
 					    "mkfs_version" };
-	const char *k, *type, *dev, *mp, *opts, *mkfs, *version;
+	/* a filesystem made says how; a share mounted was made by nobody */
+	size_t nkeys = lab_fs_find(fs) ? ARRAY_SIZE(keys) : ARRAY_SIZE(keys) - 2;
+	const char *k, *type, *dev, *mp, *opts, *mkfs = NULL, *version = NULL;
 	json_error_t je;
 	json_t *o = json_loads(json, JSON_REJECT_DUPLICATES, &je), *v, *rec;
 	json_int_t size;
@@ -821,7 +823,7 @@ int proto_check_prepared(const char *json, const char *fs, const char *device, j
 	json_object_foreach(o, k, v) {
 		bool known = false;
 
-		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		for (size_t i = 0; i < nkeys; i++)
 			known |= !strcmp(k, keys[i]);
 		if (!known) {
 			char q[80];
@@ -834,8 +836,8 @@ int proto_check_prepared(const char *json, const char *fs, const char *device, j
 	if (!(type = text_member(o, "type", 15, err, errlen)) || !(dev = text_member(o, "device", 39, err, errlen)) ||
 	    !(mp = text_member(o, "mountpoint", 255, err, errlen)) ||
 	    !(opts = text_member(o, "mount_options", 1024, err, errlen)) ||
-	    !(mkfs = text_member(o, "mkfs", 1024, err, errlen)) ||
-	    !(version = text_member(o, "mkfs_version", 256, err, errlen)))
+	    (nkeys == ARRAY_SIZE(keys) && (!(mkfs = text_member(o, "mkfs", 1024, err, errlen)) ||
+					   !(version = text_member(o, "mkfs_version", 256, err, errlen)))))
 		goto out;
 	if (strcmp(type, fs) || strcmp(dev, device) || strcmp(mp, PROTO_MOUNTPOINT)) {
 		errf(err, errlen, -EPROTO, "PREPARED: the guest made %.15s on %.39s at %.255s, the host asked for %s on "
@@ -848,8 +850,14 @@ int proto_check_prepared(const char *json, const char *fs, const char *device, j
 		errf(err, errlen, -EPROTO, "PREPARED: 'size_bytes' is not a whole number of 1 to 2^50");
 		goto out;
 	}
-	rec = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s}", "type", type, "device", dev, "mountpoint", mp,
-			"mount_options", opts, "size_bytes", size, "mkfs", mkfs, "mkfs_version", version);
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:I}", "type", type, "device", dev, "mountpoint", mp, "mount_options", opts,
+			"size_bytes", size);
+	if (rec && mkfs &&
+	    (json_object_set_new(rec, "mkfs", json_string(mkfs)) < 0 ||
+	     json_object_set_new(rec, "mkfs_version", json_string(version)) < 0)) {
+		json_decref(rec);
+		rec = NULL;
+	}
 	if (!rec) {
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 		goto out;
@@ -861,20 +869,16 @@ out:
 	return r;
 }
 
-int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device, int timeout_ms, json_t **record)
+/* PREPARE with request o (taken), then its PREPARED checked against what
+ * was asked: filesystem (or share type) fs on device (or tag) */
+static int host_prepare(struct proto_conn *c, json_t *o, const char *fs, const char *device, int timeout_ms,
+			json_t **record)
 {
 	uint64_t deadline = deadline_after(timeout_ms);
 	char *req, *line = NULL, err[512], q[120];
 	struct proto_msg m;
-	json_t *o;
 	int r;
 
-	if (!lab_fs_find(fs) || !device_valid(device)) {
-		proto_quote(q, sizeof(q), device, 60);
-		fail(c, "PREPARE: %s is no filesystem of the table, or %s no /dev/NAME", fs, q);
-		return -EINVAL;
-	}
-	o = json_pack("{s:s, s:s}", "fs", fs, "device", device);
 	req = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(o);
 	r = req ? proto_send(c, "PREPARE %s", req) : -ENOMEM;
@@ -916,6 +920,29 @@ int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device,
 	}
 	free(line);
 	return r;
+}
+
+int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device, int timeout_ms, json_t **record)
+{
+	char q[120];
+
+	if (!lab_fs_find(fs) || !device_valid(device)) {
+		proto_quote(q, sizeof(q), device, 60);
+		fail(c, "PREPARE: %s is no filesystem of the table, or %s no /dev/NAME", fs, q);
+		return -EINVAL;
+	}
+	return host_prepare(c, json_pack("{s:s, s:s}", "fs", fs, "device", device), fs, device, timeout_ms, record);
+}
+
+int proto_host_share(struct proto_conn *c, const char *share, int timeout_ms, json_t **record)
+{
+	const struct lab_share *row = lab_share_find(share);
+
+	if (!row) {
+		fail(c, "PREPARE: %s is no share of the table", share);
+		return -EINVAL;
+	}
+	return host_prepare(c, json_pack("{s:s}", "share", share), row->type, LAB_SHARE_TAG, timeout_ms, record);
 }
 
 int proto_host_bye(struct proto_conn *c, int timeout_ms)
@@ -1279,6 +1306,19 @@ int proto_parse_prepare(const char *line, struct proto_prepare *p, char *err, si
 	if (strncmp(line, "PREPARE ", 8))
 		return errf(err, errlen, -EPROTO, "expected 'PREPARE <JSON object>'");
 	o = json_loads(line + 8, JSON_REJECT_DUPLICATES, &je);
+	memset(p, 0, sizeof(*p));
+	if (json_is_object(o) && json_object_get(o, "share")) {
+		/* {"share": NAME}: mount the share of that row */
+		const char *share = json_string_value(json_object_get(o, "share"));
+
+		if (json_object_size(o) != 1 || !share || !lab_share_find(share) ||
+		    strlen(share) != json_string_length(json_object_get(o, "share")))
+			r = errf(err, errlen, -EINVAL, "PREPARE: expected {\"share\": NAME} with NAME a share of the table");
+		else
+			snprintf(p->share, sizeof(p->share), "%s", share);
+		json_decref(o);
+		return r;
+	}
 	fs = json_string_value(json_object_get(o, "fs"));
 	dev = json_string_value(json_object_get(o, "device"));
 	names[0] = '\0';

@@ -167,10 +167,15 @@ int proto_run_args(const json_t *opts, const struct vmb_opt *run_opts, const str
  * with what it made. *record: the answer checked (proto_check_prepared). */
 #define PROTO_MOUNTPOINT "/mnt/vmbench"
 int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device, int timeout_ms, json_t **record);
+/* PREPARE of a share: the guest mounts share (a row of LAB_SHARES) by its
+ * tag LAB_SHARE_TAG at PROTO_MOUNTPOINT; PREPARED says what is mounted
+ * (type the row's, device the tag, no mkfs). */
+int proto_host_share(struct proto_conn *c, const char *share, int timeout_ms, json_t **record);
 /* A PREPARED record (json, the rest of the line) checked against the
  * request: an object of exactly the keys type (fs), device (device),
  * mountpoint (PROTO_MOUNTPOINT), mount_options, size_bytes (1 to 2^50),
- * mkfs and mkfs_version (one line of text each). *out: a new object. */
+ * mkfs and mkfs_version (one line of text each; not for a share's type, fs
+ * not a filesystem of the table). *out: a new object. */
 int proto_check_prepared(const char *json, const char *fs, const char *device, json_t **out, char *err,
 			 size_t errlen);
 
@@ -200,6 +205,7 @@ int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_
 struct proto_prepare {
 	char fs[16];
 	char device[40];
+	char share[16]; /* {"share": NAME}: a row of LAB_SHARES to mount (fs and device empty) */
 };
 int proto_parse_prepare(const char *line, struct proto_prepare *p, char *err, size_t errlen);
 

@@ -24,6 +24,7 @@
 #define VMB_QEMU_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "matrix.h"
 #include "../core/util.h"
@@ -45,7 +46,11 @@
 	X(LAB_NIC, "tap", tap_args, "network", "network card", NULL, NULL, tap_usable, tap_child, LAB_NET_HOST,  \
 	  LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                                        \
 	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)        \
-	X(LAB_BALLOON, "guest-ram", guest_ram_args, "balloon", "memory balloon", NULL, NULL, NULL, NULL, NULL, NULL)
+	X(LAB_BALLOON, "guest-ram", guest_ram_args, "balloon", "memory balloon", NULL, NULL, NULL, NULL, NULL, NULL) \
+	X(LAB_SHARE, "9p", share_9p_args, "shares", "shared folder", share_9p_setup, share_teardown, NULL, NULL,  \
+	  NULL, NULL)                                                                                              \
+	X(LAB_SHARE, "virtiofs", share_virtiofs_args, "shares", "shared folder", share_virtiofs_setup,           \
+	  share_teardown, NULL, NULL, NULL, NULL)
 
 /* "raw|qcow2": the back ends of the disk key that are image files, for
  * --disk-format's choices (backend=file); the disk's other rows (block)
@@ -59,6 +64,17 @@
 #define LAB_IMAGE_FILE_block_setup(n)
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_NIC(n)
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_BALLOON(n)
+#define LAB_BACKEND_PICK_LAB_DISK_LAB_SHARE(n)
+
+/* The share back ends (a share model's host side is the back end of its
+ * own name): the host directory, virtiofsd's socket and its stderr, in the
+ * work directory; and the program, Debian's (QEMU 7.2 ships it). */
+#define LAB_SHARE_DIR "share"
+#define LAB_SHARE_SOCKET "virtiofsd.sock"
+#define LAB_SHARE_LOG "virtiofsd.log"
+#define LAB_VIRTIOFSD "/usr/lib/qemu/virtiofsd"
+/* How long virtiofsd may take to make its socket */
+#define LAB_VIRTIOFSD_START_MS 10000
 
 /* What QEMU opens as the scratch disk, as the disk's back end set it up:
  * the file (an image, or a host block device) and its format; the loop
@@ -78,6 +94,9 @@ struct lab_paths {
 	const char *backend[LAB_NKEYS]; /* by name; NULL: the key's first row */
 	const char *overlay;             /* snapshot=on: the qcow2 overlay to create over the disk */
 	struct lab_host_disk *host_disk; /* written by the disk's back end (NULL: p->disk, the row's format) */
+	const char *work_dir;            /* the boot's own directory: a share's files go in it */
+	const char *arch;                /* the guest's: which QEMU a back end asks what it has */
+	pid_t *share_helper;             /* where a share back end keeps its process (virtiofsd), 0: none */
 };
 
 struct lab_args; /* the command line being built, behind one error check */
@@ -107,6 +126,9 @@ const struct lab_backend *lab_backend_of(const struct lab_paths *p, enum lab_key
  * the rows passed over) when none. why is also filled when a row was
  * passed over for a later one (tap not permitted: user networking). */
 const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t len);
+/* The keys of names not yet named whose model has a back end of its own
+ * name (a share's host side: 9p, virtiofs): that one. */
+void lab_backends_own(const struct lab_config *c, const char *names[LAB_NKEYS]);
 /* In QEMU's forked child: the children of the configuration's back ends. */
 int lab_backends_child(const struct lab_config *c, const struct lab_paths *p);
 /* In QEMU's forked child: what the configuration's keys do to QEMU's own
@@ -125,6 +147,11 @@ void lab_backends_teardown(const struct lab_config *c, const struct lab_paths *p
 /* The disk's row that backend= names: backend=file the row of format
  * (--disk-format), another value the row of its name. */
 const char *lab_disk_backend_name(const struct lab_config *c, const char *format);
+/* The files a share back end made in work directory dir, removed: the
+ * shared directory's tree (not following links), virtiofsd's socket and
+ * the pid file it keeps in /run/virtiofsd. Async-signal-safe (a second
+ * Ctrl-C's cleanup calls it); its process must be gone. */
+void lab_share_remove(const char *dir);
 
 /* The QEMU command line; -EOPNOTSUPP with why when QEMU cannot build this
  * combination (a controller the machine type lacks), -ENOMEM. */

@@ -1,5 +1,5 @@
 /* Devices and their drivers: block devices with the controller driver
- * behind each, NICs, the memory balloon. */
+ * behind each, NICs, shared folders, the memory balloon. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <ifaddrs.h>
@@ -197,6 +197,41 @@ json_t *probe_net(const char *root)
 				json_decref(arr); /* out of memory: no list rather than one missing a device */
 				arr = NULL;
 			}
+		free(list[i]);
+	}
+	free(list);
+	return arr;
+}
+
+/* The shared-folder devices: virtio devices whose driver serves a host's
+ * directory to this machine, with the tag it is mounted by (9p has it in
+ * sysfs; virtiofs before Linux 6.9 does not: null). */
+json_t *probe_shares(const char *root)
+{
+	static const char *const drivers[] = { "9pnet_virtio", "virtiofs" };
+	char dir[PATH_MAX];
+	json_t *arr = json_array();
+	struct dirent **list = NULL;
+	int n;
+
+	probe_path(root, "/sys/bus/virtio/devices", dir, sizeof(dir));
+	n = scandir(dir, &list, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char p[PATH_MAX + 300], rel[300], driver[64] = "", tag[128];
+		bool share = false;
+
+		snprintf(p, sizeof(p), "%s/%s/driver", dir, list[i]->d_name);
+		if (list[i]->d_name[0] != '.' && probe_link_base(p, driver, sizeof(driver)) == 0)
+			for (size_t j = 0; j < ARRAY_SIZE(drivers); j++)
+				share |= !strcmp(driver, drivers[j]);
+		snprintf(rel, sizeof(rel), "/sys/bus/virtio/devices/%s/mount_tag", list[i]->d_name);
+		if (share && arr &&
+		    json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", list[i]->d_name, "driver", driver, "tag",
+							 probe_read_line(root, rel, tag, sizeof(tag)) == 0
+								 ? probe_jstr(tag) : json_null())) < 0) {
+			json_decref(arr); /* out of memory: no list rather than one missing a device */
+			arr = NULL;
+		}
 		free(list[i]);
 	}
 	free(list);

@@ -42,6 +42,7 @@ json_t *probe_kvm(const char *root);
 json_t *probe_cpu(const char *root, const struct probe_cpuinfo *ci);
 json_t *probe_block(const char *root);
 json_t *probe_net(const char *root);
+json_t *probe_shares(const char *root);
 json_t *probe_balloon(const char *root);
 
 #endif

@@ -177,7 +177,7 @@ json_t *probe_fingerprint(const struct probe_src *src)
 	(void)probe_read(root, "/proc/cpuinfo", PROBE_MAX_CPUINFO, &cpuinfo, &n);
 	probe_parse_cpuinfo(cpuinfo ? cpuinfo : "", n, &ci);
 	kernel = probe_arch_kernel(root, &arch);
-	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}, s:o, s:o, s:o, s:o}",
+	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}, s:o, s:o, s:o, s:o, s:o}",
 		      "hostname", probe_jline(root, "/proc/sys/kernel/hostname"),
 		      "arch", arch,
 		      "kernel", kernel,
@@ -192,6 +192,7 @@ json_t *probe_fingerprint(const struct probe_src *src)
 		      "defrag", probe_jbracketed(root, "/sys/kernel/mm/transparent_hugepage/defrag"),
 		      "block_devices", probe_block(root),
 		      "network", probe_net(root),
+		      "shares", probe_shares(root),
 		      "balloon", probe_balloon(root),
 		      "steal", probe_steal(root));
 	free(cpuinfo);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../src/cmd/cmd.h"
+#include "../../src/lab/matrix.h"
 #include "../../src/lab/proto.h"
 
 /* run_opts (src/cmd/run.c) is what the agent checks RUN's options with. */
@@ -61,10 +62,22 @@ static void parse_lines(const char *line)
 			abort();
 		json_decref(rec);
 	}
-	if (proto_parse_prepare(line, &prep, err, sizeof(err)) == 0 &&
+	if (proto_parse_prepare(line, &prep, err, sizeof(err)) == 0 && !*prep.share &&
 	    (strncmp(prep.device, "/dev/", 5) || strchr(prep.device + 5, '/') || strchr(prep.device, '.') ||
 	     (strcmp(prep.fs, "ext4") && strcmp(prep.fs, "xfs"))))
 		abort(); /* a device outside /dev, or a filesystem of no row */
+	if (proto_parse_prepare(line, &prep, err, sizeof(err)) == 0 && *prep.share &&
+	    (!lab_share_find(prep.share) || *prep.fs || *prep.device))
+		abort(); /* a share of no row, or a share that also names a device */
+	if (proto_parse_guest_line(line, &m, err, sizeof(err)) == 0 && m.kind == PROTO_PREPARED &&
+	    proto_check_prepared(m.text, "9p", LAB_SHARE_TAG, &rec, err, sizeof(err)) == 0) {
+		/* a share's record: what was asked, and no mkfs (nothing was made) */
+		if (strcmp(json_string_value(json_object_get(rec, "type")), "9p") ||
+		    strcmp(json_string_value(json_object_get(rec, "device")), LAB_SHARE_TAG) ||
+		    json_object_get(rec, "mkfs") || json_object_size(rec) != 5)
+			abort();
+		json_decref(rec);
+	}
 	if (proto_parse_run(line, run_opts, &run, err, sizeof(err)) == 0) {
 		/* the suite word never reads as an option */
 		if (run.what[0] == '-' || !run.what[0])

@@ -1,5 +1,6 @@
 /* The lab matrix (expansion, messages) and the QEMU command lines. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -582,7 +583,7 @@ static void nice_in_child(void **state)
 static void device_table(void **state)
 {
 	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
-			       .console_log = "/c" };
+			       .console_log = "/c", .work_dir = "/w" };
 	struct strv mods = { 0 };
 	char why[512];
 
@@ -608,6 +609,9 @@ static void device_table(void **state)
 			a += 1 + l;
 			snprintf(c.v[LAB_ARCH], 32, "%s", arch);
 			snprintf(c.v[LAB_ACCEL], 32, "tcg");
+			/* as a boot names them: a share model's back end is its own */
+			memset(p.backend, 0, sizeof(p.backend));
+			lab_backends_own(&c, p.backend);
 			assert_int_equal(lab_qemu_argv(&c, &p, &argv, why, sizeof(why)), 0);
 			for (const char *dv = d->devices; *dv;) {
 				size_t dl = strcspn(dv, " ");
@@ -1104,7 +1108,7 @@ static void backend_table(void **state)
 	for (size_t i = 0; i < lab_nbackends; i++) {
 		const struct lab_backend *be = &lab_backends[i];
 		struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q",
-				       .agent_socket = "/a", .console_log = "/c" };
+				       .agent_socket = "/a", .console_log = "/c", .work_dir = "/w" };
 		const struct lab_device *d = NULL;
 		struct lab_config c;
 		struct strv a = { 0 };
@@ -1112,6 +1116,10 @@ static void backend_table(void **state)
 		const char *ref;
 		bool found = false;
 
+		/* the model of the back end's own name (a share's), else its key's first */
+		for (size_t j = 0; !d && j < lab_ndevices; j++)
+			if (lab_devices[j].key == be->key && !strcmp(lab_devices[j].name, be->name))
+				d = &lab_devices[j];
 		for (size_t j = 0; !d && j < lab_ndevices; j++)
 			if (lab_devices[j].key == be->key && strstr(lab_devices[j].arches, " x86_64"))
 				d = &lab_devices[j];
@@ -1124,7 +1132,14 @@ static void backend_table(void **state)
 		c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
 		snprintf(c.v[be->key], 32, "%s", d->name);
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
-		ref = strstr(d->devices, "drive=") ? strstr(d->devices, "drive=") + 6 : strstr(d->devices, "netdev=");
+		/* the id the device names its back end by: drive=, netdev=, fsdev=, chardev= */
+		ref = NULL;
+		for (size_t j = 0; !ref && j < 4; j++) {
+			static const char *const refs[] = { "drive=", "netdev=", "fsdev=", "chardev=" };
+			const char *at = strstr(d->devices, refs[j]);
+
+			ref = at && (at == d->devices || at[-1] == ',') ? at + strlen(refs[j]) : NULL;
+		}
 		if (be->key == LAB_BALLOON) {
 			/* the guest's RAM: the device alone, no host object to name */
 			assert_null(ref);
@@ -1133,8 +1148,6 @@ static void backend_table(void **state)
 			continue;
 		}
 		assert_non_null(ref);
-		if (*ref == 'n' && !strncmp(ref, "netdev=", 7))
-			ref += 7;
 		snprintf(id, sizeof(id), "%.*s", (int)strcspn(ref, ", "), ref);
 		snprintf(want, sizeof(want), "id=%s", id);
 		for (size_t k = 0; k < a.n; k++)
@@ -1414,6 +1427,175 @@ static void write_amplification(void **state)
 	}
 }
 
+/* The share key, a row per model: its QEMU arguments on each architecture
+ * (the back end of its own name, as a boot names it), its guest modules
+ * instead of the scratch disk's filesystem's, and the matrices refused. */
+static void share_arguments(void **state)
+{
+	static const struct {
+		const char *spec, *opt, *val; /* val NULL: opt is not on the line */
+	} cases[] = {
+		{ "accel=tcg share=9p", "-fsdev", "local,id=s0,path=/w/share,security_model=none" },
+		{ "accel=tcg share=9p", "-device", "virtio-9p-pci,fsdev=s0,mount_tag=vmbench" },
+		{ "accel=tcg share=9p arch=aarch64", "-device", "virtio-9p-pci,fsdev=s0,mount_tag=vmbench" },
+		{ "accel=tcg share=9p", "-numa", NULL },
+		{ "accel=tcg share=virtiofs", "-chardev", "socket,id=s0,path=/w/virtiofsd.sock" },
+		{ "accel=tcg share=virtiofs", "-device", "vhost-user-fs-pci,chardev=s0,tag=vmbench" },
+		{ "accel=tcg share=virtiofs mem=1G", "-object", "memory-backend-memfd,id=vmbmem,size=1G,share=on" },
+		{ "accel=tcg share=virtiofs", "-numa", "node,memdev=vmbmem" },
+		{ "accel=tcg share=virtiofs", "-fsdev", NULL },
+		/* the pc machine of IDE, and aarch64's virt, take the shared memory too */
+		{ "accel=tcg share=virtiofs disk=ide", "-numa", "node,memdev=vmbmem" },
+		{ "accel=tcg share=virtiofs arch=aarch64", "-device", "vhost-user-fs-pci,chardev=s0,tag=vmbench" },
+		{ "accel=tcg share=none", "-fsdev", NULL },
+		{ "accel=tcg share=none", "-numa", NULL },
+		{ "accel=tcg share=none", "-chardev", "socket,id=agent,path=/a,server=on,wait=off" },
+	};
+	static const struct {
+		const char *spec, *msg;
+	} refused[] = {
+		{ "share=9p fs=none", "share=9p runs the file tests on the shared folder, with no filesystem of the scratch "
+				      "disk, so fs=none means nothing there (raw-device tests need a block device" },
+		{ "share=none,virtiofs fs=xfs", "share=virtiofs runs the file tests on the shared folder" },
+		{ "share=nfs", "share=nfs is not known; valid values of share: none, 9p, virtiofs" },
+	};
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c", .work_dir = "/w" };
+	char why[512];
+	struct lab_matrix m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strv a = { 0 };
+		int r;
+
+		assert_int_equal(lab_matrix_parse(cases[i].spec, &m, why, sizeof(why)), 0);
+		memset(p.backend, 0, sizeof(p.backend));
+		lab_backends_own(&m.configs[0], p.backend);
+		assert_false(lab_config_unsupported(&m.configs[0], why, sizeof(why)));
+		r = lab_qemu_argv(&m.configs[0], &p, &a, why, sizeof(why));
+		if (r != 0)
+			fail_msg("case %zu (%s): %d (%s)", i, cases[i].spec, r, why);
+		else if (cases[i].val && !has_pair(&a, cases[i].opt, cases[i].val))
+			fail_msg("case %zu (%s): no %s %s", i, cases[i].spec, cases[i].opt, cases[i].val);
+		else if (!cases[i].val)
+			for (size_t k = 0; k < a.n; k++)
+				if (!strcmp(a.v[k], cases[i].opt))
+					fail_msg("case %zu (%s): %s given", i, cases[i].spec, cases[i].opt);
+		strv_clear(&a);
+		lab_matrix_release(&m);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(lab_matrix_parse(refused[i].spec, &m, why, sizeof(why)), -EINVAL);
+		if (!strstr(why, refused[i].msg))
+			fail_msg("'%s': '%s' lacks '%s'", refused[i].spec, why, refused[i].msg);
+	}
+	/* share=none,9p with the default fs: one matrix, the share wins where set */
+	assert_int_equal(lab_matrix_parse("share=none,9p,virtiofs", &m, why, sizeof(why)), 0);
+	assert_int_equal(m.n, 3);
+	for (size_t i = 0; i < m.n; i++) {
+		struct strv want = { 0 };
+		bool ext4 = false, p9 = false, vfs = false;
+
+		assert_int_equal(lab_config_modules(&m.configs[i], &want), 0);
+		for (size_t j = 0; j < want.n; j++) {
+			ext4 |= !strcmp(want.v[j], "ext4");
+			p9 |= !strcmp(want.v[j], "9p") || !strcmp(want.v[j], "9pnet_virtio");
+			vfs |= !strcmp(want.v[j], "virtiofs");
+		}
+		/* each share's modules only where it is; ext4 only where the scratch disk gets it */
+		assert_true(ext4 == (i == 0) && p9 == (i == 1) && vfs == (i == 2));
+		strv_clear(&want);
+	}
+	assert_string_equal(lab_key_suite(LAB_SHARE), "disk");
+	lab_matrix_release(&m);
+	/* every share model has its back end and its mount */
+	for (size_t i = 0; i < lab_ndevices; i++) {
+		const char *names[LAB_NKEYS] = { 0 };
+		struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+
+		if (lab_devices[i].key != LAB_SHARE)
+			continue;
+		snprintf(c.v[LAB_SHARE], 32, "%s", lab_devices[i].name);
+		lab_backends_own(&c, names);
+		assert_non_null(names[LAB_SHARE]);
+		assert_string_equal(names[LAB_SHARE], lab_devices[i].name);
+		assert_non_null(lab_share_find(lab_devices[i].name));
+	}
+}
+
+/* A share's host side: its directory made in the work directory, and
+ * removed with everything the guest put there, links removed and never
+ * followed; where QEMU or virtiofsd cannot have it, -EOPNOTSUPP with why
+ * (the configuration is skipped). */
+static void share_backends(void **state)
+{
+	static const char *const shares[] = { "9p", "virtiofs" };
+	char why[512], path[256], outside[] = "/tmp/vmbench-outside-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(outside));
+	snprintf(path, sizeof(path), "%s/keep", outside);
+	assert_int_equal(close(open(path, O_CREAT | O_WRONLY | O_EXCL, 0600)), 0);
+	for (size_t i = 0; i < sizeof(shares) / sizeof(shares[0]); i++) {
+		char dir[] = "/tmp/vmbench-share-XXXXXX", disk[64];
+		pid_t helper = 0;
+		struct lab_paths p = { .work_dir = dir, .arch = "x86_64", .share_helper = &helper, .disk = disk,
+				       .disk_size = 1 << 20 };
+		struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+		struct stat st;
+		int r;
+
+		assert_non_null(mkdtemp(dir));
+		snprintf(c.v[LAB_SHARE], 32, "%s", shares[i]);
+		snprintf(disk, sizeof(disk), "%s/disk.img", dir);
+		lab_backends_own(&c, p.backend);
+		p.backend[LAB_DISK] = "raw";
+		r = lab_backends_setup(&c, &p, why, sizeof(why));
+		if (r == -EOPNOTSUPP) {
+			/* no QEMU with 9p, no virtiofsd here: said, nothing made (the disk's torn down by its own) */
+			if (!strstr(why, shares[i]))
+				fail_msg("%s: '%s' does not name the share", shares[i], why);
+			snprintf(path, sizeof(path), "%s/share", dir);
+			assert_int_equal(stat(path, &st), -1);
+			(void)unlink(disk);
+			snprintf(path, sizeof(path), "%s/" LAB_SHARE_LOG, dir);
+			(void)unlink(path);
+			assert_int_equal(rmdir(dir), 0);
+			continue;
+		}
+		if (r != 0)
+			fail_msg("%s: %d (%s)", shares[i], r, why);
+		assert_int_equal(helper > 0, !strcmp(shares[i], "virtiofs"));
+		/* what a guest leaves: a file, a directory tree, a link out of the share */
+		snprintf(path, sizeof(path), "%s/share/f", dir);
+		assert_int_equal(close(open(path, O_CREAT | O_WRONLY | O_EXCL, 0600)), 0);
+		snprintf(path, sizeof(path), "%s/share/d", dir);
+		assert_int_equal(mkdir(path, 0700), 0);
+		snprintf(path, sizeof(path), "%s/share/d/e", dir);
+		assert_int_equal(mkdir(path, 0700), 0);
+		snprintf(path, sizeof(path), "%s/share/d/e/g", dir);
+		assert_int_equal(close(open(path, O_CREAT | O_WRONLY | O_EXCL, 0600)), 0);
+		snprintf(path, sizeof(path), "%s/share/out", dir);
+		assert_int_equal(symlink(outside, path), 0);
+		lab_backends_teardown(&c, &p);
+		assert_int_equal(helper, 0);
+		/* the work directory has nothing of the share's left (virtiofsd's log stays, for evidence) */
+		snprintf(path, sizeof(path), "%s/share", dir);
+		assert_int_equal(lstat(path, &st), -1);
+		snprintf(path, sizeof(path), "%s/" LAB_SHARE_SOCKET, dir);
+		assert_int_equal(lstat(path, &st), -1);
+		snprintf(path, sizeof(path), "%s/" LAB_SHARE_LOG, dir);
+		(void)unlink(path);
+		assert_int_equal(unlink(disk), 0);
+		assert_int_equal(rmdir(dir), 0);
+	}
+	/* the link's target is untouched */
+	snprintf(path, sizeof(path), "%s/keep", outside);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(outside), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1436,6 +1618,8 @@ int main(void)
 		cmocka_unit_test(drive_keys),
 		cmocka_unit_test(drive_setup),
 		cmocka_unit_test(write_amplification),
+		cmocka_unit_test(share_arguments),
+		cmocka_unit_test(share_backends),
 		cmocka_unit_test(nic_backends),
 		cmocka_unit_test(module_gathering),
 		cmocka_unit_test(module_selection),

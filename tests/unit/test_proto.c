@@ -17,6 +17,7 @@
 
 #include "test.h"
 #include "../../src/cmd/cmd.h"
+#include "../../src/lab/matrix.h"
 #include "../../src/lab/proto.h"
 #include "fixture_doc.h"
 
@@ -644,47 +645,60 @@ static void host_run_refuses(void **state)
 
 /* The host's PREPARE: the guest's PREPARED answer is taken only when every
  * member is what was asked or one line of text, its size a bounded whole
- * number, nothing more; an ERROR, a bad line or silence is an error. */
+ * number, nothing more; an ERROR, a bad line or silence is an error. A
+ * share's (share: the PREPARE of share=9p) is a mount of its tag, no mkfs. */
 static void prepare_cases(void **state)
 {
 	static const struct {
 		const char *script;
 		int r;
-		const char *msg;
+		const char *msg, *share;
 	} cases[] = {
-		{ "PREPARED {" GOOD_FS "}\n", 0, "" },
-		{ "ERROR PREPARE: /dev/vda is mounted\n", -EIO, "could not make ext4 on /dev/vda: PREPARE: /dev/vda is mounted" },
-		{ "PREPARED {" GOOD_FS ", \"extra\": 1}\n", -EPROTO, "unknown key 'extra'" },
-		{ "PREPARED {" GOOD_FS ", \"type\": \"xfs\"}\n", -EPROTO, "duplicate" },
+		{ "PREPARED {" GOOD_FS "}\n", 0, "", NULL },
+		{ "ERROR PREPARE: /dev/vda is mounted\n", -EIO, "could not make ext4 on /dev/vda: PREPARE: /dev/vda is mounted", NULL },
+		{ "PREPARED {" GOOD_FS ", \"extra\": 1}\n", -EPROTO, "unknown key 'extra'", NULL },
+		{ "PREPARED {" GOOD_FS ", \"type\": \"xfs\"}\n", -EPROTO, "duplicate", NULL },
 		{ "PREPARED {\"type\": \"xfs\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
 		  "\"mount_options\": \"rw\", \"size_bytes\": 1, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
-		  "the guest made xfs on /dev/vda at /mnt/vmbench, the host asked for ext4 on /dev/vda" },
+		  "the guest made xfs on /dev/vda at /mnt/vmbench, the host asked for ext4 on /dev/vda", NULL },
 		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vdb\", \"mountpoint\": \"/mnt/vmbench\", "
 		  "\"mount_options\": \"rw\", \"size_bytes\": 1, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
-		  "the host asked for ext4 on /dev/vda" },
+		  "the host asked for ext4 on /dev/vda", NULL },
 		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/\", "
 		  "\"mount_options\": \"rw\", \"size_bytes\": 1, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
-		  "at /mnt/vmbench" },
+		  "at /mnt/vmbench", NULL },
 		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
 		  "\"mount_options\": \"rw\", \"size_bytes\": 0, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
-		  "'size_bytes' is not a whole number of 1 to 2^50" },
+		  "'size_bytes' is not a whole number of 1 to 2^50", NULL },
 		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
 		  "\"mount_options\": \"rw\", \"size_bytes\": 1e3, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
-		  "'size_bytes' is not a whole number" },
+		  "'size_bytes' is not a whole number", NULL },
 		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
 		  "\"mount_options\": \"rw\", \"size_bytes\": 1125899906842625, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n",
-		  -EPROTO, "'size_bytes' is not a whole number" },
+		  -EPROTO, "'size_bytes' is not a whole number", NULL },
 		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
 		  "\"mount_options\": \"rw\\u001b[2J\", \"size_bytes\": 1, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n",
-		  -EPROTO, "'mount_options' is not one line of text" },
+		  -EPROTO, "'mount_options' is not one line of text", NULL },
 		{ "PREPARED {\"type\": \"ext4\", \"device\": \"/dev/vda\", \"mountpoint\": \"/mnt/vmbench\", "
 		  "\"mount_options\": \"rw\", \"size_bytes\": 1, \"mkfs\": \"x\\u0000y\", \"mkfs_version\": \"y\"}\n",
-		  -EPROTO, "is not allowed" },
-		{ "PREPARED {\"type\": \"ext4\"}\n", -EPROTO, "'device' is not one line of text" },
-		{ "PREPARED [1]\n", -EPROTO, "malformed PREPARED" },
-		{ "PREPARED {\"a\":\n", -EPROTO, "PREPARED: " },
-		{ "RESULT 2\n{}\n", -EPROTO, "unexpected line from the guest while making the filesystem" },
-		{ "", -ETIMEDOUT, "sent nothing for 0.3 s while making the filesystem" },
+		  -EPROTO, "is not allowed", NULL },
+		{ "PREPARED {\"type\": \"ext4\"}\n", -EPROTO, "'device' is not one line of text", NULL },
+		{ "PREPARED [1]\n", -EPROTO, "malformed PREPARED", NULL },
+		{ "PREPARED {\"a\":\n", -EPROTO, "PREPARED: ", NULL },
+		{ "RESULT 2\n{}\n", -EPROTO, "unexpected line from the guest while making the filesystem", NULL },
+		{ "", -ETIMEDOUT, "sent nothing for 0.3 s while making the filesystem", NULL },
+		{ "PREPARED {\"type\": \"9p\", \"device\": \"vmbench\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw,relatime\", \"size_bytes\": 807239680}\n", 0, "", "9p" },
+		{ "PREPARED {\"type\": \"9p\", \"device\": \"vmbench\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 4096, \"mkfs\": \"x\", \"mkfs_version\": \"y\"}\n", -EPROTO,
+		  "unknown key 'mkfs'", "9p" },
+		{ "PREPARED {\"type\": \"virtiofs\", \"device\": \"vmbench\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 4096}\n", -EPROTO,
+		  "the guest made virtiofs on vmbench at /mnt/vmbench, the host asked for 9p on vmbench", "9p" },
+		{ "PREPARED {\"type\": \"9p\", \"device\": \"other\", \"mountpoint\": \"/mnt/vmbench\", "
+		  "\"mount_options\": \"rw\", \"size_bytes\": 4096}\n", -EPROTO, "the host asked for 9p on vmbench", "9p" },
+		{ "ERROR PREPARE: mounting the share vmbench (9p) at /mnt/vmbench: No such device\n", -EIO, "No such device",
+		  "9p" },
 	};
 
 	(void)state;
@@ -696,7 +710,8 @@ static void prepare_cases(void **state)
 
 		fake_start(&f, cases[i].script, 0, false, false);
 		proto_init(&c, f.to_host[0], f.to_guest[1]);
-		r = proto_host_prepare(&c, "ext4", "/dev/vda", 300, &rec);
+		r = cases[i].share ? proto_host_share(&c, cases[i].share, 300, &rec)
+				   : proto_host_prepare(&c, "ext4", "/dev/vda", 300, &rec);
 		if (r != cases[i].r)
 			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
 		if (r < 0 && !strstr(c.err, cases[i].msg))
@@ -704,7 +719,8 @@ static void prepare_cases(void **state)
 		if (r == 0) {
 			assert_string_equal(json_string_value(json_object_get(rec, "mount_options")), "rw,relatime");
 			assert_int_equal(json_integer_value(json_object_get(rec, "size_bytes")), 807239680);
-			assert_int_equal(json_object_size(rec), 7);
+			/* a share's has no mkfs: nothing was made */
+			assert_int_equal(json_object_size(rec), cases[i].share ? 5 : 7);
 		}
 		json_decref(rec);
 		proto_release(&c);
@@ -719,37 +735,45 @@ static void prepare_cases(void **state)
 		assert_int_equal(proto_host_prepare(&c, "btrfs", "/dev/vda", 100, &rec), -EINVAL);
 		assert_int_equal(proto_host_prepare(&c, "ext4", "/dev/../sda", 100, &rec), -EINVAL);
 		assert_int_equal(proto_host_prepare(&c, "ext4", "/etc/passwd", 100, &rec), -EINVAL);
+		assert_int_equal(proto_host_share(&c, "nfs", 100, &rec), -EINVAL);
 		assert_null(rec);
 	}
 }
 
-/* The guest's side of PREPARE: a filesystem of the table on a /dev/NAME. */
+/* The guest's side of PREPARE: a filesystem of the table on a /dev/NAME,
+ * or a share of the table and nothing more. */
 static void parse_prepare_cases(void **state)
 {
 	static const struct {
 		const char *line;
 		int r;
-		const char *fs_or_error, *device;
+		const char *fs_or_error, *device, *share;
 	} cases[] = {
-		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/vda\"}", 0, "ext4", "/dev/vda" },
-		{ "PREPARE {\"device\": \"/dev/nvme0n1\", \"fs\": \"xfs\"}", 0, "xfs", "/dev/nvme0n1" },
-		{ "PREPARE {\"fs\": \"btrfs\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem 'btrfs' here; valid: ext4, xfs", NULL },
-		{ "PREPARE {\"fs\": \"none\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem 'none'", NULL },
-		{ "PREPARE {\"fs\": \"ext4\\u0000x\", \"device\": \"/dev/vda\"}", -EINVAL, "is not allowed", NULL },
-		{ "PREPARE {\"fs\": \"\\u001b[2J\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem '\\x1b[2J'", NULL },
-		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/../sda\"}", -EINVAL, "not /dev/NAME", NULL },
-		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/\"}", -EINVAL, "not /dev/NAME", NULL },
-		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/home/x\"}", -EINVAL, "not /dev/NAME", NULL },
+		{ "PREPARE {\"share\": \"9p\"}", 0, "", "", "9p" },
+		{ "PREPARE {\"share\": \"virtiofs\"}", 0, "", "", "virtiofs" },
+		{ "PREPARE {\"share\": \"nfs\"}", -EINVAL, "a share of the table", NULL, NULL },
+		{ "PREPARE {\"share\": \"9p\", \"device\": \"/dev/vda\"}", -EINVAL, "expected {\"share\": NAME}", NULL, NULL },
+		{ "PREPARE {\"share\": 9}", -EINVAL, "expected {\"share\": NAME}", NULL, NULL },
+		{ "PREPARE {\"share\": \"9p\\u0000x\"}", -EINVAL, "is not allowed", NULL, NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/vda\"}", 0, "ext4", "/dev/vda", NULL },
+		{ "PREPARE {\"device\": \"/dev/nvme0n1\", \"fs\": \"xfs\"}", 0, "xfs", "/dev/nvme0n1", NULL },
+		{ "PREPARE {\"fs\": \"btrfs\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem 'btrfs' here; valid: ext4, xfs", NULL, NULL },
+		{ "PREPARE {\"fs\": \"none\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem 'none'", NULL, NULL },
+		{ "PREPARE {\"fs\": \"ext4\\u0000x\", \"device\": \"/dev/vda\"}", -EINVAL, "is not allowed", NULL, NULL },
+		{ "PREPARE {\"fs\": \"\\u001b[2J\", \"device\": \"/dev/vda\"}", -EINVAL, "no filesystem '\\x1b[2J'", NULL, NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/../sda\"}", -EINVAL, "not /dev/NAME", NULL, NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/\"}", -EINVAL, "not /dev/NAME", NULL, NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/home/x\"}", -EINVAL, "not /dev/NAME", NULL, NULL },
 		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", -EINVAL,
-		  "not /dev/NAME", NULL },
+		  "not /dev/NAME", NULL, NULL },
 		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/vda\", \"mkfs\": \"rm -rf /\"}", -EINVAL,
-		  "exactly \"fs\" and \"device\"", NULL },
-		{ "PREPARE {\"fs\": \"ext4\"}", -EINVAL, "exactly \"fs\" and \"device\"", NULL },
-		{ "PREPARE {\"fs\": 4, \"device\": \"/dev/vda\"}", -EINVAL, "strings", NULL },
-		{ "PREPARE {\"fs\": \"ext4\", \"fs\": \"xfs\", \"device\": \"/dev/vda\"}", -EINVAL, "duplicate", NULL },
-		{ "PREPARE []", -EINVAL, "not a JSON object", NULL },
-		{ "PREPARE ", -EINVAL, "PREPARE: ", NULL },
-		{ "PREPARE", -EPROTO, "expected 'PREPARE <JSON object>'", NULL },
+		  "exactly \"fs\" and \"device\"", NULL, NULL },
+		{ "PREPARE {\"fs\": \"ext4\"}", -EINVAL, "exactly \"fs\" and \"device\"", NULL, NULL },
+		{ "PREPARE {\"fs\": 4, \"device\": \"/dev/vda\"}", -EINVAL, "strings", NULL, NULL },
+		{ "PREPARE {\"fs\": \"ext4\", \"fs\": \"xfs\", \"device\": \"/dev/vda\"}", -EINVAL, "duplicate", NULL, NULL },
+		{ "PREPARE []", -EINVAL, "not a JSON object", NULL, NULL },
+		{ "PREPARE ", -EINVAL, "PREPARE: ", NULL, NULL },
+		{ "PREPARE", -EPROTO, "expected 'PREPARE <JSON object>'", NULL, NULL },
 	};
 
 	(void)state;
@@ -762,8 +786,9 @@ static void parse_prepare_cases(void **state)
 			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, err);
 		if (r < 0 && !strstr(err, cases[i].fs_or_error))
 			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].fs_or_error);
-		if (r == 0 && (strcmp(p.fs, cases[i].fs_or_error) || strcmp(p.device, cases[i].device)))
-			fail_msg("case %zu: %s on %s", i, p.fs, p.device);
+		if (r == 0 && (strcmp(p.fs, cases[i].fs_or_error) || strcmp(p.device, cases[i].device) ||
+			       strcmp(p.share, cases[i].share ? cases[i].share : "")))
+			fail_msg("case %zu: %s on %s, share %s", i, p.fs, p.device, p.share);
 	}
 }
 
