@@ -506,7 +506,7 @@ static int image_inputs(const struct lab_image_opts *o, struct image_inputs *in,
 	if (r < 0)
 		return errf(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
 	/* the modules the device table asks for are an input too: a new model rebuilds */
-	r = lab_image_modules(&in->wanted);
+	r = lab_image_modules(in->a->name, &in->wanted);
 	if (r < 0)
 		return errf(err, errlen, r, "out of memory listing modules");
 	in->ids[3][0] = '\0';

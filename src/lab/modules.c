@@ -15,6 +15,7 @@
 
 #include "matrix.h"
 #include "modules.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 static bool strv_has(const struct strv *sv, const char *s)
@@ -114,9 +115,11 @@ int lab_modules_for(const char *manifest, const struct strv *wanted, char *out, 
 	return r;
 }
 
-/* The modules the guest loads: the base ones, then each device model's, then
- * each filesystem's, once each, in the order of the tables (virtio_pci first). */
-int lab_image_modules(struct strv *mods)
+/* The modules the guest loads: the base ones, then each device model's of
+ * the architecture (a model it lacks, such as pvscsi on aarch64, wants no
+ * driver in its image), then each filesystem's, once each, in the order of
+ * the tables (virtio_pci first). */
+int lab_image_modules(const char *arch, struct strv *mods)
 {
 	struct strv out = { 0 };
 	int r = 0;
@@ -125,6 +128,8 @@ int lab_image_modules(struct strv *mods)
 		const char *list = !i ? LAB_BASE_MODULES
 			: i <= lab_ndevices ? lab_devices[i - 1].modules : lab_filesystems[i - 1 - lab_ndevices].modules;
 
+		if (i && i <= lab_ndevices && arch && !str_in_list(lab_devices[i - 1].arches + 1, ' ', arch))
+			continue;
 		r = push_names(&out, list);
 	}
 	if (r < 0) {

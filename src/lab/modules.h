@@ -24,8 +24,9 @@ struct lab_modules {
 };
 
 /* The modules the guest loads, in this order (after their dependencies):
- * LAB_BASE_MODULES and every device model's (src/lab/matrix.h), once each. */
-int lab_image_modules(struct strv *mods);
+ * LAB_BASE_MODULES and every device model's (src/lab/matrix.h) that arch
+ * has (NULL: every row's), once each. */
+int lab_image_modules(const char *arch, struct strv *mods);
 
 /* The wanted modules with their dependencies, found below moddir (the
  * package's lib/modules/<kv>/kernel; NULL for a bare kernel, which has

@@ -588,7 +588,21 @@ static void device_table(void **state)
 	char why[512];
 
 	(void)state;
-	assert_int_equal(lab_image_modules(&mods), 0);
+	/* an architecture's image wants the drivers of the models it has (pvscsi: x86_64's only) */
+	assert_int_equal(lab_image_modules("aarch64", &mods), 0);
+	for (size_t i = 0; i < mods.n; i++)
+		assert_string_not_equal(mods.v[i], "vmw_pvscsi");
+	strv_clear(&mods);
+	assert_int_equal(lab_image_modules("x86_64", &mods), 0);
+	{
+		bool pvscsi = false;
+
+		for (size_t i = 0; i < mods.n; i++)
+			pvscsi = pvscsi || !strcmp(mods.v[i], "vmw_pvscsi");
+		assert_true(pvscsi);
+	}
+	strv_clear(&mods);
+	assert_int_equal(lab_image_modules(NULL, &mods), 0);
 	assert_string_equal(mods.v[0], "virtio_pci");
 	assert_string_equal(mods.v[1], "virtio_console");
 	for (size_t i = 0; i < lab_ndevices; i++) {
