@@ -1,5 +1,6 @@
 /* The lab matrix (expansion, messages) and the QEMU command lines. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/core/spawn.h"
 #include "../../src/lab/channels.h"
 #include "../../src/lab/fs.h"
 #include "../../src/lab/image.h"
@@ -1233,6 +1235,45 @@ static void drive_setup(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* snapshot=on in a relative $TMPDIR: qemu-img reads a relative backing
+ * file name from the overlay's own directory, so the overlay must name the
+ * disk by its absolute path, else QEMU cannot open what it was given. */
+static void drive_overlay_relative_dir(void **state)
+{
+	char dir[] = "vmbench-drive-XXXXXX", disk[64], overlay[64], abs[4096], why[512], *text = NULL;
+	char *const version[] = { "qemu-img", "--version", NULL };
+	struct lab_host_disk h = { .fd = -1 };
+	struct lab_paths p = { .disk = disk, .disk_size = 1 << 20, .overlay = overlay, .host_disk = &h };
+	struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	(void)state;
+	if (run_capture("qemu-img", version, NULL, NULL) < 0)
+		skip(); /* no qemu-img here: nothing to check */
+	assert_true(cwd >= 0);
+	assert_int_equal(chdir("/tmp"), 0);
+	assert_non_null(mkdtemp(dir));
+	snprintf(disk, sizeof(disk), "%s/disk.img", dir);
+	snprintf(overlay, sizeof(overlay), "%s/overlay.qcow2", dir);
+	p.backend[LAB_DISK] = "raw";
+	snprintf(c.v[LAB_SNAPSHOT], 32, "on");
+	snprintf(c.v[LAB_CACHE], 32, "writeback");
+	r = lab_backends_setup(&c, &p, why, sizeof(why));
+	if (r < 0)
+		print_message("%s\n", why);
+	assert_int_equal(r, 0);
+	snprintf(abs, sizeof(abs), "/tmp/%s", disk);
+	assert_int_equal(read_file(overlay, &text), 0);
+	assert_non_null(memmem(text, 4096, abs, strlen(abs)));
+	free(text);
+	lab_backends_teardown(&c, &p);
+	assert_int_equal(unlink(overlay), 0);
+	assert_int_equal(unlink(disk), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(fchdir(cwd), 0);
+	close(cwd);
+}
+
 /* Host write amplification: a ratio of two positive, finite counts, or
  * nothing (never a made-up value). */
 static void write_amplification(void **state)
@@ -1281,6 +1322,7 @@ int main(void)
 		cmocka_unit_test(backend_setup),
 		cmocka_unit_test(drive_keys),
 		cmocka_unit_test(drive_setup),
+		cmocka_unit_test(drive_overlay_relative_dir),
 		cmocka_unit_test(write_amplification),
 		cmocka_unit_test(nic_backends),
 		cmocka_unit_test(module_gathering),
