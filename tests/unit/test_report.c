@@ -1017,6 +1017,21 @@ static void host_cost_rows(void **state)
 	assert_int_equal(rows[2].runs, 1);
 	free(rows);
 	cmp_table_release(&t);
+
+	/* two finite amplifications whose sum is not: their mean still is */
+	cmp_table_init(&t, suites_find);
+	assert_int_equal(cmp_add_operand(&t, "snapshot=on", json_pack("[{s:[o]}, {s:[o]}]",
+		"suites", cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 1, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 2, "
+						   "\"host_write_amplification\": 1e308}"),
+		"suites", cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 1, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 2, "
+						   "\"host_write_amplification\": 1.5e308}"))), 0);
+	assert_int_equal(hostcost_rows(&t, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].wamp_runs, 2);
+	assert_true(isfinite(rows[0].wamp));
+	assert_close(rows[0].wamp / 1e308, 1.25, 1e-12);
+	free(rows);
+	cmp_table_release(&t);
 }
 
 int main(void)
