@@ -890,11 +890,14 @@ static void text_values(void **state)
 		{ 16320, "1/s", "16320 1/s" }, { 100478, "1/s", "100478 1/s" }, { 9999.5, "1/s", "1e+04 1/s" },
 		{ 1234.5, "1/s", "1234 1/s" }, { 0.5, "ratio", "0.500" }, { 1234567, "ns", "1.23 ms" },
 		{ 999, "ns", "999 ns" }, { NAN, "1/s", "-" }, { -25000, "B/s", "-25000 B/s" },
+		/* digits while a double has them; beyond, never a row of digits cut to the buffer */
+		{ 123456789012345, "1/s", "123456789012345 1/s" }, { 1.5e20, "Mbit/s", "1.5e+20 Mbit/s" },
+		{ 1e308, "1/s", "1e+308 1/s" },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char buf[48];
+		char buf[32]; /* as show --series gives it */
 
 		text_format_value(cases[i].v, cases[i].unit, buf, sizeof(buf));
 		if (strcmp(buf, cases[i].s))
