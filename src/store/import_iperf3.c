@@ -113,8 +113,8 @@ static int iperf3_direction(struct imp *im, const json_t *end, const struct iper
  * They are also the series "mbit_per_s" of repetition 1, each at its
  * interval's end (sum.end, seconds from the test's start), as net.tcp_stream
  * keeps its own: when every interval has an end, after the one before it.
- * The series leaves out iperf3's omitted intervals (-O): its warm-up, which
- * its own figures leave out too, and after which its clock starts again. */
+ * Both leave out iperf3's omitted intervals (-O): its warm-up, which its
+ * own figures leave out too, and after which its clock starts again. */
 static int iperf3_intervals(struct imp *im, const json_t *intervals, const struct iperf3_test *it)
 {
 	const char *kv[16];
@@ -150,6 +150,9 @@ static int iperf3_intervals(struct imp *im, const json_t *intervals, const struc
 			r = -EINVAL;
 			goto out;
 		}
+		/* iperf3 -O's warm-up: checked as the others, left out as its own figures leave it out */
+		if (json_is_true(json_object_get(json_object_get(iv, "sum"), "omitted")))
+			continue;
 		if (!c && !(c = import_case_of(im, "net", it->udp ? "udp" : "tcp_stream", kv, &w))) {
 			r = -ENOMEM;
 			goto out;
@@ -158,8 +161,6 @@ static int iperf3_intervals(struct imp *im, const json_t *intervals, const struc
 			r = -ENOMEM;
 			goto out;
 		}
-		if (json_is_true(json_object_get(json_object_get(iv, "sum"), "omitted")))
-			continue;
 		end = json_object_get(json_object_get(iv, "sum"), "end");
 		if (end && (!json_is_number(end) || !(json_number_value(end) > (nt ? ts[nt - 1] : 0)) ||
 			    json_number_value(end) > 86400.0 * 365)) {
