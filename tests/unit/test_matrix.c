@@ -1177,6 +1177,19 @@ static void drive_keys(void **state)
 	}
 }
 
+/* snapshot=on over a raw disk in a new directory dir (a mkdtemp template),
+ * whose files p->disk and p->overlay (64 bytes each) name: the setup's result */
+static int overlay_in(char *dir, struct lab_paths *p, struct lab_config *c, char *why, size_t len)
+{
+	assert_non_null(mkdtemp(dir));
+	snprintf((char *)p->disk, 64, "%s/disk.img", dir);
+	snprintf((char *)p->overlay, 64, "%s/overlay.qcow2", dir);
+	p->backend[LAB_DISK] = "raw";
+	snprintf(c->v[LAB_SNAPSHOT], 32, "on");
+	snprintf(c->v[LAB_CACHE], 32, "writeback");
+	return lab_backends_setup(c, p, why, len);
+}
+
 /* snapshot=on: the overlay qemu-img makes over the raw disk names it as
  * its backing file, in its format; backend=block binds a loop device to
  * the lab's file, autoclear, and teardown lets the kernel unbind it (or,
@@ -1190,13 +1203,7 @@ static void drive_setup(void **state)
 	int r;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(disk, sizeof(disk), "%s/disk.img", dir);
-	snprintf(overlay, sizeof(overlay), "%s/overlay.qcow2", dir);
-	p.backend[LAB_DISK] = "raw";
-	snprintf(c.v[LAB_SNAPSHOT], 32, "on");
-	snprintf(c.v[LAB_CACHE], 32, "writeback");
-	r = lab_backends_setup(&c, &p, why, sizeof(why));
+	r = overlay_in(dir, &p, &c, why, sizeof(why));
 	if (r == 0) {
 		/* the header's backing file name and format (qcow2's, in plain text) */
 		assert_int_equal(read_file(overlay, &text), 0);
@@ -1252,13 +1259,7 @@ static void drive_overlay_relative_dir(void **state)
 		skip(); /* no qemu-img here: nothing to check */
 	assert_true(cwd >= 0);
 	assert_int_equal(chdir("/tmp"), 0);
-	assert_non_null(mkdtemp(dir));
-	snprintf(disk, sizeof(disk), "%s/disk.img", dir);
-	snprintf(overlay, sizeof(overlay), "%s/overlay.qcow2", dir);
-	p.backend[LAB_DISK] = "raw";
-	snprintf(c.v[LAB_SNAPSHOT], 32, "on");
-	snprintf(c.v[LAB_CACHE], 32, "writeback");
-	r = lab_backends_setup(&c, &p, why, sizeof(why));
+	r = overlay_in(dir, &p, &c, why, sizeof(why));
 	if (r < 0)
 		print_message("%s\n", why);
 	assert_int_equal(r, 0);
