@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/if_tun.h>
 #include <linux/loop.h>
 #include <net/if.h>
@@ -755,13 +756,20 @@ static int snapshot_setup(const struct lab_config *c, const struct lab_paths *p,
 {
 	const struct lab_backend *be = config_backend(c, p, LAB_DISK);
 	const char *format = NULL, *base = be ? disk_file(be, p, &format) : NULL;
-	char sz[32];
-	char *const qargv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-b", (char *)base, "-F", (char *)format,
-				(char *)p->overlay, sz, NULL };
+	char sz[32], abs[PATH_MAX];
+	char *qargv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-b", (char *)base, "-F", (char *)format,
+			  (char *)p->overlay, sz, NULL };
 	int fd, r;
 
 	if (!lab_config_snapshot(c) || !base)
 		return 0;
+	/* qemu-img and QEMU read a relative backing file name from the
+	 * overlay's directory, not ours (a relative $TMPDIR): name it whole */
+	if (base[0] != '/') {
+		if (!realpath(base, abs))
+			return errf(why, len, -errno, "snapshot=on: the scratch disk %s: %s", base, strerror(errno));
+		qargv[6] = abs;
+	}
 	fd = p->overlay ? open(p->overlay, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600) : -1;
 	if (fd < 0)
 		return errf(why, len, -EIO, "snapshot=on: creating the overlay %s", p->overlay ? p->overlay : "(none)");

@@ -65,8 +65,9 @@ static int add_suite(struct hostcost_row **rows, size_t *n, size_t *cap, size_t 
 	(*rows)[i].runs++;
 	/* the host's bytes written per byte the guest's device received (the disk suite's) */
 	if (seconds(notes, "host_write_amplification", true, &w) && isfinite(w)) {
-		(*rows)[i].wamp += w;
+		/* a running mean: finite values whose sum is not still have one */
 		(*rows)[i].wamp_runs++;
+		(*rows)[i].wamp += (w - (*rows)[i].wamp) / (double)(*rows)[i].wamp_runs;
 	}
 	return 0;
 }
@@ -91,7 +92,7 @@ int hostcost_rows(const struct cmp_table *t, struct hostcost_row **rows, size_t 
 		r[i].user /= (double)r[i].runs;
 		r[i].sys /= (double)r[i].runs;
 		r[i].cpu = r[i].user + r[i].sys;
-		r[i].wamp = r[i].wamp_runs ? r[i].wamp / (double)r[i].wamp_runs : NAN;
+		r[i].wamp = r[i].wamp_runs ? r[i].wamp : NAN;
 	}
 	*rows = r;
 	*n = nr;

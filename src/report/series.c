@@ -78,12 +78,14 @@ static void sparkline(const json_t *points, double lo, double hi, char *buf, siz
 	buf[0] = '\0';
 	for (size_t b = 0; b < w; b++) {
 		size_t from = b * n / w, to = (b + 1) * n / w;
-		double sum = 0;
+		double mean = 0;
 		int level;
 
+		/* a running mean and the level's fraction within [lo, hi]: finite
+		 * values whose sum or range is not still have one */
 		for (size_t i = from; i < to; i++)
-			sum += pt(points, i, 1);
-		level = hi > lo ? (int)((sum / (double)(to - from) - lo) / (hi - lo) * 7.0 + 0.5) : 3;
+			mean += pt(points, i, 1) / (double)(i - from + 1) - mean / (double)(i - from + 1);
+		level = hi / 2 - lo / 2 > 0 ? (int)((mean / 2 - lo / 2) / (hi / 2 - lo / 2) * 7.0 + 0.5) : 3;
 		level = level < 0 ? 0 : level > 7 ? 7 : level;
 		if (off + strlen(bars[level]) + 1 > len)
 			break;
@@ -111,7 +113,7 @@ void series_print_text(FILE *f, const json_t *doc)
 					const json_t *pts = json_object_get(se, "points");
 					const char *unit = json_string_value(json_object_get(se, "unit"));
 					size_t n = json_array_size(pts);
-					double lo = HUGE_VAL, hi = -HUGE_VAL, sum = 0;
+					double lo = HUGE_VAL, hi = -HUGE_VAL, mean = 0;
 					json_int_t bucket = json_integer_value(json_object_get(se, "bucket"));
 					char vlo[32], vmean[32], vhi[32], spark[SPARK_WIDTH * 4 + 1], ds[48] = "";
 
@@ -120,10 +122,11 @@ void series_print_text(FILE *f, const json_t *doc)
 
 						lo = v < lo ? v : lo;
 						hi = v > hi ? v : hi;
-						sum += v;
+						/* a running mean, never inf */
+						mean += v / (double)(p + 1) - mean / (double)(p + 1);
 					}
 					text_format_value(lo, unit, vlo, sizeof(vlo));
-					text_format_value(sum / (double)n, unit, vmean, sizeof(vmean));
+					text_format_value(mean, unit, vmean, sizeof(vmean));
 					text_format_value(hi, unit, vhi, sizeof(vhi));
 					sparkline(pts, lo, hi, spark, sizeof(spark));
 					if (bucket > 1)

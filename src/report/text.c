@@ -30,7 +30,7 @@ void text_format_value(double v, const char *unit, char *buf, size_t len)
 	}
 	if (!strcmp(unit, "ratio"))
 		snprintf(buf, len, "%.3f", v);
-	else if (fabs(v) >= 1e4) /* 16320, never 1.632e+04 */
+	else if (fabs(v) >= 1e4 && fabs(v) < 1e15) /* 16320, never 1.632e+04; beyond a double's digits, %g */
 		snprintf(buf, len, "%.0f %s", v, unit);
 	else
 		snprintf(buf, len, "%.4g %s", v, unit);

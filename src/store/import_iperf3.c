@@ -112,7 +112,9 @@ static int iperf3_direction(struct imp *im, const json_t *end, const struct iper
  * run whatever its samples, so they cannot pass for independent ones.
  * They are also the series "mbit_per_s" of repetition 1, each at its
  * interval's end (sum.end, seconds from the test's start), as net.tcp_stream
- * keeps its own: when every interval has an end, after the one before it. */
+ * keeps its own: when every interval has an end, after the one before it.
+ * Both leave out iperf3's omitted intervals (-O): its warm-up, which its
+ * own figures leave out too, and after which its clock starts again. */
 static int iperf3_intervals(struct imp *im, const json_t *intervals, const struct iperf3_test *it)
 {
 	const char *kv[16];
@@ -121,6 +123,7 @@ static int iperf3_intervals(struct imp *im, const json_t *intervals, const struc
 	struct where w;
 	size_t i, n = json_array_size(intervals), nt = 0;
 	double *ts = NULL, *vs = NULL;
+	bool every_end = true;
 	int r = 0;
 
 	/* the case of the run's figure: net.udp for UDP, as vmbench's own */
@@ -147,6 +150,9 @@ static int iperf3_intervals(struct imp *im, const json_t *intervals, const struc
 			r = -EINVAL;
 			goto out;
 		}
+		/* iperf3 -O's warm-up: checked as the others, left out as its own figures leave it out */
+		if (json_is_true(json_object_get(json_object_get(iv, "sum"), "omitted")))
+			continue;
 		if (!c && !(c = import_case_of(im, "net", it->udp ? "udp" : "tcp_stream", kv, &w))) {
 			r = -ENOMEM;
 			goto out;
@@ -161,12 +167,13 @@ static int iperf3_intervals(struct imp *im, const json_t *intervals, const struc
 			r = import_fail(im, "%s.end: expected the interval's end in seconds, after the one before it", ip);
 			goto out;
 		}
-		if (end && nt == i) {
+		every_end = every_end && end;
+		if (every_end) {
 			ts[nt] = json_number_value(end);
 			vs[nt++] = v / 1e6;
 		}
 	}
-	if (c && nt && nt == n && vmb_case_add_series(c, "mbit_per_s", VMB_UNIT_MBIT_PER_S, 1, ts, vs, nt, VMB_SERIES_MAX) < 0)
+	if (c && nt && every_end && vmb_case_add_series(c, "mbit_per_s", VMB_UNIT_MBIT_PER_S, 1, ts, vs, nt, VMB_SERIES_MAX) < 0)
 		r = -ENOMEM;
 out:
 	free(ts);

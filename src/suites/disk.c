@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -579,15 +580,31 @@ static int run_jobs(struct vmb_ctx *ctx, enum disk_kind kind, struct vmb_rep *re
 	struct vmb_worker *workers = calloc(n, sizeof(*workers));
 	struct disk_job *dj = calloc(n, sizeof(*dj));
 	struct hist *rlat = hist_new(), *wlat = hist_new();
-	double log_s = optset_double(ctx->opts, "log-interval") / 1000;
+	double log_ms = optset_double(ctx->opts, "log-interval"), log_s = log_ms / 1000;
 	/* whole windows only: a last, shorter one would not be comparable */
-	size_t nlog = log_s > 0 ? (size_t)(ctx->duration_s / log_s + 1e-9) : 0;
-	struct disk_logwin *logs = nlog ? calloc((size_t)n * nlog, sizeof(*logs)) : NULL;
+	double nwin = log_s > 0 ? ctx->duration_s / log_s + 1e-9 : 0;
+	size_t nlog = 0;
+	struct disk_logwin *logs = NULL;
 	uint64_t start = UINT64_MAX, end = 0, reads = 0, writes = 0, written = 0;
 	double user = 0, sys = 0, window;
 	int64_t sectors_before = kind_writes(kind) ? device_sectors_written(st) : -1;
 	int r;
 
+	/* every job keeps its windows, and the series its points, until the
+	 * repetition ends: a bound the user's options must fit */
+	if (log_s > 0 && log_ms < 1) {
+		r = vmb_usage(ctx, "--disk.log-interval %g: windows of 1 ms or more (fio's log_avg_msec counts whole "
+			      "milliseconds), or 0 for none", log_ms);
+		goto out;
+	}
+	if (nwin >= DISK_LOG_MAX_WINDOWS + 1.0) {
+		r = vmb_usage(ctx, "--disk.log-interval %g: %.0f windows of %g ms in a repetition of %g s; at most %d "
+			      "(each is kept until the repetition ends): a longer interval or a shorter --time", log_ms,
+			      floor(nwin), log_ms, ctx->duration_s, DISK_LOG_MAX_WINDOWS);
+		goto out;
+	}
+	nlog = (size_t)nwin;
+	logs = nlog ? calloc((size_t)n * nlog, sizeof(*logs)) : NULL;
 	if (!workers || !dj || !rlat || !wlat || (nlog && !logs)) {
 		r = vmb_fail(ctx, -ENOMEM, "%u jobs", n);
 		goto out;
@@ -766,7 +783,7 @@ static const struct vmb_opt disk_opts[] = {
 	{ .name = "log-interval", .type = OPT_DOUBLE, .min = 0, .max = 3600000, .def = "0", .metavar = "MS",
 	  .help = "randread, randwrite, randrw, seqread, seqwrite: keep IOPS and mean latency per window of MS "
 		  "milliseconds as series (fio's log_avg_msec with write_iops_log and write_lat_log); 0: none, as "
-		  "fio logs only when asked" },
+		  "fio logs only when asked; else at least 1, and at most a million windows a repetition" },
 	{ .name = "buffered", .type = OPT_BOOL, .neutral = true,
 	  .help = "go through the page cache instead of O_DIRECT (the result then says so)" },
 	{ .name = "iomem", .type = OPT_STRING, .def = "malloc", .neutral = true, .choices = "malloc|mmap|mmaphuge|thp",

@@ -43,6 +43,10 @@ void disk_buffers_free(enum disk_iomem kind, void *p, size_t mapped);
 
 /* One job: a worker with its own queue (io_uring) or one synchronous
  * stream (psync, where a job of depth D is D such workers). */
+/* --disk.log-interval: at most this many windows in a repetition (each job
+ * keeps them in memory until it ends) */
+#define DISK_LOG_MAX_WINDOWS 1000000
+
 struct disk_job {
 	/* in */
 	int fd;

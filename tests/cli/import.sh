@@ -163,4 +163,21 @@ ms = {m["name"]: m for m in c["metrics"]}
 assert len(ms["mbit_per_s"]["samples"]) == 1, ms["mbit_per_s"]
 assert len(ms["interval_mbit_per_s"]["samples"]) == len(f["intervals"]) and not ms["interval_mbit_per_s"]["headline"]
 PY
+# iperf3 -O: the omitted intervals (its warm-up, whose clock restarts after
+# it) are not in the series; the measured ones are, at their own ends
+expect 0 "iperf3 -O 1: imported" "$VMB" import "$fx/iperf3-tcp-omit.json" --no-store --json "$T/omit.json"
+check "iperf3 -O 1: the series holds the measured intervals only" python3 - "$T/omit.json" \
+	"$fx/iperf3-tcp-omit.json" <<'PY'
+import json, sys
+d, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+c = d["suites"][0]["tests"][0]["cases"][0]
+want = [[i["sum"]["end"], i["sum"]["bits_per_second"] / 1e6] for i in f["intervals"] if not i["sum"]["omitted"]]
+assert len(want) == 4 and len(want) < len(f["intervals"]), want
+got = [s["points"] for s in c["series"] if s["name"] == "mbit_per_s"]
+assert len(got) == 1 and len(got[0]) == len(want), got
+assert all(abs(a[0] - b[0]) < 1e-9 and abs(a[1] - b[1]) < 1e-6 * b[1] for a, b in zip(got[0], want)), (got, want)
+# and the intervals' metric holds the same four, as iperf3's own figures leave its warm-up out
+iv = [m for m in c["metrics"] if m["name"] == "interval_mbit_per_s"][0]["samples"]
+assert len(iv) == 4 and all(abs(a - b[1]) < 1e-6 * b[1] for a, b in zip(iv, want)), (iv, want)
+PY
 finish

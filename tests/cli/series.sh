@@ -65,6 +65,14 @@ fi
 expect 0 "without --disk.log-interval: no series" "$VMB" run disk.randread $common --time 0.1 \
 	--disk.dir "$d" --disk.size 16m --disk.ramp 0 --disk.iodepth 1 --json "$T/nolog.json"
 lacks "$T/nolog.json" '"series"' "the document has none"
+# every window is kept in memory until the repetition ends: windows under
+# fio's 1 ms, or more than a million in a repetition, are the user's mistake
+expect 2 "--disk.log-interval 0.001: a window under 1 ms" "$VMB" run disk.randread $common --time 0.1 \
+	--disk.dir "$d" --disk.size 16m --disk.ramp 0 --disk.iodepth 1 --disk.log-interval 0.001
+has "$T/err" "--disk.log-interval 0.001: windows of 1 ms or more" "says what would be right"
+expect 2 "--disk.log-interval 1 over --time 1500: 1.5 million windows" "$VMB" run disk.randread $common --time 1500 \
+	--disk.dir "$d" --disk.size 16m --disk.ramp 0 --disk.iodepth 1 --disk.log-interval 1
+has "$T/err" "1500000 windows of 1 ms in a repetition of 1500 s; at most 1000000" "says how many"
 
 # show --series: a line per repetition and series, with its count
 expect 0 "show --series" "$VMB" show --series "$T/net.json"

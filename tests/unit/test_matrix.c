@@ -12,6 +12,7 @@
 
 #include "test.h"
 #include "../../src/lab/balloon.h"
+#include "../../src/core/spawn.h"
 #include "../../src/lab/channels.h"
 #include "../../src/lab/fs.h"
 #include "../../src/lab/image.h"
@@ -1354,6 +1355,19 @@ static void drive_keys(void **state)
 	}
 }
 
+/* snapshot=on over a raw disk in a new directory dir (a mkdtemp template),
+ * whose files p->disk and p->overlay (64 bytes each) name: the setup's result */
+static int overlay_in(char *dir, struct lab_paths *p, struct lab_config *c, char *why, size_t len)
+{
+	assert_non_null(mkdtemp(dir));
+	snprintf((char *)p->disk, 64, "%s/disk.img", dir);
+	snprintf((char *)p->overlay, 64, "%s/overlay.qcow2", dir);
+	p->backend[LAB_DISK] = "raw";
+	snprintf(c->v[LAB_SNAPSHOT], 32, "on");
+	snprintf(c->v[LAB_CACHE], 32, "writeback");
+	return lab_backends_setup(c, p, why, len);
+}
+
 /* snapshot=on: the overlay qemu-img makes over the raw disk names it as
  * its backing file, in its format; backend=block binds a loop device to
  * the lab's file, autoclear, and teardown lets the kernel unbind it (or,
@@ -1367,13 +1381,7 @@ static void drive_setup(void **state)
 	int r;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(disk, sizeof(disk), "%s/disk.img", dir);
-	snprintf(overlay, sizeof(overlay), "%s/overlay.qcow2", dir);
-	p.backend[LAB_DISK] = "raw";
-	snprintf(c.v[LAB_SNAPSHOT], 32, "on");
-	snprintf(c.v[LAB_CACHE], 32, "writeback");
-	r = lab_backends_setup(&c, &p, why, sizeof(why));
+	r = overlay_in(dir, &p, &c, why, sizeof(why));
 	if (r == 0) {
 		/* the header's backing file name and format (qcow2's, in plain text) */
 		assert_int_equal(read_file(overlay, &text), 0);
@@ -1410,6 +1418,39 @@ static void drive_setup(void **state)
 	}
 	(void)unlink(disk);
 	assert_int_equal(rmdir(dir), 0);
+}
+
+/* snapshot=on in a relative $TMPDIR: qemu-img reads a relative backing
+ * file name from the overlay's own directory, so the overlay must name the
+ * disk by its absolute path, else QEMU cannot open what it was given. */
+static void drive_overlay_relative_dir(void **state)
+{
+	char dir[] = "vmbench-drive-XXXXXX", disk[64], overlay[64], abs[4096], why[512], *text = NULL;
+	char *const version[] = { "qemu-img", "--version", NULL };
+	struct lab_host_disk h = { .fd = -1 };
+	struct lab_paths p = { .disk = disk, .disk_size = 1 << 20, .overlay = overlay, .host_disk = &h };
+	struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
+	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	(void)state;
+	if (run_capture("qemu-img", version, NULL, NULL) < 0)
+		skip(); /* no qemu-img here: nothing to check */
+	assert_true(cwd >= 0);
+	assert_int_equal(chdir("/tmp"), 0);
+	r = overlay_in(dir, &p, &c, why, sizeof(why));
+	if (r < 0)
+		print_message("%s\n", why);
+	assert_int_equal(r, 0);
+	snprintf(abs, sizeof(abs), "/tmp/%s", disk);
+	assert_int_equal(read_file(overlay, &text), 0);
+	assert_non_null(memmem(text, 4096, abs, strlen(abs)));
+	free(text);
+	lab_backends_teardown(&c, &p);
+	assert_int_equal(unlink(overlay), 0);
+	assert_int_equal(unlink(disk), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(fchdir(cwd), 0);
+	close(cwd);
 }
 
 /* Host write amplification: a ratio of two positive, finite counts, or
@@ -1631,6 +1672,7 @@ int main(void)
 		cmocka_unit_test(backend_setup),
 		cmocka_unit_test(drive_keys),
 		cmocka_unit_test(drive_setup),
+		cmocka_unit_test(drive_overlay_relative_dir),
 		cmocka_unit_test(write_amplification),
 		cmocka_unit_test(share_arguments),
 		cmocka_unit_test(share_backends),

@@ -926,11 +926,14 @@ static void text_values(void **state)
 		{ 16320, "1/s", "16320 1/s" }, { 100478, "1/s", "100478 1/s" }, { 9999.5, "1/s", "1e+04 1/s" },
 		{ 1234.5, "1/s", "1234 1/s" }, { 0.5, "ratio", "0.500" }, { 1234567, "ns", "1.23 ms" },
 		{ 999, "ns", "999 ns" }, { NAN, "1/s", "-" }, { -25000, "B/s", "-25000 B/s" },
+		/* digits while a double has them; beyond, never a row of digits cut to the buffer */
+		{ 123456789012345, "1/s", "123456789012345 1/s" }, { 1.5e20, "Mbit/s", "1.5e+20 Mbit/s" },
+		{ 1e308, "1/s", "1e+308 1/s" },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char buf[48];
+		char buf[32]; /* as show --series gives it */
 
 		text_format_value(cases[i].v, cases[i].unit, buf, sizeof(buf));
 		if (strcmp(buf, cases[i].s))
@@ -1051,6 +1054,21 @@ static void host_cost_rows(void **state)
 	assert_close(rows[2].user, 0.25, 1e-12);
 	assert_close(rows[2].sys, 0.0, 1e-12);
 	assert_int_equal(rows[2].runs, 1);
+	free(rows);
+	cmp_table_release(&t);
+
+	/* two finite amplifications whose sum is not: their mean still is */
+	cmp_table_init(&t, suites_find);
+	assert_int_equal(cmp_add_operand(&t, "snapshot=on", json_pack("[{s:[o]}, {s:[o]}]",
+		"suites", cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 1, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 2, "
+						   "\"host_write_amplification\": 1e308}"),
+		"suites", cost_suite("disk", NULL, "{\"qemu_cpu_user_s\": 1, \"qemu_cpu_system_s\": 1, \"qemu_wall_s\": 2, "
+						   "\"host_write_amplification\": 1.5e308}"))), 0);
+	assert_int_equal(hostcost_rows(&t, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].wamp_runs, 2);
+	assert_true(isfinite(rows[0].wamp));
+	assert_close(rows[0].wamp / 1e308, 1.25, 1e-12);
 	free(rows);
 	cmp_table_release(&t);
 }

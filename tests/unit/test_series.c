@@ -146,6 +146,32 @@ static void csv_rows(void **state)
 	json_decref(doc);
 }
 
+/* show --series on finite values whose sum is not (a valid document):
+ * the mean and the sparkline's levels are still the values' own. */
+static void text_of_huge_values(void **state)
+{
+	json_t *doc = doc_with_series(), *pts = json_array();
+	char *buf = NULL, spark[40 * 3 + 1] = "▅";
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	/* 80 points: 1e308, then 1.7e308; the sparkline's 40 levels average two each */
+	for (int i = 0; i < 80; i++)
+		json_array_append_new(pts, json_pack("[f, f]", 0.5 * (i + 1), i ? 1.7e308 : 1e308));
+	json_object_set_new(json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(
+		json_array_get(json_object_get(doc, "suites"), 0), "tests"), 0), "cases"), 0), "series"), 0), "points", pts);
+	series_print_text(f, doc);
+	fclose(f);
+	for (int b = 1; b < 40; b++)
+		strcat(spark, "█");
+	if (strstr(buf, "mean -") || !strstr(buf, spark))
+		fail_msg("%s", buf);
+	free(buf);
+	json_decref(doc);
+}
+
 /* A document of version 2 has no series and still loads; a version-3 one
  * whose series is out of order is refused by its path. */
 static void old_and_bad_documents(void **state)
@@ -177,6 +203,7 @@ int main(void)
 		cmocka_unit_test(downsample_exact),
 		cmocka_unit_test(rep_points_join_case),
 		cmocka_unit_test(csv_rows),
+		cmocka_unit_test(text_of_huge_values),
 		cmocka_unit_test(old_and_bad_documents),
 	};
 
