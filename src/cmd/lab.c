@@ -1186,6 +1186,16 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 		if (!(m->configs[i].given & (1u << LAB_CACHE)))
 			snprintf(m->configs[i].v[LAB_CACHE], sizeof(m->configs[i].v[LAB_CACHE]), "%s",
 				 optset_str(own, "disk-cache"));
+	/* --disk-format is the image file's (backend=file): given where no configuration has one, it would be ignored */
+	if (optset_get(own, "disk-format")->set) {
+		size_t i = 0;
+
+		while (i < m->n && strcmp(m->configs[i].v[LAB_BACKEND], LAB_BACKEND_FILE))
+			i++;
+		if (i == m->n)
+			return cmd_usage_error(self, "--disk-format says the format of the scratch disk's image file "
+					      "(backend=file), and no configuration of the matrix has one");
+	}
 	for (size_t i = 1; optset_str(own, "kernel") && i < m->n; i++)
 		if (strcmp(m->configs[i].v[LAB_ARCH], m->configs[0].v[LAB_ARCH]))
 			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");

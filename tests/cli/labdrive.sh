@@ -28,6 +28,9 @@ has "$T/err" "file, block" "lists its values"
 expect 2 "--disk-cache of no mode: a usage error" "$VMB" lab run --matrix "accel=tcg" --disk-cache fast \
 	--cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "none|writeback|writethrough|directsync|unsafe" "lists the cache modes"
+expect 2 "--disk-format where every configuration is backend=block: a usage error" "$VMB" lab run \
+	--matrix "accel=tcg backend=block" --disk-format qcow2 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "no configuration of the matrix has one" "says it would be ignored"
 check "nothing was booted, fetched or stored for them" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache' &&
 	test -z \"\$(ls -A '$TMPDIR')\""
 if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 ||
