@@ -607,8 +607,8 @@ static int boot_try(struct lab *l, struct lab_config *c, const char *image, cons
 	bool autoaccel = !strcmp(l->accel_asked, "auto");
 	int timeout_ms = (int)(optset_double(l->own, "hello-timeout") * 1000), r;
 
-	/* a KVM guest that is not talking within 30 s will not: do not wait longer for auto */
-	r = boot_config(l, c, image, autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && timeout_ms > 30000 ? 30000 : timeout_ms,
+	/* a KVM guest that is not talking within 15 s will not (it boots in seconds): do not wait longer for auto */
+	r = boot_config(l, c, image, autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && timeout_ms > 15000 ? 15000 : timeout_ms,
 			doc, f, err, errlen);
 	if (r < 0 && autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && !vmb_stop_requested()) {
 		/* KVM present but not able to run this guest (a nested host, say): TCG */

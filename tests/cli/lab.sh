@@ -159,7 +159,7 @@ PY2
 # the host baseline kept four items of --suites and dropped the rest silently
 mkdir -p "$T/w"
 expect 1 "the host baseline runs every item of --suites (no guest ran: exit 1)" sh -c 'cd "$1/w" && shift && exec "$@"' sh "$T" "$VMB" lab run \
-	--matrix "accel=kvm arch=$other" --suites cpu.prime,cpu.matrix,cpu.zlib,disk.fsync,disk.seqread,boot --quick \
+	--matrix "accel=kvm arch=$other" --suites cpu.prime,cpu.matrix,cpu.zlib,disk.fsync,disk.seqread,boot --quick --time 0.1 \
 	--cache "$T/no-cache" --db "$T/host.db"
 check "all five tests were measured on the host" python3 - "$T/host.db" <<'PY'
 import json, sqlite3, sys
@@ -252,7 +252,7 @@ check "no QEMU process is left" sh -c "! pgrep -f '[q]emu-system-.*$T' >/dev/nul
 # boot in cli-guest and cli-labcpu; its IDE is refused above, with why).
 expect 0 "lab run: ide and virtio-blk under TCG, cpu.prime, disk.randread, boot" "$VMB" lab run \
 	--matrix "accel=tcg arch=$arch disk=ide,virtio-blk" --suites cpu.prime,disk.randread,boot \
-	--quick --boots 1 --label t=lab --cache "$cache" --image-dir "$T/imgs" --db "$T/lab.db" -o "$T/lab.html"
+	--quick --time 0.1 --boots 1 --label t=lab --cache "$cache" --image-dir "$T/imgs" --db "$T/lab.db" -o "$T/lab.html"
 has "$T/out" "accel=tcg arch=$arch disk=ide" "the comparison has the IDE configuration"
 has "$T/out" "accel=tcg arch=$arch disk=virtio-blk" "and the virtio-blk one"
 has "$T/out" "host (baseline)" "against the host"

@@ -32,8 +32,8 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	exit $?
 fi
 expect 0 "cpu.prime in TCG guests of cpu=qemu64 topology=1x2x1, tcg=multi and single" "$VMB" lab run \
-	--matrix "accel=tcg smp=2 cpu=qemu64 topology=1x2x1 tcg=multi,single" --suites cpu.prime --quick --boots 1 \
-	--baseline none --threads 2 --cpu.max-prime 2000 --cache "$cache" --image-dir "$T/imgs" --db "$T/cpu.db" \
+	--matrix "accel=tcg smp=2 cpu=qemu64 topology=1x2x1 tcg=multi,single" --suites cpu.prime --quick --time 0.1 \
+	--repeat 2 --warmup 0 --boots 1 --baseline none --threads 2 --cpu.max-prime 2000 --cache "$cache" --image-dir "$T/imgs" --db "$T/cpu.db" \
 	-o "$T/cpu.html"
 check "the guests' fingerprints: QEMU's qemu64 model, one socket of two cores of one thread" python3 - "$T/cpu.db" <<'PY'
 import json, sqlite3, sys
