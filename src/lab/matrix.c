@@ -513,7 +513,7 @@ int lab_matrix_parse(const char *spec, struct lab_matrix *m, char *err, size_t e
 		part++;
 		if (!one)
 			r = errf(err, errlen, -ENOMEM, "matrix: out of memory");
-		else if (strchr(spec, '|') && !one[strspn(one, " \t")])
+		else if (spec && strchr(spec, '|') && !one[strspn(one, " \t")])
 			r = errf(err, errlen, -EINVAL, "matrix: part %u of those joined by '|' is empty", part);
 		else
 			r = parse_product(one, &pm, err, errlen);

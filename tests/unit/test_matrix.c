@@ -75,6 +75,8 @@ static void union_of_products(void **state)
 	assert_non_null(strstr(err, "matrix: part 2 of those joined by '|' is empty"));
 	assert_int_equal(lab_matrix_parse("disk=ide |", &m, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "part 2 of those joined by '|' is empty"));
+	assert_int_equal(lab_matrix_parse(NULL, &m, err, sizeof(err)), -EINVAL); /* no spec: the empty matrix's message */
+	assert_non_null(strstr(err, "matrix: empty"));
 	assert_int_equal(lab_matrix_parse("disk=ide | disk=floppy", &m, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "disk=floppy is not known"));
 	assert_null(m.configs);
