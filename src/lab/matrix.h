@@ -126,17 +126,20 @@
  * the firmware's image (NULL: QEMU's own); vars: the template of its
  * variable store, copied per boot into the work directory and given as a
  * second flash (NULL: the code is given as -bios). kernel: the file of the
- * guest image QEMU is given (NULL: the image's own choice; OVMF cannot
- * enter a PVH vmlinux, so its row names vmlinuz, the bzImage whose EFI
- * stub it starts). mark: the
- * console text that ends the firmware phase of the boot, the first the
- * kernel prints (NULL: the console's first byte, the firmware printing
- * nothing). efi: the guest's kernel shows it was booted by UEFI, which
- * the host checks. package: Debian's package that has code and vars. */
-/* The prefix of every line the kernel's EFI stub writes to the console
- * ("EFI stub: Booting Linux Kernel...", "EFI stub: Loaded initrd from ..."):
- * under UEFI the first of them is the kernel's first output, as the
- * firmware writes to the same console before it. */
+ * guest image QEMU is given (NULL: the image's own choice). OVMF cannot
+ * enter a PVH vmlinux, so its row names vmlinuz, the bzImage whose EFI stub
+ * OVMF starts. mark: the console text that ends the firmware phase of the
+ * boot, which is the first text the kernel prints (NULL: the console's
+ * first byte, as that firmware prints nothing). efi: the guest's kernel
+ * shows it was booted by UEFI, which the host checks. package: Debian's
+ * package that has code and vars.
+ *
+ * LAB_EFI_STUB_MARK is a whole marker, not a cut-off message: the prefix,
+ * trailing space included, that the kernel's EFI stub puts before each
+ * line it writes to the console ("EFI stub: Booting Linux Kernel...",
+ * "EFI stub: Loaded initrd from ..."). Under UEFI the first such line is
+ * the kernel's first output; the firmware writes to the same console
+ * before it. */
 #define LAB_EFI_STUB_MARK "EFI stub: "
 #define LAB_FIRMWARES(X)                                                                                  \
 	X(x86_64, "default", NULL, NULL, NULL, NULL, false, NULL)                                         \
