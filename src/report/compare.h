@@ -210,6 +210,8 @@ bool cmp_row_complete(const struct cmp_table *t, const struct cmp_row *r);
 void cmp_verdict_text(const struct cmp_table *t, const struct cmp_row *r, size_t o, char *buf, size_t len);
 /* After an interval over one run's repetitions, never over runs. */
 #define CMP_REPS_MARK "(r)"
+/* After a cell one of whose runs stopped short of --precision. */
+#define CMP_IMPRECISE_MARK "(i)"
 /* A line per distinct test basis of the selected verdicts, with its count
  * ("verdicts (4): paired t on 3 rounds measured together"), each through
  * put (which escapes it for its format). */

@@ -25,7 +25,8 @@ void cmp_shape_text(const struct cmp_cell *c, char *buf, size_t len)
 /* The cell's one figure (c->fig): the mean and 95% CI of the run means
  * when there are two runs or more, what the verdict tests; with one run the
  * spread of its repetitions, marked as such ("±1.2%(r)"); runs x
- * repetitions, and "imprecise" when a run stopped short of --precision. */
+ * repetitions, and CMP_IMPRECISE_MARK when a run stopped short of
+ * --precision (a legend under the table says so). */
 void cmp_cell_text(const struct cmp_row *r, const struct cmp_cell *c, char *buf, size_t len)
 {
 	const struct stats_summary *s = &c->fig;
@@ -35,13 +36,13 @@ void cmp_cell_text(const struct cmp_row *r, const struct cmp_cell *c, char *buf,
 		snprintf(buf, len, "-");
 		return;
 	}
-	text_format_value(s->mean, r->unit, val, sizeof(val));
+	text_format_metric(s->mean, r->metric, r->unit, val, sizeof(val));
 	cmp_shape_text(c, shape, sizeof(shape));
 	if (s->n > 1 && s->mean != 0 && isfinite(s->ci95_high))
 		snprintf(buf, len, "%s ±%.1f%%%s %s%s", val, 100 * (s->ci95_high - s->mean) / fabs(s->mean),
-			 c->fig_runs ? "" : CMP_REPS_MARK, shape, c->imprecise ? " imprecise" : "");
+			 c->fig_runs ? "" : CMP_REPS_MARK, shape, c->imprecise ? CMP_IMPRECISE_MARK : "");
 	else
-		snprintf(buf, len, "%s %s%s", val, shape, c->imprecise ? " imprecise" : "");
+		snprintf(buf, len, "%s %s%s", val, shape, c->imprecise ? CMP_IMPRECISE_MARK : "");
 }
 
 void cmp_print_figures(FILE *f, const struct cmp_table *t, size_t o)
@@ -179,6 +180,7 @@ void cmp_bases(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt,
 {
 	struct bases b = { .n = 0 };
 	char line[256];
+	bool imprecise = false;
 
 	cmp_each_verdict(t, flt, basis_of, &b);
 	/* the baseline's own cells: (r) may be only there */
@@ -187,6 +189,9 @@ void cmp_bases(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt,
 
 		b.reps = cmp_row_selected(&t->rows[i], flt) && c->n && !c->fig_runs && c->fig.n > 1;
 	}
+	for (size_t i = 0; i < t->nrows && !imprecise; i++)
+		for (size_t o = 0; o < t->nops && cmp_row_selected(&t->rows[i], flt); o++)
+			imprecise |= t->rows[i].cells[o].n && t->rows[i].cells[o].imprecise;
 	for (size_t k = 0; k < b.n; k++) {
 		snprintf(line, sizeof(line), "verdicts (%zu): %s", b.count[k], b.seen[k]);
 		put(f, line);
@@ -197,6 +202,9 @@ void cmp_bases(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt,
 	}
 	if (b.reps)
 		put(f, CMP_REPS_MARK " the interval of one run's repetitions, not of runs: no verdict rests on it");
+	if (imprecise)
+		put(f, CMP_IMPRECISE_MARK " imprecise: a run stopped (--max-reps or --budget) before its repetitions' 95% "
+		       "interval was within --precision");
 }
 
 /* --stat: each cell's trimmed mean or median and its gap to the
@@ -230,7 +238,7 @@ void cmp_stat_lines(FILE *f, const struct cmp_table *t, const struct cmp_filter 
 				str_appendf(line, sizeof(line), &off, " %s -", t->ops[o].name);
 				continue;
 			}
-			text_format_value(x, r->unit, val, sizeof(val));
+			text_format_metric(x, r->metric, r->unit, val, sizeof(val));
 			str_appendf(line, sizeof(line), &off, " %s %s", t->ops[o].name, val);
 			if (o != t->baseline && isfinite(gap))
 				str_appendf(line, sizeof(line), &off, " (%+.1f%%)", gap);

@@ -30,7 +30,7 @@ static void md_line(FILE *f, const char *s)
 
 int cmp_print_markdown(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, bool color)
 {
-	char buf[512], cell[96], verdict[320];
+	char buf[512], cell[96], verdict[320], unit[40];
 
 	(void)color;
 	fputs("| test | params | metric |", f);
@@ -50,7 +50,9 @@ int cmp_print_markdown(FILE *f, const struct cmp_table *t, const struct cmp_filt
 			continue;
 		cmp_row_params(r, buf, sizeof(buf));
 		fputs("| ", f), md_text(f, r->suite), fputc('.', f), md_text(f, r->test), fputs(" | ", f);
-		md_text(f, buf), fputs(" | ", f), md_text(f, r->metric), fputs(" (", f), md_text(f, r->unit), fputs(") |", f);
+		md_text(f, buf), fputs(" | ", f), md_text(f, r->metric), fputs(" (", f);
+		text_unit_label(r->metric, r->unit, unit, sizeof(unit));
+		md_text(f, unit), fputs(") |", f);
 		for (size_t o = 0; o < t->nops; o++) {
 			cmp_cell_text(r, &r->cells[o], cell, sizeof(cell));
 			fputc(' ', f), md_text(f, cell), fputs(" |", f);

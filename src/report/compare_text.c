@@ -164,7 +164,7 @@ int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 	for (size_t o = 0; o < t->nops; o++)
 		wname = umax(wname, cols(t->ops[o].name) + (o == t->baseline ? 11 : 0));
 	wmet = umin(wmet, 28);
-	wval = umin(wval, 34);
+	wval = umin(wval, 40); /* "1234567 events/s ±14.5%(r) 10x100(i)" */
 	wverd = umin(wverd, 62); /* "+45.9% no significant difference (p=0.15 paired, mdd 121.6%)" */
 	/* wide: each operand's value under its name, its verdict beside it */
 	if (2 + wmet + t->nops * (2 + wval) + (t->nops - 1) * (2 + wverd) <= TEXT_WIDTH) {

@@ -176,7 +176,7 @@ static void value_cell(FILE *f, const struct cmp_table *t, const struct cmp_row 
 		return;
 	}
 	/* the cell's one figure, as the terminal, CSV and JSON give it */
-	text_format_value(c->fig.mean, r->unit, val, sizeof(val));
+	text_format_metric(c->fig.mean, r->metric, r->unit, val, sizeof(val));
 	html_esc(f, val);
 	if (c->fig.n > 1 && c->fig.mean != 0 && isfinite(c->fig.ci95_high))
 		fprintf(f, " <small>±%.1f%%%s</small>", 100 * (c->fig.ci95_high - c->fig.mean) / fabs(c->fig.mean),
@@ -221,7 +221,7 @@ static void table(FILE *f, const struct cmp_table *t, const struct latency_index
 	fputs("</tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct cmp_row *r = &t->rows[rows[i]];
-		char p[512];
+		char p[512], unit[40];
 
 		cmp_row_params(r, p, sizeof(p));
 		fputs("<tr><td class=\"what\">", f);
@@ -235,7 +235,8 @@ static void table(FILE *f, const struct cmp_table *t, const struct latency_index
 			html_esc(f, p);
 			fputs("; ", f);
 		}
-		html_esc(f, r->unit);
+		text_unit_label(r->metric, r->unit, unit, sizeof(unit));
+		html_esc(f, unit);
 		fprintf(f, ", %s is better</small></td>", r->higher_better ? "higher" : "lower");
 		for (size_t o = 0; o < t->nops; o++)
 			if (o != t->baseline)

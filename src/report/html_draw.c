@@ -57,6 +57,7 @@ void html_axis_title(struct svg_axis *y, const char *metric, const char *unit, c
 		double div;
 		const char *name;
 	} scales[] = { { NSEC_PER_SEC, "s" }, { NSEC_PER_MSEC, "ms" }, { NSEC_PER_USEC, "us" } };
+	char label[40];
 
 	y->div = 0;
 	if (!strcmp(unit, "ns"))
@@ -66,7 +67,8 @@ void html_axis_title(struct svg_axis *y, const char *metric, const char *unit, c
 				snprintf(buf, len, "%s (%s)", metric, scales[i].name);
 				return;
 			}
-	snprintf(buf, len, "%s (%s)", metric, unit);
+	text_unit_label(metric, unit, label, sizeof(label));
+	snprintf(buf, len, "%s (%s)", metric, label);
 }
 
 void html_figure(FILE *f, char *svg, const char *caption)
@@ -266,7 +268,7 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 
 			if (!drawable(c))
 				continue;
-			text_format_value(c->fig.mean, r0->unit, val, sizeof(val));
+			text_format_metric(c->fig.mean, r0->metric, r0->unit, val, sizeof(val));
 			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[o].name, labels[i], val);
 			top = clamp_to_axis(&y, c->fig.mean, &edge);
 			if (edge) {
@@ -432,7 +434,7 @@ void html_curve_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 		if (far) {
 			char val[48];
 
-			text_format_value(farv, r0->unit, val, sizeof(val));
+			text_format_metric(farv, r0->metric, r0->unit, val, sizeof(val));
 			/* dashed: the part along the edge is not to scale */
 			svg_printf(&s, "<g class=\"offscale\" stroke-dasharray=\"5 4\">");
 			svg_line(&s, xs, ys, k, (int)o, t->ops[o].name);

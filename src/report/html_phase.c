@@ -119,7 +119,7 @@ void html_phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 
 			if (!c->n)
 				continue;
-			text_format_value(c->fig.mean, r0->unit, val, sizeof(val));
+			text_format_metric(c->fig.mean, r0->metric, r0->unit, val, sizeof(val));
 			snprintf(tip, sizeof(tip), "%s, %s: %s", t->ops[ops[k]].name, phases[i], val);
 			svg_printf(&s, "<g class=\"stack\">");
 			svg_bar(&s, x.p0 + slot * (double)k + slot * 0.2, slot * 0.6, svg_map(&y, base),

@@ -125,9 +125,11 @@ void series_print_text(FILE *f, const json_t *doc)
 						/* a running mean, never inf */
 						mean += v / (double)(p + 1) - mean / (double)(p + 1);
 					}
-					text_format_value(lo, unit, vlo, sizeof(vlo));
-					text_format_value(mean, unit, vmean, sizeof(vmean));
-					text_format_value(hi, unit, vhi, sizeof(vhi));
+					const char *sname = json_string_value(json_object_get(se, "name"));
+
+					text_format_metric(lo, sname, unit, vlo, sizeof(vlo));
+					text_format_metric(mean, sname, unit, vmean, sizeof(vmean));
+					text_format_metric(hi, sname, unit, vhi, sizeof(vhi));
 					sparkline(pts, lo, hi, spark, sizeof(spark));
 					if (bucket > 1)
 						snprintf(ds, sizeof(ds), " (each the mean of %lld)", (long long)bucket);

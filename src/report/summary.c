@@ -52,15 +52,6 @@ void summary_format_size(double bytes, char *buf, size_t len)
 	text_format_size(bytes, buf, len);
 }
 
-/* Rates named after what they count; the unit alone ("1/s") does not say. */
-static const struct {
-	const char *metric, *label;
-} rate_labels[] = {
-	{ "iops", "IOPS" },
-	{ "events_per_s", "events/s" },
-	{ "syncs_per_s", "syncs/s" },
-};
-
 /* A unit that reads better in a larger one once values reach 1000. */
 static const struct {
 	const char *unit;
@@ -75,16 +66,8 @@ void summary_scale_for(const char *metric, const char *unit, double largest, str
 {
 	out->div = 1;
 	snprintf(out->label, sizeof(out->label), "%s", unit && *unit ? unit : metric);
-	for (size_t i = 0; i < ARRAY_SIZE(rate_labels); i++)
-		if (!strcmp(metric, rate_labels[i].metric)) {
-			snprintf(out->label, sizeof(out->label), "%s", rate_labels[i].label);
-			return;
-		}
-	if (unit && !strcmp(unit, "1/s")) {
-		const char *p = strstr(metric, "_per_s");
-
-		if (p && !p[strlen("_per_s")])
-			snprintf(out->label, sizeof(out->label), "%.*s/s", (int)(p - metric), metric);
+	if (unit && !strcmp(unit, "1/s")) { /* "IOPS", "events/s", as show and compare say it */
+		text_unit_label(metric, unit, out->label, sizeof(out->label));
 		return;
 	}
 	for (size_t i = 0; unit && i < ARRAY_SIZE(unit_steps); i++) {

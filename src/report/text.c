@@ -36,6 +36,40 @@ void text_format_value(double v, const char *unit, char *buf, size_t len)
 		snprintf(buf, len, "%.4g %s", v, unit);
 }
 
+/* Rates named after what they count; the unit alone ("1/s") does not say. */
+static const struct {
+	const char *metric, *label;
+} rate_labels[] = {
+	{ "iops", "IOPS" },
+	{ "events_per_s", "events/s" },
+	{ "syncs_per_s", "syncs/s" },
+};
+
+void text_unit_label(const char *metric, const char *unit, char *buf, size_t len)
+{
+	const char *p;
+
+	snprintf(buf, len, "%s", unit ? unit : "");
+	if (!metric || !unit || strcmp(unit, "1/s"))
+		return;
+	for (size_t i = 0; i < sizeof(rate_labels) / sizeof(rate_labels[0]); i++)
+		if (!strcmp(metric, rate_labels[i].metric)) {
+			snprintf(buf, len, "%s", rate_labels[i].label);
+			return;
+		}
+	p = strstr(metric, "_per_s");
+	if (p && p > metric && !p[strlen("_per_s")])
+		snprintf(buf, len, "%.*s/s", (int)(p - metric), metric);
+}
+
+void text_format_metric(double v, const char *metric, const char *unit, char *buf, size_t len)
+{
+	char label[40];
+
+	text_unit_label(metric, unit, label, sizeof(label));
+	text_format_value(v, label, buf, len);
+}
+
 void text_json_value(const json_t *v, char *buf, size_t len)
 {
 	if (json_is_string(v))
@@ -167,7 +201,7 @@ static void print_metric(FILE *f, const json_t *m, unsigned reps, bool reached)
 	double mean = jnum(sum, "mean"), hi = jnum(sum, "ci95_high");
 	char val[48], ci[24] = "", extra[160] = "";
 
-	text_format_value(mean, unit ? unit : "", val, sizeof(val));
+	text_format_metric(mean, json_string_value(json_object_get(m, "name")), unit ? unit : "", val, sizeof(val));
 	if (isfinite(hi) && isfinite(mean) && mean != 0 && jnum(sum, "n") > 1)
 		snprintf(ci, sizeof(ci), "±%.1f%%", 100 * (hi - mean) / fabs(mean));
 	if (h) {

@@ -9,6 +9,14 @@
 
 /* A value with its unit, scaled for reading: 1234567 ns -> "1.23 ms". */
 void text_format_value(double v, const char *unit, char *buf, size_t len);
+/* The unit a reader sees for a metric: a rate named after what it counts
+ * ("IOPS" for iops, "events/s" for events_per_s, "X/s" for any X_per_s)
+ * where the document's unit is "1/s", else the document's unit. Every
+ * human-readable view (run's summary, show, compare, the report) uses it;
+ * JSON, CSV and OpenMetrics keep the document's unit. */
+void text_unit_label(const char *metric, const char *unit, char *buf, size_t len);
+/* text_format_value with the metric's text_unit_label: 17907 "IOPS". */
+void text_format_metric(double v, const char *metric, const char *unit, char *buf, size_t len);
 /* A parameter's value as run prints it: strings bare, numbers plain. */
 void text_json_value(const json_t *v, char *buf, size_t len);
 /* A case parameter's value for a reader: a size with its binary suffix

@@ -97,8 +97,8 @@ check "120 columns at most, aligned, a tally per operand" python3 - "$T/out" <<'
 import sys
 lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
 assert max(len(l) for l in lines) <= 120, max(lines, key=len)
-vals = [l for l in lines if "1/s" in l]
-starts = {l.index("1/s") - len(l[:l.index("1/s")].split()[-1]) - 1 for l in vals}
+vals = [l for l in lines if "events/s" in l]
+starts = {l.index("events/s") - len(l[:l.index("events/s")].split()[-1]) - 1 for l in vals}
 assert len(starts) == 1, f"values start in columns {starts}"
 tally = [l for l in lines if " vs base.json: " in l]
 assert len(tally) == 4 and all(l.endswith(": 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing") for l in tally), tally
@@ -287,7 +287,7 @@ one = re.search(r'<details class="onesided"><summary>3 metrics measured in only 
                 r'</summary>(.*?)</details>', html, re.S)
 assert one and one.group(1).count("<tr><td") == 3, "they are in their own collapsed section"
 assert "missing in c.json" in one.group(1) and "missing in a.json" in one.group(1), "saying which side lacks them"
-assert re.search(r'data-label="a\.json">[^<]*1/s <small>±[0-9.]+%\(r\)</small><br><small>p99 latency [0-9.]+ [mu]?s</small>',
+assert re.search(r'data-label="a\.json">[^<]*events/s <small>±[0-9.]+%\(r\)</small><br><small>p99 latency [0-9.]+ [mu]?s</small>',
                  one.group(1)), "p99 of the case's latency beside the rate"
 figs = re.findall(r'<figure>(.*?)</figure>', html, re.S)
 lat = [f for f in figs if "latency percentiles" in f]

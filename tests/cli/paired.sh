@@ -112,7 +112,7 @@ assert abs(float(base["mean"]) - 996.6666666666666) < 1e-6 and fast["verdict_tes
 PY
 expect 0 "--stat median, text" "$VMB" compare cfg=slow,set=one cfg=fast,set=one --stat median
 has "$T/out" "median of the run means (descriptive, for studies that report it; not tested" "text: --stat is labelled"
-has "$T/out" "events_per_s: cfg=slow,set=one 1000 1/s; cfg=fast,set=one 1980 1/s (+98.0%)" "text: the medians and their gap"
+has "$T/out" "events_per_s: cfg=slow,set=one 1000 events/s; cfg=fast,set=one 1980 events/s (+98.0%)" "text: the medians and their gap"
 expect 0 "report of the paired rounds" "$VMB" report cfg=slow,set=one cfg=fast,set=one -o "$T/r.html"
 has "$T/r.html" "2.0x faster" "report: the paired verdict's ratio"
 has "$T/r.html" "paired t on 3 rounds measured together" "report: which test, and why"

@@ -173,7 +173,7 @@ check "then the rounds' figure: the mean of the stored rounds' means, with round
 import json, re, subprocess, sys
 out = open(sys.argv[1]).read()
 assert "the 2 rounds together (each figure the mean of the rounds' means" in out, out[-600:]
-m = re.search(r"^  cpu\.prime threads=1 max-prime=2000 events_per_s +([0-9.]+)(k?) 1/s (±[0-9.]+% )?2x2\b", out, re.M)
+m = re.search(r"^  cpu\.prime threads=1 max-prime=2000 events_per_s +([0-9.]+)(k?) events/s (±[0-9.]+% )?2x2\b", out, re.M)
 assert m, out[-600:]
 shown = float(m.group(1)) * (1000 if m.group(2) else 1)
 ids = [r["id"] for r in json.loads(subprocess.run([sys.argv[2], "results", "--label", "auto=a", "--format", "json",

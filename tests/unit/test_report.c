@@ -942,6 +942,30 @@ static void text_values(void **state)
 	}
 }
 
+/* One unit per metric in every view: a rate named after what it counts,
+ * the document's unit otherwise. */
+static void text_unit_labels(void **state)
+{
+	static const struct {
+		const char *metric, *unit, *label;
+	} cases[] = {
+		{ "iops", "1/s", "IOPS" }, { "events_per_s", "1/s", "events/s" },
+		{ "requests_per_s", "1/s", "requests/s" }, { "_per_s", "1/s", "1/s" }, { "m", "1/s", "1/s" },
+		{ "iops", "ns", "ns" }, { "latency", "ns", "ns" }, { NULL, "1/s", "1/s" }, { "iops", NULL, "" },
+	};
+	char buf[40];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		text_unit_label(cases[i].metric, cases[i].unit, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].label))
+			fail_msg("text_unit_label(%s, %s) = \"%s\", expected \"%s\"", cases[i].metric ?: "NULL",
+				 cases[i].unit ?: "NULL", buf, cases[i].label);
+	}
+	text_format_metric(17907, "iops", "1/s", buf, sizeof(buf));
+	assert_string_equal(buf, "17907 IOPS");
+}
+
 /* An interrupted run (Ctrl-C) lists what it finished: the tests of an
  * interrupted suite and the cases of an interrupted test, then the status;
  * a skipped suite stays one line. */
@@ -964,7 +988,7 @@ static void text_lists_interrupted(void **state)
 	text_print_result(mem, doc);
 	assert_int_equal(fclose(mem), 0);
 	assert_non_null(strstr(out, "cpu.prime  threads=1\n  events_per_s "));
-	assert_non_null(strstr(out, " 16320 1/s "));
+	assert_non_null(strstr(out, " 16320 events/s ")); /* as run's summary and compare say it */
 	assert_non_null(strstr(out, "cpu.prime        interrupted\n"));
 	assert_non_null(strstr(out, "cpu              interrupted\n"));
 	assert_non_null(strstr(out, "disk             skipped: no room\n"));
@@ -1096,6 +1120,7 @@ int main(void)
 		cmocka_unit_test(legend_of_drawn_operands),
 		cmocka_unit_test(declared_phases),
 		cmocka_unit_test(text_values),
+		cmocka_unit_test(text_unit_labels),
 		cmocka_unit_test(text_lists_interrupted),
 		cmocka_unit_test(host_cost_rows),
 	};
