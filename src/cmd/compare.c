@@ -25,7 +25,8 @@ const struct vmb_opt compare_opts[] = {
 	{ .name = "pair-by", .type = OPT_STRING, .def = CMP_PAIR_AUTO, .metavar = "KEY",
 	  .help = "pair runs measured together and compare them round by round (the per-round ratio, paired t; "
 		  "from 6 to 16 rounds an exact sign-flip test must agree): 'auto' pairs the rounds of one run "
-		  "group (lab run --rounds, run --runs), 'round' the same round number of any groups, a label KEY "
+		  "group (lab run --rounds, run --runs), 'round' the same round number of any groups (or label "
+		  "round=N of runs interleaved by hand), a label KEY "
 		  "the runs with the same value of it, 'none' never (Welch on run means)" },
 	{ .name = "stat", .type = OPT_STRING, .def = "mean", .choices = "mean|trimmed|median", .metavar = "STAT",
 	  .help = "also show each cell's trimmed mean (the run means without the largest and the smallest) or "

@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "text.h"
 #include "../core/log.h"
+#include "../core/parse.h"
 #include "../core/str.h"
 #include "../core/suite.h"
 #include "../core/util.h"
@@ -311,6 +312,22 @@ static const json_t *run_doc(const struct cmp_table *t, size_t o, const struct c
 	return json_array_get(t->ops[o].docs, c->run_doc[i]);
 }
 
+/* The round number a document says for --pair-by round: its run group's
+ * round, else a label round=N (runs interleaved by hand, each run a group
+ * of its own); 0 for none. */
+static json_int_t round_number(const json_t *doc)
+{
+	const json_t *g = json_object_get(json_object_get(doc, "run_group"), "round");
+	const char *l = json_string_value(json_object_get(json_object_get(doc, "labels"), CMP_PAIR_ROUND));
+	int64_t n;
+
+	if (json_is_integer(g))
+		return json_integer_value(g) > 0 ? json_integer_value(g) : 0;
+	if (!l || parse_i64(l, 1, INT32_MAX, &n))
+		return 0;
+	return (json_int_t)n;
+}
+
 /* Whether a document says which round it belongs to, under t->pair_by. */
 static bool has_round(const struct cmp_table *t, const json_t *doc)
 {
@@ -321,13 +338,14 @@ static bool has_round(const struct cmp_table *t, const json_t *doc)
 	if (!strcmp(t->pair_by, CMP_PAIR_NONE))
 		return false;
 	if (!strcmp(t->pair_by, CMP_PAIR_ROUND))
-		return json_is_integer(json_object_get(g, "round"));
+		return round_number(doc) > 0;
 	return json_is_string(json_object_get(json_object_get(doc, "labels"), t->pair_by));
 }
 
 /* Whether two documents (each with has_round) were measured in one round:
  * by default the same run group's same round; --pair-by round the same
- * round of any group; --pair-by KEY the same label value. */
+ * round number (round_number) of any group; --pair-by KEY the same label
+ * value. */
 static bool same_round(const struct cmp_table *t, const json_t *x, const json_t *y)
 {
 	const json_t *gx = json_object_get(x, "run_group"), *gy = json_object_get(y, "run_group");
@@ -335,10 +353,11 @@ static bool same_round(const struct cmp_table *t, const json_t *x, const json_t 
 	if (t->pair_by && strcmp(t->pair_by, CMP_PAIR_AUTO) && strcmp(t->pair_by, CMP_PAIR_ROUND))
 		return !strcmp(json_string_value(json_object_get(json_object_get(x, "labels"), t->pair_by)),
 			       json_string_value(json_object_get(json_object_get(y, "labels"), t->pair_by)));
+	if (t->pair_by && !strcmp(t->pair_by, CMP_PAIR_ROUND))
+		return round_number(x) == round_number(y);
 	if (json_integer_value(json_object_get(gx, "round")) != json_integer_value(json_object_get(gy, "round")))
 		return false;
-	return (t->pair_by && !strcmp(t->pair_by, CMP_PAIR_ROUND)) ||
-	       !strcmp(json_string_value(json_object_get(gx, "id")), json_string_value(json_object_get(gy, "id")));
+	return !strcmp(json_string_value(json_object_get(gx, "id")), json_string_value(json_object_get(gy, "id")));
 }
 
 /* The rounds both cells were measured in: a[k], b[k] the mean of each

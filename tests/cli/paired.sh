@@ -17,7 +17,8 @@ PY
 # Three rounds of three configurations: every round moves all of them by one
 # factor (1, 1.5, 0.5), fast is 2x slow, same is slow (within 1%). GROUPS
 # "one": the rounds of one run group (a lab session); "each": a run group per
-# configuration (separate `run --runs`), whose rounds only --pair-by pairs.
+# configuration (separate `run --runs`), whose rounds only --pair-by pairs;
+# "hand": no run group at all, each run labelled round=N (interleaved by hand).
 rounds() { # rounds DIR GROUPS
 	mkdir -p "$1" && python3 - "$T/a.json" "$1" "$2" <<'PY'
 import copy, json, sys, uuid
@@ -32,6 +33,9 @@ for k in range(3):
         x["labels"] = {"cfg": cfg, "batch": "b%d" % (k + 1), "set": sys.argv[3]}
         x["run_group"] = {"id": "g-" + (cfg if sys.argv[3] == "each" else "one"), "round": k + 1, "rounds": 3,
                           "seed": 1, "order": []}
+        if sys.argv[3] == "hand":
+            del x["run_group"]
+            x["labels"]["round"] = str(k + 1)
         c = x["suites"][0]["tests"][0]["cases"][0]
         m = [m for m in c["metrics"] if m["name"] == "events_per_s"][0]
         c["metrics"] = [m]
@@ -45,8 +49,8 @@ for k in range(3):
         json.dump(x, open("%s/%s-%d.json" % (sys.argv[2], cfg, k + 1), "w"))
 PY
 }
-rounds "$T/one" one && rounds "$T/each" each
-for f in "$T"/one/*.json "$T"/each/*.json; do
+rounds "$T/one" one && rounds "$T/each" each && rounds "$T/hand" hand
+for f in "$T"/one/*.json "$T"/each/*.json "$T"/hand/*.json; do
 	"$VMB" import "$f" >/dev/null 2>&1 || not_ok "import $f"
 done
 
@@ -87,8 +91,10 @@ r = [r for r in rows if r["baseline"] == "false"][0]
 assert r["verdict_test"] == "welch" and r["why"] == "Welch on run means (not measured in the same rounds)", r
 assert r["interval_of"] == "runs" and r["verdict"] == "inconclusive", r
 PY
-for by in round batch; do
-	expect 0 "separate run groups, --pair-by $by" "$VMB" compare cfg=slow,set=each cfg=fast,set=each --pair-by $by \
+for by in round batch hand; do
+	set=each
+	[ "$by" != hand ] || { by=round set=hand; } # round=N labels on runs of no group: --pair-by round reads them
+	expect 0 "$set runs, --pair-by $by" "$VMB" compare cfg=slow,set=$set cfg=fast,set=$set --pair-by $by \
 		--format csv
 	check "csv: --pair-by $by pairs them" python3 - "$T/out" "$by" <<'PY'
 import csv, sys
