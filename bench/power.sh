@@ -155,10 +155,13 @@ print(int(next(m for m in c["metrics"] if m["name"] == "iops")["summary"]["media
 					v=$(build/vmbench compare "set=$set_id,side=a" "set=$set_id,side=b" --pair-by round \
 						--metric "$(metric "$t")" --db "$db" --no-calibration --format csv |
 						python3 -c 'import csv,sys
-v = [r["verdict"] for r in csv.DictReader(sys.stdin) if r["baseline"] == "false"]
-print(v[0] if len(v) == 1 else "rows:%d" % len(v))')
+v = [r for r in csv.DictReader(sys.stdin) if r["baseline"] == "false"]
+# a pair not compared round by round measures the wrong test: stop
+if len(v) != 1 or v[0]["verdict_test"] != "paired-t":
+    sys.exit("bench/power.sh: not a paired verdict: %r" % v)
+print(v[0]["verdict"])')
 					echo "$load $t $s $k $p $v" >> "$out/cells"
-					echo "  $load $t slowdown $s% runs $k pair $p: $v"
+					echo "  $load $t slowdown $s% runs $k pair $p: $v (load average $(cut -d' ' -f1 /proc/loadavg))"
 				done
 			done
 		done
