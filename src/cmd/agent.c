@@ -275,6 +275,7 @@ struct run_progress_in {
 	char buf[AGENT_PROGRESS_MAX], last[AGENT_PROGRESS_MAX];
 	size_t len;
 	bool skipping;
+	bool fresh;      /* the last line names another case than the one before: said at once */
 	uint64_t t_last; /* 0: no line yet */
 };
 
@@ -291,6 +292,12 @@ static int progress_read(struct run_progress_in *p, int fd, uint64_t now)
 		size_t l = (size_t)(nl - p->buf);
 
 		if (!p->skipping) {
+			/* "<case>/<cases> ...": the host learns a new case's start at once (its
+			 * share of QEMU's CPU is the case's from then on), not up to 1 s late */
+			size_t k = strcspn(p->buf, " \n");
+
+			if (k > l || strncmp(p->last, p->buf, k) || p->last[k] != ' ')
+				p->fresh = true;
 			memcpy(p->last, p->buf, l);
 			p->last[l] = '\0';
 			p->t_last = now;
@@ -363,7 +370,7 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 				       { .fd = pprog[0], .events = POLLIN } };
 		uint64_t now;
 
-		if (agent_signal || poll(p, 3, 1000) < 0) {
+		if (agent_signal || poll(p, 3, prog->fresh ? 100 : 1000) < 0) {
 			if (agent_signal || errno != EINTR)
 				break;
 			continue;
@@ -373,12 +380,14 @@ static int run_one(struct proto_conn *c, const struct proto_run *req)
 			close(pprog[0]);
 			pprog[0] = -1;
 		}
-		if (now - last >= 1000000000ull) {
-			/* a heartbeat: the host's stall timer starts again */
+		if (now - last >= 1000000000ull || (prog->fresh && now - last >= 100000000ull)) {
+			/* a heartbeat: the host's stall timer starts again (a new case's
+			 * at most ten a second, however short the cases) */
 			r = send_progress(c, req->what, prog, t0, now);
 			if (r < 0)
 				break; /* the host is gone: the run is for no one */
 			last = now;
+			prog->fresh = false;
 		}
 		if (p[0].revents & (POLLIN | POLLHUP)) {
 			ssize_t got;

@@ -28,16 +28,21 @@ static int cmd_import(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_import_desc = {
 	.name = "import",
 	.fn = cmd_import,
-	.args = "FILE|- [--label KEY=VALUE]...",
+	.args = "FILE|- [FIO_LOG]... [--label KEY=VALUE]...",
 	.summary = "store results of the peer tools, or a vmbench result file, as vmbench runs",
 	.description = "The format is detected from the content; 'vmbench import --help' lists the formats "
 		       "vmbench imports. The metrics get the names vmbench uses for the same measurement (fio "
 		       "randread iops -> disk.randread iops with the same parameters), so old measurements "
 		       "compare with new ones; the run is labelled source=TOOL. Every value is validated "
-		       "against the result schema before anything is stored.",
+		       "against the result schema before anything is stored. After a fio JSON, the FIO_LOG "
+		       "files of the same run (write_iops_log, write_lat_log, write_bw_log with log_avg_msec, "
+		       "as fio names them: PREFIX_iops.JOB.log, _lat, _clat, _slat, _bw; e.g. 'vmbench import "
+		       "out.json rr_*.log') become series of the job's case: iops (1/s), latency, clat, slat "
+		       "(ns) and mb_per_s (MB/s), read_ and write_ before them for randrw; an empty log (fio "
+		       "writes no slat for a synchronous engine) is noted and adds none.",
 	.opts = import_opts,
 	.min_args = 1,
-	.max_args = 1,
+	.max_args = 1 + IMPORT_FIO_LOGS_MAX,
 };
 
 static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
@@ -49,6 +54,8 @@ static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 	const char *json = NULL, *file;
 	json_t *doc = NULL;
 	char *text = NULL, err[1024], path[4096];
+	struct import_file *logs = NULL;
+	size_t nlogs = 0;
 	int ret, r;
 
 	ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
@@ -75,9 +82,34 @@ static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "%s: %s", file, strerror(-r));
 		goto out;
 	}
+	logs = calloc(pos.n, sizeof(*logs));
+	if (!logs) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	for (size_t i = 1; i < pos.n; i++) {
+		char *lt;
+
+		if (!strcmp(pos.v[i], "-")) {
+			ret = cmd_usage_error(self, "a fio log is a file, not '-'");
+			goto out;
+		}
+		r = read_file_or_stdin(pos.v[i], &lt);
+		if (r < 0) {
+			ret = cmd_usage_error(self, "%s: %s", pos.v[i], strerror(-r));
+			goto out;
+		}
+		if (!lt[strspn(lt, " \t\r\n")]) {
+			log_info("%s: empty, no series from it", pos.v[i]);
+			free(lt);
+			continue;
+		}
+		logs[nlogs++] = (struct import_file){ .name = pos.v[i], .text = lt };
+	}
 	r = import_parse(text, strcmp(file, "-") ? file : "stdin",
 			 &(struct import_opts){ .labels = &optset_get(&own, "label")->kv,
-						.params = &optset_get(&own, "param")->kv },
+						.params = &optset_get(&own, "param")->kv,
+						.fio_logs = logs, .nfio_logs = nlogs },
 			 &res, err, sizeof(err));
 	if (r < 0) {
 		log_error("%s", err);
@@ -127,6 +159,9 @@ static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 			res.tool, file, (long long)id, path);
 	}
 out:
+	for (size_t i = 0; i < nlogs; i++)
+		free((char *)logs[i].text);
+	free(logs);
 	json_decref(doc);
 	db_close(db);
 	free(text);

@@ -925,6 +925,166 @@ static int host_cost(json_t *doc, const double a[4], const double b[4], unsigned
 	return 0;
 }
 
+/* QEMU's CPU per second while the guest runs one RUN (issue 28): a sample
+ * of /proc/PID/stat at the RUN's start, at each of the guest's PROGRESS
+ * heartbeats (the agent sends one a second, and one at once when a new
+ * case begins) and at its RESULT; each point is QEMU's CPU time (all its
+ * threads, user + system) over the interval since the sample before / the
+ * interval's length, in % of one host CPU. An interval belongs to the case
+ * the guest's PROGRESS named at its start (a document of one case takes the
+ * whole RUN); the time before the first case (the guest's start-up) to
+ * none. /proc counts in clock ticks (10 ms): a point of d seconds is
+ * within 2 ticks / d, so intervals are at least HOST_CPU_MIN_S, and at a
+ * case's end (its last, shorter interval) HOST_CPU_END_MIN_S, else joined
+ * to the point before them. */
+#define HOST_CPU_SERIES "qemu_host_cpu"
+#define HOST_CPU_MIN_S 0.5
+#define HOST_CPU_END_MIN_S 0.1
+#define HOST_CPU_MAX_POINTS 100000 /* 27 h of heartbeats; a RUN has 1 h at most */
+
+struct host_cpu_point {
+	size_t ncase;              /* the case the guest named (from 1; 0: none yet) */
+	double t0, t1, cpu0, cpu1; /* wall (monotonic s) and CPU s at the interval's ends */
+};
+
+struct host_cpu {
+	const struct lab_run_opts *o; /* for guest_progress */
+	pid_t pid;
+	size_t ncase;
+	double last[4];               /* the last sample kept (qemu_cpu) */
+	struct host_cpu_point *pts;
+	size_t n, cap;
+};
+
+static void host_cpu_begin(struct host_cpu *h, const struct lab_run_opts *o, pid_t pid)
+{
+	*h = (struct host_cpu){ .o = o, .pid = pid };
+	qemu_cpu(pid, h->last);
+}
+
+/* A sample, closing an interval of case h->ncase; end: the case ends here
+ * (a new case's PROGRESS, or the RESULT). */
+static void host_cpu_sample(struct host_cpu *h, bool end)
+{
+	double now[4], dt;
+	struct host_cpu_point *p = h->n ? &h->pts[h->n - 1] : NULL;
+
+	qemu_cpu(h->pid, now);
+	dt = now[2] - h->last[2];
+	if (!isfinite(now[0]) || !isfinite(now[1]) || !isfinite(h->last[0]) || !isfinite(h->last[1])) {
+		memcpy(h->last, now, sizeof(now)); /* not measured: no point across it */
+		return;
+	}
+	if (dt < (end ? HOST_CPU_END_MIN_S : HOST_CPU_MIN_S)) {
+		if (!end)
+			return; /* the next sample closes a longer interval */
+		if (p && p->ncase == h->ncase && p->t1 == h->last[2]) {
+			p->t1 = now[2];
+			p->cpu1 = now[0] + now[1];
+		}
+		memcpy(h->last, now, sizeof(now));
+		return;
+	}
+	if (h->n == h->cap) {
+		size_t ncap = h->cap ? 2 * h->cap : 64;
+
+		if (h->cap >= HOST_CPU_MAX_POINTS || !(p = realloc(h->pts, ncap * sizeof(*p)))) {
+			memcpy(h->last, now, sizeof(now));
+			return; /* bounded: later seconds go without points */
+		}
+		h->pts = p;
+		h->cap = ncap;
+	}
+	h->pts[h->n++] = (struct host_cpu_point){ .ncase = h->ncase, .t0 = h->last[2], .t1 = now[2],
+						  .cpu0 = h->last[0] + h->last[1], .cpu1 = now[0] + now[1] };
+	memcpy(h->last, now, sizeof(now));
+}
+
+/* The guest's PROGRESS: drawn, and a sample of QEMU's CPU. */
+static void guest_progress(void *arg, const struct proto_msg *m);
+static void host_cpu_progress(void *arg, const struct proto_msg *m)
+{
+	struct host_cpu *h = arg;
+	bool next = m->ncases && m->ncase != h->ncase;
+
+	guest_progress((void *)h->o, m);
+	/* the interval up to now was the case named before */
+	host_cpu_sample(h, next);
+	if (next)
+		h->ncase = m->ncase;
+}
+
+/* The points of each case into its "series", as repetition 1's: the
+ * series of a case spans the case (warm-up and every repetition), t_s from
+ * the start of its first interval. */
+static int host_cpu_attach(json_t *doc, struct host_cpu *h)
+{
+	size_t k = 0, ncases = 0, si, ti, ci;
+	json_t *s, *t, *c;
+	double *tv, *vv;
+	int r = 0;
+
+	json_array_foreach(json_object_get(doc, "suites"), si, s)
+		json_array_foreach(json_object_get(s, "tests"), ti, t)
+			ncases += json_array_size(json_object_get(t, "cases"));
+	tv = malloc((h->n ? h->n : 1) * sizeof(*tv));
+	vv = malloc((h->n ? h->n : 1) * sizeof(*vv));
+	if (!tv || !vv) {
+		r = -ENOMEM;
+		goto out;
+	}
+	json_array_foreach(json_object_get(doc, "suites"), si, s)
+		json_array_foreach(json_object_get(s, "tests"), ti, t)
+			json_array_foreach(json_object_get(t, "cases"), ci, c) {
+				json_t *series, *pts, *o;
+				unsigned bucket = 1;
+				size_t n = 0;
+				double origin = NAN;
+
+				k++;
+				/* repetition 1 must be one the case has */
+				if (json_integer_value(json_object_get(c, "repetitions")) < 1)
+					continue;
+				for (size_t i = 0; i < h->n; i++) {
+					const struct host_cpu_point *p = &h->pts[i];
+
+					if (ncases != 1 && p->ncase != k)
+						continue;
+					if (isnan(origin))
+						origin = p->t0;
+					tv[n] = p->t1 - origin;
+					/* a tick's rounding never makes CPU time run backwards into a negative rate */
+					vv[n++] = p->cpu1 > p->cpu0 ? 100 * (p->cpu1 - p->cpu0) / (p->t1 - p->t0) : 0;
+				}
+				if (!n)
+					continue;
+				n = vmb_series_downsample(tv, vv, n, VMB_SERIES_MAX, &bucket);
+				pts = json_array();
+				for (size_t i = 0; pts && i < n; i++)
+					if (json_array_append_new(pts, json_pack("[f, f]", tv[i], vv[i])) < 0) {
+						json_decref(pts);
+						pts = NULL;
+					}
+				o = pts ? json_pack("{s:s, s:s, s:i, s:i, s:o}", "name", HOST_CPU_SERIES, "unit", "%", "rep", 1,
+						    "bucket", (int)bucket, "points", pts)
+					: NULL;
+				series = json_object_get(c, "series");
+				if (!series && o) {
+					series = json_array();
+					if (!series || json_object_set_new(c, "series", series) < 0)
+						series = NULL;
+				}
+				if (!o || !series || json_array_append_new(series, o) < 0) {
+					r = -ENOMEM;
+					goto out;
+				}
+			}
+out:
+	free(tv);
+	free(vv);
+	return r;
+}
+
 /* The bytes QEMU has had written to storage so far (all its threads):
  * write_bytes of /proc/PID/io, what its files and devices on the host
  * received from it; NaN when /proc does not say. */
@@ -1075,6 +1235,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		     json_t **doc, char *err, size_t errlen)
 {
 	double cpu0[4], cpu1[4], wb0, wb1;
+	struct host_cpu hc = { 0 };
 	int r = 0;
 
 	for (const char *p = o->suites; r == 0 && p && *p;) {
@@ -1090,14 +1251,18 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		suite = lab_item_suite(what);
 		snprintf(b->step, sizeof(b->step), "run %s", what);
 		opts = item_opts(o, suite, scratch, &b->net, fs, lab_share_find(b->c->v[LAB_SHARE]) != NULL);
-		if (!opts)
-			return errf(err, errlen, -ENOMEM, "out of memory");
+		if (!opts) {
+			r = errf(err, errlen, -ENOMEM, "out of memory");
+			break;
+		}
 		qemu_cpu(b->pid, cpu0);
 		wb0 = qemu_write_bytes(b->pid);
+		free(hc.pts);
+		host_cpu_begin(&hc, o, b->pid);
 		/* the host adopts the guest's result: only what it asked for,
 		 * the id, labels and fingerprint (the HELLO's, checked above) its own */
-		b->conn.on_progress = guest_progress;
-		b->conn.progress_arg = (void *)o;
+		b->conn.on_progress = host_cpu_progress;
+		b->conn.progress_arg = &hc;
 		if (b->net.dir && suite && (suite->flags & VMB_SUITE_NET_PEER)) {
 			r = lab_net_run(&b->net, &b->conn, what, opts, b->fp, o->run_table, &d, err, errlen);
 		} else {
@@ -1106,14 +1271,18 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 				errf(err, errlen, r, "%s", b->conn.err);
 		}
 		progress_draw(o, "%s", "");
+		b->conn.on_progress = NULL;
 		json_decref(opts);
 		if (r < 0)
-			return r;
+			break;
+		host_cpu_sample(&hc, true);
 		qemu_cpu(b->pid, cpu1);
 		wb1 = qemu_write_bytes(b->pid);
-		if (host_cost(d, cpu0, cpu1, b->vcpu_threads) < 0 || host_writes(d, wb0, wb1) < 0) {
+		if (host_cost(d, cpu0, cpu1, b->vcpu_threads) < 0 || host_writes(d, wb0, wb1) < 0 ||
+		    host_cpu_attach(d, &hc) < 0) {
 			json_decref(d);
-			return errf(err, errlen, -ENOMEM, "out of memory");
+			r = errf(err, errlen, -ENOMEM, "out of memory");
+			break;
 		}
 		if (suite && suite->scratch)
 			scratch_on_tmpfs(d, b->dir);
@@ -1124,8 +1293,11 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		r = json_array_extend(json_object_get(*doc, "suites"), json_object_get(d, "suites"));
 		json_decref(d);
 		if (r < 0)
-			return errf(err, errlen, -ENOMEM, "out of memory");
+			r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
+	free(hc.pts);
+	if (r < 0)
+		return r;
 	if (!*doc) {
 		/* only boot was asked: the guest's fingerprint still belongs to the result */
 		struct vmb_results empty = { 0 };

@@ -141,6 +141,6 @@ void series_print_text(FILE *f, const json_t *doc)
 				}
 			}
 	if (!shown)
-		fputs("no series in this run (net.tcp_stream, net.udp, net.http and the disk tests with "
-		      "--disk.log-interval keep them)\n", f);
+		fputs("no series in this run (net.tcp_stream, net.udp, net.http, the disk tests with "
+		      "--disk.log-interval, fio imports with their logs and lab guests keep them)\n", f);
 }

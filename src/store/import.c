@@ -426,6 +426,8 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 	if (!strncmp(text, "\xEF\xBB\xBF", 3))
 		text += 3;
 	in.text = text;
+	in.fio_logs = opts ? opts->fio_logs : NULL;
+	in.nfio_logs = opts ? opts->nfio_logs : 0;
 	start = json_start(text, &skipped, &line);
 	/* a text format, unless the input begins as JSON */
 	if (!start || skipped) {
@@ -460,6 +462,11 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 	}
 	if (!imp) {
 		snprintf(err, errlen, "%s: not a format vmbench imports (%s)", name, formats);
+		goto out;
+	}
+	if (in.nfio_logs && imp->parse != import_fio) {
+		snprintf(err, errlen, "%s: %s output, and %s is one of fio's logs: logs are imported with the fio JSON "
+			 "of their run", name, imp->fmt.tool, in.fio_logs[0].name);
 		goto out;
 	}
 	r = imp->parse(&im, &in);

@@ -23,10 +23,26 @@ struct import_format {
 
 #define IMPORT_UNSTATED "unstated"
 
+/* A file given with the main one: its name (as the user gave it) and its text. */
+struct import_file {
+	const char *name;
+	const char *text;
+};
+
 struct import_opts {
 	const struct strv *labels; /* KEY=VALUE, added to the labels */
 	const struct strv *params; /* KEY=VALUE, a format's unstated parameter */
+	/* fio's per-interval logs (write_iops_log, write_lat_log, write_bw_log
+	 * with log_avg_msec), named as fio names them: series of the cases of
+	 * a fio JSON (import_fiolog.c); refused with any other format */
+	const struct import_file *fio_logs;
+	size_t nfio_logs;
 };
+
+/* The most fio logs one import takes. */
+#define IMPORT_FIO_LOGS_MAX 256
+/* The most lines one fio log may have (each is a point before down-sampling). */
+#define IMPORT_FIO_LOG_MAX_LINES 1000000
 
 /* The i-th format, or NULL past the last. */
 const struct import_format *import_format_at(size_t i);

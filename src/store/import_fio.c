@@ -12,7 +12,7 @@
 #include "../core/banned.h"
 
 /* fio job options are strings ("4k", "32"); defaults are fio's. */
-static const char *fio_opt(const json_t *job, const json_t *global, const char *key, const char *def)
+const char *import_fio_opt(const json_t *job, const json_t *global, const char *key, const char *def)
 {
 	const char *v = json_string_value(json_object_get(json_object_get(job, "job options"), key));
 
@@ -297,16 +297,126 @@ bool import_fio_detect(const struct imp_input *in)
 	return in->root && json_object_get(in->root, "fio version");
 }
 
-int import_fio(struct imp *im, const struct imp_input *in)
+/* Job i of the JSON into its case; *wout and *rep say where it went (its
+ * repetition: two jobs with the same parameters are two of one case). */
+static int fio_job(struct imp *im, const json_t *jobs, const json_t *global, size_t i, const json_t *job,
+		   struct where *wout, unsigned *rep)
 {
 	static const char *const map[][2] = {
 		{ "randread", "randread" }, { "randwrite", "randwrite" }, { "randrw", "randrw" },
 		{ "read", "seqread" }, { "write", "seqwrite" },
 	};
+	char path[64], bs[32], size[32], depth[32], nj[32];
+	const char *rw, *test = NULL;
+	const json_t *jerr;
+	struct vmb_case *c;
+	struct where w;
+	bool seq, buffered;
+	int r;
+
+	snprintf(path, sizeof(path), "jobs[%zu]", i);
+	if (!json_is_object(job))
+		return import_fail(im, "%s: expected an object", path);
+	/* fio writes an integer errno; anything else ("5", 5.0) is not
+	 * fio's, and json_integer_value() would read it as 0, no error */
+	jerr = json_object_get(job, "error");
+	if (jerr && !json_is_integer(jerr))
+		return import_fail(im, "%s.error: expected fio's error number (an integer), not %s", path,
+			    json_is_string(jerr) ? "a string" : json_is_real(jerr) ? "a fraction" : "this");
+	if (json_integer_value(jerr) != 0)
+		return import_fail(im, "%s.error: fio reported error %lld for this job", path,
+			    (long long)json_integer_value(jerr));
+	rw = import_fio_opt(job, global, "rw", NULL);
+	if (!rw)
+		return import_fail(im, "%s.\"job options\".rw: missing", path);
+	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+		if (!strcmp(rw, map[k][0]))
+			test = map[k][1];
+	if (!test)
+		return import_fail(im, "%s.\"job options\".rw: '%s' has no vmbench counterpart (randread, randwrite, "
+				"randrw, read, write)", path, rw);
+	seq = !strcmp(test, "seqread") || !strcmp(test, "seqwrite");
+	if (fio_size(im, path, "bs", import_fio_opt(job, global, "bs", "4k"), bs, sizeof(bs)) < 0 ||
+	    fio_size(im, path, "size", import_fio_opt(job, global, "size", "0"), size, sizeof(size)) < 0 ||
+	    fio_count(im, path, "iodepth", import_fio_opt(job, global, "iodepth", "1"), depth, sizeof(depth)) < 0 ||
+	    fio_count(im, path, "numjobs", import_fio_opt(job, global, "numjobs", "1"), nj, sizeof(nj)) < 0)
+		return -EINVAL;
+	/* Without group_reporting fio reports each of numjobs apart (one
+	 * entry per job, all with the same name and group): one job's
+	 * figure is not the figure of `jobs` jobs. */
+	if (strcmp(nj, "1") && fio_same_job(jobs, job) > 1)
+		return import_fail(im, "%s: numjobs=%s without group_reporting: fio reports each job apart, and one "
+				"job's figures are not those of %s jobs; rerun fio with --group_reporting",
+			    path, nj, nj);
+	buffered = strcmp(import_fio_opt(job, global, "direct", "0"), "1") != 0;
+	{
+		/* the same params, in the same order, as vmbench's own disk tests */
+		const char *b = buffered ? "true" : "false";
+		const char *kv_rand[] = { "iodepth", depth, "bs", bs, "jobs", nj, "size", size, "buffered", b, NULL };
+		const char *kv_rw[] = { "iodepth", depth, "bs", bs, "jobs", nj, "size", size, "buffered", b,
+					"rwmix", import_fio_opt(job, global, "rwmixread", "50"), NULL };
+		const char *kv_seq[] = { "seq-bs", bs, "seq-iodepth", depth, "jobs", nj, "size", size,
+					 "buffered", b, NULL };
+
+		c = import_case_of(im, "disk", test, seq ? kv_seq : !strcmp(test, "randrw") ? kv_rw : kv_rand, &w);
+	}
+	if (!c)
+		return -ENOMEM;
+	if (!strcmp(test, "randrw")) {
+		const json_t *rd = import_jget(im, job, path, "read", JSON_OBJECT);
+		const json_t *wr = import_jget(im, job, path, "write", JSON_OBJECT);
+		char rp[64], wp[64];
+		double ri, wi;
+
+		if (im->bad)
+			return -EINVAL;
+		snprintf(rp, sizeof(rp), "%s.read", path);
+		snprintf(wp, sizeof(wp), "%s.write", path);
+		ri = import_jnum(im, rd, rp, "iops", K_IOPS);
+		wi = import_jnum(im, wr, wp, "iops", K_IOPS);
+		if (im->bad)
+			return -EINVAL;
+		r = fio_side(im, c, &w, rd, rp, "read_");
+		if (r == 0)
+			r = fio_side(im, c, &w, wr, wp, "write_");
+		if (r == 0)
+			r = import_value(c, "iops", VMB_UNIT_PER_S, VMB_HIGHER, true, ri + wi);
+	} else {
+		const char *dir = strstr(rw, "write") ? "write" : "read";
+		const json_t *side = import_jget(im, job, path, dir, JSON_OBJECT);
+		char sp[64];
+
+		if (!side)
+			return -EINVAL;
+		snprintf(sp, sizeof(sp), "%s.%s", path, dir);
+		r = fio_side(im, c, &w, side, sp, "");
+		if (r == 0 && seq) {
+			/* sequential tests' headline is MB/s */
+			for (size_t k = 0; k < c->nmetrics; k++)
+				c->metrics[k].headline = !strcmp(c->metrics[k].name, "mb_per_s");
+		}
+	}
+	if (r < 0)
+		return r;
+	r = fio_cpu(im, c, job, path);
+	if (r == 0)
+		r = fio_note_engine(im, w.s, import_fio_opt(job, global, "ioengine", "psync"));
+	if (r < 0)
+		return r;
+	*wout = w;
+	*rep = c->reps;
+	return 0;
+}
+
+int import_fio(struct imp *im, const struct imp_input *in)
+{
 	const json_t *root = in->root, *jobs = import_jget(im, root, "", "jobs", JSON_ARRAY);
 	const json_t *global = json_object_get(root, "global options"), *job;
 	const json_t *ts = json_object_get(root, "timestamp");
+	struct where *where;
+	unsigned *rep;
 	size_t i;
+	int r = 0;
 
 	if (!jobs)
 		return -EINVAL;
@@ -315,105 +425,19 @@ int import_fio(struct imp *im, const struct imp_input *in)
 		im->tool_started = (double)json_integer_value(ts);
 	if (!json_array_size(jobs))
 		return import_fail(im, "jobs: no job in this fio output");
+	/* where each job went, for its logs */
+	where = calloc(json_array_size(jobs), sizeof(*where));
+	rep = calloc(json_array_size(jobs), sizeof(*rep));
+	if (!where || !rep)
+		r = -ENOMEM;
 	json_array_foreach(jobs, i, job) {
-		char path[64], bs[32], size[32], depth[32], nj[32];
-		const char *rw, *test = NULL;
-		const json_t *jerr;
-		struct vmb_case *c;
-		struct where w;
-		bool seq, buffered;
-		int r;
-
-		snprintf(path, sizeof(path), "jobs[%zu]", i);
-		if (!json_is_object(job))
-			return import_fail(im, "%s: expected an object", path);
-		/* fio writes an integer errno; anything else ("5", 5.0) is not
-		 * fio's, and json_integer_value() would read it as 0, no error */
-		jerr = json_object_get(job, "error");
-		if (jerr && !json_is_integer(jerr))
-			return import_fail(im, "%s.error: expected fio's error number (an integer), not %s", path,
-				    json_is_string(jerr) ? "a string" : json_is_real(jerr) ? "a fraction" : "this");
-		if (json_integer_value(jerr) != 0)
-			return import_fail(im, "%s.error: fio reported error %lld for this job", path,
-				    (long long)json_integer_value(jerr));
-		rw = fio_opt(job, global, "rw", NULL);
-		if (!rw)
-			return import_fail(im, "%s.\"job options\".rw: missing", path);
-		for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
-			if (!strcmp(rw, map[k][0]))
-				test = map[k][1];
-		if (!test)
-			return import_fail(im, "%s.\"job options\".rw: '%s' has no vmbench counterpart (randread, randwrite, "
-					"randrw, read, write)", path, rw);
-		seq = !strcmp(test, "seqread") || !strcmp(test, "seqwrite");
-		if (fio_size(im, path, "bs", fio_opt(job, global, "bs", "4k"), bs, sizeof(bs)) < 0 ||
-		    fio_size(im, path, "size", fio_opt(job, global, "size", "0"), size, sizeof(size)) < 0 ||
-		    fio_count(im, path, "iodepth", fio_opt(job, global, "iodepth", "1"), depth, sizeof(depth)) < 0 ||
-		    fio_count(im, path, "numjobs", fio_opt(job, global, "numjobs", "1"), nj, sizeof(nj)) < 0)
-			return -EINVAL;
-		/* Without group_reporting fio reports each of numjobs apart (one
-		 * entry per job, all with the same name and group): one job's
-		 * figure is not the figure of `jobs` jobs. */
-		if (strcmp(nj, "1") && fio_same_job(jobs, job) > 1)
-			return import_fail(im, "%s: numjobs=%s without group_reporting: fio reports each job apart, and one "
-					"job's figures are not those of %s jobs; rerun fio with --group_reporting",
-				    path, nj, nj);
-		buffered = strcmp(fio_opt(job, global, "direct", "0"), "1") != 0;
-		{
-			/* the same params, in the same order, as vmbench's own disk tests */
-			const char *b = buffered ? "true" : "false";
-			const char *kv_rand[] = { "iodepth", depth, "bs", bs, "jobs", nj, "size", size, "buffered", b, NULL };
-			const char *kv_rw[] = { "iodepth", depth, "bs", bs, "jobs", nj, "size", size, "buffered", b,
-						"rwmix", fio_opt(job, global, "rwmixread", "50"), NULL };
-			const char *kv_seq[] = { "seq-bs", bs, "seq-iodepth", depth, "jobs", nj, "size", size,
-						 "buffered", b, NULL };
-
-			c = import_case_of(im, "disk", test, seq ? kv_seq : !strcmp(test, "randrw") ? kv_rw : kv_rand, &w);
-		}
-		if (!c)
-			return -ENOMEM;
-		if (!strcmp(test, "randrw")) {
-			const json_t *rd = import_jget(im, job, path, "read", JSON_OBJECT);
-			const json_t *wr = import_jget(im, job, path, "write", JSON_OBJECT);
-			char rp[64], wp[64];
-			double ri, wi;
-
-			if (im->bad)
-				return -EINVAL;
-			snprintf(rp, sizeof(rp), "%s.read", path);
-			snprintf(wp, sizeof(wp), "%s.write", path);
-			ri = import_jnum(im, rd, rp, "iops", K_IOPS);
-			wi = import_jnum(im, wr, wp, "iops", K_IOPS);
-			if (im->bad)
-				return -EINVAL;
-			r = fio_side(im, c, &w, rd, rp, "read_");
-			if (r == 0)
-				r = fio_side(im, c, &w, wr, wp, "write_");
-			if (r == 0)
-				r = import_value(c, "iops", VMB_UNIT_PER_S, VMB_HIGHER, true, ri + wi);
-		} else {
-			const char *dir = strstr(rw, "write") ? "write" : "read";
-			const json_t *side = import_jget(im, job, path, dir, JSON_OBJECT);
-			char sp[64];
-
-			if (!side)
-				return -EINVAL;
-			snprintf(sp, sizeof(sp), "%s.%s", path, dir);
-			r = fio_side(im, c, &w, side, sp, "");
-			if (r == 0 && seq) {
-				/* sequential tests' headline is MB/s */
-				for (size_t k = 0; k < c->nmetrics; k++)
-					c->metrics[k].headline = !strcmp(c->metrics[k].name, "mb_per_s");
-			}
-		}
 		if (r < 0)
-			return r;
-		r = fio_cpu(im, c, job, path);
-		if (r == 0)
-			r = fio_note_engine(im, w.s, fio_opt(job, global, "ioengine", "psync"));
-		if (r < 0)
-			return r;
+			break;
+		r = fio_job(im, jobs, global, i, job, &where[i], &rep[i]);
 	}
-	return 0;
+	if (r == 0)
+		r = import_fio_logs(im, in, jobs, global, where, rep, json_array_size(jobs));
+	free(where);
+	free(rep);
+	return r;
 }
-

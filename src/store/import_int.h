@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "../core/result.h"
+#include "import.h"
 
 struct imp {
 	struct vmb_results res;
@@ -25,6 +26,8 @@ struct imp {
 struct imp_input {
 	const char *text;   /* the whole input, without a byte-order mark */
 	const json_t *root; /* the JSON document for JSON formats, else NULL */
+	const struct import_file *fio_logs; /* import_opts' */
+	size_t nfio_logs;
 };
 
 /* Where a case is: indices stay valid when the arrays grow, pointers do not. */
@@ -71,6 +74,13 @@ const json_t *import_jget(struct imp *im, const json_t *o, const char *path, con
 /* A measured quantity: a finite number from 0 to its kind's bound. NAN
  * after a failure, with a message naming the field by its JSON path. */
 double import_jnum(struct imp *im, const json_t *o, const char *path, const char *key, enum kind kind);
+
+/* A fio job option (a string): the job's, else the global one, else def. */
+const char *import_fio_opt(const json_t *job, const json_t *global, const char *key, const char *def);
+/* fio's per-interval logs as series of the cases import_fio made: job i
+ * of the JSON went to case where[i], as its repetition rep[i]. */
+int import_fio_logs(struct imp *im, const struct imp_input *in, const json_t *jobs, const json_t *global,
+		    const struct where *where, const unsigned *rep, size_t njobs);
 
 /* The formats: a detector (JSON formats see the parsed document, text
  * formats the text) and a parser each. */

@@ -180,4 +180,46 @@ assert all(abs(a[0] - b[0]) < 1e-9 and abs(a[1] - b[1]) < 1e-6 * b[1] for a, b i
 iv = [m for m in c["metrics"] if m["name"] == "interval_mbit_per_s"][0]["samples"]
 assert len(iv) == 4 and all(abs(a - b[1]) < 1e-6 * b[1] for a, b in zip(iv, want)), (iv, want)
 PY
+# fio's per-interval logs (log_avg_msec=100) with the JSON of their run:
+# series of the job's case, per direction; malformed lines refused with file:line
+fl="$SRC/tests/fixtures/fiolog"
+expect 0 "fio JSON with its logs" "$VMB" import "$fl/fio-randread-log.json" "$fl"/rr_*.log --no-store --json "$T/fl.json"
+has "$T/err" "rr_slat.1.log: empty, no series from it" "an empty log (no slat for psync) is noted"
+check "fio logs: iops, latency, clat, mb_per_s of repetition 1, as logged" python3 - "$T/fl.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+s = {x["name"]: x for x in c["series"]}
+assert sorted(s) == ["clat", "iops", "latency", "mb_per_s"], sorted(s)
+assert all(x["rep"] == 1 for x in s.values())
+# rr_iops.1.log: 19 lines, "100, 20, 0, 0, 0" first, "1913, 60, ..." last
+i = s["iops"]
+assert i["unit"] == "1/s" and len(i["points"]) == 19 and i["points"][0] == [0.1, 20] and i["points"][-1] == [1.913, 60], i
+l = s["latency"]
+assert l["unit"] == "ns" and len(l["points"]) == 20 and l["points"][0] == [0.103, 34554101] and l["points"][-1] == [2.007, 1957306], l
+# KiB/s in the log, MB/s (10^6 bytes) in the series: 80 KiB/s = 0.08192 MB/s
+b = s["mb_per_s"]
+assert b["unit"] == "MB/s" and len(b["points"]) == 19 and abs(b["points"][0][1] - 0.08192) < 1e-12, b
+PY
+expect 0 "fio randrw with its logs" "$VMB" import "$fl/fio-randrw-log.json" "$fl/rw_iops.1.log" "$fl/rw_lat.1.log" \
+	--no-store --json "$T/fl2.json"
+check "randrw: a series per direction" python3 - "$T/fl2.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+s = {x["name"]: x["points"] for x in c["series"]}
+assert sorted(s) == ["read_iops", "read_latency", "write_iops", "write_latency"], sorted(s)
+assert len(s["read_iops"]) == 9 and s["read_iops"][0] == [0.147, 258] and s["write_iops"][0] == [0.148, 306], s
+assert len(s["write_latency"]) == 10 and s["write_latency"][-1][0] == 1.005, s["write_latency"]
+PY
+sed '3s/^302,/150,/' "$fl/rr_iops.1.log" > "$T/bad_iops.1.log"
+expect 2 "a fio log whose time goes back" "$VMB" import "$fl/fio-randread-log.json" "$T/bad_iops.1.log"
+has "$T/err" "bad_iops.1.log:3: time 150 ms is not after the read line before (201 ms)" "the line named"
+sed '5s/.*/500, 7, 1, 0, 0/' "$fl/rr_lat.1.log" > "$T/bad_lat.1.log"
+expect 2 "a write in a randread job's log" "$VMB" import "$fl/fio-randread-log.json" "$T/bad_lat.1.log"
+has "$T/err" "bad_lat.1.log:5: a write in the log of a job with rw=randread" "the line named"
+cp "$fl/rr_iops.1.log" "$T/rr_iops.2.log"
+expect 2 "a log of a job the JSON does not have" "$VMB" import "$fl/fio-randread-log.json" "$T/rr_iops.2.log"
+has "$T/err" "the log of job 2, and the fio output has 1 job" "the job named"
+expect 2 "fio logs with another tool's output" "$VMB" import "$fx/iperf3-tcp.json" "$fl/rr_iops.1.log" --no-store
+expect 0 "nothing of the refused imports was stored" "$VMB" results --label source=fio
+check "no run beyond the fio runs above" test "$(grep -c '^[0-9]' "$T/out")" -eq "$(ls "$fx"/fio-*.json | grep -vc nogroup)"
 finish

@@ -56,6 +56,23 @@ for (d,) in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs"):
     threads[d["labels"]["tcg"]] = s["notes"]["qemu_vcpu_threads"]
 assert threads == {"multi": 2, "single": 1}, threads
 PY
+# QEMU's host CPU per second over the RUN (issue 28): a series of the case,
+# each point a share of host CPUs that this QEMU could have used
+check "qemu_host_cpu: a series of points within [0, 100 x (vCPUs + 1)], no more than the host has" python3 - "$T/cpu.db" <<'PY'
+import json, os, sqlite3, sys
+lim = 100 * min(2 + 1, os.cpu_count()) + 10  # 2 vCPUs and QEMU's main loop; a tick's rounding
+for (d,) in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs"):
+    d = json.loads(d)
+    (s,) = [s for s in d["suites"] if s["name"] == "cpu"]
+    # the cases of threads=1 and 2: a point belongs to the case the guest's PROGRESS named
+    hs = [x for t in s["tests"] for c in t["cases"] for x in c.get("series", []) if x["name"] == "qemu_host_cpu"]
+    assert 1 <= len(hs) <= 2 and all(h["unit"] == "%" and h["rep"] == 1 and h["points"] for h in hs), hs
+    pts = [p for h in hs for p in h["points"]]
+    assert all(0 <= v <= lim for _, v in pts), (pts, lim)
+    # the guest counted primes: QEMU used CPU
+    assert max(v for _, v in pts) > 0, pts
+    print(d["labels"]["tcg"], [[round(v) for _, v in h["points"]] for h in hs])
+PY
 if [ ! -r /usr/share/OVMF/OVMF_CODE.fd ] || [ ! -r /usr/share/OVMF/OVMF_VARS.fd ]; then
 	skip "a UEFI guest reaching the agent" "OVMF is not installed (Debian's ovmf: apt-get install ovmf)"
 else
