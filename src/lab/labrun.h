@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "matrix.h"
 #include "../core/suite.h"
@@ -68,6 +69,14 @@ int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, 
  * the guest's, the caller's document has it), res released; NULL: out of
  * memory. */
 json_t *lab_host_suite_end(struct vmb_results *res);
+struct lab_paths;
+struct strv;
+/* Start QEMU (argv) as the lab starts each: a process group of its own
+ * that dies with this process, what the configuration's keys and back
+ * ends do in its child, its stdout and stderr into log (a new file); it is
+ * tracked with its work directory dir (lab_kill_all). */
+int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
+	      const char *dir, pid_t *pid);
 /* Kill every QEMU this process started and remove their files (signal-safe). */
 void lab_kill_all(void);
 

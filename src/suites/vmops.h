@@ -1,0 +1,28 @@
+/* The vmops suite's declarations that its measurer, the lab, fills in:
+ * its tests and the names of their metrics (src/lab/vmops.c measures
+ * them through QMP; docs/methodology.md defines each). */
+#ifndef VMB_SUITE_VMOPS_H
+#define VMB_SUITE_VMOPS_H
+
+#include "../core/suite.h"
+
+/* migrate: query-migrate's figures of a completed migration */
+#define VMOPS_TOTAL "total_s"               /* QEMU's total-time */
+#define VMOPS_DOWNTIME "downtime_s"         /* QEMU's downtime: the guest stopped */
+#define VMOPS_SETUP "setup_s"               /* QEMU's setup-time */
+#define VMOPS_RAM "ram_transferred_bytes"   /* ram.transferred */
+#define VMOPS_DIRTY "dirty_pages_per_s"     /* ram.dirty-pages-rate, its last figure */
+#define VMOPS_PASSES "passes"               /* ram.dirty-sync-count */
+#define VMOPS_AGENT "agent_answer_s"        /* completion to the agent's answer on the destination */
+/* saverestore */
+#define VMOPS_SAVE "save_s"
+#define VMOPS_STATE "state_bytes"
+#define VMOPS_RESTORE "restore_s"
+#define VMOPS_RESUME "resume_s"
+/* What the guest runs in a migration with load mem */
+#define VMOPS_LOAD "mem.bandwidth"
+#define VMOPS_LOAD_PREFIX "mem_"
+
+extern const struct vmb_suite vmops_suite;
+
+#endif
