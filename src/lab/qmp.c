@@ -262,6 +262,8 @@ int qmp_parse_migrate(struct qmp *q, const json_t *ret, struct qmp_migration *m)
 		bad = "ram.dirty-pages-rate";
 	else if (migrate_figure(ram, "dirty-sync-count", 1e9, &out.passes) < 0)
 		bad = "ram.dirty-sync-count";
+	else if (migrate_figure(ram, "postcopy-bytes", 0x1p60, &out.postcopy_bytes) < 0)
+		bad = "ram.postcopy-bytes";
 	else if (migrate_figure(ram, "page-size", 1 << 30, &out.page_size) < 0)
 		bad = "ram.page-size";
 	if (bad) {

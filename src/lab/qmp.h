@@ -46,6 +46,7 @@ struct qmp_migration {
 	double transferred;         /* ram.transferred, bytes */
 	double dirty_rate;          /* ram.dirty-pages-rate, pages per second */
 	double passes;              /* ram.dirty-sync-count */
+	double postcopy_bytes;      /* ram.postcopy-bytes: sent after the switch to post-copy */
 	double page_size;           /* ram.page-size, bytes */
 };
 int qmp_migration(struct qmp *q, int timeout_ms, struct qmp_migration *m);

@@ -41,12 +41,13 @@ static const char *const set_names[2][4] = {
 struct vmops_opts {
 	bool pre, post, idle, mem;
 	uint64_t bandwidth;
+	unsigned postcopy_after; /* pre-copy passes before the switch */
 	double timeout_s;
 };
 
 /* One migration's figures (-1: not measured), or a save and restore's. */
 struct fig {
-	double total, downtime, setup, ram, dirty, passes, agent;
+	double total, downtime, setup, ram, dirty, passes, postcopy, agent;
 	double save, state, restore, resume;
 };
 
@@ -63,6 +64,7 @@ static const char *opt_default(const char *name)
 static int read_opts(const json_t *run_opts, struct vmops_opts *o, char *why, size_t len)
 {
 	const json_t *bw = json_object_get(run_opts, "vmops.bandwidth"), *to = json_object_get(run_opts, "vmops.timeout");
+	const json_t *pa = json_object_get(run_opts, "vmops.postcopy-after");
 	const char *mode = json_string_value(json_object_get(run_opts, "vmops.mode")) ?: opt_default("mode");
 	const char *load = json_string_value(json_object_get(run_opts, "vmops.load")) ?: opt_default("load");
 
@@ -71,8 +73,10 @@ static int read_opts(const json_t *run_opts, struct vmops_opts *o, char *why, si
 	o->idle = !strcmp(load, "idle") || !strcmp(load, "both");
 	o->mem = !strcmp(load, "mem") || !strcmp(load, "both");
 	o->bandwidth = json_is_integer(bw) ? (uint64_t)json_integer_value(bw) : 0;
+	o->postcopy_after = json_is_integer(pa) ? (unsigned)json_integer_value(pa)
+						  : (unsigned)strtoul(opt_default("postcopy-after"), NULL, 10);
 	o->timeout_s = json_is_number(to) ? json_number_value(to) : strtod(opt_default("timeout"), NULL);
-	if ((!o->pre && !o->post) || (!o->idle && !o->mem) || !(o->timeout_s >= 1))
+	if ((!o->pre && !o->post) || (!o->idle && !o->mem) || !(o->timeout_s >= 1) || o->postcopy_after > 100)
 		return errf(why, len, -EINVAL, "--vmops.mode is precopy, postcopy or both; --vmops.load idle, mem or both; "
 			    "--vmops.timeout at least 1 s");
 	return 0;
@@ -246,11 +250,11 @@ static int take_new(struct lab_vm *vm, struct incoming *in, char *why, size_t le
 }
 
 /* query-migrate on q until the migration is completed (*m its figures,
- * *t_done when it was seen); a pre-copy switched to post-copy after its
- * first pass when asked (*switched); live: QEMU's times of it are
- * awaited. -ETIMEDOUT after timeout_s from t0,
+ * *t_done when it was seen); a pre-copy switched to post-copy after
+ * postcopy_after passes (-1: never) (*switched); live: QEMU's times of it
+ * are awaited. -ETIMEDOUT after timeout_s from t0,
  * -EIO when QEMU says it failed; why says so. */
-static int await_migration(struct qmp *q, double timeout_s, bool live, bool postcopy, uint64_t t0,
+static int await_migration(struct qmp *q, double timeout_s, bool live, int postcopy_after, uint64_t t0,
 			   struct qmp_migration *m, uint64_t *t_done, bool *switched, char *why, size_t len)
 {
 	for (;;) {
@@ -276,8 +280,9 @@ static int await_migration(struct qmp *q, double timeout_s, bool live, bool post
 		}
 		if (!strcmp(m->status, "failed") || !strcmp(m->status, "cancelled"))
 			return errf(why, len, -EIO, "the migration %s%s%s", m->status, m->error[0] ? ": " : "", m->error);
-		/* the first pass is done when QEMU has synced the dirty bitmap twice */
-		if (postcopy && !*switched && !strcmp(m->status, "active") && m->passes >= 2) {
+		/* pass N is done when QEMU has synced the dirty bitmap N + 1 times */
+		if (postcopy_after >= 0 && !*switched && (!strcmp(m->status, "active") || !strcmp(m->status, "setup")) &&
+		    m->passes >= postcopy_after + 1) {
 			r = qmp_execute(q, "migrate-start-postcopy", NULL, VMOPS_QMP_MS, NULL);
 			if (r < 0)
 				return errf(why, len, r, "%s", q->err);
@@ -289,7 +294,8 @@ static int await_migration(struct qmp *q, double timeout_s, bool live, bool post
 				    m->transferred / 1048576, m->dirty_rate);
 		if (vmb_stop_requested())
 			return errf(why, len, -EINTR, "interrupted");
-		r = qmp_wait_event(q, "MIGRATION", VMOPS_POLL_MS);
+		/* a switch waits for the pass's end (its event comes as the bitmap is synced) */
+		r = qmp_wait_event(q, postcopy_after >= 0 && !*switched ? "MIGRATION_PASS" : "MIGRATION", VMOPS_POLL_MS);
 		/* the events seen are not needed: the next query says the status */
 		json_array_clear(q->events);
 		if (r < 0)
@@ -362,7 +368,7 @@ static int migrate_once(struct lab_vm *vm, const struct vmops_opts *o, bool post
 	if (r == 0 && (r = qmp_execute(&src, "migrate", json_pack("{s:s}", "uri", uri), VMOPS_QMP_MS, NULL)) < 0)
 		errf(why, len, r, "%s", src.err);
 	if (r == 0) {
-		r = await_migration(&src, o->timeout_s, true, postcopy, t0, &m, &t_done, &switched, why, len);
+		r = await_migration(&src, o->timeout_s, true, postcopy ? (int)o->postcopy_after : -1, t0, &m, &t_done, &switched, why, len);
 		if (r < 0 && !switched)
 			cancel(&src);
 		/* after the switch the guest ran in the destination: it is gone with it */
@@ -378,7 +384,9 @@ static int migrate_once(struct lab_vm *vm, const struct vmops_opts *o, bool post
 	}
 	*f = (struct fig){ .total = m.total_ms / 1e3, .downtime = m.downtime_ms / 1e3,
 			   .setup = m.setup_ms >= 0 ? m.setup_ms / 1e3 : -1, .ram = m.transferred,
-			   .dirty = m.dirty_rate, .passes = m.passes, .agent = -1,
+			   /* QEMU computes the rate once a second: a shorter migration has none */
+			   .dirty = m.total_ms >= 1000 ? m.dirty_rate : -1, .passes = m.passes,
+			   .postcopy = postcopy ? (m.postcopy_bytes >= 0 ? m.postcopy_bytes : 0) : -1, .agent = -1,
 			   .save = -1, .state = -1, .restore = -1, .resume = -1 };
 	quit_old(vm);
 	r = take_new(vm, &in, why, len);
@@ -433,7 +441,7 @@ static int saverestore(struct lab_vm *vm, const struct vmops_opts *o, struct fig
 	if (r == 0 && (r = qmp_execute(&src, "migrate", json_pack("{s:s}", "uri", uri), VMOPS_QMP_MS, NULL)) < 0)
 		errf(why, len, r, "%s", src.err);
 	if (r == 0)
-		r = await_migration(&src, o->timeout_s, false, false, t0, &m, &t_done, &switched, why, len);
+		r = await_migration(&src, o->timeout_s, false, -1, t0, &m, &t_done, &switched, why, len);
 	if (r == 0 && (stat(state, &st) < 0 || st.st_size <= 0))
 		r = errf(why, len, -EIO, "QEMU saved no state into %s", state);
 	if (r < 0) {
@@ -445,7 +453,8 @@ static int saverestore(struct lab_vm *vm, const struct vmops_opts *o, struct fig
 		return r;
 	}
 	qmp_close(&src);
-	*f = (struct fig){ .total = -1, .downtime = -1, .setup = -1, .ram = -1, .dirty = -1, .passes = -1, .agent = -1,
+	*f = (struct fig){ .total = -1, .downtime = -1, .setup = -1, .ram = -1, .dirty = -1, .passes = -1,
+			   .postcopy = -1, .agent = -1,
 			   .save = (double)(t_done - t0) / NSEC_PER_SEC, .state = (double)st.st_size, .restore = -1,
 			   .resume = -1 };
 	/* from here the guest is only in the file */
@@ -457,7 +466,7 @@ static int saverestore(struct lab_vm *vm, const struct vmops_opts *o, struct fig
 	if (r == 0 && (r = qmp_execute(&in.q, "migrate-incoming", json_pack("{s:s}", "uri", uri), VMOPS_QMP_MS, NULL)) < 0)
 		errf(why, len, r, "%s", in.q.err);
 	if (r == 0)
-		r = await_migration(&in.q, o->timeout_s, false, false, t1, &m, &t_done, &switched, why, len);
+		r = await_migration(&in.q, o->timeout_s, false, -1, t1, &m, &t_done, &switched, why, len);
 	if (r == 0) {
 		f->restore = (double)(t_done - t1) / NSEC_PER_SEC;
 		t2 = clock_ns();
@@ -544,6 +553,7 @@ static int add_fig(struct vmb_case *c, const struct fig *f)
 	r = r ? r : add(c, VMOPS_RAM, VMB_UNIT_BYTES, false, f->ram);
 	r = r ? r : add(c, VMOPS_DIRTY, VMB_UNIT_PER_S, false, f->dirty);
 	r = r ? r : add(c, VMOPS_PASSES, VMB_UNIT_NONE, false, f->passes);
+	r = r ? r : add(c, VMOPS_POSTCOPY, VMB_UNIT_BYTES, false, f->postcopy);
 	r = r ? r : add(c, VMOPS_AGENT, VMB_UNIT_S, false, f->agent);
 	r = r ? r : add(c, VMOPS_SAVE, VMB_UNIT_S, true, f->save);
 	r = r ? r : add(c, VMOPS_STATE, VMB_UNIT_BYTES, false, f->state);
@@ -590,8 +600,12 @@ static int migrate_case(struct lab_vmops *v, const struct vmops_opts *o, bool po
 	bool lost = false;
 	int r;
 
+	char after[16];
+
 	snprintf(bw, sizeof(bw), "%llu", (unsigned long long)o->bandwidth);
+	snprintf(after, sizeof(after), "%u", o->postcopy_after);
 	if (vmb_params_add(&c->params, &c->nparams, "mode", postcopy ? "postcopy" : "precopy") < 0 ||
+	    (postcopy && vmb_params_add(&c->params, &c->nparams, "postcopy-after", after) < 0) ||
 	    vmb_params_add(&c->params, &c->nparams, "load", mem ? "mem" : "idle") < 0 ||
 	    vmb_params_add(&c->params, &c->nparams, "bandwidth", bw) < 0)
 		return errf(err, errlen, -ENOMEM, "out of memory");

@@ -29,7 +29,7 @@ static int vmops_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vm
 static const struct vmb_test vmops_tests[] = {
 	{ .name = "migrate", .summary = "live migration to a second QEMU on this host (a Unix socket): total time, "
 					"downtime, RAM moved, passes; one case per --vmops.mode and --vmops.load",
-	  .headline = VMOPS_TOTAL "," VMOPS_DOWNTIME, .params = "mode,load,bandwidth", .run = vmops_run },
+	  .headline = VMOPS_TOTAL "," VMOPS_DOWNTIME, .params = "mode,load,bandwidth,postcopy-after", .run = vmops_run },
 	{ .name = "saverestore", .summary = "stop, save the VM's state to a file, restore it in a new QEMU, resume: "
 					    "seconds each and the state's size",
 	  .headline = VMOPS_SAVE "," VMOPS_RESTORE, .params = "bandwidth", .run = vmops_run },
@@ -47,6 +47,9 @@ static const struct vmb_opt vmops_opts[] = {
 	{ .name = "bandwidth", .type = OPT_SIZE, .min = 0, .max = 1ull << 40, .def = "0", .metavar = "BYTES",
 	  .help = "the migration's bandwidth limit per second (QMP max-bandwidth); 0: none (QEMU's own default "
 		  "is 128 MiB/s)" },
+	{ .name = "postcopy-after", .type = OPT_INT, .min = 0, .max = 100, .def = "1", .metavar = "PASSES",
+	  .help = "migrate, post-copy: the pre-copy passes before the switch (QMP migrate-start-postcopy); 0: at "
+		  "once. A pre-copy that converges first ends as a pre-copy (its postcopy_bytes 0)" },
 	{ .name = "timeout", .type = OPT_DOUBLE, .min = 1, .max = 3600, .def = "60", .quick = "30", .metavar = "SECONDS",
 	  .help = "how long a migration, a save or a restore may take: one not done by then is cancelled and "
 		  "fails its test (a pre-copy that does not converge)" },

@@ -13,6 +13,7 @@
 #define VMOPS_RAM "ram_transferred_bytes"   /* ram.transferred */
 #define VMOPS_DIRTY "dirty_pages_per_s"     /* ram.dirty-pages-rate, its last figure */
 #define VMOPS_PASSES "passes"               /* ram.dirty-sync-count */
+#define VMOPS_POSTCOPY "postcopy_bytes"     /* ram.postcopy-bytes: 0 when a pre-copy converged before the switch */
 #define VMOPS_AGENT "agent_answer_s"        /* completion to the agent's answer on the destination */
 /* saverestore */
 #define VMOPS_SAVE "save_s"
