@@ -30,6 +30,8 @@
 #define VMOPS_DRAIN_MS 2000  /* what the old agent socket still holds, read */
 #define VMOPS_AGENT_MS 10000 /* the agent's answer in the QEMU the guest ends in */
 #define VMOPS_TOKEN "vmops-check"
+/* a migration under load starts this long after the load's first case began */
+#define VMOPS_LOAD_DELAY_MS 1000
 /* bandwidth 0, "none": QMP max-bandwidth of 1 TiB/s, as QEMU's own default is 128 MiB/s */
 #define VMOPS_UNLIMITED (1ull << 40)
 
@@ -280,9 +282,11 @@ static int await_migration(struct qmp *q, double timeout_s, bool live, int postc
 		}
 		if (!strcmp(m->status, "failed") || !strcmp(m->status, "cancelled"))
 			return errf(why, len, -EIO, "the migration %s%s%s", m->status, m->error[0] ? ": " : "", m->error);
-		/* pass N is done when QEMU has synced the dirty bitmap N + 1 times */
+		/* pass N is done when QEMU has synced the dirty bitmap N + 1 times;
+		 * 0 passes: at once, before QEMU's first look at what is left
+		 * (which completes a pre-copy whose rest fits its threshold) */
 		if (postcopy_after >= 0 && !*switched && (!strcmp(m->status, "active") || !strcmp(m->status, "setup")) &&
-		    m->passes >= postcopy_after + 1) {
+		    (!postcopy_after || m->passes >= postcopy_after + 1)) {
 			r = qmp_execute(q, "migrate-start-postcopy", NULL, VMOPS_QMP_MS, NULL);
 			if (r < 0)
 				return errf(why, len, r, "%s", q->err);
@@ -489,8 +493,9 @@ static int saverestore(struct lab_vm *vm, const struct vmops_opts *o, struct fig
 	return r;
 }
 
-/* A migration under load: at the first PROGRESS of the guest's RUN of
- * VMOPS_LOAD that has begun a case, in the protocol's callback (the run
+/* A migration under load: VMOPS_LOAD_DELAY_MS after the first PROGRESS of
+ * the guest's RUN of VMOPS_LOAD that has begun a case, in the protocol's
+ * callback (the run
  * goes on meanwhile, and its later lines come from the destination). */
 struct load {
 	struct lab_vm *vm;
@@ -510,6 +515,10 @@ static void load_progress(void *arg, const struct proto_msg *m)
 	if (l->started || !m->ncases)
 		return;
 	l->started = true;
+	/* the case's arrays written at least once, as its steady state: its
+	 * lines meanwhile wait in the channel */
+	nanosleep(&(struct timespec){ .tv_sec = VMOPS_LOAD_DELAY_MS / 1000,
+				      .tv_nsec = (VMOPS_LOAD_DELAY_MS % 1000) * 1000000L }, NULL);
 	l->window[0] = (double)(clock_ns() - l->t_run) / NSEC_PER_SEC;
 	l->r = migrate_once(l->vm, l->o, l->postcopy, false, &l->f, &l->lost, l->why, sizeof(l->why));
 	l->window[1] = (double)(clock_ns() - l->t_run) / NSEC_PER_SEC;
