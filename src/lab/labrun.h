@@ -48,8 +48,8 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 /* The suite a --suites item names ("disk", "disk.randread"), or NULL. */
 const struct vmb_suite *lab_item_suite(const char *item);
 /* True for a --suites item ("boot", "boot.cold", "balloon.idle") the host
- * measures around the guest rather than the guest's agent: the boot and
- * balloon suites'. */
+ * measures around the guest rather than the guest's agent: the boot,
+ * balloon and vmops suites'. */
 bool lab_host_measured(const char *item);
 /* Host write amplification of one RUN: the bytes QEMU had written on the
  * host (its /proc/PID/io write_bytes) per byte the guest's device received
