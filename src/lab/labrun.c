@@ -1273,12 +1273,12 @@ static int balloon_item(const struct lab_config *c, const struct lab_run_opts *o
  * guest's items and the balloon: its tests that --suites names, skipped
  * with the reason where the guest cannot move; appended to doc's suites.
  * The guest may end in another QEMU: b is that one's afterwards. */
-static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t *doc,
-		      char *err, size_t errlen)
+static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, const char *scratch,
+		      json_t *doc, char *err, size_t errlen)
 {
 	struct lab_vm vm = { .c = c, .paths = &b->paths, .dir = b->dir, .pid = b->pid, .fd = b->fd, .conn = &b->conn };
 	struct lab_vmops v = { .vm = &vm, .run_opts = o->run_opts, .fp = b->fp };
-	json_t *opts = NULL, *suite = NULL;
+	json_t *opts = NULL, *wopts = NULL, *suite = NULL;
 	char what[64];
 	int r;
 
@@ -1291,22 +1291,32 @@ static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, 
 			continue;
 		v.migrate |= !dot || !strcmp(dot + 1, vmops_suite.tests[0].name);
 		v.saverestore |= !dot || !strcmp(dot + 1, vmops_suite.tests[1].name);
+		v.snapshot |= !dot || !strcmp(dot + 1, vmops_suite.tests[2].name);
 	}
-	if (!v.migrate && !v.saverestore)
+	if (!v.migrate && !v.saverestore && !v.snapshot)
 		return 0;
 	snprintf(b->step, sizeof(b->step), "run %s", vmops_suite.name);
 	v.skip = lab_vmops_unsupported(c, &b->paths);
 	/* the load of a migration under load, as the balloon's */
 	opts = item_opts(o, lab_item_suite(VMOPS_LOAD), NULL, &b->net, NULL, false);
-	if (!opts)
+	/* the snapshot's writes on the scratch disk: its filesystem where the
+	 * guest made one (a suite on the scratch disk was asked), else the device */
+	wopts = item_opts(o, lab_item_suite(VMOPS_WRITE), scratch, &b->net,
+			  suite_asked(o->suites, on_scratch) ? lab_config_fs(c) : NULL, false);
+	if (!opts || !wopts) {
+		json_decref(opts);
+		json_decref(wopts);
 		return errf(err, errlen, -ENOMEM, "out of memory");
+	}
 	v.load_opts = opts;
+	v.write_opts = wopts;
 	snprintf(vm.qmp, sizeof(vm.qmp), "%s", b->qmp);
 	snprintf(vm.agent, sizeof(vm.agent), "%s", b->agent);
 	snprintf(vm.console, sizeof(vm.console), "%s", b->console);
 	snprintf(vm.log, sizeof(vm.log), "%s", b->qemu_log);
 	r = lab_vmops_measure(&v, &suite, err, errlen);
 	json_decref(opts);
+	json_decref(wopts);
 	/* whatever happened, the QEMU that runs the guest (or is left) is the boot's */
 	b->pid = vm.pid;
 	b->fd = vm.fd;
@@ -1350,7 +1360,7 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	if (r == 0)
 		r = balloon_item(c, o, b, *doc, err, errlen);
 	if (r == 0)
-		r = vmops_item(c, o, b, *doc, err, errlen);
+		r = vmops_item(c, o, b, scratch, *doc, err, errlen);
 	/* the document says what its file tests ran on */
 	if (r == 0 && fsrec && json_object_set_new(*doc, "filesystem", fsrec) < 0)
 		r = errf(err, errlen, -ENOMEM, "out of memory");

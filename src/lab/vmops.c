@@ -32,6 +32,9 @@
 #define VMOPS_TOKEN "vmops-check"
 /* a migration under load starts this long after the load's first case began */
 #define VMOPS_LOAD_DELAY_MS 1000
+/* the scratch disk's drive, as the disk back ends name it (-drive id=d0) */
+#define VMOPS_DRIVE "d0"
+#define VMOPS_COMMIT_JOB "vmops-commit"
 /* bandwidth 0, "none": QMP max-bandwidth of 1 TiB/s, as QEMU's own default is 128 MiB/s */
 #define VMOPS_UNLIMITED (1ull << 40)
 
@@ -51,6 +54,7 @@ struct vmops_opts {
 struct fig {
 	double total, downtime, setup, ram, dirty, passes, postcopy, agent;
 	double save, state, restore, resume;
+	double create, overlay, commit;
 };
 
 static const char *opt_default(const char *name)
@@ -391,7 +395,7 @@ static int migrate_once(struct lab_vm *vm, const struct vmops_opts *o, bool post
 			   /* QEMU computes the rate once a second: a shorter migration has none */
 			   .dirty = m.total_ms >= 1000 ? m.dirty_rate : -1, .passes = m.passes,
 			   .postcopy = postcopy ? (m.postcopy_bytes >= 0 ? m.postcopy_bytes : 0) : -1, .agent = -1,
-			   .save = -1, .state = -1, .restore = -1, .resume = -1 };
+			   .save = -1, .state = -1, .restore = -1, .resume = -1, .create = -1, .overlay = -1, .commit = -1 };
 	quit_old(vm);
 	r = take_new(vm, &in, why, len);
 	if (r == 0 && check) {
@@ -460,7 +464,7 @@ static int saverestore(struct lab_vm *vm, const struct vmops_opts *o, struct fig
 	*f = (struct fig){ .total = -1, .downtime = -1, .setup = -1, .ram = -1, .dirty = -1, .passes = -1,
 			   .postcopy = -1, .agent = -1,
 			   .save = (double)(t_done - t0) / NSEC_PER_SEC, .state = (double)st.st_size, .restore = -1,
-			   .resume = -1 };
+			   .resume = -1, .create = -1, .overlay = -1, .commit = -1 };
 	/* from here the guest is only in the file */
 	quit_old(vm);
 	*lost = true;
@@ -568,11 +572,14 @@ static int add_fig(struct vmb_case *c, const struct fig *f)
 	r = r ? r : add(c, VMOPS_STATE, VMB_UNIT_BYTES, false, f->state);
 	r = r ? r : add(c, VMOPS_RESTORE, VMB_UNIT_S, true, f->restore);
 	r = r ? r : add(c, VMOPS_RESUME, VMB_UNIT_S, false, f->resume);
+	r = r ? r : add(c, VMOPS_CREATE, VMB_UNIT_S, true, f->create);
+	r = r ? r : add(c, VMOPS_OVERLAY, VMB_UNIT_BYTES, false, f->overlay);
+	r = r ? r : add(c, VMOPS_COMMIT, VMB_UNIT_S, true, f->commit);
 	return r;
 }
 
-/* The load's own figures beside: each metric of its document's first case, as mem_NAME */
-static int add_load(struct vmb_case *c, const json_t *doc)
+/* A load's own figures beside: each metric of its document's first case, as PREFIXNAME */
+static int add_load(struct vmb_case *c, const json_t *doc, const char *prefix)
 {
 	const json_t *cs = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
 					 json_object_get(doc, "suites"), 0), "tests"), 0), "cases"), 0), *mt, *v;
@@ -585,7 +592,7 @@ static int add_load(struct vmb_case *c, const json_t *doc)
 
 		if (vmb_unit_parse(json_string_value(json_object_get(mt, "unit")) ?: "", &unit) < 0)
 			continue;
-		snprintf(name, sizeof(name), "%s%s", VMOPS_LOAD_PREFIX, json_string_value(json_object_get(mt, "name")) ?: "?");
+		snprintf(name, sizeof(name), "%s%s", prefix, json_string_value(json_object_get(mt, "name")) ?: "?");
 		m = vmb_case_add_metric(c, name, unit,
 					!strcmp(json_string_value(json_object_get(mt, "direction")) ?: "", "lower") ? VMB_LOWER : VMB_HIGHER);
 		if (!m)
@@ -596,6 +603,142 @@ static int add_load(struct vmb_case *c, const json_t *doc)
 		stats_summarize(m->samples, m->n, &m->sum);
 	}
 	return 0;
+}
+
+/* The active commit job: ready (BLOCK_JOB_READY: the overlay's data is
+ * in the base and new writes go to both), completed (block-job-complete:
+ * the base is the drive's image again), gone from query-block-jobs; its
+ * BLOCK_JOB_COMPLETED event says whether it failed. Bounded by timeout_s. */
+static int await_commit(struct qmp *q, double timeout_s, uint64_t t0, char *why, size_t len)
+{
+	bool completing = false;
+
+	for (;;) {
+		json_t *jobs = NULL, *j, *mine = NULL, *ev;
+		size_t i;
+		int r = qmp_execute(q, "query-block-jobs", NULL, VMOPS_QMP_MS, &jobs);
+
+		if (r < 0)
+			return errf(why, len, r, "%s", q->err);
+		json_array_foreach(jobs, i, j)
+			if (!strcmp(json_string_value(json_object_get(j, "device")) ?: "", VMOPS_COMMIT_JOB))
+				mine = j;
+		if (!mine) {
+			json_decref(jobs);
+			/* gone: its end, with an error when it failed */
+			json_array_foreach(q->events, i, ev)
+				if (!strcmp(json_string_value(json_object_get(ev, "event")) ?: "", "BLOCK_JOB_COMPLETED") &&
+				    json_is_string(json_object_get(json_object_get(ev, "data"), "error"))) {
+					char e[200];
+
+					proto_quote(e, sizeof(e), json_string_value(json_object_get(json_object_get(ev, "data"),
+												 "error")), 190);
+					return errf(why, len, -EIO, "block-commit failed: %s", e);
+				}
+			return completing ? 0 : errf(why, len, -EIO, "the block-commit job ended before it was ready");
+		}
+		if (!completing && json_is_true(json_object_get(mine, "ready"))) {
+			json_decref(jobs);
+			r = qmp_execute(q, "block-job-complete", json_pack("{s:s}", "device", VMOPS_COMMIT_JOB),
+					VMOPS_QMP_MS, NULL);
+			if (r < 0)
+				return errf(why, len, r, "%s", q->err);
+			completing = true;
+			continue;
+		}
+		json_decref(jobs);
+		if ((double)(clock_ns() - t0) / NSEC_PER_SEC > timeout_s) {
+			(void)qmp_execute(q, "block-job-cancel", json_pack("{s:s}", "device", VMOPS_COMMIT_JOB), VMOPS_QMP_MS,
+					  NULL);
+			return errf(why, len, -ETIMEDOUT, "the block-commit was not done within %g s (--vmops.timeout)",
+				    timeout_s);
+		}
+		if (vmb_stop_requested())
+			return errf(why, len, -EINTR, "interrupted");
+		r = qmp_wait_event(q, completing ? "BLOCK_JOB_COMPLETED" : "BLOCK_JOB_READY", VMOPS_POLL_MS);
+		if (r < 0)
+			return errf(why, len, r, "%s", q->err);
+	}
+}
+
+/* The guest's RUN of VMOPS_WRITE: *doc, or why (1: a failed test, the
+ * guest's ERROR) or a negative errno in err (its channel broken). */
+static int write_run(struct lab_vmops *v, json_t **doc, char *why, size_t len, char *err, size_t errlen)
+{
+	int r = proto_host_run(v->vm->conn, VMOPS_WRITE, v->write_opts, v->fp, 120000, 3600000, doc);
+
+	if (r == -EIO) {
+		errf(why, len, r, "the guest's %s: %s", VMOPS_WRITE, v->vm->conn->err);
+		return 1;
+	}
+	return r < 0 ? errf(err, errlen, r, "vmops.snapshot, the guest's %s: %s", VMOPS_WRITE, v->vm->conn->err) : 0;
+}
+
+/* The snapshot test into c: VMOPS_WRITE, blockdev-snapshot-sync of the
+ * scratch disk's drive to a new qcow2 overlay, VMOPS_WRITE again (its
+ * first write to each cluster copies it up), block-commit back into the
+ * image. 1 with why for a failed test; a negative errno in err ends the
+ * boot. */
+static int snapshot(struct lab_vmops *v, const struct vmops_opts *o, struct vmb_case *c, char *why, size_t len,
+		    char *err, size_t errlen)
+{
+	struct fig f = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	json_t *before = NULL, *after = NULL;
+	char overlay[200];
+	struct qmp q;
+	struct stat st;
+	uint64_t t0;
+	int r;
+
+	snprintf(overlay, sizeof(overlay), "%s/snap.qcow2", v->vm->dir);
+	(void)unlink(overlay);
+	r = write_run(v, &before, why, len, err, errlen);
+	if (r != 0)
+		return r;
+	r = qmp_connect(&q, v->vm->qmp, VMOPS_QMP_MS);
+	t0 = clock_ns();
+	if (r == 0)
+		r = qmp_execute(&q, "blockdev-snapshot-sync",
+				json_pack("{s:s, s:s, s:s}", "device", VMOPS_DRIVE, "snapshot-file", overlay, "format",
+					  "qcow2"),
+				VMOPS_QMP_MS, NULL);
+	if (r < 0) {
+		errf(why, len, r, "%s", q.err);
+		qmp_close(&q);
+		json_decref(before);
+		return 1;
+	}
+	f.create = (double)(clock_ns() - t0) / NSEC_PER_SEC;
+	qmp_close(&q);
+	r = write_run(v, &after, why, len, err, errlen);
+	if (r == 0 && stat(overlay, &st) == 0)
+		f.overlay = (double)st.st_size;
+	if (r == 0 && (r = qmp_connect(&q, v->vm->qmp, VMOPS_QMP_MS)) == 0) {
+		t0 = clock_ns();
+		r = qmp_execute(&q, "block-commit", json_pack("{s:s, s:s}", "device", VMOPS_DRIVE, "job-id",
+							       VMOPS_COMMIT_JOB), VMOPS_QMP_MS, NULL);
+		if (r < 0)
+			errf(why, len, r, "%s", q.err);
+		else
+			r = await_commit(&q, o->timeout_s, t0, why, len);
+		if (r == 0)
+			f.commit = (double)(clock_ns() - t0) / NSEC_PER_SEC;
+		r = r < 0 ? 1 : 0;
+	} else if (r < 0) {
+		errf(why, len, r, "%s", q.err);
+		r = 1;
+	}
+	qmp_close(&q);
+	/* committed, the overlay is no longer QEMU's; a failed one's stays until the work directory goes */
+	if (r == 0)
+		(void)unlink(overlay);
+	c->reps = 1;
+	if (r == 0 && (add_fig(c, &f) < 0 || add_load(c, before, VMOPS_BEFORE_PREFIX) < 0 ||
+		       add_load(c, after, VMOPS_AFTER_PREFIX) < 0))
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+	json_decref(before);
+	json_decref(after);
+	return r;
 }
 
 /* One case of the migrate test into c: the migration, idle or under the
@@ -657,7 +800,7 @@ static int migrate_case(struct lab_vmops *v, const struct vmops_opts *o, bool po
 				 vm->conn->err);
 		f = l.f;
 		if (r == 0)
-			r = add_load(c, d) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
+			r = add_load(c, d, VMOPS_LOAD_PREFIX) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
 		if (r == 0 && ran < l.window[1] &&
 		    note(s, postcopy ? "loaded_overlap_postcopy" : "loaded_overlap_precopy",
 			 "the guest's %s ended about %.1f s before the migration did: it moved partly idle",
@@ -713,7 +856,7 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 	struct vmb_suite_result *s;
 	struct vmops_opts o;
 	char why[600];
-	int r = lab_host_suite_begin(&res, &vmops_suite, 2, &s);
+	int r = lab_host_suite_begin(&res, &vmops_suite, 3, &s);
 
 	if (r < 0)
 		return errf(err, errlen, r, "out of memory");
@@ -728,10 +871,10 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 	}
 	if (r == 0 && !v->skip)
 		r = note(s, "bandwidth_limit", "%s", o.bandwidth ? "--vmops.bandwidth" : "none (QMP max-bandwidth 1 TiB/s)");
-	for (size_t i = 0; r == 0 && !v->skip && i < 2; i++) {
+	for (size_t i = 0; r == 0 && !v->skip && i < 3; i++) {
 		struct vmb_test_result *t = &s->tests[s->ntests];
 
-		if (!(i ? v->saverestore : v->migrate))
+		if (!(i == 2 ? v->snapshot : i ? v->saverestore : v->migrate))
 			continue;
 		s->ntests++;
 		t->name = xstrdup(vmops_suite.tests[i].name);
@@ -742,6 +885,27 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 			if (r < 0) {
 				vmb_results_release(&res);
 				return r;
+			}
+		} else if (i == 2) {
+			t->cases = calloc(1, sizeof(*t->cases));
+			if (!t->cases) {
+				r = -ENOMEM;
+				break;
+			}
+			why[0] = '\0';
+			r = snapshot(v, &o, t->cases, why, sizeof(why), err, errlen);
+			if (r < 0) {
+				vmb_case_release(t->cases);
+				vmb_results_release(&res);
+				return r;
+			}
+			if (r == 1) {
+				vmb_case_release(t->cases);
+				t->status = VMB_FAILED;
+				t->reason = xstrdup(why);
+				r = t->reason ? 0 : -ENOMEM;
+			} else {
+				t->ncases = 1;
 			}
 		} else {
 			struct fig f;

@@ -3,7 +3,9 @@
  * configuration, started with -incoming: live (migrate, over a Unix socket
  * in the boot's work directory, pre-copy or post-copy, the guest idle or
  * writing its memory), or stopped, saved to a file and restored from it
- * (saverestore). QEMU's own figures come from query-migrate; the host
+ * (saverestore); or its scratch disk gets an external snapshot, a qcow2
+ * overlay, committed back after the guest wrote to it (snapshot). QEMU's
+ * own figures come from query-migrate; the host
  * times what QEMU does not, and checks that the guest's agent answers in
  * the QEMU it ends in. Every QMP call and wait is bounded; the QEMU left
  * behind is quit and reaped, the files of both are in the work directory
@@ -22,7 +24,7 @@
 /* The files of the second set of names (the first is the boot's own:
  * qmp.sock, agent.sock, console.log, qemu.log), the migration's socket and
  * the saved state: all in the work directory, which the lab removes. */
-#define VMOPS_FILES "qmp-b.sock", "agent-b.sock", "console-b.log", "qemu-b.log", "migrate.sock", "state.bin"
+#define VMOPS_FILES "qmp-b.sock", "agent-b.sock", "console-b.log", "qemu-b.log", "migrate.sock", "state.bin", "snap.qcow2"
 
 /* A guest's QEMU as vmops moves it: the lab lends its boot's, vmops
  * leaves in it the QEMU that runs the guest afterwards. */
@@ -42,7 +44,8 @@ struct lab_vmops {
 	const json_t *run_opts;  /* the lab run's options (vmops.mode ...; the suite's defaults where absent) */
 	const json_t *fp;        /* the guest's HELLO fingerprint */
 	const json_t *load_opts; /* the options of the guest's RUN of VMOPS_LOAD */
-	bool migrate, saverestore; /* which tests were asked */
+	const json_t *write_opts; /* and of VMOPS_WRITE, on the scratch disk */
+	bool migrate, saverestore, snapshot; /* which tests were asked */
 	const char *skip;        /* non-NULL: the suite is skipped, this the reason */
 };
 

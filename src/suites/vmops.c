@@ -1,5 +1,5 @@
 /* vmops suite: what a hypervisor's operations on a running VM cost it
- * (live migration, save and restore). The host drives and times them
+ * (live migration, save and restore, a disk snapshot). The host drives and times them
  * through QMP, moving the guest from one QEMU to another, so only the lab
  * (src/lab/vmops.c) can measure it: here it is declared like any suite,
  * its tests, options and headline, and says why it does not run anywhere
@@ -33,6 +33,9 @@ static const struct vmb_test vmops_tests[] = {
 	{ .name = "saverestore", .summary = "stop, save the VM's state to a file, restore it in a new QEMU, resume: "
 					    "seconds each and the state's size",
 	  .headline = VMOPS_SAVE "," VMOPS_RESTORE, .params = "bandwidth", .run = vmops_run },
+	{ .name = "snapshot", .summary = "external snapshot of the scratch disk (a qcow2 overlay) and its commit back: "
+					 "seconds each, and " VMOPS_WRITE "'s figures before and after it (copy-on-write)",
+	  .headline = VMOPS_CREATE "," VMOPS_COMMIT, .run = vmops_run },
 	{ .name = NULL },
 };
 
@@ -58,8 +61,8 @@ static const struct vmb_opt vmops_opts[] = {
 
 const struct vmb_suite vmops_suite = {
 	.name = "vmops",
-	.summary = "live migration (pre-copy, post-copy), save and restore of a running guest (measured by "
-		   "'vmbench lab run' only)",
+	.summary = "live migration (pre-copy, post-copy), save and restore, disk snapshot and commit of a running "
+		   "guest (measured by 'vmbench lab run' only)",
 	.abi = VMB_SUITE_ABI,
 	.flags = VMB_SUITE_LAB_ONLY,
 	.tests = vmops_tests,

@@ -20,6 +20,14 @@
 #define VMOPS_STATE "state_bytes"
 #define VMOPS_RESTORE "restore_s"
 #define VMOPS_RESUME "resume_s"
+/* snapshot */
+#define VMOPS_CREATE "create_s"             /* blockdev-snapshot-sync */
+#define VMOPS_OVERLAY "overlay_bytes"       /* the overlay's size after the write load */
+#define VMOPS_COMMIT "commit_s"             /* block-commit to its completion */
+/* What the guest writes before and after the snapshot, its figures beside */
+#define VMOPS_WRITE "disk.randwrite"
+#define VMOPS_BEFORE_PREFIX "before_"
+#define VMOPS_AFTER_PREFIX "after_"
 /* What the guest runs in a migration with load mem */
 #define VMOPS_LOAD "mem.bandwidth"
 #define VMOPS_LOAD_PREFIX "mem_"
