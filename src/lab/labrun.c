@@ -1292,8 +1292,9 @@ static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, 
 		v.migrate |= !dot || !strcmp(dot + 1, vmops_suite.tests[0].name);
 		v.saverestore |= !dot || !strcmp(dot + 1, vmops_suite.tests[1].name);
 		v.snapshot |= !dot || !strcmp(dot + 1, vmops_suite.tests[2].name);
+		v.savevm |= !dot || !strcmp(dot + 1, vmops_suite.tests[3].name);
 	}
-	if (!v.migrate && !v.saverestore && !v.snapshot)
+	if (!v.migrate && !v.saverestore && !v.snapshot && !v.savevm)
 		return 0;
 	snprintf(b->step, sizeof(b->step), "run %s", vmops_suite.name);
 	v.skip = lab_vmops_unsupported(c, &b->paths);

@@ -55,6 +55,7 @@ struct fig {
 	double total, downtime, setup, ram, dirty, passes, postcopy, agent;
 	double save, state, restore, resume;
 	double create, overlay, commit;
+	double savevm, loadvm;
 };
 
 static const char *opt_default(const char *name)
@@ -395,7 +396,8 @@ static int migrate_once(struct lab_vm *vm, const struct vmops_opts *o, bool post
 			   /* QEMU computes the rate once a second: a shorter migration has none */
 			   .dirty = m.total_ms >= 1000 ? m.dirty_rate : -1, .passes = m.passes,
 			   .postcopy = postcopy ? (m.postcopy_bytes >= 0 ? m.postcopy_bytes : 0) : -1, .agent = -1,
-			   .save = -1, .state = -1, .restore = -1, .resume = -1, .create = -1, .overlay = -1, .commit = -1 };
+			   .save = -1, .state = -1, .restore = -1, .resume = -1, .create = -1, .overlay = -1, .commit = -1,
+			   .savevm = -1, .loadvm = -1 };
 	quit_old(vm);
 	r = take_new(vm, &in, why, len);
 	if (r == 0 && check) {
@@ -464,7 +466,8 @@ static int saverestore(struct lab_vm *vm, const struct vmops_opts *o, struct fig
 	*f = (struct fig){ .total = -1, .downtime = -1, .setup = -1, .ram = -1, .dirty = -1, .passes = -1,
 			   .postcopy = -1, .agent = -1,
 			   .save = (double)(t_done - t0) / NSEC_PER_SEC, .state = (double)st.st_size, .restore = -1,
-			   .resume = -1, .create = -1, .overlay = -1, .commit = -1 };
+			   .resume = -1, .create = -1, .overlay = -1, .commit = -1,
+			   .savevm = -1, .loadvm = -1 };
 	/* from here the guest is only in the file */
 	quit_old(vm);
 	*lost = true;
@@ -575,6 +578,8 @@ static int add_fig(struct vmb_case *c, const struct fig *f)
 	r = r ? r : add(c, VMOPS_CREATE, VMB_UNIT_S, true, f->create);
 	r = r ? r : add(c, VMOPS_OVERLAY, VMB_UNIT_BYTES, false, f->overlay);
 	r = r ? r : add(c, VMOPS_COMMIT, VMB_UNIT_S, true, f->commit);
+	r = r ? r : add(c, VMOPS_SAVEVM, VMB_UNIT_S, true, f->savevm);
+	r = r ? r : add(c, VMOPS_LOADVM, VMB_UNIT_S, true, f->loadvm);
 	return r;
 }
 
@@ -682,7 +687,7 @@ static int write_run(struct lab_vmops *v, json_t **doc, char *why, size_t len, c
 static int snapshot(struct lab_vmops *v, const struct vmops_opts *o, struct vmb_case *c, char *why, size_t len,
 		    char *err, size_t errlen)
 {
-	struct fig f = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	struct fig f = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 	json_t *before = NULL, *after = NULL;
 	char overlay[200];
 	struct qmp q;
@@ -739,6 +744,72 @@ static int snapshot(struct lab_vmops *v, const struct vmops_opts *o, struct vmb_
 	json_decref(before);
 	json_decref(after);
 	return r;
+}
+
+/* An HMP command through QMP (human-monitor-command), timed: HMP says an
+ * error as its output, which a savevm or loadvm that worked leaves empty.
+ * 1 with why (QEMU's words) for such an error. */
+static int hmp(struct qmp *q, const char *line, double *secs, char *why, size_t len)
+{
+	json_t *out = NULL;
+	uint64_t t0 = clock_ns();
+	int r = qmp_execute(q, "human-monitor-command", json_pack("{s:s}", "command-line", line), VMOPS_QMP_MS * 6,
+			    &out);
+
+	*secs = (double)(clock_ns() - t0) / NSEC_PER_SEC;
+	if (r < 0) {
+		json_decref(out);
+		return errf(why, len, r, "%s", q->err);
+	}
+	if (json_is_string(out) && json_string_length(out)) {
+		char words[300];
+
+		proto_quote(words, sizeof(words), json_string_value(out), 280);
+		/* one line: HMP ends its output with "\r\n" */
+		words[strcspn(words, "\\")] = '\0';
+		json_decref(out);
+		errf(why, len, -EIO, "%s: %s", line, words);
+		return 1;
+	}
+	json_decref(out);
+	return 0;
+}
+
+/* The savevm test into c: HMP savevm, loadvm of it, delvm, the agent's
+ * answer after. 1 with why for a failed test, 2 for one QEMU cannot do
+ * here (a disk or firmware store that is not qcow2: QEMU's words); a
+ * negative errno in err ends the boot (the guest reverted and silent). */
+static int savevm(struct lab_vmops *v, struct vmb_case *c, char *why, size_t len, char *err, size_t errlen)
+{
+	struct fig f = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	struct qmp q;
+	double del;
+	int r = qmp_connect(&q, v->vm->qmp, VMOPS_QMP_MS);
+
+	if (r < 0) {
+		errf(why, len, r, "%s", q.err);
+		qmp_close(&q);
+		return 1;
+	}
+	r = hmp(&q, "savevm " VMOPS_TOKEN, &f.savevm, why, len);
+	if (r == 1 && strstr(why, "does not support snapshots")) {
+		qmp_close(&q);
+		return 2;
+	}
+	if (r == 0)
+		r = hmp(&q, "loadvm " VMOPS_TOKEN, &f.loadvm, why, len);
+	if (r == 0)
+		(void)hmp(&q, "delvm " VMOPS_TOKEN, &del, why, len);
+	qmp_close(&q);
+	if (r < 0 || r == 1)
+		return 1;
+	why[0] = '\0';
+	r = proto_host_token(v->vm->conn, VMOPS_TOKEN, VMOPS_AGENT_MS);
+	if (r < 0)
+		return errf(err, errlen, r, "vmops.savevm: the guest's agent did not answer after loadvm: %s",
+			    v->vm->conn->err);
+	c->reps = 1;
+	return add_fig(c, &f) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
 }
 
 /* One case of the migrate test into c: the migration, idle or under the
@@ -856,7 +927,7 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 	struct vmb_suite_result *s;
 	struct vmops_opts o;
 	char why[600];
-	int r = lab_host_suite_begin(&res, &vmops_suite, 3, &s);
+	int r = lab_host_suite_begin(&res, &vmops_suite, 4, &s);
 
 	if (r < 0)
 		return errf(err, errlen, r, "out of memory");
@@ -871,10 +942,11 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 	}
 	if (r == 0 && !v->skip)
 		r = note(s, "bandwidth_limit", "%s", o.bandwidth ? "--vmops.bandwidth" : "none (QMP max-bandwidth 1 TiB/s)");
-	for (size_t i = 0; r == 0 && !v->skip && i < 3; i++) {
+	for (size_t i = 0; r == 0 && !v->skip && i < 4; i++) {
 		struct vmb_test_result *t = &s->tests[s->ntests];
+		const bool asked[4] = { v->migrate, v->saverestore, v->snapshot, v->savevm };
 
-		if (!(i == 2 ? v->snapshot : i ? v->saverestore : v->migrate))
+		if (!asked[i])
 			continue;
 		s->ntests++;
 		t->name = xstrdup(vmops_suite.tests[i].name);
@@ -886,23 +958,26 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 				vmb_results_release(&res);
 				return r;
 			}
-		} else if (i == 2) {
+		} else if (i >= 2) {
 			t->cases = calloc(1, sizeof(*t->cases));
 			if (!t->cases) {
 				r = -ENOMEM;
 				break;
 			}
 			why[0] = '\0';
-			r = snapshot(v, &o, t->cases, why, sizeof(why), err, errlen);
+			r = i == 2 ? snapshot(v, &o, t->cases, why, sizeof(why), err, errlen)
+				   : savevm(v, t->cases, why, sizeof(why), err, errlen);
 			if (r < 0) {
 				vmb_case_release(t->cases);
 				vmb_results_release(&res);
 				return r;
 			}
-			if (r == 1) {
+			if (r == 1 || r == 2) {
 				vmb_case_release(t->cases);
-				t->status = VMB_FAILED;
-				t->reason = xstrdup(why);
+				t->status = r == 2 ? VMB_SKIPPED : VMB_FAILED;
+				t->reason = r == 2 ? xasprintf("QEMU cannot save this VM inside its disks (%s): give --disk-format "
+							       "qcow2, and no firmware=uefi (its raw variable store)", why)
+						   : xstrdup(why);
 				r = t->reason ? 0 : -ENOMEM;
 			} else {
 				t->ncases = 1;

@@ -4,7 +4,8 @@
  * in the boot's work directory, pre-copy or post-copy, the guest idle or
  * writing its memory), or stopped, saved to a file and restored from it
  * (saverestore); or its scratch disk gets an external snapshot, a qcow2
- * overlay, committed back after the guest wrote to it (snapshot). QEMU's
+ * overlay, committed back after the guest wrote to it (snapshot); or the
+ * whole VM is saved into its qcow2 disk and reverted to (savevm). QEMU's
  * own figures come from query-migrate; the host
  * times what QEMU does not, and checks that the guest's agent answers in
  * the QEMU it ends in. Every QMP call and wait is bounded; the QEMU left
@@ -45,7 +46,7 @@ struct lab_vmops {
 	const json_t *fp;        /* the guest's HELLO fingerprint */
 	const json_t *load_opts; /* the options of the guest's RUN of VMOPS_LOAD */
 	const json_t *write_opts; /* and of VMOPS_WRITE, on the scratch disk */
-	bool migrate, saverestore, snapshot; /* which tests were asked */
+	bool migrate, saverestore, snapshot, savevm; /* which tests were asked */
 	const char *skip;        /* non-NULL: the suite is skipped, this the reason */
 };
 

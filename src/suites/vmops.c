@@ -36,6 +36,9 @@ static const struct vmb_test vmops_tests[] = {
 	{ .name = "snapshot", .summary = "external snapshot of the scratch disk (a qcow2 overlay) and its commit back: "
 					 "seconds each, and " VMOPS_WRITE "'s figures before and after it (copy-on-write)",
 	  .headline = VMOPS_CREATE "," VMOPS_COMMIT, .run = vmops_run },
+	{ .name = "savevm", .summary = "internal snapshot of the whole VM (HMP savevm into the qcow2 scratch disk: "
+				       "--disk-format qcow2) and the revert to it (loadvm): seconds each",
+	  .headline = VMOPS_SAVEVM "," VMOPS_LOADVM, .run = vmops_run },
 	{ .name = NULL },
 };
 
@@ -61,8 +64,8 @@ static const struct vmb_opt vmops_opts[] = {
 
 const struct vmb_suite vmops_suite = {
 	.name = "vmops",
-	.summary = "live migration (pre-copy, post-copy), save and restore, disk snapshot and commit of a running "
-		   "guest (measured by 'vmbench lab run' only)",
+	.summary = "live migration (pre-copy, post-copy), save and restore, disk snapshot and commit, savevm and loadvm "
+		   "of a running guest (measured by 'vmbench lab run' only)",
 	.abi = VMB_SUITE_ABI,
 	.flags = VMB_SUITE_LAB_ONLY,
 	.tests = vmops_tests,

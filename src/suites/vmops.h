@@ -24,6 +24,9 @@
 #define VMOPS_CREATE "create_s"             /* blockdev-snapshot-sync */
 #define VMOPS_OVERLAY "overlay_bytes"       /* the overlay's size after the write load */
 #define VMOPS_COMMIT "commit_s"             /* block-commit to its completion */
+/* savevm: the whole VM's internal snapshot (qcow2), made and reverted to */
+#define VMOPS_SAVEVM "savevm_s"
+#define VMOPS_LOADVM "loadvm_s"
 /* What the guest writes before and after the snapshot, its figures beside */
 #define VMOPS_WRITE "disk.randwrite"
 #define VMOPS_BEFORE_PREFIX "before_"

@@ -9,7 +9,8 @@
 # moved RAM after the switch, the loaded pre-copy moved more RAM than the
 # idle one; the save and restore have times and a state file's size; the
 # scratch disk's snapshot and commit have times, its overlay a size, and
-# disk.randwrite's figures before and after are beside. No time is judged. Nothing is left: no QEMU, no socket, no state file.
+# disk.randwrite's figures before and after are beside; the whole VM's
+# savevm into its qcow2 disk and loadvm have times. No time is judged. Nothing is left: no QEMU, no socket, no state file.
 # Plain build only (tests/meson.build): it boots a TCG guest.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,8 +30,8 @@ fi
 # post-copy at once (--vmops.postcopy-after 0): an idle guest's pre-copy
 # converges before a switch after its first pass; mem.bandwidth's arrays
 # are RAM that an idle guest does not have
-expect 0 "a TCG guest migrated (pre-copy, post-copy; idle, under mem.bandwidth), saved, restored, its disk snapshotted" \
-	"$VMB" lab run --matrix "accel=tcg fs=none mem=256M" --suites vmops --vmops.mode both --vmops.load both \
+expect 0 "a TCG guest migrated (pre-copy, post-copy; idle, under mem.bandwidth), saved, restored, snapshotted" \
+	"$VMB" lab run --matrix "accel=tcg fs=none mem=256M" --disk-format qcow2 --suites vmops --vmops.mode both --vmops.load both \
 	--vmops.postcopy-after 0 --mem.array-size 16m --mem.ntimes 2 --min-reps 2 --max-reps 2 --warmup 0 \
 	--disk-size 16m --quick --time 0.1 --boots 1 --baseline none \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/store.db" -o "$T/ops.html"
@@ -40,7 +41,7 @@ import json, sqlite3, sys
 (s,) = [s for s in json.loads(d)["suites"] if s["name"] == "vmops"]
 assert s["status"] == "ok", s
 t = {t["name"]: t for t in s["tests"]}
-assert set(t) == {"migrate", "saverestore", "snapshot"} and all(x["status"] == "ok" for x in t.values()), t
+assert set(t) == {"migrate", "saverestore", "snapshot", "savevm"} and all(x["status"] == "ok" for x in t.values()), t
 cases = {(c["params"]["mode"], c["params"]["load"]): {m["name"]: m for m in c["metrics"]} for c in t["migrate"]["cases"]}
 assert set(cases) == {(m, l) for m in ("precopy", "postcopy") for l in ("idle", "mem")}, cases.keys()
 for (mode, load), m in cases.items():
@@ -81,6 +82,15 @@ assert 0 < m["create_s"]["samples"][0] < 60 and 0 < m["commit_s"]["samples"][0] 
 assert m["overlay_bytes"]["samples"][0] > 1 << 20, m["overlay_bytes"]
 for k in ("before_iops", "after_iops"):
     assert m[k]["unit"] == "1/s" and m[k]["samples"] and all(v > 0 for v in m[k]["samples"]), m.get(k)
+PY
+check "savevm and loadvm have their times" python3 - "$T/store.db" <<'PY'
+import json, sqlite3, sys
+((d,),) = sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs").fetchall()
+(s,) = [s for s in json.loads(d)["suites"] if s["name"] == "vmops"]
+(t,) = [t for t in s["tests"] if t["name"] == "savevm"]
+(c,) = t["cases"]
+v = {m["name"]: m["samples"][0] for m in c["metrics"] if m["headline"]}
+assert set(v) == {"savevm_s", "loadvm_s"} and all(0 < x < 60 for x in v.values()), v
 PY
 has "$T/ops.html" "vmops" "the report shows the suite"
 check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
