@@ -1278,7 +1278,7 @@ static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, 
 {
 	struct lab_vm vm = { .c = c, .paths = &b->paths, .dir = b->dir, .pid = b->pid, .fd = b->fd, .conn = &b->conn };
 	struct lab_vmops v = { .vm = &vm, .run_opts = o->run_opts, .fp = b->fp };
-	json_t *opts = NULL, *wopts = NULL, *suite = NULL;
+	json_t *opts = NULL, *wopts = NULL, *copts = NULL, *suite = NULL;
 	char what[64];
 	int r;
 
@@ -1304,13 +1304,16 @@ static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, 
 	 * guest made one (a suite on the scratch disk was asked), else the device */
 	wopts = item_opts(o, lab_item_suite(VMOPS_WRITE), scratch, &b->net,
 			  suite_asked(o->suites, on_scratch) ? lab_config_fs(c) : NULL, false);
-	if (!opts || !wopts) {
+	copts = item_opts(o, lab_item_suite(VMOPS_CLOCK), NULL, &b->net, NULL, false);
+	if (!opts || !wopts || !copts) {
 		json_decref(opts);
 		json_decref(wopts);
+		json_decref(copts);
 		return errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	v.load_opts = opts;
 	v.write_opts = wopts;
+	v.clock_opts = copts;
 	snprintf(vm.qmp, sizeof(vm.qmp), "%s", b->qmp);
 	snprintf(vm.agent, sizeof(vm.agent), "%s", b->agent);
 	snprintf(vm.console, sizeof(vm.console), "%s", b->console);
@@ -1318,6 +1321,7 @@ static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, 
 	r = lab_vmops_measure(&v, &suite, err, errlen);
 	json_decref(opts);
 	json_decref(wopts);
+	json_decref(copts);
 	/* whatever happened, the QEMU that runs the guest (or is left) is the boot's */
 	b->pid = vm.pid;
 	b->fd = vm.fd;

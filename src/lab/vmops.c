@@ -30,8 +30,6 @@
 #define VMOPS_DRAIN_MS 2000  /* what the old agent socket still holds, read */
 #define VMOPS_AGENT_MS 10000 /* the agent's answer in the QEMU the guest ends in */
 #define VMOPS_TOKEN "vmops-check"
-/* a migration under load starts this long after the load's first case began */
-#define VMOPS_LOAD_DELAY_MS 1000
 /* the scratch disk's drive, as the disk back ends name it (-drive id=d0) */
 #define VMOPS_DRIVE "d0"
 #define VMOPS_COMMIT_JOB "vmops-commit"
@@ -43,8 +41,22 @@ static const char *const set_names[2][4] = {
 	{ "qmp-b.sock", "agent-b.sock", "console-b.log", "qemu-b.log" },
 };
 
+/* The loads a migration runs under: what the guest runs meanwhile (NULL:
+ * nothing), the prefix of its figures beside, how long after its first
+ * case began the migration starts (mem's arrays written at least once, as
+ * its steady state), and what makes the run longer. */
+enum { LOAD_IDLE, LOAD_MEM, LOAD_CLOCK, NLOADS };
+static const struct vmops_load {
+	const char *name, *run, *prefix, *longer;
+	unsigned delay_ms;
+} loads[NLOADS] = {
+	[LOAD_IDLE] = { "idle", NULL, NULL, NULL, 0 },
+	[LOAD_MEM] = { "mem", VMOPS_LOAD, VMOPS_LOAD_PREFIX, "--mem.ntimes, --mem.array-size", 1000 },
+	[LOAD_CLOCK] = { "clock", VMOPS_CLOCK, VMOPS_CLOCK_PREFIX, "--time", 0 },
+};
+
 struct vmops_opts {
-	bool pre, post, idle, mem;
+	bool pre, post, load[NLOADS];
 	uint64_t bandwidth;
 	unsigned postcopy_after; /* pre-copy passes before the switch */
 	double timeout_s;
@@ -77,14 +89,16 @@ static int read_opts(const json_t *run_opts, struct vmops_opts *o, char *why, si
 
 	o->pre = !strcmp(mode, "precopy") || !strcmp(mode, "both");
 	o->post = !strcmp(mode, "postcopy") || !strcmp(mode, "both");
-	o->idle = !strcmp(load, "idle") || !strcmp(load, "both");
-	o->mem = !strcmp(load, "mem") || !strcmp(load, "both");
+	for (int k = 0; k < NLOADS; k++)
+		o->load[k] = !strcmp(load, loads[k].name) || !strcmp(load, "all") || (k < LOAD_CLOCK && !strcmp(load, "both"));
 	o->bandwidth = json_is_integer(bw) ? (uint64_t)json_integer_value(bw) : 0;
 	o->postcopy_after = json_is_integer(pa) ? (unsigned)json_integer_value(pa)
 						  : (unsigned)strtoul(opt_default("postcopy-after"), NULL, 10);
 	o->timeout_s = json_is_number(to) ? json_number_value(to) : strtod(opt_default("timeout"), NULL);
-	if ((!o->pre && !o->post) || (!o->idle && !o->mem) || !(o->timeout_s >= 1) || o->postcopy_after > 100)
-		return errf(why, len, -EINVAL, "--vmops.mode is precopy, postcopy or both; --vmops.load idle, mem or both; "
+	if ((!o->pre && !o->post) || (!o->load[LOAD_IDLE] && !o->load[LOAD_MEM] && !o->load[LOAD_CLOCK]) ||
+	    !(o->timeout_s >= 1) || o->postcopy_after > 100)
+		return errf(why, len, -EINVAL, "--vmops.mode is precopy, postcopy or both; --vmops.load idle, mem, clock, "
+			    "both or all; "
 			    "--vmops.timeout at least 1 s");
 	return 0;
 }
@@ -500,13 +514,14 @@ static int saverestore(struct lab_vm *vm, const struct vmops_opts *o, struct fig
 	return r;
 }
 
-/* A migration under load: VMOPS_LOAD_DELAY_MS after the first PROGRESS of
- * the guest's RUN of VMOPS_LOAD that has begun a case, in the protocol's
+/* A migration under load: its delay after the first PROGRESS of the
+ * guest's RUN of the load that has begun a case, in the protocol's
  * callback (the run
  * goes on meanwhile, and its later lines come from the destination). */
 struct load {
 	struct lab_vm *vm;
 	const struct vmops_opts *o;
+	unsigned delay_ms;
 	bool postcopy, started, lost;
 	int r;
 	uint64_t t_run;
@@ -524,8 +539,7 @@ static void load_progress(void *arg, const struct proto_msg *m)
 	l->started = true;
 	/* the case's arrays written at least once, as its steady state: its
 	 * lines meanwhile wait in the channel */
-	nanosleep(&(struct timespec){ .tv_sec = VMOPS_LOAD_DELAY_MS / 1000,
-				      .tv_nsec = (VMOPS_LOAD_DELAY_MS % 1000) * 1000000L }, NULL);
+	nanosleep(&(struct timespec){ .tv_sec = l->delay_ms / 1000, .tv_nsec = (l->delay_ms % 1000) * 1000000L }, NULL);
 	l->window[0] = (double)(clock_ns() - l->t_run) / NSEC_PER_SEC;
 	l->r = migrate_once(l->vm, l->o, l->postcopy, false, &l->f, &l->lost, l->why, sizeof(l->why));
 	l->window[1] = (double)(clock_ns() - l->t_run) / NSEC_PER_SEC;
@@ -812,54 +826,74 @@ static int savevm(struct lab_vmops *v, struct vmb_case *c, char *why, size_t len
 	return add_fig(c, &f) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
 }
 
-/* One case of the migrate test into c: the migration, idle or under the
+/* The largest of the clock loop's gaps (ns, a sample per repetition, one
+ * of which spans the migration), seconds; -1 when the run has none. */
+static double clock_pause(const json_t *doc)
+{
+	const json_t *cs = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
+					 json_object_get(doc, "suites"), 0), "tests"), 0), "cases"), 0), *mt, *v;
+	double max = -1;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(cs, "metrics"), i, mt)
+		if (!strcmp(json_string_value(json_object_get(mt, "name")) ?: "", VMOPS_CLOCK_GAP) &&
+		    !strcmp(json_string_value(json_object_get(mt, "unit")) ?: "", "ns"))
+			json_array_foreach(json_object_get(mt, "samples"), j, v)
+				if (json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) < 1e13 &&
+				    json_number_value(v) / 1e9 > max)
+					max = json_number_value(v) / 1e9;
+	return max;
+}
+
+/* One case of the migrate test into c: the migration, idle or under a
  * load. 1 with why for a failed case; a negative errno in err ends the boot. */
-static int migrate_case(struct lab_vmops *v, const struct vmops_opts *o, bool postcopy, bool mem,
+static int migrate_case(struct lab_vmops *v, const struct vmops_opts *o, bool postcopy, int load,
 			struct vmb_suite_result *s, struct vmb_case *c, char *why, size_t len, char *err, size_t errlen)
 {
+	const struct vmops_load *ld = &loads[load];
 	struct lab_vm *vm = v->vm;
-	char bw[32];
+	char bw[32], after[16];
 	struct fig f;
 	bool lost = false;
 	int r;
-
-	char after[16];
 
 	snprintf(bw, sizeof(bw), "%llu", (unsigned long long)o->bandwidth);
 	snprintf(after, sizeof(after), "%u", o->postcopy_after);
 	if (vmb_params_add(&c->params, &c->nparams, "mode", postcopy ? "postcopy" : "precopy") < 0 ||
 	    (postcopy && vmb_params_add(&c->params, &c->nparams, "postcopy-after", after) < 0) ||
-	    vmb_params_add(&c->params, &c->nparams, "load", mem ? "mem" : "idle") < 0 ||
+	    vmb_params_add(&c->params, &c->nparams, "load", ld->name) < 0 ||
 	    vmb_params_add(&c->params, &c->nparams, "bandwidth", bw) < 0)
 		return errf(err, errlen, -ENOMEM, "out of memory");
-	if (!mem) {
+	if (!ld->run) {
 		r = migrate_once(vm, o, postcopy, true, &f, &lost, why, len);
 		if (r < 0)
 			return lost ? errf(err, errlen, r, "vmops.migrate: %s", why) : 1;
 	} else {
-		struct load l = { .vm = vm, .o = o, .postcopy = postcopy, .r = -EINPROGRESS };
+		struct load l = { .vm = vm, .o = o, .delay_ms = ld->delay_ms, .postcopy = postcopy, .r = -EINPROGRESS };
 		void (*was)(void *, const struct proto_msg *) = vm->conn->on_progress;
 		void *was_arg = vm->conn->progress_arg;
 		json_t *d = NULL;
 		double ran;
+		char key[64];
 
 		vm->conn->on_progress = load_progress;
 		vm->conn->progress_arg = &l;
 		l.t_run = clock_ns();
-		r = proto_host_run(vm->conn, VMOPS_LOAD, v->load_opts, v->fp, 120000, 3600000, &d);
+		r = proto_host_run(vm->conn, ld->run, load == LOAD_MEM ? v->load_opts : v->clock_opts, v->fp, 120000,
+				   3600000, &d);
 		vm->conn->on_progress = was;
 		vm->conn->progress_arg = was_arg;
 		if (l.lost) {
 			r = errf(err, errlen, l.r, "vmops.migrate: %s", l.why);
 		} else if (r < 0 && r != -EIO) {
-			r = errf(err, errlen, r, "vmops.migrate, the guest's %s: %s", VMOPS_LOAD, vm->conn->err);
+			r = errf(err, errlen, r, "vmops.migrate, the guest's %s: %s", ld->run, vm->conn->err);
 		} else {
 			/* a failed case: why says it, the boot goes on */
 			if (r < 0)
-				errf(why, len, r, "the guest's %s: %s", VMOPS_LOAD, vm->conn->err);
+				errf(why, len, r, "the guest's %s: %s", ld->run, vm->conn->err);
 			else if (!l.started)
 				errf(why, len, -EINVAL, "the guest's %s ended before its first case was under way: give it "
-				     "longer (--mem.ntimes, --mem.array-size)", VMOPS_LOAD);
+				     "longer (%s)", ld->run, ld->longer);
 			else if (l.r < 0)
 				errf(why, len, l.r, "%s", l.why);
 			r = r < 0 || !l.started || l.r < 0 ? 1 : 0;
@@ -871,11 +905,16 @@ static int migrate_case(struct lab_vmops *v, const struct vmops_opts *o, bool po
 				 vm->conn->err);
 		f = l.f;
 		if (r == 0)
-			r = add_load(c, d, VMOPS_LOAD_PREFIX) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
+			r = add_load(c, d, ld->prefix) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
+		snprintf(key, sizeof(key), "loaded_overlap_%s_%s", postcopy ? "postcopy" : "precopy", ld->name);
+		/* the guest's run (its clock) against the migration (the host's, from the RUN) */
 		if (r == 0 && ran < l.window[1] &&
-		    note(s, postcopy ? "loaded_overlap_postcopy" : "loaded_overlap_precopy",
-			 "the guest's %s ended about %.1f s before the migration did: it moved partly idle",
-			 VMOPS_LOAD, l.window[1] - ran) < 0)
+		    note(s, key, "the guest's %s ended about %.1f s before the migration did: give it longer (%s)%s",
+			 ld->run, l.window[1] - ran, ld->longer,
+			 load == LOAD_CLOCK ? "; no pause_s: its loop may not have spanned the switch" : "") < 0)
+			r = errf(err, errlen, -ENOMEM, "out of memory");
+		if (r == 0 && load == LOAD_CLOCK && ran >= l.window[1] &&
+		    add(c, VMOPS_PAUSE, VMB_UNIT_S, false, clock_pause(d)) < 0)
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 		json_decref(d);
 		if (r != 0)
@@ -892,17 +931,17 @@ static int migrate_test(struct lab_vmops *v, const struct vmops_opts *o, struct 
 {
 	char why[600];
 
-	t->cases = calloc(4, sizeof(*t->cases));
+	t->cases = calloc(2 * NLOADS, sizeof(*t->cases));
 	if (!t->cases)
 		return errf(err, errlen, -ENOMEM, "out of memory");
-	for (int k = 0; k < 4; k++) {
-		bool postcopy = k >= 2, mem = k & 1;
-		int r;
+	for (int k = 0; k < 2 * NLOADS; k++) {
+		bool postcopy = k >= NLOADS;
+		int load = k % NLOADS, r;
 
-		if (!(postcopy ? o->post : o->pre) || !(mem ? o->mem : o->idle))
+		if (!(postcopy ? o->post : o->pre) || !o->load[load])
 			continue;
 		why[0] = '\0';
-		r = migrate_case(v, o, postcopy, mem, s, &t->cases[t->ncases], why, sizeof(why), err, errlen);
+		r = migrate_case(v, o, postcopy, load, s, &t->cases[t->ncases], why, sizeof(why), err, errlen);
 		if (r == 0) {
 			t->ncases++;
 			continue;
@@ -911,8 +950,8 @@ static int migrate_test(struct lab_vmops *v, const struct vmops_opts *o, struct 
 		vmb_case_release(&t->cases[t->ncases]);
 		if (r == 1) {
 			t->status = VMB_FAILED;
-			t->reason = xasprintf("%s, %s: %s", postcopy ? "post-copy" : "pre-copy", mem ? "under " VMOPS_LOAD : "idle",
-					       why);
+			t->reason = xasprintf("%s, %s%s: %s", postcopy ? "post-copy" : "pre-copy", loads[load].run ? "under " : "",
+					       loads[load].run ? loads[load].run : "idle", why);
 			return t->reason ? 0 : errf(err, errlen, -ENOMEM, "out of memory");
 		}
 		if (r < 0)

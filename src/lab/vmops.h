@@ -44,7 +44,8 @@ struct lab_vmops {
 	struct lab_vm *vm;
 	const json_t *run_opts;  /* the lab run's options (vmops.mode ...; the suite's defaults where absent) */
 	const json_t *fp;        /* the guest's HELLO fingerprint */
-	const json_t *load_opts; /* the options of the guest's RUN of VMOPS_LOAD */
+	const json_t *load_opts;  /* the options of the guest's RUN of VMOPS_LOAD */
+	const json_t *clock_opts; /* and of VMOPS_CLOCK */
 	const json_t *write_opts; /* and of VMOPS_WRITE, on the scratch disk */
 	bool migrate, saverestore, snapshot, savevm; /* which tests were asked */
 	const char *skip;        /* non-NULL: the suite is skipped, this the reason */

@@ -47,9 +47,10 @@ static const struct vmb_opt vmops_opts[] = {
 	  .help = "migrate: pre-copy (RAM copied while the guest runs, then the rest with the guest stopped), "
 		  "post-copy (switched to after the first pass: the guest runs on the destination, which fetches "
 		  "the pages it still lacks), or both, a case each" },
-	{ .name = "load", .type = OPT_STRING, .def = "idle", .metavar = "LOAD", .choices = "idle|mem|both",
-	  .help = "migrate: what the guest does meanwhile: nothing, or " VMOPS_LOAD " writing its memory; both: a "
-		  "case each" },
+	{ .name = "load", .type = OPT_STRING, .def = "idle", .metavar = "LOAD", .choices = "idle|mem|clock|both|all",
+	  .help = "migrate: what the guest does meanwhile: nothing, " VMOPS_LOAD " writing its memory, or "
+		  VMOPS_CLOCK "'s loop reading the guest's clock (its largest gap: the pause the guest saw, by its "
+		  "own clock); both: idle and mem, all: the three, a case each" },
 	{ .name = "bandwidth", .type = OPT_SIZE, .min = 0, .max = 1ull << 40, .def = "0", .metavar = "BYTES",
 	  .help = "the migration's bandwidth limit per second (QMP max-bandwidth); 0: none (QEMU's own default "
 		  "is 128 MiB/s)" },

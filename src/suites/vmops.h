@@ -34,6 +34,11 @@
 /* What the guest runs in a migration with load mem */
 #define VMOPS_LOAD "mem.bandwidth"
 #define VMOPS_LOAD_PREFIX "mem_"
+/* and with load clock: a loop reading the guest's clock, its largest gap */
+#define VMOPS_CLOCK "sched.steal"
+#define VMOPS_CLOCK_PREFIX "clock_"
+#define VMOPS_CLOCK_GAP "gap_max"
+#define VMOPS_PAUSE "pause_s"               /* the clock loop's largest gap, seconds */
 
 extern const struct vmb_suite vmops_suite;
 
