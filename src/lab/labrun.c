@@ -1270,8 +1270,9 @@ static int balloon_item(const struct lab_config *c, const struct lab_run_opts *o
 }
 
 /* The vmops suite, measured from the host (src/lab/vmops.c) after the
- * guest's items and the balloon: its tests that --suites names, skipped
- * with the reason where the guest cannot move; appended to doc's suites.
+ * guest's items and the balloon: its tests that --suites names (those that
+ * move the guest skipped with the reason where it cannot move); appended
+ * to doc's suites.
  * The guest may end in another QEMU: b is that one's afterwards. */
 static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, const char *scratch,
 		      json_t *doc, char *err, size_t errlen)
@@ -1297,7 +1298,7 @@ static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, 
 	if (!v.migrate && !v.saverestore && !v.snapshot && !v.savevm)
 		return 0;
 	snprintf(b->step, sizeof(b->step), "run %s", vmops_suite.name);
-	v.skip = lab_vmops_unsupported(c, &b->paths);
+	v.no_move = lab_vmops_unsupported(c, &b->paths);
 	/* the load of a migration under load, as the balloon's */
 	opts = item_opts(o, lab_item_suite(VMOPS_LOAD), NULL, &b->net, NULL, false);
 	/* the snapshot's writes on the scratch disk: its filesystem where the

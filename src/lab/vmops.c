@@ -98,8 +98,7 @@ static int read_opts(const json_t *run_opts, struct vmops_opts *o, char *why, si
 	if ((!o->pre && !o->post) || (!o->load[LOAD_IDLE] && !o->load[LOAD_MEM] && !o->load[LOAD_CLOCK]) ||
 	    !(o->timeout_s >= 1) || o->postcopy_after > 100)
 		return errf(why, len, -EINVAL, "--vmops.mode is precopy, postcopy or both; --vmops.load idle, mem, clock, "
-			    "both or all; "
-			    "--vmops.timeout at least 1 s");
+			    "both or all; --vmops.timeout at least 1 s");
 	return 0;
 }
 
@@ -109,10 +108,10 @@ const char *lab_vmops_unsupported(const struct lab_config *c, const struct lab_p
 
 	if (lab_config_device(c, LAB_SHARE))
 		return "a share's device (its host daemon or directory) does not move with the guest to a second QEMU: "
-		       "give share=none for vmops";
+		       "give share=none to migrate or restore the guest";
 	if (nic && nic->child)
 		return "the NIC's tap lives in a network namespace of the first QEMU's own, which a second QEMU "
-		       "cannot share: give --nic-backend user (or nic=none) for vmops";
+		       "cannot share: give nic=none to migrate or restore the guest";
 	return NULL;
 }
 
@@ -974,14 +973,8 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 		vmb_results_release(&res);
 		return errf(err, errlen, -EINVAL, "%s", why);
 	}
-	if (v->skip) {
-		s->status = VMB_SKIPPED;
-		s->reason = xstrdup(v->skip);
-		r = s->reason ? 0 : -ENOMEM;
-	}
-	if (r == 0 && !v->skip)
-		r = note(s, "bandwidth_limit", "%s", o.bandwidth ? "--vmops.bandwidth" : "none (QMP max-bandwidth 1 TiB/s)");
-	for (size_t i = 0; r == 0 && !v->skip && i < 4; i++) {
+	r = note(s, "bandwidth_limit", "%s", o.bandwidth ? "--vmops.bandwidth" : "none (QMP max-bandwidth 1 TiB/s)");
+	for (size_t i = 0; r == 0 && i < 4; i++) {
 		struct vmb_test_result *t = &s->tests[s->ntests];
 		const bool asked[4] = { v->migrate, v->saverestore, v->snapshot, v->savevm };
 
@@ -991,6 +984,11 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 		t->name = xstrdup(vmops_suite.tests[i].name);
 		if (!t->name) {
 			r = -ENOMEM;
+		} else if (i < 2 && v->no_move) {
+			/* migrate and saverestore move the guest to another QEMU */
+			t->status = VMB_SKIPPED;
+			t->reason = xstrdup(v->no_move);
+			r = t->reason ? 0 : -ENOMEM;
 		} else if (!i) {
 			r = migrate_test(v, &o, s, t, err, errlen);
 			if (r < 0) {

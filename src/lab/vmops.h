@@ -48,11 +48,12 @@ struct lab_vmops {
 	const json_t *clock_opts; /* and of VMOPS_CLOCK */
 	const json_t *write_opts; /* and of VMOPS_WRITE, on the scratch disk */
 	bool migrate, saverestore, snapshot, savevm; /* which tests were asked */
-	const char *skip;        /* non-NULL: the suite is skipped, this the reason */
+	const char *no_move;     /* non-NULL: why the guest cannot move (migrate, saverestore skipped) */
 };
 
 /* Why this configuration's guest cannot be moved to a second QEMU (a
- * share's daemon, a tap in a namespace of the first QEMU's own), or NULL. */
+ * share's daemon, a tap in a namespace of the first QEMU's own), or NULL:
+ * its migrate and saverestore are skipped with it. */
 const char *lab_vmops_unsupported(const struct lab_config *c, const struct lab_paths *p);
 
 /* Measure: the vmops suite's result, a suite object of a document, in
