@@ -973,7 +973,8 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 		vmb_results_release(&res);
 		return errf(err, errlen, -EINVAL, "%s", why);
 	}
-	r = note(s, "bandwidth_limit", "%s", o.bandwidth ? "--vmops.bandwidth" : "none (QMP max-bandwidth 1 TiB/s)");
+	r = o.bandwidth ? note(s, "bandwidth_limit", "%llu B/s (--vmops.bandwidth)", (unsigned long long)o.bandwidth)
+			: note(s, "bandwidth_limit", "none (QMP max-bandwidth 1 TiB/s)");
 	for (size_t i = 0; r == 0 && i < 4; i++) {
 		struct vmb_test_result *t = &s->tests[s->ntests];
 		const bool asked[4] = { v->migrate, v->saverestore, v->snapshot, v->savevm };
