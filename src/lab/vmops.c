@@ -310,10 +310,15 @@ static int await_migration(struct qmp *q, double timeout_s, bool live, int postc
 				return errf(why, len, r, "%s", q->err);
 			*switched = true;
 		}
-		if ((double)(now - t0) / NSEC_PER_SEC > timeout_s)
+		if ((double)(now - t0) / NSEC_PER_SEC > timeout_s) {
+			char rate[64] = "";
+
+			/* QEMU's rate, once it has computed one (a second in) */
+			if (m->dirty_rate > 0)
+				snprintf(rate, sizeof(rate), ", the guest dirtying %.0f pages/s", m->dirty_rate);
 			return errf(why, len, -ETIMEDOUT, "not done within %g s (--vmops.timeout): %s after %.0f passes, "
-				    "%.0f MiB sent, the guest dirtying %.0f pages/s", timeout_s, m->status, m->passes,
-				    m->transferred / 1048576, m->dirty_rate);
+				    "%.0f MiB sent%s", timeout_s, m->status, m->passes, m->transferred / 1048576, rate);
+		}
 		if (vmb_stop_requested())
 			return errf(why, len, -EINTR, "interrupted");
 		/* a switch waits for the pass's end (its event comes as the bitmap is synced) */
