@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "balloon.h"
+#include "vmops.h"
 #include "labnet.h"
 #include "fs.h"
 #include "labrun.h"
@@ -32,6 +33,7 @@
 #include "../suites/balloon.h"
 #include "../suites/boot.h"
 #include "../suites/suites.h"
+#include "../suites/vmops.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
@@ -43,8 +45,10 @@ static char work_dirs[8][160];
 
 void lab_track(pid_t pid, const char *dir)
 {
+	/* a free slot, or one whose QEMU of this directory was reaped (vmops
+	 * starts a QEMU after another in one work directory) */
 	for (int i = 0; i < 8; i++)
-		if (!qemu_pids[i] && !work_dirs[i][0]) {
+		if (!qemu_pids[i] && (!work_dirs[i][0] || !strcmp(work_dirs[i], dir))) {
 			qemu_pids[i] = pid;
 			snprintf(work_dirs[i], sizeof(work_dirs[i]), "%s", dir);
 			return;
@@ -54,7 +58,7 @@ void lab_track(pid_t pid, const char *dir)
 static void remove_dir(const char *dir)
 {
 	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img", "vars.fd",
-					      "overlay.qcow2", LAB_SHARE_LOG };
+					      "overlay.qcow2", LAB_SHARE_LOG, VMOPS_FILES };
 	char p[200];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -227,8 +231,8 @@ static void boot_kill(struct boot *b)
 /* QEMU's exit status when a back end's part in its child failed */
 #define LAB_CHILD_FAILED 125
 
-/* QEMU's output into log, a new file (O_EXCL: never one that was there). */
-static int spawn(const struct boot *b, const struct strv *argv, const char *log, pid_t *pid)
+int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
+	      const char *dir, pid_t *pid)
 {
 	*pid = fork();
 	if (*pid < 0)
@@ -249,24 +253,24 @@ static int spawn(const struct boot *b, const struct strv *argv, const char *log,
 		(void)dup2(out, STDERR_FILENO);
 		/* what is QEMU's alone (a network namespace, its tap) goes with it;
 		 * what the keys ask of its process (its priority) */
-		if (lab_keys_child(b->c) < 0 || lab_backends_child(b->c, &b->paths) < 0)
+		if (lab_keys_child(c) < 0 || lab_backends_child(c, p) < 0)
 			_exit(LAB_CHILD_FAILED);
 		execvp(argv->v[0], argv->v);
 		_exit(127);
 	}
 	(void)setpgid(*pid, *pid);
+	lab_track(*pid, dir);
 	return 0;
 }
 
 /* Watch the console for the first output and the init line. */
 static void watch_console(struct boot *b, double now)
 {
-	char p[200], *text = NULL;
+	char *text = NULL;
 
 	if (b->t_output && b->t_init)
 		return;
-	snprintf(p, sizeof(p), "%s/console.log", b->dir);
-	if (read_file(p, &text) < 0)
+	if (read_file(b->console, &text) < 0)
 		return;
 	if (strlen(text) > b->console_off) {
 		const char *mine = text + b->console_off;
@@ -485,11 +489,10 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 		return r;
 	snprintf(b->step, sizeof(b->step), "boot");
 	t0 = clock_ns();
-	r = spawn(b, &argv, b->qemu_log, &b->pid);
+	r = lab_spawn(c, &b->paths, &argv, b->qemu_log, b->dir, &b->pid);
 	strv_clear(&argv);
 	if (r < 0)
 		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
-	lab_track(b->pid, b->dir);
 	deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
 	r = connect_agent(b, deadline, o, err, errlen);
 	if (r < 0)
@@ -534,16 +537,15 @@ static int shut_down(struct boot *b, char *err, size_t errlen)
  * process (the agent channel outlives the guest's reset). */
 static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, size_t errlen)
 {
-	char path[200], *text = NULL;
+	char *text = NULL;
 	struct qmp q;
 	uint64_t t0;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/console.log", b->dir);
-	b->console_off = read_file(path, &text) == 0 ? strlen(text) : 0;
+	/* the QEMU the guest runs in now (vmops may have moved it) */
+	b->console_off = read_file(b->console, &text) == 0 ? strlen(text) : 0;
 	free(text);
-	snprintf(path, sizeof(path), "%s/qmp.sock", b->dir);
-	r = qmp_connect(&q, path, 10000);
+	r = qmp_connect(&q, b->qmp, 10000);
 	json_decref(b->fp);
 	b->fp = NULL;
 	b->t_output = b->t_init = b->t_hello = 0;
@@ -1439,6 +1441,72 @@ static int balloon_item(const struct lab_config *c, const struct lab_run_opts *o
 	return r;
 }
 
+/* The vmops suite, measured from the host (src/lab/vmops.c) after the
+ * guest's items and the balloon: its tests that --suites names (those that
+ * move the guest skipped with the reason where it cannot move); appended
+ * to doc's suites.
+ * The guest may end in another QEMU: b is that one's afterwards. */
+static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, const char *scratch,
+		      json_t *doc, char *err, size_t errlen)
+{
+	struct lab_vm vm = { .c = c, .paths = &b->paths, .dir = b->dir, .pid = b->pid, .fd = b->fd, .conn = &b->conn };
+	struct lab_vmops v = { .vm = &vm, .run_opts = o->run_opts, .fp = b->fp };
+	json_t *opts = NULL, *wopts = NULL, *copts = NULL, *suite = NULL;
+	char what[64];
+	int r;
+
+	for (const char *p = o->suites; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		const char *dot;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		dot = strchr(what, '.');
+		if (lab_item_suite(what) != &vmops_suite)
+			continue;
+		v.migrate |= !dot || !strcmp(dot + 1, vmops_suite.tests[0].name);
+		v.saverestore |= !dot || !strcmp(dot + 1, vmops_suite.tests[1].name);
+		v.snapshot |= !dot || !strcmp(dot + 1, vmops_suite.tests[2].name);
+		v.savevm |= !dot || !strcmp(dot + 1, vmops_suite.tests[3].name);
+	}
+	if (!v.migrate && !v.saverestore && !v.snapshot && !v.savevm)
+		return 0;
+	snprintf(b->step, sizeof(b->step), "run %s", vmops_suite.name);
+	v.no_move = lab_vmops_unsupported(c, &b->paths);
+	/* the load of a migration under load, as the balloon's */
+	opts = item_opts(o, lab_item_suite(VMOPS_LOAD), NULL, &b->net, NULL, false);
+	/* the snapshot's writes on the scratch disk: its filesystem where the
+	 * guest made one (a suite on the scratch disk was asked), else the device */
+	wopts = item_opts(o, lab_item_suite(VMOPS_WRITE), scratch, &b->net,
+			  suite_asked(o->suites, on_scratch) ? lab_config_fs(c) : NULL, false);
+	copts = item_opts(o, lab_item_suite(VMOPS_CLOCK), NULL, &b->net, NULL, false);
+	if (!opts || !wopts || !copts) {
+		json_decref(opts);
+		json_decref(wopts);
+		json_decref(copts);
+		return errf(err, errlen, -ENOMEM, "out of memory");
+	}
+	v.load_opts = opts;
+	v.write_opts = wopts;
+	v.clock_opts = copts;
+	snprintf(vm.qmp, sizeof(vm.qmp), "%s", b->qmp);
+	snprintf(vm.agent, sizeof(vm.agent), "%s", b->agent);
+	snprintf(vm.console, sizeof(vm.console), "%s", b->console);
+	snprintf(vm.log, sizeof(vm.log), "%s", b->qemu_log);
+	r = lab_vmops_measure(&v, &suite, err, errlen);
+	json_decref(opts);
+	json_decref(wopts);
+	json_decref(copts);
+	/* whatever happened, the QEMU that runs the guest (or is left) is the boot's */
+	b->pid = vm.pid;
+	b->fd = vm.fd;
+	snprintf(b->qmp, sizeof(b->qmp), "%s", vm.qmp);
+	snprintf(b->agent, sizeof(b->agent), "%s", vm.agent);
+	snprintf(b->console, sizeof(b->console), "%s", vm.console);
+	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s", vm.log);
+	if (r == 0 && json_array_append_new(json_object_get(doc, "suites"), suite) < 0)
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+	return r;
+}
+
 /* The first boot: pinned when asked, checked, the filesystem made, the
  * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
@@ -1469,6 +1537,8 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 		r = run_items(o, b, scratch, lab_config_fs(c), doc, err, errlen);
 	if (r == 0)
 		r = balloon_item(c, o, b, *doc, err, errlen);
+	if (r == 0)
+		r = vmops_item(c, o, b, scratch, *doc, err, errlen);
 	/* the document says what its file tests ran on */
 	if (r == 0 && fsrec && json_object_set_new(*doc, "filesystem", fsrec) < 0)
 		r = errf(err, errlen, -ENOMEM, "out of memory");

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "matrix.h"
 #include "../core/suite.h"
@@ -47,8 +48,8 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 /* The suite a --suites item names ("disk", "disk.randread"), or NULL. */
 const struct vmb_suite *lab_item_suite(const char *item);
 /* True for a --suites item ("boot", "boot.cold", "balloon.idle") the host
- * measures around the guest rather than the guest's agent: the boot and
- * balloon suites'. */
+ * measures around the guest rather than the guest's agent: the boot,
+ * balloon and vmops suites'. */
 bool lab_host_measured(const char *item);
 /* Host write amplification of one RUN: the bytes QEMU had written on the
  * host (its /proc/PID/io write_bytes) per byte the guest's device received
@@ -68,6 +69,14 @@ int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, 
  * the guest's, the caller's document has it), res released; NULL: out of
  * memory. */
 json_t *lab_host_suite_end(struct vmb_results *res);
+struct lab_paths;
+struct strv;
+/* Start QEMU (argv) as the lab starts each: a process group of its own
+ * that dies with this process, what the configuration's keys and back
+ * ends do in its child, its stdout and stderr into log (a new file); it is
+ * tracked with its work directory dir (lab_kill_all). */
+int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
+	      const char *dir, pid_t *pid);
 /* Kill every QEMU this process started and remove their files (signal-safe). */
 void lab_kill_all(void);
 

@@ -158,6 +158,23 @@ static int fill(struct proto_conn *c, uint64_t deadline)
 	return 0;
 }
 
+int proto_switch(struct proto_conn *c, int in, int out, int drain_ms)
+{
+	uint64_t deadline = deadline_after(drain_ms);
+	int r;
+
+	/* each fill reads something or ends: its end (-EPIPE) or the deadline */
+	do
+		r = fill(c, deadline);
+	while (r == 0);
+	c->in = in;
+	c->out = out;
+	if (r == -EPIPE || r == -ETIMEDOUT)
+		return 0;
+	fail(c, "reading the old channel: %s", strerror(-r));
+	return r;
+}
+
 static void remember(struct proto_conn *c, const char *line)
 {
 	proto_quote(c->last[c->nlast % 8], sizeof(c->last[0]), line, sizeof(c->last[0]));

@@ -59,6 +59,11 @@ struct proto_conn {
 
 void proto_init(struct proto_conn *c, int in, int out);
 void proto_release(struct proto_conn *c);
+/* The channel moved to another pair of descriptors (a guest that migrated
+ * to a second QEMU): what the old one still holds, up to its end or
+ * drain_ms, is read first, so that a line cut by the move stays whole.
+ * The old descriptors are the caller's to close. */
+int proto_switch(struct proto_conn *c, int in, int out, int drain_ms);
 
 /* Send one line (a '\n' is appended). 0 or a negative errno; -ETIMEDOUT
  * when the peer takes nothing for PROTO_SEND_STALL_MS. */

@@ -211,6 +211,82 @@ int qmp_balloon_actual(struct qmp *q, int timeout_ms, uint64_t *actual)
 	return r;
 }
 
+/* A figure of query-migrate: absent is -1, else a number in [0, max] */
+static int migrate_figure(const json_t *o, const char *name, double max, double *out)
+{
+	const json_t *v = json_object_get(o, name);
+
+	*out = -1;
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || !(json_number_value(v) >= 0) || json_number_value(v) > max)
+		return -EPROTO;
+	*out = json_number_value(v);
+	return 0;
+}
+
+int qmp_parse_migrate(struct qmp *q, const json_t *ret, struct qmp_migration *m)
+{
+	/* QEMU 7.2's MigrationStatus */
+	static const char *const states[] = { "none", "setup", "cancelling", "cancelled", "active", "postcopy-active",
+					       "postcopy-paused", "postcopy-recover", "completed", "failed", "colo",
+					       "pre-switchover", "device", "wait-unplug" };
+	const char *st = json_string_value(json_object_get(ret, "status"));
+	const json_t *ram = json_object_get(ret, "ram");
+	const char *bad = NULL;
+	struct qmp_migration out = { .status = "" };
+	size_t i;
+
+	/* before a migration, QEMU 7.2 returns {} */
+	if (json_is_object(ret) && !st && !json_object_size(ret))
+		st = "none";
+	for (i = 0; st && i < sizeof(states) / sizeof(states[0]); i++)
+		if (!strcmp(st, states[i]))
+			break;
+	if (!json_is_object(ret) || !st || i == sizeof(states) / sizeof(states[0])) {
+		snprintf(q->err, sizeof(q->err), "QMP query-migrate: no known status");
+		return -EPROTO;
+	}
+	snprintf(out.status, sizeof(out.status), "%s", st);
+	if (migrate_figure(ret, "total-time", 1e9, &out.total_ms) < 0)
+		bad = "total-time";
+	else if (migrate_figure(ret, "downtime", 1e9, &out.downtime_ms) < 0)
+		bad = "downtime";
+	else if (migrate_figure(ret, "setup-time", 1e9, &out.setup_ms) < 0)
+		bad = "setup-time";
+	else if (ram && !json_is_object(ram))
+		bad = "ram";
+	else if (migrate_figure(ram, "transferred", 0x1p60, &out.transferred) < 0)
+		bad = "ram.transferred";
+	else if (migrate_figure(ram, "dirty-pages-rate", 1e12, &out.dirty_rate) < 0)
+		bad = "ram.dirty-pages-rate";
+	else if (migrate_figure(ram, "dirty-sync-count", 1e9, &out.passes) < 0)
+		bad = "ram.dirty-sync-count";
+	else if (migrate_figure(ram, "postcopy-bytes", 0x1p60, &out.postcopy_bytes) < 0)
+		bad = "ram.postcopy-bytes";
+	else if (migrate_figure(ram, "page-size", 1 << 30, &out.page_size) < 0)
+		bad = "ram.page-size";
+	if (bad) {
+		snprintf(q->err, sizeof(q->err), "QMP query-migrate: %s is not a number in its range", bad);
+		return -EPROTO;
+	}
+	if (json_is_string(json_object_get(ret, "error-desc")))
+		proto_quote(out.error, sizeof(out.error), json_string_value(json_object_get(ret, "error-desc")), 190);
+	*m = out;
+	return 0;
+}
+
+int qmp_migration(struct qmp *q, int timeout_ms, struct qmp_migration *m)
+{
+	json_t *ret = NULL;
+	int r = qmp_execute(q, "query-migrate", NULL, timeout_ms, &ret);
+
+	if (r == 0)
+		r = qmp_parse_migrate(q, ret, m);
+	json_decref(ret);
+	return r;
+}
+
 int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms)
 {
 	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;

@@ -36,6 +36,21 @@ int qmp_balloon_actual(struct qmp *q, int timeout_ms, uint64_t *actual);
  * meanwhile, which no command awaits, is an error (-EPROTO). */
 int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms);
 
+/* query-migrate's return, on either side of a migration: its status (a
+ * word of QEMU's MigrationStatus) and the figures it gives by then, each
+ * validated; -1 for one it does not give (yet). */
+struct qmp_migration {
+	char status[24];
+	char error[200];            /* error-desc of a failed one, quoted; "" */
+	double total_ms, downtime_ms, setup_ms;
+	double transferred;         /* ram.transferred, bytes */
+	double dirty_rate;          /* ram.dirty-pages-rate, pages per second */
+	double passes;              /* ram.dirty-sync-count */
+	double postcopy_bytes;      /* ram.postcopy-bytes: sent after the switch to post-copy */
+	double page_size;           /* ram.page-size, bytes */
+};
+int qmp_migration(struct qmp *q, int timeout_ms, struct qmp_migration *m);
+
 /* The parsers behind the calls above, on their own for tests and fuzzing.
  * One line from QEMU: 0 with *out the reply (new reference), 1 for an event
  * (remembered in q->events, which must be an array), -EPROTO. */
@@ -47,5 +62,8 @@ int qmp_result(struct qmp *q, const char *cmd, json_t *msg, json_t **ret);
 int qmp_parse_vcpus(struct qmp *q, const json_t *cpus, int **tids, size_t *n);
 /* query-balloon's return: its "actual", bytes from 1 to 2^50. */
 int qmp_parse_balloon(struct qmp *q, const json_t *ret, uint64_t *actual);
+/* query-migrate's return: -EPROTO for an unknown status or a figure out of
+ * its range (times up to 10^9 ms, bytes up to 2^60, counts up to 10^9). */
+int qmp_parse_migrate(struct qmp *q, const json_t *ret, struct qmp_migration *m);
 
 #endif

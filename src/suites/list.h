@@ -11,6 +11,7 @@
 	X(app) \
 	X(boot) \
 	X(balloon) \
+	X(vmops) \
 	VMB_SUITES_TEST(X)
 
 /* Suites built only into a test build (tests/meson.build's vmbench-toy,

@@ -18,8 +18,9 @@ if [ ! -x /bin/busybox ]; then
 	exit $?
 fi
 # every suite vmbench lists, in its order: no second list kept here; but the
-# balloon, which needs a device (balloon=on) and is cli-labstore's
-suites=$("$VMB" list | sed -n 's/^\([a-z][a-z0-9_]*\) — .*/\1/p' | grep -vx balloon | paste -sd, -)
+# balloon, which needs a device (balloon=on) and is cli-labstore's, and
+# vmops, which moves the guest to other QEMUs and is cli-labops's
+suites=$("$VMB" list | sed -n 's/^\([a-z][a-z0-9_]*\) — .*/\1/p' | grep -vxE 'balloon|vmops' | paste -sd, -)
 check "vmbench list names the suites" test -n "$suites"
 
 # guest ARCH SUITES: a lab run of one TCG guest of ARCH, --quick, stored in $T/ARCH.db

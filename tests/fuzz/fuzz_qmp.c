@@ -1,6 +1,6 @@
 /* Fuzz target: QMP replies as QEMU sends them, one JSON object a line:
  * events, errors, returns, a query-cpus-fast return's thread ids and a
- * query-balloon return's size. */
+ * query-balloon return's size and a query-migrate return's figures. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (qmp_parse_line(&q, line, &msg) != 0)
 			continue;
 		json_incref(msg); /* for the second reading, as query-balloon's */
+		json_incref(msg); /* and the third, as query-migrate's */
 		if (qmp_result(&q, "query-cpus-fast", msg, &ret) == 0 && qmp_parse_vcpus(&q, ret, &tids, &n) == 0) {
 			/* every vCPU has a thread of its own */
 			for (size_t i = 0; i < n; i++)
@@ -45,6 +46,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			/* a size in bytes the lab can compute with */
 			if (qmp_parse_balloon(&q, ret, &actual) == 0 && (actual < 1 || actual > (1ull << 50)))
+				abort();
+		}
+		json_decref(ret);
+		ret = NULL;
+		if (qmp_result(&q, "query-migrate", msg, &ret) == 0) {
+			struct qmp_migration m;
+
+			/* every figure given is a finite number in its range, the status a word */
+			if (qmp_parse_migrate(&q, ret, &m) == 0 &&
+			    (!m.status[0] || !(m.total_ms >= -1 && m.total_ms <= 1e9) || !(m.transferred >= -1) ||
+			     !(m.passes >= -1 && m.passes <= 1e9) || !(m.downtime_ms >= -1 && m.downtime_ms <= 1e9)))
 				abort();
 		}
 		json_decref(ret);

@@ -191,10 +191,63 @@ static void parsers(void **state)
 		{ "{\"actual\": \"512M\"}", -EPROTO, 0 },
 		{ "{}", -EPROTO, 0 },
 	};
+	static const struct {
+		const char *ret; /* query-migrate's return */
+		int r;
+		const char *status;
+		double total_ms, downtime_ms, transferred, passes, postcopy_bytes;
+	} migrations[] = {
+		/* QEMU 7.2's, of a completed pre-copy of an idle 256 MiB TCG guest */
+		{ "{\"status\": \"completed\", \"setup-time\": 1, \"downtime\": 44, \"total-time\": 151, \"ram\": "
+		  "{\"total\": 268967936, \"dirty-sync-count\": 3, \"page-size\": 4096, \"postcopy-bytes\": 0, "
+		  "\"transferred\": 96233914, \"dirty-pages-rate\": 0}}", 0, "completed", 151, 44, 96233914, 3, 0 },
+		/* before any migration: {} is none; under way, no downtime yet */
+		{ "{}", 0, "none", -1, -1, -1, -1, -1 },
+		{ "{\"status\": \"active\", \"total-time\": 4, \"ram\": {\"transferred\": 171439, "
+		  "\"dirty-sync-count\": 1}}", 0, "active", 4, -1, 171439, 1, -1 },
+		{ "{\"status\": \"failed\", \"error-desc\": \"Unable to write to socket\"}", 0, "failed", -1, -1, -1, -1, -1 },
+		{ "{\"status\": \"flying\"}", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+		{ "{\"total-time\": 5}", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+		{ "{\"status\": \"active\", \"total-time\": -1}", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+		{ "{\"status\": \"active\", \"downtime\": \"44\"}", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+		{ "{\"status\": \"active\", \"total-time\": 1e10}", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+		{ "{\"status\": \"active\", \"ram\": [1]}", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+		{ "{\"status\": \"active\", \"ram\": {\"transferred\": -5}}", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+		{ "{\"status\": \"active\", \"ram\": {\"dirty-sync-count\": 1e12}}", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+		{ "[\"completed\"]", -EPROTO, NULL, 0, 0, 0, 0, 0 },
+	};
 	struct qmp q = { .fd = -1 };
 
 	(void)state;
 	q.events = json_array();
+	for (size_t i = 0; i < sizeof(migrations) / sizeof(migrations[0]); i++) {
+		json_t *ret = json_loads(migrations[i].ret, 0, NULL);
+		struct qmp_migration m = { .status = "x", .total_ms = 7 };
+
+		assert_non_null(ret);
+		if (qmp_parse_migrate(&q, ret, &m) != migrations[i].r)
+			fail_msg("migration case %zu: not %d", i, migrations[i].r);
+		if (migrations[i].r == 0) {
+			assert_string_equal(m.status, migrations[i].status);
+			assert_true(m.total_ms == migrations[i].total_ms && m.downtime_ms == migrations[i].downtime_ms);
+			assert_true(m.transferred == migrations[i].transferred && m.passes == migrations[i].passes);
+			assert_true(m.postcopy_bytes == migrations[i].postcopy_bytes);
+		} else {
+			/* written only on success */
+			assert_string_equal(m.status, "x");
+			assert_true(m.total_ms == 7);
+		}
+		json_decref(ret);
+	}
+	{
+		/* a failed one's reason, quoted */
+		json_t *ret = json_loads("{\"status\": \"failed\", \"error-desc\": \"no\\u001bway\"}", 0, NULL);
+		struct qmp_migration m;
+
+		assert_int_equal(qmp_parse_migrate(&q, ret, &m), 0);
+		assert_string_equal(m.error, "no\\x1bway");
+		json_decref(ret);
+	}
 	for (size_t i = 0; i < sizeof(vcpus) / sizeof(vcpus[0]); i++) {
 		json_t *cpus = json_loads(vcpus[i].cpus, 0, NULL);
 		int *tids = NULL;
