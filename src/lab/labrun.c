@@ -933,8 +933,8 @@ static int host_cost(json_t *doc, const double a[4], const double b[4], unsigned
  * case begins) and at its RESULT; each point is QEMU's CPU time (all its
  * threads, user + system) over the interval since the sample before / the
  * interval's length, in % of one host CPU. An interval belongs to the case
- * the guest's PROGRESS named at its start (a document of one case takes the
- * whole RUN); the time before the first case (the guest's start-up) to
+ * the guest's PROGRESS named at its start, by its test and place among the
+ * test's cases (a document of one case takes the whole RUN); the time before the first case (the guest's start-up) to
  * none. /proc counts in clock ticks (10 ms): a point of d seconds is
  * within 2 ticks / d, so intervals are at least HOST_CPU_MIN_S, and at a
  * case's end (its last, shorter interval) HOST_CPU_END_MIN_S, else joined
@@ -944,17 +944,13 @@ static int host_cost(json_t *doc, const double a[4], const double b[4], unsigned
 #define HOST_CPU_END_MIN_S 0.1
 #define HOST_CPU_MAX_POINTS 100000 /* 27 h of heartbeats; a RUN has 1 h at most */
 
-struct host_cpu_point {
-	size_t ncase;              /* the case the guest named (from 1; 0: none yet) */
-	double t0, t1, cpu0, cpu1; /* wall (monotonic s) and CPU s at the interval's ends */
-};
-
 struct host_cpu {
 	const struct lab_run_opts *o; /* for guest_progress */
 	pid_t pid;
-	size_t ncase;
+	size_t ncase, ord;
+	char step[64];                /* the case's test and its place among the test's cases */
 	double last[4];               /* the last sample kept (qemu_cpu) */
-	struct host_cpu_point *pts;
+	struct lab_cpu_point *pts;
 	size_t n, cap;
 };
 
@@ -969,7 +965,7 @@ static void host_cpu_begin(struct host_cpu *h, const struct lab_run_opts *o, pid
 static void host_cpu_sample(struct host_cpu *h, bool end)
 {
 	double now[4], dt;
-	struct host_cpu_point *p = h->n ? &h->pts[h->n - 1] : NULL;
+	struct lab_cpu_point *p = h->n ? &h->pts[h->n - 1] : NULL;
 
 	qemu_cpu(h->pid, now);
 	dt = now[2] - h->last[2];
@@ -997,8 +993,9 @@ static void host_cpu_sample(struct host_cpu *h, bool end)
 		h->pts = p;
 		h->cap = ncap;
 	}
-	h->pts[h->n++] = (struct host_cpu_point){ .ncase = h->ncase, .t0 = h->last[2], .t1 = now[2],
-						  .cpu0 = h->last[0] + h->last[1], .cpu1 = now[0] + now[1] };
+	h->pts[h->n++] = (struct lab_cpu_point){ .ncase = h->ncase, .ord = h->ord, .t0 = h->last[2], .t1 = now[2],
+						 .cpu0 = h->last[0] + h->last[1], .cpu1 = now[0] + now[1] };
+	memcpy(h->pts[h->n - 1].step, h->step, sizeof(h->step));
 	memcpy(h->last, now, sizeof(now));
 }
 
@@ -1012,16 +1009,25 @@ static void host_cpu_progress(void *arg, const struct proto_msg *m)
 	guest_progress((void *)h->o, m);
 	/* the interval up to now was the case named before */
 	host_cpu_sample(h, next);
-	if (next)
+	if (next) {
+		/* the case by its test and its place among the test's cases, not
+		 * by its number in the RUN: a case that failed or was skipped
+		 * before its first repetition (vmexit.cntvct on x86) has a number
+		 * and no place in the document; it is the last its test began */
+		bool same = m->steplen == strlen(h->step) && !strncmp(m->step, h->step, m->steplen);
+
+		h->ord = same ? h->ord + 1 : 0;
+		snprintf(h->step, sizeof(h->step), "%.*s", (int)m->steplen, m->step);
 		h->ncase = m->ncase;
+	}
 }
 
 /* The points of each case into its "series", as repetition 1's: the
  * series of a case spans the case (warm-up and every repetition), t_s from
  * the start of its first interval. */
-static int host_cpu_attach(json_t *doc, struct host_cpu *h)
+int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npts)
 {
-	size_t k = 0, ncases = 0, si, ti, ci;
+	size_t ncases = 0, si, ti, ci;
 	json_t *s, *t, *c;
 	double *tv, *vv;
 	int r = 0;
@@ -1029,8 +1035,8 @@ static int host_cpu_attach(json_t *doc, struct host_cpu *h)
 	json_array_foreach(json_object_get(doc, "suites"), si, s)
 		json_array_foreach(json_object_get(s, "tests"), ti, t)
 			ncases += json_array_size(json_object_get(t, "cases"));
-	tv = malloc((h->n ? h->n : 1) * sizeof(*tv));
-	vv = malloc((h->n ? h->n : 1) * sizeof(*vv));
+	tv = malloc((npts ? npts : 1) * sizeof(*tv));
+	vv = malloc((npts ? npts : 1) * sizeof(*vv));
 	if (!tv || !vv) {
 		r = -ENOMEM;
 		goto out;
@@ -1042,15 +1048,19 @@ static int host_cpu_attach(json_t *doc, struct host_cpu *h)
 				unsigned bucket = 1;
 				size_t n = 0;
 				double origin = NAN;
+				char step[160];
 
-				k++;
+				snprintf(step, sizeof(step), "%s.%s", json_string_value(json_object_get(s, "name")) ?: "",
+					 json_string_value(json_object_get(t, "name")) ?: "");
 				/* repetition 1 must be one the case has */
 				if (json_integer_value(json_object_get(c, "repetitions")) < 1)
 					continue;
-				for (size_t i = 0; i < h->n; i++) {
-					const struct host_cpu_point *p = &h->pts[i];
+				for (size_t i = 0; i < npts; i++) {
+					const struct lab_cpu_point *p = &cpu[i];
 
-					if (ncases != 1 && p->ncase != k)
+					/* a document of one case takes the guest's start-up too */
+					if (!(ncases == 1 && !p->ncase) &&
+					    (!p->ncase || p->ord != ci || strcmp(p->step, step)))
 						continue;
 					if (isnan(origin))
 						origin = p->t0;
@@ -1281,7 +1291,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		qemu_cpu(b->pid, cpu1);
 		wb1 = qemu_write_bytes(b->pid);
 		if (host_cost(d, cpu0, cpu1, b->vcpu_threads) < 0 || host_writes(d, wb0, wb1) < 0 ||
-		    host_cpu_attach(d, &hc) < 0) {
+		    lab_host_cpu_attach(d, hc.pts, hc.n) < 0) {
 			json_decref(d);
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 			break;
