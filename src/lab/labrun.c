@@ -132,15 +132,15 @@ static void scratch_on_tmpfs(json_t *doc, const char *dir)
 	}
 }
 
-/* ": " and the last line QEMU wrote to its stderr (why it exited: "Could not
- * access KVM kernel module"), or "" when it wrote nothing. */
-static void qemu_last_words(const char *dir, char *buf, size_t len)
+/* ": " and the last line QEMU wrote to its stderr, log (why it exited:
+ * "Could not access KVM kernel module"), or "" when it wrote nothing. The
+ * log is the running QEMU's: after vmops moved the guest, not qemu.log. */
+static void qemu_last_words(const char *log, char *buf, size_t len)
 {
-	char p[200], *text = NULL, *last;
+	char *text = NULL, *last;
 
-	snprintf(p, sizeof(p), "%s/qemu.log", dir);
 	buf[0] = '\0';
-	if (read_file(p, &text) < 0)
+	if (read_file(log, &text) < 0)
 		return;
 	last = strrchr(text, '\n');
 	last = last ? last + 1 : text;
@@ -323,7 +323,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		/* the console is the caller's evidence (lab_failure): not in these words */
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
 			boot_reaped(b);
-			qemu_last_words(b->dir, words, sizeof(words));
+			qemu_last_words(b->qemu_log, words, sizeof(words));
 			return errf(err, errlen, -ECHILD, "QEMU exited (%s %d%s) before the guest said HELLO",
 				    WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
@@ -454,7 +454,7 @@ static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run
 				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
 					    arm ? "qemu-system-aarch64" : "qemu-system-x86_64",
 					    arm ? "qemu-system-arm" : "qemu-system-x86");
-			qemu_last_words(b->dir, words, sizeof(words));
+			qemu_last_words(b->qemu_log, words, sizeof(words));
 			/* a key's part says why in QEMU's log; a back end's does not */
 			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED && *words)
 				return errf(err, errlen, -EPERM, "QEMU's process could not be set up%s", words);
