@@ -214,8 +214,14 @@ static int incoming_start(const struct lab_vm *vm, bool paused, struct incoming 
 	if (r == 0)
 		r = lab_spawn(vm->c, &p, &argv, in->log, vm->dir, &in->pid);
 	strv_clear(&argv);
-	if (r < 0)
-		return errf(why, len, r, "starting the second QEMU: %s", why[0] ? why : strerror(-r));
+	if (r < 0) {
+		/* why is both the message and its part: copied first (vsnprintf's
+		 * source may not overlap its destination) */
+		char was[512];
+
+		snprintf(was, sizeof(was), "%s", why[0] ? why : strerror(-r));
+		return errf(why, len, r, "starting the second QEMU: %s", was);
+	}
 	deadline = clock_ns() + (uint64_t)VMOPS_START_MS * 1000000;
 	r = qmp_connect(&in->q, in->qmp, VMOPS_START_MS);
 	if (r < 0)
