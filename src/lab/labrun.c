@@ -947,8 +947,8 @@ static int host_cost(json_t *doc, const double a[4], const double b[4], unsigned
 struct host_cpu {
 	const struct lab_run_opts *o; /* for guest_progress */
 	pid_t pid;
-	size_t ncase, ord;
-	char step[64];                /* the case's test and its place among the test's cases */
+	size_t ncase, first;
+	char step[64];                /* the case's test, and the first of its cases named */
 	double last[4];               /* the last sample kept (qemu_cpu) */
 	struct lab_cpu_point *pts;
 	size_t n, cap;
@@ -993,7 +993,7 @@ static void host_cpu_sample(struct host_cpu *h, bool end)
 		h->pts = p;
 		h->cap = ncap;
 	}
-	h->pts[h->n++] = (struct lab_cpu_point){ .ncase = h->ncase, .ord = h->ord, .t0 = h->last[2], .t1 = now[2],
+	h->pts[h->n++] = (struct lab_cpu_point){ .ncase = h->ncase, .first = h->first, .t0 = h->last[2], .t1 = now[2],
 						 .cpu0 = h->last[0] + h->last[1], .cpu1 = now[0] + now[1] };
 	memcpy(h->pts[h->n - 1].step, h->step, sizeof(h->step));
 	memcpy(h->last, now, sizeof(now));
@@ -1013,10 +1013,13 @@ static void host_cpu_progress(void *arg, const struct proto_msg *m)
 		/* the case by its test and its place among the test's cases, not
 		 * by its number in the RUN: a case that failed or was skipped
 		 * before its first repetition (vmexit.cntvct on x86) has a number
-		 * and no place in the document; it is the last its test began */
+		 * and no place in the document; it is the last its test began.
+		 * A case the agent did not name (over within 0.1 s) still has its
+		 * number: the place is the number less the test's first named */
 		bool same = m->steplen == strlen(h->step) && !strncmp(m->step, h->step, m->steplen);
 
-		h->ord = same ? h->ord + 1 : 0;
+		if (!same)
+			h->first = m->ncase;
 		snprintf(h->step, sizeof(h->step), "%.*s", (int)m->steplen, m->step);
 		h->ncase = m->ncase;
 	}
@@ -1060,7 +1063,8 @@ int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npt
 
 					/* a document of one case takes the guest's start-up too */
 					if (!(ncases == 1 && !p->ncase) &&
-					    (!p->ncase || p->ord != ci || strcmp(p->step, step)))
+					    (!p->ncase || p->ncase < p->first || p->ncase - p->first != ci ||
+					     strcmp(p->step, step)))
 						continue;
 					if (isnan(origin))
 						origin = p->t0;

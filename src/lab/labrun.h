@@ -70,17 +70,19 @@ int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, 
  * memory. */
 json_t *lab_host_suite_end(struct vmb_results *res);
 /* One interval of QEMU's CPU while a guest ran a RUN: the case the
- * guest's PROGRESS named at its start (ncase from 1, 0: none yet), by its
- * test ("suite.test") and its place among that test's cases (from 0);
- * wall (monotonic s) and CPU s at the interval's ends. */
+ * guest's PROGRESS named at its start (ncase from 1, 0: none yet), its
+ * test ("suite.test") and the number of the first case of that test the
+ * guest named (a test's cases are numbered in a row); wall (monotonic s)
+ * and CPU s at the interval's ends. */
 struct lab_cpu_point {
-	size_t ncase, ord;
+	size_t ncase, first;
 	char step[64];
 	double t0, t1, cpu0, cpu1;
 };
 /* The points into the series qemu_host_cpu (%, repetition 1's) of each
- * case of doc, the RUN's document: a case's points by its test and place
- * (a document of one case takes them all). 0 or -ENOMEM. */
+ * case of doc, the RUN's document: a case's points by its test and its
+ * place among the test's cases, ncase - first (a document of one case
+ * takes them all). 0 or -ENOMEM. */
 int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npts);
 struct lab_paths;
 struct strv;
