@@ -573,26 +573,24 @@ static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, si
  * and KVM one each), and with pin=on, vCPU thread i pinned to host CPU i
  * (round robin). Only a failed pinning is an error: without pin=on, a
  * failed query leaves the count unknown, and it is not recorded. */
-static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
+int lab_vcpu_threads(const char *qmp, bool pin, unsigned *nthreads, char *err, size_t errlen)
 {
-	char path[200];
 	struct qmp q;
 	int *tids = NULL, r;
 	size_t n = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	snprintf(path, sizeof(path), "%s/qmp.sock", b->dir);
-	r = qmp_connect(&q, path, 10000);
+	r = qmp_connect(&q, qmp, 10000);
 	if (r == 0)
 		r = qmp_vcpu_threads(&q, 10000, &tids, &n);
-	if (r == 0) {
-		b->vcpu_threads = 0;
+	if (r == 0 && nthreads) {
+		*nthreads = 0;
 		for (size_t i = 0; i < n; i++) {
 			size_t j = 0;
 
 			while (j < i && tids[j] != tids[i])
 				j++;
-			b->vcpu_threads += j == i;
+			*nthreads += j == i;
 		}
 	}
 	for (size_t i = 0; pin && r == 0 && i < n; i++) {
@@ -608,6 +606,11 @@ static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
 	free(tids);
 	qmp_close(&q);
 	return pin ? r : 0;
+}
+
+static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
+{
+	return lab_vcpu_threads(b->qmp, pin, &b->vcpu_threads, err, errlen);
 }
 
 /* The guest's device of this list ("block_devices", "network") whose

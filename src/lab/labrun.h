@@ -84,6 +84,12 @@ struct lab_cpu_point {
  * place among the test's cases, ncase - first (a document of one case
  * takes them all). 0 or -ENOMEM. */
 int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npts);
+/* The host threads that run the vCPUs of the QEMU whose QMP socket is
+ * qmp, as QMP's query-cpus-fast names them: how many distinct ones in
+ * *nthreads (when not NULL), and with pin, vCPU thread i pinned to host
+ * CPU i (round robin). Only a failed pinning is an error: without pin, a
+ * failed query leaves *nthreads as it was. */
+int lab_vcpu_threads(const char *qmp, bool pin, unsigned *nthreads, char *err, size_t errlen);
 struct lab_paths;
 struct strv;
 /* Start QEMU (argv) as the lab starts each: a process group of its own

@@ -272,7 +272,14 @@ static int take_new(struct lab_vm *vm, struct incoming *in, char *why, size_t le
 	for (int i = 0; i < 4; i++)
 		snprintf(names[i], 200, "%s", from[i]);
 	qmp_close(&in->q);
-	return r < 0 ? errf(why, len, r, "the agent's channel: %s", vm->conn->err) : 0;
+	if (r < 0)
+		return errf(why, len, r, "the agent's channel: %s", vm->conn->err);
+	/* pin=on: the vCPUs of the QEMU the guest runs in now, as the boot
+	 * pinned the first's (else what runs after it, the later cases and the
+	 * warm boots, would run unpinned under a pin=on label) */
+	if (!strcmp(vm->c->v[LAB_PIN], "on"))
+		r = lab_vcpu_threads(vm->qmp, true, NULL, why, len);
+	return r;
 }
 
 /* query-migrate on q until the migration is completed (*m its figures,
