@@ -969,7 +969,8 @@ static int migrate_test(struct lab_vmops *v, const struct vmops_opts *o, struct 
 		/* a case without its figures is not stored */
 		vmb_case_release(&t->cases[t->ncases]);
 		if (r == 1) {
-			t->status = VMB_FAILED;
+			/* Ctrl-C cut it short (its wait says "interrupted"): no failure */
+			t->status = vmb_stop_requested() ? VMB_INTERRUPTED : VMB_FAILED;
 			t->reason = xasprintf("%s, %s%s: %s", postcopy ? "post-copy" : "pre-copy", loads[load].run ? "under " : "",
 					       loads[load].run ? loads[load].run : "idle", why);
 			return t->reason ? 0 : errf(err, errlen, -ENOMEM, "out of memory");
@@ -1006,6 +1007,12 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 		t->name = xstrdup(vmops_suite.tests[i].name);
 		if (!t->name) {
 			r = -ENOMEM;
+		} else if (vmb_stop_requested()) {
+			/* after Ctrl-C what is left is not begun (the lab stores what
+			 * the boot measured, as interrupted, not failed) */
+			t->status = VMB_INTERRUPTED;
+			t->reason = xstrdup("interrupted");
+			r = t->reason ? 0 : -ENOMEM;
 		} else if (i < 2 && v->no_move) {
 			/* migrate and saverestore move the guest to another QEMU */
 			t->status = VMB_SKIPPED;
@@ -1033,7 +1040,7 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 			}
 			if (r == 1 || r == 2) {
 				vmb_case_release(t->cases);
-				t->status = r == 2 ? VMB_SKIPPED : VMB_FAILED;
+				t->status = r == 2 ? VMB_SKIPPED : vmb_stop_requested() ? VMB_INTERRUPTED : VMB_FAILED;
 				t->reason = r == 2 ? xasprintf("QEMU cannot save this VM inside its disks (%s): give --disk-format "
 							       "qcow2, and no firmware=uefi (its raw variable store)", why)
 						   : xstrdup(why);
@@ -1056,7 +1063,7 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 				return errf(err, errlen, r, "vmops.saverestore: %s", why);
 			}
 			if (r < 0) {
-				t->status = VMB_FAILED;
+				t->status = vmb_stop_requested() ? VMB_INTERRUPTED : VMB_FAILED;
 				t->reason = xstrdup(why);
 				r = t->reason ? 0 : -ENOMEM;
 			} else {
