@@ -132,15 +132,15 @@ static void scratch_on_tmpfs(json_t *doc, const char *dir)
 	}
 }
 
-/* ": " and the last line QEMU wrote to its stderr (why it exited: "Could not
- * access KVM kernel module"), or "" when it wrote nothing. */
-static void qemu_last_words(const char *dir, char *buf, size_t len)
+/* ": " and the last line QEMU wrote to its stderr, log (why it exited:
+ * "Could not access KVM kernel module"), or "" when it wrote nothing. The
+ * log is the running QEMU's: after vmops moved the guest, not qemu.log. */
+static void qemu_last_words(const char *log, char *buf, size_t len)
 {
-	char p[200], *text = NULL, *last;
+	char *text = NULL, *last;
 
-	snprintf(p, sizeof(p), "%s/qemu.log", dir);
 	buf[0] = '\0';
-	if (read_file(p, &text) < 0)
+	if (read_file(log, &text) < 0)
 		return;
 	last = strrchr(text, '\n');
 	last = last ? last + 1 : text;
@@ -323,7 +323,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		/* the console is the caller's evidence (lab_failure): not in these words */
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
 			boot_reaped(b);
-			qemu_last_words(b->dir, words, sizeof(words));
+			qemu_last_words(b->qemu_log, words, sizeof(words));
 			return errf(err, errlen, -ECHILD, "QEMU exited (%s %d%s) before the guest said HELLO",
 				    WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
@@ -454,7 +454,7 @@ static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run
 				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
 					    arm ? "qemu-system-aarch64" : "qemu-system-x86_64",
 					    arm ? "qemu-system-arm" : "qemu-system-x86");
-			qemu_last_words(b->dir, words, sizeof(words));
+			qemu_last_words(b->qemu_log, words, sizeof(words));
 			/* a key's part says why in QEMU's log; a back end's does not */
 			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED && *words)
 				return errf(err, errlen, -EPERM, "QEMU's process could not be set up%s", words);
@@ -573,26 +573,24 @@ static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, si
  * and KVM one each), and with pin=on, vCPU thread i pinned to host CPU i
  * (round robin). Only a failed pinning is an error: without pin=on, a
  * failed query leaves the count unknown, and it is not recorded. */
-static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
+int lab_vcpu_threads(const char *qmp, bool pin, unsigned *nthreads, char *err, size_t errlen)
 {
-	char path[200];
 	struct qmp q;
 	int *tids = NULL, r;
 	size_t n = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	snprintf(path, sizeof(path), "%s/qmp.sock", b->dir);
-	r = qmp_connect(&q, path, 10000);
+	r = qmp_connect(&q, qmp, 10000);
 	if (r == 0)
 		r = qmp_vcpu_threads(&q, 10000, &tids, &n);
-	if (r == 0) {
-		b->vcpu_threads = 0;
+	if (r == 0 && nthreads) {
+		*nthreads = 0;
 		for (size_t i = 0; i < n; i++) {
 			size_t j = 0;
 
 			while (j < i && tids[j] != tids[i])
 				j++;
-			b->vcpu_threads += j == i;
+			*nthreads += j == i;
 		}
 	}
 	for (size_t i = 0; pin && r == 0 && i < n; i++) {
@@ -608,6 +606,11 @@ static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
 	free(tids);
 	qmp_close(&q);
 	return pin ? r : 0;
+}
+
+static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
+{
+	return lab_vcpu_threads(b->qmp, pin, &b->vcpu_threads, err, errlen);
 }
 
 /* The guest's device of this list ("block_devices", "network") whose
@@ -933,8 +936,8 @@ static int host_cost(json_t *doc, const double a[4], const double b[4], unsigned
  * case begins) and at its RESULT; each point is QEMU's CPU time (all its
  * threads, user + system) over the interval since the sample before / the
  * interval's length, in % of one host CPU. An interval belongs to the case
- * the guest's PROGRESS named at its start (a document of one case takes the
- * whole RUN); the time before the first case (the guest's start-up) to
+ * the guest's PROGRESS named at its start, by its test and place among the
+ * test's cases (a document of one case takes the whole RUN); the time before the first case (the guest's start-up) to
  * none. /proc counts in clock ticks (10 ms): a point of d seconds is
  * within 2 ticks / d, so intervals are at least HOST_CPU_MIN_S, and at a
  * case's end (its last, shorter interval) HOST_CPU_END_MIN_S, else joined
@@ -944,17 +947,13 @@ static int host_cost(json_t *doc, const double a[4], const double b[4], unsigned
 #define HOST_CPU_END_MIN_S 0.1
 #define HOST_CPU_MAX_POINTS 100000 /* 27 h of heartbeats; a RUN has 1 h at most */
 
-struct host_cpu_point {
-	size_t ncase;              /* the case the guest named (from 1; 0: none yet) */
-	double t0, t1, cpu0, cpu1; /* wall (monotonic s) and CPU s at the interval's ends */
-};
-
 struct host_cpu {
 	const struct lab_run_opts *o; /* for guest_progress */
 	pid_t pid;
-	size_t ncase;
+	size_t ncase, first;
+	char step[64];                /* the case's test, and the first of its cases named */
 	double last[4];               /* the last sample kept (qemu_cpu) */
-	struct host_cpu_point *pts;
+	struct lab_cpu_point *pts;
 	size_t n, cap;
 };
 
@@ -969,7 +968,7 @@ static void host_cpu_begin(struct host_cpu *h, const struct lab_run_opts *o, pid
 static void host_cpu_sample(struct host_cpu *h, bool end)
 {
 	double now[4], dt;
-	struct host_cpu_point *p = h->n ? &h->pts[h->n - 1] : NULL;
+	struct lab_cpu_point *p = h->n ? &h->pts[h->n - 1] : NULL;
 
 	qemu_cpu(h->pid, now);
 	dt = now[2] - h->last[2];
@@ -997,8 +996,9 @@ static void host_cpu_sample(struct host_cpu *h, bool end)
 		h->pts = p;
 		h->cap = ncap;
 	}
-	h->pts[h->n++] = (struct host_cpu_point){ .ncase = h->ncase, .t0 = h->last[2], .t1 = now[2],
-						  .cpu0 = h->last[0] + h->last[1], .cpu1 = now[0] + now[1] };
+	h->pts[h->n++] = (struct lab_cpu_point){ .ncase = h->ncase, .first = h->first, .t0 = h->last[2], .t1 = now[2],
+						 .cpu0 = h->last[0] + h->last[1], .cpu1 = now[0] + now[1] };
+	memcpy(h->pts[h->n - 1].step, h->step, sizeof(h->step));
 	memcpy(h->last, now, sizeof(now));
 }
 
@@ -1012,16 +1012,28 @@ static void host_cpu_progress(void *arg, const struct proto_msg *m)
 	guest_progress((void *)h->o, m);
 	/* the interval up to now was the case named before */
 	host_cpu_sample(h, next);
-	if (next)
+	if (next) {
+		/* the case by its test and its place among the test's cases, not
+		 * by its number in the RUN: a case that failed or was skipped
+		 * before its first repetition (vmexit.cntvct on x86) has a number
+		 * and no place in the document; it is the last its test began.
+		 * A case the agent did not name (over within 0.1 s) still has its
+		 * number: the place is the number less the test's first named */
+		bool same = m->steplen == strlen(h->step) && !strncmp(m->step, h->step, m->steplen);
+
+		if (!same)
+			h->first = m->ncase;
+		snprintf(h->step, sizeof(h->step), "%.*s", (int)m->steplen, m->step);
 		h->ncase = m->ncase;
+	}
 }
 
 /* The points of each case into its "series", as repetition 1's: the
  * series of a case spans the case (warm-up and every repetition), t_s from
  * the start of its first interval. */
-static int host_cpu_attach(json_t *doc, struct host_cpu *h)
+int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npts)
 {
-	size_t k = 0, ncases = 0, si, ti, ci;
+	size_t ncases = 0, si, ti, ci;
 	json_t *s, *t, *c;
 	double *tv, *vv;
 	int r = 0;
@@ -1029,8 +1041,8 @@ static int host_cpu_attach(json_t *doc, struct host_cpu *h)
 	json_array_foreach(json_object_get(doc, "suites"), si, s)
 		json_array_foreach(json_object_get(s, "tests"), ti, t)
 			ncases += json_array_size(json_object_get(t, "cases"));
-	tv = malloc((h->n ? h->n : 1) * sizeof(*tv));
-	vv = malloc((h->n ? h->n : 1) * sizeof(*vv));
+	tv = malloc((npts ? npts : 1) * sizeof(*tv));
+	vv = malloc((npts ? npts : 1) * sizeof(*vv));
 	if (!tv || !vv) {
 		r = -ENOMEM;
 		goto out;
@@ -1042,15 +1054,20 @@ static int host_cpu_attach(json_t *doc, struct host_cpu *h)
 				unsigned bucket = 1;
 				size_t n = 0;
 				double origin = NAN;
+				char step[160];
 
-				k++;
+				snprintf(step, sizeof(step), "%s.%s", json_string_value(json_object_get(s, "name")) ?: "",
+					 json_string_value(json_object_get(t, "name")) ?: "");
 				/* repetition 1 must be one the case has */
 				if (json_integer_value(json_object_get(c, "repetitions")) < 1)
 					continue;
-				for (size_t i = 0; i < h->n; i++) {
-					const struct host_cpu_point *p = &h->pts[i];
+				for (size_t i = 0; i < npts; i++) {
+					const struct lab_cpu_point *p = &cpu[i];
 
-					if (ncases != 1 && p->ncase != k)
+					/* a document of one case takes the guest's start-up too */
+					if (!(ncases == 1 && !p->ncase) &&
+					    (!p->ncase || p->ncase < p->first || p->ncase - p->first != ci ||
+					     strcmp(p->step, step)))
 						continue;
 					if (isnan(origin))
 						origin = p->t0;
@@ -1281,7 +1298,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		qemu_cpu(b->pid, cpu1);
 		wb1 = qemu_write_bytes(b->pid);
 		if (host_cost(d, cpu0, cpu1, b->vcpu_threads) < 0 || host_writes(d, wb0, wb1) < 0 ||
-		    host_cpu_attach(d, &hc) < 0) {
+		    lab_host_cpu_attach(d, hc.pts, hc.n) < 0) {
 			json_decref(d);
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 			break;

@@ -69,6 +69,27 @@ int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, 
  * the guest's, the caller's document has it), res released; NULL: out of
  * memory. */
 json_t *lab_host_suite_end(struct vmb_results *res);
+/* One interval of QEMU's CPU while a guest ran a RUN: the case the
+ * guest's PROGRESS named at its start (ncase from 1, 0: none yet), its
+ * test ("suite.test") and the number of the first case of that test the
+ * guest named (a test's cases are numbered in a row); wall (monotonic s)
+ * and CPU s at the interval's ends. */
+struct lab_cpu_point {
+	size_t ncase, first;
+	char step[64];
+	double t0, t1, cpu0, cpu1;
+};
+/* The points into the series qemu_host_cpu (%, repetition 1's) of each
+ * case of doc, the RUN's document: a case's points by its test and its
+ * place among the test's cases, ncase - first (a document of one case
+ * takes them all). 0 or -ENOMEM. */
+int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npts);
+/* The host threads that run the vCPUs of the QEMU whose QMP socket is
+ * qmp, as QMP's query-cpus-fast names them: how many distinct ones in
+ * *nthreads (when not NULL), and with pin, vCPU thread i pinned to host
+ * CPU i (round robin). Only a failed pinning is an error: without pin, a
+ * failed query leaves *nthreads as it was. */
+int lab_vcpu_threads(const char *qmp, bool pin, unsigned *nthreads, char *err, size_t errlen);
 struct lab_paths;
 struct strv;
 /* Start QEMU (argv) as the lab starts each: a process group of its own

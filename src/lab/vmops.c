@@ -214,8 +214,14 @@ static int incoming_start(const struct lab_vm *vm, bool paused, struct incoming 
 	if (r == 0)
 		r = lab_spawn(vm->c, &p, &argv, in->log, vm->dir, &in->pid);
 	strv_clear(&argv);
-	if (r < 0)
-		return errf(why, len, r, "starting the second QEMU: %s", why[0] ? why : strerror(-r));
+	if (r < 0) {
+		/* why is both the message and its part: copied first (vsnprintf's
+		 * source may not overlap its destination) */
+		char was[512];
+
+		snprintf(was, sizeof(was), "%s", why[0] ? why : strerror(-r));
+		return errf(why, len, r, "starting the second QEMU: %s", was);
+	}
 	deadline = clock_ns() + (uint64_t)VMOPS_START_MS * 1000000;
 	r = qmp_connect(&in->q, in->qmp, VMOPS_START_MS);
 	if (r < 0)
@@ -266,7 +272,14 @@ static int take_new(struct lab_vm *vm, struct incoming *in, char *why, size_t le
 	for (int i = 0; i < 4; i++)
 		snprintf(names[i], 200, "%s", from[i]);
 	qmp_close(&in->q);
-	return r < 0 ? errf(why, len, r, "the agent's channel: %s", vm->conn->err) : 0;
+	if (r < 0)
+		return errf(why, len, r, "the agent's channel: %s", vm->conn->err);
+	/* pin=on: the vCPUs of the QEMU the guest runs in now, as the boot
+	 * pinned the first's (else what runs after it, the later cases and the
+	 * warm boots, would run unpinned under a pin=on label) */
+	if (!strcmp(vm->c->v[LAB_PIN], "on"))
+		r = lab_vcpu_threads(vm->qmp, true, NULL, why, len);
+	return r;
 }
 
 /* query-migrate on q until the migration is completed (*m its figures,
@@ -956,7 +969,8 @@ static int migrate_test(struct lab_vmops *v, const struct vmops_opts *o, struct 
 		/* a case without its figures is not stored */
 		vmb_case_release(&t->cases[t->ncases]);
 		if (r == 1) {
-			t->status = VMB_FAILED;
+			/* Ctrl-C cut it short (its wait says "interrupted"): no failure */
+			t->status = vmb_stop_requested() ? VMB_INTERRUPTED : VMB_FAILED;
 			t->reason = xasprintf("%s, %s%s: %s", postcopy ? "post-copy" : "pre-copy", loads[load].run ? "under " : "",
 					       loads[load].run ? loads[load].run : "idle", why);
 			return t->reason ? 0 : errf(err, errlen, -ENOMEM, "out of memory");
@@ -993,6 +1007,12 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 		t->name = xstrdup(vmops_suite.tests[i].name);
 		if (!t->name) {
 			r = -ENOMEM;
+		} else if (vmb_stop_requested()) {
+			/* after Ctrl-C what is left is not begun (the lab stores what
+			 * the boot measured, as interrupted, not failed) */
+			t->status = VMB_INTERRUPTED;
+			t->reason = xstrdup("interrupted");
+			r = t->reason ? 0 : -ENOMEM;
 		} else if (i < 2 && v->no_move) {
 			/* migrate and saverestore move the guest to another QEMU */
 			t->status = VMB_SKIPPED;
@@ -1020,7 +1040,7 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 			}
 			if (r == 1 || r == 2) {
 				vmb_case_release(t->cases);
-				t->status = r == 2 ? VMB_SKIPPED : VMB_FAILED;
+				t->status = r == 2 ? VMB_SKIPPED : vmb_stop_requested() ? VMB_INTERRUPTED : VMB_FAILED;
 				t->reason = r == 2 ? xasprintf("QEMU cannot save this VM inside its disks (%s): give --disk-format "
 							       "qcow2, and no firmware=uefi (its raw variable store)", why)
 						   : xstrdup(why);
@@ -1043,7 +1063,7 @@ int lab_vmops_measure(struct lab_vmops *v, json_t **suite, char *err, size_t err
 				return errf(err, errlen, r, "vmops.saverestore: %s", why);
 			}
 			if (r < 0) {
-				t->status = VMB_FAILED;
+				t->status = vmb_stop_requested() ? VMB_INTERRUPTED : VMB_FAILED;
 				t->reason = xstrdup(why);
 				r = t->reason ? 0 : -ENOMEM;
 			} else {

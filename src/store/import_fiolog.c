@@ -188,7 +188,8 @@ static int fiolog_one(struct imp *im, const struct import_file *f, const json_t 
 	const char *rw, *nj, *avg, *maxv;
 	struct vmb_case *c;
 	bool allowed[2], both;
-	int64_t avg_ms;
+	int64_t avg_ms, threads = 1, first;
+	size_t ji;
 	long idx;
 	int r = 0;
 
@@ -203,23 +204,33 @@ static int fiolog_one(struct imp *im, const struct import_file *f, const json_t 
 					   f->name, njobs);
 		idx = 1;
 	}
-	if ((size_t)idx > njobs)
-		return import_fail(im, "%s: the log of job %ld, and the fio output has %zu job%s", f->name, idx, njobs,
-				   njobs == 1 ? "" : "s");
-	job = json_array_get(jobs, (size_t)idx - 1);
-	nj = import_fio_opt(job, global, "numjobs", "1");
-	if (strcmp(nj, "1"))
-		return import_fail(im, "%s: jobs[%ld] ran numjobs=%s, and fio numbers the logs of each of its threads "
+	/* fio numbers a log by its thread, and a job of numjobs=N is N threads
+	 * numbered one after another: the log of thread idx is the job whose
+	 * threads include it (jobs before it with numjobs=2 shift the rest) */
+	for (ji = 0, first = 1; ji < njobs; ji++, first += threads) {
+		job = json_array_get(jobs, ji);
+		nj = import_fio_opt(job, global, "numjobs", "1");
+		if (parse_i64(nj, 1, 65536, &threads) < 0)
+			return import_fail(im, "%s: jobs[%zu] ran numjobs=%s: not a whole number from 1 to 65536", f->name,
+					   ji, nj);
+		if (idx < first + threads)
+			break;
+	}
+	if (ji == njobs)
+		return import_fail(im, "%s: the log of fio's thread %ld, and the jobs of the fio output ran %lld "
+				   "thread%s", f->name, idx, (long long)(first - 1), first == 2 ? "" : "s");
+	if (threads != 1)
+		return import_fail(im, "%s: jobs[%zu] ran numjobs=%s, and fio numbers the logs of each of its threads "
 				   "apart (one thread's series is not the job's); import logs of jobs with numjobs=1",
-				   f->name, idx - 1, nj);
+				   f->name, ji, nj);
 	avg = import_fio_opt(job, global, "log_avg_msec", "0");
 	if (parse_i64(avg, 1, 3600000, &avg_ms) < 0)
-		return import_fail(im, "%s: jobs[%ld] has log_avg_msec=%s: fio then logs every I/O (an IOPS log's values "
-				   "are 1, not IOPS); rerun fio with --log_avg_msec=MS", f->name, idx - 1, avg);
+		return import_fail(im, "%s: jobs[%zu] has log_avg_msec=%s: fio then logs every I/O (an IOPS log's values "
+				   "are 1, not IOPS); rerun fio with --log_avg_msec=MS", f->name, ji, avg);
 	maxv = import_fio_opt(job, global, "log_max_value", "0");
 	if (strcmp(maxv, "0") && strcmp(maxv, "false"))
-		return import_fail(im, "%s: jobs[%ld] has log_max_value=%s: the log holds each window's maximum, and "
-				   "vmbench's series are means; rerun fio without it", f->name, idx - 1, maxv);
+		return import_fail(im, "%s: jobs[%zu] has log_max_value=%s: the log holds each window's maximum, and "
+				   "vmbench's series are means; rerun fio without it", f->name, ji, maxv);
 	if (k->latency && major > 0 && major < 3)
 		return import_fail(im, "%s: fio %ld logged latencies in microseconds; only fio 3's logs (in ns) are "
 				   "imported", f->name, major);
@@ -227,7 +238,7 @@ static int fiolog_one(struct imp *im, const struct import_file *f, const json_t 
 	both = !strcmp(rw, "randrw");
 	allowed[0] = both || !strstr(rw, "write");
 	allowed[1] = both || strstr(rw, "write");
-	c = &im->res.suites[where[idx - 1].s].tests[where[idx - 1].t].cases[where[idx - 1].c];
+	c = &im->res.suites[where[ji].s].tests[where[ji].t].cases[where[ji].c];
 	r = fiolog_lines(im, f->name, f->text, k, allowed, rw, d);
 	for (int dir = 0; r == 0 && dir < 2; dir++) {
 		char name[48];
@@ -236,13 +247,13 @@ static int fiolog_one(struct imp *im, const struct import_file *f, const json_t 
 			continue;
 		snprintf(name, sizeof(name), "%s%s", both ? (dir ? "write_" : "read_") : "", k->series);
 		for (size_t i = 0; i < c->nseries; i++)
-			if (c->series[i].rep == rep[idx - 1] && !strcmp(c->series[i].name, name)) {
-				r = import_fail(im, "%s: a second %s log of job %ld (%s once per job)", f->name,
-						k->suffix + 1, idx, name);
+			if (c->series[i].rep == rep[ji] && !strcmp(c->series[i].name, name)) {
+				r = import_fail(im, "%s: a second %s log of jobs[%zu] (%s once per job)", f->name,
+						k->suffix + 1, ji, name);
 				break;
 			}
 		if (r == 0)
-			r = vmb_case_add_series(c, name, k->unit, rep[idx - 1], d[dir].t, d[dir].v, d[dir].n,
+			r = vmb_case_add_series(c, name, k->unit, rep[ji], d[dir].t, d[dir].v, d[dir].n,
 						VMB_SERIES_MAX);
 	}
 	for (int dir = 0; dir < 2; dir++) {

@@ -218,7 +218,22 @@ expect 2 "a write in a randread job's log" "$VMB" import "$fl/fio-randread-log.j
 has "$T/err" "bad_lat.1.log:5: a write in the log of a job with rw=randread" "the line named"
 cp "$fl/rr_iops.1.log" "$T/rr_iops.2.log"
 expect 2 "a log of a job the JSON does not have" "$VMB" import "$fl/fio-randread-log.json" "$T/rr_iops.2.log"
-has "$T/err" "the log of job 2, and the fio output has 1 job" "the job named"
+has "$T/err" "the log of fio's thread 2, and the jobs of the fio output ran 1 thread" "the thread named"
+# fio numbers logs by thread: jobs[0] ran numjobs=2 (threads 1 and 2), so
+# nj_iops.3.log is jobs[1]'s and nj_iops.2.log the second thread of jobs[0]
+expect 0 "a log after a job of numjobs=2" "$VMB" import "$fl/fio-numjobs-log.json" "$fl/nj_iops.3.log" --no-store \
+	--json "$T/fl3.json"
+check "thread 3's log is the series of jobs[1] (jobs=1), as logged" python3 - "$T/fl3.json" <<'PY'
+import json, sys
+cs = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"]
+jobs = {str(c["params"]["jobs"]): c for c in cs}
+assert "series" not in jobs["2"], jobs["2"]
+s = jobs["1"]["series"]
+assert len(s) == 1 and s[0]["name"] == "iops" and s[0]["points"][0] == [0.25, 512] and len(s[0]["points"]) == 4, s
+PY
+expect 2 "the log of the second thread of a job of numjobs=2" "$VMB" import "$fl/fio-numjobs-log.json" \
+	"$fl/nj_iops.2.log" --no-store
+has "$T/err" "nj_iops.2.log: jobs[0] ran numjobs=2" "the job named"
 expect 2 "fio logs with another tool's output" "$VMB" import "$fx/iperf3-tcp.json" "$fl/rr_iops.1.log" --no-store
 expect 0 "nothing of the refused imports was stored" "$VMB" results --label source=fio
 check "no run beyond the fio runs above" test "$(grep -c '^[0-9]' "$T/out")" -eq "$(ls "$fx"/fio-*.json | grep -vc nogroup)"

@@ -29,9 +29,10 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 fi
 # post-copy at once (--vmops.postcopy-after 0): an idle guest's pre-copy
 # converges before a switch after its first pass; mem.bandwidth's arrays
-# are RAM that an idle guest does not have
+# are RAM that an idle guest does not have; pin=on: each QEMU the guest
+# moves to has its vCPUs pinned too (a failed pinning would fail the boot)
 expect 0 "a TCG guest migrated (pre-copy, post-copy; idle, under mem.bandwidth), saved, restored, snapshotted" \
-	"$VMB" lab run --matrix "accel=tcg fs=none mem=256M" --disk-format qcow2 --suites vmops --vmops.mode both --vmops.load both \
+	"$VMB" lab run --matrix "accel=tcg fs=none mem=256M pin=on" --disk-format qcow2 --suites vmops --vmops.mode both --vmops.load both \
 	--vmops.postcopy-after 0 --mem.array-size 16m --mem.ntimes 2 --min-reps 2 --max-reps 2 --warmup 0 \
 	--disk-size 16m --quick --time 0.1 --boots 1 --baseline none \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/store.db" -o "$T/ops.html"

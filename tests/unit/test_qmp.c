@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "../../src/core/stop.h"
 #include "../../src/lab/qmp.h"
+#include "../../src/lab/vmops.h"
 
 static char dir[] = "/tmp/vmbench-qmp-XXXXXX";
 
@@ -289,12 +291,42 @@ static void parsers(void **state)
 	json_decref(q.events);
 }
 
+/* After Ctrl-C the lab lets the boot end and stores what it measured:
+ * vmops begins nothing more (no second QEMU: this VM has no configuration
+ * to start one from) and says its tests were interrupted, not failed. */
+static void vmops_after_ctrl_c(void **state)
+{
+	struct proto_conn conn;
+	struct lab_vm vm = { .dir = "/nonexistent", .fd = -1, .conn = &conn };
+	struct lab_vmops v = { .vm = &vm, .migrate = true, .saverestore = true, .snapshot = true, .savevm = true };
+	json_t *suite = NULL, *t;
+	char err[512] = "";
+	size_t i;
+	int r;
+
+	(void)state;
+	proto_init(&conn, -1, -1);
+	vmb_request_stop();
+	r = lab_vmops_measure(&v, &suite, err, sizeof(err));
+	vmb_stop_clear();
+	if (r != 0)
+		fail_msg("%d: %s", r, err);
+	assert_int_equal(json_array_size(json_object_get(suite, "tests")), 4);
+	json_array_foreach(json_object_get(suite, "tests"), i, t)
+		if (strcmp(json_string_value(json_object_get(t, "status")) ?: "", "interrupted"))
+			fail_msg("%s: %s", json_string_value(json_object_get(t, "name")),
+				 json_string_value(json_object_get(t, "status")));
+	json_decref(suite);
+	proto_release(&conn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(real_qemu),
 		cmocka_unit_test(not_qemu),
 		cmocka_unit_test(parsers),
+		cmocka_unit_test(vmops_after_ctrl_c),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
