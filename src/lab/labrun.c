@@ -1030,7 +1030,8 @@ static void host_cpu_progress(void *arg, const struct proto_msg *m)
 
 /* The points of each case into its "series", as repetition 1's: the
  * series of a case spans the case (warm-up and every repetition), t_s from
- * the start of its first interval. */
+ * the start of its first interval. A series of that name the guest's
+ * document already carried is removed first: only the host measures it. */
 int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npts)
 {
 	size_t ncases = 0, si, ti, ci;
@@ -1058,6 +1059,14 @@ int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npt
 
 				snprintf(step, sizeof(step), "%s.%s", json_string_value(json_object_get(s, "name")) ?: "",
 					 json_string_value(json_object_get(t, "name")) ?: "");
+				/* the host's figure only: a series a guest sent under its name is dropped */
+				series = json_object_get(c, "series");
+				for (size_t k = json_array_size(series); k-- > 0;)
+					if (!strcmp(json_string_value(json_object_get(json_array_get(series, k), "name")) ?: "",
+						    HOST_CPU_SERIES))
+						json_array_remove(series, k);
+				if (series && !json_array_size(series))
+					json_object_del(c, "series");
 				/* repetition 1 must be one the case has */
 				if (json_integer_value(json_object_get(c, "repetitions")) < 1)
 					continue;
