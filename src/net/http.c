@@ -250,11 +250,12 @@ static const char *text_to_cr(const char *c, const char *end)
 	return c;
 }
 
-/* s[0, n) in any case equals lit, lower case */
+/* The header name s[0, n) in any case equals lit (lower case letters and
+ * '-'); tchars other than letters are not changed by | 0x20 into either. */
 static bool lower_eq(const char *s, const char *lit, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if ((s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]) != lit[i])
+		if ((s[i] | 0x20) != lit[i]) /* a name's bytes are tchars: only letters change */
 			return false;
 	return true;
 }
@@ -363,6 +364,11 @@ static int resp_run(struct nethttp_resp *p, const char *buf, size_t len, size_t 
 	while (c < end) {
 		switch (p->state) {
 		case R_VERSION:
+			if (p->idx == 0 && end - c > 7 && !memcmp(c, "HTTP/1.", 7)) {
+				c += 7; /* the whole of it here: at once */
+				p->state = R_MINOR;
+				continue;
+			}
 			if (*c != "HTTP/1."[p->idx])
 				return -EINVAL;
 			if (++p->idx == 7) {
@@ -428,13 +434,16 @@ static int resp_run(struct nethttp_resp *p, const char *buf, size_t len, size_t 
 				return -EINVAL;
 			p->wlen = 0;
 			p->state = R_NAME;
-			continue; /* the same byte, as the name's first */
+			/* fall through - the same byte is the name's first */
 		case R_NAME: {
 			/* the name is compared where it lies; only a name cut by the
 			 * end of a read is kept, in word[], as far as any we read */
 			const char *s0 = c, *nm;
 			size_t nl;
 
+			while (end - c >= 4 && (tchar_tab[(unsigned char)c[0]] & tchar_tab[(unsigned char)c[1]] &
+						tchar_tab[(unsigned char)c[2]] & tchar_tab[(unsigned char)c[3]]))
+				c += 4; /* four at a time: one branch, not four */
 			while (c < end && tchar_tab[(unsigned char)*c])
 				c++;
 			if (c == end || p->wlen) {
@@ -473,6 +482,11 @@ static int resp_run(struct nethttp_resp *p, const char *buf, size_t len, size_t 
 				return -EINVAL;
 			if (c == end)
 				continue;
+			if (end - c > 2 && c[1] == '\n') {
+				c += 2; /* the line's end here: on to the next line */
+				p->state = R_FIELD;
+				continue;
+			}
 			p->state = R_FIELD_LF;
 			break;
 		case R_OWS:
