@@ -53,8 +53,8 @@ enum nethttp_framing {
 
 /* net.http's response parser: one per connection, fed the bytes as they
  * arrive, in pieces of any size, never copying them (a body is skipped by
- * its count). The fields above the line are its results; those below,
- * its place in the response. */
+ * its count). The fields before the blank line are its results; those
+ * after it, its place in the response. */
 struct nethttp_resp {
 	bool head_done;               /* the final head is read: the next five are set */
 	int status;                   /* 200 to 599, three digits */
