@@ -2,16 +2,28 @@
 # The net suite side by side with its peers on loopback, alternately, in
 # one run: tcp_stream against iperf3 (throughput and CPU per bit), tcp_rr and
 # udp_rr against sockperf ping-pong (p50 round trip, --full-rtt), http against
-# wrk on the same nginx with the same threads and connections (requests/s),
+# wrk on the same nginx with the same threads and connections (requests/s,
+# for each thread count, wrk and vmbench in turn, who goes first alternating
+# by round so that drift hits both alike; the median ratio per thread count),
 # then the constant-rate mode against a known stall (serve --stall-ms 100:
 # the server pauses 100 ms once a second; the corrected p99 must show it),
 # and the client sweep (requests/s and p99 against connections) as the
 # report draws it. Goals: throughput ratio >= 0.95 and CPU per bit no worse,
-# p50 within 10%, requests/s >= 1.0x.
-# Usage: bench/net-vs-peers.sh [ROUNDS] [SECONDS] [THREADS] [CONNECTIONS]
+# p50 within 10%, requests/s >= 1.0x with each thread count (median of at
+# least 5 rounds).
+# Usage: bench/net-vs-peers.sh [ROUNDS] [SECONDS] [THREADS,...] [CONNECTIONS]
+#   defaults: 5 rounds of 3 s, threads 1,2,4, 16 connections
 set -eu
 cd "$(dirname "$0")/.."
-rounds=${1:-3} secs=${2:-3} threads=${3:-2} conns=${4:-16}
+rounds=${1:-5} secs=${2:-3} threads=${3:-1,2,4} conns=${4:-16}
+case "$rounds" in '' | *[!0-9]*) echo "ROUNDS: a whole number, not '$rounds'" >&2; exit 2 ;; esac
+case "$threads" in '' | *[!0-9,]* | ,* | *, | *,,*) echo "THREADS: counts like 1,2,4, not '$threads'" >&2; exit 2 ;; esac
+# one measurement at a time on this machine: a long one running would make both disturbed
+if pgrep -f bench/power.sh >/dev/null; then
+	echo "bench/power.sh is running: measure when it has finished (pgrep -f bench/power.sh)" >&2
+	exit 2
+fi
+[ "$rounds" -ge 5 ] || echo "note: $rounds rounds; the http goal is judged on the median of at least 5"
 scripts/deps.sh bench
 [ -x build/vmbench ] || make build >/dev/null
 VMB=$PWD/build/vmbench
@@ -99,22 +111,33 @@ print(e["sum_received"]["bits_per_second"], e["cpu_utilization_percent"]["host_t
 		printf '%-5s %-28s %12.2f %12.2f %8s\n' "$r" "${proto}_rr p50 RTT us (14 B)" "$sp" "$vp" "$x"
 	done
 
-	wr=$(wrk -t"$threads" -c"$conns" -d"${secs}s" "$url" | sed -n 's/^Requests\/sec: *//p')
-	"$VMB" run net.http --net.url "$url" --net.threads "$threads" --net.connections "$conns" $v --json "$out/h.$r.json"
-	vr=$(metric "$out/h.$r.json" requests_per_s)
-	x=$(ratio "$vr" "$wr"); echo "$x" >>"$out/http"
-	printf '%-5s %-28s %12.0f %12.0f %8s\n' "$r" "http requests/s (nginx)" "$wr" "$vr" "$x"
+	for th in ${threads//,/ }; do
+		runwrk() { wr=$(wrk -t"$th" -c"$conns" -d"${secs}s" "$url" | sed -n 's/^Requests\/sec: *//p'); }
+		runvmb() {
+			"$VMB" run net.http --net.url "$url" --net.threads "$th" --net.connections "$conns" $v \
+				--json "$out/h.$r.$th.json"
+			vr=$(metric "$out/h.$r.$th.json" requests_per_s)
+		}
+		if [ $((r % 2)) -eq 1 ]; then runwrk; runvmb; else runvmb; runwrk; fi
+		x=$(ratio "$vr" "$wr"); echo "$x" >>"$out/http.$th"
+		printf '%-5s %-28s %12.0f %12.0f %8s\n' "$r" "http requests/s ($th thr)" "$wr" "$vr" "$x"
+	done
 done
-python3 - "$out" <<'PY'
+python3 - "$out" "$threads" "$conns" <<'PY'
 import statistics, sys
-for f, what, goal in [("tput", "tcp_stream throughput vmbench/iperf3", ">= 0.95"),
-                      ("cpubit", "CPU per bit vmbench/iperf3", "<= 1.0"),
-                      ("tcprr", "tcp_rr p50 vmbench/sockperf", "0.9 to 1.1"),
-                      ("udprr", "udp_rr p50 vmbench/sockperf", "0.9 to 1.1"),
-                      ("http", "http requests/s vmbench/wrk", ">= 1.0")]:
+rows = [("tput", "tcp_stream throughput vmbench/iperf3", ">= 0.95"),
+        ("cpubit", "CPU per bit vmbench/iperf3", "<= 1.0"),
+        ("tcprr", "tcp_rr p50 vmbench/sockperf", "0.9 to 1.1"),
+        ("udprr", "udp_rr p50 vmbench/sockperf", "0.9 to 1.1")]
+rows += [("http." + t, f"http requests/s vmbench/wrk, {t} threads, {sys.argv[3]} conns", ">= 1.0")
+         for t in sys.argv[2].split(",")]
+for f, what, goal in rows:
     r = [float(x) for x in open(sys.argv[1] + "/" + f)]
-    print(f"median {what}: {statistics.median(r):.3f} (min {min(r):.3f}, max {max(r):.3f}; goal {goal})")
+    print(f"median {what}: {statistics.median(r):.3f} of {len(r)} rounds (min {min(r):.3f}, max {max(r):.3f}; goal {goal})")
 PY
+
+# the constant-rate mode and the sweep: with the largest thread count
+threads=${threads##*,}
 
 # the constant-rate mode against a known stall
 sport=$(freeport); bg "$VMB" serve --port "$sport" --stall-ms 100; wait_port "$sport"

@@ -198,6 +198,30 @@ expect 1 "a NUL inside the server's line is refused, not cut off" "$VMB" run net
 	--quick --no-store
 has "$T/err" "0x00" "the refusal names the NUL"
 kill "$FAKE"
+
+# Responses framed every way a server may frame them, written 7 bytes at a
+# time: chunked (extensions, a trailer), after interim 1xx responses, and
+# to the close. Each is a success, and the bytes counted per response are
+# exactly its bytes on the wire (at most one cut response per connection
+# more: the window's end).
+start_fake 10 http
+read -r -t 20 sizes <&10
+for path in chunked interim close; do
+	expect 0 "net.http reads /$path responses" "$VMB" run net.http --net.url "http://127.0.0.1:$PORT/$path" \
+		--net.connections 2 --quick --no-store --json "$T/$path.json"
+	check "/$path: every response a success, its bytes counted" python3 - "$T/$path.json" "$path" "$sizes" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+m = {x["name"]: x["samples"] for x in c["metrics"] if x.get("samples")}
+size = dict(w.split("=") for w in sys.argv[3].split()[1:])["/" + sys.argv[2]]
+for e in ("errors_non2xx", "errors_socket", "errors_timeout"):
+    assert max(m[e]) == 0, (e, m[e])
+for done, mb, rps in zip(m["requests"], m["transfer_mb_s"], m["requests_per_s"]):
+    per = mb * 1e6 / rps  # bytes / responses, the window cancels
+    assert done > 0 and int(size) - 1e-6 <= per <= int(size) * (1 + 2 / done) + 1e-6, (done, per, size)
+PY
+done
+kill "$FAKE"
 FAKE=
 
 kill "$SRV"

@@ -7,6 +7,12 @@ RESULT is what MODE (argv[1]) says:
   forge   bytes=999999999999999999 and, for udp, as many packets: figures
           no server can have measured from what the client sent
   nul     its greeting's answer holds a NUL ("OK 1\\0junk"), to be refused
+  http    no control protocol: an HTTP server whose answers are framed as
+          the path asks, each written in small pieces so that the client
+          reads them cut anywhere (see HTTP below):
+            /chunked  chunked, with extensions and a trailer
+            /interim  a 100 Continue and a 103, then a Content-Length
+            /close    no length, the body ends with the connection
 
 Prints "listening on 127.0.0.1:PORT", serves sessions until killed. Every
 socket wait is bounded; nothing sleeps."""
@@ -113,9 +119,45 @@ def session(c):
         c.sendall(res.encode())
 
 
+# Each response whole, and whether the connection stays open after it;
+# their lengths are printed at the start for the CLI test.
+CHUNKED = (b"HTTP/1.1 200 OK\r\nServer: fake\r\nTransfer-Encoding: chunked\r\n\r\n"
+           b"1a;name=\"x y\"\r\nabcdefghijklmnopqrstuvwxyz\r\n5\r\nhello\r\n0\r\nX-Trailer: 1\r\n\r\n")
+INTERIM = (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
+           b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+CLOSE = b"HTTP/1.1 200 OK\r\nServer: fake\r\n\r\nthe body ends with the connection"
+HTTP = {"/chunked": (CHUNKED, True), "/interim": (INTERIM, True), "/close": (CLOSE, False)}
+
+
+def http_one(c):
+    """Answers the requests of one connection, each in pieces of 7 bytes."""
+    c.settimeout(10)
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buf = b""
+    while True:
+        while b"\r\n\r\n" not in buf:
+            d = c.recv(4096)
+            if not d or len(buf) > 65536:
+                return
+            buf += d
+        head, buf = buf.split(b"\r\n\r\n", 1)
+        words = head.split(b"\r\n")[0].split()
+        resp, keep = HTTP.get(words[1].decode("ascii", "replace") if len(words) > 1 else "", (None, False))
+        if resp is None:
+            c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            return
+        for i in range(0, len(resp), 7):
+            c.sendall(resp[i:i + 7])
+        if not keep:
+            return
+
+
 def serve_one(c):
     try:
-        session(c)
+        if mode == "http":
+            http_one(c)
+        else:
+            session(c)
     except OSError:
         pass
     c.close()
@@ -123,8 +165,11 @@ def serve_one(c):
 
 ls = socket.socket()
 ls.bind(("127.0.0.1", 0))
-ls.listen(16)
+ls.listen(64)
 print("listening on 127.0.0.1:%d" % ls.getsockname()[1], flush=True)
+if mode == "http":
+    # what the client must count per response, its bytes on the wire
+    print("bytes " + " ".join("%s=%d" % (k, len(v[0])) for k, v in sorted(HTTP.items())), flush=True)
 while True:
     c, _ = ls.accept()
     threading.Thread(target=serve_one, args=(c,), daemon=True).start()

@@ -2,6 +2,8 @@
  * UDP loss/reordering/jitter as iperf3 and RFC 3550 count them, and wrk2's
  * schedule arithmetic (latency from the intended send time). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -316,48 +318,260 @@ static void http_request_table(void **state)
 }
 
 /* net.http's response parser: a length of -1 is not 2^64-1, a status of
- * "2:0" is not 300. */
+ * "2:0" is not 300, a chunked body is read across any split of its bytes.
+ * Every case is fed whole, a byte at a time, in pieces of 2, 3 and 7, and
+ * cut in two at every place: the result must not depend on how it came. */
 struct respcase {
 	const char *in;
-	int want;
+	int want;    /* what feeding the whole returns: 1 complete, 0 more needed, or an error */
+	size_t used; /* bytes of the response when complete; 0: all of in */
 	int status;
-	uint64_t body;
+	enum nethttp_framing framing;
+	uint64_t length, body;
 	bool close_after;
+	size_t headlen; /* 0: not checked (an error) */
+	bool to_head;
 };
 
+#define H200 "HTTP/1.1 200 OK\r\n"
+#define CHUNKED "Transfer-Encoding: chunked\r\n\r\n"
+
 static const struct respcase respcases[] = {
-	{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 0, 200, 5, false },
-	{ "HTTP/1.1 200\r\nContent-Length:5\r\nConnection: close\r\n\r\n", 0, 200, 5, true },
-	{ "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n", 0, 404, 0, true },
-	{ "HTTP/1.1 204 No Content\r\n\r\n", 0, 204, 0, false },
-	{ "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", -EINVAL, 0, 0, false },
-	{ "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n", -EINVAL, 0, 0, false },
-	{ "HTTP/1.1 200 OK\r\nContent-Length: 5 5\r\n\r\n", -EINVAL, 0, 0, false },
-	{ "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n", -EINVAL, 0, 0, false },
-	{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", -EINVAL, 0, 0, false },
-	{ "HTTP/1.1 2:0 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, false },
-	{ "HTTP/1.1 099 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, false },
-	{ "HTTP/1.1 2000 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, false },
-	{ "HTTP/1.1 200 OK\r\n\r\n", -EINVAL, 0, 0, false }, /* no length: where would it end? */
-	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", -ENOTSUP, 0, 0, false },
-	{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n", -EAGAIN, 0, 0, false },
+	{ H200 "Content-Length: 5\r\n\r\nhello", 1, 0, 200, NETHTTP_LENGTH, 5, 5, false, 38, false },
+	{ H200 "Content-Length: 5\r\n\r\nhel", 0, 0, 200, NETHTTP_LENGTH, 5, 3, false, 38, false },
+	/* bytes after the response are not its own: the caller sees where it ended */
+	{ H200 "Content-Length: 5\r\n\r\nhello!", 1, 43, 200, NETHTTP_LENGTH, 5, 5, false, 38, false },
+	{ "HTTP/1.1 200\r\nContent-Length:5\r\nConnection: close\r\n\r\nhello", 1, 0, 200, NETHTTP_LENGTH, 5, 5,
+	  true, 53, false },
+	{ "HTTP/1.1 200 \r\nCONNECTION: Keep-Alive, Close\r\ncontent-length: 0 \r\n\r\n", 1, 0, 200,
+	  NETHTTP_LENGTH, 0, 0, true, 68, false },
+	{ "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n", 1, 0, 404, NETHTTP_LENGTH, 0, 0, true, 45, false },
+	{ "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\nx", 1, 0, 200, NETHTTP_LENGTH, 1, 1,
+	  false, 62, false },
+	{ H200 "Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello", 1, 0, 200, NETHTTP_LENGTH, 5, 5, false, 57,
+	  false },
+	{ H200 "Content-Length: 00007\r\n\r\n1234567", 1, 0, 200, NETHTTP_LENGTH, 7, 7, false, 42, false },
+	/* no body: a 204, a 304 and a response to HEAD, whatever their length says */
+	{ "HTTP/1.1 204 No Content\r\n\r\n", 1, 0, 204, NETHTTP_NO_BODY, 0, 0, false, 27, false },
+	{ "HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1", 1, 27, 204, NETHTTP_NO_BODY, 0, 0, false, 27, false },
+	{ "HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\n\r\n", 1, 0, 304, NETHTTP_NO_BODY, 100, 0, false, 50,
+	  false },
+	{ H200 "Content-Length: 100\r\n\r\n", 1, 0, 200, NETHTTP_NO_BODY, 100, 0, false, 40, true },
+	{ H200 CHUNKED, 1, 0, 200, NETHTTP_NO_BODY, 0, 0, false, 47, true },
+	/* interim responses before the final one: skipped, their bytes in the head */
+	{ "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" H200
+	  "Content-Length: 2\r\n\r\nok",
+	  1, 0, 200, NETHTTP_LENGTH, 2, 2, false, 103, false },
+	{ "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	/* Content-Length: decimal digits, 1 to 15 of them, within the bound, one value */
+	{ H200 "Content-Length: -1\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: +5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 0x10\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 5 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 5, 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: \r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 5x\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 99999999999999999999\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 0000000000000001\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 1099511627777\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 1099511627776\r\n\r\n", 0, 0, 200, NETHTTP_LENGTH, 1099511627776ull, 0, false, 50,
+	  false },
+	{ H200 "Content-Length: 5\r\nContent-Length: 6\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	/* the status line */
+	{ "HTTP/1.1 2:0 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ "HTTP/1.1 099 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ "HTTP/1.1 2000 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ "HTTP/1.1 600 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ "HTTP/2.0 200 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ "HTTP/1.1  200 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ "HTTP/1.1 200 O\x01K\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ "http/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	/* header lines */
+	{ H200 "Bad Header\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "X: a\x01" "b\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "X: a\x7f\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "X: a\r\n folded\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 ": a\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "X: a\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 5\r\n", 0, 0, 0, 0, 0, 0, false, 0, false },
+	/* no length: the body goes to the close (see http_response_eof) */
+	{ H200 "\r\nabc", 0, 0, 200, NETHTTP_TO_CLOSE, 0, 3, true, 19, false },
+	{ H200 "Transfer-Encoding: chunked, gzip\r\n\r\nabc", 0, 0, 200, NETHTTP_TO_CLOSE, 0, 3, true, 53, false },
+	/* chunked: sizes in hex, extensions, trailers, the last chunk */
+	{ H200 CHUNKED "5\r\nhello\r\n0\r\n\r\n", 1, 0, 200, NETHTTP_CHUNKED, 0, 5, false, 47, false },
+	{ H200 "Transfer-Encoding: gzip, Chunked\r\n\r\n0005\r\nhello\r\n0000\r\n\r\n", 1, 0, 200, NETHTTP_CHUNKED, 0,
+	  5, false, 53, false },
+	{ H200 "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n", 1, 0, 200,
+	  NETHTTP_CHUNKED, 0, 1, false, 72, false },
+	{ H200 CHUNKED "A;name=val;q=\"x y\"\r\n0123456789\r\n1a \t;e\r\nabcdefghijklmnopqrstuvwxyz\r\n"
+		       "0;last\r\nX-Trailer: 1\r\nY:\r\n\r\n",
+	  1, 0, 200, NETHTTP_CHUNKED, 0, 36, false, 47, false },
+	{ H200 CHUNKED "5\r\nhello\r\n0\r\n\r\nmore", 1, 62, 200, NETHTTP_CHUNKED, 0, 5, false, 47, false },
+	{ H200 CHUNKED "5\r\nhel", 0, 0, 200, NETHTTP_CHUNKED, 0, 3, false, 47, false },
+	{ H200 CHUNKED "5\r\nhello\r\n0\r\nX: 1\r\n", 0, 0, 200, NETHTTP_CHUNKED, 0, 5, false, 47, false },
+	{ H200 CHUNKED "g\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED ";x\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "-5\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "5 \r\nhello\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "5\r\nhelloX\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "5\nhello\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "5;a\x01\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "10000000001\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "FFFFFFFFFFFFFFFFFFFF\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "0\r\nBad Trailer\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 CHUNKED "0\r\n\r\r", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	/* framing that could be read two ways: refused */
+	{ H200 "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ H200 "Content-Length: 5\r\nTransfer-Encoding:\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
+	{ "HTTP/1.0 200 OK\r\n" CHUNKED "0\r\n\r\n", -EINVAL, 0, 0, 0, 0, 0, false, 0, false },
 };
+
+/* Feeds in[0, len) in pieces of the given sizes (the last repeated): what
+ * the parser returned last, and in *total the bytes it took. */
+static int resp_feed_pieces(struct nethttp_resp *p, const char *in, size_t len, bool to_head, const size_t *pieces,
+			    size_t npieces, size_t *total)
+{
+	size_t off = 0, k = 0;
+	int r = 0;
+
+	nethttp_resp_init(p, to_head);
+	*total = 0;
+	while (off < len) {
+		size_t n = pieces[k < npieces ? k : npieces - 1], used = 0;
+
+		k++;
+		if (n > len - off)
+			n = len - off;
+		r = nethttp_resp_feed(p, in + off, n, &used);
+		if (r < 0)
+			return r;
+		*total += used;
+		if (r == 1)
+			return r;
+		off += n;
+	}
+	return r;
+}
+
+static void resp_check(const struct respcase *c, const struct nethttp_resp *p, int r, size_t total, const char *how)
+{
+	size_t len = strlen(c->in);
+
+	if (r != c->want)
+		fail_msg("'%s' %s: %d, expected %d", c->in, how, r, c->want);
+	if (r == 1 && total != (c->used ? c->used : len))
+		fail_msg("'%s' %s: took %zu bytes", c->in, how, total);
+	if (r >= 0 && c->headlen && (!p->head_done || p->status != c->status || p->framing != c->framing ||
+				     p->length != c->length || p->body != c->body ||
+				     p->close_after != c->close_after || p->headlen != c->headlen || p->done != (r == 1)))
+		fail_msg("'%s' %s: head %d status %d framing %d length %llu body %llu close %d headlen %zu", c->in, how,
+			 p->head_done, p->status, p->framing, (unsigned long long)p->length,
+			 (unsigned long long)p->body, p->close_after, p->headlen);
+	if (r >= 0 && !c->headlen && p->head_done)
+		fail_msg("'%s' %s: a head read from an incomplete one", c->in, how);
+}
 
 static void http_response_table(void **state)
 {
+	static const size_t whole[] = { SIZE_MAX }, one[] = { 1 }, two[] = { 2 }, three[] = { 3 }, seven[] = { 7 };
+	static const struct {
+		const size_t *p;
+		const char *how;
+	} ways[] = { { whole, "whole" }, { one, "byte by byte" }, { two, "by 2" }, { three, "by 3" }, { seven, "by 7" } };
+
 	(void)state;
 	for (size_t i = 0; i < sizeof(respcases) / sizeof(respcases[0]); i++) {
 		const struct respcase *c = &respcases[i];
+		size_t len = strlen(c->in), total;
 		struct nethttp_resp p;
-		int r = nethttp_parse_response(c->in, strlen(c->in), &p);
+		int r;
 
-		if (r != c->want)
-			fail_msg("'%s': %d, expected %d", c->in, r, c->want);
-		if (r == 0 && (p.status != c->status || p.body != c->body || p.close_after != c->close_after ||
-			       p.headlen != strlen(c->in)))
-			fail_msg("'%s': status %d body %llu close %d", c->in, p.status, (unsigned long long)p.body,
-				 p.close_after);
+		for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
+			r = resp_feed_pieces(&p, c->in, len, c->to_head, ways[w].p, 1, &total);
+			resp_check(c, &p, r, total, ways[w].how);
+		}
+		for (size_t cut = 1; cut < len; cut++) {
+			size_t two_parts[] = { cut, SIZE_MAX };
+			char how[32];
+
+			snprintf(how, sizeof(how), "cut at %zu", cut);
+			r = resp_feed_pieces(&p, c->in, len, c->to_head, two_parts, 2, &total);
+			resp_check(c, &p, r, total, how);
+		}
 	}
+}
+
+/* The parser's other ends: a NUL, the close, bytes after the end, bounds. */
+static void http_response_edges(void **state)
+{
+	static const char nul[] = H200 "X: a\0b\r\nContent-Length: 0\r\n\r\n";
+	static const char to_close[] = H200 "Server: x\r\n\r\nabcdef";
+	static const char cut[] = H200 CHUNKED "5\r\nhel";
+	static const char len5[] = H200 "Content-Length: 5\r\n\r\nhello";
+	struct nethttp_resp p;
+	size_t used = 0;
+	char *big;
+
+	(void)state;
+	nethttp_resp_init(&p, false);
+	assert_int_equal(nethttp_resp_feed(&p, nul, sizeof(nul) - 1, &used), -EINVAL);
+	/* after an error, nothing more is taken */
+	assert_int_equal(nethttp_resp_feed(&p, len5, sizeof(len5) - 1, &used), -EINVAL);
+
+	/* the close ends a body without a length, and only such a body */
+	nethttp_resp_init(&p, false);
+	assert_int_equal(nethttp_resp_feed(&p, to_close, sizeof(to_close) - 1, &used), 0);
+	assert_int_equal(used, sizeof(to_close) - 1);
+	assert_int_equal(nethttp_resp_eof(&p), 0);
+	assert_true(p.done && p.framing == NETHTTP_TO_CLOSE && p.close_after);
+	assert_int_equal(p.body, 6);
+	nethttp_resp_init(&p, false);
+	assert_int_equal(nethttp_resp_feed(&p, cut, sizeof(cut) - 1, &used), 0);
+	assert_int_equal(nethttp_resp_eof(&p), -EPIPE);
+	nethttp_resp_init(&p, false);
+	assert_int_equal(nethttp_resp_eof(&p), -EPIPE); /* closed before a byte */
+
+	/* a complete response takes no more bytes: they are the next one's */
+	nethttp_resp_init(&p, false);
+	assert_int_equal(nethttp_resp_feed(&p, len5, sizeof(len5) - 1, &used), 1);
+	assert_int_equal(nethttp_resp_eof(&p), 0);
+	assert_int_equal(nethttp_resp_feed(&p, "x", 1, &used), -EINVAL);
+
+	/* a value is read eight bytes at a time: a byte that is not text is
+	 * found at every place of a word, and a tab or obs-text is not one */
+	for (size_t at = 0; at < 40; at++) {
+		static const unsigned char bad[] = { 0x00, 0x01, '\n', 0x1f, 0x7f }, good[] = { '\t', 0x80, 0xff, ' ' };
+		char in[128];
+		int n;
+
+		for (size_t k = 0; k < sizeof(bad) + sizeof(good); k++) {
+			bool ok = k >= sizeof(bad);
+
+			n = snprintf(in, sizeof(in), H200 "X: %040d\r\nContent-Length: 0\r\n\r\n", 0);
+			in[20 + at] = (char)(ok ? good[k - sizeof(bad)] : bad[k]);
+			nethttp_resp_init(&p, false);
+			if (nethttp_resp_feed(&p, in, (size_t)n, &used) != (ok ? 1 : -EINVAL))
+				fail_msg("byte 0x%02x at %zu of a value: %s expected", (unsigned char)in[20 + at], at,
+					 ok ? "taken" : "refused");
+		}
+	}
+
+	/* a head past NETHTTP_MAX_HEAD, and a chunk line past its bound */
+	big = malloc(NETHTTP_MAX_HEAD + 100);
+	assert_non_null(big);
+	memcpy(big, H200 "X: ", 20);
+	memset(big + 20, 'a', NETHTTP_MAX_HEAD + 80);
+	nethttp_resp_init(&p, false);
+	assert_int_equal(nethttp_resp_feed(&p, big, NETHTTP_MAX_HEAD + 100, &used), -EMSGSIZE);
+	nethttp_resp_init(&p, false);
+	assert_int_equal(nethttp_resp_feed(&p, big, NETHTTP_MAX_HEAD - 100, &used), 0);
+	assert_int_equal(nethttp_resp_feed(&p, big + 20, 200, &used), -EMSGSIZE); /* over two reads */
+	nethttp_resp_init(&p, false);
+	assert_int_equal(nethttp_resp_feed(&p, H200 CHUNKED "5;", 49, &used), 0);
+	memset(big, 'e', NETHTTP_MAX_CHUNK_LINE);
+	assert_int_equal(nethttp_resp_feed(&p, big, NETHTTP_MAX_CHUNK_LINE, &used), -EMSGSIZE);
+	free(big);
 }
 
 struct schedcase {
@@ -408,7 +622,7 @@ int main(void)
 		cmocka_unit_test(parse_table), cmocka_unit_test(parse_values), cmocka_unit_test(udp_table),
 		cmocka_unit_test(sched_table), cmocka_unit_test(dynamic_page), cmocka_unit_test(nul_in_line),
 		cmocka_unit_test(udp_forged_seq), cmocka_unit_test(verify_table), cmocka_unit_test(http_request_table),
-		cmocka_unit_test(http_response_table),
+		cmocka_unit_test(http_response_table), cmocka_unit_test(http_response_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
