@@ -152,9 +152,7 @@ static int add_times(struct vmb_case *c, uint64_t size, const double t[2])
 	return 0;
 }
 
-/* The load's own figures beside the times: each metric of its first case,
- * as mem_NAME */
-static int add_load(struct vmb_case *c, const json_t *doc)
+int lab_load_metrics(struct vmb_case *c, const json_t *doc, const char *prefix)
 {
 	const json_t *cs = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
 					 json_object_get(doc, "suites"), 0), "tests"), 0), "cases"), 0), *mt, *v;
@@ -167,7 +165,7 @@ static int add_load(struct vmb_case *c, const json_t *doc)
 
 		if (vmb_unit_parse(json_string_value(json_object_get(mt, "unit")) ?: "", &unit) < 0)
 			continue;
-		snprintf(name, sizeof(name), "%s%s", BALLOON_LOAD_PREFIX, json_string_value(json_object_get(mt, "name")) ?: "?");
+		snprintf(name, sizeof(name), "%s%s", prefix, json_string_value(json_object_get(mt, "name")) ?: "?");
 		m = vmb_case_add_metric(c, name, unit,
 					!strcmp(json_string_value(json_object_get(mt, "direction")) ?: "", "lower") ? VMB_LOWER : VMB_HIGHER);
 		if (!m)
@@ -232,7 +230,7 @@ static int loaded(const struct lab_balloon *bl, struct vmb_suite_result *s, stru
 		t->ncases = t->cases ? 1 : 0;
 		r = t->cases ? add_times(t->cases, bl->size, l.out) : -ENOMEM;
 		if (r == 0)
-			r = add_load(t->cases, d);
+			r = lab_load_metrics(t->cases, d, BALLOON_LOAD_PREFIX);
 		/* what overlapped: the guest's run (its own clock) against the cycle (the host's, from the RUN) */
 		if (r == 0)
 			r = note(s, "loaded_window_s", "%.3f-%.3f", l.window[0], l.window[1]);

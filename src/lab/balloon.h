@@ -35,4 +35,10 @@ int lab_balloon_opts(const json_t *run_opts, uint64_t mem, uint64_t *size, doubl
  * ends the boot: the agent's channel broken, out of memory). */
 int lab_balloon_measure(const struct lab_balloon *bl, json_t **suite, char *err, size_t errlen);
 
+struct vmb_case;
+/* A load's own figures beside a host-measured test's (the balloon's, the
+ * vmops'): each metric of the first case of doc, a guest's document, added
+ * to c as PREFIX + its name, its samples and their summary. -ENOMEM. */
+int lab_load_metrics(struct vmb_case *c, const json_t *doc, const char *prefix);
+
 #endif

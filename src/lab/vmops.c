@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "vmops.h"
+#include "balloon.h"
 #include "labnet.h"
 #include "labrun.h"
 #include "qmp.h"
@@ -614,33 +615,6 @@ static int add_fig(struct vmb_case *c, const struct fig *f)
 	return r;
 }
 
-/* A load's own figures beside: each metric of its document's first case, as PREFIXNAME */
-static int add_load(struct vmb_case *c, const json_t *doc, const char *prefix)
-{
-	const json_t *cs = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
-					 json_object_get(doc, "suites"), 0), "tests"), 0), "cases"), 0), *mt, *v;
-	size_t i, j;
-
-	json_array_foreach(json_object_get(cs, "metrics"), i, mt) {
-		enum vmb_unit unit;
-		char name[96];
-		struct vmb_metric *m;
-
-		if (vmb_unit_parse(json_string_value(json_object_get(mt, "unit")) ?: "", &unit) < 0)
-			continue;
-		snprintf(name, sizeof(name), "%s%s", prefix, json_string_value(json_object_get(mt, "name")) ?: "?");
-		m = vmb_case_add_metric(c, name, unit,
-					!strcmp(json_string_value(json_object_get(mt, "direction")) ?: "", "lower") ? VMB_LOWER : VMB_HIGHER);
-		if (!m)
-			return -ENOMEM;
-		json_array_foreach(json_object_get(mt, "samples"), j, v)
-			if (json_is_number(v) && vmb_metric_push(m, json_number_value(v)) < 0)
-				return -ENOMEM;
-		stats_summarize(m->samples, m->n, &m->sum);
-	}
-	return 0;
-}
-
 /* The active commit job: ready (BLOCK_JOB_READY: the overlay's data is
  * in the base and new writes go to both), completed (block-job-complete:
  * the base is the drive's image again), gone from query-block-jobs; its
@@ -769,8 +743,8 @@ static int snapshot(struct lab_vmops *v, const struct vmops_opts *o, struct vmb_
 	if (r == 0)
 		(void)unlink(overlay);
 	c->reps = 1;
-	if (r == 0 && (add_fig(c, &f) < 0 || add_load(c, before, VMOPS_BEFORE_PREFIX) < 0 ||
-		       add_load(c, after, VMOPS_AFTER_PREFIX) < 0))
+	if (r == 0 && (add_fig(c, &f) < 0 || lab_load_metrics(c, before, VMOPS_BEFORE_PREFIX) < 0 ||
+		       lab_load_metrics(c, after, VMOPS_AFTER_PREFIX) < 0))
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 	json_decref(before);
 	json_decref(after);
@@ -923,7 +897,7 @@ static int migrate_case(struct lab_vmops *v, const struct vmops_opts *o, bool po
 				 vm->conn->err);
 		f = l.f;
 		if (r == 0)
-			r = add_load(c, d, ld->prefix) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
+			r = lab_load_metrics(c, d, ld->prefix) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
 		snprintf(key, sizeof(key), "loaded_overlap_%s_%s", postcopy ? "postcopy" : "precopy", ld->name);
 		/* the guest's run (its clock, which may lose up to the migration's
 		 * length) against the migration's end (the host's, from the RUN) */
