@@ -63,6 +63,7 @@ struct hthread {
 	/* results */
 	uint64_t done, bytes, non2xx, sockerr, timeouts;
 	uint64_t answered; /* every response, also those drained after the window */
+	bool late; /* the window ended before any response: it runs on to the first */
 	struct hist hist;
 	struct hist service; /* rate mode: from the actual send (wrk2's uncorrected latency) */
 	/* the series (http_interval): per whole --net.interval, checked once a
@@ -293,10 +294,13 @@ static void http_thread(struct vmb_worker *w)
 
 		if (vmb_stop_requested())
 			break;
-		if (now >= t->end_ns) {
-			if (t->done || now - t->start_ns >= HTTP_FIRST_NS)
+		if (now >= t->end_ns || (t->late && t->done)) {
+			if (t->done || t->late)
 				break;
-			t->end_ns = now + NSEC_PER_MSEC; /* no response yet: on to the first */
+			/* no response yet: the window runs on to the first (counted as
+			 * any, its end then the loop's), at most HTTP_FIRST_NS */
+			t->late = true;
+			t->end_ns = t->start_ns + HTTP_FIRST_NS;
 		}
 		if (now >= t->iv_next && t->niv < t->maxiv && http_interval(t, now) < 0) {
 			w->err = -ENOMEM;

@@ -13,12 +13,15 @@ RESULT is what MODE (argv[1]) says:
             /chunked  chunked, with extensions and a trailer
             /interim  a 100 Continue and a 103, then a Content-Length
             /close    no length, the body ends with the connection
+            /late     a connection's first answer 0.4 s late (a slow server:
+                      the one wait of this server, by design), then at once
 
 Prints "listening on 127.0.0.1:PORT", serves sessions until killed. Every
-socket wait is bounded; nothing sleeps."""
+socket wait is bounded; nothing sleeps but /late's first answer."""
 import socket
 import sys
 import threading
+import time
 
 mode = sys.argv[1]
 FORGED = 999999999999999999
@@ -126,7 +129,8 @@ CHUNKED = (b"HTTP/1.1 200 OK\r\nServer: fake\r\nTransfer-Encoding: chunked\r\n\r
 INTERIM = (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
 CLOSE = b"HTTP/1.1 200 OK\r\nServer: fake\r\n\r\nthe body ends with the connection"
-HTTP = {"/chunked": (CHUNKED, True), "/interim": (INTERIM, True), "/close": (CLOSE, False)}
+LATE = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+HTTP = {"/chunked": (CHUNKED, True), "/interim": (INTERIM, True), "/close": (CLOSE, False), "/late": (LATE, True)}
 
 
 def http_one(c):
@@ -134,6 +138,7 @@ def http_one(c):
     c.settimeout(10)
     c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     buf = b""
+    first = True
     while True:
         while b"\r\n\r\n" not in buf:
             d = c.recv(4096)
@@ -146,6 +151,9 @@ def http_one(c):
         if resp is None:
             c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             return
+        if words[1:2] == [b"/late"] and first:
+            time.sleep(0.4)
+        first = False
         for i in range(0, len(resp), 7):
             c.sendall(resp[i:i + 7])
         if not keep:
