@@ -121,25 +121,20 @@
 	X(aarch64, "cortex-a57", NULL, "cortex-a57", "0xd07")                                           \
 	X(aarch64, "neoverse-n1", NULL, "neoverse-n1", "0xd0c")
 
-/* X(ARCH, name, code, vars, kernel, mark, efi, package)
- * The guest's firmware (the firmware key), a row per architecture. code:
- * the firmware's image (NULL: QEMU's own); vars: the template of its
- * variable store, copied per boot into the work directory and given as a
- * second flash (NULL: the code is given as -bios). kernel: the file of the
- * guest image QEMU is given (NULL: the image's own choice). OVMF cannot
- * enter a PVH vmlinux, so its row names vmlinuz, the bzImage whose EFI stub
- * OVMF starts. mark: the console text that ends the firmware phase of the
- * boot, which is the first text the kernel prints (NULL: the console's
- * first byte, as that firmware prints nothing). efi: the guest's kernel
- * shows it was booted by UEFI, which the host checks. package: Debian's
- * package that has code and vars.
- *
- * LAB_EFI_STUB_MARK is a whole marker, not a cut-off message: the prefix,
- * trailing space included, that the kernel's EFI stub puts before each
- * line it writes to the console ("EFI stub: Booting Linux Kernel...",
- * "EFI stub: Loaded initrd from ..."). Under UEFI the first such line is
- * the kernel's first output; the firmware writes to the same console
- * before it. */
+/* X(ARCH, name, code, vars, kernel, mark, efi, package): the guest's
+ * firmware (the firmware key), a row per architecture.
+ *   code     the firmware's image; NULL for QEMU's own.
+ *   vars     the template of its variable store, copied per boot into the
+ *            work directory as a second flash; NULL gives code as -bios.
+ *   kernel   the guest image's file QEMU is given; NULL for the image's own.
+ *            OVMF cannot enter a PVH vmlinux: its row names vmlinuz.
+ *   mark     the console text that ends the firmware phase of the boot;
+ *            NULL for the console's first byte (that firmware prints none).
+ *   efi      whether the guest's kernel must show a UEFI boot (checked).
+ *   package  Debian's package that holds code and vars.
+ * LAB_EFI_STUB_MARK is the prefix of each line of the kernel's EFI stub.
+ * Its trailing space is part of it: "EFI stub: Booting Linux Kernel...".
+ * Under UEFI that line is the kernel's first; the firmware's come before. */
 #define LAB_EFI_STUB_MARK "EFI stub: "
 #define LAB_FIRMWARES(X)                                                                                  \
 	X(x86_64, "default", NULL, NULL, NULL, NULL, false, NULL)                                         \
