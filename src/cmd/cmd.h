@@ -94,6 +94,15 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
  * long the option defaults let it take (run.c). */
 struct runner_estimate;
 int run_estimate(bool quick, struct runner_estimate *out);
+/* The same for the items of a --suites list ("cpu,disk.randread"), with the
+ * options already parsed (run's measuring rows in own, --quick applied):
+ * what a guest of the lab would run. -EINVAL for an item of no suite. */
+int run_estimate_items(const char *items, const struct optset *own, const struct optset *suite_sets,
+		       struct runner_estimate *out);
+
+/* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
+int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
+
 /* `vmbench run`'s options: what an agent checks a RUN's options with. */
 extern const struct vmb_opt run_opts[];
 /* What no row of the measurement options (run_opts.h) can check, after

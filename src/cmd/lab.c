@@ -110,6 +110,11 @@ const struct vmb_opt lab_opts[] = {
 		  "vmbench-lab-DATE-TIME.html, named when written)" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH",
 	  .help = "run, report: the result store (default $VMBENCH_DB, else $XDG_DATA_HOME/vmbench/results.db)" },
+	{ .name = "list", .type = OPT_BOOL, .help = "study: list the shipped studies (studies/ of the source tree, or "
+						     "$VMBENCH_STUDIES)" },
+	{ .name = "plan", .type = OPT_BOOL,
+	  .help = "study: print every experiment's configurations, its boots and an estimated time, with its "
+		  "options checked as lab run checks them; nothing runs" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -161,7 +166,7 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_lab_desc = {
 	.name = "lab",
 	.fn = cmd_lab,
-	.args = "image | run --matrix SPEC | report [SELECTOR]",
+	.args = "image | run --matrix SPEC | report [SELECTOR] | study FILE --plan | study --list",
 	.summary = "the QEMU lab: guest image, matrix runs under QEMU, configurations compared with each other",
 	.description = "The image is Debian's kernel (fetched once with apt-get download into the cache), an "
 		       "initramfs with a static busybox, the kernel modules of every supported disk controller and "
@@ -1790,9 +1795,16 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret != CMD_CONTINUE)
 		goto out;
 	cmd_apply_verbosity(&own);
-	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report")) {
+	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report") &&
+	    strcmp(pos.v[0], "study")) {
 		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix, "
-				      "'report SELECTOR' redraws a run's comparison from the store", pos.v[0]);
+				      "'report SELECTOR' redraws a run's comparison from the store, 'study FILE' "
+				      "plans a published study's experiments", pos.v[0]);
+		goto out;
+	}
+	if (strcmp(pos.v[0], "study") && (optset_bool(&own, "list") || optset_bool(&own, "plan"))) {
+		ret = cmd_usage_error(self, "--%s is an option of 'lab study'; 'lab %s' does not take it",
+				      optset_bool(&own, "list") ? "list" : "plan", pos.v[0]);
 		goto out;
 	}
 	if (strcmp(pos.v[0], "run")) {
@@ -1804,7 +1816,8 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		for (size_t i = 0; !given && i < ARRAY_SIZE(measure); i++) {
 			const struct opt_value *v = optset_get(&own, measure[i].name);
 
-			if (v && v->set)
+			/* a study's experiments measure as its file says; --quick shortens them all */
+			if (v && v->set && (strcmp(measure[i].name, "quick") || strcmp(pos.v[0], "study")))
 				given = snprintf(name, sizeof(name), "--%s", measure[i].name) > 0 ? name : NULL;
 		}
 		for (size_t i = 0; !given && i < vmb_nsuites; i++)
@@ -1827,6 +1840,10 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 				goto out;
 			}
 		}
+	}
+	if (!strcmp(pos.v[0], "study")) {
+		ret = lab_study(self, &own, pos.n == 2 ? pos.v[1] : NULL);
+		goto out;
 	}
 	if (!strcmp(pos.v[0], "report")) {
 		/* no selector: the last session */
