@@ -158,10 +158,11 @@ static bool ident_ok(const char *s, size_t max)
 	return true;
 }
 
-/* NAME, or NAME.P of a latency histogram (its percentiles as documents keep them) */
+/* NAME, or NAME.P of a latency metric (its percentiles, metrics of their
+ * own in a document: docs/results-schema.md) */
 static bool metric_ok(const char *m)
 {
-	static const char *const p[] = { "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max", "mean" };
+	static const char *const p[] = { "p50", "p90", "p95", "p99", "p99.9" };
 	const char *dot = strchr(m, '.');
 	size_t n = dot ? (size_t)(dot - m) : strlen(m);
 
@@ -264,7 +265,7 @@ static int parse_column(struct parser *p, struct study_experiment *e, char *valu
 			    w[0]);
 	if (!metric_ok(w[1]))
 		return fail(p, "column: '%s' is no metric name: NAME (letters, digits and _), or a latency "
-			       "histogram's NAME.P with P one of p50, p90, p95, p99, p99.9, p99.99, max, mean",
+			       "metric's percentile NAME.P, P one of p50, p90, p95, p99, p99.9",
 			    w[1]);
 	snprintf(c->test, sizeof(c->test), "%s", w[0]);
 	snprintf(c->metric, sizeof(c->metric), "%s", w[1]);

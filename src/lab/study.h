@@ -42,7 +42,7 @@ enum study_stat {
  * under heading, of the cases whose parameters are at. */
 struct study_column {
 	char test[64];    /* "disk.randread" */
-	char metric[64];  /* "iops", or a latency histogram's percentile "latency.p99" */
+	char metric[64];  /* "iops", or a latency metric's percentile "latency.p99" */
 	char at[96];      /* the case's parameters, "iodepth=32,threads=1"; "": every case */
 	char unit[16];    /* "KB/s", or "" */
 	char heading[96]; /* "" : TEST METRIC */

@@ -104,6 +104,7 @@ static void errors_name_the_line(void **state)
 		{ HEAD EXP "column = disk.nothing iops\n", "x.study:9: column: 'disk.nothing' is no test" },
 		{ HEAD EXP "column = disk.randread IOPS\n", "x.study:9: column: 'IOPS' is no metric name" },
 		{ HEAD EXP "column = disk.randread latency.p98\n", "x.study:9: column: 'latency.p98' is no metric name" },
+		{ HEAD EXP "column = disk.randread latency.max\n", "x.study:9: column: 'latency.max' is no metric name" },
 		{ HEAD EXP "column = disk.randread iops in furlongs\n", "x.study:9: column: unknown unit 'furlongs'" },
 		{ HEAD EXP "column = disk.randread iops at iodepth\n", "x.study:9: column: at 'iodepth': the case's parameters" },
 		{ HEAD EXP "column = disk.randread iops by x\n", "x.study:9: column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING]: 'by'" },
