@@ -262,6 +262,8 @@ struct study_cell {
 	unsigned cnt[STUDY_MAX_ROUNDS + 1];
 	char unit[16]; /* the document's */
 	bool ambiguous; /* several cases matched a column without at */
+	bool lower;     /* the metric's direction: lower is better */
+	char vs[96];    /* against the baseline's cell, paired by round: "1.34x, better, p=0.012"; "": none */
 };
 
 struct study_row {
@@ -313,7 +315,8 @@ static bool params_match(const json_t *params, const char *at)
 
 /* A document's value of a column: the run's mean of the metric in the
  * case at names; NAN when it has none (*ncases: how many cases matched). */
-static double doc_value(const json_t *doc, const struct study_column *c, char *unit, size_t ulen, unsigned *ncases)
+static double doc_value(const json_t *doc, const struct study_column *c, char *unit, size_t ulen, unsigned *ncases,
+			bool *lower)
 {
 	const char *dot = strchr(c->test, '.');
 	double v = NAN;
@@ -344,6 +347,8 @@ static double doc_value(const json_t *doc, const struct study_column *c, char *u
 						continue;
 					if (++*ncases == 1 && json_is_number(mean) && isfinite(json_number_value(mean))) {
 						v = json_number_value(mean);
+						*lower = !strcmp(json_string_value(json_object_get(m, "direction")) ?: "",
+								 "lower");
 						snprintf(unit, ulen, "%s", json_string_value(json_object_get(m, "unit")) ?: "");
 					}
 				}
@@ -468,7 +473,8 @@ static void judge(struct study_result *res, const json_t *docs, size_t k)
 	{
 		char unit[16];
 		unsigned nc, r = round_of(doc);
-		double v = doc_value(doc, col, unit, sizeof(unit), &nc);
+		bool lower = false;
+		double v = doc_value(doc, col, unit, sizeof(unit), &nc, &lower);
 
 		if (!isfinite(v))
 			continue;
@@ -504,6 +510,68 @@ static void judge(struct study_result *res, const json_t *docs, size_t k)
 				      : "neither agrees nor disagrees (no significant difference)");
 }
 
+/* Each row's cells against the baseline's (--baseline: the host, a
+ * configuration, or with none the first row), paired by round, in the
+ * metric's direction: the verdicts compare would give. */
+static void against_baseline(struct study_result *res, const json_t *docs)
+{
+	const struct study_experiment *e = res->e;
+	const char *base = e->baseline;
+	char first[96] = "";
+	size_t i;
+	const json_t *doc;
+
+	if (!strcmp(base, "none")) {
+		if (!res->nrows)
+			return;
+		snprintf(first, sizeof(first), "%s", res->rows[0].name);
+	}
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		struct study_cell b = { 0 };
+
+		json_array_foreach(docs, i, doc)
+		{
+			char unit[16], row[96];
+			unsigned nc, rd = round_of(doc);
+			bool lower = false;
+			double v = doc_value(doc, &e->columns[c], unit, sizeof(unit), &nc, &lower);
+
+			row_of(e, doc, row, sizeof(row));
+			if (!isfinite(v) || (*first ? strcmp(row, first) : !side_has(base, doc)))
+				continue;
+			b.sum[rd] += v;
+			b.cnt[rd]++;
+		}
+		for (size_t r = 0; r < res->nrows; r++) {
+			struct study_cell *cell = &res->rows[r].cell[c];
+			double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
+			struct stats_runs_cmp cmp = { 0 };
+			size_t n = 0;
+			bool same = true;
+
+			for (unsigned rd = 1; rd <= STUDY_MAX_ROUNDS; rd++) {
+				if (!b.cnt[rd] || !cell->cnt[rd])
+					continue;
+				va[n] = b.sum[rd] / b.cnt[rd];
+				vb[n] = cell->sum[rd] / cell->cnt[rd];
+				same &= va[n] == vb[n] && b.cnt[rd] == cell->cnt[rd];
+				n++;
+			}
+			if (!n || same) /* the baseline's own row */
+				continue;
+			if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
+				snprintf(cell->vs, sizeof(cell->vs), "not judged: %zu paired round%s", n, n == 1 ? "" : "s");
+				continue;
+			}
+			stats_compare_paired(&(struct stats_paired_in){ .a = va, .b = vb, .n = n, .higher_better = !cell->lower },
+					     &cmp);
+			snprintf(cell->vs, sizeof(cell->vs), "%.3gx, %s, p=%.2g", 1 + cmp.gap_pct / 100,
+				 cmp.significant > 0 ? "better" : cmp.significant < 0 ? "worse" : "no significant difference",
+				 cmp.p);
+		}
+	}
+}
+
 /* The table of an experiment's session. */
 static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study_result *res)
 {
@@ -536,7 +604,7 @@ static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study
 		for (size_t c = 0; c < e->ncolumns; c++) {
 			struct study_cell *cell = &res->rows[r].cell[c];
 			unsigned nc, rd = round_of(doc);
-			double v = doc_value(doc, &e->columns[c], cell->unit, sizeof(cell->unit), &nc);
+			double v = doc_value(doc, &e->columns[c], cell->unit, sizeof(cell->unit), &nc, &cell->lower);
 
 			cell->ambiguous |= nc > 1;
 			if (isfinite(v)) {
@@ -545,6 +613,7 @@ static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study
 			}
 		}
 	}
+	against_baseline(res, docs);
 	for (size_t k = 0; k < e->nexpect; k++)
 		judge(res, docs, k);
 	json_decref(docs);
@@ -618,6 +687,14 @@ static void print_result(const struct study_result *res)
 	}
 	printf("  (%s of each configuration's rounds; (?): several cases matched the column, the first is shown: give "
 	       "it 'at')\n", study_stat_name(e->stat));
+	for (size_t r = 0; r < res->nrows; r++)
+		for (size_t c = 0; c < e->ncolumns; c++)
+			if (*res->rows[r].cell[c].vs) {
+				char h[128];
+
+				heading_of(&e->columns[c], h, sizeof(h));
+				printf("  %s against %s, %s: %s\n", res->rows[r].name, e->baseline, h, res->rows[r].cell[c].vs);
+			}
 	for (size_t i = 0; i < e->published.n; i++)
 		printf("  the study's figure: %s\n", e->published.v[i]);
 	if (*e->conclusion)
@@ -687,11 +764,21 @@ static int write_report(const struct study *s, const struct study_result *res, s
 				cell_text(&e->columns[c], v, unit, txt, sizeof(txt));
 				snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
 					 cell->ambiguous ? " (?)" : "");
-				html_text(f, "td", both);
+				fprintf(f, "<td>");
+				html_escape(f, both);
+				if (*cell->vs) {
+					fprintf(f, "<br><small>");
+					html_escape(f, cell->vs);
+					fprintf(f, "</small>");
+				}
+				fprintf(f, "</td>");
 			}
 			fprintf(f, "</tr>\n");
 		}
-		fprintf(f, "</table>\n<p>The %s of each configuration's rounds.</p>\n", study_stat_name(e->stat));
+		fprintf(f, "</table>\n<p>The %s of each configuration's rounds; under each, the ratio to the baseline (",
+			study_stat_name(e->stat));
+		html_escape(f, e->baseline);
+		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
 		if (e->published.n) {
 			fprintf(f, "<p>The study's own figures:</p><ul>\n");
 			for (size_t k = 0; k < e->published.n; k++)

@@ -109,7 +109,7 @@ STUDY
 	check "a row per configuration, a figure per column, events in events/s and p99 in us" python3 - "$T/out" <<'PY'
 import re, sys
 out = open(sys.argv[1]).read()
-rows = {m.group(1): m.group(2).split() for m in re.finditer(r"^  (host|accel=tcg)\s+(.*)$", out, re.M)}
+rows = {m.group(1): m.group(2).split() for m in re.finditer(r"^  (host|accel=tcg)\s+([0-9].*)$", out, re.M)}
 assert set(rows) == {"host", "accel=tcg"}, rows
 for name, cells in rows.items():
     assert cells[1] == "events/s" and float(cells[0]) > 0 and float(cells[2]) > 0, (name, cells)
@@ -117,6 +117,7 @@ assert float(rows["host"][0]) > float(rows["accel=tcg"][0]), rows
 PY
 	has "$T/out" "events/s: the study found host higher than accel=tcg; here host/accel=tcg = " "the verdict, paired by round"
 	has "$T/out" "over 2 rounds" "on the two rounds"
+	has "$T/out" "accel=tcg against host, events/s: " "every cell against the baseline, paired"
 	has "$T/out" "the study's figure: host | events/s | 1,000,000" "the study's figures beside"
 	has "$T/out" "== [experiment gone] not here" "the experiment not run is listed"
 	has "$T/out" "not run: needs <hardware>" "with why"
