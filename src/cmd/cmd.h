@@ -94,6 +94,18 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
  * long the option defaults let it take (run.c). */
 struct runner_estimate;
 int run_estimate(bool quick, struct runner_estimate *out);
+/* The same for the items of a --suites list ("cpu,disk.randread"), with the
+ * options already parsed (run's measuring rows in own, --quick applied):
+ * what a guest of the lab would run. -EINVAL for an item of no suite. */
+int run_estimate_items(const char *items, const struct optset *own, const struct optset *suite_sets,
+		       struct runner_estimate *out);
+
+/* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
+int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
+/* lab run of one experiment (lab.c): argv as lab run's words after "lab";
+ * its session's id in session; no HTML report. An exit code. */
+int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *session, size_t len);
+
 /* `vmbench run`'s options: what an agent checks a RUN's options with. */
 extern const struct vmb_opt run_opts[];
 /* What no row of the measurement options (run_opts.h) can check, after
@@ -120,6 +132,10 @@ int cmd_check_output(const struct vmb_cmd *c, const char *out);
  * a new file named STEM-DATE-TIME[-N].html, said with log_info. 0 or a
  * negative errno after a message. */
 int cmd_write_html(const struct cmp_table *t, const char *title, const char *out, const char *stem);
+/* An HTML report's text written as cmd_write_html writes one: to out (a
+ * new file; - for stdout), or to a new STEM-DATE-TIME.html; 0, or a
+ * negative errno after a message. */
+int cmd_write_report(const char *html, size_t len, const char *out, const char *stem);
 /* A lab result's document names its configuration under this key (a name
  * with spaces, so not a label; "host" for the host baseline). */
 #define LAB_CONFIG_KEY "lab_config"

@@ -466,7 +466,7 @@ int cmd_check_output(const struct vmb_cmd *c, const char *out)
 
 int cmd_write_html(const struct cmp_table *t, const char *title, const char *out, const char *stem)
 {
-	char *html = NULL, path[4200];
+	char *html = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&html, &len);
 	int r;
@@ -478,9 +478,18 @@ int cmd_write_html(const struct cmp_table *t, const char *title, const char *out
 		log_error("out of memory writing the report");
 		return -ENOMEM;
 	}
+	r = cmd_write_report(html, len, out, stem);
+	free(html);
+	return r;
+}
+
+int cmd_write_report(const char *html, size_t len, const char *out, const char *stem)
+{
+	char path[4200];
+	int r;
+
 	if (out && !strcmp(out, "-")) {
 		r = file_write_stdout(html, len);
-		free(html);
 		return r < 0 ? log_errno(r, "writing the report to stdout") : 0;
 	}
 	if (out) {
@@ -503,7 +512,6 @@ int cmd_write_html(const struct cmp_table *t, const char *title, const char *out
 			r = file_write_new(path, html, len);
 		}
 	}
-	free(html);
 	if (r < 0)
 		return log_errno(r, "writing the report '%s'%s", path, r == -EEXIST ? " (vmbench writes only new files)" : "");
 	log_info("wrote %s (%zu bytes)", path, len);

@@ -106,10 +106,15 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "run: how long a guest may take to boot and say HELLO" },
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE", .help = "run: tag every stored result" },
 	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .metavar = "FILE",
-	  .help = "run, report: the HTML report to write (a new file; - for stdout; default a new "
-		  "vmbench-lab-DATE-TIME.html, named when written)" },
+	  .help = "run, report, study: the HTML report to write (a new file; - for stdout; default a new "
+		  "vmbench-lab-DATE-TIME.html, a study's vmbench-study-DATE-TIME.html, named when written)" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH",
 	  .help = "run, report: the result store (default $VMBENCH_DB, else $XDG_DATA_HOME/vmbench/results.db)" },
+	{ .name = "list", .type = OPT_BOOL, .help = "study: list the shipped studies (studies/ of the source tree, or "
+						     "$VMBENCH_STUDIES)" },
+	{ .name = "plan", .type = OPT_BOOL,
+	  .help = "study: print every experiment's configurations, its boots and an estimated time, with its "
+		  "options checked as lab run checks them; nothing runs" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -161,7 +166,7 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_lab_desc = {
 	.name = "lab",
 	.fn = cmd_lab,
-	.args = "image | run --matrix SPEC | report [SELECTOR]",
+	.args = "image | run --matrix SPEC | report [SELECTOR] | study FILE --plan | study --list",
 	.summary = "the QEMU lab: guest image, matrix runs under QEMU, configurations compared with each other",
 	.description = "The image is Debian's kernel (fetched once with apt-get download into the cache), an "
 		       "initramfs with a static busybox, the kernel modules of every supported disk controller and "
@@ -174,7 +179,10 @@ const struct vmb_cmd cmd_lab_desc = {
 		       "host, or a configuration: the host then beside them) and writes the HTML report, whose "
 		       "first sentence gives the ratio between the configurations. 'lab report' redraws the last "
 		       "session from the store; 'lab report SELECTOR' the last session among the runs with those "
-		       "labels (lab=ID, or matrix keys such as disk=ide), with that session's host. Guests are "
+		       "labels (lab=ID, or matrix keys such as disk=ide), with that session's host. 'lab study FILE' (or "
+		       "NAME of 'lab study --list') runs a published study's experiments, each a lab run, and prints "
+		       "and writes its tables with the study's figures beside and whether each of its conclusions "
+		       "holds here (docs/study-format.md); --plan shows them first and runs nothing. Guests are "
 		       "x86_64 or aarch64 (--arch, or the matrix key arch); a guest of another architecture than "
 		       "the host's is emulated (TCG). "
 		       "Every guest and the host "
@@ -965,7 +973,7 @@ static void print_host_cost(FILE *f, const struct cmp_table *t)
 
 /* The comparison on stdout (unless the report goes there), its answer in
  * the first line, and the report. */
-static int lab_show(const struct cmp_table *t, const char *out)
+static int lab_show(const struct cmp_table *t, const char *out, bool html)
 {
 	struct cmp_filter flt = { .all = false };
 	char lead[1024];
@@ -976,6 +984,8 @@ static int lab_show(const struct cmp_table *t, const char *out)
 		cmp_print(stdout, t, &flt, CMP_TEXT, false);
 		print_host_cost(stdout, t);
 	}
+	if (!html)
+		return EXIT_OK;
 	return cmd_write_html(t, "vmbench lab", out, "vmbench-lab") < 0 ? EXIT_FAILED : EXIT_OK;
 }
 
@@ -1417,8 +1427,10 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	return EXIT_OK;
 }
 
+/* session: NULL, or where the session's id goes, and then no report is
+ * written (lab study draws its own). */
 static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets, const char *cache,
-		   const char *image_dir)
+		   const char *image_dir, char *session, size_t session_len)
 {
 	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites") };
 	struct lab_matrix m = { 0 };
@@ -1464,7 +1476,7 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct 
 	}
 	lab_matrix_order(&l.t, &m);
 	if (l.t.nops && lab_compare(&l.t, optset_str(own, "baseline"), l.base, &l.base_pairs) == 0)
-		ret = lab_show(&l.t, out);
+		ret = lab_show(&l.t, out, !session);
 	else if (l.t.nops)
 		ret = EXIT_FAILED;
 	else
@@ -1475,6 +1487,8 @@ out:
 	if (*l.session)
 		log_info("lab session %s=%s: 'vmbench lab report %s=%s' redraws this comparison", LAB_SESSION_LABEL,
 			 l.session, LAB_SESSION_LABEL, l.session);
+	if (session)
+		snprintf(session, session_len, "%s", l.session);
 	lab_kill_all();
 	free(order);
 	json_decref(l.group);
@@ -1762,7 +1776,7 @@ static int lab_report(const struct vmb_cmd *self, struct optset *own, const char
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	ret = lab_show(&t, out);
+	ret = lab_show(&t, out, true);
 out:
 	cmp_table_release(&t);
 	json_decref(g.groups);
@@ -1774,6 +1788,37 @@ out:
 	strv_clear(&pairs);
 	strv_clear(&mine);
 	free(sel);
+	return ret;
+}
+
+int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *session, size_t len)
+{
+	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
+	struct strv pos = { 0 };
+	char cache[4096];
+	int ret;
+
+	*session = '\0';
+	if (!suite_sets)
+		return EXIT_FAILED;
+	ret = cmd_parse(self, argc, argv, &own, suite_sets, &pos);
+	if (ret != CMD_CONTINUE)
+		goto out;
+	if (optset_bool(&own, "quick") && optset_apply_quick(&own) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (optset_str(&own, "cache"))
+		snprintf(cache, sizeof(cache), "%s", optset_str(&own, "cache"));
+	else
+		cache_home(cache, sizeof(cache));
+	ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), session, len);
+out:
+	optset_release(&own);
+	for (size_t i = 0; i < vmb_nsuites; i++)
+		optset_release(&suite_sets[i]);
+	free(suite_sets);
+	strv_clear(&pos);
 	return ret;
 }
 
@@ -1790,9 +1835,16 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret != CMD_CONTINUE)
 		goto out;
 	cmd_apply_verbosity(&own);
-	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report")) {
+	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report") &&
+	    strcmp(pos.v[0], "study")) {
 		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix, "
-				      "'report SELECTOR' redraws a run's comparison from the store", pos.v[0]);
+				      "'report SELECTOR' redraws a run's comparison from the store, 'study FILE' "
+				      "runs a published study's experiments", pos.v[0]);
+		goto out;
+	}
+	if (strcmp(pos.v[0], "study") && (optset_bool(&own, "list") || optset_bool(&own, "plan"))) {
+		ret = cmd_usage_error(self, "--%s is an option of 'lab study'; 'lab %s' does not take it",
+				      optset_bool(&own, "list") ? "list" : "plan", pos.v[0]);
 		goto out;
 	}
 	if (strcmp(pos.v[0], "run")) {
@@ -1804,7 +1856,8 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		for (size_t i = 0; !given && i < ARRAY_SIZE(measure); i++) {
 			const struct opt_value *v = optset_get(&own, measure[i].name);
 
-			if (v && v->set)
+			/* a study's experiments measure as its file says; --quick shortens them all */
+			if (v && v->set && (strcmp(measure[i].name, "quick") || strcmp(pos.v[0], "study")))
 				given = snprintf(name, sizeof(name), "--%s", measure[i].name) > 0 ? name : NULL;
 		}
 		for (size_t i = 0; !given && i < vmb_nsuites; i++)
@@ -1827,6 +1880,10 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 				goto out;
 			}
 		}
+	}
+	if (!strcmp(pos.v[0], "study")) {
+		ret = lab_study(self, &own, pos.n == 2 ? pos.v[1] : NULL);
+		goto out;
 	}
 	if (!strcmp(pos.v[0], "report")) {
 		/* no selector: the last session */
@@ -1851,7 +1908,7 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	else
 		cache_home(cache, sizeof(cache));
 	if (!strcmp(pos.v[0], "run")) {
-		ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"));
+		ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), NULL, 0);
 		goto out;
 	}
 	if (optset_str(&own, "image-dir"))

@@ -220,6 +220,52 @@ out_sets:
 	return r;
 }
 
+int run_estimate_items(const char *items, const struct optset *own, const struct optset *suite_sets,
+		       struct runner_estimate *out)
+{
+	struct runner_item it[64];
+	double extra[64] = { 0 };
+	struct runner_settings rs = { 0 };
+	uint64_t masks[64] = { 0 };
+	char buf[512];
+	size_t n = 0;
+
+	if (vmb_nsuites > ARRAY_SIZE(it))
+		return -E2BIG;
+	snprintf(buf, sizeof(buf), "%s", items);
+	for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		char *dot = strchr(w, '.');
+		const struct vmb_suite *s;
+		size_t idx;
+		int t;
+
+		if (dot)
+			*dot = '\0';
+		s = suites_find(w);
+		if (!s)
+			return -EINVAL;
+		for (idx = 0; vmb_suites[idx] != s; idx++)
+			;
+		t = dot ? suites_test_index(s, dot + 1) : 0;
+		if (t < 0)
+			return -EINVAL;
+		masks[idx] |= dot ? 1ull << t : ~0ull;
+	}
+	for (size_t i = 0; i < vmb_nsuites; i++) {
+		const struct vmb_suite *s = vmb_suites[i];
+
+		if (!masks[i])
+			continue;
+		it[n] = (struct runner_item){ .suite = s, .opts = &suite_sets[i], .test_mask = masks[i] };
+		for (size_t k = 0; s->opts && s->opts[k].name; k++)
+			if (s->opts[k].rep_overhead)
+				extra[n] += optset_double(&suite_sets[i], s->opts[k].name);
+		n++;
+	}
+	settings_from(own, &rs);
+	return runner_estimate(&rs, it, n, extra, out);
+}
+
 /* Cases measured to the end of the stop rule, in every suite and test. */
 static size_t finished_cases(const struct vmb_results *res)
 {

@@ -1,0 +1,946 @@
+/* vmbench lab study: the shipped studies (--list), a study file's plan
+ * (--plan: every experiment's configurations, boots and an estimated time,
+ * its options checked by lab run's own parser before anything runs), and
+ * its run: each experiment a lab run, then the study's tables, its figures
+ * beside ours and whether each of its conclusions holds here, on stdout and
+ * in one HTML report (docs/study-format.md). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "cmd.h"
+#include "../core/log.h"
+#include "../core/opts.h"
+#include "../core/runner.h"
+#include "../core/stats.h"
+#include "../core/stop.h"
+#include "../report/html.h"
+#include "../report/text.h"
+#include "../store/db.h"
+#include "../lab/matrix.h"
+#include "../lab/study.h"
+#include "../suites/suites.h"
+#include "../core/banned.h"
+
+#ifndef VMB_STUDIES_DIR
+#define VMB_STUDIES_DIR "studies"
+#endif
+
+/* What the plan assumes a boot takes: the lab's busybox guest under TCG on
+ * a 2-CPU host boots to its agent in 5 to 10 s; a distribution takes longer. */
+#define STUDY_BOOT_S 10.0
+
+/* Where the shipped studies are: $VMBENCH_STUDIES, else the source tree's. */
+static const char *studies_dir(void)
+{
+	const char *env = getenv("VMBENCH_STUDIES");
+
+	return env && *env ? env : VMB_STUDIES_DIR;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The shipped studies' files, sorted. */
+static int list_files(const char *dir, struct strv *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char path[4096];
+
+		if (n <= 6 || strcmp(de->d_name + n - 6, ".study"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (strv_push(out, path) < 0) {
+			closedir(d);
+			return -ENOMEM;
+		}
+	}
+	closedir(d);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), name_cmp);
+	return 0;
+}
+
+static int study_list(const struct vmb_cmd *self)
+{
+	struct strv files = { 0 };
+	const char *dir = studies_dir();
+	int r = list_files(dir, &files), ret = EXIT_OK;
+
+	if (r < 0) {
+		log_error("%s: %s (the shipped studies; $VMBENCH_STUDIES names another directory)", dir, strerror(-r));
+		return EXIT_FAILED;
+	}
+	if (!files.n) {
+		log_error("%s: no .study file", dir);
+		strv_clear(&files);
+		return EXIT_FAILED;
+	}
+	for (size_t i = 0; i < files.n; i++) {
+		struct study *s = calloc(1, sizeof(*s));
+		char err[1200];
+		size_t run = 0;
+
+		if (!s) {
+			ret = EXIT_FAILED;
+			break;
+		}
+		if (study_load(files.v[i], s, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			ret = EXIT_FAILED;
+			free(s);
+			continue;
+		}
+		for (size_t k = 0; k < s->nexp; k++)
+			run += !*s->exp[k].not_run;
+		printf("%-16s %s\n%-16s %zu experiments, %zu for a QEMU lab: 'vmbench lab study %s --plan'\n", s->name,
+		       s->title, "", s->nexp, run, s->name);
+		study_release(s);
+		free(s);
+	}
+	(void)self;
+	strv_clear(&files);
+	return ret;
+}
+
+/* FILE as given, else NAME of a shipped study. */
+static void study_path(const char *arg, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (strchr(arg, '/') || stat(arg, &st) == 0)
+		snprintf(buf, len, "%s", arg);
+	else
+		snprintf(buf, len, "%s/%s.study", studies_dir(), arg);
+}
+
+/* The words of lab run for an experiment: what `lab study` runs. */
+static int experiment_argv(const struct study_experiment *e, bool quick, struct strv *av)
+{
+	char num[16];
+	int r = 0;
+
+	r |= strv_push(av, "run");
+	r |= strv_push(av, "--matrix");
+	r |= strv_push(av, e->matrix);
+	r |= strv_push(av, "--suites");
+	r |= strv_push(av, e->suites);
+	snprintf(num, sizeof(num), "%u", e->rounds);
+	r |= strv_push(av, "--rounds");
+	r |= strv_push(av, num);
+	snprintf(num, sizeof(num), "%u", e->boots);
+	r |= strv_push(av, "--boots");
+	r |= strv_push(av, num);
+	r |= strv_push(av, "--baseline");
+	r |= strv_push(av, e->baseline);
+	for (size_t i = 0; i < e->options.n; i++)
+		r |= strv_push(av, e->options.v[i]);
+	if (quick)
+		r |= strv_push(av, "--quick");
+	return r < 0 ? -ENOMEM : 0;
+}
+
+static void print_minutes(double s)
+{
+	if (s < 90)
+		printf("%.0f s", s);
+	else
+		printf("%.0f min", s / 60);
+}
+
+/* One experiment's plan; EXIT_OK, or the exit of lab run's own check of its options. */
+static int plan_experiment(const struct vmb_cmd *self, const char *file, const struct study_experiment *e,
+			   bool quick, double *total_min, double *total_max, unsigned *boots)
+{
+	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
+	struct strv av = { 0 }, pos = { 0 };
+	struct lab_matrix m = { 0 };
+	struct runner_estimate est = { 0 };
+	char err[1024];
+	int ret = EXIT_FAILED;
+	bool host;
+	unsigned n;
+
+	printf("\n[experiment %s] %s\n", e->id, e->title);
+	if (*e->not_run) {
+		printf("  not run: %s\n", e->not_run);
+		free(suite_sets);
+		return EXIT_OK;
+	}
+	if (!suite_sets || experiment_argv(e, quick, &av) < 0)
+		goto out;
+	/* lab run's own parser says what is wrong with an option, after where it is */
+	ret = cmd_parse(self, (int)av.n, av.v, &own, suite_sets, &pos);
+	if (ret != CMD_CONTINUE) {
+		log_error("%s:%u: [experiment %s]: lab run refuses its options (above)", file, e->line, e->id);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	ret = EXIT_FAILED;
+	if (quick && optset_apply_quick(&own) < 0)
+		goto out;
+	for (size_t i = 0; quick && i < vmb_nsuites; i++)
+		if (optset_apply_quick(&suite_sets[i]) < 0)
+			goto out;
+	if (lab_matrix_parse(e->matrix, &m, err, sizeof(err)) < 0) {
+		log_error("%s:%u: %s", file, e->line, err);
+		goto out;
+	}
+	if (run_estimate_items(e->suites, &own, suite_sets, &est) < 0) {
+		log_error("%s:%u: [experiment %s]: no estimate of its suites", file, e->line, e->id);
+		goto out;
+	}
+	host = strcmp(e->baseline, "none") != 0;
+	n = (unsigned)m.n * e->rounds * e->boots;
+	printf("  %zu configuration%s x %u round%s x %u boot%s = %u boot%s%s; %s of the rounds, against %s\n", m.n,
+	       m.n == 1 ? "" : "s", e->rounds, e->rounds == 1 ? "" : "s", e->boots, e->boots == 1 ? "" : "s", n,
+	       n == 1 ? "" : "s", host ? ", and the host measured each round" : "",
+	       study_stat_name(e->stat), !strcmp(e->baseline, "host") ? "the host" : e->baseline);
+	for (size_t i = 0; i < m.n; i++) {
+		char name[512] = "";
+		size_t off = 0;
+
+		for (size_t k = 0; k < LAB_NKEYS; k++)
+			if (m.given & (1u << k))
+				off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", off ? " " : "",
+							lab_key_name((enum lab_key)k), m.configs[i].v[k]);
+		printf("    %s\n", name);
+	}
+	for (size_t i = 0; i < e->stand_in.n; i++)
+		printf("  stands in: %s\n", e->stand_in.v[i]);
+	printf("  suites %s: %zu case%s a run, ", e->suites, est.ncases, est.ncases == 1 ? "" : "s");
+	print_minutes(est.min_s);
+	printf(" to ");
+	print_minutes(est.max_s);
+	printf(" each\n  estimated: ");
+	{
+		double runs = (double)m.n * e->rounds + (host ? e->rounds : 0);
+		double lo = runs * est.min_s + n * STUDY_BOOT_S, hi = runs * est.max_s + n * STUDY_BOOT_S;
+
+		print_minutes(lo);
+		printf(" to ");
+		print_minutes(hi);
+		printf("\n");
+		*total_min += lo;
+		*total_max += hi;
+		*boots += n;
+	}
+	ret = EXIT_OK;
+out:
+	lab_matrix_release(&m);
+	optset_release(&own);
+	for (size_t i = 0; suite_sets && i < vmb_nsuites; i++)
+		optset_release(&suite_sets[i]);
+	free(suite_sets);
+	strv_clear(&av);
+	strv_clear(&pos);
+	return ret;
+}
+
+/* ---- a run: each experiment through lab run, then the study's table ---- */
+
+#define STUDY_MAX_ROWS 32
+#define STUDY_MAX_ROUNDS 100
+
+/* One cell: the rounds' values of a row's column (a round's docs averaged). */
+struct study_cell {
+	double sum[STUDY_MAX_ROUNDS + 1];
+	unsigned cnt[STUDY_MAX_ROUNDS + 1];
+	char unit[16]; /* the document's */
+	bool ambiguous; /* several cases matched a column without at */
+	bool lower;     /* the metric's direction: lower is better */
+	char vs[96];    /* against the baseline's cell, paired by round: "1.34x, better, p=0.012"; "": none */
+};
+
+struct study_row {
+	char name[96];
+	struct study_cell cell[STUDY_MAX_COLUMNS];
+};
+
+/* What an experiment's run came to, for the text and the report. */
+struct study_result {
+	const struct study_experiment *e;
+	char session[64];
+	int exit;                 /* lab run's */
+	char note[512];           /* why no table: not run, failed */
+	struct study_row rows[STUDY_MAX_ROWS];
+	size_t nrows;
+	char verdict[STUDY_MAX_EXPECT][512];
+	int agrees[STUDY_MAX_EXPECT]; /* +1 agrees, -1 disagrees, 0 neither (not significant, or not measured) */
+};
+
+/* Whether a case's params have every KEY=VALUE of at (values as text). */
+static bool params_match(const json_t *params, const char *at)
+{
+	char buf[96];
+
+	if (!*at)
+		return true;
+	snprintf(buf, sizeof(buf), "%s", at);
+	for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '='), text[64];
+		const json_t *v;
+
+		*eq = '\0';
+		v = json_object_get(params, kv);
+		if (json_is_string(v))
+			snprintf(text, sizeof(text), "%s", json_string_value(v));
+		else if (json_is_integer(v))
+			snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(v));
+		else if (json_is_real(v))
+			snprintf(text, sizeof(text), "%g", json_real_value(v));
+		else if (json_is_boolean(v))
+			snprintf(text, sizeof(text), "%s", json_is_true(v) ? "true" : "false");
+		else
+			return false;
+		if (strcmp(text, eq + 1))
+			return false;
+	}
+	return true;
+}
+
+/* A document's value of a column: the run's mean of the metric in the
+ * case at names; NAN when it has none (*ncases: how many cases matched). */
+static double doc_value(const json_t *doc, const struct study_column *c, char *unit, size_t ulen, unsigned *ncases,
+			bool *lower)
+{
+	const char *dot = strchr(c->test, '.');
+	double v = NAN;
+	size_t i, k, j;
+	const json_t *s, *t, *cs, *m;
+
+	*ncases = 0;
+	json_array_foreach(json_object_get(doc, "suites"), i, s)
+	{
+		if (strncmp(json_string_value(json_object_get(s, "name")) ?: "", c->test, (size_t)(dot - c->test)) ||
+		    strlen(json_string_value(json_object_get(s, "name")) ?: "") != (size_t)(dot - c->test))
+			continue;
+		json_array_foreach(json_object_get(s, "tests"), k, t)
+		{
+			if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", dot + 1))
+				continue;
+			json_array_foreach(json_object_get(t, "cases"), j, cs)
+			{
+				size_t q;
+
+				if (!params_match(json_object_get(cs, "params"), c->at))
+					continue;
+				json_array_foreach(json_object_get(cs, "metrics"), q, m)
+				{
+					const json_t *mean = json_object_get(json_object_get(m, "summary"), "mean");
+
+					if (strcmp(json_string_value(json_object_get(m, "name")) ?: "", c->metric))
+						continue;
+					if (++*ncases == 1 && json_is_number(mean) && isfinite(json_number_value(mean))) {
+						v = json_number_value(mean);
+						*lower = !strcmp(json_string_value(json_object_get(m, "direction")) ?: "",
+								 "lower");
+						snprintf(unit, ulen, "%s", json_string_value(json_object_get(m, "unit")) ?: "");
+					}
+				}
+			}
+		}
+	}
+	return v;
+}
+
+/* The row a document goes in: its value of the rows key, else its configuration's name. */
+static void row_of(const struct study_experiment *e, const json_t *doc, char *buf, size_t len)
+{
+	const char *config = json_string_value(json_object_get(doc, "lab_config"));
+	const char *v = *e->rows ? json_string_value(json_object_get(json_object_get(doc, "labels"), e->rows)) : NULL;
+
+	if (config && !strcmp(config, "host"))
+		snprintf(buf, len, "host");
+	else if (v)
+		snprintf(buf, len, "%s=%s", e->rows, v);
+	else
+		snprintf(buf, len, "%s", config ? config : "?");
+}
+
+static unsigned round_of(const json_t *doc)
+{
+	const json_t *r = json_object_get(json_object_get(doc, "run_group"), "round");
+
+	return json_is_integer(r) && json_integer_value(r) > 0 && json_integer_value(r) <= STUDY_MAX_ROUNDS
+		       ? (unsigned)json_integer_value(r)
+		       : 1;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The rounds' values of a cell, in round order: a round's docs averaged. */
+static size_t cell_rounds(const struct study_cell *c, double *out)
+{
+	size_t n = 0;
+
+	for (unsigned r = 1; r <= STUDY_MAX_ROUNDS; r++)
+		if (c->cnt[r])
+			out[n++] = c->sum[r] / c->cnt[r];
+	return n;
+}
+
+/* The study's statistic of a cell; NAN when it has no value. */
+static double cell_stat(const struct study_cell *c, enum study_stat st, size_t *nout)
+{
+	double v[STUDY_MAX_ROUNDS], sum = 0;
+	size_t n = cell_rounds(c, v), lo = 0, hi;
+
+	*nout = n;
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), dbl_cmp);
+	if (st == STUDY_MEDIAN)
+		return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	hi = n;
+	if (st == STUDY_TRIMMED && n >= 3) {
+		lo = 1;
+		hi = n - 1;
+	}
+	for (size_t i = lo; i < hi; i++)
+		sum += v[i];
+	return sum / (double)(hi - lo);
+}
+
+/* A cell's figure in the column's unit (or the document's, when they do not convert). */
+static double in_unit(const struct study_column *col, const struct study_cell *c, double v, const char **unit)
+{
+	double f = *col->unit ? study_unit_factor(c->unit, col->unit) : 0;
+
+	*unit = f > 0 ? col->unit : c->unit;
+	return f > 0 ? v * f : v;
+}
+
+/* Whether a document is one the side of an expectation names. */
+static bool side_has(const char *side, const json_t *doc)
+{
+	const char *config = json_string_value(json_object_get(doc, "lab_config"));
+	const json_t *labels = json_object_get(doc, "labels");
+	char buf[96];
+
+	if (!strcmp(side, "host"))
+		return config && !strcmp(config, "host");
+	if (config && !strcmp(config, "host"))
+		return false;
+	snprintf(buf, sizeof(buf), "%s", side);
+	for (char *save = NULL, *kv = strtok_r(buf, ", ", &save); kv; kv = strtok_r(NULL, ", ", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq)
+			return false;
+		*eq = '\0';
+		if (!json_is_string(json_object_get(labels, kv)) ||
+		    strcmp(json_string_value(json_object_get(labels, kv)), eq + 1))
+			return false;
+	}
+	return true;
+}
+
+/* The verdict on an expectation: the two sides' values paired by round. */
+static void judge(struct study_result *res, const json_t *docs, size_t k)
+{
+	const struct study_expect *x = &res->e->expect[k];
+	const struct study_column *col = &res->e->columns[x->col];
+	struct study_cell a = { 0 }, b = { 0 };
+	double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
+	struct stats_runs_cmp cmp = { 0 };
+	size_t i, n = 0;
+	const json_t *doc;
+	char what[160];
+
+	snprintf(what, sizeof(what), "%s%s%s", *col->heading ? col->heading : col->test, *col->heading ? "" : " ",
+		 *col->heading ? "" : col->metric);
+	json_array_foreach(docs, i, doc)
+	{
+		char unit[16];
+		unsigned nc, r = round_of(doc);
+		bool lower = false;
+		double v = doc_value(doc, col, unit, sizeof(unit), &nc, &lower);
+
+		if (!isfinite(v))
+			continue;
+		if (side_has(x->a, doc)) {
+			a.sum[r] += v;
+			a.cnt[r]++;
+		} else if (side_has(x->b, doc)) {
+			b.sum[r] += v;
+			b.cnt[r]++;
+		}
+	}
+	for (unsigned r = 1; r <= STUDY_MAX_ROUNDS; r++)
+		if (a.cnt[r] && b.cnt[r]) {
+			va[n] = a.sum[r] / a.cnt[r];
+			vb[n] = b.sum[r] / b.cnt[r];
+			n++;
+		}
+	if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
+		snprintf(res->verdict[k], sizeof(res->verdict[k]),
+			 "%s: %s %s %s: not judged: %zu round%s with a positive value on both sides (2 needed)", what,
+			 x->a, x->higher ? ">" : "<", x->b, n, n == 1 ? "" : "s");
+		return;
+	}
+	/* b's side is the reference: significant +1 means x->a measured higher */
+	stats_compare_paired(&(struct stats_paired_in){ .a = vb, .b = va, .n = n, .higher_better = true }, &cmp);
+	res->agrees[k] = !cmp.significant ? 0 : (cmp.significant > 0) == x->higher ? 1 : -1;
+	snprintf(res->verdict[k], sizeof(res->verdict[k]),
+		 "%s: the study found %s %s %s; here %s/%s = %.3gx (%s over %zu rounds, p=%.2g): %s", what, x->a,
+		 x->higher ? "higher than" : "lower than", x->b, x->a, x->b, 1 + cmp.gap_pct / 100,
+		 stats_test_name(cmp.test), n, cmp.p,
+		 res->agrees[k] > 0   ? "agrees"
+		 : res->agrees[k] < 0 ? "disagrees (the opposite direction, significantly)"
+				      : "neither agrees nor disagrees (no significant difference)");
+}
+
+/* Each row's cells against the baseline's (--baseline: the host, a
+ * configuration, or with none the first row), paired by round, in the
+ * metric's direction: the verdicts compare would give. */
+static void against_baseline(struct study_result *res, const json_t *docs)
+{
+	const struct study_experiment *e = res->e;
+	const char *base = e->baseline;
+	char first[96] = "";
+	size_t i;
+	const json_t *doc;
+
+	if (!strcmp(base, "none")) {
+		if (!res->nrows)
+			return;
+		snprintf(first, sizeof(first), "%s", res->rows[0].name);
+	}
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		struct study_cell b = { 0 };
+
+		json_array_foreach(docs, i, doc)
+		{
+			char unit[16], row[96];
+			unsigned nc, rd = round_of(doc);
+			bool lower = false;
+			double v = doc_value(doc, &e->columns[c], unit, sizeof(unit), &nc, &lower);
+
+			row_of(e, doc, row, sizeof(row));
+			if (!isfinite(v) || (*first ? strcmp(row, first) : !side_has(base, doc)))
+				continue;
+			b.sum[rd] += v;
+			b.cnt[rd]++;
+		}
+		for (size_t r = 0; r < res->nrows; r++) {
+			struct study_cell *cell = &res->rows[r].cell[c];
+			double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
+			struct stats_runs_cmp cmp = { 0 };
+			size_t n = 0;
+			bool same = true;
+
+			for (unsigned rd = 1; rd <= STUDY_MAX_ROUNDS; rd++) {
+				if (!b.cnt[rd] || !cell->cnt[rd])
+					continue;
+				va[n] = b.sum[rd] / b.cnt[rd];
+				vb[n] = cell->sum[rd] / cell->cnt[rd];
+				same &= va[n] == vb[n] && b.cnt[rd] == cell->cnt[rd];
+				n++;
+			}
+			if (!n || same) /* the baseline's own row */
+				continue;
+			if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
+				snprintf(cell->vs, sizeof(cell->vs), "not judged: %zu paired round%s", n, n == 1 ? "" : "s");
+				continue;
+			}
+			stats_compare_paired(&(struct stats_paired_in){ .a = va, .b = vb, .n = n, .higher_better = !cell->lower },
+					     &cmp);
+			snprintf(cell->vs, sizeof(cell->vs), "%.3gx, %s, p=%.2g", 1 + cmp.gap_pct / 100,
+				 cmp.significant > 0 ? "better" : cmp.significant < 0 ? "worse" : "no significant difference",
+				 cmp.p);
+		}
+	}
+}
+
+/* The table of an experiment's session. */
+static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study_result *res)
+{
+	const struct study_experiment *e = res->e;
+	struct db *db = NULL;
+	json_t *docs = NULL;
+	char sel[96], name[128];
+	const json_t *doc;
+	size_t i;
+	int ret;
+
+	snprintf(sel, sizeof(sel), "lab=%s", res->session);
+	ret = cmd_load_operand(self, sel, db_opt, &db, &docs, name, sizeof(name));
+	db_close(db);
+	if (ret != CMD_CONTINUE)
+		return ret;
+	json_array_foreach(docs, i, doc)
+	{
+		char row[96];
+		size_t r;
+
+		row_of(e, doc, row, sizeof(row));
+		for (r = 0; r < res->nrows && strcmp(res->rows[r].name, row); r++)
+			;
+		if (r == res->nrows) {
+			if (res->nrows == STUDY_MAX_ROWS)
+				continue;
+			snprintf(res->rows[res->nrows++].name, sizeof(res->rows[0].name), "%s", row);
+		}
+		for (size_t c = 0; c < e->ncolumns; c++) {
+			struct study_cell *cell = &res->rows[r].cell[c];
+			unsigned nc, rd = round_of(doc);
+			double v = doc_value(doc, &e->columns[c], cell->unit, sizeof(cell->unit), &nc, &cell->lower);
+
+			cell->ambiguous |= nc > 1;
+			if (isfinite(v)) {
+				cell->sum[rd] += v;
+				cell->cnt[rd]++;
+			}
+		}
+	}
+	against_baseline(res, docs);
+	for (size_t k = 0; k < e->nexpect; k++)
+		judge(res, docs, k);
+	json_decref(docs);
+	return EXIT_OK;
+}
+
+static void fmt_value(double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+/* A cell's figure: in the column's unit (named in its heading), else with the document's unit as the human views name it. */
+static void cell_text(const struct study_column *col, double v, const char *unit, char *buf, size_t len)
+{
+	char num[32], label[32];
+
+	fmt_value(v, num, sizeof(num));
+	if (!isfinite(v) || *col->unit || !*unit) {
+		snprintf(buf, len, "%s", num);
+		return;
+	}
+	text_unit_label(col->metric, unit, label, sizeof(label));
+	snprintf(buf, len, "%s %s", num, label);
+}
+
+static void heading_of(const struct study_column *c, char *buf, size_t len)
+{
+	if (*c->heading)
+		snprintf(buf, len, "%s", c->heading);
+	else
+		snprintf(buf, len, "%s %s%s%s%s%s", c->test, c->metric, *c->at ? " at " : "", c->at, *c->unit ? " " : "",
+			 c->unit);
+}
+
+static void print_result(const struct study_result *res)
+{
+	const struct study_experiment *e = res->e;
+
+	printf("\n== [experiment %s] %s\n", e->id, e->title);
+	if (*res->note) {
+		printf("  %s\n", res->note);
+		return;
+	}
+	printf("  %-28s", *e->rows ? e->rows : "configuration");
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		char h[128];
+
+		heading_of(&e->columns[c], h, sizeof(h));
+		printf(" %18.18s", h);
+	}
+	printf("\n");
+	for (size_t r = 0; r < res->nrows; r++) {
+		printf("  %-28.28s", res->rows[r].name);
+		for (size_t c = 0; c < e->ncolumns; c++) {
+			const struct study_cell *cell = &res->rows[r].cell[c];
+			size_t n;
+			const char *unit;
+			double v = in_unit(&e->columns[c], cell, cell_stat(cell, e->stat, &n), &unit);
+			char txt[48], both[80];
+
+			cell_text(&e->columns[c], v, unit, txt, sizeof(txt));
+			snprintf(both, sizeof(both), "%s%s", txt, cell->ambiguous ? " (?)" : "");
+			printf(" %18.18s", both);
+		}
+		printf("\n");
+	}
+	printf("  (%s of each configuration's rounds; (?): several cases matched the column, the first is shown: give "
+	       "it 'at')\n", study_stat_name(e->stat));
+	for (size_t r = 0; r < res->nrows; r++)
+		for (size_t c = 0; c < e->ncolumns; c++)
+			if (*res->rows[r].cell[c].vs) {
+				char h[128];
+
+				heading_of(&e->columns[c], h, sizeof(h));
+				printf("  %s against %s, %s: %s\n", res->rows[r].name, e->baseline, h, res->rows[r].cell[c].vs);
+			}
+	for (size_t i = 0; i < e->published.n; i++)
+		printf("  the study's figure: %s\n", e->published.v[i]);
+	if (*e->conclusion)
+		printf("  the study's conclusion: %s\n", e->conclusion);
+	for (size_t k = 0; k < e->nexpect; k++)
+		printf("  %s\n", res->verdict[k]);
+}
+
+static void html_text(FILE *f, const char *tag, const char *text)
+{
+	fprintf(f, "<%s>", tag);
+	html_escape(f, text);
+	fprintf(f, "</%s>\n", tag);
+}
+
+static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
+{
+	char *html = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&html, &len);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
+	html_escape(f, s->title);
+	fprintf(f, "</title><style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
+		   "collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child,"
+		   "th:first-child{text-align:left}.agrees{color:#060}.disagrees{color:#a00}</style></head><body>\n");
+	html_text(f, "h1", s->title);
+	html_text(f, "p", s->source);
+	if (*s->description)
+		html_text(f, "p", s->description);
+	for (size_t i = 0; i < n; i++) {
+		const struct study_experiment *e = res[i].e;
+
+		fprintf(f, "<section><h2>");
+		html_escape(f, e->title);
+		fprintf(f, "</h2>\n");
+		for (size_t k = 0; k < e->stand_in.n; k++)
+			html_text(f, "p", e->stand_in.v[k]);
+		if (*res[i].note) {
+			html_text(f, "p", res[i].note);
+			fprintf(f, "</section>\n");
+			continue;
+		}
+		fprintf(f, "<table><tr><th>");
+		html_escape(f, *e->rows ? e->rows : "configuration");
+		fprintf(f, "</th>");
+		for (size_t c = 0; c < e->ncolumns; c++) {
+			char h[128];
+
+			heading_of(&e->columns[c], h, sizeof(h));
+			html_text(f, "th", h);
+		}
+		fprintf(f, "</tr>\n");
+		for (size_t r = 0; r < res[i].nrows; r++) {
+			fprintf(f, "<tr>");
+			html_text(f, "td", res[i].rows[r].name);
+			for (size_t c = 0; c < e->ncolumns; c++) {
+				const struct study_cell *cell = &res[i].rows[r].cell[c];
+				size_t nr;
+				const char *unit;
+				double v = in_unit(&e->columns[c], cell, cell_stat(cell, e->stat, &nr), &unit);
+				char txt[48], both[96];
+
+				cell_text(&e->columns[c], v, unit, txt, sizeof(txt));
+				snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
+					 cell->ambiguous ? " (?)" : "");
+				fprintf(f, "<td>");
+				html_escape(f, both);
+				if (*cell->vs) {
+					fprintf(f, "<br><small>");
+					html_escape(f, cell->vs);
+					fprintf(f, "</small>");
+				}
+				fprintf(f, "</td>");
+			}
+			fprintf(f, "</tr>\n");
+		}
+		fprintf(f, "</table>\n<p>The %s of each configuration's rounds; under each, the ratio to the baseline (",
+			study_stat_name(e->stat));
+		html_escape(f, e->baseline);
+		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
+		if (e->published.n) {
+			fprintf(f, "<p>The study's own figures:</p><ul>\n");
+			for (size_t k = 0; k < e->published.n; k++)
+				html_text(f, "li", e->published.v[k]);
+			fprintf(f, "</ul>\n");
+		}
+		if (*e->conclusion) {
+			fprintf(f, "<p>The study's conclusion: ");
+			html_escape(f, e->conclusion);
+			fprintf(f, "</p>\n");
+		}
+		for (size_t k = 0; k < e->nexpect; k++) {
+			fprintf(f, "<p class=\"%s\">", res[i].agrees[k] > 0 ? "agrees" : res[i].agrees[k] < 0 ? "disagrees" : "neither");
+			html_escape(f, res[i].verdict[k]);
+			fprintf(f, "</p>\n");
+		}
+		fprintf(f, "</section>\n");
+	}
+	fprintf(f, "</body></html>\n");
+	if (fclose(f) != 0) {
+		free(html);
+		return -ENOMEM;
+	}
+	ret = cmd_write_report(html, len, out, "vmbench-study");
+	free(html);
+	return ret;
+}
+
+/* Run every experiment of the study, then its tables. */
+static int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study *s)
+{
+	struct study_result *res = calloc(s->nexp, sizeof(*res));
+	char stamp[64], label[128];
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret = EXIT_OK;
+
+	if (!res)
+		return EXIT_FAILED;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(label, sizeof(label), "study_run=%s-%s", s->name, stamp);
+	log_info("study %s: every result is stored with the labels study=%s and %s", s->name, s->name, label);
+	for (size_t i = 0; i < s->nexp; i++) {
+		const struct study_experiment *e = &s->exp[i];
+		struct strv av = { 0 };
+		char lab_study_label[128], lab_exp_label[128];
+		static const char *const pass[] = { "db", "cache", "image-dir", "kernel", "busybox", "hello-timeout" };
+		int r = 0;
+
+		res[i].e = e;
+		if (*e->not_run) {
+			snprintf(res[i].note, sizeof(res[i].note), "not run: %s", e->not_run);
+			continue;
+		}
+		if (vmb_stop_requested())
+			break;
+		log_info("study %s: experiment %s: %s", s->name, e->id, e->title);
+		snprintf(lab_study_label, sizeof(lab_study_label), "study=%s", s->name);
+		snprintf(lab_exp_label, sizeof(lab_exp_label), "experiment=%s", e->id);
+		r |= experiment_argv(e, optset_bool(own, "quick"), &av);
+		r |= strv_push(&av, "--label");
+		r |= strv_push(&av, lab_study_label);
+		r |= strv_push(&av, "--label");
+		r |= strv_push(&av, lab_exp_label);
+		r |= strv_push(&av, "--label");
+		r |= strv_push(&av, label);
+		for (size_t k = 0; k < ARRAY_SIZE(pass); k++) {
+			const struct opt_value *v = optset_get(own, pass[k]);
+			char word[64];
+
+			if (!v || !v->set)
+				continue;
+			snprintf(word, sizeof(word), "--%s=%s", pass[k], optset_str(own, pass[k]));
+			if (!strcmp(pass[k], "hello-timeout"))
+				snprintf(word, sizeof(word), "--hello-timeout=%g", optset_double(own, pass[k]));
+			r |= strv_push(&av, word);
+		}
+		if (optset_bool(own, "quiet"))
+			r |= strv_push(&av, "-q");
+		if (r < 0) {
+			strv_clear(&av);
+			ret = EXIT_FAILED;
+			break;
+		}
+		res[i].exit = lab_study_run(self, (int)av.n, av.v, res[i].session, sizeof(res[i].session));
+		strv_clear(&av);
+		if (res[i].exit == EXIT_USAGE) {
+			ret = EXIT_USAGE;
+			break;
+		}
+		if (res[i].exit != EXIT_OK)
+			ret = EXIT_FAILED;
+		if (!*res[i].session) {
+			snprintf(res[i].note, sizeof(res[i].note), "not measured: lab run ended before it began (exit %d)",
+				 res[i].exit);
+			continue;
+		}
+		if (tabulate(self, optset_str(own, "db"), &res[i]) != EXIT_OK) {
+			snprintf(res[i].note, sizeof(res[i].note), "its results could not be read back (lab=%s)",
+				 res[i].session);
+			ret = EXIT_FAILED;
+		}
+	}
+	if (vmb_stop_requested()) {
+		free(res);
+		log_error("interrupted");
+		return EXIT_INTERRUPTED;
+	}
+	if (ret != EXIT_USAGE) {
+		printf("\nstudy %s: %s\n", s->name, s->title);
+		for (size_t i = 0; i < s->nexp; i++)
+			if (res[i].e)
+				print_result(&res[i]);
+		if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
+			ret = EXIT_FAILED;
+	}
+	free(res);
+	return ret;
+}
+
+int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)
+{
+	struct study *s;
+	char path[4096], err[1200];
+	double lo = 0, hi = 0;
+	unsigned boots = 0;
+	int ret = EXIT_OK, r;
+
+	if (optset_bool(own, "list")) {
+		if (arg)
+			return cmd_usage_error(self, "--list lists the shipped studies: no FILE with it");
+		return study_list(self);
+	}
+	if (!arg)
+		return cmd_usage_error(self, "lab study needs a study: FILE, or NAME of 'vmbench lab study --list'");
+	study_path(arg, path, sizeof(path));
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return EXIT_FAILED;
+	r = study_load(path, s, err, sizeof(err));
+	if (r < 0) {
+		log_error("%s", err);
+		free(s);
+		return r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE; /* a study that is not there, or not one */
+	}
+	printf("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
+	/* the plan, also before a run: a bad option stops it before anything boots */
+	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)
+		ret = plan_experiment(self, path, &s->exp[i], optset_bool(own, "quick"), &lo, &hi, &boots);
+	if (ret == EXIT_OK) {
+		printf("\nin all: %u boots, ", boots);
+		print_minutes(lo);
+		printf(" to ");
+		print_minutes(hi);
+		printf(" (%.0f s a boot assumed: the lab's busybox guest under TCG; the suites by their stop rule, as "
+		       "'vmbench list' estimates; a guest's set-up and a slow emulation add to it)\n",
+		       STUDY_BOOT_S);
+		if (!optset_bool(own, "plan"))
+			ret = study_run(self, own, s);
+	}
+	study_release(s);
+	free(s);
+	return ret;
+}

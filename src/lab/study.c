@@ -1,0 +1,726 @@
+/* The study file's parser and checks (src/lab/study.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "study.h"
+#include "labrun.h"
+#include "matrix.h"
+#include "../core/parse.h"
+#include "../core/suite.h"
+#include "../core/banned.h"
+
+/* Units a column may be shown in: a dimension and the size of one unit in
+ * the dimension's base (seconds, bytes/s, bits/s, 1/s). */
+static const struct {
+	const char *name, *dim;
+	double base;
+} units[] = {
+	{ "ns", "time", 1e-9 },         { "us", "time", 1e-6 },         { "µs", "time", 1e-6 },
+	{ "ms", "time", 1e-3 },         { "s", "time", 1 },             { "min", "time", 60 },
+	{ "h", "time", 3600 },          { "B/s", "bytes", 1 },          { "KB/s", "bytes", 1e3 },
+	{ "MB/s", "bytes", 1e6 },       { "GB/s", "bytes", 1e9 },       { "KiB/s", "bytes", 1024 },
+	{ "MiB/s", "bytes", 1048576 },  { "GiB/s", "bytes", 1073741824 }, { "bit/s", "bits", 1 },
+	{ "Kbit/s", "bits", 1e3 },      { "Mbit/s", "bits", 1e6 },      { "Gbit/s", "bits", 1e9 },
+	{ "1/s", "rate", 1 },           { "%", "percent", 1 },
+};
+
+static int unit_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(units[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+double study_unit_factor(const char *from, const char *to)
+{
+	int a = unit_find(from), b = unit_find(to);
+
+	if (a < 0 || b < 0 || strcmp(units[a].dim, units[b].dim))
+		return 0;
+	return units[a].base / units[b].base;
+}
+
+const char *study_stat_name(enum study_stat st)
+{
+	return st == STUDY_TRIMMED ? "trimmed" : st == STUDY_MEDIAN ? "median" : "mean";
+}
+
+struct parser {
+	const char *name;
+	unsigned line;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct parser *p, const char *fmt, ...)
+{
+	char what[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(p->err, p->errlen, "%s:%u: %s", p->name, p->line, what);
+	return -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+/* value into a fixed field: too long is an error, not a cut */
+static int set_text(struct parser *p, const char *key, char *dst, size_t len, const char *value)
+{
+	if (strlen(value) >= len)
+		return fail(p, "%s is longer than %zu characters", key, len - 1);
+	memcpy(dst, value, strlen(value) + 1);
+	return 0;
+}
+
+/* a repeatable text key: the lines joined by one space */
+static int add_text(struct parser *p, const char *key, char *dst, size_t len, const char *value)
+{
+	size_t have = strlen(dst), add = strlen(value) + (have ? 1 : 0);
+
+	if (have + add >= len)
+		return fail(p, "%s is longer than %zu characters in all", key, len - 1);
+	if (have)
+		dst[have++] = ' ';
+	memcpy(dst + have, value, strlen(value) + 1);
+	return 0;
+}
+
+static int set_count(struct parser *p, const char *key, unsigned *dst, const char *value, unsigned max)
+{
+	int64_t v;
+
+	if (parse_i64(value, 1, max, &v) < 0)
+		return fail(p, "%s = '%s': expected a whole number from 1 to %u", key, value, max);
+	*dst = (unsigned)v;
+	return 0;
+}
+
+/* Words of an option line: blanks between, "..." keeps blanks in one. */
+static int split_words(struct parser *p, const char *value, struct strv *out)
+{
+	char word[STUDY_MAX_LINE];
+	const char *s = value;
+
+	while (*s) {
+		size_t n = 0;
+		bool quoted = false;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		for (; *s && (quoted || (*s != ' ' && *s != '\t')); s++) {
+			if (*s == '"') {
+				quoted = !quoted;
+				continue;
+			}
+			word[n++] = *s;
+		}
+		if (quoted)
+			return fail(p, "a quote that does not close: %s", value);
+		word[n] = '\0';
+		if (strv_push(out, word) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool ident_ok(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max || (!islower((unsigned char)*s) && !isdigit((unsigned char)*s)))
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && !strchr("._-", *s))
+			return false;
+	return true;
+}
+
+/* NAME, or NAME.P of a latency metric (its percentiles, metrics of their
+ * own in a document: docs/results-schema.md) */
+static bool metric_ok(const char *m)
+{
+	static const char *const p[] = { "p50", "p90", "p95", "p99", "p99.9" };
+	const char *dot = strchr(m, '.');
+	size_t n = dot ? (size_t)(dot - m) : strlen(m);
+
+	if (!n || n >= 48)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!islower((unsigned char)m[i]) && !isdigit((unsigned char)m[i]) && m[i] != '_')
+			return false;
+	if (!dot)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(p); i++)
+		if (!strcmp(dot + 1, p[i]))
+			return true;
+	return false;
+}
+
+/* "suite.test" of a suite vmbench has, and the test one of its own */
+static const struct vmb_test *test_find(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	const struct vmb_suite *s = lab_item_suite(name);
+
+	if (!s || !dot)
+		return NULL;
+	for (const struct vmb_test *t = s->tests; t && t->name; t++)
+		if (!strcmp(t->name, dot + 1))
+			return t;
+	return NULL;
+}
+
+/* Whether the experiment's suites (items "disk" or "disk.randread") run test "disk.randread". */
+static bool suites_run(const char *suites, const char *test)
+{
+	const char *dot = strchr(test, '.');
+	char items[256];
+
+	snprintf(items, sizeof(items), "%s", suites);
+	for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+		it = trim(it);
+		if (!strcmp(it, test) || (strlen(it) == (size_t)(dot - test) && !strncmp(it, test, (size_t)(dot - test))))
+			return true;
+	}
+	return false;
+}
+
+/* KEY=VALUE[,KEY=VALUE]: a case's parameters, as documents record them */
+static bool params_ok(const char *s)
+{
+	char buf[96];
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq || eq == kv || !eq[1])
+			return false;
+		*eq = '\0';
+		if (!ident_ok(kv, 32) || strchr(kv, '.'))
+			return false;
+	}
+	return s[0] && s[strlen(s) - 1] != ',' && !strstr(s, ",,");
+}
+
+#define COLUMN_FORM "column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING]"
+
+/* column = TEST METRIC [at PARAMS] [in UNIT] [| HEADING] */
+static int parse_column(struct parser *p, struct study_experiment *e, char *value)
+{
+	struct study_column *c;
+	char *bar = strchr(value, '|'), *w[6] = { 0 }, *save = NULL;
+	size_t n = 0;
+
+	if (e->ncolumns == STUDY_MAX_COLUMNS)
+		return fail(p, "more than %d columns", STUDY_MAX_COLUMNS);
+	c = &e->columns[e->ncolumns];
+	memset(c, 0, sizeof(*c));
+	c->line = p->line;
+	if (bar) {
+		*bar = '\0';
+		if (set_text(p, "a column's heading", c->heading, sizeof(c->heading), trim(bar + 1)) < 0)
+			return -EINVAL;
+		if (!*c->heading)
+			return fail(p, "an empty heading after '|'");
+		if (strchr(c->heading, '|'))
+			return fail(p, "a column has one heading: '|' twice");
+		if (strchr(c->heading, ':'))
+			return fail(p, "a heading without ':' (expect = HEADING: A > B names a column by it)");
+	}
+	for (char *t = strtok_r(value, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		if (n == ARRAY_SIZE(w))
+			return fail(p, COLUMN_FORM ": too many words");
+		w[n++] = t;
+	}
+	if (n < 2 || n % 2)
+		return fail(p, COLUMN_FORM ", e.g. column = disk.randread iops at iodepth=32 | IOPS at QD32");
+	if (!test_find(w[0]))
+		return fail(p, "column: '%s' is no test of vmbench's suites (SUITE.TEST, as 'vmbench list' names them)",
+			    w[0]);
+	if (!metric_ok(w[1]))
+		return fail(p, "column: '%s' is no metric name: NAME (letters, digits and _), or a latency "
+			       "metric's percentile NAME.P, P one of p50, p90, p95, p99, p99.9",
+			    w[1]);
+	snprintf(c->test, sizeof(c->test), "%s", w[0]);
+	snprintf(c->metric, sizeof(c->metric), "%s", w[1]);
+	for (size_t i = 2; i < n; i += 2) {
+		if (!strcmp(w[i], "at") && !*c->at) {
+			if (!params_ok(w[i + 1]))
+				return fail(p, "column: at '%s': the case's parameters as KEY=VALUE[,KEY=VALUE], e.g. "
+					       "iodepth=32,threads=1",
+					    w[i + 1]);
+			snprintf(c->at, sizeof(c->at), "%s", w[i + 1]);
+		} else if (!strcmp(w[i], "in") && !*c->unit) {
+			if (unit_find(w[i + 1]) < 0)
+				return fail(p, "column: unknown unit '%s' (ns, us, ms, s, min, h; B/s, KB/s, MB/s, GB/s, "
+					       "KiB/s, MiB/s, GiB/s; bit/s, Kbit/s, Mbit/s, Gbit/s; 1/s; %%)",
+					    w[i + 1]);
+			snprintf(c->unit, sizeof(c->unit), "%s", w[i + 1]);
+		} else {
+			return fail(p, COLUMN_FORM ": '%s' where 'at' or 'in' (each once) goes", w[i]);
+		}
+	}
+	e->ncolumns++;
+	return 0;
+}
+
+/* expect = COLUMN: A > B   (COLUMN: a heading or TEST METRIC [at PARAMS];
+ * A, B: KEY=VALUE[,KEY=VALUE] or host) */
+static int parse_expect(struct parser *p, struct study_experiment *e, char *value)
+{
+	struct study_expect *x;
+	char *colon = strchr(value, ':'), *op, *a, *b, what[200];
+	size_t i;
+
+	if (e->nexpect == STUDY_MAX_EXPECT)
+		return fail(p, "more than %d expectations", STUDY_MAX_EXPECT);
+	x = &e->expect[e->nexpect];
+	memset(x, 0, sizeof(*x));
+	x->line = p->line;
+	if (!colon)
+		return fail(p, "expect = TEST METRIC: A > B (or <), e.g. expect = disk.seqwrite mb_per_s: disk=ahci > "
+			       "disk=ide");
+	*colon = '\0';
+	snprintf(what, sizeof(what), "%s", trim(value));
+	/* the column it is about: its heading, or TEST METRIC [at PARAMS] */
+	for (i = 0; i < e->ncolumns; i++) {
+		const struct study_column *c = &e->columns[i];
+		char tm[260];
+
+		snprintf(tm, sizeof(tm), "%s %s%s%s", c->test, c->metric, *c->at ? " at " : "", c->at);
+		if (!strcmp(tm, what) || (*c->heading && !strcmp(c->heading, what)))
+			break;
+	}
+	if (i == e->ncolumns)
+		return fail(p, "expect: '%s' is no column of this experiment, by its heading or TEST METRIC [at "
+			       "PARAMS] (give its column line first)",
+			    what);
+	x->col = (unsigned)i;
+	op = strpbrk(colon + 1, "<>");
+	if (!op || strpbrk(op + 1, "<>"))
+		return fail(p, "expect: one '>' or '<' between the two sides");
+	x->higher = *op == '>';
+	*op = '\0';
+	a = trim(colon + 1);
+	b = trim(op + 1);
+	if (!*a || !*b)
+		return fail(p, "expect: a side is empty");
+	if (set_text(p, "an expectation's side", x->a, sizeof(x->a), a) < 0 ||
+	    set_text(p, "an expectation's side", x->b, sizeof(x->b), b) < 0)
+		return -EINVAL;
+	e->nexpect++;
+	return 0;
+}
+
+/* published = ROW | HEADING | FIGURE */
+static int parse_published(struct parser *p, struct study_experiment *e, const char *value)
+{
+	const char *b1 = strchr(value, '|'), *b2 = b1 ? strchr(b1 + 1, '|') : NULL;
+
+	if (!b2 || strchr(b2 + 1, '|'))
+		return fail(p, "published = ROW | HEADING | FIGURE (the study's own figure, as it printed it)");
+	if (strv_push(&e->published, value) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+enum section { SEC_NONE, SEC_STUDY, SEC_EXPERIMENT };
+
+static const char *const study_keys = "format, title, source, description";
+static const char *const exp_keys = "title, not-run, matrix, suites, option, rounds, boots, baseline, rows, "
+				    "statistic, stand-in, column, published, conclusion, expect";
+
+/* single-valued keys given twice are an error: which were given */
+struct seen {
+	unsigned bits;
+};
+
+static int once(struct parser *p, struct seen *seen, unsigned bit, const char *key)
+{
+	if (seen->bits & (1u << bit))
+		return fail(p, "%s given twice", key);
+	seen->bits |= 1u << bit;
+	return 0;
+}
+
+static int study_key(struct parser *p, struct study *s, struct seen *seen, const char *key, char *value)
+{
+	if (!strcmp(key, "format")) {
+		int64_t v;
+
+		if (once(p, seen, 0, key) < 0)
+			return -EINVAL;
+		if (parse_i64(value, 1, 1000000, &v) < 0)
+			return fail(p, "format = '%s': expected %d", value, STUDY_FORMAT);
+		if (v > STUDY_FORMAT)
+			return fail(p, "format %lld is newer than this vmbench reads (%d): a newer vmbench wrote it",
+				    (long long)v, STUDY_FORMAT);
+		s->format = (unsigned)v;
+		return 0;
+	}
+	if (!strcmp(key, "title"))
+		return once(p, seen, 1, key) < 0 ? -EINVAL : set_text(p, key, s->title, sizeof(s->title), value);
+	if (!strcmp(key, "source"))
+		return add_text(p, key, s->source, sizeof(s->source), value);
+	if (!strcmp(key, "description"))
+		return add_text(p, key, s->description, sizeof(s->description), value);
+	return fail(p, "unknown key '%s' in [study] (%s)", key, study_keys);
+}
+
+static int exp_key(struct parser *p, struct study_experiment *e, struct seen *seen, const char *key, char *value)
+{
+	static const char *const single[] = { "title", "not-run", "matrix", "suites", "rounds", "boots",
+					      "baseline", "rows", "statistic", "conclusion" };
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(single); i++)
+		if (!strcmp(key, single[i]) && once(p, seen, i, key) < 0)
+			return -EINVAL;
+	if (!strcmp(key, "title"))
+		return set_text(p, key, e->title, sizeof(e->title), value);
+	if (!strcmp(key, "not-run"))
+		return set_text(p, key, e->not_run, sizeof(e->not_run), value);
+	if (!strcmp(key, "matrix"))
+		return set_text(p, key, e->matrix, sizeof(e->matrix), value);
+	if (!strcmp(key, "suites"))
+		return set_text(p, key, e->suites, sizeof(e->suites), value);
+	if (!strcmp(key, "rounds"))
+		return set_count(p, key, &e->rounds, value, 100);
+	if (!strcmp(key, "boots"))
+		return set_count(p, key, &e->boots, value, 100);
+	if (!strcmp(key, "baseline"))
+		return set_text(p, key, e->baseline, sizeof(e->baseline), value);
+	if (!strcmp(key, "rows")) {
+		if (lab_key_find(value) < 0)
+			return fail(p, "rows = '%s': no matrix key of that name", value);
+		return set_text(p, key, e->rows, sizeof(e->rows), value);
+	}
+	if (!strcmp(key, "statistic")) {
+		if (!strcmp(value, "mean"))
+			e->stat = STUDY_MEAN;
+		else if (!strcmp(value, "trimmed"))
+			e->stat = STUDY_TRIMMED;
+		else if (!strcmp(value, "median"))
+			e->stat = STUDY_MEDIAN;
+		else
+			return fail(p, "statistic = '%s': mean, trimmed (without the highest and the lowest) or median",
+				    value);
+		return 0;
+	}
+	if (!strcmp(key, "conclusion"))
+		return set_text(p, key, e->conclusion, sizeof(e->conclusion), value);
+	if (!strcmp(key, "option")) {
+		size_t before = e->options.n;
+		int r = split_words(p, value, &e->options);
+
+		if (r == 0 && (e->options.n == before || e->options.v[before][0] != '-' || e->options.v[before][1] != '-'))
+			return fail(p, "option = --NAME [VALUE]: an option of 'vmbench lab run', e.g. option = --disk.bs 4k");
+		return r;
+	}
+	if (!strcmp(key, "stand-in"))
+		return strv_push(&e->stand_in, value) < 0 ? -ENOMEM : 0;
+	if (!strcmp(key, "column"))
+		return parse_column(p, e, value);
+	if (!strcmp(key, "published"))
+		return parse_published(p, e, value);
+	if (!strcmp(key, "expect"))
+		return parse_expect(p, e, value);
+	return fail(p, "unknown key '%s' in [experiment %s] (%s)", key, e->id, exp_keys);
+}
+
+/* Does a side of an expectation, or the baseline, select a configuration? */
+static int side_check(struct parser *p, const struct lab_matrix *m, const char *side, const char *what)
+{
+	struct strv pairs = { 0 };
+	char err[512];
+	size_t i;
+
+	if (!strcmp(side, "host"))
+		return 0;
+	if (lab_pairs_parse(side, &pairs, err, sizeof(err)) < 0) {
+		strv_clear(&pairs);
+		return fail(p, "%s '%s': %s", what, side, err);
+	}
+	for (i = 0; i < m->n && !lab_config_matches(&m->configs[i], &pairs); i++)
+		;
+	strv_clear(&pairs);
+	if (i == m->n)
+		return fail(p, "%s '%s' selects no configuration of the matrix", what, side);
+	return 0;
+}
+
+/* What an experiment needs as a whole, once its section ended. */
+static int exp_finish(struct parser *p, struct study_experiment *e)
+{
+	struct lab_matrix m = { 0 };
+	char err[1024];
+	int r = 0;
+
+	p->line = e->line;
+	if (!*e->title)
+		return fail(p, "[experiment %s] has no title", e->id);
+	if (!e->rounds)
+		e->rounds = 3;
+	if (!e->boots)
+		e->boots = 1;
+	if (!*e->baseline)
+		snprintf(e->baseline, sizeof(e->baseline), "host");
+	if (*e->not_run)
+		return 0; /* listed with why; what it would run is the study's, not checked */
+	if (!*e->matrix)
+		return fail(p, "[experiment %s] has no matrix (or not-run = why no QEMU lab can run it)", e->id);
+	if (!*e->suites)
+		return fail(p, "[experiment %s] has no suites", e->id);
+	if (!e->ncolumns)
+		return fail(p, "[experiment %s] has no column: the table it draws needs one", e->id);
+	if (e->stat == STUDY_TRIMMED && e->rounds < 3)
+		return fail(p, "[experiment %s]: statistic = trimmed drops the highest and the lowest round, and needs "
+			       "rounds >= 3",
+			    e->id);
+	{
+		char items[256];
+
+		snprintf(items, sizeof(items), "%s", e->suites);
+		for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
+			if (!lab_item_suite(trim(it)))
+				return fail(p, "[experiment %s]: suites: '%s' is no suite or SUITE.TEST of vmbench", e->id,
+					    trim(it));
+	}
+	for (size_t i = 0; i < e->ncolumns; i++)
+		if (!suites_run(e->suites, e->columns[i].test)) {
+			p->line = e->columns[i].line;
+			return fail(p, "column: %s is not among the experiment's suites (%s)", e->columns[i].test,
+				    e->suites);
+		}
+	p->line = e->line;
+	r = lab_matrix_parse(e->matrix, &m, err, sizeof(err));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return fail(p, "[experiment %s]: matrix: %s", e->id, err);
+	e->nconfigs = m.n;
+	if (*e->rows && !(m.given & (1u << lab_key_find(e->rows))))
+		r = fail(p, "[experiment %s]: rows = %s, a key the matrix does not give", e->id, e->rows);
+	if (!r && strcmp(e->baseline, "host") && strcmp(e->baseline, "none"))
+		r = side_check(p, &m, e->baseline, "baseline");
+	for (size_t i = 0; !r && i < e->nexpect; i++) {
+		p->line = e->expect[i].line;
+		r = side_check(p, &m, e->expect[i].a, "expect: the side");
+		if (!r)
+			r = side_check(p, &m, e->expect[i].b, "expect: the side");
+	}
+	lab_matrix_release(&m);
+	return r;
+}
+
+void study_release(struct study *s)
+{
+	for (size_t i = 0; i < s->nexp; i++) {
+		strv_clear(&s->exp[i].options);
+		strv_clear(&s->exp[i].stand_in);
+		strv_clear(&s->exp[i].published);
+	}
+	s->nexp = 0;
+}
+
+static void name_of(const char *path, char *out, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+
+	b = b ? b + 1 : path;
+	n = strlen(b);
+	if (n > 6 && !strcmp(b + n - 6, ".study"))
+		n -= 6;
+	snprintf(out, len, "%.*s", (int)n, b);
+}
+
+int study_parse(const char *text, size_t len, const char *name, struct study *s, char *err, size_t errlen)
+{
+	struct parser p = { .name = name, .err = err, .errlen = errlen };
+	enum section sec = SEC_NONE;
+	struct seen seen = { 0 };
+	char line[STUDY_MAX_LINE + 2];
+	size_t at = 0;
+	int r = 0;
+
+	memset(s, 0, sizeof(*s));
+	name_of(name, s->name, sizeof(s->name));
+	while (at < len && !r) {
+		size_t n = 0;
+		char *l, *eq, *key, *value;
+
+		p.line++;
+		while (at < len && text[at] != '\n') {
+			if (text[at] == '\0') {
+				r = fail(&p, "a NUL byte: a study file is text");
+				break;
+			}
+			if (n == STUDY_MAX_LINE) {
+				r = fail(&p, "a line longer than %d bytes", STUDY_MAX_LINE);
+				break;
+			}
+			line[n++] = text[at++];
+		}
+		if (r)
+			break;
+		at++; /* the newline */
+		line[n] = '\0';
+		l = trim(line);
+		if (!*l || *l == '#' || *l == ';')
+			continue;
+		if (*l == '[') {
+			char *end = strchr(l, ']');
+
+			if (!end || end[1])
+				r = fail(&p, "a section is [study] or [experiment ID], alone on its line");
+			else if (sec == SEC_EXPERIMENT) {
+				unsigned here = p.line;
+
+				r = exp_finish(&p, &s->exp[s->nexp - 1]);
+				p.line = here;
+			}
+			if (r)
+				break;
+			*end = '\0';
+			l = trim(l + 1);
+			seen.bits = 0;
+			if (!strcmp(l, "study")) {
+				if (sec != SEC_NONE)
+					r = fail(&p, "[study] comes once, first");
+				sec = SEC_STUDY;
+			} else if (!strncmp(l, "experiment", 10) && (l[10] == ' ' || l[10] == '\t')) {
+				char *id = trim(l + 11);
+				struct study_experiment *e;
+
+				if (sec == SEC_NONE)
+					r = fail(&p, "the file begins with [study]");
+				else if (!ident_ok(id, sizeof(e->id) - 1))
+					r = fail(&p, "experiment '%s': an id is 1 to 32 of a-z, 0-9, '.', '_', '-', "
+						     "beginning with a letter or a digit",
+						 id);
+				else if (s->nexp == STUDY_MAX_EXPERIMENTS)
+					r = fail(&p, "more than %d experiments", STUDY_MAX_EXPERIMENTS);
+				for (size_t i = 0; !r && i < s->nexp; i++)
+					if (!strcmp(s->exp[i].id, id))
+						r = fail(&p, "experiment %s twice (line %u first)", id, s->exp[i].line);
+				if (r)
+					break;
+				e = &s->exp[s->nexp++];
+				snprintf(e->id, sizeof(e->id), "%s", id);
+				e->line = p.line;
+				sec = SEC_EXPERIMENT;
+			} else {
+				r = fail(&p, "unknown section [%s] ([study], [experiment ID])", l);
+			}
+			continue;
+		}
+		eq = strchr(l, '=');
+		if (!eq) {
+			r = fail(&p, "expected KEY = VALUE, a [section], or a # comment");
+			break;
+		}
+		*eq = '\0';
+		key = trim(l);
+		value = trim(eq + 1);
+		if (!*key) {
+			r = fail(&p, "a line with no key before '='");
+			break;
+		}
+		if (!*value) {
+			r = fail(&p, "%s has no value", key);
+			break;
+		}
+		if (sec == SEC_NONE)
+			r = fail(&p, "'%s' before any section: the file begins with [study]", key);
+		else if (sec == SEC_STUDY)
+			r = study_key(&p, s, &seen, key, value);
+		else
+			r = exp_key(&p, &s->exp[s->nexp - 1], &seen, key, value);
+	}
+	if (!r && sec == SEC_EXPERIMENT)
+		r = exp_finish(&p, &s->exp[s->nexp - 1]);
+	if (!r) {
+		p.line = 1;
+		if (sec == SEC_NONE)
+			r = fail(&p, "no [study] section: not a study file");
+		else if (!s->format)
+			r = fail(&p, "[study] has no format (format = %d)", STUDY_FORMAT);
+		else if (!*s->title)
+			r = fail(&p, "[study] has no title");
+		else if (!*s->source)
+			r = fail(&p, "[study] has no source (where the study was published)");
+		else if (!s->nexp)
+			r = fail(&p, "no [experiment ID] section");
+	}
+	if (r)
+		study_release(s);
+	return r;
+}
+
+int study_load(const char *path, struct study *s, char *err, size_t errlen)
+{
+	char *buf = malloc(STUDY_MAX_BYTES + 1);
+	size_t len = 0;
+	int fd, r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		free(buf);
+		return r;
+	}
+	/* one byte more than a study may have tells a larger file */
+	while (len <= STUDY_MAX_BYTES) {
+		ssize_t k = read(fd, buf + len, STUDY_MAX_BYTES + 1 - len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(-r));
+			break;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	close(fd);
+	if (!r && len > STUDY_MAX_BYTES) {
+		snprintf(err, errlen, "%s: larger than %d bytes: not a study file", path, STUDY_MAX_BYTES);
+		r = -EINVAL;
+	}
+	if (!r)
+		r = study_parse(buf, len, path, s, err, errlen);
+	free(buf);
+	return r;
+}

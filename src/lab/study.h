@@ -1,0 +1,108 @@
+/* A study file: a published comparison written as experiments the lab can
+ * run, in the form fio's job files taught this audience: sections in
+ * brackets, KEY = VALUE lines, # or ; comments. docs/study-format.md is
+ * the reference; studies/ holds the shipped ones.
+ *
+ *   [study]                 format = 1, title, source, description
+ *   [experiment ID]         one of the study's tables: what lab run boots
+ *                           (matrix, suites, option, rounds, boots,
+ *                           baseline), what stands in for what (stand-in),
+ *                           the table to draw (rows, column, statistic),
+ *                           the study's figures (published) and its
+ *                           conclusion in direction (conclusion, expect);
+ *                           or not-run, with why no QEMU lab can.
+ *
+ * study_parse() checks everything that needs no machine: every key, every
+ * number, the matrix, the suites and the tests the columns and
+ * expectations name, and that what they name is in the experiment; each
+ * error names the file's line. */
+#ifndef VMB_LAB_STUDY_H
+#define VMB_LAB_STUDY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/util.h"
+
+#define STUDY_FORMAT 1
+#define STUDY_MAX_EXPERIMENTS 32
+#define STUDY_MAX_COLUMNS 16
+#define STUDY_MAX_EXPECT 8
+#define STUDY_MAX_LINE 4096
+#define STUDY_MAX_BYTES (1 << 20)
+
+enum study_stat {
+	STUDY_MEAN,    /* the mean of the rounds' figures */
+	STUDY_TRIMMED, /* the mean without the highest and the lowest (Study 1: 10 runs, 8 kept) */
+	STUDY_MEDIAN,
+};
+
+/* A column of an experiment's table: a metric of a test, shown in unit
+ * (a unit of the same dimension as the metric's, converted; "" its own)
+ * under heading, of the cases whose parameters are at. */
+struct study_column {
+	char test[64];    /* "disk.randread" */
+	char metric[64];  /* "iops", or a latency metric's percentile "latency.p99" */
+	char at[96];      /* the case's parameters, "iodepth=32,threads=1"; "": every case */
+	char unit[16];    /* "KB/s", or "" */
+	char heading[96]; /* "" : TEST METRIC */
+	unsigned line;
+};
+
+/* The study's conclusion in direction: on column col (named by its heading
+ * or TEST METRIC [at PARAMS]; a heading has no ':'), the configurations
+ * that a's pairs select are better (higher: more; lower: less) than b's. */
+struct study_expect {
+	unsigned col;   /* index into columns */
+	bool higher;    /* a > b; else a < b */
+	char a[96], b[96];
+	unsigned line;
+};
+
+struct study_experiment {
+	char id[33];
+	char title[256];
+	char not_run[512]; /* "": it runs */
+	char matrix[512];
+	char suites[256];
+	struct strv options;  /* lab run's option words, as given */
+	unsigned rounds, boots;
+	char baseline[96];    /* host, none, or KEY=VALUE[,...] */
+	char rows[32];        /* the matrix key whose values name the rows; "" : the configurations' names */
+	enum study_stat stat;
+	struct strv stand_in; /* which QEMU model stands in for which device */
+	struct strv published; /* "ROW | HEADING | FIGURE" lines */
+	char conclusion[512];
+	struct study_column columns[STUDY_MAX_COLUMNS];
+	size_t ncolumns;
+	struct study_expect expect[STUDY_MAX_EXPECT];
+	size_t nexpect;
+	size_t nconfigs; /* of the matrix (0 when not run) */
+	unsigned line;   /* of its header */
+};
+
+struct study {
+	char name[64]; /* the file's base name without .study */
+	unsigned format;
+	char title[256];
+	char source[512];
+	char description[2048];
+	struct study_experiment exp[STUDY_MAX_EXPERIMENTS];
+	size_t nexp;
+};
+
+/* Parse a study's text (len bytes, not NUL-terminated necessarily); name
+ * is its file name, for messages and s->name. 0, or -EINVAL with err
+ * "NAME:LINE: what is wrong", -ENOMEM. s is released either way on
+ * failure. */
+int study_parse(const char *text, size_t len, const char *name, struct study *s, char *err, size_t errlen);
+/* Read and parse a file (at most STUDY_MAX_BYTES). */
+int study_load(const char *path, struct study *s, char *err, size_t errlen);
+void study_release(struct study *s);
+
+const char *study_stat_name(enum study_stat st);
+/* The factor from unit from to unit to (same dimension: times, byte rates,
+ * counts per second); 0 when they do not convert. */
+double study_unit_factor(const char *from, const char *to);
+
+#endif

@@ -1,0 +1,145 @@
+#!/bin/sh
+# vmbench lab study: the shipped studies list and plan (every file of
+# studies/ parses, and lab run's own parser takes every experiment's
+# options), --quick shortens the plan, and a bad study file or command is
+# refused with the file's line and exit 2, before anything runs.
+. "$(dirname "$0")/lib.sh"
+
+export VMBENCH_STUDIES="$SRC/studies"
+expect 0 "lab study --list" "$VMB" lab study --list
+nstudies=$(ls "$SRC"/studies/*.study | wc -l)
+check "--list shows every shipped study ($nstudies)" test "$(grep -c "experiments, " "$T/out")" -eq "$nstudies"
+has "$T/out" "vbox-storage     VirtualBox storage controllers" "with its name and title"
+has "$T/out" "'vmbench lab study vbox-storage --plan'" "and how to plan it"
+
+for f in "$SRC"/studies/*.study; do
+	name=$(basename "$f" .study)
+	expect 0 "lab study $name --plan: it parses, and lab run takes every experiment's options" \
+		"$VMB" lab study "$name" --plan
+	has "$T/out" "in all: " "$name: the plan ends with the boots and the time in all"
+	check "$name: every experiment is planned or listed as not run, with why" python3 - "$f" "$T/out" <<'PY'
+import re, sys
+ids = re.findall(r"^\[experiment ([^\]]+)\]", open(sys.argv[1]).read(), re.M)
+out = open(sys.argv[2]).read()
+for i in ids:
+    m = re.search(r"^\[experiment " + re.escape(i) + r"\] .*\n(.*)", out, re.M)
+    assert m, i
+    assert re.match(r"  (not run: .+|\d+ configurations? x \d+ rounds? x \d+ boots? = \d+ boots?)", m.group(1)), m.group(1)
+PY
+done
+
+# the same study by its path, and --quick's shorter plan
+expect 0 "lab study FILE --plan (a path)" "$VMB" lab study "$SRC/studies/vbox-storage.study" --plan
+cp "$T/out" "$T/full"
+expect 0 "lab study NAME --plan --quick" "$VMB" lab study vbox-storage --plan --quick
+check "--quick's plan is shorter than the full one" python3 - "$T/full" "$T/out" <<'PY'
+import re, sys
+def secs(path):
+    m = re.search(r"in all: \d+ boots, (\d+) (s|min) to", open(path).read())
+    return int(m.group(1)) * (60 if m.group(2) == "min" else 1)
+assert secs(sys.argv[2]) < secs(sys.argv[1]), (secs(sys.argv[2]), secs(sys.argv[1]))
+PY
+
+# refusals: exit 2, the line named, nothing run
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s\n' \
+	> "$T/bad.study"
+expect 2 "a study with a bad matrix" "$VMB" lab study "$T/bad.study" --plan
+has "$T/err" "bad.study:5: [experiment a]: matrix: " "names the experiment's line"
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = disk\noption = --disk.dir /tmp\ncolumn = disk.randread iops\n' \
+	> "$T/opt.study"
+expect 2 "an option lab run refuses" "$VMB" lab study "$T/opt.study" --plan
+has "$T/err" "--disk.dir" "lab run's own message"
+has "$T/err" "opt.study:6: [experiment a]: lab run refuses its options" "and the experiment's line"
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --cpu.max-prime 1\ncolumn = cpu.prime events_per_s\n' \
+	> "$T/range.study"
+expect 2 "an option's value out of range" "$VMB" lab study "$T/range.study" --plan
+has "$T/err" "--cpu.max-prime: '1' is out of range" "lab run's own range check"
+expect 2 "a study that does not exist" "$VMB" lab study no-such-study --plan
+has "$T/err" "studies/no-such-study.study: No such file or directory" "names where it looked"
+expect 2 "lab study without a study" "$VMB" lab study --plan
+has "$T/err" "lab study needs a study" "says what it needs"
+expect 2 "--list with a study" "$VMB" lab study vbox-storage --list
+expect 2 "a run of a study lab run would refuse: stopped at the plan" "$VMB" lab study "$T/opt.study" --db "$T/none.db"
+check "before anything ran or was stored" test ! -e "$T/none.db"
+expect 2 "--plan is lab study's" "$VMB" lab run --matrix accel=tcg --plan
+has "$T/err" "--plan is an option of 'lab study'" "says whose"
+expect 2 "lab study --time: the study says how each experiment measures" "$VMB" lab study vbox-storage --plan --time 3
+has "$T/err" "--time is an option of 'lab run'" "says so"
+expect 2 "lab study --rounds: the study's" "$VMB" lab study vbox-storage --plan --rounds 3
+expect 1 "--list where no studies are" env VMBENCH_STUDIES="$T/none" "$VMB" lab study --list
+has "$T/err" "$T/none" "names the directory"
+
+# One small study end to end: the host against one TCG guest, two rounds
+# (two boots, about 20 s): plain build only, as the other guest tests
+if [ "${3:-all}" != all ]; then
+	skip "a study run end to end" "this build boots no guest (the ASan build; the plain build's run boots one)"
+elif [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [ "$(uname -m)" != x86_64 ]; then
+	skip "a study run end to end" "needs busybox-static and qemu-system-x86_64 on an x86_64 host (scripts/deps.sh test)"
+else
+	export TMPDIR="$T/tmp"
+	mkdir -p "$TMPDIR" "$T/w"
+	cat > "$T/tiny.study" <<'STUDY'
+[study]
+format = 1
+title = Tiny <study> & the host against a TCG guest
+source = vmbench's own test (tests/cli/study.sh)
+[experiment cpu]
+title = cpu.prime on the host and in a TCG guest
+matrix = accel=tcg
+suites = cpu.prime
+option = --time 0.1
+option = --repeat 2
+option = --warmup 0
+option = --threads 1
+option = --cpu.max-prime 2000
+rounds = 2
+column = cpu.prime events_per_s at threads=1 | events/s
+column = cpu.prime latency.p99 in us | p99 us
+published = host | events/s | 1,000,000
+conclusion = The host is faster than its emulation.
+expect = events/s: host > accel=tcg
+[experiment gone]
+title = not here
+not-run = needs <hardware>
+STUDY
+	expect 0 "lab study: a study of two experiments, one run, one not" sh -c 'cd "$1" && shift && exec "$@"' sh \
+		"$T/w" "$VMB" lab study "$T/tiny.study" --quick --cache "$SRC/build-lab-cache" --image-dir "$T/imgs" \
+		--db "$T/study.db"
+	has "$T/out" "== [experiment cpu] cpu.prime on the host and in a TCG guest" "the experiment's table"
+	check "a row per configuration, a figure per column, events in events/s and p99 in us" python3 - "$T/out" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+rows = {m.group(1): m.group(2).split() for m in re.finditer(r"^  (host|accel=tcg)\s+([0-9].*)$", out, re.M)}
+assert set(rows) == {"host", "accel=tcg"}, rows
+for name, cells in rows.items():
+    assert cells[1] == "events/s" and float(cells[0]) > 0 and float(cells[2]) > 0, (name, cells)
+assert float(rows["host"][0]) > float(rows["accel=tcg"][0]), rows
+PY
+	has "$T/out" "events/s: the study found host higher than accel=tcg; here host/accel=tcg = " "the verdict, paired by round"
+	has "$T/out" "over 2 rounds" "on the two rounds"
+	has "$T/out" "accel=tcg against host, events/s: " "every cell against the baseline, paired"
+	has "$T/out" "the study's figure: host | events/s | 1,000,000" "the study's figures beside"
+	has "$T/out" "== [experiment gone] not here" "the experiment not run is listed"
+	has "$T/out" "not run: needs <hardware>" "with why"
+	check "the report: new, a section per experiment, every text escaped" python3 - "$T/w" <<'PY'
+import glob, sys
+(path,) = glob.glob(sys.argv[1] + "/vmbench-study-*.html")
+h = open(path).read()
+assert h.count("<section>") == 2, h.count("<section>")
+assert "Tiny &lt;study&gt; &amp; the host" in h and "<study>" not in h
+assert "needs &lt;hardware&gt;" in h
+assert "events/s: the study found host higher than accel=tcg" in h
+PY
+	check "stored: every run with the labels study, experiment and study_run" python3 - "$T/study.db" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")]
+assert len(docs) == 4, len(docs)  # the host and the guest, two rounds each
+for d in docs:
+    l = d["labels"]
+    assert l["study"] == "tiny" and l["experiment"] == "cpu" and l["study_run"].startswith("tiny-"), l
+assert len({d["labels"]["study_run"] for d in docs}) == 1
+assert sorted(d["run_group"]["round"] for d in docs) == [1, 1, 2, 2]
+PY
+	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
+fi
+finish

@@ -1,0 +1,45 @@
+/* Fuzz target: the study file's parser (src/lab/study.c) and what it
+ * promises of what it accepts: every experiment either not run (with why)
+ * or with a matrix, suites, a column, rounds and boots in range, each
+ * expectation on a column that exists; a refusal says why, at a line. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/lab/study.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct study s;
+	char err[1200];
+
+	if (size > STUDY_MAX_BYTES)
+		return 0;
+	if (study_parse((const char *)data, size, "f.study", &s, err, sizeof(err)) < 0) {
+		if (strncmp(err, "f.study:", 8) || s.nexp)
+			abort(); /* a refusal names the line, and keeps nothing */
+		return 0;
+	}
+	if (s.format != STUDY_FORMAT || !*s.title || !*s.source || !s.nexp || s.nexp > STUDY_MAX_EXPERIMENTS)
+		abort();
+	for (size_t i = 0; i < s.nexp; i++) {
+		const struct study_experiment *e = &s.exp[i];
+
+		if (!*e->id || !*e->title || e->rounds < 1 || e->rounds > 100 || e->boots < 1 || e->boots > 100)
+			abort();
+		if (*e->not_run)
+			continue;
+		if (!*e->matrix || !*e->suites || !e->ncolumns || !e->nconfigs)
+			abort();
+		for (size_t k = 0; k < e->nexpect; k++)
+			if (e->expect[k].col >= e->ncolumns || !*e->expect[k].a || !*e->expect[k].b)
+				abort();
+		for (size_t k = 0; k < e->ncolumns; k++)
+			if (*e->columns[k].unit && study_unit_factor(e->columns[k].unit, e->columns[k].unit) != 1)
+				abort();
+	}
+	study_release(&s);
+	return 0;
+}

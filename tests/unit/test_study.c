@@ -1,0 +1,212 @@
+/* The study file's parser: what it keeps, and each error with its line. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "../../src/lab/study.h"
+
+#define HEAD "[study]\nformat = 1\ntitle = T\nsource = S\n"
+#define EXP "[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci\nsuites = disk.randread\n"
+
+static struct study st;
+
+static int parse(const char *text, char *err, size_t len)
+{
+	*err = '\0';
+	return study_parse(text, strlen(text), "x.study", &st, err, len);
+}
+
+static void a_whole_study(void **state)
+{
+	char err[1200];
+	const char *text = "# a comment\n; another\n" HEAD "source = continued\ndescription = D\n\n"
+			   "[experiment qd-1.x]\n"
+			   "title = Random reads\n"
+			   "stand-in = disk=ide for PIIX4\n"
+			   "stand-in = disk=ahci for IntelAhci\n"
+			   "matrix = accel=tcg disk=ide,ahci\n"
+			   "suites = disk.randread,cpu\n"
+			   "option = --disk.iodepth 1,32\n"
+			   "option = --label \"who=a b\"\n"
+			   "rounds = 5\nboots = 2\nstatistic = trimmed\nrows = disk\nbaseline = disk=ide\n"
+			   "column = disk.randread iops at iodepth=32 | QD32\n"
+			   "column = disk.randread latency.p99 in us\n"
+			   "column = cpu.prime events_per_s at threads=1 in 1/s | events\n"
+			   "published = disk=ide | QD32 | 3,214\n"
+			   "conclusion = AHCI is faster.\n"
+			   "expect = QD32: disk=ahci > disk=ide\n"
+			   "expect = disk.randread latency.p99: disk=ahci < host\n"
+			   "[experiment gone]\ntitle = G\nnot-run = needs hardware\n";
+	const struct study_experiment *e;
+
+	(void)state;
+	assert_int_equal(parse(text, err, sizeof(err)), 0);
+	assert_string_equal(st.name, "x");
+	assert_int_equal(st.format, 1);
+	assert_string_equal(st.source, "S continued");
+	assert_int_equal(st.nexp, 2);
+	e = &st.exp[0];
+	assert_string_equal(e->id, "qd-1.x");
+	assert_int_equal(e->line, 10);
+	assert_int_equal(e->nconfigs, 2);
+	assert_int_equal(e->rounds, 5);
+	assert_int_equal(e->boots, 2);
+	assert_int_equal(e->stat, STUDY_TRIMMED);
+	assert_string_equal(e->rows, "disk");
+	assert_int_equal(e->stand_in.n, 2);
+	/* an option's words, a quoted value one word */
+	assert_int_equal(e->options.n, 4);
+	assert_string_equal(e->options.v[0], "--disk.iodepth");
+	assert_string_equal(e->options.v[3], "who=a b");
+	assert_int_equal(e->ncolumns, 3);
+	assert_string_equal(e->columns[0].test, "disk.randread");
+	assert_string_equal(e->columns[0].at, "iodepth=32");
+	assert_string_equal(e->columns[0].heading, "QD32");
+	assert_string_equal(e->columns[1].metric, "latency.p99");
+	assert_string_equal(e->columns[1].unit, "us");
+	assert_string_equal(e->columns[2].at, "threads=1");
+	assert_string_equal(e->columns[2].unit, "1/s");
+	assert_int_equal(e->nexpect, 2);
+	assert_int_equal(e->expect[0].col, 0);
+	assert_true(e->expect[0].higher);
+	assert_string_equal(e->expect[0].a, "disk=ahci");
+	assert_int_equal(e->expect[1].col, 1);
+	assert_false(e->expect[1].higher);
+	assert_string_equal(e->expect[1].b, "host");
+	assert_string_equal(st.exp[1].not_run, "needs hardware");
+	/* defaults */
+	assert_int_equal(st.exp[1].rounds, 3);
+	assert_string_equal(st.exp[1].baseline, "host");
+	study_release(&st);
+}
+
+static void errors_name_the_line(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "title = T\n", "x.study:1: 'title' before any section" },
+		{ "[study]\ntitle = T\nsource = S\n" EXP "column = disk.randread iops\n", "x.study:1: [study] has no format" },
+		{ "[study]\nformat = 2\n", "x.study:2: format 2 is newer than this vmbench reads (1)" },
+		{ HEAD "colour = red\n", "x.study:5: unknown key 'colour' in [study]" },
+		{ HEAD "[experiment a]\ntitle = A\ntitle = B\n", "x.study:7: title given twice" },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix\n", "x.study:7: expected KEY = VALUE" },
+		{ HEAD "[experiment a]\ntitle =\n", "x.study:6: title has no value" },
+		{ HEAD "[experiment A!]\n", "x.study:5: experiment 'A!': an id is" },
+		{ HEAD "[experiment a]\ntitle = A\nnot-run = x\n[experiment a]\n", "x.study:8: experiment a twice (line 5 first)" },
+		{ HEAD "[experimental]\n", "x.study:5: unknown section [experimental]" },
+		{ HEAD "[study]\n", "x.study:5: [study] comes once, first" },
+		{ HEAD EXP "column = disk.randread iops\nrounds = 0\n", "x.study:10: rounds = '0': expected a whole number" },
+		{ HEAD EXP "column = disk.randwrite iops\n", "x.study:9: column: disk.randwrite is not among the experiment's suites" },
+		{ HEAD EXP "column = disk.nothing iops\n", "x.study:9: column: 'disk.nothing' is no test" },
+		{ HEAD EXP "column = disk.randread IOPS\n", "x.study:9: column: 'IOPS' is no metric name" },
+		{ HEAD EXP "column = disk.randread latency.p98\n", "x.study:9: column: 'latency.p98' is no metric name" },
+		{ HEAD EXP "column = disk.randread latency.max\n", "x.study:9: column: 'latency.max' is no metric name" },
+		{ HEAD EXP "column = disk.randread iops in furlongs\n", "x.study:9: column: unknown unit 'furlongs'" },
+		{ HEAD EXP "column = disk.randread iops at iodepth\n", "x.study:9: column: at 'iodepth': the case's parameters" },
+		{ HEAD EXP "column = disk.randread iops by x\n", "x.study:9: column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING]: 'by'" },
+		{ HEAD EXP "column = disk.randread iops | a: b\n", "x.study:9: a heading without ':'" },
+		{ HEAD EXP "column = disk.randread iops\nexpect = iops: disk=ahci > disk=ide\n", "x.study:10: expect: 'iops' is no column" },
+		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=ahci >> disk=ide\n", "x.study:10: expect: one '>' or '<'" },
+		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=nvme > disk=ide\n", "x.study:10: expect: the side 'disk=nvme' selects no configuration" },
+		{ HEAD EXP "column = disk.randread iops\nbaseline = disk=lsi\n", "x.study:5: baseline 'disk=lsi' selects no configuration" },
+		{ HEAD EXP "column = disk.randread iops\nrows = smp\n", "x.study:5: [experiment a]: rows = smp, a key the matrix does not give" },
+		{ HEAD EXP "column = disk.randread iops\nrows = colour\n", "x.study:10: rows = 'colour': no matrix key" },
+		{ HEAD EXP "column = disk.randread iops\nstatistic = trimmed\nrounds = 2\n", "x.study:5: [experiment a]: statistic = trimmed" },
+		{ HEAD EXP "column = disk.randread iops\noption = disk.bs 4k\n", "x.study:10: option = --NAME [VALUE]" },
+		{ HEAD EXP "column = disk.randread iops\noption = --label \"a\n", "x.study:10: a quote that does not close" },
+		{ HEAD EXP "column = disk.randread iops\npublished = a | b\n", "x.study:10: published = ROW | HEADING | FIGURE" },
+		{ HEAD EXP, "x.study:5: [experiment a] has no column" },
+		{ HEAD "[experiment a]\ntitle = A\nsuites = cpu\n", "x.study:5: [experiment a] has no matrix" },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = disk=floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s\n", "x.study:5: [experiment a]: matrix: " },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu,gpu\ncolumn = cpu.prime events_per_s\n", "x.study:5: [experiment a]: suites: 'gpu' is no suite" },
+		{ HEAD, "x.study:1: no [experiment ID] section" },
+		{ "", "x.study:1: no [study] section" },
+	};
+	char err[1200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = parse(bad[i].text, err, sizeof(err));
+
+		if (r != -EINVAL || strncmp(err, bad[i].want, strlen(bad[i].want)))
+			fail_msg("case %zu: got %d '%s', expected '%s'", i, r, err, bad[i].want);
+		assert_int_equal(st.nexp, 0); /* released */
+	}
+}
+
+static void hostile_bytes(void **state)
+{
+	char err[1200], *big = malloc(STUDY_MAX_LINE + 64);
+	const char nul[] = "[study]\nformat = 1\0\n";
+
+	(void)state;
+	assert_int_equal(study_parse(nul, sizeof(nul) - 1, "x.study", &st, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "x.study:2: a NUL byte: a study file is text");
+	assert_non_null(big);
+	memset(big, 'a', STUDY_MAX_LINE + 10);
+	big[STUDY_MAX_LINE + 10] = '\0';
+	assert_int_equal(parse(big, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "x.study:1: a line longer than 4096 bytes");
+	free(big);
+	/* CRLF line ends are text too */
+	assert_int_equal(parse("[study]\r\nformat = 1\r\ntitle = T\r\nsource = S\r\n[experiment a]\r\ntitle = A\r\n"
+			       "not-run = why\r\n",
+			       err, sizeof(err)),
+			 0);
+	assert_string_equal(st.exp[0].not_run, "why");
+	study_release(&st);
+}
+
+static void units(void **state)
+{
+	(void)state;
+	assert_close(study_unit_factor("MB/s", "KB/s"), 1000, 1e-9);
+	assert_close(study_unit_factor("ns", "us"), 1e-3, 1e-15);
+	assert_close(study_unit_factor("s", "ms"), 1000, 1e-9);
+	assert_close(study_unit_factor("Mbit/s", "Gbit/s"), 1e-3, 1e-15);
+	assert_close(study_unit_factor("MiB/s", "MB/s"), 1.048576, 1e-12);
+	assert_close(study_unit_factor("1/s", "1/s"), 1, 0);
+	assert_true(study_unit_factor("MB/s", "ms") == 0);
+	assert_true(study_unit_factor("GFLOP/s", "MB/s") == 0);
+	assert_true(study_unit_factor("Mbit/s", "MB/s") == 0); /* bits and bytes are kept apart */
+}
+
+/* Every shipped study parses (`make test` plans each in cli-study too). */
+static void shipped_studies(void **state)
+{
+	DIR *d = opendir(STUDIES);
+	struct dirent *de;
+	size_t n = 0;
+	char err[1200], path[4096];
+
+	(void)state;
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len <= 6 || strcmp(de->d_name + len - 6, ".study"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", STUDIES, de->d_name);
+		if (study_load(path, &st, err, sizeof(err)) < 0)
+			fail_msg("%s", err);
+		assert_true(st.nexp > 0);
+		study_release(&st);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_whole_study), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
+		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
