@@ -3,6 +3,7 @@
 #include <linux/magic.h>
 #include <math.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -42,17 +43,22 @@
  * (after QEMU is gone, when the evidence of a failed boot was taken). */
 static volatile pid_t qemu_pids[8];
 static char work_dirs[8][160];
+/* lab contend boots its guests from threads of their own: the table's
+ * writers take turns (a signal handler only reads it) */
+static pthread_mutex_t track_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void lab_track(pid_t pid, const char *dir)
 {
+	(void)pthread_mutex_lock(&track_lock);
 	/* a free slot, or one whose QEMU of this directory was reaped (vmops
 	 * starts a QEMU after another in one work directory) */
 	for (int i = 0; i < 8; i++)
 		if (!qemu_pids[i] && (!work_dirs[i][0] || !strcmp(work_dirs[i], dir))) {
 			qemu_pids[i] = pid;
 			snprintf(work_dirs[i], sizeof(work_dirs[i]), "%s", dir);
-			return;
+			break;
 		}
+	(void)pthread_mutex_unlock(&track_lock);
 }
 
 static void remove_dir(const char *dir)
@@ -95,17 +101,21 @@ bool lab_tracked(pid_t pid)
  * work directory tracked with it stays tracked until it is removed */
 void lab_untrack(pid_t pid)
 {
+	(void)pthread_mutex_lock(&track_lock);
 	for (int i = 0; i < 8; i++)
 		if (pid > 0 && qemu_pids[i] == pid)
 			qemu_pids[i] = 0;
+	(void)pthread_mutex_unlock(&track_lock);
 }
 
 /* The work directory removed, and no longer a signal handler's to remove. */
 static void untrack_dir(const char *dir)
 {
+	(void)pthread_mutex_lock(&track_lock);
 	for (int i = 0; i < 8; i++)
 		if (!strcmp(work_dirs[i], dir))
 			work_dirs[i][0] = '\0';
+	(void)pthread_mutex_unlock(&track_lock);
 	remove_dir(dir);
 }
 
@@ -245,6 +255,9 @@ int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struc
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (out < 0)
 			out = open("/dev/null", O_WRONLY);
+		/* confined before exec: every thread QEMU makes inherits it */
+		if (p->affinity && sched_setaffinity(0, sizeof(*p->affinity), p->affinity) < 0)
+			_exit(LAB_CHILD_FAILED);
 		/* before the back ends: the tap's dup2 onto LAB_TAP_FD must not
 		 * close the log (out may be that number), nor send QEMU's stderr
 		 * into the tap */
@@ -411,7 +424,8 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 				       .disk_cache = c->v[LAB_CACHE], .qmp_socket = b->qmp, .agent_socket = b->agent,
 				       .console_log = b->console, .modules = b->modules,
 				       .fw_vars = b->vars, .overlay = b->overlay, .host_disk = &b->host_disk,
-				       .work_dir = b->dir, .arch = c->v[LAB_ARCH], .share_helper = &b->share_pid };
+				       .work_dir = b->dir, .arch = c->v[LAB_ARCH], .share_helper = &b->share_pid,
+				       .affinity = o->affinity };
 	config_modules(o->image_dir, c, b->modules, sizeof(b->modules));
 	backend_names(o, c, b->paths.backend);
 	b->paths.backend[LAB_DISK] = lab_disk_backend_name(c, o->disk_format);
@@ -1676,4 +1690,93 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 	}
 	*out = doc;
 	return 0;
+}
+
+/* A guest kept booted for lab contend: the boot, checked. */
+struct lab_guest {
+	struct boot b;
+	const struct lab_run_opts *o;
+	const char *scratch;
+};
+
+int lab_guest_start(const struct lab_config *c, const struct lab_run_opts *o, struct lab_guest **out,
+		    struct lab_failure *f, char *err, size_t errlen)
+{
+	struct lab_guest *g = calloc(1, sizeof(*g));
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	if (!g)
+		return errf(err, errlen, -ENOMEM, "out of memory");
+	g->o = o;
+	r = boot_once(c, o, &g->b, err, errlen);
+	if (r == 0 && vmb_stop_requested())
+		r = errf(err, errlen, -EINTR, "interrupted");
+	if (r == 0) {
+		snprintf(g->b.step, sizeof(g->b.step), "find the vCPU threads");
+		r = vcpu_threads(&g->b, false, err, errlen);
+	}
+	if (r == 0) {
+		snprintf(g->b.step, sizeof(g->b.step), "check the guest");
+		r = check_guest(c, &g->b, &g->scratch, err, errlen);
+	}
+	if (r < 0) {
+		boot_kill(&g->b);
+		boot_evidence(&g->b, f);
+		boot_gone(&g->b);
+		free(g);
+		return r;
+	}
+	*out = g;
+	return 0;
+}
+
+pid_t lab_guest_pid(const struct lab_guest *g)
+{
+	return g->b.pid;
+}
+
+const char *lab_guest_qmp(const struct lab_guest *g)
+{
+	return g->b.qmp;
+}
+
+json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item)
+{
+	return item_opts(o, lab_item_suite(item), g->scratch, &g->b.net, NULL, false);
+}
+
+int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, json_t **doc, char *err, size_t errlen)
+{
+	double cpu0[4], cpu1[4];
+	json_t *d = NULL;
+	int r;
+
+	snprintf(g->b.step, sizeof(g->b.step), "run %s", item);
+	qemu_cpu(g->b.pid, cpu0);
+	r = proto_host_run(&g->b.conn, item, opts, g->b.fp, 120000, 3600000, &d);
+	if (r < 0)
+		return errf(err, errlen, r, "%s", g->b.conn.err);
+	qemu_cpu(g->b.pid, cpu1);
+	if (host_cost(d, cpu0, cpu1, g->b.vcpu_threads) < 0) {
+		json_decref(d);
+		return errf(err, errlen, -ENOMEM, "out of memory");
+	}
+	*doc = d;
+	return 0;
+}
+
+int lab_guest_stop(struct lab_guest *g, bool clean, char *err, size_t errlen)
+{
+	int r = 0;
+
+	if (!g)
+		return 0;
+	if (clean)
+		r = shut_down(&g->b, err, errlen);
+	else
+		boot_kill(&g->b);
+	boot_gone(&g->b);
+	free(g);
+	return r;
 }

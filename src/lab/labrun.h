@@ -5,6 +5,7 @@
 #define VMB_LABRUN_H
 
 #include <jansson.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -27,6 +28,7 @@ struct lab_run_opts {
 	int hello_timeout_ms;
 	const struct vmb_opt *run_table; /* `vmbench run`'s options: what the host's net client is checked against */
 	const char *nic_backend;         /* the NIC's back end (a LAB_BACKENDS row); NULL: the first usable */
+	const cpu_set_t *affinity;       /* the host CPUs every QEMU is confined to (lab contend); NULL: any */
 };
 
 /* What a failed configuration leaves beside err's reason: the step that
@@ -98,6 +100,23 @@ struct strv;
  * tracked with its work directory dir (lab_kill_all). */
 int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
 	      const char *dir, pid_t *pid);
+/* One guest booted and kept for a caller that drives it (lab contend
+ * runs several at once): booted, its vCPU threads found, checked, no
+ * suite run. Each call may come from a thread of its own. */
+struct lab_guest;
+int lab_guest_start(const struct lab_config *c, const struct lab_run_opts *o, struct lab_guest **out,
+		    struct lab_failure *f, char *err, size_t errlen);
+pid_t lab_guest_pid(const struct lab_guest *g);
+const char *lab_guest_qmp(const struct lab_guest *g);
+/* The options the guest's RUN of item gets (the lab run's own and what
+ * the lab adds), a new object; NULL: out of memory. */
+json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item);
+/* RUN item with opts and wait for its result (bounded as lab run's), with
+ * QEMU's CPU over it in its notes: *doc, or err. */
+int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, json_t **doc, char *err, size_t errlen);
+/* BYE when clean (else QEMU is killed), QEMU reaped, its files removed, g freed. */
+int lab_guest_stop(struct lab_guest *g, bool clean, char *err, size_t errlen);
+
 /* Kill every QEMU this process started and remove their files (signal-safe). */
 void lab_kill_all(void);
 
