@@ -101,13 +101,19 @@ struct strv;
 int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
 	      const char *dir, pid_t *pid);
 /* One guest booted and kept for a caller that drives it (lab contend
- * runs several at once): booted, its vCPU threads found, checked, no
- * suite run. Each call may come from a thread of its own. */
+ * runs several at once). lab_guest_spawn starts its QEMU, from the thread
+ * that outlives it (QEMU dies with the thread that forked it:
+ * PR_SET_PDEATHSIG); lab_guest_ready, which may run in a thread of its
+ * own, waits for its HELLO, finds its vCPU threads and checks it (f: the
+ * evidence of a failure). No suite is run. lab_guest_stop ends it either way. */
 struct lab_guest;
-int lab_guest_start(const struct lab_config *c, const struct lab_run_opts *o, struct lab_guest **out,
-		    struct lab_failure *f, char *err, size_t errlen);
+int lab_guest_spawn(const struct lab_config *c, const struct lab_run_opts *o, struct lab_guest **out, char *err,
+		    size_t errlen);
+int lab_guest_ready(struct lab_guest *g, struct lab_failure *f, char *err, size_t errlen);
 pid_t lab_guest_pid(const struct lab_guest *g);
 const char *lab_guest_qmp(const struct lab_guest *g);
+/* Its vCPU threads as QMP named them at its start (repeats possible: tcg=single), borrowed. */
+size_t lab_guest_vcpus(const struct lab_guest *g, const int **tids);
 /* The options the guest's RUN of item gets (the lab run's own and what
  * the lab adds), a new object; NULL: out of memory. */
 json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item);
