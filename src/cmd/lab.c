@@ -2021,8 +2021,8 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 				    .disk_size = l.disk_size, .disk_format = optset_str(own, "disk-format"),
 				    .disk_cache = optset_str(own, "disk-cache"),
 				    .hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000),
-				    .run_table = run_opts, .nic_backend = l.nic_be ? l.nic_be->name : NULL,
-				    .affinity = co.host_cpus ? &cpus : NULL };
+				    .run_table = run_opts, .nic_backend = l.nic_be ? l.nic_be->name : NULL };
+	co.affinity = co.host_cpus ? &cpus : NULL;
 	co.c = &c;
 	co.ro = &ro;
 	co.rounds = l.rounds;

@@ -21,6 +21,7 @@
 #include "../core/str.h"
 #include "../core/util.h"
 #include "../suites/contend.h"
+#include "../suites/sched.h"
 #include "../core/banned.h"
 
 const char *const contend_policy_names[CONTEND_NPOLICIES] = { "fair", "weights", "reservation", "rt" };
@@ -130,24 +131,6 @@ int contend_figures(const struct contend_sched *a, const struct contend_sched *b
 	out->delay_ns_per_s = wait / wall_s;
 	out->delay_ns_per_slice = slices > 0 ? wait / slices : NAN;
 	return 0;
-}
-
-double contend_jain(const double *achieved, const double *promised, size_t n)
-{
-	double sum = 0, sq = 0;
-
-	if (n == 0)
-		return NAN;
-	for (size_t i = 0; i < n; i++) {
-		double x;
-
-		if (!(promised[i] > 0) || !isfinite(promised[i]) || !isfinite(achieved[i]) || achieved[i] < 0)
-			return NAN;
-		x = achieved[i] / promised[i];
-		sum += x;
-		sq += x * x;
-	}
-	return sq > 0 ? sum * sum / ((double)n * sq) : NAN;
 }
 
 /* ---- the run ---- */
@@ -339,6 +322,35 @@ static size_t all_tids(pid_t pid, int *tids, size_t max)
 	return n;
 }
 
+/* Every thread of QEMU pid confined to the host CPUs given, after its
+ * boot: a thread it makes later inherits that from the thread that makes
+ * it. A pass that finds a thread not yet confined (one started meanwhile)
+ * is followed by another, at most 5. */
+static int confine(pid_t pid, const cpu_set_t *cpus)
+{
+	int tids[CONTEND_MAX_TIDS];
+
+	for (int pass = 0; pass < 5; pass++) {
+		size_t n = all_tids(pid, tids, CONTEND_MAX_TIDS);
+		bool changed = false;
+
+		if (n == 0)
+			return -ESRCH;
+		for (size_t i = 0; i < n; i++) {
+			cpu_set_t now;
+
+			if (sched_getaffinity(tids[i], sizeof(now), &now) == 0 && CPU_EQUAL(&now, cpus))
+				continue;
+			if (sched_setaffinity(tids[i], sizeof(*cpus), cpus) < 0 && errno != ESRCH)
+				return -errno;
+			changed = true;
+		}
+		if (!changed)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
 /* The vCPU threads' schedstat, summed; -EINVAL when one cannot be read. */
 static int sample(const struct guest *g, struct contend_sched *sum)
 {
@@ -390,7 +402,20 @@ static void *run_thread(void *arg)
 	return NULL;
 }
 
-/* guest 1's threads (its vCPUs, or all) at SCHED_FIFO prio, or back to SCHED_OTHER (prio 0) */
+/* guest 1's threads real-time at prio, or back to SCHED_OTHER (prio 0):
+ * its vCPU threads at prio, and with --rt-threads all every other thread
+ * of its QEMU one above (the main loop that runs the guest's timers under
+ * TCG and kicks the vCPU must preempt a vCPU that spins, or the guest's
+ * timer interrupts wait for the vCPU to block: at one priority, SCHED_FIFO
+ * never takes the CPU from a running thread). */
+static bool is_vcpu(const struct guest *g, int tid)
+{
+	for (size_t i = 0; i < g->nvcpu; i++)
+		if (g->vcpu[i] == tid)
+			return true;
+	return false;
+}
+
 static int set_rt(struct contend *x, unsigned prio)
 {
 	struct guest *g = &x->gs[0];
@@ -404,7 +429,7 @@ static int set_rt(struct contend *x, unsigned prio)
 		t = all;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct sched_param sp = { .sched_priority = (int)prio };
+		struct sched_param sp = { .sched_priority = (int)(prio && !is_vcpu(g, t[i]) && prio < 99 ? prio + 1 : prio) };
 
 		if (sched_setscheduler(t[i], prio ? SCHED_FIFO : SCHED_OTHER, &sp) < 0 && r == 0 && errno != ESRCH)
 			r = -errno;
@@ -606,7 +631,7 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 				measured = false;
 			got[i] = r == 0 && measured ? f[i].share_pct : NAN;
 		}
-		jain = measured ? contend_jain(got, promised, n) : NAN;
+		jain = measured ? sched_jain(got, promised, n) : NAN;
 		for (unsigned i = 0; i < n && r == 0; i++) {
 			struct guest *g = &x->gs[i];
 			struct contend_figures none = { NAN, NAN, NAN };
@@ -648,7 +673,11 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 			if (r == 0 && vmb_params_add(&g->s->notes, &g->s->nnotes, "guests", v) < 0)
 				r = -ENOMEM;
 			if (r == 0 && p == CONTEND_RT) {
-				snprintf(v, sizeof(v), "SCHED_FIFO %u, %s", o->rt_priority, o->rt_all ? "all threads" : "vCPU threads");
+				if (o->rt_all)
+					snprintf(v, sizeof(v), "SCHED_FIFO: vCPU threads %u, QEMU's other threads %u", o->rt_priority,
+						 o->rt_priority < 99 ? o->rt_priority + 1 : 99);
+				else
+					snprintf(v, sizeof(v), "SCHED_FIFO %u: vCPU threads only", o->rt_priority);
 				if (vmb_params_add(&g->s->notes, &g->s->nnotes, "rt", i == 0 ? v : "SCHED_OTHER") < 0)
 					r = -ENOMEM;
 			}
@@ -740,7 +769,10 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	for (unsigned i = 0; i < n && r == 0; i++) {
 		x->gs[i].pid = lab_guest_pid(x->gs[i].g);
 		vcpus_of(&x->gs[i]);
-		if (x->groups && attach(x, i, x->gs[i].pid) < 0) {
+		if (o->affinity && confine(x->gs[i].pid, o->affinity) < 0)
+			r = errf(err, errlen, -EIO, "guest %u: its QEMU's threads could not be confined to --host-cpus %s",
+				 i + 1, o->host_cpus ? o->host_cpus : "");
+		if (r == 0 && x->groups && attach(x, i, x->gs[i].pid) < 0) {
 			skip_all(x, "a QEMU could not be moved into its guest's cgroup");
 			log_info("every policy skipped: a QEMU could not be moved into its guest's cgroup");
 		}

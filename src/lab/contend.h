@@ -10,6 +10,7 @@
 #define VMB_LAB_CONTEND_H
 
 #include <jansson.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -64,15 +65,15 @@ struct contend_figures {
 int contend_figures(const struct contend_sched *a, const struct contend_sched *b, double wall_s, unsigned ncpus,
 		    struct contend_figures *out);
 
-/* Jain's fairness index (sum x)^2 / (n sum x^2) of x_i = achieved_i /
- * promised_i: 1 fair, 1/n one takes all; NaN when undefined (n 0, a
- * promise not positive, a value not finite, every x 0). */
-double contend_jain(const double *achieved, const double *promised, size_t n);
+/* Jain's fairness index across the guests is sched.fairness's, sched_jain(). */
 
 /* The run. */
 struct contend_opts {
 	const struct lab_config *c;
-	const struct lab_run_opts *ro; /* image, suites, run options, affinity (the host CPUs given) */
+	const struct lab_run_opts *ro; /* image, suites, run options */
+	/* the host CPUs every QEMU is confined to once its guest said HELLO
+	 * (the boot, not measured, is faster on every CPU); NULL: any */
+	const cpu_set_t *affinity;
 	struct contend_spec spec;
 	bool policy[CONTEND_NPOLICIES]; /* asked */
 	unsigned loads[CONTEND_MAX_LOADS], nloads;

@@ -255,9 +255,6 @@ int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struc
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (out < 0)
 			out = open("/dev/null", O_WRONLY);
-		/* confined before exec: every thread QEMU makes inherits it */
-		if (p->affinity && sched_setaffinity(0, sizeof(*p->affinity), p->affinity) < 0)
-			_exit(LAB_CHILD_FAILED);
 		/* before the back ends: the tap's dup2 onto LAB_TAP_FD must not
 		 * close the log (out may be that number), nor send QEMU's stderr
 		 * into the tap */
@@ -424,8 +421,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 				       .disk_cache = c->v[LAB_CACHE], .qmp_socket = b->qmp, .agent_socket = b->agent,
 				       .console_log = b->console, .modules = b->modules,
 				       .fw_vars = b->vars, .overlay = b->overlay, .host_disk = &b->host_disk,
-				       .work_dir = b->dir, .arch = c->v[LAB_ARCH], .share_helper = &b->share_pid,
-				       .affinity = o->affinity };
+				       .work_dir = b->dir, .arch = c->v[LAB_ARCH], .share_helper = &b->share_pid };
 	config_modules(o->image_dir, c, b->modules, sizeof(b->modules));
 	backend_names(o, c, b->paths.backend);
 	b->paths.backend[LAB_DISK] = lab_disk_backend_name(c, o->disk_format);

@@ -5,7 +5,6 @@
 #define VMB_LABRUN_H
 
 #include <jansson.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -28,7 +27,6 @@ struct lab_run_opts {
 	int hello_timeout_ms;
 	const struct vmb_opt *run_table; /* `vmbench run`'s options: what the host's net client is checked against */
 	const char *nic_backend;         /* the NIC's back end (a LAB_BACKENDS row); NULL: the first usable */
-	const cpu_set_t *affinity;       /* the host CPUs every QEMU is confined to (lab contend); NULL: any */
 };
 
 /* What a failed configuration leaves beside err's reason: the step that

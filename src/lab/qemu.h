@@ -23,7 +23,6 @@
 #ifndef VMB_QEMU_H
 #define VMB_QEMU_H
 
-#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -98,7 +97,6 @@ struct lab_paths {
 	const char *work_dir;            /* the boot's own directory: a share's files go in it */
 	const char *arch;                /* the guest's: which QEMU a back end asks what it has */
 	pid_t *share_helper;             /* where a share back end keeps its process (virtiofsd), 0: none */
-	const cpu_set_t *affinity;       /* the host CPUs QEMU (every thread of it) may run on; NULL: any */
 };
 
 struct lab_args; /* the command line being built, behind one error check */
