@@ -76,7 +76,9 @@ const struct vmb_opt lab_opts[] = {
 		  "the values; several such products joined by | are measured one after the other, e.g. \"disk=ide,nvme "
 		  "| nic=e1000\" (a configuration twice is refused). " LAB_MATRIX_HELP },
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
-	  .help = "run: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot)" },
+	  .help = "run, contend: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot); "
+		  "contend's default is the study's composite load and latency probe, "
+		  "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup" },
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
 	/* how each guest and the host measure: `vmbench run`'s rows, passed to both */
 	RUN_MEASURE_OPTS,
@@ -1804,6 +1806,8 @@ out:
 	return ret;
 }
 
+#define LAB_CONTEND_SUITES "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup"
+
 /* lab contend's options that lab run does not take, and lab run's that
  * lab contend does not */
 static const char *const lab_contend_only[] = { "guests", "policy", "shares", "reserve", "load", "host-cpus",
@@ -1884,8 +1888,9 @@ static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, un
 static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
 			   const char *cache)
 {
+	/* the study's composite load and its latency probe, unless --suites names others */
 	struct lab l = { .own = own, .cache = cache, .image_dir = optset_str(own, "image-dir"),
-			 .suites = optset_str(own, "suites") };
+			 .suites = optset_get(own, "suites")->set ? optset_str(own, "suites") : LAB_CONTEND_SUITES };
 	struct lab_matrix m = { 0 };
 	struct contend_opts co = { .rt_priority = (unsigned)optset_int(own, "rt-priority"),
 				   .rt_all = !strcmp(optset_str(own, "rt-threads"), "all") };
@@ -1988,6 +1993,18 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	co.spec.ncpus = (unsigned)CPU_COUNT(&cpus);
 	if (co.spec.ncpus < 1)
 		co.spec.ncpus = 1;
+	if (optset_str(own, "matrix")) {
+		/* one configuration, said before the store is opened (lab_prepare) */
+		struct lab_matrix one = { 0 };
+
+		if (lab_matrix_parse(optset_str(own, "matrix"), &one, err, sizeof(err)) == 0 && one.n != 1) {
+			ret = cmd_usage_error(self, "lab contend boots --guests of one configuration, and --matrix has %zu; "
+					      "give one value per key", one.n);
+			lab_matrix_release(&one);
+			goto out;
+		}
+		lab_matrix_release(&one);
+	}
 	ret = cmd_rounds_from(self, own, "rounds", 100, &l.rounds, &l.autorounds);
 	if (ret == CMD_CONTINUE && l.autorounds)
 		ret = cmd_usage_error(self, "--rounds auto is lab run's; lab contend takes --rounds N");

@@ -273,6 +273,34 @@ out:
 	free(self);
 }
 
+static void *rt_probe_thread(void *arg)
+{
+	return arg;
+}
+
+/* May this process make a thread SCHED_FIFO at prio? A thread created so
+ * says (EPERM without CAP_SYS_NICE or an RLIMIT_RTPRIO that allows it). */
+static int rt_allowed(unsigned prio)
+{
+	pthread_attr_t a;
+	struct sched_param sp = { .sched_priority = (int)prio };
+	pthread_t t;
+	int r = pthread_attr_init(&a);
+
+	if (r == 0)
+		r = pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	if (r == 0)
+		r = pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	if (r == 0)
+		r = pthread_attr_setschedparam(&a, &sp);
+	if (r == 0)
+		r = pthread_create(&t, &a, rt_probe_thread, NULL);
+	if (r == 0)
+		(void)pthread_join(t, NULL);
+	(void)pthread_attr_destroy(&a);
+	return -r;
+}
+
 static void groups_remove(struct contend *x)
 {
 	if (x->groups)
@@ -742,9 +770,25 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		for (unsigned l = 0; o->policy[p] && l < o->nloads; l++)
 			cells[ncells].p = (enum contend_policy)p, cells[ncells++].load = o->loads[l];
 	groups_make(x);
+	if (o->policy[CONTEND_RT] && !x->why[CONTEND_RT] && (r = rt_allowed(o->rt_priority)) < 0)
+		skip_policy(x, CONTEND_RT, "this process may not run threads SCHED_FIFO (%s): it needs root or "
+			    "CAP_SYS_NICE", strerror(-r));
+	r = 0;
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		if (o->policy[p] && x->why[p])
 			log_info("%s: skipped: %s", contend_policy_names[p], x->why[p]);
+	{
+		/* nothing to measure: no guest is booted for it */
+		int p = 0;
+
+		while (p < CONTEND_NPOLICIES && (!o->policy[p] || x->why[p]))
+			p++;
+		if (p == CONTEND_NPOLICIES) {
+			groups_remove(x);
+			free(x);
+			return errf(err, errlen, -EOPNOTSUPP, "no policy asked can run here (each was skipped, see why above)");
+		}
+	}
 	/* boot every guest at once, each from a thread of its own */
 	for (unsigned i = 0; i < n; i++) {
 		x->gs[i].idx = i;
