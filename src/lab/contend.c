@@ -8,6 +8,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +148,6 @@ struct guest {
 	const struct contend_opts *o;
 	const char *item;
 	json_t *opts, *doc, *cell; /* the RUN's document; the cell's merged one */
-	pthread_barrier_t *start;
 	struct window *w;
 	char err[1024];
 	int r;
@@ -157,6 +157,11 @@ struct guest {
 	struct vmb_suite_result *s;
 };
 
+struct contend_cell {
+	enum contend_policy p;
+	unsigned load;
+};
+
 /* The window every guest's RUN covers: from just before the first RUN was
  * sent to the end of the first RUN to end, when every guest's vCPU threads
  * are sampled (a guest done early would otherwise leave the others a
@@ -164,6 +169,8 @@ struct guest {
  * add up). */
 struct window {
 	pthread_mutex_t lock;
+	pthread_cond_t go_cond;
+	int go; /* 0 wait, 1 send the RUN, -1 do not (a thread could not be started) */
 	bool ended;
 	struct guest *gs;
 	unsigned n;
@@ -416,8 +423,17 @@ static void *run_thread(void *arg)
 {
 	struct guest *g = arg;
 	struct window *w = g->w;
+	int go;
 
-	(void)pthread_barrier_wait(g->start);
+	(void)pthread_mutex_lock(&w->lock);
+	while (!w->go)
+		(void)pthread_cond_wait(&w->go_cond, &w->lock);
+	go = w->go;
+	(void)pthread_mutex_unlock(&w->lock);
+	if (go < 0) {
+		g->r = -ECANCELED;
+		return NULL;
+	}
 	g->r = lab_guest_run(g->g, g->item, g->opts, &g->doc, g->err, sizeof(g->err));
 	(void)pthread_mutex_lock(&w->lock);
 	if (!w->ended) {
@@ -606,28 +622,26 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		if (!x->gs[i].s->tests[0].name)
 			r = -ENOMEM;
 	}
-	for (const char *it = o->ro->suites; r == 0 && it && *it; it += strcspn(it, ","), it += *it == ',') {
+	/* Ctrl-C: after the RUN under way (a second one kills every QEMU at once) */
+	for (const char *it = o->ro->suites; r == 0 && it && *it && !vmb_stop_requested();
+	     it += strcspn(it, ","), it += *it == ',') {
 		char item[64];
 		pthread_t th[CONTEND_MAX_GUESTS];
-		pthread_barrier_t bar;
 		struct contend_figures f[CONTEND_MAX_GUESTS];
 		double got[CONTEND_MAX_GUESTS], jain;
-		struct window w = { .lock = PTHREAD_MUTEX_INITIALIZER, .gs = x->gs, .n = n, .ok = true };
+		struct window w = { .lock = PTHREAD_MUTEX_INITIALIZER, .go_cond = PTHREAD_COND_INITIALIZER, .gs = x->gs,
+				    .n = n, .ok = true };
+		unsigned started = 0;
 		bool measured = true;
 
 		snprintf(item, sizeof(item), "%.*s", (int)strcspn(it, ","), it);
 		if (lab_host_measured(item))
 			continue;
-		if (pthread_barrier_init(&bar, NULL, n) != 0) {
-			r = errf(err, errlen, -ENOMEM, "out of threads");
-			break;
-		}
 		for (unsigned i = 0; i < n && r == 0; i++) {
 			struct guest *g = &x->gs[i];
 
 			g->item = item;
 			g->doc = NULL;
-			g->start = &bar;
 			g->w = &w;
 			g->opts = lab_guest_opts(g->g, o->ro, item);
 			if (!g->opts || json_object_set_new(g->opts, "load", json_integer(load)) < 0)
@@ -636,18 +650,16 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		for (unsigned i = 0; i < n && r == 0; i++)
 			w.ok = w.ok && sample(&x->gs[i], &w.a[i]) == 0;
 		w.t0 = clock_s();
-		for (unsigned i = 0; i < n && r == 0; i++)
-			if (pthread_create(&th[i], NULL, run_thread, &x->gs[i]) != 0) {
-				/* the barrier cannot be passed: nothing started */
-				for (unsigned j = 0; j < i; j++)
-					(void)pthread_cancel(th[j]), (void)pthread_join(th[j], NULL);
+		/* every thread waits for go: the RUNs leave together, or none does */
+		for (; started < n && r == 0; started++)
+			if (pthread_create(&th[started], NULL, run_thread, &x->gs[started]) != 0)
 				r = errf(err, errlen, -EAGAIN, "starting a thread per guest");
-				n = 0;
-			}
-		for (unsigned i = 0; i < n && r == 0; i++)
+		(void)pthread_mutex_lock(&w.lock);
+		w.go = r == 0 ? 1 : -1;
+		(void)pthread_cond_broadcast(&w.go_cond);
+		(void)pthread_mutex_unlock(&w.lock);
+		for (unsigned i = 0; i < started; i++)
 			(void)pthread_join(th[i], NULL);
-		n = o->spec.nguests;
-		(void)pthread_barrier_destroy(&bar);
 		for (unsigned i = 0; i < n; i++) {
 			struct guest *g = &x->gs[i];
 
@@ -714,7 +726,7 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 			if (r < 0)
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 		}
-		suite = lab_host_suite_end(&g->res);
+		suite = g->s ? lab_host_suite_end(&g->res) : NULL;
 		g->s = NULL;
 		if (r == 0 && g->cell && suite && json_array_append_new(json_object_get(g->cell, "suites"), suite) == 0) {
 			suite = NULL;
@@ -756,7 +768,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 {
 	struct contend *x = calloc(1, sizeof(*x));
 	unsigned n = o->spec.nguests, ncells = 0;
-	struct { enum contend_policy p; unsigned load; } cells[CONTEND_NPOLICIES * CONTEND_MAX_LOADS];
+	struct contend_cell cells[CONTEND_NPOLICIES * CONTEND_MAX_LOADS];
 	uint64_t rng = o->seed;
 	pthread_t th[CONTEND_MAX_GUESTS];
 	bool ran = false;
@@ -830,7 +842,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
 			j = (size_t)((rng >> 33) % i);
 			{
-				__typeof__(cells[0]) t = cells[i - 1];
+				struct contend_cell t = cells[i - 1];
 
 				cells[i - 1] = cells[j];
 				cells[j] = t;
