@@ -247,13 +247,16 @@ int cg_plan_create(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
 	/* RT group scheduling: a group's runtime comes out of its parent's */
 	if (r == 0 && l->rt_group)
 		r = plan_add(p, CG_WRITE, base, "cpu.rt_runtime_us", "%u", rt_us);
-	if (r == 0 && l->ver == CG_V2)
+	/* sched.fairness's threads of one process in several groups: a threaded
+	 * subtree with the process in its root; lab contend's groups hold whole
+	 * processes (QEMUs): domains, and this process stays where it is */
+	if (r == 0 && l->ver == CG_V2 && !l->no_probe)
 		r = plan_add(p, CG_WRITE, base, "cgroup.procs", "%ld", (long)pid);
 	for (unsigned i = 0; i < ngroups + !l->no_probe && r == 0; i++) {
 		r = cg_group_path(l, pid, i, ngroups, dir, sizeof(dir));
 		if (r == 0)
 			r = plan_add(p, CG_MKDIR, dir, NULL, NULL);
-		if (r == 0 && l->ver == CG_V2)
+		if (r == 0 && l->ver == CG_V2 && !l->no_probe)
 			r = plan_add(p, CG_WRITE, dir, "cgroup.type", "threaded");
 		if (r == 0 && l->rt_group && i == (l->no_probe ? 0 : ngroups))
 			r = plan_add(p, CG_WRITE, dir, "cpu.rt_runtime_us", "%u", rt_us);
@@ -326,7 +329,7 @@ int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
 	int r;
 
 	r = plan_paths(l, pid, ngroups, base, self);
-	if (r == 0 && l->ver == CG_V2)
+	if (r == 0 && l->ver == CG_V2 && !l->no_probe)
 		r = plan_add(p, CG_WRITE, self, "cgroup.procs", "%ld", (long)pid);
 	for (unsigned i = 0; i < ngroups + !l->no_probe && r == 0; i++) {
 		r = cg_group_path(l, pid, i, ngroups, dir, sizeof(dir));

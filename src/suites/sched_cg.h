@@ -28,7 +28,8 @@ struct cg_layout {
 	/* the caller's, after cg_detect: the base directory's name before its
 	 * "-PID" (NULL: "vmbench-sched"), and no_probe for a tree of groups
 	 * only (lab contend's, one per guest), whose RT runtime goes to group
-	 * 0 instead of the probe's */
+	 * 0 instead of the probe's; on v2 its groups are domains that hold
+	 * whole processes (cgroup.procs), and this process stays where it is */
 	const char *tree;
 	bool no_probe;
 };

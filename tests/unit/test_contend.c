@@ -134,6 +134,16 @@ static void tree_plans(void **state)
 		  "write /m/vmbench-contend-42/g0/cpu.rt_runtime_us 0\n"
 		  "mkdir /m/vmbench-contend-42/g1\n"
 		  "mkdir /m/vmbench-contend-42/g2\n" },
+		{ CG_V2, false, 2, 0, /* domains for whole QEMUs: not threaded, this process stays */
+		  "write /m/cgroup.subtree_control +cpu\n"
+		  "mkdir /m/vmbench-contend-42\n"
+		  "mkdir /m/vmbench-contend-42/g0\n"
+		  "mkdir /m/vmbench-contend-42/g1\n"
+		  "write /m/vmbench-contend-42/cgroup.subtree_control +cpu\n" },
+		{ CG_V2, false, 2, 2,
+		  "rmdir /m/vmbench-contend-42/g0\n"
+		  "rmdir /m/vmbench-contend-42/g1\n"
+		  "rmdir /m/vmbench-contend-42\n" },
 		{ CG_V1, false, 3, 1,
 		  "write /m/vmbench-contend-42/g0/cpu.shares 1024\n"
 		  "write /m/vmbench-contend-42/g0/cpu.cfs_period_us 100000\n"
