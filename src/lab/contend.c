@@ -696,6 +696,9 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 	}
 	if (rt)
 		(void)set_rt(x, 0);
+	/* a cell cut short by Ctrl-C is not stored as if it were whole */
+	if (r == 0 && vmb_stop_requested())
+		r = errf(err, errlen, -EINTR, "interrupted");
 	for (unsigned i = 0; i < n; i++) {
 		struct guest *g = &x->gs[i];
 		json_t *suite = NULL;
