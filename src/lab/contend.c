@@ -185,6 +185,7 @@ struct contend {
 	struct cg_plan remove;
 	struct cg_watchdog wd;
 	bool groups;                   /* made */
+	unsigned rt_us;                /* RT runtime granted to guest 1's group, of each second (v1) */
 	const char *why[CONTEND_NPOLICIES]; /* a policy that cannot run here, and why */
 	char whybuf[CONTEND_NPOLICIES][400];
 	struct guest gs[CONTEND_MAX_GUESTS];
@@ -214,7 +215,7 @@ static void skip_all(struct contend *x, const char *why)
  * group scheduling). What fails skips the policies that need it. */
 static void groups_make(struct contend *x)
 {
-	char *mi = NULL, *self = NULL, dir[CG_PATH_MAX], path[CG_PATH_MAX + 32];
+	char *mi = NULL, *self = NULL, path[CG_PATH_MAX + 32];
 	struct cg_plan make;
 	const struct cg_op *failed = NULL;
 	int r;
@@ -254,25 +255,38 @@ static void groups_make(struct contend *x)
 		goto out;
 	}
 	if (x->o->policy[CONTEND_RT] && x->l.rt_group) {
-		/* the parent first: a group's runtime comes out of its parent's */
-		if (cg_base_path(&x->l, getpid(), dir, sizeof(dir)) == 0) {
+		/* The parent first: a group's runtime comes out of its parent's, and
+		 * other groups (another vmbench's) may hold part of it: the most of
+		 * CONTEND_RT_RUNTIME_US, then 100 ms less at a time, that fits */
+		char base[CG_PATH_MAX], g0[CG_PATH_MAX], v[24];
+
+		r = cg_base_path(&x->l, getpid(), base, sizeof(base));
+		if (r == 0)
+			r = cg_group_path(&x->l, getpid(), 0, x->o->spec.nguests, g0, sizeof(g0));
+		for (unsigned us = CONTEND_RT_RUNTIME_US; r == 0 && us >= 100000; us -= 100000) {
 			struct cg_plan rt;
 
 			cg_plan_init(&rt);
-			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", dir);
-			r = cg_plan_add(&rt, CG_WRITE, path, "900000");
-			if (r == 0 && cg_group_path(&x->l, getpid(), 0, x->o->spec.nguests, dir, sizeof(dir)) == 0) {
-				snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", dir);
-				r = cg_plan_add(&rt, CG_WRITE, path, "900000");
-			}
+			snprintf(v, sizeof(v), "%u", us);
+			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", base);
+			r = cg_plan_add(&rt, CG_WRITE, path, v);
+			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", g0);
+			if (r == 0)
+				r = cg_plan_add(&rt, CG_WRITE, path, v);
 			if (r == 0)
 				r = cg_plan_run(&rt, true, &failed);
-			if (r < 0)
-				skip_policy(x, CONTEND_RT, "real-time runtime could not be granted to guest 1's group (%s: "
-					    "%s): RT group scheduling needs it, out of what this process's cgroup has",
-					    failed ? failed->path : "plan", strerror(-r));
 			cg_plan_release(&rt);
+			if (r == 0) {
+				x->rt_us = us;
+				break;
+			}
+			if (us > 100000)
+				r = 0;
 		}
+		if (!x->rt_us)
+			skip_policy(x, CONTEND_RT, "real-time runtime could not be granted to guest 1's group (%s: %s): "
+				    "RT group scheduling needs it, out of what this process's cgroup has left",
+				    failed ? failed->path : "its path", strerror(r < 0 ? -r : EINVAL));
 	}
 out:
 	cg_plan_release(&make);
@@ -514,8 +528,8 @@ static const char *policy_note(enum contend_policy p)
 		       "that together they cannot take more; guest 1 is not capped";
 	case CONTEND_RT:
 		return "guest 1's QEMU threads at SCHED_FIFO (--rt-threads, --rt-priority), the others fair; with RT "
-		       "group scheduling (cgroup v1) guest 1's group is granted 900 ms of each second, so it cannot "
-		       "take a CPU whole";
+		       "group scheduling (cgroup v1) guest 1's group is granted a runtime of each second (note "
+		       "rt_runtime_us; at most 900 ms), so it cannot take a CPU whole";
 	default:
 		return "";
 	}
@@ -726,6 +740,10 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 			}
 			if (r == 0 && x->l.ver)
 				r = vmb_params_add(&g->s->notes, &g->s->nnotes, "cgroup", x->l.ver == CG_V1 ? "v1" : "v2");
+			snprintf(v, sizeof(v), "%u", x->rt_us);
+			if (r == 0 && p == CONTEND_RT && i == 0 && x->rt_us &&
+			    vmb_params_add(&g->s->notes, &g->s->nnotes, "rt_runtime_us", v) < 0)
+				r = -ENOMEM;
 			if (r < 0)
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 		}

@@ -21,7 +21,7 @@
 #define CONTEND_MAX_GUESTS CG_MAX_GROUPS
 #define CONTEND_MAX_LOADS 8
 #define CONTEND_PERIOD_US 100000  /* CFS bandwidth period of the reservation's quotas */
-#define CONTEND_RT_RUNTIME_US 900000 /* of each second (cpu.rt_period_us): 10% left to others on each CPU */
+#define CONTEND_RT_RUNTIME_US 900000 /* at most, of each second (cpu.rt_period_us): 10% left to others on each CPU */
 
 enum contend_policy { CONTEND_FAIR, CONTEND_WEIGHTS, CONTEND_RESERVATION, CONTEND_RT, CONTEND_NPOLICIES };
 extern const char *const contend_policy_names[CONTEND_NPOLICIES];

@@ -88,8 +88,19 @@ w = [fig[("weights", g)]["cpu_share"] for g in "123"]
 assert max(w[0], w[1]) <= 1.10 * min(w[0], w[1]), ("guests 1 and 2 of weight 1 apart", w)
 assert 1.6 <= w[2] / w[0] <= 2.4, ("weights 1:1:2 gave", w)
 assert fig[("weights", "3")]["promised_share"] == 50, fig[("weights", "3")]
-assert p99[("rt", "1")] < p99[("fair", "1")], ("rt's p99 not below fair's", p99)
+json.dump({"%s/%s" % k: v for k, v in p99.items()}, open(sys.argv[1] + ".p99", "w"))
 PY
+# rt needs RT runtime the machine may have lent elsewhere (another group's):
+# then it is skipped with the reason, and so is this check
+if grep -q "rt: skipped:" "$T/err"; then
+	skip "the real-time guest's wake-up p99 below fair share's" "$(grep -o 'rt: skipped:.*' "$T/err" | head -1)"
+else
+	check "the real-time guest's wake-up p99 below fair share's" python3 -c '
+import json, sys
+p99 = json.load(open(sys.argv[1]))
+print(p99)
+assert p99["rt/1"] < p99["fair/1"], p99' "$T/c.db.p99"
+fi
 check "no cgroup of ours, no QEMU, no work directory left" sh -c "! ls -d /sys/fs/cgroup/*/vmbench-contend-* \
 	/sys/fs/cgroup/vmbench-contend-* 2>/dev/null | grep -q . && ! pgrep -f '[q]emu-system.*$TMPDIR' >/dev/null &&
 	test -z \"\$(ls -A '$TMPDIR')\""
