@@ -104,5 +104,5 @@ fi
 check "no cgroup of ours, no QEMU, no work directory left" sh -c "! ls -d /sys/fs/cgroup/*/vmbench-contend-* \
 	/sys/fs/cgroup/vmbench-contend-* 2>/dev/null | grep -q . && ! pgrep -f '[q]emu-system.*$TMPDIR' >/dev/null &&
 	test -z \"\$(ls -A '$TMPDIR')\""
-has "$T/c.html" "policy=rt load=80 guest=1" "the report has the guests of each policy"
+has "$T/c.html" "policy=weights load=80 guest=3" "the report has the guests of each policy"
 finish
