@@ -258,7 +258,7 @@ static void groups_make(struct contend *x)
 		/* The parent first: a group's runtime comes out of its parent's, and
 		 * other groups (another vmbench's) may hold part of it: the most of
 		 * CONTEND_RT_RUNTIME_US, then 100 ms less at a time, that fits */
-		char base[CG_PATH_MAX], g0[CG_PATH_MAX], v[24];
+		char base[CG_PATH_MAX], g0[CG_PATH_MAX], v[24], where[CG_PATH_MAX + 32] = "its path";
 
 		r = cg_base_path(&x->l, getpid(), base, sizeof(base));
 		if (r == 0)
@@ -273,20 +273,24 @@ static void groups_make(struct contend *x)
 			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", g0);
 			if (r == 0)
 				r = cg_plan_add(&rt, CG_WRITE, path, v);
+			failed = NULL;
 			if (r == 0)
 				r = cg_plan_run(&rt, true, &failed);
+			if (failed)
+				snprintf(where, sizeof(where), "%s %u", failed->path, us);
 			cg_plan_release(&rt);
 			if (r == 0) {
 				x->rt_us = us;
 				break;
 			}
+			log_debug("RT runtime %u us: %s: %s", us, where, strerror(-r));
 			if (us > 100000)
 				r = 0;
 		}
 		if (!x->rt_us)
 			skip_policy(x, CONTEND_RT, "real-time runtime could not be granted to guest 1's group (%s: %s): "
-				    "RT group scheduling needs it, out of what this process's cgroup has left",
-				    failed ? failed->path : "its path", strerror(r < 0 ? -r : EINVAL));
+				    "RT group scheduling needs it, out of what this process's cgroup has left", where,
+				    strerror(r < 0 ? -r : EINVAL));
 	}
 out:
 	cg_plan_release(&make);
