@@ -1876,6 +1876,30 @@ static void contend_keep_doc(void *arg, json_t *doc)
 	lab_keep(k->l, name, doc, k->c, NULL);
 }
 
+/* The operands by policy, load and guest (they were added in the cells'
+ * shuffled order): fair's guests first, each policy's loads rising. */
+static long contend_rank(const struct cmp_operand *op)
+{
+	const json_t *labels = json_object_get(json_array_get(op->docs, 0), "labels");
+	int64_t load = 0, guest = 0;
+	int p = contend_policy_parse(json_string_value(json_object_get(labels, "policy")) ?: "");
+
+	(void)parse_i64(json_string_value(json_object_get(labels, "load")) ?: "0", 0, 100, &load);
+	(void)parse_i64(json_string_value(json_object_get(labels, "guest")) ?: "0", 0, 1000, &guest);
+	return ((long)(p < 0 ? CONTEND_NPOLICIES : p) * 1000 + (long)load) * 1000 + (long)guest;
+}
+
+static void contend_order(struct cmp_table *t)
+{
+	for (size_t a = 1; a < t->nops; a++)
+		for (size_t b = a; b > 0 && contend_rank(&t->ops[b - 1]) > contend_rank(&t->ops[b]); b--) {
+			struct cmp_operand x = t->ops[b];
+
+			t->ops[b] = t->ops[b - 1];
+			t->ops[b - 1] = x;
+		}
+}
+
 /* A comma-separated list of numbers lo..hi into v (at most max). */
 static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, unsigned max, unsigned *n)
 {
@@ -2065,6 +2089,7 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 		goto out;
 	}
 	ret = EXIT_OK;
+	contend_order(&l.t);
 	if (l.t.nops && lab_compare(&l.t, "none", "", &l.base_pairs) == 0)
 		ret = lab_show(&l.t, out);
 	if (l.failed)
