@@ -27,6 +27,7 @@
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
+#include "../lab/contend.h"
 #include "../lab/proto.h"
 #include "../lab/qemu.h"
 #include "../probe/probe.h"
@@ -35,6 +36,7 @@
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/balloon.h"
+#include "../suites/contend.h"
 #include "../suites/suites.h"
 #include "../core/str.h"
 #include "../core/banned.h"
@@ -74,7 +76,9 @@ const struct vmb_opt lab_opts[] = {
 		  "the values; several such products joined by | are measured one after the other, e.g. \"disk=ide,nvme "
 		  "| nic=e1000\" (a configuration twice is refused). " LAB_MATRIX_HELP },
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
-	  .help = "run: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot)" },
+	  .help = "run, contend: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot); "
+		  "contend's default is the study's composite load and latency probe, "
+		  "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup" },
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
 	/* how each guest and the host measure: `vmbench run`'s rows, passed to both */
 	RUN_MEASURE_OPTS,
@@ -105,6 +109,31 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "hello-timeout", .type = OPT_DOUBLE, .min = 1, .max = 3600, .def = "180", .metavar = "SECONDS",
 	  .help = "run: how long a guest may take to boot and say HELLO" },
 	{ .name = "label", .type = OPT_KV, .metavar = "KEY=VALUE", .help = "run: tag every stored result" },
+	{ .name = "guests", .type = OPT_INT, .min = 2, .max = CONTEND_MAX_GUESTS, .def = "4", .metavar = "N",
+	  .help = "contend: guests of the one configuration booted at once, each QEMU in a cgroup of its own" },
+	{ .name = "policy", .type = OPT_STRING, .def = "fair", .metavar = "LIST",
+	  .help = "contend: the host's policies, a list of " CONTEND_POLICY_CHOICES ", each measured on the same "
+		  "booted guests (a cell per policy and load, shuffled per round): fair, equal weights; weights, "
+		  "--shares; reservation, guest 1 promised --reserve% of the host CPUs given, approximated by caps "
+		  "on the others (Linux has no hard CPU reservation); rt, guest 1's threads SCHED_FIFO, the others "
+		  "fair. One that cannot run here (no permission, no cpu controller) is skipped with the reason" },
+	{ .name = "shares", .type = OPT_STRING, .metavar = "LIST",
+	  .help = "contend: weights: one relative weight (1 to 100) per guest, e.g. 1,1,2 (default all 1)" },
+	{ .name = "reserve", .type = OPT_INT, .min = 1, .max = 99, .def = "50", .metavar = "PCT",
+	  .help = "contend: reservation: guest 1's share of the host CPUs given; each other guest is capped at its "
+		  "part of the rest (cpu.cfs_quota_us, cpu.max)" },
+	{ .name = "load", .type = OPT_STRING, .def = "0", .metavar = "LIST",
+	  .help = "contend: background loads, % of each vCPU, e.g. 50,80,95: each guest runs its items beside a "
+		  "spinner per vCPU busy that share of every 10 ms ('vmbench run --load'); a cell each" },
+	{ .name = "host-cpus", .type = OPT_STRING, .metavar = "LIST",
+	  .help = "contend: confine every QEMU (all its threads) to these host CPUs, e.g. 0: the guests contend "
+		  "for them while the others stay for the system (default all)" },
+	{ .name = "rt-threads", .type = OPT_STRING, .def = "all", .choices = "vcpus|all", .metavar = "WHICH",
+	  .help = "contend: rt: which of guest 1's QEMU threads run SCHED_FIFO: its vCPU threads, or all (under "
+		  "TCG the guest's timers are run by QEMU's main loop, not a vCPU thread: see docs/methodology.md)" },
+	{ .name = "rt-priority", .type = OPT_INT, .min = 1, .max = 99, .def = "1", .metavar = "N",
+	  .help = "contend: rt: the SCHED_FIFO priority; any priority runs before every fair thread, and a low "
+		  "one leaves the kernel's own real-time threads ahead of the guest" },
 	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .metavar = "FILE",
 	  .help = "run, report, study: the HTML report to write (a new file; - for stdout; default a new "
 		  "vmbench-lab-DATE-TIME.html, a study's vmbench-study-DATE-TIME.html, named when written)" },
@@ -166,7 +195,7 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_lab_desc = {
 	.name = "lab",
 	.fn = cmd_lab,
-	.args = "image | run --matrix SPEC | report [SELECTOR] | study FILE --plan | study --list",
+	.args = "image | run --matrix SPEC | contend --matrix SPEC --guests N --policy LIST | report [SELECTOR] | study FILE [--plan] | study --list",
 	.summary = "the QEMU lab: guest image, matrix runs under QEMU, configurations compared with each other",
 	.description = "The image is Debian's kernel (fetched once with apt-get download into the cache), an "
 		       "initramfs with a static busybox, the kernel modules of every supported disk controller and "
@@ -184,7 +213,14 @@ const struct vmb_cmd cmd_lab_desc = {
 		       "and writes its tables with the study's figures beside and whether each of its conclusions "
 		       "holds here (docs/study-format.md); --plan shows them first and runs nothing. Guests are "
 		       "x86_64 or aarch64 (--arch, or the matrix key arch); a guest of another architecture than "
-		       "the host's is emulated (TCG). "
+		       "the host's is emulated (TCG). 'lab contend' boots --guests of one configuration at once, "
+		       "each QEMU in a cgroup of its own under vmbench-contend-PID, and for every policy of --policy "
+		       "and load of --load (cells shuffled per round) runs --suites on all of them together; each "
+		       "guest's document has the host's view (the contend suite: CPU share of its vCPU threads "
+		       "against the share promised, run delay from schedstat, Jain's index) and the labels policy=, "
+		       "guest=, load=. Linux has no hard CPU reservation: reservation caps the other guests. Every "
+		       "cgroup, priority and QEMU is undone on every exit path; a policy this process has no "
+		       "permission for is skipped with the reason. "
 		       "Every guest and the host "
 		       "measure with the options of 'vmbench run' given here (--time, --threads, --precision, "
 		       "--repeat... and every --SUITE.OPTION of 'vmbench list'), checked before anything is "
@@ -1160,7 +1196,7 @@ static json_t *lab_run_options(const struct optset *own, const struct optset *su
 
 	for (size_t i = 0; r == 0 && i < own->n; i++)
 		for (size_t k = 0; r == 0 && own->vals[i].set && proto_run_options[k]; k++)
-			if (!strcmp(own->opts[i].name, proto_run_options[k]))
+			if (!strcmp(own->opts[i].name, proto_run_options[k]) && strcmp(proto_run_options[k], "load"))
 				r = json_object_set_new(o, own->opts[i].name, opt_json(&own->opts[i], &own->vals[i]));
 	for (size_t s = 0; r == 0 && s < vmb_nsuites; s++)
 		for (size_t i = 0; r == 0 && i < suite_sets[s].n; i++)
@@ -1822,6 +1858,302 @@ out:
 	return ret;
 }
 
+#define LAB_CONTEND_SUITES "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup"
+
+/* lab contend's options that lab run does not take, and lab run's that
+ * lab contend does not */
+static const char *const lab_contend_only[] = { "guests", "policy", "shares", "reserve", "load", "host-cpus",
+						 "rt-threads", "rt-priority" };
+static const char *const lab_contend_refused[] = { "boots", "baseline", "mdd", "budget-total", "retries" };
+
+/* A guest's document of one cell: said on stdout (its host figures and
+ * the guests' headlines), stored, added to the comparison. */
+struct contend_keep {
+	struct lab *l;
+	const struct lab_config *c;
+};
+
+static void contend_say(const json_t *doc)
+{
+	const json_t *labels = json_object_get(doc, "labels"), *s, *t, *c, *m;
+	size_t si, ti, ci, mi;
+
+	json_array_foreach(json_object_get(doc, "suites"), si, s)
+		json_array_foreach(json_object_get(s, "tests"), ti, t)
+			json_array_foreach(json_object_get(t, "cases"), ci, c) {
+				const char *suite = json_string_value(json_object_get(s, "name")) ?: "";
+
+				printf("contend round=%lld policy=%s load=%s guest=%s %s.%s",
+				       (long long)json_integer_value(json_object_get(json_object_get(doc, "run_group"), "round")),
+				       json_string_value(json_object_get(labels, "policy")) ?: "?",
+				       json_string_value(json_object_get(labels, "load")) ?: "?",
+				       json_string_value(json_object_get(labels, "guest")) ?: "?", suite,
+				       json_string_value(json_object_get(t, "name")) ?: "");
+				if (!strcmp(suite, contend_suite.name))
+					printf(" item=%s", json_string_value(json_object_get(json_object_get(c, "params"),
+										   CONTEND_ITEM_PARAM)) ?: "?");
+				json_array_foreach(json_object_get(c, "metrics"), mi, m) {
+					const char *name = json_string_value(json_object_get(m, "name")) ?: "";
+					const json_t *mean = json_object_get(json_object_get(m, "summary"), "mean");
+
+					if (strcmp(suite, contend_suite.name) && !json_is_true(json_object_get(m, "headline")) &&
+					    strcmp(name, "latency_p99"))
+						continue;
+					if (json_is_number(mean))
+						printf(" %s=%.6g", name, json_number_value(mean));
+				}
+				printf("\n");
+			}
+	fflush(stdout);
+}
+
+static void contend_keep_doc(void *arg, json_t *doc)
+{
+	struct contend_keep *k = arg;
+	const json_t *labels = json_object_get(doc, "labels");
+	char name[128];
+
+	snprintf(name, sizeof(name), "policy=%s load=%s guest=%s", json_string_value(json_object_get(labels, "policy")) ?: "?",
+		 json_string_value(json_object_get(labels, "load")) ?: "?",
+		 json_string_value(json_object_get(labels, "guest")) ?: "?");
+	if (log_get_level() > LOG_ERROR)
+		contend_say(doc);
+	lab_keep(k->l, name, doc, k->c, NULL);
+}
+
+/* The operands by policy, load and guest (they were added in the cells'
+ * shuffled order): fair's guests first, each policy's loads rising. */
+static long contend_rank(const struct cmp_operand *op)
+{
+	const json_t *labels = json_object_get(json_array_get(op->docs, 0), "labels");
+	int64_t load = 0, guest = 0;
+	int p = contend_policy_parse(json_string_value(json_object_get(labels, "policy")) ?: "");
+
+	(void)parse_i64(json_string_value(json_object_get(labels, "load")) ?: "0", 0, 100, &load);
+	(void)parse_i64(json_string_value(json_object_get(labels, "guest")) ?: "0", 0, 1000, &guest);
+	return ((long)(p < 0 ? CONTEND_NPOLICIES : p) * 1000 + (long)load) * 1000 + (long)guest;
+}
+
+static void contend_order(struct cmp_table *t)
+{
+	for (size_t a = 1; a < t->nops; a++)
+		for (size_t b = a; b > 0 && contend_rank(&t->ops[b - 1]) > contend_rank(&t->ops[b]); b--) {
+			struct cmp_operand x = t->ops[b];
+
+			t->ops[b] = t->ops[b - 1];
+			t->ops[b - 1] = x;
+		}
+}
+
+/* A comma-separated list of numbers lo..hi into v (at most max). */
+static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, unsigned max, unsigned *n)
+{
+	*n = 0;
+	for (const char *p = s; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		char w[24];
+		int64_t x;
+
+		snprintf(w, sizeof(w), "%.*s", (int)strcspn(p, ","), p);
+		if (*n == max || parse_i64(w, lo, hi, &x) < 0)
+			return -EINVAL;
+		v[(*n)++] = (unsigned)x;
+	}
+	return *n ? 0 : -EINVAL;
+}
+
+static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
+			   const char *cache)
+{
+	/* the study's composite load and its latency probe, unless --suites names others */
+	struct lab l = { .own = own, .cache = cache, .image_dir = optset_str(own, "image-dir"),
+			 .suites = optset_get(own, "suites")->set ? optset_str(own, "suites") : LAB_CONTEND_SUITES };
+	struct lab_matrix m = { 0 };
+	struct contend_opts co = { .rt_priority = (unsigned)optset_int(own, "rt-priority"),
+				   .rt_all = !strcmp(optset_str(own, "rt-threads"), "all") };
+	struct lab_run_opts ro = { 0 };
+	struct lab_config c;
+	cpu_set_t cpus;
+	const char *out = optset_str(own, "output"), *image;
+	char err[2048], name[256];
+	unsigned n;
+	int ret, r;
+
+	cmp_table_init(&l.t, suites_find);
+	lab_evidence_init(&l.evidence);
+	l.failures = json_array();
+	l.t.failures = l.failures;
+	snprintf(l.disk_size, sizeof(l.disk_size), "%llu", (unsigned long long)optset_size(own, "disk-size"));
+	l.run_opts = lab_run_options(own, suite_sets);
+	if (!l.run_opts || !l.failures) {
+		log_error("out of memory");
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(lab_contend_refused); i++)
+		if (optset_get(own, lab_contend_refused[i])->set) {
+			ret = cmd_usage_error(self, "--%s is an option of 'lab run'; lab contend boots its guests once and "
+					      "measures every policy on them, %s", lab_contend_refused[i],
+					      "replicated by --rounds N");
+			goto out;
+		}
+	/* the guests' items: what the agents run, not what the host measures around a boot */
+	for (const char *p = l.suites; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (lab_host_measured(what)) {
+			ret = cmd_usage_error(self, "--suites %s: lab contend runs the guests' own suites together; %s is "
+					      "measured by 'lab run' around a guest", what, what);
+			goto out;
+		}
+	}
+	co.spec.nguests = n = (unsigned)optset_int(own, "guests");
+	co.spec.reserve_pct = (unsigned)optset_int(own, "reserve");
+	for (unsigned i = 0; i < CONTEND_MAX_GUESTS; i++)
+		co.spec.shares[i] = 1;
+	if (optset_str(own, "shares")) {
+		unsigned k;
+
+		if (contend_list(optset_str(own, "shares"), 1, 100, co.spec.shares, CONTEND_MAX_GUESTS, &k) < 0 || k != n) {
+			ret = cmd_usage_error(self, "--shares '%s': give one weight from 1 to 100 per guest (--guests %u), "
+					      "e.g. %s", optset_str(own, "shares"), n, n == 3 ? "1,1,2" : "1,1,1,2");
+			goto out;
+		}
+	}
+	for (const char *p = optset_str(own, "policy"); p && *p; p += strcspn(p, ","), p += *p == ',') {
+		char w[32];
+		int pol;
+
+		snprintf(w, sizeof(w), "%.*s", (int)strcspn(p, ","), p);
+		pol = contend_policy_parse(w);
+		if (pol < 0) {
+			ret = cmd_usage_error(self, "--policy: no policy '%s'; give a list of %s", w, CONTEND_POLICY_CHOICES);
+			goto out;
+		}
+		co.policy[pol] = true;
+	}
+	if (optset_get(own, "shares")->set && !co.policy[CONTEND_WEIGHTS]) {
+		ret = cmd_usage_error(self, "--shares are the weights policy's: add weights to --policy");
+		goto out;
+	}
+	if (contend_list(optset_str(own, "load"), 0, 100, co.loads, CONTEND_MAX_LOADS, &co.nloads) < 0) {
+		ret = cmd_usage_error(self, "--load '%s': give up to %d loads from 0 to 100 (%% of each vCPU), e.g. "
+				      "50,80,95", optset_str(own, "load"), CONTEND_MAX_LOADS);
+		goto out;
+	}
+	CPU_ZERO(&cpus);
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) < 0)
+		CPU_ZERO(&cpus);
+	if (optset_str(own, "host-cpus")) {
+		unsigned *list = NULL;
+		size_t nl = 0;
+		cpu_set_t mine = cpus;
+
+		if (parse_cpu_list(optset_str(own, "host-cpus"), &list, &nl) < 0 || !nl) {
+			free(list);
+			ret = cmd_usage_error(self, "--host-cpus '%s': give host CPUs, e.g. 0 or 0-1", optset_str(own, "host-cpus"));
+			goto out;
+		}
+		CPU_ZERO(&cpus);
+		for (size_t i = 0; i < nl; i++) {
+			if (list[i] >= CPU_SETSIZE || !CPU_ISSET(list[i], &mine)) {
+				ret = cmd_usage_error(self, "--host-cpus: CPU %u is not one this process may run on", list[i]);
+				free(list);
+				goto out;
+			}
+			CPU_SET(list[i], &cpus);
+		}
+		free(list);
+		co.host_cpus = optset_str(own, "host-cpus");
+	}
+	co.spec.ncpus = (unsigned)CPU_COUNT(&cpus);
+	if (co.spec.ncpus < 1)
+		co.spec.ncpus = 1;
+	if (optset_str(own, "matrix")) {
+		/* one configuration, said before the store is opened (lab_prepare) */
+		struct lab_matrix one = { 0 };
+
+		if (lab_matrix_parse(optset_str(own, "matrix"), &one, err, sizeof(err)) == 0 && one.n != 1) {
+			ret = cmd_usage_error(self, "lab contend boots --guests of one configuration, and --matrix has %zu; "
+					      "give one value per key", one.n);
+			lab_matrix_release(&one);
+			goto out;
+		}
+		lab_matrix_release(&one);
+	}
+	ret = cmd_rounds_from(self, own, "rounds", 100, &l.rounds, &l.autorounds);
+	if (ret == CMD_CONTINUE && l.autorounds)
+		ret = cmd_usage_error(self, "--rounds auto is lab run's; lab contend takes --rounds N");
+	if (ret != CMD_CONTINUE)
+		goto out;
+	ret = lab_prepare(self, own, &l, &m, out);
+	if (ret != CMD_CONTINUE)
+		goto out;
+	if (m.n != 1) {
+		ret = cmd_usage_error(self, "lab contend boots --guests of one configuration, and --matrix has %zu; give "
+				      "one value per key", m.n);
+		goto out;
+	}
+	c = m.configs[0];
+	config_name(&m, &c, name, sizeof(name));
+	if (lab_config_unsupported(&c, err, sizeof(err))) {
+		log_error("%s: %s", name, err);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (!strcmp(c.v[LAB_ACCEL], "auto"))
+		snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
+	image = lab_image(&l, name, c.v[LAB_ARCH]);
+	if (!image) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	session_new(l.session, sizeof(l.session));
+	log_info("lab session %s=%s", LAB_SESSION_LABEL, l.session);
+	ro = (struct lab_run_opts){ .image_dir = image, .suites = l.suites, .boots = 1, .run_opts = l.run_opts,
+				    .disk_size = l.disk_size, .disk_format = optset_str(own, "disk-format"),
+				    .disk_cache = optset_str(own, "disk-cache"),
+				    .hello_timeout_ms = (int)(optset_double(own, "hello-timeout") * 1000),
+				    .run_table = run_opts, .nic_backend = l.nic_be ? l.nic_be->name : NULL };
+	co.affinity = co.host_cpus ? &cpus : NULL;
+	co.c = &c;
+	co.ro = &ro;
+	co.rounds = l.rounds;
+	co.seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
+	co.keep = contend_keep_doc;
+	co.arg = &(struct contend_keep){ .l = &l, .c = &c };
+	r = lab_contend(&co, err, sizeof(err));
+	if (r == -EINTR || vmb_stop_requested()) {
+		log_error("interrupted");
+		ret = EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (r < 0) {
+		log_error("%s: %s", name, err);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	ret = EXIT_OK;
+	contend_order(&l.t);
+	if (l.t.nops && lab_compare(&l.t, "none", "", &l.base_pairs) == 0)
+		ret = lab_show(&l.t, out, true);
+	if (l.failed)
+		ret = EXIT_FAILED;
+out:
+	if (*l.session)
+		log_info("lab session %s=%s: 'vmbench compare policy=fair,guest=1 policy=rt,guest=1' pairs the policies "
+			 "by round", LAB_SESSION_LABEL, l.session);
+	lab_kill_all();
+	json_decref(l.group);
+	strv_clear(&l.base_pairs);
+	json_decref(l.run_opts);
+	json_decref(l.failures);
+	cmp_table_release(&l.t);
+	lab_matrix_release(&m);
+	db_close(l.db);
+	return ret;
+}
+
 static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
@@ -1836,8 +2168,9 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	cmd_apply_verbosity(&own);
 	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report") &&
-	    strcmp(pos.v[0], "study")) {
+	    strcmp(pos.v[0], "contend") && strcmp(pos.v[0], "study")) {
 		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix, "
+				      "'contend' runs several guests at once under the host's scheduling policies, "
 				      "'report SELECTOR' redraws a run's comparison from the store, 'study FILE' "
 				      "runs a published study's experiments", pos.v[0]);
 		goto out;
@@ -1847,7 +2180,13 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 				      optset_bool(&own, "list") ? "list" : "plan", pos.v[0]);
 		goto out;
 	}
-	if (strcmp(pos.v[0], "run")) {
+	for (size_t i = 0; strcmp(pos.v[0], "contend") && i < ARRAY_SIZE(lab_contend_only); i++)
+		if (optset_get(&own, lab_contend_only[i])->set) {
+			ret = cmd_usage_error(self, "--%s is an option of 'lab contend'; 'lab %s' does not take it",
+					      lab_contend_only[i], pos.v[0]);
+			goto out;
+		}
+	if (strcmp(pos.v[0], "run") && strcmp(pos.v[0], "contend")) {
 		/* how guests measure is lab run's: image and report take none of it */
 		static const struct vmb_opt measure[] = { RUN_MEASURE_OPTS, { .name = "quick" } };
 		const char *given = NULL;
@@ -1909,6 +2248,10 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		cache_home(cache, sizeof(cache));
 	if (!strcmp(pos.v[0], "run")) {
 		ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), NULL, 0);
+		goto out;
+	}
+	if (!strcmp(pos.v[0], "contend")) {
+		ret = lab_contend_cmd(self, &own, suite_sets, cache);
 		goto out;
 	}
 	if (optset_str(&own, "image-dir"))

@@ -25,6 +25,7 @@
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
+#include "../core/bgload.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
@@ -57,6 +58,10 @@ const struct vmb_opt run_opts[] = {
 	  .help = "skip the tests that measure a filesystem through files of their own (disk.iozone, app.files, "
 		  "app.oltp_*, app.build) with WHY as the reason: the lab gives it to a guest whose disk under test "
 		  "has no filesystem (fs=none)" },
+	{ .name = "load", .type = OPT_INT, .min = 0, .max = 100, .def = "0", .metavar = "PCT",
+	  .help = "a background load beside the run: one spinner thread per CPU, busy PCT% of every 10 ms and "
+		  "asleep the rest; each suite's notes say what was asked and what the spinners got (lab contend "
+		  "gives it to its guests)" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -567,12 +572,34 @@ static char *round_json_path(const char *path, unsigned k)
 
 /* One run: measure (the whole selection, or one round's units in their
  * order), then write, store and show its document. An exit code. */
+/* --load: what was asked and what the spinners got, in every suite's notes */
+static int bgload_notes(struct vmb_results *res, unsigned pct, double done)
+{
+	char v[32];
+
+	for (size_t i = 0; i < res->nsuites; i++) {
+		struct vmb_suite_result *s = &res->suites[i];
+
+		snprintf(v, sizeof(v), "%u", pct);
+		if (vmb_params_add(&s->notes, &s->nnotes, "load_asked_pct", v) < 0)
+			return -ENOMEM;
+		if (!isfinite(done))
+			continue;
+		snprintf(v, sizeof(v), "%.1f", done);
+		if (vmb_params_add(&s->notes, &s->nnotes, "load_done_pct", v) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int run_one(const struct vmb_cmd *self, const struct optset *own, const struct runner_settings *rs,
 		   const struct runner_item *items, size_t nitems, const struct round_unit *units, size_t nu,
 		   json_t *fp, json_t *group, struct db *db, const char *db_path, const char *json_path,
 		   bool json_stdout, const char *unstored, json_t **doc_out)
 {
 	struct vmb_results res = { 0 };
+	struct bgload bg;
+	double load_done = NAN;
 	json_t *doc = NULL, *order;
 	bool json_failed = false, store_failed = false, interrupted;
 	size_t ncases = 0;
@@ -583,12 +610,21 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 
 	(void)self;
 	started = wall_time_s();
+	r = bgload_start(&bg, (unsigned)optset_int(own, "load"));
+	if (r < 0) {
+		log_errno(r, "starting the background load (--load %lld)", (long long)optset_int(own, "load"));
+		ret = EXIT_FAILED;
+		goto out;
+	}
 	if (units) {
 		order = json_object_get(group, "order");
 		r = run_round(rs, items, units, nu, &res, order);
 	} else {
 		r = runner_run(rs, items, nitems, &res);
 	}
+	bgload_stop(&bg, &load_done);
+	if (r >= 0 && bg.pct && bgload_notes(&res, bg.pct, load_done) < 0)
+		r = -ENOMEM;
 	if (r == -EINVAL) { /* a suite refused the options; it said why */
 		ret = EXIT_USAGE;
 		goto out;

@@ -3,6 +3,7 @@
 #include <linux/magic.h>
 #include <math.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -42,17 +43,22 @@
  * (after QEMU is gone, when the evidence of a failed boot was taken). */
 static volatile pid_t qemu_pids[8];
 static char work_dirs[8][160];
+/* lab contend boots its guests from threads of their own: the table's
+ * writers take turns (a signal handler only reads it) */
+static pthread_mutex_t track_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void lab_track(pid_t pid, const char *dir)
 {
+	(void)pthread_mutex_lock(&track_lock);
 	/* a free slot, or one whose QEMU of this directory was reaped (vmops
 	 * starts a QEMU after another in one work directory) */
 	for (int i = 0; i < 8; i++)
 		if (!qemu_pids[i] && (!work_dirs[i][0] || !strcmp(work_dirs[i], dir))) {
 			qemu_pids[i] = pid;
 			snprintf(work_dirs[i], sizeof(work_dirs[i]), "%s", dir);
-			return;
+			break;
 		}
+	(void)pthread_mutex_unlock(&track_lock);
 }
 
 static void remove_dir(const char *dir)
@@ -95,17 +101,21 @@ bool lab_tracked(pid_t pid)
  * work directory tracked with it stays tracked until it is removed */
 void lab_untrack(pid_t pid)
 {
+	(void)pthread_mutex_lock(&track_lock);
 	for (int i = 0; i < 8; i++)
 		if (pid > 0 && qemu_pids[i] == pid)
 			qemu_pids[i] = 0;
+	(void)pthread_mutex_unlock(&track_lock);
 }
 
 /* The work directory removed, and no longer a signal handler's to remove. */
 static void untrack_dir(const char *dir)
 {
+	(void)pthread_mutex_lock(&track_lock);
 	for (int i = 0; i < 8; i++)
 		if (!strcmp(work_dirs[i], dir))
 			work_dirs[i][0] = '\0';
+	(void)pthread_mutex_unlock(&track_lock);
 	remove_dir(dir);
 }
 
@@ -479,22 +489,30 @@ static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run
 	return 0;
 }
 
-static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, char *err, size_t errlen)
+/* A boot's first half: its files and QEMU started; t0 when it was. */
+static int boot_spawn(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, uint64_t *t0,
+		      char *err, size_t errlen)
 {
 	struct strv argv = { 0 };
-	uint64_t t0, deadline;
 	int r = boot_prepare(c, o, b, &argv, err, errlen);
 
 	if (r < 0)
 		return r;
 	snprintf(b->step, sizeof(b->step), "boot");
-	t0 = clock_ns();
+	*t0 = clock_ns();
 	r = lab_spawn(c, &b->paths, &argv, b->qemu_log, b->dir, &b->pid);
 	strv_clear(&argv);
 	if (r < 0)
 		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
-	deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
-	r = connect_agent(b, deadline, o, err, errlen);
+	return 0;
+}
+
+/* Its second half: the agent's channel and HELLO. */
+static int boot_await(const struct lab_run_opts *o, struct boot *b, uint64_t t0, char *err, size_t errlen)
+{
+	uint64_t deadline = t0 + (uint64_t)o->hello_timeout_ms * 1000000;
+	int r = connect_agent(b, deadline, o, err, errlen);
+
 	if (r < 0)
 		return r;
 	proto_init(&b->conn, b->fd, b->fd);
@@ -506,6 +524,14 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 	if (!b->t_init)
 		b->t_init = b->t_hello;
 	return 0;
+}
+
+static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, char *err, size_t errlen)
+{
+	uint64_t t0;
+	int r = boot_spawn(c, o, b, &t0, err, errlen);
+
+	return r < 0 ? r : boot_await(o, b, t0, err, errlen);
 }
 
 /* BYE, then QEMU's exit (killed after 30 s): 0, or why in err. QEMU is
@@ -1676,4 +1702,137 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 	}
 	*out = doc;
 	return 0;
+}
+
+/* A guest kept booted for lab contend: the boot, checked. */
+struct lab_guest {
+	struct boot b;
+	const struct lab_run_opts *o;
+	const struct lab_config *c;
+	uint64_t t0;        /* QEMU started */
+	const char *scratch;
+	int *vcpus; /* the vCPU threads, as QMP named them */
+	size_t nvcpus;
+};
+
+/* The guest's vCPU threads over one QMP connection (QEMU's QMP socket
+ * takes one client at a time: a second connection right after the first
+ * may be refused). */
+static int guest_vcpus(struct lab_guest *g, char *err, size_t errlen)
+{
+	struct qmp q;
+	int r = qmp_connect(&q, g->b.qmp, 10000);
+
+	if (r == 0)
+		r = qmp_vcpu_threads(&q, 10000, &g->vcpus, &g->nvcpus);
+	if (r < 0)
+		errf(err, errlen, r, "its vCPU threads (QMP query-cpus-fast): %s", q.err[0] ? q.err : strerror(-r));
+	for (size_t i = 0; r == 0 && i < g->nvcpus; i++) {
+		size_t j = 0;
+
+		while (j < i && g->vcpus[j] != g->vcpus[i])
+			j++;
+		g->b.vcpu_threads += j == i;
+	}
+	qmp_close(&q);
+	return r;
+}
+
+size_t lab_guest_vcpus(const struct lab_guest *g, const int **tids)
+{
+	*tids = g->vcpus;
+	return g->nvcpus;
+}
+
+int lab_guest_spawn(const struct lab_config *c, const struct lab_run_opts *o, struct lab_guest **out, char *err,
+		    size_t errlen)
+{
+	struct lab_guest *g = calloc(1, sizeof(*g));
+	int r;
+
+	if (!g)
+		return errf(err, errlen, -ENOMEM, "out of memory");
+	g->o = o;
+	g->c = c;
+	r = boot_spawn(c, o, &g->b, &g->t0, err, errlen);
+	if (r < 0) {
+		boot_kill(&g->b);
+		boot_gone(&g->b);
+		free(g);
+		return r;
+	}
+	*out = g;
+	return 0;
+}
+
+int lab_guest_ready(struct lab_guest *g, struct lab_failure *f, char *err, size_t errlen)
+{
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	r = boot_await(g->o, &g->b, g->t0, err, errlen);
+	if (r == 0 && vmb_stop_requested())
+		r = errf(err, errlen, -EINTR, "interrupted");
+	if (r == 0) {
+		snprintf(g->b.step, sizeof(g->b.step), "find the vCPU threads");
+		r = guest_vcpus(g, err, errlen);
+	}
+	if (r == 0) {
+		snprintf(g->b.step, sizeof(g->b.step), "check the guest");
+		r = check_guest(g->c, &g->b, &g->scratch, err, errlen);
+	}
+	if (r < 0)
+		boot_evidence(&g->b, f);
+	return r;
+}
+
+pid_t lab_guest_pid(const struct lab_guest *g)
+{
+	return g->b.pid;
+}
+
+const char *lab_guest_qmp(const struct lab_guest *g)
+{
+	return g->b.qmp;
+}
+
+json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item)
+{
+	return item_opts(o, lab_item_suite(item), g->scratch, &g->b.net, NULL, false);
+}
+
+int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, json_t **doc, char *err, size_t errlen)
+{
+	double cpu0[4], cpu1[4];
+	json_t *d = NULL;
+	int r;
+
+	snprintf(g->b.step, sizeof(g->b.step), "run %s", item);
+	qemu_cpu(g->b.pid, cpu0);
+	r = proto_host_run(&g->b.conn, item, opts, g->b.fp, 120000, 3600000, &d);
+	if (r < 0)
+		return errf(err, errlen, r, "%s", g->b.conn.err);
+	qemu_cpu(g->b.pid, cpu1);
+	if (host_cost(d, cpu0, cpu1, g->b.vcpu_threads) < 0) {
+		json_decref(d);
+		return errf(err, errlen, -ENOMEM, "out of memory");
+	}
+	*doc = d;
+	return 0;
+}
+
+int lab_guest_stop(struct lab_guest *g, bool clean, char *err, size_t errlen)
+{
+	int r = 0;
+
+	if (!g)
+		return 0;
+	if (clean)
+		r = shut_down(&g->b, err, errlen);
+	else
+		boot_kill(&g->b);
+	boot_gone(&g->b);
+	free(g->vcpus);
+	free(g);
+	return r;
 }

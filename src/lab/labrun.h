@@ -98,6 +98,29 @@ struct strv;
  * tracked with its work directory dir (lab_kill_all). */
 int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
 	      const char *dir, pid_t *pid);
+/* One guest booted and kept for a caller that drives it (lab contend
+ * runs several at once). lab_guest_spawn starts its QEMU, from the thread
+ * that outlives it (QEMU dies with the thread that forked it:
+ * PR_SET_PDEATHSIG); lab_guest_ready, which may run in a thread of its
+ * own, waits for its HELLO, finds its vCPU threads and checks it (f: the
+ * evidence of a failure). No suite is run. lab_guest_stop ends it either way. */
+struct lab_guest;
+int lab_guest_spawn(const struct lab_config *c, const struct lab_run_opts *o, struct lab_guest **out, char *err,
+		    size_t errlen);
+int lab_guest_ready(struct lab_guest *g, struct lab_failure *f, char *err, size_t errlen);
+pid_t lab_guest_pid(const struct lab_guest *g);
+const char *lab_guest_qmp(const struct lab_guest *g);
+/* Its vCPU threads as QMP named them at its start (repeats possible: tcg=single), borrowed. */
+size_t lab_guest_vcpus(const struct lab_guest *g, const int **tids);
+/* The options the guest's RUN of item gets (the lab run's own and what
+ * the lab adds), a new object; NULL: out of memory. */
+json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item);
+/* RUN item with opts and wait for its result (bounded as lab run's), with
+ * QEMU's CPU over it in its notes: *doc, or err. */
+int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, json_t **doc, char *err, size_t errlen);
+/* BYE when clean (else QEMU is killed), QEMU reaped, its files removed, g freed. */
+int lab_guest_stop(struct lab_guest *g, bool clean, char *err, size_t errlen);
+
 /* Kill every QEMU this process started and remove their files (signal-safe). */
 void lab_kill_all(void);
 

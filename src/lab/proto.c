@@ -1088,7 +1088,7 @@ int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_
  * where a result goes. */
 const char *const proto_run_options[] = {
 	"quick", "time", "warmup", "warmup-max", "budget", "threads", "cpus", "repeat", "precision", "min-reps", "max-reps",
-	"destructive", "skip-fs-tests", NULL,
+	"destructive", "skip-fs-tests", "load", NULL,
 };
 
 static const struct vmb_opt *find_opt(const struct vmb_opt *opts, const char *name)

@@ -191,8 +191,8 @@ static int sched_setup(struct vmb_ctx *ctx)
 	st->laptop = optset_bool(ctx->opts, "laptop");
 	st->period_us = (unsigned)optset_int(ctx->opts, "period");
 	st->mode = optset_str(ctx->opts, "mode");
-	if (!wv || wv->nlist < 2 || wv->nlist > CG_MAX_GROUPS)
-		return vmb_usage(ctx, "--sched.weights takes 2 to %d weights, e.g. 1,3", CG_MAX_GROUPS);
+	if (!wv || wv->nlist < 2 || wv->nlist > SCHED_MAX_GROUPS)
+		return vmb_usage(ctx, "--sched.weights takes 2 to %d weights, e.g. 1,3", SCHED_MAX_GROUPS);
 	st->ngroups = (unsigned)wv->nlist;
 	for (size_t i = 0; i < wv->nlist; i++)
 		st->weights[i] = wv->list[i];

@@ -41,6 +41,7 @@ double sched_jain(const double *got, const double *promised, size_t n);
 /* ---- shared by the suite's files ---- */
 
 #define SCHED_MAX_CPUS 1024
+#define SCHED_MAX_GROUPS 3 /* sched.fairness's worker groups (of CG_MAX_GROUPS) */
 
 /* What sched_setup() found and the options it read, for every test. */
 struct sched_state {
@@ -54,7 +55,7 @@ struct sched_state {
 	bool laptop;       /* leave the CPUs' idle states alone (cyclictest --laptop) */
 	double tsc_per_ns; /* for the hiccup detector */
 	/* fairness */
-	unsigned weights[CG_MAX_GROUPS], ngroups, period_us;
+	unsigned weights[SCHED_MAX_GROUPS], ngroups, period_us;
 	const char *mode;
 	struct cg_layout cg;
 	struct cg_plan remove;

@@ -147,7 +147,7 @@ int cg_detect(const char *mountinfo, const char *self_cgroup, struct cg_layout *
 
 int cg_base_path(const struct cg_layout *l, pid_t pid, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s%s/vmbench-sched-%ld", l->mount, l->self, (long)pid);
+	int n = snprintf(buf, len, "%s%s/%s-%ld", l->mount, l->self, l->tree ? l->tree : "vmbench-sched", (long)pid);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
@@ -247,15 +247,18 @@ int cg_plan_create(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
 	/* RT group scheduling: a group's runtime comes out of its parent's */
 	if (r == 0 && l->rt_group)
 		r = plan_add(p, CG_WRITE, base, "cpu.rt_runtime_us", "%u", rt_us);
-	if (r == 0 && l->ver == CG_V2)
+	/* sched.fairness's threads of one process in several groups: a threaded
+	 * subtree with the process in its root; lab contend's groups hold whole
+	 * processes (QEMUs): domains, and this process stays where it is */
+	if (r == 0 && l->ver == CG_V2 && !l->no_probe)
 		r = plan_add(p, CG_WRITE, base, "cgroup.procs", "%ld", (long)pid);
-	for (unsigned i = 0; i <= ngroups && r == 0; i++) {
+	for (unsigned i = 0; i < ngroups + !l->no_probe && r == 0; i++) {
 		r = cg_group_path(l, pid, i, ngroups, dir, sizeof(dir));
 		if (r == 0)
 			r = plan_add(p, CG_MKDIR, dir, NULL, NULL);
-		if (r == 0 && l->ver == CG_V2)
+		if (r == 0 && l->ver == CG_V2 && !l->no_probe)
 			r = plan_add(p, CG_WRITE, dir, "cgroup.type", "threaded");
-		if (r == 0 && l->rt_group && i == ngroups)
+		if (r == 0 && l->rt_group && i == (l->no_probe ? 0 : ngroups))
 			r = plan_add(p, CG_WRITE, dir, "cpu.rt_runtime_us", "%u", rt_us);
 	}
 	if (r == 0 && l->ver == CG_V2)
@@ -263,11 +266,45 @@ int cg_plan_create(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
 	return r;
 }
 
+int cg_plan_knobs(struct cg_plan *p, const struct cg_layout *l, pid_t pid, const struct cg_knob *k, unsigned ngroups,
+		  unsigned period_us)
+{
+	int r = 0;
+
+	if (ngroups == 0 || ngroups > CG_MAX_GROUPS || period_us < 1000 || period_us > 1000000 || l->ver == CG_NONE)
+		return -EINVAL;
+	for (unsigned i = 0; i < ngroups; i++)
+		/* the kernel's smallest quota is 1 ms */
+		if (k[i].weight < 1 || k[i].weight > 100 || (k[i].quota_us && k[i].quota_us < 1000))
+			return -EINVAL;
+	for (unsigned i = 0; i < ngroups && r == 0; i++) {
+		char dir[CG_PATH_MAX];
+
+		r = cg_group_path(l, pid, i, ngroups, dir, sizeof(dir));
+		if (r < 0)
+			break;
+		if (l->ver == CG_V1) {
+			r = plan_add(p, CG_WRITE, dir, "cpu.shares", "%u", k[i].weight * 1024);
+			if (r == 0)
+				r = plan_add(p, CG_WRITE, dir, "cpu.cfs_period_us", "%u", period_us);
+			if (r == 0)
+				r = k[i].quota_us ? plan_add(p, CG_WRITE, dir, "cpu.cfs_quota_us", "%llu", k[i].quota_us)
+						  : plan_add(p, CG_WRITE, dir, "cpu.cfs_quota_us", "-1");
+		} else {
+			r = plan_add(p, CG_WRITE, dir, "cpu.weight", "%u", k[i].weight * 100);
+			if (r == 0)
+				r = k[i].quota_us ? plan_add(p, CG_WRITE, dir, "cpu.max", "%llu %u", k[i].quota_us, period_us)
+						  : plan_add(p, CG_WRITE, dir, "cpu.max", "max %u", period_us);
+		}
+	}
+	return r;
+}
+
 int cg_plan_mode(struct cg_plan *p, const struct cg_layout *l, pid_t pid, enum cg_mode mode,
 		 const unsigned *weights, unsigned ngroups, unsigned period_us)
 {
+	struct cg_knob k[CG_MAX_GROUPS];
 	unsigned sum = 0;
-	int r = 0;
 
 	if (ngroups == 0 || ngroups > CG_MAX_GROUPS || period_us < 1000 || l->ver == CG_NONE)
 		return -EINVAL;
@@ -276,33 +313,14 @@ int cg_plan_mode(struct cg_plan *p, const struct cg_layout *l, pid_t pid, enum c
 			return -EINVAL;
 		sum += weights[i];
 	}
-	for (unsigned i = 0; i < ngroups && r == 0; i++) {
-		unsigned w = mode == CG_FAIR ? weights[i] : 1;
-		/* the reservation: this group's share of one CPU, each period;
-		 * the kernel's smallest quota is 1 ms */
+	for (unsigned i = 0; i < ngroups; i++) {
+		/* the reservation: this group's share of one CPU, each period */
 		unsigned long long q = (unsigned long long)period_us * weights[i] / sum;
-		char dir[CG_PATH_MAX];
 
-		if (q < 1000)
-			q = 1000;
-		r = cg_group_path(l, pid, i, ngroups, dir, sizeof(dir));
-		if (r < 0)
-			break;
-		if (l->ver == CG_V1) {
-			r = plan_add(p, CG_WRITE, dir, "cpu.shares", "%u", w * 1024);
-			if (r == 0)
-				r = plan_add(p, CG_WRITE, dir, "cpu.cfs_period_us", "%u", period_us);
-			if (r == 0)
-				r = mode == CG_RESERVATION ? plan_add(p, CG_WRITE, dir, "cpu.cfs_quota_us", "%llu", q)
-							   : plan_add(p, CG_WRITE, dir, "cpu.cfs_quota_us", "-1");
-		} else {
-			r = plan_add(p, CG_WRITE, dir, "cpu.weight", "%u", w * 100);
-			if (r == 0)
-				r = mode == CG_RESERVATION ? plan_add(p, CG_WRITE, dir, "cpu.max", "%llu %u", q, period_us)
-							   : plan_add(p, CG_WRITE, dir, "cpu.max", "max %u", period_us);
-		}
+		k[i].weight = mode == CG_FAIR ? weights[i] : 1;
+		k[i].quota_us = mode == CG_RESERVATION ? (q < 1000 ? 1000 : q) : 0;
 	}
-	return r;
+	return cg_plan_knobs(p, l, pid, k, ngroups, period_us);
 }
 
 int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsigned ngroups)
@@ -311,9 +329,9 @@ int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
 	int r;
 
 	r = plan_paths(l, pid, ngroups, base, self);
-	if (r == 0 && l->ver == CG_V2)
+	if (r == 0 && l->ver == CG_V2 && !l->no_probe)
 		r = plan_add(p, CG_WRITE, self, "cgroup.procs", "%ld", (long)pid);
-	for (unsigned i = 0; i <= ngroups && r == 0; i++) {
+	for (unsigned i = 0; i < ngroups + !l->no_probe && r == 0; i++) {
 		r = cg_group_path(l, pid, i, ngroups, dir, sizeof(dir));
 		if (r == 0)
 			r = plan_add(p, CG_RMDIR, dir, NULL, NULL);

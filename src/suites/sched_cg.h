@@ -14,7 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define CG_MAX_GROUPS 3
+/* groups under one base: sched.fairness takes up to SCHED_MAX_GROUPS, lab contend one per guest */
+#define CG_MAX_GROUPS 8
 #define CG_PATH_MAX 512
 
 enum cg_version { CG_NONE = 0, CG_V1, CG_V2 };
@@ -24,6 +25,13 @@ struct cg_layout {
 	char mount[CG_PATH_MAX]; /* where the hierarchy holding the cpu controller is mounted */
 	char self[CG_PATH_MAX];  /* this process's cgroup in it: "" for the root, else "/a/b" */
 	bool rt_group;           /* v1 with RT group scheduling: cpu.rt_runtime_us must be granted */
+	/* the caller's, after cg_detect: the base directory's name before its
+	 * "-PID" (NULL: "vmbench-sched"), and no_probe for a tree of groups
+	 * only (lab contend's, one per guest), whose RT runtime goes to group
+	 * 0 instead of the probe's; on v2 its groups are domains that hold
+	 * whole processes (cgroup.procs), and this process stays where it is */
+	const char *tree;
+	bool no_probe;
 };
 
 enum cg_op_kind { CG_MKDIR, CG_WRITE, CG_RMDIR, CG_UMOUNT /* a private mount, detached */ };
@@ -69,6 +77,16 @@ int cg_plan_create(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
  * reservation's quota and period. */
 int cg_plan_mode(struct cg_plan *p, const struct cg_layout *l, pid_t pid, enum cg_mode mode,
 		 const unsigned *weights, unsigned ngroups, unsigned period_us);
+/* Knobs of each group, the general form of cg_plan_mode: a relative
+ * weight 1..100 (v1 cpu.shares 1024 x, v2 cpu.weight 100 x) and a quota of
+ * CPU time per period (0: none), which may exceed the period on a host of
+ * several CPUs. */
+struct cg_knob {
+	unsigned weight;
+	unsigned long long quota_us;
+};
+int cg_plan_knobs(struct cg_plan *p, const struct cg_layout *l, pid_t pid, const struct cg_knob *k, unsigned ngroups,
+		  unsigned period_us);
 /* Undo cg_plan_create: move the process back (v2), groups first, then the base. */
 int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsigned ngroups);
 

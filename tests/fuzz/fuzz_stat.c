@@ -1,9 +1,12 @@
-/* Fuzz target: noise_parse_stat, the /proc/stat reader of the noise sensors. */
+/* Fuzz target: the readers of /proc counters: noise_parse_stat, /proc/stat
+ * for the noise sensors, and contend_parse_schedstat, a thread's schedstat
+ * for lab contend (one target: the same kind of text, no time added). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../src/core/noise.h"
+#include "../../src/lab/contend.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -12,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const unsigned cpus[] = { 0, 1, 3 };
 	char *text = malloc(size + 1);
 	unsigned long long busy, steal;
+	struct contend_sched ss;
 
 	if (!text)
 		return 0;
@@ -19,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	(void)noise_parse_stat(text, NULL, 0, &busy, &steal);
 	(void)noise_parse_stat(text, cpus, 3, &busy, &steal);
+	(void)contend_parse_schedstat(text, &ss);
 	free(text);
 	return 0;
 }

@@ -239,7 +239,7 @@ static void plans(void **state)
 
 static void bad_plans(void **state)
 {
-	static const unsigned w0[] = { 0, 1 }, w1[] = { 1, 1, 1, 1 };
+	static const unsigned w0[] = { 0, 1 }, w1[CG_MAX_GROUPS + 1] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 	struct cg_layout l = { .ver = CG_V1, .mount = "/m" }, none = { .ver = CG_NONE };
 	struct cg_plan p;
 
@@ -249,7 +249,7 @@ static void bad_plans(void **state)
 	assert_int_equal(cg_plan_create(&p, &l, 1, CG_MAX_GROUPS + 1, 0), -EINVAL);
 	assert_int_equal(cg_plan_create(&p, &none, 1, 2, 0), -EINVAL);
 	assert_int_equal(cg_plan_mode(&p, &l, 1, CG_FAIR, w0, 2, 10000), -EINVAL);   /* weight 0 */
-	assert_int_equal(cg_plan_mode(&p, &l, 1, CG_FAIR, w1, 4, 10000), -EINVAL);   /* too many groups */
+	assert_int_equal(cg_plan_mode(&p, &l, 1, CG_FAIR, w1, CG_MAX_GROUPS + 1, 10000), -EINVAL); /* too many groups */
 	assert_int_equal(cg_plan_mode(&p, &l, 1, CG_FAIR, w1, 2, 999), -EINVAL);     /* period below 1 ms */
 	memset(l.mount, 'x', sizeof(l.mount) - 1);                                   /* a path too long */
 	assert_int_equal(cg_plan_create(&p, &l, 1, 2, 0), -ENAMETOOLONG);

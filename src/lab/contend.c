@@ -1,0 +1,909 @@
+/* lab contend: several guests at once under a host scheduling policy (see
+ * contend.h). The cgroups are sched.fairness's plans (src/suites/sched_cg.c)
+ * under a tree of our own, removed on every exit path, kill -9 included,
+ * by its watchdog; a real-time priority goes with the QEMU it was given to,
+ * and every QEMU dies with this process (lab_spawn). */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "contend.h"
+#include "../core/clock.h"
+#include "../core/log.h"
+#include "../core/result.h"
+#include "../core/stop.h"
+#include "../core/str.h"
+#include "../core/util.h"
+#include "../suites/contend.h"
+#include "../suites/sched.h"
+#include "../core/banned.h"
+
+const char *const contend_policy_names[CONTEND_NPOLICIES] = { "fair", "weights", "reservation", "rt" };
+
+int contend_policy_parse(const char *name)
+{
+	for (int i = 0; i < CONTEND_NPOLICIES; i++)
+		if (!strcmp(name, contend_policy_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+static bool spec_valid(const struct contend_spec *s)
+{
+	if (s->nguests < 2 || s->nguests > CONTEND_MAX_GUESTS || s->ncpus < 1 || s->reserve_pct < 1 ||
+	    s->reserve_pct > 99)
+		return false;
+	for (unsigned i = 0; i < s->nguests; i++)
+		if (s->shares[i] < 1 || s->shares[i] > 100)
+			return false;
+	return true;
+}
+
+int contend_promised(enum contend_policy p, const struct contend_spec *s, double *promised)
+{
+	unsigned sum = 0;
+
+	if (!spec_valid(s) || p < 0 || p >= CONTEND_NPOLICIES)
+		return -EINVAL;
+	for (unsigned i = 0; i < s->nguests; i++)
+		sum += s->shares[i];
+	for (unsigned i = 0; i < s->nguests; i++) {
+		switch (p) {
+		case CONTEND_WEIGHTS:
+			promised[i] = 100.0 * s->shares[i] / sum;
+			break;
+		case CONTEND_RESERVATION:
+			promised[i] = i == 0 ? s->reserve_pct : (100.0 - s->reserve_pct) / (s->nguests - 1);
+			break;
+		default:
+			promised[i] = 100.0 / s->nguests;
+			break;
+		}
+	}
+	return 0;
+}
+
+int contend_knobs(enum contend_policy p, const struct contend_spec *s, unsigned period_us, struct cg_knob *k)
+{
+	double promised[CONTEND_MAX_GUESTS];
+
+	if (period_us < 1000 || period_us > 1000000 || contend_promised(p, s, promised) < 0)
+		return -EINVAL;
+	for (unsigned i = 0; i < s->nguests; i++) {
+		k[i].weight = p == CONTEND_WEIGHTS ? s->shares[i] : 1;
+		k[i].quota_us = 0;
+		if (p == CONTEND_RESERVATION && i > 0) {
+			/* each other guest's part of the rest of the CPUs given, per period */
+			unsigned long long q = (unsigned long long)(promised[i] / 100 * s->ncpus * period_us);
+
+			k[i].quota_us = q < 1000 ? 1000 : q;
+		}
+	}
+	return 0;
+}
+
+int contend_parse_schedstat(const char *text, struct contend_sched *out)
+{
+	unsigned long long v[3];
+	const char *p = text;
+
+	for (int i = 0; i < 3; i++) {
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (errno || end == p)
+			return -EINVAL;
+		p = end;
+		if (i < 2 && *p++ != ' ')
+			return -EINVAL;
+	}
+	if (*p == '\n')
+		p++;
+	if (*p)
+		return -EINVAL;
+	out->cpu_ns = v[0];
+	out->wait_ns = v[1];
+	out->slices = v[2];
+	return 0;
+}
+
+int contend_figures(const struct contend_sched *a, const struct contend_sched *b, double wall_s, unsigned ncpus,
+		    struct contend_figures *out)
+{
+	double cpu, wait, slices;
+
+	if (!(wall_s > 0) || !isfinite(wall_s) || ncpus == 0 || b->cpu_ns < a->cpu_ns || b->wait_ns < a->wait_ns ||
+	    b->slices < a->slices)
+		return -EINVAL;
+	cpu = (double)(b->cpu_ns - a->cpu_ns);
+	wait = (double)(b->wait_ns - a->wait_ns);
+	slices = (double)(b->slices - a->slices);
+	out->share_pct = 100 * cpu / 1e9 / (wall_s * ncpus);
+	out->delay_ns_per_s = wait / wall_s;
+	out->delay_ns_per_slice = slices > 0 ? wait / slices : NAN;
+	return 0;
+}
+
+/* ---- the run ---- */
+
+#define CONTEND_MAX_TIDS 256
+
+struct guest {
+	unsigned idx; /* 0-based; guest idx + 1 in labels */
+	struct lab_guest *g;
+	pid_t pid;
+	int vcpu[CONTEND_MAX_TIDS];
+	size_t nvcpu;
+	/* one RUN */
+	const struct contend_opts *o;
+	const char *item;
+	json_t *opts, *doc, *cell; /* the RUN's document; the cell's merged one */
+	struct window *w;
+	char err[1024];
+	int r;
+	struct lab_failure f;
+	/* the cell's host figures, per item */
+	struct vmb_results res;
+	struct vmb_suite_result *s;
+};
+
+struct contend_cell {
+	enum contend_policy p;
+	unsigned load;
+};
+
+/* The window every guest's RUN covers: from just before the first RUN was
+ * sent to the end of the first RUN to end, when every guest's vCPU threads
+ * are sampled (a guest done early would otherwise leave the others a
+ * larger share in their tails, and shares of different windows would not
+ * add up). */
+struct window {
+	pthread_mutex_t lock;
+	pthread_cond_t go_cond;
+	int go; /* 0 wait, 1 send the RUN, -1 do not (a thread could not be started) */
+	bool ended;
+	struct guest *gs;
+	unsigned n;
+	double t0, t1;
+	struct contend_sched a[CONTEND_MAX_GUESTS], b[CONTEND_MAX_GUESTS];
+	bool ok;
+};
+
+struct contend {
+	const struct contend_opts *o;
+	struct cg_layout l;
+	struct cg_plan remove;
+	struct cg_watchdog wd;
+	bool groups;                   /* made */
+	unsigned rt_us;                /* RT runtime granted to guest 1's group, of each second (v1) */
+	const char *why[CONTEND_NPOLICIES]; /* a policy that cannot run here, and why */
+	char whybuf[CONTEND_NPOLICIES][400];
+	struct guest gs[CONTEND_MAX_GUESTS];
+};
+
+static void skip_policy(struct contend *x, enum contend_policy p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void skip_policy(struct contend *x, enum contend_policy p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->why[p])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(x->whybuf[p], sizeof(x->whybuf[p]), fmt, ap);
+	va_end(ap);
+	x->why[p] = x->whybuf[p];
+}
+
+static void skip_all(struct contend *x, const char *why)
+{
+	for (int p = 0; p < CONTEND_NPOLICIES; p++)
+		skip_policy(x, (enum contend_policy)p, "%s", why);
+}
+
+/* The tree: a parent under this process's cgroup, a group per guest; the
+ * RT runtime for rt granted to the parent and guest 1's group (v1 with RT
+ * group scheduling). What fails skips the policies that need it. */
+static void groups_make(struct contend *x)
+{
+	char *mi = NULL, *self = NULL, path[CG_PATH_MAX + 32];
+	struct cg_plan make;
+	const struct cg_op *failed = NULL;
+	int r;
+
+	cg_plan_init(&make);
+	cg_plan_init(&x->remove);
+	if (read_file("/proc/self/mountinfo", &mi) < 0 || read_file("/proc/self/cgroup", &self) < 0 ||
+	    cg_detect(mi, self, &x->l) < 0) {
+		skip_all(x, "no cgroup hierarchy with the cpu controller is mounted here");
+		goto out;
+	}
+	x->l.tree = "vmbench-contend";
+	x->l.no_probe = true;
+	{
+		/* v1 with RT group scheduling: a group's RT runtime must be granted */
+		char rt[CG_PATH_MAX + 32];
+
+		snprintf(rt, sizeof(rt), "%s%s/cpu.rt_runtime_us", x->l.mount, x->l.self);
+		x->l.rt_group = x->l.ver == CG_V1 && access(rt, F_OK) == 0;
+	}
+	r = cg_plan_create(&make, &x->l, getpid(), x->o->spec.nguests, 0);
+	if (r == 0)
+		r = cg_plan_remove(&x->remove, &x->l, getpid(), x->o->spec.nguests);
+	if (r == 0)
+		r = cg_watchdog_start(&x->wd, &x->remove);
+	if (r == 0) {
+		r = cg_plan_run(&make, true, &failed);
+		x->groups = true; /* what was made is removed, whatever part */
+	}
+	if (r < 0) {
+		snprintf(path, sizeof(path), "%s", failed ? failed->path : "the cgroup plan");
+		skip_all(x, "");
+		for (int p = 0; p < CONTEND_NPOLICIES; p++)
+			snprintf(x->whybuf[p], sizeof(x->whybuf[p]), "the cgroups could not be made (%.300s: %s)%s", path,
+				 strerror(-r), r == -EACCES || r == -EPERM || r == -EROFS ? ": it needs root, or a "
+				 "delegated cgroup" : "");
+		goto out;
+	}
+	if (x->o->policy[CONTEND_RT] && x->l.rt_group) {
+		/* The parent first: a group's runtime comes out of its parent's, and
+		 * other groups (another vmbench's) may hold part of it: the most of
+		 * CONTEND_RT_RUNTIME_US, then 100 ms less at a time, that fits */
+		char base[CG_PATH_MAX], g0[CG_PATH_MAX], v[24], where[CG_PATH_MAX + 32] = "its path";
+
+		r = cg_base_path(&x->l, getpid(), base, sizeof(base));
+		if (r == 0)
+			r = cg_group_path(&x->l, getpid(), 0, x->o->spec.nguests, g0, sizeof(g0));
+		for (unsigned us = CONTEND_RT_RUNTIME_US; r == 0 && us >= 100000; us -= 100000) {
+			struct cg_plan rt;
+
+			cg_plan_init(&rt);
+			snprintf(v, sizeof(v), "%u", us);
+			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", base);
+			r = cg_plan_add(&rt, CG_WRITE, path, v);
+			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", g0);
+			if (r == 0)
+				r = cg_plan_add(&rt, CG_WRITE, path, v);
+			failed = NULL;
+			if (r == 0)
+				r = cg_plan_run(&rt, true, &failed);
+			if (failed)
+				snprintf(where, sizeof(where), "%s %u", failed->path, us);
+			cg_plan_release(&rt);
+			if (r == 0) {
+				x->rt_us = us;
+				break;
+			}
+			log_debug("RT runtime %u us: %s: %s", us, where, strerror(-r));
+			if (us > 100000)
+				r = 0;
+		}
+		if (!x->rt_us)
+			skip_policy(x, CONTEND_RT, "real-time runtime could not be granted to guest 1's group (%s: %s): "
+				    "RT group scheduling needs it, out of what this process's cgroup has left", where,
+				    strerror(r < 0 ? -r : EINVAL));
+	}
+out:
+	cg_plan_release(&make);
+	free(mi);
+	free(self);
+}
+
+static void *rt_probe_thread(void *arg)
+{
+	return arg;
+}
+
+/* May this process make a thread SCHED_FIFO at prio? A thread created so
+ * says (EPERM without CAP_SYS_NICE or an RLIMIT_RTPRIO that allows it). */
+static int rt_allowed(unsigned prio)
+{
+	pthread_attr_t a;
+	struct sched_param sp = { .sched_priority = (int)prio };
+	pthread_t t;
+	int r = pthread_attr_init(&a);
+
+	if (r == 0)
+		r = pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	if (r == 0)
+		r = pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	if (r == 0)
+		r = pthread_attr_setschedparam(&a, &sp);
+	if (r == 0)
+		r = pthread_create(&t, &a, rt_probe_thread, NULL);
+	if (r == 0)
+		(void)pthread_join(t, NULL);
+	(void)pthread_attr_destroy(&a);
+	return -r;
+}
+
+static void groups_remove(struct contend *x)
+{
+	if (x->groups)
+		(void)cg_plan_run(&x->remove, false, NULL);
+	x->groups = false;
+	cg_watchdog_stop(&x->wd);
+	cg_plan_release(&x->remove);
+}
+
+/* Every thread of QEMU pid into guest i's group: its process, by cgroup.procs */
+static int attach(struct contend *x, unsigned i, pid_t pid)
+{
+	char dir[CG_PATH_MAX], path[CG_PATH_MAX + 32], v[24];
+	struct cg_plan p;
+	int r;
+
+	cg_plan_init(&p);
+	r = cg_group_path(&x->l, getpid(), i, x->o->spec.nguests, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(v, sizeof(v), "%ld", (long)pid);
+	if (r == 0)
+		r = cg_plan_add(&p, CG_WRITE, path, v);
+	if (r == 0)
+		r = cg_plan_run(&p, true, NULL);
+	cg_plan_release(&p);
+	return r;
+}
+
+/* The thread ids of a process (/proc/PID/task), at most max. */
+static size_t all_tids(pid_t pid, int *tids, size_t max)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	d = opendir(path);
+	while (d && n < max && (e = readdir(d))) {
+		int64_t t;
+
+		if (parse_i64(e->d_name, 1, INT32_MAX, &t) == 0)
+			tids[n++] = (int)t;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Every thread of QEMU pid confined to the host CPUs given, after its
+ * boot: a thread it makes later inherits that from the thread that makes
+ * it. A pass that finds a thread not yet confined (one started meanwhile)
+ * is followed by another, at most 5. */
+static int confine(pid_t pid, const cpu_set_t *cpus)
+{
+	int tids[CONTEND_MAX_TIDS];
+
+	for (int pass = 0; pass < 5; pass++) {
+		size_t n = all_tids(pid, tids, CONTEND_MAX_TIDS);
+		bool changed = false;
+
+		if (n == 0)
+			return -ESRCH;
+		for (size_t i = 0; i < n; i++) {
+			cpu_set_t now;
+
+			if (sched_getaffinity(tids[i], sizeof(now), &now) == 0 && CPU_EQUAL(&now, cpus))
+				continue;
+			if (sched_setaffinity(tids[i], sizeof(*cpus), cpus) < 0 && errno != ESRCH)
+				return -errno;
+			changed = true;
+		}
+		if (!changed)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+/* The vCPU threads' schedstat, summed; -EINVAL when one cannot be read. */
+static int sample(const struct guest *g, struct contend_sched *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; i < g->nvcpu; i++) {
+		char path[96], *text = NULL;
+		struct contend_sched one;
+		int r;
+
+		snprintf(path, sizeof(path), "/proc/%ld/task/%d/schedstat", (long)g->pid, g->vcpu[i]);
+		r = read_file(path, &text);
+		if (r == 0)
+			r = contend_parse_schedstat(text, &one);
+		free(text);
+		if (r < 0)
+			return r;
+		sum->cpu_ns += one.cpu_ns;
+		sum->wait_ns += one.wait_ns;
+		sum->slices += one.slices;
+	}
+	return 0;
+}
+
+static void *boot_thread(void *arg)
+{
+	struct guest *g = arg;
+
+	g->r = lab_guest_ready(g->g, &g->f, g->err, sizeof(g->err));
+	return NULL;
+}
+
+/* One guest's RUN: started with the others (the barrier), its vCPU
+ * threads sampled at its ends. */
+static void *run_thread(void *arg)
+{
+	struct guest *g = arg;
+	struct window *w = g->w;
+	int go;
+
+	(void)pthread_mutex_lock(&w->lock);
+	while (!w->go)
+		(void)pthread_cond_wait(&w->go_cond, &w->lock);
+	go = w->go;
+	(void)pthread_mutex_unlock(&w->lock);
+	if (go < 0) {
+		g->r = -ECANCELED;
+		return NULL;
+	}
+	g->r = lab_guest_run(g->g, g->item, g->opts, &g->doc, g->err, sizeof(g->err));
+	(void)pthread_mutex_lock(&w->lock);
+	if (!w->ended) {
+		w->ended = true;
+		for (unsigned i = 0; i < w->n; i++)
+			w->ok = w->ok && sample(&w->gs[i], &w->b[i]) == 0;
+		w->t1 = clock_s();
+	}
+	(void)pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* guest 1's threads real-time at prio, or back to SCHED_OTHER (prio 0):
+ * its vCPU threads at prio, and with --rt-threads all every other thread
+ * of its QEMU one above (the main loop that runs the guest's timers under
+ * TCG and kicks the vCPU must preempt a vCPU that spins, or the guest's
+ * timer interrupts wait for the vCPU to block: at one priority, SCHED_FIFO
+ * never takes the CPU from a running thread). */
+static bool is_vcpu(const struct guest *g, int tid)
+{
+	for (size_t i = 0; i < g->nvcpu; i++)
+		if (g->vcpu[i] == tid)
+			return true;
+	return false;
+}
+
+static int set_rt(struct contend *x, unsigned prio)
+{
+	struct guest *g = &x->gs[0];
+	int all[CONTEND_MAX_TIDS];
+	const int *t = g->vcpu;
+	size_t n = g->nvcpu;
+	int r = 0;
+
+	if (x->o->rt_all) {
+		n = all_tids(g->pid, all, CONTEND_MAX_TIDS);
+		t = all;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sched_param sp = { .sched_priority = (int)(prio && !is_vcpu(g, t[i]) && prio < 99 ? prio + 1 : prio) };
+
+		if (sched_setscheduler(t[i], prio ? SCHED_FIFO : SCHED_OTHER, &sp) < 0 && r == 0 && errno != ESRCH)
+			r = -errno;
+	}
+	return r;
+}
+
+static int apply_knobs(struct contend *x, enum contend_policy p, char *err, size_t errlen)
+{
+	struct cg_knob k[CONTEND_MAX_GUESTS];
+	struct cg_plan plan;
+	const struct cg_op *failed = NULL;
+	int r;
+
+	cg_plan_init(&plan);
+	r = contend_knobs(p, &x->o->spec, CONTEND_PERIOD_US, k);
+	if (r == 0)
+		r = cg_plan_knobs(&plan, &x->l, getpid(), k, x->o->spec.nguests, CONTEND_PERIOD_US);
+	if (r == 0)
+		r = cg_plan_run(&plan, true, &failed);
+	if (r < 0)
+		errf(err, errlen, r, "setting %s's knobs (%s): %s", contend_policy_names[p],
+		     failed ? failed->path : "plan", strerror(-r));
+	cg_plan_release(&plan);
+	return r;
+}
+
+static const char *policy_note(enum contend_policy p)
+{
+	switch (p) {
+	case CONTEND_FAIR:
+		return "equal weights (cgroup v1 cpu.shares 1024, v2 cpu.weight 100), no cap";
+	case CONTEND_WEIGHTS:
+		return "weights from --shares (v1 cpu.shares 1024 x weight, v2 cpu.weight 100 x weight), no cap";
+	case CONTEND_RESERVATION:
+		return "Linux has no hard CPU reservation (no floor): guest 1's reserve is approximated by capping each "
+		       "other guest at its part of the rest (CFS bandwidth, cpu.cfs_quota_us / cpu.max per 100 ms), so "
+		       "that together they cannot take more; guest 1 is not capped";
+	case CONTEND_RT:
+		return "guest 1's QEMU threads at SCHED_FIFO (--rt-threads, --rt-priority), the others fair; with RT "
+		       "group scheduling (cgroup v1) guest 1's group is granted a runtime of each second (note "
+		       "rt_runtime_us; at most 900 ms), so it cannot take a CPU whole";
+	default:
+		return "";
+	}
+}
+
+/* The contend suite's case of one item for guest g, figures f, jain j. */
+static int add_case(struct guest *g, const char *item, const struct contend_figures *f, double promised, double jain)
+{
+	struct vmb_test_result *t = &g->s->tests[0];
+	struct vmb_case *c, *cs = realloc(t->cases, (t->ncases + 1) * sizeof(*cs));
+	const struct {
+		const char *name;
+		enum vmb_unit unit;
+		enum vmb_dir dir;
+		double v;
+		bool headline;
+	} m[] = {
+		{ CONTEND_SHARE, VMB_UNIT_PCT, VMB_HIGHER, f->share_pct, true },
+		{ CONTEND_PROMISED, VMB_UNIT_PCT, VMB_HIGHER, promised, false },
+		{ CONTEND_DELAY, VMB_UNIT_NS, VMB_LOWER, f->delay_ns_per_s, true },
+		{ CONTEND_DELAY_SLICE, VMB_UNIT_NS, VMB_LOWER, f->delay_ns_per_slice, false },
+		{ CONTEND_JAIN, VMB_UNIT_RATIO, VMB_HIGHER, jain, false },
+	};
+
+	if (!cs)
+		return -ENOMEM;
+	t->cases = cs;
+	c = &cs[t->ncases++];
+	memset(c, 0, sizeof(*c));
+	c->reps = 1;
+	c->warmup_steady = -1;
+	if (vmb_params_add(&c->params, &c->nparams, CONTEND_ITEM_PARAM, item) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct vmb_metric *mm;
+
+		if (!isfinite(m[i].v))
+			continue; /* not measured: no number made up */
+		mm = vmb_case_add_metric(c, m[i].name, m[i].unit, m[i].dir);
+		if (!mm || vmb_metric_push(mm, m[i].v) < 0)
+			return -ENOMEM;
+		mm->headline = m[i].headline;
+		stats_summarize(mm->samples, mm->n, &mm->sum);
+	}
+	return 0;
+}
+
+static int set_labels(json_t *doc, enum contend_policy p, unsigned guest, unsigned load)
+{
+	json_t *labels = json_object_get(doc, "labels");
+	char v[16];
+
+	if (!json_is_object(labels)) {
+		labels = json_object();
+		if (!labels || json_object_set_new(doc, "labels", labels) < 0)
+			return -ENOMEM;
+	}
+	snprintf(v, sizeof(v), "%u", guest);
+	if (json_object_set_new(labels, "policy", json_string(contend_policy_names[p])) < 0 ||
+	    json_object_set_new(labels, "guest", json_string(v)) < 0)
+		return -ENOMEM;
+	snprintf(v, sizeof(v), "%u", load);
+	return json_object_set_new(labels, "load", json_string(v)) < 0 ? -ENOMEM : 0;
+}
+
+/* One cell (policy p, load) of round k: the policy applied, each item run
+ * on every guest at once, the documents kept. */
+static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigned k, const json_t *order, char *err,
+		size_t errlen)
+{
+	const struct contend_opts *o = x->o;
+	unsigned n = o->spec.nguests;
+	double promised[CONTEND_MAX_GUESTS];
+	bool rt = false;
+	int r;
+
+	log_info("round %u: %s, load %u%%", k, contend_policy_names[p], load);
+	r = apply_knobs(x, p, err, errlen);
+	if (r == 0 && p == CONTEND_RT) {
+		r = set_rt(x, o->rt_priority);
+		rt = true;
+		if (r < 0) {
+			skip_policy(x, CONTEND_RT, "guest 1's threads could not be made SCHED_FIFO: %s%s", strerror(-r),
+				    r == -EPERM ? " (it needs root or CAP_SYS_NICE, and with RT group scheduling a "
+						  "granted runtime)" : "");
+			log_info("%s: skipped: %s", contend_policy_names[p], x->why[p]);
+			(void)set_rt(x, 0);
+			return 0;
+		}
+	}
+	if (r < 0) {
+		skip_policy(x, p, "%s", err);
+		log_info("%s: skipped: %s", contend_policy_names[p], err);
+		return 0;
+	}
+	(void)contend_promised(p, &o->spec, promised);
+	for (unsigned i = 0; i < n; i++) {
+		x->gs[i].cell = NULL;
+		r = lab_host_suite_begin(&x->gs[i].res, &contend_suite, 1, &x->gs[i].s);
+		if (r < 0)
+			break;
+		x->gs[i].s->ntests = 1;
+		x->gs[i].s->tests[0].name = xstrdup(contend_suite.tests[0].name);
+		if (!x->gs[i].s->tests[0].name)
+			r = -ENOMEM;
+	}
+	/* Ctrl-C: after the RUN under way (a second one kills every QEMU at once) */
+	for (const char *it = o->ro->suites; r == 0 && it && *it && !vmb_stop_requested();
+	     it += strcspn(it, ","), it += *it == ',') {
+		char item[64];
+		pthread_t th[CONTEND_MAX_GUESTS];
+		struct contend_figures f[CONTEND_MAX_GUESTS];
+		double got[CONTEND_MAX_GUESTS], jain;
+		struct window w = { .lock = PTHREAD_MUTEX_INITIALIZER, .go_cond = PTHREAD_COND_INITIALIZER, .gs = x->gs,
+				    .n = n, .ok = true };
+		unsigned started = 0;
+		bool measured = true;
+
+		snprintf(item, sizeof(item), "%.*s", (int)strcspn(it, ","), it);
+		if (lab_host_measured(item))
+			continue;
+		for (unsigned i = 0; i < n && r == 0; i++) {
+			struct guest *g = &x->gs[i];
+
+			g->item = item;
+			g->doc = NULL;
+			g->w = &w;
+			g->opts = lab_guest_opts(g->g, o->ro, item);
+			if (!g->opts || json_object_set_new(g->opts, "load", json_integer(load)) < 0)
+				r = errf(err, errlen, -ENOMEM, "out of memory");
+		}
+		for (unsigned i = 0; i < n && r == 0; i++)
+			w.ok = w.ok && sample(&x->gs[i], &w.a[i]) == 0;
+		w.t0 = clock_s();
+		/* every thread waits for go: the RUNs leave together, or none does */
+		for (; started < n && r == 0; started++)
+			if (pthread_create(&th[started], NULL, run_thread, &x->gs[started]) != 0)
+				r = errf(err, errlen, -EAGAIN, "starting a thread per guest");
+		(void)pthread_mutex_lock(&w.lock);
+		w.go = r == 0 ? 1 : -1;
+		(void)pthread_cond_broadcast(&w.go_cond);
+		(void)pthread_mutex_unlock(&w.lock);
+		for (unsigned i = 0; i < started; i++)
+			(void)pthread_join(th[i], NULL);
+		for (unsigned i = 0; i < n; i++) {
+			struct guest *g = &x->gs[i];
+
+			json_decref(g->opts);
+			g->opts = NULL;
+			if (r == 0 && g->r < 0)
+				r = errf(err, errlen, g->r, "guest %u: %s", i + 1, g->err);
+			if (r == 0 && (!w.ok || contend_figures(&w.a[i], &w.b[i], w.t1 - w.t0, o->spec.ncpus, &f[i]) < 0))
+				measured = false;
+			got[i] = r == 0 && measured ? f[i].share_pct : NAN;
+		}
+		jain = measured ? sched_jain(got, promised, n) : NAN;
+		for (unsigned i = 0; i < n && r == 0; i++) {
+			struct guest *g = &x->gs[i];
+			struct contend_figures none = { NAN, NAN, NAN };
+
+			if (!measured)
+				log_warn("guest %u: its vCPU threads' schedstat could not be read: no host figures", i + 1);
+			if (add_case(g, item, measured ? &f[i] : &none, promised[i], jain) < 0)
+				r = errf(err, errlen, -ENOMEM, "out of memory");
+			else if (!g->cell)
+				g->cell = g->doc;
+			else if (json_array_extend(json_object_get(g->cell, "suites"), json_object_get(g->doc, "suites")) < 0)
+				r = errf(err, errlen, -ENOMEM, "out of memory");
+			if (g->cell != g->doc)
+				json_decref(g->doc);
+			g->doc = NULL;
+		}
+		for (unsigned i = 0; i < n && r < 0; i++) {
+			if (x->gs[i].cell != x->gs[i].doc)
+				json_decref(x->gs[i].doc);
+			x->gs[i].doc = NULL;
+		}
+	}
+	if (rt)
+		(void)set_rt(x, 0);
+	/* a cell cut short by Ctrl-C is not stored as if it were whole */
+	if (r == 0 && vmb_stop_requested())
+		r = errf(err, errlen, -EINTR, "interrupted");
+	for (unsigned i = 0; i < n; i++) {
+		struct guest *g = &x->gs[i];
+		json_t *suite = NULL;
+		char v[64];
+
+		if (r == 0) {
+			snprintf(v, sizeof(v), "%.1f", promised[i]);
+			if (vmb_params_add(&g->s->notes, &g->s->nnotes, "policy", policy_note(p)) < 0 ||
+			    vmb_params_add(&g->s->notes, &g->s->nnotes, "host_cpus", o->host_cpus ? o->host_cpus : "all") < 0)
+				r = -ENOMEM;
+			snprintf(v, sizeof(v), "%u", o->spec.ncpus);
+			if (r == 0 && vmb_params_add(&g->s->notes, &g->s->nnotes, "host_cpus_given", v) < 0)
+				r = -ENOMEM;
+			snprintf(v, sizeof(v), "%u", n);
+			if (r == 0 && vmb_params_add(&g->s->notes, &g->s->nnotes, "guests", v) < 0)
+				r = -ENOMEM;
+			if (r == 0 && p == CONTEND_RT) {
+				if (o->rt_all)
+					snprintf(v, sizeof(v), "SCHED_FIFO: vCPU threads %u, QEMU's other threads %u", o->rt_priority,
+						 o->rt_priority < 99 ? o->rt_priority + 1 : 99);
+				else
+					snprintf(v, sizeof(v), "SCHED_FIFO %u: vCPU threads only", o->rt_priority);
+				if (vmb_params_add(&g->s->notes, &g->s->nnotes, "rt", i == 0 ? v : "SCHED_OTHER") < 0)
+					r = -ENOMEM;
+			}
+			if (r == 0 && x->l.ver)
+				r = vmb_params_add(&g->s->notes, &g->s->nnotes, "cgroup", x->l.ver == CG_V1 ? "v1" : "v2");
+			snprintf(v, sizeof(v), "%u", x->rt_us);
+			if (r == 0 && p == CONTEND_RT && i == 0 && x->rt_us &&
+			    vmb_params_add(&g->s->notes, &g->s->nnotes, "rt_runtime_us", v) < 0)
+				r = -ENOMEM;
+			if (r < 0)
+				r = errf(err, errlen, -ENOMEM, "out of memory");
+		}
+		suite = g->s ? lab_host_suite_end(&g->res) : NULL;
+		g->s = NULL;
+		if (r == 0 && g->cell && suite && json_array_append_new(json_object_get(g->cell, "suites"), suite) == 0) {
+			suite = NULL;
+			if (set_labels(g->cell, p, i + 1, load) < 0 ||
+			    json_object_set_new(g->cell, "run_group", json_pack("{s:s, s:I, s:I, s:I, s:O}", "id", "contend",
+					"round", (json_int_t)k, "rounds", (json_int_t)o->rounds, "seed", (json_int_t)o->seed,
+					"order", order)) < 0)
+				r = errf(err, errlen, -ENOMEM, "out of memory");
+			else
+				o->keep(o->arg, json_incref(g->cell));
+		} else if (r == 0) {
+			r = errf(err, errlen, -ENOMEM, "out of memory");
+		}
+		json_decref(suite);
+		json_decref(g->cell);
+		g->cell = NULL;
+	}
+	return r;
+}
+
+/* The guest's vCPU threads, each once. */
+static void vcpus_of(struct guest *g)
+{
+	const int *tids;
+	size_t n = lab_guest_vcpus(g->g, &tids);
+
+	g->nvcpu = 0;
+	for (size_t i = 0; i < n && g->nvcpu < CONTEND_MAX_TIDS; i++) {
+		size_t j = 0;
+
+		while (j < g->nvcpu && g->vcpu[j] != tids[i])
+			j++;
+		if (j == g->nvcpu)
+			g->vcpu[g->nvcpu++] = tids[i];
+	}
+}
+
+int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
+{
+	struct contend *x = calloc(1, sizeof(*x));
+	unsigned n = o->spec.nguests, ncells = 0;
+	struct contend_cell cells[CONTEND_NPOLICIES * CONTEND_MAX_LOADS];
+	uint64_t rng = o->seed;
+	pthread_t th[CONTEND_MAX_GUESTS];
+	bool ran = false;
+	int r = 0;
+
+	if (!x)
+		return errf(err, errlen, -ENOMEM, "out of memory");
+	x->o = o;
+	x->wd.pid = x->wd.fd = -1;
+	for (int p = 0; p < CONTEND_NPOLICIES; p++)
+		for (unsigned l = 0; o->policy[p] && l < o->nloads; l++)
+			cells[ncells].p = (enum contend_policy)p, cells[ncells++].load = o->loads[l];
+	groups_make(x);
+	if (o->policy[CONTEND_RT] && !x->why[CONTEND_RT] && (r = rt_allowed(o->rt_priority)) < 0)
+		skip_policy(x, CONTEND_RT, "this process may not run threads SCHED_FIFO (%s): it needs root or "
+			    "CAP_SYS_NICE", strerror(-r));
+	r = 0;
+	for (int p = 0; p < CONTEND_NPOLICIES; p++)
+		if (o->policy[p] && x->why[p])
+			log_info("%s: skipped: %s", contend_policy_names[p], x->why[p]);
+	{
+		/* nothing to measure: no guest is booted for it */
+		int p = 0;
+
+		while (p < CONTEND_NPOLICIES && (!o->policy[p] || x->why[p]))
+			p++;
+		if (p == CONTEND_NPOLICIES) {
+			groups_remove(x);
+			free(x);
+			return errf(err, errlen, -EOPNOTSUPP, "no policy asked can run here (each was skipped, see why above)");
+		}
+	}
+	/* boot every guest at once, each from a thread of its own */
+	for (unsigned i = 0; i < n; i++) {
+		x->gs[i].idx = i;
+		x->gs[i].o = o;
+		x->gs[i].r = -EAGAIN;
+	}
+	log_info("booting %u guests (%s)", n, o->c->v[LAB_ACCEL]);
+	/* QEMU is started here, by the thread that lives as long as it does */
+	for (unsigned i = 0; i < n && r == 0; i++)
+		r = lab_guest_spawn(o->c, o->ro, &x->gs[i].g, err, errlen);
+	for (unsigned i = 0; i < n; i++)
+		if (r < 0 || !x->gs[i].g)
+			th[i] = 0;
+		else if (pthread_create(&th[i], NULL, boot_thread, &x->gs[i]) != 0)
+			th[i] = 0, x->gs[i].r = errf(x->gs[i].err, sizeof(x->gs[i].err), -EAGAIN, "no thread to boot it");
+	for (unsigned i = 0; i < n; i++)
+		if (th[i])
+			(void)pthread_join(th[i], NULL);
+	for (unsigned i = 0; i < n && r == 0; i++)
+		if (x->gs[i].r < 0)
+			r = errf(err, errlen, x->gs[i].r, "guest %u: %s failed: %s", i + 1, x->gs[i].f.step, x->gs[i].err);
+	for (unsigned i = 0; i < n && r == 0; i++) {
+		x->gs[i].pid = lab_guest_pid(x->gs[i].g);
+		vcpus_of(&x->gs[i]);
+		if (o->affinity && confine(x->gs[i].pid, o->affinity) < 0)
+			r = errf(err, errlen, -EIO, "guest %u: its QEMU's threads could not be confined to --host-cpus %s",
+				 i + 1, o->host_cpus ? o->host_cpus : "");
+		if (r == 0 && x->groups && attach(x, i, x->gs[i].pid) < 0) {
+			skip_all(x, "a QEMU could not be moved into its guest's cgroup");
+			log_info("every policy skipped: a QEMU could not be moved into its guest's cgroup");
+		}
+	}
+	for (unsigned k = 1; r == 0 && k <= o->rounds && !vmb_stop_requested(); k++) {
+		json_t *order = json_array();
+
+		for (size_t i = ncells; i > 1; i--) {
+			size_t j;
+
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			j = (size_t)((rng >> 33) % i);
+			{
+				struct contend_cell t = cells[i - 1];
+
+				cells[i - 1] = cells[j];
+				cells[j] = t;
+			}
+		}
+		for (size_t c = 0; order && c < ncells; c++) {
+			char w[48];
+
+			snprintf(w, sizeof(w), "policy=%s load=%u", contend_policy_names[cells[c].p], cells[c].load);
+			if (json_array_append_new(order, json_string(w)) < 0) {
+				json_decref(order);
+				order = NULL;
+			}
+		}
+		if (!order)
+			r = errf(err, errlen, -ENOMEM, "out of memory");
+		for (size_t c = 0; r == 0 && c < ncells && !vmb_stop_requested(); c++) {
+			if (x->why[cells[c].p])
+				continue;
+			r = cell(x, cells[c].p, cells[c].load, k, order, err, errlen);
+			ran = ran || (r == 0 && !x->why[cells[c].p]);
+		}
+		json_decref(order);
+	}
+	if (r == 0 && vmb_stop_requested())
+		r = errf(err, errlen, -EINTR, "interrupted");
+	if (r == 0 && !ran)
+		r = errf(err, errlen, -EOPNOTSUPP, "no policy could run here (each was skipped, see why above)");
+	for (unsigned i = 0; i < n; i++) {
+		char e2[512];
+
+		lab_failure_release(&x->gs[i].f);
+		if (x->gs[i].g && lab_guest_stop(x->gs[i].g, r == 0, e2, sizeof(e2)) < 0 && r == 0)
+			r = errf(err, errlen, -EIO, "guest %u: %s", i + 1, e2);
+	}
+	groups_remove(x);
+	free(x);
+	return r;
+}

@@ -1,0 +1,301 @@
+/* lab contend's pure parts: policies, the shares each promises, the knobs
+ * of each guest's group, the cgroup tree of N guests, schedstat and the
+ * figures from it, and the background load's duty cycle. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "../../src/core/bgload.h"
+#include "../../src/lab/contend.h"
+
+static void policies(void **state)
+{
+	(void)state;
+	assert_int_equal(contend_policy_parse("fair"), CONTEND_FAIR);
+	assert_int_equal(contend_policy_parse("weights"), CONTEND_WEIGHTS);
+	assert_int_equal(contend_policy_parse("reservation"), CONTEND_RESERVATION);
+	assert_int_equal(contend_policy_parse("rt"), CONTEND_RT);
+	assert_int_equal(contend_policy_parse("Fair"), -EINVAL);
+	assert_int_equal(contend_policy_parse(""), -EINVAL);
+}
+
+static void promised_shares(void **state)
+{
+	static const struct {
+		enum contend_policy p;
+		unsigned n, shares[4], reserve;
+		double want[4];
+	} cases[] = {
+		{ CONTEND_FAIR, 3, { 1, 1, 2 }, 50, { 100.0 / 3, 100.0 / 3, 100.0 / 3 } },
+		{ CONTEND_WEIGHTS, 3, { 1, 1, 2 }, 50, { 25, 25, 50 } },
+		{ CONTEND_WEIGHTS, 2, { 1, 3 }, 50, { 25, 75 } },
+		{ CONTEND_RESERVATION, 4, { 1, 1, 1, 1 }, 50, { 50, 50.0 / 3, 50.0 / 3, 50.0 / 3 } },
+		{ CONTEND_RESERVATION, 2, { 1, 1 }, 70, { 70, 30 } },
+		{ CONTEND_RT, 4, { 1, 1, 1, 1 }, 50, { 25, 25, 25, 25 } }, /* precedence, not a share */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct contend_spec s = { .nguests = cases[i].n, .reserve_pct = cases[i].reserve, .ncpus = 1 };
+		double got[CONTEND_MAX_GUESTS];
+
+		memcpy(s.shares, cases[i].shares, sizeof(cases[i].shares));
+		assert_int_equal(contend_promised(cases[i].p, &s, got), 0);
+		for (unsigned g = 0; g < cases[i].n; g++)
+			assert_close(got[g], cases[i].want[g], 1e-9);
+	}
+	{
+		struct contend_spec bad = { .nguests = 1, .shares = { 1 }, .reserve_pct = 50, .ncpus = 1 };
+		double got[CONTEND_MAX_GUESTS];
+
+		assert_int_equal(contend_promised(CONTEND_FAIR, &bad, got), -EINVAL);     /* one guest */
+		bad.nguests = 2;
+		bad.shares[1] = 0;
+		assert_int_equal(contend_promised(CONTEND_WEIGHTS, &bad, got), -EINVAL);  /* a weight of 0 */
+		bad.shares[1] = 1;
+		bad.reserve_pct = 100;
+		assert_int_equal(contend_promised(CONTEND_RESERVATION, &bad, got), -EINVAL); /* nothing left */
+		bad.reserve_pct = 50;
+		bad.nguests = CONTEND_MAX_GUESTS + 1;
+		assert_int_equal(contend_promised(CONTEND_FAIR, &bad, got), -EINVAL);
+	}
+}
+
+static void knobs(void **state)
+{
+	struct contend_spec s = { .nguests = 4, .shares = { 1, 1, 1, 2 }, .reserve_pct = 50, .ncpus = 1 };
+	struct cg_knob k[CONTEND_MAX_GUESTS];
+
+	(void)state;
+	assert_int_equal(contend_knobs(CONTEND_FAIR, &s, 100000, k), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(k[i].weight, 1);
+		assert_int_equal(k[i].quota_us, 0);
+	}
+	assert_int_equal(contend_knobs(CONTEND_WEIGHTS, &s, 100000, k), 0);
+	assert_int_equal(k[0].weight, 1);
+	assert_int_equal(k[3].weight, 2);
+	assert_int_equal(k[3].quota_us, 0);
+	/* the reservation: guest 1 uncapped, the others a third of the other half each */
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 100000, k), 0);
+	assert_int_equal(k[0].quota_us, 0);
+	assert_int_equal(k[1].quota_us, 16666);
+	assert_int_equal(k[3].quota_us, 16666);
+	/* on two host CPUs the quota may exceed the period */
+	s.ncpus = 2;
+	s.reserve_pct = 20;
+	s.nguests = 2;
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 100000, k), 0);
+	assert_int_equal(k[1].quota_us, 160000);
+	/* at least the kernel's 1 ms */
+	s.ncpus = 1;
+	s.reserve_pct = 99;
+	s.nguests = 8;
+	for (unsigned i = 0; i < 8; i++)
+		s.shares[i] = 1;
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 10000, k), 0);
+	assert_int_equal(k[7].quota_us, 1000);
+	assert_int_equal(contend_knobs(CONTEND_FAIR, &s, 999, k), -EINVAL);
+	assert_int_equal(contend_knobs(CONTEND_RT, &s, 100000, k), 0);
+	assert_int_equal(k[0].quota_us, 0);
+}
+
+static char *plan_text(const struct cg_plan *p)
+{
+	static const char *const kinds[] = { [CG_MKDIR] = "mkdir", [CG_WRITE] = "write", [CG_RMDIR] = "rmdir" };
+	size_t cap = 64 * 1024, off = 0;
+	char *s = calloc(1, cap);
+
+	assert_non_null(s);
+	for (size_t i = 0; i < p->n; i++)
+		off += (size_t)snprintf(s + off, cap - off, "%s %s%s%s\n", kinds[p->ops[i].kind], p->ops[i].path,
+					p->ops[i].kind == CG_WRITE ? " " : "", p->ops[i].value);
+	return s;
+}
+
+/* The tree of N guests (no probe's group, the RT runtime to guest 1's),
+ * and each policy's knobs on it, as the steps a plan holds. */
+static void tree_plans(void **state)
+{
+	static const struct {
+		enum cg_version ver;
+		bool rt;
+		unsigned n;
+		int what; /* 0 create, 1 knobs of the reservation, 2 remove */
+		const char *want;
+	} cases[] = {
+		{ CG_V1, true, 3, 0,
+		  "mkdir /m/vmbench-contend-42\n"
+		  "write /m/vmbench-contend-42/cpu.rt_runtime_us 0\n"
+		  "mkdir /m/vmbench-contend-42/g0\n"
+		  "write /m/vmbench-contend-42/g0/cpu.rt_runtime_us 0\n"
+		  "mkdir /m/vmbench-contend-42/g1\n"
+		  "mkdir /m/vmbench-contend-42/g2\n" },
+		{ CG_V2, false, 2, 0, /* domains for whole QEMUs: not threaded, this process stays */
+		  "write /m/cgroup.subtree_control +cpu\n"
+		  "mkdir /m/vmbench-contend-42\n"
+		  "mkdir /m/vmbench-contend-42/g0\n"
+		  "mkdir /m/vmbench-contend-42/g1\n"
+		  "write /m/vmbench-contend-42/cgroup.subtree_control +cpu\n" },
+		{ CG_V2, false, 2, 2,
+		  "rmdir /m/vmbench-contend-42/g0\n"
+		  "rmdir /m/vmbench-contend-42/g1\n"
+		  "rmdir /m/vmbench-contend-42\n" },
+		{ CG_V1, false, 3, 1,
+		  "write /m/vmbench-contend-42/g0/cpu.shares 1024\n"
+		  "write /m/vmbench-contend-42/g0/cpu.cfs_period_us 100000\n"
+		  "write /m/vmbench-contend-42/g0/cpu.cfs_quota_us -1\n"
+		  "write /m/vmbench-contend-42/g1/cpu.shares 1024\n"
+		  "write /m/vmbench-contend-42/g1/cpu.cfs_period_us 100000\n"
+		  "write /m/vmbench-contend-42/g1/cpu.cfs_quota_us 25000\n"
+		  "write /m/vmbench-contend-42/g2/cpu.shares 1024\n"
+		  "write /m/vmbench-contend-42/g2/cpu.cfs_period_us 100000\n"
+		  "write /m/vmbench-contend-42/g2/cpu.cfs_quota_us 25000\n" },
+		{ CG_V2, false, 2, 1,
+		  "write /m/vmbench-contend-42/g0/cpu.weight 100\n"
+		  "write /m/vmbench-contend-42/g0/cpu.max max 100000\n"
+		  "write /m/vmbench-contend-42/g1/cpu.weight 100\n"
+		  "write /m/vmbench-contend-42/g1/cpu.max 50000 100000\n" },
+		{ CG_V1, true, 2, 2,
+		  "rmdir /m/vmbench-contend-42/g0\n"
+		  "rmdir /m/vmbench-contend-42/g1\n"
+		  "rmdir /m/vmbench-contend-42\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cg_layout l = { .ver = cases[i].ver, .mount = "/m", .rt_group = cases[i].rt,
+				       .tree = "vmbench-contend", .no_probe = true };
+		struct contend_spec s = { .nguests = cases[i].n, .shares = { 1, 1, 1 }, .reserve_pct = 50, .ncpus = 1 };
+		struct cg_knob k[CONTEND_MAX_GUESTS];
+		struct cg_plan p;
+		char *text;
+		int r = -1;
+
+		cg_plan_init(&p);
+		switch (cases[i].what) {
+		case 0:
+			r = cg_plan_create(&p, &l, 42, cases[i].n, 0);
+			break;
+		case 1:
+			r = contend_knobs(CONTEND_RESERVATION, &s, CONTEND_PERIOD_US, k);
+			if (r == 0)
+				r = cg_plan_knobs(&p, &l, 42, k, cases[i].n, CONTEND_PERIOD_US);
+			break;
+		case 2:
+			r = cg_plan_remove(&p, &l, 42, cases[i].n);
+			break;
+		}
+		assert_int_equal(r, 0);
+		text = plan_text(&p);
+		if (strcmp(text, cases[i].want))
+			fail_msg("case %zu:\n%s\nexpected:\n%s", i, text, cases[i].want);
+		free(text);
+		cg_plan_release(&p);
+	}
+	{
+		/* eight guests fit, nine do not */
+		struct cg_layout l = { .ver = CG_V1, .mount = "/m", .tree = "vmbench-contend", .no_probe = true };
+		struct cg_knob k[CG_MAX_GROUPS + 1] = { { .weight = 1, .quota_us = 0 } };
+		struct cg_plan p;
+
+		cg_plan_init(&p);
+		assert_int_equal(cg_plan_create(&p, &l, 1, CG_MAX_GROUPS, 0), 0);
+		assert_int_equal(cg_plan_create(&p, &l, 1, CG_MAX_GROUPS + 1, 0), -EINVAL);
+		assert_int_equal(cg_plan_knobs(&p, &l, 1, k, 1, 100000), 0);
+		k[0].weight = 0;
+		assert_int_equal(cg_plan_knobs(&p, &l, 1, k, 1, 100000), -EINVAL);
+		k[0].weight = 1;
+		k[0].quota_us = 999;
+		assert_int_equal(cg_plan_knobs(&p, &l, 1, k, 1, 100000), -EINVAL);
+		cg_plan_release(&p);
+	}
+}
+
+static void schedstat(void **state)
+{
+	static const struct {
+		const char *text;
+		int r;
+		unsigned long long cpu, wait, slices;
+	} cases[] = {
+		{ "123 456 7\n", 0, 123, 456, 7 },
+		{ "0 0 0", 0, 0, 0, 0 },
+		{ "18446744073709551615 1 2\n", 0, 18446744073709551615ull, 1, 2 },
+		{ "18446744073709551616 1 2\n", -EINVAL, 0, 0, 0 }, /* over 64 bits */
+		{ "1 2\n", -EINVAL, 0, 0, 0 },
+		{ "1 2 3 4\n", -EINVAL, 0, 0, 0 },
+		{ "-1 2 3\n", -EINVAL, 0, 0, 0 },
+		{ "1  2 3\n", -EINVAL, 0, 0, 0 },
+		{ " 1 2 3\n", -EINVAL, 0, 0, 0 },
+		{ "1 2 3\n\n", -EINVAL, 0, 0, 0 },
+		{ "a b c\n", -EINVAL, 0, 0, 0 },
+		{ "", -EINVAL, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct contend_sched s = { 9, 9, 9 };
+
+		assert_int_equal(contend_parse_schedstat(cases[i].text, &s), cases[i].r);
+		if (cases[i].r == 0) {
+			assert_true(s.cpu_ns == cases[i].cpu && s.wait_ns == cases[i].wait && s.slices == cases[i].slices);
+		} else {
+			assert_true(s.cpu_ns == 9 && s.wait_ns == 9 && s.slices == 9); /* untouched */
+		}
+	}
+}
+
+static void figures(void **state)
+{
+	const struct contend_sched a = { 1000000000ull, 500000000ull, 100 };
+	struct contend_sched b = { 1500000000ull, 1500000000ull, 600 };
+	struct contend_figures f = { 0 };
+
+	(void)state;
+	/* 0.5 s of CPU over 2 s on one host CPU: 25%; 1 s waited: 0.5 s per s, 2 ms per slice */
+	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), 0);
+	assert_close(f.share_pct, 25, 1e-9);
+	assert_close(f.delay_ns_per_s, 5e8, 1e-3);
+	assert_close(f.delay_ns_per_slice, 2e6, 1e-6);
+	/* the same on two host CPUs: half the share */
+	assert_int_equal(contend_figures(&a, &b, 2.0, 2, &f), 0);
+	assert_close(f.share_pct, 12.5, 1e-9);
+	/* no timeslice: no delay per slice */
+	b.slices = a.slices;
+	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), 0);
+	assert_true(isnan(f.delay_ns_per_slice));
+	/* a counter that ran backwards, no time, no CPU: not measured */
+	assert_int_equal(contend_figures(&b, &a, 2.0, 1, &f), -EINVAL);
+	assert_int_equal(contend_figures(&a, &b, 0, 1, &f), -EINVAL);
+	assert_int_equal(contend_figures(&a, &b, NAN, 1, &f), -EINVAL);
+	assert_int_equal(contend_figures(&a, &b, 1, 0, &f), -EINVAL);
+}
+
+static void load_duty(void **state)
+{
+	(void)state;
+	assert_int_equal(bgload_busy_ns(0), 0);
+	assert_int_equal(bgload_busy_ns(50), 5000000);
+	assert_int_equal(bgload_busy_ns(95), 9500000);
+	assert_int_equal(bgload_busy_ns(100), BGLOAD_PERIOD_NS);
+	assert_int_equal(bgload_busy_ns(250), BGLOAD_PERIOD_NS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(policies),
+		cmocka_unit_test(promised_shares),
+		cmocka_unit_test(knobs),
+		cmocka_unit_test(tree_plans),
+		cmocka_unit_test(schedstat),
+		cmocka_unit_test(figures),
+		cmocka_unit_test(load_duty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
