@@ -253,7 +253,6 @@ out:
 
 /* ---- a run: each experiment through lab run, then the study's table ---- */
 
-#define STUDY_MAX_ROWS 32
 #define STUDY_MAX_ROUNDS 100
 
 /* One cell: the rounds' values of a row's column (a round's docs averaged). */
@@ -381,13 +380,6 @@ static unsigned round_of(const json_t *doc)
 		       : 1;
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The rounds' values of a cell, in round order: a round's docs averaged. */
 static size_t cell_rounds(const struct study_cell *c, double *out)
 {
@@ -402,32 +394,11 @@ static size_t cell_rounds(const struct study_cell *c, double *out)
 /* The study's statistic of a cell; NAN when it has no value. */
 static double cell_stat(const struct study_cell *c, enum study_stat st, size_t *nout)
 {
-	double v[STUDY_MAX_ROUNDS], sum = 0;
-	size_t n = cell_rounds(c, v), lo = 0, hi;
+	double v[STUDY_MAX_ROUNDS];
+	size_t n = cell_rounds(c, v);
 
 	*nout = n;
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), dbl_cmp);
-	if (st == STUDY_MEDIAN)
-		return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	hi = n;
-	if (st == STUDY_TRIMMED && n >= 3) {
-		lo = 1;
-		hi = n - 1;
-	}
-	for (size_t i = lo; i < hi; i++)
-		sum += v[i];
-	return sum / (double)(hi - lo);
-}
-
-/* A cell's figure in the column's unit (or the document's, when they do not convert). */
-static double in_unit(const struct study_column *col, const struct study_cell *c, double v, const char **unit)
-{
-	double f = *col->unit ? study_unit_factor(c->unit, col->unit) : 0;
-
-	*unit = f > 0 ? col->unit : c->unit;
-	return f > 0 ? v * f : v;
+	return study_statistic(v, n, st);
 }
 
 /* Whether a document is one the side of an expectation names. */
@@ -620,28 +591,61 @@ static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study
 	return EXIT_OK;
 }
 
-static void fmt_value(double v, char *buf, size_t len)
+/* A cell's figure: in the column's unit (named in its heading), else with
+ * the document's unit (as the human views name it, or as it is when the
+ * column's unit does not convert from it); false in that last case. */
+static bool cell_text(const struct study_column *col, const struct study_cell *cell, enum study_stat st, char *buf,
+		      size_t len)
 {
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
+	size_t n;
+	double v = cell_stat(cell, st, &n);
+	char label[32];
+	bool ok = study_cell_text(col->unit, cell->unit, v, buf, len);
+
+	if (*col->unit || !isfinite(v) || !*cell->unit)
+		return ok;
+	text_unit_label(col->metric, cell->unit, label, sizeof(label));
+	snprintf(buf + strlen(buf), len - strlen(buf), " %s", label);
+	return ok;
 }
 
-/* A cell's figure: in the column's unit (named in its heading), else with the document's unit as the human views name it. */
-static void cell_text(const struct study_column *col, double v, const char *unit, char *buf, size_t len)
+/* Under a table: each column whose unit its documents' does not convert to. */
+static void unit_notes(const struct study_result *res, void (*say)(void *, const char *), void *arg)
 {
-	char num[32], label[32];
+	const struct study_experiment *e = res->e;
 
-	fmt_value(v, num, sizeof(num));
-	if (!isfinite(v) || *col->unit || !*unit) {
-		snprintf(buf, len, "%s", num);
-		return;
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		const char *doc = NULL;
+		char txt[64], line[256];
+
+		for (size_t r = 0; r < res->nrows && !doc; r++)
+			if (!cell_text(&e->columns[c], &res->rows[r].cell[c], e->stat, txt, sizeof(txt)))
+				doc = res->rows[r].cell[c].unit;
+		if (!doc)
+			continue;
+		snprintf(line, sizeof(line), "%s %s: its documents give %s, which is not %s and does not convert to it: "
+			 "shown in %s", e->columns[c].test, e->columns[c].metric, *doc ? doc : "no unit", e->columns[c].unit,
+			 *doc ? doc : "no unit");
+		say(arg, line);
 	}
-	text_unit_label(col->metric, unit, label, sizeof(label));
-	snprintf(buf, len, "%s %s", num, label);
+}
+
+static void say_text(void *arg, const char *line)
+{
+	(void)arg;
+	printf("  %s\n", line);
+}
+
+static void html_text(FILE *f, const char *tag, const char *text)
+{
+	fprintf(f, "<%s>", tag);
+	html_escape(f, text);
+	fprintf(f, "</%s>\n", tag);
+}
+
+static void say_html(void *arg, const char *line)
+{
+	html_text(arg, "p", line);
 }
 
 static void heading_of(const struct study_column *c, char *buf, size_t len)
@@ -674,12 +678,9 @@ static void print_result(const struct study_result *res)
 		printf("  %-28.28s", res->rows[r].name);
 		for (size_t c = 0; c < e->ncolumns; c++) {
 			const struct study_cell *cell = &res->rows[r].cell[c];
-			size_t n;
-			const char *unit;
-			double v = in_unit(&e->columns[c], cell, cell_stat(cell, e->stat, &n), &unit);
 			char txt[48], both[80];
 
-			cell_text(&e->columns[c], v, unit, txt, sizeof(txt));
+			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
 			snprintf(both, sizeof(both), "%s%s", txt, cell->ambiguous ? " (?)" : "");
 			printf(" %18.18s", both);
 		}
@@ -687,6 +688,7 @@ static void print_result(const struct study_result *res)
 	}
 	printf("  (%s of each configuration's rounds; (?): several cases matched the column, the first is shown: give "
 	       "it 'at')\n", study_stat_name(e->stat));
+	unit_notes(res, say_text, NULL);
 	for (size_t r = 0; r < res->nrows; r++)
 		for (size_t c = 0; c < e->ncolumns; c++)
 			if (*res->rows[r].cell[c].vs) {
@@ -701,13 +703,6 @@ static void print_result(const struct study_result *res)
 		printf("  the study's conclusion: %s\n", e->conclusion);
 	for (size_t k = 0; k < e->nexpect; k++)
 		printf("  %s\n", res->verdict[k]);
-}
-
-static void html_text(FILE *f, const char *tag, const char *text)
-{
-	fprintf(f, "<%s>", tag);
-	html_escape(f, text);
-	fprintf(f, "</%s>\n", tag);
 }
 
 static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
@@ -757,11 +752,10 @@ static int write_report(const struct study *s, const struct study_result *res, s
 			for (size_t c = 0; c < e->ncolumns; c++) {
 				const struct study_cell *cell = &res[i].rows[r].cell[c];
 				size_t nr;
-				const char *unit;
-				double v = in_unit(&e->columns[c], cell, cell_stat(cell, e->stat, &nr), &unit);
 				char txt[48], both[96];
 
-				cell_text(&e->columns[c], v, unit, txt, sizeof(txt));
+				(void)cell_stat(cell, e->stat, &nr);
+				(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
 				snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
 					 cell->ambiguous ? " (?)" : "");
 				fprintf(f, "<td>");
@@ -779,6 +773,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 			study_stat_name(e->stat));
 		html_escape(f, e->baseline);
 		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
+		unit_notes(&res[i], say_html, f);
 		if (e->published.n) {
 			fprintf(f, "<p>The study's own figures:</p><ul>\n");
 			for (size_t k = 0; k < e->published.n; k++)

@@ -41,19 +41,28 @@ assert secs(sys.argv[2]) < secs(sys.argv[1]), (secs(sys.argv[2]), secs(sys.argv[
 PY
 
 # refusals: exit 2, the line named, nothing run
-printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s\n' \
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s at threads=1\n' \
 	> "$T/bad.study"
 expect 2 "a study with a bad matrix" "$VMB" lab study "$T/bad.study" --plan
 has "$T/err" "bad.study:5: [experiment a]: matrix: " "names the experiment's line"
-printf '[study]\nformat = 1\ntitle = T\nsource = S\n\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = disk\noption = --disk.dir /tmp\ncolumn = disk.randread iops\n' \
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = disk\noption = --disk.dir /tmp\ncolumn = disk.randread iops at iodepth=1\n' \
 	> "$T/opt.study"
 expect 2 "an option lab run refuses" "$VMB" lab study "$T/opt.study" --plan
 has "$T/err" "--disk.dir" "lab run's own message"
 has "$T/err" "opt.study:6: [experiment a]: lab run refuses its options" "and the experiment's line"
-printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --cpu.max-prime 1\ncolumn = cpu.prime events_per_s\n' \
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --cpu.max-prime 1\ncolumn = cpu.prime events_per_s at threads=1\n' \
 	> "$T/range.study"
 expect 2 "an option's value out of range" "$VMB" lab study "$T/range.study" --plan
 has "$T/err" "--cpu.max-prime: '1' is out of range" "lab run's own range check"
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --threads 4\ncolumn = cpu.prime events_per_s\n' \
+	> "$T/cases.study"
+expect 2 "a column that would match several cases (1 and 4 threads)" "$VMB" lab study "$T/cases.study" --plan
+has "$T/err" "cases.study:10: column: cpu.prime runs a case per thread count (--threads 4" "names the line and the cases"
+mkfifo "$T/fifo.study"
+expect 2 "a FIFO as the study: refused at once, not waited on" timeout 20 "$VMB" lab study "$T/fifo.study" --plan
+has "$T/err" "fifo.study: not a regular file" "says what it is not"
+expect 2 "a directory as the study" "$VMB" lab study "$SRC/studies/.." --plan
+has "$T/err" "not a regular file" "said the same way"
 expect 2 "a study that does not exist" "$VMB" lab study no-such-study --plan
 has "$T/err" "studies/no-such-study.study: No such file or directory" "names where it looked"
 expect 2 "lab study without a study" "$VMB" lab study --plan
