@@ -10,6 +10,7 @@
 
 #include "test.h"
 #include "../../src/lab/study.h"
+#include "../../src/lab/study_table.h"
 
 #define HEAD "[study]\nformat = 1\ntitle = T\nsource = S\n"
 #define EXP "[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci\nsuites = disk.randread\noption = --disk.iodepth 1\n"
@@ -269,6 +270,94 @@ static void cells(void **state)
 	}
 }
 
+/* A lab document as lab run stores it: its configuration's name and
+ * matrix keys, its round, disk.randread's cases at QD1 and QD32. */
+static json_t *doc(const char *disk, unsigned round, double qd1_lat_ns, double qd32_iops)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), disk ? "accel=tcg disk=%s" : "host", disk);
+	return json_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:I}, s:[{s:s, s:[{s:s, s:["
+			 "{s:{s:i}, s:[{s:s, s:s, s:s, s:{s:f}}]},"
+			 "{s:{s:i}, s:[{s:s, s:s, s:s, s:{s:f}}]}]}]}]}",
+			 "lab_config", name, "labels", "accel", "tcg", "disk", disk ? disk : "host", "run_group", "id", "g",
+			 "round", (json_int_t)round, "suites", "name", "disk", "tests", "name", "randread", "cases",
+			 "params", "iodepth", 1, "metrics", "name", "latency", "unit", "ns", "direction", "lower", "summary",
+			 "mean", qd1_lat_ns, "params", "iodepth", 32, "metrics", "name", "iops", "unit", "1/s", "direction",
+			 "higher", "summary", "mean", qd32_iops);
+}
+
+/* The table of an experiment from its documents: rows in the matrix's
+ * order whatever order the rounds were stored in, the study's statistic,
+ * units, each cell against the baseline in its metric's direction, and
+ * each expectation judged on the rounds both sides have. */
+static void a_table_from_documents(void **state)
+{
+	const char *text = HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci,lsi\n"
+			   "suites = disk.randread\noption = --disk.iodepth 1,32\nrounds = 4\nstatistic = trimmed\n"
+			   "rows = disk\nbaseline = disk=ide\n"
+			   "column = disk.randread iops at iodepth=32 | QD32\n"
+			   "column = disk.randread latency at iodepth=1 in us | lat us\n"
+			   "expect = QD32: disk=ahci > disk=ide\n"
+			   "expect = lat us: disk=ahci < disk=ide\n"
+			   "expect = QD32: disk=ide > disk=ahci\n"
+			   "expect = QD32: disk=lsi > disk=ide\n"
+			   "expect = lat us: host < disk=ide\n";
+	static const double ide[4] = { 100, 110, 90, 105 };
+	struct study_table *t = calloc(1, sizeof(*t));
+	json_t *docs = json_array();
+	char err[1200], buf[64];
+	size_t n;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(docs);
+	assert_int_equal(parse(text, err, sizeof(err)), 0);
+	/* stored in a shuffled order: lsi (one round only) first, the host between */
+	json_array_append_new(docs, doc("lsi", 2, 70000, 150));
+	for (unsigned k = 1; k <= 4; k++) {
+		json_array_append_new(docs, doc("ahci", k, 50000 * (1 + 0.01 * k), 2 * ide[k - 1] * (1 + 0.01 * k)));
+		json_array_append_new(docs, doc(NULL, k, 20000, 1000));
+		json_array_append_new(docs, doc("ide", k, 100000 * (1 + 0.02 * k), ide[k - 1]));
+	}
+	assert_int_equal(study_tabulate(&st.exp[0], docs, t), 0);
+	assert_int_equal(t->nrows, 4);
+	assert_string_equal(t->rows[0].name, "host");
+	assert_string_equal(t->rows[1].name, "disk=ide");
+	assert_string_equal(t->rows[2].name, "disk=ahci");
+	assert_string_equal(t->rows[3].name, "disk=lsi");
+	/* trimmed: of 100, 110, 90, 105 the highest and the lowest dropped */
+	assert_close(study_cell_stat(&t->rows[1].cell[0], STUDY_TRIMMED, &n), 102.5, 1e-9);
+	assert_int_equal(n, 4);
+	assert_close(study_cell_stat(&t->rows[1].cell[0], STUDY_MEDIAN, &n), 102.5, 1e-9);
+	assert_close(study_cell_stat(&t->rows[3].cell[0], STUDY_TRIMMED, &n), 150, 1e-9);
+	assert_int_equal(n, 1);
+	/* units: the document's, and the column's when it converts */
+	assert_string_equal(t->rows[1].cell[1].unit, "ns");
+	assert_true(t->rows[1].cell[1].lower);
+	assert_false(t->rows[1].cell[0].lower);
+	assert_true(study_cell_text("us", t->rows[0].cell[1].unit, study_cell_stat(&t->rows[0].cell[1], STUDY_TRIMMED, &n),
+				    buf, sizeof(buf)));
+	assert_string_equal(buf, "20");
+	/* against the baseline (disk=ide), paired by round, in the metric's direction */
+	assert_string_equal(t->rows[1].cell[0].vs, "");
+	assert_non_null(strstr(t->rows[2].cell[0].vs, "x, better, p="));
+	assert_non_null(strstr(t->rows[2].cell[1].vs, "x, better, p=")); /* less latency is better */
+	assert_non_null(strstr(t->rows[0].cell[1].vs, "x, better, p="));
+	assert_string_equal(t->rows[3].cell[0].vs, "not judged: 1 paired round");
+	/* the expectations: agrees, agrees, disagrees, not judged on 1 round, agrees */
+	assert_int_equal(t->agrees[0], 1);
+	assert_non_null(strstr(t->verdict[0], "here disk=ahci/disk=ide = 2.0"));
+	assert_int_equal(t->agrees[1], 1);
+	assert_int_equal(t->agrees[2], -1);
+	assert_int_equal(t->agrees[3], 0);
+	assert_non_null(strstr(t->verdict[3], "not judged: 1 round with a positive value on both sides"));
+	assert_int_equal(t->agrees[4], 1);
+	json_decref(docs);
+	free(t);
+	study_release(&st);
+}
+
 static void units(void **state)
 {
 	(void)state;
@@ -315,6 +404,7 @@ int main(void)
 		cmocka_unit_test(a_whole_study), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
+		cmocka_unit_test(a_table_from_documents),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
