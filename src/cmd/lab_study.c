@@ -533,13 +533,20 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		r |= strv_push(&av, label);
 		for (size_t k = 0; k < ARRAY_SIZE(pass); k++) {
 			const struct opt_value *v = optset_get(own, pass[k]);
-			char word[64];
+			char word[4200]; /* a path of up to PATH_MAX: never cut, or lab run stores elsewhere */
+			int n;
 
 			if (!v || !v->set)
 				continue;
-			snprintf(word, sizeof(word), "--%s=%s", pass[k], optset_str(own, pass[k]));
 			if (!strcmp(pass[k], "hello-timeout"))
-				snprintf(word, sizeof(word), "--hello-timeout=%g", optset_double(own, pass[k]));
+				n = snprintf(word, sizeof(word), "--hello-timeout=%g", optset_double(own, pass[k]));
+			else
+				n = snprintf(word, sizeof(word), "--%s=%s", pass[k], optset_str(own, pass[k]));
+			if (n < 0 || (size_t)n >= sizeof(word)) {
+				log_error("--%s: longer than %zu characters", pass[k], sizeof(word) - 8);
+				r = -ENAMETOOLONG;
+				continue;
+			}
 			r |= strv_push(&av, word);
 		}
 		if (optset_bool(own, "quiet"))

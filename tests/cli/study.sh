@@ -111,9 +111,13 @@ expect = events/s: host > accel=tcg
 title = not here
 not-run = needs <hardware>
 STUDY
+	# a --db path longer than 64 characters: lab run was handed it cut, stored
+	# into another file and the tables found nothing
+	mkdir -p "$T/a-directory-whose-name-makes-the-path-longer-than-sixty-four-characters"
+	db="$T/a-directory-whose-name-makes-the-path-longer-than-sixty-four-characters/study.db"
 	expect 0 "lab study: a study of two experiments, one run, one not" sh -c 'cd "$1" && shift && exec "$@"' sh \
 		"$T/w" "$VMB" lab study "$T/tiny.study" --quick --cache "$SRC/build-lab-cache" --image-dir "$T/imgs" \
-		--db "$T/study.db"
+		--db "$db"
 	has "$T/out" "== [experiment cpu] cpu.prime on the host and in a TCG guest" "the experiment's table"
 	check "a row per configuration, a figure per column, events in events/s and p99 in us" python3 - "$T/out" <<'PY'
 import re, sys
@@ -139,7 +143,7 @@ assert "Tiny &lt;study&gt; &amp; the host" in h and "<study>" not in h
 assert "needs &lt;hardware&gt;" in h
 assert "events/s: the study found host higher than accel=tcg" in h
 PY
-	check "stored: every run with the labels study, experiment and study_run" python3 - "$T/study.db" <<'PY'
+	check "stored: every run with the labels study, experiment and study_run" python3 - "$db" <<'PY'
 import json, sqlite3, sys
 docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")]
 assert len(docs) == 4, len(docs)  # the host and the guest, two rounds each
