@@ -500,6 +500,7 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 	time_t now = time(NULL);
 	struct tm tm;
 	int ret = EXIT_OK;
+	bool refused = false;
 
 	if (!res)
 		return EXIT_FAILED;
@@ -558,9 +559,14 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		}
 		res[i].exit = lab_study_run(self, (int)av.n, av.v, res[i].session, sizeof(res[i].session));
 		strv_clear(&av);
+		/* what the plan cannot know (a configuration this machine cannot
+		 * run): that experiment is not run, the others still are, and
+		 * their tables are not lost to it */
 		if (res[i].exit == EXIT_USAGE) {
-			ret = EXIT_USAGE;
-			break;
+			snprintf(res[i].note, sizeof(res[i].note),
+				 "not run: lab run refused it here (its message is above, at its start)");
+			refused = true;
+			continue;
 		}
 		if (res[i].exit != EXIT_OK)
 			ret = EXIT_FAILED;
@@ -580,16 +586,14 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		log_error("interrupted");
 		return EXIT_INTERRUPTED;
 	}
-	if (ret != EXIT_USAGE) {
-		printf("\nstudy %s: %s\n", s->name, s->title);
-		for (size_t i = 0; i < s->nexp; i++)
-			if (res[i].e)
-				print_result(&res[i]);
-		if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
-			ret = EXIT_FAILED;
-	}
+	printf("\nstudy %s: %s\n", s->name, s->title);
+	for (size_t i = 0; i < s->nexp; i++)
+		if (res[i].e)
+			print_result(&res[i]);
+	if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
+		ret = EXIT_FAILED;
 	free(res);
-	return ret;
+	return refused ? EXIT_USAGE : ret;
 }
 
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)

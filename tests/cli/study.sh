@@ -70,6 +70,17 @@ has "$T/err" "lab study needs a study" "says what it needs"
 expect 2 "--list with a study" "$VMB" lab study vbox-storage --list
 expect 2 "a run of a study lab run would refuse: stopped at the plan" "$VMB" lab study "$T/opt.study" --db "$T/none.db"
 check "before anything ran or was stored" test ! -e "$T/none.db"
+# what only lab run checks (a label the lab sets itself) refuses that
+# experiment when it starts, before it boots: the others are still tabled
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --threads 1\noption = --label disk=mine\ncolumn = cpu.prime events_per_s\n[experiment b]\ntitle = B\nnot-run = why\n' \
+	> "$T/refused.study"
+expect 2 "an experiment lab run refuses as it starts" "$VMB" lab study "$T/refused.study" --db "$T/refused.db" \
+	-o "$T/refused.html"
+has "$T/err" "--label disk=mine: the lab sets the label disk itself" "lab run's own message"
+has "$T/out" "== [experiment a] A" "the refused experiment has its place"
+has "$T/out" "not run: lab run refused it here" "saying why it has no table"
+has "$T/out" "== [experiment b] B" "and the others theirs"
+check "the report is written all the same" test -s "$T/refused.html"
 expect 2 "--plan is lab study's" "$VMB" lab run --matrix accel=tcg --plan
 has "$T/err" "--plan is an option of 'lab study'" "says whose"
 expect 2 "lab study --time: the study says how each experiment measures" "$VMB" lab study vbox-storage --plan --time 3
