@@ -299,15 +299,23 @@ static bool cell_text(const struct study_column *col, const struct study_cell *c
 	return ok;
 }
 
-/* Under a table: each column whose unit its documents' does not convert to. */
+/* Under a table: each column no result has, and each whose unit its
+ * documents' does not convert to. */
 static void unit_notes(const struct study_result *res, void (*say)(void *, const char *), void *arg)
 {
 	const struct study_experiment *e = res->e;
 
 	for (size_t c = 0; c < e->ncolumns; c++) {
 		const char *doc = NULL;
-		char txt[64], line[256];
+		char txt[64], line[512];
 
+		if (res->t.nrows && study_column_empty(&res->t, c)) {
+			snprintf(line, sizeof(line), "%s %s%s%s: no result of this run has it (what they have: 'vmbench "
+				 "results --label lab=%s', then 'vmbench show RUN')", e->columns[c].test, e->columns[c].metric, *e->columns[c].at ? " at " : "",
+				 e->columns[c].at, res->session);
+			say(arg, line);
+			continue;
+		}
 		for (size_t r = 0; r < res->t.nrows && !doc; r++)
 			if (!cell_text(&e->columns[c], &res->t.rows[r].cell[c], e->stat, txt, sizeof(txt)))
 				doc = res->t.rows[r].cell[c].unit;

@@ -355,3 +355,12 @@ int study_tabulate(const struct study_experiment *e, const json_t *docs, struct 
 		judge(res, docs, k);
 	return 0;
 }
+
+bool study_column_empty(const struct study_table *t, size_t c)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		for (unsigned k = 0; k <= STUDY_MAX_ROUNDS; k++)
+			if (t->rows[r].cell[c].cnt[k])
+				return false;
+	return true;
+}

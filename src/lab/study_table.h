@@ -41,6 +41,9 @@ struct study_table {
  * result documents of its lab run). 0, or -EINVAL when e's matrix does not
  * parse (a study_parse()d e always does), -ENOMEM. */
 int study_tabulate(const struct study_experiment *e, const json_t *docs, struct study_table *t);
+/* Whether no row of t has a figure in column c: no document had its
+ * metric in a case at its parameters (a name or an 'at' no run records). */
+bool study_column_empty(const struct study_table *t, size_t c);
 /* The study's statistic of a cell's rounds (*n of them); NAN with none. */
 double study_cell_stat(const struct study_cell *c, enum study_stat st, size_t *n);
 

@@ -298,6 +298,7 @@ static void a_table_from_documents(void **state)
 			   "rows = disk\nbaseline = disk=ide\n"
 			   "column = disk.randread iops at iodepth=32 | QD32\n"
 			   "column = disk.randread latency at iodepth=1 in us | lat us\n"
+			   "column = disk.randread iops at iodepth=4 | QD4\n"
 			   "expect = QD32: disk=ahci > disk=ide\n"
 			   "expect = lat us: disk=ahci < disk=ide\n"
 			   "expect = QD32: disk=ide > disk=ahci\n"
@@ -345,6 +346,9 @@ static void a_table_from_documents(void **state)
 	assert_non_null(strstr(t->rows[2].cell[1].vs, "x, better, p=")); /* less latency is better */
 	assert_non_null(strstr(t->rows[0].cell[1].vs, "x, better, p="));
 	assert_string_equal(t->rows[3].cell[0].vs, "not judged: 1 paired round");
+	/* a column no document has */
+	assert_false(study_column_empty(t, 0));
+	assert_true(study_column_empty(t, 2));
 	/* the expectations: agrees, agrees, disagrees, not judged on 1 round, agrees */
 	assert_int_equal(t->agrees[0], 1);
 	assert_non_null(strstr(t->verdict[0], "here disk=ahci/disk=ide = 2.0"));
