@@ -681,6 +681,11 @@ static int exp_finish(struct parser *p, struct study_experiment *e)
 		r = side_check(p, &m, e->baseline, "baseline", true);
 	for (size_t i = 0; !r && i < e->nexpect; i++) {
 		p->line = e->expect[i].line;
+		/* lab run measures the host only as a baseline */
+		if (!strcmp(e->baseline, "none") && (!strcmp(e->expect[i].a, "host") || !strcmp(e->expect[i].b, "host"))) {
+			r = fail(p, "expect: a side is the host, which baseline = none does not measure");
+			break;
+		}
 		r = side_check(p, &m, e->expect[i].a, "expect: the side", false);
 		if (!r)
 			r = side_check(p, &m, e->expect[i].b, "expect: the side", false);

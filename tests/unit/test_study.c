@@ -139,6 +139,8 @@ static void errors_name_the_line(void **state)
 		  "x.study:9: column: cpu.prime runs a case per thread count (--threads 1,all, the default" },
 		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = app\noption = --threads 8\ncolumn = app.oltp_read_write tps\n",
 		  "x.study:10: column: app.oltp_read_write runs a case per thread count (--threads 8; 1 is always measured)" },
+		{ HEAD EXP "column = disk.randread iops\nbaseline = none\nexpect = disk.randread iops: host > disk=ide\n",
+		  "x.study:12: expect: a side is the host, which baseline = none does not measure" },
 		/* a table has at most 32 rows, the host's one of them */
 		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg smp=1,2,3,4,5,6,7,8 disk=ide,ahci,lsi,virtio-blk\nsuites = cpu\n"
 		       "option = --threads 1\ncolumn = cpu.prime events_per_s\n", "x.study:5: [experiment a]: a table of 33 rows; at most 32" },
