@@ -25,6 +25,7 @@
 #include "../store/db.h"
 #include "../lab/matrix.h"
 #include "../lab/study.h"
+#include "../lab/study_table.h"
 #include "../suites/suites.h"
 #include "../core/banned.h"
 
@@ -253,334 +254,21 @@ out:
 
 /* ---- a run: each experiment through lab run, then the study's table ---- */
 
-#define STUDY_MAX_ROWS 32
-#define STUDY_MAX_ROUNDS 100
-
-/* One cell: the rounds' values of a row's column (a round's docs averaged). */
-struct study_cell {
-	double sum[STUDY_MAX_ROUNDS + 1];
-	unsigned cnt[STUDY_MAX_ROUNDS + 1];
-	char unit[16]; /* the document's */
-	bool ambiguous; /* several cases matched a column without at */
-	bool lower;     /* the metric's direction: lower is better */
-	char vs[96];    /* against the baseline's cell, paired by round: "1.34x, better, p=0.012"; "": none */
-};
-
-struct study_row {
-	char name[96];
-	struct study_cell cell[STUDY_MAX_COLUMNS];
-};
-
 /* What an experiment's run came to, for the text and the report. */
 struct study_result {
 	const struct study_experiment *e;
 	char session[64];
-	int exit;                 /* lab run's */
-	char note[512];           /* why no table: not run, failed */
-	struct study_row rows[STUDY_MAX_ROWS];
-	size_t nrows;
-	char verdict[STUDY_MAX_EXPECT][512];
-	int agrees[STUDY_MAX_EXPECT]; /* +1 agrees, -1 disagrees, 0 neither (not significant, or not measured) */
+	int exit;           /* lab run's */
+	char note[512];     /* why no table: not run, failed */
+	struct study_table t;
 };
-
-/* Whether a case's params have every KEY=VALUE of at (values as text). */
-static bool params_match(const json_t *params, const char *at)
-{
-	char buf[96];
-
-	if (!*at)
-		return true;
-	snprintf(buf, sizeof(buf), "%s", at);
-	for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '='), text[64];
-		const json_t *v;
-
-		*eq = '\0';
-		v = json_object_get(params, kv);
-		if (json_is_string(v))
-			snprintf(text, sizeof(text), "%s", json_string_value(v));
-		else if (json_is_integer(v))
-			snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(v));
-		else if (json_is_real(v))
-			snprintf(text, sizeof(text), "%g", json_real_value(v));
-		else if (json_is_boolean(v))
-			snprintf(text, sizeof(text), "%s", json_is_true(v) ? "true" : "false");
-		else
-			return false;
-		if (strcmp(text, eq + 1))
-			return false;
-	}
-	return true;
-}
-
-/* A document's value of a column: the run's mean of the metric in the
- * case at names; NAN when it has none (*ncases: how many cases matched). */
-static double doc_value(const json_t *doc, const struct study_column *c, char *unit, size_t ulen, unsigned *ncases,
-			bool *lower)
-{
-	const char *dot = strchr(c->test, '.');
-	double v = NAN;
-	size_t i, k, j;
-	const json_t *s, *t, *cs, *m;
-
-	*ncases = 0;
-	json_array_foreach(json_object_get(doc, "suites"), i, s)
-	{
-		if (strncmp(json_string_value(json_object_get(s, "name")) ?: "", c->test, (size_t)(dot - c->test)) ||
-		    strlen(json_string_value(json_object_get(s, "name")) ?: "") != (size_t)(dot - c->test))
-			continue;
-		json_array_foreach(json_object_get(s, "tests"), k, t)
-		{
-			if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", dot + 1))
-				continue;
-			json_array_foreach(json_object_get(t, "cases"), j, cs)
-			{
-				size_t q;
-
-				if (!params_match(json_object_get(cs, "params"), c->at))
-					continue;
-				json_array_foreach(json_object_get(cs, "metrics"), q, m)
-				{
-					const json_t *mean = json_object_get(json_object_get(m, "summary"), "mean");
-
-					if (strcmp(json_string_value(json_object_get(m, "name")) ?: "", c->metric))
-						continue;
-					if (++*ncases == 1 && json_is_number(mean) && isfinite(json_number_value(mean))) {
-						v = json_number_value(mean);
-						*lower = !strcmp(json_string_value(json_object_get(m, "direction")) ?: "",
-								 "lower");
-						snprintf(unit, ulen, "%s", json_string_value(json_object_get(m, "unit")) ?: "");
-					}
-				}
-			}
-		}
-	}
-	return v;
-}
-
-/* The row a document goes in: its value of the rows key, else its configuration's name. */
-static void row_of(const struct study_experiment *e, const json_t *doc, char *buf, size_t len)
-{
-	const char *config = json_string_value(json_object_get(doc, "lab_config"));
-	const char *v = *e->rows ? json_string_value(json_object_get(json_object_get(doc, "labels"), e->rows)) : NULL;
-
-	if (config && !strcmp(config, "host"))
-		snprintf(buf, len, "host");
-	else if (v)
-		snprintf(buf, len, "%s=%s", e->rows, v);
-	else
-		snprintf(buf, len, "%s", config ? config : "?");
-}
-
-static unsigned round_of(const json_t *doc)
-{
-	const json_t *r = json_object_get(json_object_get(doc, "run_group"), "round");
-
-	return json_is_integer(r) && json_integer_value(r) > 0 && json_integer_value(r) <= STUDY_MAX_ROUNDS
-		       ? (unsigned)json_integer_value(r)
-		       : 1;
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The rounds' values of a cell, in round order: a round's docs averaged. */
-static size_t cell_rounds(const struct study_cell *c, double *out)
-{
-	size_t n = 0;
-
-	for (unsigned r = 1; r <= STUDY_MAX_ROUNDS; r++)
-		if (c->cnt[r])
-			out[n++] = c->sum[r] / c->cnt[r];
-	return n;
-}
-
-/* The study's statistic of a cell; NAN when it has no value. */
-static double cell_stat(const struct study_cell *c, enum study_stat st, size_t *nout)
-{
-	double v[STUDY_MAX_ROUNDS], sum = 0;
-	size_t n = cell_rounds(c, v), lo = 0, hi;
-
-	*nout = n;
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), dbl_cmp);
-	if (st == STUDY_MEDIAN)
-		return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	hi = n;
-	if (st == STUDY_TRIMMED && n >= 3) {
-		lo = 1;
-		hi = n - 1;
-	}
-	for (size_t i = lo; i < hi; i++)
-		sum += v[i];
-	return sum / (double)(hi - lo);
-}
-
-/* A cell's figure in the column's unit (or the document's, when they do not convert). */
-static double in_unit(const struct study_column *col, const struct study_cell *c, double v, const char **unit)
-{
-	double f = *col->unit ? study_unit_factor(c->unit, col->unit) : 0;
-
-	*unit = f > 0 ? col->unit : c->unit;
-	return f > 0 ? v * f : v;
-}
-
-/* Whether a document is one the side of an expectation names. */
-static bool side_has(const char *side, const json_t *doc)
-{
-	const char *config = json_string_value(json_object_get(doc, "lab_config"));
-	const json_t *labels = json_object_get(doc, "labels");
-	char buf[96];
-
-	if (!strcmp(side, "host"))
-		return config && !strcmp(config, "host");
-	if (config && !strcmp(config, "host"))
-		return false;
-	snprintf(buf, sizeof(buf), "%s", side);
-	for (char *save = NULL, *kv = strtok_r(buf, ", ", &save); kv; kv = strtok_r(NULL, ", ", &save)) {
-		char *eq = strchr(kv, '=');
-
-		if (!eq)
-			return false;
-		*eq = '\0';
-		if (!json_is_string(json_object_get(labels, kv)) ||
-		    strcmp(json_string_value(json_object_get(labels, kv)), eq + 1))
-			return false;
-	}
-	return true;
-}
-
-/* The verdict on an expectation: the two sides' values paired by round. */
-static void judge(struct study_result *res, const json_t *docs, size_t k)
-{
-	const struct study_expect *x = &res->e->expect[k];
-	const struct study_column *col = &res->e->columns[x->col];
-	struct study_cell a = { 0 }, b = { 0 };
-	double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
-	struct stats_runs_cmp cmp = { 0 };
-	size_t i, n = 0;
-	const json_t *doc;
-	char what[160];
-
-	snprintf(what, sizeof(what), "%s%s%s", *col->heading ? col->heading : col->test, *col->heading ? "" : " ",
-		 *col->heading ? "" : col->metric);
-	json_array_foreach(docs, i, doc)
-	{
-		char unit[16];
-		unsigned nc, r = round_of(doc);
-		bool lower = false;
-		double v = doc_value(doc, col, unit, sizeof(unit), &nc, &lower);
-
-		if (!isfinite(v))
-			continue;
-		if (side_has(x->a, doc)) {
-			a.sum[r] += v;
-			a.cnt[r]++;
-		} else if (side_has(x->b, doc)) {
-			b.sum[r] += v;
-			b.cnt[r]++;
-		}
-	}
-	for (unsigned r = 1; r <= STUDY_MAX_ROUNDS; r++)
-		if (a.cnt[r] && b.cnt[r]) {
-			va[n] = a.sum[r] / a.cnt[r];
-			vb[n] = b.sum[r] / b.cnt[r];
-			n++;
-		}
-	if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
-		snprintf(res->verdict[k], sizeof(res->verdict[k]),
-			 "%s: %s %s %s: not judged: %zu round%s with a positive value on both sides (2 needed)", what,
-			 x->a, x->higher ? ">" : "<", x->b, n, n == 1 ? "" : "s");
-		return;
-	}
-	/* b's side is the reference: significant +1 means x->a measured higher */
-	stats_compare_paired(&(struct stats_paired_in){ .a = vb, .b = va, .n = n, .higher_better = true }, &cmp);
-	res->agrees[k] = !cmp.significant ? 0 : (cmp.significant > 0) == x->higher ? 1 : -1;
-	snprintf(res->verdict[k], sizeof(res->verdict[k]),
-		 "%s: the study found %s %s %s; here %s/%s = %.3gx (%s over %zu rounds, p=%.2g): %s", what, x->a,
-		 x->higher ? "higher than" : "lower than", x->b, x->a, x->b, 1 + cmp.gap_pct / 100,
-		 stats_test_name(cmp.test), n, cmp.p,
-		 res->agrees[k] > 0   ? "agrees"
-		 : res->agrees[k] < 0 ? "disagrees (the opposite direction, significantly)"
-				      : "neither agrees nor disagrees (no significant difference)");
-}
-
-/* Each row's cells against the baseline's (--baseline: the host, a
- * configuration, or with none the first row), paired by round, in the
- * metric's direction: the verdicts compare would give. */
-static void against_baseline(struct study_result *res, const json_t *docs)
-{
-	const struct study_experiment *e = res->e;
-	const char *base = e->baseline;
-	char first[96] = "";
-	size_t i;
-	const json_t *doc;
-
-	if (!strcmp(base, "none")) {
-		if (!res->nrows)
-			return;
-		snprintf(first, sizeof(first), "%s", res->rows[0].name);
-	}
-	for (size_t c = 0; c < e->ncolumns; c++) {
-		struct study_cell b = { 0 };
-
-		json_array_foreach(docs, i, doc)
-		{
-			char unit[16], row[96];
-			unsigned nc, rd = round_of(doc);
-			bool lower = false;
-			double v = doc_value(doc, &e->columns[c], unit, sizeof(unit), &nc, &lower);
-
-			row_of(e, doc, row, sizeof(row));
-			if (!isfinite(v) || (*first ? strcmp(row, first) : !side_has(base, doc)))
-				continue;
-			b.sum[rd] += v;
-			b.cnt[rd]++;
-		}
-		for (size_t r = 0; r < res->nrows; r++) {
-			struct study_cell *cell = &res->rows[r].cell[c];
-			double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
-			struct stats_runs_cmp cmp = { 0 };
-			size_t n = 0;
-			bool same = true;
-
-			for (unsigned rd = 1; rd <= STUDY_MAX_ROUNDS; rd++) {
-				if (!b.cnt[rd] || !cell->cnt[rd])
-					continue;
-				va[n] = b.sum[rd] / b.cnt[rd];
-				vb[n] = cell->sum[rd] / cell->cnt[rd];
-				same &= va[n] == vb[n] && b.cnt[rd] == cell->cnt[rd];
-				n++;
-			}
-			if (!n || same) /* the baseline's own row */
-				continue;
-			if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
-				snprintf(cell->vs, sizeof(cell->vs), "not judged: %zu paired round%s", n, n == 1 ? "" : "s");
-				continue;
-			}
-			stats_compare_paired(&(struct stats_paired_in){ .a = va, .b = vb, .n = n, .higher_better = !cell->lower },
-					     &cmp);
-			snprintf(cell->vs, sizeof(cell->vs), "%.3gx, %s, p=%.2g", 1 + cmp.gap_pct / 100,
-				 cmp.significant > 0 ? "better" : cmp.significant < 0 ? "worse" : "no significant difference",
-				 cmp.p);
-		}
-	}
-}
 
 /* The table of an experiment's session. */
 static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study_result *res)
 {
-	const struct study_experiment *e = res->e;
 	struct db *db = NULL;
 	json_t *docs = NULL;
 	char sel[96], name[128];
-	const json_t *doc;
-	size_t i;
 	int ret;
 
 	snprintf(sel, sizeof(sel), "lab=%s", res->session);
@@ -588,60 +276,74 @@ static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study
 	db_close(db);
 	if (ret != CMD_CONTINUE)
 		return ret;
-	json_array_foreach(docs, i, doc)
-	{
-		char row[96];
-		size_t r;
-
-		row_of(e, doc, row, sizeof(row));
-		for (r = 0; r < res->nrows && strcmp(res->rows[r].name, row); r++)
-			;
-		if (r == res->nrows) {
-			if (res->nrows == STUDY_MAX_ROWS)
-				continue;
-			snprintf(res->rows[res->nrows++].name, sizeof(res->rows[0].name), "%s", row);
-		}
-		for (size_t c = 0; c < e->ncolumns; c++) {
-			struct study_cell *cell = &res->rows[r].cell[c];
-			unsigned nc, rd = round_of(doc);
-			double v = doc_value(doc, &e->columns[c], cell->unit, sizeof(cell->unit), &nc, &cell->lower);
-
-			cell->ambiguous |= nc > 1;
-			if (isfinite(v)) {
-				cell->sum[rd] += v;
-				cell->cnt[rd]++;
-			}
-		}
-	}
-	against_baseline(res, docs);
-	for (size_t k = 0; k < e->nexpect; k++)
-		judge(res, docs, k);
+	ret = study_tabulate(res->e, docs, &res->t) < 0 ? EXIT_FAILED : EXIT_OK;
 	json_decref(docs);
-	return EXIT_OK;
+	return ret;
 }
 
-static void fmt_value(double v, char *buf, size_t len)
+/* A cell's figure: in the column's unit (named in its heading), else with
+ * the document's unit (as the human views name it, or as it is when the
+ * column's unit does not convert from it); false in that last case. */
+static bool cell_text(const struct study_column *col, const struct study_cell *cell, enum study_stat st, char *buf,
+		      size_t len)
 {
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
+	size_t n;
+	double v = study_cell_stat(cell, st, &n);
+	char label[32];
+	bool ok = study_cell_text(col->unit, cell->unit, v, buf, len);
+
+	if (*col->unit || !isfinite(v) || !*cell->unit)
+		return ok;
+	text_unit_label(col->metric, cell->unit, label, sizeof(label));
+	snprintf(buf + strlen(buf), len - strlen(buf), " %s", label);
+	return ok;
 }
 
-/* A cell's figure: in the column's unit (named in its heading), else with the document's unit as the human views name it. */
-static void cell_text(const struct study_column *col, double v, const char *unit, char *buf, size_t len)
+/* Under a table: each column no result has, and each whose unit its
+ * documents' does not convert to. */
+static void unit_notes(const struct study_result *res, void (*say)(void *, const char *), void *arg)
 {
-	char num[32], label[32];
+	const struct study_experiment *e = res->e;
 
-	fmt_value(v, num, sizeof(num));
-	if (!isfinite(v) || *col->unit || !*unit) {
-		snprintf(buf, len, "%s", num);
-		return;
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		const char *doc = NULL;
+		char txt[64], line[512];
+
+		if (res->t.nrows && study_column_empty(&res->t, c)) {
+			snprintf(line, sizeof(line), "%s %s%s%s: no result of this run has it (what they have: 'vmbench "
+				 "results --label lab=%s', then 'vmbench show RUN')", e->columns[c].test, e->columns[c].metric, *e->columns[c].at ? " at " : "",
+				 e->columns[c].at, res->session);
+			say(arg, line);
+			continue;
+		}
+		for (size_t r = 0; r < res->t.nrows && !doc; r++)
+			if (!cell_text(&e->columns[c], &res->t.rows[r].cell[c], e->stat, txt, sizeof(txt)))
+				doc = res->t.rows[r].cell[c].unit;
+		if (!doc)
+			continue;
+		snprintf(line, sizeof(line), "%s %s: its documents give %s, which is not %s and does not convert to it: "
+			 "shown in %s", e->columns[c].test, e->columns[c].metric, *doc ? doc : "no unit", e->columns[c].unit,
+			 *doc ? doc : "no unit");
+		say(arg, line);
 	}
-	text_unit_label(col->metric, unit, label, sizeof(label));
-	snprintf(buf, len, "%s %s", num, label);
+}
+
+static void say_text(void *arg, const char *line)
+{
+	(void)arg;
+	printf("  %s\n", line);
+}
+
+static void html_text(FILE *f, const char *tag, const char *text)
+{
+	fprintf(f, "<%s>", tag);
+	html_escape(f, text);
+	fprintf(f, "</%s>\n", tag);
+}
+
+static void say_html(void *arg, const char *line)
+{
+	html_text(arg, "p", line);
 }
 
 static void heading_of(const struct study_column *c, char *buf, size_t len)
@@ -670,16 +372,13 @@ static void print_result(const struct study_result *res)
 		printf(" %18.18s", h);
 	}
 	printf("\n");
-	for (size_t r = 0; r < res->nrows; r++) {
-		printf("  %-28.28s", res->rows[r].name);
+	for (size_t r = 0; r < res->t.nrows; r++) {
+		printf("  %-28.28s", res->t.rows[r].name);
 		for (size_t c = 0; c < e->ncolumns; c++) {
-			const struct study_cell *cell = &res->rows[r].cell[c];
-			size_t n;
-			const char *unit;
-			double v = in_unit(&e->columns[c], cell, cell_stat(cell, e->stat, &n), &unit);
+			const struct study_cell *cell = &res->t.rows[r].cell[c];
 			char txt[48], both[80];
 
-			cell_text(&e->columns[c], v, unit, txt, sizeof(txt));
+			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
 			snprintf(both, sizeof(both), "%s%s", txt, cell->ambiguous ? " (?)" : "");
 			printf(" %18.18s", both);
 		}
@@ -687,27 +386,21 @@ static void print_result(const struct study_result *res)
 	}
 	printf("  (%s of each configuration's rounds; (?): several cases matched the column, the first is shown: give "
 	       "it 'at')\n", study_stat_name(e->stat));
-	for (size_t r = 0; r < res->nrows; r++)
+	unit_notes(res, say_text, NULL);
+	for (size_t r = 0; r < res->t.nrows; r++)
 		for (size_t c = 0; c < e->ncolumns; c++)
-			if (*res->rows[r].cell[c].vs) {
+			if (*res->t.rows[r].cell[c].vs) {
 				char h[128];
 
 				heading_of(&e->columns[c], h, sizeof(h));
-				printf("  %s against %s, %s: %s\n", res->rows[r].name, e->baseline, h, res->rows[r].cell[c].vs);
+				printf("  %s against %s, %s: %s\n", res->t.rows[r].name, e->baseline, h, res->t.rows[r].cell[c].vs);
 			}
 	for (size_t i = 0; i < e->published.n; i++)
 		printf("  the study's figure: %s\n", e->published.v[i]);
 	if (*e->conclusion)
 		printf("  the study's conclusion: %s\n", e->conclusion);
 	for (size_t k = 0; k < e->nexpect; k++)
-		printf("  %s\n", res->verdict[k]);
-}
-
-static void html_text(FILE *f, const char *tag, const char *text)
-{
-	fprintf(f, "<%s>", tag);
-	html_escape(f, text);
-	fprintf(f, "</%s>\n", tag);
+		printf("  %s\n", res->t.verdict[k]);
 }
 
 static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
@@ -751,17 +444,16 @@ static int write_report(const struct study *s, const struct study_result *res, s
 			html_text(f, "th", h);
 		}
 		fprintf(f, "</tr>\n");
-		for (size_t r = 0; r < res[i].nrows; r++) {
+		for (size_t r = 0; r < res[i].t.nrows; r++) {
 			fprintf(f, "<tr>");
-			html_text(f, "td", res[i].rows[r].name);
+			html_text(f, "td", res[i].t.rows[r].name);
 			for (size_t c = 0; c < e->ncolumns; c++) {
-				const struct study_cell *cell = &res[i].rows[r].cell[c];
+				const struct study_cell *cell = &res[i].t.rows[r].cell[c];
 				size_t nr;
-				const char *unit;
-				double v = in_unit(&e->columns[c], cell, cell_stat(cell, e->stat, &nr), &unit);
 				char txt[48], both[96];
 
-				cell_text(&e->columns[c], v, unit, txt, sizeof(txt));
+				(void)study_cell_stat(cell, e->stat, &nr);
+				(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
 				snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
 					 cell->ambiguous ? " (?)" : "");
 				fprintf(f, "<td>");
@@ -779,6 +471,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 			study_stat_name(e->stat));
 		html_escape(f, e->baseline);
 		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
+		unit_notes(&res[i], say_html, f);
 		if (e->published.n) {
 			fprintf(f, "<p>The study's own figures:</p><ul>\n");
 			for (size_t k = 0; k < e->published.n; k++)
@@ -791,8 +484,8 @@ static int write_report(const struct study *s, const struct study_result *res, s
 			fprintf(f, "</p>\n");
 		}
 		for (size_t k = 0; k < e->nexpect; k++) {
-			fprintf(f, "<p class=\"%s\">", res[i].agrees[k] > 0 ? "agrees" : res[i].agrees[k] < 0 ? "disagrees" : "neither");
-			html_escape(f, res[i].verdict[k]);
+			fprintf(f, "<p class=\"%s\">", res[i].t.agrees[k] > 0 ? "agrees" : res[i].t.agrees[k] < 0 ? "disagrees" : "neither");
+			html_escape(f, res[i].t.verdict[k]);
 			fprintf(f, "</p>\n");
 		}
 		fprintf(f, "</section>\n");
@@ -815,6 +508,7 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 	time_t now = time(NULL);
 	struct tm tm;
 	int ret = EXIT_OK;
+	bool refused = false;
 
 	if (!res)
 		return EXIT_FAILED;
@@ -848,13 +542,20 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		r |= strv_push(&av, label);
 		for (size_t k = 0; k < ARRAY_SIZE(pass); k++) {
 			const struct opt_value *v = optset_get(own, pass[k]);
-			char word[64];
+			char word[4200]; /* a path of up to PATH_MAX: never cut, or lab run stores elsewhere */
+			int n;
 
 			if (!v || !v->set)
 				continue;
-			snprintf(word, sizeof(word), "--%s=%s", pass[k], optset_str(own, pass[k]));
 			if (!strcmp(pass[k], "hello-timeout"))
-				snprintf(word, sizeof(word), "--hello-timeout=%g", optset_double(own, pass[k]));
+				n = snprintf(word, sizeof(word), "--hello-timeout=%g", optset_double(own, pass[k]));
+			else
+				n = snprintf(word, sizeof(word), "--%s=%s", pass[k], optset_str(own, pass[k]));
+			if (n < 0 || (size_t)n >= sizeof(word)) {
+				log_error("--%s: longer than %zu characters", pass[k], sizeof(word) - 8);
+				r = -ENAMETOOLONG;
+				continue;
+			}
 			r |= strv_push(&av, word);
 		}
 		if (optset_bool(own, "quiet"))
@@ -866,9 +567,14 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		}
 		res[i].exit = lab_study_run(self, (int)av.n, av.v, res[i].session, sizeof(res[i].session));
 		strv_clear(&av);
+		/* what the plan cannot know (a configuration this machine cannot
+		 * run): that experiment is not run, the others still are, and
+		 * their tables are not lost to it */
 		if (res[i].exit == EXIT_USAGE) {
-			ret = EXIT_USAGE;
-			break;
+			snprintf(res[i].note, sizeof(res[i].note),
+				 "not run: lab run refused it here (its message is above, at its start)");
+			refused = true;
+			continue;
 		}
 		if (res[i].exit != EXIT_OK)
 			ret = EXIT_FAILED;
@@ -888,16 +594,14 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		log_error("interrupted");
 		return EXIT_INTERRUPTED;
 	}
-	if (ret != EXIT_USAGE) {
-		printf("\nstudy %s: %s\n", s->name, s->title);
-		for (size_t i = 0; i < s->nexp; i++)
-			if (res[i].e)
-				print_result(&res[i]);
-		if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
-			ret = EXIT_FAILED;
-	}
+	printf("\nstudy %s: %s\n", s->name, s->title);
+	for (size_t i = 0; i < s->nexp; i++)
+		if (res[i].e)
+			print_result(&res[i]);
+	if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
+		ret = EXIT_FAILED;
 	free(res);
-	return ret;
+	return refused ? EXIT_USAGE : ret;
 }
 
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)

@@ -2,11 +2,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "study.h"
 #include "labrun.h"
@@ -45,6 +47,55 @@ double study_unit_factor(const char *from, const char *to)
 	if (a < 0 || b < 0 || strcmp(units[a].dim, units[b].dim))
 		return 0;
 	return units[a].base / units[b].base;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double study_statistic(double *v, size_t n, enum study_stat st)
+{
+	size_t lo = 0, hi = n;
+	double sum = 0;
+
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), dbl_cmp);
+	if (st == STUDY_MEDIAN)
+		return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (st == STUDY_TRIMMED && n >= 3) {
+		lo = 1;
+		hi = n - 1;
+	}
+	for (size_t i = lo; i < hi; i++)
+		sum += v[i];
+	return sum / (double)(hi - lo);
+}
+
+static void fmt_value(double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+bool study_cell_text(const char *col_unit, const char *doc_unit, double v, char *buf, size_t len)
+{
+	double f = *col_unit ? study_unit_factor(doc_unit, col_unit) : 0;
+
+	if (!*col_unit || f > 0 || !isfinite(v)) {
+		fmt_value(f > 0 ? v * f : v, buf, len);
+		return !*col_unit || f > 0 || !isfinite(v);
+	}
+	fmt_value(v, buf, len);
+	snprintf(buf + strlen(buf), len - strlen(buf), " %s", *doc_unit ? doc_unit : "(no unit)");
+	return false;
 }
 
 const char *study_stat_name(enum study_stat st)
@@ -454,12 +505,15 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 	return fail(p, "unknown key '%s' in [experiment %s] (%s)", key, e->id, exp_keys);
 }
 
-/* Does a side of an expectation, or the baseline, select a configuration? */
-static int side_check(struct parser *p, const struct lab_matrix *m, const char *side, const char *what)
+/* Does a side of an expectation, or the baseline, select a configuration?
+ * The baseline must select exactly one: lab run refuses it otherwise, and
+ * it would do so only when the experiment starts, after the ones before it
+ * have booted. */
+static int side_check(struct parser *p, const struct lab_matrix *m, const char *side, const char *what, bool one)
 {
 	struct strv pairs = { 0 };
 	char err[512];
-	size_t i;
+	size_t n = 0;
 
 	if (!strcmp(side, "host"))
 		return 0;
@@ -467,11 +521,89 @@ static int side_check(struct parser *p, const struct lab_matrix *m, const char *
 		strv_clear(&pairs);
 		return fail(p, "%s '%s': %s", what, side, err);
 	}
-	for (i = 0; i < m->n && !lab_config_matches(&m->configs[i], &pairs); i++)
-		;
+	for (size_t i = 0; i < m->n; i++)
+		n += lab_config_matches(&m->configs[i], &pairs);
 	strv_clear(&pairs);
-	if (i == m->n)
+	if (!n)
 		return fail(p, "%s '%s' selects no configuration of the matrix", what, side);
+	if (one && n > 1)
+		return fail(p, "%s '%s' selects %zu configurations of the matrix: lab run's --baseline names one, "
+			       "give more of its keys",
+			    what, side, n);
+	return 0;
+}
+
+/* The value the experiment's options give option name ("--NAME V" or
+ * "--NAME=V"; the last one counts, as in lab run), or NULL. */
+static const char *option_value(const struct study_experiment *e, const char *name)
+{
+	const char *v = NULL;
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < e->options.n; i++) {
+		const char *w = e->options.v[i];
+
+		if (!strncmp(w, name, n) && w[n] == '=')
+			v = w + n + 1;
+		else if (!strcmp(w, name) && i + 1 < e->options.n)
+			v = e->options.v[++i];
+	}
+	return v;
+}
+
+/* Whether at ("k=v,k=v") gives key. */
+static bool at_gives(const char *at, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *s = at; *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : s + strlen(s))
+		if (!strncmp(s, key, n) && s[n] == '=')
+			return true;
+	return false;
+}
+
+/* A column whose test runs one case per value of a list (a sweep, the
+ * thread counts) must say which case with at: a document holds them all,
+ * and the table would show whichever came first. */
+static int column_cases(struct parser *p, const struct study_experiment *e, const struct study_column *c)
+{
+	const struct vmb_suite *su = lab_item_suite(c->test);
+	const struct vmb_test *t = test_find(c->test);
+	const char *v;
+
+	if (!su || !t)
+		return 0;
+	if (t->sweep && !at_gives(c->at, t->sweep)) {
+		char opt[96];
+
+		snprintf(opt, sizeof(opt), "--%s.%s", su->name, t->sweep);
+		const char *whose = "";
+
+		v = option_value(e, opt);
+		for (const struct vmb_opt *o = su->opts; !v && o && o->name; o++) {
+			if (strcmp(o->name, t->sweep))
+				continue;
+			/* not given: its default, or under --quick its quick default */
+			v = o->def ? o->def : "";
+			whose = ", its default";
+			if (!strchr(v, ',') && o->quick) {
+				v = o->quick;
+				whose = ", its default under --quick";
+			}
+		}
+		if (v && strchr(v, ','))
+			return fail(p, "column: %s runs a case per %s (%s %s%s): name one with 'at %s=VALUE'", c->test,
+				    t->sweep, opt, v, whose, t->sweep);
+	}
+	/* 1 is always measured (parallel efficiency needs it): any other
+	 * --threads, or none ("1,all"), makes several cases */
+	if ((t->flags & VMB_TEST_THREADED) && !at_gives(c->at, "threads")) {
+		v = option_value(e, "--threads");
+		if (!v || strcmp(v, "1"))
+			return fail(p, "column: %s runs a case per thread count (--threads %s; 1 is always measured): "
+				       "name one with 'at threads=N'",
+				    c->test, v ? v : "1,all, the default");
+	}
 	return 0;
 }
 
@@ -512,12 +644,14 @@ static int exp_finish(struct parser *p, struct study_experiment *e)
 				return fail(p, "[experiment %s]: suites: '%s' is no suite or SUITE.TEST of vmbench", e->id,
 					    trim(it));
 	}
-	for (size_t i = 0; i < e->ncolumns; i++)
-		if (!suites_run(e->suites, e->columns[i].test)) {
-			p->line = e->columns[i].line;
+	for (size_t i = 0; i < e->ncolumns; i++) {
+		p->line = e->columns[i].line;
+		if (!suites_run(e->suites, e->columns[i].test))
 			return fail(p, "column: %s is not among the experiment's suites (%s)", e->columns[i].test,
 				    e->suites);
-		}
+		if (column_cases(p, e, &e->columns[i]) < 0)
+			return -EINVAL;
+	}
 	p->line = e->line;
 	r = lab_matrix_parse(e->matrix, &m, err, sizeof(err));
 	if (r == -ENOMEM)
@@ -527,13 +661,34 @@ static int exp_finish(struct parser *p, struct study_experiment *e)
 	e->nconfigs = m.n;
 	if (*e->rows && !(m.given & (1u << lab_key_find(e->rows))))
 		r = fail(p, "[experiment %s]: rows = %s, a key the matrix does not give", e->id, e->rows);
+	if (!r) {
+		/* the table's rows: the configurations, or the rows key's values, and the host */
+		size_t rows = m.n, k = *e->rows ? (size_t)lab_key_find(e->rows) : 0;
+
+		for (size_t i = 0; *e->rows && i < m.n; i++)
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(m.configs[i].v[k], m.configs[j].v[k])) {
+					rows--;
+					break;
+				}
+		rows += strcmp(e->baseline, "none") != 0;
+		if (rows > STUDY_MAX_ROWS)
+			r = fail(p, "[experiment %s]: a table of %zu rows; at most %d (fewer configurations, or rows = a "
+				    "key with fewer values)",
+				 e->id, rows, STUDY_MAX_ROWS);
+	}
 	if (!r && strcmp(e->baseline, "host") && strcmp(e->baseline, "none"))
-		r = side_check(p, &m, e->baseline, "baseline");
+		r = side_check(p, &m, e->baseline, "baseline", true);
 	for (size_t i = 0; !r && i < e->nexpect; i++) {
 		p->line = e->expect[i].line;
-		r = side_check(p, &m, e->expect[i].a, "expect: the side");
+		/* lab run measures the host only as a baseline */
+		if (!strcmp(e->baseline, "none") && (!strcmp(e->expect[i].a, "host") || !strcmp(e->expect[i].b, "host"))) {
+			r = fail(p, "expect: a side is the host, which baseline = none does not measure");
+			break;
+		}
+		r = side_check(p, &m, e->expect[i].a, "expect: the side", false);
 		if (!r)
-			r = side_check(p, &m, e->expect[i].b, "expect: the side");
+			r = side_check(p, &m, e->expect[i].b, "expect: the side", false);
 	}
 	lab_matrix_release(&m);
 	return r;
@@ -549,7 +704,11 @@ void study_release(struct study *s)
 	s->nexp = 0;
 }
 
-static void name_of(const char *path, char *out, size_t len)
+/* The study's name: its file's base name without .study. It becomes the
+ * label study=NAME that selects its results later, so it is refused, not
+ * cut or passed on, when it is longer than a name holds or has what a
+ * selector would split at (blanks, ',', '='). */
+static int name_of(const char *path, char *out, size_t len)
 {
 	const char *b = strrchr(path, '/');
 	size_t n;
@@ -558,7 +717,14 @@ static void name_of(const char *path, char *out, size_t len)
 	n = strlen(b);
 	if (n > 6 && !strcmp(b + n - 6, ".study"))
 		n -= 6;
-	snprintf(out, len, "%.*s", (int)n, b);
+	if (!n || n >= len)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)b[i]) && !strchr("._-", b[i]))
+			return -EINVAL;
+	memcpy(out, b, n);
+	out[n] = '\0';
+	return 0;
 }
 
 int study_parse(const char *text, size_t len, const char *name, struct study *s, char *err, size_t errlen)
@@ -571,7 +737,13 @@ int study_parse(const char *text, size_t len, const char *name, struct study *s,
 	int r = 0;
 
 	memset(s, 0, sizeof(*s));
-	name_of(name, s->name, sizeof(s->name));
+	if (name_of(name, s->name, sizeof(s->name)) < 0 && (p.line = 1))
+		return fail(&p, "the study's name (its file's name without .study) labels its results study=NAME: "
+			       "1 to %zu of A-Z, a-z, 0-9, '.', '_', '-'; rename the file",
+			    sizeof(s->name) - 1);
+	/* a UTF-8 byte-order mark, which some editors write first, is no text of the file */
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+		at = 3;
 	while (at < len && !r) {
 		size_t n = 0;
 		char *l, *eq, *key, *value;
@@ -687,15 +859,31 @@ int study_parse(const char *text, size_t len, const char *name, struct study *s,
 int study_load(const char *path, struct study *s, char *err, size_t errlen)
 {
 	char *buf = malloc(STUDY_MAX_BYTES + 1);
+	struct stat st = { 0 };
 	size_t len = 0;
 	int fd, r = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		free(buf);
+		return r;
+	}
+	/* a study is a file: a FIFO, a device or a directory is refused before it is read */
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	} else if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		snprintf(err, errlen, "%s: not a regular file: a study is a file, or NAME of 'vmbench lab study --list'",
+			 path);
+	}
+	if (r < 0) {
+		close(fd);
 		free(buf);
 		return r;
 	}

@@ -28,6 +28,7 @@
 #define STUDY_MAX_EXPERIMENTS 32
 #define STUDY_MAX_COLUMNS 16
 #define STUDY_MAX_EXPECT 8
+#define STUDY_MAX_ROWS 32 /* of a table: configurations (or the rows key's values) and the host */
 #define STUDY_MAX_LINE 4096
 #define STUDY_MAX_BYTES (1 << 20)
 
@@ -104,5 +105,15 @@ const char *study_stat_name(enum study_stat st);
 /* The factor from unit from to unit to (same dimension: times, byte rates,
  * counts per second); 0 when they do not convert. */
 double study_unit_factor(const char *from, const char *to);
+/* The statistic st of the rounds' figures v[0..n) (sorted in place); NAN
+ * when n is 0. trimmed drops the highest and the lowest from 3 figures on,
+ * and is the mean below. */
+double study_statistic(double *v, size_t n, enum study_stat st);
+/* A cell's text: figure v (in the document's unit doc_unit) in the
+ * column's unit col_unit, which its heading names; or, when doc_unit does
+ * not convert to it, v as it is with doc_unit beside it, so that no figure
+ * stands under a unit it is not in ("-": no figure). col_unit "" : the
+ * caller labels the figure. false when it did not convert. */
+bool study_cell_text(const char *col_unit, const char *doc_unit, double v, char *buf, size_t len);
 
 #endif

@@ -41,19 +41,28 @@ assert secs(sys.argv[2]) < secs(sys.argv[1]), (secs(sys.argv[2]), secs(sys.argv[
 PY
 
 # refusals: exit 2, the line named, nothing run
-printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s\n' \
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s at threads=1\n' \
 	> "$T/bad.study"
 expect 2 "a study with a bad matrix" "$VMB" lab study "$T/bad.study" --plan
 has "$T/err" "bad.study:5: [experiment a]: matrix: " "names the experiment's line"
-printf '[study]\nformat = 1\ntitle = T\nsource = S\n\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = disk\noption = --disk.dir /tmp\ncolumn = disk.randread iops\n' \
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = disk\noption = --disk.dir /tmp\ncolumn = disk.randread iops at iodepth=1\n' \
 	> "$T/opt.study"
 expect 2 "an option lab run refuses" "$VMB" lab study "$T/opt.study" --plan
 has "$T/err" "--disk.dir" "lab run's own message"
 has "$T/err" "opt.study:6: [experiment a]: lab run refuses its options" "and the experiment's line"
-printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --cpu.max-prime 1\ncolumn = cpu.prime events_per_s\n' \
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --cpu.max-prime 1\ncolumn = cpu.prime events_per_s at threads=1\n' \
 	> "$T/range.study"
 expect 2 "an option's value out of range" "$VMB" lab study "$T/range.study" --plan
 has "$T/err" "--cpu.max-prime: '1' is out of range" "lab run's own range check"
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --threads 4\ncolumn = cpu.prime events_per_s\n' \
+	> "$T/cases.study"
+expect 2 "a column that would match several cases (1 and 4 threads)" "$VMB" lab study "$T/cases.study" --plan
+has "$T/err" "cases.study:10: column: cpu.prime runs a case per thread count (--threads 4" "names the line and the cases"
+mkfifo "$T/fifo.study"
+expect 2 "a FIFO as the study: refused at once, not waited on" timeout 20 "$VMB" lab study "$T/fifo.study" --plan
+has "$T/err" "fifo.study: not a regular file" "says what it is not"
+expect 2 "a directory as the study" "$VMB" lab study "$SRC/studies/.." --plan
+has "$T/err" "not a regular file" "said the same way"
 expect 2 "a study that does not exist" "$VMB" lab study no-such-study --plan
 has "$T/err" "studies/no-such-study.study: No such file or directory" "names where it looked"
 expect 2 "lab study without a study" "$VMB" lab study --plan
@@ -61,6 +70,17 @@ has "$T/err" "lab study needs a study" "says what it needs"
 expect 2 "--list with a study" "$VMB" lab study vbox-storage --list
 expect 2 "a run of a study lab run would refuse: stopped at the plan" "$VMB" lab study "$T/opt.study" --db "$T/none.db"
 check "before anything ran or was stored" test ! -e "$T/none.db"
+# what only lab run checks (a label the lab sets itself) refuses that
+# experiment when it starts, before it boots: the others are still tabled
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --threads 1\noption = --label disk=mine\ncolumn = cpu.prime events_per_s\n[experiment b]\ntitle = B\nnot-run = why\n' \
+	> "$T/refused.study"
+expect 2 "an experiment lab run refuses as it starts" "$VMB" lab study "$T/refused.study" --db "$T/refused.db" \
+	-o "$T/refused.html"
+has "$T/err" "--label disk=mine: the lab sets the label disk itself" "lab run's own message"
+has "$T/out" "== [experiment a] A" "the refused experiment has its place"
+has "$T/out" "not run: lab run refused it here" "saying why it has no table"
+has "$T/out" "== [experiment b] B" "and the others theirs"
+check "the report is written all the same" test -s "$T/refused.html"
 expect 2 "--plan is lab study's" "$VMB" lab run --matrix accel=tcg --plan
 has "$T/err" "--plan is an option of 'lab study'" "says whose"
 expect 2 "lab study --time: the study says how each experiment measures" "$VMB" lab study vbox-storage --plan --time 3
@@ -102,9 +122,13 @@ expect = events/s: host > accel=tcg
 title = not here
 not-run = needs <hardware>
 STUDY
+	# a --db path longer than 64 characters: lab run was handed it cut, stored
+	# into another file and the tables found nothing
+	mkdir -p "$T/a-directory-whose-name-makes-the-path-longer-than-sixty-four-characters"
+	db="$T/a-directory-whose-name-makes-the-path-longer-than-sixty-four-characters/study.db"
 	expect 0 "lab study: a study of two experiments, one run, one not" sh -c 'cd "$1" && shift && exec "$@"' sh \
 		"$T/w" "$VMB" lab study "$T/tiny.study" --quick --cache "$SRC/build-lab-cache" --image-dir "$T/imgs" \
-		--db "$T/study.db"
+		--db "$db"
 	has "$T/out" "== [experiment cpu] cpu.prime on the host and in a TCG guest" "the experiment's table"
 	check "a row per configuration, a figure per column, events in events/s and p99 in us" python3 - "$T/out" <<'PY'
 import re, sys
@@ -130,7 +154,7 @@ assert "Tiny &lt;study&gt; &amp; the host" in h and "<study>" not in h
 assert "needs &lt;hardware&gt;" in h
 assert "events/s: the study found host higher than accel=tcg" in h
 PY
-	check "stored: every run with the labels study, experiment and study_run" python3 - "$T/study.db" <<'PY'
+	check "stored: every run with the labels study, experiment and study_run" python3 - "$db" <<'PY'
 import json, sqlite3, sys
 docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")]
 assert len(docs) == 4, len(docs)  # the host and the guest, two rounds each

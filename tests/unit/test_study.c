@@ -4,12 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "test.h"
 #include "../../src/lab/study.h"
+#include "../../src/lab/study_table.h"
 
 #define HEAD "[study]\nformat = 1\ntitle = T\nsource = S\n"
-#define EXP "[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci\nsuites = disk.randread\n"
+#define EXP "[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci\nsuites = disk.randread\noption = --disk.iodepth 1\n"
 
 static struct study st;
 
@@ -33,12 +37,12 @@ static void a_whole_study(void **state)
 			   "option = --label \"who=a b\"\n"
 			   "rounds = 5\nboots = 2\nstatistic = trimmed\nrows = disk\nbaseline = disk=ide\n"
 			   "column = disk.randread iops at iodepth=32 | QD32\n"
-			   "column = disk.randread latency.p99 in us\n"
+			   "column = disk.randread latency.p99 at iodepth=1 in us\n"
 			   "column = cpu.prime events_per_s at threads=1 in 1/s | events\n"
 			   "published = disk=ide | QD32 | 3,214\n"
 			   "conclusion = AHCI is faster.\n"
 			   "expect = QD32: disk=ahci > disk=ide\n"
-			   "expect = disk.randread latency.p99: disk=ahci < host\n"
+			   "expect = disk.randread latency.p99 at iodepth=1: disk=ahci < host\n"
 			   "[experiment gone]\ntitle = G\nnot-run = needs hardware\n";
 	const struct study_experiment *e;
 
@@ -66,6 +70,7 @@ static void a_whole_study(void **state)
 	assert_string_equal(e->columns[0].at, "iodepth=32");
 	assert_string_equal(e->columns[0].heading, "QD32");
 	assert_string_equal(e->columns[1].metric, "latency.p99");
+	assert_string_equal(e->columns[1].at, "iodepth=1");
 	assert_string_equal(e->columns[1].unit, "us");
 	assert_string_equal(e->columns[2].at, "threads=1");
 	assert_string_equal(e->columns[2].unit, "1/s");
@@ -99,30 +104,46 @@ static void errors_name_the_line(void **state)
 		{ HEAD "[experiment a]\ntitle = A\nnot-run = x\n[experiment a]\n", "x.study:8: experiment a twice (line 5 first)" },
 		{ HEAD "[experimental]\n", "x.study:5: unknown section [experimental]" },
 		{ HEAD "[study]\n", "x.study:5: [study] comes once, first" },
-		{ HEAD EXP "column = disk.randread iops\nrounds = 0\n", "x.study:10: rounds = '0': expected a whole number" },
-		{ HEAD EXP "column = disk.randwrite iops\n", "x.study:9: column: disk.randwrite is not among the experiment's suites" },
-		{ HEAD EXP "column = disk.nothing iops\n", "x.study:9: column: 'disk.nothing' is no test" },
-		{ HEAD EXP "column = disk.randread IOPS\n", "x.study:9: column: 'IOPS' is no metric name" },
-		{ HEAD EXP "column = disk.randread latency.p98\n", "x.study:9: column: 'latency.p98' is no metric name" },
-		{ HEAD EXP "column = disk.randread latency.max\n", "x.study:9: column: 'latency.max' is no metric name" },
-		{ HEAD EXP "column = disk.randread iops in furlongs\n", "x.study:9: column: unknown unit 'furlongs'" },
-		{ HEAD EXP "column = disk.randread iops at iodepth\n", "x.study:9: column: at 'iodepth': the case's parameters" },
-		{ HEAD EXP "column = disk.randread iops by x\n", "x.study:9: column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING]: 'by'" },
-		{ HEAD EXP "column = disk.randread iops | a: b\n", "x.study:9: a heading without ':'" },
-		{ HEAD EXP "column = disk.randread iops\nexpect = iops: disk=ahci > disk=ide\n", "x.study:10: expect: 'iops' is no column" },
-		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=ahci >> disk=ide\n", "x.study:10: expect: one '>' or '<'" },
-		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=nvme > disk=ide\n", "x.study:10: expect: the side 'disk=nvme' selects no configuration" },
+		{ HEAD EXP "column = disk.randread iops\nrounds = 0\n", "x.study:11: rounds = '0': expected a whole number" },
+		{ HEAD EXP "column = disk.randwrite iops\n", "x.study:10: column: disk.randwrite is not among the experiment's suites" },
+		{ HEAD EXP "column = disk.nothing iops\n", "x.study:10: column: 'disk.nothing' is no test" },
+		{ HEAD EXP "column = disk.randread IOPS\n", "x.study:10: column: 'IOPS' is no metric name" },
+		{ HEAD EXP "column = disk.randread latency.p98\n", "x.study:10: column: 'latency.p98' is no metric name" },
+		{ HEAD EXP "column = disk.randread latency.max\n", "x.study:10: column: 'latency.max' is no metric name" },
+		{ HEAD EXP "column = disk.randread iops in furlongs\n", "x.study:10: column: unknown unit 'furlongs'" },
+		{ HEAD EXP "column = disk.randread iops at iodepth\n", "x.study:10: column: at 'iodepth': the case's parameters" },
+		{ HEAD EXP "column = disk.randread iops by x\n", "x.study:10: column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING]: 'by'" },
+		{ HEAD EXP "column = disk.randread iops | a: b\n", "x.study:10: a heading without ':'" },
+		{ HEAD EXP "column = disk.randread iops\nexpect = iops: disk=ahci > disk=ide\n", "x.study:11: expect: 'iops' is no column" },
+		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=ahci >> disk=ide\n", "x.study:11: expect: one '>' or '<'" },
+		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=nvme > disk=ide\n", "x.study:11: expect: the side 'disk=nvme' selects no configuration" },
 		{ HEAD EXP "column = disk.randread iops\nbaseline = disk=lsi\n", "x.study:5: baseline 'disk=lsi' selects no configuration" },
 		{ HEAD EXP "column = disk.randread iops\nrows = smp\n", "x.study:5: [experiment a]: rows = smp, a key the matrix does not give" },
-		{ HEAD EXP "column = disk.randread iops\nrows = colour\n", "x.study:10: rows = 'colour': no matrix key" },
+		{ HEAD EXP "column = disk.randread iops\nrows = colour\n", "x.study:11: rows = 'colour': no matrix key" },
 		{ HEAD EXP "column = disk.randread iops\nstatistic = trimmed\nrounds = 2\n", "x.study:5: [experiment a]: statistic = trimmed" },
-		{ HEAD EXP "column = disk.randread iops\noption = disk.bs 4k\n", "x.study:10: option = --NAME [VALUE]" },
-		{ HEAD EXP "column = disk.randread iops\noption = --label \"a\n", "x.study:10: a quote that does not close" },
-		{ HEAD EXP "column = disk.randread iops\npublished = a | b\n", "x.study:10: published = ROW | HEADING | FIGURE" },
+		{ HEAD EXP "column = disk.randread iops\noption = disk.bs 4k\n", "x.study:11: option = --NAME [VALUE]" },
+		{ HEAD EXP "column = disk.randread iops\noption = --label \"a\n", "x.study:11: a quote that does not close" },
+		{ HEAD EXP "column = disk.randread iops\npublished = a | b\n", "x.study:11: published = ROW | HEADING | FIGURE" },
 		{ HEAD EXP, "x.study:5: [experiment a] has no column" },
 		{ HEAD "[experiment a]\ntitle = A\nsuites = cpu\n", "x.study:5: [experiment a] has no matrix" },
-		{ HEAD "[experiment a]\ntitle = A\nmatrix = disk=floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s\n", "x.study:5: [experiment a]: matrix: " },
-		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu,gpu\ncolumn = cpu.prime events_per_s\n", "x.study:5: [experiment a]: suites: 'gpu' is no suite" },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = disk=floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s at threads=1\n", "x.study:5: [experiment a]: matrix: " },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu,gpu\ncolumn = cpu.prime events_per_s at threads=1\n", "x.study:5: [experiment a]: suites: 'gpu' is no suite" },
+		/* lab run refuses a baseline of several configurations: said when planned, not after a boot */
+		{ HEAD EXP "column = disk.randread iops\nbaseline = accel=tcg\n", "x.study:5: baseline 'accel=tcg' selects 2 configurations" },
+		/* a column of a test with several cases names one: else the table shows whichever came first */
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = disk.randread\ncolumn = disk.randread iops\n",
+		  "x.study:9: column: disk.randread runs a case per iodepth (--disk.iodepth 1,4,8,16,32, its default)" },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = disk.randread\noption = --disk.iodepth=1,32\ncolumn = disk.randread iops at bs=4096\n",
+		  "x.study:10: column: disk.randread runs a case per iodepth (--disk.iodepth 1,32)" },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\ncolumn = cpu.prime events_per_s\n",
+		  "x.study:9: column: cpu.prime runs a case per thread count (--threads 1,all, the default" },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = app\noption = --threads 8\ncolumn = app.oltp_read_write tps\n",
+		  "x.study:10: column: app.oltp_read_write runs a case per thread count (--threads 8; 1 is always measured)" },
+		{ HEAD EXP "column = disk.randread iops\nbaseline = none\nexpect = disk.randread iops: host > disk=ide\n",
+		  "x.study:12: expect: a side is the host, which baseline = none does not measure" },
+		/* a table has at most 32 rows, the host's one of them */
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg smp=1,2,3,4,5,6,7,8 disk=ide,ahci,lsi,virtio-blk\nsuites = cpu\n"
+		       "option = --threads 1\ncolumn = cpu.prime events_per_s\n", "x.study:5: [experiment a]: a table of 33 rows; at most 32" },
 		{ HEAD, "x.study:1: no [experiment ID] section" },
 		{ "", "x.study:1: no [study] section" },
 	};
@@ -158,6 +179,188 @@ static void hostile_bytes(void **state)
 			       err, sizeof(err)),
 			 0);
 	assert_string_equal(st.exp[0].not_run, "why");
+	study_release(&st);
+}
+
+/* What is not a study file is refused at once: a FIFO (whose open would
+ * wait for a writer forever), a device, a directory; a byte-order mark
+ * before the text is no error. */
+static void files_that_are_not_studies(void **state)
+{
+	char dir[] = "/tmp/vmb-test-study-XXXXXX", fifo[128], err[1200];
+	static const char bom[] = "\xef\xbb\xbf" HEAD "[experiment a]\ntitle = A\nnot-run = why\n";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/f.study", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10); /* a hang is a failure, not a stuck test */
+	assert_int_equal(study_load(fifo, &st, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(study_load("/dev/zero", &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/dev/zero: not a regular file"));
+	assert_int_equal(study_load(dir, &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(study_load("/nonexistent/x.study", &st, err, sizeof(err)), -ENOENT);
+	/* the name labels the results (study=NAME): refused, not cut, when no selector could name it */
+	assert_int_equal(study_parse(bom, sizeof(bom) - 1, "/a/My study.study", &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/a/My study.study:1: the study's name"));
+	memset(fifo, 'n', 64);
+	memcpy(fifo + 64, ".study", 7);
+	assert_int_equal(study_parse(bom, sizeof(bom) - 1, fifo + 1, &st, err, sizeof(err)), 0); /* 63: fits */
+	study_release(&st);
+	assert_int_equal(study_parse(bom, sizeof(bom) - 1, fifo, &st, err, sizeof(err)), -EINVAL);
+	snprintf(fifo, sizeof(fifo), "%s/f.study", dir);
+	(void)unlink(fifo);
+	(void)rmdir(dir);
+	assert_int_equal(study_parse(bom, sizeof(bom) - 1, "x.study", &st, err, sizeof(err)), 0);
+	assert_string_equal(st.title, "T");
+	study_release(&st);
+}
+
+/* A cell: the study's statistic of its rounds, and its figure in the
+ * column's unit only when it converts; else in the document's, said. */
+static void cells(void **state)
+{
+	static const struct {
+		double v[10];
+		size_t n;
+		enum study_stat st;
+		double want;
+	} stat[] = {
+		{ { 3, 1, 2 }, 3, STUDY_MEAN, 2 },
+		{ { 10, 1, 2, 3 }, 4, STUDY_TRIMMED, 2.5 },           /* 1 and 10 dropped */
+		{ { 5, 1, 9, 2, 8, 3, 7, 4, 6, 100 }, 10, STUDY_TRIMMED, 5.5 }, /* Study 1's 10 runs, 8 kept */
+		{ { 4, 2 }, 2, STUDY_TRIMMED, 3 },                    /* fewer than 3: nothing to drop */
+		{ { 9, 1, 5 }, 3, STUDY_MEDIAN, 5 },
+		{ { 9, 1, 5, 2 }, 4, STUDY_MEDIAN, 3.5 },
+		{ { 7 }, 1, STUDY_MEDIAN, 7 },
+	};
+	static const struct {
+		const char *col, *doc;
+		double v;
+		bool ok;
+		const char *want;
+	} text[] = {
+		{ "KB/s", "MB/s", 12.5, true, "12500" },
+		{ "ms", "ns", 2.5e6, true, "2.5" },
+		{ "GB/s", "MB/s", 1500, true, "1.5" },
+		{ "", "1/s", 1234.4, true, "1234" },
+		{ "ms", "ratio", 1.25, false, "1.25 ratio" },  /* never a ratio under "ms" */
+		{ "MB/s", "Mbit/s", 800, false, "800 Mbit/s" },
+		{ "1/s", "", 3, false, "3 (no unit)" },
+		{ "ms", "ns", NAN, true, "-" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(stat) / sizeof(stat[0]); i++) {
+		double v[10];
+
+		memcpy(v, stat[i].v, sizeof(v));
+		if (fabs(study_statistic(v, stat[i].n, stat[i].st) - stat[i].want) > 1e-12)
+			fail_msg("statistic case %zu: %g, expected %g", i, study_statistic(v, stat[i].n, stat[i].st),
+				 stat[i].want);
+	}
+	assert_true(isnan(study_statistic(NULL, 0, STUDY_MEAN)));
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		bool ok = study_cell_text(text[i].col, text[i].doc, text[i].v, buf, sizeof(buf));
+
+		if (ok != text[i].ok || strcmp(buf, text[i].want))
+			fail_msg("text case %zu: %d '%s', expected %d '%s'", i, ok, buf, text[i].ok, text[i].want);
+	}
+}
+
+/* A lab document as lab run stores it: its configuration's name and
+ * matrix keys, its round, disk.randread's cases at QD1 and QD32. */
+static json_t *doc(const char *disk, unsigned round, double qd1_lat_ns, double qd32_iops)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), disk ? "accel=tcg disk=%s" : "host", disk);
+	return json_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:I}, s:[{s:s, s:[{s:s, s:["
+			 "{s:{s:i}, s:[{s:s, s:s, s:s, s:{s:f}}]},"
+			 "{s:{s:i}, s:[{s:s, s:s, s:s, s:{s:f}}]}]}]}]}",
+			 "lab_config", name, "labels", "accel", "tcg", "disk", disk ? disk : "host", "run_group", "id", "g",
+			 "round", (json_int_t)round, "suites", "name", "disk", "tests", "name", "randread", "cases",
+			 "params", "iodepth", 1, "metrics", "name", "latency", "unit", "ns", "direction", "lower", "summary",
+			 "mean", qd1_lat_ns, "params", "iodepth", 32, "metrics", "name", "iops", "unit", "1/s", "direction",
+			 "higher", "summary", "mean", qd32_iops);
+}
+
+/* The table of an experiment from its documents: rows in the matrix's
+ * order whatever order the rounds were stored in, the study's statistic,
+ * units, each cell against the baseline in its metric's direction, and
+ * each expectation judged on the rounds both sides have. */
+static void a_table_from_documents(void **state)
+{
+	const char *text = HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci,lsi\n"
+			   "suites = disk.randread\noption = --disk.iodepth 1,32\nrounds = 4\nstatistic = trimmed\n"
+			   "rows = disk\nbaseline = disk=ide\n"
+			   "column = disk.randread iops at iodepth=32 | QD32\n"
+			   "column = disk.randread latency at iodepth=1 in us | lat us\n"
+			   "column = disk.randread iops at iodepth=4 | QD4\n"
+			   "expect = QD32: disk=ahci > disk=ide\n"
+			   "expect = lat us: disk=ahci < disk=ide\n"
+			   "expect = QD32: disk=ide > disk=ahci\n"
+			   "expect = QD32: disk=lsi > disk=ide\n"
+			   "expect = lat us: host < disk=ide\n";
+	static const double ide[4] = { 100, 110, 90, 105 };
+	struct study_table *t = calloc(1, sizeof(*t));
+	json_t *docs = json_array();
+	char err[1200], buf[64];
+	size_t n;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(docs);
+	assert_int_equal(parse(text, err, sizeof(err)), 0);
+	/* stored in a shuffled order: lsi (one round only) first, the host between */
+	json_array_append_new(docs, doc("lsi", 2, 70000, 150));
+	for (unsigned k = 1; k <= 4; k++) {
+		json_array_append_new(docs, doc("ahci", k, 50000 * (1 + 0.01 * k), 2 * ide[k - 1] * (1 + 0.01 * k)));
+		json_array_append_new(docs, doc(NULL, k, 20000, 1000));
+		json_array_append_new(docs, doc("ide", k, 100000 * (1 + 0.02 * k), ide[k - 1]));
+	}
+	assert_int_equal(study_tabulate(&st.exp[0], docs, t), 0);
+	assert_int_equal(t->nrows, 4);
+	assert_string_equal(t->rows[0].name, "host");
+	assert_string_equal(t->rows[1].name, "disk=ide");
+	assert_string_equal(t->rows[2].name, "disk=ahci");
+	assert_string_equal(t->rows[3].name, "disk=lsi");
+	/* trimmed: of 100, 110, 90, 105 the highest and the lowest dropped */
+	assert_close(study_cell_stat(&t->rows[1].cell[0], STUDY_TRIMMED, &n), 102.5, 1e-9);
+	assert_int_equal(n, 4);
+	assert_close(study_cell_stat(&t->rows[1].cell[0], STUDY_MEDIAN, &n), 102.5, 1e-9);
+	assert_close(study_cell_stat(&t->rows[3].cell[0], STUDY_TRIMMED, &n), 150, 1e-9);
+	assert_int_equal(n, 1);
+	/* units: the document's, and the column's when it converts */
+	assert_string_equal(t->rows[1].cell[1].unit, "ns");
+	assert_true(t->rows[1].cell[1].lower);
+	assert_false(t->rows[1].cell[0].lower);
+	assert_true(study_cell_text("us", t->rows[0].cell[1].unit, study_cell_stat(&t->rows[0].cell[1], STUDY_TRIMMED, &n),
+				    buf, sizeof(buf)));
+	assert_string_equal(buf, "20");
+	/* against the baseline (disk=ide), paired by round, in the metric's direction */
+	assert_string_equal(t->rows[1].cell[0].vs, "");
+	assert_non_null(strstr(t->rows[2].cell[0].vs, "x, better, p="));
+	assert_non_null(strstr(t->rows[2].cell[1].vs, "x, better, p=")); /* less latency is better */
+	assert_non_null(strstr(t->rows[0].cell[1].vs, "x, better, p="));
+	assert_string_equal(t->rows[3].cell[0].vs, "not judged: 1 paired round");
+	/* a column no document has */
+	assert_false(study_column_empty(t, 0));
+	assert_true(study_column_empty(t, 2));
+	/* the expectations: agrees, agrees, disagrees, not judged on 1 round, agrees */
+	assert_int_equal(t->agrees[0], 1);
+	assert_non_null(strstr(t->verdict[0], "here disk=ahci/disk=ide = 2.0"));
+	assert_int_equal(t->agrees[1], 1);
+	assert_int_equal(t->agrees[2], -1);
+	assert_int_equal(t->agrees[3], 0);
+	assert_non_null(strstr(t->verdict[3], "not judged: 1 round with a positive value on both sides"));
+	assert_int_equal(t->agrees[4], 1);
+	json_decref(docs);
+	free(t);
 	study_release(&st);
 }
 
@@ -206,6 +409,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_whole_study), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies),
+		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
+		cmocka_unit_test(a_table_from_documents),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,366 @@
+/* A study experiment's table from its documents (src/lab/study_table.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study_table.h"
+#include "matrix.h"
+#include "../core/stats.h"
+#include "../core/banned.h"
+
+/* Whether a case's params have every KEY=VALUE of at (values as text). */
+static bool params_match(const json_t *params, const char *at)
+{
+	char buf[96];
+
+	if (!*at)
+		return true;
+	snprintf(buf, sizeof(buf), "%s", at);
+	for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '='), text[64];
+		const json_t *v;
+
+		*eq = '\0';
+		v = json_object_get(params, kv);
+		if (json_is_string(v))
+			snprintf(text, sizeof(text), "%s", json_string_value(v));
+		else if (json_is_integer(v))
+			snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(v));
+		else if (json_is_real(v))
+			snprintf(text, sizeof(text), "%g", json_real_value(v));
+		else if (json_is_boolean(v))
+			snprintf(text, sizeof(text), "%s", json_is_true(v) ? "true" : "false");
+		else
+			return false;
+		if (strcmp(text, eq + 1))
+			return false;
+	}
+	return true;
+}
+
+/* A document's value of a column: the run's mean of the metric in the
+ * case at names; NAN when it has none (*ncases: how many cases matched). */
+static double doc_value(const json_t *doc, const struct study_column *c, char *unit, size_t ulen, unsigned *ncases,
+			bool *lower)
+{
+	const char *dot = strchr(c->test, '.');
+	double v = NAN;
+	size_t i, k, j;
+	const json_t *s, *t, *cs, *m;
+
+	*ncases = 0;
+	json_array_foreach(json_object_get(doc, "suites"), i, s)
+	{
+		if (strncmp(json_string_value(json_object_get(s, "name")) ?: "", c->test, (size_t)(dot - c->test)) ||
+		    strlen(json_string_value(json_object_get(s, "name")) ?: "") != (size_t)(dot - c->test))
+			continue;
+		json_array_foreach(json_object_get(s, "tests"), k, t)
+		{
+			if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", dot + 1))
+				continue;
+			json_array_foreach(json_object_get(t, "cases"), j, cs)
+			{
+				size_t q;
+
+				if (!params_match(json_object_get(cs, "params"), c->at))
+					continue;
+				json_array_foreach(json_object_get(cs, "metrics"), q, m)
+				{
+					const json_t *mean = json_object_get(json_object_get(m, "summary"), "mean");
+
+					if (strcmp(json_string_value(json_object_get(m, "name")) ?: "", c->metric))
+						continue;
+					if (++*ncases == 1 && json_is_number(mean) && isfinite(json_number_value(mean))) {
+						v = json_number_value(mean);
+						*lower = !strcmp(json_string_value(json_object_get(m, "direction")) ?: "",
+								 "lower");
+						snprintf(unit, ulen, "%s", json_string_value(json_object_get(m, "unit")) ?: "");
+					}
+				}
+			}
+		}
+	}
+	return v;
+}
+
+/* The row a document goes in: its value of the rows key, else its configuration's name. */
+static void row_of(const struct study_experiment *e, const json_t *doc, char *buf, size_t len)
+{
+	const char *config = json_string_value(json_object_get(doc, "lab_config"));
+	const char *v = *e->rows ? json_string_value(json_object_get(json_object_get(doc, "labels"), e->rows)) : NULL;
+
+	if (config && !strcmp(config, "host"))
+		snprintf(buf, len, "host");
+	else if (v)
+		snprintf(buf, len, "%s=%s", e->rows, v);
+	else
+		snprintf(buf, len, "%s", config ? config : "?");
+}
+
+static unsigned round_of(const json_t *doc)
+{
+	const json_t *r = json_object_get(json_object_get(doc, "run_group"), "round");
+
+	return json_is_integer(r) && json_integer_value(r) > 0 && json_integer_value(r) <= STUDY_MAX_ROUNDS
+		       ? (unsigned)json_integer_value(r)
+		       : 1;
+}
+
+/* The rounds' values of a cell, in round order: a round's docs averaged. */
+static size_t cell_rounds(const struct study_cell *c, double *out)
+{
+	size_t n = 0;
+
+	for (unsigned r = 1; r <= STUDY_MAX_ROUNDS; r++)
+		if (c->cnt[r])
+			out[n++] = c->sum[r] / c->cnt[r];
+	return n;
+}
+
+/* The study's statistic of a cell; NAN when it has no value. */
+double study_cell_stat(const struct study_cell *c, enum study_stat st, size_t *nout)
+{
+	double v[STUDY_MAX_ROUNDS];
+	size_t n = cell_rounds(c, v);
+
+	*nout = n;
+	return study_statistic(v, n, st);
+}
+
+/* Whether a document is one the side of an expectation names. */
+static bool side_has(const char *side, const json_t *doc)
+{
+	const char *config = json_string_value(json_object_get(doc, "lab_config"));
+	const json_t *labels = json_object_get(doc, "labels");
+	char buf[96];
+
+	if (!strcmp(side, "host"))
+		return config && !strcmp(config, "host");
+	if (config && !strcmp(config, "host"))
+		return false;
+	snprintf(buf, sizeof(buf), "%s", side);
+	for (char *save = NULL, *kv = strtok_r(buf, ", ", &save); kv; kv = strtok_r(NULL, ", ", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq)
+			return false;
+		*eq = '\0';
+		if (!json_is_string(json_object_get(labels, kv)) ||
+		    strcmp(json_string_value(json_object_get(labels, kv)), eq + 1))
+			return false;
+	}
+	return true;
+}
+
+/* The verdict on an expectation: the two sides' values paired by round. */
+static void judge(struct study_table *res, const json_t *docs, size_t k)
+{
+	const struct study_expect *x = &res->e->expect[k];
+	const struct study_column *col = &res->e->columns[x->col];
+	struct study_cell a = { 0 }, b = { 0 };
+	double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
+	struct stats_runs_cmp cmp = { 0 };
+	size_t i, n = 0;
+	const json_t *doc;
+	char what[160];
+
+	snprintf(what, sizeof(what), "%s%s%s", *col->heading ? col->heading : col->test, *col->heading ? "" : " ",
+		 *col->heading ? "" : col->metric);
+	json_array_foreach(docs, i, doc)
+	{
+		char unit[16];
+		unsigned nc, r = round_of(doc);
+		bool lower = false;
+		double v = doc_value(doc, col, unit, sizeof(unit), &nc, &lower);
+
+		if (!isfinite(v))
+			continue;
+		if (side_has(x->a, doc)) {
+			a.sum[r] += v;
+			a.cnt[r]++;
+		} else if (side_has(x->b, doc)) {
+			b.sum[r] += v;
+			b.cnt[r]++;
+		}
+	}
+	for (unsigned r = 1; r <= STUDY_MAX_ROUNDS; r++)
+		if (a.cnt[r] && b.cnt[r]) {
+			va[n] = a.sum[r] / a.cnt[r];
+			vb[n] = b.sum[r] / b.cnt[r];
+			n++;
+		}
+	if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
+		snprintf(res->verdict[k], sizeof(res->verdict[k]),
+			 "%s: %s %s %s: not judged: %zu round%s with a positive value on both sides (2 needed)", what,
+			 x->a, x->higher ? ">" : "<", x->b, n, n == 1 ? "" : "s");
+		return;
+	}
+	/* b's side is the reference: significant +1 means x->a measured higher */
+	stats_compare_paired(&(struct stats_paired_in){ .a = vb, .b = va, .n = n, .higher_better = true }, &cmp);
+	res->agrees[k] = !cmp.significant ? 0 : (cmp.significant > 0) == x->higher ? 1 : -1;
+	snprintf(res->verdict[k], sizeof(res->verdict[k]),
+		 "%s: the study found %s %s %s; here %s/%s = %.3gx (%s over %zu rounds, p=%.2g): %s", what, x->a,
+		 x->higher ? "higher than" : "lower than", x->b, x->a, x->b, 1 + cmp.gap_pct / 100,
+		 stats_test_name(cmp.test), n, cmp.p,
+		 res->agrees[k] > 0   ? "agrees"
+		 : res->agrees[k] < 0 ? "disagrees (the opposite direction, significantly)"
+				      : "neither agrees nor disagrees (no significant difference)");
+}
+
+/* Each row's cells against the baseline's (--baseline: the host, a
+ * configuration, or with none the first row), paired by round, in the
+ * metric's direction: the verdicts compare would give. */
+static void against_baseline(struct study_table *res, const json_t *docs)
+{
+	const struct study_experiment *e = res->e;
+	const char *base = e->baseline;
+	char first[96] = "";
+	size_t i;
+	const json_t *doc;
+
+	if (!strcmp(base, "none")) {
+		if (!res->nrows)
+			return;
+		snprintf(first, sizeof(first), "%s", res->rows[0].name);
+	}
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		struct study_cell b = { 0 };
+
+		json_array_foreach(docs, i, doc)
+		{
+			char unit[16], row[96];
+			unsigned nc, rd = round_of(doc);
+			bool lower = false;
+			double v = doc_value(doc, &e->columns[c], unit, sizeof(unit), &nc, &lower);
+
+			row_of(e, doc, row, sizeof(row));
+			if (!isfinite(v) || (*first ? strcmp(row, first) : !side_has(base, doc)))
+				continue;
+			b.sum[rd] += v;
+			b.cnt[rd]++;
+		}
+		for (size_t r = 0; r < res->nrows; r++) {
+			struct study_cell *cell = &res->rows[r].cell[c];
+			double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
+			struct stats_runs_cmp cmp = { 0 };
+			size_t n = 0;
+			bool same = true;
+
+			for (unsigned rd = 1; rd <= STUDY_MAX_ROUNDS; rd++) {
+				if (!b.cnt[rd] || !cell->cnt[rd])
+					continue;
+				va[n] = b.sum[rd] / b.cnt[rd];
+				vb[n] = cell->sum[rd] / cell->cnt[rd];
+				same &= va[n] == vb[n] && b.cnt[rd] == cell->cnt[rd];
+				n++;
+			}
+			if (!n || same) /* the baseline's own row */
+				continue;
+			if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
+				snprintf(cell->vs, sizeof(cell->vs), "not judged: %zu paired round%s", n, n == 1 ? "" : "s");
+				continue;
+			}
+			stats_compare_paired(&(struct stats_paired_in){ .a = va, .b = vb, .n = n, .higher_better = !cell->lower },
+					     &cmp);
+			snprintf(cell->vs, sizeof(cell->vs), "%.3gx, %s, p=%.2g", 1 + cmp.gap_pct / 100,
+				 cmp.significant > 0 ? "better" : cmp.significant < 0 ? "worse" : "no significant difference",
+				 cmp.p);
+		}
+	}
+}
+
+/* Where a document's row goes: the host first, then the matrix's order of
+ * its configuration (found by the matrix keys every lab document carries as
+ * labels), so that the table reads as the study's does, whatever order
+ * the rounds were shuffled into, and "the first" with --baseline none is
+ * the matrix's first, as lab run's. */
+static size_t rank_of(const struct lab_matrix *m, const json_t *doc)
+{
+	const char *config = json_string_value(json_object_get(doc, "lab_config"));
+	const json_t *labels = json_object_get(doc, "labels");
+
+	if (config && !strcmp(config, "host"))
+		return 0;
+	for (size_t i = 0; i < m->n; i++) {
+		int k;
+
+		for (k = 0; k < LAB_NKEYS; k++) {
+			const char *v = json_string_value(json_object_get(labels, lab_key_name((enum lab_key)k)));
+
+			if ((m->given & (1u << k)) && (!v || strcmp(v, m->configs[i].v[k])))
+				break;
+		}
+		if (k == LAB_NKEYS)
+			return i + 1;
+	}
+	return m->n + 1;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct study_row *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+int study_tabulate(const struct study_experiment *e, const json_t *docs, struct study_table *t)
+{
+	struct study_table *res = t;
+	struct lab_matrix m = { 0 };
+	char err[512];
+	const json_t *doc;
+	size_t i;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->e = e;
+	ret = lab_matrix_parse(e->matrix, &m, err, sizeof(err));
+	if (ret < 0)
+		return ret;
+	json_array_foreach(docs, i, doc)
+	{
+		char row[96];
+		size_t r;
+
+		row_of(e, doc, row, sizeof(row));
+		for (r = 0; r < res->nrows && strcmp(res->rows[r].name, row); r++)
+			;
+		if (r == res->nrows) {
+			if (res->nrows == STUDY_MAX_ROWS)
+				continue;
+			res->rows[res->nrows].rank = SIZE_MAX;
+			snprintf(res->rows[res->nrows++].name, sizeof(res->rows[0].name), "%s", row);
+		}
+		if (rank_of(&m, doc) < res->rows[r].rank)
+			res->rows[r].rank = rank_of(&m, doc);
+		for (size_t c = 0; c < e->ncolumns; c++) {
+			struct study_cell *cell = &res->rows[r].cell[c];
+			unsigned nc, rd = round_of(doc);
+			double v = doc_value(doc, &e->columns[c], cell->unit, sizeof(cell->unit), &nc, &cell->lower);
+
+			cell->ambiguous |= nc > 1;
+			if (isfinite(v)) {
+				cell->sum[rd] += v;
+				cell->cnt[rd]++;
+			}
+		}
+	}
+	lab_matrix_release(&m);
+	if (res->nrows > 1)
+		qsort(res->rows, res->nrows, sizeof(res->rows[0]), row_cmp);
+	against_baseline(res, docs);
+	for (size_t k = 0; k < e->nexpect; k++)
+		judge(res, docs, k);
+	return 0;
+}
+
+bool study_column_empty(const struct study_table *t, size_t c)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		for (unsigned k = 0; k <= STUDY_MAX_ROUNDS; k++)
+			if (t->rows[r].cell[c].cnt[k])
+				return false;
+	return true;
+}

@@ -1,0 +1,50 @@
+/* A study experiment's table from the documents its lab run stored
+ * (docs/study-format.md, "What a run says"): a row per configuration (or
+ * per value of its rows key) and the host, in the matrix's order, the host
+ * first; a cell per column holding each round's figure; each cell against
+ * the baseline's and each expectation judged, both paired by round. Pure:
+ * documents in, table out, so that unit tests hold it to its arithmetic. */
+#ifndef VMB_LAB_STUDY_TABLE_H
+#define VMB_LAB_STUDY_TABLE_H
+
+#include <jansson.h>
+
+#include "study.h"
+
+#define STUDY_MAX_ROUNDS 100
+
+/* One cell: the rounds' values of a row's column (a round's docs averaged). */
+struct study_cell {
+	double sum[STUDY_MAX_ROUNDS + 1];
+	unsigned cnt[STUDY_MAX_ROUNDS + 1];
+	char unit[16]; /* the document's */
+	bool ambiguous; /* several cases matched a column without at */
+	bool lower;     /* the metric's direction: lower is better */
+	char vs[96];    /* against the baseline's cell, paired by round: "1.34x, better, p=0.012"; "": none */
+};
+
+struct study_row {
+	char name[96];
+	size_t rank; /* its first configuration's place in the matrix, + 1; the host 0 */
+	struct study_cell cell[STUDY_MAX_COLUMNS];
+};
+
+struct study_table {
+	const struct study_experiment *e;
+	struct study_row rows[STUDY_MAX_ROWS];
+	size_t nrows;
+	char verdict[STUDY_MAX_EXPECT][512];
+	int agrees[STUDY_MAX_EXPECT]; /* +1 agrees, -1 disagrees, 0 neither (not significant, or not measured) */
+};
+
+/* Fill t (zeroed first) with experiment e's table of docs (a JSON array of
+ * result documents of its lab run). 0, or -EINVAL when e's matrix does not
+ * parse (a study_parse()d e always does), -ENOMEM. */
+int study_tabulate(const struct study_experiment *e, const json_t *docs, struct study_table *t);
+/* Whether no row of t has a figure in column c: no document had its
+ * metric in a case at its parameters (a name or an 'at' no run records). */
+bool study_column_empty(const struct study_table *t, size_t c);
+/* The study's statistic of a cell's rounds (*n of them); NAN with none. */
+double study_cell_stat(const struct study_cell *c, enum study_stat st, size_t *n);
+
+#endif
