@@ -12,6 +12,7 @@
 	X(boot) \
 	X(balloon) \
 	X(vmops) \
+	X(systemd) \
 	VMB_SUITES_TEST(X)
 
 /* Suites built only into a test build (tests/meson.build's vmbench-toy,
