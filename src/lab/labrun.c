@@ -643,12 +643,14 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 	return 0;
 }
 
-/* BYE, then QEMU's exit (killed after 30 s): 0, or why in err. QEMU is
- * reaped either way; its files stay. */
+/* BYE, then QEMU's exit (killed after 30 s, a distribution's after 120 s):
+ * 0, or why in err. QEMU is reaped either way; its files stay. */
 static int shut_down(struct boot *b, char *err, size_t errlen)
 {
 	int r = b->fd >= 0 ? proto_host_bye(&b->conn, 10000) : -EPIPE, status;
-	uint64_t deadline = clock_ns() + 30000000000ull;
+	/* a distribution stops its services first (systemctl poweroff): longer under TCG */
+	unsigned limit_s = lab_config_image(b->c)->root ? 120 : 30;
+	uint64_t deadline = clock_ns() + limit_s * 1000000000ull;
 
 	snprintf(b->step, sizeof(b->step), "shut down");
 	if (r < 0)
@@ -658,7 +660,7 @@ static int shut_down(struct boot *b, char *err, size_t errlen)
 		if (clock_ns() > deadline) {
 			(void)kill(-b->pid, SIGKILL);
 			(void)waitpid(b->pid, &status, 0);
-			r = errf(err, errlen, -ETIMEDOUT, "QEMU did not exit within 30 s of the guest's BYE");
+			r = errf(err, errlen, -ETIMEDOUT, "QEMU did not exit within %u s of the guest's BYE", limit_s);
 			break;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
