@@ -604,9 +604,10 @@ static bool up_to_date(const char *out, const struct strv *inputs)
 static int bootstrap(const struct lab_distro_opts *o, const struct lab_arch *a, const struct strv *pkgs,
 		     const char *tree, const char *debs, const char *log, char *err, size_t errlen)
 {
-	char include[4096], archarg[32], cachearg[PATH_MAX + 16];
-	char *const argv[] = { "debootstrap", "--variant=minbase", archarg, cachearg, include, "--components=main",
-			       (char *)o->d->suite, (char *)tree, (char *)o->d->mirror, NULL };
+	char include[4096], archarg[32], cachearg[PATH_MAX + 16], limit[16];
+	/* bounded: a registry that stops answering fails the build, not hangs it */
+	char *const argv[] = { "timeout", limit, "debootstrap", "--variant=minbase", archarg, cachearg, include,
+			       "--components=main", (char *)o->d->suite, (char *)tree, (char *)o->d->mirror, NULL };
 	char *out = NULL;
 	size_t off = 0;
 	int r;
@@ -616,6 +617,7 @@ static int bootstrap(const struct lab_distro_opts *o, const struct lab_arch *a, 
 		str_appendf(include, sizeof(include), &off, "%s%s", i ? "," : "", pkgs->v[i]);
 	if (off >= sizeof(include) - 1)
 		return errf(err, errlen, -E2BIG, "--distro-packages: too many packages (%zu)", pkgs->n);
+	snprintf(limit, sizeof(limit), "%d", LAB_DISTRO_BOOTSTRAP_S);
 	snprintf(archarg, sizeof(archarg), "--arch=%s", a->deb);
 	snprintf(cachearg, sizeof(cachearg), "--cache-dir=%s", debs);
 	(void)unlink(log);
@@ -625,8 +627,8 @@ static int bootstrap(const struct lab_distro_opts *o, const struct lab_arch *a, 
 	if (r < 0) {
 		const char *t = tail_of(out, 400);
 
-		errf(err, errlen, r == -ECHILD ? -EIO : r, "debootstrap %s %s failed (log %s)%s%s", o->d->suite, a->deb,
-		     log, *t ? ": " : "", t);
+		errf(err, errlen, r == -ECHILD ? -EIO : r, "debootstrap %s %s failed or took over %d s (log %s)%s%s",
+		     o->d->suite, a->deb, LAB_DISTRO_BOOTSTRAP_S, log, *t ? ": " : "", t);
 	}
 	free(out);
 	return r < 0 ? (r == -ECHILD ? -EIO : r) : 0;
