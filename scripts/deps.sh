@@ -14,8 +14,10 @@ build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjans
 # postgresql, mariadb-server: throwaway servers for tests/cli/app.sh (about 35 s to install);
 # iproute2, nginx-light: the network suite's namespaces and its HTTP peer (tests/cli/netacc.sh);
 # ovmf: the lab's firmware=uefi on x86_64 (tests/cli/labcpu.sh; about 5 s to install)
+# debootstrap, e2fsprogs (mke2fs -d, debugfs), qemu-utils, openssh-client (ssh-keygen): the lab's distribution
+# image (lab image --distro; its assembly's unit test, and make test-distro)
 test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static xz-utils postgresql mariadb-server iproute2
-	nginx-light ovmf"
+	nginx-light ovmf debootstrap e2fsprogs openssh-client"
 bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev:arm64 liburing-dev:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64
 	zlib1g-dev:arm64 qemu-system-arm qemu-efi-aarch64"

@@ -22,6 +22,7 @@
 #include "../core/sys.h"
 #include "../core/stop.h"
 #include "../lab/balloon.h"
+#include "../lab/distro.h"
 #include "../lab/fs.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
@@ -65,6 +66,14 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "kernel", .type = OPT_STRING, .metavar = "PATH",
 	  .help = "image: a linux-image .deb, or a bare kernel whose drivers are built in (default: Debian's, "
 		  "fetched with apt-get download)" },
+	{ .name = "distro", .type = OPT_STRING, .choices = LAB_DISTRO_CHOICES, .metavar = "NAME",
+	  .help = "image: a disk image of a distribution instead of the busybox initramfs: Debian 12 made with "
+		  "debootstrap from Debian's registry (systemd, openssh-server, Debian's kernel, this vmbench's agent "
+		  "as a systemd service after the network, the lab's SSH key from CACHE/ssh), as root.qcow2 with the "
+		  "kernel and initrd beside it; needs root the first time (debootstrap's chroot), then cached" },
+	{ .name = "distro-packages", .type = OPT_STRING, .metavar = "LIST",
+	  .help = "image: more packages for --distro's image, comma-separated Debian names (e.g. gcc,make for "
+		  "app.build)" },
 	{ .name = "busybox", .type = OPT_STRING, .metavar = "PATH",
 	  .help = "a static busybox for the guest (default /bin/busybox, or Debian's busybox-static for another "
 		  "architecture, fetched into the cache)" },
@@ -425,6 +434,23 @@ static int image_for(const struct optset *own, const char *arch, const char *cac
 				       .vmbench = vmb }, rebuilt, err, errlen);
 }
 
+/* Build (or find up to date) --distro's disk image for arch in dir. */
+static int distro_image_for(const struct optset *own, const char *distro, const char *arch, const char *cache,
+			    const char *dir, int *rebuilt, char *err, size_t errlen)
+{
+	char vmb[4096], *pub = NULL;
+	int r = guest_vmbench(own, arch, vmb, sizeof(vmb), err, errlen);
+
+	if (r == 0)
+		r = lab_distro_ssh_key(cache, &pub, err, errlen);
+	if (r == 0)
+		r = lab_distro_build(&(struct lab_distro_opts){ .d = lab_distro_find(distro),
+					     .arch = arch, .cache = cache, .out = dir, .vmbench = vmb, .pubkeys = pub,
+					     .packages = optset_str(own, "distro-packages") }, rebuilt, err, errlen);
+	free(pub);
+	return r;
+}
+
 /* A failed test is stored as measured, and said: it fails the run (exit 1). */
 static size_t say_failures(const char *who, const json_t *doc)
 {
@@ -450,7 +476,7 @@ struct lab {
 	struct image_slot {
 		char dir[4200];
 		int state; /* 0 not yet, 1 ready, -1 failed */
-	} images[2];     /* per architecture, built when a configuration first needs one */
+	} images[2][LAB_NIMAGES]; /* per architecture and image row, built when a configuration first needs one */
 	char disk_size[32];
 	json_t *group;   /* --rounds: this round's run_group, or NULL */
 	json_t *busy;    /* config name -> [busy rounds, rounds] of the host noise sensors */
@@ -587,23 +613,31 @@ static void config_name(const struct lab_matrix *m, const struct lab_config *c, 
 		snprintf(name, len, "default");
 }
 
-/* The image for this configuration's architecture, built once per run. */
-static const char *lab_image(struct lab *l, const char *name, const char *arch)
+/* The image for this configuration's architecture and image key, built once per run. */
+static const char *lab_image(struct lab *l, const char *name, const struct lab_config *c)
 {
-	struct image_slot *img = &l->images[!strcmp(arch, "aarch64")];
+	const char *arch = c->v[LAB_ARCH];
+	const struct lab_image_row *row = lab_config_image(c);
+	struct image_slot *img = &l->images[!strcmp(arch, "aarch64")][row - lab_images];
 	char err[2048];
 	int rebuilt = 0;
 
 	if (!img->state) {
-		if (l->image_dir)
+		if (l->image_dir && row->distro)
+			snprintf(img->dir, sizeof(img->dir), "%s/%s-%s", l->image_dir, row->distro, arch);
+		else if (l->image_dir)
 			snprintf(img->dir, sizeof(img->dir), "%s/%s", l->image_dir, arch);
+		else if (row->distro)
+			snprintf(img->dir, sizeof(img->dir), "%s/image-%s-%s", l->cache, row->distro, arch);
 		else
 			snprintf(img->dir, sizeof(img->dir), "%s/image-%s", l->cache, arch);
-		img->state = image_for(l->own, arch, l->cache, img->dir, &rebuilt, err, sizeof(err)) < 0 ? -1 : 1;
+		img->state = (row->distro ? distro_image_for(l->own, row->distro, arch, l->cache, img->dir, &rebuilt, err,
+							     sizeof(err))
+					  : image_for(l->own, arch, l->cache, img->dir, &rebuilt, err, sizeof(err))) < 0 ? -1 : 1;
 		if (img->state < 0)
-			log_error("%s: the %s image: %s", name, arch, err);
+			log_error("%s: the %s %s image: %s", name, arch, row->name, err);
 		else
-			log_info("%s image %s %s", arch, img->dir, rebuilt ? "built" : "up to date");
+			log_info("%s %s image %s %s", arch, row->name, img->dir, rebuilt ? "built" : "up to date");
 	}
 	return img->state > 0 ? img->dir : NULL;
 }
@@ -775,7 +809,7 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 			 "info' says); accel=tcg emulates the guest instead", name, l->kvm_why);
 		return;
 	}
-	image = lab_image(l, name, c.v[LAB_ARCH]);
+	image = lab_image(l, name, &c);
 	if (!image) {
 		l->failed++;
 		return;
@@ -2103,7 +2137,7 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	}
 	if (!strcmp(c.v[LAB_ACCEL], "auto"))
 		snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
-	image = lab_image(&l, name, c.v[LAB_ARCH]);
+	image = lab_image(&l, name, &c);
 	if (!image) {
 		ret = EXIT_FAILED;
 		goto out;
@@ -2233,6 +2267,21 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "unexpected argument '%s'", pos.v[1]);
 		goto out;
 	}
+	if (optset_str(&own, "distro-packages") && !optset_str(&own, "distro")) {
+		ret = cmd_usage_error(self, "--distro-packages adds packages to --distro's image: give --distro %s too",
+				      LAB_DISTRO_CHOICES);
+		goto out;
+	}
+	if (optset_str(&own, "distro") && strcmp(pos.v[0], "image")) {
+		ret = cmd_usage_error(self, "--distro is an option of 'lab image' (it builds a distribution's disk "
+				      "image); 'lab %s' does not take it yet", pos.v[0]);
+		goto out;
+	}
+	if (optset_str(&own, "distro") && (optset_str(&own, "kernel") || optset_str(&own, "busybox"))) {
+		ret = cmd_usage_error(self, "--kernel and --busybox make the busybox image; --distro's image has the "
+				      "distribution's own kernel and userland");
+		goto out;
+	}
 	if (!strcmp(pos.v[0], "image") && optset_str(&own, "output")) {
 		ret = cmd_usage_error(self, "lab image writes no report: -o is for 'lab run' and 'lab report'; "
 				      "--image-dir DIR says where the image goes");
@@ -2256,8 +2305,22 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	}
 	if (optset_str(&own, "image-dir"))
 		snprintf(out, sizeof(out), "%s", optset_str(&own, "image-dir"));
+	else if (optset_str(&own, "distro"))
+		snprintf(out, sizeof(out), "%s/image-%s-%s", cache, optset_str(&own, "distro"), optset_str(&own, "arch"));
 	else
 		snprintf(out, sizeof(out), "%s/image-%s", cache, optset_str(&own, "arch"));
+	if (optset_str(&own, "distro")) {
+		ret = distro_image_for(&own, optset_str(&own, "distro"), optset_str(&own, "arch"), cache, out, &rebuilt,
+				       err, sizeof(err));
+		if (ret < 0) {
+			log_error("lab image --distro %s: %s", optset_str(&own, "distro"), err);
+			ret = ret == -ENOEXEC || ret == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
+			goto out;
+		}
+		printf("%s %s (root.qcow2, vmlinuz, initrd.img, manifest.json)\n", rebuilt ? "built" : "up to date:", out);
+		ret = EXIT_OK;
+		goto out;
+	}
 	ret = image_for(&own, optset_str(&own, "arch"), cache, out, &rebuilt, err, sizeof(err));
 	if (ret < 0) {
 		log_error("lab image: %s", err);

@@ -26,7 +26,9 @@
 #define VMB_SUITE_NET_PEER (1u << 1) /* measures against a `vmbench serve` its option "server" names
 				      * (HOST[:PORT], the token in $VMBENCH_NET_TOKEN): the lab puts
 				      * one at the other end of a guest's NIC */
-#define VMB_SUITE_FLAGS_ALL (VMB_SUITE_LAB_ONLY | VMB_SUITE_NET_PEER)
+#define VMB_SUITE_ON_REQUEST (1u << 2) /* runs only when named: it reads what another step did (the
+					* systemd suite, a boot), not a measurement of its own */
+#define VMB_SUITE_FLAGS_ALL (VMB_SUITE_LAB_ONLY | VMB_SUITE_NET_PEER | VMB_SUITE_ON_REQUEST)
 
 /* Test flags */
 #define VMB_TEST_THREADED (1u << 0) /* one case per --threads value, plus parallel efficiency */

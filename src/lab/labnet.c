@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,6 +88,38 @@ out:
 			close(pe[i]);
 	}
 	close(nsfd);
+	return r;
+}
+
+int lab_net_socket_in(pid_t pid, int domain, int type)
+{
+	char nspath[64];
+	int ns, home, fd, r;
+
+	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/net", (int)pid);
+	ns = open(nspath, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return -errno;
+	/* this thread's own namespace, to come back to */
+	home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0) {
+		r = -errno;
+		close(ns);
+		return r;
+	}
+	if (setns(ns, CLONE_NEWNET) < 0) {
+		r = -errno;
+		close(ns);
+		close(home);
+		return r;
+	}
+	fd = socket(domain, type | SOCK_CLOEXEC, 0);
+	r = fd < 0 ? -errno : fd;
+	/* back home; a thread left in QEMU's namespace would be worse than a failure */
+	if (setns(home, CLONE_NEWNET) < 0)
+		abort();
+	close(ns);
+	close(home);
 	return r;
 }
 

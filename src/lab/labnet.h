@@ -46,6 +46,12 @@ int lab_net_run(struct lab_net *n, struct proto_conn *conn, const char *what, co
 /* The host's helper gone (idempotent). */
 void lab_net_stop(struct lab_net *n);
 
+/* A socket (socket(2)'s domain and type) made in the network namespace of
+ * process pid (QEMU's, where the guest's link is), by this thread entering
+ * it for the call and coming back: the socket stays in that namespace. The
+ * descriptor, or a negative errno (-EPERM without CAP_SYS_ADMIN). */
+int lab_net_socket_in(pid_t pid, int domain, int type);
+
 /* labrun.c's record of processes to kill on a signal */
 void lab_track(pid_t pid, const char *dir);
 void lab_untrack(pid_t pid);

@@ -19,7 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+
 #include "balloon.h"
+#include "distro.h"
 #include "vmops.h"
 #include "labnet.h"
 #include "fs.h"
@@ -194,11 +199,31 @@ struct boot {
 	json_t *fp;
 	struct lab_net net;               /* the other end of the guest's NIC */
 	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
+	char root[300];                   /* a distribution image's root disk */
+	/* a distribution's SSH server, read from QEMU's network namespace */
+	double t_ssh;                     /* when its banner was read; 0: not yet */
+	int ssh_fd;                       /* the connection being tried, -1: none */
+	double ssh_since, ssh_retry;      /* when it was started; when to try again */
+	bool ssh_connected;
+	char ssh_buf[512], ssh_version[256];
+	size_t ssh_len;
+	int ssh_err;                      /* the last failure to make a socket there (0: none) */
 	size_t console_off;               /* console bytes that belong to earlier boots */
 	unsigned vcpu_threads;            /* host threads running the vCPUs (QMP), 0: not known */
 	pid_t share_pid;                  /* a share's virtiofsd, while it runs */
 	char step[96];                    /* what is being done: "boot", "run disk", ... */
 };
+
+/* The SSH connection being tried, closed; the next try after delay s. */
+static void ssh_close(struct boot *b, double now, double delay)
+{
+	if (b->ssh_fd >= 0)
+		close(b->ssh_fd);
+	b->ssh_fd = -1;
+	b->ssh_connected = false;
+	b->ssh_len = 0;
+	b->ssh_retry = now + delay;
+}
 
 /* QEMU exited and was reaped: its pid is nobody's to kill any more. The
  * work directory stays until boot_gone, for the evidence of a failure. */
@@ -234,6 +259,7 @@ static void boot_kill(struct boot *b)
 	if (b->fd >= 0)
 		close(b->fd);
 	b->fd = -1;
+	ssh_close(b, 0, 0);
 	json_decref(b->fp);
 	b->fp = NULL;
 }
@@ -290,13 +316,107 @@ static void watch_console(struct boot *b, double now)
 
 		if (!b->t_output && (fw && fw->mark ? strstr(mine, fw->mark) != NULL : *mine != '\0'))
 			b->t_output = now;
-		if (!b->t_init && strstr(mine, "vmbench-init: kernel reached init"))
+		if (!b->t_init && strstr(mine, lab_config_image(b->c)->init))
 			b->t_init = now;
 		/* a firmware's mark never seen: no phase of a negative length */
 		if (b->t_init && !b->t_output)
 			b->t_output = b->t_init;
 	}
 	free(text);
+}
+
+/* A distribution's SSH server: a connection to the guest's address on the
+ * lab's link, from QEMU's network namespace, tried again 20 ms after a
+ * refusal and after 250 ms without an answer (no ARP reply, no RST: the
+ * guest's NIC is not up yet), until its banner is read; t_ssh is when it
+ * was. 0, or -EPROTO with err when what answers is no SSH server. */
+static int ssh_poll(struct boot *b, double now, char *err, size_t errlen)
+{
+	struct pollfd pf;
+	ssize_t n;
+	int r;
+
+	if (b->t_ssh || now < b->ssh_retry)
+		return 0;
+	if (b->ssh_fd < 0) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(LAB_SSH_PORT) };
+		int fd = lab_net_socket_in(b->pid, AF_INET, SOCK_STREAM | SOCK_NONBLOCK);
+
+		if (fd < 0) {
+			b->ssh_err = fd;
+			ssh_close(b, now, 0.5);
+			return 0;
+		}
+		(void)inet_pton(AF_INET, LAB_NET_GUEST, &sa.sin_addr);
+		b->ssh_fd = fd;
+		b->ssh_since = now;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS) {
+			ssh_close(b, now, 0.02);
+			return 0;
+		}
+	}
+	pf = (struct pollfd){ .fd = b->ssh_fd, .events = POLLIN | POLLOUT };
+	if (poll(&pf, 1, 0) <= 0) {
+		if (!b->ssh_connected && now - b->ssh_since > 0.25)
+			ssh_close(b, now, 0);
+		return 0;
+	}
+	if (!b->ssh_connected) {
+		int e = 0;
+		socklen_t el = sizeof(e);
+
+		if (getsockopt(b->ssh_fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0 || e) {
+			ssh_close(b, now, 0.02); /* refused: nothing listens yet */
+			return 0;
+		}
+		b->ssh_connected = pf.revents & (POLLOUT | POLLIN);
+	}
+	if (!(pf.revents & (POLLIN | POLLHUP | POLLERR)))
+		return 0;
+	n = recv(b->ssh_fd, b->ssh_buf + b->ssh_len, sizeof(b->ssh_buf) - b->ssh_len, MSG_DONTWAIT);
+	if (n <= 0) {
+		/* closed before a banner (a server starting up), or reset */
+		ssh_close(b, now, 0.02);
+		return 0;
+	}
+	b->ssh_len += (size_t)n;
+	r = lab_ssh_banner(b->ssh_buf, b->ssh_len, b->ssh_version, sizeof(b->ssh_version));
+	if (r == 0 && b->ssh_len == sizeof(b->ssh_buf))
+		r = -EPROTO;
+	if (r < 0) {
+		ssh_close(b, now, 0.02);
+		return errf(err, errlen, -EPROTO, "what answers on port %d of the guest (%s) is no SSH server: no "
+			    "SSH-2.0 identification line in its first %zu bytes", LAB_SSH_PORT, LAB_NET_GUEST,
+			    (size_t)n);
+	}
+	if (r == 1) {
+		b->t_ssh = now;
+		ssh_close(b, now, 0);
+	}
+	return 0;
+}
+
+/* After HELLO, the SSH banner if it was not read yet (the agent starts
+ * after the SSH server, so it is there; this is the last poll's lag). */
+static int await_ssh(struct boot *b, uint64_t t0, uint64_t deadline, const struct lab_run_opts *o, char *err,
+		     size_t errlen)
+{
+	while (!b->t_ssh) {
+		double now = (double)(clock_ns() - t0) / NSEC_PER_SEC;
+		int r = ssh_poll(b, now, err, errlen);
+
+		if (r < 0)
+			return r;
+		if (b->t_ssh)
+			break;
+		if (clock_ns() > deadline || vmb_stop_requested())
+			return errf(err, errlen, -ETIMEDOUT, "the guest's agent said HELLO, but its SSH server did not "
+				    "answer on %s:%d within %g s (--hello-timeout)%s%s", LAB_NET_GUEST, LAB_SSH_PORT,
+				    o->hello_timeout_ms / 1e3, b->ssh_err ? ": making a socket in QEMU's network "
+				    "namespace failed: " : "", b->ssh_err ? strerror(-b->ssh_err) : "");
+		nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+	}
+	return 0;
 }
 
 /* HELLO on the agent channel, watching the console meanwhile for the
@@ -315,18 +435,22 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		double now;
 		int status;
 
-		r = proto_host_hello(&b->conn, b->t_output && b->t_init ? 50 : 5, &b->fp);
+		bool ssh = lab_config_image(b->c)->ssh;
+
+		r = proto_host_hello(&b->conn, b->t_output && b->t_init && (!ssh || b->t_ssh) ? 50 : 5, &b->fp);
 		now = (double)(clock_ns() - t0) / NSEC_PER_SEC;
 		watch_console(b, now);
+		if (ssh && ssh_poll(b, now, err, errlen) < 0)
+			return -EPROTO;
 		if (r == 0) {
 			b->t_hello = now;
 			progress_draw(o, "%s", "");
-			return 0;
+			return ssh ? await_ssh(b, t0, deadline, o, err, errlen) : 0;
 		}
 		if ((unsigned)now != drawn) {
 			drawn = (unsigned)now;
 			progress_draw(o, "[booting, %u s] %s", drawn, !b->t_output ? "firmware" : !b->t_init ? "kernel"
-												    : "agent");
+								      : ssh && !b->t_ssh ? "userspace (SSH)" : "agent");
 		}
 		if (r != -ETIMEDOUT && r != -EPIPE)
 			return errf(err, errlen, r, "%s", b->conn.err);
@@ -391,6 +515,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
+	b->ssh_fd = -1;
 	b->c = c;
 	snprintf(b->step, sizeof(b->step), "prepare");
 	if (!tmp || !*tmp || strlen(tmp) > 80)
@@ -423,6 +548,10 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 				       .fw_vars = b->vars, .overlay = b->overlay, .host_disk = &b->host_disk,
 				       .work_dir = b->dir, .arch = c->v[LAB_ARCH], .share_helper = &b->share_pid };
 	config_modules(o->image_dir, c, b->modules, sizeof(b->modules));
+	if (lab_config_image(c)->root) {
+		snprintf(b->root, sizeof(b->root), "%s/%s", o->image_dir, lab_config_image(c)->root);
+		b->paths.root_disk = b->root;
+	}
 	backend_names(o, c, b->paths.backend);
 	b->paths.backend[LAB_DISK] = lab_disk_backend_name(c, o->disk_format);
 	/* a scratch disk of our own, behind the configuration's controller */
@@ -435,6 +564,12 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 		r = lab_backends_setup(c, &b->paths, why, sizeof(why));
 	}
 	b->set_up = r == 0;
+	/* a distribution's SSH banner is read over the lab's link (a tap in
+	 * QEMU's namespace); user networking's guest is not reachable there */
+	if (r == 0 && lab_config_image(c)->ssh && !lab_net_linked(c, &b->paths))
+		r = errf(why, sizeof(why), -EOPNOTSUPP, "image=%s is timed to its SSH server's banner, read over the lab's "
+			 "tap link; the NIC's back end here is %s (a tap needs CAP_NET_ADMIN and /dev/net/tun)",
+			 c->v[LAB_IMAGE], b->paths.backend[LAB_NIC] ? b->paths.backend[LAB_NIC] : "none");
 	if (r == 0)
 		r = lab_firmware_setup(c, &b->paths, why, sizeof(why));
 	if (r == 0)
@@ -534,12 +669,14 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
 	return r < 0 ? r : boot_await(o, b, t0, err, errlen);
 }
 
-/* BYE, then QEMU's exit (killed after 30 s): 0, or why in err. QEMU is
- * reaped either way; its files stay. */
+/* BYE, then QEMU's exit (killed after 30 s, a distribution's after 120 s):
+ * 0, or why in err. QEMU is reaped either way; its files stay. */
 static int shut_down(struct boot *b, char *err, size_t errlen)
 {
 	int r = b->fd >= 0 ? proto_host_bye(&b->conn, 10000) : -EPIPE, status;
-	uint64_t deadline = clock_ns() + 30000000000ull;
+	/* a distribution stops its services first (systemctl poweroff): longer under TCG */
+	unsigned limit_s = lab_config_image(b->c)->root ? 120 : 30;
+	uint64_t deadline = clock_ns() + limit_s * 1000000000ull;
 
 	snprintf(b->step, sizeof(b->step), "shut down");
 	if (r < 0)
@@ -549,7 +686,7 @@ static int shut_down(struct boot *b, char *err, size_t errlen)
 		if (clock_ns() > deadline) {
 			(void)kill(-b->pid, SIGKILL);
 			(void)waitpid(b->pid, &status, 0);
-			r = errf(err, errlen, -ETIMEDOUT, "QEMU did not exit within 30 s of the guest's BYE");
+			r = errf(err, errlen, -ETIMEDOUT, "QEMU did not exit within %u s of the guest's BYE", limit_s);
 			break;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
@@ -574,7 +711,8 @@ static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, si
 	r = qmp_connect(&q, b->qmp, 10000);
 	json_decref(b->fp);
 	b->fp = NULL;
-	b->t_output = b->t_init = b->t_hello = 0;
+	b->t_output = b->t_init = b->t_hello = b->t_ssh = 0;
+	ssh_close(b, 0, 0);
 	t0 = clock_ns();
 	if (r == 0)
 		r = qmp_execute(&q, "system_reset", NULL, 10000, NULL);
@@ -650,9 +788,11 @@ static const json_t *guest_device(const json_t *fp, const char *list, const char
 	/* the one device of its kind (the balloon: {"present", "driver"}) */
 	if (json_is_object(one))
 		return driver && !strcmp(json_string_value(json_object_get(one, "driver")) ?: "", driver) ? one : NULL;
+	/* a distribution's root disk is never the device under test */
 	json_array_foreach(json_object_get(fp, list), i, d)
 		if (driver && !strcmp(json_string_value(json_object_get(d, "driver")) ?: "", driver) &&
-		    json_string_value(json_object_get(d, "name")))
+		    json_string_value(json_object_get(d, "name")) &&
+		    strcmp(json_string_value(json_object_get(d, "serial")) ?: "", LAB_ROOT_SERIAL))
 			return d;
 	return NULL;
 }
@@ -693,14 +833,35 @@ bool lab_host_measured(const char *item)
 	return s && (s->flags & VMB_SUITE_LAB_ONLY);
 }
 
-/* The marks of a boot, in the order of the declared phases (boot_phases):
- * each phase is the time between two consecutive marks. */
-static void boot_phases_of(const struct boot *b, double ph[BOOT_NPHASES])
+/* The phases a configuration's boot has: boot_phases, or with an SSH
+ * server boot_ssh_phases. */
+static const struct boot_phase *config_phases(const struct lab_config *c, size_t *n)
 {
-	const double marks[BOOT_NPHASES + 1] = { 0, b->t_output, b->t_init, b->t_hello };
+	bool ssh = lab_config_image(c)->ssh;
 
-	for (size_t k = 0; k < BOOT_NPHASES; k++)
-		ph[k] = marks[k + 1] - marks[k];
+	*n = ssh ? BOOT_SSH_NPHASES : BOOT_NPHASES;
+	return ssh ? boot_ssh_phases : boot_phases;
+}
+
+/* The marks of a boot, in the order of the declared phases (boot_phases,
+ * boot_ssh_phases): each phase is the time between two consecutive marks.
+ * A mark seen after the next one (the SSH banner read in the poll after
+ * HELLO) counts as that one: no phase is negative. */
+static void boot_phases_of(const struct boot *b, double ph[BOOT_MAXPHASES])
+{
+	double marks[BOOT_MAXPHASES + 1] = { 0, b->t_output, b->t_init, b->t_hello };
+	size_t n;
+
+	(void)config_phases(b->c, &n);
+	if (n == BOOT_SSH_NPHASES) {
+		marks[3] = b->t_ssh;
+		marks[4] = b->t_hello;
+	}
+	for (size_t k = n; k > 0; k--)
+		if (marks[k - 1] > marks[k])
+			marks[k - 1] = marks[k];
+	for (size_t k = 0; k < BOOT_MAXPHASES; k++)
+		ph[k] = k < n ? marks[k + 1] - marks[k] : 0;
 }
 
 /* Is the boot suite (or a test of it) among the items? */
@@ -767,25 +928,27 @@ json_t *lab_host_suite_end(struct vmb_results *res)
 }
 
 /* The boot suite's result, measured here: its declared tests (cold, warm),
- * a metric per declared phase and their sum, and the note naming the
+ * a metric per phase of the configuration's (np of phase) and their sum,
+ * with an SSH server the boot to its banner too, and the note naming the
  * phases in order, which is what the report stacks. */
-static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, const double (*warm)[BOOT_NPHASES],
-			   unsigned nwarm)
+static json_t *boot_result(const struct boot_phase *phase, size_t np, const double (*cold)[BOOT_MAXPHASES],
+			   unsigned ncold, const double (*warm)[BOOT_MAXPHASES], unsigned nwarm)
 {
 	struct vmb_results res = { 0 };
 	struct vmb_suite_result *s;
 	struct vmb_case *c;
 	char phases[256] = "";
 	size_t off = 0;
+	bool ssh = np == BOOT_SSH_NPHASES;
 
-	for (size_t k = 0; k < BOOT_NPHASES && off < sizeof(phases); k++)
-		str_appendf(phases, sizeof(phases), &off, "%s%s", k ? "," : "", boot_phases[k].metric);
+	for (size_t k = 0; k < np && off < sizeof(phases); k++)
+		str_appendf(phases, sizeof(phases), &off, "%s%s", k ? "," : "", phase[k].metric);
 	if (lab_host_suite_begin(&res, &boot_suite, 2, &s) < 0 ||
 	    vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
 		goto out;
 	s->ntests = nwarm ? 2 : 1;
 	for (size_t t = 0; t < s->ntests; t++) {
-		const double(*ph)[BOOT_NPHASES] = t ? warm : cold;
+		const double(*ph)[BOOT_MAXPHASES] = t ? warm : cold;
 		unsigned n = t ? nwarm : ncold;
 
 		s->tests[t].name = xstrdup(boot_suite.tests[t].name);
@@ -795,10 +958,10 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 		s->tests[t].ncases = 1;
 		c = &s->tests[t].cases[0];
 		c->reps = n;
-		for (size_t k = 0; k <= BOOT_NPHASES; k++) {
-			/* the phases, then their sum, the headline */
-			struct vmb_metric *m = vmb_case_add_metric(c, k < BOOT_NPHASES ? boot_phases[k].metric
-										  : boot_suite.tests[t].headline,
+		/* the phases, then their sum (the headline), then to SSH: the phases but the last */
+		for (size_t k = 0; k <= np + ssh; k++) {
+			struct vmb_metric *m = vmb_case_add_metric(c, k < np ? phase[k].metric : k == np
+									   ? boot_suite.tests[t].headline : BOOT_TO_SSH,
 								   VMB_UNIT_NS, VMB_LOWER);
 
 			if (!m)
@@ -806,12 +969,12 @@ static json_t *boot_result(const double (*cold)[BOOT_NPHASES], unsigned ncold, c
 			for (unsigned i = 0; i < n; i++) {
 				double v = 0;
 
-				for (size_t j = 0; j < BOOT_NPHASES; j++)
-					v += j == k || k == BOOT_NPHASES ? ph[i][j] : 0;
+				for (size_t j = 0; j < np; j++)
+					v += j == k || (k == np) || (k == np + 1 && j < np - 1) ? ph[i][j] : 0;
 				if (vmb_metric_push(m, v * NSEC_PER_SEC) < 0)
 					goto out;
 			}
-			m->headline = k == BOOT_NPHASES;
+			m->headline = k == np;
 			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
@@ -1562,7 +1725,7 @@ static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, 
 /* The first boot: pinned when asked, checked, the filesystem made, the
  * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
-		      double (*warm)[BOOT_NPHASES], unsigned *nwarm, char *err, size_t errlen)
+		      double (*warm)[BOOT_MAXPHASES], unsigned *nwarm, char *err, size_t errlen)
 {
 	const char *scratch = NULL;
 	json_t *fsrec = NULL;
@@ -1651,8 +1814,8 @@ static void boot_evidence(const struct boot *b, struct lab_failure *f)
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, struct lab_failure *f,
 		   char *err, size_t errlen)
 {
-	double (*phases)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
-	double (*warm)[BOOT_NPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
+	double (*phases)[BOOT_MAXPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
+	double (*warm)[BOOT_MAXPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
 	unsigned nwarm = 0;
 	json_t *doc = NULL;
 	int r = 0;
@@ -1687,8 +1850,10 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 		boot_gone(&b);
 	}
 	if (r == 0 && boot_asked(o->suites)) {
-		json_t *bs = boot_result((const double(*)[BOOT_NPHASES])phases, o->boots ? o->boots : 1,
-					 (const double(*)[BOOT_NPHASES])warm, nwarm);
+		size_t np;
+		const struct boot_phase *phase = config_phases(c, &np);
+		json_t *bs = boot_result(phase, np, (const double(*)[BOOT_MAXPHASES])phases, o->boots ? o->boots : 1,
+					 (const double(*)[BOOT_MAXPHASES])warm, nwarm);
 
 		if (!bs || json_array_append_new(json_object_get(doc, "suites"), bs) < 0)
 			r = errf(err, errlen, -ENOMEM, "out of memory storing the boot phases");

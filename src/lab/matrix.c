@@ -181,6 +181,33 @@ static int share_check(const struct lab_config *c, char *why, size_t len)
 		    !strcmp(c->v[LAB_FS], "none") ? " (raw-device tests need a block device, which a share is not)" : "");
 }
 
+/* A distribution's boot is timed to its SSH banner, read over the lab's
+ * link to the guest's NIC: it needs a NIC */
+static int image_check(const struct lab_config *c, char *why, size_t len)
+{
+	const struct lab_image_row *img = lab_config_image(c);
+
+	if (!img || !img->ssh || strcmp(c->v[LAB_NIC], "none"))
+		return 0;
+	return errf(why, len, -EINVAL, "matrix: image=%s boots to its SSH server, whose banner the host reads over "
+		    "the guest's NIC: give a nic (e.g. nic=virtio-net) with image=%s", c->v[LAB_IMAGE], c->v[LAB_IMAGE]);
+}
+
+const struct lab_image_row lab_images[] = {
+#define IMAGE_ROW(n, d, r, a, i, s) { n, d, r, a, i, s },
+	LAB_IMAGES(IMAGE_ROW)
+#undef IMAGE_ROW
+};
+const size_t lab_nimages = sizeof(lab_images) / sizeof(lab_images[0]);
+
+const struct lab_image_row *lab_config_image(const struct lab_config *c)
+{
+	for (size_t i = 0; i < lab_nimages; i++)
+		if (!strcmp(lab_images[i].name, c->v[LAB_IMAGE]))
+			return &lab_images[i];
+	return NULL;
+}
+
 static const struct key {
 	const char *name, *def;
 	enum key_type type;
@@ -321,6 +348,7 @@ static const char *const key_suites[LAB_NKEYS] = {
 	[LAB_PROFILE] = "disk",
 	[LAB_BALLOON] = "balloon",
 	[LAB_SHARE] = "disk",
+	[LAB_IMAGE] = "boot",
 };
 
 const char *lab_key_suite(enum lab_key k)

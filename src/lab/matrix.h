@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "distro.h"
 #include "../core/util.h"
 
 /* X(ENUM, name, default, type, values, range, min, max, check)
@@ -74,7 +75,11 @@
 	  "suite inflates and deflates through QMP)", 0, 0, NULL)                                              \
 	X(LAB_SHARE, "share", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_SHARE),                                 \
 	  ": a directory of the lab's shared into the guest (QEMU's virtio-9p, or virtiofsd), where the file "     \
-	  "tests then run instead of a filesystem of the scratch disk (fs stays ext4)", 0, 0, share_check)
+	  "tests then run instead of a filesystem of the scratch disk (fs stays ext4)", 0, 0, share_check)   \
+	X(LAB_IMAGE, "image", "busybox", LIST, LAB_IMAGE_NAMES,                                                  \
+	  " (busybox: the lab's initramfs; debian: Debian 12 with systemd on a root disk, as 'lab image --distro "  \
+	  "debian' builds it, booted to its SSH server and its agent; needs a NIC on the lab's tap link)", 0, 0,  \
+	  image_check)
 
 /* The scratch disk (issue 26). backend: what QEMU opens on the host, file
  * (an image file of --disk-format) or block (a host block device: a loop
@@ -202,6 +207,36 @@
 	  "9pnet_virtio 9p")                                                                                    \
 	X(LAB_SHARE, "virtiofs", LAB_ANY_ARCH, NULL, "vhost-user-fs-pci,chardev=s0,tag=" LAB_SHARE_TAG, "virtiofs", \
 	  "virtiofs")
+
+/* X(name, distro, root, append, init, ssh): the guest images (the image
+ * key). busybox is the lab's initramfs; a distribution's row boots the
+ * disk image that `lab image --distro NAME` builds (src/lab/distro.h).
+ *   distro  the --distro name that builds it; NULL: the busybox image
+ *   root    its root disk's file in the image directory, attached as a
+ *           virtio disk with serial LAB_ROOT_SERIAL (the scratch disk is
+ *           told from it by that serial); NULL: no root disk
+ *   append  its own words on the kernel's command line
+ *   init    the console text that ends the kernel phase of its boot: the
+ *           busybox init's first line, or the kernel's own line as it
+ *           starts the initramfs's /init
+ *   ssh     whether its boot has an SSH server whose banner ends a phase
+ *           (src/suites/boot.h: boot_ssh_phases) */
+#define LAB_ROOT_SERIAL "vmbench-root"
+#define LAB_IMAGES(X)                                                                                     \
+	X("busybox", NULL, NULL, "", "vmbench-init: kernel reached init", false)                           \
+	X("debian", "debian", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw",                    \
+	  "Run /init as init process", true)
+#define LAB_IMAGE_NAME(n, ...) " " n
+#define LAB_IMAGE_COUNT(...) +1
+#define LAB_NIMAGES (0 LAB_IMAGES(LAB_IMAGE_COUNT))
+#define LAB_IMAGE_NAMES LAB_IMAGES(LAB_IMAGE_NAME)
+
+struct lab_image_row {
+	const char *name, *distro, *root, *append, *init;
+	bool ssh;
+};
+extern const struct lab_image_row lab_images[];
+extern const size_t lab_nimages;
 
 /* X(ENUM, name, start, run): the directions of the net suite's traffic
  * (the matrix key netdir), the functions in src/lab/labrun.c.
@@ -423,6 +458,9 @@ const struct lab_profile *lab_config_profile(const struct lab_config *c);
  * the hypervisor's defaults, which ones, and not the hypervisor. false
  * (buf "") when there is nothing to say. */
 bool lab_config_legend(const struct lab_config *c, char *buf, size_t len);
+
+/* The image row of a configuration (never NULL for a parsed one). */
+const struct lab_image_row *lab_config_image(const struct lab_config *c);
 
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);

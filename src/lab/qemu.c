@@ -1025,10 +1025,21 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 	if (queues > 1)
 		snprintf(nq, sizeof(nq), " vmbench.queues=%u", queues);
 	/* early console output: the first byte marks kernel entry on both architectures */
-	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
+	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
 	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200", net ? " vmbench.net=" : "",
 	     net ? net : "", p->modules && *p->modules ? " vmbench.modules=" : "",
-	     p->modules && *p->modules ? p->modules : "", nq);
+	     p->modules && *p->modules ? p->modules : "", nq, lab_config_image(c) ? lab_config_image(c)->append : "");
+	/* a distribution's root disk: every boot reads the cached image and
+	 * writes into QEMU's own temporary overlay (snapshot=on), so no boot
+	 * changes the next one's disk */
+	if (lab_config_image(c) && lab_config_image(c)->root) {
+		if (!p->root_disk)
+			return errf(why, len, -EINVAL, "image=%s: no root disk given", c->v[LAB_IMAGE]);
+		push(a, "-drive");
+		push(a, "if=none,id=root,file=%s,format=qcow2,snapshot=on", p->root_disk);
+		push(a, "-device");
+		push(a, "virtio-blk-pci,drive=root,serial=%s", LAB_ROOT_SERIAL);
+	}
 	return 0;
 }
 

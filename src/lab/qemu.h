@@ -97,6 +97,7 @@ struct lab_paths {
 	const char *work_dir;            /* the boot's own directory: a share's files go in it */
 	const char *arch;                /* the guest's: which QEMU a back end asks what it has */
 	pid_t *share_helper;             /* where a share back end keeps its process (virtiofsd), 0: none */
+	const char *root_disk;           /* a distribution image's root disk (never written: snapshot=on); NULL: none */
 };
 
 struct lab_args; /* the command line being built, behind one error check */

@@ -57,7 +57,7 @@ static bool skip_block(const char *name)
 
 static json_t *block_device(const char *root, const char *dir, const char *name)
 {
-	char p[PATH_MAX + 300], rel[300], driver[64], buf[64];
+	char p[PATH_MAX + 300], rel[300], driver[64], buf[64], serial[64];
 	int64_t sectors = -1;
 
 	snprintf(rel, sizeof(rel), "/sys/block/%s/size", name);
@@ -68,13 +68,19 @@ static json_t *block_device(const char *root, const char *dir, const char *name)
 	snprintf(rel, sizeof(rel), "/sys/block/%s/queue/rotational", name);
 	if (probe_read_line(root, rel, buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
+	/* the serial a virtio disk was given (the lab's root disk is told from
+	 * the scratch disk by it); other disks have theirs elsewhere, or none */
+	snprintf(p, sizeof(p), "/sys/block/%s/serial", name);
+	if (probe_read_line(root, p, serial, sizeof(serial)) < 0)
+		serial[0] = '\0';
 	snprintf(rel, sizeof(rel), "/sys/block/%s/queue/scheduler", name);
-	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "name", probe_jstr(name),
 			 "size_bytes", sectors >= 0 ? json_integer((json_int_t)(sectors * 512)) : json_null(),
 			 "rotational", !strcmp(buf, "1") ? json_true() : !strcmp(buf, "0") ? json_false() : json_null(),
 			 "scheduler", probe_jbracketed(root, rel),
-			 "driver", probe_jstr(*driver ? driver : NULL));
+			 "driver", probe_jstr(*driver ? driver : NULL),
+			 "serial", probe_jstr(*serial ? serial : NULL));
 }
 
 json_t *probe_block(const char *root)

@@ -14,6 +14,12 @@ const struct boot_phase boot_phases[BOOT_NPHASES] = {
 	{ "phase_agent", "init's first line", "the agent's HELLO on its channel" },
 };
 const size_t boot_nphases = sizeof(boot_phases) / sizeof(boot_phases[0]);
+const struct boot_phase boot_ssh_phases[BOOT_SSH_NPHASES] = {
+	{ "phase_firmware", "QEMU started (or reset)", "the first console byte" },
+	{ "phase_kernel", "the first console byte", "the kernel's 'Run /init as init process' on the console" },
+	{ "phase_userspace", "the initramfs's /init started", "the SSH server's banner, read by the host" },
+	{ "phase_hello", "the SSH server's banner", "the agent's HELLO on its channel" },
+};
 
 /* why it runs nowhere but in the lab */
 static const char boot_why[] = "a boot is timed from outside the guest: 'vmbench lab run --suites boot' measures it";

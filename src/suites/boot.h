@@ -13,10 +13,19 @@ struct boot_phase {
 	const char *to;     /* the mark that ends it */
 };
 
-/* In order; each starts where the one before ends. */
+/* In order; each starts where the one before ends. boot_phases: the
+ * busybox image's; boot_ssh_phases: a distribution's (the image key's rows
+ * with an SSH server, src/lab/matrix.h), whose userspace ends at the SSH
+ * server's banner, before the agent's HELLO. */
 #define BOOT_NPHASES 3
+#define BOOT_SSH_NPHASES 4
+#define BOOT_MAXPHASES 4
 extern const struct boot_phase boot_phases[BOOT_NPHASES];
 extern const size_t boot_nphases;
+extern const struct boot_phase boot_ssh_phases[BOOT_SSH_NPHASES];
+/* A distribution's boot to its SSH banner (the phases before phase_hello):
+ * the figure of a "boot to SSH" table. */
+#define BOOT_TO_SSH "boot_to_ssh"
 /* The headline: the phases' sum. */
 #define BOOT_TOTAL "boot_total"
 /* Notes key of a suite result naming its stacked phases in order,

@@ -13,6 +13,7 @@
 	X(balloon) \
 	X(vmops) \
 	X(contend) \
+	X(systemd) \
 	VMB_SUITES_TEST(X)
 
 /* Suites built only into a test build (tests/meson.build's vmbench-toy,

@@ -19,7 +19,7 @@ const struct vmb_suite *suites_find(const char *name)
 
 bool suites_runs_by_default(const struct vmb_suite *s)
 {
-	return !(s->flags & VMB_SUITE_LAB_ONLY);
+	return !(s->flags & (VMB_SUITE_LAB_ONLY | VMB_SUITE_ON_REQUEST));
 }
 
 int suites_test_index(const struct vmb_suite *s, const char *test)

@@ -427,9 +427,10 @@ static void descriptor_checks(void **state)
 	assert_int_equal(vmb_suite_check(&s, &why), 0);
 }
 
-/* boot runs only under the lab: a run naming no suite leaves it out (it
- * was listed as skipped in every result); the others run by default, and
- * every suite of the table passes the descriptor checks. */
+/* boot runs only under the lab, and systemd only when named (it reads a
+ * boot): a run naming no suite leaves them out (boot was listed as skipped
+ * in every result); the others run by default, and every suite of the
+ * table passes the descriptor checks. */
 static void lab_only_suites(void **state)
 {
 	(void)state;
@@ -438,9 +439,11 @@ static void lab_only_suites(void **state)
 
 		if (vmb_suite_check(vmb_suites[i], &why) < 0)
 			fail_msg("suite %s: %s", vmb_suites[i]->name, why);
-		assert_int_equal(suites_runs_by_default(vmb_suites[i]), !(vmb_suites[i]->flags & VMB_SUITE_LAB_ONLY));
+		assert_int_equal(suites_runs_by_default(vmb_suites[i]),
+				 !(vmb_suites[i]->flags & (VMB_SUITE_LAB_ONLY | VMB_SUITE_ON_REQUEST)));
 	}
 	assert_false(suites_runs_by_default(suites_find("boot")));
+	assert_false(suites_runs_by_default(suites_find("systemd")));
 	assert_true(suites_runs_by_default(suites_find("cpu")));
 	assert_true(suites_runs_by_default(suites_find("disk")));
 }
