@@ -1861,6 +1861,15 @@ out:
 	return ret;
 }
 
+static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
+			   const char *cache, char *session, size_t session_len);
+/* lab contend's options that lab run does not take, and lab run's that
+ * lab contend does not */
+static const char *const lab_contend_only[] = { "guests", "policy", "shares", "reserve", "load", "host-cpus",
+						 "rt-threads", "rt-priority" };
+static const size_t lab_ncontend_only = ARRAY_SIZE(lab_contend_only);
+static const char *const lab_contend_refused[] = { "boots", "baseline", "mdd", "budget-total", "retries" };
+
 int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *session, size_t len)
 {
 	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
@@ -1882,6 +1891,16 @@ int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *sessi
 		snprintf(cache, sizeof(cache), "%s", optset_str(&own, "cache"));
 	else
 		cache_home(cache, sizeof(cache));
+	if (pos.n && !strcmp(pos.v[0], "contend")) {
+		ret = lab_contend_cmd(self, &own, suite_sets, cache, session, len);
+		goto out;
+	}
+	for (size_t i = 0; i < lab_ncontend_only; i++)
+		if (optset_get(&own, lab_contend_only[i])->set) {
+			ret = cmd_usage_error(self, "--%s is an option of 'lab contend' (command = contend); a lab run "
+					      "does not take it", lab_contend_only[i]);
+			goto out;
+		}
 	ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), session, len);
 out:
 	optset_release(&own);
@@ -1894,11 +1913,6 @@ out:
 
 #define LAB_CONTEND_SUITES "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup"
 
-/* lab contend's options that lab run does not take, and lab run's that
- * lab contend does not */
-static const char *const lab_contend_only[] = { "guests", "policy", "shares", "reserve", "load", "host-cpus",
-						 "rt-threads", "rt-priority" };
-static const char *const lab_contend_refused[] = { "boots", "baseline", "mdd", "budget-total", "retries" };
 
 /* A guest's document of one cell: said on stdout (its host figures and
  * the guests' headlines), stored, added to the comparison. */
@@ -1995,8 +2009,10 @@ static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, un
 	return *n ? 0 : -EINVAL;
 }
 
+/* session: NULL, or where the session's id goes, and then no report is
+ * written (lab study draws its own). */
 static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
-			   const char *cache)
+			   const char *cache, char *session, size_t session_len)
 {
 	/* the study's composite load and its latency probe, unless --suites names others */
 	struct lab l = { .own = own, .cache = cache, .image_dir = optset_str(own, "image-dir"),
@@ -2170,13 +2186,15 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	ret = EXIT_OK;
 	contend_order(&l.t);
 	if (l.t.nops && lab_compare(&l.t, "none", "", &l.base_pairs) == 0)
-		ret = lab_show(&l.t, out, true);
+		ret = lab_show(&l.t, out, !session);
 	if (l.failed)
 		ret = EXIT_FAILED;
 out:
 	if (*l.session)
 		log_info("lab session %s=%s: 'vmbench compare policy=fair,guest=1 policy=rt,guest=1' pairs the policies "
 			 "by round", LAB_SESSION_LABEL, l.session);
+	if (session)
+		snprintf(session, session_len, "%s", l.session);
 	lab_kill_all();
 	json_decref(l.group);
 	strv_clear(&l.base_pairs);
@@ -2300,7 +2318,7 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(pos.v[0], "contend")) {
-		ret = lab_contend_cmd(self, &own, suite_sets, cache);
+		ret = lab_contend_cmd(self, &own, suite_sets, cache, NULL, 0);
 		goto out;
 	}
 	if (optset_str(&own, "image-dir"))

@@ -135,7 +135,7 @@ static int experiment_argv(const struct study_experiment *e, bool quick, struct 
 	char num[16];
 	int r = 0;
 
-	r |= strv_push(av, "run");
+	r |= strv_push(av, e->contend ? "contend" : "run");
 	r |= strv_push(av, "--matrix");
 	r |= strv_push(av, e->matrix);
 	r |= strv_push(av, "--suites");
@@ -143,11 +143,14 @@ static int experiment_argv(const struct study_experiment *e, bool quick, struct 
 	snprintf(num, sizeof(num), "%u", e->rounds);
 	r |= strv_push(av, "--rounds");
 	r |= strv_push(av, num);
-	snprintf(num, sizeof(num), "%u", e->boots);
-	r |= strv_push(av, "--boots");
-	r |= strv_push(av, num);
-	r |= strv_push(av, "--baseline");
-	r |= strv_push(av, e->baseline);
+	/* lab contend boots its guests once, and its table's baseline is the study's alone */
+	if (!e->contend) {
+		snprintf(num, sizeof(num), "%u", e->boots);
+		r |= strv_push(av, "--boots");
+		r |= strv_push(av, num);
+		r |= strv_push(av, "--baseline");
+		r |= strv_push(av, e->baseline);
+	}
 	for (size_t i = 0; i < e->options.n; i++)
 		r |= strv_push(av, e->options.v[i]);
 	if (quick)
@@ -161,6 +164,49 @@ static void print_minutes(double s)
 		printf("%.0f s", s);
 	else
 		printf("%.0f min", s / 60);
+}
+
+/* The count of a comma-separated list ("fair,rt" 2). */
+static unsigned list_count(const char *s)
+{
+	unsigned n = s && *s ? 1 : 0;
+
+	for (; s && *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* A contend experiment's plan: its guests booted once, then every cell
+ * (policy x load) each round, the guests' items run together. */
+static int plan_contend(const struct study_experiment *e, const struct optset *own, const struct runner_estimate *est,
+			double *total_min, double *total_max, unsigned *boots)
+{
+	unsigned guests = (unsigned)optset_int(own, "guests");
+	unsigned cells = list_count(optset_str(own, "policy")) * list_count(optset_str(own, "load"));
+	double lo = (double)cells * e->rounds * est->min_s + STUDY_BOOT_S * guests,
+	       hi = (double)cells * e->rounds * est->max_s + STUDY_BOOT_S * guests;
+
+	printf("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
+	       "loads %s) x %u round%s; %s of the rounds%s%s\n",
+	       guests, e->matrix, cells, cells == 1 ? "" : "s", optset_str(own, "policy"), optset_str(own, "load"),
+	       e->rounds, e->rounds == 1 ? "" : "s", study_stat_name(e->stat), strcmp(e->baseline, "none") ? ", against " : "",
+	       strcmp(e->baseline, "none") ? e->baseline : "");
+	for (size_t i = 0; i < e->stand_in.n; i++)
+		printf("  stands in: %s\n", e->stand_in.v[i]);
+	printf("  suites %s in every guest together: %zu case%s a cell, ", e->suites, est->ncases,
+	       est->ncases == 1 ? "" : "s");
+	print_minutes(est->min_s);
+	printf(" to ");
+	print_minutes(est->max_s);
+	printf(" each (the guests share the host CPUs: longer under contention)\n  estimated: ");
+	print_minutes(lo);
+	printf(" to ");
+	print_minutes(hi);
+	printf("\n");
+	*total_min += lo;
+	*total_max += hi;
+	*boots += guests;
+	return EXIT_OK;
 }
 
 /* One experiment's plan; EXIT_OK, or the exit of lab run's own check of its options. */
@@ -203,6 +249,10 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 	}
 	if (run_estimate_items(e->suites, &own, suite_sets, &est) < 0) {
 		log_error("%s:%u: [experiment %s]: no estimate of its suites", file, e->line, e->id);
+		goto out;
+	}
+	if (e->contend) {
+		ret = plan_contend(e, &own, &est, total_min, total_max, boots);
 		goto out;
 	}
 	host = strcmp(e->baseline, "none") != 0;

@@ -404,7 +404,7 @@ static int parse_published(struct parser *p, struct study_experiment *e, const c
 enum section { SEC_NONE, SEC_STUDY, SEC_EXPERIMENT };
 
 static const char *const study_keys = "format, title, source, description";
-static const char *const exp_keys = "title, not-run, matrix, suites, option, rounds, boots, baseline, rows, "
+static const char *const exp_keys = "title, not-run, command, matrix, suites, option, rounds, boots, baseline, rows, select, "
 				    "statistic, stand-in, column, published, conclusion, expect";
 
 /* single-valued keys given twice are an error: which were given */
@@ -444,10 +444,42 @@ static int study_key(struct parser *p, struct study *s, struct seen *seen, const
 	return fail(p, "unknown key '%s' in [study] (%s)", key, study_keys);
 }
 
+/* The labels lab contend gives each guest's document, beside the matrix keys. */
+#define STUDY_CONTEND_LABELS "policy, guest, load"
+
+static bool contend_label(const char *key)
+{
+	return !strcmp(key, "policy") || !strcmp(key, "guest") || !strcmp(key, "load");
+}
+
+/* A side of a contend experiment: KEY=VALUE[,KEY=VALUE] of lab contend's
+ * labels or the matrix's keys (the guests' values are the run's, not known
+ * before it). */
+static int contend_side_check(struct parser *p, const char *side, const char *what)
+{
+	char buf[96];
+
+	if (!strcmp(side, "host"))
+		return fail(p, "%s '%s': lab contend measures its guests, not the host alone", what, side);
+	snprintf(buf, sizeof(buf), "%s", side);
+	for (char *save = NULL, *kv = strtok_r(buf, ", ", &save); kv; kv = strtok_r(NULL, ", ", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq || eq == kv || !eq[1]) {
+			return fail(p, "%s '%s': KEY=VALUE[,KEY=VALUE], e.g. policy=rt,guest=1", what, side);
+		}
+		*eq = '\0';
+		if (!contend_label(kv) && lab_key_find(kv) < 0)
+			return fail(p, "%s '%s': '%s' is neither a label of lab contend's (%s) nor a matrix key", what, side,
+				    kv, STUDY_CONTEND_LABELS);
+	}
+	return 0;
+}
+
 static int exp_key(struct parser *p, struct study_experiment *e, struct seen *seen, const char *key, char *value)
 {
 	static const char *const single[] = { "title", "not-run", "matrix", "suites", "rounds", "boots",
-					      "baseline", "rows", "statistic", "conclusion" };
+					      "baseline", "rows", "statistic", "conclusion", "command", "select" };
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(single); i++)
@@ -467,11 +499,30 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 		return set_count(p, key, &e->boots, value, 100);
 	if (!strcmp(key, "baseline"))
 		return set_text(p, key, e->baseline, sizeof(e->baseline), value);
-	if (!strcmp(key, "rows")) {
-		if (lab_key_find(value) < 0)
-			return fail(p, "rows = '%s': no matrix key of that name", value);
-		return set_text(p, key, e->rows, sizeof(e->rows), value);
+	if (!strcmp(key, "command")) {
+		if (strcmp(value, "run") && strcmp(value, "contend"))
+			return fail(p, "command = '%s': run (lab run: the matrix's configurations one at a time) or contend "
+				       "(lab contend: several guests of one configuration at once)",
+				    value);
+		e->contend = !strcmp(value, "contend");
+		return 0;
 	}
+	if (!strcmp(key, "rows")) {
+		char buf[64];
+
+		if (set_text(p, key, e->rows, sizeof(e->rows), value) < 0)
+			return -EINVAL;
+		snprintf(buf, sizeof(buf), "%s", value);
+		for (char *save = NULL, *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save))
+			if (lab_key_find(trim(k)) < 0 && !contend_label(trim(k)))
+				return fail(p, "rows = '%s': '%s' is no matrix key, nor a label of lab contend's (%s)", value,
+					    trim(k), STUDY_CONTEND_LABELS);
+		if (strchr(value, ' ') || strstr(value, ",,") || value[strlen(value) - 1] == ',')
+			return fail(p, "rows = KEY[,KEY]: keys and commas, no blanks");
+		return 0;
+	}
+	if (!strcmp(key, "select"))
+		return set_text(p, key, e->select, sizeof(e->select), value);
 	if (!strcmp(key, "statistic")) {
 		if (!strcmp(value, "mean"))
 			e->stat = STUDY_MEAN;
@@ -607,6 +658,63 @@ static int column_cases(struct parser *p, const struct study_experiment *e, cons
 	return 0;
 }
 
+/* A contend experiment: one configuration, its guests booted once (no
+ * boots), the baseline and the expectations selecting guests' documents
+ * by lab contend's labels (the host is not measured). */
+static int contend_finish(struct parser *p, struct study_experiment *e)
+{
+	struct lab_matrix m = { 0 };
+	char err[1024];
+	int r;
+
+	if (e->boots)
+		return fail(p, "[experiment %s]: boots is lab run's; lab contend boots its guests once", e->id);
+	e->boots = 1;
+	if (!*e->baseline)
+		snprintf(e->baseline, sizeof(e->baseline), "none");
+	if (!*e->matrix || !*e->suites || !e->ncolumns)
+		return fail(p, "[experiment %s] needs a matrix, suites and a column", e->id);
+	{
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "%s", e->rows);
+		for (char *save = NULL, *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save))
+			if (!contend_label(k))
+				return fail(p, "[experiment %s]: rows = %s: lab contend's guests share one configuration; "
+					       "its rows are its labels (%s)",
+					    e->id, e->rows, STUDY_CONTEND_LABELS);
+	}
+	for (size_t i = 0; i < e->ncolumns; i++) {
+		p->line = e->columns[i].line;
+		if (!suites_run(e->suites, e->columns[i].test) && strcmp(e->columns[i].test, "contend.share"))
+			return fail(p, "column: %s is neither among the experiment's suites (%s) nor lab contend's own "
+				       "contend.share",
+				    e->columns[i].test, e->suites);
+	}
+	p->line = e->line;
+	r = lab_matrix_parse(e->matrix, &m, err, sizeof(err));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return fail(p, "[experiment %s]: matrix: %s", e->id, err);
+	e->nconfigs = m.n;
+	lab_matrix_release(&m);
+	if (e->nconfigs != 1)
+		return fail(p, "[experiment %s]: lab contend boots guests of one configuration; the matrix has %zu",
+			    e->id, e->nconfigs);
+	if (strcmp(e->baseline, "none") && contend_side_check(p, e->baseline, "baseline") < 0)
+		return -EINVAL;
+	if (*e->select && contend_side_check(p, e->select, "select") < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < e->nexpect; i++) {
+		p->line = e->expect[i].line;
+		if (contend_side_check(p, e->expect[i].a, "expect: the side") < 0 ||
+		    contend_side_check(p, e->expect[i].b, "expect: the side") < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /* What an experiment needs as a whole, once its section ended. */
 static int exp_finish(struct parser *p, struct study_experiment *e)
 {
@@ -619,10 +727,12 @@ static int exp_finish(struct parser *p, struct study_experiment *e)
 		return fail(p, "[experiment %s] has no title", e->id);
 	if (!e->rounds)
 		e->rounds = 3;
+	if (e->contend && !*e->not_run)
+		return contend_finish(p, e);
 	if (!e->boots)
 		e->boots = 1;
 	if (!*e->baseline)
-		snprintf(e->baseline, sizeof(e->baseline), "host");
+		snprintf(e->baseline, sizeof(e->baseline), e->contend ? "none" : "host");
 	if (*e->not_run)
 		return 0; /* listed with why; what it would run is the study's, not checked */
 	if (!*e->matrix)
@@ -659,8 +769,11 @@ static int exp_finish(struct parser *p, struct study_experiment *e)
 	if (r < 0)
 		return fail(p, "[experiment %s]: matrix: %s", e->id, err);
 	e->nconfigs = m.n;
-	if (*e->rows && !(m.given & (1u << lab_key_find(e->rows))))
-		r = fail(p, "[experiment %s]: rows = %s, a key the matrix does not give", e->id, e->rows);
+	if (*e->rows && (strchr(e->rows, ',') || lab_key_find(e->rows) < 0 || !(m.given & (1u << lab_key_find(e->rows)))))
+		r = fail(p, "[experiment %s]: rows = %s: a lab run's rows are one key the matrix gives", e->id, e->rows);
+	if (!r && *e->select)
+		r = fail(p, "[experiment %s]: select is lab contend's (its guests' labels); a lab run's rows are its "
+			    "configurations", e->id);
 	if (!r) {
 		/* the table's rows: the configurations, or the rows key's values, and the host */
 		size_t rows = m.n, k = *e->rows ? (size_t)lab_key_find(e->rows) : 0;

@@ -64,12 +64,15 @@ struct study_experiment {
 	char id[33];
 	char title[256];
 	char not_run[512]; /* "": it runs */
+	bool contend;      /* command = contend: lab contend's guests at once; else lab run's matrix */
 	char matrix[512];
 	char suites[256];
 	struct strv options;  /* lab run's option words, as given */
 	unsigned rounds, boots;
 	char baseline[96];    /* host, none, or KEY=VALUE[,...] */
-	char rows[32];        /* the matrix key whose values name the rows; "" : the configurations' names */
+	char rows[64];        /* the keys (matrix keys, or lab contend's labels), comma-separated, whose values
+			       * name the rows; "" : the configurations' names */
+	char select[96];      /* KEY=VALUE[,...]: only the documents with these labels make the table; "": all */
 	enum study_stat stat;
 	struct strv stand_in; /* which QEMU model stands in for which device */
 	struct strv published; /* "ROW | HEADING | FIGURE" lines */

@@ -85,17 +85,32 @@ static double doc_value(const json_t *doc, const struct study_column *c, char *u
 	return v;
 }
 
-/* The row a document goes in: its value of the rows key, else its configuration's name. */
+/* The row a document goes in: its values of the rows keys ("policy=rt
+ * load=80"), else its configuration's name. */
 static void row_of(const struct study_experiment *e, const json_t *doc, char *buf, size_t len)
 {
 	const char *config = json_string_value(json_object_get(doc, "lab_config"));
-	const char *v = *e->rows ? json_string_value(json_object_get(json_object_get(doc, "labels"), e->rows)) : NULL;
+	char keys[64];
+	size_t off = 0;
 
-	if (config && !strcmp(config, "host"))
+	if (config && !strcmp(config, "host")) {
 		snprintf(buf, len, "host");
-	else if (v)
-		snprintf(buf, len, "%s=%s", e->rows, v);
-	else
+		return;
+	}
+	*buf = '\0';
+	snprintf(keys, sizeof(keys), "%s", e->rows);
+	for (char *save = NULL, *k = strtok_r(keys, ",", &save); k && off < len; k = strtok_r(NULL, ",", &save)) {
+		const char *v = json_string_value(json_object_get(json_object_get(doc, "labels"), k));
+		int w;
+
+		if (!v) {
+			off = 0;
+			break;
+		}
+		w = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, v);
+		off += w > 0 ? (size_t)w : 0;
+	}
+	if (!off)
 		snprintf(buf, len, "%s", config ? config : "?");
 }
 
@@ -220,6 +235,9 @@ static void against_baseline(struct study_table *res, const json_t *docs)
 	size_t i;
 	const json_t *doc;
 
+	/* lab contend's cells have no baseline but the one the study names */
+	if (e->contend && !strcmp(base, "none"))
+		return;
 	if (!strcmp(base, "none")) {
 		if (!res->nrows)
 			return;
@@ -305,10 +323,11 @@ static int row_cmp(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-int study_tabulate(const struct study_experiment *e, const json_t *docs, struct study_table *t)
+int study_tabulate(const struct study_experiment *e, const json_t *all, struct study_table *t)
 {
 	struct study_table *res = t;
 	struct lab_matrix m = { 0 };
+	json_t *docs = json_array();
 	char err[512];
 	const json_t *doc;
 	size_t i;
@@ -316,9 +335,19 @@ int study_tabulate(const struct study_experiment *e, const json_t *docs, struct 
 
 	memset(t, 0, sizeof(*t));
 	t->e = e;
+	if (!docs)
+		return -ENOMEM;
+	/* select: the documents of the guests it names (lab contend's labels) */
+	json_array_foreach(all, i, doc)
+		if ((!*e->select || side_has(e->select, doc)) && json_array_append(docs, (json_t *)doc) < 0) {
+			json_decref(docs);
+			return -ENOMEM;
+		}
 	ret = lab_matrix_parse(e->matrix, &m, err, sizeof(err));
-	if (ret < 0)
+	if (ret < 0) {
+		json_decref(docs);
 		return ret;
+	}
 	json_array_foreach(docs, i, doc)
 	{
 		char row[96];
@@ -353,6 +382,7 @@ int study_tabulate(const struct study_experiment *e, const json_t *docs, struct 
 	against_baseline(res, docs);
 	for (size_t k = 0; k < e->nexpect; k++)
 		judge(res, docs, k);
+	json_decref(docs);
 	return 0;
 }
 

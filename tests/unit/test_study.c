@@ -14,6 +14,7 @@
 
 #define HEAD "[study]\nformat = 1\ntitle = T\nsource = S\n"
 #define EXP "[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci\nsuites = disk.randread\noption = --disk.iodepth 1\n"
+#define CEXP "[experiment a]\ntitle = A\ncommand = contend\nmatrix = accel=tcg\nsuites = cpu\ncolumn = cpu.prime events_per_s\n"
 
 static struct study st;
 
@@ -118,8 +119,8 @@ static void errors_name_the_line(void **state)
 		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=ahci >> disk=ide\n", "x.study:11: expect: one '>' or '<'" },
 		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=nvme > disk=ide\n", "x.study:11: expect: the side 'disk=nvme' selects no configuration" },
 		{ HEAD EXP "column = disk.randread iops\nbaseline = disk=lsi\n", "x.study:5: baseline 'disk=lsi' selects no configuration" },
-		{ HEAD EXP "column = disk.randread iops\nrows = smp\n", "x.study:5: [experiment a]: rows = smp, a key the matrix does not give" },
-		{ HEAD EXP "column = disk.randread iops\nrows = colour\n", "x.study:11: rows = 'colour': no matrix key" },
+		{ HEAD EXP "column = disk.randread iops\nrows = smp\n", "x.study:5: [experiment a]: rows = smp: a lab run's rows are one key the matrix gives" },
+		{ HEAD EXP "column = disk.randread iops\nrows = colour\n", "x.study:11: rows = 'colour': 'colour' is no matrix key" },
 		{ HEAD EXP "column = disk.randread iops\nstatistic = trimmed\nrounds = 2\n", "x.study:5: [experiment a]: statistic = trimmed" },
 		{ HEAD EXP "column = disk.randread iops\noption = disk.bs 4k\n", "x.study:11: option = --NAME [VALUE]" },
 		{ HEAD EXP "column = disk.randread iops\noption = --label \"a\n", "x.study:11: a quote that does not close" },
@@ -146,6 +147,19 @@ static void errors_name_the_line(void **state)
 		       "option = --threads 1\ncolumn = cpu.prime events_per_s\n", "x.study:5: [experiment a]: a table of 33 rows; at most 32" },
 		{ HEAD, "x.study:1: no [experiment ID] section" },
 		{ "", "x.study:1: no [study] section" },
+		/* command = contend: lab contend's guests, selected by its labels */
+		{ HEAD "[experiment a]\ntitle = A\ncommand = lab\n", "x.study:7: command = 'lab': run" },
+		{ HEAD CEXP "boots = 2\n", "x.study:5: [experiment a]: boots is lab run's" },
+		{ HEAD "[experiment a]\ntitle = A\ncommand = contend\nmatrix = accel=tcg disk=ide,ahci\nsuites = cpu\n"
+		       "column = cpu.prime events_per_s\n", "x.study:5: [experiment a]: lab contend boots guests of one configuration; the matrix has 2" },
+		{ HEAD CEXP "expect = cpu.prime events_per_s: host > guest=1\n", "x.study:11: expect: the side 'host': lab contend measures its guests" },
+		{ HEAD CEXP "expect = cpu.prime events_per_s: colour=red > guest=1\n", "x.study:11: expect: the side 'colour=red': 'colour' is neither" },
+		{ HEAD CEXP "rows = disk\n", "x.study:5: [experiment a]: rows = disk: lab contend's guests share one configuration" },
+		{ HEAD CEXP "select = guest\n", "x.study:5: select 'guest': KEY=VALUE" },
+		{ HEAD CEXP "column = disk.randread iops\n", "x.study:11: column: disk.randread is neither among the experiment's suites" },
+		{ HEAD EXP "column = disk.randread iops at iodepth=1\nrows = disk,policy\n", "x.study:5: [experiment a]: rows = disk,policy: a lab run's rows are one key the matrix gives" },
+		{ HEAD EXP "column = disk.randread iops at iodepth=1\nselect = guest=1\n", "x.study:5: [experiment a]: select is lab contend's" },
+		{ HEAD EXP "rows = disk, policy\n", "x.study:10: rows = KEY[,KEY]: keys and commas, no blanks" },
 	};
 	char err[1200];
 
@@ -157,6 +171,25 @@ static void errors_name_the_line(void **state)
 			fail_msg("case %zu: got %d '%s', expected '%s'", i, r, err, bad[i].want);
 		assert_int_equal(st.nexp, 0); /* released */
 	}
+}
+
+static void a_contend_experiment(void **state)
+{
+	char err[1200];
+
+	(void)state;
+	assert_int_equal(parse(HEAD CEXP "option = --guests 3\nselect = guest=1\nrows = policy,load\n"
+				    "column = contend.share cpu_share at item=cpu.prime | share\n"
+				    "expect = share: policy=rt,load=80 > policy=fair,load=80\n",
+			       err, sizeof(err)),
+			 0);
+	assert_true(st.exp[0].contend);
+	assert_string_equal(st.exp[0].baseline, "none"); /* lab contend measures no host */
+	assert_string_equal(st.exp[0].rows, "policy,load");
+	assert_string_equal(st.exp[0].select, "guest=1");
+	assert_int_equal(st.exp[0].ncolumns, 2);
+	assert_int_equal(st.exp[0].expect[0].col, 1);
+	study_release(&st);
 }
 
 static void hostile_bytes(void **state)
@@ -407,7 +440,7 @@ static void shipped_studies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_whole_study), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
+		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
 		cmocka_unit_test(a_table_from_documents),
