@@ -24,7 +24,7 @@ out = open(sys.argv[2]).read()
 for i in ids:
     m = re.search(r"^\[experiment " + re.escape(i) + r"\] .*\n(.*)", out, re.M)
     assert m, i
-    assert re.match(r"  (not run: .+|\d+ configurations? x \d+ rounds? x \d+ boots? = \d+ boots?)", m.group(1)), m.group(1)
+    assert re.match(r"  (not run: .+|\d+ configurations? x \d+ rounds? x \d+ boots? = \d+ boots?|lab contend: \d+ guests of one configuration at once)", m.group(1)), m.group(1)
 PY
 done
 
