@@ -641,6 +641,7 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	tables(f, t, &li, false, "summary");
 	html_charts(f, t);
 	html_series_charts(f, t);
+	html_load_charts(f, t);
 	host_cost(f, t);
 	fputs("<h2>All metrics</h2>\n<details><summary>every metric of every case</summary>\n", f);
 	tables(f, t, NULL, true, "all");

@@ -696,6 +696,78 @@ static void error_bars_stop_at_zero(void **state)
 	}
 }
 
+/* lab contend's run delay against the load: a line per policy and guest
+ * through its loads, from the operands' names; none without two loads. */
+static void run_delay_against_load(void **state)
+{
+	static const char *const names[] = { "policy=fair load=50 guest=1", "policy=fair load=80 guest=1",
+					     "policy=rt load=50 guest=1", "policy=rt load=80 guest=1",
+					     "policy=<b> load=95 guest=1", "no load here" };
+	static const double delay[] = { 30, 60, 2, 4, 70, 5 };
+	struct cmp_table t;
+	char *html = NULL;
+	size_t len = 0;
+	FILE *mem;
+	const char *sec;
+
+	(void)state;
+	cmp_table_init(&t, suites_find);
+	for (size_t o = 0; o < 6; o++) {
+		json_t *docs = json_array();
+
+		json_array_append_new(docs, json_pack("{s:[{s:s, s:[{s:s, s:[{s:{s:s}, s:[{s:s, s:s, s:s, s:b, s:[f, f]}]}]}]}]}",
+						      "suites", "name", "contend", "tests", "name", "share", "cases",
+						      "params", "item", "cpu.prime", "metrics", "name", "run_delay", "unit", "%",
+						      "direction", "lower", "headline", 1, "samples", delay[o], delay[o] * 1.02));
+		assert_int_equal(cmp_add_operand(&t, names[o], docs), 0);
+	}
+	assert_int_equal(cmp_build(&t), 0);
+	mem = open_memstream(&html, &len);
+	assert_int_equal(html_report(mem, &t, "contend"), 0);
+	fclose(mem);
+	sec = strstr(html, "<h2>Run delay against load</h2>");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "</div>"));
+	*strstr(sec, "</div>") = '\0'; /* the section alone */
+	assert_non_null(strstr(sec, "contend.share run_delay against the load"));
+	/* three groups (fair, rt, and the escaped one), each a polyline; the operand without a load in none */
+	{
+		size_t lines = 0;
+
+		for (const char *p = sec; (p = strstr(p, "<polyline")); p++)
+			lines++;
+		assert_int_equal(lines, 3);
+	}
+	assert_non_null(strstr(sec, "policy=fair guest=1"));
+	assert_non_null(strstr(sec, "policy=rt guest=1"));
+	assert_non_null(strstr(sec, "policy=&lt;b&gt; guest=1"));
+	assert_null(strstr(sec, "policy=<b>"));
+	assert_null(strstr(sec, "no load here"));
+	free(html);
+	cmp_table_release(&t);
+
+	/* one load only: no chart */
+	cmp_table_init(&t, suites_find);
+	for (size_t o = 0; o < 2; o++) {
+		json_t *docs = json_array();
+
+		json_array_append_new(docs, json_pack("{s:[{s:s, s:[{s:s, s:[{s:{}, s:[{s:s, s:s, s:s, s:b, s:[f, f]}]}]}]}]}",
+						      "suites", "name", "contend", "tests", "name", "share", "cases",
+						      "params", "metrics", "name", "run_delay", "unit", "%", "direction",
+						      "lower", "headline", 1, "samples", 1.0 + o, 1.1 + o));
+		assert_int_equal(cmp_add_operand(&t, o ? "policy=rt load=80 guest=1" : "policy=fair load=80 guest=1", docs),
+				 0);
+	}
+	assert_int_equal(cmp_build(&t), 0);
+	html = NULL;
+	mem = open_memstream(&html, &len);
+	assert_int_equal(html_report(mem, &t, "contend"), 0);
+	fclose(mem);
+	assert_null(strstr(html, "Run delay against load"));
+	free(html);
+	cmp_table_release(&t);
+}
+
 static void boot_phases(void **state)
 {
 	static const char *const phases[] = { "phase_qemu", "phase_kernel", "phase_init" };
@@ -1113,6 +1185,7 @@ int main(void)
 		cmocka_unit_test(params_words),
 		cmocka_unit_test(lead_sentence),
 		cmocka_unit_test(boot_phases),
+		cmocka_unit_test(run_delay_against_load),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),
 		cmocka_unit_test(escaper),
