@@ -2032,8 +2032,23 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 		}
 		co.policy[pol] = true;
 	}
+	{
+		int any = 0;
+
+		for (int i = 0; i < CONTEND_NPOLICIES; i++)
+			any |= co.policy[i];
+		if (!any) {
+			ret = cmd_usage_error(self, "--policy '%s': give at least one of %s", optset_str(own, "policy") ?: "",
+					      CONTEND_POLICY_CHOICES);
+			goto out;
+		}
+	}
 	if (optset_get(own, "shares")->set && !co.policy[CONTEND_WEIGHTS]) {
 		ret = cmd_usage_error(self, "--shares are the weights policy's: add weights to --policy");
+		goto out;
+	}
+	if (optset_get(own, "reserve")->set && !co.policy[CONTEND_RESERVATION]) {
+		ret = cmd_usage_error(self, "--reserve is the reservation policy's: add reservation to --policy");
 		goto out;
 	}
 	if (contend_list(optset_str(own, "load"), 0, 100, co.loads, CONTEND_MAX_LOADS, &co.nloads) < 0) {
@@ -2041,6 +2056,14 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 				      "50,80,95", optset_str(own, "load"), CONTEND_MAX_LOADS);
 		goto out;
 	}
+	/* a load twice would be two cells with one label: one operand of two runs a round */
+	for (unsigned i = 1; i < co.nloads; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (co.loads[i] == co.loads[j]) {
+				ret = cmd_usage_error(self, "--load '%s': %u is there twice; give each load once",
+						      optset_str(own, "load"), co.loads[i]);
+				goto out;
+			}
 	CPU_ZERO(&cpus);
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) < 0)
 		CPU_ZERO(&cpus);
@@ -2069,6 +2092,19 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	co.spec.ncpus = (unsigned)CPU_COUNT(&cpus);
 	if (co.spec.ncpus < 1)
 		co.spec.ncpus = 1;
+	if (co.policy[CONTEND_RESERVATION]) {
+		/* each other guest's cap must be a quota the kernel takes, or the
+		 * promise would not be the one the knobs keep */
+		struct cg_knob k[CONTEND_MAX_GUESTS];
+
+		if (contend_knobs(CONTEND_RESERVATION, &co.spec, CONTEND_PERIOD_US, k) < 0) {
+			ret = cmd_usage_error(self, "--reserve %u with --guests %u on %u host CPU%s leaves each other guest "
+					      "less than the kernel's least CFS quota (1 ms of %u ms); give --reserve %u "
+					      "at most", co.spec.reserve_pct, n, co.spec.ncpus, co.spec.ncpus == 1 ? "" : "s",
+					      CONTEND_PERIOD_US / 1000, contend_reserve_max(&co.spec, CONTEND_PERIOD_US));
+			goto out;
+		}
+	}
 	if (optset_str(own, "matrix")) {
 		/* one configuration, said before the store is opened (lab_prepare) */
 		struct lab_matrix one = { 0 };

@@ -83,9 +83,23 @@ int contend_knobs(enum contend_policy p, const struct contend_spec *s, unsigned 
 			/* each other guest's part of the rest of the CPUs given, per period */
 			unsigned long long q = (unsigned long long)(promised[i] / 100 * s->ncpus * period_us);
 
-			k[i].quota_us = q < 1000 ? 1000 : q;
+			/* under the kernel's least (1 ms) the cap would be above the promise */
+			if (q < 1000)
+				return -ERANGE;
+			k[i].quota_us = q;
 		}
 	}
+	return 0;
+}
+
+unsigned contend_reserve_max(const struct contend_spec *s, unsigned period_us)
+{
+	struct contend_spec t = *s;
+	struct cg_knob k[CONTEND_MAX_GUESTS];
+
+	for (t.reserve_pct = 99; t.reserve_pct >= 1; t.reserve_pct--)
+		if (contend_knobs(CONTEND_RESERVATION, &t, period_us, k) == 0)
+			return t.reserve_pct;
 	return 0;
 }
 
@@ -128,8 +142,10 @@ int contend_figures(const struct contend_sched *a, const struct contend_sched *b
 	cpu = (double)(b->cpu_ns - a->cpu_ns);
 	wait = (double)(b->wait_ns - a->wait_ns);
 	slices = (double)(b->slices - a->slices);
+	if (100 * cpu / 1e9 / (wall_s * ncpus) > 100)
+		return -ERANGE;
 	out->share_pct = 100 * cpu / 1e9 / (wall_s * ncpus);
-	out->delay_ns_per_s = wait / wall_s;
+	out->delay_pct = 100 * wait / 1e9 / wall_s;
 	out->delay_ns_per_slice = slices > 0 ? wait / slices : NAN;
 	return 0;
 }
@@ -553,7 +569,7 @@ static int add_case(struct guest *g, const char *item, const struct contend_figu
 	} m[] = {
 		{ CONTEND_SHARE, VMB_UNIT_PCT, VMB_HIGHER, f->share_pct, true },
 		{ CONTEND_PROMISED, VMB_UNIT_PCT, VMB_HIGHER, promised, false },
-		{ CONTEND_DELAY, VMB_UNIT_NS, VMB_LOWER, f->delay_ns_per_s, true },
+		{ CONTEND_DELAY, VMB_UNIT_PCT, VMB_LOWER, f->delay_pct, true },
 		{ CONTEND_DELAY_SLICE, VMB_UNIT_NS, VMB_LOWER, f->delay_ns_per_slice, false },
 		{ CONTEND_JAIN, VMB_UNIT_RATIO, VMB_HIGHER, jain, false },
 	};
@@ -665,9 +681,11 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 			if (!g->opts || json_object_set_new(g->opts, "load", json_integer(load)) < 0)
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 		}
+		/* the wall clock read before the first counter and after the last
+		 * (run_thread): the window holds every CPU second counted in it */
+		w.t0 = clock_s();
 		for (unsigned i = 0; i < n && r == 0; i++)
 			w.ok = w.ok && sample(&x->gs[i], &w.a[i]) == 0;
-		w.t0 = clock_s();
 		/* every thread waits for go: the RUNs leave together, or none does */
 		for (; started < n && r == 0; started++)
 			if (pthread_create(&th[started], NULL, run_thread, &x->gs[started]) != 0)
@@ -695,7 +713,8 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 			struct contend_figures none = { NAN, NAN, NAN };
 
 			if (!measured)
-				log_warn("guest %u: its vCPU threads' schedstat could not be read: no host figures", i + 1);
+				log_warn("guest %u: %s: no host figures (a vCPU thread's schedstat could not be read, or a "
+					 "guest's share of the window was over 100%%)", i + 1, item);
 			if (add_case(g, item, measured ? &f[i] : &none, promised[i], jain) < 0)
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 			else if (!g->cell)

@@ -90,14 +90,26 @@ static void knobs(void **state)
 	s.nguests = 2;
 	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 100000, k), 0);
 	assert_int_equal(k[1].quota_us, 160000);
-	/* at least the kernel's 1 ms */
+	/* under the kernel's least quota (1 ms) the cap would be above the
+	 * promise (99% leaves 1/7% of a CPU, 14 us of 10 ms): refused, and the
+	 * most reserve that fits said */
 	s.ncpus = 1;
 	s.reserve_pct = 99;
 	s.nguests = 8;
 	for (unsigned i = 0; i < 8; i++)
 		s.shares[i] = 1;
-	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 10000, k), 0);
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 10000, k), -ERANGE);
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 100000, k), -ERANGE);
+	assert_int_equal(contend_reserve_max(&s, 100000), 93);
+	s.reserve_pct = 93;
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 100000, k), 0);
 	assert_int_equal(k[7].quota_us, 1000);
+	s.ncpus = 2;
+	assert_int_equal(contend_reserve_max(&s, 100000), 96);
+	s.nguests = 2;
+	assert_int_equal(contend_reserve_max(&s, 100000), 99);
+	s.nguests = 8;
+	s.ncpus = 1;
 	assert_int_equal(contend_knobs(CONTEND_FAIR, &s, 999, k), -EINVAL);
 	assert_int_equal(contend_knobs(CONTEND_RT, &s, 100000, k), 0);
 	assert_int_equal(k[0].quota_us, 0);
@@ -256,10 +268,10 @@ static void figures(void **state)
 	struct contend_figures f = { 0 };
 
 	(void)state;
-	/* 0.5 s of CPU over 2 s on one host CPU: 25%; 1 s waited: 0.5 s per s, 2 ms per slice */
+	/* 0.5 s of CPU over 2 s on one host CPU: 25%; 1 s waited: 50% of the window (%RDY), 2 ms per slice */
 	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), 0);
 	assert_close(f.share_pct, 25, 1e-9);
-	assert_close(f.delay_ns_per_s, 5e8, 1e-3);
+	assert_close(f.delay_pct, 50, 1e-9);
 	assert_close(f.delay_ns_per_slice, 2e6, 1e-6);
 	/* the same on two host CPUs: half the share */
 	assert_int_equal(contend_figures(&a, &b, 2.0, 2, &f), 0);
@@ -273,6 +285,18 @@ static void figures(void **state)
 	assert_int_equal(contend_figures(&a, &b, 0, 1, &f), -EINVAL);
 	assert_int_equal(contend_figures(&a, &b, NAN, 1, &f), -EINVAL);
 	assert_int_equal(contend_figures(&a, &b, 1, 0, &f), -EINVAL);
+	/* more CPU time than the window holds on the CPUs given: not a share, not stored */
+	b.cpu_ns = a.cpu_ns + 2000000001ull;
+	f.share_pct = -1;
+	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), -ERANGE);
+	assert_close(f.share_pct, -1, 0);
+	b.cpu_ns = a.cpu_ns + 2000000000ull;
+	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), 0);
+	assert_close(f.share_pct, 100, 1e-9);
+	/* two vCPU threads each waiting the whole window: 200%, as esxtop sums a VM's vCPUs */
+	b.wait_ns = a.wait_ns + 4000000000ull;
+	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), 0);
+	assert_close(f.delay_pct, 200, 1e-9);
 }
 
 static void load_duty(void **state)
