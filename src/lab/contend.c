@@ -19,6 +19,7 @@
 #include "../core/log.h"
 #include "../core/result.h"
 #include "../core/stop.h"
+#include "../core/stoppoint.h"
 #include "../core/str.h"
 #include "../core/util.h"
 #include "../suites/contend.h"
@@ -645,6 +646,9 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		log_info("%s: skipped: %s", contend_policy_names[p], err);
 		return 0;
 	}
+	/* tests interrupt or kill -9 the run here: the groups made, the knobs
+	 * and any real-time priority set, the guests idle */
+	vmb_test_stop_point("contend-cell");
 	(void)contend_promised(p, &o->spec, promised);
 	for (unsigned i = 0; i < n; i++) {
 		x->gs[i].cell = NULL;
