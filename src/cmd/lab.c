@@ -121,7 +121,8 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "contend: weights: one relative weight (1 to 100) per guest, e.g. 1,1,2 (default all 1)" },
 	{ .name = "reserve", .type = OPT_INT, .min = 1, .max = 99, .def = "50", .metavar = "PCT",
 	  .help = "contend: reservation: guest 1's share of the host CPUs given; each other guest is capped at its "
-		  "part of the rest (cpu.cfs_quota_us, cpu.max)" },
+		  "part of the rest (cpu.cfs_quota_us, cpu.max), which must be at least the kernel's 1 ms of each "
+		  "100 ms (a reserve that leaves less is refused, with the most that fits)" },
 	{ .name = "load", .type = OPT_STRING, .def = "0", .metavar = "LIST",
 	  .help = "contend: background loads, % of each vCPU, e.g. 50,80,95: each guest runs its items beside a "
 		  "spinner per vCPU busy that share of every 10 ms ('vmbench run --load'); a cell each" },
