@@ -1954,6 +1954,9 @@ static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, un
 		char w[24];
 		int64_t x;
 
+		/* a longer word cut to fit would be another number (a load 000...0101 as 0) */
+		if (strcspn(p, ",") >= sizeof(w))
+			return -EINVAL;
 		snprintf(w, sizeof(w), "%.*s", (int)strcspn(p, ","), p);
 		if (*n == max || parse_i64(w, lo, hi, &x) < 0)
 			return -EINVAL;
