@@ -134,7 +134,8 @@ const struct vmb_opt lab_opts[] = {
 		  "TCG the guest's timers are run by QEMU's main loop, not a vCPU thread: see docs/methodology.md)" },
 	{ .name = "rt-priority", .type = OPT_INT, .min = 1, .max = 99, .def = "1", .metavar = "N",
 	  .help = "contend: rt: the SCHED_FIFO priority; any priority runs before every fair thread, and a low "
-		  "one leaves the kernel's own real-time threads ahead of the guest" },
+		  "one leaves the kernel's own real-time threads ahead of the guest (with --rt-threads all at most "
+		  "98: QEMU's other threads run one above)" },
 	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .metavar = "FILE",
 	  .help = "run, report, study: the HTML report to write (a new file; - for stdout; default a new "
 		  "vmbench-lab-DATE-TIME.html, a study's vmbench-study-DATE-TIME.html, named when written)" },
@@ -2049,6 +2050,13 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	}
 	if (optset_get(own, "shares")->set && !co.policy[CONTEND_WEIGHTS]) {
 		ret = cmd_usage_error(self, "--shares are the weights policy's: add weights to --policy");
+		goto out;
+	}
+	/* the main loop must preempt a spinning vCPU: at one priority SCHED_FIFO never does (the guest hangs) */
+	if (co.policy[CONTEND_RT] && co.rt_all && co.rt_priority >= 99) {
+		ret = cmd_usage_error(self, "--rt-priority %u with --rt-threads all leaves QEMU's other threads no "
+				      "priority above the vCPU threads' (the guest's timers would wait for a spinning "
+				      "vCPU); give --rt-priority 98 at most, or --rt-threads vcpus", co.rt_priority);
 		goto out;
 	}
 	if (optset_get(own, "reserve")->set && !co.policy[CONTEND_RESERVATION]) {

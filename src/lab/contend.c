@@ -508,6 +508,7 @@ static int set_rt(struct contend *x, unsigned prio)
 		t = all;
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* prio < 99 with rt_all (lab contend refuses 99 then) */
 		struct sched_param sp = { .sched_priority = (int)(prio && !is_vcpu(g, t[i]) && prio < 99 ? prio + 1 : prio) };
 
 		if (sched_setscheduler(t[i], prio ? SCHED_FIFO : SCHED_OTHER, &sp) < 0 && r == 0 && errno != ESRCH)

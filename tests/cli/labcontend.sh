@@ -34,6 +34,9 @@ has "$T/err" "give up to 8 loads from 0 to 100" "says the range"
 expect 2 "a weight of 200 behind leading zeros: a usage error" "$VMB" lab contend --matrix "$M" --guests 2 \
 	--policy weights --shares 1,0000000000000000000000200 --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "give one weight from 1 to 100 per guest" "says the range"
+expect 2 "rt priority 99 with every QEMU thread real-time: a usage error" "$VMB" lab contend --matrix "$M" \
+	--policy rt --rt-priority 99 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "give --rt-priority 98 at most, or --rt-threads vcpus" "says what would work"
 expect 2 "no policy: a usage error" "$VMB" lab contend --matrix "$M" --policy "" --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "--policy '': give at least one of fair|weights|reservation|rt" "lists the policies"
 expect 2 "a load twice: a usage error" "$VMB" lab contend --matrix "$M" --load 50,80,50 --cache "$T/no-cache" \
