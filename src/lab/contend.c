@@ -654,8 +654,10 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 	for (unsigned i = 0; i < n; i++) {
 		x->gs[i].cell = NULL;
 		r = lab_host_suite_begin(&x->gs[i].res, &contend_suite, 1, &x->gs[i].s);
-		if (r < 0)
+		if (r < 0) {
+			r = errf(err, errlen, r, "guest %u: the contend suite's result: %s", i + 1, strerror(-r));
 			break;
+		}
 		x->gs[i].s->ntests = 1;
 		x->gs[i].s->tests[0].name = xstrdup(contend_suite.tests[0].name);
 		if (!x->gs[i].s->tests[0].name)
