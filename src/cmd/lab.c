@@ -2143,6 +2143,12 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 		goto out;
 	}
 	c = m.configs[0];
+	{
+		/* a guest cannot take more of the host than its vCPUs: the promise's bound */
+		int64_t smp;
+
+		co.spec.vcpus = parse_i64(c.v[LAB_SMP], 1, 256, &smp) == 0 ? (unsigned)smp : 0;
+	}
 	config_name(&m, &c, name, sizeof(name));
 	if (lab_config_unsupported(&c, err, sizeof(err))) {
 		log_error("%s: %s", name, err);

@@ -71,6 +71,45 @@ int contend_promised(enum contend_policy p, const struct contend_spec *s, double
 	return 0;
 }
 
+int contend_expected(enum contend_policy p, const struct contend_spec *s, double *share)
+{
+	double promised[CONTEND_MAX_GUESTS], bound, left = 100;
+	bool held[CONTEND_MAX_GUESTS] = { false };
+	int r = contend_promised(p, s, promised);
+
+	if (r < 0)
+		return r;
+	bound = s->vcpus ? 100.0 * s->vcpus / s->ncpus : 100;
+	if (p == CONTEND_RESERVATION) {
+		for (unsigned i = 0; i < s->nguests; i++)
+			share[i] = promised[i] < bound ? promised[i] : bound;
+		return 0;
+	}
+	/* water-filling: at most one guest is held at its bound a pass */
+	for (unsigned pass = 0; pass <= s->nguests; pass++) {
+		double wsum = 0;
+		bool again = false;
+
+		for (unsigned i = 0; i < s->nguests; i++)
+			if (!held[i])
+				wsum += p == CONTEND_WEIGHTS ? s->shares[i] : 1;
+		for (unsigned i = 0; i < s->nguests; i++) {
+			if (held[i])
+				continue;
+			share[i] = wsum > 0 ? left * (p == CONTEND_WEIGHTS ? s->shares[i] : 1) / wsum : 0;
+			if (!again && share[i] > bound) {
+				share[i] = bound;
+				held[i] = true;
+				left -= bound;
+				again = true;
+			}
+		}
+		if (!again)
+			break;
+	}
+	return 0;
+}
+
 int contend_knobs(enum contend_policy p, const struct contend_spec *s, unsigned period_us, struct cg_knob *k)
 {
 	double promised[CONTEND_MAX_GUESTS];
@@ -650,7 +689,7 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 	/* tests interrupt or kill -9 the run here: the groups made, the knobs
 	 * and any real-time priority set, the guests idle */
 	vmb_test_stop_point("contend-cell");
-	(void)contend_promised(p, &o->spec, promised);
+	(void)contend_expected(p, &o->spec, promised);
 	for (unsigned i = 0; i < n; i++) {
 		x->gs[i].cell = NULL;
 		r = lab_host_suite_begin(&x->gs[i].res, &contend_suite, 1, &x->gs[i].s);

@@ -35,6 +35,7 @@ struct contend_spec {
 	unsigned shares[CONTEND_MAX_GUESTS];   /* weights: relative, 1..100 each */
 	unsigned reserve_pct;                  /* reservation: guest 1's share of the host CPUs given, 1..99 */
 	unsigned ncpus;                        /* host CPUs given */
+	unsigned vcpus;                        /* each guest's vCPUs (0: not known, no bound) */
 };
 
 /* The share of the host CPUs given (%) the policy promises each guest:
@@ -42,6 +43,13 @@ struct contend_spec {
  * in proportion to them, reservation guest 1's reserve and the others an
  * equal part of the rest. 0 or -EINVAL. */
 int contend_promised(enum contend_policy p, const struct contend_spec *s, double *promised);
+/* The share each guest can have under the policy (%, what promised_share
+ * and Jain's index are against): the promise, but a guest whose vCPUs
+ * cannot take it (100 x vcpus / ncpus) held there, and what it leaves
+ * given to the others as the policy gives (weights; fair and rt equally)
+ * until each has its part or its bound; the reservation's other guests
+ * are capped, so what guest 1 cannot take goes to nobody of them. 0 or -EINVAL. */
+int contend_expected(enum contend_policy p, const struct contend_spec *s, double *share);
 /* Each guest's group's knobs: weights for weights (equal otherwise); for
  * the reservation, quotas that cap each other guest at its part of the
  * rest, so that guest 1 can have its reserve (Linux has no floor). 0,

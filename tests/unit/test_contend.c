@@ -64,6 +64,49 @@ static void promised_shares(void **state)
 	}
 }
 
+/* What each guest can have: the promise held at what its vCPUs can take
+ * (100 x vCPUs / host CPUs), the rest to the others as the policy gives. */
+static void expected_shares(void **state)
+{
+	static const struct {
+		enum contend_policy p;
+		unsigned n, shares[4], reserve, ncpus, vcpus;
+		double want[4];
+	} cases[] = {
+		/* one CPU: no guest is bound, the promise as it is */
+		{ CONTEND_WEIGHTS, 3, { 1, 1, 2 }, 50, 1, 1, { 25, 25, 50 } },
+		/* unknown vCPUs: no bound */
+		{ CONTEND_WEIGHTS, 2, { 1, 3 }, 50, 2, 0, { 25, 75 } },
+		/* two CPUs, one vCPU each (50% at most): 1:3 cannot give 75%, both get 50 */
+		{ CONTEND_WEIGHTS, 2, { 1, 3 }, 50, 2, 1, { 50, 50 } },
+		/* 1:1:4 on two CPUs: guest 3 held at 50, the other half shared 1:1 */
+		{ CONTEND_WEIGHTS, 3, { 1, 1, 4 }, 50, 2, 1, { 25, 25, 50 } },
+		/* 1:2:5 on four CPUs (25% each at most): guest 3, then 2, then 1 held at the bound */
+		{ CONTEND_WEIGHTS, 3, { 1, 2, 5 }, 50, 4, 1, { 25, 25, 25 } },
+		/* fair with more CPUs than vCPUs: each its bound */
+		{ CONTEND_FAIR, 2, { 1, 1 }, 50, 4, 1, { 25, 25 } },
+		{ CONTEND_RT, 4, { 1, 1, 1, 1 }, 50, 2, 1, { 25, 25, 25, 25 } },
+		/* the reservation: guest 1's 70% of two CPUs is more than one vCPU takes; the others stay capped */
+		{ CONTEND_RESERVATION, 2, { 1, 1 }, 70, 2, 1, { 50, 30 } },
+		{ CONTEND_RESERVATION, 3, { 1, 1, 1 }, 50, 2, 2, { 50, 25, 25 } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct contend_spec s = { .nguests = cases[i].n, .reserve_pct = cases[i].reserve, .ncpus = cases[i].ncpus,
+					  .vcpus = cases[i].vcpus };
+		double got[CONTEND_MAX_GUESTS], sum = 0;
+
+		memcpy(s.shares, cases[i].shares, sizeof(cases[i].shares));
+		assert_int_equal(contend_expected(cases[i].p, &s, got), 0);
+		for (unsigned g = 0; g < cases[i].n; g++) {
+			assert_close(got[g], cases[i].want[g], 1e-9);
+			sum += got[g];
+		}
+		assert_true(sum <= 100 + 1e-9);
+	}
+}
+
 static void knobs(void **state)
 {
 	struct contend_spec s = { .nguests = 4, .shares = { 1, 1, 1, 2 }, .reserve_pct = 50, .ncpus = 1 };
@@ -314,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(policies),
 		cmocka_unit_test(promised_shares),
+		cmocka_unit_test(expected_shares),
 		cmocka_unit_test(knobs),
 		cmocka_unit_test(tree_plans),
 		cmocka_unit_test(schedstat),
