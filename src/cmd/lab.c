@@ -1923,6 +1923,17 @@ static void contend_keep_doc(void *arg, json_t *doc)
 	lab_keep(k->l, name, doc, k->c, NULL);
 }
 
+/* A guest that failed to boot: its console and QEMU's output kept, as lab run's */
+static void contend_failed(void *arg, unsigned guest, const struct lab_failure *f, const char *err)
+{
+	struct contend_keep *k = arg;
+	char name[64];
+
+	snprintf(name, sizeof(name), "guest %u", guest);
+	k->l->round = 1;
+	lab_failed_try(k->l, name, 1, 1, f, err);
+}
+
 /* The operands by policy, load and guest (they were added in the cells'
  * shuffled order): fair's guests first, each policy's loads rising. */
 static long contend_rank(const struct cmp_operand *op)
@@ -2175,6 +2186,7 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	co.rounds = l.rounds;
 	co.seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
 	co.keep = contend_keep_doc;
+	co.failed = contend_failed;
 	co.arg = &(struct contend_keep){ .l = &l, .c = &c };
 	r = lab_contend(&co, err, sizeof(err));
 	if (r == -EINTR || vmb_stop_requested()) {

@@ -909,6 +909,9 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	for (unsigned i = 0; i < n; i++)
 		if (th[i])
 			(void)pthread_join(th[i], NULL);
+	for (unsigned i = 0; i < n; i++)
+		if (x->gs[i].g && x->gs[i].r < 0 && x->gs[i].r != -EINTR && o->failed)
+			o->failed(o->arg, i + 1, &x->gs[i].f, x->gs[i].err); /* before its files go */
 	for (unsigned i = 0; i < n && r == 0; i++)
 		if (x->gs[i].r < 0)
 			r = errf(err, errlen, x->gs[i].r, "guest %u: %s failed: %s", i + 1, x->gs[i].f.step, x->gs[i].err);

@@ -99,6 +99,9 @@ struct contend_opts {
 	uint64_t seed;
 	/* each guest's document of one cell of one round (taken) */
 	void (*keep)(void *arg, json_t *doc);
+	/* a guest that failed to boot: its evidence (console, QEMU's output)
+	 * and why, to keep and say; NULL: not kept */
+	void (*failed)(void *arg, unsigned guest, const struct lab_failure *f, const char *err);
 	void *arg;
 };
 /* 0 when every cell that could run ran (a policy without permission is
