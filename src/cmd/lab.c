@@ -130,7 +130,8 @@ const struct vmb_opt lab_opts[] = {
 	  .help = "contend: weights: one relative weight (1 to 100) per guest, e.g. 1,1,2 (default all 1)" },
 	{ .name = "reserve", .type = OPT_INT, .min = 1, .max = 99, .def = "50", .metavar = "PCT",
 	  .help = "contend: reservation: guest 1's share of the host CPUs given; each other guest is capped at its "
-		  "part of the rest (cpu.cfs_quota_us, cpu.max)" },
+		  "part of the rest (cpu.cfs_quota_us, cpu.max), which must be at least the kernel's 1 ms of each "
+		  "100 ms (a reserve that leaves less is refused, with the most that fits)" },
 	{ .name = "load", .type = OPT_STRING, .def = "0", .metavar = "LIST",
 	  .help = "contend: background loads, % of each vCPU, e.g. 50,80,95: each guest runs its items beside a "
 		  "spinner per vCPU busy that share of every 10 ms ('vmbench run --load'); a cell each" },
@@ -142,7 +143,8 @@ const struct vmb_opt lab_opts[] = {
 		  "TCG the guest's timers are run by QEMU's main loop, not a vCPU thread: see docs/methodology.md)" },
 	{ .name = "rt-priority", .type = OPT_INT, .min = 1, .max = 99, .def = "1", .metavar = "N",
 	  .help = "contend: rt: the SCHED_FIFO priority; any priority runs before every fair thread, and a low "
-		  "one leaves the kernel's own real-time threads ahead of the guest" },
+		  "one leaves the kernel's own real-time threads ahead of the guest (with --rt-threads all at most "
+		  "98: QEMU's other threads run one above)" },
 	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .metavar = "FILE",
 	  .help = "run, report, study: the HTML report to write (a new file; - for stdout; default a new "
 		  "vmbench-lab-DATE-TIME.html, a study's vmbench-study-DATE-TIME.html, named when written)" },
@@ -1969,6 +1971,17 @@ static void contend_keep_doc(void *arg, json_t *doc)
 	lab_keep(k->l, name, doc, k->c, NULL);
 }
 
+/* A guest that failed to boot: its console and QEMU's output kept, as lab run's */
+static void contend_failed(void *arg, unsigned guest, const struct lab_failure *f, const char *err)
+{
+	struct contend_keep *k = arg;
+	char name[64];
+
+	snprintf(name, sizeof(name), "guest %u", guest);
+	k->l->round = 1;
+	lab_failed_try(k->l, name, 1, 1, f, err);
+}
+
 /* The operands by policy, load and guest (they were added in the cells'
  * shuffled order): fair's guests first, each policy's loads rising. */
 static long contend_rank(const struct cmp_operand *op)
@@ -2001,6 +2014,9 @@ static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, un
 		char w[24];
 		int64_t x;
 
+		/* a longer word cut to fit would be another number (a load 000...0101 as 0) */
+		if (strcspn(p, ",") >= sizeof(w))
+			return -EINVAL;
 		snprintf(w, sizeof(w), "%.*s", (int)strcspn(p, ","), p);
 		if (*n == max || parse_i64(w, lo, hi, &x) < 0)
 			return -EINVAL;
@@ -2082,8 +2098,30 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 		}
 		co.policy[pol] = true;
 	}
+	{
+		int any = 0;
+
+		for (int i = 0; i < CONTEND_NPOLICIES; i++)
+			any |= co.policy[i];
+		if (!any) {
+			ret = cmd_usage_error(self, "--policy '%s': give at least one of %s", optset_str(own, "policy") ?: "",
+					      CONTEND_POLICY_CHOICES);
+			goto out;
+		}
+	}
 	if (optset_get(own, "shares")->set && !co.policy[CONTEND_WEIGHTS]) {
 		ret = cmd_usage_error(self, "--shares are the weights policy's: add weights to --policy");
+		goto out;
+	}
+	/* the main loop must preempt a spinning vCPU: at one priority SCHED_FIFO never does (the guest hangs) */
+	if (co.policy[CONTEND_RT] && co.rt_all && co.rt_priority >= 99) {
+		ret = cmd_usage_error(self, "--rt-priority %u with --rt-threads all leaves QEMU's other threads no "
+				      "priority above the vCPU threads' (the guest's timers would wait for a spinning "
+				      "vCPU); give --rt-priority 98 at most, or --rt-threads vcpus", co.rt_priority);
+		goto out;
+	}
+	if (optset_get(own, "reserve")->set && !co.policy[CONTEND_RESERVATION]) {
+		ret = cmd_usage_error(self, "--reserve is the reservation policy's: add reservation to --policy");
 		goto out;
 	}
 	if (contend_list(optset_str(own, "load"), 0, 100, co.loads, CONTEND_MAX_LOADS, &co.nloads) < 0) {
@@ -2091,6 +2129,14 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 				      "50,80,95", optset_str(own, "load"), CONTEND_MAX_LOADS);
 		goto out;
 	}
+	/* a load twice would be two cells with one label: one operand of two runs a round */
+	for (unsigned i = 1; i < co.nloads; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (co.loads[i] == co.loads[j]) {
+				ret = cmd_usage_error(self, "--load '%s': %u is there twice; give each load once",
+						      optset_str(own, "load"), co.loads[i]);
+				goto out;
+			}
 	CPU_ZERO(&cpus);
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) < 0)
 		CPU_ZERO(&cpus);
@@ -2119,6 +2165,19 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	co.spec.ncpus = (unsigned)CPU_COUNT(&cpus);
 	if (co.spec.ncpus < 1)
 		co.spec.ncpus = 1;
+	if (co.policy[CONTEND_RESERVATION]) {
+		/* each other guest's cap must be a quota the kernel takes, or the
+		 * promise would not be the one the knobs keep */
+		struct cg_knob k[CONTEND_MAX_GUESTS];
+
+		if (contend_knobs(CONTEND_RESERVATION, &co.spec, CONTEND_PERIOD_US, k) < 0) {
+			ret = cmd_usage_error(self, "--reserve %u with --guests %u on %u host CPU%s leaves each other guest "
+					      "less than the kernel's least CFS quota (1 ms of %u ms); give --reserve %u "
+					      "at most", co.spec.reserve_pct, n, co.spec.ncpus, co.spec.ncpus == 1 ? "" : "s",
+					      CONTEND_PERIOD_US / 1000, contend_reserve_max(&co.spec, CONTEND_PERIOD_US));
+			goto out;
+		}
+	}
 	if (optset_str(own, "matrix")) {
 		/* one configuration, said before the store is opened (lab_prepare) */
 		struct lab_matrix one = { 0 };
@@ -2145,6 +2204,12 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 		goto out;
 	}
 	c = m.configs[0];
+	{
+		/* a guest cannot take more of the host than its vCPUs: the promise's bound */
+		int64_t smp;
+
+		co.spec.vcpus = parse_i64(c.v[LAB_SMP], 1, 256, &smp) == 0 ? (unsigned)smp : 0;
+	}
 	config_name(&m, &c, name, sizeof(name));
 	if (lab_config_unsupported(&c, err, sizeof(err))) {
 		log_error("%s: %s", name, err);
@@ -2171,6 +2236,7 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	co.rounds = l.rounds;
 	co.seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
 	co.keep = contend_keep_doc;
+	co.failed = contend_failed;
 	co.arg = &(struct contend_keep){ .l = &l, .c = &c };
 	r = lab_contend(&co, err, sizeof(err));
 	if (r == -EINTR || vmb_stop_requested()) {

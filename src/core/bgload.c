@@ -63,6 +63,7 @@ int bgload_start(struct bgload *b, unsigned pct)
 	int r = 0;
 
 	memset(b, 0, sizeof(*b));
+	atomic_init(&b->stop, 0);
 	b->pct = pct;
 	if (pct == 0)
 		return 0;

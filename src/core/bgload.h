@@ -8,6 +8,7 @@
 #define VMB_BGLOAD_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #define BGLOAD_PERIOD_NS 10000000ull
@@ -23,7 +24,7 @@ struct bgload_thread {
 
 struct bgload {
 	unsigned pct;            /* asked: busy % of each period */
-	volatile int stop;       /* set by bgload_stop */
+	atomic_int stop;         /* set by bgload_stop, read by the spinners (no data race) */
 	double t0, t1;           /* monotonic s of its start and end */
 	struct bgload_thread *threads;
 	unsigned n;

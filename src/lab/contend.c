@@ -19,6 +19,7 @@
 #include "../core/log.h"
 #include "../core/result.h"
 #include "../core/stop.h"
+#include "../core/stoppoint.h"
 #include "../core/str.h"
 #include "../core/util.h"
 #include "../suites/contend.h"
@@ -70,6 +71,45 @@ int contend_promised(enum contend_policy p, const struct contend_spec *s, double
 	return 0;
 }
 
+int contend_expected(enum contend_policy p, const struct contend_spec *s, double *share)
+{
+	double promised[CONTEND_MAX_GUESTS], bound, left = 100;
+	bool held[CONTEND_MAX_GUESTS] = { false };
+	int r = contend_promised(p, s, promised);
+
+	if (r < 0)
+		return r;
+	bound = s->vcpus ? 100.0 * s->vcpus / s->ncpus : 100;
+	if (p == CONTEND_RESERVATION) {
+		for (unsigned i = 0; i < s->nguests; i++)
+			share[i] = promised[i] < bound ? promised[i] : bound;
+		return 0;
+	}
+	/* water-filling: at most one guest is held at its bound a pass */
+	for (unsigned pass = 0; pass <= s->nguests; pass++) {
+		double wsum = 0;
+		bool again = false;
+
+		for (unsigned i = 0; i < s->nguests; i++)
+			if (!held[i])
+				wsum += p == CONTEND_WEIGHTS ? s->shares[i] : 1;
+		for (unsigned i = 0; i < s->nguests; i++) {
+			if (held[i])
+				continue;
+			share[i] = wsum > 0 ? left * (p == CONTEND_WEIGHTS ? s->shares[i] : 1) / wsum : 0;
+			if (!again && share[i] > bound) {
+				share[i] = bound;
+				held[i] = true;
+				left -= bound;
+				again = true;
+			}
+		}
+		if (!again)
+			break;
+	}
+	return 0;
+}
+
 int contend_knobs(enum contend_policy p, const struct contend_spec *s, unsigned period_us, struct cg_knob *k)
 {
 	double promised[CONTEND_MAX_GUESTS];
@@ -83,9 +123,23 @@ int contend_knobs(enum contend_policy p, const struct contend_spec *s, unsigned 
 			/* each other guest's part of the rest of the CPUs given, per period */
 			unsigned long long q = (unsigned long long)(promised[i] / 100 * s->ncpus * period_us);
 
-			k[i].quota_us = q < 1000 ? 1000 : q;
+			/* under the kernel's least (1 ms) the cap would be above the promise */
+			if (q < 1000)
+				return -ERANGE;
+			k[i].quota_us = q;
 		}
 	}
+	return 0;
+}
+
+unsigned contend_reserve_max(const struct contend_spec *s, unsigned period_us)
+{
+	struct contend_spec t = *s;
+	struct cg_knob k[CONTEND_MAX_GUESTS];
+
+	for (t.reserve_pct = 99; t.reserve_pct >= 1; t.reserve_pct--)
+		if (contend_knobs(CONTEND_RESERVATION, &t, period_us, k) == 0)
+			return t.reserve_pct;
 	return 0;
 }
 
@@ -128,8 +182,10 @@ int contend_figures(const struct contend_sched *a, const struct contend_sched *b
 	cpu = (double)(b->cpu_ns - a->cpu_ns);
 	wait = (double)(b->wait_ns - a->wait_ns);
 	slices = (double)(b->slices - a->slices);
+	if (100 * cpu / 1e9 / (wall_s * ncpus) > 100)
+		return -ERANGE;
 	out->share_pct = 100 * cpu / 1e9 / (wall_s * ncpus);
-	out->delay_ns_per_s = wait / wall_s;
+	out->delay_pct = 100 * wait / 1e9 / wall_s;
 	out->delay_ns_per_slice = slices > 0 ? wait / slices : NAN;
 	return 0;
 }
@@ -491,6 +547,7 @@ static int set_rt(struct contend *x, unsigned prio)
 		t = all;
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* prio < 99 with rt_all (lab contend refuses 99 then) */
 		struct sched_param sp = { .sched_priority = (int)(prio && !is_vcpu(g, t[i]) && prio < 99 ? prio + 1 : prio) };
 
 		if (sched_setscheduler(t[i], prio ? SCHED_FIFO : SCHED_OTHER, &sp) < 0 && r == 0 && errno != ESRCH)
@@ -553,7 +610,7 @@ static int add_case(struct guest *g, const char *item, const struct contend_figu
 	} m[] = {
 		{ CONTEND_SHARE, VMB_UNIT_PCT, VMB_HIGHER, f->share_pct, true },
 		{ CONTEND_PROMISED, VMB_UNIT_PCT, VMB_HIGHER, promised, false },
-		{ CONTEND_DELAY, VMB_UNIT_NS, VMB_LOWER, f->delay_ns_per_s, true },
+		{ CONTEND_DELAY, VMB_UNIT_PCT, VMB_LOWER, f->delay_pct, true },
 		{ CONTEND_DELAY_SLICE, VMB_UNIT_NS, VMB_LOWER, f->delay_ns_per_slice, false },
 		{ CONTEND_JAIN, VMB_UNIT_RATIO, VMB_HIGHER, jain, false },
 	};
@@ -629,12 +686,17 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		log_info("%s: skipped: %s", contend_policy_names[p], err);
 		return 0;
 	}
-	(void)contend_promised(p, &o->spec, promised);
+	/* tests interrupt or kill -9 the run here: the groups made, the knobs
+	 * and any real-time priority set, the guests idle */
+	vmb_test_stop_point("contend-cell");
+	(void)contend_expected(p, &o->spec, promised);
 	for (unsigned i = 0; i < n; i++) {
 		x->gs[i].cell = NULL;
 		r = lab_host_suite_begin(&x->gs[i].res, &contend_suite, 1, &x->gs[i].s);
-		if (r < 0)
+		if (r < 0) {
+			r = errf(err, errlen, r, "guest %u: the contend suite's result: %s", i + 1, strerror(-r));
 			break;
+		}
 		x->gs[i].s->ntests = 1;
 		x->gs[i].s->tests[0].name = xstrdup(contend_suite.tests[0].name);
 		if (!x->gs[i].s->tests[0].name)
@@ -665,9 +727,11 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 			if (!g->opts || json_object_set_new(g->opts, "load", json_integer(load)) < 0)
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 		}
+		/* the wall clock read before the first counter and after the last
+		 * (run_thread): the window holds every CPU second counted in it */
+		w.t0 = clock_s();
 		for (unsigned i = 0; i < n && r == 0; i++)
 			w.ok = w.ok && sample(&x->gs[i], &w.a[i]) == 0;
-		w.t0 = clock_s();
 		/* every thread waits for go: the RUNs leave together, or none does */
 		for (; started < n && r == 0; started++)
 			if (pthread_create(&th[started], NULL, run_thread, &x->gs[started]) != 0)
@@ -695,7 +759,8 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 			struct contend_figures none = { NAN, NAN, NAN };
 
 			if (!measured)
-				log_warn("guest %u: its vCPU threads' schedstat could not be read: no host figures", i + 1);
+				log_warn("guest %u: %s: no host figures (a vCPU thread's schedstat could not be read, or a "
+					 "guest's share of the window was over 100%%)", i + 1, item);
 			if (add_case(g, item, measured ? &f[i] : &none, promised[i], jain) < 0)
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 			else if (!g->cell)
@@ -844,6 +909,9 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	for (unsigned i = 0; i < n; i++)
 		if (th[i])
 			(void)pthread_join(th[i], NULL);
+	for (unsigned i = 0; i < n; i++)
+		if (x->gs[i].g && x->gs[i].r < 0 && x->gs[i].r != -EINTR && o->failed)
+			o->failed(o->arg, i + 1, &x->gs[i].f, x->gs[i].err); /* before its files go */
 	for (unsigned i = 0; i < n && r == 0; i++)
 		if (x->gs[i].r < 0)
 			r = errf(err, errlen, x->gs[i].r, "guest %u: %s failed: %s", i + 1, x->gs[i].f.step, x->gs[i].err);

@@ -35,6 +35,7 @@ struct contend_spec {
 	unsigned shares[CONTEND_MAX_GUESTS];   /* weights: relative, 1..100 each */
 	unsigned reserve_pct;                  /* reservation: guest 1's share of the host CPUs given, 1..99 */
 	unsigned ncpus;                        /* host CPUs given */
+	unsigned vcpus;                        /* each guest's vCPUs (0: not known, no bound) */
 };
 
 /* The share of the host CPUs given (%) the policy promises each guest:
@@ -42,10 +43,22 @@ struct contend_spec {
  * in proportion to them, reservation guest 1's reserve and the others an
  * equal part of the rest. 0 or -EINVAL. */
 int contend_promised(enum contend_policy p, const struct contend_spec *s, double *promised);
+/* The share each guest can have under the policy (%, what promised_share
+ * and Jain's index are against): the promise, but a guest whose vCPUs
+ * cannot take it (100 x vcpus / ncpus) held there, and what it leaves
+ * given to the others as the policy gives (weights; fair and rt equally)
+ * until each has its part or its bound; the reservation's other guests
+ * are capped, so what guest 1 cannot take goes to nobody of them. 0 or -EINVAL. */
+int contend_expected(enum contend_policy p, const struct contend_spec *s, double *share);
 /* Each guest's group's knobs: weights for weights (equal otherwise); for
  * the reservation, quotas that cap each other guest at its part of the
- * rest, so that guest 1 can have its reserve (Linux has no floor). 0 or -EINVAL. */
+ * rest, so that guest 1 can have its reserve (Linux has no floor). 0,
+ * -EINVAL, or -ERANGE when a cap would be under the kernel's least quota
+ * (1 ms a period: the cap would then be above the promise). */
 int contend_knobs(enum contend_policy p, const struct contend_spec *s, unsigned period_us, struct cg_knob *k);
+/* The most reserve (%) whose reservation knobs the kernel takes for s's
+ * guests and CPUs; 0 when none. */
+unsigned contend_reserve_max(const struct contend_spec *s, unsigned period_us);
 
 /* /proc/PID/task/TID/schedstat: time on CPU (ns), time runnable and
  * waiting (ns), timeslices; "N N N\n" exactly, else -EINVAL. */
@@ -56,11 +69,13 @@ int contend_parse_schedstat(const char *text, struct contend_sched *out);
 
 /* What the host saw of one guest over one RUN, from its vCPU threads'
  * schedstat at the RUN's ends (summed over the threads) and the RUN's wall
- * time: cpu share in % of wall x ncpus, run delay in ns per s of wall, ns
- * per timeslice (NaN without a timeslice). -EINVAL when not measured (a
- * counter ran backwards, no time passed). */
+ * time: cpu share in % of wall x ncpus, run delay in % of wall (summed
+ * over the threads, as esxtop's %RDY), ns per timeslice (NaN without a
+ * timeslice). -EINVAL when not measured (a counter ran backwards, no time
+ * passed), -ERANGE when the share is over 100% (the threads ran outside
+ * the CPUs given, or the window is not the one sampled). */
 struct contend_figures {
-	double share_pct, delay_ns_per_s, delay_ns_per_slice;
+	double share_pct, delay_pct, delay_ns_per_slice;
 };
 int contend_figures(const struct contend_sched *a, const struct contend_sched *b, double wall_s, unsigned ncpus,
 		    struct contend_figures *out);
@@ -84,6 +99,9 @@ struct contend_opts {
 	uint64_t seed;
 	/* each guest's document of one cell of one round (taken) */
 	void (*keep)(void *arg, json_t *doc);
+	/* a guest that failed to boot: its evidence (console, QEMU's output)
+	 * and why, to keep and say; NULL: not kept */
+	void (*failed)(void *arg, unsigned guest, const struct lab_failure *f, const char *err);
 	void *arg;
 };
 /* 0 when every cell that could run ran (a policy without permission is

@@ -28,6 +28,27 @@ has "$T/err" "give one weight from 1 to 100 per guest (--guests 3), e.g. 1,1,2" 
 expect 2 "a load over 100%: a usage error" "$VMB" lab contend --matrix "$M" --load 50,101 --cache "$T/no-cache" \
 	--db "$T/none.db"
 has "$T/err" "give up to 8 loads from 0 to 100" "says the range"
+expect 2 "a load of 101 behind leading zeros (not cut to 0): a usage error" "$VMB" lab contend --matrix "$M" \
+	--load 00000000000000000000000101 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "give up to 8 loads from 0 to 100" "says the range"
+expect 2 "a weight of 200 behind leading zeros: a usage error" "$VMB" lab contend --matrix "$M" --guests 2 \
+	--policy weights --shares 1,0000000000000000000000200 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "give one weight from 1 to 100 per guest" "says the range"
+expect 2 "rt priority 99 with every QEMU thread real-time: a usage error" "$VMB" lab contend --matrix "$M" \
+	--policy rt --rt-priority 99 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "give --rt-priority 98 at most, or --rt-threads vcpus" "says what would work"
+expect 2 "no policy: a usage error" "$VMB" lab contend --matrix "$M" --policy "" --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--policy '': give at least one of fair|weights|reservation|rt" "lists the policies"
+expect 2 "a load twice: a usage error" "$VMB" lab contend --matrix "$M" --load 50,80,50 --cache "$T/no-cache" \
+	--db "$T/none.db"
+has "$T/err" "50 is there twice; give each load once" "names the load"
+expect 2 "a reserve that leaves the others less than the kernel's least quota: a usage error" "$VMB" lab contend \
+	--matrix "$M" --guests 8 --host-cpus 0 --policy reservation --reserve 99 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--reserve 99 with --guests 8 on 1 host CPU leaves each other guest less than the kernel's least CFS quota (1 ms of 100 ms); give --reserve 93 at most" \
+	"says the most that fits"
+expect 2 "--reserve without the reservation policy: a usage error" "$VMB" lab contend --matrix "$M" --reserve 30 \
+	--cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--reserve is the reservation policy's" "says which policy"
 expect 2 "two configurations: a usage error" "$VMB" lab contend --matrix "accel=tcg smp=1,2" --cache "$T/no-cache" \
 	--db "$T/none.db"
 has "$T/err" "lab contend boots --guests of one configuration, and --matrix has 2" "says one configuration"

@@ -64,6 +64,49 @@ static void promised_shares(void **state)
 	}
 }
 
+/* What each guest can have: the promise held at what its vCPUs can take
+ * (100 x vCPUs / host CPUs), the rest to the others as the policy gives. */
+static void expected_shares(void **state)
+{
+	static const struct {
+		enum contend_policy p;
+		unsigned n, shares[4], reserve, ncpus, vcpus;
+		double want[4];
+	} cases[] = {
+		/* one CPU: no guest is bound, the promise as it is */
+		{ CONTEND_WEIGHTS, 3, { 1, 1, 2 }, 50, 1, 1, { 25, 25, 50 } },
+		/* unknown vCPUs: no bound */
+		{ CONTEND_WEIGHTS, 2, { 1, 3 }, 50, 2, 0, { 25, 75 } },
+		/* two CPUs, one vCPU each (50% at most): 1:3 cannot give 75%, both get 50 */
+		{ CONTEND_WEIGHTS, 2, { 1, 3 }, 50, 2, 1, { 50, 50 } },
+		/* 1:1:4 on two CPUs: guest 3 held at 50, the other half shared 1:1 */
+		{ CONTEND_WEIGHTS, 3, { 1, 1, 4 }, 50, 2, 1, { 25, 25, 50 } },
+		/* 1:2:5 on four CPUs (25% each at most): guest 3, then 2, then 1 held at the bound */
+		{ CONTEND_WEIGHTS, 3, { 1, 2, 5 }, 50, 4, 1, { 25, 25, 25 } },
+		/* fair with more CPUs than vCPUs: each its bound */
+		{ CONTEND_FAIR, 2, { 1, 1 }, 50, 4, 1, { 25, 25 } },
+		{ CONTEND_RT, 4, { 1, 1, 1, 1 }, 50, 2, 1, { 25, 25, 25, 25 } },
+		/* the reservation: guest 1's 70% of two CPUs is more than one vCPU takes; the others stay capped */
+		{ CONTEND_RESERVATION, 2, { 1, 1 }, 70, 2, 1, { 50, 30 } },
+		{ CONTEND_RESERVATION, 3, { 1, 1, 1 }, 50, 2, 2, { 50, 25, 25 } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct contend_spec s = { .nguests = cases[i].n, .reserve_pct = cases[i].reserve, .ncpus = cases[i].ncpus,
+					  .vcpus = cases[i].vcpus };
+		double got[CONTEND_MAX_GUESTS], sum = 0;
+
+		memcpy(s.shares, cases[i].shares, sizeof(cases[i].shares));
+		assert_int_equal(contend_expected(cases[i].p, &s, got), 0);
+		for (unsigned g = 0; g < cases[i].n; g++) {
+			assert_close(got[g], cases[i].want[g], 1e-9);
+			sum += got[g];
+		}
+		assert_true(sum <= 100 + 1e-9);
+	}
+}
+
 static void knobs(void **state)
 {
 	struct contend_spec s = { .nguests = 4, .shares = { 1, 1, 1, 2 }, .reserve_pct = 50, .ncpus = 1 };
@@ -90,14 +133,26 @@ static void knobs(void **state)
 	s.nguests = 2;
 	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 100000, k), 0);
 	assert_int_equal(k[1].quota_us, 160000);
-	/* at least the kernel's 1 ms */
+	/* under the kernel's least quota (1 ms) the cap would be above the
+	 * promise (99% leaves 1/7% of a CPU, 14 us of 10 ms): refused, and the
+	 * most reserve that fits said */
 	s.ncpus = 1;
 	s.reserve_pct = 99;
 	s.nguests = 8;
 	for (unsigned i = 0; i < 8; i++)
 		s.shares[i] = 1;
-	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 10000, k), 0);
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 10000, k), -ERANGE);
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 100000, k), -ERANGE);
+	assert_int_equal(contend_reserve_max(&s, 100000), 93);
+	s.reserve_pct = 93;
+	assert_int_equal(contend_knobs(CONTEND_RESERVATION, &s, 100000, k), 0);
 	assert_int_equal(k[7].quota_us, 1000);
+	s.ncpus = 2;
+	assert_int_equal(contend_reserve_max(&s, 100000), 96);
+	s.nguests = 2;
+	assert_int_equal(contend_reserve_max(&s, 100000), 99);
+	s.nguests = 8;
+	s.ncpus = 1;
 	assert_int_equal(contend_knobs(CONTEND_FAIR, &s, 999, k), -EINVAL);
 	assert_int_equal(contend_knobs(CONTEND_RT, &s, 100000, k), 0);
 	assert_int_equal(k[0].quota_us, 0);
@@ -256,10 +311,10 @@ static void figures(void **state)
 	struct contend_figures f = { 0 };
 
 	(void)state;
-	/* 0.5 s of CPU over 2 s on one host CPU: 25%; 1 s waited: 0.5 s per s, 2 ms per slice */
+	/* 0.5 s of CPU over 2 s on one host CPU: 25%; 1 s waited: 50% of the window (%RDY), 2 ms per slice */
 	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), 0);
 	assert_close(f.share_pct, 25, 1e-9);
-	assert_close(f.delay_ns_per_s, 5e8, 1e-3);
+	assert_close(f.delay_pct, 50, 1e-9);
 	assert_close(f.delay_ns_per_slice, 2e6, 1e-6);
 	/* the same on two host CPUs: half the share */
 	assert_int_equal(contend_figures(&a, &b, 2.0, 2, &f), 0);
@@ -273,6 +328,18 @@ static void figures(void **state)
 	assert_int_equal(contend_figures(&a, &b, 0, 1, &f), -EINVAL);
 	assert_int_equal(contend_figures(&a, &b, NAN, 1, &f), -EINVAL);
 	assert_int_equal(contend_figures(&a, &b, 1, 0, &f), -EINVAL);
+	/* more CPU time than the window holds on the CPUs given: not a share, not stored */
+	b.cpu_ns = a.cpu_ns + 2000000001ull;
+	f.share_pct = -1;
+	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), -ERANGE);
+	assert_close(f.share_pct, -1, 0);
+	b.cpu_ns = a.cpu_ns + 2000000000ull;
+	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), 0);
+	assert_close(f.share_pct, 100, 1e-9);
+	/* two vCPU threads each waiting the whole window: 200%, as esxtop sums a VM's vCPUs */
+	b.wait_ns = a.wait_ns + 4000000000ull;
+	assert_int_equal(contend_figures(&a, &b, 2.0, 1, &f), 0);
+	assert_close(f.delay_pct, 200, 1e-9);
 }
 
 static void load_duty(void **state)
@@ -290,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(policies),
 		cmocka_unit_test(promised_shares),
+		cmocka_unit_test(expected_shares),
 		cmocka_unit_test(knobs),
 		cmocka_unit_test(tree_plans),
 		cmocka_unit_test(schedstat),
