@@ -1872,6 +1872,19 @@ static const char *const lab_contend_only[] = { "guests", "policy", "shares", "r
 static const size_t lab_ncontend_only = ARRAY_SIZE(lab_contend_only);
 static const char *const lab_contend_refused[] = { "boots", "baseline", "mdd", "budget-total", "retries" };
 
+/* What run and contend begin with: --quick's defaults, and the cache's
+ * directory (--cache, else the user's). -1 when out of memory. */
+static int quick_and_cache(struct optset *own, char *cache, size_t len)
+{
+	if (optset_bool(own, "quick") && optset_apply_quick(own) < 0)
+		return -1;
+	if (optset_str(own, "cache"))
+		snprintf(cache, len, "%s", optset_str(own, "cache"));
+	else
+		cache_home(cache, len);
+	return 0;
+}
+
 int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *session, size_t len)
 {
 	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
@@ -1885,14 +1898,10 @@ int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *sessi
 	ret = cmd_parse(self, argc, argv, &own, suite_sets, &pos);
 	if (ret != CMD_CONTINUE)
 		goto out;
-	if (optset_bool(&own, "quick") && optset_apply_quick(&own) < 0) {
+	if (quick_and_cache(&own, cache, sizeof(cache)) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (optset_str(&own, "cache"))
-		snprintf(cache, sizeof(cache), "%s", optset_str(&own, "cache"));
-	else
-		cache_home(cache, sizeof(cache));
 	if (pos.n && !strcmp(pos.v[0], "contend")) {
 		ret = lab_contend_cmd(self, &own, suite_sets, cache, session, len);
 		goto out;
@@ -2371,14 +2380,10 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 				      "--image-dir DIR says where the image goes");
 		goto out;
 	}
-	if (optset_bool(&own, "quick") && optset_apply_quick(&own) < 0) {
+	if (quick_and_cache(&own, cache, sizeof(cache)) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (optset_str(&own, "cache"))
-		snprintf(cache, sizeof(cache), "%s", optset_str(&own, "cache"));
-	else
-		cache_home(cache, sizeof(cache));
 	if (!strcmp(pos.v[0], "run")) {
 		ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), NULL, 0);
 		goto out;

@@ -658,13 +658,29 @@ static int column_cases(struct parser *p, const struct study_experiment *e, cons
 	return 0;
 }
 
+/* The experiment's matrix, expanded into m (released by the caller on
+ * success), its count in e->nconfigs; a bad one refused at its line. */
+static int exp_matrix(struct parser *p, struct study_experiment *e, struct lab_matrix *m)
+{
+	char err[1024];
+	int r;
+
+	p->line = e->line;
+	r = lab_matrix_parse(e->matrix, m, err, sizeof(err));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return fail(p, "[experiment %s]: matrix: %s", e->id, err);
+	e->nconfigs = m->n;
+	return 0;
+}
+
 /* A contend experiment: one configuration, its guests booted once (no
  * boots), the baseline and the expectations selecting guests' documents
  * by lab contend's labels (the host is not measured). */
 static int contend_finish(struct parser *p, struct study_experiment *e)
 {
 	struct lab_matrix m = { 0 };
-	char err[1024];
 	int r;
 
 	if (e->boots)
@@ -691,13 +707,9 @@ static int contend_finish(struct parser *p, struct study_experiment *e)
 				       "contend.share",
 				    e->columns[i].test, e->suites);
 	}
-	p->line = e->line;
-	r = lab_matrix_parse(e->matrix, &m, err, sizeof(err));
-	if (r == -ENOMEM)
-		return r;
+	r = exp_matrix(p, e, &m);
 	if (r < 0)
-		return fail(p, "[experiment %s]: matrix: %s", e->id, err);
-	e->nconfigs = m.n;
+		return r;
 	lab_matrix_release(&m);
 	if (e->nconfigs != 1)
 		return fail(p, "[experiment %s]: lab contend boots guests of one configuration; the matrix has %zu",
@@ -719,7 +731,6 @@ static int contend_finish(struct parser *p, struct study_experiment *e)
 static int exp_finish(struct parser *p, struct study_experiment *e)
 {
 	struct lab_matrix m = { 0 };
-	char err[1024];
 	int r = 0;
 
 	p->line = e->line;
@@ -762,13 +773,9 @@ static int exp_finish(struct parser *p, struct study_experiment *e)
 		if (column_cases(p, e, &e->columns[i]) < 0)
 			return -EINVAL;
 	}
-	p->line = e->line;
-	r = lab_matrix_parse(e->matrix, &m, err, sizeof(err));
-	if (r == -ENOMEM)
-		return r;
+	r = exp_matrix(p, e, &m);
 	if (r < 0)
-		return fail(p, "[experiment %s]: matrix: %s", e->id, err);
-	e->nconfigs = m.n;
+		return r;
 	if (*e->rows && (strchr(e->rows, ',') || lab_key_find(e->rows) < 0 || !(m.given & (1u << lab_key_find(e->rows)))))
 		r = fail(p, "[experiment %s]: rows = %s: a lab run's rows are one key the matrix gives", e->id, e->rows);
 	if (!r && *e->select)
