@@ -422,6 +422,8 @@ static void print_result(const struct study_result *res)
 		printf(" %18.18s", h);
 	}
 	printf("\n");
+	bool ambiguous = false;
+
 	for (size_t r = 0; r < res->t.nrows; r++) {
 		printf("  %-28.28s", res->t.rows[r].name);
 		for (size_t c = 0; c < e->ncolumns; c++) {
@@ -431,11 +433,12 @@ static void print_result(const struct study_result *res)
 			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
 			snprintf(both, sizeof(both), "%s%s", txt, cell->ambiguous ? " (?)" : "");
 			printf(" %18.18s", both);
+			ambiguous |= cell->ambiguous;
 		}
 		printf("\n");
 	}
-	printf("  (%s of each configuration's rounds; (?): several cases matched the column, the first is shown: give "
-	       "it 'at')\n", study_stat_name(e->stat));
+	printf("  (the %s of each configuration's rounds%s)\n", study_stat_name(e->stat),
+	       ambiguous ? "; (?): several cases matched the column, the first is shown: give it 'at'" : "");
 	unit_notes(res, say_text, NULL);
 	for (size_t r = 0; r < res->t.nrows; r++)
 		for (size_t c = 0; c < e->ncolumns; c++)
