@@ -32,12 +32,14 @@ guest() {
 		skip "the quick run in an $arch TCG guest" "qemu-system-$arch is not installed"
 		return
 	fi
+	shared_images "$arch"
 	# with run's options, which reach the guest; on a terminal (script(1) makes one) the guest's
 	# progress is drawn as run draws its own. The sizes are small (every test still runs): under
-	# TCG a 128 MiB latency chain, a 64 MiB TLB walk and a 64 MiB iozone file cost tens of seconds
+	# TCG a 128 MiB latency chain, a 64 MiB TLB walk and a 64 MiB iozone file cost tens of seconds;
+	# one queue depth and two STREAM passes are every code path too
 	run="'$VMB' lab run --matrix 'accel=tcg arch=$arch${keys:+ $keys}' --suites '$what' --quick --boots 1 --baseline none \
 		--cpu.max-prime 2000 --threads 1 --time 0.1 --repeat 2 --warmup 0 --mem.sizes 16,512 --mem.tlb-size 8m \
-		--mem.pagefault-size 4m --disk.file-size 8m --app.table-size 1000 \
+		--mem.pagefault-size 4m --mem.ntimes 2 --disk.file-size 8m --disk.iodepth 1 --app.table-size 1000 \
 		--cache '$cache' --image-dir '$T/imgs' --db '$T/$arch.db' -o '$T/$arch.html'"
 	if command -v script >/dev/null 2>&1; then
 		expect 0 "lab run --quick of $what in an $arch TCG guest, on a terminal" script -qec "$run" /dev/null

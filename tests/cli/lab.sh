@@ -248,6 +248,7 @@ else
 fi
 check "no QEMU process is left" sh -c "! pgrep -f '[q]emu-system-.*$T' >/dev/null"
 
+shared_images "$arch"
 # A two-controller matrix end to end, against the host (aarch64 guests
 # boot in cli-guest and cli-labcpu; its IDE is refused above, with why).
 expect 0 "lab run: ide and virtio-blk under TCG, cpu.prime, disk.randread, boot" "$VMB" lab run \

@@ -65,6 +65,7 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
+shared_images x86_64
 if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 	expect 1 "rt without CAP_SYS_NICE: skipped, and with nothing else to run, no guest booted" setpriv \
 		--bounding-set=-sys_nice "$VMB" lab contend --matrix "$M" --guests 2 --policy rt --suites cpu.prime \

@@ -31,6 +31,7 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
+shared_images x86_64
 expect 0 "cpu.prime in TCG guests of cpu=qemu64 topology=1x2x1, tcg=multi and single" "$VMB" lab run \
 	--matrix "accel=tcg smp=2 cpu=qemu64 topology=1x2x1 tcg=multi,single" --suites cpu.prime --quick --time 0.1 \
 	--repeat 2 --warmup 0 --boots 1 --baseline none --threads 2 --cpu.max-prime 2000 --cache "$cache" --image-dir "$T/imgs" --db "$T/cpu.db" \
@@ -81,6 +82,7 @@ else
 	if [ -x "$(dirname "$VMB")/vmbench-aarch64" ] && [ -r /usr/share/qemu-efi-aarch64/QEMU_EFI.fd ] &&
 		command -v qemu-system-aarch64 >/dev/null 2>&1; then
 		arches=x86_64,aarch64
+		shared_images aarch64
 	else
 		skip "an aarch64 guest booted by QEMU_EFI" "no vmbench-aarch64 beside $VMB (make cross), or no qemu-efi-aarch64"
 	fi

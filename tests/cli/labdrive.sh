@@ -40,6 +40,7 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
+shared_images x86_64
 "$VMB" lab run --matrix "accel=tcg fs=none backend=block snapshot=off,on cache=writeback" --suites disk.randwrite \
 	--quick --boots 1 --baseline none --disk-size 256m --time 0.3 --warmup 0 --repeat 1 --disk.iodepth 1 \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/drive.db" -o "$T/drive.html" >"$T/out" 2>"$T/err" </dev/null

@@ -102,6 +102,7 @@ if [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [
 	exit $?
 fi
 
+shared_images x86_64
 # A guest that never says HELLO within --hello-timeout 1: two tries, both
 # kept, the round marked failed, listed everywhere.
 expect 1 "lab run: no HELLO within 1 s, --retries 1" "$VMB" lab run --matrix accel=tcg --suites cpu.prime \

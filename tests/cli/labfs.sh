@@ -23,6 +23,7 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
+shared_images x86_64
 expect 0 "disk.iozone and app.files in TCG guests with fs=ext4 and fs=none" "$VMB" lab run \
 	--matrix "accel=tcg fs=ext4,none" --suites disk.iozone,app.files --quick --boots 1 --baseline none \
 	--disk-size 16m --cache "$cache" --image-dir "$T/imgs" --db "$T/fs.db" -o "$T/fs.html"

@@ -26,6 +26,7 @@ if ! grep -q "NICs on the tap" "$T/pick"; then
 	finish
 	exit $?
 fi
+shared_images x86_64
 expect 0 "lab image" "$VMB" lab image --cache "$cache" --image-dir "$T/imgs/x86_64"
 
 # What is ours on this machine while a guest runs: its QEMU (its work

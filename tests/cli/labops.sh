@@ -27,6 +27,7 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
+shared_images x86_64
 # post-copy at once (--vmops.postcopy-after 0): an idle guest's pre-copy
 # converges before a switch after its first pass; mem.bandwidth's arrays
 # are RAM that an idle guest does not have; pin=on: each QEMU the guest

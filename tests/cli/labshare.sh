@@ -25,6 +25,7 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
+shared_images x86_64
 expect 0 "disk.seqwrite in TCG guests with share=9p and share=virtiofs" "$VMB" lab run \
 	--matrix "accel=tcg share=9p,virtiofs" --suites disk.seqwrite --quick --boots 1 --baseline none \
 	--disk-size 16m --cache "$cache" --image-dir "$T/imgs" --db "$T/share.db" -o "$T/share.html"

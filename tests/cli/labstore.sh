@@ -48,6 +48,7 @@ for dev in pvscsi megasas virtio-balloon-pci; do
 		exit $?
 	fi
 done
+shared_images x86_64
 # QEMU 7.2's mptsas1068 and the mptsas driver of Debian's 6.1 kernel: the
 # controller comes up in the guest ("scsi host0: ioc0: LSISAS1068 A0") but
 # the driver finds no SAS end device behind it, hence no disk, and the lab

@@ -122,6 +122,7 @@ expect = events/s: host > accel=tcg
 title = not here
 not-run = needs <hardware>
 STUDY
+	shared_images x86_64
 	# a --db path longer than 64 characters: lab run was handed it cut, stored
 	# into another file and the tables found nothing
 	mkdir -p "$T/a-directory-whose-name-makes-the-path-longer-than-sixty-four-characters"
