@@ -1,10 +1,10 @@
-/* Line charts of a metric against the load the guests ran under (lab
- * contend's --load): for the operands whose names carry a load=N word
- * (lab contend names each guest of each cell "policy=P load=N guest=G"),
- * one polyline per operand name without that word (a policy and a guest),
- * through its value at each load, for every row of the contend suite's
- * run delay. The issue's "run delay against load": how long each guest's
- * vCPUs waited as the guests' load grew, under each policy. */
+/* Line charts of a metric against the load the guests ran under.
+ * lab contend names each guest of each cell "policy=P load=N guest=G";
+ * the operands whose names carry such a load=N word are drawn.
+ * Each operand name without that word (a policy and a guest) is one line,
+ * through its value at each load.
+ * One chart is drawn for every row of the contend suite's run delay:
+ * how long each guest's vCPUs waited as the guests' load grew, per policy. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -48,13 +48,14 @@ lacks() {
 	fi
 }
 
-# shared_images ARCH...: "$T/imgs", where a guest test's lab runs find
-# their images (--image-dir "$T/imgs"), made a link to this build's
-# $(dirname "$VMB")/test-images, built there first under a lock when not up
-# to date: the guest tests of one build boot the same images, built once
-# (3.6 s each on x86_64), not one each. Nothing writes there while a test
-# runs (its lab runs find the images up to date). When the build fails,
-# "$T/imgs" stays the test's own, and its lab run builds there as before.
+# shared_images ARCH...: make "$T/imgs" a link to this build's images.
+# A guest test's lab runs find their images in "$T/imgs" (--image-dir).
+# The images live in $(dirname "$VMB")/test-images, one set per build.
+# They are built there first, under a lock, when they are not up to date.
+# So the guest tests of one build boot the same images, built once,
+# instead of one set each (3.6 s each on x86_64).
+# Nothing writes there while a test runs: its lab runs find them up to date.
+# When the build fails, "$T/imgs" stays the test's own, as before.
 shared_images() {
 	imgs="$(dirname "$VMB")/test-images"
 	mkdir -p "$imgs" || return 0
