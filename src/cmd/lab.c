@@ -1499,8 +1499,8 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	return EXIT_OK;
 }
 
-/* session: NULL, or where the session's id goes, and then no report is
- * written (lab study draws its own). */
+/* session: NULL, or where the session's id goes.
+ * With a session, no report is written: lab study draws its own. */
 static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets, const char *cache,
 		   const char *image_dir, char *session, size_t session_len)
 {
@@ -1865,15 +1865,16 @@ out:
 
 static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
 			   const char *cache, char *session, size_t session_len);
-/* lab contend's options that lab run does not take, and lab run's that
- * lab contend does not */
+/* lab contend's options, which lab run does not take;
+ * and lab run's options, which lab contend does not take */
 static const char *const lab_contend_only[] = { "guests", "policy", "shares", "reserve", "load", "host-cpus",
 						 "rt-threads", "rt-priority" };
 static const size_t lab_ncontend_only = ARRAY_SIZE(lab_contend_only);
 static const char *const lab_contend_refused[] = { "boots", "baseline", "mdd", "budget-total", "retries" };
 
-/* What run and contend begin with: --quick's defaults, and the cache's
- * directory (--cache, else the user's). -1 when out of memory. */
+/* What run and contend begin with: --quick's defaults,
+ * and the cache's directory (--cache, else the user's).
+ * -1 when out of memory. */
 static int quick_and_cache(struct optset *own, char *cache, size_t len)
 {
 	if (optset_bool(own, "quick") && optset_apply_quick(own) < 0)
@@ -2034,8 +2035,8 @@ static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, un
 	return *n ? 0 : -EINVAL;
 }
 
-/* session: NULL, or where the session's id goes, and then no report is
- * written (lab study draws its own). */
+/* session: NULL, or where the session's id goes.
+ * With a session, no report is written: lab study draws its own. */
 static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
 			   const char *cache, char *session, size_t session_len)
 {

@@ -176,8 +176,9 @@ static unsigned list_count(const char *s)
 	return n;
 }
 
-/* A contend experiment's plan: its guests booted once, then every cell
- * (policy x load) each round, the guests' items run together. */
+/* A contend experiment's plan: its guests booted once,
+ * then every cell (policy x load) each round,
+ * the guests' items run together. */
 static int plan_contend(const struct study_experiment *e, const struct optset *own, const struct runner_estimate *est,
 			double *total_min, double *total_max, unsigned *boots)
 {

@@ -452,9 +452,9 @@ static bool contend_label(const char *key)
 	return !strcmp(key, "policy") || !strcmp(key, "guest") || !strcmp(key, "load");
 }
 
-/* A side of a contend experiment: KEY=VALUE[,KEY=VALUE] of lab contend's
- * labels or the matrix's keys (the guests' values are the run's, not known
- * before it). */
+/* A side of a contend experiment: KEY=VALUE[,KEY=VALUE],
+ * each key one of lab contend's labels or a matrix key.
+ * The values are not checked: they are the run's, not known before it. */
 static int contend_side_check(struct parser *p, const char *side, const char *what)
 {
 	char buf[96];
@@ -658,8 +658,8 @@ static int column_cases(struct parser *p, const struct study_experiment *e, cons
 	return 0;
 }
 
-/* The experiment's matrix, expanded into m (released by the caller on
- * success), its count in e->nconfigs; a bad one refused at its line. */
+/* The experiment's matrix, expanded into m, its count in e->nconfigs.
+ * On success the caller releases m; a bad matrix is refused at its line. */
 static int exp_matrix(struct parser *p, struct study_experiment *e, struct lab_matrix *m)
 {
 	char err[1024];
@@ -675,9 +675,9 @@ static int exp_matrix(struct parser *p, struct study_experiment *e, struct lab_m
 	return 0;
 }
 
-/* A contend experiment: one configuration, its guests booted once (no
- * boots), the baseline and the expectations selecting guests' documents
- * by lab contend's labels (the host is not measured). */
+/* A contend experiment: one configuration, its guests booted once (no boots).
+ * The baseline and the expectations select guests' documents by lab contend's labels.
+ * The host is not measured. */
 static int contend_finish(struct parser *p, struct study_experiment *e)
 {
 	struct lab_matrix m = { 0 };

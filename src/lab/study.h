@@ -70,8 +70,9 @@ struct study_experiment {
 	struct strv options;  /* lab run's option words, as given */
 	unsigned rounds, boots;
 	char baseline[96];    /* host, none, or KEY=VALUE[,...] */
-	char rows[64];        /* the keys (matrix keys, or lab contend's labels), comma-separated, whose values
-			       * name the rows; "" : the configurations' names */
+	/* the keys whose values name the rows, comma-separated: matrix keys, or lab contend's labels;
+	 * "": the configurations' names */
+	char rows[64];
 	char select[96];      /* KEY=VALUE[,...]: only the documents with these labels make the table; "": all */
 	enum study_stat stat;
 	struct strv stand_in; /* which QEMU model stands in for which device */

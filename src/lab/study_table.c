@@ -85,8 +85,8 @@ static double doc_value(const json_t *doc, const struct study_column *c, char *u
 	return v;
 }
 
-/* The row a document goes in: its values of the rows keys ("policy=rt
- * load=80"), else its configuration's name. */
+/* The row a document goes in: its values of the rows keys,
+ * e.g. "policy=rt load=80"; else its configuration's name. */
 static void row_of(const struct study_experiment *e, const json_t *doc, char *buf, size_t len)
 {
 	const char *config = json_string_value(json_object_get(doc, "lab_config"));

@@ -39,8 +39,8 @@ void html_phase_chart(FILE *f, const struct cmp_table *t, const size_t *rows, si
 void html_charts(FILE *f, const struct cmp_table *t);
 /* Line charts of the series over time, first run of each operand (html_series.c). */
 void html_series_charts(FILE *f, const struct cmp_table *t);
-/* lab contend's run delay against the guests' load: a line per policy and
- * guest, from the operands named "... load=N ..." (html_load.c). */
+/* lab contend's run delay against the guests' load (html_load.c):
+ * a line per policy and guest, from the operands named "... load=N ...". */
 void html_load_charts(FILE *f, const struct cmp_table *t);
 
 #endif

@@ -21,8 +21,9 @@
 #define LOAD_METRIC "run_delay"
 #define LOAD_SUITE "contend"
 
-/* The load of an operand's name ("policy=rt load=80 guest=1": 80), and
- * the name without that word in group (len); false when it has none. */
+/* The load of an operand's name: 80 for "policy=rt load=80 guest=1".
+ * The name without that word goes in group (len).
+ * False when the name has no load. */
 static bool load_of(const char *name, double *load, char *group, size_t len)
 {
 	const char *w = strstr(name, "load=");
