@@ -1499,6 +1499,21 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	return EXIT_OK;
 }
 
+/* What a lab run and a lab contend leave at their end: every QEMU killed
+ * (and its files removed), and what they held released. */
+static void lab_end(struct lab *l, struct lab_matrix *m)
+{
+	lab_kill_all();
+	json_decref(l->group);
+	json_decref(l->busy);
+	strv_clear(&l->base_pairs);
+	json_decref(l->run_opts);
+	json_decref(l->failures);
+	cmp_table_release(&l->t);
+	lab_matrix_release(m);
+	db_close(l->db);
+}
+
 /* session: NULL, or where the session's id goes.
  * With a session, no report is written: lab study draws its own. */
 static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets, const char *cache,
@@ -1561,16 +1576,8 @@ out:
 			 l.session, LAB_SESSION_LABEL, l.session);
 	if (session)
 		snprintf(session, session_len, "%s", l.session);
-	lab_kill_all();
 	free(order);
-	json_decref(l.group);
-	json_decref(l.busy);
-	strv_clear(&l.base_pairs);
-	json_decref(l.run_opts);
-	json_decref(l.failures);
-	cmp_table_release(&l.t);
-	lab_matrix_release(&m);
-	db_close(l.db);
+	lab_end(&l, &m);
 	return ret;
 }
 
@@ -2271,14 +2278,7 @@ out:
 			 "by round", LAB_SESSION_LABEL, l.session);
 	if (session)
 		snprintf(session, session_len, "%s", l.session);
-	lab_kill_all();
-	json_decref(l.group);
-	strv_clear(&l.base_pairs);
-	json_decref(l.run_opts);
-	json_decref(l.failures);
-	cmp_table_release(&l.t);
-	lab_matrix_release(&m);
-	db_close(l.db);
+	lab_end(&l, &m);
 	return ret;
 }
 

@@ -539,16 +539,6 @@ int lab_ssh_banner(const char *buf, size_t len, char *version, size_t vlen)
 
 /* The build --------------------------------------------------------------- */
 
-static int file_id(const char *path, char *buf, size_t len)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return -errno;
-	snprintf(buf, len, "%s:%lld:%lld", path, (long long)st.st_size, (long long)st.st_mtime);
-	return 0;
-}
-
 /* Remove a tree made here (rm does not follow its links) */
 static void remove_tree(const char *tree)
 {
@@ -751,7 +741,7 @@ static int build_locked(const struct lab_distro_opts *o, const struct lab_arch *
 	r = lab_distro_packages(o->d, a->deb, o->packages, &pkgs, err, errlen);
 	if (r < 0)
 		goto out;
-	if (file_id(o->vmbench, vid, sizeof(vid)) < 0) {
+	if (lab_file_id(o->vmbench, vid, sizeof(vid)) < 0) {
 		r = errf(err, errlen, -ENOENT, "cannot read the guest's vmbench %s", o->vmbench);
 		goto out;
 	}

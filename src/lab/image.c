@@ -213,7 +213,7 @@ static void add_path(struct cpio *c, struct strv *dirs, const char *path, mode_t
 	cpio_copy(c, d, perm, host);
 }
 
-static int file_id(const char *path, char *buf, size_t len)
+int lab_file_id(const char *path, char *buf, size_t len)
 {
 	struct stat st;
 
@@ -492,10 +492,10 @@ static int image_inputs(const struct lab_image_opts *o, struct image_inputs *in,
 		r = find_busybox(o, in->a, in->busybox, sizeof(in->busybox), err, errlen);
 	if (r < 0)
 		return r;
-	if (file_id(in->busybox, in->ids[0], sizeof(in->ids[0])) < 0)
+	if (lab_file_id(in->busybox, in->ids[0], sizeof(in->ids[0])) < 0)
 		return errf(err, errlen, -ENOENT, "no static busybox at %s: apt-get install busybox-static", in->busybox);
-	if (file_id(o->vmbench, in->ids[1], sizeof(in->ids[1])) < 0 ||
-	    file_id(in->kernel, in->ids[2], sizeof(in->ids[2])) < 0)
+	if (lab_file_id(o->vmbench, in->ids[1], sizeof(in->ids[1])) < 0 ||
+	    lab_file_id(in->kernel, in->ids[2], sizeof(in->ids[2])) < 0)
 		return errf(err, errlen, -ENOENT, "cannot read %s or %s", o->vmbench, in->kernel);
 	r = check_binary("busybox", in->busybox, in->a->name, true, err, errlen);
 	if (r == 0)

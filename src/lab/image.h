@@ -34,6 +34,10 @@ const struct lab_arch *lab_arch_find(const char *name);
 /* uname -m of this machine */
 const char *lab_host_arch(void);
 
+/* An input file's identity in an image's manifest: "PATH:SIZE:MTIME".
+ * 0, or a negative errno when it cannot be read. */
+int lab_file_id(const char *path, char *buf, size_t len);
+
 /* Build, or find the image up to date (*rebuilt false). err says what failed. */
 int lab_image_build(const struct lab_image_opts *o, int *rebuilt, char *err, size_t errlen);
 
