@@ -310,7 +310,7 @@ static void groups_make(struct contend *x)
 				 "delegated cgroup" : "");
 		goto out;
 	}
-	if (x->o->policy[CONTEND_RT] && x->l.rt_group) {
+	if (x->o->policy[CONTEND_RT] && !x->why[CONTEND_RT] && x->l.rt_group) {
 		/* The parent first: a group's runtime comes out of its parent's, and
 		 * other groups (another vmbench's) may hold part of it: the most of
 		 * CONTEND_RT_RUNTIME_US, then 100 ms less at a time, that fits */
@@ -871,10 +871,12 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		for (unsigned l = 0; o->policy[p] && l < o->nloads; l++)
 			cells[ncells].p = (enum contend_policy)p, cells[ncells++].load = o->loads[l];
-	groups_make(x);
-	if (o->policy[CONTEND_RT] && !x->why[CONTEND_RT] && (r = rt_allowed(o->rt_priority)) < 0)
+	/* the permission first: without it no runtime is granted, and the
+	 * reason said is the permission, whatever other groups hold */
+	if (o->policy[CONTEND_RT] && (r = rt_allowed(o->rt_priority)) < 0)
 		skip_policy(x, CONTEND_RT, "this process may not run threads SCHED_FIFO (%s): it needs root or "
 			    "CAP_SYS_NICE", strerror(-r));
+	groups_make(x);
 	r = 0;
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		if (o->policy[p] && x->why[p])
