@@ -1252,6 +1252,22 @@ static json_t *lab_run_options(const struct optset *own, const struct optset *su
 /* Everything lab run checks and opens before the first boot: the matrix,
  * --kernel, --suites, -o, the store, the signal handlers. CMD_CONTINUE, or
  * an exit code after a message. */
+/* What the NICs sit on: a tap on a link of their own where permitted. */
+static void pick_nic_backend(struct lab *l)
+{
+	char err[512] = "";
+
+	l->nic_be = lab_backend_pick(LAB_NIC, err, sizeof(err));
+	if (l->nic_be && !l->nic_be->host_addr && *err)
+		snprintf(l->nic_note, sizeof(l->nic_note), "user networking carries the NICs (%.400s): the "
+			 "guest's NIC reaches nothing, and any traffic through it would measure QEMU's "
+			 "user networking, the bottleneck, not the NIC model", err);
+	if (*l->nic_note)
+		log_info("%s", l->nic_note);
+	else if (l->nic_be)
+		log_info("NICs on the %s back end (a tap device in a network namespace per guest)", l->nic_be->name);
+}
+
 static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct lab *l, struct lab_matrix *m,
 		       const char *out)
 {
@@ -1298,19 +1314,8 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 	if (ret != CMD_CONTINUE)
 		return ret;
 	for (size_t i = 0; i < m->n && !l->nic_be; i++)
-		if (lab_config_device(&m->configs[i], LAB_NIC)) {
-			/* what the NICs sit on: a tap on a link of their own where permitted */
-			l->nic_be = lab_backend_pick(LAB_NIC, err, sizeof(err));
-			if (l->nic_be && !l->nic_be->host_addr && *err)
-				snprintf(l->nic_note, sizeof(l->nic_note), "user networking carries the NICs (%.400s): the "
-					 "guest's NIC reaches nothing, and any traffic through it would measure QEMU's "
-					 "user networking, the bottleneck, not the NIC model", err);
-			if (*l->nic_note)
-				log_info("%s", l->nic_note);
-			else if (l->nic_be)
-				log_info("NICs on the %s back end (a tap device in a network namespace per guest)",
-					 l->nic_be->name);
-		}
+		if (lab_config_device(&m->configs[i], LAB_NIC))
+			pick_nic_backend(l);
 	/* a report that cannot be written must not cost a long run */
 	ret = cmd_check_output(self, out);
 	if (ret != CMD_CONTINUE)
@@ -2042,6 +2047,46 @@ static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, un
 	return *n ? 0 : -EINVAL;
 }
 
+/* A net item (net.udp_rr) in lab contend is measured from the host to
+ * each guest (netdir=guest-server: the host's client in the guest's
+ * network namespace, the guest's serve beside the guest's LOAD), over a
+ * NIC: virtio-net when --matrix names none. A usage error for a matrix
+ * that says otherwise; c is changed only with apply. */
+static int contend_net_config(const struct vmb_cmd *self, struct lab *l, struct lab_config *c, bool apply)
+{
+	char what[64] = "";
+
+	for (const char *p = l->suites; p && *p && !*what; p += strcspn(p, ","), p += *p == ',') {
+		const struct vmb_suite *s;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		s = lab_item_suite(what);
+		if (!s || !(s->flags & VMB_SUITE_NET_PEER))
+			what[0] = '\0';
+	}
+	if (!*what)
+		return CMD_CONTINUE;
+	if ((c->given & (1u << LAB_NETDIR)) && strcmp(c->v[LAB_NETDIR], "guest-server"))
+		return cmd_usage_error(self, "--suites %s: lab contend measures it from the host to each guest, beside "
+				       "the guest's load (netdir=guest-server); leave netdir out of --matrix or give "
+				       "netdir=guest-server", what);
+	if (!lab_config_device(c, LAB_NIC)) {
+		if (c->given & (1u << LAB_NIC))
+			return cmd_usage_error(self, "--suites %s measures over each guest's NIC: give a NIC model in "
+					       "--matrix (e.g. nic=virtio-net), not nic=none", what);
+		if (!apply)
+			return CMD_CONTINUE;
+		snprintf(c->v[LAB_NIC], sizeof(c->v[LAB_NIC]), "virtio-net");
+		log_info("%s: each guest gets a virtio-net NIC (--matrix names none)", what);
+	}
+	if (!apply)
+		return CMD_CONTINUE;
+	snprintf(c->v[LAB_NETDIR], sizeof(c->v[LAB_NETDIR]), "guest-server");
+	if (!l->nic_be)
+		pick_nic_backend(l);
+	return CMD_CONTINUE;
+}
+
 /* session: NULL, or where the session's id goes.
  * With a session, no report is written: lab study draws its own. */
 static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
@@ -2205,6 +2250,10 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 			lab_matrix_release(&one);
 			goto out;
 		}
+		if (one.n == 1 && (ret = contend_net_config(self, &l, &one.configs[0], false)) != CMD_CONTINUE) {
+			lab_matrix_release(&one);
+			goto out;
+		}
 		lab_matrix_release(&one);
 	}
 	ret = cmd_rounds_from(self, own, "rounds", 100, &l.rounds, &l.autorounds);
@@ -2221,6 +2270,9 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 		goto out;
 	}
 	c = m.configs[0];
+	ret = contend_net_config(self, &l, &c, true);
+	if (ret != CMD_CONTINUE)
+		goto out;
 	{
 		/* a guest cannot take more of the host than its vCPUs: the promise's bound */
 		int64_t smp;
