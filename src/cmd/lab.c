@@ -56,6 +56,11 @@ extern const struct vmb_opt run_opts[];
 	"each guest's disk suite tests the scratch disk behind the configuration's controller (the matrix key "     \
 	"disk); the host baseline's test file goes in the current directory"
 
+/* lab contend's --suites unless given: the study's composite CPU load and
+ * its latency probes, inside each guest (sched.wakeup) and from the host
+ * to each guest (net.udp_rr) */
+#define LAB_CONTEND_SUITES "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup,net.udp_rr"
+
 const struct vmb_opt lab_opts[] = {
 	{ .name = "arch", .type = OPT_STRING, .def = "x86_64", .choices = "x86_64|aarch64", .metavar = "ARCH",
 	  .help = "image: the guest's architecture" },
@@ -86,8 +91,8 @@ const struct vmb_opt lab_opts[] = {
 		  "| nic=e1000\" (a configuration twice is refused). " LAB_MATRIX_HELP },
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
 	  .help = "run, contend: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot); "
-		  "contend's default is the study's composite load and latency probe, "
-		  "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup" },
+		  "contend's default is the study's composite load and latency probes, "
+		  LAB_CONTEND_SUITES " (net.udp_rr measured by the host's client, from the host to each guest)" },
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
 	/* how each guest and the host measure: `vmbench run`'s rows, passed to both */
 	RUN_MEASURE_OPTS,
@@ -229,7 +234,11 @@ const struct vmb_cmd cmd_lab_desc = {
 		       "and load of --load (cells shuffled per round) runs --suites on all of them together; each "
 		       "guest's document has the host's view (the contend suite: CPU share of its vCPU threads "
 		       "against the share promised, run delay from schedstat, Jain's index) and the labels policy=, "
-		       "guest=, load=. Linux has no hard CPU reservation: reservation caps the other guests. Every "
+		       "guest=, load=. A net item (net.udp_rr) is measured from the host to each guest at once: the "
+		       "host's client in each guest's network namespace against the guest's vmbench serve "
+		       "(netdir=guest-server; a guest gets nic=virtio-net unless --matrix names a NIC), the guest "
+		       "under its load (the agent's LOAD) meanwhile. Linux has no hard CPU reservation: "
+		       "reservation caps the other guests. Every "
 		       "cgroup, priority and QEMU is undone on every exit path; a policy this process has no "
 		       "permission for is skipped with the reason. "
 		       "Every guest and the host "
@@ -1935,7 +1944,7 @@ out:
 	return ret;
 }
 
-#define LAB_CONTEND_SUITES "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup"
+
 
 
 /* A guest's document of one cell: said on stdout (its host figures and

@@ -17,6 +17,7 @@
 #include "labnet.h"
 #include "../core/clock.h"
 #include "../core/stop.h"
+#include "../core/stoppoint.h"
 #include "../core/suite.h"
 #include "../core/str.h"
 #include "../store/doc.h"
@@ -327,6 +328,10 @@ static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const c
 	if (r == 0 && (r = ns_spawn(n, argv.v, &pid, &fo, &fe)) < 0)
 		errf(err, errlen, r, "starting the host's run of %s in the lab's network namespace: %s", what,
 		     strerror(-r));
+	/* tests interrupt or kill -9 the run here: the host's client running
+	 * in the namespace (lab contend: its guest under LOAD) */
+	if (r == 0)
+		vmb_test_stop_point("lab-net-client");
 	if (r == 0) {
 		struct capture both[2] = { { .fd = fo, .buf = &out, .len = &ol, .cap = 1 },
 					   { .fd = fe, .buf = &errtext, .len = &el, .cap = 1 } };
