@@ -205,6 +205,8 @@ struct guest {
 	const char *item;
 	bool net;      /* item is measured by the host's client over the network path, beside a LOAD */
 	unsigned load; /* the cell's */
+	bool want_net;      /* a net item is asked: its network path started after its boot */
+	char net_why[600];  /* why not (its NIC has no link), or empty */
 	json_t *opts, *doc, *cell; /* the RUN's document; the cell's merged one */
 	struct window *w;
 	char err[1024];
@@ -486,11 +488,24 @@ static int sample(const struct guest *g, struct contend_sched *sum)
 	return 0;
 }
 
+/* A guest booted, checked, and when a net item is asked its network path
+ * started (the guest's serve), each guest's in a thread of its own. */
 static void *boot_thread(void *arg)
 {
 	struct guest *g = arg;
+	int r;
 
 	g->r = lab_guest_ready(g->g, &g->f, g->err, sizeof(g->err));
+	if (g->r < 0 || !g->want_net)
+		return NULL;
+	r = lab_guest_net_start(g->g, g->net_why, sizeof(g->net_why));
+	if (r == -EOPNOTSUPP)
+		return NULL;
+	g->net_why[0] = '\0';
+	if (r < 0) {
+		snprintf(g->f.step, sizeof(g->f.step), "start its network path");
+		g->r = errf(g->err, sizeof(g->err), r, "%s", g->net_why);
+	}
 	return NULL;
 }
 
@@ -972,11 +987,20 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 			return errf(err, errlen, -EOPNOTSUPP, "no policy asked can run here (each was skipped, see why above)");
 		}
 	}
-	/* boot every guest at once, each from a thread of its own */
+	/* boot every guest at once, each from a thread of its own; when a net
+	 * item is asked, each guest's network path is started there too: the
+	 * host's client in each QEMU's namespace against the guest's serve */
+	for (const char *it = o->ro->suites; it && *it && !x->gs[0].want_net; it += strcspn(it, ","), it += *it == ',') {
+		char item[64];
+
+		snprintf(item, sizeof(item), "%.*s", (int)strcspn(it, ","), it);
+		x->gs[0].want_net = net_item(item);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		x->gs[i].idx = i;
 		x->gs[i].o = o;
 		x->gs[i].r = -EAGAIN;
+		x->gs[i].want_net = x->gs[0].want_net;
 	}
 	log_info("booting %u guests (%s)", n, o->c->v[LAB_ACCEL]);
 	/* QEMU is started here, by the thread that lives as long as it does */
@@ -1007,27 +1031,9 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 			log_info("every policy skipped: a QEMU could not be moved into its guest's cgroup");
 		}
 	}
-	/* each guest's network path, when a net item is asked: the host's
-	 * client in each QEMU's namespace against the guest's serve */
-	for (const char *it = o->ro->suites; r == 0 && it && *it; it += strcspn(it, ","), it += *it == ',') {
-		char item[64];
-
-		snprintf(item, sizeof(item), "%.*s", (int)strcspn(it, ","), it);
-		if (!net_item(item))
-			continue;
-		for (unsigned i = 0; i < n && r == 0 && !*x->net_why; i++) {
-			char e2[512];
-
-			r = lab_guest_net_start(x->gs[i].g, e2, sizeof(e2));
-			if (r == -EOPNOTSUPP) {
-				snprintf(x->net_why, sizeof(x->net_why), "%s", e2);
-				r = 0;
-			} else if (r < 0) {
-				r = errf(err, errlen, r, "guest %u: starting its network path: %s", i + 1, e2);
-			}
-		}
-		break;
-	}
+	/* a guest's NIC without a link skips the net items (every guest's is alike) */
+	for (unsigned i = 0; i < n && r == 0 && !*x->net_why; i++)
+		snprintf(x->net_why, sizeof(x->net_why), "%s", x->gs[i].net_why);
 	for (unsigned k = 1; r == 0 && k <= o->rounds && !vmb_stop_requested(); k++) {
 		json_t *order = json_array();
 
