@@ -2079,18 +2079,41 @@ static int contend_net_config(const struct vmb_cmd *self, struct lab *l, struct 
 		return cmd_usage_error(self, "--suites %s: lab contend measures it from the host to each guest, beside "
 				       "the guest's load (netdir=guest-server); leave netdir out of --matrix or give "
 				       "netdir=guest-server", what);
-	if (!lab_config_device(c, LAB_NIC)) {
-		if (c->given & (1u << LAB_NIC))
-			return cmd_usage_error(self, "--suites %s measures over each guest's NIC: give a NIC model in "
-					       "--matrix (e.g. nic=virtio-net), not nic=none", what);
-		if (!apply)
-			return CMD_CONTINUE;
-		snprintf(c->v[LAB_NIC], sizeof(c->v[LAB_NIC]), "virtio-net");
-		log_info("%s: each guest gets a virtio-net NIC (--matrix names none)", what);
-	}
+	if (!lab_config_device(c, LAB_NIC) && (c->given & (1u << LAB_NIC)))
+		return cmd_usage_error(self, "--suites %s measures over each guest's NIC: give a NIC model in --matrix "
+				       "(e.g. nic=virtio-net), not nic=none", what);
 	if (!apply)
 		return CMD_CONTINUE;
 	snprintf(c->v[LAB_NETDIR], sizeof(c->v[LAB_NETDIR]), "guest-server");
+	if (!lab_config_device(c, LAB_NIC)) {
+		/* a NIC of our own choice only where the host reaches the guest over it */
+		char why[512];
+		const struct lab_backend *be = lab_backend_pick(LAB_NIC, why, sizeof(why));
+
+		if (be && be->host_addr) {
+			snprintf(c->v[LAB_NIC], sizeof(c->v[LAB_NIC]), "virtio-net");
+			log_info("%s: each guest gets a virtio-net NIC (--matrix names none)", what);
+		} else {
+			bool other = false;
+
+			for (const char *p = l->suites; p && *p; p += strcspn(p, ","), p += *p == ',') {
+				const struct vmb_suite *s;
+
+				snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+				s = lab_item_suite(what);
+				other = other || !s || !(s->flags & VMB_SUITE_NET_PEER);
+			}
+			/* its net items are skipped after the boot, saying why; with nothing else, nothing boots */
+			if (!other) {
+				log_error("--suites %s: nothing to measure: the host cannot reach a guest over a NIC here (%s)",
+					  l->suites, *why ? why : "no link back end");
+				return EXIT_FAILED;
+			}
+			log_info("the net items: the host cannot reach a guest over a NIC here (%s): the guests get none",
+				 *why ? why : "no link back end");
+			return CMD_CONTINUE;
+		}
+	}
 	if (!l->nic_be)
 		pick_nic_backend(l);
 	return CMD_CONTINUE;

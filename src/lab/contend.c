@@ -806,10 +806,8 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		if (lab_host_measured(item))
 			continue;
 		net = net_item(item);
-		if (net && *x->net_why) {
-			log_info("%s: skipped: %s", item, x->net_why);
-			continue;
-		}
+		if (net && *x->net_why)
+			continue; /* skipped, as was said after the boot */
 		for (unsigned i = 0; i < n && r == 0; i++) {
 			struct guest *g = &x->gs[i];
 
@@ -923,9 +921,9 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 			else
 				o->keep(o->arg, json_incref(g->cell));
-		} else if (r == 0) {
+		} else if (r == 0 && g->cell) {
 			r = errf(err, errlen, -ENOMEM, "out of memory");
-		}
+		} /* else every item was skipped: nothing to store */
 		json_decref(suite);
 		json_decref(g->cell);
 		g->cell = NULL;
@@ -1034,6 +1032,19 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	/* a guest's NIC without a link skips the net items (every guest's is alike) */
 	for (unsigned i = 0; i < n && r == 0 && !*x->net_why; i++)
 		snprintf(x->net_why, sizeof(x->net_why), "%s", x->gs[i].net_why);
+	if (r == 0 && *x->net_why) {
+		bool other = false;
+
+		for (const char *it = o->ro->suites; it && *it; it += strcspn(it, ","), it += *it == ',') {
+			char item[64];
+
+			snprintf(item, sizeof(item), "%.*s", (int)strcspn(it, ","), it);
+			other = other || !net_item(item);
+		}
+		log_info("the net items: skipped: %s", x->net_why);
+		if (!other)
+			r = errf(err, errlen, -EOPNOTSUPP, "nothing to measure: the net items were skipped (%s)", x->net_why);
+	}
 	for (unsigned k = 1; r == 0 && k <= o->rounds && !vmb_stop_requested(); k++) {
 		json_t *order = json_array();
 
