@@ -5,6 +5,7 @@
  * docs/agent-protocol.md is the protocol's specification. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../core/bgload.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/macro.h"
@@ -48,8 +50,9 @@ const struct vmb_cmd cmd_agent_desc = {
 		       "machine's fingerprint, maybe PREPARE <JSON> answered by PREPARED <JSON> (a filesystem made "
 		       "and mounted on the disk under test, or a host's shared folder mounted), then RUN <suite> <options JSON> answered by PROGRESS "
 		       "heartbeats and RESULT <length> with the result document (or ERROR <message>), TOKEN "
-		       "<secret> (the net token of later runs, answered OK) and SERVE <address> (a vmbench serve "
-		       "there, answered SERVING <address:port>), until BYE.",
+		       "<secret> (the net token of later runs, answered OK), SERVE <address> (a vmbench serve "
+		       "there, answered SERVING <address:port>) and LOAD <percent> (a background load of run --load's "
+		       "spinners in the agent, 0 to stop it, answered LOADED with what the stopped one got), until BYE.",
 	.opts = agent_opts,
 	.max_args = 0,
 };
@@ -518,6 +521,41 @@ static int serve_start(struct proto_conn *c, const char *addr)
 	return r;
 }
 
+/* The background load LOAD started (pct 0: none), stopped by the next
+ * LOAD, by BYE and when the agent leaves. */
+static struct bgload agent_load;
+
+static void load_stop(unsigned *asked, double *got)
+{
+	*asked = agent_load.pct;
+	*got = NAN;
+	if (agent_load.pct)
+		bgload_stop(&agent_load, got);
+	agent_load.pct = 0;
+}
+
+/* LOAD PCT: the load there stopped, PCT% started (none for 0); answered
+ * LOADED with what the stopped one was asked and got, or ERROR. */
+static int load(struct proto_conn *c, const char *line)
+{
+	char err[256], got_s[24] = "-";
+	unsigned pct, asked;
+	double got;
+	int r;
+
+	if (proto_parse_load(line, &pct, err, sizeof(err)) < 0)
+		return send_error(c, "", err);
+	load_stop(&asked, &got);
+	if (asked && isfinite(got) && got >= 0 && got <= 100)
+		snprintf(got_s, sizeof(got_s), "%.1f", got);
+	r = bgload_start(&agent_load, pct);
+	if (r < 0) {
+		agent_load.pct = 0;
+		return send_error(c, "LOAD: the background load could not be started: ", strerror(-r));
+	}
+	return proto_send(c, "LOADED %u %s", asked, got_s);
+}
+
 /* The filesystem PREPARE mounted, unmounted when the agent leaves. */
 static bool agent_mounted;
 
@@ -554,6 +592,10 @@ static int serve_line(struct proto_conn *c, const char *line)
 	int r;
 
 	if (!strcmp(line, "BYE")) {
+		unsigned asked;
+		double got;
+
+		load_stop(&asked, &got);
 		serve_stop();
 		/* unmounted before the answer: the guest powers off after it */
 		if (agent_mounted)
@@ -563,6 +605,8 @@ static int serve_line(struct proto_conn *c, const char *line)
 	}
 	if (!strncmp(line, "PREPARE ", 8))
 		return prepare(c, line);
+	if (!strncmp(line, "LOAD ", 5))
+		return load(c, line);
 	if (!strncmp(line, "TOKEN ", 6)) {
 		/* the environment every later run and serve inherits */
 		if (proto_parse_token(line, arg, sizeof(arg), err, sizeof(err)) < 0)
@@ -577,7 +621,7 @@ static int serve_line(struct proto_conn *c, const char *line)
 	}
 	if (strncmp(line, "RUN ", 4))
 		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>', 'PREPARE <JSON>', "
-				  "'TOKEN <secret>', 'SERVE <address>' or 'BYE', not: ", line);
+				  "'TOKEN <secret>', 'SERVE <address>', 'LOAD <percent>' or 'BYE', not: ", line);
 	if (proto_parse_run(line, run_opts, &req, err, sizeof(err)) < 0)
 		return send_error(c, "", err);
 	r = run_one(c, &req);
@@ -670,6 +714,12 @@ static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 		}
 	}
 release:
+	{
+		unsigned asked;
+		double got;
+
+		load_stop(&asked, &got);
+	}
 	serve_stop();
 	if (agent_mounted)
 		lab_fs_unmount(PROTO_MOUNTPOINT);

@@ -56,6 +56,11 @@ extern const struct vmb_opt run_opts[];
 	"each guest's disk suite tests the scratch disk behind the configuration's controller (the matrix key "     \
 	"disk); the host baseline's test file goes in the current directory"
 
+/* lab contend's --suites unless given: the study's composite CPU load and
+ * its latency probes, inside each guest (sched.wakeup) and from the host
+ * to each guest (net.udp_rr) */
+#define LAB_CONTEND_SUITES "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup,net.udp_rr"
+
 const struct vmb_opt lab_opts[] = {
 	{ .name = "arch", .type = OPT_STRING, .def = "x86_64", .choices = "x86_64|aarch64", .metavar = "ARCH",
 	  .help = "image: the guest's architecture" },
@@ -86,8 +91,8 @@ const struct vmb_opt lab_opts[] = {
 		  "| nic=e1000\" (a configuration twice is refused). " LAB_MATRIX_HELP },
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
 	  .help = "run, contend: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot); "
-		  "contend's default is the study's composite load and latency probe, "
-		  "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup" },
+		  "contend's default is the study's composite load and latency probes, "
+		  LAB_CONTEND_SUITES " (net.udp_rr measured by the host's client, from the host to each guest)" },
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
 	/* how each guest and the host measure: `vmbench run`'s rows, passed to both */
 	RUN_MEASURE_OPTS,
@@ -229,7 +234,11 @@ const struct vmb_cmd cmd_lab_desc = {
 		       "and load of --load (cells shuffled per round) runs --suites on all of them together; each "
 		       "guest's document has the host's view (the contend suite: CPU share of its vCPU threads "
 		       "against the share promised, run delay from schedstat, Jain's index) and the labels policy=, "
-		       "guest=, load=. Linux has no hard CPU reservation: reservation caps the other guests. Every "
+		       "guest=, load=. A net item (net.udp_rr) is measured from the host to each guest at once: the "
+		       "host's client in each guest's network namespace against the guest's vmbench serve "
+		       "(netdir=guest-server; a guest gets nic=virtio-net unless --matrix names a NIC), the guest "
+		       "under its load (the agent's LOAD) meanwhile. Linux has no hard CPU reservation: "
+		       "reservation caps the other guests. Every "
 		       "cgroup, priority and QEMU is undone on every exit path; a policy this process has no "
 		       "permission for is skipped with the reason. "
 		       "Every guest and the host "
@@ -1252,6 +1261,22 @@ static json_t *lab_run_options(const struct optset *own, const struct optset *su
 /* Everything lab run checks and opens before the first boot: the matrix,
  * --kernel, --suites, -o, the store, the signal handlers. CMD_CONTINUE, or
  * an exit code after a message. */
+/* What the NICs sit on: a tap on a link of their own where permitted. */
+static void pick_nic_backend(struct lab *l)
+{
+	char err[512] = "";
+
+	l->nic_be = lab_backend_pick(LAB_NIC, err, sizeof(err));
+	if (l->nic_be && !l->nic_be->host_addr && *err)
+		snprintf(l->nic_note, sizeof(l->nic_note), "user networking carries the NICs (%.400s): the "
+			 "guest's NIC reaches nothing, and any traffic through it would measure QEMU's "
+			 "user networking, the bottleneck, not the NIC model", err);
+	if (*l->nic_note)
+		log_info("%s", l->nic_note);
+	else if (l->nic_be)
+		log_info("NICs on the %s back end (a tap device in a network namespace per guest)", l->nic_be->name);
+}
+
 static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct lab *l, struct lab_matrix *m,
 		       const char *out)
 {
@@ -1298,19 +1323,8 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 	if (ret != CMD_CONTINUE)
 		return ret;
 	for (size_t i = 0; i < m->n && !l->nic_be; i++)
-		if (lab_config_device(&m->configs[i], LAB_NIC)) {
-			/* what the NICs sit on: a tap on a link of their own where permitted */
-			l->nic_be = lab_backend_pick(LAB_NIC, err, sizeof(err));
-			if (l->nic_be && !l->nic_be->host_addr && *err)
-				snprintf(l->nic_note, sizeof(l->nic_note), "user networking carries the NICs (%.400s): the "
-					 "guest's NIC reaches nothing, and any traffic through it would measure QEMU's "
-					 "user networking, the bottleneck, not the NIC model", err);
-			if (*l->nic_note)
-				log_info("%s", l->nic_note);
-			else if (l->nic_be)
-				log_info("NICs on the %s back end (a tap device in a network namespace per guest)",
-					 l->nic_be->name);
-		}
+		if (lab_config_device(&m->configs[i], LAB_NIC))
+			pick_nic_backend(l);
 	/* a report that cannot be written must not cost a long run */
 	ret = cmd_check_output(self, out);
 	if (ret != CMD_CONTINUE)
@@ -1930,7 +1944,7 @@ out:
 	return ret;
 }
 
-#define LAB_CONTEND_SUITES "cpu.prime,cpu.matrix,cpu.zlib,sched.wakeup"
+
 
 
 /* A guest's document of one cell: said on stdout (its host figures and
@@ -2040,6 +2054,69 @@ static int contend_list(const char *s, unsigned lo, unsigned hi, unsigned *v, un
 		v[(*n)++] = (unsigned)x;
 	}
 	return *n ? 0 : -EINVAL;
+}
+
+/* A net item (net.udp_rr) in lab contend is measured from the host to
+ * each guest (netdir=guest-server: the host's client in the guest's
+ * network namespace, the guest's serve beside the guest's LOAD), over a
+ * NIC: virtio-net when --matrix names none. A usage error for a matrix
+ * that says otherwise; c is changed only with apply. */
+static int contend_net_config(const struct vmb_cmd *self, struct lab *l, struct lab_config *c, bool apply)
+{
+	char what[64] = "";
+
+	for (const char *p = l->suites; p && *p && !*what; p += strcspn(p, ","), p += *p == ',') {
+		const struct vmb_suite *s;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		s = lab_item_suite(what);
+		if (!s || !(s->flags & VMB_SUITE_NET_PEER))
+			what[0] = '\0';
+	}
+	if (!*what)
+		return CMD_CONTINUE;
+	if ((c->given & (1u << LAB_NETDIR)) && strcmp(c->v[LAB_NETDIR], "guest-server"))
+		return cmd_usage_error(self, "--suites %s: lab contend measures it from the host to each guest, beside "
+				       "the guest's load (netdir=guest-server); leave netdir out of --matrix or give "
+				       "netdir=guest-server", what);
+	if (!lab_config_device(c, LAB_NIC) && (c->given & (1u << LAB_NIC)))
+		return cmd_usage_error(self, "--suites %s measures over each guest's NIC: give a NIC model in --matrix "
+				       "(e.g. nic=virtio-net), not nic=none", what);
+	if (!apply)
+		return CMD_CONTINUE;
+	snprintf(c->v[LAB_NETDIR], sizeof(c->v[LAB_NETDIR]), "guest-server");
+	if (!lab_config_device(c, LAB_NIC)) {
+		/* a NIC of our own choice only where the host reaches the guest over it */
+		char why[512];
+		const struct lab_backend *be = lab_backend_pick(LAB_NIC, why, sizeof(why));
+
+		if (be && be->host_addr) {
+			snprintf(c->v[LAB_NIC], sizeof(c->v[LAB_NIC]), "virtio-net");
+			log_info("%s: each guest gets a virtio-net NIC (--matrix names none)", what);
+		} else {
+			bool other = false;
+
+			for (const char *p = l->suites; p && *p; p += strcspn(p, ","), p += *p == ',') {
+				const struct vmb_suite *s;
+
+				snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+				s = lab_item_suite(what);
+				other = other || !s || !(s->flags & VMB_SUITE_NET_PEER);
+			}
+			/* its net items are skipped after the boot, saying why; with nothing else, nothing boots */
+			if (!other) {
+				log_error("--suites %s: nothing to measure: the host cannot reach a guest over a NIC here (%s)",
+					  l->suites, *why ? why : "no link back end");
+				return EXIT_FAILED;
+			}
+			log_info("the net items: the host cannot reach a guest over a NIC here (%s): the guests get none",
+				 *why ? why : "no link back end");
+			return CMD_CONTINUE;
+		}
+	}
+	if (!l->nic_be)
+		pick_nic_backend(l);
+	return CMD_CONTINUE;
 }
 
 /* session: NULL, or where the session's id goes.
@@ -2205,6 +2282,10 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 			lab_matrix_release(&one);
 			goto out;
 		}
+		if (one.n == 1 && (ret = contend_net_config(self, &l, &one.configs[0], false)) != CMD_CONTINUE) {
+			lab_matrix_release(&one);
+			goto out;
+		}
 		lab_matrix_release(&one);
 	}
 	ret = cmd_rounds_from(self, own, "rounds", 100, &l.rounds, &l.autorounds);
@@ -2221,6 +2302,9 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 		goto out;
 	}
 	c = m.configs[0];
+	ret = contend_net_config(self, &l, &c, true);
+	if (ret != CMD_CONTINUE)
+		goto out;
 	{
 		/* a guest cannot take more of the host than its vCPUs: the promise's bound */
 		int64_t smp;

@@ -203,6 +203,10 @@ struct guest {
 	/* one RUN */
 	const struct contend_opts *o;
 	const char *item;
+	bool net;      /* item is measured by the host's client over the network path, beside a LOAD */
+	unsigned load; /* the cell's */
+	bool want_net;      /* a net item is asked: its network path started after its boot */
+	char net_why[600];  /* why not (its NIC has no link), or empty */
 	json_t *opts, *doc, *cell; /* the RUN's document; the cell's merged one */
 	struct window *w;
 	char err[1024];
@@ -243,6 +247,7 @@ struct contend {
 	bool groups;                   /* made */
 	unsigned rt_us;                /* RT runtime granted to guest 1's group, of each second (v1) */
 	const char *why[CONTEND_NPOLICIES]; /* a policy that cannot run here, and why */
+	char net_why[600];             /* why the net items are skipped (no link), or empty */
 	char whybuf[CONTEND_NPOLICIES][400];
 	struct guest gs[CONTEND_MAX_GUESTS];
 };
@@ -483,12 +488,89 @@ static int sample(const struct guest *g, struct contend_sched *sum)
 	return 0;
 }
 
+/* A guest booted, checked, and when a net item is asked its network path
+ * started (the guest's serve), each guest's in a thread of its own. */
 static void *boot_thread(void *arg)
 {
 	struct guest *g = arg;
+	int r;
 
 	g->r = lab_guest_ready(g->g, &g->f, g->err, sizeof(g->err));
+	if (g->r < 0 || !g->want_net)
+		return NULL;
+	r = lab_guest_net_start(g->g, g->net_why, sizeof(g->net_why));
+	if (r == -EOPNOTSUPP)
+		return NULL;
+	g->net_why[0] = '\0';
+	if (r < 0) {
+		snprintf(g->f.step, sizeof(g->f.step), "start its network path");
+		g->r = errf(g->err, sizeof(g->err), r, "%s", g->net_why);
+	}
 	return NULL;
+}
+
+/* What a net item's guest was loaded with, in each suite's notes of its
+ * document as `run --load` writes them: the load asked and what the
+ * agent's spinners got (left out when not known). */
+static int load_notes(json_t *doc, unsigned asked, double got)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		json_t *notes = json_object_get(s, "notes");
+
+		if (!json_is_object(notes) && json_object_set_new(s, "notes", notes = json_object()) < 0)
+			return -ENOMEM;
+		if (json_object_set_new(notes, "load_asked_pct", json_integer(asked)) < 0 ||
+		    (isfinite(got) && json_object_set_new(notes, "load_done_pct", json_real(round(got * 10) / 10)) < 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A net item's run: the guest's background load started (LOAD), the
+ * host's client run against the guest's serve, then the window sampled
+ * and the load stopped (LOAD 0), whatever the run did; its document says
+ * what the load was asked and got. */
+static int net_run(struct guest *g, void (*ended)(struct guest *))
+{
+	unsigned asked;
+	double got;
+	char e2[512];
+	int r = lab_guest_load(g->g, g->load, &asked, &got, g->err, sizeof(g->err)), r2;
+
+	if (r == 0)
+		r = lab_guest_run(g->g, g->item, g->opts, &g->doc, g->err, sizeof(g->err));
+	ended(g);
+	r2 = lab_guest_load(g->g, 0, &asked, &got, e2, sizeof(e2));
+	if (r == 0 && r2 < 0)
+		r = errf(g->err, sizeof(g->err), r2, "%s", e2);
+	if (r == 0 && asked != g->load)
+		r = errf(g->err, sizeof(g->err), -EPROTO, "the guest's agent stopped a load of %u%%, and %u%% was "
+			 "asked", asked, g->load);
+	if (r == 0 && load_notes(g->doc, asked, got) < 0)
+		r = errf(g->err, sizeof(g->err), -ENOMEM, "out of memory");
+	if (r < 0) {
+		json_decref(g->doc);
+		g->doc = NULL;
+	}
+	return r;
+}
+
+/* The first RUN to end ends the window: every guest's vCPU threads sampled. */
+static void window_end(struct guest *g)
+{
+	struct window *w = g->w;
+
+	(void)pthread_mutex_lock(&w->lock);
+	if (!w->ended) {
+		w->ended = true;
+		for (unsigned i = 0; i < w->n; i++)
+			w->ok = w->ok && sample(&w->gs[i], &w->b[i]) == 0;
+		w->t1 = clock_s();
+	}
+	(void)pthread_mutex_unlock(&w->lock);
 }
 
 /* One guest's RUN: started with the others (the barrier), its vCPU
@@ -508,15 +590,12 @@ static void *run_thread(void *arg)
 		g->r = -ECANCELED;
 		return NULL;
 	}
-	g->r = lab_guest_run(g->g, g->item, g->opts, &g->doc, g->err, sizeof(g->err));
-	(void)pthread_mutex_lock(&w->lock);
-	if (!w->ended) {
-		w->ended = true;
-		for (unsigned i = 0; i < w->n; i++)
-			w->ok = w->ok && sample(&w->gs[i], &w->b[i]) == 0;
-		w->t1 = clock_s();
+	if (g->net) {
+		g->r = net_run(g, window_end);
+		return NULL;
 	}
-	(void)pthread_mutex_unlock(&w->lock);
+	g->r = lab_guest_run(g->g, g->item, g->opts, &g->doc, g->err, sizeof(g->err));
+	window_end(g);
 	return NULL;
 }
 
@@ -656,6 +735,15 @@ static int set_labels(json_t *doc, enum contend_policy p, unsigned guest, unsign
 	return json_object_set_new(labels, "load", json_string(v)) < 0 ? -ENOMEM : 0;
 }
 
+/* A --suites item measured over a network path (net.udp_rr): from the
+ * host to the guest, beside the guest's LOAD. */
+static bool net_item(const char *item)
+{
+	const struct vmb_suite *s = lab_item_suite(item);
+
+	return s && (s->flags & VMB_SUITE_NET_PEER);
+}
+
 /* One cell (policy p, load) of round k: the policy applied, each item run
  * on every guest at once, the documents kept. */
 static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigned k, const json_t *order, char *err,
@@ -712,19 +800,25 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		struct window w = { .lock = PTHREAD_MUTEX_INITIALIZER, .go_cond = PTHREAD_COND_INITIALIZER, .gs = x->gs,
 				    .n = n, .ok = true };
 		unsigned started = 0;
-		bool measured = true;
+		bool measured = true, net;
 
 		snprintf(item, sizeof(item), "%.*s", (int)strcspn(it, ","), it);
 		if (lab_host_measured(item))
 			continue;
+		net = net_item(item);
+		if (net && *x->net_why)
+			continue; /* skipped, as was said after the boot */
 		for (unsigned i = 0; i < n && r == 0; i++) {
 			struct guest *g = &x->gs[i];
 
 			g->item = item;
+			g->net = net;
+			g->load = load;
 			g->doc = NULL;
 			g->w = &w;
 			g->opts = lab_guest_opts(g->g, o->ro, item);
-			if (!g->opts || json_object_set_new(g->opts, "load", json_integer(load)) < 0)
+			/* a net item's load is the guest's LOAD, not its client's (the host's) */
+			if (!g->opts || (!net && json_object_set_new(g->opts, "load", json_integer(load)) < 0))
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 		}
 		/* the wall clock read before the first counter and after the last
@@ -827,9 +921,9 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 			else
 				o->keep(o->arg, json_incref(g->cell));
-		} else if (r == 0) {
+		} else if (r == 0 && g->cell) {
 			r = errf(err, errlen, -ENOMEM, "out of memory");
-		}
+		} /* else every item was skipped: nothing to store */
 		json_decref(suite);
 		json_decref(g->cell);
 		g->cell = NULL;
@@ -893,11 +987,20 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 			return errf(err, errlen, -EOPNOTSUPP, "no policy asked can run here (each was skipped, see why above)");
 		}
 	}
-	/* boot every guest at once, each from a thread of its own */
+	/* boot every guest at once, each from a thread of its own; when a net
+	 * item is asked, each guest's network path is started there too: the
+	 * host's client in each QEMU's namespace against the guest's serve */
+	for (const char *it = o->ro->suites; it && *it && !x->gs[0].want_net; it += strcspn(it, ","), it += *it == ',') {
+		char item[64];
+
+		snprintf(item, sizeof(item), "%.*s", (int)strcspn(it, ","), it);
+		x->gs[0].want_net = net_item(item);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		x->gs[i].idx = i;
 		x->gs[i].o = o;
 		x->gs[i].r = -EAGAIN;
+		x->gs[i].want_net = x->gs[0].want_net;
 	}
 	log_info("booting %u guests (%s)", n, o->c->v[LAB_ACCEL]);
 	/* QEMU is started here, by the thread that lives as long as it does */
@@ -927,6 +1030,22 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 			skip_all(x, "a QEMU could not be moved into its guest's cgroup");
 			log_info("every policy skipped: a QEMU could not be moved into its guest's cgroup");
 		}
+	}
+	/* a guest's NIC without a link skips the net items (every guest's is alike) */
+	for (unsigned i = 0; i < n && r == 0 && !*x->net_why; i++)
+		snprintf(x->net_why, sizeof(x->net_why), "%s", x->gs[i].net_why);
+	if (r == 0 && *x->net_why) {
+		bool other = false;
+
+		for (const char *it = o->ro->suites; it && *it; it += strcspn(it, ","), it += *it == ',') {
+			char item[64];
+
+			snprintf(item, sizeof(item), "%.*s", (int)strcspn(it, ","), it);
+			other = other || !net_item(item);
+		}
+		log_info("the net items: skipped: %s", x->net_why);
+		if (!other)
+			r = errf(err, errlen, -EOPNOTSUPP, "nothing to measure: the net items were skipped (%s)", x->net_why);
 	}
 	for (unsigned k = 1; r == 0 && k <= o->rounds && !vmb_stop_requested(); k++) {
 		json_t *order = json_array();

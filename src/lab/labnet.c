@@ -17,6 +17,7 @@
 #include "labnet.h"
 #include "../core/clock.h"
 #include "../core/stop.h"
+#include "../core/stoppoint.h"
 #include "../core/suite.h"
 #include "../core/str.h"
 #include "../store/doc.h"
@@ -280,6 +281,24 @@ static int netdir_server_start(struct lab_net *n, struct proto_conn *conn, char 
 	return r < 0 ? errf(err, errlen, r, "%s", conn->err) : 0;
 }
 
+/* Every suite of a document the host measured says so in its notes:
+ * the client was the host's, the guest only served. */
+static int net_client_note(json_t *doc)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		json_t *notes = json_object_get(s, "notes");
+
+		if (!json_is_object(notes) && json_object_set_new(s, "notes", notes = json_object()) < 0)
+			return -ENOMEM;
+		if (json_object_set_new(notes, LABNET_CLIENT_NOTE, json_string(LABNET_CLIENT_HOST)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* guest-server: the host runs the item from inside the namespace, with the
  * arguments the agent would have run it with (proto_parse_run: the same
  * checks, the same conversion); its document is the configuration's, with
@@ -288,7 +307,11 @@ static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const c
 			     const json_t *hello_fp, const struct vmb_opt *run_table, json_t **doc, char *err,
 			     size_t errlen)
 {
-	char *o = json_dumps(opts, JSON_COMPACT), *line = o ? xasprintf("RUN %s %s", what, o) : NULL;
+	/* the host's client runs without a background load of its own: a
+	 * guest's load ("load", lab contend's) is the guest's, sent as LOAD */
+	json_t *own = json_deep_copy(opts);
+	char *o = own && (json_object_del(own, "load"), true) ? json_dumps(own, JSON_COMPACT) : NULL;
+	char *line = o ? xasprintf("RUN %s %s", what, o) : NULL;
 	char *out = NULL, *errtext = NULL, why[512];
 	struct proto_run req = { 0 };
 	struct strv argv = { 0 };
@@ -305,6 +328,10 @@ static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const c
 	if (r == 0 && (r = ns_spawn(n, argv.v, &pid, &fo, &fe)) < 0)
 		errf(err, errlen, r, "starting the host's run of %s in the lab's network namespace: %s", what,
 		     strerror(-r));
+	/* tests interrupt or kill -9 the run here: the host's client running
+	 * in the namespace (lab contend: its guest under LOAD) */
+	if (r == 0)
+		vmb_test_stop_point("lab-net-client");
 	if (r == 0) {
 		struct capture both[2] = { { .fd = fo, .buf = &out, .len = &ol, .cap = 1 },
 					   { .fd = fe, .buf = &errtext, .len = &el, .cap = 1 } };
@@ -323,6 +350,8 @@ static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const c
 		r = errf(err, errlen, -EPROTO, "%s", why);
 	if (r == 0 && proto_host_adopt(*doc, what, hello_fp, why, sizeof(why)) < 0)
 		r = errf(err, errlen, -EPROTO, "%s", why);
+	if (r == 0 && net_client_note(*doc) < 0)
+		r = errf(err, errlen, -ENOMEM, "out of memory");
 	if (r < 0) {
 		json_decref(*doc);
 		*doc = NULL;
@@ -335,6 +364,7 @@ static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const c
 	free(errtext);
 	free(o);
 	free(line);
+	json_decref(own);
 	strv_clear(&argv);
 	proto_run_release(&req);
 	return r;

@@ -23,6 +23,11 @@
 
 struct lab_netdir;
 
+/* The note of each suite the host's client measured (guest-server): who
+ * ran the client, and from where. */
+#define LABNET_CLIENT_NOTE "net_client"
+#define LABNET_CLIENT_HOST "the host's, from QEMU's network namespace, against vmbench serve in the guest"
+
 struct lab_net {
 	pid_t qemu;                     /* whose network namespace */
 	const struct lab_backend *be;   /* the NIC's back end: a link when it has addresses */

@@ -1966,17 +1966,49 @@ json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, 
 	return item_opts(o, lab_item_suite(item), g->scratch, &g->b.net, NULL, false);
 }
 
+int lab_guest_net_start(struct lab_guest *g, char *err, size_t errlen)
+{
+	int r;
+
+	g->b.net.qemu = g->b.pid;
+	g->b.net.be = lab_backend_of(&g->b.paths, LAB_NIC);
+	if (!lab_net_linked(g->c, &g->b.paths))
+		return errf(err, errlen, -EOPNOTSUPP, "the guest's NIC has no link to the host (%s)",
+			    !lab_config_device(g->c, LAB_NIC) ? "nic=none"
+			    : g->b.net.be ? "its back end has no addresses: a tap needs CAP_NET_ADMIN" : "no back end");
+	snprintf(g->b.step, sizeof(g->b.step), "start the network path");
+	r = lab_net_start(&g->b.net, &g->b.conn, g->c, err, errlen);
+	if (r == 0)
+		vmb_test_stop_point("lab-net-up");
+	return r;
+}
+
+int lab_guest_load(struct lab_guest *g, unsigned pct, unsigned *asked, double *got, char *err, size_t errlen)
+{
+	int r = proto_host_load(&g->b.conn, pct, 10000, asked, got);
+
+	return r < 0 ? errf(err, errlen, r, "%s", g->b.conn.err) : 0;
+}
+
 int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, json_t **doc, char *err, size_t errlen)
 {
+	const struct vmb_suite *suite = lab_item_suite(item);
 	double cpu0[4], cpu1[4];
 	json_t *d = NULL;
 	int r;
 
 	snprintf(g->b.step, sizeof(g->b.step), "run %s", item);
 	qemu_cpu(g->b.pid, cpu0);
-	r = proto_host_run(&g->b.conn, item, opts, g->b.fp, 120000, 3600000, &d);
-	if (r < 0)
-		return errf(err, errlen, r, "%s", g->b.conn.err);
+	if (g->b.net.dir && suite && (suite->flags & VMB_SUITE_NET_PEER)) {
+		/* measured over the network path, in its direction */
+		r = lab_net_run(&g->b.net, &g->b.conn, item, opts, g->b.fp, g->o->run_table, &d, err, errlen);
+		if (r < 0)
+			return r;
+	} else {
+		r = proto_host_run(&g->b.conn, item, opts, g->b.fp, 120000, 3600000, &d);
+		if (r < 0)
+			return errf(err, errlen, r, "%s", g->b.conn.err);
+	}
 	qemu_cpu(g->b.pid, cpu1);
 	if (host_cost(d, cpu0, cpu1, g->b.vcpu_threads) < 0) {
 		json_decref(d);

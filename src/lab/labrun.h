@@ -115,8 +115,16 @@ size_t lab_guest_vcpus(const struct lab_guest *g, const int **tids);
 /* The options the guest's RUN of item gets (the lab run's own and what
  * the lab adds), a new object; NULL: out of memory. */
 json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item);
+/* The guest's network path started, in its configuration's direction
+ * (labnet.h), for the net items later runs measure over it; -EOPNOTSUPP
+ * with err's reason when its NIC has no link to the host. */
+int lab_guest_net_start(struct lab_guest *g, char *err, size_t errlen);
+/* LOAD pct in the guest's agent (0 stops it): *asked and *got, what the
+ * load it stopped was asked and got (NaN: not known), as proto_host_load. */
+int lab_guest_load(struct lab_guest *g, unsigned pct, unsigned *asked, double *got, char *err, size_t errlen);
 /* RUN item with opts and wait for its result (bounded as lab run's), with
- * QEMU's CPU over it in its notes: *doc, or err. */
+ * QEMU's CPU over it in its notes: *doc, or err. A net item with the
+ * network path started is measured over it (lab_net_run). */
 int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, json_t **doc, char *err, size_t errlen);
 /* BYE when clean (else QEMU is killed), QEMU reaped, its files removed, g freed. */
 int lab_guest_stop(struct lab_guest *g, bool clean, char *err, size_t errlen);

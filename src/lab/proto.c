@@ -408,8 +408,29 @@ static const struct {
 } guest_words[] = {
 	{ "HELLO", PROTO_HELLO }, { "PROGRESS", PROTO_PROGRESS }, { "RESULT", PROTO_RESULT },
 	{ "ERROR", PROTO_ERROR }, { "BYE", PROTO_BYE }, { "OK", PROTO_OK }, { "SERVING", PROTO_SERVING },
-	{ "PREPARED", PROTO_PREPARED },
+	{ "PREPARED", PROTO_PREPARED }, { "LOADED", PROTO_LOADED },
 };
+
+/* LOADED after its word: "<asked> <got>", asked 0 to 100, got a percent
+ * of 0 to 100 as the agent writes seconds (digits, maybe a '.' and
+ * digits) or '-', which it must be when asked is 0 (nothing ran). */
+static int parse_loaded(const char *rest, struct proto_msg *m)
+{
+	const char *end;
+	uint64_t v;
+	double got = NAN;
+
+	if (parse_dec(rest, 100, &v, &end) < 0 || *end != ' ')
+		return -EINVAL;
+	end++;
+	if (!strcmp(end, "-"))
+		got = NAN;
+	else if (v == 0 || take_seconds(&end, &got) < 0 || *end || got > 100)
+		return -EINVAL;
+	m->load_asked = (unsigned)v;
+	m->load_got = got;
+	return 0;
+}
 
 /* An address of SERVE (port false: a bare IPv4 or IPv6 literal) or
  * SERVING (port true: IPV4:PORT or [IPV6]:PORT, a port of 1 to 65535). */
@@ -499,6 +520,11 @@ int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, siz
 			return errf(err, errlen, -EPROTO, "malformed PREPARED: expected 'PREPARED <JSON object>'");
 		m->text = rest;
 		return 0;
+	case PROTO_LOADED:
+		if (!rest || parse_loaded(rest, m) < 0)
+			return errf(err, errlen, -EPROTO, "malformed LOADED: expected 'LOADED <percent stopped, 0 to 100> "
+				    "<percent it got, 0 to 100, or ->' ('-' when it stopped none)");
+		return 0;
 	case PROTO_OTHER:
 		break;
 	}
@@ -563,6 +589,7 @@ int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
 			json_decref(fp);
 			return -EPROTO;
 		}
+		c->version = m.version;
 		*fingerprint = fp;
 		return 0;
 	}
@@ -1061,7 +1088,44 @@ int proto_host_serve(struct proto_conn *c, const char *addr, int timeout_ms, cha
 	return r;
 }
 
+int proto_host_load(struct proto_conn *c, unsigned pct, int timeout_ms, unsigned *asked, double *got)
+{
+	struct proto_msg m;
+	char req[16], *line = NULL;
+	int r;
+
+	if (pct > 100) {
+		fail(c, "LOAD takes a percent of 0 to 100, not %u", pct);
+		return -EINVAL;
+	}
+	if (c->version && c->version < PROTO_VERSION_LOAD) {
+		fail(c, "the guest agent speaks protocol version %ld, and a background load (LOAD) needs %d: rebuild "
+		     "the guest image", c->version, PROTO_VERSION_LOAD);
+		return -EPROTONOSUPPORT;
+	}
+	snprintf(req, sizeof(req), "LOAD %u", pct);
+	r = host_request(c, req, pct ? "starting the guest's background load" : "stopping the guest's background load",
+			 PROTO_LOADED, timeout_ms, &m, &line);
+	if (r == 0) {
+		*asked = m.load_asked;
+		*got = m.load_got;
+	}
+	free(line);
+	return r;
+}
+
 /* Guest side */
+
+int proto_parse_load(const char *line, unsigned *pct, char *err, size_t errlen)
+{
+	const char *end;
+	uint64_t v;
+
+	if (strncmp(line, "LOAD ", 5) || parse_dec(line + 5, 100, &v, &end) < 0 || *end)
+		return errf(err, errlen, -EPROTO, "expected 'LOAD <percent>': a whole number of 0 to 100, no leading zero");
+	*pct = (unsigned)v;
+	return 0;
+}
 
 int proto_parse_token(const char *line, char *token, size_t len, char *err, size_t errlen)
 {

@@ -7,6 +7,8 @@
  *   guest: OK                                                of later runs)
  *   host:  SERVE <address>                                (a vmbench serve
  *   guest: SERVING <address:port>                            in the guest)
+ *   host:  LOAD <pct>                                     (a background load
+ *   guest: LOADED <pct stopped> <its CPU % or ->             in the agent)
  *   host:  PREPARE <{"fs": ..., "device": ...}>          (optional, before the RUNs)
  *   guest: PREPARED <the filesystem made and mounted, JSON>   or: ERROR <message>
  *   host:  RUN <suite[.test]> <options JSON object>
@@ -32,8 +34,9 @@
 #include "../core/suite.h"
 #include "../core/util.h"
 
-#define PROTO_VERSION 2     /* what this agent speaks */
-#define PROTO_VERSION_MIN 1 /* the oldest a host still reads: 2 added fields to PROGRESS, and requests (TOKEN, SERVE, PREPARE) a version 1 agent refuses with ERROR */
+#define PROTO_VERSION 3     /* what this agent speaks */
+#define PROTO_VERSION_MIN 1 /* the oldest a host still reads: 2 added fields to PROGRESS, and requests (TOKEN, SERVE, PREPARE) a version 1 agent refuses with ERROR; 3 added LOAD */
+#define PROTO_VERSION_LOAD 3 /* the first version whose agent takes LOAD */
 #define PROTO_MAX_LINE (1u << 20)     /* a HELLO with a large fingerprint fits */
 #define PROTO_MAX_RESULT (64u << 20)  /* a result document */
 #define PROTO_MAX_WHAT 63             /* a suite[.test] word */
@@ -50,6 +53,7 @@ struct proto_conn {
 	size_t len, cap;
 	char last[8][160];     /* the last lines received, for error messages */
 	unsigned nlast;
+	long version;          /* the guest's HELLO's, once read (0: not known) */
 	char err[512];         /* what went wrong, for the caller to print */
 	bool skipping;         /* dropping the rest of an overlong line */
 	/* proto_host_run calls it with each valid PROGRESS (NULL: none) */
@@ -100,6 +104,7 @@ enum proto_kind {
 	PROTO_OK,      /* the answer to TOKEN */
 	PROTO_SERVING, /* the answer to SERVE */
 	PROTO_PREPARED,
+	PROTO_LOADED,  /* the answer to LOAD */
 };
 
 struct proto_msg {
@@ -115,6 +120,11 @@ struct proto_msg {
 	const char *step;     /* the test under way, maybe then a space and what it does:
 			       * "disk.randread iodepth=16 repetition 2 (of 5 at most)" */
 	size_t steplen;       /* bytes of its test word */
+	/* LOADED: the load (%) the LOAD stopped (0: none ran) and what its
+	 * spinners got, their mean CPU time over their wall time in % of one
+	 * CPU each (NaN: '-', not known or nothing ran) */
+	unsigned load_asked;
+	double load_got;
 };
 
 /* Classify and validate a guest's line (pointers in *m borrow from line).
@@ -157,6 +167,12 @@ int proto_host_token(struct proto_conn *c, const char *token, int timeout_ms);
 /* SERVE: a vmbench serve in the guest, bound to addr, until BYE; *where
  * (len bytes) is the address:port it listens on. */
 int proto_host_serve(struct proto_conn *c, const char *addr, int timeout_ms, char *where, size_t len);
+/* LOAD: pct% (0 to 100) spinners in the agent, one per guest CPU, busy pct%
+ * of every 10 ms (`vmbench run --load`'s), replacing any; 0 stops them.
+ * *asked and *got: what the load it stopped was asked and got (LOADED).
+ * -EPROTONOSUPPORT without a call when the guest's HELLO said a version
+ * before PROTO_VERSION_LOAD. */
+int proto_host_load(struct proto_conn *c, unsigned pct, int timeout_ms, unsigned *asked, double *got);
 
 /* A RUN's options object as `vmbench run` arguments ("--time=0.5",
  * "--cpu.max-prime=2000") appended to args, each checked by its row, as
@@ -204,6 +220,8 @@ int proto_run_argv(const struct proto_run *run, const char *extra, struct strv *
  * bytes). -EPROTO with err. */
 int proto_parse_token(const char *line, char *token, size_t len, char *err, size_t errlen);
 int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_t errlen);
+/* Guest side: "LOAD <pct>", pct 0 to 100 (digits, no leading zero). */
+int proto_parse_load(const char *line, unsigned *pct, char *err, size_t errlen);
 
 /* Guest side: a PREPARE line, its filesystem a row of the table and its
  * device /dev/NAME (letters and digits). */

@@ -9,7 +9,10 @@
 # but a guest's vCPU also idles between its ticks and QEMU's other threads
 # share its group: 20% leaves room for that, not for a policy ignored, which
 # gives 1); the real-time guest's in-guest wake-up p99 is lower than under
-# fair share; every cgroup and QEMU gone after. Plain build only
+# fair share; net.udp_rr measured by the host's client in each guest's
+# network namespace beside that guest's load (LOAD), its latency and the
+# load asked and got in every guest's document; every cgroup, QEMU and
+# host client gone after. Plain build only
 # (tests/meson.build): it boots three TCG guests.
 . "$(dirname "$0")/lib.sh"
 
@@ -82,18 +85,29 @@ if [ "$(id -u)" != 0 ] || ! grep -q " cgroup.*cpu" /proc/self/mountinfo; then
 	exit $?
 fi
 expect 0 "three guests on host CPU 0: fair, weights 1:1:2 and rt at load 80" "$VMB" lab contend --matrix "$M" \
-	--guests 3 --host-cpus 0 --policy fair,weights,rt --shares 1,1,2 --load 80 --suites cpu.prime,sched.wakeup \
-	--threads 1 --time 0.5 --repeat 2 --warmup 0 --cpu.max-prime 2000 --cache "$cache" --image-dir "$T/imgs" \
-	--db "$T/c.db" -o "$T/c.html"
+	--guests 3 --host-cpus 0 --policy fair,weights,rt --shares 1,1,2 --load 80 \
+	--suites net.udp_rr,cpu.prime,sched.wakeup --threads 1 --time 0.5 --repeat 2 --warmup 0 --cpu.max-prime 2000 \
+	--net.time 0.3 --cache "$cache" --image-dir "$T/imgs" --db "$T/c.db" -o "$T/c.html"
 check "the host's figures per guest per policy" python3 - "$T/c.db" <<'PY'
 import json, sqlite3, sys
 fig = {}
 p99 = {}
+rr = {}
+shares = {}
 for (d,) in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs"):
     doc = json.loads(d)
     lb = doc["labels"]
     assert lb["load"] == "80", lb
+    assert lb["nic"] == "virtio-net" and lb["netdir"] == "guest-server", lb
     for s in doc["suites"]:
+        if s["name"] == "net":
+            n = s["notes"]
+            # the host's client, beside the guest's load: asked, and what its spinners got
+            assert n["net_client"].startswith("the host's") and n["load_asked_pct"] == 80, n
+            assert 0 <= n["load_done_pct"] <= 100, n
+            # the document's command line is its first item's, net.udp_rr's: the host's client, without --load
+            assert doc["command_line"][-1] == "net.udp_rr", doc["command_line"]
+            assert not [a for a in doc["command_line"] if a.startswith("--load")], doc["command_line"]
         for t in s["tests"]:
             for c in t["cases"]:
                 m = {x["name"]: x["summary"]["mean"] for x in c["metrics"]}
@@ -102,7 +116,15 @@ for (d,) in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs"):
                     fig[(lb["policy"], lb["guest"])] = m
                 if s["name"] == "sched" and t["name"] == "wakeup":
                     p99[(lb["policy"], lb["guest"])] = m["latency_p99"]
-print(fig, p99)
+                if s["name"] == "net" and t["name"] == "udp_rr":
+                    rr[(lb["policy"], lb["guest"])] = m["latency.p99"]
+                if s["name"] == "contend" and c["params"]["item"] == "net.udp_rr":
+                    # the host's view of the probe's window too (under rt the others may get nothing in it)
+                    assert 0 <= m["cpu_share"] <= 100 and m["promised_share"] > 0, m
+                    shares[(lb["policy"], lb["guest"])] = m["cpu_share"]
+print(fig, p99, rr)
+# every guest of every policy that ran (rt may be skipped) has the probe's latency
+assert sorted(rr) == sorted(fig) == sorted(shares) and len(rr) >= 6 and all(v > 0 for v in rr.values()), rr
 fair = [fig[("fair", g)]["cpu_share"] for g in "123"]
 assert max(fair) <= 1.10 * min(fair), ("fair shares not within 10%", fair)
 assert fig[("fair", "1")]["jain"] >= 0.95, fig[("fair", "1")]
@@ -125,8 +147,17 @@ p99 = json.load(open(sys.argv[1]))
 print(p99)
 assert p99["rt/1"] < p99["fair/1"], p99' "$T/c.db.p99"
 fi
-check "no cgroup of ours, no QEMU, no work directory left" sh -c "! ls -d /sys/fs/cgroup/*/vmbench-contend-* \
-	/sys/fs/cgroup/vmbench-contend-* 2>/dev/null | grep -q . && ! pgrep -f '[q]emu-system.*$TMPDIR' >/dev/null &&
-	test -z \"\$(ls -A '$TMPDIR')\""
+check "no cgroup of ours, no QEMU, no work directory left" sh -c "! ls -d \
+	/sys/fs/cgroup/*/vmbench-contend-* /sys/fs/cgroup/vmbench-contend-* 2>/dev/null | grep -q . &&
+	! pgrep -f '[q]emu-system.*$TMPDIR' >/dev/null && test -z \"\$(ls -A '$TMPDIR')\""
+check "no host client of this run's left (by its environment: other runs may use the same guest address)" python3 -c '
+import os, sys
+mine = ("TMPDIR=" + sys.argv[1]).encode()
+for p in set(filter(str.isdigit, os.listdir("/proc"))) - {str(os.getpid())}:
+    try:
+        cmd, env = (open("/proc/%s/%s" % (p, f), "rb").read().split(b"\0") for f in ("cmdline", "environ"))
+    except OSError:
+        continue
+    assert not (mine in env and b"net.udp_rr" in cmd), (p, cmd)' "$TMPDIR"
 has "$T/c.html" "policy=weights load=80 guest=3" "the report has the guests of each policy"
 finish

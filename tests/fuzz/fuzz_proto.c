@@ -1,13 +1,14 @@
 /* Fuzz target: the agent protocol on both sides. The input is a
  * transcript: it is framed into lines (proto_frame, with the real limit and
  * with a small one), each line parsed as a guest's line (a PREPARED one
- * also checked as the host checks it) and as the agent's RUN, TOKEN, SERVE
- * and PREPARE; then the host side reads the whole input as a guest's channel
- * (proto_host_hello, proto_host_token, proto_host_serve, proto_host_run
- * until the channel ends), from a memfd,
+ * also checked as the host checks it) and as the agent's RUN, TOKEN, SERVE,
+ * LOAD and PREPARE; then the host side reads the whole input as a guest's
+ * channel (proto_host_hello, proto_host_token, proto_host_serve,
+ * proto_host_load, proto_host_run until the channel ends), from a memfd,
  * which poll always finds readable, so that no wait is ever reached. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,15 @@ static void parse_lines(const char *line)
 	}
 	if (g == 0 && m.kind == PROTO_SERVING && strlen(m.text) > PROTO_MAX_ADDR)
 		abort();
+	if (g == 0 && m.kind == PROTO_LOADED &&
+	    (m.load_asked > 100 || (!isnan(m.load_got) && (m.load_asked == 0 || !(m.load_got >= 0 && m.load_got <= 100)))))
+		abort(); /* a load or a figure outside 0 to 100, or a figure of no load, got through */
+	{
+		unsigned pct = 0;
+
+		if (proto_parse_load(line, &pct, err, sizeof(err)) == 0 && pct > 100)
+			abort();
+	}
 	if (g == 0 && m.kind == PROTO_PROGRESS && m.ncases &&
 	    (m.ncase < 1 || m.ncase > m.ncases || m.ncases > PROTO_MAX_CASES || !m.step || !m.steplen ||
 	     !memchr(m.step, '.', m.steplen) || (m.left < 0 && m.left != -1)))
@@ -157,9 +167,15 @@ static void host_side(const uint8_t *data, size_t size)
 	if (opts && proto_host_hello(&c, 1000, &fp) == 0) {
 		char where[80];
 
+		unsigned asked = 0;
+		double got = 0;
+
 		if (proto_host_token(&c, "t0ken", 1000) == -EPIPE ||
 		    proto_host_serve(&c, "10.251.0.2", 1000, where, sizeof(where)) == -EPIPE)
 			goto done;
+		if (proto_host_load(&c, 50, 1000, &asked, &got) == 0 &&
+		    (asked > 100 || (!isnan(got) && (asked == 0 || !(got >= 0 && got <= 100)))))
+			abort();
 		/* runs until the transcript ends: EOF reads as a closed channel */
 		for (int i = 0; i < 64; i++) {
 			json_t *doc = NULL;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -121,7 +122,8 @@ static void hello_cases(void **state)
 	} cases[] = {
 		{ "[    0.0] Linux version 6.1\nbooting...\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\n", 0, false, false, 0, NULL },
 		{ "noise\r\nHELLO 1 {\"hypervisor\": {\"name\": \"KVM\"}}\r\n", 0, false, false, 0, NULL },
-		{ "HELLO 3 {\"hypervisor\": {}}\n", 0, false, false, -EPROTONOSUPPORT, "protocol version 3, this host 1 to 2" },
+		{ "HELLO 4 {\"hypervisor\": {}}\n", 0, false, false, -EPROTONOSUPPORT, "protocol version 4, this host 1 to 3" },
+		{ "HELLO 3 {\"hypervisor\": {\"name\": \"KVM\"}}\n", 0, false, false, 0, NULL },
 		{ "HELLO 2 {\"hypervisor\": {\"name\": \"KVM\"}}\n", 0, false, false, 0, NULL },
 		{ "HELLO x {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
 		{ "HELLO 01 {}\n", 0, false, false, -EPROTO, "malformed HELLO" },
@@ -1078,6 +1080,170 @@ static void host_token_serve(void **state)
 	}
 }
 
+/* LOAD as the agent reads it, and LOADED as the host does: percents of
+ * 0 to 100 in the protocol's digits; what the spinners got only for a
+ * load that ran. */
+static void load_cases(void **state)
+{
+	static const struct {
+		const char *line;
+		int r;
+		unsigned pct;  /* LOAD's; LOADED's asked */
+		double got;    /* LOADED's; -1: '-' (NaN) */
+	} cases[] = {
+		{ "LOAD 0", 0, 0, 0 },
+		{ "LOAD 50", 0, 50, 0 },
+		{ "LOAD 100", 0, 100, 0 },
+		{ "LOAD 101", -EPROTO, 0, 0 },
+		{ "LOAD 050", -EPROTO, 0, 0 },
+		{ "LOAD -1", -EPROTO, 0, 0 },
+		{ "LOAD +5", -EPROTO, 0, 0 },
+		{ "LOAD 5 ", -EPROTO, 0, 0 },
+		{ "LOAD ", -EPROTO, 0, 0 },
+		{ "LOAD 99999999999999999999999", -EPROTO, 0, 0 },
+		{ "LOADED 0 -", 0, 0, -1 },
+		{ "LOADED 50 48.7", 0, 50, 48.7 },
+		{ "LOADED 50 -", 0, 50, -1 },
+		{ "LOADED 100 100", 0, 100, 100 },
+		{ "LOADED 80 0", 0, 80, 0 },
+		{ "LOADED 0 12.5", -EPROTO, 0, 0 },  /* nothing ran, so nothing got */
+		{ "LOADED 50 100.1", -EPROTO, 0, 0 },
+		{ "LOADED 101 -", -EPROTO, 0, 0 },
+		{ "LOADED 050 -", -EPROTO, 0, 0 },
+		{ "LOADED 50 -1", -EPROTO, 0, 0 },
+		{ "LOADED 50 1e2", -EPROTO, 0, 0 },
+		{ "LOADED 50 nan", -EPROTO, 0, 0 },
+		{ "LOADED 50 48.7 ", -EPROTO, 0, 0 },
+		{ "LOADED 50", -EPROTO, 0, 0 },
+		{ "LOADED", -EPROTO, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[256] = "";
+		bool loaded = !strncmp(cases[i].line, "LOADED", 6);
+		struct proto_msg m;
+		unsigned pct = 999;
+		int r = loaded ? proto_parse_guest_line(cases[i].line, &m, err, sizeof(err))
+			       : proto_parse_load(cases[i].line, &pct, err, sizeof(err));
+
+		if (r != cases[i].r)
+			fail_msg("case %zu (%s): %d, expected %d (%s)", i, cases[i].line, r, cases[i].r, err);
+		if (r < 0 && !strstr(err, loaded ? "malformed LOADED" : "expected 'LOAD <percent>'"))
+			fail_msg("case %zu: message '%s'", i, err);
+		if (r < 0)
+			continue;
+		if (!loaded && pct != cases[i].pct)
+			fail_msg("case %zu: %u", i, pct);
+		if (loaded && (m.kind != PROTO_LOADED || m.load_asked != cases[i].pct ||
+			       (cases[i].got < 0 ? !isnan(m.load_got) : m.load_got != cases[i].got)))
+			fail_msg("case %zu: kind %d asked %u got %g", i, m.kind, m.load_asked, m.load_got);
+	}
+}
+
+/* The host side of LOAD against scripted guests; refused before anything
+ * is sent to an agent of an older protocol or for a percent over 100. */
+static void host_load(void **state)
+{
+	static const struct {
+		const char *script;
+		long version; /* the HELLO's; 0: not known */
+		unsigned pct;
+		int r;
+		const char *msg;
+		unsigned asked;
+		double got; /* -1: NaN */
+	} cases[] = {
+		{ "LOADED 0 -\n", 3, 50, 0, NULL, 0, -1 },
+		{ "LOADED 50 49.5\n", 3, 0, 0, NULL, 50, 49.5 },
+		{ "LOADED 50 49.5\n", 0, 0, 0, NULL, 50, 49.5 },
+		{ "ERROR LOAD: no\n", 3, 50, -EIO, "the guest refused while starting the guest's background load: LOAD: no", 0, 0 },
+		{ "OK\n", 3, 0, -EPROTO, "unexpected line from the guest while stopping the guest's background load: 'OK'", 0, 0 },
+		{ "LOADED 0 3\n", 3, 0, -EPROTO, "malformed LOADED", 0, 0 },
+		{ "", 3, 0, -ETIMEDOUT, "the guest sent nothing for 0.3 s while stopping the guest's background load", 0, 0 },
+		{ "", 2, 50, -EPROTONOSUPPORT, "speaks protocol version 2, and a background load (LOAD) needs 3: rebuild", 0, 0 },
+		{ "", 3, 101, -EINVAL, "0 to 100, not 101", 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake f;
+		struct proto_conn c;
+		unsigned asked = 999;
+		double got = -5;
+		char *line = NULL;
+		int r;
+
+		fake_start(&f, cases[i].script, strlen(cases[i].script), false, true);
+		proto_init(&c, f.to_host[0], f.to_guest[1]);
+		c.version = cases[i].version;
+		r = proto_host_load(&c, cases[i].pct, 300, &asked, &got);
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
+		if (r < 0 && !strstr(c.err, cases[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, c.err, cases[i].msg);
+		if (r == 0 && (asked != cases[i].asked || (cases[i].got < 0 ? !isnan(got) : got != cases[i].got)))
+			fail_msg("case %zu: asked %u got %g", i, asked, got);
+		if (r == 0 || r == -EIO || r == -EPROTO || r == -ETIMEDOUT) {
+			/* what was sent: the request, one line */
+			struct proto_conn g;
+			char want[16];
+
+			proto_init(&g, f.to_guest[0], -1);
+			snprintf(want, sizeof(want), "LOAD %u", cases[i].pct);
+			assert_int_equal(proto_recv_line(&g, 1000, &line), 0);
+			assert_string_equal(line, want);
+			free(line);
+			proto_release(&g);
+		} else {
+			struct pollfd p = { .fd = f.to_guest[0], .events = POLLIN };
+
+			assert_int_equal(poll(&p, 1, 0), 0); /* nothing was sent */
+		}
+		proto_release(&c);
+		fake_stop(&f);
+	}
+}
+
+/* The real agent's LOAD: spinners started, replaced, stopped (each
+ * answer saying what the stopped load was asked and a figure it got
+ * within 0 to 100), and gone after BYE. */
+static void real_agent_loads(void **state)
+{
+	struct agent a;
+	char err[4096];
+	unsigned asked = 999;
+	double got;
+	int status;
+
+	(void)state;
+	agent_start(&a, NULL, NULL);
+	agent_hello(&a);
+	assert_int_equal(a.c.version, PROTO_VERSION);
+	if (proto_host_load(&a.c, 0, 10000, &asked, &got) < 0)
+		fail_msg("load 0: %s", a.c.err);
+	assert_int_equal(asked, 0);
+	assert_true(isnan(got));
+	if (proto_host_load(&a.c, 50, 10000, &asked, &got) < 0)
+		fail_msg("load 50: %s", a.c.err);
+	assert_int_equal(asked, 0);
+	if (proto_host_load(&a.c, 30, 10000, &asked, &got) < 0)
+		fail_msg("load 30: %s", a.c.err);
+	assert_int_equal(asked, 50);
+	assert_true(isnan(got) || (got >= 0 && got <= 100));
+	if (proto_host_load(&a.c, 0, 10000, &asked, &got) < 0)
+		fail_msg("load 0 after 30: %s", a.c.err);
+	assert_int_equal(asked, 30);
+	assert_true(isnan(got) || (got >= 0 && got <= 100));
+	/* a load left running is stopped by BYE: the agent exits */
+	if (proto_host_load(&a.c, 20, 10000, &asked, &got) < 0)
+		fail_msg("load 20: %s", a.c.err);
+	assert_int_equal(proto_host_bye(&a.c, 60000), 0);
+	status = agent_wait(&a, err, sizeof(err));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	agent_dir_empty(&a);
+}
+
 /* The real agent serves: TOKEN, then SERVE on loopback; a net run of this
  * process's own against it with the token (and refused without it); the
  * serve gone after BYE. */
@@ -1156,7 +1322,8 @@ static void agent_refuses(void **state)
 		{ "RUN cpu {\"time\": \"0.1\"}\n", 0, "ERROR option 'time' needs a number" },
 		{ "RUN nosuch {}\n", 0, "ERROR unknown suite 'nosuch'; valid suites: cpu, " },
 		{ "HELLO 1 {}\n", 0, "ERROR expected 'RUN <suite[.test]> <options JSON>', 'PREPARE <JSON>', "
-				     "'TOKEN <secret>', 'SERVE <address>' or 'BYE', not: HELLO 1 {}" },
+				     "'TOKEN <secret>', 'SERVE <address>', 'LOAD <percent>' or 'BYE', not: HELLO 1 {}" },
+		{ "LOAD 101\n", 0, "ERROR expected 'LOAD <percent>': a whole number of 0 to 100" },
 		/* PREPARE: refused before anything is made */
 		{ "PREPARE {\"fs\": \"btrfs\", \"device\": \"/dev/vda\"}\n", 0, "ERROR PREPARE: no filesystem 'btrfs' here" },
 		{ "PREPARE {\"fs\": \"ext4\", \"device\": \"/dev/null\"}\n", 0, "ERROR PREPARE: /dev/null is no block device" },
@@ -1499,10 +1666,13 @@ int main(int argc, char **argv)
 		cmocka_unit_test(parse_run_cases),
 		cmocka_unit_test(token_serve_cases),
 		cmocka_unit_test(host_token_serve),
+		cmocka_unit_test(load_cases),
+		cmocka_unit_test(host_load),
 		cmocka_unit_test(prepare_cases),
 		cmocka_unit_test(parse_prepare_cases),
 		cmocka_unit_test_teardown(real_agent, kill_live_agent),
 		cmocka_unit_test_teardown(real_agent_serves, kill_live_agent),
+		cmocka_unit_test_teardown(real_agent_loads, kill_live_agent),
 		cmocka_unit_test_teardown(agent_refuses, kill_live_agent),
 		cmocka_unit_test_teardown(agent_leaves_saying_why, kill_live_agent),
 		cmocka_unit_test_teardown(agent_ports, kill_live_agent),
