@@ -16,6 +16,7 @@
 #include "elf.h"
 #include "image.h"
 #include "matrix.h"
+#include "proto.h"
 #include "qemu.h"
 #include "../core/clock.h"
 #include "../core/macro.h"
@@ -118,11 +119,23 @@ static char *agent_script(const struct lab_distro_opts *o)
 			 LAB_DISTRO_LIBDIR, LAB_DISTRO_VMBENCH);
 }
 
+/* What the unit runs when the agent has left: a reboot after the host's
+ * REBOOT (the agent's exit status PROTO_EXIT_REBOOT), else a power-off. */
+static char *agent_stop_script(const struct lab_distro_opts *o)
+{
+	(void)o;
+	return xasprintf("#!/bin/sh\n"
+			 "# systemd gives the agent's exit status as $EXIT_STATUS\n"
+			 "if [ \"$EXIT_STATUS\" = %d ]; then exec /bin/systemctl --no-block reboot; fi\n"
+			 "exec /bin/systemctl --no-block poweroff\n",
+			 PROTO_EXIT_REBOOT);
+}
+
 /* After the network, as the issue asks, and after the SSH server is up
  * (ssh.service is Type=notify): HELLO comes after the banner can be read,
  * so the boot's phases follow each other (src/suites/boot.h). The guest
- * powers off when the agent leaves (after BYE), as the busybox image's
- * init does. */
+ * powers off when the agent leaves (after BYE), or reboots (after REBOOT),
+ * as the busybox image's init does. */
 static char *agent_unit(const struct lab_distro_opts *o)
 {
 	(void)o;
@@ -135,13 +148,13 @@ static char *agent_unit(const struct lab_distro_opts *o)
 			 "[Service]\n"
 			 "Type=exec\n"
 			 "ExecStart=%s/agent-start\n"
-			 "ExecStopPost=/bin/systemctl --no-block poweroff\n"
+			 "ExecStopPost=%s/agent-stop\n"
 			 "StandardOutput=journal+console\n"
 			 "StandardError=journal+console\n"
 			 "\n"
 			 "[Install]\n"
 			 "WantedBy=multi-user.target\n",
-			 LAB_DISTRO_LIBDIR);
+			 LAB_DISTRO_LIBDIR, LAB_DISTRO_LIBDIR);
 }
 
 /* The guest's end of the lab's tap link, on whichever Ethernet NIC it has */
@@ -193,6 +206,7 @@ static char *authorized_keys(const struct lab_distro_opts *o)
 
 const struct lab_distro_file lab_distro_files[] = {
 	{ LAB_DISTRO_LIBDIR "/agent-start", 0755, agent_script },
+	{ LAB_DISTRO_LIBDIR "/agent-stop", 0755, agent_stop_script },
 	{ "/etc/systemd/system/vmbench-agent.service", 0644, agent_unit },
 	{ "/etc/systemd/network/10-vmbench.network", 0644, network_file },
 	{ "/etc/systemd/system/systemd-networkd-wait-online.service.d/vmbench.conf", 0644, wait_online },

@@ -83,7 +83,11 @@ static void files_written(void **state)
 	} cases[] = {
 		{ "/etc/systemd/system/vmbench-agent.service", 0644,
 		  { "After=network-online.target ssh.service\n", "Wants=network-online.target\n",
-		    "ExecStart=" LAB_DISTRO_LIBDIR "/agent-start\n", "WantedBy=multi-user.target\n" } },
+		    "ExecStart=" LAB_DISTRO_LIBDIR "/agent-start\n", "ExecStopPost=" LAB_DISTRO_LIBDIR "/agent-stop\n" } },
+		/* after REBOOT the agent's status 3 reboots; anything else powers off */
+		{ LAB_DISTRO_LIBDIR "/agent-stop", 0755,
+		  { "#!/bin/sh\n", "if [ \"$EXIT_STATUS\" = 3 ]; then exec /bin/systemctl --no-block reboot; fi\n",
+		    "exec /bin/systemctl --no-block poweroff\n", NULL } },
 		{ LAB_DISTRO_LIBDIR "/agent-start", 0755,
 		  { "#!/bin/sh\n", "vmbench.agent=*) port=${w#vmbench.agent=}", "exec " LAB_DISTRO_VMBENCH " agent --port \"$port\"",
 		    "LD_LIBRARY_PATH=" LAB_DISTRO_LIBDIR "\n" } },
