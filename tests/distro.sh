@@ -30,10 +30,12 @@ has "$T/out" "up to date" "not rebuilt"
 echo "# up to date in $(($(date +%s) - start)) s"
 expect 2 "a matrix image=debian without a NIC" "$VMB" lab run --matrix "image=debian" --db "$T/none.db"
 has "$T/err" "give a nic" "says the SSH banner needs one"
-# the boot: 2 cold boots, a warm one each; the suites: systemd's own account
+# the boot: 2 cold boots, then in the first one's QEMU 2 warm boots
+# (system_reset) and 2 of the guest's own reboots (systemctl reboot);
+# the suites: systemd's own account
 start=$(date +%s)
 expect 0 "lab run image=debian under TCG, to SSH and HELLO" flock /tmp/vmb-guests.lock "$VMB" lab run \
-	--matrix "image=debian nic=virtio-net accel=tcg mem=1G" --suites boot,systemd --boots 2 --baseline none \
+	--matrix "image=debian nic=virtio-net accel=tcg mem=1G" --suites boot,boot.reboot,systemd --boots 2 --baseline none \
 	--cache "$cache" --db "$T/d.db" -o "$T/d.html" --hello-timeout 600
 echo "# lab run: $(($(date +%s) - start)) s"
 sed 's/^/#   /' "$T/err" | tail -5
@@ -57,6 +59,12 @@ for t in boot["tests"]:
         assert parts[2] > 0, "userspace to the SSH banner"
     print(t["name"], "boot_to_ssh s", [round(v / 1e9, 2) for v in m["boot_to_ssh"]["samples"]],
           "split", {p: round(m[p]["summary"]["mean"] / 1e9, 2) for p in phases})
+names = [t["name"] for t in boot["tests"]]
+assert names == ["cold", "warm", "reboot"], names
+rb = {x["name"]: x for x in boot["tests"][2]["cases"][0]["metrics"]}
+# the reboot's shutdown (REBOOT to QEMU's RESET: systemd stopping the services) is beside the phases
+assert len(rb["shutdown"]["samples"]) == 2 and min(rb["shutdown"]["samples"]) > 0, rb["shutdown"]
+print("reboot shutdown s", [round(v / 1e9, 2) for v in rb["shutdown"]["samples"]])
 sm = {x["name"]: x for x in sd["tests"][0]["cases"][0]["metrics"]}
 # initramfs-tools' initrd runs no systemd: its time is in systemd's kernel part, and there is no initrd part
 assert sd["notes"]["phases"] == "phase_kernel,phase_userspace", sd["notes"]
