@@ -135,14 +135,17 @@ static char *agent_stop_script(const struct lab_distro_opts *o)
  * (ssh.service is Type=notify): HELLO comes after the banner can be read,
  * so the boot's phases follow each other (src/suites/boot.h). The guest
  * powers off when the agent leaves (after BYE), or reboots (after REBOOT),
- * as the busybox image's init does. */
+ * as the busybox image's init does. The application table's servers, in
+ * an image that has them (the image key's packages), are up before HELLO
+ * too, so that a run never begins against a server still starting; an
+ * After= on a unit the image lacks orders nothing. */
 static char *agent_unit(const struct lab_distro_opts *o)
 {
 	(void)o;
 	return xasprintf("[Unit]\n"
 			 "Description=vmbench agent on the lab's channel\n"
 			 "Wants=network-online.target\n"
-			 "After=network-online.target ssh.service\n"
+			 "After=network-online.target ssh.service nginx.service mariadb.service\n"
 			 "ConditionKernelCommandLine=vmbench.agent\n"
 			 "\n"
 			 "[Service]\n"

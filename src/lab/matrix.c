@@ -194,7 +194,7 @@ static int image_check(const struct lab_config *c, char *why, size_t len)
 }
 
 const struct lab_image_row lab_images[] = {
-#define IMAGE_ROW(n, d, r, a, i, s) { n, d, r, a, i, s },
+#define IMAGE_ROW(n, d, p, r, a, i, s) { n, d, p, r, a, i, s },
 	LAB_IMAGES(IMAGE_ROW)
 #undef IMAGE_ROW
 };
@@ -206,6 +206,56 @@ const struct lab_image_row *lab_config_image(const struct lab_config *c)
 		if (!strcmp(lab_images[i].name, c->v[LAB_IMAGE]))
 			return &lab_images[i];
 	return NULL;
+}
+
+bool lab_image_has(const struct lab_image_row *img, const char *pkg)
+{
+	size_t n = strlen(pkg);
+
+	for (const char *p = img && img->packages ? img->packages : ""; *p; p += strcspn(p, ","), p += *p == ',')
+		if (strcspn(p, ",") == n && !strncmp(p, pkg, n))
+			return true;
+	return false;
+}
+
+const struct lab_httpd lab_httpds[] = {
+#define HTTPD_ROW(n, port, path, pkg) { n, port, path, pkg },
+	LAB_HTTPDS(HTTPD_ROW)
+#undef HTTPD_ROW
+};
+const size_t lab_nhttpds = sizeof(lab_httpds) / sizeof(lab_httpds[0]);
+
+const struct lab_httpd *lab_config_httpd(const struct lab_config *c)
+{
+	for (size_t i = 0; i < lab_nhttpds; i++)
+		if (!strcmp(lab_httpds[i].name, c->v[LAB_HTTPD]))
+			return &lab_httpds[i];
+	return NULL;
+}
+
+/* A server of the guest's is loaded by the host's run (netdir=guest-server),
+ * and it must be in the image */
+static int httpd_check(const struct lab_config *c, char *why, size_t len)
+{
+	const struct lab_httpd *h = lab_config_httpd(c);
+
+	if (!h || !h->package)
+		return 0;
+	if (strcmp(c->v[LAB_NETDIR], "guest-server"))
+		return errf(why, len, -EINVAL, "matrix: httpd=%s is a server in the guest that the host's net.http "
+			    "loads: give netdir=guest-server with it (netdir=%s runs the client in the guest)", h->name,
+			    c->v[LAB_NETDIR]);
+	if (!lab_image_has(lab_config_image(c), h->package)) {
+		char with[128] = "";
+		size_t off = 0;
+
+		for (size_t i = 0; i < lab_nimages; i++)
+			if (lab_image_has(&lab_images[i], h->package))
+				str_appendf(with, sizeof(with), &off, "%simage=%s", off ? " or " : "", lab_images[i].name);
+		return errf(why, len, -EINVAL, "matrix: httpd=%s needs %s in the guest, which image=%s does not have: "
+			    "give %s", h->name, h->package, c->v[LAB_IMAGE], *with ? with : "an image that has it");
+	}
+	return 0;
 }
 
 static const struct key {

@@ -82,7 +82,7 @@ static void files_written(void **state)
 		const char *has[4];
 	} cases[] = {
 		{ "/etc/systemd/system/vmbench-agent.service", 0644,
-		  { "After=network-online.target ssh.service\n", "Wants=network-online.target\n",
+		  { "After=network-online.target ssh.service nginx.service mariadb.service\n", "Wants=network-online.target\n",
 		    "ExecStart=" LAB_DISTRO_LIBDIR "/agent-start\n", "ExecStopPost=" LAB_DISTRO_LIBDIR "/agent-stop\n" } },
 		/* after REBOOT the agent's status 3 reboots; anything else powers off */
 		{ LAB_DISTRO_LIBDIR "/agent-stop", 0755,
