@@ -192,7 +192,7 @@ const struct vmb_opt lab_opts[] = {
 		  "directory" },
 	{ .name = "app.db", .type = OPT_BOOL, .refused = true,
 	  .help = "a server URL names a server of the host's network, which is no guest's; app.oltp_* run on SQLite "
-		  "in each guest and on the host" },
+		  "in each guest and on the host, or on the guest's own MariaDB with the matrix key db=mariadb" },
 	{ .name = "net.server", .type = OPT_BOOL, .refused = true,
 	  .help = "the lab chooses the server of each guest's net suite" },
 	{ .name = "net.url", .type = OPT_BOOL, .refused = true,
@@ -673,7 +673,7 @@ static int boot_config(const struct lab *l, const struct lab_config *c, const ch
 		       json_t **doc, struct lab_failure *f, char *err, size_t errlen)
 {
 	return lab_run_config(c, &(struct lab_run_opts){
-		.image_dir = image_dir, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
+		.image_dir = image_dir, .cache = l->cache, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
 		.run_opts = l->run_opts, .progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO,
 		.disk_size = l->disk_size, .disk_format = optset_str(l->own, "disk-format"),
 		.disk_cache = optset_str(l->own, "disk-cache"), .hello_timeout_ms = hello_timeout_ms,

@@ -34,6 +34,13 @@ const struct lab_distro *lab_distro_find(const char *name)
 	return NULL;
 }
 
+void lab_distro_debs_dir(const char *cache, const struct lab_distro *d, const char *arch, char *out, size_t len)
+{
+	const struct lab_arch *a = lab_arch_find(arch);
+
+	snprintf(out, len, "%s/debootstrap-%s-%s", cache, d->suite, a ? a->deb : arch);
+}
+
 /* Debian Policy 5.6.1: lowercase letters, digits, + - ., at least two, an
  * alphanumeric first. Anything else never reaches debootstrap's command. */
 static bool deb_name_ok(const char *s, size_t n)
@@ -145,7 +152,7 @@ static char *agent_unit(const struct lab_distro_opts *o)
 	return xasprintf("[Unit]\n"
 			 "Description=vmbench agent on the lab's channel\n"
 			 "Wants=network-online.target\n"
-			 "After=network-online.target ssh.service nginx.service mariadb.service\n"
+			 "After=network-online.target ssh.service nginx.service mariadb.service vmbench-db.service\n"
 			 "ConditionKernelCommandLine=vmbench.agent\n"
 			 "\n"
 			 "[Service]\n"
@@ -158,6 +165,32 @@ static char *agent_unit(const struct lab_distro_opts *o)
 			 "[Install]\n"
 			 "WantedBy=multi-user.target\n",
 			 LAB_DISTRO_LIBDIR, LAB_DISTRO_LIBDIR);
+}
+
+/* vmbench's database and user in the image's MariaDB (db=mariadb), made
+ * at boot once the server runs (a chroot runs no server); root gets in
+ * through the socket (Debian's unix_socket authentication). An image
+ * without MariaDB skips the unit. */
+static char *db_unit(const struct lab_distro_opts *o)
+{
+	(void)o;
+	return xasprintf("[Unit]\n"
+			 "Description=vmbench's database and user in MariaDB\n"
+			 "Requires=mariadb.service\n"
+			 "After=mariadb.service\n"
+			 "ConditionPathExists=/usr/sbin/mariadbd\n"
+			 "\n"
+			 "[Service]\n"
+			 "Type=oneshot\n"
+			 "RemainAfterExit=yes\n"
+			 "ExecStart=/usr/bin/mariadb -e \"CREATE DATABASE IF NOT EXISTS %s; "
+			 "CREATE USER IF NOT EXISTS '%s'@'localhost' IDENTIFIED BY '%s'; "
+			 "GRANT ALL ON %s.* TO '%s'@'localhost'\"\n"
+			 "\n"
+			 "[Install]\n"
+			 "WantedBy=multi-user.target\n",
+			 LAB_DISTRO_DB_NAME, LAB_DISTRO_DB_USER, LAB_DISTRO_DB_PASS, LAB_DISTRO_DB_NAME,
+			 LAB_DISTRO_DB_USER);
 }
 
 /* The guest's end of the lab's tap link, on whichever Ethernet NIC it has */
@@ -211,6 +244,7 @@ const struct lab_distro_file lab_distro_files[] = {
 	{ LAB_DISTRO_LIBDIR "/agent-start", 0755, agent_script },
 	{ LAB_DISTRO_LIBDIR "/agent-stop", 0755, agent_stop_script },
 	{ "/etc/systemd/system/vmbench-agent.service", 0644, agent_unit },
+	{ "/etc/systemd/system/vmbench-db.service", 0644, db_unit },
 	{ "/etc/systemd/network/10-vmbench.network", 0644, network_file },
 	{ "/etc/systemd/system/systemd-networkd-wait-online.service.d/vmbench.conf", 0644, wait_online },
 	{ "/etc/fstab", 0644, fstab },
@@ -221,7 +255,8 @@ const struct lab_distro_file lab_distro_files[] = {
 const size_t lab_distro_nfiles = ARRAY_SIZE(lab_distro_files);
 
 /* The units enabled in the tree (systemctl enable, offline). */
-static const char *const enabled_units[] = { "systemd-networkd.service", "vmbench-agent.service", "ssh.service" };
+static const char *const enabled_units[] = { "systemd-networkd.service", "vmbench-agent.service", "ssh.service",
+					     "vmbench-db.service" };
 
 int lab_distro_inputs(const struct lab_distro_opts *o, const char *vmbench_id, const char *debootstrap,
 		      struct strv *out)
@@ -803,7 +838,7 @@ static int build_locked(const struct lab_distro_opts *o, const struct lab_arch *
 		goto out;
 	}
 	/* debootstrap's .debs are kept between builds: a rebuild downloads nothing */
-	snprintf(debs, sizeof(debs), "%s/debootstrap-%s-%s", abscache, o->d->suite, a->deb);
+	lab_distro_debs_dir(abscache, o->d, o->arch, debs, sizeof(debs));
 	snprintf(tree, sizeof(tree), "%s/tree", o->out);
 	snprintf(log, sizeof(log), "%s/debootstrap.log", o->out);
 	snprintf(qcow2, sizeof(qcow2), "%s/root.qcow2", o->out);

@@ -29,11 +29,13 @@
 #include "labnet.h"
 #include "fs.h"
 #include "labrun.h"
+#include "mirror.h"
 #include "modules.h"
 #include "proto.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "../core/clock.h"
+#include "../core/log.h"
 #include "../core/result.h"
 #include "../store/doc.h"
 #include "../suites/balloon.h"
@@ -193,6 +195,7 @@ struct boot {
 	struct lab_paths paths; /* into the strings above */
 	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
 	bool dir_made;          /* dir is ours, until QEMU is gone */
+	struct lab_mirror mirror; /* app.apt's package mirror, when a run asked for it */
 	char qemu_log[200];     /* QEMU's stdout and stderr */
 	struct proto_conn conn;
 	int fd;
@@ -238,6 +241,7 @@ static void boot_reaped(struct boot *b)
 static void boot_gone(struct boot *b)
 {
 	lab_net_stop(&b->net);
+	lab_mirror_stop(&b->mirror);
 	if (b->set_up)
 		lab_backends_teardown(b->c, &b->paths);
 	b->set_up = false;
@@ -1513,6 +1517,55 @@ static int lab_fs_opts(json_t *opts, const struct lab_run_opts *o, const struct 
 	return json_object_set_new(opts, "skip-fs-tests", json_string(LAB_FS_NONE_REASON));
 }
 
+/* The database the configuration's db key names (db=mariadb: the guest's
+ * MariaDB) as app.db of a suite that has a db option; the suite's own
+ * default (SQLite) otherwise. */
+static int db_item_opts(const struct lab_config *c, const struct vmb_suite *suite, json_t *opts)
+{
+	const struct lab_db *db = lab_config_db(c);
+	char key[96];
+
+	for (const struct vmb_opt *op = suite ? suite->opts : NULL; db && db->url && op && op->name; op++)
+		if (!strcmp(op->name, "db")) {
+			snprintf(key, sizeof(key), "%s.db", suite->name);
+			return json_object_set_new(opts, key, json_string(db->url)) < 0 ? -ENOMEM : 0;
+		}
+	return 0;
+}
+
+/* Does item (app, app.apt) run the app suite's apt test? */
+static bool apt_item(const char *item)
+{
+	return !strcmp(item, "app") || !strcmp(item, "app.apt");
+}
+
+/* app.apt in a distribution guest on a link: the lab's mirror of the
+ * image's own packages (src/lab/mirror.h) as app.apt-mirror, and
+ * --destructive, as the reinstall asks (the root disk is QEMU's snapshot:
+ * nothing of it outlives the boot). Where the mirror cannot be made the
+ * guest's test is skipped for want of a mirror, and the host says why. */
+static int apt_item_opts(const struct lab_run_opts *o, struct boot *b, json_t *opts, char *err, size_t errlen)
+{
+	const struct lab_image_row *img = lab_config_image(b->c);
+	char debs[PATH_MAX], why[512];
+	int r;
+
+	if (!img->distro || !o->cache || !b->net.be || !lab_net_linked(b->c, &b->paths))
+		return 0;
+	if (!b->mirror.pid) {
+		lab_distro_debs_dir(o->cache, lab_distro_find(img->distro), b->c->v[LAB_ARCH], debs, sizeof(debs));
+		r = lab_mirror_start(&b->mirror, b->pid, debs, b->dir, why, sizeof(why));
+		if (r < 0) {
+			log_warn("%s: app.apt will be skipped for want of it", why);
+			return 0;
+		}
+	}
+	if (json_object_set_new(opts, "app.apt-mirror", json_string(b->mirror.url)) < 0 ||
+	    json_object_set_new(opts, "destructive", json_true()) < 0)
+		return errf(err, errlen, -ENOMEM, "out of memory");
+	return 0;
+}
+
 /* The options the guest's run of item gets: the lab run's own, then what
  * the lab gives the guest (a step each: the peer at the other end of its
  * NIC, where a suite that measures storage works). NULL: out of memory. */
@@ -1571,8 +1624,16 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		suite = lab_item_suite(what);
 		snprintf(b->step, sizeof(b->step), "run %s", what);
 		opts = item_opts(o, suite, scratch, &b->net, fs, lab_share_find(b->c->v[LAB_SHARE]) != NULL);
+		if (opts && db_item_opts(b->c, suite, opts) < 0) {
+			json_decref(opts);
+			opts = NULL;
+		}
 		if (!opts) {
 			r = errf(err, errlen, -ENOMEM, "out of memory");
+			break;
+		}
+		if (apt_item(what) && (r = apt_item_opts(o, b, opts, err, errlen)) < 0) {
+			json_decref(opts);
 			break;
 		}
 		qemu_cpu(b->pid, cpu0);
@@ -2078,7 +2139,13 @@ const char *lab_guest_qmp(const struct lab_guest *g)
 
 json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item)
 {
-	return item_opts(o, lab_item_suite(item), g->scratch, &g->b.net, NULL, false);
+	json_t *opts = item_opts(o, lab_item_suite(item), g->scratch, &g->b.net, NULL, false);
+
+	if (opts && db_item_opts(g->c, lab_item_suite(item), opts) < 0) {
+		json_decref(opts);
+		return NULL;
+	}
+	return opts;
 }
 
 int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, json_t **doc, char *err, size_t errlen)

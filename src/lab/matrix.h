@@ -82,7 +82,10 @@
 	  "debian-apps: the same with the application table's servers, nginx-light)", 0, 0, image_check)      \
 	X(LAB_HTTPD, "httpd", "serve", LIST, LAB_HTTPD_NAMES,                                                    \
 	  " (the HTTP server net.http loads in the guest, with netdir=guest-server: serve, the guest's vmbench "   \
-	  "serve; nginx, Debian's nginx-light on port 80, in image=debian-apps)", 0, 0, httpd_check)
+	  "serve; nginx, Debian's nginx-light on port 80, in image=debian-apps)", 0, 0, httpd_check)          \
+	X(LAB_DB, "db", "sqlite", LIST, LAB_DB_NAMES,                                                           \
+	  " (the database app.oltp_* run against in the guest: sqlite, the app suite's own; mariadb, Debian's "  \
+	  "mariadb-server over its socket, in image=debian-apps)", 0, 0, db_check)
 
 /* The scratch disk (issue 26). backend: what QEMU opens on the host, file
  * (an image file of --disk-format) or block (a host block device: a loop
@@ -218,7 +221,8 @@
  *   distro  the --distro name that builds it; NULL: the busybox image
  *   packages  Debian packages the row's image adds to the distribution's
  *           (as --distro-packages), comma-separated; NULL: none. The
- *           servers of the application table (the httpd key) are here
+ *           servers of the application table (the httpd and db keys) are
+ *           here
  *   root    its root disk's file in the image directory, attached as a
  *           virtio disk with serial LAB_ROOT_SERIAL (the scratch disk is
  *           told from it by that serial); NULL: no root disk
@@ -233,7 +237,7 @@
 	X("busybox", NULL, NULL, NULL, "", "vmbench-init: kernel reached init", false)                     \
 	X("debian", "debian", NULL, "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw",              \
 	  "Run /init as init process", true)                                                              \
-	X("debian-apps", "debian", "nginx-light", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw", \
+	X("debian-apps", "debian", "nginx-light,mariadb-server", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw", \
 	  "Run /init as init process", true)
 #define LAB_IMAGE_NAME(n, ...) " " n
 #define LAB_IMAGE_COUNT(...) +1
@@ -257,6 +261,26 @@ bool lab_image_has(const struct lab_image_row *img, const char *pkg);
 #define LAB_HTTPDS(X)                  \
 	X("serve", 0, NULL, NULL)      \
 	X("nginx", 80, "/", "nginx-light")
+/* X(name, url, package): the database app.oltp_* run against in the guest
+ * (the matrix key db).
+ *   sqlite   the app suite's own default, SQLite in --app.dir on the
+ *            filesystem of the disk under test
+ *   mariadb  Debian's mariadb-server as the image installs it, with the
+ *            database and user the image's vmbench-db unit makes at boot,
+ *            over its unix socket (localhost is the socket to MariaDB's
+ *            client library, at Debian's path): app.db is this URL. Its
+ *            data is on the root disk, not the disk under test */
+#define LAB_DBS(X)                                                                                    \
+	X("sqlite", NULL, NULL)                                                                       \
+	X("mariadb", "mysql://" LAB_DISTRO_DB_USER ":" LAB_DISTRO_DB_PASS "@localhost/" LAB_DISTRO_DB_NAME, \
+	  "mariadb-server")
+#define LAB_DB_NAME(n, ...) " " n
+#define LAB_DB_NAMES LAB_DBS(LAB_DB_NAME)
+struct lab_db {
+	const char *name, *url, *package;
+};
+extern const struct lab_db lab_dbs[];
+extern const size_t lab_ndbs;
 #define LAB_HTTPD_NAME(n, ...) " " n
 #define LAB_HTTPD_NAMES LAB_HTTPDS(LAB_HTTPD_NAME)
 struct lab_httpd {
@@ -492,8 +516,9 @@ bool lab_config_legend(const struct lab_config *c, char *buf, size_t len);
 
 /* The image row of a configuration (never NULL for a parsed one). */
 const struct lab_image_row *lab_config_image(const struct lab_config *c);
-/* The row of the configuration's httpd key. */
+/* The row of the configuration's httpd key, db key. */
 const struct lab_httpd *lab_config_httpd(const struct lab_config *c);
+const struct lab_db *lab_config_db(const struct lab_config *c);
 
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);

@@ -140,6 +140,9 @@ static void messages(void **state)
 		{ "image=debian nic=virtio-net netdir=guest-server httpd=nginx", "httpd=nginx needs nginx-light in the "
 		  "guest, which image=debian does not have: give image=debian-apps" },
 		{ "nic=virtio-net netdir=guest-server httpd=apache", "valid values of httpd: serve, nginx" },
+		{ "image=debian nic=virtio-net db=mariadb", "db=mariadb needs mariadb-server in the guest, which "
+		  "image=debian does not have: give image=debian-apps" },
+		{ "db=postgresql", "valid values of db: sqlite, mariadb" },
 		{ "disk", "'disk' needs values" },
 		{ "disk=ide disk=nvme", "disk is given twice" },
 		{ "smp=1,2,3,4 mem=64M,128M,256M,512M,1G,2G,4G,8G,16G,32G,64G,128G,256G,512G,1T,96M disk=ide,ahci,lsi,nvme,"
@@ -178,6 +181,12 @@ static void httpd_rows(void **state)
 	assert_true(lab_image_has(&apps, "mariadb-server") && lab_image_has(&apps, "nginx-light"));
 	assert_false(lab_image_has(&apps, "nginx") || lab_image_has(&apps, "mariadb") || lab_image_has(&apps, ""));
 	assert_false(lab_image_has(&lab_images[0], "nginx-light")); /* busybox */
+	/* db=mariadb: app.db is the guest's MariaDB over its socket */
+	assert_int_equal(lab_matrix_parse("image=debian-apps nic=virtio-net db=sqlite,mariadb", &m, err, sizeof(err)), 0);
+	assert_null(lab_config_db(&m.configs[0])->url);
+	assert_string_equal(lab_config_db(&m.configs[1])->url,
+			    "mysql://vmbench:vmbench@localhost/vmbench");
+	lab_matrix_release(&m);
 }
 
 /* The valid values an error message lists stay inside their buffer, however
