@@ -700,6 +700,21 @@ static int shut_down(struct boot *b, char *err, size_t errlen)
 	return r;
 }
 
+/* The guest booting again in the same QEMU from t0 (a reset): its marks
+ * and HELLO, as a cold boot's from QEMU's start. */
+static int await_again(struct boot *b, uint64_t t0, const struct lab_run_opts *o, char *err, size_t errlen)
+{
+	int r = await_hello(b, t0, t0 + (uint64_t)o->hello_timeout_ms * 1000000, o, err, errlen);
+
+	if (r == 0) {
+		if (!b->t_output)
+			b->t_output = b->t_hello;
+		if (!b->t_init)
+			b->t_init = b->t_hello;
+	}
+	return r;
+}
+
 /* A warm boot: QMP system_reset, then the same phases in the same QEMU
  * process (the agent channel outlives the guest's reset). */
 static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, size_t errlen)
@@ -726,14 +741,7 @@ static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, si
 		return r;
 	}
 	qmp_close(&q);
-	r = await_hello(b, t0, t0 + (uint64_t)o->hello_timeout_ms * 1000000, o, err, errlen);
-	if (r == 0) {
-		if (!b->t_output)
-			b->t_output = b->t_hello;
-		if (!b->t_init)
-			b->t_init = b->t_hello;
-	}
-	return r;
+	return await_again(b, t0, o, err, errlen);
 }
 
 /* When QEMU's event ev happened, on clock_ns's clock: its timestamp (the
@@ -805,14 +813,7 @@ static int reboot_boot(struct boot *b, const struct lab_run_opts *o, double *shu
 	if (r < 0)
 		return r;
 	*shutdown = (double)(t0 - t_req) / NSEC_PER_SEC;
-	r = await_hello(b, t0, t0 + (uint64_t)o->hello_timeout_ms * 1000000, o, err, errlen);
-	if (r == 0) {
-		if (!b->t_output)
-			b->t_output = b->t_hello;
-		if (!b->t_init)
-			b->t_init = b->t_hello;
-	}
-	return r;
+	return await_again(b, t0, o, err, errlen);
 }
 
 /* The host threads that run the vCPUs, as QMP's query-cpus-fast names

@@ -328,10 +328,17 @@ int lab_mirror_start(struct lab_mirror *m, pid_t qemu, const char *debs, const c
 		goto out;
 	}
 	if (m->pid == 0) {
+		int lo = nsfd < pipefd[1] ? nsfd : pipefd[1], hi = nsfd < pipefd[1] ? pipefd[1] : nsfd;
+
 		(void)setpgid(0, 0);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(1);
-		close(pipefd[0]);
+		/* none of the lab's descriptors (the agent's channel, another
+		 * helper's pipe, the store) stays open in the server: it
+		 * forked without an exec to close them */
+		(void)close_range(3, (unsigned)lo - 1, 0);
+		(void)close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+		(void)close_range((unsigned)hi + 1, ~0u, 0);
 		serve(nsfd, pipefd[1], &plan);
 	}
 	(void)setpgid(m->pid, m->pid);
