@@ -52,7 +52,9 @@ const struct vmb_cmd cmd_agent_desc = {
 		       "heartbeats and RESULT <length> with the result document (or ERROR <message>), TOKEN "
 		       "<secret> (the net token of later runs, answered OK), SERVE <address> (a vmbench serve "
 		       "there, answered SERVING <address:port>) and LOAD <percent> (a background load of run --load's "
-		       "spinners in the agent, 0 to stop it, answered LOADED with what the stopped one got), until BYE.",
+		       "spinners in the agent, 0 to stop it, answered LOADED with what the stopped one got), until BYE "
+		       "(or REBOOT: the same BYE, then exit status " STRINGIFY(PROTO_EXIT_REBOOT) ", on which the lab's "
+		       "images reboot the guest).",
 	.opts = agent_opts,
 	.max_args = 0,
 };
@@ -583,25 +585,26 @@ static int prepare(struct proto_conn *c, const char *line)
 	return r;
 }
 
-/* Answer one line from the host. 1 after BYE, 0 to go on, a negative errno
- * when the channel failed. */
+/* Answer one line from the host. 1 after BYE, 2 after REBOOT, 0 to go on,
+ * a negative errno when the channel failed. */
 static int serve_line(struct proto_conn *c, const char *line)
 {
 	struct proto_run req;
 	char err[512], arg[128];
 	int r;
 
-	if (!strcmp(line, "BYE")) {
+	if (!strcmp(line, "BYE") || !strcmp(line, "REBOOT")) {
 		unsigned asked;
 		double got;
 
 		load_stop(&asked, &got);
 		serve_stop();
-		/* unmounted before the answer: the guest powers off after it */
+		/* unmounted before the answer: the guest powers off (or
+		 * reboots) after it */
 		if (agent_mounted)
 			lab_fs_unmount(PROTO_MOUNTPOINT);
 		agent_mounted = false;
-		return proto_send(c, "BYE") < 0 ? -EPIPE : 1;
+		return proto_send(c, "BYE") < 0 ? -EPIPE : line[0] == 'B' ? 1 : 2;
 	}
 	if (!strncmp(line, "PREPARE ", 8))
 		return prepare(c, line);
@@ -621,7 +624,7 @@ static int serve_line(struct proto_conn *c, const char *line)
 	}
 	if (strncmp(line, "RUN ", 4))
 		return send_error(c, "expected 'RUN <suite[.test]> <options JSON>', 'PREPARE <JSON>', "
-				  "'TOKEN <secret>', 'SERVE <address>', 'LOAD <percent>' or 'BYE', not: ", line);
+				  "'TOKEN <secret>', 'SERVE <address>', 'LOAD <percent>', 'REBOOT' or 'BYE', not: ", line);
 	if (proto_parse_run(line, run_opts, &req, err, sizeof(err)) < 0)
 		return send_error(c, "", err);
 	r = run_one(c, &req);
@@ -696,8 +699,9 @@ static int cmd_agent(const struct vmb_cmd *self, int argc, char **argv)
 			r = serve_line(&c, line);
 			free(line);
 		}
-		if (r == 1) {
-			ret = EXIT_OK;
+		if (r == 1 || r == 2) {
+			/* after REBOOT, what started the agent reboots the guest */
+			ret = r == 1 ? EXIT_OK : PROTO_EXIT_REBOOT;
 			break;
 		}
 		if (r == -ETIMEDOUT) {

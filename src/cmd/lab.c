@@ -197,12 +197,12 @@ const struct vmb_opt lab_opts[] = {
 		  "directory" },
 	{ .name = "app.db", .type = OPT_BOOL, .refused = true,
 	  .help = "a server URL names a server of the host's network, which is no guest's; app.oltp_* run on SQLite "
-		  "in each guest and on the host" },
+		  "in each guest and on the host, or on the guest's own MariaDB with the matrix key db=mariadb" },
 	{ .name = "net.server", .type = OPT_BOOL, .refused = true,
 	  .help = "the lab chooses the server of each guest's net suite" },
 	{ .name = "net.url", .type = OPT_BOOL, .refused = true,
 	  .help = "a URL names a server of the host's network, which is no guest's; the lab chooses the server of "
-		  "each guest's net suite" },
+		  "each guest's net suite (the matrix key httpd: nginx in the guest, say)" },
 	OPT_TABLE_END,
 };
 
@@ -445,9 +445,10 @@ static int image_for(const struct optset *own, const char *arch, const char *cac
 				       .vmbench = vmb }, rebuilt, err, errlen);
 }
 
-/* Build (or find up to date) --distro's disk image for arch in dir. */
-static int distro_image_for(const struct optset *own, const char *distro, const char *arch, const char *cache,
-			    const char *dir, int *rebuilt, char *err, size_t errlen)
+/* Build (or find up to date) --distro's disk image for arch in dir, with
+ * the packages (comma-separated; NULL: none) added. */
+static int distro_image_for(const struct optset *own, const char *distro, const char *packages, const char *arch,
+			    const char *cache, const char *dir, int *rebuilt, char *err, size_t errlen)
 {
 	char vmb[4096], *pub = NULL;
 	int r = guest_vmbench(own, arch, vmb, sizeof(vmb), err, errlen);
@@ -457,7 +458,7 @@ static int distro_image_for(const struct optset *own, const char *distro, const 
 	if (r == 0)
 		r = lab_distro_build(&(struct lab_distro_opts){ .d = lab_distro_find(distro),
 					     .arch = arch, .cache = cache, .out = dir, .vmbench = vmb, .pubkeys = pub,
-					     .packages = optset_str(own, "distro-packages") }, rebuilt, err, errlen);
+					     .packages = packages }, rebuilt, err, errlen);
 	free(pub);
 	return r;
 }
@@ -634,16 +635,17 @@ static const char *lab_image(struct lab *l, const char *name, const struct lab_c
 	int rebuilt = 0;
 
 	if (!img->state) {
+		/* a distribution's rows by their own name: debian-apps is not debian */
 		if (l->image_dir && row->distro)
-			snprintf(img->dir, sizeof(img->dir), "%s/%s-%s", l->image_dir, row->distro, arch);
+			snprintf(img->dir, sizeof(img->dir), "%s/%s-%s", l->image_dir, row->name, arch);
 		else if (l->image_dir)
 			snprintf(img->dir, sizeof(img->dir), "%s/%s", l->image_dir, arch);
 		else if (row->distro)
-			snprintf(img->dir, sizeof(img->dir), "%s/image-%s-%s", l->cache, row->distro, arch);
+			snprintf(img->dir, sizeof(img->dir), "%s/image-%s-%s", l->cache, row->name, arch);
 		else
 			snprintf(img->dir, sizeof(img->dir), "%s/image-%s", l->cache, arch);
-		img->state = (row->distro ? distro_image_for(l->own, row->distro, arch, l->cache, img->dir, &rebuilt, err,
-							     sizeof(err))
+		img->state = (row->distro ? distro_image_for(l->own, row->distro, row->packages, arch, l->cache, img->dir,
+							     &rebuilt, err, sizeof(err))
 					  : image_for(l->own, arch, l->cache, img->dir, &rebuilt, err, sizeof(err))) < 0 ? -1 : 1;
 		if (img->state < 0)
 			log_error("%s: the %s %s image: %s", name, arch, row->name, err);
@@ -680,7 +682,7 @@ static int boot_config(const struct lab *l, const struct lab_config *c, const ch
 		       json_t **doc, struct lab_failure *f, char *err, size_t errlen)
 {
 	return lab_run_config(c, &(struct lab_run_opts){
-		.image_dir = image_dir, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
+		.image_dir = image_dir, .cache = l->cache, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
 		.run_opts = l->run_opts, .progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO,
 		.disk_size = l->disk_size, .disk_format = optset_str(l->own, "disk-format"),
 		.disk_cache = optset_str(l->own, "disk-cache"), .hello_timeout_ms = hello_timeout_ms,
@@ -2484,7 +2486,8 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	else
 		snprintf(out, sizeof(out), "%s/image-%s", cache, optset_str(&own, "arch"));
 	if (optset_str(&own, "distro")) {
-		ret = distro_image_for(&own, optset_str(&own, "distro"), optset_str(&own, "arch"), cache, out, &rebuilt,
+		ret = distro_image_for(&own, optset_str(&own, "distro"), optset_str(&own, "distro-packages"),
+				       optset_str(&own, "arch"), cache, out, &rebuilt,
 				       err, sizeof(err));
 		if (ret < 0) {
 			log_error("lab image --distro %s: %s", optset_str(&own, "distro"), err);

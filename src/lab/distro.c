@@ -16,6 +16,7 @@
 #include "elf.h"
 #include "image.h"
 #include "matrix.h"
+#include "proto.h"
 #include "qemu.h"
 #include "../core/clock.h"
 #include "../core/macro.h"
@@ -31,6 +32,13 @@ const struct lab_distro *lab_distro_find(const char *name)
 		if (!strcmp(distros[i].name, name))
 			return &distros[i];
 	return NULL;
+}
+
+void lab_distro_debs_dir(const char *cache, const struct lab_distro *d, const char *arch, char *out, size_t len)
+{
+	const struct lab_arch *a = lab_arch_find(arch);
+
+	snprintf(out, len, "%s/debootstrap-%s-%s", cache, d->suite, a ? a->deb : arch);
 }
 
 /* Debian Policy 5.6.1: lowercase letters, digits, + - ., at least two, an
@@ -118,30 +126,71 @@ static char *agent_script(const struct lab_distro_opts *o)
 			 LAB_DISTRO_LIBDIR, LAB_DISTRO_VMBENCH);
 }
 
+/* What the unit runs when the agent has left: a reboot after the host's
+ * REBOOT (the agent's exit status PROTO_EXIT_REBOOT), else a power-off. */
+static char *agent_stop_script(const struct lab_distro_opts *o)
+{
+	(void)o;
+	return xasprintf("#!/bin/sh\n"
+			 "# systemd gives the agent's exit status as $EXIT_STATUS\n"
+			 "if [ \"$EXIT_STATUS\" = %d ]; then exec /bin/systemctl --no-block reboot; fi\n"
+			 "exec /bin/systemctl --no-block poweroff\n",
+			 PROTO_EXIT_REBOOT);
+}
+
 /* After the network, as the issue asks, and after the SSH server is up
  * (ssh.service is Type=notify): HELLO comes after the banner can be read,
  * so the boot's phases follow each other (src/suites/boot.h). The guest
- * powers off when the agent leaves (after BYE), as the busybox image's
- * init does. */
+ * powers off when the agent leaves (after BYE), or reboots (after REBOOT),
+ * as the busybox image's init does. The application table's servers, in
+ * an image that has them (the image key's packages), are up before HELLO
+ * too, so that a run never begins against a server still starting; an
+ * After= on a unit the image lacks orders nothing. */
 static char *agent_unit(const struct lab_distro_opts *o)
 {
 	(void)o;
 	return xasprintf("[Unit]\n"
 			 "Description=vmbench agent on the lab's channel\n"
 			 "Wants=network-online.target\n"
-			 "After=network-online.target ssh.service\n"
+			 "After=network-online.target ssh.service nginx.service mariadb.service vmbench-db.service\n"
 			 "ConditionKernelCommandLine=vmbench.agent\n"
 			 "\n"
 			 "[Service]\n"
 			 "Type=exec\n"
 			 "ExecStart=%s/agent-start\n"
-			 "ExecStopPost=/bin/systemctl --no-block poweroff\n"
+			 "ExecStopPost=%s/agent-stop\n"
 			 "StandardOutput=journal+console\n"
 			 "StandardError=journal+console\n"
 			 "\n"
 			 "[Install]\n"
 			 "WantedBy=multi-user.target\n",
-			 LAB_DISTRO_LIBDIR);
+			 LAB_DISTRO_LIBDIR, LAB_DISTRO_LIBDIR);
+}
+
+/* vmbench's database and user in the image's MariaDB (db=mariadb), made
+ * at boot once the server runs (a chroot runs no server); root gets in
+ * through the socket (Debian's unix_socket authentication). An image
+ * without MariaDB skips the unit. */
+static char *db_unit(const struct lab_distro_opts *o)
+{
+	(void)o;
+	return xasprintf("[Unit]\n"
+			 "Description=vmbench's database and user in MariaDB\n"
+			 "Requires=mariadb.service\n"
+			 "After=mariadb.service\n"
+			 "ConditionPathExists=/usr/sbin/mariadbd\n"
+			 "\n"
+			 "[Service]\n"
+			 "Type=oneshot\n"
+			 "RemainAfterExit=yes\n"
+			 "ExecStart=/usr/bin/mariadb -e \"CREATE DATABASE IF NOT EXISTS %s; "
+			 "CREATE USER IF NOT EXISTS '%s'@'localhost' IDENTIFIED BY '%s'; "
+			 "GRANT ALL ON %s.* TO '%s'@'localhost'\"\n"
+			 "\n"
+			 "[Install]\n"
+			 "WantedBy=multi-user.target\n",
+			 LAB_DISTRO_DB_NAME, LAB_DISTRO_DB_USER, LAB_DISTRO_DB_PASS, LAB_DISTRO_DB_NAME,
+			 LAB_DISTRO_DB_USER);
 }
 
 /* The guest's end of the lab's tap link, on whichever Ethernet NIC it has */
@@ -193,7 +242,9 @@ static char *authorized_keys(const struct lab_distro_opts *o)
 
 const struct lab_distro_file lab_distro_files[] = {
 	{ LAB_DISTRO_LIBDIR "/agent-start", 0755, agent_script },
+	{ LAB_DISTRO_LIBDIR "/agent-stop", 0755, agent_stop_script },
 	{ "/etc/systemd/system/vmbench-agent.service", 0644, agent_unit },
+	{ "/etc/systemd/system/vmbench-db.service", 0644, db_unit },
 	{ "/etc/systemd/network/10-vmbench.network", 0644, network_file },
 	{ "/etc/systemd/system/systemd-networkd-wait-online.service.d/vmbench.conf", 0644, wait_online },
 	{ "/etc/fstab", 0644, fstab },
@@ -204,7 +255,8 @@ const struct lab_distro_file lab_distro_files[] = {
 const size_t lab_distro_nfiles = ARRAY_SIZE(lab_distro_files);
 
 /* The units enabled in the tree (systemctl enable, offline). */
-static const char *const enabled_units[] = { "systemd-networkd.service", "vmbench-agent.service", "ssh.service" };
+static const char *const enabled_units[] = { "systemd-networkd.service", "vmbench-agent.service", "ssh.service",
+					     "vmbench-db.service" };
 
 int lab_distro_inputs(const struct lab_distro_opts *o, const char *vmbench_id, const char *debootstrap,
 		      struct strv *out)
@@ -786,7 +838,7 @@ static int build_locked(const struct lab_distro_opts *o, const struct lab_arch *
 		goto out;
 	}
 	/* debootstrap's .debs are kept between builds: a rebuild downloads nothing */
-	snprintf(debs, sizeof(debs), "%s/debootstrap-%s-%s", abscache, o->d->suite, a->deb);
+	lab_distro_debs_dir(abscache, o->d, o->arch, debs, sizeof(debs));
 	snprintf(tree, sizeof(tree), "%s/tree", o->out);
 	snprintf(log, sizeof(log), "%s/debootstrap.log", o->out);
 	snprintf(qcow2, sizeof(qcow2), "%s/root.qcow2", o->out);

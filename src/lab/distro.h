@@ -23,6 +23,13 @@
 /* Where the guest's vmbench and its libraries go in the tree. */
 #define LAB_DISTRO_VMBENCH "/usr/local/bin/vmbench"
 #define LAB_DISTRO_LIBDIR "/usr/local/lib/vmbench"
+/* The database and user a distribution image's MariaDB gets at boot for
+ * app.oltp_* (the matrix key db=mariadb): a server of the guest's own,
+ * reached only through its unix socket, so the password guards nothing
+ * and is fixed. */
+#define LAB_DISTRO_DB_NAME "vmbench"
+#define LAB_DISTRO_DB_USER "vmbench"
+#define LAB_DISTRO_DB_PASS "vmbench"
 /* The root filesystem's size (a qcow2 holds only the blocks written). */
 #define LAB_DISTRO_DISK_SIZE "8G"
 /* How long debootstrap may take (a cold cache downloads ~150 MB). */
@@ -42,6 +49,9 @@ struct lab_distro {
 
 /* The row named name, or NULL. */
 const struct lab_distro *lab_distro_find(const char *name);
+/* Where debootstrap's .debs of distribution d for arch (x86_64, aarch64)
+ * are kept in the lab's cache: CACHE/debootstrap-SUITE-DEBARCH. */
+void lab_distro_debs_dir(const char *cache, const struct lab_distro *d, const char *arch, char *out, size_t len);
 /* "debian|...": the names, for --distro's choices. */
 #define LAB_DISTRO_CHOICE(n, ...) "|" n
 #define LAB_DISTRO_CHOICES (LAB_DISTROS(LAB_DISTRO_CHOICE) + 1)

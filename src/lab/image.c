@@ -20,6 +20,8 @@
 #include "matrix.h"
 #include "kernel.h"
 #include "modules.h"
+#include "proto.h"
+#include "../core/macro.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
@@ -59,8 +61,10 @@ static const char init_script[] =
 	"fi\n"
 	"i=0; while [ ! -e \"$port\" ] && [ $i -lt 100 ]; do /bin/busybox sleep 0.1; i=$((i+1)); done\n"
 	"echo \"vmbench-init: agent on $port at $(/bin/busybox cut -d' ' -f1 /proc/uptime) s\"\n"
-	"cd /tmp && /bin/vmbench agent --port \"$port\"\n"
-	"echo \"vmbench-init: agent left ($?), powering off\"\n"
+	"cd /tmp && /bin/vmbench agent --port \"$port\"; rc=$?\n"
+	"# the host's REBOOT (the boot suite's in-guest reboot): this init runs again\n"
+	"if [ $rc -eq " STRINGIFY(PROTO_EXIT_REBOOT) " ]; then echo \"vmbench-init: agent left ($rc), rebooting\"; /bin/busybox reboot -f; fi\n"
+	"echo \"vmbench-init: agent left ($rc), powering off\"\n"
 	"/bin/busybox poweroff -f\n";
 
 static const struct lab_arch arches[] = {

@@ -402,6 +402,15 @@ int lab_net_start(struct lab_net *n, struct proto_conn *conn, const struct lab_c
 			n->dir = &netdirs[i];
 	if (!n->dir)
 		return errf(err, errlen, -EINVAL, "netdir=%s is no direction", c->v[LAB_NETDIR]);
+	n->url[0] = '\0';
+	{
+		/* the guest's own HTTP server, on its address of the link */
+		const struct lab_httpd *h = lab_config_httpd(c);
+
+		if (h && h->port)
+			snprintf(n->url, sizeof(n->url), "http://%.*s:%u%s", (int)strcspn(n->be->guest_addr, "/"),
+				 n->be->guest_addr, h->port, h->path);
+	}
 	if (make_token(n->token, sizeof(n->token)) < 0)
 		return errf(err, errlen, -EIO, "no random token for the net suite (/dev/urandom)");
 	r = proto_host_token(conn, n->token, 10000);
@@ -417,7 +426,14 @@ int lab_net_item_opts(const struct lab_net *n, const struct vmb_suite *suite, js
 	if (!n->dir || !suite || !(suite->flags & VMB_SUITE_NET_PEER))
 		return 0;
 	snprintf(key, sizeof(key), "%s.server", suite->name);
-	return json_object_set_new(opts, key, json_string(n->server)) < 0 ? -ENOMEM : 0;
+	if (json_object_set_new(opts, key, json_string(n->server)) < 0)
+		return -ENOMEM;
+	for (const struct vmb_opt *o = suite->opts; n->url[0] && o && o->name; o++)
+		if (!strcmp(o->name, "url")) {
+			snprintf(key, sizeof(key), "%s.url", suite->name);
+			return json_object_set_new(opts, key, json_string(n->url)) < 0 ? -ENOMEM : 0;
+		}
+	return 0;
 }
 
 int lab_net_run(struct lab_net *n, struct proto_conn *conn, const char *what, const json_t *opts,

@@ -29,11 +29,13 @@
 #include "labnet.h"
 #include "fs.h"
 #include "labrun.h"
+#include "mirror.h"
 #include "modules.h"
 #include "proto.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "../core/clock.h"
+#include "../core/log.h"
 #include "../core/result.h"
 #include "../store/doc.h"
 #include "../suites/balloon.h"
@@ -193,6 +195,7 @@ struct boot {
 	struct lab_paths paths; /* into the strings above */
 	bool set_up;            /* the back ends are set up: torn down when QEMU is gone */
 	bool dir_made;          /* dir is ours, until QEMU is gone */
+	struct lab_mirror mirror; /* app.apt's package mirror, when a run asked for it */
 	char qemu_log[200];     /* QEMU's stdout and stderr */
 	struct proto_conn conn;
 	int fd;
@@ -238,6 +241,7 @@ static void boot_reaped(struct boot *b)
 static void boot_gone(struct boot *b)
 {
 	lab_net_stop(&b->net);
+	lab_mirror_stop(&b->mirror);
 	if (b->set_up)
 		lab_backends_teardown(b->c, &b->paths);
 	b->set_up = false;
@@ -696,6 +700,21 @@ static int shut_down(struct boot *b, char *err, size_t errlen)
 	return r;
 }
 
+/* The guest booting again in the same QEMU from t0 (a reset): its marks
+ * and HELLO, as a cold boot's from QEMU's start. */
+static int await_again(struct boot *b, uint64_t t0, const struct lab_run_opts *o, char *err, size_t errlen)
+{
+	int r = await_hello(b, t0, t0 + (uint64_t)o->hello_timeout_ms * 1000000, o, err, errlen);
+
+	if (r == 0) {
+		if (!b->t_output)
+			b->t_output = b->t_hello;
+		if (!b->t_init)
+			b->t_init = b->t_hello;
+	}
+	return r;
+}
+
 /* A warm boot: QMP system_reset, then the same phases in the same QEMU
  * process (the agent channel outlives the guest's reset). */
 static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, size_t errlen)
@@ -722,14 +741,79 @@ static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, si
 		return r;
 	}
 	qmp_close(&q);
-	r = await_hello(b, t0, t0 + (uint64_t)o->hello_timeout_ms * 1000000, o, err, errlen);
-	if (r == 0) {
-		if (!b->t_output)
-			b->t_output = b->t_hello;
-		if (!b->t_init)
-			b->t_init = b->t_hello;
+	return await_again(b, t0, o, err, errlen);
+}
+
+/* When QEMU's event ev happened, on clock_ns's clock: its timestamp (the
+ * wall clock's seconds and microseconds, as QEMU stamps every event) moved
+ * by the wall clock's distance from now, within [lo, now]; now when it has
+ * no valid timestamp. */
+static uint64_t event_time(const json_t *ev, uint64_t lo)
+{
+	const json_t *ts = json_object_get(ev, "timestamp");
+	const json_t *sec = json_object_get(ts, "seconds"), *usec = json_object_get(ts, "microseconds");
+	uint64_t now = clock_ns(), wall_ns, ev_ns, ago;
+	struct timespec wall;
+
+	if (clock_gettime(CLOCK_REALTIME, &wall) < 0 || !json_is_integer(sec) || !json_is_integer(usec) ||
+	    json_integer_value(sec) <= 0 || json_integer_value(sec) > (json_int_t)wall.tv_sec ||
+	    json_integer_value(usec) < 0 || json_integer_value(usec) >= 1000000)
+		return now;
+	wall_ns = clock_ts_ns(&wall);
+	ev_ns = (uint64_t)json_integer_value(sec) * NSEC_PER_SEC + (uint64_t)json_integer_value(usec) * 1000;
+	if (ev_ns > wall_ns)
+		return now;
+	ago = wall_ns - ev_ns;
+	/* a wall clock that stepped meanwhile: no time before lo */
+	return ago > now - lo ? lo : now - ago;
+}
+
+/* A reboot inside the guest: the agent's REBOOT, which what started it
+ * turns into the guest's own reboot (the busybox image's `reboot -f`, the
+ * distribution's `systemctl reboot`). The phases are timed from QEMU's
+ * RESET event, as a warm boot's from system_reset, in the same QEMU; the
+ * guest's shutdown before it (REBOOT sent to RESET) is *shutdown, s. */
+static int reboot_boot(struct boot *b, const struct lab_run_opts *o, double *shutdown, char *err, size_t errlen)
+{
+	char *text = NULL;
+	struct qmp q;
+	uint64_t t_req, t0;
+	int r;
+
+	/* connected before REBOOT: the RESET event cannot come before */
+	r = qmp_connect(&q, b->qmp, 10000);
+	json_decref(b->fp);
+	b->fp = NULL;
+	b->t_output = b->t_init = b->t_hello = b->t_ssh = 0;
+	ssh_close(b, 0, 0);
+	if (r < 0) {
+		errf(err, errlen, r, "reboot: %s", q.err);
+		qmp_close(&q);
+		return r;
 	}
-	return r;
+	t_req = clock_ns();
+	r = proto_host_reboot(&b->conn, 10000);
+	if (r < 0) {
+		errf(err, errlen, r, "reboot: %s", b->conn.err);
+		qmp_close(&q);
+		return r;
+	}
+	/* the guest's own shutdown, bounded as a boot is */
+	r = qmp_wait_event(&q, "RESET", o->hello_timeout_ms);
+	t0 = r == 1 ? event_time(json_array_get(q.events, json_array_size(q.events) - 1), t_req) : 0;
+	/* what the console holds by now is the shutdown's (and maybe a firmware's first bytes) */
+	b->console_off = read_file(b->console, &text) == 0 ? strlen(text) : 0;
+	free(text);
+	if (r == 0)
+		r = errf(err, errlen, -ETIMEDOUT, "reboot: the guest did not reset within %g s of REBOOT "
+			 "(--hello-timeout)", o->hello_timeout_ms / 1e3);
+	else if (r < 0)
+		errf(err, errlen, r, "reboot: waiting for QEMU's RESET event: %s", q.err);
+	qmp_close(&q);
+	if (r < 0)
+		return r;
+	*shutdown = (double)(t0 - t_req) / NSEC_PER_SEC;
+	return await_again(b, t0, o, err, errlen);
 }
 
 /* The host threads that run the vCPUs, as QMP's query-cpus-fast names
@@ -877,15 +961,17 @@ static bool boot_asked(const char *items)
 	return false;
 }
 
-/* Are warm boots asked: the boot suite, or its warm test (the second, as
- * boot_result stores them)? boot.cold alone boots cold only. */
-static bool warm_asked(const char *items)
+/* Is the boot suite's test t (BOOT_WARM, BOOT_REBOOT) asked: the suite,
+ * or the test by name? boot.cold alone boots cold only; the reboot only
+ * when named (boot_named_only). */
+static bool boot_test_asked(const char *items, size_t t)
 {
 	char what[64];
 
 	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		if (lab_item_suite(what) == &boot_suite && (!strchr(what, '.') || !strcmp(strchr(what, '.') + 1, boot_suite.tests[1].name)))
+		if (lab_item_suite(what) == &boot_suite &&
+		    (strchr(what, '.') ? !strcmp(strchr(what, '.') + 1, boot_suite.tests[t].name) : !boot_named_only(t)))
 			return true;
 	}
 	return false;
@@ -927,12 +1013,21 @@ json_t *lab_host_suite_end(struct vmb_results *res)
 	return suite;
 }
 
-/* The boot suite's result, measured here: its declared tests (cold, warm),
+/* The boots of one of the boot suite's tests (BOOT_COLD, ...): each one's
+ * phases and, for reboots, the guest's shutdown before it (s). */
+struct boot_series {
+	double (*ph)[BOOT_MAXPHASES];
+	double *shutdown;
+	unsigned n;
+};
+
+/* The boot suite's result, measured here: its declared tests (cold,
+ * warm, reboot) that have boots in series (indexed as boot_suite.tests),
  * a metric per phase of the configuration's (np of phase) and their sum,
- * with an SSH server the boot to its banner too, and the note naming the
- * phases in order, which is what the report stacks. */
-static json_t *boot_result(const struct boot_phase *phase, size_t np, const double (*cold)[BOOT_MAXPHASES],
-			   unsigned ncold, const double (*warm)[BOOT_MAXPHASES], unsigned nwarm)
+ * with an SSH server the boot to its banner too, a reboot's shutdown
+ * beside them, and the note naming the phases in order, which is what the
+ * report stacks. */
+static json_t *boot_result(const struct boot_phase *phase, size_t np, const struct boot_series series[BOOT_NTESTS])
 {
 	struct vmb_results res = { 0 };
 	struct vmb_suite_result *s;
@@ -943,21 +1038,24 @@ static json_t *boot_result(const struct boot_phase *phase, size_t np, const doub
 
 	for (size_t k = 0; k < np && off < sizeof(phases); k++)
 		str_appendf(phases, sizeof(phases), &off, "%s%s", k ? "," : "", phase[k].metric);
-	if (lab_host_suite_begin(&res, &boot_suite, 2, &s) < 0 ||
+	if (lab_host_suite_begin(&res, &boot_suite, BOOT_NTESTS, &s) < 0 ||
 	    vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
 		goto out;
-	s->ntests = nwarm ? 2 : 1;
-	for (size_t t = 0; t < s->ntests; t++) {
-		const double(*ph)[BOOT_MAXPHASES] = t ? warm : cold;
-		unsigned n = t ? nwarm : ncold;
+	s->ntests = 0;
+	for (size_t t = 0; t < BOOT_NTESTS; t++) {
+		const struct boot_series *se = &series[t];
+		struct vmb_test_result *tr = &s->tests[s->ntests];
 
-		s->tests[t].name = xstrdup(boot_suite.tests[t].name);
-		s->tests[t].cases = calloc(1, sizeof(*s->tests[t].cases));
-		if (!s->tests[t].name || !s->tests[t].cases)
+		if (!se->n)
+			continue;
+		s->ntests++;
+		tr->name = xstrdup(boot_suite.tests[t].name);
+		tr->cases = calloc(1, sizeof(*tr->cases));
+		if (!tr->name || !tr->cases)
 			goto out;
-		s->tests[t].ncases = 1;
-		c = &s->tests[t].cases[0];
-		c->reps = n;
+		tr->ncases = 1;
+		c = &tr->cases[0];
+		c->reps = se->n;
 		/* the phases, then their sum (the headline), then to SSH: the phases but the last */
 		for (size_t k = 0; k <= np + ssh; k++) {
 			struct vmb_metric *m = vmb_case_add_metric(c, k < np ? phase[k].metric : k == np
@@ -966,15 +1064,25 @@ static json_t *boot_result(const struct boot_phase *phase, size_t np, const doub
 
 			if (!m)
 				goto out;
-			for (unsigned i = 0; i < n; i++) {
+			for (unsigned i = 0; i < se->n; i++) {
 				double v = 0;
 
 				for (size_t j = 0; j < np; j++)
-					v += j == k || (k == np) || (k == np + 1 && j < np - 1) ? ph[i][j] : 0;
+					v += j == k || (k == np) || (k == np + 1 && j < np - 1) ? se->ph[i][j] : 0;
 				if (vmb_metric_push(m, v * NSEC_PER_SEC) < 0)
 					goto out;
 			}
 			m->headline = k == np;
+			stats_summarize(m->samples, m->n, &m->sum);
+		}
+		if (se->shutdown) {
+			struct vmb_metric *m = vmb_case_add_metric(c, BOOT_SHUTDOWN, VMB_UNIT_NS, VMB_LOWER);
+
+			if (!m)
+				goto out;
+			for (unsigned i = 0; i < se->n; i++)
+				if (vmb_metric_push(m, se->shutdown[i] * NSEC_PER_SEC) < 0)
+					goto out;
 			stats_summarize(m->samples, m->n, &m->sum);
 		}
 	}
@@ -1410,6 +1518,55 @@ static int lab_fs_opts(json_t *opts, const struct lab_run_opts *o, const struct 
 	return json_object_set_new(opts, "skip-fs-tests", json_string(LAB_FS_NONE_REASON));
 }
 
+/* The database the configuration's db key names (db=mariadb: the guest's
+ * MariaDB) as app.db of a suite that has a db option; the suite's own
+ * default (SQLite) otherwise. */
+static int db_item_opts(const struct lab_config *c, const struct vmb_suite *suite, json_t *opts)
+{
+	const struct lab_db *db = lab_config_db(c);
+	char key[96];
+
+	for (const struct vmb_opt *op = suite ? suite->opts : NULL; db && db->url && op && op->name; op++)
+		if (!strcmp(op->name, "db")) {
+			snprintf(key, sizeof(key), "%s.db", suite->name);
+			return json_object_set_new(opts, key, json_string(db->url)) < 0 ? -ENOMEM : 0;
+		}
+	return 0;
+}
+
+/* Does item (app, app.apt) run the app suite's apt test? */
+static bool apt_item(const char *item)
+{
+	return !strcmp(item, "app") || !strcmp(item, "app.apt");
+}
+
+/* app.apt in a distribution guest on a link: the lab's mirror of the
+ * image's own packages (src/lab/mirror.h) as app.apt-mirror, and
+ * --destructive, as the reinstall asks (the root disk is QEMU's snapshot:
+ * nothing of it outlives the boot). Where the mirror cannot be made the
+ * guest's test is skipped for want of a mirror, and the host says why. */
+static int apt_item_opts(const struct lab_run_opts *o, struct boot *b, json_t *opts, char *err, size_t errlen)
+{
+	const struct lab_image_row *img = lab_config_image(b->c);
+	char debs[PATH_MAX], why[512];
+	int r;
+
+	if (!img->distro || !o->cache || !b->net.be || !lab_net_linked(b->c, &b->paths))
+		return 0;
+	if (!b->mirror.pid) {
+		lab_distro_debs_dir(o->cache, lab_distro_find(img->distro), b->c->v[LAB_ARCH], debs, sizeof(debs));
+		r = lab_mirror_start(&b->mirror, b->pid, debs, b->dir, why, sizeof(why));
+		if (r < 0) {
+			log_warn("%s: app.apt will be skipped for want of it", why);
+			return 0;
+		}
+	}
+	if (json_object_set_new(opts, "app.apt-mirror", json_string(b->mirror.url)) < 0 ||
+	    json_object_set_new(opts, "destructive", json_true()) < 0)
+		return errf(err, errlen, -ENOMEM, "out of memory");
+	return 0;
+}
+
 /* The options the guest's run of item gets: the lab run's own, then what
  * the lab gives the guest (a step each: the peer at the other end of its
  * NIC, where a suite that measures storage works). NULL: out of memory. */
@@ -1468,8 +1625,16 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 		suite = lab_item_suite(what);
 		snprintf(b->step, sizeof(b->step), "run %s", what);
 		opts = item_opts(o, suite, scratch, &b->net, fs, lab_share_find(b->c->v[LAB_SHARE]) != NULL);
+		if (opts && db_item_opts(b->c, suite, opts) < 0) {
+			json_decref(opts);
+			opts = NULL;
+		}
 		if (!opts) {
 			r = errf(err, errlen, -ENOMEM, "out of memory");
+			break;
+		}
+		if (apt_item(what) && (r = apt_item_opts(o, b, opts, err, errlen)) < 0) {
+			json_decref(opts);
 			break;
 		}
 		qemu_cpu(b->pid, cpu0);
@@ -1725,7 +1890,7 @@ static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, 
 /* The first boot: pinned when asked, checked, the filesystem made, the
  * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
-		      double (*warm)[BOOT_MAXPHASES], unsigned *nwarm, char *err, size_t errlen)
+		      struct boot_series series[BOOT_NTESTS], char *err, size_t errlen)
 {
 	const char *scratch = NULL;
 	json_t *fsrec = NULL;
@@ -1769,12 +1934,24 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	/* warm boots in this same QEMU, after the suites of the first boot */
-	for (unsigned w = 0; r == 0 && warm_asked(o->suites) && w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
+	for (unsigned w = 0; r == 0 && boot_test_asked(o->suites, BOOT_WARM) &&
+			     w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
 	     w++) {
 		snprintf(b->step, sizeof(b->step), "warm boot %u", w + 1);
 		r = warm_boot(b, o, err, errlen);
 		if (r == 0)
-			boot_phases_of(b, warm[(*nwarm)++]);
+			boot_phases_of(b, series[BOOT_WARM].ph[series[BOOT_WARM].n++]);
+	}
+	/* then the guest's own reboots, as many */
+	for (unsigned w = 0; r == 0 && boot_test_asked(o->suites, BOOT_REBOOT) &&
+			     w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
+	     w++) {
+		struct boot_series *se = &series[BOOT_REBOOT];
+
+		snprintf(b->step, sizeof(b->step), "reboot %u", w + 1);
+		r = reboot_boot(b, o, &se->shutdown[se->n], err, errlen);
+		if (r == 0)
+			boot_phases_of(b, se->ph[se->n++]);
 	}
 	return r;
 }
@@ -1814,19 +1991,18 @@ static void boot_evidence(const struct boot *b, struct lab_failure *f)
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, struct lab_failure *f,
 		   char *err, size_t errlen)
 {
-	double (*phases)[BOOT_MAXPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*phases));
-	double (*warm)[BOOT_MAXPHASES] = calloc(o->boots ? o->boots : 1, sizeof(*warm));
-	unsigned nwarm = 0;
+	unsigned boots = o->boots ? o->boots : 1;
+	struct boot_series series[BOOT_NTESTS] = { 0 };
 	json_t *doc = NULL;
 	int r = 0;
 
 	memset(f, 0, sizeof(*f));
-	if (!phases || !warm) {
-		free(phases);
-		free(warm);
-		return -ENOMEM;
-	}
-	for (unsigned i = 0; i < (o->boots ? o->boots : 1) && r == 0; i++) {
+	for (size_t t = 0; t < BOOT_NTESTS; t++)
+		if (!(series[t].ph = calloc(boots, sizeof(*series[t].ph))))
+			r = -ENOMEM;
+	if (r == 0 && !(series[BOOT_REBOOT].shutdown = calloc(boots, sizeof(double))))
+		r = -ENOMEM;
+	for (unsigned i = 0; i < boots && r == 0; i++) {
 		struct boot b;
 
 		r = boot_once(c, o, &b, err, errlen);
@@ -1836,9 +2012,9 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 				r = errf(err, errlen, -EINTR, "interrupted");
 		}
 		if (r == 0) {
-			boot_phases_of(&b, phases[i]);
+			boot_phases_of(&b, series[BOOT_COLD].ph[series[BOOT_COLD].n++]);
 			if (i == 0)
-				r = first_boot(c, o, &b, &doc, warm, &nwarm, err, errlen);
+				r = first_boot(c, o, &b, &doc, series, err, errlen);
 		}
 		/* a guest that failed is not asked to shut down: it may hang */
 		if (r == 0)
@@ -1852,14 +2028,15 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 	if (r == 0 && boot_asked(o->suites)) {
 		size_t np;
 		const struct boot_phase *phase = config_phases(c, &np);
-		json_t *bs = boot_result(phase, np, (const double(*)[BOOT_MAXPHASES])phases, o->boots ? o->boots : 1,
-					 (const double(*)[BOOT_MAXPHASES])warm, nwarm);
+		json_t *bs = boot_result(phase, np, series);
 
 		if (!bs || json_array_append_new(json_object_get(doc, "suites"), bs) < 0)
 			r = errf(err, errlen, -ENOMEM, "out of memory storing the boot phases");
 	}
-	free(phases);
-	free(warm);
+	for (size_t t = 0; t < BOOT_NTESTS; t++) {
+		free(series[t].ph);
+		free(series[t].shutdown);
+	}
 	progress_draw(o, "%s", ""); /* also after a failure: its message comes next */
 	if (r < 0) {
 		json_decref(doc);
@@ -1963,7 +2140,13 @@ const char *lab_guest_qmp(const struct lab_guest *g)
 
 json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item)
 {
-	return item_opts(o, lab_item_suite(item), g->scratch, &g->b.net, NULL, false);
+	json_t *opts = item_opts(o, lab_item_suite(item), g->scratch, &g->b.net, NULL, false);
+
+	if (opts && db_item_opts(g->c, lab_item_suite(item), opts) < 0) {
+		json_decref(opts);
+		return NULL;
+	}
+	return opts;
 }
 
 int lab_guest_net_start(struct lab_guest *g, char *err, size_t errlen)

@@ -13,6 +13,7 @@
 
 struct lab_run_opts {
 	const char *image_dir;   /* vmlinuz, initrd.img */
+	const char *cache;       /* the lab's cache: a distribution's .debs, which app.apt's mirror serves; NULL: none */
 	const char *suites;      /* "cpu,disk,boot" */
 	unsigned boots;          /* cold boots measured (the first also runs the suites) */
 	/* the options of the guests' runs, as the agent protocol's RUN takes

@@ -194,7 +194,7 @@ static int image_check(const struct lab_config *c, char *why, size_t len)
 }
 
 const struct lab_image_row lab_images[] = {
-#define IMAGE_ROW(n, d, r, a, i, s) { n, d, r, a, i, s },
+#define IMAGE_ROW(n, d, p, r, a, i, s) { n, d, p, r, a, i, s },
 	LAB_IMAGES(IMAGE_ROW)
 #undef IMAGE_ROW
 };
@@ -206,6 +206,94 @@ const struct lab_image_row *lab_config_image(const struct lab_config *c)
 		if (!strcmp(lab_images[i].name, c->v[LAB_IMAGE]))
 			return &lab_images[i];
 	return NULL;
+}
+
+bool lab_image_has(const struct lab_image_row *img, const char *pkg)
+{
+	size_t n = strlen(pkg);
+
+	for (const char *p = img && img->packages ? img->packages : ""; *p; p += strcspn(p, ","), p += *p == ',')
+		if (strcspn(p, ",") == n && !strncmp(p, pkg, n))
+			return true;
+	return false;
+}
+
+const struct lab_httpd lab_httpds[] = {
+#define HTTPD_ROW(n, port, path, pkg) { n, port, path, pkg },
+	LAB_HTTPDS(HTTPD_ROW)
+#undef HTTPD_ROW
+};
+const size_t lab_nhttpds = sizeof(lab_httpds) / sizeof(lab_httpds[0]);
+
+const struct lab_httpd *lab_config_httpd(const struct lab_config *c)
+{
+	for (size_t i = 0; i < lab_nhttpds; i++)
+		if (!strcmp(lab_httpds[i].name, c->v[LAB_HTTPD]))
+			return &lab_httpds[i];
+	return NULL;
+}
+
+const struct lab_db lab_dbs[] = {
+#define DB_ROW(n, u, pkg) { n, u, pkg },
+	LAB_DBS(DB_ROW)
+#undef DB_ROW
+};
+const size_t lab_ndbs = sizeof(lab_dbs) / sizeof(lab_dbs[0]);
+
+const struct lab_db *lab_config_db(const struct lab_config *c)
+{
+	for (size_t i = 0; i < lab_ndbs; i++)
+		if (!strcmp(lab_dbs[i].name, c->v[LAB_DB]))
+			return &lab_dbs[i];
+	return NULL;
+}
+
+/* The images whose packages include pkg, "image=a or image=b", in with */
+static void images_with(const char *pkg, char *with, size_t len)
+{
+	size_t off = 0;
+
+	with[0] = '\0';
+	for (size_t i = 0; i < lab_nimages; i++)
+		if (lab_image_has(&lab_images[i], pkg))
+			str_appendf(with, len, &off, "%simage=%s", off ? " or " : "", lab_images[i].name);
+	if (!off)
+		snprintf(with, len, "an image that has it");
+}
+
+/* A database server of the guest's must be in the image */
+static int db_check(const struct lab_config *c, char *why, size_t len)
+{
+	const struct lab_db *db = lab_config_db(c);
+	char with[128];
+
+	if (!db || !db->package || lab_image_has(lab_config_image(c), db->package))
+		return 0;
+	images_with(db->package, with, sizeof(with));
+	return errf(why, len, -EINVAL, "matrix: db=%s needs %s in the guest, which image=%s does not have: give %s",
+		    db->name, db->package, c->v[LAB_IMAGE], with);
+}
+
+/* A server of the guest's is loaded by the host's run (netdir=guest-server),
+ * and it must be in the image */
+static int httpd_check(const struct lab_config *c, char *why, size_t len)
+{
+	const struct lab_httpd *h = lab_config_httpd(c);
+
+	if (!h || !h->package)
+		return 0;
+	if (strcmp(c->v[LAB_NETDIR], "guest-server"))
+		return errf(why, len, -EINVAL, "matrix: httpd=%s is a server in the guest that the host's net.http "
+			    "loads: give netdir=guest-server with it (netdir=%s runs the client in the guest)", h->name,
+			    c->v[LAB_NETDIR]);
+	if (!lab_image_has(lab_config_image(c), h->package)) {
+		char with[128];
+
+		images_with(h->package, with, sizeof(with));
+		return errf(why, len, -EINVAL, "matrix: httpd=%s needs %s in the guest, which image=%s does not have: "
+			    "give %s", h->name, h->package, c->v[LAB_IMAGE], with);
+	}
+	return 0;
 }
 
 static const struct key {

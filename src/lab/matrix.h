@@ -78,8 +78,14 @@
 	  "tests then run instead of a filesystem of the scratch disk (fs stays ext4)", 0, 0, share_check)   \
 	X(LAB_IMAGE, "image", "busybox", LIST, LAB_IMAGE_NAMES,                                                  \
 	  " (busybox: the lab's initramfs; debian: Debian 12 with systemd on a root disk, as 'lab image --distro "  \
-	  "debian' builds it, booted to its SSH server and its agent; needs a NIC on the lab's tap link)", 0, 0,  \
-	  image_check)
+	  "debian' builds it, booted to its SSH server and its agent; needs a NIC on the lab's tap link; "        \
+	  "debian-apps: the same with the application table's servers, nginx-light)", 0, 0, image_check)      \
+	X(LAB_HTTPD, "httpd", "serve", LIST, LAB_HTTPD_NAMES,                                                    \
+	  " (the HTTP server net.http loads in the guest, with netdir=guest-server: serve, the guest's vmbench "   \
+	  "serve; nginx, Debian's nginx-light on port 80, in image=debian-apps)", 0, 0, httpd_check)          \
+	X(LAB_DB, "db", "sqlite", LIST, LAB_DB_NAMES,                                                           \
+	  " (the database app.oltp_* run against in the guest: sqlite, the app suite's own; mariadb, Debian's "  \
+	  "mariadb-server over its socket, in image=debian-apps)", 0, 0, db_check)
 
 /* The scratch disk (issue 26). backend: what QEMU opens on the host, file
  * (an image file of --disk-format) or block (a host block device: a loop
@@ -208,10 +214,15 @@
 	X(LAB_SHARE, "virtiofs", LAB_ANY_ARCH, NULL, "vhost-user-fs-pci,chardev=s0,tag=" LAB_SHARE_TAG, "virtiofs", \
 	  "virtiofs")
 
-/* X(name, distro, root, append, init, ssh): the guest images (the image
- * key). busybox is the lab's initramfs; a distribution's row boots the
- * disk image that `lab image --distro NAME` builds (src/lab/distro.h).
+/* X(name, distro, packages, root, append, init, ssh): the guest images
+ * (the image key). busybox is the lab's initramfs; a distribution's row
+ * boots the disk image that `lab image --distro NAME` builds
+ * (src/lab/distro.h), in CACHE/image-NAME-ARCH.
  *   distro  the --distro name that builds it; NULL: the busybox image
+ *   packages  Debian packages the row's image adds to the distribution's
+ *           (as --distro-packages), comma-separated; NULL: none. The
+ *           servers of the application table (the httpd and db keys) are
+ *           here
  *   root    its root disk's file in the image directory, attached as a
  *           virtio disk with serial LAB_ROOT_SERIAL (the scratch disk is
  *           told from it by that serial); NULL: no root disk
@@ -223,8 +234,10 @@
  *           (src/suites/boot.h: boot_ssh_phases) */
 #define LAB_ROOT_SERIAL "vmbench-root"
 #define LAB_IMAGES(X)                                                                                     \
-	X("busybox", NULL, NULL, "", "vmbench-init: kernel reached init", false)                           \
-	X("debian", "debian", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw",                    \
+	X("busybox", NULL, NULL, NULL, "", "vmbench-init: kernel reached init", false)                     \
+	X("debian", "debian", NULL, "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw",              \
+	  "Run /init as init process", true)                                                              \
+	X("debian-apps", "debian", "nginx-light,mariadb-server", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw", \
 	  "Run /init as init process", true)
 #define LAB_IMAGE_NAME(n, ...) " " n
 #define LAB_IMAGE_COUNT(...) +1
@@ -232,9 +245,51 @@
 #define LAB_IMAGE_NAMES LAB_IMAGES(LAB_IMAGE_NAME)
 
 struct lab_image_row {
-	const char *name, *distro, *root, *append, *init;
+	const char *name, *distro, *packages, *root, *append, *init;
 	bool ssh;
 };
+/* Does image row img install the Debian package pkg? */
+bool lab_image_has(const struct lab_image_row *img, const char *pkg);
+
+/* X(name, port, path, package): the HTTP servers net.http loads in the
+ * guest (the matrix key httpd), with netdir=guest-server.
+ *   serve   the guest's `vmbench serve` (the agent's SERVE), whose page
+ *           --net.page and --net.body-size choose: port 0, no URL
+ *   nginx   Debian's nginx-light as the image installs it, started by
+ *           systemd before the agent (the agent's unit is ordered after
+ *           it), its default site: net.url http://GUEST:80/ */
+#define LAB_HTTPDS(X)                  \
+	X("serve", 0, NULL, NULL)      \
+	X("nginx", 80, "/", "nginx-light")
+/* X(name, url, package): the database app.oltp_* run against in the guest
+ * (the matrix key db).
+ *   sqlite   the app suite's own default, SQLite in --app.dir on the
+ *            filesystem of the disk under test
+ *   mariadb  Debian's mariadb-server as the image installs it, with the
+ *            database and user the image's vmbench-db unit makes at boot,
+ *            over its unix socket (localhost is the socket to MariaDB's
+ *            client library, at Debian's path): app.db is this URL. Its
+ *            data is on the root disk, not the disk under test */
+#define LAB_DBS(X)                                                                                    \
+	X("sqlite", NULL, NULL)                                                                       \
+	X("mariadb", "mysql://" LAB_DISTRO_DB_USER ":" LAB_DISTRO_DB_PASS "@localhost/" LAB_DISTRO_DB_NAME, \
+	  "mariadb-server")
+#define LAB_DB_NAME(n, ...) " " n
+#define LAB_DB_NAMES LAB_DBS(LAB_DB_NAME)
+struct lab_db {
+	const char *name, *url, *package;
+};
+extern const struct lab_db lab_dbs[];
+extern const size_t lab_ndbs;
+#define LAB_HTTPD_NAME(n, ...) " " n
+#define LAB_HTTPD_NAMES LAB_HTTPDS(LAB_HTTPD_NAME)
+struct lab_httpd {
+	const char *name;
+	unsigned port;
+	const char *path, *package;
+};
+extern const struct lab_httpd lab_httpds[];
+extern const size_t lab_nhttpds;
 extern const struct lab_image_row lab_images[];
 extern const size_t lab_nimages;
 
@@ -461,6 +516,9 @@ bool lab_config_legend(const struct lab_config *c, char *buf, size_t len);
 
 /* The image row of a configuration (never NULL for a parsed one). */
 const struct lab_image_row *lab_config_image(const struct lab_config *c);
+/* The row of the configuration's httpd key, db key. */
+const struct lab_httpd *lab_config_httpd(const struct lab_config *c);
+const struct lab_db *lab_config_db(const struct lab_config *c);
 
 /* The guest driver that must appear behind the disk of this configuration. */
 const char *lab_expected_disk_driver(const struct lab_config *c);

@@ -989,14 +989,17 @@ int proto_host_share(struct proto_conn *c, const char *share, int timeout_ms, js
 	return host_prepare(c, json_pack("{s:s}", "share", share), row->type, LAB_SHARE_TAG, timeout_ms, record);
 }
 
-int proto_host_bye(struct proto_conn *c, int timeout_ms)
+/* Send word (BYE, REBOOT) and read up to the guest's BYE; with refusable,
+ * an ERROR on the way is the agent's refusal (an agent older than the
+ * word), else it is skipped as any line before BYE. */
+static int host_leave(struct proto_conn *c, const char *word, bool refusable, int timeout_ms)
 {
 	uint64_t deadline = deadline_after(timeout_ms);
 	char *line = NULL;
-	int r = proto_send(c, "BYE");
+	int r = proto_send(c, "%s", word);
 
 	if (r < 0) {
-		fail(c, "sending BYE: %s", strerror(-r));
+		fail(c, "sending %s: %s", word, strerror(-r));
 		return r;
 	}
 	for (;;) {
@@ -1009,11 +1012,29 @@ int proto_host_bye(struct proto_conn *c, int timeout_ms)
 			io_fail(c, r, timeout_ms, "waiting for BYE");
 			return r;
 		}
+		if (refusable && !strncmp(line, "ERROR ", 6)) {
+			char q[200];
+
+			proto_quote(q, sizeof(q), line + 6, 150);
+			fail(c, "the guest refused %s: %s", word, q);
+			free(line);
+			return -EIO;
+		}
 		r = strcmp(line, "BYE") ? 1 : 0;
 		free(line);
 		if (r == 0)
 			return 0;
 	}
+}
+
+int proto_host_bye(struct proto_conn *c, int timeout_ms)
+{
+	return host_leave(c, "BYE", false, timeout_ms);
+}
+
+int proto_host_reboot(struct proto_conn *c, int timeout_ms)
+{
+	return host_leave(c, "REBOOT", true, timeout_ms);
 }
 
 /* Send request, then read the guest's answer, which must be of kind want,

@@ -16,8 +16,8 @@
  *                                                      (heartbeats while it runs)
  *   guest: RESULT <length>\n<length bytes: the result document>\n
  *      or: ERROR <message>
- *   host:  BYE
- *   guest: BYE
+ *   host:  BYE                                           (or REBOOT: the same,
+ *   guest: BYE                                              then the guest reboots)
  *
  * The host validates every line and bounds every wait: a guest that sends
  * garbage, stalls or dies is a clear error, never a hang. The parsing is
@@ -160,6 +160,12 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
  * host_noise, anything unknown) are dropped. */
 int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char *err, size_t errlen);
 int proto_host_bye(struct proto_conn *c, int timeout_ms);
+/* REBOOT: the agent answers BYE as to BYE and leaves with the exit status
+ * PROTO_EXIT_REBOOT, on which what started it (the busybox image's init,
+ * the distribution's unit) reboots the guest instead of powering it off:
+ * the boot suite's in-guest reboot. -EIO when the agent refuses it. */
+int proto_host_reboot(struct proto_conn *c, int timeout_ms);
+#define PROTO_EXIT_REBOOT 3
 /* TOKEN: the agent puts token in the environment of every later run
  * ($VMBENCH_NET_TOKEN) and serve; -EINVAL for a token the protocol cannot
  * carry, -EIO when the agent refuses it. */

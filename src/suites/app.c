@@ -1,7 +1,8 @@
 /* Application suite: what a user of the VM feels. sysbench's OLTP
  * transactions on an embedded SQLite or a PostgreSQL/MariaDB server
  * (app_oltp.c), process creation as lmbench's lat_proc (app_proc.c), and
- * fs_mark-style small-file work and a compile (app_files.c).
+ * fs_mark-style small-file work and a compile (app_files.c), and a
+ * package manager's update and install from a local mirror (app_apt.c).
  *
  * Files are created only inside --app.dir, under new unique names, and
  * removed after success, errors and Ctrl-C; on a server only the sbtest
@@ -168,6 +169,14 @@ static int app_run_files(struct vmb_ctx *ctx, const struct vmb_test *test, struc
 	return r < 0 ? r : app_files_run(ctx, rep);
 }
 
+static int app_run_apt(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	int r = app_gate(ctx, true, true);
+
+	(void)test;
+	return r < 0 ? r : app_apt_run(ctx, rep);
+}
+
 static int app_run_build(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
 	int r = app_gate(ctx, true, true);
@@ -193,6 +202,9 @@ static const struct vmb_test app_tests[] = {
 	  .headline = "create_per_s", .params = "files,file-size,fsync", .flags = VMB_TEST_ON_FS, .run = app_run_files },
 	{ .name = "build", .summary = "compile a generated C corpus with -jN (where a compiler is installed)",
 	  .headline = "build_s", .params = "units,jobs", .flags = VMB_TEST_ON_FS, .run = app_run_build },
+	{ .name = "apt", .summary = "apt-get update and install --reinstall of a package from a local mirror "
+				    "(--app.apt-mirror; with --destructive, as root, where apt-get is)",
+	  .headline = "apt_total_s", .params = "apt-package", .flags = VMB_TEST_ON_FS, .run = app_run_apt },
 	{ .name = NULL },
 };
 
@@ -219,6 +231,12 @@ static const struct vmb_opt app_opts[] = {
 	  .help = "build: translation units in the generated corpus" },
 	{ .name = "jobs", .type = OPT_INT, .min = 0, .max = 4096, .def = "0", .metavar = "N",
 	  .help = "build: compiles at once, as make -jN; 0 for the number of CPUs" },
+	{ .name = "apt-mirror", .type = OPT_STRING, .metavar = "URL",
+	  .help = "apt: a flat repository of this system's packages ('deb [trusted=yes] URL ./'); 'vmbench lab run' "
+		  "serves its Debian guests' own from the host" },
+	{ .name = "apt-package", .type = OPT_STRING, .def = "hostname", .metavar = "NAME",
+	  .help = "apt: the installed package reinstalled from the mirror (a small one of every Debian system by "
+		  "default)" },
 	OPT_TABLE_END,
 };
 

@@ -38,6 +38,8 @@ void app_proc_cleanup(struct vmb_ctx *ctx);
 
 int app_files_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
 int app_build_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
+/* app.apt: apt-get update and install --reinstall from --app.apt-mirror */
+int app_apt_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
 /* Where app.build's compiler is, or NULL with *why. */
 const char *app_build_cc(const char **why);
 

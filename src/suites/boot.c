@@ -1,5 +1,6 @@
-/* Boot suite: how long a guest takes from QEMU's start (cold) or a QMP
- * system_reset (warm) to its agent's HELLO, phase by phase. It is measured
+/* Boot suite: how long a guest takes from QEMU's start (cold), a QMP
+ * system_reset (warm) or its own reboot (reboot) to its agent's HELLO,
+ * phase by phase. It is measured
  * from outside the guest, so only the lab (src/lab/labrun.c) can measure it:
  * here it is declared like any suite (tests, headline, phases) and says why
  * it does not run anywhere else. docs/methodology.md defines the marks. */
@@ -43,12 +44,16 @@ static const struct vmb_test boot_tests[] = {
 	  .headline = BOOT_TOTAL, .run = boot_run },
 	{ .name = "warm", .summary = "QMP system_reset to HELLO again, in the first boot's QEMU",
 	  .headline = BOOT_TOTAL, .run = boot_run },
+	{ .name = "reboot", .summary = "the guest's own reboot (its agent's REBOOT) to HELLO again, timed from QEMU's "
+				       "RESET event, with the shutdown before it; in the first boot's QEMU; only when named "
+				       "(--suites boot.reboot)",
+	  .headline = BOOT_TOTAL, .run = boot_run },
 	{ .name = NULL },
 };
 
 const struct vmb_suite boot_suite = {
 	.name = "boot",
-	.summary = "guest boot time, cold and warm, phase by phase (measured by 'vmbench lab run' only)",
+	.summary = "guest boot time, cold, warm and rebooted, phase by phase (measured by 'vmbench lab run' only)",
 	.abi = VMB_SUITE_ABI,
 	.flags = VMB_SUITE_LAB_ONLY,
 	.tests = boot_tests,

@@ -1,12 +1,15 @@
 /* Fuzz target: serve's HTTP request parser (src/net/http.c). A request it
  * accepts ends within the input, names a page it serves with a size in
  * bounds, and parses the same from its own bytes alone (nothing after the
- * blank line changed it); a request cut short is never taken as whole. */
+ * blank line changed it); a request cut short is never taken as whole.
+ * And the lab's package mirror's (src/lab/mirror.c): what it takes names a
+ * file of its plan, and nothing else. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/lab/mirror.h"
 #include "../../src/net/http.h"
 #include "../../src/net/serve.h"
 
@@ -17,6 +20,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *in = (const char *)data;
 	struct nethttp_req q, again;
 	int r = nethttp_parse_request(in, size, NETSRV_MAX_BODY, &q);
+	static struct lab_mirror_file files[] = { { "Packages", "/m/Packages" }, { "a_1%3a2_all.deb", "/d/a.deb" } };
+	const struct lab_mirror_plan plan = { files, 2 };
+	const struct lab_mirror_file *f = NULL;
+	bool head;
+	int m = lab_mirror_request(&plan, in, size, &f, &head);
+
+	if ((m == 0 && f != &files[0] && f != &files[1]) || (m != 0 && m != -ENOENT && m != -EPROTO))
+		abort();
 
 	if (r != 0) {
 		if (r != -EAGAIN && r != -EINVAL)

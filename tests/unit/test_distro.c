@@ -2,6 +2,8 @@
  * into the tree, the cache key; and a tiny tree assembled into a qcow2
  * (mke2fs -d, qemu-img), read back with debugfs. No debootstrap here: that
  * build is `make test-distro`'s. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "test.h"
 #include "../../src/lab/distro.h"
+#include "../../src/lab/mirror.h"
 #include "../../src/lab/qemu.h"
 #include "../../src/core/util.h"
 #include "../../src/suites/systemd.h"
@@ -82,8 +85,17 @@ static void files_written(void **state)
 		const char *has[4];
 	} cases[] = {
 		{ "/etc/systemd/system/vmbench-agent.service", 0644,
-		  { "After=network-online.target ssh.service\n", "Wants=network-online.target\n",
-		    "ExecStart=" LAB_DISTRO_LIBDIR "/agent-start\n", "WantedBy=multi-user.target\n" } },
+		  { "After=network-online.target ssh.service nginx.service mariadb.service vmbench-db.service\n", "Wants=network-online.target\n",
+		    "ExecStart=" LAB_DISTRO_LIBDIR "/agent-start\n", "ExecStopPost=" LAB_DISTRO_LIBDIR "/agent-stop\n" } },
+		/* db=mariadb's database and user, once MariaDB runs; nothing in an image without it */
+		{ "/etc/systemd/system/vmbench-db.service", 0644,
+		  { "After=mariadb.service\n", "ConditionPathExists=/usr/sbin/mariadbd\n",
+		    "CREATE USER IF NOT EXISTS 'vmbench'@'localhost' IDENTIFIED BY 'vmbench'; "
+		    "GRANT ALL ON vmbench.* TO 'vmbench'@'localhost'\"\n", "WantedBy=multi-user.target\n" } },
+		/* after REBOOT the agent's status 3 reboots; anything else powers off */
+		{ LAB_DISTRO_LIBDIR "/agent-stop", 0755,
+		  { "#!/bin/sh\n", "if [ \"$EXIT_STATUS\" = 3 ]; then exec /bin/systemctl --no-block reboot; fi\n",
+		    "exec /bin/systemctl --no-block poweroff\n", NULL } },
 		{ LAB_DISTRO_LIBDIR "/agent-start", 0755,
 		  { "#!/bin/sh\n", "vmbench.agent=*) port=${w#vmbench.agent=}", "exec " LAB_DISTRO_VMBENCH " agent --port \"$port\"",
 		    "LD_LIBRARY_PATH=" LAB_DISTRO_LIBDIR "\n" } },
@@ -240,6 +252,78 @@ static void tiny_tree_assembled(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The package mirror's plan: Packages and the directory's .debs by name,
+ * nothing else; the request line names one of them, percent-decoded, as
+ * apt asks for a flat repository's ./NAME. */
+static void mirror_plan_and_requests(void **state)
+{
+	static const char *const names[] = { "hostname_3.23+nmu1_amd64.deb", "bsdutils_1%3a2.38.1-5_amd64.deb",
+					     "notes.txt", ".hidden.deb", "with space.deb" };
+	static const struct {
+		const char *req, *file; /* file: the plan's name it serves; NULL: refused with r */
+		bool head;
+		int r;
+	} cases[] = {
+		{ "GET /./Packages HTTP/1.1\r\nHost: x\r\n\r\n", "Packages", false, 0 },
+		{ "GET /Packages HTTP/1.0\r\n\r\n", "Packages", false, 0 },
+		{ "HEAD /./hostname_3.23+nmu1_amd64.deb HTTP/1.1\r\n\r\n", "hostname_3.23+nmu1_amd64.deb", true, 0 },
+		/* apt quotes '%' and '+' of a Filename */
+		{ "GET /./bsdutils_1%253a2.38.1-5_amd64.deb HTTP/1.1\r\n\r\n", "bsdutils_1%3a2.38.1-5_amd64.deb", false, 0 },
+		{ "GET /./hostname_3.23%2bnmu1_amd64.deb HTTP/1.1\r\n\r\n", "hostname_3.23+nmu1_amd64.deb", false, 0 },
+		{ "GET /./Packages.xz HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET /./InRelease HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET /notes.txt HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET /.hidden.deb HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET /../Packages HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET /%2e%2e/etc/passwd HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "POST /Packages HTTP/1.1\r\n\r\n", NULL, false, -EPROTO },
+		{ "GET Packages HTTP/1.1\r\n\r\n", NULL, false, -EPROTO },
+		{ "GET /Packages HTTP/2.0\r\n\r\n", NULL, false, -EPROTO },
+		{ "GET /Packages\r\n\r\n", NULL, false, -EPROTO },
+		{ "GET /Pack%zzages HTTP/1.1\r\n\r\n", NULL, false, -EPROTO },
+		{ "GET /Pack%00ages HTTP/1.1\r\n\r\n", NULL, false, -EPROTO },
+		{ "GET /Packages HTTP/1.1", NULL, false, -EPROTO }, /* no end of line */
+	};
+	char dir[] = "/tmp/vmb-mirror-XXXXXX", path[256], err[512];
+	struct lab_mirror_plan p;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	assert_int_equal(lab_mirror_plan(dir, "/w/Packages", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.n, 3); /* Packages and the two .debs of good names */
+	assert_string_equal(p.v[0].name, "Packages");
+	assert_string_equal(p.v[0].path, "/w/Packages");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct lab_mirror_file *f = NULL;
+		bool head = false;
+		int r = lab_mirror_request(&p, cases[i].req, strlen(cases[i].req), &f, &head);
+
+		if (r != cases[i].r)
+			fail_msg("case %zu (%s): %d, expected %d", i, cases[i].req, r, cases[i].r);
+		if (r == 0 && (strcmp(f->name, cases[i].file) || head != cases[i].head))
+			fail_msg("case %zu: served %s (head %d)", i, f->name, head);
+	}
+	/* a path of the plan is in the directory */
+	assert_true(!strncmp(p.v[1].path, dir, strlen(dir)) && p.v[1].path[strlen(dir)] == '/');
+	lab_mirror_plan_clear(&p);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	/* a directory without .debs is no mirror */
+	assert_int_equal(lab_mirror_plan(dir, "/w/Packages", &p, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no .deb there"));
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(lab_mirror_plan(dir, "/w/Packages", &p, err, sizeof(err)), -ENOENT);
+}
+
 static void ssh_banners(void **state)
 {
 	static const struct {
@@ -352,6 +436,7 @@ int main(void)
 		cmocka_unit_test(files_written),
 		cmocka_unit_test(cache_key),
 		cmocka_unit_test(tiny_tree_assembled),
+		cmocka_unit_test(mirror_plan_and_requests),
 		cmocka_unit_test(ssh_banners),
 		cmocka_unit_test(systemd_analyze_parsed),
 		cmocka_unit_test(systemd_blame_parsed),

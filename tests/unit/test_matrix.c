@@ -134,6 +134,15 @@ static void messages(void **state)
 		{ "arch=riscv64", "valid values of arch: x86_64, aarch64" },
 		{ "smp=0", "smp takes a vCPU count from 1 to 256" },
 		{ "mem=1k", "mem takes a memory size from 64M" },
+		/* the guest's nginx: loaded from the host, in the image that has it */
+		{ "image=debian-apps nic=virtio-net httpd=nginx", "httpd=nginx is a server in the guest that the host's "
+		  "net.http loads: give netdir=guest-server with it (netdir=guest-client runs the client in the guest)" },
+		{ "image=debian nic=virtio-net netdir=guest-server httpd=nginx", "httpd=nginx needs nginx-light in the "
+		  "guest, which image=debian does not have: give image=debian-apps" },
+		{ "nic=virtio-net netdir=guest-server httpd=apache", "valid values of httpd: serve, nginx" },
+		{ "image=debian nic=virtio-net db=mariadb", "db=mariadb needs mariadb-server in the guest, which "
+		  "image=debian does not have: give image=debian-apps" },
+		{ "db=postgresql", "valid values of db: sqlite, mariadb" },
 		{ "disk", "'disk' needs values" },
 		{ "disk=ide disk=nvme", "disk is given twice" },
 		{ "smp=1,2,3,4 mem=64M,128M,256M,512M,1G,2G,4G,8G,16G,32G,64G,128G,256G,512G,1T,96M disk=ide,ahci,lsi,nvme,"
@@ -150,6 +159,34 @@ static void messages(void **state)
 		if (!strstr(err, cases[i].msg))
 			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].msg);
 	}
+}
+
+/* The application table's server: httpd=nginx in the image that installs
+ * it, loaded from the host; an image's packages matched as whole names. */
+static void httpd_rows(void **state)
+{
+	struct lab_matrix m;
+	char err[256];
+	const struct lab_image_row apps = { .name = "x", .packages = "nginx-light,mariadb-server" };
+
+	(void)state;
+	assert_int_equal(lab_matrix_parse("image=debian-apps nic=virtio-net netdir=guest-server httpd=serve,nginx", &m,
+					  err, sizeof(err)), 0);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(lab_config_httpd(&m.configs[0])->port, 0);
+	assert_int_equal(lab_config_httpd(&m.configs[1])->port, 80);
+	assert_string_equal(lab_config_httpd(&m.configs[1])->path, "/");
+	assert_true(lab_image_has(lab_config_image(&m.configs[1]), "nginx-light"));
+	lab_matrix_release(&m);
+	assert_true(lab_image_has(&apps, "mariadb-server") && lab_image_has(&apps, "nginx-light"));
+	assert_false(lab_image_has(&apps, "nginx") || lab_image_has(&apps, "mariadb") || lab_image_has(&apps, ""));
+	assert_false(lab_image_has(&lab_images[0], "nginx-light")); /* busybox */
+	/* db=mariadb: app.db is the guest's MariaDB over its socket */
+	assert_int_equal(lab_matrix_parse("image=debian-apps nic=virtio-net db=sqlite,mariadb", &m, err, sizeof(err)), 0);
+	assert_null(lab_config_db(&m.configs[0])->url);
+	assert_string_equal(lab_config_db(&m.configs[1])->url,
+			    "mysql://vmbench:vmbench@localhost/vmbench");
+	lab_matrix_release(&m);
 }
 
 /* The valid values an error message lists stay inside their buffer, however
@@ -1659,6 +1696,7 @@ int main(void)
 		cmocka_unit_test(expansion),
 		cmocka_unit_test(union_of_products),
 		cmocka_unit_test(messages),
+		cmocka_unit_test(httpd_rows),
 		cmocka_unit_test(value_lists),
 		cmocka_unit_test(naming_configurations),
 		cmocka_unit_test(command_lines),

@@ -1279,6 +1279,61 @@ static void real_agent_serves(void **state)
 	agent_dir_empty(&a);
 }
 
+/* REBOOT is BYE with another exit status: the agent answers BYE and
+ * leaves with PROTO_EXIT_REBOOT, on which its starter reboots the guest. */
+static void real_agent_reboots(void **state)
+{
+	struct agent a;
+	char err[4096];
+	int status;
+
+	(void)state;
+	agent_start(&a, NULL, NULL);
+	agent_hello(&a);
+	if (proto_host_reboot(&a.c, 60000) < 0)
+		fail_msg("reboot: %s", a.c.err);
+	status = agent_wait(&a, err, sizeof(err));
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), PROTO_EXIT_REBOOT);
+	agent_dir_empty(&a);
+}
+
+/* The host's REBOOT: BYE is the answer, lines before it are skipped, an
+ * agent that does not know REBOOT refuses it with ERROR (BYE skips one). */
+static void host_reboot_cases(void **state)
+{
+	static const struct {
+		const char *script;
+		bool reboot;
+		int r;
+		const char *msg;
+	} cases[] = {
+		{ "BYE\n", true, 0, NULL },
+		{ "PROGRESS cpu 1\nBYE\n", true, 0, NULL },
+		{ "ERROR expected 'RUN <suite[.test]> <options JSON>', ..., not: REBOOT\n", true, -EIO,
+		  "the guest refused REBOOT: expected 'RUN" },
+		{ "ERROR late\nBYE\n", false, 0, NULL },
+		{ "", true, -ETIMEDOUT, "waiting for BYE" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake f;
+		struct proto_conn c;
+		int r;
+
+		fake_start(&f, cases[i].script, strlen(cases[i].script), false, true);
+		proto_init(&c, f.to_host[0], f.to_guest[1]);
+		r = cases[i].reboot ? proto_host_reboot(&c, 300) : proto_host_bye(&c, 300);
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, cases[i].r, c.err);
+		if (r < 0 && !strstr(c.err, cases[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, c.err, cases[i].msg);
+		proto_release(&c);
+		fake_stop(&f);
+	}
+}
+
 /* The real agent, over pipes: hello, a run, a failing run, bye. */
 static void real_agent(void **state)
 {
@@ -1322,7 +1377,7 @@ static void agent_refuses(void **state)
 		{ "RUN cpu {\"time\": \"0.1\"}\n", 0, "ERROR option 'time' needs a number" },
 		{ "RUN nosuch {}\n", 0, "ERROR unknown suite 'nosuch'; valid suites: cpu, " },
 		{ "HELLO 1 {}\n", 0, "ERROR expected 'RUN <suite[.test]> <options JSON>', 'PREPARE <JSON>', "
-				     "'TOKEN <secret>', 'SERVE <address>', 'LOAD <percent>' or 'BYE', not: HELLO 1 {}" },
+				     "'TOKEN <secret>', 'SERVE <address>', 'LOAD <percent>', 'REBOOT' or 'BYE', not: HELLO 1 {}" },
 		{ "LOAD 101\n", 0, "ERROR expected 'LOAD <percent>': a whole number of 0 to 100" },
 		/* PREPARE: refused before anything is made */
 		{ "PREPARE {\"fs\": \"btrfs\", \"device\": \"/dev/vda\"}\n", 0, "ERROR PREPARE: no filesystem 'btrfs' here" },
@@ -1668,11 +1723,13 @@ int main(int argc, char **argv)
 		cmocka_unit_test(host_token_serve),
 		cmocka_unit_test(load_cases),
 		cmocka_unit_test(host_load),
+		cmocka_unit_test(host_reboot_cases),
 		cmocka_unit_test(prepare_cases),
 		cmocka_unit_test(parse_prepare_cases),
 		cmocka_unit_test_teardown(real_agent, kill_live_agent),
 		cmocka_unit_test_teardown(real_agent_serves, kill_live_agent),
 		cmocka_unit_test_teardown(real_agent_loads, kill_live_agent),
+		cmocka_unit_test_teardown(real_agent_reboots, kill_live_agent),
 		cmocka_unit_test_teardown(agent_refuses, kill_live_agent),
 		cmocka_unit_test_teardown(agent_leaves_saying_why, kill_live_agent),
 		cmocka_unit_test_teardown(agent_ports, kill_live_agent),
