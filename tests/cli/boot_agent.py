@@ -51,7 +51,7 @@ try:
     f = s.makefile("rwb", buffering=0)
     t0 = time.time()
     line = f.readline().decode()
-    if not line.startswith("HELLO 2 "):
+    if not line.startswith("HELLO 3 "):
         fail(f"expected HELLO, got {line[:100]!r}")
     fp = json.loads(line.split(" ", 2)[2])
     if fp["arch"] != "x86_64" or fp["hypervisor"]["name"] != "QEMU TCG":
