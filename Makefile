@@ -63,7 +63,7 @@ test-asan:
 # made with debootstrap (minutes with a cold cache, kept in build-lab-cache),
 # booted under TCG to its SSH banner and agent, systemd-analyze read.
 test-distro:
-	scripts/deps.sh test
+	scripts/deps.sh distro
 	[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS)
 	ninja -C $(BUILD)
 	tests/distro.sh $(BUILD)/vmbench $(CURDIR)

@@ -1,6 +1,10 @@
 #!/bin/sh
 # Install the Debian packages vmbench needs to build and test, only those
-# that are missing. Usage: scripts/deps.sh [build|test|bench|cross]
+# that are missing. Usage: scripts/deps.sh [build|test|bench|cross|distro]
+#   distro: what make test-distro adds to test's: dpkg-dev (dpkg-scanpackages, the index of the
+#   lab's package mirror for app.apt), qemu-user-static and
+#   binfmt-support, with binfmt_misc mounted and Debian's qemu-aarch64
+#   handler enabled, so that debootstrap runs an arm64 chroot on x86_64 hosts.
 #   cross: what the aarch64 guest's vmbench is cross-built with (Debian's
 #   gcc-aarch64-linux-gnu and the arm64 -dev packages of Debian multiarch,
 #   after adding the arm64 architecture) and qemu-system-arm to boot it (qemu-efi-aarch64: its firmware=uefi).
@@ -19,6 +23,7 @@ build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjans
 test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static xz-utils postgresql mariadb-server iproute2
 	nginx-light ovmf debootstrap e2fsprogs openssh-client"
 bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light"
+distro_pkgs="qemu-user-static binfmt-support dpkg-dev"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev:arm64 liburing-dev:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64
 	zlib1g-dev:arm64 qemu-system-arm qemu-efi-aarch64"
 
@@ -27,7 +32,8 @@ build) pkgs=$build_pkgs ;;
 test) pkgs="$build_pkgs $test_pkgs" ;;
 bench) pkgs="$build_pkgs $bench_pkgs" ;;
 cross) pkgs="$build_pkgs $cross_pkgs" ;;
-*) echo "usage: scripts/deps.sh [build|test|bench|cross]" >&2; exit 2 ;;
+distro) pkgs="$build_pkgs $test_pkgs $distro_pkgs" ;;
+*) echo "usage: scripts/deps.sh [build|test|bench|cross|distro]" >&2; exit 2 ;;
 esac
 
 if [ "$mode" = cross ]; then
@@ -41,13 +47,34 @@ if [ "$mode" = cross ]; then
 	fi
 fi
 
+# binfmt_misc with Debian's qemu-aarch64 handler (the one qemu-user-static
+# ships, flag F: the interpreter is opened now, so it runs in a chroot too)
+binfmt() {
+	[ "$mode" = distro ] && [ "$(uname -m)" = x86_64 ] || return 0
+	[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: an arm64 chroot needs binfmt_misc's qemu-aarch64 handler; as root:" \
+			"mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; update-binfmts --enable qemu-aarch64" >&2
+		return 0
+	fi
+	[ -e /proc/sys/fs/binfmt_misc/register ] ||
+		mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+		{ echo "deps: binfmt_misc cannot be mounted here: no arm64 chroot" >&2; return 0; }
+	echo "deps: enabling binfmt_misc's qemu-aarch64 handler (update-binfmts --enable qemu-aarch64)" >&2
+	update-binfmts --enable qemu-aarch64 ||
+		echo "deps: update-binfmts --enable qemu-aarch64 failed: no arm64 chroot" >&2
+}
+
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
 		missing="$missing $p"
 	fi
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	binfmt
+	exit 0
+fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
 	echo "deps: missing packages:$missing; this is not a Debian system, install them by hand" >&2
@@ -72,3 +99,4 @@ if ! $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null; t
 	echo "deps: apt-get install$missing failed; install them by hand and retry" >&2
 	exit 1
 fi
+binfmt

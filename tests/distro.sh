@@ -84,20 +84,24 @@ sed 's/^/# /' "$T/check.out"
 # study's 100 among the sweep's points); app.oltp_read_write in the guest
 # against its MariaDB (db=mariadb) with the study's 8 threads, on 2 tables
 # of 1,000 rows instead of the study's 10 of 100,000 (a short load under
-# TCG)
+# TCG); app.build with Debian's gcc: the generated corpus of app.build (4
+# units of 24 functions, -O2), the smaller fixed tree in place of a kernel,
+# whose defconfig build takes hours under TCG
 apps="$cache/image-debian-apps-x86_64"
 start=$(date +%s)
-expect 0 "the debian-apps image (nginx-light, mariadb-server)" "$VMB" lab image --distro debian \
-	--distro-packages nginx-light,mariadb-server \
+expect 0 "the debian-apps image (nginx-light, mariadb-server, gcc)" "$VMB" lab image --distro debian \
+	--distro-packages nginx-light,mariadb-server,gcc,libc6-dev \
 	--cache "$cache" --image-dir "$apps"
 echo "# debian-apps image: $(cat "$T/out") in $(($(date +%s) - start)) s"
 has "$apps/manifest.json" '"nginx-light"' "its manifest lists nginx-light"
 has "$apps/manifest.json" '"mariadb-server"' "and mariadb-server"
+has "$apps/manifest.json" '"gcc"' "and gcc"
 start=$(date +%s)
 expect 0 "lab run image=debian-apps httpd=nginx db=mariadb: net.http against nginx, oltp against MariaDB, apt" \
 	flock /tmp/vmb-guests.lock "$VMB" lab run \
 	--matrix "image=debian-apps nic=virtio-net accel=tcg mem=1G netdir=guest-server httpd=nginx db=mariadb" \
-	--suites net.http,app.oltp_read_write,app.apt --net.connections 1,100 --app.tables 2 --app.table-size 1000 \
+	--suites net.http,app.oltp_read_write,app.apt,app.build --net.connections 1,100 --app.tables 2 --app.table-size 1000 \
+	--app.units 4 \
 	--threads 8 --time 1 --repeat 2 --boots 1 --baseline none --cache "$cache" \
 	--db "$T/n.db" -o "$T/n.html" --hello-timeout 600
 echo "# lab run (nginx, MariaDB): $(($(date +%s) - start)) s"
@@ -161,6 +165,20 @@ for i in range(len(m["apt_total_s"]["samples"])):
     assert u > 0 and n > 0 and abs(u + n - tot) < 1e-6, (u, n, tot)
 print("apt update s", [round(v, 2) for v in m["apt_update_s"]["samples"]],
       "install s", [round(v, 2) for v in m["apt_install_s"]["samples"]])
+PY
+sed 's/^/# /' "$T/check.out"
+check "app.build compiled the corpus in the guest with its gcc" python3 - "$T/n.db" <<'PY'
+import json, sqlite3, sys
+(d,) = [json.loads(x) for (x,) in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")
+        if json.loads(x).get("labels", {}).get("db") == "mariadb"]
+(s,) = [s for s in d["suites"] if s["name"] == "app" and any(t["name"] == "build" for t in s["tests"])]
+(t,) = [t for t in s["tests"] if t["name"] == "build"]
+assert t.get("status", "ok") == "ok", (t.get("status"), t.get("reason"))
+assert s["notes"]["build"].startswith("4 units of 24 functions, "), s["notes"]
+for c in t["cases"]:
+    m = {x["name"]: x["summary"]["mean"] for x in c["metrics"]}
+    assert m["build_s"] > 0, m
+    print("app.build", c["params"], {k: round(v, 2) for k, v in m.items()})
 PY
 sed 's/^/# /' "$T/check.out"
 # the store, for whoever wants the figures again ($DISTRO_KEEP: a directory)
