@@ -63,6 +63,9 @@ static int app_setup(struct vmb_ctx *ctx)
 	r = app_oltp_check_url(ctx, optset_str(ctx->opts, "db"));
 	if (r < 0)
 		return r;
+	r = app_apt_check(ctx);
+	if (r < 0)
+		return r;
 	if (optset_str(ctx->opts, "db")) { /* a password never reaches the stored result */
 		const char *db = optset_str(ctx->opts, "db");
 		char *shown = malloc(APP_URL_SHOWN_LEN(db)); /* whole, however long */

@@ -44,6 +44,9 @@ int app_files_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
 int app_build_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
 /* app.apt: apt-get update and install --reinstall from --app.apt-mirror */
 int app_apt_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
+/* Its options checked at setup: a package name (never an apt-get option)
+ * and a URL that is one word of a sources.list line; else a usage error. */
+int app_apt_check(struct vmb_ctx *ctx);
 /* Where app.build's compiler is, or NULL with *why. */
 const char *app_build_cc(const char **why);
 
