@@ -79,7 +79,7 @@
 	X(LAB_IMAGE, "image", "busybox", LIST, LAB_IMAGE_NAMES,                                                  \
 	  " (busybox: the lab's initramfs; debian: Debian 12 with systemd on a root disk, as 'lab image --distro "  \
 	  "debian' builds it, booted to its SSH server and its agent; needs a NIC on the lab's tap link; "        \
-	  "debian-apps: the same with the application table's servers, nginx-light)", 0, 0, image_check)      \
+	  "debian-apps: the same with the application table's servers, nginx-light and mariadb-server)", 0, 0, image_check)\
 	X(LAB_HTTPD, "httpd", "serve", LIST, LAB_HTTPD_NAMES,                                                    \
 	  " (the HTTP server net.http loads in the guest, with netdir=guest-server: serve, the guest's vmbench "   \
 	  "serve; nginx, Debian's nginx-light on port 80, in image=debian-apps)", 0, 0, httpd_check)          \
