@@ -171,12 +171,13 @@ int app_apt_run(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	r = apt_run(dir, update, 1, &t_update, why, sizeof(why));
 	if (r < 0) {
 		apt_clean(dir);
-		return vmb_fail(ctx, -EIO, "apt-get update from %s: %s", mirror, why);
+		/* Ctrl-C reached apt-get too: an interruption, not apt's failure */
+		return vmb_stop_requested() ? -EINTR : vmb_fail(ctx, -EIO, "apt-get update from %s: %s", mirror, why);
 	}
 	r = vmb_stop_requested() ? -EINTR : apt_run(dir, install, 5, &t_install, why, sizeof(why));
 	apt_clean(dir);
-	if (r == -EINTR)
-		return r;
+	if (r == -EINTR || (r < 0 && vmb_stop_requested()))
+		return -EINTR;
 	if (r < 0)
 		return vmb_fail(ctx, -EIO, "apt-get install --reinstall %s from %s: %s", pkg, mirror, why);
 	(void)vmb_note(ctx, "apt", "apt-get update from %s, then install --reinstall %s, lists and archives new "
