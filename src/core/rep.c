@@ -13,8 +13,6 @@
 #include "banned.h"
 
 #define REP_MAX_VALUES 64 /* sched.fairness: up to 44 */
-#define NOTE_MAX 512      /* a note's text, with its terminating NUL */
-#define ACTUAL_MAX 64     /* an actual parameter value: a size, a count */
 #define REP_MAX_SERIES 8  /* net.tcp_stream: 2 (bidir) */
 
 /* One series of a repetition as reported, before down-sampling; its point
@@ -184,23 +182,25 @@ int vmb_skip(struct vmb_ctx *ctx, const char *fmt, ...)
 /* key = the formatted value (at most max - 1 bytes) into a list of notes:
  * in place of the key's earlier value when replace, else after it (for
  * actual values, where the last one recorded wins). */
-static int params_vput(struct vmb_param **params, size_t *n, bool replace, const char *key, size_t max,
-		       const char *fmt, va_list ap)
+/* The value is kept whole, however long (app.db's URL): a value cut
+ * short would be stored, and compared, as another value. */
+static int params_vput(struct vmb_param **params, size_t *n, bool replace, const char *key, const char *fmt,
+		       va_list ap)
 {
-	char value[NOTE_MAX];
+	char *value;
+	int r;
 
-	vsnprintf(value, max < sizeof(value) ? max : sizeof(value), fmt, ap);
+	if (vasprintf(&value, fmt, ap) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; replace && i < *n; i++)
 		if (!strcmp((*params)[i].key, key)) {
-			char *v = xstrdup(value);
-
-			if (!v)
-				return -ENOMEM;
 			free((*params)[i].value);
-			(*params)[i].value = v;
+			(*params)[i].value = value;
 			return 0;
 		}
-	return vmb_params_add(params, n, key, value);
+	r = vmb_params_add(params, n, key, value);
+	free(value);
+	return r;
 }
 
 int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
@@ -212,7 +212,7 @@ int vmb_note(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
 	if (!nt)
 		return 0;
 	va_start(ap, fmt);
-	r = params_vput(nt->params, nt->n, true, key, NOTE_MAX, fmt, ap);
+	r = params_vput(nt->params, nt->n, true, key, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -237,7 +237,7 @@ int vmb_param_actual(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
 	if (!nt)
 		return 0;
 	va_start(ap, fmt);
-	r = params_vput(&nt->actual, &nt->nactual, false, key, ACTUAL_MAX, fmt, ap);
+	r = params_vput(&nt->actual, &nt->nactual, false, key, fmt, ap);
 	va_end(ap);
 	return r;
 }

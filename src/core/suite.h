@@ -137,7 +137,7 @@ int vmb_usage(struct vmb_ctx *ctx, const char *fmt, ...) __attribute__((format(p
 /* The value a test parameter really had when the target decided it (a
  * device smaller than the --disk.size default): recorded in every case's
  * params instead of the option's value, so compare pairs what was measured.
- * Call from setup(). */
+ * Call from setup(). The value is kept whole, however long, as is a note's. */
 int vmb_param_actual(struct vmb_ctx *ctx, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

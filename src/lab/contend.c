@@ -501,11 +501,12 @@ static void *boot_thread(void *arg)
 	r = lab_guest_net_start(g->g, g->net_why, sizeof(g->net_why));
 	if (r == -EOPNOTSUPP)
 		return NULL;
-	g->net_why[0] = '\0';
 	if (r < 0) {
+		/* the failure's message, before net_why (only a skip's) is emptied */
 		snprintf(g->f.step, sizeof(g->f.step), "start its network path");
 		g->r = errf(g->err, sizeof(g->err), r, "%s", g->net_why);
 	}
+	g->net_why[0] = '\0';
 	return NULL;
 }
 

@@ -90,7 +90,12 @@ int lab_mirror_plan(const char *debs, const char *packages, struct lab_mirror_pl
 		return errf(err, errlen, -errno, "the mirror's packages %s: %s", debs, strerror(errno));
 	r = plan_add(&p, MIRROR_INDEX, packages);
 	while (r == 0 && (e = readdir(d))) {
-		if (!deb_file_name(e->d_name))
+		struct stat st;
+
+		/* a regular file only: a symbolic link (to /etc/shadow, say)
+		 * would serve what it points to, from outside the directory */
+		if (!deb_file_name(e->d_name) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
 			continue;
 		if (p.n > LAB_MIRROR_MAX_FILES) {
 			r = errf(err, errlen, -E2BIG, "the mirror's packages %s: more than %u .debs", debs,
@@ -205,10 +210,18 @@ static void answer(int fd, const struct lab_mirror_plan *p)
 	int r = -EPROTO, file;
 	struct stat st;
 
-	/* the head, up to its blank line (bounded: SO_RCVTIMEO, the buffer) */
-	while (len < sizeof(req) - 1) {
-		ssize_t got = recv(fd, req + len, sizeof(req) - 1 - len, 0);
+	/* the head, up to its blank line, within MIRROR_IO_S in all: a client
+	 * that sends a byte now and then holds the one server no longer */
+	uint64_t deadline = clock_ns() + (uint64_t)MIRROR_IO_S * NSEC_PER_SEC;
 
+	while (len < sizeof(req) - 1) {
+		uint64_t now = clock_ns();
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t got;
+
+		if (now >= deadline || poll(&pf, 1, (int)((deadline - now) / 1000000 + 1)) != 1)
+			return;
+		got = recv(fd, req + len, sizeof(req) - 1 - len, MSG_DONTWAIT);
 		if (got <= 0)
 			return;
 		len += (size_t)got;
@@ -217,7 +230,9 @@ static void answer(int fd, const struct lab_mirror_plan *p)
 			break;
 	}
 	r = lab_mirror_request(p, req, len, &f, &is_head);
-	file = r == 0 ? open(f->path, O_RDONLY | O_CLOEXEC) : -1;
+	/* a link in the directory is not followed out of it (the plan has
+	 * none; one put there since is refused) */
+	file = r == 0 ? open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) : -1;
 	if (file < 0 || fstat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
 		const char *status = r == -EPROTO ? "400 Bad Request" : "404 Not Found";
 

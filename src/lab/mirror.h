@@ -29,8 +29,9 @@ struct lab_mirror_plan {
 	size_t n;
 };
 
-/* The plan of the .debs in debs (names of letters, digits and + . _ ~ % -,
- * ending in .deb; anything else is left out) and the index at packages. */
+/* The plan of the .debs in debs (regular files, not links, of names of
+ * letters, digits and + . _ ~ % -, ending in .deb; anything else is left
+ * out) and the index at packages. */
 int lab_mirror_plan(const char *debs, const char *packages, struct lab_mirror_plan *p, char *err, size_t errlen);
 void lab_mirror_plan_clear(struct lab_mirror_plan *p);
 

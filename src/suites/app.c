@@ -63,12 +63,19 @@ static int app_setup(struct vmb_ctx *ctx)
 	r = app_oltp_check_url(ctx, optset_str(ctx->opts, "db"));
 	if (r < 0)
 		return r;
+	r = app_apt_check(ctx);
+	if (r < 0)
+		return r;
 	if (optset_str(ctx->opts, "db")) { /* a password never reaches the stored result */
-		char shown[1024];
+		const char *db = optset_str(ctx->opts, "db");
+		char *shown = malloc(APP_URL_SHOWN_LEN(db)); /* whole, however long */
 
-		app_oltp_url_shown(optset_str(ctx->opts, "db"), shown, sizeof(shown));
-		if (strcmp(shown, optset_str(ctx->opts, "db")) &&
-		    (r = vmb_param_actual(ctx, "db", "%s", shown)) < 0)
+		if (!shown)
+			return vmb_fail(ctx, -ENOMEM, "recording --app.db");
+		app_oltp_url_shown(db, shown, APP_URL_SHOWN_LEN(db));
+		r = strcmp(shown, db) ? vmb_param_actual(ctx, "db", "%s", shown) : 0;
+		free(shown);
+		if (r < 0)
 			return vmb_fail(ctx, r, "recording --app.db");
 	}
 	/* a read-only working directory (a read-only checkout, a container's

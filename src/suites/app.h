@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../core/suite.h"
 
@@ -29,7 +30,10 @@ void app_oltp_cleanup(struct vmb_ctx *ctx);
 /* A back end named in --app.db that this build does not have: a usage error
  * found before anything runs. */
 int app_oltp_check_url(struct vmb_ctx *ctx, const char *url);
-/* The URL with its password replaced by ***: what results and messages show. */
+/* The URL with its password replaced by ***: what results and messages
+ * show. out holds it whole with APP_URL_SHOWN_LEN(url) bytes (each of the
+ * two passwords may be shorter than "***"); a shorter out cuts it. */
+#define APP_URL_SHOWN_LEN(url) (strlen(url) + 8)
 void app_oltp_url_shown(const char *url, char *out, size_t len);
 
 enum proc_kind { PROC_FORK, PROC_EXEC, PROC_SPAWN };
@@ -40,6 +44,9 @@ int app_files_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
 int app_build_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
 /* app.apt: apt-get update and install --reinstall from --app.apt-mirror */
 int app_apt_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
+/* Its options checked at setup: a package name (never an apt-get option)
+ * and a URL that is one word of a sources.list line; else a usage error. */
+int app_apt_check(struct vmb_ctx *ctx);
 /* Where app.build's compiler is, or NULL with *why. */
 const char *app_build_cc(const char **why);
 

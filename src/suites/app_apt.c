@@ -8,6 +8,7 @@
  * reinstall puts the same version of the package back, which is why the
  * test asks for --destructive. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +32,51 @@ static const char *apt_get(void)
 	return access("/usr/bin/apt-get", X_OK) == 0 ? "/usr/bin/apt-get" : NULL;
 }
 
+/* Debian Policy 5.6.1: lowercase letters, digits, + - ., at least two,
+ * an alphanumeric first (so never an option of apt-get's) */
+static bool apt_package_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 2 || n > 128 || !strchr("abcdefghijklmnopqrstuvwxyz0123456789", s[0]))
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789+-.") == n;
+}
+
+/* An http:// or https:// URL of printable characters, no space, no
+ * bracket: it is a word of one sources.list line */
+static bool apt_mirror_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 1024 || (strncmp(s, "http://", 7) && strncmp(s, "https://", 8)))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= ' ' || s[i] >= 0x7f || s[i] == '[' || s[i] == ']' || s[i] == '#')
+			return false;
+	return true;
+}
+
+int app_apt_check(struct vmb_ctx *ctx)
+{
+	const char *mirror = optset_str(ctx->opts, "apt-mirror"), *pkg = optset_str(ctx->opts, "apt-package");
+
+	if (pkg && !apt_package_ok(pkg))
+		return vmb_usage(ctx, "--app.apt-package '%.64s' is no Debian package name: give lowercase letters, "
+				 "digits, '+', '-' and '.', a letter or digit first (e.g. hostname)", pkg);
+	if (mirror && !apt_mirror_ok(mirror))
+		return vmb_usage(ctx, "--app.apt-mirror '%.64s' is no URL apt takes here: give http://HOST[:PORT]/PATH "
+				 "(or https://), without spaces, brackets or '#'", mirror);
+	return 0;
+}
+
 /* The work directory's tree, made new: DIR/sources.list,
  * DIR/sources.list.d (empty: the system's parts are not read),
  * DIR/lists/partial, DIR/archives/partial. */
 static int apt_tree(const char *dir, const char *mirror)
 {
 	static const char *const sub[] = { "sources.list.d", "lists", "lists/partial", "archives", "archives/partial" };
-	char p[PATH_MAX + 64], line[1200];
+	char p[PATH_MAX + 64], line[1200]; /* the mirror: 1024 at most (app_apt_check) */
 	int r = 0;
 
 	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
@@ -132,12 +171,13 @@ int app_apt_run(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	r = apt_run(dir, update, 1, &t_update, why, sizeof(why));
 	if (r < 0) {
 		apt_clean(dir);
-		return vmb_fail(ctx, -EIO, "apt-get update from %s: %s", mirror, why);
+		/* Ctrl-C reached apt-get too: an interruption, not apt's failure */
+		return vmb_stop_requested() ? -EINTR : vmb_fail(ctx, -EIO, "apt-get update from %s: %s", mirror, why);
 	}
 	r = vmb_stop_requested() ? -EINTR : apt_run(dir, install, 5, &t_install, why, sizeof(why));
 	apt_clean(dir);
-	if (r == -EINTR)
-		return r;
+	if (r == -EINTR || (r < 0 && vmb_stop_requested()))
+		return -EINTR;
 	if (r < 0)
 		return vmb_fail(ctx, -EIO, "apt-get install --reinstall %s from %s: %s", pkg, mirror, why);
 	(void)vmb_note(ctx, "apt", "apt-get update from %s, then install --reinstall %s, lists and archives new "

@@ -437,24 +437,30 @@ out:
 
 void app_oltp_url_shown(const char *url, char *out, size_t len)
 {
-	const char *auth = strstr(url, "://"), *at, *colon, *pw;
-	size_t o = 0;
+	const char *auth = strstr(url, "://"), *at, *colon;
+	char *pw;
 
 	/* USER:PASSWORD@ */
 	at = auth ? strchr(auth + 3, '@') : NULL;
 	colon = auth ? strchr(auth + 3, ':') : NULL;
 	if (at && colon && colon < at && !memchr(auth + 3, '/', (size_t)(at - auth - 3)))
-		o = (size_t)snprintf(out, len, "%.*s:***%s", (int)(colon - url), url, at);
+		snprintf(out, len, "%.*s:***%s", (int)(colon - url), url, at);
 	else
-		o = (size_t)snprintf(out, len, "%s", url);
-	/* and libpq's ?password=... */
-	pw = o < len ? strstr(out, "password=") : NULL;
+		snprintf(out, len, "%s", url);
+	/* and libpq's ?password=...: the rest moved up behind "***" (the
+	 * password may be shorter than it: len has room, see app.h); in an
+	 * out too short for the URL too, so that no password shows cut */
+	pw = strstr(out, "password=");
 	if (pw) {
-		const char *end = pw + strcspn(pw, "&");
-		char rest[1024];
+		char *val = pw + 9, *end = val + strcspn(val, "&");
+		size_t rest = strlen(end) + 1, off = (size_t)(val - out);
 
-		snprintf(rest, sizeof(rest), "%s", end);
-		snprintf((char *)pw, len - (size_t)(pw - out), "password=***%s", rest);
+		if (off + 3 + rest <= len) {
+			memmove(val + 3, end, rest);
+			memcpy(val, "***", 3);
+		} else {
+			snprintf(val, len - off, "***"); /* cut, but no password shown */
+		}
 	}
 }
 

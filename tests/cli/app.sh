@@ -99,6 +99,12 @@ fi
 
 expect 2 "a URL of no known back end" "$VMB" run app.oltp_read_write $base --app.db oracle://x
 has "$T/err" "not a database URL; use sqlite" "the message lists what works"
+expect 2 "an apt package that would be an apt-get option: a usage error" "$VMB" run app.apt --app.apt-package=-oDir=/ \
+	--app.apt-mirror http://127.0.0.1:1/ --no-store
+has "$T/err" "--app.apt-package '-oDir=/' is no Debian package name" "names the package"
+expect 2 "an apt mirror of two words (a second sources.list entry): a usage error" "$VMB" run app.apt \
+	--app.apt-mirror "http://127.0.0.1:1/ ./ deb http://x" --no-store
+has "$T/err" "is no URL apt takes here" "says what it takes"
 expect 2 "--app.dir that is not a directory" "$VMB" run app.proc --app.dir "$T/q.json" --no-store
 has "$T/err" "is not a directory" "says why"
 

@@ -19,43 +19,49 @@
 cache="$SRC/build-lab-cache"
 export TMPDIR="$T/tmp"
 mkdir -p "$TMPDIR"
+# The lab contends below run through this wrapper, which writes down each
+# one's PID (the exec keeps it): their cgroups are vmbench-contend-PID, and
+# only those are this test's (a user's own lab contend may run beside it).
+VMBC="$T/vmbench-pid"
+printf '#!/bin/sh\necho $$ >>"%s"\nexec "%s" "$@"\n' "$T/vmb.pids" "$VMB" >"$VMBC"
+chmod +x "$VMBC"
 M="accel=tcg mem=128M"
-expect 2 "one guest: a usage error" "$VMB" lab contend --matrix "$M" --guests 1 --cache "$T/no-cache" --db "$T/none.db"
+expect 2 "one guest: a usage error" "$VMBC" lab contend --matrix "$M" --guests 1 --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "--guests" "names the option"
-expect 2 "an unknown policy: a usage error" "$VMB" lab contend --matrix "$M" --policy fair,share --cache "$T/no-cache" \
+expect 2 "an unknown policy: a usage error" "$VMBC" lab contend --matrix "$M" --policy fair,share --cache "$T/no-cache" \
 	--db "$T/none.db"
 has "$T/err" "no policy 'share'; give a list of fair|weights|reservation|rt" "lists the policies"
-expect 2 "weights of another count than the guests: a usage error" "$VMB" lab contend --matrix "$M" --guests 3 \
+expect 2 "weights of another count than the guests: a usage error" "$VMBC" lab contend --matrix "$M" --guests 3 \
 	--policy weights --shares 1,2 --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "give one weight from 1 to 100 per guest (--guests 3), e.g. 1,1,2" "says how many and gives an example"
-expect 2 "a load over 100%: a usage error" "$VMB" lab contend --matrix "$M" --load 50,101 --cache "$T/no-cache" \
+expect 2 "a load over 100%: a usage error" "$VMBC" lab contend --matrix "$M" --load 50,101 --cache "$T/no-cache" \
 	--db "$T/none.db"
 has "$T/err" "give up to 8 loads from 0 to 100" "says the range"
-expect 2 "a load of 101 behind leading zeros (not cut to 0): a usage error" "$VMB" lab contend --matrix "$M" \
+expect 2 "a load of 101 behind leading zeros (not cut to 0): a usage error" "$VMBC" lab contend --matrix "$M" \
 	--load 00000000000000000000000101 --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "give up to 8 loads from 0 to 100" "says the range"
-expect 2 "a weight of 200 behind leading zeros: a usage error" "$VMB" lab contend --matrix "$M" --guests 2 \
+expect 2 "a weight of 200 behind leading zeros: a usage error" "$VMBC" lab contend --matrix "$M" --guests 2 \
 	--policy weights --shares 1,0000000000000000000000200 --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "give one weight from 1 to 100 per guest" "says the range"
-expect 2 "rt priority 99 with every QEMU thread real-time: a usage error" "$VMB" lab contend --matrix "$M" \
+expect 2 "rt priority 99 with every QEMU thread real-time: a usage error" "$VMBC" lab contend --matrix "$M" \
 	--policy rt --rt-priority 99 --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "give --rt-priority 98 at most, or --rt-threads vcpus" "says what would work"
-expect 2 "no policy: a usage error" "$VMB" lab contend --matrix "$M" --policy "" --cache "$T/no-cache" --db "$T/none.db"
+expect 2 "no policy: a usage error" "$VMBC" lab contend --matrix "$M" --policy "" --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "--policy '': give at least one of fair|weights|reservation|rt" "lists the policies"
-expect 2 "a load twice: a usage error" "$VMB" lab contend --matrix "$M" --load 50,80,50 --cache "$T/no-cache" \
+expect 2 "a load twice: a usage error" "$VMBC" lab contend --matrix "$M" --load 50,80,50 --cache "$T/no-cache" \
 	--db "$T/none.db"
 has "$T/err" "50 is there twice; give each load once" "names the load"
-expect 2 "a reserve that leaves the others less than the kernel's least quota: a usage error" "$VMB" lab contend \
+expect 2 "a reserve that leaves the others less than the kernel's least quota: a usage error" "$VMBC" lab contend \
 	--matrix "$M" --guests 8 --host-cpus 0 --policy reservation --reserve 99 --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "--reserve 99 with --guests 8 on 1 host CPU leaves each other guest less than the kernel's least CFS quota (1 ms of 100 ms); give --reserve 93 at most" \
 	"says the most that fits"
-expect 2 "--reserve without the reservation policy: a usage error" "$VMB" lab contend --matrix "$M" --reserve 30 \
+expect 2 "--reserve without the reservation policy: a usage error" "$VMBC" lab contend --matrix "$M" --reserve 30 \
 	--cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "--reserve is the reservation policy's" "says which policy"
-expect 2 "two configurations: a usage error" "$VMB" lab contend --matrix "accel=tcg smp=1,2" --cache "$T/no-cache" \
+expect 2 "two configurations: a usage error" "$VMBC" lab contend --matrix "accel=tcg smp=1,2" --cache "$T/no-cache" \
 	--db "$T/none.db"
 has "$T/err" "lab contend boots --guests of one configuration, and --matrix has 2" "says one configuration"
-expect 2 "a host-measured item: a usage error" "$VMB" lab contend --matrix "$M" --suites cpu.prime,boot \
+expect 2 "a host-measured item: a usage error" "$VMBC" lab contend --matrix "$M" --suites cpu.prime,boot \
 	--cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "--suites boot: lab contend runs the guests' own suites together" "says why"
 expect 2 "contend's options are not lab run's" "$VMB" lab run --matrix "$M" --guests 3 --cache "$T/no-cache" \
@@ -71,7 +77,7 @@ fi
 shared_images x86_64
 if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 	expect 1 "rt without CAP_SYS_NICE: skipped, and with nothing else to run, no guest booted" setpriv \
-		--bounding-set=-sys_nice "$VMB" lab contend --matrix "$M" --guests 2 --policy rt --suites cpu.prime \
+		--bounding-set=-sys_nice "$VMBC" lab contend --matrix "$M" --guests 2 --policy rt --suites cpu.prime \
 		--cache "$cache" --image-dir "$T/imgs" --db "$T/none.db"
 	has "$T/err" "rt: skipped: this process may not run threads SCHED_FIFO (Operation not permitted): it needs root or CAP_SYS_NICE" \
 		"says why"
@@ -84,7 +90,7 @@ if [ "$(id -u)" != 0 ] || ! grep -q " cgroup.*cpu" /proc/self/mountinfo; then
 	finish
 	exit $?
 fi
-expect 0 "three guests on host CPU 0: fair, weights 1:1:2 and rt at load 80" "$VMB" lab contend --matrix "$M" \
+expect 0 "three guests on host CPU 0: fair, weights 1:1:2 and rt at load 80" "$VMBC" lab contend --matrix "$M" \
 	--guests 3 --host-cpus 0 --policy fair,weights,rt --shares 1,1,2 --load 80 \
 	--suites net.udp_rr,cpu.prime,sched.wakeup --threads 1 --time 0.5 --repeat 2 --warmup 0 --cpu.max-prime 2000 \
 	--net.time 0.3 --cache "$cache" --image-dir "$T/imgs" --db "$T/c.db" -o "$T/c.html"
@@ -147,9 +153,18 @@ p99 = json.load(open(sys.argv[1]))
 print(p99)
 assert p99["rt/1"] < p99["fair/1"], p99' "$T/c.db.p99"
 fi
-check "no cgroup of ours, no QEMU, no work directory left" sh -c "! ls -d \
-	/sys/fs/cgroup/*/vmbench-contend-* /sys/fs/cgroup/vmbench-contend-* 2>/dev/null | grep -q . &&
-	! pgrep -f '[q]emu-system.*$TMPDIR' >/dev/null && test -z \"\$(ls -A '$TMPDIR')\""
+# no_left: no cgroup of this test's lab contends (by their PIDs: another
+# user's lab contend may run beside it, with groups of its own), no QEMU
+# and no work directory of theirs
+no_left() {
+	test -s "$T/vmb.pids" || return 1
+	if find /sys/fs/cgroup -maxdepth 8 -type d -name 'vmbench-contend-*' 2>/dev/null |
+		sed 's,.*/vmbench-contend-,,' | grep -Fx -f "$T/vmb.pids"; then
+		return 1
+	fi
+	! pgrep -f "[q]emu-system.*$TMPDIR" >/dev/null && test -z "$(ls -A "$TMPDIR")"
+}
+check "no cgroup of ours, no QEMU, no work directory left" no_left
 check "no host client of this run's left (by its environment: other runs may use the same guest address)" python3 -c '
 import os, sys
 mine = ("TMPDIR=" + sys.argv[1]).encode()

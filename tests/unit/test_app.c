@@ -56,13 +56,36 @@ static void shown(void **state)
 		{ "sqlite", "sqlite" },
 	};
 
+	char url[1400], want[1400], out[128];
+
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char out[256];
+		char *o = malloc(APP_URL_SHOWN_LEN(cases[i].url));
 
-		app_oltp_url_shown(cases[i].url, out, sizeof(out));
-		assert_string_equal(out, cases[i].shown);
+		assert_non_null(o);
+		app_oltp_url_shown(cases[i].url, o, APP_URL_SHOWN_LEN(cases[i].url));
+		assert_string_equal(o, cases[i].shown);
+		free(o);
 	}
+	/* a URL longer than any fixed buffer is shown whole, its rest after a
+	 * short password moved up; in an out too short, cut, but never with
+	 * the password */
+	snprintf(url, sizeof(url), "postgresql:///db?password=x&host=/tmp/%01200d&user=u", 7);
+	snprintf(want, sizeof(want), "postgresql:///db?password=***&host=/tmp/%01200d&user=u", 7);
+	{
+		char *o = malloc(APP_URL_SHOWN_LEN(url));
+
+		assert_non_null(o);
+		app_oltp_url_shown(url, o, APP_URL_SHOWN_LEN(url));
+		assert_string_equal(o, want);
+		free(o);
+	}
+	snprintf(url, sizeof(url), "postgresql:///%0100d?password=secretsecret&user=u", 7);
+	app_oltp_url_shown(url, out, sizeof(out)); /* cut within the password: "sec" */
+	assert_null(strstr(out, "sec"));
+	assert_non_null(strstr(out, "password=***"));
+	app_oltp_url_shown("mysql://u:a@h/db?password=b", out, sizeof(out));
+	assert_string_equal(out, "mysql://u:***@h/db?password=***");
 }
 
 /* sb_rand_special(1, 10000) with sysbench's defaults: 75% of the draws

@@ -253,8 +253,9 @@ static void tiny_tree_assembled(void **state)
 }
 
 /* The package mirror's plan: Packages and the directory's .debs by name,
- * nothing else; the request line names one of them, percent-decoded, as
- * apt asks for a flat repository's ./NAME. */
+ * nothing else (no link); the request line names one of them,
+ * percent-decoded, as apt asks for a flat repository's ./NAME, and no
+ * path out of the directory. */
 static void mirror_plan_and_requests(void **state)
 {
 	static const char *const names[] = { "hostname_3.23+nmu1_amd64.deb", "bsdutils_1%3a2.38.1-5_amd64.deb",
@@ -276,6 +277,14 @@ static void mirror_plan_and_requests(void **state)
 		{ "GET /.hidden.deb HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
 		{ "GET /../Packages HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
 		{ "GET /%2e%2e/etc/passwd HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		/* out of the directory every way: absolute, encoded, behind ./ */
+		{ "GET //etc/shadow HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET /%2fetc%2fshadow HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET /./../../etc/shadow HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET /.%2f%2e%2e%2fPackages HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
+		{ "GET http://h/Packages HTTP/1.1\r\n\r\n", NULL, false, -EPROTO },
+		/* a link in the directory, though named as a .deb */
+		{ "GET /./evil_1_all.deb HTTP/1.1\r\n\r\n", NULL, false, -ENOENT },
 		{ "POST /Packages HTTP/1.1\r\n\r\n", NULL, false, -EPROTO },
 		{ "GET Packages HTTP/1.1\r\n\r\n", NULL, false, -EPROTO },
 		{ "GET /Packages HTTP/2.0\r\n\r\n", NULL, false, -EPROTO },
@@ -296,8 +305,10 @@ static void mirror_plan_and_requests(void **state)
 		assert_true(fd >= 0);
 		close(fd);
 	}
+	snprintf(path, sizeof(path), "%s/evil_1_all.deb", dir);
+	assert_int_equal(symlink("/etc/shadow", path), 0);
 	assert_int_equal(lab_mirror_plan(dir, "/w/Packages", &p, err, sizeof(err)), 0);
-	assert_int_equal(p.n, 3); /* Packages and the two .debs of good names */
+	assert_int_equal(p.n, 3); /* Packages and the two .debs of good names, not the link */
 	assert_string_equal(p.v[0].name, "Packages");
 	assert_string_equal(p.v[0].path, "/w/Packages");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -313,6 +324,8 @@ static void mirror_plan_and_requests(void **state)
 	/* a path of the plan is in the directory */
 	assert_true(!strncmp(p.v[1].path, dir, strlen(dir)) && p.v[1].path[strlen(dir)] == '/');
 	lab_mirror_plan_clear(&p);
+	snprintf(path, sizeof(path), "%s/evil_1_all.deb", dir);
+	assert_int_equal(unlink(path), 0);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		assert_int_equal(unlink(path), 0);

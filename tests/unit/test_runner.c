@@ -622,8 +622,9 @@ static void pool_pinning(void **state)
 }
 
 /* What a suite says through its context: a note replaces the key's earlier
- * note, an actual value is added and the last one wins, each cut at its own
- * length; skip, usage and failure set the reason. */
+ * note, an actual value is added and the last one wins, each kept whole
+ * however long (an app.db URL of 600 bytes is stored as given, not cut
+ * short into another value); skip, usage and failure set the reason. */
 static void notes_and_reasons(void **state)
 {
 	static const struct {
@@ -631,13 +632,13 @@ static void notes_and_reasons(void **state)
 		const char *key;
 		size_t repeat; /* the value is "v" and this many 'x' */
 	} said[] = {
-		{ 0, "mode", 1 }, { 1, "bs", 2 }, { 0, "mode", 3 }, { 1, "bs", 4 }, { 0, "long", 600 }, { 1, "wide", 100 },
+		{ 0, "mode", 1 }, { 1, "bs", 2 }, { 0, "mode", 3 }, { 1, "bs", 4 }, { 0, "long", 600 }, { 1, "wide", 100 }, { 1, "url", 650 },
 	};
 	static const struct {
 		const char *key;
 		size_t note_len, actual_len; /* 0: none */
 	} want[] = {
-		{ "mode", 4, 0 }, { "bs", 0, 5 }, { "long", 511, 0 }, { "wide", 0, 63 },
+		{ "mode", 4, 0 }, { "bs", 0, 5 }, { "long", 601, 0 }, { "wide", 0, 101 }, { "url", 0, 651 },
 	};
 	struct vmb_param *params = NULL;
 	size_t n = 0;
@@ -655,7 +656,7 @@ static void notes_and_reasons(void **state)
 		assert_int_equal(r, 0);
 	}
 	assert_int_equal(n, 2);          /* "mode" once */
-	assert_int_equal(nt.nactual, 3); /* "bs" twice */
+	assert_int_equal(nt.nactual, 4); /* "bs" twice */
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const char *note = NULL, *actual = vmb_notes_actual(&nt, want[i].key);
 
