@@ -22,6 +22,7 @@
 #include "../core/stoppoint.h"
 #include "../core/str.h"
 #include "../core/util.h"
+#include "../store/doc.h"
 #include "../suites/contend.h"
 #include "../suites/sched.h"
 #include "../core/banned.h"
@@ -515,19 +516,11 @@ static void *boot_thread(void *arg)
  * agent's spinners got (left out when not known). */
 static int load_notes(json_t *doc, unsigned asked, double got)
 {
-	size_t i;
-	json_t *s;
+	int r = doc_note_all(doc, "load_asked_pct", json_integer(asked));
 
-	json_array_foreach(json_object_get(doc, "suites"), i, s) {
-		json_t *notes = json_object_get(s, "notes");
-
-		if (!json_is_object(notes) && json_object_set_new(s, "notes", notes = json_object()) < 0)
-			return -ENOMEM;
-		if (json_object_set_new(notes, "load_asked_pct", json_integer(asked)) < 0 ||
-		    (isfinite(got) && json_object_set_new(notes, "load_done_pct", json_real(round(got * 10) / 10)) < 0))
-			return -ENOMEM;
-	}
-	return 0;
+	if (r == 0 && isfinite(got))
+		r = doc_note_all(doc, "load_done_pct", json_real(round(got * 10) / 10));
+	return r;
 }
 
 /* A net item's run: the guest's background load started (LOAD), the

@@ -285,18 +285,7 @@ static int netdir_server_start(struct lab_net *n, struct proto_conn *conn, char 
  * the client was the host's, the guest only served. */
 static int net_client_note(json_t *doc)
 {
-	size_t i;
-	json_t *s;
-
-	json_array_foreach(json_object_get(doc, "suites"), i, s) {
-		json_t *notes = json_object_get(s, "notes");
-
-		if (!json_is_object(notes) && json_object_set_new(s, "notes", notes = json_object()) < 0)
-			return -ENOMEM;
-		if (json_object_set_new(notes, LABNET_CLIENT_NOTE, json_string(LABNET_CLIENT_HOST)) < 0)
-			return -ENOMEM;
-	}
-	return 0;
+	return doc_note_all(doc, LABNET_CLIENT_NOTE, json_string(LABNET_CLIENT_HOST));
 }
 
 /* guest-server: the host runs the item from inside the namespace, with the

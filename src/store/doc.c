@@ -495,3 +495,22 @@ void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed)
 	*sensed = ns;
 }
 
+int doc_note_all(json_t *doc, const char *key, json_t *value)
+{
+	size_t i;
+	json_t *s;
+	int r = value ? 0 : -ENOMEM;
+
+	json_array_foreach(json_object_get(doc, "suites"), i, s) {
+		json_t *notes = json_object_get(s, "notes");
+
+		if (r < 0)
+			break;
+		if (!json_is_object(notes) && json_object_set_new(s, "notes", notes = json_object()) < 0)
+			r = -ENOMEM;
+		else if (json_object_set(notes, key, value) < 0)
+			r = -ENOMEM;
+	}
+	json_decref(value);
+	return r;
+}

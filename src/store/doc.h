@@ -58,5 +58,8 @@ json_t *doc_lab_failure(const json_t *doc);
 void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed);
 /* Suite names, comma-separated. */
 void doc_suites_string(const json_t *doc, char *buf, size_t len);
+/* The note key = value (a reference taken, also on failure) in the notes of
+ * every suite of doc, made where a suite has none. 0, or -ENOMEM. */
+int doc_note_all(json_t *doc, const char *key, json_t *value);
 
 #endif

@@ -392,6 +392,27 @@ static void old_documents_load(void **state)
 	}
 }
 
+/* doc_note_all: every suite's notes get the key, notes made where a suite
+ * had none, another note kept */
+static void note_all(void **state)
+{
+	json_t *doc = json_pack("{s:[{s:s, s:{s:s}}, {s:s}]}", "suites", "name", "net", "notes", "a", "b", "name", "cpu");
+	size_t i;
+	json_t *s;
+
+	(void)state;
+	assert_non_null(doc);
+	assert_int_equal(doc_note_all(doc, "k", json_integer(7)), 0);
+	json_array_foreach(json_object_get(doc, "suites"), i, s)
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(s, "notes"), "k")), 7);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(json_object_get(doc,
+			    "suites"), 0), "notes"), "a")), "b");
+	/* a value that could not be made is out of memory, and nothing is set */
+	assert_int_equal(doc_note_all(doc, "none", NULL), -ENOMEM);
+	assert_null(json_object_get(json_object_get(json_array_get(json_object_get(doc, "suites"), 1), "notes"), "none"));
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +424,7 @@ int main(void)
 		cmocka_unit_test(build_refuses_non_utf8),
 		cmocka_unit_test(timestamps),
 		cmocka_unit_test(old_documents_load),
+		cmocka_unit_test(note_all),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
