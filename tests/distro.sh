@@ -183,5 +183,46 @@ PY
 sed 's/^/# /' "$T/check.out"
 # the store, for whoever wants the figures again ($DISTRO_KEEP: a directory)
 [ -z "${DISTRO_KEEP:-}" ] || cp "$T/d.db" "$T/d.html" "$T/n.db" "$T/n.html" "$DISTRO_KEEP/"
+# aarch64: Debian's arm64 packages, their scripts run in the chroot by
+# qemu-user-static through binfmt_misc (scripts/deps.sh distro enables the
+# handler), the vmbench of make cross as the agent; one cold boot (and a
+# warm one) under TCG to SSH and HELLO, systemd's account read
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "the aarch64 Debian guest" "built on x86_64 hosts only (an emulated chroot)"
+elif [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+	skip "the aarch64 Debian guest" "no binfmt_misc handler for aarch64 (scripts/deps.sh distro enables it as root)"
+elif [ ! -x "$(dirname "$VMB")/vmbench-aarch64" ]; then
+	skip "the aarch64 Debian guest" "no vmbench-aarch64 beside $VMB (make cross)"
+else
+	start=$(date +%s)
+	expect 0 "lab image --distro debian --arch aarch64" "$VMB" lab image --distro debian --arch aarch64 --cache "$cache"
+	echo "# aarch64 image: $(cat "$T/out") in $(($(date +%s) - start)) s"
+	has "$cache/image-debian-aarch64/manifest.json" '"arch": "aarch64"' "its manifest says aarch64"
+	start=$(date +%s)
+	expect 0 "lab run image=debian arch=aarch64 under TCG, to SSH and HELLO" flock /tmp/vmb-guests.lock "$VMB" lab run \
+		--matrix "image=debian arch=aarch64 nic=virtio-net accel=tcg mem=1G" --suites boot,systemd --boots 1 \
+		--baseline none --cache "$cache" --db "$T/a.db" -o "$T/a.html" --hello-timeout 1200
+	echo "# aarch64 lab run: $(($(date +%s) - start)) s"
+	check "aarch64: the boot's phases add up to SSH and HELLO; systemd-analyze stored" python3 - "$T/a.db" <<'PY'
+import json, sqlite3, sys
+(d,) = [json.loads(x) for (x,) in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")
+        if json.loads(x).get("labels", {}).get("image") == "debian"]
+assert d["labels"]["arch"] == "aarch64" and d["fingerprint"]["arch"] == "aarch64", (d["labels"], d["fingerprint"]["arch"])
+suites = {s["name"]: s for s in d["suites"]}
+phases = ["phase_firmware", "phase_kernel", "phase_userspace", "phase_hello"]
+for t in suites["boot"]["tests"]:
+    m = {x["name"]: x for x in t["cases"][0]["metrics"]}
+    parts = [m[p]["samples"][0] for p in phases]
+    assert all(p >= 0 for p in parts) and parts[2] > 0, parts
+    assert abs(sum(parts[:3]) - m["boot_to_ssh"]["samples"][0]) < 1e3
+    print(t["name"], "boot_to_ssh s", round(m["boot_to_ssh"]["samples"][0] / 1e9, 2),
+          "split", {p: round(m[p]["samples"][0] / 1e9, 2) for p in phases})
+sm = {x["name"]: x for x in suites["systemd"]["tests"][0]["cases"][0]["metrics"]}
+print("systemd-analyze s", {k: round(v["samples"][0] / 1e9, 3) for k, v in sm.items()})
+print("blame", suites["systemd"]["notes"].get("blame", ""))
+PY
+	sed 's/^/# /' "$T/check.out"
+	[ -z "${DISTRO_KEEP:-}" ] || cp "$T/a.db" "$T/a.html" "$DISTRO_KEEP/"
+fi
 check "nothing left in TMPDIR" sh -c '[ -z "$(ls -A "$TMPDIR")" ]'
 finish
