@@ -240,17 +240,37 @@ static char *authorized_keys(const struct lab_distro_opts *o)
 			 o->pubkeys && *o->pubkeys && o->pubkeys[strlen(o->pubkeys) - 1] != '\n' ? "\n" : "");
 }
 
+/* The initramfs Debian's kernel package makes: the drivers of the lab's
+ * root disk (virtio-blk on PCI) and ext4 only, not initramfs-tools' default
+ * of most of the kernel's modules; udev loads the others from the root.
+ * Under an emulated arm64 chroot, copying most modules took over 40 min. */
+static char *initramfs_conf(const struct lab_distro_opts *o)
+{
+	(void)o;
+	return xasprintf("# vmbench lab: the initramfs holds the modules listed in ../modules only\n"
+			 "MODULES=list\n");
+}
+
+static char *initramfs_modules(const struct lab_distro_opts *o)
+{
+	(void)o;
+	return xasprintf("# vmbench lab: the root disk's drivers and its filesystem\n"
+			 "virtio_pci\nvirtio_blk\next4\n");
+}
+
 const struct lab_distro_file lab_distro_files[] = {
-	{ LAB_DISTRO_LIBDIR "/agent-start", 0755, agent_script },
-	{ LAB_DISTRO_LIBDIR "/agent-stop", 0755, agent_stop_script },
-	{ "/etc/systemd/system/vmbench-agent.service", 0644, agent_unit },
-	{ "/etc/systemd/system/vmbench-db.service", 0644, db_unit },
-	{ "/etc/systemd/network/10-vmbench.network", 0644, network_file },
-	{ "/etc/systemd/system/systemd-networkd-wait-online.service.d/vmbench.conf", 0644, wait_online },
-	{ "/etc/fstab", 0644, fstab },
-	{ "/etc/hostname", 0644, hostname },
-	{ "/etc/hosts", 0644, hosts },
-	{ "/root/.ssh/authorized_keys", 0600, authorized_keys },
+	{ "/etc/initramfs-tools/conf.d/vmbench", 0644, initramfs_conf, true },
+	{ "/etc/initramfs-tools/modules", 0644, initramfs_modules, true },
+	{ LAB_DISTRO_LIBDIR "/agent-start", 0755, agent_script, false },
+	{ LAB_DISTRO_LIBDIR "/agent-stop", 0755, agent_stop_script, false },
+	{ "/etc/systemd/system/vmbench-agent.service", 0644, agent_unit, false },
+	{ "/etc/systemd/system/vmbench-db.service", 0644, db_unit, false },
+	{ "/etc/systemd/network/10-vmbench.network", 0644, network_file, false },
+	{ "/etc/systemd/system/systemd-networkd-wait-online.service.d/vmbench.conf", 0644, wait_online, false },
+	{ "/etc/fstab", 0644, fstab, false },
+	{ "/etc/hostname", 0644, hostname, false },
+	{ "/etc/hosts", 0644, hosts, false },
+	{ "/root/.ssh/authorized_keys", 0600, authorized_keys, false },
 };
 const size_t lab_distro_nfiles = ARRAY_SIZE(lab_distro_files);
 
@@ -412,18 +432,18 @@ static int tree_dirs(const char *tree, const char *path, char *err, size_t errle
 	return 0;
 }
 
-/* The lab's files, the guest's vmbench and the libraries it needs that
- * the distribution's C library does not bring. */
-static int tree_write(const struct lab_distro_opts *o, const char *tree, char *err, size_t errlen)
+/* The lab's files of one phase (seed: before debootstrap) into the tree. */
+static int files_write(const struct lab_distro_opts *o, const char *tree, bool seed, char *err, size_t errlen)
 {
-	const struct lab_arch *a = lab_arch_find(o->arch);
-	struct strv libs = { 0 };
 	char path[PATH_MAX];
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < lab_distro_nfiles; i++) {
 		const struct lab_distro_file *f = &lab_distro_files[i];
-		char *text = f->text(o);
+		char *text = f->seed == seed ? f->text(o) : NULL;
+
+		if (f->seed != seed)
+			continue;
 
 		r = text ? tree_dirs(tree, f->path, err, errlen) : errf(err, errlen, -ENOMEM, "out of memory");
 		snprintf(path, sizeof(path), "%s%s", tree, f->path);
@@ -435,6 +455,18 @@ static int tree_write(const struct lab_distro_opts *o, const char *tree, char *e
 		}
 		free(text);
 	}
+	return r;
+}
+
+/* The lab's files, the guest's vmbench and the libraries it needs that
+ * the distribution's C library does not bring. */
+static int tree_write(const struct lab_distro_opts *o, const char *tree, char *err, size_t errlen)
+{
+	const struct lab_arch *a = lab_arch_find(o->arch);
+	struct strv libs = { 0 };
+	char path[PATH_MAX];
+	int r = files_write(o, tree, false, err, errlen);
+
 	if (r == 0) {
 		snprintf(path, sizeof(path), "%s/root/.ssh", tree);
 		if (chmod(path, 0700) < 0)
@@ -852,6 +884,16 @@ static int build_locked(const struct lab_distro_opts *o, const struct lab_arch *
 	/* the bootstrapped tree is kept with the inputs it was made of: a new
 	 * vmbench or unit file is written into it again, without debootstrap */
 	basekey = xasprintf("%s\n%s\n%s\n%s", inputs.v[0], inputs.v[1], inputs.v[2], inputs.v[4]);
+	/* and the files debootstrap's packages read as they install (the
+	 * inputs hold the table's files after the five strings above) */
+	for (size_t i = 0; basekey && i < lab_distro_nfiles && 5 + i < inputs.n; i++) {
+		char *k = lab_distro_files[i].seed ? xasprintf("%s\n%s", basekey, inputs.v[5 + i]) : NULL;
+
+		if (lab_distro_files[i].seed) {
+			free(basekey);
+			basekey = k;
+		}
+	}
 	if (!basekey) {
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 		goto out;
@@ -859,7 +901,13 @@ static int build_locked(const struct lab_distro_opts *o, const struct lab_arch *
 	if (read_file(keyfile, &oldkey) < 0 || strcmp(oldkey, basekey) || access(tree, F_OK) < 0) {
 		(void)unlink(keyfile);
 		remove_tree(tree);
-		r = bootstrap(o, a, &pkgs, tree, debs, log, err, errlen);
+		r = file_mkdirs(tree);
+		if (r < 0)
+			errf(err, errlen, r, "creating %s: %s", tree, strerror(-r));
+		else
+			r = files_write(o, tree, true, err, errlen);
+		if (r == 0)
+			r = bootstrap(o, a, &pkgs, tree, debs, log, err, errlen);
 		if (r == 0 && (r = file_write_new(keyfile, basekey, strlen(basekey))) < 0)
 			errf(err, errlen, r, "writing %s: %s", keyfile, strerror(-r));
 	}

@@ -80,6 +80,7 @@ struct lab_distro_file {
 	const char *path;
 	unsigned mode;
 	char *(*text)(const struct lab_distro_opts *o); /* malloc'd; NULL: out of memory */
+	bool seed; /* written before debootstrap: read by the packages' scripts as they install */
 };
 extern const struct lab_distro_file lab_distro_files[];
 extern const size_t lab_distro_nfiles;
