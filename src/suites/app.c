@@ -66,6 +66,12 @@ static int app_setup(struct vmb_ctx *ctx)
 	r = app_apt_check(ctx);
 	if (r < 0)
 		return r;
+	/* build's -j0 is the CPUs: the count it ran with is the parameter, so
+	 * that the document says what was measured (and a document's jobs is
+	 * at least 1: a guest's with 0 was refused by the host) */
+	if (optset_int(ctx->opts, "jobs") == 0 &&
+	    (r = vmb_param_actual(ctx, "jobs", "%u", ctx->env->ncpus ? ctx->env->ncpus : 1)) < 0)
+		return vmb_fail(ctx, r, "recording --app.jobs");
 	if (optset_str(ctx->opts, "db")) { /* a password never reaches the stored result */
 		const char *db = optset_str(ctx->opts, "db");
 		char *shown = malloc(APP_URL_SHOWN_LEN(db)); /* whole, however long */

@@ -70,6 +70,8 @@ import json, sys
 c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
 m = {x["name"]: x["summary"]["mean"] for x in c["metrics"]}
 assert m["build_s"] > 0 and m["user_s"] > 0 and m["sys_s"] >= 0, m
+# -j0 (the default) is the CPUs: the count it ran with is stored, never 0
+assert c["params"]["jobs"] >= 1 and c["params"]["units"] == 2, c["params"]
 PY
 	check "no corpus left" no_files
 else
