@@ -898,6 +898,11 @@ static int build_locked(const struct lab_distro_opts *o, const struct lab_arch *
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/* read_file gives a file without its trailing newlines: the key is
+	 * kept without them, or a key that ends in one (a file's text) never
+	 * matches and every rebuild runs debootstrap again */
+	for (size_t n = strlen(basekey); n && basekey[n - 1] == '\n';)
+		basekey[--n] = '\0';
 	if (read_file(keyfile, &oldkey) < 0 || strcmp(oldkey, basekey) || access(tree, F_OK) < 0) {
 		(void)unlink(keyfile);
 		remove_tree(tree);
