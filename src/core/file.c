@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "file.h"
@@ -183,4 +184,21 @@ int file_write_stdout(const char *data, size_t len)
 			done += (size_t)n;
 	}
 	return 0;
+}
+
+int file_lock(const char *path, const char **what)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), r;
+
+	*what = "creating";
+	if (fd < 0)
+		return -errno;
+	*what = "locking";
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+	return fd;
 }

@@ -22,5 +22,9 @@ int file_mkdirs(const char *path);
 /* Write all of data to stdout (after what stdio holds): 0, or the write's
  * own negative errno (-ENOSPC into /dev/full), never a bare -EIO. */
 int file_write_stdout(const char *data, size_t len);
+/* Open (creating it, 0644) and lock path exclusively with flock, waiting
+ * for another holder: the descriptor, whose close() unlocks, or a negative
+ * errno; *what says which step failed ("creating", "locking"). */
+int file_lock(const char *path, const char **what);
 
 #endif

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include "proto.h"
 #include "qemu.h"
 #include "../core/clock.h"
+#include "../core/file.h"
 #include "../core/macro.h"
 #include "../core/util.h"
 #include "../core/banned.h"
@@ -944,6 +944,7 @@ int lab_distro_build(const struct lab_distro_opts *o, int *rebuilt, char *err, s
 {
 	const struct lab_arch *a = lab_arch_find(o->arch);
 	char lock[PATH_MAX + 16];
+	const char *what;
 	int r, fd;
 
 	*rebuilt = 0;
@@ -954,15 +955,9 @@ int lab_distro_build(const struct lab_distro_opts *o, int *rebuilt, char *err, s
 		return errf(err, errlen, r, "creating %s: %s", o->out, strerror(-r));
 	/* one build of an image at a time: two would share its tree */
 	snprintf(lock, sizeof(lock), "%s/.lock", o->out);
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = file_lock(lock, &what);
 	if (fd < 0)
-		return errf(err, errlen, -errno, "creating %s: %s", lock, strerror(errno));
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR) {
-			r = errf(err, errlen, -errno, "locking %s: %s", lock, strerror(errno));
-			close(fd);
-			return r;
-		}
+		return errf(err, errlen, fd, "%s %s: %s", what, lock, strerror(-fd));
 	r = build_locked(o, a, rebuilt, err, errlen);
 	close(fd);
 	return r;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -21,6 +20,7 @@
 #include "kernel.h"
 #include "modules.h"
 #include "proto.h"
+#include "../core/file.h"
 #include "../core/macro.h"
 #include "../core/util.h"
 #include "../core/banned.h"
@@ -120,6 +120,7 @@ static int fetch_deb(const char *cache, const char *name, const char *pkg, bool 
 		     char *root, size_t rootlen, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], lock[PATH_MAX + 8];
+	const char *what;
 	int r, fd;
 
 	snprintf(dir, sizeof(dir), "%s/%s", cache, name);
@@ -133,15 +134,9 @@ static int fetch_deb(const char *cache, const char *name, const char *pkg, bool 
 	 * downloaded into one directory and unpacked into one temporary root,
 	 * and the loser's image lacked what the winner had just made */
 	snprintf(lock, sizeof(lock), "%s/.lock", dir);
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = file_lock(lock, &what);
 	if (fd < 0)
-		return errf(err, errlen, -errno, "creating %s: %s", lock, strerror(errno));
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR) {
-			r = errf(err, errlen, -errno, "locking %s: %s", lock, strerror(errno));
-			close(fd);
-			return r;
-		}
+		return errf(err, errlen, fd, "%s %s: %s", what, lock, strerror(-fd));
 	/* what another run fetched while this one waited */
 	r = access(root, F_OK) == 0 ? 0 : fetch_deb_locked(dir, pkg, meta, a, root, rootlen, err, errlen);
 	close(fd);

@@ -144,9 +144,10 @@
  *            NULL for the console's first byte (that firmware prints none).
  *   efi      whether the guest's kernel must show a UEFI boot (checked).
  *   package  Debian's package that holds code and vars.
- * LAB_EFI_STUB_MARK is the text that begins each line the kernel's EFI stub prints.
- * The space after the colon is part of the mark, as in "EFI stub: Booting Linux Kernel".
- * Under UEFI that line is the kernel's first line; the firmware's lines come before it. */
+ * LAB_EFI_STUB_MARK begins every line that the kernel's EFI stub prints,
+ * such as "EFI stub: Booting Linux Kernel", and it includes the space after
+ * the colon. Under UEFI the stub's first line is the kernel's first line,
+ * and every line before it is the firmware's. */
 #define LAB_EFI_STUB_MARK "EFI stub: "
 #define LAB_FIRMWARES(X)                                                                                  \
 	X(x86_64, "default", NULL, NULL, NULL, NULL, false, NULL)                                         \
