@@ -33,9 +33,14 @@
 #define VMB_STUDIES_DIR "studies"
 #endif
 
-/* What the plan assumes a boot takes: the lab's busybox guest under TCG on
- * a 2-CPU host boots to its agent in 5 to 10 s; a distribution takes longer. */
-#define STUDY_BOOT_S 10.0
+/* What the plan assumes configuration c's boot takes: its image's row in
+ * the lab's table (lab_images[].boot_s, a boot under TCG on 2 CPUs). */
+static double boot_estimate(const struct lab_config *c)
+{
+	const struct lab_image_row *img = lab_config_image(c);
+
+	return img ? img->boot_s : lab_images[0].boot_s;
+}
 
 /* Where the shipped studies are: $VMBENCH_STUDIES, else the source tree's. */
 static const char *studies_dir(void)
@@ -179,13 +184,13 @@ static unsigned list_count(const char *s)
 /* A contend experiment's plan: its guests booted once,
  * then every cell (policy x load) each round,
  * the guests' items run together. */
-static int plan_contend(const struct study_experiment *e, const struct optset *own, const struct runner_estimate *est,
-			double *total_min, double *total_max, unsigned *boots)
+static int plan_contend(const struct study_experiment *e, const struct lab_matrix *m, const struct optset *own,
+			const struct runner_estimate *est, double *total_min, double *total_max, unsigned *boots)
 {
 	unsigned guests = (unsigned)optset_int(own, "guests");
 	unsigned cells = list_count(optset_str(own, "policy")) * list_count(optset_str(own, "load"));
-	double lo = (double)cells * e->rounds * est->min_s + STUDY_BOOT_S * guests,
-	       hi = (double)cells * e->rounds * est->max_s + STUDY_BOOT_S * guests;
+	double boot = m->n ? boot_estimate(&m->configs[0]) * guests : 0;
+	double lo = (double)cells * e->rounds * est->min_s + boot, hi = (double)cells * e->rounds * est->max_s + boot;
 
 	printf("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
 	       "loads %s) x %u round%s; %s of the rounds%s%s\n",
@@ -253,7 +258,7 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 		goto out;
 	}
 	if (e->contend) {
-		ret = plan_contend(e, &own, &est, total_min, total_max, boots);
+		ret = plan_contend(e, &m, &own, &est, total_min, total_max, boots);
 		goto out;
 	}
 	host = strcmp(e->baseline, "none") != 0;
@@ -280,8 +285,11 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 	print_minutes(est.max_s);
 	printf(" each\n  estimated: ");
 	{
-		double runs = (double)m.n * e->rounds + (host ? e->rounds : 0);
-		double lo = runs * est.min_s + n * STUDY_BOOT_S, hi = runs * est.max_s + n * STUDY_BOOT_S;
+		double runs = (double)m.n * e->rounds + (host ? e->rounds : 0), boot = 0;
+
+		for (size_t i = 0; i < m.n; i++)
+			boot += boot_estimate(&m.configs[i]) * e->rounds * e->boots;
+		double lo = runs * est.min_s + boot, hi = runs * est.max_s + boot;
 
 		print_minutes(lo);
 		printf(" to ");
@@ -692,9 +700,11 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 		print_minutes(lo);
 		printf(" to ");
 		print_minutes(hi);
-		printf(" (%.0f s a boot assumed: the lab's busybox guest under TCG; the suites by their stop rule, as "
-		       "'vmbench list' estimates; a guest's set-up and a slow emulation add to it)\n",
-		       STUDY_BOOT_S);
+		printf(" (a boot as the lab's images take under TCG:");
+		for (size_t i = 0; i < lab_nimages; i++)
+			printf("%s %s %u s", i ? "," : "", lab_images[i].name, lab_images[i].boot_s);
+		printf("; the suites by their stop rule, as 'vmbench list' estimates; a guest's set-up and a slow "
+		       "emulation add to it)\n");
 		if (!optset_bool(own, "plan"))
 			ret = study_run(self, own, s);
 	}

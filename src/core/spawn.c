@@ -4,11 +4,22 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "spawn.h"
 #include "banned.h"
+
+/* In the child: a tool never outlives vmbench. When vmbench dies (a kill, a
+ * crash), the tool is sent SIGTERM, which timeout(1) passes on to what it
+ * runs (debootstrap, say), so nothing goes on building in the cache. */
+static void die_with_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(126);
+}
 
 /* stderr: 0 /dev/null, 1 into *out with stdout, 2 this process's own */
 static int capture(const char *prog, char *const argv[], const char *cwd, char **out, int err_to)
@@ -16,7 +27,7 @@ static int capture(const char *prog, char *const argv[], const char *cwd, char *
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	int p[2], status;
-	pid_t pid;
+	pid_t parent = getpid(), pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
@@ -29,6 +40,7 @@ static int capture(const char *prog, char *const argv[], const char *cwd, char *
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
+		die_with_parent(parent);
 		if ((cwd && chdir(cwd) < 0) || dup2(p[1], STDOUT_FILENO) < 0)
 			_exit(126);
 		(void)dup2(null, STDIN_FILENO);
@@ -89,13 +101,14 @@ int run_capture_stdout(const char *prog, char *const argv[], char **out)
 int run_filter(const char *prog, char *const argv[], int in_fd, int out_fd)
 {
 	int status;
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
+		die_with_parent(parent);
 		if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0)
 			_exit(126);
 		(void)dup2(null, STDERR_FILENO);

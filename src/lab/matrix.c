@@ -194,7 +194,7 @@ static int image_check(const struct lab_config *c, char *why, size_t len)
 }
 
 const struct lab_image_row lab_images[] = {
-#define IMAGE_ROW(n, d, p, r, a, i, s) { n, d, p, r, a, i, s },
+#define IMAGE_ROW(n, d, p, r, a, i, s, b) { n, d, p, r, a, i, s, b },
 	LAB_IMAGES(IMAGE_ROW)
 #undef IMAGE_ROW
 };

@@ -40,6 +40,24 @@ def secs(path):
 assert secs(sys.argv[2]) < secs(sys.argv[1]), (secs(sys.argv[2]), secs(sys.argv[1]))
 PY
 
+# a boot is estimated by its image's row: arm64-tcg's distro experiment
+# boots image=debian-apps 6 times, at the table's 90 s each
+expect 0 "lab study arm64-tcg --plan --quick" "$VMB" lab study arm64-tcg --plan --quick
+check "a Debian guest's boots are estimated at 90 s each, a busybox guest's at 10 s" python3 - "$T/out" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+def est(exp):
+    sec = text.split("[experiment %s]" % exp)[1].split("[experiment")[0]
+    boots = int(re.search(r"= (\d+) boots?", sec).group(1))
+    m = re.search(r"estimated: (\d+) (s|min) to", sec)
+    return boots, int(m.group(1)) * (60 if m.group(2) == "min" else 1)
+boots, lo = est("distro")
+assert boots == 6 and lo >= 6 * 90, (boots, lo)
+boots, lo = est("cpu")
+assert boots == 6 and lo < 6 * 90, (boots, lo)
+assert "debian 90 s" in text and "busybox 10 s" in text, text[-400:]
+PY
+
 # refusals: exit 2, the line named, nothing run
 printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s at threads=1\n' \
 	> "$T/bad.study"

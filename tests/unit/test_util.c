@@ -1,9 +1,14 @@
-/* Number, size and list parsing: good and bad inputs. */
+/* Number, size and list parsing: good and bad inputs; a tool run by vmbench. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include "test.h"
+#include "../../src/core/spawn.h"
 #include "../../src/core/util.h"
 
 static void sizes(void **state)
@@ -213,6 +218,45 @@ static void endless_file(void **state)
 	free(text);
 }
 
+/* A tool run by run_capture does not outlive vmbench: killed, vmbench takes
+ * the tool with it (SIGTERM, which timeout(1) passes on to debootstrap).
+ * This process is made the subreaper, so the orphaned tool is its child and
+ * its end is waited for, not polled; alarm bounds it. */
+static void tool_dies_with_vmbench(void **state)
+{
+	int go[2], status;
+	char c;
+	pid_t mid, tool;
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	assert_int_equal(pipe(go), 0);
+	mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		/* vmbench: the tool says it started on fd 3, then waits for 60 s */
+		char *const argv[] = { "sh", "-c", "echo >&3; exec sleep 60", NULL };
+
+		if (dup2(go[1], 3) < 0)
+			_exit(2);
+		_exit(run_capture("sh", argv, NULL, NULL) == 0 ? 0 : 1);
+	}
+	close(go[1]);
+	alarm(20);
+	assert_int_equal(read(go[0], &c, 1), 1);
+	close(go[0]);
+	assert_int_equal(kill(mid, SIGKILL), 0);
+	assert_int_equal(waitpid(mid, &status, 0), mid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* the tool, now this process's: ended by SIGTERM, not after its 60 s */
+	tool = waitpid(-1, &status, 0);
+	assert_true(tool > 0);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	alarm(0);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +266,7 @@ int main(void)
 		cmocka_unit_test(strings),
 		cmocka_unit_test(appends),
 		cmocka_unit_test(endless_file),
+		cmocka_unit_test(tool_dies_with_vmbench),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
