@@ -160,6 +160,9 @@ const struct vmb_opt lab_opts[] = {
 	{ .name = "plan", .type = OPT_BOOL,
 	  .help = "study: print every experiment's configurations, its boots and an estimated time, with its "
 		  "options checked as lab run checks them; nothing runs" },
+	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
+	  .help = "study: plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
+		  "again one whose table was missing; the others are not listed" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "print errors only" },
 	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, .help = "print debugging details" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
@@ -2389,9 +2392,13 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 				      "runs a published study's experiments", pos.v[0]);
 		goto out;
 	}
-	if (strcmp(pos.v[0], "study") && (optset_bool(&own, "list") || optset_bool(&own, "plan"))) {
+	if (strcmp(pos.v[0], "study") &&
+	    (optset_bool(&own, "list") || optset_bool(&own, "plan") || optset_get(&own, "experiment")->set)) {
 		ret = cmd_usage_error(self, "--%s is an option of 'lab study'; 'lab %s' does not take it",
-				      optset_bool(&own, "list") ? "list" : "plan", pos.v[0]);
+				      optset_bool(&own, "list")   ? "list"
+				      : optset_bool(&own, "plan") ? "plan"
+								  : "experiment",
+				      pos.v[0]);
 		goto out;
 	}
 	for (size_t i = 0; strcmp(pos.v[0], "contend") && i < ARRAY_SIZE(lab_contend_only); i++)

@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "../core/log.h"
 #include "../core/opts.h"
+#include "../core/str.h"
 #include "../core/runner.h"
 #include "../core/stats.h"
 #include "../core/stop.h"
@@ -486,6 +487,8 @@ static int write_report(const struct study *s, const struct study_result *res, s
 	for (size_t i = 0; i < n; i++) {
 		const struct study_experiment *e = res[i].e;
 
+		if (!e) /* not among --experiment's, or not reached */
+			continue;
 		fprintf(f, "<section><h2>");
 		html_escape(f, e->title);
 		fprintf(f, "</h2>\n");
@@ -562,7 +565,48 @@ static int write_report(const struct study *s, const struct study_result *res, s
 	return ret;
 }
 
-/* Run every experiment of the study, then its tables. */
+/* Is experiment id among --experiment's (all of them when it is not given)? */
+static bool selected(const struct optset *own, const char *id)
+{
+	const char *list = optset_get(own, "experiment")->set ? optset_str(own, "experiment") : NULL;
+	size_t n = strlen(id);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (strcspn(p, ",") == n && !strncmp(p, id, n))
+			return true;
+	return !list;
+}
+
+/* --experiment names experiments of this study, each once: else a usage error
+ * that lists the study's own. */
+static int check_selection(const struct vmb_cmd *self, const struct optset *own, const struct study *s)
+{
+	const char *list = optset_get(own, "experiment")->set ? optset_str(own, "experiment") : NULL;
+	char ids[2048];
+	size_t off = 0;
+
+	if (!list)
+		return EXIT_OK;
+	for (size_t i = 0; i < s->nexp; i++)
+		str_appendf(ids, sizeof(ids), &off, "%s%s", i ? ", " : "", s->exp[i].id);
+	for (const char *p = list;; p += strcspn(p, ","), p++) {
+		size_t n = strcspn(p, ","), found = 0;
+
+		for (size_t i = 0; i < s->nexp; i++)
+			found += strlen(s->exp[i].id) == n && !strncmp(p, s->exp[i].id, n);
+		for (const char *q = list; q < p; q += strcspn(q, ","), q++)
+			if (strcspn(q, ",") == n && !strncmp(q, p, n))
+				return cmd_usage_error(self, "--experiment names '%.*s' twice", (int)n, p);
+		if (!found)
+			return cmd_usage_error(self, "--experiment '%.*s': study %s has no such experiment (it has %s)",
+					       (int)(n > 64 ? 64 : n), p, s->name, ids);
+		if (!p[n])
+			break;
+	}
+	return EXIT_OK;
+}
+
+/* Run every experiment of the study (of --experiment), then its tables. */
 static int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study *s)
 {
 	struct study_result *res = calloc(s->nexp, sizeof(*res));
@@ -585,6 +629,8 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		static const char *const pass[] = { "db", "cache", "image-dir", "kernel", "busybox", "hello-timeout" };
 		int r = 0;
 
+		if (!selected(own, e->id))
+			continue;
 		res[i].e = e;
 		if (*e->not_run) {
 			snprintf(res[i].note, sizeof(res[i].note), "not run: %s", e->not_run);
@@ -691,10 +737,13 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 		free(s);
 		return r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE; /* a study that is not there, or not one */
 	}
-	printf("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
+	ret = check_selection(self, own, s);
+	if (ret == EXIT_OK)
+		printf("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
 	/* the plan, also before a run: a bad option stops it before anything boots */
 	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)
-		ret = plan_experiment(self, path, &s->exp[i], optset_bool(own, "quick"), &lo, &hi, &boots);
+		if (selected(own, s->exp[i].id))
+			ret = plan_experiment(self, path, &s->exp[i], optset_bool(own, "quick"), &lo, &hi, &boots);
 	if (ret == EXIT_OK) {
 		printf("\nin all: %u boots, ", boots);
 		print_minutes(lo);

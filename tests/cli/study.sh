@@ -58,6 +58,22 @@ assert boots == 6 and lo < 6 * 90, (boots, lo)
 assert "debian 90 s" in text and "busybox 10 s" in text, text[-400:]
 PY
 
+# --experiment: only the named experiments are planned (and run)
+expect 0 "lab study --experiment pvscsi,snapshot --plan" "$VMB" lab study vmware-virtualbox --experiment pvscsi,snapshot --plan
+check "only those two are planned" python3 - "$T/out" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+assert re.findall(r"^\[experiment (\S+)\]", text, re.M) == ["pvscsi", "snapshot"], text[:600]
+assert re.search(r"in all: 12 boots", text), text[-400:]
+PY
+expect 2 "--experiment of an experiment the study does not have" "$VMB" lab study vmware-virtualbox --experiment pvscsi,nope --plan
+has "$T/err" "--experiment 'nope': study vmware-virtualbox has no such experiment (it has headline," "names it and lists the study's"
+expect 2 "--experiment naming one twice" "$VMB" lab study vmware-virtualbox --experiment nic,nic --plan
+has "$T/err" "names 'nic' twice" "says which"
+expect 2 "--experiment with an empty name" "$VMB" lab study vmware-virtualbox --experiment nic, --plan
+expect 2 "--experiment outside lab study" "$VMB" lab run --experiment nic
+has "$T/err" "--experiment is an option of 'lab study'" "says whose option it is"
+
 # refusals: exit 2, the line named, nothing run
 printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s at threads=1\n' \
 	> "$T/bad.study"
