@@ -546,6 +546,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s/qemu.log", b->dir);
 	snprintf(b->overlay, sizeof(b->overlay), "%s/overlay.qcow2", b->dir);
 	b->host_disk.fd = -1;
+	b->host_disk.direct_io = -1;
 	/* the cache key's mode (--disk-cache where the matrix gives none) */
 	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
 				       .disk_cache = c->v[LAB_CACHE], .qmp_socket = b->qmp, .agent_socket = b->agent,
@@ -1728,8 +1729,9 @@ static json_t *host_disk_record(const struct lab_config *c, const struct boot *b
 	const char *file = b->host_disk.file[0] ? b->host_disk.file : b->disk;
 	const char *format = b->host_disk.format ? b->host_disk.format : be ? be->name : "raw";
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:o}", "backend", be ? be->name : "?", "file", file, "format", format,
-			 "cache", c->v[LAB_CACHE], "overlay", lab_config_snapshot(c) ? json_string(b->overlay) : json_null());
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "backend", be ? be->name : "?", "file", file, "format", format,
+			 "cache", c->v[LAB_CACHE], "overlay", lab_config_snapshot(c) ? json_string(b->overlay) : json_null(),
+			 "loop_direct_io", b->host_disk.direct_io < 0 ? json_null() : json_boolean(b->host_disk.direct_io));
 }
 
 /* The filesystem the configuration asks for, made by the guest on its

@@ -315,10 +315,13 @@ static int block_usable(const struct lab_backend *be, char *why, size_t len)
 /* The loop device bound to file, autoclear: the kernel unbinds it when
  * its last user closes it. LOOP_CONFIGURE does both at once (Linux 5.8);
  * before it, LOOP_SET_FD then LOOP_SET_STATUS64, with a moment between
- * them in which a SIGKILL would leave it bound. */
-static int loop_bind(int dev, int file, const char *name)
+ * them in which a SIGKILL would leave it bound. direct: the device reads
+ * and writes its file with O_DIRECT (LO_FLAGS_DIRECT_IO), as a partition
+ * has no page cache of the host's between it and the disk. */
+static int loop_bind(int dev, int file, const char *name, bool direct)
 {
-	struct loop_config cfg = { .fd = (unsigned)file, .info = { .lo_flags = LO_FLAGS_AUTOCLEAR } };
+	struct loop_config cfg = { .fd = (unsigned)file,
+				   .info = { .lo_flags = LO_FLAGS_AUTOCLEAR | (direct ? LO_FLAGS_DIRECT_IO : 0) } };
 	int r;
 
 	snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", name);
@@ -326,6 +329,7 @@ static int loop_bind(int dev, int file, const char *name)
 		return 0;
 	if (errno != EINVAL && errno != ENOTTY)
 		return -errno;
+	cfg.info.lo_flags &= ~(unsigned)LO_FLAGS_DIRECT_IO; /* not a flag LOOP_SET_STATUS64 sets */
 	if (ioctl(dev, LOOP_SET_FD, file) < 0)
 		return -errno;
 	if (ioctl(dev, LOOP_SET_STATUS64, &cfg.info) == 0)
@@ -333,6 +337,27 @@ static int loop_bind(int dev, int file, const char *name)
 	r = -errno;
 	(void)ioctl(dev, LOOP_CLR_FD, 0);
 	return r;
+}
+
+/* Does the bound loop device use direct I/O? Asked for it, the kernel may
+ * still fall back to the page cache (a file system without O_DIRECT, a
+ * block size the file's cannot align to): what it did is read back. */
+static int loop_direct(int dev, bool want)
+{
+	struct loop_info64 info;
+
+	if (want && ioctl(dev, LOOP_GET_STATUS64, &info) == 0 && !(info.lo_flags & LO_FLAGS_DIRECT_IO))
+		(void)ioctl(dev, LOOP_SET_DIRECT_IO, 1UL); /* kernels before LOOP_CONFIGURE */
+	if (ioctl(dev, LOOP_GET_STATUS64, &info) < 0)
+		return -1;
+	return (info.lo_flags & LO_FLAGS_DIRECT_IO) != 0;
+}
+
+/* QEMU's cache modes that open the disk with O_DIRECT: no page cache of the
+ * host's, which the loop device then keeps out of its own I/O too. */
+static bool cache_is_direct(const char *cache)
+{
+	return !cache || !strcmp(cache, "none") || !strcmp(cache, "directsync");
 }
 
 /* The scratch file, and a free loop device bound to it and held open until
@@ -347,6 +372,7 @@ static int block_setup(const struct lab_backend *be, const struct lab_paths *p, 
 	if (!h)
 		return errf(why, len, -EINVAL, "backend=block: no record of its device");
 	h->fd = -1;
+	h->direct_io = -1;
 	r = block_usable(be, why, len);
 	if (r == 0)
 		r = create_image(p, p->disk_size, why, len);
@@ -365,7 +391,7 @@ static int block_setup(const struct lab_backend *be, const struct lab_paths *p, 
 		}
 		snprintf(h->file, sizeof(h->file), "/dev/loop%d", nr);
 		dev = open(h->file, O_RDWR | O_CLOEXEC);
-		r = dev < 0 ? -errno : loop_bind(dev, file, p->disk);
+		r = dev < 0 ? -errno : loop_bind(dev, file, p->disk, cache_is_direct(p->disk_cache));
 		if (r < 0 && dev >= 0)
 			close(dev);
 		if (r < 0)
@@ -382,6 +408,7 @@ static int block_setup(const struct lab_backend *be, const struct lab_paths *p, 
 	}
 	h->fd = dev;
 	h->format = "raw";
+	h->direct_io = loop_direct(dev, cache_is_direct(p->disk_cache));
 	return 0;
 }
 

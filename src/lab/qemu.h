@@ -82,7 +82,9 @@
 struct lab_host_disk {
 	char file[200];
 	const char *format;
-	int fd; /* -1: none held */
+	int fd;         /* -1: none held */
+	int direct_io;  /* backend=block: the loop device reads and writes its file with O_DIRECT (1), through the
+			   host's page cache (0); -1: no loop device */
 };
 
 /* Where a configuration's files are, and its back ends. */

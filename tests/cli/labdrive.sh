@@ -63,6 +63,7 @@ for snap, d in docs.items():
     h = d["filesystem"]["host_disk"]
     assert h["backend"] == "block" and h["file"].startswith("/dev/loop") and h["format"] == "raw", h
     assert h["cache"] == "writeback", h
+    assert h["loop_direct_io"] is False, h  # writeback: the loop driver's buffered I/O is wanted
     assert (h["overlay"] is None) == (snap == "off"), h
     assert snap == "off" or h["overlay"].startswith(sys.argv[2] + "/") and h["overlay"].endswith("/overlay.qcow2"), h
 PY

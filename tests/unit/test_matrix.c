@@ -1446,10 +1446,26 @@ static void drive_setup(void **state)
 		snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", h.file + 5);
 		assert_int_equal(read_line_at("/", sys, back, sizeof(back)), 0);
 		assert_string_equal(back, disk);
+		/* cache=none (the default): the device asked for direct I/O, and
+		 * the record says what the kernel did, as its sysfs says */
+		snprintf(sys, sizeof(sys), "/sys/block/%s/loop/dio", h.file + 5);
+		assert_int_equal(read_line_at("/", sys, back, sizeof(back)), 0);
+		assert_int_equal(h.direct_io, atoi(back));
 		lab_backends_teardown(&c, &p);
 		assert_int_equal(h.fd, -1);
 		/* autoclear: gone with its last user */
+		snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", h.file + 5);
 		assert_true(read_line_at("/", sys, back, sizeof(back)) < 0 || strcmp(back, disk));
+		(void)unlink(disk);
+		/* cache=writeback: the host's page cache is wanted, no direct I/O */
+		p.disk_cache = "writeback";
+		assert_int_equal(lab_backends_setup(&c, &p, why, sizeof(why)), 0);
+		assert_int_equal(h.direct_io, 0);
+		snprintf(sys, sizeof(sys), "/sys/block/%s/loop/dio", h.file + 5);
+		assert_int_equal(read_line_at("/", sys, back, sizeof(back)), 0);
+		assert_string_equal(back, "0");
+		lab_backends_teardown(&c, &p);
+		p.disk_cache = NULL;
 	} else {
 		assert_int_equal(r, -EOPNOTSUPP);
 		assert_non_null(strstr(why, "backend=block"));
