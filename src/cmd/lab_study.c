@@ -565,10 +565,16 @@ static int write_report(const struct study *s, const struct study_result *res, s
 	return ret;
 }
 
+/* --experiment's list; NULL when it is not given (every experiment) */
+static const char *experiment_list(const struct optset *own)
+{
+	return optset_get(own, "experiment")->set ? optset_str(own, "experiment") : NULL;
+}
+
 /* Is experiment id among --experiment's (all of them when it is not given)? */
 static bool selected(const struct optset *own, const char *id)
 {
-	const char *list = optset_get(own, "experiment")->set ? optset_str(own, "experiment") : NULL;
+	const char *list = experiment_list(own);
 	size_t n = strlen(id);
 
 	for (const char *p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
@@ -581,7 +587,7 @@ static bool selected(const struct optset *own, const char *id)
  * that lists the study's own. */
 static int check_selection(const struct vmb_cmd *self, const struct optset *own, const struct study *s)
 {
-	const char *list = optset_get(own, "experiment")->set ? optset_str(own, "experiment") : NULL;
+	const char *list = experiment_list(own);
 	char ids[2048];
 	size_t off = 0;
 
