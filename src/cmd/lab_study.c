@@ -415,6 +415,11 @@ static void heading_of(const struct study_column *c, char *buf, size_t len)
 			 c->unit);
 }
 
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
 static void print_result(const struct study_result *res)
 {
 	const struct study_experiment *e = res->e;
@@ -424,25 +429,42 @@ static void print_result(const struct study_result *res)
 		printf("  %s\n", res->note);
 		return;
 	}
-	printf("  %-28s", *e->rows ? e->rows : "configuration");
+	/* every column as wide as its heading and its cells: nothing cut */
+	int namew = 28, w[STUDY_MAX_COLUMNS];
+	bool ambiguous = false;
+
+	for (size_t r = 0; r < res->t.nrows; r++)
+		namew = imax(namew, (int)strlen(res->t.rows[r].name));
 	for (size_t c = 0; c < e->ncolumns; c++) {
 		char h[128];
 
 		heading_of(&e->columns[c], h, sizeof(h));
-		printf(" %18.18s", h);
+		w[c] = imax(18, (int)strlen(h));
+		for (size_t r = 0; r < res->t.nrows; r++) {
+			const struct study_cell *cell = &res->t.rows[r].cell[c];
+			char txt[48];
+
+			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
+			w[c] = imax(w[c], (int)strlen(txt) + (cell->ambiguous ? 4 : 0));
+		}
+	}
+	printf("  %-*s", namew, *e->rows ? e->rows : "configuration");
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		char h[128];
+
+		heading_of(&e->columns[c], h, sizeof(h));
+		printf(" %*s", w[c], h);
 	}
 	printf("\n");
-	bool ambiguous = false;
-
 	for (size_t r = 0; r < res->t.nrows; r++) {
-		printf("  %-28.28s", res->t.rows[r].name);
+		printf("  %-*s", namew, res->t.rows[r].name);
 		for (size_t c = 0; c < e->ncolumns; c++) {
 			const struct study_cell *cell = &res->t.rows[r].cell[c];
 			char txt[48], both[80];
 
 			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
 			snprintf(both, sizeof(both), "%s%s", txt, cell->ambiguous ? " (?)" : "");
-			printf(" %18.18s", both);
+			printf(" %*s", w[c], both);
 			ambiguous |= cell->ambiguous;
 		}
 		printf("\n");

@@ -584,9 +584,7 @@ static int side_check(struct parser *p, const struct lab_matrix *m, const char *
 	return 0;
 }
 
-/* The value the experiment's options give option name ("--NAME V" or
- * "--NAME=V"; the last one counts, as in lab run), or NULL. */
-static const char *option_value(const struct study_experiment *e, const char *name)
+const char *study_option_value(const struct study_experiment *e, const char *name)
 {
 	const char *v = NULL;
 	size_t n = strlen(name);
@@ -630,7 +628,7 @@ static int column_cases(struct parser *p, const struct study_experiment *e, cons
 		snprintf(opt, sizeof(opt), "--%s.%s", su->name, t->sweep);
 		const char *whose = "";
 
-		v = option_value(e, opt);
+		v = study_option_value(e, opt);
 		for (const struct vmb_opt *o = su->opts; !v && o && o->name; o++) {
 			if (strcmp(o->name, t->sweep))
 				continue;
@@ -649,7 +647,7 @@ static int column_cases(struct parser *p, const struct study_experiment *e, cons
 	/* 1 is always measured (parallel efficiency needs it): any other
 	 * --threads, or none ("1,all"), makes several cases */
 	if ((t->flags & VMB_TEST_THREADED) && !at_gives(c->at, "threads")) {
-		v = option_value(e, "--threads");
+		v = study_option_value(e, "--threads");
 		if (!v || strcmp(v, "1"))
 			return fail(p, "column: %s runs a case per thread count (--threads %s; 1 is always measured): "
 				       "name one with 'at threads=N'",

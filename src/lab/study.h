@@ -106,6 +106,9 @@ int study_load(const char *path, struct study *s, char *err, size_t errlen);
 void study_release(struct study *s);
 
 const char *study_stat_name(enum study_stat st);
+/* The value the experiment's options give option name ("--NAME V" or
+ * "--NAME=V"; the last one counts, as in lab run), or NULL. */
+const char *study_option_value(const struct study_experiment *e, const char *name);
 /* The factor from unit from to unit to (same dimension: times, byte rates,
  * counts per second); 0 when they do not convert. */
 double study_unit_factor(const char *from, const char *to);

@@ -316,11 +316,48 @@ static size_t rank_of(const struct lab_matrix *m, const json_t *doc)
 	return m->n + 1;
 }
 
+/* A contend row's place among the others: by each of its rows keys in
+ * turn, the value's place in the option of that name (--policy fair,rt:
+ * fair first), or the value itself when no option lists it (guest=2),
+ * so that the rows read in the order the study gave, not the shuffled
+ * order of the cells. */
+static size_t order_of(const struct study_experiment *e, const json_t *doc)
+{
+	const json_t *labels = json_object_get(doc, "labels");
+	char keys[64];
+	size_t order = 0;
+
+	snprintf(keys, sizeof(keys), "%s", e->rows);
+	for (char *save = NULL, *k = strtok_r(keys, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		const char *v = json_string_value(json_object_get(labels, k)), *list;
+		char opt[80];
+		size_t pos = 0, n = v ? strlen(v) : 0;
+
+		snprintf(opt, sizeof(opt), "--%s", k);
+		list = study_option_value(e, opt);
+		if (v && list) {
+			const char *p = list;
+
+			while (*p && !(strcspn(p, ",") == n && !strncmp(p, v, n))) {
+				p += strcspn(p, ",");
+				p += *p == ',';
+				pos++;
+			}
+		} else if (v) {
+			pos = strtoul(v, NULL, 10);
+		}
+		order = order * 256 + (pos < 255 ? pos : 255);
+	}
+	return order;
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct study_row *x = a, *y = b;
 
-	return x->rank < y->rank ? -1 : x->rank > y->rank;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 int study_tabulate(const struct study_experiment *e, const json_t *all, struct study_table *t)
@@ -360,6 +397,7 @@ int study_tabulate(const struct study_experiment *e, const json_t *all, struct s
 			if (res->nrows == STUDY_MAX_ROWS)
 				continue;
 			res->rows[res->nrows].rank = SIZE_MAX;
+			res->rows[res->nrows].order = e->contend ? order_of(e, doc) : 0;
 			snprintf(res->rows[res->nrows++].name, sizeof(res->rows[0].name), "%s", row);
 		}
 		if (rank_of(&m, doc) < res->rows[r].rank)

@@ -25,7 +25,8 @@ struct study_cell {
 
 struct study_row {
 	char name[96];
-	size_t rank; /* its first configuration's place in the matrix, + 1; the host 0 */
+	size_t rank;  /* its first configuration's place in the matrix, + 1; the host 0 */
+	size_t order; /* command = contend: its labels' places in the option lists (--policy, --load) */
 	struct study_cell cell[STUDY_MAX_COLUMNS];
 };
 

@@ -397,6 +397,42 @@ static void a_table_from_documents(void **state)
 	study_release(&st);
 }
 
+/* A contend table's rows follow the study's option lists (--policy
+ * reservation,fair: reservation first; --load 95,50), not the shuffled
+ * order its cells were measured and stored in. */
+static void contend_rows_in_the_options_order(void **state)
+{
+	static const char *const cells[][2] = { { "fair", "50" }, { "reservation", "50" }, { "fair", "95" },
+						{ "reservation", "95" } };
+	struct study_table *t = calloc(1, sizeof(*t));
+	json_t *docs = json_array();
+	char err[1200];
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(docs);
+	assert_int_equal(parse(HEAD CEXP "option = --policy reservation,fair\noption = --load 95,50\n"
+				    "rows = policy,load\nselect = guest=1\n",
+			       err, sizeof(err)),
+			 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cells); i++)
+		for (unsigned g = 2; g >= 1; g--)
+			json_array_append_new(docs, json_pack("{s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:I}, s:[]}",
+							      "lab_config", "accel=tcg", "labels", "accel", "tcg",
+							      "policy", cells[i][0], "load", cells[i][1], "guest",
+							      g == 1 ? "1" : "2", "run_group", "id", "g", "round",
+							      (json_int_t)1, "suites"));
+	assert_int_equal(study_tabulate(&st.exp[0], docs, t), 0);
+	assert_int_equal(t->nrows, 4);
+	assert_string_equal(t->rows[0].name, "policy=reservation load=95");
+	assert_string_equal(t->rows[1].name, "policy=reservation load=50");
+	assert_string_equal(t->rows[2].name, "policy=fair load=95");
+	assert_string_equal(t->rows[3].name, "policy=fair load=50");
+	json_decref(docs);
+	free(t);
+	study_release(&st);
+}
+
 static void units(void **state)
 {
 	(void)state;
@@ -440,7 +476,7 @@ static void shipped_studies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
+		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
 		cmocka_unit_test(a_table_from_documents),
