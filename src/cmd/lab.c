@@ -487,7 +487,7 @@ struct lab {
 	struct cmp_table t;
 	size_t failed;
 	bool host;       /* the host baseline is the comparison's first operand */
-	bool kvm_failed; /* accel=auto: decided once per run */
+	bool kvm_failed; /* accel=auto: decided once per process (kvm_failed_here) */
 	struct image_slot {
 		char dir[4200];
 		int state; /* 0 not yet, 1 ready, -1 failed */
@@ -658,10 +658,16 @@ static const char *lab_image(struct lab *l, const char *name, const struct lab_c
 	return img->state > 0 ? img->dir : NULL;
 }
 
+/* accel=auto: KVM could not boot a guest on this machine, found once per
+ * process: a study's experiments (each a lab run of this process) do not
+ * wait out the 15 s of a KVM boot that cannot work again and again. */
+static bool kvm_failed_here;
+
 /* accel=auto: TCG for another architecture; KVM when /dev/kvm opens and no
  * guest failed under it yet. *note says why TCG was used. */
 static void resolve_accel(const struct lab *l, struct lab_config *c, bool native, const char **note)
 {
+	bool failed;
 	int fd;
 
 	*note = NULL;
@@ -672,12 +678,13 @@ static void resolve_accel(const struct lab *l, struct lab_config *c, bool native
 		*note = "accel=auto: a guest of another architecture is emulated, TCG used";
 		return;
 	}
-	fd = l->kvm_failed ? -1 : open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	failed = l->kvm_failed || kvm_failed_here;
+	fd = failed ? -1 : open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "%s", fd >= 0 ? "kvm" : "tcg");
 	if (fd >= 0)
 		close(fd);
 	else
-		*note = l->kvm_failed ? "accel=auto: KVM could not boot the guest here, TCG used"
+		*note = failed ? "accel=auto: KVM could not boot the guest here, TCG used"
 				      : "accel=auto: /dev/kvm cannot be opened, TCG used";
 }
 
@@ -707,7 +714,7 @@ static int boot_try(struct lab *l, struct lab_config *c, const char *image, cons
 	if (r < 0 && autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && !vmb_stop_requested()) {
 		/* KVM present but not able to run this guest (a nested host, say): TCG */
 		log_info("%s: KVM did not boot the guest (%.200s); using TCG from now on", name, err);
-		l->kvm_failed = true;
+		l->kvm_failed = kvm_failed_here = true;
 		snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "tcg");
 		*note = "accel=auto: KVM could not boot the guest here, TCG used";
 		lab_failure_release(f);

@@ -146,7 +146,7 @@ static int experiment_argv(const struct study_experiment *e, bool quick, struct 
 	r |= strv_push(av, e->matrix);
 	r |= strv_push(av, "--suites");
 	r |= strv_push(av, e->suites);
-	snprintf(num, sizeof(num), "%u", e->rounds);
+	snprintf(num, sizeof(num), "%u", study_rounds(e, quick));
 	r |= strv_push(av, "--rounds");
 	r |= strv_push(av, num);
 	/* lab contend boots its guests once, and its table's baseline is the study's alone */
@@ -185,18 +185,19 @@ static unsigned list_count(const char *s)
 /* A contend experiment's plan: its guests booted once,
  * then every cell (policy x load) each round,
  * the guests' items run together. */
-static int plan_contend(const struct study_experiment *e, const struct lab_matrix *m, const struct optset *own,
-			const struct runner_estimate *est, double *total_min, double *total_max, unsigned *boots)
+static int plan_contend(const struct study_experiment *e, unsigned rounds, const struct lab_matrix *m,
+			const struct optset *own, const struct runner_estimate *est, double *total_min, double *total_max,
+			unsigned *boots)
 {
 	unsigned guests = (unsigned)optset_int(own, "guests");
 	unsigned cells = list_count(optset_str(own, "policy")) * list_count(optset_str(own, "load"));
 	double boot = m->n ? boot_estimate(&m->configs[0]) * guests : 0;
-	double lo = (double)cells * e->rounds * est->min_s + boot, hi = (double)cells * e->rounds * est->max_s + boot;
+	double lo = (double)cells * rounds * est->min_s + boot, hi = (double)cells * rounds * est->max_s + boot;
 
 	printf("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
 	       "loads %s) x %u round%s; %s of the rounds%s%s\n",
 	       guests, e->matrix, cells, cells == 1 ? "" : "s", optset_str(own, "policy"), optset_str(own, "load"),
-	       e->rounds, e->rounds == 1 ? "" : "s", study_stat_name(e->stat), strcmp(e->baseline, "none") ? ", against " : "",
+	       rounds, rounds == 1 ? "" : "s", study_stat_name(e->stat), strcmp(e->baseline, "none") ? ", against " : "",
 	       strcmp(e->baseline, "none") ? e->baseline : "");
 	for (size_t i = 0; i < e->stand_in.n; i++)
 		printf("  stands in: %s\n", e->stand_in.v[i]);
@@ -227,7 +228,7 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 	char err[1024];
 	int ret = EXIT_FAILED;
 	bool host;
-	unsigned n;
+	unsigned n, rounds = study_rounds(e, quick);
 
 	printf("\n[experiment %s] %s\n", e->id, e->title);
 	if (*e->not_run) {
@@ -259,13 +260,13 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 		goto out;
 	}
 	if (e->contend) {
-		ret = plan_contend(e, &m, &own, &est, total_min, total_max, boots);
+		ret = plan_contend(e, rounds, &m, &own, &est, total_min, total_max, boots);
 		goto out;
 	}
 	host = strcmp(e->baseline, "none") != 0;
-	n = (unsigned)m.n * e->rounds * e->boots;
+	n = (unsigned)m.n * rounds * e->boots;
 	printf("  %zu configuration%s x %u round%s x %u boot%s = %u boot%s%s; %s of the rounds, against %s\n", m.n,
-	       m.n == 1 ? "" : "s", e->rounds, e->rounds == 1 ? "" : "s", e->boots, e->boots == 1 ? "" : "s", n,
+	       m.n == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", e->boots, e->boots == 1 ? "" : "s", n,
 	       n == 1 ? "" : "s", host ? ", and the host measured each round" : "",
 	       study_stat_name(e->stat), !strcmp(e->baseline, "host") ? "the host" : e->baseline);
 	for (size_t i = 0; i < m.n; i++) {
@@ -286,10 +287,10 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 	print_minutes(est.max_s);
 	printf(" each\n  estimated: ");
 	{
-		double runs = (double)m.n * e->rounds + (host ? e->rounds : 0), boot = 0;
+		double runs = (double)m.n * rounds + (host ? rounds : 0), boot = 0;
 
 		for (size_t i = 0; i < m.n; i++)
-			boot += boot_estimate(&m.configs[i]) * e->rounds * e->boots;
+			boot += boot_estimate(&m.configs[i]) * rounds * e->boots;
 		double lo = runs * est.min_s + boot, hi = runs * est.max_s + boot;
 
 		print_minutes(lo);

@@ -404,7 +404,8 @@ static int parse_published(struct parser *p, struct study_experiment *e, const c
 enum section { SEC_NONE, SEC_STUDY, SEC_EXPERIMENT };
 
 static const char *const study_keys = "format, title, source, description";
-static const char *const exp_keys = "title, not-run, command, matrix, suites, option, rounds, boots, baseline, rows, select, "
+static const char *const exp_keys = "title, not-run, command, matrix, suites, option, rounds, quick-rounds, boots, baseline, "
+				    "rows, select, "
 				    "statistic, stand-in, column, published, conclusion, expect";
 
 /* single-valued keys given twice are an error: which were given */
@@ -479,7 +480,8 @@ static int contend_side_check(struct parser *p, const char *side, const char *wh
 static int exp_key(struct parser *p, struct study_experiment *e, struct seen *seen, const char *key, char *value)
 {
 	static const char *const single[] = { "title", "not-run", "matrix", "suites", "rounds", "boots",
-					      "baseline", "rows", "statistic", "conclusion", "command", "select" };
+					      "baseline", "rows", "statistic", "conclusion", "command", "select",
+					      "quick-rounds" };
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(single); i++)
@@ -495,6 +497,8 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 		return set_text(p, key, e->suites, sizeof(e->suites), value);
 	if (!strcmp(key, "rounds"))
 		return set_count(p, key, &e->rounds, value, 100);
+	if (!strcmp(key, "quick-rounds"))
+		return set_count(p, key, &e->quick_rounds, value, 100);
 	if (!strcmp(key, "boots"))
 		return set_count(p, key, &e->boots, value, 100);
 	if (!strcmp(key, "baseline"))
@@ -736,6 +740,12 @@ static int exp_finish(struct parser *p, struct study_experiment *e)
 		return fail(p, "[experiment %s] has no title", e->id);
 	if (!e->rounds)
 		e->rounds = 3;
+	if (e->quick_rounds > e->rounds)
+		return fail(p, "[experiment %s]: quick-rounds = %u is more than its rounds (%u): --quick runs fewer, "
+			       "never more",
+			    e->id, e->quick_rounds, e->rounds);
+	if (!e->quick_rounds)
+		e->quick_rounds = e->rounds;
 	if (e->contend && !*e->not_run)
 		return contend_finish(p, e);
 	if (!e->boots)
@@ -750,9 +760,9 @@ static int exp_finish(struct parser *p, struct study_experiment *e)
 		return fail(p, "[experiment %s] has no suites", e->id);
 	if (!e->ncolumns)
 		return fail(p, "[experiment %s] has no column: the table it draws needs one", e->id);
-	if (e->stat == STUDY_TRIMMED && e->rounds < 3)
+	if (e->stat == STUDY_TRIMMED && e->quick_rounds < 3)
 		return fail(p, "[experiment %s]: statistic = trimmed drops the highest and the lowest round, and needs "
-			       "rounds >= 3",
+			       "rounds >= 3 (and quick-rounds >= 3)",
 			    e->id);
 	{
 		char items[256];
@@ -1029,4 +1039,9 @@ int study_load(const char *path, struct study *s, char *err, size_t errlen)
 		r = study_parse(buf, len, path, s, err, errlen);
 	free(buf);
 	return r;
+}
+
+unsigned study_rounds(const struct study_experiment *e, bool quick)
+{
+	return quick && e->quick_rounds ? e->quick_rounds : e->rounds;
 }

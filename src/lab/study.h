@@ -69,6 +69,7 @@ struct study_experiment {
 	char suites[256];
 	struct strv options;  /* lab run's option words, as given */
 	unsigned rounds, boots;
+	unsigned quick_rounds; /* the rounds under --quick (quick-rounds; default: rounds) */
 	char baseline[96];    /* host, none, or KEY=VALUE[,...] */
 	/* the keys whose values name the rows, comma-separated: matrix keys, or lab contend's labels;
 	 * "": the configurations' names */
@@ -109,6 +110,8 @@ const char *study_stat_name(enum study_stat st);
 /* The value the experiment's options give option name ("--NAME V" or
  * "--NAME=V"; the last one counts, as in lab run), or NULL. */
 const char *study_option_value(const struct study_experiment *e, const char *name);
+/* The rounds an experiment runs: quick-rounds under --quick, else rounds. */
+unsigned study_rounds(const struct study_experiment *e, bool quick);
 /* The factor from unit from to unit to (same dimension: times, byte rates,
  * counts per second); 0 when they do not convert. */
 double study_unit_factor(const char *from, const char *to);

@@ -160,6 +160,13 @@ static void errors_name_the_line(void **state)
 		{ HEAD EXP "column = disk.randread iops at iodepth=1\nrows = disk,policy\n", "x.study:5: [experiment a]: rows = disk,policy: a lab run's rows are one key the matrix gives" },
 		{ HEAD EXP "column = disk.randread iops at iodepth=1\nselect = guest=1\n", "x.study:5: [experiment a]: select is lab contend's" },
 		{ HEAD EXP "rows = disk, policy\n", "x.study:10: rows = KEY[,KEY]: keys and commas, no blanks" },
+		/* quick-rounds: fewer rounds under --quick, never more, and enough for the statistic */
+		{ HEAD EXP "column = disk.randread iops\nrounds = 5\nquick-rounds = 6\n",
+		  "x.study:5: [experiment a]: quick-rounds = 6 is more than its rounds (5)" },
+		{ HEAD EXP "column = disk.randread iops\nrounds = 10\nquick-rounds = 2\nstatistic = trimmed\n",
+		  "x.study:5: [experiment a]: statistic = trimmed drops the highest and the lowest round, and needs rounds >= 3 (and quick-rounds >= 3)" },
+		{ HEAD EXP "column = disk.randread iops\nquick-rounds = 0\n", "x.study:11: quick-rounds = '0'" },
+		{ HEAD EXP "column = disk.randread iops\nquick-rounds = 2\nquick-rounds = 2\n", "x.study:12: quick-rounds given twice" },
 	};
 	char err[1200];
 
@@ -184,11 +191,27 @@ static void a_contend_experiment(void **state)
 			       err, sizeof(err)),
 			 0);
 	assert_true(st.exp[0].contend);
+	assert_int_equal(study_rounds(&st.exp[0], false), 3);
+	assert_int_equal(study_rounds(&st.exp[0], true), 3); /* no quick-rounds: the rounds */
 	assert_string_equal(st.exp[0].baseline, "none"); /* lab contend measures no host */
 	assert_string_equal(st.exp[0].rows, "policy,load");
 	assert_string_equal(st.exp[0].select, "guest=1");
 	assert_int_equal(st.exp[0].ncolumns, 2);
 	assert_int_equal(st.exp[0].expect[0].col, 1);
+	study_release(&st);
+}
+
+/* quick-rounds: what --quick runs; the full run keeps its rounds */
+static void quick_rounds(void **state)
+{
+	char err[1200];
+
+	(void)state;
+	assert_int_equal(parse(HEAD EXP "column = disk.randread iops\nrounds = 10\nquick-rounds = 5\nstatistic = trimmed\n",
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(study_rounds(&st.exp[0], false), 10);
+	assert_int_equal(study_rounds(&st.exp[0], true), 5);
 	study_release(&st);
 }
 
@@ -476,7 +499,7 @@ static void shipped_studies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
+		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(quick_rounds), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
 		cmocka_unit_test(a_table_from_documents),
