@@ -55,6 +55,8 @@ boots, lo = est("distro")
 assert boots == 6 and lo >= 6 * 90, (boots, lo)
 boots, lo = est("cpu")
 assert boots == 6 and lo < 6 * 90, (boots, lo)
+boots, lo = est("boot")  # quick-rounds = 5 of its 10 rounds
+assert boots == 10, boots
 assert "debian 90 s" in text and "busybox 10 s" in text, text[-400:]
 PY
 
