@@ -100,7 +100,7 @@ static bool cpu_allowed(unsigned cpu)
 static int select_items(const struct vmb_cmd *self, const struct strv *words, const struct optset *suite_sets,
 			struct runner_item *items, size_t *nitems)
 {
-	uint64_t masks[64] = { 0 };
+	uint64_t masks[64] = { 0 }, named[64] = { 0 };
 	bool any = words->n > 0;
 
 	for (size_t w = 0; w < words->n; w++) {
@@ -139,6 +139,7 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 						       dot + 1, s->name, valid);
 			}
 			masks[idx] |= 1ull << t;
+			named[idx] |= 1ull << t;
 		}
 	}
 	*nitems = 0;
@@ -146,6 +147,7 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 		if (any ? masks[i] != 0 : suites_runs_by_default(vmb_suites[i]))
 			items[(*nitems)++] = (struct runner_item){
 				.suite = vmb_suites[i], .opts = &suite_sets[i], .test_mask = any ? masks[i] : ~0ull,
+				.named_mask = named[i],
 			};
 	return CMD_CONTINUE;
 }

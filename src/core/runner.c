@@ -589,6 +589,7 @@ static int run_suite(const struct runner_settings *rs, struct run_progress *pg, 
 			log_info("%s.%s: skipped: %s", s->name, t->name, rs->skip_fs);
 			continue;
 		}
+		ctx.named = (it->named_mask >> i) & 1;
 		r = run_test(rs, pg, &ctx, t, tr);
 		tr->status = status_of(r);
 		if (r < 0 && r != -EINTR && r != -ENOMEM) {

@@ -76,6 +76,7 @@ struct vmb_ctx {
 	void *notes;               /* the runner's, behind vmb_note() */
 	char reason[256];          /* why a test failed or was skipped */
 	bool usage;                /* set by vmb_usage(): the user's options cannot work here */
+	bool named;                /* the running test was named by SUITE.TEST, not only its suite */
 };
 
 struct vmb_suite {

@@ -74,6 +74,14 @@ assert m["build_s"] > 0 and m["user_s"] > 0 and m["sys_s"] >= 0, m
 assert c["params"]["jobs"] >= 1 and c["params"]["units"] == 2, c["params"]
 PY
 	check "no corpus left" no_files
+	# --quick leaves app.build out of 'app', but runs it when it is named
+	expect 0 "run app.build --quick: named, it runs" "$VMB" run app.build --quick $base --app.units 2 --json "$T/bq.json"
+	check "measured, not skipped" python3 - "$T/bq.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]
+assert t["name"] == "build" and t["status"] == "ok", (t["name"], t["status"], t.get("reason"))
+PY
+	check "no corpus left after it" no_files
 else
 	skip "app.build with a compiler" "no cc installed here"
 fi
