@@ -159,6 +159,8 @@ static int experiment_argv(const struct study_experiment *e, bool quick, struct 
 	}
 	for (size_t i = 0; i < e->options.n; i++)
 		r |= strv_push(av, e->options.v[i]);
+	for (size_t i = 0; quick && i < e->quick_options.n; i++)
+		r |= strv_push(av, e->quick_options.v[i]);
 	if (quick)
 		r |= strv_push(av, "--quick");
 	return r < 0 ? -ENOMEM : 0;
@@ -217,9 +219,35 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 	return EXIT_OK;
 }
 
-/* One experiment's plan; EXIT_OK, or the exit of lab run's own check of its options. */
+/* An experiment's options as --quick gives them (its quick-option lines
+ * after its options): lab run's parser checks them in every plan, not only
+ * in a --quick one. */
+static int check_quick_options(const struct vmb_cmd *self, const char *file, const struct study_experiment *e)
+{
+	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
+	struct strv av = { 0 }, pos = { 0 };
+	int ret = EXIT_FAILED;
+
+	if (suite_sets && experiment_argv(e, true, &av) == 0) {
+		ret = cmd_parse(self, (int)av.n, av.v, &own, suite_sets, &pos) == CMD_CONTINUE ? EXIT_OK : EXIT_USAGE;
+		if (ret == EXIT_USAGE)
+			log_error("%s:%u: [experiment %s]: lab run refuses its options under --quick (above)", file,
+				  e->line, e->id);
+	}
+	optset_release(&own);
+	for (size_t i = 0; suite_sets && i < vmb_nsuites; i++)
+		optset_release(&suite_sets[i]);
+	free(suite_sets);
+	strv_clear(&av);
+	strv_clear(&pos);
+	return ret;
+}
+
+/* One experiment's plan; EXIT_OK, or the exit of lab run's own check of its
+ * options. skip: --quick leaves it out (quick-skip, and --experiment does not
+ * name it): listed with why. */
 static int plan_experiment(const struct vmb_cmd *self, const char *file, const struct study_experiment *e,
-			   bool quick, double *total_min, double *total_max, unsigned *boots)
+			   bool quick, bool skip, double *total_min, double *total_max, unsigned *boots)
 {
 	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	struct strv av = { 0 }, pos = { 0 };
@@ -236,6 +264,17 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 		free(suite_sets);
 		return EXIT_OK;
 	}
+	if (e->quick_options.n && check_quick_options(self, file, e) != EXIT_OK) {
+		free(suite_sets);
+		return EXIT_USAGE;
+	}
+	if (skip) {
+		printf("  not part of --quick: %s ('--experiment %s' runs it)\n", e->quick_skip, e->id);
+		free(suite_sets);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; quick && i < e->quick_options.n; i++)
+		printf("%s%s%s", i ? " " : "  --quick adds: ", e->quick_options.v[i], i + 1 == e->quick_options.n ? "\n" : "");
 	if (!suite_sets || experiment_argv(e, quick, &av) < 0)
 		goto out;
 	/* lab run's own parser says what is wrong with an option, after where it is */
@@ -606,6 +645,14 @@ static bool selected(const struct optset *own, const char *id)
 	return !list;
 }
 
+/* Does --quick leave experiment e out? Its quick-skip says why, unless
+ * --experiment is given: only the experiments it names are reached, and
+ * asked for by name, one runs. */
+static bool quick_skipped(const struct optset *own, const struct study_experiment *e)
+{
+	return optset_bool(own, "quick") && *e->quick_skip && !experiment_list(own);
+}
+
 /* --experiment names experiments of this study, each once: else a usage error
  * that lists the study's own. */
 static int check_selection(const struct vmb_cmd *self, const struct optset *own, const struct study *s)
@@ -663,6 +710,11 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		res[i].e = e;
 		if (*e->not_run) {
 			snprintf(res[i].note, sizeof(res[i].note), "not run: %s", e->not_run);
+			continue;
+		}
+		if (quick_skipped(own, e)) {
+			snprintf(res[i].note, sizeof(res[i].note), "not part of --quick: %.400s ('--experiment %s' runs it)",
+				 e->quick_skip, e->id);
 			continue;
 		}
 		if (vmb_stop_requested())
@@ -772,7 +824,8 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 	/* the plan, also before a run: a bad option stops it before anything boots */
 	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)
 		if (selected(own, s->exp[i].id))
-			ret = plan_experiment(self, path, &s->exp[i], optset_bool(own, "quick"), &lo, &hi, &boots);
+			ret = plan_experiment(self, path, &s->exp[i], optset_bool(own, "quick"), quick_skipped(own, &s->exp[i]),
+					      &lo, &hi, &boots);
 	if (ret == EXIT_OK) {
 		printf("\nin all: %u boots, ", boots);
 		print_minutes(lo);

@@ -404,8 +404,8 @@ static int parse_published(struct parser *p, struct study_experiment *e, const c
 enum section { SEC_NONE, SEC_STUDY, SEC_EXPERIMENT };
 
 static const char *const study_keys = "format, title, source, description";
-static const char *const exp_keys = "title, not-run, command, matrix, suites, option, rounds, quick-rounds, boots, baseline, "
-				    "rows, select, "
+static const char *const exp_keys = "title, not-run, command, matrix, suites, option, quick-option, rounds, quick-rounds, "
+				    "quick-skip, boots, baseline, rows, select, "
 				    "statistic, stand-in, column, published, conclusion, expect";
 
 /* single-valued keys given twice are an error: which were given */
@@ -481,7 +481,7 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 {
 	static const char *const single[] = { "title", "not-run", "matrix", "suites", "rounds", "boots",
 					      "baseline", "rows", "statistic", "conclusion", "command", "select",
-					      "quick-rounds" };
+					      "quick-rounds", "quick-skip" };
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(single); i++)
@@ -541,14 +541,18 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 	}
 	if (!strcmp(key, "conclusion"))
 		return set_text(p, key, e->conclusion, sizeof(e->conclusion), value);
-	if (!strcmp(key, "option")) {
-		size_t before = e->options.n;
-		int r = split_words(p, value, &e->options);
+	if (!strcmp(key, "option") || !strcmp(key, "quick-option")) {
+		struct strv *words = !strcmp(key, "option") ? &e->options : &e->quick_options;
+		size_t before = words->n;
+		int r = split_words(p, value, words);
 
-		if (r == 0 && (e->options.n == before || e->options.v[before][0] != '-' || e->options.v[before][1] != '-'))
-			return fail(p, "option = --NAME [VALUE]: an option of 'vmbench lab run', e.g. option = --disk.bs 4k");
+		if (r == 0 && (words->n == before || words->v[before][0] != '-' || words->v[before][1] != '-'))
+			return fail(p, "%s = --NAME [VALUE]: an option of 'vmbench lab run', e.g. %s = --disk.bs 4k", key,
+				    key);
 		return r;
 	}
+	if (!strcmp(key, "quick-skip"))
+		return set_text(p, key, e->quick_skip, sizeof(e->quick_skip), value);
 	if (!strcmp(key, "stand-in"))
 		return strv_push(&e->stand_in, value) < 0 ? -ENOMEM : 0;
 	if (!strcmp(key, "column"))
@@ -826,6 +830,7 @@ void study_release(struct study *s)
 {
 	for (size_t i = 0; i < s->nexp; i++) {
 		strv_clear(&s->exp[i].options);
+		strv_clear(&s->exp[i].quick_options);
 		strv_clear(&s->exp[i].stand_in);
 		strv_clear(&s->exp[i].published);
 	}

@@ -68,6 +68,8 @@ struct study_experiment {
 	char matrix[512];
 	char suites[256];
 	struct strv options;  /* lab run's option words, as given */
+	struct strv quick_options; /* more of them under --quick, after options (the last value counts) */
+	char quick_skip[512]; /* "": --quick runs it; else why --quick leaves it out (--experiment ID runs it) */
 	unsigned rounds, boots;
 	unsigned quick_rounds; /* the rounds under --quick (quick-rounds; default: rounds) */
 	char baseline[96];    /* host, none, or KEY=VALUE[,...] */

@@ -42,21 +42,41 @@ PY
 
 # a boot is estimated by its image's row: arm64-tcg's distro experiment
 # boots image=debian-apps 6 times, at the table's 90 s each
-expect 0 "lab study arm64-tcg --plan --quick" "$VMB" lab study arm64-tcg --plan --quick
-check "a Debian guest's boots are estimated at 90 s each, a busybox guest's at 10 s" python3 - "$T/out" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-def est(exp):
+cat > "$T/est.py" <<'PY'
+import re
+def est(text, exp):
     sec = text.split("[experiment %s]" % exp)[1].split("[experiment")[0]
     boots = int(re.search(r"= (\d+) boots?", sec).group(1))
     m = re.search(r"estimated: (\d+) (s|min) to", sec)
     return boots, int(m.group(1)) * (60 if m.group(2) == "min" else 1)
-boots, lo = est("distro")
-assert boots == 6 and lo >= 6 * 90, (boots, lo)
-boots, lo = est("cpu")
+PY
+expect 0 "lab study arm64-tcg --plan --quick" "$VMB" lab study arm64-tcg --plan --quick
+check "a busybox guest's boots are estimated at 10 s each; quick-rounds, quick-skip, quick-option" python3 - "$T/out" "$T" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from est import est
+text = open(sys.argv[1]).read()
+boots, lo = est(text, "cpu")
 assert boots == 6 and lo < 6 * 90, (boots, lo)
-boots, lo = est("boot")  # quick-rounds = 5 of its 10 rounds
+boots, lo = est(text, "boot")  # quick-rounds = 5 of its 10 rounds
 assert boots == 10, boots
+# quick-skip: the Debian experiment is listed with why, and not counted
+sec = text.split("[experiment distro]")[1].split("[experiment")[0]
+assert "not part of --quick: it boots a Debian guest" in sec and "'--experiment distro' runs it" in sec, sec
+assert "estimated" not in sec and " x " not in sec, sec  # not planned, not counted
+# quick-option: the OLTP tables' smaller size, said
+assert "--quick adds: --app.table-size 10000" in text.split("[experiment oltp]")[1], text
+PY
+expect 0 "--experiment distro --quick: named, the quick-skip experiment is planned" "$VMB" lab study arm64-tcg --plan --quick --experiment distro
+check "planned: 6 boots of the Debian image, estimated at 90 s each" python3 - "$T/out" "$T" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from est import est
+text = open(sys.argv[1]).read()
+assert "not part of --quick" not in text, text
+boots, lo = est(text, "distro")
+assert boots == 6 and lo >= 6 * 90, (boots, lo)
+assert "debian 90 s" in text and "busybox 10 s" in text, text[-400:]
 assert "debian 90 s" in text and "busybox 10 s" in text, text[-400:]
 PY
 

@@ -167,6 +167,8 @@ static void errors_name_the_line(void **state)
 		  "x.study:5: [experiment a]: statistic = trimmed drops the highest and the lowest round, and needs rounds >= 3 (and quick-rounds >= 3)" },
 		{ HEAD EXP "column = disk.randread iops\nquick-rounds = 0\n", "x.study:11: quick-rounds = '0'" },
 		{ HEAD EXP "column = disk.randread iops\nquick-rounds = 2\nquick-rounds = 2\n", "x.study:12: quick-rounds given twice" },
+		{ HEAD EXP "column = disk.randread iops\nquick-option = disk.bs 4k\n", "x.study:11: quick-option = --NAME [VALUE]" },
+		{ HEAD EXP "column = disk.randread iops\nquick-skip = a\nquick-skip = b\n", "x.study:12: quick-skip given twice" },
 	};
 	char err[1200];
 
@@ -212,6 +214,18 @@ static void quick_rounds(void **state)
 			 0);
 	assert_int_equal(study_rounds(&st.exp[0], false), 10);
 	assert_int_equal(study_rounds(&st.exp[0], true), 5);
+	assert_int_equal(st.exp[0].quick_options.n, 0);
+	assert_string_equal(st.exp[0].quick_skip, "");
+	study_release(&st);
+	/* quick-option words after option's; quick-skip's reason kept */
+	assert_int_equal(parse(HEAD EXP "column = disk.randread iops\nquick-option = --disk.bs 8k\nquick-skip = too long\n",
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(st.exp[0].quick_options.n, 2);
+	assert_string_equal(st.exp[0].quick_options.v[0], "--disk.bs");
+	assert_string_equal(st.exp[0].quick_options.v[1], "8k");
+	assert_string_equal(st.exp[0].quick_skip, "too long");
+	assert_int_equal(st.exp[0].options.n, 2); /* --disk.iodepth 1, untouched */
 	study_release(&st);
 }
 
