@@ -219,6 +219,17 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 	return EXIT_OK;
 }
 
+/* What lab run's parser filled for an experiment's options, let go. */
+static void release_parse(struct optset *own, struct optset *suite_sets, struct strv *av, struct strv *pos)
+{
+	optset_release(own);
+	for (size_t i = 0; suite_sets && i < vmb_nsuites; i++)
+		optset_release(&suite_sets[i]);
+	free(suite_sets);
+	strv_clear(av);
+	strv_clear(pos);
+}
+
 /* An experiment's options as --quick gives them (its quick-option lines
  * after its options): lab run's parser checks them in every plan, not only
  * in a --quick one. */
@@ -234,12 +245,7 @@ static int check_quick_options(const struct vmb_cmd *self, const char *file, con
 			log_error("%s:%u: [experiment %s]: lab run refuses its options under --quick (above)", file,
 				  e->line, e->id);
 	}
-	optset_release(&own);
-	for (size_t i = 0; suite_sets && i < vmb_nsuites; i++)
-		optset_release(&suite_sets[i]);
-	free(suite_sets);
-	strv_clear(&av);
-	strv_clear(&pos);
+	release_parse(&own, suite_sets, &av, &pos);
 	return ret;
 }
 
@@ -343,12 +349,7 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 	ret = EXIT_OK;
 out:
 	lab_matrix_release(&m);
-	optset_release(&own);
-	for (size_t i = 0; suite_sets && i < vmb_nsuites; i++)
-		optset_release(&suite_sets[i]);
-	free(suite_sets);
-	strv_clear(&av);
-	strv_clear(&pos);
+	release_parse(&own, suite_sets, &av, &pos);
 	return ret;
 }
 
