@@ -41,8 +41,9 @@ struct runner_item {
 	const struct vmb_suite *suite;
 	const struct optset *opts;
 	uint64_t test_mask;  /* bit i: run tests[i] */
-	uint64_t named_mask; /* bit i: tests[i] was named (SUITE.TEST), not only its suite: a test --quick
-			      * leaves out for its length runs when named (ctx->named) */
+	/* bit i: tests[i] was named (SUITE.TEST), not only its suite; a long
+	 * test that --quick leaves out runs when it is named (ctx->named). */
+	uint64_t named_mask;
 };
 
 /* Runs every item. Returns 0 (individual failures are in the results),
