@@ -532,9 +532,9 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinux", o->image_dir);
 	if (access(b->kernel, R_OK) < 0)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
-	/* The kernel file the firmware row names, else the image's own choice.
-	 * OVMF cannot enter the PVH vmlinux: its row names the bzImage, which
-	 * OVMF starts through the kernel's EFI stub. */
+	/* The kernel file is the one the firmware row names, else the image's own.
+	 * OVMF cannot enter the PVH vmlinux, so its row names the bzImage.
+	 * OVMF starts the bzImage through the kernel's EFI stub. */
 	if (lab_config_firmware(c) && lab_config_firmware(c)->kernel)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/%s", o->image_dir, lab_config_firmware(c)->kernel);
 	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);

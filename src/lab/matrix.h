@@ -144,10 +144,11 @@
  *            NULL for the console's first byte (that firmware prints none).
  *   efi      whether the guest's kernel must show a UEFI boot (checked).
  *   package  Debian's package that holds code and vars.
- * LAB_EFI_STUB_MARK begins every line that the kernel's EFI stub prints,
- * such as "EFI stub: Booting Linux Kernel", and it includes the space after
- * the colon. Under UEFI the stub's first line is the kernel's first line,
- * and every line before it is the firmware's. */
+ * LAB_EFI_STUB_MARK begins every line that the kernel's EFI stub prints.
+ * An example is "EFI stub: Booting Linux Kernel".
+ * The mark includes the space after the colon.
+ * Under UEFI, the stub's first line is also the kernel's first line.
+ * Every line before it is the firmware's. */
 #define LAB_EFI_STUB_MARK "EFI stub: "
 #define LAB_FIRMWARES(X)                                                                                  \
 	X(x86_64, "default", NULL, NULL, NULL, NULL, false, NULL)                                         \
