@@ -14,7 +14,7 @@ INJ=$3
 FX="$SRC/tests/fixtures/probe"
 
 # the fingerprint: each level with its source, what was not trusted with why
-for m in cache-amd-bhyve cache-intel-sysfs cache-none cache-lying-hv; do
+for m in cache-amd-bhyve cache-intel-sysfs cache-none cache-lying-hv cache-huge-llc; do
 	expect 0 "info --json on $m" "$VMB" info --json --root "$FX/$m"
 	cp "$T/out" "$T/info-$m.json"
 done
@@ -24,6 +24,8 @@ want = {
     # issue 22's machine: no sysfs caches, leaves 4 and 0x8000001D zeros, legacy leaves present
     "cache-amd-bhyve": ([(1, 49152, "cpuid_legacy"), (2, 1048576, "cpuid_legacy"), (3, 33554432, "cpuid_legacy")], []),
     "cache-intel-sysfs": ([(1, 49152, "sysfs"), (2, 2097152, "sysfs"), (3, 37748736, "sysfs")], []),
+    # issue 41's Xeon: an L3 larger than any size the quick sweep measures
+    "cache-huge-llc": ([(1, 49152, "sysfs"), (2, 2097152, "sysfs"), (3, 503316480, "sysfs")], []),
     "cache-none": ([], []),
     "cache-lying-hv": ([(1, 32768, "sysfs"), (2, 1048576, "sysfs"), (3, 16777216, "cpuinfo")],
                        [("L3", "sysfs", "an L3 smaller than the L2"), ("L3", "cpuid", "not a whole number of 16 lines"),
@@ -45,7 +47,7 @@ expect 0 "info on a machine nothing knows the caches of" "$VMB" info --root "$FX
 has "$T/out" "caches                 unknown" "unknown, said as such"
 
 # the memory suite's quick selection against each description
-for m in cache-amd-bhyve cache-intel-sysfs cache-none cache-lying-hv; do
+for m in cache-amd-bhyve cache-intel-sysfs cache-none cache-lying-hv cache-huge-llc; do
 	VMBENCH_TEST_MACHINE="$FX/$m" expect 0 "run mem --quick on $m" "$INJ" run mem --quick $FAST --no-store \
 		--json "$T/run-$m.json"
 done
@@ -54,6 +56,7 @@ import json, sys
 want = {  # L3 source in the fingerprint, STREAM's bytes per array (quick: 1x the last level), the caches note
     "cache-amd-bhyve": ("cpuid_legacy", 33554432, "L3 32768 KiB (cpuid_legacy)"),
     "cache-intel-sysfs": ("sysfs", 37748736, "L3 36864 KiB (sysfs)"),
+    "cache-huge-llc": ("sysfs", 503316480, "L3 491520 KiB (sysfs)"),
     "cache-none": (None, None, "L3 unknown"),
     "cache-lying-hv": ("cpuinfo", 16777216, "L3 16384 KiB (cpuinfo)"),
 }
@@ -82,6 +85,25 @@ for m, (src, array, note) in want.items():
         assert s["notes"]["caches_rejected"].count("from") == 4, s["notes"]["caches_rejected"]
 PY
 
+# the latency figure of each shape: cli-mem's check (marks derived from the
+# run's notes and sizes) and what each description says it must mark; a
+# last-level cache larger than the sweep is not marked (issue 41's Xeon)
+for m in cache-amd-bhyve cache-intel-sysfs cache-none cache-lying-hv cache-huge-llc; do
+	expect 0 "the report of $m's quick run" "$VMB" report "$T/run-$m.json" -o "$T/run-$m.html"
+	check "$m: cache marks as the run recorded them" python3 "$SRC/tests/cli/check_marks.py" "$T/run-$m.html" \
+		"$T/run-$m.json"
+done
+check "the marks each description implies" python3 - "$T" <<'PY'
+import re, sys
+want = {"cache-amd-bhyve": ["L1d", "L2", "L3"], "cache-intel-sysfs": ["L1d", "L2", "L3"], "cache-none": [],
+        "cache-lying-hv": ["L1d", "L2", "L3"], "cache-huge-llc": ["L1d", "L2"]}
+for m, marks in want.items():
+    h = open(f"{sys.argv[1]}/run-{m}.html").read()
+    fig = next(f for f in h.split("<figure>") if "mem.latency ns_per_load vs sizes" in f)
+    got = re.findall(r'stroke-dasharray="4 3"/><text[^>]*>([^<]*)<', fig)
+    assert got == marks, (m, got)
+PY
+
 # a test that needs no cache size is never refused for lacking one
 VMBENCH_TEST_MACHINE="$FX/cache-none" expect 0 "mem.sysbench_memory on a machine without cache sizes" \
 	"$INJ" run mem.sysbench_memory --quick $FAST --no-store --json "$T/sb.json"
@@ -100,6 +122,35 @@ VMBENCH_TEST_MACHINE="$FX/cache-none" expect 0 "the product build ignores VMBENC
 check "this host's fingerprint, not the description's" python3 -c '
 import json, sys
 assert json.load(open(sys.argv[1]))["hostname"] != "cache-none"' "$T/out"
+
+# one CPU (issue 41): the quick selection of every suite on this host with
+# its affinity cut to one CPU, which is what a 1-vCPU guest or a container's
+# cpuset gives a run; every test measures or says why not, and what defaults
+# to all CPUs ran on the one the run had
+cpu0=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+expect 0 "run --quick on one CPU (taskset -c $cpu0)" taskset -c "$cpu0" "$VMB" run --quick \
+	--time 0.05 --warmup 0 --min-reps 2 --max-reps 2 --no-store --json "$T/one.json"
+check "one CPU: every test measured or skipped with its reason, values finite, threads=all is 1" \
+	python3 - "$T/one.json" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+bad, ran = [], 0
+for s in d["suites"]:
+    for t in s["tests"]:
+        name = f'{s["name"]}.{t["name"]}'
+        if t["status"] == "skipped":
+            assert t.get("reason"), (name, "skipped without a reason")
+            continue
+        assert t["status"] == "ok", (name, t["status"], t.get("reason"))
+        ran += 1
+        for c in t["cases"]:
+            for m in c["metrics"]:
+                assert m["samples"] and all(math.isfinite(v) for v in m["samples"]), (name, m["name"])
+            if s["name"] in ("cpu", "mem") and "threads" in c["params"]:
+                assert c["params"]["threads"] == 1, (name, c["params"])
+assert ran >= 20, ran
+print(ran, "tests measured on one CPU")
+PY
 
 # this host with its cache directories hidden: an empty tmpfs over each
 if [ "$(id -u)" != 0 ]; then
