@@ -131,10 +131,11 @@ check "before anything ran or was stored" test ! -e "$T/none.db"
 # a label the lab sets itself is refused by the plan, before anything runs
 printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --threads 1\noption = --label disk=mine\ncolumn = cpu.prime events_per_s\n[experiment b]\ntitle = B\nnot-run = why\n' \
 	> "$T/label.study"
-expect 2 "a label the lab sets itself: refused by the plan" "$VMB" lab study "$T/label.study" --db "$T/label.db"
+expect 2 "a label the lab sets itself: refused by the plan" "$VMB" lab study "$T/label.study" --db "$T/label.db" \
+	-o "$T/label.html"
 has "$T/err" "--label disk=mine: the lab sets the label disk itself" "lab run's own message"
 has "$T/err" "label.study:5: [experiment a]: lab run refuses its options (above)" "and the experiment's line"
-check "before anything ran or was stored" test ! -e "$T/label.db"
+check "before anything ran or was stored" test ! -e "$T/label.db" -a ! -e "$T/label.html"
 # what only this machine decides (a CPU it lets this process run on)
 # refuses that experiment when it starts, before it boots: the others are
 # still tabled
