@@ -103,8 +103,12 @@ int run_estimate_items(const char *items, const struct optset *own, const struct
 /* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
 /* lab run of one experiment (lab.c): argv as lab run's words after "lab";
- * its session's id in session; no HTML report. An exit code. */
-int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *session, size_t len);
+ * its session's id in session; no HTML report. An exit code. check_only:
+ * argv checked as lab run or contend checks it before the first boot, but
+ * for what only this machine decides (its CPUs, a configuration it cannot
+ * run: those refuse the experiment when it starts); nothing is opened or
+ * booted, EXIT_OK when it would start. */
+int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, bool check_only, char *session, size_t len);
 
 /* `vmbench run`'s options: what an agent checks a RUN's options with. */
 extern const struct vmb_opt run_opts[];

@@ -508,6 +508,10 @@ struct lab {
 	json_t *failures;             /* their records, for the comparison's reader (t.failures) */
 	bool kvm_probed, kvm_ok;      /* accel=kvm: /dev/kvm as `info` probes it */
 	char kvm_why[256];
+	/* lab study's check of an experiment: what lab run checks before the
+	 * first boot, but for what only this machine decides (its CPUs, a
+	 * configuration it cannot run); nothing opened, nothing booted */
+	bool check_only;
 };
 
 /* The label that says which lab session a result belongs to (the
@@ -934,7 +938,7 @@ static int baseline_config(const struct vmb_cmd *self, struct lab *l, const stru
 		return cmd_usage_error(self, "--baseline %s names %zu configurations of the matrix; name one with more "
 					     "keys (KEY=VALUE,KEY=VALUE); its configurations: %s", spec, hits, names);
 	config_name(m, &m->configs[hit], l->base, sizeof(l->base));
-	if (lab_config_unsupported(&m->configs[hit], why, sizeof(why)))
+	if (!l->check_only && lab_config_unsupported(&m->configs[hit], why, sizeof(why)))
 		return cmd_usage_error(self, "--baseline %s: %s cannot run here: %s", spec, l->base, why);
 	return CMD_CONTINUE;
 }
@@ -1216,12 +1220,12 @@ static json_t *opt_json(const struct vmb_opt *o, const struct opt_value *v)
 }
 
 /* What `run` checks of the measurement options beyond their rows, for the
- * host (its CPUs, when it is measured) and each configuration: --cpus
- * names vCPUs of every guest. */
-static int check_measure(const struct vmb_cmd *self, const struct optset *own, const struct lab_matrix *m)
+ * host (its CPUs, when it is measured and here) and each configuration:
+ * --cpus names vCPUs of every guest. */
+static int check_measure(const struct vmb_cmd *self, const struct optset *own, const struct lab_matrix *m, bool here)
 {
 	/* the host is measured unless --baseline none (with KEY=VALUE, beside the configurations) */
-	bool host = strcmp(optset_str(own, "baseline"), "none") != 0;
+	bool host = here && strcmp(optset_str(own, "baseline"), "none") != 0;
 	unsigned *cpus = NULL;
 	size_t ncpus = 0;
 	int ret = run_check_measure(self, own, host, &cpus, &ncpus);
@@ -1326,13 +1330,13 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 	if (ret == CMD_CONTINUE && strcmp(optset_str(own, "baseline"), LAB_HOST) && strcmp(optset_str(own, "baseline"), "none"))
 		ret = baseline_config(self, l, m, optset_str(own, "baseline"));
 	if (ret == CMD_CONTINUE)
-		ret = check_measure(self, own, m);
+		ret = check_measure(self, own, m, !l->check_only);
 	/* --rounds auto stops on the verdicts' power: with one operand there is none */
 	if (ret == CMD_CONTINUE && l->autorounds && m->n < 2 && !strcmp(optset_str(own, "baseline"), "none"))
 		ret = cmd_usage_error(self, "--rounds auto measures until the verdicts between configurations are "
 				      "precise enough, and one configuration without a baseline has none: give another "
 				      "configuration, a baseline, or --rounds N");
-	if (ret != CMD_CONTINUE)
+	if (ret != CMD_CONTINUE || l->check_only)
 		return ret;
 	for (size_t i = 0; i < m->n && !l->nic_be; i++)
 		if (lab_config_device(&m->configs[i], LAB_NIC))
@@ -1543,9 +1547,10 @@ static void lab_end(struct lab *l, struct lab_matrix *m)
 /* session: NULL, or where the session's id goes.
  * With a session, no report is written: lab study draws its own. */
 static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets, const char *cache,
-		   const char *image_dir, char *session, size_t session_len)
+		   const char *image_dir, bool check_only, char *session, size_t session_len)
 {
-	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites") };
+	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites"),
+			 .check_only = check_only };
 	struct lab_matrix m = { 0 };
 	const char *out = optset_str(own, "output");
 	size_t *order = NULL;
@@ -1568,6 +1573,10 @@ static int lab_run(const struct vmb_cmd *self, struct optset *own, const struct 
 	ret = lab_prepare(self, own, &l, &m, out);
 	if (ret != CMD_CONTINUE)
 		goto out;
+	if (check_only) {
+		ret = EXIT_OK;
+		goto out;
+	}
 	session_new(l.session, sizeof(l.session));
 	log_info("lab session %s=%s", LAB_SESSION_LABEL, l.session);
 	l.busy = json_object();
@@ -1897,7 +1906,7 @@ out:
 }
 
 static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
-			   const char *cache, char *session, size_t session_len);
+			   const char *cache, bool check_only, char *session, size_t session_len);
 /* lab contend's options, which lab run does not take;
  * and lab run's options, which lab contend does not take */
 static const char *const lab_contend_only[] = { "guests", "policy", "shares", "reserve", "load", "host-cpus",
@@ -1919,7 +1928,7 @@ static int quick_and_cache(struct optset *own, char *cache, size_t len)
 	return 0;
 }
 
-int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *session, size_t len)
+int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, bool check_only, char *session, size_t len)
 {
 	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	struct strv pos = { 0 };
@@ -1932,12 +1941,18 @@ int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *sessi
 	ret = cmd_parse(self, argc, argv, &own, suite_sets, &pos);
 	if (ret != CMD_CONTINUE)
 		goto out;
+	/* a word of the study's options that is no option's would be dropped */
+	if (pos.n > 1) {
+		ret = cmd_usage_error(self, "unexpected argument '%s': an experiment's words are options of 'lab %s'",
+				      pos.v[1], pos.v[0]);
+		goto out;
+	}
 	if (quick_and_cache(&own, cache, sizeof(cache)) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
 	}
 	if (pos.n && !strcmp(pos.v[0], "contend")) {
-		ret = lab_contend_cmd(self, &own, suite_sets, cache, session, len);
+		ret = lab_contend_cmd(self, &own, suite_sets, cache, check_only, session, len);
 		goto out;
 	}
 	for (size_t i = 0; i < lab_ncontend_only; i++)
@@ -1946,7 +1961,7 @@ int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, char *sessi
 					      "does not take it", lab_contend_only[i]);
 			goto out;
 		}
-	ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), session, len);
+	ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), check_only, session, len);
 out:
 	optset_release(&own);
 	for (size_t i = 0; i < vmb_nsuites; i++)
@@ -2134,11 +2149,12 @@ static int contend_net_config(const struct vmb_cmd *self, struct lab *l, struct 
 /* session: NULL, or where the session's id goes.
  * With a session, no report is written: lab study draws its own. */
 static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
-			   const char *cache, char *session, size_t session_len)
+			   const char *cache, bool check_only, char *session, size_t session_len)
 {
 	/* the study's composite load and its latency probe, unless --suites names others */
 	struct lab l = { .own = own, .cache = cache, .image_dir = optset_str(own, "image-dir"),
-			 .suites = optset_get(own, "suites")->set ? optset_str(own, "suites") : LAB_CONTEND_SUITES };
+			 .suites = optset_get(own, "suites")->set ? optset_str(own, "suites") : LAB_CONTEND_SUITES,
+			 .check_only = check_only };
 	struct lab_matrix m = { 0 };
 	struct contend_opts co = { .rt_priority = (unsigned)optset_int(own, "rt-priority"),
 				   .rt_all = !strcmp(optset_str(own, "rt-threads"), "all") };
@@ -2258,7 +2274,8 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 		}
 		CPU_ZERO(&cpus);
 		for (size_t i = 0; i < nl; i++) {
-			if (list[i] >= CPU_SETSIZE || !CPU_ISSET(list[i], &mine)) {
+			/* which CPUs this process may run on is this machine's: the check leaves it to the run */
+			if (list[i] >= CPU_SETSIZE || (!check_only && !CPU_ISSET(list[i], &mine))) {
 				ret = cmd_usage_error(self, "--host-cpus: CPU %u is not one this process may run on", list[i]);
 				free(list);
 				goto out;
@@ -2271,7 +2288,8 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	co.spec.ncpus = (unsigned)CPU_COUNT(&cpus);
 	if (co.spec.ncpus < 1)
 		co.spec.ncpus = 1;
-	if (co.policy[CONTEND_RESERVATION]) {
+	/* without --host-cpus the CPUs are this machine's: the check leaves the quota to the run */
+	if (co.policy[CONTEND_RESERVATION] && (!check_only || co.host_cpus)) {
 		/* each other guest's cap must be a quota the kernel takes, or the
 		 * promise would not be the one the knobs keep */
 		struct cg_knob k[CONTEND_MAX_GUESTS];
@@ -2311,6 +2329,10 @@ static int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const
 	if (m.n != 1) {
 		ret = cmd_usage_error(self, "lab contend boots --guests of one configuration, and --matrix has %zu; give "
 				      "one value per key", m.n);
+		goto out;
+	}
+	if (check_only) {
+		ret = EXIT_OK;
 		goto out;
 	}
 	c = m.configs[0];
@@ -2486,11 +2508,11 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(pos.v[0], "run")) {
-		ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), NULL, 0);
+		ret = lab_run(self, &own, suite_sets, cache, optset_str(&own, "image-dir"), false, NULL, 0);
 		goto out;
 	}
 	if (!strcmp(pos.v[0], "contend")) {
-		ret = lab_contend_cmd(self, &own, suite_sets, cache, NULL, 0);
+		ret = lab_contend_cmd(self, &own, suite_sets, cache, false, NULL, 0);
 		goto out;
 	}
 	if (optset_str(&own, "image-dir"))

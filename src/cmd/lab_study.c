@@ -6,6 +6,7 @@
  * in one HTML report (docs/study-format.md). */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,41 @@
 #ifndef VMB_STUDIES_DIR
 #define VMB_STUDIES_DIR "studies"
 #endif
+
+/* Every line lab study prints on stdout goes through here: a study's text is
+ * in it (titles, stand-ins, reasons, headings), escaped (study_escape), so
+ * that no file can drive the terminal that shows its plan or its tables.
+ * The formats themselves hold no control character but the newline. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL, *shown = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	shown = malloc(4 * (size_t)n + 1);
+	if (shown)
+		fputs(study_escape(text, shown, 4 * (size_t)n + 1), stdout);
+	free(shown);
+	free(text);
+}
+
+/* A study's text in the HTML report: escaped for the terminal as on
+ * stdout (a control character is no HTML), then for HTML. */
+static void html_study(FILE *f, const char *text)
+{
+	size_t len = 4 * strlen(text) + 1;
+	char *shown = malloc(len);
+
+	if (shown)
+		html_escape(f, study_escape(text, shown, len));
+	free(shown);
+}
 
 /* What the plan assumes configuration c's boot takes: its image's row in
  * the lab's table (lab_images[].boot_s, a boot under TCG on 2 CPUs). */
@@ -114,7 +150,7 @@ static int study_list(const struct vmb_cmd *self)
 		}
 		for (size_t k = 0; k < s->nexp; k++)
 			run += !*s->exp[k].not_run;
-		printf("%-16s %s\n%-16s %zu experiments, %zu for a QEMU lab: 'vmbench lab study %s --plan'\n", s->name,
+		say("%-16s %s\n%-16s %zu experiments, %zu for a QEMU lab: 'vmbench lab study %s --plan'\n", s->name,
 		       s->title, "", s->nexp, run, s->name);
 		study_release(s);
 		free(s);
@@ -124,21 +160,72 @@ static int study_list(const struct vmb_cmd *self)
 	return ret;
 }
 
-/* FILE as given, else NAME of a shipped study. */
-static void study_path(const char *arg, char *buf, size_t len)
+/* A study's file: ARG itself when it has a '/' or ends in .study (a path),
+ * else the shipped study named ARG; never a file of the current directory
+ * that happens to have a shipped study's name. EXIT_OK with path, or an
+ * exit after a message: a miss lists the shipped studies, nearest first. */
+static int study_path(const struct vmb_cmd *self, const char *arg, char *path, size_t len)
 {
-	struct stat st;
+	struct strv files = { 0 };
+	const char *dir = studies_dir(), *best = NULL;
+	char names[1024], shown[256];
+	size_t n = strlen(arg), off = 0, bestd = 4;
+	int r;
 
-	if (strchr(arg, '/') || stat(arg, &st) == 0)
-		snprintf(buf, len, "%s", arg);
-	else
-		snprintf(buf, len, "%s/%s.study", studies_dir(), arg);
+	if (strchr(arg, '/') || (n > 6 && !strcmp(arg + n - 6, ".study"))) {
+		snprintf(path, len, "%s", arg);
+		return EXIT_OK;
+	}
+	r = list_files(dir, &files);
+	if (r < 0) {
+		log_error("%s: %s (the shipped studies; $VMBENCH_STUDIES names another directory)", dir, strerror(-r));
+		return r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE;
+	}
+	names[0] = '\0';
+	for (size_t i = 0; i < files.n; i++) {
+		const char *base = strrchr(files.v[i], '/') + 1; /* list_files' paths are DIR/NAME.study */
+		char name[256];
+		size_t d;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(strlen(base) - 6), base);
+		if (!strcmp(name, arg)) {
+			snprintf(path, len, "%s", files.v[i]);
+			strv_clear(&files);
+			return EXIT_OK;
+		}
+		str_appendf(names, sizeof(names), &off, "%s%s", i ? ", " : "", name);
+		d = str_distance(arg, name);
+		if (d < bestd) {
+			bestd = d;
+			best = base;
+		}
+	}
+	study_escape(arg, shown, sizeof(shown));
+	r = cmd_usage_error(self, "no shipped study '%s'%s%.*s%s; the shipped studies (%s): %s; a study of your own is "
+			    "named by its path (with a '/', or ending in .study)",
+			    shown, best ? " (did you mean '" : "", best ? (int)(strlen(best) - 6) : 0, best ? best : "",
+			    best ? "'?)" : "", dir, *names ? names : "none");
+	strv_clear(&files);
+	return r;
 }
 
-/* The words of lab run for an experiment: what `lab study` runs. */
-static int experiment_argv(const struct study_experiment *e, bool quick, struct strv *av)
+/* The labels and the command line's words every experiment's lab run gets:
+ * the study's name, its run's stamp, and the places and settings the
+ * command line gave (never the study file). */
+struct study_call {
+	const struct optset *own; /* lab study's options */
+	const char *name;         /* the study's */
+	char run_label[128];      /* study_run=NAME-DATE-TIME */
+};
+
+/* The words of lab run for an experiment: what `lab study` runs, and what
+ * its plan checks, word for word. */
+static int experiment_argv(const struct study_call *call, const struct study_experiment *e, bool quick,
+			   struct strv *av)
 {
-	char num[16];
+	/* what the command line says of where results go and what boots, passed on */
+	static const char *const pass[] = { "db", "cache", "image-dir", "kernel", "busybox", "agent", "hello-timeout" };
+	char num[16], label[128];
 	int r = 0;
 
 	r |= strv_push(av, e->contend ? "contend" : "run");
@@ -163,15 +250,46 @@ static int experiment_argv(const struct study_experiment *e, bool quick, struct 
 		r |= strv_push(av, e->quick_options.v[i]);
 	if (quick)
 		r |= strv_push(av, "--quick");
+	snprintf(label, sizeof(label), "study=%s", call->name);
+	r |= strv_push(av, "--label");
+	r |= strv_push(av, label);
+	snprintf(label, sizeof(label), "experiment=%s", e->id);
+	r |= strv_push(av, "--label");
+	r |= strv_push(av, label);
+	r |= strv_push(av, "--label");
+	r |= strv_push(av, call->run_label);
+	for (size_t k = 0; k < ARRAY_SIZE(pass); k++) {
+		const struct opt_value *v = optset_get(call->own, pass[k]);
+		size_t words = v && v->set ? (v->kv.n ? v->kv.n : 1) : 0; /* --agent: each ARCH=PATH */
+
+		for (size_t j = 0; j < words; j++) {
+			char word[4200]; /* a path of up to PATH_MAX: never cut, or lab run stores elsewhere */
+			int n;
+
+			if (v->kv.n)
+				n = snprintf(word, sizeof(word), "--%s=%s", pass[k], v->kv.v[j]);
+			else if (!strcmp(pass[k], "hello-timeout"))
+				n = snprintf(word, sizeof(word), "--hello-timeout=%g", optset_double(call->own, pass[k]));
+			else
+				n = snprintf(word, sizeof(word), "--%s=%s", pass[k], optset_str(call->own, pass[k]));
+			if (n < 0 || (size_t)n >= sizeof(word)) {
+				log_error("--%s: longer than %zu characters", pass[k], sizeof(word) - 8);
+				return -ENAMETOOLONG;
+			}
+			r |= strv_push(av, word);
+		}
+	}
+	if (optset_bool(call->own, "quiet"))
+		r |= strv_push(av, "-q");
 	return r < 0 ? -ENOMEM : 0;
 }
 
 static void print_minutes(double s)
 {
 	if (s < 90)
-		printf("%.0f s", s);
+		say("%.0f s", s);
 	else
-		printf("%.0f min", s / 60);
+		say("%.0f min", s / 60);
 }
 
 /* The count of a comma-separated list ("fair,rt" 2). */
@@ -196,23 +314,23 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 	double boot = m->n ? boot_estimate(&m->configs[0]) * guests : 0;
 	double lo = (double)cells * rounds * est->min_s + boot, hi = (double)cells * rounds * est->max_s + boot;
 
-	printf("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
+	say("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
 	       "loads %s) x %u round%s; %s of the rounds%s%s\n",
 	       guests, e->matrix, cells, cells == 1 ? "" : "s", optset_str(own, "policy"), optset_str(own, "load"),
 	       rounds, rounds == 1 ? "" : "s", study_stat_name(e->stat), strcmp(e->baseline, "none") ? ", against " : "",
 	       strcmp(e->baseline, "none") ? e->baseline : "");
 	for (size_t i = 0; i < e->stand_in.n; i++)
-		printf("  stands in: %s\n", e->stand_in.v[i]);
-	printf("  suites %s in every guest together: %zu case%s a cell, ", e->suites, est->ncases,
+		say("  stands in: %s\n", e->stand_in.v[i]);
+	say("  suites %s in every guest together: %zu case%s a cell, ", e->suites, est->ncases,
 	       est->ncases == 1 ? "" : "s");
 	print_minutes(est->min_s);
-	printf(" to ");
+	say(" to ");
 	print_minutes(est->max_s);
-	printf(" each (the guests share the host CPUs: longer under contention)\n  estimated: ");
+	say(" each (the guests share the host CPUs: longer under contention)\n  estimated: ");
 	print_minutes(lo);
-	printf(" to ");
+	say(" to ");
 	print_minutes(hi);
-	printf("\n");
+	say("\n");
 	*total_min += lo;
 	*total_max += hi;
 	*boots += guests;
@@ -230,32 +348,142 @@ static void release_parse(struct optset *own, struct optset *suite_sets, struct 
 	strv_clear(pos);
 }
 
-/* An experiment's options as --quick gives them (its quick-option lines
- * after its options): lab run's parser checks them in every plan, not only
- * in a --quick one. */
-static int check_quick_options(const struct vmb_cmd *self, const char *file, const struct study_experiment *e)
+/* What a study's option lines may not set, and why: what its own keys set
+ * (the last value would win over them), where results go and what boots in
+ * the guests (the command line's: a study file is shared, and input), and
+ * lab study's own. The options' names are lab_opts' rows (src/cmd/lab.c). */
+static const struct {
+	const char *name, *why;
+} study_refused[] = {
+	{ "matrix", "the experiment's matrix key says what it boots" },
+	{ "suites", "the experiment's suites key says what it measures" },
+	{ "rounds", "the experiment's rounds and quick-rounds keys say how often it boots" },
+	{ "boots", "the experiment's boots key says it" },
+	{ "baseline", "the experiment's baseline key says it" },
+	{ "quick", "--quick is lab study's command line's; quick-option lines say what it changes" },
+	{ "db", "where the results go is the command line's (lab study --db PATH)" },
+	{ "output", "the report is lab study's own (lab study -o FILE)" },
+	{ "image-dir", "what boots in the guests is the command line's (lab study --image-dir DIR)" },
+	{ "cache", "what boots in the guests is the command line's (lab study --cache DIR)" },
+	{ "kernel", "what boots in the guests is the command line's (lab study --kernel PATH)" },
+	{ "busybox", "what boots in the guests is the command line's (lab study --busybox PATH)" },
+	{ "agent", "what runs in the guests is the command line's (lab study --agent ARCH=PATH)" },
+	{ "arch", "the matrix key arch says a guest's architecture" },
+	{ "distro", "lab image's; the matrix key image boots a distribution's image" },
+	{ "distro-packages", "lab image's; the matrix key image boots a distribution's image" },
+	{ "list", "lab study's own" },
+	{ "plan", "lab study's own" },
+	{ "experiment", "lab study's own" },
+	{ "quiet", "how much is said is the command line's" },
+	{ "verbose", "how much is said is the command line's" },
+	{ "help", "lab study's command line's" },
+};
+
+/* The labels lab study sets on every result itself. */
+static const char *const study_labels[] = { "study", "experiment", "study_run" };
+
+/* One option or quick-option line, alone: lab run's parser takes it (its
+ * words are options, each with its value), and it sets nothing a study may
+ * not. EXIT_OK, or EXIT_USAGE after a message naming the file's line. */
+static int check_option_line(const struct vmb_cmd *self, const char *file, const struct study_experiment *e,
+			     const struct study_optline *ol)
 {
+	const struct strv *w = ol->quick ? &e->quick_options : &e->options;
+	const char *key = ol->quick ? "quick-option" : "option", *verb = e->contend ? "contend" : "run";
 	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	struct strv av = { 0 }, pos = { 0 };
-	int ret = EXIT_FAILED;
+	int ret = EXIT_FAILED, r = strv_push(&av, verb);
 
-	if (suite_sets && experiment_argv(e, true, &av) == 0) {
-		ret = cmd_parse(self, (int)av.n, av.v, &own, suite_sets, &pos) == CMD_CONTINUE ? EXIT_OK : EXIT_USAGE;
-		if (ret == EXIT_USAGE)
-			log_error("%s:%u: [experiment %s]: lab run refuses its options under --quick (above)", file,
-				  e->line, e->id);
+	for (size_t i = ol->first; r == 0 && i < ol->first + ol->n; i++)
+		r = strv_push(&av, w->v[i]);
+	if (!suite_sets || r < 0)
+		goto out;
+	/* lab run's parser prints its help for --help: refused before it is parsed */
+	for (size_t i = 1; i < av.n; i++)
+		if (!strcmp(av.v[i], "--help") || !strcmp(av.v[i], "-h") || str_has_prefix(av.v[i], "--help=")) {
+			log_error("%s:%u: %s %s: a study may not give it (lab study's command line's)", file, ol->line, key,
+				  av.v[i]);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	ret = EXIT_USAGE;
+	if (cmd_parse(self, (int)av.n, av.v, &own, suite_sets, &pos) != CMD_CONTINUE) {
+		log_error("%s:%u: %s %s ...: lab %s refuses it (above)", file, ol->line, key, av.v[1], verb);
+		goto out;
 	}
+	if (pos.n > 1) {
+		log_error("%s:%u: %s: '%s' is no option of lab %s's: %s = --NAME [VALUE], each word an option or its "
+			  "value", file, ol->line, key, pos.v[1], verb, key);
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(study_refused); i++) {
+		const struct opt_value *v = optset_get(&own, study_refused[i].name);
+
+		if (v && v->set) {
+			log_error("%s:%u: %s --%s: a study may not give it: %s", file, ol->line, key, study_refused[i].name,
+				  study_refused[i].why);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < optset_get(&own, "label")->kv.n; i++) {
+		const char *kv = optset_get(&own, "label")->kv.v[i];
+
+		for (size_t k = 0; k < ARRAY_SIZE(study_labels); k++)
+			if (strcspn(kv, "=") == strlen(study_labels[k]) && !strncmp(kv, study_labels[k], strcspn(kv, "="))) {
+				log_error("%s:%u: %s --label %s: lab study sets the labels study, experiment and study_run "
+					  "itself; choose another key", file, ol->line, key, kv);
+				goto out;
+			}
+	}
+	ret = EXIT_OK;
+out:
 	release_parse(&own, suite_sets, &av, &pos);
 	return ret;
+}
+
+/* An experiment as lab run (or contend) will be given it, checked as that
+ * checks it before the first boot: each option line alone, then the whole
+ * command line of the plan's form and of the other (--quick or not), word
+ * for word what the run passes. What only this machine decides (its CPUs,
+ * a configuration it cannot run) is left to the run: that refuses the
+ * experiment alone as it starts. EXIT_OK, or an exit after a message. */
+static int check_experiment(const struct vmb_cmd *self, const struct study_call *call, const char *file,
+			    const struct study_experiment *e, bool quick)
+{
+	for (size_t i = 0; i < e->noptlines; i++) {
+		int ret = check_option_line(self, file, e, &e->optlines[i]);
+
+		if (ret != EXIT_OK)
+			return ret;
+	}
+	for (int k = 0; k < 2; k++) {
+		bool q = k ? !quick : quick;
+		struct strv av = { 0 };
+		char session[64];
+		int ret = experiment_argv(call, e, q, &av);
+
+		if (ret == 0)
+			ret = lab_study_run(self, (int)av.n, av.v, true, session, sizeof(session));
+		else
+			ret = EXIT_FAILED;
+		strv_clear(&av);
+		if (ret == EXIT_USAGE)
+			log_error("%s:%u: [experiment %s]: lab %s refuses its options%s (above)", file, e->line, e->id,
+				  e->contend ? "contend" : "run", !k ? "" : q ? " under --quick" : " without --quick");
+		if (ret != EXIT_OK)
+			return ret;
+	}
+	return EXIT_OK;
 }
 
 /* One experiment's plan; EXIT_OK, or the exit of lab run's own check of its
  * options. skip: --quick leaves it out (quick-skip, and --experiment does not
  * name it): listed with why. */
-static int plan_experiment(const struct vmb_cmd *self, const char *file, const struct study_experiment *e,
-			   bool quick, bool skip, double *total_min, double *total_max, unsigned *boots)
+static int plan_experiment(const struct vmb_cmd *self, const struct study_call *call, const char *file,
+			   const struct study_experiment *e, bool quick, bool skip, double *total_min, double *total_max,
+			   unsigned *boots)
 {
-	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
+	struct optset own = { 0 }, *suite_sets = NULL;
 	struct strv av = { 0 }, pos = { 0 };
 	struct lab_matrix m = { 0 };
 	struct runner_estimate est = { 0 };
@@ -264,33 +492,27 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 	bool host;
 	unsigned n, rounds = study_rounds(e, quick);
 
-	printf("\n[experiment %s] %s\n", e->id, e->title);
+	say("\n[experiment %s] %s\n", e->id, e->title);
 	if (*e->not_run) {
-		printf("  not run: %s\n", e->not_run);
-		free(suite_sets);
+		say("  not run: %s\n", e->not_run);
 		return EXIT_OK;
 	}
-	if (e->quick_options.n && check_quick_options(self, file, e) != EXIT_OK) {
-		free(suite_sets);
-		return EXIT_USAGE;
-	}
+	ret = check_experiment(self, call, file, e, quick);
+	if (ret != EXIT_OK)
+		return ret;
 	if (skip) {
-		printf("  not part of --quick: %s ('--experiment %s' runs it)\n", e->quick_skip, e->id);
-		free(suite_sets);
+		say("  not part of --quick: %s ('--experiment %s' runs it)\n", e->quick_skip, e->id);
 		return EXIT_OK;
-	}
-	for (size_t i = 0; quick && i < e->quick_options.n; i++)
-		printf("%s%s%s", i ? " " : "  --quick adds: ", e->quick_options.v[i], i + 1 == e->quick_options.n ? "\n" : "");
-	if (!suite_sets || experiment_argv(e, quick, &av) < 0)
-		goto out;
-	/* lab run's own parser says what is wrong with an option, after where it is */
-	ret = cmd_parse(self, (int)av.n, av.v, &own, suite_sets, &pos);
-	if (ret != CMD_CONTINUE) {
-		log_error("%s:%u: [experiment %s]: lab run refuses its options (above)", file, e->line, e->id);
-		ret = EXIT_USAGE;
-		goto out;
 	}
 	ret = EXIT_FAILED;
+	suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
+	for (size_t i = 0; quick && i < e->quick_options.n; i++)
+		say("%s%s%s", i ? " " : "  --quick adds: ", e->quick_options.v[i], i + 1 == e->quick_options.n ? "\n" : "");
+	/* the options the estimate needs, as the check above took them */
+	if (!suite_sets || experiment_argv(call, e, quick, &av) < 0)
+		goto out;
+	if (cmd_parse(self, (int)av.n, av.v, &own, suite_sets, &pos) != CMD_CONTINUE)
+		goto out;
 	if (quick && optset_apply_quick(&own) < 0)
 		goto out;
 	for (size_t i = 0; quick && i < vmb_nsuites; i++)
@@ -310,7 +532,7 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 	}
 	host = strcmp(e->baseline, "none") != 0;
 	n = (unsigned)m.n * rounds * e->boots;
-	printf("  %zu configuration%s x %u round%s x %u boot%s = %u boot%s%s; %s of the rounds, against %s\n", m.n,
+	say("  %zu configuration%s x %u round%s x %u boot%s = %u boot%s%s; %s of the rounds, against %s\n", m.n,
 	       m.n == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", e->boots, e->boots == 1 ? "" : "s", n,
 	       n == 1 ? "" : "s", host ? ", and the host measured each round" : "",
 	       study_stat_name(e->stat), !strcmp(e->baseline, "host") ? "the host" : e->baseline);
@@ -322,15 +544,15 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 			if (m.given & (1u << k))
 				off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", off ? " " : "",
 							lab_key_name((enum lab_key)k), m.configs[i].v[k]);
-		printf("    %s\n", name);
+		say("    %s\n", name);
 	}
 	for (size_t i = 0; i < e->stand_in.n; i++)
-		printf("  stands in: %s\n", e->stand_in.v[i]);
-	printf("  suites %s: %zu case%s a run, ", e->suites, est.ncases, est.ncases == 1 ? "" : "s");
+		say("  stands in: %s\n", e->stand_in.v[i]);
+	say("  suites %s: %zu case%s a run, ", e->suites, est.ncases, est.ncases == 1 ? "" : "s");
 	print_minutes(est.min_s);
-	printf(" to ");
+	say(" to ");
 	print_minutes(est.max_s);
-	printf(" each\n  estimated: ");
+	say(" each\n  estimated: ");
 	{
 		double runs = (double)m.n * rounds + (host ? rounds : 0), boot = 0;
 
@@ -339,9 +561,9 @@ static int plan_experiment(const struct vmb_cmd *self, const char *file, const s
 		double lo = runs * est.min_s + boot, hi = runs * est.max_s + boot;
 
 		print_minutes(lo);
-		printf(" to ");
+		say(" to ");
 		print_minutes(hi);
-		printf("\n");
+		say("\n");
 		*total_min += lo;
 		*total_max += hi;
 		*boots += n;
@@ -402,7 +624,7 @@ static bool cell_text(const struct study_column *col, const struct study_cell *c
 
 /* Under a table: each column no result has, and each whose unit its
  * documents' does not convert to. */
-static void unit_notes(const struct study_result *res, void (*say)(void *, const char *), void *arg)
+static void unit_notes(const struct study_result *res, void (*note)(void *, const char *), void *arg)
 {
 	const struct study_experiment *e = res->e;
 
@@ -414,7 +636,7 @@ static void unit_notes(const struct study_result *res, void (*say)(void *, const
 			snprintf(line, sizeof(line), "%s %s%s%s: no result of this run has it (what they have: 'vmbench "
 				 "results --label lab=%s', then 'vmbench show RUN')", e->columns[c].test, e->columns[c].metric, *e->columns[c].at ? " at " : "",
 				 e->columns[c].at, res->session);
-			say(arg, line);
+			note(arg, line);
 			continue;
 		}
 		for (size_t r = 0; r < res->t.nrows && !doc; r++)
@@ -425,20 +647,20 @@ static void unit_notes(const struct study_result *res, void (*say)(void *, const
 		snprintf(line, sizeof(line), "%s %s: its documents give %s, which is not %s and does not convert to it: "
 			 "shown in %s", e->columns[c].test, e->columns[c].metric, *doc ? doc : "no unit", e->columns[c].unit,
 			 *doc ? doc : "no unit");
-		say(arg, line);
+		note(arg, line);
 	}
 }
 
 static void say_text(void *arg, const char *line)
 {
 	(void)arg;
-	printf("  %s\n", line);
+	say("  %s\n", line);
 }
 
 static void html_text(FILE *f, const char *tag, const char *text)
 {
 	fprintf(f, "<%s>", tag);
-	html_escape(f, text);
+	html_study(f, text);
 	fprintf(f, "</%s>\n", tag);
 }
 
@@ -465,9 +687,9 @@ static void print_result(const struct study_result *res)
 {
 	const struct study_experiment *e = res->e;
 
-	printf("\n== [experiment %s] %s\n", e->id, e->title);
+	say("\n== [experiment %s] %s\n", e->id, e->title);
 	if (*res->note) {
-		printf("  %s\n", res->note);
+		say("  %s\n", res->note);
 		return;
 	}
 	/* every column as wide as its heading and its cells: nothing cut */
@@ -489,28 +711,28 @@ static void print_result(const struct study_result *res)
 			w[c] = imax(w[c], (int)strlen(txt) + (cell->ambiguous ? 4 : 0));
 		}
 	}
-	printf("  %-*s", namew, *e->rows ? e->rows : "configuration");
+	say("  %-*s", namew, *e->rows ? e->rows : "configuration");
 	for (size_t c = 0; c < e->ncolumns; c++) {
 		char h[128];
 
 		heading_of(&e->columns[c], h, sizeof(h));
-		printf(" %*s", w[c], h);
+		say(" %*s", w[c], h);
 	}
-	printf("\n");
+	say("\n");
 	for (size_t r = 0; r < res->t.nrows; r++) {
-		printf("  %-*s", namew, res->t.rows[r].name);
+		say("  %-*s", namew, res->t.rows[r].name);
 		for (size_t c = 0; c < e->ncolumns; c++) {
 			const struct study_cell *cell = &res->t.rows[r].cell[c];
 			char txt[48], both[80];
 
 			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
 			snprintf(both, sizeof(both), "%s%s", txt, cell->ambiguous ? " (?)" : "");
-			printf(" %*s", w[c], both);
+			say(" %*s", w[c], both);
 			ambiguous |= cell->ambiguous;
 		}
-		printf("\n");
+		say("\n");
 	}
-	printf("  (the %s of each configuration's rounds%s)\n", study_stat_name(e->stat),
+	say("  (the %s of each configuration's rounds%s)\n", study_stat_name(e->stat),
 	       ambiguous ? "; (?): several cases matched the column, the first is shown: give it 'at'" : "");
 	unit_notes(res, say_text, NULL);
 	for (size_t r = 0; r < res->t.nrows; r++)
@@ -519,14 +741,14 @@ static void print_result(const struct study_result *res)
 				char h[128];
 
 				heading_of(&e->columns[c], h, sizeof(h));
-				printf("  %s against %s, %s: %s\n", res->t.rows[r].name, e->baseline, h, res->t.rows[r].cell[c].vs);
+				say("  %s against %s, %s: %s\n", res->t.rows[r].name, e->baseline, h, res->t.rows[r].cell[c].vs);
 			}
 	for (size_t i = 0; i < e->published.n; i++)
-		printf("  the study's figure: %s\n", e->published.v[i]);
+		say("  the study's figure: %s\n", e->published.v[i]);
 	if (*e->conclusion)
-		printf("  the study's conclusion: %s\n", e->conclusion);
+		say("  the study's conclusion: %s\n", e->conclusion);
 	for (size_t k = 0; k < e->nexpect; k++)
-		printf("  %s\n", res->t.verdict[k]);
+		say("  %s\n", res->t.verdict[k]);
 }
 
 static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
@@ -539,7 +761,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 	if (!f)
 		return -ENOMEM;
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
-	html_escape(f, s->title);
+	html_study(f, s->title);
 	fprintf(f, "</title><style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
 		   "collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child,"
 		   "th:first-child{text-align:left}.agrees{color:#060}.disagrees{color:#a00}</style></head><body>\n");
@@ -553,7 +775,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		if (!e) /* not among --experiment's, or not reached */
 			continue;
 		fprintf(f, "<section><h2>");
-		html_escape(f, e->title);
+		html_study(f, e->title);
 		fprintf(f, "</h2>\n");
 		for (size_t k = 0; k < e->stand_in.n; k++)
 			html_text(f, "p", e->stand_in.v[k]);
@@ -563,7 +785,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 			continue;
 		}
 		fprintf(f, "<table><tr><th>");
-		html_escape(f, *e->rows ? e->rows : "configuration");
+		html_study(f, *e->rows ? e->rows : "configuration");
 		fprintf(f, "</th>");
 		for (size_t c = 0; c < e->ncolumns; c++) {
 			char h[128];
@@ -585,10 +807,10 @@ static int write_report(const struct study *s, const struct study_result *res, s
 				snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
 					 cell->ambiguous ? " (?)" : "");
 				fprintf(f, "<td>");
-				html_escape(f, both);
+				html_study(f, both);
 				if (*cell->vs) {
 					fprintf(f, "<br><small>");
-					html_escape(f, cell->vs);
+					html_study(f, cell->vs);
 					fprintf(f, "</small>");
 				}
 				fprintf(f, "</td>");
@@ -597,7 +819,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		}
 		fprintf(f, "</table>\n<p>The %s of each configuration's rounds; under each, the ratio to the baseline (",
 			study_stat_name(e->stat));
-		html_escape(f, e->baseline);
+		html_study(f, e->baseline);
 		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
 		unit_notes(&res[i], say_html, f);
 		if (e->published.n) {
@@ -608,12 +830,12 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		}
 		if (*e->conclusion) {
 			fprintf(f, "<p>The study's conclusion: ");
-			html_escape(f, e->conclusion);
+			html_study(f, e->conclusion);
 			fprintf(f, "</p>\n");
 		}
 		for (size_t k = 0; k < e->nexpect; k++) {
 			fprintf(f, "<p class=\"%s\">", res[i].t.agrees[k] > 0 ? "agrees" : res[i].t.agrees[k] < 0 ? "disagrees" : "neither");
-			html_escape(f, res[i].t.verdict[k]);
+			html_study(f, res[i].t.verdict[k]);
 			fprintf(f, "</p>\n");
 		}
 		fprintf(f, "</section>\n");
@@ -684,27 +906,20 @@ static int check_selection(const struct vmb_cmd *self, const struct optset *own,
 }
 
 /* Run every experiment of the study (of --experiment), then its tables. */
-static int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study *s)
+static int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study_call *call,
+		     const struct study *s)
 {
 	struct study_result *res = calloc(s->nexp, sizeof(*res));
-	char stamp[64], label[128];
-	time_t now = time(NULL);
-	struct tm tm;
 	int ret = EXIT_OK;
 	bool refused = false;
 
 	if (!res)
 		return EXIT_FAILED;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(label, sizeof(label), "study_run=%s-%s", s->name, stamp);
-	log_info("study %s: every result is stored with the labels study=%s and %s", s->name, s->name, label);
+	log_info("study %s: every result is stored with the labels study=%s and %s", s->name, s->name, call->run_label);
 	for (size_t i = 0; i < s->nexp; i++) {
 		const struct study_experiment *e = &s->exp[i];
 		struct strv av = { 0 };
-		char lab_study_label[128], lab_exp_label[128];
-		static const char *const pass[] = { "db", "cache", "image-dir", "kernel", "busybox", "hello-timeout" };
-		int r = 0;
+		char title[1100];
 
 		if (!selected(own, e->id))
 			continue;
@@ -720,42 +935,14 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		}
 		if (vmb_stop_requested())
 			break;
-		log_info("study %s: experiment %s: %s", s->name, e->id, e->title);
-		snprintf(lab_study_label, sizeof(lab_study_label), "study=%s", s->name);
-		snprintf(lab_exp_label, sizeof(lab_exp_label), "experiment=%s", e->id);
-		r |= experiment_argv(e, optset_bool(own, "quick"), &av);
-		r |= strv_push(&av, "--label");
-		r |= strv_push(&av, lab_study_label);
-		r |= strv_push(&av, "--label");
-		r |= strv_push(&av, lab_exp_label);
-		r |= strv_push(&av, "--label");
-		r |= strv_push(&av, label);
-		for (size_t k = 0; k < ARRAY_SIZE(pass); k++) {
-			const struct opt_value *v = optset_get(own, pass[k]);
-			char word[4200]; /* a path of up to PATH_MAX: never cut, or lab run stores elsewhere */
-			int n;
-
-			if (!v || !v->set)
-				continue;
-			if (!strcmp(pass[k], "hello-timeout"))
-				n = snprintf(word, sizeof(word), "--hello-timeout=%g", optset_double(own, pass[k]));
-			else
-				n = snprintf(word, sizeof(word), "--%s=%s", pass[k], optset_str(own, pass[k]));
-			if (n < 0 || (size_t)n >= sizeof(word)) {
-				log_error("--%s: longer than %zu characters", pass[k], sizeof(word) - 8);
-				r = -ENAMETOOLONG;
-				continue;
-			}
-			r |= strv_push(&av, word);
-		}
-		if (optset_bool(own, "quiet"))
-			r |= strv_push(&av, "-q");
-		if (r < 0) {
+		log_info("study %s: experiment %s: %s", s->name, e->id, study_escape(e->title, title, sizeof(title)));
+		/* the words its plan checked */
+		if (experiment_argv(call, e, optset_bool(own, "quick"), &av) < 0) {
 			strv_clear(&av);
 			ret = EXIT_FAILED;
 			break;
 		}
-		res[i].exit = lab_study_run(self, (int)av.n, av.v, res[i].session, sizeof(res[i].session));
+		res[i].exit = lab_study_run(self, (int)av.n, av.v, false, res[i].session, sizeof(res[i].session));
 		strv_clear(&av);
 		/* what the plan cannot know (a configuration this machine cannot
 		 * run): that experiment is not run, the others still are, and
@@ -784,7 +971,7 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 		log_error("interrupted");
 		return EXIT_INTERRUPTED;
 	}
-	printf("\nstudy %s: %s\n", s->name, s->title);
+	say("\nstudy %s: %s\n", s->name, s->title);
 	for (size_t i = 0; i < s->nexp; i++)
 		if (res[i].e)
 			print_result(&res[i]);
@@ -797,10 +984,13 @@ static int study_run(const struct vmb_cmd *self, const struct optset *own, const
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)
 {
 	struct study *s;
-	char path[4096], err[1200];
+	struct study_call call = { .own = own };
+	char path[4096], err[1200], stamp[64];
 	double lo = 0, hi = 0;
 	unsigned boots = 0;
 	int ret = EXIT_OK, r;
+	time_t now = time(NULL);
+	struct tm tm;
 
 	if (optset_bool(own, "list")) {
 		if (arg)
@@ -809,7 +999,9 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 	}
 	if (!arg)
 		return cmd_usage_error(self, "lab study needs a study: FILE, or NAME of 'vmbench lab study --list'");
-	study_path(arg, path, sizeof(path));
+	ret = study_path(self, arg, path, sizeof(path));
+	if (ret != EXIT_OK)
+		return ret;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return EXIT_FAILED;
@@ -819,26 +1011,31 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 		free(s);
 		return r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE; /* a study that is not there, or not one */
 	}
+	/* the run's stamp, in the words the plan checks and the run passes */
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	call.name = s->name;
+	snprintf(call.run_label, sizeof(call.run_label), "study_run=%s-%s", s->name, stamp);
 	ret = check_selection(self, own, s);
 	if (ret == EXIT_OK)
-		printf("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
+		say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
 	/* the plan, also before a run: a bad option stops it before anything boots */
 	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)
 		if (selected(own, s->exp[i].id))
-			ret = plan_experiment(self, path, &s->exp[i], optset_bool(own, "quick"), quick_skipped(own, &s->exp[i]),
-					      &lo, &hi, &boots);
+			ret = plan_experiment(self, &call, path, &s->exp[i], optset_bool(own, "quick"),
+					      quick_skipped(own, &s->exp[i]), &lo, &hi, &boots);
 	if (ret == EXIT_OK) {
-		printf("\nin all: %u boots, ", boots);
+		say("\nin all: %u boots, ", boots);
 		print_minutes(lo);
-		printf(" to ");
+		say(" to ");
 		print_minutes(hi);
-		printf(" (a boot as the lab's images take under TCG:");
+		say(" (a boot as the lab's images take under TCG:");
 		for (size_t i = 0; i < lab_nimages; i++)
-			printf("%s %s %u s", i ? "," : "", lab_images[i].name, lab_images[i].boot_s);
-		printf("; the suites by their stop rule, as 'vmbench list' estimates; a guest's set-up and a slow "
-		       "emulation add to it)\n");
+			say("%s %s %u s", i ? "," : "", lab_images[i].name, lab_images[i].boot_s);
+		say("; the suites by their stop rule, as 'vmbench list' estimates; a guest's set-up and a slow "
+		    "emulation add to it)\n");
 		if (!optset_bool(own, "plan"))
-			ret = study_run(self, own, s);
+			ret = study_run(self, own, &call, s);
 	}
 	study_release(s);
 	free(s);

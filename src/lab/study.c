@@ -14,6 +14,7 @@
 #include "labrun.h"
 #include "matrix.h"
 #include "../core/parse.h"
+#include "../core/str.h"
 #include "../core/suite.h"
 #include "../core/banned.h"
 
@@ -103,6 +104,39 @@ const char *study_stat_name(enum study_stat st)
 	return st == STUDY_TRIMMED ? "trimmed" : st == STUDY_MEDIAN ? "median" : "mean";
 }
 
+const char *study_escape(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s), o = 0;
+	long bad = str_find_bad_utf8(s, n);
+
+	if (!len)
+		return buf;
+	for (size_t i = 0; i < n;) {
+		size_t k = str_control_at(s + i, n - i);
+
+		if (bad >= 0 && (size_t)bad < i)
+			bad = str_find_bad_utf8(s + i, n - i), bad = bad < 0 ? -1 : bad + (long)i;
+		if (k || (long)i == bad) {
+			k = k ? k : 1;
+			if (o + 4 * k >= len)
+				break;
+			for (size_t j = 0; j < k; j++)
+				str_appendf(buf, len, &o, "\\x%02x", (unsigned char)s[i + j]);
+			i += k;
+			continue;
+		}
+		/* a character whole, or not at all */
+		k = (unsigned char)s[i] < 0x80 ? 1 : (unsigned char)s[i] < 0xe0 ? 2 : (unsigned char)s[i] < 0xf0 ? 3 : 4;
+		if (o + k >= len)
+			break;
+		memcpy(buf + o, s + i, k);
+		o += k;
+		i += k;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 struct parser {
 	const char *name;
 	unsigned line;
@@ -113,13 +147,15 @@ struct parser {
 static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct parser *p, const char *fmt, ...)
 {
-	char what[1024];
+	char what[1024], all[1200];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(p->err, p->errlen, "%s:%u: %s", p->name, p->line, what);
+	/* what the file said is echoed as text: its bytes would drive the terminal */
+	snprintf(all, sizeof(all), "%s:%u: %s", p->name, p->line, what);
+	study_escape(all, p->err, p->errlen);
 	return -EINVAL;
 }
 
@@ -482,11 +518,20 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 	static const char *const single[] = { "title", "not-run", "matrix", "suites", "rounds", "boots",
 					      "baseline", "rows", "statistic", "conclusion", "command", "select",
 					      "quick-rounds", "quick-skip" };
+	/* what lab run is given, or matches labels with: words, never a terminal's controls */
+	static const char *const words[] = { "matrix", "suites", "baseline", "rows", "select", "option", "quick-option" };
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(single); i++)
 		if (!strcmp(key, single[i]) && once(p, seen, i, key) < 0)
 			return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		long at = str_find_control(value, strlen(value));
+
+		if (!strcmp(key, words[i]) && at >= 0)
+			return fail(p, "%s: a control character (byte %ld is 0x%02x): lab run's words are text", key,
+				    at + 1, (unsigned char)value[at]);
+	}
 	if (!strcmp(key, "title"))
 		return set_text(p, key, e->title, sizeof(e->title), value);
 	if (!strcmp(key, "not-run"))
@@ -542,14 +587,22 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 	if (!strcmp(key, "conclusion"))
 		return set_text(p, key, e->conclusion, sizeof(e->conclusion), value);
 	if (!strcmp(key, "option") || !strcmp(key, "quick-option")) {
-		struct strv *words = !strcmp(key, "option") ? &e->options : &e->quick_options;
-		size_t before = words->n;
-		int r = split_words(p, value, words);
+		bool quick = strcmp(key, "option") != 0;
+		struct strv *w = quick ? &e->quick_options : &e->options;
+		size_t before = w->n;
+		int r;
 
-		if (r == 0 && (words->n == before || words->v[before][0] != '-' || words->v[before][1] != '-'))
+		if (e->noptlines == STUDY_MAX_OPTION_LINES)
+			return fail(p, "more than %d option and quick-option lines", STUDY_MAX_OPTION_LINES);
+		r = split_words(p, value, w);
+		if (r == 0 && (w->n == before || w->v[before][0] != '-' || w->v[before][1] != '-'))
 			return fail(p, "%s = --NAME [VALUE]: an option of 'vmbench lab run', e.g. %s = --disk.bs 4k", key,
 				    key);
-		return r;
+		if (r < 0)
+			return r;
+		e->optlines[e->noptlines++] =
+			(struct study_optline){ .line = p->line, .quick = quick, .first = before, .n = w->n - before };
+		return 0;
 	}
 	if (!strcmp(key, "quick-skip"))
 		return set_text(p, key, e->quick_skip, sizeof(e->quick_skip), value);
@@ -897,6 +950,16 @@ int study_parse(const char *text, size_t len, const char *name, struct study *s,
 			break;
 		at++; /* the newline */
 		line[n] = '\0';
+		{
+			/* labels, documents and the report are UTF-8: a byte that is not is refused, not echoed */
+			long bad = str_find_bad_utf8(line, n);
+
+			if (bad >= 0) {
+				r = fail(&p, "not UTF-8 (byte %ld of the line is 0x%02x): a study file is UTF-8 text", bad + 1,
+					 (unsigned char)line[bad]);
+				break;
+			}
+		}
 		l = trim(line);
 		if (!*l || *l == '#' || *l == ';')
 			continue;
@@ -991,32 +1054,37 @@ int study_parse(const char *text, size_t len, const char *name, struct study *s,
 
 int study_load(const char *path, struct study *s, char *err, size_t errlen)
 {
-	char *buf = malloc(STUDY_MAX_BYTES + 1);
-	struct stat st = { 0 };
+	char *buf = malloc(STUDY_MAX_BYTES + 1), shown[600];
+	struct stat st = { 0 }, fst = { 0 };
 	size_t len = 0;
-	int fd, r = 0;
+	int fd = -1, r = 0;
+	bool notreg = false;
 
 	if (!buf)
 		return -ENOMEM;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
+	study_escape(path, shown, sizeof(shown));
+	/* a study is a file: a FIFO, a device or a directory is refused before
+	 * it is opened (opening a device can do something: /dev/ptmx makes a
+	 * terminal); O_NONBLOCK and the check that the file opened is the one
+	 * looked at cover one put there in between */
+	if (stat(path, &st) < 0)
 		r = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
-		free(buf);
-		return r;
-	}
-	/* a study is a file: a FIFO, a device or a directory is refused before it is read */
-	if (fstat(fd, &st) < 0) {
+	else if (!S_ISREG(st.st_mode))
+		notreg = true;
+	else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0 || fstat(fd, &fst) < 0)
 		r = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
-	} else if (!S_ISREG(st.st_mode)) {
+	else
+		notreg = !S_ISREG(fst.st_mode) || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino;
+	if (notreg)
 		r = -EINVAL;
+	if (notreg)
 		snprintf(err, errlen, "%s: not a regular file: a study is a file, or NAME of 'vmbench lab study --list'",
-			 path);
-	}
+			 shown);
+	else if (r < 0)
+		snprintf(err, errlen, "%s: %s", shown, strerror(-r));
 	if (r < 0) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		free(buf);
 		return r;
 	}
@@ -1028,7 +1096,7 @@ int study_load(const char *path, struct study *s, char *err, size_t errlen)
 			continue;
 		if (k < 0) {
 			r = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(-r));
+			snprintf(err, errlen, "%s: %s", shown, strerror(-r));
 			break;
 		}
 		if (k == 0)
@@ -1037,7 +1105,7 @@ int study_load(const char *path, struct study *s, char *err, size_t errlen)
 	}
 	close(fd);
 	if (!r && len > STUDY_MAX_BYTES) {
-		snprintf(err, errlen, "%s: larger than %d bytes: not a study file", path, STUDY_MAX_BYTES);
+		snprintf(err, errlen, "%s: larger than %d bytes: not a study file", shown, STUDY_MAX_BYTES);
 		r = -EINVAL;
 	}
 	if (!r)

@@ -31,6 +31,7 @@
 #define STUDY_MAX_ROWS 32 /* of a table: configurations (or the rows key's values) and the host */
 #define STUDY_MAX_LINE 4096
 #define STUDY_MAX_BYTES (1 << 20)
+#define STUDY_MAX_OPTION_LINES 64 /* option and quick-option lines of an experiment */
 
 enum study_stat {
 	STUDY_MEAN,    /* the mean of the rounds' figures */
@@ -60,6 +61,15 @@ struct study_expect {
 	unsigned line;
 };
 
+/* An option or quick-option line: its words, options.v[first..first+n)
+ * (quick_options' when quick), so that what lab run's parser says of them
+ * names the line they came from. */
+struct study_optline {
+	unsigned line;
+	bool quick;
+	size_t first, n;
+};
+
 struct study_experiment {
 	char id[33];
 	char title[256];
@@ -69,6 +79,8 @@ struct study_experiment {
 	char suites[256];
 	struct strv options;  /* lab run's option words, as given */
 	struct strv quick_options; /* more of them under --quick, after options (the last value counts) */
+	struct study_optline optlines[STUDY_MAX_OPTION_LINES]; /* both kinds, in the file's order */
+	size_t noptlines;
 	char quick_skip[512]; /* "": --quick runs it; else why --quick leaves it out (--experiment ID runs it) */
 	unsigned rounds, boots;
 	unsigned quick_rounds; /* the rounds under --quick (quick-rounds; default: rounds) */
@@ -104,11 +116,17 @@ struct study {
  * "NAME:LINE: what is wrong", -ENOMEM. s is released either way on
  * failure. */
 int study_parse(const char *text, size_t len, const char *name, struct study *s, char *err, size_t errlen);
-/* Read and parse a file (at most STUDY_MAX_BYTES). */
+/* Read and parse a file (at most STUDY_MAX_BYTES). Only a regular file
+ * (or a link to one) is opened: anything else is refused before it is. */
 int study_load(const char *path, struct study *s, char *err, size_t errlen);
 void study_release(struct study *s);
 
 const char *study_stat_name(enum study_stat st);
+/* A study's text for a terminal: each control character and escape
+ * sequence's introducer (C0 but tab and newline, DEL, C1) and each byte that
+ * is not UTF-8 as \xNN, so that a title cannot drive the terminal that
+ * shows it; cut at an escape's or a character's edge to fit len. buf. */
+const char *study_escape(const char *s, char *buf, size_t len);
 /* The value the experiment's options give option name ("--NAME V" or
  * "--NAME=V"; the last one counts, as in lab run), or NULL. */
 const char *study_option_value(const struct study_experiment *e, const char *name);

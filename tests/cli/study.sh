@@ -105,7 +105,7 @@ printf '[study]\nformat = 1\ntitle = T\nsource = S\n\n[experiment a]\ntitle = A\
 	> "$T/opt.study"
 expect 2 "an option lab run refuses" "$VMB" lab study "$T/opt.study" --plan
 has "$T/err" "--disk.dir" "lab run's own message"
-has "$T/err" "opt.study:6: [experiment a]: lab run refuses its options" "and the experiment's line"
+has "$T/err" "opt.study:10: option --disk.dir ...: lab run refuses it" "and the option's line"
 printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --cpu.max-prime 1\ncolumn = cpu.prime events_per_s at threads=1\n' \
 	> "$T/range.study"
 expect 2 "an option's value out of range" "$VMB" lab study "$T/range.study" --plan
@@ -120,23 +120,149 @@ has "$T/err" "fifo.study: not a regular file" "says what it is not"
 expect 2 "a directory as the study" "$VMB" lab study "$SRC/studies/.." --plan
 has "$T/err" "not a regular file" "said the same way"
 expect 2 "a study that does not exist" "$VMB" lab study no-such-study --plan
-has "$T/err" "studies/no-such-study.study: No such file or directory" "names where it looked"
+has "$T/err" "no shipped study 'no-such-study'; the shipped studies ($SRC/studies): arm64-tcg, " "says so, and lists the shipped ones"
+expect 2 "a study file that does not exist" "$VMB" lab study "$T/no-such.study" --plan
+has "$T/err" "$T/no-such.study: No such file or directory" "names the path"
 expect 2 "lab study without a study" "$VMB" lab study --plan
 has "$T/err" "lab study needs a study" "says what it needs"
 expect 2 "--list with a study" "$VMB" lab study vbox-storage --list
 expect 2 "a run of a study lab run would refuse: stopped at the plan" "$VMB" lab study "$T/opt.study" --db "$T/none.db"
 check "before anything ran or was stored" test ! -e "$T/none.db"
-# what only lab run checks (a label the lab sets itself) refuses that
-# experiment when it starts, before it boots: the others are still tabled
+# a label the lab sets itself is refused by the plan, before anything runs
 printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --threads 1\noption = --label disk=mine\ncolumn = cpu.prime events_per_s\n[experiment b]\ntitle = B\nnot-run = why\n' \
-	> "$T/refused.study"
-expect 2 "an experiment lab run refuses as it starts" "$VMB" lab study "$T/refused.study" --db "$T/refused.db" \
-	-o "$T/refused.html"
+	> "$T/label.study"
+expect 2 "a label the lab sets itself: refused by the plan" "$VMB" lab study "$T/label.study" --db "$T/label.db" \
+	-o "$T/label.html"
 has "$T/err" "--label disk=mine: the lab sets the label disk itself" "lab run's own message"
-has "$T/out" "== [experiment a] A" "the refused experiment has its place"
-has "$T/out" "not run: lab run refused it here" "saying why it has no table"
-has "$T/out" "== [experiment b] B" "and the others theirs"
-check "the report is written all the same" test -s "$T/refused.html"
+has "$T/err" "label.study:5: [experiment a]: lab run refuses its options (above)" "and the experiment's line"
+check "before anything ran or was stored" test ! -e "$T/label.db" -a ! -e "$T/label.html"
+# what only this machine decides (a CPU it lets this process run on)
+# refuses that experiment when it starts, before it boots: the others are
+# still tabled
+if python3 -c 'import os, sys; sys.exit(1023 in os.sched_getaffinity(0))'; then
+	printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\ncommand = contend\nmatrix = accel=tcg\nsuites = cpu.prime\noption = --host-cpus 1023\ncolumn = cpu.prime events_per_s\n[experiment b]\ntitle = B\nnot-run = why\n' \
+		> "$T/refused.study"
+	expect 0 "the plan leaves this machine's CPUs to the run" "$VMB" lab study "$T/refused.study" --plan
+	expect 2 "an experiment lab contend refuses as it starts" "$VMB" lab study "$T/refused.study" --db "$T/refused.db" \
+		-o "$T/refused.html"
+	has "$T/err" "--host-cpus: CPU 1023 is not one this process may run on" "lab contend's own message"
+	has "$T/out" "== [experiment a] A" "the refused experiment has its place"
+	has "$T/out" "not run: lab run refused it here" "saying why it has no table"
+	has "$T/out" "== [experiment b] B" "and the others theirs"
+	check "the report is written all the same" test -s "$T/refused.html"
+else
+	skip "an experiment refused as it starts" "this process may run on CPU 1023"
+fi
+# A study file is input: its options may set nothing its own keys set, nor
+# where results go, nor what boots in the guests, nor lab study's own; each
+# refused at the plan, with its line and why
+study_with() { # study_with FILE LINE...: a run experiment with these lines
+	f=$1
+	shift
+	printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --threads 1\ncolumn = cpu.prime events_per_s\n' > "$f"
+	for l in "$@"; do printf '%s\n' "$l" >> "$f"; done
+}
+for c in "matrix|option = --matrix \"accel=tcg smp=1,2,3,4 mem=128M,256M,512M,1G disk=ide,nvme,virtio-blk,ahci\"" \
+	"matrix|option = --matrix accel=bogus" "suites|option = --suites disk" "rounds|option = --rounds 100" \
+	"boots|option = --boots 2" "baseline|option = --baseline none" "quick|option = --quick" \
+	"db|option = --db x.db" "output|option = --time 1 -o x.html" "output|quick-option = --output=x.html" \
+	"image-dir|option = --image-dir d" "cache|option = --cache d" "kernel|option = --kernel k" \
+	"busybox|option = --busybox b" "agent|option = --agent x86_64=/bin/true" "arch|option = --arch aarch64" \
+	"experiment|option = --experiment a" "verbose|option = --verbose" "label study=x|option = --label study=x" \
+	"label study_run=x|quick-option = --label study_run=x"; do
+	name=${c%%|*}
+	study_with "$T/own.study" "${c#*|}"
+	expect 2 "a study's option --$name: refused by the plan" "$VMB" lab study "$T/own.study" --plan
+	has "$T/err" "own.study:11: $(printf '%s' "${c#*|}" | cut -d' ' -f1) --$name" "names the line and the option"
+	lacks "$T/out" "1 configuration x" "and plans nothing"
+done
+study_with "$T/own.study" "option = --help"
+expect 2 "a study's --help: refused, not printed" "$VMB" lab study "$T/own.study" --plan
+has "$T/err" "own.study:11: option --help: a study may not give it" "says so at its line"
+lacks "$T/out" "usage:" "lab's help is not printed"
+study_with "$T/own.study" "option = --time 1 extra"
+expect 2 "a word of an option line that is no option's" "$VMB" lab study "$T/own.study" --plan
+has "$T/err" "own.study:11: option: 'extra' is no option of lab run's" "is refused, not dropped"
+study_with "$T/own.study" "option = --policy fair"
+expect 2 "a contend option in a run experiment: refused by the plan" "$VMB" lab study "$T/own.study" --plan
+has "$T/err" "--policy is an option of 'lab contend'" "lab run's own message"
+has "$T/err" "own.study:5: [experiment a]: lab run refuses its options (above)" "and the experiment's line"
+study_with "$T/own.study" "quick-option = --cpu.max-prime 1"
+expect 2 "a quick-option lab run refuses: refused by a plan without --quick too" "$VMB" lab study "$T/own.study" --plan
+has "$T/err" "own.study:11: quick-option --cpu.max-prime ...: lab run refuses it" "names the line"
+for c in "option = --rt-priority 99|--rt-priority 99 with --rt-threads all" "option = --load 50,50|--load '50,50': 50 is there twice" \
+	"option = --shares 1,1,1,2|--shares are the weights policy's" "option = --reserve 99|--reserve is the reservation policy's"; do
+	printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\ncommand = contend\nmatrix = accel=tcg\nsuites = cpu.prime\noption = --policy rt\n%s\ncolumn = cpu.prime events_per_s\n' \
+		"${c%%|*}" > "$T/contend.study"
+	expect 2 "lab contend's check of '${c%%|*}': at the plan" "$VMB" lab study "$T/contend.study" --plan
+	has "$T/err" "${c#*|}" "lab contend's own message"
+	has "$T/err" "contend.study:5: [experiment a]: lab contend refuses its options (above)" "and the experiment's line"
+done
+
+# A study's text reaches the terminal escaped: its plan, its run's tables,
+# its errors; and the report stays HTML-escaped
+esc=$(printf '\033')
+printf '[study]\nformat = 1\ntitle = T\033[31m <red>\nsource = S\033]0;title\007\n[experiment a]\ntitle = A\033[2J\nstand-in = \302\233 C1\nnot-run = needs\033[1m <hardware>\n' \
+	> "$T/esc.study"
+expect 0 "a study with escape sequences: planned" "$VMB" lab study "$T/esc.study" --plan
+has "$T/out" 'study esc: T\x1b[31m <red>' "the title's escape shown as text"
+has "$T/out" 'source: S\x1b]0;title\x07' "the source's"
+has "$T/out" '[experiment a] A\x1b[2J' "the experiment's title"
+has "$T/out" 'not run: needs\x1b[1m <hardware>' "the reason it is not run"
+lacks "$T/out" "$esc" "no escape byte reaches the terminal"
+expect 0 "a study with escape sequences: run (nothing to boot)" "$VMB" lab study "$T/esc.study" --db "$T/esc.db" -o "$T/esc.html"
+has "$T/out" '== [experiment a] A\x1b[2J' "its table's title"
+lacks "$T/out" "$esc" "no escape byte in the run's output"
+lacks "$T/err" "$esc" "nor in its messages"
+check "the report: HTML-escaped, and no control character" python3 - "$T/esc.html" <<'PY'
+import sys
+h = open(sys.argv[1], encoding="utf-8").read()
+assert "T\\x1b[31m &lt;red&gt;" in h, h
+assert "needs\\x1b[1m &lt;hardware&gt;" in h, h
+assert "\\xc2\\x9b C1" in h, h
+assert not any(ord(c) < 0x20 and c != "\n" or 0x7f <= ord(c) <= 0x9f for c in h), [c for c in h if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f]
+PY
+printf '[study]\nformat = 1\ntitle = T\nsource = S\nco\033[31mlour = red\n' > "$T/esckey.study"
+expect 2 "an unknown key with an escape sequence" "$VMB" lab study "$T/esckey.study" --plan
+has "$T/err" "esckey.study:5: unknown key 'co\\x1b[31mlour'" "echoed escaped"
+lacks "$T/err" "$esc" "no escape byte in the error"
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg\nsuites = cpu\noption = --label "k=\033[2J"\ncolumn = cpu.prime events_per_s at threads=1\n' > "$T/escopt.study"
+expect 2 "an option with a control character" "$VMB" lab study "$T/escopt.study" --plan
+has "$T/err" "escopt.study:9: option: a control character (byte 12 is 0x1b)" "refused at its line"
+lacks "$T/err" "$esc" "not echoed"
+
+# NAME is a shipped study, never a file of the current directory; a path
+# has a '/' or ends in .study
+mkdir -p "$T/cwd"
+printf 'not a study\n' > "$T/cwd/vbox-storage"
+expect 0 "a file named vbox-storage here: the shipped study is planned" sh -c 'cd "$1" && shift && exec "$@"' sh \
+	"$T/cwd" "$VMB" lab study vbox-storage --plan
+has "$T/out" "study vbox-storage: VirtualBox storage controllers" "the shipped one"
+cp "$SRC/studies/esx-nics.study" "$T/cwd/mine.study"
+expect 0 "NAME.study is a path, in the current directory" sh -c 'cd "$1" && shift && exec "$@"' sh \
+	"$T/cwd" "$VMB" lab study mine.study --plan
+has "$T/out" "study mine: " "the file's"
+expect 2 "a name near a shipped study's" "$VMB" lab study vbox-storag --plan
+has "$T/err" "no shipped study 'vbox-storag' (did you mean 'vbox-storage'?); the shipped studies ($SRC/studies): arm64-tcg, esx-nics, vbox-storage, vcpu-scheduling, vmware-virtualbox" "suggests it and lists them"
+# a device or a FIFO is refused before it is opened (opening /dev/ptmx makes
+# a terminal): the kernel says of each open of a file (inotify's IN_OPEN)
+expect 2 "/dev/ptmx as the study" "$VMB" lab study /dev/ptmx --plan
+has "$T/err" "/dev/ptmx: not a regular file" "refused as what it is"
+mkfifo "$T/watched.study"
+check "a FIFO is refused without being opened" python3 - "$T/watched.study" "$VMB" <<'PY'
+import ctypes, os, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+IN_OPEN, IN_NONBLOCK = 0x20, 0o4000
+fd = libc.inotify_init1(IN_NONBLOCK)
+assert fd >= 0 and libc.inotify_add_watch(fd, sys.argv[1].encode(), IN_OPEN) >= 0, ctypes.get_errno()
+r = subprocess.run([sys.argv[2], "lab", "study", sys.argv[1], "--plan"], capture_output=True, timeout=20)
+assert r.returncode == 2 and b"watched.study: not a regular file" in r.stderr, r
+try:
+    events = os.read(fd, 4096)
+except BlockingIOError:
+    events = b""
+assert not events, "the FIFO was opened"
+PY
 expect 2 "--plan is lab study's" "$VMB" lab run --matrix accel=tcg --plan
 has "$T/err" "--plan is an option of 'lab study'" "says whose"
 expect 2 "lab study --time: the study says how each experiment measures" "$VMB" lab study vbox-storage --plan --time 3

@@ -1,11 +1,14 @@
 /* Fuzz target: the study file's parser (src/lab/study.c) and what it
  * promises of what it accepts: every experiment either not run (with why)
  * or with a matrix, suites, a column, rounds and boots in range, each
- * expectation on a column that exists; a refusal says why, at a line. */
+ * expectation on a column that exists; a refusal says why, at a line, with
+ * nothing of the file that could drive a terminal (it is echoed escaped);
+ * each option line's words where the line says. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/core/str.h"
 #include "../../src/lab/study.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,6 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (study_parse((const char *)data, size, "f.study", &s, err, sizeof(err)) < 0) {
 		if (strncmp(err, "f.study:", 8) || s.nexp)
 			abort(); /* a refusal names the line, and keeps nothing */
+		if (str_find_control(err, strlen(err)) >= 0 || str_find_bad_utf8(err, strlen(err)) >= 0)
+			abort(); /* and echoes the file as text */
 		return 0;
 	}
 	if (s.format != STUDY_FORMAT || !*s.title || !*s.source || !s.nexp || s.nexp > STUDY_MAX_EXPERIMENTS)
@@ -29,6 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!*e->id || !*e->title || e->rounds < 1 || e->rounds > 100 || e->boots < 1 || e->boots > 100)
 			abort();
+		for (size_t k = 0; k < e->noptlines; k++) {
+			const struct study_optline *ol = &e->optlines[k];
+			const struct strv *w = ol->quick ? &e->quick_options : &e->options;
+
+			if (!ol->n || ol->first + ol->n > w->n || strncmp(w->v[ol->first], "--", 2) ||
+			    str_find_control(w->v[ol->first], strlen(w->v[ol->first])) >= 0)
+				abort();
+		}
 		if (*e->not_run)
 			continue;
 		if (!*e->matrix || !*e->suites || !e->ncolumns || !e->nconfigs)

@@ -66,6 +66,13 @@ static void a_whole_study(void **state)
 	assert_int_equal(e->options.n, 4);
 	assert_string_equal(e->options.v[0], "--disk.iodepth");
 	assert_string_equal(e->options.v[3], "who=a b");
+	/* each line's words, at its line: what lab run's parser says of them names it */
+	assert_int_equal(e->noptlines, 2);
+	assert_int_equal(e->optlines[0].line, 16);
+	assert_int_equal(e->optlines[1].line, 17);
+	assert_int_equal(e->optlines[1].first, 2);
+	assert_int_equal(e->optlines[1].n, 2);
+	assert_false(e->optlines[1].quick);
 	assert_int_equal(e->ncolumns, 3);
 	assert_string_equal(e->columns[0].test, "disk.randread");
 	assert_string_equal(e->columns[0].at, "iodepth=32");
@@ -169,6 +176,15 @@ static void errors_name_the_line(void **state)
 		{ HEAD EXP "column = disk.randread iops\nquick-rounds = 2\nquick-rounds = 2\n", "x.study:12: quick-rounds given twice" },
 		{ HEAD EXP "column = disk.randread iops\nquick-option = disk.bs 4k\n", "x.study:11: quick-option = --NAME [VALUE]" },
 		{ HEAD EXP "column = disk.randread iops\nquick-skip = a\nquick-skip = b\n", "x.study:12: quick-skip given twice" },
+		/* what the file says is echoed escaped: it would drive the terminal */
+		{ HEAD "co\033[31mlour = red\n", "x.study:5: unknown key 'co\\x1b[31mlour' in [study]" },
+		{ HEAD "[experiment a\302\233]\n", "x.study:5: experiment 'a\\xc2\\x9b': an id is" },
+		/* lab run's words are text: a control character in them is refused */
+		{ HEAD EXP "column = disk.randread iops\noption = --label k=\033[2J\n", "x.study:11: option: a control character (byte 11 is 0x1b)" },
+		{ HEAD EXP "column = disk.randread iops\nquick-option = --label k=\rx\n", "x.study:11: quick-option: a control character (byte 11 is 0x0d)" },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\033\n", "x.study:7: matrix: a control character (byte 10 is 0x1b)" },
+		/* labels, documents and the report are UTF-8 */
+		{ HEAD "description = M\xfcller\n", "x.study:5: not UTF-8 (byte 16 of the line is 0xfc)" },
 	};
 	char err[1200];
 
@@ -252,6 +268,33 @@ static void hostile_bytes(void **state)
 	study_release(&st);
 }
 
+/* A study's text for a terminal: controls and bytes that are not UTF-8 as
+ * \xNN, characters whole, cut at an edge to fit. */
+static void escaping(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{ "plain <text> & tab\t", 64, "plain <text> & tab\t" },
+		{ "a\033[31mb\007", 64, "a\\x1b[31mb\\x07" },
+		{ "del\177 csi\302\233", 64, "del\\x7f csi\\xc2\\x9b" },
+		{ "\303\274ber M\374ller \342\202", 64, "\303\274ber M\\xfcller \\xe2\\x82" },
+		{ "ab\033", 6, "ab" },                 /* \x1b does not fit: not cut in two */
+		{ "ab\303\274c", 4, "ab" },            /* nor a character */
+		{ "", 1, "" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		study_escape(cases[i].in, buf, cases[i].len);
+		if (strcmp(buf, cases[i].want))
+			fail_msg("case %zu: got '%s', expected '%s'", i, buf, cases[i].want);
+	}
+}
+
 /* What is not a study file is refused at once: a FIFO (whose open would
  * wait for a writer forever), a device, a directory; a byte-order mark
  * before the text is no error. */
@@ -270,6 +313,10 @@ static void files_that_are_not_studies(void **state)
 	assert_non_null(strstr(err, "not a regular file"));
 	assert_int_equal(study_load("/dev/zero", &st, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "/dev/zero: not a regular file"));
+	/* looked at before it is opened: a FIFO no one may open is still a FIFO */
+	assert_int_equal(chmod(fifo, 0), 0);
+	assert_int_equal(study_load(fifo, &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
 	assert_int_equal(study_load(dir, &st, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not a regular file"));
 	assert_int_equal(study_load("/nonexistent/x.study", &st, err, sizeof(err)), -ENOENT);
@@ -514,7 +561,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(quick_rounds), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
-		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies),
+		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies), cmocka_unit_test(escaping),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
 		cmocka_unit_test(a_table_from_documents),
 	};
