@@ -22,15 +22,13 @@
  * stops the guest: QMP's run state "internal-error") */
 static const char *const kvm_error_marks[] = { "KVM internal error", "KVM: entry failed" };
 
-/* The line at s, at most max bytes of it, escaped, appended to words. */
+/* The line at s, escaped, at most max bytes of it escaped, appended to words. */
 static void append_line(char *words, size_t len, size_t *off, const char *sep, const char *s, size_t max)
 {
-	char quoted[400];
+	char quoted[256];
 	size_t n = strcspn(s, "\n");
 
-	if (n > max)
-		n = max;
-	proto_quote(quoted, sizeof(quoted), s, n);
+	proto_quote(quoted, max < sizeof(quoted) ? max + 1 : sizeof(quoted), s, n);
 	str_appendf(words, len, off, "%s%s", sep, quoted);
 }
 
