@@ -1,13 +1,16 @@
 /* vmbench info: the environment fingerprint, as JSON or as "key  value"
  * lines for a person (no raw JSON in them, counts with their plurals,
  * control characters of probed strings escaped). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../lab/kvmguest.h"
 #include "../probe/probe.h"
 #include "../core/str.h"
+#include "../core/sys.h"
 #include "../core/banned.h"
 
 const struct vmb_opt info_opts[] = {
@@ -118,6 +121,39 @@ static void print_kvm(FILE *f, const json_t *fp)
 				: vmx && svm ? "vmx, svm" : vmx ? "vmx" : svm ? "svm" : "none");
 	(void)probe_kvm_describe(json_object_get(fp, "kvm"), buf, sizeof(buf));
 	line(f, "/dev/kvm", buf);
+}
+
+/* Whether a guest runs under this machine's KVM: a /dev/kvm may create VMs
+ * and still stop every guest ("KVM internal error"). Booting one takes
+ * seconds, too long for info: the lab's last verdict (kvmguest.h), or how
+ * to get one. This machine's only (root "/"): a recorded tree has none. */
+static void print_kvm_guests(FILE *f, const json_t *fp, const char *root)
+{
+	struct lab_kvm_verdict v;
+	bool this_boot = false;
+	char buf[700], when[40];
+	int r;
+
+	if (strcmp(root, "/"))
+		return;
+	r = lab_kvm_verdict_load(&v, &this_boot);
+	if (r < 0 && !json_is_true(json_object_get(json_object_get(fp, "kvm"), "creates_vm")))
+		return;
+	if (r < 0) {
+		snprintf(buf, sizeof(buf), "not checked%s: 'vmbench lab run --matrix accel=kvm --suites boot' boots one "
+			 "(creating a VM is not running a guest)", r == -EINVAL ? " (the lab's last verdict is unreadable)" : "");
+		line(f, "KVM guests", buf);
+		return;
+	}
+	format_utc((double)v.when, when, sizeof(when));
+	if (v.runs)
+		snprintf(buf, sizeof(buf), "run: a lab guest said HELLO under KVM at %s%s", when,
+			 this_boot ? "" : ", in an earlier boot of this machine");
+	else
+		snprintf(buf, sizeof(buf), "fail: QEMU stopped a lab guest under KVM at %s%s%s%s; accel=tcg emulates guests "
+			 "(accel=auto moves to it)", when, this_boot ? "" : " (in an earlier boot of this machine)", *v.reason ? ": " : "",
+			 v.reason);
+	line(f, "KVM guests", buf);
 }
 
 /* "48 KiB", "1.25 MiB" */
@@ -247,13 +283,14 @@ static void print_devices(FILE *f, const json_t *fp)
 	}
 }
 
-static void print_fingerprint(FILE *f, const json_t *fp)
+static void print_fingerprint(FILE *f, const json_t *fp, const char *root)
 {
 	line(f, "host", jstr(fp, "hostname"));
 	line(f, "arch", jstr(fp, "arch"));
 	line(f, "kernel", jstr(json_object_get(fp, "kernel"), "release"));
 	print_hypervisor(f, fp);
 	print_kvm(f, fp);
+	print_kvm_guests(f, fp, root);
 	line(f, "container", jstr(json_object_get(fp, "container"), "type"));
 	print_cpu(f, fp);
 	print_memory(f, fp);
@@ -302,7 +339,7 @@ static int cmd_info(const struct vmb_cmd *self, int argc, char **argv)
 			goto out;
 		}
 	} else {
-		print_fingerprint(stdout, fp);
+		print_fingerprint(stdout, fp, root);
 	}
 	ret = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
 out:

@@ -512,6 +512,7 @@ struct lab {
 	 * first boot, but for what only this machine decides (its CPUs, a
 	 * configuration it cannot run); nothing opened, nothing booted */
 	bool check_only;
+	char accel_note[320];         /* accel=auto: why TCG was used */
 };
 
 /* The label that says which lab session a result belongs to (the
@@ -663,16 +664,19 @@ static const char *lab_image(struct lab *l, const char *name, const struct lab_c
 }
 
 /* accel=auto: KVM could not boot a guest on this machine, found once per
- * process: a study's experiments (each a lab run of this process) do not
- * wait out the 15 s of a KVM boot that cannot work again and again. */
+ * process, and why: a study's experiments (each a lab run of this process)
+ * do not wait out a KVM boot that cannot work again and again. */
 static bool kvm_failed_here;
+static char kvm_failed_note[700];
 
-/* accel=auto: TCG for another architecture; KVM when /dev/kvm opens and no
- * guest failed under it yet. *note says why TCG was used. */
-static void resolve_accel(const struct lab *l, struct lab_config *c, bool native, const char **note)
+static bool kvm_usable(struct lab *l);
+
+/* accel=auto: TCG for another architecture; KVM when /dev/kvm creates VMs
+ * (as accel=kvm asks it, kvm_usable) and no guest failed under it yet.
+ * *note says why TCG was used. */
+static void resolve_accel(struct lab *l, struct lab_config *c, bool native, const char **note)
 {
-	bool failed;
-	int fd;
+	bool failed, kvm;
 
 	*note = NULL;
 	if (strcmp(c->v[LAB_ACCEL], "auto"))
@@ -683,13 +687,14 @@ static void resolve_accel(const struct lab *l, struct lab_config *c, bool native
 		return;
 	}
 	failed = l->kvm_failed || kvm_failed_here;
-	fd = failed ? -1 : open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "%s", fd >= 0 ? "kvm" : "tcg");
-	if (fd >= 0)
-		close(fd);
-	else
-		*note = failed ? "accel=auto: KVM could not boot the guest here, TCG used"
-				      : "accel=auto: /dev/kvm cannot be opened, TCG used";
+	kvm = !failed && kvm_usable(l);
+	snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "%s", kvm ? "kvm" : "tcg");
+	if (failed) {
+		*note = kvm_failed_note;
+	} else if (!kvm) {
+		snprintf(l->accel_note, sizeof(l->accel_note), "accel=auto: /dev/kvm is %s, TCG used", l->kvm_why);
+		*note = l->accel_note;
+	}
 }
 
 static int boot_config(const struct lab *l, const struct lab_config *c, const char *image_dir, int hello_timeout_ms,
@@ -716,11 +721,14 @@ static int boot_try(struct lab *l, struct lab_config *c, const char *image, cons
 	r = boot_config(l, c, image, autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && timeout_ms > 15000 ? 15000 : timeout_ms,
 			doc, f, err, errlen);
 	if (r < 0 && autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && !vmb_stop_requested()) {
-		/* KVM present but not able to run this guest (a nested host, say): TCG */
-		log_info("%s: KVM did not boot the guest (%.200s); using TCG from now on", name, err);
+		/* KVM present but not able to run this guest (a nested host, say):
+		 * TCG, at once when QEMU stopped the guest for good (f->final) */
+		log_info("%s: KVM did not boot the guest (%.400s); using TCG from now on", name, err);
 		l->kvm_failed = kvm_failed_here = true;
+		snprintf(kvm_failed_note, sizeof(kvm_failed_note), "accel=auto: KVM could not boot the guest here (%.400s), "
+			 "TCG used", err);
 		snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "tcg");
-		*note = "accel=auto: KVM could not boot the guest here, TCG used";
+		*note = kvm_failed_note;
 		lab_failure_release(f);
 		r = boot_config(l, c, image, timeout_ms, doc, f, err, errlen);
 	}
@@ -767,6 +775,7 @@ static int boot_tries(struct lab *l, struct lab_config *c, const char *image, co
 
 	for (unsigned t = 1; t <= tries && !vmb_stop_requested(); t++) {
 		struct lab_failure f;
+		bool final;
 
 		if (t == 1)
 			log_info("%s: booting (%s)", name, c->v[LAB_ACCEL]);
@@ -777,9 +786,16 @@ static int boot_tries(struct lab *l, struct lab_config *c, const char *image, co
 		r = boot_try(l, c, image, name, note, doc, &f, err, errlen);
 		if (r < 0 && r != -EOPNOTSUPP && !vmb_stop_requested())
 			lab_failed_try(l, name, t, tries, &f, err);
+		final = f.final;
 		lab_failure_release(&f);
 		if (r == 0 || r == -EOPNOTSUPP)
 			break;
+		/* QEMU stopped the guest for good: another try fails the same way */
+		if (final && t < tries && !vmb_stop_requested()) {
+			log_error("%s: not booted again (--retries %u): QEMU stopped the guest for good, and a new boot of "
+				  "the same configuration stops the same way", name, tries - 1);
+			break;
+		}
 	}
 	for (size_t i = first; i < json_array_size(l->failures); i++) {
 		json_t *rec = json_array_get(l->failures, i), *marker;

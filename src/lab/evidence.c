@@ -13,16 +13,27 @@
 #include "../core/util.h"
 #include "../core/banned.h"
 
-void lab_evidence_init(struct lab_evidence *e)
+int lab_state_dir(char *buf, size_t len)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 
-	memset(e, 0, sizeof(*e));
 	/* logs are state (XDG): not a cache that may be cleaned, not the data of the store */
 	if (xdg && *xdg == '/')
-		snprintf(e->base, sizeof(e->base), "%s/vmbench/lab-failures", xdg);
+		snprintf(buf, len, "%s/vmbench", xdg);
 	else if (home && *home == '/')
-		snprintf(e->base, sizeof(e->base), "%s/.local/state/vmbench/lab-failures", home);
+		snprintf(buf, len, "%s/.local/state/vmbench", home);
+	else
+		return -ENOENT;
+	return 0;
+}
+
+void lab_evidence_init(struct lab_evidence *e)
+{
+	char dir[4000];
+
+	memset(e, 0, sizeof(*e));
+	if (lab_state_dir(dir, sizeof(dir)) == 0)
+		snprintf(e->base, sizeof(e->base), "%s/lab-failures", dir);
 }
 
 /* This run's directory, new: lab-DATE-TIME (UTC), numbered when two runs

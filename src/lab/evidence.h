@@ -20,6 +20,10 @@ struct lab_evidence {
 };
 
 void lab_evidence_init(struct lab_evidence *e);
+/* vmbench's state directory, where the lab keeps what it found out
+ * ($XDG_STATE_HOME/vmbench, else $HOME/.local/state/vmbench): 0, or
+ * -ENOENT when neither variable gives an absolute path. */
+int lab_state_dir(char *buf, size_t len);
 
 /* Keep f's console and QEMU output of a failed try of configuration name
  * in new files of e's directory (made at the first failure), and return the

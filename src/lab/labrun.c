@@ -28,6 +28,7 @@
 #include "vmops.h"
 #include "labnet.h"
 #include "fs.h"
+#include "kvmguest.h"
 #include "labrun.h"
 #include "mirror.h"
 #include "modules.h"
@@ -159,6 +160,12 @@ static void qemu_last_words(const char *log, char *buf, size_t len)
 	buf[0] = '\0';
 	if (read_file(log, &text) < 0)
 		return;
+	/* KVM's error, not the register dump after it */
+	if (len > 2 && lab_kvm_error_words(text, buf + 2, len - 2)) {
+		memcpy(buf, ": ", 2);
+		free(text);
+		return;
+	}
 	last = strrchr(text, '\n');
 	last = last ? last + 1 : text;
 	if (*last)
@@ -215,6 +222,11 @@ struct boot {
 	unsigned vcpu_threads;            /* host threads running the vCPUs (QMP), 0: not known */
 	pid_t share_pid;                  /* a share's virtiofsd, while it runs */
 	char step[96];                    /* what is being done: "boot", "run disk", ... */
+	/* while HELLO is awaited: whether QEMU stopped the guest for good */
+	struct qmp watch;                 /* QMP, connected at the first look (fd -1: not connected) */
+	bool watch_tried;                 /* its connection was tried */
+	double watch_next;                /* when to look again, s after t0 */
+	bool final;                       /* the boot failed for good: booting it again cannot help */
 };
 
 /* The SSH connection being tried, closed; the next try after delay s. */
@@ -423,10 +435,72 @@ static int await_ssh(struct boot *b, uint64_t t0, uint64_t deadline, const struc
 	return 0;
 }
 
+/* Whether QEMU has stopped the guest for good before HELLO, looked at
+ * every quarter second: its run state as QMP's query-status gives it
+ * ("internal-error" when KVM could not run the guest, "guest-panicked"),
+ * over a connection held while HELLO is awaited, with QEMU's own words
+ * from its log; where QMP cannot be asked, the log's KVM error alone.
+ * -ENOEXEC with why in err and b->final set, else 0. */
+static int stopped_for_good(struct boot *b, double now, char *err, size_t errlen)
+{
+	char state[32] = "", words[400] = "", *log = NULL;
+	bool kvm;
+
+	if (now < b->watch_next)
+		return 0;
+	b->watch_next = now + 0.25;
+	if (!b->watch_tried) {
+		b->watch_tried = true;
+		if (qmp_connect(&b->watch, b->qmp, 2000) < 0)
+			qmp_close(&b->watch);
+	}
+	if (b->watch.fd >= 0 && qmp_run_state(&b->watch, 2000, state, sizeof(state)) < 0) {
+		qmp_close(&b->watch); /* not asked again: the log is read instead */
+		state[0] = '\0';
+	}
+	if (*state && !qmp_state_final(state))
+		return 0;
+	kvm = read_file(b->qemu_log, &log) == 0 && lab_kvm_error_words(log, words, sizeof(words));
+	free(log);
+	if (!*state && (b->watch.fd >= 0 || !kvm))
+		return 0;
+	b->final = true;
+	if (!*state)
+		snprintf(state, sizeof(state), "not asked");
+	return errf(err, errlen, -ENOEXEC, "QEMU stopped the guest for good before it said HELLO (run state %s)%s%s%s",
+		    state, kvm ? ": " : "", words, kvm && !strcmp(b->c->v[LAB_ACCEL], "kvm") ?
+		    "; this machine's KVM cannot run the guest (accel=tcg emulates it)" : "");
+}
+
+static int await_hello_loop(struct boot *b, uint64_t t0, uint64_t deadline, const struct lab_run_opts *o, char *err,
+			    size_t errlen);
+
 /* HELLO on the agent channel, watching the console meanwhile for the
- * earlier phases; times are seconds after t0. */
+ * earlier phases and QEMU for a guest stopped for good; times are seconds
+ * after t0. */
 static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const struct lab_run_opts *o, char *err,
 		       size_t errlen)
+{
+	int r;
+
+	b->watch_tried = false;
+	b->watch_next = 0;
+	r = await_hello_loop(b, t0, deadline, o, err, errlen);
+	/* QMP takes one client at a time: the lab's next one is another */
+	qmp_close(&b->watch);
+	/* a guest that ran under KVM, or that KVM stopped: what `vmbench info` says */
+	if (!strcmp(b->c->v[LAB_ACCEL], "kvm") && (r == 0 || b->final)) {
+		char why[400] = "";
+
+		if (b->final)
+			qemu_last_words(b->qemu_log, why, sizeof(why));
+		(void)lab_kvm_verdict_save(r == 0, *why ? why + 2 : NULL);
+	}
+	return r;
+}
+
+static int await_hello_loop(struct boot *b, uint64_t t0, uint64_t deadline, const struct lab_run_opts *o, char *err,
+			    size_t errlen)
 {
 	char words[320];
 	unsigned drawn = 0;
@@ -468,6 +542,8 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		}
 		if (r == -EPIPE)
 			return errf(err, errlen, -EPIPE, "the guest closed its agent channel before it said HELLO");
+		if (stopped_for_good(b, now, err, errlen) < 0)
+			return -ENOEXEC;
 		if (clock_ns() > deadline || vmb_stop_requested())
 			return errf(err, errlen, -ETIMEDOUT, "the guest did not say HELLO within %g s (--hello-timeout)",
 				    o->hello_timeout_ms / 1e3);
@@ -520,6 +596,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
 	b->ssh_fd = -1;
+	b->watch.fd = -1;
 	b->c = c;
 	snprintf(b->step, sizeof(b->step), "prepare");
 	if (!tmp || !*tmp || strlen(tmp) > 80)
@@ -1970,6 +2047,7 @@ void lab_failure_release(struct lab_failure *f)
 static void boot_evidence(const struct boot *b, struct lab_failure *f)
 {
 	snprintf(f->step, sizeof(f->step), "%s", b->step);
+	f->final = b->final;
 	if (!b->dir_made)
 		return;
 	if (read_file(b->console, &f->console) < 0)

@@ -38,6 +38,7 @@ struct lab_run_opts {
 struct lab_failure {
 	char step[96];
 	char *console, *qemu_log;
+	bool final; /* QEMU stopped the guest for good (KVM could not run it): booting again cannot help */
 };
 void lab_failure_release(struct lab_failure *f);
 

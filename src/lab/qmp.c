@@ -211,6 +211,43 @@ int qmp_balloon_actual(struct qmp *q, int timeout_ms, uint64_t *actual)
 	return r;
 }
 
+int qmp_parse_status(struct qmp *q, const json_t *ret, char *status, size_t len)
+{
+	const char *s = json_string_value(json_object_get(ret, "status"));
+	size_t n = s ? strlen(s) : 0;
+
+	if (!n || n > 31 || n >= len || strspn(s, "abcdefghijklmnopqrstuvwxyz-") != n) {
+		snprintf(q->err, sizeof(q->err), "QMP query-status: no run state (a word of lowercase letters and "
+			 "hyphens)");
+		return -EPROTO;
+	}
+	memcpy(status, s, n + 1);
+	return 0;
+}
+
+int qmp_run_state(struct qmp *q, int timeout_ms, char *status, size_t len)
+{
+	json_t *ret = NULL;
+	int r = qmp_execute(q, "query-status", NULL, timeout_ms, &ret);
+
+	if (r == 0)
+		r = qmp_parse_status(q, ret, status, len);
+	json_decref(ret);
+	return r;
+}
+
+/* QEMU's run states after which the guest does not run again by itself
+ * (a paused or shut down guest is the lab's own doing, or QEMU exits) */
+static const char *const final_states[] = { "internal-error", "guest-panicked" };
+
+bool qmp_state_final(const char *status)
+{
+	for (size_t i = 0; i < sizeof(final_states) / sizeof(final_states[0]); i++)
+		if (!strcmp(status, final_states[i]))
+			return true;
+	return false;
+}
+
 /* A figure of query-migrate: absent is -1, else a number in [0, max] */
 static int migrate_figure(const json_t *o, const char *name, double max, double *out)
 {

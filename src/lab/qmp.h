@@ -5,6 +5,7 @@
 #define VMB_QMP_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,14 @@ int qmp_balloon_actual(struct qmp *q, int timeout_ms, uint64_t *actual);
  * meanwhile, which no command awaits, is an error (-EPROTO). */
 int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms);
 
+/* query-status: QEMU's run state of the guest ("running", "paused",
+ * "internal-error", ...: a word of QEMU's RunState) in status. */
+int qmp_run_state(struct qmp *q, int timeout_ms, char *status, size_t len);
+/* Whether QEMU has stopped the guest in run state status for good: no
+ * command of the lab's makes it run again ("internal-error": KVM could not
+ * run it; "guest-panicked": its kernel panicked). */
+bool qmp_state_final(const char *status);
+
 /* query-migrate's return, on either side of a migration: its status (a
  * word of QEMU's MigrationStatus) and the figures it gives by then, each
  * validated; -1 for one it does not give (yet). */
@@ -62,6 +71,9 @@ int qmp_result(struct qmp *q, const char *cmd, json_t *msg, json_t **ret);
 int qmp_parse_vcpus(struct qmp *q, const json_t *cpus, int **tids, size_t *n);
 /* query-balloon's return: its "actual", bytes from 1 to 2^50. */
 int qmp_parse_balloon(struct qmp *q, const json_t *ret, uint64_t *actual);
+/* query-status's return: its status, a word of lowercase letters and
+ * hyphens of at most 31 characters, in status (written on success only). */
+int qmp_parse_status(struct qmp *q, const json_t *ret, char *status, size_t len);
 /* query-migrate's return: -EPROTO for an unknown status or a figure out of
  * its range (times up to 10^9 ms, bytes up to 2^60, counts up to 10^9). */
 int qmp_parse_migrate(struct qmp *q, const json_t *ret, struct qmp_migration *m);

@@ -59,6 +59,22 @@ assert k["probed"] == "live", k
 assert k["device"] == os.path.exists("/dev/kvm"), k
 assert not k["creates_vm"] or (k["opens"] and k["api_version"] == 12), k' "$T/out"
 
+# whether a guest runs under this KVM: the lab's last verdict (kvmguest.h),
+# whatever this host's /dev/kvm is; a recorded tree has none
+mkdir -p "$T/.local/state/vmbench"
+printf 'verdict=runs\nreason=\nwhen=1796529392\nboot_id=0000\n' >"$T/.local/state/vmbench/kvm-guests"
+expect 0 "info with the lab's verdict from an earlier boot" "$VMB" info
+has "$T/out" "KVM guests             run: a lab guest said HELLO under KVM at 2026-12-06T03:56:32Z, in an earlier boot of this machine" \
+	"the verdict, when, and that it is from an earlier boot"
+expect 0 "info --root: another machine" "$VMB" info --root "$FX/vmware"
+lacks "$T/out" "KVM guests" "no verdict for a recorded tree"
+printf 'verdict=fails\nreason=KVM internal error. Suberror: 1\\x1b[2J\nwhen=1796529392\nboot_id=%s\n' \
+	"$(cat /proc/sys/kernel/random/boot_id)" >"$T/.local/state/vmbench/kvm-guests"
+expect 0 "info with a failed verdict of this boot" "$VMB" info
+has "$T/out" "KVM guests             fail: QEMU stopped a lab guest under KVM at 2026-12-06T03:56:32Z: KVM internal error. Suberror: 1\x1b[2J; accel=tcg emulates guests" \
+	"QEMU's words as kept, escaped"
+rm -r "$T/.local/state/vmbench"
+
 # hostile trees: non-UTF-8 strings, FIFOs where files should be
 expect 0 "info on non-UTF-8 strings" "$VMB" info --json --root "$FX/odd-values"
 has "$T/out" '"hostname": "caf\\xe9-\\xff\\xfe"' "invalid bytes escaped"

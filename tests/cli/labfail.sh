@@ -7,7 +7,8 @@
 # configuration with fewer runs says so; nothing else is left behind. And
 # accel=kvm without a usable /dev/kvm is skipped before any boot, with the
 # probe's reason, whatever this host's /dev/kvm is (a recorded machine for
-# the test build, vmbench-inject).
+# the test build, vmbench-inject); a /dev/kvm that creates VMs but whose
+# guests QEMU stops (a fake QEMU) is said in QEMU's words and not retried.
 #   labfail.sh VMBENCH SRC VMBENCH-INJECT boot|noboot
 # The guests boot in the plain build only ("boot"): under ASan the agent
 # in a TCG guest costs too much of `make test`.
@@ -90,6 +91,81 @@ has "$T/out" "(lab failure)" "marked as a lab failure"
 expect 2 "a selector that only the marker matches: no run (it measured nothing)" "$VMB" compare only=marker t=fx \
 	--db "$T/fx.db"
 has "$T/err" "no stored run has the labels only=marker" "says so"
+
+# A /dev/kvm that creates VMs but whose guests fail (issue 41), whatever
+# this host's /dev/kvm is: the test build's recorded machine says that it
+# creates VMs, and a fake QEMU (tests/cli/fake_kvm_qemu.py, first on PATH)
+# stops every KVM guest as QEMU does on such a host, with "KVM internal
+# error" on stderr and QMP's run state internal-error. No guest boots: it
+# runs in both builds. The lab says so at the first look, in QEMU's words,
+# boots it once whatever --retries says, keeps the evidence, remembers the
+# verdict for `vmbench info`; accel=auto moves to TCG at once (a real TCG
+# guest in the plain build, the fake's refusal in the ASan one).
+if [ ! -x /bin/busybox ] || [ "$(uname -m)" != x86_64 ]; then
+	skip "a KVM whose guests fail" "an x86_64 host with busybox-static is needed for the lab's image (scripts/deps.sh test)"
+else
+	shared_images x86_64
+	mkdir -p "$T/badkvm" "$T/fakebin"
+	printf 'present=1\nopens=1\napi_version=12\ncreates_vm=1\n' >"$T/badkvm/.kvm"
+	ln -s "$SRC/tests/cli/fake_kvm_qemu.py" "$T/fakebin/qemu-system-x86_64"
+	expect 0 "info before any lab boot under KVM" "$VMB" info
+	lacks "$T/out" "KVM guests             fail" "no verdict yet"
+	rm -rf "$kept"
+	# a hang guard, not a speed: the bound the lab would wait out before the fix
+	expect 1 "accel=kvm whose guest QEMU stops: --retries 2" env VMBENCH_TEST_MACHINE="$T/badkvm" \
+		PATH="$T/fakebin:$PATH" FAKE_QEMU_BOOTS="$T/kvm.boots" "$INJ" lab run --matrix accel=kvm --suites cpu.prime \
+		--quick --retries 2 --hello-timeout 20 --baseline none --cache "$cache" --image-dir "$T/imgs" \
+		--db "$T/badkvm.db" -o "$T/badkvm.html"
+	has "$T/err" "accel=kvm: boot failed (round 1, try 1 of 3): QEMU stopped the guest for good before it said HELLO (run state internal-error): KVM internal error. Suberror: 1; emulation failure; this machine's KVM cannot run the guest (accel=tcg emulates it)" \
+		"said with the run state and QEMU's own words"
+	lacks "$T/err" "did not say HELLO within" "not after the --hello-timeout"
+	has "$T/err" "accel=kvm: not booted again (--retries 2): QEMU stopped the guest for good" "--retries does not boot it again"
+	lacks "$T/err" "booting again" "no second try"
+	check "QEMU was started once" test "$(cat "$T/kvm.boots")" = kvm
+	has "$T/out" "accel=kvm, round 1, try 1 of 3: boot failed, round failed: QEMU stopped the guest for good" \
+		"listed among the failed boots"
+	check "QEMU's output and the console kept, as for any failure" python3 - "$kept" <<'PY'
+import glob, sys
+kept = sys.argv[1]
+qemu = glob.glob(f"{kept}/lab-*/accel=kvm.round1.try1.qemu.log")
+console = glob.glob(f"{kept}/lab-*/accel=kvm.round1.try1.console.log")
+assert len(qemu) == 1 and len(console) == 1, glob.glob(f"{kept}/*/*")
+assert "KVM internal error. Suberror: 1" in open(qemu[0]).read()
+assert "Memory: 207548K" in open(console[0]).read()
+PY
+	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
+	check "no work directory is left" test -z "$(ls -A "$TMPDIR")"
+	expect 0 "info after it" "$VMB" info
+	has "$T/out" "KVM guests             fail: QEMU stopped a lab guest under KVM at" "info says a guest does not run under this KVM"
+	has "$T/out" "KVM internal error. Suberror: 1; emulation failure; accel=tcg emulates guests" "in QEMU's words"
+	# accel=auto: TCG at once, the reason in the document
+	tcg=fail
+	[ "$BOOT" = boot ] && command -v qemu-system-x86_64 >/dev/null 2>&1 && tcg=real
+	rm -f "$T/auto.boots"
+	env VMBENCH_TEST_MACHINE="$T/badkvm" PATH="$T/fakebin:$PATH" FAKE_QEMU_BOOTS="$T/auto.boots" FAKE_QEMU_TCG=$tcg \
+		"$INJ" lab run --matrix accel=auto --suites cpu.prime --quick --boots 1 --retries 0 --hello-timeout 20 --baseline none \
+		--cache "$cache" --image-dir "$T/imgs" --db "$T/auto.db" -o "$T/auto.html" >"$T/out" 2>"$T/err" </dev/null
+	has "$T/err" "accel=auto: KVM did not boot the guest (QEMU stopped the guest for good before it said HELLO (run state internal-error): KVM internal error. Suberror: 1; emulation failure" \
+		"accel=auto: KVM's failure said in QEMU's words"
+	has "$T/err" "using TCG from now on" "and TCG used"
+	check "accel=auto booted KVM once, then TCG" test "$(cat "$T/auto.boots" | tr '\n' ' ')" = "kvm tcg "
+	if [ "$tcg" = real ]; then
+		check "accel=auto: the run under TCG records why" python3 - "$T/auto.db" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")]
+assert len(docs) == 1 and "lab_failure" not in docs[0], [d.get("lab_failure") for d in docs]
+d = docs[0]
+assert d["labels"]["accel"] == "tcg", d["labels"]
+assert "accel=auto: KVM could not boot the guest here (QEMU stopped the guest for good" in d["lab_note"], d["lab_note"]
+assert "KVM internal error. Suberror: 1; emulation failure" in d["lab_note"], d["lab_note"]
+PY
+	else
+		has "$T/err" "accel=auto: boot failed (round 1, try 1 of 1): QEMU exited at once (status 1: fake qemu: TCG is not run here" \
+			"the TCG boot is the fake's (no guest in this build)"
+	fi
+	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
+	rm -rf "$kept"
+fi
 
 if [ "$BOOT" != boot ]; then
 	skip "failing guests" "the guests boot in the plain build only (an ASan agent under TCG)"

@@ -1,6 +1,7 @@
 /* Fuzz target: QMP replies as QEMU sends them, one JSON object a line:
  * events, errors, returns, a query-cpus-fast return's thread ids and a
- * query-balloon return's size and a query-migrate return's figures. */
+ * query-balloon return's size, a query-migrate return's figures and a
+ * query-status return's run state. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		json_incref(msg); /* for the second reading, as query-balloon's */
 		json_incref(msg); /* and the third, as query-migrate's */
+		json_incref(msg); /* and the fourth, as query-status's */
 		if (qmp_result(&q, "query-cpus-fast", msg, &ret) == 0 && qmp_parse_vcpus(&q, ret, &tids, &n) == 0) {
 			/* every vCPU has a thread of its own */
 			for (size_t i = 0; i < n; i++)
@@ -47,6 +49,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* a size in bytes the lab can compute with */
 			if (qmp_parse_balloon(&q, ret, &actual) == 0 && (actual < 1 || actual > (1ull << 50)))
 				abort();
+		}
+		json_decref(ret);
+		ret = NULL;
+		if (qmp_result(&q, "query-status", msg, &ret) == 0) {
+			char st[32];
+
+			/* a word of lowercase letters and hyphens, terminated */
+			if (qmp_parse_status(&q, ret, st, sizeof(st)) == 0 &&
+			    (!st[0] || strlen(st) > 31 || strspn(st, "abcdefghijklmnopqrstuvwxyz-") != strlen(st)))
+				abort();
+			(void)qmp_state_final(st);
 		}
 		json_decref(ret);
 		ret = NULL;

@@ -12,6 +12,7 @@
 
 #include "test.h"
 #include "../../src/core/stop.h"
+#include "../../src/lab/kvmguest.h"
 #include "../../src/lab/qmp.h"
 #include "../../src/lab/vmops.h"
 
@@ -52,6 +53,14 @@ static void real_qemu(void **state)
 	assert_int_equal(qmp_execute(&q, "query-status", NULL, 60000, &ret), 0);
 	assert_string_equal(json_string_value(json_object_get(ret, "status")), "prelaunch");
 	json_decref(ret);
+	{
+		/* the run state as the lab's boot watches it: a guest not started is not stopped for good */
+		char st[32];
+
+		assert_int_equal(qmp_run_state(&q, 60000, st, sizeof(st)), 0);
+		assert_string_equal(st, "prelaunch");
+		assert_false(qmp_state_final(st));
+	}
 	assert_int_equal(qmp_vcpu_threads(&q, 60000, &tids, &n), 0);
 	assert_int_equal(n, 2);
 	assert_true(tids[0] > 0 && tids[1] > 0 && tids[0] != tids[1]);
@@ -291,6 +300,118 @@ static void parsers(void **state)
 	json_decref(q.events);
 }
 
+/* A guest QEMU stopped for good: query-status's run state, QEMU's words in
+ * its log, and the verdict the lab remembers for `vmbench info`. */
+static void stopped_for_good(void **state)
+{
+	static const struct {
+		const char *ret; /* query-status's return */
+		int r;
+		const char *status;
+		bool final;
+	} states[] = {
+		{ "{\"status\": \"internal-error\", \"singlestep\": false, \"running\": false}", 0, "internal-error", true },
+		{ "{\"status\": \"guest-panicked\", \"running\": false}", 0, "guest-panicked", true },
+		{ "{\"status\": \"running\", \"running\": true}", 0, "running", false },
+		{ "{\"status\": \"paused\", \"running\": false}", 0, "paused", false },
+		{ "{\"status\": \"Internal-Error\"}", -EPROTO, NULL, false },
+		{ "{\"status\": \"internal error\"}", -EPROTO, NULL, false },
+		{ "{\"status\": \"\"}", -EPROTO, NULL, false },
+		{ "{\"status\": \"a-run-state-much-longer-than-any-of-qemu\"}", -EPROTO, NULL, false },
+		{ "{\"status\": 3}", -EPROTO, NULL, false },
+		{ "{}", -EPROTO, NULL, false },
+	};
+	static const struct {
+		const char *log; /* QEMU's stdout and stderr */
+		bool found;
+		const char *words;
+	} logs[] = {
+		/* QEMU 7.2 on a nested KVM that cannot run a Linux guest (this project's development VM) */
+		{ "KVM internal error. Suberror: 1\nextra data[0]: 0x0000000000000001\nextra data[1]: 0x74204dc70f48f00f\n"
+		  "emulation failure\nRAX=ffff888004840040 RBX=0000000000000000\nCode=24 5b 80 <f0> 48", true,
+		  "KVM internal error. Suberror: 1; emulation failure" },
+		/* without KVM_CAP_INTERNAL_ERROR_DATA: no extra data */
+		{ "qemu: warning: x\nKVM internal error. Suberror: 1\nemulation failure\n", true,
+		  "KVM internal error. Suberror: 1; emulation failure" },
+		/* another suberror: the register dump follows at once */
+		{ "KVM internal error. Suberror: 3\nextra data[0]: 0x1\nRAX=0000000000000000 RBX=0\n", true,
+		  "KVM internal error. Suberror: 3" },
+		{ "KVM: entry failed, hardware error 0x80000021\n\nIf you're running a guest on an Intel machine", true,
+		  "KVM: entry failed, hardware error 0x80000021" },
+		/* a terminal's escape in QEMU's words is escaped */
+		{ "KVM internal error. Suberror: 1\n\033[2Jgone\n", true, "KVM internal error. Suberror: 1; \\x1b[2Jgone" },
+		{ "KVM internal error. Suberror: 1", true, "KVM internal error. Suberror: 1" },
+		{ "qemu-system-x86_64: terminating on signal 15 from pid 1\n", false, NULL },
+		{ "", false, NULL },
+	};
+	static const struct {
+		const char *text; /* the verdict file */
+		int r;
+		bool runs;
+		const char *reason;
+	} verdicts[] = {
+		{ "verdict=fails\nreason=KVM internal error. Suberror: 1; emulation failure\nwhen=1796529392\n"
+		  "boot_id=d9ddf457-0164-4a85-9a2d-92ceaf73460e\n", 0, false, "KVM internal error. Suberror: 1; emulation failure" },
+		{ "verdict=runs\nreason=\nwhen=1796529392\nboot_id=\n", 0, true, "" },
+		{ "when=1796529392\nverdict=runs\n", 0, true, "" },
+		{ "verdict=maybe\nwhen=1796529392\n", -EINVAL, false, NULL },
+		{ "verdict=runs\n", -EINVAL, false, NULL },
+		{ "verdict=runs\nwhen=-5\n", -EINVAL, false, NULL },
+		{ "verdict=runs\nwhen=12x\n", -EINVAL, false, NULL },
+		{ "verdict=fails\nwhen=1796529392\nreason=\033[2J\n", -EINVAL, false, NULL },
+		{ "verdict=fails\nwhen=1796529392\nboot_id=../../etc\n", -EINVAL, false, NULL },
+		{ "", -EINVAL, false, NULL },
+	};
+	struct qmp q = { .fd = -1 };
+	char words[400], big[400];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		json_t *ret = json_loads(states[i].ret, 0, NULL);
+		char st[32] = "x";
+
+		assert_non_null(ret);
+		if (qmp_parse_status(&q, ret, st, sizeof(st)) != states[i].r)
+			fail_msg("status case %zu: not %d", i, states[i].r);
+		/* written only on success */
+		assert_string_equal(st, states[i].r == 0 ? states[i].status : "x");
+		if (states[i].r == 0 && qmp_state_final(st) != states[i].final)
+			fail_msg("status case %zu: final is not %d", i, states[i].final);
+		json_decref(ret);
+	}
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		if (lab_kvm_error_words(logs[i].log, words, sizeof(words)) != logs[i].found)
+			fail_msg("log case %zu: found is not %d", i, logs[i].found);
+		if (logs[i].found && strcmp(words, logs[i].words))
+			fail_msg("log case %zu: '%s', not '%s'", i, words, logs[i].words);
+	}
+	/* bounded: a line of 10000 bytes is cut */
+	{
+		char *log = malloc(10100);
+
+		assert_non_null(log);
+		memcpy(log, "KVM internal error. ", 20);
+		memset(log + 20, 'a', 10000);
+		log[10020] = '\0';
+		assert_true(lab_kvm_error_words(log, big, sizeof(big)));
+		assert_true(strlen(big) <= 300);
+		free(log);
+	}
+	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
+		struct lab_kvm_verdict v = { .when = 7 };
+
+		if (lab_kvm_verdict_parse(verdicts[i].text, &v) != verdicts[i].r)
+			fail_msg("verdict case %zu: not %d", i, verdicts[i].r);
+		if (verdicts[i].r == 0) {
+			assert_int_equal(v.runs, verdicts[i].runs);
+			assert_string_equal(v.reason, verdicts[i].reason);
+			assert_int_equal(v.when, 1796529392);
+		} else {
+			assert_int_equal(v.when, 7); /* written only on success */
+		}
+	}
+}
+
 /* After Ctrl-C the lab lets the boot end and stores what it measured:
  * vmops begins nothing more (no second QEMU: this VM has no configuration
  * to start one from) and says its tests were interrupted, not failed. */
@@ -326,6 +447,7 @@ int main(void)
 		cmocka_unit_test(real_qemu),
 		cmocka_unit_test(not_qemu),
 		cmocka_unit_test(parsers),
+		cmocka_unit_test(stopped_for_good),
 		cmocka_unit_test(vmops_after_ctrl_c),
 	};
 
