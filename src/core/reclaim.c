@@ -202,9 +202,23 @@ void reclaim_size_str(unsigned long long bytes, char *buf, size_t len)
 		snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
+/* "2.0 GiB, 4.0 KiB on disk" for a sparse file, else "1.0 MiB" */
+static void sizes_str(const unsigned long long *bytes, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	reclaim_size_str(bytes[0], a, sizeof(a));
+	reclaim_size_str(bytes[1], b, sizeof(b));
+	if (strcmp(a, b))
+		snprintf(buf, len, "%s, %s on disk", a, b);
+	else
+		snprintf(buf, len, "%s", a);
+}
+
 /* Remove name in dirfd and everything below it, on its file system only
- * and never through a link; the bytes the files took into *bytes. 0 or the
- * first negative errno (what could be removed is). */
+ * and never through a link; the files' sizes into bytes[0] and what they
+ * took on disk into bytes[1]. 0 or the first negative errno (what could be
+ * removed is). */
 static int remove_tree(int dirfd, const char *name, dev_t dev, unsigned depth, unsigned long long *bytes)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
@@ -233,8 +247,10 @@ static int remove_tree(int dirfd, const char *name, dev_t dev, unsigned depth, u
 						     : remove_tree(fd, e->d_name, dev, depth + 1, bytes);
 		else if (unlinkat(fd, e->d_name, 0) < 0)
 			q = -errno;
-		else
-			*bytes += (unsigned long long)st.st_blocks * 512;
+		else {
+			bytes[0] += (unsigned long long)st.st_size;
+			bytes[1] += (unsigned long long)st.st_blocks * 512;
+		}
 		if (q < 0 && q != -ENOENT && r == 0)
 			r = q;
 	}
@@ -283,8 +299,8 @@ void reclaim_dirs(const char *parent, const char *prefix, const char *what)
 	}
 	while ((e = readdir(d))) {
 		struct reclaim_owner o;
-		unsigned long long bytes = 0;
-		char size[32];
+		unsigned long long bytes[2] = { 0, 0 };
+		char size[64];
 		struct stat st;
 		int fd, r;
 
@@ -299,8 +315,8 @@ void reclaim_dirs(const char *parent, const char *prefix, const char *what)
 		(void)close(fd);
 		if (r < 0 || !reclaim_gone(&o))
 			continue;
-		r = remove_tree(pfd, e->d_name, st.st_dev, 0, &bytes);
-		reclaim_size_str(bytes, size, sizeof(size));
+		r = remove_tree(pfd, e->d_name, st.st_dev, 0, bytes);
+		sizes_str(bytes, size, sizeof(size));
 		if (r < 0)
 			log_warn("removing %s/%s, the %s of vmbench process %ld, which is gone: %s (%s removed)", parent,
 				 e->d_name, what, (long)o.pid, strerror(-r), size);
@@ -325,7 +341,8 @@ void reclaim_files(const char *dir, const char *const *prefixes, const char *wha
 		return;
 	}
 	while ((e = readdir(d))) {
-		char size[32];
+		unsigned long long bytes[2];
+		char size[64];
 		struct stat st;
 		size_t i = 0;
 		pid_t pid;
@@ -336,7 +353,9 @@ void reclaim_files(const char *dir, const char *const *prefixes, const char *wha
 		if (!prefixes[i] || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 		    st.st_uid != geteuid() || pid == getpid() || !reclaim_gone_since(pid, st.st_mtime))
 			continue;
-		reclaim_size_str((unsigned long long)st.st_blocks * 512, size, sizeof(size));
+		bytes[0] = (unsigned long long)st.st_size;
+		bytes[1] = (unsigned long long)st.st_blocks * 512;
+		sizes_str(bytes, size, sizeof(size));
 		if (unlinkat(dfd, e->d_name, 0) < 0) {
 			if (errno != ENOENT)
 				log_warn("removing %s/%s, the %s of vmbench process %ld, which is gone: %s", dir, e->d_name,
