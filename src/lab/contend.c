@@ -975,6 +975,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		skip_policy(x, CONTEND_RT, "this process may not run threads SCHED_FIFO (%s): it needs root or "
 			    "CAP_SYS_NICE", strerror(-r));
 	groups_make(x);
+	vmb_test_stop_point("contend-groups"); /* tests kill the process here, its groups made */
 	r = 0;
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		if (o->policy[p] && x->why[p])
