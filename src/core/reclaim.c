@@ -317,6 +317,8 @@ void reclaim_dirs(const char *parent, const char *prefix, const char *what)
 			continue;
 		r = remove_tree(pfd, e->d_name, st.st_dev, 0, bytes);
 		sizes_str(bytes, size, sizeof(size));
+		if (r == -ENOENT && !bytes[0] && !bytes[1])
+			continue; /* another run removed it first */
 		if (r < 0)
 			log_warn("removing %s/%s, the %s of vmbench process %ld, which is gone: %s (%s removed)", parent,
 				 e->d_name, what, (long)o.pid, strerror(-r), size);

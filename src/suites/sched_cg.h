@@ -5,7 +5,8 @@
  * Everything that decides a path or a value is a plan (a list of mkdir,
  * write and rmdir steps) built from plain text, so that unit tests check it
  * on fixture files for both layouts; cg_plan_run() is the only part that
- * touches the file system. */
+ * changes the file system, besides the watchdog and cg_reclaim(), which
+ * run removal plans of their own. */
 #ifndef VMB_SCHED_CG_H
 #define VMB_SCHED_CG_H
 
