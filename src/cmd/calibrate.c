@@ -168,6 +168,13 @@ static int cmd_calibrate(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "no place for the calibration: set --db, VMBENCH_DB or HOME");
 		goto out;
 	}
+	/* where the result goes takes it, before any run is measured for it */
+	r = calib_writable(dir);
+	if (r < 0) {
+		ret = cmd_usage_error(self, "the calibration cannot be stored in %s: %s; nothing was measured: give --db "
+				      "a store in a directory you can write", dir, strerror(-r));
+		goto out;
+	}
 	quiet = optset_bool(&own, "quiet");
 	nruns = (unsigned)optset_int(&own, "runs");
 	for_runs = (unsigned)optset_int(&own, "for-runs");

@@ -24,6 +24,7 @@
 #include "../lab/balloon.h"
 #include "../lab/distro.h"
 #include "../lab/fs.h"
+#include "../lab/workdir.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
@@ -1366,6 +1367,8 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 	r = db_open(dbpath, true, &l->db);
 	if (r < 0)
 		return db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
+	/* what a lab killed before it could clean up left in $TMPDIR (up to a scratch disk each) */
+	lab_work_dirs_reclaim();
 	/* a guest's channel closed under a send (QEMU killed) is an error, not our death */
 	(void)signal(SIGPIPE, SIG_IGN);
 	r = cmd_install_stop_signals(lab_kill_all);

@@ -289,8 +289,10 @@ static void groups_make(struct contend *x)
 		skip_all(x, "no cgroup hierarchy with the cpu controller is mounted here");
 		goto out;
 	}
-	x->l.tree = "vmbench-contend";
+	x->l.tree = CG_TREE_CONTEND;
 	x->l.no_probe = true;
+	/* the groups a vmbench killed with its watchdog left: they may hold the RT runtime */
+	cg_reclaim(&x->l);
 	{
 		/* v1 with RT group scheduling: a group's RT runtime must be granted */
 		char rt[CG_PATH_MAX + 32];
@@ -320,7 +322,9 @@ static void groups_make(struct contend *x)
 		/* The parent first: a group's runtime comes out of its parent's, and
 		 * other groups (another vmbench's) may hold part of it: the most of
 		 * CONTEND_RT_RUNTIME_US, then 100 ms less at a time, that fits */
-		char base[CG_PATH_MAX], g0[CG_PATH_MAX], v[24], where[CG_PATH_MAX + 32] = "its path";
+		char base[CG_PATH_MAX], g0[CG_PATH_MAX], v[24], where[CG_PATH_MAX + 32] = "its path", knob[CG_PATH_MAX] = "";
+		char why[800] = "";
+		unsigned last = 0;
 
 		r = cg_base_path(&x->l, getpid(), base, sizeof(base));
 		if (r == 0)
@@ -338,8 +342,11 @@ static void groups_make(struct contend *x)
 			failed = NULL;
 			if (r == 0)
 				r = cg_plan_run(&rt, true, &failed);
-			if (failed)
+			if (failed) {
 				snprintf(where, sizeof(where), "%s %u", failed->path, us);
+				snprintf(knob, sizeof(knob), "%s", failed->path);
+				last = us;
+			}
 			cg_plan_release(&rt);
 			if (r == 0) {
 				x->rt_us = us;
@@ -349,10 +356,13 @@ static void groups_make(struct contend *x)
 			if (us > 100000)
 				r = 0;
 		}
+		/* EINVAL says only "no": the tree says what holds the runtime */
+		if (!x->rt_us && knob[0] && r == -EINVAL && cg_rt_why(knob, last, why + 2, sizeof(why) - 2) == 0)
+			memcpy(why, "; ", 2);
 		if (!x->rt_us)
 			skip_policy(x, CONTEND_RT, "real-time runtime could not be granted to guest 1's group (%s: %s): "
-				    "RT group scheduling needs it, out of what this process's cgroup has left", where,
-				    strerror(r < 0 ? -r : EINVAL));
+				    "RT group scheduling needs it, out of what this process's cgroup has left%s", where,
+				    strerror(r < 0 ? -r : EINVAL), why);
 	}
 out:
 	cg_plan_release(&make);
@@ -965,6 +975,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		skip_policy(x, CONTEND_RT, "this process may not run threads SCHED_FIFO (%s): it needs root or "
 			    "CAP_SYS_NICE", strerror(-r));
 	groups_make(x);
+	vmb_test_stop_point("contend-groups"); /* tests kill the process here, its groups made */
 	r = 0;
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		if (o->policy[p] && x->why[p])

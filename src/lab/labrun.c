@@ -35,7 +35,9 @@
 #include "proto.h"
 #include "qemu.h"
 #include "qmp.h"
+#include "workdir.h"
 #include "../core/clock.h"
+#include "../core/reclaim.h"
 #include "../core/log.h"
 #include "../core/result.h"
 #include "../store/doc.h"
@@ -72,7 +74,7 @@ void lab_track(pid_t pid, const char *dir)
 static void remove_dir(const char *dir)
 {
 	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img", "vars.fd",
-					      "overlay.qcow2", LAB_SHARE_LOG, VMOPS_FILES };
+					      "overlay.qcow2", LAB_SHARE_LOG, VMOPS_FILES, RECLAIM_MARKER };
 	char p[200];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -588,8 +590,6 @@ static void config_modules(const char *image_dir, const struct lab_config *c, ch
 static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, struct strv *argv,
 			char *err, size_t errlen)
 {
-	/* $TMPDIR, as every tool; the socket paths inside must stay short (sun_path) */
-	const char *tmp = getenv("TMPDIR");
 	char why[512];
 	int r;
 
@@ -599,11 +599,9 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	b->watch.fd = -1;
 	b->c = c;
 	snprintf(b->step, sizeof(b->step), "prepare");
-	if (!tmp || !*tmp || strlen(tmp) > 80)
-		tmp = "/tmp";
-	snprintf(b->dir, sizeof(b->dir), "%s/vmbench-lab-XXXXXX", tmp);
-	if (!mkdtemp(b->dir))
-		return errf(err, errlen, -errno, "creating a work directory: %s", strerror(errno));
+	r = lab_work_dir_new(b->dir, sizeof(b->dir));
+	if (r < 0)
+		return errf(err, errlen, r, "creating a work directory: %s", strerror(-r));
 	b->dir_made = true;
 	/* the kernel proper when the image has it (src/lab/kernel.h), else the bzImage */
 	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinux", o->image_dir);
@@ -662,6 +660,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 		strv_clear(argv);
 		return errf(err, errlen, r, "%s", why);
 	}
+	vmb_test_stop_point("lab-prepared"); /* tests kill the process here, its work directory made */
 	return 0;
 }
 

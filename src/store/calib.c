@@ -1,6 +1,7 @@
 /* Stored calibrations: new files only, validated whenever read back. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,30 @@ json_t *calib_load(const char *dir)
 		free(names[i]);
 	free(names);
 	return all;
+}
+
+int calib_writable(const char *dir)
+{
+	char probe[4200];
+	struct stat st;
+	int fd, n;
+
+	if (stat(dir, &st) < 0) {
+		/* not there yet: calib_save makes it, and so does this try */
+		if (errno != ENOENT || mkdir(dir, 0755) < 0)
+			return -errno;
+		return rmdir(dir) < 0 ? -errno : 0;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	n = snprintf(probe, sizeof(probe), "%s/.vmbench-probe-XXXXXX", dir);
+	if (n < 0 || (size_t)n >= sizeof(probe))
+		return -ENAMETOOLONG;
+	fd = mkostemp(probe, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	(void)close(fd);
+	return unlink(probe) < 0 ? -errno : 0;
 }
 
 int calib_save(const char *dir, const json_t *doc, char *path, size_t len)

@@ -18,6 +18,9 @@ int calib_dir(const char *db_path, char *buf, size_t len);
 json_t *calib_load(const char *dir);
 /* 0, or -EINVAL with a message naming what is wrong. */
 int calib_validate(const json_t *doc, char *err, size_t errlen);
+/* Can calib_save write in dir? A real try (root passes access() on a
+ * read-only mount), leaving nothing behind: 0 or a negative errno. */
+int calib_writable(const char *dir);
 /* Write a calibration as a new file in dir (created when missing); its path
  * into path. */
 int calib_save(const char *dir, const json_t *doc, char *path, size_t len);

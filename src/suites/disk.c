@@ -22,6 +22,7 @@
 
 #include "disk.h"
 #include "../core/clock.h"
+#include "../core/reclaim.h"
 #include "../core/util.h"
 #include "../probe/probe.h"
 #include "../core/banned.h"
@@ -334,6 +335,12 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 	if (!S_ISDIR(sb.st_mode))
 		return vmb_usage(ctx, "--disk.dir %s is not a directory; the test file is created in a directory "
 				      "(--disk.dir), or at a new path given with --disk.file", st->dir);
+	{
+		/* what a killed run left here counts as free space again */
+		static const char *const ours[] = { DISK_FILE_PREFIX, DISK_IOZONE_PREFIX, NULL };
+
+		reclaim_files(st->dir, ours, "disk test file");
+	}
 	if (statfs(st->dir, &sfs) < 0 || statvfs(st->dir, &svfs) < 0)
 		return vmb_fail(ctx, -errno, "statfs %s", st->dir);
 	/* the default (.) read-only is the machine's (a read-only checkout, a
@@ -371,7 +378,8 @@ static int create_file(struct vmb_ctx *ctx, struct disk_state *st)
 			return vmb_usage(ctx, "%s exists; vmbench writes only files it creates: remove it, name a "
 					      "new one, or pass --destructive to let the tests overwrite it", st->path);
 	} else {
-		snprintf(st->path, sizeof(st->path), "%s/vmbench-disk-XXXXXX", st->dir);
+		/* the PID in the name: the next run tells a file a killed run left (reclaim.h) */
+		snprintf(st->path, sizeof(st->path), "%s/" DISK_FILE_PREFIX "%ld-XXXXXX", st->dir, (long)getpid());
 		fd = mkostemp(st->path, O_CLOEXEC);
 	}
 	if (fd < 0)

@@ -47,6 +47,11 @@ void disk_buffers_free(enum disk_iomem kind, void *p, size_t mapped);
  * keeps them in memory until it ends) */
 #define DISK_LOG_MAX_WINDOWS 1000000
 
+/* The files the suite makes in --disk.dir: PREFIX PID-XXXXXX, so that the
+ * next run removes those a killed one left (src/core/reclaim.h) */
+#define DISK_FILE_PREFIX "vmbench-disk-"
+#define DISK_IOZONE_PREFIX "vmbench-iozone-"
+
 struct disk_job {
 	/* in */
 	int fd;

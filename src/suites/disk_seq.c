@@ -77,7 +77,7 @@ static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	/* A fresh file per repetition, as iozone writes a new file: reserve a
 	 * unique name, then let the write pass create it with O_EXCL (and
 	 * O_DIRECT, which mkostemp cannot pass). */
-	snprintf(path, sizeof(path), "%s/vmbench-iozone-XXXXXX", st->dir);
+	snprintf(path, sizeof(path), "%s/" DISK_IOZONE_PREFIX "%ld-XXXXXX", st->dir, (long)getpid());
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0) {
 		r = vmb_fail(ctx, -errno, "creating a file in %s", st->dir);

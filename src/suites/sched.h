@@ -64,7 +64,7 @@ struct sched_state {
 	bool try_private;                    /* no hierarchy offers cpu: try a cgroup2 mount of our own */
 	char private_mount[CG_PATH_MAX];     /* that mount, while it exists */
 	char cg_skip[200]; /* why fairness cannot run here, once known */
-	char rt_skip[200]; /* why its rt mode cannot */
+	char rt_skip[1024]; /* why its rt mode cannot */
 };
 
 pid_t sched_gettid(void);

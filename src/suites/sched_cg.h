@@ -5,7 +5,8 @@
  * Everything that decides a path or a value is a plan (a list of mkdir,
  * write and rmdir steps) built from plain text, so that unit tests check it
  * on fixture files for both layouts; cg_plan_run() is the only part that
- * touches the file system. */
+ * changes the file system, besides the watchdog and cg_reclaim(), which
+ * run removal plans of their own. */
 #ifndef VMB_SCHED_CG_H
 #define VMB_SCHED_CG_H
 
@@ -17,6 +18,9 @@
 /* groups under one base: sched.fairness takes up to SCHED_MAX_GROUPS, lab contend one per guest */
 #define CG_MAX_GROUPS 8
 #define CG_PATH_MAX 512
+/* The trees vmbench makes its groups in: NAME-PID under this process's cgroup */
+#define CG_TREE_SCHED "vmbench-sched"
+#define CG_TREE_CONTEND "vmbench-contend"
 
 enum cg_version { CG_NONE = 0, CG_V1, CG_V2 };
 
@@ -26,7 +30,7 @@ struct cg_layout {
 	char self[CG_PATH_MAX];  /* this process's cgroup in it: "" for the root, else "/a/b" */
 	bool rt_group;           /* v1 with RT group scheduling: cpu.rt_runtime_us must be granted */
 	/* the caller's, after cg_detect: the base directory's name before its
-	 * "-PID" (NULL: "vmbench-sched"), and no_probe for a tree of groups
+	 * "-PID" (NULL: CG_TREE_SCHED), and no_probe for a tree of groups
 	 * only (lab contend's, one per guest), whose RT runtime goes to group
 	 * 0 instead of the probe's; on v2 its groups are domains that hold
 	 * whole processes (cgroup.procs), and this process stays where it is */
@@ -108,5 +112,19 @@ struct cg_watchdog {
 };
 int cg_watchdog_start(struct cg_watchdog *w, const struct cg_plan *remove);
 void cg_watchdog_stop(struct cg_watchdog *w);
+
+/* What the watchdog cannot remove, because a kill of the whole process
+ * group ended it too: the trees of vmbench processes that are gone, found
+ * beside where this process makes its own (the cgroup it is in). Removed
+ * children first, their real-time runtime handed back first; a tree that
+ * still holds a task is left as it is. One line per tree removed, through
+ * the log. */
+void cg_reclaim(const struct cg_layout *l);
+
+/* Why writing want us to the knob .../GROUP/cpu.rt_runtime_us failed with
+ * EINVAL, read from the tree: what GROUP's parent has, and what its other
+ * groups hold of it, into buf (one clause, no period). 0, or a negative
+ * errno when the tree does not say (buf ""). */
+int cg_rt_why(const char *knob, unsigned long long want, char *buf, size_t len);
 
 #endif

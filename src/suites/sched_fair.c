@@ -177,6 +177,8 @@ static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
 	}
 	if (st->cg_skip[0])
 		return vmb_skip(ctx, "%s", st->cg_skip);
+	/* the groups a vmbench killed with its watchdog left: they may hold the RT runtime */
+	cg_reclaim(&st->cg);
 	cg_plan_init(&create);
 	r = cg_plan_create(&create, &st->cg, pid, st->ngroups, 100000);
 	if (r == 0)
@@ -211,8 +213,16 @@ static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
 	r = cg_plan_run(&create, true, &bad);
 	if (r < 0) {
 		if (bad && !strcmp(strrchr(bad->path, '/'), "/cpu.rt_runtime_us") && (r == -EINVAL || r == -EBUSY)) {
-			/* the parent has no real-time runtime left to hand out */
-			snprintf(st->rt_skip, sizeof(st->rt_skip), "writing %s: %s", bad->path, strerror(-r));
+			/* the parent has no real-time runtime left to hand out: the tree says who holds it */
+			char why[800];
+
+			if (r != -EINVAL || cg_rt_why(bad->path, 100000, why, sizeof(why)) < 0)
+				why[0] = '\0';
+			if (why[0])
+				snprintf(st->rt_skip, sizeof(st->rt_skip), "real-time runtime was refused (%s): %s",
+					 strerror(-r), why);
+			else
+				snprintf(st->rt_skip, sizeof(st->rt_skip), "writing %s: %s", bad->path, strerror(-r));
 			cg_plan_release(&create);
 			cg_plan_init(&create);
 			st->cg.rt_group = false;
@@ -236,7 +246,7 @@ static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
 		return r;
 	}
 	cg_plan_release(&create);
-	(void)vmb_note(ctx, "cgroups", "cgroup %s%s, groups under %s%s/vmbench-sched-PID",
+	(void)vmb_note(ctx, "cgroups", "cgroup %s%s, groups under %s%s/" CG_TREE_SCHED "-PID",
 		       st->cg.ver == CG_V1 ? "v1" : "v2", st->private_mount[0] ? " (a private mount of its own)" : "",
 		       st->cg.mount, st->cg.self);
 	return 0;

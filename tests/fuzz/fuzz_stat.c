@@ -1,11 +1,14 @@
 /* Fuzz target: the readers of /proc counters: noise_parse_stat, /proc/stat
  * for the noise sensors, and contend_parse_schedstat, a thread's schedstat
- * for lab contend (one target: the same kind of text, no time added). */
+ * for lab contend; and what tells a leftover's owner (src/core/reclaim.h):
+ * /proc/PID/stat, a work directory's marker, a leftover's name (one target:
+ * the same kind of text, no time added). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../src/core/noise.h"
+#include "../../src/core/reclaim.h"
 #include "../../src/lab/contend.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -16,6 +19,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = malloc(size + 1);
 	unsigned long long busy, steal;
 	struct contend_sched ss;
+	struct reclaim_owner o;
+	unsigned long long start;
+	char state;
+	pid_t pid;
 
 	if (!text)
 		return 0;
@@ -24,6 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)noise_parse_stat(text, NULL, 0, &busy, &steal);
 	(void)noise_parse_stat(text, cpus, 3, &busy, &steal);
 	(void)contend_parse_schedstat(text, &ss);
+	(void)reclaim_parse_stat(text, &state, &start);
+	(void)reclaim_parse_marker(text, &o);
+	(void)reclaim_name_pid(text, "vmbench-disk-", &pid);
 	free(text);
 	return 0;
 }

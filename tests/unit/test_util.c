@@ -1,4 +1,5 @@
-/* Number, size and list parsing: good and bad inputs; a tool run by vmbench. */
+/* Number, size and list parsing: good and bad inputs; a tool run by vmbench;
+ * what tells a killed vmbench's leftovers and their owner (reclaim.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "test.h"
+#include "../../src/core/reclaim.h"
 #include "../../src/core/spawn.h"
 #include "../../src/core/util.h"
 
@@ -257,6 +259,87 @@ static void tool_dies_with_vmbench(void **state)
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 }
 
+/* Leftovers are told by name, by marker and by their owner's start: a
+ * name or text that is not exactly vmbench's is none of them. */
+static void leftovers(void **state)
+{
+	static const struct {
+		const char *name;
+		int r;
+		pid_t pid;
+	} names[] = {
+		{ "vmbench-disk-4242-Ab3xYz", 0, 4242 }, { "vmbench-disk-4242", 0, 4242 },
+		{ "vmbench-disk-2147483647-x", 0, 2147483647 }, { "vmbench-disk-2147483648-x", -EINVAL, 0 },
+		{ "vmbench-disk-Ab3xYz", -EINVAL, 0 }, { "vmbench-disk-0-x", -EINVAL, 0 }, { "vmbench-disk-042-x", -EINVAL, 0 },
+		{ "vmbench-disk-42x", -EINVAL, 0 }, { "vmbench-disk-", -EINVAL, 0 }, { "vmbench-lab-42-x", -EINVAL, 0 },
+		{ "vmbench-disk--42", -EINVAL, 0 },
+	};
+	static const struct {
+		const char *text;
+		int r;
+		pid_t pid;
+		unsigned long long start;
+		const char *boot;
+	} markers[] = {
+		{ "vmbench 4242 58847 d9ddf457-0164-4a85-9a2d-92ceaf73460e\n", 0, 4242, 58847,
+		  "d9ddf457-0164-4a85-9a2d-92ceaf73460e" },
+		{ "vmbench 4242 58847 \n", 0, 4242, 58847, "" },
+		{ "vmbench 4242 58847 abc", 0, 4242, 58847, "abc" },
+		{ "vmbench 4242 58847 abc\nmore", -EINVAL, 0, 0, NULL },
+		{ "vmbench 4242 58847 ABC\n", -EINVAL, 0, 0, NULL },
+		{ "vmbench 4242 58847\n", -EINVAL, 0, 0, NULL },
+		{ "vmbench 4242 x 1\n", -EINVAL, 0, 0, NULL },
+		{ "vmbench 0 1 a\n", -EINVAL, 0, 0, NULL },
+		{ "fio 4242 1 a\n", -EINVAL, 0, 0, NULL },
+		{ "", -EINVAL, 0, 0, NULL },
+	};
+	static const struct {
+		const char *text;
+		int r;
+		char state;
+		unsigned long long start;
+	} stats[] = {
+		{ "1234 (sh) S 1 2 3 4 5 6 7 8 9 10 11 12 13 20 0 1 0 0 987654 0 0\n", 0, 'S', 987654 },
+		{ "1234 (a) b) c) Z 1 2 3 4 5 6 7 8 9 10 11 12 13 20 0 1 0 0 77 0", 0, 'Z', 77 },
+		{ "1234 (sh) S 1 2 3 4 5 6 7 8 9 10 11 12 13 20 0 1 0", -EINVAL, 0, 0 },
+		{ "1234 (sh) S 1 2 3 4 5 6 7 8 9 10 11 12 13 20 0 1 0 0 9x 0", -EINVAL, 0, 0 },
+		{ "1234 sh S 1", -EINVAL, 0, 0 },
+		{ "1234 (sh)", -EINVAL, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		pid_t pid = 7;
+
+		assert_int_equal(reclaim_name_pid(names[i].name, "vmbench-disk-", &pid), names[i].r);
+		assert_int_equal(pid, names[i].r == 0 ? names[i].pid : 7);
+	}
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
+		struct reclaim_owner o = { .pid = 7 };
+
+		assert_int_equal(reclaim_parse_marker(markers[i].text, &o), markers[i].r);
+		if (markers[i].r < 0) {
+			assert_int_equal(o.pid, 7);
+			continue;
+		}
+		assert_int_equal(o.pid, markers[i].pid);
+		assert_true(o.start == markers[i].start);
+		assert_string_equal(o.boot_id, markers[i].boot);
+	}
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+		unsigned long long start = 7;
+		char st = '?';
+
+		assert_int_equal(reclaim_parse_stat(stats[i].text, &st, &start), stats[i].r);
+		assert_true(start == (stats[i].r == 0 ? stats[i].start : 7));
+		assert_int_equal(st, stats[i].r == 0 ? stats[i].state : '?');
+	}
+	/* this process is not gone, whenever its things were made after it started */
+	assert_false(reclaim_gone_since(getpid(), time(NULL)));
+	/* a process younger than the thing: not its maker, a reused PID */
+	assert_true(reclaim_gone_since(getpid(), 1000000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +350,7 @@ int main(void)
 		cmocka_unit_test(appends),
 		cmocka_unit_test(endless_file),
 		cmocka_unit_test(tool_dies_with_vmbench),
+		cmocka_unit_test(leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
