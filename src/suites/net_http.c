@@ -575,6 +575,12 @@ int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_re
 	/* wrk2 prints this one with --u_latency: what coordinated omission would hide */
 	if (rate > 0)
 		vmb_rep_hist(rep, "uncorrected_latency", VMB_UNIT_NS, service);
+	/* one request in flight per connection at most, each timed from its
+	 * send to its answer inside its thread's window: wrk's mode is a closed
+	 * loop on "latency"; under a rate, "latency" runs from the schedule's
+	 * time (open: a request waits for a free connection with its clock
+	 * running), and the loop is the one of the uncorrected latency */
+	vmb_rep_closed_loop(rep, "requests_per_s", rate > 0 ? "uncorrected_latency" : "latency", conns, "connection");
 	r = http_series(rep, ts, nth);
 	if (r < 0) {
 		r = vmb_fail(ctx, r, "the series of %u client threads", nth);
