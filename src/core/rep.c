@@ -8,12 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
 #include "rep.h"
 #include "str.h"
 #include "banned.h"
 
 #define REP_MAX_VALUES 64 /* sched.fairness: up to 44 */
 #define REP_MAX_SERIES 8  /* net.tcp_stream: 2 (bidir) */
+/* Little's law's slack (docs/methodology.md, "Closed loops"): every suite's
+ * window holds each latency it counts whole (sent after the window's start,
+ * answered before its end), so no request at a window's edge adds to the
+ * product; the 5% is for the clock reads around each latency and window. */
+#define REP_LOOP_SLACK 1.05
 
 /* One series of a repetition as reported, before down-sampling; its point
  * arrays are kept and reused by later repetitions. */
@@ -39,6 +45,12 @@ struct vmb_rep {
 	size_t n;
 	struct rep_series series[REP_MAX_SERIES];
 	size_t nseries;
+	/* vmb_rep_closed_loop(): what the runner checks when run() returns */
+	struct {
+		char rate[48], latency[48];
+		const char *each; /* "connection", "thread" */
+		unsigned in_flight; /* 0: not a closed loop */
+	} loop;
 	int err; /* the first error of this repetition, a negative errno (as struct cpio keeps it) */
 };
 
@@ -51,6 +63,7 @@ void rep_reset(struct vmb_rep *rep)
 {
 	rep->n = 0;
 	rep->nseries = 0;
+	rep->loop.in_flight = 0;
 	rep->err = 0;
 }
 
@@ -154,6 +167,85 @@ void vmb_rep_point(struct vmb_rep *rep, const char *series, enum vmb_unit unit, 
 	s->t[s->n] = t_s;
 	s->v[s->n] = v;
 	s->n++;
+}
+
+void vmb_rep_closed_loop(struct vmb_rep *rep, const char *rate, const char *latency, unsigned in_flight,
+			 const char *each)
+{
+	if (rep->err < 0)
+		return;
+	if (strlen(rate) >= sizeof(rep->loop.rate) || strlen(latency) >= sizeof(rep->loop.latency) || !in_flight) {
+		rep->err = -E2BIG;
+		return;
+	}
+	snprintf(rep->loop.rate, sizeof(rep->loop.rate), "%s", rate);
+	snprintf(rep->loop.latency, sizeof(rep->loop.latency), "%s", latency);
+	rep->loop.in_flight = in_flight;
+	rep->loop.each = each;
+}
+
+static const double *rep_find(const struct vmb_rep *rep, const char *name, bool hist)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->v[i].name, name) && (!hist || rep->v[i].hist))
+			return &rep->v[i].value;
+	return NULL;
+}
+
+/* A latency in ns as the views print one: "14.1 us". */
+static void loop_ns_text(double ns, char *buf, size_t len)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} scale[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+	size_t i = 0;
+
+	while (i + 1 < ARRAY_SIZE(scale) && ns < scale[i].div)
+		i++;
+	snprintf(buf, len, "%.3g %s", ns / scale[i].div, scale[i].unit);
+}
+
+int rep_closed_loop_check(const struct vmb_rep *rep, char *why, size_t len)
+{
+	const double *rate, *lat;
+	double in_flight, allowed;
+	char rname[64], ltext[32];
+	size_t rl;
+
+	if (!rep->loop.in_flight)
+		return 0;
+	rate = rep_find(rep, rep->loop.rate, false);
+	lat = rep_find(rep, rep->loop.latency, true);
+	if (!rate || !lat) {
+		snprintf(why, len, "a closed loop of '%s' and '%s', and the test reported %s", rep->loop.rate,
+			 rep->loop.latency, rate ? "no such latency" : "no such rate");
+		return -EPROTO;
+	}
+	/* Little's law: completions per s x their mean time in flight is the
+	 * mean number in flight, which the loop bounds */
+	in_flight = *rate * *lat / 1e9;
+	allowed = REP_LOOP_SLACK * rep->loop.in_flight;
+	if (!isfinite(in_flight) || in_flight < 0) {
+		snprintf(why, len, "%s %g at mean %s %g ns: not a closed loop's figures", rep->loop.rate, *rate,
+			 rep->loop.latency, *lat);
+		return -ERANGE;
+	}
+	if (in_flight <= allowed)
+		return 0;
+	/* "requests_per_s" reads "requests/s"; "tps" as it is */
+	rl = strlen(rep->loop.rate);
+	if (rl > 6 && !strcmp(rep->loop.rate + rl - 6, "_per_s"))
+		snprintf(rname, sizeof(rname), "%.*s/s", (int)(rl - 6), rep->loop.rate);
+	else
+		snprintf(rname, sizeof(rname), "%s", rep->loop.rate);
+	loop_ns_text(*lat, ltext, sizeof(ltext));
+	snprintf(why, len,
+		 "%.0f %s at mean %s %s is %.2f in flight on %u %s%s: more than a closed loop allows "
+		 "(%.2f at most)",
+		 *rate, rname, rep->loop.latency, ltext, in_flight, rep->loop.in_flight,
+		 rep->loop.each ? rep->loop.each : "request", rep->loop.in_flight == 1 ? "" : "s", allowed);
+	return -ERANGE;
 }
 
 int vmb_fail(struct vmb_ctx *ctx, int r, const char *fmt, ...)

@@ -30,6 +30,12 @@ bool rep_headline_value(const struct vmb_rep *rep, const char *headline, double 
 /* The repetition's first reporting error: -E2BIG when the suite reported
  * more values, or longer names, than a repetition holds; -ENOMEM; else 0. */
 int rep_error(const struct vmb_rep *rep);
+/* Little's law on a repetition that vmb_rep_closed_loop() declared: 0
+ * when its rate x mean latency is within what its requests in flight
+ * allow (or none was declared); else -ERANGE with the figures in why
+ * ("110627 requests/s at mean latency 14.1 us is 1.56 in flight on 1
+ * connection: ..."), or -EPROTO when a metric it names was not reported. */
+int rep_closed_loop_check(const struct vmb_rep *rep, char *why, size_t len);
 /* Add the repetition's values to the case's metrics; headline is the test's
  * comma-separated list of headline metrics. 0 or -ENOMEM. */
 int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline);

@@ -73,7 +73,8 @@ static void progress_clear(const struct runner_settings *rs)
 	}
 }
 
-/* The error a repetition kept while the test reported (vmb_rep_*), said. */
+/* The error a repetition kept while the test reported (vmb_rep_*), said;
+ * and a repetition whose figures are impossible, refused with them. */
 static int rep_check(struct vmb_ctx *ctx, const struct vmb_rep *rep)
 {
 	int r = rep_error(rep);
@@ -84,7 +85,8 @@ static int rep_check(struct vmb_ctx *ctx, const struct vmb_rep *rep)
 		return vmb_fail(ctx, r, "suite reported a series point out of time order or not finite");
 	if (r < 0)
 		return vmb_fail(ctx, r, "keeping the values the test reported");
-	return 0;
+	/* figures no closed loop can produce: one of them is not what happened */
+	return rep_closed_loop_check(rep, ctx->reason, sizeof(ctx->reason));
 }
 
 /* A warm-up ends when the headline is steady: the least-squares line

@@ -117,6 +117,17 @@ void vmb_rep_value(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, 
 /* Report a latency histogram of this repetition (merged across repetitions). */
 void vmb_rep_hist(struct vmb_rep *rep, const char *metric, enum vmb_unit unit, const struct hist *h);
 
+/* This repetition was a closed loop: never more than in_flight requests
+ * outstanding (each of them on one of in_flight `each`es: "connection",
+ * "thread"), the value `rate` (per s) counting those answered in its window
+ * and the histogram `latency` (ns) timing each of them, sent and answered
+ * inside that same window. By Little's law rate x mean latency is the mean
+ * number in flight, so when run() returns the runner refuses a repetition
+ * whose figures come to more than in_flight (with 5% slack), with the
+ * figures: one of them is wrong (docs/methodology.md, "Closed loops"). */
+void vmb_rep_closed_loop(struct vmb_rep *rep, const char *rate, const char *latency, unsigned in_flight,
+			 const char *each);
+
 /* Report one point of a series over this repetition (docs/results-schema.md,
  * "Series"): at t_s seconds from the start of its measured window (the end
  * of the interval the value covers), in increasing order. A series longer

@@ -27,6 +27,9 @@ const char *vmb_unit_name(enum vmb_unit u);
 /* Is the unit named name (as documents carry it) one of a rate or a size,
  * which cannot be negative? false for an unknown name. */
 bool vmb_unit_nonnegative(const char *name);
+/* The largest magnitude a value of the unit may have: beyond it, a figure
+ * is corrupt or forged, not measured (1e13 for 1/s, 1e15 for ns). */
+double vmb_unit_plausible(enum vmb_unit u);
 int vmb_unit_parse(const char *s, enum vmb_unit *out);
 
 #endif

@@ -202,7 +202,10 @@ static void print_metric(FILE *f, const json_t *m, unsigned reps, bool reached)
 	char val[48], ci[24] = "", extra[160] = "";
 
 	text_format_metric(mean, json_string_value(json_object_get(m, "name")), unit ? unit : "", val, sizeof(val));
-	if (isfinite(hi) && isfinite(mean) && mean != 0 && jnum(sum, "n") > 1)
+	/* an interval below its mean, or beyond a double, is no interval: a
+	 * document from before doc_validate checked summaries may hold one */
+	if (isfinite(hi) && isfinite(mean) && mean != 0 && jnum(sum, "n") > 1 && hi >= mean &&
+	    isfinite(100 * (hi - mean) / fabs(mean)))
 		snprintf(ci, sizeof(ci), "±%.1f%%", 100 * (hi - mean) / fabs(mean));
 	if (h) {
 		const json_t *p = json_object_get(h, "percentiles");

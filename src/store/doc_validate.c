@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "doc.h"
+#include "../core/stats.h"
 #include "../core/banned.h"
 
 /* Bounds of the schema (docs/results-schema.md, "Limits"). */
@@ -19,6 +21,9 @@
 #define DOC_MAX_ITEMS 1000000    /* members of one array or object */
 #define DOC_MAX_PERCENTILES 64
 #define DOC_MAX_SERIES 256       /* series in one case: a few per repetition */
+/* How far a summary may be from what its samples give, relative to the
+ * samples' largest magnitude: a writer that rounds to 7 digits agrees. */
+#define DOC_SUMMARY_REL 1e-6
 
 struct vctx {
 	char *err;
@@ -290,6 +295,103 @@ static void check_histogram(struct vctx *v, const json_t *h, const char *hp)
 static const enum vmb_unit nonneg[] = { VMB_UNIT_PER_S, VMB_UNIT_MB_PER_S, VMB_UNIT_GFLOPS, VMB_UNIT_BYTES,
 					VMB_UNIT_MBIT_PER_S };
 
+/* A value of the unit beyond what any machine measures (vmb_unit_plausible). */
+static bool implausible(enum vmb_unit unit, double x)
+{
+	return fabs(x) > vmb_unit_plausible(unit);
+}
+
+/* The summary is what its samples give (stats_summarize, as every writer
+ * computes it): show and export print the summary, compare recomputes it
+ * from the samples, and the two must not tell two stories. n is exact; a
+ * figure within DOC_SUMMARY_REL of the samples' magnitude agrees; null is
+ * a figure not given. A sample that is null (not finite when measured)
+ * leaves the mean and the interval with none, and min, max and median
+ * within the other samples. */
+static void check_summary(struct vctx *v, const json_t *samples, const json_t *sum, const char *sp,
+			  enum vmb_unit unit)
+{
+	/* kind: 'm' the mean, 'c' its interval (both none when a sample has
+	 * none), 'l' located among the samples (min, max, median), 's' the
+	 * spread, 'r' the ratio cv; the mean and 'l' are within the samples'
+	 * range, so within the unit's bound too (an interval of two samples
+	 * reaches 12.7 standard deviations beyond the mean) */
+	static const struct {
+		const char *key;
+		size_t off;
+		char kind;
+	} fields[] = {
+		{ "mean", offsetof(struct stats_summary, mean), 'm' },
+		{ "median", offsetof(struct stats_summary, median), 'l' },
+		{ "stddev", offsetof(struct stats_summary, stddev), 's' },
+		{ "cv", offsetof(struct stats_summary, cv), 'r' },
+		{ "min", offsetof(struct stats_summary, min), 'l' },
+		{ "max", offsetof(struct stats_summary, max), 'l' },
+		{ "ci95_low", offsetof(struct stats_summary, ci95_low), 'c' },
+		{ "ci95_high", offsetof(struct stats_summary, ci95_high), 'c' },
+	};
+	size_t n = json_array_size(samples), nx = 0, i;
+	double *x, scale = 0, lo = HUGE_VAL, hi = -HUGE_VAL;
+	struct stats_summary st;
+	const json_t *y;
+
+	if (v->bad || !sum)
+		return;
+	if ((size_t)json_integer_value(json_object_get(sum, "n")) != n) {
+		fail_at(v, "%s.n: %lld, but there %s %zu sample%s", sp,
+			(long long)json_integer_value(json_object_get(sum, "n")), n == 1 ? "is" : "are", n,
+			n == 1 ? "" : "s");
+		return;
+	}
+	x = malloc((n ? n : 1) * sizeof(*x));
+	if (!x) {
+		fail_at(v, "%s: no memory to check it", sp);
+		return;
+	}
+	json_array_foreach(samples, i, y)
+		if (json_is_number(y)) {
+			x[nx] = json_number_value(y);
+			scale = fmax(scale, fabs(x[nx]));
+			lo = fmin(lo, x[nx]);
+			hi = fmax(hi, x[nx]);
+			nx++;
+		}
+	stats_summarize(x, nx, &st);
+	free(x);
+	for (i = 0; i < ARRAY_SIZE(fields) && !v->bad; i++) {
+		const json_t *f = json_object_get(sum, fields[i].key);
+		double d, want = *(const double *)((const char *)&st + fields[i].off), tol;
+
+		if (!json_is_number(f))
+			continue; /* absent or null: not given */
+		d = json_number_value(f);
+		if ((fields[i].kind == 'm' || fields[i].kind == 'l') && implausible(unit, d)) {
+			fail_at(v, "%s.%s: %g is beyond what is plausible (at most %g%s%s)", sp, fields[i].key, d,
+				vmb_unit_plausible(unit), *vmb_unit_name(unit) ? " " : "", vmb_unit_name(unit));
+			break;
+		}
+		if (nx < n) {
+			/* a sample without a value: what the others still say */
+			if (fields[i].kind == 'm' || fields[i].kind == 'c')
+				fail_at(v, "%s.%s: %g, but a sample is null: the samples have no %s", sp, fields[i].key, d,
+					fields[i].key);
+			else if (fields[i].kind == 'l' && nx && (d < lo || d > hi))
+				fail_at(v, "%s.%s: %g is outside the samples' range [%g, %g]", sp, fields[i].key, d, lo, hi);
+			continue;
+		}
+		if (fields[i].kind == 'r') {
+			/* stddev / |mean|: where the mean is all but 0 it says nothing checkable */
+			if (fabs(st.mean) <= 1e-9 * scale)
+				continue;
+			tol = 2 * DOC_SUMMARY_REL * scale * (1 + fabs(want)) / fabs(st.mean);
+		} else {
+			tol = DOC_SUMMARY_REL * fmax(scale, fabs(want));
+		}
+		if (!(fabs(d - want) <= tol))
+			fail_at(v, "%s.%s: %g is not what the samples give (%g)", sp, fields[i].key, d, want);
+	}
+}
+
 static void check_metric(struct vctx *v, const json_t *m, const char *path)
 {
 	static const char *const dirs[] = { "higher", "lower", NULL };
@@ -322,6 +424,10 @@ static void check_metric(struct vctx *v, const json_t *m, const char *path)
 		else if (json_number_value(x) < lo)
 			fail_at(v, "%s.samples[%zu]: %g is negative, and %s cannot be", path, i, json_number_value(x),
 				json_string_value(json_object_get(m, "unit")));
+		else if (implausible(unit, json_number_value(x)))
+			fail_at(v, "%s.samples[%zu]: %g is beyond what is plausible (at most %g%s%s)", path, i,
+				json_number_value(x), vmb_unit_plausible(unit), *vmb_unit_name(unit) ? " " : "",
+				vmb_unit_name(unit));
 		if (v->bad)
 			return;
 	}
@@ -333,6 +439,7 @@ static void check_metric(struct vctx *v, const json_t *m, const char *path)
 		number(v, sum, sp, "n", true, true, false, 0, DOC_MAX_ITEMS);
 		for (i = 0; i < ARRAY_SIZE(summary_keys); i++)
 			number(v, sum, sp, summary_keys[i], false, false, true, -HUGE_VAL, HUGE_VAL);
+		check_summary(v, samples, sum, sp, unit);
 	}
 	h = get(v, m, path, "histogram", JSON_OBJECT, false);
 	if (h) {
@@ -422,6 +529,10 @@ static void check_series(struct vctx *v, const json_t *c, const char *cp)
 			else if (json_number_value(y) < lo)
 				fail_at(v, "%s.points[%zu]: %g is negative, and %s cannot be", sp, j,
 					json_number_value(y), json_string_value(json_object_get(se, "unit")));
+			else if (implausible(unit, json_number_value(y)))
+				fail_at(v, "%s.points[%zu]: %g is beyond what is plausible (at most %g%s%s)", sp, j,
+					json_number_value(y), vmb_unit_plausible(unit), *vmb_unit_name(unit) ? " " : "",
+					vmb_unit_name(unit));
 			last = json_number_value(t);
 		}
 		if (v->bad)

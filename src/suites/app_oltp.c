@@ -639,6 +639,8 @@ int app_oltp_run(struct vmb_ctx *ctx, enum oltp_kind kind, struct vmb_rep *rep)
 		      100.0 * (double)errors / (double)(events + errors));
 	/* its p95 is sysbench's latency figure */
 	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
+	/* each thread one transaction at a time, timed inside its window */
+	vmb_rep_closed_loop(rep, "tps", "latency", n, "thread");
 	if (r == 0)
 		(void)vmb_note(ctx, "oltp_server_transactions", "%llu",
 			       (unsigned long long)atomic_load(&st->server_txns));

@@ -666,6 +666,8 @@ end:
 	vmb_rep_value(rep, crr ? "connections_per_s" : "transactions_per_s", VMB_UNIT_PER_S, VMB_HIGHER,
 		      (double)n / ((double)(t1 - t0) / NSEC_PER_SEC));
 	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
+	/* one transaction outstanding, each timed inside [t0, t1] */
+	vmb_rep_closed_loop(rep, crr ? "connections_per_s" : "transactions_per_s", "latency", 1, "connection");
 	if (udp)
 		vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
 out:

@@ -235,6 +235,22 @@ expect 2 "the log of the second thread of a job of numjobs=2" "$VMB" import "$fl
 	"$fl/nj_iops.2.log" --no-store
 has "$T/err" "nj_iops.2.log: jobs[0] ran numjobs=2" "the job named"
 expect 2 "fio logs with another tool's output" "$VMB" import "$fx/iperf3-tcp.json" "$fl/rr_iops.1.log" --no-store
+# a vmbench document whose summary is not its samples' (issue 41: show
+# printed the summary's 1e18 events/s, compare the samples' 691) or whose
+# samples no machine measures: refused whole, at the figure's path
+rf="$SRC/tests/fixtures/import/refused"
+expect 0 "the store before" "$VMB" results
+cp "$T/out" "$T/before"
+expect 2 "a summary of n 1,000,000 and mean 1e18 over 2 samples" "$VMB" import "$rf/vmbench-summary-not-samples.json"
+has "$T/err" "metrics[0].summary.n: 1000000, but there are 2 samples" "the summary's n, at its path"
+expect 2 "a summary mean of 1000 over samples whose mean is 691.15" "$VMB" import "$rf/vmbench-summary-mean.json"
+has "$T/err" "metrics[0].summary.mean: 1000 is not what the samples give (691.15)" "the mean and the samples'"
+expect 2 "samples of 1e308 events/s" "$VMB" import "$rf/vmbench-samples-1e308.json"
+has "$T/err" "metrics[0].samples[0]: 1e+308 is beyond what is plausible (at most 1e+13 1/s)" "the bound of the unit"
+expect 2 "show refuses such a document too" "$VMB" show "$rf/vmbench-summary-mean.json"
+has "$T/err" "summary.mean: 1000 is not what the samples give" "with the same reason"
+expect 0 "the store after" "$VMB" results
+check "none of them was stored" cmp "$T/before" "$T/out"
 expect 0 "nothing of the refused imports was stored" "$VMB" results --label source=fio
 check "no run beyond the fio runs above" test "$(grep -c '^[0-9]' "$T/out")" -eq "$(ls "$fx"/fio-*.json | grep -vc nogroup)"
 finish

@@ -135,8 +135,8 @@ doc="$SRC/tests/fixtures/store/labels.json"
 expect 0 "export --format csv" "$VMB" export "$doc" --format csv
 cat > "$T/want" <<'EOF'
 suite,test,params,metric,unit,direction,n,mean,median,stddev,min,max,ci95_low,ci95_high,p50,p90,p99
-"disk","randread","bs=4096 disk.type=virtio disk_type=scsi mode=""a,b \""c\""""","iops","1/s","higher",2,100,100,1.5,99,101,90,110,,,
-"disk","randread","bs=4096 disk.type=virtio disk_type=scsi mode=""a,b \""c\""""","latency","ns","lower",2,10,10,1.5,9,11,9,11,10,11,11
+"disk","randread","bs=4096 disk.type=virtio disk_type=scsi mode=""a,b \""c\""""","iops","1/s","higher",2,100,100,1.4142135623730951,99,101,87.293795263825302,112.7062047361747,,,
+"disk","randread","bs=4096 disk.type=virtio disk_type=scsi mode=""a,b \""c\""""","latency","ns","lower",2,10,10,1.4142135623730951,9,11,-2.7062047361746977,22.706204736174698,10,11,11
 EOF
 check "the CSV, exactly" diff -u "$T/want" "$T/out"
 check "python's csv reads the fields back" python3 - "$T/out" <<'EOF'
@@ -155,15 +155,16 @@ labels='host="h1",hypervisor="KVM",bs="4096",disk_type_2="virtio",disk_type="scs
 {
 	echo "# TYPE vmbench_disk_randread_iops gauge"
 	echo "# HELP vmbench_disk_randread_iops 1/s, higher is better"
-	for st in mean=100 median=100 stddev=1.5 min=99 max=101 ci95_low=90 ci95_high=110; do
+	for st in mean=100 median=100 stddev=1.4142135623730951 min=99 max=101 ci95_low=87.293795263825302 \
+		ci95_high=112.7062047361747; do
 		printf '%s\n' "vmbench_disk_randread_iops{stat=\"${st%=*}\",$labels} ${st#*=}"
 	done
 	echo "# TYPE vmbench_disk_randread_latency_seconds gauge"
 	echo "# UNIT vmbench_disk_randread_latency_seconds seconds"
 	echo "# HELP vmbench_disk_randread_latency_seconds seconds, lower is better"
-	# 10, 1.5, 9 and 11 ns, each divided by 1e9 and printed with 17 digits
-	for st in mean=1e-08 median=1e-08 stddev=1.5e-09 min=8.9999999999999995e-09 max=1.0999999999999999e-08 \
-		ci95_low=8.9999999999999995e-09 ci95_high=1.0999999999999999e-08 p50=1e-08 p90=1.0999999999999999e-08 \
+	# 10, sqrt(2), 9, 11 ns and 10 -+ t(0.975, 1) sqrt(2) / sqrt(2), each divided by 1e9 and printed with 17 digits
+	for st in mean=1e-08 median=1e-08 stddev=1.4142135623730951e-09 min=8.9999999999999995e-09 \
+		max=1.0999999999999999e-08 ci95_low=-2.7062047361746975e-09 ci95_high=2.2706204736174698e-08 p50=1e-08 p90=1.0999999999999999e-08 \
 		p99=1.0999999999999999e-08 p99.9=1.0999999999999999e-08 p99.99=1.0999999999999999e-08; do
 		printf '%s\n' "vmbench_disk_randread_latency_seconds{stat=\"${st%=*}\",$labels} ${st#*=}"
 	done

@@ -16,6 +16,14 @@ lacks "$T/out" "toy" "the shipped binary has no toy suite"
 expect 2 "the shipped binary refuses to run it" "$SHIPPED" run toy --no-store -q
 
 fast="--time 0.01 --warmup 0 --repeat 3 --runs 3 -q"
+# Little's law: 1,000 requests/s of 1 ms each on one connection is one in
+# flight; 1,500 is 1.5, which no closed loop does: refused with the figures
+expect 0 "a closed loop within its bound" "$VMB" run toy.loop --toy.level 1000 --time 0.01 --warmup 0 \
+	--repeat 2 --no-store -q
+expect 1 "a closed loop beyond it" "$VMB" run toy.loop --toy.level 1500 --time 0.01 --warmup 0 --repeat 2 \
+	--no-store -q
+has "$T/err" "toy.loop: 1500 requests/s at mean latency 1 ms is 1.50 in flight on 1 connection: more than a closed loop allows" \
+	"the runner says which figures break it"
 expect 0 "run side a" "$VMB" run toy $fast --label side=a
 expect 0 "run side b" "$VMB" run toy $fast --label side=b --toy.level 200
 expect 0 "results" "$VMB" results
@@ -32,6 +40,7 @@ d = json.load(open(sys.argv[1]))
 (s,) = d["suites"]
 assert s["name"] == "toy", s["name"]
 tests = {t["name"]: t for t in s["tests"]}
+assert tests["loop"]["status"] == "ok", tests["loop"]
 (c,) = tests["level"]["cases"]
 m = {x["name"]: x for x in c["metrics"]}
 assert m["level"]["samples"] == [100.0, 100.0, 100.0], m["level"]

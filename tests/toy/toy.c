@@ -4,7 +4,9 @@
  * compare, report) with values it knows in advance. It measures nothing of
  * the machine: "level" reports --toy.level as it is, "spread" a latency
  * histogram of --toy.count values from --toy.level ns upwards, one ns
- * apart, so that every figure a test reads back is exact. */
+ * apart, so that every figure a test reads back is exact; "loop" a closed
+ * loop of one connection at --toy.level requests/s, each in flight 1 ms,
+ * so that above 1,050/s the runner refuses it (Little's law). */
 #include <errno.h>
 
 #include "../../src/core/suite.h"
@@ -33,17 +35,34 @@ static int toy_run_spread(struct vmb_ctx *ctx, const struct vmb_test *test, stru
 	return 0;
 }
 
+static int toy_run_loop(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	struct hist *h = hist_new();
+
+	(void)test;
+	if (!h)
+		return vmb_fail(ctx, -ENOMEM, "a histogram");
+	hist_record(h, 1000000);
+	vmb_rep_value(rep, "requests_per_s", VMB_UNIT_PER_S, VMB_HIGHER, optset_double(ctx->opts, "level"));
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, h);
+	vmb_rep_closed_loop(rep, "requests_per_s", "latency", 1, "connection");
+	hist_free(h);
+	return 0;
+}
+
 static const struct vmb_test toy_tests[] = {
 	{ .name = "level", .summary = "reports --toy.level per second, as it is",
 	  .headline = "level", .run = toy_run_level },
 	{ .name = "spread", .summary = "a latency histogram of --toy.count values from --toy.level ns",
 	  .headline = "latency", .params = "count", .run = toy_run_spread },
+	{ .name = "loop", .summary = "a closed loop of one connection: --toy.level requests/s, each 1 ms",
+	  .headline = "requests_per_s", .run = toy_run_loop },
 	{ .name = NULL },
 };
 
 static const struct vmb_opt toy_opts[] = {
 	{ .name = "level", .type = OPT_DOUBLE, .min = 1, .max = 1e9, .def = "100", .metavar = "N",
-	  .help = "level: the value reported; spread: the first latency, in ns" },
+	  .help = "level: the value reported; spread: the first latency, in ns; loop: requests/s" },
 	{ .name = "count", .type = OPT_INT, .min = 1, .max = 100000, .def = "100", .metavar = "N",
 	  .help = "spread: values in the histogram" },
 	OPT_TABLE_END,

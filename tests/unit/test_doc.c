@@ -1,6 +1,7 @@
 /* The result document: built values, JSON round trip, validation messages. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -413,6 +414,95 @@ static void note_all(void **state)
 	json_decref(doc);
 }
 
+/* A summary is what its samples give: show and export print the summary,
+ * compare recomputes it, and a document where the two differ (issue 41:
+ * mean 1e18 and n 1,000,000 over samples [590.9, 791.4]) is refused, as is
+ * a value no machine measures; a summary rounded to 7 digits, or with a
+ * figure not given (null), is accepted. */
+static void summaries_checked(void **state)
+{
+	static const struct {
+		const char *samples;
+		int digits;           /* the summary stats_summarize gives, to this many digits */
+		const char *key, *as; /* then summary.key set to the JSON as (NULL: left) */
+		const char *msg;      /* NULL: accepted */
+	} cases[] = {
+		{ "[590.9, 791.4]", 17, NULL, NULL, NULL },
+		{ "[590.9, 791.4]", 7, NULL, NULL, NULL },
+		{ "[590.9, 791.4]", 17, "mean", "null", NULL },
+		{ "[590.9, 791.4]", 17, "n", "1000000", "summary.n: 1000000, but there are 2 samples" },
+		{ "[590.9, 791.4]", 17, "mean", "1e18", "summary.mean: 1e+18 is beyond what is plausible (at most 1e+13 1/s)" },
+		{ "[590.9, 791.4]", 17, "mean", "1000", "summary.mean: 1000 is not what the samples give (691.15)" },
+		{ "[590.9, 791.4]", 17, "median", "700", "summary.median: 700 is not what the samples give (691.15)" },
+		{ "[590.9, 791.4]", 17, "stddev", "1.5", "summary.stddev: 1.5 is not what the samples give (141.77" },
+		{ "[590.9, 791.4]", 17, "min", "590", "summary.min: 590 is not what the samples give (590.9)" },
+		{ "[590.9, 791.4]", 17, "max", "791.5", "summary.max: 791.5 is not what the samples give (791.4)" },
+		{ "[590.9, 791.4]", 17, "cv", "0.5", "summary.cv: 0.5 is not what the samples give (0.205" },
+		/* an interval below its mean printed "±-100.0%" */
+		{ "[590.9, 791.4]", 17, "ci95_high", "0", "summary.ci95_high: 0 is not what the samples give" },
+		{ "[590.9, 791.4]", 17, "ci95_low", "-1e300", "summary.ci95_low: -1e+300 is not what the samples give" },
+		{ "[1e308, 1e308]", 17, NULL, NULL, "samples[0]: 1e+308 is beyond what is plausible (at most 1e+13 1/s)" },
+		{ "[9e12, 9.5e12]", 17, NULL, NULL, NULL },
+		{ "[]", 17, NULL, NULL, NULL },
+		{ "[5]", 17, NULL, NULL, NULL },
+		{ "[5]", 17, "ci95_low", "4", "summary.ci95_low: 4 is not what the samples give (5)" },
+		/* a mean of all but 0: the cv says nothing checkable */
+		{ "[0, 0]", 17, "cv", "123", NULL },
+		/* a null sample (not finite when measured): no mean, no interval */
+		{ "[590.9, null]", 17, "mean", "null", NULL },
+		{ "[590.9, null]", 17, "mean", "590.9", "summary.mean: 590.9, but a sample is null: the samples have no mean" },
+		{ "[590.9, null]", 17, "max", "1e6", "summary.max: 1e+06 is outside the samples' range [590.9, 590.9]" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *doc = fixture_doc(), *m, *samples = json_loads(cases[i].samples, 0, NULL), *sum, *x;
+		struct stats_summary st;
+		double v[4];
+		size_t nv = 0, k;
+		char err[256] = "", num[40];
+		int r;
+
+		assert_non_null(samples);
+		m = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(
+			json_array_get(json_object_get(doc, "suites"), 0), "tests"), 0), "cases"), 0), "metrics"), 0);
+		assert_string_equal(json_string_value(json_object_get(m, "name")), "events_per_s");
+		json_array_foreach(samples, k, x)
+			if (json_is_number(x))
+				v[nv++] = json_number_value(x);
+		stats_summarize(v, nv, &st);
+		/* the summary as the document writes it, each figure to `digits` */
+		sum = json_pack("{s:I}", "n", (json_int_t)json_array_size(samples));
+		{
+			const struct {
+				const char *key;
+				double x;
+			} f[] = { { "mean", st.mean }, { "median", st.median }, { "stddev", st.stddev }, { "cv", st.cv },
+				  { "min", st.min }, { "max", st.max }, { "ci95_low", st.ci95_low },
+				  { "ci95_high", st.ci95_high } };
+
+			for (k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+				snprintf(num, sizeof(num), "%.*g", cases[i].digits, f[k].x);
+				json_object_set_new(sum, f[k].key, nv == json_array_size(samples) ?
+								   json_real(strtod(num, NULL)) : json_null());
+			}
+			if (nv < json_array_size(samples)) { /* min, max, median of the others */
+				json_object_set_new(sum, "min", json_real(st.min));
+				json_object_set_new(sum, "max", json_real(st.max));
+			}
+		}
+		if (cases[i].key)
+			json_object_set_new(sum, cases[i].key, json_loads(cases[i].as, JSON_DECODE_ANY, NULL));
+		json_object_set_new(m, "samples", samples);
+		json_object_set_new(m, "summary", sum);
+		r = doc_validate(doc, err, sizeof(err));
+		if (cases[i].msg ? r != -EINVAL || !strstr(err, cases[i].msg) : r != 0)
+			fail_msg("case %zu (%s, %s %s): %d \"%s\"", i, cases[i].samples, cases[i].key ? cases[i].key : "-",
+				 cases[i].as ? cases[i].as : "", r, err);
+		json_decref(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +515,7 @@ int main(void)
 		cmocka_unit_test(timestamps),
 		cmocka_unit_test(old_documents_load),
 		cmocka_unit_test(note_all),
+		cmocka_unit_test(summaries_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

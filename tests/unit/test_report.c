@@ -1068,6 +1068,49 @@ static void text_lists_interrupted(void **state)
 	json_decref(doc);
 }
 
+/* show prints a metric's interval only where it is one: a stored summary
+ * whose ci95_high is below its mean (issue 41: "1e+18 events/s ±-100.0%")
+ * or beyond a double's range gets none, never a negative or infinite one. */
+static void text_ci_never_negative(void **state)
+{
+	static const struct {
+		double mean, hi;
+		const char *want; /* NULL: no interval at all */
+	} cases[] = {
+		{ 100, 110, "±10.0%" },
+		{ 100, 100, "±0.0%" },
+		{ 1e18, 0, NULL },
+		{ 100, 50, NULL },
+		{ -100, -90, "±10.0%" }, /* a negative mean (a cost as a difference) */
+		{ 1e-300, 1e300, NULL }, /* beyond a double */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *doc = json_pack("{s:{s:s}, s:s, s:{}, s:[{s:s, s:s, s:{}, s:[{s:s, s:s, s:[{s:{}, s:i, s:b, "
+					"s:[{s:s, s:s, s:s, s:b, s:{s:i, s:f, s:f}}]}]}]}]}",
+					"tool", "version", "1", "started", "now", "fingerprint", "suites", "name", "cpu",
+					"status", "ok", "notes", "tests", "name", "prime", "status", "ok", "cases", "params",
+					"repetitions", 2, "precision_reached", 1, "metrics", "name", "events_per_s", "unit",
+					"1/s", "direction", "higher", "headline", 1, "summary", "n", 2, "mean", cases[i].mean,
+					"ci95_high", cases[i].hi);
+		char *out = NULL;
+		size_t len;
+		FILE *mem;
+
+		assert_non_null(doc);
+		mem = open_memstream(&out, &len);
+		text_print_result(mem, doc);
+		assert_int_equal(fclose(mem), 0);
+		if (cases[i].want ? !strstr(out, cases[i].want) : strstr(out, "±") != NULL)
+			fail_msg("case %zu (mean %g, ci95_high %g): %s", i, cases[i].mean, cases[i].hi, out);
+		assert_null(strstr(out, "±-"));
+		assert_null(strstr(out, "inf"));
+		free(out);
+		json_decref(doc);
+	}
+}
+
 /* A suite entry with the lab's notes: test NULL for a suite of two tests
  * (its item is the suite), notes "{}" for none. */
 static json_t *cost_suite(const char *name, const char *test, const char *notes)
@@ -1195,6 +1238,7 @@ int main(void)
 		cmocka_unit_test(text_values),
 		cmocka_unit_test(text_unit_labels),
 		cmocka_unit_test(text_lists_interrupted),
+		cmocka_unit_test(text_ci_never_negative),
 		cmocka_unit_test(host_cost_rows),
 	};
 

@@ -70,6 +70,22 @@ static int chatty_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_
 	return 0;
 }
 
+/* A closed loop of --fake.depth connections, its figures fake.values[0]
+ * requests/s and a latency of fake.values[1] ns: the runner judges them. */
+static int looped_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_rep *rep)
+{
+	struct hist h;
+
+	(void)t;
+	fake.runs++;
+	hist_init(&h);
+	hist_record(&h, (uint64_t)fake.values[1]);
+	vmb_rep_value(rep, "requests_per_s", VMB_UNIT_PER_S, VMB_HIGHER, fake.values[0]);
+	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, &h);
+	vmb_rep_closed_loop(rep, "requests_per_s", "latency", ctx->sweep, "connection");
+	return 0;
+}
+
 static int fake_setup(struct vmb_ctx *ctx)
 {
 	(void)ctx;
@@ -103,6 +119,8 @@ static const struct vmb_test fake_tests[] = {
 	{ .name = "sweep", .summary = "w", .headline = "rate", .sweep = "depth", .params = "depth", .run = fake_run },
 	{ .name = "stopped", .summary = "i", .headline = "rate", .sweep = "depth", .params = "depth", .run = fake_run },
 	{ .name = "chatty", .summary = "c", .headline = "v0", .run = chatty_run },
+	{ .name = "looped", .summary = "l", .headline = "requests_per_s", .sweep = "depth", .params = "depth",
+	  .run = looped_run },
 	{ .name = NULL },
 };
 
@@ -264,6 +282,86 @@ static void report_errors_are_kept(void **state)
 	assert_int_equal(s->tests[1].status, VMB_FAILED);
 	assert_non_null(strstr(s->tests[1].reason, "too many values"));
 	assert_int_equal(s->tests[1].ncases, 0);
+	vmb_results_release(&res);
+}
+
+/* Little's law: a repetition whose rate x mean latency is more than its
+ * requests in flight allow is refused with its figures; one within them
+ * (also one just within the 5% slack) is kept. */
+static void closed_loop_bound(void **state)
+{
+	static const struct {
+		double rate, lat_ns;
+		unsigned in_flight;
+		const char *each;
+		int want;
+		const char *why; /* a part of the message, when refused */
+	} cases[] = {
+		{ 100000, 9900, 1, "connection", 0, NULL },       /* 0.99 in flight */
+		{ 100000, 10000, 1, "connection", 0, NULL },      /* exactly one */
+		{ 100000, 10490, 1, "connection", 0, NULL },      /* 1.049: within the slack */
+		{ 110627, 14100, 1, "connection",                 /* the figure of issue 41 */
+		  -ERANGE, "110627 requests/s at mean latency 14.1 us is 1.56 in flight on 1 connection: more than "
+			   "a closed loop allows (1.05 at most)" },
+		{ 50465, 7.2e6, 64, "connection", -ERANGE, "is 363.35 in flight on 64 connections" },
+		{ 7521, 13.3e6, 100, "connection", 0, NULL },    /* 100.03 on 100 */
+		{ 29406, 34e6, 100, "thread", -ERANGE, "34 ms is 999.80 in flight on 100 threads" },
+		{ 0, 5000, 1, "connection", 0, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vmb_rep *rep = rep_new();
+		struct hist h;
+		char why[256] = "";
+		int r;
+
+		assert_non_null(rep);
+		hist_init(&h);
+		hist_record(&h, (uint64_t)cases[i].lat_ns);
+		vmb_rep_value(rep, "requests_per_s", VMB_UNIT_PER_S, VMB_HIGHER, cases[i].rate);
+		vmb_rep_hist(rep, "latency", VMB_UNIT_NS, &h);
+		assert_int_equal(rep_closed_loop_check(rep, why, sizeof(why)), 0); /* none declared yet */
+		vmb_rep_closed_loop(rep, "requests_per_s", "latency", cases[i].in_flight, cases[i].each);
+		r = rep_closed_loop_check(rep, why, sizeof(why));
+		if (r != cases[i].want || (cases[i].why && !strstr(why, cases[i].why)))
+			fail_msg("case %zu: %d '%s'", i, r, why);
+		/* a new repetition forgets the declaration */
+		rep_reset(rep);
+		assert_int_equal(rep_closed_loop_check(rep, why, sizeof(why)), 0);
+		/* a loop on a latency the test did not report is the suite's bug */
+		vmb_rep_value(rep, "requests_per_s", VMB_UNIT_PER_S, VMB_HIGHER, cases[i].rate);
+		vmb_rep_closed_loop(rep, "requests_per_s", "latency", 1, "connection");
+		assert_int_equal(rep_closed_loop_check(rep, why, sizeof(why)), -EPROTO);
+		rep_free(rep);
+	}
+}
+
+/* The runner refuses such a repetition: the test fails with the figures
+ * and keeps no case; a sweep's other case, within its bound, is kept. */
+static void closed_loop_refused(void **state)
+{
+	struct vmb_results res;
+	const struct vmb_test_result *t;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	fake.values[0] = 200000; /* requests/s */
+	fake.values[1] = 8000;   /* ns: 1.6 in flight; within 4 and 32 */
+	fake.nvalues = 2;
+	run_one(1u << 7, &res);
+	t = &res.suites[0].tests[0];
+	assert_int_equal(t->status, VMB_FAILED);
+	assert_non_null(t->reason);
+	assert_non_null(strstr(t->reason, "200000 requests/s at mean latency 8 us is 1.60 in flight on 1 connection"));
+	assert_int_equal(t->ncases, 0);
+	vmb_results_release(&res);
+
+	fake.values[1] = 4000; /* 0.8 in flight: every case kept */
+	run_one(1u << 7, &res);
+	t = &res.suites[0].tests[0];
+	assert_int_equal(t->status, VMB_OK);
+	assert_int_equal(t->ncases, 3);
 	vmb_results_release(&res);
 }
 
@@ -687,6 +785,8 @@ int main(void)
 		cmocka_unit_test(warmup_until_steady),
 		cmocka_unit_test(failures_are_isolated),
 		cmocka_unit_test(report_errors_are_kept),
+		cmocka_unit_test(closed_loop_bound),
+		cmocka_unit_test(closed_loop_refused),
 		cmocka_unit_test(threads_and_efficiency),
 		cmocka_unit_test(sweeps),
 		cmocka_unit_test(skipped_suite),
