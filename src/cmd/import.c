@@ -75,6 +75,9 @@ static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 		}
 		goto out;
 	}
+	ret = cmd_check_user_labels(self, &optset_get(&own, "label")->kv);
+	if (ret != CMD_CONTINUE)
+		goto out;
 	file = pos.v[0];
 	json = optset_str(&own, "json");
 	r = read_file_or_stdin(file, &text);

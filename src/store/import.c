@@ -14,6 +14,7 @@
 #include "doc.h"
 #include "import.h"
 #include "import_int.h"
+#include "label.h"
 #include "../core/hist.h"
 #include "../core/result.h"
 #include "../core/banned.h"
@@ -438,19 +439,22 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 			skipped = 0; /* a text format reads every line */
 	}
 	if (!imp && start) {
-		json_error_t je;
+		const char *rest, *after;
+		int rline, rcol;
 
-		root = json_loads(start, JSON_DISABLE_EOF_CHECK, &je);
-		if (!root) {
-			snprintf(err, errlen, "%s: not valid JSON at line %d, column %d: %s", name, je.line + line - 1,
-				 je.column, je.text);
+		if (doc_json_parse(start, &root, &rest, why, sizeof(why)) < 0) {
+			/* (line, column) in the JSON: the file's line is offset by the lines before it */
+			if (sscanf(why, "line %d, column %d", &rline, &rcol) == 2)
+				snprintf(err, errlen, "%s: not valid JSON at line %d, column %d%s", name, rline + line - 1,
+					 rcol, strchr(why, ':') ? strchr(why, ':') : "");
+			else
+				snprintf(err, errlen, "%s: not valid JSON: %s", name, why);
 			goto out;
 		}
 		if (!json_is_object(root)) {
 			snprintf(err, errlen, "%s: the JSON is not an object", name);
 			goto out;
 		}
-		skipped += trailing_lines(start + je.position);
 		in.root = root;
 		for (size_t i = 0; i < sizeof(importers) / sizeof(importers[0]) && !imp; i++)
 			if (importers[i].detect(&in))
@@ -459,6 +463,17 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 			snprintf(err, errlen, "%s: JSON, but none that vmbench imports (%s)", name, formats);
 			goto out;
 		}
+		/* After the JSON: a tool's own lines (fio's warnings, its stderr
+		 * saved with it) are skipped and counted; a second JSON value, or
+		 * anything after a vmbench document (which is written whole), is
+		 * refused: which of two documents was meant is a guess. */
+		after = rest + strspn(rest, " \t\r\n");
+		if (*after && (*after == '{' || *after == '[' || !strcmp(imp->fmt.tool, "vmbench"))) {
+			snprintf(err, errlen, "%s: data after the %s JSON document (%s); import one document per file",
+				 name, imp->fmt.tool, *after == '{' || *after == '[' ? "a second JSON value" : "text");
+			goto out;
+		}
+		skipped += trailing_lines(rest);
 	}
 	if (!imp) {
 		snprintf(err, errlen, "%s: not a format vmbench imports (%s)", name, formats);
@@ -499,6 +514,21 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 	if (r < 0) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		goto out;
+	}
+	/* every label, the document's own and the user's: by the grammar, and
+	 * none the lab sets (a run cannot claim a lab session or a study) */
+	{
+		const char *k;
+		json_t *v;
+
+		r = -EINVAL;
+		json_object_foreach(json_object_get(doc, "labels"), k, v) {
+			if (json_is_string(v) && label_check(k, strlen(k), json_string_value(v), json_string_length(v),
+							     LABEL_SET, why, sizeof(why)) < 0) {
+				snprintf(err, errlen, "%s: %s: label %s", name, imp->fmt.tool, why);
+				goto out;
+			}
+		}
 	}
 	/* Only what loads back is returned: the store keeps the text, and
 	 * every reader loads it with doc_load_string. */
