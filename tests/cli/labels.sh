@@ -48,10 +48,11 @@ expect 0 "and run --label disk=virtio (a matrix key, run's own example) is taken
 # a vmbench document that claims a lab session or a study, or has a label no selector selects
 for case in "lab=20260101-000000-abcd" "study_run=s-1" "a,b=c" "k=x,y"; do
 	python3 - "$T/doc.json" "$T/claim.json" "$case" <<'PY'
-import json, sys
+import json, sys, uuid
 d = json.load(open(sys.argv[1]))
 k, v = sys.argv[3].split("=", 1)
 d["labels"][k] = v
+d["id"] = str(uuid.uuid4())  # a run of its own: "already stored" is not the refusal tested
 json.dump(d, open(sys.argv[2], "w"))
 PY
 	expect 2 "import of a document with the label $case is refused" "$VMB" import "$T/claim.json"
@@ -62,8 +63,10 @@ lacks "$T/out" "virtio" "no run"
 
 # --- the JSON an import reads: a key twice, or data after the document ---
 python3 - "$T/doc.json" "$T" <<'PY'
-import sys
-t = open(sys.argv[1]).read()
+import json, sys, uuid
+d = json.load(open(sys.argv[1]))
+d["id"] = str(uuid.uuid4())  # not stored yet: "already stored" is not the refusal tested
+t = json.dumps(d, indent=2)
 i = t.index("{")
 open(sys.argv[2] + "/dup.json", "w").write(t[:i + 1] + '"schema_version": 999,' + t[i + 1:])
 open(sys.argv[2] + "/two.json", "w").write(t + '\n{"schema_version": 3}\n')
