@@ -277,6 +277,19 @@ static const char *json_start(const char *text, unsigned *skipped, int *line)
 	return NULL;
 }
 
+/* doc_json_parse's "line L, column C: why" as "NAME: not valid JSON at
+ * line L, column C: why", L counted in the file (first: the JSON's line). */
+static void json_error_at(char *err, size_t errlen, const char *name, const char *why, int first)
+{
+	int l, c;
+
+	if (sscanf(why, "line %d, column %d", &l, &c) == 2 && strchr(why, ':'))
+		snprintf(err, errlen, "%s: not valid JSON at line %d, column %d%s", name, l + first - 1, c,
+			 strchr(why, ':'));
+	else
+		snprintf(err, errlen, "%s: not valid JSON: %s", name, why);
+}
+
 /* Non-blank lines after the end of the JSON document. */
 static unsigned trailing_lines(const char *p)
 {
@@ -440,17 +453,20 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 	}
 	if (!imp && start) {
 		const char *rest, *after;
-		int rline, rcol;
+		char dup[256] = "";
 
-		if (doc_json_parse(start, &root, &rest, why, sizeof(why)) < 0) {
-			/* (line, column) in the JSON: the file's line is offset by the lines before it */
-			if (sscanf(why, "line %d, column %d", &rline, &rcol) == 2)
-				snprintf(err, errlen, "%s: not valid JSON at line %d, column %d%s", name, rline + line - 1,
-					 rcol, strchr(why, ':') ? strchr(why, ':') : "");
-			else
-				snprintf(err, errlen, "%s: not valid JSON: %s", name, why);
+		r = doc_json_parse(start, false, &root, &rest, why, sizeof(why));
+		/* a key twice: refused below for a vmbench document, read for a tool's */
+		if (r == -ENOTUNIQ) {
+			snprintf(dup, sizeof(dup), "%s", why);
+			r = doc_json_parse(start, true, &root, &rest, why, sizeof(why));
+		}
+		if (r < 0) {
+			json_error_at(err, errlen, name, why, line);
+			r = -EINVAL;
 			goto out;
 		}
+		r = -EINVAL;
 		if (!json_is_object(root)) {
 			snprintf(err, errlen, "%s: the JSON is not an object", name);
 			goto out;
@@ -463,10 +479,16 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 			snprintf(err, errlen, "%s: JSON, but none that vmbench imports (%s)", name, formats);
 			goto out;
 		}
+		/* vmbench writes its documents whole and once: a key twice is
+		 * damage or an edit, and which of the two was meant is a guess */
+		if (*dup && !strcmp(imp->fmt.tool, "vmbench")) {
+			json_error_at(err, errlen, name, dup, line);
+			goto out;
+		}
 		/* After the JSON: a tool's own lines (fio's warnings, its stderr
 		 * saved with it) are skipped and counted; a second JSON value, or
-		 * anything after a vmbench document (which is written whole), is
-		 * refused: which of two documents was meant is a guess. */
+		 * anything after a vmbench document, is refused: which of two
+		 * documents was meant is a guess. */
 		after = rest + strspn(rest, " \t\r\n");
 		if (*after && (*after == '{' || *after == '[' || !strcmp(imp->fmt.tool, "vmbench"))) {
 			snprintf(err, errlen, "%s: data after the %s JSON document (%s); import one document per file",

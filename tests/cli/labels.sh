@@ -82,6 +82,8 @@ has "$T/err" "data after the vmbench JSON document (text)" "says so"
 expect 2 "show refuses the key given twice too" "$VMB" show "$T/dup.json"
 expect 2 "compare refuses the data after it too" "$VMB" compare "$T/two.json" "$T/doc.json"
 expect 0 "fio's own lines after its JSON are still skipped, and counted" "$VMB" import "$fx/fio-warning.json"
+# a tool's output is read as the tool writes it: iperf3 -P 2 repeats sock_bufsize in "start"
+expect 0 "iperf3 -P 2's repeated keys are a tool's, read" "$VMB" import "$fx/iperf3-tcp-P2.json"
 python3 - "$fx/fio-randread.json" "$T/fio2.json" <<'PY'
 import sys
 t = open(sys.argv[1]).read()
