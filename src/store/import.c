@@ -538,16 +538,23 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 		goto out;
 	}
 	/* every label, the document's own and the user's: by the grammar, and
-	 * none the lab sets (a run cannot claim a lab session or a study) */
+	 * none the lab sets (a run cannot claim a lab session or a study)
+	 * unless the user says the document is a lab session's (the user's
+	 * own --label never: cmd_check_user_labels) */
 	{
 		const char *k;
 		json_t *v;
 
 		r = -EINVAL;
 		json_object_foreach(json_object_get(doc, "labels"), k, v) {
+			/* kept as the lab wrote them (an old session's config=accel=kvm nic=e1000 too) */
+			if (opts && opts->lab_labels && label_lab_key(k, strlen(k)))
+				continue;
 			if (json_is_string(v) && label_check(k, strlen(k), json_string_value(v), json_string_length(v),
 							     LABEL_SET, why, sizeof(why)) < 0) {
-				snprintf(err, errlen, "%s: %s: label %s", name, imp->fmt.tool, why);
+				snprintf(err, errlen, "%s: %s: label %s%s", name, imp->fmt.tool, why,
+					 label_lab_key(k, strlen(k)) ? " (a lab session's document, saved from another "
+								      "store: import --keep-lab-labels)" : "");
 				goto out;
 			}
 		}

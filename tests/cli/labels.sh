@@ -60,6 +60,22 @@ PY
 done
 expect 0 "nothing of them was stored" "$VMB" results --label disk=virtio
 lacks "$T/out" "virtio" "no run"
+# a lab session's document, saved from another store: kept when the user says so
+python3 - "$T/doc.json" "$T/session.json" <<'PY'
+import json, sys, uuid
+d = json.load(open(sys.argv[1]))
+d["labels"].update(lab="20260101-000000-abcd", config="accel=tcg")
+d["id"] = str(uuid.uuid4())
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 2 "a lab session's document is refused without --keep-lab-labels" "$VMB" import "$T/session.json"
+has "$T/err" "import --keep-lab-labels" "and the refusal names the option"
+expect 0 "and taken with it" "$VMB" import --keep-lab-labels "$T/session.json"
+expect 0 "its session is selected" "$VMB" results --label lab=20260101-000000-abcd
+has "$T/out" "lab=20260101-000000-abcd" "the run is listed"
+expect 2 "--keep-lab-labels keeps the document's, never sets the user's" "$VMB" import --keep-lab-labels \
+	"$fx/sysbench-cpu.txt" --label lab=x
+has "$T/err" "lab is a label the lab sets itself" "says so"
 
 # --- the JSON an import reads: a key twice, or data after the document ---
 python3 - "$T/doc.json" "$T" <<'PY'
@@ -91,8 +107,8 @@ open(sys.argv[2], "w").write(t + t)
 PY
 expect 2 "but two fio JSON documents in one file are refused" "$VMB" import "$T/fio2.json"
 has "$T/err" "data after the fio JSON document (a second JSON value)" "says so"
-expect 0 "nothing of them was stored" "$VMB" results
-lacks "$T/out" "disk=virtio" "no vmbench document"
+expect 0 "nothing of them was stored" "$VMB" results --label disk=virtio
+check "only the lab session's document has disk=virtio" test "$(grep -c "disk=virtio" "$T/out")" -eq 1
 
 # --- suite lists: commas or separate words, in run and in lab --suites ---
 for form in "cpu.prime,mem.bandwidth" "cpu.prime mem.bandwidth"; do
