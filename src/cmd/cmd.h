@@ -67,6 +67,9 @@ int cmd_rounds_from(const struct vmb_cmd *c, const struct optset *own, const cha
 /* The usage error (or, on -ENOMEM, the failure) of db_parse_selector's r for word:
  * a key over DB_LABEL_KEY_MAX is named as such. The exit code. */
 int cmd_selector_error(const struct vmb_cmd *c, const char *word, int r);
+/* --label of run, import or lab (a user's): by the grammar, and none of
+ * the lab's own keys (label.h). CMD_CONTINUE, or the usage error's exit. */
+int cmd_check_user_labels(const struct vmb_cmd *c, const struct strv *kv);
 void cmd_print_help(const struct vmb_cmd *c);
 /* Whether everything written to stdout so far (flushed first when `flush`)
  * reached it: 0, or -EIO after a message. A command streaming many lines

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../store/label.h"
 #include "../core/log.h"
 #include "../report/html.h"
 #include "../store/db.h"
@@ -140,7 +141,8 @@ void cmd_apply_verbosity(const struct optset *own)
 }
 
 /* What no option row can say: --db names a file (an empty value is a
- * mistake, not the default store), and a label key fits the store. */
+ * mistake, not the default store), and a label is one a selector can
+ * select (label.h). */
 static int check_common_opts(const struct vmb_cmd *c, const struct optset *own)
 {
 	for (size_t i = 0; i < own->n; i++) {
@@ -154,14 +156,11 @@ static int check_common_opts(const struct vmb_cmd *c, const struct optset *own)
 					       "or leave --db out for the default store");
 		if (!strcmp(o->name, "label"))
 			for (size_t j = 0; j < v->kv.n; j++) {
-				size_t klen = (size_t)(strchr(v->kv.v[j], '=') - v->kv.v[j]);
+				char why[600];
 
-				if (klen > DB_LABEL_KEY_MAX)
-					return cmd_usage_error(c, "--label: the key '%.20s...' is %zu characters long; a label "
-							       "key has at most %d", v->kv.v[j], klen, DB_LABEL_KEY_MAX);
-				if (str_find_control(v->kv.v[j], strlen(v->kv.v[j])) >= 0)
-					return cmd_usage_error(c, "--label number %zu has a control character (an escape, "
-							       "a carriage return...); labels are text shown on terminals", j + 1);
+				/* the grammar (a filter's or a run's); a run's own rule: cmd_check_user_labels */
+				if (label_check_kv(v->kv.v[j], LABEL_SELECT, why, sizeof(why)) < 0)
+					return cmd_usage_error(c, "--label number %zu: %s", j + 1, why);
 			}
 	}
 	return CMD_CONTINUE;
@@ -520,12 +519,26 @@ int cmd_write_report(const char *html, size_t len, const char *out, const char *
 
 int cmd_selector_error(const struct vmb_cmd *c, const char *word, int r)
 {
-	if (r == -E2BIG)
-		return cmd_usage_error(c, "selector '%.40s...': a label key has at most %d characters", word,
-				       DB_LABEL_KEY_MAX);
+	char why[600];
+
 	if (r == -ENOMEM)
 		return log_errno(r, "reading the selector"), EXIT_FAILED;
-	return cmd_usage_error(c, "selector '%s': each part must be KEY=VALUE, e.g. hv=kvm,disk=sata", word);
+	if (db_selector_why(word, why, sizeof(why)) == 0)
+		snprintf(why, sizeof(why), "each part must be KEY=VALUE, e.g. hv=kvm,disk=sata");
+	/* the word itself only when it is printable: it may hold any byte */
+	if (str_find_control(word, strlen(word)) >= 0)
+		return cmd_usage_error(c, "a selector: %s", why);
+	return cmd_usage_error(c, "selector '%.80s%s': %s", word, strlen(word) > 80 ? "..." : "", why);
+}
+
+int cmd_check_user_labels(const struct vmb_cmd *c, const struct strv *kv)
+{
+	char why[600];
+
+	for (size_t i = 0; i < kv->n; i++)
+		if (label_check_kv(kv->v[i], LABEL_SET, why, sizeof(why)) < 0)
+			return cmd_usage_error(c, "--label number %zu: %s", i + 1, why);
+	return CMD_CONTINUE;
 }
 
 bool cmd_lab_doc(const json_t *doc)

@@ -9,6 +9,7 @@
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../store/import.h"
+#include "../store/label.h"
 #include "../core/banned.h"
 
 const struct vmb_opt import_opts[] = {
@@ -16,6 +17,10 @@ const struct vmb_opt import_opts[] = {
 	  .help = "tag the imported run (source=TOOL is added), e.g. --label hv=vmware" },
 	{ .name = "param", .type = OPT_KV, .metavar = "KEY=VALUE",
 	  .help = "state a parameter the tool's output does not print (the formats below say which)" },
+	{ .name = "keep-lab-labels", .type = OPT_BOOL,
+	  .help = "a vmbench document of a lab session (saved from another machine's store): keep the labels the "
+		  "lab set (" LABEL_LAB_KEYS "); without it such a document is refused, so that no file claims a "
+		  "lab session or a study unasked. --label never sets them" },
 	{ .name = "json", .type = OPT_STRING, .metavar = "FILE|-", .help = "also write the document to a new FILE or stdout" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "no-store", .type = OPT_BOOL, .help = "do not store it (with --json: only convert)" },
@@ -75,6 +80,9 @@ static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 		}
 		goto out;
 	}
+	ret = cmd_check_user_labels(self, &optset_get(&own, "label")->kv);
+	if (ret != CMD_CONTINUE)
+		goto out;
 	file = pos.v[0];
 	json = optset_str(&own, "json");
 	r = read_file_or_stdin(file, &text);
@@ -109,6 +117,7 @@ static int cmd_import(const struct vmb_cmd *self, int argc, char **argv)
 	r = import_parse(text, strcmp(file, "-") ? file : "stdin",
 			 &(struct import_opts){ .labels = &optset_get(&own, "label")->kv,
 						.params = &optset_get(&own, "param")->kv,
+						.lab_labels = optset_bool(&own, "keep-lab-labels"),
 						.fio_logs = logs, .nfio_logs = nlogs },
 			 &res, err, sizeof(err));
 	if (r < 0) {

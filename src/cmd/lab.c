@@ -91,7 +91,8 @@ const struct vmb_opt lab_opts[] = {
 		  "the values; several such products joined by | are measured one after the other, e.g. \"disk=ide,nvme "
 		  "| nic=e1000\" (a configuration twice is refused). " LAB_MATRIX_HELP },
 	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST",
-	  .help = "run, contend: what to measure in each guest (suites or SUITE.TEST, e.g. cpu, disk.randread, boot); "
+	  .help = "run, contend: what to measure in each guest (suites or SUITE.TEST, separated by commas or spaces, "
+		  "e.g. cpu,disk.randread,boot or 'cpu disk.randread boot'); "
 		  "contend's default is the study's composite load and latency probes, "
 		  LAB_CONTEND_SUITES " (net.udp_rr measured by the host's client, from the host to each guest)" },
 	{ .name = "quick", .type = OPT_BOOL, .help = "run: short runs of the suites, in the guests and on the host" },
@@ -1145,31 +1146,37 @@ static int lab_compare(struct cmp_table *t, const char *spec, const char *config
 	return 0;
 }
 
-/* --suites: every item a suite or SUITE.TEST of the table, before any boot. */
-static int check_suites(const struct vmb_cmd *self, const char *items)
+/* --suites: the items as `run` reads its words (suites_parse_items: commas
+ * or spaces), checked before any boot and kept as "a,b,c", the form the
+ * rest of the lab splits. */
+static int suites_normalize(const struct vmb_cmd *self, struct optset *own)
 {
-	char what[128], valid[256];
+	const struct opt_value *v = optset_get(own, "suites");
+	struct strv items = { 0 };
+	char why[512], *joined = NULL, *word;
+	size_t len = 1, off = 0;
+	int r;
 
-	for (const char *p = items; *p; p += strcspn(p, ","), p += *p == ',') {
-		const struct vmb_suite *s;
-		size_t off = 0;
-
-		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		if (!*what)
-			return cmd_usage_error(self, "--suites '%s' has an empty item; e.g. --suites cpu,disk,boot", items);
-		snprintf(valid, sizeof(valid), "%.*s", (int)strcspn(what, "."), what);
-		s = suites_find(valid);
-		if (s && (!strchr(what, '.') || suites_test_index(s, strchr(what, '.') + 1) >= 0))
-			continue;
-		valid[0] = '\0';
-		for (size_t i = 0; i < vmb_nsuites && off < sizeof(valid); i++)
-			str_appendf(valid, sizeof(valid), &off, "%s%s", i ? ", " : "", vmb_suites[i]->name);
-		return cmd_usage_error(self, "--suites: '%s' is no suite or SUITE.TEST ('vmbench list' has them); suites: %s",
-				       what, valid);
+	if (!v || !v->set)
+		return CMD_CONTINUE;
+	word = v->s;
+	r = suites_parse_items(&word, 1, &items, why, sizeof(why));
+	if (r < 0) {
+		strv_clear(&items);
+		return r == -ENOMEM ? EXIT_FAILED : cmd_usage_error(self, "--suites: %s", why);
 	}
-	if (!*items)
-		return cmd_usage_error(self, "--suites is empty; e.g. --suites cpu,disk,boot");
-	return CMD_CONTINUE;
+	for (size_t i = 0; i < items.n; i++)
+		len += strlen(items.v[i]) + 1;
+	joined = calloc(1, len);
+	r = joined ? 0 : -ENOMEM;
+	for (size_t i = 0; joined && i < items.n; i++)
+		str_appendf(joined, len, &off, "%s%s", i ? "," : "", items.v[i]);
+	strv_clear(&items);
+	for (size_t i = 0; r == 0 && i < own->n; i++)
+		if (!strcmp(own->opts[i].name, "suites"))
+			r = optset_apply(own, i, joined, why, sizeof(why));
+	free(joined);
+	return r < 0 ? EXIT_FAILED : CMD_CONTINUE;
 }
 
 /* --suites balloon: a configuration with a balloon, whose mem holds
@@ -1339,9 +1346,7 @@ static int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct la
 	for (size_t i = 1; optset_str(own, "kernel") && i < m->n; i++)
 		if (strcmp(m->configs[i].v[LAB_ARCH], m->configs[0].v[LAB_ARCH]))
 			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
-	ret = check_suites(self, l->suites);
-	if (ret == CMD_CONTINUE)
-		ret = check_balloon(self, l, m);
+	ret = check_balloon(self, l, m);
 	if (ret == CMD_CONTINUE)
 		ret = check_labels(self, own);
 	if (ret == CMD_CONTINUE && strcmp(optset_str(own, "baseline"), LAB_HOST) && strcmp(optset_str(own, "baseline"), "none"))
@@ -1958,6 +1963,8 @@ int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, bool check_
 	if (!suite_sets)
 		return EXIT_FAILED;
 	ret = cmd_parse(self, argc, argv, &own, suite_sets, &pos);
+	if (ret == CMD_CONTINUE)
+		ret = suites_normalize(self, &own);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	/* a word of the study's options that is no option's would be dropped */
@@ -2432,6 +2439,12 @@ static int cmd_lab(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret != CMD_CONTINUE)
 		goto out;
 	cmd_apply_verbosity(&own);
+	/* the user's labels (lab study gives its runs study=, experiment=, study_run= through lab_study_run) */
+	ret = cmd_check_user_labels(self, &optset_get(&own, "label")->kv);
+	if (ret == CMD_CONTINUE)
+		ret = suites_normalize(self, &own);
+	if (ret != CMD_CONTINUE)
+		goto out;
 	if (strcmp(pos.v[0], "image") && strcmp(pos.v[0], "run") && strcmp(pos.v[0], "report") &&
 	    strcmp(pos.v[0], "contend") && strcmp(pos.v[0], "study")) {
 		ret = cmd_usage_error(self, "no lab command '%s'; 'image' builds the guest image, 'run' runs a matrix, "

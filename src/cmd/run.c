@@ -75,7 +75,8 @@ const struct vmb_cmd cmd_run_desc = {
 	.fn = cmd_run,
 	.args = "[SUITE[.TEST]...] [OPTIONS]",
 	.summary = "measure this machine and store the result",
-	.description = "Runs the named suites or tests (all by default). Each test runs an uncounted warm-up, "
+	.description = "Runs the named suites or tests (all by default; as words, or one word with commas: "
+		       "'run cpu mem' or 'run cpu,mem'). Each test runs an uncounted warm-up, "
 		       "then repetitions until the 95% confidence interval of its headline metric is within "
 		       "--precision of the mean (between --min-reps and --max-reps, within --budget). The "
 		       "result is printed, stored in the result store and, with --json, written as a document. "
@@ -101,47 +102,34 @@ static int select_items(const struct vmb_cmd *self, const struct strv *words, co
 			struct runner_item *items, size_t *nitems)
 {
 	uint64_t masks[64] = { 0 }, named[64] = { 0 };
-	bool any = words->n > 0;
+	struct strv list = { 0 };
+	char why[512];
+	int r = suites_parse_items(words->v, words->n, &list, why, sizeof(why));
+	bool any = list.n > 0;
 
-	for (size_t w = 0; w < words->n; w++) {
+	if (r < 0) {
+		strv_clear(&list);
+		return r == -ENOMEM ? EXIT_FAILED : cmd_usage_error(self, "%s", why);
+	}
+	for (size_t w = 0; w < list.n; w++) {
 		char name[64];
-		const char *dot = strchr(words->v[w], '.');
+		const char *dot = strchr(list.v[w], '.');
 		const struct vmb_suite *s;
 		size_t idx;
 
-		snprintf(name, sizeof(name), "%.*s", dot ? (int)(dot - words->v[w]) : 63, words->v[w]);
+		/* every item is one of the table's (suites_parse_items) */
+		snprintf(name, sizeof(name), "%.*s", dot ? (int)(dot - list.v[w]) : 63, list.v[w]);
 		s = suites_find(name);
-		if (!s) {
-			char valid[256] = "";
-			size_t off = 0;
-
-			for (size_t i = 0; i < vmb_nsuites; i++)
-				str_appendf(valid, sizeof(valid), &off, "%s%s", i ? ", " : "", vmb_suites[i]->name);
-			return cmd_usage_error(self, "unknown suite '%s'; valid suites: %s", name, valid);
-		}
 		for (idx = 0; vmb_suites[idx] != s; idx++)
 			;
 		if (!dot) {
 			masks[idx] = ~0ull;
 			continue;
 		}
-		{
-			int t = suites_test_index(s, dot + 1);
-
-			if (t < 0) {
-				char valid[256] = "";
-				size_t off = 0;
-
-				for (int i = 0; s->tests[i].name; i++)
-					str_appendf(valid, sizeof(valid), &off, "%s%s",
-						    i ? ", " : "", s->tests[i].name);
-				return cmd_usage_error(self, "unknown test '%s' in suite %s; valid tests: %s",
-						       dot + 1, s->name, valid);
-			}
-			masks[idx] |= 1ull << t;
-			named[idx] |= 1ull << t;
-		}
+		masks[idx] |= 1ull << suites_test_index(s, dot + 1);
+		named[idx] |= 1ull << suites_test_index(s, dot + 1);
 	}
+	strv_clear(&list);
 	*nitems = 0;
 	for (size_t i = 0; i < vmb_nsuites; i++)
 		if (any ? masks[i] != 0 : suites_runs_by_default(vmb_suites[i]))
@@ -986,6 +974,9 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret != CMD_CONTINUE)
 		goto out;
 	cmd_apply_verbosity(&own);
+	ret = cmd_check_user_labels(self, &optset_get(&own, "label")->kv);
+	if (ret != CMD_CONTINUE)
+		goto out;
 	ret = select_items(self, &words, suite_sets, items, &nitems);
 	if (ret != CMD_CONTINUE)
 		goto out;

@@ -18,9 +18,10 @@
 const struct vmb_opt serve_opts[] = {
 	{ .name = "bind", .type = OPT_STRING, .def = "127.0.0.1", .metavar = "ADDR",
 	  .help = "the address to listen on (IPv4, IPv6, [IPv6] or a name; the port is --port's); any other than "
-		  "loopback requires a token in $VMBENCH_NET_TOKEN (1 to 64 letters, digits, '.', '_', '-'), and with "
-		  "a token HTTP is served only to a client that presented it: a server on a network is never an open "
-		  "traffic reflector" },
+		  "loopback requires a token in $VMBENCH_NET_TOKEN of 16 to 64 letters, digits, '.', '_', '-' (random: "
+		  "e.g. $(openssl rand -hex 16)), and with a token HTTP is served only to a client that presented it: "
+		  "a server on a network is never an open traffic reflector. A wrong token delays the next check of "
+		  "its address's tokens, 0.1 s doubling to 5 s, and is logged with the address's count" },
 	{ .name = "port", .type = OPT_INT, .min = 0, .max = 65535, .def = "5280", .metavar = "N",
 	  .help = "the TCP port of the control protocol and the HTTP endpoint; 0 picks a free one (printed)" },
 	{ .name = "token", .type = OPT_STRING, .metavar = "SECRET",
@@ -51,7 +52,9 @@ const struct vmb_cmd cmd_serve_desc = {
 		       "Prints 'listening on ADDR:PORT' ([ADDR]:PORT for IPv6) once ready. Every test is bounded "
 		       "(10 min, 128 streams, 16 sessions and 4 per address, 4096 connections, 5 s to authenticate, "
 		       "10 s per HTTP request, 1 h per session); a client's error ends that client's session, never "
-		       "the server.",
+		       "the server. A wrong token is logged with its address's count of failures, and that "
+		       "address's next greeting waits 0.1 s, doubling with each failure to 5 s (other addresses do "
+		       "not wait).",
 	.opts = serve_opts,
 	.max_args = 0,
 };
@@ -118,6 +121,13 @@ static int cmd_serve(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "--bind %s is not a loopback address: set a token in $VMBENCH_NET_TOKEN too "
 				      "(not on the command line, where ps shows it), so that only clients that know it "
 				      "can make this machine send traffic", bind_addr);
+		goto out;
+	}
+	if (!netio_is_loopback(&ss) && strlen(token) < NETSRV_TOKEN_MIN) {
+		ret = cmd_usage_error(self, "--bind %s is not a loopback address, and $VMBENCH_NET_TOKEN has %zu "
+				      "character%s: a server on a network takes a token of at least %d (96 bits when "
+				      "random; a short one is guessed), e.g. VMBENCH_NET_TOKEN=$(openssl rand -hex 16)",
+				      bind_addr, strlen(token), strlen(token) == 1 ? "" : "s", NETSRV_TOKEN_MIN);
 		goto out;
 	}
 	memset(&conf, 0, sizeof(conf));

@@ -265,6 +265,8 @@ static void reap_sessions(struct netsrv *s, bool all)
 
 void netsrv_conn_close(struct netsrv *s, struct hconn *c)
 {
+	if (c->hold_ns)
+		s->nheld--;
 	if (c->fd >= 0) {
 		(void)epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
@@ -342,6 +344,92 @@ static void conn_to_session(struct netsrv *s, struct hconn *c, size_t hlen)
 	netsrv_conn_close(s, c);
 }
 
+/* The address alone (no port), for messages. */
+static void addr_text(const struct sockaddr_storage *a, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN];
+	const void *in = a->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)a)->sin_addr
+						 : (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr;
+
+	if (!inet_ntop(a->ss_family, in, host, sizeof(host)))
+		snprintf(host, sizeof(host), "?");
+	snprintf(buf, len, "%s", host);
+}
+
+/* Hold a greeting (until: when its address may be checked again) without
+ * reading it further: the loop releases it (release_held), and closes it
+ * if the peer resets meanwhile. */
+static void conn_hold(struct netsrv *s, struct hconn *c, uint64_t until)
+{
+	struct epoll_event ev = { .events = 0, .data.ptr = c };
+
+	if (!c->hold_ns) {
+		s->nheld++;
+		(void)epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	}
+	c->hold_ns = until;
+}
+
+static void conn_unhold(struct netsrv *s, struct hconn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+
+	if (!c->hold_ns)
+		return;
+	c->hold_ns = 0;
+	s->nheld--;
+	(void)epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* The token of a greeting, at the pace its address has earned: after a
+ * wrong one, that address's next greeting waits (held, not refused, so a
+ * client that got it right on its second try is still served) for a delay
+ * that doubles with each failure (authlim.h); one that would wait past its
+ * own deadline is refused now. Only that address waits: the loop goes on.
+ * Each wrong token is logged with its address's count. true: the token is
+ * right; false: the connection is held or refused. */
+static bool token_checked(struct netsrv *s, struct hconn *c, const char *token)
+{
+	uint64_t now = clock_ns(), at = authlim_wait(&s->lim, &c->peer, now), next;
+	char who[INET6_ADDRSTRLEN], err[160];
+	unsigned fails;
+
+	if (at) {
+		if (at - c->phase_ns > ms_ns(s->conf.auth_ms)) {
+			snprintf(err, sizeof(err), "too many wrong tokens from this address: try again in %.1f s",
+				 (double)(at - now) / 1e9);
+			conn_refuse(s, c, err);
+			return false;
+		}
+		conn_hold(s, c, at);
+		return false;
+	}
+	conn_unhold(s, c);
+	if (token_ok(s->token, token)) {
+		authlim_ok(&s->lim, &c->peer, now);
+		return true;
+	}
+	fails = authlim_fail(&s->lim, &c->peer, now, &next);
+	addr_text(&c->peer, who, sizeof(who));
+	log_warn("serve: wrong or missing token from %s (%u failed attempt%s from this address; its next greeting is "
+		 "checked after %.1f s)", who, fails, fails == 1 ? "" : "s", (double)(next - now) / 1e9);
+	conn_refuse(s, c, "wrong or missing token");
+	return false;
+}
+
+/* Check the held greetings whose time has come (each may be held again:
+ * one checked before it failed). */
+static void release_held(struct netsrv *s)
+{
+	uint64_t now = clock_ns();
+
+	for (struct hconn *c = s->conns, *next; c && s->nheld; c = next) {
+		next = c->next;
+		if (c->hold_ns && c->hold_ns <= now)
+			netsrv_conn_hello(s, c);
+	}
+}
+
 /* A control connection's greeting, checked here before it may take a
  * session slot: the version and the token. */
 void netsrv_conn_hello(struct netsrv *s, struct hconn *c)
@@ -369,11 +457,59 @@ void netsrv_conn_hello(struct netsrv *s, struct hconn *c)
 		conn_refuse(s, c, err);
 		return;
 	}
-	if (s->token[0] && !token_ok(s->token, m.token)) {
-		conn_refuse(s, c, "wrong or missing token");
+	if (s->token[0] && !token_checked(s, c, m.token))
 		return;
-	}
 	conn_to_session(s, c, (size_t)(nl - c->in) + 1);
+}
+
+/* Accept failed for want of descriptors or memory (err): the connection
+ * stays in the backlog, so the listener would stay readable and the loop
+ * spin. The listener is not polled for ACCEPT_PAUSE_MS (resume_paused). */
+static void accept_pause(struct netsrv *s, struct hlisten *l, int err)
+{
+	struct epoll_event ev = { .events = 0, .data.ptr = l ? (void *)l : (void *)s };
+	uint64_t now = clock_ns();
+
+	(void)epoll_ctl(s->ep, EPOLL_CTL_MOD, l ? l->fd : s->lfd, &ev);
+	*(l ? &l->paused_until : &s->paused_until) = now + ms_ns(ACCEPT_PAUSE_MS);
+	s->starved = true;
+	s->pauses++;
+	/* once, and again at most once a minute (with the count) while it comes and goes */
+	if (s->said_pause_ns && now - s->said_pause_ns < 60 * NSEC_PER_SEC)
+		return;
+	if (!s->said_pause_ns)
+		log_warn("serve: cannot accept a connection: %s; not accepting for %d ms at a time until it can "
+			 "(the connections open hold the descriptors: raise ulimit -n, or wait for them to end)",
+			 strerror(err), ACCEPT_PAUSE_MS);
+	else
+		log_warn("serve: cannot accept a connection: %s (%u pauses of %d ms so far)", strerror(err), s->pauses,
+			 ACCEPT_PAUSE_MS);
+	s->said_pause_ns = now;
+}
+
+static void resume_one(struct netsrv *s, int fd, void *tag, uint64_t *until, uint64_t now)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	if (!*until || now < *until)
+		return;
+	*until = 0;
+	(void)epoll_ctl(s->ep, EPOLL_CTL_MOD, fd, &ev);
+}
+
+/* Poll again the listeners whose pause is over. */
+static void resume_paused(struct netsrv *s)
+{
+	uint64_t now = clock_ns();
+
+	resume_one(s, s->lfd, s, &s->paused_until, now);
+	for (unsigned i = 0; i < MAX_SESSIONS; i++) {
+		struct hlisten *h = &s->sessions[i].http;
+
+		/* paused_until is set by this thread only, on an event of a port it knows open */
+		if (s->sessions[i].used && h->paused_until && h->fd >= 0)
+			resume_one(s, h->fd, h, &h->paused_until, now);
+	}
 }
 
 /* Accept on the main port (l NULL) or on a session's HTTP port. */
@@ -387,8 +523,15 @@ static void accept_all(struct netsrv *s, struct hlisten *l)
 		struct hconn *c;
 		int one = 1;
 
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				accept_pause(s, l, errno);
 			return;
+		}
+		if (s->starved) {
+			log_debug("serve: accepting connections again");
+			s->starved = false;
+		}
 		/* a session's HTTP port serves that session's address only */
 		if (l && !netsrv_same_host(&peer, &l->peer)) {
 			close(fd);
@@ -584,6 +727,9 @@ int netsrv_run(struct netsrv *s)
 				break;
 			}
 		}
+		if (s->nheld)
+			release_held(s);
+		resume_paused(s);
 		if (s->conf.stall_ms && clock_ns() >= next_stall) {
 			struct timespec ts = clock_ns_ts(ms_ns(s->conf.stall_ms));
 

@@ -29,6 +29,11 @@ struct netsrv_conf {
 	unsigned auth_ms, request_ms, session_ms;
 };
 
+/* The shortest token a server on a non-loopback address takes: 16 of the
+ * 65 characters a token may hold are 96 bits when drawn at random (e.g.
+ * `openssl rand -hex 16`, 32 characters); a short one is guessed. */
+#define NETSRV_TOKEN_MIN 16
+
 #define NETSRV_AUTH_MS 5000u
 #define NETSRV_REQUEST_MS 10000u
 #define NETSRV_SESSION_MS 3600000u

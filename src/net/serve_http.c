@@ -121,6 +121,12 @@ void netsrv_conn_event(struct netsrv *s, struct hconn *c, uint32_t ev)
 {
 	bool dead = false;
 
+	/* a held greeting is not read (serve.c's token_checked); a reset ends it */
+	if (c->hold_ns) {
+		if (ev & (EPOLLHUP | EPOLLERR))
+			netsrv_conn_close(s, c);
+		return;
+	}
 	if (c->headlen && !http_flush(c, &dead)) {
 		if (dead)
 			netsrv_conn_close(s, c);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "authlim.h"
 #include "serve.h"
 #include "io.h"
 #include "proto.h"
@@ -26,6 +27,10 @@
 #define GRACE_MS 10000          /* a test may overrun its duration by this much */
 #define HTTP_IN 8192
 #define MAX_BAD_LINES 8
+/* After accept fails for want of descriptors or memory, the listener is not
+ * polled for this long: the connection waiting in its backlog would make
+ * every poll return at once, and the loop spin. */
+#define ACCEPT_PAUSE_MS 250
 
 struct netsrv;
 
@@ -40,6 +45,7 @@ struct hlisten {
 	unsigned port;
 	struct sockaddr_storage peer;
 	unsigned slot, gen;
+	uint64_t paused_until; /* not polled until then (0: polled); see ACCEPT_PAUSE_MS */
 };
 
 struct session {
@@ -64,6 +70,7 @@ struct hconn {
 	bool close_after;
 	uint64_t last_ns;  /* the last progress of a response being written */
 	uint64_t phase_ns; /* when the wait for this request (or the greeting) began */
+	uint64_t hold_ns;  /* a greeting held until then: its address's last token was wrong */
 	struct sockaddr_storage peer;
 	char in[HTTP_IN];
 	size_t inlen;
@@ -88,6 +95,12 @@ struct netsrv {
 	struct session sessions[MAX_SESSIONS];
 	struct hconn *conns;
 	unsigned nconns;
+	unsigned nheld;        /* connections with hold_ns */
+	struct authlim lim;    /* wrong tokens per address */
+	uint64_t paused_until; /* the main listener's, as hlisten's */
+	bool starved;          /* accept failed for want of descriptors, and none has succeeded since */
+	unsigned pauses;       /* of a listener, for want of descriptors */
+	uint64_t said_pause_ns; /* when that was last logged */
 	char *body; /* NETSRV_MAX_BODY bytes of the static page */
 };
 

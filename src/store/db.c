@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "label.h"
 #include "doc.h"
 #include "../core/log.h"
 #include "../core/banned.h"
@@ -471,46 +472,67 @@ int db_get(struct db *db, const char *ref, json_t **doc)
 	return 0;
 }
 
-int db_parse_selector(const char *sel, struct strv *filter)
+/* The parts of selector sel, each checked by the label grammar (label.h),
+ * appended to filter (NULL: only checked); why says the first wrong one. */
+static int selector_parse(const char *sel, struct strv *filter, char *why, size_t len)
 {
 	const char *p = sel;
 	struct strv out = { 0 };
 
-	if (!sel || !*sel)
+	if (!sel || !*sel) {
+		snprintf(why, len, "it is empty; %s", LABEL_RULE);
 		return -EINVAL;
+	}
 	for (;;) {
 		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
 		const char *eq = memchr(p, '=', (size_t)(end - p));
 		char *part;
 		int r;
 
-		if (!eq || eq == p || eq + 1 == end || memchr(eq + 1, '=', (size_t)(end - eq - 1))) {
-			strv_clear(&out);
-			return -EINVAL;
+		if (!eq) {
+			snprintf(why, len, "each part must be KEY=VALUE, e.g. hv=kvm,disk=sata (part %zu has no '=')",
+				 out.n + 1);
+			r = -EINVAL;
+		} else {
+			r = label_check(p, (size_t)(eq - p), eq + 1, (size_t)(end - eq - 1), LABEL_SELECT, why, len);
 		}
-		if ((size_t)(eq - p) > DB_LABEL_KEY_MAX) {
+		if (r < 0) {
 			strv_clear(&out);
-			return -E2BIG;
+			return r;
 		}
 		part = strndup(p, (size_t)(end - p));
 		r = part ? strv_push(&out, part) : -ENOMEM;
 		free(part);
 		if (r < 0) {
 			strv_clear(&out);
+			snprintf(why, len, "out of memory");
 			return -ENOMEM;
 		}
 		if (!comma)
 			break;
 		p = comma + 1;
 	}
-	for (size_t i = 0; i < out.n; i++)
+	for (size_t i = 0; filter && i < out.n; i++)
 		if (strv_push(filter, out.v[i]) < 0) {
 			strv_clear(&out);
 			strv_clear(filter);
+			snprintf(why, len, "out of memory");
 			return -ENOMEM;
 		}
 	strv_clear(&out);
 	return 0;
+}
+
+int db_parse_selector(const char *sel, struct strv *filter)
+{
+	char why[8];
+
+	return selector_parse(sel, filter, why, sizeof(why));
+}
+
+int db_selector_why(const char *sel, char *why, size_t len)
+{
+	return selector_parse(sel, NULL, why, len);
 }
 
 /* The filter as a JSON array of distinct [key, value] pairs, bound as one

@@ -8,12 +8,12 @@
 #include <stdint.h>
 
 #include "../core/util.h"
+#include "label.h"
 
 #define DB_APPLICATION_ID 0x564d4231 /* "VMB1" */
 #define DB_SCHEMA_VERSION 1
-/* The longest label key, in bytes: a longer one is refused where it is
- * given (--label, a selector), never cut (two keys would become one). */
-#define DB_LABEL_KEY_MAX 127
+/* The longest label key (label.h). */
+#define DB_LABEL_KEY_MAX LABEL_KEY_MAX
 
 struct db;
 
@@ -53,10 +53,12 @@ struct db_row {
 	bool lab_failure;        /* a lab run's marker of a failed boot: no measurement */
 };
 /* A label selector "k=v,k2=v2" appended to `filter` as KEY=VALUE strings:
- * 0, -EINVAL when a part is not KEY=VALUE with a non-empty key and value,
- * -E2BIG when a key is longer than DB_LABEL_KEY_MAX. Any length and any
- * number of parts. */
+ * 0, -EINVAL when a part is not a label by the grammar of label.h (which
+ * every stored label a user gave fits), -E2BIG when a key is longer than
+ * DB_LABEL_KEY_MAX. Any length and any number of parts. */
 int db_parse_selector(const char *sel, struct strv *filter);
+/* db_parse_selector's error for sel, and why it is one (0: none). */
+int db_selector_why(const char *sel, char *why, size_t len);
 
 /* Runs with all the KEY=VALUE labels in `filter`, oldest first; a run
  * whose document is not JSON is listed too, marked `unreadable`. */

@@ -352,16 +352,30 @@ fail:
 	return r;
 }
 
-int doc_load_string(const char *text, const char *name, json_t **out, char *err, size_t errlen)
+int doc_json_parse(const char *text, bool dups_ok, json_t **out, const char **rest, char *err, size_t errlen)
 {
 	json_error_t je;
+	json_t *v;
+
+	/* without JSON_DISABLE_EOF_CHECK, jansson refuses what follows the value itself */
+	v = json_loads(text, (dups_ok ? 0 : JSON_REJECT_DUPLICATES) | (rest ? JSON_DISABLE_EOF_CHECK : 0), &je);
+	if (!v) {
+		snprintf(err, errlen, "line %d, column %d: %s", je.line, je.column, je.text);
+		return json_error_code(&je) == json_error_duplicate_key ? -ENOTUNIQ : -EINVAL;
+	}
+	if (rest)
+		*rest = text + je.position;
+	*out = v;
+	return 0;
+}
+
+int doc_load_string(const char *text, const char *name, json_t **out, char *err, size_t errlen)
+{
 	json_t *doc;
 	char why[256];
 
-	doc = json_loads(text, JSON_REJECT_DUPLICATES, &je);
-	if (!doc) {
-		snprintf(err, errlen, "%s: not valid JSON at line %d, column %d: %s", name, je.line, je.column,
-			 je.text);
+	if (doc_json_parse(text, false, &doc, NULL, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "%s: not valid JSON at %s", name, why);
 		return -EINVAL;
 	}
 	if (doc_validate(doc, why, sizeof(why)) < 0) {

@@ -38,7 +38,17 @@ int doc_from_results(const struct vmb_results *res, const struct doc_meta *m, js
 int doc_set_new_id(json_t *doc);
 /* 0, or -EINVAL with a message naming the JSON path of the first problem. */
 int doc_validate(const json_t *doc, char *err, size_t errlen);
-/* Parse and validate; messages name `name` (a file path or "stdin"). */
+/* JSON text from outside (a file, stdin, a guest's RESULT, an import),
+ * parsed one way everywhere: anything but whitespace after the value is
+ * refused unless `rest` is given (then *rest points after the value: an
+ * import's tool output may go on with the tool's own lines), and a key
+ * given twice is refused (which of the two would count is a guess) unless
+ * dups_ok: then the last counts, as in the tools' own readers (iperf3 -P N
+ * repeats sock_bufsize in "start"). 0, -ENOTUNIQ for a key twice, or
+ * -EINVAL for any other error; err "line L, column C: why". */
+int doc_json_parse(const char *text, bool dups_ok, json_t **out, const char **rest, char *err, size_t errlen);
+/* Parse (doc_json_parse, nothing after the document) and validate;
+ * messages name `name` (a file path or "stdin"). */
 int doc_load_string(const char *text, const char *name, json_t **out, char *err, size_t errlen);
 int doc_load_file(const char *path, json_t **out, char *err, size_t errlen);
 /* Write atomically and never over an existing file: -EEXIST then.

@@ -14,6 +14,7 @@
 #include "doc.h"
 #include "import.h"
 #include "import_int.h"
+#include "label.h"
 #include "../core/hist.h"
 #include "../core/result.h"
 #include "../core/banned.h"
@@ -276,6 +277,19 @@ static const char *json_start(const char *text, unsigned *skipped, int *line)
 	return NULL;
 }
 
+/* doc_json_parse's "line L, column C: why" as "NAME: not valid JSON at
+ * line L, column C: why", L counted in the file (first: the JSON's line). */
+static void json_error_at(char *err, size_t errlen, const char *name, const char *why, int first)
+{
+	int l, c;
+
+	if (sscanf(why, "line %d, column %d", &l, &c) == 2 && strchr(why, ':'))
+		snprintf(err, errlen, "%s: not valid JSON at line %d, column %d%s", name, l + first - 1, c,
+			 strchr(why, ':'));
+	else
+		snprintf(err, errlen, "%s: not valid JSON: %s", name, why);
+}
+
 /* Non-blank lines after the end of the JSON document. */
 static unsigned trailing_lines(const char *p)
 {
@@ -438,19 +452,25 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 			skipped = 0; /* a text format reads every line */
 	}
 	if (!imp && start) {
-		json_error_t je;
+		const char *rest, *after;
+		char dup[256] = "";
 
-		root = json_loads(start, JSON_DISABLE_EOF_CHECK, &je);
-		if (!root) {
-			snprintf(err, errlen, "%s: not valid JSON at line %d, column %d: %s", name, je.line + line - 1,
-				 je.column, je.text);
+		r = doc_json_parse(start, false, &root, &rest, why, sizeof(why));
+		/* a key twice: refused below for a vmbench document, read for a tool's */
+		if (r == -ENOTUNIQ) {
+			snprintf(dup, sizeof(dup), "%s", why);
+			r = doc_json_parse(start, true, &root, &rest, why, sizeof(why));
+		}
+		if (r < 0) {
+			json_error_at(err, errlen, name, why, line);
+			r = -EINVAL;
 			goto out;
 		}
+		r = -EINVAL;
 		if (!json_is_object(root)) {
 			snprintf(err, errlen, "%s: the JSON is not an object", name);
 			goto out;
 		}
-		skipped += trailing_lines(start + je.position);
 		in.root = root;
 		for (size_t i = 0; i < sizeof(importers) / sizeof(importers[0]) && !imp; i++)
 			if (importers[i].detect(&in))
@@ -459,6 +479,23 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 			snprintf(err, errlen, "%s: JSON, but none that vmbench imports (%s)", name, formats);
 			goto out;
 		}
+		/* vmbench writes its documents whole and once: a key twice is
+		 * damage or an edit, and which of the two was meant is a guess */
+		if (*dup && !strcmp(imp->fmt.tool, "vmbench")) {
+			json_error_at(err, errlen, name, dup, line);
+			goto out;
+		}
+		/* After the JSON: a tool's own lines (fio's warnings, its stderr
+		 * saved with it) are skipped and counted; a second JSON value, or
+		 * anything after a vmbench document, is refused: which of two
+		 * documents was meant is a guess. */
+		after = rest + strspn(rest, " \t\r\n");
+		if (*after && (*after == '{' || *after == '[' || !strcmp(imp->fmt.tool, "vmbench"))) {
+			snprintf(err, errlen, "%s: data after the %s JSON document (%s); import one document per file",
+				 name, imp->fmt.tool, *after == '{' || *after == '[' ? "a second JSON value" : "text");
+			goto out;
+		}
+		skipped += trailing_lines(rest);
 	}
 	if (!imp) {
 		snprintf(err, errlen, "%s: not a format vmbench imports (%s)", name, formats);
@@ -499,6 +536,28 @@ int import_parse(const char *text, const char *name, const struct import_opts *o
 	if (r < 0) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		goto out;
+	}
+	/* every label, the document's own and the user's: by the grammar, and
+	 * none the lab sets (a run cannot claim a lab session or a study)
+	 * unless the user says the document is a lab session's (the user's
+	 * own --label never: cmd_check_user_labels) */
+	{
+		const char *k;
+		json_t *v;
+
+		r = -EINVAL;
+		json_object_foreach(json_object_get(doc, "labels"), k, v) {
+			/* kept as the lab wrote them (an old session's config=accel=kvm nic=e1000 too) */
+			if (opts && opts->lab_labels && label_lab_key(k, strlen(k)))
+				continue;
+			if (json_is_string(v) && label_check(k, strlen(k), json_string_value(v), json_string_length(v),
+							     LABEL_SET, why, sizeof(why)) < 0) {
+				snprintf(err, errlen, "%s: %s: label %s%s", name, imp->fmt.tool, why,
+					 label_lab_key(k, strlen(k)) ? " (a lab session's document, saved from another "
+								      "store: import --keep-lab-labels)" : "");
+				goto out;
+			}
+		}
 	}
 	/* Only what loads back is returned: the store keeps the text, and
 	 * every reader loads it with doc_load_string. */

@@ -8,6 +8,7 @@
 #define VMB_IMPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "../core/util.h"
 
@@ -32,6 +33,7 @@ struct import_file {
 struct import_opts {
 	const struct strv *labels; /* KEY=VALUE, added to the labels */
 	const struct strv *params; /* KEY=VALUE, a format's unstated parameter */
+	bool lab_labels; /* a vmbench document may keep the labels the lab sets (label.h's LABEL_LAB_KEYS) */
 	/* fio's per-interval logs (write_iops_log, write_lat_log, write_bw_log
 	 * with log_avg_msec), named as fio names them: series of the cases of
 	 * a fio JSON (import_fiolog.c); refused with any other format */

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/strv.h"
 #include "../core/suite.h"
 #include "list.h"
 
@@ -20,5 +21,13 @@ const struct vmb_suite *suites_find(const char *name);
 bool suites_runs_by_default(const struct vmb_suite *s);
 /* Index of the named test in s->tests, or -1. */
 int suites_test_index(const struct vmb_suite *s, const char *test);
+
+/* The items a user names, one parser for `run ITEM...` and `lab --suites
+ * LIST`: each of the n words holds one item or several, separated by
+ * commas or whitespace ("cpu,mem", "cpu mem", "cpu, mem"), each SUITE or
+ * SUITE.TEST of the table; appended to items in order. 0; -EINVAL for an
+ * empty item ("cpu,,mem", "cpu,"), -ENOENT for an unknown suite or test,
+ * -ENOMEM; why says which and the valid names. */
+int suites_parse_items(char *const *words, size_t n, struct strv *items, char *why, size_t len);
 
 #endif

@@ -68,9 +68,10 @@ made("marker", "accel=tcg", suites=[], fingerprint={"hypervisor": {"name": "unkn
                   "console": f"{t}/<i>.console.log", "qemu_log": None})
 PY
 for f in host1 host2 tcg1; do
-	expect 0 "import $f" "$VMB" import "$T/$f.json" --db "$T/fx.db"
+	expect 0 "import $f" "$VMB" import --keep-lab-labels "$T/$f.json" --db "$T/fx.db"
 done
-expect 0 "import the failure's marker" "$VMB" import "$T/marker.json" --label only=marker --db "$T/fx.db"
+expect 0 "import the failure's marker" "$VMB" import --keep-lab-labels "$T/marker.json" --label only=marker \
+	--db "$T/fx.db"
 expect 0 "lab report of the session" "$VMB" lab report t=fx --db "$T/fx.db" -o "$T/fx.html"
 has "$T/out" "warning: accel=tcg has 1 run, fewer than the others' 2: 1 round failed (listed under the failed boots)" \
 	"the configuration with fewer runs says so"

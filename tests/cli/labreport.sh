@@ -85,7 +85,7 @@ for r, drift in ((1, 1.0), (2, 1.02)):
     doc(disk, "accel=tcg disk=ide", {"disk": "ide"}, iops(10000 * drift), B)
     doc(disk, "accel=tcg disk=virtio-blk", {}, iops(14000 * drift), B)
 PY
-check "the sessions are stored" sh -c 'for f in "$1"/docs/*.json; do "$2" import "$f" --db "$3" >/dev/null || exit 1; done' sh \
+check "the sessions are stored" sh -c 'for f in "$1"/docs/*.json; do "$2" import --keep-lab-labels "$f" --db "$3" >/dev/null || exit 1; done' sh \
 	"$T" "$VMB" "$db"
 
 B=lab=20261201-120000-bbbb

@@ -54,7 +54,7 @@ has "$T/err" "pass a usable file path with --db" "path under a file refused"
 check "nothing was stored by any of these" test ! -e "$T/results.db"
 # a label is text shown on terminals: no escape sequence gets stored
 expect 2 "--label with an escape character" "$VMB" run cpu.prime --label "hv=kvm$(printf '\033')[2J" --no-store
-has "$T/err" "--label number 1 has a control character" "says which label"
+has "$T/err" "--label number 1: hv: the value has a control character" "says which label"
 # JSON text is UTF-8: a label, argument or selector that is not is refused
 # (exit 2, naming the option and the byte), never dropped from the document
 expect 2 "--label value not UTF-8" "$VMB" run cpu.prime --quick --label "x=caf$(printf '\351')" --label ok=1

@@ -9,6 +9,10 @@
 #include <unistd.h>
 
 #include "test.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "../../src/net/authlim.h"
 #include "../../src/net/calc.h"
 #include "../../src/net/http.h"
 #include "../../src/net/io.h"
@@ -616,10 +620,118 @@ static void dynamic_page(void **state)
 	assert_true(netsrv_dynamic_work(1, 20000) != netsrv_dynamic_work(1, 19999));
 }
 
+static struct sockaddr_storage addr_of(const char *text)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(text, ':')) {
+		ss.ss_family = AF_INET6;
+		assert_int_equal(inet_pton(AF_INET6, text, &((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
+	} else {
+		ss.ss_family = AF_INET;
+		assert_int_equal(inet_pton(AF_INET, text, &((struct sockaddr_in *)&ss)->sin_addr), 1);
+	}
+	return ss;
+}
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+/* serve's wrong tokens per address: each row a wrong token (fail) or the
+ * right one (ok) from an address at a time, or a question (wait) of when
+ * that address's next greeting may be checked; the answer expected. */
+static void authlim_table(void **state)
+{
+	enum { FAIL, OK, WAIT };
+	static const struct {
+		int op;
+		const char *addr;
+		uint64_t at, want; /* FAIL: the count; WAIT: the time (0: now) */
+	} rows[] = {
+		{ WAIT, "10.0.0.1", 0, 0 },
+		{ FAIL, "10.0.0.1", 1 * SEC, 1 },
+		{ WAIT, "10.0.0.1", 1 * SEC, 1 * SEC + 100 * MS },  /* 0.1 s after the first */
+		{ WAIT, "10.0.0.2", 1 * SEC, 0 },                   /* another address: no wait */
+		{ WAIT, "10.0.0.1", 1 * SEC + 100 * MS, 0 },        /* its time has come */
+		{ FAIL, "10.0.0.1", 2 * SEC, 2 },
+		{ WAIT, "10.0.0.1", 2 * SEC, 2 * SEC + 200 * MS },  /* doubled */
+		{ FAIL, "10.0.0.1", 3 * SEC, 3 },
+		{ FAIL, "10.0.0.1", 4 * SEC, 4 },
+		{ FAIL, "10.0.0.1", 5 * SEC, 5 },
+		{ FAIL, "10.0.0.1", 6 * SEC, 6 },
+		{ FAIL, "10.0.0.1", 7 * SEC, 7 },
+		{ WAIT, "10.0.0.1", 7 * SEC, 12 * SEC },             /* 6.4 s, at most 5 */
+		{ OK, "10.0.0.1", 13 * SEC, 0 },                     /* the right token forgets */
+		{ WAIT, "10.0.0.1", 13 * SEC, 0 },
+		{ FAIL, "10.0.0.1", 14 * SEC, 1 },
+		/* an IPv6 address counts by its /64 */
+		{ FAIL, "2001:db8::1", 20 * SEC, 1 },
+		{ FAIL, "2001:db8::ffff:2", 20 * SEC, 2 },
+		{ WAIT, "2001:db8:0:1::1", 20 * SEC, 0 },
+		/* 10 minutes without a failure: a new count */
+		{ FAIL, "10.0.0.1", 14 * SEC + 600 * SEC, 1 },
+		/* an IPv4 client of a dual-stack socket is its IPv4 address, not ::/64 */
+		{ WAIT, "::ffff:10.0.0.1", 14 * SEC + 600 * SEC, 14 * SEC + 600 * SEC + 100 * MS },
+		{ WAIT, "::ffff:10.0.0.2", 14 * SEC + 600 * SEC, 0 },
+	};
+	struct authlim *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	assert_non_null(t);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct sockaddr_storage a = addr_of(rows[i].addr);
+		uint64_t next = 0, got = 0;
+
+		switch (rows[i].op) {
+		case FAIL:
+			got = authlim_fail(t, &a, rows[i].at, &next);
+			if (next != rows[i].at + authlim_delay_ns((unsigned)got))
+				fail_msg("row %zu: next %llu", i, (unsigned long long)next);
+			break;
+		case OK:
+			authlim_ok(t, &a, rows[i].at);
+			break;
+		case WAIT:
+			got = authlim_wait(t, &a, rows[i].at);
+			break;
+		}
+		if (got != rows[i].want)
+			fail_msg("row %zu (%s at %llu ms): %llu, expected %llu", i, rows[i].addr,
+				 (unsigned long long)(rows[i].at / MS), (unsigned long long)got,
+				 (unsigned long long)rows[i].want);
+	}
+	free(t);
+}
+
+/* The table is bounded: more addresses than slots take the slots of those
+ * that failed longest ago, and the newest are still counted. */
+static void authlim_full(void **state)
+{
+	struct authlim *t = calloc(1, sizeof(*t));
+	struct sockaddr_storage a;
+
+	(void)state;
+	assert_non_null(t);
+	for (unsigned i = 0; i < AUTHLIM_SLOTS + 10; i++) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "10.%u.%u.1", i / 256, i % 256);
+		a = addr_of(text);
+		assert_int_equal(authlim_fail(t, &a, (uint64_t)(i + 1) * MS, NULL), 1);
+	}
+	a = addr_of("10.0.0.1"); /* the first, its slot taken */
+	assert_int_equal(authlim_wait(t, &a, (AUTHLIM_SLOTS + 10) * MS), 0);
+	a = addr_of("10.4.9.1"); /* the last */
+	assert_int_equal(authlim_fail(t, &a, (AUTHLIM_SLOTS + 11) * MS, NULL), 2);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(parse_table), cmocka_unit_test(parse_values), cmocka_unit_test(udp_table),
+		cmocka_unit_test(parse_table), cmocka_unit_test(authlim_table), cmocka_unit_test(authlim_full),
+		cmocka_unit_test(parse_values), cmocka_unit_test(udp_table),
 		cmocka_unit_test(sched_table), cmocka_unit_test(dynamic_page), cmocka_unit_test(nul_in_line),
 		cmocka_unit_test(udp_forged_seq), cmocka_unit_test(verify_table), cmocka_unit_test(http_request_table),
 		cmocka_unit_test(http_response_table), cmocka_unit_test(http_response_edges),
