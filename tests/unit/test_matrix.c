@@ -1014,6 +1014,54 @@ static void module_gathering(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+static const struct vmb_suite *no_suite(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+
+/* The start-up check of the lab's tables: the shipped ones pass; a row that
+ * is not well made is refused with what is wrong with it. */
+static void table_check(void **state)
+{
+	static const struct {
+		struct lab_device d;
+		const char *why; /* NULL: passes */
+	} rows[] = {
+		{ { LAB_NIC, "e1000", LAB_ANY_ARCH, NULL, "e1000,netdev=n0", "e1000", "e1000 ne2k-pci 8390" }, NULL },
+		{ { LAB_NIC, "ne2k", " x86_64", NULL, "ne2k_pci,netdev=n0", "ne2k-pci", "ne2k_pci" }, "not a value of its key" },
+		{ { LAB_NIC, "e1000", " x86_64 riscv64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "riscv64" },
+		{ { LAB_NIC, "e1000", "x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "architectures" },
+		{ { LAB_NIC, "e1000", " x86_64 x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "architectures" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "", "e1000", "e1000" }, "no QEMU device" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", NULL, "e1000" }, "no guest driver" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000.ko" }, "not module names" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000,8390" }, "not module names" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", " " }, "not module names" },
+		{ { LAB_DISK, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "not a value of its key" },
+		{ { LAB_BALLOON, "on", " aarch64", NULL, "virtio-balloon-pci", "virtio_balloon", "virtio_balloon" }, NULL },
+	};
+	char why[256];
+
+	(void)state;
+	assert_int_equal(lab_tables_check(suites_find, why, sizeof(why)), 0);
+	/* key_suites names suites: one that is not there is found */
+	assert_int_equal(lab_tables_check(no_suite, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "key_suites"));
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int r = lab_device_check(&rows[i].d, why, sizeof(why));
+
+		if (rows[i].why ? r != -EINVAL || !strstr(why, rows[i].why) : r != 0)
+			fail_msg("row %zu (%s): %d, %s", i, rows[i].d.name, r, r ? why : "passed");
+	}
+	assert_true(lab_module_list_ok("virtio_pci virtio_console"));
+	assert_true(lab_module_list_ok(" ne2k-pci  BusLogic "));
+	assert_false(lab_module_list_ok(""));
+	assert_false(lab_module_list_ok(NULL));
+	assert_false(lab_module_list_ok("a/b"));
+	assert_false(lab_module_list_ok("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+}
+
 /* Module names use '-' and '_' alike, as the kernel does: a wanted module
  * spelled as its .ko file is (ne2k-pci) is found, once, and a guest's
  * selection finds its set whichever way the image's manifest spells it. */
@@ -1814,6 +1862,7 @@ int main(void)
 		cmocka_unit_test(module_gathering),
 		cmocka_unit_test(module_selection),
 		cmocka_unit_test(module_names),
+		cmocka_unit_test(table_check),
 		cmocka_unit_test(scratch_options),
 		cmocka_unit_test(fs_table),
 		cmocka_unit_test(deb_depends),
