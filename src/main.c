@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "lab/matrix.h"
 #include "suites/suites.h"
 #include "core/banned.h"
 
@@ -23,6 +24,18 @@ static int check_suites(void)
 			log_error("internal error: suite '%s': %s", vmb_suites[i]->name ? vmb_suites[i]->name : "?", why);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/* The lab's tables (matrix keys, device models, profiles) likewise. */
+static int check_lab_tables(void)
+{
+	char why[256];
+
+	if (lab_tables_check(suites_find, why, sizeof(why)) < 0) {
+		log_error("internal error: lab tables: %s", why);
+		return -1;
 	}
 	return 0;
 }
@@ -55,7 +68,7 @@ static int run_main(int argc, char **argv)
 	cmd_argc = argc;
 	cmd_argv = argv;
 	log_set_level(LOG_INFO);
-	if (check_suites() < 0 || cmd_check_all() < 0)
+	if (check_suites() < 0 || check_lab_tables() < 0 || cmd_check_all() < 0)
 		return EXIT_FAILED;
 	if (argc < 2) {
 		cmd_main_usage(stderr);

@@ -56,6 +56,17 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 				*why = "a test's sweep does not name a list option of the suite";
 		}
 	}
+	/* the report draws this metric: one that a test of the suite reports as its headline */
+	if (!*why && s->load_metric) {
+		bool found = false;
+		size_t l = strlen(s->load_metric);
+
+		for (size_t i = 0; i < n; i++)
+			for (const char *p = s->tests[i].headline; p && *p; p += strcspn(p, ","), p += *p == ',')
+				found |= strcspn(p, ",") == l && !strncmp(p, s->load_metric, l);
+		if (!found)
+			*why = "the load_metric is no test's headline metric";
+	}
 	/* the lab names these options of the suite: each must be there */
 	for (size_t k = 0; !*why && s->scratch && k < 3; k++) {
 		const char *o = k == 0 ? s->scratch->device_opt : k == 1 ? s->scratch->size_opt : s->scratch->dir_opt;

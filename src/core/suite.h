@@ -94,6 +94,9 @@ struct vmb_suite {
 	/* What the report learns from the descriptor instead of naming a suite (issue 24) */
 	const char *phase_prefix; /* metrics so named are phases of one whole, stacked in the order
 				   * reported, in documents stored before notes.phases named them */
+	const char *load_metric;  /* a headline metric of the host's view of guests run at several loads
+				   * (operands named "... load=N ...", as lab contend names them): the
+				   * report draws it against the load, a line per policy and guest; NULL: none */
 
 	/* ---- what the suite needs when the lab runs it in a guest ---- */
 	/* A scratch disk: the lab attaches one behind the configuration's disk

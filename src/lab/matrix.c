@@ -1,14 +1,19 @@
 /* Lab matrix: parse, validate, expand; the device model behind a key. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "matrix.h"
 #include "../core/str.h"
+#include "../core/suite.h"
 #include "../core/banned.h"
 
 enum key_type { LIST, COUNT, SIZE, WORD };
+
+/* the keys a matrix gives are bits of an unsigned (lab_config.given) */
+_Static_assert(LAB_NKEYS <= sizeof(unsigned) * CHAR_BIT, "more matrix keys than bits in lab_config.given");
 
 const struct lab_cpu lab_cpus[] = {
 #define CPU_ROW(a, n, k, t, m) { .arch = #a, .name = n, .kvm = k, .tcg = t, .model = m },
@@ -442,6 +447,140 @@ static const char *const key_suites[LAB_NKEYS] = {
 const char *lab_key_suite(enum lab_key k)
 {
 	return (unsigned)k < LAB_NKEYS ? key_suites[k] : NULL;
+}
+
+const char *lab_key_default(enum lab_key k)
+{
+	return (unsigned)k < LAB_NKEYS ? keys[k].def : NULL;
+}
+
+const char *lab_key_values(enum lab_key k)
+{
+	return (unsigned)k < LAB_NKEYS && keys[k].type == LIST ? keys[k].values : "";
+}
+
+const char *lab_key_range(enum lab_key k)
+{
+	return (unsigned)k < LAB_NKEYS ? keys[k].range : "";
+}
+
+/* ---- the start-up check of the tables ---- */
+
+static int check_value(enum lab_key k, const char *v, char *err, size_t errlen);
+
+bool lab_module_list_ok(const char *list)
+{
+	size_t words = 0;
+
+	for (const char *p = list ? list + strspn(list, " ") : ""; *p; p += strspn(p, " "), words++) {
+		size_t n = strcspn(p, " ");
+
+		/* the kernel's MODULE_NAME_LEN is 56 with its NUL; '-' and '_' are one (src/lab/modules.h) */
+		if (n >= 56 || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n)
+			return false;
+		p += n;
+	}
+	return words > 0;
+}
+
+/* each word of " a b" once (a list of a row's names) */
+static bool words_unique(const char *spaced)
+{
+	for (const char *p = spaced + strspn(spaced, " "); *p; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+
+		for (const char *q = p + n + strspn(p + n, " "); *q; q += strspn(q, " ")) {
+			size_t m = strcspn(q, " ");
+
+			if (m == n && !strncmp(p, q, n))
+				return false;
+			q += m;
+		}
+		p += n;
+	}
+	return true;
+}
+
+int lab_device_check(const struct lab_device *d, char *why, size_t len)
+{
+	const char *values = (unsigned)d->key < LAB_NKEYS ? lab_key_values(d->key) : "";
+
+	if (!d->name || !*d->name || !*values || !str_in_list(values + 1, ' ', d->name))
+		return errf(why, len, -EINVAL, "device %s: not a value of its key", d->name ? d->name : "?");
+	if (!d->arches || d->arches[0] != ' ' || !words_unique(d->arches))
+		return errf(why, len, -EINVAL, "device %s: architectures not \" a b\", each once", d->name);
+	for (const char *a = d->arches + 1; *a; a += strspn(a, " ")) {
+		size_t n = strcspn(a, " ");
+		char arch[32];
+
+		snprintf(arch, sizeof(arch), "%.*s", (int)n, a);
+		if (!str_in_list(keys[LAB_ARCH].values + 1, ' ', arch))
+			return errf(why, len, -EINVAL, "device %s: architecture '%s' is no value of arch", d->name, arch);
+		a += n;
+	}
+	if (!d->devices || !*d->devices || !d->driver || !*d->driver)
+		return errf(why, len, -EINVAL, "device %s: no QEMU device or no guest driver", d->name);
+	if (!lab_module_list_ok(d->modules))
+		return errf(why, len, -EINVAL, "device %s: modules '%s' are not module names, space-separated", d->name,
+			    d->modules ? d->modules : "");
+	return 0;
+}
+
+int lab_tables_check(const struct vmb_suite *(*suite_of)(const char *name), char *why, size_t len)
+{
+	int r;
+
+	for (int k = 0; k < LAB_NKEYS; k++) {
+		const struct key *key = &keys[k];
+		int64_t n;
+		uint64_t bytes;
+
+		if (!key->name || !*key->name || key->name[strcspn(key->name, "=, |")] || lab_key_find(key->name) != k)
+			return errf(why, len, -EINVAL, "key %d: no name, a name with '=', ',', ' ' or '|', or one twice", k);
+		if (key->type == LIST && (key->values[0] != ' ' || !words_unique(key->values) ||
+					  !str_in_list(key->values + 1, ' ', key->def)))
+			return errf(why, len, -EINVAL, "key %s: values not \" a b\" each once, or its default not among them",
+				    key->name);
+		if ((key->type == COUNT && parse_i64(key->def, (int64_t)key->min, (int64_t)key->max, &n) < 0) ||
+		    (key->type == SIZE && parse_size(key->def, key->min, key->max, &bytes) < 0))
+			return errf(why, len, -EINVAL, "key %s: default %s out of its range", key->name, key->def);
+		if (key_suites[k] && (!suite_of || !suite_of(key_suites[k])))
+			return errf(why, len, -EINVAL, "key %s: key_suites names '%s', no suite", key->name, key_suites[k]);
+	}
+	for (size_t i = 0; i < lab_ndevices; i++) {
+		if ((r = lab_device_check(&lab_devices[i], why, len)) < 0)
+			return r;
+		for (size_t j = 0; j < i; j++)
+			if (lab_devices[j].key == lab_devices[i].key && !strcmp(lab_devices[j].name, lab_devices[i].name))
+				return errf(why, len, -EINVAL, "device %s: a second row of %s", lab_devices[i].name,
+					    lab_key_name(lab_devices[i].key));
+	}
+	if (!lab_module_list_ok(LAB_BASE_MODULES))
+		return errf(why, len, -EINVAL, "LAB_BASE_MODULES: not module names");
+	for (size_t i = 0; i < lab_nfilesystems; i++)
+		if (!lab_module_list_ok(lab_filesystems[i].modules))
+			return errf(why, len, -EINVAL, "filesystem %s: modules are not module names", lab_filesystems[i].name);
+	/* a profile sets keys to values: each a key's valid value */
+	for (size_t i = 0; i < lab_nprofiles; i++) {
+		const char *p = lab_profiles[i].keys;
+
+		for (p += strspn(p, " "); *p; p += strspn(p, " ")) {
+			size_t n = strcspn(p, " ");
+			char pair[64], *eq, err[256];
+			int k;
+
+			snprintf(pair, sizeof(pair), "%.*s", (int)n, p);
+			p += n;
+			eq = strchr(pair, '=');
+			if (eq)
+				*eq = '\0';
+			k = eq ? lab_key_find(pair) : -1;
+			if (k < 0 || check_value((enum lab_key)k, eq + 1, err, sizeof(err)) < 0)
+				return errf(why, len, -EINVAL, "profile %s: '%.*s' is no KEY=VALUE of a matrix key",
+					    lab_profiles[i].name, (int)n, p - n);
+		}
+	}
+	return 0;
 }
 
 void lab_values_text(const char *spaced, char *buf, size_t len)

@@ -186,7 +186,9 @@
  * (NICs). driver: the Linux driver the guest must show behind it. modules:
  * what the guest loads for it (dependencies come by themselves; the guest
  * loads only its configuration's, so every one it needs: libata's disks are
- * SCSI disks, sd_mod makes their block device). */
+ * SCSI disks, sd_mod makes their block device), spelled as the kernel or the
+ * .ko file spells them ('-' and '_' are one: src/lab/modules.h).
+ * lab_tables_check refuses at start-up a row that is not well made. */
 #define LAB_ANY_ARCH " x86_64 aarch64"
 #define LAB_DEVICES(X)                                                                                          \
 	X(LAB_DISK, "virtio-blk", LAB_ANY_ARCH, NULL, "virtio-blk-pci,drive=d0", "virtio_blk", "virtio_blk")      \
@@ -468,6 +470,26 @@ int lab_key_find(const char *name);
 /* The suite that measures what a key chooses (disk: "disk", nic: "net"),
  * which a comparison of values of that key leads with; NULL for none. */
 const char *lab_key_suite(enum lab_key k);
+/* What a key takes, for a listing: its default; its values " a b c" (a
+ * key of listed values; "" for the others); its range in words (what a
+ * number or word key takes, or a listed key's note). */
+const char *lab_key_default(enum lab_key k);
+const char *lab_key_values(enum lab_key k);
+const char *lab_key_range(enum lab_key k);
+/* Whether list is module names, space-separated, at least one ('-' and '_'
+ * alike, as the kernel takes them: src/lab/modules.h). */
+bool lab_module_list_ok(const char *list);
+/* A device row's own check: its name a value of its key, its architectures
+ * values of arch, a QEMU device and a guest driver, its modules module
+ * names. 0, or -EINVAL with why. */
+int lab_device_check(const struct lab_device *d, char *why, size_t len);
+struct vmb_suite;
+/* The start-up check of the lab's tables (a broken row is a programming
+ * error, refused before anything runs, as a suite's descriptor is): every
+ * key's name, its values and default; every device row (lab_device_check)
+ * once per key; the base and filesystem modules; each profile's KEY=VALUE;
+ * key_suites' suites, each one that suite_of finds. 0, or -EINVAL with why. */
+int lab_tables_check(const struct vmb_suite *(*suite_of)(const char *name), char *why, size_t len);
 /* "a, b, c" from a key's " a b c", for the valid values an error message
  * lists; cut with "..." when longer than len. */
 void lab_values_text(const char *spaced, char *buf, size_t len);

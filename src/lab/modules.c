@@ -26,7 +26,23 @@ static bool strv_has(const struct strv *sv, const char *s)
 	return false;
 }
 
-/* the names of list ("a b"), each once, added to out */
+void lab_module_name(const char *name, size_t n, char *out, size_t len)
+{
+	snprintf(out, len, "%.*s", (int)n, name);
+	for (char *c = out; *c; c++)
+		if (*c == '-')
+			*c = '_';
+}
+
+bool lab_module_same(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
+}
+
+/* the names of list ("a b"), each once, added to out as the kernel spells them */
 static int push_names(struct strv *out, const char *list)
 {
 	int r = 0;
@@ -35,7 +51,7 @@ static int push_names(struct strv *out, const char *list)
 		size_t l = strcspn(p, " ");
 		char name[64];
 
-		snprintf(name, sizeof(name), "%.*s", (int)l, p);
+		lab_module_name(p, l, name, sizeof(name));
 		if (!strv_has(out, name))
 			r = strv_push(out, name);
 		p += l + strspn(p + l, " ");
@@ -66,6 +82,19 @@ int lab_config_modules(const struct lab_config *c, struct strv *mods)
 	return 0;
 }
 
+/* The set of a wanted module in an image's module_sets, whichever of '-'
+ * and '_' either spells it with; NULL: none. */
+static const char *set_of(const json_t *sets, const char *want)
+{
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach((json_t *)sets, key, v)
+		if (lab_module_same(key, want))
+			return json_string_value(v);
+	return NULL;
+}
+
 int lab_modules_for(const char *manifest, const struct strv *wanted, char *out, size_t len)
 {
 	json_t *m = json_loads(manifest, 0, NULL);
@@ -82,7 +111,7 @@ int lab_modules_for(const char *manifest, const struct strv *wanted, char *out, 
 	/* a module the image has no set for (made before it was wanted): every
 	 * module; one with an empty set (built in, or not in the kernel): none */
 	for (i = 0; i < wanted->n && r == 0; i++)
-		if (!json_is_string(json_object_get(sets, wanted->v[i])))
+		if (!set_of(sets, wanted->v[i]))
 			r = -ENOENT;
 	/* the image's order, each module that some wanted one's set names */
 	json_array_foreach(order, i, v) {
@@ -97,7 +126,7 @@ int lab_modules_for(const char *manifest, const struct strv *wanted, char *out, 
 			break;
 		}
 		for (size_t w = 0; w < wanted->n && !in; w++) {
-			const char *set = json_string_value(json_object_get(sets, wanted->v[w]));
+			const char *set = set_of(sets, wanted->v[w]);
 
 			for (const char *p = set; p && *p && !in; p += strcspn(p, " "), p += strspn(p, " "))
 				in = strcspn(p, " ") == nl && !strncmp(p, name, nl);
@@ -163,10 +192,7 @@ static int modmap_add(struct modmap *m, const char *file, size_t l, const char *
 		m->path = np;
 		m->cap = nc;
 	}
-	snprintf(m->name[m->n], 64, "%.*s", (int)(l - 3), file);
-	for (char *c = m->name[m->n]; *c; c++)
-		if (*c == '-')
-			*c = '_';
+	lab_module_name(file, l - 3, m->name[m->n], 64);
 	snprintf(m->path[m->n], PATH_MAX, "%s", path);
 	m->n++;
 	return 0;
@@ -231,11 +257,15 @@ static int mod_depends(const char *path, char *out, size_t len)
 
 /* Depth-first: dependencies before the module; each once. -ENOENT: no such
  * module (a missing dependency is left to the guest's insmod, as before). */
-static int add_module(const struct modmap *m, const char *name, struct strv *order, int depth)
+static int add_module(const struct modmap *m, const char *wanted, struct strv *order, int depth)
 {
-	const char *path = mod_path(m, name);
-	char deps[512], *save = NULL;
+	char name[64], deps[512], *save = NULL;
+	const char *path;
 	int r;
+
+	/* the map's names are spelled with '_': so is the one looked for */
+	lab_module_name(wanted, strlen(wanted), name, sizeof(name));
+	path = mod_path(m, name);
 
 	if (!path || depth > 32)
 		return -ENOENT;
@@ -245,10 +275,6 @@ static int add_module(const struct modmap *m, const char *name, struct strv *ord
 	if (r == -ENOMEM)
 		return r;
 	for (char *d = r == 0 ? strtok_r(deps, ",", &save) : NULL; d; d = strtok_r(NULL, ",", &save)) {
-		/* module names use '_' and '-' alike (nvme-core is nvme_core) */
-		for (char *ch = d; *ch; ch++)
-			if (*ch == '-')
-				*ch = '_';
 		r = add_module(m, d, order, depth + 1);
 		if (r < 0 && r != -ENOENT)
 			return r;

@@ -7,9 +7,19 @@
 #ifndef VMB_MODULES_H
 #define VMB_MODULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../core/util.h"
+
+/* Module names use '-' and '_' alike, as the kernel does: ne2k-pci.ko is
+ * the module ne2k_pci, a depends= of nvme-core means nvme_core. A table
+ * (the device and filesystem rows' modules) may spell a name either way;
+ * every comparison of two names goes through these. */
+/* The n bytes of name as the kernel spells the module, '-' made '_', into out. */
+void lab_module_name(const char *name, size_t n, char *out, size_t len);
+/* Whether a and b name one module. */
+bool lab_module_same(const char *a, const char *b);
 
 struct lab_modules {
 	/* realloc for the growing lists; NULL: the C library's (a test fails it) */
@@ -25,7 +35,7 @@ struct lab_modules {
 
 /* The modules the guest loads, in this order (after their dependencies):
  * LAB_BASE_MODULES and every device model's (src/lab/matrix.h) that arch
- * has (NULL: every row's), once each. */
+ * has (NULL: every row's), once each, spelled with '_'. */
 int lab_image_modules(const char *arch, struct strv *mods);
 
 /* The wanted modules with their dependencies, found below moddir (the

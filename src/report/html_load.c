@@ -3,8 +3,9 @@
  * the operands whose names carry such a load=N word are drawn.
  * Each operand name without that word (a policy and a guest) is one line,
  * through its value at each load.
- * One chart is drawn for every row of the contend suite's run delay:
- * how long each guest's vCPUs waited as the guests' load grew, per policy. */
+ * One chart is drawn for every row of a suite's load_metric (its
+ * descriptor's; lab contend's run delay): how long each guest's vCPUs
+ * waited as the guests' load grew, per policy. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,11 @@
 #include "html_draw.h"
 #include "svg.h"
 #include "text.h"
+#include "../core/suite.h"
 #include "../core/banned.h"
 
 #define W 520
 #define H 300
-#define LOAD_METRIC "run_delay"
-#define LOAD_SUITE "contend"
 
 /* The load of an operand's name: 80 for "policy=rt load=80 guest=1".
  * The name without that word goes in group (len).
@@ -146,8 +146,9 @@ void html_load_charts(FILE *f, const struct cmp_table *t)
 
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct cmp_row *r = &t->rows[i];
+		const struct vmb_suite *s = t->suite_of ? t->suite_of(r->suite) : NULL;
 
-		if (!strcmp(r->suite, LOAD_SUITE) && !strcmp(r->metric, LOAD_METRIC))
+		if (s && s->load_metric && !strcmp(r->metric, s->load_metric))
 			load_chart(f, t, r, &begun);
 	}
 	if (begun)

@@ -40,4 +40,5 @@ const struct vmb_suite contend_suite = {
 	.flags = VMB_SUITE_LAB_ONLY,
 	.tests = contend_tests,
 	.supported = contend_supported,
+	.load_metric = CONTEND_DELAY,
 };

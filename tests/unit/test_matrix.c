@@ -680,10 +680,12 @@ static void device_table(void **state)
 		}
 		for (const char *mo = d->modules; *mo;) {
 			size_t ml = strcspn(mo, " ");
+			char word[64];
 			bool found = false;
 
+			snprintf(word, sizeof(word), "%.*s", (int)ml, mo);
 			for (size_t j = 0; j < mods.n; j++)
-				found |= strlen(mods.v[j]) == ml && !strncmp(mods.v[j], mo, ml);
+				found |= lab_module_same(mods.v[j], word);
 			if (!found)
 				fail_msg("%s: module %.*s is not in the image's list", d->name, (int)ml, mo);
 			mo += ml + strspn(mo + ml, " ");
@@ -1010,6 +1012,130 @@ static void module_gathering(void **state)
 	strv_clear(&wanted);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
+}
+
+static const struct vmb_suite *no_suite(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+
+/* The start-up check of the lab's tables: the shipped ones pass; a row that
+ * is not well made is refused with what is wrong with it. */
+static void table_check(void **state)
+{
+	static const struct {
+		struct lab_device d;
+		const char *why; /* NULL: passes */
+	} rows[] = {
+		{ { LAB_NIC, "e1000", LAB_ANY_ARCH, NULL, "e1000,netdev=n0", "e1000", "e1000 ne2k-pci 8390" }, NULL },
+		{ { LAB_NIC, "ne2k", " x86_64", NULL, "ne2k_pci,netdev=n0", "ne2k-pci", "ne2k_pci" }, "not a value of its key" },
+		{ { LAB_NIC, "e1000", " x86_64 riscv64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "riscv64" },
+		{ { LAB_NIC, "e1000", "x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "architectures" },
+		{ { LAB_NIC, "e1000", " x86_64 x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "architectures" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "", "e1000", "e1000" }, "no QEMU device" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", NULL, "e1000" }, "no guest driver" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000.ko" }, "not module names" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000,8390" }, "not module names" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", " " }, "not module names" },
+		{ { LAB_DISK, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "not a value of its key" },
+		{ { LAB_BALLOON, "on", " aarch64", NULL, "virtio-balloon-pci", "virtio_balloon", "virtio_balloon" }, NULL },
+	};
+	char why[256];
+
+	(void)state;
+	assert_int_equal(lab_tables_check(suites_find, why, sizeof(why)), 0);
+	/* key_suites names suites: one that is not there is found */
+	assert_int_equal(lab_tables_check(no_suite, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "key_suites"));
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int r = lab_device_check(&rows[i].d, why, sizeof(why));
+
+		if (rows[i].why ? r != -EINVAL || !strstr(why, rows[i].why) : r != 0)
+			fail_msg("row %zu (%s): %d, %s", i, rows[i].d.name, r, r ? why : "passed");
+	}
+	assert_true(lab_module_list_ok("virtio_pci virtio_console"));
+	assert_true(lab_module_list_ok(" ne2k-pci  BusLogic "));
+	assert_false(lab_module_list_ok(""));
+	assert_false(lab_module_list_ok(NULL));
+	assert_false(lab_module_list_ok("a/b"));
+	assert_false(lab_module_list_ok("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+}
+
+/* Module names use '-' and '_' alike, as the kernel does: a wanted module
+ * spelled as its .ko file is (ne2k-pci) is found, once, and a guest's
+ * selection finds its set whichever way the image's manifest spells it. */
+static void module_names(void **state)
+{
+	static const struct {
+		const char *a, *b;
+		bool same;
+	} names[] = {
+		{ "ne2k-pci", "ne2k_pci", true },  { "ne2k_pci", "ne2k-pci", true }, { "nvme-core", "nvme-core", true },
+		{ "virtio_blk", "virtio_blk", true }, { "ne2k-pci", "ne2k", false },  { "ne2k", "ne2k-pci", false },
+		{ "e1000", "e1000e", false },        { "a-b", "a.b", false },        { "", "", true },
+	};
+	static const struct {
+		const char *wanted;  /* as a table may spell it */
+		const char *set;     /* its set in the image */
+	} gathered[] = {
+		{ "ne2k-pci", "8390.ko ne2k-pci.ko" },
+		{ "ne2k_pci", "8390.ko ne2k-pci.ko" },
+		{ "nvme", "nvme-core.ko nvme.ko" },
+		{ "nvme-core", "nvme-core.ko" },
+	};
+	char root[] = "/tmp/vmbench-modnames-XXXXXX", cmd[128], one[64], out[256];
+	struct strv wanted = { 0 };
+	struct lab_modules m = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (lab_module_same(names[i].a, names[i].b) != names[i].same)
+			fail_msg("'%s' and '%s': %s one module", names[i].a, names[i].b, names[i].same ? "not" : "");
+	lab_module_name("ne2k-pci.ko", 8, one, sizeof(one));
+	assert_string_equal(one, "ne2k_pci");
+
+	assert_non_null(mkdtemp(root));
+	put_file(root, "drivers/net/ethernet/8390/ne2k-pci.ko", "x\0depends=8390\0", 16);
+	put_file(root, "drivers/net/ethernet/8390/8390.ko", "x\0depends=\0", 11);
+	put_file(root, "drivers/nvme/host/nvme.ko", "x\0depends=nvme-core\0", 21);
+	put_file(root, "drivers/nvme/host/nvme-core.ko", "x\0depends=\0", 11);
+	for (size_t i = 0; i < sizeof(gathered) / sizeof(gathered[0]); i++)
+		assert_int_equal(strv_push(&wanted, gathered[i].wanted), 0);
+	assert_int_equal(lab_modules_gather(&m, root, &wanted), 0);
+	for (size_t i = 0; i < m.missing.n; i++)
+		fail_msg("%s is reported missing, though the package has it", m.missing.v[i]);
+	assert_string_equal(m.list, "8390.ko\nne2k-pci.ko\nnvme-core.ko\nnvme.ko\n");
+	assert_int_equal(m.sets.n, sizeof(gathered) / sizeof(gathered[0]));
+	for (size_t i = 0; i < m.sets.n; i++)
+		if (strcmp(m.sets.v[i], gathered[i].set))
+			fail_msg("%s: set '%s', expected '%s'", gathered[i].wanted, m.sets.v[i], gathered[i].set);
+	lab_modules_release(&m);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+
+	/* the manifest's key spelled one way, the wanted name the other */
+	strv_clear(&wanted);
+	assert_int_equal(strv_push(&wanted, "ne2k-pci"), 0);
+	assert_int_equal(strv_push(&wanted, "nvme_core"), 0);
+	assert_int_equal(lab_modules_for("{\"modules\": [\"8390.ko\", \"ne2k-pci.ko\", \"nvme-core.ko\", \"nvme.ko\"],"
+					 " \"module_sets\": {\"ne2k_pci\": \"8390.ko ne2k-pci.ko\","
+					 " \"nvme-core\": \"nvme-core.ko\"}}", &wanted, out, sizeof(out)), 0);
+	assert_string_equal(out, "8390.ko,ne2k-pci.ko,nvme-core.ko");
+	strv_clear(&wanted);
+
+	/* the image's list has each module once, as the kernel spells it */
+	{
+		struct strv mods = { 0 };
+
+		assert_int_equal(lab_image_modules(NULL, &mods), 0);
+		for (size_t i = 0; i < mods.n; i++) {
+			assert_null(strchr(mods.v[i], '-'));
+			for (size_t j = i + 1; j < mods.n; j++)
+				assert_false(lab_module_same(mods.v[i], mods.v[j]));
+		}
+		strv_clear(&mods);
+	}
 }
 
 /* A suite's scratch disk is named through its own options: every option the
@@ -1735,6 +1861,8 @@ int main(void)
 		cmocka_unit_test(nic_backends),
 		cmocka_unit_test(module_gathering),
 		cmocka_unit_test(module_selection),
+		cmocka_unit_test(module_names),
+		cmocka_unit_test(table_check),
 		cmocka_unit_test(scratch_options),
 		cmocka_unit_test(fs_table),
 		cmocka_unit_test(deb_depends),

@@ -1,5 +1,6 @@
 /* Report building blocks: SVG primitives, and the comparison rules (gap,
  * direction, significance, pairing on parameters, one-sided metrics). */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -768,6 +769,87 @@ static void run_delay_against_load(void **state)
 	cmp_table_release(&t);
 }
 
+/* What the report draws against the load comes from the suite's descriptor
+ * (load_metric), never from its name: a suite of another name that declares
+ * it is drawn, one named contend that does not is not. */
+static int toy_load_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)ctx;
+	(void)test;
+	(void)rep;
+	return 0;
+}
+
+static const struct vmb_test toy_load_tests[] = {
+	{ .name = "share", .summary = "toy", .headline = "cpu_share,run_delay", .run = toy_load_run },
+	{ .name = NULL },
+};
+static const struct vmb_suite toy_load_suite = {
+	.name = "toyload", .summary = "toy", .abi = VMB_SUITE_ABI, .tests = toy_load_tests, .load_metric = "run_delay",
+};
+static const struct vmb_suite toy_named_contend = {
+	.name = "contend", .summary = "toy", .abi = VMB_SUITE_ABI, .tests = toy_load_tests,
+};
+
+static const struct vmb_suite *toy_suite_of(const char *name)
+{
+	return !strcmp(name, toy_load_suite.name) ? &toy_load_suite
+	     : !strcmp(name, toy_named_contend.name) ? &toy_named_contend : NULL;
+}
+
+static void load_chart_from_descriptor(void **state)
+{
+	static const struct {
+		const char *suite;
+		bool drawn;
+	} cases[] = {
+		{ "toyload", true },
+		{ "contend", false },
+		{ "nosuch", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cmp_table t;
+		char *html = NULL;
+		size_t len = 0;
+		FILE *mem;
+
+		cmp_table_init(&t, toy_suite_of);
+		for (size_t o = 0; o < 2; o++) {
+			json_t *docs = json_array();
+
+			json_array_append_new(docs, json_pack("{s:[{s:s, s:[{s:s, s:[{s:{}, s:[{s:s, s:s, s:s, s:b, s:[f, f]}]}]}]}]}",
+							      "suites", "name", cases[i].suite, "tests", "name", "share",
+							      "cases", "params", "metrics", "name", "run_delay", "unit", "%",
+							      "direction", "lower", "headline", 1, "samples", 10.0 + o, 11.0 + o));
+			assert_int_equal(cmp_add_operand(&t, o ? "policy=fair load=80 guest=1" : "policy=fair load=50 guest=1",
+							 docs), 0);
+		}
+		assert_int_equal(cmp_build(&t), 0);
+		mem = open_memstream(&html, &len);
+		assert_int_equal(html_report(mem, &t, "load"), 0);
+		fclose(mem);
+		if ((strstr(html, "<h2>Run delay against load</h2>") != NULL) != cases[i].drawn)
+			fail_msg("suite %s: the chart against the load is %s", cases[i].suite,
+				 cases[i].drawn ? "missing" : "drawn");
+		free(html);
+		cmp_table_release(&t);
+	}
+	/* the descriptor's metric is checked at start-up: one a test reports as headline */
+	{
+		struct vmb_suite bad = toy_load_suite;
+		const char *why;
+
+		assert_int_equal(vmb_suite_check(&bad, &why), 0);
+		bad.load_metric = "run";
+		assert_int_equal(vmb_suite_check(&bad, &why), -EINVAL);
+		bad.load_metric = "nosuch";
+		assert_int_equal(vmb_suite_check(&bad, &why), -EINVAL);
+		assert_non_null(strstr(why, "load_metric"));
+	}
+}
+
 static void boot_phases(void **state)
 {
 	static const char *const phases[] = { "phase_qemu", "phase_kernel", "phase_init" };
@@ -1229,6 +1311,7 @@ int main(void)
 		cmocka_unit_test(lead_sentence),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(run_delay_against_load),
+		cmocka_unit_test(load_chart_from_descriptor),
 		cmocka_unit_test(boot_phases_long_names),
 		cmocka_unit_test(boot_phases_40_operands),
 		cmocka_unit_test(escaper),
