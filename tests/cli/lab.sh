@@ -35,9 +35,9 @@ has "$T/err" "boot: skipped: a boot is timed from outside the guest: 'vmbench la
 	"says where it runs"
 expect 2 "lab run --suites with an unknown test" "$VMB" lab run --matrix accel=tcg --suites cpu,boot.hot \
 	--db "$T/none.db"
-has "$T/err" "--suites: 'boot.hot' is no suite or SUITE.TEST" "refused before any boot"
+has "$T/err" "--suites: unknown test 'hot' in suite boot; valid tests: cold, warm, reboot" "refused before any boot, with the valid tests"
 expect 2 "lab run --suites with an empty item" "$VMB" lab run --matrix accel=tcg --suites cpu,,boot --db "$T/none.db"
-has "$T/err" "--suites 'cpu,,boot' has an empty item" "says so"
+has "$T/err" "--suites: 'cpu,,boot' has an empty item" "says so"
 # an empty matrix or value was taken silently as the defaults
 expect 2 "--rounds neither a number nor auto" "$VMB" lab run --matrix accel=tcg --rounds 0 --db "$T/none.db"
 has "$T/err" "--rounds '0': give a number from 1 to 100, or auto" "the valid forms"
