@@ -62,7 +62,14 @@ assert m["fair_jain"] > 0.9, m
 # a reservation is a cap per period: never more than the quota (25% and 75% of
 # one CPU, one period of slack in a short window), whatever else runs here
 assert m["reservation_g0_cpu_pct"] < 25 * 1.2 + 1 and m["reservation_g1_cpu_pct"] < 75 * 1.2 + 1, m
-assert m["rt_probe_p50"] > 0
+# the real-time probe needs runtime that another test or tenant may hold
+# (cli-labcontend's rt policy): what the run recorded says which
+notes = json.load(open(sys.argv[1]))["suites"][0]["notes"]
+if notes.get("fairness_rt", "").startswith("not measured: "):
+    assert "rt_probe_p50" not in m and "runtime" in notes["fairness_rt"], (m, notes["fairness_rt"])
+    print("# rt probe", notes["fairness_rt"])
+else:
+    assert m["rt_probe_p50"] > 0, m
 PY
 else
 	skip "fairness: Jain and shares" "$fair"
