@@ -1,8 +1,8 @@
 /* lab contend: several guests at once under a host scheduling policy (see
- * contend.h). The cgroups are sched.fairness's plans (src/suites/sched_cg.c)
- * under a tree of our own, removed on every exit path, kill -9 included,
- * by its watchdog; a real-time priority goes with the QEMU it was given to,
- * and every QEMU dies with this process (lab_spawn). */
+ * contend.h). The cgroups are a tree of the cgroup planner (src/core/cgroup.h,
+ * as sched.fairness's), undone on every exit path, kill -9 included, by its
+ * watchdog; a real-time priority goes with the QEMU it was given to, and
+ * every QEMU dies with this process (lab_spawn). */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -243,9 +243,7 @@ struct window {
 struct contend {
 	const struct contend_opts *o;
 	struct cg_layout l;
-	struct cg_plan remove;
-	struct cg_watchdog wd;
-	bool groups;                   /* made */
+	struct cg_tree tree;           /* the groups: made when tree.made */
 	unsigned rt_us;                /* RT runtime granted to guest 1's group, of each second (v1) */
 	const char *why[CONTEND_NPOLICIES]; /* a policy that cannot run here, and why */
 	char net_why[600];             /* why the net items are skipped (no link), or empty */
@@ -277,97 +275,53 @@ static void skip_all(struct contend *x, const char *why)
  * group scheduling). What fails skips the policies that need it. */
 static void groups_make(struct contend *x)
 {
-	char *mi = NULL, *self = NULL, path[CG_PATH_MAX + 32];
-	struct cg_plan make;
-	const struct cg_op *failed = NULL;
-	int r;
+	struct cg_tree *t = &x->tree;
+	char why[400];
+	int r = cg_probe(&x->l, why, sizeof(why));
 
-	cg_plan_init(&make);
-	cg_plan_init(&x->remove);
-	if (read_file("/proc/self/mountinfo", &mi) < 0 || read_file("/proc/self/cgroup", &self) < 0 ||
-	    cg_detect(mi, self, &x->l) < 0) {
-		skip_all(x, "no cgroup hierarchy with the cpu controller is mounted here");
-		goto out;
+	if (r < 0) {
+		skip_all(x, why);
+		return;
 	}
 	x->l.tree = CG_TREE_CONTEND;
 	x->l.no_probe = true;
-	/* the groups a vmbench killed with its watchdog left: they may hold the RT runtime */
-	cg_reclaim(&x->l);
-	{
-		/* v1 with RT group scheduling: a group's RT runtime must be granted */
-		char rt[CG_PATH_MAX + 32];
-
-		snprintf(rt, sizeof(rt), "%s%s/cpu.rt_runtime_us", x->l.mount, x->l.self);
-		x->l.rt_group = x->l.ver == CG_V1 && access(rt, F_OK) == 0;
-	}
-	r = cg_plan_create(&make, &x->l, getpid(), x->o->spec.nguests, 0);
-	if (r == 0)
-		r = cg_plan_remove(&x->remove, &x->l, getpid(), x->o->spec.nguests);
-	if (r == 0)
-		r = cg_watchdog_start(&x->wd, &x->remove);
-	if (r == 0) {
-		r = cg_plan_run(&make, true, &failed);
-		x->groups = true; /* what was made is removed, whatever part */
-	}
+	r = cg_tree_make(t, &x->l, getpid(), x->o->spec.nguests);
 	if (r < 0) {
-		snprintf(path, sizeof(path), "%s", failed ? failed->path : "the cgroup plan");
 		skip_all(x, "");
 		for (int p = 0; p < CONTEND_NPOLICIES; p++)
-			snprintf(x->whybuf[p], sizeof(x->whybuf[p]), "the cgroups could not be made (%.300s: %s)%s", path,
-				 strerror(-r), r == -EACCES || r == -EPERM || r == -EROFS ? ": it needs root, or a "
-				 "delegated cgroup" : "");
-		goto out;
+			snprintf(x->whybuf[p], sizeof(x->whybuf[p]), "the cgroups could not be made (%.300s: %s)%s",
+				 t->failed.path[0] ? t->failed.path : "the cgroup plan", strerror(-r),
+				 r == -EACCES || r == -EPERM || r == -EROFS ? ": it needs root, or a delegated cgroup" : "");
+		return;
 	}
 	if (x->o->policy[CONTEND_RT] && !x->why[CONTEND_RT] && x->l.rt_group) {
-		/* The parent first: a group's runtime comes out of its parent's, and
-		 * other groups (another vmbench's) may hold part of it: the most of
-		 * CONTEND_RT_RUNTIME_US, then 100 ms less at a time, that fits */
-		char base[CG_PATH_MAX], g0[CG_PATH_MAX], v[24], where[CG_PATH_MAX + 32] = "its path", knob[CG_PATH_MAX] = "";
-		char why[800] = "";
+		/* Other groups (another vmbench's) may hold part of the parent's
+		 * runtime: the most of CONTEND_RT_RUNTIME_US, then 100 ms less at a
+		 * time, that fits */
+		char where[CG_PATH_MAX + 32] = "its path", knob[CG_PATH_MAX] = "", held[800] = "";
 		unsigned last = 0;
 
-		r = cg_base_path(&x->l, getpid(), base, sizeof(base));
-		if (r == 0)
-			r = cg_group_path(&x->l, getpid(), 0, x->o->spec.nguests, g0, sizeof(g0));
-		for (unsigned us = CONTEND_RT_RUNTIME_US; r == 0 && us >= 100000; us -= 100000) {
-			struct cg_plan rt;
-
-			cg_plan_init(&rt);
-			snprintf(v, sizeof(v), "%u", us);
-			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", base);
-			r = cg_plan_add(&rt, CG_WRITE, path, v);
-			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", g0);
-			if (r == 0)
-				r = cg_plan_add(&rt, CG_WRITE, path, v);
-			failed = NULL;
-			if (r == 0)
-				r = cg_plan_run(&rt, true, &failed);
-			if (failed) {
-				snprintf(where, sizeof(where), "%s %u", failed->path, us);
-				snprintf(knob, sizeof(knob), "%s", failed->path);
+		for (unsigned us = CONTEND_RT_RUNTIME_US; us >= 100000; us -= 100000) {
+			r = cg_tree_rt(t, us);
+			if (t->failed.path[0]) {
+				snprintf(where, sizeof(where), "%s %u", t->failed.path, us);
+				snprintf(knob, sizeof(knob), "%s", t->failed.path);
 				last = us;
 			}
-			cg_plan_release(&rt);
 			if (r == 0) {
 				x->rt_us = us;
 				break;
 			}
 			log_debug("RT runtime %u us: %s: %s", us, where, strerror(-r));
-			if (us > 100000)
-				r = 0;
 		}
 		/* EINVAL says only "no": the tree says what holds the runtime */
-		if (!x->rt_us && knob[0] && r == -EINVAL && cg_rt_why(knob, last, why + 2, sizeof(why) - 2) == 0)
-			memcpy(why, "; ", 2);
+		if (!x->rt_us && knob[0] && r == -EINVAL && cg_rt_why(knob, last, held + 2, sizeof(held) - 2) == 0)
+			memcpy(held, "; ", 2);
 		if (!x->rt_us)
 			skip_policy(x, CONTEND_RT, "real-time runtime could not be granted to guest 1's group (%s: %s): "
 				    "RT group scheduling needs it, out of what this process's cgroup has left%s", where,
-				    strerror(r < 0 ? -r : EINVAL), why);
+				    strerror(r < 0 ? -r : EINVAL), held);
 	}
-out:
-	cg_plan_release(&make);
-	free(mi);
-	free(self);
 }
 
 static void *rt_probe_thread(void *arg)
@@ -396,34 +350,6 @@ static int rt_allowed(unsigned prio)
 		(void)pthread_join(t, NULL);
 	(void)pthread_attr_destroy(&a);
 	return -r;
-}
-
-static void groups_remove(struct contend *x)
-{
-	if (x->groups)
-		(void)cg_plan_run(&x->remove, false, NULL);
-	x->groups = false;
-	cg_watchdog_stop(&x->wd);
-	cg_plan_release(&x->remove);
-}
-
-/* Every thread of QEMU pid into guest i's group: its process, by cgroup.procs */
-static int attach(struct contend *x, unsigned i, pid_t pid)
-{
-	char dir[CG_PATH_MAX], path[CG_PATH_MAX + 32], v[24];
-	struct cg_plan p;
-	int r;
-
-	cg_plan_init(&p);
-	r = cg_group_path(&x->l, getpid(), i, x->o->spec.nguests, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(v, sizeof(v), "%ld", (long)pid);
-	if (r == 0)
-		r = cg_plan_add(&p, CG_WRITE, path, v);
-	if (r == 0)
-		r = cg_plan_run(&p, true, NULL);
-	cg_plan_release(&p);
-	return r;
 }
 
 /* The thread ids of a process (/proc/PID/task), at most max. */
@@ -642,20 +568,13 @@ static int set_rt(struct contend *x, unsigned prio)
 static int apply_knobs(struct contend *x, enum contend_policy p, char *err, size_t errlen)
 {
 	struct cg_knob k[CONTEND_MAX_GUESTS];
-	struct cg_plan plan;
-	const struct cg_op *failed = NULL;
-	int r;
+	int r = contend_knobs(p, &x->o->spec, CONTEND_PERIOD_US, k);
 
-	cg_plan_init(&plan);
-	r = contend_knobs(p, &x->o->spec, CONTEND_PERIOD_US, k);
 	if (r == 0)
-		r = cg_plan_knobs(&plan, &x->l, getpid(), k, x->o->spec.nguests, CONTEND_PERIOD_US);
-	if (r == 0)
-		r = cg_plan_run(&plan, true, &failed);
+		r = cg_tree_knobs(&x->tree, k, CONTEND_PERIOD_US);
 	if (r < 0)
 		errf(err, errlen, r, "setting %s's knobs (%s): %s", contend_policy_names[p],
-		     failed ? failed->path : "plan", strerror(-r));
-	cg_plan_release(&plan);
+		     x->tree.failed.path[0] ? x->tree.failed.path : "plan", strerror(-r));
 	return r;
 }
 
@@ -965,7 +884,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	if (!x)
 		return errf(err, errlen, -ENOMEM, "out of memory");
 	x->o = o;
-	x->wd.pid = x->wd.fd = -1;
+	cg_tree_init(&x->tree);
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		for (unsigned l = 0; o->policy[p] && l < o->nloads; l++)
 			cells[ncells].p = (enum contend_policy)p, cells[ncells++].load = o->loads[l];
@@ -987,7 +906,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		while (p < CONTEND_NPOLICIES && (!o->policy[p] || x->why[p]))
 			p++;
 		if (p == CONTEND_NPOLICIES) {
-			groups_remove(x);
+			cg_tree_undo(&x->tree);
 			free(x);
 			return errf(err, errlen, -EOPNOTSUPP, "no policy asked can run here (each was skipped, see why above)");
 		}
@@ -1031,7 +950,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		if (o->affinity && confine(x->gs[i].pid, o->affinity) < 0)
 			r = errf(err, errlen, -EIO, "guest %u: its QEMU's threads could not be confined to --host-cpus %s",
 				 i + 1, o->host_cpus ? o->host_cpus : "");
-		if (r == 0 && x->groups && attach(x, i, x->gs[i].pid) < 0) {
+		if (r == 0 && x->tree.made && cg_tree_attach(&x->tree, i, x->gs[i].pid) < 0) {
 			skip_all(x, "a QEMU could not be moved into its guest's cgroup");
 			log_info("every policy skipped: a QEMU could not be moved into its guest's cgroup");
 		}
@@ -1097,7 +1016,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		if (x->gs[i].g && lab_guest_stop(x->gs[i].g, r == 0, e2, sizeof(e2)) < 0 && r == 0)
 			r = errf(err, errlen, -EIO, "guest %u: %s", i + 1, e2);
 	}
-	groups_remove(x);
+	cg_tree_undo(&x->tree);
 	free(x);
 	return r;
 }

@@ -11,7 +11,7 @@
 
 #include "test.h"
 #include "../../src/suites/sched.h"
-#include "../../src/suites/sched_cg.h"
+#include "../../src/core/cgroup.h"
 
 static void jain_index(void **state)
 {
