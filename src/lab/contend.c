@@ -1,8 +1,8 @@
 /* lab contend: several guests at once under a host scheduling policy (see
- * contend.h). The cgroups are sched.fairness's plans (src/suites/sched_cg.c)
- * under a tree of our own, removed on every exit path, kill -9 included,
- * by its watchdog; a real-time priority goes with the QEMU it was given to,
- * and every QEMU dies with this process (lab_spawn). */
+ * contend.h). The cgroups are a tree of the cgroup planner (src/core/cgroup.h,
+ * as sched.fairness's), undone on every exit path, kill -9 included, by its
+ * watchdog; a real-time priority goes with the QEMU it was given to, and
+ * every QEMU dies with this process (lab_spawn). */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -26,172 +26,6 @@
 #include "../suites/contend.h"
 #include "../suites/sched.h"
 #include "../core/banned.h"
-
-const char *const contend_policy_names[CONTEND_NPOLICIES] = { "fair", "weights", "reservation", "rt" };
-
-int contend_policy_parse(const char *name)
-{
-	for (int i = 0; i < CONTEND_NPOLICIES; i++)
-		if (!strcmp(name, contend_policy_names[i]))
-			return i;
-	return -EINVAL;
-}
-
-static bool spec_valid(const struct contend_spec *s)
-{
-	if (s->nguests < 2 || s->nguests > CONTEND_MAX_GUESTS || s->ncpus < 1 || s->reserve_pct < 1 ||
-	    s->reserve_pct > 99)
-		return false;
-	for (unsigned i = 0; i < s->nguests; i++)
-		if (s->shares[i] < 1 || s->shares[i] > 100)
-			return false;
-	return true;
-}
-
-int contend_promised(enum contend_policy p, const struct contend_spec *s, double *promised)
-{
-	unsigned sum = 0;
-
-	if (!spec_valid(s) || p < 0 || p >= CONTEND_NPOLICIES)
-		return -EINVAL;
-	for (unsigned i = 0; i < s->nguests; i++)
-		sum += s->shares[i];
-	for (unsigned i = 0; i < s->nguests; i++) {
-		switch (p) {
-		case CONTEND_WEIGHTS:
-			promised[i] = 100.0 * s->shares[i] / sum;
-			break;
-		case CONTEND_RESERVATION:
-			promised[i] = i == 0 ? s->reserve_pct : (100.0 - s->reserve_pct) / (s->nguests - 1);
-			break;
-		default:
-			promised[i] = 100.0 / s->nguests;
-			break;
-		}
-	}
-	return 0;
-}
-
-int contend_expected(enum contend_policy p, const struct contend_spec *s, double *share)
-{
-	double promised[CONTEND_MAX_GUESTS], bound, left = 100;
-	bool held[CONTEND_MAX_GUESTS] = { false };
-	int r = contend_promised(p, s, promised);
-
-	if (r < 0)
-		return r;
-	bound = s->vcpus ? 100.0 * s->vcpus / s->ncpus : 100;
-	if (p == CONTEND_RESERVATION) {
-		for (unsigned i = 0; i < s->nguests; i++)
-			share[i] = promised[i] < bound ? promised[i] : bound;
-		return 0;
-	}
-	/* water-filling: at most one guest is held at its bound a pass */
-	for (unsigned pass = 0; pass <= s->nguests; pass++) {
-		double wsum = 0;
-		bool again = false;
-
-		for (unsigned i = 0; i < s->nguests; i++)
-			if (!held[i])
-				wsum += p == CONTEND_WEIGHTS ? s->shares[i] : 1;
-		for (unsigned i = 0; i < s->nguests; i++) {
-			if (held[i])
-				continue;
-			share[i] = wsum > 0 ? left * (p == CONTEND_WEIGHTS ? s->shares[i] : 1) / wsum : 0;
-			if (!again && share[i] > bound) {
-				share[i] = bound;
-				held[i] = true;
-				left -= bound;
-				again = true;
-			}
-		}
-		if (!again)
-			break;
-	}
-	return 0;
-}
-
-int contend_knobs(enum contend_policy p, const struct contend_spec *s, unsigned period_us, struct cg_knob *k)
-{
-	double promised[CONTEND_MAX_GUESTS];
-
-	if (period_us < 1000 || period_us > 1000000 || contend_promised(p, s, promised) < 0)
-		return -EINVAL;
-	for (unsigned i = 0; i < s->nguests; i++) {
-		k[i].weight = p == CONTEND_WEIGHTS ? s->shares[i] : 1;
-		k[i].quota_us = 0;
-		if (p == CONTEND_RESERVATION && i > 0) {
-			/* each other guest's part of the rest of the CPUs given, per period */
-			unsigned long long q = (unsigned long long)(promised[i] / 100 * s->ncpus * period_us);
-
-			/* under the kernel's least (1 ms) the cap would be above the promise */
-			if (q < 1000)
-				return -ERANGE;
-			k[i].quota_us = q;
-		}
-	}
-	return 0;
-}
-
-unsigned contend_reserve_max(const struct contend_spec *s, unsigned period_us)
-{
-	struct contend_spec t = *s;
-	struct cg_knob k[CONTEND_MAX_GUESTS];
-
-	for (t.reserve_pct = 99; t.reserve_pct >= 1; t.reserve_pct--)
-		if (contend_knobs(CONTEND_RESERVATION, &t, period_us, k) == 0)
-			return t.reserve_pct;
-	return 0;
-}
-
-int contend_parse_schedstat(const char *text, struct contend_sched *out)
-{
-	unsigned long long v[3];
-	const char *p = text;
-
-	for (int i = 0; i < 3; i++) {
-		char *end;
-
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		errno = 0;
-		v[i] = strtoull(p, &end, 10);
-		if (errno || end == p)
-			return -EINVAL;
-		p = end;
-		if (i < 2 && *p++ != ' ')
-			return -EINVAL;
-	}
-	if (*p == '\n')
-		p++;
-	if (*p)
-		return -EINVAL;
-	out->cpu_ns = v[0];
-	out->wait_ns = v[1];
-	out->slices = v[2];
-	return 0;
-}
-
-int contend_figures(const struct contend_sched *a, const struct contend_sched *b, double wall_s, unsigned ncpus,
-		    struct contend_figures *out)
-{
-	double cpu, wait, slices;
-
-	if (!(wall_s > 0) || !isfinite(wall_s) || ncpus == 0 || b->cpu_ns < a->cpu_ns || b->wait_ns < a->wait_ns ||
-	    b->slices < a->slices)
-		return -EINVAL;
-	cpu = (double)(b->cpu_ns - a->cpu_ns);
-	wait = (double)(b->wait_ns - a->wait_ns);
-	slices = (double)(b->slices - a->slices);
-	if (100 * cpu / 1e9 / (wall_s * ncpus) > 100)
-		return -ERANGE;
-	out->share_pct = 100 * cpu / 1e9 / (wall_s * ncpus);
-	out->delay_pct = 100 * wait / 1e9 / wall_s;
-	out->delay_ns_per_slice = slices > 0 ? wait / slices : NAN;
-	return 0;
-}
-
-/* ---- the run ---- */
 
 #define CONTEND_MAX_TIDS 256
 
@@ -243,9 +77,7 @@ struct window {
 struct contend {
 	const struct contend_opts *o;
 	struct cg_layout l;
-	struct cg_plan remove;
-	struct cg_watchdog wd;
-	bool groups;                   /* made */
+	struct cg_tree tree;           /* the groups: made when tree.made */
 	unsigned rt_us;                /* RT runtime granted to guest 1's group, of each second (v1) */
 	const char *why[CONTEND_NPOLICIES]; /* a policy that cannot run here, and why */
 	char net_why[600];             /* why the net items are skipped (no link), or empty */
@@ -277,97 +109,53 @@ static void skip_all(struct contend *x, const char *why)
  * group scheduling). What fails skips the policies that need it. */
 static void groups_make(struct contend *x)
 {
-	char *mi = NULL, *self = NULL, path[CG_PATH_MAX + 32];
-	struct cg_plan make;
-	const struct cg_op *failed = NULL;
-	int r;
+	struct cg_tree *t = &x->tree;
+	char why[400];
+	int r = cg_probe(&x->l, why, sizeof(why));
 
-	cg_plan_init(&make);
-	cg_plan_init(&x->remove);
-	if (read_file("/proc/self/mountinfo", &mi) < 0 || read_file("/proc/self/cgroup", &self) < 0 ||
-	    cg_detect(mi, self, &x->l) < 0) {
-		skip_all(x, "no cgroup hierarchy with the cpu controller is mounted here");
-		goto out;
+	if (r < 0) {
+		skip_all(x, why);
+		return;
 	}
 	x->l.tree = CG_TREE_CONTEND;
 	x->l.no_probe = true;
-	/* the groups a vmbench killed with its watchdog left: they may hold the RT runtime */
-	cg_reclaim(&x->l);
-	{
-		/* v1 with RT group scheduling: a group's RT runtime must be granted */
-		char rt[CG_PATH_MAX + 32];
-
-		snprintf(rt, sizeof(rt), "%s%s/cpu.rt_runtime_us", x->l.mount, x->l.self);
-		x->l.rt_group = x->l.ver == CG_V1 && access(rt, F_OK) == 0;
-	}
-	r = cg_plan_create(&make, &x->l, getpid(), x->o->spec.nguests, 0);
-	if (r == 0)
-		r = cg_plan_remove(&x->remove, &x->l, getpid(), x->o->spec.nguests);
-	if (r == 0)
-		r = cg_watchdog_start(&x->wd, &x->remove);
-	if (r == 0) {
-		r = cg_plan_run(&make, true, &failed);
-		x->groups = true; /* what was made is removed, whatever part */
-	}
+	r = cg_tree_make(t, &x->l, getpid(), x->o->spec.nguests);
 	if (r < 0) {
-		snprintf(path, sizeof(path), "%s", failed ? failed->path : "the cgroup plan");
 		skip_all(x, "");
 		for (int p = 0; p < CONTEND_NPOLICIES; p++)
-			snprintf(x->whybuf[p], sizeof(x->whybuf[p]), "the cgroups could not be made (%.300s: %s)%s", path,
-				 strerror(-r), r == -EACCES || r == -EPERM || r == -EROFS ? ": it needs root, or a "
-				 "delegated cgroup" : "");
-		goto out;
+			snprintf(x->whybuf[p], sizeof(x->whybuf[p]), "the cgroups could not be made (%.300s: %s)%s",
+				 t->failed.path[0] ? t->failed.path : "the cgroup plan", strerror(-r),
+				 r == -EACCES || r == -EPERM || r == -EROFS ? ": it needs root, or a delegated cgroup" : "");
+		return;
 	}
 	if (x->o->policy[CONTEND_RT] && !x->why[CONTEND_RT] && x->l.rt_group) {
-		/* The parent first: a group's runtime comes out of its parent's, and
-		 * other groups (another vmbench's) may hold part of it: the most of
-		 * CONTEND_RT_RUNTIME_US, then 100 ms less at a time, that fits */
-		char base[CG_PATH_MAX], g0[CG_PATH_MAX], v[24], where[CG_PATH_MAX + 32] = "its path", knob[CG_PATH_MAX] = "";
-		char why[800] = "";
+		/* Other groups (another vmbench's) may hold part of the parent's
+		 * runtime: the most of CONTEND_RT_RUNTIME_US, then 100 ms less at a
+		 * time, that fits */
+		char where[CG_PATH_MAX + 32] = "its path", knob[CG_PATH_MAX] = "", held[800] = "";
 		unsigned last = 0;
 
-		r = cg_base_path(&x->l, getpid(), base, sizeof(base));
-		if (r == 0)
-			r = cg_group_path(&x->l, getpid(), 0, x->o->spec.nguests, g0, sizeof(g0));
-		for (unsigned us = CONTEND_RT_RUNTIME_US; r == 0 && us >= 100000; us -= 100000) {
-			struct cg_plan rt;
-
-			cg_plan_init(&rt);
-			snprintf(v, sizeof(v), "%u", us);
-			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", base);
-			r = cg_plan_add(&rt, CG_WRITE, path, v);
-			snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", g0);
-			if (r == 0)
-				r = cg_plan_add(&rt, CG_WRITE, path, v);
-			failed = NULL;
-			if (r == 0)
-				r = cg_plan_run(&rt, true, &failed);
-			if (failed) {
-				snprintf(where, sizeof(where), "%s %u", failed->path, us);
-				snprintf(knob, sizeof(knob), "%s", failed->path);
+		for (unsigned us = CONTEND_RT_RUNTIME_US; us >= 100000; us -= 100000) {
+			r = cg_tree_rt(t, us);
+			if (t->failed.path[0]) {
+				snprintf(where, sizeof(where), "%s %u", t->failed.path, us);
+				snprintf(knob, sizeof(knob), "%s", t->failed.path);
 				last = us;
 			}
-			cg_plan_release(&rt);
 			if (r == 0) {
 				x->rt_us = us;
 				break;
 			}
 			log_debug("RT runtime %u us: %s: %s", us, where, strerror(-r));
-			if (us > 100000)
-				r = 0;
 		}
 		/* EINVAL says only "no": the tree says what holds the runtime */
-		if (!x->rt_us && knob[0] && r == -EINVAL && cg_rt_why(knob, last, why + 2, sizeof(why) - 2) == 0)
-			memcpy(why, "; ", 2);
+		if (!x->rt_us && knob[0] && r == -EINVAL && cg_rt_why(knob, last, held + 2, sizeof(held) - 2) == 0)
+			memcpy(held, "; ", 2);
 		if (!x->rt_us)
 			skip_policy(x, CONTEND_RT, "real-time runtime could not be granted to guest 1's group (%s: %s): "
 				    "RT group scheduling needs it, out of what this process's cgroup has left%s", where,
-				    strerror(r < 0 ? -r : EINVAL), why);
+				    strerror(r < 0 ? -r : EINVAL), held);
 	}
-out:
-	cg_plan_release(&make);
-	free(mi);
-	free(self);
 }
 
 static void *rt_probe_thread(void *arg)
@@ -396,34 +184,6 @@ static int rt_allowed(unsigned prio)
 		(void)pthread_join(t, NULL);
 	(void)pthread_attr_destroy(&a);
 	return -r;
-}
-
-static void groups_remove(struct contend *x)
-{
-	if (x->groups)
-		(void)cg_plan_run(&x->remove, false, NULL);
-	x->groups = false;
-	cg_watchdog_stop(&x->wd);
-	cg_plan_release(&x->remove);
-}
-
-/* Every thread of QEMU pid into guest i's group: its process, by cgroup.procs */
-static int attach(struct contend *x, unsigned i, pid_t pid)
-{
-	char dir[CG_PATH_MAX], path[CG_PATH_MAX + 32], v[24];
-	struct cg_plan p;
-	int r;
-
-	cg_plan_init(&p);
-	r = cg_group_path(&x->l, getpid(), i, x->o->spec.nguests, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(v, sizeof(v), "%ld", (long)pid);
-	if (r == 0)
-		r = cg_plan_add(&p, CG_WRITE, path, v);
-	if (r == 0)
-		r = cg_plan_run(&p, true, NULL);
-	cg_plan_release(&p);
-	return r;
 }
 
 /* The thread ids of a process (/proc/PID/task), at most max. */
@@ -642,20 +402,13 @@ static int set_rt(struct contend *x, unsigned prio)
 static int apply_knobs(struct contend *x, enum contend_policy p, char *err, size_t errlen)
 {
 	struct cg_knob k[CONTEND_MAX_GUESTS];
-	struct cg_plan plan;
-	const struct cg_op *failed = NULL;
-	int r;
+	int r = contend_knobs(p, &x->o->spec, CONTEND_PERIOD_US, k);
 
-	cg_plan_init(&plan);
-	r = contend_knobs(p, &x->o->spec, CONTEND_PERIOD_US, k);
 	if (r == 0)
-		r = cg_plan_knobs(&plan, &x->l, getpid(), k, x->o->spec.nguests, CONTEND_PERIOD_US);
-	if (r == 0)
-		r = cg_plan_run(&plan, true, &failed);
+		r = cg_tree_knobs(&x->tree, k, CONTEND_PERIOD_US);
 	if (r < 0)
 		errf(err, errlen, r, "setting %s's knobs (%s): %s", contend_policy_names[p],
-		     failed ? failed->path : "plan", strerror(-r));
-	cg_plan_release(&plan);
+		     x->tree.failed.path[0] ? x->tree.failed.path : "plan", strerror(-r));
 	return r;
 }
 
@@ -965,7 +718,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	if (!x)
 		return errf(err, errlen, -ENOMEM, "out of memory");
 	x->o = o;
-	x->wd.pid = x->wd.fd = -1;
+	cg_tree_init(&x->tree);
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		for (unsigned l = 0; o->policy[p] && l < o->nloads; l++)
 			cells[ncells].p = (enum contend_policy)p, cells[ncells++].load = o->loads[l];
@@ -987,7 +740,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		while (p < CONTEND_NPOLICIES && (!o->policy[p] || x->why[p]))
 			p++;
 		if (p == CONTEND_NPOLICIES) {
-			groups_remove(x);
+			cg_tree_undo(&x->tree);
 			free(x);
 			return errf(err, errlen, -EOPNOTSUPP, "no policy asked can run here (each was skipped, see why above)");
 		}
@@ -1031,7 +784,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		if (o->affinity && confine(x->gs[i].pid, o->affinity) < 0)
 			r = errf(err, errlen, -EIO, "guest %u: its QEMU's threads could not be confined to --host-cpus %s",
 				 i + 1, o->host_cpus ? o->host_cpus : "");
-		if (r == 0 && x->groups && attach(x, i, x->gs[i].pid) < 0) {
+		if (r == 0 && x->tree.made && cg_tree_attach(&x->tree, i, x->gs[i].pid) < 0) {
 			skip_all(x, "a QEMU could not be moved into its guest's cgroup");
 			log_info("every policy skipped: a QEMU could not be moved into its guest's cgroup");
 		}
@@ -1097,7 +850,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		if (x->gs[i].g && lab_guest_stop(x->gs[i].g, r == 0, e2, sizeof(e2)) < 0 && r == 0)
 			r = errf(err, errlen, -EIO, "guest %u: %s", i + 1, e2);
 	}
-	groups_remove(x);
+	cg_tree_undo(&x->tree);
 	free(x);
 	return r;
 }

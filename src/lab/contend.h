@@ -16,7 +16,7 @@
 
 #include "labrun.h"
 #include "matrix.h"
-#include "../suites/sched_cg.h"
+#include "../core/cgroup.h"
 
 #define CONTEND_MAX_GUESTS CG_MAX_GROUPS
 #define CONTEND_MAX_LOADS 8

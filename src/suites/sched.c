@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "sched.h"
-#include "sched_cg.h"
 #include "../core/clock.h"
 #include "../core/file.h"
 #include "../core/stoppoint.h"
@@ -173,9 +172,7 @@ static int sched_setup(struct vmb_ctx *ctx)
 	if (!st)
 		return vmb_fail(ctx, -ENOMEM, "sched state");
 	ctx->priv = st;
-	cg_plan_init(&st->remove);
-	st->dog.pid = -1;
-	st->dog.fd = -1;
+	cg_tree_init(&st->tree);
 	for (size_t i = 0; i < sizeof(sched_policies) / sizeof(sched_policies[0]); i++)
 		if (!strcmp(pol, sched_policies[i].name))
 			st->policy = sched_policies[i].policy;
@@ -213,10 +210,8 @@ static void sched_teardown(struct vmb_ctx *ctx)
 
 	if (!st)
 		return;
-	if (st->cg_made)
-		(void)cg_plan_run(&st->remove, false, NULL);
-	cg_watchdog_stop(&st->dog);
-	cg_plan_release(&st->remove);
+	cg_tree_undo(&st->tree);
+	cg_layout_release(&st->cg);
 	free(st);
 	ctx->priv = NULL;
 }

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sched_cg.h"
+#include "../core/cgroup.h"
 #include "../core/clock.h"
 #include "../core/hist.h"
 #include "../core/suite.h"
@@ -57,12 +57,9 @@ struct sched_state {
 	/* fairness */
 	unsigned weights[SCHED_MAX_GROUPS], ngroups, period_us;
 	const char *mode;
-	struct cg_layout cg;
-	struct cg_plan remove;
-	struct cg_watchdog dog;
-	bool cg_made;
+	struct cg_layout cg;                 /* where the cpu controller is */
+	struct cg_tree tree;                 /* the groups, once made */
 	bool try_private;                    /* no hierarchy offers cpu: try a cgroup2 mount of our own */
-	char private_mount[CG_PATH_MAX];     /* that mount, while it exists */
 	char cg_skip[200]; /* why fairness cannot run here, once known */
 	char rt_skip[1024]; /* why its rt mode cannot */
 };

@@ -13,7 +13,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "sched.h"
-#include "sched_cg.h"
 #include "../core/clock.h"
 #include "../core/file.h"
 #include "../core/stoppoint.h"

@@ -1,22 +1,19 @@
 /* The sched suite's fairness test: worker groups in cgroups under
  * fair-share weights, a bandwidth reservation and real time for a probe
  * thread; Jain's index against the configured shares and the probe's
- * latency. Also where the cpu controller is found (sched_fair_find_cgroups,
- * called from setup) and a private cgroup2 mount when none offers it. */
+ * latency. The groups are a tree of the cgroup planner (src/core/cgroup.h),
+ * found from setup (sched_fair_find_cgroups), on a private cgroup2 mount
+ * when no mounted hierarchy offers cpu. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
 #include "sched.h"
-#include "sched_cg.h"
 #include "../core/clock.h"
-#include "../core/file.h"
 #include "../core/stoppoint.h"
 #include "../core/suite.h"
 #include "../core/banned.h"
@@ -53,23 +50,7 @@ struct fair_worker {
 
 static int attach_self(const struct sched_state *st, unsigned group)
 {
-	char dir[CG_PATH_MAX], path[CG_PATH_MAX], tid[24];
-	int fd, r = 0;
-
-	r = cg_group_path(&st->cg, getpid(), group, st->ngroups, dir, sizeof(dir));
-	if (r == 0)
-		r = cg_attach_path(&st->cg, dir, path, sizeof(path));
-	if (r < 0)
-		return r;
-	snprintf(tid, sizeof(tid), "%ld", (long)sched_gettid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, tid, strlen(tid)) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
+	return cg_tree_attach(&st->tree, group, sched_gettid());
 }
 
 static void fair_fn(struct vmb_worker *w)
@@ -110,109 +91,28 @@ static void fair_fn(struct vmb_worker *w)
 	w->end_ns = clock_ns();
 }
 
-/* Does the v2 file (cgroup.controllers, cgroup.subtree_control) list cpu? */
-static bool v2_has_cpu(const char *mount, const char *self, const char *file)
-{
-	char path[CG_PATH_MAX + 32], *text = NULL;
-	bool yes = false;
-
-	snprintf(path, sizeof(path), "%s%s/%s", mount, self, file);
-	if (read_file(path, &text) == 0) {
-		/* a space-separated list: "cpuset cpu io" */
-		for (char *save = NULL, *t = strtok_r(text, " \n", &save); t && !yes; t = strtok_r(NULL, " \n", &save))
-			yes = !strcmp(t, "cpu");
-	}
-	free(text);
-	return yes;
-}
-
-/* No mounted hierarchy offers cpu (a minimal guest mounts none): mount
- * cgroup2 privately, where the kernel has it and cpu is not bound to a v1
- * hierarchy. On success the layout is v2 on that mount. */
-static void mount_private(struct sched_state *st)
-{
-	char dir[] = "/tmp/vmbench-cgroup2-XXXXXX", *self = NULL, mi[CG_PATH_MAX + 64];
-	struct cg_layout l;
-	int r;
-
-	if (!mkdtemp(dir))
-		return; /* the reason already given stays */
-	r = mount("cgroup2", dir, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? -errno : 0;
-	if (r == 0)
-		r = read_file("/proc/self/cgroup", &self);
-	snprintf(mi, sizeof(mi), "1 1 0:0 / %s rw - cgroup2 cgroup2 rw\n", dir);
-	if (r == 0)
-		r = cg_detect(mi, self, &l);
-	if (r == 0 && !v2_has_cpu(l.mount, l.self, "cgroup.controllers"))
-		r = -ENOTSUP;
-	free(self);
-	if (r < 0) {
-		size_t n = strlen(st->cg_skip);
-
-		(void)umount2(dir, MNT_DETACH);
-		(void)rmdir(dir);
-		snprintf(st->cg_skip + n, sizeof(st->cg_skip) - n, "; a private cgroup2 mount: %s",
-			 r == -ENOTSUP ? "no cpu controller there either" : strerror(-r));
-		return;
-	}
-	st->cg = l;
-	snprintf(st->private_mount, sizeof(st->private_mount), "%s", dir);
-	st->cg_skip[0] = '\0';
-}
-
 /* Create the groups once, with the watchdog that removes them whatever
  * way the process ends. 0, or a skip or failure with ctx->reason set. */
 static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
 {
-	struct cg_plan create;
-	const struct cg_op *bad = NULL;
-	pid_t pid = getpid();
+	struct cg_tree *t = &st->tree;
+	const struct cg_op *bad = &t->failed;
 	int r;
 
-	if (st->cg_made)
+	if (t->made)
 		return 0;
 	if (st->try_private) {
 		st->try_private = false;
-		mount_private(st);
+		(void)cg_mount_private(&st->cg, st->cg_skip, sizeof(st->cg_skip));
 	}
 	if (st->cg_skip[0])
 		return vmb_skip(ctx, "%s", st->cg_skip);
-	/* the groups a vmbench killed with its watchdog left: they may hold the RT runtime */
-	cg_reclaim(&st->cg);
-	cg_plan_init(&create);
-	r = cg_plan_create(&create, &st->cg, pid, st->ngroups, 100000);
-	if (r == 0)
-		r = cg_plan_remove(&st->remove, &st->cg, pid, st->ngroups);
-	if (r == 0 && st->cg.ver == CG_V2 && !v2_has_cpu(st->cg.mount, st->cg.self, "cgroup.subtree_control")) {
-		/* hand the controller back as it was: off */
-		char path[CG_PATH_MAX + 32];
-
-		snprintf(path, sizeof(path), "%s%s/cgroup.subtree_control", st->cg.mount, st->cg.self);
-		r = cg_plan_add(&st->remove, CG_WRITE, path, "-cpu");
-	}
-	if (r == 0 && st->private_mount[0]) {
-		r = cg_plan_add(&st->remove, CG_UMOUNT, st->private_mount, NULL);
-		if (r == 0)
-			r = cg_plan_add(&st->remove, CG_RMDIR, st->private_mount, NULL);
-	}
-	if (r < 0) {
-		cg_plan_release(&create);
-		if (st->private_mount[0]) {
-			(void)umount2(st->private_mount, MNT_DETACH);
-			(void)rmdir(st->private_mount);
-			st->private_mount[0] = '\0';
-		}
+	r = cg_tree_make(t, &st->cg, getpid(), st->ngroups);
+	if (r < 0 && !bad->path[0] && !t->made)
 		return vmb_fail(ctx, r, "planning cgroups under %s%s", st->cg.mount, st->cg.self);
-	}
-	r = cg_watchdog_start(&st->dog, &st->remove);
-	if (r < 0) {
-		cg_plan_release(&create);
-		return vmb_fail(ctx, r, "starting the cgroup watchdog");
-	}
-	st->cg_made = true; /* from here on teardown removes whatever exists */
-	r = cg_plan_run(&create, true, &bad);
-	if (r < 0) {
-		if (bad && !strcmp(strrchr(bad->path, '/'), "/cpu.rt_runtime_us") && (r == -EINVAL || r == -EBUSY)) {
+	if (r == 0 && st->cg.rt_group) {
+		r = cg_tree_rt(t, 100000);
+		if (r == -EINVAL || r == -EBUSY) {
 			/* the parent has no real-time runtime left to hand out: the tree says who holds it */
 			char why[800];
 
@@ -223,31 +123,19 @@ static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
 					 strerror(-r), why);
 			else
 				snprintf(st->rt_skip, sizeof(st->rt_skip), "writing %s: %s", bad->path, strerror(-r));
-			cg_plan_release(&create);
-			cg_plan_init(&create);
-			st->cg.rt_group = false;
-			(void)cg_plan_run(&st->remove, false, NULL);
-			r = cg_plan_create(&create, &st->cg, pid, st->ngroups, 0);
-			if (r == 0)
-				r = cg_plan_run(&create, true, &bad);
+			r = 0;
 		}
 	}
-	/* bad points into the plan: the messages are made before it is released */
 	if (r == -EACCES || r == -EPERM || r == -EROFS) {
 		snprintf(st->cg_skip, sizeof(st->cg_skip), "no permission to create cgroups (%s: %s)",
-			 bad ? bad->path : "?", strerror(-r));
-		cg_plan_release(&create);
+			 bad->path[0] ? bad->path : "?", strerror(-r));
 		return vmb_skip(ctx, "%s", st->cg_skip);
 	}
-	if (r < 0) {
-		r = vmb_fail(ctx, r, "%s %s", bad && bad->kind == CG_MKDIR ? "creating" : "writing",
-			     bad ? bad->path : "cgroups");
-		cg_plan_release(&create);
-		return r;
-	}
-	cg_plan_release(&create);
+	if (r < 0)
+		return vmb_fail(ctx, r, "%s %s", bad->kind == CG_MKDIR ? "creating" : "writing",
+				bad->path[0] ? bad->path : "cgroups");
 	(void)vmb_note(ctx, "cgroups", "cgroup %s%s, groups under %s%s/" CG_TREE_SCHED "-PID",
-		       st->cg.ver == CG_V1 ? "v1" : "v2", st->private_mount[0] ? " (a private mount of its own)" : "",
+		       st->cg.ver == CG_V1 ? "v1" : "v2", st->cg.private_mount ? " (a private mount of its own)" : "",
 		       st->cg.mount, st->cg.self);
 	return 0;
 }
@@ -261,20 +149,17 @@ static int fair_one(struct vmb_ctx *ctx, struct sched_state *st, const struct fa
 	struct vmb_worker workers[CG_MAX_GROUPS + 1];
 	struct fair_worker fw[CG_MAX_GROUPS + 1];
 	double got[CG_MAX_GROUPS], promised[CG_MAX_GROUPS], total = 0, window;
-	struct cg_plan knobs;
-	const struct cg_op *bad = NULL;
+	struct cg_knob k[CG_MAX_GROUPS];
 	char name[48];
 	int r;
 
 	for (unsigned i = 0; i < st->ngroups; i++)
 		equal[i] = 1;
-	cg_plan_init(&knobs);
-	r = cg_plan_mode(&knobs, &st->cg, getpid(), row->cg, weights, st->ngroups, st->period_us);
+	r = cg_mode_knobs(row->cg, weights, st->ngroups, st->period_us, k);
 	if (r == 0)
-		r = cg_plan_run(&knobs, true, &bad);
-	cg_plan_release(&knobs);
+		r = cg_tree_knobs(&st->tree, k, st->period_us);
 	if (r < 0)
-		return vmb_fail(ctx, r, "writing %s", bad ? bad->path : "cgroup knobs");
+		return vmb_fail(ctx, r, "writing %s", st->tree.failed.path[0] ? st->tree.failed.path : "cgroup knobs");
 	atomic_init(&sh.done, false);
 	memset(workers, 0, sizeof(workers));
 	memset(fw, 0, sizeof(fw));
@@ -358,31 +243,9 @@ static int run_fairness(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_
 /* Where the cpu controller is; why fairness cannot run when nowhere. */
 void sched_fair_find_cgroups(struct sched_state *st)
 {
-	char *mi = NULL, *self = NULL, path[CG_PATH_MAX + 32];
-	int r = read_file("/proc/self/mountinfo", &mi);
+	int r = cg_probe(&st->cg, st->cg_skip, sizeof(st->cg_skip));
 
-	if (r == 0)
-		r = read_file("/proc/self/cgroup", &self);
-	if (r == 0)
-		r = cg_detect(mi, self, &st->cg);
-	if (r < 0) {
-		snprintf(st->cg_skip, sizeof(st->cg_skip), "no cgroup hierarchy with the cpu controller mounted (%s)",
-			 strerror(-r));
-		st->try_private = r == -ENOENT;
-	}
-	else if (st->cg.ver == CG_V1) {
-		snprintf(path, sizeof(path), "%s%s/cpu.rt_runtime_us", st->cg.mount, st->cg.self);
-		st->cg.rt_group = access(path, F_OK) == 0;
-	} else {
-		if (!v2_has_cpu(st->cg.mount, st->cg.self, "cgroup.controllers")) {
-			snprintf(st->cg_skip, sizeof(st->cg_skip),
-				 "cgroup v2 at %s offers no cpu controller to %s (bound to a v1 hierarchy, or not delegated)",
-				 st->cg.mount, st->cg.self[0] ? st->cg.self : "/");
-			st->cg.ver = CG_NONE;
-		}
-	}
-	free(mi);
-	free(self);
+	st->try_private = r == -ENOENT;
 }
 
 int sched_run_fairness(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)

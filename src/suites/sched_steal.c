@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched.h"
-#include "sched_cg.h"
 #include "../core/clock.h"
 #include "../core/file.h"
 #include "../core/stoppoint.h"

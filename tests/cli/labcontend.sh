@@ -90,6 +90,22 @@ if [ "$(id -u)" != 0 ] || ! grep -q " cgroup.*cpu" /proc/self/mountinfo; then
 	finish
 	exit $?
 fi
+# the host's cgroup files where the groups go: as before after a lab
+# contend, and after a kill -9 of one (its process only: its watchdog
+# lives on) once the watchdog has run. The output goes through a pipe, so
+# that reading it to the end waits for the watchdog too (it holds stderr)
+python3 "$SRC/tests/cli/cgsnap.py" save "$T/cg.before"
+{
+	python3 "$SRC/tests/cli/stop_at.py" contend-groups "echo \$VMB_PID >'$T/kpid'; kill -9 \$VMB_PID" "$VMBC" \
+		lab contend --matrix "$M" --guests 2 --policy fair --suites cpu.prime --cache "$cache" --image-dir "$T/imgs" \
+		--db "$T/k.db"
+	echo $? >"$T/krc"
+} 2>&1 | cat >"$T/kill.out"
+kpid=$(cat "$T/kpid")
+check "kill -9 of a lab contend with its groups made: died of it" test "$(cat "$T/krc")" = 137
+check "its watchdog removed its groups" test -z "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "vmbench-contend-$kpid")"
+check "and the host's cgroup files read as before (v2: the cpu controller handed back)" \
+	python3 "$SRC/tests/cli/cgsnap.py" same "$T/cg.before"
 expect 0 "three guests on host CPU 0: fair, weights 1:1:2 and rt at load 80" "$VMBC" lab contend --matrix "$M" \
 	--guests 3 --host-cpus 0 --policy fair,weights,rt --shares 1,1,2 --load 80 \
 	--suites net.udp_rr,cpu.prime,sched.wakeup --threads 1 --time 0.5 --repeat 2 --warmup 0 --cpu.max-prime 2000 \
@@ -165,6 +181,8 @@ no_left() {
 	! pgrep -f "[q]emu-system.*$TMPDIR" >/dev/null && test -z "$(ls -A "$TMPDIR")"
 }
 check "no cgroup of ours, no QEMU, no work directory left" no_left
+check "the host's cgroup files read as before the lab contends (v2: the cpu controller handed back)" \
+	python3 "$SRC/tests/cli/cgsnap.py" same "$T/cg.before"
 check "no host client of this run's left (by its environment: other runs may use the same guest address)" python3 -c '
 import os, sys
 mine = ("TMPDIR=" + sys.argv[1]).encode()

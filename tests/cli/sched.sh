@@ -88,6 +88,7 @@ interrupt_at_groups() { # interrupt_at_groups SIGNAL: the output goes through a 
 	} 2>&1 | cat >"$T/kill.out"
 }
 if [ "$fair" = ok ]; then
+	python3 "$SRC/tests/cli/cgsnap.py" save "$T/cg.before"
 	interrupt_at_groups INT
 	pid=$(cat "$T/pid")
 	check "Ctrl-C with the groups in use: exit 130, interrupted" \
@@ -99,6 +100,8 @@ if [ "$fair" = ok ]; then
 	check "kill -9 with the groups in use: died of it" test "$(cat "$T/rc")" = 137
 	check "after kill -9 no cgroup is left (the watchdog removed them)" test -z "$(groups_of "$pid")"
 	check "after kill -9 no process or thread is left" test ! -e "/proc/$pid"
+	check "and the host's cgroup files read as before (v2: the cpu controller handed back)" \
+		python3 "$SRC/tests/cli/cgsnap.py" same "$T/cg.before"
 else
 	skip "cleanup after Ctrl-C and kill -9" "$fair"
 fi

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/suites/sched_cg.h"
+#include "../../src/core/cgroup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,7 @@
-/* The cgroups behind sched.fairness: detection, plans, and their removal
- * even after kill -9 (see sched_cg.h). */
+/* The cgroup planner's core (see cgroup.h): detection from the text of
+ * /proc, the paths of a tree, its plans, carrying a plan out on a layout's
+ * file system, and the watchdog that carries out the removal plan after a
+ * kill -9. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,11 +16,40 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sched_cg.h"
-#include "../core/file.h"
-#include "../core/log.h"
-#include "../core/reclaim.h"
-#include "../core/banned.h"
+#include "cgroup.h"
+#include "banned.h"
+
+const char *const cg_tree_names[] = { CG_TREE_SCHED, CG_TREE_CONTEND, NULL };
+
+static int fs_mkdir(const char *path)
+{
+	return mkdir(path, 0755) < 0 ? -errno : 0;
+}
+
+static int fs_rmdir(const char *path)
+{
+	return rmdir(path) < 0 ? -errno : 0;
+}
+
+static int fs_write(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
+	ssize_t w;
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, value, len);
+	if (w < 0)
+		r = -errno;
+	else if ((size_t)w != len)
+		r = -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+const struct cg_fs cg_fs_kernel = { .mkdir = fs_mkdir, .rmdir = fs_rmdir, .write = fs_write };
 
 /* Is word one of the comma-separated tokens of list (up to end)? */
 static bool has_token(const char *list, size_t len, const char *word)
@@ -226,9 +257,12 @@ static int plan_add(struct cg_plan *p, enum cg_op_kind kind, const char *dir, co
  * directory and the cgroup this process is in (CG_PATH_MAX each). */
 static int plan_paths(const struct cg_layout *l, pid_t pid, unsigned ngroups, char *base, char *self)
 {
+	size_t t = 0;
 	int r, n;
 
-	if (ngroups == 0 || ngroups > CG_MAX_GROUPS || l->ver == CG_NONE)
+	while (l->tree && cg_tree_names[t] && strcmp(l->tree, cg_tree_names[t]))
+		t++;
+	if (ngroups == 0 || ngroups > CG_MAX_GROUPS || l->ver == CG_NONE || (l->tree && !cg_tree_names[t]))
 		return -EINVAL;
 	r = cg_base_path(l, pid, base, CG_PATH_MAX);
 	n = snprintf(self, CG_PATH_MAX, "%s%s", l->mount, l->self);
@@ -242,6 +276,7 @@ int cg_plan_create(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
 	char base[CG_PATH_MAX], dir[CG_PATH_MAX], self[CG_PATH_MAX];
 	int r;
 
+	p->fs = l->fs;
 	r = plan_paths(l, pid, ngroups, base, self);
 	if (r == 0 && l->ver == CG_V2)
 		/* the base's parent hands the cpu controller down */
@@ -281,6 +316,7 @@ int cg_plan_knobs(struct cg_plan *p, const struct cg_layout *l, pid_t pid, const
 		/* the kernel's smallest quota is 1 ms */
 		if (k[i].weight < 1 || k[i].weight > 100 || (k[i].quota_us && k[i].quota_us < 1000))
 			return -EINVAL;
+	p->fs = l->fs;
 	for (unsigned i = 0; i < ngroups && r == 0; i++) {
 		char dir[CG_PATH_MAX];
 
@@ -304,13 +340,12 @@ int cg_plan_knobs(struct cg_plan *p, const struct cg_layout *l, pid_t pid, const
 	return r;
 }
 
-int cg_plan_mode(struct cg_plan *p, const struct cg_layout *l, pid_t pid, enum cg_mode mode,
-		 const unsigned *weights, unsigned ngroups, unsigned period_us)
+int cg_mode_knobs(enum cg_mode mode, const unsigned *weights, unsigned ngroups, unsigned period_us,
+		  struct cg_knob *k)
 {
-	struct cg_knob k[CG_MAX_GROUPS];
 	unsigned sum = 0;
 
-	if (ngroups == 0 || ngroups > CG_MAX_GROUPS || period_us < 1000 || l->ver == CG_NONE)
+	if (ngroups == 0 || ngroups > CG_MAX_GROUPS || period_us < 1000)
 		return -EINVAL;
 	for (unsigned i = 0; i < ngroups; i++) {
 		if (weights[i] < 1 || weights[i] > 100)
@@ -324,7 +359,16 @@ int cg_plan_mode(struct cg_plan *p, const struct cg_layout *l, pid_t pid, enum c
 		k[i].weight = mode == CG_FAIR ? weights[i] : 1;
 		k[i].quota_us = mode == CG_RESERVATION ? (q < 1000 ? 1000 : q) : 0;
 	}
-	return cg_plan_knobs(p, l, pid, k, ngroups, period_us);
+	return 0;
+}
+
+int cg_plan_mode(struct cg_plan *p, const struct cg_layout *l, pid_t pid, enum cg_mode mode,
+		 const unsigned *weights, unsigned ngroups, unsigned period_us)
+{
+	struct cg_knob k[CG_MAX_GROUPS];
+	int r = l->ver == CG_NONE ? -EINVAL : cg_mode_knobs(mode, weights, ngroups, period_us, k);
+
+	return r < 0 ? r : cg_plan_knobs(p, l, pid, k, ngroups, period_us);
 }
 
 int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsigned ngroups)
@@ -332,9 +376,14 @@ int cg_plan_remove(struct cg_plan *p, const struct cg_layout *l, pid_t pid, unsi
 	char base[CG_PATH_MAX], dir[CG_PATH_MAX], self[CG_PATH_MAX];
 	int r;
 
+	p->fs = l->fs;
 	r = plan_paths(l, pid, ngroups, base, self);
-	if (r == 0 && l->ver == CG_V2 && !l->no_probe)
+	if (r == 0 && l->ver == CG_V2 && !l->no_probe) {
 		r = plan_add(p, CG_WRITE, self, "cgroup.procs", "%ld", (long)pid);
+		/* after a kill, pid may be another process's */
+		if (r == 0)
+			p->ops[p->n - 1].living = true;
+	}
 	for (unsigned i = 0; i < ngroups + !l->no_probe && r == 0; i++) {
 		r = cg_group_path(l, pid, i, ngroups, dir, sizeof(dir));
 		if (r == 0)
@@ -350,22 +399,22 @@ int cg_plan_add(struct cg_plan *p, enum cg_op_kind kind, const char *path, const
 	return value ? plan_add(p, kind, path, NULL, "%s", value) : plan_add(p, kind, path, NULL, NULL);
 }
 
-static int write_knob(const char *path, const char *value)
+/* One step, on the plan's file system. */
+static int op_run(const struct cg_plan *p, const struct cg_op *op)
 {
-	size_t len = strlen(value);
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
-	ssize_t w;
+	const struct cg_fs *fs = p->fs ? p->fs : &cg_fs_kernel;
 
-	if (fd < 0)
-		return -errno;
-	w = write(fd, value, len);
-	if (w < 0)
-		r = -errno;
-	else if ((size_t)w != len)
-		r = -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
+	switch (op->kind) {
+	case CG_MKDIR:
+		return fs->mkdir(op->path);
+	case CG_WRITE:
+		return fs->write(op->path, op->value);
+	case CG_RMDIR:
+		return fs->rmdir(op->path);
+	case CG_UMOUNT:
+		return umount2(op->path, MNT_DETACH) < 0 ? -errno : 0;
+	}
+	return -EINVAL;
 }
 
 int cg_plan_run(const struct cg_plan *p, bool stop_on_error, const struct cg_op **failed)
@@ -374,22 +423,8 @@ int cg_plan_run(const struct cg_plan *p, bool stop_on_error, const struct cg_op 
 
 	for (size_t i = 0; i < p->n; i++) {
 		const struct cg_op *op = &p->ops[i];
-		int r = 0;
+		int r = op_run(p, op);
 
-		switch (op->kind) {
-		case CG_MKDIR:
-			r = mkdir(op->path, 0755) < 0 ? -errno : 0;
-			break;
-		case CG_WRITE:
-			r = write_knob(op->path, op->value);
-			break;
-		case CG_RMDIR:
-			r = rmdir(op->path) < 0 ? -errno : 0;
-			break;
-		case CG_UMOUNT:
-			r = umount2(op->path, MNT_DETACH) < 0 ? -errno : 0;
-			break;
-		}
 		if (!stop_on_error && (r == -ENOENT || r == -ESRCH || (op->kind == CG_UMOUNT && r == -EINVAL)))
 			r = 0; /* already gone, or the process the write moves back */
 		if (r < 0 && first == 0) {
@@ -403,7 +438,8 @@ int cg_plan_run(const struct cg_plan *p, bool stop_on_error, const struct cg_op 
 	return first;
 }
 
-/* The watchdog's whole life, after fork: only system calls. */
+/* The watchdog's whole life, after fork: only system calls (and the
+ * plan's file system's, the kernel's but in tests). */
 static void __attribute__((noreturn)) watchdog_main(int fd, const struct cg_plan *remove)
 {
 	char c;
@@ -414,19 +450,19 @@ static void __attribute__((noreturn)) watchdog_main(int fd, const struct cg_plan
 	(void)signal(SIGHUP, SIG_IGN);
 	while (read(fd, &c, 1) < 0 && errno == EINTR)
 		;
-	/* The process is gone (or done). A group still holding exiting threads
-	 * answers EBUSY for a moment: try for up to 2 s. */
+	/* The process is gone (or done, and the plan ran: then each step finds
+	 * its work done). A group still holding exiting threads answers EBUSY
+	 * for a moment: try for up to 2 s. The parent's cgroup.subtree_control
+	 * is written after its groups are gone, as the plan says. */
 	for (size_t i = 0; i < remove->n; i++) {
 		const struct cg_op *op = &remove->ops[i];
 
-		if (op->kind == CG_UMOUNT)
-			(void)umount2(op->path, MNT_DETACH);
-		if (op->kind != CG_RMDIR)
+		if (op->living)
 			continue;
 		for (unsigned t = 0; t < 2000; t++) {
 			struct timespec ms = { 0, 1000000 };
 
-			if (rmdir(op->path) == 0 || errno != EBUSY)
+			if (op_run(remove, op) != -EBUSY || op->kind != CG_RMDIR)
 				break;
 			(void)nanosleep(&ms, NULL);
 		}
@@ -472,192 +508,3 @@ void cg_watchdog_stop(struct cg_watchdog *w)
 	w->pid = -1;
 }
 
-/* A knob's value as a number: 0, or a negative errno. */
-static int knob_ll(const char *dir, const char *file, long long *v)
-{
-	char path[CG_PATH_MAX + 32], line[64], *end;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	if (read_line_at("/", path, line, sizeof(line)) < 0)
-		return -ENOENT;
-	errno = 0;
-	*v = strtoll(line, &end, 10);
-	return errno || end == line ? -EINVAL : 0;
-}
-
-/* Does group dir hold a task? v1 lists them in tasks; v2 in cgroup.procs,
- * and a threaded group's in cgroup.threads. Unreadable counts as yes. */
-static bool holds_tasks(const char *dir)
-{
-	static const char *const files[] = { "tasks", "cgroup.procs", "cgroup.threads" };
-	bool any = false, seen = false;
-
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !any; i++) {
-		char path[CG_PATH_MAX + 32], *text = NULL;
-		int r;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		r = read_file(path, &text);
-		if (r == 0) {
-			seen = true;
-			any = text[strspn(text, " \n")] != '\0';
-		}
-		free(text);
-	}
-	return any || !seen;
-}
-
-/* The groups under dir, children before their parents, into the plan
- * that removes them (real-time runtime zeroed first), their names into
- * names. -EBUSY when one holds a task, with its path in busy. */
-static int reclaim_plan(struct cg_plan *p, const char *dir, unsigned depth, char *names, size_t nlen, char *busy,
-			size_t blen)
-{
-	struct dirent *e;
-	long long rt;
-	DIR *d;
-	int r = 0;
-
-	if (holds_tasks(dir)) {
-		snprintf(busy, blen, "%s", dir);
-		return -EBUSY;
-	}
-	d = depth < 4 ? opendir(dir) : NULL;
-	while (d && r == 0 && (e = readdir(d))) {
-		char sub[CG_PATH_MAX];
-		struct stat st;
-
-		if (e->d_name[0] == '.' || snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub) ||
-		    lstat(sub, &st) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		r = reclaim_plan(p, sub, depth + 1, names, nlen, busy, blen);
-		if (r == 0 && depth == 0)
-			snprintf(names + strlen(names), nlen - strlen(names), "%s%s", names[0] ? ", " : "", e->d_name);
-	}
-	if (d)
-		(void)closedir(d);
-	if (r == 0 && knob_ll(dir, "cpu.rt_runtime_us", &rt) == 0 && rt > 0)
-		r = plan_add(p, CG_WRITE, dir, "cpu.rt_runtime_us", "0");
-	if (r == 0)
-		r = plan_add(p, CG_RMDIR, dir, NULL, NULL);
-	return r;
-}
-
-/* One leftover tree: removed and said, or left and said why. */
-static void reclaim_tree(const char *base, pid_t pid)
-{
-	char names[256] = "", busy[CG_PATH_MAX] = "", rtbuf[64] = "", what[400];
-	const struct cg_op *failed = NULL;
-	struct cg_plan p;
-	long long rt;
-	int r;
-
-	cg_plan_init(&p);
-	if (knob_ll(base, "cpu.rt_runtime_us", &rt) == 0 && rt > 0)
-		snprintf(rtbuf, sizeof(rtbuf), "%lld us of real-time runtime", rt);
-	r = reclaim_plan(&p, base, 0, names, sizeof(names), busy, sizeof(busy));
-	if (r == -EBUSY)
-		log_warn("cgroup %s, left by vmbench process %ld, which is gone, still holds a task (in %s): left as it "
-			 "is", base, (long)pid, busy);
-	else if (r == 0 && (r = cg_plan_run(&p, false, &failed)) < 0)
-		log_warn("removing cgroup %s, left by vmbench process %ld, which is gone: %s %s: %s", base, (long)pid,
-			 failed->kind == CG_RMDIR ? "removing" : "writing", failed->path, strerror(-r));
-	else if (r == 0) {
-		snprintf(what, sizeof(what), "%s%s%s%s", names[0] ? "groups " : "", names, names[0] && rtbuf[0] ? "; " : "",
-			 rtbuf);
-		log_info("removed cgroup %s%s%s%s, left by vmbench process %ld, which is gone", base, what[0] ? " (" : "",
-			 what, what[0] ? ")" : "", (long)pid);
-	}
-	else
-		log_warn("cgroup %s, left by vmbench process %ld: %s", base, (long)pid, strerror(-r));
-	cg_plan_release(&p);
-}
-
-void cg_reclaim(const struct cg_layout *l)
-{
-	static const char *const trees[] = { CG_TREE_SCHED "-", CG_TREE_CONTEND "-" };
-	char parent[CG_PATH_MAX];
-	struct dirent *e;
-	DIR *d;
-
-	if (l->ver == CG_NONE || snprintf(parent, sizeof(parent), "%s%s", l->mount, l->self) >= (int)sizeof(parent))
-		return;
-	d = opendir(parent);
-	while (d && (e = readdir(d))) {
-		char base[CG_PATH_MAX];
-		struct stat st;
-		pid_t pid;
-		size_t t = 0;
-
-		while (t < sizeof(trees) / sizeof(trees[0]) && reclaim_name_pid(e->d_name, trees[t], &pid) < 0)
-			t++;
-		/* exactly NAME-PID: a directory of this user whose maker is gone */
-		if (t == sizeof(trees) / sizeof(trees[0]) || strchr(e->d_name + strlen(trees[t]), '-') ||
-		    snprintf(base, sizeof(base), "%s/%s", parent, e->d_name) >= (int)sizeof(base) || lstat(base, &st) < 0 ||
-		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || pid == getpid() ||
-		    !reclaim_gone_since(pid, st.st_mtime))
-			continue;
-		reclaim_tree(base, pid);
-	}
-	if (d)
-		(void)closedir(d);
-}
-
-int cg_rt_why(const char *knob, unsigned long long want, char *buf, size_t len)
-{
-	char group[CG_PATH_MAX], parent[CG_PATH_MAX], held[256] = "";
-	const char *name;
-	long long have, period, sum = 0;
-	unsigned more = 0;
-	struct dirent *e;
-	size_t n;
-	DIR *d;
-
-	buf[0] = '\0';
-	/* .../PARENT/GROUP/cpu.rt_runtime_us */
-	n = strrchr(knob, '/') ? (size_t)(strrchr(knob, '/') - knob) : 0;
-	if (n == 0 || n >= sizeof(group))
-		return -EINVAL;
-	memcpy(group, knob, n);
-	group[n] = '\0';
-	name = strrchr(group, '/');
-	if (!name || name == group)
-		return -EINVAL;
-	memcpy(parent, group, (size_t)(name - group));
-	parent[name - group] = '\0';
-	name++;
-	if (knob_ll(parent, "cpu.rt_runtime_us", &have) < 0 || knob_ll(parent, "cpu.rt_period_us", &period) < 0)
-		return -ENOENT;
-	d = opendir(parent);
-	while (d && (e = readdir(d))) {
-		char sub[CG_PATH_MAX];
-		long long rt;
-
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, name) ||
-		    snprintf(sub, sizeof(sub), "%s/%s", parent, e->d_name) >= (int)sizeof(sub) ||
-		    knob_ll(sub, "cpu.rt_runtime_us", &rt) < 0 || rt <= 0)
-			continue;
-		sum += rt;
-		/* the first few by name in the message, the rest counted */
-		if (strlen(held) + strlen(e->d_name) + 32 < sizeof(held))
-			snprintf(held + strlen(held), sizeof(held) - strlen(held), "%s%s %lld us", held[0] ? ", " : "",
-				 e->d_name, rt);
-		else
-			more++;
-	}
-	if (d)
-		(void)closedir(d);
-	if (more)
-		snprintf(held + strlen(held), sizeof(held) - strlen(held), " and %u more", more);
-	if (have < 0)
-		snprintf(buf, len, "%s has no limit on real-time runtime (-1)", parent);
-	else if (sum > 0)
-		snprintf(buf, len, "%s has %lld us of real-time runtime each %lld us, and its other groups hold %lld us "
-			 "(%s), leaving %lld us, less than the %llu us asked", parent, have, period, sum, held,
-			 have > sum ? have - sum : 0, want);
-	else
-		snprintf(buf, len, "%s has %lld us of real-time runtime each %lld us, and no other group holds any",
-			 parent, have, period);
-	return 0;
-}
