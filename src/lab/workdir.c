@@ -49,6 +49,8 @@ int lab_work_dir_new(char *buf, size_t len)
 		(void)rmdir(buf);
 	if (r == 0) {
 		memcpy(dirs[i] + 1, buf + 1, (size_t)n);
+		/* a signal handler sees the whole path or none */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		dirs[i][0] = buf[0];
 	}
 	(void)pthread_mutex_unlock(&dirs_lock);
