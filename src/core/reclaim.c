@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "reclaim.h"
@@ -215,47 +217,98 @@ static void sizes_str(const unsigned long long *bytes, char *buf, size_t len)
 		snprintf(buf, len, "%s", a);
 }
 
-/* Remove name in dirfd and everything below it, on its file system only
- * and never through a link; the files' sizes into bytes[0] and what they
- * took on disk into bytes[1]. 0 or the first negative errno (what could be
- * removed is). */
-static int remove_tree(int dirfd, const char *name, dev_t dev, unsigned depth, unsigned long long *bytes)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
-	struct dirent *e;
-	DIR *d;
+/* One getdents64 record (the kernel's struct linux_dirent64) */
+struct dirent64_raw {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
 
+static int remove_below(int fd, dev_t dev, unsigned depth, unsigned long long *bytes);
+
+/* Entry name of directory fd removed (a directory with what is below it,
+ * on file system dev only): 0, or a negative errno; its sizes into bytes. */
+static int remove_entry(int fd, const char *name, dev_t dev, unsigned depth, unsigned long long *bytes)
+{
+	struct stat st;
+	int sub, r;
+
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(fd, name, 0) < 0)
+			return -errno;
+		bytes[0] += (unsigned long long)st.st_size;
+		bytes[1] += (unsigned long long)st.st_blocks * 512;
+		return 0;
+	}
+	/* a mount point below is somebody's mount: left, and so is its parent */
+	if (st.st_dev != dev)
+		return -EXDEV;
+	if (depth >= RECLAIM_DEPTH)
+		return -ELOOP;
+	sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0)
+		return -errno;
+	r = remove_below(sub, dev, depth + 1, bytes);
+	(void)close(sub);
+	if (unlinkat(fd, name, AT_REMOVEDIR) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* Everything in directory fd removed but, at the top (depth 0), the
+ * marker: 0 or the first negative errno. The directory is read again from
+ * its start while a pass removed something (it changed under the reading);
+ * a pass that removes nothing ends it. */
+static int remove_below(int fd, dev_t dev, unsigned depth, unsigned long long *bytes)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	bool removed = true;
+	int r = 0;
+	long n;
+
+	while (removed && lseek(fd, 0, SEEK_SET) == 0) {
+		removed = false;
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+			for (long off = 0; off < n;) {
+				const struct dirent64_raw *d = (const void *)(buf + off);
+				int q;
+
+				off += d->reclen;
+				if (!strcmp(d->name, ".") || !strcmp(d->name, "..") ||
+				    (depth == 0 && !strcmp(d->name, RECLAIM_MARKER)))
+					continue;
+				q = remove_entry(fd, d->name, dev, depth, bytes);
+				removed |= q == 0;
+				if (q < 0 && q != -ENOENT && r == 0)
+					r = q;
+			}
+		if (n < 0 && r == 0)
+			r = -errno;
+	}
+	return r;
+}
+
+int reclaim_remove_tree(int dirfd, const char *name, unsigned long long *bytes)
+{
+	unsigned long long none[2];
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r;
+	struct stat st;
+
+	if (!bytes)
+		bytes = none;
+	bytes[0] = bytes[1] = 0;
 	if (fd < 0)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
+	r = fstat(fd, &st) < 0 ? -errno : remove_below(fd, st.st_dev, 0, bytes);
+	/* the marker last: a removal cut short is still known as vmbench's */
+	if (r == 0 && unlinkat(fd, RECLAIM_MARKER, 0) < 0 && errno != ENOENT)
 		r = -errno;
-		(void)close(fd);
-		return r;
-	}
-	while ((e = readdir(d))) {
-		struct stat st;
-		int q = 0;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			q = -errno;
-		else if (S_ISDIR(st.st_mode))
-			/* a mount point below is somebody's mount: left, and so is its parent */
-			q = st.st_dev != dev ? -EXDEV : depth >= RECLAIM_DEPTH ? -ELOOP
-						     : remove_tree(fd, e->d_name, dev, depth + 1, bytes);
-		else if (unlinkat(fd, e->d_name, 0) < 0)
-			q = -errno;
-		else {
-			bytes[0] += (unsigned long long)st.st_size;
-			bytes[1] += (unsigned long long)st.st_blocks * 512;
-		}
-		if (q < 0 && q != -ENOENT && r == 0)
-			r = q;
-	}
-	(void)closedir(d);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && r == 0)
+	(void)close(fd);
+	if (r == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
 		r = -errno;
 	return r;
 }
@@ -315,7 +368,7 @@ void reclaim_dirs(const char *parent, const char *prefix, const char *what)
 		(void)close(fd);
 		if (r < 0 || !reclaim_gone(&o))
 			continue;
-		r = remove_tree(pfd, e->d_name, st.st_dev, 0, bytes);
+		r = reclaim_remove_tree(pfd, e->d_name, bytes);
 		sizes_str(bytes, size, sizeof(size));
 		if (r == -ENOENT && !bytes[0] && !bytes[1])
 			continue; /* another run removed it first */

@@ -42,6 +42,16 @@ bool reclaim_gone(const struct reclaim_owner *o);
 /* Mark dir (just made, empty) as this process's: 0 or a negative errno. */
 int reclaim_mark(const char *dir);
 
+/* Remove directory name in dirfd (AT_FDCWD: a path) and everything below
+ * it, on its own file system only (a mount below is left, -EXDEV) and
+ * never through a symbolic link, at most 16 levels deep; its marker last,
+ * so that a removal cut short is still known as vmbench's. The files'
+ * sizes into bytes[0], what they took on disk into bytes[1] (bytes may be
+ * NULL). 0 or the first negative errno: what could be removed is.
+ * Async-signal-safe (getdents64 and the *at calls, nothing allocated): a
+ * second Ctrl-C's cleanup calls it. */
+int reclaim_remove_tree(int dirfd, const char *name, unsigned long long *bytes);
+
 /* Remove the directories in parent named prefix... that hold a marker of
  * an owner that is gone. what says what they are ("lab work directory"). */
 void reclaim_dirs(const char *parent, const char *prefix, const char *what);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "balloon.h"
-#include "labrun.h"
+#include "hostsuite.h"
 #include "qmp.h"
 #include "../core/clock.h"
 #include "../core/result.h"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "contend.h"
+#include "hostsuite.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/result.h"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "labnet.h"
+#include "procs.h"
 #include "../core/clock.h"
 #include "../core/stop.h"
 #include "../core/stoppoint.h"
@@ -77,7 +78,11 @@ static int ns_spawn(struct lab_net *n, char *const argv[], pid_t *pid, int *out,
 		_exit(127);
 	}
 	(void)setpgid(*pid, *pid);
-	lab_track(*pid, "");
+	r = lab_proc_track(*pid);
+	if (r < 0) {
+		*pid = 0;
+		goto out;
+	}
 	*out = po[0];
 	*errp = pe[0];
 	po[0] = pe[0] = -1;
@@ -122,20 +127,6 @@ int lab_net_socket_in(pid_t pid, int domain, int type)
 	close(ns);
 	close(home);
 	return r;
-}
-
-/* A helper of ours gone: killed with its group, reaped, untracked; unless
- * a signal's lab_kill_all did it already (its number may be another's). */
-static void reap(pid_t pid, int *status)
-{
-	if (!lab_tracked(pid)) {
-		if (status)
-			*status = W_EXITCODE(0, SIGKILL);
-		return;
-	}
-	(void)kill(-pid, SIGKILL);
-	(void)waitpid(pid, status, 0);
-	lab_untrack(pid);
 }
 
 /* One descriptor read into a growing buffer, NUL-terminated. */
@@ -326,7 +317,7 @@ static int netdir_server_run(struct lab_net *n, struct proto_conn *conn, const c
 					   { .fd = fe, .buf = &errtext, .len = &el, .cap = 1 } };
 
 		r = collect_any(both, 2, false, deadline);
-		reap(pid, &status);
+		(void)lab_proc_reap(pid, 0, &status);
 		if (r < 0)
 			errf(err, errlen, r, "the host's run of %s against the guest's serve: %s", what,
 			     r == -EINTR ? "interrupted" : r == -ETIMEDOUT ? "over the run's time limit" : strerror(-r));
@@ -434,6 +425,6 @@ int lab_net_run(struct lab_net *n, struct proto_conn *conn, const char *what, co
 void lab_net_stop(struct lab_net *n)
 {
 	if (n->helper > 0)
-		reap(n->helper, NULL);
+		(void)lab_proc_reap(n->helper, 0, NULL);
 	n->helper = 0;
 }

@@ -59,10 +59,4 @@ void lab_net_stop(struct lab_net *n);
  * descriptor, or a negative errno (-EPERM without CAP_SYS_ADMIN). */
 int lab_net_socket_in(pid_t pid, int domain, int type);
 
-/* labrun.c's record of processes to kill on a signal */
-void lab_track(pid_t pid, const char *dir);
-void lab_untrack(pid_t pid);
-/* still ours: not yet killed and reaped by lab_kill_all (a signal) */
-bool lab_tracked(pid_t pid);
-
 #endif

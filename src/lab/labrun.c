@@ -3,14 +3,12 @@
 #include <linux/magic.h>
 #include <math.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -28,16 +26,18 @@
 #include "vmops.h"
 #include "labnet.h"
 #include "fs.h"
+#include "hostsuite.h"
 #include "kvmguest.h"
 #include "labrun.h"
 #include "mirror.h"
 #include "modules.h"
+#include "procs.h"
 #include "proto.h"
 #include "qemu.h"
+#include "qemuproc.h"
 #include "qmp.h"
 #include "workdir.h"
 #include "../core/clock.h"
-#include "../core/reclaim.h"
 #include "../core/log.h"
 #include "../core/result.h"
 #include "../store/doc.h"
@@ -48,85 +48,12 @@
 #include "../core/str.h"
 #include "../core/banned.h"
 
-/* What a signal handler must be able to undo: each QEMU this process
- * started, until it is reaped, and its work directory, until it is removed
- * (after QEMU is gone, when the evidence of a failed boot was taken). */
-static volatile pid_t qemu_pids[8];
-static char work_dirs[8][160];
-/* lab contend boots its guests from threads of their own: the table's
- * writers take turns (a signal handler only reads it) */
-static pthread_mutex_t track_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void lab_track(pid_t pid, const char *dir)
-{
-	(void)pthread_mutex_lock(&track_lock);
-	/* a free slot, or one whose QEMU of this directory was reaped (vmops
-	 * starts a QEMU after another in one work directory) */
-	for (int i = 0; i < 8; i++)
-		if (!qemu_pids[i] && (!work_dirs[i][0] || !strcmp(work_dirs[i], dir))) {
-			qemu_pids[i] = pid;
-			snprintf(work_dirs[i], sizeof(work_dirs[i]), "%s", dir);
-			break;
-		}
-	(void)pthread_mutex_unlock(&track_lock);
-}
-
-static void remove_dir(const char *dir)
-{
-	static const char *const files[] = { "agent.sock", "qmp.sock", "console.log", "qemu.log", "disk.img", "vars.fd",
-					      "overlay.qcow2", LAB_SHARE_LOG, VMOPS_FILES, RECLAIM_MARKER };
-	char p[200];
-
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-		(void)unlink(p);
-	}
-	lab_share_remove(dir);
-	(void)rmdir(dir);
-}
-
+/* Every process the lab started killed and reaped, every work directory
+ * removed, and the pid file a share's virtiofsd left outside it. */
 void lab_kill_all(void)
 {
-	for (int i = 0; i < 8; i++) {
-		if (qemu_pids[i] > 0) {
-			(void)kill(-qemu_pids[i], SIGKILL);
-			(void)waitpid(qemu_pids[i], NULL, 0);
-		}
-		qemu_pids[i] = 0;
-		if (work_dirs[i][0])
-			remove_dir(work_dirs[i]);
-		work_dirs[i][0] = '\0';
-	}
-}
-
-bool lab_tracked(pid_t pid)
-{
-	for (int i = 0; pid > 0 && i < 8; i++)
-		if (qemu_pids[i] == pid)
-			return true;
-	return false;
-}
-
-/* pid was reaped: never to be killed again (its number may be reused); a
- * work directory tracked with it stays tracked until it is removed */
-void lab_untrack(pid_t pid)
-{
-	(void)pthread_mutex_lock(&track_lock);
-	for (int i = 0; i < 8; i++)
-		if (pid > 0 && qemu_pids[i] == pid)
-			qemu_pids[i] = 0;
-	(void)pthread_mutex_unlock(&track_lock);
-}
-
-/* The work directory removed, and no longer a signal handler's to remove. */
-static void untrack_dir(const char *dir)
-{
-	(void)pthread_mutex_lock(&track_lock);
-	for (int i = 0; i < 8; i++)
-		if (!strcmp(work_dirs[i], dir))
-			work_dirs[i][0] = '\0';
-	(void)pthread_mutex_unlock(&track_lock);
-	remove_dir(dir);
+	lab_procs_kill_all();
+	lab_work_dirs_remove_all(lab_share_remove);
 }
 
 /* The scratch disk's image lives in $TMPDIR: on tmpfs the guest's disk
@@ -246,7 +173,7 @@ static void ssh_close(struct boot *b, double now, double delay)
  * work directory stays until boot_gone, for the evidence of a failure. */
 static void boot_reaped(struct boot *b)
 {
-	lab_untrack(b->pid);
+	lab_proc_untrack(b->pid);
 	b->pid = 0;
 }
 
@@ -260,7 +187,7 @@ static void boot_gone(struct boot *b)
 		lab_backends_teardown(b->c, &b->paths);
 	b->set_up = false;
 	if (b->dir_made)
-		untrack_dir(b->dir);
+		lab_work_dir_remove(b->dir);
 	b->dir_made = false;
 }
 
@@ -268,11 +195,8 @@ static void boot_gone(struct boot *b)
  * not answer BYE) and reaped, the channel closed. The files stay. */
 static void boot_kill(struct boot *b)
 {
-	if (b->pid > 0) {
-		(void)kill(-b->pid, SIGKILL);
-		(void)waitpid(b->pid, NULL, 0);
-		boot_reaped(b);
-	}
+	(void)lab_proc_reap(b->pid, 0, NULL);
+	b->pid = 0;
 	proto_release(&b->conn);
 	if (b->fd >= 0)
 		close(b->fd);
@@ -280,41 +204,6 @@ static void boot_kill(struct boot *b)
 	ssh_close(b, 0, 0);
 	json_decref(b->fp);
 	b->fp = NULL;
-}
-
-/* QEMU's exit status when a back end's part in its child failed */
-#define LAB_CHILD_FAILED 125
-
-int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
-	      const char *dir, pid_t *pid)
-{
-	*pid = fork();
-	if (*pid < 0)
-		return -errno;
-	if (*pid == 0) {
-		int out = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-		/* its own process group, and it dies with us even on kill -9 */
-		(void)setpgid(0, 0);
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (out < 0)
-			out = open("/dev/null", O_WRONLY);
-		/* before the back ends: the tap's dup2 onto LAB_TAP_FD must not
-		 * close the log (out may be that number), nor send QEMU's stderr
-		 * into the tap */
-		(void)dup2(open("/dev/null", O_RDWR | O_CLOEXEC), STDIN_FILENO);
-		(void)dup2(out, STDOUT_FILENO);
-		(void)dup2(out, STDERR_FILENO);
-		/* what is QEMU's alone (a network namespace, its tap) goes with it;
-		 * what the keys ask of its process (its priority) */
-		if (lab_keys_child(c) < 0 || lab_backends_child(c, p) < 0)
-			_exit(LAB_CHILD_FAILED);
-		execvp(argv->v[0], argv->v);
-		_exit(127);
-	}
-	(void)setpgid(*pid, *pid);
-	lab_track(*pid, dir);
-	return 0;
 }
 
 /* Watch the console for the first output and the init line. */
@@ -717,7 +606,7 @@ static int boot_spawn(const struct lab_config *c, const struct lab_run_opts *o, 
 		return r;
 	snprintf(b->step, sizeof(b->step), "boot");
 	*t0 = clock_ns();
-	r = lab_spawn(c, &b->paths, &argv, b->qemu_log, b->dir, &b->pid);
+	r = lab_spawn(c, &b->paths, &argv, b->qemu_log, &b->pid);
 	strv_clear(&argv);
 	if (r < 0)
 		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
@@ -894,46 +783,7 @@ static int reboot_boot(struct boot *b, const struct lab_run_opts *o, double *shu
 	return await_again(b, t0, o, err, errlen);
 }
 
-/* The host threads that run the vCPUs, as QMP's query-cpus-fast names
- * them: how many distinct ones (tcg=single runs every vCPU on one, tcg=multi
- * and KVM one each), and with pin=on, vCPU thread i pinned to host CPU i
- * (round robin). Only a failed pinning is an error: without pin=on, a
- * failed query leaves the count unknown, and it is not recorded. */
-int lab_vcpu_threads(const char *qmp, bool pin, unsigned *nthreads, char *err, size_t errlen)
-{
-	struct qmp q;
-	int *tids = NULL, r;
-	size_t n = 0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
-	r = qmp_connect(&q, qmp, 10000);
-	if (r == 0)
-		r = qmp_vcpu_threads(&q, 10000, &tids, &n);
-	if (r == 0 && nthreads) {
-		*nthreads = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t j = 0;
-
-			while (j < i && tids[j] != tids[i])
-				j++;
-			*nthreads += j == i;
-		}
-	}
-	for (size_t i = 0; pin && r == 0 && i < n; i++) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET((int)(i % (size_t)(ncpu > 0 ? ncpu : 1)), &set);
-		if (sched_setaffinity(tids[i], sizeof(set), &set) < 0)
-			r = -errno;
-	}
-	if (r < 0 && pin)
-		errf(err, errlen, r, "pinning vCPUs: %s", q.err[0] ? q.err : strerror(-r));
-	free(tids);
-	qmp_close(&q);
-	return pin ? r : 0;
-}
-
+/* The vCPU threads of the boot's QEMU counted (lab_vcpu_threads), pinned with pin. */
 static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
 {
 	return lab_vcpu_threads(b->qmp, pin, &b->vcpu_threads, err, errlen);
@@ -1053,42 +903,6 @@ static bool boot_test_asked(const char *items, size_t t)
 			return true;
 	}
 	return false;
-}
-
-int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, size_t ntests,
-			 struct vmb_suite_result **s)
-{
-	size_t n = 0;
-
-	while (desc->tests[n].name)
-		n++;
-	memset(res, 0, sizeof(*res));
-	res->suites = calloc(1, sizeof(*res->suites));
-	if (res->suites) {
-		res->nsuites = 1;
-		res->suites->name = xstrdup(desc->name);
-		res->suites->tests = calloc(ntests < n ? n : ntests, sizeof(*res->suites->tests));
-	}
-	if (!res->suites || !res->suites->name || !res->suites->tests) {
-		vmb_results_release(res);
-		return -ENOMEM;
-	}
-	*s = res->suites;
-	return 0;
-}
-
-json_t *lab_host_suite_end(struct vmb_results *res)
-{
-	json_t *fp = json_pack("{s:{s:s}}", "hypervisor", "name", "host-measured"), *doc = NULL, *suite;
-	char why[256];
-
-	if (fp && doc_from_results(res, &(struct doc_meta){ .fingerprint = fp }, &doc, why, sizeof(why)) < 0)
-		doc = NULL;
-	vmb_results_release(res);
-	json_decref(fp);
-	suite = doc ? json_incref(json_array_get(json_object_get(doc, "suites"), 0)) : NULL;
-	json_decref(doc);
-	return suite;
 }
 
 /* The boots of one of the boot suite's tests (BOOT_COLD, ...): each one's

@@ -60,17 +60,6 @@ bool lab_host_measured(const char *item);
  * measured (*amp untouched: no value is made up). */
 int lab_write_amplification(double host_bytes, double guest_bytes, double *amp);
 
-struct vmb_results;
-struct vmb_suite_result;
-/* The result of a suite the host measures (boot, balloon): res (its own)
- * with the one suite of desc, room for its tests (as many as desc has, at
- * least ntests), *s that suite; 0, or -ENOMEM with res released. */
-int lab_host_suite_begin(struct vmb_results *res, const struct vmb_suite *desc, size_t ntests,
-			 struct vmb_suite_result **s);
-/* res made a document's suite object (a new reference; its fingerprint is
- * the guest's, the caller's document has it), res released; NULL: out of
- * memory. */
-json_t *lab_host_suite_end(struct vmb_results *res);
 /* One interval of QEMU's CPU while a guest ran a RUN: the case the
  * guest's PROGRESS named at its start (ncase from 1, 0: none yet), its
  * test ("suite.test") and the number of the first case of that test the
@@ -86,20 +75,6 @@ struct lab_cpu_point {
  * place among the test's cases, ncase - first (a document of one case
  * takes them all). 0 or -ENOMEM. */
 int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npts);
-/* The host threads that run the vCPUs of the QEMU whose QMP socket is
- * qmp, as QMP's query-cpus-fast names them: how many distinct ones in
- * *nthreads (when not NULL), and with pin, vCPU thread i pinned to host
- * CPU i (round robin). Only a failed pinning is an error: without pin, a
- * failed query leaves *nthreads as it was. */
-int lab_vcpu_threads(const char *qmp, bool pin, unsigned *nthreads, char *err, size_t errlen);
-struct lab_paths;
-struct strv;
-/* Start QEMU (argv) as the lab starts each: a process group of its own
- * that dies with this process, what the configuration's keys and back
- * ends do in its child, its stdout and stderr into log (a new file); it is
- * tracked with its work directory dir (lab_kill_all). */
-int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
-	      const char *dir, pid_t *pid);
 /* One guest booted and kept for a caller that drives it (lab contend
  * runs several at once). lab_guest_spawn starts its QEMU, from the thread
  * that outlives it (QEMU dies with the thread that forked it:
@@ -131,7 +106,8 @@ int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, jso
 /* BYE when clean (else QEMU is killed), QEMU reaped, its files removed, g freed. */
 int lab_guest_stop(struct lab_guest *g, bool clean, char *err, size_t errlen);
 
-/* Kill every QEMU this process started and remove their files (signal-safe). */
+/* Kill every process the lab started (procs.h) and remove every work
+ * directory it holds (workdir.h): async-signal-safe. */
 void lab_kill_all(void);
 
 #endif

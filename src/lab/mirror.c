@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "labnet.h"
 #include "mirror.h"
+#include "procs.h"
 #include "qemu.h"
 #include "../core/clock.h"
 #include "../core/file.h"
@@ -357,7 +357,12 @@ int lab_mirror_start(struct lab_mirror *m, pid_t qemu, const char *debs, const c
 		serve(nsfd, pipefd[1], &plan);
 	}
 	(void)setpgid(m->pid, m->pid);
-	lab_track(m->pid, "");
+	r = lab_proc_track(m->pid);
+	if (r < 0) {
+		m->pid = 0;
+		errf(err, errlen, r, "the mirror: %s", strerror(-r));
+		goto out;
+	}
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	{
@@ -385,11 +390,7 @@ out:
 
 void lab_mirror_stop(struct lab_mirror *m)
 {
-	if (m->pid > 0 && lab_tracked(m->pid)) {
-		(void)kill(-m->pid, SIGKILL);
-		(void)waitpid(m->pid, NULL, 0);
-		lab_untrack(m->pid);
-	}
+	(void)lab_proc_reap(m->pid, 0, NULL);
 	m->pid = 0;
 	if (m->packages[0])
 		(void)unlink(m->packages);

@@ -2,7 +2,6 @@
  * devices sit on (LAB_BACKENDS in qemu.h): their arguments and the host's
  * setup of them. */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,13 +19,13 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "qemu.h"
-#include "labnet.h"
+#include "procs.h"
 #include "../core/clock.h"
+#include "../core/reclaim.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
@@ -518,10 +517,7 @@ static void virtiofsd_stop(pid_t *pid)
 {
 	uint64_t deadline = clock_ns() + 2000000000ull;
 
-	if (*pid > 0 && lab_tracked(*pid)) {
-		(void)kill(-*pid, SIGKILL);
-		(void)waitpid(*pid, NULL, 0);
-		lab_untrack(*pid);
+	if (lab_proc_reap(*pid, 0, NULL) == 0) {
 		while (kill(-*pid, 0) == 0 && clock_ns() < deadline)
 			nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
 	}
@@ -590,12 +586,16 @@ static int share_virtiofs_setup(const struct lab_backend *be, const struct lab_p
 		_exit(127);
 	}
 	(void)setpgid(pid, pid);
-	lab_track(pid, "");
+	r = lab_proc_track(pid);
+	if (r < 0) {
+		lab_share_remove(p->work_dir);
+		return errf(why, len, r, "starting virtiofsd: %s", strerror(-r));
+	}
 	*p->share_helper = pid;
 	/* its socket, or its exit */
 	while (lstat(sock, &sb) < 0 || !S_ISSOCK(sb.st_mode)) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
-			lab_untrack(pid);
+			lab_proc_untrack(pid);
 			*p->share_helper = 0;
 			virtiofsd_words(p, words, sizeof(words));
 			lab_share_remove(p->work_dir);
@@ -625,71 +625,13 @@ static void share_teardown(const struct lab_backend *be, const struct lab_paths 
 		lab_share_remove(p->work_dir);
 }
 
-static void remove_below(int fd, int depth);
-
-/* The entries of one getdents64 buffer of directory fd removed, a
- * subdirectory's own entries first (to depth levels); whether any was.
- * Links are removed, never followed. */
-static bool remove_entries(int fd, const char *buf, long n, int depth)
-{
-	bool removed = false;
-
-	for (long off = 0; off < n;) {
-		const struct dirent64_raw {
-			uint64_t ino;
-			int64_t off;
-			unsigned short reclen;
-			unsigned char type;
-			char name[];
-		} *d = (const struct dirent64_raw *)(const void *)(buf + off);
-		int sub;
-
-		off += d->reclen;
-		if (!strcmp(d->name, ".") || !strcmp(d->name, ".."))
-			continue;
-		if (unlinkat(fd, d->name, 0) == 0) {
-			removed = true;
-			continue;
-		}
-		if ((errno != EISDIR && errno != EPERM) || depth <= 0)
-			continue;
-		sub = openat(fd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0)
-			remove_below(sub, depth - 1);
-		removed |= unlinkat(fd, d->name, AT_REMOVEDIR) == 0;
-	}
-	return removed;
-}
-
-/* The entries below directory fd removed, then fd closed. Signal-safe:
- * getdents64 and the *at calls. */
-static void remove_below(int fd, int depth)
-{
-	char buf[4096];
-	bool removed = true;
-	long n;
-
-	/* read again from the start while a pass removed something: the
-	 * directory changed under the reading */
-	while (removed && lseek(fd, 0, SEEK_SET) == 0) {
-		removed = false;
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-			removed |= remove_entries(fd, buf, n, depth);
-	}
-	close(fd);
-}
-
 void lab_share_remove(const char *dir)
 {
 	char p[320], pid[400];
 	size_t off;
-	int fd;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, LAB_SHARE_DIR);
-	fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0)
-		remove_below(fd, 16);
-	(void)rmdir(p);
+	(void)reclaim_remove_tree(AT_FDCWD, p, NULL);
 	snprintf(p, sizeof(p), "%s/%s", dir, LAB_SHARE_SOCKET);
 	(void)unlink(p);
 	/* virtiofsd's lock: /run/virtiofsd/ and the socket's path, each '/' a '.' */

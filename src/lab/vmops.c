@@ -14,8 +14,9 @@
 
 #include "vmops.h"
 #include "balloon.h"
-#include "labnet.h"
-#include "labrun.h"
+#include "hostsuite.h"
+#include "procs.h"
+#include "qemuproc.h"
 #include "qmp.h"
 #include "../core/clock.h"
 #include "../core/result.h"
@@ -141,24 +142,6 @@ static int connect_unix(const char *path, uint64_t deadline, int *fd)
 	}
 }
 
-/* pid's exit awaited up to ms, then its group killed; reaped either way. */
-static void reap(pid_t pid, int ms)
-{
-	uint64_t deadline = clock_ns() + (uint64_t)ms * 1000000;
-
-	if (pid <= 0)
-		return;
-	while (waitpid(pid, NULL, WNOHANG) == 0) {
-		if (clock_ns() >= deadline) {
-			(void)kill(-pid, SIGKILL);
-			(void)waitpid(pid, NULL, 0);
-			break;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
-	}
-	lab_untrack(pid);
-}
-
 /* The second QEMU, waiting for the guest (-incoming defer), its QMP and
  * agent sockets connected. */
 struct incoming {
@@ -175,10 +158,7 @@ static void incoming_drop(struct incoming *in)
 	if (in->fd >= 0)
 		close(in->fd);
 	in->fd = -1;
-	if (in->pid > 0) {
-		(void)kill(-in->pid, SIGKILL);
-		reap(in->pid, 0);
-	}
+	(void)lab_proc_reap(in->pid, 0, NULL);
 	in->pid = 0;
 }
 
@@ -213,7 +193,7 @@ static int incoming_start(const struct lab_vm *vm, bool paused, struct incoming 
 	if (r == 0 && paused)
 		r = strv_push(&argv, "-S");
 	if (r == 0)
-		r = lab_spawn(vm->c, &p, &argv, in->log, vm->dir, &in->pid);
+		r = lab_spawn(vm->c, &p, &argv, in->log, &in->pid);
 	strv_clear(&argv);
 	if (r < 0) {
 		/* why is both the message and its part: copied first (vsnprintf's
@@ -250,7 +230,7 @@ static void quit_old(struct lab_vm *vm)
 	if (qmp_connect(&q, vm->qmp, VMOPS_QMP_MS) == 0)
 		(void)qmp_execute(&q, "quit", NULL, VMOPS_QMP_MS, NULL);
 	qmp_close(&q);
-	reap(vm->pid, VMOPS_QUIT_MS);
+	(void)lab_proc_reap(vm->pid, VMOPS_QUIT_MS, NULL);
 	vm->pid = 0;
 }
 

@@ -22,11 +22,6 @@
 #include "proto.h"
 #include "qemu.h"
 
-/* The files of the second set of names (the first is the boot's own:
- * qmp.sock, agent.sock, console.log, qemu.log), the migration's socket and
- * the saved state: all in the work directory, which the lab removes. */
-#define VMOPS_FILES "qmp-b.sock", "agent-b.sock", "console-b.log", "qemu-b.log", "migrate.sock", "state.bin", "snap.qcow2"
-
 /* A guest's QEMU as vmops moves it: the lab lends its boot's, vmops
  * leaves in it the QEMU that runs the guest afterwards. */
 struct lab_vm {
