@@ -316,9 +316,9 @@ int cmd_dispatch(const struct vmb_cmd *c, int argc, char **argv)
 			size_t off = 0;
 
 			for (const struct vmb_cmd *const *v = c->subcmds; *v && off < sizeof(verbs); v++)
-				off += (size_t)snprintf(verbs + off, sizeof(verbs) - off, "%s'%s' %s", off ? ", " : "",
+				off += (size_t)snprintf(verbs + off, sizeof(verbs) - off, "%s%s (%s)", off ? ", " : "",
 							(*v)->name, (*v)->summary);
-			return cmd_usage_error(c, "no %s command '%s'; %s", c->name, argv[i], verbs);
+			return cmd_usage_error(c, "no %s command '%s'; the %s commands: %s", c->name, argv[i], c->name, verbs);
 		}
 	return cmd_usage_error(c, "missing argument: vmbench %s %s", c->name, c->args);
 }

@@ -62,6 +62,9 @@ static const struct vmb_opt lab_image_opts[] = {
 		  "app.build)" },	LAB_OPT_BUSYBOX,
 	LAB_OPT_AGENT,
 	LAB_OPTS_SAY,
+	/* where the image goes is --image-dir's: --out (run's) is refused, saying so */
+	{ .name = "out", .type = OPT_BOOL, .refused = true,
+	  .help = "--image-dir DIR says where the guest images go, -o FILE where the HTML report goes" },
 	OPT_TABLE_END,
 };
 

@@ -22,7 +22,7 @@ arm64 | aarch64) arch=aarch64 other=x86_64 ;;
 *) arch=$(uname -m) other=aarch64 ;;
 esac
 expect 2 "an unknown lab command" "$VMB" lab boot
-has "$T/err" "'image' builds the guest image, 'run' runs a matrix" "says what exists"
+has "$T/err" "the lab commands: image (build the guest image, or find it up to date), run (boot every configuration of a matrix" "says what exists"
 expect 2 "a matrix key that does not exist" "$VMB" lab run --matrix "disk=ide colour=red"
 has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, fs, nic, smp, mem, pin, netdir" "lists the valid keys"
 expect 2 "a controller that does not exist" "$VMB" lab run --matrix "disk=floppy"
