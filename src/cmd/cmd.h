@@ -30,6 +30,12 @@ struct vmb_cmd {
 	const struct vmb_opt *opts;
 	unsigned flags;
 	int min_args, max_args; /* positional arguments; max CMD_ARGS_ANY: any number */
+	/* A command of verbs (lab): their descriptors, NULL-terminated; fn
+	 * dispatches to them (cmd_dispatch). A verb names its command in
+	 * parent: its help, its errors and the refusal of an option that is a
+	 * sibling's come from the verbs' tables, none kept by hand. */
+	const struct vmb_cmd *const *subcmds;
+	const struct vmb_cmd *parent;
 };
 
 #define CMD_ARGS_ANY (-1)
@@ -71,6 +77,18 @@ int cmd_selector_error(const struct vmb_cmd *c, const char *word, int r);
  * the lab's own keys (label.h). CMD_CONTINUE, or the usage error's exit. */
 int cmd_check_user_labels(const struct vmb_cmd *c, const struct strv *kv);
 void cmd_print_help(const struct vmb_cmd *c);
+/* A command of verbs: the verb of argv (its first word that names one;
+ * options may come before it) run with the other words. An exit code. */
+int cmd_dispatch(const struct vmb_cmd *c, int argc, char **argv);
+/* A command of verbs: every option any verb takes, once, in the verbs'
+ * order, each .help saying which verbs take it ("run, contend: ...") when
+ * not all do; a new table (cmd_sub_opts_free), NULL when out of memory. */
+struct vmb_opt *cmd_sub_opts(const struct vmb_cmd *c);
+void cmd_sub_opts_free(struct vmb_opt *opts);
+/* The verbs of c->parent that take the option name (a suite's too, for
+ * those with CMD_SUITE_OPTS), as "lab run and lab contend"; false when none. */
+bool cmd_sub_owners(const struct vmb_cmd *c, const char *name, size_t namelen, char short_name, char *buf,
+		    size_t len);
 /* Whether everything written to stdout so far (flushed first when `flush`)
  * reached it: 0, or -EIO after a message. A command streaming many lines
  * checks after each and stops at the first failure; main checks the final
@@ -103,15 +121,6 @@ int run_estimate(bool quick, struct runner_estimate *out);
 int run_estimate_items(const char *items, const struct optset *own, const struct optset *suite_sets,
 		       struct runner_estimate *out);
 
-/* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
-int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
-/* lab run of one experiment (lab.c): argv as lab run's words after "lab";
- * its session's id in session; no HTML report. An exit code. check_only:
- * argv checked as lab run or contend checks it before the first boot, but
- * for what only this machine decides (its CPUs, a configuration it cannot
- * run: those refuse the experiment when it starts); nothing is opened or
- * booted, EXIT_OK when it would start. */
-int lab_study_run(const struct vmb_cmd *self, int argc, char **argv, bool check_only, char *session, size_t len);
 
 /* `vmbench run`'s options: what an agent checks a RUN's options with. */
 extern const struct vmb_opt run_opts[];

@@ -37,7 +37,13 @@ int cmd_check_all(void)
 				  : c->min_args < 0 || (c->max_args != CMD_ARGS_ANY && c->max_args < c->min_args)
 					  ? "bad argument counts"
 				  : cmd_find(c->name) != c ? "a second command of this name"
+				  : c->subcmds && c->flags & CMD_SUITE_OPTS ? "a command of verbs whose verbs take the suites' options"
 							   : NULL;
+
+		for (const struct vmb_cmd *const *v = c->subcmds; !why && v && *v; v++)
+			why = !(*v)->name || !(*v)->fn || !(*v)->summary || !(*v)->args || !(*v)->opts ? "a verb without name, function, usage or options"
+			      : (*v)->parent != c ? "a verb whose parent is another command"
+			      : (*v)->subcmds ? "a verb of verbs" : NULL;
 
 		if (why) {
 			log_error("internal error: command '%s': %s", c->name ? c->name : "?", why);
@@ -63,6 +69,15 @@ void cmd_main_usage(FILE *f)
 	fprintf(f, "\n'vmbench help COMMAND' or 'vmbench COMMAND --help' shows a command's options.\n");
 }
 
+/* "lab run" for a verb, "lab" for a command. */
+static void full_name(const struct vmb_cmd *c, char *buf, size_t len)
+{
+	if (c && c->parent)
+		snprintf(buf, len, "%s %s", c->parent->name, c->name);
+	else
+		snprintf(buf, len, "%s", c ? c->name : "");
+}
+
 int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -71,19 +86,241 @@ int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'vmbench %s --help'\n", c ? c->name : "");
+	{
+		char name[64];
+
+		full_name(c, name, sizeof(name));
+		fprintf(stderr, "\nsee 'vmbench %s --help'\n", name);
+	}
 	return EXIT_USAGE;
 }
 
 void cmd_print_help(const struct vmb_cmd *c)
 {
-	printf("usage: vmbench %s %s\n\n%s\n\n", c->name, c->args, c->summary);
+	char name[64];
+
+	full_name(c, name, sizeof(name));
+	printf("usage: vmbench %s %s\n\n%s\n\n", name, c->args, c->summary);
 	if (c->description)
 		printf("%s\n\n", c->description);
 	printf("options:\n");
-	opts_print_help(stdout, c->opts, "");
-	if (c->flags & CMD_SUITE_OPTS)
+	if (c->subcmds) {
+		struct vmb_opt *all = cmd_sub_opts(c);
+
+		opts_print_help(stdout, all, "");
+		cmd_sub_opts_free(all);
+	} else {
+		opts_print_help(stdout, c->opts, "");
+	}
+	bool suites = c->flags & CMD_SUITE_OPTS;
+
+	for (const struct vmb_cmd *const *v = c->subcmds; v && *v; v++)
+		suites |= ((*v)->flags & CMD_SUITE_OPTS) != 0;
+	if (suites)
 		printf("\nsuite options (--SUITE.OPTION VALUE): see 'vmbench list'\n");
+}
+
+static const struct vmb_opt *find_row(const struct vmb_opt *opts, const char *name, size_t namelen, char short_name)
+{
+	for (size_t i = 0; opts && opts[i].name; i++)
+		if (short_name ? opts[i].short_name == short_name
+			       : strlen(opts[i].name) == namelen && !strncmp(opts[i].name, name, namelen))
+			return &opts[i];
+	return NULL;
+}
+
+/* The row of --name (-short_name) that verb v takes: its own, or with
+ * CMD_SUITE_OPTS a suite's (SUITE.OPTION); NULL when v does not take it. */
+static const struct vmb_opt *verb_row(const struct vmb_cmd *v, const char *name, size_t namelen, char short_name)
+{
+	const struct vmb_opt *o = find_row(v->opts, name, namelen, short_name);
+
+	if (o || short_name || !(v->flags & CMD_SUITE_OPTS))
+		return o;
+	for (size_t i = 0; i < vmb_nsuites; i++) {
+		size_t n = strlen(vmb_suites[i]->name);
+
+		if (namelen > n + 1 && !strncmp(name, vmb_suites[i]->name, n) && name[n] == '.')
+			return find_row(vmb_suites[i]->opts, name + n + 1, namelen - n - 1, 0);
+	}
+	return NULL;
+}
+
+bool cmd_sub_owners(const struct vmb_cmd *c, const char *name, size_t namelen, char short_name, char *buf,
+		    size_t len)
+{
+	const struct vmb_cmd *owners[16];
+	size_t n = 0, off = 0;
+
+	for (const struct vmb_cmd *const *v = c->parent ? c->parent->subcmds : NULL; v && *v && n < 16; v++) {
+		const struct vmb_opt *o = verb_row(*v, name, namelen, short_name);
+
+		if (o && !o->refused)
+			owners[n++] = *v;
+	}
+	*buf = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s %s", !i ? "" : i + 1 == n ? " and " : ", ",
+					c->parent->name, owners[i]->name);
+	return n > 0;
+}
+
+/* A verb's word that is no option of its own but a sibling's: said so,
+ * with the verbs that take it, rather than "unknown option". */
+static int check_misplaced(const struct vmb_cmd *c, int argc, char **argv)
+{
+	for (int a = 0; a < argc; a++) {
+		const char *w = argv[a], *name = w + 2;
+		size_t namelen = strcspn(name, "=");
+		char short_name = 0, owners[256], shown[80];
+		const struct vmb_opt *o;
+
+		if (!strcmp(w, "--"))
+			break;
+		if (w[0] != '-' || w[1] == '\0')
+			continue;
+		if (w[1] != '-') {
+			if (w[2])
+				continue;
+			short_name = w[1], name = w + 1, namelen = 1;
+		}
+		o = verb_row(c, name, namelen, short_name);
+		if (o) {
+			a += o->type != OPT_BOOL && !strchr(w, '=');
+			continue;
+		}
+		if (!cmd_sub_owners(c, name, namelen, short_name, owners, sizeof(owners)))
+			continue; /* no verb's: the parser says so, with a suggestion */
+		snprintf(shown, sizeof(shown), "%.*s%.*s", short_name ? 1 : 2, "--", (int)namelen, name);
+		return cmd_usage_error(c, "%s belongs to %s; '%s %s' does not take it", shown, owners, c->parent->name,
+				       c->name);
+	}
+	return CMD_CONTINUE;
+}
+
+/* The verbs that take row o's name, grouped by their help, into one text. */
+static char *owners_help(const struct vmb_cmd *c, const struct vmb_opt *first)
+{
+	const char *helps[16];
+	char names[16][128], *out = NULL;
+	size_t ng = 0, nv = 0, ntake = 0;
+	size_t namelen = strlen(first->name);
+
+	for (const struct vmb_cmd *const *v = c->subcmds; *v; v++, nv++) {
+		const struct vmb_opt *o = find_row((*v)->opts, first->name, namelen, 0);
+		size_t g;
+
+		if (!o)
+			continue;
+		ntake++;
+		for (g = 0; g < ng && strcmp(helps[g], o->help); g++)
+			;
+		if (g == ng && ng < 16)
+			helps[ng] = o->help, names[ng][0] = '\0', ng++;
+		if (g < ng)
+			snprintf(names[g] + strlen(names[g]), sizeof(names[g]) - strlen(names[g]), "%s%s",
+				 names[g][0] ? ", " : "", (*v)->name);
+	}
+	if (!ng)
+		return NULL;
+	if (first->refused || (ng == 1 && ntake == nv))
+		return strdup(helps[0]);
+	for (size_t g = 0; g < ng; g++) {
+		char *t = NULL;
+
+		if (asprintf(&t, "%s%s%s: %s", out ? out : "", out ? "; " : "", names[g], helps[g]) < 0)
+			t = NULL;
+		free(out);
+		if (!(out = t))
+			return NULL;
+	}
+	return out;
+}
+
+struct vmb_opt *cmd_sub_opts(const struct vmb_cmd *c)
+{
+	size_t max = 0, n = 0;
+	struct vmb_opt *all;
+
+	for (const struct vmb_cmd *const *v = c->subcmds; *v; v++)
+		for (const struct vmb_opt *o = (*v)->opts; o->name; o++)
+			max++;
+	all = calloc(max + 1, sizeof(*all));
+	if (!all)
+		return NULL;
+	/* each verb's rows in its order: a row new here goes after the row
+	 * before it in that verb's table, so the verbs' orders are kept */
+	for (const struct vmb_cmd *const *v = c->subcmds; *v; v++) {
+		size_t at = 0;
+
+		for (const struct vmb_opt *o = (*v)->opts; o->name; o++) {
+			size_t k;
+
+			for (k = 0; k < n && strcmp(all[k].name, o->name); k++)
+				;
+			if (k == n) {
+				memmove(&all[at + 1], &all[at], (n - at) * sizeof(*all));
+				all[at] = *o;
+				all[at].help = NULL;
+				k = at;
+				n++;
+			}
+			at = k + 1;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		char *h = owners_help(c, &all[k]);
+
+		if (!h) {
+			cmd_sub_opts_free(all);
+			return NULL;
+		}
+		all[k].help = h;
+	}
+	return all;
+}
+
+void cmd_sub_opts_free(struct vmb_opt *opts)
+{
+	for (size_t k = 0; opts && opts[k].name; k++)
+		free((char *)opts[k].help);
+	free(opts);
+}
+
+int cmd_dispatch(const struct vmb_cmd *c, int argc, char **argv)
+{
+	for (int i = 0; i < argc && strcmp(argv[i], "--"); i++)
+		for (const struct vmb_cmd *const *v = c->subcmds; *v; v++) {
+			char **rest;
+			int ret;
+
+			if (strcmp(argv[i], (*v)->name))
+				continue;
+			rest = calloc((size_t)argc, sizeof(*rest));
+			if (!rest)
+				return EXIT_FAILED;
+			memcpy(rest, argv, (size_t)i * sizeof(*rest));
+			memcpy(rest + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof(*rest));
+			ret = (*v)->fn(*v, argc - 1, rest);
+			free(rest);
+			return ret;
+		}
+	for (int i = 0; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cmd_print_help(c);
+			return EXIT_OK;
+		}
+	for (int i = 0; i < argc; i++)
+		if (argv[i][0] != '-') {
+			char verbs[512];
+			size_t off = 0;
+
+			for (const struct vmb_cmd *const *v = c->subcmds; *v && off < sizeof(verbs); v++)
+				off += (size_t)snprintf(verbs + off, sizeof(verbs) - off, "%s%s (%s)", off ? ", " : "",
+							(*v)->name, (*v)->summary);
+			return cmd_usage_error(c, "no %s command '%s'; the %s commands: %s", c->name, argv[i], c->name, verbs);
+		}
+	return cmd_usage_error(c, "missing argument: vmbench %s %s", c->name, c->args);
 }
 
 int cmd_stdout_why(int before)
@@ -209,6 +446,8 @@ int cmd_parse(const struct vmb_cmd *c, int argc, char **argv, struct optset *own
 	if (suite_sets)
 		memset(suite_sets, 0, vmb_nsuites * sizeof(*suite_sets));
 	r = cmd_argv ? check_utf8(c, cmd_argc, cmd_argv) : check_utf8(c, argc, argv);
+	if (r == CMD_CONTINUE && c->parent)
+		r = check_misplaced(c, argc, argv);
 	if (r != CMD_CONTINUE)
 		return r;
 	sets = calloc(1 + vmb_nsuites, sizeof(*sets));
@@ -547,6 +786,15 @@ bool cmd_lab_doc(const json_t *doc)
 	       json_is_string(json_object_get(json_object_get(doc, "labels"), "config"));
 }
 
+/* Whether own has the row name and it was given (a verb's table may lack it) */
+static bool given(const struct optset *own, const char *name)
+{
+	for (size_t i = 0; i < own->n; i++)
+		if (!strcmp(own->opts[i].name, name))
+			return own->vals[i].set;
+	return false;
+}
+
 int cmd_rounds_from(const struct vmb_cmd *c, const struct optset *own, const char *name, unsigned max, unsigned *n,
 		    bool *autop)
 {
@@ -560,7 +808,7 @@ int cmd_rounds_from(const struct vmb_cmd *c, const struct optset *own, const cha
 		*n = (unsigned)k;
 	else
 		return cmd_usage_error(c, "--%s '%s': give a number from 1 to %u, or auto", name, w, max);
-	if (!*autop && (optset_get(own, "mdd")->set || optset_get(own, "budget-total")->set))
+	if (!*autop && (given(own, "mdd") || given(own, "budget-total")))
 		return cmd_usage_error(c, "--mdd and --budget-total say when --%s auto stops; give --%s auto", name, name);
 	return CMD_CONTINUE;
 }

@@ -143,7 +143,15 @@ static void man_page(void)
 			roff(c->description);
 			putchar('\n');
 		}
-		man_options(c->opts, "");
+		if (c->subcmds) {
+			/* every verb's options, each saying which verbs take it */
+			struct vmb_opt *all = cmd_sub_opts(c);
+
+			man_options(all, "");
+			cmd_sub_opts_free(all);
+		} else {
+			man_options(c->opts, "");
+		}
 	}
 	puts(".SH SUITES\nSuite options are given to \\fBvmbench run\\fR as \\fB\\-\\-\\fISUITE\\fB.\\fIOPTION\\fR.");
 	for (size_t i = 0; i < vmb_nsuites; i++) {

@@ -16,6 +16,8 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "lab.h"
+#include "lab_study.h"
 #include "../core/log.h"
 #include "../core/opts.h"
 #include "../core/str.h"
@@ -39,8 +41,7 @@
  * in it (titles, stand-ins, reasons, headings), escaped (study_escape), so
  * that no file can drive the terminal that shows its plan or its tables.
  * The formats themselves hold no control character but the newline. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void study_say(const char *fmt, ...)
 {
 	va_list ap;
 	char *text = NULL, *shown = NULL;
@@ -60,7 +61,7 @@ static void say(const char *fmt, ...)
 
 /* A study's text in the HTML report: escaped for the terminal as on
  * stdout (a control character is no HTML), then for HTML. */
-static void html_study(FILE *f, const char *text)
+void study_html(FILE *f, const char *text)
 {
 	size_t len = 4 * strlen(text) + 1;
 	char *shown = malloc(len);
@@ -150,7 +151,7 @@ static int study_list(const struct vmb_cmd *self)
 		}
 		for (size_t k = 0; k < s->nexp; k++)
 			run += !*s->exp[k].not_run;
-		say("%-16s %s\n%-16s %zu experiments, %zu for a QEMU lab: 'vmbench lab study %s --plan'\n", s->name,
+		study_say("%-16s %s\n%-16s %zu experiments, %zu for a QEMU lab: 'vmbench lab study %s --plan'\n", s->name,
 		       s->title, "", s->nexp, run, s->name);
 		study_release(s);
 		free(s);
@@ -212,15 +213,10 @@ static int study_path(const struct vmb_cmd *self, const char *arg, char *path, s
 /* The labels and the command line's words every experiment's lab run gets:
  * the study's name, its run's stamp, and the places and settings the
  * command line gave (never the study file). */
-struct study_call {
-	const struct optset *own; /* lab study's options */
-	const char *name;         /* the study's */
-	char run_label[128];      /* study_run=NAME-DATE-TIME */
-};
 
 /* The words of lab run for an experiment: what `lab study` runs, and what
  * its plan checks, word for word. */
-static int experiment_argv(const struct study_call *call, const struct study_experiment *e, bool quick,
+int study_experiment_argv(const struct study_call *call, const struct study_experiment *e, bool quick,
 			   struct strv *av)
 {
 	/* what the command line says of where results go and what boots, passed on */
@@ -228,7 +224,6 @@ static int experiment_argv(const struct study_call *call, const struct study_exp
 	char num[16], label[128];
 	int r = 0;
 
-	r |= strv_push(av, e->contend ? "contend" : "run");
 	r |= strv_push(av, "--matrix");
 	r |= strv_push(av, e->matrix);
 	r |= strv_push(av, "--suites");
@@ -284,12 +279,12 @@ static int experiment_argv(const struct study_call *call, const struct study_exp
 	return r < 0 ? -ENOMEM : 0;
 }
 
-static void print_minutes(double s)
+void study_print_minutes(double s)
 {
 	if (s < 90)
-		say("%.0f s", s);
+		study_say("%.0f s", s);
 	else
-		say("%.0f min", s / 60);
+		study_say("%.0f min", s / 60);
 }
 
 /* The count of a comma-separated list ("fair,rt" 2). */
@@ -314,23 +309,23 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 	double boot = m->n ? boot_estimate(&m->configs[0]) * guests : 0;
 	double lo = (double)cells * rounds * est->min_s + boot, hi = (double)cells * rounds * est->max_s + boot;
 
-	say("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
+	study_say("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
 	       "loads %s) x %u round%s; %s of the rounds%s%s\n",
 	       guests, e->matrix, cells, cells == 1 ? "" : "s", optset_str(own, "policy"), optset_str(own, "load"),
 	       rounds, rounds == 1 ? "" : "s", study_stat_name(e->stat), strcmp(e->baseline, "none") ? ", against " : "",
 	       strcmp(e->baseline, "none") ? e->baseline : "");
 	for (size_t i = 0; i < e->stand_in.n; i++)
-		say("  stands in: %s\n", e->stand_in.v[i]);
-	say("  suites %s in every guest together: %zu case%s a cell, ", e->suites, est->ncases,
+		study_say("  stands in: %s\n", e->stand_in.v[i]);
+	study_say("  suites %s in every guest together: %zu case%s a cell, ", e->suites, est->ncases,
 	       est->ncases == 1 ? "" : "s");
-	print_minutes(est->min_s);
-	say(" to ");
-	print_minutes(est->max_s);
-	say(" each (the guests share the host CPUs: longer under contention)\n  estimated: ");
-	print_minutes(lo);
-	say(" to ");
-	print_minutes(hi);
-	say("\n");
+	study_print_minutes(est->min_s);
+	study_say(" to ");
+	study_print_minutes(est->max_s);
+	study_say(" each (the guests share the host CPUs: longer under contention)\n  estimated: ");
+	study_print_minutes(lo);
+	study_say(" to ");
+	study_print_minutes(hi);
+	study_say("\n");
 	*total_min += lo;
 	*total_max += hi;
 	*boots += guests;
@@ -351,7 +346,7 @@ static void release_parse(struct optset *own, struct optset *suite_sets, struct 
 /* What a study's option lines may not set, and why: what its own keys set
  * (the last value would win over them), where results go and what boots in
  * the guests (the command line's: a study file is shared, and input), and
- * lab study's own. The options' names are lab_opts' rows (src/cmd/lab.c). */
+ * lab study's own. The options' names are rows of lab run's and contend's tables. */
 static const struct {
 	const char *name, *why;
 } study_refused[] = {
@@ -368,12 +363,6 @@ static const struct {
 	{ "kernel", "what boots in the guests is the command line's (lab study --kernel PATH)" },
 	{ "busybox", "what boots in the guests is the command line's (lab study --busybox PATH)" },
 	{ "agent", "what runs in the guests is the command line's (lab study --agent ARCH=PATH)" },
-	{ "arch", "the matrix key arch says a guest's architecture" },
-	{ "distro", "lab image's; the matrix key image boots a distribution's image" },
-	{ "distro-packages", "lab image's; the matrix key image boots a distribution's image" },
-	{ "list", "lab study's own" },
-	{ "plan", "lab study's own" },
-	{ "experiment", "lab study's own" },
 	{ "quiet", "how much is said is the command line's" },
 	{ "verbose", "how much is said is the command line's" },
 	{ "help", "lab study's command line's" },
@@ -392,14 +381,18 @@ static int check_option_line(const struct vmb_cmd *self, const char *file, const
 	const char *key = ol->quick ? "quick-option" : "option", *verb = e->contend ? "contend" : "run";
 	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	struct strv av = { 0 }, pos = { 0 };
-	int ret = EXIT_FAILED, r = strv_push(&av, verb);
+	/* the verb's parser, with every word not an option's value kept to be named below */
+	struct vmb_cmd parser = *(e->contend ? &cmd_lab_contend_desc : &cmd_lab_run_desc);
+	int ret = EXIT_FAILED, r = 0;
 
+	(void)self;
+	parser.max_args = CMD_ARGS_ANY;
 	for (size_t i = ol->first; r == 0 && i < ol->first + ol->n; i++)
 		r = strv_push(&av, w->v[i]);
 	if (!suite_sets || r < 0)
 		goto out;
 	/* lab run's parser prints its help for --help: refused before it is parsed */
-	for (size_t i = 1; i < av.n; i++)
+	for (size_t i = 0; i < av.n; i++)
 		if (!strcmp(av.v[i], "--help") || !strcmp(av.v[i], "-h") || str_has_prefix(av.v[i], "--help=")) {
 			log_error("%s:%u: %s %s: a study may not give it (lab study's command line's)", file, ol->line, key,
 				  av.v[i]);
@@ -407,19 +400,22 @@ static int check_option_line(const struct vmb_cmd *self, const char *file, const
 			goto out;
 		}
 	ret = EXIT_USAGE;
-	if (cmd_parse(self, (int)av.n, av.v, &own, suite_sets, &pos) != CMD_CONTINUE) {
-		log_error("%s:%u: %s %s ...: lab %s refuses it (above)", file, ol->line, key, av.v[1], verb);
+	if (cmd_parse(&parser, (int)av.n, av.v, &own, suite_sets, &pos) != CMD_CONTINUE) {
+		log_error("%s:%u: %s %s ...: lab %s refuses it (above)", file, ol->line, key, av.v[0], verb);
 		goto out;
 	}
-	if (pos.n > 1) {
+	if (pos.n > 0) {
 		log_error("%s:%u: %s: '%s' is no option of lab %s's: %s = --NAME [VALUE], each word an option or its "
-			  "value", file, ol->line, key, pos.v[1], verb, key);
+			  "value", file, ol->line, key, pos.v[0], verb, key);
 		goto out;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(study_refused); i++) {
-		const struct opt_value *v = optset_get(&own, study_refused[i].name);
+		/* a name the verb's table lacks its parser refused already */
+		bool has = false;
 
-		if (v && v->set) {
+		for (size_t k = 0; k < own.n && !has; k++)
+			has = !strcmp(own.opts[k].name, study_refused[i].name) && own.vals[k].set;
+		if (has) {
 			log_error("%s:%u: %s --%s: a study may not give it: %s", file, ol->line, key, study_refused[i].name,
 				  study_refused[i].why);
 			goto out;
@@ -460,10 +456,10 @@ static int check_experiment(const struct vmb_cmd *self, const struct study_call 
 		bool q = k ? !quick : quick;
 		struct strv av = { 0 };
 		char session[64];
-		int ret = experiment_argv(call, e, q, &av);
+		int ret = study_experiment_argv(call, e, q, &av);
 
 		if (ret == 0)
-			ret = lab_study_run(self, (int)av.n, av.v, true, session, sizeof(session));
+			ret = lab_study_run(e->contend, (int)av.n, av.v, true, session, sizeof(session));
 		else
 			ret = EXIT_FAILED;
 		strv_clear(&av);
@@ -492,26 +488,27 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 	bool host;
 	unsigned n, rounds = study_rounds(e, quick);
 
-	say("\n[experiment %s] %s\n", e->id, e->title);
+	study_say("\n[experiment %s] %s\n", e->id, e->title);
 	if (*e->not_run) {
-		say("  not run: %s\n", e->not_run);
+		study_say("  not run: %s\n", e->not_run);
 		return EXIT_OK;
 	}
 	ret = check_experiment(self, call, file, e, quick);
 	if (ret != EXIT_OK)
 		return ret;
 	if (skip) {
-		say("  not part of --quick: %s ('--experiment %s' runs it)\n", e->quick_skip, e->id);
+		study_say("  not part of --quick: %s ('--experiment %s' runs it)\n", e->quick_skip, e->id);
 		return EXIT_OK;
 	}
 	ret = EXIT_FAILED;
 	suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	for (size_t i = 0; quick && i < e->quick_options.n; i++)
-		say("%s%s%s", i ? " " : "  --quick adds: ", e->quick_options.v[i], i + 1 == e->quick_options.n ? "\n" : "");
+		study_say("%s%s%s", i ? " " : "  --quick adds: ", e->quick_options.v[i], i + 1 == e->quick_options.n ? "\n" : "");
 	/* the options the estimate needs, as the check above took them */
-	if (!suite_sets || experiment_argv(call, e, quick, &av) < 0)
+	if (!suite_sets || study_experiment_argv(call, e, quick, &av) < 0)
 		goto out;
-	if (cmd_parse(self, (int)av.n, av.v, &own, suite_sets, &pos) != CMD_CONTINUE)
+	if (cmd_parse(e->contend ? &cmd_lab_contend_desc : &cmd_lab_run_desc, (int)av.n, av.v, &own, suite_sets,
+		      &pos) != CMD_CONTINUE)
 		goto out;
 	if (quick && optset_apply_quick(&own) < 0)
 		goto out;
@@ -532,7 +529,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 	}
 	host = strcmp(e->baseline, "none") != 0;
 	n = (unsigned)m.n * rounds * e->boots;
-	say("  %zu configuration%s x %u round%s x %u boot%s = %u boot%s%s; %s of the rounds, against %s\n", m.n,
+	study_say("  %zu configuration%s x %u round%s x %u boot%s = %u boot%s%s; %s of the rounds, against %s\n", m.n,
 	       m.n == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", e->boots, e->boots == 1 ? "" : "s", n,
 	       n == 1 ? "" : "s", host ? ", and the host measured each round" : "",
 	       study_stat_name(e->stat), !strcmp(e->baseline, "host") ? "the host" : e->baseline);
@@ -544,15 +541,15 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 			if (m.given & (1u << k))
 				off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", off ? " " : "",
 							lab_key_name((enum lab_key)k), m.configs[i].v[k]);
-		say("    %s\n", name);
+		study_say("    %s\n", name);
 	}
 	for (size_t i = 0; i < e->stand_in.n; i++)
-		say("  stands in: %s\n", e->stand_in.v[i]);
-	say("  suites %s: %zu case%s a run, ", e->suites, est.ncases, est.ncases == 1 ? "" : "s");
-	print_minutes(est.min_s);
-	say(" to ");
-	print_minutes(est.max_s);
-	say(" each\n  estimated: ");
+		study_say("  stands in: %s\n", e->stand_in.v[i]);
+	study_say("  suites %s: %zu case%s a run, ", e->suites, est.ncases, est.ncases == 1 ? "" : "s");
+	study_print_minutes(est.min_s);
+	study_say(" to ");
+	study_print_minutes(est.max_s);
+	study_say(" each\n  estimated: ");
 	{
 		double runs = (double)m.n * rounds + (host ? rounds : 0), boot = 0;
 
@@ -560,10 +557,10 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 			boot += boot_estimate(&m.configs[i]) * rounds * e->boots;
 		double lo = runs * est.min_s + boot, hi = runs * est.max_s + boot;
 
-		print_minutes(lo);
-		say(" to ");
-		print_minutes(hi);
-		say("\n");
+		study_print_minutes(lo);
+		study_say(" to ");
+		study_print_minutes(hi);
+		study_say("\n");
 		*total_min += lo;
 		*total_max += hi;
 		*boots += n;
@@ -575,281 +572,6 @@ out:
 	return ret;
 }
 
-/* ---- a run: each experiment through lab run, then the study's table ---- */
-
-/* What an experiment's run came to, for the text and the report. */
-struct study_result {
-	const struct study_experiment *e;
-	char session[64];
-	int exit;           /* lab run's */
-	char note[512];     /* why no table: not run, failed */
-	struct study_table t;
-};
-
-/* The table of an experiment's session. */
-static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study_result *res)
-{
-	struct db *db = NULL;
-	json_t *docs = NULL;
-	char sel[96], name[128];
-	int ret;
-
-	snprintf(sel, sizeof(sel), "lab=%s", res->session);
-	ret = cmd_load_operand(self, sel, db_opt, &db, &docs, name, sizeof(name));
-	db_close(db);
-	if (ret != CMD_CONTINUE)
-		return ret;
-	ret = study_tabulate(res->e, docs, &res->t) < 0 ? EXIT_FAILED : EXIT_OK;
-	json_decref(docs);
-	return ret;
-}
-
-/* A cell's figure: in the column's unit (named in its heading), else with
- * the document's unit (as the human views name it, or as it is when the
- * column's unit does not convert from it); false in that last case. */
-static bool cell_text(const struct study_column *col, const struct study_cell *cell, enum study_stat st, char *buf,
-		      size_t len)
-{
-	size_t n;
-	double v = study_cell_stat(cell, st, &n);
-	char label[32];
-	bool ok = study_cell_text(col->unit, cell->unit, v, buf, len);
-
-	if (*col->unit || !isfinite(v) || !*cell->unit)
-		return ok;
-	text_unit_label(col->metric, cell->unit, label, sizeof(label));
-	snprintf(buf + strlen(buf), len - strlen(buf), " %s", label);
-	return ok;
-}
-
-/* Under a table: each column no result has, and each whose unit its
- * documents' does not convert to. */
-static void unit_notes(const struct study_result *res, void (*note)(void *, const char *), void *arg)
-{
-	const struct study_experiment *e = res->e;
-
-	for (size_t c = 0; c < e->ncolumns; c++) {
-		const char *doc = NULL;
-		char txt[64], line[512];
-
-		if (res->t.nrows && study_column_empty(&res->t, c)) {
-			snprintf(line, sizeof(line), "%s %s%s%s: no result of this run has it (what they have: 'vmbench "
-				 "results --label lab=%s', then 'vmbench show RUN')", e->columns[c].test, e->columns[c].metric, *e->columns[c].at ? " at " : "",
-				 e->columns[c].at, res->session);
-			note(arg, line);
-			continue;
-		}
-		for (size_t r = 0; r < res->t.nrows && !doc; r++)
-			if (!cell_text(&e->columns[c], &res->t.rows[r].cell[c], e->stat, txt, sizeof(txt)))
-				doc = res->t.rows[r].cell[c].unit;
-		if (!doc)
-			continue;
-		snprintf(line, sizeof(line), "%s %s: its documents give %s, which is not %s and does not convert to it: "
-			 "shown in %s", e->columns[c].test, e->columns[c].metric, *doc ? doc : "no unit", e->columns[c].unit,
-			 *doc ? doc : "no unit");
-		note(arg, line);
-	}
-}
-
-static void say_text(void *arg, const char *line)
-{
-	(void)arg;
-	say("  %s\n", line);
-}
-
-static void html_text(FILE *f, const char *tag, const char *text)
-{
-	fprintf(f, "<%s>", tag);
-	html_study(f, text);
-	fprintf(f, "</%s>\n", tag);
-}
-
-static void say_html(void *arg, const char *line)
-{
-	html_text(arg, "p", line);
-}
-
-static void heading_of(const struct study_column *c, char *buf, size_t len)
-{
-	if (*c->heading)
-		snprintf(buf, len, "%s", c->heading);
-	else
-		snprintf(buf, len, "%s %s%s%s%s%s", c->test, c->metric, *c->at ? " at " : "", c->at, *c->unit ? " " : "",
-			 c->unit);
-}
-
-static int imax(int a, int b)
-{
-	return a > b ? a : b;
-}
-
-static void print_result(const struct study_result *res)
-{
-	const struct study_experiment *e = res->e;
-
-	say("\n== [experiment %s] %s\n", e->id, e->title);
-	if (*res->note) {
-		say("  %s\n", res->note);
-		return;
-	}
-	/* every column as wide as its heading and its cells: nothing cut */
-	int namew = 28, w[STUDY_MAX_COLUMNS];
-	bool ambiguous = false;
-
-	for (size_t r = 0; r < res->t.nrows; r++)
-		namew = imax(namew, (int)strlen(res->t.rows[r].name));
-	for (size_t c = 0; c < e->ncolumns; c++) {
-		char h[128];
-
-		heading_of(&e->columns[c], h, sizeof(h));
-		w[c] = imax(18, (int)strlen(h));
-		for (size_t r = 0; r < res->t.nrows; r++) {
-			const struct study_cell *cell = &res->t.rows[r].cell[c];
-			char txt[48];
-
-			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
-			w[c] = imax(w[c], (int)strlen(txt) + (cell->ambiguous ? 4 : 0));
-		}
-	}
-	say("  %-*s", namew, *e->rows ? e->rows : "configuration");
-	for (size_t c = 0; c < e->ncolumns; c++) {
-		char h[128];
-
-		heading_of(&e->columns[c], h, sizeof(h));
-		say(" %*s", w[c], h);
-	}
-	say("\n");
-	for (size_t r = 0; r < res->t.nrows; r++) {
-		say("  %-*s", namew, res->t.rows[r].name);
-		for (size_t c = 0; c < e->ncolumns; c++) {
-			const struct study_cell *cell = &res->t.rows[r].cell[c];
-			char txt[48], both[80];
-
-			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
-			snprintf(both, sizeof(both), "%s%s", txt, cell->ambiguous ? " (?)" : "");
-			say(" %*s", w[c], both);
-			ambiguous |= cell->ambiguous;
-		}
-		say("\n");
-	}
-	say("  (the %s of each configuration's rounds%s)\n", study_stat_name(e->stat),
-	       ambiguous ? "; (?): several cases matched the column, the first is shown: give it 'at'" : "");
-	unit_notes(res, say_text, NULL);
-	for (size_t r = 0; r < res->t.nrows; r++)
-		for (size_t c = 0; c < e->ncolumns; c++)
-			if (*res->t.rows[r].cell[c].vs) {
-				char h[128];
-
-				heading_of(&e->columns[c], h, sizeof(h));
-				say("  %s against %s, %s: %s\n", res->t.rows[r].name, e->baseline, h, res->t.rows[r].cell[c].vs);
-			}
-	for (size_t i = 0; i < e->published.n; i++)
-		say("  the study's figure: %s\n", e->published.v[i]);
-	if (*e->conclusion)
-		say("  the study's conclusion: %s\n", e->conclusion);
-	for (size_t k = 0; k < e->nexpect; k++)
-		say("  %s\n", res->t.verdict[k]);
-}
-
-static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
-{
-	char *html = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&html, &len);
-	int ret;
-
-	if (!f)
-		return -ENOMEM;
-	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
-	html_study(f, s->title);
-	fprintf(f, "</title><style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
-		   "collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child,"
-		   "th:first-child{text-align:left}.agrees{color:#060}.disagrees{color:#a00}</style></head><body>\n");
-	html_text(f, "h1", s->title);
-	html_text(f, "p", s->source);
-	if (*s->description)
-		html_text(f, "p", s->description);
-	for (size_t i = 0; i < n; i++) {
-		const struct study_experiment *e = res[i].e;
-
-		if (!e) /* not among --experiment's, or not reached */
-			continue;
-		fprintf(f, "<section><h2>");
-		html_study(f, e->title);
-		fprintf(f, "</h2>\n");
-		for (size_t k = 0; k < e->stand_in.n; k++)
-			html_text(f, "p", e->stand_in.v[k]);
-		if (*res[i].note) {
-			html_text(f, "p", res[i].note);
-			fprintf(f, "</section>\n");
-			continue;
-		}
-		fprintf(f, "<table><tr><th>");
-		html_study(f, *e->rows ? e->rows : "configuration");
-		fprintf(f, "</th>");
-		for (size_t c = 0; c < e->ncolumns; c++) {
-			char h[128];
-
-			heading_of(&e->columns[c], h, sizeof(h));
-			html_text(f, "th", h);
-		}
-		fprintf(f, "</tr>\n");
-		for (size_t r = 0; r < res[i].t.nrows; r++) {
-			fprintf(f, "<tr>");
-			html_text(f, "td", res[i].t.rows[r].name);
-			for (size_t c = 0; c < e->ncolumns; c++) {
-				const struct study_cell *cell = &res[i].t.rows[r].cell[c];
-				size_t nr;
-				char txt[48], both[96];
-
-				(void)study_cell_stat(cell, e->stat, &nr);
-				(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
-				snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
-					 cell->ambiguous ? " (?)" : "");
-				fprintf(f, "<td>");
-				html_study(f, both);
-				if (*cell->vs) {
-					fprintf(f, "<br><small>");
-					html_study(f, cell->vs);
-					fprintf(f, "</small>");
-				}
-				fprintf(f, "</td>");
-			}
-			fprintf(f, "</tr>\n");
-		}
-		fprintf(f, "</table>\n<p>The %s of each configuration's rounds; under each, the ratio to the baseline (",
-			study_stat_name(e->stat));
-		html_study(f, e->baseline);
-		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
-		unit_notes(&res[i], say_html, f);
-		if (e->published.n) {
-			fprintf(f, "<p>The study's own figures:</p><ul>\n");
-			for (size_t k = 0; k < e->published.n; k++)
-				html_text(f, "li", e->published.v[k]);
-			fprintf(f, "</ul>\n");
-		}
-		if (*e->conclusion) {
-			fprintf(f, "<p>The study's conclusion: ");
-			html_study(f, e->conclusion);
-			fprintf(f, "</p>\n");
-		}
-		for (size_t k = 0; k < e->nexpect; k++) {
-			fprintf(f, "<p class=\"%s\">", res[i].t.agrees[k] > 0 ? "agrees" : res[i].t.agrees[k] < 0 ? "disagrees" : "neither");
-			html_study(f, res[i].t.verdict[k]);
-			fprintf(f, "</p>\n");
-		}
-		fprintf(f, "</section>\n");
-	}
-	fprintf(f, "</body></html>\n");
-	if (fclose(f) != 0) {
-		free(html);
-		return -ENOMEM;
-	}
-	ret = cmd_write_report(html, len, out, "vmbench-study");
-	free(html);
-	return ret;
-}
-
 /* --experiment's list; NULL when it is not given (every experiment) */
 static const char *experiment_list(const struct optset *own)
 {
@@ -857,7 +579,7 @@ static const char *experiment_list(const struct optset *own)
 }
 
 /* Is experiment id among --experiment's (all of them when it is not given)? */
-static bool selected(const struct optset *own, const char *id)
+bool study_selected(const struct optset *own, const char *id)
 {
 	const char *list = experiment_list(own);
 	size_t n = strlen(id);
@@ -871,7 +593,7 @@ static bool selected(const struct optset *own, const char *id)
 /* Does --quick leave experiment e out? Its quick-skip says why, unless
  * --experiment is given: only the experiments it names are reached, and
  * asked for by name, one runs. */
-static bool quick_skipped(const struct optset *own, const struct study_experiment *e)
+bool study_quick_skipped(const struct optset *own, const struct study_experiment *e)
 {
 	return optset_bool(own, "quick") && *e->quick_skip && !experiment_list(own);
 }
@@ -903,82 +625,6 @@ static int check_selection(const struct vmb_cmd *self, const struct optset *own,
 			break;
 	}
 	return EXIT_OK;
-}
-
-/* Run every experiment of the study (of --experiment), then its tables. */
-static int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study_call *call,
-		     const struct study *s)
-{
-	struct study_result *res = calloc(s->nexp, sizeof(*res));
-	int ret = EXIT_OK;
-	bool refused = false;
-
-	if (!res)
-		return EXIT_FAILED;
-	log_info("study %s: every result is stored with the labels study=%s and %s", s->name, s->name, call->run_label);
-	for (size_t i = 0; i < s->nexp; i++) {
-		const struct study_experiment *e = &s->exp[i];
-		struct strv av = { 0 };
-		char title[1100];
-
-		if (!selected(own, e->id))
-			continue;
-		res[i].e = e;
-		if (*e->not_run) {
-			snprintf(res[i].note, sizeof(res[i].note), "not run: %s", e->not_run);
-			continue;
-		}
-		if (quick_skipped(own, e)) {
-			snprintf(res[i].note, sizeof(res[i].note), "not part of --quick: %.400s ('--experiment %s' runs it)",
-				 e->quick_skip, e->id);
-			continue;
-		}
-		if (vmb_stop_requested())
-			break;
-		log_info("study %s: experiment %s: %s", s->name, e->id, study_escape(e->title, title, sizeof(title)));
-		/* the words its plan checked */
-		if (experiment_argv(call, e, optset_bool(own, "quick"), &av) < 0) {
-			strv_clear(&av);
-			ret = EXIT_FAILED;
-			break;
-		}
-		res[i].exit = lab_study_run(self, (int)av.n, av.v, false, res[i].session, sizeof(res[i].session));
-		strv_clear(&av);
-		/* what the plan cannot know (a configuration this machine cannot
-		 * run): that experiment is not run, the others still are, and
-		 * their tables are not lost to it */
-		if (res[i].exit == EXIT_USAGE) {
-			snprintf(res[i].note, sizeof(res[i].note),
-				 "not run: lab run refused it here (its message is above, at its start)");
-			refused = true;
-			continue;
-		}
-		if (res[i].exit != EXIT_OK)
-			ret = EXIT_FAILED;
-		if (!*res[i].session) {
-			snprintf(res[i].note, sizeof(res[i].note), "not measured: lab run ended before it began (exit %d)",
-				 res[i].exit);
-			continue;
-		}
-		if (tabulate(self, optset_str(own, "db"), &res[i]) != EXIT_OK) {
-			snprintf(res[i].note, sizeof(res[i].note), "its results could not be read back (lab=%s)",
-				 res[i].session);
-			ret = EXIT_FAILED;
-		}
-	}
-	if (vmb_stop_requested()) {
-		free(res);
-		log_error("interrupted");
-		return EXIT_INTERRUPTED;
-	}
-	say("\nstudy %s: %s\n", s->name, s->title);
-	for (size_t i = 0; i < s->nexp; i++)
-		if (res[i].e)
-			print_result(&res[i]);
-	if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
-		ret = EXIT_FAILED;
-	free(res);
-	return refused ? EXIT_USAGE : ret;
 }
 
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)
@@ -1018,21 +664,21 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 	snprintf(call.run_label, sizeof(call.run_label), "study_run=%s-%s", s->name, stamp);
 	ret = check_selection(self, own, s);
 	if (ret == EXIT_OK)
-		say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
+		study_say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
 	/* the plan, also before a run: a bad option stops it before anything boots */
 	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)
-		if (selected(own, s->exp[i].id))
+		if (study_selected(own, s->exp[i].id))
 			ret = plan_experiment(self, &call, path, &s->exp[i], optset_bool(own, "quick"),
-					      quick_skipped(own, &s->exp[i]), &lo, &hi, &boots);
+					      study_quick_skipped(own, &s->exp[i]), &lo, &hi, &boots);
 	if (ret == EXIT_OK) {
-		say("\nin all: %u boots, ", boots);
-		print_minutes(lo);
-		say(" to ");
-		print_minutes(hi);
-		say(" (a boot as the lab's images take under TCG:");
+		study_say("\nin all: %u boots, ", boots);
+		study_print_minutes(lo);
+		study_say(" to ");
+		study_print_minutes(hi);
+		study_say(" (a boot as the lab's images take under TCG:");
 		for (size_t i = 0; i < lab_nimages; i++)
-			say("%s %s %u s", i ? "," : "", lab_images[i].name, lab_images[i].boot_s);
-		say("; the suites by their stop rule, as 'vmbench list' estimates; a guest's set-up and a slow "
+			study_say("%s %s %u s", i ? "," : "", lab_images[i].name, lab_images[i].boot_s);
+		study_say("; the suites by their stop rule, as 'vmbench list' estimates; a guest's set-up and a slow "
 		    "emulation add to it)\n");
 		if (!optset_bool(own, "plan"))
 			ret = study_run(self, own, &call, s);
@@ -1041,3 +687,44 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 	free(s);
 	return ret;
 }
+
+
+static const struct vmb_opt lab_study_opts[] = {
+	LAB_OPT_IMAGE_DIR,
+	LAB_OPTS_BOOTS,
+	LAB_OPT_QUICK,
+	LAB_OPT_HELLO_TIMEOUT,
+	LAB_OPT_OUTPUT,
+	LAB_OPT_DB,
+	{ .name = "list", .type = OPT_BOOL, .help = "list the shipped studies (studies/ of the source tree, or "
+						     "$VMBENCH_STUDIES)" },	{ .name = "plan", .type = OPT_BOOL,
+	  .help = "print every experiment's configurations, its boots and an estimated time, with its "
+		  "options checked as lab run checks them; nothing runs" },	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
+	  .help = "plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
+		  "again one whose table was missing; the others are not listed" },	LAB_OPTS_SAY,
+	OPT_TABLE_END,
+};
+
+static int cmd_lab_study(const struct vmb_cmd *self, int argc, char **argv)
+{
+	struct optset own;
+	struct strv pos;
+	int ret = cmd_parse(self, argc, argv, &own, NULL, &pos);
+
+	if (ret == CMD_CONTINUE) {
+		cmd_apply_verbosity(&own);
+		ret = lab_study(self, &own, pos.n ? pos.v[0] : NULL);
+	}
+	cmd_release(&own, NULL, &pos);
+	return ret;
+}
+
+const struct vmb_cmd cmd_lab_study_desc = {
+	.name = "study",
+	.fn = cmd_lab_study,
+	.args = "FILE [--plan] | --list",
+	.summary = "run a published study's experiments and judge its conclusions here",
+	.opts = lab_study_opts,
+	.max_args = 1,
+	.parent = &cmd_lab_desc,
+};

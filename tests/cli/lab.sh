@@ -22,7 +22,7 @@ arm64 | aarch64) arch=aarch64 other=x86_64 ;;
 *) arch=$(uname -m) other=aarch64 ;;
 esac
 expect 2 "an unknown lab command" "$VMB" lab boot
-has "$T/err" "'image' builds the guest image, 'run' runs a matrix" "says what exists"
+has "$T/err" "the lab commands: image (build the guest image, or find it up to date), run (boot every configuration of a matrix" "says what exists"
 expect 2 "a matrix key that does not exist" "$VMB" lab run --matrix "disk=ide colour=red"
 has "$T/err" "unknown key 'colour'; valid keys: accel, arch, disk, fs, nic, smp, mem, pin, netdir" "lists the valid keys"
 expect 2 "a controller that does not exist" "$VMB" lab run --matrix "disk=floppy"
@@ -94,18 +94,18 @@ has "$T/err" "--image-dir DIR says where the guest images go, -o FILE where the 
 expect 2 "lab image --out=DIR: refused" "$VMB" lab image "--out=$T/img"
 has "$T/err" "--out is not taken here" "refused too"
 expect 2 "lab image -o: no report there" "$VMB" lab image -o "$T/x.html"
-has "$T/err" "lab image writes no report" "says so"
+has "$T/err" "-o belongs to lab run, lab contend, lab report and lab study; 'lab image' does not take it" "says whose it is"
 check "no directory was made" test ! -e "$T/x.html"
 # how guests measure is lab run's: image and report refuse it instead of ignoring it
 expect 2 "lab image --time: refused" "$VMB" lab image --time 3 --image-dir "$T/img-time"
-has "$T/err" "--time is an option of 'lab run' (how the guests measure); 'lab image' takes none" "says whose it is"
+has "$T/err" "--time belongs to lab run and lab contend; 'lab image' does not take it" "says whose it is"
 expect 2 "lab report --cpu.max-prime: refused" "$VMB" lab report --cpu.max-prime 100 --db "$T/none.db"
-has "$T/err" "--cpu.max-prime is an option of 'lab run'" "a suite's option too"
+has "$T/err" "--cpu.max-prime belongs to lab run and lab contend" "a suite's option too"
 # and how lab run boots and replicates
 expect 2 "lab report --rounds: refused" "$VMB" lab report t=x --rounds 3 --db "$T/none.db"
-has "$T/err" "--rounds is an option of 'lab run'; 'lab report' does not take it" "says whose it is"
+has "$T/err" "--rounds belongs to lab run and lab contend; 'lab report' does not take it" "says whose it is"
 expect 2 "lab image --baseline: refused" "$VMB" lab image --baseline none --image-dir "$T/img-base"
-has "$T/err" "--baseline is an option of 'lab run'; 'lab image' does not take it" "report's too, not image's"
+has "$T/err" "--baseline belongs to lab run and lab report; 'lab image' does not take it" "report's too, not image's"
 : >"$T/exists.html"
 expect 2 "lab run -o an existing file: refused before anything runs" "$VMB" lab run --matrix accel=tcg \
 	-o "$T/exists.html" --cache "$T/no-cache" --db "$T/none.db"

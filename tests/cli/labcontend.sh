@@ -67,7 +67,7 @@ expect 2 "a host-measured item: a usage error" "$VMBC" lab contend --matrix "$M"
 has "$T/err" "--suites boot: lab contend runs the guests' own suites together" "says why"
 expect 2 "contend's options are not lab run's" "$VMB" lab run --matrix "$M" --guests 3 --cache "$T/no-cache" \
 	--db "$T/none.db"
-has "$T/err" "--guests is an option of 'lab contend'" "names the command"
+has "$T/err" "--guests belongs to lab contend; 'lab run' does not take it" "names the command"
 check "nothing was booted, fetched or stored for them" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache' &&
 	test -z \"\$(ls -A '$TMPDIR')\""
 if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1; then

@@ -94,7 +94,7 @@ expect 2 "--experiment naming one twice" "$VMB" lab study vmware-virtualbox --ex
 has "$T/err" "names 'nic' twice" "says which"
 expect 2 "--experiment with an empty name" "$VMB" lab study vmware-virtualbox --experiment nic, --plan
 expect 2 "--experiment outside lab study" "$VMB" lab run --experiment nic
-has "$T/err" "--experiment is an option of 'lab study'" "says whose option it is"
+has "$T/err" "--experiment belongs to lab study" "says whose option it is"
 
 # refusals: exit 2, the line named, nothing run
 printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,floppy\nsuites = cpu\ncolumn = cpu.prime events_per_s at threads=1\n' \
@@ -185,8 +185,8 @@ expect 2 "a word of an option line that is no option's" "$VMB" lab study "$T/own
 has "$T/err" "own.study:11: option: 'extra' is no option of lab run's" "is refused, not dropped"
 study_with "$T/own.study" "option = --policy fair"
 expect 2 "a contend option in a run experiment: refused by the plan" "$VMB" lab study "$T/own.study" --plan
-has "$T/err" "--policy is an option of 'lab contend'" "lab run's own message"
-has "$T/err" "own.study:5: [experiment a]: lab run refuses its options (above)" "and the experiment's line"
+has "$T/err" "--policy belongs to lab contend; 'lab run' does not take it" "lab run's own message"
+has "$T/err" "own.study:11: option --policy ...: lab run refuses it (above)" "and the study's line"
 study_with "$T/own.study" "quick-option = --cpu.max-prime 1"
 expect 2 "a quick-option lab run refuses: refused by a plan without --quick too" "$VMB" lab study "$T/own.study" --plan
 has "$T/err" "own.study:11: quick-option --cpu.max-prime ...: lab run refuses it" "names the line"
@@ -264,9 +264,9 @@ except BlockingIOError:
 assert not events, "the FIFO was opened"
 PY
 expect 2 "--plan is lab study's" "$VMB" lab run --matrix accel=tcg --plan
-has "$T/err" "--plan is an option of 'lab study'" "says whose"
+has "$T/err" "--plan belongs to lab study" "says whose"
 expect 2 "lab study --time: the study says how each experiment measures" "$VMB" lab study vbox-storage --plan --time 3
-has "$T/err" "--time is an option of 'lab run'" "says so"
+has "$T/err" "--time belongs to lab run and lab contend" "says so"
 expect 2 "lab study --rounds: the study's" "$VMB" lab study vbox-storage --plan --rounds 3
 expect 1 "--list where no studies are" env VMBENCH_STUDIES="$T/none" "$VMB" lab study --list
 has "$T/err" "$T/none" "names the directory"

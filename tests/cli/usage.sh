@@ -68,4 +68,28 @@ expect 2 "a selector not UTF-8" "$VMB" results --label "hv=$(printf '\355\240\20
 has "$T/err" "after --label: not UTF-8 (byte 3 is 0xed)" "a surrogate is refused"
 expect 2 "a positional selector not UTF-8" "$VMB" results "hv=$(printf '\351')"
 has "$T/err" "argument 2: not UTF-8" "positional selector refused"
+# lab's verbs: which verb takes an option is said by their tables alone; a
+# misplaced option names the verbs that take it
+expect 2 "lab report --matrix: refused" "$VMB" lab report --matrix x
+has "$T/err" "--matrix belongs to lab run and lab contend; 'lab report' does not take it" "names the verbs that take it"
+has "$T/err" "see 'vmbench lab report --help'" "points to the verb's help"
+expect 2 "lab run --guests 2: refused" "$VMB" lab run --guests 2
+has "$T/err" "--guests belongs to lab contend; 'lab run' does not take it" "names lab contend"
+expect 2 "lab contend --boots 2: refused" "$VMB" lab contend --boots 2
+has "$T/err" "--boots belongs to lab run; 'lab contend' does not take it" "names lab run"
+expect 0 "lab --help" "$VMB" lab --help
+has "$T/out" "--matrix SPEC               run, contend: the configurations" "lab's help names every verb that takes --matrix"
+# every option a verb's --help shows, the verb takes (a value may be out of range: never unknown or a sibling's)
+for verb in image run contend report study; do
+	"$VMB" lab "$verb" --help >"$T/help-$verb" 2>&1
+	bad=""
+	for w in $(awk '/^options:/{on=1; next} /^$/{on=0} on && /^  -/ && !/not taken here/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^--/) { sub(/,$/, "", $i); n = $i; m = $(i + 1);
+			print (m ~ /^[A-Z]/ ? n "=1" : n); break } }' "$T/help-$verb"); do
+		"$VMB" lab "$verb" "$w" --help >/dev/null 2>"$T/e" || true
+		if grep -q "unknown option\|belongs to" "$T/e"; then bad="$bad $w"; fi
+	done
+	check "lab $verb takes every option its --help shows" test -z "$bad" -a -s "$T/help-$verb"
+done
+
 finish

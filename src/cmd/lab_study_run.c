@@ -1,0 +1,384 @@
+/* vmbench lab study, its run: each experiment through lab run or lab
+ * contend (a typed call, lab_study_run), then the study's tables, its
+ * figures beside ours and whether each of its conclusions holds here, on
+ * stdout and in one HTML report (docs/study-format.md). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "cmd.h"
+#include "lab.h"
+#include "lab_study.h"
+#include "../core/log.h"
+#include "../core/opts.h"
+#include "../core/str.h"
+#include "../core/runner.h"
+#include "../core/stats.h"
+#include "../core/stop.h"
+#include "../report/html.h"
+#include "../report/text.h"
+#include "../store/db.h"
+#include "../lab/matrix.h"
+#include "../lab/study.h"
+#include "../lab/study_table.h"
+#include "../suites/suites.h"
+#include "../core/banned.h"
+
+/* ---- a run: each experiment through lab run, then the study's table ---- */
+
+/* What an experiment's run came to, for the text and the report. */
+struct study_result {
+	const struct study_experiment *e;
+	char session[64];
+	int exit;           /* lab run's */
+	char note[512];     /* why no table: not run, failed */
+	struct study_table t;
+};
+
+/* The table of an experiment's session. */
+static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study_result *res)
+{
+	struct db *db = NULL;
+	json_t *docs = NULL;
+	char sel[96], name[128];
+	int ret;
+
+	snprintf(sel, sizeof(sel), "lab=%s", res->session);
+	ret = cmd_load_operand(self, sel, db_opt, &db, &docs, name, sizeof(name));
+	db_close(db);
+	if (ret != CMD_CONTINUE)
+		return ret;
+	ret = study_tabulate(res->e, docs, &res->t) < 0 ? EXIT_FAILED : EXIT_OK;
+	json_decref(docs);
+	return ret;
+}
+
+/* A cell's figure: in the column's unit (named in its heading), else with
+ * the document's unit (as the human views name it, or as it is when the
+ * column's unit does not convert from it); false in that last case. */
+static bool cell_text(const struct study_column *col, const struct study_cell *cell, enum study_stat st, char *buf,
+		      size_t len)
+{
+	size_t n;
+	double v = study_cell_stat(cell, st, &n);
+	char label[32];
+	bool ok = study_cell_text(col->unit, cell->unit, v, buf, len);
+
+	if (*col->unit || !isfinite(v) || !*cell->unit)
+		return ok;
+	text_unit_label(col->metric, cell->unit, label, sizeof(label));
+	snprintf(buf + strlen(buf), len - strlen(buf), " %s", label);
+	return ok;
+}
+
+/* Under a table: each column no result has, and each whose unit its
+ * documents' does not convert to. */
+static void unit_notes(const struct study_result *res, void (*note)(void *, const char *), void *arg)
+{
+	const struct study_experiment *e = res->e;
+
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		const char *doc = NULL;
+		char txt[64], line[512];
+
+		if (res->t.nrows && study_column_empty(&res->t, c)) {
+			snprintf(line, sizeof(line), "%s %s%s%s: no result of this run has it (what they have: 'vmbench "
+				 "results --label lab=%s', then 'vmbench show RUN')", e->columns[c].test, e->columns[c].metric, *e->columns[c].at ? " at " : "",
+				 e->columns[c].at, res->session);
+			note(arg, line);
+			continue;
+		}
+		for (size_t r = 0; r < res->t.nrows && !doc; r++)
+			if (!cell_text(&e->columns[c], &res->t.rows[r].cell[c], e->stat, txt, sizeof(txt)))
+				doc = res->t.rows[r].cell[c].unit;
+		if (!doc)
+			continue;
+		snprintf(line, sizeof(line), "%s %s: its documents give %s, which is not %s and does not convert to it: "
+			 "shown in %s", e->columns[c].test, e->columns[c].metric, *doc ? doc : "no unit", e->columns[c].unit,
+			 *doc ? doc : "no unit");
+		note(arg, line);
+	}
+}
+
+static void say_text(void *arg, const char *line)
+{
+	(void)arg;
+	study_say("  %s\n", line);
+}
+
+static void html_text(FILE *f, const char *tag, const char *text)
+{
+	fprintf(f, "<%s>", tag);
+	study_html(f, text);
+	fprintf(f, "</%s>\n", tag);
+}
+
+static void say_html(void *arg, const char *line)
+{
+	html_text(arg, "p", line);
+}
+
+static void heading_of(const struct study_column *c, char *buf, size_t len)
+{
+	if (*c->heading)
+		snprintf(buf, len, "%s", c->heading);
+	else
+		snprintf(buf, len, "%s %s%s%s%s%s", c->test, c->metric, *c->at ? " at " : "", c->at, *c->unit ? " " : "",
+			 c->unit);
+}
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void print_result(const struct study_result *res)
+{
+	const struct study_experiment *e = res->e;
+
+	study_say("\n== [experiment %s] %s\n", e->id, e->title);
+	if (*res->note) {
+		study_say("  %s\n", res->note);
+		return;
+	}
+	/* every column as wide as its heading and its cells: nothing cut */
+	int namew = 28, w[STUDY_MAX_COLUMNS];
+	bool ambiguous = false;
+
+	for (size_t r = 0; r < res->t.nrows; r++)
+		namew = imax(namew, (int)strlen(res->t.rows[r].name));
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		char h[128];
+
+		heading_of(&e->columns[c], h, sizeof(h));
+		w[c] = imax(18, (int)strlen(h));
+		for (size_t r = 0; r < res->t.nrows; r++) {
+			const struct study_cell *cell = &res->t.rows[r].cell[c];
+			char txt[48];
+
+			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
+			w[c] = imax(w[c], (int)strlen(txt) + (cell->ambiguous ? 4 : 0));
+		}
+	}
+	study_say("  %-*s", namew, *e->rows ? e->rows : "configuration");
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		char h[128];
+
+		heading_of(&e->columns[c], h, sizeof(h));
+		study_say(" %*s", w[c], h);
+	}
+	study_say("\n");
+	for (size_t r = 0; r < res->t.nrows; r++) {
+		study_say("  %-*s", namew, res->t.rows[r].name);
+		for (size_t c = 0; c < e->ncolumns; c++) {
+			const struct study_cell *cell = &res->t.rows[r].cell[c];
+			char txt[48], both[80];
+
+			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
+			snprintf(both, sizeof(both), "%s%s", txt, cell->ambiguous ? " (?)" : "");
+			study_say(" %*s", w[c], both);
+			ambiguous |= cell->ambiguous;
+		}
+		study_say("\n");
+	}
+	study_say("  (the %s of each configuration's rounds%s)\n", study_stat_name(e->stat),
+	       ambiguous ? "; (?): several cases matched the column, the first is shown: give it 'at'" : "");
+	unit_notes(res, say_text, NULL);
+	for (size_t r = 0; r < res->t.nrows; r++)
+		for (size_t c = 0; c < e->ncolumns; c++)
+			if (*res->t.rows[r].cell[c].vs) {
+				char h[128];
+
+				heading_of(&e->columns[c], h, sizeof(h));
+				study_say("  %s against %s, %s: %s\n", res->t.rows[r].name, e->baseline, h, res->t.rows[r].cell[c].vs);
+			}
+	for (size_t i = 0; i < e->published.n; i++)
+		study_say("  the study's figure: %s\n", e->published.v[i]);
+	if (*e->conclusion)
+		study_say("  the study's conclusion: %s\n", e->conclusion);
+	for (size_t k = 0; k < e->nexpect; k++)
+		study_say("  %s\n", res->t.verdict[k]);
+}
+
+static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
+{
+	char *html = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&html, &len);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
+	study_html(f, s->title);
+	fprintf(f, "</title><style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
+		   "collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child,"
+		   "th:first-child{text-align:left}.agrees{color:#060}.disagrees{color:#a00}</style></head><body>\n");
+	html_text(f, "h1", s->title);
+	html_text(f, "p", s->source);
+	if (*s->description)
+		html_text(f, "p", s->description);
+	for (size_t i = 0; i < n; i++) {
+		const struct study_experiment *e = res[i].e;
+
+		if (!e) /* not among --experiment's, or not reached */
+			continue;
+		fprintf(f, "<section><h2>");
+		study_html(f, e->title);
+		fprintf(f, "</h2>\n");
+		for (size_t k = 0; k < e->stand_in.n; k++)
+			html_text(f, "p", e->stand_in.v[k]);
+		if (*res[i].note) {
+			html_text(f, "p", res[i].note);
+			fprintf(f, "</section>\n");
+			continue;
+		}
+		fprintf(f, "<table><tr><th>");
+		study_html(f, *e->rows ? e->rows : "configuration");
+		fprintf(f, "</th>");
+		for (size_t c = 0; c < e->ncolumns; c++) {
+			char h[128];
+
+			heading_of(&e->columns[c], h, sizeof(h));
+			html_text(f, "th", h);
+		}
+		fprintf(f, "</tr>\n");
+		for (size_t r = 0; r < res[i].t.nrows; r++) {
+			fprintf(f, "<tr>");
+			html_text(f, "td", res[i].t.rows[r].name);
+			for (size_t c = 0; c < e->ncolumns; c++) {
+				const struct study_cell *cell = &res[i].t.rows[r].cell[c];
+				size_t nr;
+				char txt[48], both[96];
+
+				(void)study_cell_stat(cell, e->stat, &nr);
+				(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
+				snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
+					 cell->ambiguous ? " (?)" : "");
+				fprintf(f, "<td>");
+				study_html(f, both);
+				if (*cell->vs) {
+					fprintf(f, "<br><small>");
+					study_html(f, cell->vs);
+					fprintf(f, "</small>");
+				}
+				fprintf(f, "</td>");
+			}
+			fprintf(f, "</tr>\n");
+		}
+		fprintf(f, "</table>\n<p>The %s of each configuration's rounds; under each, the ratio to the baseline (",
+			study_stat_name(e->stat));
+		study_html(f, e->baseline);
+		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
+		unit_notes(&res[i], say_html, f);
+		if (e->published.n) {
+			fprintf(f, "<p>The study's own figures:</p><ul>\n");
+			for (size_t k = 0; k < e->published.n; k++)
+				html_text(f, "li", e->published.v[k]);
+			fprintf(f, "</ul>\n");
+		}
+		if (*e->conclusion) {
+			fprintf(f, "<p>The study's conclusion: ");
+			study_html(f, e->conclusion);
+			fprintf(f, "</p>\n");
+		}
+		for (size_t k = 0; k < e->nexpect; k++) {
+			fprintf(f, "<p class=\"%s\">", res[i].t.agrees[k] > 0 ? "agrees" : res[i].t.agrees[k] < 0 ? "disagrees" : "neither");
+			study_html(f, res[i].t.verdict[k]);
+			fprintf(f, "</p>\n");
+		}
+		fprintf(f, "</section>\n");
+	}
+	fprintf(f, "</body></html>\n");
+	if (fclose(f) != 0) {
+		free(html);
+		return -ENOMEM;
+	}
+	ret = cmd_write_report(html, len, out, "vmbench-study");
+	free(html);
+	return ret;
+}
+
+/* Run every experiment of the study (of --experiment), then its tables. */
+int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study_call *call,
+		     const struct study *s)
+{
+	struct study_result *res = calloc(s->nexp, sizeof(*res));
+	int ret = EXIT_OK;
+	bool refused = false;
+
+	if (!res)
+		return EXIT_FAILED;
+	log_info("study %s: every result is stored with the labels study=%s and %s", s->name, s->name, call->run_label);
+	for (size_t i = 0; i < s->nexp; i++) {
+		const struct study_experiment *e = &s->exp[i];
+		struct strv av = { 0 };
+		char title[1100];
+
+		if (!study_selected(own, e->id))
+			continue;
+		res[i].e = e;
+		if (*e->not_run) {
+			snprintf(res[i].note, sizeof(res[i].note), "not run: %s", e->not_run);
+			continue;
+		}
+		if (study_quick_skipped(own, e)) {
+			snprintf(res[i].note, sizeof(res[i].note), "not part of --quick: %.400s ('--experiment %s' runs it)",
+				 e->quick_skip, e->id);
+			continue;
+		}
+		if (vmb_stop_requested())
+			break;
+		log_info("study %s: experiment %s: %s", s->name, e->id, study_escape(e->title, title, sizeof(title)));
+		/* the words its plan checked */
+		if (study_experiment_argv(call, e, optset_bool(own, "quick"), &av) < 0) {
+			strv_clear(&av);
+			ret = EXIT_FAILED;
+			break;
+		}
+		res[i].exit = lab_study_run(e->contend, (int)av.n, av.v, false, res[i].session, sizeof(res[i].session));
+		strv_clear(&av);
+		/* what the plan cannot know (a configuration this machine cannot
+		 * run): that experiment is not run, the others still are, and
+		 * their tables are not lost to it */
+		if (res[i].exit == EXIT_USAGE) {
+			snprintf(res[i].note, sizeof(res[i].note),
+				 "not run: lab run refused it here (its message is above, at its start)");
+			refused = true;
+			continue;
+		}
+		if (res[i].exit != EXIT_OK)
+			ret = EXIT_FAILED;
+		if (!*res[i].session) {
+			snprintf(res[i].note, sizeof(res[i].note), "not measured: lab run ended before it began (exit %d)",
+				 res[i].exit);
+			continue;
+		}
+		if (tabulate(self, optset_str(own, "db"), &res[i]) != EXIT_OK) {
+			snprintf(res[i].note, sizeof(res[i].note), "its results could not be read back (lab=%s)",
+				 res[i].session);
+			ret = EXIT_FAILED;
+		}
+	}
+	if (vmb_stop_requested()) {
+		free(res);
+		log_error("interrupted");
+		return EXIT_INTERRUPTED;
+	}
+	study_say("\nstudy %s: %s\n", s->name, s->title);
+	for (size_t i = 0; i < s->nexp; i++)
+		if (res[i].e)
+			print_result(&res[i]);
+	if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
+		ret = EXIT_FAILED;
+	free(res);
+	return refused ? EXIT_USAGE : ret;
+}
+
