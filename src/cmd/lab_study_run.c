@@ -19,7 +19,7 @@
 #include "../core/log.h"
 #include "../core/opts.h"
 #include "../core/str.h"
-#include "../core/runner.h"
+#include "../core/result.h"
 #include "../core/stats.h"
 #include "../core/stop.h"
 #include "../report/html.h"
