@@ -24,9 +24,9 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/macro.h"
-#include "../lab/channels.h"
-#include "../lab/fs.h"
-#include "../lab/proto.h"
+#include "../guest/channels.h"
+#include "../guest/fs.h"
+#include "../guest/proto_guest.h"
 #include "../probe/probe.h"
 #include "../core/banned.h"
 

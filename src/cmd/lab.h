@@ -82,21 +82,56 @@ struct lab {
 #define LAB_SESSION_LABEL "lab"
 #define LAB_HOST "host"
 
-/* lab run or contend of one experiment of a study (lab_study.c): argv as
- * the verb's words after "lab VERB"; the session's id in session; no HTML
- * report. check_only: argv checked as the verb checks it before the first
- * boot, but for what only this machine decides (its CPUs, a configuration
- * it cannot run: those refuse the experiment when it starts); nothing is
- * opened or booted, EXIT_OK when it would start. An exit code. */
-int lab_study_run(bool contend, int argc, char **argv, bool check_only, char *session, size_t len);
+/* What a lab run or contend is asked to do, one struct whoever asks: the
+ * command line (lab_request_argv: its words parsed by the verb's table) or
+ * a study's experiment (lab_study.c: its keys as these fields, its option
+ * lines parsed by the verb's table into own, then lab_request_fill). */
+enum lab_verb { LAB_VERB_RUN, LAB_VERB_CONTEND };
+struct lab_request {
+	enum lab_verb verb;
+	const char *matrix;   /* --matrix (NULL: not given) */
+	const char *suites;   /* --suites (NULL: the verb's default) */
+	unsigned rounds;      /* --rounds N (0: not given; auto only from the command line) */
+	unsigned boots;       /* lab run's --boots (0: not given) */
+	const char *baseline; /* lab run's --baseline (NULL: not given) */
+	struct strv labels;   /* --label KEY=VALUE, after those of own */
+	bool quick;           /* --quick */
+	/* checked as the verb checks it before the first boot, but for what
+	 * only this machine decides (its CPUs, a configuration it cannot run:
+	 * those refuse the experiment when it starts); nothing opened or
+	 * booted, EXIT_OK when it would start */
+	bool check_only;
+	bool from_study;      /* its labels are lab study's own, its -q applied already */
+	struct optset own;    /* every option, parsed by the verb's own table */
+	struct optset *suite_sets; /* --SUITE.OPTION, as `run` takes them */
+	char *session;        /* NULL, or where the session's id goes (and no HTML report) */
+	size_t session_len;
+};
+
+/* The verb's descriptor (its option table) */
+const struct vmb_cmd *lab_request_cmd(enum lab_verb verb);
+/* rq's own and suite_sets parsed from words (the verb's options, each with
+ * its value; NULL, 0: none): CMD_CONTINUE, or an exit code (the parser's
+ * message said why, or --help was shown). */
+int lab_request_parse(struct lab_request *rq, int argc, char **argv);
+/* The fields set above (matrix ... quick) written into own, each through
+ * its row of the verb's table, as the words would have been: CMD_CONTINUE,
+ * or an exit code after a message. */
+int lab_request_fill(struct lab_request *rq);
+/* One option into own through its row, as --NAME VALUE would be (value
+ * NULL for a flag): CMD_CONTINUE, or an exit code after a message. */
+int lab_request_set(struct lab_request *rq, const char *name, const char *value);
+/* The command line's words parsed, and the fields read from them:
+ * CMD_CONTINUE, or an exit code. */
+int lab_request_argv(struct lab_request *rq, int argc, char **argv);
+/* Run (or check) the request: an exit code. */
+int lab_request_start(struct lab_request *rq);
+void lab_request_release(struct lab_request *rq);
 /* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
-/* lab run's and contend's start: their options parsed by self's table,
- * checked, --quick applied, the cache found; then fn. An exit code. */
-typedef int lab_verb_fn(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
-			const char *cache, bool check_only, char *session, size_t session_len);
-int lab_session_main(const struct vmb_cmd *self, int argc, char **argv, bool from_study, lab_verb_fn *fn,
-		     bool check_only, char *session, size_t session_len);
+/* lab run's and contend's start: their options checked, --quick applied,
+ * the cache found; then the verb. An exit code. */
+typedef int lab_verb_fn(const struct vmb_cmd *self, struct lab_request *rq, const char *cache);
 
 /* lab run and lab contend, after their options are parsed and --quick applied */
 lab_verb_fn lab_run, lab_contend_cmd;

@@ -26,14 +26,14 @@
 #include "../core/stop.h"
 #include "../lab/balloon.h"
 #include "../lab/distro.h"
-#include "../lab/fs.h"
+#include "../guest/fs.h"
 #include "../lab/workdir.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
-#include "../lab/proto.h"
+#include "../lab/proto_host.h"
 #include "../lab/qemu.h"
 #include "../probe/probe.h"
 #include "../report/compare.h"
@@ -682,46 +682,119 @@ int lab_quick_and_cache(struct optset *own, char *cache, size_t len)
 	return 0;
 }
 
-int lab_session_main(const struct vmb_cmd *self, int argc, char **argv, bool from_study, lab_verb_fn *fn,
-		     bool check_only, char *session, size_t session_len)
+const struct vmb_cmd *lab_request_cmd(enum lab_verb verb)
 {
-	struct optset own = { 0 }, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
+	return verb == LAB_VERB_CONTEND ? &cmd_lab_contend_desc : &cmd_lab_run_desc;
+}
+
+int lab_request_parse(struct lab_request *rq, int argc, char **argv)
+{
 	struct strv pos = { 0 };
-	char cache[4096];
 	int ret;
 
-	if (session)
-		*session = '\0';
-	if (!suite_sets)
+	rq->suite_sets = calloc(vmb_nsuites, sizeof(*rq->suite_sets));
+	if (!rq->suite_sets)
 		return EXIT_FAILED;
-	ret = cmd_parse(self, argc, argv, &own, suite_sets, &pos);
-	if (ret != CMD_CONTINUE)
-		goto out;
-	/* a study's -q is applied already, and its labels (study=, experiment=,
-	 * study_run=) are lab study's own */
-	if (!from_study) {
-		cmd_apply_verbosity(&own);
-		ret = cmd_check_user_labels(self, &optset_get(&own, "label")->kv);
-	}
-	if (ret == CMD_CONTINUE)
-		ret = lab_suites_normalize(self, &own);
-	if (ret != CMD_CONTINUE)
-		goto out;
-	if (lab_quick_and_cache(&own, cache, sizeof(cache)) < 0) {
-		ret = EXIT_FAILED;
-		goto out;
-	}
-	ret = fn(self, &own, suite_sets, cache, check_only, session, session_len);
-out:
-	cmd_release(&own, suite_sets, &pos);
-	free(suite_sets);
+	ret = cmd_parse(lab_request_cmd(rq->verb), argc, argv, &rq->own, rq->suite_sets, &pos);
+	strv_clear(&pos);
 	return ret;
 }
 
-int lab_study_run(bool contend, int argc, char **argv, bool check_only, char *session, size_t len)
+int lab_request_set(struct lab_request *rq, const char *name, const char *value)
 {
-	return lab_session_main(contend ? &cmd_lab_contend_desc : &cmd_lab_run_desc, argc, argv, true,
-				contend ? lab_contend_cmd : lab_run, check_only, session, len);
+	const struct vmb_cmd *self = lab_request_cmd(rq->verb);
+	char err[512];
+
+	for (size_t i = 0; i < rq->own.n; i++)
+		if (!strcmp(rq->own.opts[i].name, name)) {
+			int r = optset_apply(&rq->own, i, value, err, sizeof(err));
+
+			if (r == -ENOMEM) {
+				log_error("out of memory");
+				return EXIT_FAILED;
+			}
+			return r < 0 ? cmd_usage_error(self, "%s", err) : CMD_CONTINUE;
+		}
+	return cmd_usage_error(self, "--%s: lab %s takes no such option", name, self->name);
+}
+
+int lab_request_fill(struct lab_request *rq)
+{
+	char num[16];
+	int ret = CMD_CONTINUE;
+
+	if (rq->matrix)
+		ret = lab_request_set(rq, "matrix", rq->matrix);
+	if (ret == CMD_CONTINUE && rq->suites)
+		ret = lab_request_set(rq, "suites", rq->suites);
+	if (ret == CMD_CONTINUE && rq->rounds) {
+		snprintf(num, sizeof(num), "%u", rq->rounds);
+		ret = lab_request_set(rq, "rounds", num);
+	}
+	if (ret == CMD_CONTINUE && rq->boots) {
+		snprintf(num, sizeof(num), "%u", rq->boots);
+		ret = lab_request_set(rq, "boots", num);
+	}
+	if (ret == CMD_CONTINUE && rq->baseline)
+		ret = lab_request_set(rq, "baseline", rq->baseline);
+	if (ret == CMD_CONTINUE && rq->quick)
+		ret = lab_request_set(rq, "quick", NULL);
+	for (size_t i = 0; ret == CMD_CONTINUE && i < rq->labels.n; i++)
+		ret = lab_request_set(rq, "label", rq->labels.v[i]);
+	return ret;
+}
+
+int lab_request_argv(struct lab_request *rq, int argc, char **argv)
+{
+	const struct opt_value *v;
+	int ret = lab_request_parse(rq, argc, argv);
+
+	if (ret != CMD_CONTINUE)
+		return ret;
+	v = optset_get(&rq->own, "matrix");
+	rq->matrix = v->set ? v->s : NULL;
+	v = optset_get(&rq->own, "suites");
+	rq->suites = v->set ? v->s : NULL;
+	rq->quick = optset_bool(&rq->own, "quick");
+	/* --rounds (N or auto), --boots, --baseline and --label are read where
+	 * own holds them, as a study's are after lab_request_fill */
+	return CMD_CONTINUE;
+}
+
+int lab_request_start(struct lab_request *rq)
+{
+	const struct vmb_cmd *self = lab_request_cmd(rq->verb);
+	char cache[4096];
+	int ret = CMD_CONTINUE;
+
+	if (rq->session)
+		*rq->session = '\0';
+	/* a study's -q is applied already, and its labels (study=, experiment=,
+	 * study_run=) are lab study's own */
+	if (!rq->from_study) {
+		cmd_apply_verbosity(&rq->own);
+		ret = cmd_check_user_labels(self, &optset_get(&rq->own, "label")->kv);
+	}
+	if (ret == CMD_CONTINUE)
+		ret = lab_suites_normalize(self, &rq->own);
+	if (ret != CMD_CONTINUE)
+		return ret;
+	if (lab_quick_and_cache(&rq->own, cache, sizeof(cache)) < 0)
+		return EXIT_FAILED;
+	return rq->verb == LAB_VERB_CONTEND ? lab_contend_cmd(self, rq, cache) : lab_run(self, rq, cache);
+}
+
+void lab_request_release(struct lab_request *rq)
+{
+	struct strv pos = { 0 };
+
+	if (rq->suite_sets)
+		cmd_release(&rq->own, rq->suite_sets, &pos);
+	else
+		optset_release(&rq->own);
+	free(rq->suite_sets);
+	rq->suite_sets = NULL;
+	strv_clear(&rq->labels);
 }
 
 const char *lab_baseline_spec(const struct optset *own)

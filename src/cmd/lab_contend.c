@@ -26,14 +26,14 @@
 #include "../core/stop.h"
 #include "../lab/balloon.h"
 #include "../lab/distro.h"
-#include "../lab/fs.h"
+#include "../guest/fs.h"
 #include "../lab/workdir.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
-#include "../lab/proto.h"
+#include "../lab/proto_host.h"
 #include "../lab/qemu.h"
 #include "../probe/probe.h"
 #include "../report/compare.h"
@@ -219,9 +219,13 @@ static int contend_net_config(const struct vmb_cmd *self, struct lab *l, struct 
 
 /* session: NULL, or where the session's id goes.
  * With a session, no report is written: lab study draws its own. */
-int lab_contend_cmd(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets,
-		    const char *cache, bool check_only, char *session, size_t session_len)
+int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const char *cache)
 {
+	struct optset *own = &rq->own;
+	const struct optset *suite_sets = rq->suite_sets;
+	bool check_only = rq->check_only;
+	char *session = rq->session;
+	size_t session_len = rq->session_len;
 	/* the study's composite load and its latency probe, unless --suites names others */
 	struct lab l = { .own = own, .cache = cache, .image_dir = optset_str(own, "image-dir"),
 			 .suites = optset_get(own, "suites")->set ? optset_str(own, "suites") : LAB_CONTEND_SUITES,
@@ -500,7 +504,14 @@ static const struct vmb_opt lab_contend_opts[] = {
 
 static int cmd_lab_contend(const struct vmb_cmd *self, int argc, char **argv)
 {
-	return lab_session_main(self, argc, argv, false, lab_contend_cmd, false, NULL, 0);
+	struct lab_request rq = { .verb = LAB_VERB_CONTEND };
+	int ret = lab_request_argv(&rq, argc, argv);
+
+	(void)self;
+	if (ret == CMD_CONTINUE)
+		ret = lab_request_start(&rq);
+	lab_request_release(&rq);
+	return ret;
 }
 
 const struct vmb_cmd cmd_lab_contend_desc = {

@@ -26,14 +26,14 @@
 #include "../core/stop.h"
 #include "../lab/balloon.h"
 #include "../lab/distro.h"
-#include "../lab/fs.h"
+#include "../guest/fs.h"
 #include "../lab/workdir.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
-#include "../lab/proto.h"
+#include "../lab/proto_host.h"
 #include "../lab/qemu.h"
 #include "../probe/probe.h"
 #include "../report/compare.h"
@@ -457,9 +457,13 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 
 /* session: NULL, or where the session's id goes.
  * With a session, no report is written: lab study draws its own. */
-int lab_run(const struct vmb_cmd *self, struct optset *own, const struct optset *suite_sets, const char *cache,
-	    bool check_only, char *session, size_t session_len)
+int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cache)
 {
+	struct optset *own = &rq->own;
+	const struct optset *suite_sets = rq->suite_sets;
+	bool check_only = rq->check_only;
+	char *session = rq->session;
+	size_t session_len = rq->session_len;
 	const char *image_dir = optset_str(own, "image-dir");
 	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites"),
 			 .check_only = check_only };
@@ -553,7 +557,14 @@ static const struct vmb_opt lab_run_opts[] = {
 
 static int cmd_lab_run(const struct vmb_cmd *self, int argc, char **argv)
 {
-	return lab_session_main(self, argc, argv, false, lab_run, false, NULL, 0);
+	struct lab_request rq = { .verb = LAB_VERB_RUN };
+	int ret = lab_request_argv(&rq, argc, argv);
+
+	(void)self;
+	if (ret == CMD_CONTINUE)
+		ret = lab_request_start(&rq);
+	lab_request_release(&rq);
+	return ret;
 }
 
 const struct vmb_cmd cmd_lab_run_desc = {

@@ -214,69 +214,63 @@ static int study_path(const struct vmb_cmd *self, const char *arg, char *path, s
  * the study's name, its run's stamp, and the places and settings the
  * command line gave (never the study file). */
 
-/* The words of lab run for an experiment: what `lab study` runs, and what
- * its plan checks, word for word. */
-int study_experiment_argv(const struct study_call *call, const struct study_experiment *e, bool quick,
-			   struct strv *av)
+/* The request of lab run (or contend) for an experiment: its keys as the
+ * request's fields, its option lines parsed by the verb's own table, and
+ * what the command line says of where results go and what boots. */
+int study_request(const struct study_call *call, const struct study_experiment *e, bool quick, bool check_only,
+		  struct lab_request *rq)
 {
 	/* what the command line says of where results go and what boots, passed on */
 	static const char *const pass[] = { "db", "cache", "image-dir", "kernel", "busybox", "agent", "hello-timeout" };
-	char num[16], label[128];
-	int r = 0;
+	struct strv words = { 0 };
+	char label[128];
+	int r = 0, ret;
 
-	r |= strv_push(av, "--matrix");
-	r |= strv_push(av, e->matrix);
-	r |= strv_push(av, "--suites");
-	r |= strv_push(av, e->suites);
-	snprintf(num, sizeof(num), "%u", study_rounds(e, quick));
-	r |= strv_push(av, "--rounds");
-	r |= strv_push(av, num);
+	rq->verb = e->contend ? LAB_VERB_CONTEND : LAB_VERB_RUN;
+	rq->matrix = e->matrix;
+	rq->suites = e->suites;
+	rq->rounds = study_rounds(e, quick);
 	/* lab contend boots its guests once, and its table's baseline is the study's alone */
 	if (!e->contend) {
-		snprintf(num, sizeof(num), "%u", e->boots);
-		r |= strv_push(av, "--boots");
-		r |= strv_push(av, num);
-		r |= strv_push(av, "--baseline");
-		r |= strv_push(av, e->baseline);
+		rq->boots = e->boots;
+		rq->baseline = e->baseline;
 	}
-	for (size_t i = 0; i < e->options.n; i++)
-		r |= strv_push(av, e->options.v[i]);
-	for (size_t i = 0; quick && i < e->quick_options.n; i++)
-		r |= strv_push(av, e->quick_options.v[i]);
-	if (quick)
-		r |= strv_push(av, "--quick");
+	rq->quick = quick;
+	rq->check_only = check_only;
+	rq->from_study = true;
 	snprintf(label, sizeof(label), "study=%s", call->name);
-	r |= strv_push(av, "--label");
-	r |= strv_push(av, label);
+	r |= strv_push(&rq->labels, label);
 	snprintf(label, sizeof(label), "experiment=%s", e->id);
-	r |= strv_push(av, "--label");
-	r |= strv_push(av, label);
-	r |= strv_push(av, "--label");
-	r |= strv_push(av, call->run_label);
-	for (size_t k = 0; k < ARRAY_SIZE(pass); k++) {
-		const struct opt_value *v = optset_get(call->own, pass[k]);
-		size_t words = v && v->set ? (v->kv.n ? v->kv.n : 1) : 0; /* --agent: each ARCH=PATH */
-
-		for (size_t j = 0; j < words; j++) {
-			char word[4200]; /* a path of up to PATH_MAX: never cut, or lab run stores elsewhere */
-			int n;
-
-			if (v->kv.n)
-				n = snprintf(word, sizeof(word), "--%s=%s", pass[k], v->kv.v[j]);
-			else if (!strcmp(pass[k], "hello-timeout"))
-				n = snprintf(word, sizeof(word), "--hello-timeout=%g", optset_double(call->own, pass[k]));
-			else
-				n = snprintf(word, sizeof(word), "--%s=%s", pass[k], optset_str(call->own, pass[k]));
-			if (n < 0 || (size_t)n >= sizeof(word)) {
-				log_error("--%s: longer than %zu characters", pass[k], sizeof(word) - 8);
-				return -ENAMETOOLONG;
-			}
-			r |= strv_push(av, word);
-		}
+	r |= strv_push(&rq->labels, label);
+	r |= strv_push(&rq->labels, call->run_label);
+	/* the option lines, read by the verb's own table */
+	for (size_t i = 0; i < e->options.n; i++)
+		r |= strv_push(&words, e->options.v[i]);
+	for (size_t i = 0; quick && i < e->quick_options.n; i++)
+		r |= strv_push(&words, e->quick_options.v[i]);
+	if (r < 0) {
+		strv_clear(&words);
+		log_error("out of memory");
+		return EXIT_FAILED;
 	}
-	if (optset_bool(call->own, "quiet"))
-		r |= strv_push(av, "-q");
-	return r < 0 ? -ENOMEM : 0;
+	ret = lab_request_parse(rq, (int)words.n, words.v);
+	strv_clear(&words);
+	for (size_t k = 0; ret == CMD_CONTINUE && k < ARRAY_SIZE(pass); k++) {
+		const struct opt_value *v = optset_get(call->own, pass[k]);
+		char num[32];
+
+		if (!v->set)
+			continue;
+		if (v->kv.n) /* --agent: each ARCH=PATH */
+			for (size_t j = 0; ret == CMD_CONTINUE && j < v->kv.n; j++)
+				ret = lab_request_set(rq, pass[k], v->kv.v[j]);
+		else if (!strcmp(pass[k], "hello-timeout")) {
+			snprintf(num, sizeof(num), "%g", optset_double(call->own, pass[k]));
+			ret = lab_request_set(rq, pass[k], num);
+		} else
+			ret = lab_request_set(rq, pass[k], optset_str(call->own, pass[k]));
+	}
+	return ret == CMD_CONTINUE ? lab_request_fill(rq) : ret;
 }
 
 void study_print_minutes(double s)
@@ -454,15 +448,15 @@ static int check_experiment(const struct vmb_cmd *self, const struct study_call 
 	}
 	for (int k = 0; k < 2; k++) {
 		bool q = k ? !quick : quick;
-		struct strv av = { 0 };
+		struct lab_request rq = { 0 };
 		char session[64];
-		int ret = study_experiment_argv(call, e, q, &av);
+		int ret = study_request(call, e, q, true, &rq);
 
-		if (ret == 0)
-			ret = lab_study_run(e->contend, (int)av.n, av.v, true, session, sizeof(session));
-		else
-			ret = EXIT_FAILED;
-		strv_clear(&av);
+		rq.session = session;
+		rq.session_len = sizeof(session);
+		if (ret == CMD_CONTINUE)
+			ret = lab_request_start(&rq);
+		lab_request_release(&rq);
 		if (ret == EXIT_USAGE)
 			log_error("%s:%u: [experiment %s]: lab %s refuses its options%s (above)", file, e->line, e->id,
 				  e->contend ? "contend" : "run", !k ? "" : q ? " under --quick" : " without --quick");
@@ -479,8 +473,8 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 			   const struct study_experiment *e, bool quick, bool skip, double *total_min, double *total_max,
 			   unsigned *boots)
 {
-	struct optset own = { 0 }, *suite_sets = NULL;
-	struct strv av = { 0 }, pos = { 0 };
+	struct lab_request rq = { 0 };
+	struct optset *own = &rq.own, *suite_sets = NULL;
 	struct lab_matrix m = { 0 };
 	struct runner_estimate est = { 0 };
 	char err[1024];
@@ -501,16 +495,13 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 		return EXIT_OK;
 	}
 	ret = EXIT_FAILED;
-	suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
 	for (size_t i = 0; quick && i < e->quick_options.n; i++)
 		study_say("%s%s%s", i ? " " : "  --quick adds: ", e->quick_options.v[i], i + 1 == e->quick_options.n ? "\n" : "");
 	/* the options the estimate needs, as the check above took them */
-	if (!suite_sets || study_experiment_argv(call, e, quick, &av) < 0)
+	if (study_request(call, e, quick, true, &rq) != CMD_CONTINUE)
 		goto out;
-	if (cmd_parse(e->contend ? &cmd_lab_contend_desc : &cmd_lab_run_desc, (int)av.n, av.v, &own, suite_sets,
-		      &pos) != CMD_CONTINUE)
-		goto out;
-	if (quick && optset_apply_quick(&own) < 0)
+	suite_sets = rq.suite_sets;
+	if (quick && optset_apply_quick(own) < 0)
 		goto out;
 	for (size_t i = 0; quick && i < vmb_nsuites; i++)
 		if (optset_apply_quick(&suite_sets[i]) < 0)
@@ -519,12 +510,12 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 		log_error("%s:%u: %s", file, e->line, err);
 		goto out;
 	}
-	if (run_estimate_items(e->suites, &own, suite_sets, &est) < 0) {
+	if (run_estimate_items(e->suites, own, suite_sets, &est) < 0) {
 		log_error("%s:%u: [experiment %s]: no estimate of its suites", file, e->line, e->id);
 		goto out;
 	}
 	if (e->contend) {
-		ret = plan_contend(e, rounds, &m, &own, &est, total_min, total_max, boots);
+		ret = plan_contend(e, rounds, &m, own, &est, total_min, total_max, boots);
 		goto out;
 	}
 	host = strcmp(e->baseline, "none") != 0;
@@ -568,7 +559,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 	ret = EXIT_OK;
 out:
 	lab_matrix_release(&m);
-	release_parse(&own, suite_sets, &av, &pos);
+	lab_request_release(&rq);
 	return ret;
 }
 

@@ -21,10 +21,12 @@ void study_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A study's text in the HTML report, escaped for the terminal, then HTML */
 void study_html(FILE *f, const char *text);
 void study_print_minutes(double s);
-/* The words of lab run or contend (after the verb) for an experiment: what
- * lab study runs, and what its plan checks, word for word. */
-int study_experiment_argv(const struct study_call *call, const struct study_experiment *e, bool quick,
-			  struct strv *av);
+/* The request of lab run or contend for an experiment (rq: zeroed, then
+ * lab_request_release): what lab study runs, and what its plan checks,
+ * field for field. CMD_CONTINUE, or an exit code after a message. */
+struct lab_request;
+int study_request(const struct study_call *call, const struct study_experiment *e, bool quick, bool check_only,
+		  struct lab_request *rq);
 /* Whether --experiment names id (every experiment without it) */
 bool study_selected(const struct optset *own, const char *id);
 /* Whether --quick leaves e out (quick-skip, and --experiment does not name it) */

@@ -1,5 +1,5 @@
 /* vmbench lab study, its run: each experiment through lab run or lab
- * contend (a typed call, lab_study_run), then the study's tables, its
+ * contend (a typed request, struct lab_request), then the study's tables, its
  * figures beside ours and whether each of its conclusions holds here, on
  * stdout and in one HTML report (docs/study-format.md). */
 #include <dirent.h>
@@ -319,7 +319,7 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, const struct
 	log_info("study %s: every result is stored with the labels study=%s and %s", s->name, s->name, call->run_label);
 	for (size_t i = 0; i < s->nexp; i++) {
 		const struct study_experiment *e = &s->exp[i];
-		struct strv av = { 0 };
+		struct lab_request rq = { 0 };
 		char title[1100];
 
 		if (!study_selected(own, e->id))
@@ -337,14 +337,13 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, const struct
 		if (vmb_stop_requested())
 			break;
 		log_info("study %s: experiment %s: %s", s->name, e->id, study_escape(e->title, title, sizeof(title)));
-		/* the words its plan checked */
-		if (study_experiment_argv(call, e, optset_bool(own, "quick"), &av) < 0) {
-			strv_clear(&av);
-			ret = EXIT_FAILED;
-			break;
-		}
-		res[i].exit = lab_study_run(e->contend, (int)av.n, av.v, false, res[i].session, sizeof(res[i].session));
-		strv_clear(&av);
+		/* the request its plan checked */
+		res[i].exit = study_request(call, e, optset_bool(own, "quick"), false, &rq);
+		rq.session = res[i].session;
+		rq.session_len = sizeof(res[i].session);
+		if (res[i].exit == CMD_CONTINUE)
+			res[i].exit = lab_request_start(&rq);
+		lab_request_release(&rq);
 		/* what the plan cannot know (a configuration this machine cannot
 		 * run): that experiment is not run, the others still are, and
 		 * their tables are not lost to it */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include "proto_host.h"
 
 struct lab_balloon {
 	const char *qmp_socket;

@@ -15,7 +15,7 @@
 #include "elf.h"
 #include "image.h"
 #include "matrix.h"
-#include "proto.h"
+#include "proto_host.h"
 #include "qemu.h"
 #include "../core/clock.h"
 #include "../core/file.h"

@@ -19,7 +19,7 @@
 #include "matrix.h"
 #include "kernel.h"
 #include "modules.h"
-#include "proto.h"
+#include "proto_host.h"
 #include "../core/file.h"
 #include "../core/macro.h"
 #include "../core/util.h"

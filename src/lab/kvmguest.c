@@ -9,7 +9,7 @@
 
 #include "kvmguest.h"
 #include "evidence.h"
-#include "proto.h"
+#include "proto_host.h"
 #include "../core/file.h"
 #include "../core/parse.h"
 #include "../core/str.h"

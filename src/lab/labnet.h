@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "matrix.h"
-#include "proto.h"
+#include "proto_host.h"
 #include "qemu.h"
 #include "../core/opts.h"
 #include "../core/suite.h"

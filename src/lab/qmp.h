@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include "proto_host.h"
 
 struct qmp {
 	int fd;

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "matrix.h"
-#include "proto.h"
+#include "proto_host.h"
 #include "qemu.h"
 
 /* A guest's QEMU as vmops moves it: the lab lends its boot's, vmops

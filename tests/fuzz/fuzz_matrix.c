@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/lab/channels.h"
+#include "../../src/guest/channels.h"
 #include "../../src/lab/qemu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

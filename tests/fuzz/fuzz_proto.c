@@ -18,7 +18,8 @@
 
 #include "../../src/cmd/cmd.h"
 #include "../../src/lab/matrix.h"
-#include "../../src/lab/proto.h"
+#include "../../src/guest/proto_guest.h"
+#include "../../src/lab/proto_host.h"
 
 /* run_opts (src/cmd/run.c) is what the agent checks RUN's options with. */
 extern const struct vmb_opt run_opts[];

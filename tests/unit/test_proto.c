@@ -20,7 +20,8 @@
 #include "../../src/cmd/cmd.h"
 #include "../../src/lab/labrun.h"
 #include "../../src/lab/matrix.h"
-#include "../../src/lab/proto.h"
+#include "../../src/guest/proto_guest.h"
+#include "../../src/lab/proto_host.h"
 #include "fixture_doc.h"
 
 /* run_opts (src/cmd/run.c) is what the agent checks RUN's options with. */

@@ -22,9 +22,14 @@
  * The host validates every line and bounds every wait: a guest that sends
  * garbage, stalls or dies is a clear error, never a hang. The parsing is
  * kept apart from the I/O (proto_frame, proto_parse_guest_line,
- * proto_parse_run) so that it can be tested and fuzzed without a channel. */
-#ifndef VMB_PROTO_H
-#define VMB_PROTO_H
+ * proto_parse_run) so that it can be tested and fuzzed without a channel.
+ *
+ * This header and src/proto/wire.c are what both sides share: the
+ * connection, framing, the grammar of a guest's lines and of a RUN's
+ * options. The host's requests are src/lab/proto_host.h, the guest's
+ * reading of them src/guest/proto_guest.h. */
+#ifndef VMB_PROTO_PROTO_H
+#define VMB_PROTO_PROTO_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -133,52 +138,12 @@ struct proto_msg {
  * says what is wrong. */
 int proto_parse_guest_line(const char *line, struct proto_msg *m, char *err, size_t errlen);
 
-/* The PROGRESS line an agent sends: the RUN's word, the seconds since it
- * began, and the run's own progress line ("3/8 61 disk.randread ...", as
- * `vmbench run --progress-fd` writes it) when there is one (run_line may
- * be NULL), its time left less the seconds since it was written (aged).
- * When the run's line does not fit the grammar (or is of another test),
- * err says so and the line goes without it. NULL: out of memory. */
-char *proto_progress_line(const char *what, double seconds, const char *run_line, double aged, char *err,
-			  size_t errlen);
-
-/* Host side. Each fills c->err on failure, and bounds its whole wait.
- * hello skips lines that are not HELLO (console noise), but a line with a
- * NUL byte or over PROTO_MAX_LINE is an error (-EPROTO) there too. */
-int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint);
-/* Run and wait: stall_ms bounds the silence between two lines (PROGRESS
- * resets it), total_ms the whole run. *doc is the validated result, as the
- * host adopts it (proto_host_adopt) with the fingerprint of the guest's
- * HELLO, hello_fp. */
-int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
-		   int stall_ms, int total_ms, json_t **doc);
-/* What the host takes of a guest's document: only the suite (and test)
- * it asked for (`what`: "cpu" or "cpu.prime"), else -EPROTO with err; the
- * measured parts (suites, settings, times, command line, tool); and its
- * own id, no labels (the lab adds its own) and hello_fp as the
- * fingerprint. Keys the guest has no say in (lab_note, run_group,
- * host_noise, anything unknown) are dropped. */
-int proto_host_adopt(json_t *doc, const char *what, const json_t *hello_fp, char *err, size_t errlen);
-int proto_host_bye(struct proto_conn *c, int timeout_ms);
-/* REBOOT: the agent answers BYE as to BYE and leaves with the exit status
- * PROTO_EXIT_REBOOT, on which what started it (the busybox image's init,
- * the distribution's unit) reboots the guest instead of powering it off:
- * the boot suite's in-guest reboot. -EIO when the agent refuses it. */
-int proto_host_reboot(struct proto_conn *c, int timeout_ms);
+/* The agent's exit status on REBOOT (proto_host_reboot). */
 #define PROTO_EXIT_REBOOT 3
-/* TOKEN: the agent puts token in the environment of every later run
- * ($VMBENCH_NET_TOKEN) and serve; -EINVAL for a token the protocol cannot
- * carry, -EIO when the agent refuses it. */
-int proto_host_token(struct proto_conn *c, const char *token, int timeout_ms);
-/* SERVE: a vmbench serve in the guest, bound to addr, until BYE; *where
- * (len bytes) is the address:port it listens on. */
-int proto_host_serve(struct proto_conn *c, const char *addr, int timeout_ms, char *where, size_t len);
-/* LOAD: pct% (0 to 100) spinners in the agent, one per guest CPU, busy pct%
- * of every 10 ms (`vmbench run --load`'s), replacing any; 0 stops them.
- * *asked and *got: what the load it stopped was asked and got (LOADED).
- * -EPROTONOSUPPORT without a call when the guest's HELLO said a version
- * before PROTO_VERSION_LOAD. */
-int proto_host_load(struct proto_conn *c, unsigned pct, int timeout_ms, unsigned *asked, double *got);
+/* Where PREPARE mounts the filesystem or share of the device under test. */
+#define PROTO_MOUNTPOINT "/mnt/vmbench"
+/* PREPARE's device: /dev/NAME in at most this many bytes. */
+#define PROTO_MAX_DEVICE 39
 
 /* A RUN's options object as `vmbench run` arguments ("--time=0.5",
  * "--cpu.max-prime=2000") appended to args, each checked by its row, as
@@ -188,32 +153,17 @@ int proto_host_load(struct proto_conn *c, unsigned pct, int timeout_ms, unsigned
  * with a lab's options takes them the same way. */
 int proto_run_args(const json_t *opts, const struct vmb_opt *run_opts, const struct vmb_suite *only,
 		   const char *what, struct strv *args, char *err, size_t errlen);
+/* The run-level options of `vmbench run` a host may set in RUN. */
+extern const char *const proto_run_options[];
 
-/* PREPARE: make filesystem fs (a row of LAB_FILESYSTEMS) on the guest's
- * block device and mount it at PROTO_MOUNTPOINT; the guest answers PREPARED
- * with what it made. *record: the answer checked (proto_check_prepared). */
-#define PROTO_MOUNTPOINT "/mnt/vmbench"
-int proto_host_prepare(struct proto_conn *c, const char *fs, const char *device, int timeout_ms, json_t **record);
-/* PREPARE of a share: the guest mounts share (a row of LAB_SHARES) by its
- * tag LAB_SHARE_TAG at PROTO_MOUNTPOINT; PREPARED says what is mounted
- * (type the row's, device the tag, no mkfs). */
-int proto_host_share(struct proto_conn *c, const char *share, int timeout_ms, json_t **record);
-/* A PREPARED record (json, the rest of the line) checked against the
- * request: an object of exactly the keys type (fs), device (device),
- * mountpoint (PROTO_MOUNTPOINT), mount_options, size_bytes (1 to 2^50),
- * mkfs and mkfs_version (one line of text each; not for a share's type, fs
- * not a filesystem of the table). *out: a new object. */
-int proto_check_prepared(const char *json, const char *fs, const char *device, json_t **out, char *err,
-			 size_t errlen);
-
-/* Guest side: a RUN line, validated against the suite table and the
+/* A RUN line as the guest reads it (and the host, running a test in a
+ * guest's stead, the same way), validated against the suite table and the
  * options the protocol lets a host set: run_opts is `vmbench run`'s table,
  * of which only the rows proto_run_options names are accepted. */
 struct proto_run {
 	char what[PROTO_MAX_WHAT + 1]; /* "cpu" or "cpu.prime" */
 	struct strv args;              /* "--time=0.5", "--cpu.max-prime=2000", ... */
 };
-extern const char *const proto_run_options[];
 int proto_parse_run(const char *line, const struct vmb_opt *run_opts, struct proto_run *run, char *err,
 		    size_t errlen);
 void proto_run_release(struct proto_run *run);
@@ -221,21 +171,5 @@ void proto_run_release(struct proto_run *run);
  * ARGS --no-store -q --json=- -- WHAT`, its result document on stdout;
  * extra (NULL: none) is the runner's own option (the agent's --progress-fd). */
 int proto_run_argv(const struct proto_run *run, const char *extra, struct strv *argv);
-/* Guest side: "TOKEN <secret>" into token (NETPROTO_MAX_TOKEN + 1 bytes),
- * "SERVE <address>" (an IPv4 or IPv6 literal) into addr (PROTO_MAX_ADDR + 1
- * bytes). -EPROTO with err. */
-int proto_parse_token(const char *line, char *token, size_t len, char *err, size_t errlen);
-int proto_parse_serve(const char *line, char *addr, size_t len, char *err, size_t errlen);
-/* Guest side: "LOAD <pct>", pct 0 to 100 (digits, no leading zero). */
-int proto_parse_load(const char *line, unsigned *pct, char *err, size_t errlen);
-
-/* Guest side: a PREPARE line, its filesystem a row of the table and its
- * device /dev/NAME (letters and digits). */
-struct proto_prepare {
-	char fs[16];
-	char device[40];
-	char share[16]; /* {"share": NAME}: a row of LAB_SHARES to mount (fs and device empty) */
-};
-int proto_parse_prepare(const char *line, struct proto_prepare *p, char *err, size_t errlen);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "matrix.h"
+#include "../lab/matrix.h"
 
 /* What the guest's file tests say when there is no filesystem (fs=none). */
 #define LAB_FS_NONE_REASON "fs=none: no filesystem on the device under test"
