@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "lab/hostmeasure.h"
 #include "lab/matrix.h"
 #include "suites/suites.h"
 #include "core/banned.h"
@@ -33,7 +34,8 @@ static int check_lab_tables(void)
 {
 	char why[256];
 
-	if (lab_tables_check(suites_find, why, sizeof(why)) < 0) {
+	if (lab_tables_check(suites_find, why, sizeof(why)) < 0 ||
+	    lab_host_check(vmb_suites, vmb_nsuites, why, sizeof(why)) < 0) {
 		log_error("internal error: lab tables: %s", why);
 		return -1;
 	}

@@ -29,10 +29,14 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 
 		if (!t->headline || !t->summary)
 			*why = "a test lacks its headline metric or summary";
-		else if (!t->run)
+		else if (!t->run && !(s->flags & VMB_SUITE_LAB_ONLY))
 			*why = "a test lacks its run() function";
+		else if (t->run && (s->flags & VMB_SUITE_LAB_ONLY))
+			*why = "a test of a lab-only suite has a run(): the lab's table of host-measured suites measures it";
 		else if (t->flags & ~(unsigned)VMB_TEST_FLAGS_ALL)
 			*why = "unknown test flags";
+		else if ((t->flags & VMB_TEST_ON_REQUEST) && !(s->flags & VMB_SUITE_LAB_ONLY))
+			*why = "only a test of a lab-only suite runs only when named";
 		else if ((t->flags & VMB_TEST_ON_FS) && !(s->scratch && s->scratch->dir_opt))
 			*why = "a test on a filesystem needs the suite's scratch to name its directory option";
 		for (const char *p = t->params; p && *p && !*why;) {
@@ -77,6 +81,27 @@ int vmb_suite_check(const struct vmb_suite *s, const char **why)
 		if (!found)
 			*why = "the scratch names an option the suite does not have";
 	}
+	/* the lab names these options of the suite too */
+	if (!*why && s->db_opt) {
+		bool found = false;
+
+		for (size_t i = 0; s->opts && s->opts[i].name; i++)
+			found |= !strcmp(s->opts[i].name, s->db_opt) && s->opts[i].type == OPT_STRING;
+		if (!found)
+			*why = "the db_opt names a string option the suite does not have";
+	}
+	if (!*why && s->mirror) {
+		bool opt = false, test = false;
+
+		for (size_t i = 0; s->mirror->url_opt && s->opts && s->opts[i].name; i++)
+			opt |= !strcmp(s->opts[i].name, s->mirror->url_opt) && s->opts[i].type == OPT_STRING;
+		for (size_t i = 0; s->mirror->test && i < n; i++)
+			test |= !strcmp(s->tests[i].name, s->mirror->test);
+		if (!opt || !test)
+			*why = "the mirror names a test or a string option the suite does not have";
+	}
+	if (!*why && s->host && !(s->flags & VMB_SUITE_LAB_ONLY))
+		*why = "only a lab-only suite has the needs of a host-measured one";
 	if (!*why && n > 64)
 		*why = "more than 64 tests";
 	if (!*why && (s->flags & VMB_SUITE_NET_PEER)) {

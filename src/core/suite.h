@@ -35,7 +35,9 @@
 #define VMB_TEST_ON_FS (1u << 1)    /* measures a filesystem through files it makes in the suite's directory
 				     * (the scratch's dir_opt): skipped with the run's reason where the
 				     * device under test has none (`run --skip-fs-tests`, the lab's fs=none) */
-#define VMB_TEST_FLAGS_ALL (VMB_TEST_THREADED | VMB_TEST_ON_FS)
+#define VMB_TEST_ON_REQUEST (1u << 2) /* of a lab-only suite: measured only when named (SUITE.TEST), not with
+				       * its suite (boot.reboot: the reboots add boots its earlier runs did not pay for) */
+#define VMB_TEST_FLAGS_ALL (VMB_TEST_THREADED | VMB_TEST_ON_FS | VMB_TEST_ON_REQUEST)
 
 struct vmb_ctx;
 struct vmb_rep;
@@ -110,6 +112,26 @@ struct vmb_suite {
 		const char *size_opt;   /* the suite option that sizes the test file, "size"; or NULL */
 		const char *dir_opt;    /* the suite option that takes the directory its files go to, "dir" */
 	} *scratch;
+	/* The suite option that takes a database's URL: the lab gives it the
+	 * database the configuration's db key names (db=mariadb). NULL: none. */
+	const char *db_opt;
+	/* A test that installs packages: the lab serves it a mirror of the
+	 * guest image's own packages, in the suite option url_opt, and allows
+	 * it --destructive (the root disk is QEMU's snapshot). NULL: none. */
+	const struct vmb_mirror {
+		const char *test;    /* the test that needs it, "apt" */
+		const char *url_opt; /* the suite option that takes the mirror's URL, "apt-mirror" */
+	} *mirror;
+
+	/* ---- a suite the lab measures from the host (VMB_SUITE_LAB_ONLY) ---- */
+	/* Its tests have no run(): a row of the lab's table of host-measured
+	 * suites (src/lab/hostmeasure.c) measures them. What it needs of the
+	 * lab: the items the guest runs while the host measures (a load, a
+	 * clock, writes on the scratch disk), whose options the lab makes as
+	 * for any item of the run, in this order. NULL: none. */
+	const struct vmb_host_needs {
+		const char *loads[4]; /* items ("mem.bandwidth"), NULL-ended */
+	} *host;
 };
 
 /* Report one value of this repetition. The repetition keeps its first

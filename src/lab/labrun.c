@@ -21,11 +21,11 @@
 #include <netinet/in.h>
 #include <poll.h>
 
-#include "balloon.h"
 #include "distro.h"
 #include "vmops.h"
 #include "labnet.h"
 #include "../guest/fs.h"
+#include "hostmeasure.h"
 #include "hostsuite.h"
 #include "kvmguest.h"
 #include "labrun.h"
@@ -41,7 +41,6 @@
 #include "../core/log.h"
 #include "../core/result.h"
 #include "../store/doc.h"
-#include "../suites/balloon.h"
 #include "../suites/boot.h"
 #include "../suites/suites.h"
 #include "../suites/vmops.h"
@@ -830,21 +829,6 @@ static int check_link(const struct lab_backend *be, const json_t *dev, const cha
 		    name, be->guest_addr);
 }
 
-const struct vmb_suite *lab_item_suite(const char *item)
-{
-	char name[64];
-
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(item, "."), item);
-	return suites_find(name);
-}
-
-bool lab_host_measured(const char *item)
-{
-	const struct vmb_suite *s = lab_item_suite(item);
-
-	return s && (s->flags & VMB_SUITE_LAB_ONLY);
-}
-
 /* The phases a configuration's boot has: boot_phases, or with an SSH
  * server boot_ssh_phases. */
 static const struct boot_phase *config_phases(const struct lab_config *c, size_t *n)
@@ -874,114 +858,6 @@ static void boot_phases_of(const struct boot *b, double ph[BOOT_MAXPHASES])
 			marks[k - 1] = marks[k];
 	for (size_t k = 0; k < BOOT_MAXPHASES; k++)
 		ph[k] = k < n ? marks[k + 1] - marks[k] : 0;
-}
-
-/* Is the boot suite (or a test of it) among the items? */
-static bool boot_asked(const char *items)
-{
-	char what[64];
-
-	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
-		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		if (lab_item_suite(what) == &boot_suite)
-			return true;
-	}
-	return false;
-}
-
-/* Is the boot suite's test t (BOOT_WARM, BOOT_REBOOT) asked: the suite,
- * or the test by name? boot.cold alone boots cold only; the reboot only
- * when named (boot_named_only). */
-static bool boot_test_asked(const char *items, size_t t)
-{
-	char what[64];
-
-	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
-		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		if (lab_item_suite(what) == &boot_suite &&
-		    (strchr(what, '.') ? !strcmp(strchr(what, '.') + 1, boot_suite.tests[t].name) : !boot_named_only(t)))
-			return true;
-	}
-	return false;
-}
-
-/* The boots of one of the boot suite's tests (BOOT_COLD, ...): each one's
- * phases and, for reboots, the guest's shutdown before it (s). */
-struct boot_series {
-	double (*ph)[BOOT_MAXPHASES];
-	double *shutdown;
-	unsigned n;
-};
-
-/* The boot suite's result, measured here: its declared tests (cold,
- * warm, reboot) that have boots in series (indexed as boot_suite.tests),
- * a metric per phase of the configuration's (np of phase) and their sum,
- * with an SSH server the boot to its banner too, a reboot's shutdown
- * beside them, and the note naming the phases in order, which is what the
- * report stacks. */
-static json_t *boot_result(const struct boot_phase *phase, size_t np, const struct boot_series series[BOOT_NTESTS])
-{
-	struct vmb_results res = { 0 };
-	struct vmb_suite_result *s;
-	struct vmb_case *c;
-	char phases[256] = "";
-	size_t off = 0;
-	bool ssh = np == BOOT_SSH_NPHASES;
-
-	for (size_t k = 0; k < np && off < sizeof(phases); k++)
-		str_appendf(phases, sizeof(phases), &off, "%s%s", k ? "," : "", phase[k].metric);
-	if (lab_host_suite_begin(&res, &boot_suite, BOOT_NTESTS, &s) < 0 ||
-	    vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
-		goto out;
-	s->ntests = 0;
-	for (size_t t = 0; t < BOOT_NTESTS; t++) {
-		const struct boot_series *se = &series[t];
-		struct vmb_test_result *tr = &s->tests[s->ntests];
-
-		if (!se->n)
-			continue;
-		s->ntests++;
-		tr->name = xstrdup(boot_suite.tests[t].name);
-		tr->cases = calloc(1, sizeof(*tr->cases));
-		if (!tr->name || !tr->cases)
-			goto out;
-		tr->ncases = 1;
-		c = &tr->cases[0];
-		c->reps = se->n;
-		/* the phases, then their sum (the headline), then to SSH: the phases but the last */
-		for (size_t k = 0; k <= np + ssh; k++) {
-			struct vmb_metric *m = vmb_case_add_metric(c, k < np ? phase[k].metric : k == np
-									   ? boot_suite.tests[t].headline : BOOT_TO_SSH,
-								   VMB_UNIT_NS, VMB_LOWER);
-
-			if (!m)
-				goto out;
-			for (unsigned i = 0; i < se->n; i++) {
-				double v = 0;
-
-				for (size_t j = 0; j < np; j++)
-					v += j == k || (k == np) || (k == np + 1 && j < np - 1) ? se->ph[i][j] : 0;
-				if (vmb_metric_push(m, v * NSEC_PER_SEC) < 0)
-					goto out;
-			}
-			m->headline = k == np;
-			stats_summarize(m->samples, m->n, &m->sum);
-		}
-		if (se->shutdown) {
-			struct vmb_metric *m = vmb_case_add_metric(c, BOOT_SHUTDOWN, VMB_UNIT_NS, VMB_LOWER);
-
-			if (!m)
-				goto out;
-			for (unsigned i = 0; i < se->n; i++)
-				if (vmb_metric_push(m, se->shutdown[i] * NSEC_PER_SEC) < 0)
-					goto out;
-			stats_summarize(m->samples, m->n, &m->sum);
-		}
-	}
-	return lab_host_suite_end(&res);
-out:
-	vmb_results_release(&res);
-	return NULL;
 }
 
 /* A count in the guest's fingerprint object o is want (null: not known there) */
@@ -1411,25 +1287,27 @@ static int lab_fs_opts(json_t *opts, const struct lab_run_opts *o, const struct 
 }
 
 /* The database the configuration's db key names (db=mariadb: the guest's
- * MariaDB) as app.db of a suite that has a db option; the suite's own
+ * MariaDB) in the option of a suite's db_opt (app.db); the suite's own
  * default (SQLite) otherwise. */
 static int db_item_opts(const struct lab_config *c, const struct vmb_suite *suite, json_t *opts)
 {
 	const struct lab_db *db = lab_config_db(c);
 	char key[96];
 
-	for (const struct vmb_opt *op = suite ? suite->opts : NULL; db && db->url && op && op->name; op++)
-		if (!strcmp(op->name, "db")) {
-			snprintf(key, sizeof(key), "%s.db", suite->name);
-			return json_object_set_new(opts, key, json_string(db->url)) < 0 ? -ENOMEM : 0;
-		}
-	return 0;
+	if (!db || !db->url || !suite || !suite->db_opt)
+		return 0;
+	snprintf(key, sizeof(key), "%s.%s", suite->name, suite->db_opt);
+	return json_object_set_new(opts, key, json_string(db->url)) < 0 ? -ENOMEM : 0;
 }
 
-/* Does item (app, app.apt) run the app suite's apt test? */
-static bool apt_item(const char *item)
+/* Does item (app, app.apt) run a test that needs a package mirror (its
+ * suite's mirror names it)? */
+static bool mirror_item(const char *item)
 {
-	return !strcmp(item, "app") || !strcmp(item, "app.apt");
+	const struct vmb_suite *s = lab_item_suite(item);
+	const char *dot = strchr(item, '.');
+
+	return s && s->mirror && (!dot || !strcmp(dot + 1, s->mirror->test));
 }
 
 /* app.apt in a distribution guest on a link: the lab's mirror of the
@@ -1437,10 +1315,12 @@ static bool apt_item(const char *item)
  * --destructive, as the reinstall asks (the root disk is QEMU's snapshot:
  * nothing of it outlives the boot). Where the mirror cannot be made the
  * guest's test is skipped for want of a mirror, and the host says why. */
-static int apt_item_opts(const struct lab_run_opts *o, struct boot *b, json_t *opts, char *err, size_t errlen)
+static int mirror_item_opts(const struct lab_run_opts *o, struct boot *b, const char *item, json_t *opts, char *err,
+			    size_t errlen)
 {
 	const struct lab_image_row *img = lab_config_image(b->c);
-	char debs[PATH_MAX], why[512];
+	const struct vmb_suite *s = lab_item_suite(item);
+	char debs[PATH_MAX], why[512], key[96];
 	int r;
 
 	if (!img->distro || !o->cache || !b->net.be || !lab_net_linked(b->c, &b->paths))
@@ -1449,11 +1329,12 @@ static int apt_item_opts(const struct lab_run_opts *o, struct boot *b, json_t *o
 		lab_distro_debs_dir(o->cache, lab_distro_find(img->distro), b->c->v[LAB_ARCH], debs, sizeof(debs));
 		r = lab_mirror_start(&b->mirror, b->pid, debs, b->dir, why, sizeof(why));
 		if (r < 0) {
-			log_warn("%s: app.apt will be skipped for want of it", why);
+			log_warn("%s: %s.%s will be skipped for want of it", why, s->name, s->mirror->test);
 			return 0;
 		}
 	}
-	if (json_object_set_new(opts, "app.apt-mirror", json_string(b->mirror.url)) < 0 ||
+	snprintf(key, sizeof(key), "%s.%s", s->name, s->mirror->url_opt);
+	if (json_object_set_new(opts, key, json_string(b->mirror.url)) < 0 ||
 	    json_object_set_new(opts, "destructive", json_true()) < 0)
 		return errf(err, errlen, -ENOMEM, "out of memory");
 	return 0;
@@ -1525,7 +1406,7 @@ static int run_items(const struct lab_run_opts *o, struct boot *b, const char *s
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 			break;
 		}
-		if (apt_item(what) && (r = apt_item_opts(o, b, opts, err, errlen)) < 0) {
+		if (mirror_item(what) && (r = mirror_item_opts(o, b, what, opts, err, errlen)) < 0) {
 			json_decref(opts);
 			break;
 		}
@@ -1671,119 +1552,58 @@ static int prepare_fs(const struct lab_config *c, struct boot *b, const char *sc
 	return 0;
 }
 
-/* The balloon suite, measured from the host (src/lab/balloon.c) after the
- * guest's items: its tests that --suites names, skipped with the reason
- * where the configuration has no balloon; appended to doc's suites. */
-static int balloon_item(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t *doc,
-			char *err, size_t errlen)
+/* The host-measured suites of the first boot's step (hostmeasure.c's
+ * rows), in the table's order, each whose tests --suites asks: the guest's
+ * QEMU lent to its measure function with the options of the items it runs
+ * in the guest meanwhile; its result appended to doc's suites. The guest
+ * may end in another QEMU (vmops): b is that one's afterwards. */
+static int host_measure(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, const char *scratch,
+			json_t *doc, char *err, size_t errlen)
 {
-	struct lab_balloon bl = { .qmp_socket = b->qmp, .conn = &b->conn, .fp = b->fp };
-	json_t *opts = NULL, *suite = NULL;
-	uint64_t mem = 0;
-	char what[64], why[512] = "";
-	int r;
+	int r = 0;
 
-	for (const char *p = o->suites; p && *p; p += strcspn(p, ","), p += *p == ',') {
-		const char *dot;
+	for (size_t i = 0; r == 0 && i < lab_host_nrows; i++) {
+		const struct lab_host_row *row = &lab_host_rows[i];
+		const struct vmb_suite *s = row->suite;
+		struct lab_vm vm = { .c = c, .paths = &b->paths, .dir = b->dir, .pid = b->pid, .fd = b->fd,
+				     .conn = &b->conn };
+		json_t *loads[sizeof(s->host->loads) / sizeof(s->host->loads[0])] = { 0 }, *suite = NULL;
+		struct lab_host_req rq = { .suite = s, .c = c, .o = o, .vm = &vm, .fp = b->fp, .loads = loads };
+		/* a load on the scratch disk, on its filesystem where the guest made one */
+		const struct lab_fs *fs = suite_asked(o->suites, on_scratch) ? lab_config_fs(c) : NULL;
+		size_t n = 0;
 
-		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		dot = strchr(what, '.');
-		if (lab_item_suite(what) != &balloon_suite)
+		if (row->when != LAB_HOST_FIRST_BOOT || !lab_host_asked(s, o->suites, NULL))
 			continue;
-		bl.idle |= !dot || !strcmp(dot + 1, balloon_suite.tests[0].name);
-		bl.loaded |= !dot || !strcmp(dot + 1, balloon_suite.tests[1].name);
+		snprintf(b->step, sizeof(b->step), "run %s", s->name);
+		for (; s->host && n < sizeof(loads) / sizeof(loads[0]) && s->host->loads[n]; n++)
+			if (!(loads[n] = item_opts(o, lab_item_suite(s->host->loads[n]), scratch, &b->net, fs, false)))
+				r = errf(err, errlen, -ENOMEM, "out of memory");
+		snprintf(vm.qmp, sizeof(vm.qmp), "%s", b->qmp);
+		snprintf(vm.agent, sizeof(vm.agent), "%s", b->agent);
+		snprintf(vm.console, sizeof(vm.console), "%s", b->console);
+		snprintf(vm.log, sizeof(vm.log), "%s", b->qemu_log);
+		if (r == 0)
+			r = row->measure(&rq, &suite, err, errlen);
+		for (size_t k = 0; k < n; k++)
+			json_decref(loads[k]);
+		/* whatever happened, the QEMU that runs the guest (or is left) is the boot's */
+		b->pid = vm.pid;
+		b->fd = vm.fd;
+		snprintf(b->qmp, sizeof(b->qmp), "%s", vm.qmp);
+		snprintf(b->agent, sizeof(b->agent), "%s", vm.agent);
+		snprintf(b->console, sizeof(b->console), "%s", vm.console);
+		snprintf(b->qemu_log, sizeof(b->qemu_log), "%s", vm.log);
+		if (r == 0 && json_array_append_new(json_object_get(doc, "suites"), suite) < 0)
+			r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
-	if (!bl.idle && !bl.loaded)
-		return 0;
-	snprintf(b->step, sizeof(b->step), "run %s", balloon_suite.name);
-	if (!lab_config_device(c, LAB_BALLOON))
-		bl.skip = "the configuration has no balloon: give the matrix key balloon=on";
-	else if (parse_size(c->v[LAB_MEM], 1, UINT64_MAX, &mem) < 0 ||
-		 lab_balloon_opts(o->run_opts, mem, &bl.size, &bl.timeout_s, why, sizeof(why)) < 0)
-		return errf(err, errlen, -EINVAL, "balloon: mem=%s: %s", c->v[LAB_MEM], why);
-	if (!bl.skip && bl.loaded) {
-		opts = item_opts(o, lab_item_suite(BALLOON_LOAD), NULL, &b->net, NULL, false);
-		if (!opts)
-			return errf(err, errlen, -ENOMEM, "out of memory");
-		bl.load_opts = opts;
-	}
-	r = lab_balloon_measure(&bl, &suite, err, errlen);
-	json_decref(opts);
-	if (r == 0 && json_array_append_new(json_object_get(doc, "suites"), suite) < 0)
-		r = errf(err, errlen, -ENOMEM, "out of memory");
-	return r;
-}
-
-/* The vmops suite, measured from the host (src/lab/vmops.c) after the
- * guest's items and the balloon: its tests that --suites names (those that
- * move the guest skipped with the reason where it cannot move); appended
- * to doc's suites.
- * The guest may end in another QEMU: b is that one's afterwards. */
-static int vmops_item(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, const char *scratch,
-		      json_t *doc, char *err, size_t errlen)
-{
-	struct lab_vm vm = { .c = c, .paths = &b->paths, .dir = b->dir, .pid = b->pid, .fd = b->fd, .conn = &b->conn };
-	struct lab_vmops v = { .vm = &vm, .run_opts = o->run_opts, .fp = b->fp };
-	json_t *opts = NULL, *wopts = NULL, *copts = NULL, *suite = NULL;
-	char what[64];
-	int r;
-
-	for (const char *p = o->suites; p && *p; p += strcspn(p, ","), p += *p == ',') {
-		const char *dot;
-
-		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
-		dot = strchr(what, '.');
-		if (lab_item_suite(what) != &vmops_suite)
-			continue;
-		v.migrate |= !dot || !strcmp(dot + 1, vmops_suite.tests[0].name);
-		v.saverestore |= !dot || !strcmp(dot + 1, vmops_suite.tests[1].name);
-		v.snapshot |= !dot || !strcmp(dot + 1, vmops_suite.tests[2].name);
-		v.savevm |= !dot || !strcmp(dot + 1, vmops_suite.tests[3].name);
-	}
-	if (!v.migrate && !v.saverestore && !v.snapshot && !v.savevm)
-		return 0;
-	snprintf(b->step, sizeof(b->step), "run %s", vmops_suite.name);
-	v.no_move = lab_vmops_unsupported(c, &b->paths);
-	/* the load of a migration under load, as the balloon's */
-	opts = item_opts(o, lab_item_suite(VMOPS_LOAD), NULL, &b->net, NULL, false);
-	/* the snapshot's writes on the scratch disk: its filesystem where the
-	 * guest made one (a suite on the scratch disk was asked), else the device */
-	wopts = item_opts(o, lab_item_suite(VMOPS_WRITE), scratch, &b->net,
-			  suite_asked(o->suites, on_scratch) ? lab_config_fs(c) : NULL, false);
-	copts = item_opts(o, lab_item_suite(VMOPS_CLOCK), NULL, &b->net, NULL, false);
-	if (!opts || !wopts || !copts) {
-		json_decref(opts);
-		json_decref(wopts);
-		json_decref(copts);
-		return errf(err, errlen, -ENOMEM, "out of memory");
-	}
-	v.load_opts = opts;
-	v.write_opts = wopts;
-	v.clock_opts = copts;
-	snprintf(vm.qmp, sizeof(vm.qmp), "%s", b->qmp);
-	snprintf(vm.agent, sizeof(vm.agent), "%s", b->agent);
-	snprintf(vm.console, sizeof(vm.console), "%s", b->console);
-	snprintf(vm.log, sizeof(vm.log), "%s", b->qemu_log);
-	r = lab_vmops_measure(&v, &suite, err, errlen);
-	json_decref(opts);
-	json_decref(wopts);
-	json_decref(copts);
-	/* whatever happened, the QEMU that runs the guest (or is left) is the boot's */
-	b->pid = vm.pid;
-	b->fd = vm.fd;
-	snprintf(b->qmp, sizeof(b->qmp), "%s", vm.qmp);
-	snprintf(b->agent, sizeof(b->agent), "%s", vm.agent);
-	snprintf(b->console, sizeof(b->console), "%s", vm.console);
-	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s", vm.log);
-	if (r == 0 && json_array_append_new(json_object_get(doc, "suites"), suite) < 0)
-		r = errf(err, errlen, -ENOMEM, "out of memory");
 	return r;
 }
 
 /* The first boot: pinned when asked, checked, the filesystem made, the
  * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct boot *b, json_t **doc,
-		      struct boot_series series[BOOT_NTESTS], char *err, size_t errlen)
+		      struct lab_boot_series series[BOOT_NTESTS], char *err, size_t errlen)
 {
 	const char *scratch = NULL;
 	json_t *fsrec = NULL;
@@ -1809,9 +1629,7 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	if (r == 0)
 		r = run_items(o, b, scratch, lab_config_fs(c), doc, err, errlen);
 	if (r == 0)
-		r = balloon_item(c, o, b, *doc, err, errlen);
-	if (r == 0)
-		r = vmops_item(c, o, b, scratch, *doc, err, errlen);
+		r = host_measure(c, o, b, scratch, *doc, err, errlen);
 	/* the document says what its file tests ran on */
 	if (r == 0 && fsrec && json_object_set_new(*doc, "filesystem", fsrec) < 0)
 		r = errf(err, errlen, -ENOMEM, "out of memory");
@@ -1827,7 +1645,7 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	/* warm boots in this same QEMU, after the suites of the first boot */
-	for (unsigned w = 0; r == 0 && boot_test_asked(o->suites, BOOT_WARM) &&
+	for (unsigned w = 0; r == 0 && lab_host_asked(&boot_suite, o->suites, BOOT_TEST_WARM) &&
 			     w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
 	     w++) {
 		snprintf(b->step, sizeof(b->step), "warm boot %u", w + 1);
@@ -1836,10 +1654,10 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 			boot_phases_of(b, series[BOOT_WARM].ph[series[BOOT_WARM].n++]);
 	}
 	/* then the guest's own reboots, as many */
-	for (unsigned w = 0; r == 0 && boot_test_asked(o->suites, BOOT_REBOOT) &&
+	for (unsigned w = 0; r == 0 && lab_host_asked(&boot_suite, o->suites, BOOT_TEST_REBOOT) &&
 			     w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
 	     w++) {
-		struct boot_series *se = &series[BOOT_REBOOT];
+		struct lab_boot_series *se = &series[BOOT_REBOOT];
 
 		snprintf(b->step, sizeof(b->step), "reboot %u", w + 1);
 		r = reboot_boot(b, o, &se->shutdown[se->n], err, errlen);
@@ -1886,7 +1704,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 		   char *err, size_t errlen)
 {
 	unsigned boots = o->boots ? o->boots : 1;
-	struct boot_series series[BOOT_NTESTS] = { 0 };
+	struct lab_boot_series series[BOOT_NTESTS] = { 0 };
 	json_t *doc = NULL;
 	int r = 0;
 
@@ -1919,12 +1737,17 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			boot_evidence(&b, f);
 		boot_gone(&b);
 	}
-	if (r == 0 && boot_asked(o->suites)) {
-		size_t np;
-		const struct boot_phase *phase = config_phases(c, &np);
-		json_t *bs = boot_result(phase, np, series);
+	/* the suites measured from the boots (boot) */
+	for (size_t k = 0; r == 0 && k < lab_host_nrows; k++) {
+		const struct lab_host_row *row = &lab_host_rows[k];
+		struct lab_host_req rq = { .suite = row->suite, .c = c, .o = o, .series = series };
+		json_t *bs = NULL;
 
-		if (!bs || json_array_append_new(json_object_get(doc, "suites"), bs) < 0)
+		if (row->when != LAB_HOST_BOOTS || !lab_host_asked(row->suite, o->suites, NULL))
+			continue;
+		rq.phase = config_phases(c, &rq.nphase);
+		r = row->measure(&rq, &bs, err, errlen);
+		if (r == 0 && json_array_append_new(json_object_get(doc, "suites"), bs) < 0)
 			r = errf(err, errlen, -ENOMEM, "out of memory storing the boot phases");
 	}
 	for (size_t t = 0; t < BOOT_NTESTS; t++) {

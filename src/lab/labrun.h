@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "hostmeasure.h" /* lab_item_suite, lab_host_measured */
 #include "matrix.h"
 #include "../core/suite.h"
 
@@ -47,12 +48,6 @@ void lab_failure_release(struct lab_failure *f);
  * it either way). -EOPNOTSUPP: QEMU cannot build it (skip). */
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **doc, struct lab_failure *f,
 		   char *err, size_t errlen);
-/* The suite a --suites item names ("disk", "disk.randread"), or NULL. */
-const struct vmb_suite *lab_item_suite(const char *item);
-/* True for a --suites item ("boot", "boot.cold", "balloon.idle") the host
- * measures around the guest rather than the guest's agent: the boot,
- * balloon and vmops suites'. */
-bool lab_host_measured(const char *item);
 /* Host write amplification of one RUN: the bytes QEMU had written on the
  * host (its /proc/PID/io write_bytes) per byte the guest's device received
  * (the disk suite's note device_write_bytes). 0 with *amp when both counts

@@ -264,4 +264,8 @@ const struct vmb_suite app_suite = {
 	.teardown = app_teardown,
 	/* the lab puts --app.dir on the filesystem of the disk under test */
 	.scratch = &(const struct vmb_scratch){ .dir_opt = "dir" },
+	/* the lab names the configuration's database (db=mariadb) in --app.db */
+	.db_opt = "db",
+	/* and serves app.apt its guest image's packages */
+	.mirror = &(const struct vmb_mirror){ .test = "apt", .url_opt = "apt-mirror" },
 };

@@ -19,18 +19,12 @@ static int balloon_supported(const struct vmb_env *env, const char **why)
 	return 0;
 }
 
-static int balloon_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
-{
-	(void)test;
-	(void)rep;
-	return vmb_skip(ctx, "%s", balloon_why);
-}
 
 static const struct vmb_test balloon_tests[] = {
-	{ .name = "idle", .summary = "inflate by --balloon.size and deflate back, the guest idle: seconds each",
-	  .headline = BALLOON_INFLATE "," BALLOON_DEFLATE, .params = "size", .run = balloon_run },
-	{ .name = "loaded", .summary = "the same while the guest runs " BALLOON_LOAD ", whose bandwidth is beside",
-	  .headline = BALLOON_INFLATE "," BALLOON_DEFLATE, .params = "size", .run = balloon_run },
+	{ .name = BALLOON_TEST_IDLE, .summary = "inflate by --balloon.size and deflate back, the guest idle: seconds each",
+	  .headline = BALLOON_INFLATE "," BALLOON_DEFLATE, .params = "size" },
+	{ .name = BALLOON_TEST_LOADED, .summary = "the same while the guest runs " BALLOON_LOAD ", whose bandwidth is beside",
+	  .headline = BALLOON_INFLATE "," BALLOON_DEFLATE, .params = "size" },
 	{ .name = NULL },
 };
 
@@ -51,4 +45,5 @@ const struct vmb_suite balloon_suite = {
 	.tests = balloon_tests,
 	.opts = balloon_opts,
 	.supported = balloon_supported,
+	.host = &(const struct vmb_host_needs){ .loads = { BALLOON_LOAD } },
 };

@@ -12,6 +12,9 @@
 #define BALLOON_TOLERANCE (1ull << 20)
 /* What the guest runs meanwhile in the loaded test, its figures beside */
 #define BALLOON_LOAD "mem.bandwidth"
+/* its tests, by name */
+#define BALLOON_TEST_IDLE "idle"
+#define BALLOON_TEST_LOADED "loaded"
 #define BALLOON_LOAD_PREFIX "mem_"
 
 extern const struct vmb_suite balloon_suite;

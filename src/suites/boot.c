@@ -32,22 +32,16 @@ static int boot_supported(const struct vmb_env *env, const char **why)
 	return 0;
 }
 
-static int boot_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
-{
-	(void)test;
-	(void)rep;
-	return vmb_skip(ctx, "%s", boot_why);
-}
 
 static const struct vmb_test boot_tests[] = {
-	{ .name = "cold", .summary = "a new QEMU process to the guest agent's HELLO, per --boots boot",
-	  .headline = BOOT_TOTAL, .run = boot_run },
-	{ .name = "warm", .summary = "QMP system_reset to HELLO again, in the first boot's QEMU",
-	  .headline = BOOT_TOTAL, .run = boot_run },
-	{ .name = "reboot", .summary = "the guest's own reboot (its agent's REBOOT) to HELLO again, timed from QEMU's "
+	{ .name = BOOT_TEST_COLD, .summary = "a new QEMU process to the guest agent's HELLO, per --boots boot",
+	  .headline = BOOT_TOTAL },
+	{ .name = BOOT_TEST_WARM, .summary = "QMP system_reset to HELLO again, in the first boot's QEMU",
+	  .headline = BOOT_TOTAL },
+	{ .name = BOOT_TEST_REBOOT, .summary = "the guest's own reboot (its agent's REBOOT) to HELLO again, timed from QEMU's "
 				       "RESET event, with the shutdown before it; in the first boot's QEMU; only when named "
 				       "(--suites boot.reboot)",
-	  .headline = BOOT_TOTAL, .run = boot_run },
+	  .headline = BOOT_TOTAL, .flags = VMB_TEST_ON_REQUEST },
 	{ .name = NULL },
 };
 

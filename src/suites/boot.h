@@ -37,17 +37,13 @@ extern const struct boot_phase boot_ssh_phases[BOOT_SSH_NPHASES];
 /* The reboot test's time from the host's REBOOT to QEMU's RESET event: the
  * guest's own shutdown, beside the phases (not in their sum). */
 #define BOOT_SHUTDOWN "shutdown"
-/* boot_suite.tests, in order */
+/* boot_suite.tests, in order: the series of boots its measurer keeps */
 enum { BOOT_COLD, BOOT_WARM, BOOT_REBOOT, BOOT_NTESTS };
+/* its tests, by name */
+#define BOOT_TEST_COLD "cold"
+#define BOOT_TEST_WARM "warm"
+#define BOOT_TEST_REBOOT "reboot"
 
 extern const struct vmb_suite boot_suite;
-
-/* A test that runs only when named (--suites boot.reboot), not with
- * --suites boot: the reboots add --boots guest shutdowns and boots to a
- * run, which the lab's existing runs of the suite did not pay for. */
-static inline bool boot_named_only(size_t t)
-{
-	return t == BOOT_REBOOT;
-}
 
 #endif

@@ -17,18 +17,12 @@ static int contend_supported(const struct vmb_env *env, const char **why)
 	return 0;
 }
 
-static int contend_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
-{
-	(void)test;
-	(void)rep;
-	return vmb_skip(ctx, "%s", contend_why);
-}
 
 static const struct vmb_test contend_tests[] = {
 	{ .name = "share", .summary = "per guest and item: its vCPU threads' share of the host CPUs given, the share "
 				      "the policy promised, their run delay (schedstat) per second and per timeslice, "
 				      "and Jain's fairness index across the guests",
-	  .headline = CONTEND_SHARE "," CONTEND_DELAY, .run = contend_run },
+	  .headline = CONTEND_SHARE "," CONTEND_DELAY },
 	{ .name = NULL },
 };
 

@@ -19,26 +19,20 @@ static int vmops_supported(const struct vmb_env *env, const char **why)
 	return 0;
 }
 
-static int vmops_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
-{
-	(void)test;
-	(void)rep;
-	return vmb_skip(ctx, "%s", vmops_why);
-}
 
 static const struct vmb_test vmops_tests[] = {
-	{ .name = "migrate", .summary = "live migration to a second QEMU on this host (a Unix socket): total time, "
+	{ .name = VMOPS_TEST_MIGRATE, .summary = "live migration to a second QEMU on this host (a Unix socket): total time, "
 					"downtime, RAM moved, passes; one case per --vmops.mode and --vmops.load",
-	  .headline = VMOPS_TOTAL "," VMOPS_DOWNTIME, .params = "mode,load,bandwidth,postcopy-after", .run = vmops_run },
-	{ .name = "saverestore", .summary = "stop, save the VM's state to a file, restore it in a new QEMU, resume: "
+	  .headline = VMOPS_TOTAL "," VMOPS_DOWNTIME, .params = "mode,load,bandwidth,postcopy-after" },
+	{ .name = VMOPS_TEST_SAVERESTORE, .summary = "stop, save the VM's state to a file, restore it in a new QEMU, resume: "
 					    "seconds each and the state's size",
-	  .headline = VMOPS_SAVE "," VMOPS_RESTORE, .params = "bandwidth", .run = vmops_run },
-	{ .name = "snapshot", .summary = "external snapshot of the scratch disk (a qcow2 overlay) and its commit back: "
+	  .headline = VMOPS_SAVE "," VMOPS_RESTORE, .params = "bandwidth" },
+	{ .name = VMOPS_TEST_SNAPSHOT, .summary = "external snapshot of the scratch disk (a qcow2 overlay) and its commit back: "
 					 "seconds each, and " VMOPS_WRITE "'s figures before and after it (copy-on-write)",
-	  .headline = VMOPS_CREATE "," VMOPS_COMMIT, .run = vmops_run },
-	{ .name = "savevm", .summary = "internal snapshot of the whole VM (HMP savevm into the qcow2 scratch disk: "
+	  .headline = VMOPS_CREATE "," VMOPS_COMMIT },
+	{ .name = VMOPS_TEST_SAVEVM, .summary = "internal snapshot of the whole VM (HMP savevm into the qcow2 scratch disk: "
 				       "--disk-format qcow2) and the revert to it (loadvm): seconds each",
-	  .headline = VMOPS_SAVEVM "," VMOPS_LOADVM, .run = vmops_run },
+	  .headline = VMOPS_SAVEVM "," VMOPS_LOADVM },
 	{ .name = NULL },
 };
 
@@ -72,4 +66,6 @@ const struct vmb_suite vmops_suite = {
 	.tests = vmops_tests,
 	.opts = vmops_opts,
 	.supported = vmops_supported,
+	/* in the order of struct lab_vmops's load_opts, write_opts, clock_opts */
+	.host = &(const struct vmb_host_needs){ .loads = { VMOPS_LOAD, VMOPS_WRITE, VMOPS_CLOCK } },
 };

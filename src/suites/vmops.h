@@ -36,6 +36,11 @@
 #define VMOPS_LOAD_PREFIX "mem_"
 /* and with load clock: a loop reading the guest's clock, its largest gap */
 #define VMOPS_CLOCK "sched.steal"
+/* its tests, by name */
+#define VMOPS_TEST_MIGRATE "migrate"
+#define VMOPS_TEST_SAVERESTORE "saverestore"
+#define VMOPS_TEST_SNAPSHOT "snapshot"
+#define VMOPS_TEST_SAVEVM "savevm"
 #define VMOPS_CLOCK_PREFIX "clock_"
 #define VMOPS_CLOCK_GAP "gap_max"
 #define VMOPS_PAUSE "pause_s"               /* the clock loop's largest gap, seconds */

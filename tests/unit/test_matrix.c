@@ -15,6 +15,7 @@
 #include "../../src/core/spawn.h"
 #include "../../src/guest/channels.h"
 #include "../../src/guest/fs.h"
+#include "../../src/lab/hostmeasure.h"
 #include "../../src/lab/image.h"
 #include "../../src/lab/labrun.h"
 #include "../../src/lab/matrix.h"
@@ -1832,6 +1833,77 @@ static void share_backends(void **state)
 	assert_int_equal(rmdir(outside), 0);
 }
 
+static int never_here(const struct vmb_env *env, const char **why)
+{
+	(void)env;
+	*why = "a toy measured from the host";
+	return 0;
+}
+
+/* Host-measured suites are rows of one lab table: each lab-only suite of
+ * the list has exactly one row and no run() that would only pretend (the
+ * row measures it), the others none; a lab-only suite without a row is
+ * refused at start-up; which of a row's tests the items ask is decided by
+ * the tests' names and flags, not by their positions. */
+static void host_measured_suites_are_rows(void **state)
+{
+	static const struct vmb_test toy_tests[] = {
+		{ .name = "one", .summary = "one", .headline = "x_s" }, { .name = NULL },
+	};
+	static const struct vmb_suite toy_host = {
+		.name = "toyhost", .summary = "toy", .abi = VMB_SUITE_ABI, .flags = VMB_SUITE_LAB_ONLY,
+		.tests = toy_tests, .supported = never_here,
+	};
+	static const struct {
+		const char *items, *suite, *test;
+		bool asked;
+	} cases[] = {
+		{ "boot", "boot", NULL, true },
+		{ "boot", "boot", "cold", true },
+		{ "boot", "boot", "warm", true },
+		{ "boot", "boot", "reboot", false }, /* only when named */
+		{ "cpu,boot.reboot", "boot", "reboot", true },
+		{ "boot.cold", "boot", "warm", false },
+		{ "balloon", "balloon", "loaded", true },
+		{ "balloon.idle", "balloon", "loaded", false },
+		{ "cpu,vmops.savevm", "vmops", "savevm", true },
+		{ "cpu,vmops.savevm", "vmops", "migrate", false },
+		{ "vmops", "vmops", "snapshot", true },
+		{ "cpu,disk", "vmops", NULL, false },
+		{ "", "balloon", NULL, false },
+	};
+	const struct vmb_suite *list[64];
+	char why[256];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(lab_host_check(vmb_suites, vmb_nsuites, why, sizeof(why)), 0);
+	for (size_t i = 0; i < vmb_nsuites; i++) {
+		const struct vmb_suite *s = vmb_suites[i];
+		const struct lab_host_row *row = lab_host_row_of(s);
+		bool lab_only = s->flags & VMB_SUITE_LAB_ONLY;
+
+		if (lab_only != (row != NULL))
+			fail_msg("suite %s: lab-only %d, a row of the lab's host-measured table %d", s->name, lab_only,
+				 row != NULL);
+		assert_int_equal(lab_host_measured(s->name), lab_only);
+		for (const struct vmb_test *t = s->tests; t->name; t++)
+			if (lab_only ? t->run != NULL : t->run == NULL)
+				fail_msg("%s.%s: run() %s", s->name, t->name, lab_only ? "that only pretends" : "missing");
+		if (row && row->when != LAB_HOST_CONTEND && !row->measure)
+			fail_msg("suite %s: its row has no measure function", s->name);
+		list[n++] = s;
+	}
+	/* a lab-only suite that no row measures is refused */
+	list[n++] = &toy_host;
+	assert_int_equal(lab_host_check(list, n, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "toyhost"));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (lab_host_asked(suites_find(cases[i].suite), cases[i].items, cases[i].test) != cases[i].asked)
+			fail_msg("case %zu: items %s, %s.%s: not %s", i, cases[i].items, cases[i].suite,
+				 cases[i].test ? cases[i].test : "*", cases[i].asked ? "asked" : "unasked");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1865,6 +1937,7 @@ int main(void)
 		cmocka_unit_test(table_check),
 		cmocka_unit_test(scratch_options),
 		cmocka_unit_test(fs_table),
+		cmocka_unit_test(host_measured_suites_are_rows),
 		cmocka_unit_test(deb_depends),
 		cmocka_unit_test(image_filesystems),
 	};

@@ -519,10 +519,28 @@ static void descriptor_checks(void **state)
 	assert_non_null(strstr(why, "unknown suite flags"));
 	s = fake_suite;
 	s.flags = VMB_SUITE_LAB_ONLY;
+	s.tests = no_run;
 	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
 	assert_non_null(strstr(why, "lab-only suite needs supported()"));
 	s.supported = never;
 	assert_int_equal(vmb_suite_check(&s, &why), 0);
+	/* the lab measures a lab-only suite: a run() of its would only pretend */
+	s.tests = fake_suite.tests;
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "lab-only suite has a run()"));
+	/* the lab's fields name options the suite has */
+	s = fake_suite;
+	s.db_opt = "nope";
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "db_opt"));
+	s.db_opt = NULL;
+	s.mirror = &(const struct vmb_mirror){ .test = "nope", .url_opt = "nope" };
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "mirror"));
+	s.mirror = NULL;
+	s.host = &(const struct vmb_host_needs){ .loads = { "cpu" } };
+	assert_int_equal(vmb_suite_check(&s, &why), -EINVAL);
+	assert_non_null(strstr(why, "host-measured"));
 }
 
 /* boot runs only under the lab, and systemd only when named (it reads a

@@ -1,0 +1,244 @@
+/* The lab's table of host-measured suites (hostmeasure.h): a row per
+ * lab-only suite, its step and its measure function, which turns what the
+ * lab lends it (the guest's QEMU, the boots' phases) into the suite's
+ * result by the measurer of its own (balloon.c, vmops.c). Called by the
+ * lab's run (labrun.c); it calls only downward. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "balloon.h"
+#include "hostmeasure.h"
+#include "hostsuite.h"
+#include "labrun.h"
+#include "vmops.h"
+#include "../core/clock.h"
+#include "../core/parse.h"
+#include "../core/result.h"
+#include "../core/stats.h"
+#include "../core/str.h"
+#include "../suites/balloon.h"
+#include "../suites/contend.h"
+#include "../suites/suites.h"
+#include "../suites/vmops.h"
+#include "../core/banned.h"
+
+const struct vmb_suite *lab_item_suite(const char *item)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(item, "."), item);
+	return suites_find(name);
+}
+
+const struct lab_host_row *lab_host_row_of(const struct vmb_suite *s)
+{
+	for (size_t i = 0; s && i < lab_host_nrows; i++)
+		if (lab_host_rows[i].suite == s)
+			return &lab_host_rows[i];
+	return NULL;
+}
+
+bool lab_host_measured(const char *item)
+{
+	return lab_host_row_of(lab_item_suite(item)) != NULL;
+}
+
+bool lab_host_asked(const struct vmb_suite *s, const char *items, const char *test)
+{
+	char what[64];
+
+	for (const char *p = items; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		const char *dot;
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(p, ","), p);
+		if (lab_item_suite(what) != s)
+			continue;
+		dot = strchr(what, '.');
+		if (!test || (dot && !strcmp(dot + 1, test)))
+			return true;
+		if (dot)
+			continue;
+		/* the suite alone: each test but those measured only when named */
+		for (const struct vmb_test *t = s->tests; t->name; t++)
+			if (!strcmp(t->name, test))
+				return !(t->flags & VMB_TEST_ON_REQUEST);
+	}
+	return false;
+}
+
+/* The balloon suite, measured from the host (src/lab/balloon.c) after the
+ * guest's items: its tests that --suites names, skipped with the reason
+ * where the configuration has no balloon. */
+static int balloon_measure(const struct lab_host_req *rq, json_t **suite, char *err, size_t errlen)
+{
+	struct lab_balloon bl = { .qmp_socket = rq->vm->qmp, .conn = rq->vm->conn, .fp = rq->fp };
+	uint64_t mem = 0;
+	char why[512] = "";
+
+	bl.idle = lab_host_asked(rq->suite, rq->o->suites, BALLOON_TEST_IDLE);
+	bl.loaded = lab_host_asked(rq->suite, rq->o->suites, BALLOON_TEST_LOADED);
+	if (!lab_config_device(rq->c, LAB_BALLOON))
+		bl.skip = "the configuration has no balloon: give the matrix key balloon=on";
+	else if (parse_size(rq->c->v[LAB_MEM], 1, UINT64_MAX, &mem) < 0 ||
+		 lab_balloon_opts(rq->o->run_opts, mem, &bl.size, &bl.timeout_s, why, sizeof(why)) < 0)
+		return errf(err, errlen, -EINVAL, "balloon: mem=%s: %s", rq->c->v[LAB_MEM], why);
+	if (!bl.skip && bl.loaded)
+		bl.load_opts = rq->loads[0];
+	return lab_balloon_measure(&bl, suite, err, errlen);
+}
+
+/* The vmops suite, measured from the host (src/lab/vmops.c) after the
+ * guest's items and the balloon: its tests that --suites names, those that
+ * move the guest skipped with the reason where it cannot move. The guest
+ * may end in another QEMU: rq->vm is that one's afterwards. */
+static int vmops_measure(const struct lab_host_req *rq, json_t **suite, char *err, size_t errlen)
+{
+	struct lab_vmops v = { .vm = rq->vm, .run_opts = rq->o->run_opts, .fp = rq->fp };
+	const char *items = rq->o->suites;
+
+	v.migrate = lab_host_asked(rq->suite, items, VMOPS_TEST_MIGRATE);
+	v.saverestore = lab_host_asked(rq->suite, items, VMOPS_TEST_SAVERESTORE);
+	v.snapshot = lab_host_asked(rq->suite, items, VMOPS_TEST_SNAPSHOT);
+	v.savevm = lab_host_asked(rq->suite, items, VMOPS_TEST_SAVEVM);
+	v.no_move = lab_vmops_unsupported(rq->c, rq->vm->paths);
+	/* in the order of the descriptor's loads */
+	v.load_opts = rq->loads[0];
+	v.write_opts = rq->loads[1];
+	v.clock_opts = rq->loads[2];
+	return lab_vmops_measure(&v, suite, err, errlen);
+}
+
+/* The boot suite's result: its declared tests (cold, warm, reboot) that
+ * have boots in series (indexed as boot_suite.tests), a metric per phase
+ * of the configuration's and their sum, with an SSH server the boot to its
+ * banner too, a reboot's shutdown beside them, and the note naming the
+ * phases in order, which is what the report stacks. */
+static json_t *boot_result(const struct boot_phase *phase, size_t np, const struct lab_boot_series series[BOOT_NTESTS])
+{
+	struct vmb_results res = { 0 };
+	struct vmb_suite_result *s;
+	struct vmb_case *c;
+	char phases[256] = "";
+	size_t off = 0;
+	bool ssh = np == BOOT_SSH_NPHASES;
+
+	for (size_t k = 0; k < np && off < sizeof(phases); k++)
+		str_appendf(phases, sizeof(phases), &off, "%s%s", k ? "," : "", phase[k].metric);
+	if (lab_host_suite_begin(&res, &boot_suite, BOOT_NTESTS, &s) < 0 ||
+	    vmb_params_add(&s->notes, &s->nnotes, BOOT_PHASES_NOTE, phases) < 0)
+		goto out;
+	s->ntests = 0;
+	for (size_t t = 0; t < BOOT_NTESTS; t++) {
+		const struct lab_boot_series *se = &series[t];
+		struct vmb_test_result *tr = &s->tests[s->ntests];
+
+		if (!se->n)
+			continue;
+		s->ntests++;
+		tr->name = xstrdup(boot_suite.tests[t].name);
+		tr->cases = calloc(1, sizeof(*tr->cases));
+		if (!tr->name || !tr->cases)
+			goto out;
+		tr->ncases = 1;
+		c = &tr->cases[0];
+		c->reps = se->n;
+		/* the phases, then their sum (the headline), then to SSH: the phases but the last */
+		for (size_t k = 0; k <= np + ssh; k++) {
+			struct vmb_metric *m = vmb_case_add_metric(c, k < np ? phase[k].metric : k == np
+									   ? boot_suite.tests[t].headline : BOOT_TO_SSH,
+								   VMB_UNIT_NS, VMB_LOWER);
+
+			if (!m)
+				goto out;
+			for (unsigned i = 0; i < se->n; i++) {
+				double v = 0;
+
+				for (size_t j = 0; j < np; j++)
+					v += j == k || (k == np) || (k == np + 1 && j < np - 1) ? se->ph[i][j] : 0;
+				if (vmb_metric_push(m, v * NSEC_PER_SEC) < 0)
+					goto out;
+			}
+			m->headline = k == np;
+			stats_summarize(m->samples, m->n, &m->sum);
+		}
+		if (se->shutdown) {
+			struct vmb_metric *m = vmb_case_add_metric(c, BOOT_SHUTDOWN, VMB_UNIT_NS, VMB_LOWER);
+
+			if (!m)
+				goto out;
+			for (unsigned i = 0; i < se->n; i++)
+				if (vmb_metric_push(m, se->shutdown[i] * NSEC_PER_SEC) < 0)
+					goto out;
+			stats_summarize(m->samples, m->n, &m->sum);
+		}
+	}
+	return lab_host_suite_end(&res);
+out:
+	vmb_results_release(&res);
+	return NULL;
+}
+
+static int boot_measure(const struct lab_host_req *rq, json_t **suite, char *err, size_t errlen)
+{
+	json_t *bs = boot_result(rq->phase, rq->nphase, rq->series);
+
+	if (!bs)
+		return errf(err, errlen, -ENOMEM, "out of memory storing the boot phases");
+	*suite = bs;
+	return 0;
+}
+
+/* In the order a configuration's run measures them (balloon before vmops,
+ * which may move the guest to another QEMU). */
+const struct lab_host_row lab_host_rows[] = {
+	{ &boot_suite, LAB_HOST_BOOTS, boot_measure },
+	{ &balloon_suite, LAB_HOST_FIRST_BOOT, balloon_measure },
+	{ &vmops_suite, LAB_HOST_FIRST_BOOT, vmops_measure },
+	{ &contend_suite, LAB_HOST_CONTEND, NULL },
+};
+const size_t lab_host_nrows = sizeof(lab_host_rows) / sizeof(lab_host_rows[0]);
+
+int lab_host_check(const struct vmb_suite *const *suites, size_t n, char *why, size_t len)
+{
+	for (size_t i = 0; i < lab_host_nrows; i++) {
+		const struct lab_host_row *row = &lab_host_rows[i];
+		const struct vmb_suite *s = row->suite;
+		size_t k;
+
+		for (k = 0; k < n && suites[k] != s; k++)
+			;
+		if (k == n)
+			return errf(why, len, -EINVAL, "host-measured row %zu: its suite is not in the list of suites", i);
+		if (!(s->flags & VMB_SUITE_LAB_ONLY))
+			return errf(why, len, -EINVAL, "host-measured suite '%s' is not lab-only", s->name);
+		if ((row->when == LAB_HOST_CONTEND) != !row->measure)
+			return errf(why, len, -EINVAL, "host-measured suite '%s': %s", s->name,
+				    row->measure ? "lab contend measures it, not a function of its row"
+						 : "its row lacks its measure function");
+		for (size_t j = 0; s->host && j < sizeof(s->host->loads) / sizeof(s->host->loads[0]) && s->host->loads[j];
+		     j++) {
+			const struct vmb_suite *l = lab_item_suite(s->host->loads[j]);
+			const char *dot = strchr(s->host->loads[j], '.');
+			bool test = !dot;
+
+			for (size_t t = 0; l && dot && l->tests[t].name; t++)
+				test |= !strcmp(l->tests[t].name, dot + 1);
+			if (!l || !test || (l->flags & VMB_SUITE_LAB_ONLY))
+				return errf(why, len, -EINVAL, "host-measured suite '%s': its load %s is no item a guest runs",
+					    s->name, s->host->loads[j]);
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t rows = 0;
+
+		for (size_t i = 0; i < lab_host_nrows; i++)
+			rows += lab_host_rows[i].suite == suites[k];
+		if ((suites[k]->flags & VMB_SUITE_LAB_ONLY) && rows != 1)
+			return errf(why, len, -EINVAL, "lab-only suite '%s' has %zu rows in the lab's host-measured table, "
+				    "not one", suites[k]->name, rows);
+	}
+	return 0;
+}

@@ -1,0 +1,87 @@
+/* The suites the lab measures from the host (VMB_SUITE_LAB_ONLY: boot,
+ * balloon, vmops, contend): one table, a row per suite with the step of a
+ * lab run that measures it and its measure function. Adding one is a
+ * descriptor in src/suites/ (its tests without run(), what it needs of the
+ * lab in its .host), a row here and its function; the lab's run calls the
+ * rows of its step, never a suite by name, and the start-up check
+ * (lab_host_check) refuses a lab-only suite without exactly one row. */
+#ifndef VMB_LAB_HOSTMEASURE_H
+#define VMB_LAB_HOSTMEASURE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/suite.h"
+#include "../suites/boot.h"
+
+struct lab_config;
+struct lab_run_opts;
+struct lab_vm;
+
+/* When a lab measures a row's suite */
+enum lab_host_when {
+	LAB_HOST_FIRST_BOOT, /* in the first boot's QEMU, after the guest's items, in the table's order */
+	LAB_HOST_BOOTS,      /* from the boots of a configuration, once they are all done */
+	LAB_HOST_CONTEND,    /* by `lab contend` across its guests (src/lab/contend.c): no measure function */
+};
+
+/* The boots of one of the boot suite's tests (BOOT_COLD, ...): each one's
+ * phases and, for reboots, the guest's shutdown before it. */
+struct lab_boot_series {
+	double (*ph)[BOOT_MAXPHASES];
+	double *shutdown;
+	unsigned n;
+};
+
+/* What a measure function is given: the suite's row asked for (at least
+ * one of its tests is among the run's items: lab_host_asked says which). */
+struct lab_host_req {
+	const struct vmb_suite *suite;
+	const struct lab_config *c;
+	const struct lab_run_opts *o;
+	/* LAB_HOST_FIRST_BOOT: the guest and the QEMU that runs it (a measure
+	 * that moves the guest leaves the new one in it), its HELLO
+	 * fingerprint, and the options of the items of suite->host->loads, in
+	 * their order, made as for any item of the run */
+	struct lab_vm *vm;
+	const json_t *fp;
+	json_t *const *loads;
+	/* LAB_HOST_BOOTS: the configuration's phases and its boots, BOOT_NTESTS series */
+	const struct boot_phase *phase;
+	size_t nphase;
+	const struct lab_boot_series *series;
+};
+
+/* The suite's result, a suite object of a document, in *suite. A failed
+ * test is in it as failed, with why; err is for what ends the boot. */
+typedef int lab_host_measure_fn(const struct lab_host_req *rq, json_t **suite, char *err, size_t errlen);
+
+struct lab_host_row {
+	const struct vmb_suite *suite;
+	enum lab_host_when when;
+	lab_host_measure_fn *measure;
+};
+
+extern const struct lab_host_row lab_host_rows[];
+extern const size_t lab_host_nrows;
+
+/* The row of a suite, or NULL: it is not measured from the host. */
+const struct lab_host_row *lab_host_row_of(const struct vmb_suite *s);
+/* The suite a --suites item names ("disk", "disk.randread"), or NULL. */
+const struct vmb_suite *lab_item_suite(const char *item);
+/* True for a --suites item ("boot", "boot.cold", "balloon.idle") the host
+ * measures around the guest rather than the guest's agent: a row's suite. */
+bool lab_host_measured(const char *item);
+/* Do the items ("cpu,vmops.migrate") ask suite s's test named test (NULL:
+ * any of its tests)? The suite named alone asks each test but those that
+ * run only when named (VMB_TEST_ON_REQUEST). */
+bool lab_host_asked(const struct vmb_suite *s, const char *items, const char *test);
+
+/* Start-up check of the table against the suites (vmb_suites): every
+ * lab-only suite has exactly one row, every row's suite is lab-only, a row
+ * measured by a run has its function, and a suite's loads name items of
+ * suites run in the guest. 0, or -EINVAL with why. */
+int lab_host_check(const struct vmb_suite *const *suites, size_t n, char *why, size_t len);
+
+#endif
