@@ -116,9 +116,10 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 struct runner_estimate;
 int run_estimate(bool quick, struct runner_estimate *out);
 /* The same for the items of a --suites list ("cpu,disk.randread"), with the
- * options already parsed (run's measuring rows in own, --quick applied):
- * what a guest of the lab would run. -EINVAL for an item of no suite. */
-int run_estimate_items(const char *items, const struct optset *own, const struct optset *suite_sets,
+ * options already parsed (run's measuring rows in own, --quick applied,
+ * quick: whether it was): what a guest of the lab would run. -EINVAL for
+ * an item of no suite. */
+int run_estimate_items(const char *items, const struct optset *own, const struct optset *suite_sets, bool quick,
 		       struct runner_estimate *out);
 
 

@@ -40,7 +40,9 @@ struct vmb_suite;
 extern const struct vmb_cmd cmd_lab_image_desc, cmd_lab_run_desc, cmd_lab_contend_desc, cmd_lab_report_desc,
 	cmd_lab_study_desc;
 
+struct lab_request;
 struct lab {
+	const struct lab_request *rq; /* what was asked (its fields, and its own: the other options) */
 	const struct optset *own;
 	const char *cache, *image_dir, *suites;
 	json_t *run_opts; /* the guests' and the host's options, as RUN takes them */
@@ -83,18 +85,20 @@ struct lab {
 #define LAB_HOST "host"
 
 /* What a lab run or contend is asked to do, one struct whoever asks: the
- * command line (lab_request_argv: its words parsed by the verb's table) or
- * a study's experiment (lab_study.c: its keys as these fields, its option
- * lines parsed by the verb's table into own, then lab_request_fill). */
+ * command line (its words parsed by the verb's table, these fields read
+ * from them once) or a study's experiment (lab_study.c: its keys as these
+ * fields, its option lines parsed by the verb's table into own). The verbs
+ * read these fields, never own's rows of the same names. */
 enum lab_verb { LAB_VERB_RUN, LAB_VERB_CONTEND };
 struct lab_request {
 	enum lab_verb verb;
 	const char *matrix;   /* --matrix (NULL: not given) */
 	const char *suites;   /* --suites (NULL: the verb's default) */
-	unsigned rounds;      /* --rounds N (0: not given; auto only from the command line) */
-	unsigned boots;       /* lab run's --boots (0: not given) */
-	const char *baseline; /* lab run's --baseline (NULL: not given) */
-	struct strv labels;   /* --label KEY=VALUE, after those of own */
+	unsigned rounds;      /* --rounds N (0: not given, one round) */
+	bool autorounds;      /* --rounds auto (only from the command line) */
+	unsigned boots;       /* lab run's --boots (0: not given; its row's default once started) */
+	const char *baseline; /* lab run's --baseline (NULL: not given, the host) */
+	struct strv labels;   /* --label KEY=VALUE: the words', then the caller's */
 	bool quick;           /* --quick */
 	/* checked as the verb checks it before the first boot, but for what
 	 * only this machine decides (its CPUs, a configuration it cannot run:
@@ -104,26 +108,29 @@ struct lab_request {
 	bool from_study;      /* its labels are lab study's own, its -q applied already */
 	struct optset own;    /* every option, parsed by the verb's own table */
 	struct optset *suite_sets; /* --SUITE.OPTION, as `run` takes them */
+	char *items;          /* --suites as given, normalized "a,b,c" once started (owned) */
 	char *session;        /* NULL, or where the session's id goes (and no HTML report) */
 	size_t session_len;
 };
 
+/* lab run's --suites unless given (contend's: LAB_CONTEND_SUITES) */
+#define LAB_RUN_SUITES "cpu,disk,boot"
+
 /* The verb's descriptor (its option table) */
 const struct vmb_cmd *lab_request_cmd(enum lab_verb verb);
 /* rq's own and suite_sets parsed from words (the verb's options, each with
- * its value; NULL, 0: none): CMD_CONTINUE, or an exit code (the parser's
- * message said why, or --help was shown). */
+ * its value; NULL, 0: none), and the fields above (matrix ... quick) that
+ * the caller left unset read from them; --label's words go before the
+ * caller's labels. CMD_CONTINUE, or an exit code (the parser's message
+ * said why, or --help was shown). */
 int lab_request_parse(struct lab_request *rq, int argc, char **argv);
-/* The fields set above (matrix ... quick) written into own, each through
- * its row of the verb's table, as the words would have been: CMD_CONTINUE,
- * or an exit code after a message. */
-int lab_request_fill(struct lab_request *rq);
 /* One option into own through its row, as --NAME VALUE would be (value
- * NULL for a flag): CMD_CONTINUE, or an exit code after a message. */
+ * NULL for a flag): CMD_CONTINUE, or an exit code after a message. Not for
+ * the options the fields above hold. */
 int lab_request_set(struct lab_request *rq, const char *name, const char *value);
-/* The command line's words parsed, and the fields read from them:
- * CMD_CONTINUE, or an exit code. */
-int lab_request_argv(struct lab_request *rq, int argc, char **argv);
+/* The rounds asked (N, auto, or one), with --mdd and --budget-total checked
+ * beside them (they say when auto stops): CMD_CONTINUE, or exit 2. */
+int lab_request_rounds(const struct vmb_cmd *self, const struct lab_request *rq, unsigned *n, bool *autop);
 /* Run (or check) the request: an exit code. */
 int lab_request_start(struct lab_request *rq);
 void lab_request_release(struct lab_request *rq);
@@ -142,8 +149,8 @@ void lab_failed_try(struct lab *l, const char *name, unsigned try, unsigned trie
  * the packages (comma-separated; NULL: none) added. */
 int lab_distro_image_for(const struct optset *own, const char *distro, const char *packages, const char *arch,
 			 const char *cache, const char *dir, int *rebuilt, char *err, size_t errlen);
-/* --baseline's value; lab contend, which has none, as "host" (its default) */
-const char *lab_baseline_spec(const struct optset *own);
+/* --baseline's value; not given (lab contend has none), "host" (its default) */
+const char *lab_baseline_spec(const struct lab_request *rq);
 /* lab report */
 int lab_report(const struct vmb_cmd *self, struct optset *own, const char *selector);
 
@@ -183,12 +190,12 @@ const char *lab_image(struct lab *l, const char *name, const struct lab_config *
 /* --suites: the items as `run` reads its words (suites_parse_items: commas
  * or spaces), checked before any boot and kept as "a,b,c", the form the
  * rest of the lab splits. */
-int lab_suites_normalize(const struct vmb_cmd *self, struct optset *own);
+int lab_suites_normalize(const struct vmb_cmd *self, struct lab_request *rq);
 /* --suites balloon: a configuration with a balloon, whose mem holds
  * --balloon.size; before any boot. */
 int lab_check_balloon(const struct vmb_cmd *self, const struct lab *l, const struct lab_matrix *m);
 /* --label: none of the keys the lab sets itself (a matrix key, the session). */
-int lab_check_labels(const struct vmb_cmd *self, const struct optset *own);
+int lab_check_labels(const struct vmb_cmd *self, const struct strv *labels);
 /* An option's parsed value as RUN's options object has it: true for a
  * flag, a number for counts and seconds, bytes for a size, the text for
  * text and lists (a list's "all" is the guest's CPUs there, not ours). */
@@ -196,27 +203,26 @@ json_t *lab_opt_json(const struct vmb_opt *o, const struct opt_value *v);
 /* What `run` checks of the measurement options beyond their rows, for the
  * host (its CPUs, when it is measured and here) and each configuration:
  * --cpus names vCPUs of every guest. */
-int lab_check_measure(const struct vmb_cmd *self, const struct optset *own, const struct lab_matrix *m, bool here);
+int lab_check_measure(const struct vmb_cmd *self, const struct lab_request *rq, const struct lab_matrix *m, bool here);
 /* The options the guests and the host measure with, in the agent
  * protocol's RUN format: those of `run`'s rows that a host may set
  * (proto_run_options) and every --SUITE.OPTION, as given; what was not
- * given keeps run's default in each (--quick's under "quick"). NULL: out
- * of memory. */
-json_t *lab_run_options(const struct optset *own, const struct optset *suite_sets);
+ * given keeps run's default in each (--quick's under "quick", the
+ * request's). NULL: out of memory. */
+json_t *lab_run_options(const struct lab_request *rq);
 /* Everything lab run checks and opens before the first boot: the matrix,
  * --kernel, --suites, -o, the store, the signal handlers. CMD_CONTINUE, or
  * an exit code after a message. */
 /* What the NICs sit on: a tap on a link of their own where permitted. */
 void lab_pick_nic_backend(struct lab *l);
-int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct lab *l, struct lab_matrix *m,
-		       const char *out);
+int lab_prepare(const struct vmb_cmd *self, struct lab *l, struct lab_matrix *m, const char *out);
 /* What a lab run and a lab contend leave at their end: every QEMU killed
  * (and its files removed), and what they held released. */
 void lab_end(struct lab *l, struct lab_matrix *m);
 /* What run and contend begin with: --quick's defaults,
  * and the cache's directory (--cache, else the user's).
  * -1 when out of memory. */
-int lab_quick_and_cache(struct optset *own, char *cache, size_t len);
+int lab_quick_and_cache(struct optset *own, bool quick, char *cache, size_t len);
 /* --baseline KEY=VALUE[,KEY=VALUE]: its pairs, each key a matrix key.
  * CMD_CONTINUE, or exit 2 after the message. */
 int lab_baseline_pairs(const struct vmb_cmd *self, const char *spec, struct strv *pairs);
@@ -303,7 +309,7 @@ int lab_compare(struct cmp_table *t, const char *spec, const char *config, const
 
 #define LAB_OPTS_MEASURED \
 	LAB_OPT_MATRIX, \
-	{ .name = "suites", .type = OPT_STRING, .def = "cpu,disk,boot", .metavar = "LIST", \
+	{ .name = "suites", .type = OPT_STRING, .def = LAB_RUN_SUITES, .metavar = "LIST", \
 	.help = "what to measure in each guest (suites or SUITE.TEST, separated by commas or spaces, " \
 	"e.g. cpu,disk.randread,boot or 'cpu disk.randread boot'); " \
 	"contend's default is the study's composite load and latency probes, " \

@@ -310,7 +310,7 @@ void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_con
 	if (r == 0)
 		r = json_object_set_new(doc, LAB_CONFIG_KEY, json_string(name));
 	if (r == 0)
-		r = cmd_set_labels(doc, &optset_get(l->own, "label")->kv);
+		r = cmd_set_labels(doc, &l->rq->labels);
 	if (r == 0 && note)
 		r = json_object_set_new(doc, "lab_note", json_string(note));
 	if (r == 0 && c && lab_config_legend(c, legend, sizeof(legend)))
@@ -418,17 +418,15 @@ const char *lab_image(struct lab *l, const char *name, const struct lab_config *
 /* --suites: the items as `run` reads its words (suites_parse_items: commas
  * or spaces), checked before any boot and kept as "a,b,c", the form the
  * rest of the lab splits. */
-int lab_suites_normalize(const struct vmb_cmd *self, struct optset *own)
+int lab_suites_normalize(const struct vmb_cmd *self, struct lab_request *rq)
 {
-	const struct opt_value *v = optset_get(own, "suites");
 	struct strv items = { 0 };
-	char why[512], *joined = NULL, *word;
+	char why[512], *joined = NULL, *word = (char *)rq->suites;
 	size_t len = 1, off = 0;
 	int r;
 
-	if (!v || !v->set)
+	if (!rq->suites)
 		return CMD_CONTINUE;
-	word = v->s;
 	r = suites_parse_items(&word, 1, &items, why, sizeof(why));
 	if (r < 0) {
 		strv_clear(&items);
@@ -441,11 +439,11 @@ int lab_suites_normalize(const struct vmb_cmd *self, struct optset *own)
 	for (size_t i = 0; joined && i < items.n; i++)
 		str_appendf(joined, len, &off, "%s%s", i ? "," : "", items.v[i]);
 	strv_clear(&items);
-	for (size_t i = 0; r == 0 && i < own->n; i++)
-		if (!strcmp(own->opts[i].name, "suites"))
-			r = optset_apply(own, i, joined, why, sizeof(why));
-	free(joined);
-	return r < 0 ? EXIT_FAILED : CMD_CONTINUE;
+	if (r < 0)
+		return EXIT_FAILED;
+	free(rq->items);
+	rq->items = joined;
+	return CMD_CONTINUE;
 }
 
 /* --suites balloon: a configuration with a balloon, whose mem holds
@@ -475,10 +473,8 @@ int lab_check_balloon(const struct vmb_cmd *self, const struct lab *l, const str
 }
 
 /* --label: none of the keys the lab sets itself (a matrix key, the session). */
-int lab_check_labels(const struct vmb_cmd *self, const struct optset *own)
+int lab_check_labels(const struct vmb_cmd *self, const struct strv *kv)
 {
-	const struct strv *kv = &optset_get(own, "label")->kv;
-
 	for (size_t i = 0; i < kv->n; i++) {
 		char key[128];
 
@@ -515,13 +511,13 @@ json_t *lab_opt_json(const struct vmb_opt *o, const struct opt_value *v)
 /* What `run` checks of the measurement options beyond their rows, for the
  * host (its CPUs, when it is measured and here) and each configuration:
  * --cpus names vCPUs of every guest. */
-int lab_check_measure(const struct vmb_cmd *self, const struct optset *own, const struct lab_matrix *m, bool here)
+int lab_check_measure(const struct vmb_cmd *self, const struct lab_request *rq, const struct lab_matrix *m, bool here)
 {
 	/* the host is measured unless --baseline none (with KEY=VALUE, beside the configurations) */
-	bool host = here && strcmp(lab_baseline_spec(own), "none") != 0;
+	bool host = here && strcmp(lab_baseline_spec(rq), "none") != 0;
 	unsigned *cpus = NULL;
 	size_t ncpus = 0;
-	int ret = run_check_measure(self, own, host, &cpus, &ncpus);
+	int ret = run_check_measure(self, &rq->own, host, &cpus, &ncpus);
 
 	for (size_t i = 0; ret == CMD_CONTINUE && i < m->n; i++) {
 		int64_t smp;
@@ -543,15 +539,21 @@ int lab_check_measure(const struct vmb_cmd *self, const struct optset *own, cons
  * (proto_run_options) and every --SUITE.OPTION, as given; what was not
  * given keeps run's default in each (--quick's under "quick"). NULL: out
  * of memory. */
-json_t *lab_run_options(const struct optset *own, const struct optset *suite_sets)
+json_t *lab_run_options(const struct lab_request *rq)
 {
+	const struct optset *own = &rq->own, *suite_sets = rq->suite_sets;
 	json_t *o = json_object();
 	int r = o ? 0 : -ENOMEM;
 
-	for (size_t i = 0; r == 0 && i < own->n; i++)
-		for (size_t k = 0; r == 0 && own->vals[i].set && proto_run_options[k]; k++)
+	for (size_t i = 0; r == 0 && i < own->n; i++) {
+		/* --quick is the request's field, in its row's place */
+		bool quick = !strcmp(own->opts[i].name, "quick");
+
+		for (size_t k = 0; r == 0 && (quick ? rq->quick : own->vals[i].set) && proto_run_options[k]; k++)
 			if (!strcmp(own->opts[i].name, proto_run_options[k]) && strcmp(proto_run_options[k], "load"))
-				r = json_object_set_new(o, own->opts[i].name, lab_opt_json(&own->opts[i], &own->vals[i]));
+				r = json_object_set_new(o, own->opts[i].name,
+							quick ? json_true() : lab_opt_json(&own->opts[i], &own->vals[i]));
+	}
 	for (size_t s = 0; r == 0 && s < vmb_nsuites; s++)
 		for (size_t i = 0; r == 0 && i < suite_sets[s].n; i++)
 			if (suite_sets[s].vals[i].set) {
@@ -586,15 +588,17 @@ void lab_pick_nic_backend(struct lab *l)
 		log_info("NICs on the %s back end (a tap device in a network namespace per guest)", l->nic_be->name);
 }
 
-int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct lab *l, struct lab_matrix *m,
-		       const char *out)
+int lab_prepare(const struct vmb_cmd *self, struct lab *l, struct lab_matrix *m, const char *out)
 {
+	const struct lab_request *rq = l->rq;
+	const struct optset *own = &rq->own;
+	const char *baseline = lab_baseline_spec(rq);
 	char err[2048], dbpath[4096];
 	int ret, r;
 
-	if (!optset_str(own, "matrix"))
+	if (!rq->matrix)
 		return cmd_usage_error(self, "lab run needs --matrix, e.g. --matrix \"accel=tcg disk=ide,virtio-blk\"");
-	if (lab_matrix_parse(optset_str(own, "matrix"), m, err, sizeof(err)) < 0)
+	if (lab_matrix_parse(rq->matrix, m, err, sizeof(err)) < 0)
 		return cmd_usage_error(self, "%s", err);
 	/* --disk-cache is the cache key's value where the configuration's part of the matrix gives none
 	 * (a choice of the same rows) */
@@ -617,13 +621,13 @@ int lab_prepare(const struct vmb_cmd *self, struct optset *own, struct lab *l, s
 			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
 	ret = lab_check_balloon(self, l, m);
 	if (ret == CMD_CONTINUE)
-		ret = lab_check_labels(self, own);
-	if (ret == CMD_CONTINUE && strcmp(lab_baseline_spec(own), LAB_HOST) && strcmp(lab_baseline_spec(own), "none"))
-		ret = lab_baseline_config(self, l, m, lab_baseline_spec(own));
+		ret = lab_check_labels(self, &rq->labels);
+	if (ret == CMD_CONTINUE && strcmp(baseline, LAB_HOST) && strcmp(baseline, "none"))
+		ret = lab_baseline_config(self, l, m, baseline);
 	if (ret == CMD_CONTINUE)
-		ret = lab_check_measure(self, own, m, !l->check_only);
+		ret = lab_check_measure(self, rq, m, !l->check_only);
 	/* --rounds auto stops on the verdicts' power: with one operand there is none */
-	if (ret == CMD_CONTINUE && l->autorounds && m->n < 2 && !strcmp(lab_baseline_spec(own), "none"))
+	if (ret == CMD_CONTINUE && l->autorounds && m->n < 2 && !strcmp(baseline, "none"))
 		ret = cmd_usage_error(self, "--rounds auto measures until the verdicts between configurations are "
 				      "precise enough, and one configuration without a baseline has none: give another "
 				      "configuration, a baseline, or --rounds N");
@@ -671,9 +675,9 @@ void lab_end(struct lab *l, struct lab_matrix *m)
 /* What run and contend begin with: --quick's defaults,
  * and the cache's directory (--cache, else the user's).
  * -1 when out of memory. */
-int lab_quick_and_cache(struct optset *own, char *cache, size_t len)
+int lab_quick_and_cache(struct optset *own, bool quick, char *cache, size_t len)
 {
-	if (optset_bool(own, "quick") && optset_apply_quick(own) < 0)
+	if (quick && optset_apply_quick(own) < 0)
 		return -1;
 	if (optset_str(own, "cache"))
 		snprintf(cache, len, "%s", optset_str(own, "cache"));
@@ -687,17 +691,68 @@ const struct vmb_cmd *lab_request_cmd(enum lab_verb verb)
 	return verb == LAB_VERB_CONTEND ? &cmd_lab_contend_desc : &cmd_lab_run_desc;
 }
 
+/* The value of own's row name when the words gave it, else NULL */
+static const struct opt_value *given(const struct optset *own, const char *name)
+{
+	for (size_t i = 0; i < own->n; i++)
+		if (!strcmp(own->opts[i].name, name))
+			return own->vals[i].set ? &own->vals[i] : NULL;
+	return NULL;
+}
+
 int lab_request_parse(struct lab_request *rq, int argc, char **argv)
 {
-	struct strv pos = { 0 };
-	int ret;
+	const struct vmb_cmd *self = lab_request_cmd(rq->verb);
+	const struct opt_value *v;
+	struct strv pos = { 0 }, labels = { 0 };
+	int ret, r = 0;
 
 	rq->suite_sets = calloc(vmb_nsuites, sizeof(*rq->suite_sets));
 	if (!rq->suite_sets)
 		return EXIT_FAILED;
-	ret = cmd_parse(lab_request_cmd(rq->verb), argc, argv, &rq->own, rq->suite_sets, &pos);
+	ret = cmd_parse(self, argc, argv, &rq->own, rq->suite_sets, &pos);
 	strv_clear(&pos);
-	return ret;
+	if (ret != CMD_CONTINUE)
+		return ret;
+	/* the fields the caller left unset, from the words (a study's option
+	 * lines set none of them: check_option_line refuses those) */
+	if (!rq->matrix && (v = given(&rq->own, "matrix")))
+		rq->matrix = v->s;
+	if (!rq->suites && (v = given(&rq->own, "suites")))
+		rq->suites = v->s;
+	if (!rq->boots && (v = given(&rq->own, "boots")))
+		rq->boots = (unsigned)v->i;
+	if (!rq->baseline && (v = given(&rq->own, "baseline")))
+		rq->baseline = v->s;
+	rq->quick |= given(&rq->own, "quick") != NULL;
+	if (!rq->rounds && !rq->autorounds && given(&rq->own, "rounds")) {
+		ret = cmd_rounds_from(self, &rq->own, "rounds", 100, &rq->rounds, &rq->autorounds);
+		if (ret != CMD_CONTINUE)
+			return ret;
+	}
+	/* --label's words first, then the caller's (a study's study=, experiment=, study_run=) */
+	if ((v = given(&rq->own, "label"))) {
+		for (size_t i = 0; r == 0 && i < v->kv.n; i++)
+			r = strv_push(&labels, v->kv.v[i]);
+		for (size_t i = 0; r == 0 && i < rq->labels.n; i++)
+			r = strv_push(&labels, rq->labels.v[i]);
+		strv_clear(&rq->labels);
+		rq->labels = labels;
+		if (r < 0) {
+			log_error("out of memory");
+			return EXIT_FAILED;
+		}
+	}
+	return CMD_CONTINUE;
+}
+
+int lab_request_rounds(const struct vmb_cmd *self, const struct lab_request *rq, unsigned *n, bool *autop)
+{
+	*autop = rq->autorounds;
+	*n = rq->autorounds ? 100 : rq->rounds ? rq->rounds : 1; /* auto: cmd_rounds_from's most */
+	if (!rq->autorounds && (given(&rq->own, "mdd") || given(&rq->own, "budget-total")))
+		return cmd_usage_error(self, "--mdd and --budget-total say when --rounds auto stops; give --rounds auto");
+	return CMD_CONTINUE;
 }
 
 int lab_request_set(struct lab_request *rq, const char *name, const char *value)
@@ -718,49 +773,6 @@ int lab_request_set(struct lab_request *rq, const char *name, const char *value)
 	return cmd_usage_error(self, "--%s: lab %s takes no such option", name, self->name);
 }
 
-int lab_request_fill(struct lab_request *rq)
-{
-	char num[16];
-	int ret = CMD_CONTINUE;
-
-	if (rq->matrix)
-		ret = lab_request_set(rq, "matrix", rq->matrix);
-	if (ret == CMD_CONTINUE && rq->suites)
-		ret = lab_request_set(rq, "suites", rq->suites);
-	if (ret == CMD_CONTINUE && rq->rounds) {
-		snprintf(num, sizeof(num), "%u", rq->rounds);
-		ret = lab_request_set(rq, "rounds", num);
-	}
-	if (ret == CMD_CONTINUE && rq->boots) {
-		snprintf(num, sizeof(num), "%u", rq->boots);
-		ret = lab_request_set(rq, "boots", num);
-	}
-	if (ret == CMD_CONTINUE && rq->baseline)
-		ret = lab_request_set(rq, "baseline", rq->baseline);
-	if (ret == CMD_CONTINUE && rq->quick)
-		ret = lab_request_set(rq, "quick", NULL);
-	for (size_t i = 0; ret == CMD_CONTINUE && i < rq->labels.n; i++)
-		ret = lab_request_set(rq, "label", rq->labels.v[i]);
-	return ret;
-}
-
-int lab_request_argv(struct lab_request *rq, int argc, char **argv)
-{
-	const struct opt_value *v;
-	int ret = lab_request_parse(rq, argc, argv);
-
-	if (ret != CMD_CONTINUE)
-		return ret;
-	v = optset_get(&rq->own, "matrix");
-	rq->matrix = v->set ? v->s : NULL;
-	v = optset_get(&rq->own, "suites");
-	rq->suites = v->set ? v->s : NULL;
-	rq->quick = optset_bool(&rq->own, "quick");
-	/* --rounds (N or auto), --boots, --baseline and --label are read where
-	 * own holds them, as a study's are after lab_request_fill */
-	return CMD_CONTINUE;
-}
-
 int lab_request_start(struct lab_request *rq)
 {
 	const struct vmb_cmd *self = lab_request_cmd(rq->verb);
@@ -773,14 +785,17 @@ int lab_request_start(struct lab_request *rq)
 	 * study_run=) are lab study's own */
 	if (!rq->from_study) {
 		cmd_apply_verbosity(&rq->own);
-		ret = cmd_check_user_labels(self, &optset_get(&rq->own, "label")->kv);
+		ret = cmd_check_user_labels(self, &rq->labels);
 	}
 	if (ret == CMD_CONTINUE)
-		ret = lab_suites_normalize(self, &rq->own);
+		ret = lab_suites_normalize(self, rq);
 	if (ret != CMD_CONTINUE)
 		return ret;
-	if (lab_quick_and_cache(&rq->own, cache, sizeof(cache)) < 0)
+	if (lab_quick_and_cache(&rq->own, rq->quick, cache, sizeof(cache)) < 0)
 		return EXIT_FAILED;
+	/* not given: its row's default, --quick's under --quick */
+	if (rq->verb == LAB_VERB_RUN && !rq->boots)
+		rq->boots = (unsigned)optset_int(&rq->own, "boots");
 	return rq->verb == LAB_VERB_CONTEND ? lab_contend_cmd(self, rq, cache) : lab_run(self, rq, cache);
 }
 
@@ -795,13 +810,12 @@ void lab_request_release(struct lab_request *rq)
 	free(rq->suite_sets);
 	rq->suite_sets = NULL;
 	strv_clear(&rq->labels);
+	free(rq->items);
+	rq->items = NULL;
 }
 
-const char *lab_baseline_spec(const struct optset *own)
+const char *lab_baseline_spec(const struct lab_request *rq)
 {
 	/* lab contend has no --baseline: its guests are compared with the host's view of them */
-	for (size_t i = 0; i < own->n; i++)
-		if (!strcmp(own->opts[i].name, "baseline"))
-			return own->vals[i].s;
-	return LAB_HOST;
+	return rq->baseline ? rq->baseline : LAB_HOST;
 }

@@ -222,13 +222,12 @@ static int contend_net_config(const struct vmb_cmd *self, struct lab *l, struct 
 int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const char *cache)
 {
 	struct optset *own = &rq->own;
-	const struct optset *suite_sets = rq->suite_sets;
 	bool check_only = rq->check_only;
 	char *session = rq->session;
 	size_t session_len = rq->session_len;
 	/* the study's composite load and its latency probe, unless --suites names others */
-	struct lab l = { .own = own, .cache = cache, .image_dir = optset_str(own, "image-dir"),
-			 .suites = optset_get(own, "suites")->set ? optset_str(own, "suites") : LAB_CONTEND_SUITES,
+	struct lab l = { .rq = rq, .own = own, .cache = cache, .image_dir = optset_str(own, "image-dir"),
+			 .suites = rq->items ? rq->items : LAB_CONTEND_SUITES,
 			 .check_only = check_only };
 	struct lab_matrix m = { 0 };
 	struct contend_opts co = { .rt_priority = (unsigned)optset_int(own, "rt-priority"),
@@ -246,7 +245,7 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 	l.failures = json_array();
 	l.t.failures = l.failures;
 	snprintf(l.disk_size, sizeof(l.disk_size), "%llu", (unsigned long long)optset_size(own, "disk-size"));
-	l.run_opts = lab_run_options(own, suite_sets);
+	l.run_opts = lab_run_options(rq);
 	if (!l.run_opts || !l.failures) {
 		log_error("out of memory");
 		ret = EXIT_FAILED;
@@ -370,11 +369,11 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 			goto out;
 		}
 	}
-	if (optset_str(own, "matrix")) {
+	if (rq->matrix) {
 		/* one configuration, said before the store is opened (lab_prepare) */
 		struct lab_matrix one = { 0 };
 
-		if (lab_matrix_parse(optset_str(own, "matrix"), &one, err, sizeof(err)) == 0 && one.n != 1) {
+		if (lab_matrix_parse(rq->matrix, &one, err, sizeof(err)) == 0 && one.n != 1) {
 			ret = cmd_usage_error(self, "lab contend boots --guests of one configuration, and --matrix has %zu; "
 					      "give one value per key", one.n);
 			lab_matrix_release(&one);
@@ -386,12 +385,12 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 		}
 		lab_matrix_release(&one);
 	}
-	ret = cmd_rounds_from(self, own, "rounds", 100, &l.rounds, &l.autorounds);
+	ret = lab_request_rounds(self, rq, &l.rounds, &l.autorounds);
 	if (ret == CMD_CONTINUE && l.autorounds)
 		ret = cmd_usage_error(self, "--rounds auto is lab run's; lab contend takes --rounds N");
 	if (ret != CMD_CONTINUE)
 		goto out;
-	ret = lab_prepare(self, own, &l, &m, out);
+	ret = lab_prepare(self, &l, &m, out);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	if (m.n != 1) {
@@ -505,7 +504,7 @@ static const struct vmb_opt lab_contend_opts[] = {
 static int cmd_lab_contend(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct lab_request rq = { .verb = LAB_VERB_CONTEND };
-	int ret = lab_request_argv(&rq, argc, argv);
+	int ret = lab_request_parse(&rq, argc, argv);
 
 	(void)self;
 	if (ret == CMD_CONTINUE)

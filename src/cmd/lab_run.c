@@ -85,7 +85,7 @@ static int boot_config(const struct lab *l, const struct lab_config *c, const ch
 		       json_t **doc, struct lab_failure *f, char *err, size_t errlen)
 {
 	return lab_run_config(c, &(struct lab_run_opts){
-		.image_dir = image_dir, .cache = l->cache, .suites = l->suites, .boots = (unsigned)optset_int(l->own, "boots"),
+		.image_dir = image_dir, .cache = l->cache, .suites = l->suites, .boots = l->rq->boots,
 		.run_opts = l->run_opts, .progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO,
 		.disk_size = l->disk_size, .disk_format = optset_str(l->own, "disk-format"),
 		.disk_cache = optset_str(l->own, "disk-cache"), .hello_timeout_ms = hello_timeout_ms,
@@ -362,7 +362,7 @@ static double lab_worst_mdd(const struct lab *l, const struct lab_matrix *m, cha
 		r = cmp_add_operand(&t, l->t.ops[o].name, json_incref(l->t.ops[o].docs));
 	/* the operands as the comparison at the end has them: its baseline */
 	lab_matrix_order(&t, m);
-	if (r == 0 && t.nops > 1 && lab_compare(&t, optset_str(l->own, "baseline"), l->base, &l->base_pairs) == 0)
+	if (r == 0 && t.nops > 1 && lab_compare(&t, lab_baseline_spec(l->rq), l->base, &l->base_pairs) == 0)
 		for (size_t i = 0; i < t.nrows; i++) {
 			const struct cmp_row *row = &t.rows[i];
 
@@ -442,7 +442,7 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 		l->round = k;
 		if (rounds > 1 && lab_shuffle(l, m, order, k, rounds, seed, &rng) < 0)
 			return EXIT_FAILED;
-		r = strcmp(optset_str(l->own, "baseline"), "none") ? lab_baseline(l) : 0;
+		r = strcmp(lab_baseline_spec(l->rq), "none") ? lab_baseline(l) : 0;
 		if (r == -EINTR)
 			break; /* said as an interruption by the caller */
 		if (r < 0)
@@ -460,13 +460,12 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cache)
 {
 	struct optset *own = &rq->own;
-	const struct optset *suite_sets = rq->suite_sets;
 	bool check_only = rq->check_only;
 	char *session = rq->session;
 	size_t session_len = rq->session_len;
 	const char *image_dir = optset_str(own, "image-dir");
-	struct lab l = { .own = own, .cache = cache, .image_dir = image_dir, .suites = optset_str(own, "suites"),
-			 .check_only = check_only };
+	struct lab l = { .rq = rq, .own = own, .cache = cache, .image_dir = image_dir,
+			 .suites = rq->items ? rq->items : LAB_RUN_SUITES, .check_only = check_only };
 	struct lab_matrix m = { 0 };
 	const char *out = optset_str(own, "output");
 	size_t *order = NULL;
@@ -477,16 +476,16 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 	l.failures = json_array();
 	l.t.failures = l.failures;
 	snprintf(l.disk_size, sizeof(l.disk_size), "%llu", (unsigned long long)optset_size(own, "disk-size"));
-	l.run_opts = lab_run_options(own, suite_sets);
+	l.run_opts = lab_run_options(rq);
 	if (!l.run_opts) {
 		log_error("out of memory");
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	ret = cmd_rounds_from(self, own, "rounds", 100, &l.rounds, &l.autorounds);
+	ret = lab_request_rounds(self, rq, &l.rounds, &l.autorounds);
 	if (ret != CMD_CONTINUE)
 		goto out;
-	ret = lab_prepare(self, own, &l, &m, out);
+	ret = lab_prepare(self, &l, &m, out);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	if (check_only) {
@@ -513,7 +512,7 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 		goto out;
 	}
 	lab_matrix_order(&l.t, &m);
-	if (l.t.nops && lab_compare(&l.t, optset_str(own, "baseline"), l.base, &l.base_pairs) == 0)
+	if (l.t.nops && lab_compare(&l.t, lab_baseline_spec(rq), l.base, &l.base_pairs) == 0)
 		ret = lab_show(&l.t, out, !session);
 	else if (l.t.nops)
 		ret = EXIT_FAILED;
@@ -558,7 +557,7 @@ static const struct vmb_opt lab_run_opts[] = {
 static int cmd_lab_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct lab_request rq = { .verb = LAB_VERB_RUN };
-	int ret = lab_request_argv(&rq, argc, argv);
+	int ret = lab_request_parse(&rq, argc, argv);
 
 	(void)self;
 	if (ret == CMD_CONTINUE)

@@ -270,7 +270,7 @@ int study_request(const struct study_call *call, const struct study_experiment *
 		} else
 			ret = lab_request_set(rq, pass[k], optset_str(call->own, pass[k]));
 	}
-	return ret == CMD_CONTINUE ? lab_request_fill(rq) : ret;
+	return ret;
 }
 
 void study_print_minutes(double s)
@@ -510,7 +510,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 		log_error("%s:%u: %s", file, e->line, err);
 		goto out;
 	}
-	if (run_estimate_items(e->suites, own, suite_sets, &est) < 0) {
+	if (run_estimate_items(e->suites, own, suite_sets, quick, &est) < 0) {
 		log_error("%s:%u: [experiment %s]: no estimate of its suites", file, e->line, e->id);
 		goto out;
 	}

@@ -153,15 +153,16 @@ static int apply_quick(struct optset *own, struct optset *suite_sets)
 	return 0;
 }
 
-/* The runner's settings from the command's options (after --quick). */
-static void settings_from(const struct optset *own, struct runner_settings *rs)
+/* The runner's settings from the command's options (after --quick; quick:
+ * whether it was given, which a lab request says outside own). */
+static void settings_from(const struct optset *own, bool quick, struct runner_settings *rs)
 {
 	rs->time_s = optset_double(own, "time");
 	rs->warmup_s = optset_double(own, "warmup");
 	/* unless given: four times the warm-up (its cost grows with it), and
 	 * in --quick the warm-up itself (one slice, unjudged, as it was) */
 	rs->warmup_max_s = optset_get(own, "warmup-max")->set ? optset_double(own, "warmup-max")
-			   : optset_bool(own, "quick")		 ? rs->warmup_s
+			   : quick				 ? rs->warmup_s
 								 : 4 * rs->warmup_s;
 	rs->budget_s = optset_double(own, "budget");
 	rs->precision_pct = optset_double(own, "precision");
@@ -204,7 +205,7 @@ int run_estimate(bool quick, struct runner_estimate *out)
 	}
 	if (quick && optset_apply_quick(&own) < 0)
 		goto out;
-	settings_from(&own, &rs);
+	settings_from(&own, optset_bool(&own, "quick"), &rs);
 	r = runner_estimate(&rs, items, n, extra, out);
 out:
 	for (size_t i = 0; i < n; i++)
@@ -215,7 +216,7 @@ out_sets:
 	return r;
 }
 
-int run_estimate_items(const char *items, const struct optset *own, const struct optset *suite_sets,
+int run_estimate_items(const char *items, const struct optset *own, const struct optset *suite_sets, bool quick,
 		       struct runner_estimate *out)
 {
 	struct runner_item it[64];
@@ -257,7 +258,7 @@ int run_estimate_items(const char *items, const struct optset *own, const struct
 				extra[n] += optset_double(&suite_sets[i], s->opts[k].name);
 		n++;
 	}
-	settings_from(own, &rs);
+	settings_from(own, quick, &rs);
 	return runner_estimate(&rs, it, n, extra, out);
 }
 
@@ -744,7 +745,7 @@ int run_check_measure(const struct vmb_cmd *self, const struct optset *own, bool
 {
 	struct runner_settings rs = { 0 };
 
-	settings_from(own, &rs);
+	settings_from(own, optset_bool(own, "quick"), &rs);
 	if (rs.min_reps > rs.max_reps)
 		return cmd_usage_error(self, "--min-reps %u is larger than --max-reps %u", rs.min_reps, rs.max_reps);
 	return cpus_from(self, own, here, cpus, ncpus);
@@ -984,7 +985,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	settings_from(&own, &rs);
+	settings_from(&own, optset_bool(&own, "quick"), &rs);
 	ret = run_check_measure(self, &own, true, &cpus, &ncpus);
 	if (ret != CMD_CONTINUE)
 		goto out;
