@@ -23,6 +23,9 @@
 #include "../suites/contend.h"
 #include "../suites/suites.h"
 #include "../suites/vmops.h"
+#ifdef VMB_TEST_LAB
+#include "../../tests/toy/toylab.h"
+#endif
 #include "../core/banned.h"
 
 const struct vmb_suite *lab_item_suite(const char *item)
@@ -198,6 +201,10 @@ const struct lab_host_row lab_host_rows[] = {
 	{ &balloon_suite, LAB_HOST_FIRST_BOOT, balloon_measure },
 	{ &vmops_suite, LAB_HOST_FIRST_BOOT, vmops_measure },
 	{ &contend_suite, LAB_HOST_CONTEND, NULL },
+#ifdef VMB_TEST_LAB
+	/* the test build's toy (tests/toy/toylab.c; vmbench-toy compiles this file again) */
+	{ &toyhost_suite, LAB_HOST_FIRST_BOOT, toyhost_measure },
+#endif
 };
 const size_t lab_host_nrows = sizeof(lab_host_rows) / sizeof(lab_host_rows[0]);
 

@@ -217,7 +217,20 @@
 	X(LAB_SHARE, "9p", LAB_ANY_ARCH, NULL, "virtio-9p-pci,fsdev=s0,mount_tag=" LAB_SHARE_TAG, "9pnet_virtio",   \
 	  "9pnet_virtio 9p")                                                                                    \
 	X(LAB_SHARE, "virtiofs", LAB_ANY_ARCH, NULL, "vhost-user-fs-pci,chardev=s0,tag=" LAB_SHARE_TAG, "virtiofs", \
-	  "virtiofs")
+	  "virtiofs")                                                                                           \
+	LAB_DEVICES_TEST(X)
+
+/* Device models built only into a test build (tests/meson.build's
+ * vmbench-toy and test_toylab, compiled with -DVMB_TEST_LAB, which compile
+ * this table's file, matrix.c, again): toy-nic, QEMU's e1000 with a MAC
+ * address of its own, so that a test finds its row's arguments on the
+ * command line. Never in the shipped binary. */
+#ifdef VMB_TEST_LAB
+#define LAB_DEVICES_TEST(X) \
+	X(LAB_NIC, "toy-nic", LAB_ANY_ARCH, NULL, "e1000,netdev=n0,mac=52:54:00:70:6f:79", "e1000", "e1000")
+#else
+#define LAB_DEVICES_TEST(X)
+#endif
 
 /* X(name, distro, packages, root, append, init, ssh): the guest images
  * (the image key). busybox is the lab's initramfs; a distribution's row

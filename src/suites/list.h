@@ -19,7 +19,11 @@
 /* Suites built only into a test build (tests/meson.build's vmbench-toy,
  * compiled with -DVMB_TEST_SUITES), never into the shipped binary. */
 #ifdef VMB_TEST_SUITES
+#ifdef VMB_TEST_LAB /* and a lab row: the host-measured toyhost (tests/toy/toylab.c) */
+#define VMB_SUITES_TEST(X) X(toy) X(toyhost)
+#else
 #define VMB_SUITES_TEST(X) X(toy)
+#endif
 #else
 #define VMB_SUITES_TEST(X)
 #endif

@@ -71,4 +71,28 @@ html = open(sys.argv[1]).read()
 for s in ("toy.level", "toy.spread", ">level<", "latency.p99"):
     assert s in html, s
 PY
+
+# The toy lab rows (tests/toy/toylab.c, behind VMB_TEST_LAB), without booting:
+# the NIC model toy-nic, one row of LAB_DEVICES, and the host-measured suite
+# toyhost, one row of lab_host_rows (tests/unit/test_toylab.c builds their
+# QEMU command line and measures toyhost from a configuration)
+expect 0 "list --lab" "$VMB" list --lab
+has "$T/out" "nic=toy-nic" "the lab lists the toy NIC model from its row"
+has "$T/out" "-device e1000,netdev=n0,mac=52:54:00:70:6f:79" "with the QEMU arguments of its row"
+has "$T/out" ",e1000-82545em,toy-nic (default none)" "a value of the matrix key nic"
+expect 0 "the shipped binary's list --lab" "$SHIPPED" list --lab
+lacks "$T/out" "toy" "the shipped binary has no toy lab row"
+expect 2 "the shipped binary refuses nic=toy-nic" "$SHIPPED" lab run --matrix "accel=tcg nic=toy-nic" -q
+has "$T/err" "toy-nic" "saying which value"
+expect 0 "list" "$VMB" list
+has "$T/out" "toyhost.vcpus" "the toy host-measured suite is listed"
+expect 2 "lab contend refuses a host-measured suite" "$VMB" lab contend --matrix accel=tcg --suites toyhost -q
+has "$T/err" "toyhost is measured by 'lab run' around a guest" "as the row of the host-measured table says"
+# planned, not booted: a --baseline that names no configuration is refused
+# with the configurations the matrix made, before anything is built
+expect 2 "lab run plans a matrix with toy-nic and toyhost" "$VMB" lab run \
+	--matrix "accel=tcg nic=toy-nic,e1000 smp=1" --suites cpu.prime,toyhost --baseline nic=none -q \
+	--db "$T/lab.db" --cache "$T/cache"
+has "$T/err" "its configurations: accel=tcg nic=toy-nic smp=1; accel=tcg nic=e1000 smp=1" \
+	"the configurations are named by their labels, toy-nic's among them"
 finish
