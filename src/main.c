@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "lab/hostmeasure.h"
+#include "lab/hv.h"
 #include "lab/matrix.h"
 #include "suites/suites.h"
 #include "core/banned.h"
@@ -29,13 +30,15 @@ static int check_suites(void)
 	return 0;
 }
 
-/* The lab's tables (matrix keys, device models, profiles) likewise. */
+/* The lab's tables (matrix keys, device models, profiles, the hypervisor
+ * back end's hooks) likewise. */
 static int check_lab_tables(void)
 {
 	char why[256];
 
 	if (lab_tables_check(suites_find, why, sizeof(why)) < 0 ||
-	    lab_host_check(vmb_suites, vmb_nsuites, why, sizeof(why)) < 0) {
+	    lab_host_check(vmb_suites, vmb_nsuites, why, sizeof(why)) < 0 ||
+	    lab_hv_check(lab_hv_default(), why, sizeof(why)) < 0) {
 		log_error("internal error: lab tables: %s", why);
 		return -1;
 	}

@@ -1,4 +1,5 @@
-/* The balloon suite, measured by the host through QMP (balloon.h). */
+/* The balloon suite, measured by the host through the hypervisor back
+ * end's balloon hooks (hv.h) (balloon.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,15 +9,15 @@
 
 #include "balloon.h"
 #include "hostsuite.h"
-#include "qmp.h"
+#include "hv.h"
 #include "../core/clock.h"
 #include "../core/result.h"
 #include "../core/str.h"
 #include "../suites/balloon.h"
 #include "../core/banned.h"
 
-/* the QMP commands' own bound, and the longest wait between two looks */
-#define BALLOON_QMP_MS 10000
+/* the connection's own bound, and the longest wait between two looks */
+#define BALLOON_CTL_MS 10000
 #define BALLOON_POLL_MS 10
 
 /* A suite option's value: the run's, else the row's default. */
@@ -52,24 +53,24 @@ int lab_balloon_opts(const json_t *run_opts, uint64_t mem, uint64_t *size, doubl
 	return 0;
 }
 
-/* QMP's balloon to want, then query-balloon until the guest's actual is
- * within the tolerance of it: the seconds from the command, in *secs. */
-static int balloon_to(struct qmp *q, uint64_t want, double timeout_s, const char *what, double *secs, char *why,
-		      size_t len)
+/* The balloon set to want, then the guest's report until its actual is
+ * within the tolerance of it: the seconds from the request, in *secs. */
+static int balloon_to(const struct lab_hv_ops *hv, struct lab_hv_mon *m, uint64_t want, double timeout_s,
+		      const char *what, double *secs, char *why, size_t len)
 {
 	uint64_t t0 = clock_ns(), actual = 0;
 	int r;
 
-	r = qmp_execute(q, "balloon", json_pack("{s:I}", "value", (json_int_t)want), BALLOON_QMP_MS, NULL);
+	r = hv->balloon_set(m, want, why, len);
 	if (r < 0)
-		return errf(why, len, r, "%s", q->err);
+		return r;
 	for (;;) {
 		uint64_t now;
 
-		r = qmp_balloon_actual(q, BALLOON_QMP_MS, &actual);
+		r = hv->balloon_get(m, &actual, why, len);
 		now = clock_ns();
 		if (r < 0)
-			return errf(why, len, r, "%s", q->err);
+			return r;
 		if ((actual > want ? actual - want : want - actual) <= BALLOON_TOLERANCE) {
 			*secs = (double)(now - t0) / NSEC_PER_SEC;
 			return 0;
@@ -78,31 +79,30 @@ static int balloon_to(struct qmp *q, uint64_t want, double timeout_s, const char
 			return errf(why, len, -ETIMEDOUT, "the guest's balloon did not %s within %g s (--balloon.timeout): the "
 				    "guest had %llu MiB, the target was %llu MiB", what, timeout_s,
 				    (unsigned long long)(actual >> 20), (unsigned long long)(want >> 20));
-		/* QEMU says BALLOON_CHANGE when the guest reports (at most once a second): a look then, or soon */
-		r = qmp_wait_event(q, "BALLOON_CHANGE", BALLOON_POLL_MS);
+		/* the guest's next report (at most once a second): a look then, or soon */
+		r = hv->balloon_wait(m, BALLOON_POLL_MS, why, len);
 		if (r < 0)
-			return errf(why, len, r, "%s", q->err);
+			return r;
 	}
 }
 
 /* An inflate by size and the deflate back: [0] and [1], seconds. */
 static int cycle(const struct lab_balloon *bl, double out[2], char *why, size_t len)
 {
-	struct qmp q;
+	struct lab_hv_mon *m = NULL;
 	uint64_t full = 0;
-	int r = qmp_connect(&q, bl->qmp_socket, BALLOON_QMP_MS);
+	int r = bl->hv->open(bl->ctl, BALLOON_CTL_MS, &m, why, len);
 
 	if (r == 0)
-		r = qmp_balloon_actual(&q, BALLOON_QMP_MS, &full);
-	if (r < 0)
-		errf(why, len, r, "%s", q.err);
-	else if (full <= bl->size)
+		r = bl->hv->balloon_get(m, &full, why, len);
+	if (r == 0 && full <= bl->size)
 		r = errf(why, len, -EINVAL, "the guest has %llu MiB, no more than --balloon.size", (unsigned long long)(full >> 20));
 	if (r == 0)
-		r = balloon_to(&q, full - bl->size, bl->timeout_s, "inflate", &out[0], why, len);
+		r = balloon_to(bl->hv, m, full - bl->size, bl->timeout_s, "inflate", &out[0], why, len);
 	if (r == 0)
-		r = balloon_to(&q, full, bl->timeout_s, "deflate", &out[1], why, len);
-	qmp_close(&q);
+		r = balloon_to(bl->hv, m, full, bl->timeout_s, "deflate", &out[1], why, len);
+	if (m && bl->hv->close)
+		bl->hv->close(m);
 	return r;
 }
 

@@ -1,6 +1,6 @@
 /* The balloon suite as the lab measures it (src/suites/balloon.h declares
- * it): QMP's balloon command inflates the guest's virtio-balloon by a size
- * and deflates it back, each timed until query-balloon's actual, the
+ * it): the back end's balloon_set inflates the guest's virtio-balloon by a
+ * size and deflates it back, each timed until balloon_get's actual, the
  * guest's own report, is within BALLOON_TOLERANCE of the target; once with
  * the guest idle, once while the guest's agent runs BALLOON_LOAD. Every
  * wait is bounded: a guest whose balloon does not get there fails the test
@@ -14,8 +14,10 @@
 
 #include "proto_host.h"
 
+struct lab_hv_ops;
 struct lab_balloon {
-	const char *qmp_socket;
+	const struct lab_hv_ops *hv; /* the back end's balloon hooks */
+	const char *ctl;             /* its address of the guest (hv.h) */
 	uint64_t size;           /* bytes the balloon takes, less than the guest's RAM */
 	double timeout_s;        /* the bound of an inflate or a deflate */
 	bool idle, loaded;       /* which tests were asked */

@@ -77,7 +77,8 @@ bool lab_host_asked(const struct vmb_suite *s, const char *items, const char *te
  * where the configuration has no balloon. */
 static int balloon_measure(const struct lab_host_req *rq, json_t **suite, char *err, size_t errlen)
 {
-	struct lab_balloon bl = { .qmp_socket = rq->vm->qmp, .conn = rq->vm->conn, .fp = rq->fp };
+	const struct lab_hv_ops *hv = rq->vm->hv;
+	struct lab_balloon bl = { .hv = hv, .ctl = rq->vm->ctl, .conn = rq->vm->conn, .fp = rq->fp };
 	uint64_t mem = 0;
 	char why[512] = "";
 
@@ -85,6 +86,9 @@ static int balloon_measure(const struct lab_host_req *rq, json_t **suite, char *
 	bl.loaded = lab_host_asked(rq->suite, rq->o->suites, BALLOON_TEST_LOADED);
 	if (!lab_config_device(rq->c, LAB_BALLOON))
 		bl.skip = "the configuration has no balloon: give the matrix key balloon=on";
+	else if (!hv->balloon_set || !hv->balloon_get || !hv->balloon_wait)
+		bl.skip = lab_hv_why_not(hv, !hv->balloon_set ? "balloon_set" : !hv->balloon_get ? "balloon_get"
+											 : "balloon_wait");
 	else if (parse_size(rq->c->v[LAB_MEM], 1, UINT64_MAX, &mem) < 0 ||
 		 lab_balloon_opts(rq->o->run_opts, mem, &bl.size, &bl.timeout_s, why, sizeof(why)) < 0)
 		return errf(err, errlen, -EINVAL, "balloon: mem=%s: %s", rq->c->v[LAB_MEM], why);

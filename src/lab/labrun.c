@@ -34,8 +34,8 @@
 #include "procs.h"
 #include "proto_host.h"
 #include "qemu.h"
+#include "hv.h"
 #include "qemuproc.h"
-#include "qmp.h"
 #include "workdir.h"
 #include "../core/clock.h"
 #include "../core/log.h"
@@ -120,10 +120,11 @@ static void progress_draw(const struct lab_run_opts *o, const char *fmt, ...)
 }
 
 struct boot {
+	const struct lab_hv_ops *hv; /* the session's hypervisor back end */
 	pid_t pid;
 	char dir[160];
 	const struct lab_config *c;
-	char kernel[300], initrd[300], disk[200], qmp[200], agent[200], console[200], vars[200];
+	char kernel[300], initrd[300], disk[200], ctl[200], agent[200], console[200], vars[200];
 	char overlay[200];              /* snapshot=on: the qcow2 overlay over the disk */
 	struct lab_host_disk host_disk; /* what QEMU opens as the disk (the back end's record) */
 	char modules[1024]; /* what the guest loads: its configuration's drivers */
@@ -151,7 +152,7 @@ struct boot {
 	pid_t share_pid;                  /* a share's virtiofsd, while it runs */
 	char step[96];                    /* what is being done: "boot", "run disk", ... */
 	/* while HELLO is awaited: whether QEMU stopped the guest for good */
-	struct qmp watch;                 /* QMP, connected at the first look (fd -1: not connected) */
+	struct lab_hv_mon *watch;         /* the back end's connection, made at the first look (NULL: none) */
 	bool watch_tried;                 /* its connection was tried */
 	double watch_next;                /* when to look again, s after t0 */
 	bool final;                       /* the boot failed for good: booting it again cannot help */
@@ -325,6 +326,14 @@ static int await_ssh(struct boot *b, uint64_t t0, uint64_t deadline, const struc
 	return 0;
 }
 
+/* The watch's connection closed (the back end's takes one client at a time). */
+static void watch_close(struct boot *b)
+{
+	if (b->watch && b->hv->close)
+		b->hv->close(b->watch);
+	b->watch = NULL;
+}
+
 /* Whether QEMU has stopped the guest for good before HELLO, looked at
  * every quarter second: its run state as QMP's query-status gives it
  * ("internal-error" when KVM could not run the guest, "guest-panicked"),
@@ -333,26 +342,26 @@ static int await_ssh(struct boot *b, uint64_t t0, uint64_t deadline, const struc
  * -ENOEXEC with why in err and b->final set, else 0. */
 static int stopped_for_good(struct boot *b, double now, char *err, size_t errlen)
 {
-	char state[32] = "", words[400] = "", *log = NULL;
-	bool kvm;
+	char state[32] = "", words[400] = "", *log = NULL, why[512];
+	bool kvm, final = false;
 
 	if (now < b->watch_next)
 		return 0;
 	b->watch_next = now + 0.25;
 	if (!b->watch_tried) {
 		b->watch_tried = true;
-		if (qmp_connect(&b->watch, b->qmp, 2000) < 0)
-			qmp_close(&b->watch);
+		if (!b->hv->run_state || b->hv->open(b->ctl, 2000, &b->watch, why, sizeof(why)) < 0)
+			b->watch = NULL;
 	}
-	if (b->watch.fd >= 0 && qmp_run_state(&b->watch, 2000, state, sizeof(state)) < 0) {
-		qmp_close(&b->watch); /* not asked again: the log is read instead */
+	if (b->watch && b->hv->run_state(b->watch, state, sizeof(state), &final, why, sizeof(why)) < 0) {
+		watch_close(b); /* not asked again: the log is read instead */
 		state[0] = '\0';
 	}
-	if (*state && !qmp_state_final(state))
+	if (*state && !final)
 		return 0;
 	kvm = read_file(b->qemu_log, &log) == 0 && lab_kvm_error_words(log, words, sizeof(words));
 	free(log);
-	if (!*state && (b->watch.fd >= 0 || !kvm))
+	if (!*state && (b->watch || !kvm))
 		return 0;
 	b->final = true;
 	if (!*state)
@@ -377,7 +386,7 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 	b->watch_next = 0;
 	r = await_hello_loop(b, t0, deadline, o, err, errlen);
 	/* QMP takes one client at a time: the lab's next one is another */
-	qmp_close(&b->watch);
+	watch_close(b);
 	/* a guest that ran under KVM, or that KVM stopped: what `vmbench info` says */
 	if (!strcmp(b->c->v[LAB_ACCEL], "kvm") && (r == 0 || b->final)) {
 		char why[400] = "";
@@ -484,7 +493,8 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
 	b->ssh_fd = -1;
-	b->watch.fd = -1;
+	b->watch = NULL;
+	b->hv = lab_hv_default();
 	b->c = c;
 	snprintf(b->step, sizeof(b->step), "prepare");
 	r = lab_work_dir_new(b->dir, sizeof(b->dir));
@@ -503,7 +513,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);
 	snprintf(b->initrd, sizeof(b->initrd), "%s/initrd.img", o->image_dir);
 	snprintf(b->disk, sizeof(b->disk), "%s/disk.img", b->dir);
-	snprintf(b->qmp, sizeof(b->qmp), "%s/qmp.sock", b->dir);
+	snprintf(b->ctl, sizeof(b->ctl), "%s/qmp.sock", b->dir);
 	snprintf(b->agent, sizeof(b->agent), "%s/agent.sock", b->dir);
 	snprintf(b->console, sizeof(b->console), "%s/console.log", b->dir);
 	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s/qemu.log", b->dir);
@@ -512,7 +522,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	b->host_disk.direct_io = -1;
 	/* the cache key's mode (--disk-cache where the matrix gives none) */
 	b->paths = (struct lab_paths){ .kernel = b->kernel, .initrd = b->initrd, .disk = b->disk,
-				       .disk_cache = c->v[LAB_CACHE], .qmp_socket = b->qmp, .agent_socket = b->agent,
+				       .disk_cache = c->v[LAB_CACHE], .qmp_socket = b->ctl, .agent_socket = b->agent,
 				       .console_log = b->console, .modules = b->modules,
 				       .fw_vars = b->vars, .overlay = b->overlay, .host_disk = &b->host_disk,
 				       .work_dir = b->dir, .arch = c->v[LAB_ARCH], .share_helper = &b->share_pid };
@@ -542,7 +552,7 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	if (r == 0)
 		r = lab_firmware_setup(c, &b->paths, why, sizeof(why));
 	if (r == 0)
-		r = lab_qemu_argv(c, &b->paths, argv, why, sizeof(why));
+		r = b->hv->define(c, &b->paths, false, false, argv, why, sizeof(why));
 	if (r < 0) {
 		boot_gone(b);
 		strv_clear(argv);
@@ -555,11 +565,9 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 /* Connect to the agent's socket once QEMU has made it. */
 static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run_opts *o, char *err, size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	bool arm = !strcmp(b->c->v[LAB_ARCH], "aarch64");
 	char words[320];
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", b->agent);
 	while (b->fd < 0) {
 		int status;
 
@@ -579,11 +587,9 @@ static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run
 			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d%s)", WIFEXITED(status) ? "status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
 		}
-		b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (b->fd >= 0 && connect(b->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-			close(b->fd);
+		/* the back end's channel, once it is there (any failure: tried again) */
+		if (b->hv->channel(b->agent, &b->fd) < 0)
 			b->fd = -1;
-		}
 		if (b->fd < 0) {
 			if (clock_ns() > deadline || vmb_stop_requested())
 				return errf(err, errlen, -ETIMEDOUT, "QEMU did not open its agent socket within %g s "
@@ -605,7 +611,7 @@ static int boot_spawn(const struct lab_config *c, const struct lab_run_opts *o, 
 		return r;
 	snprintf(b->step, sizeof(b->step), "boot");
 	*t0 = clock_ns();
-	r = lab_spawn(c, &b->paths, &argv, b->qemu_log, &b->pid);
+	r = b->hv->start(c, &b->paths, &argv, b->qemu_log, &b->pid);
 	strv_clear(&argv);
 	if (r < 0)
 		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
@@ -685,53 +691,28 @@ static int await_again(struct boot *b, uint64_t t0, const struct lab_run_opts *o
  * process (the agent channel outlives the guest's reset). */
 static int warm_boot(struct boot *b, const struct lab_run_opts *o, char *err, size_t errlen)
 {
-	char *text = NULL;
-	struct qmp q;
+	char *text = NULL, why[512] = "";
+	struct lab_hv_mon *m = NULL;
 	uint64_t t0;
 	int r;
 
 	/* the QEMU the guest runs in now (vmops may have moved it) */
 	b->console_off = read_file(b->console, &text) == 0 ? strlen(text) : 0;
 	free(text);
-	r = qmp_connect(&q, b->qmp, 10000);
+	r = b->hv->reset ? b->hv->open(b->ctl, 10000, &m, why, sizeof(why))
+			 : errf(why, sizeof(why), -EOPNOTSUPP, "%s", lab_hv_why_not(b->hv, "reset"));
 	json_decref(b->fp);
 	b->fp = NULL;
 	b->t_output = b->t_init = b->t_hello = b->t_ssh = 0;
 	ssh_close(b, 0, 0);
 	t0 = clock_ns();
 	if (r == 0)
-		r = qmp_execute(&q, "system_reset", NULL, 10000, NULL);
-	if (r < 0) {
-		errf(err, errlen, r, "warm boot: %s", q.err);
-		qmp_close(&q);
-		return r;
-	}
-	qmp_close(&q);
+		r = b->hv->reset(m, why, sizeof(why));
+	if (m && b->hv->close)
+		b->hv->close(m);
+	if (r < 0)
+		return errf(err, errlen, r, "warm boot: %s", why);
 	return await_again(b, t0, o, err, errlen);
-}
-
-/* When QEMU's event ev happened, on clock_ns's clock: its timestamp (the
- * wall clock's seconds and microseconds, as QEMU stamps every event) moved
- * by the wall clock's distance from now, within [lo, now]; now when it has
- * no valid timestamp. */
-static uint64_t event_time(const json_t *ev, uint64_t lo)
-{
-	const json_t *ts = json_object_get(ev, "timestamp");
-	const json_t *sec = json_object_get(ts, "seconds"), *usec = json_object_get(ts, "microseconds");
-	uint64_t now = clock_ns(), wall_ns, ev_ns, ago;
-	struct timespec wall;
-
-	if (clock_gettime(CLOCK_REALTIME, &wall) < 0 || !json_is_integer(sec) || !json_is_integer(usec) ||
-	    json_integer_value(sec) <= 0 || json_integer_value(sec) > (json_int_t)wall.tv_sec ||
-	    json_integer_value(usec) < 0 || json_integer_value(usec) >= 1000000)
-		return now;
-	wall_ns = clock_ts_ns(&wall);
-	ev_ns = (uint64_t)json_integer_value(sec) * NSEC_PER_SEC + (uint64_t)json_integer_value(usec) * 1000;
-	if (ev_ns > wall_ns)
-		return now;
-	ago = wall_ns - ev_ns;
-	/* a wall clock that stepped meanwhile: no time before lo */
-	return ago > now - lo ? lo : now - ago;
 }
 
 /* A reboot inside the guest: the agent's REBOOT, which what started it
@@ -741,32 +722,30 @@ static uint64_t event_time(const json_t *ev, uint64_t lo)
  * guest's shutdown before it (REBOOT sent to RESET) is *shutdown, s. */
 static int reboot_boot(struct boot *b, const struct lab_run_opts *o, double *shutdown, char *err, size_t errlen)
 {
-	char *text = NULL;
-	struct qmp q;
-	uint64_t t_req, t0;
+	char *text = NULL, why[512] = "";
+	struct lab_hv_mon *m = NULL;
+	uint64_t t_req, t0 = 0;
 	int r;
 
-	/* connected before REBOOT: the RESET event cannot come before */
-	r = qmp_connect(&q, b->qmp, 10000);
+	/* connected before REBOOT: the reset cannot come before */
+	r = b->hv->await_reset ? b->hv->open(b->ctl, 10000, &m, why, sizeof(why))
+			       : errf(why, sizeof(why), -EOPNOTSUPP, "%s", lab_hv_why_not(b->hv, "await_reset"));
 	json_decref(b->fp);
 	b->fp = NULL;
 	b->t_output = b->t_init = b->t_hello = b->t_ssh = 0;
 	ssh_close(b, 0, 0);
-	if (r < 0) {
-		errf(err, errlen, r, "reboot: %s", q.err);
-		qmp_close(&q);
-		return r;
-	}
+	if (r < 0)
+		return errf(err, errlen, r, "reboot: %s", why);
 	t_req = clock_ns();
 	r = proto_host_reboot(&b->conn, 10000);
 	if (r < 0) {
 		errf(err, errlen, r, "reboot: %s", b->conn.err);
-		qmp_close(&q);
+		if (b->hv->close)
+			b->hv->close(m);
 		return r;
 	}
 	/* the guest's own shutdown, bounded as a boot is */
-	r = qmp_wait_event(&q, "RESET", o->hello_timeout_ms);
-	t0 = r == 1 ? event_time(json_array_get(q.events, json_array_size(q.events) - 1), t_req) : 0;
+	r = b->hv->await_reset(m, o->hello_timeout_ms, t_req, &t0, why, sizeof(why));
 	/* what the console holds by now is the shutdown's (and maybe a firmware's first bytes) */
 	b->console_off = read_file(b->console, &text) == 0 ? strlen(text) : 0;
 	free(text);
@@ -774,8 +753,9 @@ static int reboot_boot(struct boot *b, const struct lab_run_opts *o, double *shu
 		r = errf(err, errlen, -ETIMEDOUT, "reboot: the guest did not reset within %g s of REBOOT "
 			 "(--hello-timeout)", o->hello_timeout_ms / 1e3);
 	else if (r < 0)
-		errf(err, errlen, r, "reboot: waiting for QEMU's RESET event: %s", q.err);
-	qmp_close(&q);
+		errf(err, errlen, r, "reboot: %s", why);
+	if (b->hv->close)
+		b->hv->close(m);
 	if (r < 0)
 		return r;
 	*shutdown = (double)(t0 - t_req) / NSEC_PER_SEC;
@@ -785,7 +765,7 @@ static int reboot_boot(struct boot *b, const struct lab_run_opts *o, double *shu
 /* The vCPU threads of the boot's QEMU counted (lab_vcpu_threads), pinned with pin. */
 static int vcpu_threads(struct boot *b, bool pin, char *err, size_t errlen)
 {
-	return lab_vcpu_threads(b->qmp, pin, &b->vcpu_threads, err, errlen);
+	return lab_hv_vcpus(b->hv, b->ctl, pin, &b->vcpu_threads, err, errlen);
 }
 
 /* The guest's device of this list ("block_devices", "network") whose
@@ -1565,7 +1545,7 @@ static int host_measure(const struct lab_config *c, const struct lab_run_opts *o
 	for (size_t i = 0; r == 0 && i < lab_host_nrows; i++) {
 		const struct lab_host_row *row = &lab_host_rows[i];
 		const struct vmb_suite *s = row->suite;
-		struct lab_vm vm = { .c = c, .paths = &b->paths, .dir = b->dir, .pid = b->pid, .fd = b->fd,
+		struct lab_vm vm = { .hv = b->hv, .c = c, .paths = &b->paths, .dir = b->dir, .pid = b->pid, .fd = b->fd,
 				     .conn = &b->conn };
 		json_t *loads[sizeof(s->host->loads) / sizeof(s->host->loads[0])] = { 0 }, *suite = NULL;
 		struct lab_host_req rq = { .suite = s, .c = c, .o = o, .vm = &vm, .fp = b->fp, .loads = loads };
@@ -1579,7 +1559,7 @@ static int host_measure(const struct lab_config *c, const struct lab_run_opts *o
 		for (; s->host && n < sizeof(loads) / sizeof(loads[0]) && s->host->loads[n]; n++)
 			if (!(loads[n] = item_opts(o, lab_item_suite(s->host->loads[n]), scratch, &b->net, fs, false)))
 				r = errf(err, errlen, -ENOMEM, "out of memory");
-		snprintf(vm.qmp, sizeof(vm.qmp), "%s", b->qmp);
+		snprintf(vm.ctl, sizeof(vm.ctl), "%s", b->ctl);
 		snprintf(vm.agent, sizeof(vm.agent), "%s", b->agent);
 		snprintf(vm.console, sizeof(vm.console), "%s", b->console);
 		snprintf(vm.log, sizeof(vm.log), "%s", b->qemu_log);
@@ -1590,7 +1570,7 @@ static int host_measure(const struct lab_config *c, const struct lab_run_opts *o
 		/* whatever happened, the QEMU that runs the guest (or is left) is the boot's */
 		b->pid = vm.pid;
 		b->fd = vm.fd;
-		snprintf(b->qmp, sizeof(b->qmp), "%s", vm.qmp);
+		snprintf(b->ctl, sizeof(b->ctl), "%s", vm.ctl);
 		snprintf(b->agent, sizeof(b->agent), "%s", vm.agent);
 		snprintf(b->console, sizeof(b->console), "%s", vm.console);
 		snprintf(b->qemu_log, sizeof(b->qemu_log), "%s", vm.log);
@@ -1774,18 +1754,21 @@ struct lab_guest {
 	size_t nvcpus;
 };
 
-/* The guest's vCPU threads over one QMP connection (QEMU's QMP socket
- * takes one client at a time: a second connection right after the first
- * may be refused). */
+/* The guest's vCPU threads over one connection of the back end's (QEMU's
+ * QMP socket takes one client at a time: a second connection right after
+ * the first may be refused). */
 static int guest_vcpus(struct lab_guest *g, char *err, size_t errlen)
 {
-	struct qmp q;
-	int r = qmp_connect(&q, g->b.qmp, 10000);
+	const struct lab_hv_ops *hv = g->b.hv;
+	struct lab_hv_mon *m = NULL;
+	char why[512] = "";
+	int r = hv->vcpu_threads ? hv->open(g->b.ctl, 10000, &m, why, sizeof(why))
+				 : errf(why, sizeof(why), -EOPNOTSUPP, "%s", lab_hv_why_not(hv, "vcpu_threads"));
 
 	if (r == 0)
-		r = qmp_vcpu_threads(&q, 10000, &g->vcpus, &g->nvcpus);
+		r = hv->vcpu_threads(m, &g->vcpus, &g->nvcpus, why, sizeof(why));
 	if (r < 0)
-		errf(err, errlen, r, "its vCPU threads (QMP query-cpus-fast): %s", q.err[0] ? q.err : strerror(-r));
+		errf(err, errlen, r, "its vCPU threads (QMP query-cpus-fast): %s", why[0] ? why : strerror(-r));
 	for (size_t i = 0; r == 0 && i < g->nvcpus; i++) {
 		size_t j = 0;
 
@@ -1793,7 +1776,8 @@ static int guest_vcpus(struct lab_guest *g, char *err, size_t errlen)
 			j++;
 		g->b.vcpu_threads += j == i;
 	}
-	qmp_close(&q);
+	if (m && hv->close)
+		hv->close(m);
 	return r;
 }
 
@@ -1848,11 +1832,6 @@ int lab_guest_ready(struct lab_guest *g, struct lab_failure *f, char *err, size_
 pid_t lab_guest_pid(const struct lab_guest *g)
 {
 	return g->b.pid;
-}
-
-const char *lab_guest_qmp(const struct lab_guest *g)
-{
-	return g->b.qmp;
 }
 
 json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item)

@@ -1,7 +1,6 @@
-/* QEMU's process: started and tracked, its vCPU threads (qemuproc.h). */
+/* QEMU's process: started and tracked (qemuproc.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include "qemuproc.h"
 #include "procs.h"
 #include "qemu.h"
-#include "qmp.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
@@ -50,39 +48,4 @@ int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struc
 		return r;
 	*pid = child;
 	return 0;
-}
-
-int lab_vcpu_threads(const char *qmp, bool pin, unsigned *nthreads, char *err, size_t errlen)
-{
-	struct qmp q;
-	int *tids = NULL, r;
-	size_t n = 0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
-	r = qmp_connect(&q, qmp, 10000);
-	if (r == 0)
-		r = qmp_vcpu_threads(&q, 10000, &tids, &n);
-	if (r == 0 && nthreads) {
-		*nthreads = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t j = 0;
-
-			while (j < i && tids[j] != tids[i])
-				j++;
-			*nthreads += j == i;
-		}
-	}
-	for (size_t i = 0; pin && r == 0 && i < n; i++) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET((int)(i % (size_t)(ncpu > 0 ? ncpu : 1)), &set);
-		if (sched_setaffinity(tids[i], sizeof(set), &set) < 0)
-			r = -errno;
-	}
-	if (r < 0 && pin)
-		errf(err, errlen, r, "pinning vCPUs: %s", q.err[0] ? q.err : strerror(-r));
-	free(tids);
-	qmp_close(&q);
-	return pin ? r : 0;
 }

@@ -1,7 +1,7 @@
 /* QEMU's process as the lab runs it: started (a process group of its own
- * that dies with this process, tracked in the lab's registry, procs.h) and
- * its vCPU threads found and pinned. The back end's layer: the lab run and
- * vmops start their QEMUs here. */
+ * that dies with this process, tracked in the lab's registry, procs.h).
+ * The QEMU row of the hypervisor back ends (hv_qemu.c) starts its QEMUs
+ * here; the exit status a failed child's part gives is read by the boot. */
 #ifndef VMB_LAB_QEMUPROC_H
 #define VMB_LAB_QEMUPROC_H
 
@@ -22,12 +22,4 @@ struct strv;
  * tracked (lab_procs_kill_all) until it is reaped. 0 or a negative errno. */
 int lab_spawn(const struct lab_config *c, const struct lab_paths *p, const struct strv *argv, const char *log,
 	      pid_t *pid);
-/* The host threads that run the vCPUs of the QEMU whose QMP socket is
- * qmp, as QMP's query-cpus-fast names them: how many distinct ones in
- * *nthreads (when not NULL; tcg=single runs every vCPU on one, tcg=multi
- * and KVM one each), and with pin, vCPU thread i pinned to host CPU i
- * (round robin). Only a failed pinning is an error: without pin, a failed
- * query leaves *nthreads as it was. */
-int lab_vcpu_threads(const char *qmp, bool pin, unsigned *nthreads, char *err, size_t errlen);
-
 #endif

@@ -20,20 +20,8 @@
 
 #include "matrix.h"
 #include "proto_host.h"
+#include "hv.h"
 #include "qemu.h"
-
-/* A guest's QEMU as vmops moves it: the lab lends its boot's, vmops
- * leaves in it the QEMU that runs the guest afterwards. */
-struct lab_vm {
-	const struct lab_config *c;
-	const struct lab_paths *paths; /* the first QEMU's: disk, kernel, firmware are every QEMU's */
-	const char *dir;               /* the work directory */
-	unsigned set;                  /* the names of the running QEMU's files: 0 the boot's, 1 the others */
-	pid_t pid;                     /* the QEMU running the guest */
-	int fd;                        /* its agent socket, which conn reads */
-	struct proto_conn *conn;
-	char qmp[200], agent[200], console[200], log[200];
-};
 
 struct lab_vmops {
 	struct lab_vm *vm;

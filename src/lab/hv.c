@@ -1,0 +1,108 @@
+/* The hypervisor back-end seam (hv.h): the session's row, the start-up
+ * check of every row, and what the lab composes from the hooks. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hv.h"
+#include "../core/str.h"
+#include "../core/banned.h"
+
+const struct lab_hv_ops *lab_hv_default(void)
+{
+	return &lab_hv_qemu;
+}
+
+static const char *const hook_names[] = {
+#define NAME(h) #h,
+	LAB_HV_HOOKS(NAME)
+#undef NAME
+};
+
+const char *lab_hv_why_not(const struct lab_hv_ops *hv, const char *hook)
+{
+	for (const struct lab_hv_unsupported *u = hv->unsupported; u && u->hook; u++)
+		if (!strcmp(u->hook, hook))
+			return u->why;
+	return NULL;
+}
+
+/* One hook: present, or declared unsupported with a reason; not both. */
+static int hook_check(const struct lab_hv_ops *hv, const char *hook, bool present, char *why, size_t len)
+{
+	const char *no = lab_hv_why_not(hv, hook);
+
+	if (present && no)
+		return errf(why, len, -EINVAL, "hypervisor back end %s: hook %s is present and declared unsupported",
+			    hv->name, hook);
+	if (!present && !no)
+		return errf(why, len, -EINVAL, "hypervisor back end %s: hook %s is missing: implement it or declare it "
+			    "in .unsupported with the reason", hv->name, hook);
+	if (!present && !*no)
+		return errf(why, len, -EINVAL, "hypervisor back end %s: hook %s is declared unsupported without a reason",
+			    hv->name, hook);
+	return 0;
+}
+
+int lab_hv_check(const struct lab_hv_ops *hv, char *why, size_t len)
+{
+	int r = 0;
+
+	if (!hv->name || !*hv->name || !hv->summary || !*hv->summary)
+		return errf(why, len, -EINVAL, "a hypervisor back end without a name or a summary");
+	if (hv->abi != LAB_HV_ABI)
+		return errf(why, len, -EINVAL, "hypervisor back end %s: ABI %u, this build's is %u", hv->name, hv->abi,
+			    LAB_HV_ABI);
+	for (const struct lab_hv_unsupported *u = hv->unsupported; u && u->hook; u++) {
+		size_t i = 0;
+
+		while (i < sizeof(hook_names) / sizeof(hook_names[0]) && strcmp(hook_names[i], u->hook))
+			i++;
+		if (i == sizeof(hook_names) / sizeof(hook_names[0]))
+			return errf(why, len, -EINVAL, "hypervisor back end %s: %s, declared unsupported, is no hook",
+				    hv->name, u->hook);
+	}
+#define CHECK(h) r = r ? r : hook_check(hv, #h, hv->h != NULL, why, len);
+	LAB_HV_HOOKS(CHECK)
+#undef CHECK
+	/* what the lab cannot do without: a guest it can start and talk to */
+	if (r == 0 && (!hv->define || !hv->start || !hv->channel || !hv->open))
+		r = errf(why, len, -EINVAL, "hypervisor back end %s: define, start, channel and open are what every "
+			 "boot needs: they cannot be unsupported", hv->name);
+	return r;
+}
+
+int lab_hv_vcpus(const struct lab_hv_ops *hv, const char *ctl, bool pin, unsigned *nthreads, char *err,
+		 size_t errlen)
+{
+	struct lab_hv_mon *m = NULL;
+	char why[512] = "";
+	int *tids = NULL, r;
+	size_t n = 0;
+
+	if (!hv->vcpu_threads || (pin && !hv->pin))
+		return pin ? errf(err, errlen, -EOPNOTSUPP, "pinning vCPUs: %s",
+				  lab_hv_why_not(hv, hv->vcpu_threads ? "pin" : "vcpu_threads")) : 0;
+	r = hv->open(ctl, 10000, &m, why, sizeof(why));
+	if (r == 0)
+		r = hv->vcpu_threads(m, &tids, &n, why, sizeof(why));
+	if (r == 0 && nthreads) {
+		*nthreads = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t j = 0;
+
+			while (j < i && tids[j] != tids[i])
+				j++;
+			*nthreads += j == i;
+		}
+	}
+	if (r == 0 && pin)
+		r = hv->pin(m, tids, n, why, sizeof(why));
+	if (r < 0 && pin)
+		errf(err, errlen, r, "pinning vCPUs: %s", why[0] ? why : strerror(-r));
+	free(tids);
+	if (m && hv->close)
+		hv->close(m);
+	return pin ? r : 0;
+}

@@ -1,0 +1,160 @@
+/* The hypervisor back-end seam: everything the lab asks of a hypervisor,
+ * as one const ops table per back end (as fio's ioengine_ops). The lab
+ * above it (labrun.c, contend.c through labrun.c, vmops.c, balloon.c)
+ * calls a hypervisor only through a `const struct lab_hv_ops *` chosen once
+ * per session (lab_hv_default: today always the QEMU row, hv_qemu.c); it
+ * neither builds a command line nor speaks QMP.
+ *
+ * A hook a back end cannot do is NULL and named in .unsupported with the
+ * reason, which the lab reports as the skip of what needed it (as a suite
+ * declares one); lab_hv_check, at start-up, refuses a row with a hook
+ * neither present nor declared unsupported. docs/extending.md says what a
+ * new back end implements, hook by hook. */
+#ifndef VMB_LAB_HV_H
+#define VMB_LAB_HV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "matrix.h"
+
+#define LAB_HV_ABI 1
+
+struct lab_paths;
+struct strv;
+struct proto_conn;
+struct lab_hv_ops;
+
+/* A connection to the hypervisor about one guest (QEMU: its QMP socket;
+ * libvirt: a virConnect and the virDomain). Opaque: the back end's. */
+struct lab_hv_mon;
+
+/* A running guest as the lab hands it to the back end's operations that
+ * move it (migrate, save and restore): the back end leaves in it the
+ * process and the channel that run the guest afterwards. */
+struct lab_vm {
+	const struct lab_hv_ops *hv;
+	const struct lab_config *c;
+	const struct lab_paths *paths; /* the first boot's: disk, kernel, firmware are every start's */
+	const char *dir;               /* the work directory */
+	unsigned set;                  /* the names of the running start's files: 0 the boot's, 1 the others */
+	pid_t pid;                     /* the hypervisor's process running the guest (0: none of the lab's) */
+	int fd;                        /* its agent channel, which conn reads */
+	struct proto_conn *conn;
+	/* ctl: the back end's address of the guest (QEMU: its QMP socket); agent, console, log: its files */
+	char ctl[200], agent[200], console[200], log[200];
+};
+
+/* How a guest is moved (migrate, save_restore). */
+struct lab_hv_move {
+	uint64_t bandwidth;  /* bytes/s, 0: unlimited */
+	bool postcopy;       /* switch to post-copy after postcopy_after passes */
+	unsigned postcopy_after;
+	double timeout_s;    /* the bound of the whole move */
+};
+
+/* What the back end measured of a move; -1 for a figure it does not give. */
+struct lab_hv_moved {
+	double total_ms, downtime_ms, setup_ms;
+	double transferred;    /* bytes */
+	double dirty_rate;     /* pages per second */
+	double passes;
+	double postcopy_bytes;
+	uint64_t t_done;       /* clock_ns when the move was seen complete */
+	/* save_restore: the save (s), the state's size (bytes), the restore (s), clock_ns at the resume */
+	double save_s, state_bytes, restore_s;
+	uint64_t t_resume;
+};
+
+/* The hooks, in the order docs/extending.md describes them; X(name). */
+#define LAB_HV_HOOKS(X)                                                                                           \
+	X(define) X(start) X(channel) X(open) X(close) X(run_state) X(reset) X(await_reset) X(vcpu_threads) X(pin) \
+	X(balloon_set) X(balloon_get) X(balloon_wait) X(migrate) X(save_restore) X(snapshot) X(commit) X(savevm)
+
+struct lab_hv_unsupported {
+	const char *hook; /* a name of LAB_HV_HOOKS */
+	const char *why;  /* what the user sees as the skip's reason */
+};
+
+struct lab_hv_ops {
+	const char *name;    /* "qemu" */
+	const char *summary; /* one line */
+	unsigned abi;        /* LAB_HV_ABI */
+
+	/* -- define and boot -- */
+	/* The definition of configuration c with its files p (QEMU: its argv;
+	 * libvirt: the domain XML as one string); incoming: a start that waits
+	 * for a guest moved in (paused: left paused once it is in).
+	 * -EOPNOTSUPP with why when the hypervisor cannot build c. */
+	int (*define)(const struct lab_config *c, const struct lab_paths *p, bool incoming, bool paused,
+		      struct strv *def, char *why, size_t len);
+	/* Start it, tracked in the lab's registry (procs.h) until reaped; its
+	 * own output into log (a new file). *pid: the process to reap. */
+	int (*start)(const struct lab_config *c, const struct lab_paths *p, const struct strv *def, const char *log,
+		     pid_t *pid);
+	/* One try at the channel to the agent (p->agent_socket): 0 with *fd,
+	 * -ENOENT or -ECONNREFUSED while it is not there yet. */
+	int (*channel)(const char *agent, int *fd);
+
+	/* -- a connection about a running guest -- */
+	int (*open)(const char *ctl, int timeout_ms, struct lab_hv_mon **out, char *why, size_t len);
+	void (*close)(struct lab_hv_mon *m); /* NULL: nothing */
+	/* The run state (a word) in state; *final when the hypervisor stopped
+	 * the guest for good (KVM could not run it, the guest panicked). */
+	int (*run_state)(struct lab_hv_mon *m, char *state, size_t slen, bool *final, char *why, size_t len);
+	int (*reset)(struct lab_hv_mon *m, char *why, size_t len);
+	/* Wait up to timeout_ms for the guest's own reset: 1 with *t (clock_ns,
+	 * not before lo) when it came, 0 when the time ran out. */
+	int (*await_reset)(struct lab_hv_mon *m, int timeout_ms, uint64_t lo, uint64_t *t, char *why, size_t len);
+	/* The host threads of the vCPUs in vCPU order (malloc'd); repeats
+	 * when one thread runs several (TCG single-threaded). */
+	int (*vcpu_threads)(struct lab_hv_mon *m, int **tids, size_t *n, char *why, size_t len);
+	/* vCPU i (thread tids[i]) pinned to host CPU i, round robin. */
+	int (*pin)(struct lab_hv_mon *m, const int *tids, size_t n, char *why, size_t len);
+	/* The balloon: the guest's memory set to bytes; as the guest last
+	 * reported it; a wait of up to timeout_ms for its next report (1: it
+	 * came, 0: not yet). */
+	int (*balloon_set)(struct lab_hv_mon *m, uint64_t bytes, char *why, size_t len);
+	int (*balloon_get)(struct lab_hv_mon *m, uint64_t *bytes, char *why, size_t len);
+	int (*balloon_wait)(struct lab_hv_mon *m, int timeout_ms, char *why, size_t len);
+
+	/* -- operations on the guest (vmops) -- */
+	/* Live migration to a second start of the same configuration; vm is
+	 * then the destination's (its channel switched, its vCPUs pinned as
+	 * the boot's were). *lost when the guest can no longer be reached. */
+	int (*migrate)(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost,
+		       char *why, size_t len);
+	/* Stop, save to a file, quit; restore in a new start, resume. */
+	int (*save_restore)(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost,
+			    char *why, size_t len);
+	/* An external snapshot of the scratch disk into overlay, and its
+	 * commit back (bounded by timeout_s); each timed in *secs. */
+	int (*snapshot)(struct lab_vm *vm, const char *overlay, double *secs, char *why, size_t len);
+	int (*commit)(struct lab_vm *vm, double timeout_s, double *secs, char *why, size_t len);
+	/* The whole VM saved inside its disks as tag, reverted to, deleted:
+	 * *save_s, *load_s. -EOPNOTSUPP with why when its disks cannot hold it. */
+	int (*savevm)(struct lab_vm *vm, const char *tag, double *save_s, double *load_s, char *why, size_t len);
+
+	/* the hooks this back end does not have, with why; {NULL} ends it */
+	const struct lab_hv_unsupported *unsupported;
+};
+
+/* The back ends, one row each; the session's choice. */
+extern const struct lab_hv_ops lab_hv_qemu;
+const struct lab_hv_ops *lab_hv_default(void);
+
+/* Start-up check of a row: its ABI, a name, every hook present or
+ * declared unsupported with a reason (and none both, none unknown). */
+int lab_hv_check(const struct lab_hv_ops *hv, char *why, size_t len);
+/* Why hv cannot do hook (a name of LAB_HV_HOOKS), or NULL when it can. */
+const char *lab_hv_why_not(const struct lab_hv_ops *hv, const char *hook);
+
+/* The vCPU threads of the guest at ctl counted (distinct threads in
+ * *nthreads when not NULL), pinned with pin; only a failed pinning is an
+ * error (without pin a failed query leaves *nthreads as it was). */
+int lab_hv_vcpus(const struct lab_hv_ops *hv, const char *ctl, bool pin, unsigned *nthreads, char *err,
+		 size_t errlen);
+
+#endif

@@ -1,0 +1,215 @@
+/* QEMU driven directly: the first row of the hypervisor back ends (hv.h).
+ * define is the command line of qemu.c, start is qemuproc.c's lab_spawn,
+ * the connection about a guest is QMP (qmp.c); the operations that move a
+ * guest are in hv_qemu_move.c. Nothing above the seam speaks QMP. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hv.h"
+#include "hv_qemu.h"
+#include "qemu.h"
+#include "qemuproc.h"
+#include "qmp.h"
+#include "../core/clock.h"
+#include "../core/str.h"
+#include "../core/util.h"
+#include "../core/banned.h"
+
+struct lab_hv_mon {
+	struct qmp q;
+};
+
+static int qemu_define(const struct lab_config *c, const struct lab_paths *p, bool incoming, bool paused,
+		       struct strv *def, char *why, size_t len)
+{
+	int r = lab_qemu_argv(c, p, def, why, len);
+
+	/* a second QEMU waits for the guest (-incoming defer), paused once it is in (-S) */
+	if (r == 0 && incoming)
+		r = strv_push(def, "-incoming");
+	if (r == 0 && incoming)
+		r = strv_push(def, "defer");
+	if (r == 0 && paused)
+		r = strv_push(def, "-S");
+	return r;
+}
+
+static int qemu_channel(const char *agent, int *fd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s, r;
+
+	if (strlen(agent) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", agent);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(s);
+		return r;
+	}
+	*fd = s;
+	return 0;
+}
+
+int lab_hv_qemu_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, char *why, size_t len)
+{
+	struct lab_hv_mon *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m)
+		return errf(why, len, -ENOMEM, "out of memory");
+	r = qmp_connect(&m->q, ctl, timeout_ms);
+	if (r < 0) {
+		errf(why, len, r, "%s", m->q.err);
+		qmp_close(&m->q);
+		free(m);
+		return r;
+	}
+	*out = m;
+	return 0;
+}
+
+void lab_hv_qemu_close(struct lab_hv_mon *m)
+{
+	if (!m)
+		return;
+	qmp_close(&m->q);
+	free(m);
+}
+
+struct qmp *lab_hv_qemu_qmp(struct lab_hv_mon *m)
+{
+	return &m->q;
+}
+
+static int qemu_run_state(struct lab_hv_mon *m, char *state, size_t slen, bool *final, char *why, size_t len)
+{
+	int r = qmp_run_state(&m->q, 2000, state, slen);
+
+	if (r < 0)
+		return errf(why, len, r, "%s", m->q.err);
+	*final = qmp_state_final(state);
+	return 0;
+}
+
+static int qemu_reset(struct lab_hv_mon *m, char *why, size_t len)
+{
+	int r = qmp_execute(&m->q, "system_reset", NULL, 10000, NULL);
+
+	return r < 0 ? errf(why, len, r, "%s", m->q.err) : 0;
+}
+
+/* When QEMU's event ev happened, on clock_ns's clock: its timestamp (the
+ * wall clock's seconds and microseconds, as QEMU stamps every event) moved
+ * by the wall clock's distance from now, within [lo, now]; now when it has
+ * no valid timestamp. */
+static uint64_t event_time(const json_t *ev, uint64_t lo)
+{
+	const json_t *ts = json_object_get(ev, "timestamp");
+	const json_t *sec = json_object_get(ts, "seconds"), *usec = json_object_get(ts, "microseconds");
+	uint64_t now = clock_ns(), wall_ns, ev_ns, ago;
+	struct timespec wall;
+
+	if (clock_gettime(CLOCK_REALTIME, &wall) < 0 || !json_is_integer(sec) || !json_is_integer(usec) ||
+	    json_integer_value(sec) <= 0 || json_integer_value(sec) > (json_int_t)wall.tv_sec ||
+	    json_integer_value(usec) < 0 || json_integer_value(usec) >= 1000000)
+		return now;
+	wall_ns = clock_ts_ns(&wall);
+	ev_ns = (uint64_t)json_integer_value(sec) * NSEC_PER_SEC + (uint64_t)json_integer_value(usec) * 1000;
+	if (ev_ns > wall_ns)
+		return now;
+	ago = wall_ns - ev_ns;
+	/* a wall clock that stepped meanwhile: no time before lo */
+	return ago > now - lo ? lo : now - ago;
+}
+
+static int qemu_await_reset(struct lab_hv_mon *m, int timeout_ms, uint64_t lo, uint64_t *t, char *why, size_t len)
+{
+	int r = qmp_wait_event(&m->q, "RESET", timeout_ms);
+
+	if (r < 0)
+		return errf(why, len, r, "waiting for QEMU's RESET event: %s", m->q.err);
+	if (r == 1)
+		*t = event_time(json_array_get(m->q.events, json_array_size(m->q.events) - 1), lo);
+	return r;
+}
+
+static int qemu_vcpu_threads(struct lab_hv_mon *m, int **tids, size_t *n, char *why, size_t len)
+{
+	int r = qmp_vcpu_threads(&m->q, 10000, tids, n);
+
+	return r < 0 ? errf(why, len, r, "%s", m->q.err[0] ? m->q.err : strerror(-r)) : 0;
+}
+
+static int qemu_pin(struct lab_hv_mon *m, const int *tids, size_t n, char *why, size_t len)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	(void)m;
+	for (size_t i = 0; i < n; i++) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)(i % (size_t)(ncpu > 0 ? ncpu : 1)), &set);
+		if (sched_setaffinity(tids[i], sizeof(set), &set) < 0)
+			return errf(why, len, -errno, "%s", strerror(errno));
+	}
+	return 0;
+}
+
+static int qemu_balloon_set(struct lab_hv_mon *m, uint64_t bytes, char *why, size_t len)
+{
+	int r = qmp_execute(&m->q, "balloon", json_pack("{s:I}", "value", (json_int_t)bytes), LAB_HV_QEMU_QMP_MS, NULL);
+
+	return r < 0 ? errf(why, len, r, "%s", m->q.err) : 0;
+}
+
+static int qemu_balloon_get(struct lab_hv_mon *m, uint64_t *bytes, char *why, size_t len)
+{
+	int r = qmp_balloon_actual(&m->q, LAB_HV_QEMU_QMP_MS, bytes);
+
+	return r < 0 ? errf(why, len, r, "%s", m->q.err) : 0;
+}
+
+static int qemu_balloon_wait(struct lab_hv_mon *m, int timeout_ms, char *why, size_t len)
+{
+	/* QEMU says BALLOON_CHANGE when the guest reports (at most once a second) */
+	int r = qmp_wait_event(&m->q, "BALLOON_CHANGE", timeout_ms);
+
+	return r < 0 ? errf(why, len, r, "%s", m->q.err) : r;
+}
+
+const struct lab_hv_ops lab_hv_qemu = {
+	.name = "qemu",
+	.summary = "QEMU driven directly: its command line, its process, QMP",
+	.abi = LAB_HV_ABI,
+	.define = qemu_define,
+	.start = lab_spawn,
+	.channel = qemu_channel,
+	.open = lab_hv_qemu_open,
+	.close = lab_hv_qemu_close,
+	.run_state = qemu_run_state,
+	.reset = qemu_reset,
+	.await_reset = qemu_await_reset,
+	.vcpu_threads = qemu_vcpu_threads,
+	.pin = qemu_pin,
+	.balloon_set = qemu_balloon_set,
+	.balloon_get = qemu_balloon_get,
+	.balloon_wait = qemu_balloon_wait,
+	.migrate = lab_hv_qemu_migrate,
+	.save_restore = lab_hv_qemu_save_restore,
+	.snapshot = lab_hv_qemu_snapshot,
+	.commit = lab_hv_qemu_commit,
+	.savevm = lab_hv_qemu_savevm,
+	.unsupported = (const struct lab_hv_unsupported[]){ { NULL, NULL } },
+};

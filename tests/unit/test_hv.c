@@ -1,0 +1,278 @@
+/* The hypervisor back-end seam (src/lab/hv.h): the start-up check of a
+ * row's hooks, and the lab above the seam driven through a fake row that
+ * records its calls (the balloon's cycle, vCPU threads and pinning, a
+ * vmops test the row declares unsupported) without a VM. Before the seam,
+ * balloon.c, vmops.c and labrun.c spoke QMP to a socket themselves and
+ * none of this could run without a QEMU. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "../../src/lab/balloon.h"
+#include "../../src/lab/hv.h"
+#include "../../src/lab/vmops.h"
+#include "../../src/core/str.h"
+#include "../../src/suites/balloon.h"
+
+/* -- the fake row: every call appended to calls -- */
+static char calls[1024];
+static uint64_t target, actual;
+
+static void rec(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void rec(const char *fmt, ...)
+{
+	size_t n = strlen(calls);
+	va_list ap;
+
+	if (n)
+		n += (size_t)snprintf(calls + n, sizeof(calls) - n, " ");
+	va_start(ap, fmt);
+	vsnprintf(calls + n, sizeof(calls) - n, fmt, ap);
+	va_end(ap);
+}
+
+struct lab_hv_mon {
+	int open;
+};
+static struct lab_hv_mon mon;
+
+static int f_define(const struct lab_config *c, const struct lab_paths *p, bool incoming, bool paused,
+		    struct strv *def, char *why, size_t len)
+{
+	(void)c, (void)p, (void)incoming, (void)paused, (void)def, (void)why, (void)len;
+	rec("define");
+	return 0;
+}
+static int f_start(const struct lab_config *c, const struct lab_paths *p, const struct strv *def, const char *log,
+		   pid_t *pid)
+{
+	(void)c, (void)p, (void)def, (void)log;
+	rec("start");
+	*pid = 0;
+	return 0;
+}
+static int f_channel(const char *agent, int *fd)
+{
+	(void)agent, (void)fd;
+	return -ENOENT;
+}
+static int f_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, char *why, size_t len)
+{
+	(void)timeout_ms, (void)why, (void)len;
+	rec("open(%s)", ctl);
+	mon.open++;
+	*out = &mon;
+	return 0;
+}
+static void f_close(struct lab_hv_mon *m)
+{
+	rec("close");
+	m->open--;
+}
+static int f_vcpu_threads(struct lab_hv_mon *m, int **tids, size_t *n, char *why, size_t len)
+{
+	static const int t[4] = { 101, 102, 101, 103 }; /* a thread running two vCPUs */
+
+	(void)m, (void)why, (void)len;
+	rec("vcpu_threads");
+	*tids = malloc(sizeof(t));
+	assert_non_null(*tids);
+	memcpy(*tids, t, sizeof(t));
+	*n = 4;
+	return 0;
+}
+static int f_pin(struct lab_hv_mon *m, const int *tids, size_t n, char *why, size_t len)
+{
+	(void)m, (void)why, (void)len;
+	rec("pin(%zu:%d)", n, tids[n - 1]);
+	return 0;
+}
+static int f_balloon_set(struct lab_hv_mon *m, uint64_t bytes, char *why, size_t len)
+{
+	(void)m, (void)why, (void)len;
+	rec("balloon_set(%llu)", (unsigned long long)(bytes >> 20));
+	target = bytes;
+	return 0;
+}
+static int f_balloon_get(struct lab_hv_mon *m, uint64_t *bytes, char *why, size_t len)
+{
+	(void)m, (void)why, (void)len;
+	rec("balloon_get");
+	/* the guest reports where it was until its next report (balloon_wait) */
+	*bytes = actual;
+	return 0;
+}
+static int f_balloon_wait(struct lab_hv_mon *m, int timeout_ms, char *why, size_t len)
+{
+	(void)m, (void)timeout_ms, (void)why, (void)len;
+	rec("balloon_wait");
+	actual = target;
+	return 1;
+}
+
+#define NO_MOVE "the fake back end moves no guest"
+static const struct lab_hv_unsupported fake_unsupported[] = {
+	{ "run_state", "no run state" }, { "reset", "no reset" }, { "await_reset", "no reset" },
+	{ "migrate", NO_MOVE }, { "save_restore", NO_MOVE }, { "snapshot", "no snapshots" },
+	{ "commit", "no snapshots" }, { "savevm", "no snapshots" }, { NULL, NULL },
+};
+
+static const struct lab_hv_ops fake = {
+	.name = "fake", .summary = "calls recorded", .abi = LAB_HV_ABI,
+	.define = f_define, .start = f_start, .channel = f_channel, .open = f_open, .close = f_close,
+	.vcpu_threads = f_vcpu_threads, .pin = f_pin,
+	.balloon_set = f_balloon_set, .balloon_get = f_balloon_get, .balloon_wait = f_balloon_wait,
+	.unsupported = fake_unsupported,
+};
+
+/* -- the start-up check -- */
+static void check_rows(void **state)
+{
+	static const struct lab_hv_unsupported no_reason[] = { { "run_state", "" }, { "reset", "x" }, { "await_reset", "x" },
+		{ "migrate", "x" }, { "save_restore", "x" }, { "snapshot", "x" }, { "commit", "x" }, { "savevm", "x" },
+		{ NULL, NULL } };
+	static const struct lab_hv_unsupported unknown[] = { { "teleport", "x" }, { NULL, NULL } };
+	static const struct lab_hv_unsupported both[] = { { "open", "x" }, { NULL, NULL } };
+	struct lab_hv_ops missing = fake, silent = fake, bad_abi = fake, odd = fake, twice = lab_hv_qemu,
+			  no_start = fake;
+	static const struct lab_hv_unsupported start_too[] = { { "start", "x" }, { "run_state", "x" }, { "reset", "x" },
+		{ "await_reset", "x" }, { "migrate", "x" }, { "save_restore", "x" }, { "snapshot", "x" },
+		{ "commit", "x" }, { "savevm", "x" }, { NULL, NULL } };
+	const struct {
+		const struct lab_hv_ops *row;
+		int want;
+		const char *says;
+	} cases[] = {
+		{ &lab_hv_qemu, 0, "" },
+		{ &fake, 0, "" },
+		{ &missing, -EINVAL, "hook pin is missing" },
+		{ &silent, -EINVAL, "hook run_state is declared unsupported without a reason" },
+		{ &bad_abi, -EINVAL, "ABI 99" },
+		{ &odd, -EINVAL, "teleport, declared unsupported, is no hook" },
+		{ &twice, -EINVAL, "hook open is present and declared unsupported" },
+		{ &no_start, -EINVAL, "cannot be unsupported" },
+	};
+
+	(void)state;
+	missing.pin = NULL;
+	silent.unsupported = no_reason;
+	bad_abi.abi = 99;
+	odd.unsupported = unknown;
+	twice.unsupported = both;
+	no_start.start = NULL;
+	no_start.unsupported = start_too;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char why[256] = "";
+
+		assert_int_equal(lab_hv_check(cases[i].row, why, sizeof(why)), cases[i].want);
+		if (*cases[i].says && !strstr(why, cases[i].says))
+			fail_msg("case %zu: '%s' lacks '%s'", i, why, cases[i].says);
+	}
+	/* the session's row is the QEMU one, and it is whole */
+	assert_ptr_equal(lab_hv_default(), &lab_hv_qemu);
+	assert_null(lab_hv_why_not(&lab_hv_qemu, "migrate"));
+	assert_string_equal(lab_hv_why_not(&fake, "migrate"), NO_MOVE);
+}
+
+/* -- the lab above the seam, through the fake row -- */
+static void vcpus_counted_and_pinned(void **state)
+{
+	unsigned n = 0;
+	char err[256] = "";
+
+	(void)state;
+	calls[0] = '\0';
+	assert_int_equal(lab_hv_vcpus(&fake, "guest-a", true, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 3); /* 4 vCPUs on 3 threads */
+	assert_string_equal(calls, "open(guest-a) vcpu_threads pin(4:103) close");
+	assert_int_equal(mon.open, 0);
+	/* a row that cannot pin: the pinning fails with its reason, a count alone does not */
+	{
+		struct lab_hv_ops nopin = fake;
+		static const struct lab_hv_unsupported u[] = { { "pin", "pinning is the domain's <cputune>" },
+			{ "run_state", "x" }, { "reset", "x" }, { "await_reset", "x" }, { "migrate", "x" },
+			{ "save_restore", "x" }, { "snapshot", "x" }, { "commit", "x" }, { "savevm", "x" }, { NULL, NULL } };
+
+		nopin.pin = NULL;
+		nopin.unsupported = u;
+		assert_int_equal(lab_hv_check(&nopin, err, sizeof(err)), 0);
+		assert_int_equal(lab_hv_vcpus(&nopin, "guest-a", true, NULL, err, sizeof(err)), -EOPNOTSUPP);
+		assert_non_null(strstr(err, "<cputune>"));
+	}
+}
+
+static const json_t *test_named(const json_t *suite, const char *name)
+{
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(json_object_get(suite, "tests"), i, t)
+		if (!strcmp(json_string_value(json_object_get(t, "name")) ?: "", name))
+			return t;
+	return NULL;
+}
+
+static void balloon_through_the_row(void **state)
+{
+	struct lab_balloon bl = { .hv = &fake, .ctl = "guest-b", .size = 256ull << 20, .timeout_s = 5, .idle = true };
+	json_t *suite = NULL;
+	char err[256] = "";
+	const json_t *t;
+
+	(void)state;
+	calls[0] = '\0';
+	actual = target = 1024ull << 20;
+	assert_int_equal(lab_balloon_measure(&bl, &suite, err, sizeof(err)), 0);
+	/* the guest's size, the inflate (two reports), the deflate back */
+	assert_string_equal(calls, "open(guest-b) balloon_get balloon_set(768) balloon_get balloon_wait balloon_get "
+				   "balloon_set(1024) balloon_get balloon_wait balloon_get close");
+	assert_int_equal(mon.open, 0);
+	t = test_named(suite, BALLOON_TEST_IDLE);
+	assert_non_null(t);
+	{
+		char *text = json_dumps(t, 0);
+
+		if (strcmp(json_string_value(json_object_get(t, "status")) ?: "", "ok") || !strstr(text, BALLOON_INFLATE))
+			fail_msg("the idle test: %s", text);
+		free(text);
+	}
+	json_decref(suite);
+}
+
+static void vmops_unsupported_is_a_skip(void **state)
+{
+	struct lab_vm vm = { .hv = &fake, .dir = "/nonexistent", .fd = -1 };
+	struct lab_vmops v = { .vm = &vm, .migrate = true, .saverestore = true, .snapshot = true, .savevm = true };
+	json_t *suite = NULL;
+	char err[256] = "";
+	const char *const names[4] = { "migrate", "saverestore", "snapshot", "savevm" };
+	const char *const why[4] = { NO_MOVE, NO_MOVE, "no snapshots", "no snapshots" };
+
+	(void)state;
+	calls[0] = '\0';
+	assert_int_equal(lab_vmops_measure(&v, &suite, err, sizeof(err)), 0);
+	/* nothing was asked of the back end: each test is skipped with its reason */
+	assert_string_equal(calls, "");
+	for (int i = 0; i < 4; i++) {
+		const json_t *t = test_named(suite, names[i]);
+
+		assert_non_null(t);
+		assert_string_equal(json_string_value(json_object_get(t, "status")), "skipped");
+		assert_string_equal(json_string_value(json_object_get(t, "reason")), why[i]);
+	}
+	json_decref(suite);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(check_rows),
+		cmocka_unit_test(vcpus_counted_and_pinned),
+		cmocka_unit_test(balloon_through_the_row),
+		cmocka_unit_test(vmops_unsupported_is_a_skip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
