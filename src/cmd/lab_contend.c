@@ -476,25 +476,33 @@ static const struct vmb_opt lab_contend_opts[] = {
 	LAB_OPT_HELLO_TIMEOUT,
 	LAB_OPT_LABEL,
 	{ .name = "guests", .type = OPT_INT, .min = 2, .max = CONTEND_MAX_GUESTS, .def = "4", .metavar = "N",
-	  .help = "guests of the one configuration booted at once, each QEMU in a cgroup of its own" },	{ .name = "policy", .type = OPT_STRING, .def = "fair", .metavar = "LIST",
+	  .help = "guests of the one configuration booted at once, each QEMU in a cgroup of its own" },
+	{ .name = "policy", .type = OPT_STRING, .def = "fair", .metavar = "LIST",
 	  .help = "the host's policies, a list of " CONTEND_POLICY_CHOICES ", each measured on the same "
 		  "booted guests (a cell per policy and load, shuffled per round): fair, equal weights; weights, "
 		  "--shares; reservation, guest 1 promised --reserve% of the host CPUs given, approximated by caps "
 		  "on the others (Linux has no hard CPU reservation); rt, guest 1's threads SCHED_FIFO, the others "
-		  "fair. One that cannot run here (no permission, no cpu controller) is skipped with the reason" },	{ .name = "shares", .type = OPT_STRING, .metavar = "LIST",
-	  .help = "weights: one relative weight (1 to 100) per guest, e.g. 1,1,2 (default all 1)" },	{ .name = "reserve", .type = OPT_INT, .min = 1, .max = 99, .def = "50", .metavar = "PCT",
+		  "fair. One that cannot run here (no permission, no cpu controller) is skipped with the reason" },
+	{ .name = "shares", .type = OPT_STRING, .metavar = "LIST",
+	  .help = "weights: one relative weight (1 to 100) per guest, e.g. 1,1,2 (default all 1)" },
+	{ .name = "reserve", .type = OPT_INT, .min = 1, .max = 99, .def = "50", .metavar = "PCT",
 	  .help = "reservation: guest 1's share of the host CPUs given; each other guest is capped at its "
 		  "part of the rest (cpu.cfs_quota_us, cpu.max), which must be at least the kernel's 1 ms of each "
-		  "100 ms (a reserve that leaves less is refused, with the most that fits)" },	{ .name = "load", .type = OPT_STRING, .def = "0", .metavar = "LIST",
+		  "100 ms (a reserve that leaves less is refused, with the most that fits)" },
+	{ .name = "load", .type = OPT_STRING, .def = "0", .metavar = "LIST",
 	  .help = "background loads, % of each vCPU, e.g. 50,80,95: each guest runs its items beside a "
-		  "spinner per vCPU busy that share of every 10 ms ('vmbench run --load'); a cell each" },	{ .name = "host-cpus", .type = OPT_STRING, .metavar = "LIST",
+		  "spinner per vCPU busy that share of every 10 ms ('vmbench run --load'); a cell each" },
+	{ .name = "host-cpus", .type = OPT_STRING, .metavar = "LIST",
 	  .help = "confine every QEMU (all its threads) to these host CPUs, e.g. 0: the guests contend "
-		  "for them while the others stay for the system (default all)" },	{ .name = "rt-threads", .type = OPT_STRING, .def = "all", .choices = "vcpus|all", .metavar = "WHICH",
+		  "for them while the others stay for the system (default all)" },
+	{ .name = "rt-threads", .type = OPT_STRING, .def = "all", .choices = "vcpus|all", .metavar = "WHICH",
 	  .help = "rt: which of guest 1's QEMU threads run SCHED_FIFO: its vCPU threads, or all (under "
-		  "TCG the guest's timers are run by QEMU's main loop, not a vCPU thread: see docs/methodology.md)" },	{ .name = "rt-priority", .type = OPT_INT, .min = 1, .max = 99, .def = "1", .metavar = "N",
+		  "TCG the guest's timers are run by QEMU's main loop, not a vCPU thread: see docs/methodology.md)" },
+	{ .name = "rt-priority", .type = OPT_INT, .min = 1, .max = 99, .def = "1", .metavar = "N",
 	  .help = "rt: the SCHED_FIFO priority; any priority runs before every fair thread, and a low "
 		  "one leaves the kernel's own real-time threads ahead of the guest (with --rt-threads all at most "
-		  "98: QEMU's other threads run one above)" },	LAB_OPT_OUTPUT,
+		  "98: QEMU's other threads run one above)" },
+	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,
 	LAB_OPTS_SAY,
 	LAB_OPTS_REFUSED,

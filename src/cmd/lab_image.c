@@ -49,7 +49,8 @@
 
 static const struct vmb_opt lab_image_opts[] = {
 	{ .name = "arch", .type = OPT_STRING, .def = "x86_64", .choices = "x86_64|aarch64", .metavar = "ARCH",
-	  .help = "the guest's architecture" },	{ .name = "image-dir", .type = OPT_STRING, .metavar = "DIR",
+	  .help = "the guest's architecture" },
+	{ .name = "image-dir", .type = OPT_STRING, .metavar = "DIR",
 	  .help = "where the image goes (default CACHE/image-ARCH)" },
 	LAB_OPT_CACHE,
 	LAB_OPT_KERNEL,
@@ -57,9 +58,11 @@ static const struct vmb_opt lab_image_opts[] = {
 	  .help = "a disk image of a distribution instead of the busybox initramfs: Debian 12 made with "
 		  "debootstrap from Debian's registry (systemd, openssh-server, Debian's kernel, this vmbench's agent "
 		  "as a systemd service after the network, the lab's SSH key from CACHE/ssh), as root.qcow2 with the "
-		  "kernel and initrd beside it; needs root the first time (debootstrap's chroot), then cached" },	{ .name = "distro-packages", .type = OPT_STRING, .metavar = "LIST",
+		  "kernel and initrd beside it; needs root the first time (debootstrap's chroot), then cached" },
+	{ .name = "distro-packages", .type = OPT_STRING, .metavar = "LIST",
 	  .help = "more packages for --distro's image, comma-separated Debian names (e.g. gcc,make for "
-		  "app.build)" },	LAB_OPT_BUSYBOX,
+		  "app.build)" },
+	LAB_OPT_BUSYBOX,
 	LAB_OPT_AGENT,
 	LAB_OPTS_SAY,
 	/* where the image goes is --image-dir's: --out (run's) is refused, saying so */

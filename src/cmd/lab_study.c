@@ -688,11 +688,14 @@ static const struct vmb_opt lab_study_opts[] = {
 	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,
 	{ .name = "list", .type = OPT_BOOL, .help = "list the shipped studies (studies/ of the source tree, or "
-						     "$VMBENCH_STUDIES)" },	{ .name = "plan", .type = OPT_BOOL,
+						     "$VMBENCH_STUDIES)" },
+	{ .name = "plan", .type = OPT_BOOL,
 	  .help = "print every experiment's configurations, its boots and an estimated time, with its "
-		  "options checked as lab run checks them; nothing runs" },	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
+		  "options checked as lab run checks them; nothing runs" },
+	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
 	  .help = "plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
-		  "again one whose table was missing; the others are not listed" },	LAB_OPTS_SAY,
+		  "again one whose table was missing; the others are not listed" },
+	LAB_OPTS_SAY,
 	OPT_TABLE_END,
 };
 
