@@ -94,7 +94,15 @@ os.kill(p.pid, signal.SIGTERM)
 os.kill(p.pid, signal.SIGCONT)
 err = p.communicate(timeout=120)[1].decode()
 assert p.returncode == 130, (p.returncode, err)
-left = [q for q in qemu + vfsd if os.path.exists(f"/proc/{q}")]
+def alive(q):
+    # virtiofsd's sandbox child is killed with its process group but is not
+    # vmbench's child: dead, it stays a zombie until init reaps it, which on
+    # a busy machine may come after vmbench's exit (a zombie runs nothing)
+    try:
+        return open(f"/proc/{q}/stat").read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+left = [q for q in qemu + vfsd if alive(q)]
 assert not left, f"processes left: {left}"
 assert not os.listdir(tmpdir), f"work files left: {os.listdir(tmpdir)}"
 assert not os.path.exists(pidfile), f"virtiofsd's pid file left: {pidfile}"
