@@ -134,6 +134,8 @@ int lab_request_rounds(const struct vmb_cmd *self, const struct lab_request *rq,
 /* Run (or check) the request: an exit code. */
 int lab_request_start(struct lab_request *rq);
 void lab_request_release(struct lab_request *rq);
+/* A verb's command line: parsed into a request, started, released. */
+int lab_request_main(enum lab_verb verb, int argc, char **argv);
 /* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
 /* lab run's and contend's start: their options checked, --quick applied,

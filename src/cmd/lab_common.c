@@ -819,3 +819,14 @@ const char *lab_baseline_spec(const struct lab_request *rq)
 	/* lab contend has no --baseline: its guests are compared with the host's view of them */
 	return rq->baseline ? rq->baseline : LAB_HOST;
 }
+
+int lab_request_main(enum lab_verb verb, int argc, char **argv)
+{
+	struct lab_request rq = { .verb = verb };
+	int ret = lab_request_parse(&rq, argc, argv);
+
+	if (ret == CMD_CONTINUE)
+		ret = lab_request_start(&rq);
+	lab_request_release(&rq);
+	return ret;
+}

@@ -511,14 +511,8 @@ static const struct vmb_opt lab_contend_opts[] = {
 
 static int cmd_lab_contend(const struct vmb_cmd *self, int argc, char **argv)
 {
-	struct lab_request rq = { .verb = LAB_VERB_CONTEND };
-	int ret = lab_request_parse(&rq, argc, argv);
-
 	(void)self;
-	if (ret == CMD_CONTINUE)
-		ret = lab_request_start(&rq);
-	lab_request_release(&rq);
-	return ret;
+	return lab_request_main(LAB_VERB_CONTEND, argc, argv);
 }
 
 const struct vmb_cmd cmd_lab_contend_desc = {

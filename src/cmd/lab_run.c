@@ -556,14 +556,8 @@ static const struct vmb_opt lab_run_opts[] = {
 
 static int cmd_lab_run(const struct vmb_cmd *self, int argc, char **argv)
 {
-	struct lab_request rq = { .verb = LAB_VERB_RUN };
-	int ret = lab_request_parse(&rq, argc, argv);
-
 	(void)self;
-	if (ret == CMD_CONTINUE)
-		ret = lab_request_start(&rq);
-	lab_request_release(&rq);
-	return ret;
+	return lab_request_main(LAB_VERB_RUN, argc, argv);
 }
 
 const struct vmb_cmd cmd_lab_run_desc = {

@@ -58,11 +58,11 @@ check "disk: kill -9 of the process group during the layout: died of it" test "$
 left=$(cd "$D" && ls | grep "^vmbench-disk-$pid-" || true)
 check "it left its test file, named with its PID" test -n "$left"
 dead=$(dead_pid)
-printf x >"$D/vmbench-disk-$$-LiVexx"   # this shell's: alive, and older than the file
+printf x >"$D/vmbench-disk-$$-alive1"   # this shell's: alive, and older than the file
 printf x >"$D/vmbench-disk-AbCdEf"      # no PID: an older vmbench's, or the user's
 printf v >"$T/victim"
-ln -s "$T/victim" "$D/vmbench-disk-$dead-LnKxxx"
-mkdir "$D/vmbench-disk-$dead-DiRxxx"
+ln -s "$T/victim" "$D/vmbench-disk-$dead-link01"
+mkdir "$D/vmbench-disk-$dead-dir001"
 printf x >"$D/vmbench-disk-$dead-OtHerx"
 if [ "$(id -u)" -eq 0 ] && chown 65534 "$D/vmbench-disk-$dead-OtHerx" 2>/dev/null; then
 	other=yes
@@ -75,8 +75,8 @@ has "$T/err" "removed $D/$left (" "says the file it removed and its size"
 has "$T/err" "the disk test file of vmbench process $pid, which is gone" "and whose it was"
 check "the file is gone" test ! -e "$D/$left"
 check "a live process's file, a name without a PID, a link, its target and a directory stay" sh -c '
-	test -f "$1/vmbench-disk-$2-LiVexx" && test -f "$1/vmbench-disk-AbCdEf" && test -L "$1/vmbench-disk-$3-LnKxxx" &&
-	test -f "$4/victim" && test -d "$1/vmbench-disk-$3-DiRxxx"' sh "$D" $$ "$dead" "$T"
+	test -f "$1/vmbench-disk-$2-alive1" && test -f "$1/vmbench-disk-AbCdEf" && test -L "$1/vmbench-disk-$3-link01" &&
+	test -f "$4/victim" && test -d "$1/vmbench-disk-$3-dir001"' sh "$D" $$ "$dead" "$T"
 if [ "$other" = yes ]; then
 	check "another user's file stays" test -f "$D/vmbench-disk-$dead-OtHerx"
 else
@@ -218,17 +218,17 @@ w1=$(grep -l "^vmbench $p1 " "$TMPDIR"/vmbench-lab-*/.vmbench-owner 2>/dev/null 
 check "it left its work directory, the scratch disk's image in it" test -f "$w1/disk.img"
 # not ours to remove: no marker; a link (to a directory that is marked as a
 # dead process's); a live process's (this shell's start time, this boot)
-mkdir "$TMPDIR/vmbench-lab-NoMark" "$T/target" "$TMPDIR/vmbench-lab-LiVexx"
+mkdir "$TMPDIR/vmbench-lab-NoMark" "$T/target" "$TMPDIR/vmbench-lab-alive1"
 printf x >"$TMPDIR/vmbench-lab-NoMark/disk.img"
 cp "$w1/.vmbench-owner" "$T/target/"
-ln -s "$T/target" "$TMPDIR/vmbench-lab-LnKxxx"
+ln -s "$T/target" "$TMPDIR/vmbench-lab-link01"
 printf 'vmbench %s %s %s\n' $$ "$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)" \
-	"$(cat /proc/sys/kernel/random/boot_id)" >"$TMPDIR/vmbench-lab-LiVexx/.vmbench-owner"
+	"$(cat /proc/sys/kernel/random/boot_id)" >"$TMPDIR/vmbench-lab-alive1/.vmbench-owner"
 kill_at lab-prepared "$VMB" lab run --matrix "$M" --baseline none $lab_args
 has "$T/err" "removed $w1 (" "the next lab run removes it, and says its size"
 has "$T/err" "the lab work directory of vmbench process $p1, which is gone" "and whose it was"
 check "it is gone" test ! -e "$w1"
 check "an unmarked directory, a link, its target and a live process's stay" sh -c '
-	test -f "$1/vmbench-lab-NoMark/disk.img" && test -L "$1/vmbench-lab-LnKxxx" && test -f "$2/target/.vmbench-owner" &&
-	test -f "$1/vmbench-lab-LiVexx/.vmbench-owner"' sh "$TMPDIR" "$T"
+	test -f "$1/vmbench-lab-NoMark/disk.img" && test -L "$1/vmbench-lab-link01" && test -f "$2/target/.vmbench-owner" &&
+	test -f "$1/vmbench-lab-alive1/.vmbench-owner"' sh "$TMPDIR" "$T"
 finish
