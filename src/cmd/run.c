@@ -1,4 +1,6 @@
-/* vmbench run: measure the selected suites, store and show the result. */
+/* vmbench run: measure the selected suites, store and show the result (the
+ * interleaved rounds of --runs: run_rounds.c; where the result goes:
+ * run_output.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -10,18 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 
 #include "cmd.h"
 #include "run_opts.h"
+#include "run_output.h"
+#include "run_rounds.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/runner.h"
 #include "../probe/probe.h"
-#include "../report/compare.h"
 #include "../report/summary.h"
 #include "../report/text.h"
-#include "../store/calib.h"
 #include "../store/db.h"
 #include "../store/doc.h"
 #include "../suites/suites.h"
@@ -285,282 +286,6 @@ static bool any_failed(const struct vmb_results *res)
 	return false;
 }
 
-/* Can files be created in dir? A real try, not access(): root passes
- * access() on a read-only mount. */
-static int dir_writable(const char *dir)
-{
-	char *probe = xasprintf("%s/.vmbench-probe-XXXXXX", dir);
-	int fd, r = 0;
-
-	if (!probe)
-		return -ENOMEM;
-	fd = mkostemp(probe, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-	} else {
-		close(fd);
-		(void)unlink(probe);
-	}
-	free(probe);
-	return r;
-}
-
-static void dir_of(const char *path, char *buf, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(buf, len, ".");
-	else if (slash == path)
-		snprintf(buf, len, "/");
-	else
-		snprintf(buf, len, "%.*s", (int)(slash - path), path);
-}
-
-/* Every output is checked before measuring: a bad path must not cost a
- * whole run. --json: a new file (nothing there, not even a dangling
- * symlink, which link() would refuse only at the end) in a directory that
- * exists and takes new files. Returns CMD_CONTINUE, or an exit code. */
-static int check_json_path(const struct vmb_cmd *self, const char *path)
-{
-	struct stat st;
-	char dir[4096];
-	int r;
-
-	if (lstat(path, &st) == 0)
-		return cmd_usage_error(self, "--json: '%s' exists%s; vmbench writes only new files, choose another name",
-				       path, S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
-	dir_of(path, dir, sizeof(dir));
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return cmd_usage_error(self, "--json: directory '%s' does not exist; create it or choose another path",
-				       dir);
-	r = dir_writable(dir);
-	if (r < 0)
-		return cmd_usage_error(self, "--json: cannot create files in '%s': %s; choose another path", dir,
-				       strerror(-r));
-	return CMD_CONTINUE;
-}
-
-/* The store, before db_open(): an existing file must open for writing and
- * its directory take new files (SQLite's journal goes beside it). */
-static int check_store_path(const struct vmb_cmd *self, const char *path)
-{
-	char dir[4096];
-	int fd, r;
-
-	if (access(path, F_OK) == 0) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return cmd_usage_error(self, "the result store '%s' is not writable: %s; choose another with "
-						     "--db, or --no-store", path, strerror(errno));
-		close(fd);
-	}
-	dir_of(path, dir, sizeof(dir));
-	if (access(dir, F_OK) < 0)
-		return CMD_CONTINUE; /* db_open() creates it */
-	r = dir_writable(dir);
-	if (r < 0)
-		return cmd_usage_error(self, "the result store's directory '%s' does not take new files: %s; choose "
-					     "another store with --db, or --no-store", dir, strerror(-r));
-	return CMD_CONTINUE;
-}
-
-/* The store was named (--db, VMBENCH_DB): what is wrong with it is the user's to fix. */
-static bool store_named(const struct optset *own)
-{
-	const char *env = getenv("VMBENCH_DB");
-
-	return optset_str(own, "db") || (env && *env);
-}
-
-/* The default store ($XDG_DATA_HOME or $HOME/.local/share) where the
- * machine has no place for it: no HOME, a HOME that does not exist (never
- * made: /nonexistent is a promise), or one that takes no files. Quietly:
- * true with why set, or false when the store can be opened as usual. */
-static bool default_store_unusable(char *path, size_t len, char *why, size_t wlen)
-{
-	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME"), *base;
-	char dir[4096];
-	struct stat st;
-	int r;
-
-	if (db_default_path(NULL, path, len) < 0) {
-		snprintf(why, wlen, "neither XDG_DATA_HOME nor HOME is set");
-		return true;
-	}
-	base = xdg && *xdg == '/' ? xdg : home;
-	if (stat(base, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(why, wlen, "%s '%s' is no directory", base == xdg ? "XDG_DATA_HOME" : "HOME", base);
-		return true;
-	}
-	if (access(path, F_OK) == 0) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-		if (fd >= 0) {
-			close(fd);
-			return false;
-		}
-		snprintf(why, wlen, "'%s' is not writable: %s", path, strerror(errno));
-		return true;
-	}
-	/* the first directory on the way that exists must take new files */
-	dir_of(path, dir, sizeof(dir));
-	while (access(dir, F_OK) < 0 && strchr(dir + 1, '/'))
-		*strrchr(dir, '/') = '\0';
-	r = dir_writable(dir);
-	if (r < 0) {
-		snprintf(why, wlen, "'%s' takes no new files: %s", dir, strerror(-r));
-		return true;
-	}
-	return false;
-}
-
-/* A finished run is never lost: when an output failed after measuring, the
- * document goes to a new file in the first place that takes it. */
-static int save_elsewhere(const json_t *doc, const char *unstored)
-{
-	const char *id = json_string_value(json_object_get(doc, "id"));
-	const char *dirs[] = { getenv("TMPDIR"), "/tmp", ".", getenv("HOME") };
-	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-	int r = -ENOMEM;
-
-	for (size_t i = 0; text && i < ARRAY_SIZE(dirs); i++) {
-		char *path;
-
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		path = xasprintf("%s/vmbench-result-%.8s.json", dirs[i], id ? id : "run");
-		if (!path)
-			break;
-		r = file_write_new(path, text, strlen(text));
-		if (r == 0 && unstored)
-			log_warn("not stored (%s): the result is in %s (see it with 'vmbench show %s', store it with "
-				 "'vmbench import %s --db PATH')", unstored, path, path, path);
-		else if (r == 0)
-			log_error("the result was saved to %s instead (see it with 'vmbench show %s')", path, path);
-		free(path);
-		if (r == 0)
-			break;
-	}
-	if (r < 0)
-		log_errno(r, "saving the result anywhere else ($TMPDIR, /tmp, here, $HOME); it is lost");
-	free(text);
-	return r;
-}
-
-/* ---- interleaved rounds (--runs) ---- */
-
-/* One selected test of one item: the unit that is shuffled. */
-struct round_unit {
-	size_t item;
-	unsigned test;
-};
-
-/* splitmix64: a small, well-mixed generator; the seed alone fixes the order. */
-static uint64_t round_next(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Fisher-Yates over the units, from the generator's state. */
-static void run_shuffle(struct round_unit *u, size_t n, uint64_t *rng)
-{
-	for (size_t i = n; i > 1; i--) {
-		size_t j = (size_t)(round_next(rng) % i);
-		struct round_unit x = u[i - 1];
-
-		u[i - 1] = u[j];
-		u[j] = x;
-	}
-}
-
-/* Every selected test of every item, in table order. */
-static size_t round_units(const struct runner_item *items, size_t nitems, struct round_unit *u, size_t cap)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < nitems; i++)
-		for (unsigned t = 0; items[i].suite->tests[t].name && t < 64; t++)
-			if ((items[i].test_mask >> t & 1) && n < cap)
-				u[n++] = (struct round_unit){ .item = i, .test = t };
-	return n;
-}
-
-/* Move part's suites into res: a suite already there gets part's tests. */
-static int results_merge(struct vmb_results *res, struct vmb_results *part)
-{
-	for (size_t s = 0; s < part->nsuites; s++) {
-		struct vmb_suite_result *ps = &part->suites[s], *rs = NULL;
-
-		for (size_t k = 0; k < res->nsuites; k++)
-			if (!strcmp(res->suites[k].name, ps->name))
-				rs = &res->suites[k];
-		if (!rs) {
-			struct vmb_suite_result *n = realloc(res->suites, (res->nsuites + 1) * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			res->suites = n;
-			n[res->nsuites++] = *ps;
-			memset(ps, 0, sizeof(*ps));
-			continue;
-		}
-		{
-			struct vmb_test_result *n = realloc(rs->tests, (rs->ntests + ps->ntests) * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			rs->tests = n;
-			memcpy(n + rs->ntests, ps->tests, ps->ntests * sizeof(*n));
-			rs->ntests += ps->ntests;
-			ps->ntests = 0;
-			if (ps->status > rs->status)
-				rs->status = ps->status; /* failed or interrupted wins */
-		}
-	}
-	vmb_results_release(part);
-	return 0;
-}
-
-/* One round: the units in their shuffled order, each its own runner call,
- * folded into one result. The order goes into order (JSON array). */
-static int run_round(const struct runner_settings *rs, const struct runner_item *items, const struct round_unit *u,
-		     size_t nu, struct vmb_results *out, json_t *order)
-{
-	int r = 0;
-
-	for (size_t i = 0; i < nu && r == 0; i++) {
-		struct runner_item one = items[u[i].item];
-		struct vmb_results part = { 0 };
-		char name[128];
-
-		one.test_mask = 1ull << u[i].test;
-		snprintf(name, sizeof(name), "%s.%s", one.suite->name, one.suite->tests[u[i].test].name);
-		if (json_array_append_new(order, json_string(name)) < 0)
-			return -ENOMEM;
-		r = runner_run(rs, &one, 1, &part);
-		if (results_merge(out, &part) < 0) {
-			vmb_results_release(&part);
-			return -ENOMEM;
-		}
-	}
-	return r;
-}
-
-/* FILE.json -> FILE-rK.json (or FILE-rK when there is no .json). */
-static char *round_json_path(const char *path, unsigned k)
-{
-	size_t l = strlen(path);
-
-	if (l > 5 && !strcmp(path + l - 5, ".json"))
-		return xasprintf("%.*s-r%u.json", (int)(l - 5), path, k);
-	return xasprintf("%s-r%u", path, k);
-}
-
 /* One run: measure (the whole selection, or one round's units in their
  * order), then write, store and show its document. An exit code. */
 /* --load: what was asked and what the spinners got, in every suite's notes */
@@ -694,9 +419,9 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 	}
 	/* Kept somewhere the user asked for, or saved elsewhere and said where. */
 	if (json_failed || (store_failed && !json_path))
-		(void)save_elsewhere(doc, NULL);
+		(void)run_save_elsewhere(doc, NULL);
 	else if (unstored && !json_path && ncases > 0)
-		(void)save_elsewhere(doc, unstored);
+		(void)run_save_elsewhere(doc, unstored);
 	if (ncases == 0)
 		log_error("nothing was measured: every selected test was skipped or failed (reasons above); "
 			  "nothing was stored");
@@ -776,176 +501,6 @@ static int progress_lines_from(const struct vmb_cmd *self, const struct optset *
 	return CMD_CONTINUE;
 }
 
-/* The result store the run goes to, opened: *db stays NULL with --no-store,
- * and when the machine has no place for the default store (unstored then
- * says why; the run goes on and keeps its document). CMD_CONTINUE, or the
- * exit code. */
-static int store_open(const struct vmb_cmd *self, const struct optset *own, char *db_path, size_t pathlen,
-		      char *unstored, size_t unstoredlen, struct db **db)
-{
-	int r;
-
-	if (optset_bool(own, "no-store"))
-		return CMD_CONTINUE;
-	if (!store_named(own) && default_store_unusable(db_path, pathlen, unstored, unstoredlen)) {
-		/* nothing the user gave is wrong: the machine has no place for
-		 * the default store; the run goes on and keeps its document */
-		log_warn("no result store: %s; this run's document goes to a new file, named at the end (give --db "
-			 "PATH or set VMBENCH_DB to store it)", unstored);
-		return CMD_CONTINUE;
-	}
-	unstored[0] = '\0';
-	if (db_default_path(optset_str(own, "db"), db_path, pathlen) < 0)
-		return cmd_usage_error(self, "no place for the result store: set --db, VMBENCH_DB or HOME");
-	r = check_store_path(self, db_path);
-	if (r != CMD_CONTINUE)
-		return r;
-	r = db_open(db_path, true, db);
-	if (r < 0)
-		return db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
-	return CMD_CONTINUE;
-}
-
-/* --json with --runs: one document each round, every file new. CMD_CONTINUE,
- * or the exit code of a usage error. */
-static int check_json_paths(const struct vmb_cmd *self, const char *json_path, unsigned nruns, bool autorun)
-{
-	int ret;
-
-	if (!json_path)
-		return CMD_CONTINUE;
-	if (!strcmp(json_path, "-") && autorun)
-		return cmd_usage_error(self, "--json - writes one document, and --runs auto makes one a round; give "
-				       "--json FILE.json (written as FILE-r1.json, FILE-r2.json, ...)");
-	if (!strcmp(json_path, "-"))
-		return nruns > 1 ? cmd_usage_error(self, "--json - writes one document, and --runs %u makes %u; give "
-							  "--json FILE.json (written as FILE-r1.json ... FILE-r%u.json)",
-						   nruns, nruns, nruns)
-				 : CMD_CONTINUE;
-	for (unsigned k = 1; k <= nruns; k++) {
-		char *p = nruns > 1 ? round_json_path(json_path, k) : NULL;
-
-		ret = check_json_path(self, p ? p : json_path);
-		free(p);
-		if (ret != CMD_CONTINUE)
-			return ret;
-	}
-	return CMD_CONTINUE;
-}
-
-/* --runs auto: the largest minimal detectable difference (% of the mean,
- * k runs a side, 80% power at 5%) over the headline metrics of the rounds
- * so far, from the spread of their run means; INFINITY before two rounds
- * or when nothing could be judged. *which names it. */
-static double worst_mdd(json_t *docs, char *which, size_t len)
-{
-	struct cmp_table t;
-	double worst = -1;
-
-	cmp_table_init(&t, suites_find);
-	which[0] = '\0';
-	if (json_array_size(docs) < 2 || cmp_add_operand(&t, "rounds", json_incref(docs)) < 0 || cmp_build(&t) < 0) {
-		cmp_table_release(&t);
-		return INFINITY;
-	}
-	for (size_t i = 0; i < t.nrows; i++) {
-		const struct cmp_row *r = &t.rows[i];
-		const struct cmp_cell *c = &r->cells[0];
-		double mdd;
-
-		if (!r->headline || c->nruns < 2 || !(fabs(c->rsum.mean) > 0))
-			continue;
-		mdd = stats_mdd_pct(c->rsum.stddev / fabs(c->rsum.mean), (double)c->nruns, (double)c->nruns - 1);
-		if (!(mdd <= worst)) {
-			char p[256];
-
-			worst = mdd;
-			cmp_row_params(r, p, sizeof(p));
-			snprintf(which, len, "%s.%s%s%s %s", r->suite, r->test, *p ? " " : "", p, r->metric);
-		}
-	}
-	cmp_table_release(&t);
-	return worst < 0 ? INFINITY : worst;
-}
-
-/* --runs: the figures of the rounds together, as compare judges them: each
- * headline's mean of the rounds' means and its 95% interval over the rounds
- * (the last round's summary alone would hide their spread). */
-static void print_rounds(json_t *docs, unsigned done)
-{
-	struct cmp_table t;
-
-	cmp_table_init(&t, suites_find);
-	if (json_array_size(docs) >= 2 && cmp_add_operand(&t, "rounds", json_incref(docs)) == 0 && cmp_build(&t) == 0) {
-		printf("the %u rounds together (each figure the mean of the rounds' means, ± its 95%% confidence "
-		       "interval over the rounds; rounds x repetitions):\n", done);
-		cmp_print_figures(stdout, &t, 0);
-	}
-	cmp_table_release(&t);
-}
-
-/* --runs auto with a stored calibration of this machine (vmbench
- * calibrate): the rounds it predicts, before any is run. For every selected
- * test's headline metric the calibration has, the fewest rounds k whose mdd
- * at its between-run cv (with k - 1 degrees of freedom, as the rounds will
- * judge it) is within the target; the most of them is printed. */
-static void predict_rounds(const struct optset *own, const struct runner_item *items, size_t nitems,
-			   const json_t *fp)
-{
-	char dbp[4096], dir[4200], key[512], which[300] = "";
-	double target = optset_double(own, "mdd"), worst_cv = 0;
-	unsigned most = 0;
-	size_t covered = 0, wanted = 0, i;
-	json_t *cal, *e;
-
-	if (db_default_path(optset_str(own, "db"), dbp, sizeof(dbp)) < 0 || calib_dir(dbp, dir, sizeof(dir)) < 0 ||
-	    !(cal = calib_load(dir)))
-		return;
-	cmp_fingerprint_key(fp, key, sizeof(key));
-	for (size_t it = 0; it < nitems; it++) {
-		const struct vmb_suite *su = items[it].suite;
-
-		for (size_t k = 0; su->tests[k].name; k++) {
-			double cv = 0;
-			bool found = false;
-
-			if (!(items[it].test_mask >> k & 1))
-				continue;
-			wanted++;
-			/* the noisiest of its cases (params) with a headline metric */
-			json_array_foreach(json_object_get(cal, "cases"), i, e) {
-				const char *m = json_string_value(json_object_get(e, "metric"));
-				double x = json_number_value(json_object_get(e, "cv_between"));
-
-				if (!m || strcmp(json_string_value(json_object_get(e, "machine")) ?: "", key) ||
-				    strcmp(json_string_value(json_object_get(e, "suite")) ?: "", su->name) ||
-				    strcmp(json_string_value(json_object_get(e, "test")) ?: "", su->tests[k].name) ||
-				    !str_in_list(su->tests[k].headline, ',', m) || !isfinite(x) || x < 0 || x > 10)
-					continue;
-				found = true;
-				cv = fmax(cv, x);
-			}
-			if (!found)
-				continue;
-			covered++;
-			for (unsigned n = 2; n <= RUN_AUTO_MAX; n++)
-				if (stats_mdd_pct(cv, n, n - 1) <= target || n == RUN_AUTO_MAX) {
-					if (n > most || (n == most && cv > worst_cv)) {
-						most = n;
-						worst_cv = cv;
-						snprintf(which, sizeof(which), "%s.%s", su->name, su->tests[k].name);
-					}
-					break;
-				}
-		}
-	}
-	json_decref(cal);
-	if (covered && log_get_level() > LOG_ERROR)
-		printf("--runs auto: this machine's stored calibration predicts %u round%s for --mdd %g%% (the noisiest "
-		       "headline: %s, run-to-run noise %.1f%%; %zu of the %zu selected tests calibrated)\n", most,
-		       most == 1 ? "" : "s", target, which, 100 * worst_cv, covered, wanted);
-}
-
 static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 {
 	struct optset own, *suite_sets = calloc(vmb_nsuites, sizeof(*suite_sets));
@@ -1007,7 +562,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	ret = cmd_rounds_from(self, &own, "runs", RUN_AUTO_MAX, &nruns, &autorun);
 	if (ret != CMD_CONTINUE)
 		goto out;
-	ret = check_json_paths(self, json_path, nruns, autorun);
+	ret = run_check_json_paths(self, json_path, nruns, autorun);
 	if (ret != CMD_CONTINUE)
 		goto out;
 	seed = optset_get(&own, "seed")->set ? (uint64_t)optset_int(&own, "seed")
@@ -1023,7 +578,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	}
 	rs.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_INFO;
 	/* Open the store before measuring: a bad --db must not cost a long run. */
-	ret = store_open(self, &own, db_path, sizeof(db_path), unstored, sizeof(unstored), &db);
+	ret = run_store_open(self, &own, db_path, sizeof(db_path), unstored, sizeof(unstored), &db);
 	if (ret != CMD_CONTINUE)
 		goto out;
 
@@ -1040,11 +595,11 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	nu = round_units(items, nitems, units, ARRAY_SIZE(units));
+	nu = run_round_units(items, nitems, units, ARRAY_SIZE(units));
 	if (autorun)
-		predict_rounds(&own, items, nitems, fp);
+		run_predict_rounds(&own, items, nitems, fp);
 	for (unsigned k = 1; k <= nruns; k++) {
-		char *round_path = json_path && nruns > 1 ? round_json_path(json_path, k) : NULL;
+		char *round_path = json_path && nruns > 1 ? run_round_json_path(json_path, k) : NULL;
 		json_t *group = NULL;
 
 		if (nruns > 1) {
@@ -1089,7 +644,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 			worst = ret;
 		if (!autorun)
 			continue;
-		mdd = worst_mdd(rounds, mdd_of, sizeof(mdd_of));
+		mdd = run_worst_mdd(rounds, mdd_of, sizeof(mdd_of));
 		if (isfinite(mdd) && log_get_level() > LOG_ERROR)
 			printf("round %u: the largest minimal detectable difference is %.1f%% (%s); --mdd %g%%\n", k, mdd,
 			       mdd_of, optset_double(&own, "mdd"));
@@ -1127,7 +682,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	if (ret == EXIT_OK && worst != EXIT_OK)
 		ret = worst;
 	if (done > 1 && !json_stdout && ret != EXIT_USAGE && log_get_level() > LOG_ERROR)
-		print_rounds(rounds, done);
+		run_print_rounds(rounds, done);
 	if (nruns > 1 && ret != EXIT_USAGE && log_get_level() > LOG_ERROR)
 		printf("run group %s: %u round%s of %zu test%s, interleaved (seed %llu); compare groups with "
 		       "'vmbench compare LABEL=A LABEL=B' (each round is a run)\n",
