@@ -1,8 +1,9 @@
-/* The study file's parser and checks (src/lab/study.h). */
+/* The study file's parser (src/lab/study.h): its lines, sections and keys,
+ * each key's value checked as it is read; an experiment's checks as a whole
+ * are in study_check.c, the table's units and statistics in study_value.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "study.h"
+#include "study_parser.h"
 #include "labrun.h"
 #include "matrix.h"
 #include "../core/parse.h"
@@ -18,134 +20,7 @@
 #include "../core/suite.h"
 #include "../core/banned.h"
 
-/* Units a column may be shown in: a dimension and the size of one unit in
- * the dimension's base (seconds, bytes/s, bits/s, 1/s). */
-static const struct {
-	const char *name, *dim;
-	double base;
-} units[] = {
-	{ "ns", "time", 1e-9 },         { "us", "time", 1e-6 },         { "µs", "time", 1e-6 },
-	{ "ms", "time", 1e-3 },         { "s", "time", 1 },             { "min", "time", 60 },
-	{ "h", "time", 3600 },          { "B/s", "bytes", 1 },          { "KB/s", "bytes", 1e3 },
-	{ "MB/s", "bytes", 1e6 },       { "GB/s", "bytes", 1e9 },       { "KiB/s", "bytes", 1024 },
-	{ "MiB/s", "bytes", 1048576 },  { "GiB/s", "bytes", 1073741824 }, { "bit/s", "bits", 1 },
-	{ "Kbit/s", "bits", 1e3 },      { "Mbit/s", "bits", 1e6 },      { "Gbit/s", "bits", 1e9 },
-	{ "1/s", "rate", 1 },           { "%", "percent", 1 },
-};
-
-static int unit_find(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
-		if (!strcmp(units[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-double study_unit_factor(const char *from, const char *to)
-{
-	int a = unit_find(from), b = unit_find(to);
-
-	if (a < 0 || b < 0 || strcmp(units[a].dim, units[b].dim))
-		return 0;
-	return units[a].base / units[b].base;
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double study_statistic(double *v, size_t n, enum study_stat st)
-{
-	size_t lo = 0, hi = n;
-	double sum = 0;
-
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), dbl_cmp);
-	if (st == STUDY_MEDIAN)
-		return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	if (st == STUDY_TRIMMED && n >= 3) {
-		lo = 1;
-		hi = n - 1;
-	}
-	for (size_t i = lo; i < hi; i++)
-		sum += v[i];
-	return sum / (double)(hi - lo);
-}
-
-static void fmt_value(double v, char *buf, size_t len)
-{
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
-}
-
-bool study_cell_text(const char *col_unit, const char *doc_unit, double v, char *buf, size_t len)
-{
-	double f = *col_unit ? study_unit_factor(doc_unit, col_unit) : 0;
-
-	if (!*col_unit || f > 0 || !isfinite(v)) {
-		fmt_value(f > 0 ? v * f : v, buf, len);
-		return !*col_unit || f > 0 || !isfinite(v);
-	}
-	fmt_value(v, buf, len);
-	snprintf(buf + strlen(buf), len - strlen(buf), " %s", *doc_unit ? doc_unit : "(no unit)");
-	return false;
-}
-
-const char *study_stat_name(enum study_stat st)
-{
-	return st == STUDY_TRIMMED ? "trimmed" : st == STUDY_MEDIAN ? "median" : "mean";
-}
-
-const char *study_escape(const char *s, char *buf, size_t len)
-{
-	size_t n = strlen(s), o = 0;
-	long bad = str_find_bad_utf8(s, n);
-
-	if (!len)
-		return buf;
-	for (size_t i = 0; i < n;) {
-		size_t k = str_control_at(s + i, n - i);
-
-		if (bad >= 0 && (size_t)bad < i)
-			bad = str_find_bad_utf8(s + i, n - i), bad = bad < 0 ? -1 : bad + (long)i;
-		if (k || (long)i == bad) {
-			k = k ? k : 1;
-			if (o + 4 * k >= len)
-				break;
-			for (size_t j = 0; j < k; j++)
-				str_appendf(buf, len, &o, "\\x%02x", (unsigned char)s[i + j]);
-			i += k;
-			continue;
-		}
-		/* a character whole, or not at all */
-		k = (unsigned char)s[i] < 0x80 ? 1 : (unsigned char)s[i] < 0xe0 ? 2 : (unsigned char)s[i] < 0xf0 ? 3 : 4;
-		if (o + k >= len)
-			break;
-		memcpy(buf + o, s + i, k);
-		o += k;
-		i += k;
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-struct parser {
-	const char *name;
-	unsigned line;
-	char *err;
-	size_t errlen;
-};
-
-static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct parser *p, const char *fmt, ...)
+int study_fail(struct parser *p, const char *fmt, ...)
 {
 	char what[1024], all[1200];
 	va_list ap;
@@ -159,7 +34,7 @@ static int fail(struct parser *p, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static char *trim(char *s)
+char *study_trim(char *s)
 {
 	char *e;
 
@@ -175,7 +50,7 @@ static char *trim(char *s)
 static int set_text(struct parser *p, const char *key, char *dst, size_t len, const char *value)
 {
 	if (strlen(value) >= len)
-		return fail(p, "%s is longer than %zu characters", key, len - 1);
+		return study_fail(p, "%s is longer than %zu characters", key, len - 1);
 	memcpy(dst, value, strlen(value) + 1);
 	return 0;
 }
@@ -186,7 +61,7 @@ static int add_text(struct parser *p, const char *key, char *dst, size_t len, co
 	size_t have = strlen(dst), add = strlen(value) + (have ? 1 : 0);
 
 	if (have + add >= len)
-		return fail(p, "%s is longer than %zu characters in all", key, len - 1);
+		return study_fail(p, "%s is longer than %zu characters in all", key, len - 1);
 	if (have)
 		dst[have++] = ' ';
 	memcpy(dst + have, value, strlen(value) + 1);
@@ -198,7 +73,7 @@ static int set_count(struct parser *p, const char *key, unsigned *dst, const cha
 	int64_t v;
 
 	if (parse_i64(value, 1, max, &v) < 0)
-		return fail(p, "%s = '%s': expected a whole number from 1 to %u", key, value, max);
+		return study_fail(p, "%s = '%s': expected a whole number from 1 to %u", key, value, max);
 	*dst = (unsigned)v;
 	return 0;
 }
@@ -225,7 +100,7 @@ static int split_words(struct parser *p, const char *value, struct strv *out)
 			word[n++] = *s;
 		}
 		if (quoted)
-			return fail(p, "a quote that does not close: %s", value);
+			return study_fail(p, "a quote that does not close: %s", value);
 		word[n] = '\0';
 		if (strv_push(out, word) < 0)
 			return -ENOMEM;
@@ -267,7 +142,7 @@ static bool metric_ok(const char *m)
 }
 
 /* "suite.test" of a suite vmbench has, and the test one of its own */
-static const struct vmb_test *test_find(const char *name)
+const struct vmb_test *study_test_find(const char *name)
 {
 	const char *dot = strchr(name, '.');
 	const struct vmb_suite *s = lab_item_suite(name);
@@ -281,14 +156,14 @@ static const struct vmb_test *test_find(const char *name)
 }
 
 /* Whether the experiment's suites (items "disk" or "disk.randread") run test "disk.randread". */
-static bool suites_run(const char *suites, const char *test)
+bool study_suites_run(const char *suites, const char *test)
 {
 	const char *dot = strchr(test, '.');
 	char items[256];
 
 	snprintf(items, sizeof(items), "%s", suites);
 	for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-		it = trim(it);
+		it = study_trim(it);
 		if (!strcmp(it, test) || (strlen(it) == (size_t)(dot - test) && !strncmp(it, test, (size_t)(dot - test))))
 			return true;
 	}
@@ -325,52 +200,52 @@ static int parse_column(struct parser *p, struct study_experiment *e, char *valu
 	size_t n = 0;
 
 	if (e->ncolumns == STUDY_MAX_COLUMNS)
-		return fail(p, "more than %d columns", STUDY_MAX_COLUMNS);
+		return study_fail(p, "more than %d columns", STUDY_MAX_COLUMNS);
 	c = &e->columns[e->ncolumns];
 	memset(c, 0, sizeof(*c));
 	c->line = p->line;
 	if (bar) {
 		*bar = '\0';
-		if (set_text(p, "a column's heading", c->heading, sizeof(c->heading), trim(bar + 1)) < 0)
+		if (set_text(p, "a column's heading", c->heading, sizeof(c->heading), study_trim(bar + 1)) < 0)
 			return -EINVAL;
 		if (!*c->heading)
-			return fail(p, "an empty heading after '|'");
+			return study_fail(p, "an empty heading after '|'");
 		if (strchr(c->heading, '|'))
-			return fail(p, "a column has one heading: '|' twice");
+			return study_fail(p, "a column has one heading: '|' twice");
 		if (strchr(c->heading, ':'))
-			return fail(p, "a heading without ':' (expect = HEADING: A > B names a column by it)");
+			return study_fail(p, "a heading without ':' (expect = HEADING: A > B names a column by it)");
 	}
 	for (char *t = strtok_r(value, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 		if (n == ARRAY_SIZE(w))
-			return fail(p, COLUMN_FORM ": too many words");
+			return study_fail(p, COLUMN_FORM ": too many words");
 		w[n++] = t;
 	}
 	if (n < 2 || n % 2)
-		return fail(p, COLUMN_FORM ", e.g. column = disk.randread iops at iodepth=32 | IOPS at QD32");
-	if (!test_find(w[0]))
-		return fail(p, "column: '%s' is no test of vmbench's suites (SUITE.TEST, as 'vmbench list' names them)",
-			    w[0]);
+		return study_fail(p, COLUMN_FORM ", e.g. column = disk.randread iops at iodepth=32 | IOPS at QD32");
+	if (!study_test_find(w[0]))
+		return study_fail(p, "column: '%s' is no test of vmbench's suites (SUITE.TEST, as 'vmbench list' names them)",
+				  w[0]);
 	if (!metric_ok(w[1]))
-		return fail(p, "column: '%s' is no metric name: NAME (letters, digits and _), or a latency "
-			       "metric's percentile NAME.P, P one of p50, p90, p95, p99, p99.9",
-			    w[1]);
+		return study_fail(p, "column: '%s' is no metric name: NAME (letters, digits and _), or a latency "
+				     "metric's percentile NAME.P, P one of p50, p90, p95, p99, p99.9",
+				  w[1]);
 	snprintf(c->test, sizeof(c->test), "%s", w[0]);
 	snprintf(c->metric, sizeof(c->metric), "%s", w[1]);
 	for (size_t i = 2; i < n; i += 2) {
 		if (!strcmp(w[i], "at") && !*c->at) {
 			if (!params_ok(w[i + 1]))
-				return fail(p, "column: at '%s': the case's parameters as KEY=VALUE[,KEY=VALUE], e.g. "
-					       "iodepth=32,threads=1",
-					    w[i + 1]);
+				return study_fail(p, "column: at '%s': the case's parameters as KEY=VALUE[,KEY=VALUE], e.g. "
+						     "iodepth=32,threads=1",
+						  w[i + 1]);
 			snprintf(c->at, sizeof(c->at), "%s", w[i + 1]);
 		} else if (!strcmp(w[i], "in") && !*c->unit) {
-			if (unit_find(w[i + 1]) < 0)
-				return fail(p, "column: unknown unit '%s' (ns, us, ms, s, min, h; B/s, KB/s, MB/s, GB/s, "
-					       "KiB/s, MiB/s, GiB/s; bit/s, Kbit/s, Mbit/s, Gbit/s; 1/s; %%)",
-					    w[i + 1]);
+			if (study_unit_find(w[i + 1]) < 0)
+				return study_fail(p, "column: unknown unit '%s' (ns, us, ms, s, min, h; B/s, KB/s, MB/s, GB/s, "
+						     "KiB/s, MiB/s, GiB/s; bit/s, Kbit/s, Mbit/s, Gbit/s; 1/s; %%)",
+						  w[i + 1]);
 			snprintf(c->unit, sizeof(c->unit), "%s", w[i + 1]);
 		} else {
-			return fail(p, COLUMN_FORM ": '%s' where 'at' or 'in' (each once) goes", w[i]);
+			return study_fail(p, COLUMN_FORM ": '%s' where 'at' or 'in' (each once) goes", w[i]);
 		}
 	}
 	e->ncolumns++;
@@ -386,15 +261,15 @@ static int parse_expect(struct parser *p, struct study_experiment *e, char *valu
 	size_t i;
 
 	if (e->nexpect == STUDY_MAX_EXPECT)
-		return fail(p, "more than %d expectations", STUDY_MAX_EXPECT);
+		return study_fail(p, "more than %d expectations", STUDY_MAX_EXPECT);
 	x = &e->expect[e->nexpect];
 	memset(x, 0, sizeof(*x));
 	x->line = p->line;
 	if (!colon)
-		return fail(p, "expect = TEST METRIC: A > B (or <), e.g. expect = disk.seqwrite mb_per_s: disk=ahci > "
-			       "disk=ide");
+		return study_fail(p, "expect = TEST METRIC: A > B (or <), e.g. expect = disk.seqwrite mb_per_s: disk=ahci > "
+				     "disk=ide");
 	*colon = '\0';
-	snprintf(what, sizeof(what), "%s", trim(value));
+	snprintf(what, sizeof(what), "%s", study_trim(value));
 	/* the column it is about: its heading, or TEST METRIC [at PARAMS] */
 	for (i = 0; i < e->ncolumns; i++) {
 		const struct study_column *c = &e->columns[i];
@@ -405,19 +280,19 @@ static int parse_expect(struct parser *p, struct study_experiment *e, char *valu
 			break;
 	}
 	if (i == e->ncolumns)
-		return fail(p, "expect: '%s' is no column of this experiment, by its heading or TEST METRIC [at "
-			       "PARAMS] (give its column line first)",
-			    what);
+		return study_fail(p, "expect: '%s' is no column of this experiment, by its heading or TEST METRIC [at "
+				     "PARAMS] (give its column line first)",
+				  what);
 	x->col = (unsigned)i;
 	op = strpbrk(colon + 1, "<>");
 	if (!op || strpbrk(op + 1, "<>"))
-		return fail(p, "expect: one '>' or '<' between the two sides");
+		return study_fail(p, "expect: one '>' or '<' between the two sides");
 	x->higher = *op == '>';
 	*op = '\0';
-	a = trim(colon + 1);
-	b = trim(op + 1);
+	a = study_trim(colon + 1);
+	b = study_trim(op + 1);
 	if (!*a || !*b)
-		return fail(p, "expect: a side is empty");
+		return study_fail(p, "expect: a side is empty");
 	if (set_text(p, "an expectation's side", x->a, sizeof(x->a), a) < 0 ||
 	    set_text(p, "an expectation's side", x->b, sizeof(x->b), b) < 0)
 		return -EINVAL;
@@ -431,7 +306,7 @@ static int parse_published(struct parser *p, struct study_experiment *e, const c
 	const char *b1 = strchr(value, '|'), *b2 = b1 ? strchr(b1 + 1, '|') : NULL;
 
 	if (!b2 || strchr(b2 + 1, '|'))
-		return fail(p, "published = ROW | HEADING | FIGURE (the study's own figure, as it printed it)");
+		return study_fail(p, "published = ROW | HEADING | FIGURE (the study's own figure, as it printed it)");
 	if (strv_push(&e->published, value) < 0)
 		return -ENOMEM;
 	return 0;
@@ -452,7 +327,7 @@ struct seen {
 static int once(struct parser *p, struct seen *seen, unsigned bit, const char *key)
 {
 	if (seen->bits & (1u << bit))
-		return fail(p, "%s given twice", key);
+		return study_fail(p, "%s given twice", key);
 	seen->bits |= 1u << bit;
 	return 0;
 }
@@ -465,10 +340,10 @@ static int study_key(struct parser *p, struct study *s, struct seen *seen, const
 		if (once(p, seen, 0, key) < 0)
 			return -EINVAL;
 		if (parse_i64(value, 1, 1000000, &v) < 0)
-			return fail(p, "format = '%s': expected %d", value, STUDY_FORMAT);
+			return study_fail(p, "format = '%s': expected %d", value, STUDY_FORMAT);
 		if (v > STUDY_FORMAT)
-			return fail(p, "format %lld is newer than this vmbench reads (%d): a newer vmbench wrote it",
-				    (long long)v, STUDY_FORMAT);
+			return study_fail(p, "format %lld is newer than this vmbench reads (%d): a newer vmbench wrote it",
+					  (long long)v, STUDY_FORMAT);
 		s->format = (unsigned)v;
 		return 0;
 	}
@@ -478,39 +353,7 @@ static int study_key(struct parser *p, struct study *s, struct seen *seen, const
 		return add_text(p, key, s->source, sizeof(s->source), value);
 	if (!strcmp(key, "description"))
 		return add_text(p, key, s->description, sizeof(s->description), value);
-	return fail(p, "unknown key '%s' in [study] (%s)", key, study_keys);
-}
-
-/* The labels lab contend gives each guest's document, beside the matrix keys. */
-#define STUDY_CONTEND_LABELS "policy, guest, load"
-
-static bool contend_label(const char *key)
-{
-	return !strcmp(key, "policy") || !strcmp(key, "guest") || !strcmp(key, "load");
-}
-
-/* A side of a contend experiment: KEY=VALUE[,KEY=VALUE],
- * each key one of lab contend's labels or a matrix key.
- * The values are not checked: they are the run's, not known before it. */
-static int contend_side_check(struct parser *p, const char *side, const char *what)
-{
-	char buf[96];
-
-	if (!strcmp(side, "host"))
-		return fail(p, "%s '%s': lab contend measures its guests, not the host alone", what, side);
-	snprintf(buf, sizeof(buf), "%s", side);
-	for (char *save = NULL, *kv = strtok_r(buf, ", ", &save); kv; kv = strtok_r(NULL, ", ", &save)) {
-		char *eq = strchr(kv, '=');
-
-		if (!eq || eq == kv || !eq[1]) {
-			return fail(p, "%s '%s': KEY=VALUE[,KEY=VALUE], e.g. policy=rt,guest=1", what, side);
-		}
-		*eq = '\0';
-		if (!contend_label(kv) && lab_key_find(kv) < 0)
-			return fail(p, "%s '%s': '%s' is neither a label of lab contend's (%s) nor a matrix key", what, side,
-				    kv, STUDY_CONTEND_LABELS);
-	}
-	return 0;
+	return study_fail(p, "unknown key '%s' in [study] (%s)", key, study_keys);
 }
 
 static int exp_key(struct parser *p, struct study_experiment *e, struct seen *seen, const char *key, char *value)
@@ -529,8 +372,8 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 		long at = str_find_control(value, strlen(value));
 
 		if (!strcmp(key, words[i]) && at >= 0)
-			return fail(p, "%s: a control character (byte %ld is 0x%02x): lab run's words are text", key,
-				    at + 1, (unsigned char)value[at]);
+			return study_fail(p, "%s: a control character (byte %ld is 0x%02x): lab run's words are text", key,
+					  at + 1, (unsigned char)value[at]);
 	}
 	if (!strcmp(key, "title"))
 		return set_text(p, key, e->title, sizeof(e->title), value);
@@ -550,9 +393,9 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 		return set_text(p, key, e->baseline, sizeof(e->baseline), value);
 	if (!strcmp(key, "command")) {
 		if (strcmp(value, "run") && strcmp(value, "contend"))
-			return fail(p, "command = '%s': run (lab run: the matrix's configurations one at a time) or contend "
-				       "(lab contend: several guests of one configuration at once)",
-				    value);
+			return study_fail(p, "command = '%s': run (lab run: the matrix's configurations one at a time) or contend "
+					     "(lab contend: several guests of one configuration at once)",
+					  value);
 		e->contend = !strcmp(value, "contend");
 		return 0;
 	}
@@ -563,11 +406,11 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 			return -EINVAL;
 		snprintf(buf, sizeof(buf), "%s", value);
 		for (char *save = NULL, *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save))
-			if (lab_key_find(trim(k)) < 0 && !contend_label(trim(k)))
-				return fail(p, "rows = '%s': '%s' is no matrix key, nor a label of lab contend's (%s)", value,
-					    trim(k), STUDY_CONTEND_LABELS);
+			if (lab_key_find(study_trim(k)) < 0 && !study_contend_label(study_trim(k)))
+				return study_fail(p, "rows = '%s': '%s' is no matrix key, nor a label of lab contend's (%s)", value,
+						  study_trim(k), STUDY_CONTEND_LABELS);
 		if (strchr(value, ' ') || strstr(value, ",,") || value[strlen(value) - 1] == ',')
-			return fail(p, "rows = KEY[,KEY]: keys and commas, no blanks");
+			return study_fail(p, "rows = KEY[,KEY]: keys and commas, no blanks");
 		return 0;
 	}
 	if (!strcmp(key, "select"))
@@ -580,8 +423,8 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 		else if (!strcmp(value, "median"))
 			e->stat = STUDY_MEDIAN;
 		else
-			return fail(p, "statistic = '%s': mean, trimmed (without the highest and the lowest) or median",
-				    value);
+			return study_fail(p, "statistic = '%s': mean, trimmed (without the highest and the lowest) or median",
+					  value);
 		return 0;
 	}
 	if (!strcmp(key, "conclusion"))
@@ -593,11 +436,11 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 		int r;
 
 		if (e->noptlines == STUDY_MAX_OPTION_LINES)
-			return fail(p, "more than %d option and quick-option lines", STUDY_MAX_OPTION_LINES);
+			return study_fail(p, "more than %d option and quick-option lines", STUDY_MAX_OPTION_LINES);
 		r = split_words(p, value, w);
 		if (r == 0 && (w->n == before || w->v[before][0] != '-' || w->v[before][1] != '-'))
-			return fail(p, "%s = --NAME [VALUE]: an option of 'vmbench lab run', e.g. %s = --disk.bs 4k", key,
-				    key);
+			return study_fail(p, "%s = --NAME [VALUE]: an option of 'vmbench lab run', e.g. %s = --disk.bs 4k", key,
+					  key);
 		if (r < 0)
 			return r;
 		e->optlines[e->noptlines++] =
@@ -614,269 +457,7 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 		return parse_published(p, e, value);
 	if (!strcmp(key, "expect"))
 		return parse_expect(p, e, value);
-	return fail(p, "unknown key '%s' in [experiment %s] (%s)", key, e->id, exp_keys);
-}
-
-/* Does a side of an expectation, or the baseline, select a configuration?
- * The baseline must select exactly one: lab run refuses it otherwise, and
- * it would do so only when the experiment starts, after the ones before it
- * have booted. */
-static int side_check(struct parser *p, const struct lab_matrix *m, const char *side, const char *what, bool one)
-{
-	struct strv pairs = { 0 };
-	char err[512];
-	size_t n = 0;
-
-	if (!strcmp(side, "host"))
-		return 0;
-	if (lab_pairs_parse(side, &pairs, err, sizeof(err)) < 0) {
-		strv_clear(&pairs);
-		return fail(p, "%s '%s': %s", what, side, err);
-	}
-	for (size_t i = 0; i < m->n; i++)
-		n += lab_config_matches(&m->configs[i], &pairs);
-	strv_clear(&pairs);
-	if (!n)
-		return fail(p, "%s '%s' selects no configuration of the matrix", what, side);
-	if (one && n > 1)
-		return fail(p, "%s '%s' selects %zu configurations of the matrix: lab run's --baseline names one, "
-			       "give more of its keys",
-			    what, side, n);
-	return 0;
-}
-
-const char *study_option_value(const struct study_experiment *e, const char *name)
-{
-	const char *v = NULL;
-	size_t n = strlen(name);
-
-	for (size_t i = 0; i < e->options.n; i++) {
-		const char *w = e->options.v[i];
-
-		if (!strncmp(w, name, n) && w[n] == '=')
-			v = w + n + 1;
-		else if (!strcmp(w, name) && i + 1 < e->options.n)
-			v = e->options.v[++i];
-	}
-	return v;
-}
-
-/* Whether at ("k=v,k=v") gives key. */
-static bool at_gives(const char *at, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *s = at; *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : s + strlen(s))
-		if (!strncmp(s, key, n) && s[n] == '=')
-			return true;
-	return false;
-}
-
-/* A column whose test runs one case per value of a list (a sweep, the
- * thread counts) must say which case with at: a document holds them all,
- * and the table would show whichever came first. */
-static int column_cases(struct parser *p, const struct study_experiment *e, const struct study_column *c)
-{
-	const struct vmb_suite *su = lab_item_suite(c->test);
-	const struct vmb_test *t = test_find(c->test);
-	const char *v;
-
-	if (!su || !t)
-		return 0;
-	if (t->sweep && !at_gives(c->at, t->sweep)) {
-		char opt[96];
-
-		snprintf(opt, sizeof(opt), "--%s.%s", su->name, t->sweep);
-		const char *whose = "";
-
-		v = study_option_value(e, opt);
-		for (const struct vmb_opt *o = su->opts; !v && o && o->name; o++) {
-			if (strcmp(o->name, t->sweep))
-				continue;
-			/* not given: its default, or under --quick its quick default */
-			v = o->def ? o->def : "";
-			whose = ", its default";
-			if (!strchr(v, ',') && o->quick) {
-				v = o->quick;
-				whose = ", its default under --quick";
-			}
-		}
-		if (v && strchr(v, ','))
-			return fail(p, "column: %s runs a case per %s (%s %s%s): name one with 'at %s=VALUE'", c->test,
-				    t->sweep, opt, v, whose, t->sweep);
-	}
-	/* 1 is always measured (parallel efficiency needs it): any other
-	 * --threads, or none ("1,all"), makes several cases */
-	if ((t->flags & VMB_TEST_THREADED) && !at_gives(c->at, "threads")) {
-		v = study_option_value(e, "--threads");
-		if (!v || strcmp(v, "1"))
-			return fail(p, "column: %s runs a case per thread count (--threads %s; 1 is always measured): "
-				       "name one with 'at threads=N'",
-				    c->test, v ? v : "1,all, the default");
-	}
-	return 0;
-}
-
-/* The experiment's matrix, expanded into m, its count in e->nconfigs.
- * On success the caller releases m; a bad matrix is refused at its line. */
-static int exp_matrix(struct parser *p, struct study_experiment *e, struct lab_matrix *m)
-{
-	char err[1024];
-	int r;
-
-	p->line = e->line;
-	r = lab_matrix_parse(e->matrix, m, err, sizeof(err));
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return fail(p, "[experiment %s]: matrix: %s", e->id, err);
-	e->nconfigs = m->n;
-	return 0;
-}
-
-/* A contend experiment: one configuration, its guests booted once (no boots).
- * The baseline and the expectations select guests' documents by lab contend's labels.
- * The host is not measured. */
-static int contend_finish(struct parser *p, struct study_experiment *e)
-{
-	struct lab_matrix m = { 0 };
-	int r;
-
-	if (e->boots)
-		return fail(p, "[experiment %s]: boots is lab run's; lab contend boots its guests once", e->id);
-	e->boots = 1;
-	if (!*e->baseline)
-		snprintf(e->baseline, sizeof(e->baseline), "none");
-	if (!*e->matrix || !*e->suites || !e->ncolumns)
-		return fail(p, "[experiment %s] needs a matrix, suites and a column", e->id);
-	{
-		char buf[64];
-
-		snprintf(buf, sizeof(buf), "%s", e->rows);
-		for (char *save = NULL, *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save))
-			if (!contend_label(k))
-				return fail(p, "[experiment %s]: rows = %s: lab contend's guests share one configuration; "
-					       "its rows are its labels (%s)",
-					    e->id, e->rows, STUDY_CONTEND_LABELS);
-	}
-	for (size_t i = 0; i < e->ncolumns; i++) {
-		p->line = e->columns[i].line;
-		if (!suites_run(e->suites, e->columns[i].test) && strcmp(e->columns[i].test, "contend.share"))
-			return fail(p, "column: %s is neither among the experiment's suites (%s) nor lab contend's own "
-				       "contend.share",
-				    e->columns[i].test, e->suites);
-	}
-	r = exp_matrix(p, e, &m);
-	if (r < 0)
-		return r;
-	lab_matrix_release(&m);
-	if (e->nconfigs != 1)
-		return fail(p, "[experiment %s]: lab contend boots guests of one configuration; the matrix has %zu",
-			    e->id, e->nconfigs);
-	if (strcmp(e->baseline, "none") && contend_side_check(p, e->baseline, "baseline") < 0)
-		return -EINVAL;
-	if (*e->select && contend_side_check(p, e->select, "select") < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < e->nexpect; i++) {
-		p->line = e->expect[i].line;
-		if (contend_side_check(p, e->expect[i].a, "expect: the side") < 0 ||
-		    contend_side_check(p, e->expect[i].b, "expect: the side") < 0)
-			return -EINVAL;
-	}
-	return 0;
-}
-
-/* What an experiment needs as a whole, once its section ended. */
-static int exp_finish(struct parser *p, struct study_experiment *e)
-{
-	struct lab_matrix m = { 0 };
-	int r = 0;
-
-	p->line = e->line;
-	if (!*e->title)
-		return fail(p, "[experiment %s] has no title", e->id);
-	if (!e->rounds)
-		e->rounds = 3;
-	if (e->quick_rounds > e->rounds)
-		return fail(p, "[experiment %s]: quick-rounds = %u is more than its rounds (%u): --quick runs fewer, "
-			       "never more",
-			    e->id, e->quick_rounds, e->rounds);
-	if (!e->quick_rounds)
-		e->quick_rounds = e->rounds;
-	if (e->contend && !*e->not_run)
-		return contend_finish(p, e);
-	if (!e->boots)
-		e->boots = 1;
-	if (!*e->baseline)
-		snprintf(e->baseline, sizeof(e->baseline), e->contend ? "none" : "host");
-	if (*e->not_run)
-		return 0; /* listed with why; what it would run is the study's, not checked */
-	if (!*e->matrix)
-		return fail(p, "[experiment %s] has no matrix (or not-run = why no QEMU lab can run it)", e->id);
-	if (!*e->suites)
-		return fail(p, "[experiment %s] has no suites", e->id);
-	if (!e->ncolumns)
-		return fail(p, "[experiment %s] has no column: the table it draws needs one", e->id);
-	if (e->stat == STUDY_TRIMMED && e->quick_rounds < 3)
-		return fail(p, "[experiment %s]: statistic = trimmed drops the highest and the lowest round, and needs "
-			       "rounds >= 3 (and quick-rounds >= 3)",
-			    e->id);
-	{
-		char items[256];
-
-		snprintf(items, sizeof(items), "%s", e->suites);
-		for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
-			if (!lab_item_suite(trim(it)))
-				return fail(p, "[experiment %s]: suites: '%s' is no suite or SUITE.TEST of vmbench", e->id,
-					    trim(it));
-	}
-	for (size_t i = 0; i < e->ncolumns; i++) {
-		p->line = e->columns[i].line;
-		if (!suites_run(e->suites, e->columns[i].test))
-			return fail(p, "column: %s is not among the experiment's suites (%s)", e->columns[i].test,
-				    e->suites);
-		if (column_cases(p, e, &e->columns[i]) < 0)
-			return -EINVAL;
-	}
-	r = exp_matrix(p, e, &m);
-	if (r < 0)
-		return r;
-	if (*e->rows && (strchr(e->rows, ',') || lab_key_find(e->rows) < 0 || !(m.given & (1u << lab_key_find(e->rows)))))
-		r = fail(p, "[experiment %s]: rows = %s: a lab run's rows are one key the matrix gives", e->id, e->rows);
-	if (!r && *e->select)
-		r = fail(p, "[experiment %s]: select is lab contend's (its guests' labels); a lab run's rows are its "
-			    "configurations", e->id);
-	if (!r) {
-		/* the table's rows: the configurations, or the rows key's values, and the host */
-		size_t rows = m.n, k = *e->rows ? (size_t)lab_key_find(e->rows) : 0;
-
-		for (size_t i = 0; *e->rows && i < m.n; i++)
-			for (size_t j = 0; j < i; j++)
-				if (!strcmp(m.configs[i].v[k], m.configs[j].v[k])) {
-					rows--;
-					break;
-				}
-		rows += strcmp(e->baseline, "none") != 0;
-		if (rows > STUDY_MAX_ROWS)
-			r = fail(p, "[experiment %s]: a table of %zu rows; at most %d (fewer configurations, or rows = a "
-				    "key with fewer values)",
-				 e->id, rows, STUDY_MAX_ROWS);
-	}
-	if (!r && strcmp(e->baseline, "host") && strcmp(e->baseline, "none"))
-		r = side_check(p, &m, e->baseline, "baseline", true);
-	for (size_t i = 0; !r && i < e->nexpect; i++) {
-		p->line = e->expect[i].line;
-		/* lab run measures the host only as a baseline */
-		if (!strcmp(e->baseline, "none") && (!strcmp(e->expect[i].a, "host") || !strcmp(e->expect[i].b, "host"))) {
-			r = fail(p, "expect: a side is the host, which baseline = none does not measure");
-			break;
-		}
-		r = side_check(p, &m, e->expect[i].a, "expect: the side", false);
-		if (!r)
-			r = side_check(p, &m, e->expect[i].b, "expect: the side", false);
-	}
-	lab_matrix_release(&m);
-	return r;
+	return study_fail(p, "unknown key '%s' in [experiment %s] (%s)", key, e->id, exp_keys);
 }
 
 void study_release(struct study *s)
@@ -924,9 +505,9 @@ int study_parse(const char *text, size_t len, const char *name, struct study *s,
 
 	memset(s, 0, sizeof(*s));
 	if (name_of(name, s->name, sizeof(s->name)) < 0 && (p.line = 1))
-		return fail(&p, "the study's name (its file's name without .study) labels its results study=NAME: "
-			       "1 to %zu of A-Z, a-z, 0-9, '.', '_', '-'; rename the file",
-			    sizeof(s->name) - 1);
+		return study_fail(&p, "the study's name (its file's name without .study) labels its results study=NAME: "
+				     "1 to %zu of A-Z, a-z, 0-9, '.', '_', '-'; rename the file",
+				  sizeof(s->name) - 1);
 	/* a UTF-8 byte-order mark, which some editors write first, is no text of the file */
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
 		at = 3;
@@ -937,11 +518,11 @@ int study_parse(const char *text, size_t len, const char *name, struct study *s,
 		p.line++;
 		while (at < len && text[at] != '\n') {
 			if (text[at] == '\0') {
-				r = fail(&p, "a NUL byte: a study file is text");
+				r = study_fail(&p, "a NUL byte: a study file is text");
 				break;
 			}
 			if (n == STUDY_MAX_LINE) {
-				r = fail(&p, "a line longer than %d bytes", STUDY_MAX_LINE);
+				r = study_fail(&p, "a line longer than %d bytes", STUDY_MAX_LINE);
 				break;
 			}
 			line[n++] = text[at++];
@@ -955,49 +536,49 @@ int study_parse(const char *text, size_t len, const char *name, struct study *s,
 			long bad = str_find_bad_utf8(line, n);
 
 			if (bad >= 0) {
-				r = fail(&p, "not UTF-8 (byte %ld of the line is 0x%02x): a study file is UTF-8 text", bad + 1,
-					 (unsigned char)line[bad]);
+				r = study_fail(&p, "not UTF-8 (byte %ld of the line is 0x%02x): a study file is UTF-8 text", bad + 1,
+					       (unsigned char)line[bad]);
 				break;
 			}
 		}
-		l = trim(line);
+		l = study_trim(line);
 		if (!*l || *l == '#' || *l == ';')
 			continue;
 		if (*l == '[') {
 			char *end = strchr(l, ']');
 
 			if (!end || end[1])
-				r = fail(&p, "a section is [study] or [experiment ID], alone on its line");
+				r = study_fail(&p, "a section is [study] or [experiment ID], alone on its line");
 			else if (sec == SEC_EXPERIMENT) {
 				unsigned here = p.line;
 
-				r = exp_finish(&p, &s->exp[s->nexp - 1]);
+				r = study_exp_finish(&p, &s->exp[s->nexp - 1]);
 				p.line = here;
 			}
 			if (r)
 				break;
 			*end = '\0';
-			l = trim(l + 1);
+			l = study_trim(l + 1);
 			seen.bits = 0;
 			if (!strcmp(l, "study")) {
 				if (sec != SEC_NONE)
-					r = fail(&p, "[study] comes once, first");
+					r = study_fail(&p, "[study] comes once, first");
 				sec = SEC_STUDY;
 			} else if (!strncmp(l, "experiment", 10) && (l[10] == ' ' || l[10] == '\t')) {
-				char *id = trim(l + 11);
+				char *id = study_trim(l + 11);
 				struct study_experiment *e;
 
 				if (sec == SEC_NONE)
-					r = fail(&p, "the file begins with [study]");
+					r = study_fail(&p, "the file begins with [study]");
 				else if (!ident_ok(id, sizeof(e->id) - 1))
-					r = fail(&p, "experiment '%s': an id is 1 to 32 of a-z, 0-9, '.', '_', '-', "
-						     "beginning with a letter or a digit",
-						 id);
+					r = study_fail(&p, "experiment '%s': an id is 1 to 32 of a-z, 0-9, '.', '_', '-', "
+							   "beginning with a letter or a digit",
+						       id);
 				else if (s->nexp == STUDY_MAX_EXPERIMENTS)
-					r = fail(&p, "more than %d experiments", STUDY_MAX_EXPERIMENTS);
+					r = study_fail(&p, "more than %d experiments", STUDY_MAX_EXPERIMENTS);
 				for (size_t i = 0; !r && i < s->nexp; i++)
 					if (!strcmp(s->exp[i].id, id))
-						r = fail(&p, "experiment %s twice (line %u first)", id, s->exp[i].line);
+						r = study_fail(&p, "experiment %s twice (line %u first)", id, s->exp[i].line);
 				if (r)
 					break;
 				e = &s->exp[s->nexp++];
@@ -1005,47 +586,47 @@ int study_parse(const char *text, size_t len, const char *name, struct study *s,
 				e->line = p.line;
 				sec = SEC_EXPERIMENT;
 			} else {
-				r = fail(&p, "unknown section [%s] ([study], [experiment ID])", l);
+				r = study_fail(&p, "unknown section [%s] ([study], [experiment ID])", l);
 			}
 			continue;
 		}
 		eq = strchr(l, '=');
 		if (!eq) {
-			r = fail(&p, "expected KEY = VALUE, a [section], or a # comment");
+			r = study_fail(&p, "expected KEY = VALUE, a [section], or a # comment");
 			break;
 		}
 		*eq = '\0';
-		key = trim(l);
-		value = trim(eq + 1);
+		key = study_trim(l);
+		value = study_trim(eq + 1);
 		if (!*key) {
-			r = fail(&p, "a line with no key before '='");
+			r = study_fail(&p, "a line with no key before '='");
 			break;
 		}
 		if (!*value) {
-			r = fail(&p, "%s has no value", key);
+			r = study_fail(&p, "%s has no value", key);
 			break;
 		}
 		if (sec == SEC_NONE)
-			r = fail(&p, "'%s' before any section: the file begins with [study]", key);
+			r = study_fail(&p, "'%s' before any section: the file begins with [study]", key);
 		else if (sec == SEC_STUDY)
 			r = study_key(&p, s, &seen, key, value);
 		else
 			r = exp_key(&p, &s->exp[s->nexp - 1], &seen, key, value);
 	}
 	if (!r && sec == SEC_EXPERIMENT)
-		r = exp_finish(&p, &s->exp[s->nexp - 1]);
+		r = study_exp_finish(&p, &s->exp[s->nexp - 1]);
 	if (!r) {
 		p.line = 1;
 		if (sec == SEC_NONE)
-			r = fail(&p, "no [study] section: not a study file");
+			r = study_fail(&p, "no [study] section: not a study file");
 		else if (!s->format)
-			r = fail(&p, "[study] has no format (format = %d)", STUDY_FORMAT);
+			r = study_fail(&p, "[study] has no format (format = %d)", STUDY_FORMAT);
 		else if (!*s->title)
-			r = fail(&p, "[study] has no title");
+			r = study_fail(&p, "[study] has no title");
 		else if (!*s->source)
-			r = fail(&p, "[study] has no source (where the study was published)");
+			r = study_fail(&p, "[study] has no source (where the study was published)");
 		else if (!s->nexp)
-			r = fail(&p, "no [experiment ID] section");
+			r = study_fail(&p, "no [experiment ID] section");
 	}
 	if (r)
 		study_release(s);
