@@ -3,7 +3,8 @@
  * load generator (net_http.c) with wrk's and wrk2's definitions. The other
  * end is `vmbench serve` (--net.server), or one started on loopback for the
  * run. Every figure the server measured (bytes received, its CPU time, UDP
- * loss and jitter) comes back over the control protocol (src/net/proto.h). */
+ * loss and jitter) comes back over the control protocol (src/net/proto.h),
+ * on the control session of net_ctl.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -25,179 +26,9 @@
 #include "../net/verify.h"
 #include "../core/banned.h"
 
-#define CTL_TIMEOUT_MS 5000
 #define DEFAULT_PORT 5280
 /* msg-size's default: the one serve takes for a TEST without size= */
 #define NETSUITE_DEF_SIZE STRINGIFY(NETPROTO_DEF_SIZE_KIB) "k"
-
-/* ---- the control session ---- */
-
-static int ctl_expect(struct vmb_ctx *ctx, struct net_ctl *c, enum netproto_verb want, struct netmsg *m,
-		      const char *what)
-{
-	char err[256];
-	int r = netio_recv_msg(c->fd, &c->lines, m, CTL_TIMEOUT_MS, err, sizeof(err));
-
-	if (r == -EINVAL || r == -ERANGE)
-		return vmb_fail(ctx, -EPROTO, "%s: a bad line from the server (%s)", what, err);
-	if (r < 0)
-		return vmb_fail(ctx, r, "%s", what);
-	if (m->verb == NETPROTO_ERR)
-		return vmb_fail(ctx, -EPROTO, "%s: the server said: %s", what, m->text);
-	if (m->verb != want)
-		return vmb_fail(ctx, -EPROTO, "%s: expected %s from the server, got %s", what, netproto_verb_name(want),
-				netproto_verb_name(m->verb));
-	return 0;
-}
-
-int net_ctl_open(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c)
-{
-	struct netmsg m;
-	int r;
-
-	memset(c, 0, sizeof(*c));
-	c->fd = netio_connect(&st->srv, st->srvlen, CTL_TIMEOUT_MS);
-	if (c->fd < 0)
-		return vmb_fail(ctx, c->fd, "connecting to the server %s", st->srvname);
-	memset(&m, 0, sizeof(m));
-	m.verb = NETPROTO_HELLO;
-	m.version = NETPROTO_VERSION;
-	if (st->token)
-		snprintf(m.token, sizeof(m.token), "%s", st->token);
-	r = netio_send_msg(c->fd, &m, CTL_TIMEOUT_MS);
-	if (r < 0) {
-		r = vmb_fail(ctx, r, "greeting the server %s", st->srvname);
-		goto fail;
-	}
-	r = ctl_expect(ctx, c, NETPROTO_OK, &m, "greeting the server");
-	if (r < 0)
-		goto fail;
-	return 0;
-fail:
-	close(c->fd);
-	c->fd = -1;
-	return r;
-}
-
-void net_ctl_close(struct net_ctl *c)
-{
-	struct netmsg m;
-
-	if (c->fd < 0)
-		return;
-	memset(&m, 0, sizeof(m));
-	m.verb = NETPROTO_BYE;
-	(void)netio_send_msg(c->fd, &m, 500);
-	close(c->fd);
-	c->fd = -1;
-}
-
-struct net_ctl *net_ctl_get(struct vmb_ctx *ctx, struct net_state *st)
-{
-	if (st->ctl && st->ctl->fd >= 0)
-		return st->ctl;
-	if (!st->ctl) {
-		st->ctl = calloc(1, sizeof(*st->ctl));
-		if (!st->ctl) {
-			(void)vmb_fail(ctx, -ENOMEM, "control session");
-			return NULL;
-		}
-	}
-	if (net_ctl_open(ctx, st, st->ctl) < 0)
-		return NULL;
-	return st->ctl;
-}
-
-int net_ctl_http_count(struct vmb_ctx *ctx, struct net_ctl *c, uint64_t *out)
-{
-	struct netmsg m;
-	int r;
-
-	memset(&m, 0, sizeof(m));
-	m.verb = NETPROTO_STATS;
-	r = netio_send_msg(c->fd, &m, CTL_TIMEOUT_MS);
-	if (r < 0)
-		return vmb_fail(ctx, r, "asking the server for its counters");
-	r = ctl_expect(ctx, c, NETPROTO_STATS, &m, "the server's counters");
-	if (r < 0)
-		return r;
-	*out = m.v[NETKEY_HTTP];
-	return 0;
-}
-
-int net_ctl_http_port(struct vmb_ctx *ctx, struct net_ctl *c, unsigned *port)
-{
-	struct netmsg m;
-	int r;
-
-	if (c->http_port) {
-		*port = c->http_port;
-		return 0;
-	}
-	memset(&m, 0, sizeof(m));
-	m.verb = NETPROTO_HTTP;
-	r = netio_send_msg(c->fd, &m, CTL_TIMEOUT_MS);
-	if (r < 0)
-		return vmb_fail(ctx, r, "asking the server for its HTTP port");
-	r = ctl_expect(ctx, c, NETPROTO_PORT, &m, "the server's HTTP port");
-	if (r < 0)
-		return r;
-	c->http_port = m.port;
-	*port = m.port;
-	return 0;
-}
-
-/* TEST ... -> PORT: the data address in *data. */
-static int ctl_test(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c, const struct netmsg *req,
-		    struct sockaddr_storage *data)
-{
-	struct netmsg m;
-	int r;
-
-	c->test_start_ns = clock_ns();
-	r = netio_send_msg(c->fd, req, CTL_TIMEOUT_MS);
-	if (r < 0)
-		return vmb_fail(ctx, r, "asking the server for a test");
-	r = ctl_expect(ctx, c, NETPROTO_PORT, &m, "starting the test");
-	if (r < 0)
-		return r;
-	*data = st->srv;
-	if (data->ss_family == AF_INET)
-		((struct sockaddr_in *)data)->sin_port = htons((uint16_t)m.port);
-	else
-		((struct sockaddr_in6 *)data)->sin6_port = htons((uint16_t)m.port);
-	return 0;
-}
-
-/* END, then close the data sockets (the server counts what came before
- * END and drains the rest until they close), then RESULT, which must be
- * consistent with the client's own account of the test (tally): a figure
- * the server could not have measured fails the case and names the server. */
-static int ctl_end(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c, struct netmsg *res, int *data,
-		   unsigned ndata, struct netverify_tally *tally)
-{
-	char why[200];
-	struct netmsg m;
-	int r;
-
-	memset(&m, 0, sizeof(m));
-	m.verb = NETPROTO_END;
-	r = netio_send_msg(c->fd, &m, CTL_TIMEOUT_MS);
-	for (unsigned i = 0; i < ndata; i++)
-		if (data[i] >= 0) {
-			close(data[i]);
-			data[i] = -1;
-		}
-	if (r < 0)
-		return vmb_fail(ctx, r, "ending the test");
-	r = ctl_expect(ctx, c, NETPROTO_RESULT, res, "the server's result");
-	if (r < 0)
-		return r;
-	tally->wall_ns = clock_ns() - c->test_start_ns;
-	if (netverify_result(tally, res, why, sizeof(why)) < 0)
-		return vmb_fail(ctx, -EPROTO, "the server %s reported what it cannot have measured: %s", st->srvname, why);
-	return 0;
-}
 
 /* ---- helpers ---- */
 
@@ -346,11 +177,11 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 	if (!buf)
 		return vmb_fail(ctx, -ENOMEM, "a %zu-byte buffer", size);
 	memset(buf, 'c', size);
-	r = ctl_test(ctx, st, c, &req, &data);
+	r = net_ctl_test(ctx, st, c, &req, &data);
 	if (r < 0)
 		goto out;
 	for (n = 0; n < streams; n++) {
-		pf[n].fd = netio_connect(&data, sslen(&data), CTL_TIMEOUT_MS);
+		pf[n].fd = netio_connect(&data, sslen(&data), NET_CTL_TIMEOUT_MS);
 		if (pf[n].fd < 0) {
 			r = vmb_fail(ctx, pf[n].fd, "data connection %u of %u", n + 1, streams);
 			goto out;
@@ -383,7 +214,7 @@ static int run_stream(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl 
 
 		for (unsigned i = 0; i < n; i++)
 			fds[i] = pf[i].fd;
-		r = ctl_end(ctx, st, c, &res, fds, n, &tl);
+		r = net_ctl_end(ctx, st, c, &res, fds, n, &tl);
 		n = 0;
 	}
 	if (r < 0)
@@ -452,7 +283,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	buf = calloc(1, size);
 	if (!buf)
 		return vmb_fail(ctx, -ENOMEM, "a %zu-byte datagram", size);
-	r = ctl_test(ctx, st, c, &req, &data);
+	r = net_ctl_test(ctx, st, c, &req, &data);
 	if (r < 0)
 		goto out;
 	fd = udp_socket(&data);
@@ -504,7 +335,7 @@ static int run_udp(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c,
 	{
 		struct netverify_tally tl = { .kind = NETK_UDP, .streams = 1, .sent = seq * size, .dgrams = seq };
 
-		r = ctl_end(ctx, st, c, &res, NULL, 0, &tl);
+		r = net_ctl_end(ctx, st, c, &res, NULL, 0, &tl);
 	}
 	if (r < 0)
 		goto out;
@@ -594,11 +425,11 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 	netmsg_set(&req, NETKEY_KIND, kind);
 	netmsg_set(&req, NETKEY_MS, (uint64_t)(st->window_s * 1000) + 1);
 	netmsg_set(&req, NETKEY_SIZE, size);
-	r = ctl_test(ctx, st, c, &req, &data);
+	r = net_ctl_test(ctx, st, c, &req, &data);
 	if (r < 0)
 		goto out;
 	if (!crr) {
-		fd = udp ? udp_socket(&data) : netio_connect(&data, sslen(&data), CTL_TIMEOUT_MS);
+		fd = udp ? udp_socket(&data) : netio_connect(&data, sslen(&data), NET_CTL_TIMEOUT_MS);
 		if (fd < 0) {
 			r = vmb_fail(ctx, fd, "the data connection");
 			goto out;
@@ -614,7 +445,7 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 			break;
 		if (crr) {
 			tl.conns++; /* a connection that failed here may still have reached the server */
-			fd = netio_connect(&data, sslen(&data), CTL_TIMEOUT_MS);
+			fd = netio_connect(&data, sslen(&data), NET_CTL_TIMEOUT_MS);
 			if (fd < 0) {
 				r = vmb_fail(ctx, fd, "connection %llu", (unsigned long long)n + 1);
 				goto end;
@@ -648,10 +479,10 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 end:
 	t1 = clock_ns();
 	if (r < 0) {
-		(void)ctl_end(ctx, st, c, &res, &fd, 1, &tl);
+		(void)net_ctl_end(ctx, st, c, &res, &fd, 1, &tl);
 		goto out;
 	}
-	r = ctl_end(ctx, st, c, &res, &fd, 1, &tl);
+	r = net_ctl_end(ctx, st, c, &res, &fd, 1, &tl);
 	if (r < 0)
 		goto out;
 	if (n == 0) {

@@ -1,5 +1,6 @@
 /* The net suite's shared state between net.c (the stream and
- * request/response tests) and net_http.c (the HTTP load generator). */
+ * request/response tests), net_ctl.c (the control session with the server)
+ * and net_http.c (the HTTP load generator). */
 #ifndef VMB_SUITES_NET_H
 #define VMB_SUITES_NET_H
 
@@ -12,6 +13,11 @@
 
 struct netsrv;
 struct net_ctl;
+struct netmsg;
+struct netverify_tally;
+
+/* How long the client waits for the server on the control session, and to connect a test's data socket. */
+#define NET_CTL_TIMEOUT_MS 5000
 
 struct net_state {
 	struct sockaddr_storage srv;   /* the control port */
@@ -41,6 +47,12 @@ struct net_ctl *net_ctl_get(struct vmb_ctx *ctx, struct net_state *st);
 int net_ctl_http_count(struct vmb_ctx *ctx, struct net_ctl *c, uint64_t *out);
 /* HTTP: the port on which serve answers this session's HTTP requests. */
 int net_ctl_http_port(struct vmb_ctx *ctx, struct net_ctl *c, unsigned *port);
+/* TEST (req) -> PORT: the test's data address in *data (the server's, with its port). */
+int net_ctl_test(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c, const struct netmsg *req,
+		 struct sockaddr_storage *data);
+/* END, close the data sockets, then RESULT into res, checked against the client's own account (tally). */
+int net_ctl_end(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl *c, struct netmsg *res, int *data,
+		unsigned ndata, struct netverify_tally *tally);
 
 int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
 
