@@ -51,10 +51,10 @@
 	X(LAB_NIC, "user", NOT_FILE, user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)   \
 	X(LAB_BALLOON, "guest-ram", NOT_FILE, guest_ram_args, "balloon", "memory balloon", NULL, NULL, NULL, NULL,   \
 	  NULL, NULL)                                                                                             \
-	X(LAB_SHARE, "9p", NOT_FILE, share_9p_args, "shares", "shared folder", share_9p_setup, share_teardown, NULL, \
-	  NULL, NULL, NULL)                                                                                       \
-	X(LAB_SHARE, "virtiofs", NOT_FILE, share_virtiofs_args, "shares", "shared folder", share_virtiofs_setup,     \
-	  share_teardown, NULL, NULL, NULL, NULL)
+	X(LAB_SHARE, "9p", NOT_FILE, lab_share_9p_args, "shares", "shared folder", lab_share_9p_setup,              \
+	  lab_share_teardown, NULL, NULL, NULL, NULL)                                                             \
+	X(LAB_SHARE, "virtiofs", NOT_FILE, lab_share_virtiofs_args, "shares", "shared folder",                      \
+	  lab_share_virtiofs_setup, lab_share_teardown, NULL, NULL, NULL, NULL)
 
 /* "raw|qcow2": the disk key's back ends that are image files (their file
  * column IMAGE_FILE, the struct's image_file), for --disk-format's
