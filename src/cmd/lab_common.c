@@ -303,7 +303,7 @@ void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_con
 	}
 	/* the configuration is selected by its matrix keys, the session by its
 	 * id; its name (words with spaces) is the document's, not a label */
-	for (int k = 0; c && r == 0 && k < LAB_NKEYS; k++)
+	for (int k = 0; c && r == 0 && k < (int)lab_nkeys; k++)
 		r = json_object_set_new(labels, lab_key_name((enum lab_key)k), json_string(c->v[k]));
 	if (r == 0)
 		r = json_object_set_new(labels, LAB_SESSION_LABEL, json_string(l->session));
@@ -377,7 +377,7 @@ void lab_config_name(const struct lab_matrix *m, const struct lab_config *c, cha
 	size_t off = 0;
 
 	name[0] = '\0';
-	for (int k = 0; k < LAB_NKEYS && off < len; k++)
+	for (int k = 0; k < (int)lab_nkeys && off < len; k++)
 		if (m->given & (1u << k))
 			str_appendf(name, len, &off, "%s%s=%s", off ? " " : "", lab_key_name((enum lab_key)k), c->v[k]);
 	if (!*name)
@@ -462,8 +462,8 @@ int lab_check_balloon(const struct vmb_cmd *self, const struct lab *l, const str
 		if (!lab_config_device(&m->configs[i], LAB_BALLOON))
 			continue;
 		any = true;
-		if (parse_size(m->configs[i].v[LAB_MEM], 1, UINT64_MAX, &mem) == 0 &&
-		    lab_balloon_opts(l->run_opts, mem, &size, &timeout, why, sizeof(why)) < 0)
+		mem = m->configs[i].mem;
+		if (mem && lab_balloon_opts(l->run_opts, mem, &size, &timeout, why, sizeof(why)) < 0)
 			return cmd_usage_error(self, "%s", why);
 	}
 	if (!any)
@@ -520,9 +520,9 @@ int lab_check_measure(const struct vmb_cmd *self, const struct lab_request *rq, 
 	int ret = run_check_measure(self, &rq->own, host, &cpus, &ncpus);
 
 	for (size_t i = 0; ret == CMD_CONTINUE && i < m->n; i++) {
-		int64_t smp;
+		int64_t smp = m->configs[i].smp;
 
-		if (parse_i64(m->configs[i].v[LAB_SMP], 1, 4096, &smp) < 0)
+		if (!smp)
 			continue; /* the matrix parser's to refuse */
 		for (size_t k = 0; ret == CMD_CONTINUE && k < ncpus; k++)
 			if (cpus[k] >= smp)
@@ -604,13 +604,12 @@ int lab_prepare(const struct vmb_cmd *self, struct lab *l, struct lab_matrix *m,
 	 * (a choice of the same rows) */
 	for (size_t i = 0; i < m->n; i++)
 		if (!(m->configs[i].given & (1u << LAB_CACHE)))
-			snprintf(m->configs[i].v[LAB_CACHE], sizeof(m->configs[i].v[LAB_CACHE]), "%s",
-				 optset_str(own, "disk-cache"));
+			lab_config_set(&m->configs[i], LAB_CACHE, optset_str(own, "disk-cache"));
 	/* --disk-format is the image file's (backend=file): given where no configuration has one, it would be ignored */
 	if (optset_get(own, "disk-format")->set) {
 		size_t i = 0;
 
-		while (i < m->n && strcmp(m->configs[i].v[LAB_BACKEND], LAB_BACKEND_FILE))
+		while (i < m->n && !m->configs[i].backend_file)
 			i++;
 		if (i == m->n)
 			return cmd_usage_error(self, "--disk-format says the format of the scratch disk's image file "

@@ -173,7 +173,7 @@ static int contend_net_config(const struct vmb_cmd *self, struct lab *l, struct 
 	}
 	if (!*what)
 		return CMD_CONTINUE;
-	if ((c->given & (1u << LAB_NETDIR)) && strcmp(c->v[LAB_NETDIR], "guest-server"))
+	if ((c->given & (1u << LAB_NETDIR)) && !c->server)
 		return cmd_usage_error(self, "--suites %s: lab contend measures it from the host to each guest, beside "
 				       "the guest's load (netdir=guest-server); leave netdir out of --matrix or give "
 				       "netdir=guest-server", what);
@@ -182,14 +182,14 @@ static int contend_net_config(const struct vmb_cmd *self, struct lab *l, struct 
 				       "(e.g. nic=virtio-net), not nic=none", what);
 	if (!apply)
 		return CMD_CONTINUE;
-	snprintf(c->v[LAB_NETDIR], sizeof(c->v[LAB_NETDIR]), "guest-server");
+	lab_config_set(c, LAB_NETDIR, "guest-server");
 	if (!lab_config_device(c, LAB_NIC)) {
 		/* a NIC of our own choice only where the host reaches the guest over it */
 		char why[512];
 		const struct lab_backend *be = lab_backend_pick(LAB_NIC, why, sizeof(why));
 
 		if (be && be->host_addr) {
-			snprintf(c->v[LAB_NIC], sizeof(c->v[LAB_NIC]), "virtio-net");
+			lab_config_set(c, LAB_NIC, "virtio-net");
 			log_info("%s: each guest gets a virtio-net NIC (--matrix names none)", what);
 		} else {
 			bool other = false;
@@ -408,9 +408,7 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 		goto out;
 	{
 		/* a guest cannot take more of the host than its vCPUs: the promise's bound */
-		int64_t smp;
-
-		co.spec.vcpus = parse_i64(c.v[LAB_SMP], 1, 256, &smp) == 0 ? (unsigned)smp : 0;
+		co.spec.vcpus = c.smp;
 	}
 	lab_config_name(&m, &c, name, sizeof(name));
 	if (lab_config_unsupported(&c, err, sizeof(err))) {
@@ -418,8 +416,8 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	if (!strcmp(c.v[LAB_ACCEL], "auto"))
-		snprintf(c.v[LAB_ACCEL], sizeof(c.v[0]), "tcg");
+	if (c.accel == LAB_ACCEL_AUTO)
+		lab_config_set(&c, LAB_ACCEL, "tcg");
 	image = lab_image(&l, name, &c);
 	if (!image) {
 		ret = EXIT_FAILED;

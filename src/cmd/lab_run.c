@@ -63,16 +63,16 @@ static void resolve_accel(struct lab *l, struct lab_config *c, bool native, cons
 	bool failed, kvm;
 
 	*note = NULL;
-	if (strcmp(c->v[LAB_ACCEL], "auto"))
+	if (c->accel != LAB_ACCEL_AUTO)
 		return;
 	if (!native) {
-		snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "tcg");
+		lab_config_set(c, LAB_ACCEL, "tcg");
 		*note = "accel=auto: a guest of another architecture is emulated, TCG used";
 		return;
 	}
 	failed = l->kvm_failed || kvm_failed_here;
 	kvm = !failed && kvm_usable(l);
-	snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "%s", kvm ? "kvm" : "tcg");
+	lab_config_set(c, LAB_ACCEL, kvm ? "kvm" : "tcg");
 	if (failed) {
 		*note = kvm_failed_note;
 	} else if (!kvm) {
@@ -102,16 +102,16 @@ static int boot_try(struct lab *l, struct lab_config *c, const char *image, cons
 	int timeout_ms = (int)(optset_double(l->own, "hello-timeout") * 1000), r;
 
 	/* a KVM guest that is not talking within 15 s will not (it boots in seconds): do not wait longer for auto */
-	r = boot_config(l, c, image, autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && timeout_ms > 15000 ? 15000 : timeout_ms,
+	r = boot_config(l, c, image, autoaccel && c->accel == LAB_ACCEL_KVM && timeout_ms > 15000 ? 15000 : timeout_ms,
 			doc, f, err, errlen);
-	if (r < 0 && autoaccel && !strcmp(c->v[LAB_ACCEL], "kvm") && !vmb_stop_requested()) {
+	if (r < 0 && autoaccel && c->accel == LAB_ACCEL_KVM && !vmb_stop_requested()) {
 		/* KVM present but not able to run this guest (a nested host, say):
 		 * TCG, at once when QEMU stopped the guest for good (f->final) */
 		log_info("%s: KVM did not boot the guest (%.400s); using TCG from now on", name, err);
 		l->kvm_failed = kvm_failed_here = true;
 		snprintf(kvm_failed_note, sizeof(kvm_failed_note), "accel=auto: KVM could not boot the guest here (%.400s), "
 			 "TCG used", err);
-		snprintf(c->v[LAB_ACCEL], sizeof(c->v[0]), "tcg");
+		lab_config_set(c, LAB_ACCEL, "tcg");
 		*note = kvm_failed_note;
 		lab_failure_release(f);
 		r = boot_config(l, c, image, timeout_ms, doc, f, err, errlen);
@@ -226,12 +226,12 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 		log_info("%s: skipped: %s", name, err);
 		return;
 	}
-	if (!strcmp(c.v[LAB_ACCEL], "kvm") && !native) {
+	if (c.accel == LAB_ACCEL_KVM && !native) {
 		log_info("%s: skipped: KVM runs guests of this machine's architecture (%s) only; accel=tcg emulates %s",
 			 name, lab_host_arch(), c.v[LAB_ARCH]);
 		return;
 	}
-	if (!strcmp(c.v[LAB_ACCEL], "kvm") && !kvm_usable(l)) {
+	if (c.accel == LAB_ACCEL_KVM && !kvm_usable(l)) {
 		log_info("%s: skipped: accel=kvm needs a /dev/kvm that runs guests, and this machine's is %s (as 'vmbench "
 			 "info' says); accel=tcg emulates the guest instead", name, l->kvm_why);
 		return;

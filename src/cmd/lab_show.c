@@ -168,7 +168,7 @@ const char *lab_lead_suite(const struct cmp_table *t, const struct strv *base_pa
 		if (k >= 0 && lab_key_suite((enum lab_key)k))
 			return lab_key_suite((enum lab_key)k);
 	}
-	for (int k = 0; k < LAB_NKEYS; k++) {
+	for (int k = 0; k < (int)lab_nkeys; k++) {
 		const char *first = NULL;
 		bool differs = false;
 

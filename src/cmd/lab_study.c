@@ -528,7 +528,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 		char name[512] = "";
 		size_t off = 0;
 
-		for (size_t k = 0; k < LAB_NKEYS; k++)
+		for (size_t k = 0; k < lab_nkeys; k++)
 			if (m.given & (1u << k))
 				off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", off ? " " : "",
 							lab_key_name((enum lab_key)k), m.configs[i].v[k]);

@@ -42,7 +42,7 @@ static void print_lab(void)
 	char a[256], b[256];
 
 	printf("Matrix keys (lab run --matrix \"KEY=V1,V2 ...\"; 'vmbench lab --help' says what each does):\n");
-	for (int k = 0; k < LAB_NKEYS; k++) {
+	for (int k = 0; k < (int)lab_nkeys; k++) {
 		const char *values = lab_key_values((enum lab_key)k), *range = lab_key_range((enum lab_key)k);
 
 		commas(values, a, sizeof(a));
@@ -83,7 +83,7 @@ static void print_lab(void)
 		size_t off = 0;
 
 		b[0] = '\0';
-		if (be->key == LAB_DISK && str_in_list(LAB_BACKEND_CHOICES(LAB_DISK), '|', be->name))
+		if (be->image_file)
 			str_appendf(b, sizeof(b), &off, "an image file (--disk-format %s)", be->name);
 		else if (be->key == LAB_DISK)
 			str_appendf(b, sizeof(b), &off, "backend=%s", be->name);

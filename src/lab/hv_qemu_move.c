@@ -177,7 +177,7 @@ static int take_new(struct lab_vm *vm, struct incoming *in, char *why, size_t le
 	/* pin=on: the vCPUs of the QEMU the guest runs in now, as the boot
 	 * pinned the first's (else what runs after it, the later cases and the
 	 * warm boots, would run unpinned under a pin=on label) */
-	if (!strcmp(vm->c->v[LAB_PIN], "on"))
+	if (vm->c->pin)
 		r = lab_hv_vcpus(vm->hv, vm->ctl, true, NULL, why, len);
 	return r;
 }

@@ -451,9 +451,9 @@ static int await_hello_loop(struct boot *b, uint64_t t0, uint64_t deadline, cons
 
 /* The back end of each device key: the disk's is --disk-format; the others
  * their first (NULL). */
-static void backend_names(const struct lab_run_opts *o, const struct lab_config *c, const char *names[LAB_NKEYS])
+static void backend_names(const struct lab_run_opts *o, const struct lab_config *c, const char *names[LAB_KEYS_MAX])
 {
-	for (int k = 0; k < LAB_NKEYS; k++)
+	for (int k = 0; k < (int)lab_nkeys; k++)
 		names[k] = NULL;
 	names[LAB_DISK] = o->disk_format;
 	if (o->nic_backend) {
@@ -902,7 +902,7 @@ static int check_guest(const struct lab_config *c, const struct boot *b, const c
 		return errf(err, errlen, -EPROTO, "the guest's kernel was %sbooted by UEFI, and firmware=%s %s",
 			    lab_config_firmware(c)->efi ? "not " : "", c->v[LAB_FIRMWARE],
 			    lab_config_firmware(c)->efi ? "is UEFI" : "is not");
-	for (int k = 0; k < LAB_NKEYS; k++) {
+	for (int k = 0; k < (int)lab_nkeys; k++) {
 		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
 		const struct lab_backend *be = d ? lab_backend_of(&b->paths, (enum lab_key)k) : NULL;
 		const json_t *dev = be ? guest_device(b->fp, be->guest_list, d->driver) : NULL;

@@ -26,7 +26,9 @@
 #include "distro.h"
 #include "../core/util.h"
 
-/* X(ENUM, name, default, type, values, range, min, max, check)
+/* X(ENUM, name, default, type, values, range, min, max, check, suite, qemu, child):
+ * one row per key, everything about it (the row's struct is lab_key_row,
+ * the table lab_keys, in src/lab/keys.c):
  * type LIST: values are the valid ones, each after a space (range "", or
  * where the default comes from when another option sets it).
  * type COUNT or SIZE: a number (a size takes k/m/g/t) from min to max, which
@@ -34,59 +36,82 @@
  * judges, range saying what it takes.
  * check: NULL, or what the key's value must agree with among the
  * configuration's other values (a topology with smp, tcg with accel), in
- * src/lab/matrix.c; a matrix one of whose configurations fails the check
- * of a key the matrix gives is refused whole, before anything boots. A
- * key's effect on the command line is in src/lab/qemu.c. */
+ * src/lab/keys.c; a matrix one of whose configurations fails the check
+ * of a key the matrix gives is refused whole, before anything boots.
+ * suite: the suite that measures what the key chooses (disk: disk, nic:
+ * net), which a comparison of its values leads with; NULL: none.
+ * qemu: its arguments on QEMU's command line (src/lab/qemu_keys.c), pushed
+ * after -machine in the order of the rows; NULL: none of its own (a
+ * device key's model is a row of LAB_DEVICES on a back end of
+ * LAB_BACKENDS, src/lab/qemu.h; keys read by other rows' functions).
+ * child: what it does in QEMU's forked child before exec (nice: its
+ * priority); NULL: nothing.
+ * A key's value chooses rows of other tables or a number: the typed plan
+ * of struct lab_config below, resolved once (lab_config_resolve). */
 #define LAB_KEYS(X)                                                                                          \
-	X(LAB_ACCEL, "accel", "auto", LIST, " auto kvm tcg", "", 0, 0, NULL)                                   \
-	X(LAB_ARCH, "arch", "x86_64", LIST, " x86_64 aarch64", "", 0, 0, NULL)                                 \
-	X(LAB_DISK, "disk", "virtio-blk", LIST, LAB_DEVICE_NAMES(LAB_DISK), "", 0, 0, NULL)                    \
-	X(LAB_FS, "fs", "ext4", LIST, LAB_FS_NAMES " none", "", 0, 0, NULL)                                    \
-	X(LAB_NIC, "nic", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_NIC), "", 0, 0, NULL)                     \
-	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256, NULL)                         \
+	X(LAB_ACCEL, "accel", "auto", LIST, " auto kvm tcg", "", 0, 0, NULL, NULL, lab_qemu_accel, NULL)                                   \
+	X(LAB_ARCH, "arch", "x86_64", LIST, " x86_64 aarch64", "", 0, 0, NULL, NULL, NULL, NULL)                                 \
+	X(LAB_DISK, "disk", "virtio-blk", LIST, LAB_DEVICE_NAMES(LAB_DISK), "", 0, 0, NULL, "disk", NULL, NULL)                    \
+	X(LAB_FS, "fs", "ext4", LIST, LAB_FS_NAMES " none", "", 0, 0, NULL, NULL, NULL, NULL)                                    \
+	X(LAB_NIC, "nic", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_NIC), "", 0, 0, NULL, "net", NULL, NULL)                     \
+	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256, NULL, NULL, lab_qemu_smp, NULL)                         \
 	X(LAB_MEM, "mem", "512M", SIZE, "", " a memory size from 64M to 1T, e.g. 512M or 2G", 64ull << 20,    \
-	  1ull << 40, NULL)                                                                                    \
-	X(LAB_PIN, "pin", "off", LIST, " off on", "", 0, 0, NULL)                                               \
-	X(LAB_NETDIR, "netdir", "guest-client", LIST, LAB_NETDIR_NAMES, "", 0, 0, NULL)                        \
+	  1ull << 40, NULL, NULL, lab_qemu_mem, NULL)                                                                                    \
+	X(LAB_PIN, "pin", "off", LIST, " off on", "", 0, 0, NULL, NULL, NULL, NULL)                                               \
+	X(LAB_NETDIR, "netdir", "guest-client", LIST, LAB_NETDIR_NAMES, "", 0, 0, NULL, NULL, NULL, NULL)                        \
 	X(LAB_CPU, "cpu", "auto", WORD, "",                                                                    \
 	  " a CPU model of the architecture's (auto: host under KVM, max under TCG; host: KVM only; named "     \
-	  "models: TCG, and KVM on x86_64):" LAB_ARCH_ROWS(LAB_CPUS), 0, 0, cpu_check)                         \
+	  "models: TCG, and KVM on x86_64):" LAB_ARCH_ROWS(LAB_CPUS), 0, 0, cpu_check, "cpu", lab_qemu_cpu, NULL)                         \
 	X(LAB_TOPOLOGY, "topology", "default", WORD, "",                                                       \
 	  " default (QEMU's for smp) or SOCKETSxCORESxTHREADS whose product is smp, e.g. 2x2x1", 0, 0,          \
-	  topology_check)                                                                                      \
-	X(LAB_TCG, "tcg", "multi", LIST, " multi single", "", 0, 0, tcg_check)                                 \
+	  topology_check, "cpu", NULL, NULL)                                                                                      \
+	X(LAB_TCG, "tcg", "multi", LIST, " multi single", "", 0, 0, tcg_check, "cpu", NULL, NULL)                                 \
 	X(LAB_QUEUES, "queues", "1", COUNT, "",                                                                \
 	  " a count of NIC queue pairs from 1 to 8 (above 1: a NIC model that takes queues," LAB_MQ_NAMES        \
-	  ", on a tap)", 1, 8, queues_check)                                                                   \
+	  ", on a tap)", 1, 8, queues_check, "net", NULL, NULL)                                                                   \
 	X(LAB_NICE, "nice", "0", COUNT, "", " QEMU's nice value from -20 to 19 (below 0 needs CAP_SYS_NICE)",  \
-	  (uint64_t)-20, 19, NULL)                                                                             \
+	  (uint64_t)-20, 19, NULL, "cpu", NULL, lab_child_nice)                                                                             \
 	X(LAB_FIRMWARE, "firmware", "default", WORD, "",                                                       \
 	  " the guest's firmware (default: QEMU's, uefi: OVMF or QEMU_EFI):" LAB_ARCH_ROWS(LAB_FIRMWARES), 0,  \
-	  0, firmware_check)                                                                                  \
-	X(LAB_BACKEND, "backend", "file", LIST, " file block", "", 0, 0, NULL)                                   \
+	  0, firmware_check, "boot", lab_qemu_firmware, NULL)                                                                                  \
+	X(LAB_BACKEND, "backend", "file", LIST, " file block", "", 0, 0, NULL, NULL, NULL, NULL)                                   \
 	X(LAB_CACHE, "cache", "none", LIST, LAB_CACHE_NAMES, "; where the matrix gives none, --disk-cache's", 0, 0, \
-	  NULL)                                                                                                \
-	X(LAB_SNAPSHOT, "snapshot", "off", LIST, " off on", "", 0, 0, NULL)                                   \
+	  NULL, NULL, NULL, NULL)                                                                                                \
+	X(LAB_SNAPSHOT, "snapshot", "off", LIST, " off on", "", 0, 0, NULL, NULL, NULL, NULL)                                   \
 	X(LAB_PROFILE, "profile", "none", LIST, " none" LAB_PROFILE_NAMES,                                     \
 	  " (QEMU's emulations of the devices a hypervisor gives a Linux guest by default, not the "          \
 	  "hypervisors:" LAB_PROFILE_HELP_ROWS " it sets the keys it names, and a key the matrix also gives "  \
-	  "must agree with it)", 0, 0, NULL)                                                                   \
+	  "must agree with it)", 0, 0, NULL, "disk", NULL, NULL)                                                                   \
 	X(LAB_BALLOON, "balloon", "off", LIST, " off on", " (on: a virtio-balloon device, which the balloon "  \
-	  "suite inflates and deflates through QMP)", 0, 0, NULL)                                              \
+	  "suite inflates and deflates through QMP)", 0, 0, NULL, "balloon", NULL, NULL)                                              \
 	X(LAB_SHARE, "share", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_SHARE),                                 \
 	  ": a directory of the lab's shared into the guest (QEMU's virtio-9p, or virtiofsd), where the file "     \
-	  "tests then run instead of a filesystem of the scratch disk (fs stays ext4)", 0, 0, share_check)   \
+	  "tests then run instead of a filesystem of the scratch disk (fs stays ext4)", 0, 0, share_check, "disk", NULL, NULL)   \
 	X(LAB_IMAGE, "image", "busybox", LIST, LAB_IMAGE_NAMES,                                                  \
 	  " (busybox: the lab's initramfs; debian: Debian 12 with systemd on a root disk, as 'lab image --distro "  \
 	  "debian' builds it, booted to its SSH server and its agent; needs a NIC on the lab's tap link; "        \
 	  "debian-apps: the same with the application table's nginx-light and mariadb-server, and gcc for "  \
-	  "app.build)", 0, 0, image_check)      \
+	  "app.build)", 0, 0, image_check, "boot", NULL, NULL)      \
 	X(LAB_HTTPD, "httpd", "serve", LIST, LAB_HTTPD_NAMES,                                                    \
 	  " (the HTTP server net.http loads in the guest, with netdir=guest-server: serve, the guest's vmbench "   \
-	  "serve; nginx, Debian's nginx-light on port 80, in image=debian-apps)", 0, 0, httpd_check)          \
+	  "serve; nginx, Debian's nginx-light on port 80, in image=debian-apps)", 0, 0, httpd_check, NULL, NULL, NULL)          \
 	X(LAB_DB, "db", "sqlite", LIST, LAB_DB_NAMES,                                                           \
 	  " (the database app.oltp_* run against in the guest: sqlite, the app suite's own; mariadb, Debian's "  \
-	  "mariadb-server over its socket, in image=debian-apps)", 0, 0, db_check)
+	  "mariadb-server over its socket, in image=debian-apps)", 0, 0, db_check, NULL, NULL, NULL)          \
+	LAB_KEYS_TEST(X)
+
+/* A key built only into a test build (tests/meson.build's vmbench-toy and
+ * test_toylab, compiled with -DVMB_TEST_LAB, which compile this table's
+ * file, keys.c, again): toy=on puts the row's own QEMU argument on the
+ * command line (tests/toy/toylab.c), so that a test finds it there and in
+ * the labels. It comes last, so the shipped keys' numbers are the same in
+ * both builds; the library's code counts keys by lab_nkeys, never by the
+ * enum. Never in the shipped binary. */
+#ifdef VMB_TEST_LAB
+#define LAB_KEYS_TEST(X) X(LAB_TOY, "toy", "off", LIST, " off on", "", 0, 0, NULL, NULL, toy_qemu, NULL)
+#else
+#define LAB_KEYS_TEST(X)
+#endif
 
 /* The scratch disk (issue 26). backend: what QEMU opens on the host, file
  * (an image file of --disk-format) or block (a host block device: a loop
@@ -222,7 +247,7 @@
 
 /* Device models built only into a test build (tests/meson.build's
  * vmbench-toy and test_toylab, compiled with -DVMB_TEST_LAB, which compile
- * this table's file, matrix.c, again): toy-nic, QEMU's e1000 with a MAC
+ * this table's file, tables.c, again): toy-nic, QEMU's e1000 with a MAC
  * address of its own, so that a test finds its row's arguments on the
  * command line. Never in the shipped binary. */
 #ifdef VMB_TEST_LAB
@@ -386,6 +411,29 @@ extern const size_t lab_nimages;
 
 #define LAB_KEY_ENUM(e, ...) e,
 enum lab_key { LAB_KEYS(LAB_KEY_ENUM) LAB_NKEYS };
+/* The most keys a configuration holds: the bits of lab_config.given, and
+ * the size of its arrays by key, the same in every build (a test build's
+ * keys come after the shipped ones). The table's own count is lab_nkeys,
+ * checked against it at start-up (lab_tables_check). */
+#define LAB_KEYS_MAX 32
+
+enum lab_key_type { LAB_KEY_LIST, LAB_KEY_COUNT, LAB_KEY_SIZE, LAB_KEY_WORD };
+struct lab_config;
+struct lab_paths;
+struct lab_args; /* a QEMU command line being built (src/lab/qemu.h) */
+/* A row of LAB_KEYS (see there). */
+struct lab_key_row {
+	const char *name, *def;
+	enum lab_key_type type;
+	const char *values, *range; /* values: " a b c" (LIST); range: in words (COUNT, SIZE, WORD) */
+	uint64_t min, max;
+	int (*check)(const struct lab_config *c, char *why, size_t len);
+	const char *suite;
+	int (*qemu)(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+	int (*child)(const struct lab_config *c);
+};
+extern const struct lab_key_row lab_keys[];
+extern const size_t lab_nkeys;
 
 /* " virtio-blk virtio-scsi ...": the models of one key, as a string literal */
 #define LAB_DEVICE_NAMES(key) LAB_DEVICES(LAB_DEVICE_NAME_IF_##key)
@@ -459,16 +507,61 @@ struct lab_share {
 extern const struct lab_share lab_shares[];
 extern const size_t lab_nshares;
 
+struct lab_cache_mode {
+	const char *name;
+	bool direct;
+};
+enum lab_accel { LAB_ACCEL_AUTO, LAB_ACCEL_KVM, LAB_ACCEL_TCG };
+
+extern const struct lab_mq lab_mqs[];
+extern const size_t lab_nmqs;
+extern const struct lab_cache_mode lab_cache_modes[];
+extern const size_t lab_ncache_modes;
+
+/* A row by its name (src/lab/tables.c); NULL for none. */
+const struct lab_cpu *lab_cpu_find(const char *arch, const char *name);
+const struct lab_firmware *lab_firmware_find(const char *arch, const char *name);
+const struct lab_mq *lab_mq_find(const char *model);
+const struct lab_image_row *lab_image_find(const char *name);
+const struct lab_httpd *lab_httpd_find(const char *name);
+const struct lab_db *lab_db_find(const char *name);
+const struct lab_profile *lab_profile_find(const char *name);
+const struct lab_device *lab_device_find(enum lab_key key, const char *name);
+const struct lab_cache_mode *lab_cache_find(const char *name);
+
 /* The row of a share model (how the guest mounts it); NULL for none. */
 const struct lab_share *lab_share_find(const char *name);
 
 /* The row of a filesystem name; NULL for none or an unknown one. */
 const struct lab_fs *lab_fs_find(const char *name);
 
-/* One configuration: a value for every key (defaults for keys not given). */
+/* One configuration: a value for every key (defaults for keys not given),
+ * and the plan they make: each value resolved once into the row it chose
+ * or the number it says (lab_config_resolve, which lab_matrix_parse calls;
+ * a value changed later goes through lab_config_set, which resolves
+ * again). The rest of the lab reads the plan's fields, never compares a
+ * value's string. */
 struct lab_config {
-	char v[LAB_NKEYS][32];
-	unsigned given; /* bit k: its part of the matrix gave key k (else v[k] is the default) */
+	char v[LAB_KEYS_MAX][32]; /* the values as given: the configuration's name and labels */
+	unsigned given;           /* bit k: its part of the matrix gave key k (else v[k] is the default) */
+	/* the plan */
+	const struct lab_device *device[LAB_KEYS_MAX]; /* each device key's model (disk, nic, balloon, share); NULL: none */
+	const struct lab_cpu *cpu;                     /* NULL: no model of the architecture's (refused by cpu's check) */
+	const struct lab_firmware *firmware;           /* likewise */
+	const struct lab_fs *fs;                       /* NULL: fs=none */
+	const struct lab_share *share;                 /* NULL: share=none */
+	const struct lab_profile *profile;             /* NULL: profile=none */
+	const struct lab_image_row *image;
+	const struct lab_httpd *httpd;
+	const struct lab_db *db;
+	const struct lab_mq *mq;                       /* how the NIC takes queues; NULL: it takes one (or no NIC) */
+	const struct lab_cache_mode *cache;
+	enum lab_accel accel;
+	bool aarch64, pin, snapshot, balloon, server; /* server: netdir=guest-server */
+	bool backend_file;                             /* backend=file: an image file of --disk-format */
+	unsigned smp, queues, topology[3];             /* topology: 0,0,0 for default */
+	int nice;
+	uint64_t mem;                                  /* bytes */
 };
 
 struct lab_matrix {
@@ -528,6 +621,12 @@ char *lab_selector(const char *sel);
 /* The device model behind a configuration's key (LAB_DISK, LAB_NIC); NULL
  * for nic=none. */
 const struct lab_device *lab_config_device(const struct lab_config *c, enum lab_key key);
+/* The plan of c from its values: every field after given. A value no row
+ * has leaves its field NULL (the key's check refuses it where that matters). */
+void lab_config_resolve(struct lab_config *c);
+/* Key k's value of c changed to v, and the plan resolved again: the one way
+ * a value changes after parsing (accel=auto resolved, a default forced). */
+void lab_config_set(struct lab_config *c, enum lab_key k, const char *v);
 
 /* false when QEMU can build this configuration, else true with why. */
 bool lab_config_unsupported(const struct lab_config *c, char *why, size_t len);

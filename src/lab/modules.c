@@ -72,7 +72,7 @@ int lab_config_modules(const struct lab_config *c, struct strv *mods)
 			r = push_names(&out, d->modules);
 	}
 	/* a share takes the file tests: no filesystem is made on the scratch disk */
-	if (r == 0 && fs && !lab_share_find(c->v[LAB_SHARE]))
+	if (r == 0 && fs && !c->share)
 		r = push_names(&out, fs->modules);
 	if (r < 0) {
 		strv_clear(&out);

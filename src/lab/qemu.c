@@ -23,33 +23,12 @@
 #include <unistd.h>
 
 #include "qemu.h"
+#include "qemu_rows.h"
 #include "procs.h"
 #include "../core/clock.h"
 #include "../core/reclaim.h"
 #include "../core/str.h"
 #include "../core/banned.h"
-
-/* Every argument through one error check: a failed push fails the whole line. */
-struct lab_args {
-	struct strv *a;
-	int r;
-};
-
-static void push(struct lab_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void push(struct lab_args *a, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (a->r == 0 && (n < 0 || (size_t)n >= sizeof(buf)))
-		a->r = -ENAMETOOLONG;
-	if (a->r == 0)
-		a->r = strv_push(a->a, buf);
-}
 
 /* -device for each of a model's space-separated device arguments; the
  * last, which the back end attaches to, with what mq says of its queues */
@@ -60,11 +39,11 @@ static void push_devices(struct lab_args *a, const struct lab_device *d, const s
 		const char *word = p;
 
 		p += l + strspn(p + l, " ");
-		push(a, "-device");
+		lab_push(a, "-device");
 		if (!*p && mq && queues > 1)
-			push(a, "%.*s,%s%u", (int)l, word, mq->arg, mq->per_queue * queues + mq->fixed);
+			lab_push(a, "%.*s,%s%u", (int)l, word, mq->arg, mq->per_queue * queues + mq->fixed);
 		else
-			push(a, "%.*s", (int)l, word);
+			lab_push(a, "%.*s", (int)l, word);
 	}
 }
 
@@ -97,8 +76,8 @@ static int drive_args(struct lab_args *a, const struct lab_backend *be, const st
 		file = p->overlay;
 		format = "qcow2";
 	}
-	push(a, "-drive");
-	push(a, "file=%s,format=%s,if=none,id=d0,cache=%s", file, format, p->disk_cache ? p->disk_cache : "none");
+	lab_push(a, "-drive");
+	lab_push(a, "file=%s,format=%s,if=none,id=d0,cache=%s", file, format, p->disk_cache ? p->disk_cache : "none");
 	return 1;
 }
 
@@ -110,8 +89,8 @@ static int user_net_args(struct lab_args *a, const struct lab_backend *be, const
 	(void)be, (void)p;
 	if (lab_config_queues(c) > 1)
 		return -EOPNOTSUPP;
-	push(a, "-netdev");
-	push(a, "user,id=n0,restrict=on");
+	lab_push(a, "-netdev");
+	lab_push(a, "user,id=n0,restrict=on");
 	return 1;
 }
 
@@ -135,8 +114,8 @@ static void push_tap(struct lab_args *a, const struct lab_config *c, const char 
 
 	for (unsigned i = 0; i < queues; i++)
 		str_appendf(fds, sizeof(fds), &off, "%s%u", i ? ":" : "", LAB_TAP_FD + i);
-	push(a, "-netdev");
-	push(a, "tap,id=n0,%s=%s%s", queues > 1 ? "fds" : "fd", fds, extra);
+	lab_push(a, "-netdev");
+	lab_push(a, "tap,id=n0,%s=%s%s", queues > 1 ? "fds" : "fd", fds, extra);
 }
 
 static int tap_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
@@ -420,231 +399,10 @@ static void block_teardown(const struct lab_backend *be, const struct lab_paths 
 		p->host_disk->fd = -1;
 }
 
-/* ---- shares: a host directory of the lab's, into the guest ---- */
-
-/* "DIR/NAME" of the boot's work directory into buf; false when it does not fit */
-static bool work_path(const struct lab_paths *p, const char *name, char *buf, size_t len)
-{
-	int n = p->work_dir ? snprintf(buf, len, "%s/%s", p->work_dir, name) : -1;
-
-	return n > 0 && (size_t)n < len;
-}
-
-/* The shared directory, new (the guest's files go nowhere else) */
-static int share_dir_make(const struct lab_paths *p, char *why, size_t len)
-{
-	char dir[256];
-
-	if (!work_path(p, LAB_SHARE_DIR, dir, sizeof(dir)))
-		return errf(why, len, -ENAMETOOLONG, "the shared directory's path is too long");
-	if (mkdir(dir, 0700) < 0)
-		return errf(why, len, -errno, "creating the shared directory %s: %s", dir, strerror(errno));
-	return 0;
-}
-
-/* 9p: QEMU's own server on a local directory. security_model=none: the
- * guest's files are the QEMU user's files, its chmod and chown are not
- * kept; mapped-xattr would keep them in extended attributes, which costs
- * an xattr write per metadata change (measured with the share) and needs
- * a host filesystem that takes user xattrs (tmpfs before Linux 6.6 does
- * not) */
-static int share_9p_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
-			 const struct lab_paths *p)
-{
-	char dir[256];
-
-	(void)be, (void)c;
-	if (!work_path(p, LAB_SHARE_DIR, dir, sizeof(dir)))
-		return -ENAMETOOLONG;
-	push(a, "-fsdev");
-	push(a, "local,id=s0,path=%s,security_model=none", dir);
-	return 1;
-}
-
-/* QEMU here has the 9p server: its device list names virtio-9p-pci (a
- * QEMU built without virtfs, as some distributions ship, does not); asked
- * once per architecture */
-static int qemu_has_9p(const char *arch, char *why, size_t len)
-{
-	static int known[2] = { 1, 1 }; /* x86_64, aarch64: 1 not asked, else 0 or a negative errno */
-	bool arm = arch && !strcmp(arch, "aarch64");
-	char bin[64];
-	char *const qargv[] = { bin, "-device", "virtio-9p-pci,help", NULL };
-
-	snprintf(bin, sizeof(bin), "qemu-system-%s", arm ? "aarch64" : "x86_64");
-	if (known[arm] == 1)
-		known[arm] = run_capture(bin, qargv, NULL, NULL);
-	if (known[arm] < 0)
-		return errf(why, len, -EOPNOTSUPP, "share=9p: %s has no virtio-9p-pci (%s), as a QEMU built without "
-			    "virtfs; share=virtiofs shares a directory without it", bin,
-			    known[arm] == -ECHILD ? "its -device help refuses it" : strerror(-known[arm]));
-	return 0;
-}
-
-static int share_9p_setup(const struct lab_backend *be, const struct lab_paths *p, char *why, size_t len)
-{
-	int r = qemu_has_9p(p->arch, why, len);
-
-	(void)be;
-	return r < 0 ? r : share_dir_make(p, why, len);
-}
-
-/* virtiofs: virtiofsd serves the directory over a vhost-user socket, and
- * the guest's memory is shared with it (a memfd backend as the guest's
- * only NUMA node: vhost-user maps the guest's RAM in virtiofsd) */
-static int share_virtiofs_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
-			       const struct lab_paths *p)
-{
-	char sock[256];
-
-	(void)be;
-	if (!work_path(p, LAB_SHARE_SOCKET, sock, sizeof(sock)))
-		return -ENAMETOOLONG;
-	push(a, "-chardev");
-	push(a, "socket,id=s0,path=%s", sock);
-	push(a, "-object");
-	push(a, "memory-backend-memfd,id=vmbmem,size=%s,share=on", c->v[LAB_MEM]);
-	push(a, "-numa");
-	push(a, "node,memdev=vmbmem");
-	return 1;
-}
-
-/* virtiofsd gone: killed with its process group and reaped, untracked.
- * Its sandbox is a child in a PID namespace of its own, which the init
- * process reaps, not this one: its group is waited for to empty (2 s at
- * most), so that nothing of it outlives the lab. */
-static void virtiofsd_stop(pid_t *pid)
-{
-	uint64_t deadline = clock_ns() + 2000000000ull;
-
-	if (lab_proc_reap(*pid, 0, NULL) == 0) {
-		while (kill(-*pid, 0) == 0 && clock_ns() < deadline)
-			nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
-	}
-	*pid = 0;
-}
-
-/* The last line virtiofsd wrote to its log, for a message */
-static void virtiofsd_words(const struct lab_paths *p, char *buf, size_t len)
-{
-	char log[256], *text = NULL, *end, *start;
-
-	buf[0] = '\0';
-	if (!work_path(p, LAB_SHARE_LOG, log, sizeof(log)) || read_file(log, &text) < 0)
-		return;
-	end = text + strlen(text);
-	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
-		*--end = '\0';
-	start = strrchr(text, '\n');
-	snprintf(buf, len, "%.200s", start ? start + 1 : text);
-	free(text);
-}
-
-/* virtiofsd on the shared directory, in a process group of its own that
- * dies with this process, tracked (a Ctrl-C's cleanup kills it), its
- * stderr into LAB_SHARE_LOG; ready when its socket is there. A host
- * without it, or where it cannot start, cannot have the share:
- * -EOPNOTSUPP (the configuration is skipped with why). */
-static int share_virtiofs_setup(const struct lab_backend *be, const struct lab_paths *p, char *why, size_t len)
-{
-	char dir[256], sock[256], log[256], srcopt[300], sockopt[300], words[256];
-	char *const vargv[] = { LAB_VIRTIOFSD, sockopt, "-o", srcopt, "-o", "cache=auto", NULL };
-	uint64_t deadline = clock_ns() + (uint64_t)LAB_VIRTIOFSD_START_MS * 1000000;
-	struct stat sb;
-	pid_t pid;
-	int r, status;
-
-	(void)be;
-	if (!p->share_helper || !work_path(p, LAB_SHARE_DIR, dir, sizeof(dir)) ||
-	    !work_path(p, LAB_SHARE_SOCKET, sock, sizeof(sock)) || !work_path(p, LAB_SHARE_LOG, log, sizeof(log)))
-		return errf(why, len, -EINVAL, "share=virtiofs: no work directory for its files");
-	if (access(LAB_VIRTIOFSD, X_OK) < 0)
-		return errf(why, len, -EOPNOTSUPP, "share=virtiofs needs %s (%s): Debian's qemu-system-common has it",
-			    LAB_VIRTIOFSD, strerror(errno));
-	r = share_dir_make(p, why, len);
-	if (r < 0)
-		return r;
-	snprintf(srcopt, sizeof(srcopt), "source=%s", dir);
-	snprintf(sockopt, sizeof(sockopt), "--socket-path=%s", sock);
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		lab_share_remove(p->work_dir);
-		return errf(why, len, r, "starting virtiofsd: %s", strerror(-r));
-	}
-	if (pid == 0) {
-		int out = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-		(void)setpgid(0, 0);
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-		(void)dup2(open("/dev/null", O_RDWR | O_CLOEXEC), STDIN_FILENO);
-		if (out >= 0) {
-			(void)dup2(out, STDOUT_FILENO);
-			(void)dup2(out, STDERR_FILENO);
-		}
-		execv(vargv[0], vargv);
-		_exit(127);
-	}
-	(void)setpgid(pid, pid);
-	r = lab_proc_track(pid);
-	if (r < 0) {
-		lab_share_remove(p->work_dir);
-		return errf(why, len, r, "starting virtiofsd: %s", strerror(-r));
-	}
-	*p->share_helper = pid;
-	/* its socket, or its exit */
-	while (lstat(sock, &sb) < 0 || !S_ISSOCK(sb.st_mode)) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			lab_proc_untrack(pid);
-			*p->share_helper = 0;
-			virtiofsd_words(p, words, sizeof(words));
-			lab_share_remove(p->work_dir);
-			return errf(why, len, -EOPNOTSUPP, "share=virtiofs: %s exited at start (%s %d)%s%s", LAB_VIRTIOFSD,
-				    WIFEXITED(status) ? "status" : "signal",
-				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), *words ? ": " : "", words);
-		}
-		if (clock_ns() > deadline) {
-			virtiofsd_stop(p->share_helper);
-			lab_share_remove(p->work_dir);
-			return errf(why, len, -ETIMEDOUT, "share=virtiofs: %s made no socket within %d s", LAB_VIRTIOFSD,
-				    LAB_VIRTIOFSD_START_MS / 1000);
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
-	}
-	return 0;
-}
-
-/* After QEMU: virtiofsd stopped (9p has none), the share's files removed
- * (its log stays with the work directory, the evidence of a failure) */
-static void share_teardown(const struct lab_backend *be, const struct lab_paths *p)
-{
-	(void)be;
-	if (p->share_helper)
-		virtiofsd_stop(p->share_helper);
-	if (p->work_dir)
-		lab_share_remove(p->work_dir);
-}
-
-void lab_share_remove(const char *dir)
-{
-	char p[320], pid[400];
-	size_t off;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, LAB_SHARE_DIR);
-	(void)reclaim_remove_tree(AT_FDCWD, p, NULL);
-	snprintf(p, sizeof(p), "%s/%s", dir, LAB_SHARE_SOCKET);
-	(void)unlink(p);
-	/* virtiofsd's lock: /run/virtiofsd/ and the socket's path, each '/' a '.' */
-	off = (size_t)snprintf(pid, sizeof(pid), "/run/virtiofsd/");
-	for (const char *c = p; *c && off + 5 < sizeof(pid); c++)
-		pid[off++] = *c == '/' ? '.' : *c;
-	memcpy(pid + off, ".pid", 5);
-	(void)unlink(pid);
-}
 
 const struct lab_backend lab_backends[] = {
-#define BACKEND_ROW(k, n, a, gl, gw, su, td, us, ch, ha, ga)                                                \
-	{ .key = k, .name = n, .args = a, .guest_list = gl, .guest_what = gw, .setup = su, .teardown = td,         \
+#define BACKEND_ROW(k, n, f, a, gl, gw, su, td, us, ch, ha, ga)                                             \
+	{ .key = k, .name = n, .image_file = LAB_BACKEND_IS_##f, .args = a, .guest_list = gl, .guest_what = gw, .setup = su, .teardown = td,         \
 	  .usable = us, .child = ch, .host_addr = ha, .guest_addr = ga },
 	LAB_BACKENDS(BACKEND_ROW)
 #undef BACKEND_ROW
@@ -679,12 +437,12 @@ const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t l
 
 const char *lab_disk_backend_name(const struct lab_config *c, const char *format)
 {
-	return strcmp(c->v[LAB_BACKEND], LAB_BACKEND_FILE) ? c->v[LAB_BACKEND] : format;
+	return c->backend_file ? format : c->v[LAB_BACKEND];
 }
 
-void lab_backends_own(const struct lab_config *c, const char *names[LAB_NKEYS])
+void lab_backends_own(const struct lab_config *c, const char *names[LAB_KEYS_MAX])
 {
-	for (int k = 0; k < LAB_NKEYS; k++)
+	for (int k = 0; k < (int)lab_nkeys; k++)
 		for (size_t i = 0; !names[k] && i < lab_nbackends; i++)
 			if ((int)lab_backends[i].key == k && !strcmp(lab_backends[i].name, c->v[k]))
 				names[k] = lab_backends[i].name;
@@ -698,7 +456,7 @@ static const struct lab_backend *config_backend(const struct lab_config *c, cons
 
 int lab_backends_child(const struct lab_config *c, const struct lab_paths *p)
 {
-	for (int k = 0; k < LAB_NKEYS; k++) {
+	for (int k = 0; k < (int)lab_nkeys; k++) {
 		const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
 		int r = be && be->child ? be->child(be, c) : 0;
 
@@ -710,7 +468,7 @@ int lab_backends_child(const struct lab_config *c, const struct lab_paths *p)
 
 void lab_backends_teardown(const struct lab_config *c, const struct lab_paths *p)
 {
-	for (int k = LAB_NKEYS - 1; k >= 0; k--) {
+	for (int k = (int)lab_nkeys - 1; k >= 0; k--) {
 		const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
 
 		if (be && be->teardown)
@@ -788,7 +546,7 @@ static int disk_keys_setup(const struct lab_config *c, const struct lab_paths *p
 
 int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
 {
-	for (int k = 0; k < LAB_NKEYS; k++) {
+	for (int k = 0; k < (int)lab_nkeys; k++) {
 		const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
 		int r;
 
@@ -819,182 +577,39 @@ int lab_backends_setup(const struct lab_config *c, const struct lab_paths *p, ch
 
 /* ---- the command line ---- */
 
-/* ---- what the keys do to QEMU's process ---- */
-
-/* nice=N: QEMU's priority, set in its child before exec (the vCPU threads
- * it starts inherit it) */
-static int nice_child(const struct lab_config *c)
-{
-	int64_t n;
-
-	if (parse_i64(c->v[LAB_NICE], -20, 19, &n) < 0 || n == 0)
-		return 0;
-	if (setpriority(PRIO_PROCESS, 0, (int)n) < 0) {
-		int r = -errno;
-
-		/* QEMU's log: the host quotes its last line */
-		fprintf(stderr, "vmbench: nice=%lld: setpriority: %s%s\n", (long long)n, strerror(-r),
-			n < 0 ? " (a negative nice needs CAP_SYS_NICE)" : "");
-		return r;
-	}
-	return 0;
-}
-
-static int (*const key_child[LAB_NKEYS])(const struct lab_config *c) = {
-	[LAB_NICE] = nice_child,
-};
-
-int lab_keys_child(const struct lab_config *c)
-{
-	for (int k = 0; k < LAB_NKEYS; k++) {
-		int r = key_child[k] ? key_child[k](c) : 0;
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* firmware=uefi: the variable store's template copied, a new file */
-int lab_firmware_setup(const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
-{
-	const struct lab_firmware *fw = lab_config_firmware(c);
-	char buf[65536];
-	int in, out, r = 0;
-	ssize_t n;
-
-	if (!fw)
-		return errf(why, len, -EINVAL, "firmware=%s is not known on %s", c->v[LAB_FIRMWARE], c->v[LAB_ARCH]);
-	if (fw->code && access(fw->code, R_OK) < 0)
-		return errf(why, len, -EOPNOTSUPP, "firmware=%s needs %s (%s): apt-get install %s", fw->name, fw->code,
-			    strerror(errno), fw->package);
-	if (!fw->vars)
-		return 0;
-	if (!p->fw_vars)
-		return errf(why, len, -EINVAL, "firmware=%s: no place for its variable store", fw->name);
-	in = open(fw->vars, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return errf(why, len, -EOPNOTSUPP, "firmware=%s needs %s (%s): apt-get install %s", fw->name, fw->vars,
-			    strerror(errno), fw->package);
-	out = open(p->fw_vars, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0)
-		r = -errno;
-	while (r == 0 && (n = read(in, buf, sizeof(buf))) != 0)
-		if (n < 0 ? errno != EINTR : write(out, buf, (size_t)n) != n)
-			r = n < 0 ? -errno : -EIO;
-	close(in);
-	if (out >= 0 && close(out) < 0 && r == 0)
-		r = -errno;
-	if (r < 0)
-		return errf(why, len, r, "copying the firmware's variable store %s to %s: %s", fw->vars, p->fw_vars,
-			    strerror(-r));
-	return 0;
-}
-
-/* ---- the command line ---- */
-
-/* accel, and tcg=: TCG's vCPUs on a host thread each or on one */
-static void push_accel(struct lab_args *a, const struct lab_config *c)
-{
-	push(a, "-accel");
-	if (!strcmp(c->v[LAB_ACCEL], "kvm"))
-		push(a, "kvm");
-	else
-		push(a, "tcg,thread=%s", c->v[LAB_TCG]);
-}
-
-/* cpu=: the model's argument under the configuration's accelerator */
-static int push_cpu(struct lab_args *a, const struct lab_config *c, char *why, size_t len)
-{
-	const struct lab_cpu *cpu = lab_config_cpu(c);
-	bool kvm = !strcmp(c->v[LAB_ACCEL], "kvm");
-	const char *arg = cpu ? kvm ? cpu->kvm : cpu->tcg : NULL;
-
-	if (!cpu)
-		return errf(why, len, -EINVAL, "cpu=%s is no %s CPU model", c->v[LAB_CPU], c->v[LAB_ARCH]);
-	if (!arg)
-		return errf(why, len, -EOPNOTSUPP, "cpu=%s does not run under accel=%s", cpu->name, c->v[LAB_ACCEL]);
-	push(a, "-cpu");
-	push(a, "%s", arg);
-	return 0;
-}
-
-/* smp, and topology=SxCxT */
-static void push_smp(struct lab_args *a, const struct lab_config *c)
-{
-	unsigned t[3];
-
-	push(a, "-smp");
-	if (lab_topology_parse(c->v[LAB_TOPOLOGY], t) == 0)
-		push(a, "%s,sockets=%u,cores=%u,threads=%u", c->v[LAB_SMP], t[0], t[1], t[2]);
-	else
-		push(a, "%s", c->v[LAB_SMP]);
-}
-
-/* firmware=: QEMU's own, or a firmware's code as a read-only flash with
- * this boot's variable store as the second (or as -bios without one) */
-static int push_firmware(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
-			 size_t len)
-{
-	const struct lab_firmware *fw = lab_config_firmware(c);
-
-	if (!fw)
-		return errf(why, len, -EINVAL, "firmware=%s is not known on %s", c->v[LAB_FIRMWARE], c->v[LAB_ARCH]);
-	if (!fw->code)
-		return 0;
-	if (!fw->vars) {
-		push(a, "-bios");
-		push(a, "%s", fw->code);
-		return 0;
-	}
-	if (!p->fw_vars)
-		return errf(why, len, -EINVAL, "firmware=%s: no variable store of this boot", fw->name);
-	push(a, "-drive");
-	push(a, "if=pflash,format=raw,unit=0,readonly=on,file=%s", fw->code);
-	push(a, "-drive");
-	push(a, "if=pflash,format=raw,unit=1,file=%s", p->fw_vars);
-	return 0;
-}
-
-/* The machine, accelerator, CPU, size, firmware and the guest's kernel. */
+/* The machine, each key row's own arguments (accelerator, size, CPU,
+ * firmware: src/lab/qemu_keys.c) and the guest's kernel. */
 static int push_machine(struct lab_args *a, const struct lab_config *c, const struct lab_device *disk,
 			const struct lab_paths *p, const char *net, char *why, size_t len)
 {
-	bool arm = !strcmp(c->v[LAB_ARCH], "aarch64");
-	unsigned queues = lab_config_mq(c) ? lab_config_queues(c) : 1;
+	bool arm = c->aarch64;
+	unsigned queues = c->mq ? c->queues : 1;
 	char nq[32] = "";
 	int r;
 
-	push(a, "%s", arm ? "qemu-system-aarch64" : "qemu-system-x86_64");
+	lab_push(a, "%s", arm ? "qemu-system-aarch64" : "qemu-system-x86_64");
 	/* legacy IDE lives on the i440FX (pc) machine; everything else on q35 */
-	push(a, "-machine");
+	lab_push(a, "-machine");
 	/* gic-version=max: GICv3 where it exists, beyond the 8 vCPUs of the default GICv2 */
 	/* a profile's machine, nearest its hypervisor's chipset, where the disk needs none of its own */
-	push(a, "%s", arm ? "virt,gic-version=max" : disk->x86_machine ? disk->x86_machine
-				 : lab_config_profile(c) ? lab_config_profile(c)->x86_machine : "q35");
-	push_accel(a, c);
-	r = push_cpu(a, c, why, len);
+	lab_push(a, "%s", arm ? "virt,gic-version=max" : disk->x86_machine ? disk->x86_machine
+				 : c->profile ? c->profile->x86_machine : "q35");
+	r = lab_keys_qemu(a, c, p, why, len);
 	if (r < 0)
 		return r;
-	push_smp(a, c);
-	push(a, "-m");
-	push(a, "%s", c->v[LAB_MEM]);
-	push(a, "-nodefaults");
-	push(a, "-display");
-	push(a, "none");
-	r = push_firmware(a, c, p, why, len);
-	if (r < 0)
-		return r;
-	push(a, "-kernel");
-	push(a, "%s", p->kernel);
-	push(a, "-initrd");
-	push(a, "%s", p->initrd);
-	push(a, "-append");
+	lab_push(a, "-nodefaults");
+	lab_push(a, "-display");
+	lab_push(a, "none");
+	lab_push(a, "-kernel");
+	lab_push(a, "%s", p->kernel);
+	lab_push(a, "-initrd");
+	lab_push(a, "%s", p->initrd);
+	lab_push(a, "-append");
 	/* the queues the guest's agent gives its NIC before HELLO */
 	if (queues > 1)
 		snprintf(nq, sizeof(nq), " vmbench.queues=%u", queues);
 	/* early console output: the first byte marks kernel entry on both architectures */
-	push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
+	lab_push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
 	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200", net ? " vmbench.net=" : "",
 	     net ? net : "", p->modules && *p->modules ? " vmbench.modules=" : "",
 	     p->modules && *p->modules ? p->modules : "", nq, lab_config_image(c) ? lab_config_image(c)->append : "");
@@ -1004,10 +619,10 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 	if (lab_config_image(c) && lab_config_image(c)->root) {
 		if (!p->root_disk)
 			return errf(why, len, -EINVAL, "image=%s: no root disk given", c->v[LAB_IMAGE]);
-		push(a, "-drive");
-		push(a, "if=none,id=root,file=%s,format=qcow2,snapshot=on", p->root_disk);
-		push(a, "-device");
-		push(a, "virtio-blk-pci,drive=root,serial=%s", LAB_ROOT_SERIAL);
+		lab_push(a, "-drive");
+		lab_push(a, "if=none,id=root,file=%s,format=qcow2,snapshot=on", p->root_disk);
+		lab_push(a, "-device");
+		lab_push(a, "virtio-blk-pci,drive=root,serial=%s", LAB_ROOT_SERIAL);
 	}
 	return 0;
 }
@@ -1015,17 +630,17 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 /* The host's channels: the console log, QMP, the agent's virtio console. */
 static void push_channels(struct lab_args *a, const struct lab_paths *p)
 {
-	push(a, "-serial");
-	push(a, "file:%s", p->console_log);
-	push(a, "-qmp");
-	push(a, "unix:%s,server=on,wait=off", p->qmp_socket);
+	lab_push(a, "-serial");
+	lab_push(a, "file:%s", p->console_log);
+	lab_push(a, "-qmp");
+	lab_push(a, "unix:%s,server=on,wait=off", p->qmp_socket);
 	/* the agent's channel: a virtio console, /dev/hvc0 in the guest */
-	push(a, "-device");
-	push(a, "virtio-serial-pci,id=vser");
-	push(a, "-chardev");
-	push(a, "socket,id=agent,path=%s,server=on,wait=off", p->agent_socket);
-	push(a, "-device");
-	push(a, "virtconsole,chardev=agent,bus=vser.0");
+	lab_push(a, "-device");
+	lab_push(a, "virtio-serial-pci,id=vser");
+	lab_push(a, "-chardev");
+	lab_push(a, "socket,id=agent,path=%s,server=on,wait=off", p->agent_socket);
+	lab_push(a, "-device");
+	lab_push(a, "virtconsole,chardev=agent,bus=vser.0");
 }
 
 int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct strv *argv, char *why, size_t len)
@@ -1035,7 +650,7 @@ int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct 
 	int r;
 
 	why[0] = '\0';
-	if (!strcmp(c->v[LAB_ACCEL], "auto"))
+	if (c->accel == LAB_ACCEL_AUTO)
 		return errf(why, len, -EINVAL, "accel=auto must be resolved (kvm or tcg) before building the command line");
 	if (!disk)
 		return errf(why, len, -EINVAL, "disk=%s is no device model", c->v[LAB_DISK]);
@@ -1045,7 +660,7 @@ int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct 
 		/* the guest's end of a back end's link: its init configures the NIC with it */
 		const char *net = NULL;
 
-		for (int k = 0; k < LAB_NKEYS; k++) {
+		for (int k = 0; k < (int)lab_nkeys; k++) {
 			const struct lab_backend *be = config_backend(c, p, (enum lab_key)k);
 
 			if (be && be->guest_addr)
@@ -1057,7 +672,7 @@ int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct 
 	}
 	push_channels(&a, p);
 	/* each device key's model on its back end, in the order of the keys */
-	for (int k = 0; k < LAB_NKEYS; k++) {
+	for (int k = 0; k < (int)lab_nkeys; k++) {
 		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
 		const struct lab_backend *be = d ? lab_backend_of(p, (enum lab_key)k) : NULL;
 

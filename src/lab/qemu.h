@@ -5,8 +5,10 @@
  * A back end is what a device model sits on, on the host side: a disk image
  * file, a qcow2 image, a tap device in a network namespace of its own,
  * QEMU's user networking. One row each of LAB_BACKENDS:
- *   X(KEY, name, args, guest_list, guest_what, setup, teardown, usable, child, host_addr, guest_addr)
- * KEY: the matrix key whose devices sit on it. args: its QEMU arguments,
+ *   X(KEY, name, file, args, guest_list, guest_what, setup, teardown, usable, child, host_addr, guest_addr)
+ * KEY: the matrix key whose devices sit on it. file: IMAGE_FILE for an
+ * image file of --disk-format's (its setup creates one), NOT_FILE for the
+ * others (a host block device, a tap, a directory). args: its QEMU arguments,
  * with the id the device rows name (drive=d0, netdev=n0). guest_list,
  * guest_what: what the guest sees of it, the fingerprint list the device
  * shows in ("block_devices", "network") and its word in messages. setup,
@@ -36,32 +38,35 @@
 #define LAB_NET_PREFIX "30"
 #define LAB_TAP_FD 10 /* the tap's descriptor in QEMU: -netdev tap,fd=10 */
 
-#define LAB_BACKENDS(X)                                                                                            \
-	X(LAB_DISK, "raw", drive_args, "block_devices", "disk", raw_create, NULL, NULL, NULL, NULL, NULL)          \
-	X(LAB_DISK, "qcow2", drive_args, "block_devices", "disk", qcow2_create, NULL, NULL, NULL, NULL, NULL)      \
-	X(LAB_DISK, "block", drive_args, "block_devices", "disk", block_setup, block_teardown, block_usable, NULL,    \
-	  NULL, NULL)                                                                                              \
-	X(LAB_NIC, "tap+vhost", tap_vhost_args, "network", "network card", NULL, NULL, vhost_usable, tap_child,        \
-	  LAB_NET_HOST, LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                          \
-	X(LAB_NIC, "tap", tap_args, "network", "network card", NULL, NULL, tap_usable, tap_child, LAB_NET_HOST,  \
-	  LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                                        \
-	X(LAB_NIC, "user", user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)        \
-	X(LAB_BALLOON, "guest-ram", guest_ram_args, "balloon", "memory balloon", NULL, NULL, NULL, NULL, NULL, NULL) \
-	X(LAB_SHARE, "9p", share_9p_args, "shares", "shared folder", share_9p_setup, share_teardown, NULL, NULL,  \
-	  NULL, NULL)                                                                                              \
-	X(LAB_SHARE, "virtiofs", share_virtiofs_args, "shares", "shared folder", share_virtiofs_setup,           \
-	  share_teardown, NULL, NULL, NULL, NULL)
+#define LAB_BACKENDS(X)                                                                                           \
+	X(LAB_DISK, "raw", IMAGE_FILE, drive_args, "block_devices", "disk", raw_create, NULL, NULL, NULL, NULL, NULL) \
+	X(LAB_DISK, "qcow2", IMAGE_FILE, drive_args, "block_devices", "disk", qcow2_create, NULL, NULL, NULL, NULL,    \
+	  NULL)                                                                                                   \
+	X(LAB_DISK, "block", NOT_FILE, drive_args, "block_devices", "disk", block_setup, block_teardown, block_usable, \
+	  NULL, NULL, NULL)                                                                                       \
+	X(LAB_NIC, "tap+vhost", NOT_FILE, tap_vhost_args, "network", "network card", NULL, NULL, vhost_usable,        \
+	  tap_child, LAB_NET_HOST, LAB_NET_GUEST "/" LAB_NET_PREFIX)                                              \
+	X(LAB_NIC, "tap", NOT_FILE, tap_args, "network", "network card", NULL, NULL, tap_usable, tap_child,           \
+	  LAB_NET_HOST, LAB_NET_GUEST "/" LAB_NET_PREFIX)                                                         \
+	X(LAB_NIC, "user", NOT_FILE, user_net_args, "network", "network card", NULL, NULL, NULL, NULL, NULL, NULL)   \
+	X(LAB_BALLOON, "guest-ram", NOT_FILE, guest_ram_args, "balloon", "memory balloon", NULL, NULL, NULL, NULL,   \
+	  NULL, NULL)                                                                                             \
+	X(LAB_SHARE, "9p", NOT_FILE, lab_share_9p_args, "shares", "shared folder", lab_share_9p_setup,              \
+	  lab_share_teardown, NULL, NULL, NULL, NULL)                                                             \
+	X(LAB_SHARE, "virtiofs", NOT_FILE, lab_share_virtiofs_args, "shares", "shared folder",                      \
+	  lab_share_virtiofs_setup, lab_share_teardown, NULL, NULL, NULL, NULL)
 
-/* "raw|qcow2": the back ends of the disk key that are image files, for
- * --disk-format's choices (backend=file); the disk's other rows (block)
- * are values of the matrix key backend. An image file's row is told by
- * its setup, which creates one. */
+/* "raw|qcow2": the disk key's back ends that are image files (their file
+ * column IMAGE_FILE, the struct's image_file), for --disk-format's
+ * choices (backend=file); the disk's other rows (block) are values of the
+ * matrix key backend. */
 #define LAB_BACKEND_CHOICES(key) (LAB_BACKENDS(LAB_BACKEND_IF_##key) + 1)
-#define LAB_BACKEND_IF_LAB_DISK(k, n, a, gl, gw, su, ...) LAB_BACKEND_PICK_LAB_DISK_##k(LAB_IMAGE_FILE_##su(n))
+#define LAB_BACKEND_IF_LAB_DISK(k, n, file, ...) LAB_BACKEND_PICK_LAB_DISK_##k(LAB_BACKEND_CHOICE_##file(n))
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_DISK(n) n
-#define LAB_IMAGE_FILE_raw_create(n) "|" n
-#define LAB_IMAGE_FILE_qcow2_create(n) "|" n
-#define LAB_IMAGE_FILE_block_setup(n)
+#define LAB_BACKEND_CHOICE_IMAGE_FILE(n) "|" n
+#define LAB_BACKEND_CHOICE_NOT_FILE(n)
+#define LAB_BACKEND_IS_IMAGE_FILE true
+#define LAB_BACKEND_IS_NOT_FILE false
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_NIC(n)
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_BALLOON(n)
 #define LAB_BACKEND_PICK_LAB_DISK_LAB_SHARE(n)
@@ -93,7 +98,7 @@ struct lab_paths {
 	const char *modules;             /* "a.ko,b.ko" the guest loads; NULL or "": every one it has */
 	const char *fw_vars;             /* the firmware's variable store of this boot (a copy) */
 	uint64_t disk_size;              /* of the scratch disk a back end's setup creates */
-	const char *backend[LAB_NKEYS]; /* by name; NULL: the key's first row */
+	const char *backend[LAB_KEYS_MAX]; /* by name; NULL: the key's first row */
 	const char *overlay;             /* snapshot=on: the qcow2 overlay to create over the disk */
 	struct lab_host_disk *host_disk; /* written by the disk's back end (NULL: p->disk, the row's format) */
 	const char *work_dir;            /* the boot's own directory: a share's files go in it */
@@ -102,10 +107,17 @@ struct lab_paths {
 	const char *root_disk;           /* a distribution image's root disk (never written: snapshot=on); NULL: none */
 };
 
-struct lab_args; /* the command line being built, behind one error check */
+/* The command line being built: every argument through one error check,
+ * a failed push failing the whole line (lab_push). */
+struct lab_args {
+	struct strv *a;
+	int r;
+};
+void lab_push(struct lab_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct lab_backend {
 	enum lab_key key;
 	const char *name;
+	bool image_file; /* the file column: an image file of --disk-format's */
 	/* 1 when it pushed its arguments, 0 when there is nothing to attach (no disk image),
 	 * -EOPNOTSUPP when it cannot carry the configuration (several queues) */
 	int (*args)(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
@@ -131,13 +143,25 @@ const struct lab_backend *lab_backend_of(const struct lab_paths *p, enum lab_key
 const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t len);
 /* The keys of names not yet named whose model has a back end of its own
  * name (a share's host side: 9p, virtiofs): that one. */
-void lab_backends_own(const struct lab_config *c, const char *names[LAB_NKEYS]);
+void lab_backends_own(const struct lab_config *c, const char *names[LAB_KEYS_MAX]);
 /* In QEMU's forked child: the children of the configuration's back ends. */
 int lab_backends_child(const struct lab_config *c, const struct lab_paths *p);
 /* In QEMU's forked child: what the configuration's keys do to QEMU's own
  * process (nice: its priority); 0, or a negative errno with why written
  * to stderr (QEMU's log). */
 int lab_keys_child(const struct lab_config *c);
+/* Every key row's QEMU arguments (its qemu column), in the order of the
+ * rows: 0, or a negative errno with why. */
+int lab_keys_qemu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+/* The rows' qemu functions (src/lab/qemu_keys.c) */
+int lab_qemu_accel(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+int lab_qemu_smp(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+int lab_qemu_mem(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+int lab_qemu_cpu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+int lab_qemu_firmware(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
+		      size_t len);
+/* The rows' child functions */
+int lab_child_nice(const struct lab_config *c);
 /* The firmware's files of a boot: its variable store copied from the
  * row's template to p->fw_vars (new; the caller removes it with the work
  * directory). -EOPNOTSUPP with why when the firmware is not installed. */

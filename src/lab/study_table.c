@@ -302,15 +302,15 @@ static size_t rank_of(const struct lab_matrix *m, const json_t *doc)
 	if (config && !strcmp(config, "host"))
 		return 0;
 	for (size_t i = 0; i < m->n; i++) {
-		int k;
+		size_t k;
 
-		for (k = 0; k < LAB_NKEYS; k++) {
+		for (k = 0; k < lab_nkeys; k++) {
 			const char *v = json_string_value(json_object_get(labels, lab_key_name((enum lab_key)k)));
 
 			if ((m->given & (1u << k)) && (!v || strcmp(v, m->configs[i].v[k])))
 				break;
 		}
-		if (k == LAB_NKEYS)
+		if (k == lab_nkeys)
 			return i + 1;
 	}
 	return m->n + 1;

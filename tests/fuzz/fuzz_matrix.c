@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct strv argv = { 0 };
 
 			if (!strcmp(c.v[LAB_ACCEL], "auto"))
-				memcpy(c.v[LAB_ACCEL], "tcg", 4);
+				lab_config_set(&c, LAB_ACCEL, "tcg");
 			(void)lab_config_unsupported(&c, why, sizeof(why));
 			(void)lab_qemu_argv(&c, &p, &argv, why, sizeof(why));
 			(void)lab_expected_disk_driver(&c);

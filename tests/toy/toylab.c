@@ -3,12 +3,16 @@
  * docs/extending.md adds a NIC model and a host-measured suite, so that
  * tests can see them planned and refused without booting. The NIC model
  * toy-nic is a row of LAB_DEVICES (src/lab/matrix.h, LAB_DEVICES_TEST);
+ * the matrix key toy is a row of LAB_KEYS (LAB_KEYS_TEST) whose qemu
+ * function, toy_qemu below, puts an SMBIOS string on the command line
+ * with toy=on;
  * the host-measured suite toyhost is this descriptor, its row of
  * lab_host_rows (src/lab/hostmeasure.c) and the function below, which
  * reports the guest's vCPU count as the configuration says it, so that a
  * test knows the figure in advance. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "toylab.h"
 #include "../../src/core/result.h"
@@ -17,7 +21,18 @@
 #include "../../src/lab/hostmeasure.h"
 #include "../../src/lab/hostsuite.h"
 #include "../../src/lab/matrix.h"
+#include "../../src/lab/qemu.h"
 #include "../../src/core/banned.h"
+
+int toy_qemu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+{
+	(void)p, (void)why, (void)len;
+	if (strcmp(c->v[LAB_TOY], "on"))
+		return 0;
+	lab_push(a, "-smbios");
+	lab_push(a, "%s", TOY_SMBIOS);
+	return 0;
+}
 
 static int toyhost_supported(const struct vmb_env *env, const char **why)
 {
@@ -58,7 +73,7 @@ int toyhost_measure(const struct lab_host_req *rq, json_t **suite, char *err, si
 	tr->ncases = 1;
 	tr->cases[0].reps = 1;
 	m = vmb_case_add_metric(&tr->cases[0], "vcpus", VMB_UNIT_NONE, VMB_HIGHER);
-	if (!m || vmb_metric_push(m, strtod(rq->c->v[LAB_SMP], NULL)) < 0)
+	if (!m || vmb_metric_push(m, rq->c->smp) < 0)
 		goto fail;
 	m->headline = true;
 	stats_summarize(m->samples, m->n, &m->sum);

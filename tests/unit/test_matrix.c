@@ -288,12 +288,12 @@ static struct lab_config config_of(const char *accel, const char *arch, const ch
 	assert_int_equal(lab_matrix_parse("pin=off", &m, err, sizeof(err)), 0);
 	c = m.configs[0];
 	lab_matrix_release(&m);
-	snprintf(c.v[LAB_ACCEL], 32, "%s", accel);
-	snprintf(c.v[LAB_ARCH], 32, "%s", arch);
-	snprintf(c.v[LAB_DISK], 32, "%s", disk);
-	snprintf(c.v[LAB_NIC], 32, "%s", nic);
-	snprintf(c.v[LAB_SMP], 32, "%s", smp);
-	snprintf(c.v[LAB_MEM], 32, "%s", mem);
+	lab_config_set(&c, LAB_ACCEL, accel);
+	lab_config_set(&c, LAB_ARCH, arch);
+	lab_config_set(&c, LAB_DISK, disk);
+	lab_config_set(&c, LAB_NIC, nic);
+	lab_config_set(&c, LAB_SMP, smp);
+	lab_config_set(&c, LAB_MEM, mem);
 	return c;
 }
 
@@ -369,24 +369,24 @@ static void command_lines(void **state)
 		assert_true(has_pair(&a, "-accel", "kvm"));
 		assert_true(has_pair(&a, "-device", "e1000,netdev=n0"));
 		strv_clear(&a);
-		snprintf(c.v[LAB_ARCH], 32, "aarch64");
-		snprintf(c.v[LAB_DISK], 32, "ide");
+		lab_config_set(&c, LAB_ARCH, "aarch64");
+		lab_config_set(&c, LAB_DISK, "ide");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EOPNOTSUPP);
 		/* the models there are, from the table: a new row joins the list */
 		assert_non_null(strstr(why, "the lab has no disk=ide on aarch64: QEMU lacks the model there, or Debian's "
 					    "kernel its driver (disk models on aarch64: virtio-blk, virtio-scsi, ahci, lsi, nvme, "
 					    "megasas, mptsas1068)"));
 		/* QEMU's virt machine has pvscsi; arm64's kernel has no vmw_pvscsi */
-		snprintf(c.v[LAB_DISK], 32, "pvscsi");
+		lab_config_set(&c, LAB_DISK, "pvscsi");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EOPNOTSUPP);
 		assert_non_null(strstr(why, "the lab has no disk=pvscsi on aarch64"));
 		strv_clear(&a);
-		snprintf(c.v[LAB_DISK], 32, "virtio-blk");
+		lab_config_set(&c, LAB_DISK, "virtio-blk");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		assert_string_equal(a.v[0], "qemu-system-aarch64");
 		assert_true(has_pair(&a, "-cpu", "host"));
 		strv_clear(&a);
-		snprintf(c.v[LAB_ACCEL], 32, "auto");
+		lab_config_set(&c, LAB_ACCEL, "auto");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EINVAL);
 		strv_clear(&a);
 	}
@@ -487,7 +487,7 @@ static void cpu_side_arguments(void **state)
 		lab_matrix_release(&m);
 		/* accel=auto resolved to KVM, under a model TCG alone runs: skipped with why */
 		assert_int_equal(lab_matrix_parse("arch=aarch64 cpu=cortex-a72", &m, why, sizeof(why)), 0);
-		memcpy(m.configs[0].v[LAB_ACCEL], "kvm", 4);
+		lab_config_set(&m.configs[0], LAB_ACCEL, "kvm");
 		assert_int_equal(lab_qemu_argv(&m.configs[0], &p, &a, why, sizeof(why)), -EOPNOTSUPP);
 		assert_non_null(strstr(why, "cpu=cortex-a72 does not run under accel=kvm"));
 		strv_clear(&a);
@@ -662,8 +662,8 @@ static void device_table(void **state)
 
 			snprintf(arch, sizeof(arch), "%.*s", (int)l, a + 1);
 			a += 1 + l;
-			snprintf(c.v[LAB_ARCH], 32, "%s", arch);
-			snprintf(c.v[LAB_ACCEL], 32, "tcg");
+			lab_config_set(&c, LAB_ARCH, arch);
+			lab_config_set(&c, LAB_ACCEL, "tcg");
 			/* as a boot names them: a share model's back end is its own */
 			memset(p.backend, 0, sizeof(p.backend));
 			lab_backends_own(&c, p.backend);
@@ -868,7 +868,7 @@ static void module_selection(void **state)
 	char out[256];
 
 	(void)state;
-	snprintf(c.v[LAB_FS], 32, "none");
+	lab_config_set(&c, LAB_FS, "none");
 	assert_int_equal(lab_config_modules(&c, &want), 0);
 	/* the base modules, then the disk's; no NIC, no filesystem */
 	assert_int_equal(want.n, 4);
@@ -884,7 +884,7 @@ static void module_selection(void **state)
 	strv_clear(&want);
 	/* a NIC and ext4: their modules too (crc32c_generic's set is empty: built in) */
 	c = config_of("tcg", "x86_64", "ide", "e1000", "1", "1G");
-	snprintf(c.v[LAB_FS], 32, "ext4");
+	lab_config_set(&c, LAB_FS, "ext4");
 	assert_int_equal(lab_config_modules(&c, &want), 0);
 	assert_int_equal(want.n, 7);
 	assert_string_equal(want.v[4], "e1000");
@@ -1046,9 +1046,9 @@ static void table_check(void **state)
 
 	(void)state;
 	assert_int_equal(lab_tables_check(suites_find, why, sizeof(why)), 0);
-	/* key_suites names suites: one that is not there is found */
+	/* a key's row names its suite: one that is not there is found */
 	assert_int_equal(lab_tables_check(no_suite, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "key_suites"));
+	assert_non_null(strstr(why, "its row names the suite"));
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		int r = lab_device_check(&rows[i].d, why, sizeof(why));
 
@@ -1311,7 +1311,7 @@ static void backend_table(void **state)
 		assert_non_null(be->guest_list);
 		assert_non_null(be->guest_what);
 		c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
-		snprintf(c.v[be->key], 32, "%s", d->name);
+		lab_config_set(&c, be->key, d->name);
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		/* the id the device names its back end by: drive=, netdev=, fsdev=, chardev= */
 		ref = NULL;
@@ -1397,7 +1397,7 @@ static void nic_backends(void **state)
 			fail_msg("%s: -append '%s' does not end with '%s'", cases[i].backend, append, cases[i].append_tail);
 		strv_clear(&a);
 		/* nic=none: no link, nothing on the command line */
-		snprintf(c.v[LAB_NIC], 32, "none");
+		lab_config_set(&c, LAB_NIC, "none");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		for (size_t k = 0; k < a.n; k++)
 			assert_null(strstr(a.v[k], "vmbench.net="));
@@ -1478,14 +1478,17 @@ static void drive_keys(void **state)
 	lab_values_text(LAB_CACHE_NAMES, values, sizeof(values));
 	assert_string_equal(values, "none, writeback, writethrough, directsync, unsafe");
 	for (const char *m = LAB_CACHE_NAMES + 1; *m; m += strcspn(m, " "), m += *m == ' ') {
-		snprintf(c.v[LAB_CACHE], 32, "%.*s", (int)strcspn(m, " "), m);
+		char mode[32];
+
+		snprintf(mode, sizeof(mode), "%.*s", (int)strcspn(m, " "), m);
+		lab_config_set(&c, LAB_CACHE, mode);
 		/* O_DIRECT: the modes whose host cache is off */
 		assert_int_equal(lab_config_direct(&c), !strcmp(c.v[LAB_CACHE], "none") || !strcmp(c.v[LAB_CACHE], "directsync"));
 	}
 	/* every value of backend but file is a disk row of LAB_BACKENDS, none an image format */
 	assert_string_equal(c.v[LAB_BACKEND], "file");
 	assert_string_equal(lab_disk_backend_name(&c, "qcow2"), "qcow2");
-	snprintf(c.v[LAB_BACKEND], 32, "block");
+	lab_config_set(&c, LAB_BACKEND, "block");
 	assert_string_equal(lab_disk_backend_name(&c, "qcow2"), "block");
 	{
 		struct lab_paths p = { 0 };
@@ -1494,6 +1497,15 @@ static void drive_keys(void **state)
 		assert_non_null(lab_backend_of(&p, LAB_DISK));
 		assert_null(strstr(LAB_BACKEND_CHOICES(LAB_DISK), "block"));
 	}
+	/* an image file is a field of its row: --disk-format's choices are the disk rows that have it, and no
+	 * value of the backend key has it */
+	for (size_t i = 0; i < lab_nbackends; i++) {
+		const struct lab_backend *be = &lab_backends[i];
+
+		assert_int_equal(be->image_file, be->key == LAB_DISK && str_in_list(LAB_BACKEND_CHOICES(LAB_DISK), '|', be->name));
+		assert_false(be->image_file && str_in_list(lab_key_values(LAB_BACKEND) + 1, ' ', be->name));
+	}
+	assert_string_equal(LAB_BACKEND_CHOICES(LAB_DISK), "raw|qcow2");
 	assert_string_equal(c.v[LAB_SNAPSHOT], "off");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct lab_host_disk h = { .fd = -1 };
@@ -1508,8 +1520,8 @@ static void drive_keys(void **state)
 		}
 		p.backend[LAB_DISK] = cases[i].backend;
 		p.disk_cache = cases[i].cache;
-		snprintf(c.v[LAB_CACHE], 32, "%s", cases[i].cache);
-		snprintf(c.v[LAB_SNAPSHOT], 32, "%s", cases[i].snapshot);
+		lab_config_set(&c, LAB_CACHE, cases[i].cache);
+		lab_config_set(&c, LAB_SNAPSHOT, cases[i].snapshot);
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		if (!has_pair(&a, "-drive", cases[i].drive))
 			fail_msg("case %zu: no -drive %s", i, cases[i].drive);
@@ -1529,8 +1541,8 @@ static int overlay_in(char *dir, struct lab_paths *p, struct lab_config *c, char
 	snprintf((char *)p->disk, 64, "%s/disk.img", dir);
 	snprintf((char *)p->overlay, 64, "%s/overlay.qcow2", dir);
 	p->backend[LAB_DISK] = "raw";
-	snprintf(c->v[LAB_SNAPSHOT], 32, "on");
-	snprintf(c->v[LAB_CACHE], 32, "writeback");
+	lab_config_set(c, LAB_SNAPSHOT, "on");
+	lab_config_set(c, LAB_CACHE, "writeback");
 	return lab_backends_setup(c, p, why, len);
 }
 
@@ -1562,7 +1574,7 @@ static void drive_setup(void **state)
 	assert_int_equal(unlink(disk), 0);
 	/* a block device: bound to our file while held, unbound once let go */
 	p.backend[LAB_DISK] = "block";
-	snprintf(c.v[LAB_SNAPSHOT], 32, "off");
+	lab_config_set(&c, LAB_SNAPSHOT, "off");
 	r = lab_backends_setup(&c, &p, why, sizeof(why));
 	if (r == 0) {
 		char sys[96], back[256];
@@ -1748,12 +1760,12 @@ static void share_arguments(void **state)
 	lab_matrix_release(&m);
 	/* every share model has its back end and its mount */
 	for (size_t i = 0; i < lab_ndevices; i++) {
-		const char *names[LAB_NKEYS] = { 0 };
+		const char *names[LAB_KEYS_MAX] = { 0 };
 		struct lab_config c = config_of("tcg", "x86_64", "virtio-blk", "none", "1", "1G");
 
 		if (lab_devices[i].key != LAB_SHARE)
 			continue;
-		snprintf(c.v[LAB_SHARE], 32, "%s", lab_devices[i].name);
+		lab_config_set(&c, LAB_SHARE, lab_devices[i].name);
 		lab_backends_own(&c, names);
 		assert_non_null(names[LAB_SHARE]);
 		assert_string_equal(names[LAB_SHARE], lab_devices[i].name);
@@ -1784,7 +1796,7 @@ static void share_backends(void **state)
 		int r;
 
 		assert_non_null(mkdtemp(dir));
-		snprintf(c.v[LAB_SHARE], 32, "%s", shares[i]);
+		lab_config_set(&c, LAB_SHARE, shares[i]);
 		snprintf(disk, sizeof(disk), "%s/disk.img", dir);
 		lab_backends_own(&c, p.backend);
 		p.backend[LAB_DISK] = "raw";

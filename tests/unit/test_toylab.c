@@ -4,12 +4,15 @@
  * toy-nic is planned, its QEMU command line carries the row's arguments on
  * the back end the configuration names, its label is the row's name, and
  * the host-measured toyhost is a row whose function reports what the
- * configuration says. Nothing boots. */
+ * configuration says; the matrix key toy is a row whose QEMU argument is
+ * on the command line and whose value is in the label. Nothing boots. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "test.h"
 #include "../toy/toylab.h"
+#include <errno.h>
+#include "../../src/cmd/lab.h"
 #include "../../src/lab/hostmeasure.h"
 #include "../../src/lab/matrix.h"
 #include "../../src/lab/qemu.h"
@@ -61,6 +64,46 @@ static void toy_nic_is_planned_and_on_the_command_line(void **state)
 	}
 }
 
+/* The toy key: a row of LAB_KEYS with its own QEMU argument, parsed as
+ * any key, on the command line with toy=on only, in the configuration's
+ * name (its label) where the matrix gives it; the shipped keys keep their
+ * numbers and the plan its fields. */
+static void toy_key_is_planned_and_on_the_command_line(void **state)
+{
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c", .fw_vars = "/v" };
+	struct lab_matrix m;
+	char why[512], name[256];
+
+	(void)state;
+	assert_int_equal(lab_key_find("toy"), LAB_TOY);
+	assert_int_equal(lab_nkeys, LAB_NKEYS);
+	assert_true(lab_nkeys <= LAB_KEYS_MAX);
+	assert_ptr_equal(lab_keys[LAB_TOY].qemu, toy_qemu);
+	assert_int_equal(lab_key_find("db"), LAB_DB); /* a shipped key's number is the library's */
+	if (lab_matrix_parse("accel=tcg toy=on,off smp=2", &m, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	assert_int_equal(m.n, 2);
+	for (size_t i = 0; i < m.n; i++) {
+		struct strv a = { 0 };
+		bool on = i == 0;
+
+		assert_string_equal(m.configs[i].v[LAB_TOY], on ? "on" : "off");
+		assert_int_equal(m.configs[i].smp, 2);
+		lab_config_name(&m, &m.configs[i], name, sizeof(name));
+		assert_string_equal(name, on ? "accel=tcg smp=2 toy=on" : "accel=tcg smp=2 toy=off");
+		if (lab_qemu_argv(&m.configs[i], &p, &a, why, sizeof(why)) < 0)
+			fail_msg("%s", why);
+		assert_int_equal(has_pair(&a, "-smbios", TOY_SMBIOS), on);
+		assert_true(has_pair(&a, "-smp", "2"));
+		strv_clear(&a);
+	}
+	lab_matrix_release(&m);
+	/* a bad value is refused as any key's, with the row's values */
+	assert_int_equal(lab_matrix_parse("toy=maybe", &m, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "valid values of toy: off, on"));
+}
+
 static void toy_rows_pass_the_start_up_check(void **state)
 {
 	char why[512] = "";
@@ -105,6 +148,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(toy_nic_is_planned_and_on_the_command_line),
+		cmocka_unit_test(toy_key_is_planned_and_on_the_command_line),
 		cmocka_unit_test(toy_rows_pass_the_start_up_check),
 		cmocka_unit_test(toy_host_suite_is_a_row_that_measures),
 	};
