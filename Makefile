@@ -50,7 +50,8 @@ test-plain:
 	[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS)
 	ninja -C $(BUILD)
 	[ "$$(uname -m)" != x86_64 ] || $(MAKE) --no-print-directory cross
-	meson test -C $(BUILD) --print-errorlogs --num-processes $(TEST_JOBS) --no-suite fuzz
+	meson test -C $(BUILD) --print-errorlogs --num-processes $(TEST_JOBS) --no-suite fuzz || \
+		{ scripts/failed-checks.py $(BUILD); exit 1; }
 
 test-asan:
 	scripts/deps.sh test
@@ -59,7 +60,8 @@ test-asan:
 	ninja -C $(ASAN_BUILD)
 	[ "$$(uname -m)" != x86_64 ] || $(MAKE) --no-print-directory cross
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes $(TEST_JOBS) --suite unit --suite cli --suite fuzz
+		meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes $(TEST_JOBS) --suite unit --suite cli --suite fuzz || \
+		{ scripts/failed-checks.py $(ASAN_BUILD); exit 1; }
 
 # The Debian guest (issue 32), outside `make test`'s 15 minutes: its image
 # made with debootstrap (minutes with a cold cache, kept in build-lab-cache),
