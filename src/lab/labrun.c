@@ -78,31 +78,6 @@ static void scratch_on_tmpfs(json_t *doc, const char *dir)
 	}
 }
 
-/* ": " and the last line QEMU wrote to its stderr, log (why it exited:
- * "Could not access KVM kernel module"), or "" when it wrote nothing. The
- * log is the running QEMU's: after vmops moved the guest, not qemu.log. */
-static void qemu_last_words(const char *log, char *buf, size_t len)
-{
-	char *text = NULL, *last;
-
-	buf[0] = '\0';
-	if (read_file(log, &text) < 0)
-		return;
-	/* KVM's error, not the register dump after it */
-	if (len > 2 && lab_kvm_error_words(text, buf + 2, len - 2)) {
-		memcpy(buf, ": ", 2);
-		free(text);
-		return;
-	}
-	last = strrchr(text, '\n');
-	last = last ? last + 1 : text;
-	if (*last)
-		proto_quote(buf + 2, len - 2, last, 300);
-	if (buf[2])
-		memcpy(buf, ": ", 2);
-	free(text);
-}
-
 /* A line of progress on the terminal in place of the last, as `run`
  * draws its own; an empty one clears it. */
 static void progress_draw(const struct lab_run_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -195,7 +170,8 @@ static void boot_gone(struct boot *b)
  * not answer BYE) and reaped, the channel closed. The files stay. */
 static void boot_kill(struct boot *b)
 {
-	(void)lab_proc_reap(b->pid, 0, NULL);
+	if (b->pid > 0)
+		(void)b->hv->destroy(b->pid, b->ctl, 0, NULL);
 	b->pid = 0;
 	proto_release(&b->conn);
 	if (b->fd >= 0)
@@ -204,6 +180,17 @@ static void boot_kill(struct boot *b)
 	ssh_close(b, 0, 0);
 	json_decref(b->fp);
 	b->fp = NULL;
+}
+
+/* The hypervisor's process exited (wait status) before HELLO (at_start:
+ * before its agent channel): why, as its back end reads it. */
+static int exited(struct boot *b, int status, bool at_start, char *err, size_t errlen)
+{
+	char why[600];
+	int r = b->hv->exit_why(&(struct lab_hv_exit){ .c = b->c, .p = &b->paths, .log = b->qemu_log, .status = status,
+						      .at_start = at_start }, why, sizeof(why));
+
+	return errf(err, errlen, r < 0 ? r : -ECHILD, "%s", why);
 }
 
 /* Watch the console for the first output and the init line. */
@@ -342,7 +329,7 @@ static void watch_close(struct boot *b)
  * -ENOEXEC with why in err and b->final set, else 0. */
 static int stopped_for_good(struct boot *b, double now, char *err, size_t errlen)
 {
-	char state[32] = "", words[400] = "", *log = NULL, why[512];
+	char state[32] = "", words[400] = "", why[512];
 	bool kvm, final = false;
 
 	if (now < b->watch_next)
@@ -359,8 +346,8 @@ static int stopped_for_good(struct boot *b, double now, char *err, size_t errlen
 	}
 	if (*state && !final)
 		return 0;
-	kvm = read_file(b->qemu_log, &log) == 0 && lab_kvm_error_words(log, words, sizeof(words));
-	free(log);
+	kvm = b->hv->exit_why(&(struct lab_hv_exit){ .c = b->c, .p = &b->paths, .log = b->qemu_log, .status = -1,
+						     .accel_only = true }, words, sizeof(words)) > 0;
 	if (!*state && (b->watch || !kvm))
 		return 0;
 	b->final = true;
@@ -392,8 +379,9 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 		char why[400] = "";
 
 		if (b->final)
-			qemu_last_words(b->qemu_log, why, sizeof(why));
-		(void)lab_kvm_verdict_save(r == 0, *why ? why + 2 : NULL);
+			(void)b->hv->exit_why(&(struct lab_hv_exit){ .c = b->c, .p = &b->paths, .log = b->qemu_log,
+								    .status = -1 }, why, sizeof(why));
+		(void)lab_kvm_verdict_save(r == 0, *why ? why : NULL);
 	}
 	return r;
 }
@@ -401,7 +389,6 @@ static int await_hello(struct boot *b, uint64_t t0, uint64_t deadline, const str
 static int await_hello_loop(struct boot *b, uint64_t t0, uint64_t deadline, const struct lab_run_opts *o, char *err,
 			    size_t errlen)
 {
-	char words[320];
 	unsigned drawn = 0;
 	int r;
 
@@ -434,10 +421,7 @@ static int await_hello_loop(struct boot *b, uint64_t t0, uint64_t deadline, cons
 		/* the console is the caller's evidence (lab_failure): not in these words */
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
 			boot_reaped(b);
-			qemu_last_words(b->qemu_log, words, sizeof(words));
-			return errf(err, errlen, -ECHILD, "QEMU exited (%s %d%s) before the guest said HELLO",
-				    WIFEXITED(status) ? "status" : "signal",
-				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
+			return exited(b, status, false, err, errlen);
 		}
 		if (r == -EPIPE)
 			return errf(err, errlen, -EPIPE, "the guest closed its agent channel before it said HELLO");
@@ -513,7 +497,10 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);
 	snprintf(b->initrd, sizeof(b->initrd), "%s/initrd.img", o->image_dir);
 	snprintf(b->disk, sizeof(b->disk), "%s/disk.img", b->dir);
-	snprintf(b->ctl, sizeof(b->ctl), "%s/qmp.sock", b->dir);
+	if (b->hv->control(b->dir, b->ctl, sizeof(b->ctl)) < 0) {
+		boot_gone(b);
+		return errf(err, errlen, -ENAMETOOLONG, "the work directory %s is too long a path", b->dir);
+	}
 	snprintf(b->agent, sizeof(b->agent), "%s/agent.sock", b->dir);
 	snprintf(b->console, sizeof(b->console), "%s/console.log", b->dir);
 	snprintf(b->qemu_log, sizeof(b->qemu_log), "%s/qemu.log", b->dir);
@@ -565,27 +552,12 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 /* Connect to the agent's socket once QEMU has made it. */
 static int connect_agent(struct boot *b, uint64_t deadline, const struct lab_run_opts *o, char *err, size_t errlen)
 {
-	bool arm = !strcmp(b->c->v[LAB_ARCH], "aarch64");
-	char words[320];
-
 	while (b->fd < 0) {
 		int status;
 
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
 			boot_reaped(b);
-			if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-				return errf(err, errlen, -ENOENT, "%s is not installed: apt-get install %s",
-					    arm ? "qemu-system-aarch64" : "qemu-system-x86_64",
-					    arm ? "qemu-system-arm" : "qemu-system-x86");
-			qemu_last_words(b->qemu_log, words, sizeof(words));
-			/* a key's part says why in QEMU's log; a back end's does not */
-			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED && *words)
-				return errf(err, errlen, -EPERM, "QEMU's process could not be set up%s", words);
-			if (WIFEXITED(status) && WEXITSTATUS(status) == LAB_CHILD_FAILED)
-				return errf(err, errlen, -EPERM, "the %s back end could not be set up for QEMU (a network "
-					    "namespace and a tap device)", b->paths.backend[LAB_NIC] ? b->paths.backend[LAB_NIC] : "NIC");
-			return errf(err, errlen, -ECHILD, "QEMU exited at once (%s %d%s)", WIFEXITED(status) ? "status" : "signal",
-				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), words);
+			return exited(b, status, true, err, errlen);
 		}
 		/* the back end's channel, once it is there (any failure: tried again) */
 		if (b->hv->channel(b->agent, &b->fd) < 0)
@@ -649,24 +621,16 @@ static int boot_once(const struct lab_config *c, const struct lab_run_opts *o, s
  * 0, or why in err. QEMU is reaped either way; its files stay. */
 static int shut_down(struct boot *b, char *err, size_t errlen)
 {
-	int r = b->fd >= 0 ? proto_host_bye(&b->conn, 10000) : -EPIPE, status;
+	int r = b->fd >= 0 ? proto_host_bye(&b->conn, 10000) : -EPIPE;
 	/* a distribution stops its services first (systemctl poweroff): longer under TCG */
 	unsigned limit_s = lab_config_image(b->c)->root ? 120 : 30;
-	uint64_t deadline = clock_ns() + limit_s * 1000000000ull;
 
 	snprintf(b->step, sizeof(b->step), "shut down");
 	if (r < 0)
 		errf(err, errlen, r, "the guest did not shut down cleanly after BYE: %s", b->conn.err);
 	/* the guest powers off after BYE; QEMU then exits */
-	while (b->pid > 0 && waitpid(b->pid, &status, WNOHANG) == 0) {
-		if (clock_ns() > deadline) {
-			(void)kill(-b->pid, SIGKILL);
-			(void)waitpid(b->pid, &status, 0);
-			r = errf(err, errlen, -ETIMEDOUT, "QEMU did not exit within %u s of the guest's BYE", limit_s);
-			break;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
-	}
+	if (b->pid > 0 && b->hv->destroy(b->pid, b->ctl, (int)limit_s * 1000, NULL) == 1)
+		r = errf(err, errlen, -ETIMEDOUT, "QEMU did not exit within %u s of the guest's BYE", limit_s);
 	boot_reaped(b);
 	boot_kill(b);
 	return r;
