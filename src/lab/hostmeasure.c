@@ -14,7 +14,7 @@
 #include "balloon.h"
 #include "hostmeasure.h"
 #include "hostsuite.h"
-#include "labrun.h"
+#include "labopts.h"
 #include "vmops.h"
 #include "../core/clock.h"
 #include "../core/parse.h"
