@@ -1,25 +1,15 @@
 /* One boot of a guest (labboot.h). */
+
 #include <errno.h>
-#include <linux/magic.h>
-#include <math.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/un.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
 #include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 
 #include "labboot.h"
 #include "../guest/fs.h"
@@ -30,7 +20,6 @@
 #include "../core/clock.h"
 #include "../core/str.h"
 #include "../core/banned.h"
-
 
 /* A line of progress on the terminal in place of the last, as `run`
  * draws its own; an empty one clears it. */
@@ -46,7 +35,6 @@ void lab_progress_draw(const struct lab_run_opts *o, const char *fmt, ...)
 	va_end(ap);
 	fflush(stderr);
 }
-
 
 /* The SSH connection being tried, closed; the next try after delay s. */
 static void ssh_close(struct lab_boot *b, double now, double delay)

@@ -1,25 +1,12 @@
 /* The items of a booted guest and what the host measures around them (labitems.h). */
-#include <errno.h>
-#include <linux/magic.h>
+
 #include <math.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 
 #include "labitems.h"
 #include "labboot.h"
@@ -31,7 +18,6 @@
 #include "../suites/suites.h"
 #include "../core/str.h"
 #include "../core/banned.h"
-
 
 /* The scratch disk's image lives in $TMPDIR: on tmpfs the guest's disk
  * figures are the host's memory, which the guest cannot see. Said beside

@@ -1,27 +1,11 @@
 /* One configuration's run (labrun.h): its boots, the first one's items
  * and host-measured suites, the boot suite from the boots, the evidence of
  * a failure; and the guests lab contend keeps booted. */
+
 #include <errno.h>
-#include <linux/magic.h>
-#include <math.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
 
 #include "labboot.h"
 #include "labcheck.h"
@@ -35,7 +19,6 @@
 #include "../core/str.h"
 #include "../suites/boot.h"
 #include "../core/banned.h"
-
 
 /* Every process the lab started killed and reaped, every work directory
  * removed, and the pid file a share's virtiofsd left outside it. */
