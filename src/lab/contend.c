@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "contend.h"
-#include "hostsuite.h"
+#include "hostmeasure.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/result.h"
@@ -24,7 +24,6 @@
 #include "../core/str.h"
 #include "../core/util.h"
 #include "../store/doc.h"
-#include "../suites/contend.h"
 #include "../suites/sched.h"
 #include "../core/banned.h"
 
@@ -49,8 +48,8 @@ struct guest {
 	int r;
 	struct lab_failure f;
 	/* the cell's host figures, per item */
-	struct vmb_results res;
-	struct vmb_suite_result *s;
+	struct lab_host_contended *seen;
+	size_t nseen;
 };
 
 struct contend_cell {
@@ -433,45 +432,19 @@ static const char *policy_note(enum contend_policy p)
 	}
 }
 
-/* The contend suite's case of one item for guest g, figures f, jain j. */
-static int add_case(struct guest *g, const char *item, const struct contend_figures *f, double promised, double jain)
+/* What the host saw of guest g over the RUN of item, kept for the cell's
+ * host-measured suites (their rows' step LAB_HOST_CONTEND). */
+static int seen_add(struct guest *g, const char *item, const struct contend_figures *f, double promised, double jain)
 {
-	struct vmb_test_result *t = &g->s->tests[0];
-	struct vmb_case *c, *cs = realloc(t->cases, (t->ncases + 1) * sizeof(*cs));
-	const struct {
-		const char *name;
-		enum vmb_unit unit;
-		enum vmb_dir dir;
-		double v;
-		bool headline;
-	} m[] = {
-		{ CONTEND_SHARE, VMB_UNIT_PCT, VMB_HIGHER, f->share_pct, true },
-		{ CONTEND_PROMISED, VMB_UNIT_PCT, VMB_HIGHER, promised, false },
-		{ CONTEND_DELAY, VMB_UNIT_PCT, VMB_LOWER, f->delay_pct, true },
-		{ CONTEND_DELAY_SLICE, VMB_UNIT_NS, VMB_LOWER, f->delay_ns_per_slice, false },
-		{ CONTEND_JAIN, VMB_UNIT_RATIO, VMB_HIGHER, jain, false },
-	};
+	struct lab_host_contended *e = realloc(g->seen, (g->nseen + 1) * sizeof(*e));
 
-	if (!cs)
+	if (!e)
 		return -ENOMEM;
-	t->cases = cs;
-	c = &cs[t->ncases++];
-	memset(c, 0, sizeof(*c));
-	c->reps = 1;
-	c->warmup_steady = -1;
-	if (vmb_params_add(&c->params, &c->nparams, CONTEND_ITEM_PARAM, item) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		struct vmb_metric *mm;
-
-		if (!isfinite(m[i].v))
-			continue; /* not measured: no number made up */
-		mm = vmb_case_add_metric(c, m[i].name, m[i].unit, m[i].dir);
-		if (!mm || vmb_metric_push(mm, m[i].v) < 0)
-			return -ENOMEM;
-		mm->headline = m[i].headline;
-		stats_summarize(mm->samples, mm->n, &mm->sum);
-	}
+	g->seen = e;
+	e = &e[g->nseen++];
+	*e = (struct lab_host_contended){ .share_pct = f->share_pct, .promised_pct = promised, .delay_pct = f->delay_pct,
+					  .delay_ns_per_slice = f->delay_ns_per_slice, .jain = jain };
+	snprintf(e->item, sizeof(e->item), "%s", item);
 	return 0;
 }
 
@@ -491,6 +464,41 @@ static int set_labels(json_t *doc, enum contend_policy p, unsigned guest, unsign
 		return -ENOMEM;
 	snprintf(v, sizeof(v), "%u", load);
 	return json_object_set_new(labels, "load", json_string(v)) < 0 ? -ENOMEM : 0;
+}
+
+/* The facts of a cell that a guest's host-measured suites note. */
+struct cell_notes {
+	const char *notes[8][2];
+	size_t n;
+	char given[16], guests[16], rt[64], rt_us[16];
+};
+
+static void cell_notes(const struct contend *x, enum contend_policy p, unsigned i, struct cell_notes *cn)
+{
+	const struct contend_opts *o = x->o;
+
+#define NOTE(name, value) (cn->notes[cn->n][0] = (name), cn->notes[cn->n][1] = (value), cn->n++)
+	cn->n = 0;
+	NOTE("policy", policy_note(p));
+	NOTE("host_cpus", o->host_cpus ? o->host_cpus : "all");
+	snprintf(cn->given, sizeof(cn->given), "%u", o->spec.ncpus);
+	NOTE("host_cpus_given", cn->given);
+	snprintf(cn->guests, sizeof(cn->guests), "%u", o->spec.nguests);
+	NOTE("guests", cn->guests);
+	if (p == CONTEND_RT) {
+		if (o->rt_all)
+			snprintf(cn->rt, sizeof(cn->rt), "SCHED_FIFO: vCPU threads %u, QEMU's other threads %u", o->rt_priority,
+				 o->rt_priority < 99 ? o->rt_priority + 1 : 99);
+		else
+			snprintf(cn->rt, sizeof(cn->rt), "SCHED_FIFO %u: vCPU threads only", o->rt_priority);
+		NOTE("rt", i == 0 ? cn->rt : "SCHED_OTHER");
+	}
+	if (x->l.ver)
+		NOTE("cgroup", x->l.ver == CG_V1 ? "v1" : "v2");
+	snprintf(cn->rt_us, sizeof(cn->rt_us), "%u", x->rt_us);
+	if (p == CONTEND_RT && i == 0 && x->rt_us)
+		NOTE("rt_runtime_us", cn->rt_us);
+#undef NOTE
 }
 
 /* A --suites item measured over a network path (net.udp_rr): from the
@@ -538,15 +546,7 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 	(void)contend_expected(p, &o->spec, promised);
 	for (unsigned i = 0; i < n; i++) {
 		x->gs[i].cell = NULL;
-		r = lab_host_suite_begin(&x->gs[i].res, &contend_suite, 1, &x->gs[i].s);
-		if (r < 0) {
-			r = errf(err, errlen, r, "guest %u: the contend suite's result: %s", i + 1, strerror(-r));
-			break;
-		}
-		x->gs[i].s->ntests = 1;
-		x->gs[i].s->tests[0].name = xstrdup(contend_suite.tests[0].name);
-		if (!x->gs[i].s->tests[0].name)
-			r = -ENOMEM;
+		x->gs[i].nseen = 0;
 	}
 	/* Ctrl-C: after the RUN under way (a second one kills every QEMU at once) */
 	for (const char *it = o->ro->suites; r == 0 && it && *it && !vmb_stop_requested();
@@ -613,7 +613,7 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 			if (!measured)
 				log_warn("guest %u: %s: no host figures (a vCPU thread's schedstat could not be read, or a "
 					 "guest's share of the window was over 100%%)", i + 1, item);
-			if (add_case(g, item, measured ? &f[i] : &none, promised[i], jain) < 0)
+			if (seen_add(g, item, measured ? &f[i] : &none, promised[i], jain) < 0)
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 			else if (!g->cell)
 				g->cell = g->doc;
@@ -636,42 +636,26 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		r = errf(err, errlen, -EINTR, "interrupted");
 	for (unsigned i = 0; i < n; i++) {
 		struct guest *g = &x->gs[i];
-		json_t *suite = NULL;
-		char v[64];
+		struct cell_notes cn;
 
-		if (r == 0) {
-			snprintf(v, sizeof(v), "%.1f", promised[i]);
-			if (vmb_params_add(&g->s->notes, &g->s->nnotes, "policy", policy_note(p)) < 0 ||
-			    vmb_params_add(&g->s->notes, &g->s->nnotes, "host_cpus", o->host_cpus ? o->host_cpus : "all") < 0)
-				r = -ENOMEM;
-			snprintf(v, sizeof(v), "%u", o->spec.ncpus);
-			if (r == 0 && vmb_params_add(&g->s->notes, &g->s->nnotes, "host_cpus_given", v) < 0)
-				r = -ENOMEM;
-			snprintf(v, sizeof(v), "%u", n);
-			if (r == 0 && vmb_params_add(&g->s->notes, &g->s->nnotes, "guests", v) < 0)
-				r = -ENOMEM;
-			if (r == 0 && p == CONTEND_RT) {
-				if (o->rt_all)
-					snprintf(v, sizeof(v), "SCHED_FIFO: vCPU threads %u, QEMU's other threads %u", o->rt_priority,
-						 o->rt_priority < 99 ? o->rt_priority + 1 : 99);
-				else
-					snprintf(v, sizeof(v), "SCHED_FIFO %u: vCPU threads only", o->rt_priority);
-				if (vmb_params_add(&g->s->notes, &g->s->nnotes, "rt", i == 0 ? v : "SCHED_OTHER") < 0)
-					r = -ENOMEM;
-			}
-			if (r == 0 && x->l.ver)
-				r = vmb_params_add(&g->s->notes, &g->s->nnotes, "cgroup", x->l.ver == CG_V1 ? "v1" : "v2");
-			snprintf(v, sizeof(v), "%u", x->rt_us);
-			if (r == 0 && p == CONTEND_RT && i == 0 && x->rt_us &&
-			    vmb_params_add(&g->s->notes, &g->s->nnotes, "rt_runtime_us", v) < 0)
-				r = -ENOMEM;
+		/* the host-measured suites of a cell (rows of step LAB_HOST_CONTEND), from what was seen */
+		cell_notes(x, p, i, &cn);
+		for (size_t h = 0; r == 0 && g->cell && h < lab_host_nrows; h++) {
+			const struct lab_host_row *row = &lab_host_rows[h];
+			struct lab_host_req rq = { .suite = row->suite, .c = o->c, .o = o->ro, .seen = g->seen, .nseen = g->nseen,
+						   .notes = (const char *const (*)[2])cn.notes, .nnotes = cn.n };
+			json_t *suite = NULL;
+			char why[512];
+
+			if (row->when != LAB_HOST_CONTEND)
+				continue;
+			r = row->measure(&rq, &suite, why, sizeof(why));
 			if (r < 0)
+				r = errf(err, errlen, r, "guest %u: %s", i + 1, why);
+			else if (json_array_append_new(json_object_get(g->cell, "suites"), suite) < 0)
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 		}
-		suite = g->s ? lab_host_suite_end(&g->res) : NULL;
-		g->s = NULL;
-		if (r == 0 && g->cell && suite && json_array_append_new(json_object_get(g->cell, "suites"), suite) == 0) {
-			suite = NULL;
+		if (r == 0 && g->cell) {
 			if (set_labels(g->cell, p, i + 1, load) < 0 ||
 			    json_object_set_new(g->cell, "run_group", json_pack("{s:s, s:I, s:I, s:I, s:O}", "id", "contend",
 					"round", (json_int_t)k, "rounds", (json_int_t)o->rounds, "seed", (json_int_t)o->seed,
@@ -679,12 +663,10 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 				r = errf(err, errlen, -ENOMEM, "out of memory");
 			else
 				o->keep(o->arg, json_incref(g->cell));
-		} else if (r == 0 && g->cell) {
-			r = errf(err, errlen, -ENOMEM, "out of memory");
 		} /* else every item was skipped: nothing to store */
-		json_decref(suite);
 		json_decref(g->cell);
 		g->cell = NULL;
+		g->nseen = 0;
 	}
 	return r;
 }
@@ -848,6 +830,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		char e2[512];
 
 		lab_failure_release(&x->gs[i].f);
+		free(x->gs[i].seen);
 		if (x->gs[i].g && lab_guest_stop(x->gs[i].g, r == 0, e2, sizeof(e2)) < 0 && r == 0)
 			r = errf(err, errlen, -EIO, "guest %u: %s", i + 1, e2);
 	}

@@ -1,8 +1,10 @@
 /* The lab's table of host-measured suites (hostmeasure.h): a row per
  * lab-only suite, its step and its measure function, which turns what the
- * lab lends it (the guest's QEMU, the boots' phases) into the suite's
- * result by the measurer of its own (balloon.c, vmops.c). Called by the
- * lab's run (labrun.c); it calls only downward. */
+ * lab lends it (the guest's QEMU, the boots' phases, what lab contend saw
+ * of a guest) into the suite's result, by the measurer of its own where
+ * it has one (balloon.c, vmops.c). Called by a configuration's run and by
+ * lab contend; it calls only downward. */
+#include <math.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +14,7 @@
 #include "balloon.h"
 #include "hostmeasure.h"
 #include "hostsuite.h"
-#include "labrun.h"
+#include "labopts.h"
 #include "vmops.h"
 #include "../core/clock.h"
 #include "../core/parse.h"
@@ -198,13 +200,75 @@ static int boot_measure(const struct lab_host_req *rq, json_t **suite, char *err
 	return 0;
 }
 
+/* The contend suite's result for one guest's cell: a case per RUN (its
+ * item as the case's parameter) with the figures that were measured (no
+ * number made up for one that was not), and the cell's notes. */
+static int contend_measure(const struct lab_host_req *rq, json_t **suite, char *err, size_t errlen)
+{
+	struct vmb_results res = { 0 };
+	struct vmb_suite_result *s;
+	struct vmb_test_result *t;
+	int r = lab_host_suite_begin(&res, rq->suite, 1, &s);
+
+	if (r < 0)
+		return errf(err, errlen, r, "the %s suite's result: %s", rq->suite->name, strerror(-r));
+	s->ntests = 1;
+	t = &s->tests[0];
+	/* its one test: what every case of the cell is */
+	t->name = xstrdup(rq->suite->tests[0].name);
+	t->cases = rq->nseen ? calloc(rq->nseen, sizeof(*t->cases)) : NULL;
+	if (!t->name || (rq->nseen && !t->cases))
+		goto nomem;
+	for (size_t i = 0; i < rq->nseen; i++) {
+		const struct lab_host_contended *e = &rq->seen[i];
+		struct vmb_case *c = &t->cases[t->ncases++];
+		const struct {
+			const char *name;
+			enum vmb_unit unit;
+			enum vmb_dir dir;
+			double v;
+			bool headline;
+		} m[] = {
+			{ CONTEND_SHARE, VMB_UNIT_PCT, VMB_HIGHER, e->share_pct, true },
+			{ CONTEND_PROMISED, VMB_UNIT_PCT, VMB_HIGHER, e->promised_pct, false },
+			{ CONTEND_DELAY, VMB_UNIT_PCT, VMB_LOWER, e->delay_pct, true },
+			{ CONTEND_DELAY_SLICE, VMB_UNIT_NS, VMB_LOWER, e->delay_ns_per_slice, false },
+			{ CONTEND_JAIN, VMB_UNIT_RATIO, VMB_HIGHER, e->jain, false },
+		};
+
+		c->reps = 1;
+		c->warmup_steady = -1;
+		if (vmb_params_add(&c->params, &c->nparams, CONTEND_ITEM_PARAM, e->item) < 0)
+			goto nomem;
+		for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+			struct vmb_metric *mm;
+
+			if (!isfinite(m[k].v))
+				continue;
+			mm = vmb_case_add_metric(c, m[k].name, m[k].unit, m[k].dir);
+			if (!mm || vmb_metric_push(mm, m[k].v) < 0)
+				goto nomem;
+			mm->headline = m[k].headline;
+			stats_summarize(mm->samples, mm->n, &mm->sum);
+		}
+	}
+	for (size_t i = 0; i < rq->nnotes; i++)
+		if (vmb_params_add(&s->notes, &s->nnotes, rq->notes[i][0], rq->notes[i][1]) < 0)
+			goto nomem;
+	*suite = lab_host_suite_end(&res);
+	return *suite ? 0 : errf(err, errlen, -ENOMEM, "out of memory");
+nomem:
+	vmb_results_release(&res);
+	return errf(err, errlen, -ENOMEM, "out of memory");
+}
+
 /* In the order a configuration's run measures them (balloon before vmops,
  * which may move the guest to another QEMU). */
 const struct lab_host_row lab_host_rows[] = {
 	{ &boot_suite, LAB_HOST_BOOTS, boot_measure },
 	{ &balloon_suite, LAB_HOST_FIRST_BOOT, balloon_measure },
 	{ &vmops_suite, LAB_HOST_FIRST_BOOT, vmops_measure },
-	{ &contend_suite, LAB_HOST_CONTEND, NULL },
+	{ &contend_suite, LAB_HOST_CONTEND, contend_measure },
 #ifdef VMB_TEST_LAB
 	/* the test build's toy (tests/toy/toylab.c; vmbench-toy compiles this file again) */
 	{ &toyhost_suite, LAB_HOST_FIRST_BOOT, toyhost_measure },
@@ -225,10 +289,9 @@ int lab_host_check(const struct vmb_suite *const *suites, size_t n, char *why, s
 			return errf(why, len, -EINVAL, "host-measured row %zu: its suite is not in the list of suites", i);
 		if (!(s->flags & VMB_SUITE_LAB_ONLY))
 			return errf(why, len, -EINVAL, "host-measured suite '%s' is not lab-only", s->name);
-		if ((row->when == LAB_HOST_CONTEND) != !row->measure)
-			return errf(why, len, -EINVAL, "host-measured suite '%s': %s", s->name,
-				    row->measure ? "lab contend measures it, not a function of its row"
-						 : "its row lacks its measure function");
+		if (!row->measure)
+			return errf(why, len, -EINVAL, "host-measured suite '%s': its row lacks its measure function",
+				    s->name);
 		for (size_t j = 0; s->host && j < sizeof(s->host->loads) / sizeof(s->host->loads[0]) && s->host->loads[j];
 		     j++) {
 			const struct vmb_suite *l = lab_item_suite(s->host->loads[j]);

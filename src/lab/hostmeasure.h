@@ -1,6 +1,6 @@
 /* The suites the lab measures from the host (VMB_SUITE_LAB_ONLY: boot,
- * balloon, vmops, contend): one table, a row per suite with the step of a
- * lab run that measures it and its measure function. Adding one is a
+ * balloon, vmops, contend): one table, a row per suite with the step of
+ * the lab that measures it and its measure function. Adding one is a
  * descriptor in src/suites/ (its tests without run(), what it needs of the
  * lab in its .host), a row here and its function; the lab's run calls the
  * rows of its step, never a suite by name, and the start-up check
@@ -23,7 +23,14 @@ struct lab_vm;
 enum lab_host_when {
 	LAB_HOST_FIRST_BOOT, /* in the first boot's QEMU, after the guest's items, in the table's order */
 	LAB_HOST_BOOTS,      /* from the boots of a configuration, once they are all done */
-	LAB_HOST_CONTEND,    /* by `lab contend` across its guests (src/lab/contend.c): no measure function */
+	LAB_HOST_CONTEND,    /* by `lab contend`, for each guest at the end of each cell (src/lab/contend.c) */
+};
+
+/* What `lab contend` saw of one guest over one RUN of a cell: the RUN's
+ * item and its vCPU threads' figures (contend.h; NaN: not measured). */
+struct lab_host_contended {
+	char item[64];
+	double share_pct, promised_pct, delay_pct, delay_ns_per_slice, jain;
 };
 
 /* The boots of one of the boot suite's tests (BOOT_COLD, ...): each one's
@@ -51,6 +58,13 @@ struct lab_host_req {
 	const struct boot_phase *phase;
 	size_t nphase;
 	const struct lab_boot_series *series;
+	/* LAB_HOST_CONTEND: one guest's cell (a policy at a load): what was
+	 * seen over each of its RUNs, in order, and the cell's facts as notes
+	 * ({name, value}, in order) */
+	const struct lab_host_contended *seen;
+	size_t nseen;
+	const char *const (*notes)[2];
+	size_t nnotes;
 };
 
 /* The suite's result, a suite object of a document, in *suite. A failed
@@ -79,8 +93,8 @@ bool lab_host_measured(const char *item);
 bool lab_host_asked(const struct vmb_suite *s, const char *items, const char *test);
 
 /* Start-up check of the table against the suites (vmb_suites): every
- * lab-only suite has exactly one row, every row's suite is lab-only, a row
- * measured by a run has its function, and a suite's loads name items of
+ * lab-only suite has exactly one row, every row's suite is lab-only and
+ * has its measure function, and a suite's loads name items of
  * suites run in the guest. 0, or -EINVAL with why. */
 int lab_host_check(const struct vmb_suite *const *suites, size_t n, char *why, size_t len);
 

@@ -67,9 +67,10 @@ int lab_hv_check(const struct lab_hv_ops *hv, char *why, size_t len)
 	LAB_HV_HOOKS(CHECK)
 #undef CHECK
 	/* what the lab cannot do without: a guest it can start and talk to */
-	if (r == 0 && (!hv->define || !hv->start || !hv->channel || !hv->open))
-		r = errf(why, len, -EINVAL, "hypervisor back end %s: define, start, channel and open are what every "
-			 "boot needs: they cannot be unsupported", hv->name);
+	if (r == 0 && (!hv->control || !hv->define || !hv->start || !hv->channel || !hv->exit_why || !hv->destroy ||
+		       !hv->open))
+		r = errf(why, len, -EINVAL, "hypervisor back end %s: control, define, start, channel, exit_why, destroy "
+			 "and open are what every boot needs: they cannot be unsupported", hv->name);
 	return r;
 }
 

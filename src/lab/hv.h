@@ -68,10 +68,22 @@ struct lab_hv_moved {
 	uint64_t t_resume;
 };
 
+/* What the lab knows when it asks why the hypervisor stopped early. */
+struct lab_hv_exit {
+	const struct lab_config *c;
+	const struct lab_paths *p;
+	const char *log; /* the hypervisor's own output (start's log; after a move, the running start's) */
+	int status;      /* its process's wait status; -1: it did not exit (the guest stopped for good, or the lab
+			  * asks for its words) */
+	bool at_start;   /* it exited before the agent's channel was there */
+	bool accel_only; /* status -1: only the accelerator's error counts (KVM could not run the guest) */
+};
+
 /* The hooks, in the order docs/extending.md describes them; X(name). */
-#define LAB_HV_HOOKS(X)                                                                                           \
-	X(define) X(start) X(channel) X(open) X(close) X(run_state) X(reset) X(await_reset) X(vcpu_threads) X(pin) \
-	X(balloon_set) X(balloon_get) X(balloon_wait) X(migrate) X(save_restore) X(snapshot) X(commit) X(savevm)
+#define LAB_HV_HOOKS(X)                                                                                            \
+	X(control) X(define) X(start) X(channel) X(exit_why) X(destroy) X(open) X(close) X(run_state) X(reset)     \
+	X(await_reset) X(vcpu_threads) X(pin) X(balloon_set) X(balloon_get) X(balloon_wait) X(migrate)             \
+	X(save_restore) X(snapshot) X(commit) X(savevm)
 
 struct lab_hv_unsupported {
 	const char *hook; /* a name of LAB_HV_HOOKS */
@@ -84,6 +96,9 @@ struct lab_hv_ops {
 	unsigned abi;        /* LAB_HV_ABI */
 
 	/* -- define and boot -- */
+	/* The guest's control address (what open takes; QEMU: DIR/qmp.sock, a
+	 * socket in its work directory dir). 0, or -ENAMETOOLONG. */
+	int (*control)(const char *dir, char *ctl, size_t len);
 	/* The definition of configuration c with its files p (QEMU: its argv;
 	 * libvirt: the domain XML as one string); incoming: a start that waits
 	 * for a guest moved in (paused: left paused once it is in).
@@ -97,6 +112,20 @@ struct lab_hv_ops {
 	/* One try at the channel to the agent (p->agent_socket): 0 with *fd,
 	 * -ENOENT or -ECONNREFUSED while it is not there yet. */
 	int (*channel)(const char *agent, int *fd);
+	/* Why it stopped before the guest said HELLO. With e->status >= 0 (its
+	 * process exited): a negative errno and the whole reason in why
+	 * (-ENOENT: the hypervisor is not installed, -EPERM: its process could
+	 * not be set up, -ECHILD: it exited). With e->status -1: its own words
+	 * on why (QEMU: the KVM error in its log, else its last line), 1 with
+	 * them in why, 0 when it said nothing (why ""). */
+	int (*exit_why)(const struct lab_hv_exit *e, char *why, size_t len);
+	/* The guest torn down, on every path: its process given grace_ms to
+	 * exit by itself (0: none), then stopped, reaped through the lab's
+	 * registry (procs.h), and what the back end made for it removed (the
+	 * work directory's files are the lab's). ctl is its control address.
+	 * 0 when it exited by itself, 1 when it had to be stopped; *status (not
+	 * NULL) its wait status. */
+	int (*destroy)(pid_t pid, const char *ctl, int grace_ms, int *status);
 
 	/* -- a connection about a running guest -- */
 	int (*open)(const char *ctl, int timeout_ms, struct lab_hv_mon **out, char *why, size_t len);

@@ -9,15 +9,19 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hv.h"
 #include "hv_qemu.h"
+#include "kvmguest.h"
+#include "procs.h"
 #include "qemu.h"
 #include "qemuproc.h"
 #include "qmp.h"
 #include "../core/clock.h"
+#include "../proto/proto.h"
 #include "../core/str.h"
 #include "../core/util.h"
 #include "../core/banned.h"
@@ -25,6 +29,11 @@
 struct lab_hv_mon {
 	struct qmp q;
 };
+
+static int qemu_control(const char *dir, char *ctl, size_t len)
+{
+	return snprintf(ctl, len, "%s/qmp.sock", dir) < (int)len ? 0 : -ENAMETOOLONG;
+}
 
 static int qemu_define(const struct lab_config *c, const struct lab_paths *p, bool incoming, bool paused,
 		       struct strv *def, char *why, size_t len)
@@ -59,6 +68,78 @@ static int qemu_channel(const char *agent, int *fd)
 	}
 	*fd = s;
 	return 0;
+}
+
+/* QEMU's last words in its log (its stderr): KVM's error, not the
+ * register dump after it; else (unless accel_only) its last line. */
+static int qemu_words(const char *log, bool accel_only, char *buf, size_t len)
+{
+	char *text = NULL, *last;
+
+	buf[0] = '\0';
+	if (read_file(log, &text) < 0)
+		return 0;
+	if (lab_kvm_error_words(text, buf, len)) {
+		free(text);
+		return *buf != '\0';
+	}
+	buf[0] = '\0';
+	if (!accel_only) {
+		last = strrchr(text, '\n');
+		last = last ? last + 1 : text;
+		if (*last)
+			proto_quote(buf, len, last, 300);
+	}
+	free(text);
+	return *buf != '\0';
+}
+
+static int qemu_exit_why(const struct lab_hv_exit *e, char *why, size_t len)
+{
+	bool arm = !strcmp(e->c->v[LAB_ARCH], "aarch64");
+	int st = e->status, code = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
+	const char *how = WIFEXITED(st) ? "status" : "signal";
+	char words[320] = "";
+
+	if (st < 0)
+		return qemu_words(e->log, e->accel_only, why, len);
+	if (e->at_start && WIFEXITED(st) && code == 127)
+		return errf(why, len, -ENOENT, "%s is not installed: apt-get install %s",
+			    arm ? "qemu-system-aarch64" : "qemu-system-x86_64", arm ? "qemu-system-arm" : "qemu-system-x86");
+	if (qemu_words(e->log, false, words + 2, sizeof(words) - 2))
+		memcpy(words, ": ", 2);
+	if (!e->at_start)
+		return errf(why, len, -ECHILD, "QEMU exited (%s %d%s) before the guest said HELLO", how, code, words);
+	/* a key's part says why in QEMU's log; a back end's does not */
+	if (WIFEXITED(st) && code == LAB_CHILD_FAILED && *words)
+		return errf(why, len, -EPERM, "QEMU's process could not be set up%s", words);
+	if (WIFEXITED(st) && code == LAB_CHILD_FAILED)
+		return errf(why, len, -EPERM, "the %s back end could not be set up for QEMU (a network namespace and a "
+			    "tap device)", e->p->backend[LAB_NIC] ? e->p->backend[LAB_NIC] : "NIC");
+	return errf(why, len, -ECHILD, "QEMU exited at once (%s %d%s)", how, code, words);
+}
+
+/* QEMU's process is all it makes outside the work directory. */
+static int qemu_destroy(pid_t pid, const char *ctl, int grace_ms, int *status)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)(grace_ms > 0 ? grace_ms : 0) * 1000000;
+	int st = 0;
+	pid_t w = 0;
+
+	(void)ctl;
+	if (pid <= 0)
+		return 0;
+	/* the guest powers off by itself (after BYE); QEMU then exits */
+	while (grace_ms > 0 && (w = waitpid(pid, &st, WNOHANG)) == 0 && clock_ns() < deadline)
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	if (w == pid || w < 0) {
+		lab_proc_untrack(pid);
+		if (status)
+			*status = st;
+		return 0;
+	}
+	(void)lab_proc_reap(pid, 0, status);
+	return 1;
 }
 
 int lab_hv_qemu_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, char *why, size_t len)
@@ -193,9 +274,12 @@ const struct lab_hv_ops lab_hv_qemu = {
 	.name = "qemu",
 	.summary = "QEMU driven directly: its command line, its process, QMP",
 	.abi = LAB_HV_ABI,
+	.control = qemu_control,
 	.define = qemu_define,
 	.start = lab_spawn,
 	.channel = qemu_channel,
+	.exit_why = qemu_exit_why,
+	.destroy = qemu_destroy,
 	.open = lab_hv_qemu_open,
 	.close = lab_hv_qemu_close,
 	.run_state = qemu_run_state,

@@ -1,6 +1,8 @@
-/* The lab run: boot each configuration of a matrix under QEMU, time the boot
- * phases, run the suites in the guest through the agent, and return one
- * result document per configuration. */
+/* One configuration's run: its boots (labboot.h) timed, the guest checked
+ * (labcheck.h), its items run in the first boot (labitems.h), the
+ * host-measured suites of its rows (hostmeasure.h), one result document;
+ * and a guest kept booted for lab contend. The layer under the verbs and
+ * lab contend; it calls only downward. */
 #ifndef VMB_LABRUN_H
 #define VMB_LABRUN_H
 
@@ -9,27 +11,11 @@
 #include <sys/types.h>
 
 #include "hostmeasure.h" /* lab_item_suite, lab_host_measured */
+#include "labitems.h"     /* lab_host_cpu_attach, lab_write_amplification */
+#include "labopts.h"      /* struct lab_run_opts */
 #include "matrix.h"
 #include "../core/suite.h"
 
-struct lab_run_opts {
-	const char *image_dir;   /* vmlinuz, initrd.img */
-	const char *cache;       /* the lab's cache: a distribution's .debs, which app.apt's mirror serves; NULL: none */
-	const char *suites;      /* "cpu,disk,boot" */
-	unsigned boots;          /* cold boots measured (the first also runs the suites) */
-	/* the options of the guests' runs, as the agent protocol's RUN takes
-	 * them (docs/agent-protocol.md): run-level keys ("quick", "time",
-	 * "threads"...) and SUITE.OPTION keys ("cpu.max-prime"); each RUN gets
-	 * the run-level keys and its own suite's. Borrowed; NULL: none */
-	json_t *run_opts;
-	bool progress;           /* draw the boot's and the guest's progress on stderr (a terminal, not -q) */
-	const char *disk_size;   /* scratch disk attached through the configuration's controller */
-	const char *disk_format; /* raw|qcow2 */
-	const char *disk_cache;  /* QEMU cache mode */
-	int hello_timeout_ms;
-	const struct vmb_opt *run_table; /* `vmbench run`'s options: what the host's net client is checked against */
-	const char *nic_backend;         /* the NIC's back end (a LAB_BACKENDS row); NULL: the first usable */
-};
 
 /* What a failed configuration leaves beside err's reason: the step that
  * failed ("prepare", "boot", "pin vCPUs", "check the guest", "run ITEM",
@@ -48,28 +34,7 @@ void lab_failure_release(struct lab_failure *f);
  * it either way). -EOPNOTSUPP: QEMU cannot build it (skip). */
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **doc, struct lab_failure *f,
 		   char *err, size_t errlen);
-/* Host write amplification of one RUN: the bytes QEMU had written on the
- * host (its /proc/PID/io write_bytes) per byte the guest's device received
- * (the disk suite's note device_write_bytes). 0 with *amp when both counts
- * are finite and positive and so is the ratio; -EINVAL when it is not
- * measured (*amp untouched: no value is made up). */
-int lab_write_amplification(double host_bytes, double guest_bytes, double *amp);
 
-/* One interval of QEMU's CPU while a guest ran a RUN: the case the
- * guest's PROGRESS named at its start (ncase from 1, 0: none yet), its
- * test ("suite.test") and the number of the first case of that test the
- * guest named (a test's cases are numbered in a row); wall (monotonic s)
- * and CPU s at the interval's ends. */
-struct lab_cpu_point {
-	size_t ncase, first;
-	char step[64];
-	double t0, t1, cpu0, cpu1;
-};
-/* The points into the series qemu_host_cpu (%, repetition 1's) of each
- * case of doc, the RUN's document: a case's points by its test and its
- * place among the test's cases, ncase - first (a document of one case
- * takes them all). 0 or -ENOMEM. */
-int lab_host_cpu_attach(json_t *doc, const struct lab_cpu_point *cpu, size_t npts);
 /* One guest booted and kept for a caller that drives it (lab contend
  * runs several at once). lab_guest_spawn starts its QEMU, from the thread
  * that outlives it (QEMU dies with the thread that forked it:

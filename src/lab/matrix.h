@@ -49,19 +49,19 @@
  * A key's value chooses rows of other tables or a number: the typed plan
  * of struct lab_config below, resolved once (lab_config_resolve). */
 #define LAB_KEYS(X)                                                                                          \
-	X(LAB_ACCEL, "accel", "auto", LIST, " auto kvm tcg", "", 0, 0, NULL, NULL, lab_qemu_accel, NULL)                                   \
+	X(LAB_ACCEL, "accel", "auto", LIST, " auto kvm tcg", "", 0, 0, NULL, NULL, lab_qemu_arg_accel, NULL)                                   \
 	X(LAB_ARCH, "arch", "x86_64", LIST, " x86_64 aarch64", "", 0, 0, NULL, NULL, NULL, NULL)                                 \
 	X(LAB_DISK, "disk", "virtio-blk", LIST, LAB_DEVICE_NAMES(LAB_DISK), "", 0, 0, NULL, "disk", NULL, NULL)                    \
 	X(LAB_FS, "fs", "ext4", LIST, LAB_FS_NAMES " none", "", 0, 0, NULL, NULL, NULL, NULL)                                    \
 	X(LAB_NIC, "nic", "none", LIST, " none" LAB_DEVICE_NAMES(LAB_NIC), "", 0, 0, NULL, "net", NULL, NULL)                     \
-	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256, NULL, NULL, lab_qemu_smp, NULL)                         \
+	X(LAB_SMP, "smp", "1", COUNT, "", " a vCPU count from 1 to 256", 1, 256, NULL, NULL, lab_qemu_arg_smp, NULL)                         \
 	X(LAB_MEM, "mem", "512M", SIZE, "", " a memory size from 64M to 1T, e.g. 512M or 2G", 64ull << 20,    \
-	  1ull << 40, NULL, NULL, lab_qemu_mem, NULL)                                                                                    \
+	  1ull << 40, NULL, NULL, lab_qemu_arg_mem, NULL)                                                                                    \
 	X(LAB_PIN, "pin", "off", LIST, " off on", "", 0, 0, NULL, NULL, NULL, NULL)                                               \
 	X(LAB_NETDIR, "netdir", "guest-client", LIST, LAB_NETDIR_NAMES, "", 0, 0, NULL, NULL, NULL, NULL)                        \
 	X(LAB_CPU, "cpu", "auto", WORD, "",                                                                    \
 	  " a CPU model of the architecture's (auto: host under KVM, max under TCG; host: KVM only; named "     \
-	  "models: TCG, and KVM on x86_64):" LAB_ARCH_ROWS(LAB_CPUS), 0, 0, cpu_check, "cpu", lab_qemu_cpu, NULL)                         \
+	  "models: TCG, and KVM on x86_64):" LAB_ARCH_ROWS(LAB_CPUS), 0, 0, cpu_check, "cpu", lab_qemu_arg_cpu, NULL)                         \
 	X(LAB_TOPOLOGY, "topology", "default", WORD, "",                                                       \
 	  " default (QEMU's for smp) or SOCKETSxCORESxTHREADS whose product is smp, e.g. 2x2x1", 0, 0,          \
 	  topology_check, "cpu", NULL, NULL)                                                                                      \
@@ -73,7 +73,7 @@
 	  (uint64_t)-20, 19, NULL, "cpu", NULL, lab_child_nice)                                                                             \
 	X(LAB_FIRMWARE, "firmware", "default", WORD, "",                                                       \
 	  " the guest's firmware (default: QEMU's, uefi: OVMF or QEMU_EFI):" LAB_ARCH_ROWS(LAB_FIRMWARES), 0,  \
-	  0, firmware_check, "boot", lab_qemu_firmware, NULL)                                                                                  \
+	  0, firmware_check, "boot", lab_qemu_arg_firmware, NULL)                                                                                  \
 	X(LAB_BACKEND, "backend", "file", LIST, " file block", "", 0, 0, NULL, NULL, NULL, NULL)                                   \
 	X(LAB_CACHE, "cache", "none", LIST, LAB_CACHE_NAMES, "; where the matrix gives none, --disk-cache's", 0, 0, \
 	  NULL, NULL, NULL, NULL)                                                                                                \

@@ -65,7 +65,7 @@ int lab_config_modules(const struct lab_config *c, struct strv *mods)
 	struct strv out = { 0 };
 	int r = push_names(&out, LAB_BASE_MODULES);
 
-	for (int k = 0; k < LAB_NKEYS && r == 0; k++) {
+	for (int k = 0; k < (int)lab_nkeys && r == 0; k++) {
 		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
 
 		if (d)

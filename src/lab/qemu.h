@@ -154,11 +154,11 @@ int lab_keys_child(const struct lab_config *c);
  * rows: 0, or a negative errno with why. */
 int lab_keys_qemu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
 /* The rows' qemu functions (src/lab/qemu_keys.c) */
-int lab_qemu_accel(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
-int lab_qemu_smp(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
-int lab_qemu_mem(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
-int lab_qemu_cpu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
-int lab_qemu_firmware(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
+int lab_qemu_arg_accel(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+int lab_qemu_arg_smp(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+int lab_qemu_arg_mem(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+int lab_qemu_arg_cpu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+int lab_qemu_arg_firmware(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
 		      size_t len);
 /* The rows' child functions */
 int lab_child_nice(const struct lab_config *c);

@@ -34,7 +34,7 @@ void lab_push(struct lab_args *a, const char *fmt, ...)
 /* ---- the keys' arguments ---- */
 
 /* accel, and tcg=: TCG's vCPUs on a host thread each or on one */
-int lab_qemu_accel(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+int lab_qemu_arg_accel(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
 {
 	(void)p;
 	if (c->accel == LAB_ACCEL_AUTO)
@@ -48,7 +48,7 @@ int lab_qemu_accel(struct lab_args *a, const struct lab_config *c, const struct 
 }
 
 /* smp, and topology=SxCxT */
-int lab_qemu_smp(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+int lab_qemu_arg_smp(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
 {
 	(void)p, (void)why, (void)len;
 	lab_push(a, "-smp");
@@ -60,7 +60,7 @@ int lab_qemu_smp(struct lab_args *a, const struct lab_config *c, const struct la
 	return 0;
 }
 
-int lab_qemu_mem(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+int lab_qemu_arg_mem(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
 {
 	(void)p, (void)why, (void)len;
 	lab_push(a, "-m");
@@ -69,7 +69,7 @@ int lab_qemu_mem(struct lab_args *a, const struct lab_config *c, const struct la
 }
 
 /* cpu=: the model's argument under the configuration's accelerator */
-int lab_qemu_cpu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
+int lab_qemu_arg_cpu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
 {
 	const struct lab_cpu *cpu = c->cpu;
 	const char *arg = cpu ? c->accel == LAB_ACCEL_KVM ? cpu->kvm : cpu->tcg : NULL;
@@ -86,7 +86,7 @@ int lab_qemu_cpu(struct lab_args *a, const struct lab_config *c, const struct la
 
 /* firmware=: QEMU's own, or a firmware's code as a read-only flash with
  * this boot's variable store as the second (or as -bios without one) */
-int lab_qemu_firmware(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
+int lab_qemu_arg_firmware(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
 		      size_t len)
 {
 	const struct lab_firmware *fw = c->firmware;

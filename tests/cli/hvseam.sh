@@ -1,8 +1,10 @@
 #!/bin/sh
 # The hypervisor back-end seam (src/lab/hv.h), read from the built objects:
-# the lab files above it (labrun.c, contend.c, vmops.c, balloon.c,
-# hostmeasure.c) call no QMP function and build no QEMU command line;
-# only the QEMU row (hv_qemu*.c) and what it is made of do. $1: libvmb.a.
+# the lab files above it (labrun.c, labboot.c, labitems.c, labcheck.c,
+# contend.c, vmops.c, balloon.c, hostmeasure.c) call no QMP function,
+# build no QEMU command line, read no QEMU log, and kill or reap no guest
+# themselves (the back end's destroy does); only the QEMU row
+# (hv_qemu*.c) and what it is made of do. $1: libvmb.a.
 set -u
 LIB=$1
 n=0
@@ -12,9 +14,10 @@ if ! command -v nm >/dev/null 2>&1; then
 	echo "ok 1 - lab objects above the seam # SKIP nm is not installed (binutils)"
 	exit 0
 fi
-# the calls that are the QEMU row's own: QMP, the command line, QEMU's process
-BELOW='^(qmp_|lab_qemu_argv$|lab_spawn$|lab_hv_qemu_)'
-for f in labrun contend vmops balloon hostmeasure; do
+# the calls that are the QEMU row's own: QMP, the command line, QEMU's
+# process and its tear-down, the reading of its log
+BELOW='^(qmp_|lab_qemu_argv$|lab_spawn$|lab_hv_qemu_|lab_proc_reap$|kill$|lab_kvm_error_words$)'
+for f in labrun labboot labitems labcheck contend vmops balloon hostmeasure; do
 	n=$((n + 1))
 	syms=$(nm -A "$LIB" 2>/dev/null | grep "src_lab_$f\.c\.o:" | awk '$2 == "U" { print $3 }')
 	if [ -z "$syms" ]; then

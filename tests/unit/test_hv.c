@@ -5,13 +5,17 @@
  * balloon.c, vmops.c and labrun.c spoke QMP to a socket themselves and
  * none of this could run without a QEMU. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "../../src/lab/balloon.h"
 #include "../../src/lab/hv.h"
+#include "../../src/lab/procs.h"
 #include "../../src/lab/vmops.h"
 #include "../../src/core/str.h"
 #include "../../src/suites/balloon.h"
@@ -57,6 +61,23 @@ static int f_channel(const char *agent, int *fd)
 {
 	(void)agent, (void)fd;
 	return -ENOENT;
+}
+static int f_control(const char *dir, char *ctl, size_t len)
+{
+	snprintf(ctl, len, "%s/fake.ctl", dir);
+	return 0;
+}
+static int f_exit_why(const struct lab_hv_exit *e, char *why, size_t len)
+{
+	(void)e;
+	snprintf(why, len, "fake exited");
+	return e->status < 0 ? 1 : -ECHILD;
+}
+static int f_destroy(pid_t pid, const char *ctl, int grace_ms, int *status)
+{
+	(void)status;
+	rec("destroy(%d,%s,%d)", (int)pid, ctl, grace_ms);
+	return 0;
 }
 static int f_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, char *why, size_t len)
 {
@@ -121,7 +142,8 @@ static const struct lab_hv_unsupported fake_unsupported[] = {
 
 static const struct lab_hv_ops fake = {
 	.name = "fake", .summary = "calls recorded", .abi = LAB_HV_ABI,
-	.define = f_define, .start = f_start, .channel = f_channel, .open = f_open, .close = f_close,
+	.control = f_control, .define = f_define, .start = f_start, .channel = f_channel, .exit_why = f_exit_why,
+	.destroy = f_destroy, .open = f_open, .close = f_close,
 	.vcpu_threads = f_vcpu_threads, .pin = f_pin,
 	.balloon_set = f_balloon_set, .balloon_get = f_balloon_get, .balloon_wait = f_balloon_wait,
 	.unsupported = fake_unsupported,
@@ -136,7 +158,10 @@ static void check_rows(void **state)
 	static const struct lab_hv_unsupported unknown[] = { { "teleport", "x" }, { NULL, NULL } };
 	static const struct lab_hv_unsupported both[] = { { "open", "x" }, { NULL, NULL } };
 	struct lab_hv_ops missing = fake, silent = fake, bad_abi = fake, odd = fake, twice = lab_hv_qemu,
-			  no_start = fake;
+			  no_start = fake, no_destroy = fake, no_control = fake, no_exit_why = fake, destroy_too = fake;
+	static const struct lab_hv_unsupported destroy_not[] = { { "destroy", "x" }, { "run_state", "x" },
+		{ "reset", "x" }, { "await_reset", "x" }, { "migrate", "x" }, { "save_restore", "x" }, { "snapshot", "x" },
+		{ "commit", "x" }, { "savevm", "x" }, { NULL, NULL } };
 	static const struct lab_hv_unsupported start_too[] = { { "start", "x" }, { "run_state", "x" }, { "reset", "x" },
 		{ "await_reset", "x" }, { "migrate", "x" }, { "save_restore", "x" }, { "snapshot", "x" },
 		{ "commit", "x" }, { "savevm", "x" }, { NULL, NULL } };
@@ -153,6 +178,11 @@ static void check_rows(void **state)
 		{ &odd, -EINVAL, "teleport, declared unsupported, is no hook" },
 		{ &twice, -EINVAL, "hook open is present and declared unsupported" },
 		{ &no_start, -EINVAL, "cannot be unsupported" },
+		/* the three hooks that make a back end whole: tear-down, its control address, why it exited */
+		{ &no_destroy, -EINVAL, "hook destroy is missing" },
+		{ &no_control, -EINVAL, "hook control is missing" },
+		{ &no_exit_why, -EINVAL, "hook exit_why is missing" },
+		{ &destroy_too, -EINVAL, "cannot be unsupported" },
 	};
 
 	(void)state;
@@ -163,6 +193,11 @@ static void check_rows(void **state)
 	twice.unsupported = both;
 	no_start.start = NULL;
 	no_start.unsupported = start_too;
+	no_destroy.destroy = NULL;
+	no_control.control = NULL;
+	no_exit_why.exit_why = NULL;
+	destroy_too.destroy = NULL;
+	destroy_too.unsupported = destroy_not;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char why[256] = "";
 
@@ -265,6 +300,86 @@ static void vmops_unsupported_is_a_skip(void **state)
 	json_decref(suite);
 }
 
+/* The QEMU row's three hooks under the lab: its control socket's name in
+ * the work directory, why QEMU exited before HELLO read from its log and
+ * status, and the tear-down of a process through the registry. */
+static void qemu_control_exit_and_destroy(void **state)
+{
+	char ctl[64], why[512], log[] = "/tmp/vmb-hv-log-XXXXXX";
+	struct lab_config c;
+	struct lab_paths p = { 0 };
+	int fd, st = -1;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(lab_hv_qemu.control("/w/d", ctl, sizeof(ctl)), 0);
+	assert_string_equal(ctl, "/w/d/qmp.sock");
+	assert_int_equal(lab_hv_qemu.control("/a/rather/long/work/directory", ctl, 8), -ENAMETOOLONG);
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.v[LAB_ARCH], sizeof(c.v[LAB_ARCH]), "x86_64");
+	fd = mkstemp(log);
+	assert_true(fd >= 0);
+	assert_true(write(fd, "starting\nqemu: could not open disk\n", 35) == 35);
+	close(fd);
+	{
+		const struct {
+			int status;
+			bool at_start;
+			int want;
+			const char *says;
+		} cases[] = {
+			{ W_EXITCODE(127, 0), true, -ENOENT, "qemu-system-x86_64 is not installed: apt-get install qemu-system-x86" },
+			{ W_EXITCODE(1, 0), true, -ECHILD, "QEMU exited at once (status 1: qemu: could not open disk)" },
+			{ W_EXITCODE(1, 0), false, -ECHILD,
+			  "QEMU exited (status 1: qemu: could not open disk) before the guest said HELLO" },
+			{ W_EXITCODE(0, SIGKILL), false, -ECHILD, "QEMU exited (signal 9: qemu: could not open disk) before" },
+			{ -1, false, 1, "qemu: could not open disk" },
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct lab_hv_exit e = { .c = &c, .p = &p, .log = log, .status = cases[i].status,
+						 .at_start = cases[i].at_start };
+
+			why[0] = '\0';
+			assert_int_equal(lab_hv_qemu.exit_why(&e, why, sizeof(why)), cases[i].want);
+			if (!strstr(why, cases[i].says))
+				fail_msg("case %zu: '%s' lacks '%s'", i, why, cases[i].says);
+		}
+		/* only the accelerator's error counts: a last line is not one */
+		assert_int_equal(lab_hv_qemu.exit_why(&(struct lab_hv_exit){ .c = &c, .p = &p, .log = log, .status = -1,
+									  .accel_only = true }, why, sizeof(why)), 0);
+		assert_string_equal(why, "");
+	}
+	unlink(log);
+
+	/* a guest that does not exit by itself: stopped, reaped, untracked */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		pause();
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	assert_int_equal(lab_proc_track(pid), 0);
+	assert_int_equal(lab_hv_qemu.destroy(pid, "/w/d/qmp.sock", 50, &st), 1);
+	assert_false(lab_proc_tracked(pid));
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* one that exits within its grace: reaped as it is */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		_exit(3);
+	}
+	setpgid(pid, pid);
+	assert_int_equal(lab_proc_track(pid), 0);
+	assert_int_equal(lab_hv_qemu.destroy(pid, "/w/d/qmp.sock", 5000, &st), 0);
+	assert_false(lab_proc_tracked(pid));
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +387,7 @@ int main(void)
 		cmocka_unit_test(vcpus_counted_and_pinned),
 		cmocka_unit_test(balloon_through_the_row),
 		cmocka_unit_test(vmops_unsupported_is_a_skip),
+		cmocka_unit_test(qemu_control_exit_and_destroy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

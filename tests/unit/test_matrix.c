@@ -1902,7 +1902,7 @@ static void host_measured_suites_are_rows(void **state)
 		for (const struct vmb_test *t = s->tests; t->name; t++)
 			if (lab_only ? t->run != NULL : t->run == NULL)
 				fail_msg("%s.%s: run() %s", s->name, t->name, lab_only ? "that only pretends" : "missing");
-		if (row && row->when != LAB_HOST_CONTEND && !row->measure)
+		if (row && !row->measure)
 			fail_msg("suite %s: its row has no measure function", s->name);
 		list[n++] = s;
 	}
@@ -1914,6 +1914,54 @@ static void host_measured_suites_are_rows(void **state)
 		if (lab_host_asked(suites_find(cases[i].suite), cases[i].items, cases[i].test) != cases[i].asked)
 			fail_msg("case %zu: items %s, %s.%s: not %s", i, cases[i].items, cases[i].suite,
 				 cases[i].test ? cases[i].test : "*", cases[i].asked ? "asked" : "unasked");
+}
+
+/* lab contend's host-measured suites are rows with their measure function
+ * like the others: given what contend saw of a guest over a cell (a
+ * figure not measured is NaN), each makes its suite's document, with a
+ * case per item and no number made up. */
+static void contend_rows_measure_what_contend_saw(void **state)
+{
+	const struct lab_host_contended seen[] = {
+		{ .item = "cpu", .share_pct = 48.5, .promised_pct = 50, .delay_pct = 3.25, .delay_ns_per_slice = 1200,
+		  .jain = 0.99 },
+		{ .item = "mem.bandwidth", .share_pct = NAN, .promised_pct = 50, .delay_pct = NAN,
+		  .delay_ns_per_slice = NAN, .jain = NAN },
+	};
+	const char *const notes[][2] = { { "policy", "equal weights" }, { "guests", "2" } };
+	size_t rows = 0;
+
+	(void)state;
+	for (size_t i = 0; i < lab_host_nrows; i++) {
+		const struct lab_host_row *row = &lab_host_rows[i];
+		struct lab_host_req rq = { .suite = row->suite, .seen = seen, .nseen = 2, .notes = notes, .nnotes = 2 };
+		const json_t *cases, *m0, *m1;
+		json_t *suite = NULL;
+		char err[256] = "";
+
+		if (row->when != LAB_HOST_CONTEND)
+			continue;
+		rows++;
+		assert_non_null(row->measure);
+		assert_int_equal(row->measure(&rq, &suite, err, sizeof(err)), 0);
+		assert_string_equal(json_string_value(json_object_get(suite, "name")), row->suite->name);
+		cases = json_object_get(json_array_get(json_object_get(suite, "tests"), 0), "cases");
+		assert_int_equal(json_array_size(cases), 2);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(cases, 0), "params"),
+							      "item")), "cpu");
+		assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(cases, 1), "params"),
+							      "item")), "mem.bandwidth");
+		m0 = json_object_get(json_array_get(cases, 0), "metrics");
+		m1 = json_object_get(json_array_get(cases, 1), "metrics");
+		assert_int_equal(json_array_size(m0), 5);
+		assert_int_equal(json_array_size(m1), 1); /* the promise only: nothing measured is made up */
+		assert_string_equal(json_string_value(json_object_get(json_array_get(m1, 0), "name")), "promised_share");
+		assert_true(fabs(json_number_value(json_object_get(json_object_get(json_array_get(m0, 0), "summary"),
+								   "mean")) - 48.5) < 1e-9);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(suite, "notes"), "policy")), "equal weights");
+		json_decref(suite);
+	}
+	assert_int_equal(rows, 1);
 }
 
 int main(void)
@@ -1950,6 +1998,7 @@ int main(void)
 		cmocka_unit_test(scratch_options),
 		cmocka_unit_test(fs_table),
 		cmocka_unit_test(host_measured_suites_are_rows),
+		cmocka_unit_test(contend_rows_measure_what_contend_saw),
 		cmocka_unit_test(deb_depends),
 		cmocka_unit_test(image_filesystems),
 	};
