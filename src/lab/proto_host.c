@@ -203,19 +203,19 @@ static void say_s(char *out, size_t len, size_t *off, const char *fmt, double s)
 
 int proto_host_step_ms(const char *what, const json_t *options, int floor_ms, char *how, size_t howlen)
 {
-	const struct vmb_opt *time = measure_row("time"), *warmup = measure_row("warmup");
+	const struct vmb_opt *time_row = measure_row("time"), *warmup_row = measure_row("warmup");
 	bool quick = json_is_true(json_object_get(options, "quick"));
 	const char *dot = strchr(what, '.');
 	char sname[PROTO_MAX_WHAT + 1];
 	const struct vmb_suite *suite;
-	double t = asked_s(options, "time", time, quick), w, sum, ms;
+	double t = asked_s(options, "time", time_row, quick), w, sum, ms;
 	size_t off = 0;
 
 	/* a judged warm-up goes on up to --warmup-max, by default at most
 	 * 4 x --warmup (run.c's settings_from; --quick: --warmup) */
 	w = json_is_number(json_object_get(options, "warmup-max"))
-		    ? asked_s(options, "warmup-max", warmup, quick)
-		    : 4 * asked_s(options, "warmup", warmup, quick);
+		    ? asked_s(options, "warmup-max", warmup_row, quick)
+		    : 4 * asked_s(options, "warmup", warmup_row, quick);
 	sum = t + w;
 	floor_ms = floor_ms > 0 ? floor_ms : PROTO_STEP_FLOOR_MS;
 	str_appendf(how, howlen, &off, "%d x (", PROTO_STEP_FACTOR);
@@ -253,10 +253,8 @@ struct run_step {
 
 static void step_take(struct run_step *s, const struct proto_msg *m, int budget_ms)
 {
-	size_t len = strlen(m->step);
-
-	if (!m->ncases || (m->ncase == s->ncase && m->ncases == s->ncases && len < sizeof(s->text) &&
-			   !strcmp(m->step, s->text)))
+	/* the parser bounds a step's words to fit s->text */
+	if (!m->ncases || (m->ncase == s->ncase && m->ncases == s->ncases && !strcmp(m->step, s->text)))
 		return;
 	s->ncase = m->ncase;
 	s->ncases = m->ncases;
