@@ -3,6 +3,7 @@
  * checked, BYE and REBOOT; every wait bounded. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "matrix.h"
 #include "proto_host.h"
 #include "../proto/proto_int.h"
+#include "../cmd/run_opts.h"
 #include "../core/clock.h"
 #include "../core/util.h"
 #include "../net/proto.h"
@@ -170,12 +172,116 @@ static void run_fail(struct proto_conn *c, int r, uint64_t end, int stall_ms, in
 		io_fail(c, r, stall_ms, waiting);
 }
 
+/* The rows of `vmbench run` that say how long a step takes: their
+ * defaults are what the guest's run takes when RUN leaves them out (one
+ * fact, src/cmd/run_opts.h) */
+static const struct vmb_opt measure_rows[] = { RUN_MEASURE_OPTS, OPT_TABLE_END };
+
+/* Seconds of option key (row's name) as RUN asks them: its value, else the
+ * row's default (--quick's under quick); never below 0 */
+static double asked_s(const json_t *options, const char *key, const struct vmb_opt *row, bool quick)
+{
+	const json_t *v = json_object_get(options, key);
+	const char *def = quick && row->quick ? row->quick : row->def;
+	double s = json_is_number(v) ? json_number_value(v) : def ? strtod(def, NULL) : 0;
+
+	return s > 0 ? s : 0;
+}
+
+static const struct vmb_opt *measure_row(const char *name)
+{
+	for (size_t i = 0; measure_rows[i].name; i++)
+		if (!strcmp(measure_rows[i].name, name))
+			return &measure_rows[i];
+	return NULL;
+}
+
+static void say_s(char *out, size_t len, size_t *off, const char *fmt, double s)
+{
+	str_appendf(out, len, off, fmt, s < 10 ? 2 : 0, s);
+}
+
+int proto_host_step_ms(const char *what, const json_t *options, int floor_ms, char *how, size_t howlen)
+{
+	const struct vmb_opt *time_row = measure_row("time"), *warmup_row = measure_row("warmup");
+	bool quick = json_is_true(json_object_get(options, "quick"));
+	const char *dot = strchr(what, '.');
+	char sname[PROTO_MAX_WHAT + 1];
+	const struct vmb_suite *suite;
+	double t = asked_s(options, "time", time_row, quick), w, sum, ms;
+	size_t off = 0;
+
+	/* a judged warm-up goes on up to --warmup-max, by default at most
+	 * 4 x --warmup (run.c's settings_from; --quick: --warmup) */
+	w = json_is_number(json_object_get(options, "warmup-max"))
+		    ? asked_s(options, "warmup-max", warmup_row, quick)
+		    : 4 * asked_s(options, "warmup", warmup_row, quick);
+	sum = t + w;
+	floor_ms = floor_ms > 0 ? floor_ms : PROTO_STEP_FLOOR_MS;
+	str_appendf(how, howlen, &off, "%d x (", PROTO_STEP_FACTOR);
+	say_s(how, howlen, &off, "--time %.*f s", t);
+	say_s(how, howlen, &off, " + --warmup-max %.*f s", w);
+	/* and what the suite's repetitions spend beyond --time (disk's ramp) */
+	snprintf(sname, sizeof(sname), "%.*s", dot ? (int)(dot - what) : (int)strlen(what), what);
+	suite = suites_find(sname);
+	for (size_t i = 0; suite && suite->opts && suite->opts[i].name; i++) {
+		const struct vmb_opt *row = &suite->opts[i];
+		char key[160];
+		double o;
+
+		if (!row->rep_overhead)
+			continue;
+		snprintf(key, sizeof(key), "%s.%s", sname, row->name);
+		o = asked_s(options, key, row, quick);
+		sum += o;
+		str_appendf(how, howlen, &off, " + --%s", key);
+		say_s(how, howlen, &off, " %.*f s", o);
+	}
+	say_s(how, howlen, &off, ") + %.*f s", floor_ms / 1e3);
+	ms = PROTO_STEP_FACTOR * sum * 1e3 + floor_ms;
+	return ms < INT_MAX ? (int)ms : INT_MAX;
+}
+
+/* The step a RUN's PROGRESS says is under way, and since when: its case,
+ * of how many, and its words ("disk.seqwrite iodepth=8 repetition 1 (of
+ * 5 at most)"); ncases 0: none said yet (the run's set-up) */
+struct run_step {
+	size_t ncase, ncases;
+	char text[PROTO_MAX_WHAT + PROTO_MAX_DETAIL + 2];
+	uint64_t since, deadline;
+};
+
+static void step_take(struct run_step *s, const struct proto_msg *m, int budget_ms)
+{
+	/* the parser bounds a step's words to fit s->text */
+	if (!m->ncases || (m->ncase == s->ncase && m->ncases == s->ncases && !strcmp(m->step, s->text)))
+		return;
+	s->ncase = m->ncase;
+	s->ncases = m->ncases;
+	snprintf(s->text, sizeof(s->text), "%s", m->step);
+	s->since = clock_ns();
+	s->deadline = proto_deadline_after(budget_ms);
+}
+
+static void step_fail(struct proto_conn *c, const struct run_step *s, const char *what, int budget_ms,
+		      const char *how)
+{
+	char q[sizeof(s->text) * 4];
+	double stayed = (double)(clock_ns() - s->since) / NSEC_PER_SEC;
+
+	proto_quote(q, sizeof(q), s->text, sizeof(s->text));
+	proto_fail(c, "the guest's run of %s stayed at case %zu/%zu (%s) for %.*f s, past its budget of %.*f s a step: %s",
+		   what, s->ncase, s->ncases, q, stayed < 10 ? 2 : 0, stayed, budget_ms < 10000 ? 2 : 0,
+		   budget_ms / 1e3, how);
+}
+
 int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
 		   int stall_ms, int total_ms, json_t **doc)
 {
 	uint64_t end = proto_deadline_after(total_ms);
-	char *opts, *line = NULL, q[120];
-	int r;
+	char *opts, *line = NULL, q[120], how[256];
+	struct run_step step = { 0 };
+	int r, budget_ms;
 
 	if (!proto_what_valid(what, strlen(what))) {
 		proto_quote(q, sizeof(q), what, 80);
@@ -187,6 +293,7 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		proto_fail(c, "the options for %s are not a JSON object", what);
 		return -EINVAL;
 	}
+	budget_ms = proto_host_step_ms(what, options, c->step_floor_ms, how, sizeof(how));
 	r = proto_send(c, "RUN %s %s", what, opts);
 	free(opts);
 	if (r == -EPIPE)
@@ -202,9 +309,17 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 
 		if (wait > stall_ms)
 			wait = stall_ms;
+		/* a guest whose heartbeat goes on while its run is stuck in one
+		 * step (an I/O that never completes) is cut at the step's budget */
+		if (step.ncases && wait > proto_ms_left(step.deadline))
+			wait = proto_ms_left(step.deadline);
 		free(line);
 		line = NULL;
 		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
+		if (r == -ETIMEDOUT && step.ncases && proto_ms_left(step.deadline) == 0) {
+			step_fail(c, &step, what, budget_ms, how);
+			return r;
+		}
 		if (r < 0) {
 			run_fail(c, r, end, stall_ms, total_ms, what, "running");
 			return r;
@@ -223,8 +338,17 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 				free(line);
 				return -EPROTO;
 			}
-			if (c->on_progress)
+			step_take(&step, &m, budget_ms);
+			if (c->on_progress) {
+				uint64_t t0 = clock_ns(), took;
+
 				c->on_progress(c->progress_arg, &m);
+				/* the host's own time in it (a migration under the run) is
+				 * not the guest's: the step's clock stops meanwhile */
+				took = clock_ns() - t0;
+				step.since += took;
+				step.deadline += took;
+			}
 			continue;
 		}
 		if (m.kind == PROTO_ERROR) {

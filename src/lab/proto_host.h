@@ -16,6 +16,13 @@ int proto_host_hello(struct proto_conn *c, int timeout_ms, json_t **fingerprint)
  * HELLO, hello_fp. */
 int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
 		   int stall_ms, int total_ms, json_t **doc);
+/* ... and a step of it (a case's warm-up or one repetition, as PROGRESS
+ * names it) that does not advance within this many ms fails the run with
+ * -ETIMEDOUT, however many PROGRESS lines say it is still under way:
+ * PROTO_STEP_FACTOR x (--time + --warmup-max + the suite's per-repetition
+ * overheads such as --disk.ramp, as options ask them or their defaults)
+ * + floor_ms (0: PROTO_STEP_FLOOR_MS). how (howlen bytes) says the sum. */
+int proto_host_step_ms(const char *what, const json_t *options, int floor_ms, char *how, size_t howlen);
 /* What the host takes of a guest's document: only the suite (and test)
  * it asked for (`what`: "cpu" or "cpu.prime"), else -EPROTO with err; the
  * measured parts (suites, settings, times, command line, tool); and its

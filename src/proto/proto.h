@@ -49,6 +49,13 @@
 #define PROTO_MAX_DETAIL 200          /* PROGRESS: bytes of the step's detail */
 #define PROTO_SEND_STALL_MS 60000     /* a send that makes no progress this long fails */
 #define PROTO_MAX_ADDR 63             /* SERVE's address, SERVING's address:port */
+/* How long one step of a RUN (a case's warm-up or one repetition, as
+ * PROGRESS names it) may last before the host gives the run up as stuck:
+ * PROTO_STEP_FACTOR times what the RUN's options ask a step to take, plus
+ * PROTO_STEP_FLOOR_MS for what an emulated guest spends around it
+ * (docs/methodology.md, "A stuck run") */
+#define PROTO_STEP_FACTOR 3
+#define PROTO_STEP_FLOOR_MS 300000
 
 struct proto_msg;
 
@@ -64,6 +71,7 @@ struct proto_conn {
 	/* proto_host_run calls it with each valid PROGRESS (NULL: none) */
 	void (*on_progress)(void *arg, const struct proto_msg *m);
 	void *progress_arg;
+	int step_floor_ms;     /* proto_host_run's floor of a step's budget (0: PROTO_STEP_FLOOR_MS); tests set a small one */
 };
 
 void proto_init(struct proto_conn *c, int in, int out);

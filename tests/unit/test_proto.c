@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -530,6 +532,158 @@ static void run_cases(void **state)
 		proto_release(&c);
 		fake_stop(&f);
 		free(big);
+	}
+	json_decref(opts);
+}
+
+/* A step's budget, from what RUN asks a step to take: its options, else
+ * the defaults of `vmbench run`'s rows (--quick's under quick), and the
+ * suite's per-repetition overheads (disk's ramp). */
+static void step_budget_cases(void **state)
+{
+	static const struct {
+		const char *what, *opts;
+		int floor_ms, ms;
+		const char *how;
+	} cases[] = {
+		{ "cpu", "{}", 0, 312000, "3 x (--time 2.00 s + --warmup-max 2.00 s) + 300 s" },
+		{ "cpu.prime", "{\"quick\": true}", 0, 302100, "3 x (--time 0.30 s + --warmup-max 0.40 s) + 300 s" },
+		{ "cpu", "{\"time\": 20, \"warmup\": 1, \"warmup-max\": 10}", 0, 390000,
+		  "3 x (--time 20 s + --warmup-max 10 s) + 300 s" },
+		{ "disk.seqwrite", "{\"quick\": true, \"disk.size\": \"16m\"}", 0, 302400,
+		  "3 x (--time 0.30 s + --warmup-max 0.40 s + --disk.ramp 0.10 s) + 300 s" },
+		{ "disk", "{\"time\": 1, \"warmup\": 0, \"disk.ramp\": 2}", 0, 309000,
+		  "3 x (--time 1.00 s + --warmup-max 0.00 s + --disk.ramp 2.00 s) + 300 s" },
+		{ "cpu", "{\"time\": 0.01, \"warmup\": 0}", 300, 330, "3 x (--time 0.01 s + --warmup-max 0.00 s) + 0.30 s" },
+		/* what the guest will refuse still gets a budget, never below the floor */
+		{ "cpu", "{\"time\": -5, \"warmup\": \"x\"}", 0, 306000, "3 x (--time 0.00 s + --warmup-max 2.00 s) + 300 s" },
+		{ "cpu", "{\"time\": 1e300}", 0, INT_MAX, "--time 1" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *o = json_loads(cases[i].opts, 0, NULL);
+		char how[256] = "";
+		int ms;
+
+		assert_non_null(o);
+		ms = proto_host_step_ms(cases[i].what, o, cases[i].floor_ms, how, sizeof(how));
+		if (ms != cases[i].ms || !strstr(how, cases[i].how))
+			fail_msg("case %zu: %d ms \"%s\", expected %d ms \"%s\"", i, ms, how, cases[i].ms, cases[i].how);
+		json_decref(o);
+	}
+}
+
+/* A guest whose agent keeps its heartbeat while its run goes through
+ * steps: on a socketpair, after the host's RUN, a PROGRESS of "cpu.prime
+ * <step>" every beat_ms, beats lines of each step of steps (the last one
+ * for ever when stuck), then ERROR. Its pid; fd is the host's end. */
+static pid_t heartbeat_guest(int *fd, const char *const *steps, unsigned beats, bool stuck)
+{
+	int sv[2];
+	pid_t pid;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsigned n = 0;
+		char line[160];
+
+		close(sv[0]);
+		for (char ch = 0; ch != '\n';)
+			if (read(sv[1], &ch, 1) != 1)
+				_exit(1);
+		for (size_t i = 0; steps[i]; i++)
+			for (unsigned b = 0; b < beats || (stuck && !steps[i + 1]); b++) {
+				int len = snprintf(line, sizeof(line), "PROGRESS cpu.prime %u 1/1 - cpu.prime %s\n", n++,
+						   steps[i]);
+
+				/* the host gone (it gave the run up): done */
+				if (send(sv[1], line, (size_t)len, MSG_NOSIGNAL) != len)
+					_exit(0);
+				nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000L }, NULL);
+			}
+		if (send(sv[1], "ERROR the run ended\n", 20, MSG_NOSIGNAL) != 20)
+			_exit(1);
+		while (read(sv[1], line, sizeof(line)) > 0)
+			;
+		_exit(0);
+	}
+	close(sv[1]);
+	*fd = sv[0];
+	return pid;
+}
+
+/* A host busy in its callback (vmops's migration runs in it) */
+static void busy_host(void *arg, const struct proto_msg *m)
+{
+	bool *once = arg;
+
+	(void)m;
+	if (*once)
+		return;
+	*once = true;
+	nanosleep(&(struct timespec){ .tv_nsec = 600 * 1000000L }, NULL);
+}
+
+/* PROGRESS that keeps coming while its step stays (the guest's run stuck
+ * in an I/O that never completes, its agent's heartbeat going on) fails
+ * the run at the step's budget, with the step and how long it stayed; a
+ * run whose steps advance is not cut, however long it takes in all, nor
+ * one whose host spent the time in its own callback. The budget here is
+ * 3 x 0.01 s + the floor (300 ms; 2 s where a step must not be cut, so
+ * that a loaded machine's scheduling is not a stuck step). */
+static void stuck_step_is_cut(void **state)
+{
+	static const char *const one[] = { "repetition 1 (of 5 at most)", NULL };
+	static const char *const ten[] = { "warm-up", "repetition 1 (of 10 at most)", "repetition 2 (of 10 at most)",
+					   "repetition 3 (of 10 at most)", "repetition 4 (of 10 at most)",
+					   "repetition 5 (of 10 at most)", "repetition 6 (of 10 at most)",
+					   "repetition 7 (of 10 at most)", "repetition 8 (of 10 at most)",
+					   "repetition 9 (of 10 at most)", NULL };
+	static const char *const later[] = { "warm-up", "repetition 1 (of 5 at most)", "repetition 2 (of 5 at most)",
+					     NULL };
+	static const struct {
+		const char *const *steps;
+		unsigned beats;
+		bool stuck, busy;
+		int floor_ms, r;
+		const char *msg;
+	} cases[] = {
+		{ one, 0, true, false, 300, -ETIMEDOUT,
+		  "the guest's run of cpu.prime stayed at case 1/1 (cpu.prime repetition 1 (of 5 at most)) for 0." },
+		{ later, 3, true, false, 300, -ETIMEDOUT, "stayed at case 1/1 (cpu.prime repetition 2 (of 5 at most))" },
+		/* 10 steps of 30 ms: more than a budget in all, none alone */
+		{ ten, 3, false, false, 2000, -EIO, "the guest could not run cpu.prime: the run ended" },
+		{ one, 5, false, true, 300, -EIO, "the guest could not run cpu.prime: the run ended" },
+	};
+	json_t *opts = json_pack("{s:f, s:i}", "time", 0.01, "warmup", 0);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct proto_conn c;
+		json_t *doc = NULL;
+		bool once = false;
+		int fd, r;
+		pid_t pid = heartbeat_guest(&fd, cases[i].steps, cases[i].beats, cases[i].stuck);
+
+		proto_init(&c, fd, fd);
+		c.step_floor_ms = cases[i].floor_ms;
+		if (cases[i].busy) {
+			c.on_progress = busy_host;
+			c.progress_arg = &once;
+		}
+		r = proto_host_run(&c, "cpu.prime", opts, NULL, 20000, 60000, &doc);
+		if (r != cases[i].r || !strstr(c.err, cases[i].msg))
+			fail_msg("case %zu: %d \"%s\", expected %d \"%s\"", i, r, c.err, cases[i].r, cases[i].msg);
+		if (r == -ETIMEDOUT && !strstr(c.err, "past its budget of 0.33 s a step: 3 x (--time 0.01 s + "
+					       "--warmup-max 0.00 s) + 0.30 s"))
+			fail_msg("case %zu: \"%s\" does not say the budget", i, c.err);
+		assert_null(doc);
+		proto_release(&c);
+		close(fd);
+		assert_int_equal(waitpid(pid, NULL, 0), pid);
 	}
 	json_decref(opts);
 }
@@ -1717,6 +1871,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(progress_line_cases),
 		cmocka_unit_test(host_sees_progress),
 		cmocka_unit_test(run_cases),
+		cmocka_unit_test(step_budget_cases),
+		cmocka_unit_test(stuck_step_is_cut),
 		cmocka_unit_test(host_run_refuses),
 		cmocka_unit_test(lying_guest),
 		cmocka_unit_test(parse_run_cases),
