@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
-#include "run_opts.h"
+#include "../core/run_opts.h"
 #include "../core/opts.h"
 #include "../core/str.h"
 #include "../lab/distro.h"

@@ -17,7 +17,7 @@
 
 #include "cmd.h"
 #include "lab.h"
-#include "run_opts.h"
+#include "../core/run_opts.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/opts.h"

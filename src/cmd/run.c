@@ -14,7 +14,7 @@
 #include <sys/random.h>
 
 #include "cmd.h"
-#include "run_opts.h"
+#include "../core/run_opts.h"
 #include "run_output.h"
 #include "run_rounds.h"
 #include "../core/clock.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "run_rounds.h"
-#include "run_opts.h"
+#include "../core/run_opts.h"
 #include "../core/log.h"
 #include "../report/compare.h"
 #include "../store/calib.h"

@@ -17,7 +17,7 @@
 #include "matrix.h"
 #include "proto_host.h"
 #include "../proto/proto_int.h"
-#include "../cmd/run_opts.h"
+#include "../core/run_opts.h"
 #include "../core/clock.h"
 #include "../core/util.h"
 #include "../net/proto.h"
@@ -174,7 +174,7 @@ static void run_fail(struct proto_conn *c, int r, uint64_t end, int stall_ms, in
 
 /* The rows of `vmbench run` that say how long a step takes: their
  * defaults are what the guest's run takes when RUN leaves them out (one
- * fact, src/cmd/run_opts.h) */
+ * fact, src/core/run_opts.h) */
 static const struct vmb_opt measure_rows[] = { RUN_MEASURE_OPTS, OPT_TABLE_END };
 
 /* Seconds of option key (row's name) as RUN asks them: its value, else the

@@ -4,7 +4,7 @@
 #ifndef VMB_RUN_OPTS_H
 #define VMB_RUN_OPTS_H
 
-#include "../core/opts.h"
+#include "opts.h"
 
 #define RUN_MEASURE_OPTS \
 	{ .name = "time", .type = OPT_DOUBLE, .min = 0.01, .max = 86400, .def = "2", .quick = "0.3", \
