@@ -193,9 +193,10 @@ const char *lab_image(struct lab *l, const char *name, const struct lab_config *
  * or spaces), checked before any boot and kept as "a,b,c", the form the
  * rest of the lab splits. */
 int lab_suites_normalize(const struct vmb_cmd *self, struct lab_request *rq);
-/* --suites balloon: a configuration with a balloon, whose mem holds
- * --balloon.size; before any boot. */
-int lab_check_balloon(const struct vmb_cmd *self, const struct lab *l, const struct lab_matrix *m);
+/* Each asked host-measured row's check of the matrix (balloon: a
+ * configuration with a balloon, whose mem holds --balloon.size); before any
+ * boot. */
+int lab_check_host_rows(const struct vmb_cmd *self, const struct lab *l, const struct lab_matrix *m);
 /* --label: none of the keys the lab sets itself (a matrix key, the session). */
 int lab_check_labels(const struct vmb_cmd *self, const struct strv *labels);
 /* An option's parsed value as RUN's options object has it: true for a

@@ -24,7 +24,6 @@
 #include "../core/noise.h"
 #include "../core/sys.h"
 #include "../core/stop.h"
-#include "../lab/balloon.h"
 #include "../lab/distro.h"
 #include "../guest/fs.h"
 #include "../lab/workdir.h"
@@ -40,7 +39,6 @@
 #include "../report/hostcost.h"
 #include "../store/db.h"
 #include "../store/doc.h"
-#include "../suites/balloon.h"
 #include "../suites/contend.h"
 #include "../suites/suites.h"
 #include "../core/str.h"
@@ -446,29 +444,16 @@ int lab_suites_normalize(const struct vmb_cmd *self, struct lab_request *rq)
 	return CMD_CONTINUE;
 }
 
-/* --suites balloon: a configuration with a balloon, whose mem holds
- * --balloon.size; before any boot. */
-int lab_check_balloon(const struct vmb_cmd *self, const struct lab *l, const struct lab_matrix *m)
+/* What the host-measured suites the items ask need of the matrix, before
+ * anything boots: each asked row's check. */
+int lab_check_host_rows(const struct vmb_cmd *self, const struct lab *l, const struct lab_matrix *m)
 {
-	bool any = false;
 	char why[512];
 
-	if (!lab_items_name(l->suites, &balloon_suite))
-		return CMD_CONTINUE;
-	for (size_t i = 0; i < m->n; i++) {
-		uint64_t mem = 0, size;
-		double timeout;
-
-		if (!lab_config_device(&m->configs[i], LAB_BALLOON))
-			continue;
-		any = true;
-		mem = m->configs[i].mem;
-		if (mem && lab_balloon_opts(l->run_opts, mem, &size, &timeout, why, sizeof(why)) < 0)
+	for (size_t i = 0; i < lab_host_nrows; i++)
+		if (lab_host_rows[i].check && lab_host_asked(lab_host_rows[i].suite, l->suites, NULL) &&
+		    lab_host_rows[i].check(m, l->run_opts, why, sizeof(why)) < 0)
 			return cmd_usage_error(self, "%s", why);
-	}
-	if (!any)
-		return cmd_usage_error(self, "--suites names balloon, and no configuration of the matrix has a balloon: give "
-				       "the matrix key balloon=on (configurations with balloon=off skip it, saying so)");
 	return CMD_CONTINUE;
 }
 
@@ -618,7 +603,7 @@ int lab_prepare(const struct vmb_cmd *self, struct lab *l, struct lab_matrix *m,
 	for (size_t i = 1; optset_str(own, "kernel") && i < m->n; i++)
 		if (strcmp(m->configs[i].v[LAB_ARCH], m->configs[0].v[LAB_ARCH]))
 			return cmd_usage_error(self, "--kernel names one kernel, the matrix has two architectures");
-	ret = lab_check_balloon(self, l, m);
+	ret = lab_check_host_rows(self, l, m);
 	if (ret == CMD_CONTINUE)
 		ret = lab_check_labels(self, &rq->labels);
 	if (ret == CMD_CONTINUE && strcmp(baseline, LAB_HOST) && strcmp(baseline, "none"))

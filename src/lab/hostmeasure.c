@@ -264,14 +264,45 @@ nomem:
 
 /* In the order a configuration's run measures them (balloon before vmops,
  * which may move the guest to another QEMU). */
+/* --suites balloon: a configuration with a balloon, whose mem holds
+ * --balloon.size */
+static int balloon_check(const struct lab_matrix *m, const json_t *run_opts, char *why, size_t len)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < m->n; i++) {
+		uint64_t size;
+		double timeout;
+		int r;
+
+		if (!lab_config_device(&m->configs[i], LAB_BALLOON))
+			continue;
+		any = true;
+		if (m->configs[i].mem &&
+		    (r = lab_balloon_opts(run_opts, m->configs[i].mem, &size, &timeout, why, len)) < 0)
+			return r;
+	}
+	if (!any)
+		return errf(why, len, -EINVAL, "--suites names balloon, and no configuration of the matrix has a balloon: "
+			    "give the matrix key balloon=on (configurations with balloon=off skip it, saying so)");
+	return 0;
+}
+
+/* boot.warm and boot.reboot: as many of each as --boots, in the first boot's QEMU */
+static const struct lab_host_boot boot_boots[] = {
+	{ BOOT_TEST_WARM, LAB_BOOT_WARM, BOOT_WARM },
+	{ BOOT_TEST_REBOOT, LAB_BOOT_REBOOT, BOOT_REBOOT },
+	{ NULL, 0, 0 },
+};
+
 const struct lab_host_row lab_host_rows[] = {
-	{ &boot_suite, LAB_HOST_BOOTS, boot_measure },
-	{ &balloon_suite, LAB_HOST_FIRST_BOOT, balloon_measure },
-	{ &vmops_suite, LAB_HOST_FIRST_BOOT, vmops_measure },
-	{ &contend_suite, LAB_HOST_CONTEND, contend_measure },
+	{ .suite = &boot_suite, .when = LAB_HOST_BOOTS, .measure = boot_measure, .boots = boot_boots },
+	{ .suite = &balloon_suite, .when = LAB_HOST_FIRST_BOOT, .measure = balloon_measure, .check = balloon_check },
+	{ .suite = &vmops_suite, .when = LAB_HOST_FIRST_BOOT, .measure = vmops_measure },
+	{ .suite = &contend_suite, .when = LAB_HOST_CONTEND, .measure = contend_measure },
 #ifdef VMB_TEST_LAB
 	/* the test build's toy (tests/toy/toylab.c; vmbench-toy compiles this file again) */
-	{ &toyhost_suite, LAB_HOST_FIRST_BOOT, toyhost_measure },
+	{ .suite = &toyhost_suite, .when = LAB_HOST_FIRST_BOOT, .measure = toyhost_measure },
 #endif
 };
 const size_t lab_host_nrows = sizeof(lab_host_rows) / sizeof(lab_host_rows[0]);

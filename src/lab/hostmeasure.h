@@ -67,6 +67,18 @@ struct lab_host_req {
 	size_t nnotes;
 };
 
+/* A boot a suite's test asks of the first boot's QEMU, after its items
+ * (the row's boots): warm, a reset of the same QEMU; reboot, the guest's
+ * own reboot. Its phases go to the row's series (src/suites/boot.h). */
+enum lab_boot_kind { LAB_BOOT_WARM, LAB_BOOT_REBOOT };
+struct lab_host_boot {
+	const char *test; /* the test that asks for it (lab_host_asked) */
+	enum lab_boot_kind kind;
+	unsigned series;  /* where its phases go: an index of the BOOT_NTESTS series */
+};
+
+struct lab_matrix;
+
 /* The suite's result, a suite object of a document, in *suite. A failed
  * test is in it as failed, with why; err is for what ends the boot. */
 typedef int lab_host_measure_fn(const struct lab_host_req *rq, json_t **suite, char *err, size_t errlen);
@@ -75,6 +87,14 @@ struct lab_host_row {
 	const struct vmb_suite *suite;
 	enum lab_host_when when;
 	lab_host_measure_fn *measure;
+	/* the boots its tests ask of the first boot's QEMU after the items, in
+	 * order, up to one with test NULL; NULL: none */
+	const struct lab_host_boot *boots;
+	/* before anything boots, when one of its tests is asked: whether the
+	 * matrix can give them what they need (run_opts: the run's measuring
+	 * options as the guest gets them); 0, or -EINVAL with why (a usage
+	 * error); NULL: nothing to check */
+	int (*check)(const struct lab_matrix *m, const json_t *run_opts, char *why, size_t len);
 };
 
 extern const struct lab_host_row lab_host_rows[];

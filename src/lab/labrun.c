@@ -181,26 +181,22 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 		if (!labels || json_object_set_new(labels, "net_backend", json_string(b->net.be->name)) < 0)
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
-	/* warm boots in this same QEMU, after the suites of the first boot */
-	for (unsigned w = 0; r == 0 && lab_host_asked(&boot_suite, o->suites, BOOT_TEST_WARM) &&
-			     w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
-	     w++) {
-		snprintf(b->step, sizeof(b->step), "warm boot %u", w + 1);
-		r = lab_boot_warm(b, o, err, errlen);
-		if (r == 0)
-			lab_boot_phases(b, series[BOOT_WARM].ph[series[BOOT_WARM].n++]);
-	}
-	/* then the guest's own reboots, as many */
-	for (unsigned w = 0; r == 0 && lab_host_asked(&boot_suite, o->suites, BOOT_TEST_REBOOT) &&
-			     w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
-	     w++) {
-		struct lab_boot_series *se = &series[BOOT_REBOOT];
+	/* the boots a host-measured suite's tests ask of this same QEMU, after
+	 * the suites of the first boot (its row's boots), as many as --boots */
+	for (size_t i = 0; r == 0 && i < lab_host_nrows; i++)
+		for (const struct lab_host_boot *hb = lab_host_rows[i].boots; r == 0 && hb && hb->test; hb++)
+			for (unsigned w = 0; r == 0 && lab_host_asked(lab_host_rows[i].suite, o->suites, hb->test) &&
+					     w < (o->boots ? o->boots : 1) && !vmb_stop_requested();
+			     w++) {
+				struct lab_boot_series *se = &series[hb->series];
 
-		snprintf(b->step, sizeof(b->step), "reboot %u", w + 1);
-		r = lab_boot_reboot(b, o, &se->shutdown[se->n], err, errlen);
-		if (r == 0)
-			lab_boot_phases(b, se->ph[se->n++]);
-	}
+				snprintf(b->step, sizeof(b->step), "%s %u", hb->kind == LAB_BOOT_WARM ? "warm boot" : "reboot",
+					 w + 1);
+				r = hb->kind == LAB_BOOT_WARM ? lab_boot_warm(b, o, err, errlen)
+							      : lab_boot_reboot(b, o, &se->shutdown[se->n], err, errlen);
+				if (r == 0)
+					lab_boot_phases(b, se->ph[se->n++]);
+			}
 	return r;
 }
 
@@ -247,10 +243,9 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 
 	memset(f, 0, sizeof(*f));
 	for (size_t t = 0; t < BOOT_NTESTS; t++)
-		if (!(series[t].ph = calloc(boots, sizeof(*series[t].ph))))
+		if (!(series[t].ph = calloc(boots, sizeof(*series[t].ph))) ||
+		    !(series[t].shutdown = calloc(boots, sizeof(double))))
 			r = -ENOMEM;
-	if (r == 0 && !(series[BOOT_REBOOT].shutdown = calloc(boots, sizeof(double))))
-		r = -ENOMEM;
 	for (unsigned i = 0; i < boots && r == 0; i++) {
 		struct lab_boot b;
 
