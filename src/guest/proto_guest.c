@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "proto_guest.h"
-#include "../lab/matrix.h"
+#include "../proto/mounts.h"
 #include "../proto/proto_int.h"
 #include "../core/util.h"
 #include "../net/proto.h"

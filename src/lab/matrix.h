@@ -11,10 +11,13 @@
  *                needs);
  * and the values of the keys that are tables of their own: LAB_CPUS (cpu),
  * LAB_FIRMWARES (firmware), LAB_MULTIQUEUE (the NICs queues= applies to),
- * LAB_FILESYSTEMS (fs), LAB_NETDIRS (netdir), LAB_PROFILES (profile: the
- * keys each sets).
+ * LAB_NETDIRS (netdir), LAB_PROFILES (profile: the keys each sets), and
+ * src/proto/mounts.h's LAB_FILESYSTEMS (fs) and LAB_SHARES (share).
+ * The tables' rows are src/lab/tables.c, the key rows src/lab/keys.c; a
+ * parsed configuration holds its typed plan (struct lab_config,
+ * src/lab/plan.c).
  * Adding a disk or NIC model is one row of LAB_DEVICES; adding a key is one
- * row of LAB_KEYS (and its effect in lab_qemu_argv). What a model sits on,
+ * row of LAB_KEYS (with its QEMU arguments' function). What a model sits on,
  * on the host side (an image file, user networking), is a back end: a row
  * of LAB_BACKENDS (src/lab/qemu.h), where the command line is built. */
 #ifndef VMB_MATRIX_H
@@ -24,6 +27,7 @@
 #include <stddef.h>
 
 #include "distro.h"
+#include "../proto/mounts.h"
 #include "../core/util.h"
 
 /* X(ENUM, name, default, type, values, range, min, max, check, suite, qemu, child):
@@ -353,24 +357,6 @@ extern const size_t lab_nimages;
 #define LAB_NETDIR_NAME(e, n, ...) " " n
 #define LAB_NETDIR_NAMES LAB_NETDIRS(LAB_NETDIR_NAME)
 
-/* X(name, package, files, mkfs, version, modules, min size)
- * The filesystems the guest makes on the scratch disk behind the disk key
- * (fs=none: none, the raw device). name: the value of the fs key and the
- * type mount(2) takes. package: the Debian package that has the mkfs
- * program, fetched for the image's architecture as the kernel is. files:
- * what the image takes of it (paths inside the package, each after a space;
- * the first is the program). mkfs: the program's arguments before the device.
- * version: the argument that makes it print its version. modules: what the
- * guest image loads for it (ext4's checksums need the crc32c cipher, which
- * is no module dependency). min size: the smallest filesystem the program
- * makes (xfsprogs 5.19 and later refuse one under 300 MB), in MiB. */
-#define LAB_FILESYSTEMS(X)                                                                                       \
-	X("ext4", "e2fsprogs", " sbin/mke2fs etc/mke2fs.conf",                                                   \
-	  "-t ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0", "-V", "ext4 crc32c_generic", 0)              \
-	X("xfs", "xfsprogs", " sbin/mkfs.xfs", "-f -q", "-V", "xfs crc32c_generic", 300)
-
-#define LAB_FS_NAME(n, ...) " " n
-#define LAB_FS_NAMES LAB_FILESYSTEMS(LAB_FS_NAME)
 
 /* X(name, hypervisor, keys, x86 machine)
  * The profiles (the profile key): the devices a hypervisor gives a Linux
@@ -388,22 +374,6 @@ extern const size_t lab_nimages;
 #define LAB_PROFILE_NAMES LAB_PROFILES(LAB_PROFILE_NAME)
 #define LAB_PROFILE_HELP_ROW(n, hv, keys, mach) " " n " is" keys " machine=" mach ";"
 #define LAB_PROFILE_HELP_ROWS LAB_PROFILES(LAB_PROFILE_HELP_ROW)
-/* The shared folders (the share key): a host directory of the lab's, in
- * the guest at the mount tag LAB_SHARE_TAG. Their QEMU devices are rows of
- * LAB_DEVICES (key LAB_SHARE), their host sides rows of LAB_BACKENDS of
- * the same names (src/lab/qemu.h), and how the guest mounts each is a row
- * here: X(name, type, options), type and data as mount(2) takes them.
- * 9p: the 9P2000.L dialect (Linux's own: the file modes and links a test
- * file needs), no guest cache (each read and write goes to the host, as
- * the file tests mean to measure), 512 KiB messages (the kernel's default
- * 8 KiB would split every test block into many requests). virtiofs: the
- * tag alone; the caching is virtiofsd's (cache=auto). With a share, the
- * storage suites' file tests run on it and no filesystem is made on the
- * scratch disk (the fs key stays at its default). */
-#define LAB_SHARE_TAG "vmbench"
-#define LAB_SHARES(X)                                                      \
-	X("9p", "9p", "trans=virtio,version=9p2000.L,cache=none,msize=524288") \
-	X("virtiofs", "virtiofs", "")
 
 /* Modules every guest loads whatever its devices: the PCI transport of the
  * virtio devices and the agent's console. */
@@ -492,20 +462,7 @@ extern const size_t lab_ncpus;
 extern const struct lab_firmware lab_firmwares[];
 extern const size_t lab_nfirmwares;
 
-struct lab_fs {
-	const char *name, *package, *files, *mkfs, *version, *modules;
-	unsigned min_mib;
-};
 
-extern const struct lab_fs lab_filesystems[];
-extern const size_t lab_nfilesystems;
-
-struct lab_share {
-	const char *name, *type, *options;
-};
-
-extern const struct lab_share lab_shares[];
-extern const size_t lab_nshares;
 
 struct lab_cache_mode {
 	const char *name;
@@ -529,11 +486,7 @@ const struct lab_profile *lab_profile_find(const char *name);
 const struct lab_device *lab_device_find(enum lab_key key, const char *name);
 const struct lab_cache_mode *lab_cache_find(const char *name);
 
-/* The row of a share model (how the guest mounts it); NULL for none. */
-const struct lab_share *lab_share_find(const char *name);
 
-/* The row of a filesystem name; NULL for none or an unknown one. */
-const struct lab_fs *lab_fs_find(const char *name);
 
 /* One configuration: a value for every key (defaults for keys not given),
  * and the plan they make: each value resolved once into the row it chose

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "matrix.h"
+#include "../proto/mounts.h"
 #include "proto_host.h"
 #include "../proto/proto_int.h"
 #include "../core/run_opts.h"

@@ -1,7 +1,8 @@
 /* The rows the matrix keys' values choose: CPU models, firmwares, NIC
  * queue models, guest images, HTTP servers, databases, device models,
- * profiles, filesystems, shares and cache modes (each table an X-macro of
- * src/lab/matrix.h), and finding a row by its name. The matrix's own keys
+ * profiles and cache modes (each table an X-macro of src/lab/matrix.h;
+ * the filesystems and shares, which the guest's agent checks too, are
+ * src/proto/mounts.c), and finding a row by its name. The matrix's own keys
  * are rows of src/lab/keys.c; the plan that points at these rows is
  * src/lab/plan.c. */
 #include <string.h>
@@ -76,36 +77,6 @@ const struct lab_profile lab_profiles[] = {
 #undef PROFILE_ROW
 };
 const size_t lab_nprofiles = sizeof(lab_profiles) / sizeof(lab_profiles[0]);
-
-const struct lab_fs lab_filesystems[] = {
-#define FS_ROW(n, pkg, f, mk, v, mods, min) { .name = n, .package = pkg, .files = f, .mkfs = mk, .version = v, .modules = mods, .min_mib = min },
-	LAB_FILESYSTEMS(FS_ROW)
-#undef FS_ROW
-};
-const size_t lab_nfilesystems = sizeof(lab_filesystems) / sizeof(lab_filesystems[0]);
-
-const struct lab_share lab_shares[] = {
-#define SHARE_ROW(n, t, o) { .name = n, .type = t, .options = o },
-	LAB_SHARES(SHARE_ROW)
-#undef SHARE_ROW
-};
-const size_t lab_nshares = sizeof(lab_shares) / sizeof(lab_shares[0]);
-
-const struct lab_share *lab_share_find(const char *name)
-{
-	for (size_t i = 0; name && i < lab_nshares; i++)
-		if (!strcmp(lab_shares[i].name, name))
-			return &lab_shares[i];
-	return NULL;
-}
-
-const struct lab_fs *lab_fs_find(const char *name)
-{
-	for (size_t i = 0; name && i < lab_nfilesystems; i++)
-		if (!strcmp(lab_filesystems[i].name, name))
-			return &lab_filesystems[i];
-	return NULL;
-}
 
 const struct lab_cache_mode lab_cache_modes[] = {
 #define CACHE_ROW(n, d) { .name = n, .direct = d },
