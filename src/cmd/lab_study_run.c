@@ -203,8 +203,118 @@ static void print_result(const struct study_result *res)
 		study_say("  the study's figure: %s\n", e->published.v[i]);
 	if (*e->conclusion)
 		study_say("  the study's conclusion: %s\n", e->conclusion);
-	for (size_t k = 0; k < e->nexpect; k++)
-		study_say("  %s\n", res->t.verdict[k]);
+	for (size_t k = 0; k < e->nclaims; k++) {
+		const struct study_claim_result *cr = &res->t.claim[k];
+
+		study_say("  claim: %s: %s (here %s)%s%s\n", e->claim[k].text, study_verdict_name(cr->v), cr->measured,
+			  *cr->why ? ": " : "", cr->why);
+	}
+}
+
+/* ---- the reproduction card: every claim of the study, judged ---- */
+
+/* A claim's verdict and why, whether or not its experiment ran here: one
+ * this lab cannot measure says its own why; one whose experiment was not
+ * run (not among --experiment's, left out of --quick, refused here) was
+ * not compared, and says why */
+static enum study_verdict card_verdict(const struct study_result *res, size_t k, const char **measured,
+				       const char **why)
+{
+	const struct study_claim *c = &res->e->claim[k];
+
+	if (*c->not_comparable) {
+		*measured = "-";
+		*why = c->not_comparable;
+		return STUDY_NOT_COMPARABLE;
+	}
+	if (*res->note || !res->t.nrows) {
+		*measured = "-";
+		*why = *res->note ? res->note : "its experiment stored no result";
+		return STUDY_NOT_COMPARABLE;
+	}
+	*measured = res->t.claim[k].measured;
+	*why = res->t.claim[k].why;
+	return res->t.claim[k].v;
+}
+
+/* "k of n claims reproduced, ..." */
+static void card_tally(const struct study *s, const struct study_result *res, char *buf, size_t len)
+{
+	unsigned count[4] = { 0 }, n = 0;
+
+	for (size_t i = 0; i < s->nexp; i++)
+		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
+			const char *m, *w;
+			struct study_result r = res[i];
+
+			if (!r.e)
+				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
+			count[card_verdict(&r, k, &m, &w)]++;
+			n++;
+		}
+	snprintf(buf, len, "%u of %u claims reproduced, %u contradicted, %u inconclusive, %u not comparable",
+		 count[STUDY_REPRODUCED], n, count[STUDY_CONTRADICTED], count[STUDY_INCONCLUSIVE],
+		 count[STUDY_NOT_COMPARABLE]);
+}
+
+static void print_card(const struct study *s, const struct study_result *res)
+{
+	char tally[160];
+
+	study_say("\nreproduction card of study %s (claim | published | measured here | verdict):\n", s->name);
+	for (size_t i = 0; i < s->nexp; i++)
+		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
+			const struct study_claim *c = &s->exp[i].claim[k];
+			struct study_result r = res[i];
+			const char *m, *w;
+			enum study_verdict v;
+
+			if (!r.e)
+				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
+			v = card_verdict(&r, k, &m, &w);
+			study_say("  %s: %s | %s | %s | %s%s%s\n", s->exp[i].id, c->text, *c->published ? c->published : "-",
+				  m, study_verdict_name(v), *w ? ": " : "", w);
+		}
+	card_tally(s, res, tally, sizeof(tally));
+	study_say("  %s\n", tally);
+}
+
+static const char *verdict_class(enum study_verdict v)
+{
+	return v == STUDY_REPRODUCED ? "agrees" : v == STUDY_CONTRADICTED ? "disagrees" : "neither";
+}
+
+/* The card, first in the report */
+static void html_card(FILE *f, const struct study *s, const struct study_result *res)
+{
+	char tally[160];
+
+	fprintf(f, "<section><h2>Reproduction card</h2>\n<table><tr><th>claim</th><th>published</th><th>measured "
+		   "here</th><th>verdict</th></tr>\n");
+	for (size_t i = 0; i < s->nexp; i++)
+		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
+			const struct study_claim *c = &s->exp[i].claim[k];
+			struct study_result r = res[i];
+			const char *m, *w;
+			enum study_verdict v;
+			char text[400], verdict[800];
+
+			if (!r.e)
+				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
+			v = card_verdict(&r, k, &m, &w);
+			snprintf(text, sizeof(text), "%s: %s", s->exp[i].id, c->text);
+			snprintf(verdict, sizeof(verdict), "%s%s%s", study_verdict_name(v), *w ? ": " : "", w);
+			fprintf(f, "<tr class=\"%s\">", verdict_class(v));
+			html_text(f, "td", text);
+			html_text(f, "td", *c->published ? c->published : "-");
+			html_text(f, "td", m);
+			html_text(f, "td", verdict);
+			fprintf(f, "</tr>\n");
+		}
+	card_tally(s, res, tally, sizeof(tally));
+	fprintf(f, "</table>\n");
+	html_text(f, "p", tally);
+	fprintf(f, "</section>\n");
 }
 
 static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
@@ -225,6 +335,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 	html_text(f, "p", s->source);
 	if (*s->description)
 		html_text(f, "p", s->description);
+	html_card(f, s, res);
 	for (size_t i = 0; i < n; i++) {
 		const struct study_experiment *e = res[i].e;
 
@@ -289,9 +400,14 @@ static int write_report(const struct study *s, const struct study_result *res, s
 			study_html(f, e->conclusion);
 			fprintf(f, "</p>\n");
 		}
-		for (size_t k = 0; k < e->nexpect; k++) {
-			fprintf(f, "<p class=\"%s\">", res[i].t.agrees[k] > 0 ? "agrees" : res[i].t.agrees[k] < 0 ? "disagrees" : "neither");
-			study_html(f, res[i].t.verdict[k]);
+		for (size_t k = 0; k < e->nclaims; k++) {
+			const struct study_claim_result *cr = &res[i].t.claim[k];
+			char line[1200];
+
+			snprintf(line, sizeof(line), "%s: %s (here %s)%s%s", e->claim[k].text, study_verdict_name(cr->v),
+				 cr->measured, *cr->why ? ": " : "", cr->why);
+			fprintf(f, "<p class=\"%s\">", verdict_class(cr->v));
+			study_html(f, line);
 			fprintf(f, "</p>\n");
 		}
 		fprintf(f, "</section>\n");
@@ -372,6 +488,7 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, const struct
 		return EXIT_INTERRUPTED;
 	}
 	study_say("\nstudy %s: %s\n", s->name, s->title);
+	print_card(s, res);
 	for (size_t i = 0; i < s->nexp; i++)
 		if (res[i].e)
 			print_result(&res[i]);

@@ -190,7 +190,7 @@ static bool params_ok(const char *s)
 	return s[0] && s[strlen(s) - 1] != ',' && !strstr(s, ",,");
 }
 
-#define COLUMN_FORM "column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING]"
+#define COLUMN_FORM "column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING [| setting]]"
 
 /* column = TEST METRIC [at PARAMS] [in UNIT] [| HEADING] */
 static int parse_column(struct parser *p, struct study_experiment *e, char *value)
@@ -205,15 +205,22 @@ static int parse_column(struct parser *p, struct study_experiment *e, char *valu
 	memset(c, 0, sizeof(*c));
 	c->line = p->line;
 	if (bar) {
+		char *bar2 = strchr(bar + 1, '|');
+
 		*bar = '\0';
+		if (bar2) {
+			*bar2 = '\0';
+			if (strcmp(study_trim(bar2 + 1), "setting"))
+				return study_fail(p, "a column has one heading; after it, '| setting' alone (a setting of the run, "
+						     "shown and never compared)");
+			c->setting = true;
+		}
 		if (set_text(p, "a column's heading", c->heading, sizeof(c->heading), study_trim(bar + 1)) < 0)
 			return -EINVAL;
 		if (!*c->heading)
 			return study_fail(p, "an empty heading after '|'");
-		if (strchr(c->heading, '|'))
-			return study_fail(p, "a column has one heading: '|' twice");
 		if (strchr(c->heading, ':'))
-			return study_fail(p, "a heading without ':' (expect = HEADING: A > B names a column by it)");
+			return study_fail(p, "a heading without ':' (claim = ... | HEADING: A > B names a column by it)");
 	}
 	for (char *t = strtok_r(value, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 		if (n == ARRAY_SIZE(w))
@@ -252,54 +259,6 @@ static int parse_column(struct parser *p, struct study_experiment *e, char *valu
 	return 0;
 }
 
-/* expect = COLUMN: A > B   (COLUMN: a heading or TEST METRIC [at PARAMS];
- * A, B: KEY=VALUE[,KEY=VALUE] or host) */
-static int parse_expect(struct parser *p, struct study_experiment *e, char *value)
-{
-	struct study_expect *x;
-	char *colon = strchr(value, ':'), *op, *a, *b, what[200];
-	size_t i;
-
-	if (e->nexpect == STUDY_MAX_EXPECT)
-		return study_fail(p, "more than %d expectations", STUDY_MAX_EXPECT);
-	x = &e->expect[e->nexpect];
-	memset(x, 0, sizeof(*x));
-	x->line = p->line;
-	if (!colon)
-		return study_fail(p, "expect = TEST METRIC: A > B (or <), e.g. expect = disk.seqwrite mb_per_s: disk=ahci > "
-				     "disk=ide");
-	*colon = '\0';
-	snprintf(what, sizeof(what), "%s", study_trim(value));
-	/* the column it is about: its heading, or TEST METRIC [at PARAMS] */
-	for (i = 0; i < e->ncolumns; i++) {
-		const struct study_column *c = &e->columns[i];
-		char tm[260];
-
-		snprintf(tm, sizeof(tm), "%s %s%s%s", c->test, c->metric, *c->at ? " at " : "", c->at);
-		if (!strcmp(tm, what) || (*c->heading && !strcmp(c->heading, what)))
-			break;
-	}
-	if (i == e->ncolumns)
-		return study_fail(p, "expect: '%s' is no column of this experiment, by its heading or TEST METRIC [at "
-				     "PARAMS] (give its column line first)",
-				  what);
-	x->col = (unsigned)i;
-	op = strpbrk(colon + 1, "<>");
-	if (!op || strpbrk(op + 1, "<>"))
-		return study_fail(p, "expect: one '>' or '<' between the two sides");
-	x->higher = *op == '>';
-	*op = '\0';
-	a = study_trim(colon + 1);
-	b = study_trim(op + 1);
-	if (!*a || !*b)
-		return study_fail(p, "expect: a side is empty");
-	if (set_text(p, "an expectation's side", x->a, sizeof(x->a), a) < 0 ||
-	    set_text(p, "an expectation's side", x->b, sizeof(x->b), b) < 0)
-		return -EINVAL;
-	e->nexpect++;
-	return 0;
-}
-
 /* published = ROW | HEADING | FIGURE */
 static int parse_published(struct parser *p, struct study_experiment *e, const char *value)
 {
@@ -317,7 +276,7 @@ enum section { SEC_NONE, SEC_STUDY, SEC_EXPERIMENT };
 static const char *const study_keys = "format, title, source, description";
 static const char *const exp_keys = "title, not-run, command, matrix, suites, option, quick-option, rounds, quick-rounds, "
 				    "quick-skip, boots, baseline, rows, select, "
-				    "statistic, stand-in, column, published, conclusion, expect";
+				    "statistic, stand-in, column, published, conclusion, claim, expect";
 
 /* single-valued keys given twice are an error: which were given */
 struct seen {
@@ -456,7 +415,9 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 	if (!strcmp(key, "published"))
 		return parse_published(p, e, value);
 	if (!strcmp(key, "expect"))
-		return parse_expect(p, e, value);
+		return study_parse_expect(p, e, value);
+	if (!strcmp(key, "claim"))
+		return study_parse_claim(p, e, value);
 	return study_fail(p, "unknown key '%s' in [experiment %s] (%s)", key, e->id, exp_keys);
 }
 

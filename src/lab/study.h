@@ -9,7 +9,8 @@
  *                           baseline), what stands in for what (stand-in),
  *                           the table to draw (rows, column, statistic),
  *                           the study's figures (published) and its
- *                           conclusion in direction (conclusion, expect);
+ *                           conclusions as claims, each judged (conclusion,
+ *                           claim, expect);
  *                           or not-run, with why no QEMU lab can.
  *
  * study_parse() checks everything that needs no machine: every key, every
@@ -27,7 +28,8 @@
 #define STUDY_FORMAT 1
 #define STUDY_MAX_EXPERIMENTS 32
 #define STUDY_MAX_COLUMNS 16
-#define STUDY_MAX_EXPECT 8
+#define STUDY_MAX_RELS 32   /* relations of an experiment's claims, all together */
+#define STUDY_MAX_CLAIMS 16
 #define STUDY_MAX_ROWS 32 /* of a table: configurations (or the rows key's values) and the host */
 #define STUDY_MAX_LINE 4096
 #define STUDY_MAX_BYTES (1 << 20)
@@ -48,16 +50,43 @@ struct study_column {
 	char at[96];      /* the case's parameters, "iodepth=32,threads=1"; "": every case */
 	char unit[16];    /* "KB/s", or "" */
 	char heading[96]; /* "" : TEST METRIC */
+	bool setting;     /* "| HEADING | setting": a setting of the run (lab contend's promised share), shown, never
+			     compared nor claimed */
 	unsigned line;
 };
 
-/* The study's conclusion in direction: on column col (named by its heading
- * or TEST METRIC [at PARAMS]; a heading has no ':'), the configurations
- * that a's pairs select are better (higher: more; lower: less) than b's. */
-struct study_expect {
-	unsigned col;   /* index into columns */
-	bool higher;    /* a > b; else a < b */
+/* One relation of a claim: side a's figure against side b's, paired by
+ * round. A side is rows of a column: "COLUMN: A op B" compares two sets of
+ * rows in one column (col == col_b), "row R: COL1 op COL2" two columns of
+ * the same rows (a == b). A and B select documents by KEY=VALUE[,...] (or
+ * host); a column is named by its heading or TEST METRIC [at PARAMS].
+ *   STUDY_GT, STUDY_LT  a higher (lower) than b: the direction
+ *   STUDY_RATIO         a / b within [lo, hi]: a magnitude ("about 10x")
+ *   STUDY_CLOSE         a within margin_pct % of b: closeness */
+enum study_rel_op { STUDY_GT, STUDY_LT, STUDY_RATIO, STUDY_CLOSE };
+struct study_rel {
+	unsigned col, col_b;
+	enum study_rel_op op;
+	double lo, hi;      /* STUDY_RATIO */
+	double margin_pct;  /* STUDY_CLOSE */
 	char a[96], b[96];
+	bool expect; /* written as an expect line (its messages say so) */
+	unsigned line;
+};
+
+/* One published statement of the study, as a claim (claim = TEXT |
+ * PUBLISHED | RELATION[; RELATION...] [| kvm]): its relations all hold
+ * for it to be reproduced (a trend or a crossover is several). kvm: the
+ * statement is about hardware virtualization, not comparable where a side
+ * ran under TCG. A claim this lab cannot measure says why instead of
+ * relations (claim = TEXT | PUBLISHED | not comparable: WHY). An expect
+ * line is a claim of one direction, its text the relation. */
+struct study_claim {
+	char text[256];
+	char published[128];
+	unsigned first, n; /* its relations: rel[first .. first + n) */
+	bool kvm;
+	char not_comparable[256];
 	unsigned line;
 };
 
@@ -95,8 +124,10 @@ struct study_experiment {
 	char conclusion[512];
 	struct study_column columns[STUDY_MAX_COLUMNS];
 	size_t ncolumns;
-	struct study_expect expect[STUDY_MAX_EXPECT];
-	size_t nexpect;
+	struct study_rel rel[STUDY_MAX_RELS];
+	size_t nrel;
+	struct study_claim claim[STUDY_MAX_CLAIMS];
+	size_t nclaims;
 	size_t nconfigs; /* of the matrix (0 when not run) */
 	unsigned line;   /* of its header */
 };
@@ -145,5 +176,14 @@ double study_statistic(double *v, size_t n, enum study_stat st);
  * stands under a unit it is not in ("-": no figure). col_unit "" : the
  * caller labels the figure. false when it did not convert. */
 bool study_cell_text(const char *col_unit, const char *doc_unit, double v, char *buf, size_t len);
+
+/* The verdict on a claim (study_table.h judges them). */
+enum study_verdict { STUDY_INCONCLUSIVE, STUDY_REPRODUCED, STUDY_CONTRADICTED, STUDY_NOT_COMPARABLE };
+const char *study_verdict_name(enum study_verdict v);
+/* How a claim is judged, in words, for the plan: "read QD32: arch=x86_64 /
+ * arch=aarch64 within 5x..20x" and its kind. */
+void study_claim_how(const struct study_experiment *e, const struct study_claim *c, char *buf, size_t len);
+/* A column's name as a claim gives it: its heading, else TEST METRIC [at PARAMS]. */
+void study_column_name(const struct study_column *c, char *buf, size_t len);
 
 #endif

@@ -206,10 +206,11 @@ static int contend_finish(struct parser *p, struct study_experiment *e)
 		return -EINVAL;
 	if (*e->select && contend_side_check(p, e->select, "select") < 0)
 		return -EINVAL;
-	for (size_t i = 0; i < e->nexpect; i++) {
-		p->line = e->expect[i].line;
-		if (contend_side_check(p, e->expect[i].a, "expect: the side") < 0 ||
-		    contend_side_check(p, e->expect[i].b, "expect: the side") < 0)
+	for (size_t i = 0; i < e->nrel; i++) {
+		const char *what = e->rel[i].expect ? "expect: the side" : "claim: the side";
+
+		p->line = e->rel[i].line;
+		if (contend_side_check(p, e->rel[i].a, what) < 0 || contend_side_check(p, e->rel[i].b, what) < 0)
 			return -EINVAL;
 	}
 	return 0;
@@ -293,16 +294,19 @@ int study_exp_finish(struct parser *p, struct study_experiment *e)
 	}
 	if (!r && strcmp(e->baseline, "host") && strcmp(e->baseline, "none"))
 		r = side_check(p, &m, e->baseline, "baseline", true);
-	for (size_t i = 0; !r && i < e->nexpect; i++) {
-		p->line = e->expect[i].line;
+	for (size_t i = 0; !r && i < e->nrel; i++) {
+		const char *what = e->rel[i].expect ? "expect: the side" : "claim: the side";
+
+		p->line = e->rel[i].line;
 		/* lab run measures the host only as a baseline */
-		if (!strcmp(e->baseline, "none") && (!strcmp(e->expect[i].a, "host") || !strcmp(e->expect[i].b, "host"))) {
-			r = study_fail(p, "expect: a side is the host, which baseline = none does not measure");
+		if (!strcmp(e->baseline, "none") && (!strcmp(e->rel[i].a, "host") || !strcmp(e->rel[i].b, "host"))) {
+			r = study_fail(p, "%s: a side is the host, which baseline = none does not measure",
+				       e->rel[i].expect ? "expect" : "claim");
 			break;
 		}
-		r = side_check(p, &m, e->expect[i].a, "expect: the side", false);
+		r = side_check(p, &m, e->rel[i].a, what, false);
 		if (!r)
-			r = side_check(p, &m, e->expect[i].b, "expect: the side", false);
+			r = side_check(p, &m, e->rel[i].b, what, false);
 	}
 	lab_matrix_release(&m);
 	return r;

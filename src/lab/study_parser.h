@@ -34,6 +34,10 @@ bool study_suites_run(const char *suites, const char *test);
 bool study_contend_label(const char *key);
 /* What an experiment needs as a whole, once its section ended. */
 int study_exp_finish(struct parser *p, struct study_experiment *e);
+/* claim = TEXT | PUBLISHED | RELATIONS [| kvm] and expect = COLUMN: A > B,
+ * each a claim of the experiment (study_claim.c). */
+int study_parse_claim(struct parser *p, struct study_experiment *e, char *value);
+int study_parse_expect(struct parser *p, struct study_experiment *e, char *value);
 /* The row of unit name in the units table, or -1. */
 int study_unit_find(const char *name);
 

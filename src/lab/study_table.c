@@ -8,6 +8,7 @@
 #include "study_table.h"
 #include "matrix.h"
 #include "../core/stats.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 /* Whether a case's params have every KEY=VALUE of at (values as text). */
@@ -169,35 +170,44 @@ static bool side_has(const char *side, const json_t *doc)
 	return true;
 }
 
-/* The verdict on an expectation: the two sides' values paired by round. */
-static void judge(struct study_table *res, const json_t *docs, size_t k)
+/* Whether a document of a side ran under TCG where the configuration asked
+ * for KVM or let the lab choose (its label accel is what ran). */
+static bool ran_tcg(const json_t *doc)
 {
-	const struct study_expect *x = &res->e->expect[k];
-	const struct study_column *col = &res->e->columns[x->col];
+	const char *accel = json_string_value(json_object_get(json_object_get(doc, "labels"), "accel"));
+
+	return accel && !strcmp(accel, "tcg");
+}
+
+/* One relation judged on the rounds both sides were measured in, paired:
+ * its verdict, what was measured ("1.34x [1.2x, 1.5x]") and, inconclusive,
+ * what this run could have told apart. *tcg: a side ran under TCG. */
+static enum study_verdict judge_rel(const struct study_experiment *e, const struct study_rel *x, const json_t *docs,
+				    char *measured, size_t mlen, char *why, size_t wlen, bool *tcg)
+{
+	const struct study_column *ca = &e->columns[x->col], *cb = &e->columns[x->col_b];
 	struct study_cell a = { 0 }, b = { 0 };
-	double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
+	double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS], lo, hi;
 	struct stats_runs_cmp cmp = { 0 };
 	size_t i, n = 0;
 	const json_t *doc;
-	char what[160];
 
-	snprintf(what, sizeof(what), "%s%s%s", *col->heading ? col->heading : col->test, *col->heading ? "" : " ",
-		 *col->heading ? "" : col->metric);
 	json_array_foreach(docs, i, doc)
 	{
 		char unit[16];
 		unsigned nc, r = round_of(doc);
 		bool lower = false;
-		double v = doc_value(doc, col, unit, sizeof(unit), &nc, &lower);
+		double v;
 
-		if (!isfinite(v))
-			continue;
-		if (side_has(x->a, doc)) {
+		if (side_has(x->a, doc) && isfinite(v = doc_value(doc, ca, unit, sizeof(unit), &nc, &lower))) {
 			a.sum[r] += v;
 			a.cnt[r]++;
-		} else if (side_has(x->b, doc)) {
+			*tcg |= ran_tcg(doc);
+		}
+		if (side_has(x->b, doc) && isfinite(v = doc_value(doc, cb, unit, sizeof(unit), &nc, &lower))) {
 			b.sum[r] += v;
 			b.cnt[r]++;
+			*tcg |= ran_tcg(doc);
 		}
 	}
 	for (unsigned r = 1; r <= STUDY_MAX_ROUNDS; r++)
@@ -207,21 +217,78 @@ static void judge(struct study_table *res, const json_t *docs, size_t k)
 			n++;
 		}
 	if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
-		snprintf(res->verdict[k], sizeof(res->verdict[k]),
-			 "%s: %s %s %s: not judged: %zu round%s with a positive value on both sides (2 needed)", what,
-			 x->a, x->higher ? ">" : "<", x->b, n, n == 1 ? "" : "s");
+		snprintf(measured, mlen, "-");
+		snprintf(why, wlen, "%zu round%s with a positive figure on both sides; 2 are needed", n, n == 1 ? "" : "s");
+		return STUDY_INCONCLUSIVE;
+	}
+	/* b is the reference: gap and intervals are of a / b */
+	stats_compare_paired(&(struct stats_paired_in){ .a = vb, .b = va, .n = n, .higher_better = true,
+							.margin_pct = x->op == STUDY_CLOSE ? x->margin_pct : 0 },
+			     &cmp);
+	lo = 1 + cmp.ci95_low_pct / 100;
+	hi = 1 + cmp.ci95_high_pct / 100;
+	if (x->op == STUDY_CLOSE)
+		snprintf(measured, mlen, "%+.1f%% [%+.1f%%, %+.1f%%]", cmp.gap_pct, cmp.ci90_low_pct, cmp.ci90_high_pct);
+	else
+		snprintf(measured, mlen, "%.3gx [%.3gx, %.3gx]", 1 + cmp.gap_pct / 100, lo, hi);
+	snprintf(why, wlen, "%zu rounds, %s p=%.2g; the smallest difference this run could detect: %.0f%%", n,
+		 stats_test_name(cmp.test), cmp.p, cmp.mdd_pct);
+	switch (x->op) {
+	case STUDY_GT:
+	case STUDY_LT:
+		if (!cmp.significant)
+			return STUDY_INCONCLUSIVE;
+		return (cmp.significant > 0) == (x->op == STUDY_GT) ? STUDY_REPRODUCED : STUDY_CONTRADICTED;
+	case STUDY_RATIO:
+		if (lo >= x->lo && hi <= x->hi)
+			return STUDY_REPRODUCED;
+		return hi < x->lo || lo > x->hi ? STUDY_CONTRADICTED : STUDY_INCONCLUSIVE;
+	case STUDY_CLOSE:
+		if (cmp.verdict == STATS_SAME)
+			return STUDY_REPRODUCED;
+		return cmp.ci95_low_pct > x->margin_pct || cmp.ci95_high_pct < -x->margin_pct ? STUDY_CONTRADICTED
+											    : STUDY_INCONCLUSIVE;
+	}
+	return STUDY_INCONCLUSIVE;
+}
+
+/* A claim: each relation judged; any contradicted contradicts it, all
+ * reproduced reproduce it; a claim about hardware virtualization whose
+ * sides ran under TCG, or one this lab cannot measure, is not comparable. */
+static void judge_claim(struct study_table *res, const json_t *docs, size_t k)
+{
+	const struct study_experiment *e = res->e;
+	const struct study_claim *c = &e->claim[k];
+	struct study_claim_result *out = &res->claim[k];
+	size_t mo = 0, wo = 0;
+	unsigned reproduced = 0, contradicted = 0;
+	bool tcg = false;
+
+	memset(out, 0, sizeof(*out));
+	if (*c->not_comparable) {
+		out->v = STUDY_NOT_COMPARABLE;
+		snprintf(out->measured, sizeof(out->measured), "-");
+		snprintf(out->why, sizeof(out->why), "%s", c->not_comparable);
 		return;
 	}
-	/* b's side is the reference: significant +1 means x->a measured higher */
-	stats_compare_paired(&(struct stats_paired_in){ .a = vb, .b = va, .n = n, .higher_better = true }, &cmp);
-	res->agrees[k] = !cmp.significant ? 0 : (cmp.significant > 0) == x->higher ? 1 : -1;
-	snprintf(res->verdict[k], sizeof(res->verdict[k]),
-		 "%s: the study found %s %s %s; here %s/%s = %.3gx (%s over %zu rounds, p=%.2g): %s", what, x->a,
-		 x->higher ? "higher than" : "lower than", x->b, x->a, x->b, 1 + cmp.gap_pct / 100,
-		 stats_test_name(cmp.test), n, cmp.p,
-		 res->agrees[k] > 0   ? "agrees"
-		 : res->agrees[k] < 0 ? "disagrees (the opposite direction, significantly)"
-				      : "neither agrees nor disagrees (no significant difference)");
+	for (unsigned i = 0; i < c->n; i++) {
+		char m[96], w[160];
+		enum study_verdict v = judge_rel(e, &e->rel[c->first + i], docs, m, sizeof(m), w, sizeof(w), &tcg);
+
+		reproduced += v == STUDY_REPRODUCED;
+		contradicted += v == STUDY_CONTRADICTED;
+		str_appendf(out->measured, sizeof(out->measured), &mo, "%s%s", i ? "; " : "", m);
+		if (v == STUDY_INCONCLUSIVE)
+			str_appendf(out->why, sizeof(out->why), &wo, "%s%s", wo ? "; " : "", w);
+	}
+	if (c->kvm && tcg) {
+		out->v = STUDY_NOT_COMPARABLE;
+		snprintf(out->why, sizeof(out->why), "ran under TCG: the claim is about hardware virtualization");
+		return;
+	}
+	out->v = contradicted ? STUDY_CONTRADICTED : reproduced == c->n ? STUDY_REPRODUCED : STUDY_INCONCLUSIVE;
+	if (out->v != STUDY_INCONCLUSIVE)
+		out->why[0] = '\0';
 }
 
 /* Each row's cells against the baseline's (--baseline: the host, a
@@ -246,6 +313,8 @@ static void against_baseline(struct study_table *res, const json_t *docs)
 	for (size_t c = 0; c < e->ncolumns; c++) {
 		struct study_cell b = { 0 };
 
+		if (e->columns[c].setting) /* shown, never compared */
+			continue;
 		json_array_foreach(docs, i, doc)
 		{
 			char unit[16], row[96];
@@ -418,8 +487,8 @@ int study_tabulate(const struct study_experiment *e, const json_t *all, struct s
 	if (res->nrows > 1)
 		qsort(res->rows, res->nrows, sizeof(res->rows[0]), row_cmp);
 	against_baseline(res, docs);
-	for (size_t k = 0; k < e->nexpect; k++)
-		judge(res, docs, k);
+	for (size_t k = 0; k < e->nclaims; k++)
+		judge_claim(res, docs, k);
 	json_decref(docs);
 	return 0;
 }

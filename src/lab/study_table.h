@@ -30,12 +30,21 @@ struct study_row {
 	struct study_cell cell[STUDY_MAX_COLUMNS];
 };
 
+/* A claim judged: its verdict, what was measured (each relation's a / b
+ * with its 95% interval, or the difference with its 90% one for closeness)
+ * and why (inconclusive: the rounds, the test and the smallest difference
+ * this run could detect; not comparable: why). */
+struct study_claim_result {
+	enum study_verdict v;
+	char measured[256];
+	char why[512];
+};
+
 struct study_table {
 	const struct study_experiment *e;
 	struct study_row rows[STUDY_MAX_ROWS];
 	size_t nrows;
-	char verdict[STUDY_MAX_EXPECT][512];
-	int agrees[STUDY_MAX_EXPECT]; /* +1 agrees, -1 disagrees, 0 neither (not significant, or not measured) */
+	struct study_claim_result claim[STUDY_MAX_CLAIMS]; /* each of the experiment's claims judged */
 };
 
 /* Fill t (zeroed first) with experiment e's table of docs (a JSON array of

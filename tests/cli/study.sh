@@ -300,9 +300,12 @@ column = cpu.prime latency.p99 in us | p99 us
 published = host | events/s | 1,000,000
 conclusion = The host is faster than its emulation.
 expect = events/s: host > accel=tcg
+claim = the host <faster> than VT-x | 1,000,000 | events/s: host / accel=tcg in 1.01..1000 | kvm
+claim = its tail latency | 7 us | not comparable: the study's tail was measured another way
 [experiment gone]
 title = not here
 not-run = needs <hardware>
+claim = a figure of hardware the lab lacks | 3 | not comparable: needs <hardware>
 STUDY
 	shared_images x86_64
 	# a --db path longer than 64 characters: lab run was handed it cut, stored
@@ -322,8 +325,17 @@ for name, cells in rows.items():
     assert cells[1] == "events/s" and float(cells[0]) > 0 and float(cells[2]) > 0, (name, cells)
 assert float(rows["host"][0]) > float(rows["accel=tcg"][0]), rows
 PY
-	has "$T/out" "events/s: the study found host higher than accel=tcg; here host/accel=tcg = " "the verdict, paired by round"
-	has "$T/out" "over 2 rounds" "on the two rounds"
+	has "$T/out" "claim: events/s: host > accel=tcg: " "the claim's verdict, paired by round"
+	has "$T/out" "2 rounds, " "on the two rounds"
+	has "$T/out" "reproduction card of study tiny (claim | published | measured here | verdict):" "the card"
+	has "$T/out" "cpu: the host <faster> than VT-x | 1,000,000 | " "a claim's row: its text and published figure"
+	has "$T/out" "| not comparable here: ran under TCG: the claim is about hardware virtualization" \
+		"a claim about hardware virtualization, measured under TCG: not comparable"
+	has "$T/out" "cpu: its tail latency | 7 us | - | not comparable here: the study's tail was measured another way" \
+		"a claim the lab cannot measure says why"
+	has "$T/out" "gone: a figure of hardware the lab lacks | 3 | - | not comparable here: needs <hardware>" \
+		"the claims of an experiment not run are on the card"
+	check "the card's closing line counts every claim" sh -c "grep -Eq '^  [0-1] of 4 claims reproduced, [0-1] contradicted, [0-1] inconclusive, 3 not comparable$' '$T/out'"
 	has "$T/out" "accel=tcg against host, events/s: " "every cell against the baseline, paired"
 	has "$T/out" "the study's figure: host | events/s | 1,000,000" "the study's figures beside"
 	has "$T/out" "== [experiment gone] not here" "the experiment not run is listed"
@@ -332,10 +344,12 @@ PY
 import glob, sys
 (path,) = glob.glob(sys.argv[1] + "/vmbench-study-*.html")
 h = open(path).read()
-assert h.count("<section>") == 2, h.count("<section>")
+assert h.count("<section>") == 3, h.count("<section>")  # the card and the two experiments
 assert "Tiny &lt;study&gt; &amp; the host" in h and "<study>" not in h
 assert "needs &lt;hardware&gt;" in h
-assert "events/s: the study found host higher than accel=tcg" in h
+assert "<h2>Reproduction card</h2>" in h and h.index("Reproduction card") < h.index("cpu.prime on the host")
+assert "the host &lt;faster&gt; than VT-x" in h and "<faster>" not in h
+assert "claims reproduced" in h
 PY
 	check "stored: every run with the labels study, experiment and study_run" python3 - "$db" <<'PY'
 import json, sqlite3, sys

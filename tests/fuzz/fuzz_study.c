@@ -46,9 +46,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		if (!*e->matrix || !*e->suites || !e->ncolumns || !e->nconfigs)
 			abort();
-		for (size_t k = 0; k < e->nexpect; k++)
-			if (e->expect[k].col >= e->ncolumns || !*e->expect[k].a || !*e->expect[k].b)
+		for (size_t k = 0; k < e->nrel; k++)
+			if (e->rel[k].col >= e->ncolumns || e->rel[k].col_b >= e->ncolumns || !*e->rel[k].a || !*e->rel[k].b ||
+			    (e->rel[k].op == STUDY_RATIO && !(e->rel[k].lo > 0 && e->rel[k].lo < e->rel[k].hi)))
 				abort();
+		for (size_t k = 0; k < e->nclaims; k++) {
+			char how[1024];
+
+			if (e->claim[k].first + e->claim[k].n > e->nrel || (!e->claim[k].n && !*e->claim[k].not_comparable))
+				abort();
+			study_claim_how(e, &e->claim[k], how, sizeof(how));
+		}
 		for (size_t k = 0; k < e->ncolumns; k++)
 			if (*e->columns[k].unit && study_unit_factor(e->columns[k].unit, e->columns[k].unit) != 1)
 				abort();

@@ -82,13 +82,14 @@ static void a_whole_study(void **state)
 	assert_string_equal(e->columns[1].unit, "us");
 	assert_string_equal(e->columns[2].at, "threads=1");
 	assert_string_equal(e->columns[2].unit, "1/s");
-	assert_int_equal(e->nexpect, 2);
-	assert_int_equal(e->expect[0].col, 0);
-	assert_true(e->expect[0].higher);
-	assert_string_equal(e->expect[0].a, "disk=ahci");
-	assert_int_equal(e->expect[1].col, 1);
-	assert_false(e->expect[1].higher);
-	assert_string_equal(e->expect[1].b, "host");
+	assert_int_equal(e->nclaims, 2);
+	assert_int_equal(e->nrel, 2);
+	assert_int_equal(e->rel[0].col, 0);
+	assert_int_equal(e->rel[0].op, STUDY_GT);
+	assert_string_equal(e->rel[0].a, "disk=ahci");
+	assert_int_equal(e->rel[1].col, 1);
+	assert_int_equal(e->rel[1].op, STUDY_LT);
+	assert_string_equal(e->rel[1].b, "host");
 	assert_string_equal(st.exp[1].not_run, "needs hardware");
 	/* defaults */
 	assert_int_equal(st.exp[1].rounds, 3);
@@ -120,11 +121,30 @@ static void errors_name_the_line(void **state)
 		{ HEAD EXP "column = disk.randread latency.max\n", "x.study:10: column: 'latency.max' is no metric name" },
 		{ HEAD EXP "column = disk.randread iops in furlongs\n", "x.study:10: column: unknown unit 'furlongs'" },
 		{ HEAD EXP "column = disk.randread iops at iodepth\n", "x.study:10: column: at 'iodepth': the case's parameters" },
-		{ HEAD EXP "column = disk.randread iops by x\n", "x.study:10: column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING]: 'by'" },
+		{ HEAD EXP "column = disk.randread iops by x\n", "x.study:10: column = TEST METRIC [at KEY=VALUE[,...]] [in UNIT] [| HEADING [| setting]]: 'by'" },
 		{ HEAD EXP "column = disk.randread iops | a: b\n", "x.study:10: a heading without ':'" },
 		{ HEAD EXP "column = disk.randread iops\nexpect = iops: disk=ahci > disk=ide\n", "x.study:11: expect: 'iops' is no column" },
 		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=ahci >> disk=ide\n", "x.study:11: expect: one '>' or '<'" },
 		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=nvme > disk=ide\n", "x.study:11: expect: the side 'disk=nvme' selects no configuration" },
+#define C2 "column = disk.randread iops | IOPS\ncolumn = disk.randread latency | lat\n"
+		{ HEAD EXP C2 "claim = a | b\n", "x.study:12: claim = TEXT | PUBLISHED | RELATION[; RELATION...] [| kvm], e.g." },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci > disk=ide | tcg\n", "x.study:12: claim: 'tcg' after the relations; the one word there is kvm" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci >> disk=ide\n", "x.study:12: claim: one of ' > ', ' < ', ' / ', ' ~ '" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci / disk=ide\n", "x.study:12: claim: a ratio says 'A / B in LO..HI'" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci / disk=ide in 5..2\n", "x.study:12: claim: 'in 5..2': two positive ratios, the lower first" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci / disk=ide in 0..2\n", "x.study:12: claim: 'in 0..2': two positive ratios" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci ~ disk=ide within ten\n", "x.study:12: claim: 'within ten': a margin in percent" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci ~ disk=ide within 0%\n", "x.study:12: claim: 'within 0%': a margin in percent" },
+		{ HEAD EXP C2 "claim = a | b | iops: disk=ahci > disk=ide\n", "x.study:12: claim: 'iops' is no column of this experiment" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci > disk=ahci\n", "x.study:12: claim: both sides are disk=ahci" },
+		{ HEAD EXP C2 "claim = a | b | row disk=ahci: IOPS > IOPS\n", "x.study:12: claim: row disk=ahci compares a column with itself" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci > disk=ide > disk=lsi\n", "x.study:12: claim: one comparison a relation; join relations with ';'" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci > disk=nvme\n", "x.study:12: claim: the side 'disk=nvme' selects no configuration" },
+		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci > disk=ide; lat disk=ahci\n", "x.study:12: claim: 'lat disk=ahci': a relation is" },
+		{ HEAD EXP C2 "claim = a | b | not comparable: | kvm\n", "x.study:12: claim: 'not comparable: WHY' says why this lab cannot measure it, alone" },
+		{ HEAD EXP "column = disk.randread iops | IOPS | setting\nclaim = a | b | IOPS: disk=ahci > disk=ide\n", "x.study:11: claim: 'IOPS' is a setting of the run" },
+		{ HEAD EXP "column = disk.randread iops | IOPS | colour\n", "x.study:10: a column has one heading; after it, '| setting' alone" },
+#undef C2
 		{ HEAD EXP "column = disk.randread iops\nbaseline = disk=lsi\n", "x.study:5: baseline 'disk=lsi' selects no configuration" },
 		{ HEAD EXP "column = disk.randread iops\nrows = smp\n", "x.study:5: [experiment a]: rows = smp: a lab run's rows are one key the matrix gives" },
 		{ HEAD EXP "column = disk.randread iops\nrows = colour\n", "x.study:11: rows = 'colour': 'colour' is no matrix key" },
@@ -215,7 +235,7 @@ static void a_contend_experiment(void **state)
 	assert_string_equal(st.exp[0].rows, "policy,load");
 	assert_string_equal(st.exp[0].select, "guest=1");
 	assert_int_equal(st.exp[0].ncolumns, 2);
-	assert_int_equal(st.exp[0].expect[0].col, 1);
+	assert_int_equal(st.exp[0].rel[0].col, 1);
 	study_release(&st);
 }
 
@@ -409,7 +429,10 @@ static json_t *doc(const char *disk, unsigned round, double qd1_lat_ns, double q
 /* The table of an experiment from its documents: rows in the matrix's
  * order whatever order the rounds were stored in, the study's statistic,
  * units, each cell against the baseline in its metric's direction, and
- * each expectation judged on the rounds both sides have. */
+ * each claim judged on the rounds both sides have: a claim of every kind
+ * (direction, ratio, closeness, two columns of a row, several relations)
+ * reaching each verdict (reproduced, contradicted, inconclusive, not
+ * comparable). */
 static void a_table_from_documents(void **state)
 {
 	const char *text = HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci,lsi\n"
@@ -422,7 +445,17 @@ static void a_table_from_documents(void **state)
 			   "expect = lat us: disk=ahci < disk=ide\n"
 			   "expect = QD32: disk=ide > disk=ahci\n"
 			   "expect = QD32: disk=lsi > disk=ide\n"
-			   "expect = lat us: host < disk=ide\n";
+			   "expect = lat us: host < disk=ide\n"
+			   "claim = ahci about twice ide | 2x | QD32: disk=ahci / disk=ide in 1.8..2.3\n"
+			   "claim = ahci 3 to 5 times ide | 4x | QD32: disk=ahci / disk=ide in 3x..5x\n"
+			   "claim = ahci close to ide | - | QD32: disk=ahci ~ disk=ide within 10%\n"
+			   "claim = ahci's latency within 60% of ide's | - | lat us: disk=ahci ~ disk=ide within 60%\n"
+			   "claim = at least 2.05x | - | QD32: disk=ahci / disk=ide in 2.05..2.5\n"
+			   "claim = ide's QD32 below its latency | - | row disk=ide: QD32 < lat us\n"
+			   "claim = about VT-x | - | QD32: disk=ahci > disk=ide | kvm\n"
+			   "claim = an unmeasured figure | 12 ms | not comparable: the stand-in has no such counter\n"
+			   "claim = a crossover | - | QD32: disk=ahci > disk=ide; lat us: disk=ahci < disk=ide\n"
+			   "claim = half a crossover | - | QD32: disk=ahci > disk=ide; lat us: disk=ahci > disk=ide\n";
 	static const double ide[4] = { 100, 110, 90, 105 };
 	struct study_table *t = calloc(1, sizeof(*t));
 	json_t *docs = json_array();
@@ -468,14 +501,40 @@ static void a_table_from_documents(void **state)
 	/* a column no document has */
 	assert_false(study_column_empty(t, 0));
 	assert_true(study_column_empty(t, 2));
-	/* the expectations: agrees, agrees, disagrees, not judged on 1 round, agrees */
-	assert_int_equal(t->agrees[0], 1);
-	assert_non_null(strstr(t->verdict[0], "here disk=ahci/disk=ide = 2.0"));
-	assert_int_equal(t->agrees[1], 1);
-	assert_int_equal(t->agrees[2], -1);
-	assert_int_equal(t->agrees[3], 0);
-	assert_non_null(strstr(t->verdict[3], "not judged: 1 round with a positive value on both sides"));
-	assert_int_equal(t->agrees[4], 1);
+	/* the claims: expect lines are directions */
+	{
+		static const struct {
+			enum study_verdict v;
+			const char *measured, *why;
+		} want[] = {
+			{ STUDY_REPRODUCED, "2.05x [", "" },
+			{ STUDY_REPRODUCED, "0.488x [", "" },
+			{ STUDY_CONTRADICTED, "0.488x [", "" },
+			{ STUDY_INCONCLUSIVE, "-", "1 round with a positive figure on both sides; 2 are needed" },
+			{ STUDY_REPRODUCED, "0.1", "" },
+			{ STUDY_REPRODUCED, "2.05x [2.0", "" },            /* the ratio's interval inside 1.8..2.3 */
+			{ STUDY_CONTRADICTED, "2.05x", "" },               /* wholly below 3..5 */
+			{ STUDY_CONTRADICTED, "+105", "" },                /* closeness: far outside 10% */
+			{ STUDY_REPRODUCED, "-5", "" },                    /* within 60% */
+			{ STUDY_INCONCLUSIVE, "2.05x", "the smallest difference this run could detect: " },
+			{ STUDY_REPRODUCED, "0.00", "" },                  /* two columns of a row */
+			{ STUDY_NOT_COMPARABLE, "2.05x", "ran under TCG" }, /* kvm: the documents ran under TCG */
+			{ STUDY_NOT_COMPARABLE, "-", "the stand-in has no such counter" },
+			{ STUDY_REPRODUCED, "2.05x [2.0", "" },
+			{ STUDY_CONTRADICTED, "2.05x [2.0", "" },
+		};
+
+		assert_int_equal(st.exp[0].nclaims, ARRAY_SIZE(want));
+		for (size_t k = 0; k < ARRAY_SIZE(want); k++) {
+			const struct study_claim_result *cr = &t->claim[k];
+
+			if (cr->v != want[k].v || strncmp(cr->measured, want[k].measured, strlen(want[k].measured)) ||
+			    (*want[k].why ? !strstr(cr->why, want[k].why) : *cr->why))
+				fail_msg("claim %zu (%s): %s, measured '%s', why '%s'; expected %s, '%s...', '%s'", k,
+					 st.exp[0].claim[k].text, study_verdict_name(cr->v), cr->measured, cr->why,
+					 study_verdict_name(want[k].v), want[k].measured, want[k].why);
+		}
+	}
 	json_decref(docs);
 	free(t);
 	study_release(&st);
