@@ -469,6 +469,19 @@ static int check_experiment(const struct vmb_cmd *self, const struct study_call 
 /* One experiment's plan; EXIT_OK, or the exit of lab run's own check of its
  * options. skip: --quick leaves it out (quick-skip, and --experiment does not
  * name it): listed with why. */
+/* Each claim of an experiment, its published figure and how it is judged */
+static void plan_claims(const struct study_experiment *e)
+{
+	for (size_t k = 0; k < e->nclaims; k++) {
+		const struct study_claim *c = &e->claim[k];
+		char how[1024];
+
+		study_claim_how(e, c, how, sizeof(how));
+		study_say("  claim: %s%s%s%s\n    judged: %s\n", c->text, *c->published ? " (published: " : "", c->published,
+			  *c->published ? ")" : "", how);
+	}
+}
+
 static int plan_experiment(const struct vmb_cmd *self, const struct study_call *call, const char *file,
 			   const struct study_experiment *e, bool quick, bool skip, double *total_min, double *total_max,
 			   unsigned *boots)
@@ -483,6 +496,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 	unsigned n, rounds = study_rounds(e, quick);
 
 	study_say("\n[experiment %s] %s\n", e->id, e->title);
+	plan_claims(e);
 	if (*e->not_run) {
 		study_say("  not run: %s\n", e->not_run);
 		return EXIT_OK;

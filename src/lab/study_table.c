@@ -228,11 +228,12 @@ static enum study_verdict judge_rel(const struct study_experiment *e, const stru
 	lo = 1 + cmp.ci95_low_pct / 100;
 	hi = 1 + cmp.ci95_high_pct / 100;
 	if (x->op == STUDY_CLOSE)
-		snprintf(measured, mlen, "%+.1f%% [%+.1f%%, %+.1f%%]", cmp.gap_pct, cmp.ci90_low_pct, cmp.ci90_high_pct);
+		snprintf(measured, mlen, "%+.1f%% [%+.1f%%, %+.1f%%] over %zu rounds", cmp.gap_pct, cmp.ci90_low_pct,
+			 cmp.ci90_high_pct, n);
 	else
-		snprintf(measured, mlen, "%.3gx [%.3gx, %.3gx]", 1 + cmp.gap_pct / 100, lo, hi);
-	snprintf(why, wlen, "%zu rounds, %s p=%.2g; the smallest difference this run could detect: %.0f%%", n,
-		 stats_test_name(cmp.test), cmp.p, cmp.mdd_pct);
+		snprintf(measured, mlen, "%.3gx [%.3gx, %.3gx] over %zu rounds", 1 + cmp.gap_pct / 100, lo, hi, n);
+	snprintf(why, wlen, "%s p=%.2g; the smallest difference this run could detect: %.0f%%", stats_test_name(cmp.test),
+		 cmp.p, cmp.mdd_pct);
 	switch (x->op) {
 	case STUDY_GT:
 	case STUDY_LT:

@@ -22,7 +22,8 @@ import re, sys
 ids = re.findall(r"^\[experiment ([^\]]+)\]", open(sys.argv[1]).read(), re.M)
 out = open(sys.argv[2]).read()
 for i in ids:
-    m = re.search(r"^\[experiment " + re.escape(i) + r"\] .*\n(.*)", out, re.M)
+    # after its title, its claims (each with how it is judged), then its plan
+    m = re.search(r"^\[experiment " + re.escape(i) + r"\] .*\n(?:  claim: .*\n    judged: .*\n)*(.*)", out, re.M)
     assert m, i
     assert re.match(r"  (not run: .+|\d+ configurations? x \d+ rounds? x \d+ boots? = \d+ boots?|lab contend: \d+ guests of one configuration at once)", m.group(1)), m.group(1)
 PY
@@ -326,7 +327,7 @@ for name, cells in rows.items():
 assert float(rows["host"][0]) > float(rows["accel=tcg"][0]), rows
 PY
 	has "$T/out" "claim: events/s: host > accel=tcg: " "the claim's verdict, paired by round"
-	has "$T/out" "2 rounds, " "on the two rounds"
+	has "$T/out" "] over 2 rounds" "on the two rounds"
 	has "$T/out" "reproduction card of study tiny (claim | published | measured here | verdict):" "the card"
 	has "$T/out" "cpu: the host <faster> than VT-x | 1,000,000 | " "a claim's row: its text and published figure"
 	has "$T/out" "| not comparable here: ran under TCG: the claim is about hardware virtualization" \
