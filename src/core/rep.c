@@ -354,7 +354,9 @@ bool rep_headline_value(const struct vmb_rep *rep, const char *headline, double 
 }
 
 /* Percentiles of every latency metric, per repetition, as comparable
- * metrics of their own: "latency.p99" (sysbench reports p95). */
+ * metrics of their own: "latency.p99" (sysbench reports p95); and the
+ * spread of the repetition's latencies, "latency.stddev" (fio's stddev,
+ * what Study 0 tabulated as a controller's "latency SD"). */
 static const struct {
 	const char *suffix;
 	double p;
@@ -373,6 +375,15 @@ static int fold_percentiles(struct vmb_case *c, const char *name, enum vmb_unit 
 		snprintf(pname, sizeof(pname), "%s.%s", name, rep_percentiles[k].suffix);
 		m = vmb_case_add_metric(c, pname, unit, VMB_LOWER);
 		if (!m || vmb_metric_push(m, hist_percentile(h, rep_percentiles[k].p)) < 0)
+			return -ENOMEM;
+	}
+	{
+		char pname[64];
+		struct vmb_metric *m;
+
+		snprintf(pname, sizeof(pname), "%s.%s", name, REP_STDDEV);
+		m = vmb_case_add_metric(c, pname, unit, VMB_LOWER);
+		if (!m || vmb_metric_push(m, hist_stddev(h)) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -36,6 +36,8 @@ int rep_error(const struct vmb_rep *rep);
  * ("110627 requests/s at mean latency 14.1 us is 1.56 in flight on 1
  * connection: ..."), or -EPROTO when a metric it names was not reported. */
 int rep_closed_loop_check(const struct vmb_rep *rep, char *why, size_t len);
+/* the suffix of a latency metric's spread per repetition: "latency.stddev" */
+#define REP_STDDEV "stddev"
 /* Add the repetition's values to the case's metrics; headline is the test's
  * comma-separated list of headline metrics. 0 or -ENOMEM. */
 int rep_fold(const struct vmb_rep *rep, struct vmb_case *c, const char *headline);

@@ -16,6 +16,7 @@
 #include "labrun.h"
 #include "matrix.h"
 #include "../core/parse.h"
+#include "../core/rep.h"
 #include "../core/str.h"
 #include "../core/suite.h"
 #include "../core/banned.h"
@@ -120,11 +121,11 @@ static bool ident_ok(const char *s, size_t max)
 	return true;
 }
 
-/* NAME, or NAME.P of a latency metric (its percentiles, metrics of their
- * own in a document: docs/results-schema.md) */
+/* NAME, or NAME.P of a latency metric (its percentiles and its spread,
+ * metrics of their own in a document: docs/results-schema.md) */
 static bool metric_ok(const char *m)
 {
-	static const char *const p[] = { "p50", "p90", "p95", "p99", "p99.9" };
+	static const char *const p[] = { "p50", "p90", "p95", "p99", "p99.9", REP_STDDEV };
 	const char *dot = strchr(m, '.');
 	size_t n = dot ? (size_t)(dot - m) : strlen(m);
 
@@ -234,7 +235,7 @@ static int parse_column(struct parser *p, struct study_experiment *e, char *valu
 				  w[0]);
 	if (!metric_ok(w[1]))
 		return study_fail(p, "column: '%s' is no metric name: NAME (letters, digits and _), or a latency "
-				     "metric's percentile NAME.P, P one of p50, p90, p95, p99, p99.9",
+				     "metric's percentile NAME.P, P one of p50, p90, p95, p99, p99.9, or its spread NAME.stddev",
 				  w[1]);
 	snprintf(c->test, sizeof(c->test), "%s", w[0]);
 	snprintf(c->metric, sizeof(c->metric), "%s", w[1]);

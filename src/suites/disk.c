@@ -758,7 +758,7 @@ static const struct vmb_test disk_tests[] = {
 	  .run = disk_run_seqwrite },
 	{ .name = "iozone", .summary = "write, rewrite, read, reread of a new file (iozone -i 0 -i 1 -e)",
 	  .headline = "write_mb_per_s,rewrite_mb_per_s,read_mb_per_s,reread_mb_per_s",
-	  .params = "file-size,record-size,buffered,iomem", .flags = VMB_TEST_ON_FS, .run = disk_run_iozone },
+	  .params = "file-size,record-size,flush,buffered,iomem", .flags = VMB_TEST_ON_FS, .run = disk_run_iozone },
 	{ .name = "fsync", .summary = "4k write + fdatasync loop: syncs/s and their latency",
 	  .headline = "syncs_per_s", .run = disk_run_fsync },
 	{ .name = NULL },
@@ -804,6 +804,9 @@ static const struct vmb_opt disk_opts[] = {
 	  .metavar = "SIZE", .help = "iozone: size of the file written and read (iozone -s)" },
 	{ .name = "record-size", .type = OPT_SIZE, .min = 4096, .max = 64 << 20, .def = "1m", .metavar = "SIZE",
 	  .help = "iozone: transfer size (iozone -r)" },
+	{ .name = "flush", .type = OPT_STRING, .def = "timed", .neutral = true, .choices = "timed|untimed",
+	  .metavar = "WHEN", .help = "iozone: the write passes' fsync inside their time (iozone -e), or after the clock "
+				     "stops (iozone without -e: what the file system buffered is not timed)" },
 	OPT_TABLE_END,
 };
 

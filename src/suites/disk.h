@@ -138,6 +138,9 @@ int disk_check_target(struct vmb_ctx *ctx, const struct disk_state *st);
  * 0, or a skip with the reason. */
 int disk_may_write(struct vmb_ctx *ctx);
 vmb_test_fn disk_run_iozone;
+/* the end of an iozone pass's time: flushed when a write pass's fsync is
+ * timed (--disk.flush timed, iozone -e), else written */
+uint64_t disk_iozone_end(bool wr, bool flush_timed, uint64_t written, uint64_t flushed);
 vmb_test_fn disk_run_fsync;
 
 #endif

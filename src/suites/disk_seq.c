@@ -1,6 +1,7 @@
 /* The disk suite's two tests that write files of their own, one after the
  * other, outside fio's job model: iozone's write, rewrite, read, reread of a
- * new file (-i 0 -i 1 -e), and a log writer's 4k write + fdatasync loop.
+ * new file (-i 0 -i 1, with -e unless --disk.flush untimed), and a log
+ * writer's 4k write + fdatasync loop.
  * disk.c holds the descriptor, the target set-up and the fio-style tests. */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,12 +15,21 @@
 #include "../core/tempfile.h"
 #include "../core/banned.h"
 
-/* One sequential pass over a file with record-size transfers; the time
- * includes the final fsync of a write pass (iozone -e). */
-static int iozone_pass(struct vmb_ctx *ctx, const char *path, int flags, bool wr, uint64_t size, uint64_t rec,
-		       char *buf, double *mb_s)
+/* Where a pass's time ends: after its write pass's fsync (flushed) when the
+ * flush is timed (iozone -e), else at its last transfer (written). */
+uint64_t disk_iozone_end(bool wr, bool flush_timed, uint64_t written, uint64_t flushed)
 {
-	uint64_t t0 = clock_ns(), done = 0;
+	return wr && flush_timed ? flushed : written;
+}
+
+/* One sequential pass over a file with record-size transfers. A write pass
+ * ends with an fsync: inside its time when timed (iozone -e), else after
+ * the clock stops, as iozone without -e flushes before its next pass, so
+ * that one pass's dirty pages are not written back in the next's time. */
+static int iozone_pass(struct vmb_ctx *ctx, const char *path, int flags, bool wr, bool flush_timed, uint64_t size,
+		       uint64_t rec, char *buf, double *mb_s)
+{
+	uint64_t t0 = clock_ns(), t1, done = 0;
 	int fd = open(path, flags | O_CLOEXEC, 0600);
 
 	if (fd < 0)
@@ -40,14 +50,16 @@ static int iozone_pass(struct vmb_ctx *ctx, const char *path, int flags, bool wr
 		if (vmb_stop_requested())
 			break;
 	}
+	t1 = clock_ns();
 	if (wr && fsync(fd) < 0) {
 		int e = -errno;
 
 		close(fd);
 		return vmb_fail(ctx, e, "fsync %s", path);
 	}
+	t1 = disk_iozone_end(wr, flush_timed, t1, clock_ns());
 	close(fd);
-	*mb_s = (double)done / ((double)(clock_ns() - t0) / NSEC_PER_SEC) / 1e6;
+	*mb_s = (double)done / ((double)(t1 - t0) / NSEC_PER_SEC) / 1e6;
 	return 0;
 }
 
@@ -57,6 +69,7 @@ static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	struct disk_state *st = ctx->priv;
 	uint64_t size = optset_size(ctx->opts, "file-size"), rec = optset_size(ctx->opts, "record-size");
 	int direct = st->buffered ? 0 : O_DIRECT;
+	bool flush_timed = !strcmp(optset_str(ctx->opts, "flush"), "timed");
 	const int flags[] = { O_WRONLY | O_CREAT | O_EXCL | direct, O_WRONLY | direct, O_RDONLY | direct,
 			      O_RDONLY | direct };
 	char path[PATH_MAX];
@@ -91,7 +104,7 @@ static int run_iozone(struct vmb_ctx *ctx, struct vmb_rep *rep)
 	/* With --disk.buffered the read passes may come from the page cache,
 	 * exactly as iozone's do without -I. */
 	for (int i = 0; i < 4 && r == 0 && !vmb_stop_requested(); i++)
-		r = iozone_pass(ctx, path, flags[i], i < 2, size, rec, buf, &mb[i]);
+		r = iozone_pass(ctx, path, flags[i], i < 2, flush_timed, size, rec, buf, &mb[i]);
 	(void)vmb_tempfile_unlink(path);
 	for (int i = 0; i < 4 && r == 0 && !vmb_stop_requested(); i++)
 		vmb_rep_value(rep, names[i], VMB_UNIT_MB_PER_S, VMB_HIGHER, mb[i]);

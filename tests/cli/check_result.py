@@ -92,9 +92,9 @@ def main():
                     if not (sm["ci95_low"] <= sm["mean"] <= sm["ci95_high"]):
                         fail(f"{where} {m['name']}: CI does not contain the mean")
                     h = m.get("histogram")
-                    # a time that is not a latency (UDP jitter), or one percentile
-                    # per repetition (latency.p99, net.http's p99_latency), has no histogram
-                    pct = m["name"].rsplit(".", 1)[-1] in ("p50", "p90", "p95", "p99", "p99.9") or \
+                    # a time that is not a latency (UDP jitter), or one percentile or spread
+                    # per repetition (latency.p99, latency.stddev, net.http's p99_latency), has no histogram
+                    pct = m["name"].rsplit(".", 1)[-1] in ("p50", "p90", "p95", "p99", "p99.9", "stddev") or \
                         m["name"].endswith(".p99.9")
                     if m["unit"] == "ns" and not h and not means and not pct and m["name"] != "jitter" \
                             and not m["name"].startswith("p99"):

@@ -214,8 +214,8 @@ assert "vmbench_cpu_prime_latency_seconds" in typed and "# UNIT vmbench_cpu_prim
 assert not any("run_id=" in l for l in lines), "run_id only with --run-id"
 PY
 expect 0 "export csv" "$VMB" export "$T/a.json" --format csv
-# 2 cases x (events_per_s, latency and its 5 percentiles) + parallel_efficiency
-check "csv has one row per metric" test "$(($(wc -l < "$T/out") - 1))" -eq 15
+# 2 cases x (events_per_s, latency, its 5 percentiles and its stddev) + parallel_efficiency
+check "csv has one row per metric" test "$(($(wc -l < "$T/out") - 1))" -eq 17
 expect 0 "export json is the document" "$VMB" export "$T/a.json"
 check "identical" python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' \
 	"$T/out" "$T/a.json"
@@ -338,7 +338,7 @@ cmp = json.loads(subprocess.run([vmb, "compare", f"{t}/base.json", f"{t}/half.js
                                  "--all"], capture_output=True, text=True, check=True).stdout)
 head = [r for r in cmp["metrics"] if r["headline"]]
 groups = {(r["suite"], r["test"], r["metric"]) for r in head}
-latency = [r for r in cmp["metrics"] if r["unit"] == "ns" and not re.search(r"\.p[0-9.]+$", r["metric"])]
+latency = [r for r in cmp["metrics"] if r["unit"] == "ns" and not re.search(r"\.(p[0-9.]+|stddev)$", r["metric"])]
 want = len(groups) + min(len(latency), 12)  # bars per group (2 cases: no curve) + latency charts
 got = len(re.findall(r'<svg class="chart"', html))
 assert got == want, f"{got} charts, expected {want}"

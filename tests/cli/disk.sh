@@ -45,6 +45,20 @@ assert json.load(open(sys.argv[2]))["suites"][0]["notes"]["engine"] == "psync"
 PY
 check "no file left by the portable engine" no_files
 
+# iozone without -e (Study 2's settings): the flush after the clock, recorded as a parameter
+expect 0 "iozone buffered, 4k records, the flush not timed" "$VMB" run disk.iozone $small --disk.buffered \
+	--disk.record-size 4k --disk.flush untimed --json "$T/untimed.json"
+check "the case records flush untimed, 4k records, buffered" python3 - "$T/untimed.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+p = c["params"]
+assert p["flush"] == "untimed" and p["record-size"] == 4096 and p["buffered"] is True, p
+assert {m["name"] for m in c["metrics"]} == {"write_mb_per_s", "rewrite_mb_per_s", "read_mb_per_s", "reread_mb_per_s"}
+PY
+expect 2 "--disk.flush sometimes: refused" "$VMB" run disk.iozone $small --disk.flush sometimes
+has "$T/err" "timed|untimed" "with the choices"
+check "no file left by iozone" no_files
+
 # O_DIRECT sizes are checked against the target before anything is laid out
 align=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["suites"][0]["notes"]["dio_align"].split()[0])' \
 	"$T/uring.json")

@@ -18,6 +18,25 @@
 #include "../../src/suites/disk.h"
 #include "../../src/suites/suites.h"
 
+/* iozone's time of a pass: a write pass's fsync counts only with
+ * --disk.flush timed (iozone -e); a read pass has none to count */
+static void iozone_flush_timing(void **state)
+{
+	static const struct {
+		bool wr, timed;
+		uint64_t end;
+	} cases[] = {
+		{ true, true, 900 },  /* -e: the fsync in the time */
+		{ true, false, 500 }, /* without -e: the last write ends it */
+		{ false, true, 500 }, /* reads: no flush either way */
+		{ false, false, 500 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		assert_int_equal(disk_iozone_end(cases[i].wr, cases[i].timed, 500, 900), cases[i].end);
+}
+
 static void random_covers_every_block(void **state)
 {
 	static const struct {
@@ -272,6 +291,7 @@ static void pinning_failure_reason(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(iozone_flush_timing),
 		cmocka_unit_test(random_covers_every_block),
 		cmocka_unit_test(random_is_not_sequential),
 		cmocka_unit_test(sequential_wraps),

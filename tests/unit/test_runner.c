@@ -176,6 +176,12 @@ static void stop_rule(void **state)
 	assert_true(metric(c, "rate")->headline);
 	assert_non_null(metric(c, "latency")->hist);
 	assert_int_equal(metric(c, "latency")->hist->count, 6); /* merged over 3 repetitions */
+	/* each repetition's spread (1000 and 3000 ns: 1000), one sample each, no histogram */
+	assert_non_null(metric(c, "latency." REP_STDDEV));
+	assert_int_equal(metric(c, "latency." REP_STDDEV)->n, 3);
+	assert_close(metric(c, "latency." REP_STDDEV)->sum.mean, 1000, 1e-9);
+	assert_null(metric(c, "latency." REP_STDDEV)->hist);
+	assert_int_equal(metric(c, "latency." REP_STDDEV)->dir, VMB_LOWER);
 	vmb_results_release(&res);
 
 	/* Samples 50/150 alternate: never within 2%, stops at max_reps. */

@@ -97,6 +97,22 @@ static void a_whole_study(void **state)
 	study_release(&st);
 }
 
+/* a latency metric's spread is a column, as its percentiles are (Study 0's
+ * PVSCSI "latency SD"); a spread of another name is not */
+static void spread_column(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse(HEAD EXP "column = disk.randread latency.stddev in us | SD\n", err, sizeof(err)), 0);
+	assert_string_equal(st.exp[0].columns[0].metric, "latency.stddev");
+	assert_string_equal(st.exp[0].columns[0].unit, "us");
+	study_release(&st);
+	assert_true(parse(HEAD EXP "column = disk.randread latency.sd\n", err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "'latency.sd' is no metric name"));
+	study_release(&st);
+}
+
 static void errors_name_the_line(void **state)
 {
 	static const struct {
@@ -619,7 +635,7 @@ static void shipped_studies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(quick_rounds), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
+		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(quick_rounds), cmocka_unit_test(spread_column), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies), cmocka_unit_test(escaping),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
 		cmocka_unit_test(a_table_from_documents),
