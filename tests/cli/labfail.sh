@@ -141,7 +141,7 @@ PY
 	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
 	check "no work directory is left" test -z "$(ls -A "$TMPDIR")"
 	expect 0 "info after it" "$VMB" info
-	has "$T/out" "KVM guests             fail: QEMU stopped a lab guest under KVM at" "info says a guest does not run under this KVM"
+	has "$T/out" "KVM guests             fail: a lab guest did not boot under KVM at" "info says a guest does not run under this KVM"
 	has "$T/out" "KVM internal error. Suberror: 1; emulation failure; accel=tcg emulates guests" "in QEMU's words"
 	# accel=auto: TCG at once, the reason in the document; the TCG guest's
 	# HELLO bound is the default's (a TCG boot beside two guest tests took
