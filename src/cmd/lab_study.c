@@ -295,6 +295,16 @@ static unsigned list_count(const char *s)
 	return n;
 }
 
+/* What the study ran the experiment under (accel =), when it says. */
+static void plan_accel(const struct study_experiment *e)
+{
+	if (e->accel != STUDY_ACCEL_MATRIX)
+		study_say("  the study ran it %s\n", e->accel == STUDY_ACCEL_KVM
+						? "under hardware virtualization (accel = kvm): KVM where it boots a guest "
+						  "here, else TCG, and the rows say which"
+						: "without hardware virtualization (accel = tcg)");
+}
+
 /* A contend experiment's plan: its guests booted once,
  * then every cell (policy x load) each round,
  * the guests' items run together. */
@@ -312,6 +322,7 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 	       guests, e->matrix, cells, cells == 1 ? "" : "s", optset_str(own, "policy"), optset_str(own, "load"),
 	       rounds, rounds == 1 ? "" : "s", study_stat_name(e->stat), strcmp(e->baseline, "none") ? ", against " : "",
 	       strcmp(e->baseline, "none") ? e->baseline : "");
+	plan_accel(e);
 	for (size_t i = 0; i < e->stand_in.n; i++)
 		study_say("  stands in: %s\n", e->stand_in.v[i]);
 	study_say("  suites %s in every guest together: %zu case%s a cell, ", e->suites, est->ncases,
@@ -524,11 +535,6 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 		*kvm |= !strcmp(m.configs[i].v[LAB_ACCEL], "kvm") ||
 			(!e->contend && !strcmp(m.configs[i].v[LAB_ACCEL], "auto") &&
 			 !strcmp(m.configs[i].v[LAB_ARCH], lab_host_arch()));
-	if (e->accel != STUDY_ACCEL_MATRIX)
-		study_say("  the study ran it %s\n", e->accel == STUDY_ACCEL_KVM
-						? "under hardware virtualization (accel = kvm): KVM where it boots a guest "
-						  "here, else TCG, and the rows say which"
-						: "without hardware virtualization (accel = tcg)");
 	if (e->contend) {
 		ret = plan_contend(e, rounds, &m, own, &est, total_min, total_max, boots);
 		goto out;
@@ -549,6 +555,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 							lab_key_name((enum lab_key)k), m.configs[i].v[k]);
 		study_say("    %s\n", name);
 	}
+	plan_accel(e);
 	for (size_t i = 0; i < e->stand_in.n; i++)
 		study_say("  stands in: %s\n", e->stand_in.v[i]);
 	study_say("  suites %s: %zu case%s a run, ", e->suites, est.ncases, est.ncases == 1 ? "" : "s");
