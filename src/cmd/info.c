@@ -130,8 +130,8 @@ static void print_kvm(FILE *f, const json_t *fp)
 static void print_kvm_guests(FILE *f, const json_t *fp, const char *root)
 {
 	struct lab_kvm_verdict v;
-	bool this_boot = false;
-	char buf[700], when[40];
+	bool this_boot = false, mine;
+	char buf[1800], when[40], age[32], where[800];
 	int r;
 
 	if (strcmp(root, "/"))
@@ -146,13 +146,23 @@ static void print_kvm_guests(FILE *f, const json_t *fp, const char *root)
 		return;
 	}
 	format_utc((double)v.when, when, sizeof(when));
+	lab_kvm_age(v.when, age, sizeof(age));
+	mine = lab_kvm_verdict_here(&v, where, sizeof(where));
 	if (v.runs)
 		snprintf(buf, sizeof(buf), "run: a lab guest said HELLO under KVM at %s%s", when,
 			 this_boot ? "" : ", in an earlier boot of this machine");
 	else
-		snprintf(buf, sizeof(buf), "fail: QEMU stopped a lab guest under KVM at %s%s%s%s; accel=tcg emulates guests "
+		snprintf(buf, sizeof(buf), "fail: a lab guest did not boot under KVM at %s%s%s%s; accel=tcg emulates guests "
 			 "(accel=auto moves to it)", when, this_boot ? "" : " (in an earlier boot of this machine)", *v.reason ? ": " : "",
 			 v.reason);
+	/* its age, and whether it is this host's, kernel's and QEMU's: the lab
+	 * (accel=auto, a study's accel = kvm, a study's plan) uses it then */
+	if (mine)
+		str_appendf(buf, sizeof(buf), &(size_t){ strlen(buf) }, " [%s ago, on this host, kernel and QEMU%s]", age,
+			    v.runs ? "" : ": the lab's accel=auto and a study's accel = kvm run under TCG without trying KVM; "
+				     "'vmbench lab run --matrix accel=kvm --suites boot' tries it again");
+	else
+		str_appendf(buf, sizeof(buf), &(size_t){ strlen(buf) }, " [%s ago, %s: not used]", age, where);
 	line(f, "KVM guests", buf);
 }
 

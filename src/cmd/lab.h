@@ -75,7 +75,7 @@ struct lab {
 	 * first boot, but for what only this machine decides (its CPUs, a
 	 * configuration it cannot run); nothing opened, nothing booted */
 	bool check_only;
-	char accel_note[320];         /* accel=auto: why TCG was used */
+	char accel_note[900];         /* accel=auto (or a study's kvm): why TCG was used */
 };
 
 /* The label that says which lab session a result belongs to (the
@@ -106,6 +106,10 @@ struct lab_request {
 	 * booted, EXIT_OK when it would start */
 	bool check_only;
 	bool from_study;      /* its labels are lab study's own, its -q applied already */
+	/* a study's accel = kvm: a configuration of accel=kvm, as one of auto,
+	 * runs under TCG where KVM cannot boot a guest here (said in its
+	 * lab_note), where lab run's own accel=kvm skips it */
+	bool kvm_fallback;
 	struct optset own;    /* every option, parsed by the verb's own table */
 	struct optset *suite_sets; /* --SUITE.OPTION, as `run` takes them */
 	char *items;          /* --suites as given, normalized "a,b,c" once started (owned) */

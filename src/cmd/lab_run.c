@@ -30,6 +30,7 @@
 #include "../lab/workdir.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
+#include "../lab/kvmguest.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
@@ -47,38 +48,72 @@
 #include "../core/banned.h"
 
 
-/* accel=auto: KVM could not boot a guest on this machine, found once per
- * process, and why: a study's experiments (each a lab run of this process)
- * do not wait out a KVM boot that cannot work again and again. */
+/* KVM could not boot a guest on this machine, found once per process (a
+ * boot that failed, or the lab's verdict made here earlier), and why: a
+ * study's experiments (each a lab run of this process) do not wait out a
+ * KVM boot that cannot work again and again. */
 static bool kvm_failed_here;
-static char kvm_failed_note[700];
+static char kvm_failed_why[700];
 
 static bool kvm_usable(struct lab *l);
 
-/* accel=auto: TCG for another architecture; KVM when /dev/kvm creates VMs
- * (as accel=kvm asks it, kvm_usable) and no guest failed under it yet.
- * *note says why TCG was used. */
-static void resolve_accel(struct lab *l, struct lab_config *c, bool native, const char **note)
+/* The lab's verdict on this machine's KVM, made here (this host, kernel
+ * and QEMU: kvmguest.h): a guest that did not boot under it is not tried
+ * again by accel=auto or a study's accel = kvm. Read once per process,
+ * and said once. */
+static void kvm_remembered(void)
+{
+	static bool read;
+	struct lab_kvm_verdict v;
+	bool this_boot = false;
+	char where[600], age[32];
+
+	if (read)
+		return;
+	read = true;
+	if (lab_kvm_verdict_load(&v, &this_boot) < 0 || v.runs || !lab_kvm_verdict_here(&v, where, sizeof(where)))
+		return;
+	lab_kvm_age(v.when, age, sizeof(age));
+	kvm_failed_here = true;
+	snprintf(kvm_failed_why, sizeof(kvm_failed_why), "a lab guest did not boot under KVM here %s ago (the lab's "
+		 "verdict for this host, kernel and QEMU%s%s)", age, *v.reason ? ": " : "", v.reason);
+	log_info("KVM: %s; the configurations that may use KVM (accel=auto, a study's accel = kvm) run under TCG, not "
+		 "tried again ('vmbench lab run --matrix accel=kvm --suites boot' tries it)", kvm_failed_why);
+}
+
+/* What accel the configuration asked, in its note: accel=auto, or a
+ * study's accel = kvm. */
+static const char *asked(const struct lab *l)
+{
+	return !strcmp(l->accel_asked, "auto") ? "accel=auto" : "accel=kvm (the study's accel = kvm)";
+}
+
+/* accel=auto (or accel=kvm under a study's accel = kvm): TCG for another
+ * architecture; KVM when /dev/kvm creates VMs (as accel=kvm asks it,
+ * kvm_usable) and no guest failed under it here yet. *note says why TCG
+ * was used. */
+static void resolve_accel(struct lab *l, struct lab_config *c, bool native, bool fallback, const char **note)
 {
 	bool failed, kvm;
 
 	*note = NULL;
-	if (c->accel != LAB_ACCEL_AUTO)
+	if (!fallback)
 		return;
 	if (!native) {
 		lab_config_set(c, LAB_ACCEL, "tcg");
 		*note = "accel=auto: a guest of another architecture is emulated, TCG used";
 		return;
 	}
+	kvm_remembered();
 	failed = l->kvm_failed || kvm_failed_here;
 	kvm = !failed && kvm_usable(l);
 	lab_config_set(c, LAB_ACCEL, kvm ? "kvm" : "tcg");
-	if (failed) {
-		*note = kvm_failed_note;
-	} else if (!kvm) {
-		snprintf(l->accel_note, sizeof(l->accel_note), "accel=auto: /dev/kvm is %s, TCG used", l->kvm_why);
+	if (failed)
+		snprintf(l->accel_note, sizeof(l->accel_note), "%s: %s, TCG used", asked(l), kvm_failed_why);
+	else if (!kvm)
+		snprintf(l->accel_note, sizeof(l->accel_note), "%s: /dev/kvm is %s, TCG used", asked(l), l->kvm_why);
+	if (failed || !kvm)
 		*note = l->accel_note;
-	}
 }
 
 static int boot_config(const struct lab *l, const struct lab_config *c, const char *image_dir, int hello_timeout_ms,
@@ -93,12 +128,14 @@ static int boot_config(const struct lab *l, const struct lab_config *c, const ch
 	}, doc, f, err, errlen);
 }
 
-/* One try of a configuration, with accel=auto's fall back to TCG when KVM
- * could not boot the guest (that is no failed try: TCG is then tried). */
-static int boot_try(struct lab *l, struct lab_config *c, const char *image, const char *name, const char **note,
-		    json_t **doc, struct lab_failure *f, char *err, size_t errlen)
+/* One try of a configuration, with accel=auto's (and a study's accel =
+ * kvm's) fall back to TCG when KVM could not boot the guest (that is no
+ * failed try: TCG is then tried), remembered for the rest of the process
+ * and as the lab's verdict. */
+static int boot_try(struct lab *l, struct lab_config *c, const char *image, const char *name, bool fallback,
+		    const char **note, json_t **doc, struct lab_failure *f, char *err, size_t errlen)
 {
-	bool autoaccel = !strcmp(l->accel_asked, "auto");
+	bool autoaccel = fallback;
 	int timeout_ms = (int)(optset_double(l->own, "hello-timeout") * 1000), r;
 
 	/* a KVM guest that is not talking within 15 s will not (it boots in seconds): do not wait longer for auto */
@@ -109,10 +146,14 @@ static int boot_try(struct lab *l, struct lab_config *c, const char *image, cons
 		 * TCG, at once when QEMU stopped the guest for good (f->final) */
 		log_info("%s: KVM did not boot the guest (%.400s); using TCG from now on", name, err);
 		l->kvm_failed = kvm_failed_here = true;
-		snprintf(kvm_failed_note, sizeof(kvm_failed_note), "accel=auto: KVM could not boot the guest here (%.400s), "
-			 "TCG used", err);
+		snprintf(kvm_failed_why, sizeof(kvm_failed_why), "KVM could not boot the guest here (%.400s)", err);
+		snprintf(l->accel_note, sizeof(l->accel_note), "%s: %s, TCG used", asked(l), kvm_failed_why);
+		/* what the next run here (a plan, info) knows without booting: a
+		 * guest QEMU stopped is remembered already (labrun.c), one that
+		 * did not say HELLO in a KVM guest's time is so here */
+		(void)lab_kvm_verdict_save(false, err);
 		lab_config_set(c, LAB_ACCEL, "tcg");
-		*note = kvm_failed_note;
+		*note = l->accel_note;
 		lab_failure_release(f);
 		r = boot_config(l, c, image, timeout_ms, doc, f, err, errlen);
 	}
@@ -150,8 +191,8 @@ void lab_failed_try(struct lab *l, const char *name, unsigned try, unsigned trie
  * this round. Each failed try is said, kept and, once the round is over for
  * the configuration, stored as a marker (lab report lists it). 0 with *doc,
  * or the last try's error in err. */
-static int boot_tries(struct lab *l, struct lab_config *c, const char *image, const char *name, const char **note,
-		      json_t **doc, struct noise_snap *ns, double *started, char *err, size_t errlen)
+static int boot_tries(struct lab *l, struct lab_config *c, const char *image, const char *name, bool fallback,
+		      const char **note, json_t **doc, struct noise_snap *ns, double *started, char *err, size_t errlen)
 {
 	unsigned tries = 1 + (unsigned)optset_int(l->own, "retries");
 	size_t first = json_array_size(l->failures);
@@ -167,7 +208,7 @@ static int boot_tries(struct lab *l, struct lab_config *c, const char *image, co
 			log_info("%s: booting again (%s), try %u of %u", name, c->v[LAB_ACCEL], t, tries);
 		noise_begin(ns, NULL, 0);
 		*started = wall_time_s();
-		r = boot_try(l, c, image, name, note, doc, &f, err, errlen);
+		r = boot_try(l, c, image, name, fallback, note, doc, &f, err, errlen);
 		if (r < 0 && r != -EOPNOTSUPP && !vmb_stop_requested())
 			lab_failed_try(l, name, t, tries, &f, err);
 		final = f.final;
@@ -220,6 +261,9 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	struct noise_reading nr;
 	double started = 0;
 	int r;
+	/* KVM tried, TCG where it cannot boot a guest here: accel=auto, and a
+	 * study's accel = kvm for a configuration of accel=kvm */
+	bool fallback = c.accel == LAB_ACCEL_AUTO || (c.accel == LAB_ACCEL_KVM && l->rq->kvm_fallback && native);
 
 	lab_config_name(m, &c, name, sizeof(name));
 	if (lab_config_unsupported(&c, err, sizeof(err))) {
@@ -231,7 +275,7 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 			 name, lab_host_arch(), c.v[LAB_ARCH]);
 		return;
 	}
-	if (c.accel == LAB_ACCEL_KVM && !kvm_usable(l)) {
+	if (c.accel == LAB_ACCEL_KVM && !fallback && !kvm_usable(l)) {
 		log_info("%s: skipped: accel=kvm needs a /dev/kvm that runs guests, and this machine's is %s (as 'vmbench "
 			 "info' says); accel=tcg emulates the guest instead", name, l->kvm_why);
 		return;
@@ -246,8 +290,8 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 		return;
 	}
 	snprintf(l->accel_asked, sizeof(l->accel_asked), "%s", c.v[LAB_ACCEL]);
-	resolve_accel(l, &c, native, &note);
-	r = boot_tries(l, &c, image, name, &note, &doc, &ns, &started, err, sizeof(err));
+	resolve_accel(l, &c, native, fallback, &note);
+	r = boot_tries(l, &c, image, name, fallback, &note, &doc, &ns, &started, err, sizeof(err));
 	if (r == -EOPNOTSUPP) {
 		log_info("%s: skipped: %s", name, err);
 		return;

@@ -27,7 +27,10 @@
 #include "../report/html.h"
 #include "../report/text.h"
 #include "../store/db.h"
+#include "../lab/image.h"
+#include "../lab/kvmguest.h"
 #include "../lab/matrix.h"
+#include "../probe/probe.h"
 #include "../lab/study.h"
 #include "../lab/study_table.h"
 #include "../suites/suites.h"
@@ -238,6 +241,7 @@ int study_request(const struct study_call *call, const struct study_experiment *
 	rq->quick = quick;
 	rq->check_only = check_only;
 	rq->from_study = true;
+	rq->kvm_fallback = e->accel == STUDY_ACCEL_KVM;
 	snprintf(label, sizeof(label), "study=%s", call->name);
 	r |= strv_push(&rq->labels, label);
 	snprintf(label, sizeof(label), "experiment=%s", e->id);
@@ -291,6 +295,16 @@ static unsigned list_count(const char *s)
 	return n;
 }
 
+/* What the study ran the experiment under (accel =), when it says. */
+static void plan_accel(const struct study_experiment *e)
+{
+	if (e->accel != STUDY_ACCEL_MATRIX)
+		study_say("  the study ran it %s\n", e->accel == STUDY_ACCEL_KVM
+						? "under hardware virtualization (accel = kvm): KVM where it boots a guest "
+						  "here, else TCG, and the rows say which"
+						: "without hardware virtualization (accel = tcg)");
+}
+
 /* A contend experiment's plan: its guests booted once,
  * then every cell (policy x load) each round,
  * the guests' items run together. */
@@ -308,6 +322,7 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 	       guests, e->matrix, cells, cells == 1 ? "" : "s", optset_str(own, "policy"), optset_str(own, "load"),
 	       rounds, rounds == 1 ? "" : "s", study_stat_name(e->stat), strcmp(e->baseline, "none") ? ", against " : "",
 	       strcmp(e->baseline, "none") ? e->baseline : "");
+	plan_accel(e);
 	for (size_t i = 0; i < e->stand_in.n; i++)
 		study_say("  stands in: %s\n", e->stand_in.v[i]);
 	study_say("  suites %s in every guest together: %zu case%s a cell, ", e->suites, est->ncases,
@@ -484,7 +499,7 @@ static void plan_claims(const struct study_experiment *e)
 
 static int plan_experiment(const struct vmb_cmd *self, const struct study_call *call, const char *file,
 			   const struct study_experiment *e, bool quick, bool skip, double *total_min, double *total_max,
-			   unsigned *boots)
+			   unsigned *boots, bool *kvm)
 {
 	struct lab_request rq = { 0 };
 	struct optset *own = &rq.own, *suite_sets = NULL;
@@ -528,6 +543,12 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 		log_error("%s:%u: [experiment %s]: no estimate of its suites", file, e->line, e->id);
 		goto out;
 	}
+	/* a configuration that may run under KVM here: accel=kvm, or auto of
+	 * this machine's architecture (lab contend's auto is TCG) */
+	for (size_t i = 0; i < m.n; i++)
+		*kvm |= !strcmp(m.configs[i].v[LAB_ACCEL], "kvm") ||
+			(!e->contend && !strcmp(m.configs[i].v[LAB_ACCEL], "auto") &&
+			 !strcmp(m.configs[i].v[LAB_ARCH], lab_host_arch()));
 	if (e->contend) {
 		ret = plan_contend(e, rounds, &m, own, &est, total_min, total_max, boots);
 		goto out;
@@ -548,6 +569,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 							lab_key_name((enum lab_key)k), m.configs[i].v[k]);
 		study_say("    %s\n", name);
 	}
+	plan_accel(e);
 	for (size_t i = 0; i < e->stand_in.n; i++)
 		study_say("  stands in: %s\n", e->stand_in.v[i]);
 	study_say("  suites %s: %zu case%s a run, ", e->suites, est.ncases, est.ncases == 1 ? "" : "s");
@@ -575,6 +597,41 @@ out:
 	lab_matrix_release(&m);
 	lab_request_release(&rq);
 	return ret;
+}
+
+/* Once per plan, when a configuration may run under KVM: whether KVM
+ * boots a guest here, from what is known without booting one (the plan
+ * boots nothing): /dev/kvm as `info` probes it, and the lab's verdict made
+ * on this host, kernel and QEMU (kvmguest.h), with its age. */
+static void plan_kvm(void)
+{
+	struct lab_kvm_verdict v;
+	bool this_boot = false;
+	char why[256], where[800], age[32];
+
+	if (!probe_kvm_usable(probe_machine_root(), why, sizeof(why))) {
+		study_say("\nKVM: /dev/kvm is %s: the configurations that ask for KVM run under TCG (accel=auto, a study's "
+			  "accel = kvm) or are skipped (accel=kvm), and the rows say so\n", why);
+		return;
+	}
+	if (lab_kvm_verdict_load(&v, &this_boot) == 0 && lab_kvm_verdict_here(&v, where, sizeof(where))) {
+		lab_kvm_age(v.when, age, sizeof(age));
+		if (!v.runs) {
+			study_say("\nKVM: /dev/kvm creates VMs, but a lab guest did not boot under it here %s ago (the lab's "
+				  "verdict for this host, kernel and QEMU%s%s): the configurations that ask for KVM run under "
+				  "TCG without trying it (accel=auto, a study's accel = kvm), and the rows say so; 'vmbench lab "
+				  "run --matrix accel=kvm --suites boot' tries it again\n",
+				  age, *v.reason ? ": " : "", v.reason);
+			return;
+		}
+		study_say("\nKVM: a lab guest booted under this machine's KVM %s ago (the lab's verdict for this host, "
+			  "kernel and QEMU): the configurations that ask for KVM run under it\n", age);
+		return;
+	}
+	study_say("\nKVM: /dev/kvm creates VMs; whether a guest boots under it is not known here yet (no verdict of the "
+		  "lab's for this host, kernel and QEMU; 'vmbench info' says what is known): the first configuration that "
+		  "asks for KVM finds out, within 15 s under accel=auto and a study's accel = kvm, and the run uses TCG for "
+		  "the rest if it cannot\n");
 }
 
 /* --experiment's list; NULL when it is not given (every experiment) */
@@ -640,6 +697,7 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 	double lo = 0, hi = 0;
 	unsigned boots = 0;
 	int ret = EXIT_OK, r;
+	bool kvm = false;
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -674,7 +732,9 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)
 		if (study_selected(own, s->exp[i].id))
 			ret = plan_experiment(self, &call, path, &s->exp[i], optset_bool(own, "quick"),
-					      study_quick_skipped(own, &s->exp[i]), &lo, &hi, &boots);
+					      study_quick_skipped(own, &s->exp[i]), &lo, &hi, &boots, &kvm);
+	if (ret == EXIT_OK && kvm)
+		plan_kvm();
 	if (ret == EXIT_OK) {
 		study_say("\nin all: %u boots, ", boots);
 		study_print_minutes(lo);

@@ -107,6 +107,36 @@ static void unit_notes(const struct study_result *res, void (*note)(void *, cons
 	}
 }
 
+/* Under a table: what each row ran under when it is not plain (TCG by a
+ * fall back, mixed across rounds), and what the study ran under (accel =). */
+static void accel_notes(const struct study_result *res, void (*note)(void *, const char *), void *arg)
+{
+	const struct study_experiment *e = res->e;
+	char line[800];
+
+	if (e->accel != STUDY_ACCEL_MATRIX) {
+		snprintf(line, sizeof(line), "ran under: the accelerator each configuration's results ran under (their label "
+			 "accel); the study ran it %s", e->accel == STUDY_ACCEL_KVM ? "under hardware virtualization (accel = "
+			 "kvm): a row under TCG measured QEMU's emulation, not what the study measured" :
+			 "without hardware virtualization (accel = tcg)");
+		note(arg, line);
+	}
+	for (size_t r = 0; r < res->t.nrows; r++) {
+		const struct study_row *row = &res->t.rows[r];
+		const char *accel = study_row_accel(&res->t, r);
+
+		if (accel && !strcmp(accel, "mixed"))
+			snprintf(line, sizeof(line), "%s ran under different accelerators across rounds: KVM in %u of its "
+				 "results, TCG in %u%s%s", row->name, row->nkvm, row->ntcg, *row->accel_note ? ": " : "",
+				 row->accel_note);
+		else if (accel && *row->accel_note)
+			snprintf(line, sizeof(line), "%s ran under TCG: %s", row->name, row->accel_note);
+		else
+			continue;
+		note(arg, line);
+	}
+}
+
 static void say_text(void *arg, const char *line)
 {
 	(void)arg;
@@ -167,7 +197,7 @@ static void print_result(const struct study_result *res)
 			w[c] = imax(w[c], (int)strlen(txt) + (cell->ambiguous ? 4 : 0));
 		}
 	}
-	study_say("  %-*s", namew, *e->rows ? e->rows : "configuration");
+	study_say("  %-*s %-9s", namew, *e->rows ? e->rows : "configuration", "ran under");
 	for (size_t c = 0; c < e->ncolumns; c++) {
 		char h[128];
 
@@ -176,7 +206,9 @@ static void print_result(const struct study_result *res)
 	}
 	study_say("\n");
 	for (size_t r = 0; r < res->t.nrows; r++) {
-		study_say("  %-*s", namew, res->t.rows[r].name);
+		const char *accel = study_row_accel(&res->t, r);
+
+		study_say("  %-*s %-9s", namew, res->t.rows[r].name, accel ? accel : "-");
 		for (size_t c = 0; c < e->ncolumns; c++) {
 			const struct study_cell *cell = &res->t.rows[r].cell[c];
 			char txt[48], both[80];
@@ -191,6 +223,7 @@ static void print_result(const struct study_result *res)
 	study_say("  (the %s of each configuration's rounds%s)\n", study_stat_name(e->stat),
 	       ambiguous ? "; (?): several cases matched the column, the first is shown: give it 'at'" : "");
 	unit_notes(res, say_text, NULL);
+	accel_notes(res, say_text, NULL);
 	for (size_t r = 0; r < res->t.nrows; r++)
 		for (size_t c = 0; c < e->ncolumns; c++)
 			if (*res->t.rows[r].cell[c].vs) {
@@ -353,7 +386,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		}
 		fprintf(f, "<table><tr><th>");
 		study_html(f, *e->rows ? e->rows : "configuration");
-		fprintf(f, "</th>");
+		fprintf(f, "</th><th>ran under</th>");
 		for (size_t c = 0; c < e->ncolumns; c++) {
 			char h[128];
 
@@ -362,8 +395,11 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		}
 		fprintf(f, "</tr>\n");
 		for (size_t r = 0; r < res[i].t.nrows; r++) {
+			const char *accel = study_row_accel(&res[i].t, r);
+
 			fprintf(f, "<tr>");
 			html_text(f, "td", res[i].t.rows[r].name);
+			html_text(f, "td", accel ? accel : "-");
 			for (size_t c = 0; c < e->ncolumns; c++) {
 				const struct study_cell *cell = &res[i].t.rows[r].cell[c];
 				size_t nr;
@@ -389,6 +425,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		study_html(f, e->baseline);
 		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
 		unit_notes(&res[i], say_html, f);
+		accel_notes(&res[i], say_html, f);
 		if (e->published.n) {
 			fprintf(f, "<p>The study's own figures:</p><ul>\n");
 			for (size_t k = 0; k < e->published.n; k++)

@@ -6,9 +6,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "kvmguest.h"
 #include "evidence.h"
+#include "image.h"
 #include "proto_host.h"
 #include "../core/file.h"
 #include "../core/parse.h"
@@ -94,6 +97,14 @@ int lab_kvm_verdict_parse(const char *text, struct lab_kvm_verdict *v)
 	if (kv(text, "boot_id", o.boot_id, sizeof(o.boot_id)) == -E2BIG ||
 	    strspn(o.boot_id, "0123456789abcdef-") != strlen(o.boot_id))
 		return -EINVAL;
+	/* where it was made: written escaped, as the reason */
+	if (kv(text, "host", o.host, sizeof(o.host)) == -E2BIG || kv(text, "kernel", o.kernel, sizeof(o.kernel)) == -E2BIG ||
+	    kv(text, "qemu", o.qemu, sizeof(o.qemu)) == -E2BIG)
+		return -EINVAL;
+	for (const char *f[] = { o.host, o.kernel, o.qemu }, **p = f; p < f + 3; p++)
+		for (const char *c = *p; *c; c++)
+			if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+				return -EINVAL;
 	*v = o;
 	return 0;
 }
@@ -106,15 +117,81 @@ static void boot_id(char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+/* Where this process is: the host's name, its kernel's release and its
+ * QEMU for the host's architecture (the first on PATH: its path, size and
+ * modification time; "none" when there is none), each escaped. */
+static void here(char *host, size_t hlen, char *kernel, size_t klen, char *qemu, size_t qlen)
+{
+	const char *path = getenv("PATH");
+	struct utsname u;
+	char bin[64], id[4400] = "none";
+
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	proto_quote(host, hlen, u.nodename, strlen(u.nodename));
+	proto_quote(kernel, klen, u.release, strlen(u.release));
+	snprintf(bin, sizeof(bin), "qemu-system-%s", lab_host_arch());
+	for (const char *d = path ? path : ""; *d; d += strcspn(d, ":"), d += *d == ':') {
+		char p[4200];
+		struct stat st;
+		size_t n = strcspn(d, ":");
+
+		if (!n)
+			continue;
+		snprintf(p, sizeof(p), "%.*s/%s", (int)n, d, bin);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0) {
+			snprintf(id, sizeof(id), "%s (%lld bytes, modified %lld)", p, (long long)st.st_size,
+				 (long long)st.st_mtime);
+			break;
+		}
+	}
+	proto_quote(qemu, qlen, id, strlen(id));
+}
+
+bool lab_kvm_verdict_here(const struct lab_kvm_verdict *v, char *why, size_t len)
+{
+	char host[72], kernel[72], qemu[320];
+
+	here(host, sizeof(host), kernel, sizeof(kernel), qemu, sizeof(qemu));
+	if (!*v->host && !*v->kernel && !*v->qemu)
+		snprintf(why, len, "an older vmbench's, which did not say where it was made");
+	else if (strcmp(v->host, host))
+		snprintf(why, len, "made on another host (%s)", v->host);
+	else if (strcmp(v->kernel, kernel))
+		snprintf(why, len, "made under another kernel (%s; this one is %s)", v->kernel, kernel);
+	else if (strcmp(v->qemu, qemu))
+		snprintf(why, len, "made with another QEMU (%s; this one is %s)", v->qemu, qemu);
+	else
+		return true;
+	return false;
+}
+
+void lab_kvm_age(int64_t when, char *buf, size_t len)
+{
+	int64_t s = (int64_t)time(NULL) - when;
+
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		snprintf(buf, len, "%lld s", (long long)s);
+	else if (s < 2 * 3600)
+		snprintf(buf, len, "%lld min", (long long)(s / 60));
+	else if (s < 2 * 86400)
+		snprintf(buf, len, "%lld h", (long long)(s / 3600));
+	else
+		snprintf(buf, len, "%lld days", (long long)(s / 86400));
+}
+
 int lab_kvm_verdict_save(bool runs, const char *reason)
 {
 	/* once per process and verdict: -1 not yet, else the last saved */
 	static int saved = -1;
-	char dir[4000], path[4100], tmp[4200], id[40], quoted[320], *text;
+	char dir[4000], path[4100], tmp[4200], id[40], quoted[320], host[72], kernel[72], qemu[320], *text;
 	int r;
 
 	if (saved == (int)runs)
 		return 0;
+	here(host, sizeof(host), kernel, sizeof(kernel), qemu, sizeof(qemu));
 	r = lab_state_dir(dir, sizeof(dir));
 	if (r < 0)
 		return r;
@@ -123,8 +200,8 @@ int lab_kvm_verdict_save(bool runs, const char *reason)
 		return r;
 	boot_id(id, sizeof(id));
 	proto_quote(quoted, sizeof(quoted), reason ? reason : "", 300);
-	text = xasprintf("verdict=%s\nreason=%s\nwhen=%lld\nboot_id=%s\n", runs ? "runs" : "fails", quoted,
-			 (long long)time(NULL), id);
+	text = xasprintf("verdict=%s\nreason=%s\nwhen=%lld\nboot_id=%s\nhost=%s\nkernel=%s\nqemu=%s\n",
+			 runs ? "runs" : "fails", quoted, (long long)time(NULL), id, host, kernel, qemu);
 	if (!text)
 		return -ENOMEM;
 	/* written new beside it, then over the last verdict in one step */

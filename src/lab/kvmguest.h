@@ -18,14 +18,19 @@
  * in words; false when log holds none. */
 bool lab_kvm_error_words(const char *log, char *words, size_t len);
 
-/* The remembered verdict: a guest ran under KVM (said HELLO) or QEMU
- * stopped one for good, why (QEMU's words), when (epoch s) and in which
- * boot of the machine (/proc/sys/kernel/random/boot_id). */
+/* The remembered verdict: a guest ran under KVM (said HELLO) or did not
+ * (QEMU stopped it for good, or it did not say HELLO in the time a KVM
+ * guest takes), why (QEMU's words), when (epoch s), in which boot of the
+ * machine (/proc/sys/kernel/random/boot_id), and where: the host's name,
+ * its kernel's release and the QEMU that ran it (its binary for the host's
+ * architecture, found on PATH: path, size and time), so that a verdict is
+ * used only where it was made ("" : an older vmbench's, which said none). */
 struct lab_kvm_verdict {
 	bool runs;
 	char reason[320];
 	int64_t when;
 	char boot_id[40];
+	char host[72], kernel[72], qemu[320];
 };
 
 /* The verdict file's text (key=value lines): 0 with *v, -EINVAL when it is
@@ -39,5 +44,12 @@ int lab_kvm_verdict_save(bool runs, const char *reason);
  * is known), -EINVAL when the file is not one; *this_boot: whether it was
  * found in the machine's current boot. */
 int lab_kvm_verdict_load(struct lab_kvm_verdict *v, bool *this_boot);
+
+/* Whether verdict v was made here: this host, kernel and QEMU. true, or
+ * false with why not in words ("made with another QEMU: ..."). */
+bool lab_kvm_verdict_here(const struct lab_kvm_verdict *v, char *why, size_t len);
+/* How long ago epoch second when was, in words ("40 s", "3 min", "5 h",
+ * "2 days"). */
+void lab_kvm_age(int64_t when, char *buf, size_t len);
 
 #endif

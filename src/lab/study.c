@@ -276,7 +276,7 @@ enum section { SEC_NONE, SEC_STUDY, SEC_EXPERIMENT };
 
 static const char *const study_keys = "format, title, source, description";
 static const char *const exp_keys = "title, not-run, command, matrix, suites, option, quick-option, rounds, quick-rounds, "
-				    "quick-skip, boots, baseline, rows, select, "
+				    "quick-skip, accel, boots, baseline, rows, select, "
 				    "statistic, stand-in, column, published, conclusion, claim, expect";
 
 /* single-valued keys given twice are an error: which were given */
@@ -320,7 +320,7 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 {
 	static const char *const single[] = { "title", "not-run", "matrix", "suites", "rounds", "boots",
 					      "baseline", "rows", "statistic", "conclusion", "command", "select",
-					      "quick-rounds", "quick-skip" };
+					      "quick-rounds", "quick-skip", "accel" };
 	/* what lab run is given, or matches labels with: words, never a terminal's controls */
 	static const char *const words[] = { "matrix", "suites", "baseline", "rows", "select", "option", "quick-option" };
 	unsigned i;
@@ -409,6 +409,15 @@ static int exp_key(struct parser *p, struct study_experiment *e, struct seen *se
 	}
 	if (!strcmp(key, "quick-skip"))
 		return set_text(p, key, e->quick_skip, sizeof(e->quick_skip), value);
+	if (!strcmp(key, "accel")) {
+		if (strcmp(value, "kvm") && strcmp(value, "tcg"))
+			return study_fail(p, "accel = '%s': kvm (the study's hypervisor used hardware virtualization: KVM is "
+					     "tried, TCG where it cannot boot a guest here) or tcg (it did not)",
+					  value);
+		e->accel = !strcmp(value, "kvm") ? STUDY_ACCEL_KVM : STUDY_ACCEL_TCG;
+		e->accel_line = p->line;
+		return 0;
+	}
 	if (!strcmp(key, "stand-in"))
 		return strv_push(&e->stand_in, value) < 0 ? -ENOMEM : 0;
 	if (!strcmp(key, "column"))
@@ -655,6 +664,11 @@ int study_load(const char *path, struct study *s, char *err, size_t errlen)
 		r = study_parse(buf, len, path, s, err, errlen);
 	free(buf);
 	return r;
+}
+
+const char *study_accel_name(enum study_accel a)
+{
+	return a == STUDY_ACCEL_KVM ? "kvm" : a == STUDY_ACCEL_TCG ? "tcg" : NULL;
 }
 
 unsigned study_rounds(const struct study_experiment *e, bool quick)

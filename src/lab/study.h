@@ -35,6 +35,15 @@
 #define STUDY_MAX_BYTES (1 << 20)
 #define STUDY_MAX_OPTION_LINES 64 /* option and quick-option lines of an experiment */
 
+/* The accelerator the study's hypervisor ran an experiment under (accel =). */
+enum study_accel {
+	STUDY_ACCEL_MATRIX, /* not said: as the matrix's accel says */
+	/* hardware virtualization (VT-x, AMD-V): the configurations that may use KVM
+	 * (accel=kvm or auto) try it, and fall back to TCG where it cannot boot a guest here */
+	STUDY_ACCEL_KVM,
+	STUDY_ACCEL_TCG, /* none: every configuration accel=tcg (Study 2's host had no VT-x) */
+};
+
 enum study_stat {
 	STUDY_MEAN,    /* the mean of the rounds' figures */
 	STUDY_TRIMMED, /* the mean without the highest and the lowest (Study 1: 10 runs, 8 kept) */
@@ -111,6 +120,8 @@ struct study_experiment {
 	struct study_optline optlines[STUDY_MAX_OPTION_LINES]; /* both kinds, in the file's order */
 	size_t noptlines;
 	char quick_skip[512]; /* "": --quick runs it; else why --quick leaves it out (--experiment ID runs it) */
+	enum study_accel accel; /* accel = kvm | tcg */
+	unsigned accel_line;
 	unsigned rounds, boots;
 	unsigned quick_rounds; /* the rounds under --quick (quick-rounds; default: rounds) */
 	char baseline[96];    /* host, none, or KEY=VALUE[,...] */
@@ -161,6 +172,8 @@ const char *study_escape(const char *s, char *buf, size_t len);
 /* The value the experiment's options give option name ("--NAME V" or
  * "--NAME=V"; the last one counts, as in lab run), or NULL. */
 const char *study_option_value(const struct study_experiment *e, const char *name);
+/* "kvm", "tcg", or NULL (not said) */
+const char *study_accel_name(enum study_accel a);
 /* The rounds an experiment runs: quick-rounds under --quick, else rounds. */
 unsigned study_rounds(const struct study_experiment *e, bool quick);
 /* The factor from unit from to unit to (same dimension: times, byte rates,

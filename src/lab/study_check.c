@@ -163,6 +163,33 @@ static int exp_matrix(struct parser *p, struct study_experiment *e, struct lab_m
 	return 0;
 }
 
+/* accel = kvm: some configuration may run under KVM (accel=kvm, or auto:
+ * the key's); accel = tcg: none may (the study's host had no hardware
+ * virtualization, and a row under KVM would measure what it did not).
+ * lab contend does not fall back from KVM to TCG: its matrix says. */
+static int accel_check(struct parser *p, const struct study_experiment *e, const struct lab_matrix *m)
+{
+	size_t tcg = 0;
+
+	if (e->accel == STUDY_ACCEL_MATRIX)
+		return 0;
+	p->line = e->accel_line;
+	if (e->contend && e->accel == STUDY_ACCEL_KVM)
+		return study_fail(p, "accel = kvm: lab contend boots its guests under the matrix's accel, with no fall back "
+				     "to TCG; give the matrix accel=kvm (or accel = tcg, as its accel=auto is TCG)");
+	for (size_t i = 0; i < m->n; i++)
+		tcg += !strcmp(m->configs[i].v[LAB_ACCEL], "tcg");
+	if (e->accel == STUDY_ACCEL_KVM && tcg == m->n)
+		return study_fail(p, "accel = kvm: every configuration of the matrix gives accel=tcg; give the ones the study "
+				     "ran under hardware virtualization accel=kvm or auto (or no accel)");
+	for (size_t i = 0; e->accel == STUDY_ACCEL_TCG && i < m->n; i++)
+		if (strcmp(m->configs[i].v[LAB_ACCEL], "tcg"))
+			return study_fail(p, "accel = tcg: the matrix's configuration %zu of %zu may run under KVM (accel=%s); "
+					     "give it accel=tcg, as the study ran without hardware virtualization",
+					  i + 1, m->n, m->configs[i].v[LAB_ACCEL]);
+	return 0;
+}
+
 /* A contend experiment: one configuration, its guests booted once (no boots).
  * The baseline and the expectations select guests' documents by lab contend's labels.
  * The host is not measured. */
@@ -198,7 +225,10 @@ static int contend_finish(struct parser *p, struct study_experiment *e)
 	r = exp_matrix(p, e, &m);
 	if (r < 0)
 		return r;
+	r = accel_check(p, e, &m);
 	lab_matrix_release(&m);
+	if (r < 0)
+		return r;
 	if (e->nconfigs != 1)
 		return study_fail(p, "[experiment %s]: lab contend boots guests of one configuration; the matrix has %zu",
 				  e->id, e->nconfigs);
@@ -271,7 +301,8 @@ int study_exp_finish(struct parser *p, struct study_experiment *e)
 	r = exp_matrix(p, e, &m);
 	if (r < 0)
 		return r;
-	if (*e->rows && (strchr(e->rows, ',') || lab_key_find(e->rows) < 0 || !(m.given & (1u << lab_key_find(e->rows)))))
+	r = accel_check(p, e, &m);
+	if (!r && *e->rows && (strchr(e->rows, ',') || lab_key_find(e->rows) < 0 || !(m.given & (1u << lab_key_find(e->rows)))))
 		r = study_fail(p, "[experiment %s]: rows = %s: a lab run's rows are one key the matrix gives", e->id, e->rows);
 	if (!r && *e->select)
 		r = study_fail(p, "[experiment %s]: select is lab contend's (its guests' labels); a lab run's rows are its "

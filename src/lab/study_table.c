@@ -430,6 +430,38 @@ static int row_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* What accelerator a document ran under, counted in its row; a failure's
+ * marker measured nothing and counts for none. */
+static void row_accel(struct study_row *row, const json_t *doc)
+{
+	const char *accel = json_string_value(json_object_get(json_object_get(doc, "labels"), "accel"));
+	const char *note = json_string_value(json_object_get(doc, "lab_note"));
+
+	const char *config = json_string_value(json_object_get(doc, "lab_config"));
+
+	if (!accel || json_object_get(doc, "lab_failure") || (config && !strcmp(config, "host")))
+		return;
+	if (!strcmp(accel, "kvm"))
+		row->nkvm++;
+	else if (!strcmp(accel, "tcg"))
+		row->ntcg++;
+	else
+		return;
+	/* lab run's notes on the accelerator begin with the accel it was asked */
+	if (!strcmp(accel, "tcg") && note && !strncmp(note, "accel=", 6) && !*row->accel_note)
+		snprintf(row->accel_note, sizeof(row->accel_note), "%s", note);
+}
+
+const char *study_row_accel(const struct study_table *t, size_t row)
+{
+	const struct study_row *r;
+
+	if (row >= t->nrows)
+		return NULL;
+	r = &t->rows[row];
+	return r->nkvm && r->ntcg ? "mixed" : r->nkvm ? "kvm" : r->ntcg ? "tcg" : NULL;
+}
+
 int study_tabulate(const struct study_experiment *e, const json_t *all, struct study_table *t)
 {
 	struct study_table *res = t;
@@ -472,6 +504,7 @@ int study_tabulate(const struct study_experiment *e, const json_t *all, struct s
 		}
 		if (rank_of(&m, doc) < res->rows[r].rank)
 			res->rows[r].rank = rank_of(&m, doc);
+		row_accel(&res->rows[r], doc);
 		for (size_t c = 0; c < e->ncolumns; c++) {
 			struct study_cell *cell = &res->rows[r].cell[c];
 			unsigned nc, rd = round_of(doc);

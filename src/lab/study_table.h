@@ -28,6 +28,10 @@ struct study_row {
 	size_t rank;  /* its first configuration's place in the matrix, + 1; the host 0 */
 	size_t order; /* command = contend: its labels' places in the option lists (--policy, --load) */
 	struct study_cell cell[STUDY_MAX_COLUMNS];
+	/* the accelerator its documents ran under (their label accel, as lab
+	 * run resolved accel=auto or a study's accel = kvm): how many of each */
+	unsigned nkvm, ntcg;
+	char accel_note[320]; /* a document's lab_note on its accelerator (why TCG): the first */
 };
 
 /* A claim judged: its verdict, what was measured (each relation's a / b
@@ -54,6 +58,9 @@ int study_tabulate(const struct study_experiment *e, const json_t *docs, struct 
 /* Whether no row of t has a figure in column c: no document had its
  * metric in a case at its parameters (a name or an 'at' no run records). */
 bool study_column_empty(const struct study_table *t, size_t c);
+/* The accelerator row's documents ran under: "kvm", "tcg", "mixed" (some
+ * under each, across rounds), or NULL (the host, or no document says). */
+const char *study_row_accel(const struct study_table *t, size_t row);
 /* The study's statistic of a cell's rounds (*n of them); NAN with none. */
 double study_cell_stat(const struct study_cell *c, enum study_stat st, size_t *n);
 

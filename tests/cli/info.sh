@@ -71,8 +71,10 @@ lacks "$T/out" "KVM guests" "no verdict for a recorded tree"
 printf 'verdict=fails\nreason=KVM internal error. Suberror: 1\\x1b[2J\nwhen=1796529392\nboot_id=%s\n' \
 	"$(cat /proc/sys/kernel/random/boot_id)" >"$T/.local/state/vmbench/kvm-guests"
 expect 0 "info with a failed verdict of this boot" "$VMB" info
-has "$T/out" "KVM guests             fail: QEMU stopped a lab guest under KVM at 2026-12-06T03:56:32Z: KVM internal error. Suberror: 1\x1b[2J; accel=tcg emulates guests" \
+has "$T/out" "KVM guests             fail: a lab guest did not boot under KVM at 2026-12-06T03:56:32Z: KVM internal error. Suberror: 1\x1b[2J; accel=tcg emulates guests" \
 	"QEMU's words as kept, escaped"
+has "$T/out" "ago, an older vmbench's, which did not say where it was made: not used]" \
+	"a verdict that does not say where it was made is not used"
 rm -r "$T/.local/state/vmbench"
 
 # hostile trees: non-UTF-8 strings, FIFOs where files should be

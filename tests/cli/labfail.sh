@@ -141,11 +141,51 @@ PY
 	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
 	check "no work directory is left" test -z "$(ls -A "$TMPDIR")"
 	expect 0 "info after it" "$VMB" info
-	has "$T/out" "KVM guests             fail: QEMU stopped a lab guest under KVM at" "info says a guest does not run under this KVM"
+	has "$T/out" "KVM guests             fail: a lab guest did not boot under KVM at" "info says a guest does not run under this KVM"
 	has "$T/out" "KVM internal error. Suberror: 1; emulation failure; accel=tcg emulates guests" "in QEMU's words"
-	# accel=auto: TCG at once, the reason in the document; the TCG guest's
-	# HELLO bound is the default's (a TCG boot beside two guest tests took
-	# more than 20 s)
+	# the verdict says where it was made (this host, kernel and the QEMU on
+	# PATH), and info says that the lab uses it
+	expect 0 "info with the fake QEMU on PATH" env PATH="$T/fakebin:$PATH" "$VMB" info
+	has "$T/out" "ago, on this host, kernel and QEMU: the lab's accel=auto and a study's accel = kvm run under TCG without trying KVM" \
+		"the verdict's age, and that it is this host's, kernel's and QEMU's"
+	# a study's plan says so once, from the verdict, booting nothing
+	printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=kvm\naccel = kvm\nsuites = cpu.prime\noption = --threads 1\noption = --retries 0\nrounds = 1\nbaseline = none\ncolumn = cpu.prime events_per_s\n[experiment b]\ntitle = B\nmatrix = accel=kvm smp=2\naccel = kvm\nsuites = cpu.prime\noption = --threads 1\noption = --retries 0\nrounds = 1\nbaseline = none\ncolumn = cpu.prime events_per_s\n' \
+		>"$T/kvm.study"
+	rm -f "$T/plan.boots"
+	expect 0 "a study of two accel = kvm experiments: its plan" env VMBENCH_TEST_MACHINE="$T/badkvm" \
+		PATH="$T/fakebin:$PATH" FAKE_QEMU_BOOTS="$T/plan.boots" "$INJ" lab study "$T/kvm.study" --plan
+	check "the plan says once that KVM does not boot a guest here" \
+		test "$(grep -c "^KVM: /dev/kvm creates VMs, but a lab guest did not boot under it here .* ago (the lab's verdict for this host, kernel and QEMU: " "$T/out")" = 1
+	has "$T/out" "KVM internal error. Suberror: 1; emulation failure" "in QEMU's words"
+	check "the plan booted nothing" test ! -e "$T/plan.boots"
+	# accel=auto with that verdict: TCG without trying KVM, said once
+	rm -f "$T/auto.boots"
+	env VMBENCH_TEST_MACHINE="$T/badkvm" PATH="$T/fakebin:$PATH" FAKE_QEMU_BOOTS="$T/auto.boots" \
+		"$INJ" lab run --matrix "accel=auto smp=1,2" --suites cpu.prime --quick --boots 1 --retries 0 --baseline none \
+		--cache "$cache" --image-dir "$T/imgs" --agent x86_64="$VMB" --db "$T/auto0.db" -o "$T/auto0.html" \
+		>"$T/out" 2>"$T/err" </dev/null
+	check "accel=auto with the verdict: TCG only, KVM not booted" test "$(cat "$T/auto.boots" | tr '\n' ' ')" = "tcg tcg "
+	check "said once: KVM not tried again, and why" \
+		test "$(grep -c "KVM: a lab guest did not boot under KVM here .* ago (the lab's verdict for this host, kernel and QEMU: .*the configurations that may use KVM (accel=auto, a study's accel = kvm) run under TCG" "$T/err")" = 1
+	# a study run that learns it (no verdict yet): its first KVM boot fails,
+	# the rest of its experiments run under TCG, said once, and the verdict
+	# is remembered for the next plan
+	rm -f "$T/.local/state/vmbench/kvm-guests" "$T/study.boots"
+	expect 1 "a study of two accel = kvm experiments whose KVM cannot boot a guest" env VMBENCH_TEST_MACHINE="$T/badkvm" \
+		PATH="$T/fakebin:$PATH" FAKE_QEMU_BOOTS="$T/study.boots" "$INJ" lab study "$T/kvm.study" --quick \
+		--hello-timeout 20 --cache "$cache" --image-dir "$T/imgs" --agent x86_64="$VMB" --db "$T/study.db" \
+		-o "$T/study.html"
+	check "the study booted KVM once, then TCG for the rest" test "$(cat "$T/study.boots" | tr '\n' ' ')" = "kvm tcg tcg "
+	check "said once" test "$(grep -c "KVM did not boot the guest (QEMU stopped the guest for good.*); using TCG from now on" "$T/err")" = 1
+	lacks "$T/err" "skipped: accel=kvm needs" "accel=kvm under a study's accel = kvm is not skipped"
+	has "$T/err" "accel=kvm smp=2: booting (tcg)" "the second experiment's configuration booted under TCG at once"
+	expect 0 "the next plan" env VMBENCH_TEST_MACHINE="$T/badkvm" PATH="$T/fakebin:$PATH" "$INJ" lab study "$T/kvm.study" --plan
+	has "$T/out" "KVM: /dev/kvm creates VMs, but a lab guest did not boot under it here" "knows it from the study's run"
+	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
+	# accel=auto learning it in its run (no verdict): TCG at once, the reason
+	# in the document; the TCG guest's HELLO bound is the default's (a TCG
+	# boot beside two guest tests took more than 20 s)
+	rm -f "$T/.local/state/vmbench/kvm-guests"
 	tcg=fail
 	[ "$BOOT" = boot ] && command -v qemu-system-x86_64 >/dev/null 2>&1 && tcg=real
 	rm -f "$T/auto.boots"

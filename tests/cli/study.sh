@@ -29,6 +29,22 @@ for i in ids:
 PY
 done
 
+# accel = kvm | tcg: what the study ran under. The plan says it per
+# experiment, and once whether KVM boots a guest here (from /dev/kvm and the
+# lab's remembered verdict: nothing boots); a study all under TCG has no
+# such line
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=kvm disk=ide,ahci\naccel = kvm\nsuites = cpu\noption = --threads 1\ncolumn = cpu.prime events_per_s\n[experiment b]\ntitle = B\nmatrix = accel=auto\naccel = kvm\nsuites = cpu\noption = --threads 1\ncolumn = cpu.prime events_per_s\n' \
+	>"$T/kvm.study"
+expect 0 "a study of two experiments with accel = kvm: planned" "$VMB" lab study "$T/kvm.study" --plan
+check "each says the study ran it under hardware virtualization" test "$(grep -c "^  the study ran it under hardware virtualization (accel = kvm): KVM where it boots a guest here, else TCG" "$T/out")" = 2
+check "whether KVM boots a guest here: said once" test "$(grep -c "^KVM: " "$T/out")" = 1
+expect 0 "vbox-storage --plan: every configuration under TCG" "$VMB" lab study vbox-storage --plan
+lacks "$T/out" "KVM: " "no word on KVM where nothing asks for it"
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = disk=ide accel=tcg | disk=ahci\naccel = tcg\nsuites = cpu\noption = --threads 1\ncolumn = cpu.prime events_per_s\n' \
+	>"$T/tcg.study"
+expect 2 "accel = tcg with a configuration that may use KVM" "$VMB" lab study "$T/tcg.study" --plan
+has "$T/err" "tcg.study:8: accel = tcg: the matrix's configuration 2 of 2 may run under KVM (accel=auto)" "names the line and the configuration"
+
 # the same study by its path, and --quick's shorter plan
 expect 0 "lab study FILE --plan (a path)" "$VMB" lab study "$SRC/studies/vbox-storage.study" --plan
 cp "$T/out" "$T/full"
@@ -348,7 +364,10 @@ STUDY
 	check "a row per configuration, a figure per column, events in events/s and p99 in us" python3 - "$T/out" <<'PY'
 import re, sys
 out = open(sys.argv[1]).read()
-rows = {m.group(1): m.group(2).split() for m in re.finditer(r"^  (host|accel=tcg)\s+([0-9].*)$", out, re.M)}
+# after the row's name, the accelerator its results ran under (the host: none)
+ran = {m.group(1): m.group(2) for m in re.finditer(r"^  (host|accel=tcg)\s+(-|kvm|tcg|mixed)\s+[0-9]", out, re.M)}
+assert ran == {"host": "-", "accel=tcg": "tcg"}, ran
+rows = {m.group(1): m.group(2).split() for m in re.finditer(r"^  (host|accel=tcg)\s+(?:-|tcg)\s+([0-9].*)$", out, re.M)}
 assert set(rows) == {"host", "accel=tcg"}, rows
 for name, cells in rows.items():
     assert cells[1] == "events/s" and float(cells[0]) > 0 and float(cells[2]) > 0, (name, cells)
@@ -369,7 +388,7 @@ PY
 	has "$T/out" "the study's figure: host | events/s | 1,000,000" "the study's figures beside"
 	has "$T/out" "== [experiment gone] not here" "the experiment not run is listed"
 	has "$T/out" "not run: needs <hardware>" "with why"
-	check "the report: new, a section per experiment, every text escaped" python3 - "$T/w" <<'PY'
+	check "the report: new, a section per experiment, every text escaped, each row's accelerator" python3 - "$T/w" <<'PY'
 import glob, sys
 (path,) = glob.glob(sys.argv[1] + "/vmbench-study-*.html")
 h = open(path).read()
@@ -379,6 +398,8 @@ assert "needs &lt;hardware&gt;" in h
 assert "<h2>Reproduction card</h2>" in h and h.index("Reproduction card") < h.index("cpu.prime on the host")
 assert "the host &lt;faster&gt; than VT-x" in h and "<faster>" not in h
 assert "claims reproduced" in h
+import re
+assert "<th>ran under</th>" in h and re.search(r"<td>accel=tcg</td>\s*<td>tcg</td>", h) and re.search(r"<td>host</td>\s*<td>-</td>", h), h
 PY
 	check "stored: every run with the labels study, experiment and study_run" python3 - "$db" <<'PY'
 import json, sqlite3, sys

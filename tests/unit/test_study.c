@@ -219,6 +219,15 @@ static void errors_name_the_line(void **state)
 		{ HEAD EXP "column = disk.randread iops\noption = --label k=\033[2J\n", "x.study:11: option: a control character (byte 11 is 0x1b)" },
 		{ HEAD EXP "column = disk.randread iops\nquick-option = --label k=\rx\n", "x.study:11: quick-option: a control character (byte 11 is 0x0d)" },
 		{ HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg\033\n", "x.study:7: matrix: a control character (byte 10 is 0x1b)" },
+		/* accel = kvm | tcg: what the study ran under, and a matrix that can run it */
+		{ HEAD EXP "column = disk.randread iops\naccel = hw\n", "x.study:11: accel = 'hw': kvm (the study's hypervisor" },
+		{ HEAD EXP "accel = tcg\naccel = kvm\n", "x.study:11: accel given twice" },
+		{ HEAD EXP "column = disk.randread iops\naccel = kvm\n",
+		  "x.study:11: accel = kvm: every configuration of the matrix gives accel=tcg" },
+		{ HEAD "[experiment a]\ntitle = A\nmatrix = disk=ide accel=tcg | disk=ahci\nsuites = disk.randread\n"
+		       "accel = tcg\ncolumn = disk.randread iops at iodepth=1\n",
+		  "x.study:9: accel = tcg: the matrix's configuration 2 of 2 may run under KVM (accel=auto)" },
+		{ HEAD CEXP "accel = kvm\n", "x.study:11: accel = kvm: lab contend boots its guests under the matrix's accel" },
 		/* labels, documents and the report are UTF-8 */
 		{ HEAD "description = M\xfcller\n", "x.study:5: not UTF-8 (byte 16 of the line is 0xfc)" },
 	};
@@ -556,6 +565,82 @@ static void a_table_from_documents(void **state)
 	study_release(&st);
 }
 
+/* A lab document of configuration disk=DISK (the host: NULL) that ran
+ * under accel (NULL: no label, as the host's), with a lab_note. */
+static json_t *accel_doc(const char *disk, unsigned round, const char *accel, const char *note)
+{
+	json_t *d = doc(disk, round, 1000, 100), *labels = json_object_get(d, "labels");
+
+	if (accel)
+		json_object_set_new(labels, "accel", json_string(accel));
+	else
+		json_object_del(labels, "accel");
+	if (note)
+		json_object_set_new(d, "lab_note", json_string(note));
+	return d;
+}
+
+/* Each row says the accelerator its documents ran under, as lab run
+ * labelled them once it resolved accel=auto or a study's accel = kvm:
+ * kvm, tcg, mixed when the rounds differ, none for the host; a failed
+ * boot's marker counts for none; the note on why TCG ran is kept. */
+static void the_accelerator_each_row_ran_under(void **state)
+{
+	const char *text = HEAD "[experiment a]\ntitle = A\nmatrix = accel=kvm disk=ide,ahci,lsi,virtio-blk\naccel = kvm\n"
+			   "suites = disk.randread\noption = --disk.iodepth 1,32\nrows = disk\n"
+			   "column = disk.randread iops at iodepth=32 | QD32\n";
+#define FELL "accel=kvm (the study's accel = kvm): KVM could not boot the guest here (QEMU stopped the guest for good), TCG used"
+	const char *fell = FELL;
+	static const struct {
+		const char *name, *want, *note;
+	} rows[] = {
+		{ "host", NULL, "" },
+		{ "disk=ide", "kvm", "" },
+		{ "disk=ahci", "mixed", FELL },
+		{ "disk=lsi", "tcg", FELL },
+		{ "disk=virtio-blk", "tcg", "" },
+	};
+	struct study_table *t = calloc(1, sizeof(*t));
+	json_t *docs = json_array(), *marker;
+	char err[1200];
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(docs);
+	assert_int_equal(parse(text, err, sizeof(err)), 0);
+	assert_int_equal(st.exp[0].accel, STUDY_ACCEL_KVM);
+	assert_string_equal(study_accel_name(st.exp[0].accel), "kvm");
+	for (unsigned k = 1; k <= 3; k++) {
+		json_array_append_new(docs, accel_doc(NULL, k, NULL, NULL));
+		json_array_append_new(docs, accel_doc("ide", k, "kvm", NULL));
+		/* KVM in round 1, then the study's run learnt it cannot boot a guest here */
+		json_array_append_new(docs, accel_doc("ahci", k, k == 1 ? "kvm" : "tcg", k == 1 ? NULL : fell));
+		json_array_append_new(docs, accel_doc("lsi", k, "tcg", fell));
+		/* TCG with a note that is not the accelerator's (user networking) */
+		json_array_append_new(docs, accel_doc("virtio-blk", k, "tcg", "NICs on user networking: no tap"));
+	}
+	/* a failed KVM boot of lsi: its marker measured nothing */
+	marker = accel_doc("lsi", 1, "kvm", NULL);
+	json_object_set_new(marker, "lab_failure", json_pack("{s:s}", "step", "boot"));
+	json_array_append_new(docs, marker);
+	assert_int_equal(study_tabulate(&st.exp[0], docs, t), 0);
+	assert_int_equal(t->nrows, sizeof(rows) / sizeof(rows[0]));
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *got = study_row_accel(t, r);
+
+		assert_string_equal(t->rows[r].name, rows[r].name);
+		if (rows[r].want ? !got || strcmp(got, rows[r].want) : got != NULL)
+			fail_msg("row %s: %s, expected %s", rows[r].name, got ? got : "NULL", rows[r].want ? rows[r].want : "NULL");
+		assert_string_equal(t->rows[r].accel_note, rows[r].note);
+	}
+	assert_int_equal(t->rows[2].nkvm, 1);
+	assert_int_equal(t->rows[2].ntcg, 2);
+	assert_null(study_row_accel(t, t->nrows)); /* no such row */
+	json_decref(docs);
+	free(t);
+	study_release(&st);
+}
+
 /* A contend table's rows follow the study's option lists (--policy
  * reservation,fair: reservation first; --load 95,50), not the shuffled
  * order its cells were measured and stored in. */
@@ -638,7 +723,7 @@ int main(void)
 		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(quick_rounds), cmocka_unit_test(spread_column), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies), cmocka_unit_test(escaping),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
-		cmocka_unit_test(a_table_from_documents),
+		cmocka_unit_test(a_table_from_documents), cmocka_unit_test(the_accelerator_each_row_ran_under),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
