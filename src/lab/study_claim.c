@@ -349,5 +349,5 @@ void study_claim_how(const struct study_experiment *e, const struct study_claim 
 		}
 	}
 	if (c->kvm)
-		str_appendf(buf, len, &off, "; about hardware virtualization: not comparable where a side ran under TCG");
+		str_appendf(buf, len, &off, "; about hardware virtualization: not comparable where a side that asked for KVM (accel=kvm or auto) ran under TCG");
 }

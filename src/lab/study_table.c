@@ -170,13 +170,26 @@ static bool side_has(const char *side, const json_t *doc)
 	return true;
 }
 
-/* Whether a document of a side ran under TCG where the configuration asked
- * for KVM or let the lab choose (its label accel is what ran). */
+/* Whether a document of a side ran under TCG where its configuration asked
+ * for KVM or let the lab choose (its label accel is what ran; its
+ * configuration's name, what was asked: accel=auto when the matrix gave
+ * none). A side emulated on purpose (accel=tcg, Study 1's arm64 guest) is
+ * the study's emulation, not a fallback. */
 static bool ran_tcg(const json_t *doc)
 {
 	const char *accel = json_string_value(json_object_get(json_object_get(doc, "labels"), "accel"));
+	const char *name = json_string_value(json_object_get(doc, "lab_config")), *asked = NULL;
 
-	return accel && !strcmp(accel, "tcg");
+	if (!accel || strcmp(accel, "tcg"))
+		return false;
+	for (const char *p = name ? name : ""; *p; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+
+		if (n > 6 && !strncmp(p, "accel=", 6))
+			asked = p + 6;
+		p += n;
+	}
+	return !asked || strncmp(asked, "tcg", 3) || (asked[3] != ' ' && asked[3] != '\0');
 }
 
 /* One relation judged on the rounds both sides were measured in, paired:
