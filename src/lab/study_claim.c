@@ -312,6 +312,13 @@ int study_parse_expect(struct parser *p, struct study_experiment *e, char *value
 
 void study_claim_how(const struct study_experiment *e, const struct study_claim *c, char *buf, size_t len)
 {
+	static const char *const kinds[] = {
+		[STUDY_GT] = "a direction: significant in it, paired by round",
+		[STUDY_LT] = "a direction: significant in it, paired by round",
+		[STUDY_RATIO] = "a magnitude: the ratio's 95% interval inside the range",
+		[STUDY_CLOSE] = "closeness: the 90% interval of the difference inside the margin",
+	};
+	bool said[4] = { false };
 	size_t off = 0;
 
 	buf[0] = '\0';
@@ -326,7 +333,7 @@ void study_claim_how(const struct study_experiment *e, const struct study_claim 
 		study_column_name(&e->columns[r->col], ca, sizeof(ca));
 		study_column_name(&e->columns[r->col_b], cb, sizeof(cb));
 		if (i)
-			str_appendf(buf, len, &off, "; and ");
+			str_appendf(buf, len, &off, "; ");
 		if (r->col == r->col_b)
 			str_appendf(buf, len, &off, "%s: %s", ca, r->a);
 		else
@@ -334,20 +341,28 @@ void study_claim_how(const struct study_experiment *e, const struct study_claim 
 		switch (r->op) {
 		case STUDY_GT:
 		case STUDY_LT:
-			str_appendf(buf, len, &off, " %s %s (a direction: significant in it, paired by round)",
-				    r->op == STUDY_GT ? ">" : "<", r->col == r->col_b ? r->b : cb);
+			str_appendf(buf, len, &off, " %s %s", r->op == STUDY_GT ? ">" : "<", r->col == r->col_b ? r->b : cb);
 			break;
 		case STUDY_RATIO:
-			str_appendf(buf, len, &off, " / %s within %gx..%gx (a magnitude: the ratio's 95%% interval inside it)",
-				    r->col == r->col_b ? r->b : cb, r->lo, r->hi);
+			str_appendf(buf, len, &off, " / %s in %gx..%gx", r->col == r->col_b ? r->b : cb, r->lo, r->hi);
 			break;
 		case STUDY_CLOSE:
-			str_appendf(buf, len, &off, " ~ %s within %g%% (closeness: the 90%% interval of the difference inside "
-				    "+-%g%%)",
-				    r->col == r->col_b ? r->b : cb, r->margin_pct, r->margin_pct);
+			str_appendf(buf, len, &off, " ~ %s within %g%%", r->col == r->col_b ? r->b : cb, r->margin_pct);
 			break;
 		}
 	}
+	str_appendf(buf, len, &off, " (%s", c->n > 1 ? "each must hold; " : "");
+	for (unsigned i = 0, first = 1; i < c->n; i++) {
+		enum study_rel_op op = e->rel[c->first + i].op == STUDY_LT ? STUDY_GT : e->rel[c->first + i].op;
+
+		if (said[op])
+			continue;
+		said[op] = true;
+		str_appendf(buf, len, &off, "%s%s", first ? "" : "; ", kinds[op]);
+		first = 0;
+	}
+	str_appendf(buf, len, &off, ")");
 	if (c->kvm)
-		str_appendf(buf, len, &off, "; about hardware virtualization: not comparable where a side that asked for KVM (accel=kvm or auto) ran under TCG");
+		str_appendf(buf, len, &off, "; about hardware virtualization: not comparable where a side that asked for KVM "
+			    "(accel=kvm or auto) ran under TCG");
 }
