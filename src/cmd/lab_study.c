@@ -689,28 +689,23 @@ static int check_selection(const struct vmb_cmd *self, const struct optset *own,
 	return EXIT_OK;
 }
 
-int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)
+/* One study, its file at path: its plan, and its run unless --plan. Its
+ * closing line (the card's, or under --plan its claims planned) goes to
+ * closing, and the plan's estimate is added to *lo, *hi and *boots. */
+static int study_one(const struct vmb_cmd *self, const struct optset *own, const char *path, char *closing,
+		     size_t closing_len, double *all_lo, double *all_hi, unsigned *all_boots)
 {
 	struct study *s;
 	struct study_call call = { .own = own };
-	char path[4096], err[1200], stamp[64];
+	char err[1200], stamp[64];
 	double lo = 0, hi = 0;
 	unsigned boots = 0;
+	size_t nclaims = 0, nexp = 0;
 	int ret = EXIT_OK, r;
 	bool kvm = false;
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (optset_bool(own, "list")) {
-		if (arg)
-			return cmd_usage_error(self, "--list lists the shipped studies: no FILE with it");
-		return study_list(self);
-	}
-	if (!arg)
-		return cmd_usage_error(self, "lab study needs a study: FILE, or NAME of 'vmbench lab study --list'");
-	ret = study_path(self, arg, path, sizeof(path));
-	if (ret != EXIT_OK)
-		return ret;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return EXIT_FAILED;
@@ -730,9 +725,12 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 		study_say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
 	/* the plan, also before a run: a bad option stops it before anything boots */
 	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)
-		if (study_selected(own, s->exp[i].id))
+		if (study_selected(own, s->exp[i].id)) {
 			ret = plan_experiment(self, &call, path, &s->exp[i], optset_bool(own, "quick"),
 					      study_quick_skipped(own, &s->exp[i]), &lo, &hi, &boots, &kvm);
+			nclaims += s->exp[i].nclaims;
+			nexp++;
+		}
 	if (ret == EXIT_OK && kvm)
 		plan_kvm();
 	if (ret == EXIT_OK) {
@@ -745,14 +743,100 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 			study_say("%s %s %u s", i ? "," : "", lab_images[i].name, lab_images[i].boot_s);
 		study_say("; the suites by their stop rule, as 'vmbench list' estimates; a guest's set-up and a slow "
 		    "emulation add to it)\n");
-		if (!optset_bool(own, "plan"))
+		*all_lo += lo;
+		*all_hi += hi;
+		*all_boots += boots;
+		snprintf(closing, closing_len, "%s: %zu claim%s in %zu experiment%s, planned (nothing run)", s->name,
+			 nclaims, nclaims == 1 ? "" : "s", nexp, nexp == 1 ? "" : "s");
+		if (!optset_bool(own, "plan")) {
 			ret = study_run(self, own, &call, s);
-	}
+			snprintf(closing, closing_len, "%s: %s", s->name, *call.tally ? call.tally : "not run to its card");
+		}
+	} else
+		snprintf(closing, closing_len, "%s: not run: its plan was refused (above)", s->name);
 	study_release(s);
 	free(s);
 	return ret;
 }
 
+/* --all: the shipped studies in turn, each planned and run (or planned
+ * alone under --plan) as by its name, then their cards' closing lines; the
+ * exit the worst of theirs. An interruption stops it. */
+static int study_all(const struct vmb_cmd *self, const struct optset *own)
+{
+	struct strv files = { 0 }, closing = { 0 };
+	const char *dir = studies_dir();
+	double lo = 0, hi = 0;
+	unsigned boots = 0;
+	int ret = EXIT_OK, r = list_files(dir, &files);
+
+	if (r < 0 || !files.n) {
+		log_error("%s: %s (the shipped studies; $VMBENCH_STUDIES names another directory)", dir,
+			  r < 0 ? strerror(-r) : "no .study file");
+		strv_clear(&files);
+		return r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE;
+	}
+	for (size_t i = 0; i < files.n && !vmb_stop_requested(); i++) {
+		char line[400] = "";
+		int one;
+
+		study_say("%s", i ? "\n" : "");
+		one = study_one(self, own, files.v[i], line, sizeof(line), &lo, &hi, &boots);
+		if (one > ret)
+			ret = one;
+		if (strv_push(&closing, line) < 0) {
+			ret = EXIT_FAILED;
+			break;
+		}
+		if (one == EXIT_INTERRUPTED)
+			break;
+	}
+	study_say("\nthe %zu studies%s:\n", files.n, optset_bool(own, "plan") ? " planned" : "");
+	for (size_t i = 0; i < closing.n; i++)
+		study_say("  %s\n", closing.v[i]);
+	study_say("in all, the %zu studies: %u boots, ", files.n, boots);
+	study_print_minutes(lo);
+	study_say(" to ");
+	study_print_minutes(hi);
+	study_say("\n");
+	strv_clear(&files);
+	strv_clear(&closing);
+	return ret;
+}
+
+int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)
+{
+	char path[4096], closing[400];
+	double lo = 0, hi = 0;
+	unsigned boots = 0;
+	int ret;
+
+	if (optset_bool(own, "list")) {
+		if (arg || optset_bool(own, "all"))
+			return cmd_usage_error(self, "--list lists the shipped studies: no FILE%s with it",
+					       arg ? "" : " nor --all");
+		return study_list(self);
+	}
+	if (optset_bool(own, "all")) {
+		if (arg)
+			return cmd_usage_error(self, "--all runs every shipped study: no FILE with it (or give a FILE "
+						     "without --all)");
+		if (experiment_list(own))
+			return cmd_usage_error(self, "--experiment names experiments of one study: give the study's "
+						     "NAME with it, not --all");
+		if (optset_get(own, "output")->set)
+			return cmd_usage_error(self, "-o names one report, and --all writes one per study, each a new "
+						     "file of its own name: leave -o out");
+		return study_all(self, own);
+	}
+	if (!arg)
+		return cmd_usage_error(self, "lab study needs a study: FILE, NAME of 'vmbench lab study --list', or "
+					     "--all");
+	ret = study_path(self, arg, path, sizeof(path));
+	if (ret != EXIT_OK)
+		return ret;
+	return study_one(self, own, path, closing, sizeof(closing), &lo, &hi, &boots);
+}
 
 static const struct vmb_opt lab_study_opts[] = {
 	LAB_OPT_IMAGE_DIR,
@@ -766,6 +850,9 @@ static const struct vmb_opt lab_study_opts[] = {
 	{ .name = "plan", .type = OPT_BOOL,
 	  .help = "print every experiment's configurations, its boots and an estimated time, with its "
 		  "options checked as lab run checks them; nothing runs" },
+	{ .name = "all", .type = OPT_BOOL,
+	  .help = "every shipped study in turn (with --plan, --quick too), each printing its card and tables, "
+		  "then each card's closing line; the exit is the worst of theirs" },
 	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
 	  .help = "plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
 		  "again one whose table was missing; the others are not listed" },
@@ -790,7 +877,7 @@ static int cmd_lab_study(const struct vmb_cmd *self, int argc, char **argv)
 const struct vmb_cmd cmd_lab_study_desc = {
 	.name = "study",
 	.fn = cmd_lab_study,
-	.args = "FILE [--plan] | --list",
+	.args = "FILE|NAME [--plan] | --all [--plan] | --list",
 	.summary = "run a published study's experiments and judge its conclusions here",
 	.opts = lab_study_opts,
 	.max_args = 1,

@@ -14,6 +14,7 @@ struct study_call {
 	const struct optset *own; /* lab study's options */
 	const char *name;         /* the study's */
 	char run_label[128];      /* study_run=NAME-DATE-TIME */
+	char tally[160];          /* the run's card's closing line, once run */
 };
 
 /* Every line lab study prints on stdout goes through here, escaped */
@@ -32,7 +33,7 @@ bool study_selected(const struct optset *own, const char *id);
 /* Whether --quick leaves e out (quick-skip, and --experiment does not name it) */
 bool study_quick_skipped(const struct optset *own, const struct study_experiment *e);
 /* Each selected experiment run, then the study's tables and report */
-int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study_call *call,
+int study_run(const struct vmb_cmd *self, const struct optset *own, struct study_call *call,
 	      const struct study *s);
 
 #endif

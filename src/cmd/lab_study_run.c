@@ -460,7 +460,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 }
 
 /* Run every experiment of the study (of --experiment), then its tables. */
-int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study_call *call,
+int study_run(const struct vmb_cmd *self, const struct optset *own, struct study_call *call,
 		     const struct study *s)
 {
 	struct study_result *res = calloc(s->nexp, sizeof(*res));
@@ -526,6 +526,7 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, const struct
 	}
 	study_say("\nstudy %s: %s\n", s->name, s->title);
 	print_card(s, res);
+	card_tally(s, res, call->tally, sizeof(call->tally));
 	for (size_t i = 0; i < s->nexp; i++)
 		if (res[i].e)
 			print_result(&res[i]);

@@ -29,6 +29,45 @@ for i in ids:
 PY
 done
 
+# --all: every shipped study planned in turn (nothing run), each with its
+# claims and its "in all", then one closing line per study and their sum
+cat > "$T/all.py" <<'PY'
+import glob, os, re, sys
+src, out, quick = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3] == "quick"
+names = sorted(os.path.basename(f)[:-6] for f in glob.glob(src + "/studies/*.study"))
+heads = re.findall(r"^study (\S+): ", out, re.M)
+assert heads == names, (heads, names)
+per = re.findall(r"^in all: (\d+) boots, ", out, re.M)
+assert len(per) == len(names), per
+closing = out.split("\nthe %d studies planned:\n" % len(names))[1]
+for n in names:
+    text = open("%s/studies/%s.study" % (src, n)).read()
+    claims = len(re.findall(r"^(?:claim|expect)\s*=", text, re.M))
+    exps = len(re.findall(r"^\[experiment ", text, re.M))
+    sec = out.split("study %s: " % n)[1].split("\nstudy ")[0]
+    assert sec.count("\n  claim: ") == claims, (n, sec.count("\n  claim: "), claims)
+    line = "  %s: %d claim%s in %d experiment%s, planned (nothing run)\n" % (n, claims, "" if claims == 1 else "s", exps, "" if exps == 1 else "s")
+    assert line in closing, (line, closing)
+m = re.search(r"^in all, the %d studies: (\d+) boots, " % len(names), closing, re.M)
+assert m and int(m.group(1)) == sum(map(int, per)), (m and m.group(1), per)
+if quick:
+    assert "not part of --quick: " in out, "--quick's plan of every study"
+print(m.group(1))
+PY
+expect 0 "lab study --all --plan: every shipped study planned" "$VMB" lab study --all --plan --db "$T/all.db"
+check "each study's name, claims and 'in all'; one closing line each; their sum" python3 "$T/all.py" "$SRC" "$T/out" full
+python3 "$T/all.py" "$SRC" "$T/out" full > "$T/all-boots"
+check "--all --plan runs nothing, stores nothing" test ! -e "$T/all.db"
+expect 0 "lab study --all --plan --quick" "$VMB" lab study --all --plan --quick
+check "--quick: every study's quick plan, the same closing lines" python3 "$T/all.py" "$SRC" "$T/out" quick
+check "--quick: fewer boots in all than the full plans" test "$(python3 "$T/all.py" "$SRC" "$T/out" quick)" -lt "$(cat "$T/all-boots")"
+expect 2 "--all with a study" "$VMB" lab study vbox-storage --all --plan
+has "$T/err" "--all runs every shipped study: no FILE with it" "says so"
+expect 2 "--all with --experiment" "$VMB" lab study --all --experiment nic --plan
+has "$T/err" "--experiment names experiments of one study" "says whose"
+expect 2 "--all with -o" "$VMB" lab study --all --plan -o "$T/all.html"
+has "$T/err" "--all writes one per study" "says why"
+
 # accel = kvm | tcg: what the study ran under. The plan says it per
 # experiment, and once whether KVM boots a guest here (from /dev/kvm and the
 # lab's remembered verdict: nothing boots); a study all under TCG has no
