@@ -164,6 +164,24 @@ static int study_list(const struct vmb_cmd *self)
 	return ret;
 }
 
+int study_shipped_path(const char *name, char *path, size_t len)
+{
+	struct strv files = { 0 };
+	int r = list_files(studies_dir(), &files);
+
+	for (size_t i = 0; r == 0 && i < files.n; i++) {
+		const char *base = strrchr(files.v[i], '/') + 1; /* DIR/NAME.study */
+
+		if (strlen(base) == strlen(name) + 6 && !strncmp(base, name, strlen(name))) {
+			snprintf(path, len, "%s", files.v[i]);
+			strv_clear(&files);
+			return 0;
+		}
+	}
+	strv_clear(&files);
+	return r < 0 ? r : -ENOENT;
+}
+
 /* A study's file: ARG itself when it has a '/' or ends in .study (a path),
  * else the shipped study named ARG; never a file of the current directory
  * that happens to have a shipped study's name. EXIT_OK with path, or an

@@ -455,6 +455,40 @@ for d in docs:
 assert len({d["labels"]["study_run"] for d in docs}) == 1
 assert sorted(d["run_group"]["round"] for d in docs) == [1, 1, 2, 2]
 PY
+	# lab report of the study's run redraws its card from the store, by the
+	# shipped study of its name ($VMBENCH_STUDIES), and heads its report with it
+	cp "$T/out" "$T/run.out"
+	run=$(python3 -c 'import json, sqlite3, sys; print(json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs LIMIT 1").fetchone()[0])["labels"]["study_run"])' "$db")
+	mkdir -p "$T/shipped"
+	cp "$T/tiny.study" "$T/shipped/tiny.study"
+	expect 0 "lab report study_run=RUN: the study's run" env VMBENCH_STUDIES="$T/shipped" "$VMB" lab report \
+		"study_run=$run" --db "$db" -o "$T/report.html"
+	has "$T/out" "the card of study_run=$run, redrawn from the store" "says whose card"
+	check "the card redrawn: the run's own, row for row, and its closing line" python3 - "$T/run.out" "$T/out" <<'PY'
+import sys
+def card(path):
+    text = open(path).read()
+    part = text.split("reproduction card of study tiny (claim | published | measured here | verdict):\n")[1]
+    lines = []
+    for l in part.split("\n"):
+        lines.append(l)
+        if " claims reproduced, " in l:
+            return lines
+    raise AssertionError(part[:500])
+a, b = card(sys.argv[1]), card(sys.argv[2])
+assert a == b and len(a) == 5, (a, b)
+PY
+	check "the report is headed by the card" python3 - "$T/report.html" <<'PY'
+import sys
+h = open(sys.argv[1]).read()
+assert "<h2>Reproduction card</h2>" in h, h[:2000]
+assert h.index("Reproduction card") < h.index("<h2>Summary</h2>"), "first"
+assert "the host &lt;faster&gt; than VT-x" in h and "of 4 claims reproduced" in h
+PY
+	expect 0 "lab report of a study's run whose study is not shipped here" "$VMB" lab report "study_run=$run" \
+		--db "$db" -o "$T/report2.html"
+	has "$T/err" "no shipped study is named tiny" "says why there is no card"
+	lacks "$T/out" "reproduction card" "and draws none"
 	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
 fi
 finish
