@@ -68,6 +68,43 @@ has "$T/err" "--experiment names experiments of one study" "says whose"
 expect 2 "--all with -o" "$VMB" lab study --all --plan -o "$T/all.html"
 has "$T/err" "--all writes one per study" "says why"
 
+# Enough rounds to decide: a full run's rounds by power (lab run's --rounds
+# auto --mdd --budget-total), from the study's rounds, to the finest claim's
+# need, within a budget the plan states; --quick's fixed rounds, and the
+# claims they leave undecided, under a stated assumption with no earlier run
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci\nsuites = cpu\noption = --threads 1\nrounds = 4\nquick-rounds = 3\ncolumn = cpu.prime events_per_s | events/s\nclaim = faster | about 24%% more | events/s: disk=ide > disk=ahci\nclaim = close | - | events/s: disk=ide ~ disk=ahci within 6%%\n[experiment b]\ntitle = B\nmatrix = accel=tcg disk=ide,ahci\nsuites = cpu\noption = --threads 1\ncolumn = cpu.prime events_per_s | events/s\n' \
+	> "$T/power.study"
+expect 0 "a study with claims of two sizes: planned" "$VMB" lab study "$T/power.study" --plan --db "$T/power.db"
+check "rounds by power to the finest claim's need, the budget stated and the estimate's upper bound" python3 - "$T/out" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+a = text.split("[experiment a]")[1].split("[experiment b]")[0]
+m = re.search(r"^  rounds by power: at least 4 \(the study's\), then more until every headline verdict's smallest detectable difference is within 3% \(what 'close' needs: half its margin of 6%\), within --budget-total (\d+) s \(12 rounds at the estimate's upper bound\)$", a, re.M)
+assert m, a
+budget = int(m.group(1))
+e = re.search(r"^  estimated: (\d+) (s|min) to (\d+) (s|min) \(its rounds by power", a, re.M)
+assert e, a
+hi = int(e.group(3)) * (60 if e.group(4) == "min" else 1)
+shown = budget if budget < 90 else round(budget / 60) * 60
+assert hi == shown, (hi, budget)
+b = text.split("[experiment b]")[1]
+assert re.search(r"^  rounds: 3, fixed \(no claim of it to decide\)$", b, re.M), b
+PY
+expect 0 "the same, --quick" "$VMB" lab study "$T/power.study" --plan --quick --db "$T/power.db"
+check "--quick: its rounds, no variance known before a run (said), the assumption named, the claims it leaves" python3 - "$T/out" <<'PY'
+import math, sys
+text = open(sys.argv[1]).read()
+a = text.split("[experiment a]")[1].split("[experiment b]")[0]
+# 3 paired rounds: (t(.975, 2) + t(.80, 2)) * 5% / sqrt(3), as a ratio
+d = math.expm1((4.302653 + 1.060660) * 0.05 / math.sqrt(3)) * 100
+line = ("  --quick: 3 rounds; what they detect here is not known before a run (no earlier run of this experiment in "
+        "the store to measure its rounds' spread); if a claim's ratio moves 5%% from round to round (an assumption), "
+        "about %.3g%%; claims needing finer: 'close' (needs 3%%, detects about %.3g%%)\n") % (d, d)
+assert line in a, (line, a)
+assert "rounds by power" not in text
+PY
+check "the plans stored nothing" test ! -e "$T/power.db"
+
 # accel = kvm | tcg: what the study ran under. The plan says it per
 # experiment, and once whether KVM boots a guest here (from /dev/kvm and the
 # lab's remembered verdict: nothing boots); a study all under TCG has no
