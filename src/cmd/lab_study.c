@@ -698,12 +698,17 @@ static void plan_quick(const struct study_experiment *e, unsigned rounds, const 
 	}
 	if (!isfinite(lo))
 		return; /* no claim judged */
-	if (prior)
-		study_say("  --quick: %u rounds detect about %.3g%%%s%.3g%% here (from the spread of the rounds of "
-			  "%s, the newest earlier run of it in the store%s); claims needing finer: %s\n",
-			  rounds, lo, lo == hi ? "" : " to ", lo == hi ? 0.0 : hi, run,
+	if (prior) {
+		char range[64];
+
+		if (lo == hi)
+			snprintf(range, sizeof(range), "%.3g%%", lo);
+		else
+			snprintf(range, sizeof(range), "%.3g%% to %.3g%%", lo, hi);
+		study_say("  --quick: %u rounds detect about %s here (from the spread of the rounds of study_run=%s, the "
+			  "newest earlier run of it in the store%s); claims needing finer: %s\n", rounds, range, run,
 			  unknown ? "; some of its relations it did not measure twice" : "", nfiner ? finer : "none");
-	else
+	} else
 		study_say("  --quick: %u rounds; what they detect here is not known before a run (no earlier run of this "
 			  "experiment in the store to measure its rounds' spread); if a claim's ratio moves %.0f%% from round "
 			  "to round (an assumption), about %.3g%%; claims needing finer: %s\n",

@@ -52,6 +52,10 @@ void study_print_card(const struct study *s, const struct study_result *res);
 void study_html_card(FILE *f, const struct study *s, const struct study_result *res);
 /* "k of n claims reproduced, m contradicted, j inconclusive, i not comparable" */
 void study_card_tally(const struct study *s, const struct study_result *res, char *buf, size_t len);
+/* Under --quick: each claim its rounds left inconclusive that needs a finer
+ * difference than they detected, a line each to say(arg, line) */
+void study_quick_note(const struct study *s, const struct study_result *res, void (*say)(void *, const char *),
+		      void *arg);
 /* A verdict's CSS class in the report */
 const char *study_verdict_class(enum study_verdict v);
 /* <tag>text</tag>, the text escaped as study_html() does */

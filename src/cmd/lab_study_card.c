@@ -3,6 +3,7 @@
  * closing tally. Drawn by a study's run (lab_study_run.c) and redrawn from
  * the store by lab report of a study's run (lab_report.c): one card, one
  * place (docs/study-format.md, "The reproduction card"). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,3 +124,36 @@ void study_html_card(FILE *f, const struct study *s, const struct study_result *
 	fprintf(f, "</section>\n");
 }
 
+
+/* Under --quick, after the card: each claim its fixed rounds left
+ * inconclusive though a finer run could decide it (it needs a smaller
+ * difference than this run could detect), one line each to say() */
+void study_quick_note(const struct study *s, const struct study_result *res, void (*say)(void *, const char *),
+		      void *arg)
+{
+	for (size_t i = 0; i < s->nexp; i++)
+		for (size_t k = 0; res[i].e && !*res[i].note && k < s->exp[i].nclaims; k++) {
+			const struct study_claim *c = &s->exp[i].claim[k];
+			const struct study_claim_result *cr = &res[i].t.claim[k];
+			double need = INFINITY;
+			char why[256], line[800];
+
+			if (cr->v != STUDY_INCONCLUSIVE || *c->not_comparable)
+				continue;
+			for (unsigned r = 0; r < c->n; r++) {
+				double n = study_rel_need_pct(c, &s->exp[i].rel[c->first + r], why, sizeof(why));
+
+				need = n < need ? n : need;
+			}
+			if (isfinite(cr->mdd_pct) && !(need < cr->mdd_pct))
+				continue;
+			if (isfinite(cr->mdd_pct))
+				snprintf(line, sizeof(line), "--quick's rounds left %s: %s inconclusive: it needs %.3g%%, and "
+					 "this run could detect %.3g%% (the full run's rounds by power decide it where the "
+					 "machine allows)", s->exp[i].id, c->text, need, cr->mdd_pct);
+			else
+				snprintf(line, sizeof(line), "--quick's rounds left %s: %s inconclusive: it needs %.3g%%, and "
+					 "this run had too few rounds to detect any", s->exp[i].id, c->text, need);
+			say(arg, line);
+		}
+}

@@ -228,7 +228,7 @@ static void print_result(const struct study_result *res)
 	}
 }
 
-static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
+static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out, bool quick)
 {
 	char *html = NULL;
 	size_t len = 0;
@@ -247,6 +247,8 @@ static int write_report(const struct study *s, const struct study_result *res, s
 	if (*s->description)
 		study_html_tag(f, "p", s->description);
 	study_html_card(f, s, res);
+	if (quick)
+		study_quick_note(s, res, say_html, f);
 	for (size_t i = 0; i < n; i++) {
 		const struct study_experiment *e = res[i].e;
 
@@ -404,11 +406,13 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, struct study
 	}
 	study_say("\nstudy %s: %s\n", s->name, s->title);
 	study_print_card(s, res);
+	if (optset_bool(own, "quick"))
+		study_quick_note(s, res, say_text, NULL);
 	study_card_tally(s, res, call->tally, sizeof(call->tally));
 	for (size_t i = 0; i < s->nexp; i++)
 		if (res[i].e)
 			print_result(&res[i]);
-	if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
+	if (write_report(s, res, s->nexp, optset_str(own, "output"), optset_bool(own, "quick")) < 0)
 		ret = EXIT_FAILED;
 	free(res);
 	return refused ? EXIT_USAGE : ret;

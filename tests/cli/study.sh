@@ -498,6 +498,24 @@ PY
 	run=$(python3 -c 'import json, sqlite3, sys; print(json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs LIMIT 1").fetchone()[0])["labels"]["study_run"])' "$db")
 	mkdir -p "$T/shipped"
 	cp "$T/tiny.study" "$T/shipped/tiny.study"
+	check "--quick's note: every inconclusive claim that needs finer than the run detected is named" python3 - "$T/run.out" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+for m in re.finditer(r"^  cpu: (.*?) \| .* \| inconclusive: .*the smallest difference this run could detect: (\d+)%", out, re.M):
+    if int(m.group(2)) > 10:
+        assert "--quick's rounds left cpu: %s inconclusive: it needs 10%%" % m.group(1) in out, m.group(0)
+assert "--quick's rounds left cpu: the host <faster>" not in out  # not comparable: no note
+PY
+	# a --quick plan after a run foresees its rounds from that run's spread
+	expect 0 "lab study --plan --quick with the run in the store" "$VMB" lab study "$T/tiny.study" --plan --quick --db "$db"
+	check "what --quick's 2 rounds detect, from the spread of the stored run's rounds" python3 - "$T/out" "$run" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"^  --quick: 2 rounds detect about ([0-9.e+]+)%(?: to [0-9.e+]+%)? here \(from the spread of the rounds of study_run=(\S+), the newest earlier run of it in the store\); claims needing finer: (.*)$", out, re.M)
+assert m and m.group(2) == sys.argv[2], out
+assert float(m.group(1)) >= 0
+assert (m.group(3) == "none") == (float(m.group(1)) <= 10), m.group(0)
+PY
 	expect 0 "lab report study_run=RUN: the study's run" env VMBENCH_STUDIES="$T/shipped" "$VMB" lab report \
 		"study_run=$run" --db "$db" -o "$T/report.html"
 	has "$T/out" "the card of study_run=$run, redrawn from the store" "says whose card"
