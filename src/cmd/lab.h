@@ -95,7 +95,10 @@ struct lab_request {
 	const char *matrix;   /* --matrix (NULL: not given) */
 	const char *suites;   /* --suites (NULL: the verb's default) */
 	unsigned rounds;      /* --rounds N (0: not given, one round) */
-	bool autorounds;      /* --rounds auto (only from the command line) */
+	bool autorounds;      /* --rounds auto (the command line's, or a study's full run) */
+	/* --rounds auto never stops before this many rounds (a study's rounds:
+	 * its statistic and published count), budget or not; 0: none */
+	unsigned min_rounds;
 	unsigned boots;       /* lab run's --boots (0: not given; its row's default once started) */
 	const char *baseline; /* lab run's --baseline (NULL: not given, the host) */
 	struct strv labels;   /* --label KEY=VALUE: the words', then the caller's */

@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "lab.h"
+#include "lab_study.h"
 #include "../core/run_opts.h"
 #include "../core/clock.h"
 #include "../core/log.h"
@@ -33,6 +34,8 @@
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
 #include "../lab/proto_host.h"
+#include "../lab/study.h"
+#include "../lab/study_table.h"
 #include "../lab/qemu.h"
 #include "../probe/probe.h"
 #include "../report/compare.h"
@@ -202,6 +205,114 @@ static int baseline_group(const struct vmb_cmd *self, const json_t *groups, cons
 			       hits ? "more than one" : "none", names, hits ? "; name one with more keys" : "");
 }
 
+/* A study's run (its results carry the labels study=NAME and
+ * study_run=RUN, lab study's own): its card redrawn from the store, every
+ * experiment's documents of that run tabulated by the shipped study of
+ * that name as its file is now; printed unless the report goes to stdout,
+ * and its HTML in *preface to head the report. CMD_CONTINUE (no card when
+ * the session is no study's, or its study is not shipped here: said), or
+ * an exit. */
+static int study_card(const struct vmb_cmd *self, const struct optset *own, const json_t *groups, bool say,
+		      char **preface)
+{
+	const char *name = NULL, *run = NULL, *k;
+	const json_t *v;
+	struct study *s = NULL;
+	struct study_result *res = NULL;
+	struct db *db = NULL;
+	json_t *docs = NULL;
+	char path[4096], err[1200], sel[256], opname[300], line[600];
+	size_t len = 0;
+	FILE *f = NULL;
+	int ret = CMD_CONTINUE, r;
+
+	json_object_foreach((json_t *)groups, k, v) {
+		const json_t *labels = json_object_get(json_array_get(v, 0), "labels");
+
+		if (!name && json_is_string(json_object_get(labels, "study_run"))) {
+			name = json_string_value(json_object_get(labels, "study"));
+			run = json_string_value(json_object_get(labels, "study_run"));
+		}
+	}
+	if (!name || !run)
+		return CMD_CONTINUE;
+	r = study_shipped_path(name, path, sizeof(path));
+	if (r < 0) {
+		log_warn("the session is of study %s's run study_run=%s, and no shipped study is named %s (%s; "
+			 "$VMBENCH_STUDIES names another directory): no reproduction card", name, run, name,
+			 r == -ENOENT ? "not among them" : strerror(-r));
+		return CMD_CONTINUE;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return EXIT_FAILED;
+	if (study_load(path, s, err, sizeof(err)) < 0) {
+		log_warn("%s: no reproduction card of study_run=%s", err, run);
+		free(s);
+		return CMD_CONTINUE;
+	}
+	snprintf(sel, sizeof(sel), "study_run=%s", run);
+	ret = cmd_load_operand(self, sel, optset_str(own, "db"), &db, &docs, opname, sizeof(opname));
+	res = calloc(s->nexp ? s->nexp : 1, sizeof(*res));
+	if (ret != CMD_CONTINUE || !res) {
+		ret = ret != CMD_CONTINUE ? ret : EXIT_FAILED;
+		goto out;
+	}
+	for (size_t i = 0; i < s->nexp; i++) {
+		const struct study_experiment *e = &s->exp[i];
+		json_t *mine = json_array();
+		size_t d;
+		json_t *doc;
+
+		res[i].e = e;
+		if (!mine) {
+			ret = EXIT_FAILED;
+			goto out;
+		}
+		json_array_foreach(docs, d, doc) {
+			const char *id = json_string_value(json_object_get(json_object_get(doc, "labels"), "experiment"));
+
+			if (id && !strcmp(id, e->id) && json_array_append(mine, doc) < 0)
+				ret = EXIT_FAILED;
+		}
+		if (*e->not_run)
+			snprintf(res[i].note, sizeof(res[i].note), "not run: %s", e->not_run);
+		else if (!json_array_size(mine))
+			snprintf(res[i].note, sizeof(res[i].note), "not measured in study_run=%s (not among its "
+				 "--experiment's, left out of --quick, refused, or interrupted)", run);
+		else if (study_tabulate(e, mine, &res[i].t) < 0)
+			ret = EXIT_FAILED;
+		json_decref(mine);
+		if (ret != CMD_CONTINUE)
+			goto out;
+	}
+	snprintf(line, sizeof(line), "the card of study_run=%s, redrawn from the store: its claims as the study's "
+		 "file says them now (%s)", run, path);
+	if (say) {
+		study_say("study %s: %s\n  %s\n", s->name, s->title, line);
+		study_print_card(s, res);
+		study_say("\n");
+	}
+	f = open_memstream(preface, &len);
+	if (!f) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	study_html_tag(f, "p", line);
+	study_html_card(f, s, res);
+	if (fclose(f) != 0)
+		ret = EXIT_FAILED;
+out:
+	if (ret != CMD_CONTINUE)
+		log_error("redrawing the reproduction card of study_run=%s", run);
+	free(res);
+	json_decref(docs);
+	db_close(db);
+	study_release(s);
+	free(s);
+	return ret;
+}
+
 /* lab report [SELECTOR]: the comparison and HTML report of a session again,
  * from the store: the last session, or the last one with runs the selector
  * matches (said when it matches several). */
@@ -213,7 +324,7 @@ int lab_report(const struct vmb_cmd *self, struct optset *own, const char *selec
 	struct cmp_table t;
 	char path[4096], list[2048], kv[128];
 	const char *k, *out = optset_str(own, "output"), *spec = optset_str(own, "baseline"), *base = NULL;
-	char *sel = selector ? lab_selector(selector) : NULL;
+	char *sel = selector ? lab_selector(selector) : NULL, *preface = NULL;
 	json_t *v;
 	int ret, r;
 
@@ -320,8 +431,13 @@ int lab_report(const struct vmb_cmd *self, struct optset *own, const char *selec
 		ret = EXIT_FAILED;
 		goto out;
 	}
+	ret = study_card(self, own, g.groups, !out || strcmp(out, "-"), &preface);
+	if (ret != CMD_CONTINUE)
+		goto out;
+	t.html_preface = preface;
 	ret = lab_show(&t, out, true);
 out:
+	free(preface);
 	cmp_table_release(&t);
 	json_decref(g.groups);
 	json_decref(ss.matched);

@@ -435,6 +435,9 @@ static bool lab_auto_done(const struct lab *l, const struct lab_matrix *m, unsig
 	double target = optset_double(l->own, "mdd"), mdd = INFINITY;
 	char which[512] = "", said[600];
 
+	/* a study's rounds first, whatever the budget: its statistic needs them */
+	if (k < l->rq->min_rounds)
+		return false;
 	/* no mdd before two rounds, but the budget holds from the first */
 	if (k >= 2)
 		mdd = lab_worst_mdd(l, m, which, sizeof(which));

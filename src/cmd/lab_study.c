@@ -164,6 +164,24 @@ static int study_list(const struct vmb_cmd *self)
 	return ret;
 }
 
+int study_shipped_path(const char *name, char *path, size_t len)
+{
+	struct strv files = { 0 };
+	int r = list_files(studies_dir(), &files);
+
+	for (size_t i = 0; r == 0 && i < files.n; i++) {
+		const char *base = strrchr(files.v[i], '/') + 1; /* DIR/NAME.study */
+
+		if (strlen(base) == strlen(name) + 6 && !strncmp(base, name, strlen(name))) {
+			snprintf(path, len, "%s", files.v[i]);
+			strv_clear(&files);
+			return 0;
+		}
+	}
+	strv_clear(&files);
+	return r < 0 ? r : -ENOENT;
+}
+
 /* A study's file: ARG itself when it has a '/' or ends in .study (a path),
  * else the shipped study named ARG; never a file of the current directory
  * that happens to have a shipped study's name. EXIT_OK with path, or an
@@ -211,6 +229,69 @@ static int study_path(const struct vmb_cmd *self, const char *arg, char *path, s
 			    best ? "'?)" : "", dir, *names ? names : "none");
 	strv_clear(&files);
 	return r;
+}
+
+/* One round of a run experiment, estimated: every configuration's run
+ * (and the host's) by its suites' stop rule, and its boots at its image's
+ * row. lo and hi in seconds. */
+static void round_estimate(const struct study_experiment *e, const struct lab_matrix *m,
+			   const struct runner_estimate *est, double *lo, double *hi)
+{
+	double runs = (double)m->n + (strcmp(e->baseline, "none") ? 1 : 0), boot = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		boot += boot_estimate(&m->configs[i]) * e->boots;
+	*lo = runs * est->min_s + boot;
+	*hi = runs * est->max_s + boot;
+}
+
+/* The most rounds a full run's budget is made for: a few times the
+ * study's, at least STUDY_AUTO_ROUNDS_MIN, within lab run's 100 */
+#define STUDY_AUTO_ROUNDS_MIN 10
+static unsigned budget_rounds(unsigned rounds)
+{
+	unsigned r = rounds * 3 > STUDY_AUTO_ROUNDS_MIN ? rounds * 3 : STUDY_AUTO_ROUNDS_MIN;
+
+	return r > 100 ? 100 : r;
+}
+
+/* A full run decides its claims where the machine allows: lab run's rounds
+ * by power (--rounds auto), from the study's rounds on, until every
+ * headline verdict's smallest detectable difference is within what the
+ * finest of its claims needs (study_experiment_mdd), within a budget of
+ * budget_rounds() rounds at the estimate's upper bound. Not for lab
+ * contend (its rounds are fixed), nor an experiment with no claim to
+ * decide or no comparison (one configuration without a baseline): those
+ * keep their rounds. rq: parsed, its own and suite_sets as the run has
+ * them. CMD_CONTINUE, or an exit. */
+static int study_power(const struct study_experiment *e, struct lab_request *rq)
+{
+	struct lab_matrix m = { 0 };
+	struct runner_estimate est = { 0 };
+	char err[512], num[32], why[256];
+	size_t which = 0;
+	double mdd = study_experiment_mdd(e, &which, why, sizeof(why)), lo, hi, budget;
+	int ret = CMD_CONTINUE;
+
+	if (e->contend || isnan(mdd))
+		return CMD_CONTINUE;
+	/* a matrix that does not parse: lab run's own check says why */
+	if (lab_matrix_parse(e->matrix, &m, err, sizeof(err)) < 0)
+		return CMD_CONTINUE;
+	if ((m.n >= 2 || strcmp(e->baseline, "none")) &&
+	    run_estimate_items(e->suites, &rq->own, rq->suite_sets, false, &est) == 0) {
+		round_estimate(e, &m, &est, &lo, &hi);
+		budget = ceil(hi * budget_rounds(study_rounds(e, false)));
+		rq->autorounds = true;
+		rq->min_rounds = study_rounds(e, false);
+		snprintf(num, sizeof(num), "%.3g", mdd);
+		ret = lab_request_set(rq, "mdd", num);
+		snprintf(num, sizeof(num), "%.0f", budget < 1 ? 1 : budget > 604800 ? 604800 : budget);
+		if (ret == CMD_CONTINUE)
+			ret = lab_request_set(rq, "budget-total", num);
+	}
+	lab_matrix_release(&m);
+	return ret;
 }
 
 /* The labels and the command line's words every experiment's lab run gets:
@@ -274,6 +355,8 @@ int study_request(const struct study_call *call, const struct study_experiment *
 		} else
 			ret = lab_request_set(rq, pass[k], optset_str(call->own, pass[k]));
 	}
+	if (ret == CMD_CONTINUE && !quick)
+		ret = study_power(e, rq);
 	return ret;
 }
 
@@ -481,6 +564,173 @@ static int check_experiment(const struct vmb_cmd *self, const struct study_call 
 	return EXIT_OK;
 }
 
+/* The documents of the newest earlier run of experiment e of study name
+ * in the store (its labels study, experiment, and the newest study_run),
+ * to foresee what --quick's rounds detect; NULL when there is none (no
+ * store, nothing of it stored). run: that study_run. */
+struct prior {
+	struct db *db;
+	json_t *docs;
+};
+
+static int prior_row(const struct db_row *row, void *arg)
+{
+	struct prior *p = arg;
+	char id[32];
+	json_t *doc;
+
+	if (row->lab_failure || row->interrupted || row->unreadable)
+		return 0;
+	snprintf(id, sizeof(id), "%lld", (long long)row->id);
+	if (db_get(p->db, id, &doc) < 0)
+		return 0;
+	return json_array_append_new(p->docs, doc) < 0 ? -ENOMEM : 0;
+}
+
+static json_t *prior_docs(struct db *db, const char *study, const struct study_experiment *e, char *run, size_t len)
+{
+	struct strv filter = { 0 };
+	struct prior p = { .db = db, .docs = json_array() };
+	json_t *mine = json_array(), *doc;
+	char kv[160];
+	size_t i;
+
+	*run = '\0';
+	snprintf(kv, sizeof(kv), "study=%s", study);
+	(void)strv_push(&filter, kv);
+	snprintf(kv, sizeof(kv), "experiment=%s", e->id);
+	(void)strv_push(&filter, kv);
+	if (!db || !p.docs || !mine || filter.n != 2 || db_list(db, &filter, prior_row, &p) < 0)
+		goto none;
+	/* study_run=NAME-DATE-TIME: the newest sorts last */
+	json_array_foreach(p.docs, i, doc) {
+		const char *r = json_string_value(json_object_get(json_object_get(doc, "labels"), "study_run"));
+
+		if (r && strcmp(r, run) > 0)
+			snprintf(run, len, "%s", r);
+	}
+	json_array_foreach(p.docs, i, doc) {
+		const char *r = json_string_value(json_object_get(json_object_get(doc, "labels"), "study_run"));
+
+		if (*run && r && !strcmp(r, run) && json_array_append(mine, doc) < 0)
+			goto none;
+	}
+	if (!json_array_size(mine))
+		goto none;
+	strv_clear(&filter);
+	json_decref(p.docs);
+	return mine;
+none:
+	strv_clear(&filter);
+	json_decref(p.docs);
+	json_decref(mine);
+	return NULL;
+}
+
+/* What a claim's round-to-round spread is assumed to be when no earlier run
+ * of its experiment measured it (a log ratio's standard deviation: 5%) */
+#define STUDY_ASSUMED_SPREAD 0.05
+
+/* The full run's rounds, said: by power (study_power) or fixed, and why */
+static void plan_rounds(const struct study_experiment *e, const struct lab_request *rq, unsigned rounds)
+{
+	char why[256];
+	size_t which = 0;
+	double mdd = study_experiment_mdd(e, &which, why, sizeof(why));
+
+	if (rq->autorounds) {
+		study_say("  rounds by power: at least %u (the study's), then more until every headline verdict's smallest "
+			  "detectable difference is within %g%% (what '%s' needs: %s), within --budget-total %.0f s (%u "
+			  "rounds at the estimate's upper bound)\n", rq->min_rounds, optset_double(&rq->own, "mdd"),
+			  e->claim[which].text, why, optset_double(&rq->own, "budget-total"),
+			  budget_rounds(rounds));
+		return;
+	}
+	if (e->contend)
+		study_say("  rounds: %u, fixed (lab contend's rounds are not by power)\n", rounds);
+	else
+		study_say("  rounds: %u, fixed (%s)\n", rounds, isnan(mdd) ? "no claim of it to decide" :
+			  "one configuration and no baseline: no verdict to bring within a difference");
+}
+
+/* --quick's fixed rounds, and which claims they leave inconclusive at
+ * their size: what the rounds detect from the spread of the newest earlier
+ * run of the experiment in the store, else under a stated assumption */
+static void plan_quick(const struct study_experiment *e, unsigned rounds, const json_t *prior, const char *run)
+{
+	char finer[1024] = "", why[256];
+	size_t off = 0, nfiner = 0;
+	double lo = INFINITY, hi = 0, assumed = stats_paired_mdd_pct(STUDY_ASSUMED_SPREAD, rounds);
+	bool unknown = false;
+
+	for (size_t k = 0; k < e->nclaims; k++) {
+		const struct study_claim *c = &e->claim[k];
+		double detect = 0, need = INFINITY;
+
+		if (*c->not_comparable)
+			continue;
+		for (unsigned i = 0; i < c->n; i++) {
+			const struct study_rel *x = &e->rel[c->first + i];
+			double n1 = study_rel_need_pct(c, x, why, sizeof(why)), d = assumed;
+			size_t n = 0;
+
+			if (prior) {
+				double sd = study_rel_spread(e, x, prior, &n);
+
+				d = isfinite(sd) ? stats_paired_mdd_pct(sd, rounds) : NAN;
+			}
+			if (isnan(d))
+				unknown = true;
+			else if (d > detect)
+				detect = d;
+			if (n1 < need)
+				need = n1;
+		}
+		if (detect < lo)
+			lo = detect;
+		if (detect > hi)
+			hi = detect;
+		if (need < detect) {
+			str_appendf(finer, sizeof(finer), &off, "%s'%s' (needs %.3g%%, detects about %.3g%%)",
+				    nfiner ? ", " : "", c->text, need, detect);
+			nfiner++;
+		}
+	}
+	if (!isfinite(lo))
+		return; /* no claim judged */
+	if (prior) {
+		char range[64];
+
+		if (lo == hi)
+			snprintf(range, sizeof(range), "%.3g%%", lo);
+		else
+			snprintf(range, sizeof(range), "%.3g%% to %.3g%%", lo, hi);
+		study_say("  --quick: %u rounds detect about %s here (from the spread of the rounds of study_run=%s, the "
+			  "newest earlier run of it in the store%s); claims needing finer: %s\n", rounds, range, run,
+			  unknown ? "; some of its relations it did not measure twice" : "", nfiner ? finer : "none");
+	} else
+		study_say("  --quick: %u rounds; what they detect here is not known before a run (no earlier run of this "
+			  "experiment in the store to measure its rounds' spread); if a claim's ratio moves %.0f%% from round "
+			  "to round (an assumption), about %.3g%%; claims needing finer: %s\n",
+			  rounds, 100 * STUDY_ASSUMED_SPREAD, assumed, nfiner ? finer : "none");
+}
+
+/* How many rounds: --quick's, and what they leave undecided; else the full run's */
+static void plan_how_many(const struct study_call *call, const struct study_experiment *e,
+			  const struct lab_request *rq, bool quick, unsigned rounds, struct db *db)
+{
+	char run[128];
+	json_t *prior;
+
+	if (!quick) {
+		plan_rounds(e, rq, rounds);
+		return;
+	}
+	prior = prior_docs(db, call->name, e, run, sizeof(run));
+	plan_quick(e, rounds, prior, run);
+	json_decref(prior);
+}
+
 /* One experiment's plan; EXIT_OK, or the exit of lab run's own check of its
  * options. skip: --quick leaves it out (quick-skip, and --experiment does not
  * name it): listed with why. */
@@ -499,7 +749,7 @@ static void plan_claims(const struct study_experiment *e)
 
 static int plan_experiment(const struct vmb_cmd *self, const struct study_call *call, const char *file,
 			   const struct study_experiment *e, bool quick, bool skip, double *total_min, double *total_max,
-			   unsigned *boots, bool *kvm)
+			   unsigned *boots, bool *kvm, struct db *db)
 {
 	struct lab_request rq = { 0 };
 	struct optset *own = &rq.own, *suite_sets = NULL;
@@ -551,6 +801,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 			 !strcmp(m.configs[i].v[LAB_ARCH], lab_host_arch()));
 	if (e->contend) {
 		ret = plan_contend(e, rounds, &m, own, &est, total_min, total_max, boots);
+		plan_how_many(call, e, &rq, quick, rounds, db);
 		goto out;
 	}
 	host = strcmp(e->baseline, "none") != 0;
@@ -569,6 +820,7 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 							lab_key_name((enum lab_key)k), m.configs[i].v[k]);
 		study_say("    %s\n", name);
 	}
+	plan_how_many(call, e, &rq, quick, rounds, db);
 	plan_accel(e);
 	for (size_t i = 0; i < e->stand_in.n; i++)
 		study_say("  stands in: %s\n", e->stand_in.v[i]);
@@ -578,16 +830,16 @@ static int plan_experiment(const struct vmb_cmd *self, const struct study_call *
 	study_print_minutes(est.max_s);
 	study_say(" each\n  estimated: ");
 	{
-		double runs = (double)m.n * rounds + (host ? rounds : 0), boot = 0;
+		double lo, hi;
 
-		for (size_t i = 0; i < m.n; i++)
-			boot += boot_estimate(&m.configs[i]) * rounds * e->boots;
-		double lo = runs * est.min_s + boot, hi = runs * est.max_s + boot;
-
+		round_estimate(e, &m, &est, &lo, &hi);
+		lo *= rounds;
+		/* by power: the study's rounds at the least, its budget at the most */
+		hi = rq.autorounds ? optset_double(own, "budget-total") : hi * rounds;
 		study_print_minutes(lo);
 		study_say(" to ");
 		study_print_minutes(hi);
-		study_say("\n");
+		study_say("%s\n", rq.autorounds ? " (its rounds by power: the study's at the least, its budget at the most)" : "");
 		*total_min += lo;
 		*total_max += hi;
 		*boots += n;
@@ -689,28 +941,24 @@ static int check_selection(const struct vmb_cmd *self, const struct optset *own,
 	return EXIT_OK;
 }
 
-int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)
+/* One study, its file at path: its plan, and its run unless --plan. Its
+ * closing line (the card's, or under --plan its claims planned) goes to
+ * closing, and the plan's estimate is added to *lo, *hi and *boots. */
+static int study_one(const struct vmb_cmd *self, const struct optset *own, const char *path, char *closing,
+		     size_t closing_len, double *all_lo, double *all_hi, unsigned *all_boots)
 {
 	struct study *s;
 	struct study_call call = { .own = own };
-	char path[4096], err[1200], stamp[64];
+	struct db *db = NULL;
+	char err[1200], stamp[64], dbpath[4096];
 	double lo = 0, hi = 0;
 	unsigned boots = 0;
+	size_t nclaims = 0, nexp = 0;
 	int ret = EXIT_OK, r;
 	bool kvm = false;
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (optset_bool(own, "list")) {
-		if (arg)
-			return cmd_usage_error(self, "--list lists the shipped studies: no FILE with it");
-		return study_list(self);
-	}
-	if (!arg)
-		return cmd_usage_error(self, "lab study needs a study: FILE, or NAME of 'vmbench lab study --list'");
-	ret = study_path(self, arg, path, sizeof(path));
-	if (ret != EXIT_OK)
-		return ret;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return EXIT_FAILED;
@@ -728,11 +976,19 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 	ret = check_selection(self, own, s);
 	if (ret == EXIT_OK)
 		study_say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
+	/* --quick's plan foresees what its rounds detect from an earlier run in the store, if there is one */
+	if (optset_bool(own, "quick") && db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) == 0 &&
+	    db_open(dbpath, false, &db) < 0)
+		db = NULL;
 	/* the plan, also before a run: a bad option stops it before anything boots */
 	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)
-		if (study_selected(own, s->exp[i].id))
+		if (study_selected(own, s->exp[i].id)) {
 			ret = plan_experiment(self, &call, path, &s->exp[i], optset_bool(own, "quick"),
-					      study_quick_skipped(own, &s->exp[i]), &lo, &hi, &boots, &kvm);
+					      study_quick_skipped(own, &s->exp[i]), &lo, &hi, &boots, &kvm, db);
+			nclaims += s->exp[i].nclaims;
+			nexp++;
+		}
+	db_close(db);
 	if (ret == EXIT_OK && kvm)
 		plan_kvm();
 	if (ret == EXIT_OK) {
@@ -745,14 +1001,100 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 			study_say("%s %s %u s", i ? "," : "", lab_images[i].name, lab_images[i].boot_s);
 		study_say("; the suites by their stop rule, as 'vmbench list' estimates; a guest's set-up and a slow "
 		    "emulation add to it)\n");
-		if (!optset_bool(own, "plan"))
+		*all_lo += lo;
+		*all_hi += hi;
+		*all_boots += boots;
+		snprintf(closing, closing_len, "%s: %zu claim%s in %zu experiment%s, planned (nothing run)", s->name,
+			 nclaims, nclaims == 1 ? "" : "s", nexp, nexp == 1 ? "" : "s");
+		if (!optset_bool(own, "plan")) {
 			ret = study_run(self, own, &call, s);
-	}
+			snprintf(closing, closing_len, "%s: %s", s->name, *call.tally ? call.tally : "not run to its card");
+		}
+	} else
+		snprintf(closing, closing_len, "%s: not run: its plan was refused (above)", s->name);
 	study_release(s);
 	free(s);
 	return ret;
 }
 
+/* --all: the shipped studies in turn, each planned and run (or planned
+ * alone under --plan) as by its name, then their cards' closing lines; the
+ * exit the worst of theirs. An interruption stops it. */
+static int study_all(const struct vmb_cmd *self, const struct optset *own)
+{
+	struct strv files = { 0 }, closing = { 0 };
+	const char *dir = studies_dir();
+	double lo = 0, hi = 0;
+	unsigned boots = 0;
+	int ret = EXIT_OK, r = list_files(dir, &files);
+
+	if (r < 0 || !files.n) {
+		log_error("%s: %s (the shipped studies; $VMBENCH_STUDIES names another directory)", dir,
+			  r < 0 ? strerror(-r) : "no .study file");
+		strv_clear(&files);
+		return r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE;
+	}
+	for (size_t i = 0; i < files.n && !vmb_stop_requested(); i++) {
+		char line[400] = "";
+		int one;
+
+		study_say("%s", i ? "\n" : "");
+		one = study_one(self, own, files.v[i], line, sizeof(line), &lo, &hi, &boots);
+		if (one > ret)
+			ret = one;
+		if (strv_push(&closing, line) < 0) {
+			ret = EXIT_FAILED;
+			break;
+		}
+		if (one == EXIT_INTERRUPTED)
+			break;
+	}
+	study_say("\nthe %zu studies%s:\n", files.n, optset_bool(own, "plan") ? " planned" : "");
+	for (size_t i = 0; i < closing.n; i++)
+		study_say("  %s\n", closing.v[i]);
+	study_say("in all, the %zu studies: %u boots, ", files.n, boots);
+	study_print_minutes(lo);
+	study_say(" to ");
+	study_print_minutes(hi);
+	study_say("\n");
+	strv_clear(&files);
+	strv_clear(&closing);
+	return ret;
+}
+
+int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg)
+{
+	char path[4096], closing[400];
+	double lo = 0, hi = 0;
+	unsigned boots = 0;
+	int ret;
+
+	if (optset_bool(own, "list")) {
+		if (arg || optset_bool(own, "all"))
+			return cmd_usage_error(self, "--list lists the shipped studies: no FILE%s with it",
+					       arg ? "" : " nor --all");
+		return study_list(self);
+	}
+	if (optset_bool(own, "all")) {
+		if (arg)
+			return cmd_usage_error(self, "--all runs every shipped study: no FILE with it (or give a FILE "
+						     "without --all)");
+		if (experiment_list(own))
+			return cmd_usage_error(self, "--experiment names experiments of one study: give the study's "
+						     "NAME with it, not --all");
+		if (optset_get(own, "output")->set)
+			return cmd_usage_error(self, "-o names one report, and --all writes one per study, each a new "
+						     "file of its own name: leave -o out");
+		return study_all(self, own);
+	}
+	if (!arg)
+		return cmd_usage_error(self, "lab study needs a study: FILE, NAME of 'vmbench lab study --list', or "
+					     "--all");
+	ret = study_path(self, arg, path, sizeof(path));
+	if (ret != EXIT_OK)
+		return ret;
+	return study_one(self, own, path, closing, sizeof(closing), &lo, &hi, &boots);
+}
 
 static const struct vmb_opt lab_study_opts[] = {
 	LAB_OPT_IMAGE_DIR,
@@ -766,6 +1108,9 @@ static const struct vmb_opt lab_study_opts[] = {
 	{ .name = "plan", .type = OPT_BOOL,
 	  .help = "print every experiment's configurations, its boots and an estimated time, with its "
 		  "options checked as lab run checks them; nothing runs" },
+	{ .name = "all", .type = OPT_BOOL,
+	  .help = "every shipped study in turn (with --plan, --quick too), each printing its card and tables, "
+		  "then each card's closing line; the exit is the worst of theirs" },
 	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
 	  .help = "plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
 		  "again one whose table was missing; the others are not listed" },
@@ -790,7 +1135,7 @@ static int cmd_lab_study(const struct vmb_cmd *self, int argc, char **argv)
 const struct vmb_cmd cmd_lab_study_desc = {
 	.name = "study",
 	.fn = cmd_lab_study,
-	.args = "FILE [--plan] | --list",
+	.args = "FILE|NAME [--plan] | --all [--plan] | --list",
 	.summary = "run a published study's experiments and judge its conclusions here",
 	.opts = lab_study_opts,
 	.max_args = 1,

@@ -9,11 +9,13 @@
 #include "../core/opts.h"
 #include "../core/str.h"
 #include "../lab/study.h"
+#include "../lab/study_table.h"
 
 struct study_call {
 	const struct optset *own; /* lab study's options */
 	const char *name;         /* the study's */
 	char run_label[128];      /* study_run=NAME-DATE-TIME */
+	char tally[160];          /* the run's card's closing line, once run */
 };
 
 /* Every line lab study prints on stdout goes through here, escaped */
@@ -32,7 +34,34 @@ bool study_selected(const struct optset *own, const char *id);
 /* Whether --quick leaves e out (quick-skip, and --experiment does not name it) */
 bool study_quick_skipped(const struct optset *own, const struct study_experiment *e);
 /* Each selected experiment run, then the study's tables and report */
-int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study_call *call,
+int study_run(const struct vmb_cmd *self, const struct optset *own, struct study_call *call,
 	      const struct study *s);
+
+/* What an experiment's run came to, for the text, the report and the card;
+ * e NULL: not among --experiment's (its claims not comparable, said so). */
+struct study_result {
+	const struct study_experiment *e;
+	char session[64];
+	int exit;           /* lab run's */
+	char note[512];     /* why no table: not run, failed */
+	struct study_table t;
+};
+
+/* The card (lab_study_card.c): res[i] is s->exp[i]'s */
+void study_print_card(const struct study *s, const struct study_result *res);
+void study_html_card(FILE *f, const struct study *s, const struct study_result *res);
+/* "k of n claims reproduced, m contradicted, j inconclusive, i not comparable" */
+void study_card_tally(const struct study *s, const struct study_result *res, char *buf, size_t len);
+/* Under --quick: each claim its rounds left inconclusive that needs a finer
+ * difference than they detected, a line each to say(arg, line) */
+void study_quick_note(const struct study *s, const struct study_result *res, void (*say)(void *, const char *),
+		      void *arg);
+/* A verdict's CSS class in the report */
+const char *study_verdict_class(enum study_verdict v);
+/* <tag>text</tag>, the text escaped as study_html() does */
+void study_html_tag(FILE *f, const char *tag, const char *text);
+/* The shipped study named name ($VMBENCH_STUDIES, else the source tree's
+ * studies/): 0 with its path, -ENOENT when there is none, -errno. Quiet. */
+int study_shipped_path(const char *name, char *path, size_t len);
 
 #endif

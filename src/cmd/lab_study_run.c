@@ -33,15 +33,6 @@
 
 /* ---- a run: each experiment through lab run, then the study's table ---- */
 
-/* What an experiment's run came to, for the text and the report. */
-struct study_result {
-	const struct study_experiment *e;
-	char session[64];
-	int exit;           /* lab run's */
-	char note[512];     /* why no table: not run, failed */
-	struct study_table t;
-};
-
 /* The table of an experiment's session. */
 static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study_result *res)
 {
@@ -143,16 +134,9 @@ static void say_text(void *arg, const char *line)
 	study_say("  %s\n", line);
 }
 
-static void html_text(FILE *f, const char *tag, const char *text)
-{
-	fprintf(f, "<%s>", tag);
-	study_html(f, text);
-	fprintf(f, "</%s>\n", tag);
-}
-
 static void say_html(void *arg, const char *line)
 {
-	html_text(arg, "p", line);
+	study_html_tag(arg, "p", line);
 }
 
 static void heading_of(const struct study_column *c, char *buf, size_t len)
@@ -244,113 +228,7 @@ static void print_result(const struct study_result *res)
 	}
 }
 
-/* ---- the reproduction card: every claim of the study, judged ---- */
-
-/* A claim's verdict and why, whether or not its experiment ran here: one
- * this lab cannot measure says its own why; one whose experiment was not
- * run (not among --experiment's, left out of --quick, refused here) was
- * not compared, and says why */
-static enum study_verdict card_verdict(const struct study_result *res, size_t k, const char **measured,
-				       const char **why)
-{
-	const struct study_claim *c = &res->e->claim[k];
-
-	if (*c->not_comparable) {
-		*measured = "-";
-		*why = c->not_comparable;
-		return STUDY_NOT_COMPARABLE;
-	}
-	if (*res->note || !res->t.nrows) {
-		*measured = "-";
-		*why = *res->note ? res->note : "its experiment stored no result";
-		return STUDY_NOT_COMPARABLE;
-	}
-	*measured = res->t.claim[k].measured;
-	*why = res->t.claim[k].why;
-	return res->t.claim[k].v;
-}
-
-/* "k of n claims reproduced, ..." */
-static void card_tally(const struct study *s, const struct study_result *res, char *buf, size_t len)
-{
-	unsigned count[4] = { 0 }, n = 0;
-
-	for (size_t i = 0; i < s->nexp; i++)
-		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
-			const char *m, *w;
-			struct study_result r = res[i];
-
-			if (!r.e)
-				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
-			count[card_verdict(&r, k, &m, &w)]++;
-			n++;
-		}
-	snprintf(buf, len, "%u of %u claims reproduced, %u contradicted, %u inconclusive, %u not comparable",
-		 count[STUDY_REPRODUCED], n, count[STUDY_CONTRADICTED], count[STUDY_INCONCLUSIVE],
-		 count[STUDY_NOT_COMPARABLE]);
-}
-
-static void print_card(const struct study *s, const struct study_result *res)
-{
-	char tally[160];
-
-	study_say("\nreproduction card of study %s (claim | published | measured here | verdict):\n", s->name);
-	for (size_t i = 0; i < s->nexp; i++)
-		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
-			const struct study_claim *c = &s->exp[i].claim[k];
-			struct study_result r = res[i];
-			const char *m, *w;
-			enum study_verdict v;
-
-			if (!r.e)
-				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
-			v = card_verdict(&r, k, &m, &w);
-			study_say("  %s: %s | %s | %s | %s%s%s\n", s->exp[i].id, c->text, *c->published ? c->published : "-",
-				  m, study_verdict_name(v), *w ? ": " : "", w);
-		}
-	card_tally(s, res, tally, sizeof(tally));
-	study_say("  %s\n", tally);
-}
-
-static const char *verdict_class(enum study_verdict v)
-{
-	return v == STUDY_REPRODUCED ? "agrees" : v == STUDY_CONTRADICTED ? "disagrees" : "neither";
-}
-
-/* The card, first in the report */
-static void html_card(FILE *f, const struct study *s, const struct study_result *res)
-{
-	char tally[160];
-
-	fprintf(f, "<section><h2>Reproduction card</h2>\n<table><tr><th>claim</th><th>published</th><th>measured "
-		   "here</th><th>verdict</th></tr>\n");
-	for (size_t i = 0; i < s->nexp; i++)
-		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
-			const struct study_claim *c = &s->exp[i].claim[k];
-			struct study_result r = res[i];
-			const char *m, *w;
-			enum study_verdict v;
-			char text[400], verdict[800];
-
-			if (!r.e)
-				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
-			v = card_verdict(&r, k, &m, &w);
-			snprintf(text, sizeof(text), "%s: %s", s->exp[i].id, c->text);
-			snprintf(verdict, sizeof(verdict), "%s%s%s", study_verdict_name(v), *w ? ": " : "", w);
-			fprintf(f, "<tr class=\"%s\">", verdict_class(v));
-			html_text(f, "td", text);
-			html_text(f, "td", *c->published ? c->published : "-");
-			html_text(f, "td", m);
-			html_text(f, "td", verdict);
-			fprintf(f, "</tr>\n");
-		}
-	card_tally(s, res, tally, sizeof(tally));
-	fprintf(f, "</table>\n");
-	html_text(f, "p", tally);
-	fprintf(f, "</section>\n");
-}
-
-static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out)
+static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out, bool quick)
 {
 	char *html = NULL;
 	size_t len = 0;
@@ -364,11 +242,13 @@ static int write_report(const struct study *s, const struct study_result *res, s
 	fprintf(f, "</title><style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
 		   "collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child,"
 		   "th:first-child{text-align:left}.agrees{color:#060}.disagrees{color:#a00}</style></head><body>\n");
-	html_text(f, "h1", s->title);
-	html_text(f, "p", s->source);
+	study_html_tag(f, "h1", s->title);
+	study_html_tag(f, "p", s->source);
 	if (*s->description)
-		html_text(f, "p", s->description);
-	html_card(f, s, res);
+		study_html_tag(f, "p", s->description);
+	study_html_card(f, s, res);
+	if (quick)
+		study_quick_note(s, res, say_html, f);
 	for (size_t i = 0; i < n; i++) {
 		const struct study_experiment *e = res[i].e;
 
@@ -378,9 +258,9 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		study_html(f, e->title);
 		fprintf(f, "</h2>\n");
 		for (size_t k = 0; k < e->stand_in.n; k++)
-			html_text(f, "p", e->stand_in.v[k]);
+			study_html_tag(f, "p", e->stand_in.v[k]);
 		if (*res[i].note) {
-			html_text(f, "p", res[i].note);
+			study_html_tag(f, "p", res[i].note);
 			fprintf(f, "</section>\n");
 			continue;
 		}
@@ -391,15 +271,15 @@ static int write_report(const struct study *s, const struct study_result *res, s
 			char h[128];
 
 			heading_of(&e->columns[c], h, sizeof(h));
-			html_text(f, "th", h);
+			study_html_tag(f, "th", h);
 		}
 		fprintf(f, "</tr>\n");
 		for (size_t r = 0; r < res[i].t.nrows; r++) {
 			const char *accel = study_row_accel(&res[i].t, r);
 
 			fprintf(f, "<tr>");
-			html_text(f, "td", res[i].t.rows[r].name);
-			html_text(f, "td", accel ? accel : "-");
+			study_html_tag(f, "td", res[i].t.rows[r].name);
+			study_html_tag(f, "td", accel ? accel : "-");
 			for (size_t c = 0; c < e->ncolumns; c++) {
 				const struct study_cell *cell = &res[i].t.rows[r].cell[c];
 				size_t nr;
@@ -429,7 +309,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		if (e->published.n) {
 			fprintf(f, "<p>The study's own figures:</p><ul>\n");
 			for (size_t k = 0; k < e->published.n; k++)
-				html_text(f, "li", e->published.v[k]);
+				study_html_tag(f, "li", e->published.v[k]);
 			fprintf(f, "</ul>\n");
 		}
 		if (*e->conclusion) {
@@ -443,7 +323,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 
 			snprintf(line, sizeof(line), "%s: %s (here %s)%s%s", e->claim[k].text, study_verdict_name(cr->v),
 				 cr->measured, *cr->why ? ": " : "", cr->why);
-			fprintf(f, "<p class=\"%s\">", verdict_class(cr->v));
+			fprintf(f, "<p class=\"%s\">", study_verdict_class(cr->v));
 			study_html(f, line);
 			fprintf(f, "</p>\n");
 		}
@@ -460,7 +340,7 @@ static int write_report(const struct study *s, const struct study_result *res, s
 }
 
 /* Run every experiment of the study (of --experiment), then its tables. */
-int study_run(const struct vmb_cmd *self, const struct optset *own, const struct study_call *call,
+int study_run(const struct vmb_cmd *self, const struct optset *own, struct study_call *call,
 		     const struct study *s)
 {
 	struct study_result *res = calloc(s->nexp, sizeof(*res));
@@ -525,11 +405,14 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, const struct
 		return EXIT_INTERRUPTED;
 	}
 	study_say("\nstudy %s: %s\n", s->name, s->title);
-	print_card(s, res);
+	study_print_card(s, res);
+	if (optset_bool(own, "quick"))
+		study_quick_note(s, res, say_text, NULL);
+	study_card_tally(s, res, call->tally, sizeof(call->tally));
 	for (size_t i = 0; i < s->nexp; i++)
 		if (res[i].e)
 			print_result(&res[i]);
-	if (write_report(s, res, s->nexp, optset_str(own, "output")) < 0)
+	if (write_report(s, res, s->nexp, optset_str(own, "output"), optset_bool(own, "quick")) < 0)
 		ret = EXIT_FAILED;
 	free(res);
 	return refused ? EXIT_USAGE : ret;

@@ -362,6 +362,13 @@ static double log_pct(double x)
 	return expm1(x) * 100;
 }
 
+double stats_paired_mdd_pct(double sd, size_t n)
+{
+	if (n < 2 || !(sd >= 0))
+		return INFINITY;
+	return log_pct(paired_mdd_factor(n) * sd / sqrt((double)n));
+}
+
 void stats_compare_paired(const struct stats_paired_in *in, struct stats_runs_cmp *out)
 {
 	struct stats_runs_cmp o = { .verdict = STATS_UNTESTED, .p = NAN, .df = NAN, .mdd_pct = INFINITY,

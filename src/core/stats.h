@@ -106,6 +106,10 @@ const char *stats_test_name(enum stats_test t);
 /* The minimal detectable difference (% of the mean) with `runs` runs a side
  * when the between-run CV is cv (fraction) estimated with df degrees of freedom. */
 double stats_mdd_pct(double cv, double runs, double df);
+/* The smallest difference (%) n paired rounds detect (80% power at 5%,
+ * stats_compare_paired's test) when the per-round log ratios' standard
+ * deviation is sd; INFINITY below 2 rounds. */
+double stats_paired_mdd_pct(double sd, size_t n);
 const char *stats_verdict_word(enum stats_verdict v);
 
 #endif

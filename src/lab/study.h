@@ -199,4 +199,23 @@ void study_claim_how(const struct study_experiment *e, const struct study_claim 
 /* A column's name as a claim gives it: its heading, else TEST METRIC [at PARAMS]. */
 void study_column_name(const struct study_column *c, char *buf, size_t len);
 
+/* How fine a run must be to decide a claim: the smallest detectable
+ * difference (80% power at 5%, % of the mean) each relation needs, and an
+ * experiment's, the finest of its claims' (docs/study-format.md, "Enough
+ * rounds to decide"). */
+#define STUDY_NEED_DEFAULT 10.0 /* a direction whose published figure states no ratio */
+#define STUDY_MDD_MIN 2.0       /* an experiment's, at the finest */
+#define STUDY_MDD_MAX 50.0      /* and at the coarsest */
+/* A published figure's ratio as its distance from 1, in % ("10x" 900,
+ * "0.5x" 100, "24% more" 24); NAN when it states no ratio. */
+double study_published_pct(const char *published);
+/* What relation x of claim c needs, in %: a ratio LO..HI half its width of
+ * its centre, closeness within P% P/2, a direction its published ratio's
+ * distance from 1 (else STUDY_NEED_DEFAULT); why: where that came from. */
+double study_rel_need_pct(const struct study_claim *c, const struct study_rel *x, char *why, size_t len);
+/* An experiment's: the smallest over its judged claims' relations, within
+ * [STUDY_MDD_MIN, STUDY_MDD_MAX]; *which the claim, why its reason. NAN
+ * when no claim of it is judged (nothing to decide). */
+double study_experiment_mdd(const struct study_experiment *e, size_t *which, char *why, size_t len);
+
 #endif

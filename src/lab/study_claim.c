@@ -366,3 +366,95 @@ void study_claim_how(const struct study_experiment *e, const struct study_claim 
 		str_appendf(buf, len, &off, "; about hardware virtualization: not comparable where a side that asked for KVM "
 			    "(accel=kvm or auto) ran under TCG");
 }
+
+/* ---- how fine a run must be to decide a claim (docs/study-format.md,
+ * "Enough rounds to decide") ---- */
+
+/* The ratio a published figure states, as its distance from 1 in percent:
+ * "10x", "~10×", "3 times" (a ratio r: |r - 1|, or 1/r - 1 below 1), "+24%",
+ * "-30%", "24% more" (and less, faster, slower, higher, lower, longer,
+ * shorter, fewer, better, worse). The first such figure counts; NAN when
+ * it states none (a plateau's "9,000 IOPS" is no ratio). */
+double study_published_pct(const char *pub)
+{
+	static const char *const more[] = { "more", "less", "faster", "slower", "higher", "lower", "longer",
+					    "shorter", "fewer", "better", "worse" };
+
+	for (const char *p = pub; p && *p; p++) {
+		const char *q;
+		char *end;
+		double v;
+
+		if (!(*p >= '0' && *p <= '9') || (p > pub && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.' ||
+							       p[-1] == ',')))
+			continue;
+		v = strtod(p, &end);
+		if (!(v > 0) || !isfinite(v))
+			continue;
+		q = end;
+		while (*q == ' ')
+			q++;
+		if (*q == 'x' || *q == 'X' || !strncmp(q, "\xc3\x97", 2) || !strncmp(q, "times", 5))
+			return v == 1 ? NAN : 100 * (v > 1 ? v - 1 : 1 / v - 1);
+		if (*q == '%') {
+			bool sign = p > pub && (p[-1] == '+' || p[-1] == '-');
+
+			for (q++; *q == ' '; q++)
+				;
+			for (size_t k = 0; !sign && k < ARRAY_SIZE(more); k++)
+				sign = !strncmp(q, more[k], strlen(more[k]));
+			if (sign)
+				return v;
+		}
+		p = end - 1;
+	}
+	return NAN;
+}
+
+double study_rel_need_pct(const struct study_claim *c, const struct study_rel *x, char *why, size_t len)
+{
+	double pct;
+
+	switch (x->op) {
+	case STUDY_RATIO:
+		/* the interval must fit in [lo, hi]: half its width, of its centre */
+		snprintf(why, len, "the half-width of %gx..%gx, of its centre", x->lo, x->hi);
+		return 100 * (x->hi - x->lo) / (x->hi + x->lo);
+	case STUDY_CLOSE:
+		snprintf(why, len, "half its margin of %g%%", x->margin_pct);
+		return x->margin_pct / 2;
+	case STUDY_GT:
+	case STUDY_LT:
+		break;
+	}
+	pct = study_published_pct(c->published);
+	if (isfinite(pct)) {
+		snprintf(why, len, "its published %s", c->published);
+		return pct;
+	}
+	snprintf(why, len, "a direction with no published ratio: %g%% assumed", STUDY_NEED_DEFAULT);
+	return STUDY_NEED_DEFAULT;
+}
+
+double study_experiment_mdd(const struct study_experiment *e, size_t *which, char *why, size_t len)
+{
+	double best = NAN;
+
+	for (size_t k = 0; k < e->nclaims; k++) {
+		const struct study_claim *c = &e->claim[k];
+
+		for (unsigned i = 0; !*c->not_comparable && i < c->n; i++) {
+			char w[256];
+			double need = study_rel_need_pct(c, &e->rel[c->first + i], w, sizeof(w));
+
+			if (!(need >= best)) {
+				best = need;
+				*which = k;
+				snprintf(why, len, "%s", w);
+			}
+		}
+	}
+	if (isnan(best))
+		return NAN;
+	return best < STUDY_MDD_MIN ? STUDY_MDD_MIN : best > STUDY_MDD_MAX ? STUDY_MDD_MAX : best;
+}

@@ -195,16 +195,18 @@ static bool ran_tcg(const json_t *doc)
 /* One relation judged on the rounds both sides were measured in, paired:
  * its verdict, what was measured ("1.34x [1.2x, 1.5x]") and, inconclusive,
  * what this run could have told apart. *tcg: a side ran under TCG. */
-static enum study_verdict judge_rel(const struct study_experiment *e, const struct study_rel *x, const json_t *docs,
-				    char *measured, size_t mlen, char *why, size_t wlen, bool *tcg)
+/* A relation's figures on the rounds both sides were measured in, paired:
+ * va[i] side a's, vb[i] side b's; their count. *tcg: a side ran under TCG. */
+static size_t rel_pairs(const struct study_experiment *e, const struct study_rel *x, const json_t *docs, double *va,
+			double *vb, bool *tcg)
 {
 	const struct study_column *ca = &e->columns[x->col], *cb = &e->columns[x->col_b];
-	struct study_cell a = { 0 }, b = { 0 };
-	double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS], lo, hi;
-	struct stats_runs_cmp cmp = { 0 };
+	struct study_cell *a = calloc(2, sizeof(*a)), *b = a + 1;
 	size_t i, n = 0;
 	const json_t *doc;
 
+	if (!a)
+		return 0;
 	json_array_foreach(docs, i, doc)
 	{
 		char unit[16];
@@ -213,22 +215,51 @@ static enum study_verdict judge_rel(const struct study_experiment *e, const stru
 		double v;
 
 		if (side_has(x->a, doc) && isfinite(v = doc_value(doc, ca, unit, sizeof(unit), &nc, &lower))) {
-			a.sum[r] += v;
-			a.cnt[r]++;
+			a->sum[r] += v;
+			a->cnt[r]++;
 			*tcg |= ran_tcg(doc);
 		}
 		if (side_has(x->b, doc) && isfinite(v = doc_value(doc, cb, unit, sizeof(unit), &nc, &lower))) {
-			b.sum[r] += v;
-			b.cnt[r]++;
+			b->sum[r] += v;
+			b->cnt[r]++;
 			*tcg |= ran_tcg(doc);
 		}
 	}
 	for (unsigned r = 1; r <= STUDY_MAX_ROUNDS; r++)
-		if (a.cnt[r] && b.cnt[r]) {
-			va[n] = a.sum[r] / a.cnt[r];
-			vb[n] = b.sum[r] / b.cnt[r];
+		if (a->cnt[r] && b->cnt[r]) {
+			va[n] = a->sum[r] / a->cnt[r];
+			vb[n] = b->sum[r] / b->cnt[r];
 			n++;
 		}
+	free(a);
+	return n;
+}
+
+double study_rel_spread(const struct study_experiment *e, const struct study_rel *x, const json_t *docs, size_t *nout)
+{
+	double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS], mean = 0, m2 = 0;
+	bool tcg = false;
+	size_t n = rel_pairs(e, x, docs, va, vb, &tcg);
+
+	*nout = n;
+	if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n))
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		double d = log(va[i] / vb[i]), delta = d - mean;
+
+		mean += delta / (double)(i + 1);
+		m2 += delta * (d - mean);
+	}
+	return sqrt(m2 / (double)(n - 1));
+}
+
+static enum study_verdict judge_rel(const struct study_experiment *e, const struct study_rel *x, const json_t *docs,
+				    char *measured, size_t mlen, char *why, size_t wlen, bool *tcg, double *mdd)
+{
+	double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS], lo, hi;
+	struct stats_runs_cmp cmp = { 0 };
+	size_t n = rel_pairs(e, x, docs, va, vb, tcg);
+
 	if (n < 2 || !stats_all_positive(va, n) || !stats_all_positive(vb, n)) {
 		snprintf(measured, mlen, "-");
 		snprintf(why, wlen, "%zu round%s with a positive figure on both sides; 2 are needed", n, n == 1 ? "" : "s");
@@ -247,6 +278,7 @@ static enum study_verdict judge_rel(const struct study_experiment *e, const stru
 		snprintf(measured, mlen, "%.3gx [%.3gx, %.3gx] over %zu rounds", 1 + cmp.gap_pct / 100, lo, hi, n);
 	snprintf(why, wlen, "%s p=%.2g; the smallest difference this run could detect: %.0f%%", stats_test_name(cmp.test),
 		 cmp.p, cmp.mdd_pct);
+	*mdd = cmp.mdd_pct;
 	switch (x->op) {
 	case STUDY_GT:
 	case STUDY_LT:
@@ -287,7 +319,11 @@ static void judge_claim(struct study_table *res, const json_t *docs, size_t k)
 	}
 	for (unsigned i = 0; i < c->n; i++) {
 		char m[96], w[160];
-		enum study_verdict v = judge_rel(e, &e->rel[c->first + i], docs, m, sizeof(m), w, sizeof(w), &tcg);
+		double mdd = INFINITY;
+		enum study_verdict v = judge_rel(e, &e->rel[c->first + i], docs, m, sizeof(m), w, sizeof(w), &tcg, &mdd);
+
+		if (!(mdd <= out->mdd_pct))
+			out->mdd_pct = mdd;
 
 		reproduced += v == STUDY_REPRODUCED;
 		contradicted += v == STUDY_CONTRADICTED;

@@ -42,6 +42,7 @@ struct study_claim_result {
 	enum study_verdict v;
 	char measured[256];
 	char why[512];
+	double mdd_pct; /* the largest of its relations' smallest detectable differences (INFINITY: too few rounds; 0: none judged) */
 };
 
 struct study_table {
@@ -63,5 +64,10 @@ bool study_column_empty(const struct study_table *t, size_t c);
 const char *study_row_accel(const struct study_table *t, size_t row);
 /* The study's statistic of a cell's rounds (*n of them); NAN with none. */
 double study_cell_stat(const struct study_cell *c, enum study_stat st, size_t *n);
+/* The standard deviation of relation x's per-round log ratio a / b over
+ * the rounds both sides have in docs (*n of them): how much a claim's ratio
+ * moves from round to round, to foresee what fewer or more rounds detect
+ * (stats_paired_mdd_pct). NAN below 2 rounds. */
+double study_rel_spread(const struct study_experiment *e, const struct study_rel *x, const json_t *docs, size_t *n);
 
 #endif

@@ -103,6 +103,9 @@ struct cmp_table {
 	 * files' paths, or null)}. With it, an operand with fewer runs than
 	 * the others says so among the caveats. */
 	const json_t *failures;
+	/* HTML the report shows first, under its title (borrowed; NULL: none):
+	 * lab report of a study's run heads it with the study's card */
+	const char *html_preface;
 };
 
 #define CMP_DEFAULT_MARGIN_PCT 5.0

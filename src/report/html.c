@@ -617,6 +617,8 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1>", css);
 	html_esc(f, title);
 	fputs("</h1>\n", f);
+	if (t->html_preface)
+		fputs(t->html_preface, f);
 	/* the answer first: the ratio between the operands, on one headline metric */
 	if (cmp_lead_sentence(t, lead, sizeof(lead))) {
 		fputs("<p class=\"lead\">", f);

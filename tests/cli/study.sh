@@ -29,6 +29,82 @@ for i in ids:
 PY
 done
 
+# --all: every shipped study planned in turn (nothing run), each with its
+# claims and its "in all", then one closing line per study and their sum
+cat > "$T/all.py" <<'PY'
+import glob, os, re, sys
+src, out, quick = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3] == "quick"
+names = sorted(os.path.basename(f)[:-6] for f in glob.glob(src + "/studies/*.study"))
+heads = re.findall(r"^study (\S+): ", out, re.M)
+assert heads == names, (heads, names)
+per = re.findall(r"^in all: (\d+) boots, ", out, re.M)
+assert len(per) == len(names), per
+closing = out.split("\nthe %d studies planned:\n" % len(names))[1]
+for n in names:
+    text = open("%s/studies/%s.study" % (src, n)).read()
+    claims = len(re.findall(r"^(?:claim|expect)\s*=", text, re.M))
+    exps = len(re.findall(r"^\[experiment ", text, re.M))
+    sec = out.split("study %s: " % n)[1].split("\nstudy ")[0]
+    assert sec.count("\n  claim: ") == claims, (n, sec.count("\n  claim: "), claims)
+    line = "  %s: %d claim%s in %d experiment%s, planned (nothing run)\n" % (n, claims, "" if claims == 1 else "s", exps, "" if exps == 1 else "s")
+    assert line in closing, (line, closing)
+m = re.search(r"^in all, the %d studies: (\d+) boots, " % len(names), closing, re.M)
+assert m and int(m.group(1)) == sum(map(int, per)), (m and m.group(1), per)
+if quick:
+    assert "not part of --quick: " in out, "--quick's plan of every study"
+print(m.group(1))
+PY
+expect 0 "lab study --all --plan: every shipped study planned" "$VMB" lab study --all --plan --db "$T/all.db"
+check "each study's name, claims and 'in all'; one closing line each; their sum" python3 "$T/all.py" "$SRC" "$T/out" full
+python3 "$T/all.py" "$SRC" "$T/out" full > "$T/all-boots"
+check "--all --plan runs nothing, stores nothing" test ! -e "$T/all.db"
+expect 0 "lab study --all --plan --quick" "$VMB" lab study --all --plan --quick
+check "--quick: every study's quick plan, the same closing lines" python3 "$T/all.py" "$SRC" "$T/out" quick
+check "--quick: fewer boots in all than the full plans" test "$(python3 "$T/all.py" "$SRC" "$T/out" quick)" -lt "$(cat "$T/all-boots")"
+expect 2 "--all with a study" "$VMB" lab study vbox-storage --all --plan
+has "$T/err" "--all runs every shipped study: no FILE with it" "says so"
+expect 2 "--all with --experiment" "$VMB" lab study --all --experiment nic --plan
+has "$T/err" "--experiment names experiments of one study" "says whose"
+expect 2 "--all with -o" "$VMB" lab study --all --plan -o "$T/all.html"
+has "$T/err" "--all writes one per study" "says why"
+
+# Enough rounds to decide: a full run's rounds by power (lab run's --rounds
+# auto --mdd --budget-total), from the study's rounds, to the finest claim's
+# need, within a budget the plan states; --quick's fixed rounds, and the
+# claims they leave undecided, under a stated assumption with no earlier run
+printf '[study]\nformat = 1\ntitle = T\nsource = S\n[experiment a]\ntitle = A\nmatrix = accel=tcg disk=ide,ahci\nsuites = cpu\noption = --threads 1\nrounds = 4\nquick-rounds = 3\ncolumn = cpu.prime events_per_s | events/s\nclaim = faster | about 24%% more | events/s: disk=ide > disk=ahci\nclaim = close | - | events/s: disk=ide ~ disk=ahci within 6%%\n[experiment b]\ntitle = B\nmatrix = accel=tcg disk=ide,ahci\nsuites = cpu\noption = --threads 1\ncolumn = cpu.prime events_per_s | events/s\n' \
+	> "$T/power.study"
+expect 0 "a study with claims of two sizes: planned" "$VMB" lab study "$T/power.study" --plan --db "$T/power.db"
+check "rounds by power to the finest claim's need, the budget stated and the estimate's upper bound" python3 - "$T/out" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+a = text.split("[experiment a]")[1].split("[experiment b]")[0]
+m = re.search(r"^  rounds by power: at least 4 \(the study's\), then more until every headline verdict's smallest detectable difference is within 3% \(what 'close' needs: half its margin of 6%\), within --budget-total (\d+) s \(12 rounds at the estimate's upper bound\)$", a, re.M)
+assert m, a
+budget = int(m.group(1))
+e = re.search(r"^  estimated: (\d+) (s|min) to (\d+) (s|min) \(its rounds by power", a, re.M)
+assert e, a
+hi = int(e.group(3)) * (60 if e.group(4) == "min" else 1)
+shown = budget if budget < 90 else round(budget / 60) * 60
+assert hi == shown, (hi, budget)
+b = text.split("[experiment b]")[1]
+assert re.search(r"^  rounds: 3, fixed \(no claim of it to decide\)$", b, re.M), b
+PY
+expect 0 "the same, --quick" "$VMB" lab study "$T/power.study" --plan --quick --db "$T/power.db"
+check "--quick: its rounds, no variance known before a run (said), the assumption named, the claims it leaves" python3 - "$T/out" <<'PY'
+import math, sys
+text = open(sys.argv[1]).read()
+a = text.split("[experiment a]")[1].split("[experiment b]")[0]
+# 3 paired rounds: (t(.975, 2) + t(.80, 2)) * 5% / sqrt(3), as a ratio
+d = math.expm1((4.302653 + 1.060660) * 0.05 / math.sqrt(3)) * 100
+line = ("  --quick: 3 rounds; what they detect here is not known before a run (no earlier run of this experiment in "
+        "the store to measure its rounds' spread); if a claim's ratio moves 5%% from round to round (an assumption), "
+        "about %.3g%%; claims needing finer: 'close' (needs 3%%, detects about %.3g%%)\n") % (d, d)
+assert line in a, (line, a)
+assert "rounds by power" not in text
+PY
+check "the plans stored nothing" test ! -e "$T/power.db"
+
 # accel = kvm | tcg: what the study ran under. The plan says it per
 # experiment, and once whether KVM boots a guest here (from /dev/kvm and the
 # lab's remembered verdict: nothing boots); a study all under TCG has no
@@ -416,6 +492,58 @@ for d in docs:
 assert len({d["labels"]["study_run"] for d in docs}) == 1
 assert sorted(d["run_group"]["round"] for d in docs) == [1, 1, 2, 2]
 PY
+	# lab report of the study's run redraws its card from the store, by the
+	# shipped study of its name ($VMBENCH_STUDIES), and heads its report with it
+	cp "$T/out" "$T/run.out"
+	run=$(python3 -c 'import json, sqlite3, sys; print(json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs LIMIT 1").fetchone()[0])["labels"]["study_run"])' "$db")
+	mkdir -p "$T/shipped"
+	cp "$T/tiny.study" "$T/shipped/tiny.study"
+	check "--quick's note: every inconclusive claim that needs finer than the run detected is named" python3 - "$T/run.out" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+for m in re.finditer(r"^  cpu: (.*?) \| .* \| inconclusive: .*the smallest difference this run could detect: (\d+)%", out, re.M):
+    if int(m.group(2)) > 10:
+        assert "--quick's rounds left cpu: %s inconclusive: it needs 10%%" % m.group(1) in out, m.group(0)
+assert "--quick's rounds left cpu: the host <faster>" not in out  # not comparable: no note
+PY
+	# a --quick plan after a run foresees its rounds from that run's spread
+	expect 0 "lab study --plan --quick with the run in the store" "$VMB" lab study "$T/tiny.study" --plan --quick --db "$db"
+	check "what --quick's 2 rounds detect, from the spread of the stored run's rounds" python3 - "$T/out" "$run" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"^  --quick: 2 rounds detect about ([0-9.e+]+)%(?: to [0-9.e+]+%)? here \(from the spread of the rounds of study_run=(\S+), the newest earlier run of it in the store\); claims needing finer: (.*)$", out, re.M)
+assert m and m.group(2) == sys.argv[2], out
+assert float(m.group(1)) >= 0
+assert (m.group(3) == "none") == (float(m.group(1)) <= 10), m.group(0)
+PY
+	expect 0 "lab report study_run=RUN: the study's run" env VMBENCH_STUDIES="$T/shipped" "$VMB" lab report \
+		"study_run=$run" --db "$db" -o "$T/report.html"
+	has "$T/out" "the card of study_run=$run, redrawn from the store" "says whose card"
+	check "the card redrawn: the run's own, row for row, and its closing line" python3 - "$T/run.out" "$T/out" <<'PY'
+import sys
+def card(path):
+    text = open(path).read()
+    part = text.split("reproduction card of study tiny (claim | published | measured here | verdict):\n")[1]
+    lines = []
+    for l in part.split("\n"):
+        lines.append(l)
+        if " claims reproduced, " in l:
+            return lines
+    raise AssertionError(part[:500])
+a, b = card(sys.argv[1]), card(sys.argv[2])
+assert a == b and len(a) == 5, (a, b)
+PY
+	check "the report is headed by the card" python3 - "$T/report.html" <<'PY'
+import sys
+h = open(sys.argv[1]).read()
+assert "<h2>Reproduction card</h2>" in h, h[:2000]
+assert h.index("Reproduction card") < h.index("<h2>Summary</h2>"), "first"
+assert "the host &lt;faster&gt; than VT-x" in h and "of 4 claims reproduced" in h
+PY
+	expect 0 "lab report of a study's run whose study is not shipped here" "$VMB" lab report "study_run=$run" \
+		--db "$db" -o "$T/report2.html"
+	has "$T/err" "no shipped study is named tiny" "says why there is no card"
+	lacks "$T/out" "reproduction card" "and draws none"
 	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
 fi
 finish

@@ -265,6 +265,74 @@ static void a_contend_experiment(void **state)
 }
 
 /* quick-rounds: what --quick runs; the full run keeps its rounds */
+/* How fine a run must be to decide each kind of claim, and an experiment's
+ * target: the finest of its claims', bounded */
+static void the_difference_a_claim_needs(void **state)
+{
+	static const struct {
+		const char *published;
+		double pct; /* NAN: no ratio stated */
+	} pubs[] = {
+		{ "10x", 900 },          { "~10\xc3\x97 slower", 900 }, { "about 3 times the throughput", 200 },
+		{ "0.5x", 100 },         { "about 24% more CPU", 24 },  { "+12.5%", 12.5 },
+		{ "-30%", 30 },          { "9,000 IOPS", NAN },         { "95% of the host", NAN },
+		{ "-", NAN },            { "", NAN },                   { "1x", NAN },
+		{ "from 22% to 89%", NAN }, { "QD 32: 2x", 100 },
+	};
+	static const struct {
+		const char *claims; /* an experiment's claim lines */
+		double mdd;         /* its target; NAN: nothing to decide */
+		size_t which;       /* the claim that sets it */
+		const char *why;
+	} cases[] = {
+		/* a direction: its published ratio's distance from 1, else 10% */
+		{ "claim = t | about 24% more | IOPS: disk=ide > disk=ahci\n", 24, 0, "its published about 24% more" },
+		{ "claim = t | - | IOPS: disk=ide > disk=ahci\n", 10, 0, "a direction with no published ratio: 10% assumed" },
+		/* a ratio LO..HI: half its width, of its centre */
+		{ "claim = t | ~10x | IOPS: disk=ide / disk=ahci in 5..20\n", 50, 0, "the half-width of 5x..20x, of its centre" },
+		{ "claim = t | - | IOPS: disk=ide / disk=ahci in 0.8x..1.25x\n", 100 * 0.45 / 2.05, 0, NULL },
+		/* closeness within P%: P/2 */
+		{ "claim = t | - | IOPS: disk=ide ~ disk=ahci within 10%\n", 5, 0, "half its margin of 10%" },
+		/* the finest claim counts, relations of a crossover each */
+		{ "claim = a | 10x | IOPS: disk=ide > disk=ahci\nclaim = b | - | IOPS: disk=ide ~ disk=ahci within 6%\n", 3, 1, NULL },
+		{ "claim = a | - | IOPS: disk=ide / disk=ahci in 2..3; IOPS: disk=ahci < disk=ide\n", 10, 0, NULL },
+		/* bounded: at least 2%, at most 50% */
+		{ "claim = t | - | IOPS: disk=ide ~ disk=ahci within 1%\n", STUDY_MDD_MIN, 0, NULL },
+		{ "claim = t | 10x | IOPS: disk=ide > disk=ahci\n", STUDY_MDD_MAX, 0, NULL },
+		/* nothing judged: nothing to decide */
+		{ "claim = t | 3 | not comparable: no such figure\n", NAN, 0, NULL },
+		{ "", NAN, 0, NULL },
+	};
+	char err[1200], text[2048], why[256];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(pubs); i++) {
+		double got = study_published_pct(pubs[i].published);
+
+		if (isnan(pubs[i].pct))
+			assert_true(isnan(got));
+		else
+			assert_float_equal(got, pubs[i].pct, 1e-9);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t which = 99;
+		double got;
+
+		snprintf(text, sizeof(text), HEAD EXP "column = disk.randread iops | IOPS\n%s", cases[i].claims);
+		assert_int_equal(parse(text, err, sizeof(err)), 0);
+		got = study_experiment_mdd(&st.exp[0], &which, why, sizeof(why));
+		if (isnan(cases[i].mdd)) {
+			assert_true(isnan(got));
+		} else {
+			assert_float_equal(got, cases[i].mdd, 1e-9);
+			assert_int_equal(which, cases[i].which);
+			if (cases[i].why)
+				assert_string_equal(why, cases[i].why);
+		}
+		study_release(&st);
+	}
+}
+
 static void quick_rounds(void **state)
 {
 	char err[1200];
@@ -735,7 +803,7 @@ static void shipped_studies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(quick_rounds), cmocka_unit_test(spread_column), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
+		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(quick_rounds), cmocka_unit_test(the_difference_a_claim_needs), cmocka_unit_test(spread_column), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies), cmocka_unit_test(escaping),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
 		cmocka_unit_test(a_table_from_documents), cmocka_unit_test(the_accelerator_each_row_ran_under),
