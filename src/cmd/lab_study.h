@@ -29,6 +29,25 @@ void study_print_minutes(double s);
 struct lab_request;
 int study_request(const struct study_call *call, const struct study_experiment *e, bool quick, bool check_only,
 		  struct lab_request *rq);
+struct lab_config;
+struct lab_matrix;
+struct runner_estimate;
+struct db;
+struct vmb_cmd;
+/* What the plan assumes configuration c's boot takes (its image's row) */
+double study_boot_estimate(const struct lab_config *c);
+/* One round of a run experiment, estimated, lo and hi in seconds */
+void study_round_estimate(const struct study_experiment *e, const struct lab_matrix *m,
+			  const struct runner_estimate *est, double *lo, double *hi);
+/* The most rounds a full run's budget is made for */
+unsigned study_budget_rounds(unsigned rounds);
+/* An experiment's plan (lab_study_plan.c), adding to the totals; *kvm: it
+ * may use KVM. EXIT_OK or an exit code after a message. */
+int study_plan_experiment(const struct vmb_cmd *self, const struct study_call *call, const char *file,
+			  const struct study_experiment *e, bool quick, bool skip, double *total_min, double *total_max,
+			  unsigned *boots, bool *kvm, struct db *db);
+/* What is known of this machine's KVM, once per plan, booting nothing */
+void study_plan_kvm(void);
 /* Whether --experiment names id (every experiment without it) */
 bool study_selected(const struct optset *own, const char *id);
 /* Whether --quick leaves e out (quick-skip, and --experiment does not name it) */
