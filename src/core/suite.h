@@ -37,7 +37,10 @@
 				     * device under test has none (`run --skip-fs-tests`, the lab's fs=none) */
 #define VMB_TEST_ON_REQUEST (1u << 2) /* of a lab-only suite: measured only when named (SUITE.TEST), not with
 				       * its suite (boot.reboot: the reboots add boots its earlier runs did not pay for) */
-#define VMB_TEST_FLAGS_ALL (VMB_TEST_THREADED | VMB_TEST_ON_FS | VMB_TEST_ON_REQUEST)
+#define VMB_TEST_UNTIMED (1u << 3) /* a repetition is a unit of work (a build, an apt run, a file of a given
+				    * size, STREAM's passes), not --time long: the lab bounds a guest's run of it
+				    * by the run's own limit, not by a step's budget (src/lab/proto_host.c) */
+#define VMB_TEST_FLAGS_ALL (VMB_TEST_THREADED | VMB_TEST_ON_FS | VMB_TEST_ON_REQUEST | VMB_TEST_UNTIMED)
 
 struct vmb_ctx;
 struct vmb_rep;

@@ -224,6 +224,14 @@ int proto_host_step_ms(const char *what, const json_t *options, int floor_ms, ch
 	/* and what the suite's repetitions spend beyond --time (disk's ramp) */
 	snprintf(sname, sizeof(sname), "%.*s", dot ? (int)(dot - what) : (int)strlen(what), what);
 	suite = suites_find(sname);
+	/* a test whose repetition is a unit of work has no step budget: the
+	 * run's own limit bounds it (a build under TCG takes what it takes) */
+	for (size_t i = 0; suite && suite->tests && suite->tests[i].name; i++)
+		if ((suite->tests[i].flags & VMB_TEST_UNTIMED) && (!dot || !strcmp(dot + 1, suite->tests[i].name))) {
+			snprintf(how, howlen, "none: %s.%s's repetition is a unit of work, not --time long (the run's own "
+				 "limit bounds it)", sname, suite->tests[i].name);
+			return 0;
+		}
 	for (size_t i = 0; suite && suite->opts && suite->opts[i].name; i++) {
 		const struct vmb_opt *row = &suite->opts[i];
 		char key[160];
@@ -249,10 +257,19 @@ struct run_step {
 	size_t ncase, ncases;
 	char text[PROTO_MAX_WHAT + PROTO_MAX_DETAIL + 2];
 	uint64_t since, deadline;
+	int budget_ms;  /* 0: none (its test's repetition is a unit of work) */
+	char how[256];  /* how the budget was made */
 };
 
-static void step_take(struct run_step *s, const struct proto_msg *m, int budget_ms)
+/* A new step: its budget from the test it names (its first word,
+ * "disk.seqwrite", as PROGRESS gives it; else the RUN's what), so that a
+ * RUN of a whole suite bounds each test's steps by that test's own rule */
+static void step_take(struct run_step *s, const struct proto_msg *m, const char *what, const json_t *options,
+		      int floor_ms)
 {
+	char test[PROTO_MAX_WHAT + 1];
+	size_t n;
+
 	/* the parser bounds a step's words to fit s->text */
 	if (!m->ncases || (m->ncase == s->ncase && m->ncases == s->ncases && !strcmp(m->step, s->text)))
 		return;
@@ -260,28 +277,34 @@ static void step_take(struct run_step *s, const struct proto_msg *m, int budget_
 	s->ncases = m->ncases;
 	snprintf(s->text, sizeof(s->text), "%s", m->step);
 	s->since = clock_ns();
-	s->deadline = proto_deadline_after(budget_ms);
+	n = strcspn(m->step, " ");
+	if (n && n < sizeof(test) && memchr(m->step, '.', n))
+		snprintf(test, sizeof(test), "%.*s", (int)n, m->step);
+	else
+		snprintf(test, sizeof(test), "%s", what);
+	s->how[0] = '\0';
+	s->budget_ms = proto_host_step_ms(test, options, floor_ms, s->how, sizeof(s->how));
+	s->deadline = s->budget_ms > 0 ? proto_deadline_after(s->budget_ms) : UINT64_MAX;
 }
 
-static void step_fail(struct proto_conn *c, const struct run_step *s, const char *what, int budget_ms,
-		      const char *how)
+static void step_fail(struct proto_conn *c, const struct run_step *s, const char *what)
 {
 	char q[sizeof(s->text) * 4];
 	double stayed = (double)(clock_ns() - s->since) / NSEC_PER_SEC;
 
 	proto_quote(q, sizeof(q), s->text, sizeof(s->text));
 	proto_fail(c, "the guest's run of %s stayed at case %zu/%zu (%s) for %.*f s, past its budget of %.*f s a step: %s",
-		   what, s->ncase, s->ncases, q, stayed < 10 ? 2 : 0, stayed, budget_ms < 10000 ? 2 : 0,
-		   budget_ms / 1e3, how);
+		   what, s->ncase, s->ncases, q, stayed < 10 ? 2 : 0, stayed, s->budget_ms < 10000 ? 2 : 0,
+		   s->budget_ms / 1e3, s->how);
 }
 
 int proto_host_run(struct proto_conn *c, const char *what, const json_t *options, const json_t *hello_fp,
 		   int stall_ms, int total_ms, json_t **doc)
 {
 	uint64_t end = proto_deadline_after(total_ms);
-	char *opts, *line = NULL, q[120], how[256];
+	char *opts, *line = NULL, q[120];
 	struct run_step step = { 0 };
-	int r, budget_ms;
+	int r;
 
 	if (!proto_what_valid(what, strlen(what))) {
 		proto_quote(q, sizeof(q), what, 80);
@@ -293,7 +316,6 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 		proto_fail(c, "the options for %s are not a JSON object", what);
 		return -EINVAL;
 	}
-	budget_ms = proto_host_step_ms(what, options, c->step_floor_ms, how, sizeof(how));
 	r = proto_send(c, "RUN %s %s", what, opts);
 	free(opts);
 	if (r == -EPIPE)
@@ -311,13 +333,13 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 			wait = stall_ms;
 		/* a guest whose heartbeat goes on while its run is stuck in one
 		 * step (an I/O that never completes) is cut at the step's budget */
-		if (step.ncases && wait > proto_ms_left(step.deadline))
+		if (step.ncases && step.budget_ms > 0 && wait > proto_ms_left(step.deadline))
 			wait = proto_ms_left(step.deadline);
 		free(line);
 		line = NULL;
 		r = wait > 0 ? proto_recv_line(c, wait, &line) : -ETIMEDOUT;
-		if (r == -ETIMEDOUT && step.ncases && proto_ms_left(step.deadline) == 0) {
-			step_fail(c, &step, what, budget_ms, how);
+		if (r == -ETIMEDOUT && step.ncases && step.budget_ms > 0 && proto_ms_left(step.deadline) == 0) {
+			step_fail(c, &step, what);
 			return r;
 		}
 		if (r < 0) {
@@ -338,7 +360,7 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 				free(line);
 				return -EPROTO;
 			}
-			step_take(&step, &m, budget_ms);
+			step_take(&step, &m, what, options, c->step_floor_ms);
 			if (c->on_progress) {
 				uint64_t t0 = clock_ns(), took;
 
@@ -347,7 +369,8 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
 				 * not the guest's: the step's clock stops meanwhile */
 				took = clock_ns() - t0;
 				step.since += took;
-				step.deadline += took;
+				if (step.budget_ms > 0)
+					step.deadline += took;
 			}
 			continue;
 		}

@@ -21,7 +21,10 @@ int proto_host_run(struct proto_conn *c, const char *what, const json_t *options
  * -ETIMEDOUT, however many PROGRESS lines say it is still under way:
  * PROTO_STEP_FACTOR x (--time + --warmup-max + the suite's per-repetition
  * overheads such as --disk.ramp, as options ask them or their defaults)
- * + floor_ms (0: PROTO_STEP_FLOOR_MS). how (howlen bytes) says the sum. */
+ * + floor_ms (0: PROTO_STEP_FLOOR_MS). how (howlen bytes) says the sum.
+ * 0 (no step budget, how says why) when a test the RUN covers is
+ * VMB_TEST_UNTIMED: its repetition is a unit of work, bounded by the run's
+ * total_ms alone. */
 int proto_host_step_ms(const char *what, const json_t *options, int floor_ms, char *how, size_t howlen);
 /* What the host takes of a guest's document: only the suite (and test)
  * it asked for (`what`: "cpu" or "cpu.prime"), else -EPROTO with err; the

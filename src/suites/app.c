@@ -215,10 +215,11 @@ static const struct vmb_test app_tests[] = {
 	{ .name = "files", .summary = "fs_mark-style small files: create+write, stat, list, rename, unlink per second",
 	  .headline = "create_per_s", .params = "files,file-size,fsync", .flags = VMB_TEST_ON_FS, .run = app_run_files },
 	{ .name = "build", .summary = "compile a generated C corpus with -jN (where a compiler is installed)",
-	  .headline = "build_s", .params = "units,jobs", .flags = VMB_TEST_ON_FS, .run = app_run_build },
+	  .headline = "build_s", .params = "units,jobs", .flags = VMB_TEST_ON_FS | VMB_TEST_UNTIMED, .run = app_run_build },
 	{ .name = "apt", .summary = "apt-get update and install --reinstall of a package from a local mirror "
 				    "(--app.apt-mirror; with --destructive, as root, where apt-get is)",
-	  .headline = "apt_total_s", .params = "apt-package", .flags = VMB_TEST_ON_FS, .run = app_run_apt },
+	  .headline = "apt_total_s", .params = "apt-package", .flags = VMB_TEST_ON_FS | VMB_TEST_UNTIMED,
+	  .run = app_run_apt },
 	{ .name = NULL },
 };
 

@@ -628,7 +628,8 @@ static void mem_teardown(struct vmb_ctx *ctx)
 
 static const struct vmb_test mem_tests[] = {
 	{ .name = "bandwidth", .summary = "STREAM copy, scale, add, triad: best MB/s (10^6 B/s) of --mem.ntimes passes",
-	  .headline = "triad_mb_per_s,copy_mb_per_s", .flags = VMB_TEST_THREADED, .params = "array-size,ntimes,thp",
+	  .headline = "triad_mb_per_s,copy_mb_per_s", .flags = VMB_TEST_THREADED | VMB_TEST_UNTIMED,
+	  .params = "array-size,ntimes,thp",
 	  .run = mem_run_stream },
 	{ .name = "sysbench_memory",
 	  .summary = "sysbench memory's event: one block per thread, read or written whole; MB/s and MiB/s",

@@ -552,12 +552,18 @@ static void step_budget_cases(void **state)
 		  "3 x (--time 20 s + --warmup-max 10 s) + 300 s" },
 		{ "disk.seqwrite", "{\"quick\": true, \"disk.size\": \"16m\"}", 0, 302400,
 		  "3 x (--time 0.30 s + --warmup-max 0.40 s + --disk.ramp 0.10 s) + 300 s" },
-		{ "disk", "{\"time\": 1, \"warmup\": 0, \"disk.ramp\": 2}", 0, 309000,
+		{ "disk.randread", "{\"time\": 1, \"warmup\": 0, \"disk.ramp\": 2}", 0, 309000,
 		  "3 x (--time 1.00 s + --warmup-max 0.00 s + --disk.ramp 2.00 s) + 300 s" },
 		{ "cpu", "{\"time\": 0.01, \"warmup\": 0}", 300, 330, "3 x (--time 0.01 s + --warmup-max 0.00 s) + 0.30 s" },
 		/* what the guest will refuse still gets a budget, never below the floor */
 		{ "cpu", "{\"time\": -5, \"warmup\": \"x\"}", 0, 306000, "3 x (--time 0.00 s + --warmup-max 2.00 s) + 300 s" },
 		{ "cpu", "{\"time\": 1e300}", 0, INT_MAX, "--time 1" },
+		/* a repetition that is a unit of work (VMB_TEST_UNTIMED) has none: the run's limit bounds it */
+		{ "app.build", "{\"quick\": true}", 0, 0, "none: app.build's repetition is a unit of work" },
+		{ "app", "{}", 0, 0, "none: app.build's repetition is a unit of work" },
+		{ "disk.iozone", "{}", 0, 0, "none: disk.iozone's" },
+		{ "mem.bandwidth", "{}", 0, 0, "none: mem.bandwidth's" },
+		{ "mem.latency", "{\"time\": 1, \"warmup\": 0}", 0, 303000, "3 x (--time 1.00 s" },
 	};
 
 	(void)state;
@@ -574,11 +580,12 @@ static void step_budget_cases(void **state)
 	}
 }
 
-/* A guest whose agent keeps its heartbeat while its run goes through
- * steps: on a socketpair, after the host's RUN, a PROGRESS of "cpu.prime
- * <step>" every beat_ms, beats lines of each step of steps (the last one
- * for ever when stuck), then ERROR. Its pid; fd is the host's end. */
-static pid_t heartbeat_guest(int *fd, const char *const *steps, unsigned beats, bool stuck)
+/* A guest whose agent keeps its heartbeat while its run of what goes
+ * through steps of test: on a socketpair, after the host's RUN, a PROGRESS
+ * of "TEST <step>" every beat_ms, beats lines of each step of steps (the
+ * last one for ever when stuck), then ERROR. Its pid; fd is the host's end. */
+static pid_t heartbeat_guest(int *fd, const char *what, const char *test, const char *const *steps, unsigned beats,
+			     bool stuck)
 {
 	int sv[2];
 	pid_t pid;
@@ -596,7 +603,7 @@ static pid_t heartbeat_guest(int *fd, const char *const *steps, unsigned beats, 
 				_exit(1);
 		for (size_t i = 0; steps[i]; i++)
 			for (unsigned b = 0; b < beats || (stuck && !steps[i + 1]); b++) {
-				int len = snprintf(line, sizeof(line), "PROGRESS cpu.prime %u 1/1 - cpu.prime %s\n", n++,
+				int len = snprintf(line, sizeof(line), "PROGRESS %s %u 1/1 - %s %s\n", what, n++, test,
 						   steps[i]);
 
 				/* the host gone (it gave the run up): done */
@@ -650,13 +657,23 @@ static void stuck_step_is_cut(void **state)
 		bool stuck, busy;
 		int floor_ms, r;
 		const char *msg;
+		const char *what, *test; /* NULL: cpu.prime */
+		int total_ms;            /* 0: 60 s */
 	} cases[] = {
 		{ one, 0, true, false, 300, -ETIMEDOUT,
-		  "the guest's run of cpu.prime stayed at case 1/1 (cpu.prime repetition 1 (of 5 at most)) for 0." },
-		{ later, 3, true, false, 300, -ETIMEDOUT, "stayed at case 1/1 (cpu.prime repetition 2 (of 5 at most))" },
+		  "the guest's run of cpu.prime stayed at case 1/1 (cpu.prime repetition 1 (of 5 at most)) for 0.", NULL,
+		  NULL, 0 },
+		{ later, 3, true, false, 300, -ETIMEDOUT, "stayed at case 1/1 (cpu.prime repetition 2 (of 5 at most))", NULL,
+		  NULL, 0 },
 		/* 10 steps of 30 ms: more than a budget in all, none alone */
-		{ ten, 3, false, false, 2000, -EIO, "the guest could not run cpu.prime: the run ended" },
-		{ one, 5, false, true, 300, -EIO, "the guest could not run cpu.prime: the run ended" },
+		{ ten, 3, false, false, 2000, -EIO, "the guest could not run cpu.prime: the run ended", NULL, NULL, 0 },
+		{ one, 5, false, true, 300, -EIO, "the guest could not run cpu.prime: the run ended", NULL, NULL, 0 },
+		/* a RUN of a whole suite: each step bounded by its own test's rule; a build's repetition is a unit of
+		 * work (VMB_TEST_UNTIMED), bounded by the run's limit alone, a file test's by the step budget */
+		{ one, 0, true, false, 300, -ETIMEDOUT, "the guest's run of app went past its time limit of 1.5 s",
+		  "app", "app.build", 1500 },
+		{ one, 0, true, false, 300, -ETIMEDOUT, "the guest's run of app stayed at case 1/1 (app.files repetition 1",
+		  "app", "app.files", 1500 },
 	};
 	json_t *opts = json_pack("{s:f, s:i}", "time", 0.01, "warmup", 0);
 
@@ -666,7 +683,9 @@ static void stuck_step_is_cut(void **state)
 		json_t *doc = NULL;
 		bool once = false;
 		int fd, r;
-		pid_t pid = heartbeat_guest(&fd, cases[i].steps, cases[i].beats, cases[i].stuck);
+		const char *what = cases[i].what ? cases[i].what : "cpu.prime";
+		pid_t pid = heartbeat_guest(&fd, what, cases[i].test ? cases[i].test : what, cases[i].steps, cases[i].beats,
+					    cases[i].stuck);
 
 		proto_init(&c, fd, fd);
 		c.step_floor_ms = cases[i].floor_ms;
@@ -674,10 +693,11 @@ static void stuck_step_is_cut(void **state)
 			c.on_progress = busy_host;
 			c.progress_arg = &once;
 		}
-		r = proto_host_run(&c, "cpu.prime", opts, NULL, 20000, 60000, &doc);
+		r = proto_host_run(&c, what, opts, NULL, 20000, cases[i].total_ms ? cases[i].total_ms : 60000, &doc);
 		if (r != cases[i].r || !strstr(c.err, cases[i].msg))
 			fail_msg("case %zu: %d \"%s\", expected %d \"%s\"", i, r, c.err, cases[i].r, cases[i].msg);
-		if (r == -ETIMEDOUT && !strstr(c.err, "past its budget of 0.33 s a step: 3 x (--time 0.01 s + "
+		if (r == -ETIMEDOUT && strstr(cases[i].msg, "stayed at") &&
+		    !strstr(c.err, "past its budget of 0.33 s a step: 3 x (--time 0.01 s + "
 					       "--warmup-max 0.00 s) + 0.30 s"))
 			fail_msg("case %zu: \"%s\" does not say the budget", i, c.err);
 		assert_null(doc);
