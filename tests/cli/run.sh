@@ -229,6 +229,20 @@ m = re.fullmatch(r"--runs auto: this machine's stored calibration predicts (\d+)
 # 5% noise: 2 rounds detect (12.71 + 1.38) * 5% * 1 = 70%, so more are needed for 10%
 assert m and int(m.group(1)) >= 3, lines[:2]
 PY
+# the rounds' progress names each case with the params that tell it apart (issue 44: QD1 and QD32 read alike)
+expect 0 "--runs auto over two thread counts" "$VMB" run cpu.prime --threads 1,2 --time 0.02 --warmup 0 --repeat 2 \
+	--cpu.max-prime 2000 --runs auto --mdd 0.01 --budget-total 5 --no-store
+check "round 2 names both undecided cases by their threads, and the stop line the ones still undecided" python3 - \
+	"$T/out" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"^round 2: 0 of 2 cases decided; undecided: (.*)$", out, re.M)
+assert m, out[-800:]
+named = re.findall(r"cpu\.prime events_per_s at (threads=\d) \(minimal detectable difference [0-9.]+%\)", m.group(1))
+assert sorted(named) == ["threads=1", "threads=2"], m.group(1)
+assert re.search(r"^--runs auto: stopped after \d+ rounds: another would end after --budget-total 5s; still undecided: "
+                 r"cpu\.prime events_per_s at threads=", out, re.M), out[-800:]
+PY
 expect 2 "--mdd without --runs auto" "$VMB" run cpu.prime --runs 3 --mdd 5 --no-store
 has "$T/err" "give --runs auto" "says what --mdd needs"
 expect 2 "--runs auto --json -" "$VMB" run cpu.prime --runs auto --json - --no-store
