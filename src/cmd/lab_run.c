@@ -303,9 +303,10 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	}
 	/* what else ran on the host meanwhile (QEMU, reaped, counts as ours) */
 	noise_end(&ns, NULL, 0, started, &nr);
-	r = json_object_set_new(doc, "host_noise", json_pack("{s:o, s:o, s:b}", "other_cpu_pct",
+	r = json_object_set_new(doc, "host_noise", json_pack("{s:o, s:o, s:o, s:b}", "other_cpu_pct",
 		isfinite(nr.other_cpu_pct) ? json_real(nr.other_cpu_pct) : json_null(), "steal_pct",
-		isfinite(nr.steal_pct) ? json_real(nr.steal_pct) : json_null(), "busy", nr.busy));
+		isfinite(nr.steal_pct) ? json_real(nr.steal_pct) : json_null(), "irq_pct",
+		isfinite(nr.irq_pct) ? json_real(nr.irq_pct) : json_null(), "busy", nr.busy));
 	if (r == 0) {
 		json_t *b = json_object_get(l->busy, name);
 
