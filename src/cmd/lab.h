@@ -331,8 +331,9 @@ int lab_compare(struct cmp_table *t, const char *spec, const char *config, const
 	.help = "boot every configuration N times (1 to 100), in an order shuffled per round (the seed is " \
 	"recorded), so drift during a long matrix hits every configuration alike; each boot is a run for " \
 	"compare, which compares the configurations round by round. auto: rounds until every headline " \
-	"verdict against the baseline has a minimal detectable difference of at most --mdd, or until " \
-	"--budget-total would run out; it says which" }
+	"verdict against the baseline is decided (a significant difference, the same within --margin if given, " \
+	"or a minimal detectable difference of at most --mdd), or until --budget-total would run out; it " \
+	"says which case held the rounds back" }
 #define LAB_OPTS_DISK \
 	{ .name = "disk-size", .type = OPT_SIZE, .min = 16 << 20, .max = 1ull << 40, .def = "1g", .quick = "128m", \
 	.metavar = "SIZE", .help = "the scratch disk behind the configuration's controller" }, \

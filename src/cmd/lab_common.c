@@ -734,8 +734,9 @@ int lab_request_rounds(const struct vmb_cmd *self, const struct lab_request *rq,
 {
 	*autop = rq->autorounds;
 	*n = rq->autorounds ? 100 : rq->rounds ? rq->rounds : 1; /* auto: cmd_rounds_from's most */
-	if (!rq->autorounds && (given(&rq->own, "mdd") || given(&rq->own, "budget-total")))
-		return cmd_usage_error(self, "--mdd and --budget-total say when --rounds auto stops; give --rounds auto");
+	if (!rq->autorounds && (given(&rq->own, "mdd") || given(&rq->own, "budget-total") || given(&rq->own, "margin")))
+		return cmd_usage_error(self, "--mdd, --margin and --budget-total say when --rounds auto stops; give "
+				       "--rounds auto");
 	return CMD_CONTINUE;
 }
 

@@ -45,6 +45,7 @@
 #include "../suites/contend.h"
 #include "../suites/suites.h"
 #include "../core/str.h"
+#include "run_rounds.h"
 #include "../core/banned.h"
 
 
@@ -302,9 +303,10 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	}
 	/* what else ran on the host meanwhile (QEMU, reaped, counts as ours) */
 	noise_end(&ns, NULL, 0, started, &nr);
-	r = json_object_set_new(doc, "host_noise", json_pack("{s:o, s:o, s:b}", "other_cpu_pct",
+	r = json_object_set_new(doc, "host_noise", json_pack("{s:o, s:o, s:o, s:b}", "other_cpu_pct",
 		isfinite(nr.other_cpu_pct) ? json_real(nr.other_cpu_pct) : json_null(), "steal_pct",
-		isfinite(nr.steal_pct) ? json_real(nr.steal_pct) : json_null(), "busy", nr.busy));
+		isfinite(nr.steal_pct) ? json_real(nr.steal_pct) : json_null(), "irq_pct",
+		isfinite(nr.irq_pct) ? json_real(nr.irq_pct) : json_null(), "busy", nr.busy));
 	if (r == 0) {
 		json_t *b = json_object_get(l->busy, name);
 
@@ -329,6 +331,14 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	lab_keep(l, name, doc, &c, note);
 }
 
+/* --rounds auto: the margin given, or 0 (then no equivalence decides) */
+static double lab_margin(const struct lab *l)
+{
+	for (size_t i = 0; i < l->own->n; i++)
+		if (!strcmp(l->own->opts[i].name, "margin") && l->own->vals[i].set)
+			return l->own->vals[i].d;
+	return 0;
+}
 
 /* The order of round k of several: shuffled (Fisher-Yates from the recorded
  * seed, so that drift hits every configuration alike), and l->group saying
@@ -361,7 +371,9 @@ static int lab_shuffle(struct lab *l, const struct lab_matrix *m, size_t *order,
 	l->group = json_pack("{s:s, s:I, s:I, s:I, s:o}", "id", group_id, "round", (json_int_t)k, "rounds",
 			     (json_int_t)(l->autorounds ? k : rounds), "seed", (json_int_t)seed, "order", names);
 	if (l->group && l->autorounds &&
-	    json_object_set_new(l->group, "auto", json_pack("{s:f}", "mdd_pct", optset_double(l->own, "mdd"))) < 0) {
+	    json_object_set_new(l->group, "auto", lab_margin(l) > 0
+		    ? json_pack("{s:f, s:f}", "mdd_pct", optset_double(l->own, "mdd"), "margin_pct", lab_margin(l))
+		    : json_pack("{s:f}", "mdd_pct", optset_double(l->own, "mdd"))) < 0) {
 		json_decref(l->group);
 		l->group = NULL;
 	}
@@ -390,18 +402,20 @@ static void say_busy(const struct lab *l)
 				json_integer_value(json_array_get(v, 1)) == 1 ? "" : "s");
 }
 
-/* --rounds auto: the largest minimal detectable difference of the verdicts
- * of the headline metrics against the baseline, as the comparison at the
- * end will judge them (paired by round); INFINITY when none is known.
- * *which names it. */
-static double lab_worst_mdd(const struct lab *l, const struct lab_matrix *m, char *which, size_t len)
+/* --rounds auto: the verdicts of the headline metrics against the
+ * baseline, as the comparison at the end will judge them (paired by
+ * round), each a case of the rule; *n of them (the caller frees). */
+static struct round_case *lab_round_cases(const struct lab *l, const struct lab_matrix *m, size_t *n)
 {
 	struct cmp_table t;
-	double worst = -1;
+	struct round_case *c = NULL;
+	size_t cap = 0;
 	int r = 0;
 
+	*n = 0;
 	cmp_table_init(&t, suites_find);
-	which[0] = '\0';
+	if (lab_margin(l) > 0)
+		t.margin_pct = lab_margin(l);
 	for (size_t o = 0; r == 0 && o < l->t.nops; o++)
 		r = cmp_add_operand(&t, l->t.ops[o].name, json_incref(l->t.ops[o].docs));
 	/* the operands as the comparison at the end has them: its baseline */
@@ -412,64 +426,76 @@ static double lab_worst_mdd(const struct lab *l, const struct lab_matrix *m, cha
 
 			for (size_t o = 0; row->headline && o < t.nops; o++) {
 				struct cmp_verdict v;
+				char name[256];
 
 				if (o == t.baseline || t.ops[o].aside)
 					continue;
 				cmp_judge(&t, row, o, &v);
 				if (!v.comparable)
 					continue;
-				if (!(v.rc.mdd_pct <= worst)) {
-					worst = v.rc.mdd_pct;
-					snprintf(which, len, "%s.%s %s, %s vs %s", row->suite, row->test, row->metric,
-						 t.ops[o].name, t.ops[t.baseline].name);
+				if (*n == cap) {
+					struct round_case *x = realloc(c, (cap = cap ? 2 * cap : 16) * sizeof(*c));
+
+					if (!x)
+						goto out; /* the cases so far: fewer judged, never a made-up one */
+					c = x;
 				}
+				round_row_name(&t, row, name, sizeof(name));
+				c[*n] = (struct round_case){ .judged = true, .significant = v.rc.significant, .p = v.rc.p,
+							     .same = v.rc.verdict == STATS_SAME,
+							     .mdd_pct = isnan(v.rc.mdd_pct) ? INFINITY : v.rc.mdd_pct };
+				snprintf(c[*n].name, sizeof(c[*n].name), "%s, %s vs %s", name, t.ops[o].name,
+					 t.ops[t.baseline].name);
+				(*n)++;
 			}
 		}
+out:
 	cmp_table_release(&t);
-	return worst < 0 ? INFINITY : worst;
+	return c;
 }
 
 /* --rounds auto after round k: whether to stop, and why, said. */
-static bool lab_auto_done(const struct lab *l, const struct lab_matrix *m, unsigned k, double started)
+static bool lab_auto_done(const struct lab *l, const struct lab_matrix *m, struct round_auto *ra, unsigned k,
+			  double started)
 {
-	double target = optset_double(l->own, "mdd"), mdd = INFINITY;
-	char which[512] = "", said[600];
+	char said[1200], why[80];
+	struct round_case *c = NULL;
+	size_t n = 0;
+	bool decided;
 
 	/* a study's rounds first, whatever the budget: its statistic needs them */
 	if (k < l->rq->min_rounds)
 		return false;
-	/* no mdd before two rounds, but the budget holds from the first */
+	/* no verdict before two rounds, but the budget holds from the first */
 	if (k >= 2)
-		mdd = lab_worst_mdd(l, m, which, sizeof(which));
-	if (isfinite(mdd))
-		snprintf(said, sizeof(said), "%.1f%% (%s)", mdd, which);
-	else
-		snprintf(said, sizeof(said), "unknown (%s)",
-			 k < 2 ? "one round" : *which ? which : "no verdict judged");
-	if (k >= 2 && !isfinite(mdd) && !*which) {
+		c = lab_round_cases(l, m, &n);
+	if (k >= 2 && !n) {
 		/* more rounds would judge nothing either (no metric in common: boot against the host) */
+		free(c);
 		log_warn("--rounds auto: stopped after %u rounds: no verdict between the operands to judge, so no "
-			 "minimal detectable difference to bring within --mdd %g%% (no headline metric measured on two "
-			 "sides); give --rounds N for a number of rounds", k, target);
+			 "case to decide (no headline metric measured on two sides); give --rounds N for a number of "
+			 "rounds", k);
 		return true;
 	}
-	if (isfinite(mdd))
-		log_info("round %u: the largest minimal detectable difference is %s; --mdd %g%%", k, said, target);
-	if (mdd <= target) {
-		log_info("--rounds auto: stopped after %u rounds: every headline verdict's minimal detectable difference "
-			 "is within --mdd %g%% (the largest %s)", k, target, said);
+	decided = round_auto_after(ra, k, c, n, said, sizeof(said));
+	free(c);
+	if (*said)
+		log_info("%s", said);
+	if (decided)
 		return true;
-	}
 	/* another round as long as the mean one so far must end within --budget-total */
 	if ((clock_s() - started) * (k + 1) / k > optset_double(l->own, "budget-total")) {
-		log_info("--rounds auto: stopped after %u round%s: another would end after --budget-total %gs; the largest "
-			 "minimal detectable difference is %s, not within --mdd %g%%", k, k == 1 ? "" : "s",
-			 optset_double(l->own, "budget-total"), said, target);
+		snprintf(why, sizeof(why), "another would end after --budget-total %gs",
+			 optset_double(l->own, "budget-total"));
+		round_auto_undecided(ra, k, why, said, sizeof(said));
+		log_info("%s", said);
 		return true;
 	}
-	if (k == l->rounds)
-		log_info("--rounds auto: stopped at the most rounds, %u; the largest minimal detectable difference is "
-			 "%s, not within --mdd %g%%", k, said, target);
+	if (k == l->rounds) {
+		snprintf(why, sizeof(why), "the most rounds, %u", k);
+		round_auto_undecided(ra, k, why, said, sizeof(said));
+		log_info("%s", said);
+	}
 	return false;
 }
 
@@ -480,6 +506,9 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 	unsigned rounds = l->rounds;
 	uint64_t seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu, rng = seed;
 	double started = clock_s();
+	struct round_auto ra = { .what = "--rounds auto",
+				 .rule = { .mdd_pct = l->autorounds ? optset_double(l->own, "mdd") : 0,
+					   .margin = lab_margin(l) > 0 } };
 
 	for (size_t i = 0; i < m->n; i++)
 		order[i] = i;
@@ -496,7 +525,7 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 			return EXIT_FAILED;
 		for (size_t i = 0; i < m->n && !vmb_stop_requested(); i++)
 			lab_config(l, m, order[i]);
-		if (l->autorounds && !vmb_stop_requested() && lab_auto_done(l, m, k, started))
+		if (l->autorounds && !vmb_stop_requested() && lab_auto_done(l, m, &ra, k, started))
 			break;
 	}
 	return EXIT_OK;
@@ -559,6 +588,8 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 		goto out;
 	}
 	lab_matrix_order(&l.t, &m);
+	if (lab_margin(&l) > 0)
+		l.t.margin_pct = lab_margin(&l); /* as --rounds auto judged its cases */
 	if (l.t.nops && lab_compare(&l.t, lab_baseline_spec(rq), l.base, &l.base_pairs) == 0)
 		ret = lab_show(&l.t, out, !session);
 	else if (l.t.nops)
@@ -586,6 +617,10 @@ static const struct vmb_opt lab_run_opts[] = {
 	  .help = "cold boots timed per configuration (the first also runs the suites)" },
 	LAB_OPT_ROUNDS,
 	RUN_AUTO_OPTS,
+	{ .name = "margin", .type = OPT_DOUBLE, .min = 0.01, .max = 100, .metavar = "PCT",
+	  .help = "auto: a case whose verdict is the same within +-PCT% (the 90% confidence interval of the difference "
+		  "inside it) is decided too; the comparison judges 'same' with this margin (default 5%, and no case "
+		  "decided by it)" },
 	LAB_OPT_BASELINE,
 	LAB_OPTS_DISK,
 	{ .name = "retries", .type = OPT_INT, .min = 0, .max = 10, .def = "1", .metavar = "N",

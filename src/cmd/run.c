@@ -38,8 +38,9 @@ const struct vmb_opt run_opts[] = {
 	{ .name = "runs", .type = OPT_STRING, .def = "1", .metavar = "N|auto",
 	  .help = "N runs (1 to 1000) in interleaved rounds: every selected test once per round, in an order "
 		  "shuffled per round; each round is a run (the unit compare tests on), all stored under one run "
-		  "group. auto: rounds until every headline's minimal detectable difference is at most --mdd, or "
-		  "until --budget-total would run out; it says which" },
+		  "group. auto: rounds until every headline is decided (one side: its minimal detectable difference "
+		  "at most --mdd, the rule lab run --rounds auto has), or until --budget-total would run out; it says "
+		  "which case held the rounds back" },
 	RUN_AUTO_OPTS,
 	{ .name = "seed", .type = OPT_INT, .min = 0, .max = 4294967295LL, .metavar = "N",
 	  .help = "the seed of the rounds' shuffled order (default from the clock; recorded in every document)" },
@@ -520,9 +521,10 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	int ret, r, worst = EXIT_OK;
 	bool autorun = false;
 	json_t *rounds = NULL; /* --runs: the rounds' documents */
-	double mdd = INFINITY, t0 = clock_s();
-	char mdd_of[400] = "";
+	double t0 = clock_s();
+	char said[1200];
 	const char *stopped = NULL;
+	struct round_auto ra = { .what = "--runs auto" };
 
 	if (!suite_sets)
 		return EXIT_FAILED;
@@ -565,6 +567,7 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 	ret = run_check_json_paths(self, json_path, nruns, autorun);
 	if (ret != CMD_CONTINUE)
 		goto out;
+	ra.rule.mdd_pct = optset_double(&own, "mdd");
 	seed = optset_get(&own, "seed")->set ? (uint64_t)optset_int(&own, "seed")
 					      : ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) & 0xffffffffu;
 	rng = seed;
@@ -644,13 +647,18 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 			worst = ret;
 		if (!autorun)
 			continue;
-		mdd = run_worst_mdd(rounds, mdd_of, sizeof(mdd_of));
-		if (isfinite(mdd) && log_get_level() > LOG_ERROR)
-			printf("round %u: the largest minimal detectable difference is %.1f%% (%s); --mdd %g%%\n", k, mdd,
-			       mdd_of, optset_double(&own, "mdd"));
-		if (mdd <= optset_double(&own, "mdd")) {
-			stopped = "reached";
-			break;
+		{
+			size_t nc;
+			struct round_case *cases = run_round_cases(rounds, &nc);
+			bool decided = round_auto_after(&ra, k, cases, nc, said, sizeof(said));
+
+			free(cases);
+			if (*said && log_get_level() > LOG_ERROR)
+				printf("%s\n", said);
+			if (decided) {
+				stopped = "decided";
+				break;
+			}
 		}
 		/* another round as long as the mean one so far must end within --budget-total */
 		if ((clock_s() - t0) * (k + 1) / k > optset_double(&own, "budget-total")) {
@@ -658,24 +666,18 @@ static int cmd_run(const struct vmb_cmd *self, int argc, char **argv)
 			break;
 		}
 	}
-	if (autorun && log_get_level() > LOG_ERROR && ret != EXIT_USAGE) {
-		char said[480];
+	if (autorun && log_get_level() > LOG_ERROR && ret != EXIT_USAGE && (!stopped || strcmp(stopped, "decided"))) {
+		char why[80];
 
-		/* an mdd only where one was measured: none before two rounds */
-		if (isfinite(mdd))
-			snprintf(said, sizeof(said), "%.1f%% (%s)", mdd, mdd_of);
+		if (stopped)
+			snprintf(why, sizeof(why), "another would end after --budget-total %gs",
+				 optset_double(&own, "budget-total"));
 		else
-			snprintf(said, sizeof(said), "unknown (%s)", *mdd_of ? mdd_of : "fewer than two rounds");
-		if (stopped && !strcmp(stopped, "reached"))
-			printf("--runs auto: stopped after %u rounds: every headline's minimal detectable difference is "
-			       "within --mdd %g%% (the largest %s)\n", done, optset_double(&own, "mdd"), said);
-		else if (stopped)
-			printf("--runs auto: stopped after %u round%s: another would end after --budget-total %gs; the "
-			       "largest minimal detectable difference is %s, not within --mdd %g%%\n", done,
-			       done == 1 ? "" : "s", optset_double(&own, "budget-total"), said, optset_double(&own, "mdd"));
-		else if (done == nruns)
-			printf("--runs auto: stopped at the most rounds, %u; the largest minimal detectable difference is "
-			       "%s, not within --mdd %g%%\n", done, said, optset_double(&own, "mdd"));
+			snprintf(why, sizeof(why), "the most rounds, %u", nruns);
+		if (stopped || done == nruns) {
+			round_auto_undecided(&ra, done, why, said, sizeof(said));
+			printf("%s\n", said);
+		}
 	}
 	if (autorun)
 		nruns = done;

@@ -13,6 +13,7 @@
 #include "../core/run_opts.h"
 #include "../core/log.h"
 #include "../report/compare.h"
+#include "../report/text.h"
 #include "../store/calib.h"
 #include "../store/db.h"
 #include "../suites/suites.h"
@@ -114,39 +115,182 @@ int run_round(const struct runner_settings *rs, const struct runner_item *items,
 	return r;
 }
 
-/* --runs auto: the largest minimal detectable difference (% of the mean,
- * k runs a side, 80% power at 5%) over the headline metrics of the rounds
- * so far, from the spread of their run means; INFINITY before two rounds
- * or when nothing could be judged. *which names it. */
-double run_worst_mdd(json_t *docs, char *which, size_t len)
+double round_alpha(unsigned look)
+{
+	double j = look ? (double)look : 1;
+
+	return 0.05 * 6 / (M_PI * M_PI) / (j * j);
+}
+
+enum round_state round_decide(const struct round_rule *rule, const struct round_case *c)
+{
+	if (c->judged && c->significant && c->p <= round_alpha(rule->look))
+		return ROUND_DIFFERENT;
+	if (c->judged && rule->margin && c->same)
+		return ROUND_SAME;
+	if (c->mdd_pct <= rule->mdd_pct)
+		return ROUND_MDD;
+	return ROUND_OPEN;
+}
+
+/* the open cases named, the largest mdd (the furthest from its target) first */
+static int open_cmp(const void *a, const void *b)
+{
+	const struct round_case *x = *(const struct round_case *const *)a, *y = *(const struct round_case *const *)b;
+	double mx = isnan(x->mdd_pct) ? INFINITY : x->mdd_pct, my = isnan(y->mdd_pct) ? INFINITY : y->mdd_pct;
+
+	return (mx < my) - (mx > my);
+}
+
+void round_tally(const struct round_rule *rule, const struct round_case *c, size_t n, struct round_tally *out)
+{
+	const struct round_case **open = n ? calloc(n, sizeof(*open)) : NULL;
+	size_t off = 0, named = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	for (size_t i = 0; i < n; i++)
+		switch (round_decide(rule, &c[i])) {
+		case ROUND_DIFFERENT: out->different++; break;
+		case ROUND_SAME: out->same++; break;
+		case ROUND_MDD: out->mdd++; break;
+		case ROUND_OPEN:
+			if (open)
+				open[named++] = &c[i];
+			out->open++;
+			break;
+		}
+	if (!open)
+		return; /* counted, not named: out of memory (or nothing to name) */
+	qsort(open, named, sizeof(*open), open_cmp);
+	for (size_t i = 0; i < named && i < 3; i++) {
+		char mdd[32];
+
+		if (isfinite(open[i]->mdd_pct))
+			snprintf(mdd, sizeof(mdd), "%.1f%%", open[i]->mdd_pct);
+		else
+			snprintf(mdd, sizeof(mdd), "unknown");
+		str_appendf(out->open_names, sizeof(out->open_names), &off, "%s%s (minimal detectable difference %s",
+			    i ? "; " : "", open[i]->name, mdd);
+		if (open[i]->judged && isfinite(open[i]->p))
+			str_appendf(out->open_names, sizeof(out->open_names), &off, ", p=%.2g", open[i]->p);
+		str_appendf(out->open_names, sizeof(out->open_names), &off, ")");
+	}
+	if (out->open > 3)
+		str_appendf(out->open_names, sizeof(out->open_names), &off, "; and %zu more", out->open - 3);
+	free(open);
+}
+
+void round_tally_words(const struct round_rule *rule, const struct round_tally *t, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (t->different)
+		str_appendf(buf, len, &off, "%zu significant difference%s", t->different, t->different == 1 ? "" : "s");
+	if (t->same)
+		str_appendf(buf, len, &off, "%s%zu the same within --margin", off ? ", " : "", t->same);
+	if (t->mdd)
+		str_appendf(buf, len, &off, "%s%zu with a minimal detectable difference within --mdd %g%%", off ? ", " : "",
+			    t->mdd, rule->mdd_pct);
+}
+
+bool round_auto_after(struct round_auto *a, unsigned k, const struct round_case *c, size_t n, char *line,
+		      size_t len)
+{
+	struct round_tally t;
+	char words[300];
+
+	line[0] = '\0';
+	if (k < 2 || !n)
+		return false;
+	a->rule.look = ++a->looks;
+	round_tally(&a->rule, c, n, &t);
+	round_tally_words(&a->rule, &t, words, sizeof(words));
+	if (!t.open) {
+		if (*a->held)
+			snprintf(line, len, "%s: stopped after %u rounds: every case is decided (%s); the last undecided, "
+				 "after round %u: %s", a->what, k, words, k - 1, a->held);
+		else
+			snprintf(line, len, "%s: stopped after %u rounds: every case is decided (%s)", a->what, k, words);
+		return true;
+	}
+	snprintf(line, len, "round %u: %zu of %zu case%s decided%s%s%s; undecided: %s", k, t.n - t.open, t.n,
+		 t.n == 1 ? "" : "s", *words ? " (" : "", words, *words ? ")" : "", t.open_names);
+	snprintf(a->held, sizeof(a->held), "%s", t.open_names);
+	return false;
+}
+
+void round_auto_undecided(const struct round_auto *a, unsigned k, const char *why, char *line, size_t len)
+{
+	if (!a->looks)
+		snprintf(line, len, "%s: stopped after %u round%s: %s; no case is judged before two rounds", a->what, k,
+			 k == 1 ? "" : "s", why);
+	else
+		snprintf(line, len, "%s: stopped after %u round%s: %s; still undecided: %s", a->what, k, k == 1 ? "" : "s",
+			 why, a->held);
+}
+
+void round_row_name(const struct cmp_table *t, const struct cmp_row *r, char *buf, size_t len)
+{
+	json_t *own = json_object();
+	const char *k;
+	json_t *v;
+	char p[256] = "";
+
+	/* a param tells the row apart when another row of its test and metric has another value, or none */
+	json_object_foreach((json_t *)r->pobj, k, v) {
+		bool differs = false;
+
+		for (size_t i = 0; own && !differs && i < t->nrows; i++) {
+			const struct cmp_row *o = &t->rows[i];
+
+			if (o != r && !strcmp(o->suite, r->suite) && !strcmp(o->test, r->test) &&
+			    !strcmp(o->metric, r->metric))
+				differs = !json_equal(json_object_get(o->pobj, k), v);
+		}
+		if (differs && json_object_set(own, k, v) < 0)
+			break;
+	}
+	if (own)
+		text_params(own, p, sizeof(p));
+	json_decref(own);
+	snprintf(buf, len, "%s.%s %s%s%s", r->suite, r->test, r->metric, *p ? " at " : "", p);
+}
+
+/* --runs auto: every headline metric of the rounds so far, one side, with
+ * its minimal detectable difference (% of the mean, k runs a side, 80%
+ * power at 5%) from the spread of the run means; none before two rounds. */
+struct round_case *run_round_cases(json_t *docs, size_t *ncases)
 {
 	struct cmp_table t;
-	double worst = -1;
+	struct round_case *c = NULL;
+	size_t n = 0;
 
+	*ncases = 0;
 	cmp_table_init(&t, suites_find);
-	which[0] = '\0';
-	if (json_array_size(docs) < 2 || cmp_add_operand(&t, "rounds", json_incref(docs)) < 0 || cmp_build(&t) < 0) {
+	if (json_array_size(docs) < 2 || cmp_add_operand(&t, "rounds", json_incref(docs)) < 0 || cmp_build(&t) < 0 ||
+	    !(c = calloc(t.nrows ? t.nrows : 1, sizeof(*c)))) {
 		cmp_table_release(&t);
-		return INFINITY;
+		return NULL;
 	}
 	for (size_t i = 0; i < t.nrows; i++) {
 		const struct cmp_row *r = &t.rows[i];
-		const struct cmp_cell *c = &r->cells[0];
-		double mdd;
+		const struct cmp_cell *cell = &r->cells[0];
 
-		if (!r->headline || c->nruns < 2 || !(fabs(c->rsum.mean) > 0))
+		if (!r->headline)
 			continue;
-		mdd = stats_mdd_pct(c->rsum.stddev / fabs(c->rsum.mean), (double)c->nruns, (double)c->nruns - 1);
-		if (!(mdd <= worst)) {
-			char p[256];
-
-			worst = mdd;
-			cmp_row_params(r, p, sizeof(p));
-			snprintf(which, len, "%s.%s%s%s %s", r->suite, r->test, *p ? " " : "", p, r->metric);
-		}
+		round_row_name(&t, r, c[n].name, sizeof(c[n].name));
+		c[n].p = NAN;
+		c[n].mdd_pct = cell->nruns >= 2 && fabs(cell->rsum.mean) > 0
+			? stats_mdd_pct(cell->rsum.stddev / fabs(cell->rsum.mean), (double)cell->nruns,
+					(double)cell->nruns - 1)
+			: INFINITY;
+		n++;
 	}
 	cmp_table_release(&t);
-	return worst < 0 ? INFINITY : worst;
+	*ncases = n;
+	return c;
 }
 
 /* --runs: the figures of the rounds together, as compare judges them: each

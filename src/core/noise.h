@@ -15,7 +15,8 @@
 
 struct noise_snap {
 	double wall;                    /* monotonic seconds */
-	unsigned long long busy, steal; /* jiffies over the CPUs in use */
+	unsigned long long busy, steal; /* jiffies over the CPUs in use (busy: user, nice, system) */
+	unsigned long long irq;         /* irq and softirq jiffies: not another process's */
 	bool have_stat;
 	double own_cpu_s;               /* this process, user + system */
 	long nivcsw, majflt;
@@ -25,6 +26,7 @@ struct noise_reading {
 	double start;         /* epoch seconds at the repetition's start */
 	double other_cpu_pct; /* NAN when /proc/stat is unreadable */
 	double steal_pct;
+	double irq_pct;       /* interrupts and softirqs, mostly the work our own I/O causes: not judged */
 	long nivcsw, majflt;
 	double mhz;           /* mean scaling_cur_freq of the CPUs in use; NAN when unreadable */
 	bool busy;
@@ -37,9 +39,10 @@ void noise_end(const struct noise_snap *s, const unsigned *cpus, size_t ncpus, d
 /* Pure: the reading from two snapshots (what the unit tests drive). */
 void noise_judge(const struct noise_snap *a, const struct noise_snap *b, size_t ncpus, long hz,
 		 struct noise_reading *out);
-/* Parse /proc/stat text: busy and steal jiffies summed over the CPUs given
- * (NULL: the aggregate "cpu" line). 0, or -EINVAL. */
+/* Parse /proc/stat text: busy (user, nice, system), irq (irq and softirq)
+ * and steal jiffies summed over the CPUs given (NULL: the aggregate "cpu"
+ * line). 0, or -EINVAL. */
 int noise_parse_stat(const char *text, const unsigned *cpus, size_t ncpus, unsigned long long *busy,
-		     unsigned long long *steal);
+		     unsigned long long *irq, unsigned long long *steal);
 
 #endif

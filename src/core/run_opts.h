@@ -35,8 +35,8 @@
 #define RUN_AUTO_MAX 1000
 #define RUN_AUTO_OPTS \
 	{ .name = "mdd", .type = OPT_DOUBLE, .min = 0.01, .max = 1000, .def = "3", .metavar = "PCT", \
-	  .help = "auto: stop once every headline's minimal detectable difference (80% power at 5%) is at most PCT% " \
-		  "of its mean" }, \
+	  .help = "auto: a case (a headline metric) is decided once its minimal detectable difference (80% power at " \
+		  "5%) is at most PCT% of its mean, if no significant difference decided it before" }, \
 	{ .name = "budget-total", .type = OPT_DOUBLE, .min = 1, .max = 604800, .def = "3600", .metavar = "SECONDS", \
 	  .help = "auto: no round is started that would end after this long" }
 

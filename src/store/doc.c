@@ -146,8 +146,9 @@ static json_t *rep_json(const struct noise_reading *n)
 	char start[40];
 
 	format_utc(n->start, start, sizeof(start));
-	return json_pack("{s:s, s:f, s:{s:o, s:o, s:I, s:I, s:o}, s:b}", "start", start, "start_epoch", n->start,
+	return json_pack("{s:s, s:f, s:{s:o, s:o, s:o, s:I, s:I, s:o}, s:b}", "start", start, "start_epoch", n->start,
 			 "noise", "other_cpu_pct", jreal(n->other_cpu_pct), "steal_pct", jreal(n->steal_pct),
+			 "irq_pct", jreal(n->irq_pct),
 			 "nivcsw", (json_int_t)n->nivcsw, "majflt", (json_int_t)n->majflt, "mhz", jreal(n->mhz),
 			 "busy", n->busy);
 }

@@ -574,6 +574,7 @@ static void check_case(struct vctx *v, const json_t *c, const char *cp)
 		if (n) {
 			number(v, n, np, "other_cpu_pct", false, false, true, 0, 100);
 			number(v, n, np, "steal_pct", false, false, true, 0, 100);
+			number(v, n, np, "irq_pct", false, false, true, 0, 100);
 			number(v, n, np, "nivcsw", false, true, false, 0, HUGE_VAL);
 			number(v, n, np, "majflt", false, true, false, 0, HUGE_VAL);
 			number(v, n, np, "mhz", false, false, true, 0, 1e6);

@@ -43,6 +43,8 @@ expect 2 "--rounds neither a number nor auto" "$VMB" lab run --matrix accel=tcg 
 has "$T/err" "--rounds '0': give a number from 1 to 100, or auto" "the valid forms"
 expect 2 "--mdd without --rounds auto" "$VMB" lab run --matrix accel=tcg --rounds 3 --mdd 5 --db "$T/none.db"
 has "$T/err" "give --rounds auto" "says what --mdd needs"
+expect 2 "--margin without --rounds auto" "$VMB" lab run --matrix accel=tcg --rounds 3 --margin 5 --db "$T/none.db"
+has "$T/err" "--mdd, --margin and --budget-total say when --rounds auto stops; give --rounds auto" "says what --margin needs"
 expect 2 "an empty matrix" "$VMB" lab run --matrix "" --db "$T/none.db"
 has "$T/err" "matrix: empty; give KEY=VALUE,... words" "says what a matrix is"
 has "$T/err" "valid keys: accel, arch, disk, fs, nic, smp, mem, pin, netdir" "with the keys"
@@ -135,8 +137,8 @@ check "and nothing was downloaded for it" test ! -e "$T/no-cache"
 expect 1 "--rounds auto --budget-total 1: one round (only the host can run)" "$VMB" lab run \
 	--matrix "accel=kvm arch=$other" --suites cpu.prime --quick --time 0.4 --repeat 2 --cpu.max-prime 2000 \
 	--rounds auto --budget-total 1 --cache "$T/no-cache" --db "$T/auto.db"
-has "$T/err" "--rounds auto: stopped after 1 round: another would end after --budget-total 1s; the largest minimal \
-detectable difference is unknown (one round), not within --mdd 3%" "the budget stopped it after the first round, and no made-up mdd"
+has "$T/err" "--rounds auto: stopped after 1 round: another would end after --budget-total 1s; no case is judged before \
+two rounds" "the budget stopped it after the first round, and no made-up mdd"
 check "one round was measured" python3 - "$T/auto.db" <<'PY2'
 import sqlite3, sys
 n = sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0]

@@ -166,8 +166,8 @@ has "$T/err" "--progress-fd 9: not an open descriptor" "says so"
 # --budget-total would run out; it says which, and the rounds are the runs stored
 ra="cpu.prime --threads 1 --time 0.02 --warmup 0 --repeat 2 --cpu.max-prime 2000 --runs auto --db $T/auto.db"
 expect 0 "--runs auto --mdd 1000: reached at the second round" "$VMB" run $ra --mdd 1000 --label auto=a
-has "$T/out" "--runs auto: stopped after 2 rounds: every headline's minimal detectable difference is within --mdd 1000%" \
-	"says it reached the target, and after how many rounds"
+has "$T/out" "--runs auto: stopped after 2 rounds: every case is decided (1 with a minimal detectable difference within \
+--mdd 1000%)" "says every case is decided, how, and after how many rounds"
 check "then the rounds' figure: the mean of the stored rounds' means, with rounds x repetitions" python3 - "$T/out" \
 	"$VMB" "$T/auto.db" <<'PY'
 import json, re, subprocess, sys
@@ -193,9 +193,9 @@ expect 0 "--runs auto --mdd 0.01 --budget-total 1: the budget decides" "$VMB" ru
 check "says the budget stopped it, with the mdd reached, and stored each round" python3 - "$T/out" "$VMB" "$T/auto.db" <<'PY'
 import json, re, subprocess, sys
 out = open(sys.argv[1]).read()
-m = re.search(r"--runs auto: stopped after (\d+) rounds?: another would end after --budget-total 1s; the largest "
-              r"minimal detectable difference is ([0-9.]+% \(.*\)|unknown \(fewer than two rounds\)), not within "
-              r"--mdd 0.01%", out)
+m = re.search(r"--runs auto: stopped after (\d+) rounds?: another would end after --budget-total 1s; (still undecided: "
+              r"cpu\.prime events_per_s \(minimal detectable difference [0-9.]+%\)|no case is judged before two rounds)$",
+              out, re.M)
 assert m, out[-600:]
 runs = json.loads(subprocess.run([sys.argv[2], "results", "--label", "auto=b", "--format", "json", "--db", sys.argv[3]],
                                  capture_output=True, text=True, check=True).stdout)
@@ -204,8 +204,8 @@ PY
 # a first round of at least 0.8 s: a second would end after --budget-total 1, and no mdd is known yet
 expect 0 "--runs auto --budget-total 1, a long first round" "$VMB" run cpu.prime --threads 1 --time 0.4 --warmup 0 \
 	--repeat 2 --cpu.max-prime 2000 --runs auto --budget-total 1 --db "$T/auto.db" --label auto=one
-has "$T/out" "--runs auto: stopped after 1 round: another would end after --budget-total 1s; the largest minimal \
-detectable difference is unknown (fewer than two rounds), not within --mdd 3%" "one round: the mdd is unknown, no made-up figure"
+has "$T/out" "--runs auto: stopped after 1 round: another would end after --budget-total 1s; no case is judged before \
+two rounds" "one round: nothing judged, no made-up figure"
 # a stored calibration of this machine (as 'vmbench calibrate' writes it, 5% noise) predicts the rounds up front
 "$VMB" run cpu.prime --threads 1 --time 0.02 --warmup 0 --repeat 2 --cpu.max-prime 2000 --no-store -q \
 	--json "$T/auto-one.json"
@@ -228,6 +228,20 @@ m = re.fullmatch(r"--runs auto: this machine's stored calibration predicts (\d+)
                  r"headline: cpu\.prime, run-to-run noise 5\.0%; 1 of the 1 selected tests calibrated\)", lines[0])
 # 5% noise: 2 rounds detect (12.71 + 1.38) * 5% * 1 = 70%, so more are needed for 10%
 assert m and int(m.group(1)) >= 3, lines[:2]
+PY
+# the rounds' progress names each case with the params that tell it apart (issue 44: QD1 and QD32 read alike)
+expect 0 "--runs auto over two thread counts" "$VMB" run cpu.prime --threads 1,2 --time 0.02 --warmup 0 --repeat 2 \
+	--cpu.max-prime 2000 --runs auto --mdd 0.01 --budget-total 5 --no-store
+check "round 2 names both undecided cases by their threads, and the stop line the ones still undecided" python3 - \
+	"$T/out" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"^round 2: 0 of 2 cases decided; undecided: (.*)$", out, re.M)
+assert m, out[-800:]
+named = re.findall(r"cpu\.prime events_per_s at (threads=\d) \(minimal detectable difference [0-9.]+%\)", m.group(1))
+assert sorted(named) == ["threads=1", "threads=2"], m.group(1)
+assert re.search(r"^--runs auto: stopped after \d+ rounds: another would end after --budget-total 5s; still undecided: "
+                 r"cpu\.prime events_per_s at threads=", out, re.M), out[-800:]
 PY
 expect 2 "--mdd without --runs auto" "$VMB" run cpu.prime --runs 3 --mdd 5 --no-store
 has "$T/err" "give --runs auto" "says what --mdd needs"

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const unsigned cpus[] = { 0, 1, 3 };
 	char *text = malloc(size + 1);
-	unsigned long long busy, steal;
+	unsigned long long busy, irq, steal;
 	struct contend_sched ss;
 	struct reclaim_owner o;
 	unsigned long long start;
@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	(void)noise_parse_stat(text, NULL, 0, &busy, &steal);
-	(void)noise_parse_stat(text, cpus, 3, &busy, &steal);
+	(void)noise_parse_stat(text, NULL, 0, &busy, &irq, &steal);
+	(void)noise_parse_stat(text, cpus, 3, &busy, &irq, &steal);
 	(void)contend_parse_schedstat(text, &ss);
 	(void)reclaim_parse_stat(text, &state, &start);
 	(void)reclaim_parse_marker(text, &o);
