@@ -382,6 +382,7 @@ static void say_busy(const struct lab *l)
 	const char *k;
 	json_t *v;
 
+	fflush(stdout); /* as log.c: what stdout had comes first */
 	json_object_foreach(l->busy, k, v)
 		if (log_get_level() > LOG_ERROR)
 			fprintf(stderr, "vmbench: %s: host busy during %lld of %lld boot%s\n", k,

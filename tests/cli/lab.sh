@@ -301,6 +301,22 @@ expect 0 "lab report redraws it from the store" "$VMB" lab report t=lab --db "$T
 has "$T/out" "host (baseline)" "host first, as the baseline"
 has "$T/out" "accel=tcg arch=$arch disk=virtio-blk" "every configuration"
 check "the report is written again" test -s "$T/again.html"
+# stdout and stderr to one file, as in a CI log: the messages on lines of their own, in the order they were said
+cp "$T/out" "$T/again.out"
+check "stdout and stderr to one file: no message inside a table line, 'wrote' after the table" sh -c \
+	'"$1" lab report t=lab --db "$2/lab.db" -o "$2/both.html" >"$2/both" 2>&1 </dev/null && python3 - "$2/both" \
+	"$2/again.out" "$2/both.html"' sh "$VMB" "$T" <<'PY'
+import sys
+both = open(sys.argv[1]).read().splitlines()
+alone = open(sys.argv[2]).read().splitlines()
+inside = [l for l in both if "vmbench: " in l and not l.startswith("vmbench: ")]
+assert not inside, inside
+# what is not a message is stdout, line for line as printed alone
+table = [i for i, l in enumerate(both) if not l.startswith("vmbench: ")]
+assert [both[i] for i in table] == alone, "\n".join(both)
+wrote = [i for i, l in enumerate(both) if l.startswith("vmbench: wrote " + sys.argv[3])]
+assert len(wrote) == 1 and wrote[0] > table[-1], "\n".join(both)
+PY
 expect 0 "lab report -o -: the report on stdout" "$VMB" lab report t=lab --db "$T/lab.db" -o -
 check "HTML on stdout, and nothing else (the text table is left out)" sh -c \
 	'test "$(head -c 15 "$1")" = "<!doctype html>" && tail -c 8 "$1" | grep -q "</html>"' sh "$T/out"
