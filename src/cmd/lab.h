@@ -194,6 +194,14 @@ void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_con
 int lab_baseline(struct lab *l);
 /* "accel=tcg disk=ide": the keys the matrix gave, the configuration's name */
 void lab_config_name(const struct lab_matrix *m, const struct lab_config *c, char *name, size_t len);
+/* The name of configuration asked of m as it ran: a value the lab resolved
+ * (accel=auto) followed by what it ran as, "accel=auto (ran tcg) disk=ide";
+ * the name says what was asked (study_table.c's ran_tcg reads it), the
+ * labels what ran (accel=tcg selects it). */
+void lab_config_ran_name(const struct lab_matrix *m, const struct lab_config *asked, const struct lab_config *ran,
+			 char *name, size_t len);
+/* A configuration's name without what its values ran as: lab_config_name's */
+void lab_name_asked(const char *name, char *buf, size_t len);
 /* The image for this configuration's architecture and image key, built once per run. */
 const char *lab_image(struct lab *l, const char *name, const struct lab_config *c);
 /* --suites: the items as `run` reads its words (suites_parse_items: commas

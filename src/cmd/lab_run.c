@@ -254,7 +254,7 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 {
 	struct lab_config c = m->configs[i];
 	bool native = !strcmp(c.v[LAB_ARCH], lab_host_arch());
-	char name[256], err[2048];
+	char name[256], ran[256], err[2048];
 	const char *image, *note;
 	json_t *doc = NULL;
 	struct noise_snap ns;
@@ -319,14 +319,23 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 		l->failed++;
 		return;
 	}
+	/* the comparison names what ran: accel=auto (ran tcg), the baseline too */
+	{
+		char asked[256];
+
+		lab_name_asked(l->base, asked, sizeof(asked));
+		lab_config_ran_name(m, &m->configs[i], &c, ran, sizeof(ran));
+		if (*l->base && !strcmp(asked, name))
+			snprintf(l->base, sizeof(l->base), "%s", ran);
+	}
 	if (*l->nic_note && lab_config_device(&c, LAB_NIC)) {
 		char both[1024];
 
 		snprintf(both, sizeof(both), "%s%s%s", note ? note : "", note ? "; " : "", l->nic_note);
-		lab_keep(l, name, doc, &c, both);
+		lab_keep(l, ran, doc, &c, both);
 		return;
 	}
-	lab_keep(l, name, doc, &c, note);
+	lab_keep(l, ran, doc, &c, note);
 }
 
 

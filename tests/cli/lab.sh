@@ -354,6 +354,20 @@ assert accel in ("kvm", "tcg"), accel
 if accel == "tcg":
     assert "TCG used" in d.get("lab_note", ""), d.get("lab_note")
 PY
+check "the table names the accelerator that ran: accel=auto (ran kvm|tcg), as the document's name and its label" \
+	python3 - "$T/accel-auto.db" "$T/out" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")]
+out = open(sys.argv[2]).read()
+ran = [d for d in docs if "lab_failure" not in d]
+for d in ran:
+    name = "accel=auto (ran %s)" % d["labels"]["accel"]
+    assert d["lab_config"] == name, (d["lab_config"], name)
+    assert name in out, out
+# no row of the table calls it accel=auto alone
+assert not [l for l in out.splitlines() if l.startswith("accel=auto ") and not l.startswith("accel=auto (ran ")], out
+PY
+has "$T/auto.html" "accel=auto (ran " "and so does the HTML report"
 
 check "SIGTERM while a guest runs: exit 130, no QEMU, no file left" python3 - "$VMB" "$cache" "$T" <<'PY'
 import glob, os, signal, subprocess, sys
