@@ -653,6 +653,9 @@ int lab_prepare(const struct vmb_cmd *self, struct lab *l, struct lab_matrix *m,
 				      "configuration, a baseline, or --rounds N");
 	if (ret != CMD_CONTINUE || l->check_only)
 		return ret;
+	/* --plan: a report that could not be written is refused as the run would refuse it; nothing opened */
+	if (l->plan)
+		return cmd_check_output(self, out);
 	for (size_t i = 0; i < m->n && !l->nic_be; i++)
 		if (lab_config_device(&m->configs[i], LAB_NIC))
 			lab_pick_nic_backend(l);

@@ -522,7 +522,8 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 	size_t session_len = rq->session_len;
 	const char *image_dir = optset_str(own, "image-dir");
 	struct lab l = { .rq = rq, .own = own, .cache = cache, .image_dir = image_dir,
-			 .suites = rq->items ? rq->items : LAB_RUN_SUITES, .check_only = check_only };
+			 .suites = rq->items ? rq->items : LAB_RUN_SUITES, .check_only = check_only,
+			 .plan = optset_bool(own, "plan") };
 	struct lab_matrix m = { 0 };
 	const char *out = optset_str(own, "output");
 	size_t *order = NULL;
@@ -546,6 +547,15 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 	if (ret != CMD_CONTINUE)
 		goto out;
 	if (check_only) {
+		ret = EXIT_OK;
+		goto out;
+	}
+	/* the plan: --plan's output, else said as the run starts (a study said its own) */
+	if ((l.plan || !rq->from_study) && lab_plan(&l, rq, &m, l.plan) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (l.plan) {
 		ret = EXIT_OK;
 		goto out;
 	}
@@ -596,6 +606,7 @@ static const struct vmb_opt lab_run_opts[] = {
 	  .help = "cold boots timed per configuration (the first also runs the suites)" },
 	LAB_OPT_ROUNDS,
 	RUN_AUTO_OPTS,
+	LAB_OPT_PLAN,
 	LAB_OPT_BASELINE,
 	LAB_OPTS_DISK,
 	{ .name = "retries", .type = OPT_INT, .min = 0, .max = 10, .def = "1", .metavar = "N",

@@ -259,6 +259,11 @@ has "$T/out" "accel=tcg arch=$arch disk=virtio-blk" "and the virtio-blk one"
 has "$T/out" "host (baseline)" "against the host"
 check "the report was written" test -s "$T/lab.html"
 has "$T/err" "wrote $T/lab.html" "and named"
+# the plan (lab run --plan's, tests/cli/labplan.sh), said as the run starts: on stderr, stdout keeps the tables
+has "$T/err" "vmbench: plan: 2 configurations x 1 round x 1 boot = 2 boots, and the host measured each round; against the host" \
+	"the run said its plan as it started"
+has "$T/err" "vmbench:   estimated: " "with its estimate"
+lacks "$T/out" "plan: " "on stderr, not in the tables"
 check "stored: the host and every configuration, with their labels, drivers and boot phases" python3 - "$T/lab.db" \
 	"$arch" <<'PY'
 import json, sqlite3, sys
