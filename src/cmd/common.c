@@ -82,6 +82,7 @@ int cmd_usage_error(const struct vmb_cmd *c, const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout); /* as log.c: what stdout had comes first */
 	fputs("vmbench: error: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -75,6 +75,8 @@ struct lab {
 	 * first boot, but for what only this machine decides (its CPUs, a
 	 * configuration it cannot run); nothing opened, nothing booted */
 	bool check_only;
+	/* --plan: checked as a run, then the plan on stdout; nothing opened, nothing booted */
+	bool plan;
 	char accel_note[900];         /* accel=auto (or a study's kvm): why TCG was used */
 };
 
@@ -143,6 +145,26 @@ int lab_request_start(struct lab_request *rq);
 void lab_request_release(struct lab_request *rq);
 /* A verb's command line: parsed into a request, started, released. */
 int lab_request_main(enum lab_verb verb, int argc, char **argv);
+/* The plan (lab_plan.c): what a boot of configuration c is assumed to take
+ * (its image's row, lab_images[].boot_s: under TCG on 2 CPUs) */
+struct runner_estimate;
+double lab_boot_estimate(const struct lab_config *c);
+/* One round of lab run, lo and hi in seconds: every configuration's run
+ * (and the host's, host) by its suites' stop rule (est), and boots boots of each */
+void lab_round_estimate(const struct lab_matrix *m, bool host, unsigned boots, const struct runner_estimate *est,
+			double *lo, double *hi);
+/* lab contend: guests of m's configuration booted once, then cells x rounds */
+void lab_contend_estimate(const struct lab_matrix *m, unsigned guests, unsigned cells, unsigned rounds,
+			  const struct runner_estimate *est, double *lo, double *hi);
+/* "42 s", "7 min" */
+void lab_minutes(double s, char *buf, size_t len);
+/* What an estimate assumes, said after it */
+void lab_estimate_basis(char *buf, size_t len);
+/* lab run's or contend's plan after lab_prepare: its configurations, rounds,
+ * boots and estimate, on stdout (out: --plan) or as messages on stderr
+ * (before a run: stdout keeps the tables and -o -'s HTML). rq: l's (its
+ * suites' options get --quick's defaults). 0, or a negative errno said. */
+int lab_plan(const struct lab *l, struct lab_request *rq, const struct lab_matrix *m, bool out);
 /* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
 /* lab run's and contend's start: their options checked, --quick applied,
@@ -194,6 +216,14 @@ void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_con
 int lab_baseline(struct lab *l);
 /* "accel=tcg disk=ide": the keys the matrix gave, the configuration's name */
 void lab_config_name(const struct lab_matrix *m, const struct lab_config *c, char *name, size_t len);
+/* The name of configuration asked of m as it ran: a value the lab resolved
+ * (accel=auto) followed by what it ran as, "accel=auto (ran tcg) disk=ide";
+ * the name says what was asked (study_table.c's ran_tcg reads it), the
+ * labels what ran (accel=tcg selects it). */
+void lab_config_ran_name(const struct lab_matrix *m, const struct lab_config *asked, const struct lab_config *ran,
+			 char *name, size_t len);
+/* A configuration's name without what its values ran as: lab_config_name's */
+void lab_name_asked(const char *name, char *buf, size_t len);
 /* The image for this configuration's architecture and image key, built once per run. */
 const char *lab_image(struct lab *l, const char *name, const struct lab_config *c);
 /* --suites: the items as `run` reads its words (suites_parse_items: commas
@@ -326,6 +356,10 @@ int lab_compare(struct cmp_table *t, const char *spec, const char *config, const
 	LAB_CONTEND_SUITES " (net.udp_rr measured by the host's client, from the host to each guest)" }, \
 	LAB_OPT_QUICK, \
 	RUN_MEASURE_OPTS
+#define LAB_OPT_PLAN \
+	{ .name = "plan", .type = OPT_BOOL, \
+	.help = "print the configurations, rounds, boots and an estimated time, with the options checked as the " \
+	"run checks them; nothing boots and nothing is stored (a run prints the same plan as it starts)" }
 #define LAB_OPT_ROUNDS \
 	{ .name = "rounds", .type = OPT_STRING, .def = "1", .metavar = "N|auto", \
 	.help = "boot every configuration N times (1 to 100), in an order shuffled per round (the seed is " \

@@ -382,6 +382,42 @@ void lab_config_name(const struct lab_matrix *m, const struct lab_config *c, cha
 		snprintf(name, len, "default");
 }
 
+void lab_config_ran_name(const struct lab_matrix *m, const struct lab_config *asked, const struct lab_config *ran,
+			 char *name, size_t len)
+{
+	size_t off = 0;
+
+	name[0] = '\0';
+	for (int k = 0; k < (int)lab_nkeys && off < len; k++)
+		if (m->given & (1u << k)) {
+			str_appendf(name, len, &off, "%s%s=%s", off ? " " : "", lab_key_name((enum lab_key)k), asked->v[k]);
+			if (strcmp(asked->v[k], ran->v[k]))
+				str_appendf(name, len, &off, " (ran %s)", ran->v[k]);
+		}
+	if (!*name)
+		snprintf(name, len, "default");
+}
+
+void lab_name_asked(const char *name, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	while (*name && off + 1 < len) {
+		size_t n = strcspn(name, "(");
+
+		/* " (ran tcg)": a value's resolution, after the value and a space */
+		if (name[n] == '(' && !strncmp(name + n, "(ran ", 5) && n && name[n - 1] == ' ') {
+			str_appendf(buf, len, &off, "%.*s", (int)(n - 1), name);
+			name += n + strcspn(name + n, ")");
+			name += *name == ')';
+		} else {
+			str_appendf(buf, len, &off, "%s", name);
+			break;
+		}
+	}
+}
+
 /* The image for this configuration's architecture and image key, built once per run. */
 const char *lab_image(struct lab *l, const char *name, const struct lab_config *c)
 {
@@ -617,6 +653,9 @@ int lab_prepare(const struct vmb_cmd *self, struct lab *l, struct lab_matrix *m,
 				      "configuration, a baseline, or --rounds N");
 	if (ret != CMD_CONTINUE || l->check_only)
 		return ret;
+	/* --plan: a report that could not be written is refused as the run would refuse it; nothing opened */
+	if (l->plan)
+		return cmd_check_output(self, out);
 	for (size_t i = 0; i < m->n && !l->nic_be; i++)
 		if (lab_config_device(&m->configs[i], LAB_NIC))
 			lab_pick_nic_backend(l);

@@ -231,7 +231,7 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 	/* the study's composite load and its latency probe, unless --suites names others */
 	struct lab l = { .rq = rq, .own = own, .cache = cache, .image_dir = optset_str(own, "image-dir"),
 			 .suites = rq->items ? rq->items : LAB_CONTEND_SUITES,
-			 .check_only = check_only };
+			 .check_only = check_only, .plan = optset_bool(own, "plan") };
 	struct lab_matrix m = { 0 };
 	struct contend_opts co = { .rt_priority = (unsigned)optset_int(own, "rt-priority"),
 				   .rt_all = !strcmp(optset_str(own, "rt-threads"), "all") };
@@ -405,6 +405,15 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 		ret = EXIT_OK;
 		goto out;
 	}
+	/* the plan: --plan's output, else said as the run starts (a study said its own) */
+	if ((l.plan || !rq->from_study) && lab_plan(&l, rq, &m, l.plan) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (l.plan) {
+		ret = EXIT_OK;
+		goto out;
+	}
 	c = m.configs[0];
 	ret = contend_net_config(self, &l, &c, true);
 	if (ret != CMD_CONTINUE)
@@ -473,6 +482,7 @@ static const struct vmb_opt lab_contend_opts[] = {
 	LAB_OPTS_BOOTS,
 	LAB_OPTS_MEASURED,
 	LAB_OPT_ROUNDS,
+	LAB_OPT_PLAN,
 	LAB_OPTS_DISK,
 	LAB_OPT_HELLO_TIMEOUT,
 	LAB_OPT_LABEL,

@@ -255,7 +255,7 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 {
 	struct lab_config c = m->configs[i];
 	bool native = !strcmp(c.v[LAB_ARCH], lab_host_arch());
-	char name[256], err[2048];
+	char name[256], ran[256], err[2048];
 	const char *image, *note;
 	json_t *doc = NULL;
 	struct noise_snap ns;
@@ -321,14 +321,23 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 		l->failed++;
 		return;
 	}
+	/* the comparison names what ran: accel=auto (ran tcg), the baseline too */
+	{
+		char asked[256];
+
+		lab_name_asked(l->base, asked, sizeof(asked));
+		lab_config_ran_name(m, &m->configs[i], &c, ran, sizeof(ran));
+		if (*l->base && !strcmp(asked, name))
+			snprintf(l->base, sizeof(l->base), "%s", ran);
+	}
 	if (*l->nic_note && lab_config_device(&c, LAB_NIC)) {
 		char both[1024];
 
 		snprintf(both, sizeof(both), "%s%s%s", note ? note : "", note ? "; " : "", l->nic_note);
-		lab_keep(l, name, doc, &c, both);
+		lab_keep(l, ran, doc, &c, both);
 		return;
 	}
-	lab_keep(l, name, doc, &c, note);
+	lab_keep(l, ran, doc, &c, note);
 }
 
 /* --rounds auto: the margin given, or 0 (then no equivalence decides) */
@@ -394,6 +403,7 @@ static void say_busy(const struct lab *l)
 	const char *k;
 	json_t *v;
 
+	fflush(stdout); /* as log.c: what stdout had comes first */
 	json_object_foreach(l->busy, k, v)
 		if (log_get_level() > LOG_ERROR)
 			fprintf(stderr, "vmbench: %s: host busy during %lld of %lld boot%s\n", k,
@@ -541,7 +551,8 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 	size_t session_len = rq->session_len;
 	const char *image_dir = optset_str(own, "image-dir");
 	struct lab l = { .rq = rq, .own = own, .cache = cache, .image_dir = image_dir,
-			 .suites = rq->items ? rq->items : LAB_RUN_SUITES, .check_only = check_only };
+			 .suites = rq->items ? rq->items : LAB_RUN_SUITES, .check_only = check_only,
+			 .plan = optset_bool(own, "plan") };
 	struct lab_matrix m = { 0 };
 	const char *out = optset_str(own, "output");
 	size_t *order = NULL;
@@ -565,6 +576,15 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 	if (ret != CMD_CONTINUE)
 		goto out;
 	if (check_only) {
+		ret = EXIT_OK;
+		goto out;
+	}
+	/* the plan: --plan's output, else said as the run starts (a study said its own) */
+	if ((l.plan || !rq->from_study) && lab_plan(&l, rq, &m, l.plan) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (l.plan) {
 		ret = EXIT_OK;
 		goto out;
 	}
@@ -621,6 +641,7 @@ static const struct vmb_opt lab_run_opts[] = {
 	  .help = "auto: a case whose verdict is the same within +-PCT% (the 90% confidence interval of the difference "
 		  "inside it) is decided too; the comparison judges 'same' with this margin (default 5%, and no case "
 		  "decided by it)" },
+	LAB_OPT_PLAN,
 	LAB_OPT_BASELINE,
 	LAB_OPTS_DISK,
 	{ .name = "retries", .type = OPT_INT, .min = 0, .max = 10, .def = "1", .metavar = "N",

@@ -257,12 +257,15 @@ void lab_matrix_order(struct cmp_table *t, const struct lab_matrix *m)
 	if (!rank)
 		return; /* the order they ran in: still every operand */
 	for (size_t o = 0; o < t->nops; o++) {
+		char asked[256];
+
 		rank[o] = m->n;
+		lab_name_asked(t->ops[o].name, asked, sizeof(asked));
 		for (size_t i = 0; i < m->n; i++) {
 			char name[256];
 
 			lab_config_name(m, &m->configs[i], name, sizeof(name));
-			if (!strcmp(name, t->ops[o].name))
+			if (!strcmp(name, asked))
 				rank[o] = i;
 		}
 	}

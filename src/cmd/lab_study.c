@@ -72,15 +72,6 @@ void study_html(FILE *f, const char *text)
 	free(shown);
 }
 
-/* What the plan assumes configuration c's boot takes: its image's row in
- * the lab's table (lab_images[].boot_s, a boot under TCG on 2 CPUs). */
-double study_boot_estimate(const struct lab_config *c)
-{
-	const struct lab_image_row *img = lab_config_image(c);
-
-	return img ? img->boot_s : lab_images[0].boot_s;
-}
-
 /* Where the shipped studies are: $VMBENCH_STUDIES, else the source tree's. */
 static const char *studies_dir(void)
 {
@@ -235,12 +226,7 @@ static int study_path(const struct vmb_cmd *self, const char *arg, char *path, s
 void study_round_estimate(const struct study_experiment *e, const struct lab_matrix *m,
 			   const struct runner_estimate *est, double *lo, double *hi)
 {
-	double runs = (double)m->n + (strcmp(e->baseline, "none") ? 1 : 0), boot = 0;
-
-	for (size_t i = 0; i < m->n; i++)
-		boot += study_boot_estimate(&m->configs[i]) * e->boots;
-	*lo = runs * est->min_s + boot;
-	*hi = runs * est->max_s + boot;
+	lab_round_estimate(m, strcmp(e->baseline, "none") != 0, e->boots, est, lo, hi);
 }
 
 /* The most rounds a full run's budget is made for: a few times the
@@ -422,7 +408,7 @@ static int study_one(const struct vmb_cmd *self, const struct optset *own, const
 	struct study *s;
 	struct study_call call = { .own = own };
 	struct db *db = NULL;
-	char err[1200], stamp[64], dbpath[4096];
+	char err[1200], stamp[64], dbpath[4096], basis[512];
 	double lo = 0, hi = 0;
 	unsigned boots = 0;
 	size_t nclaims = 0, nexp = 0;
@@ -468,11 +454,8 @@ static int study_one(const struct vmb_cmd *self, const struct optset *own, const
 		study_print_minutes(lo);
 		study_say(" to ");
 		study_print_minutes(hi);
-		study_say(" (a boot as the lab's images take under TCG:");
-		for (size_t i = 0; i < lab_nimages; i++)
-			study_say("%s %s %u s", i ? "," : "", lab_images[i].name, lab_images[i].boot_s);
-		study_say("; the suites by their stop rule, as 'vmbench list' estimates; a guest's set-up and a slow "
-		    "emulation add to it)\n");
+		lab_estimate_basis(basis, sizeof(basis));
+		study_say(" (%s)\n", basis);
 		*all_lo += lo;
 		*all_hi += hi;
 		*all_boots += boots;

@@ -34,8 +34,6 @@ struct lab_matrix;
 struct runner_estimate;
 struct db;
 struct vmb_cmd;
-/* What the plan assumes configuration c's boot takes (its image's row) */
-double study_boot_estimate(const struct lab_config *c);
 /* One round of a run experiment, estimated, lo and hi in seconds */
 void study_round_estimate(const struct study_experiment *e, const struct lab_matrix *m,
 			  const struct runner_estimate *est, double *lo, double *hi);

@@ -37,10 +37,10 @@
 
 void study_print_minutes(double s)
 {
-	if (s < 90)
-		study_say("%.0f s", s);
-	else
-		study_say("%.0f min", s / 60);
+	char buf[32];
+
+	lab_minutes(s, buf, sizeof(buf));
+	study_say("%s", buf);
 }
 
 /* The count of a comma-separated list ("fair,rt" 2). */
@@ -72,9 +72,9 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 {
 	unsigned guests = (unsigned)optset_int(own, "guests");
 	unsigned cells = list_count(optset_str(own, "policy")) * list_count(optset_str(own, "load"));
-	double boot = m->n ? study_boot_estimate(&m->configs[0]) * guests : 0;
-	double lo = (double)cells * rounds * est->min_s + boot, hi = (double)cells * rounds * est->max_s + boot;
+	double lo, hi;
 
+	lab_contend_estimate(m, guests, cells, rounds, est, &lo, &hi);
 	study_say("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
 	       "loads %s) x %u round%s; %s of the rounds%s%s\n",
 	       guests, e->matrix, cells, cells == 1 ? "" : "s", optset_str(own, "policy"), optset_str(own, "load"),
@@ -123,6 +123,7 @@ static const struct {
 	{ "boots", "the experiment's boots key says it" },
 	{ "baseline", "the experiment's baseline key says it" },
 	{ "quick", "--quick is lab study's command line's; quick-option lines say what it changes" },
+	{ "plan", "lab study --plan plans the whole study" },
 	{ "db", "where the results go is the command line's (lab study --db PATH)" },
 	{ "output", "the report is lab study's own (lab study -o FILE)" },
 	{ "image-dir", "what boots in the guests is the command line's (lab study --image-dir DIR)" },

@@ -28,6 +28,9 @@ static void vlog(enum log_level level, const char *fmt, va_list ap, int err)
 	/* Errors are shown even with -q: a failure must never be silent. */
 	if (level > current && level != LOG_ERROR)
 		return;
+	/* what went to stdout first comes first where both go to one file (a
+	 * CI log): stdout is buffered there, stderr is not */
+	fflush(stdout);
 	fprintf(stderr, "vmbench: %s", prefix[level]);
 	vfprintf(stderr, fmt, ap);
 	if (err)

@@ -261,6 +261,11 @@ has "$T/out" "accel=tcg arch=$arch disk=virtio-blk" "and the virtio-blk one"
 has "$T/out" "host (baseline)" "against the host"
 check "the report was written" test -s "$T/lab.html"
 has "$T/err" "wrote $T/lab.html" "and named"
+# the plan (lab run --plan's, tests/cli/labplan.sh), said as the run starts: on stderr, stdout keeps the tables
+has "$T/err" "vmbench: plan: 2 configurations x 1 round x 1 boot = 2 boots, and the host measured each round; against the host" \
+	"the run said its plan as it started"
+has "$T/err" "vmbench:   estimated: " "with its estimate"
+lacks "$T/out" "plan: " "on stderr, not in the tables"
 check "stored: the host and every configuration, with their labels, drivers and boot phases" python3 - "$T/lab.db" \
 	"$arch" <<'PY'
 import json, sqlite3, sys
@@ -303,6 +308,22 @@ expect 0 "lab report redraws it from the store" "$VMB" lab report t=lab --db "$T
 has "$T/out" "host (baseline)" "host first, as the baseline"
 has "$T/out" "accel=tcg arch=$arch disk=virtio-blk" "every configuration"
 check "the report is written again" test -s "$T/again.html"
+# stdout and stderr to one file, as in a CI log: the messages on lines of their own, in the order they were said
+cp "$T/out" "$T/again.out"
+check "stdout and stderr to one file: no message inside a table line, 'wrote' after the table" sh -c \
+	'"$1" lab report t=lab --db "$2/lab.db" -o "$2/both.html" >"$2/both" 2>&1 </dev/null && python3 - "$2/both" \
+	"$2/again.out" "$2/both.html"' sh "$VMB" "$T" <<'PY'
+import sys
+both = open(sys.argv[1]).read().splitlines()
+alone = open(sys.argv[2]).read().splitlines()
+inside = [l for l in both if "vmbench: " in l and not l.startswith("vmbench: ")]
+assert not inside, inside
+# what is not a message is stdout, line for line as printed alone
+table = [i for i, l in enumerate(both) if not l.startswith("vmbench: ")]
+assert [both[i] for i in table] == alone, "\n".join(both)
+wrote = [i for i, l in enumerate(both) if l.startswith("vmbench: wrote " + sys.argv[3])]
+assert len(wrote) == 1 and wrote[0] > table[-1], "\n".join(both)
+PY
 expect 0 "lab report -o -: the report on stdout" "$VMB" lab report t=lab --db "$T/lab.db" -o -
 check "HTML on stdout, and nothing else (the text table is left out)" sh -c \
 	'test "$(head -c 15 "$1")" = "<!doctype html>" && tail -c 8 "$1" | grep -q "</html>"' sh "$T/out"
@@ -340,6 +361,20 @@ assert accel in ("kvm", "tcg"), accel
 if accel == "tcg":
     assert "TCG used" in d.get("lab_note", ""), d.get("lab_note")
 PY
+check "the table names the accelerator that ran: accel=auto (ran kvm|tcg), as the document's name and its label" \
+	python3 - "$T/accel-auto.db" "$T/out" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM runs")]
+out = open(sys.argv[2]).read()
+ran = [d for d in docs if "lab_failure" not in d]
+for d in ran:
+    name = "accel=auto (ran %s)" % d["labels"]["accel"]
+    assert d["lab_config"] == name, (d["lab_config"], name)
+    assert name in out, out
+# no row of the table calls it accel=auto alone
+assert not [l for l in out.splitlines() if l.startswith("accel=auto ") and not l.startswith("accel=auto (ran ")], out
+PY
+has "$T/auto.html" "accel=auto (ran " "and so does the HTML report"
 
 check "SIGTERM while a guest runs: exit 130, no QEMU, no file left" python3 - "$VMB" "$cache" "$T" <<'PY'
 import glob, os, signal, subprocess, sys

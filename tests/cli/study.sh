@@ -384,8 +384,8 @@ except BlockingIOError:
     events = b""
 assert not events, "the FIFO was opened"
 PY
-expect 2 "--plan is lab study's" "$VMB" lab run --matrix accel=tcg --plan
-has "$T/err" "--plan belongs to lab study" "says whose"
+expect 2 "--plan is lab study's, lab run's and lab contend's" "$VMB" lab image --plan
+has "$T/err" "--plan belongs to lab run, lab contend and lab study; 'lab image' does not take it" "says whose"
 expect 2 "lab study --time: the study says how each experiment measures" "$VMB" lab study vbox-storage --plan --time 3
 has "$T/err" "--time belongs to lab run and lab contend" "says so"
 expect 2 "lab study --rounds: the study's" "$VMB" lab study vbox-storage --plan --rounds 3
