@@ -89,26 +89,12 @@ static void op_label(const struct cmp_table *t, size_t o, bool numbered, char *b
 
 static void caveats_wrapped(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
 {
-	char *text = cmp_caveats_text(t, flt), *line, *save = NULL;
+	char *text = cmp_caveats_text(t, flt);
 
 	if (!text)
 		return;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *p = line;
-
-		while (cols(p) > TEXT_WIDTH) {
-			const char *cut = p + TEXT_WIDTH;
-
-			while (cut > p && *cut != ' ')
-				cut--;
-			if (cut == p)
-				break;
-			fprintf(f, "%.*s\n", (int)(cut - p), p);
-			p = cut + 1;
-			fputs("    ", f);
-		}
-		fprintf(f, "%s\n", p);
-	}
+	if (*text)
+		text_wrap(f, text, text_width(f, TEXT_WIDTH), 4);
 	free(text);
 }
 
@@ -118,7 +104,8 @@ static void put_line(FILE *f, const char *s)
 	fprintf(f, "%s\n", s);
 }
 
-/* The closing tally: a line per operand against the baseline. */
+/* The closing tally: a line per operand against the baseline, wrapped
+ * (a count cut off would be a count lost). */
 static void tally_lines(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
 {
 	char buf[512];
@@ -132,8 +119,7 @@ static void tally_lines(FILE *f, const struct cmp_table *t, const struct cmp_fil
 		snprintf(buf, sizeof(buf), "%s vs %s: %zu better, %zu worse, %zu same, %zu inconclusive, %zu missing",
 			 t->ops[o].name, t->ops[t->baseline].name, n.better, n.worse, n.same, n.untested + n.inconclusive,
 			 n.missing);
-		column(f, buf, TEXT_WIDTH, false, NULL);
-		fputc('\n', f);
+		text_wrap(f, buf, text_width(f, TEXT_WIDTH), 4);
 	}
 }
 
@@ -183,8 +169,7 @@ int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 
 		snprintf(buf, sizeof(buf), "#%zu %s%s, %zu run%s", o + 1, t->ops[o].name,
 			 o == t->baseline ? " (baseline)" : "", runs, runs == 1 ? "" : "s");
-		column(f, buf, TEXT_WIDTH, false, NULL);
-		fputc('\n', f);
+		text_wrap(f, buf, text_width(f, TEXT_WIDTH), 4);
 	}
 	if (wide) {
 		fputs("  ", f);

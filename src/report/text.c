@@ -1,9 +1,12 @@
 /* Terminal tables for result documents and fingerprints. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "text.h"
 #include "../core/macro.h"
@@ -303,4 +306,53 @@ void text_print_result_all(FILE *f, const json_t *doc, bool all)
 	if (hidden)
 		fprintf(f, "(%zu secondary metric%s with a 95%% CI wider than the value not shown; show --all lists %s)\n", hidden,
 			hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
+}
+
+size_t text_width(FILE *f, size_t fallback)
+{
+	struct winsize ws;
+
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col < 40 ? 40 : ws.ws_col;
+	return fallback;
+}
+
+/* One line of s (up to its end or a newline), wrapped. */
+static const char *wrap_line(FILE *f, const char *p, size_t width, size_t indent)
+{
+	size_t end = strcspn(p, "\n");
+	bool first = true;
+
+	while (end) {
+		size_t room = first || indent + 20 > width ? width : width - indent, c = 0, i, cut = SIZE_MAX;
+
+		/* the last space with at most room columns before it */
+		for (i = 0; i < end && c <= room; i++) {
+			if (p[i] == ' ')
+				cut = i;
+			c += ((unsigned char)p[i] & 0xC0) != 0x80;
+		}
+		if (i == end && c <= room)
+			cut = end;
+		else if (cut == SIZE_MAX || cut == 0) /* a word longer than the line: whole */
+			cut = i + strcspn(p + i, " \n") < end ? i + strcspn(p + i, " \n") : end;
+		fprintf(f, "%*s%.*s\n", first ? 0 : (int)indent, "", (int)cut, p);
+		first = false;
+		while (cut < end && p[cut] == ' ')
+			cut++;
+		p += cut;
+		end -= cut;
+	}
+	if (first)
+		fputc('\n', f);
+	return p;
+}
+
+void text_wrap(FILE *f, const char *s, size_t width, size_t indent)
+{
+	const char *p = s;
+
+	do {
+		p = wrap_line(f, p, width, indent);
+	} while (*p == '\n' && *++p);
 }
