@@ -11,6 +11,7 @@
 #include "text.h"
 #include "../core/macro.h"
 #include "../core/clock.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 void text_format_value(double v, const char *unit, char *buf, size_t len)
@@ -230,27 +231,55 @@ void text_print_result(FILE *f, const json_t *doc)
 	text_print_result_all(f, doc, false);
 }
 
+/* An object's members as "k=v" words, whole (however long a note is),
+ * as text_params words them; NULL when out of memory. */
+static char *words_whole(const json_t *obj)
+{
+	char *text = NULL;
+	size_t len = 0, n = 0;
+	FILE *mem = open_memstream(&text, &len);
+	const char *k;
+	json_t *v;
+
+	if (!mem)
+		return NULL;
+	json_object_foreach((json_t *)obj, k, v) {
+		char val[64];
+		char *q = NULL;
+
+		if (json_is_string(v) && (!json_string_length(v) || strpbrk(json_string_value(v), " \"=\\\t\n")))
+			q = json_dumps(v, JSON_ENCODE_ANY);
+		else if (json_is_string(v))
+			q = strdup(json_string_value(v));
+		else
+			text_param_value(k, v, val, sizeof(val));
+		fprintf(mem, "%s%s=%s", n++ ? " " : "", k, q ? q : val);
+		free(q);
+	}
+	if (fclose(mem) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 void text_print_result_all(FILE *f, const json_t *doc, bool all)
 {
 	const json_t *fp = json_object_get(doc, "fingerprint");
-	char labels[512] = "";
-	const char *k;
-	json_t *v, *s;
-	size_t i, off = 0, hidden = 0;
+	char *labels = words_whole(json_object_get(doc, "labels")), *head;
+	json_t *s;
+	size_t i, hidden = 0, width = text_width(f, 100);
 
-	json_object_foreach(json_object_get(doc, "labels"), k, v) {
-		int n = snprintf(labels + off, sizeof(labels) - off, " %s=%s", k, json_string_value(v));
-
-		if (n < 0 || (size_t)n >= sizeof(labels) - off)
-			break;
-		off += (size_t)n;
-	}
-	fprintf(f, "vmbench %s  %s  host %s  hypervisor %s%s%s\n",
-		json_string_value(json_object_get(json_object_get(doc, "tool"), "version")) ?: "(version unknown)",
-		json_string_value(json_object_get(doc, "started")),
-		json_string_value(json_object_get(fp, "hostname")) ?: "?",
-		json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "?",
-		*labels ? "  labels" : "", labels);
+	head = xasprintf("vmbench %s  %s  host %s  hypervisor %s%s%s",
+			 json_string_value(json_object_get(json_object_get(doc, "tool"), "version")) ?: "(version unknown)",
+			 json_string_value(json_object_get(doc, "started")) ?: "?",
+			 json_string_value(json_object_get(fp, "hostname")) ?: "?",
+			 json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "?",
+			 labels && *labels ? "  labels " : "", labels ? labels : "");
+	/* wrapped, never cut: a label or a note cut off is one lost */
+	text_wrap(f, head ? head : "vmbench", width, 4);
+	free(head);
+	free(labels);
 	fprintf(f, "  %-22s %16s %7s\n", "METRIC", "MEAN", "95% CI");
 	json_array_foreach(json_object_get(doc, "suites"), i, s) {
 		const char *sname = json_string_value(json_object_get(s, "name"));
@@ -265,10 +294,12 @@ void text_print_result_all(FILE *f, const json_t *doc, bool all)
 			continue;
 		}
 		if (json_object_size(json_object_get(s, "notes"))) {
-			char notes[512];
+			char *notes = words_whole(json_object_get(s, "notes")), *line = NULL;
 
-			text_params(json_object_get(s, "notes"), notes, sizeof(notes));
-			fprintf(f, "%-16s %s\n", sname, notes);
+			if (notes && (line = xasprintf("%-16s %s", sname, notes)))
+				text_wrap(f, line, width, 17);
+			free(line);
+			free(notes);
 		}
 		json_array_foreach(json_object_get(s, "tests"), j, t) {
 			char test[64];
@@ -324,7 +355,7 @@ static const char *wrap_line(FILE *f, const char *p, size_t width, size_t indent
 	bool first = true;
 
 	while (end) {
-		size_t room = first || indent + 20 > width ? width : width - indent, c = 0, i, cut = SIZE_MAX;
+		size_t room = first ? width : width >= indent + 8 ? width - indent : 8, c = 0, i, cut = SIZE_MAX;
 
 		/* the last space with at most room columns before it */
 		for (i = 0; i < end && c <= room; i++) {

@@ -105,6 +105,17 @@ assert len(starts) == 1, f"values start in columns {starts}"
 tally = [l for l in lines if " vs base.json: " in l and l.endswith(" missing")]
 assert len(tally) == 4 and all(l.endswith(": 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing") for l in tally), tally
 PY
+long="$T/a-name-so-long-that-the-tally-line-of-compare-would-not-fit-in-one-hundred-and-twenty-columns.json"
+cp "$T/half.json" "$long"
+expect 0 "compare an operand with a very long name" "$VMB" compare "$T/base.json" "$long"
+check "the tally wraps, indented, never cut with '~'" python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert max(len(l) for l in lines) <= 120 and not any(l.endswith("~") for l in lines), lines
+assert lines[-1].startswith("    ") and lines[-1].endswith(" missing"), lines[-2:]
+assert (lines[-2] + " " + lines[-1].strip()).endswith(
+    "-columns.json vs base.json: 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing"), lines[-2:]
+PY
 expect 0 "compare two, text" "$VMB" compare "$T/base.json" "$T/half.json"
 check "two operands: a column each, the verdict beside, a tally" python3 - "$T/out" <<'PY'
 import sys

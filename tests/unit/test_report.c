@@ -1246,6 +1246,75 @@ static void text_lists_interrupted(void **state)
 	json_decref(doc);
 }
 
+/* Lines wrap, never cut: at spaces, within the width, continuations
+ * indented, every word kept; a word longer than a line stays whole. */
+static void lines_wrap_never_cut(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t width, indent;
+		const char *want;
+	} cases[] = {
+		{ "short", 20, 4, "short\n" },
+		{ "", 20, 4, "\n" },
+		{ "aaaa bbbb cccc dddd", 10, 2, "aaaa bbbb\n  cccc\n  dddd\n" },
+		{ "aaaa bbbb cccc", 9, 0, "aaaa bbbb\ncccc\n" },
+		{ "aaaaaaaaaaaaaa bb", 6, 2, "aaaaaaaaaaaaaa\n  bb\n" },      /* whole, never cut */
+		{ "x: ±5% µs µs µs", 9, 1, "x: ±5% µs\n µs µs\n" },            /* columns, not bytes */
+		{ "one\ntwo three four", 9, 2, "one\ntwo three\n  four\n" },   /* a newline starts a line */
+		{ "b vs a: 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing", 40, 4,
+		  "b vs a: 0 better, 2 worse, 0 same, 0\n    inconclusive, 0 missing\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&out, &len);
+
+		assert_non_null(mem);
+		text_wrap(mem, cases[i].in, cases[i].width, cases[i].indent);
+		assert_int_equal(fclose(mem), 0);
+		if (strcmp(out, cases[i].want))
+			fail_msg("case %zu: '%s', expected '%s'", i, out, cases[i].want);
+		free(out);
+	}
+	/* show: a long note and many labels, whole, within 100 columns off a terminal */
+	{
+		static const char note[] = "the guest ran under TCG although KVM was asked for: /dev/kvm is not "
+					   "accessible to this user, so every figure is that of an emulated CPU";
+		json_t *doc = json_pack("{s:{s:s}, s:s, s:{s:s, s:s, s:s, s:s}, s:{}, s:[{s:s, s:s, s:{s:s, s:i}, "
+					"s:[]}]}", "tool", "version", "1", "started", "now", "labels", "accel", "tcg", "disk",
+					"virtio-blk", "nic", "virtio-net", "lab", "20261201-120000-bbbb-a-long-session-name",
+					"fingerprint", "suites", "name", "cpu", "status", "ok", "notes", "why", note,
+					"threads", 2, "tests");
+		char *out = NULL, *joined, *line, *save = NULL;
+		size_t len = 0, j = 0;
+		FILE *mem = open_memstream(&out, &len);
+
+		assert_non_null(doc);
+		text_print_result(mem, doc);
+		assert_int_equal(fclose(mem), 0);
+		joined = calloc(1, len + 1);
+		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			const char *p = line;
+
+			if (strlen(line) > 100 + 2) /* ± µ: bytes, not columns */
+				fail_msg("a line over 100 columns: '%s'", line);
+			while (*p == ' ' && j)
+				p++;
+			j += (size_t)snprintf(joined + j, len + 1 - j, "%s%s", j ? " " : "", p);
+		}
+		assert_non_null(strstr(joined, "labels accel=tcg disk=virtio-blk nic=virtio-net "
+					   "lab=20261201-120000-bbbb-a-long-session-name"));
+		assert_non_null(strstr(joined, "cpu              why=\"the guest ran"));
+		assert_non_null(strstr(joined, "an emulated CPU\" threads=2"));
+		free(joined);
+		free(out);
+		json_decref(doc);
+	}
+}
+
 /* show prints a metric's interval only where it is one: a stored summary
  * whose ci95_high is below its mean (issue 41: "1e+18 events/s ±-100.0%")
  * or beyond a double's range gets none, never a negative or infinite one. */
@@ -1416,6 +1485,7 @@ int main(void)
 		cmocka_unit_test(legend_of_drawn_operands),
 		cmocka_unit_test(declared_phases),
 		cmocka_unit_test(text_values),
+		cmocka_unit_test(lines_wrap_never_cut),
 		cmocka_unit_test(text_unit_labels),
 		cmocka_unit_test(text_lists_interrupted),
 		cmocka_unit_test(text_ci_never_negative),
