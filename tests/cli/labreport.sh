@@ -173,13 +173,34 @@ expect 0 "compare of other runs keeps run's" "$VMB" compare "$T/disk.json" "$T/d
 has "$T/out" "'vmbench run --runs 3'" "run's"
 
 expect 0 "results: a session's configuration once" "$VMB" results --label "$B" --db "$db"
-check "its matrix keys and session as labels, no config label" sh -c 'grep -c \
-	"accel=tcg arch=x86_64 disk=ide $2 mem=512M nic=none pin=off smp=1" "$1" | grep -qx 2 && ! grep -q "config=" "$1"' \
-	sh "$T/out" "$B"
+check "the matrix keys off their defaults, disk (which differs between the runs) on every row, no config label" \
+	sh -c 'grep -c "  accel=tcg disk=ide $2  " "$1" | grep -qx 2 && grep -c "  accel=tcg disk=virtio-blk $2  " "$1" |
+	grep -qx 2 && ! grep -q "config=" "$1"' sh "$T/out" "$B"
+lacks "$T/out" "mem=512M" "a key at its default is left out"
+has "$T/out" "(lab matrix keys at their defaults not shown; --wide shows every label)" "and the table says so"
+expect 0 "results --wide: every label" "$VMB" results --label "$B" --wide --db "$db"
+check "the defaults too" sh -c 'grep -c "accel=tcg arch=x86_64 disk=ide $2 mem=512M nic=none pin=off smp=1" "$1" |
+	grep -qx 2' sh "$T/out" "$B"
+lacks "$T/out" "not shown" "nothing left out to mention"
+expect 0 "results --format csv: every label" "$VMB" results --label "$B" --format csv --db "$db"
+has "$T/out" "\"accel=tcg arch=x86_64 disk=ide $B mem=512M nic=none pin=off smp=1\"" "the defaults in the CSV"
 expect 0 "results: a run stored before, its configuration once too" "$VMB" results --label t=lab --db "$db"
-has "$T/out" "accel=tcg arch=x86_64 disk=ide mem=512M nic=none pin=off smp=1 t=lab" "the matrix keys"
+has "$T/out" "accel=tcg disk=ide t=lab" "the matrix keys off their defaults"
 lacks "$T/out" "config=accel" "not again as config="
 has "$T/out" "config=host" "a config label that repeats nothing stays"
+# A lab run lists a suite for each item (disk in the guest, disk from the
+# host): results names each suite once.
+python3 - "$T/docs/01.json" "$T/twice.json" <<'PY'
+import copy, json, sys, uuid
+d = json.load(open(sys.argv[1]))
+d["id"] = str(uuid.uuid4())
+d["suites"].append(copy.deepcopy(d["suites"][0]))
+d["labels"]["t"] = "twice"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "a document with the disk suite twice" "$VMB" import --keep-lab-labels "$T/twice.json" --db "$db"
+expect 0 "results lists it" "$VMB" results --label t=twice --db "$db"
+check "disk once" sh -c 'grep " t=twice " "$1" | grep -q "  disk$" && ! grep -q "disk,disk" "$1"' sh "$T/out"
 
 expect 0 "the NICs' http sweep" "$VMB" lab report lab=20261201-110000-cccc --db "$db" -o "$T/http.html"
 # one run a side: no verdict backs a ratio, so none is stated
