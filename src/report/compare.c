@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "text.h"
 #include "../core/log.h"
+#include "../core/macro.h"
 #include "../core/parse.h"
 #include "../core/str.h"
 #include "../core/suite.h"
@@ -680,3 +681,36 @@ double cmp_calibration_cv(const json_t *cal, const json_t *fp, const struct cmp_
 	return 0;
 }
 
+
+size_t cmp_sessions_text(const json_t *docs, char *buf, size_t len)
+{
+	const char *ids[64];
+	size_t runs[64], n = 0, off = 0, none = 0, i;
+	json_t *doc;
+
+	buf[0] = '\0';
+	json_array_foreach(docs, i, doc) {
+		const char *id = json_string_value(json_object_get(json_object_get(doc, "labels"), "lab"));
+		size_t k;
+
+		if (!id) {
+			none++;
+			continue;
+		}
+		for (k = 0; k < n && strcmp(ids[k], id); k++)
+			;
+		if (k == n && n == ARRAY_SIZE(ids))
+			continue; /* counted no further: 64 sessions already say enough */
+		if (k == n) {
+			ids[n] = id;
+			runs[n++] = 0;
+		}
+		runs[k]++;
+	}
+	for (size_t k = 0; k < n; k++)
+		str_appendf(buf, len, &off, "%slab=%s: %zu run%s", k ? ", " : "", ids[k], runs[k], runs[k] == 1 ? "" : "s");
+	/* runs of no session beside a session's were not measured with it either */
+	if (n && none)
+		str_appendf(buf, len, &off, ", %zu run%s of no session", none, none == 1 ? "" : "s");
+	return n + (n && none);
+}

@@ -174,6 +174,12 @@ bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len);
  * the same, untested): a ratio is stated only with a verdict behind it. */
 void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char *buf, size_t len);
 
+/* The lab sessions (label lab) an operand's documents come from, as
+ * "lab=ID: 17 runs, lab=ID2: 16 runs, 1 run of no session" into buf; the
+ * count of those sources (runs of no session count as one beside a
+ * session, none alone). */
+size_t cmp_sessions_text(const json_t *docs, char *buf, size_t len);
+
 /* Row filter: suite name (NULL = any), metric glob (NULL = any), all metrics or headline only. */
 struct cmp_filter {
 	const char *suite, *metric_glob;

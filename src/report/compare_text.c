@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "compare_out.h"
 #include "text.h"
+#include "../core/str.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
@@ -129,7 +130,7 @@ static void tally_lines(FILE *f, const struct cmp_table *t, const struct cmp_fil
 int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, bool color)
 {
 	size_t wmet = 6, wval = 5, wverd = 7, wname = 4, wide = 0, prev = SIZE_MAX;
-	char buf[512], cell[96], verdict[320];
+	char buf[2048], cell[96], verdict[320];
 	bool numbered = false;
 
 	for (size_t i = 0; i < t->nrows; i++) {
@@ -165,10 +166,15 @@ int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 		wname = numbered ? 4 + 11 : wname;
 	}
 	for (size_t o = 0; o < t->nops; o++) {
-		size_t runs = json_array_size(t->ops[o].docs);
+		size_t runs = json_array_size(t->ops[o].docs), off = 0;
+		char sessions[1024];
 
-		snprintf(buf, sizeof(buf), "#%zu %s%s, %zu run%s", o + 1, t->ops[o].name,
-			 o == t->baseline ? " (baseline)" : "", runs, runs == 1 ? "" : "s");
+		str_appendf(buf, sizeof(buf), &off, "#%zu %s%s, %zu run%s", o + 1, t->ops[o].name,
+			    o == t->baseline ? " (baseline)" : "", runs, runs == 1 ? "" : "s");
+		/* a selector that pooled sessions says so: a cell's NxM is what it used */
+		if (cmp_sessions_text(t->ops[o].docs, sessions, sizeof(sessions)) > 1)
+			str_appendf(buf, sizeof(buf), &off, " of several lab sessions pooled (%s); each cell's runs x "
+				    "repetitions say how many it used", sessions);
 		text_wrap(f, buf, text_width(f, TEXT_WIDTH), 4);
 	}
 	if (wide) {

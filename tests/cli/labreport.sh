@@ -188,6 +188,29 @@ expect 0 "results: a run stored before, its configuration once too" "$VMB" resul
 has "$T/out" "accel=tcg disk=ide t=lab" "the matrix keys off their defaults"
 lacks "$T/out" "config=accel" "not again as config="
 has "$T/out" "config=host" "a config label that repeats nothing stays"
+# A selector that matches the runs of several sessions says which, how many
+# runs each gave, and how to keep one.
+expect 0 "compare selectors that match two sessions" "$VMB" compare accel=tcg,disk=ide accel=tcg,disk=virtio-blk \
+	--db "$db"
+has "$T/err" "accel=tcg,disk=ide pools the runs of several lab sessions (" "the message names the pooling"
+has "$T/err" "lab=20261201-120000-bbbb: 2 runs" "each session with its runs"
+has "$T/err" "lab=20261130-100000-aaaa: 1 run" "the other session too"
+has "$T/err" "add its lab=ID to the selector, e.g. accel=tcg,disk=ide,lab=2026" "and the selector to add"
+check "the header says so, and that a cell's runs x repetitions are what it used" python3 - "$T/out" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+head = re.search(r"^#1 accel=tcg,disk=ide(.*?)\n#2 ", text, re.S | re.M)
+assert head, text[:600]
+h = " ".join(l.strip() for l in head.group(1).splitlines())
+assert h.startswith("(baseline), 4 runs of several lab sessions pooled (") and "lab=20261201-120000-bbbb: 2 runs" in h, h
+assert "lab=20261130-100000-aaaa: 1 run, " in h and "1 run of no session)" in h, h
+assert h.endswith("each cell's runs x repetitions say how many it used"), h
+PY
+expect 0 "one session's runs" "$VMB" compare "accel=tcg,disk=ide,$B" "accel=tcg,disk=virtio-blk,$B" --db "$db"
+lacks "$T/err" "pools the runs" "nothing pooled, nothing said"
+lacks "$T/out" "several lab sessions" "in the header neither"
+expect 0 "report of the pooled selectors" "$VMB" report accel=tcg,disk=ide accel=tcg,disk=virtio-blk --db "$db" -o -
+has "$T/out" "(4 runs, baseline of several lab sessions pooled: lab=" "the report says it too"
 # A lab run lists a suite for each item (disk in the guest, disk from the
 # host): results names each suite once.
 python3 - "$T/docs/01.json" "$T/twice.json" <<'PY'
