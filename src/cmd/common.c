@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "../store/label.h"
 #include "../core/log.h"
+#include "../report/compare.h"
 #include "../report/html.h"
 #include "../store/db.h"
 #include "../store/doc.h"
@@ -556,6 +557,23 @@ static int collect_row(const struct db_row *row, void *arg)
 	return 0;
 }
 
+/* A selector whose runs come from several lab sessions pools runs that
+ * were never measured together (another session's NIC comparison beside
+ * this one's disks): say which, and how to keep one. */
+static void warn_sessions(const char *word, const json_t *docs)
+{
+	char sessions[1024];
+	const char *first;
+
+	if (cmp_sessions_text(docs, sessions, sizeof(sessions)) < 2)
+		return;
+	first = json_string_value(json_object_get(json_object_get(json_array_get(docs, 0), "labels"), "lab"));
+	for (size_t i = 0; !first && i < json_array_size(docs); i++)
+		first = json_string_value(json_object_get(json_object_get(json_array_get(docs, i), "labels"), "lab"));
+	log_warn("%s pools the runs of several lab sessions (%s); to keep one, add its lab=ID to the selector, "
+		 "e.g. %s,lab=%s", word, sessions, word, first ? first : "ID");
+}
+
 int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_opt, struct db **db,
 		     json_t **docs, char *name, size_t namelen)
 {
@@ -622,6 +640,7 @@ int cmd_load_operand(const struct vmb_cmd *c, const char *word, const char *db_o
 		if (col.left_out)
 			log_info("%s: %u interrupted run%s left out (add interrupted=any to include)", word,
 				 col.left_out, col.left_out == 1 ? "" : "s");
+		warn_sessions(word, col.docs);
 		*docs = col.docs;
 		snprintf(name, namelen, "%s", word);
 		return CMD_CONTINUE;

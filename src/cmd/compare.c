@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "../core/log.h"
 #include "../report/compare.h"
+#include "../report/text.h"
 #include "../store/calib.h"
 #include "../store/db.h"
 #include "../suites/suites.h"
@@ -173,6 +174,13 @@ static int cmd_compare(const struct vmb_cmd *self, int argc, char **argv)
 		}
 	}
 	fmt = format_of(optset_str(&own, "format"));
+	if (fmt == CMP_TEXT) {
+		/* the finding first, as report and lab report say it */
+		char lead[2048];
+
+		if (cmp_lead_sentence(&t, lead, sizeof(lead)))
+			text_wrap(stdout, lead, text_width(stdout, 120), 4);
+	}
 	ret = cmp_print(stdout, &t, &flt, fmt,
 			fmt == CMP_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR")) < 0 ? EXIT_FAILED : EXIT_OK;
 	if (ret == EXIT_OK && optset_get(&own, "fail-if-worse")->set) {

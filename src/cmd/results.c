@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "../core/log.h"
+#include "../lab/matrix.h"
 #include "../report/compare.h"
 #include "../store/db.h"
 #include "../core/banned.h"
@@ -16,6 +17,9 @@ const struct vmb_opt results_opts[] = {
 	  .help = "only runs with this label; given several times, runs with all of them" },
 	{ .name = "format", .type = OPT_STRING, .def = "text", .choices = "text|json|csv", .metavar = "FMT",
 	  .help = "output format: an aligned table, a JSON array of runs, or CSV" },
+	{ .name = "wide", .type = OPT_BOOL,
+	  .help = "every label in the table, also a lab run's matrix keys at their defaults (CSV and JSON always have "
+		  "every label)" },
 	{ .name = "db", .type = OPT_STRING, .metavar = "PATH", .help = "the result store" },
 	{ .name = "help", .short_name = 'h', .type = OPT_BOOL, .help = "show this help" },
 	OPT_TABLE_END,
@@ -26,7 +30,7 @@ static int cmd_results(const struct vmb_cmd *self, int argc, char **argv);
 const struct vmb_cmd cmd_results_desc = {
 	.name = "results",
 	.fn = cmd_results,
-	.args = "[--label KEY=VALUE]... [--format text|json|csv]",
+	.args = "[--label KEY=VALUE]... [--format text|json|csv] [--wide]",
 	.summary = "list stored runs, one line each",
 	.opts = results_opts,
 	.max_args = 0,
@@ -60,8 +64,18 @@ static int collect_row(const struct db_row *row, void *arg)
 	if (!labels)
 		labels = json_object();
 	while (suites && *p) {
-		size_t n = strcspn(p, ",");
+		size_t n = strcspn(p, ","), i;
+		json_t *have;
+		bool seen = false;
 
+		/* a lab run lists a suite per item (disk in the guest, disk from
+		 * the host): each suite once */
+		json_array_foreach(suites, i, have)
+			seen = seen || (json_string_length(have) == n && !memcmp(json_string_value(have), p, n));
+		if (seen) {
+			p += n + (p[n] == ',');
+			continue;
+		}
 		if (json_array_append_new(suites, json_stringn(p, n)) < 0) {
 			json_decref(suites);
 			json_decref(labels);
@@ -110,9 +124,64 @@ static bool label_repeats(const json_t *labels, const char *value)
 	return words > 0;
 }
 
+/* What the table leaves out of LABELS: a lab run's matrix keys at their
+ * defaults (24 keys, most of them at it, made lines of 400 characters),
+ * but never a key whose value differs between the runs listed (disk=ide
+ * beside disk=virtio-blk, the default, says which is which). */
+struct label_view {
+	bool wide;
+	json_t *varies; /* key -> the first value seen, or null once it varies */
+	size_t hidden;  /* labels left out */
+};
+
+static bool lab_run(const json_t *labels)
+{
+	return json_object_get(labels, "lab") || json_object_get(labels, "config");
+}
+
+static int label_view_init(struct label_view *lv, const json_t *rows, bool wide)
+{
+	const json_t *run;
+	size_t i;
+
+	*lv = (struct label_view){ .wide = wide, .varies = json_object() };
+	if (!lv->varies)
+		return -ENOMEM;
+	json_array_foreach(rows, i, run) {
+		const json_t *labels = json_object_get(run, "labels"), *x, *seen;
+		const char *k;
+
+		if (!lab_run(labels))
+			continue;
+		json_object_foreach((json_t *)labels, k, x) {
+			seen = json_object_get(lv->varies, k);
+			if (!seen && json_object_set(lv->varies, k, (json_t *)x) < 0)
+				return -ENOMEM;
+			if (seen && !json_is_null(seen) && !json_equal((json_t *)seen, (json_t *)x) &&
+			    json_object_set_new(lv->varies, k, json_null()) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static bool label_hidden(struct label_view *lv, const json_t *labels, const char *k, const char *v)
+{
+	int key = lab_key_find(k);
+	const char *def;
+
+	if (!lv || lv->wide || key < 0 || !lab_run(labels))
+		return false;
+	def = lab_key_default((enum lab_key)key);
+	if (!def || strcmp(def, v) || json_is_null(json_object_get(lv->varies, k)))
+		return false;
+	lv->hidden++;
+	return true;
+}
+
 /* One cell as text: the table shortens the id to 8 characters and shows
  * a missing value as "-"; CSV leaves it empty. */
-static char *cell(const json_t *run, enum col c, bool table)
+static char *cell(const json_t *run, enum col c, bool table, struct label_view *lv)
 {
 	const json_t *v = json_object_get(run, cols[c].key);
 	const char *k;
@@ -127,7 +196,7 @@ static char *cell(const json_t *run, enum col c, bool table)
 		return table ? xasprintf("%.8s", json_string_value(v)) : xstrdup(json_string_value(v));
 	case COL_LABELS:
 		json_object_foreach((json_t *)v, k, x) {
-			if (table && label_repeats(v, json_string_value(x)))
+			if (table && (label_repeats(v, json_string_value(x)) || label_hidden(lv, v, k, json_string_value(x))))
 				continue;
 			t = xasprintf("%s%s%s=%s", s ? s : "", s ? " " : "", k, json_string_value(x));
 			free(s);
@@ -167,7 +236,7 @@ static int print_csv(const json_t *rows)
 	putchar('\n');
 	json_array_foreach(rows, i, run) {
 		for (int c = 0; c < NCOLS; c++) {
-			char *s = cell(run, (enum col)c, false);
+			char *s = cell(run, (enum col)c, false, NULL);
 
 			if (!s)
 				return -ENOMEM;
@@ -188,18 +257,21 @@ static int print_csv(const json_t *rows)
 
 /* Each column as wide as its widest cell, two spaces between columns, the
  * last one not padded: no value runs into the next one. */
-static int print_table(const json_t *rows)
+static int print_table(const json_t *rows, bool wide)
 {
 	size_t n = json_array_size(rows), w[TABLE_COLS];
 	char **cells = calloc((n + 1) * TABLE_COLS, sizeof(*cells));
-	int r = 0;
+	struct label_view lv;
+	int r = label_view_init(&lv, rows, wide);
 
-	if (!cells)
-		return -ENOMEM;
+	if (!cells || r < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (int c = 0; c < TABLE_COLS; c++) {
 		cells[c] = xstrdup(cols[c].head);
 		for (size_t i = 0; i < n; i++)
-			cells[(i + 1) * TABLE_COLS + c] = cell(json_array_get(rows, i), (enum col)c, true);
+			cells[(i + 1) * TABLE_COLS + c] = cell(json_array_get(rows, i), (enum col)c, true, &lv);
 	}
 	for (size_t i = 0; i < (n + 1) * TABLE_COLS; i++)
 		if (!cells[i]) {
@@ -225,10 +297,13 @@ static int print_table(const json_t *rows)
 		putchar('\n');
 		r = cmd_stdout_check(false);
 	}
+	if (r == 0 && lv.hidden)
+		printf("(lab matrix keys at their defaults not shown; --wide shows every label)\n");
 out:
-	for (size_t i = 0; i < (n + 1) * TABLE_COLS; i++)
+	for (size_t i = 0; cells && i < (n + 1) * TABLE_COLS; i++)
 		free(cells[i]);
 	free(cells);
+	json_decref(lv.varies);
 	return r;
 }
 
@@ -268,7 +343,7 @@ static int cmd_results(const struct vmb_cmd *self, int argc, char **argv)
 	} else if (r == 0 && !strcmp(fmt, "csv"))
 		r = print_csv(rows);
 	else if (r == 0)
-		r = print_table(rows);
+		r = print_table(rows, optset_bool(&own, "wide"));
 	if (r == -ENOMEM)
 		log_error("out of memory listing the runs");
 	ret = r < 0 ? EXIT_FAILED : EXIT_OK;

@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "text.h"
 #include "../core/log.h"
+#include "../core/macro.h"
 #include "../core/parse.h"
 #include "../core/str.h"
 #include "../core/suite.h"
@@ -480,114 +481,6 @@ void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, str
 	cmp_judge_pair(t, r, t->baseline, o, v);
 }
 
-/* The operand the lead sentence measures the others against, or SIZE_MAX. */
-static size_t lead_reference(const struct cmp_table *t)
-{
-	if (t->baseline < t->nops && !t->ops[t->baseline].aside)
-		return t->baseline;
-	for (size_t o = 0; o < t->nops; o++)
-		if (!t->ops[o].aside)
-			return o;
-	return SIZE_MAX;
-}
-
-/* The headline row the lead sentence is about: every operand not aside has
- * it; the first of t->lead_suite's, else the first. NULL when none. */
-static const struct cmp_row *lead_row(const struct cmp_table *t)
-{
-	const struct cmp_row *first = NULL;
-
-	for (size_t i = 0; i < t->nrows; i++) {
-		const struct cmp_row *r = &t->rows[i];
-		bool all = r->headline;
-
-		for (size_t o = 0; all && o < t->nops; o++)
-			all = t->ops[o].aside || r->cells[o].nruns > 0;
-		if (!all)
-			continue;
-		if (!t->lead_suite || !strcmp(r->suite, t->lead_suite))
-			return r;
-		if (!first)
-			first = r;
-	}
-	return first;
-}
-
-/* "1.42x", "12.5x", "140x": a ratio of means, validated by the caller. */
-static void ratio_text(double x, char *buf, size_t len)
-{
-	snprintf(buf, len, x < 10 ? "%.2fx" : x < 100 ? "%.1fx" : "%.0fx", x);
-}
-
-/* What the run-level test says: "better, p=0.003" (then a ratio is
- * stated beside it), or why no ratio is: "no significant difference
- * (p=0.7, mdd 210%)", "the same within ±5% (p=0.01)", "not tested (...)". */
-static void lead_verdict(const struct cmp_table *t, const struct cmp_verdict *v, char *buf, size_t len)
-{
-	const char *paired = v->rc.pairs ? ", paired by round" : "";
-
-	if (!v->w.valid || !isfinite(v->w.p) || v->w.p < 0 || v->w.p > 1)
-		snprintf(buf, len, "not tested (one run a side: noise unknown)");
-	else if (v->rc.verdict == STATS_SAME)
-		snprintf(buf, len, "the same within ±%g%% (p=%.2g%s)", t->margin_pct, v->w.p, paired);
-	else if (v->better)
-		snprintf(buf, len, "%s, p=%.2g%s", v->better > 0 ? "better" : "worse", v->w.p, paired);
-	else if (isfinite(v->rc.mdd_pct))
-		snprintf(buf, len, "no significant difference (p=%.2g, mdd %.0f%%%s)", v->w.p, v->rc.mdd_pct, paired);
-	else
-		snprintf(buf, len, "no significant difference (p=%.2g%s)", v->w.p, paired);
-}
-
-bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len)
-{
-	size_t ref = lead_reference(t), off = 0, said = 0;
-	const struct cmp_row *r = ref == SIZE_MAX ? NULL : lead_row(t);
-	char params[256];
-
-	buf[0] = '\0';
-	if (!r)
-		return false;
-	cmp_row_params(r, params, sizeof(params));
-	for (size_t o = 0; o < t->nops; o++) {
-		const struct cmp_cell *b = &r->cells[ref], *c = &r->cells[o];
-		char ratio[32], verdict[128], what[96];
-		struct cmp_verdict v;
-		double x;
-
-		if (o == ref || t->ops[o].aside)
-			continue;
-		/* the verdict's ratio (of the run means, or the rounds' geometric
-		 * mean when paired): finite, the base not 0 */
-		if (!(b->rsum.mean != 0) || !c->nruns)
-			continue;
-		cmp_judge_pair(t, r, ref, o, &v);
-		x = v.ratio;
-		if (!isfinite(x) || x < 0)
-			continue;
-		ratio_text(x, ratio, sizeof(ratio));
-		lead_verdict(t, &v, verdict, sizeof(verdict));
-		/* a ratio only beside a verdict that backs it: "is 1.42x ide (better, ...)", else "vs ide: ..." */
-		if (v.better)
-			snprintf(what, sizeof(what), "is %s", ratio);
-		else
-			snprintf(what, sizeof(what), "vs");
-		if (!said)
-			str_appendf(buf, len, &off, "%s %s %s on %s.%s %s%s%s%s%s%s", t->ops[o].name, what, t->ops[ref].name,
-				    r->suite, r->test, r->metric, *params ? " at " : "", params, v.better ? " (" : ": ",
-				    verdict, v.better ? ")" : "");
-		else if (v.better)
-			str_appendf(buf, len, &off, "; %s %s (%s)", t->ops[o].name, what, verdict);
-		else
-			str_appendf(buf, len, &off, "; %s: %s", t->ops[o].name, verdict);
-		said++;
-	}
-	if (said)
-		str_appendf(buf, len, &off, ".");
-	else
-		buf[0] = '\0';
-	return said > 0;
-}
-
 static bool is_rate(const char *unit)
 {
 	return !strcmp(unit, "1/s") || !strcmp(unit, "MB/s") || !strcmp(unit, "GFLOP/s") || !strcmp(unit, "Mbit/s");
@@ -788,3 +681,36 @@ double cmp_calibration_cv(const json_t *cal, const json_t *fp, const struct cmp_
 	return 0;
 }
 
+
+size_t cmp_sessions_text(const json_t *docs, char *buf, size_t len)
+{
+	const char *ids[64];
+	size_t runs[64], n = 0, off = 0, none = 0, i;
+	json_t *doc;
+
+	buf[0] = '\0';
+	json_array_foreach(docs, i, doc) {
+		const char *id = json_string_value(json_object_get(json_object_get(doc, "labels"), "lab"));
+		size_t k;
+
+		if (!id) {
+			none++;
+			continue;
+		}
+		for (k = 0; k < n && strcmp(ids[k], id); k++)
+			;
+		if (k == n && n == ARRAY_SIZE(ids))
+			continue; /* counted no further: 64 sessions already say enough */
+		if (k == n) {
+			ids[n] = id;
+			runs[n++] = 0;
+		}
+		runs[k]++;
+	}
+	for (size_t k = 0; k < n; k++)
+		str_appendf(buf, len, &off, "%slab=%s: %zu run%s", k ? ", " : "", ids[k], runs[k], runs[k] == 1 ? "" : "s");
+	/* runs of no session beside a session's were not measured with it either */
+	if (n && none)
+		str_appendf(buf, len, &off, ", %zu run%s of no session", none, none == 1 ? "" : "s");
+	return n + (n && none);
+}

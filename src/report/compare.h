@@ -149,17 +149,39 @@ double cmp_stat_gap_pct(const struct cmp_table *t, const struct cmp_row *r, size
 void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, struct cmp_verdict *v);
 /* The same, operand o against operand base (which need not be the baseline). */
 void cmp_judge_pair(const struct cmp_table *t, const struct cmp_row *r, size_t base, size_t o, struct cmp_verdict *v);
-/* The comparison in one sentence, the ratio of every operand that is not
- * aside to the reference (the baseline, or the first operand not aside
- * when the baseline is), on one headline metric every one of them has
- * (the first of t->lead_suite's, else the first): "disk=virtio-blk is
- * 1.42x disk=ide on disk.randread iops (better, p=0.003)". Plain text (the
- * caller escapes it); false, buf empty, when no such metric or operands. */
+/* One verdict the lead sentence weighs: operand o against operand ref
+ * (the baseline, or the first operand not aside when the baseline is) on
+ * headline row r. */
+struct cmp_lead_item {
+	const struct cmp_row *r;
+	size_t o, ref;
+	struct cmp_verdict v;
+};
+/* Every operand not aside against the reference on every headline row
+ * both have (only t->lead_suite's rows when it has any), ranked:
+ * significant differences first, the largest factor first (2x better and
+ * 2x worse weigh the same), then the same within the margin, then no
+ * significant difference, then untested, these in table order. *out is
+ * the caller's to free (NULL when none); 0 or -ENOMEM. */
+int cmp_lead_rank(const struct cmp_table *t, struct cmp_lead_item **out, size_t *n);
+/* The comparison in one sentence from cmp_lead_rank, a clause per operand
+ * (the strongest finding first): its largest significant differences,
+ * then what the other rows say, or that none differs: "disk=virtio-blk vs
+ * disk=ide: 2.20x better disk.randread iops at iodepth=32 (p=3e-05); no
+ * significant difference at iodepth=1 (p=0.41, mdd 36%)." Clauses end in
+ * ".\n" but the last, which ends in ".". Plain text (the caller escapes
+ * it); false, buf empty, when there is no pair to state. */
 bool cmp_lead_sentence(const struct cmp_table *t, char *buf, size_t len);
 /* "3.2x slower" or "" when the ratio reads no better than the percentage,
  * or when the verdict does not support a difference (no significant one,
  * the same, untested): a ratio is stated only with a verdict behind it. */
 void cmp_ratio_words(const struct cmp_row *r, const struct cmp_verdict *v, char *buf, size_t len);
+
+/* The lab sessions (label lab) an operand's documents come from, as
+ * "lab=ID: 17 runs, lab=ID2: 16 runs, 1 run of no session" into buf; the
+ * count of those sources (runs of no session count as one beside a
+ * session, none alone). */
+size_t cmp_sessions_text(const json_t *docs, char *buf, size_t len);
 
 /* Row filter: suite name (NULL = any), metric glob (NULL = any), all metrics or headline only. */
 struct cmp_filter {

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "compare_out.h"
 #include "text.h"
+#include "../core/str.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
@@ -89,26 +90,12 @@ static void op_label(const struct cmp_table *t, size_t o, bool numbered, char *b
 
 static void caveats_wrapped(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
 {
-	char *text = cmp_caveats_text(t, flt), *line, *save = NULL;
+	char *text = cmp_caveats_text(t, flt);
 
 	if (!text)
 		return;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *p = line;
-
-		while (cols(p) > TEXT_WIDTH) {
-			const char *cut = p + TEXT_WIDTH;
-
-			while (cut > p && *cut != ' ')
-				cut--;
-			if (cut == p)
-				break;
-			fprintf(f, "%.*s\n", (int)(cut - p), p);
-			p = cut + 1;
-			fputs("    ", f);
-		}
-		fprintf(f, "%s\n", p);
-	}
+	if (*text)
+		text_wrap(f, text, text_width(f, TEXT_WIDTH), 4);
 	free(text);
 }
 
@@ -118,7 +105,8 @@ static void put_line(FILE *f, const char *s)
 	fprintf(f, "%s\n", s);
 }
 
-/* The closing tally: a line per operand against the baseline. */
+/* The closing tally: a line per operand against the baseline, wrapped
+ * (a count cut off would be a count lost). */
 static void tally_lines(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt)
 {
 	char buf[512];
@@ -132,8 +120,7 @@ static void tally_lines(FILE *f, const struct cmp_table *t, const struct cmp_fil
 		snprintf(buf, sizeof(buf), "%s vs %s: %zu better, %zu worse, %zu same, %zu inconclusive, %zu missing",
 			 t->ops[o].name, t->ops[t->baseline].name, n.better, n.worse, n.same, n.untested + n.inconclusive,
 			 n.missing);
-		column(f, buf, TEXT_WIDTH, false, NULL);
-		fputc('\n', f);
+		text_wrap(f, buf, text_width(f, TEXT_WIDTH), 4);
 	}
 }
 
@@ -143,7 +130,7 @@ static void tally_lines(FILE *f, const struct cmp_table *t, const struct cmp_fil
 int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *flt, bool color)
 {
 	size_t wmet = 6, wval = 5, wverd = 7, wname = 4, wide = 0, prev = SIZE_MAX;
-	char buf[512], cell[96], verdict[320];
+	char buf[2048], cell[96], verdict[320];
 	bool numbered = false;
 
 	for (size_t i = 0; i < t->nrows; i++) {
@@ -179,12 +166,16 @@ int cmp_print_text(FILE *f, const struct cmp_table *t, const struct cmp_filter *
 		wname = numbered ? 4 + 11 : wname;
 	}
 	for (size_t o = 0; o < t->nops; o++) {
-		size_t runs = json_array_size(t->ops[o].docs);
+		size_t runs = json_array_size(t->ops[o].docs), off = 0;
+		char sessions[1024];
 
-		snprintf(buf, sizeof(buf), "#%zu %s%s, %zu run%s", o + 1, t->ops[o].name,
-			 o == t->baseline ? " (baseline)" : "", runs, runs == 1 ? "" : "s");
-		column(f, buf, TEXT_WIDTH, false, NULL);
-		fputc('\n', f);
+		str_appendf(buf, sizeof(buf), &off, "#%zu %s%s, %zu run%s", o + 1, t->ops[o].name,
+			    o == t->baseline ? " (baseline)" : "", runs, runs == 1 ? "" : "s");
+		/* a selector that pooled sessions says so: a cell's NxM is what it used */
+		if (cmp_sessions_text(t->ops[o].docs, sessions, sizeof(sessions)) > 1)
+			str_appendf(buf, sizeof(buf), &off, " of several lab sessions pooled (%s); each cell's runs x "
+				    "repetitions say how many it used", sessions);
+		text_wrap(f, buf, text_width(f, TEXT_WIDTH), 4);
 	}
 	if (wide) {
 		fputs("  ", f);

@@ -619,7 +619,7 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	fputs("</h1>\n", f);
 	if (t->html_preface)
 		fputs(t->html_preface, f);
-	/* the answer first: the ratio between the operands, on one headline metric */
+	/* the answer first: the largest significant differences (compare_lead.c) */
 	if (cmp_lead_sentence(t, lead, sizeof(lead))) {
 		fputs("<p class=\"lead\">", f);
 		html_esc(f, lead);
@@ -629,10 +629,18 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	failures(f, t);
 	fputs("<p>", f);
 	for (size_t o = 0; o < t->nops; o++) {
+		char sessions[1024];
+
 		fputs(o ? ", " : "Compared: ", f);
 		html_esc(f, t->ops[o].name);
-		fprintf(f, " (%zu run%s%s%s)", json_array_size(t->ops[o].docs), json_array_size(t->ops[o].docs) == 1 ? "" : "s",
+		fprintf(f, " (%zu run%s%s%s", json_array_size(t->ops[o].docs), json_array_size(t->ops[o].docs) == 1 ? "" : "s",
 			o == t->baseline ? ", baseline" : "", t->ops[o].aside ? ", shown beside the others" : "");
+		/* a selector that pooled sessions says so */
+		if (cmp_sessions_text(t->ops[o].docs, sessions, sizeof(sessions)) > 1) {
+			fputs(" of several lab sessions pooled: ", f);
+			html_esc(f, sessions);
+		}
+		fputc(')', f);
 	}
 	fputs(". Each value is the mean of the run means with its 95% confidence interval over the runs (with one "
 	      "run, the spread of its repetitions, marked " CMP_REPS_MARK "); a difference is significant when the 95% interval "

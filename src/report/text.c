@@ -1,13 +1,17 @@
 /* Terminal tables for result documents and fingerprints. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "text.h"
 #include "../core/macro.h"
 #include "../core/clock.h"
+#include "../core/str.h"
 #include "../core/banned.h"
 
 void text_format_value(double v, const char *unit, char *buf, size_t len)
@@ -227,27 +231,55 @@ void text_print_result(FILE *f, const json_t *doc)
 	text_print_result_all(f, doc, false);
 }
 
+/* An object's members as "k=v" words, whole (however long a note is),
+ * as text_params words them; NULL when out of memory. */
+static char *words_whole(const json_t *obj)
+{
+	char *text = NULL;
+	size_t len = 0, n = 0;
+	FILE *mem = open_memstream(&text, &len);
+	const char *k;
+	json_t *v;
+
+	if (!mem)
+		return NULL;
+	json_object_foreach((json_t *)obj, k, v) {
+		char val[64];
+		char *q = NULL;
+
+		if (json_is_string(v) && (!json_string_length(v) || strpbrk(json_string_value(v), " \"=\\\t\n")))
+			q = json_dumps(v, JSON_ENCODE_ANY);
+		else if (json_is_string(v))
+			q = strdup(json_string_value(v));
+		else
+			text_param_value(k, v, val, sizeof(val));
+		fprintf(mem, "%s%s=%s", n++ ? " " : "", k, q ? q : val);
+		free(q);
+	}
+	if (fclose(mem) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 void text_print_result_all(FILE *f, const json_t *doc, bool all)
 {
 	const json_t *fp = json_object_get(doc, "fingerprint");
-	char labels[512] = "";
-	const char *k;
-	json_t *v, *s;
-	size_t i, off = 0, hidden = 0;
+	char *labels = words_whole(json_object_get(doc, "labels")), *head;
+	json_t *s;
+	size_t i, hidden = 0, width = text_width(f, 100);
 
-	json_object_foreach(json_object_get(doc, "labels"), k, v) {
-		int n = snprintf(labels + off, sizeof(labels) - off, " %s=%s", k, json_string_value(v));
-
-		if (n < 0 || (size_t)n >= sizeof(labels) - off)
-			break;
-		off += (size_t)n;
-	}
-	fprintf(f, "vmbench %s  %s  host %s  hypervisor %s%s%s\n",
-		json_string_value(json_object_get(json_object_get(doc, "tool"), "version")) ?: "(version unknown)",
-		json_string_value(json_object_get(doc, "started")),
-		json_string_value(json_object_get(fp, "hostname")) ?: "?",
-		json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "?",
-		*labels ? "  labels" : "", labels);
+	head = xasprintf("vmbench %s  %s  host %s  hypervisor %s%s%s",
+			 json_string_value(json_object_get(json_object_get(doc, "tool"), "version")) ?: "(version unknown)",
+			 json_string_value(json_object_get(doc, "started")) ?: "?",
+			 json_string_value(json_object_get(fp, "hostname")) ?: "?",
+			 json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "name")) ?: "?",
+			 labels && *labels ? "  labels " : "", labels ? labels : "");
+	/* wrapped, never cut: a label or a note cut off is one lost */
+	text_wrap(f, head ? head : "vmbench", width, 4);
+	free(head);
+	free(labels);
 	fprintf(f, "  %-22s %16s %7s\n", "METRIC", "MEAN", "95% CI");
 	json_array_foreach(json_object_get(doc, "suites"), i, s) {
 		const char *sname = json_string_value(json_object_get(s, "name"));
@@ -262,10 +294,12 @@ void text_print_result_all(FILE *f, const json_t *doc, bool all)
 			continue;
 		}
 		if (json_object_size(json_object_get(s, "notes"))) {
-			char notes[512];
+			char *notes = words_whole(json_object_get(s, "notes")), *line = NULL;
 
-			text_params(json_object_get(s, "notes"), notes, sizeof(notes));
-			fprintf(f, "%-16s %s\n", sname, notes);
+			if (notes && (line = xasprintf("%-16s %s", sname, notes)))
+				text_wrap(f, line, width, 17);
+			free(line);
+			free(notes);
 		}
 		json_array_foreach(json_object_get(s, "tests"), j, t) {
 			char test[64];
@@ -303,4 +337,53 @@ void text_print_result_all(FILE *f, const json_t *doc, bool all)
 	if (hidden)
 		fprintf(f, "(%zu secondary metric%s with a 95%% CI wider than the value not shown; show --all lists %s)\n", hidden,
 			hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
+}
+
+size_t text_width(FILE *f, size_t fallback)
+{
+	struct winsize ws;
+
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col < 40 ? 40 : ws.ws_col;
+	return fallback;
+}
+
+/* One line of s (up to its end or a newline), wrapped. */
+static const char *wrap_line(FILE *f, const char *p, size_t width, size_t indent)
+{
+	size_t end = strcspn(p, "\n");
+	bool first = true;
+
+	while (end) {
+		size_t room = first ? width : width >= indent + 8 ? width - indent : 8, c = 0, i, cut = SIZE_MAX;
+
+		/* the last space with at most room columns before it */
+		for (i = 0; i < end && c <= room; i++) {
+			if (p[i] == ' ')
+				cut = i;
+			c += ((unsigned char)p[i] & 0xC0) != 0x80;
+		}
+		if (i == end && c <= room)
+			cut = end;
+		else if (cut == SIZE_MAX || cut == 0) /* a word longer than the line: whole */
+			cut = i + strcspn(p + i, " \n") < end ? i + strcspn(p + i, " \n") : end;
+		fprintf(f, "%*s%.*s\n", first ? 0 : (int)indent, "", (int)cut, p);
+		first = false;
+		while (cut < end && p[cut] == ' ')
+			cut++;
+		p += cut;
+		end -= cut;
+	}
+	if (first)
+		fputc('\n', f);
+	return p;
+}
+
+void text_wrap(FILE *f, const char *s, size_t width, size_t indent)
+{
+	const char *p = s;
+
+	do {
+		p = wrap_line(f, p, width, indent);
+	} while (*p == '\n' && *++p);
 }

@@ -38,4 +38,13 @@ void text_params_exact(const json_t *params, char *buf, size_t len);
 void text_print_result(FILE *f, const json_t *doc);
 void text_print_result_all(FILE *f, const json_t *doc, bool all);
 
+/* Lines for a reader are wrapped, never cut: at the terminal's width when
+ * f is one (never under 40 columns), else at fallback (a log or a pipe:
+ * 100 or 120, what the caller's tables fit in). */
+size_t text_width(FILE *f, size_t fallback);
+/* s at width columns (UTF-8, a character a column), broken at spaces,
+ * every continuation indented by indent spaces, a newline after each line;
+ * a word longer than a line stays whole. A newline in s starts a line. */
+void text_wrap(FILE *f, const char *s, size_t width, size_t indent);
+
 #endif

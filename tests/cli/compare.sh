@@ -102,8 +102,19 @@ assert max(len(l) for l in lines) <= 120, max(lines, key=len)
 vals = [l for l in lines if "events/s" in l]
 starts = {l.index("events/s") - len(l[:l.index("events/s")].split()[-1]) - 1 for l in vals}
 assert len(starts) == 1, f"values start in columns {starts}"
-tally = [l for l in lines if " vs base.json: " in l]
+tally = [l for l in lines if " vs base.json: " in l and l.endswith(" missing")]
 assert len(tally) == 4 and all(l.endswith(": 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing") for l in tally), tally
+PY
+long="$T/a-name-so-long-that-the-tally-line-of-compare-would-not-fit-in-one-hundred-and-twenty-columns.json"
+cp "$T/half.json" "$long"
+expect 0 "compare an operand with a very long name" "$VMB" compare "$T/base.json" "$long"
+check "the tally wraps, indented, never cut with '~'" python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert max(len(l) for l in lines) <= 120 and not any(l.endswith("~") for l in lines), lines
+assert lines[-1].startswith("    ") and lines[-1].endswith(" missing"), lines[-2:]
+assert (lines[-2] + " " + lines[-1].strip()).endswith(
+    "-columns.json vs base.json: 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing"), lines[-2:]
 PY
 expect 0 "compare two, text" "$VMB" compare "$T/base.json" "$T/half.json"
 check "two operands: a column each, the verdict beside, a tally" python3 - "$T/out" <<'PY'
@@ -116,6 +127,35 @@ rows = [l for l in lines if l.startswith("  events_per_s")]
 assert len(rows) == 2 and all("-50.0% worse, 2.0x slower (p=" in l for l in rows), rows
 assert lines[-1] == "half.json vs base.json: 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing", lines[-1]
 PY
+# The lead states the finding first: threads=2 halved, threads=1 unchanged
+# (the table's first row); the calibration's 1% noise tests one run a side.
+python3 - "$T/base.json" "$T/half2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["id"] = "00000000-half2"
+for c in d["suites"][0]["tests"][0]["cases"]:
+    for m in c["metrics"]:
+        if m["name"] == "events_per_s" and c["params"]["threads"] == 2:
+            m["samples"] = [x * 0.5 for x in m["samples"]]
+            m["summary"] = {"n": 3, "mean": sum(m["samples"]) / 3}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "compare: one case halved, one the same" "$VMB" compare "$T/base.json" "$T/half2.json"
+check "the first sentence leads with the halved case, the same one after it, wrapped at 120" python3 - "$T/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+lead = lines[:next(i for i, l in enumerate(lines) if l.startswith("#1 "))]
+assert len(lead) == 2 and lead[1].startswith("    ") and max(len(l) for l in lead) <= 120, lead
+assert re.fullmatch(r"half2.json vs base.json: 2.00x worse cpu.prime events_per_s at threads=2 max-prime=2000 "
+                    r"\(p=[0-9.e-]+\); the same within ±5% at threads=1 max-prime=2000 \(p=[0-9.e-]+\)\.",
+                    " ".join(l.strip() for l in lead)), lead
+PY
+expect 0 "compare: nothing differs" "$VMB" compare "$T/base.json" "$T/base.json" --margin 0
+check "and says so first" sh -c 'head -1 "$1" | grep -qx \
+	"base.json vs base.json: no significant difference on any of 2 headline metrics of cpu.prime\."' sh "$T/out"
+expect 0 "report: one case halved, one the same" "$VMB" report "$T/base.json" "$T/half2.json" -o "$T/lead.html"
+has "$T/lead.html" '<p class="lead">half2.json vs base.json: 2.00x worse cpu.prime events_per_s at threads=2' \
+	"the report's lead is the same finding"
 expect 0 "markdown" "$VMB" compare "$T/base.json" "$T/half.json" --format markdown --metric 'events*'
 has "$T/out" "| test | params | metric |" "markdown header"
 # Names with the characters CSV and Markdown use: comma, quote, line break, bar.

@@ -92,7 +92,7 @@ B=lab=20261201-120000-bbbb
 expect 0 "lab report, no selector: the last session" "$VMB" lab report --db "$db" -o "$T/last.html"
 has "$T/err" "lab session $B" "names the session it reports"
 check "its first line: the ratio between the configurations, tested" sh -c 'head -1 "$1" | grep -qx \
-	"accel=tcg disk=virtio-blk is 1.40x accel=tcg disk=ide on disk.randread iops at .* (better, p=[0-9.e-]*)\."' \
+	"accel=tcg disk=virtio-blk vs accel=tcg disk=ide: 1.40x better disk.randread iops at .* (p=[^)]*)\."' \
 	sh "$T/out"
 has "$T/out" "#1 host (baseline), 2 runs" "the host is the default baseline"
 has "$T/out" "#2 accel=tcg disk=ide, 2 runs" "every configuration of that session, its two rounds"
@@ -101,7 +101,7 @@ check "the report's first sentence is the same ratio, escaped" python3 - "$T/las
 import re, sys
 h = open(sys.argv[1]).read()
 m = re.search(r"</h1>\n<p class=\"lead\">([^<]*)</p>", h)
-assert m and m.group(1).startswith("accel=tcg disk=virtio-blk is 1.40x accel=tcg disk=ide on disk.randread iops"), h[:600]
+assert m and m.group(1).startswith("accel=tcg disk=virtio-blk vs accel=tcg disk=ide: 1.40x better disk.randread iops"), h[:600]
 PY
 check "the host sets no scale: the guests' bars do, the host's is marked at the edge" python3 - "$T/last.html" <<'PY'
 import re, sys
@@ -126,8 +126,8 @@ expect 0 "--baseline disk=virtio-blk turns the ratio around" "$VMB" lab report "
 check "0.71x, worse" python3 - "$T/out" <<'PY'
 import re, sys
 h = open(sys.argv[1]).read()
-assert re.search(r'<p class="lead">accel=tcg disk=ide is 0.71x accel=tcg disk=virtio-blk on disk.randread iops '
-                 r'at [^<]* \(worse, p=[0-9.e-]+\)\.</p>', h), h[:800]
+assert re.search(r'<p class="lead">accel=tcg disk=ide vs accel=tcg disk=virtio-blk: 1.40x worse disk.randread iops '
+                 r'at [^<]* \(p=[^)]+\)\.</p>', h), h[:800]
 PY
 expect 2 "lab report --baseline naming no configuration of the session" "$VMB" lab report --baseline disk=nvme --db "$db"
 has "$T/err" "--baseline disk=nvme names none of the session's configurations (accel=tcg disk=ide; accel=tcg disk=virtio-blk)" \
@@ -173,19 +173,62 @@ expect 0 "compare of other runs keeps run's" "$VMB" compare "$T/disk.json" "$T/d
 has "$T/out" "'vmbench run --runs 3'" "run's"
 
 expect 0 "results: a session's configuration once" "$VMB" results --label "$B" --db "$db"
-check "its matrix keys and session as labels, no config label" sh -c 'grep -c \
-	"accel=tcg arch=x86_64 disk=ide $2 mem=512M nic=none pin=off smp=1" "$1" | grep -qx 2 && ! grep -q "config=" "$1"' \
-	sh "$T/out" "$B"
+check "the matrix keys off their defaults, disk (which differs between the runs) on every row, no config label" \
+	sh -c 'grep -c "  accel=tcg disk=ide $2  " "$1" | grep -qx 2 && grep -c "  accel=tcg disk=virtio-blk $2  " "$1" |
+	grep -qx 2 && ! grep -q "config=" "$1"' sh "$T/out" "$B"
+lacks "$T/out" "mem=512M" "a key at its default is left out"
+has "$T/out" "(lab matrix keys at their defaults not shown; --wide shows every label)" "and the table says so"
+expect 0 "results --wide: every label" "$VMB" results --label "$B" --wide --db "$db"
+check "the defaults too" sh -c 'grep -c "accel=tcg arch=x86_64 disk=ide $2 mem=512M nic=none pin=off smp=1" "$1" |
+	grep -qx 2' sh "$T/out" "$B"
+lacks "$T/out" "not shown" "nothing left out to mention"
+expect 0 "results --format csv: every label" "$VMB" results --label "$B" --format csv --db "$db"
+has "$T/out" "\"accel=tcg arch=x86_64 disk=ide $B mem=512M nic=none pin=off smp=1\"" "the defaults in the CSV"
 expect 0 "results: a run stored before, its configuration once too" "$VMB" results --label t=lab --db "$db"
-has "$T/out" "accel=tcg arch=x86_64 disk=ide mem=512M nic=none pin=off smp=1 t=lab" "the matrix keys"
+has "$T/out" "accel=tcg disk=ide t=lab" "the matrix keys off their defaults"
 lacks "$T/out" "config=accel" "not again as config="
 has "$T/out" "config=host" "a config label that repeats nothing stays"
+# A selector that matches the runs of several sessions says which, how many
+# runs each gave, and how to keep one.
+expect 0 "compare selectors that match two sessions" "$VMB" compare accel=tcg,disk=ide accel=tcg,disk=virtio-blk \
+	--db "$db"
+has "$T/err" "accel=tcg,disk=ide pools the runs of several lab sessions (" "the message names the pooling"
+has "$T/err" "lab=20261201-120000-bbbb: 2 runs" "each session with its runs"
+has "$T/err" "lab=20261130-100000-aaaa: 1 run" "the other session too"
+has "$T/err" "add its lab=ID to the selector, e.g. accel=tcg,disk=ide,lab=2026" "and the selector to add"
+check "the header says so, and that a cell's runs x repetitions are what it used" python3 - "$T/out" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+head = re.search(r"^#1 accel=tcg,disk=ide(.*?)\n#2 ", text, re.S | re.M)
+assert head, text[:600]
+h = " ".join(l.strip() for l in head.group(1).splitlines())
+assert h.startswith("(baseline), 4 runs of several lab sessions pooled (") and "lab=20261201-120000-bbbb: 2 runs" in h, h
+assert "lab=20261130-100000-aaaa: 1 run, " in h and "1 run of no session)" in h, h
+assert h.endswith("each cell's runs x repetitions say how many it used"), h
+PY
+expect 0 "one session's runs" "$VMB" compare "accel=tcg,disk=ide,$B" "accel=tcg,disk=virtio-blk,$B" --db "$db"
+lacks "$T/err" "pools the runs" "nothing pooled, nothing said"
+lacks "$T/out" "several lab sessions" "in the header neither"
+expect 0 "report of the pooled selectors" "$VMB" report accel=tcg,disk=ide accel=tcg,disk=virtio-blk --db "$db" -o -
+has "$T/out" "(4 runs, baseline of several lab sessions pooled: lab=" "the report says it too"
+# A lab run lists a suite for each item (disk in the guest, disk from the
+# host): results names each suite once.
+python3 - "$T/docs/01.json" "$T/twice.json" <<'PY'
+import copy, json, sys, uuid
+d = json.load(open(sys.argv[1]))
+d["id"] = str(uuid.uuid4())
+d["suites"].append(copy.deepcopy(d["suites"][0]))
+d["labels"]["t"] = "twice"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "a document with the disk suite twice" "$VMB" import --keep-lab-labels "$T/twice.json" --db "$db"
+expect 0 "results lists it" "$VMB" results --label t=twice --db "$db"
+check "disk once" sh -c 'grep " t=twice " "$1" | grep -q "  disk$" && ! grep -q "disk,disk" "$1"' sh "$T/out"
 
 expect 0 "the NICs' http sweep" "$VMB" lab report lab=20261201-110000-cccc --db "$db" -o "$T/http.html"
 # one run a side: no verdict backs a ratio, so none is stated
-has "$T/out" "accel=tcg nic=virtio-net vs accel=tcg nic=e1000 on net.http requests_per_s at connections=1" \
-	"leads with the NICs' suite"
-has "$T/out" ": not tested (one run a side: noise unknown)." "and says why it states no ratio"
+has "$T/out" "accel=tcg nic=virtio-net vs accel=tcg nic=e1000: not tested on any of" "no ratio without a test"
+has "$T/out" " headline metrics of net.http (one run a side: noise unknown)." "the NICs' suite, and why"
 check "requests/s and p99 against connections: a line per NIC model, the host's along the edge" python3 - \
 	"$T/http.html" <<'PY'
 import re, sys

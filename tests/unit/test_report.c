@@ -513,16 +513,16 @@ static void lead_sentence(void **state)
 		size_t baseline;
 		const char *want; /* prefix of the sentence, "" for none */
 	} cases[] = {
-		{ { "ide", "virtio-blk" }, { 100, 140 }, 0, 0, "virtio-blk is 1.40x ide on disk.randread iops (better, p=" },
-		{ { "ide", "virtio-blk" }, { 100, 140 }, 0, 1, "ide is 0.71x virtio-blk on disk.randread iops (worse, p=" },
+		{ { "ide", "virtio-blk" }, { 100, 140 }, 0, 0, "virtio-blk vs ide: 1.40x better disk.randread iops (p=" },
+		{ { "ide", "virtio-blk" }, { 100, 140 }, 0, 1, "ide vs virtio-blk: 1.40x worse disk.randread iops (p=" },
 		/* the host as baseline is not the sentence's subject nor its reference */
-		{ { "host", "ide", "virtio-blk" }, { 1600, 100, 140 }, 1, 0, "virtio-blk is 1.40x ide on disk.randread iops (" },
-		{ { "ide", "<b>", "host" }, { 100, 1250, 1600 }, 4, 0, "<b> is 12.5x ide on disk.randread iops (better" },
+		{ { "host", "ide", "virtio-blk" }, { 1600, 100, 140 }, 1, 0, "virtio-blk vs ide: 1.40x better disk.randread iops (" },
+		{ { "ide", "<b>", "host" }, { 100, 1250, 1600 }, 4, 0, "<b> vs ide: 12.5x better disk.randread iops (p=" },
 		{ { "host", "ide" }, { 1600, 100 }, 1, 0, "" },     /* one configuration: no ratio between them */
 		{ { "ide", "virtio-blk" }, { 0, 140 }, 0, 0, "" },  /* a zero reference: no ratio */
 		/* no difference to back a ratio: none is stated */
 		{ { "ide", "virtio-blk" }, { 100, 100.2 }, 0, 0,
-		  "virtio-blk vs ide on disk.randread iops: the same within ±5% (p=" },
+		  "virtio-blk vs ide: the same within ±5% on disk.randread iops (p=" },
 	};
 
 	(void)state;
@@ -551,8 +551,104 @@ static void lead_sentence(void **state)
 		if (said && !strcmp(cases[i].names[1], "<b>")) {
 			char *html = report_of(&t);
 
-			assert_non_null(strstr(html, "<p class=\"lead\">&lt;b&gt; is 12.5x ide"));
+			assert_non_null(strstr(html, "<p class=\"lead\">&lt;b&gt; vs ide: 12.5x better"));
 			free(html);
+		}
+		cmp_table_release(&t);
+	}
+}
+
+/* The lead sentence leads with the finding: the significant differences
+ * first, the largest factor first (whichever way), then what the other
+ * rows say; and says so when nothing differs. Three runs per case, their
+ * means given (each run's repetitions spread 0.1% around it). */
+static void lead_ranks_findings(void **state)
+{
+	enum { NOPS = 3, NROWS = 3, NRUNS = 3 };
+	static const int depth[NROWS] = { 1, 8, 32 }; /* the table's order */
+	static const struct {
+		const char *names[NOPS];
+		double means[NOPS][NROWS][NRUNS]; /* operand, row (iodepth 1, 8, 32), run; an empty operand ends */
+		const char *want[4];              /* in the sentence, in this order */
+		const char *first;                /* the ranking's first row: its iodepth, "" for none significant */
+	} cases[] = {
+		/* the QD32 finding first, QD1's "no difference" after it */
+		{ { "ide", "virtio-blk" },
+		  { { { 100, 120, 80 }, { 1000, 1010, 990 }, { 1000, 1010, 990 } },
+		    { { 105, 85, 118 }, { 1300, 1310, 1290 }, { 2200, 2220, 2180 } } },
+		  { "virtio-blk vs ide: 2.20x better disk.randread iops at iodepth=32 (p=", ", 1.30x better at iodepth=8 (p=",
+		    "; no significant difference at iodepth=1 (p=", "mdd " },
+		  "32" },
+		/* 2.5x worse weighs more than 2.2x better */
+		{ { "ide", "sata" },
+		  { { { 100, 120, 80 }, { 1000, 1010, 990 }, { 1000, 1010, 990 } },
+		    { { 105, 85, 118 }, { 400, 404, 396 }, { 2200, 2220, 2180 } } },
+		  { "sata vs ide: 2.50x worse disk.randread iops at iodepth=8 (p=", ", 2.20x better at iodepth=32 (p=",
+		    "; no significant difference at iodepth=1 (p=" },
+		  "8" },
+		/* nothing differs: said once, of every metric */
+		{ { "ide", "sata" },
+		  { { { 100, 120, 80 }, { 1000, 1200, 800 }, { 1000, 1200, 800 } },
+		    { { 105, 85, 118 }, { 1050, 850, 1180 }, { 1050, 850, 1180 } } },
+		  { "sata vs ide: no significant difference on any of 3 headline metrics of disk.randread." },
+		  "" },
+		/* a pair whose finding is stronger goes first, whatever its place */
+		{ { "ide", "sata", "nvme" },
+		  { { { 100, 120, 80 }, { 1000, 1200, 800 }, { 1000, 1010, 990 } },
+		    { { 105, 85, 118 }, { 1050, 850, 1180 }, { 1050, 850, 1180 } },
+		    { { 105, 85, 118 }, { 1050, 850, 1180 }, { 3000, 3030, 2970 } } },
+		  { "nvme vs ide: 3.00x better disk.randread iops at iodepth=32 (p=",
+		    "; no significant difference at iodepth=1 and at iodepth=8.\n",
+		    "sata vs ide: no significant difference on any of 3 headline metrics of disk.randread." },
+		  "32" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cmp_table t;
+		struct cmp_lead_item *items;
+		size_t n;
+		char buf[1024];
+		const char *at;
+
+		cmp_table_init(&t, suites_find);
+		for (size_t o = 0; o < NOPS && cases[i].names[o]; o++) {
+			json_t *docs = json_array();
+
+			for (size_t r = 0; r < NROWS; r++)
+				for (size_t k = 0; k < NRUNS; k++) {
+					double m = cases[i].means[o][r][k], x[] = { m, m * 1.001, m * 0.999 };
+					char params[32];
+
+					snprintf(params, sizeof(params), "{\"iodepth\": %d}", depth[r]);
+					json_array_append_new(docs, doc_with(params, "iops", "higher", x, 3));
+				}
+			assert_int_equal(cmp_add_operand(&t, cases[i].names[o], docs), 0);
+		}
+		t.pair_by = CMP_PAIR_NONE;
+		assert_int_equal(cmp_build(&t), 0);
+		assert_int_equal(cmp_lead_rank(&t, &items, &n), 0);
+		assert_true(n > 0);
+		if (*cases[i].first) {
+			char p[64];
+
+			assert_int_equal(items[0].v.better != 0, 1);
+			cmp_row_params(items[0].r, p, sizeof(p));
+			assert_string_equal(p + strlen("iodepth="), cases[i].first);
+		} else
+			assert_int_equal(items[0].v.better, 0);
+		/* a significant verdict never ranks after one that is not */
+		for (size_t k = 1; k < n; k++)
+			assert_false(items[k].v.better && !items[k - 1].v.better);
+		free(items);
+		assert_true(cmp_lead_sentence(&t, buf, sizeof(buf)));
+		at = buf;
+		for (size_t w = 0; w < 4 && cases[i].want[w]; w++) {
+			const char *hit = strstr(at, cases[i].want[w]);
+
+			if (!hit || (w == 0 && hit != buf))
+				fail_msg("case %zu: '%s' lacks '%s' (in order)", i, buf, cases[i].want[w]);
+			at = hit + strlen(cases[i].want[w]);
 		}
 		cmp_table_release(&t);
 	}
@@ -1150,6 +1246,75 @@ static void text_lists_interrupted(void **state)
 	json_decref(doc);
 }
 
+/* Lines wrap, never cut: at spaces, within the width, continuations
+ * indented, every word kept; a word longer than a line stays whole. */
+static void lines_wrap_never_cut(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t width, indent;
+		const char *want;
+	} cases[] = {
+		{ "short", 20, 4, "short\n" },
+		{ "", 20, 4, "\n" },
+		{ "aaaa bbbb cccc dddd", 10, 2, "aaaa bbbb\n  cccc\n  dddd\n" },
+		{ "aaaa bbbb cccc", 9, 0, "aaaa bbbb\ncccc\n" },
+		{ "aaaaaaaaaaaaaa bb", 6, 2, "aaaaaaaaaaaaaa\n  bb\n" },      /* whole, never cut */
+		{ "x: ±5% µs µs µs", 9, 1, "x: ±5% µs\n µs µs\n" },            /* columns, not bytes */
+		{ "one\ntwo three four", 9, 2, "one\ntwo three\n  four\n" },   /* a newline starts a line */
+		{ "b vs a: 0 better, 2 worse, 0 same, 0 inconclusive, 0 missing", 40, 4,
+		  "b vs a: 0 better, 2 worse, 0 same, 0\n    inconclusive, 0 missing\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&out, &len);
+
+		assert_non_null(mem);
+		text_wrap(mem, cases[i].in, cases[i].width, cases[i].indent);
+		assert_int_equal(fclose(mem), 0);
+		if (strcmp(out, cases[i].want))
+			fail_msg("case %zu: '%s', expected '%s'", i, out, cases[i].want);
+		free(out);
+	}
+	/* show: a long note and many labels, whole, within 100 columns off a terminal */
+	{
+		static const char note[] = "the guest ran under TCG although KVM was asked for: /dev/kvm is not "
+					   "accessible to this user, so every figure is that of an emulated CPU";
+		json_t *doc = json_pack("{s:{s:s}, s:s, s:{s:s, s:s, s:s, s:s}, s:{}, s:[{s:s, s:s, s:{s:s, s:i}, "
+					"s:[]}]}", "tool", "version", "1", "started", "now", "labels", "accel", "tcg", "disk",
+					"virtio-blk", "nic", "virtio-net", "lab", "20261201-120000-bbbb-a-long-session-name",
+					"fingerprint", "suites", "name", "cpu", "status", "ok", "notes", "why", note,
+					"threads", 2, "tests");
+		char *out = NULL, *joined, *line, *save = NULL;
+		size_t len = 0, j = 0;
+		FILE *mem = open_memstream(&out, &len);
+
+		assert_non_null(doc);
+		text_print_result(mem, doc);
+		assert_int_equal(fclose(mem), 0);
+		joined = calloc(1, len + 1);
+		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			const char *p = line;
+
+			if (strlen(line) > 100 + 2) /* ± µ: bytes, not columns */
+				fail_msg("a line over 100 columns: '%s'", line);
+			while (*p == ' ' && j)
+				p++;
+			j += (size_t)snprintf(joined + j, len + 1 - j, "%s%s", j ? " " : "", p);
+		}
+		assert_non_null(strstr(joined, "labels accel=tcg disk=virtio-blk nic=virtio-net "
+					   "lab=20261201-120000-bbbb-a-long-session-name"));
+		assert_non_null(strstr(joined, "cpu              why=\"the guest ran"));
+		assert_non_null(strstr(joined, "an emulated CPU\" threads=2"));
+		free(joined);
+		free(out);
+		json_decref(doc);
+	}
+}
+
 /* show prints a metric's interval only where it is one: a stored summary
  * whose ci95_high is below its mean (issue 41: "1e+18 events/s ±-100.0%")
  * or beyond a double's range gets none, never a negative or infinite one. */
@@ -1309,6 +1474,7 @@ int main(void)
 		cmocka_unit_test(legends),
 		cmocka_unit_test(params_words),
 		cmocka_unit_test(lead_sentence),
+		cmocka_unit_test(lead_ranks_findings),
 		cmocka_unit_test(boot_phases),
 		cmocka_unit_test(run_delay_against_load),
 		cmocka_unit_test(load_chart_from_descriptor),
@@ -1319,6 +1485,7 @@ int main(void)
 		cmocka_unit_test(legend_of_drawn_operands),
 		cmocka_unit_test(declared_phases),
 		cmocka_unit_test(text_values),
+		cmocka_unit_test(lines_wrap_never_cut),
 		cmocka_unit_test(text_unit_labels),
 		cmocka_unit_test(text_lists_interrupted),
 		cmocka_unit_test(text_ci_never_negative),
