@@ -170,6 +170,26 @@ static bool side_has(const char *side, const json_t *doc)
 	return true;
 }
 
+/* The accelerator a document's configuration asked for, from its name
+ * ("accel=auto (ran tcg) disk=ide": auto) into buf; false when its name
+ * gives none (the matrix gave no accel: auto by default) */
+static bool accel_asked(const json_t *doc, char *buf, size_t len)
+{
+	const char *name = json_string_value(json_object_get(doc, "lab_config"));
+	bool found = false;
+
+	for (const char *p = name ? name : ""; *p; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+
+		if (n > 6 && !strncmp(p, "accel=", 6)) {
+			snprintf(buf, len, "%.*s", (int)(n - 6), p + 6);
+			found = true;
+		}
+		p += n;
+	}
+	return found;
+}
+
 /* Whether a document of a side ran under TCG where its configuration asked
  * for KVM or let the lab choose (its label accel is what ran; its
  * configuration's name, what was asked: accel=auto when the matrix gave
@@ -178,18 +198,11 @@ static bool side_has(const char *side, const json_t *doc)
 static bool ran_tcg(const json_t *doc)
 {
 	const char *accel = json_string_value(json_object_get(json_object_get(doc, "labels"), "accel"));
-	const char *name = json_string_value(json_object_get(doc, "lab_config")), *asked = NULL;
+	char asked[16];
 
 	if (!accel || strcmp(accel, "tcg"))
 		return false;
-	for (const char *p = name ? name : ""; *p; p += strspn(p, " ")) {
-		size_t n = strcspn(p, " ");
-
-		if (n > 6 && !strncmp(p, "accel=", 6))
-			asked = p + 6;
-		p += n;
-	}
-	return !asked || strncmp(asked, "tcg", 3) || (asked[3] != ' ' && asked[3] != '\0');
+	return !accel_asked(doc, asked, sizeof(asked)) || strcmp(asked, "tcg");
 }
 
 /* One relation judged on the rounds both sides were measured in, paired:
@@ -417,14 +430,21 @@ static size_t rank_of(const struct lab_matrix *m, const json_t *doc)
 {
 	const char *config = json_string_value(json_object_get(doc, "lab_config"));
 	const json_t *labels = json_object_get(doc, "labels");
+	char asked[16];
 
 	if (config && !strcmp(config, "host"))
 		return 0;
+	/* the label accel is what ran (accel=auto resolved, or a study's
+	 * accel = kvm fallen back to TCG); the matrix holds what was asked,
+	 * which the configuration's name keeps */
+	if (!accel_asked(doc, asked, sizeof(asked)))
+		snprintf(asked, sizeof(asked), "%s", json_string_value(json_object_get(labels, "accel")) ?: "");
 	for (size_t i = 0; i < m->n; i++) {
 		size_t k;
 
 		for (k = 0; k < lab_nkeys; k++) {
-			const char *v = json_string_value(json_object_get(labels, lab_key_name((enum lab_key)k)));
+			const char *v = k == LAB_ACCEL ? asked
+						       : json_string_value(json_object_get(labels, lab_key_name((enum lab_key)k)));
 
 			if ((m->given & (1u << k)) && (!v || strcmp(v, m->configs[i].v[k])))
 				break;

@@ -800,13 +800,63 @@ static void shipped_studies(void **state)
 	assert_true(n >= 4);
 }
 
+/* The rows follow the matrix's order whatever accelerator resolved: the
+ * label accel is what ran (accel=auto, or a study's accel = kvm, under TCG
+ * here), the configuration's name what was asked, which the matrix holds */
+static void rows_in_the_matrix_order_whatever_ran(void **state)
+{
+	static const struct {
+		const char *matrix, *name, *ran;
+	} cases[] = {
+		{ "accel=tcg disk=ide,ahci,lsi", "accel=tcg disk=%s", "tcg" },
+		{ "accel=auto disk=ide,ahci,lsi", "accel=auto (ran tcg) disk=%s", "tcg" },
+		{ "accel=auto disk=ide,ahci,lsi", "accel=auto (ran kvm) disk=%s", "kvm" },
+		{ "accel=kvm disk=ide,ahci,lsi", "accel=kvm (ran tcg) disk=%s", "tcg" },
+		{ "disk=ide,ahci,lsi", "disk=%s", "tcg" },
+	};
+	static const char *const stored[] = { "lsi", "ahci", "ide" }; /* as a round's shuffle stored them */
+	struct study_table *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	assert_non_null(t);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char text[512], err[1200];
+		json_t *docs = json_array();
+
+		snprintf(text, sizeof(text), HEAD "[experiment a]\ntitle = A\nmatrix = %s\nsuites = disk.randread\n"
+			 "option = --disk.iodepth 1,32\nrows = disk\ncolumn = disk.randread iops at iodepth=32 | QD32\n",
+			 cases[i].matrix);
+		assert_int_equal(parse(text, err, sizeof(err)), 0);
+		for (size_t k = 0; k < ARRAY_SIZE(stored); k++) {
+			json_t *d = doc(stored[k], 1, 1000, 100);
+			char name[64];
+
+			snprintf(name, sizeof(name), cases[i].name, stored[k]);
+			json_object_set_new(d, "lab_config", json_string(name));
+			json_object_set_new(json_object_get(d, "labels"), "accel", json_string(cases[i].ran));
+			json_array_append_new(docs, d);
+		}
+		json_array_append_new(docs, doc(NULL, 1, 1000, 100));
+		assert_int_equal(study_tabulate(&st.exp[0], docs, t), 0);
+		assert_int_equal(t->nrows, 4);
+		if (strcmp(t->rows[0].name, "host") || strcmp(t->rows[1].name, "disk=ide") ||
+		    strcmp(t->rows[2].name, "disk=ahci") || strcmp(t->rows[3].name, "disk=lsi"))
+			fail_msg("%s, stored as %s: rows %s, %s, %s, %s", cases[i].matrix, cases[i].name, t->rows[0].name,
+				 t->rows[1].name, t->rows[2].name, t->rows[3].name);
+		json_decref(docs);
+		study_release(&st);
+	}
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_whole_study), cmocka_unit_test(a_contend_experiment), cmocka_unit_test(contend_rows_in_the_options_order), cmocka_unit_test(quick_rounds), cmocka_unit_test(the_difference_a_claim_needs), cmocka_unit_test(spread_column), cmocka_unit_test(errors_name_the_line), cmocka_unit_test(hostile_bytes),
 		cmocka_unit_test(units),         cmocka_unit_test(shipped_studies), cmocka_unit_test(escaping),
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
-		cmocka_unit_test(a_table_from_documents), cmocka_unit_test(the_accelerator_each_row_ran_under),
+		cmocka_unit_test(a_table_from_documents),
+		cmocka_unit_test(rows_in_the_matrix_order_whatever_ran), cmocka_unit_test(the_accelerator_each_row_ran_under),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
