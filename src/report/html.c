@@ -619,6 +619,12 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	fputs("</h1>\n", f);
 	if (t->html_preface)
 		fputs(t->html_preface, f);
+	/* the page's one baseline, said once before anything is measured against it */
+	if (t->nops > 1 && t->baseline < t->nops) {
+		fputs("<p class=\"baseline\">Baseline: <b>", f);
+		html_esc(f, t->ops[t->baseline].name);
+		fputs("</b>. Every verdict on this page (the sentence below, the tally, the tables) is against it.</p>\n", f);
+	}
 	/* the answer first: the largest significant differences (compare_lead.c) */
 	if (cmp_lead_sentence(t, lead, sizeof(lead))) {
 		fputs("<p class=\"lead\">", f);

@@ -553,5 +553,24 @@ PY
 	has "$T/err" "no shipped study is named tiny" "says why there is no card"
 	lacks "$T/out" "reproduction card" "and draws none"
 	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
+	# lab report of a study's session: one baseline a page (the host, the
+	# experiment's), stated once at the top, and the lead sentence against it
+	expect 0 "lab report of the study's session, again" env VMBENCH_STUDIES="$T/shipped" "$VMB" lab report \
+		"study_run=$run" --db "$db" -o "$T/report3.html"
+	check "the terminal's lead, after the card: the configuration against the host" sh -c \
+		'sed -n "/ claims reproduced, /,\$p" "$1" | grep -v "^ *\$" | sed -n 2p | grep -q "^accel=tcg vs host: "' sh "$T/out"
+	check "the page: its baseline stated once, before the lead; the lead and every table against it" python3 - \
+		"$T/report3.html" <<'PY'
+import re, sys
+h = open(sys.argv[1]).read()
+base = re.findall(r'<p class="baseline">Baseline: <b>([^<]*)</b>\.', h)
+assert base == ["host"], base  # one baseline, stated once
+lead = re.search(r'<p class="lead">([^<]*)</p>', h)
+assert lead and h.index('class="baseline"') < lead.start() < h.index("<h2>Summary</h2>"), "stated at the top, the lead after it"
+pairs = re.findall(r"(?:^|\n)(\S[^\n]*?) vs ([^:\n]+):", lead.group(1))
+assert pairs == [("accel=tcg", "host")], pairs  # the lead against that baseline
+heads = set(re.findall(r'<th class="vd">[^<]* vs ([^<]*)</th>', h))
+assert heads == {"host"}, heads  # and every table's verdicts
+PY
 fi
 finish
