@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <jansson.h>
 
 #include "../core/opts.h"
 #include "../core/str.h"
@@ -62,6 +63,7 @@ struct study_result {
 	int exit;           /* lab run's */
 	char note[512];     /* why no table: not run, failed */
 	struct study_table t;
+	json_t *docs;       /* its session's documents (owned; NULL: none), for the report's charts and environments */
 };
 
 /* The card (lab_study_card.c): res[i] is s->exp[i]'s */

@@ -22,6 +22,7 @@
 #include "../core/result.h"
 #include "../core/stats.h"
 #include "../core/stop.h"
+#include "../report/compare.h"
 #include "../report/html.h"
 #include "../report/text.h"
 #include "../store/db.h"
@@ -47,7 +48,7 @@ static int tabulate(const struct vmb_cmd *self, const char *db_opt, struct study
 	if (ret != CMD_CONTINUE)
 		return ret;
 	ret = study_tabulate(res->e, docs, &res->t) < 0 ? EXIT_FAILED : EXIT_OK;
-	json_decref(docs);
+	res->docs = docs; /* the report's charts and environments */
 	return ret;
 }
 
@@ -228,21 +229,211 @@ static void print_result(const struct study_result *res)
 	}
 }
 
+/* Part which (0 ROW, 1 HEADING, 2 FIGURE) of a published figure, trimmed
+ * (the parser made sure of its two '|'). */
+static void published_part(const char *line, int which, char *buf, size_t len)
+{
+	const char *p = line, *end;
+	size_t n;
+
+	for (int i = 0; i < which && p; i++)
+		p = strchr(p, '|'), p = p ? p + 1 : NULL;
+	if (!p)
+		p = "";
+	end = strchr(p, '|');
+	n = end ? (size_t)(end - p) : strlen(p);
+	while (n && (*p == ' ' || *p == '\t'))
+		p++, n--;
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	snprintf(buf, len, "%.*s", (int)n, p);
+}
+
+/* The published figure whose ROW and HEADING are this cell's, or SIZE_MAX. */
+static size_t published_of(const struct study_experiment *e, const char *row, const char *heading)
+{
+	for (size_t k = 0; k < e->published.n; k++) {
+		char r[128], h[128];
+
+		published_part(e->published.v[k], 0, r, sizeof(r));
+		published_part(e->published.v[k], 1, h, sizeof(h));
+		if (!strcmp(r, row) && !strcmp(h, heading))
+			return k;
+	}
+	return SIZE_MAX;
+}
+
+/* The table: a row per configuration (or value of its rows key), each cell
+ * the statistic of its rounds, its verdict against the baseline with the
+ * difference its rounds could detect, and the study's own figure where
+ * one is published for that row and heading; *matched[k]: figure k is in a cell. */
+static void html_table(FILE *f, const struct study_result *res, bool *matched)
+{
+	const struct study_experiment *e = res->e;
+
+	fprintf(f, "<div class=\"scroll\"><table><thead><tr><th>");
+	study_html(f, *e->rows ? e->rows : "configuration");
+	fprintf(f, "</th><th>ran under</th>");
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		char h[128];
+
+		heading_of(&e->columns[c], h, sizeof(h));
+		study_html_tag(f, "th", h);
+	}
+	fprintf(f, "</tr></thead><tbody>\n");
+	for (size_t r = 0; r < res->t.nrows; r++) {
+		const char *accel = study_row_accel(&res->t, r);
+
+		fprintf(f, "<tr>");
+		study_html_tag(f, "td", res->t.rows[r].name);
+		study_html_tag(f, "td", accel ? accel : "-");
+		for (size_t c = 0; c < e->ncolumns; c++) {
+			const struct study_cell *cell = &res->t.rows[r].cell[c];
+			size_t nr, k;
+			char txt[48], both[96], h[128], fig[128];
+
+			(void)study_cell_stat(cell, e->stat, &nr);
+			(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
+			snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
+				 cell->ambiguous ? " (?)" : "");
+			fprintf(f, "<td class=\"v\">");
+			study_html(f, both);
+			if (*cell->vs) {
+				fprintf(f, "<br><small>");
+				study_html(f, cell->vs);
+				fprintf(f, "</small>");
+			}
+			heading_of(&e->columns[c], h, sizeof(h));
+			k = published_of(e, res->t.rows[r].name, h);
+			if (k != SIZE_MAX) {
+				published_part(e->published.v[k], 2, fig, sizeof(fig));
+				fprintf(f, "<br><span class=\"published\">");
+				study_html(f, fig);
+				fprintf(f, " published</span>");
+				matched[k] = true;
+			}
+			fprintf(f, "</td>");
+		}
+		fprintf(f, "</tr>\n");
+	}
+	fprintf(f, "</tbody></table></div>\n<p>The %s of each configuration's rounds; under each, the ratio to the "
+		   "baseline (", study_stat_name(e->stat));
+	study_html(f, e->baseline);
+	fprintf(f, "), the paired verdict on the rounds both were measured in and its mdd, the smallest difference "
+		   "those rounds could detect (80%% power at 5%%); in <span class=\"published\">this colour</span>, the "
+		   "study's own figure for that row and column.</p>\n");
+}
+
+/* A chart per column: a bar per row, the statistic of its rounds, a line
+ * from its lowest round to its highest; in the column's unit. */
+static void html_charts(FILE *f, const struct study_result *res)
+{
+	const struct study_experiment *e = res->e;
+	struct html_bar bars[STUDY_MAX_ROWS];
+	char names[STUDY_MAX_ROWS][200];
+
+	fprintf(f, "<div class=\"charts\">\n");
+	for (size_t c = 0; c < e->ncolumns; c++) {
+		const struct study_column *col = &e->columns[c];
+		const char *doc_unit = "";
+		char h[128], title[400], ytitle[480], caption[1200], label[32];
+		double factor = 0;
+
+		if (!res->t.nrows || study_column_empty(&res->t, c))
+			continue;
+		for (size_t r = 0; r < res->t.nrows && !*doc_unit; r++)
+			doc_unit = res->t.rows[r].cell[c].unit;
+		if (*col->unit)
+			factor = study_unit_factor(doc_unit, col->unit);
+		for (size_t r = 0; r < res->t.nrows; r++) {
+			const struct study_cell *cell = &res->t.rows[r].cell[c];
+			double k = factor > 0 ? factor : 1, lo = INFINITY, hi = -INFINITY;
+			size_t n;
+
+			for (unsigned rd = 0; rd <= STUDY_MAX_ROUNDS; rd++)
+				if (cell->cnt[rd]) {
+					lo = fmin(lo, k * cell->sum[rd] / cell->cnt[rd]);
+					hi = fmax(hi, k * cell->sum[rd] / cell->cnt[rd]);
+				}
+			bars[r] = (struct html_bar){ .name = study_escape(res->t.rows[r].name, names[r], sizeof(names[r])),
+						     .v = k * study_cell_stat(cell, e->stat, &n),
+						     .lo = isfinite(lo) ? lo : NAN, .hi = isfinite(hi) ? hi : NAN };
+		}
+		heading_of(col, h, sizeof(h));
+		study_escape(h, title, sizeof(title));
+		/* the unit, where the heading does not say it: the column's, else the documents' */
+		if (*col->unit && factor > 0)
+			snprintf(ytitle, sizeof(ytitle), "%s", title);
+		else if (*doc_unit && (text_unit_label(col->metric, doc_unit, label, sizeof(label)), !strstr(title, label)))
+			snprintf(ytitle, sizeof(ytitle), "%s (%s)", title, label);
+		else
+			snprintf(ytitle, sizeof(ytitle), "%s", title);
+		snprintf(caption, sizeof(caption), "%s: the %s of each %s's rounds, the line from its lowest round to its "
+			 "highest", title, study_stat_name(e->stat), *e->rows ? e->rows : "configuration");
+		html_bars(f, title, ytitle, bars, res->t.nrows, caption);
+	}
+	fprintf(f, "</div>\n");
+}
+
+/* The configurations' environments (CPU, kernel, hypervisor, ...), from the
+ * first document of each, as the lab's report shows them. */
+static void html_envs(FILE *f, const struct study_result *res)
+{
+	struct cmp_table t;
+	struct lab_matrix m = { 0 };
+	json_t *groups = json_object(), *doc, *list;
+	const char *k;
+	char err[512];
+	size_t i;
+
+	cmp_table_init(&t, suites_find);
+	if (!groups)
+		goto out;
+	json_array_foreach(res->docs, i, doc) {
+		const char *cfg = json_string_value(json_object_get(doc, "lab_config"));
+
+		if (!cfg || json_object_get(doc, "lab_failure"))
+			continue;
+		list = json_object_get(groups, cfg);
+		if (!list && (!(list = json_array()) || json_object_set_new(groups, cfg, list) < 0))
+			goto out;
+		if (json_array_append(list, doc) < 0)
+			goto out;
+	}
+	json_object_foreach(groups, k, list)
+		if (cmp_add_operand(&t, k, json_incref(list)) < 0)
+			goto out;
+	if (lab_matrix_parse(res->e->matrix, &m, err, sizeof(err)) == 0)
+		lab_matrix_order(&t, &m);
+	lab_matrix_release(&m);
+	/* the host first, as in the table */
+	for (size_t o = 1; o < t.nops; o++)
+		if (!strcmp(t.ops[o].name, LAB_HOST)) {
+			struct cmp_operand x = t.ops[o];
+
+			memmove(&t.ops[1], &t.ops[0], o * sizeof(x));
+			t.ops[0] = x;
+		}
+	if (t.nops)
+		html_environments(f, &t, "h3", true);
+out:
+	cmp_table_release(&t);
+	json_decref(groups);
+}
+
+static const char study_css[] =
+	".agrees{color:#060}.disagrees{color:#a00}.published{color:#815}section{margin-bottom:2em}";
+
 static int write_report(const struct study *s, const struct study_result *res, size_t n, const char *out, bool quick)
 {
-	char *html = NULL;
+	char *html = NULL, title[1200];
 	size_t len = 0;
 	FILE *f = open_memstream(&html, &len);
 	int ret;
 
 	if (!f)
 		return -ENOMEM;
-	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
-	study_html(f, s->title);
-	fprintf(f, "</title><style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
-		   "collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child,"
-		   "th:first-child{text-align:left}.agrees{color:#060}.disagrees{color:#a00}</style></head><body>\n");
-	study_html_tag(f, "h1", s->title);
+	html_page_head(f, study_escape(s->title, title, sizeof(title)), study_css);
 	study_html_tag(f, "p", s->source);
 	if (*s->description)
 		study_html_tag(f, "p", s->description);
@@ -251,9 +442,16 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		study_quick_note(s, res, say_html, f);
 	for (size_t i = 0; i < n; i++) {
 		const struct study_experiment *e = res[i].e;
+		bool *matched, listed = false;
 
 		if (!e) /* not among --experiment's, or not reached */
 			continue;
+		matched = calloc(e->published.n + 1, sizeof(*matched));
+		if (!matched) {
+			(void)fclose(f);
+			free(html);
+			return -ENOMEM;
+		}
 		fprintf(f, "<section><h2>");
 		study_html(f, e->title);
 		fprintf(f, "</h2>\n");
@@ -262,56 +460,26 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		if (*res[i].note) {
 			study_html_tag(f, "p", res[i].note);
 			fprintf(f, "</section>\n");
+			free(matched);
 			continue;
 		}
-		fprintf(f, "<table><tr><th>");
-		study_html(f, *e->rows ? e->rows : "configuration");
-		fprintf(f, "</th><th>ran under</th>");
-		for (size_t c = 0; c < e->ncolumns; c++) {
-			char h[128];
-
-			heading_of(&e->columns[c], h, sizeof(h));
-			study_html_tag(f, "th", h);
-		}
-		fprintf(f, "</tr>\n");
-		for (size_t r = 0; r < res[i].t.nrows; r++) {
-			const char *accel = study_row_accel(&res[i].t, r);
-
-			fprintf(f, "<tr>");
-			study_html_tag(f, "td", res[i].t.rows[r].name);
-			study_html_tag(f, "td", accel ? accel : "-");
-			for (size_t c = 0; c < e->ncolumns; c++) {
-				const struct study_cell *cell = &res[i].t.rows[r].cell[c];
-				size_t nr;
-				char txt[48], both[96];
-
-				(void)study_cell_stat(cell, e->stat, &nr);
-				(void)cell_text(&e->columns[c], cell, e->stat, txt, sizeof(txt));
-				snprintf(both, sizeof(both), "%s (%zu round%s)%s", txt, nr, nr == 1 ? "" : "s",
-					 cell->ambiguous ? " (?)" : "");
-				fprintf(f, "<td>");
-				study_html(f, both);
-				if (*cell->vs) {
-					fprintf(f, "<br><small>");
-					study_html(f, cell->vs);
-					fprintf(f, "</small>");
-				}
-				fprintf(f, "</td>");
-			}
-			fprintf(f, "</tr>\n");
-		}
-		fprintf(f, "</table>\n<p>The %s of each configuration's rounds; under each, the ratio to the baseline (",
-			study_stat_name(e->stat));
-		study_html(f, e->baseline);
-		fprintf(f, ") and the paired verdict on the rounds both were measured in.</p>\n");
+		html_table(f, &res[i], matched);
+		html_charts(f, &res[i]);
 		unit_notes(&res[i], say_html, f);
 		accel_notes(&res[i], say_html, f);
-		if (e->published.n) {
-			fprintf(f, "<p>The study's own figures:</p><ul>\n");
-			for (size_t k = 0; k < e->published.n; k++)
-				study_html_tag(f, "li", e->published.v[k]);
-			fprintf(f, "</ul>\n");
+		/* the study's figures that match no row and column of the table */
+		for (size_t k = 0; k < e->published.n; k++) {
+			if (matched[k])
+				continue;
+			if (!listed)
+				fprintf(f, "<p>The study's own figures (row | column | figure) that no cell of this table "
+					   "matches:</p><ul>\n");
+			listed = true;
+			study_html_tag(f, "li", e->published.v[k]);
 		}
+		if (listed)
+			fprintf(f, "</ul>\n");
+		free(matched);
 		if (*e->conclusion) {
 			fprintf(f, "<p>The study's conclusion: ");
 			study_html(f, e->conclusion);
@@ -319,14 +487,22 @@ static int write_report(const struct study *s, const struct study_result *res, s
 		}
 		for (size_t k = 0; k < e->nclaims; k++) {
 			const struct study_claim_result *cr = &res[i].t.claim[k];
-			char line[1200];
+			char line[1400], mdd[96] = "";
 
-			snprintf(line, sizeof(line), "%s: %s (here %s)%s%s", e->claim[k].text, study_verdict_name(cr->v),
-				 cr->measured, *cr->why ? ": " : "", cr->why);
+			/* each verdict with the smallest difference its rounds could
+			 * detect (an inconclusive one says it in its why) */
+			if (cr->v != STUDY_INCONCLUSIVE && cr->v != STUDY_NOT_COMPARABLE && isfinite(cr->mdd_pct) &&
+			    cr->mdd_pct > 0)
+				snprintf(mdd, sizeof(mdd), "; the smallest difference its rounds could detect: %.0f%%",
+					 cr->mdd_pct);
+			snprintf(line, sizeof(line), "%s: %s (here %s)%s%s%s", e->claim[k].text, study_verdict_name(cr->v),
+				 cr->measured, *cr->why ? ": " : "", cr->why, mdd);
 			fprintf(f, "<p class=\"%s\">", study_verdict_class(cr->v));
 			study_html(f, line);
 			fprintf(f, "</p>\n");
 		}
+		if (res[i].docs)
+			html_envs(f, &res[i]);
 		fprintf(f, "</section>\n");
 	}
 	fprintf(f, "</body></html>\n");
@@ -400,6 +576,8 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, struct study
 		}
 	}
 	if (vmb_stop_requested()) {
+		for (size_t i = 0; i < s->nexp; i++)
+			json_decref(res[i].docs);
 		free(res);
 		log_error("interrupted");
 		return EXIT_INTERRUPTED;
@@ -414,6 +592,8 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, struct study
 			print_result(&res[i]);
 	if (write_report(s, res, s->nexp, optset_str(own, "output"), optset_bool(own, "quick")) < 0)
 		ret = EXIT_FAILED;
+	for (size_t i = 0; i < s->nexp; i++)
+		json_decref(res[i].docs);
 	free(res);
 	return refused ? EXIT_USAGE : ret;
 }

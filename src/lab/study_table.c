@@ -395,7 +395,7 @@ static void against_baseline(struct study_table *res, const json_t *docs)
 			struct study_cell *cell = &res->rows[r].cell[c];
 			double va[STUDY_MAX_ROUNDS], vb[STUDY_MAX_ROUNDS];
 			struct stats_runs_cmp cmp = { 0 };
-			size_t n = 0;
+			size_t n = 0, off;
 			bool same = true;
 
 			for (unsigned rd = 1; rd <= STUDY_MAX_ROUNDS; rd++) {
@@ -414,9 +414,15 @@ static void against_baseline(struct study_table *res, const json_t *docs)
 			}
 			stats_compare_paired(&(struct stats_paired_in){ .a = va, .b = vb, .n = n, .higher_better = !cell->lower },
 					     &cmp);
-			snprintf(cell->vs, sizeof(cell->vs), "%.3gx, %s, p=%.2g", 1 + cmp.gap_pct / 100,
-				 cmp.significant > 0 ? "better" : cmp.significant < 0 ? "worse" : "no significant difference",
-				 cmp.p);
+			/* with the smallest difference its rounds could detect, as each claim says it */
+			off = 0;
+			str_appendf(cell->vs, sizeof(cell->vs), &off, "%.3gx, %s, p=%.2g, mdd ", 1 + cmp.gap_pct / 100,
+				    cmp.significant > 0 ? "better" : cmp.significant < 0 ? "worse" : "no significant difference",
+				    cmp.p);
+			if (isfinite(cmp.mdd_pct))
+				str_appendf(cell->vs, sizeof(cell->vs), &off, "%.0f%%", cmp.mdd_pct);
+			else
+				str_appendf(cell->vs, sizeof(cell->vs), &off, "unknown (too few rounds)");
 		}
 	}
 }

@@ -49,7 +49,8 @@ struct cmp_operand {
 	char *name;
 	json_t *docs; /* array of documents (owned reference) */
 	/* Shown beside the others, not over them: a reference (the lab's host)
-	 * whose values set no chart's scale and name no lead sentence. */
+	 * whose values set no chart's scale and that is no subject of the lead
+	 * sentence (only its reference, when it is the baseline). */
 	bool aside;
 };
 
@@ -150,8 +151,7 @@ void cmp_judge(const struct cmp_table *t, const struct cmp_row *r, size_t o, str
 /* The same, operand o against operand base (which need not be the baseline). */
 void cmp_judge_pair(const struct cmp_table *t, const struct cmp_row *r, size_t base, size_t o, struct cmp_verdict *v);
 /* One verdict the lead sentence weighs: operand o against operand ref
- * (the baseline, or the first operand not aside when the baseline is) on
- * headline row r. */
+ * (the baseline, aside or not: one baseline per page) on headline row r. */
 struct cmp_lead_item {
 	const struct cmp_row *r;
 	size_t o, ref;

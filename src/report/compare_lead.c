@@ -16,15 +16,13 @@
 #define LEAD_SIGNIFICANT_MAX 3 /* significant differences named per pair */
 #define LEAD_OTHERS_MAX 2      /* rows with no difference named per pair */
 
-/* The operand the lead sentence measures the others against, or SIZE_MAX. */
+/* The operand the lead sentence measures the others against: the
+ * baseline, whatever it is, so that a page has one baseline (a lab's host
+ * as baseline, though aside in the charts, is the sentence's reference as
+ * it is the tables'); SIZE_MAX when there is none. */
 static size_t lead_reference(const struct cmp_table *t)
 {
-	if (t->baseline < t->nops && !t->ops[t->baseline].aside)
-		return t->baseline;
-	for (size_t o = 0; o < t->nops; o++)
-		if (!t->ops[o].aside)
-			return o;
-	return SIZE_MAX;
+	return t->baseline < t->nops ? t->baseline : SIZE_MAX;
 }
 
 /* The class a verdict ranks in: lower first. */

@@ -455,18 +455,28 @@ static bool env_same(const struct cmp_table *t, const struct env_fact *e)
 	return true;
 }
 
-/* The environments: first a table of the facts in which the operands
- * differ (each operand's first run), then every run's facts, folded. */
-static void fingerprints(FILE *f, const struct cmp_table *t)
+/* Whether no operand's first run has the fact. */
+static bool env_none(const struct cmp_table *t, const struct env_fact *e)
 {
-	size_t differ = 0;
+	for (size_t o = 0; o < t->nops; o++)
+		if (env_value(json_array_get(t->ops[o].docs, 0), e))
+			return false;
+	return true;
+}
 
-	fputs("<h2>Environments</h2>\n", f);
-	for (size_t k = 0; t->nops > 1 && k < ARRAY_SIZE(env_facts); k++)
-		differ += !env_same(t, &env_facts[k]);
-	if (differ) {
-		fputs("<p>Where the operands differ (each one's first run):</p><div class=\"scroll\"><table class=\"env\">"
-		      "<thead><tr><th>fact</th>", f);
+/* The environments: first a table of the facts (each operand's first run),
+ * all of them or those in which the operands differ, then every run's
+ * facts, folded, unless the table has them all. */
+void html_environments(FILE *f, const struct cmp_table *t, const char *h, bool all_facts)
+{
+	size_t shown = 0;
+
+	fprintf(f, "<%s>Environments</%s>\n", h, h);
+	for (size_t k = 0; k < ARRAY_SIZE(env_facts); k++)
+		shown += all_facts ? !env_none(t, &env_facts[k]) : t->nops > 1 && !env_same(t, &env_facts[k]);
+	if (shown) {
+		fputs(all_facts ? "<p>Each configuration's first run:</p>" : "<p>Where the operands differ (each one's first run):</p>", f);
+		fputs("<div class=\"scroll\"><table class=\"env\"><thead><tr><th>fact</th>", f);
 		for (size_t o = 0; o < t->nops; o++) {
 			fputs("<th>", f);
 			html_esc(f, t->ops[o].name);
@@ -474,7 +484,7 @@ static void fingerprints(FILE *f, const struct cmp_table *t)
 		}
 		fputs("</tr></thead><tbody>\n", f);
 		for (size_t k = 0; k < ARRAY_SIZE(env_facts); k++) {
-			if (env_same(t, &env_facts[k]))
+			if (all_facts ? env_none(t, &env_facts[k]) : env_same(t, &env_facts[k]))
 				continue;
 			fputs("<tr><th>", f);
 			html_esc(f, env_facts[k].what);
@@ -487,9 +497,11 @@ static void fingerprints(FILE *f, const struct cmp_table *t)
 			fputs("</tr>\n", f);
 		}
 		fputs("</tbody></table></div>\n", f);
-	} else if (t->nops > 1) {
+	} else if (t->nops > 1 && !all_facts) {
 		fputs("<p>The operands' first runs agree in every fact below.</p>\n", f);
 	}
+	if (all_facts)
+		return;
 	fputs("<details><summary>every run's environment</summary>\n", f);
 	for (size_t o = 0; o < t->nops; o++) {
 		size_t i;
@@ -604,6 +616,16 @@ static void host_cost(FILE *f, const struct cmp_table *t)
 	free(rows);
 }
 
+void html_page_head(FILE *f, const char *title, const char *extra_css)
+{
+	fputs("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>", f);
+	html_esc(f, title);
+	fprintf(f, "</title><style>%s%s</style></head><body>\n<h1>", css, extra_css ? extra_css : "");
+	html_esc(f, title);
+	fputs("</h1>\n", f);
+}
+
 int html_report(FILE *f, const struct cmp_table *t, const char *title)
 {
 	struct latency_index li;
@@ -611,14 +633,15 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 
 	if (latency_index_build(t, &li) < 0)
 		return -ENOMEM;
-	fputs("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>", f);
-	html_esc(f, title);
-	fprintf(f, "</title><style>%s</style></head><body>\n<h1>", css);
-	html_esc(f, title);
-	fputs("</h1>\n", f);
+	html_page_head(f, title, NULL);
 	if (t->html_preface)
 		fputs(t->html_preface, f);
+	/* the page's one baseline, said once before anything is measured against it */
+	if (t->nops > 1 && t->baseline < t->nops) {
+		fputs("<p class=\"baseline\">Baseline: <b>", f);
+		html_esc(f, t->ops[t->baseline].name);
+		fputs("</b>. Every verdict on this page (the sentence below, the tally, the tables) is against it.</p>\n", f);
+	}
 	/* the answer first: the largest significant differences (compare_lead.c) */
 	if (cmp_lead_sentence(t, lead, sizeof(lead))) {
 		fputs("<p class=\"lead\">", f);
@@ -656,7 +679,7 @@ int html_report(FILE *f, const struct cmp_table *t, const char *title)
 	fputs("<h2>All metrics</h2>\n<details><summary>every metric of every case</summary>\n", f);
 	tables(f, t, NULL, true, "all");
 	fputs("</details>\n", f);
-	fingerprints(f, t);
+	html_environments(f, t, "h2", false);
 	fputs("</body></html>\n", f);
 	free(li.rows);
 	return ferror(f) ? -EIO : 0;

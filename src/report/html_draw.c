@@ -298,6 +298,66 @@ out:
 	legend_release(&lg);
 }
 
+/* Named values in one unit (a study's column, a bar per row): the same
+ * look as the comparison's bars, without a cmp_table. */
+void html_bars(FILE *f, const char *title, const char *ytitle, const struct html_bar *bars, size_t n,
+	       const char *caption)
+{
+	struct svg_axis x = { .lo = 0, .hi = 1, .p0 = 70, .p1 = 500 };
+	struct svg_axis y = { .lo = INFINITY, .hi = -INFINITY, .p0 = 250, .p1 = 20 };
+	const char **labels = calloc(n ? n : 1, sizeof(*labels));
+	char nums[8][4], key[600] = "", full[1400];
+	const char *nums_p[8] = { nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], nums[6], nums[7] };
+	double slot = (x.p1 - x.p0) / (double)(n ? n : 1), bw = slot * 0.7, lo_pos = INFINITY;
+	bool numbered = false;
+	size_t off = 0;
+	struct svg s;
+
+	if (!labels)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		labels[i] = bars[i].name;
+		if (!isfinite(bars[i].v))
+			continue;
+		y.lo = fmin(y.lo, isfinite(bars[i].lo) ? fmin(bars[i].v, bars[i].lo) : bars[i].v);
+		y.hi = fmax(y.hi, isfinite(bars[i].hi) ? fmax(bars[i].v, bars[i].hi) : bars[i].v);
+		if (bars[i].v > 0)
+			lo_pos = fmin(lo_pos, bars[i].v);
+	}
+	if (!isfinite(y.lo) || !isfinite(y.hi)) {
+		free(labels);
+		return;
+	}
+	/* a host 20 times a guest would flatten it into the axis: a log axis then */
+	y.log = y.lo > 0 && y.hi / lo_pos > 20;
+	svg_axis_nice(&y, true);
+	for (size_t i = 0; i < n && n <= 8; i++)
+		numbered |= (double)strlen(labels[i]) * 6.2 > slot;
+	for (size_t i = 0; numbered && i < n; i++) {
+		snprintf(nums[i], sizeof(nums[i]), "%zu", i + 1);
+		str_appendf(key, sizeof(key), &off, "%s%zu = %s", i ? "; " : " (", i + 1, labels[i]);
+	}
+	if (numbered)
+		str_appendf(key, sizeof(key), &off, ")");
+	svg_begin(&s, 520, 290, title);
+	svg_axes(&s, &x, &y, NULL, ytitle, n > 8 ? NULL : numbered ? nums_p : labels, n <= 8 ? (int)n : 0);
+	for (size_t i = 0; i < n; i++) {
+		double bx = x.p0 + slot * (double)i + slot * 0.15, base = y.log ? y.lo : fmax(y.lo, 0);
+		char tip[300], val[32];
+
+		if (!isfinite(bars[i].v))
+			continue;
+		svg_fmt_num(bars[i].v, val, sizeof(val));
+		snprintf(tip, sizeof(tip), "%s: %s", bars[i].name, val);
+		svg_bar(&s, bx, bw, svg_map(&y, base), svg_map(&y, fmax(bars[i].v, y.lo)), (int)(i % SVG_COLORS), tip);
+		if (isfinite(bars[i].lo) && isfinite(bars[i].hi) && bars[i].hi > bars[i].lo)
+			svg_errorbar(&s, bx + bw / 2, svg_map(&y, fmax(bars[i].lo, y.lo)), svg_map(&y, fmin(bars[i].hi, y.hi)));
+	}
+	snprintf(full, sizeof(full), "%s%s%s", caption, key, y.log ? "; a log axis: the values span more than 20x" : "");
+	html_figure(f, svg_end(&s), full);
+	free(labels);
+}
+
 /* The one numeric parameter that varies across these rows, if exactly one does. */
 bool html_sweep_param(const struct cmp_table *t, const size_t *rows, size_t n, const json_t *vary, char *key,
 			size_t len)

@@ -553,5 +553,82 @@ PY
 	has "$T/err" "no shipped study is named tiny" "says why there is no card"
 	lacks "$T/out" "reproduction card" "and draws none"
 	check "no QEMU process of this test is left" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
+	# lab report of a study's session: one baseline a page (the host, the
+	# experiment's), stated once at the top, and the lead sentence against it
+	expect 0 "lab report of the study's session, again" env VMBENCH_STUDIES="$T/shipped" "$VMB" lab report \
+		"study_run=$run" --db "$db" -o "$T/report3.html"
+	check "the terminal's lead, after the card: the configuration against the host" sh -c \
+		'sed -n "/ claims reproduced, /,\$p" "$1" | grep -v "^ *\$" | sed -n 2p | grep -q "^accel=tcg vs host: "' sh "$T/out"
+	check "the page: its baseline stated once, before the lead; the lead and every table against it" python3 - \
+		"$T/report3.html" <<'PY'
+import re, sys
+h = open(sys.argv[1]).read()
+base = re.findall(r'<p class="baseline">Baseline: <b>([^<]*)</b>\.', h)
+assert base == ["host"], base  # one baseline, stated once
+lead = re.search(r'<p class="lead">([^<]*)</p>', h)
+assert lead and h.index('class="baseline"') < lead.start() < h.index("<h2>Summary</h2>"), "stated at the top, the lead after it"
+pairs = re.findall(r"(?:^|\n)(\S[^\n]*?) vs ([^:\n]+):", lead.group(1))
+assert pairs == [("accel=tcg", "host")], pairs  # the lead against that baseline
+heads = set(re.findall(r'<th class="vd">[^<]* vs ([^<]*)</th>', h))
+assert heads == {"host"}, heads  # and every table's verdicts
+PY
+	# the study's page as rich as a lab page: a chart per column, the published
+	# figure in its cell, each verdict with its detectable difference, the
+	# configurations' fingerprints, every text escaped (the run's own page, above)
+	cat > "$T/studypage.py" <<'PY'
+import glob, html, re, sqlite3, json, sys
+part, where, db = sys.argv[1:4]
+(path,) = glob.glob(where + "/vmbench-study-*.html")
+h = open(path, encoding="utf-8").read()
+sec = {re.search(r"<h2>(.*?)</h2>", x).group(1): x for x in h.split("<section>")[1:]}
+cpu = sec["cpu.prime on the host and in a TCG guest"]
+rows = {m.group(1): m.group(2) for m in re.finditer(r"<tr><td>(host|accel=tcg)</td>\s*<td>[^<]*</td>(.*?)</tr>", cpu, re.S)}
+cells = {k: re.findall(r"<td[^>]*>(.*?)</td>", v, re.S) for k, v in rows.items()}
+assert len(cells) == 2 and all(len(v) == 2 for v in cells.values()), cells
+if part == "charts":  # a chart per column of the experiment's table, none for the experiment not run
+    charts = re.findall(r"<svg.*?</svg>", cpu, re.S)
+    assert [re.search(r"<title>(.*?)</title>", c).group(1) for c in charts] == ["events/s", "p99 us"], charts
+    assert "<svg" not in sec["not here"]
+    for c in charts:  # a bar per row, its value in its tooltip
+        assert re.search(r"<title>host: [0-9.]+k?</title>", c) and re.search(r"<title>accel=tcg: [0-9.]+k?</title>", c), c
+if part == "published":  # in the cell of its row (host) and column (events/s), not listed apart
+    assert '<span class="published">1,000,000 published</span>' in cells["host"][0], cells
+    assert "published" not in cells["host"][1] + "".join(cells["accel=tcg"]), cells
+    assert "host | events/s | 1,000,000" not in cpu, "matched: not listed apart"
+if part == "mdd":  # each verdict against the baseline with its detectable difference, each claim's too
+    for c in cells["accel=tcg"]:
+        assert re.search(r"<small>[0-9.]+x, (better|worse|no significant difference), p=[0-9.e-]+, mdd (\d+%|unknown)", c), c
+    claims = re.findall(r'<p class="(?:agrees|disagrees|neither)">((?:events/s: host|the host &lt;faster).*?)</p>', cpu)
+    assert len(claims) == 2, claims
+    for c in claims:
+        assert re.search(r"could detect: \d+%", c), c
+if part == "fingerprints":  # each configuration's, from its documents
+    docs = [json.loads(r[0]) for r in sqlite3.connect(db).execute("SELECT doc FROM runs")]
+    first = {}
+    for d in sorted((d for d in docs if "lab_failure" not in d), key=lambda d: d["run_group"]["round"]):
+        first.setdefault(d["lab_config"], d)
+    env = cpu.split("<h3>Environments</h3>")[1]
+    assert re.findall(r"<thead><tr><th>fact</th><th>(.*?)</th><th>(.*?)</th></tr>", env) == [("host", "accel=tcg")], env[:300]
+    for fact, get in (("cpu", lambda d: d["fingerprint"]["cpu"]["model"]),
+                      ("kernel", lambda d: d["fingerprint"]["kernel"]["release"]),
+                      ("hypervisor", lambda d: "name " + d["fingerprint"]["hypervisor"]["name"])):
+        row = re.search(r"<tr><th>%s</th>(.*?)</tr>" % fact, env, re.S).group(1)
+        vals = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        assert len(vals) == 2, vals
+        for name, v in zip(("host", "accel=tcg"), vals):
+            assert html.unescape(v).startswith(get(first[name])), (fact, name, v)
+if part == "escaped":  # every text: the title (in the head, the page and no chart), the claims; no control character
+    assert h.count("Tiny &lt;study&gt; &amp; the host") == 2 and "<study>" not in h, h[:400]
+    assert "<faster>" not in h and "<hardware>" not in h
+    assert not any(ord(c) < 0x20 and c != "\n" for c in h)
+    assert "<svg" in h and len(h) < 60000, len(h)  # the charts drawn, the page still small
+PY
+	for c in "charts|an <svg> chart per column of the experiment's table, a bar per row" \
+		"published|the study's figure in the cell of its row and column, not listed apart" \
+		"mdd|each verdict against the baseline says its mdd, each claim's verdict its detectable difference" \
+		"fingerprints|each configuration's CPU, kernel and hypervisor, from its documents" \
+		"escaped|every text escaped, no control character, the page under 60 KB"; do
+		check "the study's page: ${c#*|}" python3 "$T/studypage.py" "${c%%|*}" "$T/w" "$db"
+	done
 fi
 finish

@@ -501,9 +501,9 @@ static void params_words(void **state)
 	json_decref(p);
 }
 
-/* The lead sentence: each operand not aside against the reference (the
- * baseline, or the first operand not aside), the ratio of the run means,
- * the verdict; nothing when there is no pair to state. */
+/* The lead sentence: each operand not aside against the baseline (aside
+ * or not: the page's one baseline), the ratio of the run means, the
+ * verdict; nothing when there is no pair to state. */
 static void lead_sentence(void **state)
 {
 	static const struct {
@@ -515,10 +515,11 @@ static void lead_sentence(void **state)
 	} cases[] = {
 		{ { "ide", "virtio-blk" }, { 100, 140 }, 0, 0, "virtio-blk vs ide: 1.40x better disk.randread iops (p=" },
 		{ { "ide", "virtio-blk" }, { 100, 140 }, 0, 1, "ide vs virtio-blk: 1.40x worse disk.randread iops (p=" },
-		/* the host as baseline is not the sentence's subject nor its reference */
-		{ { "host", "ide", "virtio-blk" }, { 1600, 100, 140 }, 1, 0, "virtio-blk vs ide: 1.40x better disk.randread iops (" },
+		/* the host as baseline, aside in the charts, is the sentence's reference as the tables' (one
+		 * baseline a page), the largest gap first; aside and not the baseline, it is not named */
+		{ { "host", "ide", "virtio-blk" }, { 1600, 100, 140 }, 1, 0, "ide vs host: 16.0x worse disk.randread iops (" },
 		{ { "ide", "<b>", "host" }, { 100, 1250, 1600 }, 4, 0, "<b> vs ide: 12.5x better disk.randread iops (p=" },
-		{ { "host", "ide" }, { 1600, 100 }, 1, 0, "" },     /* one configuration: no ratio between them */
+		{ { "host", "ide" }, { 1600, 100 }, 1, 0, "ide vs host: 16.0x worse disk.randread iops (" },
 		{ { "ide", "virtio-blk" }, { 0, 140 }, 0, 0, "" },  /* a zero reference: no ratio */
 		/* no difference to back a ratio: none is stated */
 		{ { "ide", "virtio-blk" }, { 100, 100.2 }, 0, 0,
@@ -546,7 +547,8 @@ static void lead_sentence(void **state)
 		said = cmp_lead_sentence(&t, buf, sizeof(buf));
 		if (strncmp(buf, cases[i].want, strlen(cases[i].want)) || said != (*cases[i].want != '\0'))
 			fail_msg("case %zu: '%s', expected '%s...'", i, buf, cases[i].want);
-		if (said && (buf[strlen(buf) - 1] != '.' || strstr(buf, "host")))
+		if (said && (buf[strlen(buf) - 1] != '.' ||
+			     (strstr(buf, "host") && strcmp(cases[i].names[cases[i].baseline], "host"))))
 			fail_msg("case %zu: '%s'", i, buf);
 		if (said && !strcmp(cases[i].names[1], "<b>")) {
 			char *html = report_of(&t);
