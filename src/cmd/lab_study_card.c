@@ -20,28 +20,36 @@ void study_html_tag(FILE *f, const char *tag, const char *text)
 	fprintf(f, "</%s>\n", tag);
 }
 
-/* A claim's verdict and why, whether or not its experiment ran here: one
- * this lab cannot measure says its own why; one whose experiment was not
- * run (not among --experiment's, left out of --quick, refused here) was
- * not compared, and says why */
-static enum study_verdict card_verdict(const struct study_result *res, size_t k, const char **measured,
-				       const char **why)
-{
-	const struct study_claim *c = &res->e->claim[k];
+/* One row of the card: claim k of experiment i, its verdict and why,
+ * whether or not its experiment ran here. One this lab cannot measure says
+ * its own why; one whose experiment was not run (not among --experiment's,
+ * left out of --quick, refused here) was not compared, and says why. */
+struct card_row {
+	const char *exp, *text, *published, *measured, *why;
+	enum study_verdict v;
+};
 
-	if (*c->not_comparable) {
-		*measured = "-";
-		*why = c->not_comparable;
-		return STUDY_NOT_COMPARABLE;
+static void card_row(const struct study *s, const struct study_result *res, size_t i, size_t k, struct card_row *row)
+{
+	const struct study_claim *c = &s->exp[i].claim[k];
+	const struct study_result *r = &res[i];
+
+	row->exp = s->exp[i].id;
+	row->text = c->text;
+	row->published = *c->published ? c->published : "-";
+	row->measured = "-";
+	row->v = STUDY_NOT_COMPARABLE;
+	if (*c->not_comparable)
+		row->why = c->not_comparable;
+	else if (!r->e)
+		row->why = "its experiment was not run (not among --experiment's)";
+	else if (*r->note || !r->t.nrows)
+		row->why = *r->note ? r->note : "its experiment stored no result";
+	else {
+		row->measured = r->t.claim[k].measured;
+		row->why = r->t.claim[k].why;
+		row->v = r->t.claim[k].v;
 	}
-	if (*res->note || !res->t.nrows) {
-		*measured = "-";
-		*why = *res->note ? res->note : "its experiment stored no result";
-		return STUDY_NOT_COMPARABLE;
-	}
-	*measured = res->t.claim[k].measured;
-	*why = res->t.claim[k].why;
-	return res->t.claim[k].v;
 }
 
 /* "k of n claims reproduced, ..." */
@@ -51,12 +59,10 @@ void study_card_tally(const struct study *s, const struct study_result *res, cha
 
 	for (size_t i = 0; i < s->nexp; i++)
 		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
-			const char *m, *w;
-			struct study_result r = res[i];
+			struct card_row row;
 
-			if (!r.e)
-				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
-			count[card_verdict(&r, k, &m, &w)]++;
+			card_row(s, res, i, k, &row);
+			count[row.v]++;
 			n++;
 		}
 	snprintf(buf, len, "%u of %u claims reproduced, %u contradicted, %u inconclusive, %u not comparable",
@@ -71,16 +77,11 @@ void study_print_card(const struct study *s, const struct study_result *res)
 	study_say("\nreproduction card of study %s (claim | published | measured here | verdict):\n", s->name);
 	for (size_t i = 0; i < s->nexp; i++)
 		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
-			const struct study_claim *c = &s->exp[i].claim[k];
-			struct study_result r = res[i];
-			const char *m, *w;
-			enum study_verdict v;
+			struct card_row row;
 
-			if (!r.e)
-				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
-			v = card_verdict(&r, k, &m, &w);
-			study_say("  %s: %s | %s | %s | %s%s%s\n", s->exp[i].id, c->text, *c->published ? c->published : "-",
-				  m, study_verdict_name(v), *w ? ": " : "", w);
+			card_row(s, res, i, k, &row);
+			study_say("  %s: %s | %s | %s | %s%s%s\n", row.exp, row.text, row.published, row.measured,
+				  study_verdict_name(row.v), *row.why ? ": " : "", row.why);
 		}
 	study_card_tally(s, res, tally, sizeof(tally));
 	study_say("  %s\n", tally);
@@ -100,21 +101,16 @@ void study_html_card(FILE *f, const struct study *s, const struct study_result *
 		   "here</th><th>verdict</th></tr>\n");
 	for (size_t i = 0; i < s->nexp; i++)
 		for (size_t k = 0; k < s->exp[i].nclaims; k++) {
-			const struct study_claim *c = &s->exp[i].claim[k];
-			struct study_result r = res[i];
-			const char *m, *w;
-			enum study_verdict v;
+			struct card_row row;
 			char text[400], verdict[800];
 
-			if (!r.e)
-				r.e = &s->exp[i], snprintf(r.note, sizeof(r.note), "its experiment was not run (not among --experiment's)");
-			v = card_verdict(&r, k, &m, &w);
-			snprintf(text, sizeof(text), "%s: %s", s->exp[i].id, c->text);
-			snprintf(verdict, sizeof(verdict), "%s%s%s", study_verdict_name(v), *w ? ": " : "", w);
-			fprintf(f, "<tr class=\"%s\">", study_verdict_class(v));
+			card_row(s, res, i, k, &row);
+			snprintf(text, sizeof(text), "%s: %s", row.exp, row.text);
+			snprintf(verdict, sizeof(verdict), "%s%s%s", study_verdict_name(row.v), *row.why ? ": " : "", row.why);
+			fprintf(f, "<tr class=\"%s\">", study_verdict_class(row.v));
 			study_html_tag(f, "td", text);
-			study_html_tag(f, "td", *c->published ? c->published : "-");
-			study_html_tag(f, "td", m);
+			study_html_tag(f, "td", row.published);
+			study_html_tag(f, "td", row.measured);
 			study_html_tag(f, "td", verdict);
 			fprintf(f, "</tr>\n");
 		}
@@ -123,7 +119,6 @@ void study_html_card(FILE *f, const struct study *s, const struct study_result *
 	study_html_tag(f, "p", tally);
 	fprintf(f, "</section>\n");
 }
-
 
 /* Under --quick, after the card: each claim its fixed rounds left
  * inconclusive though a finer run could decide it (it needs a smaller
