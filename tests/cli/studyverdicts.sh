@@ -134,6 +134,10 @@ run=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"])' 
 expect 0 "lab report study_run=RUN: the card redrawn from the store" "$VMB" lab report "study_run=$run" --db "$db" \
 	-o "$T/page.html"
 has "$T/out" "the card of study_run=$run, redrawn from the store" "says whose card"
+# the guests' repetitions sensed the guest's own CPU (its kernel's threads count there, an emulated disk's
+# driver work): said to be the guest's, not the host's
+has "$T/out" "disk=ide: busy inside the guest during " "a guest's noise is said to be the guest's"
+lacks "$T/out" "disk=ide: host busy during" "not the host's"
 check "every claim's verdict, the figures measured here those of the documents, and the closing line" \
 	python3 - "$T/out" "$T/want.json" <<'PY'
 import json, re, sys
