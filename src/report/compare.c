@@ -628,6 +628,32 @@ void cmp_row_params(const struct cmp_row *r, char *buf, size_t len)
 	text_params(r->pobj, buf, len);
 }
 
+void cmp_row_params_apart(const struct cmp_table *t, const struct cmp_row *r, char *buf, size_t len)
+{
+	json_t *own = json_object();
+	const char *k;
+	json_t *v;
+
+	buf[0] = '\0';
+	/* a param tells the row apart when another row of its test and metric has another value, or none */
+	json_object_foreach((json_t *)r->pobj, k, v) {
+		bool differs = false;
+
+		for (size_t i = 0; own && !differs && i < t->nrows; i++) {
+			const struct cmp_row *o = &t->rows[i];
+
+			if (o != r && !strcmp(o->suite, r->suite) && !strcmp(o->test, r->test) &&
+			    !strcmp(o->metric, r->metric))
+				differs = !json_equal(json_object_get(o->pobj, k), v);
+		}
+		if (differs && json_object_set(own, k, v) < 0)
+			break;
+	}
+	if (own)
+		text_params(own, buf, len);
+	json_decref(own);
+}
+
 void cmp_row_params_exact(const struct cmp_row *r, char *buf, size_t len)
 {
 	text_params_exact(r->pobj, buf, len);

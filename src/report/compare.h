@@ -128,6 +128,9 @@ void cmp_table_init(struct cmp_table *t, const struct vmb_suite *(*suite_of)(con
 void cmp_params_text(const char *json, char *buf, size_t len);
 /* "threads=2 bs=4k": a row's params as run prints them, in the document's order */
 void cmp_row_params(const struct cmp_row *r, char *buf, size_t len);
+/* Only the params that tell row r apart from the other rows of its test
+ * and metric in t ("iodepth=32" where bs, jobs and size are the same). */
+void cmp_row_params_apart(const struct cmp_table *t, const struct cmp_row *r, char *buf, size_t len);
 /* The same with numbers as stored ("bs=4096"), for CSV. */
 void cmp_row_params_exact(const struct cmp_row *r, char *buf, size_t len);
 void cmp_params_text_exact(const char *json, char *buf, size_t len);

@@ -115,11 +115,13 @@ static void factor_text(double x, char *buf, size_t len)
 /* A row as the sentence names it: in full ("disk.randread iops at
  * iodepth=32"), or only its parameters when the row named before it in the
  * same clause is the same metric ("at iodepth=1"). */
-static void row_name(const struct cmp_row *r, const struct cmp_row *prev, char *buf, size_t len)
+static void row_name(const struct cmp_table *t, const struct cmp_row *r, const struct cmp_row *prev, char *buf,
+		     size_t len)
 {
 	char params[256];
 
-	cmp_row_params(r, params, sizeof(params));
+	/* the params that tell the row apart, as the rounds' lines name it */
+	cmp_row_params_apart(t, r, params, sizeof(params));
 	if (prev && *params && !strcmp(prev->suite, r->suite) && !strcmp(prev->test, r->test) &&
 	    !strcmp(prev->metric, r->metric))
 		snprintf(buf, len, "at %s", params);
@@ -128,13 +130,14 @@ static void row_name(const struct cmp_row *r, const struct cmp_row *prev, char *
 }
 
 /* A significant difference: "2.20x better disk.randread iops at iodepth=32 (p=3e-05)". */
-static void say_significant(const struct cmp_lead_item *it, const struct cmp_row *prev, char *buf, size_t len)
+static void say_significant(const struct cmp_table *t, const struct cmp_lead_item *it, const struct cmp_row *prev,
+			    char *buf, size_t len)
 {
 	char factor[32], name[320];
 	double x = it->v.ratio >= 1 ? it->v.ratio : 1 / it->v.ratio;
 
 	factor_text(x, factor, sizeof(factor));
-	row_name(it->r, prev, name, sizeof(name));
+	row_name(t, it->r, prev, name, sizeof(name));
 	snprintf(buf, len, "%s %s %s (p=%.2g%s)", factor, it->v.better > 0 ? "better" : "worse", name, it->v.w.p,
 		 it->v.rc.pairs ? ", paired by round" : "");
 }
@@ -197,7 +200,7 @@ static void say_pair(const struct cmp_table *t, const struct cmp_lead_item *item
 
 		if (items[i].o != o || lead_class(&items[i].v) != 0)
 			continue;
-		say_significant(&items[i], prev, one, sizeof(one));
+		say_significant(t, &items[i], prev, one, sizeof(one));
 		str_appendf(buf, len, off, "%s%s", said ? ", " : "", one);
 		prev = items[i].r;
 		said++;
@@ -230,7 +233,7 @@ static void say_pair(const struct cmp_table *t, const struct cmp_lead_item *item
 
 			if (items[i].o != o || lead_class(&items[i].v) != c)
 				continue;
-			row_name(items[i].r, prev, name, sizeof(name));
+			row_name(t, items[i].r, prev, name, sizeof(name));
 			str_appendf(buf, len, off, "%s%s%s", named ? " and " : " ", strncmp(name, "at ", 3) ? "on " : "", name);
 			prev = items[i].r;
 			named++;
