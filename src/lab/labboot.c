@@ -392,9 +392,9 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinux", o->image_dir);
 	if (access(b->kernel, R_OK) < 0)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
-	/* The kernel file is the one the firmware row names, else the image's own.
-	 * OVMF cannot enter the PVH vmlinux, so its row names the bzImage.
-	 * OVMF starts the bzImage through the kernel's EFI stub. */
+	/* A firmware row that names a kernel file boots that file instead of
+	 * the image's own: UEFI's row names the bzImage (vmlinuz), since OVMF
+	 * cannot enter the PVH vmlinux and runs the bzImage's EFI stub. */
 	if (lab_config_firmware(c) && lab_config_firmware(c)->kernel)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/%s", o->image_dir, lab_config_firmware(c)->kernel);
 	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);
