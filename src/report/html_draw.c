@@ -205,6 +205,27 @@ static void offscale_mark(struct svg *s, const struct svg_axis *y, double x, dou
 	svg_printf(s, ", off this chart's scale (drawn beside the others, not over them)</title></text>\n");
 }
 
+/* Labels wider than their slot overlap: then the bars get numbers (nums,
+ * "1" to "8") and the labels go in the caption's key, " (1 = a; 2 = b)".
+ * Whether they did; key is "" when not. */
+static bool numbered_labels(const char *const *labels, size_t n, double slot, char nums[8][4], char *key,
+			    size_t keylen)
+{
+	bool numbered = false;
+	size_t off = 0;
+
+	key[0] = '\0';
+	for (size_t i = 0; i < n && n <= 8; i++)
+		numbered |= (double)strlen(labels[i]) * 6.2 > slot;
+	for (size_t i = 0; numbered && i < n; i++) {
+		snprintf(nums[i], sizeof(nums[i]), "%zu", i + 1);
+		str_appendf(key, keylen, &off, "%s%zu = %s", i ? "; " : " (", i + 1, labels[i]);
+	}
+	if (numbered)
+		str_appendf(key, keylen, &off, ")");
+	return numbered;
+}
+
 /* Bars of every case of a (suite, test, metric), one per operand, with the 95% CI. */
 void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size_t n, const json_t *vary)
 {
@@ -215,8 +236,8 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 	char **owned = calloc(n, sizeof(*owned)), title[256], ytitle[96], nums[8][4], key[512] = "", caption[800];
 	const char *nums_p[8] = { nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], nums[6], nums[7] };
 	double slot = (x.p1 - x.p0) / (double)n, bw = slot * 0.8 / (double)t->nops;
-	bool numbered = false, nonneg = vmb_unit_nonnegative(r0->unit);
-	size_t off = 0, offscale = 0;
+	bool numbered, nonneg = vmb_unit_nonnegative(r0->unit);
+	size_t offscale = 0;
 	struct legend lg;
 	struct svg s;
 
@@ -250,14 +271,7 @@ void html_bar_chart(FILE *f, const struct cmp_table *t, const size_t *rows, size
 		labels[i] = owned[i] ? owned[i] : "";
 	}
 	/* labels wider than their slot overlap: numbers under the bars, the labels in the caption */
-	for (size_t i = 0; i < n && n <= 8; i++)
-		numbered |= (double)strlen(labels[i]) * 6.2 > slot;
-	for (size_t i = 0; numbered && i < n; i++) {
-		snprintf(nums[i], sizeof(nums[i]), "%zu", i + 1);
-		str_appendf(key, sizeof(key), &off, "%s%zu = %s", i ? "; " : " (", i + 1, labels[i]);
-	}
-	if (numbered)
-		str_appendf(key, sizeof(key), &off, ")");
+	numbered = numbered_labels(labels, n, slot, nums, key, sizeof(key));
 	svg_axes(&s, &x, &y, NULL, ytitle, n > 8 ? NULL : numbered ? nums_p : labels, n <= 8 ? (int)n : 0);
 	for (size_t i = 0; i < n; i++)
 		for (size_t o = 0; o < t->nops; o++) {
@@ -309,8 +323,7 @@ void html_bars(FILE *f, const char *title, const char *ytitle, const struct html
 	char nums[8][4], key[600] = "", full[1400];
 	const char *nums_p[8] = { nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], nums[6], nums[7] };
 	double slot = (x.p1 - x.p0) / (double)(n ? n : 1), bw = slot * 0.7, lo_pos = INFINITY;
-	bool numbered = false;
-	size_t off = 0;
+	bool numbered;
 	struct svg s;
 
 	if (!labels)
@@ -331,14 +344,7 @@ void html_bars(FILE *f, const char *title, const char *ytitle, const struct html
 	/* a host 20 times a guest would flatten it into the axis: a log axis then */
 	y.log = y.lo > 0 && y.hi / lo_pos > 20;
 	svg_axis_nice(&y, true);
-	for (size_t i = 0; i < n && n <= 8; i++)
-		numbered |= (double)strlen(labels[i]) * 6.2 > slot;
-	for (size_t i = 0; numbered && i < n; i++) {
-		snprintf(nums[i], sizeof(nums[i]), "%zu", i + 1);
-		str_appendf(key, sizeof(key), &off, "%s%zu = %s", i ? "; " : " (", i + 1, labels[i]);
-	}
-	if (numbered)
-		str_appendf(key, sizeof(key), &off, ")");
+	numbered = numbered_labels(labels, n, slot, nums, key, sizeof(key));
 	svg_begin(&s, 520, 290, title);
 	svg_axes(&s, &x, &y, NULL, ytitle, n > 8 ? NULL : numbered ? nums_p : labels, n <= 8 ? (int)n : 0);
 	for (size_t i = 0; i < n; i++) {
