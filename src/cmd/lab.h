@@ -165,6 +165,10 @@ void lab_estimate_basis(char *buf, size_t len);
  * (before a run: stdout keeps the tables and -o -'s HTML). rq: l's (its
  * suites' options get --quick's defaults). 0, or a negative errno said. */
 int lab_plan(const struct lab *l, struct lab_request *rq, const struct lab_matrix *m, bool out);
+/* The plan before a run: with --plan printed and done (EXIT_OK), else said
+ * on stderr unless a study said its own (CMD_CONTINUE); EXIT_FAILED when
+ * it could not be made. */
+int lab_plan_first(const struct lab *l, struct lab_request *rq, const struct lab_matrix *m);
 /* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
 /* lab run's and contend's start: their options checked, --quick applied,

@@ -405,15 +405,9 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 		ret = EXIT_OK;
 		goto out;
 	}
-	/* the plan: --plan's output, else said as the run starts (a study said its own) */
-	if ((l.plan || !rq->from_study) && lab_plan(&l, rq, &m, l.plan) < 0) {
-		ret = EXIT_FAILED;
+	ret = lab_plan_first(&l, rq, &m);
+	if (ret != CMD_CONTINUE)
 		goto out;
-	}
-	if (l.plan) {
-		ret = EXIT_OK;
-		goto out;
-	}
 	c = m.configs[0];
 	ret = contend_net_config(self, &l, &c, true);
 	if (ret != CMD_CONTINUE)

@@ -197,3 +197,11 @@ int lab_plan(const struct lab *l, struct lab_request *rq, const struct lab_matri
 		fflush(stdout);
 	return 0;
 }
+
+int lab_plan_first(const struct lab *l, struct lab_request *rq, const struct lab_matrix *m)
+{
+	/* --plan's output, else said as the run starts (a study said its own) */
+	if ((l->plan || !rq->from_study) && lab_plan(l, rq, m, l->plan) < 0)
+		return EXIT_FAILED;
+	return l->plan ? EXIT_OK : CMD_CONTINUE;
+}

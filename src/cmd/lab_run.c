@@ -579,15 +579,9 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 		ret = EXIT_OK;
 		goto out;
 	}
-	/* the plan: --plan's output, else said as the run starts (a study said its own) */
-	if ((l.plan || !rq->from_study) && lab_plan(&l, rq, &m, l.plan) < 0) {
-		ret = EXIT_FAILED;
+	ret = lab_plan_first(&l, rq, &m);
+	if (ret != CMD_CONTINUE)
 		goto out;
-	}
-	if (l.plan) {
-		ret = EXIT_OK;
-		goto out;
-	}
 	lab_session_new(l.session, sizeof(l.session));
 	log_info("lab session %s=%s", LAB_SESSION_LABEL, l.session);
 	l.busy = json_object();
