@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "test_argv.h"
 #include "../../src/lab/balloon.h"
 #include "../../src/core/spawn.h"
 #include "../../src/guest/channels.h"
@@ -295,14 +296,6 @@ static struct lab_config config_of(const char *accel, const char *arch, const ch
 	lab_config_set(&c, LAB_SMP, smp);
 	lab_config_set(&c, LAB_MEM, mem);
 	return c;
-}
-
-static bool has_pair(const struct strv *a, const char *opt, const char *val)
-{
-	for (size_t i = 0; i + 1 < a->n; i++)
-		if (!strcmp(a->v[i], opt) && !strcmp(a->v[i + 1], val))
-			return true;
-	return false;
 }
 
 static void command_lines(void **state)

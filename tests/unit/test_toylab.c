@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test.h"
+#include "test_argv.h"
 #include "../toy/toylab.h"
 #include <errno.h>
 #include "../../src/cmd/lab.h"
@@ -17,14 +18,6 @@
 #include "../../src/lab/matrix.h"
 #include "../../src/lab/qemu.h"
 #include "../../src/suites/suites.h"
-
-static bool has_pair(const struct strv *a, const char *opt, const char *val)
-{
-	for (size_t i = 0; i + 1 < a->n; i++)
-		if (!strcmp(a->v[i], opt) && !strcmp(a->v[i + 1], val))
-			return true;
-	return false;
-}
 
 static void toy_nic_is_planned_and_on_the_command_line(void **state)
 {
