@@ -111,4 +111,49 @@ has "$T/err" "--sched.policy fifo needs --sched.priority 1 to 99" "and says whic
 expect 2 "one weight is not a comparison" "$VMB" run sched.fairness --quick --no-store --sched.weights 5
 has "$T/err" "--sched.weights takes 2 to 3 weights" "and says how many"
 expect 2 "an unknown policy is refused" "$VMB" run sched.wakeup --quick --no-store --sched.policy idle
+
+# bench/sched-vs-cyclictest.sh's read-outs (bench/wakeup_readout.py): both
+# tools' percentiles read alike, and the verdict over rounds
+ro=$SRC/bench/wakeup_readout.py
+ct_hist() { # ct_hist OVERFLOWS COUNT_AT_3: cyclictest -q -h 5 output, max 31 us
+	printf '# /dev/cpu_dma_latency set to 0us\n# Histogram\n000000 000000\n000001 000000\n'
+	printf '000002 000050\n000003 %06d\n000004 000000\n# Total: %09d\n' "$2" $((50 + $2))
+	printf '# Min Latencies: 00002\n# Avg Latencies: 00002\n# Max Latencies: 00031\n'
+	printf '# Histogram Overflows: %05d\n# Histogram Overflow at cycle number:\n# Thread 0: 00042\n' "$1"
+}
+ct_hist 1 49 > "$T/ct1"
+expect 0 "cyclictest's histogram is read" python3 "$ro" cyclictest "$T/ct1"
+has "$T/out" "2.50 3.50 100" "at its buckets' midpoints (truncated us + 0.5), the overflow in the total"
+ct_hist 2 48 > "$T/ct2"
+expect 0 "a p99 past its histogram" python3 "$ro" cyclictest "$T/ct2"
+has "$T/out" "2.50 31.00 100" "reads its maximum"
+expect 0 "vmbench's document is read" python3 "$ro" vmbench "$T/s.json"
+check "as its own p50, p99 (us) and wake-up count" python3 - "$T/s.json" "$T/out" <<'PY'
+import json, sys
+t = [t for t in json.load(open(sys.argv[1]))["suites"][0]["tests"] if t["name"] == "wakeup"][0]
+h = [m for m in t["cases"][0]["metrics"] if m["name"] == "latency"][0]["histogram"]
+want = f'{h["percentiles"]["p50"] / 1e3:.2f} {h["percentiles"]["p99"] / 1e3:.2f} {h["count"]}'
+got = open(sys.argv[2]).read().strip()
+assert got == want, (got, want)
+PY
+# six rounds idle (the second disturbed: 1000 wake-ups beside 2000), five
+# under the hog; p50 and p99 ratios vmbench/cyclictest, counts ct and vb
+printf '%s\n' "idle 1.01 1.20 2000 1990" "idle 0.50 3.00 2000 1000" "idle 1.02 1.06 1990 2000" \
+	"idle 1.00 1.00 2000 2000" "idle 1.10 0.90 2000 2000" "idle 1.03 1.07 2000 1999" \
+	"hog 0.94 1.00 900 900" "hog 0.93 1.00 900 900" "hog 0.94 1.05 900 900" "hog 1.0 1.05 900 900" \
+	"hog 0.9 1.05 900 900" > "$T/ratios"
+expect 0 "the verdict over rounds" python3 "$ro" judge "$T/ratios" 5
+has "$T/out" "idle: round 2 disturbed" "a round whose counts are 5% apart is left out"
+has "$T/out" "idle: p50 vmbench/cyclictest median 1.020 of 5 rounds (min 1.000, max 1.100); goal within 5%: met" \
+	"the median of the others within 5%: met"
+has "$T/out" "idle: p99 vmbench/cyclictest median 1.060 of 5 rounds (min 0.900, max 1.200); goal within 5%: NOT met" \
+	"1.06: NOT met"
+has "$T/out" "hog: p50 vmbench/cyclictest median 0.940 of 5 rounds (min 0.900, max 1.000); goal within 5%: NOT met" \
+	"within is both ways: 0.94 is NOT met"
+has "$T/out" "hog: p99 vmbench/cyclictest median 1.050 of 5 rounds (min 1.000, max 1.050); goal within 5%: met" \
+	"1.05 is met"
+head -4 "$T/ratios" > "$T/few"
+expect 0 "fewer rounds" python3 "$ro" judge "$T/few" 5
+has "$T/out" "idle: p50 vmbench/cyclictest median 1.010 of 3 rounds (min 1.000, max 1.020); goal within 5%: inconclusive (3 undisturbed rounds, 5 needed)" \
+	"under 5 undisturbed rounds: inconclusive"
 finish
