@@ -35,7 +35,7 @@ static const char *const quota_states[] = { "normal", "over" };
 struct quota_shared {
 	const struct sched_state *st;
 	unsigned state;
-	uint64_t end_ns; /* no request starts after it */
+	uint64_t duration_ns; /* from the common start: no request starts after it */
 	uint64_t spin;   /* iterations of one request's work */
 	unsigned long long ctxt0, ctxt1; /* /proc/stat's, read by worker 0 at its start and end */
 	int ctxt_err;
@@ -97,7 +97,7 @@ static void quota_fn(struct vmb_worker *w)
 	struct quota_worker *qw = w->arg;
 	struct quota_shared *sh = qw->sh;
 	struct rusage ru0, ru1;
-	uint64_t due, now, c0;
+	uint64_t due, now, c0, end;
 
 	w->err = cg_tree_attach(&sh->st->tree, qw->group, sched_gettid());
 	if (qw->group == 0 && qw->index == 0)
@@ -106,13 +106,14 @@ static void quota_fn(struct vmb_worker *w)
 	if (w->err < 0)
 		return;
 	w->start_ns = clock_ns();
+	end = w->start_ns + sh->duration_ns;
 	if (w->id == 0)
 		sh->ctxt_err = read_ctxt(&sh->ctxt0);
 	(void)getrusage(RUSAGE_THREAD, &ru0);
 	c0 = clock_thread_cpu_ns();
 	/* the group's threads take turns: thread i's first request is due i/threads of an interval in */
 	due = w->start_ns + qw->interval_ns * qw->index / sh->st->quota_threads;
-	while (due < sh->end_ns && !vmb_stop_requested()) {
+	while (due < end && !vmb_stop_requested()) {
 		now = clock_ns();
 		if (now < due) {
 			struct timespec ts = clock_ns_ts(due);
@@ -210,7 +211,7 @@ static int quota_one(struct vmb_ctx *ctx, struct sched_state *st, unsigned s, do
 		hist_init(&qw[i].hist);
 		workers[i].arg = &qw[i];
 	}
-	sh.end_ns = clock_ns() + (uint64_t)(duration_s * NSEC_PER_SEC);
+	sh.duration_ns = (uint64_t)(duration_s * NSEC_PER_SEC);
 	r = vmb_parallel(ctx, n, quota_fn, workers);
 	if (r < 0 && ctx->reason[0])
 		goto out;
