@@ -4,6 +4,7 @@
  * kill -9. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -508,3 +509,90 @@ void cg_watchdog_stop(struct cg_watchdog *w)
 	w->pid = -1;
 }
 
+
+/* A whole number of len characters, digits only (strtoull would take a
+ * sign and blanks); 0 or -EINVAL, also on overflow. */
+static int parse_ull(const char *s, size_t len, unsigned long long *v)
+{
+	unsigned long long x = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+
+		if (s[i] < '0' || s[i] > '9' || x > (ULLONG_MAX - d) / 10)
+			return -EINVAL;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
+}
+
+int cg_parse_cpu_stat(const char *text, struct cg_cpu_stat *out)
+{
+	static const struct {
+		const char *key;
+		unsigned bit;
+		unsigned long long scale; /* to ns, for the times */
+	} keys[] = {
+		{ "nr_periods", 1, 0 }, { "nr_throttled", 2, 0 },
+		{ "throttled_time", 4, 1 }, { "throttled_usec", 4, 1000 },
+		{ "usage_usec", 8, 1000 },
+	};
+	struct cg_cpu_stat st = { 0 };
+	unsigned seen = 0;
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+		const char *sp = memchr(line, ' ', ll);
+
+		for (size_t k = 0; sp && k < sizeof(keys) / sizeof(keys[0]); k++) {
+			unsigned long long v;
+
+			if (strlen(keys[k].key) != (size_t)(sp - line) || memcmp(line, keys[k].key, (size_t)(sp - line)))
+				continue;
+			/* a key twice, or a value that is no whole number: not cpu.stat */
+			if ((seen & keys[k].bit) || parse_ull(sp + 1, ll - (size_t)(sp + 1 - line), &v) < 0)
+				return -EINVAL;
+			if (keys[k].scale && v > ULLONG_MAX / keys[k].scale)
+				return -EINVAL;
+			seen |= keys[k].bit;
+			if (keys[k].bit == 1)
+				st.nr_periods = v;
+			else if (keys[k].bit == 2)
+				st.nr_throttled = v;
+			else if (keys[k].bit == 4)
+				st.throttled_ns = v * keys[k].scale;
+			else
+				st.usage_ns = v * keys[k].scale;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	if ((seen & 7) != 7)
+		return -EINVAL;
+	st.has_usage = seen & 8;
+	*out = st;
+	return 0;
+}
+
+int cg_parse_cpu_max(const char *text, unsigned long long *quota_us, unsigned long long *period_us)
+{
+	const char *sp = strchr(text, ' ');
+	size_t len = strlen(text), ql;
+	unsigned long long q = 0, p;
+
+	if (len && text[len - 1] == '\n')
+		len--;
+	if (!sp || (size_t)(sp - text) >= len)
+		return -EINVAL;
+	ql = (size_t)(sp - text);
+	if (!(ql == 3 && !memcmp(text, "max", 3)) && parse_ull(text, ql, &q) < 0)
+		return -EINVAL;
+	if (parse_ull(sp + 1, len - ql - 1, &p) < 0 || p == 0)
+		return -EINVAL;
+	*quota_us = q;
+	*period_us = p;
+	return 0;
+}

@@ -190,6 +190,31 @@ int cg_tree_attach(const struct cg_tree *t, unsigned i, pid_t id);
 /* Everything cg_tree_make did undone, the watchdog stopped; the tree can be made again. */
 void cg_tree_undo(struct cg_tree *t);
 
+/* ---- what a group's bandwidth control says ---- */
+
+/* A group's cpu.stat, v1 or v2 alike: periods with a quota, how many of
+ * them ended throttled and for how long; v2 also counts the CPU time its
+ * tasks used (v1's is cpuacct's, often another hierarchy). */
+struct cg_cpu_stat {
+	unsigned long long nr_periods, nr_throttled;
+	unsigned long long throttled_ns;
+	unsigned long long usage_ns; /* v2's usage_usec; 0 with has_usage false on v1 */
+	bool has_usage;
+};
+/* The text of cpu.stat: "KEY VALUE" lines (v1: throttled_time in ns; v2:
+ * throttled_usec, usage_usec); unknown keys are skipped. 0; -EINVAL when
+ * nr_periods, nr_throttled or the throttled time is missing or not a
+ * whole number. out is written only on success. */
+int cg_parse_cpu_stat(const char *text, struct cg_cpu_stat *out);
+/* The text of v2's cpu.max: "QUOTA PERIOD", QUOTA "max" for none (0).
+ * 0 or -EINVAL; the outputs only on success. */
+int cg_parse_cpu_max(const char *text, unsigned long long *quota_us, unsigned long long *period_us);
+/* Group i's cpu.stat, and its quota and period as the kernel holds them
+ * (v1: cpu.cfs_quota_us, -1 read as 0, and cpu.cfs_period_us; v2:
+ * cpu.max), read from the tree's file system. 0 or a negative errno. */
+int cg_tree_cpu_stat(const struct cg_tree *t, unsigned i, struct cg_cpu_stat *out);
+int cg_tree_quota(const struct cg_tree *t, unsigned i, unsigned long long *quota_us, unsigned long long *period_us);
+
 /* ---- what a kill left ---- */
 
 /* What the watchdog cannot remove, because a kill of the whole process

@@ -245,3 +245,58 @@ void cg_tree_undo(struct cg_tree *t)
 	cg_watchdog_stop(&t->dog);
 	cg_plan_release(&t->remove);
 }
+
+/* The text of group i's file name, read (owned by the caller). */
+static int group_read(const struct cg_tree *t, unsigned i, const char *name, char **text)
+{
+	char dir[CG_PATH_MAX], path[CG_PATH_MAX + 32];
+	int r;
+
+	if (!t->made || i >= t->ngroups)
+		return -EINVAL;
+	r = cg_group_path(&t->l, t->pid, i, t->ngroups, dir, sizeof(dir));
+	if (r < 0)
+		return r;
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return read_file(path, text);
+}
+
+int cg_tree_cpu_stat(const struct cg_tree *t, unsigned i, struct cg_cpu_stat *out)
+{
+	char *text = NULL;
+	int r = group_read(t, i, "cpu.stat", &text);
+
+	if (r == 0)
+		r = cg_parse_cpu_stat(text, out);
+	free(text);
+	return r;
+}
+
+int cg_tree_quota(const struct cg_tree *t, unsigned i, unsigned long long *quota_us, unsigned long long *period_us)
+{
+	char *q = NULL, *p = NULL, both[64];
+	int r;
+
+	if (t->l.ver == CG_V2) {
+		r = group_read(t, i, "cpu.max", &q);
+		if (r == 0)
+			r = cg_parse_cpu_max(q, quota_us, period_us);
+		free(q);
+		return r;
+	}
+	r = group_read(t, i, "cpu.cfs_quota_us", &q);
+	if (r == 0)
+		r = group_read(t, i, "cpu.cfs_period_us", &p);
+	if (r == 0) {
+		/* v1's two files as v2's one line: -1 is no quota */
+		q[strcspn(q, "\n")] = '\0';
+		p[strcspn(p, "\n")] = '\0';
+		r = snprintf(both, sizeof(both), "%s %s", strcmp(q, "-1") ? q : "max", p) >= (int)sizeof(both) ? -EINVAL : 0;
+	}
+	if (r == 0)
+		r = cg_parse_cpu_max(both, quota_us, period_us);
+	free(q);
+	free(p);
+	return r;
+}

@@ -13,7 +13,7 @@
 #include "str.h"
 #include "banned.h"
 
-#define REP_MAX_VALUES 64 /* sched.fairness: up to 44 */
+#define REP_MAX_VALUES 160 /* sched.quota: up to 2 states x (8 groups x 8 + 9) = 146 */
 #define REP_MAX_SERIES 8  /* net.tcp_stream: 2 (bidir) */
 /* Little's law's slack (docs/methodology.md, "Closed loops"): every suite's
  * window holds each latency it counts whole (sent after the window's start,

@@ -9,11 +9,14 @@
  * fairness   worker groups in cgroups under fair-share weights, a bandwidth
  *            reservation and real time for a probe thread: Jain's index
  *            against the configured shares, and the probe's latency
+ * quota      groups under CPU quotas (docker --cpus), each doing requests
+ *            at a share of its quota, as given and over-committed: context
+ *            switches per second, each group's P95, its throttling
  *
  * docs/methodology.md says exactly how each follows its peer. This file
  * holds the descriptor, its tables, set-up and the helpers the tests share;
  * each test is a file of its own: sched_wakeup.c, sched_ctxswitch.c,
- * sched_steal.c, sched_fair.c. */
+ * sched_steal.c, sched_fair.c, sched_quota.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -162,6 +165,43 @@ static int select_cpus(struct vmb_ctx *ctx, struct sched_state *st)
 }
 
 
+/* --sched.quota-cpus and --sched.quota-over: as many groups each, quotas
+ * the kernel takes at --sched.period, and no more CPUs than the group has
+ * threads to use them. */
+static int quota_setup(struct vmb_ctx *ctx, struct sched_state *st)
+{
+	static const char *const names[] = { "quota-cpus", "quota-over" };
+	size_t n[2];
+
+	st->quota_threads = (unsigned)optset_int(ctx->opts, "quota-threads");
+	st->quota_load = (unsigned)optset_int(ctx->opts, "quota-load");
+	st->quota_work_us = (unsigned)optset_int(ctx->opts, "quota-work");
+	st->quota_state = optset_str(ctx->opts, "quota-state");
+	for (unsigned s = 0; s < 2; s++) {
+		const char *text = optset_str(ctx->opts, names[s]);
+		struct cg_knob k[CG_MAX_GROUPS];
+		int r = sched_quota_parse(text, st->quota_cpus[s], CG_MAX_GROUPS, &n[s]);
+
+		if (r < 0)
+			return vmb_usage(ctx, "--sched.%s %s: give 1 to %d groups' CPUs, each above 0 and at most %.0f, "
+					 "e.g. 1.2,0.8,1.0", names[s], text, CG_MAX_GROUPS, SCHED_QUOTA_MAX_CPUS);
+		if (sched_quota_knobs(st->quota_cpus[s], n[s], st->period_us, k) < 0)
+			return vmb_usage(ctx, "--sched.%s %s: a quota is below the kernel's 1 ms of a --sched.period of "
+					 "%u us; give at least %.3f CPUs or a longer period", names[s], text,
+					 st->period_us, 1000.0 / st->period_us);
+		for (size_t g = 0; g < n[s]; g++)
+			if (st->quota_cpus[s][g] > st->quota_threads)
+				return vmb_usage(ctx, "--sched.%s %s: a group of %u threads (--sched.quota-threads) "
+						 "cannot use %g CPUs", names[s], text, st->quota_threads,
+						 st->quota_cpus[s][g]);
+	}
+	if (n[0] != n[1])
+		return vmb_usage(ctx, "--sched.quota-cpus has %zu groups and --sched.quota-over %zu: the over-committed "
+				 "state is the same groups with other quotas", n[0], n[1]);
+	st->quota_groups = (unsigned)n[0];
+	return 0;
+}
+
 static int sched_setup(struct vmb_ctx *ctx)
 {
 	struct sched_state *st = calloc(1, sizeof(*st));
@@ -193,6 +233,9 @@ static int sched_setup(struct vmb_ctx *ctx)
 	st->ngroups = (unsigned)wv->nlist;
 	for (size_t i = 0; i < wv->nlist; i++)
 		st->weights[i] = wv->list[i];
+	r = quota_setup(ctx, st);
+	if (r < 0)
+		return r;
 	r = select_cpus(ctx, st);
 	if (r < 0)
 		return vmb_fail(ctx, r, "reading this process's CPUs");
@@ -227,6 +270,10 @@ static const struct vmb_test sched_tests[] = {
 	{ .name = "fairness", .summary = "cgroup groups under fair share, reservation and real time: Jain's index, probe latency",
 	  .headline = "fair_equal_jain,fair_jain,reservation_jain,rt_jain", .params = "weights,mode,period,priority,interval",
 	  .run = sched_run_fairness },
+	{ .name = "quota", .summary = "groups under CPU quotas (docker --cpus) doing requests, as given and over-committed",
+	  .headline = "normal_latency_p95,over_latency_p95,normal_switches_per_s,over_switches_per_s",
+	  .params = "quota-cpus,quota-over,quota-state,quota-threads,quota-load,quota-work,period",
+	  .run = sched_run_quota },
 	{ .name = NULL },
 };
 
@@ -253,13 +300,25 @@ static const struct vmb_opt sched_opts[] = {
 	{ .name = "mode", .type = OPT_STRING, .def = "all", .choices = "all|fair|reservation|rt", .metavar = "MODE",
 	  .help = "fairness: fair (weights), reservation (quota and period), rt (the probe real-time), or all" },
 	{ .name = "period", .type = OPT_INT, .min = 1000, .max = 1000000, .def = "100000", .quick = "10000",
-	  .metavar = "US", .help = "fairness: bandwidth-control period of the reservation mode" },
+	  .metavar = "US", .help = "fairness, quota: bandwidth-control period (the reservation mode's; cpu.max's)" },
+	{ .name = "quota-cpus", .type = OPT_STRING, .def = "1.2,0.8,1.0", .metavar = "LIST",
+	  .help = "quota: each group's CPUs per period (docker --cpus), 1 to 8 groups" },
+	{ .name = "quota-over", .type = OPT_STRING, .def = "1.8,1.2,1.5", .metavar = "LIST",
+	  .help = "quota: the same groups' CPUs over-committed (the default's total 4.5, the normal's x 1.5)" },
+	{ .name = "quota-state", .type = OPT_STRING, .def = "both", .choices = "both|normal|over", .metavar = "STATE",
+	  .help = "quota: measure the normal quotas, the over-committed ones, or both (half the time each)" },
+	{ .name = "quota-threads", .type = OPT_INT, .min = 1, .max = 16, .def = "2", .metavar = "N",
+	  .help = "quota: threads of each group, each doing requests" },
+	{ .name = "quota-load", .type = OPT_INT, .min = 1, .max = 200, .def = "80", .metavar = "PCT",
+	  .help = "quota: the CPU each group's requests ask for, in % of its quota" },
+	{ .name = "quota-work", .type = OPT_INT, .min = 10, .max = 1000000, .def = "1000", .metavar = "US",
+	  .help = "quota: CPU time of one request" },
 	OPT_TABLE_END,
 };
 
 const struct vmb_suite sched_suite = {
 	.name = "sched",
-	.summary = "scheduling: wake-up latency (cyclictest), context switches, steal, cgroup fairness",
+	.summary = "scheduling: wake-up latency (cyclictest), context switches, steal, cgroup fairness, CPU quotas",
 	.abi = VMB_SUITE_ABI,
 	.tests = sched_tests,
 	.opts = sched_opts,

@@ -1,9 +1,10 @@
 /* The scheduling suite's parts. First what it computes from its samples,
  * apart from the measuring itself: wake-up latencies with their count over
  * a threshold, and Jain's fairness index (sched_util.c, plain functions for
- * the unit tests). Then what its files share: the state set up in sched.c,
- * the helpers there, and one function per test (sched_wakeup.c,
- * sched_ctxswitch.c, sched_steal.c, sched_fair.c). */
+ * the unit tests), and the quota test's arithmetic and readers of text.
+ * Then what its files share: the state set up in sched.c, the helpers
+ * there, and one function per test (sched_wakeup.c, sched_ctxswitch.c,
+ * sched_steal.c, sched_fair.c, sched_quota.c). */
 #ifndef VMB_SCHED_H
 #define VMB_SCHED_H
 
@@ -38,6 +39,25 @@ void sched_lat_merge(struct sched_lat *dst, const struct sched_lat *src);
  * all. NAN for n == 0, a promised share <= 0, or nothing got at all. */
 double sched_jain(const double *got, const double *promised, size_t n);
 
+/* ---- sched.quota: groups under cpu.max quotas, each running requests ---- */
+
+#define SCHED_QUOTA_MAX_CPUS 1024.0
+/* "1.2,0.8,1.0": CPUs per period of each group (docker --cpus), at most
+ * max of them, each above 0 and at most SCHED_QUOTA_MAX_CPUS, digits and
+ * one '.' only. 0; -EINVAL (not such a list), -ERANGE (a value out of
+ * range, or more than max). cpus and n are written only on success. */
+int sched_quota_parse(const char *text, double *cpus, size_t max, size_t *n);
+/* Each group's knob: its CPUs times the period in us (rounded), equal
+ * weights. 0; -ERANGE when a quota falls below the kernel's 1 ms. */
+int sched_quota_knobs(const double *cpus, size_t n, unsigned period_us, struct cg_knob *k);
+/* The time between one thread's requests, so that threads of a group,
+ * each request work_us of CPU, ask for load_pct % of the group's cpus:
+ * work x threads / (cpus x load / 100). 0 for a value out of range. */
+uint64_t sched_quota_interval_ns(double cpus, unsigned load_pct, unsigned threads, unsigned work_us);
+/* The "ctxt" line of /proc/stat: context switches on every CPU since
+ * boot (what perf's sched:sched_switch counts with -a). 0 or -EINVAL. */
+int sched_parse_ctxt(const char *text, unsigned long long *ctxt);
+
 /* ---- shared by the suite's files ---- */
 
 #define SCHED_MAX_CPUS 1024
@@ -62,6 +82,12 @@ struct sched_state {
 	bool try_private;                    /* no hierarchy offers cpu: try a cgroup2 mount of our own */
 	char cg_skip[200]; /* why fairness cannot run here, once known */
 	char rt_skip[1024]; /* why its rt mode cannot */
+	bool rt_tried;      /* the tree's real-time runtime asked for (v1 with RT group scheduling) */
+	/* quota: [0] normal, [1] over-committed */
+	double quota_cpus[2][CG_MAX_GROUPS];
+	unsigned quota_groups, quota_threads, quota_load, quota_work_us;
+	const char *quota_state;
+	double spin_per_us; /* iterations of the request's loop per us of CPU, 0 until calibrated */
 };
 
 pid_t sched_gettid(void);
@@ -93,11 +119,17 @@ int sched_end(int r);
 
 /* Where the cpu controller is; st->cg_skip says why fairness cannot run when nowhere. */
 void sched_fair_find_cgroups(struct sched_state *st);
+/* The tree of ngroups groups (and the probe's), made once for the tests
+ * that ask for that many, else made again; with rt, the probe's real-time
+ * runtime asked for once (st->rt_skip says why not). 0, or a skip or a
+ * failure with ctx->reason set. */
+int sched_groups(struct vmb_ctx *ctx, struct sched_state *st, unsigned ngroups, bool rt);
 
 /* The tests, each a vmb_test_fn. */
 vmb_test_fn sched_run_wakeup;
 vmb_test_fn sched_run_ctxswitch;
 vmb_test_fn sched_run_steal;
 vmb_test_fn sched_run_fairness;
+vmb_test_fn sched_run_quota;
 
 #endif

@@ -91,53 +91,73 @@ static void fair_fn(struct vmb_worker *w)
 	w->end_ns = clock_ns();
 }
 
-/* Create the groups once, with the watchdog that removes them whatever
- * way the process ends. 0, or a skip or failure with ctx->reason set. */
-static int fair_groups(struct vmb_ctx *ctx, struct sched_state *st)
+/* The real-time runtime of the probe's group, asked for once: where the
+ * parent has none left, rt_skip says who holds it and rt is left out. */
+static int groups_rt(struct sched_state *st)
+{
+	const struct cg_op *bad = &st->tree.failed;
+	int r = cg_tree_rt(&st->tree, 100000);
+
+	if (r == -EINVAL || r == -EBUSY) {
+		char why[800];
+
+		if (r != -EINVAL || cg_rt_why(bad->path, 100000, why, sizeof(why)) < 0)
+			why[0] = '\0';
+		if (why[0])
+			snprintf(st->rt_skip, sizeof(st->rt_skip), "real-time runtime was refused (%s): %s",
+				 strerror(-r), why);
+		else
+			snprintf(st->rt_skip, sizeof(st->rt_skip), "writing %s: %s", bad->path, strerror(-r));
+		r = 0;
+	}
+	return r;
+}
+
+/* Create the groups, with the watchdog that removes them whatever way the
+ * process ends; once for every test that asks for as many (fairness's
+ * weights and quota's quotas may differ: then the tree is made again). */
+int sched_groups(struct vmb_ctx *ctx, struct sched_state *st, unsigned ngroups, bool rt)
 {
 	struct cg_tree *t = &st->tree;
 	const struct cg_op *bad = &t->failed;
-	int r;
+	int r = 0;
 
-	if (t->made)
-		return 0;
-	if (st->try_private) {
-		st->try_private = false;
-		(void)cg_mount_private(&st->cg, st->cg_skip, sizeof(st->cg_skip));
+	if (t->made && t->ngroups != ngroups) {
+		cg_tree_undo(t);
+		st->rt_tried = false;
 	}
-	if (st->cg_skip[0])
-		return vmb_skip(ctx, "%s", st->cg_skip);
-	r = cg_tree_make(t, &st->cg, getpid(), st->ngroups);
-	if (r < 0 && !bad->path[0] && !t->made)
-		return vmb_fail(ctx, r, "planning cgroups under %s%s", st->cg.mount, st->cg.self);
-	if (r == 0 && st->cg.rt_group) {
-		r = cg_tree_rt(t, 100000);
-		if (r == -EINVAL || r == -EBUSY) {
-			/* the parent has no real-time runtime left to hand out: the tree says who holds it */
-			char why[800];
-
-			if (r != -EINVAL || cg_rt_why(bad->path, 100000, why, sizeof(why)) < 0)
-				why[0] = '\0';
-			if (why[0])
-				snprintf(st->rt_skip, sizeof(st->rt_skip), "real-time runtime was refused (%s): %s",
-					 strerror(-r), why);
-			else
-				snprintf(st->rt_skip, sizeof(st->rt_skip), "writing %s: %s", bad->path, strerror(-r));
-			r = 0;
+	if (!t->made) {
+		if (st->try_private) {
+			st->try_private = false;
+			(void)cg_mount_private(&st->cg, st->cg_skip, sizeof(st->cg_skip));
 		}
+		if (st->cg_skip[0])
+			return vmb_skip(ctx, "%s", st->cg_skip);
+		r = cg_tree_make(t, &st->cg, getpid(), ngroups);
+		if (r < 0 && !bad->path[0] && !t->made)
+			return vmb_fail(ctx, r, "planning cgroups under %s%s", st->cg.mount, st->cg.self);
+		if (r == 0)
+			(void)vmb_note(ctx, "cgroups", "cgroup %s%s, groups under %s%s/" CG_TREE_SCHED "-PID",
+				       st->cg.ver == CG_V1 ? "v1" : "v2",
+				       st->cg.private_mount ? " (a private mount of its own)" : "", st->cg.mount,
+				       st->cg.self);
+	}
+	if (r == 0 && rt && st->cg.rt_group && !st->rt_tried) {
+		st->rt_tried = true;
+		r = groups_rt(st);
 	}
 	if (r == -EACCES || r == -EPERM || r == -EROFS) {
 		snprintf(st->cg_skip, sizeof(st->cg_skip), "no permission to create cgroups (%s: %s)",
 			 bad->path[0] ? bad->path : "?", strerror(-r));
+		cg_tree_undo(t);
 		return vmb_skip(ctx, "%s", st->cg_skip);
 	}
-	if (r < 0)
-		return vmb_fail(ctx, r, "%s %s", bad->kind == CG_MKDIR ? "creating" : "writing",
-				bad->path[0] ? bad->path : "cgroups");
-	(void)vmb_note(ctx, "cgroups", "cgroup %s%s, groups under %s%s/" CG_TREE_SCHED "-PID",
-		       st->cg.ver == CG_V1 ? "v1" : "v2", st->cg.private_mount ? " (a private mount of its own)" : "",
-		       st->cg.mount, st->cg.self);
-	return 0;
+	if (r < 0) {
+		r = vmb_fail(ctx, r, "%s %s", bad->kind == CG_MKDIR ? "creating" : "writing",
+			     bad->path[0] ? bad->path : "cgroups");
+		cg_tree_undo(t);
+	}
+	return r;
 }
 
 static int fair_one(struct vmb_ctx *ctx, struct sched_state *st, const struct fair_row *row, double duration_s,
@@ -217,7 +237,7 @@ static int run_fairness(struct vmb_ctx *ctx, struct sched_state *st, struct vmb_
 	size_t nrows = 0;
 	int r;
 
-	r = fair_groups(ctx, st);
+	r = sched_groups(ctx, st, st->ngroups, true);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < sizeof(fair_rows) / sizeof(fair_rows[0]); i++)

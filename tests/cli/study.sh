@@ -196,6 +196,19 @@ assert any("profile=vmware" in c for c in confs) and any("profile=vbox" in c for
 pv = text.split("[experiment pvscsi]")[1]
 assert re.search(r"^    accel=kvm .*fs=none", pv, re.M), pv
 PY
+expect 0 "vmware-virtualbox's quota: planned, --quick" \
+	"$VMB" lab study vmware-virtualbox --plan --quick --experiment quota
+check "one 4-vCPU configuration running sched.quota, 3 quick rounds of --time 2, its four claims" python3 - "$T/out" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+q = text.split("[experiment quota]")[1]
+assert re.findall(r"^    (accel=\S+ .*)$", q, re.M) == ["accel=kvm smp=4"], q
+assert "suites sched.quota" in q and "--quick adds: --time 2" in q, q
+assert "1 configuration x 3 rounds x 1 boot = 3 boots" in q, q
+assert len(re.findall(r"^  claim: over-commit ", q, re.M)) == 4, q
+assert "switches/s, quota 4.5 / switches/s, quota 3.0 in 2.2x..4.4x" in q, q
+assert "not comparable" not in q, q
+PY
 expect 0 "arm64-tcg's boot: UEFI on the ARM guest, the guest's own reboot" \
 	"$VMB" lab study arm64-tcg --plan --experiment boot
 has "$T/out" "cortex-a72 topology=1x2x1 firmware=uefi" "the ARM guest boots edk2"

@@ -666,6 +666,138 @@ static void v2_without_cpu_is_refused(void **state)
 	fake_host_remove();
 }
 
+/* ---- what a group's bandwidth control says ---- */
+
+static void cpu_stat_parsing(void **state)
+{
+	static const struct {
+		const char *text;
+		int r;
+		unsigned long long periods, throttled, throttled_ns, usage_ns;
+		bool has_usage;
+	} cases[] = {
+		/* v1, as this kernel's cpu hierarchy has it (throttled_time in ns) */
+		{ "nr_periods 10\nnr_throttled 3\nthrottled_time 4500000\nnr_bursts 0\nburst_time 0\n", 0, 10, 3,
+		  4500000, 0, false },
+		/* v2: times in us, usage beside them */
+		{ "usage_usec 2500\nuser_usec 2000\nsystem_usec 500\nnr_periods 7\nnr_throttled 2\nthrottled_usec 1200\n"
+		  "nr_bursts 0\nburst_usec 0\n", 0, 7, 2, 1200000, 2500000, true },
+		{ "nr_periods 0\nnr_throttled 0\nthrottled_time 0", 0, 0, 0, 0, 0, false }, /* no final newline */
+		{ "nr_periods 1\nnr_throttled 1\n", -EINVAL, 0, 0, 0, 0, false },          /* no throttled time */
+		{ "nr_periods 1\nnr_throttled -1\nthrottled_time 0\n", -EINVAL, 0, 0, 0, 0, false },
+		{ "nr_periods 1\nnr_periods 2\nnr_throttled 0\nthrottled_time 0\n", -EINVAL, 0, 0, 0, 0, false },
+		{ "nr_periods  1\nnr_throttled 0\nthrottled_time 0\n", -EINVAL, 0, 0, 0, 0, false },
+		{ "nr_periods 1\nnr_throttled 0\nthrottled_usec 18446744073709552\n", -EINVAL, 0, 0, 0, 0, false },
+		{ "nr_periods 99999999999999999999\nnr_throttled 0\nthrottled_time 0\n", -EINVAL, 0, 0, 0, 0, false },
+		{ "nr_periodsX 1\nnr_throttled 0\nthrottled_time 0\n", -EINVAL, 0, 0, 0, 0, false },
+		{ "", -EINVAL, 0, 0, 0, 0, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cg_cpu_stat st = { .nr_periods = 4242 };
+		int r = cg_parse_cpu_stat(cases[i].text, &st);
+
+		if (r != cases[i].r)
+			fail_msg("case %zu: %d, expected %d", i, r, cases[i].r);
+		if (r < 0) {
+			assert_int_equal(st.nr_periods, 4242); /* untouched */
+			continue;
+		}
+		assert_int_equal(st.nr_periods, cases[i].periods);
+		assert_int_equal(st.nr_throttled, cases[i].throttled);
+		assert_int_equal(st.throttled_ns, cases[i].throttled_ns);
+		assert_int_equal(st.usage_ns, cases[i].usage_ns);
+		assert_int_equal(st.has_usage, cases[i].has_usage);
+	}
+}
+
+static void cpu_max_parsing(void **state)
+{
+	static const struct {
+		const char *text;
+		int r;
+		unsigned long long quota, period;
+	} cases[] = {
+		{ "120000 100000\n", 0, 120000, 100000 },
+		{ "max 100000\n", 0, 0, 100000 },
+		{ "1000 10000", 0, 1000, 10000 },
+		{ "max\n", -EINVAL, 0, 0 },
+		{ "120000 0\n", -EINVAL, 0, 0 },
+		{ "-1 100000\n", -EINVAL, 0, 0 },
+		{ "120000  100000\n", -EINVAL, 0, 0 },
+		{ " 100000\n", -EINVAL, 0, 0 },
+		{ "120000 \n", -EINVAL, 0, 0 },
+		{ "maxx 100000", -EINVAL, 0, 0 },
+		{ "", -EINVAL, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned long long q = 7, p = 7;
+		int r = cg_parse_cpu_max(cases[i].text, &q, &p);
+
+		if (r != cases[i].r)
+			fail_msg("case %zu (%s): %d, expected %d", i, cases[i].text, r, cases[i].r);
+		assert_int_equal(q, r ? 7 : cases[i].quota);
+		assert_int_equal(p, r ? 7 : cases[i].period);
+	}
+}
+
+/* The readers, on a directory tree laid out as each version's groups are */
+static void quota_read_back(void **state)
+{
+	static const struct {
+		enum cg_version ver;
+		const char *files[3][2];
+		int r;
+		unsigned long long quota, period, throttled_ns;
+	} cases[] = {
+		{ CG_V1, { { "cpu.cfs_quota_us", "120000\n" }, { "cpu.cfs_period_us", "100000\n" },
+			   { "cpu.stat", "nr_periods 5\nnr_throttled 2\nthrottled_time 300\n" } }, 0, 120000, 100000, 300 },
+		{ CG_V1, { { "cpu.cfs_quota_us", "-1\n" }, { "cpu.cfs_period_us", "100000\n" },
+			   { "cpu.stat", "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n" } }, 0, 0, 100000, 0 },
+		{ CG_V2, { { "cpu.max", "80000 100000\n" }, { "cpu.stat", "usage_usec 9\nnr_periods 5\nnr_throttled 1\n"
+								       "throttled_usec 3\n" } }, 0, 80000, 100000, 3000 },
+		{ CG_V2, { { "cpu.max", "garbage\n" }, { "cpu.stat", "nr_periods 5\n" } }, -EINVAL, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char root[] = "/tmp/vmbench-cgq-XXXXXX", dir[CG_PATH_MAX];
+		unsigned long long q = 0, p = 0;
+		struct cg_cpu_stat st;
+		struct cg_tree t;
+
+		assert_non_null(mkdtemp(root));
+		cg_tree_init(&t);
+		t.l.ver = cases[i].ver;
+		snprintf(t.l.mount, sizeof(t.l.mount), "%s", root);
+		t.pid = 4242;
+		t.ngroups = 1;
+		/* not made: nothing is read */
+		assert_int_equal(cg_tree_quota(&t, 0, &q, &p), -EINVAL);
+		t.made = true;
+		assert_int_equal(cg_tree_quota(&t, 1, &q, &p), -EINVAL); /* the probe's is no quota's group */
+		assert_int_equal(cg_base_path(&t.l, 4242, dir, sizeof(dir)), 0);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		assert_int_equal(cg_group_path(&t.l, 4242, 0, 1, dir, sizeof(dir)), 0);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		for (size_t f = 0; f < 3 && cases[i].files[f][0]; f++)
+			put(dir, cases[i].files[f][0], cases[i].files[f][1]);
+		assert_int_equal(cg_tree_quota(&t, 0, &q, &p), cases[i].r);
+		if (cases[i].r == 0) {
+			assert_int_equal(q, cases[i].quota);
+			assert_int_equal(p, cases[i].period);
+			assert_int_equal(cg_tree_cpu_stat(&t, 0, &st), 0);
+			assert_int_equal(st.throttled_ns, cases[i].throttled_ns);
+		} else
+			assert_int_equal(cg_tree_cpu_stat(&t, 0, &st), -EINVAL);
+		snprintf(dir, sizeof(dir), "rm -rf '%s'", root);
+		assert_int_equal(system(dir), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -676,6 +808,9 @@ int main(void)
 		cmocka_unit_test(v2_undo_leaves_the_host_as_it_was),
 		cmocka_unit_test(v2_watchdog_leaves_the_host_as_it_was),
 		cmocka_unit_test(v2_without_cpu_is_refused),
+		cmocka_unit_test(cpu_stat_parsing),
+		cmocka_unit_test(cpu_max_parsing),
+		cmocka_unit_test(quota_read_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
