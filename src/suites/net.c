@@ -559,8 +559,22 @@ static int net_setup(struct vmb_ctx *ctx)
 	if (st->token && !*st->token)
 		st->token = NULL;
 	st->window_s = t > 0 ? t : 0; /* 0: the runner's --time, set per repetition */
-	if (!server)
-		return 0; /* a serve on loopback, started by the first test that needs one (net_local) */
+	if (!server) {
+		/* a serve on loopback, started by the first test that needs one
+		 * (net_local); where there is no loopback, none can */
+		struct sockaddr_storage lo = { .ss_family = AF_INET };
+		int r;
+
+		((struct sockaddr_in *)&lo)->sin_port = htons(DEFAULT_PORT);
+		((struct sockaddr_in *)&lo)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		r = net_loopback_up(&lo, sizeof(struct sockaddr_in));
+
+		if (r == -ENETUNREACH || r == -EADDRNOTAVAIL)
+			return vmb_skip(ctx, "the loopback interface is down here (a route to 127.0.0.1: %s): the "
+					"tests run against a vmbench serve on loopback; bring lo up (ip link set lo up) "
+					"or give --net.server HOST", strerror(-r));
+		return 0;
+	}
 	if (netio_resolve(server, DEFAULT_PORT, &st->srv, &st->srvlen, err, sizeof(err)) < 0)
 		return vmb_usage(ctx, "--net.server %s", err);
 	/* HOST:PORT, also when the port is the default: messages name it */
@@ -577,8 +591,7 @@ static int net_setup(struct vmb_ctx *ctx)
  * started by the first one that needs it: net.http against --net.url needs
  * none, and its start (a thread, a 1 MiB page written) would be CPU of
  * the client's process that bench/net-vs-peers.sh counts per request
- * against wrk's. 0, or a negative errno after a message (a skip where the
- * loopback interface is down). */
+ * against wrk's. 0, or a negative errno after a message. */
 static int net_local(struct vmb_ctx *ctx, struct net_state *st)
 {
 	struct netsrv_conf conf = { .addr = NULL, .port = 0 }; /* 127.0.0.1 */
@@ -601,13 +614,6 @@ static int net_local(struct vmb_ctx *ctx, struct net_state *st)
 	if (r < 0) {
 		net_local_stop(st);
 		return vmb_fail(ctx, r, "%s", err);
-	}
-	r = net_loopback_up(&st->srv, st->srvlen);
-	if (r == -ENETUNREACH || r == -EADDRNOTAVAIL) {
-		net_local_stop(st); /* the next test tries again, and says so too */
-		return vmb_skip(ctx, "the loopback interface is down here (a route to 127.0.0.1: %s): the tests "
-				"run against a vmbench serve on loopback; bring lo up (ip link set lo up) or give "
-				"--net.server HOST", strerror(-r));
 	}
 	(void)vmb_note(ctx, "server", "a vmbench serve on loopback, in this process (127.0.0.1)");
 	return 0;
