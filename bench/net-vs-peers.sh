@@ -8,9 +8,13 @@
 # then the constant-rate mode against a known stall (serve --stall-ms 100:
 # the server pauses 100 ms once a second; the corrected p99 must show it),
 # and the client sweep (requests/s and p99 against connections) as the
-# report draws it. Goals: throughput ratio >= 0.95 and CPU per bit no worse,
-# p50 within 10%, requests/s >= 1.0x with each thread count (median of at
-# least 5 rounds).
+# report draws it. With each thread count, http also compares the CPU each
+# client spends per request: the user and system time of the client's
+# process alone (not nginx's, the same server for both), from wait4, over
+# the responses it completed (wrk's "requests in", vmbench's "responses").
+# Goals: throughput ratio >= 0.95 and CPU per bit no worse, p50 within 10%,
+# requests/s >= 1.0x and CPU per request <= 1.0x with each thread count
+# (median of at least 5 rounds), each printed as met or NOT met.
 # Usage: bench/net-vs-peers.sh [ROUNDS] [SECONDS] [THREADS,...] [CONNECTIONS]
 #   defaults: 5 rounds of 3 s, threads 1,2,4, 16 connections
 set -eu
@@ -56,6 +60,15 @@ print(m["histogram"]["percentiles"][sys.argv[3]] if len(sys.argv) > 3 else stati
 PY
 }
 ratio() { python3 -c "print(f'{$1 / $2:.3f}')"; }
+# cpu FILE CMD...: run CMD; its CPU seconds (user + system, of its process and
+# the children it waited for, from wait4) into FILE; CMD's exit status
+cpu() {
+	python3 -c 'import os, subprocess, sys
+p = subprocess.Popen(sys.argv[2:])
+_, st, ru = os.wait4(p.pid, 0)
+open(sys.argv[1], "w").write(f"{ru.ru_utime + ru.ru_stime}\n")
+sys.exit(os.waitstatus_to_exitcode(st))' "$@"
+}
 
 vport=$(freeport); bg "$VMB" serve --port "$vport"; wait_port "$vport"
 iport=$(freeport); bg iperf3 -s -p "$iport"; wait_port "$iport"
@@ -112,28 +125,44 @@ print(e["sum_received"]["bits_per_second"], e["cpu_utilization_percent"]["host_t
 	done
 
 	for th in ${threads//,/ }; do
-		runwrk() { wr=$(wrk -t"$th" -c"$conns" -d"${secs}s" "$url" | sed -n 's/^Requests\/sec: *//p'); }
+		runwrk() {
+			cpu "$out/wcpu" wrk -t"$th" -c"$conns" -d"${secs}s" "$url" >"$out/wrk.txt"
+			wr=$(sed -n 's/^Requests\/sec: *//p' "$out/wrk.txt")
+			wn=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$out/wrk.txt")
+		}
 		runvmb() {
-			"$VMB" run net.http --net.url "$url" --net.threads "$th" --net.connections "$conns" $v \
+			cpu "$out/vcpu" "$VMB" run net.http --net.url "$url" --net.threads "$th" --net.connections "$conns" $v \
 				--json "$out/h.$r.$th.json"
 			vr=$(metric "$out/h.$r.$th.json" requests_per_s)
+			vn=$(metric "$out/h.$r.$th.json" responses)
 		}
 		if [ $((r % 2)) -eq 1 ]; then runwrk; runvmb; else runvmb; runwrk; fi
 		x=$(ratio "$vr" "$wr"); echo "$x" >>"$out/http.$th"
 		printf '%-5s %-28s %12.0f %12.0f %8s\n' "$r" "http requests/s ($th thr)" "$wr" "$vr" "$x"
+		# CPU per request: a whole process's, start-up and the end's report included
+		wu=$(python3 -c "print($(cat "$out/wcpu") / $wn * 1e6)")
+		vu=$(python3 -c "print($(cat "$out/vcpu") / $vn * 1e6)")
+		x=$(ratio "$vu" "$wu"); echo "$x" >>"$out/httpcpu.$th"
+		printf '%-5s %-28s %12.2f %12.2f %8s\n' "$r" "  CPU us per request" "$wu" "$vu" "$x"
 	done
 done
 python3 - "$out" "$threads" "$conns" <<'PY'
 import statistics, sys
-rows = [("tput", "tcp_stream throughput vmbench/iperf3", ">= 0.95"),
-        ("cpubit", "CPU per bit vmbench/iperf3", "<= 1.0"),
-        ("tcprr", "tcp_rr p50 vmbench/sockperf", "0.9 to 1.1"),
-        ("udprr", "udp_rr p50 vmbench/sockperf", "0.9 to 1.1")]
-rows += [("http." + t, f"http requests/s vmbench/wrk, {t} threads, {sys.argv[3]} conns", ">= 1.0")
-         for t in sys.argv[2].split(",")]
-for f, what, goal in rows:
+# each row: the file of its per-round ratios, what it is, the goal's bounds (None: none)
+rows = [("tput", "tcp_stream throughput vmbench/iperf3", 0.95, None),
+        ("cpubit", "CPU per bit vmbench/iperf3", None, 1.0),
+        ("tcprr", "tcp_rr p50 vmbench/sockperf", 0.9, 1.1),
+        ("udprr", "udp_rr p50 vmbench/sockperf", 0.9, 1.1)]
+for t in sys.argv[2].split(","):
+    rows += [("http." + t, f"http requests/s vmbench/wrk, {t} threads, {sys.argv[3]} conns", 1.0, None),
+             ("httpcpu." + t, f"http CPU per request vmbench/wrk, {t} threads, {sys.argv[3]} conns", None, 1.0)]
+for f, what, lo, hi in rows:
     r = [float(x) for x in open(sys.argv[1] + "/" + f)]
-    print(f"median {what}: {statistics.median(r):.3f} of {len(r)} rounds (min {min(r):.3f}, max {max(r):.3f}; goal {goal})")
+    m = statistics.median(r)
+    goal = f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"{lo} to {hi}"
+    ok = (lo is None or m >= lo) and (hi is None or m <= hi)
+    print(f"median {what}: {m:.3f} of {len(r)} rounds (min {min(r):.3f}, max {max(r):.3f}; "
+          f"goal {goal}: {'met' if ok else 'NOT met'})")
 PY
 
 # the constant-rate mode and the sweep: with the largest thread count

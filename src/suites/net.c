@@ -531,13 +531,24 @@ static int net_loopback_up(const struct sockaddr_storage *srv, socklen_t len)
 	return r;
 }
 
+/* The loopback serve, if one was started: stopped, and none any more. */
+static void net_local_stop(struct net_state *st)
+{
+	if (!st->local)
+		return;
+	netsrv_stop(st->local);
+	(void)pthread_join(st->local_thread, NULL);
+	netsrv_free(st->local);
+	st->local = NULL;
+	st->srvlen = 0;
+}
+
 static int net_setup(struct vmb_ctx *ctx)
 {
 	struct net_state *st = calloc(1, sizeof(*st));
 	const char *server = optset_str(ctx->opts, "server");
 	char err[320];
 	double t = optset_double(ctx->opts, "time");
-	int r;
 
 	if (!st)
 		return vmb_fail(ctx, -ENOMEM, "net state");
@@ -548,41 +559,63 @@ static int net_setup(struct vmb_ctx *ctx)
 	if (st->token && !*st->token)
 		st->token = NULL;
 	st->window_s = t > 0 ? t : 0; /* 0: the runner's --time, set per repetition */
-	if (server) {
-		if (netio_resolve(server, DEFAULT_PORT, &st->srv, &st->srvlen, err, sizeof(err)) < 0)
-			return vmb_usage(ctx, "--net.server %s", err);
-		/* HOST:PORT, also when the port is the default: messages name it */
-		if (strchr(server, ']') || (strchr(server, ':') && strchr(server, ':') == strrchr(server, ':')))
-			snprintf(st->srvname, sizeof(st->srvname), "%s", server);
-		else
-			snprintf(st->srvname, sizeof(st->srvname), strchr(server, ':') ? "[%s]:%u" : "%s:%u", server,
-				 DEFAULT_PORT);
-		(void)vmb_note(ctx, "server", "%s", server);
+	if (!server) {
+		/* a serve on loopback, started by the first test that needs one
+		 * (net_local); where there is no loopback, none can */
+		struct sockaddr_storage lo = { .ss_family = AF_INET };
+		int r;
+
+		((struct sockaddr_in *)&lo)->sin_port = htons(DEFAULT_PORT);
+		((struct sockaddr_in *)&lo)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		r = net_loopback_up(&lo, sizeof(struct sockaddr_in));
+
+		if (r == -ENETUNREACH || r == -EADDRNOTAVAIL)
+			return vmb_skip(ctx, "the loopback interface is down here (a route to 127.0.0.1: %s): the "
+					"tests run against a vmbench serve on loopback; bring lo up (ip link set lo up) "
+					"or give --net.server HOST", strerror(-r));
 		return 0;
 	}
-	{
-		struct netsrv_conf conf = { .addr = NULL, .port = 0 }; /* 127.0.0.1 */
+	if (netio_resolve(server, DEFAULT_PORT, &st->srv, &st->srvlen, err, sizeof(err)) < 0)
+		return vmb_usage(ctx, "--net.server %s", err);
+	/* HOST:PORT, also when the port is the default: messages name it */
+	if (strchr(server, ']') || (strchr(server, ':') && strchr(server, ':') == strrchr(server, ':')))
+		snprintf(st->srvname, sizeof(st->srvname), "%s", server);
+	else
+		snprintf(st->srvname, sizeof(st->srvname), strchr(server, ':') ? "[%s]:%u" : "%s:%u", server,
+			 DEFAULT_PORT);
+	(void)vmb_note(ctx, "server", "%s", server);
+	return 0;
+}
 
-		r = netsrv_open(&conf, &st->local);
-		if (r < 0)
-			return vmb_fail(ctx, r, "starting a serve on loopback");
-		r = pthread_create(&st->local_thread, NULL, local_main, st->local);
-		if (r != 0) {
-			netsrv_free(st->local);
-			st->local = NULL;
-			return vmb_fail(ctx, -r, "starting the loopback server's thread");
-		}
-		snprintf(st->srvname, sizeof(st->srvname), "127.0.0.1:%u", netsrv_port(st->local));
-		r = netio_resolve(st->srvname, DEFAULT_PORT, &st->srv, &st->srvlen, err, sizeof(err));
-		if (r < 0)
-			return vmb_fail(ctx, r, "%s", err);
-		r = net_loopback_up(&st->srv, st->srvlen);
-		if (r == -ENETUNREACH || r == -EADDRNOTAVAIL)
-			return vmb_skip(ctx, "the loopback interface is down here (a route to 127.0.0.1: %s): the tests "
-					"run against a vmbench serve on loopback; bring lo up (ip link set lo up) or give "
-					"--net.server HOST", strerror(-r));
-		(void)vmb_note(ctx, "server", "a vmbench serve on loopback, in this process (127.0.0.1)");
+/* Without --net.server, the serve on loopback the tests measure against,
+ * started by the first one that needs it: net.http against --net.url needs
+ * none, and its start (a thread, a 1 MiB page written) would be CPU of
+ * the client's process that bench/net-vs-peers.sh counts per request
+ * against wrk's. 0, or a negative errno after a message. */
+static int net_local(struct vmb_ctx *ctx, struct net_state *st)
+{
+	struct netsrv_conf conf = { .addr = NULL, .port = 0 }; /* 127.0.0.1 */
+	char err[320];
+	int r;
+
+	if (st->srvlen)
+		return 0; /* --net.server's, or started already */
+	r = netsrv_open(&conf, &st->local);
+	if (r < 0)
+		return vmb_fail(ctx, r, "starting a serve on loopback");
+	r = pthread_create(&st->local_thread, NULL, local_main, st->local);
+	if (r != 0) {
+		netsrv_free(st->local);
+		st->local = NULL;
+		return vmb_fail(ctx, -r, "starting the loopback server's thread");
 	}
+	snprintf(st->srvname, sizeof(st->srvname), "127.0.0.1:%u", netsrv_port(st->local));
+	r = netio_resolve(st->srvname, DEFAULT_PORT, &st->srv, &st->srvlen, err, sizeof(err));
+	if (r < 0) {
+		net_local_stop(st);
+		return vmb_fail(ctx, r, "%s", err);
+	}
+	(void)vmb_note(ctx, "server", "a vmbench serve on loopback, in this process (127.0.0.1)");
 	return 0;
 }
 
@@ -596,11 +629,7 @@ static void net_teardown(struct vmb_ctx *ctx)
 		net_ctl_close(st->ctl);
 		free(st->ctl);
 	}
-	if (st->local) {
-		netsrv_stop(st->local);
-		(void)pthread_join(st->local_thread, NULL);
-		netsrv_free(st->local);
-	}
+	net_local_stop(st);
 	free(st);
 	ctx->priv = NULL;
 }
@@ -625,56 +654,77 @@ static int net_end(struct net_state *st, int r)
 	return r;
 }
 
+/* The start of a test that talks to the server: its repetition begun, the
+ * server started if it is ours, and the run's control session in *c. 0, or
+ * a negative errno after a message. */
+static int net_session(struct vmb_ctx *ctx, struct net_state **st, struct net_ctl **c)
+{
+	int r;
+
+	*st = net_begin(ctx);
+	r = net_local(ctx, *st);
+	if (r < 0)
+		return r;
+	*c = net_ctl_get(ctx, *st);
+	return *c ? 0 : -ECONNREFUSED;
+}
+
 static int net_run_tcp_stream(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
-	struct net_state *st = net_begin(ctx);
-	struct net_ctl *c = net_ctl_get(ctx, st);
+	struct net_state *st;
+	struct net_ctl *c;
+	int r = net_session(ctx, &st, &c);
 
 	(void)test;
-	return c ? net_end(st, run_stream(ctx, st, c, rep)) : -ECONNREFUSED;
+	return r < 0 ? r : net_end(st, run_stream(ctx, st, c, rep));
 }
 
 static int net_run_udp(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
-	struct net_state *st = net_begin(ctx);
-	struct net_ctl *c = net_ctl_get(ctx, st);
+	struct net_state *st;
+	struct net_ctl *c;
+	int r = net_session(ctx, &st, &c);
 
 	(void)test;
-	return c ? net_end(st, run_udp(ctx, st, c, rep)) : -ECONNREFUSED;
+	return r < 0 ? r : net_end(st, run_udp(ctx, st, c, rep));
 }
 
 static int net_run_tcp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
-	struct net_state *st = net_begin(ctx);
-	struct net_ctl *c = net_ctl_get(ctx, st);
+	struct net_state *st;
+	struct net_ctl *c;
+	int r = net_session(ctx, &st, &c);
 
 	(void)test;
-	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_RR)) : -ECONNREFUSED;
+	return r < 0 ? r : net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_RR));
 }
 
 static int net_run_udp_rr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
-	struct net_state *st = net_begin(ctx);
-	struct net_ctl *c = net_ctl_get(ctx, st);
+	struct net_state *st;
+	struct net_ctl *c;
+	int r = net_session(ctx, &st, &c);
 
 	(void)test;
-	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_UDP_RR)) : -ECONNREFUSED;
+	return r < 0 ? r : net_end(st, run_rr(ctx, st, c, rep, NETK_UDP_RR));
 }
 
 static int net_run_tcp_crr(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
-	struct net_state *st = net_begin(ctx);
-	struct net_ctl *c = net_ctl_get(ctx, st);
+	struct net_state *st;
+	struct net_ctl *c;
+	int r = net_session(ctx, &st, &c);
 
 	(void)test;
-	return c ? net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_CRR)) : -ECONNREFUSED;
+	return r < 0 ? r : net_end(st, run_rr(ctx, st, c, rep, NETK_TCP_CRR));
 }
 
 static int net_run_http(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
 {
 	struct net_state *st = net_begin(ctx);
+	int r = optset_str(ctx->opts, "url") ? 0 : net_local(ctx, st); /* --net.url: a server not ours */
 
-	return net_end(st, net_http_run(ctx, test, rep));
+	return r < 0 ? r : net_end(st, net_http_run(ctx, test, rep));
 }
 
 static const struct vmb_test net_tests[] = {
@@ -697,7 +747,8 @@ static const struct vmb_test net_tests[] = {
 static const struct vmb_opt net_opts[] = {
 	{ .name = "server", .type = OPT_STRING, .metavar = "HOST[:PORT]",
 	  .help = "a `vmbench serve` to measure against (port 5280 by default; its token, if it asks for one, in "
-		  "$VMBENCH_NET_TOKEN); without it a serve is started on loopback for the run" },
+		  "$VMBENCH_NET_TOKEN); without it a serve is started on loopback, by the first test that needs one "
+		  "(net.http with --net.url needs none)" },
 	{ .name = "time", .type = OPT_DOUBLE, .min = 0, .max = 600, .def = "0", .quick = "0.1", .metavar = "SECONDS",
 	  .help = "how long each repetition measures, at most the run's --time (0: --time); short under --quick, "
 		  "so that the suite's quick run takes a few seconds" },

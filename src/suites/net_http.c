@@ -63,6 +63,7 @@ struct hthread {
 	/* results */
 	uint64_t done, bytes, non2xx, sockerr, timeouts;
 	uint64_t answered; /* every response, also those drained after the window */
+	uint64_t last_ns;  /* the latest clock reading of this loop turn's events (0: none yet) */
 	bool late; /* the window ended before any response: it runs on to the first */
 	struct hist hist;
 	struct hist service; /* rate mode: from the actual send (wrk2's uncorrected latency) */
@@ -159,7 +160,7 @@ static void hc_error(struct hthread *t, struct hc *c)
 
 static bool hc_send(struct hthread *t, struct hc *c, uint64_t intended)
 {
-	uint64_t now = clock_ns();
+	uint64_t now = t->last_ns = clock_ns();
 
 	if (send(c->fd, t->request, t->reqlen, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)t->reqlen) {
 		hc_error(t, c);
@@ -214,7 +215,7 @@ static void hc_readable(struct hthread *t, struct hc *c)
 			hc_error(t, c); /* failed, or closed or bytes when nothing was asked */
 			return;
 		}
-		now = clock_ns();
+		now = t->last_ns = clock_ns();
 		if (n == 0) {
 			/* the server closed: the end of a body framed so, else an error */
 			if (nethttp_resp_eof(&c->rp) == 0)
@@ -289,7 +290,14 @@ static void http_thread(struct vmb_worker *w)
 	t->iv_start = t->start_ns;
 	t->iv_next = t->start_ns + t->iv_ns;
 	for (;;) {
-		uint64_t now = clock_ns(), timeout_ns = 10 * NSEC_PER_MSEC;
+		/* the turn's time: in wrk's mode the last reading of the previous
+		 * turn's events (a response's end or the send after it, a moment
+		 * before), one of its own after a wait that ended without any: a
+		 * clock read per turn fewer, and with the server the bound a turn
+		 * is about a response. It decides the window's end (each response
+		 * is counted in it by its own time), the series and the sweep,
+		 * never a latency; a schedule (rate mode) reads the clock anew. */
+		uint64_t now = t->rate <= 0 && t->last_ns ? t->last_ns : clock_ns(), timeout_ns = 10 * NSEC_PER_MSEC;
 		int n;
 
 		if (vmb_stop_requested())
@@ -344,6 +352,7 @@ static void http_thread(struct vmb_worker *w)
 			}
 		}
 		n = http_wait(t->ep, evs, 64, timeout_ns);
+		t->last_ns = 0;
 		for (int k = 0; k < n; k++)
 			hc_readable(t, evs[k].data.ptr);
 	}

@@ -221,6 +221,25 @@ for done, mb, rps in zip(m["requests"], m["transfer_mb_s"], m["requests_per_s"])
     assert done > 0 and int(size) - 1e-6 <= per <= int(size) * (1 + 2 / done) + 1e-6, (done, per, size)
 PY
 done
+# --net.url names a server not ours: no serve is started beside it (its
+# thread and its 1 MiB page would be CPU of the client's process, which
+# bench/net-vs-peers.sh counts per request against wrk's); a test of the
+# same run that needs one starts it
+expect 0 "net.http against a URL alone" "$VMB" run net.http --net.url "http://127.0.0.1:$PORT/chunked" \
+	--net.connections 2 --quick --no-store --json "$T/urlonly.json"
+expect 0 "and beside tcp_rr, without --net.server" "$VMB" run net.http net.tcp_rr \
+	--net.url "http://127.0.0.1:$PORT/chunked" --net.connections 2 --quick --no-store --json "$T/urlrr.json"
+check "a serve on loopback started for tcp_rr only" python3 - "$T/urlonly.json" "$T/urlrr.json" <<'PY'
+import json, sys
+alone, both = (json.load(open(f))["suites"][0] for f in sys.argv[1:])
+assert "server" not in alone["notes"], alone["notes"]
+assert both["notes"]["server"] == "a vmbench serve on loopback, in this process (127.0.0.1)", both["notes"]
+t = {x["name"]: x["cases"][0] for x in both["tests"]}
+m = {x["name"]: x for x in t["tcp_rr"]["metrics"]}
+assert m["latency"]["histogram"]["count"] > 0, m["latency"]
+m = {x["name"]: x["samples"] for x in t["http"]["metrics"] if x.get("samples")}
+assert min(m["requests"]) > 0 and max(m["errors_socket"]) == 0, m
+PY
 # A server whose first answer comes after the window (as a TCG guest's under
 # load did): the window runs on to that answer, and the figure is over it.
 expect 0 "net.http: a first answer later than the window is waited for" "$VMB" run net.http \
