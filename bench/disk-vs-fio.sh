@@ -94,7 +94,8 @@ def vmb(path, test, bs, qd, extra, cpu):
     out = subprocess.run(
         ["build/vmbench", "run", f"disk.{test}", "--disk.file", path, "--destructive", "--disk.size", size,
          bsopt, bs, *qdopt,
-         *extra, *([] if cpu is None else ["--cpus", str(cpu)]), "--disk.engine", "io_uring", "--time", str(secs), "--disk.ramp", str(ramp), "--repeat", "2",
+         *extra, *([] if cpu is None else ["--cpus", str(cpu)]), "--disk.engine", "io_uring", "--time", str(secs),
+         "--disk.ramp", str(ramp), "--repeat", "2",
          "--warmup", "0", "--no-store", "-q", "--json", "-"], check=True, capture_output=True, text=True).stdout
     case = json.loads(out)["suites"][0]["tests"][0]["cases"][0]
     m = {x["name"]: x for x in case["metrics"]}
@@ -129,7 +130,9 @@ for name, rw, test, bs, qd, (fextra, vextra) in work:
         os.close(fd)
     for r in range(rounds):
         cpu = None if pin == "none" else cpus[r % len(cpus)]
-        if r % 2 == 0:
+        # the order flips after each pass over the CPUs as well, so that
+        # neither tool always starts on the same CPU
+        if (r + r // len(cpus)) % 2 == 0:
             f = fio(path, rw, bs, qd, fextra, cpu)
             v = vmb(path, test, bs, qd, vextra, cpu)
         else:
