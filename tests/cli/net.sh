@@ -199,6 +199,26 @@ expect 1 "a NUL inside the server's line is refused, not cut off" "$VMB" run net
 has "$T/err" "0x00" "the refusal names the NUL"
 kill "$FAKE"
 
+# A peer that answers no request of a window shorter than a UDP request's
+# 200 ms timeout (a guest starved by a real-time one, in lab contend): the
+# window goes on to the first transaction instead of failing with none
+start_fake 8 droprr
+expect 0 "udp_rr: a window with no answer goes on to the first one" "$VMB" run net.udp_rr \
+	--net.server "127.0.0.1:$PORT" --time 0.05 --warmup 0 --repeat 1 --no-store --json "$T/droprr.json"
+check "udp_rr: the two lost requests timed out, then transactions, over the window it took" python3 - "$T/droprr.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+m = {x["name"]: x["samples"] for x in c["metrics"] if x.get("samples")}
+assert m["timeouts"] == [2], m["timeouts"]
+# two 200 ms timeouts before the first answer: the rate is over 0.4 s or more
+n = c["metrics"]
+tps = m["transactions_per_s"][0]
+assert tps > 0, tps
+lat = [x for x in n if x["name"] == "latency"][0]["histogram"]["count"]
+assert lat >= 1 and lat / tps >= 0.4, (lat, tps)
+PY
+kill "$FAKE"
+
 # Responses framed every way a server may frame them, written 7 bytes at a
 # time: chunked (extensions, a trailer), after interim 1xx responses, and
 # to the close. Each is a success, and the bytes counted per response are

@@ -7,6 +7,10 @@ RESULT is what MODE (argv[1]) says:
   forge   bytes=999999999999999999 and, for udp, as many packets: figures
           no server can have measured from what the client sent
   nul     its greeting's answer holds a NUL ("OK 1\\0junk"), to be refused
+  droprr  udp_rr answered, but the first two requests of each test never
+          (a peer that loses them, or answers them too late: a guest
+          starved by a real-time one); the client must wait past a window
+          shorter than its 200 ms timeout for the first transaction
   http    no control protocol: an HTTP server whose answers are framed as
           the path asks, each written in small pieces so that the client
           reads them cut anywhere (see HTTP below):
@@ -71,6 +75,22 @@ def udp_data(us, state):
         state["packets"] += 1
 
 
+def udp_echo(us, state):
+    """udp_rr: each datagram echoed but the first two, which are dropped."""
+    us.settimeout(0.2)
+    while not state["ended"]:
+        try:
+            d, peer = us.recvfrom(65536)
+        except socket.timeout:
+            continue
+        except OSError:
+            return
+        state["bytes"] += len(d)
+        state["packets"] += 1
+        if state["packets"] > 2:
+            state["sent"] += us.sendto(d, peer)
+
+
 def session(c):
     c.settimeout(30)
     f = c.makefile("rb")
@@ -92,8 +112,12 @@ def session(c):
             c.sendall(b"ERR this fake serves TEST, STATS and BYE\n")
             continue
         kind = words.get("kind")
-        state = {"bytes": 0, "packets": 0, "ended": False}
-        if kind == "udp":
+        state = {"bytes": 0, "packets": 0, "sent": 0, "ended": False}
+        if kind == "udp_rr" and mode == "droprr":
+            ds = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            ds.bind(("127.0.0.1", 0))
+            t = threading.Thread(target=udp_echo, args=(ds, state), daemon=True)
+        elif kind == "udp":
             ds = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             ds.bind(("127.0.0.1", 0))
             t = threading.Thread(target=udp_data, args=(ds, state), daemon=True)
@@ -115,7 +139,9 @@ def session(c):
         got, packets = state["bytes"], state["packets"]
         if mode == "forge":
             got, packets = FORGED, FORGED
-        if kind == "udp":
+        if kind == "udp_rr":
+            res = "RESULT bytes=%d sent=%d cpu_ns=1\n" % (got, state["sent"])
+        elif kind == "udp":
             res = "RESULT bytes=%d sent=0 packets=%d lost=0 ooo=0 jitter_ns=0 cpu_ns=1\n" % (got, packets)
         else:
             res = "RESULT bytes=%d sent=0 cpu_ns=1 retrans=0\n" % got
