@@ -394,7 +394,7 @@ out:
 
 /* ---- the server: given, or memcached started on loopback ---- */
 
-/* memcached in PATH, or Debian's place for it */
+/* memcached in PATH (Debian's is /usr/bin/memcached) */
 static const char *mc_find(void)
 {
 	static char found[PATH_MAX];
@@ -409,7 +409,7 @@ static const char *mc_find(void)
 			return found;
 		path = colon ? colon + 1 : NULL;
 	}
-	return access("/usr/bin/memcached", X_OK) == 0 ? "/usr/bin/memcached" : NULL;
+	return NULL;
 }
 
 /* A free port on 127.0.0.1 now (the kernel's choice of an ephemeral one). */
@@ -566,7 +566,8 @@ static int mc_preload(struct vmb_ctx *ctx, const struct net_state *st, const cha
 {
 	struct mc_resp rp;
 	char head[MC_MAX_KEY + 64], key[MC_MAX_KEY + 1], *rbuf = malloc(MC_RBUF);
-	uint64_t sent = 0, got = 0, until = clock_ns() + 60 * NSEC_PER_SEC;
+	/* a server that stops answering for NET_CTL_TIMEOUT_MS fails the preload */
+	uint64_t sent = 0, got = 0, until = clock_ns() + (uint64_t)NET_CTL_TIMEOUT_MS * NSEC_PER_MSEC;
 	size_t have = 0;
 	int fd = -1, r = 0;
 
@@ -576,6 +577,15 @@ static int mc_preload(struct vmb_ctx *ctx, const struct net_state *st, const cha
 	if (fd < 0) {
 		r = vmb_fail(ctx, fd, "connecting to memcached at %s", st->mc_name);
 		goto out;
+	}
+	{
+		/* blocking sends, bounded: a server that reads nothing fails them */
+		struct timeval tv = { .tv_sec = NET_CTL_TIMEOUT_MS / 1000 };
+		int fl = fcntl(fd, F_GETFL);
+
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	}
 	mc_resp_init(&rp, MC_SET, NULL, 0);
 	while (got < keys) {
@@ -627,8 +637,9 @@ static int mc_preload(struct vmb_ctx *ctx, const struct net_state *st, const cha
 			int pr = poll(&pf, 1, 1000);
 
 			if (vmb_stop_requested() || clock_ns() > until) {
-				r = vmb_fail(ctx, -ETIMEDOUT, "%s answered %llu of %llu preload sets in 60 s", st->mc_name,
-					     (unsigned long long)got, (unsigned long long)keys);
+				r = vmb_fail(ctx, -ETIMEDOUT, "%s answered %llu of %llu preload sets, then nothing for %d s",
+					     st->mc_name, (unsigned long long)got, (unsigned long long)keys,
+					     NET_CTL_TIMEOUT_MS / 1000);
 				goto out;
 			}
 			if (pr <= 0)
@@ -640,6 +651,7 @@ static int mc_preload(struct vmb_ctx *ctx, const struct net_state *st, const cha
 				goto out;
 			}
 			have = (size_t)n;
+			until = clock_ns() + (uint64_t)NET_CTL_TIMEOUT_MS * NSEC_PER_MSEC;
 		}
 		{
 			char *at = rbuf;
