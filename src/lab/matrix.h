@@ -102,6 +102,10 @@
 	X(LAB_DB, "db", "sqlite", LIST, LAB_DB_NAMES,                                                           \
 	  " (the database app.oltp_* run against in the guest: sqlite, the app suite's own; mariadb, Debian's "  \
 	  "mariadb-server over its socket, in image=debian-apps)", 0, 0, db_check, NULL, NULL, NULL)          \
+	X(LAB_THP, "thp", "default", LIST, " default always madvise never",                                     \
+	  " (the guest's transparent huge pages, set at boot by the kernel's transparent_hugepage=; default: "  \
+	  "the kernel's own; checked in the guest's /sys/kernel/mm/transparent_hugepage/enabled)", 0, 0, NULL,  \
+	  "mem", NULL, NULL)                                                                                      \
 	LAB_KEYS_TEST(X)
 
 /* A key built only into a test build (tests/meson.build's vmbench-toy and
@@ -509,6 +513,7 @@ struct lab_config {
 	const struct lab_db *db;
 	const struct lab_mq *mq;                       /* how the NIC takes queues; NULL: it takes one (or no NIC) */
 	const struct lab_cache_mode *cache;
+	const char *thp;                               /* thp=: the kernel's transparent_hugepage= mode; NULL: its own */
 	enum lab_accel accel;
 	bool aarch64, pin, snapshot, balloon, server; /* server: netdir=guest-server */
 	bool backend_file;                             /* backend=file: an image file of --disk-format */
