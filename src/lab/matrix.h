@@ -94,8 +94,9 @@
 	X(LAB_IMAGE, "image", "busybox", LIST, LAB_IMAGE_NAMES,                                                  \
 	  " (busybox: the lab's initramfs; debian: Debian 12 with systemd on a root disk, as 'lab image --distro "  \
 	  "debian' builds it, booted to its SSH server and its agent; needs a NIC on the lab's tap link; "        \
-	  "debian-apps: the same with the application table's nginx-light and mariadb-server, and gcc for "  \
-	  "app.build)", 0, 0, image_check, "boot", NULL, NULL)      \
+	  "debian-apps: the same with the application table's nginx-light and mariadb-server, memcached "   \
+	  "(which the host's net.memcached loads with netdir=guest-server), and gcc for app.build)", 0, 0,     \
+	  image_check, "boot", NULL, NULL)      \
 	X(LAB_HTTPD, "httpd", "serve", LIST, LAB_HTTPD_NAMES,                                                    \
 	  " (the HTTP server net.http loads in the guest, with netdir=guest-server: serve, the guest's vmbench "   \
 	  "serve; nginx, Debian's nginx-light on port 80, in image=debian-apps)", 0, 0, httpd_check, NULL, NULL, NULL)          \
@@ -292,7 +293,7 @@
 	X("busybox", NULL, NULL, NULL, "", "vmbench-init: kernel reached init", false, 10)                 \
 	X("debian", "debian", NULL, "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw",              \
 	  "Run /init as init process", true, 90)                                                          \
-	X("debian-apps", "debian", "nginx-light,mariadb-server,gcc,libc6-dev", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw", \
+	X("debian-apps", "debian", "nginx-light,mariadb-server,memcached,gcc,libc6-dev", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw", \
 	  "Run /init as init process", true, 90)
 #define LAB_IMAGE_NAME(n, ...) " " n
 #define LAB_IMAGE_COUNT(...) +1

@@ -19,6 +19,7 @@
 #include "../../src/lab/hostmeasure.h"
 #include "../../src/lab/image.h"
 #include "../../src/lab/labcheck.h"
+#include "../../src/lab/labnet.h"
 #include "../../src/lab/labrun.h"
 #include "../../src/lab/matrix.h"
 #include "../../src/lab/qemu.h"
@@ -545,6 +546,33 @@ static void thp_key(void **state)
 		lab_matrix_release(&m);
 		json_decref(fp);
 	}
+}
+
+/* A net item's options from the host's side of the link: the serve, and
+ * the guest's memcached for net.memcached (image=debian-apps with
+ * netdir=guest-server); a URL only when the guest has an HTTP server. */
+static void net_item_opts(void **state)
+{
+	const struct vmb_suite *net = NULL;
+	struct lab_net n = { .server = "10.251.0.2:5280", .memcached = "10.251.0.2:11211" };
+	json_t *opts = json_object();
+
+	(void)state;
+	for (size_t i = 0; i < vmb_nsuites; i++)
+		if (!strcmp(vmb_suites[i]->name, "net"))
+			net = vmb_suites[i];
+	assert_non_null(net);
+	assert_non_null(opts);
+	n.dir = (const struct lab_netdir *)&n; /* started: any direction's row */
+	assert_int_equal(lab_net_item_opts(&n, net, opts), 0);
+	assert_string_equal(json_string_value(json_object_get(opts, "net.server")), "10.251.0.2:5280");
+	assert_string_equal(json_string_value(json_object_get(opts, "net.memcached-server")), "10.251.0.2:11211");
+	assert_null(json_object_get(opts, "net.url"));
+	json_object_clear(opts);
+	n.memcached[0] = '\0';
+	assert_int_equal(lab_net_item_opts(&n, net, opts), 0);
+	assert_null(json_object_get(opts, "net.memcached-server"));
+	json_decref(opts);
 }
 
 /* Every row of the CPU and firmware tables is a valid value of its key
@@ -2032,6 +2060,7 @@ int main(void)
 		cmocka_unit_test(cpu_side_arguments),
 		cmocka_unit_test(cpu_side_tables),
 		cmocka_unit_test(thp_key),
+		cmocka_unit_test(net_item_opts),
 		cmocka_unit_test(cpu_side_parsers),
 		cmocka_unit_test(nice_in_child),
 		cmocka_unit_test(long_paths),
