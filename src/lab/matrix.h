@@ -105,8 +105,8 @@
 	  "mariadb-server over its socket, in image=debian-apps)", 0, 0, db_check, NULL, NULL, NULL)          \
 	X(LAB_THP, "thp", "default", LIST, " default always madvise never",                                     \
 	  " (the guest's transparent huge pages, set at boot by the kernel's transparent_hugepage=; default: "  \
-	  "the kernel's own; checked in the guest's /sys/kernel/mm/transparent_hugepage/enabled)", 0, 0, NULL,  \
-	  "mem", NULL, NULL)                                                                                      \
+	  "the kernel's own; checked in the guest's /sys/kernel/mm/transparent_hugepage/enabled; always and "   \
+	  "madvise need mem=640M or more)", 0, 0, thp_check, "mem", NULL, NULL)                                     \
 	LAB_KEYS_TEST(X)
 
 /* A key built only into a test build (tests/meson.build's vmbench-toy and
