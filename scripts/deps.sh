@@ -20,10 +20,13 @@ build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjans
 # ovmf: the lab's firmware=uefi on x86_64 (tests/cli/labcpu.sh; about 5 s to install)
 # debootstrap, e2fsprogs (mke2fs -d, debugfs), qemu-utils, openssh-client (ssh-keygen): the lab's distribution
 # image (lab image --distro; its assembly's unit test, and make test-distro);
-# strace: serve's accept4 calls counted at the descriptor limit (tests/cli/serveguard.sh)
+# strace: serve's accept4 calls counted at the descriptor limit (tests/cli/serveguard.sh);
+# memcached: net.memcached's server on loopback (tests/cli/memcached.sh)
 test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static xz-utils postgresql mariadb-server iproute2
-	nginx-light ovmf debootstrap e2fsprogs openssh-client strace"
-bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light"
+	nginx-light ovmf debootstrap e2fsprogs openssh-client strace memcached"
+# libmemcached-tools: memaslap (Debian's memcaslap), net.memcached's peer (bench/memcached-vs-memaslap.sh)
+bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light
+	memcached libmemcached-tools"
 distro_pkgs="qemu-user-static binfmt-support dpkg-dev"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev:arm64 liburing-dev:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64
 	zlib1g-dev:arm64 qemu-system-arm qemu-efi-aarch64"

@@ -1,6 +1,6 @@
 /* The files the lab writes into a distribution image's tree (see distro.h):
  * the agent's start and stop scripts and its systemd unit, MariaDB's
- * database unit, the network on the tap link, fstab, hostname, hosts, root's
+ * database unit, memcached's address, the network on the tap link, fstab, hostname, hosts, root's
  * SSH keys, the initramfs's modules. One row each in lab_distro_files, its
  * text from a function of the image's parameters (the unit tests read the
  * same text the guest gets; lab_distro_inputs in distro.c keys the cache on
@@ -57,7 +57,8 @@ static char *agent_unit(const struct lab_distro_opts *o)
 	return xasprintf("[Unit]\n"
 			 "Description=vmbench agent on the lab's channel\n"
 			 "Wants=network-online.target\n"
-			 "After=network-online.target ssh.service nginx.service mariadb.service vmbench-db.service\n"
+			 "After=network-online.target ssh.service nginx.service mariadb.service vmbench-db.service "
+			 "memcached.service\n"
 			 "ConditionKernelCommandLine=vmbench.agent\n"
 			 "\n"
 			 "[Service]\n"
@@ -96,6 +97,21 @@ static char *db_unit(const struct lab_distro_opts *o)
 			 "WantedBy=multi-user.target\n",
 			 LAB_DISTRO_DB_NAME, LAB_DISTRO_DB_USER, LAB_DISTRO_DB_PASS, LAB_DISTRO_DB_NAME,
 			 LAB_DISTRO_DB_USER);
+}
+
+/* memcached in an image that has it (debian-apps): on the guest's address
+ * of the tap link too, where the host's net.memcached loads it
+ * (netdir=guest-server), not on loopback alone as Debian's
+ * /etc/memcached.conf has it; room for a key space of a GiB (memcached
+ * takes memory as items come, not at start); TCP only. */
+static char *memcached_conf(const struct lab_distro_opts *o)
+{
+	(void)o;
+	return xasprintf("[Service]\n"
+			 "ExecStart=\n"
+			 "ExecStart=/usr/bin/memcached -l 127.0.0.1,%s -p %u -U 0 -m 1024 -c 4096 -u memcache\n"
+			 "LimitNOFILE=8192\n",
+			 LAB_NET_GUEST, LAB_MEMCACHED_PORT);
 }
 
 /* The guest's end of the lab's tap link, on whichever Ethernet NIC it has */
@@ -170,6 +186,7 @@ const struct lab_distro_file lab_distro_files[] = {
 	{ LAB_DISTRO_LIBDIR "/agent-stop", 0755, agent_stop_script, false },
 	{ "/etc/systemd/system/vmbench-agent.service", 0644, agent_unit, false },
 	{ "/etc/systemd/system/vmbench-db.service", 0644, db_unit, false },
+	{ "/etc/systemd/system/memcached.service.d/vmbench.conf", 0644, memcached_conf, false },
 	{ "/etc/systemd/network/10-vmbench.network", 0644, network_file, false },
 	{ "/etc/systemd/system/systemd-networkd-wait-online.service.d/vmbench.conf", 0644, wait_online, false },
 	{ "/etc/fstab", 0644, fstab, false },

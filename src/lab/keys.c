@@ -172,6 +172,19 @@ static int httpd_check(const struct lab_config *c, char *why, size_t len)
 	return 0;
 }
 
+/* Linux turns transparent huge pages off at boot on less than 512 MiB of
+ * RAM (hugepage_init), whatever transparent_hugepage= said: the guest's
+ * sysfs would then show never, and the boot's check fail. RAM is a little
+ * below mem= (the kernel's own reservations), hence the margin. */
+#define THP_MIN_MEM (640ull << 20)
+static int thp_check(const struct lab_config *c, char *why, size_t len)
+{
+	if (!c->thp || !strcmp(c->thp, "never") || c->mem >= THP_MIN_MEM)
+		return 0;
+	return errf(why, len, -EINVAL, "matrix: thp=%s needs mem=640M or more (mem=%s): Linux turns transparent huge "
+		    "pages off at boot on less than 512 MiB of RAM, whatever transparent_hugepage= says; give mem=1G",
+		    c->thp, c->v[LAB_MEM]);
+}
 
 const struct lab_key_row lab_keys[] = {
 #define KEY_ROW(e, n, d, t, v, r, lo, hi, chk, su, q, ch)                                                    \

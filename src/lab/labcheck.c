@@ -90,7 +90,7 @@ static int check_cpu(const struct lab_config *c, const json_t *fp, char *err, si
 }
 
 /* The guest is what the configuration asked for: its architecture, its
- * CPUs, and behind each device key's model the driver the device table
+ * CPUs, its transparent huge pages, and behind each device key's model the driver the device table
  * names, where the model's back end says the guest shows it (with the
  * queues of a NIC that takes several). *scratch: the block device behind
  * the disk key, which the suites that need a scratch disk get. */
@@ -111,6 +111,15 @@ int lab_check_guest(const struct lab_config *c, const json_t *fp, const struct l
 		return errf(err, errlen, -EPROTO, "the guest's kernel was %sbooted by UEFI, and firmware=%s %s",
 			    lab_config_firmware(c)->efi ? "not " : "", c->v[LAB_FIRMWARE],
 			    lab_config_firmware(c)->efi ? "is UEFI" : "is not");
+	/* thp=: the mode the kernel was started with is the one in force */
+	if (c->thp) {
+		const char *thp = json_string_value(json_object_get(json_object_get(fp, "thp"), "enabled"));
+
+		if (!thp || strcmp(thp, c->thp))
+			return errf(err, errlen, -EPROTO, "the guest's transparent huge pages are %s, thp=%s asked for %s "
+				    "(its kernel's transparent_hugepage=)", thp ? thp : "not shown (no "
+				    "/sys/kernel/mm/transparent_hugepage/enabled)", c->thp, c->thp);
+	}
 	for (int k = 0; k < (int)lab_nkeys; k++) {
 		const struct lab_device *d = lab_config_device(c, (enum lab_key)k);
 		const struct lab_backend *be = d ? lab_backend_of(paths, (enum lab_key)k) : NULL;

@@ -391,6 +391,11 @@ int lab_net_start(struct lab_net *n, struct proto_conn *conn, const struct lab_c
 			snprintf(n->url, sizeof(n->url), "http://%.*s:%u%s", (int)strcspn(n->be->guest_addr, "/"),
 				 n->be->guest_addr, h->port, h->path);
 	}
+	n->memcached[0] = '\0';
+	/* the guest's memcached, in an image that has it, loaded from the host */
+	if (c->server && lab_image_has(lab_config_image(c), "memcached"))
+		snprintf(n->memcached, sizeof(n->memcached), "%.*s:%u", (int)strcspn(n->be->guest_addr, "/"),
+			 n->be->guest_addr, LAB_MEMCACHED_PORT);
 	if (make_token(n->token, sizeof(n->token)) < 0)
 		return errf(err, errlen, -EIO, "no random token for the net suite (/dev/urandom)");
 	r = proto_host_token(conn, n->token, 10000);
@@ -408,11 +413,15 @@ int lab_net_item_opts(const struct lab_net *n, const struct vmb_suite *suite, js
 	snprintf(key, sizeof(key), "%s.server", suite->name);
 	if (json_object_set_new(opts, key, json_string(n->server)) < 0)
 		return -ENOMEM;
-	for (const struct vmb_opt *o = suite->opts; n->url[0] && o && o->name; o++)
-		if (!strcmp(o->name, "url")) {
-			snprintf(key, sizeof(key), "%s.url", suite->name);
-			return json_object_set_new(opts, key, json_string(n->url)) < 0 ? -ENOMEM : 0;
-		}
+	for (const struct vmb_opt *o = suite->opts; o && o->name; o++) {
+		const char *v = !strcmp(o->name, "url") ? n->url : !strcmp(o->name, "memcached-server") ? n->memcached : "";
+
+		if (!*v)
+			continue;
+		snprintf(key, sizeof(key), "%s.%s", suite->name, o->name);
+		if (json_object_set_new(opts, key, json_string(v)) < 0)
+			return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct lab_net {
 	char token[33];
 	char server[80];                /* the HOST:PORT the net suite measures against */
 	char url[96];                   /* net.http's URL of a server in the guest (httpd=nginx), or "" */
+	char memcached[64];             /* net.memcached's server in the guest (its image's memcached), or "" */
 	pid_t helper;                   /* the host's serve in the namespace, or 0 */
 };
 
@@ -44,7 +45,8 @@ bool lab_net_linked(const struct lab_config *c, const struct lab_paths *p);
  * the guest, a serve started on the host or in the guest. */
 int lab_net_start(struct lab_net *n, struct proto_conn *conn, const struct lab_config *c, char *err, size_t errlen);
 /* RUN options of a net item: the server the guest's run measures against,
- * and the URL of the guest's HTTP server for a suite with a url option. */
+ * the URL of the guest's HTTP server for a suite with a url option, and
+ * the guest's memcached for one with a memcached-server option. */
 int lab_net_item_opts(const struct lab_net *n, const struct vmb_suite *suite, json_t *opts);
 /* One net item (what: "net.tcp_rr"), measured in the configuration's
  * direction, as the guest's document (proto_host_adopt with hello_fp). */

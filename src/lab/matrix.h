@@ -94,14 +94,19 @@
 	X(LAB_IMAGE, "image", "busybox", LIST, LAB_IMAGE_NAMES,                                                  \
 	  " (busybox: the lab's initramfs; debian: Debian 12 with systemd on a root disk, as 'lab image --distro "  \
 	  "debian' builds it, booted to its SSH server and its agent; needs a NIC on the lab's tap link; "        \
-	  "debian-apps: the same with the application table's nginx-light and mariadb-server, and gcc for "  \
-	  "app.build)", 0, 0, image_check, "boot", NULL, NULL)      \
+	  "debian-apps: the same with the application table's nginx-light and mariadb-server, memcached "   \
+	  "(which the host's net.memcached loads with netdir=guest-server), and gcc for app.build)", 0, 0,     \
+	  image_check, "boot", NULL, NULL)      \
 	X(LAB_HTTPD, "httpd", "serve", LIST, LAB_HTTPD_NAMES,                                                    \
 	  " (the HTTP server net.http loads in the guest, with netdir=guest-server: serve, the guest's vmbench "   \
 	  "serve; nginx, Debian's nginx-light on port 80, in image=debian-apps)", 0, 0, httpd_check, NULL, NULL, NULL)          \
 	X(LAB_DB, "db", "sqlite", LIST, LAB_DB_NAMES,                                                           \
 	  " (the database app.oltp_* run against in the guest: sqlite, the app suite's own; mariadb, Debian's "  \
 	  "mariadb-server over its socket, in image=debian-apps)", 0, 0, db_check, NULL, NULL, NULL)          \
+	X(LAB_THP, "thp", "default", LIST, " default always madvise never",                                     \
+	  " (the guest's transparent huge pages, set at boot by the kernel's transparent_hugepage=; default: "  \
+	  "the kernel's own; checked in the guest's /sys/kernel/mm/transparent_hugepage/enabled; always and "   \
+	  "madvise need mem=640M or more)", 0, 0, thp_check, "mem", NULL, NULL)                                     \
 	LAB_KEYS_TEST(X)
 
 /* A key built only into a test build (tests/meson.build's vmbench-toy and
@@ -288,7 +293,7 @@
 	X("busybox", NULL, NULL, NULL, "", "vmbench-init: kernel reached init", false, 10)                 \
 	X("debian", "debian", NULL, "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw",              \
 	  "Run /init as init process", true, 90)                                                          \
-	X("debian-apps", "debian", "nginx-light,mariadb-server,gcc,libc6-dev", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw", \
+	X("debian-apps", "debian", "nginx-light,mariadb-server,memcached,gcc,libc6-dev", "root.qcow2", " root=LABEL=" LAB_DISTRO_ROOT_LABEL " rw", \
 	  "Run /init as init process", true, 90)
 #define LAB_IMAGE_NAME(n, ...) " " n
 #define LAB_IMAGE_COUNT(...) +1
@@ -509,6 +514,7 @@ struct lab_config {
 	const struct lab_db *db;
 	const struct lab_mq *mq;                       /* how the NIC takes queues; NULL: it takes one (or no NIC) */
 	const struct lab_cache_mode *cache;
+	const char *thp;                               /* thp=: the kernel's transparent_hugepage= mode; NULL: its own */
 	enum lab_accel accel;
 	bool aarch64, pin, snapshot, balloon, server; /* server: netdir=guest-server */
 	bool backend_file;                             /* backend=file: an image file of --disk-format */

@@ -31,6 +31,9 @@ int lab_topology_parse(const char *v, unsigned t[3])
 	return 0;
 }
 
+/* thp='s values other than default: the kernel's transparent_hugepage= modes */
+static const char *const thp_modes[] = { "always", "madvise", "never" };
+
 void lab_config_resolve(struct lab_config *c)
 {
 	const char *arch = c->v[LAB_ARCH];
@@ -49,6 +52,11 @@ void lab_config_resolve(struct lab_config *c)
 	c->db = lab_db_find(c->v[LAB_DB]);
 	c->mq = lab_mq_find(c->v[LAB_NIC]);
 	c->cache = lab_cache_find(c->v[LAB_CACHE]);
+	/* a string of its own, not c->v's: a configuration is copied by value */
+	c->thp = NULL;
+	for (size_t i = 0; i < sizeof(thp_modes) / sizeof(thp_modes[0]); i++)
+		if (!strcmp(c->v[LAB_THP], thp_modes[i]))
+			c->thp = thp_modes[i];
 	c->accel = !strcmp(c->v[LAB_ACCEL], "kvm") ? LAB_ACCEL_KVM
 		   : !strcmp(c->v[LAB_ACCEL], "tcg") ? LAB_ACCEL_TCG : LAB_ACCEL_AUTO;
 	c->aarch64 = !strcmp(arch, "aarch64");

@@ -609,10 +609,12 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 	if (queues > 1)
 		snprintf(nq, sizeof(nq), " vmbench.queues=%u", queues);
 	/* early console output: the first byte marks kernel entry on both architectures */
-	lab_push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
+	/* thp=: the mode the kernel starts with (the guest's sysfs is checked after HELLO) */
+	lab_push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
 	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200", net ? " vmbench.net=" : "",
 	     net ? net : "", p->modules && *p->modules ? " vmbench.modules=" : "",
-	     p->modules && *p->modules ? p->modules : "", nq, lab_config_image(c) ? lab_config_image(c)->append : "");
+	     p->modules && *p->modules ? p->modules : "", nq, c->thp ? " transparent_hugepage=" : "",
+	     c->thp ? c->thp : "", lab_config_image(c) ? lab_config_image(c)->append : "");
 	/* a distribution's root disk: every boot reads the cached image and
 	 * writes into QEMU's own temporary overlay (snapshot=on), so no boot
 	 * changes the next one's disk */

@@ -35,6 +35,9 @@
  * configuration, as each is in a network namespace of its own. */
 #define LAB_NET_HOST "10.251.0.1"
 #define LAB_NET_GUEST "10.251.0.2"
+/* memcached's port in an image that has it (src/lab/distro_files.c), which
+ * the host's net.memcached loads with netdir=guest-server (labnet.c) */
+#define LAB_MEMCACHED_PORT 11211
 #define LAB_NET_PREFIX "30"
 #define LAB_TAP_FD 10 /* the tap's descriptor in QEMU: -netdev tap,fd=10 */
 

@@ -1,6 +1,7 @@
 /* Network suite: TCP and UDP throughput as iperf3 defines them, request/
- * response latency as netperf's TCP_RR (and UDP_RR, TCP_CRR), and an HTTP
- * load generator (net_http.c) with wrk's and wrk2's definitions. The other
+ * response latency as netperf's TCP_RR (and UDP_RR, TCP_CRR), an HTTP
+ * load generator (net_http.c) with wrk's and wrk2's definitions, and a
+ * memcached one (net_memcached.c) with memaslap's. The other
  * end is `vmbench serve` (--net.server), or one started on loopback for the
  * run. Every figure the server measured (bytes received, its CPU time, UDP
  * loss and jitter) comes back over the control protocol (src/net/proto.h),
@@ -638,6 +639,7 @@ static void net_teardown(struct vmb_ctx *ctx)
 		net_ctl_close(st->ctl);
 		free(st->ctl);
 	}
+	net_mc_stop(st);
 	net_local_stop(st);
 	free(st);
 	ctx->priv = NULL;
@@ -736,6 +738,12 @@ static int net_run_http(struct vmb_ctx *ctx, const struct vmb_test *test, struct
 	return r < 0 ? r : net_end(st, net_http_run(ctx, test, rep));
 }
 
+static int net_run_memcached(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep)
+{
+	(void)net_begin(ctx);
+	return net_memcached_run(ctx, test, rep);
+}
+
 static const struct vmb_test net_tests[] = {
 	{ .name = "tcp_stream", .summary = "bulk TCP throughput, Mbit/s (10^6 bits/s, as iperf3), retransmits, CPU per side",
 	  .headline = "mbit_per_s", .params = "streams,msg-size,reverse,bidir,interval", .run = net_run_tcp_stream },
@@ -750,6 +758,11 @@ static const struct vmb_test net_tests[] = {
 	{ .name = "http", .summary = "HTTP/1.1 keep-alive load over a client sweep: wrk's requests/s, or wrk2's constant rate",
 	  .headline = "requests_per_s,p99_latency", .sweep = "connections", .params = "threads,page,body-size,http-rate,url",
 	  .run = net_run_http },
+	{ .name = "memcached", .summary = "memcached's text protocol over a client sweep: memaslap's get/set mix, "
+					  "requests/s, p50/p99/p99.9, or a constant rate (wrk2's correction)",
+	  .headline = "requests_per_s,p99_latency", .sweep = "connections",
+	  .params = "threads,memcached-ratio,memcached-key-size,memcached-value-size,memcached-keys,memcached-rate",
+	  .run = net_run_memcached },
 	{ .name = NULL },
 };
 
@@ -778,9 +791,9 @@ static const struct vmb_opt net_opts[] = {
 	{ .name = "rr-size", .type = OPT_SIZE, .min = 1, .max = 65000, .def = "1", .metavar = "SIZE",
 	  .help = "tcp_rr, udp_rr, tcp_crr: request and response size, as netperf -r (1 byte each by default)" },
 	{ .name = "connections", .type = OPT_LIST, .min = 1, .max = 4000, .def = "1,4,16,64,256", .quick = "8",
-	  .metavar = "LIST", .help = "http: keep-alive connections, one case per value (the client sweep)" },
+	  .metavar = "LIST", .help = "http, memcached: keep-alive connections, one case per value (the client sweep)" },
 	{ .name = "threads", .type = OPT_INT, .min = 1, .max = 64, .def = "2", .metavar = "N",
-	  .help = "http: client threads, as wrk -t (never more than the connections)" },
+	  .help = "http, memcached: client threads, as wrk -t and memaslap -T (never more than the connections)" },
 	{ .name = "http-rate", .type = OPT_DOUBLE, .min = 0, .max = 10000000, .def = "0", .metavar = "REQ/S",
 	  .help = "http: a constant total request rate with latency from each request's intended send time "
 		  "(wrk2 -R); 0 for as fast as possible (wrk)" },
@@ -790,12 +803,28 @@ static const struct vmb_opt net_opts[] = {
 	  .help = "http: bytes of serve's static page" },
 	{ .name = "url", .type = OPT_STRING, .metavar = "URL",
 	  .help = "http: load http://HOST[:PORT]/PATH (nginx, say) instead of serve's page" },
+	{ .name = "memcached-server", .type = OPT_STRING, .metavar = "HOST[:PORT]",
+	  .help = "memcached: the memcached to load (port 11211 by default); without it memcached (Debian's package) is "
+		  "started on 127.0.0.1 for the run, or the test is skipped when it is not installed" },
+	{ .name = "memcached-ratio", .type = OPT_STRING, .def = "1:9", .metavar = "SET:GET",
+	  .help = "memcached: sets to gets, as memtier_benchmark --ratio (1:9: memaslap's default mix, one set to nine gets)" },
+	{ .name = "memcached-key-size", .type = OPT_SIZE, .min = 4, .max = 250, .def = "64", .metavar = "SIZE",
+	  .help = "memcached: bytes of a key (memaslap's default 64; at most memcached's 250)" },
+	{ .name = "memcached-value-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = "1k", .metavar = "SIZE",
+	  .help = "memcached: bytes of a set's value (memaslap's default 1024)" },
+	{ .name = "memcached-keys", .type = OPT_INT, .min = 1, .max = 100000000, .def = "10000", .quick = "1000",
+	  .metavar = "N", .help = "memcached: the key space, each key set once before the window and then drawn "
+				  "uniformly per request" },
+	{ .name = "memcached-rate", .type = OPT_DOUBLE, .min = 0, .max = 10000000, .def = "0", .metavar = "REQ/S",
+	  .help = "memcached: a constant total request rate with latency from each request's intended send time "
+		  "(wrk2 -R's correction of coordinated omission); 0 for as fast as answers come (memaslap)" },
 	OPT_TABLE_END,
 };
 
 const struct vmb_suite net_suite = {
 	.name = "net",
-	.summary = "network: TCP/UDP throughput (iperf3), request/response latency (netperf), HTTP load (wrk, wrk2)",
+	.summary = "network: TCP/UDP throughput (iperf3), request/response latency (netperf), HTTP load (wrk, wrk2), "
+		   "memcached load (memaslap)",
 	.abi = VMB_SUITE_ABI,
 	.flags = VMB_SUITE_NET_PEER,
 	.tests = net_tests,

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "../core/suite.h"
 #include "../net/io.h"
@@ -28,6 +29,14 @@ struct net_state {
 	pthread_t local_thread;
 	double window_s;               /* how long a repetition measures */
 	struct net_ctl *ctl;           /* the run's control session, opened on first use */
+	/* net.memcached's server (net_memcached.c): --net.memcached-server, or
+	 * memcached started for the run (mc_pid, its process group's leader) */
+	struct sockaddr_storage mc_addr;
+	socklen_t mc_alen;
+	char mc_name[300];             /* HOST:PORT, "" until the first repetition */
+	pid_t mc_pid;                  /* 0: none started (or reaped) */
+	uint64_t mc_loaded_keys;       /* the key space preloaded, and its sizes */
+	size_t mc_loaded_klen, mc_loaded_vlen;
 };
 
 /* A control session: connected, greeted. */
@@ -55,5 +64,8 @@ int net_ctl_end(struct vmb_ctx *ctx, const struct net_state *st, struct net_ctl 
 		unsigned ndata, struct netverify_tally *tally);
 
 int net_http_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
+int net_memcached_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct vmb_rep *rep);
+/* The run's memcached, if one was started: stopped and reaped (idempotent). */
+void net_mc_stop(struct net_state *st);
 
 #endif

@@ -238,7 +238,7 @@ if [ "$(id -u)" -eq 0 ] && unshare -n true 2>/dev/null; then
 		{ sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.lo.disable_ipv6=1 2>/dev/null || true; } &&
 		exec "$@"' sh "$VMB" run net --quick $FAST --no-store --json "$T/noipv6.json"
 	doc "every net test measured over IPv4 loopback" "$T/noipv6.json" '
-assert all(T[t]["status"] == "ok" for t in T), T'
+assert all(T[t]["status"] == "ok" or (t == "memcached" and "not installed" in T[t]["reason"]) for t in T), T'
 	expect 0 "loopback down: the net suite" unshare -n "$VMB" run cpu.prime net --quick $FAST --no-store \
 		--json "$T/nolo.json"
 	doc "skipped with why and what to do" "$T/nolo.json" '

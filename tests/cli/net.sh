@@ -52,7 +52,7 @@ check "each test's figures, the server's counts equal the client's" python3 - "$
 import json, sys
 s = json.load(open(sys.argv[1]))["suites"][0]
 t = {x["name"]: x for x in s["tests"]}
-assert list(t) == ["tcp_stream", "udp", "tcp_rr", "udp_rr", "tcp_crr", "http"], list(t)
+assert list(t) == ["tcp_stream", "udp", "tcp_rr", "udp_rr", "tcp_crr", "http", "memcached"], list(t)
 def m(test, name):
     return next(x for x in t[test]["cases"][0]["metrics"] if x["name"] == name)
 assert m("tcp_stream", "mbit_per_s")["summary"]["min"] > 0

@@ -61,6 +61,11 @@ check "--all --plan runs nothing, stores nothing" test ! -e "$T/all.db"
 expect 0 "lab study --all --plan --quick" "$VMB" lab study --all --plan --quick
 check "--quick: every study's quick plan, the same closing lines" python3 "$T/all.py" "$SRC" "$T/out" quick
 check "--quick: fewer boots in all than the full plans" test "$(python3 "$T/all.py" "$SRC" "$T/out" quick)" -lt "$(cat "$T/all-boots")"
+# Study 0's 0.8: THP always against never, memcached loaded from the host
+expect 0 "the thp experiment planned, --quick" "$VMB" lab study vmware-virtualbox --experiment thp --plan --quick
+has "$T/out" "image=debian-apps thp=always" "its configurations set the guest's THP at boot"
+has "$T/out" "--quick adds: --net.memcached-keys 20000 --net.connections 50" "and --quick a smaller key space"
+has "$T/out" "judged: p999 ms: thp=always / thp=never in 2x..5x" "its p99.9 claim is judged on the rounds"
 expect 2 "--all with a study" "$VMB" lab study vbox-storage --all --plan
 has "$T/err" "--all runs every shipped study: no FILE with it" "says so"
 expect 2 "--all with --experiment" "$VMB" lab study --all --experiment nic --plan

@@ -85,7 +85,8 @@ static void files_written(void **state)
 		const char *has[4];
 	} cases[] = {
 		{ "/etc/systemd/system/vmbench-agent.service", 0644,
-		  { "After=network-online.target ssh.service nginx.service mariadb.service vmbench-db.service\n", "Wants=network-online.target\n",
+		  { "After=network-online.target ssh.service nginx.service mariadb.service vmbench-db.service "
+		    "memcached.service\n", "Wants=network-online.target\n",
 		    "ExecStart=" LAB_DISTRO_LIBDIR "/agent-start\n", "ExecStopPost=" LAB_DISTRO_LIBDIR "/agent-stop\n" } },
 		/* db=mariadb's database and user, once MariaDB runs; nothing in an image without it */
 		{ "/etc/systemd/system/vmbench-db.service", 0644,
@@ -101,6 +102,10 @@ static void files_written(void **state)
 		    "LD_LIBRARY_PATH=" LAB_DISTRO_LIBDIR "\n" } },
 		{ "/etc/systemd/network/10-vmbench.network", 0644,
 		  { "[Match]\nType=ether\n", "Address=" LAB_NET_GUEST "/" LAB_NET_PREFIX "\n", "Address=10.251.0.2/30\n", NULL } },
+		/* memcached on the tap link's address too, where the host's net.memcached loads it */
+		{ "/etc/systemd/system/memcached.service.d/vmbench.conf", 0644,
+		  { "ExecStart=\n", "ExecStart=/usr/bin/memcached -l 127.0.0.1," LAB_NET_GUEST " -p 11211 -U 0 ",
+		    "-u memcache\n", NULL } },
 		{ "/etc/systemd/system/systemd-networkd-wait-online.service.d/vmbench.conf", 0644,
 		  { "ExecStart=\n", "--any --timeout=20\n", NULL } },
 		{ "/etc/fstab", 0644, { "LABEL=" LAB_DISTRO_ROOT_LABEL " / ext4 ", NULL } },

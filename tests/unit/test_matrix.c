@@ -18,6 +18,8 @@
 #include "../../src/guest/fs.h"
 #include "../../src/lab/hostmeasure.h"
 #include "../../src/lab/image.h"
+#include "../../src/lab/labcheck.h"
+#include "../../src/lab/labnet.h"
 #include "../../src/lab/labrun.h"
 #include "../../src/lab/matrix.h"
 #include "../../src/lab/qemu.h"
@@ -486,6 +488,96 @@ static void cpu_side_arguments(void **state)
 		strv_clear(&a);
 		lab_matrix_release(&m);
 	}
+}
+
+/* thp=: the guest kernel's transparent_hugepage= on its command line (none
+ * for default), and the mode the guest's sysfs shows checked against it. */
+static void thp_key(void **state)
+{
+	static const struct {
+		const char *spec, *append; /* append: NULL, no transparent_hugepage= at all */
+	} cases[] = {
+		{ "accel=tcg", NULL },
+		{ "accel=tcg thp=default", NULL },
+		{ "accel=tcg thp=always mem=1G", " transparent_hugepage=always" },
+		{ "accel=tcg thp=madvise mem=640M", " transparent_hugepage=madvise" },
+		{ "accel=tcg thp=never arch=aarch64", " transparent_hugepage=never" },
+	};
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c", .fw_vars = "/v" };
+	char why[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_matrix m;
+		struct strv a = { 0 };
+		const char *append = NULL;
+
+		assert_int_equal(lab_matrix_parse(cases[i].spec, &m, why, sizeof(why)), 0);
+		assert_int_equal(lab_qemu_argv(&m.configs[0], &p, &a, why, sizeof(why)), 0);
+		for (size_t k = 0; k + 1 < a.n; k++)
+			if (!strcmp(a.v[k], "-append"))
+				append = a.v[k + 1];
+		assert_non_null(append);
+		if (cases[i].append ? !strstr(append, cases[i].append) : !!strstr(append, "transparent_hugepage"))
+			fail_msg("%s: -append %s", cases[i].spec, append);
+		strv_clear(&a);
+		lab_matrix_release(&m);
+	}
+	assert_int_equal(lab_matrix_parse("thp=huge", &(struct lab_matrix){ 0 }, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "always"));
+	/* below 512 MiB of RAM Linux turns THP off whatever the command line says
+	 * (a busybox guest of mem=512M showed never under thp=always) */
+	assert_int_equal(lab_matrix_parse("thp=always", &(struct lab_matrix){ 0 }, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "thp=always needs mem=640M or more (mem=512M)"));
+	assert_int_equal(lab_matrix_parse("thp=madvise mem=639M", &(struct lab_matrix){ 0 }, why, sizeof(why)), -EINVAL);
+	{
+		/* the guest shows the mode it booted with, or the check says what it shows */
+		struct lab_matrix m;
+		const char *scratch;
+		json_t *fp = json_pack("{s:s, s:{s:i}, s:{s:s}}", "arch", "x86_64", "cpu", "logical", 1, "thp", "enabled",
+				       "always");
+
+		assert_non_null(fp);
+		assert_int_equal(lab_matrix_parse("accel=tcg thp=never", &m, why, sizeof(why)), 0);
+		assert_int_equal(lab_check_guest(&m.configs[0], fp, &p, &scratch, why, sizeof(why)), -EPROTO);
+		assert_non_null(strstr(why, "the guest's transparent huge pages are always, thp=never asked for never"));
+		lab_matrix_release(&m);
+		/* the same mode: no word of THP (the check goes on to the devices) */
+		assert_int_equal(lab_matrix_parse("accel=tcg thp=always mem=1G", &m, why, sizeof(why)), 0);
+		why[0] = '\0';
+		(void)lab_check_guest(&m.configs[0], fp, &p, &scratch, why, sizeof(why));
+		assert_null(strstr(why, "transparent huge pages"));
+		lab_matrix_release(&m);
+		json_decref(fp);
+	}
+}
+
+/* A net item's options from the host's side of the link: the serve, and
+ * the guest's memcached for net.memcached (image=debian-apps with
+ * netdir=guest-server); a URL only when the guest has an HTTP server. */
+static void net_item_opts(void **state)
+{
+	const struct vmb_suite *net = NULL;
+	struct lab_net n = { .server = "10.251.0.2:5280", .memcached = "10.251.0.2:11211" };
+	json_t *opts = json_object();
+
+	(void)state;
+	for (size_t i = 0; i < vmb_nsuites; i++)
+		if (!strcmp(vmb_suites[i]->name, "net"))
+			net = vmb_suites[i];
+	assert_non_null(net);
+	assert_non_null(opts);
+	n.dir = (const struct lab_netdir *)&n; /* started: any direction's row */
+	assert_int_equal(lab_net_item_opts(&n, net, opts), 0);
+	assert_string_equal(json_string_value(json_object_get(opts, "net.server")), "10.251.0.2:5280");
+	assert_string_equal(json_string_value(json_object_get(opts, "net.memcached-server")), "10.251.0.2:11211");
+	assert_null(json_object_get(opts, "net.url"));
+	json_object_clear(opts);
+	n.memcached[0] = '\0';
+	assert_int_equal(lab_net_item_opts(&n, net, opts), 0);
+	assert_null(json_object_get(opts, "net.memcached-server"));
+	json_decref(opts);
 }
 
 /* Every row of the CPU and firmware tables is a valid value of its key
@@ -1972,6 +2064,8 @@ int main(void)
 		cmocka_unit_test(balloon_key),
 		cmocka_unit_test(cpu_side_arguments),
 		cmocka_unit_test(cpu_side_tables),
+		cmocka_unit_test(thp_key),
+		cmocka_unit_test(net_item_opts),
 		cmocka_unit_test(cpu_side_parsers),
 		cmocka_unit_test(nice_in_child),
 		cmocka_unit_test(long_paths),
