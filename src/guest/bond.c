@@ -58,7 +58,7 @@ int lab_cmdline_bond(const char *cmdline, size_t len, struct lab_bond *b)
 		return r;
 	comma = strchr(word, ',');
 	if (!comma || comma == word || (size_t)(comma - word) >= sizeof(out.mode) ||
-	    strspn(word, "abcdefghijklmnopqrstuvwxyz-") != (size_t)(comma - word) || parse_i64(comma + 1, 2, 8, &n) < 0)
+	    strspn(word, "abcdefghijklmnopqrstuvwxyz0123456789.-") != (size_t)(comma - word) || parse_i64(comma + 1, 2, 8, &n) < 0)
 		return -EINVAL;
 	snprintf(out.mode, sizeof(out.mode), "%.*s", (int)(comma - word), word);
 	out.n = (unsigned)n;

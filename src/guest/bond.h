@@ -20,7 +20,7 @@ struct lab_bond {
 
 /* The vmbench.bond=MODE,N and vmbench.net= words of a kernel command line:
  * 0, -ENOENT when there is no vmbench.bond, -EINVAL when it is not a mode
- * of lowercase letters and dashes and a count from 2 to 8. */
+ * of lowercase letters, digits, dots and dashes (802.3ad) and a count from 2 to 8. */
 int lab_cmdline_bond(const char *cmdline, size_t len, struct lab_bond *b);
 /* The NICs below root's /sys/class/net (a directory with a device link:
  * not lo, not a bond), sorted: 0 or a negative errno. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 #include "../core/util.h"
@@ -221,7 +222,13 @@ json_t *probe_net(const char *root)
 	probe_path(root, "/sys/class/net", dir, sizeof(dir));
 	n = scandir(dir, &list, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
-		if (list[i]->d_name[0] != '.' && strcmp(list[i]->d_name, "lo"))
+		char p[PATH_MAX + 300];
+		struct stat st;
+
+		/* an interface is a link (a directory in a recorded tree); the
+		 * bonding driver's file bonding_masters is none */
+		snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name);
+		if (list[i]->d_name[0] != '.' && strcmp(list[i]->d_name, "lo") && !(lstat(p, &st) == 0 && S_ISREG(st.st_mode)))
 			if (arr && json_array_append_new(arr, net_device(root, dir, list[i]->d_name)) < 0) {
 				json_decref(arr); /* out of memory: no list rather than one missing a device */
 				arr = NULL;
