@@ -357,7 +357,7 @@ static bool link_unfilled(const struct study_experiment *e, const struct study_c
 			rate = (double)bps;
 		}
 		if (cnt && sum / cnt < STUDY_LINK_FILLED * rate) {
-			snprintf(why, len, "one NIC (%s) moved %.3g Mbit/s on a link of %.3g Mbit/s: the NIC's emulation and "
+			snprintf(why, len, "one NIC (%s) moved %.3g Mbit/s on a link of %.4g Mbit/s: the NIC's emulation and "
 				 "the host's CPU bound it here, not the link, so more links cannot show what teaming gives",
 				 side, sum / cnt / 1e6, rate / 1e6);
 			return true;
