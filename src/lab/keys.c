@@ -89,6 +89,45 @@ static int queues_check(const struct lab_config *c, char *why, size_t len)
 		    "nic=%s", c->v[LAB_QUEUES], valid, c->v[LAB_NIC]);
 }
 
+/* Several NICs: a model of the guest's own address each (no MAC of its
+ * row's), one queue pair, the busybox image whose agent bonds them */
+static int nics_check(const struct lab_config *c, char *why, size_t len)
+{
+	const struct lab_device *nic = lab_config_device(c, LAB_NIC);
+
+	if (c->nics == 1)
+		return 0;
+	if (!nic)
+		return errf(why, len, -EINVAL, "matrix: nics=%s gives the guest that many of the nic model: give a nic "
+			    "(e.g. nic=e1000)", c->v[LAB_NICS]);
+	if (strstr(nic->devices, "mac="))
+		return errf(why, len, -EINVAL, "matrix: nics=%s gives each NIC a MAC address of its own, and nic=%s "
+			    "sets one: give another nic model, or nics=1", c->v[LAB_NICS], nic->name);
+	if (lab_config_queues(c) > 1)
+		return errf(why, len, -EINVAL, "matrix: nics=%s with queues=%s: several NICs take one queue pair each; "
+			    "give queues=1 (or nics=1 in a matrix of its own)", c->v[LAB_NICS], c->v[LAB_QUEUES]);
+	if (!lab_config_image(c) || lab_config_image(c)->distro)
+		return errf(why, len, -EINVAL, "matrix: nics=%s: the guest's bond is made by the busybox image's agent, "
+			    "and image=%s configures one NIC: give image=busybox", c->v[LAB_NICS], c->v[LAB_IMAGE]);
+	return 0;
+}
+
+/* A line rate, on the links of a NIC */
+static int linkrate_check(const struct lab_config *c, char *why, size_t len)
+{
+	uint64_t bps;
+
+	if (!strcmp(c->v[LAB_LINKRATE], "off"))
+		return 0;
+	if (lab_rate_parse(c->v[LAB_LINKRATE], &bps) < 0)
+		return errf(why, len, -EINVAL, "matrix: linkrate=%s is not a rate from 1mbit to 100gbit (a whole number "
+			    "and bit, kbit, mbit or gbit, e.g. 20mbit or 1gbit) or off", c->v[LAB_LINKRATE]);
+	if (!lab_config_device(c, LAB_NIC))
+		return errf(why, len, -EINVAL, "matrix: linkrate=%s shapes the links of the guest's NICs: give a nic "
+			    "(e.g. nic=e1000)", c->v[LAB_LINKRATE]);
+	return 0;
+}
+
 static int firmware_check(const struct lab_config *c, char *why, size_t len)
 {
 	char valid[128];

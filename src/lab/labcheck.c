@@ -49,6 +49,47 @@ static int check_link(const struct lab_backend *be, const json_t *dev, const cha
 		    name, be->guest_addr);
 }
 
+/* Several NICs (the nics key): nics of the model's driver, each a slave of
+ * one bond, up; the bond up, with the link's address (the agent's work
+ * before HELLO, src/guest/bond.c) */
+static int check_bond(const struct lab_config *c, const struct lab_backend *be, const json_t *fp,
+		      const struct lab_device *d, char *err, size_t errlen)
+{
+	const json_t *list = json_object_get(fp, be->guest_list), *dev, *bond = NULL;
+	const char *master = NULL;
+	unsigned seen = 0;
+	size_t i;
+	int r;
+
+	json_array_foreach(list, i, dev) {
+		const char *drv = json_string_value(json_object_get(dev, "driver"));
+		const char *m = json_string_value(json_object_get(dev, "master"));
+		const char *state = json_string_value(json_object_get(dev, "state"));
+
+		if (!drv || strcmp(drv, d->driver))
+			continue;
+		seen++;
+		if (!m || (master && strcmp(m, master)))
+			return errf(err, errlen, -ENETDOWN, "the guest's %s %s is not a slave of its bond (nics=%u)",
+				    be->guest_what, json_string_value(json_object_get(dev, "name")) ?: "?", c->nics);
+		master = m;
+		if (!state || (strcmp(state, "up") && strcmp(state, "unknown")))
+			return errf(err, errlen, -ENETDOWN, "the guest's %s %s, a slave of %s, is %s, not up", be->guest_what,
+				    json_string_value(json_object_get(dev, "name")) ?: "?", m, state ? state : "of no state");
+	}
+	if (seen != c->nics)
+		return errf(err, errlen, -ENODEV, "the guest shows %u %s with the %s driver, nics=%u asked for %u", seen,
+			    be->guest_what, d->driver, c->nics, c->nics);
+	json_array_foreach(list, i, dev)
+		if (!strcmp(json_string_value(json_object_get(dev, "name")) ?: "", master))
+			bond = dev;
+	if (!bond || strcmp(json_string_value(json_object_get(bond, "bond_mode")) ?: "", LAB_BOND_MODE))
+		return errf(err, errlen, -ENETDOWN, "the guest's bond %s is not in mode " LAB_BOND_MODE " (it says %s)",
+			    master, bond ? json_string_value(json_object_get(bond, "bond_mode")) ?: "none" : "nothing");
+	r = check_link(be, bond, "bond", err, errlen);
+	return r;
+}
+
 /* A count in the guest's fingerprint object o is want (null: not known there) */
 static int check_count(const json_t *o, const char *field, json_int_t want, const char *what, char *err, size_t errlen)
 {
@@ -129,7 +170,10 @@ int lab_check_guest(const struct lab_config *c, const json_t *fp, const struct l
 		if (d && !dev)
 			return errf(err, errlen, -ENODEV, "the guest shows no %s with the %s driver that %s=%s needs",
 				    be ? be->guest_what : "device", d->driver, lab_key_name((enum lab_key)k), d->name);
-		r = dev ? check_link(be, dev, be->guest_what, err, errlen) : 0;
+		if (dev && k == LAB_NIC && c->nics > 1)
+			r = check_bond(c, be, fp, d, err, errlen);
+		else
+			r = dev ? check_link(be, dev, be->guest_what, err, errlen) : 0;
 		/* the queue pairs the agent set: the device's queues in the guest */
 		if (r == 0 && dev && k == LAB_NIC && lab_config_mq(c))
 			r = check_count(dev, "queues", lab_config_queues(c), "queues on its NIC", err, errlen);

@@ -396,6 +396,17 @@ int lab_net_start(struct lab_net *n, struct proto_conn *conn, const struct lab_c
 	if (c->server && lab_image_has(lab_config_image(c), "memcached"))
 		snprintf(n->memcached, sizeof(n->memcached), "%.*s:%u", (int)strcspn(n->be->guest_addr, "/"),
 			 n->be->guest_addr, LAB_MEMCACHED_PORT);
+	n->links[0] = '\0';
+	if (c->nics > 1 || c->link_bps) {
+		char rate[64] = "unshaped (the emulated NIC's data path alone)";
+
+		if (c->link_bps)
+			snprintf(rate, sizeof(rate), "shaped to %.6g Mbit/s each way by tc tbf on the host",
+				 (double)c->link_bps / 1e6);
+		snprintf(n->links, sizeof(n->links), "%u NIC%s of nic=%s%s, each link %s", c->nics, c->nics > 1 ? "s" : "",
+			 c->v[LAB_NIC], c->nics > 1 ? ", bonded " LAB_BOND_MODE " in the guest and bridged on the host" : "",
+			 rate);
+	}
 	if (make_token(n->token, sizeof(n->token)) < 0)
 		return errf(err, errlen, -EIO, "no random token for the net suite (/dev/urandom)");
 	r = proto_host_token(conn, n->token, 10000);
@@ -428,7 +439,14 @@ int lab_net_item_opts(const struct lab_net *n, const struct vmb_suite *suite, js
 int lab_net_run(struct lab_net *n, struct proto_conn *conn, const char *what, const json_t *opts,
 		const json_t *hello_fp, const struct vmb_opt *run_table, json_t **doc, char *err, size_t errlen)
 {
-	return n->dir->run(n, conn, what, opts, hello_fp, run_table, doc, err, errlen);
+	int r = n->dir->run(n, conn, what, opts, hello_fp, run_table, doc, err, errlen);
+
+	if (r == 0 && *doc && n->links[0] && doc_note_all(*doc, LABNET_LINKS_NOTE, json_string(n->links)) < 0) {
+		json_decref(*doc);
+		*doc = NULL;
+		r = errf(err, errlen, -ENOMEM, "out of memory");
+	}
+	return r;
 }
 
 void lab_net_stop(struct lab_net *n)

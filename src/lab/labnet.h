@@ -28,6 +28,10 @@ struct lab_netdir;
 #define LABNET_CLIENT_NOTE "net_client"
 #define LABNET_CLIENT_HOST "the host's, from QEMU's network namespace, against vmbench serve in the guest"
 
+/* The note of each suite measured over several NICs or shaped links (the
+ * nics and linkrate keys): how many, bonded how, each link's rate. */
+#define LABNET_LINKS_NOTE "net_links"
+
 struct lab_net {
 	pid_t qemu;                     /* whose network namespace */
 	const struct lab_backend *be;   /* the NIC's back end: a link when it has addresses */
@@ -37,6 +41,7 @@ struct lab_net {
 	char url[96];                   /* net.http's URL of a server in the guest (httpd=nginx), or "" */
 	char memcached[64];             /* net.memcached's server in the guest (its image's memcached), or "" */
 	pid_t helper;                   /* the host's serve in the namespace, or 0 */
+	char links[256];                /* the links' note (LABNET_LINKS_NOTE), or "": one NIC, unshaped */
 };
 
 /* Is there a link to measure over (a NIC on a back end with addresses)? */

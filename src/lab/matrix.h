@@ -107,6 +107,14 @@
 	  " (the guest's transparent huge pages, set at boot by the kernel's transparent_hugepage=; default: "  \
 	  "the kernel's own; checked in the guest's /sys/kernel/mm/transparent_hugepage/enabled; always and "   \
 	  "madvise need mem=640M or more)", 0, 0, thp_check, "mem", NULL, NULL)                                     \
+	X(LAB_NICS, "nics", "1", COUNT, "",                                                                    \
+	  " a count of NICs from 1 to 8, each of the nic model on a tap of its own (above 1: the "  \
+	  "guest bonds them " LAB_BOND_MODE ", one address on the bond; the host's ends of the links bridged; "    \
+	  "queues=1, image=busybox)", 1, LAB_NICS_MAX, nics_check, "net", NULL, NULL)                           \
+	X(LAB_LINKRATE, "linkrate", "off", WORD, "",                                                           \
+	  " each NIC's link shaped to a line rate both ways by tc tbf on the host (a rate from 1mbit to 100gbit, "  \
+	  "e.g. 20mbit or 1gbit; off: the emulated NIC's data path alone); needs a nic on a tap", 0, 0,           \
+	  linkrate_check, "net", NULL, NULL)                                                                 \
 	LAB_KEYS_TEST(X)
 
 /* A key built only into a test build (tests/meson.build's vmbench-toy and
@@ -384,6 +392,14 @@ extern const size_t lab_nimages;
  * virtio devices and the agent's console. */
 #define LAB_BASE_MODULES "virtio_pci virtio_console"
 
+/* Several NICs (the nics key): how the guest bonds them and the module
+ * that does it (in every image; loaded where nics is above 1). balance-rr
+ * sends each next frame on the next link, so that one TCP stream to one
+ * peer spreads over every link (docs/methodology.md, "Several NICs"). */
+#define LAB_NICS_MAX 8
+#define LAB_BOND_MODE "balance-rr"
+#define LAB_BOND_MODULES "bonding"
+
 #define LAB_KEY_ENUM(e, ...) e,
 enum lab_key { LAB_KEYS(LAB_KEY_ENUM) LAB_NKEYS };
 /* The most keys a configuration holds: the bits of lab_config.given, and
@@ -519,6 +535,8 @@ struct lab_config {
 	bool aarch64, pin, snapshot, balloon, server; /* server: netdir=guest-server */
 	bool backend_file;                             /* backend=file: an image file of --disk-format */
 	unsigned smp, queues, topology[3];             /* topology: 0,0,0 for default */
+	unsigned nics;                                 /* the nics key: NICs of the nic model, bonded above 1 */
+	uint64_t link_bps;                             /* linkrate: each link's line rate in bit/s; 0: off */
 	int nice;
 	uint64_t mem;                                  /* bytes */
 };
@@ -599,6 +617,9 @@ const struct lab_firmware *lab_config_firmware(const struct lab_config *c);
 const struct lab_mq *lab_config_mq(const struct lab_config *c);
 /* The queue pairs the configuration's NIC has (the queues key). */
 unsigned lab_config_queues(const struct lab_config *c);
+/* linkrate=RATE into bit/s: a whole number and bit, kbit, mbit or gbit
+ * (tc's units, 1000 each), from 1mbit to 100gbit: 0, or -EINVAL (off too). */
+int lab_rate_parse(const char *v, uint64_t *bps);
 /* topology=SxCxT into its three numbers: 0, or -EINVAL for default and
  * anything else. */
 int lab_topology_parse(const char *v, unsigned t[3]);

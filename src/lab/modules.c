@@ -71,6 +71,9 @@ int lab_config_modules(const struct lab_config *c, struct strv *mods)
 		if (d)
 			r = push_names(&out, d->modules);
 	}
+	/* several NICs: the guest bonds them */
+	if (r == 0 && c->nics > 1)
+		r = push_names(&out, LAB_BOND_MODULES);
 	/* a share takes the file tests: no filesystem is made on the scratch disk */
 	if (r == 0 && fs && !c->share)
 		r = push_names(&out, fs->modules);
@@ -147,7 +150,7 @@ int lab_modules_for(const char *manifest, const struct strv *wanted, char *out, 
 /* The modules the guest loads: the base ones, then each device model's of
  * the architecture (a model it lacks, such as pvscsi on aarch64, wants no
  * driver in its image), then each filesystem's, once each, in the order of
- * the tables (virtio_pci first). */
+ * the tables (virtio_pci first), then the bond's (the nics key). */
 int lab_image_modules(const char *arch, struct strv *mods)
 {
 	struct strv out = { 0 };
@@ -161,6 +164,8 @@ int lab_image_modules(const char *arch, struct strv *mods)
 			continue;
 		r = push_names(&out, list);
 	}
+	if (r == 0)
+		r = push_names(&out, LAB_BOND_MODULES);
 	if (r < 0) {
 		strv_clear(&out);
 		return r;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "matrix.h"
+#include "../core/macro.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
@@ -33,6 +34,33 @@ int lab_topology_parse(const char *v, unsigned t[3])
 
 /* thp='s values other than default: the kernel's transparent_hugepage= modes */
 static const char *const thp_modes[] = { "always", "madvise", "never" };
+int lab_rate_parse(const char *v, uint64_t *bps)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mult;
+	} units[] = { { "bit", 1 }, { "kbit", 1000 }, { "mbit", 1000000 }, { "gbit", 1000000000 } };
+	size_t n = strspn(v, "0123456789");
+	char digits[16];
+	int64_t x;
+
+	if (!n || n >= sizeof(digits))
+		return -EINVAL;
+	snprintf(digits, sizeof(digits), "%.*s", (int)n, v);
+	if (parse_i64(digits, 1, 100000000000, &x) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		uint64_t r = (uint64_t)x * units[i].mult;
+
+		if (strcmp(v + n, units[i].unit))
+			continue;
+		if ((uint64_t)x > 100000000000ull / units[i].mult || r < 1000000)
+			return -EINVAL;
+		*bps = r;
+		return 0;
+	}
+	return -EINVAL;
+}
 
 void lab_config_resolve(struct lab_config *c)
 {
@@ -67,6 +95,9 @@ void lab_config_resolve(struct lab_config *c)
 	c->backend_file = !strcmp(c->v[LAB_BACKEND], LAB_BACKEND_FILE);
 	c->smp = parse_i64(c->v[LAB_SMP], 1, 256, &n) == 0 ? (unsigned)n : 0;
 	c->queues = parse_i64(c->v[LAB_QUEUES], 1, 8, &n) == 0 ? (unsigned)n : 1;
+	c->nics = parse_i64(c->v[LAB_NICS], 1, LAB_NICS_MAX, &n) == 0 ? (unsigned)n : 1;
+	if (lab_rate_parse(c->v[LAB_LINKRATE], &c->link_bps) < 0)
+		c->link_bps = 0;
 	c->nice = parse_i64(c->v[LAB_NICE], -20, 19, &n) == 0 ? (int)n : 0;
 	c->mem = parse_size(c->v[LAB_MEM], 1, UINT64_MAX, &bytes) == 0 ? bytes : 0;
 	if (lab_topology_parse(c->v[LAB_TOPOLOGY], c->topology) < 0)

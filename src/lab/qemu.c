@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <linux/if_tun.h>
 #include <linux/loop.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -27,6 +28,8 @@
 #include "procs.h"
 #include "../core/clock.h"
 #include "../core/reclaim.h"
+#include "../core/spawn.h"
+#include "../core/macro.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
@@ -45,6 +48,31 @@ static void push_devices(struct lab_args *a, const struct lab_device *d, const s
 		else
 			lab_push(a, "%.*s", (int)l, word);
 	}
+}
+
+/* The nics key above 1: NIC i of the model on netdev ni (its row's netdev=n0
+ * renamed) with a MAC address of its own, LAB_NIC_MAC and i, so that no two
+ * of the guest's NICs share one */
+static void push_nic_devices(struct lab_args *a, const struct lab_device *d, unsigned nics)
+{
+	static const char n0[] = "netdev=n0";
+
+	for (unsigned i = 0; i < nics; i++)
+		for (const char *p = d->devices; *p;) {
+			size_t l = strcspn(p, " ");
+			const char *word = p, *at = strstr(word, n0);
+
+			p += l + strspn(p + l, " ");
+			lab_push(a, "-device");
+			if (at && at < word + l && !*p)
+				lab_push(a, "%.*snetdev=n%u%.*s,mac=" LAB_NIC_MAC "%02x", (int)(at - word), word, i,
+					 (int)(word + l - at - (sizeof(n0) - 1)), at + sizeof(n0) - 1, i);
+			else if (at && at < word + l)
+				lab_push(a, "%.*snetdev=n%u%.*s", (int)(at - word), word, i,
+					 (int)(word + l - at - (sizeof(n0) - 1)), at + sizeof(n0) - 1);
+			else
+				lab_push(a, "%.*s", (int)l, word);
+		}
 }
 
 /* ---- back ends ---- */
@@ -87,7 +115,8 @@ static int user_net_args(struct lab_args *a, const struct lab_backend *be, const
 			 const struct lab_paths *p)
 {
 	(void)be, (void)p;
-	if (lab_config_queues(c) > 1)
+	/* one NIC of one queue, unshaped: QEMU's own network has no link to shape */
+	if (lab_config_queues(c) > 1 || c->nics > 1 || c->link_bps)
 		return -EOPNOTSUPP;
 	lab_push(a, "-netdev");
 	lab_push(a, "user,id=n0,restrict=on");
@@ -116,6 +145,11 @@ static void push_tap(struct lab_args *a, const struct lab_config *c, const char 
 		str_appendf(fds, sizeof(fds), &off, "%s%u", i ? ":" : "", LAB_TAP_FD + i);
 	lab_push(a, "-netdev");
 	lab_push(a, "tap,id=n0,%s=%s%s", queues > 1 ? "fds" : "fd", fds, extra);
+	/* several NICs (one queue each, nics_check): a tap each, ni on LAB_TAP_FD + i */
+	for (unsigned i = 1; i < c->nics && queues == 1; i++) {
+		lab_push(a, "-netdev");
+		lab_push(a, "tap,id=n%u,fd=%u%s", i, LAB_TAP_FD + i, extra);
+	}
 }
 
 static int tap_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
@@ -161,13 +195,97 @@ static int if_up(int s, const char *name, const char *addr, const char *prefix)
 	return ioctl(s, SIOCSIFFLAGS, &ifr) < 0 ? -errno : 0;
 }
 
+/* The shaping of link i (its tap vmbtapI) to bps both ways, as the tc and
+ * ip command lines (words between single spaces) that make it: a token
+ * bucket (tbf) on the tap's own queue, which holds what goes to the guest,
+ * and, for what the guest sends (which comes in on the tap and has no
+ * queue of the host's), the tap's ingress redirected to an ifb device
+ * with a token bucket of its own. The bucket holds 10 ms of the line (at
+ * least 16 KiB: tbf needs a frame's worth at the kernel's tick); frames
+ * wait up to 50 ms, then are dropped as a full switch port drops them. */
+int lab_link_shaping(unsigned i, uint64_t bps, struct strv *lines)
+{
+	static const char *const steps[] = {
+		"tc qdisc add dev " LAB_TAP_NAME "%1$u root tbf rate %2$llubit burst %3$llu latency 50ms",
+		"ip link add " LAB_IFB_NAME "%1$u type ifb",
+		"ip link set " LAB_IFB_NAME "%1$u up",
+		"tc qdisc add dev " LAB_TAP_NAME "%1$u handle ffff: ingress",
+		"tc filter add dev " LAB_TAP_NAME "%1$u parent ffff: protocol all u32 match u32 0 0 action mirred egress "
+		"redirect dev " LAB_IFB_NAME "%1$u",
+		"tc qdisc add dev " LAB_IFB_NAME "%1$u root tbf rate %2$llubit burst %3$llu latency 50ms",
+	};
+	unsigned long long burst = bps / 8 / 100 > 16384 ? bps / 8 / 100 : 16384;
+	int r = 0;
+
+	for (size_t k = 0; k < ARRAY_SIZE(steps) && r == 0; k++) {
+		char line[256];
+
+		snprintf(line, sizeof(line), steps[k], i, (unsigned long long)bps, burst);
+		r = strv_push(lines, line);
+	}
+	return r;
+}
+
+/* One command line of lab_link_shaping's, run: 0, or -ECHILD with what
+ * it said on stderr (QEMU's log, in QEMU's child) */
+static int run_line(const char *line)
+{
+	char copy[256], *argv[32], *out = NULL;
+	size_t n = 0;
+	int r;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *p = copy; *p && n < ARRAY_SIZE(argv) - 1;) {
+		argv[n++] = p;
+		p += strcspn(p, " ");
+		if (*p)
+			*p++ = '\0';
+	}
+	argv[n] = NULL;
+	r = run_capture_all(argv[0], argv, &out);
+	if (r < 0)
+		fprintf(stderr, "vmbench: shaping the lab's link: '%s' failed%s%s", line, out ? ": " : "\n",
+			out ? out : "");
+	free(out);
+	return r;
+}
+
+/* The host's ends of several NICs' links joined (nics above 1): a bridge
+ * with the host's address of the link, each tap a port of it, so that the
+ * host's client reaches the guest's bond over any link */
+static int bridge_taps(int s, unsigned nics, const char *addr, const char *prefix)
+{
+	char tap[IFNAMSIZ];
+	struct ifreq ifr;
+	int r;
+
+	if (ioctl(s, SIOCBRADDBR, LAB_BRIDGE_NAME) < 0)
+		return -errno;
+	for (unsigned i = 0; i < nics; i++) {
+		snprintf(tap, sizeof(tap), LAB_TAP_NAME "%u", i);
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", LAB_BRIDGE_NAME);
+		ifr.ifr_ifindex = (int)if_nametoindex(tap);
+		if (!ifr.ifr_ifindex || ioctl(s, SIOCBRADDIF, &ifr) < 0)
+			return -errno;
+		r = if_up(s, tap, NULL, NULL);
+		if (r < 0)
+			return r;
+	}
+	return if_up(s, LAB_BRIDGE_NAME, addr, prefix);
+}
+
 /* A network namespace of this process's own (anonymous: it goes when the
- * last process in it does), its loopback up, and a tap device there with
- * the host's end of the link, on LAB_TAP_FD; with several queues (c's),
- * a descriptor per queue of the one device, on LAB_TAP_FD and the next. */
+ * last process in it does, and with it every device and queue the lab made
+ * there), its loopback up, and a tap device there with the host's end of
+ * the link, on LAB_TAP_FD; with several queues (c's), a descriptor per
+ * queue of the one device, on LAB_TAP_FD and the next; with several NICs
+ * (c's nics, one queue each), a tap each, vmbtapI on LAB_TAP_FD + I, the
+ * taps bridged (bridge_taps); with a line rate (c's linkrate), each link
+ * shaped (lab_link_shaping). */
 static int tap_child(const struct lab_backend *be, const struct lab_config *c)
 {
-	unsigned queues = c ? lab_config_queues(c) : 1;
+	unsigned queues = c ? lab_config_queues(c) : 1, nics = c && queues == 1 ? c->nics : 1;
 	int fds[8], s, r = 0;
 	struct ifreq ifr;
 	char addr[32];
@@ -177,13 +295,13 @@ static int tap_child(const struct lab_backend *be, const struct lab_config *c)
 	if (unshare(CLONE_NEWNET) < 0)
 		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vmbtap0");
 	/* the virtio header: QEMU finds it and uses the offloads it allows */
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | (queues > 1 ? IFF_MULTI_QUEUE : 0);
 	/* above the numbers they go to, so that no dup2 below closes another */
-	for (; r == 0 && n < queues && n < 8; n++) {
+	for (; r == 0 && n < queues * nics && n < 8; n++) {
 		int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), LAB_TAP_NAME "%u", nics > 1 ? n : 0);
 		fds[n] = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, LAB_TAP_FD + 8);
 		if (fd >= 0)
 			close(fd);
@@ -195,10 +313,20 @@ static int tap_child(const struct lab_backend *be, const struct lab_config *c)
 	snprintf(addr, sizeof(addr), "%s", be->host_addr);
 	if (r == 0)
 		r = s < 0 ? -errno : if_up(s, "lo", NULL, NULL);
-	if (r == 0)
+	if (r == 0 && nics > 1)
+		r = bridge_taps(s, nics, addr, slash ? slash + 1 : "32");
+	else if (r == 0)
 		r = if_up(s, ifr.ifr_name, addr, slash ? slash + 1 : "32");
 	if (s >= 0)
 		close(s);
+	for (unsigned i = 0; r == 0 && c && c->link_bps && i < nics; i++) {
+		struct strv lines = { 0 };
+
+		r = lab_link_shaping(i, c->link_bps, &lines);
+		for (size_t k = 0; r == 0 && k < lines.n; k++)
+			r = run_line(lines.v[k]);
+		strv_clear(&lines);
+	}
 	/* dup2 clears O_CLOEXEC: QEMU inherits them */
 	for (unsigned i = 0; r == 0 && i < n; i++)
 		if (dup2(fds[i], LAB_TAP_FD + (int)i) < 0)
@@ -584,7 +712,7 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 {
 	bool arm = c->aarch64;
 	unsigned queues = c->mq ? c->queues : 1;
-	char nq[32] = "";
+	char nq[48] = "";
 	int r;
 
 	lab_push(a, "%s", arm ? "qemu-system-aarch64" : "qemu-system-x86_64");
@@ -605,9 +733,11 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 	lab_push(a, "-initrd");
 	lab_push(a, "%s", p->initrd);
 	lab_push(a, "-append");
-	/* the queues the guest's agent gives its NIC before HELLO */
+	/* the queues the guest's agent gives its NIC before HELLO; the NICs it bonds */
 	if (queues > 1)
 		snprintf(nq, sizeof(nq), " vmbench.queues=%u", queues);
+	else if (c->nics > 1 && net)
+		snprintf(nq, sizeof(nq), " vmbench.bond=%s,%u", LAB_BOND_MODE, c->nics);
 	/* early console output: the first byte marks kernel entry on both architectures */
 	/* thp=: the mode the kernel starts with (the guest's sysfs is checked after HELLO) */
 	lab_push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
@@ -683,9 +813,12 @@ int lab_qemu_argv(const struct lab_config *c, const struct lab_paths *p, struct 
 				    p->backend[k] ? p->backend[k] : "");
 		r = be ? be->args(&a, be, c, p) : 0;
 		if (r < 0)
-			return errf(why, len, r, "%s=%s: the %s back end cannot carry it with queues=%s", lab_key_name((enum lab_key)k),
-				    c->v[k], be->name, c->v[LAB_QUEUES]);
-		if (r > 0)
+			return errf(why, len, r, "%s=%s: the %s back end cannot carry it with queues=%s nics=%s linkrate=%s",
+				    lab_key_name((enum lab_key)k), c->v[k], be->name, c->v[LAB_QUEUES], c->v[LAB_NICS],
+				    c->v[LAB_LINKRATE]);
+		if (r > 0 && k == LAB_NIC && c->nics > 1)
+			push_nic_devices(&a, d, c->nics);
+		else if (r > 0)
 			push_devices(&a, d, k == LAB_NIC ? lab_config_mq(c) : NULL, lab_config_queues(c));
 	}
 	if (a.r < 0)

@@ -40,6 +40,14 @@
 #define LAB_MEMCACHED_PORT 11211
 #define LAB_NET_PREFIX "30"
 #define LAB_TAP_FD 10 /* the tap's descriptor in QEMU: -netdev tap,fd=10 */
+/* The devices of the links in QEMU's namespace: the taps (vmbtap0, and
+ * vmbtap1... with several NICs), their bridge (several NICs), the ifb
+ * devices that shape what the guest sends (linkrate); and the MAC address
+ * of NIC i with several NICs, LAB_NIC_MAC and i in two hex digits */
+#define LAB_TAP_NAME "vmbtap"
+#define LAB_BRIDGE_NAME "vmbbr0"
+#define LAB_IFB_NAME "vmbifb"
+#define LAB_NIC_MAC "52:54:00:6e:69:"
 
 #define LAB_BACKENDS(X)                                                                                           \
 	X(LAB_DISK, "raw", IMAGE_FILE, drive_args, "block_devices", "disk", raw_create, NULL, NULL, NULL, NULL, NULL) \
@@ -147,6 +155,9 @@ const struct lab_backend *lab_backend_pick(enum lab_key key, char *why, size_t l
 /* The keys of names not yet named whose model has a back end of its own
  * name (a share's host side: 9p, virtiofs): that one. */
 void lab_backends_own(const struct lab_config *c, const char *names[LAB_KEYS_MAX]);
+/* The tc and ip command lines that shape link i (its tap) to bps bit/s both
+ * ways, appended to lines (src/lab/qemu.c says how): 0 or -ENOMEM. */
+int lab_link_shaping(unsigned i, uint64_t bps, struct strv *lines);
 /* In QEMU's forked child: the children of the configuration's back ends. */
 int lab_backends_child(const struct lab_config *c, const struct lab_paths *p);
 /* In QEMU's forked child: what the configuration's keys do to QEMU's own

@@ -90,11 +90,16 @@ struct study_rel {
  * ran under TCG. A claim this lab cannot measure says why instead of
  * relations (claim = TEXT | PUBLISHED | not comparable: WHY). An expect
  * line is a claim of one direction, its text the relation. */
+/* A claim about links (| link) is judged where one NIC filled its link:
+ * at least this share of its line rate */
+#define STUDY_LINK_FILLED 0.9
+
 struct study_claim {
 	char text[256];
 	char published[128];
 	unsigned first, n; /* its relations: rel[first .. first + n) */
 	bool kvm;
+	bool link; /* | link: about links, not comparable where one NIC did not fill its shaped link */
 	char not_comparable[256];
 	unsigned line;
 };

@@ -14,7 +14,7 @@
 #include "../core/str.h"
 #include "../core/banned.h"
 
-#define CLAIM_FORM "claim = TEXT | PUBLISHED | RELATION[; RELATION...] [| kvm]"
+#define CLAIM_FORM "claim = TEXT | PUBLISHED | RELATION[; RELATION...] [| kvm|link]"
 #define REL_FORM                                                                                                  \
 	"a relation is 'COLUMN: A > B' (or <), 'COLUMN: A / B in LO..HI' (a ratio), 'COLUMN: A ~ B within P%' "  \
 	"(closeness), or the same between two columns of one row: 'row A: COLUMN1 > COLUMN2'; A and B select rows " \
@@ -251,11 +251,13 @@ int study_parse_claim(struct parser *p, struct study_experiment *e, char *value)
 	    set_field(p, c->published, sizeof(c->published), f[1], "the published figure") < 0)
 		return -EINVAL;
 	if (n == 4) {
-		if (strcmp(f[3], "kvm"))
+		if (strcmp(f[3], "kvm") && strcmp(f[3], "link"))
 			return study_fail(p, "claim: '%s' after the relations; the one word there is kvm (the claim is about "
-					     "hardware virtualization)",
+					     "hardware virtualization) or link (about links: judged where one NIC fills its "
+					     "shaped link)",
 					  f[3]);
-		c->kvm = true;
+		c->kvm = !strcmp(f[3], "kvm");
+		c->link = !c->kvm;
 	}
 	rels = f[2];
 	if (!strncmp(rels, "not comparable:", 15)) {
@@ -365,6 +367,10 @@ void study_claim_how(const struct study_experiment *e, const struct study_claim 
 	if (c->kvm)
 		str_appendf(buf, len, &off, "; about hardware virtualization: not comparable where a side that asked for KVM "
 			    "(accel=kvm or auto) ran under TCG");
+	if (c->link)
+		str_appendf(buf, len, &off, "; about links: not comparable where a side's configuration of one NIC "
+			    "(nics=1) on a shaped link (linkrate) moved under %g%% of its line rate (the NIC's emulation "
+			    "and the host's CPU, not the link, bound it)", 100 * STUDY_LINK_FILLED);
 }
 
 /* ---- how fine a run must be to decide a claim (docs/study-format.md,

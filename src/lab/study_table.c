@@ -311,6 +311,61 @@ static enum study_verdict judge_rel(const struct study_experiment *e, const stru
 	return STUDY_INCONCLUSIVE;
 }
 
+/* A document's figure of column c in bit/s (a bit or byte rate), or NAN */
+static double doc_bits(const json_t *doc, const struct study_column *c)
+{
+	char unit[16] = "";
+	unsigned nc;
+	bool lower;
+	double v = doc_value(doc, c, unit, sizeof(unit), &nc, &lower), f = study_unit_factor(unit, "bit/s");
+
+	if (!(f > 0))
+		f = 8 * study_unit_factor(unit, "B/s");
+	return f > 0 ? v * f : NAN;
+}
+
+/* A claim about links (| link): where a side's configuration of one NIC on
+ * a shaped link (its labels nics=1 and linkrate) moved, on the rounds'
+ * mean, under STUDY_LINK_FILLED of the line rate, the NIC's emulation and
+ * the host's CPU bound it, not the link: more links cannot show what
+ * they give. true with why (the bound measured), else false. */
+static bool link_unfilled(const struct study_experiment *e, const struct study_claim *c, const json_t *docs,
+			  char *why, size_t len)
+{
+	for (unsigned i = 0; i < c->n * 2; i++) {
+		const struct study_rel *x = &e->rel[c->first + i / 2];
+		const char *side = i % 2 ? x->b : x->a;
+		const struct study_column *col = &e->columns[i % 2 ? x->col_b : x->col];
+		double sum = 0, rate = 0;
+		unsigned cnt = 0;
+		size_t k;
+		const json_t *doc;
+
+		json_array_foreach(docs, k, doc)
+		{
+			const json_t *lab = json_object_get(doc, "labels");
+			const char *nics = json_string_value(json_object_get(lab, "nics"));
+			const char *lr = json_string_value(json_object_get(lab, "linkrate"));
+			uint64_t bps;
+			double v;
+
+			if (!side_has(side, doc) || !nics || strcmp(nics, "1") || !lr || lab_rate_parse(lr, &bps) < 0 ||
+			    !isfinite(v = doc_bits(doc, col)))
+				continue;
+			sum += v;
+			cnt++;
+			rate = (double)bps;
+		}
+		if (cnt && sum / cnt < STUDY_LINK_FILLED * rate) {
+			snprintf(why, len, "one NIC (%s) moved %.3g Mbit/s on a link of %.4g Mbit/s: the NIC's emulation and "
+				 "the host's CPU bound it here, not the link, so more links cannot show what teaming gives",
+				 side, sum / cnt / 1e6, rate / 1e6);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A claim: each relation judged; any contradicted contradicts it, all
  * reproduced reproduce it; a claim about hardware virtualization whose
  * sides ran under TCG, or one this lab cannot measure, is not comparable. */
@@ -347,6 +402,10 @@ static void judge_claim(struct study_table *res, const json_t *docs, size_t k)
 	if (c->kvm && tcg) {
 		out->v = STUDY_NOT_COMPARABLE;
 		snprintf(out->why, sizeof(out->why), "ran under TCG: the claim is about hardware virtualization");
+		return;
+	}
+	if (c->link && link_unfilled(e, c, docs, out->why, sizeof(out->why))) {
+		out->v = STUDY_NOT_COMPARABLE;
 		return;
 	}
 	out->v = contradicted ? STUDY_CONTRADICTED : reproduced == c->n ? STUDY_REPRODUCED : STUDY_INCONCLUSIVE;

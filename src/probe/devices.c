@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 #include "../core/util.h"
@@ -158,6 +159,29 @@ static json_t *net_queues(const char *root, const char *name)
 	return n ? json_integer(n) : json_null();
 }
 
+/* A bond's mode and a bond's slave's master (the lab's nics key): set on
+ * dev only where the interface is one */
+static json_t *net_bonding(json_t *dev, const char *root, const char *dir, const char *name)
+{
+	char p[PATH_MAX + 300], rel[300], master[64] = "", mode[64];
+
+	if (!dev)
+		return NULL;
+	snprintf(p, sizeof(p), "%s/%s/master", dir, name);
+	if (probe_link_base(p, master, sizeof(master)) == 0 && *master &&
+	    json_object_set_new(dev, "master", json_string(master)) < 0)
+		goto fail;
+	snprintf(rel, sizeof(rel), "/sys/class/net/%s/bonding/mode", name);
+	/* "balance-rr 0": the mode's name */
+	if (probe_read_line(root, rel, mode, sizeof(mode)) == 0 &&
+	    json_object_set_new(dev, "bond_mode", json_stringn(mode, strcspn(mode, " "))) < 0)
+		goto fail;
+	return dev;
+fail:
+	json_decref(dev);
+	return NULL;
+}
+
 static json_t *net_device(const char *root, const char *dir, const char *name)
 {
 	char p[PATH_MAX + 300], rel[300], mtu[300], driver[64] = "", speed[32];
@@ -177,14 +201,14 @@ static json_t *net_device(const char *root, const char *dir, const char *name)
 
 		if (probe_read_line(root, mtu, buf, sizeof(buf)) == 0 && parse_i64(buf, 0, INT32_MAX, &v) == 0)
 			jmtu = json_integer((json_int_t)v);
-		return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		return net_bonding(json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 				 "name", probe_jstr(name),
 				 "queues", net_queues(root, name),
 				 "driver", probe_jstr(*driver ? driver : NULL),
 				 "speed_mbps", mbps > 0 ? json_integer((json_int_t)mbps) : json_null(),
 				 "mtu", jmtu,
 				 "state", probe_jline(root, rel),
-				 "ipv4", net_ipv4(root, name));
+				 "ipv4", net_ipv4(root, name)), root, dir, name);
 	}
 }
 
@@ -198,7 +222,13 @@ json_t *probe_net(const char *root)
 	probe_path(root, "/sys/class/net", dir, sizeof(dir));
 	n = scandir(dir, &list, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
-		if (list[i]->d_name[0] != '.' && strcmp(list[i]->d_name, "lo"))
+		char p[PATH_MAX + 300];
+		struct stat st;
+
+		/* an interface is a link (a directory in a recorded tree); the
+		 * bonding driver's file bonding_masters is none */
+		snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name);
+		if (list[i]->d_name[0] != '.' && strcmp(list[i]->d_name, "lo") && !(lstat(p, &st) == 0 && S_ISREG(st.st_mode)))
 			if (arr && json_array_append_new(arr, net_device(root, dir, list[i]->d_name)) < 0) {
 				json_decref(arr); /* out of memory: no list rather than one missing a device */
 				arr = NULL;

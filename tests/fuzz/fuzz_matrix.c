@@ -1,13 +1,15 @@
 /* Fuzz target: the lab's matrix parser, and the QEMU command line of what
  * it accepts (the device table's arguments for any configuration); the
  * KEY=VALUE pairs of --baseline and the lab's label selectors, with what
- * they promise; the guest's reading of vmbench.queues=N from its kernel
- * command line and a topology's three numbers. */
+ * they promise; the guest's reading of vmbench.queues=N and
+ * vmbench.bond=MODE,N from its kernel command line, a topology's three
+ * numbers and a link's rate. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/guest/bond.h"
 #include "../../src/guest/channels.h"
 #include "../../src/lab/qemu.h"
 
@@ -92,6 +94,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (lab_cmdline_queues((const char *)data, size, &n) == 0 && (n < 1 || n > 256))
 			abort();
 		if (lab_topology_parse(spec, t) == 0 && (!t[0] || !t[1] || !t[2] || t[0] > 256 || t[1] > 256 || t[2] > 256))
+			abort();
+	}
+	{
+		/* a mode of the driver's spelling and 2 to 8 NICs; a rate from 1mbit to 100gbit */
+		struct lab_bond b;
+		uint64_t bps;
+
+		if (lab_cmdline_bond((const char *)data, size, &b) == 0 &&
+		    (b.n < 2 || b.n > 8 || !b.mode[0] || strspn(b.mode, "abcdefghijklmnopqrstuvwxyz0123456789.-") !=
+		     strlen(b.mode) || memchr(b.addr, ' ', strlen(b.addr))))
+			abort();
+		if (lab_rate_parse(spec, &bps) == 0 && (bps < 1000000 || bps > 100000000000ull))
 			abort();
 	}
 	free(spec);

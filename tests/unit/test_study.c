@@ -143,7 +143,7 @@ static void errors_name_the_line(void **state)
 		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=ahci >> disk=ide\n", "x.study:11: expect: one '>' or '<'" },
 		{ HEAD EXP "column = disk.randread iops\nexpect = disk.randread iops: disk=nvme > disk=ide\n", "x.study:11: expect: the side 'disk=nvme' selects no configuration" },
 #define C2 "column = disk.randread iops | IOPS\ncolumn = disk.randread latency | lat\n"
-		{ HEAD EXP C2 "claim = a | b\n", "x.study:12: claim = TEXT | PUBLISHED | RELATION[; RELATION...] [| kvm], e.g." },
+		{ HEAD EXP C2 "claim = a | b\n", "x.study:12: claim = TEXT | PUBLISHED | RELATION[; RELATION...] [| kvm|link], e.g." },
 		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci > disk=ide | tcg\n", "x.study:12: claim: 'tcg' after the relations; the one word there is kvm" },
 		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci >> disk=ide\n", "x.study:12: claim: one of ' > ', ' < ', ' / ', ' ~ '" },
 		{ HEAD EXP C2 "claim = a | b | IOPS: disk=ahci / disk=ide\n", "x.study:12: claim: a ratio says 'A / B in LO..HI'" },
@@ -648,6 +648,79 @@ static void a_table_from_documents(void **state)
 	study_release(&st);
 }
 
+/* A document of nics NICs on links shaped to linkrate (the nics and
+ * linkrate keys), its stream's Mbit/s */
+static json_t *link_doc(unsigned nics, const char *linkrate, unsigned round, double mbit)
+{
+	char name[96], n[8];
+
+	snprintf(n, sizeof(n), "%u", nics);
+	snprintf(name, sizeof(name), "accel=tcg nic=e1000 nics=%u linkrate=%s", nics, linkrate);
+	return json_pack("{s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:I}, s:[{s:s, s:[{s:s, s:["
+			 "{s:{s:i}, s:[{s:s, s:s, s:s, s:{s:f}}]}]}]}]}",
+			 "lab_config", name, "labels", "accel", "tcg", "nic", "e1000", "nics", n, "linkrate", linkrate,
+			 "run_group", "id", "g", "round", (json_int_t)round, "suites", "name", "net", "tests", "name",
+			 "tcp_stream", "cases", "params", "streams", 1, "metrics", "name", "mbit_per_s", "unit", "Mbit/s",
+			 "direction", "higher", "summary", "mean", mbit);
+}
+
+/* A claim about links (| link) is judged where one NIC filled its shaped
+ * link (90% of its rate or more), and is not comparable where the NIC's
+ * emulation bound it below, saying what it moved on what link; a byte
+ * rate's column is judged in bits */
+static void a_claim_about_links(void **state)
+{
+	const char *text = HEAD "[experiment a]\ntitle = A\nmatrix = accel=tcg nic=e1000 nics=1,4 linkrate=20mbit\n"
+			   "suites = net.tcp_stream\nrows = nics\nbaseline = nics=1\n"
+			   "column = net.tcp_stream mbit_per_s | Mbit\n"
+			   "column = net.tcp_stream mbit_per_s in MB/s | MB/s\n"
+			   "claim = four near the sum of the links | - | Mbit: nics=4 / nics=1 in 3..4.2 | link\n"
+			   "claim = the same in bytes | - | MB/s: nics=4 / nics=1 in 3..4.2 | link\n"
+			   "claim = the same, not about links | - | Mbit: nics=4 / nics=1 in 3..4.2\n";
+	static const struct {
+		double one[3], four[3];
+		enum study_verdict v;
+		const char *why;
+	} cases[] = {
+		/* the link filled (19 of 20 Mbit/s): judged */
+		{ { 19, 19.5, 18.5 }, { 74, 77, 73 }, STUDY_REPRODUCED, "" },
+		{ { 19, 19.5, 18.5 }, { 30, 31, 29 }, STUDY_CONTRADICTED, "" },
+		/* 5 Mbit/s on a link of 20: the NIC's emulation bounds it */
+		{ { 5, 5.5, 4.5 }, { 5, 5.5, 4.5 }, STUDY_NOT_COMPARABLE, "one NIC (nics=1) moved 5 Mbit/s on a link of 20 Mbit/s" },
+	};
+	char err[1200];
+
+	(void)state;
+	assert_int_equal(parse(text, err, sizeof(err)), 0);
+	assert_true(st.exp[0].claim[0].link && !st.exp[0].claim[0].kvm && !st.exp[0].claim[2].link);
+	{
+		char how[1024];
+
+		study_claim_how(&st.exp[0], &st.exp[0].claim[0], how, sizeof(how));
+		assert_non_null(strstr(how, "about links: not comparable where a side's configuration of one NIC"));
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct study_table *t = calloc(1, sizeof(*t));
+		json_t *docs = json_array();
+
+		assert_non_null(t);
+		for (unsigned r = 0; r < 3; r++) {
+			json_array_append_new(docs, link_doc(1, "20mbit", r + 1, cases[i].one[r]));
+			json_array_append_new(docs, link_doc(4, "20mbit", r + 1, cases[i].four[r]));
+		}
+		assert_int_equal(study_tabulate(&st.exp[0], docs, t), 0);
+		for (size_t k = 0; k < 2; k++)
+			if (t->claim[k].v != cases[i].v || (*cases[i].why ? !strstr(t->claim[k].why, cases[i].why) : 0))
+				fail_msg("case %zu claim %zu: %s '%s', expected %s '%s'", i, k, study_verdict_name(t->claim[k].v),
+					 t->claim[k].why, study_verdict_name(cases[i].v), cases[i].why);
+		/* without | link, the figures alone */
+		assert_int_not_equal(t->claim[2].v, STUDY_NOT_COMPARABLE);
+		json_decref(docs);
+		free(t);
+	}
+	study_release(&st);
+}
+
 /* A lab document of configuration disk=DISK (the host: NULL) that ran
  * under accel (NULL: no label, as the host's), with a lab_note. */
 static json_t *accel_doc(const char *disk, unsigned round, const char *accel, const char *note)
@@ -857,6 +930,7 @@ int main(void)
 		cmocka_unit_test(files_that_are_not_studies), cmocka_unit_test(cells),
 		cmocka_unit_test(a_table_from_documents),
 		cmocka_unit_test(rows_in_the_matrix_order_whatever_ran), cmocka_unit_test(the_accelerator_each_row_ran_under),
+		cmocka_unit_test(a_claim_about_links),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
