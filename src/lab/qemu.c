@@ -615,9 +615,8 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 		snprintf(nd, sizeof(nd), " vmbench.disks=%d", !!p->disk + !!(lab_config_image(c) && lab_config_image(c)->root));
 	lab_push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
 	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200", net ? " vmbench.net=" : "",
-	     net ? net : "", p->modules && *p->modules ? " vmbench.modules=" : "",
-	     p->modules && *p->modules ? p->modules : "", nq, nd,
-	     lab_config_image(c) ? lab_config_image(c)->append : "");
+	     net ? net : "", nd, p->modules && *p->modules ? " vmbench.modules=" : "",
+	     p->modules && *p->modules ? p->modules : "", nq, lab_config_image(c) ? lab_config_image(c)->append : "");
 	/* a distribution's root disk: every boot reads the cached image and
 	 * writes into QEMU's own temporary overlay (snapshot=on), so no boot
 	 * changes the next one's disk */
