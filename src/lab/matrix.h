@@ -232,6 +232,19 @@
  * .ko file spells them ('-' and '_' are one: src/lab/modules.h).
  * lab_tables_check refuses at start-up a row that is not well made. */
 #define LAB_ANY_ARCH " x86_64 aarch64"
+/* usb-ehci: ICH9's USB 2.0 controller with its three USB 1.1 (UHCI)
+ * companions, functions of one slot as on the chipset (QEMU's own q35
+ * example, docs/config/q35-emulated.cfg), each companion on the EHCI's bus
+ * (masterbus) for two of its six ports. usb-storage is a high-speed device:
+ * EHCI carries it, the companions are there as a real fallback has them.
+ * x86_64 only: arm64's Debian kernel has no uhci_hcd. usb-xhci and usb-ehci
+ * show the controller's driver behind the disk (src/probe/devices.c walks
+ * past usb-storage to it). */
+#define LAB_USB_EHCI                                                                                      \
+	"ich9-usb-ehci1,id=ehci0,multifunction=on,addr=1d.7 "                                             \
+	"ich9-usb-uhci1,masterbus=ehci0.0,firstport=0,multifunction=on,addr=1d.0 "                        \
+	"ich9-usb-uhci2,masterbus=ehci0.0,firstport=2,multifunction=on,addr=1d.1 "                        \
+	"ich9-usb-uhci3,masterbus=ehci0.0,firstport=4,multifunction=on,addr=1d.2"
 #define LAB_DEVICES(X)                                                                                          \
 	X(LAB_DISK, "virtio-blk", LAB_ANY_ARCH, NULL, "virtio-blk-pci,drive=d0", "virtio_blk", "virtio_blk")      \
 	X(LAB_DISK, "virtio-scsi", LAB_ANY_ARCH, NULL, "virtio-scsi-pci,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0",   \
@@ -255,6 +268,10 @@
 	  "megaraid_sas sd_mod")                                                                                 \
 	X(LAB_DISK, "mptsas1068", LAB_ANY_ARCH, NULL, "mptsas1068,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "mptsas", \
 	  "mptsas sd_mod")                                                                                       \
+	X(LAB_DISK, "usb-xhci", LAB_ANY_ARCH, NULL, "qemu-xhci,id=usb0 usb-storage,drive=d0,bus=usb0.0", "xhci_hcd", \
+	  "xhci_pci usb_storage sd_mod")                                                                         \
+	X(LAB_DISK, "usb-ehci", " x86_64", NULL, LAB_USB_EHCI " usb-storage,drive=d0,bus=ehci0.0", "ehci-pci",        \
+	  "ehci_pci uhci_hcd usb_storage sd_mod")                                                                \
 	X(LAB_BALLOON, "on", LAB_ANY_ARCH, NULL, "virtio-balloon-pci,id=balloon0", "virtio_balloon", "virtio_balloon") \
 	X(LAB_SHARE, "9p", LAB_ANY_ARCH, NULL, "virtio-9p-pci,fsdev=s0,mount_tag=" LAB_SHARE_TAG, "9pnet_virtio",   \
 	  "9pnet_virtio 9p")                                                                                    \

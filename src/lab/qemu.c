@@ -712,7 +712,7 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 {
 	bool arm = c->aarch64;
 	unsigned queues = c->mq ? c->queues : 1;
-	char nq[48] = "";
+	char nq[48] = "", nd[32] = "";
 	int r;
 
 	lab_push(a, "%s", arm ? "qemu-system-aarch64" : "qemu-system-x86_64");
@@ -739,10 +739,14 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 	else if (c->nics > 1 && net)
 		snprintf(nq, sizeof(nq), " vmbench.bond=%s,%u", LAB_BOND_MODE, c->nics);
 	/* early console output: the first byte marks kernel entry on both architectures */
+	/* the disks the guest's init waits for before HELLO: a USB disk appears
+	 * only after its bus is enumerated, after its modules were loaded */
+	if (p->disk || (lab_config_image(c) && lab_config_image(c)->root))
+		snprintf(nd, sizeof(nd), " vmbench.disks=%d", !!p->disk + !!(lab_config_image(c) && lab_config_image(c)->root));
 	/* thp=: the mode the kernel starts with (the guest's sysfs is checked after HELLO) */
-	lab_push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
+	lab_push(a, "console=%s %s panic=-1 vmbench.agent=/dev/hvc0%s%s%s%s%s%s%s%s%s", arm ? "ttyAMA0" : "ttyS0",
 	     arm ? "earlycon=pl011,0x9000000" : "earlyprintk=serial,ttyS0,115200", net ? " vmbench.net=" : "",
-	     net ? net : "", p->modules && *p->modules ? " vmbench.modules=" : "",
+	     net ? net : "", nd, p->modules && *p->modules ? " vmbench.modules=" : "",
 	     p->modules && *p->modules ? p->modules : "", nq, c->thp ? " transparent_hugepage=" : "",
 	     c->thp ? c->thp : "", lab_config_image(c) ? lab_config_image(c)->append : "");
 	/* a distribution's root disk: every boot reads the cached image and

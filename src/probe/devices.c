@@ -16,10 +16,13 @@
 
 /* The driver behind a device: walk up from its sysfs node to the first
  * device with a driver that is not a generic class driver ("sd" for SCSI
- * disks, "sr" for CD-ROMs), i.e. the controller: ahci, virtio_scsi, nvme... */
+ * disks, "sr" for CD-ROMs), i.e. the controller: ahci, virtio_scsi, nvme...
+ * A USB disk's SCSI host is its USB interface's (usb-storage, uas) on a
+ * USB device ("usb", the root hub's too): past them is the host
+ * controller, xhci_hcd or ehci-pci, which is what tells USB disks apart. */
 static void device_driver(const char *devdir, char *out, size_t len)
 {
-	static const char *const generic[] = { "sd", "sr", "st" };
+	static const char *const generic[] = { "sd", "sr", "st", "usb-storage", "uas", "usb" };
 	char dir[PATH_MAX], p[PATH_MAX + 16];
 
 	out[0] = '\0';

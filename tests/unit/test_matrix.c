@@ -340,12 +340,12 @@ static void command_lines(void **state)
 		if (!strcmp(cases[i].arch, "x86_64")) {
 			assert_true(has_pair(&a, "-cpu", "max"));
 			assert_true(has_pair(&a, "-append", "console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 "
-							     "vmbench.agent=/dev/hvc0"));
+							     "vmbench.agent=/dev/hvc0 vmbench.disks=1"));
 		} else {
 			/* QARMA pointer authentication is the slow part of an emulated max CPU */
 			assert_true(has_pair(&a, "-cpu", "max,pauth-impdef=on"));
 			assert_true(has_pair(&a, "-append", "console=ttyAMA0 earlycon=pl011,0x9000000 panic=-1 "
-							     "vmbench.agent=/dev/hvc0"));
+							     "vmbench.agent=/dev/hvc0 vmbench.disks=1"));
 		}
 		assert_true(has_pair(&a, "-smp", "2"));
 		assert_true(has_pair(&a, "-drive", "file=/d.img,format=raw,if=none,id=d0,cache=none"));
@@ -370,7 +370,7 @@ static void command_lines(void **state)
 		/* the models there are, from the table: a new row joins the list */
 		assert_non_null(strstr(why, "the lab has no disk=ide on aarch64: QEMU lacks the model there, or Debian's "
 					    "kernel its driver (disk models on aarch64: virtio-blk, virtio-scsi, ahci, lsi, nvme, "
-					    "megasas, mptsas1068)"));
+					    "megasas, mptsas1068, usb-xhci)"));
 		/* QEMU's virt machine has pvscsi; arm64's kernel has no vmw_pvscsi */
 		lab_config_set(&c, LAB_DISK, "pvscsi");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EOPNOTSUPP);
@@ -383,6 +383,83 @@ static void command_lines(void **state)
 		strv_clear(&a);
 		lab_config_set(&c, LAB_ACCEL, "auto");
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EINVAL);
+		strv_clear(&a);
+	}
+}
+
+/* The USB disks (Study 0, 0.12's stand-in): the controller(s), then a
+ * usb-storage on the scratch drive on its bus, in that order (QEMU finds a
+ * companion's masterbus and the storage's bus only once made); ICH9's
+ * EHCI with its UHCI companions as functions of one slot; the modules in
+ * load order (EHCI's before UHCI's, as Linux wants them); a row an
+ * architecture lacks (usb-ehci on aarch64: no uhci_hcd in arm64's kernel)
+ * refused at the plan with why. */
+static void usb_disks(void **state)
+{
+	static const struct {
+		const char *arch, *disk, *machine, *driver;
+		const char *devices[6]; /* every -device of the model, in order */
+		const char *modules[6]; /* the model's, after the base ones */
+	} cases[] = {
+		{ "x86_64", "usb-xhci", "q35", "xhci_hcd",
+		  { "qemu-xhci,id=usb0", "usb-storage,drive=d0,bus=usb0.0" },
+		  { "xhci_pci", "usb_storage", "sd_mod" } },
+		{ "aarch64", "usb-xhci", "virt,gic-version=max", "xhci_hcd",
+		  { "qemu-xhci,id=usb0", "usb-storage,drive=d0,bus=usb0.0" },
+		  { "xhci_pci", "usb_storage", "sd_mod" } },
+		{ "x86_64", "usb-ehci", "q35", "ehci-pci",
+		  { "ich9-usb-ehci1,id=ehci0,multifunction=on,addr=1d.7",
+		    "ich9-usb-uhci1,masterbus=ehci0.0,firstport=0,multifunction=on,addr=1d.0",
+		    "ich9-usb-uhci2,masterbus=ehci0.0,firstport=2,multifunction=on,addr=1d.1",
+		    "ich9-usb-uhci3,masterbus=ehci0.0,firstport=4,multifunction=on,addr=1d.2",
+		    "usb-storage,drive=d0,bus=ehci0.0" },
+		  { "ehci_pci", "uhci_hcd", "usb_storage", "sd_mod" } },
+	};
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
+			       .console_log = "/c" };
+	char why[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_config c = config_of("tcg", cases[i].arch, cases[i].disk, "none", "1", "512M");
+		struct strv a = { 0 }, mods = { 0 };
+		size_t at = 0, n = 0;
+
+		lab_config_set(&c, LAB_FS, "none");
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
+		assert_true(has_pair(&a, "-machine", cases[i].machine));
+		assert_true(has_pair(&a, "-drive", "file=/d.img,format=raw,if=none,id=d0,cache=none"));
+		/* the guest's init waits for the one disk, which USB enumerates late */
+		for (size_t k = 0; k + 1 < a.n; k++)
+			if (!strcmp(a.v[k], "-append") && !strstr(a.v[k + 1], " vmbench.disks=1"))
+				fail_msg("%s on %s: -append '%s' has no vmbench.disks=1", cases[i].disk, cases[i].arch, a.v[k + 1]);
+		/* the model's devices, in the row's order, none left out */
+		for (size_t k = 0; k + 1 < a.n; k++)
+			if (!strcmp(a.v[k], "-device") && cases[i].devices[at] && !strcmp(a.v[k + 1], cases[i].devices[at]))
+				at++;
+		while (cases[i].devices[n])
+			n++;
+		if (at != n)
+			fail_msg("%s on %s: -device %s missing or out of order", cases[i].disk, cases[i].arch,
+				 cases[i].devices[at]);
+		assert_string_equal(lab_expected_disk_driver(&c), cases[i].driver);
+		assert_int_equal(lab_config_modules(&c, &mods), 0);
+		for (n = 0; cases[i].modules[n]; n++) {
+			assert_true(2 + n < mods.n);
+			assert_string_equal(mods.v[2 + n], cases[i].modules[n]);
+		}
+		assert_int_equal(mods.n, 2 + n);
+		strv_clear(&mods);
+		strv_clear(&a);
+	}
+	{
+		struct lab_config c = config_of("tcg", "aarch64", "usb-ehci", "none", "1", "512M");
+		struct strv a = { 0 };
+
+		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), -EOPNOTSUPP);
+		assert_non_null(strstr(why, "the lab has no disk=usb-ehci on aarch64"));
+		assert_non_null(strstr(why, "usb-xhci)"));
+		assert_true(lab_config_unsupported(&c, why, sizeof(why)));
 		strv_clear(&a);
 	}
 }
@@ -1453,9 +1530,9 @@ static void nic_backends(void **state)
 	static const struct {
 		const char *backend, *netdev, *append_tail;
 	} cases[] = {
-		{ "tap+vhost", "tap,id=n0,fd=10,vhost=on", " vmbench.agent=/dev/hvc0 vmbench.net=10.251.0.2/30" },
-		{ "tap", "tap,id=n0,fd=10", " vmbench.agent=/dev/hvc0 vmbench.net=10.251.0.2/30" },
-		{ "user", "user,id=n0,restrict=on", " vmbench.agent=/dev/hvc0" },
+		{ "tap+vhost", "tap,id=n0,fd=10,vhost=on", " vmbench.agent=/dev/hvc0 vmbench.net=10.251.0.2/30 vmbench.disks=1" },
+		{ "tap", "tap,id=n0,fd=10", " vmbench.agent=/dev/hvc0 vmbench.net=10.251.0.2/30 vmbench.disks=1" },
+		{ "user", "user,id=n0,restrict=on", " vmbench.agent=/dev/hvc0 vmbench.disks=1" },
 	};
 	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
 			       .console_log = "/c" };
@@ -1497,7 +1574,7 @@ static void nic_backends(void **state)
 		p.modules = "virtio.ko,virtio_blk.ko";
 		assert_int_equal(lab_qemu_argv(&c, &p, &a, why, sizeof(why)), 0);
 		assert_true(has_pair(&a, "-append", "console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 "
-						     "vmbench.agent=/dev/hvc0 vmbench.modules=virtio.ko,virtio_blk.ko"));
+						     "vmbench.agent=/dev/hvc0 vmbench.disks=1 vmbench.modules=virtio.ko,virtio_blk.ko"));
 		strv_clear(&a);
 		p.modules = NULL;
 	}
@@ -2060,6 +2137,7 @@ int main(void)
 		cmocka_unit_test(naming_configurations),
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(device_table),
+		cmocka_unit_test(usb_disks),
 		cmocka_unit_test(profiles),
 		cmocka_unit_test(balloon_key),
 		cmocka_unit_test(cpu_side_arguments),

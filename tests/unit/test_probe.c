@@ -583,6 +583,41 @@ static void fifos(void **state)
 	rm_scratch();
 }
 
+/* A USB disk (the lab's disk=usb-ehci, ICH9's EHCI at 00:1d.7): the SCSI
+ * disk's and the USB interface's (usb-storage) and devices' ("usb")
+ * drivers are passed over, to the host controller's, which is what tells
+ * an xHCI disk from an EHCI one. */
+static void usb_disk_driver(void **state)
+{
+	static const char tree[] =
+		"d=sys/devices/pci0000:00/0000:00:1d.7 && mkdir -p sys/block sys/bus/pci/drivers/ehci-pci "
+		"sys/bus/usb/drivers/usb sys/bus/usb/drivers/usb-storage sys/bus/scsi/drivers/sd "
+		"$d/usb1/1-1/1-1:1.0/host0/target0:0:0/0:0:0:0/block/sda && "
+		"ln -s ../../../bus/pci/drivers/ehci-pci $d/driver && "
+		"ln -s ../../../../bus/usb/drivers/usb $d/usb1/driver && "
+		"ln -s ../../../../../bus/usb/drivers/usb $d/usb1/1-1/driver && "
+		"ln -s ../../../../../../bus/usb/drivers/usb-storage $d/usb1/1-1/1-1:1.0/driver && "
+		"ln -s ../../../../../../../../../bus/scsi/drivers/sd $d/usb1/1-1/1-1:1.0/host0/target0:0:0/0:0:0:0/driver && "
+		"echo 2097152 > $d/usb1/1-1/1-1:1.0/host0/target0:0:0/0:0:0:0/block/sda/size && "
+		"ln -s ../devices/pci0000:00/0000:00:1d.7/usb1/1-1/1-1:1.0/host0/target0:0:0/0:0:0:0/block/sda sys/block/sda";
+	char cmd[2048];
+	json_t *fp;
+	const json_t *d;
+
+	(void)state;
+	snprintf(scratch, sizeof(scratch), "/tmp/vmb-probe-XXXXXX");
+	assert_non_null(mkdtemp(scratch));
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", scratch, tree);
+	assert_int_equal(system(cmd), 0);
+	fp = probe_fingerprint(&(struct probe_src){ .root = scratch });
+	assert_non_null(fp);
+	d = find(json_object_get(fp, "block_devices"), "sda");
+	assert_non_null(d);
+	assert_string_equal(str(d, "driver"), "ehci-pci");
+	json_decref(fp);
+	rm_scratch();
+}
+
 /* A /proc/cpuinfo longer than the probe reads (4 MiB): the first
  * processor's block is still there, the rest is not read. */
 static void bounded(void **state)
@@ -882,6 +917,7 @@ int main(void)
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(strings),
 		cmocka_unit_test(fifos),
+		cmocka_unit_test(usb_disk_driver),
 		cmocka_unit_test(bounded),
 		cmocka_unit_test(roots),
 		cmocka_unit_test(cache_machines),
