@@ -6,10 +6,12 @@
 #include <string.h>
 #include <signal.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "spawn.h"
+#include "stop.h"
 #include "banned.h"
 
 /* In the child: a tool never outlives vmbench. When vmbench dies (a kill, a
@@ -53,9 +55,22 @@ static int capture(const char *prog, char *const argv[], const char *cwd, char *
 		_exit(127);
 	}
 	close(p[1]);
-	for (;;) {
+	for (bool passed = false;;) {
+		struct pollfd pf = { .fd = p[0], .events = POLLIN };
 		ssize_t n;
+		int pr;
 
+		/* a stop asked of vmbench alone (kill PID, not the terminal's
+		 * Ctrl-C to the whole group) is passed on to the program once,
+		 * which then ends as it ends on Ctrl-C: a lab's host baseline
+		 * went on for its whole run */
+		if (!passed && vmb_stop_requested()) {
+			(void)kill(pid, SIGINT);
+			passed = true;
+		}
+		pr = poll(&pf, 1, passed ? -1 : 100);
+		if (pr == 0 || (pr < 0 && errno == EINTR))
+			continue;
 		if (cap - len < 65536) {
 			char *nb = realloc(buf, cap + 262144);
 

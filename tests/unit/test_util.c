@@ -11,6 +11,7 @@
 #include "test.h"
 #include "../../src/core/reclaim.h"
 #include "../../src/core/spawn.h"
+#include "../../src/core/stop.h"
 #include "../../src/core/util.h"
 
 static void sizes(void **state)
@@ -220,6 +221,37 @@ static void endless_file(void **state)
 	free(text);
 }
 
+/* A stop asked of vmbench alone (kill PID, where the terminal's Ctrl-C
+ * reaches the whole group) is passed on to the program it waits for, as
+ * SIGINT. The tool sets its trap, then asks the stop itself (SIGINT to this
+ * process, whose handler requests it as vmbench's does); the trap answers
+ * and the tool ends at once. alarm bounds the wait were it not passed on. */
+static void on_sigint(int sig)
+{
+	(void)sig;
+	vmb_request_stop();
+}
+
+static void stop_passed_to_tool(void **state)
+{
+	char *const argv[] = { "sh", "-c", "trap 'echo interrupted; exit 3' INT; kill -INT $PPID; sleep 60 & wait",
+			       NULL };
+	struct sigaction sa = { .sa_handler = on_sigint }, old;
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(sigaction(SIGINT, &sa, &old), 0);
+	alarm(20);
+	assert_int_equal(run_capture_stdout("sh", argv, &out), -ECHILD);
+	alarm(0);
+	assert_true(vmb_stop_requested());
+	vmb_stop_clear();
+	assert_int_equal(sigaction(SIGINT, &old, NULL), 0);
+	assert_non_null(out);
+	assert_string_equal(out, "interrupted\n");
+	free(out);
+}
+
 /* A tool run by run_capture does not outlive vmbench: killed, vmbench takes
  * the tool with it (SIGTERM, which timeout(1) passes on to debootstrap).
  * This process is made the subreaper, so the orphaned tool is its child and
@@ -349,6 +381,7 @@ int main(void)
 		cmocka_unit_test(strings),
 		cmocka_unit_test(appends),
 		cmocka_unit_test(endless_file),
+		cmocka_unit_test(stop_passed_to_tool),
 		cmocka_unit_test(tool_dies_with_vmbench),
 		cmocka_unit_test(leftovers),
 	};
