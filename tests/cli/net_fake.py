@@ -62,21 +62,9 @@ def tcp_data(ls, streams, state):
         threading.Thread(target=drain, args=(c,), daemon=True).start()
 
 
-def udp_data(us, state):
-    us.settimeout(0.2)
-    while not state["ended"]:
-        try:
-            d = us.recv(65536)
-        except socket.timeout:
-            continue
-        except OSError:
-            return
-        state["bytes"] += len(d)
-        state["packets"] += 1
-
-
-def udp_echo(us, state):
-    """udp_rr: each datagram echoed but the first two, which are dropped."""
+def udp_data(us, state, echo=False):
+    """Counts the datagrams; echo (udp_rr): answers each but the first two,
+    which are dropped."""
     us.settimeout(0.2)
     while not state["ended"]:
         try:
@@ -87,7 +75,7 @@ def udp_echo(us, state):
             return
         state["bytes"] += len(d)
         state["packets"] += 1
-        if state["packets"] > 2:
+        if echo and state["packets"] > 2:
             state["sent"] += us.sendto(d, peer)
 
 
@@ -116,7 +104,7 @@ def session(c):
         if kind == "udp_rr" and mode == "droprr":
             ds = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             ds.bind(("127.0.0.1", 0))
-            t = threading.Thread(target=udp_echo, args=(ds, state), daemon=True)
+            t = threading.Thread(target=udp_data, args=(ds, state, True), daemon=True)
         elif kind == "udp":
             ds = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             ds.bind(("127.0.0.1", 0))
