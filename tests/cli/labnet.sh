@@ -82,6 +82,17 @@ for d in docs:
             m = {x["name"]: x for x in c["metrics"]}
             v = m[head]["summary"]["mean"]
             assert math.isfinite(v) and v > 0, (lab["config"], t["name"], v)
+        # the guest's client counts its NIC's interrupts per round trip
+        # (e1000: its legacy line; virtio-net: its MSI-X vectors); the
+        # host's client, in the namespace, sends over a tap, which has none
+        if t["name"] == "tcp_rr":
+            irq = {x["name"]: x["summary"]["mean"] for x in t["cases"][0]["metrics"]}.get("irqs_per_transaction")
+            if lab["netdir"] == "guest-client":
+                kind = "legacy line" if lab["nic"] == "e1000" else "MSI/MSI-X vectors"
+                assert irq is not None and irq > 0, (lab["config"], irq)
+                assert s["notes"]["nic_irqs"].startswith("eth0: " + kind), s["notes"]
+            else:
+                assert irq is None and "nic_irqs" not in s["notes"], (lab["config"], irq, s["notes"])
         if t["name"] == "http" and sys.argv[2]:
             assert sorted(c["params"]["connections"] for c in t["cases"]) == [1, 2, 4], [c["params"] for c in t["cases"]]
 assert seen == {(n, d) for n in drivers for d in ("guest-client", "guest-server")}, seen
