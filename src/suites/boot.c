@@ -52,7 +52,8 @@ static const struct vmb_test boot_tests[] = {
 
 const struct vmb_suite boot_suite = {
 	.name = "boot",
-	.summary = "guest boot time, cold, warm and rebooted, phase by phase (measured by 'vmbench lab run' only)",
+	.summary = "guest boot time, cold, warm and rebooted, phase by phase, and start success over many boots (measured by "
+		   "'vmbench lab run' only)",
 	.abi = VMB_SUITE_ABI,
 	.flags = VMB_SUITE_LAB_ONLY,
 	.tests = boot_tests,
