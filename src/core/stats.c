@@ -435,3 +435,13 @@ void stats_compare_paired(const struct stats_paired_in *in, struct stats_runs_cm
 		o.verdict = STATS_INCONCLUSIVE;
 	*out = o;
 }
+
+void stats_wilson(unsigned k, unsigned n, double z, double *lo, double *hi)
+{
+	double p = (double)k / n, z2 = z * z, d = 1 + z2 / n;
+	double c = (p + z2 / (2.0 * n)) / d, h = z * sqrt(p * (1 - p) / n + z2 / (4.0 * n * n)) / d;
+
+	/* at k = 0 (k = n) the bound is exactly 0 (1): no rounding below it */
+	*lo = k == 0 ? 0 : fmax(0, c - h);
+	*hi = k == n ? 1 : fmin(1, c + h);
+}

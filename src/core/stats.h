@@ -23,6 +23,12 @@ double stats_t_cdf(double t, double df);
 /* Quantile: the t with P(T <= t) = p, for 0 < p < 1. */
 double stats_t_quantile(double p, double df);
 
+/* Wilson's score interval of a binomial proportion: k successes of n
+ * trials (0 <= k <= n, n >= 1), z the normal quantile (1.959964 for 95%);
+ * lo and hi in [0, 1]. Unlike k/n +- z*se it stays inside [0, 1] and is
+ * not of width zero at k = 0 or k = n. */
+void stats_wilson(unsigned k, unsigned n, double z, double *lo, double *hi);
+
 /* Welch's unequal-variance t-test of b against a, and the 95% CI of the
  * difference of means (b - a). valid is false when either side has fewer
  * than 2 samples. */

@@ -120,6 +120,49 @@ static int vmops_measure(const struct lab_host_req *rq, json_t **suite, char *er
 	return lab_vmops_measure(&v, suite, err, errlen);
 }
 
+/* boot.start's test: the share of the boots tried that started (se->n of
+ * se->attempted), in percent, its Wilson 95% interval, the two counts; and
+ * why the others did not start, as a note. One sample each: a round's
+ * boots are its one figure. */
+static int boot_start_result(struct vmb_test_result *tr, const struct lab_boot_series *se, struct vmb_param **notes,
+			     size_t *nnotes)
+{
+	double lo, hi;
+	struct vmb_case *c;
+
+	stats_wilson(se->n, se->attempted, 1.959964, &lo, &hi);
+	const struct {
+		const char *name;
+		enum vmb_unit unit;
+		double v;
+	} m[] = {
+		{ BOOT_START_PCT, VMB_UNIT_PCT, 100.0 * se->n / se->attempted },
+		{ BOOT_START_LO, VMB_UNIT_PCT, 100.0 * lo },
+		{ BOOT_START_HI, VMB_UNIT_PCT, 100.0 * hi },
+		{ BOOT_STARTED, VMB_UNIT_NONE, se->n },
+		{ BOOT_ATTEMPTED, VMB_UNIT_NONE, se->attempted },
+	};
+
+	tr->name = xstrdup(BOOT_TEST_START);
+	tr->cases = calloc(1, sizeof(*tr->cases));
+	if (!tr->name || !tr->cases)
+		return -ENOMEM;
+	tr->ncases = 1;
+	c = &tr->cases[0];
+	c->reps = 1;
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		struct vmb_metric *mm = vmb_case_add_metric(c, m[k].name, m[k].unit, VMB_HIGHER);
+
+		if (!mm || vmb_metric_push(mm, m[k].v) < 0)
+			return -ENOMEM;
+		mm->headline = k == 0;
+		stats_summarize(mm->samples, mm->n, &mm->sum);
+	}
+	if (se->failures && vmb_params_add(notes, nnotes, BOOT_START_FAILURES, se->failures) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* The boot suite's result: its declared tests (cold, warm, reboot) that
  * have boots in series (indexed as boot_suite.tests), a metric per phase
  * of the configuration's and their sum, with an SSH server the boot to its
@@ -144,6 +187,12 @@ static json_t *boot_result(const struct boot_phase *phase, size_t np, const stru
 		const struct lab_boot_series *se = &series[t];
 		struct vmb_test_result *tr = &s->tests[s->ntests];
 
+		if (t == BOOT_START) {
+			if (se->attempted && boot_start_result(tr, se, &s->notes, &s->nnotes) < 0)
+				goto out;
+			s->ntests += se->attempted > 0;
+			continue;
+		}
 		if (!se->n)
 			continue;
 		s->ntests++;

@@ -39,6 +39,10 @@ struct lab_boot_series {
 	double (*ph)[BOOT_MAXPHASES];
 	double *shutdown;
 	unsigned n;
+	/* BOOT_START: the boots tried, and why each that did not start did
+	 * not ("boot 2: ...; boot 5: ...", owned; NULL: none failed) */
+	unsigned attempted;
+	char *failures;
 };
 
 /* What a measure function is given: the suite's row asked for (at least

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,7 +99,14 @@ out:
 	return r;
 }
 
+static int socket_in(pid_t pid, int domain, int type, int protocol);
+
 int lab_net_socket_in(pid_t pid, int domain, int type)
+{
+	return socket_in(pid, domain, type, 0);
+}
+
+static int socket_in(pid_t pid, int domain, int type, int protocol)
 {
 	char nspath[64];
 	int ns, home, fd, r;
@@ -119,7 +128,7 @@ int lab_net_socket_in(pid_t pid, int domain, int type)
 		close(home);
 		return r;
 	}
-	fd = socket(domain, type | SOCK_CLOEXEC, 0);
+	fd = socket(domain, type | SOCK_CLOEXEC, protocol);
 	r = fd < 0 ? -errno : fd;
 	/* back home; a thread left in QEMU's namespace would be worse than a failure */
 	if (setns(home, CLONE_NEWNET) < 0)
@@ -446,6 +455,81 @@ int lab_net_run(struct lab_net *n, struct proto_conn *conn, const char *what, co
 		*doc = NULL;
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
+	return r;
+}
+
+/* The Internet checksum (RFC 1071) of an ICMP message. */
+static uint16_t icmp_sum(const unsigned char *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+int lab_net_ping(pid_t qemu, const char *guest_addr, int timeout_ms, char *err, size_t errlen)
+{
+	char addr[64];
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	uint16_t id = (uint16_t)getpid();
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000, next = 0;
+	bool raw = true;
+	int fd, r = -ETIMEDOUT;
+
+	snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(guest_addr, "/"), guest_addr);
+	if (inet_pton(AF_INET, addr, &to.sin_addr) != 1)
+		return errf(err, errlen, -EINVAL, "the guest's address %s is no IPv4 address", addr);
+	/* a raw socket as root; else the kernel's ping socket, where allowed */
+	fd = socket_in(qemu, AF_INET, SOCK_RAW | SOCK_NONBLOCK, IPPROTO_ICMP);
+	if (fd < 0) {
+		raw = false;
+		fd = socket_in(qemu, AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, IPPROTO_ICMP);
+	}
+	if (fd < 0)
+		return errf(err, errlen, fd, "an ICMP socket in QEMU's network namespace: %s", strerror(-fd));
+	for (uint16_t seq = 1; clock_ns() < deadline && !vmb_stop_requested();) {
+		unsigned char pkt[16] = { 8, 0 }, in[256];
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t got;
+
+		/* an echo request every 200 ms until one is answered */
+		if (clock_ns() >= next) {
+			uint16_t sum;
+
+			pkt[4] = (unsigned char)(id >> 8), pkt[5] = (unsigned char)id;
+			pkt[6] = (unsigned char)(seq >> 8), pkt[7] = (unsigned char)seq;
+			sum = icmp_sum(pkt, sizeof(pkt));
+			pkt[2] = (unsigned char)(sum >> 8), pkt[3] = (unsigned char)sum;
+			if (sendto(fd, pkt, sizeof(pkt), 0, (const struct sockaddr *)&to, sizeof(to)) < 0 &&
+			    errno != EAGAIN && errno != EHOSTUNREACH && errno != ENETUNREACH) {
+				r = errf(err, errlen, -errno, "sending an ICMP echo request to %s: %s", addr, strerror(errno));
+				break;
+			}
+			seq++;
+			next = clock_ns() + 200000000ull;
+		}
+		if (poll(&pf, 1, 50) <= 0)
+			continue;
+		got = recv(fd, in, sizeof(in), 0);
+		if (got > 0) {
+			/* a raw socket gives the IP header first; the ping socket the ICMP message */
+			size_t off = raw ? (size_t)(in[0] & 0x0f) * 4 : 0;
+
+			if ((size_t)got >= off + 8 && in[off] == 0 && (!raw || ((in[off + 4] << 8 | in[off + 5]) == id &&
+									      !memcmp(in + 12, &to.sin_addr, 4)))) {
+				r = 0;
+				break;
+			}
+		}
+	}
+	close(fd);
+	if (r == -ETIMEDOUT)
+		errf(err, errlen, r, "the guest did not answer an ICMP echo to %s within %d ms", addr, timeout_ms);
 	return r;
 }
 

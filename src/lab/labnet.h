@@ -65,5 +65,10 @@ void lab_net_stop(struct lab_net *n);
  * it for the call and coming back: the socket stays in that namespace. The
  * descriptor, or a negative errno (-EPERM without CAP_SYS_ADMIN). */
 int lab_net_socket_in(pid_t pid, int domain, int type);
+/* The guest's NIC answering: an ICMP echo to guest_addr (the back end's
+ * "ADDR/LEN") from QEMU's network namespace, one every 200 ms until a
+ * reply, within timeout_ms. The guest's kernel answers it, no process of
+ * the guest's. 0, -ETIMEDOUT, or a negative errno, with why in err. */
+int lab_net_ping(pid_t qemu, const char *guest_addr, int timeout_ms, char *err, size_t errlen);
 
 #endif

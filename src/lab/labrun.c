@@ -18,6 +18,7 @@
 #include "workdir.h"
 #include "../core/str.h"
 #include "../suites/boot.h"
+#include "../core/log.h"
 #include "../core/banned.h"
 
 /* Every process the lab started killed and reaped, every work directory
@@ -233,11 +234,50 @@ static void boot_evidence(const struct lab_boot *b, struct lab_failure *f)
 	}
 }
 
+/* How long boot.start waits for the guest's answer on its link: its
+ * network is configured before HELLO, so a guest that has not answered in
+ * 5 s (25 echoes, under TCG too) is one whose NIC did not come up. */
+#define LAB_START_PING_MS 5000
+
+/* boot.start's check of a boot that said HELLO: the devices the
+ * configuration asks for (lab_check_guest: the NIC's driver bound, its
+ * link up with the guest's address), and, on a link to the host, the
+ * guest answering an ICMP echo there. 0, or why in err. */
+static int start_check(const struct lab_config *c, struct lab_boot *b, char *err, size_t errlen)
+{
+	const struct lab_backend *be = lab_backend_of(&b->paths, LAB_NIC);
+	const char *scratch = NULL;
+	int r;
+
+	snprintf(b->step, sizeof(b->step), "check the guest's start");
+	vmb_test_stop_point("lab-start-check"); /* tests stop a guest's link here */
+	r = lab_check_guest(c, b->fp, &b->paths, &scratch, err, errlen);
+	if (r == 0 && lab_net_linked(c, &b->paths))
+		r = lab_net_ping(b->pid, be->guest_addr, LAB_START_PING_MS, err, errlen);
+	return r;
+}
+
+/* A boot that did not start, counted for boot.start: why, in its note. */
+static int start_failed(struct lab_boot_series *se, unsigned boot, const char *why)
+{
+	char *more = NULL;
+
+	if (asprintf(&more, "%s%sboot %u: %s", se->failures ? se->failures : "", se->failures ? "; " : "", boot, why) < 0)
+		return -ENOMEM;
+	free(se->failures);
+	se->failures = more;
+	return 0;
+}
+
 int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, json_t **out, struct lab_failure *f,
 		   char *err, size_t errlen)
 {
 	unsigned boots = o->boots ? o->boots : 1;
 	struct lab_boot_series series[BOOT_NTESTS] = { 0 };
+	struct lab_boot_series *st = &series[BOOT_START];
+	/* boot.start: a boot that does not start is counted and the next one
+	 * tried; the first that starts runs the items */
+	bool count = lab_host_asked(&boot_suite, o->suites, BOOT_TEST_START);
 	json_t *doc = NULL;
 	int r = 0;
 
@@ -248,6 +288,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			r = -ENOMEM;
 	for (unsigned i = 0; i < boots && r == 0; i++) {
 		struct lab_boot b;
+		bool started;
 
 		r = lab_boot_once(c, o, &b, err, errlen);
 		if (r == 0) {
@@ -255,9 +296,23 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 			if (vmb_stop_requested())
 				r = errf(err, errlen, -EINTR, "interrupted");
 		}
+		if (count && r != -EINTR && !vmb_stop_requested()) {
+			st->attempted++;
+			if (r == 0)
+				r = start_check(c, &b, err, errlen);
+			started = r == 0;
+			st->n += started;
+			if (!started) {
+				log_info("boot %u of %u did not start: %s", i + 1, boots, err);
+				lab_boot_kill(&b);
+				lab_boot_gone(&b);
+				r = start_failed(st, i + 1, err) < 0 ? errf(err, errlen, -ENOMEM, "out of memory") : 0;
+				continue;
+			}
+		}
 		if (r == 0) {
 			lab_boot_phases(&b, series[BOOT_COLD].ph[series[BOOT_COLD].n++]);
-			if (i == 0)
+			if (!doc)
 				r = first_boot(c, o, &b, &doc, series, err, errlen);
 		}
 		/* a guest that failed is not asked to shut down: it may hang */
@@ -268,6 +323,13 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 		if (r < 0)
 			boot_evidence(&b, f);
 		lab_boot_gone(&b);
+	}
+	/* no boot started: nothing measured the items, and the try fails
+	 * (its boots' reasons in the message) */
+	if (r == 0 && count && !doc) {
+		snprintf(f->step, sizeof(f->step), "start");
+		r = errf(err, errlen, -EIO, "none of the %u boots started: %s", st->attempted,
+			 st->failures ? st->failures : "interrupted");
 	}
 	/* the suites measured from the boots (boot) */
 	for (size_t k = 0; r == 0 && k < lab_host_nrows; k++) {
@@ -285,6 +347,7 @@ int lab_run_config(const struct lab_config *c, const struct lab_run_opts *o, jso
 	for (size_t t = 0; t < BOOT_NTESTS; t++) {
 		free(series[t].ph);
 		free(series[t].shutdown);
+		free(series[t].failures);
 	}
 	lab_progress_draw(o, "%s", ""); /* also after a failure: its message comes next */
 	if (r < 0) {

@@ -1,7 +1,8 @@
 /* Application suite: what a user of the VM feels. sysbench's OLTP
  * transactions on an embedded SQLite or a PostgreSQL/MariaDB server
  * (app_oltp.c), process creation as lmbench's lat_proc (app_proc.c), and
- * fs_mark-style small-file work and a compile (app_files.c), and a
+ * fs_mark-style small-file work (app_files.c), a compile with its
+ * configuration step and an incremental rebuild (app_build.c), and a
  * package manager's update and install from a local mirror (app_apt.c).
  *
  * Files are created only inside --app.dir, under new unique names, and
@@ -214,8 +215,9 @@ static const struct vmb_test app_tests[] = {
 	  .headline = "fork_exit", .run = app_run_proc },
 	{ .name = "files", .summary = "fs_mark-style small files: create+write, stat, list, rename, unlink per second",
 	  .headline = "create_per_s", .params = "files,file-size,fsync", .flags = VMB_TEST_ON_FS, .run = app_run_files },
-	{ .name = "build", .summary = "compile a generated C corpus with -jN (where a compiler is installed)",
-	  .headline = "build_s", .params = "units,jobs", .flags = VMB_TEST_ON_FS | VMB_TEST_UNTIMED, .run = app_run_build },
+	{ .name = "build", .summary = "configure (compiler checks), compile a generated C corpus with -jN, then an "
+				      "incremental rebuild after one file is touched (where a compiler is installed)",
+	  .headline = "build_s", .params = "units,jobs,probes", .flags = VMB_TEST_ON_FS | VMB_TEST_UNTIMED, .run = app_run_build },
 	{ .name = "apt", .summary = "apt-get update and install --reinstall of a package from a local mirror "
 				    "(--app.apt-mirror; with --destructive, as root, where apt-get is)",
 	  .headline = "apt_total_s", .params = "apt-package", .flags = VMB_TEST_ON_FS | VMB_TEST_UNTIMED,
@@ -246,6 +248,9 @@ static const struct vmb_opt app_opts[] = {
 	  .help = "build: translation units in the generated corpus" },
 	{ .name = "jobs", .type = OPT_INT, .min = 0, .max = 4096, .def = "0", .metavar = "N",
 	  .help = "build: compiles at once, as make -jN; 0 for the number of CPUs" },
+	{ .name = "probes", .type = OPT_INT, .min = 0, .max = APP_BUILD_PROBES, .def = "16", .quick = "4",
+	  .metavar = "N", .help = "build: checks of the configuration step (configure_s), each a program compiled and "
+				  "linked, one after another; 0: no configuration step" },
 	{ .name = "apt-mirror", .type = OPT_STRING, .metavar = "URL",
 	  .help = "apt: a flat repository of this system's packages ('deb [trusted=yes] URL ./'); 'vmbench lab run' "
 		  "serves its Debian guests' own from the host" },

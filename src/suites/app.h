@@ -1,6 +1,6 @@
 /* The application suite's parts: OLTP transactions (app_oltp.c and its
- * database back ends), process creation (app_proc.c), small files and a
- * compile (app_files.c). app.c holds the descriptor and the options. */
+ * database back ends), process creation (app_proc.c), small files (app_files.c) and a
+ * compile (app_build.c). app.c holds the descriptor and the options. */
 #ifndef VMB_APP_H
 #define VMB_APP_H
 
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/suite.h"
 
@@ -41,7 +42,13 @@ int app_proc_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
 void app_proc_cleanup(struct vmb_ctx *ctx);
 
 int app_files_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
+/* app.build (app_build.c): its configuration step's checks (at most this
+ * many: --app.probes), the full build and an incremental one */
+#define APP_BUILD_PROBES 16
 int app_build_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
+/* make's up-to-date check: stale[i] when unit i's object is older than its
+ * source or missing (obj[i].tv_sec < 0); how many are. */
+size_t app_build_stale(const struct timespec *src, const struct timespec *obj, size_t n, bool *stale);
 /* app.apt: apt-get update and install --reinstall from --app.apt-mirror */
 int app_apt_run(struct vmb_ctx *ctx, struct vmb_rep *rep);
 /* Its options checked at setup: a package name (never an apt-get option)

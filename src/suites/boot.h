@@ -38,11 +38,23 @@ extern const struct boot_phase boot_ssh_phases[BOOT_SSH_NPHASES];
  * guest's own shutdown, beside the phases (not in their sum). */
 #define BOOT_SHUTDOWN "shutdown"
 /* boot_suite.tests, in order: the series of boots its measurer keeps */
-enum { BOOT_COLD, BOOT_WARM, BOOT_REBOOT, BOOT_NTESTS };
+enum { BOOT_COLD, BOOT_WARM, BOOT_REBOOT, BOOT_START, BOOT_NTESTS };
 /* its tests, by name */
 #define BOOT_TEST_COLD "cold"
 #define BOOT_TEST_WARM "warm"
 #define BOOT_TEST_REBOOT "reboot"
+#define BOOT_TEST_START "start"
+/* boot.start's figures: the share of the cold boots that started (their
+ * guest said HELLO, its devices as the configuration asks, its NIC up with
+ * its address and answering the host), its Wilson 95% interval, and the
+ * counts it is made of */
+#define BOOT_START_PCT "start_pct"
+#define BOOT_START_LO "start_pct_low"
+#define BOOT_START_HI "start_pct_high"
+#define BOOT_STARTED "boots_started"
+#define BOOT_ATTEMPTED "boots_attempted"
+/* its note: why each boot that did not start did not */
+#define BOOT_START_FAILURES "start_failures"
 
 extern const struct vmb_suite boot_suite;
 

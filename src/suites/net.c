@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "net.h"
+#include "net_irq.h"
 #include "../core/clock.h"
+#include "../core/str.h"
 #include "../core/macro.h"
 #include "../net/calc.h"
 #include "../net/io.h"
@@ -416,7 +418,9 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 	struct netmsg req, res;
 	struct netverify_tally tl = { .kind = kind, .streams = 1 };
 	struct hist *h = hist_new();
-	uint64_t t0, t1, deadline, n = 0, timeouts = 0;
+	uint64_t t0, t1, deadline, n = 0, timeouts = 0, irq0 = 0, irq1 = 0;
+	struct net_irqs irqs;
+	bool irq = false;
 	char *buf = malloc(size);
 	int fd = -1, r;
 
@@ -441,6 +445,8 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 		}
 		set_blocking_timeout(fd, udp ? 200 : 2000);
 	}
+	/* the NIC the packets cross, where this machine has one on the route */
+	irq = net_irqs_find(&data, sslen(&data), &irqs) == 0 && net_irqs_read(&irqs, &irq0) == 0;
 	t0 = clock_ns();
 	deadline = t0 + (uint64_t)(st->window_s * NSEC_PER_SEC);
 	while (!vmb_stop_requested()) {
@@ -488,6 +494,7 @@ static int run_rr(struct vmb_ctx *ctx, struct net_state *st, struct net_ctl *c, 
 	}
 end:
 	t1 = clock_ns();
+	irq = irq && net_irqs_read(&irqs, &irq1) == 0 && irq1 >= irq0;
 	if (r < 0) {
 		(void)net_ctl_end(ctx, st, c, &res, &fd, 1, &tl);
 		goto out;
@@ -511,6 +518,17 @@ end:
 	vmb_rep_closed_loop(rep, crr ? "connections_per_s" : "transactions_per_s", "latency", 1, "connection");
 	if (udp)
 		vmb_rep_value(rep, "timeouts", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
+	if (irq) {
+		char lines[160] = "";
+		size_t off = 0;
+
+		for (size_t i = 0; i < irqs.n && off < sizeof(lines); i++)
+			str_appendf(lines, sizeof(lines), &off, "%s%u", i ? "," : "", irqs.irq[i]);
+		(void)vmb_note(ctx, "nic_irqs", "%s: %s %s", irqs.ifname, irqs.msi ? "MSI/MSI-X vectors" : "legacy line",
+			       lines);
+		vmb_rep_value(rep, crr ? "irqs_per_connection" : "irqs_per_transaction", VMB_UNIT_RATIO, VMB_LOWER,
+			      (double)(irq1 - irq0) / (double)n);
+	}
 out:
 	if (fd >= 0)
 		close(fd);

@@ -64,14 +64,29 @@ PY
 check "nothing left after the other scripts" no_files
 
 if command -v cc >/dev/null 2>&1; then
-	expect 0 "app.build with a compiler" "$VMB" run app.build $base --app.units 2 --json "$T/b.json"
-	check "build seconds and the user/system split" python3 - "$T/b.json" <<'PY'
+	expect 0 "app.build with a compiler" "$VMB" run app.build $base --app.units 2 --app.probes 3 --json "$T/b.json"
+	check "build seconds and the user/system split, its configuration step and an incremental build" python3 - "$T/b.json" <<'PY'
 import json, sys
-c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+s = json.load(open(sys.argv[1]))["suites"][0]
+c = s["tests"][0]["cases"][0]
 m = {x["name"]: x["summary"]["mean"] for x in c["metrics"]}
 assert m["build_s"] > 0 and m["user_s"] > 0 and m["sys_s"] >= 0, m
+assert m["configure_s"] > 0 and m["incremental_s"] > 0, m
 # -j0 (the default) is the CPUs: the count it ran with is stored, never 0
-assert c["params"]["jobs"] >= 1 and c["params"]["units"] == 2, c["params"]
+assert c["params"]["jobs"] >= 1 and c["params"]["units"] == 2 and c["params"]["probes"] == 3, c["params"]
+n = s["notes"]
+# the three first checks are headers every C library has
+assert n["build_configure"] == "3 checks compiled and linked one by one, 3 found", n
+# one source touched: make's check finds that unit, and only it, out of date
+assert n["build_incremental"] == "u0.c touched: 1 of 2 units out of date, compiled again", n
+PY
+	expect 0 "app.build --app.probes 0: no configuration step" "$VMB" run app.build $base --app.units 2 --app.probes 0 \
+		--json "$T/b0.json"
+	check "no configure_s, the builds measured" python3 - "$T/b0.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+m = {x["name"] for x in c["metrics"]}
+assert "configure_s" not in m and {"build_s", "incremental_s"} <= m, m
 PY
 	check "no corpus left" no_files
 	# --quick leaves app.build out of 'app', but runs it when it is named

@@ -1,5 +1,6 @@
 /* The application suite's pure parts: --app.db checked and shown without
- * its password, and sysbench's "special" id distribution. */
+ * its password, sysbench's "special" id distribution, and app.build's
+ * up-to-date check (which units its incremental build compiles again). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,12 +118,51 @@ static void special(void **state)
 	}
 }
 
+/* make's rule: an object older than its source, or missing, is rebuilt;
+ * one as new as its source, or newer, is not (to the nanosecond). */
+static void stale(void **state)
+{
+	static const struct {
+		struct timespec src, obj;
+		bool stale;
+	} cases[] = {
+		{ { 100, 0 }, { 100, 0 }, false },         /* built in the same tick */
+		{ { 100, 0 }, { 101, 0 }, false },         /* built after the edit */
+		{ { 101, 0 }, { 100, 999999999 }, true },  /* touched after the build */
+		{ { 100, 5 }, { 100, 4 }, true },          /* a nanosecond later */
+		{ { 100, 4 }, { 100, 5 }, false },
+		{ { 100, 0 }, { -1, 0 }, true },           /* never built */
+	};
+	const size_t n = sizeof(cases) / sizeof(cases[0]);
+	struct timespec src[sizeof(cases) / sizeof(cases[0])], obj[sizeof(cases) / sizeof(cases[0])];
+	bool got[sizeof(cases) / sizeof(cases[0])];
+	size_t want = 0;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		src[i] = cases[i].src;
+		obj[i] = cases[i].obj;
+		want += cases[i].stale;
+	}
+	assert_int_equal(app_build_stale(src, obj, n, got), want);
+	for (size_t i = 0; i < n; i++)
+		if (got[i] != cases[i].stale)
+			fail_msg("case %zu: stale %d, want %d", i, got[i], cases[i].stale);
+	/* the incremental build's own case: one unit of four touched */
+	for (size_t i = 0; i < 4; i++)
+		src[i] = (struct timespec){ 100, 0 }, obj[i] = (struct timespec){ 100, 500 };
+	src[0].tv_sec = 101;
+	assert_int_equal(app_build_stale(src, obj, 4, got), 1);
+	assert_true(got[0] && !got[1] && !got[2] && !got[3]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(urls),
 		cmocka_unit_test(shown),
 		cmocka_unit_test(special),
+		cmocka_unit_test(stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* The net suite's pure parts: the control protocol's parser and formatter,
- * UDP loss/reordering/jitter as iperf3 and RFC 3550 count them, and wrk2's
- * schedule arithmetic (latency from the intended send time). */
+ * UDP loss/reordering/jitter as iperf3 and RFC 3550 count them, wrk2's
+ * schedule arithmetic (latency from the intended send time), and a NIC's
+ * interrupt counts read from /proc/interrupts. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "../../src/net/io.h"
 #include "../../src/net/proto.h"
 #include "../../src/net/serve.h"
+#include "../../src/suites/net_irq.h"
 #include "../../src/net/verify.h"
 
 struct pcase {
@@ -727,6 +729,52 @@ static void authlim_full(void **state)
 	free(t);
 }
 
+/* /proc/interrupts as a guest with an e1000 (a legacy line) and a
+ * virtio-net (MSI-X vectors) shows it: the counts of the lines asked,
+ * summed over the CPU columns; the CPU's own lines (NMI, LOC) are never a
+ * NIC's; a text that is not the file is refused, not read as zero. */
+static void irq_table(void **state)
+{
+	static const char two[] = "           CPU0       CPU1       \n"
+				   "  0:         40          0   IO-APIC   2-edge      timer\n"
+				   " 11:       1000        234   IO-APIC  11-fasteoi   eth0\n"
+				   " 24:          5          7   PCI-MSI 49152-edge      virtio0-config\n"
+				   " 25:        300        200   PCI-MSI 49153-edge      virtio0-input.0\n"
+				   " 26:         11          0   PCI-MSI 49154-edge      virtio0-output.0\n"
+				   "NMI:          0          0   Non-maskable interrupts\n"
+				   "LOC:      12345      23456   Local timer interrupts\n"
+				   "ERR:          0\n";
+	static const struct {
+		const char *text;
+		unsigned irqs[4];
+		size_t n;
+		int found;      /* or a negative errno */
+		uint64_t sum;
+	} cases[] = {
+		{ two, { 11 }, 1, 1, 1234 },                   /* e1000's line, both CPUs */
+		{ two, { 24, 25, 26 }, 3, 3, 523 },            /* virtio-net's vectors */
+		{ two, { 25, 99 }, 2, 1, 500 },                /* a vector gone: the others */
+		{ two, { 99 }, 1, 0, 0 },
+		{ "  CPU0\n 10:  7  x\n", { 10 }, 1, 1, 7 },  /* one CPU, no trailing newline after the name */
+		{ "  CPU0\n 10:  18446744073709551615  x\n 11: 1 y\n", { 10, 11 }, 2, -EINVAL, 0 }, /* past 2^64 */
+		{ "CPU0 CPU1\n 11: 5\n", { 11 }, 1, -EINVAL, 0 }, /* fewer counts than CPUs */
+		{ "CPU0 CPU1\n 12: 5\n", { 11 }, 1, 0, 0 },        /* ...on a line not asked: ignored */
+		{ "  0: 1 2\n", { 0 }, 1, -EINVAL, 0 },             /* no header */
+		{ "CPU0", { 0 }, 1, -EINVAL, 0 },                    /* a header and nothing */
+		{ "", { 0 }, 1, -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t sum = 77;
+		int r = net_irq_sum(cases[i].text, cases[i].irqs, cases[i].n, &sum);
+
+		if (r != cases[i].found || (r >= 0 && sum != cases[i].sum))
+			fail_msg("case %zu: %d, sum %llu; want %d, %llu", i, r, (unsigned long long)sum, cases[i].found,
+				 (unsigned long long)cases[i].sum);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +783,7 @@ int main(void)
 		cmocka_unit_test(sched_table), cmocka_unit_test(dynamic_page), cmocka_unit_test(nul_in_line),
 		cmocka_unit_test(udp_forged_seq), cmocka_unit_test(verify_table), cmocka_unit_test(http_request_table),
 		cmocka_unit_test(http_response_table), cmocka_unit_test(http_response_edges),
+		cmocka_unit_test(irq_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -326,6 +326,34 @@ static void paired_mdd_power(void **state)
 	}
 }
 
+/* Wilson's 95% score interval, against the formula's values worked out
+ * apart (R's prop.test(9, 10, correct = FALSE) gives 0.5958, 0.9821). */
+static void wilson(void **state)
+{
+	static const struct {
+		unsigned k, n;
+		double lo, hi;
+	} cases[] = {
+		{ 9, 10, 0.595850, 0.982124 },
+		{ 2, 3, 0.207660, 0.938508 },
+		{ 0, 3, 0, 0.561497 },
+		{ 3, 3, 0.438503, 1 },
+		{ 1, 1, 0.206549, 1 },
+		{ 50, 100, 0.403832, 0.596168 },
+		{ 982, 1000, 0.971727, 0.988584 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double lo, hi;
+
+		stats_wilson(cases[i].k, cases[i].n, 1.959964, &lo, &hi);
+		if (fabs(lo - cases[i].lo) > 5e-6 || fabs(hi - cases[i].hi) > 5e-6)
+			fail_msg("%u of %u: [%.6f, %.6f], want [%.6f, %.6f]", cases[i].k, cases[i].n, lo, hi, cases[i].lo,
+				 cases[i].hi);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +366,7 @@ int main(void)
 		cmocka_unit_test(paired_verdicts),
 		cmocka_unit_test(drifting_rounds),
 		cmocka_unit_test(paired_mdd_power),
+		cmocka_unit_test(wilson),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
