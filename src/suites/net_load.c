@@ -50,7 +50,7 @@ struct load_conn {
 };
 
 struct net_load_thread {
-	const struct net_load_proto *proto;
+	struct net_load_proto proto; /* a copy: one load fewer per call */
 	void *pt;
 	const struct sockaddr_storage *addr;
 	socklen_t alen;
@@ -213,7 +213,7 @@ static bool conn_push(struct net_load_thread *t, struct load_conn *c)
 static bool conn_send(struct net_load_thread *t, struct load_conn *c, uint64_t intended)
 {
 	uint64_t now = t->last_ns = clock_ns();
-	int n = t->proto->request(t->pt, c->pc, c->iov);
+	int n = t->proto.request(t->pt, c->pc, c->iov);
 
 	if (n < 0)
 		return false; /* the run's checks keep every request valid */
@@ -246,7 +246,7 @@ static void conn_complete(struct net_load_thread *t, struct load_conn *c, uint64
 		uint64_t lat = sched_latency_ns(c->intended_ns, c->sent_ns, now);
 
 		t->done++;
-		t->proto->counted(t->pt, c->pc, lat);
+		t->proto.counted(t->pt, c->pc, lat);
 		hist_record(&t->hist, lat);
 		if (t->rate > 0) /* only the constant rate reports it: the closed loop has no schedule */
 			hist_record(&t->service, now - c->sent_ns);
@@ -283,7 +283,7 @@ static void conn_readable(struct net_load_thread *t, struct load_conn *c)
 		now = t->last_ns = clock_ns();
 		if (n == 0) {
 			/* the server closed: the end of an answer framed so, else an error */
-			r = t->proto->eof ? t->proto->eof(c->pc) : -EPIPE;
+			r = t->proto.eof ? t->proto.eof(c->pc) : -EPIPE;
 			if (r > 0)
 				conn_complete(t, c, now, r == NET_LOAD_DONE_CLOSE);
 			else
@@ -292,7 +292,7 @@ static void conn_readable(struct net_load_thread *t, struct load_conn *c)
 		}
 		if (now < t->end_ns)
 			t->bytes += (uint64_t)n;
-		r = t->proto->feed(c->pc, t->rbuf, (size_t)n, &used);
+		r = t->proto.feed(c->pc, t->rbuf, (size_t)n, &used);
 		if (r < 0 || (r > 0 && used != (size_t)n)) {
 			conn_error(t, c); /* malformed, or more than the answer: not ours */
 			return;
@@ -347,7 +347,7 @@ static void load_thread(struct vmb_worker *w)
 
 	t->ep = epoll_create1(EPOLL_CLOEXEC);
 	t->conns = calloc(t->nconn, sizeof(*t->conns));
-	t->pcs = calloc(t->nconn, t->proto->conn_size ? t->proto->conn_size : 1);
+	t->pcs = calloc(t->nconn, t->proto.conn_size ? t->proto.conn_size : 1);
 	t->rbuf = malloc(LOAD_RBUF);
 	if (t->ep < 0 || !t->conns || !t->pcs || !t->rbuf) {
 		w->err = -ENOMEM;
@@ -356,7 +356,7 @@ static void load_thread(struct vmb_worker *w)
 			int r;
 
 			t->conns[i].fd = -1;
-			t->conns[i].pc = t->pcs + i * t->proto->conn_size;
+			t->conns[i].pc = t->pcs + i * t->proto.conn_size;
 			r = conn_connect(t, &t->conns[i]);
 			if (r < 0 && !w->err)
 				w->err = r;
@@ -506,7 +506,7 @@ int net_load_run(struct vmb_ctx *ctx, struct net_load *l)
 	for (unsigned i = 0; i < nth; i++) {
 		struct net_load_thread *t = &l->ts[i];
 
-		t->proto = l->proto;
+		t->proto = *l->proto;
 		t->pt = (char *)l->pts + i * l->pt_size;
 		t->addr = l->addr;
 		t->alen = l->alen;
