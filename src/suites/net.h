@@ -1,6 +1,6 @@
 /* The net suite's shared state between net.c (the stream and
- * request/response tests), net_ctl.c (the control session with the server)
- * and net_http.c (the HTTP load generator). */
+ * request/response tests), net_ctl.c (the control session with the server),
+ * net_http.c and net_memcached.c (the load generators on net_load.c). */
 #ifndef VMB_SUITES_NET_H
 #define VMB_SUITES_NET_H
 

@@ -1,6 +1,6 @@
 /* The net suite's memcached load generator, with the definitions users
- * know from memaslap and memtier_benchmark: N connections over T threads,
- * each thread one epoll loop, each connection one request in flight; each
+ * know from memaslap and memtier_benchmark: N connections over T threads
+ * on the load engine (net_load.c), each connection one request in flight; each
  * request a get or a set (memtier's --ratio SET:GET; 1:9, memaslap's mix, by default) of
  * a key drawn uniformly from a key space of --net.memcached-keys keys of
  * --net.memcached-key-size bytes, a set carrying a value of
@@ -28,66 +28,44 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "net.h"
+#include "net_load.h"
 #include "../core/clock.h"
 #include "../net/calc.h"
 #include "../net/memcache.h"
 #include "../core/banned.h"
 
-#define MC_TIMEOUT_NS 2000000000ull /* a request unanswered this long is a timeout, as net.http's */
-#define MC_SWEEP_NS 1000000ull      /* timeouts and reconnections are looked for once a ms */
-#define MC_FIRST_NS 10000000000ull  /* a window with no answer yet runs on to the first, this long at most */
-#define MC_READS 64
-#define MC_RBUF 65536
+#define MC_RBUF 65536               /* the preload's read buffer */
 #define MC_PRELOAD_BATCH 64         /* sets in flight on the preload's connection */
 #define MC_START_MS 5000            /* how long a started memcached may take to answer */
 
-enum mstate { M_CONNECTING, M_IDLE, M_WAIT };
-
+/* A connection's request: a get or a set of a key drawn for it. */
 struct mconn {
-	int fd;
-	enum mstate state;
-	bool out;            /* the request is not all sent: EPOLLOUT is asked for */
 	enum mc_op op;
-	uint64_t sent_ns, intended_ns;
-	size_t off;          /* bytes of the request sent */
-	size_t headlen;
 	char head[MC_MAX_KEY + 64];
 	char key[MC_MAX_KEY + 1];
 	struct mc_resp rp;
 };
 
 struct mthread {
-	const struct sockaddr_storage *addr;
-	socklen_t alen;
 	const char *value;   /* --net.memcached-value-size bytes, shared */
 	size_t vlen, klen;
 	uint64_t keys;
 	double set_share;
-	unsigned nconn;
-	double rate;         /* this thread's share of --net.memcached-rate; 0: as fast as answers come */
 	uint64_t rng;
-	uint64_t start_ns, end_ns;
-	struct mconn *conns;
-	char *rbuf;
-	int ep;
-	bool late; /* the window ended before any answer: it runs on to the first */
 	/* results */
-	uint64_t done, answered, gets, hits, misses, sets, not_stored, errors, sockerr, timeouts, bytes;
+	uint64_t gets, hits, misses, sets, not_stored, errors;
 	char first_error[96]; /* the first error line the server sent, for the note */
-	struct hist hist, get_hist, set_hist, service;
+	struct hist get_hist, set_hist;
 };
 
 /* xorshift64*: the thread's own draws, the same sequence each run */
@@ -99,95 +77,13 @@ static uint64_t mt_rand(struct mthread *t)
 	return t->rng * 0x2545F4914F6CDD1Dull;
 }
 
-static int mc_connect(struct mthread *t, struct mconn *c)
+/* The next request: a get or a set of a key drawn now; a set's value is
+ * sent from where it lies, shared. */
+static int mc_request(void *pt, void *pc, struct iovec *iov)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
-
-	c->fd = netio_connect(t->addr, t->alen, 2000);
-	if (c->fd < 0)
-		return c->fd;
-	c->state = M_IDLE;
-	c->out = false;
-	if (epoll_ctl(t->ep, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
-		int r = -errno;
-
-		close(c->fd);
-		c->fd = -1;
-		return r;
-	}
-	return 0;
-}
-
-static void mc_drop(struct mthread *t, struct mconn *c)
-{
-	if (c->fd >= 0) {
-		(void)epoll_ctl(t->ep, EPOLL_CTL_DEL, c->fd, NULL);
-		close(c->fd);
-	}
-	c->fd = -1;
-	c->state = M_CONNECTING;
-}
-
-static void mc_error(struct mthread *t, struct mconn *c)
-{
-	t->sockerr++;
-	mc_drop(t, c);
-	if (mc_connect(t, c) < 0)
-		c->state = M_CONNECTING;
-}
-
-static void mc_want_out(struct mthread *t, struct mconn *c, bool on)
-{
-	struct epoll_event ev = { .events = EPOLLIN | (on ? EPOLLOUT : 0), .data.ptr = c };
-
-	if (c->out != on && epoll_ctl(t->ep, EPOLL_CTL_MOD, c->fd, &ev) == 0)
-		c->out = on;
-}
-
-/* The request's next bytes, as many as the socket takes: head, then for a
- * set the value and its \r\n. false after an error (the connection replaced). */
-static bool mc_push(struct mthread *t, struct mconn *c)
-{
-	size_t total = c->headlen + (c->op == MC_SET ? t->vlen + 2 : 0);
-
-	while (c->off < total) {
-		struct iovec iov[3];
-		int n = 0;
-		size_t o = c->off;
-		ssize_t k;
-
-		if (o < c->headlen)
-			iov[n++] = (struct iovec){ .iov_base = c->head + o, .iov_len = c->headlen - o };
-		o = o > c->headlen ? o - c->headlen : 0;
-		if (c->op == MC_SET) {
-			if (o < t->vlen)
-				iov[n++] = (struct iovec){ .iov_base = (char *)t->value + o, .iov_len = t->vlen - o };
-			o = o > t->vlen ? o - t->vlen : 0;
-			iov[n++] = (struct iovec){ .iov_base = (char *)"\r\n" + o, .iov_len = 2 - o };
-		}
-		{
-			struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-
-			k = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
-		}
-		if (k < 0 && (errno == EAGAIN || errno == EINTR)) {
-			mc_want_out(t, c, true);
-			return true;
-		}
-		if (k <= 0) {
-			mc_error(t, c);
-			return false;
-		}
-		c->off += (size_t)k;
-	}
-	mc_want_out(t, c, false);
-	return true;
-}
-
-/* A request on an idle connection: a get or a set of a key drawn now. */
-static bool mc_send(struct mthread *t, struct mconn *c, uint64_t intended)
-{
-	uint64_t now = clock_ns(), k = mt_rand(t) % t->keys;
+	struct mthread *t = pt;
+	struct mconn *c = pc;
+	uint64_t k = mt_rand(t) % t->keys;
 	double u = (double)(mt_rand(t) >> 11) / 9007199254740992.0;
 	int n;
 
@@ -196,201 +92,59 @@ static bool mc_send(struct mthread *t, struct mconn *c, uint64_t intended)
 	n = c->op == MC_SET ? mc_format_set_head(c->head, sizeof(c->head), c->key, t->klen, 0, 0, t->vlen)
 			    : mc_format_get(c->head, sizeof(c->head), c->key, t->klen);
 	if (n < 0)
-		return false; /* the run's checks keep every key and size valid */
-	c->headlen = (size_t)n;
-	c->off = 0;
-	c->state = M_WAIT;
-	c->sent_ns = now;
-	c->intended_ns = intended ? intended : now;
+		return n; /* the run's checks keep every key and size valid */
 	mc_resp_init(&c->rp, c->op, c->key, t->klen);
-	return mc_push(t, c);
+	iov[0] = (struct iovec){ .iov_base = c->head, .iov_len = (size_t)n };
+	if (c->op != MC_SET)
+		return 1;
+	iov[1] = (struct iovec){ .iov_base = (char *)t->value, .iov_len = t->vlen };
+	iov[2] = (struct iovec){ .iov_base = (char *)"\r\n", .iov_len = 2 };
+	return 3;
 }
 
-static void mc_complete(struct mthread *t, struct mconn *c, uint64_t now)
+static int mc_feed(void *pc, const char *buf, size_t len, size_t *used)
 {
-	t->answered++;
-	if (now < t->end_ns) {
-		uint64_t lat = sched_latency_ns(c->intended_ns, c->sent_ns, now);
-
-		t->done++;
-		switch (c->rp.status) {
-		case MC_HIT:
-			t->hits++;
-			break;
-		case MC_MISS:
-			t->misses++;
-			break;
-		case MC_STORED:
-			break;
-		case MC_NOT_STORED:
-			t->not_stored++;
-			break;
-		default:
-			if (!t->errors)
-				snprintf(t->first_error, sizeof(t->first_error), "%s", c->rp.line);
-			t->errors++;
-			break;
-		}
-		if (c->op == MC_GET)
-			t->gets++;
-		else
-			t->sets++;
-		hist_record(&t->hist, lat);
-		hist_record(c->op == MC_GET ? &t->get_hist : &t->set_hist, lat);
-		if (t->rate > 0)
-			hist_record(&t->service, now - c->sent_ns);
-	}
-	c->state = M_IDLE;
-	if (t->rate <= 0 && now < t->end_ns)
-		(void)mc_send(t, c, 0);
+	return mc_resp_feed(&((struct mconn *)pc)->rp, buf, len, used);
 }
 
-static void mc_readable(struct mthread *t, struct mconn *c)
+static void mc_counted(void *pt, void *pc, uint64_t latency_ns)
 {
-	for (unsigned k = 0; k < MC_READS; k++) {
-		ssize_t n = recv(c->fd, t->rbuf, MC_RBUF, MSG_DONTWAIT);
-		uint64_t now;
-		size_t used;
-		int r;
+	struct mthread *t = pt;
+	const struct mconn *c = pc;
 
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		if (n <= 0 || c->state != M_WAIT) {
-			mc_error(t, c); /* failed, closed, or bytes when nothing was asked */
-			return;
-		}
-		now = clock_ns();
-		if (now < t->end_ns)
-			t->bytes += (uint64_t)n;
-		r = mc_resp_feed(&c->rp, t->rbuf, (size_t)n, &used);
-		if (r < 0 || (r == 1 && used != (size_t)n)) {
-			mc_error(t, c); /* not a response to the request, or more than it */
-			return;
-		}
-		if (r == 1) {
-			mc_complete(t, c, now);
-			return;
-		}
-		if ((size_t)n < MC_RBUF)
-			return;
+	switch (c->rp.status) {
+	case MC_HIT:
+		t->hits++;
+		break;
+	case MC_MISS:
+		t->misses++;
+		break;
+	case MC_STORED:
+		break;
+	case MC_NOT_STORED:
+		t->not_stored++;
+		break;
+	default:
+		if (!t->errors)
+			snprintf(t->first_error, sizeof(t->first_error), "%s", c->rp.line);
+		t->errors++;
+		break;
 	}
+	if (c->op == MC_GET)
+		t->gets++;
+	else
+		t->sets++;
+	hist_record(c->op == MC_GET ? &t->get_hist : &t->set_hist, latency_ns);
 }
 
-static void mc_event(struct mthread *t, const struct epoll_event *ev)
-{
-	struct mconn *c = ev->data.ptr;
-
-	if ((ev->events & EPOLLOUT) && c->state == M_WAIT && c->out && !mc_push(t, c))
-		return;
-	if (c->fd >= 0 && (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
-		mc_readable(t, c);
-}
-
-static void mc_thread(struct vmb_worker *w)
-{
-	struct mthread *t = w->arg;
-	struct epoll_event evs[64];
-	uint64_t next = 0, sweep = 0;
-
-	t->ep = epoll_create1(EPOLL_CLOEXEC);
-	t->conns = calloc(t->nconn, sizeof(*t->conns));
-	t->rbuf = malloc(MC_RBUF);
-	if (t->ep < 0 || !t->conns || !t->rbuf) {
-		w->err = -ENOMEM;
-	} else {
-		for (unsigned i = 0; i < t->nconn; i++) {
-			int r;
-
-			t->conns[i].fd = -1;
-			r = mc_connect(t, &t->conns[i]);
-			if (r < 0 && !w->err)
-				w->err = r;
-		}
-	}
-	vmb_worker_sync(w);
-	if (w->err < 0)
-		goto out;
-	w->start_ns = t->start_ns = clock_ns();
-	t->end_ns = t->start_ns + t->end_ns;
-	for (;;) {
-		uint64_t now = clock_ns(), timeout_ns = 10 * NSEC_PER_MSEC;
-		int n;
-
-		if (vmb_stop_requested())
-			break;
-		if (now >= t->end_ns || (t->late && t->done)) {
-			if (t->done || t->late)
-				break;
-			t->late = true; /* no answer yet: the window runs on to the first, MC_FIRST_NS at most */
-			t->end_ns = t->start_ns + MC_FIRST_NS;
-		}
-		if (now >= sweep) {
-			for (unsigned i = 0; i < t->nconn; i++) {
-				struct mconn *c = &t->conns[i];
-
-				if (c->state == M_CONNECTING && mc_connect(t, c) < 0)
-					t->sockerr++;
-				if (c->state == M_WAIT && now - c->sent_ns > MC_TIMEOUT_NS) {
-					t->timeouts++;
-					mc_drop(t, c);
-					(void)mc_connect(t, c);
-				}
-				if (t->rate <= 0 && c->state == M_IDLE)
-					(void)mc_send(t, c, 0);
-			}
-			sweep = now + MC_SWEEP_NS;
-		}
-		if (t->rate > 0) {
-			unsigned i = 0;
-
-			for (;;) {
-				uint64_t due = sched_intended_ns(t->start_ns, next, t->rate);
-
-				if (due > now || due >= t->end_ns) {
-					if (due > now && due - now < timeout_ns)
-						timeout_ns = due - now;
-					break;
-				}
-				while (i < t->nconn && t->conns[i].state != M_IDLE)
-					i++;
-				if (i == t->nconn)
-					break; /* every connection busy: the request waits, its clock runs */
-				if (mc_send(t, &t->conns[i], due))
-					next++;
-			}
-		}
-		n = epoll_wait(t->ep, evs, 64, (int)((timeout_ns + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC));
-		for (int k = 0; k < n; k++)
-			mc_event(t, &evs[k]);
-	}
-	w->end_ns = clock_ns();
-	/* answers still on the way: read, uncounted, bounded */
-	if (w->end_ns < t->end_ns)
-		t->end_ns = w->end_ns;
-	for (uint64_t until = clock_ns() + MC_TIMEOUT_NS; clock_ns() < until && !vmb_stop_requested();) {
-		bool waiting = false;
-		int n;
-
-		for (unsigned i = 0; i < t->nconn; i++)
-			waiting |= t->conns[i].state == M_WAIT;
-		if (!waiting)
-			break;
-		n = epoll_wait(t->ep, evs, 64, 10);
-		for (int k = 0; k < n; k++)
-			mc_event(t, &evs[k]);
-	}
-out:
-	if (t->conns)
-		for (unsigned i = 0; i < t->nconn; i++)
-			if (t->conns[i].fd >= 0)
-				close(t->conns[i].fd);
-	if (t->ep >= 0)
-		close(t->ep);
-	free(t->conns);
-	t->conns = NULL;
-	free(t->rbuf);
-	t->rbuf = NULL;
-}
+/* memcached's text protocol: a close mid-answer is always an error, and
+ * the server keeps the connection */
+static const struct net_load_proto mc_proto = {
+	.conn_size = sizeof(struct mconn),
+	.request = mc_request,
+	.feed = mc_feed,
+	.counted = mc_counted,
+};
 
 /* ---- the server: given, or memcached started on loopback ---- */
 
@@ -739,18 +493,16 @@ int net_memcached_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct v
 	uint64_t keys = (uint64_t)optset_int(ctx->opts, "memcached-keys");
 	/* room for every item with memcached's overhead per item, twice over */
 	uint64_t mem_mb = (keys * (klen + vlen + 96) * 2 >> 20) + 64;
-	struct vmb_worker *workers = NULL;
 	struct mthread *ts = NULL;
-	struct hist *all = hist_new(), *gets = hist_new(), *sets = hist_new(), *service = hist_new();
-	uint64_t done = 0, answered = 0, ng = 0, hits = 0, misses = 0, ns = 0, nstored = 0, errors = 0;
-	uint64_t sockerr = 0, timeouts = 0, bytes = 0, start = UINT64_MAX, end = 0;
+	struct hist *gets = hist_new(), *sets = hist_new();
+	struct net_load l = { 0 };
+	uint64_t ng = 0, hits = 0, misses = 0, ns = 0, nstored = 0, errors = 0;
 	const char *first_error = NULL;
 	char *value = NULL;
-	double win;
 	int r;
 
 	(void)test;
-	if (!all || !gets || !sets || !service) {
+	if (!gets || !sets) {
 		r = vmb_fail(ctx, -ENOMEM, "latency histograms");
 		goto out;
 	}
@@ -769,23 +521,14 @@ int net_memcached_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct v
 			goto out;
 		}
 	}
-	if (nth > conns)
-		nth = conns;
-	{
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)conns + 64 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max < (rlim_t)conns + 64 ? rl.rlim_max : (rlim_t)conns + 64;
-			(void)setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
+	/* before the server starts: a memcached started here inherits it */
+	net_load_fd_limit(conns);
 	r = mc_target(ctx, st, conns + 64 > 1024 ? conns + 64 : 1024, mem_mb);
 	if (r != 0)
 		goto out;
 	value = malloc(vlen);
-	workers = calloc(nth, sizeof(*workers));
 	ts = calloc(nth, sizeof(*ts));
-	if (!value || !workers || !ts) {
+	if (!value || !ts) {
 		r = vmb_fail(ctx, -ENOMEM, "%u client threads", nth);
 		goto out;
 	}
@@ -802,89 +545,65 @@ int net_memcached_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct v
 		st->mc_loaded_vlen = vlen;
 	}
 	for (unsigned i = 0; i < nth; i++) {
-		ts[i].addr = &st->mc_addr;
-		ts[i].alen = st->mc_alen;
 		ts[i].value = value;
 		ts[i].vlen = vlen;
 		ts[i].klen = klen;
 		ts[i].keys = keys;
 		ts[i].set_share = set_share;
-		ts[i].nconn = conns / nth + (i < conns % nth);
-		ts[i].rate = rate / nth;
 		ts[i].rng = 0x9E3779B97F4A7C15ull * (i + 1);
-		ts[i].end_ns = (uint64_t)(st->window_s * NSEC_PER_SEC); /* a length until the thread starts */
-		ts[i].ep = -1;
-		hist_init(&ts[i].hist);
 		hist_init(&ts[i].get_hist);
 		hist_init(&ts[i].set_hist);
-		hist_init(&ts[i].service);
-		workers[i].arg = &ts[i];
 	}
-	r = vmb_parallel(ctx, nth, mc_thread, workers);
-	if (r < 0) {
-		if (!ctx->reason[0])
-			r = vmb_fail(ctx, r, "connecting %u connections to %s", conns, st->mc_name);
+	l = (struct net_load){
+		.proto = &mc_proto,
+		.addr = &st->mc_addr,
+		.alen = st->mc_alen,
+		.name = st->mc_name,
+		.kind = "memcached",
+		.conns = conns,
+		.threads = nth,
+		.rate = rate,
+		.window_s = st->window_s,
+		.pts = ts,
+		.pt_size = sizeof(*ts),
+	};
+	r = net_load_run(ctx, &l);
+	if (r < 0)
 		goto out;
-	}
-	for (unsigned i = 0; i < nth; i++) {
-		start = workers[i].start_ns < start ? workers[i].start_ns : start;
-		end = workers[i].end_ns > end ? workers[i].end_ns : end;
-		done += ts[i].done;
-		answered += ts[i].answered;
+	for (unsigned i = 0; i < l.threads; i++) {
 		ng += ts[i].gets;
 		hits += ts[i].hits;
 		misses += ts[i].misses;
 		ns += ts[i].sets;
 		nstored += ts[i].not_stored;
 		errors += ts[i].errors;
-		sockerr += ts[i].sockerr;
-		timeouts += ts[i].timeouts;
-		bytes += ts[i].bytes;
 		if (!first_error && ts[i].errors)
 			first_error = ts[i].first_error;
-		hist_merge(all, &ts[i].hist);
 		hist_merge(gets, &ts[i].get_hist);
 		hist_merge(sets, &ts[i].set_hist);
-		hist_merge(service, &ts[i].service);
 	}
-	win = (double)(end - start) / NSEC_PER_SEC;
-	if (done == 0 || win <= 0) {
-		r = vmb_fail(ctx, -EIO, "no response in %.3f s from memcached at %s (%llu socket errors, %llu timeouts)",
-			     win, st->mc_name, (unsigned long long)sockerr, (unsigned long long)timeouts);
-		goto out;
-	}
-	vmb_rep_value(rep, "requests_per_s", VMB_UNIT_PER_S, VMB_HIGHER, (double)done / win);
-	vmb_rep_value(rep, "transfer_mb_s", VMB_UNIT_MB_PER_S, VMB_HIGHER, (double)bytes / win / 1e6);
-	vmb_rep_hist(rep, "latency", VMB_UNIT_NS, all);
-	vmb_rep_value(rep, "p99_latency", VMB_UNIT_NS, VMB_LOWER, hist_percentile(all, 99));
-	vmb_rep_value(rep, "p999_latency", VMB_UNIT_NS, VMB_LOWER, hist_percentile(all, 99.9));
+	net_load_report_rate(rep, &l);
+	vmb_rep_value(rep, "p999_latency", VMB_UNIT_NS, VMB_LOWER, hist_percentile(l.all, 99.9));
 	if (ng)
 		vmb_rep_hist(rep, "get_latency", VMB_UNIT_NS, gets);
 	if (ns)
 		vmb_rep_hist(rep, "set_latency", VMB_UNIT_NS, sets);
-	if (rate > 0)
-		vmb_rep_hist(rep, "uncorrected_latency", VMB_UNIT_NS, service);
-	/* as net.http's: one request in flight per connection */
-	vmb_rep_closed_loop(rep, "requests_per_s", rate > 0 ? "uncorrected_latency" : "latency", conns, "connection");
-	vmb_rep_value(rep, "requests", VMB_UNIT_NONE, VMB_HIGHER, (double)done);
-	vmb_rep_value(rep, "responses", VMB_UNIT_NONE, VMB_HIGHER, (double)answered);
+	net_load_report_loop(rep, &l);
+	net_load_report_counts(rep, &l);
 	vmb_rep_value(rep, "gets", VMB_UNIT_NONE, VMB_HIGHER, (double)ng);
 	vmb_rep_value(rep, "sets", VMB_UNIT_NONE, VMB_HIGHER, (double)ns);
 	vmb_rep_value(rep, "get_hits", VMB_UNIT_NONE, VMB_HIGHER, (double)hits);
 	vmb_rep_value(rep, "get_misses", VMB_UNIT_NONE, VMB_LOWER, (double)misses);
 	vmb_rep_value(rep, "errors_not_stored", VMB_UNIT_NONE, VMB_LOWER, (double)nstored);
 	vmb_rep_value(rep, "errors_server", VMB_UNIT_NONE, VMB_LOWER, (double)errors);
-	vmb_rep_value(rep, "errors_socket", VMB_UNIT_NONE, VMB_LOWER, (double)sockerr);
-	vmb_rep_value(rep, "errors_timeout", VMB_UNIT_NONE, VMB_LOWER, (double)timeouts);
+	net_load_report_errors(rep, &l);
 	if (first_error)
 		(void)vmb_note(ctx, "memcached_first_error", "%s", first_error);
 	r = 0;
 out:
-	hist_free(all);
+	net_load_release(&l);
 	hist_free(gets);
 	hist_free(sets);
-	hist_free(service);
-	free(workers);
 	free(ts);
 	free(value);
 	return r;

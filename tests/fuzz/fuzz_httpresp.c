@@ -13,45 +13,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pieces.h"
 #include "../../src/net/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Feeds in[0, len) in pieces of n (cut, when not 0, first at cut): what
- * the parser returned last; *total, the bytes it took. */
-static int feed(struct nethttp_resp *p, const char *in, size_t len, size_t n, size_t cut, size_t *total)
+static void init(void *p, const void *arg)
 {
-	size_t off = 0;
-	int r = 0;
-
+	(void)arg;
 	nethttp_resp_init(p, false);
-	*total = 0;
-	while (off < len) {
-		size_t k = cut && off < cut ? cut - off : n, used = 0;
-
-		if (k > len - off)
-			k = len - off;
-		r = nethttp_resp_feed(p, in + off, k, &used);
-		if (r < 0)
-			return r;
-		if (used > k)
-			abort();
-		*total += used;
-		if (r == 1)
-			return r;
-		if (used != k)
-			abort(); /* 0 takes every byte */
-		off += k;
-	}
-	return r;
 }
 
-static bool same(const struct nethttp_resp *a, const struct nethttp_resp *b)
+static int feed(void *p, const char *buf, size_t len, size_t *used)
 {
+	return nethttp_resp_feed(p, buf, len, used);
+}
+
+static bool same(const void *pa, const void *pb)
+{
+	const struct nethttp_resp *a = pa, *b = pb;
+
 	return a->head_done == b->head_done && a->done == b->done && a->body == b->body &&
 	       (!a->head_done || (a->status == b->status && a->framing == b->framing && a->length == b->length &&
 				  a->close_after == b->close_after && a->headlen == b->headlen));
 }
+
+static const struct fuzz_stream stream = { .init = init, .feed = feed, .same = same };
 
 /* The response written out again from what was read: it parses the same. */
 static void canonical(const struct nethttp_resp *p)
@@ -84,7 +71,7 @@ static void canonical(const struct nethttp_resp *p)
 		memcpy(out + n, "0\r\n\r\n", 5);
 		n += 5;
 	}
-	if (feed(&again, out, n, n, 0, &total) != 1 || total != n || again.status != p->status ||
+	if (fuzz_stream_feed(&stream, &again, out, n, n, 0, &total) != 1 || total != n || again.status != p->status ||
 	    again.body != p->body || again.close_after != p->close_after)
 		abort();
 	free(out);
@@ -95,19 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *in = (const char *)data;
 	struct nethttp_resp p, q;
 	size_t total, t2, piece = size ? (size_t)(data[0] % 13) + 1 : 1;
-	int r = feed(&p, in, size, size ? size : 1, 0, &total), r2;
+	int r = fuzz_stream_check(&stream, &p, &q, in, size, piece, &total);
 
 	if (r != 1 && r != 0 && r != -EINVAL && r != -EMSGSIZE)
-		abort();
-	/* the same however it is cut */
-	r2 = feed(&q, in, size, 1, 0, &t2);
-	if (r2 != r || (r >= 0 && (!same(&p, &q) || t2 != total)))
-		abort();
-	r2 = feed(&q, in, size, piece, 0, &t2);
-	if (r2 != r || (r >= 0 && (!same(&p, &q) || t2 != total)))
-		abort();
-	r2 = feed(&q, in, size, size ? size : 1, size / 2, &t2);
-	if (r2 != r || (r >= 0 && (!same(&p, &q) || t2 != total)))
 		abort();
 	if (r < 0)
 		return 0;

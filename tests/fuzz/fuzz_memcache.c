@@ -13,39 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pieces.h"
 #include "../../src/net/memcache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int feed(struct mc_resp *p, enum mc_op op, const char *in, size_t len, size_t n, size_t cut, size_t *total)
+static void init(void *p, const void *arg)
 {
-	size_t off = 0;
-	int r = 0;
-
-	mc_resp_init(p, op, "k1", 2);
-	*total = 0;
-	while (off < len) {
-		size_t k = cut && off < cut ? cut - off : n, used = 0;
-
-		if (k > len - off)
-			k = len - off;
-		r = mc_resp_feed(p, in + off, k, &used);
-		if (r < 0)
-			return r;
-		if (used > k)
-			abort();
-		*total += used;
-		if (r == 1)
-			return r;
-		if (used != k)
-			abort(); /* 0 takes every byte */
-		off += k;
-	}
-	return r;
+	mc_resp_init(p, *(const enum mc_op *)arg, "k1", 2);
 }
 
-static bool same(const struct mc_resp *a, const struct mc_resp *b)
+static int feed(void *p, const char *buf, size_t len, size_t *used)
 {
+	return mc_resp_feed(p, buf, len, used);
+}
+
+static bool same(const void *pa, const void *pb)
+{
+	const struct mc_resp *a = pa, *b = pb;
+
 	return a->done == b->done && (!a->done || (a->status == b->status && a->value_len == b->value_len &&
 						   a->flags == b->flags && a->total == b->total));
 }
@@ -56,6 +42,8 @@ static void canonical(const struct mc_resp *p)
 	size_t cap = (size_t)p->value_len + 80, n, total;
 	char *out = malloc(cap);
 	struct mc_resp again;
+	const enum mc_op get = MC_GET;
+	const struct fuzz_stream stream = { .init = init, .feed = feed, .same = same, .arg = &get };
 	int h;
 
 	if (!out)
@@ -68,7 +56,7 @@ static void canonical(const struct mc_resp *p)
 	n += (size_t)p->value_len;
 	memcpy(out + n, "\r\nEND\r\n", 7);
 	n += 7;
-	if (feed(&again, MC_GET, out, n, n, 0, &total) != 1 || total != n || again.status != MC_HIT ||
+	if (fuzz_stream_feed(&stream, &again, out, n, n, 0, &total) != 1 || total != n || again.status != MC_HIT ||
 	    again.flags != p->flags || again.value_len != p->value_len)
 		abort();
 	free(out);
@@ -81,18 +69,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *in = size ? (const char *)data + 1 : "";
 	size_t len = size ? size - 1 : 0;
 	struct mc_resp p, q;
-	int r = feed(&p, op, in, len, len ? len : 1, 0, &total), r2;
+	const struct fuzz_stream stream = { .init = init, .feed = feed, .same = same, .arg = &op };
+	int r = fuzz_stream_check(&stream, &p, &q, in, len, piece, &total);
 
 	if (r != 1 && r != 0 && r != -EINVAL && r != -EMSGSIZE)
-		abort();
-	r2 = feed(&q, op, in, len, 1, 0, &t2);
-	if (r2 != r || (r >= 0 && (!same(&p, &q) || t2 != total)))
-		abort();
-	r2 = feed(&q, op, in, len, piece, 0, &t2);
-	if (r2 != r || (r >= 0 && (!same(&p, &q) || t2 != total)))
-		abort();
-	r2 = feed(&q, op, in, len, len ? len : 1, len / 2, &t2);
-	if (r2 != r || (r >= 0 && (!same(&p, &q) || t2 != total)))
 		abort();
 	if (r <= 0) {
 		if (r == 0 && total != len)

@@ -1,8 +1,10 @@
 /* The net suite's pure parts: the control protocol's parser and formatter,
  * UDP loss/reordering/jitter as iperf3 and RFC 3550 count them, wrk2's
- * schedule arithmetic (latency from the intended send time), and a NIC's
- * interrupt counts read from /proc/interrupts. */
+ * schedule arithmetic (latency from the intended send time), a NIC's
+ * interrupt counts read from /proc/interrupts, and the load engine of
+ * net.http and net.memcached against a toy server on loopback. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "../../src/net/serve.h"
 #include "../../src/suites/net_irq.h"
 #include "../../src/net/verify.h"
+#include "../../src/suites/net_load.h"
 
 struct pcase {
 	const char *line;
@@ -775,6 +778,155 @@ static void irq_table(void **state)
 	}
 }
 
+/* The load engine with a toy protocol: a request is "REQ ", a body of
+ * `body` bytes shared by every request, "\n" (as memcached's set: three
+ * pieces); the toy server answers "OK\n" to each whole request. */
+struct toy_thread {
+	const char *body;
+	size_t blen;
+	uint64_t counted;
+};
+
+struct toy_conn {
+	size_t got;
+};
+
+static int toy_request(void *pt, void *pc, struct iovec *iov)
+{
+	const struct toy_thread *t = pt;
+
+	((struct toy_conn *)pc)->got = 0;
+	iov[0] = (struct iovec){ .iov_base = (char *)"REQ ", .iov_len = 4 };
+	iov[1] = (struct iovec){ .iov_base = (char *)t->body, .iov_len = t->blen };
+	iov[2] = (struct iovec){ .iov_base = (char *)"\n", .iov_len = 1 };
+	return 3;
+}
+
+static int toy_feed(void *pc, const char *buf, size_t len, size_t *used)
+{
+	struct toy_conn *c = pc;
+	size_t take = len < 3 - c->got ? len : 3 - c->got;
+
+	if (memcmp(buf, "OK\n" + c->got, take))
+		return -EPROTO;
+	c->got += take;
+	*used = take;
+	return c->got == 3 ? NET_LOAD_DONE : 0;
+}
+
+static void toy_counted(void *pt, void *pc, uint64_t latency_ns)
+{
+	(void)pc;
+	(void)latency_ns;
+	((struct toy_thread *)pt)->counted++;
+}
+
+static const struct net_load_proto toy_proto = {
+	.conn_size = sizeof(struct toy_conn),
+	.request = toy_request,
+	.feed = toy_feed,
+	.counted = toy_counted,
+};
+
+struct toy_server {
+	int lfd;
+	size_t reqlen;
+	uint64_t answers, bytes;
+	bool torn; /* a request's bytes other than the client's */
+};
+
+/* One connection: each whole request answered, until the client closes. */
+static void *toy_serve(void *arg)
+{
+	struct toy_server *s = arg;
+	int fd = accept(s->lfd, NULL, NULL);
+	size_t have = 0;
+	char *buf = malloc(65536);
+
+	while (fd >= 0 && buf) {
+		ssize_t n = recv(fd, buf, 65536, 0);
+
+		if (n <= 0)
+			break;
+		if (have == 0 && memcmp(buf, "REQ ", n < 4 ? (size_t)n : 4))
+			s->torn = true;
+		s->bytes += (uint64_t)n;
+		have += (size_t)n;
+		if (have > s->reqlen)
+			s->torn = true; /* one request in flight at a time */
+		if (have == s->reqlen) {
+			if (buf[n - 1] != '\n' || send(fd, "OK\n", 3, MSG_NOSIGNAL) != 3)
+				s->torn = true;
+			s->answers++;
+			have = 0;
+		}
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+struct loadcase {
+	const char *what;
+	size_t body;
+	double rate;
+};
+
+static const struct loadcase loadcases[] = {
+	{ "a small request", 10, 0 },
+	/* more than a loopback socket's buffers take at once: partial sends, the
+	 * rest on EPOLLOUT, in the window and in the drain after it */
+	{ "a request larger than the socket takes", 16u << 20, 0 },
+	{ "at a constant rate", 10, 200 },
+	{ "a large request at a constant rate", 16u << 20, 50 },
+};
+
+static void load_engine_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(loadcases) / sizeof(loadcases[0]); i++) {
+		const struct loadcase *c = &loadcases[i];
+		struct sockaddr_storage addr = { 0 };
+		struct sockaddr_in *in = (struct sockaddr_in *)&addr;
+		socklen_t alen = sizeof(*in);
+		struct toy_server srv = { .reqlen = 4 + c->body + 1 };
+		struct toy_thread tt = { .body = calloc(1, c->body), .blen = c->body };
+		struct vmb_ctx ctx = { 0 };
+		struct net_load l;
+		pthread_t th;
+		int r;
+
+		assert_non_null(tt.body);
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		srv.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_true(srv.lfd >= 0);
+		assert_int_equal(bind(srv.lfd, (struct sockaddr *)in, alen), 0);
+		assert_int_equal(getsockname(srv.lfd, (struct sockaddr *)in, &alen), 0);
+		assert_int_equal(listen(srv.lfd, 4), 0);
+		assert_int_equal(pthread_create(&th, NULL, toy_serve, &srv), 0);
+		l = (struct net_load){ .proto = &toy_proto, .addr = &addr, .alen = alen, .name = "toy", .conns = 1,
+				       .threads = 1, .rate = c->rate, .window_s = 0.2, .pts = &tt, .pt_size = sizeof(tt) };
+		r = net_load_run(&ctx, &l);
+		assert_int_equal(pthread_join(th, NULL), 0);
+		close(srv.lfd);
+		if (r < 0)
+			fail_msg("%s: %s", c->what, ctx.reason);
+		/* every answer the server sent was read, every request it read was whole */
+		if (l.done < 1 || l.sockerr || l.timeouts || srv.torn || l.answered != srv.answers ||
+		    srv.bytes != srv.answers * srv.reqlen || tt.counted != l.done || l.done > l.answered)
+			fail_msg("%s: done %llu answered %llu (server %llu, %llu bytes of %zu each%s), socket errors %llu, "
+				 "timeouts %llu, counted %llu", c->what, (unsigned long long)l.done,
+				 (unsigned long long)l.answered, (unsigned long long)srv.answers,
+				 (unsigned long long)srv.bytes, srv.reqlen, srv.torn ? ", torn" : "",
+				 (unsigned long long)l.sockerr, (unsigned long long)l.timeouts,
+				 (unsigned long long)tt.counted);
+		net_load_release(&l);
+		free((char *)tt.body);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -784,6 +936,7 @@ int main(void)
 		cmocka_unit_test(udp_forged_seq), cmocka_unit_test(verify_table), cmocka_unit_test(http_request_table),
 		cmocka_unit_test(http_response_table), cmocka_unit_test(http_response_edges),
 		cmocka_unit_test(irq_table),
+		cmocka_unit_test(load_engine_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
