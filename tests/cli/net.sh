@@ -85,7 +85,10 @@ check "both directions measured" python3 - "$T/bidir.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
 names = {x["name"]: x for x in c["metrics"]}
-assert names["mbit_per_s"]["summary"]["min"] > 0 and names["reverse_mbit_per_s"]["summary"]["min"] > 0
+# each direction carried data (a repetition of one direction starved of CPU
+# on a busy machine may read 0 in a short --quick window: its max, not min)
+for k in ("mbit_per_s", "reverse_mbit_per_s"):
+    assert names[k]["summary"]["max"] > 0, (k, names[k].get("samples"))
 assert c["params"]["bidir"] is True and c["params"]["streams"] == 2, c["params"]
 PY
 
