@@ -288,6 +288,17 @@ static int send_outcome(struct proto_conn *c, char *out, size_t outlen, bool sto
 		msg = p + 7;
 	if (msg && (nl = strchr(msg, '\n')))
 		*nl = '\0';
+	if (!stopped && !msg && WIFSIGNALED(status)) {
+		char why[200];
+
+		/* a run the kernel killed says so, not "no result": a guest of too
+		 * little memory (its out-of-memory killer sends SIGKILL) */
+		snprintf(why, sizeof(why), "the run was killed by signal %d (%s)%s", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)),
+			 WTERMSIG(status) == SIGKILL ? ": in a guest, most often its out-of-memory killer (give it more "
+						       "memory: the mem key)" : "");
+		return send_error(c, "", why);
+	}
 	return send_error(c, "", stopped ? "the run was stopped" : msg && *msg ? msg : "the run produced no result");
 }
 

@@ -123,8 +123,17 @@ int sched_groups(struct vmb_ctx *ctx, struct sched_state *st, unsigned ngroups, 
 	int r = 0;
 
 	if (t->made && t->ngroups != ngroups) {
+		bool private = st->cg.private_mount;
+
 		cg_tree_undo(t);
 		st->rt_tried = false;
+		/* a private cgroup2 mount goes with the tree (its plan unmounts
+		 * it): the next tree finds the hierarchy again and mounts anew
+		 * (sched.quota after sched.fairness in a guest that mounts none) */
+		if (private) {
+			st->cg.private_mount = false;
+			sched_fair_find_cgroups(st);
+		}
 	}
 	if (!t->made) {
 		if (st->try_private) {

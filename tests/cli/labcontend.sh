@@ -26,7 +26,7 @@ mkdir -p "$TMPDIR"
 VMBC="$T/vmbench-pid"
 printf '#!/bin/sh\necho $$ >>"%s"\nexec "%s" "$@"\n' "$T/vmb.pids" "$VMB" >"$VMBC"
 chmod +x "$VMBC"
-M="accel=tcg mem=128M"
+M="accel=tcg mem=256M"
 expect 2 "one guest: a usage error" "$VMBC" lab contend --matrix "$M" --guests 1 --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "--guests" "names the option"
 expect 2 "an unknown policy: a usage error" "$VMBC" lab contend --matrix "$M" --policy fair,share --cache "$T/no-cache" \

@@ -191,7 +191,7 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	exit $?
 fi
 shared_images x86_64
-M="accel=tcg mem=128M"
+M="accel=tcg mem=256M"
 lab_args="--suites cpu.prime --cache $SRC/build-lab-cache --image-dir $T/imgs --db $T/lab.db -o $T/lab.html"
 if [ -n "$cgparent" ] && [ "$(rt_free)" -ge 900000 ]; then
 	kill_at contend-groups "$VMB" lab contend --matrix "$M" --guests 2 --policy rt $lab_args

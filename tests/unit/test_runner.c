@@ -63,7 +63,7 @@ static int chatty_run(struct vmb_ctx *ctx, const struct vmb_test *t, struct vmb_
 	(void)ctx;
 	(void)t;
 	fake.runs++;
-	for (unsigned i = 0; i < 100; i++) {
+	for (unsigned i = 0; i < 1000; i++) { /* far beyond REP_MAX_VALUES (160) */
 		snprintf(name, sizeof(name), "v%u", i);
 		vmb_rep_value(rep, name, VMB_UNIT_NONE, VMB_HIGHER, i);
 	}

@@ -234,7 +234,9 @@ static void on_sigint(int sig)
 
 static void stop_passed_to_tool(void **state)
 {
-	char *const argv[] = { "sh", "-c", "trap 'echo interrupted; exit 3' INT; kill -INT $PPID; sleep 60 & wait",
+	/* the trap also ends the sleep, which would hold the pipe open */
+	char *const argv[] = { "sh", "-c",
+			       "trap 'echo interrupted; kill $! 2>/dev/null; exit 3' INT; kill -INT $PPID; sleep 60 & wait",
 			       NULL };
 	struct sigaction sa = { .sa_handler = on_sigint }, old;
 	char *out = NULL;
