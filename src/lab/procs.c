@@ -24,6 +24,17 @@ static void wait_for(pid_t pid, int *status)
 		;
 }
 
+/* After kill(-pid, SIGKILL) and the leader reaped: the rest of its group
+ * (a serve's forked sessions, which init reaps) gone too, at most 2 s, so
+ * that nothing of the lab's is left when it returns (cli-labnet saw one
+ * just after the run ended). Async-signal-safe: lab_procs_kill_all runs
+ * in a second Ctrl-C's cleanup. */
+static void group_gone(pid_t pid)
+{
+	for (int i = 0; i < 2000 && kill(-pid, 0) == 0; i++)
+		(void)nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+}
+
 int lab_proc_track(pid_t pid)
 {
 	int i = 0;
@@ -76,6 +87,7 @@ int lab_proc_reap(pid_t pid, int grace_ms, int *status)
 	if (w == 0) {
 		(void)kill(-pid, SIGKILL);
 		wait_for(pid, status);
+		group_gone(pid);
 	} else if (w < 0 && status) {
 		*status = W_EXITCODE(0, SIGKILL); /* not a child of ours any more */
 	}
@@ -91,6 +103,7 @@ void lab_procs_kill_all(void)
 		if (pid > 0) {
 			(void)kill(-pid, SIGKILL);
 			wait_for(pid, NULL);
+			group_gone(pid);
 		}
 		procs[i] = 0;
 	}
