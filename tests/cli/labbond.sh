@@ -22,13 +22,7 @@ if [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [
 	finish
 	exit $?
 fi
-: >"$T/exists.html"
-"$VMB" lab run --matrix "accel=tcg nic=e1000" -o "$T/exists.html" --db "$T/none.db" 2>"$T/pick" </dev/null
-if ! grep -q "NICs on the tap" "$T/pick"; then
-	skip "bonded NICs over shaped links" "tap devices in a network namespace are not permitted here: $(cat "$T/pick")"
-	finish
-	exit $?
-fi
+tap_or_skip "bonded NICs over shaped links"
 # the devices the links need, in a namespace of a child's own (gone with it)
 if ! unshare -n sh -c 'ip link add vmbtestbr type bridge && ip link add vmbtestifb type ifb' 2>"$T/devs"; then
 	skip "bonded NICs over shaped links" "this kernel makes no bridge or ifb device: $(cat "$T/devs")"

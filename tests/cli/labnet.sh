@@ -17,15 +17,7 @@ if [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [
 	finish
 	exit $?
 fi
-# tap needs a network namespace and /dev/net/tun: where they are refused the
-# lab falls back to user networking, and says so before anything runs
-: >"$T/exists.html"
-"$VMB" lab run --matrix "accel=tcg nic=e1000" -o "$T/exists.html" --db "$T/none.db" 2>"$T/pick" </dev/null
-if ! grep -q "NICs on the tap" "$T/pick"; then
-	skip "the network path in TCG guests" "tap devices in a network namespace are not permitted here: $(cat "$T/pick")"
-	finish
-	exit $?
-fi
+tap_or_skip "the network path in TCG guests"
 shared_images x86_64
 expect 0 "lab image" "$VMB" lab image --cache "$cache" --image-dir "$T/imgs/x86_64"
 

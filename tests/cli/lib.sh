@@ -69,6 +69,32 @@ shared_images() {
 	[ -e "$T/imgs" ] || ln -s "$imgs" "$T/imgs"
 }
 
+# start_fake FD SCRIPT MODE: a fake server of tests/cli/ (net_fake.py,
+# mc_fake.py) on a free port, its first line read through FD; sets FAKE
+# (its PID) and PORT
+start_fake() {
+	rm -f "$T/fifo$1"
+	mkfifo "$T/fifo$1"
+	python3 "$SRC/tests/cli/$2" "$3" >"$T/fifo$1" 2>"$T/fake$1.err" &
+	FAKE=$!
+	eval "exec $1<\"\$T/fifo$1\""
+	read -r -t 20 line <&"$1"
+	PORT=${line##*:}
+}
+
+# tap_or_skip WHAT: tap needs a network namespace and /dev/net/tun; where
+# they are refused the lab falls back to user networking and says so
+# before anything runs: then WHAT is skipped and the script ends
+tap_or_skip() {
+	: >"$T/exists.html"
+	"$VMB" lab run --matrix "accel=tcg nic=e1000" -o "$T/exists.html" --db "$T/none.db" 2>"$T/pick" </dev/null
+	if ! grep -q "NICs on the tap" "$T/pick"; then
+		skip "$1" "tap devices in a network namespace are not permitted here: $(cat "$T/pick")"
+		finish
+		exit $?
+	fi
+}
+
 check() { # check DESCRIPTION CMD...
 	desc=$1
 	shift

@@ -35,27 +35,17 @@ assert t["status"] == "skipped", t["status"]
 assert "memcached is not installed" in t["reason"], t["reason"]
 PY
 
-# start_fake FD MODE: tests/cli/mc_fake.py on a free port; sets FAKE and PORT
-start_fake() {
-	rm -f "$T/fifo$1"
-	mkfifo "$T/fifo$1"
-	python3 "$SRC/tests/cli/mc_fake.py" "$2" >"$T/fifo$1" 2>"$T/fake$1.err" &
-	FAKE=$!
-	eval "exec $1<\"\$T/fifo$1\""
-	read -r -t 20 line <&"$1"
-	PORT=${line##*:}
-}
-start_fake 5 garbage
+start_fake 5 mc_fake.py garbage
 expect 1 "a server that answers HTTP: the run fails" timeout 60 "$VMB" run net.memcached \
 	--net.memcached-server "127.0.0.1:$PORT" --quick --no-store
 has "$T/err" "is no memcached response (malformed): is it a memcached?" "and says the answer is no memcached's"
 kill "$FAKE"
-start_fake 6 silent
+start_fake 6 mc_fake.py silent
 expect 1 "a server that never answers: the run fails within its bound" timeout 60 "$VMB" run net.memcached \
 	--net.memcached-server "127.0.0.1:$PORT" --quick --no-store
 has "$T/err" "answered 0 of 1000 preload sets, then nothing for 5 s" "and says what it waited for"
 kill "$FAKE"
-start_fake 7 close
+start_fake 7 mc_fake.py close
 expect 1 "a server that closes at once: the run fails" timeout 60 "$VMB" run net.memcached \
 	--net.memcached-server "127.0.0.1:$PORT" --quick --no-store
 has "$T/err" "127.0.0.1:$PORT" "and names the server"

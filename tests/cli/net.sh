@@ -169,21 +169,11 @@ fi
 # A fake server (tests/cli/net_fake.py) whose RESULT claims what no server
 # can have measured: each case fails with a message naming the server, and
 # nothing of it is stored. The same harness telling the truth passes.
-start_fake() {
-	fd=$1
-	rm -f "$T/fifo$fd"
-	mkfifo "$T/fifo$fd"
-	python3 "$SRC/tests/cli/net_fake.py" "$2" >"$T/fifo$fd" 2>"$T/fake$fd.err" &
-	FAKE=$!
-	eval "exec $fd<\"\$T/fifo$fd\""
-	read -r -t 20 line <&"$fd"
-	PORT=${line##*:}
-}
-start_fake 5 honest
+start_fake 5 net_fake.py honest
 expect 0 "an honest fake server: measured" "$VMB" run net.tcp_stream net.udp --net.server "127.0.0.1:$PORT" --quick \
 	--no-store
 kill "$FAKE"
-start_fake 6 forge
+start_fake 6 net_fake.py forge
 expect 1 "a server that reports 999999999999999999 bytes: the run fails" "$VMB" run net.tcp_stream net.udp \
 	--net.server "127.0.0.1:$PORT" --quick --json "$T/forged.json"
 has "$T/err" "net.tcp_stream: the server 127.0.0.1:$PORT reported what it cannot have measured: bytes=999999999999999999, more than the bytes the client sent" \
@@ -198,7 +188,7 @@ PY
 expect 0 "and nothing is in the store" "$VMB" results
 lacks "$T/out" "net" "no run with a net suite was stored"
 kill "$FAKE"
-start_fake 7 nul
+start_fake 7 net_fake.py nul
 expect 1 "a NUL inside the server's line is refused, not cut off" "$VMB" run net.tcp_rr --net.server "127.0.0.1:$PORT" \
 	--quick --no-store
 has "$T/err" "0x00" "the refusal names the NUL"
@@ -207,7 +197,7 @@ kill "$FAKE"
 # A peer that answers no request of a window shorter than a UDP request's
 # 200 ms timeout (a guest starved by a real-time one, in lab contend): the
 # window goes on to the first transaction instead of failing with none
-start_fake 8 droprr
+start_fake 8 net_fake.py droprr
 expect 0 "udp_rr: a window with no answer goes on to the first one" "$VMB" run net.udp_rr \
 	--net.server "127.0.0.1:$PORT" --time 0.05 --warmup 0 --repeat 1 --no-store --json "$T/droprr.json"
 check "udp_rr: the two lost requests timed out, then transactions, over the window it took" python3 - "$T/droprr.json" <<'PY'
@@ -229,7 +219,7 @@ kill "$FAKE"
 # to the close. Each is a success, and the bytes counted per response are
 # exactly its bytes on the wire (at most one cut response per connection
 # more: the window's end).
-start_fake 10 http
+start_fake 10 net_fake.py http
 read -r -t 20 sizes <&10
 for path in chunked interim close; do
 	expect 0 "net.http reads /$path responses" "$VMB" run net.http --net.url "http://127.0.0.1:$PORT/$path" \
