@@ -23,10 +23,18 @@ expect 0 "lab image" "$VMB" lab image --cache "$cache" --image-dir "$T/imgs/x86_
 
 # What is ours on this machine while a guest runs: its QEMU (its work
 # directory is in our TMPDIR) and the lab's processes in QEMU's namespace
-# (a serve on the link, or the host's client against the guest's serve).
+# (a serve on the link, or the host's client against the guest's serve),
+# told from another test's by the TMPDIR they inherited: every lab
+# namespace has the same link, and cli-labcontend's host clients run beside
+# this test (CI once saw one here, "after Ctrl-C: left: PID").
+ours_in_ns() {
+	for p in $(pgrep -f "[v]mbench (serve --bind 10\.251\.0\.|run .*--net\.server=10\.251\.0\.)"); do
+		tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qxF "TMPDIR=$TMPDIR" && echo "$p"
+	done
+}
 ours() {
 	pgrep -f "[q]emu-system-.*$TMPDIR"
-	pgrep -f "[v]mbench (serve --bind 10\.251\.0\.|run .*--net\.server=10\.251\.0\.)"
+	ours_in_ns
 }
 nothing_left() {
 	left=$(ours; ls -A "$TMPDIR")
@@ -141,7 +149,13 @@ p = subprocess.Popen([vmb, "lab", "run", "--matrix", "accel=tcg nic=virtio-net n
 pid, status = os.waitpid(p.pid, os.WUNTRACED)  # it stops itself once the serve in the namespace is up
 assert os.WIFSTOPPED(status), status
 qemu = subprocess.run(["pgrep", "-f", f"[q]emu-system-.*{tmpdir}"], capture_output=True, text=True).stdout.split()
-serve = subprocess.run(["pgrep", "-f", "[v]mbench serve --bind 10.251.0.1"], capture_output=True, text=True).stdout.split()
+def ours(pid):  # this test's, not another lab test's (the same link in every namespace)
+    try:
+        return f"TMPDIR={tmpdir}".encode() in open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+    except OSError:
+        return False
+serve = [x for x in subprocess.run(["pgrep", "-f", "[v]mbench serve --bind 10.251.0.1"], capture_output=True,
+                                   text=True).stdout.split() if ours(x)]
 assert len(qemu) == 1 and len(serve) == 1, (qemu, serve)
 ns = os.readlink(f"/proc/{qemu[0]}/ns/net")
 assert ns != os.readlink("/proc/self/ns/net") and os.readlink(f"/proc/{serve[0]}/ns/net") == ns, ns
