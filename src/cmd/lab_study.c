@@ -434,9 +434,9 @@ static int study_one(const struct vmb_cmd *self, const struct optset *own, const
 	ret = check_selection(self, own, s);
 	if (ret == EXIT_OK)
 		study_say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
-	/* --quick's plan foresees what its rounds detect from an earlier run in the store, if there is one */
-	if (optset_bool(own, "quick") && db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) == 0 &&
-	    db_open(dbpath, false, &db) < 0)
+	/* the plan foresees from an earlier run in the store, if there is one,
+	 * how long a round takes here and what --quick's rounds detect */
+	if (db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) == 0 && db_open(dbpath, false, &db) < 0)
 		db = NULL;
 	/* the plan, also before a run: a bad option stops it before anything boots */
 	for (size_t i = 0; i < s->nexp && ret == EXIT_OK; i++)

@@ -557,6 +557,26 @@ assert m and m.group(2) == sys.argv[2], out
 assert float(m.group(1)) >= 0
 assert (m.group(3) == "none") == (float(m.group(1)) <= 10), m.group(0)
 PY
+	# and how long its round took: the stored documents' first start to last
+	# end over their rounds, which the estimate does not go below
+	check "a round's time measured here, from the stored run, and the estimate not below it" python3 - "$T/out" "$run" "$db" <<'PY'
+import datetime, json, re, sqlite3, sys
+out, run, db = sys.argv[1], sys.argv[2], sys.argv[3]
+out = open(out).read()
+docs = [json.loads(d) for (d,) in sqlite3.connect(db).execute("SELECT doc FROM runs")]
+docs = [d for d in docs if d.get("labels", {}).get("study_run") == run and "lab_failure" not in d
+        and d.get("settings", {}).get("quick") is True]
+t = lambda s: datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ").timestamp()
+rounds = max(d["run_group"]["round"] for d in docs)
+per = (max(t(d["ended"]) for d in docs) - min(t(d["started"]) for d in docs)) / rounds
+shown = lambda s: "%.0f s" % s if s < 90 else "%.0f min" % (s / 60)
+line = "  measured here before: %s a round (study_run=%s, %d round%s, --quick)\n" % (shown(per), run, rounds,
+                                                                                    "" if rounds == 1 else "s")
+assert line in out, (line, out)
+e = re.search(r"^  estimated: (?:about )?(\d+) (s|min)", out, re.M)
+lo = int(e.group(1)) * (60 if e.group(2) == "min" else 1)
+assert lo + (30 if e.group(2) == "min" else 0.5) >= per * 2, (lo, per, e.group(0))
+PY
 	expect 0 "lab report study_run=RUN: the study's run" env VMBENCH_STUDIES="$T/shipped" "$VMB" lab report \
 		"study_run=$run" --db "$db" -o "$T/report.html"
 	has "$T/out" "the card of study_run=$run, redrawn from the store" "says whose card"
