@@ -415,9 +415,16 @@ sync:
 	cpu_mark(&cpu);
 	for (unsigned i = 0; i < qd; i++)
 		uring_prep(&ring, j, &pat, bufs + (size_t)i * j->bs, &slots[i], i, fixed, now);
+	/* A request's latency runs from its submission, after its preparation,
+	 * as fio's start_time (stamped after td_io_prep, before the queue):
+	 * from the completion that freed its slot, it also held the work of
+	 * reaping that one and preparing this one, which fio's does not. */
+	now = clock_ns();
+	for (unsigned i = 0; i < qd; i++)
+		slots[i].sub_ns = now;
 	inflight = qd;
 	while (inflight) {
-		unsigned n;
+		unsigned n, nprep = 0, prepped[REAP_BATCH];
 		bool stop;
 
 		r = io_uring_submit_and_wait(&ring, 1);
@@ -465,10 +472,17 @@ sync:
 			}
 			if (!stop) {
 				uring_prep(&ring, j, &pat, bufs + (size_t)idx * j->bs, s, idx, fixed, now);
+				prepped[nprep++] = idx;
 				inflight++;
 			}
 		}
 		io_uring_cq_advance(&ring, n);
+		/* submitted by the io_uring_enter at the loop's head */
+		if (nprep) {
+			now = clock_ns();
+			for (unsigned k = 0; k < nprep; k++)
+				slots[prepped[k]].sub_ns = now;
+		}
 	}
 	cpu_account(j, &cpu);
 	w->start_ns = j->start_ns;
@@ -513,8 +527,11 @@ void disk_psync_job(struct vmb_worker *w)
 	for (;;) {
 		uint64_t off = disk_pattern_next(&pat), now;
 		bool rd = disk_pattern_read(&pat, j->read_pct);
-		ssize_t res = rd ? pread(j->fd, buf, j->bs, (off_t)off) : pwrite(j->fd, buf, j->bs, (off_t)off);
+		ssize_t res;
 
+		/* from the call, as the io_uring loop from the submission */
+		prev = clock_ns();
+		res = rd ? pread(j->fd, buf, j->bs, (off_t)off) : pwrite(j->fd, buf, j->bs, (off_t)off);
 		now = clock_ns();
 		if (res != (ssize_t)j->bs) {
 			if (res < 0 && errno == EINTR)
@@ -538,7 +555,6 @@ void disk_psync_job(struct vmb_worker *w)
 				j->writes++;
 			j->end_ns = now;
 		}
-		prev = now;
 		/* the window holds one measured I/O at least: an I/O that a stall
 		 * (or this thread waiting for a CPU) carried past the deadline
 		 * opens the window uncounted, and the next one is its only I/O,
