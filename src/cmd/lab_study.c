@@ -243,12 +243,13 @@ unsigned study_budget_rounds(unsigned rounds)
  * by power (--rounds auto), from the study's rounds on, until every
  * headline verdict's smallest detectable difference is within what the
  * finest of its claims needs (study_experiment_mdd), within a budget of
- * study_budget_rounds() rounds at the estimate's upper bound. Not for lab
+ * study_budget_rounds() rounds at the estimate's upper bound, scaled by
+ * --budget's share (call->budget_scale) when it is given. Not for lab
  * contend (its rounds are fixed), nor an experiment with no claim to
  * decide or no comparison (one configuration without a baseline): those
  * keep their rounds. rq: parsed, its own and suite_sets as the run has
  * them. CMD_CONTINUE, or an exit. */
-static int study_power(const struct study_experiment *e, struct lab_request *rq)
+static int study_power(const struct study_call *call, const struct study_experiment *e, struct lab_request *rq)
 {
 	struct lab_matrix m = { 0 };
 	struct runner_estimate est = { 0 };
@@ -266,6 +267,8 @@ static int study_power(const struct study_experiment *e, struct lab_request *rq)
 	    run_estimate_items(e->suites, &rq->own, rq->suite_sets, false, &est) == 0) {
 		study_round_estimate(e, &m, &est, &lo, &hi);
 		budget = ceil(hi * study_budget_rounds(study_rounds(e, false)));
+		if (call->budget_scale > 0)
+			budget = ceil(budget * call->budget_scale);
 		rq->autorounds = true;
 		rq->min_rounds = study_rounds(e, false);
 		snprintf(num, sizeof(num), "%.3g", mdd);
@@ -340,7 +343,7 @@ int study_request(const struct study_call *call, const struct study_experiment *
 			ret = lab_request_set(rq, pass[k], optset_str(call->own, pass[k]));
 	}
 	if (ret == CMD_CONTINUE && !quick)
-		ret = study_power(e, rq);
+		ret = study_power(call, e, rq);
 	return ret;
 }
 
@@ -399,6 +402,37 @@ static int check_selection(const struct vmb_cmd *self, const struct optset *own,
 	return EXIT_OK;
 }
 
+/* --budget MINUTES: the full run's budgets, every experiment's with rounds
+ * by power the plan's times one factor, so that together they make MINUTES
+ * (the study's rounds run whatever the budget: a budget below them is spent
+ * once they end; an experiment of fixed rounds runs them, outside it).
+ * EXIT_OK, or the exit of an experiment's options that do not parse. */
+static int study_budget_share(struct study_call *call, const struct study *s)
+{
+	double planned = 0;
+
+	call->budget_scale = 0;
+	for (size_t i = 0; i < s->nexp; i++) {
+		const struct study_experiment *e = &s->exp[i];
+		struct lab_request rq = { 0 };
+		int ret;
+
+		if (!study_selected(call->own, e->id) || *e->not_run)
+			continue;
+		ret = study_request(call, e, false, true, &rq);
+		if (ret == CMD_CONTINUE && rq.autorounds)
+			planned += optset_double(&rq.own, "budget-total");
+		lab_request_release(&rq);
+		if (ret != CMD_CONTINUE)
+			return ret;
+	}
+	if (planned > 0)
+		call->budget_scale = optset_double(call->own, "budget") * 60 / planned;
+	else
+		log_warn("--budget: no experiment of study %s has rounds by power to budget", s->name);
+	return EXIT_OK;
+}
+
 /* One study, its file at path: its plan, and its run unless --plan. Its
  * closing line (the card's, or under --plan its claims planned) goes to
  * closing, and the plan's estimate is added to *lo, *hi and *boots. */
@@ -434,6 +468,8 @@ static int study_one(const struct vmb_cmd *self, const struct optset *own, const
 	ret = check_selection(self, own, s);
 	if (ret == EXIT_OK)
 		study_say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
+	if (ret == EXIT_OK && optset_get(own, "budget")->set)
+		ret = study_budget_share(&call, s);
 	/* the plan foresees from an earlier run in the store, if there is one,
 	 * how long a round takes here and what --quick's rounds detect */
 	if (db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) == 0 && db_open(dbpath, false, &db) < 0)
@@ -530,6 +566,10 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 					       arg ? "" : " nor --all");
 		return study_list(self);
 	}
+	if (optset_get(own, "budget")->set && optset_bool(own, "quick"))
+		return cmd_usage_error(self, "--budget is a full run's time: --quick's rounds are fixed, leave it out");
+	if (optset_get(own, "budget")->set && optset_bool(own, "all"))
+		return cmd_usage_error(self, "--budget is one study's time: give the study's NAME with it, not --all");
 	if (optset_bool(own, "all")) {
 		if (arg)
 			return cmd_usage_error(self, "--all runs every shipped study: no FILE with it (or give a FILE "
@@ -566,6 +606,11 @@ static const struct vmb_opt lab_study_opts[] = {
 	{ .name = "all", .type = OPT_BOOL,
 	  .help = "every shipped study in turn (with --plan, --quick too), each printing its card and tables, "
 		  "then each card's closing line; the exit is the worst of theirs" },
+	{ .name = "budget", .type = OPT_DOUBLE, .min = 1, .max = 10080, .metavar = "MINUTES",
+	  .help = "a full run's time for the experiments with rounds by power: each one's stop within its share of "
+		  "MINUTES, in proportion to the budget the plan gives it (the study's own rounds run whatever the "
+		  "budget, an experiment of fixed rounds as planned; claims left undecided read inconclusive with what "
+		  "the run could detect)" },
 	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
 	  .help = "plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
 		  "again one whose table was missing; the others are not listed" },

@@ -386,17 +386,22 @@ static bool prior_pace(struct db *db, const char *study, const struct study_expe
 #define STUDY_ASSUMED_SPREAD 0.05
 
 /* The full run's rounds, said: by power (study_power) or fixed, and why */
-static void plan_rounds(const struct study_experiment *e, const struct lab_request *rq, unsigned rounds)
+static void plan_rounds(const struct study_experiment *e, const struct lab_request *rq, unsigned rounds,
+			double scale)
 {
-	char why[256];
+	char why[256], share[96];
 	size_t which = 0;
 	double mdd = study_experiment_mdd(e, &which, why, sizeof(why));
 
 	if (rq->autorounds) {
+		if (scale > 0)
+			snprintf(share, sizeof(share), "--budget's share: %.3g of ", scale);
+		else
+			*share = '\0';
 		study_say("  rounds by power: at least %u (the study's), then more until every headline verdict's smallest "
-			  "detectable difference is within %g%% (what '%s' needs: %s), within --budget-total %.0f s (%u "
+			  "detectable difference is within %g%% (what '%s' needs: %s), within --budget-total %.0f s (%s%u "
 			  "rounds at the estimate's upper bound)\n", rq->min_rounds, optset_double(&rq->own, "mdd"),
-			  e->claim[which].text, why, optset_double(&rq->own, "budget-total"),
+			  e->claim[which].text, why, optset_double(&rq->own, "budget-total"), share,
 			  study_budget_rounds(rounds));
 		return;
 	}
@@ -477,7 +482,7 @@ static void plan_how_many(const struct study_call *call, const struct study_expe
 	json_t *prior;
 
 	if (!quick) {
-		plan_rounds(e, rq, rounds);
+		plan_rounds(e, rq, rounds, call->budget_scale);
 		return;
 	}
 	prior = prior_docs(db, call->name, e, run, sizeof(run));
