@@ -20,19 +20,28 @@
 # Goals, judged on the median of at least 5 rounds and printed met or NOT
 # met at the end: IOPS >= 0.97 at QD32; at QD1 mean latency <= 1.0 and p99
 # <= 1.1; p50 and p99 within 10% (<= 1.1) everywhere; CPU per I/O <= 1.
-# Usage: bench/disk-vs-fio.sh [DIR] [ROUNDS] [SECONDS] [SIZE] [PIN]
+# Usage: bench/disk-vs-fio.sh [DIR] [ROUNDS] [SECONDS] [SIZE] [PIN] [DEPTHS]
 #   PIN: rotate (default: both on CPU k of the allowed ones in round k) or none
+#   DEPTHS: the queue depths whose rows run, e.g. 1 or 1,32 (default all)
+#   VMBENCH (environment): the vmbench to measure (default build/vmbench)
 set -eu
 cd "$(dirname "$0")/.."
-dir=${1:-.} rounds=${2:-5} secs=${3:-10} size=${4:-1g} pin=${5:-rotate}
-case "$pin" in rotate|none) ;; *) echo "usage: bench/disk-vs-fio.sh [DIR] [ROUNDS] [SECONDS] [SIZE] [rotate|none]" >&2; exit 2 ;; esac
+dir=${1:-.} rounds=${2:-5} secs=${3:-10} size=${4:-1g} pin=${5:-rotate} depths=${6:-all}
+usage="usage: bench/disk-vs-fio.sh [DIR] [ROUNDS] [SECONDS] [SIZE] [rotate|none] [all|DEPTH[,DEPTH]]"
+case "$pin" in rotate|none) ;; *) echo "$usage" >&2; exit 2 ;; esac
+case "$depths" in all) ;; *[!0-9,]* | ,* | *, | *,,*) echo "$usage" >&2; exit 2 ;; esac
 [ "$rounds" -ge 5 ] || echo "note: $rounds rounds; the goals are judged on the median of at least 5"
 scripts/deps.sh bench
-[ -x build/vmbench ] || make build >/dev/null
-exec python3 - "$dir" "$rounds" "$secs" "$size" "$pin" <<'PY'
+VMBENCH=${VMBENCH:-build/vmbench}
+[ "$VMBENCH" != build/vmbench ] || [ -x build/vmbench ] || make build >/dev/null
+[ -x "$VMBENCH" ] || { echo "bench/disk-vs-fio.sh: $VMBENCH is not an executable" >&2; exit 2; }
+export VMBENCH
+exec python3 - "$dir" "$rounds" "$secs" "$size" "$pin" "$depths" <<'PY'
 import json, os, statistics, subprocess, sys, tempfile
 
 d, rounds, secs, size, pin = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+depths = None if sys.argv[6] == "all" else {int(x) for x in sys.argv[6].split(",")}
+vmbench = os.environ["VMBENCH"]
 cpus = sorted(os.sched_getaffinity(0))
 ramp = 1
 # Both tools' buffers are of one kind in every row: what backs a buffer
@@ -92,7 +101,7 @@ def vmb(path, test, bs, qd, extra, cpu):
     bsopt = "--disk.seq-bs" if test.startswith("seq") else "--disk.bs"
     qdopt = ["--disk.seq-iodepth", str(qd)] if test.startswith("seq") else ["--disk.iodepth", str(qd)]
     out = subprocess.run(
-        ["build/vmbench", "run", f"disk.{test}", "--disk.file", path, "--destructive", "--disk.size", size,
+        [vmbench, "run", f"disk.{test}", "--disk.file", path, "--destructive", "--disk.size", size,
          bsopt, bs, *qdopt,
          *extra, *([] if cpu is None else ["--cpus", str(cpu)]), "--disk.engine", "io_uring", "--time", str(secs),
          "--disk.ramp", str(ramp), "--repeat", "2",
@@ -108,6 +117,7 @@ keys = ["iops", "mean", "p50", "p99", "cpu_per_io"]
 # (metric, qd it applies to or None for every row, bound, at least (True) or at most)
 goals = [("iops", 32, 0.97, True), ("mean", 1, 1.0, False), ("p50", None, 1.1, False), ("p99", None, 1.1, False),
          ("cpu_per_io", None, 1.0, False)]
+print(f"vmbench: {vmbench}, {subprocess.run([vmbench, '--version'], capture_output=True, text=True).stdout.strip()}")
 print(f"vmbench / fio, {rounds} rounds of {secs:g} s (ramp {ramp} s), file size {size}, in {os.path.abspath(d)}")
 print("placement: " + ("both unpinned (PIN none)" if pin == "none" else
                        f"both tools on one CPU a round, rotating over CPUs {','.join(map(str, cpus))}")
@@ -116,6 +126,8 @@ print(f"{'workload':20} {'fio IOPS':>10} {'vmb IOPS':>10} " + " ".join(f"{k + ' 
 verdicts = []
 main = ""
 for name, rw, test, bs, qd, (fextra, vextra) in work:
+    if depths is not None and qd not in depths:
+        continue
     if HUGE == (fextra, vextra) and huge_free() < 8:
         print(f"{name:20} skipped: {huge_free()} hugetlb pages free, 8 needed (sysctl vm.nr_hugepages)", flush=True)
         continue

@@ -8,7 +8,9 @@
 # 1, the same for both); the order alternates round by round. Then
 # sched.ctxswitch beside stress-ng --switch (pipe method).
 # Prints each round's p50 and p99 (us) and wake-up counts, the ratios
-# vmbench/cyclictest, and per load the median ratio over the rounds. Goal:
+# vmbench/cyclictest, per load the median ratio over the rounds, and each
+# tool's percentiles over all the undisturbed rounds' wake-ups pooled (a
+# round's p99 is often one stall of a shared host). Goal:
 # p50 and p99 each within 5% of cyclictest's (met / NOT met), judged on the
 # median of at least 5 rounds; a round in which one tool woke up more than
 # 5% fewer times than the other (the shared machine stalled one window) is
@@ -58,6 +60,9 @@ one_pair() { # one_pair LABEL ROUND
 	r99=$(python3 -c "print(f'{$6 / $3:.3f}')")
 	row "$@" "$r50" "$r99"
 	echo "$1 $r50 $r99 $4 $7" >> "$out/ratios"
+	echo "$out/ct.$1.$2 $out/vb.$1.$2" >> "$out/pairs.$1"
+	mv "$out/ct" "$out/ct.$1.$2"
+	mv "$out/vb" "$out/vb.$1.$2"
 }
 
 if has_part idle || has_part hog; then
@@ -81,6 +86,13 @@ if has_part idle || has_part hog; then
 		hog=
 	done
 	readout judge "$out/ratios" "$goal"
+	for load in idle hog; do
+		[ -s "$out/pairs.$load" ] || continue
+		# shellcheck disable=SC2046 # the pairs' paths, one word each
+		p=$(readout pooled $(cat "$out/pairs.$load")) || continue
+		set -- $p
+		python3 -c "print(f'$load: pooled over its $7 undisturbed rounds: p50 {$4:.2f} vs {$1:.2f} us, ratio {$4 / $1:.3f}; p99 {$5:.2f} vs {$2:.2f} us, ratio {$5 / $2:.3f} (vmbench vs cyclictest)')"
+	done
 fi
 has_part switch || exit 0
 

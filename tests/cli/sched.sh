@@ -136,6 +136,21 @@ want = f'{h["percentiles"]["p50"] / 1e3:.2f} {h["percentiles"]["p99"] / 1e3:.2f}
 got = open(sys.argv[2]).read().strip()
 assert got == want, (got, want)
 PY
+check "pooled: two rounds' histograms read as one, each tool's alike" python3 - "$SRC/bench" "$T/s.json" "$T/ct1" "$T/ct2" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import wakeup_readout as w
+doc, ct1, ct2 = sys.argv[2:5]
+p50, p99, n = w.vmbench(doc)
+# a round pooled with itself: the same percentiles, twice the wake-ups
+got = w.vmbench_pooled([doc, doc])
+assert (round(got[0], 6), round(got[1], 6), got[2]) == (round(p50, 6), round(p99, 6), 2 * n), (got, p50, p99, n)
+# 50 at 2 us in each, 49 and 48 at 3 us, 1 and 2 past the histogram (max
+# 31 us): of 200, the 100th is at 2 us, the 198th among the overflows
+assert w.cyclictest(ct1, [ct2]) == (2.5, 31.0, 200), w.cyclictest(ct1, [ct2])
+# the bucket widths of src/core/hist.c (64 sub-buckets)
+assert [w.bucket_width(x, 64) for x in (0, 127, 128, 255, 256, 81920)] == [1, 1, 2, 2, 4, 1024]
+PY
 # six rounds idle (the second disturbed: 1000 wake-ups beside 2000), five
 # under the hog; p50 and p99 ratios vmbench/cyclictest, counts ct and vb
 printf '%s\n' "idle 1.01 1.20 2000 1990" "idle 0.50 3.00 2000 1000" "idle 1.02 1.06 1990 2000" \
