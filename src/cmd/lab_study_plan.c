@@ -323,22 +323,23 @@ static double utc_seconds(const char *s)
 
 /* How long a round of experiment e took here: in the newest earlier run of
  * its form (--quick or not) in the store, from its first document's start
- * to its last one's end, over the rounds it completed (a run stopped
- * partway counts what it finished). A lower bound of a round: the first
- * boot comes before the first start. False when nothing of it is stored. */
+ * to its last one's end, over the rounds its documents make (per_round a
+ * round: its configurations, and the host when it is measured; a run
+ * stopped partway counts the part of a round it finished). A lower bound of
+ * a round: the first boot comes before the first start. False when nothing
+ * of it is stored. */
 struct pace {
-	double round_s;
-	unsigned rounds;
+	double round_s, rounds;
 	char run[128];
 };
 
 static bool prior_pace(struct db *db, const char *study, const struct study_experiment *e, bool quick,
-		       struct pace *pace)
+		       size_t per_round, struct pace *pace)
 {
 	struct strv filter = { 0 };
 	struct prior p = { .db = db, .docs = json_array() };
 	double t0 = INFINITY, t1 = -INFINITY;
-	unsigned rounds = 0;
+	size_t ndocs = 0;
 	json_t *doc;
 	char kv[160];
 	size_t i;
@@ -358,7 +359,6 @@ static bool prior_pace(struct db *db, const char *study, const struct study_expe
 		}
 		json_array_foreach(p.docs, i, doc) {
 			const char *r = json_string_value(json_object_get(json_object_get(doc, "labels"), "study_run"));
-			json_int_t round = json_integer_value(json_object_get(json_object_get(doc, "run_group"), "round"));
 			double a = utc_seconds(json_string_value(json_object_get(doc, "started")));
 			double b = utc_seconds(json_string_value(json_object_get(doc, "ended")));
 
@@ -368,15 +368,14 @@ static bool prior_pace(struct db *db, const char *study, const struct study_expe
 				continue;
 			t0 = a < t0 ? a : t0;
 			t1 = b > t1 ? b : t1;
-			if (round > (json_int_t)rounds && round <= 1000)
-				rounds = (unsigned)round;
+			ndocs++;
 		}
 	}
 	strv_clear(&filter);
 	json_decref(p.docs);
-	if (!isfinite(t0) || t1 <= t0)
+	if (!isfinite(t0) || t1 <= t0 || !per_round)
 		return false;
-	pace->rounds = rounds ? rounds : 1;
+	pace->rounds = (double)ndocs / (double)per_round;
 	pace->round_s = (t1 - t0) / pace->rounds;
 	return true;
 }
@@ -592,7 +591,7 @@ int study_plan_experiment(const struct vmb_cmd *self, const struct study_call *c
 		double lo, hi;
 
 		struct pace pace;
-		bool paced = prior_pace(db, call->name, e, quick, &pace);
+		bool paced = prior_pace(db, call->name, e, quick, m.n + host, &pace);
 
 		study_round_estimate(e, &m, &est, &lo, &hi);
 		lo *= rounds;
@@ -620,8 +619,8 @@ int study_plan_experiment(const struct vmb_cmd *self, const struct study_call *c
 		if (paced) {
 			study_say("  measured here before: ");
 			study_print_minutes(pace.round_s);
-			study_say(" a round (study_run=%s, %u round%s%s)\n", pace.run, pace.rounds, pace.rounds == 1 ? "" : "s",
-				  quick ? ", --quick" : "");
+			study_say(" a round (study_run=%s, %.3g round%s%s)\n", pace.run, pace.rounds,
+				  pace.rounds == 1 ? "" : "s", quick ? ", --quick" : "");
 		}
 		*total_min += lo;
 		*total_max += hi;
