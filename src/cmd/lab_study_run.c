@@ -553,6 +553,9 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, struct study
 		if (res[i].exit == CMD_CONTINUE)
 			res[i].exit = lab_request_start(&rq);
 		lab_request_release(&rq);
+		/* a stop: its rounds are cut short, and nothing is drawn of them */
+		if (vmb_stop_requested())
+			break;
 		/* what the plan cannot know (a configuration this machine cannot
 		 * run): that experiment is not run, the others still are, and
 		 * their tables are not lost to it */
@@ -579,7 +582,8 @@ int study_run(const struct vmb_cmd *self, const struct optset *own, struct study
 		for (size_t i = 0; i < s->nexp; i++)
 			json_decref(res[i].docs);
 		free(res);
-		log_error("interrupted");
+		log_error("interrupted: what was measured is stored; 'vmbench lab report %s' draws the card of it",
+			  call->run_label);
 		return EXIT_INTERRUPTED;
 	}
 	study_say("\nstudy %s: %s\n", s->name, s->title);

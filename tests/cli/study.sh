@@ -698,5 +698,27 @@ PY
 		"escaped|every text escaped, no control character, the page under 60 KB"; do
 		check "the study's page: ${c#*|}" python3 "$T/studypage.py" "${c%%|*}" "$T/w" "$db"
 	done
+	# Ctrl-C once the guest is up: the study stops there, draws nothing of the
+	# cut experiment (it once asked its session's tables of the store and said
+	# "no stored run has the labels ...", with lab study's usage), and says
+	# what it stored and how to see it
+	check "Ctrl-C in an experiment: exit 130, no table drawn, the stored part named" python3 - "$VMB" "$T" "$SRC" <<'PY'
+import os, signal, subprocess, sys
+vmb, t, src = sys.argv[1:4]
+env = dict(os.environ, VMBENCH_TEST_STOP_AT="lab-booted")
+p = subprocess.Popen([vmb, "lab", "study", f"{t}/tiny.study", "--quick", "--cache", f"{src}/build-lab-cache",
+                      "--image-dir", f"{t}/imgs", "--db", f"{t}/int.db", "-o", f"{t}/int.html"], env=env,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+pid, status = os.waitpid(p.pid, os.WUNTRACED)
+assert os.WIFSTOPPED(status), status
+os.kill(p.pid, signal.SIGINT)
+os.kill(p.pid, signal.SIGCONT)
+out, err = (x.decode() for x in p.communicate(timeout=300))
+assert p.returncode == 130, (p.returncode, err)
+assert "no stored run has the labels" not in err and "--help" not in err, err
+assert "interrupted: what was measured is stored; 'vmbench lab report study_run=tiny-" in err, err
+assert "reproduction card" not in out and not os.path.exists(f"{t}/int.html"), out[-500:]
+PY
+	check "no QEMU process of this test is left after it" sh -c "! pgrep -f '[q]emu-system-.*$TMPDIR' >/dev/null"
 fi
 finish
