@@ -797,7 +797,7 @@ static const struct vmb_opt net_opts[] = {
 	{ .name = "interval", .type = OPT_DOUBLE, .min = 0.01, .max = 60, .def = "1", .quick = "0.02",
 	  .metavar = "SECONDS", .help = "tcp_stream, udp: the client's throughput per interval, as iperf3 -i, kept as a "
 					 "series (tcp_stream also reports the slowest and fastest once a repetition holds "
-					 "two); http: requests/s and p99 latency per whole interval, as a series" },
+					 "two); http, memcached: requests/s and p99 latency per whole interval, as a series" },
 	{ .name = "reverse", .type = OPT_BOOL, .help = "tcp_stream: the server sends, as iperf3 -R" },
 	{ .name = "bidir", .type = OPT_BOOL, .help = "tcp_stream: both ways at once, as iperf3 --bidir" },
 	{ .name = "msg-size", .type = OPT_SIZE, .min = 1, .max = 1 << 20, .def = NETSUITE_DEF_SIZE, .metavar = "SIZE",

@@ -564,6 +564,7 @@ int net_memcached_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct v
 		.threads = nth,
 		.rate = rate,
 		.window_s = st->window_s,
+		.interval_s = optset_double(ctx->opts, "interval"),
 		.pts = ts,
 		.pt_size = sizeof(*ts),
 	};
@@ -583,6 +584,11 @@ int net_memcached_run(struct vmb_ctx *ctx, const struct vmb_test *test, struct v
 		hist_merge(sets, &ts[i].set_hist);
 	}
 	net_load_report_rate(rep, &l);
+	r = net_load_report_series(rep, &l);
+	if (r < 0) {
+		r = vmb_fail(ctx, r, "the series of %u client threads", l.threads);
+		goto out;
+	}
 	vmb_rep_value(rep, "p999_latency", VMB_UNIT_NS, VMB_LOWER, hist_percentile(l.all, 99.9));
 	if (ng)
 		vmb_rep_hist(rep, "get_latency", VMB_UNIT_NS, gets);

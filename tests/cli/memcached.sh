@@ -54,7 +54,8 @@ FAKE=
 
 if ! command -v memcached >/dev/null 2>&1; then
 	for d in "the run's own memcached: measured" "its figures add up" "no memcached is left running" \
-		"a constant rate" "the rate's figures" "a memcached given by address" "its figures"; do
+		"a constant rate" "the rate's figures" "its series: per 0.1 s interval, requests/s and p99, as net.http's" \
+		"a memcached given by address" "its figures"; do
 		skip "$d" "memcached is not installed (Debian's package memcached)"
 	done
 	finish
@@ -87,8 +88,8 @@ PY
 server=$(python3 -c 'import json,sys,re; d=json.load(open(sys.argv[1])); print(re.search(r"127\.0\.0\.1:\d+", json.dumps(d["suites"][0].get("notes"))).group(0))' "$T/mc.json")
 check "no memcached is left running" bash -c "! pgrep -f '^[^ ]*memcached -l 127.0.0.1 -p ${server#*:} '"
 
-expect 0 "a constant rate" "$VMB" run net.memcached --quick --no-store --net.memcached-rate 400 --time 0.5 \
-	--net.memcached-ratio 1:1 --json "$T/rate.json"
+expect 0 "a constant rate" "$VMB" run net.memcached --quick --no-store --net.memcached-rate 400 --net.time 0.5 \
+	--net.memcached-ratio 1:1 --net.interval 0.1 --json "$T/rate.json"
 check "the rate's figures: on the schedule, the uncorrected latency beside" python3 - "$T/rate.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
@@ -97,6 +98,25 @@ assert "uncorrected_latency" in m and "set_latency" in m
 for r, w in zip(m["requests"]["samples"], m["requests_per_s"]["samples"]):
     # a request is sent only when due: never more than the schedule's
     assert r <= 400 * 0.5 * 1.05 + 8, (r, w)
+PY
+check "its series: per 0.1 s interval, requests/s and p99, as net.http's" python3 - "$T/rate.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["suites"][0]["tests"][0]["cases"][0]
+done = [m for m in c["metrics"] if m["name"] == "requests"][0]["samples"]
+se = c["series"]
+assert sorted((s["name"], s["unit"]) for s in se if s["rep"] == 1) == [("p99_latency", "ns"), ("requests_per_s", "1/s")], se
+for s in se:
+    ts = [p[0] for p in s["points"]]
+    # a window of 0.5 s holds at most five whole intervals, each at least 0.1 s
+    assert 1 <= len(ts) <= 5 and ts[0] >= 0.1 - 1e-9, ts
+    assert all(b - a >= 0.1 - 1e-9 for a, b in zip(ts, ts[1:])), ts
+    if s["name"] == "requests_per_s":
+        # each interval's rate x 0.1 s counts at most its requests: all of them
+        # at most the repetition's, and each one at most the schedule's 40
+        assert sum(p[1] * 0.1 for p in s["points"]) <= done[s["rep"] - 1] * (1 + 1e-9), (s["points"], done)
+        assert all(p[1] * 0.1 <= 40 * 1.05 + 8 for p in s["points"]), s["points"]
+    else:
+        assert all(p[1] > 0 for p in s["points"]), s["points"]
 PY
 
 # memcached of the test's own, given by address
