@@ -244,7 +244,7 @@ unsigned study_budget_rounds(unsigned rounds)
  * headline verdict's smallest detectable difference is within what the
  * finest of its claims needs (study_experiment_mdd), within a budget of
  * study_budget_rounds() rounds at the estimate's upper bound, scaled by
- * --budget's share (call->budget_scale) when it is given. Not for lab
+ * --budget-total's share (call->budget_scale) when it is given. Not for lab
  * contend (its rounds are fixed), nor an experiment with no claim to
  * decide or no comparison (one configuration without a baseline): those
  * keep their rounds. rq: parsed, its own and suite_sets as the run has
@@ -402,8 +402,9 @@ static int check_selection(const struct vmb_cmd *self, const struct optset *own,
 	return EXIT_OK;
 }
 
-/* --budget MINUTES: the full run's budgets, every experiment's with rounds
- * by power the plan's times one factor, so that together they make MINUTES
+/* --budget-total SECONDS: the full run's budgets, every experiment's with
+ * rounds by power the plan's times one factor, so that together they make
+ * SECONDS
  * (the study's rounds run whatever the budget: a budget below them is spent
  * once they end; an experiment of fixed rounds runs them, outside it).
  * EXIT_OK, or the exit of an experiment's options that do not parse. */
@@ -427,9 +428,9 @@ static int study_budget_share(struct study_call *call, const struct study *s)
 			return ret;
 	}
 	if (planned > 0)
-		call->budget_scale = optset_double(call->own, "budget") * 60 / planned;
+		call->budget_scale = optset_double(call->own, "budget-total") / planned;
 	else
-		log_warn("--budget: no experiment of study %s has rounds by power to budget", s->name);
+		log_warn("--budget-total: no experiment of study %s has rounds by power to budget", s->name);
 	return EXIT_OK;
 }
 
@@ -468,7 +469,7 @@ static int study_one(const struct vmb_cmd *self, const struct optset *own, const
 	ret = check_selection(self, own, s);
 	if (ret == EXIT_OK)
 		study_say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
-	if (ret == EXIT_OK && optset_get(own, "budget")->set)
+	if (ret == EXIT_OK && optset_get(own, "budget-total")->set)
 		ret = study_budget_share(&call, s);
 	/* the plan foresees from an earlier run in the store, if there is one,
 	 * how long a round takes here and what --quick's rounds detect */
@@ -566,10 +567,10 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 					       arg ? "" : " nor --all");
 		return study_list(self);
 	}
-	if (optset_get(own, "budget")->set && optset_bool(own, "quick"))
-		return cmd_usage_error(self, "--budget is a full run's time: --quick's rounds are fixed, leave it out");
-	if (optset_get(own, "budget")->set && optset_bool(own, "all"))
-		return cmd_usage_error(self, "--budget is one study's time: give the study's NAME with it, not --all");
+	if (optset_get(own, "budget-total")->set && optset_bool(own, "quick"))
+		return cmd_usage_error(self, "--budget-total is a full run's time: --quick's rounds are fixed, leave it out");
+	if (optset_get(own, "budget-total")->set && optset_bool(own, "all"))
+		return cmd_usage_error(self, "--budget-total is one study's time: give the study's NAME with it, not --all");
 	if (optset_bool(own, "all")) {
 		if (arg)
 			return cmd_usage_error(self, "--all runs every shipped study: no FILE with it (or give a FILE "
@@ -606,11 +607,11 @@ static const struct vmb_opt lab_study_opts[] = {
 	{ .name = "all", .type = OPT_BOOL,
 	  .help = "every shipped study in turn (with --plan, --quick too), each printing its card and tables, "
 		  "then each card's closing line; the exit is the worst of theirs" },
-	{ .name = "budget", .type = OPT_DOUBLE, .min = 1, .max = 10080, .metavar = "MINUTES",
-	  .help = "a full run's time for the experiments with rounds by power: each one's stop within its share of "
-		  "MINUTES, in proportion to the budget the plan gives it (the study's own rounds run whatever the "
-		  "budget, an experiment of fixed rounds as planned; claims left undecided read inconclusive with what "
-		  "the run could detect)" },
+	{ .name = "budget-total", .type = OPT_DOUBLE, .min = 1, .max = 604800, .metavar = "SECONDS",
+	  .help = "a full run's time for its experiments with rounds by power, as lab run's --budget-total "
+		  "shared out: each one's in proportion to the budget the plan gives it (the study's own rounds run "
+		  "whatever the budget, an experiment of fixed rounds as planned; claims left undecided read "
+		  "inconclusive with what the run could detect)" },
 	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
 	  .help = "plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
 		  "again one whose table was missing; the others are not listed" },

@@ -17,7 +17,7 @@ struct study_call {
 	const char *name;         /* the study's */
 	char run_label[128];      /* study_run=NAME-DATE-TIME */
 	char tally[160];          /* the run's card's closing line, once run */
-	double budget_scale;      /* --budget: each experiment's budget times this (0: as planned) */
+	double budget_scale;      /* --budget-total: each experiment's budget times this (0: as planned) */
 };
 
 /* Every line lab study prints on stdout goes through here, escaped */

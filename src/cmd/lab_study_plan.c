@@ -394,7 +394,7 @@ static void plan_rounds(const struct study_experiment *e, const struct lab_reque
 
 	if (rq->autorounds) {
 		if (scale > 0)
-			snprintf(share, sizeof(share), "--budget's share: %.3g of ", scale);
+			snprintf(share, sizeof(share), "--budget-total's share: %.3g of ", scale);
 		else
 			*share = '\0';
 		study_say("  rounds by power: at least %u (the study's), then more until every headline verdict's smallest "

@@ -110,21 +110,22 @@ assert hi == shown, (hi, budget)
 b = text.split("[experiment b]")[1]
 assert re.search(r"^  rounds: 3, fixed \(no claim of it to decide\)$", b, re.M), b
 PY
-# --budget MINUTES: the experiments' budgets scaled to make MINUTES in all
-# (here one experiment has rounds by power: it gets all of it)
-expect 0 "--budget 7: the full run's time in all" "$VMB" lab study "$T/power.study" --plan --budget 7 --db "$T/power.db"
+# --budget-total SECONDS: the experiments' budgets scaled to make SECONDS in
+# all (here one experiment has rounds by power: it gets all of it)
+expect 0 "--budget-total 420: the full run's time in all" "$VMB" lab study "$T/power.study" --plan --budget-total 420 \
+	--db "$T/power.db"
 check "the budget its share, said, and the estimate's upper bound" python3 - "$T/out" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 a = text.split("[experiment a]")[1].split("[experiment b]")[0]
-m = re.search(r"within --budget-total (\d+) s \(--budget's share: ([0-9.e+-]+) of 12 rounds at the estimate's upper bound\)$", a, re.M)
+m = re.search(r"within --budget-total (\d+) s \(--budget-total's share: ([0-9.e+-]+) of 12 rounds at the estimate's upper bound\)$", a, re.M)
 assert m and abs(int(m.group(1)) - 420) <= 1 and float(m.group(2)) > 0, a
 assert re.search(r"^  estimated: \d+ (s|min) to 7 min \(its rounds by power", a, re.M), a
 PY
-expect 2 "--budget with --quick" "$VMB" lab study "$T/power.study" --plan --quick --budget 7
-has "$T/err" "--budget is a full run's time: --quick's rounds are fixed" "says why"
-expect 2 "--budget with --all" "$VMB" lab study --all --plan --budget 7
-expect 2 "--budget 0" "$VMB" lab study "$T/power.study" --plan --budget 0
+expect 2 "--budget-total with --quick" "$VMB" lab study "$T/power.study" --plan --quick --budget-total 420
+has "$T/err" "--budget-total is a full run's time: --quick's rounds are fixed" "says why"
+expect 2 "--budget-total with --all" "$VMB" lab study --all --plan --budget-total 420
+expect 2 "--budget-total 0" "$VMB" lab study "$T/power.study" --plan --budget-total 0
 expect 0 "the same, --quick" "$VMB" lab study "$T/power.study" --plan --quick --db "$T/power.db"
 check "--quick: its rounds, no variance known before a run (said), the assumption named, the claims it leaves" python3 - "$T/out" <<'PY'
 import math, sys
