@@ -19,7 +19,7 @@ ASAN_OPTS    = -Doptimization=1 -Ddebug=true -Dwerror=true
 # The tests that must run alone say so (is_parallel, tests/meson.build).
 TEST_JOBS   ?= 3
 
-.PHONY: all build run test test-plain test-asan test-distro bench clean cross
+.PHONY: all build run test test-plain test-asan test-distro bench clean cross static
 
 all: build
 
@@ -44,6 +44,14 @@ cross:
 		--buildtype=release -Dwerror=true
 	ninja -C $(CROSS_BUILD)
 	for b in $(BUILD) $(ASAN_BUILD); do [ ! -d $$b ] || ln -sfn ../$(CROSS_BUILD)/vmbench $$b/vmbench-aarch64; done
+	[ ! -f $(CROSS_BUILD)/vmbench-static ] || ln -sfn ../$(CROSS_BUILD)/vmbench-static $(BUILD)/vmbench-static-aarch64
+
+# One file to copy into any VM (README, "Inside any VM"): vmbench with no
+# shared library, for x86_64 (this machine's build) and aarch64 (the cross
+# build), from Debian's static archives.
+static: build cross
+	@for f in $(BUILD)/vmbench-static $(CROSS_BUILD)/vmbench-static; do \
+		echo "$$f: $$(readelf -h $$f | sed -n 's/ *Machine: *//p'), no shared library"; done
 
 test-plain:
 	scripts/deps.sh test

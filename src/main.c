@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "core/sys.h"
 #include "lab/hostmeasure.h"
 #include "lab/hv.h"
 #include "lab/matrix.h"
@@ -14,6 +15,10 @@
 
 #ifndef VMB_VERSION
 #define VMB_VERSION "0"
+#endif
+
+#ifdef VMB_STATIC_BUILD
+const bool vmb_static_build = true;
 #endif
 
 /* A broken descriptor is a programming error: refuse to start (fio check_engine_ops). */
@@ -80,7 +85,7 @@ static int run_main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("vmbench %s\n", VMB_VERSION);
+		printf("vmbench %s%s\n", VMB_VERSION, vmb_static_build ? " (static: no shared library)" : "");
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

@@ -2,7 +2,12 @@
 #ifndef VMB_SYS_H
 #define VMB_SYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* True in the binary linked with no shared library (make static,
+ * vmbench-static): it cannot load a database client at run time. */
+extern const bool vmb_static_build;
 
 /* Number of CPUs this process may run on. */
 unsigned cpus_available(void);

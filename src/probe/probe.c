@@ -43,6 +43,21 @@ int probe_check_root(const char *root, char *err, size_t errlen)
 		    "a directory recorded by scripts/record-fixture.sh", root);
 }
 
+/* A line of /proc/sys/kernel under root; on this machine without /proc (a
+ * bare root: make static's binary copied alone into a chroot or a new VM's
+ * initramfs), what uname(2) says of the same. */
+enum uts_field { UTS_RELEASE, UTS_VERSION, UTS_NODENAME };
+
+static json_t *uts_line(const char *root, const char *path, enum uts_field f)
+{
+	struct utsname u;
+	char buf[256];
+
+	if (probe_read_line(root, path, buf, sizeof(buf)) == 0 || strcmp(root, "/") || uname(&u) < 0)
+		return probe_jline(root, path);
+	return probe_jstr(f == UTS_RELEASE ? u.release : f == UTS_VERSION ? u.version : u.nodename);
+}
+
 /* systemd's convention: PID 1's environment has container=<type>. */
 static int pid1_container(const char *root, char *out, size_t len)
 {
@@ -159,8 +174,8 @@ static json_t *probe_arch_kernel(const char *root, json_t **arch)
 	} else {
 		*arch = json_null();
 	}
-	return json_pack("{s:o, s:o, s:o, s:b}", "release", probe_jline(root, "/proc/sys/kernel/osrelease"),
-			 "version", probe_jline(root, "/proc/sys/kernel/version"),
+	return json_pack("{s:o, s:o, s:o, s:b}", "release", uts_line(root, "/proc/sys/kernel/osrelease", UTS_RELEASE),
+			 "version", uts_line(root, "/proc/sys/kernel/version", UTS_VERSION),
 			 "cmdline", probe_jline(root, "/proc/cmdline"),
 			 /* booted by UEFI firmware (its runtime services are the kernel's) */
 			 "efi", probe_exists(root, "/sys/firmware/efi"));
@@ -178,7 +193,7 @@ json_t *probe_fingerprint(const struct probe_src *src)
 	probe_parse_cpuinfo(cpuinfo ? cpuinfo : "", n, &ci);
 	kernel = probe_arch_kernel(root, &arch);
 	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}, s:o, s:o, s:o, s:o, s:o}",
-		      "hostname", probe_jline(root, "/proc/sys/kernel/hostname"),
+		      "hostname", uts_line(root, "/proc/sys/kernel/hostname", UTS_NODENAME),
 		      "arch", arch,
 		      "kernel", kernel,
 		      "hypervisor", probe_hypervisor(root, &ci),

@@ -20,6 +20,7 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/stoppoint.h"
+#include "../core/sys.h"
 #include "../core/banned.h"
 
 #define RANGE_SIZE 100   /* sysbench --range_size */
@@ -477,6 +478,14 @@ int oltp_url_check(const char *url, char *err, size_t errlen)
 {
 	if (!url || !*url || !strcmp(url, "sqlite"))
 		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(known_schemes); i++)
+		if (vmb_static_build && !strncmp(url, known_schemes[i].scheme, strlen(known_schemes[i].scheme))) {
+			snprintf(err, errlen, "needs %s, which a static vmbench cannot load (it loads the client "
+					      "library at run time); run a vmbench built with shared libraries (make) for "
+					      "it; the embedded SQLite back end (--app.db sqlite) is always there",
+				 known_schemes[i].what);
+			return -EOPNOTSUPP;
+		}
 	for (size_t i = 0; i < ARRAY_SIZE(drivers); i++)
 		if (driver_takes(drivers[i], url))
 			return drivers[i]->check_url ? drivers[i]->check_url(url, err, errlen) : 0;
