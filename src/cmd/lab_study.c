@@ -404,10 +404,9 @@ static int check_selection(const struct vmb_cmd *self, const struct optset *own,
 
 /* --budget-total SECONDS: the full run's budgets, every experiment's with
  * rounds by power the plan's times one factor, so that together they make
- * SECONDS
- * (the study's rounds run whatever the budget: a budget below them is spent
- * once they end; an experiment of fixed rounds runs them, outside it).
- * EXIT_OK, or the exit of an experiment's options that do not parse. */
+ * SECONDS (the study's rounds run whatever the budget: a budget below them
+ * is spent once they end; an experiment of fixed rounds runs them, outside
+ * it). EXIT_OK, or the exit of an experiment's options that do not parse. */
 static int study_budget_share(struct study_call *call, const struct study *s)
 {
 	double planned = 0;

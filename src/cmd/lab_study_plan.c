@@ -589,7 +589,6 @@ int study_plan_experiment(const struct vmb_cmd *self, const struct study_call *c
 	study_say(" each\n  estimated: ");
 	{
 		double lo, hi;
-
 		struct pace pace;
 		bool paced = prior_pace(db, call->name, e, quick, m.n + host, &pace);
 
