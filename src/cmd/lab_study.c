@@ -406,8 +406,9 @@ static int check_selection(const struct vmb_cmd *self, const struct optset *own,
  * rounds by power the plan's times one factor, so that together they make
  * SECONDS (the study's rounds run whatever the budget: a budget below them
  * is spent once they end; an experiment of fixed rounds runs them, outside
- * it). EXIT_OK, or the exit of an experiment's options that do not parse. */
-static int study_budget_share(struct study_call *call, const struct study *s)
+ * it). EXIT_OK, EXIT_USAGE when no experiment has rounds by power, or the
+ * exit of an experiment's options that do not parse. */
+static int study_budget_share(const struct vmb_cmd *self, struct study_call *call, const struct study *s)
 {
 	double planned = 0;
 
@@ -426,10 +427,13 @@ static int study_budget_share(struct study_call *call, const struct study *s)
 		if (ret != CMD_CONTINUE)
 			return ret;
 	}
-	if (planned > 0)
-		call->budget_scale = optset_double(call->own, "budget-total") / planned;
-	else
-		log_warn("--budget-total: no experiment of study %s has rounds by power to budget", s->name);
+	/* a budget that bounds nothing is refused, as lab run refuses it
+	 * without --rounds auto: the run would take its fixed rounds' time */
+	if (planned <= 0)
+		return cmd_usage_error(self, "--budget-total: no experiment of study %s%s has rounds by power to "
+					     "budget (their rounds are fixed: the plan says how long they take); leave it out",
+				       s->name, optset_get(call->own, "experiment")->set ? " among those of --experiment" : "");
+	call->budget_scale = optset_double(call->own, "budget-total") / planned;
 	return EXIT_OK;
 }
 
@@ -469,7 +473,7 @@ static int study_one(const struct vmb_cmd *self, const struct optset *own, const
 	if (ret == EXIT_OK)
 		study_say("study %s: %s\n  source: %s\n", s->name, s->title, s->source);
 	if (ret == EXIT_OK && optset_get(own, "budget-total")->set)
-		ret = study_budget_share(&call, s);
+		ret = study_budget_share(self, &call, s);
 	/* the plan foresees from an earlier run in the store, if there is one,
 	 * how long a round takes here and what --quick's rounds detect */
 	if (db_default_path(optset_str(own, "db"), dbpath, sizeof(dbpath)) == 0 && db_open(dbpath, false, &db) < 0)

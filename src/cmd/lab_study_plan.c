@@ -303,22 +303,83 @@ none:
 	return NULL;
 }
 
-/* Seconds since 1970 of a stored "YYYY-MM-DDTHH:MM:SSZ"; NAN when it is
- * not one (days_from_civil: the proleptic Gregorian calendar). */
-static double utc_seconds(const char *s)
+/* n decimal digits at *s, advanced past them; -1 when they are not there */
+static long take_digits(const char **s, int n)
 {
-	int y, mo, d, h, mi, sec;
+	long v = 0;
+
+	for (int i = 0; i < n; i++, (*s)++) {
+		if (**s < '0' || **s > '9')
+			return -1;
+		v = v * 10 + (**s - '0');
+	}
+	return v;
+}
+
+/* Seconds since 1970 of a calendar time in UTC (days_from_civil: the
+ * proleptic Gregorian calendar) */
+static double civil_seconds(long y, long mo, long d, long h, long mi, double sec)
+{
 	long era, yoe, doy, doe;
 
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &sec) != 6 || mo < 1 || mo > 12 ||
-	    d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || h < 0 || mi < 0 || sec < 0)
-		return NAN;
 	y -= mo <= 2;
 	era = (y >= 0 ? y : y - 399) / 400;
 	yoe = y - era * 400;
 	doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
 	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return (double)(era * 146097 + doe - 719468) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
+	return (double)(era * 146097 + doe - 719468) * 86400.0 + (double)h * 3600.0 + (double)mi * 60.0 + sec;
+}
+
+/* Seconds since 1970 of a stored RFC 3339 timestamp, as the document's
+ * validation takes them: "2026-11-30T03:14:00Z", a fraction of a second,
+ * a lowercase t or z, or a numeric offset ("+02:00", subtracted); NAN when
+ * it is not one. A leap second (:60) reads as the next one's start. */
+static double utc_seconds(const char *s)
+{
+	long y, mo, d, h, mi, sec, oh = 0, om = 0;
+	double frac = 0, scale = 0.1;
+	int sign = 0;
+
+	if (!s)
+		return NAN;
+	y = take_digits(&s, 4);
+	if (y < 0 || *s++ != '-' || (mo = take_digits(&s, 2)) < 1 || mo > 12 || *s++ != '-' ||
+	    (d = take_digits(&s, 2)) < 1 || d > 31 || (*s != 'T' && *s != 't') || !*s++ ||
+	    (h = take_digits(&s, 2)) < 0 || h > 23 || *s++ != ':' || (mi = take_digits(&s, 2)) < 0 || mi > 59 ||
+	    *s++ != ':' || (sec = take_digits(&s, 2)) < 0 || sec > 60)
+		return NAN;
+	if (*s == '.') {
+		if (s[1] < '0' || s[1] > '9')
+			return NAN;
+		for (s++; *s >= '0' && *s <= '9'; s++, scale /= 10)
+			frac += (*s - '0') * scale;
+	}
+	if (*s == 'Z' || *s == 'z')
+		s++;
+	else if (*s == '+' || *s == '-') {
+		sign = *s++ == '+' ? 1 : -1;
+		if ((oh = take_digits(&s, 2)) < 0 || oh > 23 || *s++ != ':' || (om = take_digits(&s, 2)) < 0 || om > 59)
+			return NAN;
+	} else
+		return NAN;
+	if (*s)
+		return NAN;
+	return civil_seconds(y, mo, d, h, mi, (double)sec + frac) - sign * (double)(oh * 3600 + om * 60);
+}
+
+/* When a study's run began: its study_run=NAME-YYYYMMDD-HHMMSS stamp (UTC,
+ * taken before anything of it runs); NAN when run is not so stamped */
+static double run_stamp_seconds(const char *run)
+{
+	size_t n = strlen(run);
+	const char *s = run + (n >= 16 ? n - 16 : 0);
+	long y, mo, d, h, mi, sec;
+
+	if (n < 16 || *s++ != '-' || (y = take_digits(&s, 4)) < 0 || (mo = take_digits(&s, 2)) < 1 || mo > 12 ||
+	    (d = take_digits(&s, 2)) < 1 || d > 31 || *s++ != '-' || (h = take_digits(&s, 2)) < 0 || h > 23 ||
+	    (mi = take_digits(&s, 2)) < 0 || mi > 59 || (sec = take_digits(&s, 2)) < 0 || sec > 60 || *s)
+		return NAN;
+	return civil_seconds(y, mo, d, h, mi, (double)sec);
 }
 
 /* How long a round of experiment e took here: in the newest earlier run of
@@ -338,7 +399,7 @@ static bool prior_pace(struct db *db, const char *study, const struct study_expe
 {
 	struct strv filter = { 0 };
 	struct prior p = { .db = db, .docs = json_array() };
-	double t0 = INFINITY, t1 = -INFINITY;
+	double t0 = INFINITY, t1 = -INFINITY, began, now = (double)time(NULL);
 	size_t ndocs = 0;
 	json_t *doc;
 	char kv[160];
@@ -357,6 +418,10 @@ static bool prior_pace(struct db *db, const char *study, const struct study_expe
 			    strcmp(r, pace->run) > 0)
 				snprintf(pace->run, sizeof(pace->run), "%s", r);
 		}
+		/* a document of that run began after the run did and ended before
+		 * now: one that says otherwise (a clock set wrong, a document
+		 * made by hand) would make a round last years */
+		began = run_stamp_seconds(pace->run);
 		json_array_foreach(p.docs, i, doc) {
 			const char *r = json_string_value(json_object_get(json_object_get(doc, "labels"), "study_run"));
 			double a = utc_seconds(json_string_value(json_object_get(doc, "started")));
@@ -364,7 +429,7 @@ static bool prior_pace(struct db *db, const char *study, const struct study_expe
 
 			if (!*pace->run || !r || strcmp(r, pace->run) ||
 			    json_is_true(json_object_get(json_object_get(doc, "settings"), "quick")) != quick ||
-			    isnan(a) || isnan(b) || b < a)
+			    isnan(a) || isnan(b) || b < a || a < began || b > now)
 				continue;
 			t0 = a < t0 ? a : t0;
 			t1 = b > t1 ? b : t1;
@@ -612,8 +677,10 @@ int study_plan_experiment(const struct vmb_cmd *self, const struct study_call *c
 		} else {
 			study_say("about ");
 			study_print_minutes(lo);
-			study_say(" (%u rounds at the pace measured here%s)\n", rounds,
-				  rq.autorounds ? ", which run whatever the budget" : "");
+			/* the pace when there is one; else the suites' estimate met
+			 * a budget below it (a small --budget-total) */
+			study_say(" (%u rounds%s%s)\n", rounds, paced ? " at the pace measured here" : "",
+				  rq.autorounds ? ", the study's, which run whatever the budget" : "");
 		}
 		if (paced) {
 			study_say("  measured here before: ");
