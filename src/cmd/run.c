@@ -409,10 +409,16 @@ static int run_one(const struct vmb_cmd *self, const struct optset *own, const s
 		summary_print(stdout, doc, store_failed || ncases == 0 ? 0 : (long long)id,
 			      json_failed || ncases == 0 ? NULL : json_path);
 	if (log_get_level() > LOG_ERROR) {
-		size_t busy, sensed;
+		size_t busy, sensed, cpu_sensed;
 
-		doc_noise_count(doc, &busy, &sensed);
-		if (sensed)
+		doc_noise_count(doc, &busy, &sensed, &cpu_sensed);
+		/* without /proc/stat only major faults are sensed: "busy during 0"
+		 * would say the host was quiet, which nothing here could see */
+		if (sensed && !cpu_sensed)
+			fprintf(json_stdout ? stderr : stdout, "%shost busy: not known (/proc/stat unreadable here: other "
+				"processes' CPU and steal unsensed in all %zu repetitions%s)\n", group ? "this round: " : "",
+				sensed, busy ? "; some had over 10 major faults" : "");
+		else if (sensed)
 			fprintf(json_stdout ? stderr : stdout, "%shost busy during %zu of %zu repetitions%s\n",
 				group ? "this round: " : "", busy, sensed,
 				busy ? " (other processes' CPU over 10% of the CPUs in use, steal over 2% or over 10 "

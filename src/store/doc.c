@@ -493,9 +493,9 @@ bool doc_interrupted(const json_t *doc)
 	return status && !strcmp(status, "interrupted");
 }
 
-void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed)
+void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed, size_t *cpu_sensed)
 {
-	size_t i, j, k, l, nb = 0, ns = 0;
+	size_t i, j, k, l, nb = 0, ns = 0, nc = 0;
 	const json_t *s, *t, *c, *r;
 
 	json_array_foreach(json_object_get(doc, "suites"), i, s)
@@ -505,9 +505,12 @@ void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed)
 					if (json_is_object(json_object_get(r, "noise"))) {
 						ns++;
 						nb += json_is_true(json_object_get(r, "busy"));
+						nc += json_is_number(json_object_get(json_object_get(r, "noise"),
+										     "other_cpu_pct"));
 					}
 	*busy = nb;
 	*sensed = ns;
+	*cpu_sensed = nc;
 }
 
 int doc_note_all(json_t *doc, const char *key, json_t *value)

@@ -64,8 +64,10 @@ bool doc_interrupted(const json_t *doc);
  * with "config" from the labels, as a new reference; NULL when doc is no
  * marker (or out of memory). */
 json_t *doc_lab_failure(const json_t *doc);
-/* Repetitions marked busy by the noise sensors, and those with readings. */
-void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed);
+/* Repetitions marked busy by the noise sensors, those with readings, and
+ * of those the ones whose CPU time of other processes was read (none
+ * without /proc/stat: an empty root, a masked /proc). */
+void doc_noise_count(const json_t *doc, size_t *busy, size_t *sensed, size_t *cpu_sensed);
 /* Suite names, comma-separated. */
 void doc_suites_string(const json_t *doc, char *buf, size_t len);
 /* The note key = value (a reference taken, also on failure) in the notes of
