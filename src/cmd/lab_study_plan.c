@@ -23,6 +23,7 @@
 #include "../core/runner.h"
 #include "../core/stats.h"
 #include "../core/stop.h"
+#include "../core/sys.h"
 #include "../report/html.h"
 #include "../report/text.h"
 #include "../store/db.h"
@@ -303,68 +304,12 @@ none:
 	return NULL;
 }
 
-/* n decimal digits at *s, advanced past them; -1 when they are not there */
-static long take_digits(const char **s, int n)
-{
-	long v = 0;
-
-	for (int i = 0; i < n; i++, (*s)++) {
-		if (**s < '0' || **s > '9')
-			return -1;
-		v = v * 10 + (**s - '0');
-	}
-	return v;
-}
-
-/* Seconds since 1970 of a calendar time in UTC (days_from_civil: the
- * proleptic Gregorian calendar) */
-static double civil_seconds(long y, long mo, long d, long h, long mi, double sec)
-{
-	long era, yoe, doy, doe;
-
-	y -= mo <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return (double)(era * 146097 + doe - 719468) * 86400.0 + (double)h * 3600.0 + (double)mi * 60.0 + sec;
-}
-
-/* Seconds since 1970 of a stored RFC 3339 timestamp, as the document's
- * validation takes them: "2026-11-30T03:14:00Z", a fraction of a second,
- * a lowercase t or z, or a numeric offset ("+02:00", subtracted); NAN when
- * it is not one. A leap second (:60) reads as the next one's start. */
+/* Seconds since 1970 of a stored timestamp (parse_utc), NAN when it is not one */
 static double utc_seconds(const char *s)
 {
-	long y, mo, d, h, mi, sec, oh = 0, om = 0;
-	double frac = 0, scale = 0.1;
-	int sign = 0;
+	double t;
 
-	if (!s)
-		return NAN;
-	y = take_digits(&s, 4);
-	if (y < 0 || *s++ != '-' || (mo = take_digits(&s, 2)) < 1 || mo > 12 || *s++ != '-' ||
-	    (d = take_digits(&s, 2)) < 1 || d > 31 || (*s != 'T' && *s != 't') || !*s++ ||
-	    (h = take_digits(&s, 2)) < 0 || h > 23 || *s++ != ':' || (mi = take_digits(&s, 2)) < 0 || mi > 59 ||
-	    *s++ != ':' || (sec = take_digits(&s, 2)) < 0 || sec > 60)
-		return NAN;
-	if (*s == '.') {
-		if (s[1] < '0' || s[1] > '9')
-			return NAN;
-		for (s++; *s >= '0' && *s <= '9'; s++, scale /= 10)
-			frac += (*s - '0') * scale;
-	}
-	if (*s == 'Z' || *s == 'z')
-		s++;
-	else if (*s == '+' || *s == '-') {
-		sign = *s++ == '+' ? 1 : -1;
-		if ((oh = take_digits(&s, 2)) < 0 || oh > 23 || *s++ != ':' || (om = take_digits(&s, 2)) < 0 || om > 59)
-			return NAN;
-	} else
-		return NAN;
-	if (*s)
-		return NAN;
-	return civil_seconds(y, mo, d, h, mi, (double)sec + frac) - sign * (double)(oh * 3600 + om * 60);
+	return parse_utc(s, &t) == 0 ? t : NAN;
 }
 
 /* When a study's run began: its study_run=NAME-YYYYMMDD-HHMMSS stamp (UTC,
@@ -372,14 +317,13 @@ static double utc_seconds(const char *s)
 static double run_stamp_seconds(const char *run)
 {
 	size_t n = strlen(run);
-	const char *s = run + (n >= 16 ? n - 16 : 0);
-	long y, mo, d, h, mi, sec;
+	const char *t = run + (n >= 16 ? n - 16 : 0);
+	char iso[32];
 
-	if (n < 16 || *s++ != '-' || (y = take_digits(&s, 4)) < 0 || (mo = take_digits(&s, 2)) < 1 || mo > 12 ||
-	    (d = take_digits(&s, 2)) < 1 || d > 31 || *s++ != '-' || (h = take_digits(&s, 2)) < 0 || h > 23 ||
-	    (mi = take_digits(&s, 2)) < 0 || mi > 59 || (sec = take_digits(&s, 2)) < 0 || sec > 60 || *s)
+	if (n < 16 || t[0] != '-' || t[9] != '-' || strspn(t + 1, "0123456789") != 8 || strspn(t + 10, "0123456789") != 6)
 		return NAN;
-	return civil_seconds(y, mo, d, h, mi, (double)sec);
+	snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", t + 1, t + 5, t + 7, t + 10, t + 12, t + 14);
+	return utc_seconds(iso);
 }
 
 /* How long a round of experiment e took here: in the newest earlier run of

@@ -13,6 +13,7 @@
 
 #include "doc.h"
 #include "../core/stats.h"
+#include "../core/sys.h"
 #include "../core/banned.h"
 
 /* Bounds of the schema (docs/results-schema.md, "Limits"). */
@@ -164,56 +165,12 @@ static void number(struct vctx *v, const json_t *o, const char *path, const char
 		fail_at(v, "%s%s%s: %g is out of range [%g, %g]", path, *path ? "." : "", key, d, lo, hi);
 }
 
-/* n decimal digits at s, as a number in [lo, hi]; advances s. */
-static bool digits(const char **s, int n, int lo, int hi, int *out)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if ((*s)[i] < '0' || (*s)[i] > '9')
-			return false;
-		v = v * 10 + ((*s)[i] - '0');
-	}
-	*s += n;
-	if (out)
-		*out = v;
-	return v >= lo && v <= hi;
-}
-
-/* An RFC 3339 date-time (its "date-time" production): 2026-11-30T03:14:00Z,
- * with optional fractional seconds and a numeric offset; a real calendar
- * day, a second of 60 for a leap second. vmbench writes the first form. */
-static bool rfc3339(const char *s)
-{
-	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int y, mo, d;
-
-	if (!digits(&s, 4, 0, 9999, &y) || *s++ != '-' || !digits(&s, 2, 1, 12, &mo) || *s++ != '-' ||
-	    !digits(&s, 2, 1, mdays[mo - 1], &d) || (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))))
-		return false;
-	if ((*s != 'T' && *s != 't') || !++s || !digits(&s, 2, 0, 23, NULL) || *s++ != ':' ||
-	    !digits(&s, 2, 0, 59, NULL) || *s++ != ':' || !digits(&s, 2, 0, 60, NULL))
-		return false;
-	if (*s == '.') {
-		if (!(s[1] >= '0' && s[1] <= '9'))
-			return false;
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			;
-	}
-	if (*s == 'Z' || *s == 'z')
-		return s[1] == '\0';
-	if (*s != '+' && *s != '-')
-		return false;
-	s++;
-	return digits(&s, 2, 0, 23, NULL) && *s++ == ':' && digits(&s, 2, 0, 59, NULL) && *s == '\0';
-}
-
 /* A required (or, when !required, optional) RFC 3339 timestamp at o.key. */
 static void timestamp(struct vctx *v, const json_t *o, const char *path, const char *key, bool required)
 {
 	const json_t *x = get(v, o, path, key, JSON_STRING, required);
 
-	if (x && !rfc3339(json_string_value(x)))
+	if (x && parse_utc(json_string_value(x), NULL) < 0)
 		fail_at(v, "%s%s%s: expected an RFC 3339 timestamp such as \"2026-11-30T03:14:00Z\"", path,
 			*path ? "." : "", key);
 }

@@ -12,6 +12,7 @@
 #include "../../src/core/reclaim.h"
 #include "../../src/core/spawn.h"
 #include "../../src/core/stop.h"
+#include "../../src/core/sys.h"
 #include "../../src/core/util.h"
 
 static void sizes(void **state)
@@ -374,9 +375,53 @@ static void leftovers(void **state)
 	assert_true(reclaim_gone_since(getpid(), 1000000));
 }
 
+/* parse_utc: RFC 3339 as the document's validation takes it, and its
+ * seconds since 1970 (the plan's pace of a stored run reads them) */
+static void utc_times(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		double t;
+	} cases[] = {
+		{ "1970-01-01T00:00:00Z", 0, 0 },
+		{ "2026-11-30T03:14:00Z", 0, 1796008440 },
+		{ "2026-11-30t03:14:00z", 0, 1796008440 },
+		{ "2026-11-30T05:14:00+02:00", 0, 1796008440 },
+		{ "2026-11-29T23:14:00-04:00", 0, 1796008440 },
+		{ "2026-11-30T03:14:00.25Z", 0, 1796008440.25 },
+		{ "2024-02-29T00:00:00Z", 0, 1709164800 },
+		{ "2016-12-31T23:59:60Z", 0, 1483228800 }, /* a leap second: the next one's start */
+		{ "2000-02-29T00:00:00Z", 0, 951782400 },
+		{ "2023-02-29T00:00:00Z", -EINVAL, 0 },
+		{ "1900-02-29T00:00:00Z", -EINVAL, 0 },
+		{ "2026-04-31T00:00:00Z", -EINVAL, 0 },
+		{ "2026-11-30T24:00:00Z", -EINVAL, 0 },
+		{ "2026-11-30T03:14:00", -EINVAL, 0 },
+		{ "2026-11-30T03:14:00.Z", -EINVAL, 0 },
+		{ "2026-11-30T03:14:00+2:00", -EINVAL, 0 },
+		{ "2026-11-30T03:14:00Z ", -EINVAL, 0 },
+		{ "2026-11-30 03:14:00Z", -EINVAL, 0 },
+		{ "+2026-11-30T03:14:00Z", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+	};
+	double t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t = -1;
+		assert_int_equal(parse_utc(cases[i].s, &t), cases[i].r);
+		if (cases[i].r == 0)
+			assert_float_equal(t, cases[i].t, 1e-6);
+	}
+	assert_int_equal(parse_utc(NULL, &t), -EINVAL);
+	assert_int_equal(parse_utc("2026-11-30T03:14:00Z", NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(utc_times),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(lists),
