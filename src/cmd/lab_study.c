@@ -490,10 +490,12 @@ static int study_one(const struct vmb_cmd *self, const struct optset *own, const
 	if (ret == EXIT_OK && kvm)
 		study_plan_kvm();
 	if (ret == EXIT_OK) {
-		study_say("\nin all: %u boots, ", boots);
+		study_say("\nin all: %u boots, %s", boots, hi > lo ? "" : "about ");
 		study_print_minutes(lo);
-		study_say(" to ");
-		study_print_minutes(hi);
+		if (hi > lo) {
+			study_say(" to ");
+			study_print_minutes(hi);
+		}
 		lab_estimate_basis(basis, sizeof(basis));
 		study_say(" (%s)\n", basis);
 		*all_lo += lo;

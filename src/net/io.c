@@ -14,6 +14,7 @@
 
 #include "io.h"
 #include "../core/clock.h"
+#include "../core/sys.h"
 #include "../core/banned.h"
 
 static int ms_left(uint64_t deadline)
@@ -174,7 +175,10 @@ int netio_resolve(const char *hostport, unsigned default_port, struct sockaddr_s
 	hints.ai_socktype = SOCK_STREAM;
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r != 0 || !ai) {
-		snprintf(err, errlen, "'%s': %s", host, r ? gai_strerror(r) : "no address");
+		/* a static vmbench resolves a name through this system's glibc
+		 * modules, which may be missing or of another version (README) */
+		snprintf(err, errlen, "'%s': %s%s", host, r ? gai_strerror(r) : "no address",
+			 vmb_static_build ? " (a static vmbench may not resolve names here: give an address)" : "");
 		return -EINVAL;
 	}
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);

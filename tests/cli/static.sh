@@ -70,6 +70,11 @@ u = os.uname()
 assert fp["kernel"]["release"] == u.release and fp["hostname"] == u.nodename, (fp["kernel"], fp["hostname"])
 PY
 rm -f "$root/bare.json"
+# a host name: resolved through the system's glibc modules, which a bare
+# root lacks (and a guest's may not match): a usage error that says so
+expect 2 "a host name in the empty root: refused" chroot "$root" /vmbench run net.tcp_rr --net.server localhost:5201 \
+	--quick --no-store
+has "$T/err" "(a static vmbench may not resolve names here: give an address)" "saying to give an address"
 
 # with /proc, as in any VM: in a mount namespace of its own, so that nothing
 # stays mounted when the test ends
