@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <unistd.h>
 #include <poll.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -111,6 +113,23 @@ int run_capture_all(const char *prog, char *const argv[], char **out)
 int run_capture_stdout(const char *prog, char *const argv[], char **out)
 {
 	return capture(prog, argv, NULL, out, 2);
+}
+
+int path_find(const char *name, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	for (const char *d = path ? path : ""; *d; d += strcspn(d, ":"), d += *d == ':') {
+		int n = (int)strcspn(d, ":");
+		struct stat st;
+
+		snprintf(buf, len, "%.*s/%s", n ? n : 1, n ? d : ".", name);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+			return 0;
+	}
+	if (len)
+		buf[0] = '\0';
+	return -ENOENT;
 }
 
 int run_filter(const char *prog, char *const argv[], int in_fd, int out_fd)

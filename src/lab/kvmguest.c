@@ -15,6 +15,7 @@
 #include "proto_host.h"
 #include "../core/file.h"
 #include "../core/parse.h"
+#include "../core/spawn.h"
 #include "../core/str.h"
 #include "../core/util.h"
 #include "../core/banned.h"
@@ -122,29 +123,18 @@ static void boot_id(char *buf, size_t len)
  * modification time; "none" when there is none), each escaped. */
 static void here(char *host, size_t hlen, char *kernel, size_t klen, char *qemu, size_t qlen)
 {
-	const char *path = getenv("PATH");
 	struct utsname u;
-	char bin[64], id[4400] = "none";
+	struct stat st;
+	char bin[64], p[4200], id[4400] = "none";
 
 	if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
 	proto_quote(host, hlen, u.nodename, strlen(u.nodename));
 	proto_quote(kernel, klen, u.release, strlen(u.release));
 	snprintf(bin, sizeof(bin), "qemu-system-%s", lab_host_arch());
-	for (const char *d = path ? path : ""; *d; d += strcspn(d, ":"), d += *d == ':') {
-		char p[4200];
-		struct stat st;
-		size_t n = strcspn(d, ":");
-
-		if (!n)
-			continue;
-		snprintf(p, sizeof(p), "%.*s/%s", (int)n, d, bin);
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0) {
-			snprintf(id, sizeof(id), "%s (%lld bytes, modified %lld)", p, (long long)st.st_size,
-				 (long long)st.st_mtime);
-			break;
-		}
-	}
+	if (path_find(bin, p, sizeof(p)) == 0 && stat(p, &st) == 0)
+		snprintf(id, sizeof(id), "%s (%lld bytes, modified %lld)", p, (long long)st.st_size,
+			 (long long)st.st_mtime);
 	proto_quote(qemu, qlen, id, strlen(id));
 }
 

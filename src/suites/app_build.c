@@ -25,6 +25,7 @@
 #include "app.h"
 #include "../core/clock.h"
 #include "../core/stoppoint.h"
+#include "../core/spawn.h"
 #include "../core/banned.h"
 
 #define BUILD_FUNCS 24 /* functions per translation unit */
@@ -57,17 +58,9 @@ static const struct build_probe {
 const char *app_build_cc(const char **why)
 {
 	static char found[PATH_MAX];
-	const char *path = getenv("PATH");
 
-	while (path && *path) {
-		const char *colon = strchr(path, ':');
-		int len = colon ? (int)(colon - path) : (int)strlen(path);
-
-		snprintf(found, sizeof(found), "%.*s/cc", len, len ? path : ".");
-		if (access(found, X_OK) == 0)
-			return found;
-		path = colon ? colon + 1 : NULL;
-	}
+	if (path_find("cc", found, sizeof(found)) == 0)
+		return found;
 	*why = "no C compiler (cc) in PATH: app.build compiles a generated corpus and needs one";
 	return NULL;
 }

@@ -42,6 +42,7 @@
 #include "../core/clock.h"
 #include "../net/calc.h"
 #include "../net/memcache.h"
+#include "../core/spawn.h"
 #include "../core/banned.h"
 
 #define MC_RBUF 65536               /* the preload's read buffer */
@@ -152,18 +153,8 @@ static const struct net_load_proto mc_proto = {
 static const char *mc_find(void)
 {
 	static char found[PATH_MAX];
-	const char *path = getenv("PATH");
 
-	while (path && *path) {
-		const char *colon = strchr(path, ':');
-		int len = colon ? (int)(colon - path) : (int)strlen(path);
-
-		snprintf(found, sizeof(found), "%.*s/memcached", len, len ? path : ".");
-		if (access(found, X_OK) == 0)
-			return found;
-		path = colon ? colon + 1 : NULL;
-	}
-	return NULL;
+	return path_find("memcached", found, sizeof(found)) == 0 ? found : NULL;
 }
 
 /* A free port on 127.0.0.1 now (the kernel's choice of an ephemeral one). */

@@ -1,6 +1,9 @@
 /* Number, size and list parsing: good and bad inputs; a tool run by vmbench;
  * what tells a killed vmbench's leftovers and their owner (reclaim.h). */
 #include <errno.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,10 +421,70 @@ static void utc_times(void **state)
 	assert_int_equal(parse_utc("2026-11-30T03:14:00Z", NULL), 0);
 }
 
+/* path_find: the first PATH entry holding an executable regular file of
+ * that name, an empty entry the working directory, as execvp takes it */
+static void touch(const char *dir, const char *name, mode_t mode)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, mode);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static void found_in_path(void **state)
+{
+	char dir[] = "/tmp/vmb-path-XXXXXX", a[64], b[64], buf[256], want[128], cwd[4096];
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	assert_int_equal(mkdir(a, 0700), 0);
+	assert_int_equal(mkdir(b, 0700), 0);
+	snprintf(buf, sizeof(buf), "%s/tool", a); /* a directory of that name: not it */
+	assert_int_equal(mkdir(buf, 0700), 0);
+	touch(a, "plain", 0600); /* not executable: not it */
+	touch(b, "tool", 0700);
+	touch(b, "plain", 0700);
+	snprintf(buf, sizeof(buf), "%s:%s", a, b);
+	assert_int_equal(setenv("PATH", buf, 1), 0);
+	assert_int_equal(path_find("tool", buf, sizeof(buf)), 0);
+	snprintf(want, sizeof(want), "%s/tool", b);
+	assert_string_equal(buf, want);
+	assert_int_equal(path_find("plain", buf, sizeof(buf)), 0);
+	snprintf(want, sizeof(want), "%s/plain", b);
+	assert_string_equal(buf, want);
+	assert_int_equal(path_find("none", buf, sizeof(buf)), -ENOENT);
+	assert_string_equal(buf, "");
+	/* an empty entry: the working directory */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(b), 0);
+	assert_int_equal(setenv("PATH", ":/nonexistent", 1), 0);
+	assert_int_equal(path_find("tool", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "./tool");
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(unsetenv("PATH"), 0);
+	assert_int_equal(path_find("tool", buf, sizeof(buf)), -ENOENT);
+	if (saved)
+		assert_int_equal(setenv("PATH", saved, 1), 0);
+	free(saved);
+	for (const char *f = "a/plain\0a/tool\0b/tool\0b/plain\0a\0b\0"; *f; f += strlen(f) + 1) {
+		snprintf(buf, sizeof(buf), "%s/%s", dir, f);
+		assert_int_equal(remove(buf), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(utc_times),
+		cmocka_unit_test(found_in_path),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(lists),
