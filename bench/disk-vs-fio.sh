@@ -20,14 +20,19 @@
 # Goals, judged on the median of at least 5 rounds and printed met or NOT
 # met at the end: IOPS >= 0.97 at QD32; at QD1 mean latency <= 1.0 and p99
 # <= 1.1; p50 and p99 within 10% (<= 1.1) everywhere; CPU per I/O <= 1.
-# Usage: bench/disk-vs-fio.sh [DIR] [ROUNDS] [SECONDS] [SIZE] [PIN] [DEPTHS]
+# DIR may be a block device instead (e.g. a loop device over a file on
+# tmpfs, losetup --direct-io=on, whose latency does not wander with a shared
+# host's virtual disk): both tools then test the device itself (fio
+# --filename=DEV, vmbench --disk.device DEV --destructive), its first SIZE
+# bytes laid out with random data first. Everything on it is overwritten.
+# Usage: bench/disk-vs-fio.sh [DIR|DEVICE] [ROUNDS] [SECONDS] [SIZE] [PIN] [DEPTHS]
 #   PIN: rotate (default: both on CPU k of the allowed ones in round k) or none
 #   DEPTHS: the queue depths whose rows run, e.g. 1 or 1,32 (default all)
 #   VMBENCH (environment): the vmbench to measure (default build/vmbench)
 set -eu
 cd "$(dirname "$0")/.."
 dir=${1:-.} rounds=${2:-5} secs=${3:-10} size=${4:-1g} pin=${5:-rotate} depths=${6:-all}
-usage="usage: bench/disk-vs-fio.sh [DIR] [ROUNDS] [SECONDS] [SIZE] [rotate|none] [all|DEPTH[,DEPTH]]"
+usage="usage: bench/disk-vs-fio.sh [DIR|DEVICE] [ROUNDS] [SECONDS] [SIZE] [rotate|none] [all|DEPTH[,DEPTH]]"
 case "$pin" in rotate|none) ;; *) echo "$usage" >&2; exit 2 ;; esac
 case "$depths" in all) ;; *[!0-9,]* | ,* | *, | *,,*) echo "$usage" >&2; exit 2 ;; esac
 [ "$rounds" -ge 5 ] || echo "note: $rounds rounds; the goals are judged on the median of at least 5"
@@ -37,11 +42,12 @@ VMBENCH=${VMBENCH:-build/vmbench}
 [ -x "$VMBENCH" ] || { echo "bench/disk-vs-fio.sh: $VMBENCH is not an executable" >&2; exit 2; }
 export VMBENCH
 exec python3 - "$dir" "$rounds" "$secs" "$size" "$pin" "$depths" <<'PY'
-import json, os, statistics, subprocess, sys, tempfile
+import json, os, stat, statistics, subprocess, sys, tempfile
 
 d, rounds, secs, size, pin = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
 depths = None if sys.argv[6] == "all" else {int(x) for x in sys.argv[6].split(",")}
 vmbench = os.environ["VMBENCH"]
+device = stat.S_ISBLK(os.stat(d).st_mode)
 cpus = sorted(os.sched_getaffinity(0))
 ramp = 1
 # Both tools' buffers are of one kind in every row: what backs a buffer
@@ -83,11 +89,11 @@ def size_bytes(s):
 def fio(path, rw, bs, qd, extra, cpu):
     pinned = [] if cpu is None else [f"--cpus_allowed={cpu}"]
     if True:
-        out = subprocess.run(
+        out = run(
             ["fio", "--name=bench", f"--filename={path}", "--ioengine=io_uring", "--direct=1",
              f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}", f"--size={size}", "--time_based",
              f"--runtime={secs}", f"--ramp_time={ramp}", "--lat_percentiles=1",
-             "--output-format=json", *pinned, *extra], check=True, capture_output=True, text=True).stdout
+             "--output-format=json", *pinned, *extra])
     j = json.loads(out[out.index("{"):])["jobs"][0]
     side = j["read"] if rw in ("randread", "read") else j["write"]
     ios = side["total_ios"]
@@ -97,15 +103,22 @@ def fio(path, rw, bs, qd, extra, cpu):
             "p99": lat["percentile"]["99.000000"],
             "cpu_per_io": (j["usr_cpu"] + j["sys_cpu"]) / 100 * rt / ios}
 
+def run(argv):
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"bench/disk-vs-fio.sh: {' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()}")
+    return p.stdout
+
 def vmb(path, test, bs, qd, extra, cpu):
     bsopt = "--disk.seq-bs" if test.startswith("seq") else "--disk.bs"
     qdopt = ["--disk.seq-iodepth", str(qd)] if test.startswith("seq") else ["--disk.iodepth", str(qd)]
-    out = subprocess.run(
-        [vmbench, "run", f"disk.{test}", "--disk.file", path, "--destructive", "--disk.size", size,
+    out = run(
+        [vmbench, "run", f"disk.{test}", "--disk.device" if device else "--disk.file", path, "--destructive",
+         "--disk.size", size,
          bsopt, bs, *qdopt,
          *extra, *([] if cpu is None else ["--cpus", str(cpu)]), "--disk.engine", "io_uring", "--time", str(secs),
          "--disk.ramp", str(ramp), "--repeat", "2",
-         "--warmup", "0", "--no-store", "-q", "--json", "-"], check=True, capture_output=True, text=True).stdout
+         "--warmup", "0", "--no-store", "-q", "--json", "-"])
     case = json.loads(out)["suites"][0]["tests"][0]["cases"][0]
     m = {x["name"]: x for x in case["metrics"]}
     h = m["latency"]["histogram"]
@@ -118,7 +131,8 @@ keys = ["iops", "mean", "p50", "p99", "cpu_per_io"]
 goals = [("iops", 32, 0.97, True), ("mean", 1, 1.0, False), ("p50", None, 1.1, False), ("p99", None, 1.1, False),
          ("cpu_per_io", None, 1.0, False)]
 print(f"vmbench: {vmbench}, {subprocess.run([vmbench, '--version'], capture_output=True, text=True).stdout.strip()}")
-print(f"vmbench / fio, {rounds} rounds of {secs:g} s (ramp {ramp} s), file size {size}, in {os.path.abspath(d)}")
+print(f"vmbench / fio, {rounds} rounds of {secs:g} s (ramp {ramp} s), "
+      + (f"the first {size} of block device {d}" if device else f"file size {size}, in {os.path.abspath(d)}"))
 print("placement: " + ("both unpinned (PIN none)" if pin == "none" else
                        f"both tools on one CPU a round, rotating over CPUs {','.join(map(str, cpus))}")
       + "; the tool that starts a round alternates")
@@ -135,7 +149,7 @@ for name, rw, test, bs, qd, (fextra, vextra) in work:
     label = name if not name.startswith(" ") else f"{main}, {name.strip(' .')}"
     ratios = {k: [] for k in keys}
     fi, vi = [], []
-    fd, path = tempfile.mkstemp(prefix="disk-vs-fio-", dir=d)
+    fd, path = (os.open(d, os.O_WRONLY), d) if device else tempfile.mkstemp(prefix="disk-vs-fio-", dir=d)
     try:
         lay_out(fd, size_bytes(size))
     finally:
@@ -154,7 +168,8 @@ for name, rw, test, bs, qd, (fextra, vextra) in work:
         vi.append(v["iops"])
         for k in keys:
             ratios[k].append(v[k] / f[k])
-    os.unlink(path)
+    if not device:
+        os.unlink(path)
     med = {k: statistics.median(r) for k, r in ratios.items()}
     print(f"{name:20} {statistics.median(fi):10.0f} {statistics.median(vi):10.0f} "
           + " ".join(f"{med[k]:14.3f}" for k in keys), flush=True)

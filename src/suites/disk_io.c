@@ -488,6 +488,12 @@ sync:
 	w->start_ns = j->start_ns;
 	w->end_ns = j->end_ns;
 out:
+	/* The ring's own teardown runs in the kernel after close returns, and
+	 * holds a registered file until then: a device opened O_EXCL would stay
+	 * busy for the next run (a second vmbench on it failed with EBUSY).
+	 * Unregistering first drops that reference before the job ends. */
+	if (ring_ok && fixed)
+		(void)io_uring_unregister_files(&ring);
 	if (ring_ok)
 		io_uring_queue_exit(&ring);
 	disk_buffers_free(j->iomem, bufs, mapped);
