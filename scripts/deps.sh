@@ -21,9 +21,12 @@ build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjans
 # debootstrap, e2fsprogs (mke2fs -d, debugfs), qemu-utils, openssh-client (ssh-keygen): the lab's distribution
 # image (lab image --distro; its assembly's unit test, and make test-distro);
 # strace: serve's accept4 calls counted at the descriptor limit (tests/cli/serveguard.sh);
-# memcached: net.memcached's server on loopback (tests/cli/memcached.sh)
+# memcached: net.memcached's server on loopback (tests/cli/memcached.sh);
+# grub-common, grub-pc-bin, grub-efi-amd64-bin, xorriso, mtools: the image as a bootable ISO
+# (lab image --format iso, the key boot=cdrom; tests/cli/labiso.sh)
 test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static xz-utils postgresql mariadb-server iproute2
-	nginx-light ovmf debootstrap e2fsprogs openssh-client strace memcached"
+	nginx-light ovmf debootstrap e2fsprogs openssh-client strace memcached grub-common grub-pc-bin
+	grub-efi-amd64-bin xorriso mtools"
 # libmemcached-tools: memaslap (Debian's memcaslap), net.memcached's peer (bench/memcached-vs-memaslap.sh)
 bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light
 	memcached libmemcached-tools"

@@ -54,6 +54,7 @@ struct lab {
 	struct image_slot {
 		char dir[4200];
 		int state; /* 0 not yet, 1 ready, -1 failed */
+		int iso;   /* boot=cdrom's ISO made from it: likewise */
 	} images[2][LAB_NIMAGES]; /* per architecture and image row, built when a configuration first needs one */
 	char disk_size[32];
 	json_t *group;   /* --rounds: this round's run_group, or NULL */

@@ -29,6 +29,7 @@
 #include "../lab/workdir.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
+#include "../lab/iso.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
@@ -445,6 +446,18 @@ const char *lab_image(struct lab *l, const char *name, const struct lab_config *
 		else
 			log_info("%s %s image %s %s", arch, row->name, img->dir, rebuilt ? "built" : "up to date");
 	}
+	/* a boot row's file (boot=cdrom's ISO), made from the image once */
+	if (img->state > 0 && c->boot && c->boot->file && !img->iso) {
+		struct lab_iso iso;
+
+		img->iso = lab_iso_build(img->dir, arch, &iso, err, sizeof(err)) < 0 ? -1 : 1;
+		if (img->iso < 0)
+			log_error("%s: boot=%s: %s", name, c->boot->name, err);
+		else
+			log_info("%s %s", iso.path, iso.built ? "built" : "up to date");
+	}
+	if (img->state > 0 && c->boot && c->boot->file && img->iso < 0)
+		return NULL;
 	return img->state > 0 ? img->dir : NULL;
 }
 

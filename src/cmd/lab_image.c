@@ -30,6 +30,7 @@
 #include "../lab/workdir.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
+#include "../lab/iso.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
@@ -64,12 +65,93 @@ static const struct vmb_opt lab_image_opts[] = {
 		  "app.build)" },
 	LAB_OPT_BUSYBOX,
 	LAB_OPT_AGENT,
+	{ .name = "format", .type = OPT_STRING, .metavar = "LIST",
+	  .help = "also make the image a disk that any hypervisor boots, beside it in the image's directory "
+		  "(comma-separated): iso, vmbench.iso: GRUB (BIOS and UEFI, as grub-pc-bin and grub-efi-amd64-bin "
+		  "are installed) with the image's kernel and initramfs, whose init gives the agent the virtio "
+		  "console when there is one (QEMU, libvirt), else the second serial port (ttyS1: VirtualBox's and "
+		  "VMware's serial port to a pipe); qcow2, vmdk, vdi: that ISO converted by qemu-img, to attach as "
+		  "a disk (a hybrid ISO boots as one). x86_64 only; the lab boots the ISO with the key boot=cdrom" },
 	LAB_OPTS_SAY,
 	/* where the image goes is --image-dir's: --out (run's) is refused, saying so */
 	{ .name = "out", .type = OPT_BOOL, .refused = true,
 	  .help = "--image-dir DIR says where the guest images go, -o FILE where the HTML report goes" },
 	OPT_TABLE_END,
 };
+
+/* --format's words: each a row of LAB_DISK_FORMATS, once; x86_64 only */
+static int check_formats(const struct vmb_cmd *self, const char *list, const char *arch)
+{
+	char seen[64] = "", names[128] = "";
+	const char *w = list;
+
+	for (size_t i = 0; i < lab_ndisk_formats; i++)
+		str_appendf(names, sizeof(names), &(size_t){ strlen(names) }, "%s%s", i ? ", " : "",
+			    lab_disk_formats[i].name);
+	while (*w) {
+		size_t n = strcspn(w, ",");
+		const struct lab_disk_format *f = NULL;
+
+		for (size_t i = 0; i < lab_ndisk_formats; i++)
+			if (strlen(lab_disk_formats[i].name) == n && !strncmp(lab_disk_formats[i].name, w, n))
+				f = &lab_disk_formats[i];
+		if (!f)
+			return cmd_usage_error(self, "--format: '%.*s' is no format of the image's; formats: %s", (int)n,
+					       w, names);
+		if (seen[f - lab_disk_formats])
+			return cmd_usage_error(self, "--format: %s is given twice", f->name);
+		seen[f - lab_disk_formats] = 1;
+		w += n;
+		if (*w == ',' && !*++w)
+			return cmd_usage_error(self, "--format: a list ends with a comma");
+	}
+	if (!*list)
+		return cmd_usage_error(self, "--format: an empty list; formats: %s", names);
+	if (strcmp(arch, "x86_64"))
+		return cmd_usage_error(self, "--format makes x86_64 images only (GRUB's BIOS and x86_64 UEFI "
+				       "platforms), not --arch %s", arch);
+	return CMD_CONTINUE;
+}
+
+/* Whether the comma-separated list has the word name */
+static bool list_has(const char *list, const char *name)
+{
+	for (const char *w = list; *w; w += strcspn(w, ","), w += *w == ',')
+		if (strcspn(w, ",") == strlen(name) && !strncmp(w, name, strlen(name)))
+			return true;
+	return false;
+}
+
+/* The ISO, and each other format of list converted from it, in dir */
+static int make_formats(const char *list, const char *arch, const char *dir)
+{
+	struct lab_iso iso;
+	char err[2048];
+	int r = lab_iso_build(dir, arch, &iso, err, sizeof(err));
+
+	if (r < 0) {
+		log_error("lab image --format: %s", err);
+		return EXIT_FAILED;
+	}
+	if (list_has(list, "iso"))
+		printf("%s %s (GRUB: %s%s%s)\n", iso.built ? "built" : "up to date:", iso.path, iso.bios ? "BIOS" : "",
+		       iso.bios && iso.uefi ? " and " : "", iso.uefi ? "UEFI" : "");
+	for (size_t i = 0; i < lab_ndisk_formats; i++) {
+		const struct lab_disk_format *f = &lab_disk_formats[i];
+		char path[4300];
+		bool built;
+
+		if (!f->qemu_img || !list_has(list, f->name))
+			continue;
+		r = lab_iso_convert(&iso, f, path, sizeof(path), &built, err, sizeof(err));
+		if (r < 0) {
+			log_error("lab image --format %s: %s", f->name, err);
+			return EXIT_FAILED;
+		}
+		printf("%s %s (%s)\n", built ? "built" : "up to date:", path, f->hypervisors);
+	}
+	return EXIT_OK;
+}
 
 static int cmd_lab_image(const struct vmb_cmd *self, int argc, char **argv)
 {
@@ -91,6 +173,16 @@ static int cmd_lab_image(const struct vmb_cmd *self, int argc, char **argv)
 		ret = cmd_usage_error(self, "--kernel and --busybox make the busybox image; --distro's image has the "
 				      "distribution's own kernel and userland");
 		goto out;
+	}
+	if (optset_str(&own, "format") && optset_str(&own, "distro")) {
+		ret = cmd_usage_error(self, "--format makes a bootable disk of the busybox image; --distro's image is "
+				      "a disk already (root.qcow2)");
+		goto out;
+	}
+	if (optset_str(&own, "format")) {
+		ret = check_formats(self, optset_str(&own, "format"), optset_str(&own, "arch"));
+		if (ret != CMD_CONTINUE)
+			goto out;
 	}
 	if (optset_str(&own, "cache"))
 		snprintf(cache, sizeof(cache), "%s", optset_str(&own, "cache"));
@@ -130,7 +222,8 @@ static int cmd_lab_image(const struct vmb_cmd *self, int argc, char **argv)
 		printf("%s %s (%svmlinuz, initrd.img, manifest.json)\n", rebuilt ? "built" : "up to date:", out,
 		       access(vmlinux, F_OK) == 0 ? "vmlinux, " : "");
 	}
-	ret = EXIT_OK;
+	ret = optset_str(&own, "format") ? make_formats(optset_str(&own, "format"), optset_str(&own, "arch"), out)
+					 : EXIT_OK;
 out:
 	cmd_release(&own, NULL, &pos);
 	return ret;

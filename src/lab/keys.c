@@ -225,6 +225,35 @@ static int thp_check(const struct lab_config *c, char *why, size_t len)
 		    c->thp, c->v[LAB_MEM]);
 }
 
+/* boot=cdrom: the ISO's command line is grub.cfg's, the same for every
+ * configuration: what a configuration says on its own command line (a NIC's
+ * address, THP's mode, a distribution's root) cannot be given, and only
+ * x86_64's BIOS boot is made and timed (GRUB's EFI loader starts the kernel
+ * without the EFI stub's line that ends the firmware phase) */
+static int boot_check(const struct lab_config *c, char *why, size_t len)
+{
+	static const struct {
+		enum lab_key k;
+		const char *want, *because;
+	} need[] = {
+		{ LAB_ARCH, "x86_64", "the ISO is made for x86_64's BIOS" },
+		{ LAB_IMAGE, "busybox", "a distribution's image boots from its own root disk" },
+		{ LAB_FIRMWARE, "default", "under UEFI, GRUB starts the kernel without the line that ends the firmware "
+					  "phase; 'lab image --format iso' boots under OVMF, untimed" },
+		{ LAB_NIC, "none", "the guest's address is a word of the kernel's command line, which is the ISO's" },
+		{ LAB_THP, "default", "transparent_hugepage= is a word of the kernel's command line, which is the ISO's" },
+	};
+
+	if (!c->boot || c->boot->kernel)
+		return 0;
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (strcmp(c->v[need[i].k], need[i].want))
+			return errf(why, len, -EINVAL, "matrix: boot=%s needs %s=%s, not %s=%s: %s", c->v[LAB_BOOT],
+				    lab_key_name(need[i].k), need[i].want, lab_key_name(need[i].k), c->v[need[i].k],
+				    need[i].because);
+	return 0;
+}
+
 const struct lab_key_row lab_keys[] = {
 #define KEY_ROW(e, n, d, t, v, r, lo, hi, chk, su, q, ch)                                                    \
 	[e] = { .name = n, .def = d, .type = LAB_KEY_##t, .values = v, .range = r, .min = lo, .max = hi,   \

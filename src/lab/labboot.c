@@ -421,6 +421,10 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 		snprintf(b->root, sizeof(b->root), "%s/%s", o->image_dir, lab_config_image(c)->root);
 		b->paths.root_disk = b->root;
 	}
+	if (c->boot && c->boot->file) {
+		snprintf(b->boot_file, sizeof(b->boot_file), "%s/%s", o->image_dir, c->boot->file);
+		b->paths.boot_file = b->boot_file;
+	}
 	backend_names(o, c, b->paths.backend);
 	b->paths.backend[LAB_DISK] = lab_disk_backend_name(c, o->disk_format);
 	/* a scratch disk of our own, behind the configuration's controller */

@@ -42,6 +42,7 @@ struct lab_boot {
 	struct lab_net net;               /* the other end of the guest's NIC */
 	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
 	char root[300];                   /* a distribution image's root disk */
+	char boot_file[300];              /* the boot row's file in the image's directory (boot=cdrom's ISO) */
 	/* a distribution's SSH server, read from QEMU's network namespace */
 	double t_ssh;                     /* when its banner was read; 0: not yet */
 	int ssh_fd;                       /* the connection being tried, -1: none */

@@ -115,6 +115,12 @@
 	  " each NIC's link shaped to a line rate both ways by tc tbf on the host (a rate from 1mbit to 100gbit, "  \
 	  "e.g. 20mbit or 1gbit; off: the emulated NIC's data path alone); needs a nic on a tap", 0, 0,           \
 	  linkrate_check, "net", NULL, NULL)                                                                 \
+	X(LAB_BOOT, "boot", "kernel", LIST, LAB_BOOT_NAMES,                                                    \
+	  " (how the guest's kernel is started: kernel, QEMU hands the image's kernel and initramfs to the "   \
+	  "guest; cdrom, the image's ISO ('lab image --format iso') on a CD-ROM, started by the firmware "     \
+	  "through GRUB, as a hypervisor that cannot start a kernel itself boots it; cdrom: x86_64, "         \
+	  "image=busybox, firmware=default, nic=none, thp=default)", 0, 0, boot_check, "boot", lab_qemu_arg_boot, \
+	  NULL)                                                                                                  \
 	LAB_KEYS_TEST(X)
 
 /* A key built only into a test build (tests/meson.build's vmbench-toy and
@@ -324,6 +330,27 @@
 #define LAB_IMAGE_COUNT(...) +1
 #define LAB_NIMAGES (0 LAB_IMAGES(LAB_IMAGE_COUNT))
 #define LAB_IMAGE_NAMES LAB_IMAGES(LAB_IMAGE_NAME)
+
+/* X(name, kernel, file): how the guest's kernel is started (the boot key).
+ *   kernel  QEMU is handed the image's kernel, initramfs and command line
+ *           (-kernel, -initrd, -append)
+ *   file    else the image's file the firmware boots from a CD-ROM
+ *           (src/lab/iso.h: grub.cfg's fixed command line, so the
+ *           configuration's own words, a NIC's address or THP, cannot
+ *           reach the guest: boot_check refuses them) */
+#define LAB_BOOTS(X)                                                                                      \
+	X("kernel", true, NULL)                                                                           \
+	X("cdrom", false, "vmbench.iso")
+#define LAB_BOOT_NAME(n, ...) " " n
+#define LAB_BOOT_NAMES LAB_BOOTS(LAB_BOOT_NAME)
+struct lab_boot_row {
+	const char *name;
+	bool kernel;
+	const char *file;
+};
+extern const struct lab_boot_row lab_boots[];
+extern const size_t lab_nboots;
+const struct lab_boot_row *lab_boot_find(const char *name);
 
 struct lab_image_row {
 	const char *name, *distro, *packages, *root, *append, *init;
@@ -543,6 +570,7 @@ struct lab_config {
 	const struct lab_share *share;                 /* NULL: share=none */
 	const struct lab_profile *profile;             /* NULL: profile=none */
 	const struct lab_image_row *image;
+	const struct lab_boot_row *boot;               /* NULL: a value no row has (refused by the key's list) */
 	const struct lab_httpd *httpd;
 	const struct lab_db *db;
 	const struct lab_mq *mq;                       /* how the NIC takes queues; NULL: it takes one (or no NIC) */

@@ -76,6 +76,7 @@ void lab_config_resolve(struct lab_config *c)
 	c->share = lab_share_find(c->v[LAB_SHARE]);
 	c->profile = lab_profile_find(c->v[LAB_PROFILE]);
 	c->image = lab_image_find(c->v[LAB_IMAGE]);
+	c->boot = lab_boot_find(c->v[LAB_BOOT]);
 	c->httpd = lab_httpd_find(c->v[LAB_HTTPD]);
 	c->db = lab_db_find(c->v[LAB_DB]);
 	c->mq = lab_mq_find(c->v[LAB_NIC]);

@@ -728,6 +728,10 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 	lab_push(a, "-nodefaults");
 	lab_push(a, "-display");
 	lab_push(a, "none");
+	/* a boot row of the firmware's own (boot=cdrom) has the kernel's
+	 * command line in its file: the keys' own arguments pushed it */
+	if (c->boot && !c->boot->kernel)
+		return 0;
 	lab_push(a, "-kernel");
 	lab_push(a, "%s", p->kernel);
 	lab_push(a, "-initrd");

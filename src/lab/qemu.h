@@ -116,6 +116,7 @@ struct lab_paths {
 	const char *arch;                /* the guest's: which QEMU a back end asks what it has */
 	pid_t *share_helper;             /* where a share back end keeps its process (virtiofsd), 0: none */
 	const char *root_disk;           /* a distribution image's root disk (never written: snapshot=on); NULL: none */
+	const char *boot_file;           /* the boot row's file (the ISO) in the image's directory; NULL: none */
 };
 
 /* The command line being built: every argument through one error check,
@@ -172,6 +173,10 @@ int lab_qemu_arg_accel(struct lab_args *a, const struct lab_config *c, const str
 int lab_qemu_arg_smp(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
 int lab_qemu_arg_mem(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
 int lab_qemu_arg_cpu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len);
+/* boot=: a row without QEMU's kernel boots the image's file (p->boot_file)
+ * from a CD-ROM, first in the firmware's boot order */
+int lab_qemu_arg_boot(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
+		      size_t len);
 int lab_qemu_arg_firmware(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
 		      size_t len);
 /* The rows' child functions */

@@ -109,6 +109,24 @@ int lab_qemu_arg_firmware(struct lab_args *a, const struct lab_config *c, const 
 	return 0;
 }
 
+int lab_qemu_arg_boot(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
+		      size_t len)
+{
+	if (!c->boot)
+		return errf(why, len, -EINVAL, "boot=%s is no way of booting the lab knows", c->v[LAB_BOOT]);
+	if (c->boot->kernel)
+		return 0;
+	if (!p->boot_file)
+		return errf(why, len, -EINVAL, "boot=%s: no %s given", c->boot->name, c->boot->file);
+	/* the second IDE bus: the first is disk=ide's on the pc machine, and
+	 * q35's AHCI has six, one a drive */
+	lab_push(a, "-drive");
+	lab_push(a, "if=none,id=bootcd,media=cdrom,readonly=on,file=%s", p->boot_file);
+	lab_push(a, "-device");
+	lab_push(a, "ide-cd,drive=bootcd,bus=ide.1,bootindex=0");
+	return 0;
+}
+
 int lab_keys_qemu(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why, size_t len)
 {
 	for (size_t k = 0; k < lab_nkeys; k++) {

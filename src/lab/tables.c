@@ -115,6 +115,18 @@ const struct lab_image_row *lab_image_find(const char *name)
 	FIND(lab_images, lab_nimages, !strcmp(lab_images[i_].name, name));
 }
 
+const struct lab_boot_row lab_boots[] = {
+#define BOOT_ROW(n, k, f) { .name = n, .kernel = k, .file = f },
+	LAB_BOOTS(BOOT_ROW)
+#undef BOOT_ROW
+};
+const size_t lab_nboots = sizeof(lab_boots) / sizeof(lab_boots[0]);
+
+const struct lab_boot_row *lab_boot_find(const char *name)
+{
+	FIND(lab_boots, lab_nboots, !strcmp(lab_boots[i_].name, name));
+}
+
 const struct lab_httpd *lab_httpd_find(const char *name)
 {
 	FIND(lab_httpds, lab_nhttpds, !strcmp(lab_httpds[i_].name, name));

@@ -135,6 +135,10 @@ static void messages(void **state)
 		{ "nice=20", "nice takes QEMU's nice value from -20 to 19" },
 		{ "nice=-21", "nice takes QEMU's nice value from -20 to 19" },
 		{ "firmware=bios", "firmware=bios is not known on x86_64; valid values of firmware there: default, uefi" },
+		{ "boot=floppy", "valid values of boot: kernel, cdrom" },
+		{ "boot=cdrom image=debian nic=virtio-net", "boot=cdrom needs image=busybox, not image=debian" },
+		{ "boot=kernel,cdrom nic=e1000", "boot=cdrom needs nic=none, not nic=e1000" },
+		{ "boot=cdrom firmware=uefi", "boot=cdrom needs firmware=default, not firmware=uefi" },
 		{ "arch=riscv64", "valid values of arch: x86_64, aarch64" },
 		{ "smp=0", "smp takes a vCPU count from 1 to 256" },
 		{ "mem=1k", "mem takes a memory size from 64M" },
@@ -501,9 +505,16 @@ static void cpu_side_arguments(void **state)
 		{ "accel=tcg firmware=uefi", NULL, "-drive", "if=pflash,format=raw,unit=1,file=/v", 0 },
 		{ "accel=tcg arch=aarch64 firmware=uefi", NULL, "-bios", "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd", 0 },
 		{ "accel=tcg firmware=default", NULL, "-bios", NULL, 0 },
+		/* boot=cdrom: the ISO first in the boot order, and no kernel of QEMU's */
+		{ "accel=tcg boot=cdrom", NULL, "-drive", "if=none,id=bootcd,media=cdrom,readonly=on,file=/b.iso", 0 },
+		{ "accel=tcg boot=cdrom", NULL, "-device", "ide-cd,drive=bootcd,bus=ide.1,bootindex=0", 0 },
+		{ "accel=tcg boot=cdrom", NULL, "-kernel", NULL, 0 },
+		{ "accel=tcg boot=cdrom", NULL, "-append", NULL, 0 },
+		{ "accel=tcg boot=cdrom disk=ide", NULL, "-device", "ide-hd,drive=d0,bus=ide.0", 0 },
+		{ "accel=tcg boot=kernel", NULL, "-kernel", "/k", 0 },
 	};
 	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/d.img", .qmp_socket = "/q", .agent_socket = "/a",
-			       .console_log = "/c", .fw_vars = "/v" };
+			       .console_log = "/c", .fw_vars = "/v", .boot_file = "/b.iso" };
 	char why[512];
 
 	(void)state;
