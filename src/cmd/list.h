@@ -14,6 +14,7 @@
 	X(report) \
 	X(export) \
 	X(import) \
+	X(store) \
 	X(agent) \
 	X(serve) \
 	X(lab) \

@@ -11,14 +11,27 @@
 #include "db.h"
 #include "label.h"
 #include "doc.h"
+#ifdef HAVE_LIBPQ
+#include "db_pg.h"
+#endif
 #include "../core/log.h"
+#include "../core/sys.h"
+#include "../suites/app.h"
 #include "../core/banned.h"
 
 struct db {
 	sqlite3 *h;
-	char *path;
+	char *path; /* a file's path, or a URL without its password: what messages name */
 	bool empty; /* opened read-only on an empty database: a store with no runs */
+#ifdef HAVE_LIBPQ
+	struct db_pg *pg; /* a PostgreSQL store (db_pg.c); then h is NULL */
+#endif
 };
+
+bool db_is_postgres(const char *path)
+{
+	return !strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11);
+}
 
 /* IF NOT EXISTS: a process that lost the race to create the store (it waits
  * in BEGIN IMMEDIATE) finds the tables there and creates nothing. */
@@ -241,12 +254,58 @@ static int check_path(const char *path, bool create)
 	return 0;
 }
 
+/* A postgresql:// store: through libpq, loaded at run time */
+static int open_postgres(const char *url, bool create, struct db **out)
+{
+	char *shown = malloc(APP_URL_SHOWN_LEN(url));
+	struct db *db;
+	int r;
+
+	if (!shown)
+		return -ENOMEM;
+	app_oltp_url_shown(url, shown, APP_URL_SHOWN_LEN(url));
+	if (vmb_static_build) {
+		log_error("%s: a PostgreSQL store needs libpq, which a static vmbench cannot load (a client loaded at "
+			  "run time): use a vmbench built with shared libraries (make), or a file with --db", shown);
+		free(shown);
+		return -EOPNOTSUPP;
+	}
+#ifndef HAVE_LIBPQ
+	(void)create;
+	(void)out;
+	(void)db;
+	(void)r;
+	log_error("%s: a PostgreSQL store needs libpq, which this vmbench was built without (Debian: libpq-dev, "
+		  "then build again)", shown);
+	free(shown);
+	return -EOPNOTSUPP;
+#else
+	db = calloc(1, sizeof(*db));
+	if (!db) {
+		free(shown);
+		return -ENOMEM;
+	}
+	db->path = shown;
+	r = db_pg_open(url, shown, create, &db->pg);
+	if (r < 0) {
+		free(db->path);
+		free(db);
+		return r;
+	}
+	db->empty = db_pg_empty(db->pg);
+	*out = db;
+	return 0;
+#endif
+}
+
 int db_open(const char *path, bool create, struct db **out)
 {
 	struct db *db;
 	int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	int r;
 
+	if (db_is_postgres(path))
+		return open_postgres(path, create, out);
 	r = check_path(path, create);
 	if (r < 0)
 		return r;
@@ -276,13 +335,16 @@ int db_open(const char *path, bool create, struct db **out)
 
 bool db_usage_error(int r)
 {
-	return r == -ENOENT || r == -EBADMSG || r == -EPROTO || r == -EINVAL || r == -EACCES;
+	return r == -ENOENT || r == -EBADMSG || r == -EPROTO || r == -EINVAL || r == -EACCES || r == -EOPNOTSUPP;
 }
 
 void db_close(struct db *db)
 {
 	if (!db)
 		return;
+#ifdef HAVE_LIBPQ
+	db_pg_close(db->pg);
+#endif
 	(void)sqlite3_close(db->h);
 	free(db->path);
 	free(db);
@@ -354,6 +416,13 @@ int db_add(struct db *db, const json_t *doc, int64_t *id)
 	if (!text)
 		return -ENOMEM;
 	doc_suites_string(doc, suites, sizeof(suites));
+#ifdef HAVE_LIBPQ
+	if (db->pg) {
+		r = db_pg_add(db->pg, doc, text, suites, id);
+		free(text);
+		return r;
+	}
+#endif
 	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		free(text);
 		return db_err(db, "starting a transaction");
@@ -419,6 +488,10 @@ static int db_get_text(struct db *db, const char *ref, bool by_id, char **text)
 	int64_t id = 0;
 	int rc;
 
+#ifdef HAVE_LIBPQ
+	if (db->pg)
+		return db_pg_get_text(db->pg, ref, by_id, text);
+#endif
 	if (by_id && parse_i64(ref, 1, INT64_MAX, &id) < 0)
 		return -ENOENT;
 	rc = sqlite3_prepare_v2(db->h,
@@ -445,6 +518,23 @@ static int db_get_text(struct db *db, const char *ref, bool by_id, char **text)
 	}
 	sqlite3_finalize(st);
 	return *text ? 0 : -ENOMEM;
+}
+
+int db_has_uuid(struct db *db, const char *uuid)
+{
+	char *text = NULL;
+	int r;
+
+	if (db->empty)
+		return 0;
+	r = db_get_text(db, uuid, false, &text);
+	free(text);
+	return r == 0 ? 1 : r == -ENOENT ? 0 : r;
+}
+
+const char *db_name(const struct db *db)
+{
+	return db->path;
 }
 
 int db_get(struct db *db, const char *ref, json_t **doc)
@@ -586,6 +676,13 @@ int db_list(struct db *db, const struct strv *filter, int (*fn)(const struct db_
 		free(pairs);
 		return 0;
 	}
+#ifdef HAVE_LIBPQ
+	if (db->pg) {
+		r = db_pg_list(db->pg, pairs, npairs, fn, arg);
+		free(pairs);
+		return r;
+	}
+#endif
 	/* A run matches when every pair is one of its labels: a run has one
 	 * value per key, so each label matches at most one distinct pair. */
 	rc = sqlite3_prepare_v2(db->h,

@@ -30,6 +30,10 @@ int db_default_path(const char *explicit_path, char *buf, size_t len);
  * when several processes do this at once), without it is a store with no
  * runs and stays untouched. */
 int db_open(const char *path, bool create, struct db **out);
+/* Whether path names a PostgreSQL store (postgresql://USER@HOST/DB, or
+ * postgres://): db_open connects to it through libpq (src/store/db_pg.c),
+ * with the same tables in the schema vmbench, made when create. */
+bool db_is_postgres(const char *path);
 void db_close(struct db *db);
 /* Whether a db_open() error means the user named a wrong file (exit 2). */
 bool db_usage_error(int r);
@@ -41,6 +45,12 @@ int db_add(struct db *db, const json_t *doc, int64_t *id);
  * stored document is unreadable (not JSON, or not a valid result: said, as
  * "run N: stored document is unreadable: ..."). */
 int db_get(struct db *db, const char *ref, json_t **doc);
+
+/* 1 when a run's document has this id (its whole uuid), 0 when none has,
+ * or a negative errno after saying why. */
+int db_has_uuid(struct db *db, const char *uuid);
+/* The store's name for messages: its path, or its URL without a password. */
+const char *db_name(const struct db *db);
 
 struct db_row {
 	int64_t id;

@@ -2,7 +2,6 @@
  * statements with text parameters, as sysbench's pgsql driver uses them.
  * Serialization failures, deadlocks and the duplicate key a concurrent
  * delete+insert of the same id can raise are sysbench's ignorable errors. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <libpq-fe.h>
 #include <pthread.h>
@@ -11,82 +10,41 @@
 #include <string.h>
 
 #include "app_oltp.h"
+#include "../core/pq.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
-/* The client library is opened at run time, not linked: vmbench's own
- * dependencies (and the lab's guest images, which carry them) stay small,
- * and the back end works wherever libpq.so.5 is installed. */
-#define PQ_FUNCS(X) X(PQconnectdb) X(PQstatus) X(PQerrorMessage) X(PQfinish) X(PQexec) X(PQprepare) X(PQexecPrepared) X(PQresultStatus) X(PQresultErrorMessage) X(PQresultErrorField) X(PQclear) X(PQntuples) X(PQcmdTuples)
-
-static struct {
-	void *h;
-#define X(f) __typeof__(f) *f;
-	PQ_FUNCS(X)
-#undef X
-} pq;
-static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
-static char pq_err[256];
-
-static void pq_load_once(void)
-{
-	void *h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
-
-	if (!h) {
-		snprintf(pq_err, sizeof(pq_err), "libpq.so.5 is not installed here (Debian: libpq5)");
-		return;
-	}
-#define X(f) \
-	if (!(pq.f = (__typeof__(f) *)dlsym(h, #f))) { \
-		snprintf(pq_err, sizeof(pq_err), "libpq.so.5 has no " #f); \
-		(void)dlclose(h); \
-		return; \
-	}
-	PQ_FUNCS(X)
-#undef X
-	pq.h = h;
-}
+/* the client library, opened at run time (src/core/pq.h): every call
+ * below follows a pq_load that succeeded */
+#define pq vmb_pq_loaded()
 
 static int pq_load(char *err, size_t errlen)
 {
-	(void)pthread_once(&pq_once, pq_load_once);
-	if (pq.h)
-		return 0;
-	snprintf(err, errlen, "%s", pq_err);
-	return -EOPNOTSUPP;
+	return vmb_pq_load(err, errlen) ? 0 : -EOPNOTSUPP;
 }
 
 static void pg_msg(PGconn *c, const PGresult *res, char *err, size_t errlen)
 {
-	const char *m = res ? pq.PQresultErrorMessage(res) : pq.PQerrorMessage(c);
-	size_t n;
-
-	snprintf(err, errlen, "%s", m && *m ? m : "unknown error");
-	n = strlen(err);
-	while (n && (err[n - 1] == '\n' || err[n - 1] == ' '))
-		err[--n] = '\0';
-	for (char *q = err; *q; q++) /* libpq's hint lines: one line in vmbench's message */
-		if (*q == '\n' || *q == '\t')
-			*q = ' ';
+	vmb_pq_message(pq, c, res, err, errlen);
 }
 
 /* 0, OLTP_RETRY or a negative errno; clears res */
 static int pg_result(PGconn *c, PGresult *res, char *err, size_t errlen)
 {
 	static const char *const retry[] = { "40001", "40P01", "23505" };
-	ExecStatusType s = pq.PQresultStatus(res);
+	ExecStatusType s = pq->PQresultStatus(res);
 	const char *state;
 	int r = 0;
 
 	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
-		state = res ? pq.PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-		r = pq.PQstatus(c) == CONNECTION_BAD ? -ECONNRESET : -EIO;
+		state = res ? pq->PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+		r = pq->PQstatus(c) == CONNECTION_BAD ? -ECONNRESET : -EIO;
 		for (size_t i = 0; r == -EIO && state && i < sizeof(retry) / sizeof(retry[0]); i++)
 			if (!strcmp(state, retry[i]))
 				r = OLTP_RETRY;
 		pg_msg(c, res, err, errlen);
 	}
-	pq.PQclear(res);
+	pq->PQclear(res);
 	return r;
 }
 
@@ -103,12 +61,12 @@ static int pg_connect(const struct oltp_conf *conf, void **conn, char *err, size
 
 	if (r < 0)
 		return r;
-	c = pq.PQconnectdb(conf->url);
+	c = pq->PQconnectdb(conf->url);
 	if (!c)
 		return -ENOMEM;
-	if (pq.PQstatus(c) != CONNECTION_OK) {
+	if (pq->PQstatus(c) != CONNECTION_OK) {
 		pg_msg(c, NULL, err, errlen);
-		pq.PQfinish(c);
+		pq->PQfinish(c);
 		return -ECONNREFUSED;
 	}
 	*conn = c;
@@ -117,12 +75,12 @@ static int pg_connect(const struct oltp_conf *conf, void **conn, char *err, size
 
 static void pg_disconnect(void *conn)
 {
-	pq.PQfinish(conn);
+	pq->PQfinish(conn);
 }
 
 static int pg_exec(void *conn, const char *sql, char *err, size_t errlen)
 {
-	return pg_result(conn, pq.PQexec(conn, sql), err, errlen);
+	return pg_result(conn, pq->PQexec(conn, sql), err, errlen);
 }
 
 static int pg_prepare(void *conn, unsigned id, const char *sql, unsigned nparams, char *err, size_t errlen)
@@ -146,7 +104,7 @@ static int pg_prepare(void *conn, unsigned id, const char *sql, unsigned nparams
 		return -ENAMETOOLONG;
 	}
 	snprintf(name, sizeof(name), "s%u", id);
-	return pg_result(conn, pq.PQprepare(conn, name, text, (int)nparams, NULL), err, errlen);
+	return pg_result(conn, pq->PQprepare(conn, name, text, (int)nparams, NULL), err, errlen);
 }
 
 static int pg_execute(void *conn, unsigned id, const struct oltp_param *p, unsigned np, uint64_t *rows, char *err,
@@ -167,11 +125,11 @@ static int pg_execute(void *conn, unsigned id, const struct oltp_param *p, unsig
 		}
 	}
 	snprintf(name, sizeof(name), "s%u", id);
-	res = pq.PQexecPrepared(conn, name, (int)np, values, NULL, NULL, 0);
-	if (pq.PQresultStatus(res) == PGRES_TUPLES_OK)
-		*rows = (uint64_t)pq.PQntuples(res);
-	else if (pq.PQresultStatus(res) == PGRES_COMMAND_OK)
-		*rows = strtoull(pq.PQcmdTuples(res), NULL, 10);
+	res = pq->PQexecPrepared(conn, name, (int)np, values, NULL, NULL, 0);
+	if (pq->PQresultStatus(res) == PGRES_TUPLES_OK)
+		*rows = (uint64_t)pq->PQntuples(res);
+	else if (pq->PQresultStatus(res) == PGRES_COMMAND_OK)
+		*rows = strtoull(pq->PQcmdTuples(res), NULL, 10);
 	return pg_result(conn, res, err, errlen);
 }
 

@@ -53,6 +53,10 @@ static void round_trip(void **state)
 	json_decref(back);
 	assert_int_equal(db_get(db, "99", &back), -ENOENT);
 	assert_int_equal(db_get(db, "zzzz", &back), -ENOENT);
+	/* store copy's test: a whole uuid, never a prefix of one */
+	assert_int_equal(db_has_uuid(db, "12345678-aaaa-4bbb-8ccc-dddddddddddd"), 1);
+	assert_int_equal(db_has_uuid(db, "12345678-aaaa-4bbb-8ccc-ddddddddddde"), 0);
+	assert_string_equal(db_name(db), path);
 
 	assert_int_equal(db_list(db, &filter, count_row, &n), 0);
 	assert_int_equal(n, 2);
@@ -106,6 +110,17 @@ static void refuses_foreign_files(void **state)
 	assert_int_equal(db_open(path, true, &db), -EPROTO);
 	/* A directory. */
 	assert_int_equal(db_open(dir, true, &db), -EINVAL);
+}
+
+static void postgres_urls(void **state)
+{
+	(void)state;
+	assert_true(db_is_postgres("postgresql://u@h/db"));
+	assert_true(db_is_postgres("postgres:///vmb?host=/tmp/x"));
+	assert_false(db_is_postgres("postgresql:/x"));
+	assert_false(db_is_postgres("./postgresql://x"));
+	assert_false(db_is_postgres("results.db"));
+	assert_false(db_is_postgres(""));
 }
 
 static void default_path(void **state)
@@ -403,6 +418,7 @@ int main(void)
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(refuses_foreign_files),
 		cmocka_unit_test(default_path),
+		cmocka_unit_test(postgres_urls),
 		cmocka_unit_test(selectors),
 		cmocka_unit_test(long_selectors),
 		cmocka_unit_test(empty_file),
