@@ -30,6 +30,7 @@
 #include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/iso.h"
+#include "../lab/hv.h"
 #include "../lab/labrun.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
@@ -513,7 +514,8 @@ int lab_check_labels(const struct vmb_cmd *self, const struct strv *kv)
 		char key[128];
 
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(kv->v[i], "="), kv->v[i]);
-		if (lab_key_find(key) >= 0 || !strcmp(key, LAB_SESSION_LABEL) || !strcmp(key, "config") || !strcmp(key, "net_backend"))
+		if (lab_key_find(key) >= 0 || !strcmp(key, LAB_SESSION_LABEL) || !strcmp(key, "config") || !strcmp(key, "net_backend") ||
+		    !strcmp(key, "hv_backend") || !strcmp(key, "hv_host"))
 			return cmd_usage_error(self, "--label %s: the lab sets the label %s itself (%s); choose another key",
 					       kv->v[i], key, lab_key_find(key) >= 0 ? "a matrix key" : "the session or configuration");
 	}
@@ -830,6 +832,19 @@ int lab_request_start(struct lab_request *rq)
 		return ret;
 	if (lab_quick_and_cache(&rq->own, rq->quick, cache, sizeof(cache)) < 0)
 		return EXIT_FAILED;
+	/* --connect: the session's guests through libvirt, connected before the
+	 * plan, whose configurations say what it cannot carry */
+	if (rq->verb == LAB_VERB_RUN && !rq->from_study && optset_str(&rq->own, "connect")) {
+		char why[1024];
+		int r = lab_hv_libvirt_connect(optset_str(&rq->own, "connect"), why, sizeof(why));
+
+		if (r < 0) {
+			log_error("--connect %s: %s", optset_str(&rq->own, "connect"), why);
+			return r == -EOPNOTSUPP ? EXIT_USAGE : EXIT_FAILED;
+		}
+		log_info("the guests through libvirt at %s (host %s)", optset_str(&rq->own, "connect"),
+			 lab_hv_libvirt_host());
+	}
 	/* not given: its row's default, --quick's under --quick */
 	if (rq->verb == LAB_VERB_RUN && !rq->boots)
 		rq->boots = (unsigned)optset_int(&rq->own, "boots");

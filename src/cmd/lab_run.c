@@ -643,6 +643,14 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "succeeds, the round is marked failed for it. Each failed boot's console and QEMU's output are "
 		  "kept in $XDG_STATE_HOME/vmbench/lab-failures/, named in the message and the report" },
 	LAB_OPT_HELLO_TIMEOUT,
+	{ .name = "connect", .type = OPT_STRING, .metavar = "URI",
+	  .help = "boot the guests through libvirt at URI (e.g. qemu:///system, qemu+ssh://HOST/system) instead of "
+		  "QEMU directly: a transient domain per boot, written from the same configuration (machine, CPU "
+		  "model, vCPUs, memory, kernel command line, the disk model's bus and controller), started so that "
+		  "the daemon destroys it if vmbench dies; each result is labelled hv_backend=libvirt and "
+		  "hv_host=HOST (the daemon's host name; directly: hv_backend=qemu and this machine's). What it "
+		  "cannot carry yet is skipped with why: a NIC, a shared folder, pin=on, firmware=uefi, boot=cdrom, "
+		  "disk=nvme and usb-ehci; boot.warm and the balloon and vmops suites say why they skip" },
 	LAB_OPT_LABEL,
 	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,

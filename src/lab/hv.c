@@ -4,14 +4,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "hv.h"
 #include "../core/str.h"
 #include "../core/banned.h"
 
+static const struct lab_hv_ops *session_hv = &lab_hv_qemu;
+
 const struct lab_hv_ops *lab_hv_default(void)
 {
-	return &lab_hv_qemu;
+	return session_hv;
+}
+
+void lab_hv_set_default(const struct lab_hv_ops *hv)
+{
+	session_hv = hv;
+}
+
+#ifndef HAVE_LIBVIRT
+int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
+{
+	(void)uri;
+	return errf(why, len, -EOPNOTSUPP, "--connect needs libvirt, which this vmbench was built without (Debian: "
+		    "libvirt-dev, then build again)");
+}
+
+const char *lab_hv_libvirt_host(void)
+{
+	return NULL;
+}
+#endif
+
+int lab_hv_unix_channel(const char *path, int *fd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s, r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(s);
+		return r;
+	}
+	*fd = s;
+	return 0;
 }
 
 static const char *const hook_names[] = {

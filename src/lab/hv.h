@@ -166,13 +166,32 @@ struct lab_hv_ops {
 	 * *save_s, *load_s. -EOPNOTSUPP with why when its disks cannot hold it. */
 	int (*savevm)(struct lab_vm *vm, const char *tag, double *save_s, double *load_s, char *why, size_t len);
 
+	/* What of configuration c this back end cannot carry, in words (the
+	 * configuration is then skipped with them, as a model the
+	 * architecture lacks is); NULL: it can (and NULL for no such limit). */
+	const char *(*cannot)(const struct lab_config *c);
+
 	/* the hooks this back end does not have, with why; {NULL} ends it */
 	const struct lab_hv_unsupported *unsupported;
 };
 
 /* The back ends, one row each; the session's choice. */
 extern const struct lab_hv_ops lab_hv_qemu;
+extern const struct lab_hv_ops lab_hv_libvirt; /* built with libvirt's headers (HAVE_LIBVIRT) */
 const struct lab_hv_ops *lab_hv_default(void);
+/* The session's row from now on (lab_hv_libvirt_connect sets libvirt's). */
+void lab_hv_set_default(const struct lab_hv_ops *hv);
+/* --connect URI: libvirt loaded (dlopen) and connected, its row the
+ * session's; the connection stays open until the process ends, so that its
+ * domains (started with AUTODESTROY) go with it. -EOPNOTSUPP with why when
+ * this vmbench or machine has no libvirt. */
+int lab_hv_libvirt_connect(const char *uri, char *why, size_t len);
+/* The connected hypervisor host's name (virConnectGetHostname); NULL
+ * when there is no connection. */
+const char *lab_hv_libvirt_host(void);
+/* A connection to a Unix socket of the guest's agent channel: 0 with *fd,
+ * or a negative errno (-ENOENT, -ECONNREFUSED while it is not there). */
+int lab_hv_unix_channel(const char *path, int *fd);
 
 /* Start-up check of a row: its ABI, a name, every hook present or
  * declared unsupported with a reason (and none both, none unknown). */

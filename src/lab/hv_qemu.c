@@ -52,22 +52,7 @@ static int qemu_define(const struct lab_config *c, const struct lab_paths *p, bo
 
 static int qemu_channel(const char *agent, int *fd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int s, r;
-
-	if (strlen(agent) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", agent);
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		r = -errno;
-		close(s);
-		return r;
-	}
-	*fd = s;
-	return 0;
+	return lab_hv_unix_channel(agent, fd);
 }
 
 /* QEMU's last words in its log (its stderr): KVM's error, not the

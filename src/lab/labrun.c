@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "labboot.h"
 #include "labcheck.h"
@@ -173,6 +174,22 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 	else if (r < 0)
 		json_decref(fsrec);
+	if (r == 0) {
+		/* which hypervisor back end ran the guest, on which host */
+		json_t *labels = json_object_get(*doc, "labels");
+		const char *host = lab_hv_libvirt_host();
+		char here[256] = "";
+
+		if (!host) {
+			(void)gethostname(here, sizeof(here) - 1);
+			host = *here ? here : "unknown";
+		}
+		if (!json_is_object(labels) && (labels = json_object()) && json_object_set_new(*doc, "labels", labels) < 0)
+			labels = NULL;
+		if (!labels || json_object_set_new(labels, "hv_backend", json_string(b->hv->name)) < 0 ||
+		    json_object_set_new(labels, "hv_host", json_string(host)) < 0)
+			r = errf(err, errlen, -ENOMEM, "out of memory");
+	}
 	if (r == 0 && lab_config_device(c, LAB_NIC) && b->net.be) {
 		/* which back end carried the traffic */
 		json_t *labels = json_object_get(*doc, "labels");

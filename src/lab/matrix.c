@@ -104,7 +104,54 @@ int lab_device_check(const struct lab_device *d, char *why, size_t len)
 	if (!lab_module_list_ok(d->modules))
 		return errf(why, len, -EINVAL, "device %s: modules '%s' are not module names, space-separated", d->name,
 			    d->modules ? d->modules : "");
+	if (d->libvirt) {
+		char a[64], b[64];
+
+		if (lab_device_libvirt(d, a, sizeof(a), b, sizeof(b)) < 0)
+			return errf(why, len, -EINVAL, "device %s: its libvirt element '%s' is not '%s'", d->name,
+				    d->libvirt, d->key == LAB_DISK ? "disk bus=BUS[ controller=MODEL]"
+					       : d->key == LAB_NIC ? "nic MODEL" : "balloon MODEL");
+	}
 	return 0;
+}
+
+/* One word of [a-z0-9-] at *p, up to a space or the end, into out */
+static int lv_word(const char **p, char *out, size_t len)
+{
+	size_t n = strcspn(*p, " ");
+
+	if (n == 0 || n >= len || strspn(*p, "abcdefghijklmnopqrstuvwxyz0123456789-") != n)
+		return -EINVAL;
+	snprintf(out, len, "%.*s", (int)n, *p);
+	*p += n;
+	return 0;
+}
+
+int lab_device_libvirt(const struct lab_device *d, char *a, size_t alen, char *b, size_t blen)
+{
+	static const char *const kinds[LAB_KEYS_MAX] = { [LAB_DISK] = "disk ", [LAB_NIC] = "nic ",
+							 [LAB_BALLOON] = "balloon " };
+	const char *kind = (size_t)d->key < LAB_KEYS_MAX ? kinds[d->key] : NULL, *p;
+
+	a[0] = b[0] = '\0';
+	if (!d->libvirt)
+		return -ENOENT;
+	if (!kind || strncmp(d->libvirt, kind, strlen(kind)))
+		return -EINVAL;
+	p = d->libvirt + strlen(kind);
+	if (d->key != LAB_DISK)
+		return lv_word(&p, a, alen) < 0 || *p ? -EINVAL : 0;
+	if (strncmp(p, "bus=", 4))
+		return -EINVAL;
+	p += 4;
+	if (lv_word(&p, a, alen) < 0)
+		return -EINVAL;
+	if (!*p)
+		return 0;
+	if (strncmp(p, " controller=", 12))
+		return -EINVAL;
+	p += 12;
+	return lv_word(&p, b, blen) < 0 || *p ? -EINVAL : 0;
 }
 
 int lab_tables_check(const struct vmb_suite *(*suite_of)(const char *name), char *why, size_t len)

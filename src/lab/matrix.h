@@ -224,7 +224,7 @@
 #define LAB_ROW_aarch64_aarch64(n) " " n
 #define LAB_ROW_aarch64_x86_64(n)
 
-/* X(KEY, name, arches, x86 machine, devices, driver, modules)
+/* X(KEY, name, arches, x86 machine, devices, driver, modules, libvirt)
  * arches: where the lab runs the model, each after a space: QEMU has it
  * there and Debian's kernel of that architecture has its driver (QEMU's
  * aarch64 virt machine has pvscsi, but arm64's kernel has no vmw_pvscsi:
@@ -236,6 +236,13 @@
  * loads only its configuration's, so every one it needs: libata's disks are
  * SCSI disks, sd_mod makes their block device), spelled as the kernel or the
  * .ko file spells them ('-' and '_' are one: src/lab/modules.h).
+ * libvirt: the model in a libvirt domain (src/lab/hv_libvirt.c, lab run
+ * --connect): "disk bus=BUS[ controller=MODEL]" (a disk's <target bus>,
+ * and the controller of its bus's type with that model), "nic MODEL" (an
+ * interface's <model type>), "balloon MODEL" (the memballoon's); NULL:
+ * libvirt has no element for it (9.0 has no NVMe disk, and EHCI's
+ * companions and the shares are not written yet), and that configuration
+ * is refused under --connect with that reason.
  * lab_tables_check refuses at start-up a row that is not well made. */
 #define LAB_ANY_ARCH " x86_64 aarch64"
 /* usb-ehci: ICH9's USB 2.0 controller with its three USB 1.1 (UHCI)
@@ -252,37 +259,37 @@
 	"ich9-usb-uhci2,masterbus=ehci0.0,firstport=2,multifunction=on,addr=1d.1 "                        \
 	"ich9-usb-uhci3,masterbus=ehci0.0,firstport=4,multifunction=on,addr=1d.2"
 #define LAB_DEVICES(X)                                                                                          \
-	X(LAB_DISK, "virtio-blk", LAB_ANY_ARCH, NULL, "virtio-blk-pci,drive=d0", "virtio_blk", "virtio_blk")      \
+	X(LAB_DISK, "virtio-blk", LAB_ANY_ARCH, NULL, "virtio-blk-pci,drive=d0", "virtio_blk", "virtio_blk", "disk bus=virtio")      \
 	X(LAB_DISK, "virtio-scsi", LAB_ANY_ARCH, NULL, "virtio-scsi-pci,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0",   \
-	  "virtio_scsi", "virtio_scsi sd_mod")                                                                  \
-	X(LAB_DISK, "ide", " x86_64", "pc", "ide-hd,drive=d0,bus=ide.0", "ata_piix", "ata_piix sd_mod")          \
+	  "virtio_scsi", "virtio_scsi sd_mod", "disk bus=scsi controller=virtio-scsi")                                                                  \
+	X(LAB_DISK, "ide", " x86_64", "pc", "ide-hd,drive=d0,bus=ide.0", "ata_piix", "ata_piix sd_mod", "disk bus=ide")          \
 	X(LAB_DISK, "ahci", LAB_ANY_ARCH, NULL, "ich9-ahci,id=ahci0 ide-hd,drive=d0,bus=ahci0.0", "ahci",          \
-	  "ahci sd_mod")                                                                                         \
+	  "ahci sd_mod", "disk bus=sata")                                                                                         \
 	X(LAB_DISK, "lsi", LAB_ANY_ARCH, NULL, "lsi53c895a,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "sym53c8xx",   \
-	  "sym53c8xx sd_mod")                                                                                   \
-	X(LAB_DISK, "nvme", LAB_ANY_ARCH, NULL, "nvme,drive=d0,serial=vmbench0", "nvme", "nvme")                  \
-	X(LAB_NIC, "virtio-net", LAB_ANY_ARCH, NULL, "virtio-net-pci,netdev=n0", "virtio_net", "virtio_net")     \
-	X(LAB_NIC, "e1000", LAB_ANY_ARCH, NULL, "e1000,netdev=n0", "e1000", "e1000")                              \
-	X(LAB_NIC, "e1000e", LAB_ANY_ARCH, NULL, "e1000e,netdev=n0", "e1000e", "e1000e")                          \
-	X(LAB_NIC, "rtl8139", LAB_ANY_ARCH, NULL, "rtl8139,netdev=n0", "8139cp", "8139cp")                        \
-	X(LAB_NIC, "vmxnet3", LAB_ANY_ARCH, NULL, "vmxnet3,netdev=n0", "vmxnet3", "vmxnet3")                      \
-	X(LAB_NIC, "pcnet", " x86_64", NULL, "pcnet,netdev=n0", "pcnet32", "pcnet32")                              \
-	X(LAB_NIC, "e1000-82545em", LAB_ANY_ARCH, NULL, "e1000-82545em,netdev=n0", "e1000", "e1000")               \
+	  "sym53c8xx sd_mod", "disk bus=scsi controller=lsilogic")                                                                                   \
+	X(LAB_DISK, "nvme", LAB_ANY_ARCH, NULL, "nvme,drive=d0,serial=vmbench0", "nvme", "nvme", NULL)                  \
+	X(LAB_NIC, "virtio-net", LAB_ANY_ARCH, NULL, "virtio-net-pci,netdev=n0", "virtio_net", "virtio_net", "nic virtio")     \
+	X(LAB_NIC, "e1000", LAB_ANY_ARCH, NULL, "e1000,netdev=n0", "e1000", "e1000", "nic e1000")                              \
+	X(LAB_NIC, "e1000e", LAB_ANY_ARCH, NULL, "e1000e,netdev=n0", "e1000e", "e1000e", "nic e1000e")                          \
+	X(LAB_NIC, "rtl8139", LAB_ANY_ARCH, NULL, "rtl8139,netdev=n0", "8139cp", "8139cp", "nic rtl8139")                        \
+	X(LAB_NIC, "vmxnet3", LAB_ANY_ARCH, NULL, "vmxnet3,netdev=n0", "vmxnet3", "vmxnet3", "nic vmxnet3")                      \
+	X(LAB_NIC, "pcnet", " x86_64", NULL, "pcnet,netdev=n0", "pcnet32", "pcnet32", "nic pcnet")                              \
+	X(LAB_NIC, "e1000-82545em", LAB_ANY_ARCH, NULL, "e1000-82545em,netdev=n0", "e1000", "e1000", "nic e1000-82545em")               \
 	X(LAB_DISK, "pvscsi", " x86_64", NULL, "pvscsi,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "vmw_pvscsi",          \
-	  "vmw_pvscsi sd_mod")                                                                                   \
+	  "vmw_pvscsi sd_mod", "disk bus=scsi controller=vmpvscsi")                                                                                   \
 	X(LAB_DISK, "megasas", LAB_ANY_ARCH, NULL, "megasas,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "megaraid_sas",  \
-	  "megaraid_sas sd_mod")                                                                                 \
+	  "megaraid_sas sd_mod", "disk bus=scsi controller=lsisas1078")                                                                                 \
 	X(LAB_DISK, "mptsas1068", LAB_ANY_ARCH, NULL, "mptsas1068,id=scsi0 scsi-hd,drive=d0,bus=scsi0.0", "mptsas", \
-	  "mptsas sd_mod")                                                                                       \
+	  "mptsas sd_mod", "disk bus=scsi controller=lsisas1068")                                                                                       \
 	X(LAB_DISK, "usb-xhci", LAB_ANY_ARCH, NULL, "qemu-xhci,id=usb0 usb-storage,drive=d0,bus=usb0.0", "xhci_hcd", \
-	  "xhci_pci usb_storage sd_mod")                                                                         \
+	  "xhci_pci usb_storage sd_mod", "disk bus=usb controller=qemu-xhci")                                                                         \
 	X(LAB_DISK, "usb-ehci", " x86_64", NULL, LAB_USB_EHCI " usb-storage,drive=d0,bus=ehci0.0", "ehci-pci",        \
-	  "ehci_pci uhci_hcd usb_storage sd_mod")                                                                \
-	X(LAB_BALLOON, "on", LAB_ANY_ARCH, NULL, "virtio-balloon-pci,id=balloon0", "virtio_balloon", "virtio_balloon") \
+	  "ehci_pci uhci_hcd usb_storage sd_mod", NULL)                                                                \
+	X(LAB_BALLOON, "on", LAB_ANY_ARCH, NULL, "virtio-balloon-pci,id=balloon0", "virtio_balloon", "virtio_balloon", "balloon virtio") \
 	X(LAB_SHARE, "9p", LAB_ANY_ARCH, NULL, "virtio-9p-pci,fsdev=s0,mount_tag=" LAB_SHARE_TAG, "9pnet_virtio",   \
-	  "9pnet_virtio 9p")                                                                                    \
+	  "9pnet_virtio 9p", NULL)                                                                                    \
 	X(LAB_SHARE, "virtiofs", LAB_ANY_ARCH, NULL, "vhost-user-fs-pci,chardev=s0,tag=" LAB_SHARE_TAG, "virtiofs", \
-	  "virtiofs")                                                                                           \
+	  "virtiofs", NULL)                                                                                           \
 	LAB_DEVICES_TEST(X)
 
 /* Device models built only into a test build (tests/meson.build's
@@ -292,7 +299,7 @@
  * command line. Never in the shipped binary. */
 #ifdef VMB_TEST_LAB
 #define LAB_DEVICES_TEST(X) \
-	X(LAB_NIC, "toy-nic", LAB_ANY_ARCH, NULL, "e1000,netdev=n0,mac=52:54:00:70:6f:79", "e1000", "e1000")
+	X(LAB_NIC, "toy-nic", LAB_ANY_ARCH, NULL, "e1000,netdev=n0,mac=52:54:00:70:6f:79", "e1000", "e1000", NULL)
 #else
 #define LAB_DEVICES_TEST(X)
 #endif
@@ -495,6 +502,7 @@ extern const size_t lab_nkeys;
 struct lab_device {
 	enum lab_key key; /* LAB_DISK or LAB_NIC */
 	const char *name, *arches, *x86_machine, *devices, *driver, *modules;
+	const char *libvirt; /* its element in a libvirt domain; NULL: none (hv_libvirt.c) */
 };
 
 extern const struct lab_device lab_devices[];
@@ -611,6 +619,10 @@ bool lab_module_list_ok(const char *list);
  * values of arch, a QEMU device and a guest driver, its modules module
  * names. 0, or -EINVAL with why. */
 int lab_device_check(const struct lab_device *d, char *why, size_t len);
+/* A device row's libvirt column read: a disk's bus into a and its
+ * controller's model into b ("" for none), a NIC's or balloon's model into
+ * a. 0; -ENOENT: the row has none; -EINVAL: not of the column's form. */
+int lab_device_libvirt(const struct lab_device *d, char *a, size_t alen, char *b, size_t blen);
 struct vmb_suite;
 /* The start-up check of the lab's tables (a broken row is a programming
  * error, refused before anything runs, as a suite's descriptor is): every

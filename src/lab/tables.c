@@ -65,7 +65,8 @@ const struct lab_db lab_dbs[] = {
 const size_t lab_ndbs = sizeof(lab_dbs) / sizeof(lab_dbs[0]);
 
 const struct lab_device lab_devices[] = {
-#define DEVICE_ROW(k, n, a, m, d, drv, mods) { .key = k, .name = n, .arches = a, .x86_machine = m, .devices = d, .driver = drv, .modules = mods },
+#define DEVICE_ROW(k, n, a, m, d, drv, mods, lv) \
+	{ .key = k, .name = n, .arches = a, .x86_machine = m, .devices = d, .driver = drv, .modules = mods, .libvirt = lv },
 	LAB_DEVICES(DEVICE_ROW)
 #undef DEVICE_ROW
 };

@@ -1202,18 +1202,23 @@ static void table_check(void **state)
 		struct lab_device d;
 		const char *why; /* NULL: passes */
 	} rows[] = {
-		{ { LAB_NIC, "e1000", LAB_ANY_ARCH, NULL, "e1000,netdev=n0", "e1000", "e1000 ne2k-pci 8390" }, NULL },
-		{ { LAB_NIC, "ne2k", " x86_64", NULL, "ne2k_pci,netdev=n0", "ne2k-pci", "ne2k_pci" }, "not a value of its key" },
-		{ { LAB_NIC, "e1000", " x86_64 riscv64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "riscv64" },
-		{ { LAB_NIC, "e1000", "x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "architectures" },
-		{ { LAB_NIC, "e1000", " x86_64 x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "architectures" },
-		{ { LAB_NIC, "e1000", " x86_64", NULL, "", "e1000", "e1000" }, "no QEMU device" },
-		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", NULL, "e1000" }, "no guest driver" },
-		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000.ko" }, "not module names" },
-		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000,8390" }, "not module names" },
-		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", " " }, "not module names" },
-		{ { LAB_DISK, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000" }, "not a value of its key" },
-		{ { LAB_BALLOON, "on", " aarch64", NULL, "virtio-balloon-pci", "virtio_balloon", "virtio_balloon" }, NULL },
+		{ { LAB_NIC, "e1000", LAB_ANY_ARCH, NULL, "e1000,netdev=n0", "e1000", "e1000 ne2k-pci 8390", NULL }, NULL },
+		{ { LAB_NIC, "ne2k", " x86_64", NULL, "ne2k_pci,netdev=n0", "ne2k-pci", "ne2k_pci", NULL }, "not a value of its key" },
+		{ { LAB_NIC, "e1000", " x86_64 riscv64", NULL, "e1000,netdev=n0", "e1000", "e1000", NULL }, "riscv64" },
+		{ { LAB_NIC, "e1000", "x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000", NULL }, "architectures" },
+		{ { LAB_NIC, "e1000", " x86_64 x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000", NULL }, "architectures" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "", "e1000", "e1000", NULL }, "no QEMU device" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", NULL, "e1000", NULL }, "no guest driver" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000.ko", NULL }, "not module names" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000,8390", NULL }, "not module names" },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", " ", NULL }, "not module names" },
+		{ { LAB_DISK, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000", NULL }, "not a value of its key" },
+		{ { LAB_BALLOON, "on", " aarch64", NULL, "virtio-balloon-pci", "virtio_balloon", "virtio_balloon", NULL }, NULL },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000", "nic e1000" }, NULL },
+		{ { LAB_NIC, "e1000", " x86_64", NULL, "e1000,netdev=n0", "e1000", "e1000", "disk bus=ide" },
+		  "its libvirt element" },
+		{ { LAB_DISK, "ide", " x86_64", NULL, "ide-hd,drive=d0", "ata_piix", "ata_piix", "disk bus=" },
+		  "its libvirt element" },
 	};
 	char why[256];
 

@@ -1,0 +1,493 @@
+/* The lab through libvirt (lab run --connect URI): the second row of the
+ * hypervisor back ends (hv.h). define writes a domain from the same
+ * configuration: the machine, CPU model and kernel command line as the
+ * direct path's command line has them (qemu.c, one source), the scratch
+ * disk's bus and controller from its device row's libvirt column
+ * (matrix.h), vCPUs and memory from the keys; the serial console goes to
+ * the boot's console file and the agent's virtio console to its socket,
+ * as QEMU's own do, so that everything above the seam reads them alike.
+ * Each domain is transient and started with VIR_DOMAIN_START_AUTODESTROY
+ * on the session's one connection: if vmbench dies, even by kill -9, the
+ * daemon destroys its domains when that connection drops. libvirt is
+ * opened at run time (dlopen), as libpq is; built with its headers only
+ * (HAVE_LIBVIRT). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hv.h"
+#include "qemu.h"
+#include "../core/clock.h"
+#include "../core/file.h"
+#include "../core/spawn.h"
+#include "../core/str.h"
+#include "../core/util.h"
+#include "../core/banned.h"
+
+#define LV_FUNCS(X)                                                                                          \
+	X(virConnectOpen) X(virConnectClose) X(virConnectGetHostname) X(virDomainCreateXML)                 \
+	X(virDomainLookupByName) X(virDomainDestroy) X(virDomainFree) X(virDomainGetState) X(virDomainReset) \
+	X(virGetLastErrorMessage) X(virSetErrorFunc)
+
+static struct {
+	void *h;
+#define LV_FIELD(f) __typeof__(f) *f;
+	LV_FUNCS(LV_FIELD)
+#undef LV_FIELD
+	virConnectPtr conn;
+	char uri[256], host[256];
+} lv;
+
+struct lab_hv_mon {
+	char name[200];
+};
+
+/* the image's kernel and initramfs, copied into the boot's work directory */
+#define LV_KERNEL "lv-vmlinuz"
+#define LV_INITRD "lv-initrd.img"
+
+/* libvirt's errors are said by the lab with its own words, not printed by
+ * libvirt's default handler */
+static void lv_quiet(void *arg, virErrorPtr e)
+{
+	(void)arg;
+	(void)e;
+}
+
+static const char *lv_err(void)
+{
+	const char *m = lv.virGetLastErrorMessage ? lv.virGetLastErrorMessage() : NULL;
+
+	return m && *m ? m : "no message";
+}
+
+int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
+{
+	char *host;
+
+	if (lv.conn)
+		return 0;
+	lv.h = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!lv.h)
+		return errf(why, len, -EOPNOTSUPP, "--connect needs libvirt.so.0, which is not installed here (Debian: "
+			    "libvirt0)");
+#define X(f)                                                                                                 \
+	if (!(lv.f = (__typeof__(f) *)dlsym(lv.h, #f))) {                                                   \
+		(void)dlclose(lv.h);                                                                         \
+		lv.h = NULL;                                                                                 \
+		return errf(why, len, -EOPNOTSUPP, "libvirt.so.0 has no " #f);                              \
+	}
+	LV_FUNCS(X)
+#undef X
+	lv.virSetErrorFunc(NULL, lv_quiet);
+	lv.conn = lv.virConnectOpen(uri);
+	if (!lv.conn)
+		return errf(why, len, -ECONNREFUSED, "connecting to %s: %s", uri, lv_err());
+	snprintf(lv.uri, sizeof(lv.uri), "%s", uri);
+	host = lv.virConnectGetHostname(lv.conn);
+	snprintf(lv.host, sizeof(lv.host), "%s", host ? host : "unknown");
+	free(host);
+	lab_hv_set_default(&lab_hv_libvirt);
+	return 0;
+}
+
+const char *lab_hv_libvirt_host(void)
+{
+	return lv.conn ? lv.host : NULL;
+}
+
+/* The domain's name: the work directory's own name, unique per boot */
+static int lv_control(const char *dir, char *ctl, size_t len)
+{
+	const char *base = strrchr(dir, '/');
+
+	return snprintf(ctl, len, "vmbench-%s", base ? base + 1 : dir) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/* The value after opt in the direct path's command line */
+static const char *arg_after(const struct strv *a, const char *opt, const char *has)
+{
+	for (size_t i = 0; i + 1 < a->n; i++)
+		if (!strcmp(a->v[i], opt) && (!has || strstr(a->v[i + 1], has)))
+			return a->v[i + 1];
+	return NULL;
+}
+
+/* KEY=VALUE of QEMU's comma-separated option string s, into out */
+static void opt_of(const char *s, const char *key, char *out, size_t len)
+{
+	size_t k = strlen(key);
+
+	out[0] = '\0';
+	for (const char *p = s; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, key, k) && p[k] == '=') {
+			snprintf(out, len, "%.*s", (int)strcspn(p + k + 1, ","), p + k + 1);
+			return;
+		}
+}
+
+/* text escaped for an XML attribute or element */
+static void xml_put(char **buf, size_t *cap, size_t *off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void xml_put(char **buf, size_t *cap, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!*buf)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(*buf + *off, *cap - *off, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			free(*buf);
+			*buf = NULL;
+			return;
+		}
+		if ((size_t)n < *cap - *off) {
+			*off += (size_t)n;
+			return;
+		}
+		char *b = realloc(*buf, *cap * 2 + (size_t)n);
+
+		if (!b) {
+			free(*buf);
+			*buf = NULL;
+			return;
+		}
+		*buf = b;
+		*cap = *cap * 2 + (size_t)n;
+	}
+}
+
+static void xml_esc(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in && o + 7 < len; in++) {
+		const char *e = *in == '&' ? "&amp;" : *in == '<' ? "&lt;" : *in == '>' ? "&gt;" : *in == '\'' ? "&apos;"
+			      : *in == '"' ? "&quot;" : NULL;
+
+		if (e) {
+			memcpy(out + o, e, strlen(e));
+			o += strlen(e);
+		} else {
+			out[o++] = *in;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* What this back end cannot carry yet, with why; NULL when it can */
+static const char *lv_refuse(const struct lab_config *c)
+{
+	const struct lab_device *disk = lab_config_device(c, LAB_DISK);
+	char a[64], b[64];
+
+	if (lab_config_device(c, LAB_NIC))
+		return "a NIC: the lab's link is a tap in a network namespace of its own, which a libvirt domain cannot "
+		       "be given yet (nic=none)";
+	if (lab_config_image(c) && lab_config_image(c)->root)
+		return "a distribution's image boots to its SSH server over a NIC (image=busybox)";
+	if (c->share)
+		return "a shared folder has no libvirt element here yet (share=none)";
+	if (c->pin)
+		return "pin=on: <cputune> pinning is not written yet (pin=off)";
+	if (strcmp(c->v[LAB_FIRMWARE], "default"))
+		return "a firmware of its own: only QEMU's default firmware is written yet (firmware=default)";
+	if (c->boot && !c->boot->kernel)
+		return "boot=cdrom: the domain starts the image's kernel (boot=kernel)";
+	if (c->snapshot || !c->backend_file)
+		return "a scratch disk of another back end than an image file (backend=file snapshot=off)";
+	if (disk && lab_device_libvirt(disk, a, sizeof(a), b, sizeof(b)) < 0)
+		return "this disk model has no element in a libvirt domain (libvirt 9.0 has no NVMe disk; EHCI's UHCI "
+		       "companions are not written yet)";
+	if (c->balloon && lab_device_libvirt(lab_device_find(LAB_BALLOON, "on"), a, sizeof(a), b, sizeof(b)) < 0)
+		return "the balloon has no libvirt element";
+	return NULL;
+}
+
+static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool incoming, bool paused,
+		     struct strv *def, char *why, size_t len)
+{
+	const struct lab_device *disk = lab_config_device(c, LAB_DISK);
+	struct strv a = { 0 };
+	const char *machine, *cpu, *append, *drive, *no = lv_refuse(c);
+	char name[200], bus[64], ctrl[64], file[1024], fmt[32], cache[32], e1[2048], e2[2048], e3[2048];
+	size_t cap = 4096, off = 0;
+	char *x;
+	int r;
+
+	if (incoming || paused)
+		return errf(why, len, -EOPNOTSUPP, "a start that waits for a guest moved in is not written for libvirt");
+	if (no)
+		return errf(why, len, -EOPNOTSUPP, "through libvirt, %s", no);
+	r = lab_qemu_argv(c, p, &a, why, len);
+	if (r < 0)
+		return r;
+	machine = arg_after(&a, "-machine", NULL);
+	cpu = arg_after(&a, "-cpu", NULL);
+	append = arg_after(&a, "-append", NULL);
+	drive = arg_after(&a, "-drive", "id=d0");
+	if (!machine || !append || lv_control(p->work_dir, name, sizeof(name)) < 0) {
+		strv_clear(&a);
+		return errf(why, len, -EINVAL, "the direct command line lacks -machine or -append");
+	}
+	x = malloc(cap);
+	xml_put(&x, &cap, &off, "<domain type='%s'>\n  <name>%s</name>\n", c->accel == LAB_ACCEL_KVM ? "kvm" : "qemu",
+		name);
+	xml_put(&x, &cap, &off, "  <memory unit='b'>%llu</memory>\n  <vcpu>%u</vcpu>\n",
+		(unsigned long long)c->mem, c->smp);
+	/* the copies lv_start puts in the work directory, where the daemon's
+	 * QEMU (another user, libvirt-qemu on Debian) can read them */
+	snprintf(file, sizeof(file), "%s/" LV_KERNEL, p->work_dir);
+	xml_esc(file, e1, sizeof(e1));
+	snprintf(file, sizeof(file), "%s/" LV_INITRD, p->work_dir);
+	xml_esc(file, e2, sizeof(e2));
+	xml_esc(append, e3, sizeof(e3));
+	xml_put(&x, &cap, &off,
+		"  <os>\n    <type arch='%s' machine='%s'>hvm</type>\n    <kernel>%s</kernel>\n    <initrd>%s</initrd>\n"
+		"    <cmdline>%s</cmdline>\n  </os>\n",
+		c->v[LAB_ARCH], machine, e1, e2, e3);
+	/* the direct path's -cpu: max (TCG's), host, or a named model; the topology in it */
+	if (cpu || c->topology[0]) {
+		xml_put(&x, &cap, &off, "  <cpu mode='%s'%s>",
+			!cpu ? "custom" : !strcmp(cpu, "max") ? "maximum" : !strcmp(cpu, "host") ? "host-passthrough"
+												  : "custom",
+			cpu && !strcmp(cpu, "max") ? " migratable='off'" : cpu && strcmp(cpu, "host") ? " match='exact'" : "");
+		if (cpu && strcmp(cpu, "max") && strcmp(cpu, "host"))
+			xml_put(&x, &cap, &off, "<model fallback='forbid'>%s</model>", cpu);
+		if (c->topology[0])
+			xml_put(&x, &cap, &off, "<topology sockets='%u' cores='%u' threads='%u'/>", c->topology[0],
+				c->topology[1], c->topology[2]);
+		xml_put(&x, &cap, &off, "</cpu>\n");
+	}
+	xml_put(&x, &cap, &off, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>restart</on_reboot>\n"
+				"  <on_crash>destroy</on_crash>\n  <devices>\n");
+	if (disk && drive) {
+		opt_of(drive, "file", file, sizeof(file));
+		opt_of(drive, "format", fmt, sizeof(fmt));
+		opt_of(drive, "cache", cache, sizeof(cache));
+		(void)lab_device_libvirt(disk, bus, sizeof(bus), ctrl, sizeof(ctrl));
+		xml_esc(file, e1, sizeof(e1));
+		if (*ctrl)
+			xml_put(&x, &cap, &off, "    <controller type='%s' model='%s'/>\n", bus, ctrl);
+		xml_put(&x, &cap, &off,
+			"    <disk type='file' device='disk'>\n      <driver name='qemu' type='%s'%s%s%s/>\n"
+			"      <source file='%s'/>\n      <target dev='%s' bus='%s'/>\n    </disk>\n",
+			*fmt ? fmt : "raw", *cache ? " cache='" : "", cache, *cache ? "'" : "", e1,
+			!strcmp(bus, "virtio") ? "vda" : !strcmp(bus, "ide") ? "hda" : "sda", bus);
+	}
+	if (!disk || !strstr(disk->libvirt ? disk->libvirt : "", "bus=usb"))
+		xml_put(&x, &cap, &off, "    <controller type='usb' model='none'/>\n");
+	xml_esc(p->console_log, e1, sizeof(e1));
+	xml_esc(p->agent_socket, e2, sizeof(e2));
+	xml_put(&x, &cap, &off,
+		"    <serial type='file'>\n      <source path='%s'/>\n      <target port='0'/>\n    </serial>\n"
+		"    <console type='unix'>\n      <source mode='bind' path='%s'/>\n      <target type='virtio' port='0'/>\n"
+		"    </console>\n",
+		e1, e2);
+	if (c->balloon) {
+		(void)lab_device_libvirt(lab_device_find(LAB_BALLOON, "on"), bus, sizeof(bus), ctrl, sizeof(ctrl));
+		xml_put(&x, &cap, &off, "    <memballoon model='%s'/>\n", bus);
+	} else {
+		xml_put(&x, &cap, &off, "    <memballoon model='none'/>\n");
+	}
+	xml_put(&x, &cap, &off, "  </devices>\n</domain>\n");
+	strv_clear(&a);
+	if (!x)
+		return errf(why, len, -ENOMEM, "out of memory");
+	r = strv_push(def, x);
+	free(x);
+	return r < 0 ? errf(why, len, r, "out of memory") : 0;
+}
+
+/* src copied to the work directory's dst, readable by all */
+static int lv_copy(const char *src, const char *dir, const char *dst)
+{
+	char to[4300];
+	char *const argv[] = { "cp", "--", (char *)src, to, NULL };
+
+	snprintf(to, sizeof(to), "%s/%s", dir, dst);
+	if (run_capture("cp", argv, NULL, NULL) < 0)
+		return -EIO;
+	return chmod(to, 0644) < 0 ? -errno : 0;
+}
+
+/* Start the domain; the log gets the daemon's words on failure. No process
+ * of the lab's: *pid 0 (the daemon's QEMU is its own, destroyed by name). */
+static int lv_start(const struct lab_config *c, const struct lab_paths *p, const struct strv *def, const char *log,
+		    pid_t *pid)
+{
+	virDomainPtr d;
+	char line[1400];
+
+	(void)c;
+	(void)p;
+	char bz[4300], dir[4200];
+	const char *slash = strrchr(p->initrd, '/');
+	int r;
+
+	*pid = 0;
+	if (!lv.conn || def->n != 1 || !slash)
+		return -EINVAL;
+	/* the image's bzImage (vmlinux, QEMU's PVH entry, is 8 times its size) */
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - p->initrd), p->initrd);
+	snprintf(bz, sizeof(bz), "%s/vmlinuz", dir);
+	r = lv_copy(bz, p->work_dir, LV_KERNEL);
+	if (r == 0)
+		r = lv_copy(p->initrd, p->work_dir, LV_INITRD);
+	/* the directory crossed by the daemon's QEMU to its files (not listed) */
+	if (r == 0 && chmod(p->work_dir, 0711) < 0)
+		r = -errno;
+	d = r < 0 ? NULL : lv.virDomainCreateXML(lv.conn, def->v[0], VIR_DOMAIN_START_AUTODESTROY);
+	snprintf(line, sizeof(line), "libvirt %s: %s\n", lv.uri, d ? "domain started" : r < 0 ? "copying the image's "
+		 "kernel and initramfs into the work directory failed" : lv_err());
+	(void)file_write_new(log, line, strlen(line));
+	if (!d)
+		return -EIO;
+	lv.virDomainFree(d);
+	return 0;
+}
+
+static int lv_channel(const char *agent, int *fd)
+{
+	return lab_hv_unix_channel(agent, fd);
+}
+
+/* The domain's state as a word; "gone" when the daemon has it no more (a
+ * transient domain that stopped) */
+static int lv_state(const char *name, char *state, size_t slen, bool *final)
+{
+	static const char *const words[] = { "nostate", "running", "blocked", "paused", "shutdown", "shutoff",
+					     "crashed", "pmsuspended" };
+	virDomainPtr d = lv.conn ? lv.virDomainLookupByName(lv.conn, name) : NULL;
+	int st = 0, reason = 0, r;
+
+	if (!d) {
+		snprintf(state, slen, "gone");
+		*final = true;
+		return 0;
+	}
+	r = lv.virDomainGetState(d, &st, &reason, 0);
+	lv.virDomainFree(d);
+	if (r < 0)
+		return -EIO;
+	snprintf(state, slen, "%s", st >= 0 && st < (int)(sizeof(words) / sizeof(words[0])) ? words[st] : "unknown");
+	*final = st == VIR_DOMAIN_SHUTOFF || st == VIR_DOMAIN_CRASHED;
+	return 0;
+}
+
+static int lv_exit_why(const struct lab_hv_exit *e, char *why, size_t len)
+{
+	char *text = NULL, *last;
+
+	why[0] = '\0';
+	/* the daemon's words at the start, else the domain's state */
+	if (read_file(e->log, &text) == 0 && strstr(text, "libvirt ") && !strstr(text, "domain started")) {
+		last = strrchr(text, '\n');
+		snprintf(why, len, "%s", last ? last + 1 : text);
+		free(text);
+		return e->status >= 0 ? -ECHILD : 1;
+	}
+	free(text);
+	return e->status >= 0 ? errf(why, len, -ECHILD, "the domain stopped before the guest said HELLO") : 0;
+}
+
+static int lv_destroy(pid_t pid, const char *ctl, int grace_ms, int *status)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)(grace_ms > 0 ? grace_ms : 0) * 1000000;
+	char state[32];
+	bool final = false;
+	virDomainPtr d;
+
+	(void)pid;
+	if (status)
+		*status = 0;
+	if (!lv.conn)
+		return 0;
+	/* the guest powers off by itself (after BYE); the transient domain goes */
+	while (lv_state(ctl, state, sizeof(state), &final) == 0 && !final && clock_ns() < deadline)
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	d = lv.virDomainLookupByName(lv.conn, ctl);
+	if (!d)
+		return 0;
+	(void)lv.virDomainDestroy(d);
+	lv.virDomainFree(d);
+	return final ? 0 : 1;
+}
+
+static int lv_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, char *why, size_t len)
+{
+	struct lab_hv_mon *m;
+
+	(void)timeout_ms;
+	if (!lv.conn)
+		return errf(why, len, -ENOTCONN, "no libvirt connection");
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return errf(why, len, -ENOMEM, "out of memory");
+	snprintf(m->name, sizeof(m->name), "%s", ctl);
+	*out = m;
+	return 0;
+}
+
+static void lv_close(struct lab_hv_mon *m)
+{
+	free(m);
+}
+
+static int lv_run_state(struct lab_hv_mon *m, char *state, size_t slen, bool *final, char *why, size_t len)
+{
+	return lv_state(m->name, state, slen, final) < 0 ? errf(why, len, -EIO, "%s", lv_err()) : 0;
+}
+
+static int lv_reset(struct lab_hv_mon *m, char *why, size_t len)
+{
+	virDomainPtr d = lv.virDomainLookupByName(lv.conn, m->name);
+	int r = d ? lv.virDomainReset(d, 0) : -1;
+
+	if (d)
+		lv.virDomainFree(d);
+	return r < 0 ? errf(why, len, -EIO, "resetting the domain: %s", lv_err()) : 0;
+}
+
+#define LV_NO_MONITOR "this back end speaks libvirt's API, not QEMU's monitor, and does not run libvirt's event loop yet"
+const struct lab_hv_ops lab_hv_libvirt = {
+	.name = "libvirt",
+	.summary = "a transient libvirt domain per boot, on the connection of --connect",
+	.abi = LAB_HV_ABI,
+	.control = lv_control,
+	.define = lv_define,
+	.start = lv_start,
+	.channel = lv_channel,
+	.exit_why = lv_exit_why,
+	.destroy = lv_destroy,
+	.open = lv_open,
+	.close = lv_close,
+	.run_state = lv_run_state,
+	.reset = lv_reset,
+	.cannot = lv_refuse,
+	.unsupported = (const struct lab_hv_unsupported[]){
+		{ "await_reset", "the guest's own reset is an event of libvirt's event loop, " LV_NO_MONITOR },
+		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor: " LV_NO_MONITOR },
+		{ "pin", "pinning is <cputune> in the domain, not written yet" },
+		{ "balloon_set", "the balloon's target through libvirt (virDomainSetMemory) is not written yet" },
+		{ "balloon_get", "the balloon's report through libvirt is not written yet" },
+		{ "balloon_wait", "the balloon's report through libvirt is not written yet" },
+		{ "migrate", "virDomainMigrate between two connections is not written yet" },
+		{ "save_restore", "virDomainSave and virDomainRestore are not written yet" },
+		{ "snapshot", "libvirt's disk-only snapshots are not written yet" },
+		{ "commit", "libvirt's block commit is not written yet" },
+		{ "savevm", "libvirt's internal snapshots are not written yet" },
+		{ NULL, NULL } },
+};
