@@ -11,10 +11,11 @@
 set -eu
 
 mode=${1:-build}
-# libpq-dev, libmariadb-dev: app.oltp's PostgreSQL and MariaDB back ends (optional in
-# meson: a build without them has the embedded SQLite one only)
+# libpq-dev, libmariadb-dev: app.oltp's PostgreSQL and MariaDB back ends and the PostgreSQL
+# result store; libvirt-dev: the lab through libvirt (lab run --connect); each optional in
+# meson (a build without one lacks what needs it, and says so), each library opened at run time
 build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjansson-dev zlib1g-dev libcmocka-dev
-	libpq-dev libmariadb-dev"
+	libpq-dev libmariadb-dev libvirt-dev"
 # postgresql, mariadb-server: throwaway servers for tests/cli/app.sh (about 35 s to install);
 # iproute2, nginx-light: the network suite's namespaces and its HTTP peer (tests/cli/netacc.sh);
 # ovmf: the lab's firmware=uefi on x86_64 (tests/cli/labcpu.sh; about 5 s to install)
@@ -23,10 +24,12 @@ build_pkgs="meson ninja-build gcc pkg-config liburing-dev libsqlite3-dev libjans
 # strace: serve's accept4 calls counted at the descriptor limit (tests/cli/serveguard.sh);
 # memcached: net.memcached's server on loopback (tests/cli/memcached.sh);
 # grub-common, grub-pc-bin, grub-efi-amd64-bin, xorriso, mtools: the image as a bootable ISO
-# (lab image --format iso, the key boot=cdrom; tests/cli/labiso.sh)
+# (lab image --format iso, the key boot=cdrom; tests/cli/labiso.sh);
+# libvirt-daemon-system, libvirt-clients: libvirtd and virsh for the lab through libvirt
+# (tests/cli/lablibvirt.sh, which starts the daemon when none runs)
 test_pkgs="python3 chromium qemu-system-x86 qemu-utils busybox-static xz-utils postgresql mariadb-server iproute2
 	nginx-light ovmf debootstrap e2fsprogs openssh-client strace memcached grub-common grub-pc-bin
-	grub-efi-amd64-bin xorriso mtools"
+	grub-efi-amd64-bin xorriso mtools libvirt-daemon-system libvirt-clients"
 # libmemcached-tools: memaslap (Debian's memcaslap), net.memcached's peer (bench/memcached-vs-memaslap.sh)
 bench_pkgs="sysbench fio python3 rt-tests stress-ng postgresql mariadb-server mbw iperf3 sockperf wrk nginx-light
 	memcached libmemcached-tools"

@@ -522,14 +522,24 @@ static int db_get_text(struct db *db, const char *ref, bool by_id, char **text)
 
 int db_has_uuid(struct db *db, const char *uuid)
 {
-	char *text = NULL;
-	int r;
+	sqlite3_stmt *st;
+	int rc;
 
 	if (db->empty)
 		return 0;
-	r = db_get_text(db, uuid, false, &text);
-	free(text);
-	return r == 0 ? 1 : r == -ENOENT ? 0 : r;
+#ifdef HAVE_LIBPQ
+	if (db->pg)
+		return db_pg_has_uuid(db->pg, uuid);
+#endif
+	/* the whole uuid: the UNIQUE column's index (a prefix scans every run) */
+	if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM runs WHERE uuid = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, "looking for a run");
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(db, "looking for a run");
+	return rc == SQLITE_ROW;
 }
 
 const char *db_name(const struct db *db)

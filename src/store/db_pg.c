@@ -369,6 +369,22 @@ int db_pg_get_text(struct db_pg *db, const char *ref, bool by_id, char **text)
 	return *text ? 0 : -ENOMEM;
 }
 
+int db_pg_has_uuid(struct db_pg *db, const char *uuid)
+{
+	const char *p[] = { uuid };
+	PGresult *res;
+	int n;
+
+	if (db->empty)
+		return 0;
+	res = pg_exec(db, "SELECT 1 FROM vmbench.runs WHERE uuid = $1", 1, p, "looking for a run");
+	if (!res)
+		return -EIO;
+	n = db->pq->PQntuples(res);
+	db->pq->PQclear(res);
+	return n > 0;
+}
+
 static const char *col(struct db_pg *db, PGresult *res, int row, int c)
 {
 	return db->pq->PQgetisnull(res, row, c) ? NULL : db->pq->PQgetvalue(res, row, c);
@@ -388,15 +404,16 @@ int db_pg_list(struct db_pg *db, const char *pairs, size_t npairs, int (*fn)(con
 	/* as SQLite's listing (db.c): the labels in byte order of their keys
 	 * (COLLATE "C", SQLite's BINARY), "{}" for a run without any */
 	res = pg_exec(db,
-		      "SELECT r.id, r.uuid, r.started, r.host, r.hypervisor, "
-		      "(SELECT string_agg(key || '=' || value, ' ' ORDER BY key COLLATE \"C\") FROM vmbench.labels "
-		      "  WHERE run_id = r.id), r.suites, "
-		      "coalesce((SELECT json_object_agg(key, value ORDER BY key COLLATE \"C\")::text FROM vmbench.labels "
-		      "  WHERE run_id = r.id), '{}'), r.interrupted, r.lab_failure "
-		      "FROM vmbench.runs r WHERE $2::bigint = 0 OR $2::bigint = "
-		      "(SELECT count(*) FROM vmbench.labels l JOIN json_array_elements($1::json) f "
-		      "   ON l.key = f->>0 AND l.value = f->>1 WHERE l.run_id = r.id) "
-		      "ORDER BY r.id",
+		      "WITH sel AS (SELECT * FROM vmbench.runs r WHERE $2::bigint = 0 OR r.id IN "
+		      "  (SELECT l.run_id FROM vmbench.labels l JOIN json_array_elements($1::json) f "
+		      "     ON l.key = f->>0 AND l.value = f->>1 GROUP BY l.run_id HAVING count(*) = $2::bigint)) "
+		      "SELECT s.id, s.uuid, s.started, s.host, s.hypervisor, "
+		      "string_agg(l.key || '=' || l.value, ' ' ORDER BY l.key COLLATE \"C\"), s.suites, "
+		      "coalesce((json_object_agg(l.key, l.value ORDER BY l.key COLLATE \"C\") "
+		      "  FILTER (WHERE l.key IS NOT NULL))::text, '{}'), s.interrupted, s.lab_failure "
+		      "FROM sel s LEFT JOIN vmbench.labels l ON l.run_id = s.id "
+		      "GROUP BY s.id, s.uuid, s.started, s.host, s.hypervisor, s.suites, s.interrupted, s.lab_failure "
+		      "ORDER BY s.id",
 		      2, p, "listing runs");
 	if (!res)
 		return -EIO;

@@ -25,6 +25,8 @@ bool db_pg_empty(const struct db_pg *db);
 int db_pg_add(struct db_pg *db, const json_t *doc, const char *text, const char *suites, int64_t *id);
 /* As db.c's: one run's document text by number (by_id) or uuid prefix. */
 int db_pg_get_text(struct db_pg *db, const char *ref, bool by_id, char **text);
+/* As db_has_uuid: 1, 0, or a negative errno (said). */
+int db_pg_has_uuid(struct db_pg *db, const char *uuid);
 /* As db_list: the runs with all npairs labels of pairs ([[k, v], ...]). */
 int db_pg_list(struct db_pg *db, const char *pairs, size_t npairs, int (*fn)(const struct db_row *, void *),
 	       void *arg);

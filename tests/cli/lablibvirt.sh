@@ -1,0 +1,96 @@
+#!/bin/sh
+# The lab through libvirt (issue 46): 'lab run --connect qemu:///system'
+# against Debian's libvirt daemon, which this test starts when none runs
+# (no systemd here: virtlogd -d and libvirtd -d) and stops again. Two
+# configurations of the matrix end to end as transient domains (type qemu:
+# TCG), their results labelled hv_backend=libvirt and hv_host, the disk
+# model's driver checked in the guest as for QEMU driven directly, and no
+# domain left; a configuration it cannot carry is skipped with why; a
+# connection that fails and a guest that never reaches its agent are clear
+# errors, and a kill -9 of vmbench leaves no domain (the daemon destroys
+# them with the connection). Plain build only (tests/meson.build).
+. "$(dirname "$0")/lib.sh"
+
+cache="$SRC/build-lab-cache"
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
+expect 1 "--connect to a URI no daemon answers" "$VMB" lab run --connect "qemu+unix:///system?socket=$T/none.sock" \
+	--matrix "accel=tcg" --suites cpu.prime --baseline none --cache "$T/no-cache" --db "$T/none.db"
+if grep -q "built without\|libvirt.so.0, which is not installed" "$T/err"; then
+	skip "the lab through libvirt" "$(head -1 "$T/err")"
+	finish
+	exit $?
+fi
+has "$T/err" "--connect qemu+unix:///system?socket=$T/none.sock: connecting to" "says what it could not reach"
+check "nothing was fetched or stored for it" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache'"
+if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+	! command -v libvirtd >/dev/null 2>&1 || ! command -v virsh >/dev/null 2>&1; then
+	skip "TCG guests through libvirt" "x86_64, busybox-static, qemu-system-x86 and libvirt-daemon-system are needed"
+	finish
+	exit $?
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	skip "TCG guests through libvirt" "qemu:///system's daemon is started as root"
+	finish
+	exit $?
+fi
+started=""
+if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+	# no daemon: the test's own, stopped at the end
+	pgrep -x virtlogd >/dev/null || { virtlogd -d && started="$started virtlogd"; }
+	libvirtd -d && started="$started libvirtd"
+	i=0
+	while ! virsh -c qemu:///system version >/dev/null 2>&1 && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
+trap 'for d in $started; do pkill -x "$d"; done; rm -rf "$T"' EXIT
+if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+	skip "TCG guests through libvirt" "libvirtd did not start here"
+	finish
+	exit $?
+fi
+domains() { virsh -c qemu:///system list --all --name | grep "^vmbench-$(basename "$TMPDIR")" ; true; }
+# the daemon's QEMU runs as another user (libvirt-qemu): it crosses the
+# test's directories to the work directory's files
+chmod 711 "$T" "$TMPDIR"
+shared_images x86_64
+expect 0 "lab run --plan --connect: a NIC is skipped with why" "$VMB" lab run --plan --connect qemu:///system \
+	--matrix "accel=tcg nic=none,e1000" --suites cpu.prime --baseline none
+has "$T/out" "accel=tcg nic=e1000 (skipped here: through libvirt, a NIC:" "the NIC configuration is skipped, with why"
+expect 0 "two configurations through libvirt" "$VMB" lab run --connect qemu:///system \
+	--matrix "accel=tcg disk=virtio-blk,ahci" --suites cpu.prime,disk.randread --quick --time 0.1 --repeat 2 \
+	--warmup 0 --boots 1 --baseline none --disk.iodepth 1 --cpu.max-prime 2000 --cache "$cache" \
+	--image-dir "$T/imgs" --db "$T/lv.db" -o "$T/lv.html"
+check "both stored, labelled hv_backend=libvirt and the daemon's host, each disk's driver the guest's" python3 - \
+	"$T/lv.db" "$(virsh -c qemu:///system hostname)" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("select doc from runs")]
+assert len(docs) == 2, len(docs)
+drivers = {"virtio-blk": "virtio_blk", "ahci": "ahci"}
+for d in docs:
+    lab = d["labels"]
+    assert lab["hv_backend"] == "libvirt" and lab["hv_host"] == sys.argv[2], lab
+    disks = json.dumps(d["fingerprint"]["block_devices"])
+    assert drivers[lab["disk"]] in disks, (lab["disk"], disks[:300])
+    tests = {t["name"]: t["status"] for s in d["suites"] for t in s["tests"]}
+    assert tests == {"prime": "ok", "randread": "ok"}, tests
+PY
+check "no domain of the test's left" test -z "$(domains)"
+check "and no work file" test -z "$(ls -A "$TMPDIR")"
+expect 1 "a guest that does not reach its agent in time" "$VMB" lab run --connect qemu:///system \
+	--matrix "accel=tcg" --suites cpu.prime --quick --boots 1 --retries 0 --baseline none --hello-timeout 1 \
+	--cache "$cache" --image-dir "$T/imgs" --db "$T/lv2.db"
+has "$T/err" "HELLO" "says the agent did not answer in time"
+check "its domain destroyed" test -z "$(domains)"
+expect 137 "kill -9 of vmbench while its guest runs" python3 "$SRC/tests/cli/stop_at.py" lab-booted \
+	'kill -9 $VMB_PID' "$VMB" lab run --connect qemu:///system --matrix "accel=tcg" --suites cpu.prime --quick \
+	--boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" --db "$T/lv3.db"
+i=0
+while [ -n "$(domains)" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "the daemon destroyed its domain with the connection" test -z "$(domains)"
+finish
