@@ -13,7 +13,6 @@
  * (HAVE_LIBVIRT). */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <stdarg.h>
