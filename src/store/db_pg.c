@@ -17,6 +17,7 @@
 #include "../core/log.h"
 #include "../core/pq.h"
 #include "../core/util.h"
+#include "../suites/app.h"
 #include "../core/banned.h"
 
 struct db_pg {
@@ -192,6 +193,7 @@ int db_pg_open(const char *url, const char *shown, bool create, struct db_pg **o
 	}
 	if (db->pq->PQstatus(db->c) != CONNECTION_OK) {
 		vmb_pq_message(db->pq, db->c, NULL, err, sizeof(err));
+		app_url_scrub(url, err, sizeof(err)); /* libpq may quote a malformed password */
 		log_error("%s: connecting to the store: %s", shown, err);
 		db_pg_close(db);
 		return -ECONNREFUSED;

@@ -20,6 +20,15 @@ fi
 has "$T/err" "postgresql://u:***@127.0.0.1:1/x: connecting to the store:" "says which store, and why"
 lacks "$T/err" "s3cret" "and not its password"
 check "no file was made for it" sh -c "! ls | grep -q postgres"
+# libpq quotes a password it cannot read, or the whole URL; the shown URL
+# hides every password, sslpassword and a second password= too
+for url in "postgresql://u:s3c%zzret@127.0.0.1:1/x" "postgresql://u@127.0.0.1:1/x?password=s3c%00ret" \
+	"postgresql://u:s3cret@[::1/x" "postgresql://u:s3/cret@127.0.0.1:1/x" \
+	"postgresql://u@127.0.0.1:1/x?sslpassword=a&password=s3cret"; do
+	k=$((${k:-0} + 1))
+	expect 1 "a store URL libpq cannot use ($k)" "$VMB" results --db "$url"
+	lacks "$T/err" "s3" "and no piece of its password said"
+done
 
 . "$SRC/tests/cli/dbservers.sh"
 trap 'db_stop_all; rm -rf "$T"' EXIT
