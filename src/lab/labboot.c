@@ -492,8 +492,15 @@ int lab_boot_spawn(const struct lab_config *c, const struct lab_run_opts *o, str
 	*t0 = clock_ns();
 	r = b->hv->start(c, &b->paths, &argv, b->qemu_log, &b->pid);
 	strv_clear(&argv);
-	if (r < 0)
-		return errf(err, errlen, r, "starting QEMU: %s", strerror(-r));
+	if (r < 0) {
+		/* the back end's own words where it wrote them (libvirt: the daemon's) */
+		char why[600] = "";
+
+		if (b->hv->exit_why(&(struct lab_hv_exit){ .c = c, .p = &b->paths, .log = b->qemu_log, .status = -1 },
+				    why, sizeof(why)) <= 0)
+			why[0] = '\0';
+		return errf(err, errlen, r, "starting QEMU: %s", *why ? why : strerror(-r));
+	}
 	return 0;
 }
 

@@ -29,6 +29,14 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
+# a domain the hypervisor refuses to start: the daemon's words, not errno's
+# (libvirt's in-process test driver, which boots nothing, takes no
+# AUTODESTROY); nothing of qemu:///system is touched
+shared_images x86_64
+expect 1 "a domain the hypervisor refuses to start" "$VMB" lab run --connect test:///default --matrix "accel=tcg" \
+	--suites cpu.prime --quick --boots 1 --retries 0 --baseline none --cache "$cache" --image-dir "$T/imgs" \
+	--db "$T/refused.db"
+has "$T/err" "starting QEMU: libvirt test:///default: unsupported flags" "says what libvirt said"
 if [ "$(id -u)" -ne 0 ]; then
 	skip "TCG guests through libvirt" "qemu:///system's daemon is started as root"
 	finish
