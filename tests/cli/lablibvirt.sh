@@ -23,6 +23,9 @@ if grep -q "built without\|libvirt.so.0, which is not installed" "$T/err"; then
 fi
 has "$T/err" "--connect qemu+unix:///system?socket=$T/none.sock: connecting to" "says what it could not reach"
 check "nothing was fetched or stored for it" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache'"
+expect 2 "--connect with an empty URI (libvirt's own default)" "$VMB" lab run --plan --connect "" \
+	--matrix "accel=tcg" --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--connect needs a libvirt URI, e.g. qemu:///system" "says what it needs"
 if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 	! command -v libvirtd >/dev/null 2>&1 || ! command -v virsh >/dev/null 2>&1; then
 	skip "TCG guests through libvirt" "x86_64, busybox-static, qemu-system-x86 and libvirt-daemon-system are needed"
