@@ -836,7 +836,13 @@ int lab_request_start(struct lab_request *rq)
 	 * plan, whose configurations say what it cannot carry */
 	if (rq->verb == LAB_VERB_RUN && !rq->from_study && optset_str(&rq->own, "connect")) {
 		char why[1024];
-		int r = lab_hv_libvirt_connect(optset_str(&rq->own, "connect"), why, sizeof(why));
+		int r;
+
+		/* libvirt takes "" for its own default URI, which is nothing the user named */
+		if (!*optset_str(&rq->own, "connect"))
+			return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
+					       "qemu+ssh://HOST/system");
+		r = lab_hv_libvirt_connect(optset_str(&rq->own, "connect"), why, sizeof(why));
 
 		if (r < 0) {
 			log_error("--connect %s: %s", optset_str(&rq->own, "connect"), why);

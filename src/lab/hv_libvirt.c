@@ -393,6 +393,9 @@ static int lv_exit_why(const struct lab_hv_exit *e, char *why, size_t len)
 	why[0] = '\0';
 	/* the daemon's words at the start, else the domain's state */
 	if (read_file(e->log, &text) == 0 && strstr(text, "libvirt ") && !strstr(text, "domain started")) {
+		/* its last line, without the newline that ends it */
+		while (*text && text[strlen(text) - 1] == '\n')
+			text[strlen(text) - 1] = '\0';
 		last = strrchr(text, '\n');
 		snprintf(why, len, "%s", last ? last + 1 : text);
 		free(text);

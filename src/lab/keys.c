@@ -244,6 +244,8 @@ static int boot_check(const struct lab_config *c, char *why, size_t len)
 		{ LAB_THP, "default", "transparent_hugepage= is a word of the kernel's command line, which is the ISO's" },
 	};
 
+	const struct lab_device *disk = lab_config_device(c, LAB_DISK);
+
 	if (!c->boot || c->boot->kernel)
 		return 0;
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
@@ -251,6 +253,13 @@ static int boot_check(const struct lab_config *c, char *why, size_t len)
 			return errf(why, len, -EINVAL, "matrix: boot=%s needs %s=%s, not %s=%s: %s", c->v[LAB_BOOT],
 				    lab_key_name(need[i].k), need[i].want, lab_key_name(need[i].k), c->v[need[i].k],
 				    need[i].because);
+	/* a USB disk appears after its bus is enumerated, well after insmod:
+	 * the guest's init waits for it only when the command line says
+	 * vmbench.disks= (qemu.c), and the ISO's cannot */
+	if (disk && strstr(disk->modules, "usb_storage"))
+		return errf(why, len, -EINVAL, "matrix: boot=%s cannot boot disk=%s: a USB disk appears after its bus is "
+			    "enumerated, and the guest waits for it by a word of the kernel's command line "
+			    "(vmbench.disks=), which is the ISO's; give another disk model", c->v[LAB_BOOT], c->v[LAB_DISK]);
 	return 0;
 }
 

@@ -493,11 +493,12 @@ int lab_boot_spawn(const struct lab_config *c, const struct lab_run_opts *o, str
 	r = b->hv->start(c, &b->paths, &argv, b->qemu_log, &b->pid);
 	strv_clear(&argv);
 	if (r < 0) {
-		/* the back end's own words on it (libvirt: the daemon's), else the errno's */
-		char words[512] = "";
+		/* the back end's own words on it where it wrote them (libvirt: the daemon's), else the errno's */
+		char words[600] = "";
 
-		(void)b->hv->exit_why(&(struct lab_hv_exit){ .c = c, .p = &b->paths, .log = b->qemu_log, .status = -1 },
-				      words, sizeof(words));
+		if (b->hv->exit_why(&(struct lab_hv_exit){ .c = c, .p = &b->paths, .log = b->qemu_log, .status = -1 },
+				    words, sizeof(words)) <= 0)
+			words[0] = '\0';
 		return errf(err, errlen, r, "starting the guest (%s): %s", b->hv->name, *words ? words : strerror(-r));
 	}
 	return 0;

@@ -119,7 +119,7 @@
 	  " (how the guest's kernel is started: kernel, QEMU hands the image's kernel and initramfs to the "   \
 	  "guest; cdrom, the image's ISO ('lab image --format iso') on a CD-ROM, started by the firmware "     \
 	  "through GRUB, as a hypervisor that cannot start a kernel itself boots it; cdrom: x86_64, "         \
-	  "image=busybox, firmware=default, nic=none, thp=default)", 0, 0, boot_check, "boot", lab_qemu_arg_boot, \
+	  "image=busybox, firmware=default, nic=none, thp=default, a disk not on USB)", 0, 0, boot_check, "boot", lab_qemu_arg_boot, \
 	  NULL)                                                                                                  \
 	LAB_KEYS_TEST(X)
 

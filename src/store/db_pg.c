@@ -17,6 +17,7 @@
 #include "../core/log.h"
 #include "../core/pq.h"
 #include "../core/util.h"
+#include "../suites/app.h"
 #include "../core/banned.h"
 
 struct db_pg {
@@ -102,33 +103,48 @@ static void pg_rollback(struct db_pg *db)
 	db->pq->PQclear(res);
 }
 
-/* The schema's version, 0 when the database has none of it (no such
- * table: SQLSTATE 42P01), or a negative errno after saying why. */
+/* The schema's version, 0 when the database has none of it (neither the
+ * table meta nor runs: a new database, or a schema vmbench made empty by
+ * its owner), or a negative errno after saying why: tables without a
+ * version are a damaged store, as SQLite's file without one is (db.c),
+ * never taken for an empty one. to_regclass: no error, so that this runs
+ * inside the transaction that makes the schema. */
 static int pg_version(struct db_pg *db, long *ver)
 {
-	PGresult *res = db->pq->PQexec(db->c, "SELECT value FROM vmbench.meta WHERE key = 'schema_version'");
-	ExecStatusType s = res ? db->pq->PQresultStatus(res) : PGRES_FATAL_ERROR;
-	const char *state = res ? db->pq->PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	PGresult *res = pg_exec(db, "SELECT to_regclass('vmbench.meta') IS NOT NULL, "
+				    "to_regclass('vmbench.runs') IS NOT NULL", 0, NULL, "reading the store's version");
+	bool meta, runs;
 	char *end;
 
 	*ver = 0;
-	if (s != PGRES_TUPLES_OK) {
-		if (state && !strcmp(state, "42P01")) {
-			db->pq->PQclear(res);
-			return 0;
-		}
-		return pg_fail(db, res, "reading the store's version");
-	}
-	if (db->pq->PQntuples(res) == 1) {
-		*ver = strtol(db->pq->PQgetvalue(res, 0, 0), &end, 10);
-		if (*end || *ver < 1) {
-			log_error("%s: the vmbench schema has no valid version ('%s'); it is damaged", db->shown,
-				  db->pq->PQgetvalue(res, 0, 0));
-			db->pq->PQclear(res);
-			return -EBADMSG;
-		}
-	}
+	if (!res)
+		return db->pq->PQstatus(db->c) == CONNECTION_BAD ? -ECONNRESET : -EIO;
+	meta = !strcmp(db->pq->PQgetvalue(res, 0, 0), "t");
+	runs = !strcmp(db->pq->PQgetvalue(res, 0, 1), "t");
 	db->pq->PQclear(res);
+	if (!meta && !runs)
+		return 0;
+	if (meta) {
+		res = pg_exec(db, "SELECT value FROM vmbench.meta WHERE key = 'schema_version'", 0, NULL,
+			      "reading the store's version");
+		if (!res)
+			return db->pq->PQstatus(db->c) == CONNECTION_BAD ? -ECONNRESET : -EIO;
+		if (db->pq->PQntuples(res) == 1) {
+			*ver = strtol(db->pq->PQgetvalue(res, 0, 0), &end, 10);
+			if (*end || *ver < 1) {
+				log_error("%s: the vmbench schema has no valid version ('%s'); it is damaged", db->shown,
+					  db->pq->PQgetvalue(res, 0, 0));
+				db->pq->PQclear(res);
+				return -EBADMSG;
+			}
+		}
+		db->pq->PQclear(res);
+	}
+	if (*ver == 0) {
+		log_error("%s: the vmbench schema has %s but no version; it is damaged or not a vmbench store", db->shown,
+			  meta ? "a table meta" : "a table runs");
+		return -EBADMSG;
+	}
 	return 0;
 }
 
@@ -142,13 +158,19 @@ static int pg_init_or_check(struct db_pg *db, bool create)
 		r = pg_version(db, &ver);
 		db->empty = r == 0 && ver == 0;
 	} else {
-		snprintf(sql, sizeof(sql),
-			 "BEGIN; SELECT pg_advisory_xact_lock(" PG_LOCK_KEY "); %s INSERT INTO vmbench.meta VALUES "
-			 "('application_id', '" PG_LOCK_KEY "'), ('schema_version', '%d') ON CONFLICT (key) DO NOTHING;",
-			 schema_sql, DB_SCHEMA_VERSION);
-		r = pg_do(db, sql, "creating the store");
+		/* checked under the lock before anything is made: a damaged
+		 * schema is said, not made whole over what is left of it */
+		r = pg_do(db, "BEGIN; SELECT pg_advisory_xact_lock(" PG_LOCK_KEY ")", "locking the store");
 		if (r == 0)
 			r = pg_version(db, &ver);
+		if (r == 0 && ver == 0) {
+			snprintf(sql, sizeof(sql), "%s INSERT INTO vmbench.meta VALUES ('application_id', '" PG_LOCK_KEY
+				 "'), ('schema_version', '%d') ON CONFLICT (key) DO NOTHING;", schema_sql,
+				 DB_SCHEMA_VERSION);
+			r = pg_do(db, sql, "creating the store");
+			if (r == 0)
+				r = pg_version(db, &ver);
+		}
 		if (r == 0)
 			r = pg_do(db, "COMMIT", "creating the store");
 		if (r < 0)
@@ -192,6 +214,7 @@ int db_pg_open(const char *url, const char *shown, bool create, struct db_pg **o
 	}
 	if (db->pq->PQstatus(db->c) != CONNECTION_OK) {
 		vmb_pq_message(db->pq, db->c, NULL, err, sizeof(err));
+		app_url_scrub(url, err, sizeof(err)); /* libpq may quote a malformed password */
 		log_error("%s: connecting to the store: %s", shown, err);
 		db_pg_close(db);
 		return -ECONNREFUSED;

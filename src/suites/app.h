@@ -31,11 +31,18 @@ void app_oltp_cleanup(struct vmb_ctx *ctx);
 /* A back end named in --app.db that this build does not have: a usage error
  * found before anything runs. */
 int app_oltp_check_url(struct vmb_ctx *ctx, const char *url);
-/* The URL with its password replaced by ***: what results and messages
- * show. out holds it whole with APP_URL_SHOWN_LEN(url) bytes (each of the
- * two passwords may be shorter than "***"); a shorter out cuts it. */
-#define APP_URL_SHOWN_LEN(url) (strlen(url) + 8)
+/* The URL with its passwords replaced by ***: what results and messages
+ * show. The passwords: USER:PASSWORD@'s, and every query parameter's whose
+ * name ends in "password" (sslpassword=, a second password=, %70assword=).
+ * out holds it whole with APP_URL_SHOWN_LEN(url) bytes (a password may be
+ * shorter than "***", each after at least "&password="); a shorter out
+ * cuts it, never within a password. */
+#define APP_URL_SHOWN_LEN(url) (strlen(url) + strlen(url) / 3 + 8)
 void app_oltp_url_shown(const char *url, char *out, size_t len);
+/* msg, a client library's words about url, with every password of url it
+ * quotes replaced by *** (libpq quotes a malformed one, "invalid
+ * percent-encoded token: ...", or the whole URL). */
+void app_url_scrub(const char *url, char *msg, size_t len);
 
 enum proc_kind { PROC_FORK, PROC_EXEC, PROC_SPAWN };
 int app_proc_run(struct vmb_ctx *ctx, struct vmb_rep *rep);

@@ -8,11 +8,13 @@
  * (--rand-spec-pct=1, --rand-spec-res=75, --rand-spec-iter=12). An ignorable
  * error rolls the transaction back and runs it again, counted in errors; a
  * lost connection ends the test with the count of transactions before it. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -436,33 +438,141 @@ out:
 	conn_close(&oc);
 }
 
-void app_oltp_url_shown(const char *url, char *out, size_t len)
+/* Whether a query parameter's name, percent-decoded, ends in "password"
+ * (libpq's password and sslpassword, MariaDB's), in any case */
+static bool url_key_secret(const char *k, size_t n)
 {
-	const char *auth = strstr(url, "://"), *at, *colon;
-	char *pw;
+	char d[64];
+	size_t m = 0;
 
-	/* USER:PASSWORD@ */
-	at = auth ? strchr(auth + 3, '@') : NULL;
-	colon = auth ? strchr(auth + 3, ':') : NULL;
-	if (at && colon && colon < at && !memchr(auth + 3, '/', (size_t)(at - auth - 3)))
-		snprintf(out, len, "%.*s:***%s", (int)(colon - url), url, at);
-	else
-		snprintf(out, len, "%s", url);
-	/* and libpq's ?password=...: the rest moved up behind "***" (the
-	 * password may be shorter than it: len has room, see app.h); in an
-	 * out too short for the URL too, so that no password shows cut */
-	pw = strstr(out, "password=");
-	if (pw) {
-		char *val = pw + 9, *end = val + strcspn(val, "&");
-		size_t rest = strlen(end) + 1, off = (size_t)(val - out);
+	for (size_t i = 0; i < n && m < sizeof(d); i++) {
+		if (k[i] == '%' && i + 2 < n && isxdigit((unsigned char)k[i + 1]) && isxdigit((unsigned char)k[i + 2])) {
+			char hex[3] = { k[i + 1], k[i + 2], '\0' };
 
-		if (off + 3 + rest <= len) {
-			memmove(val + 3, end, rest);
-			memcpy(val, "***", 3);
+			d[m++] = (char)strtol(hex, NULL, 16);
+			i += 2;
 		} else {
-			snprintf(val, len - off, "***"); /* cut, but no password shown */
+			d[m++] = k[i];
 		}
 	}
+	return m >= 8 && !strncasecmp(d + m - 8, "password", 8);
+}
+
+/* The next secret of url from the cursor *at (0 at first): the password of
+ * USER:PASSWORD@, up to the last '@' before the query (wider than libpq
+ * reads it, so that a malformed one, with a '/' in it, is hidden too), then
+ * the value of each query parameter url_key_secret names. *off and *n its
+ * span, *at moved past it; false when there is none. */
+static bool url_secret(const char *url, size_t *at, size_t *off, size_t *n)
+{
+	const char *auth = strstr(url, "://");
+	size_t q = strcspn(url, "?"), i;
+
+	if (*at == 0 && auth) {
+		size_t a = (size_t)(auth + 3 - url), colon = a + strcspn(url + a, ":"), last = 0;
+
+		for (i = a; i < q; i++)
+			if (url[i] == '@')
+				last = i;
+		if (last && colon < last) {
+			*off = colon + 1;
+			*n = last - colon - 1;
+			*at = last;
+			return true;
+		}
+	}
+	/* from the '?' or an '&': KEY=VALUE up to the next '&' */
+	for (i = *at > q ? *at : q; url[i];) {
+		size_t k = i + 1, klen = strcspn(url + k, "=&");
+
+		i = k + strcspn(url + k, "&");
+		if (url[k + klen] == '=' && url_key_secret(url + k, klen)) {
+			*off = k + klen + 1;
+			*n = i - *off;
+			*at = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* n bytes of s after out's first *o, cut at len */
+static void url_put(char *out, size_t len, size_t *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && *o + 1 < len; i++)
+		out[(*o)++] = s[i];
+	out[*o] = '\0';
+}
+
+void app_oltp_url_shown(const char *url, char *out, size_t len)
+{
+	size_t at = 0, from = 0, off, n, o = 0;
+
+	if (!len)
+		return;
+	out[0] = '\0';
+	/* no byte of a secret is copied: a cut out shows none either */
+	while (url_secret(url, &at, &off, &n)) {
+		url_put(out, len, &o, url + from, off - from);
+		url_put(out, len, &o, "***", 3);
+		from = off + n;
+	}
+	url_put(out, len, &o, url + from, strlen(url + from));
+}
+
+/* Whether some occurrence of the n bytes x in url overlaps a password */
+static bool url_quotes_secret(const char *url, const char *x, size_t n)
+{
+	for (size_t pos = 0; n && url[pos]; pos++) {
+		size_t at = 0, off, sn;
+
+		if (strncmp(url + pos, x, n))
+			continue;
+		while (url_secret(url, &at, &off, &sn))
+			if (sn && pos < off + sn && off < pos + n)
+				return true;
+	}
+	return false;
+}
+
+void app_url_scrub(const char *url, char *msg, size_t len)
+{
+	char *out = len ? malloc(len) : NULL;
+	size_t o = 0;
+
+	if (!out) {
+		if (len)
+			msg[0] = '\0';
+		return;
+	}
+	out[0] = '\0';
+	/* libpq quotes what it cannot read: "..." that is the URL is shown
+	 * as app_oltp_url_shown shows it, one that is a password's, or a
+	 * piece of one, as *** (short passwords may be any word elsewhere) */
+	for (const char *p = msg; *p;) {
+		const char *end = *p == '"' ? strchr(p + 1, '"') : NULL;
+		size_t n = end ? (size_t)(end - p - 1) : 0;
+
+		if (end && n == strlen(url) && !strncmp(p + 1, url, n)) {
+			char *shown = malloc(APP_URL_SHOWN_LEN(url));
+
+			if (shown)
+				app_oltp_url_shown(url, shown, APP_URL_SHOWN_LEN(url));
+			url_put(out, len, &o, "\"", 1);
+			url_put(out, len, &o, shown ? shown : "***", strlen(shown ? shown : "***"));
+			url_put(out, len, &o, "\"", 1);
+			free(shown);
+			p = end + 1;
+		} else if (end && url_quotes_secret(url, p + 1, n)) {
+			url_put(out, len, &o, "\"***\"", 5);
+			p = end + 1;
+		} else {
+			url_put(out, len, &o, p, end ? n + 2 : 1);
+			p += end ? n + 2 : 1;
+		}
+	}
+	memcpy(msg, out, o + 1);
+	free(out);
 }
 
 /* The embedded back end is "sqlite" exactly (or the default): a prefix

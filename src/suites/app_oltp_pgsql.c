@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "app_oltp.h"
 #include "../core/pq.h"
 #include "../core/str.h"
@@ -66,6 +67,7 @@ static int pg_connect(const struct oltp_conf *conf, void **conn, char *err, size
 		return -ENOMEM;
 	if (pq->PQstatus(c) != CONNECTION_OK) {
 		pg_msg(c, NULL, err, errlen);
+		app_url_scrub(conf->url, err, errlen); /* libpq may quote a malformed password */
 		pq->PQfinish(c);
 		return -ECONNREFUSED;
 	}

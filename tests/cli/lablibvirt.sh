@@ -23,12 +23,23 @@ if grep -q "built without\|libvirt.so.0, which is not installed" "$T/err"; then
 fi
 has "$T/err" "--connect qemu+unix:///system?socket=$T/none.sock: connecting to" "says what it could not reach"
 check "nothing was fetched or stored for it" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache'"
+expect 2 "--connect with an empty URI (libvirt's own default)" "$VMB" lab run --plan --connect "" \
+	--matrix "accel=tcg" --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--connect needs a libvirt URI, e.g. qemu:///system" "says what it needs"
 if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 	! command -v libvirtd >/dev/null 2>&1 || ! command -v virsh >/dev/null 2>&1; then
 	skip "TCG guests through libvirt" "x86_64, busybox-static, qemu-system-x86 and libvirt-daemon-system are needed"
 	finish
 	exit $?
 fi
+# a domain the hypervisor refuses to start: the daemon's words, not errno's
+# (libvirt's in-process test driver, which boots nothing, takes no
+# AUTODESTROY); nothing of qemu:///system is touched
+shared_images x86_64
+expect 1 "a domain the hypervisor refuses to start" "$VMB" lab run --connect test:///default --matrix "accel=tcg" \
+	--suites cpu.prime --quick --boots 1 --retries 0 --baseline none --cache "$cache" --image-dir "$T/imgs" \
+	--db "$T/refused.db"
+has "$T/err" "starting the guest (libvirt): libvirt test:///default: unsupported flags" "says what libvirt said"
 if [ "$(id -u)" -ne 0 ]; then
 	skip "TCG guests through libvirt" "qemu:///system's daemon is started as root"
 	finish

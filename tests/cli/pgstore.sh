@@ -20,6 +20,15 @@ fi
 has "$T/err" "postgresql://u:***@127.0.0.1:1/x: connecting to the store:" "says which store, and why"
 lacks "$T/err" "s3cret" "and not its password"
 check "no file was made for it" sh -c "! ls | grep -q postgres"
+# libpq quotes a password it cannot read, or the whole URL; the shown URL
+# hides every password, sslpassword and a second password= too
+for url in "postgresql://u:s3c%zzret@127.0.0.1:1/x" "postgresql://u@127.0.0.1:1/x?password=s3c%00ret" \
+	"postgresql://u:s3cret@[::1/x" "postgresql://u:s3/cret@127.0.0.1:1/x" \
+	"postgresql://u@127.0.0.1:1/x?sslpassword=a&password=s3cret"; do
+	k=$((${k:-0} + 1))
+	expect 1 "a store URL libpq cannot use ($k)" "$VMB" results --db "$url"
+	lacks "$T/err" "s3" "and no piece of its password said"
+done
 
 . "$SRC/tests/cli/dbservers.sh"
 trap 'db_stop_all; rm -rf "$T"' EXIT
@@ -108,4 +117,20 @@ has "$T/err" "FROM and TO are the same store" "says so"
 expect 2 "store copy from a store that does not exist" "$VMB" store copy "$T/none.db" "$T/x.db"
 has "$T/err" "$T/none.db: no such store" "says so"
 check "and made no file" test ! -e "$T/x.db"
+
+# a damaged schema is said, as SQLite's file without a version is: never
+# taken for a store with no runs, nor made whole over what is left of it
+pgq "create database dmg" >/dev/null
+dmg=$(echo "$pg_url" | sed 's|///vmb?|///dmg?|')
+expect 0 "a run into another database" "$VMB" run cpu.prime $fast --db "$dmg"
+"$pg_bin/psql" "$dmg" -Atc "drop table vmbench.meta" >/dev/null
+expect 2 "results of a schema whose meta table is gone" "$VMB" results --db "$dmg"
+has "$T/err" "the vmbench schema has a table runs but no version; it is damaged" "says it is damaged"
+expect 2 "a run into it" "$VMB" run cpu.prime $fast --db "$dmg"
+check "which made no meta table again" test "$(pgv "select count(*) from pg_tables where tablename = 'meta'" 2>/dev/null; \
+	"$pg_bin/psql" "$dmg" -Atc "select count(*) from pg_tables where schemaname = 'vmbench' and tablename = 'meta'")" = "1
+0"
+"$pg_bin/psql" "$dmg" -Atc "create table vmbench.meta (key text primary key, value text not null)" >/dev/null
+expect 2 "results of a schema whose version row is gone" "$VMB" results --db "$dmg"
+has "$T/err" "the vmbench schema has a table meta but no version; it is damaged" "says it is damaged"
 finish

@@ -32,6 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	app_oltp_url_shown(url, small, sizeof(small)); /* truncation is safe */
 	if (!memchr(small, '\0', sizeof(small)))
 		abort();
+	/* libpq's words quoting the URL, scrubbed: still a string, cut at its size */
+	snprintf(out, sizeof(out), "in URI: \"%s\" and \"%s\"", url, url + size / 2);
+	app_url_scrub(url, out, sizeof(out));
+	if (!memchr(out, '\0', sizeof(out)))
+		abort();
 	free(url);
 	return 0;
 }

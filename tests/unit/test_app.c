@@ -55,6 +55,30 @@ static void shown(void **state)
 		{ "postgresql:///db?host=/tmp&password=x&user=u", "postgresql:///db?host=/tmp&password=***&user=u" },
 		{ "postgresql://h:5432/db", "postgresql://h:5432/db" }, /* a port is not a password */
 		{ "sqlite", "sqlite" },
+		/* every password: libpq's sslpassword, a second one, a name spelled with %XX */
+		{ "postgresql://u@h/db?sslpassword=a&password=secret", "postgresql://u@h/db?sslpassword=***&password=***" },
+		{ "postgresql://u@h/db?password=a&password=secret", "postgresql://u@h/db?password=***&password=***" },
+		{ "postgresql://u@h/db?%70assword=secret&PASSWORD=x", "postgresql://u@h/db?%70assword=***&PASSWORD=***" },
+		/* a malformed one, with a '/' libpq stops at, or an '@' */
+		{ "postgresql://u:se/cret@h/db", "postgresql://u:***@h/db" },
+		{ "postgresql://u:p@ss@h/db", "postgresql://u:***@h/db" },
+		{ "postgresql://u@[::1]:5432/db?user=a@b", "postgresql://u@[::1]:5432/db?user=a@b" },
+	};
+	/* libpq's words about a URL it cannot read quote the password, or the URL */
+	static const struct {
+		const char *url, *msg, *said;
+	} scrub[] = {
+		{ "postgresql://u:sec%zzret@h/db", "invalid percent-encoded token: \"sec%zzret\"",
+		  "invalid percent-encoded token: \"***\"" },
+		{ "postgresql://u@h/db?password=sec%00ret", "forbidden value %00 in percent-encoded value: \"sec%00ret\"",
+		  "forbidden value %00 in percent-encoded value: \"***\"" },
+		{ "postgresql://u:secret@[::1/x", "matching \"]\" in IPv6 host address in URI: \"postgresql://u:secret@[::1/x\"",
+		  "matching \"]\" in IPv6 host address in URI: \"postgresql://u:***@[::1/x\"" },
+		{ "postgresql://u:se/cret@h/db", "invalid integer value \"se\" for connection option \"port\"",
+		  "invalid integer value \"***\" for connection option \"port\"" },
+		/* a short password is not looked for outside quotes: any word may hold it */
+		{ "postgresql://u:a@127.0.0.1:1/db", "connection to server at \"127.0.0.1\", port 1 failed",
+		  "connection to server at \"127.0.0.1\", port 1 failed" },
 	};
 
 	char url[1400], want[1400], out[128];
@@ -87,6 +111,13 @@ static void shown(void **state)
 	assert_non_null(strstr(out, "password=***"));
 	app_oltp_url_shown("mysql://u:a@h/db?password=b", out, sizeof(out));
 	assert_string_equal(out, "mysql://u:***@h/db?password=***");
+	for (size_t i = 0; i < sizeof(scrub) / sizeof(scrub[0]); i++) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", scrub[i].msg);
+		app_url_scrub(scrub[i].url, msg, sizeof(msg));
+		assert_string_equal(msg, scrub[i].said);
+	}
 }
 
 /* sb_rand_special(1, 10000) with sysbench's defaults: 75% of the draws

@@ -139,6 +139,8 @@ static void messages(void **state)
 		{ "boot=cdrom image=debian nic=virtio-net", "boot=cdrom needs image=busybox, not image=debian" },
 		{ "boot=kernel,cdrom nic=e1000", "boot=cdrom needs nic=none, not nic=e1000" },
 		{ "boot=cdrom firmware=uefi", "boot=cdrom needs firmware=default, not firmware=uefi" },
+		{ "boot=cdrom disk=usb-xhci", "boot=cdrom cannot boot disk=usb-xhci: a USB disk appears after its bus" },
+		{ "boot=kernel,cdrom disk=usb-ehci", "boot=cdrom cannot boot disk=usb-ehci" },
 		{ "arch=riscv64", "valid values of arch: x86_64, aarch64" },
 		{ "smp=0", "smp takes a vCPU count from 1 to 256" },
 		{ "mem=1k", "mem takes a memory size from 64M" },
