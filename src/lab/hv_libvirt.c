@@ -89,8 +89,12 @@ int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
 #undef X
 	lv.virSetErrorFunc(NULL, lv_quiet);
 	lv.conn = lv.virConnectOpen(uri);
-	if (!lv.conn)
-		return errf(why, len, -ECONNREFUSED, "connecting to %s: %s", uri, lv_err());
+	if (!lv.conn) {
+		errf(why, len, -ECONNREFUSED, "connecting to %s: %s", uri, lv_err());
+		(void)dlclose(lv.h);
+		lv.h = NULL;
+		return -ECONNREFUSED;
+	}
 	snprintf(lv.uri, sizeof(lv.uri), "%s", uri);
 	host = lv.virConnectGetHostname(lv.conn);
 	snprintf(lv.host, sizeof(lv.host), "%s", host ? host : "unknown");
@@ -168,7 +172,9 @@ static void xml_put(char **buf, size_t *cap, size_t *off, const char *fmt, ...)
 	}
 }
 
-static void xml_esc(const char *in, char *out, size_t len)
+/* in escaped into out: 0, or -ENAMETOOLONG when it does not fit (never a
+ * path cut short in the domain) */
+static int xml_esc(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
 
@@ -184,6 +190,7 @@ static void xml_esc(const char *in, char *out, size_t len)
 		}
 	}
 	out[o] = '\0';
+	return *in ? -ENAMETOOLONG : 0;
 }
 
 /* What this back end cannot carry yet, with why; NULL when it can */
@@ -224,7 +231,7 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 	char name[200], bus[64], ctrl[64], file[1024], fmt[32], cache[32], e1[2048], e2[2048], e3[2048];
 	size_t cap = 4096, off = 0;
 	char *x;
-	int r;
+	int r, cut = 0;
 
 	if (incoming || paused)
 		return errf(why, len, -EOPNOTSUPP, "a start that waits for a guest moved in is not written for libvirt");
@@ -249,10 +256,10 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 	/* the copies lv_start puts in the work directory, where the daemon's
 	 * QEMU (another user, libvirt-qemu on Debian) can read them */
 	snprintf(file, sizeof(file), "%s/" LV_KERNEL, p->work_dir);
-	xml_esc(file, e1, sizeof(e1));
+	cut |= xml_esc(file, e1, sizeof(e1));
 	snprintf(file, sizeof(file), "%s/" LV_INITRD, p->work_dir);
-	xml_esc(file, e2, sizeof(e2));
-	xml_esc(append, e3, sizeof(e3));
+	cut |= xml_esc(file, e2, sizeof(e2));
+	cut |= xml_esc(append, e3, sizeof(e3));
 	xml_put(&x, &cap, &off,
 		"  <os>\n    <type arch='%s' machine='%s'>hvm</type>\n    <kernel>%s</kernel>\n    <initrd>%s</initrd>\n"
 		"    <cmdline>%s</cmdline>\n  </os>\n",
@@ -277,7 +284,7 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 		opt_of(drive, "format", fmt, sizeof(fmt));
 		opt_of(drive, "cache", cache, sizeof(cache));
 		(void)lab_device_libvirt(disk, bus, sizeof(bus), ctrl, sizeof(ctrl));
-		xml_esc(file, e1, sizeof(e1));
+		cut |= xml_esc(file, e1, sizeof(e1));
 		if (*ctrl)
 			xml_put(&x, &cap, &off, "    <controller type='%s' model='%s'/>\n", bus, ctrl);
 		xml_put(&x, &cap, &off,
@@ -288,8 +295,8 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 	}
 	if (!disk || !strstr(disk->libvirt ? disk->libvirt : "", "bus=usb"))
 		xml_put(&x, &cap, &off, "    <controller type='usb' model='none'/>\n");
-	xml_esc(p->console_log, e1, sizeof(e1));
-	xml_esc(p->agent_socket, e2, sizeof(e2));
+	cut |= xml_esc(p->console_log, e1, sizeof(e1));
+	cut |= xml_esc(p->agent_socket, e2, sizeof(e2));
 	xml_put(&x, &cap, &off,
 		"    <serial type='file'>\n      <source path='%s'/>\n      <target port='0'/>\n    </serial>\n"
 		"    <console type='unix'>\n      <source mode='bind' path='%s'/>\n      <target type='virtio' port='0'/>\n"
@@ -303,6 +310,11 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 	}
 	xml_put(&x, &cap, &off, "  </devices>\n</domain>\n");
 	strv_clear(&a);
+	if (x && cut) {
+		free(x);
+		return errf(why, len, -ENAMETOOLONG, "a path or the kernel's command line is too long for the domain's "
+			    "definition (a shorter TMPDIR)");
+	}
 	if (!x)
 		return errf(why, len, -ENOMEM, "out of memory");
 	r = strv_push(def, x);
