@@ -31,6 +31,7 @@
 #include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
+#include "../lab/hv.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
 #include "../lab/proto_host.h"
@@ -417,7 +418,7 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 		co.spec.vcpus = c.smp;
 	}
 	lab_config_name(&m, &c, name, sizeof(name));
-	if (lab_config_unsupported(&c, err, sizeof(err))) {
+	if (lab_hv_config_unsupported(&c, err, sizeof(err))) {
 		log_error("%s: %s", name, err);
 		ret = EXIT_FAILED;
 		goto out;

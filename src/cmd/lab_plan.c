@@ -14,6 +14,7 @@
 #include "../core/opts.h"
 #include "../core/runner.h"
 #include "../core/str.h"
+#include "../lab/hv.h"
 #include "../lab/matrix.h"
 #include "../suites/suites.h"
 #include "../core/banned.h"
@@ -149,7 +150,7 @@ static void plan_run(const struct lab *l, const struct lab_matrix *m, const stru
 		char name[256], why[512];
 
 		lab_config_name(m, &m->configs[i], name, sizeof(name));
-		if (lab_config_unsupported(&m->configs[i], why, sizeof(why)))
+		if (lab_hv_config_unsupported(&m->configs[i], why, sizeof(why)))
 			say(out, "    %s (skipped here: %s)", name, why);
 		else
 			say(out, "    %s", name);

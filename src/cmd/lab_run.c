@@ -32,6 +32,7 @@
 #include "../lab/image.h"
 #include "../lab/kvmguest.h"
 #include "../lab/labrun.h"
+#include "../lab/hv.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
 #include "../lab/proto_host.h"
@@ -267,7 +268,7 @@ static void lab_config(struct lab *l, const struct lab_matrix *m, size_t i)
 	bool fallback = c.accel == LAB_ACCEL_AUTO || (c.accel == LAB_ACCEL_KVM && l->rq->kvm_fallback && native);
 
 	lab_config_name(m, &c, name, sizeof(name));
-	if (lab_config_unsupported(&c, err, sizeof(err))) {
+	if (lab_hv_config_unsupported(&c, err, sizeof(err))) {
 		log_info("%s: skipped: %s", name, err);
 		return;
 	}

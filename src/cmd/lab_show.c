@@ -30,6 +30,7 @@
 #include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/labrun.h"
+#include "../lab/hv.h"
 #include "../lab/matrix.h"
 #include "../lab/contend.h"
 #include "../lab/proto_host.h"
@@ -99,7 +100,7 @@ int lab_baseline_config(const struct vmb_cmd *self, struct lab *l, const struct 
 		return cmd_usage_error(self, "--baseline %s names %zu configurations of the matrix; name one with more "
 					     "keys (KEY=VALUE,KEY=VALUE); its configurations: %s", spec, hits, names);
 	lab_config_name(m, &m->configs[hit], l->base, sizeof(l->base));
-	if (!l->check_only && lab_config_unsupported(&m->configs[hit], why, sizeof(why)))
+	if (!l->check_only && lab_hv_config_unsupported(&m->configs[hit], why, sizeof(why)))
 		return cmd_usage_error(self, "--baseline %s: %s cannot run here: %s", spec, l->base, why);
 	return CMD_CONTINUE;
 }

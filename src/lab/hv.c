@@ -24,6 +24,18 @@ void lab_hv_set_default(const struct lab_hv_ops *hv)
 	session_hv = hv;
 }
 
+bool lab_hv_config_unsupported(const struct lab_config *c, char *why, size_t len)
+{
+	const char *no;
+
+	if (lab_config_unsupported(c, why, len))
+		return true;
+	no = session_hv->cannot ? session_hv->cannot(c) : NULL;
+	if (no)
+		snprintf(why, len, "through %s, %s", session_hv->name, no);
+	return no != NULL;
+}
+
 #ifndef HAVE_LIBVIRT
 int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
 {

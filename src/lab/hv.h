@@ -181,6 +181,9 @@ extern const struct lab_hv_ops lab_hv_libvirt; /* built with libvirt's headers (
 const struct lab_hv_ops *lab_hv_default(void);
 /* The session's row from now on (lab_hv_libvirt_connect sets libvirt's). */
 void lab_hv_set_default(const struct lab_hv_ops *hv);
+/* lab_config_unsupported (matrix.h), then what the session's back end
+ * cannot carry of c (its cannot): true with why ("through libvirt, ..."). */
+bool lab_hv_config_unsupported(const struct lab_config *c, char *why, size_t len);
 /* --connect URI: libvirt loaded (dlopen) and connected, its row the
  * session's; the connection stays open until the process ends, so that its
  * domains (started with AUTODESTROY) go with it. -EOPNOTSUPP with why when

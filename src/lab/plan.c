@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hv.h"
 #include "matrix.h"
 #include "../core/macro.h"
 #include "../core/str.h"
@@ -214,16 +213,6 @@ bool lab_config_unsupported(const struct lab_config *c, char *why, size_t len)
 			 "driver (%s models on %s: %s)", lab_keys[key].name, d->name, c->v[LAB_ARCH],
 			 lab_keys[key].name, c->v[LAB_ARCH], there);
 		return true;
-	}
-	{
-		/* what the session's hypervisor back end cannot carry */
-		const struct lab_hv_ops *hv = lab_hv_default();
-		const char *no = hv->cannot ? hv->cannot(c) : NULL;
-
-		if (no) {
-			snprintf(why, len, "through %s, %s", hv->name, no);
-			return true;
-		}
 	}
 	return false;
 }
