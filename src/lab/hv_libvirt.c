@@ -27,6 +27,7 @@
 #include "qemu.h"
 #include "../core/clock.h"
 #include "../core/file.h"
+#include "../core/log.h"
 #include "../core/spawn.h"
 #include "../core/str.h"
 #include "../core/util.h"
@@ -100,6 +101,18 @@ int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
 	snprintf(lv.host, sizeof(lv.host), "%s", host ? host : "unknown");
 	free(host);
 	lab_hv_set_default(&lab_hv_libvirt);
+	/* a local daemon whose QEMU user cannot open /dev/kvm (no udev ran:
+	 * root's alone) takes its cached QEMU capabilities for outdated, and
+	 * probes QEMU again at every start: a minute a domain on this machine */
+	{
+		struct stat st;
+
+		if (strstr(uri, ":///") && stat("/dev/kvm", &st) == 0 && S_ISCHR(st.st_mode) && !(st.st_mode & 0060))
+			log_warn("/dev/kvm is root's alone (mode %03o): libvirt's QEMU cannot open it, and the daemon "
+				 "probes QEMU again at every domain it starts (about a minute each on a machine like this); "
+				 "Debian's udev gives it group kvm, mode 0660 (chgrp kvm /dev/kvm; chmod 660 /dev/kvm)",
+				 (unsigned)(st.st_mode & 0777));
+	}
 	return 0;
 }
 
