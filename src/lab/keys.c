@@ -225,11 +225,12 @@ static int thp_check(const struct lab_config *c, char *why, size_t len)
 		    c->thp, c->v[LAB_MEM]);
 }
 
-/* boot=cdrom: the ISO's command line is grub.cfg's, the same for every
- * configuration: what a configuration says on its own command line (a NIC's
- * address, THP's mode, a distribution's root) cannot be given, and only
- * x86_64's BIOS boot is made and timed (GRUB's EFI loader starts the kernel
- * without the EFI stub's line that ends the firmware phase) */
+/* boot=cdrom boots the ISO, whose kernel command line is grub.cfg's and
+ * the same for every configuration. So the words a configuration adds to
+ * that line (a NIC's address, THP's mode, a distribution's root) cannot
+ * reach the guest, and such configurations are refused. Only x86_64's BIOS
+ * boot is timed: under UEFI, GRUB's EFI loader starts the kernel without
+ * the EFI stub's line, and that line is what ends the firmware phase. */
 static int boot_check(const struct lab_config *c, char *why, size_t len)
 {
 	static const struct {

@@ -392,9 +392,10 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinux", o->image_dir);
 	if (access(b->kernel, R_OK) < 0)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
-	/* A firmware row that names a kernel file boots it, not the image's own:
-	 * UEFI's row names the bzImage (vmlinuz), since OVMF runs its EFI stub
-	 * and has no entry to the PVH vmlinux. */
+	/* A firmware row that names a kernel file boots that file instead of
+	 * the image's own. UEFI's row names the bzImage (vmlinuz): OVMF starts
+	 * the kernel through its EFI stub, and the PVH vmlinux has no such
+	 * entry. */
 	if (lab_config_firmware(c) && lab_config_firmware(c)->kernel)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/%s", o->image_dir, lab_config_firmware(c)->kernel);
 	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);
