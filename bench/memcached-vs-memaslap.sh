@@ -6,7 +6,10 @@
 # defaults) and key space (memaslap's window times its concurrency), each
 # as fast as answers come, run alternately. Per round: ops/s and mean
 # latency of each and their ratios, and the log2 bucket of the p99
-# (memaslap keeps latencies in powers of two of a microsecond only); then
+# (memaslap keeps latencies in powers of two of a microsecond only: its
+# bucket K holds the latencies above 2^(K-1) and at most 2^K us, the
+# smallest K with 2^K >= the latency, ms_local_log2 in its ms_stats.c; so
+# vmbench's p99 goes to the bucket ceil(log2(p99 in us)) to compare); then
 # the medians. Goals: ops/s ratio (vmbench / memaslap) at least 0.9 (the
 # generator is not what limits the figure), mean latency ratio 0.8 to 1.25,
 # the p99 in the same or the next power of two.
@@ -56,7 +59,7 @@ ms = open(sys.argv[1]).read()
 tot = ms[ms.index("Total Statistics"):]
 g = re.search(r"Global\s+\S+\s+\d+\s+(\d+)\s+\S+\s+\d+\s+\d+\s+\d+\s+(\d+)", tot)
 ms_ops, ms_avg = float(g.group(1)), float(g.group(2))
-# its log2 distribution of the total: the row "K:" holds buckets 2^K.. in us
+# its log2 distribution of the total: the row "K:" begins with bucket K (up to 2^K us)
 dist = ms[ms.rindex("Total Statistics ("):]
 counts = {}
 for row in re.finditer(r"^\s+(\d+):((?:\s+\d+)+)$", dist, re.M):
@@ -73,7 +76,8 @@ m = {x["name"]: x for x in c["metrics"]}
 v_ops = m["requests_per_s"]["summary"]["mean"]
 h = m["latency"]["histogram"]
 v_avg = h["mean"] / 1e3
-v_p99 = int(math.floor(math.log2(max(h["percentiles"]["p99"] / 1e3, 1))))
+# memaslap's bucket of a latency: the smallest K with 2^K >= it (us)
+v_p99 = int(math.ceil(math.log2(max(h["percentiles"]["p99"] / 1e3, 1))))
 print(sys.argv[3], ms_ops, v_ops, v_ops / ms_ops, ms_avg, v_avg, v_avg / ms_avg, ms_p99, v_p99)
 PY
 	tail -n 1 "$out/rows" | awk '{ printf "%-6s %10.0f %10.0f %7.3f %10.0f %10.0f %7.3f %8s %8s\n",
