@@ -121,6 +121,12 @@ struct lab_request {
 	char *items;          /* --suites as given, normalized "a,b,c" once started (owned) */
 	char *session;        /* NULL, or where the session's id goes (and no HTML report) */
 	size_t session_len;
+	/* lab run over several hosts (lab_fleet.c), in one host's process: the
+	 * --connect value it runs through ("direct": QEMU here), its label
+	 * value, and the one session every host's results go to */
+	const char *fleet_uri;
+	const char *fleet_label;
+	const char *fleet_session;
 };
 
 /* lab run's --suites unless given (contend's: LAB_CONTEND_SUITES) */
@@ -178,6 +184,13 @@ typedef int lab_verb_fn(const struct vmb_cmd *self, struct lab_request *rq, cons
 
 /* lab run and lab contend, after their options are parsed and --quick applied */
 lab_verb_fn lab_run, lab_contend_cmd;
+/* lab_request_start's last step: --connect's connection (rq->fleet_uri's,
+ * else the option's), then the verb */
+lab_verb_fn lab_request_go;
+/* lab run with --connect given once per host (lab_fleet.c): the matrix on
+ * each, a process per host, the hosts in parallel but those on one machine
+ * one after another; then one comparison of host x configuration */
+lab_verb_fn lab_fleet;
 /* A failed boot of configuration name said and kept (its evidence; lab_run.c) */
 void lab_failed_try(struct lab *l, const char *name, unsigned try, unsigned tries, const struct lab_failure *f,
 		    const char *err);

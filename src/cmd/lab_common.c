@@ -307,7 +307,14 @@ void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_con
 		r = json_object_set_new(labels, lab_key_name((enum lab_key)k), json_string(c->v[k]));
 	if (r == 0)
 		r = json_object_set_new(labels, LAB_SESSION_LABEL, json_string(l->session));
-	if (r == 0)
+	if (r == 0 && l->rq->fleet_label && strcmp(name, LAB_HOST)) {
+		/* over several hosts, a configuration is one per host: lab report
+		 * then reads host x configuration (the host measured here stays one) */
+		char both[600];
+
+		snprintf(both, sizeof(both), "hv_uri=%s %s", l->rq->fleet_label, name);
+		r = json_object_set_new(doc, LAB_CONFIG_KEY, json_string(both));
+	} else if (r == 0)
 		r = json_object_set_new(doc, LAB_CONFIG_KEY, json_string(name));
 	if (r == 0)
 		r = cmd_set_labels(doc, &l->rq->labels);
@@ -515,7 +522,7 @@ int lab_check_labels(const struct vmb_cmd *self, const struct strv *kv)
 
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(kv->v[i], "="), kv->v[i]);
 		if (lab_key_find(key) >= 0 || !strcmp(key, LAB_SESSION_LABEL) || !strcmp(key, "config") || !strcmp(key, "net_backend") ||
-		    !strcmp(key, "hv_backend") || !strcmp(key, "hv_host"))
+		    !strcmp(key, "hv_backend") || !strcmp(key, "hv_host") || !strcmp(key, "hv_uri"))
 			return cmd_usage_error(self, "--label %s: the lab sets the label %s itself (%s); choose another key",
 					       kv->v[i], key, lab_key_find(key) >= 0 ? "a matrix key" : "the session or configuration");
 	}
@@ -832,29 +839,11 @@ int lab_request_start(struct lab_request *rq)
 		return ret;
 	if (lab_quick_and_cache(&rq->own, rq->quick, cache, sizeof(cache)) < 0)
 		return EXIT_FAILED;
-	/* --connect: the session's guests through libvirt, connected before the
-	 * plan, whose configurations say what it cannot carry */
-	if (rq->verb == LAB_VERB_RUN && !rq->from_study && optset_str(&rq->own, "connect")) {
-		char why[1024];
-		int r;
-
-		/* libvirt takes "" for its own default URI, which is nothing the user named */
-		if (!*optset_str(&rq->own, "connect"))
-			return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
-					       "qemu+ssh://HOST/system");
-		r = lab_hv_libvirt_connect(optset_str(&rq->own, "connect"), why, sizeof(why));
-
-		if (r < 0) {
-			log_error("--connect %s: %s", optset_str(&rq->own, "connect"), why);
-			return r == -EOPNOTSUPP ? EXIT_USAGE : EXIT_FAILED;
-		}
-		log_info("the guests through libvirt at %s (host %s)", optset_str(&rq->own, "connect"),
-			 lab_hv_libvirt_host());
-	}
-	/* not given: its row's default, --quick's under --quick */
-	if (rq->verb == LAB_VERB_RUN && !rq->boots)
-		rq->boots = (unsigned)optset_int(&rq->own, "boots");
-	return rq->verb == LAB_VERB_CONTEND ? lab_contend_cmd(self, rq, cache) : lab_run(self, rq, cache);
+	/* --connect given once per host: a process per host (lab_fleet.c),
+	 * each on to lab_request_go with its one connection */
+	if (rq->verb == LAB_VERB_RUN && !rq->from_study && optset_get(&rq->own, "connect")->kv.n > 1)
+		return lab_fleet(self, rq, cache);
+	return lab_request_go(self, rq, cache);
 }
 
 void lab_request_release(struct lab_request *rq)

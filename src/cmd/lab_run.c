@@ -583,7 +583,10 @@ int lab_run(const struct vmb_cmd *self, struct lab_request *rq, const char *cach
 	ret = lab_plan_first(&l, rq, &m);
 	if (ret != CMD_CONTINUE)
 		goto out;
-	lab_session_new(l.session, sizeof(l.session));
+	if (rq->fleet_session)
+		snprintf(l.session, sizeof(l.session), "%s", rq->fleet_session); /* every host's, one session */
+	else
+		lab_session_new(l.session, sizeof(l.session));
 	log_info("lab session %s=%s", LAB_SESSION_LABEL, l.session);
 	l.busy = json_object();
 	order = calloc(m.n ? m.n : 1, sizeof(*order));
@@ -644,14 +647,19 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "succeeds, the round is marked failed for it. Each failed boot's console and QEMU's output are "
 		  "kept in $XDG_STATE_HOME/vmbench/lab-failures/, named in the message and the report" },
 	LAB_OPT_HELLO_TIMEOUT,
-	{ .name = "connect", .type = OPT_STRING, .metavar = "URI",
+	{ .name = "connect", .type = OPT_STRING, .metavar = "URI", .repeatable = true,
 	  .help = "boot the guests through libvirt at URI (e.g. qemu:///system, qemu+ssh://HOST/system) instead of "
 		  "QEMU directly: a transient domain per boot, written from the same configuration (machine, CPU "
 		  "model, vCPUs, memory, kernel command line, the disk model's bus and controller), started so that "
-		  "the daemon destroys it if vmbench dies; each result is labelled hv_backend=libvirt and "
-		  "hv_host=HOST (the daemon's host name; directly: hv_backend=qemu and this machine's). What it "
-		  "cannot carry yet is skipped with why: a NIC, a shared folder, pin=on, firmware=uefi, boot=cdrom, "
-		  "disk=nvme and usb-ehci; boot.warm and the balloon and vmops suites say why they skip" },
+		  "the daemon destroys it if vmbench dies; each result is labelled hv_backend=libvirt, "
+		  "hv_host=HOST (the daemon's host name; directly: hv_backend=qemu and this machine's) and "
+		  "hv_uri=URI (without its ?query). 'direct' is QEMU driven here, labelled so. Given once per "
+		  "host, the whole matrix runs on each, a process per host: hosts in parallel, the connections "
+		  "that reach one machine one after another, each message tagged with its URI; a host that fails "
+		  "fails alone, the others' results are kept; then one comparison of host x configuration, each "
+		  "configuration named hv_uri=URI first. What libvirt cannot carry yet is skipped with why: a NIC, "
+		  "a shared folder, pin=on, firmware=uefi, boot=cdrom, disk=nvme and usb-ehci; boot.warm and the "
+		  "balloon and vmops suites say why they skip" },
 	LAB_OPT_LABEL,
 	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,

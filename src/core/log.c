@@ -7,6 +7,12 @@
 #include "banned.h"
 
 static enum log_level current = LOG_WARN;
+static char tag[160];
+
+void log_set_tag(const char *t)
+{
+	snprintf(tag, sizeof(tag), "%s", t ? t : "");
+}
 
 void log_set_level(enum log_level level)
 {
@@ -31,7 +37,10 @@ static void vlog(enum log_level level, const char *fmt, va_list ap, int err)
 	/* what went to stdout first comes first where both go to one file (a
 	 * CI log): stdout is buffered there, stderr is not */
 	fflush(stdout);
-	fprintf(stderr, "vmbench: %s", prefix[level]);
+	if (*tag)
+		fprintf(stderr, "vmbench [%s]: %s", tag, prefix[level]);
+	else
+		fprintf(stderr, "vmbench: %s", prefix[level]);
 	vfprintf(stderr, fmt, ap);
 	if (err)
 		fprintf(stderr, ": %s", strerror(err));

@@ -9,6 +9,11 @@ enum log_level { LOG_QUIET = 0, LOG_ERROR = 1, LOG_WARN = 2, LOG_INFO = 3, LOG_D
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 
+/* A word after "vmbench" on every message from now on ("vmbench [TAG]: "),
+ * as each host's process of a lab run over several hosts says which it is;
+ * NULL: none. */
+void log_set_tag(const char *tag);
+
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Logs "<what>: strerror(-r)" and returns r (a negative errno), so that
  * `return log_errno(r, "open %s", path);` reports and propagates in one line. */

@@ -103,6 +103,10 @@ static int value_parse(const struct vmb_opt *o, struct opt_value *v, const char 
 		s = xstrdup(arg);
 		if (!s)
 			return -ENOMEM;
+		if (o->repeatable && strv_push(&v->kv, arg) < 0) {
+			free(s);
+			return -ENOMEM;
+		}
 		free(v->s);
 		v->s = s;
 		return 0;
@@ -408,6 +412,8 @@ void opt_format_constraints(const struct vmb_opt *o, char *buf, size_t len)
 	case OPT_STRING:
 		if (o->choices)
 			snprintf(range, sizeof(range), "%s", o->choices);
+		else if (o->repeatable)
+			snprintf(range, sizeof(range), "repeatable");
 		break;
 	case OPT_KV:
 		snprintf(range, sizeof(range), "repeatable");

@@ -37,6 +37,8 @@ struct vmb_opt {
 			    * (false for a flag): compare pairs absent and default as one identity */
 	bool rep_overhead; /* OPT_DOUBLE seconds each repetition spends beyond --time (disk's ramp):
 			    * the time estimate of a run adds them */
+	bool repeatable;   /* OPT_STRING: every value given is kept, in order, in the value's kv (s:
+			    * the last), as --connect URI given once per host */
 	bool refused;      /* a word a user may try here and that this command does not take: the
 			    * parser refuses it with .help, which says why and what to use instead
 			    * (a row of a command's table shadows a later set's row of that name) */

@@ -36,6 +36,88 @@ bool lab_hv_config_unsupported(const struct lab_config *c, char *why, size_t len
 	return no != NULL;
 }
 
+static char session_uri[512];
+
+void lab_hv_set_uri(const char *uri)
+{
+	snprintf(session_uri, sizeof(session_uri), "%s", uri ? uri : "");
+}
+
+const char *lab_hv_uri(void)
+{
+	return *session_uri ? session_uri : NULL;
+}
+
+int lab_hv_uri_host(const char *uri, char *host, size_t len)
+{
+	const char *p = strstr(uri, "://"), *end, *at;
+	size_t n;
+
+	if (len)
+		*host = '\0';
+	if (!strcmp(uri, "direct"))
+		return 0;
+	/* the scheme: a letter, then letters, digits, '+', '-', '.' (RFC 3986) */
+	if (!p || p == uri || !((*uri >= 'a' && *uri <= 'z') || (*uri >= 'A' && *uri <= 'Z')))
+		return -EINVAL;
+	for (const char *c = uri; c < p; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '+' ||
+		      *c == '-' || *c == '.'))
+			return -EINVAL;
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	/* the user goes: the same host for whoever logs in */
+	for (at = p; (at = memchr(at, '@', (size_t)(end - at))); p = ++at)
+		;
+	if (*p == '[') {
+		/* an IPv6 address, its port after the bracket */
+		const char *rb = memchr(p, ']', (size_t)(end - p));
+
+		if (!rb)
+			return -EINVAL;
+		end = rb + 1;
+	} else {
+		const char *colon = memchr(p, ':', (size_t)(end - p));
+
+		if (colon)
+			end = colon;
+	}
+	n = (size_t)(end - p);
+	if (n >= len)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < n; i++)
+		host[i] = p[i] >= 'A' && p[i] <= 'Z' ? (char)(p[i] - 'A' + 'a') : p[i];
+	host[n] = '\0';
+	/* this machine's names reach this machine */
+	if (!strcmp(host, "localhost") || !strcmp(host, "127.0.0.1") || !strcmp(host, "[::1]"))
+		host[0] = '\0';
+	return 0;
+}
+
+void lab_hv_uri_label(const char *uri, char *buf, size_t len)
+{
+	size_t n = strcspn(uri, "?#"), o = 0;
+	const char *auth = strstr(uri, "://"), *at = NULL, *colon = NULL;
+
+	if (!len)
+		return;
+	if (auth && (size_t)(auth - uri) < n) {
+		size_t an = strcspn(auth + 3, "/?#");
+
+		/* USER:PASSWORD@HOST: the password goes */
+		for (const char *c = auth + 3; c < auth + 3 + an; c++)
+			if (*c == '@')
+				at = c;
+		colon = at ? memchr(auth + 3, ':', (size_t)(at - (auth + 3))) : NULL;
+	}
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		if (colon && uri + i == colon)
+			i = (size_t)(at - uri); /* on to the '@' */
+		buf[o++] = uri[i] == ',' || uri[i] == '=' ? '_' : uri[i];
+	}
+	buf[o] = '\0';
+}
+
 #ifndef HAVE_LIBVIRT
 int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
 {

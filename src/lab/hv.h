@@ -192,6 +192,24 @@ int lab_hv_libvirt_connect(const char *uri, char *why, size_t len);
 /* The connected hypervisor host's name (virConnectGetHostname); NULL
  * when there is no connection. */
 const char *lab_hv_libvirt_host(void);
+/* The connection the session's guests go through, as the user named it
+ * (--connect URI, or "direct" for QEMU driven here by a lab run over
+ * several hosts): the label hv_uri of each guest's result. NULL when none
+ * was named (a plain lab run). */
+void lab_hv_set_uri(const char *uri);
+const char *lab_hv_uri(void);
+/* The host a --connect value reaches, which decides what may run at once
+ * (lab run over several hosts: one host's guests one after another): the
+ * authority of a libvirt URI (scheme://[USER@]HOST[:PORT]/PATH), without
+ * the user and the port, lower case; "" for this machine (no host, as
+ * qemu:///system, or "direct"). -EINVAL when uri is neither a URI of that
+ * form nor "direct"; -ENAMETOOLONG when the host does not fit. */
+int lab_hv_uri_host(const char *uri, char *host, size_t len);
+/* The label value hv_uri of a --connect value: the URI without its query
+ * and fragment (connection details, as ?socket= or ?keyfile=), without a
+ * password after "USER:", a ',' or '=' left (no selector could select it)
+ * made '_'; "direct" as it is. Cut at len. */
+void lab_hv_uri_label(const char *uri, char *buf, size_t len);
 /* A connection to a Unix socket of the guest's agent channel: 0 with *fd,
  * or a negative errno (-ENOENT, -ECONNREFUSED while it is not there). */
 int lab_hv_unix_channel(const char *path, int *fd);

@@ -187,7 +187,8 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 		if (!json_is_object(labels) && (labels = json_object()) && json_object_set_new(*doc, "labels", labels) < 0)
 			labels = NULL;
 		if (!labels || json_object_set_new(labels, "hv_backend", json_string(b->hv->name)) < 0 ||
-		    json_object_set_new(labels, "hv_host", json_string(host)) < 0)
+		    json_object_set_new(labels, "hv_host", json_string(host)) < 0 ||
+		    (lab_hv_uri() && json_object_set_new(labels, "hv_uri", json_string(lab_hv_uri())) < 0))
 			r = errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	if (r == 0 && lab_config_device(c, LAB_NIC) && b->net.be) {

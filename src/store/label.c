@@ -8,7 +8,7 @@
 #include "../core/banned.h"
 
 static const char *const lab_keys[] = { "lab", "study", "study_run", "experiment", "config",
-					"net_backend", "hv_backend", "hv_host", "policy", "guest", "load" };
+					"net_backend", "hv_backend", "hv_host", "hv_uri", "policy", "guest", "load" };
 
 bool label_lab_key(const char *key, size_t klen)
 {

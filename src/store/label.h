@@ -22,7 +22,7 @@
 /* The labels the lab sets itself (the session, a study's run and
  * experiment, lab contend's guests, the configuration and the network's
  * back end), as messages say them: no user sets them. */
-#define LABEL_LAB_KEYS "lab, study, study_run, experiment, config, net_backend, hv_backend, hv_host, policy, guest, load"
+#define LABEL_LAB_KEYS "lab, study, study_run, experiment, config, net_backend, hv_backend, hv_host, hv_uri, policy, guest, load"
 
 enum label_use {
 	LABEL_SELECT, /* a selector's part, or a label the lab sets: the grammar alone */

@@ -33,11 +33,11 @@ expect 2 "results --label with a key of '/' is refused" "$VMB" results --label "
 has "$T/err" "letters, digits, '_', '-', '.'" "says what a key holds"
 
 # --- the lab's own labels: set by the lab, never by a user ---
-for k in lab study study_run experiment config net_backend hv_backend hv_host policy guest load; do
+for k in lab study study_run experiment config net_backend hv_backend hv_host hv_uri policy guest load; do
 	expect 2 "run --label $k=x is refused" "$VMB" run cpu.prime --quick --no-store --label "$k=x"
 done
 has "$T/err" "load is a label the lab sets itself" "the message names the key"
-has "$T/err" "lab, study, study_run, experiment, config, net_backend, hv_backend, hv_host, policy, guest, load" "and lists the lab's labels"
+has "$T/err" "lab, study, study_run, experiment, config, net_backend, hv_backend, hv_host, hv_uri, policy, guest, load" "and lists the lab's labels"
 expect 2 "import --label study=x is refused" "$VMB" import "$fx/sysbench-cpu.txt" --label study=fake
 has "$T/err" "study is a label the lab sets itself" "says so"
 expect 2 "lab run --label experiment=x is refused" "$VMB" lab run --label experiment=x

@@ -26,6 +26,18 @@ check "nothing was fetched or stored for it" sh -c "test ! -e '$T/none.db' && te
 expect 2 "--connect with an empty URI (libvirt's own default)" "$VMB" lab run --plan --connect "" \
 	--matrix "accel=tcg" --cache "$T/no-cache" --db "$T/none.db"
 has "$T/err" "--connect needs a libvirt URI, e.g. qemu:///system" "says what it needs"
+# several hosts: each --connect value checked before anything runs
+expect 2 "one connection given twice" "$VMB" lab run --plan --connect qemu:///system --connect qemu:///system \
+	--matrix "accel=tcg" --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "are one connection to the results (hv_uri=qemu:///system): give each host once" "says so"
+expect 2 "a --connect value that is no URI, beside another" "$VMB" lab run --plan --connect direct --connect lab1 \
+	--matrix "accel=tcg" --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--connect lab1: neither a libvirt URI" "says what it takes"
+expect 2 "--baseline naming a configuration, over several hosts" "$VMB" lab run --connect direct \
+	--connect qemu:///system --matrix "accel=tcg disk=ide,ahci" --baseline disk=ide --cache "$T/no-cache" \
+	--db "$T/none.db"
+has "$T/err" "runs on each of the 2 hosts: give --baseline host" "says what to give"
+check "nothing was fetched or stored for them" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache'"
 if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 	! command -v libvirtd >/dev/null 2>&1 || ! command -v virsh >/dev/null 2>&1; then
 	skip "TCG guests through libvirt" "x86_64, busybox-static, qemu-system-x86 and libvirt-daemon-system are needed"
@@ -100,6 +112,39 @@ for d in docs:
 PY
 check "no domain of the test's left" test -z "$(domains)"
 check "and no work file" test -z "$(ls -A "$TMPDIR")"
+# several hosts: two connections that reach this machine (the daemon, and
+# QEMU driven directly) one after another, and a third whose daemon is not
+# there; one session, compared host x configuration
+expect 1 "the matrix over three hosts, one of them unreachable" "$VMB" lab run --connect qemu:///system \
+	--connect direct --connect "qemu+unix:///system?socket=$T/none.sock" --matrix "accel=tcg disk=virtio-blk,ahci" \
+	--suites cpu.prime --quick --repeat 2 --warmup 0 --boots 1 --baseline none --cpu.max-prime 2000 \
+	--cache "$cache" --image-dir "$T/imgs" --db "$T/fleet.db" -o "$T/fleet.html"
+has "$T/err" "vmbench [qemu+unix:///system?socket=$T/none.sock]: error: --connect qemu+unix:///system?socket=$T/none.sock: connecting to" \
+	"the unreachable host's error, tagged with its URI"
+has "$T/err" "failed (exit 1); the other hosts' results are kept" "says the others' results are kept"
+has "$T/err" "vmbench [direct]: accel=tcg disk=ahci: stored as run" "each host's messages tagged with its URI"
+check "both reachable hosts' configurations stored in one session, labelled hv_uri, named with it" python3 - \
+	"$T/fleet.db" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("select doc from runs")]
+assert len(docs) == 4, len(docs)
+assert len({d["labels"]["lab"] for d in docs}) == 1, [d["labels"]["lab"] for d in docs]
+got = sorted((d["labels"]["hv_uri"], d["labels"]["hv_backend"], d["labels"]["disk"], d["lab_config"]) for d in docs)
+assert got == [("direct", "qemu", "ahci", "hv_uri=direct accel=tcg disk=ahci"),
+               ("direct", "qemu", "virtio-blk", "hv_uri=direct accel=tcg disk=virtio-blk"),
+               ("qemu:///system", "libvirt", "ahci", "hv_uri=qemu:///system accel=tcg disk=ahci"),
+               ("qemu:///system", "libvirt", "virtio-blk", "hv_uri=qemu:///system accel=tcg disk=virtio-blk")], got
+PY
+has "$T/out" "#4 hv_uri=direct accel=tcg disk=ahci, 1 run" "one comparison of host x configuration"
+check "the report written" test -s "$T/fleet.html"
+session=$(python3 -c 'import json,sqlite3,sys; print(json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])["labels"]["lab"])' "$T/fleet.db")
+expect 0 "lab report redraws it from the store" "$VMB" lab report "lab=$session" --baseline none --db "$T/fleet.db" \
+	-o "$T/fleet2.html"
+has "$T/out" "#2 hv_uri=qemu:///system accel=tcg disk=ahci, 1 run" "host x configuration again"
+expect 0 "compare selects one host's configuration against another's" "$VMB" compare \
+	"hv_uri=qemu:///system,disk=ahci" "hv_uri=direct,disk=ahci" --db "$T/fleet.db"
+check "no domain of the test's left" test -z "$(domains)"
+check "and no work file, nor a table's file" test -z "$(ls -A "$TMPDIR")"
 expect 1 "a guest that does not reach its agent in time" "$VMB" lab run --connect qemu:///system \
 	--matrix "accel=tcg" --suites cpu.prime --quick --boots 1 --retries 0 --baseline none --hello-timeout 1 \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/lv2.db"

@@ -380,6 +380,60 @@ static void qemu_control_exit_and_destroy(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3);
 }
 
+/* --connect values over several hosts: the machine each reaches (which
+ * decides what runs at once) and the label hv_uri each result gets */
+static void connect_values(void **state)
+{
+	static const struct {
+		const char *uri, *host, *label;
+		int r;
+	} rows[] = {
+		{ "direct", "", "direct", 0 },
+		{ "qemu:///system", "", "qemu:///system", 0 },
+		{ "test:///default", "", "test:///default", 0 },
+		{ "qemu+unix:///system?socket=/run/a.sock", "", "qemu+unix:///system", 0 },
+		{ "qemu+ssh://root@Lab1.example:2222/system", "lab1.example", "qemu+ssh://root@Lab1.example:2222/system", 0 },
+		{ "qemu+tcp://alice:s3cret@lab2/system", "lab2", "qemu+tcp://alice@lab2/system", 0 },
+		{ "esx://esx1/?no_verify=1", "esx1", "esx://esx1/", 0 },
+		{ "qemu+ssh://[fe80::1]:22/system", "[fe80::1]", "qemu+ssh://[fe80::1]:22/system", 0 },
+		{ "qemu+ssh://localhost/system", "", "qemu+ssh://localhost/system", 0 },
+		{ "qemu+ssh://127.0.0.1/system", "", "qemu+ssh://127.0.0.1/system", 0 },
+		{ "vbox:///session#x", "", "vbox:///session", 0 },
+		{ "qemu:///a,b=c", "", "qemu:///a_b_c", 0 },
+		{ "qemu+ssh://[fe80::1/system", NULL, NULL, -EINVAL },
+		{ "system", NULL, NULL, -EINVAL },
+		{ "://host/x", NULL, NULL, -EINVAL },
+		{ "1qemu:///system", NULL, NULL, -EINVAL },
+		{ "qe mu:///system", NULL, NULL, -EINVAL },
+		{ "", NULL, NULL, -EINVAL },
+	};
+	char host[64], label[128], tiny[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int r = lab_hv_uri_host(rows[i].uri, host, sizeof(host));
+
+		if (r != rows[i].r)
+			fail_msg("%s: %d, expected %d", rows[i].uri, r, rows[i].r);
+		if (!r && strcmp(host, rows[i].host))
+			fail_msg("%s: host '%s', expected '%s'", rows[i].uri, host, rows[i].host);
+		if (!rows[i].label)
+			continue;
+		lab_hv_uri_label(rows[i].uri, label, sizeof(label));
+		if (strcmp(label, rows[i].label))
+			fail_msg("%s: label '%s', expected '%s'", rows[i].uri, label, rows[i].label);
+	}
+	assert_int_equal(lab_hv_uri_host("qemu+ssh://a-long-host/system", tiny, sizeof(tiny)), -ENAMETOOLONG);
+	lab_hv_uri_label("qemu:///system", tiny, sizeof(tiny));
+	assert_string_equal(tiny, "qem");
+	/* the session's label: none until named */
+	assert_null(lab_hv_uri());
+	lab_hv_set_uri("direct");
+	assert_string_equal(lab_hv_uri(), "direct");
+	lab_hv_set_uri(NULL);
+	assert_null(lab_hv_uri());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +442,7 @@ int main(void)
 		cmocka_unit_test(balloon_through_the_row),
 		cmocka_unit_test(vmops_unsupported_is_a_skip),
 		cmocka_unit_test(qemu_control_exit_and_destroy),
+		cmocka_unit_test(connect_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@ static const struct vmb_opt table[] = {
 	{ .name = "threads", .type = OPT_LIST, .min = 1, .max = 64, .def = "1", .help = "l" },
 	{ .name = "label", .type = OPT_KV, .help = "k" },
 	{ .name = "quiet", .short_name = 'q', .type = OPT_BOOL, .help = "q" },
+	{ .name = "connect", .type = OPT_STRING, .repeatable = true, .help = "u" },
 	OPT_TABLE_END,
 };
 
@@ -107,11 +108,35 @@ static void values_and_positionals(void **state)
 	assert_int_equal(pos.n, 2);
 	assert_string_equal(pos.v[0], "cpu");
 	assert_string_equal(pos.v[1], "--x");
+	assert_false(optset_get(&set, "connect")->present);
+	assert_int_equal(optset_get(&set, "connect")->kv.n, 0);
 	/* a later default does not override what the user set */
 	assert_int_equal(optset_default(&set, "time", "9"), 0);
 	assert_close(optset_double(&set, "time"), 0.5, 0);
 	assert_int_equal(optset_default(&set, "count", "9"), 0);
 	assert_int_equal(optset_int(&set, "count"), 9);
+	optset_release(&set);
+	strv_clear(&pos);
+}
+
+/* a repeatable string keeps every value in order, its value the last (as --connect once per host) */
+static void repeatable_strings(void **state)
+{
+	const char *argv[] = { "--connect", "qemu:///system", "--connect=direct", "--connect", "a=b,c" };
+	struct optset set;
+	struct strv pos = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(optset_init(&set, table, ""), 0);
+	assert_int_equal(opts_parse(5, (char **)argv, &set, 1, &pos, err, sizeof(err)), 0);
+	assert_int_equal(optset_get(&set, "connect")->kv.n, 3);
+	assert_string_equal(optset_get(&set, "connect")->kv.v[0], "qemu:///system");
+	assert_string_equal(optset_get(&set, "connect")->kv.v[1], "direct");
+	assert_string_equal(optset_get(&set, "connect")->kv.v[2], "a=b,c");
+	assert_string_equal(optset_str(&set, "connect"), "a=b,c");
+	/* a plain string keeps the last only */
+	assert_int_equal(optset_get(&set, "mode")->kv.n, 0);
 	optset_release(&set);
 	strv_clear(&pos);
 }
@@ -198,6 +223,7 @@ int main(void)
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(command_lines),
 		cmocka_unit_test(values_and_positionals),
+		cmocka_unit_test(repeatable_strings),
 		cmocka_unit_test(prefixed_sets),
 		cmocka_unit_test(real_tables),
 		cmocka_unit_test(row_facts),

@@ -1,0 +1,355 @@
+/* lab run's --connect: one connection (lab_request_go), or several hosts.
+ *
+ * Over several hosts, --connect is given once per host (a libvirt
+ * URI, or "direct" for QEMU driven here). Each host's matrix runs in a
+ * process of its own, forked once the options are checked, which connects
+ * (lab_request_go) and runs the whole matrix as lab run does, into one
+ * session; the hosts run in parallel, but the connections that reach one
+ * machine (this one: qemu:///system, test:///default, direct; or one
+ * remote host) run one after another, so that one host's guests do not
+ * disturb each other. A host that fails (its connection refused, its
+ * daemon gone mid-matrix) fails its own process only: what the others
+ * stored is kept and compared. Each process's messages say its host
+ * ("vmbench [URI]: ..."); its own table, which the session's comparison
+ * repeats, is kept out of the way, in a file of no name, and shown with
+ * --verbose. Then the session's comparison, host x configuration, as lab
+ * report draws it: each configuration named with its connection first
+ * (hv_uri=URI accel=tcg ...), the host measured here as one baseline. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "lab.h"
+#include "../core/log.h"
+#include "../core/opts.h"
+#include "../core/stop.h"
+#include "../core/str.h"
+#include "../lab/hv.h"
+#include "../store/db.h"
+#include "../store/label.h"
+#include "../core/banned.h"
+
+int lab_request_go(const struct vmb_cmd *self, struct lab_request *rq, const char *cache)
+{
+	/* --connect: the session's guests through libvirt, connected before the
+	 * plan, whose configurations say what it cannot carry ("direct": QEMU
+	 * here, as without it, but labelled so) */
+	if (rq->verb == LAB_VERB_RUN && !rq->from_study && (rq->fleet_uri || optset_str(&rq->own, "connect"))) {
+		const char *uri = rq->fleet_uri ? rq->fleet_uri : optset_str(&rq->own, "connect");
+		char why[1024], label[512];
+		int r;
+
+		/* libvirt takes "" for its own default URI, which is nothing the user named */
+		if (!*uri)
+			return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
+					       "qemu+ssh://HOST/system");
+		lab_hv_uri_label(uri, label, sizeof(label));
+		if (label_check("hv_uri", 6, label, strlen(label), LABEL_SELECT, why, sizeof(why)) < 0)
+			return cmd_usage_error(self, "--connect %s: %s", uri, why);
+		lab_hv_set_uri(label);
+		if (strcmp(uri, "direct")) {
+			r = lab_hv_libvirt_connect(uri, why, sizeof(why));
+			if (r < 0) {
+				log_error("--connect %s: %s", uri, why);
+				return r == -EOPNOTSUPP ? EXIT_USAGE : EXIT_FAILED;
+			}
+			log_info("the guests through libvirt at %s (host %s)", uri, lab_hv_libvirt_host());
+		}
+	}
+	/* not given: its row's default, --quick's under --quick */
+	if (rq->verb == LAB_VERB_RUN && !rq->boots)
+		rq->boots = (unsigned)optset_int(&rq->own, "boots");
+	return rq->verb == LAB_VERB_CONTEND ? lab_contend_cmd(self, rq, cache) : lab_run(self, rq, cache);
+}
+
+/* One --connect value and its process */
+struct fleet_host {
+	const char *uri;
+	char label[512]; /* hv_uri's value */
+	char host[256];  /* the machine it reaches ("": this one) */
+	size_t group;    /* the first host of its machine: one process at a time there */
+	int out;         /* its stdout, a file of no name */
+	pid_t pid;       /* running (0: not started, or done) */
+	bool started, done;
+	int rc;
+};
+
+static int count_row(const struct db_row *row, void *arg)
+{
+	(void)row;
+	++*(size_t *)arg;
+	return 0;
+}
+
+/* How many results the session stored (over every host's process) */
+static size_t session_runs(const struct optset *own, const char *session)
+{
+	char path[4096], kv[128];
+	struct strv filter = { 0 };
+	struct db *db = NULL;
+	size_t n = 0;
+
+	snprintf(kv, sizeof(kv), "%s=%s", LAB_SESSION_LABEL, session);
+	if (db_default_path(optset_str(own, "db"), path, sizeof(path)) == 0 && strv_push(&filter, kv) == 0 &&
+	    db_open(path, false, &db) == 0)
+		(void)db_list(db, &filter, count_row, &n);
+	db_close(db);
+	strv_clear(&filter);
+	return n;
+}
+
+/* The hosts' values checked: each a URI or "direct", no two with one label */
+static int fleet_hosts(const struct vmb_cmd *self, const struct strv *uris, struct fleet_host *h)
+{
+	for (size_t i = 0; i < uris->n; i++) {
+		char why[512];
+		int r;
+
+		h[i].uri = uris->v[i];
+		h[i].out = -1;
+		if (!*h[i].uri)
+			return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
+					       "qemu+ssh://HOST/system, or 'direct' for QEMU driven here");
+		r = lab_hv_uri_host(h[i].uri, h[i].host, sizeof(h[i].host));
+		if (r < 0)
+			return cmd_usage_error(self, "--connect %s: %s", h[i].uri,
+					       r == -ENAMETOOLONG ? "its host name is too long"
+								  : "neither a libvirt URI (DRIVER://[HOST]/PATH, e.g. "
+								    "qemu+ssh://HOST/system) nor 'direct'");
+		lab_hv_uri_label(h[i].uri, h[i].label, sizeof(h[i].label));
+		if (label_check("hv_uri", 6, h[i].label, strlen(h[i].label), LABEL_SELECT, why, sizeof(why)) < 0)
+			return cmd_usage_error(self, "--connect %s: %s", h[i].uri, why);
+		h[i].group = i;
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(h[j].label, h[i].label))
+				return cmd_usage_error(self, "--connect %s and --connect %s are one connection to the "
+							     "results (hv_uri=%s): give each host once",
+						       h[j].uri, h[i].uri, h[i].label);
+			if (!strcmp(h[j].host, h[i].host)) {
+				h[i].group = h[j].group;
+				break;
+			}
+		}
+	}
+	return CMD_CONTINUE;
+}
+
+/* The next host of group g not started yet, or SIZE_MAX */
+static size_t fleet_next(const struct fleet_host *h, size_t n, size_t g)
+{
+	for (size_t i = 0; i < n; i++)
+		if (h[i].group == g && !h[i].started)
+			return i;
+	return SIZE_MAX;
+}
+
+static bool fleet_group_busy(const struct fleet_host *h, size_t n, size_t g)
+{
+	for (size_t i = 0; i < n; i++)
+		if (h[i].group == g && h[i].pid > 0)
+			return true;
+	return false;
+}
+
+/* Host i's process: its matrix through its one connection, its table into
+ * its file. Never returns. */
+static void fleet_child(const struct vmb_cmd *self, struct lab_request *rq, const char *cache, struct fleet_host *h,
+			const char *session)
+{
+	char mine[64];
+	int ret;
+
+	if (dup2(h->out, STDOUT_FILENO) < 0)
+		_exit(EXIT_FAILED);
+	log_set_tag(h->uri);
+	rq->fleet_uri = h->uri;
+	rq->fleet_label = h->label;
+	rq->fleet_session = session;
+	rq->session = mine; /* no report of its own: the session's comes after */
+	rq->session_len = sizeof(mine);
+	ret = lab_request_go(self, rq, cache);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(ret);
+}
+
+static int fleet_start(const struct vmb_cmd *self, struct lab_request *rq, const char *cache, struct fleet_host *h,
+		       const char *session)
+{
+	char path[4096];
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/vmbench-fleet-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return log_errno(-errno, "a file for the table of %s", h->uri);
+	(void)unlink(path); /* of no name: nothing is left whatever ends the run */
+	h->out = fd;
+	fflush(stdout);
+	fflush(stderr);
+	h->pid = fork();
+	if (h->pid < 0) {
+		h->pid = 0;
+		return log_errno(-errno, "a process for %s", h->uri);
+	}
+	if (h->pid == 0)
+		fleet_child(self, rq, cache, h, session);
+	h->started = true;
+	log_info("%s: started (process %d)", h->uri, (int)h->pid);
+	return 0;
+}
+
+/* What host h's process printed, after it ended (--verbose) */
+static void fleet_show(const struct fleet_host *h)
+{
+	char buf[8192];
+	off_t off = 0;
+	ssize_t k;
+
+	if (h->out < 0 || log_get_level() < LOG_DEBUG)
+		return;
+	printf("== %s: its own table ==\n", h->uri);
+	while ((k = pread(h->out, buf, sizeof(buf), off)) > 0) {
+		fwrite(buf, 1, (size_t)k, stdout);
+		off += k;
+	}
+	printf("\n");
+}
+
+int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *cache)
+{
+	const struct strv *uris = &optset_get(&rq->own, "connect")->kv;
+	const char *spec = lab_baseline_spec(rq);
+	struct fleet_host *h = calloc(uris->n, sizeof(*h));
+	char session[40], sel[64];
+	size_t running = 0, failed = 0, stored;
+	bool plan = optset_bool(&rq->own, "plan"), stopped = false;
+	int ret;
+
+	if (!h) {
+		log_error("out of memory");
+		return EXIT_FAILED;
+	}
+	ret = fleet_hosts(self, uris, h);
+	/* one configuration named by its keys is one per host here */
+	if (ret == CMD_CONTINUE && strcmp(spec, LAB_HOST) && strcmp(spec, "none"))
+		ret = cmd_usage_error(self, "--baseline %s names a configuration, which runs on each of the %zu hosts: "
+					    "give --baseline host (this machine, measured with the same suites) or none "
+					    "(the first host's first configuration)", spec, uris->n);
+	if (ret == CMD_CONTINUE)
+		ret = cmd_check_output(self, optset_str(&rq->own, "output"));
+	if (ret != CMD_CONTINUE)
+		goto out;
+	/* a plan is each host's, in turn */
+	for (size_t i = 0; plan && i < uris->n; i++)
+		h[i].group = 0;
+	lab_session_new(session, sizeof(session));
+	if (!plan)
+		log_info("lab session %s=%s over %zu hosts", LAB_SESSION_LABEL, session, uris->n);
+	for (;;) {
+		int status;
+		pid_t pid;
+
+		if (!stopped && vmb_stop_requested()) {
+			/* the terminal's Ctrl-C reached them too; a kill of ours only us */
+			stopped = true;
+			for (size_t i = 0; i < uris->n; i++)
+				if (h[i].pid > 0)
+					(void)kill(h[i].pid, SIGINT);
+		}
+		for (size_t i = 0; !stopped && i < uris->n; i++) {
+			size_t next;
+
+			if (h[i].group != i || fleet_group_busy(h, uris->n, i))
+				continue;
+			next = fleet_next(h, uris->n, i);
+			if (next == SIZE_MAX)
+				continue;
+			if (fleet_start(self, rq, cache, &h[next], session) < 0) {
+				h[next].started = h[next].done = true;
+				h[next].rc = EXIT_FAILED;
+				failed++;
+				continue;
+			}
+			running++;
+		}
+		if (!running)
+			break;
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			log_errno(-errno, "waiting for the hosts' processes");
+			break;
+		}
+		for (size_t i = 0; i < uris->n; i++) {
+			if (h[i].pid != pid)
+				continue;
+			h[i].pid = 0;
+			h[i].done = true;
+			h[i].rc = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAILED;
+			running--;
+			if (h[i].rc != EXIT_OK)
+				failed++;
+			if (WIFSIGNALED(status))
+				log_error("%s: its process ended by signal %d", h[i].uri, WTERMSIG(status));
+			else
+				log_info("%s: %s (exit %d)", h[i].uri, h[i].rc == EXIT_OK ? "done" : "failed", h[i].rc);
+			fleet_show(&h[i]);
+		}
+	}
+	if (plan) {
+		/* each host's plan is what it printed */
+		for (size_t i = 0; i < uris->n; i++) {
+			char buf[8192];
+			off_t off = 0;
+			ssize_t k;
+
+			printf("== on %s ==\n", h[i].uri);
+			while (h[i].out >= 0 && (k = pread(h[i].out, buf, sizeof(buf), off)) > 0) {
+				fwrite(buf, 1, (size_t)k, stdout);
+				off += k;
+			}
+		}
+		ret = failed ? EXIT_FAILED : EXIT_OK;
+		goto out;
+	}
+	for (size_t i = 0; i < uris->n; i++)
+		if (h[i].rc != EXIT_OK)
+			log_error("%s: %s (exit %d); the other hosts' results are kept", h[i].uri,
+				  h[i].rc == EXIT_INTERRUPTED ? "interrupted" : !h[i].started ? "not started" : "failed",
+				  h[i].rc);
+	if (stopped) {
+		log_error("interrupted: what the hosts stored before is in lab session %s=%s", LAB_SESSION_LABEL,
+			  session);
+		ret = EXIT_INTERRUPTED;
+		goto out;
+	}
+	stored = session_runs(&rq->own, session);
+	if (!stored) {
+		log_error("no host stored a result");
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	/* the session's comparison, every host's configurations in it */
+	snprintf(sel, sizeof(sel), "%s=%s", LAB_SESSION_LABEL, session);
+	ret = lab_report(self, &rq->own, sel);
+	if (ret == EXIT_OK && failed)
+		ret = EXIT_FAILED;
+	log_info("lab session %s=%s: 'vmbench lab report %s' redraws this comparison", LAB_SESSION_LABEL, session,
+		 sel);
+out:
+	for (size_t i = 0; i < uris->n; i++)
+		if (h[i].out >= 0)
+			close(h[i].out);
+	free(h);
+	return ret;
+}
