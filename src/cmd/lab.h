@@ -178,12 +178,22 @@ int lab_plan(const struct lab *l, struct lab_request *rq, const struct lab_matri
 int lab_plan_first(const struct lab *l, struct lab_request *rq, const struct lab_matrix *m);
 /* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
+/* Why lab contend does not go through libvirt (its refused --connect, and a
+ * study's contend experiment under lab study --connect) */
+#define LAB_CONTEND_NO_CONNECT                                                                                     \
+	"its policies act on QEMU's processes on this machine (a cgroup per guest, CPU affinity, a real-time "   \
+	"priority), which through libvirt are the daemon's, and libvirt's own tuning (<cputune> shares, quotas, " \
+	"vcpupin) is not written for it yet; run it without --connect"
 /* lab run's and contend's start: their options checked, --quick applied,
  * the cache found; then the verb. An exit code. */
 typedef int lab_verb_fn(const struct vmb_cmd *self, struct lab_request *rq, const char *cache);
 
 /* lab run and lab contend, after their options are parsed and --quick applied */
 lab_verb_fn lab_run, lab_contend_cmd;
+/* --connect URI for the session: its label hv_uri, and libvirt connected
+ * and its back end the session's ("direct": QEMU here, labelled so).
+ * CMD_CONTINUE, or an exit code after the message. */
+int lab_connect(const struct vmb_cmd *self, const char *uri);
 /* lab_request_start's last step: --connect's connection (rq->fleet_uri's,
  * else the option's), then the verb */
 lab_verb_fn lab_request_go;

@@ -244,6 +244,12 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 	unsigned n;
 	int ret, r;
 
+	/* a study's --connect reaches its contend experiments too */
+	if (lab_hv_default() != &lab_hv_qemu) {
+		log_error("lab contend through %s (%s): %s", lab_hv_default()->name, lab_hv_uri() ? lab_hv_uri() : "",
+			  LAB_CONTEND_NO_CONNECT);
+		return EXIT_USAGE;
+	}
 	cmp_table_init(&l.t, suites_find);
 	lab_evidence_init(&l.evidence);
 	l.failures = json_array();
@@ -512,6 +518,8 @@ static const struct vmb_opt lab_contend_opts[] = {
 	LAB_OPT_DB,
 	LAB_OPTS_SAY,
 	LAB_OPTS_REFUSED,
+	{ .name = "connect", .type = OPT_STRING, .refused = true, .metavar = "URI",
+	  .help = "lab contend takes no --connect: " LAB_CONTEND_NO_CONNECT },
 	OPT_TABLE_END,
 };
 

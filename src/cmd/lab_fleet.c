@@ -36,32 +36,40 @@
 #include "../store/label.h"
 #include "../core/banned.h"
 
+int lab_connect(const struct vmb_cmd *self, const char *uri)
+{
+	char why[1024], label[512];
+	int r;
+
+	/* libvirt takes "" for its own default URI, which is nothing the user named */
+	if (!*uri)
+		return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
+				       "qemu+ssh://HOST/system");
+	lab_hv_uri_label(uri, label, sizeof(label));
+	if (label_check("hv_uri", 6, label, strlen(label), LABEL_SELECT, why, sizeof(why)) < 0)
+		return cmd_usage_error(self, "--connect %s: %s", uri, why);
+	lab_hv_set_uri(label);
+	if (!strcmp(uri, "direct"))
+		return CMD_CONTINUE;
+	r = lab_hv_libvirt_connect(uri, why, sizeof(why));
+	if (r < 0) {
+		log_error("--connect %s: %s", uri, why);
+		return r == -EOPNOTSUPP ? EXIT_USAGE : EXIT_FAILED;
+	}
+	log_info("the guests through libvirt at %s (host %s)", uri, lab_hv_libvirt_host());
+	return CMD_CONTINUE;
+}
+
 int lab_request_go(const struct vmb_cmd *self, struct lab_request *rq, const char *cache)
 {
 	/* --connect: the session's guests through libvirt, connected before the
 	 * plan, whose configurations say what it cannot carry ("direct": QEMU
-	 * here, as without it, but labelled so) */
+	 * here, as without it, but labelled so); a study connected already */
 	if (rq->verb == LAB_VERB_RUN && !rq->from_study && (rq->fleet_uri || optset_str(&rq->own, "connect"))) {
-		const char *uri = rq->fleet_uri ? rq->fleet_uri : optset_str(&rq->own, "connect");
-		char why[1024], label[512];
-		int r;
+		int ret = lab_connect(self, rq->fleet_uri ? rq->fleet_uri : optset_str(&rq->own, "connect"));
 
-		/* libvirt takes "" for its own default URI, which is nothing the user named */
-		if (!*uri)
-			return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
-					       "qemu+ssh://HOST/system");
-		lab_hv_uri_label(uri, label, sizeof(label));
-		if (label_check("hv_uri", 6, label, strlen(label), LABEL_SELECT, why, sizeof(why)) < 0)
-			return cmd_usage_error(self, "--connect %s: %s", uri, why);
-		lab_hv_set_uri(label);
-		if (strcmp(uri, "direct")) {
-			r = lab_hv_libvirt_connect(uri, why, sizeof(why));
-			if (r < 0) {
-				log_error("--connect %s: %s", uri, why);
-				return r == -EOPNOTSUPP ? EXIT_USAGE : EXIT_FAILED;
-			}
-			log_info("the guests through libvirt at %s (host %s)", uri, lab_hv_libvirt_host());
-		}
+		if (ret != CMD_CONTINUE)
+			return ret;
 	}
 	/* not given: its row's default, --quick's under --quick */
 	if (rq->verb == LAB_VERB_RUN && !rq->boots)

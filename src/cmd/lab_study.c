@@ -576,6 +576,13 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 		return cmd_usage_error(self, "--budget-total is a full run's time: --quick's rounds are fixed, leave it out");
 	if (optset_get(own, "budget-total")->set && optset_bool(own, "all"))
 		return cmd_usage_error(self, "--budget-total is one study's time: give the study's NAME with it, not --all");
+	/* --connect: every experiment's guests through libvirt, connected
+	 * before the plan, whose configurations say what it cannot carry */
+	if (optset_str(own, "connect")) {
+		ret = lab_connect(self, optset_str(own, "connect"));
+		if (ret != CMD_CONTINUE)
+			return ret;
+	}
 	if (optset_bool(own, "all")) {
 		if (arg)
 			return cmd_usage_error(self, "--all runs every shipped study: no FILE with it (or give a FILE "
@@ -617,6 +624,10 @@ static const struct vmb_opt lab_study_opts[] = {
 		  "shared out: each one's in proportion to the budget the plan gives it (the study's own rounds run "
 		  "whatever the budget, an experiment of fixed rounds as planned; claims left undecided read "
 		  "inconclusive with what the run could detect)" },
+	{ .name = "connect", .type = OPT_STRING, .metavar = "URI",
+	  .help = "boot every experiment's guests through libvirt at URI, as lab run --connect does (one host); "
+		  "what libvirt cannot carry yet is skipped with why (a NIC among it), and an experiment of lab "
+		  "contend is refused with why" },
 	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
 	  .help = "plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
 		  "again one whose table was missing; the others are not listed" },

@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "lab.h"
+#include "../lab/hv.h"
 #include "lab_study.h"
 #include "../core/log.h"
 #include "../core/opts.h"
@@ -578,14 +579,18 @@ int study_plan_experiment(const struct vmb_cmd *self, const struct study_call *c
 	       n == 1 ? "" : "s", host ? ", and the host measured each round" : "",
 	       study_stat_name(e->stat), !strcmp(e->baseline, "host") ? "the host" : e->baseline);
 	for (size_t i = 0; i < m.n; i++) {
-		char name[512] = "";
+		char name[512] = "", why[512];
 		size_t off = 0;
 
 		for (size_t k = 0; k < lab_nkeys; k++)
 			if (m.given & (1u << k))
 				off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", off ? " " : "",
 							lab_key_name((enum lab_key)k), m.configs[i].v[k]);
-		study_say("    %s\n", name);
+		/* what the session's back end cannot carry (lab study --connect), as lab run's plan says */
+		if (lab_hv_default() != &lab_hv_qemu && lab_hv_config_unsupported(&m.configs[i], why, sizeof(why)))
+			study_say("    %s (skipped here: %s)\n", name, why);
+		else
+			study_say("    %s\n", name);
 	}
 	plan_how_many(call, e, &rq, quick, rounds, db);
 	plan_accel(e);

@@ -44,6 +44,19 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
+# lab study --connect: the plan says what libvirt cannot carry, and a
+# study's lab contend experiment is refused with why; lab contend itself
+# takes no --connect
+export VMBENCH_STUDIES="$SRC/studies"
+expect 0 "lab study --plan --connect: a shared folder is skipped with why" "$VMB" lab study vbox-storage --plan \
+	--quick --experiment shared-folder --connect test:///default --cache "$T/no-cache" --db "$T/none.db"
+has "$T/out" "share=9p (skipped here: through libvirt, a shared folder" "the configuration it cannot carry, with why"
+has "$T/err" "the guests through libvirt at test:///default" "says where its guests go"
+expect 2 "lab study --plan --connect of a study whose experiment is lab contend's" "$VMB" lab study vcpu-scheduling \
+	--plan --quick --connect test:///default --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "lab contend through libvirt (test:///default): its policies act on QEMU's processes" "says why"
+expect 2 "lab contend --connect" "$VMB" lab contend --connect qemu:///system --matrix "accel=tcg" --guests 2
+has "$T/err" "lab contend takes no --connect: its policies act on QEMU's processes" "says why"
 # a domain the hypervisor refuses to start: the daemon's words, not errno's
 # (libvirt's in-process test driver, which boots nothing, takes no
 # AUTODESTROY); nothing of qemu:///system is touched
