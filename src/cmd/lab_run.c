@@ -659,7 +659,7 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "fails alone, the others' results are kept; then one comparison of host x configuration, each "
 		  "configuration named hv_uri=URI first. What libvirt cannot carry yet is skipped with why: a NIC, "
 		  "a shared folder, pin=on, firmware=uefi, boot=cdrom, disk=nvme and usb-ehci; boot.warm and the "
-		  "balloon and vmops suites say why they skip" },
+		  "vmops suites say why they skip; the balloon goes through libvirt's own calls" },
 	LAB_OPT_LABEL,
 	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,

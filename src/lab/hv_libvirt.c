@@ -36,7 +36,7 @@
 #define LV_FUNCS(X)                                                                                          \
 	X(virConnectOpen) X(virConnectClose) X(virConnectGetHostname) X(virDomainCreateXML)                 \
 	X(virDomainLookupByName) X(virDomainDestroy) X(virDomainFree) X(virDomainGetState) X(virDomainReset) \
-	X(virGetLastErrorMessage) X(virSetErrorFunc)
+	X(virGetLastErrorMessage) X(virSetErrorFunc) X(virDomainSetMemoryFlags) X(virDomainMemoryStats)
 
 static struct {
 	void *h;
@@ -488,6 +488,54 @@ static int lv_reset(struct lab_hv_mon *m, char *why, size_t len)
 	return r < 0 ? errf(why, len, -EIO, "resetting the domain: %s", lv_err()) : 0;
 }
 
+/* The balloon through libvirt's own calls: the target
+ * (virDomainSetMemoryFlags, live), and the guest's last report (the
+ * actual-balloon figure of virDomainMemoryStats, which libvirt asks QEMU
+ * for at each call) */
+static int lv_balloon_set(struct lab_hv_mon *m, uint64_t bytes, char *why, size_t len)
+{
+	virDomainPtr d = lv.virDomainLookupByName(lv.conn, m->name);
+	int r = d ? lv.virDomainSetMemoryFlags(d, (unsigned long)(bytes >> 10), VIR_DOMAIN_AFFECT_LIVE) : -1;
+
+	if (d)
+		lv.virDomainFree(d);
+	return r < 0 ? errf(why, len, -EIO, "setting the balloon's target: %s", lv_err()) : 0;
+}
+
+static int lv_balloon_get(struct lab_hv_mon *m, uint64_t *bytes, char *why, size_t len)
+{
+	virDomainMemoryStatStruct st[VIR_DOMAIN_MEMORY_STAT_NR];
+	virDomainPtr d = lv.virDomainLookupByName(lv.conn, m->name);
+	int n = d ? lv.virDomainMemoryStats(d, st, VIR_DOMAIN_MEMORY_STAT_NR, 0) : -1;
+
+	if (d)
+		lv.virDomainFree(d);
+	if (n < 0)
+		return errf(why, len, -EIO, "reading the balloon: %s", lv_err());
+	for (int i = 0; i < n; i++)
+		if (st[i].tag == VIR_DOMAIN_MEMORY_STAT_ACTUAL_BALLOON) {
+			*bytes = (uint64_t)st[i].val << 10; /* KiB */
+			return 0;
+		}
+	return errf(why, len, -ENODATA, "libvirt reports no actual balloon size for the domain");
+}
+
+/* The guest's next report: without libvirt's event loop, its figure looked
+ * at every 20 ms until it changes (1) or timeout_ms passes (0) */
+static int lv_balloon_wait(struct lab_hv_mon *m, int timeout_ms, char *why, size_t len)
+{
+	uint64_t was = 0, now = 0, deadline = clock_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
+	int r = lv_balloon_get(m, &was, why, len);
+
+	while (r == 0 && clock_ns() < deadline) {
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+		r = lv_balloon_get(m, &now, why, len);
+		if (r == 0 && now != was)
+			return 1;
+	}
+	return r < 0 ? r : 0;
+}
+
 #define LV_NO_MONITOR "this back end speaks libvirt's API, not QEMU's monitor, and does not run libvirt's event loop yet"
 const struct lab_hv_ops lab_hv_libvirt = {
 	.name = "libvirt",
@@ -503,14 +551,14 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.close = lv_close,
 	.run_state = lv_run_state,
 	.reset = lv_reset,
+	.balloon_set = lv_balloon_set,
+	.balloon_get = lv_balloon_get,
+	.balloon_wait = lv_balloon_wait,
 	.cannot = lv_refuse,
 	.unsupported = (const struct lab_hv_unsupported[]){
 		{ "await_reset", "the guest's own reset is an event of libvirt's event loop, " LV_NO_MONITOR },
 		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor: " LV_NO_MONITOR },
 		{ "pin", "pinning is <cputune> in the domain, not written yet" },
-		{ "balloon_set", "the balloon's target through libvirt (virDomainSetMemory) is not written yet" },
-		{ "balloon_get", "the balloon's report through libvirt is not written yet" },
-		{ "balloon_wait", "the balloon's report through libvirt is not written yet" },
 		{ "migrate", "virDomainMigrate between two connections is not written yet" },
 		{ "save_restore", "virDomainSave and virDomainRestore are not written yet" },
 		{ "snapshot", "libvirt's disk-only snapshots are not written yet" },

@@ -158,6 +158,23 @@ expect 0 "compare selects one host's configuration against another's" "$VMB" com
 	"hv_uri=qemu:///system,disk=ahci" "hv_uri=direct,disk=ahci" --db "$T/fleet.db"
 check "no domain of the test's left" test -z "$(domains)"
 check "and no work file, nor a table's file" test -z "$(ls -A "$TMPDIR")"
+# the balloon through libvirt's own calls (virDomainSetMemoryFlags, the
+# actual balloon of virDomainMemoryStats)
+expect 0 "the balloon suite through libvirt" "$VMB" lab run --connect qemu:///system --matrix "accel=tcg balloon=on" \
+	--suites balloon --quick --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" --db "$T/bl.db" \
+	-o "$T/bl.html"
+check "its inflate and deflate measured, idle and loaded" python3 - "$T/bl.db" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
+assert d["labels"]["hv_backend"] == "libvirt", d["labels"]
+tests = {t["name"]: t for s in d["suites"] for t in s["tests"]}
+assert sorted(tests) == ["idle", "loaded"], sorted(tests)
+for t in tests.values():
+    assert t["status"] == "ok", (t["name"], t.get("reason"))
+    m = {x["name"]: x["samples"] for x in t["cases"][0]["metrics"]}
+    assert all(v > 0 for v in m["inflate_s"] + m["deflate_s"]), m
+PY
+check "no domain left" test -z "$(domains)"
 expect 1 "a guest that does not reach its agent in time" "$VMB" lab run --connect qemu:///system \
 	--matrix "accel=tcg" --suites cpu.prime --quick --boots 1 --retries 0 --baseline none --hello-timeout 1 \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/lv2.db"
