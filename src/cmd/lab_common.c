@@ -457,8 +457,12 @@ const char *lab_image(struct lab *l, const char *name, const struct lab_config *
 	/* a boot row's file (boot=cdrom's ISO), made from the image once */
 	if (img->state > 0 && c->boot && c->boot->file && !img->iso) {
 		struct lab_iso iso;
+		/* under the image directory's lock, as lab image --format makes it */
+		int fd = lab_iso_lock(img->dir, err, sizeof(err));
 
-		img->iso = lab_iso_build(img->dir, arch, &iso, err, sizeof(err)) < 0 ? -1 : 1;
+		img->iso = fd < 0 || lab_iso_build(img->dir, arch, &iso, err, sizeof(err)) < 0 ? -1 : 1;
+		if (fd >= 0)
+			close(fd);
 		if (img->iso < 0)
 			log_error("%s: boot=%s: %s", name, c->boot->name, err);
 		else

@@ -24,6 +24,7 @@
 #include "../core/noise.h"
 #include "../core/sys.h"
 #include "../core/stop.h"
+#include "../core/tempfile.h"
 #include "../lab/balloon.h"
 #include "../lab/distro.h"
 #include "../guest/fs.h"
@@ -123,7 +124,7 @@ static bool list_has(const char *list, const char *name)
 }
 
 /* The ISO, and each other format of list converted from it, in dir */
-static int make_formats(const char *list, const char *arch, const char *dir)
+static int make_formats_locked(const char *list, const char *arch, const char *dir)
 {
 	struct lab_iso iso;
 	char err[2048];
@@ -131,7 +132,7 @@ static int make_formats(const char *list, const char *arch, const char *dir)
 
 	if (r < 0) {
 		log_error("lab image --format: %s", err);
-		return EXIT_FAILED;
+		return r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED;
 	}
 	if (list_has(list, "iso"))
 		printf("%s %s (GRUB: %s%s%s)\n", iso.built ? "built" : "up to date:", iso.path, iso.bios ? "BIOS" : "",
@@ -146,11 +147,34 @@ static int make_formats(const char *list, const char *arch, const char *dir)
 		r = lab_iso_convert(&iso, f, path, sizeof(path), &built, err, sizeof(err));
 		if (r < 0) {
 			log_error("lab image --format %s: %s", f->name, err);
-			return EXIT_FAILED;
+			return r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED;
 		}
 		printf("%s %s (%s)\n", built ? "built" : "up to date:", path, f->hypervisors);
 	}
 	return EXIT_OK;
+}
+
+/* Under the image directory's lock, which removes what a killed vmbench
+ * left; Ctrl-C (SIGTERM) ends grub-mkrescue or qemu-img and removes their
+ * files; a second one removes them at once (the registry of temporary
+ * files) and ends the process. */
+static int make_formats(const char *list, const char *arch, const char *dir)
+{
+	char err[2048];
+	int r = cmd_install_stop_signals(vmb_tempfiles_unlink_all), fd, ret;
+
+	if (r < 0) {
+		log_errno(r, "installing signal handlers");
+		return EXIT_FAILED;
+	}
+	fd = lab_iso_lock(dir, err, sizeof(err));
+	if (fd < 0) {
+		log_error("lab image --format: %s", err);
+		return fd == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED;
+	}
+	ret = make_formats_locked(list, arch, dir);
+	close(fd);
+	return ret;
 }
 
 static int cmd_lab_image(const struct vmb_cmd *self, int argc, char **argv)

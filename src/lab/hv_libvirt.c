@@ -138,17 +138,16 @@ static const char *arg_after(const struct strv *a, const char *opt, const char *
 	return NULL;
 }
 
-/* KEY=VALUE of QEMU's comma-separated option string s, into out */
-static void opt_of(const char *s, const char *key, char *out, size_t len)
+/* KEY=VALUE of QEMU's comma-separated option string s, into out ("" when
+ * it has none): its ",," a comma of the path (lab_opt_get); 1 when the
+ * value does not fit */
+static int opt_of(const char *s, const char *key, char *out, size_t len)
 {
-	size_t k = strlen(key);
+	int r = lab_opt_get(s, key, out, len);
 
-	out[0] = '\0';
-	for (const char *p = s; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncmp(p, key, k) && p[k] == '=') {
-			snprintf(out, len, "%.*s", (int)strcspn(p + k + 1, ","), p + k + 1);
-			return;
-		}
+	if (r < 0)
+		out[0] = '\0';
+	return r == -ENAMETOOLONG;
 }
 
 /* text escaped for an XML attribute or element */
@@ -293,9 +292,9 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 	xml_put(&x, &cap, &off, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>restart</on_reboot>\n"
 				"  <on_crash>destroy</on_crash>\n  <devices>\n");
 	if (disk && drive) {
-		opt_of(drive, "file", file, sizeof(file));
-		opt_of(drive, "format", fmt, sizeof(fmt));
-		opt_of(drive, "cache", cache, sizeof(cache));
+		cut |= opt_of(drive, "file", file, sizeof(file));
+		cut |= opt_of(drive, "format", fmt, sizeof(fmt));
+		cut |= opt_of(drive, "cache", cache, sizeof(cache));
 		(void)lab_device_libvirt(disk, bus, sizeof(bus), ctrl, sizeof(ctrl));
 		cut |= xml_esc(file, e1, sizeof(e1));
 		if (*ctrl)

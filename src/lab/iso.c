@@ -3,18 +3,26 @@
  * grub-efi-amd64-bin, each where installed), holding the image's own kernel
  * and initramfs, and the same ISO converted by qemu-img to the formats
  * other hypervisors attach as a disk (a hybrid ISO boots as a disk too). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "image.h"
 #include "iso.h"
 #include "../core/file.h"
+#include "../core/log.h"
 #include "../core/spawn.h"
+#include "../core/stop.h"
+#include "../core/stoppoint.h"
+#include "../core/tempfile.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
@@ -68,22 +76,117 @@ static int iso_stamp(const char *dir, char *buf, size_t len)
 	return r;
 }
 
-/* The staging tree's files and directories, deepest first: all removed
- * whether or not they were made (ENOENT is fine). */
+/* The staging tree, each directory before what it holds */
+static const char *const stage_tree[] = { "", "boot", "boot/grub", "boot/grub/grub.cfg", "boot/vmlinuz",
+					  "boot/initrd.img" };
+#define STAGE_N (sizeof(stage_tree) / sizeof(stage_tree[0]))
+
+/* The staging tree removed, deepest first, whether or not it was made
+ * (ENOENT is fine), and forgotten by the registry of temporary files. */
 static void unstage(const char *stage)
 {
-	static const char *const files[] = { "boot/grub/grub.cfg", "boot/vmlinuz", "boot/initrd.img" };
-	static const char *const dirs[] = { "boot/grub", "boot", "" };
 	char path[4300];
 
-	for (size_t j = 0; j < sizeof(files) / sizeof(files[0]); j++) {
-		snprintf(path, sizeof(path), "%s/%s", stage, files[j]);
-		(void)unlink(path);
+	for (size_t j = STAGE_N; j-- > 0;) {
+		snprintf(path, sizeof(path), "%s/%s", stage, stage_tree[j]);
+		(void)vmb_tempfile_unlink(path);
 	}
-	for (size_t j = 0; j < sizeof(dirs) / sizeof(dirs[0]); j++) {
-		snprintf(path, sizeof(path), "%s/%s", stage, dirs[j]);
-		(void)rmdir(path);
+}
+
+/* The staging tree and the ISO's temporary file registered before they
+ * are made: a second Ctrl-C (the signal's cleanup) removes them. */
+static int stage_register(const char *stage, const char *tmp)
+{
+	char path[4300];
+	int r = 0;
+
+	for (size_t j = 0; r == 0 && j < STAGE_N; j++) {
+		snprintf(path, sizeof(path), "%s/%s", stage, stage_tree[j]);
+		r = vmb_tempfile_add(path);
 	}
+	if (r == 0)
+		r = vmb_tempfile_add(tmp);
+	if (r < 0) {
+		unstage(stage);
+		(void)vmb_tempfile_unlink(tmp);
+	}
+	return r;
+}
+
+/* The PID that ends a name of prefix (iso-stage.PID), or 0 */
+static long name_pid(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *end;
+	long pid;
+
+	if (strncmp(name, prefix, n) || name[n] < '1' || name[n] > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(name + n, &end, 10);
+	return *end || errno || pid > INT_MAX ? 0 : pid;
+}
+
+/* What a process killed while making the ISO or a disk left in dir: its
+ * staging tree and temporary files, named by its PID, removed when that
+ * PID is no longer a process (one that is, even another user's, keeps
+ * its own). Called under the lock, so no vmbench is making them now. */
+static void reap_stale(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		long pid = name_pid(e->d_name, "iso-stage.");
+		bool stage = pid != 0;
+		char prefix[64], path[4300];
+
+		for (size_t i = 0; !pid && i < lab_ndisk_formats; i++) {
+			snprintf(prefix, sizeof(prefix), "vmbench.%s.tmp.", lab_disk_formats[i].name);
+			pid = name_pid(e->d_name, prefix);
+		}
+		if (!pid || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stage)
+			unstage(path);
+		else
+			(void)unlink(path);
+		log_info("removed %s, left by process %ld, which is gone", path, pid);
+	}
+	if (d)
+		closedir(d);
+}
+
+int lab_iso_lock(const char *dir, char *err, size_t errlen)
+{
+	char lock[4200];
+	int fd, r;
+
+	snprintf(lock, sizeof(lock), "%s/.lock", dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errf(err, errlen, -errno, "creating %s: %s", lock, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK) {
+			r = -errno;
+			close(fd);
+			return errf(err, errlen, r, "locking %s: %s", lock, strerror(-r));
+		}
+		log_warn("another vmbench is making the ISO or disks of the image in %s (it holds %s): waiting for it",
+			 dir, lock);
+		vmb_test_stop_point("iso-lock-wait");
+		while (flock(fd, LOCK_EX) < 0) {
+			r = -errno;
+			if (r == -EINTR && !vmb_stop_requested())
+				continue;
+			close(fd);
+			return r == -EINTR ? errf(err, errlen, r, "interrupted while waiting for %s", lock)
+					   : errf(err, errlen, r, "locking %s: %s", lock, strerror(-r));
+		}
+	}
+	reap_stale(dir);
+	return fd;
 }
 
 /* The kernel and initramfs put in the staging tree: hard links (the same
@@ -141,6 +244,9 @@ int lab_iso_build(const char *dir, const char *arch, struct lab_iso *out, char *
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", iso, (long)getpid());
 	unstage(stage);
 	(void)unlink(tmp);
+	r = stage_register(stage, tmp);
+	if (r < 0)
+		return errf(err, errlen, r, "registering the ISO's temporary files: %s", strerror(-r));
 	snprintf(path, sizeof(path), "%s/boot/grub", stage);
 	r = file_mkdirs(path);
 	if (r == 0) {
@@ -156,7 +262,14 @@ int lab_iso_build(const char *dir, const char *arch, struct lab_iso *out, char *
 	}
 	if (r < 0) {
 		unstage(stage);
+		(void)vmb_tempfile_unlink(tmp);
 		return errf(err, errlen, r, "staging the ISO's files in %s: %s", stage, strerror(-r));
+	}
+	vmb_test_stop_point("iso-staged");
+	if (vmb_stop_requested()) {
+		unstage(stage);
+		(void)vmb_tempfile_unlink(tmp);
+		return errf(err, errlen, -EINTR, "interrupted before grub-mkrescue made the ISO");
 	}
 	{
 		/* the ISO 9660 volume's name: what a hypervisor's CD-ROM list shows */
@@ -165,6 +278,12 @@ int lab_iso_build(const char *dir, const char *arch, struct lab_iso *out, char *
 		r = run_capture_all(mkrescue, argv, &msg);
 	}
 	unstage(stage);
+	if (r < 0 && vmb_stop_requested()) {
+		/* the stop was passed on to grub-mkrescue, which ended on it */
+		free(msg);
+		(void)vmb_tempfile_unlink(tmp);
+		return errf(err, errlen, -EINTR, "interrupted while grub-mkrescue made the ISO");
+	}
 	if (r < 0) {
 		/* grub-mkrescue's last line says what it lacked (xorriso, mformat) */
 		char *last = msg ? msg : "";
@@ -176,7 +295,7 @@ int lab_iso_build(const char *dir, const char *arch, struct lab_iso *out, char *
 		errf(err, errlen, -EIO, "grub-mkrescue failed: %s (it needs xorriso, and mtools for UEFI: apt-get "
 		     "install xorriso mtools)", *last ? last : "no message");
 		free(msg);
-		(void)unlink(tmp);
+		(void)vmb_tempfile_unlink(tmp);
 		return -EIO;
 	}
 	free(msg);
@@ -184,9 +303,10 @@ int lab_iso_build(const char *dir, const char *arch, struct lab_iso *out, char *
 	(void)unlink(stamp_path);
 	if (rename(tmp, iso) < 0) {
 		r = -errno;
-		(void)unlink(tmp);
+		(void)vmb_tempfile_unlink(tmp);
 		return errf(err, errlen, r, "renaming %s to %s: %s", tmp, iso, strerror(-r));
 	}
+	(void)vmb_tempfile_unlink(tmp); /* renamed: only forgotten */
 	r = file_write_new(stamp_path, stamp, strlen(stamp));
 	if (r < 0)
 		return errf(err, errlen, r, "writing %s: %s", stamp_path, strerror(-r));
@@ -210,8 +330,13 @@ int lab_iso_convert(const struct lab_iso *iso, const struct lab_disk_format *f, 
 		return 0;
 	if (path_find("qemu-img", img, sizeof(img)) < 0)
 		return errf(err, errlen, -ENOENT, "--format %s needs qemu-img: apt-get install qemu-utils", f->name);
+	if (vmb_stop_requested())
+		return errf(err, errlen, -EINTR, "interrupted before qemu-img made %s", path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	(void)unlink(tmp);
+	r = vmb_tempfile_add(tmp);
+	if (r < 0)
+		return errf(err, errlen, r, "registering %s: %s", tmp, strerror(-r));
 	{
 		char *const argv[] = { img, "convert", "-f", "raw", "-O", (char *)f->qemu_img, (char *)iso->path, tmp,
 				       NULL };
@@ -219,18 +344,22 @@ int lab_iso_convert(const struct lab_iso *iso, const struct lab_disk_format *f, 
 
 		r = run_capture_all(img, argv, &msg);
 		if (r < 0) {
-			errf(err, errlen, -EIO, "qemu-img convert -O %s failed: %s", f->qemu_img, msg ? msg : "");
+			if (vmb_stop_requested())
+				errf(err, errlen, -EINTR, "interrupted while qemu-img made %s", path);
+			else
+				errf(err, errlen, -EIO, "qemu-img convert -O %s failed: %s", f->qemu_img, msg ? msg : "");
 			free(msg);
-			(void)unlink(tmp);
-			return -EIO;
+			(void)vmb_tempfile_unlink(tmp);
+			return vmb_stop_requested() ? -EINTR : -EIO;
 		}
 		free(msg);
 	}
 	if (rename(tmp, path) < 0) {
 		r = -errno;
-		(void)unlink(tmp);
+		(void)vmb_tempfile_unlink(tmp);
 		return errf(err, errlen, r, "renaming %s to %s: %s", tmp, path, strerror(-r));
 	}
+	(void)vmb_tempfile_unlink(tmp); /* renamed: only forgotten */
 	*built = true;
 	return 0;
 }

@@ -30,13 +30,27 @@ struct lab_iso {
 	bool built;      /* made now (else found up to date) */
 };
 
+/* The image directory's lock, DIR/.lock (the distribution image's build
+ * takes the same), held while its ISO and disks are made, so that two
+ * vmbench never write them at once: one that holds it is waited for,
+ * saying so. Then what a process killed while making them left there
+ * (iso-stage.PID, vmbench.FORMAT.tmp.PID of a PID no longer alive) is
+ * removed. The descriptor, whose close() unlocks; or a negative errno with
+ * err (-EINTR: a stop asked while waiting). */
+int lab_iso_lock(const char *dir, char *err, size_t errlen);
+
 /* Make DIR/vmbench.iso from the image in DIR (vmlinuz, initrd.img), or
- * find it up to date (its stamp names the same inputs). x86_64 only.
- * 0, or a negative errno with err saying what is missing. */
+ * find it up to date (its stamp names the same inputs). x86_64 only; under
+ * lab_iso_lock. Its staging tree and temporary file are in the registry of
+ * temporary files (core/tempfile.h) while they exist; a stop asked
+ * (Ctrl-C) removes them and returns -EINTR. 0, or a negative errno with
+ * err saying what is missing. */
 int lab_iso_build(const char *dir, const char *arch, struct lab_iso *out, char *err, size_t errlen);
 
 /* The ISO converted by qemu-img to f, beside it (vmbench.FORMAT), unless
- * one made after it is there. path: the file; *built: made now. */
+ * one made after it is there; under lab_iso_lock, its temporary file in
+ * the registry as the ISO's (-EINTR: stopped). path: the file; *built:
+ * made now. */
 int lab_iso_convert(const struct lab_iso *iso, const struct lab_disk_format *f, char *path, size_t len,
 		    bool *built, char *err, size_t errlen);
 

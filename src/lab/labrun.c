@@ -20,6 +20,7 @@
 #include "../core/str.h"
 #include "../suites/boot.h"
 #include "../core/log.h"
+#include "../core/tempfile.h"
 #include "../core/banned.h"
 
 /* Every process the lab started killed and reaped, every work directory
@@ -28,6 +29,8 @@ void lab_kill_all(void)
 {
 	lab_procs_kill_all();
 	lab_work_dirs_remove_all(lab_share_remove);
+	/* boot=cdrom's ISO being made: its staging tree (src/lab/iso.c) */
+	vmb_tempfiles_unlink_all();
 }
 
 /* The host's side of the scratch disk: backend (the LAB_BACKENDS row),

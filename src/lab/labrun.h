@@ -65,8 +65,9 @@ int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, jso
 /* BYE when clean (else QEMU is killed), QEMU reaped, its files removed, g freed. */
 int lab_guest_stop(struct lab_guest *g, bool clean, char *err, size_t errlen);
 
-/* Kill every process the lab started (procs.h) and remove every work
- * directory it holds (workdir.h): async-signal-safe. */
+/* Kill every process the lab started (procs.h), remove every work
+ * directory it holds (workdir.h) and the registered temporary files
+ * (core/tempfile.h: an ISO's staging tree): async-signal-safe. */
 void lab_kill_all(void);
 
 #endif

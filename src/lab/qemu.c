@@ -95,6 +95,7 @@ static int drive_args(struct lab_args *a, const struct lab_backend *be, const st
 		      const struct lab_paths *p)
 {
 	const char *format, *file = disk_file(be, p, &format);
+	char esc[1024];
 
 	if (!p->disk)
 		return 0;
@@ -105,7 +106,8 @@ static int drive_args(struct lab_args *a, const struct lab_backend *be, const st
 		format = "qcow2";
 	}
 	lab_push(a, "-drive");
-	lab_push(a, "file=%s,format=%s,if=none,id=d0,cache=%s", file, format, p->disk_cache ? p->disk_cache : "none");
+	lab_push(a, "file=%s,format=%s,if=none,id=d0,cache=%s", lab_arg_esc(a, file, esc, sizeof(esc)), format,
+		 p->disk_cache ? p->disk_cache : "none");
 	return 1;
 }
 
@@ -712,7 +714,7 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 {
 	bool arm = c->aarch64;
 	unsigned queues = c->mq ? c->queues : 1;
-	char nq[48] = "", nd[32] = "";
+	char nq[48] = "", nd[32] = "", esc[1024];
 	int r;
 
 	lab_push(a, "%s", arm ? "qemu-system-aarch64" : "qemu-system-x86_64");
@@ -760,7 +762,8 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 		if (!p->root_disk)
 			return errf(why, len, -EINVAL, "image=%s: no root disk given", c->v[LAB_IMAGE]);
 		lab_push(a, "-drive");
-		lab_push(a, "if=none,id=root,file=%s,format=qcow2,snapshot=on", p->root_disk);
+		lab_push(a, "if=none,id=root,file=%s,format=qcow2,snapshot=on",
+			 lab_arg_esc(a, p->root_disk, esc, sizeof(esc)));
 		lab_push(a, "-device");
 		lab_push(a, "virtio-blk-pci,drive=root,serial=%s", LAB_ROOT_SERIAL);
 	}
@@ -770,15 +773,18 @@ static int push_machine(struct lab_args *a, const struct lab_config *c, const st
 /* The host's channels: the console log, QMP, the agent's virtio console. */
 static void push_channels(struct lab_args *a, const struct lab_paths *p)
 {
+	char esc[1024];
+
+	/* -serial file: takes the rest of its word as the path: not escaped */
 	lab_push(a, "-serial");
 	lab_push(a, "file:%s", p->console_log);
 	lab_push(a, "-qmp");
-	lab_push(a, "unix:%s,server=on,wait=off", p->qmp_socket);
+	lab_push(a, "unix:%s,server=on,wait=off", lab_arg_esc(a, p->qmp_socket, esc, sizeof(esc)));
 	/* the agent's channel: a virtio console, /dev/hvc0 in the guest */
 	lab_push(a, "-device");
 	lab_push(a, "virtio-serial-pci,id=vser");
 	lab_push(a, "-chardev");
-	lab_push(a, "socket,id=agent,path=%s,server=on,wait=off", p->agent_socket);
+	lab_push(a, "socket,id=agent,path=%s,server=on,wait=off", lab_arg_esc(a, p->agent_socket, esc, sizeof(esc)));
 	lab_push(a, "-device");
 	lab_push(a, "virtconsole,chardev=agent,bus=vser.0");
 }

@@ -126,6 +126,19 @@ struct lab_args {
 	int r;
 };
 void lab_push(struct lab_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* How a value sits in an option list KEY=VALUE,KEY=VALUE: QEMU's own
+ * (-drive, -chardev, -fsdev, -qmp unix:) reads ",," as a comma of the
+ * value; virtiofsd's -o (libfuse's) reads "\," and "\\". A path's comma
+ * left as it is ends the value there. (A path that is an argument of its
+ * own, -kernel or -serial file:, is taken whole: never escaped.) */
+enum lab_opt_syntax { LAB_OPT_QEMU, LAB_OPT_FUSE };
+/* in escaped for syntax into out: 0, or -ENAMETOOLONG (never cut short). */
+int lab_opt_escape(enum lab_opt_syntax syntax, const char *in, char *out, size_t len);
+/* The same for a push: out, or "" with the line failed (a->r) when it does not fit. */
+const char *lab_arg_esc(struct lab_args *a, const char *in, char *out, size_t len);
+/* The value of key in QEMU's option list s, its ",," read as a comma, into
+ * out: 0, -ENOENT (no such key), or -ENAMETOOLONG. */
+int lab_opt_get(const char *s, const char *key, char *out, size_t len);
 struct lab_backend {
 	enum lab_key key;
 	const char *name;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -29,6 +30,61 @@ void lab_push(struct lab_args *a, const char *fmt, ...)
 		a->r = -ENAMETOOLONG;
 	if (a->r == 0)
 		a->r = strv_push(a->a, buf);
+}
+
+int lab_opt_escape(enum lab_opt_syntax syntax, const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in; in++) {
+		bool esc = *in == ',' || (syntax == LAB_OPT_FUSE && *in == '\\');
+
+		if (o + 1 + esc >= len) {
+			if (len)
+				out[0] = '\0';
+			return -ENAMETOOLONG;
+		}
+		if (esc)
+			out[o++] = syntax == LAB_OPT_QEMU ? ',' : '\\';
+		out[o++] = *in;
+	}
+	if (!len)
+		return -ENAMETOOLONG;
+	out[o] = '\0';
+	return 0;
+}
+
+const char *lab_arg_esc(struct lab_args *a, const char *in, char *out, size_t len)
+{
+	int r = lab_opt_escape(LAB_OPT_QEMU, in, out, len);
+
+	if (r < 0 && a->r == 0)
+		a->r = r;
+	return r < 0 ? "" : out;
+}
+
+int lab_opt_get(const char *s, const char *key, char *out, size_t len)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = s; p && *p;) {
+		bool match = !strncmp(p, key, k) && p[k] == '=';
+		size_t o = 0;
+
+		/* the option's value up to a lone comma; ",," is one of its bytes */
+		for (p = match ? p + k + 1 : p; *p && (*p != ',' || p[1] == ','); p += *p == ',' ? 2 : 1)
+			if (match) {
+				if (o + 1 >= len)
+					return -ENAMETOOLONG;
+				out[o++] = *p;
+			}
+		if (match) {
+			out[o] = '\0';
+			return 0;
+		}
+		p = *p ? p + 1 : NULL;
+	}
+	return -ENOENT;
 }
 
 /* ---- the keys' arguments ---- */
@@ -90,6 +146,7 @@ int lab_qemu_arg_firmware(struct lab_args *a, const struct lab_config *c, const 
 		      size_t len)
 {
 	const struct lab_firmware *fw = c->firmware;
+	char esc[1024];
 
 	if (!fw)
 		return errf(why, len, -EINVAL, "firmware=%s is not known on %s", c->v[LAB_FIRMWARE], c->v[LAB_ARCH]);
@@ -103,15 +160,17 @@ int lab_qemu_arg_firmware(struct lab_args *a, const struct lab_config *c, const 
 	if (!p->fw_vars)
 		return errf(why, len, -EINVAL, "firmware=%s: no variable store of this boot", fw->name);
 	lab_push(a, "-drive");
-	lab_push(a, "if=pflash,format=raw,unit=0,readonly=on,file=%s", fw->code);
+	lab_push(a, "if=pflash,format=raw,unit=0,readonly=on,file=%s", lab_arg_esc(a, fw->code, esc, sizeof(esc)));
 	lab_push(a, "-drive");
-	lab_push(a, "if=pflash,format=raw,unit=1,file=%s", p->fw_vars);
+	lab_push(a, "if=pflash,format=raw,unit=1,file=%s", lab_arg_esc(a, p->fw_vars, esc, sizeof(esc)));
 	return 0;
 }
 
 int lab_qemu_arg_boot(struct lab_args *a, const struct lab_config *c, const struct lab_paths *p, char *why,
 		      size_t len)
 {
+	char esc[1024];
+
 	if (!c->boot)
 		return errf(why, len, -EINVAL, "boot=%s is no way of booting the lab knows", c->v[LAB_BOOT]);
 	if (c->boot->kernel)
@@ -121,7 +180,8 @@ int lab_qemu_arg_boot(struct lab_args *a, const struct lab_config *c, const stru
 	/* the second IDE bus: the first is disk=ide's on the pc machine, and
 	 * q35's AHCI has six, one a drive */
 	lab_push(a, "-drive");
-	lab_push(a, "if=none,id=bootcd,media=cdrom,readonly=on,file=%s", p->boot_file);
+	lab_push(a, "if=none,id=bootcd,media=cdrom,readonly=on,file=%s",
+		 lab_arg_esc(a, p->boot_file, esc, sizeof(esc)));
 	lab_push(a, "-device");
 	lab_push(a, "ide-cd,drive=bootcd,bus=ide.1,bootindex=0");
 	return 0;

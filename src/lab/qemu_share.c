@@ -50,13 +50,13 @@ static int share_dir_make(const struct lab_paths *p, char *why, size_t len)
 int lab_share_9p_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
 			 const struct lab_paths *p)
 {
-	char dir[256];
+	char dir[256], esc[1024];
 
 	(void)be, (void)c;
 	if (!work_path(p, LAB_SHARE_DIR, dir, sizeof(dir)))
 		return -ENAMETOOLONG;
 	lab_push(a, "-fsdev");
-	lab_push(a, "local,id=s0,path=%s,security_model=none", dir);
+	lab_push(a, "local,id=s0,path=%s,security_model=none", lab_arg_esc(a, dir, esc, sizeof(esc)));
 	return 1;
 }
 
@@ -94,13 +94,13 @@ int lab_share_9p_setup(const struct lab_backend *be, const struct lab_paths *p, 
 int lab_share_virtiofs_args(struct lab_args *a, const struct lab_backend *be, const struct lab_config *c,
 			       const struct lab_paths *p)
 {
-	char sock[256];
+	char sock[256], esc[1024];
 
 	(void)be;
 	if (!work_path(p, LAB_SHARE_SOCKET, sock, sizeof(sock)))
 		return -ENAMETOOLONG;
 	lab_push(a, "-chardev");
-	lab_push(a, "socket,id=s0,path=%s", sock);
+	lab_push(a, "socket,id=s0,path=%s", lab_arg_esc(a, sock, esc, sizeof(esc)));
 	lab_push(a, "-object");
 	lab_push(a, "memory-backend-memfd,id=vmbmem,size=%s,share=on", c->v[LAB_MEM]);
 	lab_push(a, "-numa");
@@ -146,7 +146,7 @@ static void virtiofsd_words(const struct lab_paths *p, char *buf, size_t len)
  * -EOPNOTSUPP (the configuration is skipped with why). */
 int lab_share_virtiofs_setup(const struct lab_backend *be, const struct lab_paths *p, char *why, size_t len)
 {
-	char dir[256], sock[256], log[256], srcopt[300], sockopt[300], words[256];
+	char dir[256], sock[256], log[256], esc[520], srcopt[530], sockopt[300], words[256];
 	char *const vargv[] = { LAB_VIRTIOFSD, sockopt, "-o", srcopt, "-o", "cache=auto", NULL };
 	uint64_t deadline = clock_ns() + (uint64_t)LAB_VIRTIOFSD_START_MS * 1000000;
 	struct stat sb;
@@ -160,10 +160,13 @@ int lab_share_virtiofs_setup(const struct lab_backend *be, const struct lab_path
 	if (access(LAB_VIRTIOFSD, X_OK) < 0)
 		return errf(why, len, -EOPNOTSUPP, "share=virtiofs needs %s (%s): Debian's qemu-system-common has it",
 			    LAB_VIRTIOFSD, strerror(errno));
+	/* -o's list is libfuse's: a comma of the path escaped, as its backslash */
+	if (lab_opt_escape(LAB_OPT_FUSE, dir, esc, sizeof(esc)) < 0)
+		return errf(why, len, -ENAMETOOLONG, "share=virtiofs: the directory's path is too long");
 	r = share_dir_make(p, why, len);
 	if (r < 0)
 		return r;
-	snprintf(srcopt, sizeof(srcopt), "source=%s", dir);
+	snprintf(srcopt, sizeof(srcopt), "source=%s", esc);
 	snprintf(sockopt, sizeof(sockopt), "--socket-path=%s", sock);
 	pid = fork();
 	if (pid < 0) {

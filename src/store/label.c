@@ -52,6 +52,11 @@ int label_check(const char *key, size_t klen, const char *value, size_t vlen, en
 		snprintf(why, len, "%.*s: the value is empty; %s", shown, key, LABEL_RULE);
 		return -EINVAL;
 	}
+	if (vlen > LABEL_VALUE_MAX) {
+		snprintf(why, len, "%.*s: the value is %zu bytes long; a label value has at most %d bytes", shown, key, vlen,
+			 LABEL_VALUE_MAX);
+		return -E2BIG;
+	}
 	for (size_t i = 0; i < vlen; i++)
 		if (value[i] == ',' || value[i] == '=') {
 			snprintf(why, len, "%.*s: the value has '%c' (character %zu), which no selector can select "

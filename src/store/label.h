@@ -13,11 +13,16 @@
 /* The longest label key, in bytes: a longer one is refused where it is
  * given, never cut (two keys would become one). */
 #define LABEL_KEY_MAX 127
+/* The longest label value, in bytes: a label is a short tag. A longer one
+ * is refused where it is given: the document keeps the value, and the
+ * command line's word that gave it, as strings of at most 65536 bytes
+ * (doc_validate), so a longer one was stored and could not be read back. */
+#define LABEL_VALUE_MAX 1024
 
 /* The grammar, as messages say it. */
 #define LABEL_RULE                                                                                                   \
-	"a label is KEY=VALUE: a key of 1 to 127 letters, digits, '.', '_' or '-', and a value of 1 or more "      \
-	"characters (UTF-8), none of them ',' or '=' (a selector's separators) or a control character"
+	"a label is KEY=VALUE: a key of 1 to 127 letters, digits, '.', '_' or '-', and a value of 1 to 1024 "       \
+	"bytes of UTF-8, none of them ',' or '=' (a selector's separators) or a control character"
 
 /* The labels the lab sets itself (the session, a study's run and
  * experiment, lab contend's guests, the configuration and the network's
@@ -32,7 +37,7 @@ enum label_use {
 /* Whether key (klen bytes) is one of LABEL_LAB_KEYS. */
 bool label_lab_key(const char *key, size_t klen);
 /* 0 when key (klen bytes) = value (vlen bytes) is a label for `use`; else
- * -EINVAL (-E2BIG: a key over LABEL_KEY_MAX) with why: what is wrong, in
+ * -EINVAL (-E2BIG: a key over LABEL_KEY_MAX, a value over LABEL_VALUE_MAX) with why: what is wrong, in
  * words that do not repeat the label's bytes beyond the key's first 40. */
 int label_check(const char *key, size_t klen, const char *value, size_t vlen, enum label_use use, char *why,
 		size_t len);

@@ -77,6 +77,24 @@ expect 2 "--keep-lab-labels keeps the document's, never sets the user's" "$VMB" 
 	"$fx/sysbench-cpu.txt" --label lab=x
 has "$T/err" "lab is a label the lab sets itself" "says so"
 
+# --- a label value's length: at most 1024 bytes. One over 65536 was stored
+# (the document's string bound, doc_validate) and could not be read back ---
+big=$(python3 -c 'print("x" * 70000)')
+expect 2 "run --label of a 70000-byte value is refused" "$VMB" run cpu.prime --quick --label "long=$big"
+has "$T/err" "long: the value is 70000 bytes long; a label value has at most 1024 bytes" "says the limit"
+expect 2 "run --label of a 1025-byte value too" "$VMB" run cpu.prime --quick --no-store \
+	--label "long=$(python3 -c 'print("x" * 1025)')"
+expect 2 "and results --label (a selector) of one" "$VMB" results --label "long=$big"
+expect 0 "nothing was stored in the SQLite store" "$VMB" results
+lacks "$T/out" "long=" "no run with the label"
+edge=$(python3 -c 'print("y" * 1024)')
+expect 0 "import --label of a value of 1024 bytes (the limit) is stored" "$VMB" import "$fx/sysbench-cpu.txt" \
+	--label "long=$edge"
+expect 0 "its run is selected by it" "$VMB" results --label "long=$edge"
+has "$T/out" "long=yyyy" "listed"
+expect 0 "and read back" "$VMB" show "$(awk '/long=/ { print $2 }' "$T/out")"
+has "$T/out" "$edge" "with the label whole"
+
 # --- the JSON an import reads: a key twice, or data after the document ---
 python3 - "$T/doc.json" "$T" <<'PY'
 import json, sys, uuid

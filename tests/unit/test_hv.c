@@ -15,7 +15,9 @@
 #include "test.h"
 #include "../../src/lab/balloon.h"
 #include "../../src/lab/hv.h"
+#include "../../src/lab/matrix.h"
 #include "../../src/lab/procs.h"
+#include "../../src/lab/qemu.h"
 #include "../../src/lab/vmops.h"
 #include "../../src/core/str.h"
 #include "../../src/suites/balloon.h"
@@ -434,6 +436,50 @@ static void connect_values(void **state)
 	assert_null(lab_hv_uri());
 }
 
+/* The libvirt row's domain (where libvirt's headers were there to build
+ * it): every path in it XML-escaped (& < > ' ", a TMPDIR may hold them),
+ * and the disk's path whole, its comma a comma: the row reads the path from
+ * the direct path's -drive, where QEMU's escape doubles it. */
+static void libvirt_domain_paths(void **state)
+{
+#ifdef HAVE_LIBVIRT
+	/* the work directory's own name is vmbench's (mkdtemp): the domain's name */
+	static const char dir[] = "/t,1&<'\">/lab-ab12cd";
+	static const char *const want[] = {
+		"<kernel>/t,1&amp;&lt;&apos;&quot;&gt;/lab-ab12cd/lv-vmlinuz</kernel>",
+		"<initrd>/t,1&amp;&lt;&apos;&quot;&gt;/lab-ab12cd/lv-initrd.img</initrd>",
+		"<source file='/t,1&amp;&lt;&apos;&quot;&gt;/lab-ab12cd/d,2.img'/>",
+		"<source path='/t,1&amp;&lt;&apos;&quot;&gt;/lab-ab12cd/console.log'/>",
+		"<source mode='bind' path='/t,1&amp;&lt;&apos;&quot;&gt;/lab-ab12cd/a.sock'/>",
+		"<name>vmbench-lab-ab12cd</name>",
+	};
+	struct lab_paths p = { .kernel = "/k", .initrd = "/i", .disk = "/t,1&<'\">/lab-ab12cd/d,2.img",
+			       .qmp_socket = "/t,1&<'\">/lab-ab12cd/q.sock", .agent_socket = "/t,1&<'\">/lab-ab12cd/a.sock",
+			       .console_log = "/t,1&<'\">/lab-ab12cd/console.log", .work_dir = dir };
+	struct lab_matrix m;
+	struct strv def = { 0 };
+	char why[512];
+
+	(void)state;
+	assert_int_equal(lab_matrix_parse("accel=tcg nic=none disk=virtio-blk", &m, why, sizeof(why)), 0);
+	lab_backends_own(&m.configs[0], p.backend);
+	if (lab_hv_libvirt.define(&m.configs[0], &p, false, false, &def, why, sizeof(why)) < 0)
+		fail_msg("define: %s", why);
+	assert_int_equal(def.n, 1);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(def.v[0], want[i]))
+			fail_msg("the domain lacks %s:\n%s", want[i], def.v[0]);
+	/* no path's bytes unescaped anywhere */
+	assert_null(strstr(def.v[0], "&<"));
+	assert_null(strstr(def.v[0], ",,"));
+	strv_clear(&def);
+	lab_matrix_release(&m);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +489,7 @@ int main(void)
 		cmocka_unit_test(vmops_unsupported_is_a_skip),
 		cmocka_unit_test(qemu_control_exit_and_destroy),
 		cmocka_unit_test(connect_values),
+		cmocka_unit_test(libvirt_domain_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

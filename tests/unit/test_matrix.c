@@ -580,6 +580,97 @@ static void cpu_side_arguments(void **state)
 	}
 }
 
+/* A path inside an option list of QEMU's (KEY=VALUE,KEY=VALUE) has each
+ * comma doubled, QEMU's escape, or a lone comma would end the value and
+ * begin an option of its own (/tmp/a,b opened /tmp/a); virtiofsd's -o list
+ * takes libfuse's backslash. A path that is an argument of its own
+ * (-kernel, -serial file:) is taken whole by QEMU: never escaped. */
+static void paths_with_commas(void **state)
+{
+	static const struct {
+		enum lab_opt_syntax syntax;
+		const char *in, *out;
+		size_t len;
+		int r;
+	} esc[] = {
+		{ LAB_OPT_QEMU, "/tmp/a", "/tmp/a", 64, 0 },
+		{ LAB_OPT_QEMU, "/tmp/a,b", "/tmp/a,,b", 64, 0 },
+		{ LAB_OPT_QEMU, ",a,,b,", ",,a,,,,b,,", 64, 0 },
+		{ LAB_OPT_QEMU, "/a b\\c=d&e", "/a b\\c=d&e", 64, 0 },
+		{ LAB_OPT_QEMU, "", "", 1, 0 },
+		/* a,,b and its NUL: 5 bytes, never cut short */
+		{ LAB_OPT_QEMU, "a,b", "a,,b", 5, 0 },
+		{ LAB_OPT_QEMU, "a,b", "", 4, -ENAMETOOLONG },
+		{ LAB_OPT_QEMU, "ab", "", 0, -ENAMETOOLONG },
+		{ LAB_OPT_FUSE, "/tmp/a,b", "/tmp/a\\,b", 64, 0 },
+		{ LAB_OPT_FUSE, "/tmp/a\\b", "/tmp/a\\\\b", 64, 0 },
+	};
+	static const struct {
+		const char *s, *key, *out;
+		int r;
+	} get[] = {
+		{ "file=/d.img,format=raw,if=none,id=d0", "file", "/d.img", 0 },
+		{ "file=/d.img,format=raw,if=none,id=d0", "format", "raw", 0 },
+		/* a path's ",format=qcow2" is the path's, not an option */
+		{ "file=/tmp/a,,format=qcow2,format=raw", "file", "/tmp/a,format=qcow2", 0 },
+		{ "file=/tmp/a,,format=qcow2,format=raw", "format", "raw", 0 },
+		{ "if=none,file=/a,,,,b,cache=none", "file", "/a,,b", 0 },
+		{ "if=none,file=/a,,,,b,cache=none", "cache", "none", 0 },
+		{ "if=none", "file", "", -ENOENT },
+		{ "xfile=/a,,file", "file", "", -ENOENT },
+		{ "file=/abcdefghijklmnopqrstuvwxyz", "file", "", -ENAMETOOLONG },
+	};
+	static const struct {
+		const char *spec, *opt, *val;
+	} lines[] = {
+		{ "accel=tcg", "-drive", "file=/w,,1/d.img,format=raw,if=none,id=d0,cache=none" },
+		{ "accel=tcg", "-qmp", "unix:/w,,1/q.sock,server=on,wait=off" },
+		{ "accel=tcg", "-chardev", "socket,id=agent,path=/w,,1/a.sock,server=on,wait=off" },
+		{ "accel=tcg", "-serial", "file:/w,1/console.log" },
+		{ "accel=tcg", "-kernel", "/img,1/vmlinuz" },
+		{ "accel=tcg", "-initrd", "/img,1/initrd.img" },
+		{ "accel=tcg firmware=uefi", "-drive", "if=pflash,format=raw,unit=1,file=/w,,1/vars.fd" },
+		{ "accel=tcg boot=cdrom", "-drive", "if=none,id=bootcd,media=cdrom,readonly=on,file=/img,,1/vmbench.iso" },
+		{ "accel=tcg share=9p", "-fsdev", "local,id=s0,path=/w,,1/share,security_model=none" },
+		{ "accel=tcg share=virtiofs", "-chardev", "socket,id=s0,path=/w,,1/virtiofsd.sock" },
+	};
+	struct lab_paths p = { .kernel = "/img,1/vmlinuz", .initrd = "/img,1/initrd.img", .disk = "/w,1/d.img",
+			       .qmp_socket = "/w,1/q.sock", .agent_socket = "/w,1/a.sock", .console_log = "/w,1/console.log",
+			       .fw_vars = "/w,1/vars.fd", .boot_file = "/img,1/vmbench.iso", .work_dir = "/w,1" };
+	char why[512], out[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+		int r = lab_opt_escape(esc[i].syntax, esc[i].in, out, esc[i].len);
+
+		if (r != esc[i].r || (esc[i].len && strcmp(out, esc[i].out)))
+			fail_msg("escape %zu '%s': %d '%s', expected %d '%s'", i, esc[i].in, r, esc[i].len ? out : "",
+				 esc[i].r, esc[i].out);
+	}
+	for (size_t i = 0; i < sizeof(get) / sizeof(get[0]); i++) {
+		char val[24] = "";
+		int r = lab_opt_get(get[i].s, get[i].key, val, sizeof(val));
+
+		if (r != get[i].r || (r == 0 && strcmp(val, get[i].out)))
+			fail_msg("get %zu %s of '%s': %d '%s', expected %d '%s'", i, get[i].key, get[i].s, r, val,
+				 get[i].r, get[i].out);
+	}
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct lab_matrix m;
+		struct strv a = { 0 };
+
+		assert_int_equal(lab_matrix_parse(lines[i].spec, &m, why, sizeof(why)), 0);
+		memset(p.backend, 0, sizeof(p.backend));
+		lab_backends_own(&m.configs[0], p.backend);
+		if (lab_qemu_argv(&m.configs[0], &p, &a, why, sizeof(why)) < 0)
+			fail_msg("case %zu (%s): %s", i, lines[i].spec, why);
+		if (!has_pair(&a, lines[i].opt, lines[i].val))
+			fail_msg("case %zu (%s): no %s %s", i, lines[i].spec, lines[i].opt, lines[i].val);
+		strv_clear(&a);
+		lab_matrix_release(&m);
+	}
+}
+
 /* thp=: the guest kernel's transparent_hugepage= on its command line (none
  * for default), and the mode the guest's sysfs shows checked against it. */
 static void thp_key(void **state)
@@ -2184,6 +2275,7 @@ int main(void)
 		cmocka_unit_test(contend_rows_measure_what_contend_saw),
 		cmocka_unit_test(deb_depends),
 		cmocka_unit_test(image_filesystems),
+		cmocka_unit_test(paths_with_commas),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
