@@ -220,11 +220,12 @@ int lab_hv_vcpus(const struct lab_hv_ops *hv, const char *ctl, bool pin, unsigne
 	int *tids = NULL, r;
 	size_t n = 0;
 
-	if (!hv->vcpu_threads || (pin && !hv->pin))
+	/* a back end that pins by vCPU (libvirt) pins without naming threads */
+	if ((!hv->vcpu_threads && !(pin && hv->pin)) || (pin && !hv->pin))
 		return pin ? errf(err, errlen, -EOPNOTSUPP, "pinning vCPUs: %s",
 				  lab_hv_why_not(hv, hv->vcpu_threads ? "pin" : "vcpu_threads")) : 0;
 	r = hv->open(ctl, 10000, &m, why, sizeof(why));
-	if (r == 0)
+	if (r == 0 && hv->vcpu_threads)
 		r = hv->vcpu_threads(m, &tids, &n, why, sizeof(why));
 	if (r == 0 && nthreads) {
 		*nthreads = 0;

@@ -140,7 +140,9 @@ struct lab_hv_ops {
 	/* The host threads of the vCPUs in vCPU order (malloc'd); repeats
 	 * when one thread runs several (TCG single-threaded). */
 	int (*vcpu_threads)(struct lab_hv_mon *m, int **tids, size_t *n, char *why, size_t len);
-	/* vCPU i (thread tids[i]) pinned to host CPU i, round robin. */
+	/* vCPU i (thread tids[i]) pinned to host CPU i, round robin. A back end
+	 * without vcpu_threads (libvirt names vCPUs, not threads) gets tids
+	 * NULL and n 0, and pins the guest's vCPUs itself. */
 	int (*pin)(struct lab_hv_mon *m, const int *tids, size_t n, char *why, size_t len);
 	/* The balloon: the guest's memory set to bytes; as the guest last
 	 * reported it; a wait of up to timeout_ms for its next report (1: it

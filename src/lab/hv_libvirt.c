@@ -36,7 +36,8 @@
 #define LV_FUNCS(X)                                                                                          \
 	X(virConnectOpen) X(virConnectClose) X(virConnectGetHostname) X(virDomainCreateXML)                 \
 	X(virDomainLookupByName) X(virDomainDestroy) X(virDomainFree) X(virDomainGetState) X(virDomainReset) \
-	X(virGetLastErrorMessage) X(virSetErrorFunc) X(virDomainSetMemoryFlags) X(virDomainMemoryStats)
+	X(virGetLastErrorMessage) X(virSetErrorFunc) X(virDomainSetMemoryFlags) X(virDomainMemoryStats)  \
+	X(virDomainGetVcpusFlags) X(virDomainPinVcpuFlags) X(virDomainGetVcpuPinInfo) X(virNodeGetCPUMap)
 
 static struct {
 	void *h;
@@ -218,8 +219,6 @@ static const char *lv_refuse(const struct lab_config *c)
 		return "a distribution's image boots to its SSH server over a NIC (image=busybox)";
 	if (c->share)
 		return "a shared folder has no libvirt element here yet (share=none)";
-	if (c->pin)
-		return "pin=on: <cputune> pinning is not written yet (pin=off)";
 	if (strcmp(c->v[LAB_FIRMWARE], "default"))
 		return "a firmware of its own: only QEMU's default firmware is written yet (firmware=default)";
 	if (c->boot && !c->boot->kernel)
@@ -535,6 +534,46 @@ static int lv_balloon_wait(struct lab_hv_mon *m, int timeout_ms, char *why, size
 	return r < 0 ? r : 0;
 }
 
+/* pin=on through libvirt's own call: vCPU i on the host's CPU i, round
+ * robin over the CPUs the daemon's host has (virDomainPinVcpuFlags, live),
+ * then read back (virDomainGetVcpuPinInfo): each vCPU on that one CPU, or
+ * an error. libvirt names vCPUs, not QEMU's threads: tids is NULL. */
+static int lv_pin(struct lab_hv_mon *m, const int *tids, size_t n, char *why, size_t len)
+{
+	virDomainPtr d = lv.virDomainLookupByName(lv.conn, m->name);
+	unsigned char map[64], got[64 * 64];
+	int nv, ncpu, r = 0;
+	size_t maplen;
+
+	(void)tids;
+	(void)n;
+	if (!d)
+		return errf(why, len, -EIO, "the domain: %s", lv_err());
+	nv = lv.virDomainGetVcpusFlags(d, VIR_DOMAIN_AFFECT_LIVE);
+	ncpu = lv.virNodeGetCPUMap(lv.conn, NULL, NULL, 0);
+	if (nv < 1 || ncpu < 1)
+		r = errf(why, len, -EIO, "counting the vCPUs and the host's CPUs: %s", lv_err());
+	else if ((size_t)ncpu > sizeof(map) * 8 || nv > 64)
+		r = errf(why, len, -E2BIG, "%d host CPUs and %d vCPUs: more than pinning here is written for", ncpu, nv);
+	maplen = r == 0 ? (size_t)VIR_CPU_MAPLEN(ncpu) : 0;
+	for (int i = 0; r == 0 && i < nv; i++) {
+		memset(map, 0, sizeof(map));
+		VIR_USE_CPU(map, i % ncpu);
+		if (lv.virDomainPinVcpuFlags(d, (unsigned)i, map, (int)maplen, VIR_DOMAIN_AFFECT_LIVE) < 0)
+			r = errf(why, len, -EIO, "pinning vCPU %d: %s", i, lv_err());
+	}
+	if (r == 0 && lv.virDomainGetVcpuPinInfo(d, nv, got, (int)maplen, VIR_DOMAIN_AFFECT_LIVE) < 0)
+		r = errf(why, len, -EIO, "reading the pinning back: %s", lv_err());
+	for (int i = 0; r == 0 && i < nv; i++)
+		for (int cpu = 0; r == 0 && cpu < ncpu; cpu++)
+			if ((VIR_CPU_USABLE(got, maplen, i, cpu) != 0) != (cpu == i % ncpu))
+				r = errf(why, len, -EIO, "vCPU %d is %s host CPU %d after pinning it to CPU %d", i,
+					 VIR_CPU_USABLE(got, maplen, i, cpu) ? "allowed on" : "not allowed on", cpu,
+					 i % ncpu);
+	lv.virDomainFree(d);
+	return r;
+}
+
 #define LV_NO_MONITOR "this back end speaks libvirt's API, not QEMU's monitor, and does not run libvirt's event loop yet"
 const struct lab_hv_ops lab_hv_libvirt = {
 	.name = "libvirt",
@@ -550,6 +589,7 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.close = lv_close,
 	.run_state = lv_run_state,
 	.reset = lv_reset,
+	.pin = lv_pin,
 	.balloon_set = lv_balloon_set,
 	.balloon_get = lv_balloon_get,
 	.balloon_wait = lv_balloon_wait,
@@ -557,7 +597,6 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.unsupported = (const struct lab_hv_unsupported[]){
 		{ "await_reset", "the guest's own reset is an event of libvirt's event loop, " LV_NO_MONITOR },
 		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor: " LV_NO_MONITOR },
-		{ "pin", "pinning is <cputune> in the domain, not written yet" },
 		{ "migrate", "virDomainMigrate between two connections is not written yet" },
 		{ "save_restore", "virDomainSave and virDomainRestore are not written yet" },
 		{ "snapshot", "libvirt's disk-only snapshots are not written yet" },

@@ -153,6 +153,8 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 
 	snprintf(b->step, sizeof(b->step), "find the vCPU threads");
 	r = lab_boot_vcpus(b, c->pin, err, errlen);
+	if (r == 0 && c->pin)
+		vmb_test_stop_point("lab-pinned");
 	snprintf(b->step, sizeof(b->step), "check the guest");
 	if (r == 0)
 		r = lab_check_guest(c, b->fp, &b->paths, &scratch, err, errlen);

@@ -97,7 +97,10 @@ if ! virsh -c qemu:///system version >/dev/null 2>&1; then
 	finish
 	exit $?
 fi
-domains() { virsh -c qemu:///system list --all --name | grep "^vmbench-$(basename "$TMPDIR")" ; true; }
+# the test's domains: the lab's (vmbench-WORKDIR, its work directory
+# vmbench-lab-XXXXXX) that were not there before it
+virsh -c qemu:///system list --all --name | grep '^vmbench-vmbench-lab-' > "$T/before" || true
+domains() { virsh -c qemu:///system list --all --name | grep '^vmbench-vmbench-lab-' | grep -v -x -F -f "$T/before"; true; }
 # the daemon's QEMU runs as another user (libvirt-qemu): it crosses the
 # test's directories to the work directory's files
 chmod 711 "$T" "$TMPDIR"
@@ -175,6 +178,20 @@ for t in tests.values():
     assert all(v > 0 for v in m["inflate_s"] + m["deflate_s"]), m
 PY
 check "no domain left" test -z "$(domains)"
+# pin=on by libvirt's own call, seen from outside by virsh: vCPU i on
+# host CPU i, round robin over this host's CPUs
+ncpu=$(nproc)
+expect 0 "pin=on through libvirt" python3 "$SRC/tests/cli/stop_at.py" lab-pinned \
+	"virsh -c qemu:///system vcpupin \$(virsh -c qemu:///system list --name | grep '^vmbench-vmbench-lab-' | \
+	grep -v -x -F -f '$T/before') > '$T/pins'" "$VMB" lab run --connect qemu:///system --matrix "accel=tcg pin=on smp=2" --suites cpu.prime \
+	--quick --boots 1 --baseline none --cpu.max-prime 2000 --cache "$cache" --image-dir "$T/imgs" \
+	--db "$T/pin.db" -o "$T/pin.html"
+check "virsh sees vCPU 0 on CPU 0 and vCPU 1 on CPU $((1 % ncpu))" python3 - "$T/pins" "$ncpu" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l.split()[0].isdigit()]
+n = int(sys.argv[2])
+assert [(int(v), c) for v, c in rows] == [(0, "0"), (1, str(1 % n))], rows
+PY
 expect 1 "a guest that does not reach its agent in time" "$VMB" lab run --connect qemu:///system \
 	--matrix "accel=tcg" --suites cpu.prime --quick --boots 1 --retries 0 --baseline none --hello-timeout 1 \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/lv2.db"
