@@ -129,20 +129,30 @@ PY
 check "no domain of the test's left" test -z "$(domains)"
 check "and no work file" test -z "$(ls -A "$TMPDIR")"
 # several hosts: two connections that reach this machine (the daemon, and
-# QEMU driven directly) one after another, and a third whose daemon is not
-# there; one session, compared host x configuration
-expect 1 "the matrix over three hosts, one of them unreachable" "$VMB" lab run --connect qemu:///system \
-	--connect direct --connect "qemu+unix:///system?socket=$T/none.sock" --matrix "accel=tcg disk=virtio-blk,ahci" \
+# QEMU driven directly) one after another, a third whose daemon is not
+# there, and a fourth that connects and then refuses every domain (as a
+# host lost mid-matrix fails its boots); one session, compared host x
+# configuration
+expect 1 "the matrix over four hosts, two of them failing" "$VMB" lab run --connect qemu:///system \
+	--connect direct --connect "qemu+unix:///system?socket=$T/none.sock" --connect test:///default --retries 0 \
+	--matrix "accel=tcg disk=virtio-blk,ahci" \
 	--suites cpu.prime --quick --repeat 2 --warmup 0 --boots 1 --baseline none --cpu.max-prime 2000 \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/fleet.db" -o "$T/fleet.html"
 has "$T/err" "vmbench [qemu+unix:///system?socket=$T/none.sock]: error: --connect qemu+unix:///system?socket=$T/none.sock: connecting to" \
 	"the unreachable host's error, tagged with its URI"
 has "$T/err" "failed (exit 1); the other hosts' results are kept" "says the others' results are kept"
+has "$T/err" "vmbench [test:///default]: error: accel=tcg disk=ahci: " "the refusing host's boots fail, tagged"
+has "$T/err" "test:///default: failed (exit 1)" "and that host fails alone"
 has "$T/err" "vmbench [direct]: accel=tcg disk=ahci: stored as run" "each host's messages tagged with its URI"
 check "both reachable hosts' configurations stored in one session, labelled hv_uri, named with it" python3 - \
 	"$T/fleet.db" <<'PY'
 import json, sqlite3, sys
 docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("select doc from runs")]
+# the refusing host's two failed boots are stored as markers, named with it
+marks = sorted(d["lab_config"] for d in docs if "lab_failure" in d)
+assert marks == ["hv_uri=test:///default accel=tcg disk=ahci", "hv_uri=test:///default accel=tcg disk=virtio-blk"], marks
+assert all(d["labels"]["hv_uri"] == "test:///default" for d in docs if "lab_failure" in d)
+docs = [d for d in docs if "lab_failure" not in d]
 assert len(docs) == 4, len(docs)
 assert len({d["labels"]["lab"] for d in docs}) == 1, [d["labels"]["lab"] for d in docs]
 got = sorted((d["labels"]["hv_uri"], d["labels"]["hv_backend"], d["labels"]["disk"], d["lab_config"]) for d in docs)
