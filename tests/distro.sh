@@ -76,6 +76,23 @@ print("systemd-analyze s", {k: round(v["samples"][0] / 1e9, 3) for k, v in sm.it
 print("blame", blame)
 PY
 sed 's/^/# /' "$T/check.out"
+# several NICs in a Debian guest: its agent bonds them as the busybox
+# image's does (networkd leaves them alone), over links shaped to 20 Mbit/s
+expect 0 "lab run image=debian nics=2: two e1000 bonded in the guest" flock /tmp/vmb-guests.lock "$VMB" lab run \
+	--matrix "image=debian nic=e1000 nics=2 linkrate=20mbit accel=tcg" --suites net.tcp_stream --quick --boots 1 \
+	--baseline none --cache "$cache" --db "$T/b.db" -o "$T/b.html" --hello-timeout 600
+check "bond0 balance-rr with the address, both NICs its slaves, at most the two links' rate" python3 - "$T/b.db" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
+nics = {n["name"]: n for n in d["fingerprint"]["nics"]}
+assert nics["bond0"]["bond_mode"] == "balance-rr" and nics["bond0"]["ipv4"] == ["10.251.0.2/30"], nics["bond0"]
+slaves = [n for n in nics.values() if n.get("master") == "bond0"]
+assert len(slaves) == 2 and all(n["driver"] == "e1000" and n["state"] == "up" for n in slaves), slaves
+c = d["suites"][0]["tests"][0]["cases"][0]
+rate = [m for m in c["metrics"] if m["name"] == "mbit_per_s"][0]["samples"]
+assert all(0 < r <= 2 * 20 * 1.05 for r in rate), rate
+PY
+
 # the application table: image=debian-apps is Debian with nginx-light and
 # mariadb-server (the image key's packages), built here outside the
 # guests' lock as lab run would build it. One boot: its nginx, started by

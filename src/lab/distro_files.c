@@ -25,6 +25,8 @@ static char *agent_script(const struct lab_distro_opts *o)
 			 "port=/dev/hvc0\n"
 			 "for w in $(cat /proc/cmdline); do case $w in vmbench.agent=*) port=${w#vmbench.agent=};; esac; done\n"
 			 "i=0; while [ ! -e \"$port\" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\n"
+			 "# several NICs (vmbench.bond=): the agent bonds them through the bonding driver's sysfs\n"
+			 "grep -q 'vmbench.bond=' /proc/cmdline && /sbin/modprobe bonding max_bonds=0\n"
 			 "echo \"vmbench-init: agent on $port at $(cut -d' ' -f1 /proc/uptime) s\" > /dev/kmsg\n"
 			 "export LD_LIBRARY_PATH=%s\n"
 			 "cd /tmp && exec %s agent --port \"$port\"\n",
@@ -114,12 +116,17 @@ static char *memcached_conf(const struct lab_distro_opts *o)
 			 LAB_NET_GUEST, LAB_MEMCACHED_PORT);
 }
 
-/* The guest's end of the lab's tap link, on whichever Ethernet NIC it has */
+/* The guest's end of the lab's tap link, on whichever Ethernet NIC it has;
+ * with several NICs (the nics key: vmbench.bond= on the kernel command
+ * line) none of them: the agent bonds them and puts the address on the
+ * bond, as in the busybox image, and networkd leaves them and the bond
+ * alone */
 static char *network_file(const struct lab_distro_opts *o)
 {
 	(void)o;
 	return xasprintf("[Match]\n"
 			 "Type=ether\n"
+			 "KernelCommandLine=!vmbench.bond\n"
 			 "\n"
 			 "[Network]\n"
 			 "Address=%s/%s\n"
@@ -129,11 +136,15 @@ static char *network_file(const struct lab_distro_opts *o)
 }
 
 /* network-online is one link up with its address, not every link: a
- * configuration without a NIC waits 20 s, not systemd's 2 min */
+ * configuration without a NIC waits 20 s, not systemd's 2 min; with
+ * several (the agent's bond, which networkd leaves alone) none */
 static char *wait_online(const struct lab_distro_opts *o)
 {
 	(void)o;
-	return xasprintf("[Service]\n"
+	return xasprintf("[Unit]\n"
+			 "ConditionKernelCommandLine=!vmbench.bond\n"
+			 "\n"
+			 "[Service]\n"
 			 "ExecStart=\n"
 			 "ExecStart=/lib/systemd/systemd-networkd-wait-online --any --timeout=20\n");
 }

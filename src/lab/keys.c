@@ -106,9 +106,6 @@ static int nics_check(const struct lab_config *c, char *why, size_t len)
 	if (lab_config_queues(c) > 1)
 		return errf(why, len, -EINVAL, "matrix: nics=%s with queues=%s: several NICs take one queue pair each; "
 			    "give queues=1 (or nics=1 in a matrix of its own)", c->v[LAB_NICS], c->v[LAB_QUEUES]);
-	if (!lab_config_image(c) || lab_config_image(c)->distro)
-		return errf(why, len, -EINVAL, "matrix: nics=%s: the guest's bond is made by the busybox image's agent, "
-			    "and image=%s configures one NIC: give image=busybox", c->v[LAB_NICS], c->v[LAB_IMAGE]);
 	return 0;
 }
 

@@ -110,7 +110,7 @@
 	X(LAB_NICS, "nics", "1", COUNT, "",                                                                    \
 	  " a count of NICs from 1 to 8, each of the nic model on a tap of its own (above 1: the "  \
 	  "guest bonds them " LAB_BOND_MODE ", one address on the bond; the host's ends of the links bridged; "    \
-	  "queues=1, image=busybox)", 1, LAB_NICS_MAX, nics_check, "net", NULL, NULL)                           \
+	  "queues=1)", 1, LAB_NICS_MAX, nics_check, "net", NULL, NULL)                           \
 	X(LAB_LINKRATE, "linkrate", "off", WORD, "",                                                           \
 	  " each NIC's link shaped to a line rate both ways by tc tbf on the host (a rate from 1mbit to 100gbit, "  \
 	  "e.g. 20mbit or 1gbit; off: the emulated NIC's data path alone); needs a nic on a tap", 0, 0,           \

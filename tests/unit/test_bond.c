@@ -35,7 +35,6 @@ static void keys_refuse(void **state)
 	} cases[] = {
 		{ "nics=2", "nics=2 gives the guest that many of the nic model: give a nic" },
 		{ "nic=virtio-net nics=2 queues=2", "several NICs take one queue pair each; give queues=1" },
-		{ "nic=virtio-net nics=2 image=debian", "give image=busybox" },
 		{ "nic=e1000 nics=9", "nics takes a count of NICs from 1 to 8" },
 		{ "nic=e1000 nics=0", "nics takes a count of NICs from 1 to 8" },
 		{ "nic=e1000 linkrate=fast", "linkrate=fast is not a rate from 1mbit to 100gbit" },
