@@ -84,7 +84,7 @@ expect 0 "lab run image=debian nics=2: two e1000 bonded in the guest" flock /tmp
 check "bond0 balance-rr with the address, both NICs its slaves, at most the two links' rate" python3 - "$T/b.db" <<'PY'
 import json, sqlite3, sys
 d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
-nics = {n["name"]: n for n in d["fingerprint"]["nics"]}
+nics = {n["name"]: n for n in d["fingerprint"]["network"]}
 assert nics["bond0"]["bond_mode"] == "balance-rr" and nics["bond0"]["ipv4"] == ["10.251.0.2/30"], nics["bond0"]
 slaves = [n for n in nics.values() if n.get("master") == "bond0"]
 assert len(slaves) == 2 and all(n["driver"] == "e1000" and n["state"] == "up" for n in slaves), slaves
