@@ -658,8 +658,9 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "that reach one machine one after another, each message tagged with its URI; a host that fails "
 		  "fails alone, the others' results are kept; then one comparison of host x configuration, each "
 		  "configuration named hv_uri=URI first. What libvirt cannot carry yet is skipped with why: a NIC, "
-		  "a shared folder, firmware=uefi, boot=cdrom, disk=nvme and usb-ehci; boot.warm and the vmops "
-		  "suites say why they skip; the balloon and pin=on go through libvirt's own calls" },
+		  "a shared folder, firmware=uefi, boot=cdrom, disk=nvme and usb-ehci; boot.warm and vmops' "
+		  "migrate, saverestore and savevm say why they skip; the balloon, pin=on and vmops.snapshot go "
+		  "through libvirt's own calls" },
 	LAB_OPT_LABEL,
 	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,

@@ -37,7 +37,9 @@
 	X(virConnectOpen) X(virConnectClose) X(virConnectGetHostname) X(virDomainCreateXML)                 \
 	X(virDomainLookupByName) X(virDomainDestroy) X(virDomainFree) X(virDomainGetState) X(virDomainReset) \
 	X(virGetLastErrorMessage) X(virSetErrorFunc) X(virDomainSetMemoryFlags) X(virDomainMemoryStats)  \
-	X(virDomainGetVcpusFlags) X(virDomainPinVcpuFlags) X(virDomainGetVcpuPinInfo) X(virNodeGetCPUMap)
+	X(virDomainGetVcpusFlags) X(virDomainPinVcpuFlags) X(virDomainGetVcpuPinInfo) X(virNodeGetCPUMap)       \
+	X(virDomainSnapshotCreateXML) X(virDomainSnapshotFree) X(virDomainBlockCommit)                       \
+	X(virDomainGetBlockJobInfo) X(virDomainBlockJobAbort)
 
 static struct {
 	void *h;
@@ -187,6 +189,13 @@ static void xml_put(char **buf, size_t *cap, size_t *off, const char *fmt, ...)
 
 /* in escaped into out: 0, or -ENAMETOOLONG when it does not fit (never a
  * path cut short in the domain) */
+/* The scratch disk's target in the domain, by its bus: what libvirt's
+ * calls about the disk (snapshot, block commit) name it by */
+static const char *lv_target(const char *bus)
+{
+	return !strcmp(bus, "virtio") ? "vda" : !strcmp(bus, "ide") ? "hda" : "sda";
+}
+
 static int xml_esc(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
@@ -302,7 +311,7 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 			"    <disk type='file' device='disk'>\n      <driver name='qemu' type='%s'%s%s%s/>\n"
 			"      <source file='%s'/>\n      <target dev='%s' bus='%s'/>\n    </disk>\n",
 			*fmt ? fmt : "raw", *cache ? " cache='" : "", cache, *cache ? "'" : "", e1,
-			!strcmp(bus, "virtio") ? "vda" : !strcmp(bus, "ide") ? "hda" : "sda", bus);
+			lv_target(bus), bus);
 	}
 	if (!disk || !strstr(disk->libvirt ? disk->libvirt : "", "bus=usb"))
 		xml_put(&x, &cap, &off, "    <controller type='usb' model='none'/>\n");
@@ -574,6 +583,100 @@ static int lv_pin(struct lab_hv_mon *m, const int *tids, size_t n, char *why, si
 	return r;
 }
 
+/* The scratch disk's target of vm's configuration */
+static const char *lv_vm_target(const struct lab_vm *vm)
+{
+	const struct lab_device *disk = lab_config_device(vm->c, LAB_DISK);
+	char bus[64] = "", ctrl[64];
+
+	if (disk)
+		(void)lab_device_libvirt(disk, bus, sizeof(bus), ctrl, sizeof(ctrl));
+	return lv_target(bus);
+}
+
+/* vmops' snapshot through libvirt's own call: an external, disk-only
+ * snapshot of the scratch disk into overlay (qcow2, made by libvirt), no
+ * metadata kept (the domain is transient) */
+static int lv_snapshot(struct lab_vm *vm, const char *overlay, double *secs, char *why, size_t len)
+{
+	virDomainPtr d = lv.virDomainLookupByName(lv.conn, vm->ctl);
+	virDomainSnapshotPtr snap;
+	char xml[1400], eo[1100];
+	uint64_t t0;
+
+	if (!d)
+		return errf(why, len, -EIO, "the domain: %s", lv_err());
+	if (xml_esc(overlay, eo, sizeof(eo))) {
+		lv.virDomainFree(d);
+		return errf(why, len, -ENAMETOOLONG, "the overlay's path is too long for the snapshot's definition");
+	}
+	snprintf(xml, sizeof(xml),
+		 "<domainsnapshot><disks><disk name='%s' snapshot='external'><driver type='qcow2'/>"
+		 "<source file='%s'/></disk></disks></domainsnapshot>",
+		 lv_vm_target(vm), eo);
+	t0 = clock_ns();
+	snap = lv.virDomainSnapshotCreateXML(d, xml,
+					     VIR_DOMAIN_SNAPSHOT_CREATE_DISK_ONLY | VIR_DOMAIN_SNAPSHOT_CREATE_NO_METADATA |
+						     VIR_DOMAIN_SNAPSHOT_CREATE_ATOMIC);
+	*secs = (double)(clock_ns() - t0) / NSEC_PER_SEC;
+	lv.virDomainFree(d);
+	if (!snap)
+		return errf(why, len, -EIO, "the disk-only snapshot: %s", lv_err());
+	lv.virDomainSnapshotFree(snap);
+	return 0;
+}
+
+/* vmops' commit: libvirt's active block commit of the overlay into its
+ * base, waited for until it is ready (the job's cursor at its end), then
+ * pivoted onto the base and waited for until the job is gone, all within
+ * timeout_s */
+static int lv_commit(struct lab_vm *vm, double timeout_s, double *secs, char *why, size_t len)
+{
+	virDomainPtr d = lv.virDomainLookupByName(lv.conn, vm->ctl);
+	const char *disk = lv_vm_target(vm);
+	uint64_t t0 = clock_ns(), deadline = t0 + (uint64_t)(timeout_s * NSEC_PER_SEC);
+	virDomainBlockJobInfo info;
+	bool pivoted = false;
+	int r = 0, n;
+
+	if (!d)
+		return errf(why, len, -EIO, "the domain: %s", lv_err());
+	if (lv.virDomainBlockCommit(d, disk, NULL, NULL, 0, VIR_DOMAIN_BLOCK_COMMIT_ACTIVE) < 0)
+		r = errf(why, len, -EIO, "the block commit: %s", lv_err());
+	while (r == 0) {
+		n = lv.virDomainGetBlockJobInfo(d, disk, &info, 0);
+		if (n < 0) {
+			r = errf(why, len, -EIO, "the block commit's job: %s", lv_err());
+			break;
+		}
+		if (n == 0) {
+			/* no job: done once pivoted, else it ended before it was ready */
+			if (!pivoted)
+				r = errf(why, len, -EIO, "the block commit's job ended before it was ready");
+			break;
+		}
+		if (!pivoted && info.end > 0 && info.cur == info.end) {
+			if (lv.virDomainBlockJobAbort(d, disk, VIR_DOMAIN_BLOCK_JOB_ABORT_PIVOT) < 0) {
+				r = errf(why, len, -EIO, "pivoting onto the base: %s", lv_err());
+				break;
+			}
+			pivoted = true;
+			continue;
+		}
+		if (clock_ns() > deadline) {
+			(void)lv.virDomainBlockJobAbort(d, disk, 0);
+			r = errf(why, len, -ETIMEDOUT, "the block commit was not done within %g s (--vmops.timeout)",
+				 timeout_s);
+			break;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+	if (r == 0)
+		*secs = (double)(clock_ns() - t0) / NSEC_PER_SEC;
+	lv.virDomainFree(d);
+	return r;
+}
+
 #define LV_NO_MONITOR "this back end speaks libvirt's API, not QEMU's monitor, and does not run libvirt's event loop yet"
 const struct lab_hv_ops lab_hv_libvirt = {
 	.name = "libvirt",
@@ -593,14 +696,14 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.balloon_set = lv_balloon_set,
 	.balloon_get = lv_balloon_get,
 	.balloon_wait = lv_balloon_wait,
+	.snapshot = lv_snapshot,
+	.commit = lv_commit,
 	.cannot = lv_refuse,
 	.unsupported = (const struct lab_hv_unsupported[]){
 		{ "await_reset", "the guest's own reset is an event of libvirt's event loop, " LV_NO_MONITOR },
 		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor: " LV_NO_MONITOR },
 		{ "migrate", "virDomainMigrate between two connections is not written yet" },
 		{ "save_restore", "virDomainSave and virDomainRestore are not written yet" },
-		{ "snapshot", "libvirt's disk-only snapshots are not written yet" },
-		{ "commit", "libvirt's block commit is not written yet" },
 		{ "savevm", "libvirt's internal snapshots are not written yet" },
 		{ NULL, NULL } },
 };

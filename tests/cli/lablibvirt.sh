@@ -188,6 +188,21 @@ for t in tests.values():
     assert all(v > 0 for v in m["inflate_s"] + m["deflate_s"]), m
 PY
 check "no domain left" test -z "$(domains)"
+# vmops' snapshot by libvirt's own calls: an external disk-only snapshot
+# of the scratch disk, its active block commit and pivot; the guest's
+# writes checked by the suite across both
+expect 0 "vmops.snapshot through libvirt" "$VMB" lab run --connect qemu:///system --matrix "accel=tcg" \
+	--suites vmops.snapshot --quick --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" \
+	--db "$T/snap.db" -o "$T/snap.html"
+check "the snapshot made and committed back, the test ok" python3 - "$T/snap.db" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
+t = d["suites"][0]["tests"][0]
+assert t["name"] == "snapshot" and t["status"] == "ok", (t["name"], t["status"], t.get("reason"))
+m = {x["name"]: x["samples"] for x in t["cases"][0]["metrics"]}
+assert m["create_s"][0] > 0 and m["commit_s"][0] > 0, m
+PY
+check "no domain left, nor an overlay" sh -c "test -z \"\$(virsh -c qemu:///system list --all --name | grep '^vmbench-vmbench-lab-' | grep -v -x -F -f '$T/before')\" && test -z \"\$(ls -A '$TMPDIR')\""
 # pin=on by libvirt's own call, seen from outside by virsh: vCPU i on
 # host CPU i, round robin over this host's CPUs
 ncpu=$(nproc)
