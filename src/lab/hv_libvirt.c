@@ -702,8 +702,10 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.unsupported = (const struct lab_hv_unsupported[]){
 		{ "await_reset", "the guest's own reset is an event of libvirt's event loop, " LV_NO_MONITOR },
 		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor: " LV_NO_MONITOR },
-		{ "migrate", "virDomainMigrate between two connections is not written yet" },
-		{ "save_restore", "virDomainSave and virDomainRestore are not written yet" },
+		{ "migrate", "libvirt migrates a domain to another host only (virDomainMigrate refuses its own), and "
+			     "a migration between two --connect hosts is not written yet" },
+		{ "save_restore", "virDomainRestore starts a domain that outlives the connection (no AUTODESTROY "
+				  "for a restore), which a killed vmbench would leave running" },
 		{ "savevm", "libvirt's internal snapshots are not written yet" },
 		{ NULL, NULL } },
 };
