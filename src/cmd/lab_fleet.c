@@ -169,17 +169,23 @@ static bool fleet_group_busy(const struct fleet_host *h, size_t n, size_t g)
 /* Host i's process: its matrix through its one connection, its table into
  * its file. Never returns. */
 static void fleet_child(const struct vmb_cmd *self, struct lab_request *rq, const char *cache, struct fleet_host *h,
-			const char *session)
+			const char *session, const char *host_by)
 {
 	char mine[64];
 	int ret;
 
 	if (dup2(h->out, STDOUT_FILENO) < 0)
 		_exit(EXIT_FAILED);
+	/* Ctrl-C as for a plain lab run (its own handlers once it has guests);
+	 * SIGUSR1, the parent's word to stop, stays a first request only */
+	(void)signal(SIGINT, SIG_DFL);
+	(void)signal(SIGTERM, SIG_DFL);
+	(void)signal(SIGHUP, SIG_DFL);
 	log_set_tag(h->uri);
 	rq->fleet_uri = h->uri;
 	rq->fleet_label = h->label;
 	rq->fleet_session = session;
+	rq->fleet_host_by = host_by != h->uri ? host_by : NULL;
 	rq->session = mine; /* no report of its own: the session's comes after */
 	rq->session_len = sizeof(mine);
 	ret = lab_request_go(self, rq, cache);
@@ -189,7 +195,7 @@ static void fleet_child(const struct vmb_cmd *self, struct lab_request *rq, cons
 }
 
 static int fleet_start(const struct vmb_cmd *self, struct lab_request *rq, const char *cache, struct fleet_host *h,
-		       const char *session)
+		       const char *session, const char *host_by)
 {
 	char path[4096];
 	const char *tmp = getenv("TMPDIR");
@@ -209,9 +215,66 @@ static int fleet_start(const struct vmb_cmd *self, struct lab_request *rq, const
 		return log_errno(-errno, "a process for %s", h->uri);
 	}
 	if (h->pid == 0)
-		fleet_child(self, rq, cache, h, session);
+		fleet_child(self, rq, cache, h, session, host_by);
 	h->started = true;
 	log_info("%s: started (process %d)", h->uri, (int)h->pid);
+	return 0;
+}
+
+/* The hosts' processes, for the signal handlers */
+static struct fleet_host *fleet_sig_h;
+static size_t fleet_sig_n;
+
+static void fleet_forward(int sig)
+{
+	for (size_t i = 0; i < fleet_sig_n; i++)
+		if (fleet_sig_h[i].pid > 0)
+			(void)kill(fleet_sig_h[i].pid, sig);
+}
+
+/* SIGUSR1: a stop request only, never a second Ctrl-C. The parent says
+ * stop with it: a terminal's Ctrl-C reached the hosts' processes already,
+ * and another SIGINT would be their second, which ends them at once
+ * (their guests killed, no cleanup of their own). */
+static void fleet_on_usr1(int sig)
+{
+	(void)sig;
+	vmb_request_stop();
+}
+
+/* SIGINT, SIGTERM, SIGHUP to the parent: the first asks every host's
+ * process to stop, as a plain lab run stops (its kill reached only us, or
+ * the whole group); a second ends them (SIGTERM: their own second) and us */
+static void fleet_on_stop(int sig)
+{
+	int saved = errno;
+
+	if (vmb_stop_requested()) {
+		fleet_forward(SIGTERM);
+		(void)signal(sig, SIG_DFL);
+		(void)raise(sig);
+		return;
+	}
+	vmb_request_stop();
+	fleet_forward(SIGUSR1);
+	errno = saved;
+}
+
+static int fleet_signals(struct fleet_host *h, size_t n)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+	struct sigaction sa;
+
+	fleet_sig_h = h;
+	fleet_sig_n = n;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* no SA_RESTART: the wait for the hosts' processes returns to look */
+		sa.sa_handler = sigs[i] == SIGUSR1 ? fleet_on_usr1 : fleet_on_stop;
+		if (sigaction(sigs[i], &sa, NULL) < 0)
+			return log_errno(-errno, "installing the signal handlers");
+	}
 	return 0;
 }
 
@@ -238,6 +301,7 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 	const char *spec = lab_baseline_spec(rq);
 	struct fleet_host *h = calloc(uris->n, sizeof(*h));
 	char session[40], sel[64];
+	const char *host_by = NULL;
 	size_t running = 0, failed = 0, stored;
 	bool plan = optset_bool(&rq->own, "plan"), stopped = false;
 	int ret;
@@ -256,6 +320,24 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 		ret = cmd_check_output(self, optset_str(&rq->own, "output"));
 	if (ret != CMD_CONTINUE)
 		goto out;
+	/* what every host's process would refuse (the matrix, --suites' options,
+	 * --label...) refused once, here, as a user's mistake */
+	rq->check_only = true;
+	ret = lab_run(self, rq, cache);
+	rq->check_only = false;
+	if (ret != EXIT_OK)
+		goto out;
+	/* this machine is measured by one process, the first that reaches it
+	 * (its guests one after another with the host's runs), else the first */
+	for (size_t i = 0; i < uris->n && !host_by; i++)
+		if (!*h[i].host)
+			host_by = h[i].uri;
+	if (!host_by)
+		host_by = h[0].uri;
+	if (fleet_signals(h, uris->n) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
 	/* a plan is each host's, in turn */
 	for (size_t i = 0; plan && i < uris->n; i++)
 		h[i].group = 0;
@@ -266,12 +348,11 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 		int status;
 		pid_t pid;
 
-		if (!stopped && vmb_stop_requested()) {
-			/* the terminal's Ctrl-C reached them too; a kill of ours only us */
+		if (vmb_stop_requested()) {
+			/* again after each wake: a process forked as the signal came
+			 * (a stop request only, which may come twice) */
 			stopped = true;
-			for (size_t i = 0; i < uris->n; i++)
-				if (h[i].pid > 0)
-					(void)kill(h[i].pid, SIGINT);
+			fleet_forward(SIGUSR1);
 		}
 		for (size_t i = 0; !stopped && i < uris->n; i++) {
 			size_t next;
@@ -281,7 +362,7 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 			next = fleet_next(h, uris->n, i);
 			if (next == SIZE_MAX)
 				continue;
-			if (fleet_start(self, rq, cache, &h[next], session) < 0) {
+			if (fleet_start(self, rq, cache, &h[next], session, host_by) < 0) {
 				h[next].started = h[next].done = true;
 				h[next].rc = EXIT_FAILED;
 				failed++;
@@ -331,10 +412,11 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 		goto out;
 	}
 	for (size_t i = 0; i < uris->n; i++)
-		if (h[i].rc != EXIT_OK)
+		if (!h[i].started)
+			log_error("%s: not started; the other hosts' results are kept", h[i].uri);
+		else if (h[i].rc != EXIT_OK)
 			log_error("%s: %s (exit %d); the other hosts' results are kept", h[i].uri,
-				  h[i].rc == EXIT_INTERRUPTED ? "interrupted" : !h[i].started ? "not started" : "failed",
-				  h[i].rc);
+				  h[i].rc == EXIT_INTERRUPTED ? "interrupted" : "failed", h[i].rc);
 	if (stopped) {
 		log_error("interrupted: what the hosts stored before is in lab session %s=%s", LAB_SESSION_LABEL,
 			  session);
@@ -355,6 +437,7 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 	log_info("lab session %s=%s: 'vmbench lab report %s' redraws this comparison", LAB_SESSION_LABEL, session,
 		 sel);
 out:
+	fleet_sig_n = 0;
 	for (size_t i = 0; i < uris->n; i++)
 		if (h[i].out >= 0)
 			close(h[i].out);
