@@ -5,7 +5,8 @@
  * process of its own, forked once the options are checked, which connects
  * (lab_request_go) and runs the whole matrix as lab run does, into one
  * session; the hosts run in parallel, but the connections that reach one
- * machine (this one: qemu:///system, test:///default, direct; or one
+ * machine (this one: qemu:///system, test:///default, direct, or a host
+ * name or address of its own, as 127.0.0.2; or one
  * remote host) run one after another, so that one host's guests do not
  * disturb each other. A host that fails (its connection refused, its
  * daemon gone mid-matrix) fails its own process only: what the others
@@ -15,12 +16,18 @@
  * --verbose. Then the session's comparison, host x configuration, as lab
  * report draws it: each configuration named with its connection first
  * (hv_uri=URI accel=tcg ...), the host measured here as one baseline. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -113,6 +120,74 @@ static size_t session_runs(const struct optset *own, const char *session)
 	return n;
 }
 
+static bool addr_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
+static bool addr_same(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (!a || !b || a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)(const void *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr, sizeof(struct in6_addr));
+	return false;
+}
+
+/* The machine a URI's host name reaches, as its name does not say: ""
+ * when it is this one by another name (127.0.0.2, this host's name, one
+ * of its addresses), else the smallest of its addresses, so that two names
+ * of one remote machine are one; the name as it is when it resolves to
+ * nothing here */
+static void fleet_machine(char *host, size_t len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct ifaddrs *ifs = NULL;
+	char name[256], best[INET6_ADDRSTRLEN] = "";
+	size_t n = strlen(host);
+	bool here = false;
+
+	if (!*host)
+		return;
+	if (gethostname(name, sizeof(name)) == 0 && !strcasecmp(name, host)) {
+		*host = '\0';
+		return;
+	}
+	/* an IPv6 address without its brackets */
+	snprintf(name, sizeof(name), "%.*s", (int)(host[0] == '[' && n > 1 ? n - 2 : n), host + (host[0] == '['));
+	if (getaddrinfo(name, NULL, &hints, &ai) != 0)
+		return;
+	(void)getifaddrs(&ifs);
+	for (const struct addrinfo *a = ai; a && !here; a = a->ai_next) {
+		char num[INET6_ADDRSTRLEN];
+
+		here = addr_loopback(a->ai_addr);
+		for (const struct ifaddrs *i = ifs; i && !here; i = i->ifa_next)
+			here = addr_same(a->ai_addr, i->ifa_addr);
+		if (getnameinfo(a->ai_addr, a->ai_addrlen, num, sizeof(num), NULL, 0, NI_NUMERICHOST) == 0 &&
+		    (!*best || strcmp(num, best) < 0))
+			snprintf(best, sizeof(best), "%s", num);
+	}
+	freeaddrinfo(ai);
+	if (ifs)
+		freeifaddrs(ifs);
+	if (here)
+		*host = '\0';
+	else if (*best)
+		snprintf(host, len, "%s", best);
+}
+
 /* The hosts' values checked: each a URI or "direct", no two with one label */
 static int fleet_hosts(const struct vmb_cmd *self, const struct strv *uris, struct fleet_host *h)
 {
@@ -131,6 +206,7 @@ static int fleet_hosts(const struct vmb_cmd *self, const struct strv *uris, stru
 					       r == -ENAMETOOLONG ? "its host name is too long"
 								  : "neither a libvirt URI (DRIVER://[HOST]/PATH, e.g. "
 								    "qemu+ssh://HOST/system) nor 'direct'");
+		fleet_machine(h[i].host, sizeof(h[i].host));
 		lab_hv_uri_label(h[i].uri, h[i].label, sizeof(h[i].label));
 		if (label_check("hv_uri", 6, h[i].label, strlen(h[i].label), LABEL_SELECT, why, sizeof(why)) < 0)
 			return cmd_usage_error(self, "--connect %s: %s", h[i].uri, why);

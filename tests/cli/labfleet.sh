@@ -47,6 +47,20 @@ has "$T/err" "interrupted: what the hosts stored before is in lab session" "the 
 check "what the host's process measured before is stored" test "$(stored "$T/int.db")" = host
 check "no file left in TMPDIR" test -z "$(ls -A "$TMPDIR")"
 
+# two names of this machine, by address (no name lookup): one after the
+# other, as the connections that reach one machine run (both fail at once)
+for other in "qemu+tcp://127.0.0.2:1/system" "qemu+tcp://[::ffff:127.0.0.1]:1/system"; do
+	expect 1 "$other beside a connection to this machine" "$VMB" lab run --connect "$none" --connect "$other" \
+		--matrix "accel=tcg" --baseline none --cache "$T/no-cache" --db "$T/none.db"
+	check "$other starts once the other has ended" python3 - "$T/err" "$none" "$other" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+def at(text):
+    return next(i for i, l in enumerate(lines) if l.startswith("vmbench: " + text))
+assert at(sys.argv[3] + ": started") > at(sys.argv[2] + ": failed (exit"), lines
+PY
+done
+
 # the plans of two connections to this machine (libvirt's test driver,
 # which boots nothing, and QEMU here): the host measured in one of them
 expect 0 "--plan over two hosts" "$VMB" lab run --plan --connect test:///default --connect direct \
