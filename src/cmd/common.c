@@ -686,7 +686,15 @@ int cmd_install_stop_signals(void (*cleanup)(void))
 	stop_cleanup = cleanup;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
+	/* one stop signal handled at a time, in the order they came: a SIGUSR1
+	 * pending beside a SIGINT (lab run over several hosts: the parent's
+	 * stop request after the terminal's Ctrl-C) would otherwise run first,
+	 * on top of the SIGINT's handler, and make the SIGINT a second one */
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
+	sigaddset(&sa.sa_mask, SIGUSR1);
 	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0 ||
 	    sigaction(SIGHUP, &sa, NULL) < 0)
 		return -errno;

@@ -127,6 +127,10 @@ struct lab_request {
 	const char *fleet_uri;
 	const char *fleet_label;
 	const char *fleet_session;
+	/* the host process that measures this machine (the baseline) for the
+	 * session, when it is another's: this one measures no baseline, which
+	 * beside that one's guests or baseline would disturb both */
+	const char *fleet_host_by;
 };
 
 /* lab run's --suites unless given (contend's: LAB_CONTEND_SUITES) */

@@ -5,7 +5,8 @@
  * process of its own, forked once the options are checked, which connects
  * (lab_request_go) and runs the whole matrix as lab run does, into one
  * session; the hosts run in parallel, but the connections that reach one
- * machine (this one: qemu:///system, test:///default, direct; or one
+ * machine (this one: qemu:///system, test:///default, direct, or a host
+ * name or address of its own, as 127.0.0.2; or one
  * remote host) run one after another, so that one host's guests do not
  * disturb each other. A host that fails (its connection refused, its
  * daemon gone mid-matrix) fails its own process only: what the others
@@ -15,12 +16,18 @@
  * --verbose. Then the session's comparison, host x configuration, as lab
  * report draws it: each configuration named with its connection first
  * (hv_uri=URI accel=tcg ...), the host measured here as one baseline. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -113,6 +120,74 @@ static size_t session_runs(const struct optset *own, const char *session)
 	return n;
 }
 
+static bool addr_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
+static bool addr_same(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (!a || !b || a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)(const void *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr, sizeof(struct in6_addr));
+	return false;
+}
+
+/* The machine a URI's host name reaches, as its name does not say: ""
+ * when it is this one by another name (127.0.0.2, this host's name, one
+ * of its addresses), else the smallest of its addresses, so that two names
+ * of one remote machine are one; the name as it is when it resolves to
+ * nothing here */
+static void fleet_machine(char *host, size_t len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct ifaddrs *ifs = NULL;
+	char name[256], best[INET6_ADDRSTRLEN] = "";
+	size_t n = strlen(host);
+	bool here = false;
+
+	if (!*host)
+		return;
+	if (gethostname(name, sizeof(name)) == 0 && !strcasecmp(name, host)) {
+		*host = '\0';
+		return;
+	}
+	/* an IPv6 address without its brackets */
+	snprintf(name, sizeof(name), "%.*s", (int)(host[0] == '[' && n > 1 ? n - 2 : n), host + (host[0] == '['));
+	if (getaddrinfo(name, NULL, &hints, &ai) != 0)
+		return;
+	(void)getifaddrs(&ifs);
+	for (const struct addrinfo *a = ai; a && !here; a = a->ai_next) {
+		char num[INET6_ADDRSTRLEN];
+
+		here = addr_loopback(a->ai_addr);
+		for (const struct ifaddrs *i = ifs; i && !here; i = i->ifa_next)
+			here = addr_same(a->ai_addr, i->ifa_addr);
+		if (getnameinfo(a->ai_addr, a->ai_addrlen, num, sizeof(num), NULL, 0, NI_NUMERICHOST) == 0 &&
+		    (!*best || strcmp(num, best) < 0))
+			snprintf(best, sizeof(best), "%s", num);
+	}
+	freeaddrinfo(ai);
+	if (ifs)
+		freeifaddrs(ifs);
+	if (here)
+		*host = '\0';
+	else if (*best)
+		snprintf(host, len, "%s", best);
+}
+
 /* The hosts' values checked: each a URI or "direct", no two with one label */
 static int fleet_hosts(const struct vmb_cmd *self, const struct strv *uris, struct fleet_host *h)
 {
@@ -131,6 +206,7 @@ static int fleet_hosts(const struct vmb_cmd *self, const struct strv *uris, stru
 					       r == -ENAMETOOLONG ? "its host name is too long"
 								  : "neither a libvirt URI (DRIVER://[HOST]/PATH, e.g. "
 								    "qemu+ssh://HOST/system) nor 'direct'");
+		fleet_machine(h[i].host, sizeof(h[i].host));
 		lab_hv_uri_label(h[i].uri, h[i].label, sizeof(h[i].label));
 		if (label_check("hv_uri", 6, h[i].label, strlen(h[i].label), LABEL_SELECT, why, sizeof(why)) < 0)
 			return cmd_usage_error(self, "--connect %s: %s", h[i].uri, why);
@@ -169,17 +245,23 @@ static bool fleet_group_busy(const struct fleet_host *h, size_t n, size_t g)
 /* Host i's process: its matrix through its one connection, its table into
  * its file. Never returns. */
 static void fleet_child(const struct vmb_cmd *self, struct lab_request *rq, const char *cache, struct fleet_host *h,
-			const char *session)
+			const char *session, const char *host_by)
 {
 	char mine[64];
 	int ret;
 
 	if (dup2(h->out, STDOUT_FILENO) < 0)
 		_exit(EXIT_FAILED);
+	/* Ctrl-C as for a plain lab run (its own handlers once it has guests);
+	 * SIGUSR1, the parent's word to stop, stays a first request only */
+	(void)signal(SIGINT, SIG_DFL);
+	(void)signal(SIGTERM, SIG_DFL);
+	(void)signal(SIGHUP, SIG_DFL);
 	log_set_tag(h->uri);
 	rq->fleet_uri = h->uri;
 	rq->fleet_label = h->label;
 	rq->fleet_session = session;
+	rq->fleet_host_by = host_by != h->uri ? host_by : NULL;
 	rq->session = mine; /* no report of its own: the session's comes after */
 	rq->session_len = sizeof(mine);
 	ret = lab_request_go(self, rq, cache);
@@ -189,7 +271,7 @@ static void fleet_child(const struct vmb_cmd *self, struct lab_request *rq, cons
 }
 
 static int fleet_start(const struct vmb_cmd *self, struct lab_request *rq, const char *cache, struct fleet_host *h,
-		       const char *session)
+		       const char *session, const char *host_by)
 {
 	char path[4096];
 	const char *tmp = getenv("TMPDIR");
@@ -209,9 +291,66 @@ static int fleet_start(const struct vmb_cmd *self, struct lab_request *rq, const
 		return log_errno(-errno, "a process for %s", h->uri);
 	}
 	if (h->pid == 0)
-		fleet_child(self, rq, cache, h, session);
+		fleet_child(self, rq, cache, h, session, host_by);
 	h->started = true;
 	log_info("%s: started (process %d)", h->uri, (int)h->pid);
+	return 0;
+}
+
+/* The hosts' processes, for the signal handlers */
+static struct fleet_host *fleet_sig_h;
+static size_t fleet_sig_n;
+
+static void fleet_forward(int sig)
+{
+	for (size_t i = 0; i < fleet_sig_n; i++)
+		if (fleet_sig_h[i].pid > 0)
+			(void)kill(fleet_sig_h[i].pid, sig);
+}
+
+/* SIGUSR1: a stop request only, never a second Ctrl-C. The parent says
+ * stop with it: a terminal's Ctrl-C reached the hosts' processes already,
+ * and another SIGINT would be their second, which ends them at once
+ * (their guests killed, no cleanup of their own). */
+static void fleet_on_usr1(int sig)
+{
+	(void)sig;
+	vmb_request_stop();
+}
+
+/* SIGINT, SIGTERM, SIGHUP to the parent: the first asks every host's
+ * process to stop, as a plain lab run stops (its kill reached only us, or
+ * the whole group); a second ends them (SIGTERM: their own second) and us */
+static void fleet_on_stop(int sig)
+{
+	int saved = errno;
+
+	if (vmb_stop_requested()) {
+		fleet_forward(SIGTERM);
+		(void)signal(sig, SIG_DFL);
+		(void)raise(sig);
+		return;
+	}
+	vmb_request_stop();
+	fleet_forward(SIGUSR1);
+	errno = saved;
+}
+
+static int fleet_signals(struct fleet_host *h, size_t n)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+	struct sigaction sa;
+
+	fleet_sig_h = h;
+	fleet_sig_n = n;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* no SA_RESTART: the wait for the hosts' processes returns to look */
+		sa.sa_handler = sigs[i] == SIGUSR1 ? fleet_on_usr1 : fleet_on_stop;
+		if (sigaction(sigs[i], &sa, NULL) < 0)
+			return log_errno(-errno, "installing the signal handlers");
+	}
 	return 0;
 }
 
@@ -238,6 +377,7 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 	const char *spec = lab_baseline_spec(rq);
 	struct fleet_host *h = calloc(uris->n, sizeof(*h));
 	char session[40], sel[64];
+	const char *host_by = NULL;
 	size_t running = 0, failed = 0, stored;
 	bool plan = optset_bool(&rq->own, "plan"), stopped = false;
 	int ret;
@@ -256,6 +396,24 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 		ret = cmd_check_output(self, optset_str(&rq->own, "output"));
 	if (ret != CMD_CONTINUE)
 		goto out;
+	/* what every host's process would refuse (the matrix, --suites' options,
+	 * --label...) refused once, here, as a user's mistake */
+	rq->check_only = true;
+	ret = lab_run(self, rq, cache);
+	rq->check_only = false;
+	if (ret != EXIT_OK)
+		goto out;
+	/* this machine is measured by one process, the first that reaches it
+	 * (its guests one after another with the host's runs), else the first */
+	for (size_t i = 0; i < uris->n && !host_by; i++)
+		if (!*h[i].host)
+			host_by = h[i].uri;
+	if (!host_by)
+		host_by = h[0].uri;
+	if (fleet_signals(h, uris->n) < 0) {
+		ret = EXIT_FAILED;
+		goto out;
+	}
 	/* a plan is each host's, in turn */
 	for (size_t i = 0; plan && i < uris->n; i++)
 		h[i].group = 0;
@@ -266,12 +424,11 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 		int status;
 		pid_t pid;
 
-		if (!stopped && vmb_stop_requested()) {
-			/* the terminal's Ctrl-C reached them too; a kill of ours only us */
+		if (vmb_stop_requested()) {
+			/* again after each wake: a process forked as the signal came
+			 * (a stop request only, which may come twice) */
 			stopped = true;
-			for (size_t i = 0; i < uris->n; i++)
-				if (h[i].pid > 0)
-					(void)kill(h[i].pid, SIGINT);
+			fleet_forward(SIGUSR1);
 		}
 		for (size_t i = 0; !stopped && i < uris->n; i++) {
 			size_t next;
@@ -281,7 +438,7 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 			next = fleet_next(h, uris->n, i);
 			if (next == SIZE_MAX)
 				continue;
-			if (fleet_start(self, rq, cache, &h[next], session) < 0) {
+			if (fleet_start(self, rq, cache, &h[next], session, host_by) < 0) {
 				h[next].started = h[next].done = true;
 				h[next].rc = EXIT_FAILED;
 				failed++;
@@ -331,10 +488,11 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 		goto out;
 	}
 	for (size_t i = 0; i < uris->n; i++)
-		if (h[i].rc != EXIT_OK)
+		if (!h[i].started)
+			log_error("%s: not started; the other hosts' results are kept", h[i].uri);
+		else if (h[i].rc != EXIT_OK)
 			log_error("%s: %s (exit %d); the other hosts' results are kept", h[i].uri,
-				  h[i].rc == EXIT_INTERRUPTED ? "interrupted" : !h[i].started ? "not started" : "failed",
-				  h[i].rc);
+				  h[i].rc == EXIT_INTERRUPTED ? "interrupted" : "failed", h[i].rc);
 	if (stopped) {
 		log_error("interrupted: what the hosts stored before is in lab session %s=%s", LAB_SESSION_LABEL,
 			  session);
@@ -355,6 +513,7 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 	log_info("lab session %s=%s: 'vmbench lab report %s' redraws this comparison", LAB_SESSION_LABEL, session,
 		 sel);
 out:
+	fleet_sig_n = 0;
 	for (size_t i = 0; i < uris->n; i++)
 		if (h[i].out >= 0)
 			close(h[i].out);

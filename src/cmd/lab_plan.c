@@ -123,26 +123,31 @@ static void plan_run(const struct lab *l, const struct lab_matrix *m, const stru
 {
 	const struct lab_request *rq = l->rq;
 	const char *base = lab_baseline_spec(rq);
-	bool host = strcmp(base, "none") != 0;
+	/* over several hosts, one host's process measures this machine for all */
+	bool host = strcmp(base, "none") != 0 && !rq->fleet_host_by;
+	char against[600];
 	unsigned boots = rq->boots ? rq->boots : 1, least = rq->min_rounds ? rq->min_rounds : LAB_AUTO_ROUNDS_LEAST;
 	double lo, hi, n = (double)m->n * boots;
 
+	if (!strcmp(base, LAB_HOST) && rq->fleet_host_by)
+		snprintf(against, sizeof(against), "the host (measured by %s's process)", rq->fleet_host_by);
+	else
+		snprintf(against, sizeof(against), "%s",
+			 !strcmp(base, LAB_HOST) ? "the host" : !strcmp(base, "none") ? "the first configuration" : base);
 	lab_round_estimate(m, host, boots, est, &lo, &hi);
 	if (l->autorounds) {
 		double budget = optset_double(l->own, "budget-total");
 
 		say(out, "plan: %zu configuration%s x %u to %u rounds (--rounds auto) x %u boot%s = %.0f to %.0f boots%s; "
 		    "against %s", m->n, plural((double)m->n), least, l->rounds, boots, plural(boots), n * least,
-		    n * l->rounds, host ? ", and the host measured each round" : "",
-		    !strcmp(base, LAB_HOST) ? "the host" : !strcmp(base, "none") ? "the first configuration" : base);
+		    n * l->rounds, host ? ", and the host measured each round" : "", against);
 		/* the budget stops it from the first round on, but not before a study's least */
 		lo = rq->min_rounds ? lo * least : fmin(lo * least, fmax(lo, budget));
 		hi = fmax(hi * (rq->min_rounds ? least : 1), fmin(hi * l->rounds, budget));
 	} else {
 		say(out, "plan: %zu configuration%s x %u round%s x %u boot%s = %.0f boot%s%s; against %s", m->n,
 		    plural((double)m->n), l->rounds, plural(l->rounds), boots, plural(boots), n * l->rounds,
-		    plural(n * l->rounds), host ? ", and the host measured each round" : "",
-		    !strcmp(base, LAB_HOST) ? "the host" : !strcmp(base, "none") ? "the first configuration" : base);
+		    plural(n * l->rounds), host ? ", and the host measured each round" : "", against);
 		lo *= l->rounds;
 		hi *= l->rounds;
 	}

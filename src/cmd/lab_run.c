@@ -529,7 +529,7 @@ static int lab_rounds(struct lab *l, const struct lab_matrix *m, size_t *order)
 		l->round = k;
 		if (rounds > 1 && lab_shuffle(l, m, order, k, rounds, seed, &rng) < 0)
 			return EXIT_FAILED;
-		r = strcmp(lab_baseline_spec(l->rq), "none") ? lab_baseline(l) : 0;
+		r = strcmp(lab_baseline_spec(l->rq), "none") && !l->rq->fleet_host_by ? lab_baseline(l) : 0;
 		if (r == -EINTR)
 			break; /* said as an interruption by the caller */
 		if (r < 0)
