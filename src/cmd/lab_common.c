@@ -311,10 +311,10 @@ void lab_keep(struct lab *l, const char *name, json_t *doc, const struct lab_con
 		/* over several hosts, a configuration is one per host: lab report
 		 * then reads host x configuration (the host measured here stays
 		 * one); a failed boot's marker carries the host's label too */
-		char both[600];
+		char *both = xasprintf("hv_uri=%s %s", l->rq->fleet_label, name);
 
-		snprintf(both, sizeof(both), "hv_uri=%s %s", l->rq->fleet_label, name);
-		r = json_object_set_new(doc, LAB_CONFIG_KEY, json_string(both));
+		r = both ? json_object_set_new(doc, LAB_CONFIG_KEY, json_string(both)) : -ENOMEM;
+		free(both);
 		if (r == 0)
 			r = json_object_set_new(labels, "hv_uri", json_string(l->rq->fleet_label));
 	} else if (r == 0)

@@ -43,27 +43,50 @@
 #include "../store/label.h"
 #include "../core/banned.h"
 
+/* A --connect value as text a terminal may show and a label may hold: not
+ * empty (libvirt takes "" for its own default URI, which is nothing the
+ * user named), at most LAB_URI_MAX bytes, no control byte (said by its
+ * place, never echoed), UTF-8. CMD_CONTINUE or EXIT_USAGE. */
+#define LAB_URI_MAX 400
+static int connect_text(const struct vmb_cmd *self, const char *uri)
+{
+	size_t n = strlen(uri);
+	long at;
+
+	if (!n)
+		return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
+				       "qemu+ssh://HOST/system, or 'direct' for QEMU driven here");
+	if (n > LAB_URI_MAX)
+		return cmd_usage_error(self, "--connect: a URI of %zu bytes; at most %d", n, LAB_URI_MAX);
+	at = str_find_control(uri, n);
+	if (at >= 0)
+		return cmd_usage_error(self, "--connect: the URI has a control character (byte %ld)", at + 1);
+	at = str_find_bad_utf8(uri, n);
+	if (at >= 0)
+		return cmd_usage_error(self, "--connect: the URI is not UTF-8 (byte %ld)", at + 1);
+	return CMD_CONTINUE;
+}
+
 int lab_connect(const struct vmb_cmd *self, const char *uri)
 {
 	char why[1024], label[512];
-	int r;
+	int r = connect_text(self, uri);
 
-	/* libvirt takes "" for its own default URI, which is nothing the user named */
-	if (!*uri)
-		return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
-				       "qemu+ssh://HOST/system");
+	if (r != CMD_CONTINUE)
+		return r;
+	/* said by its label from here: the URI without its query, nor a password */
 	lab_hv_uri_label(uri, label, sizeof(label));
 	if (label_check("hv_uri", 6, label, strlen(label), LABEL_SELECT, why, sizeof(why)) < 0)
-		return cmd_usage_error(self, "--connect %s: %s", uri, why);
+		return cmd_usage_error(self, "--connect %s: %s", label, why);
 	lab_hv_set_uri(label);
 	if (!strcmp(uri, "direct"))
 		return CMD_CONTINUE;
 	r = lab_hv_libvirt_connect(uri, why, sizeof(why));
 	if (r < 0) {
-		log_error("--connect %s: %s", uri, why);
+		log_error("--connect %s: %s", label, why);
 		return r == -EOPNOTSUPP ? EXIT_USAGE : EXIT_FAILED;
 	}
-	log_info("the guests through libvirt at %s (host %s)", uri, lab_hv_libvirt_host());
+	log_info("the guests through libvirt at %s (host %s)", label, lab_hv_libvirt_host());
 	return CMD_CONTINUE;
 }
 
@@ -197,25 +220,25 @@ static int fleet_hosts(const struct vmb_cmd *self, const struct strv *uris, stru
 
 		h[i].uri = uris->v[i];
 		h[i].out = -1;
-		if (!*h[i].uri)
-			return cmd_usage_error(self, "--connect needs a libvirt URI, e.g. qemu:///system or "
-					       "qemu+ssh://HOST/system, or 'direct' for QEMU driven here");
+		r = connect_text(self, h[i].uri);
+		if (r != CMD_CONTINUE)
+			return r;
+		lab_hv_uri_label(h[i].uri, h[i].label, sizeof(h[i].label));
 		r = lab_hv_uri_host(h[i].uri, h[i].host, sizeof(h[i].host));
 		if (r < 0)
-			return cmd_usage_error(self, "--connect %s: %s", h[i].uri,
+			return cmd_usage_error(self, "--connect %s: %s", h[i].label,
 					       r == -ENAMETOOLONG ? "its host name is too long"
 								  : "neither a libvirt URI (DRIVER://[HOST]/PATH, e.g. "
 								    "qemu+ssh://HOST/system) nor 'direct'");
 		fleet_machine(h[i].host, sizeof(h[i].host));
-		lab_hv_uri_label(h[i].uri, h[i].label, sizeof(h[i].label));
 		if (label_check("hv_uri", 6, h[i].label, strlen(h[i].label), LABEL_SELECT, why, sizeof(why)) < 0)
-			return cmd_usage_error(self, "--connect %s: %s", h[i].uri, why);
+			return cmd_usage_error(self, "--connect %s: %s", h[i].label, why);
 		h[i].group = i;
 		for (size_t j = 0; j < i; j++) {
 			if (!strcmp(h[j].label, h[i].label))
 				return cmd_usage_error(self, "--connect %s and --connect %s are one connection to the "
 							     "results (hv_uri=%s): give each host once",
-						       h[j].uri, h[i].uri, h[i].label);
+						       h[j].label, h[i].label, h[i].label);
 			if (!strcmp(h[j].host, h[i].host)) {
 				h[i].group = h[j].group;
 				break;
@@ -257,11 +280,11 @@ static void fleet_child(const struct vmb_cmd *self, struct lab_request *rq, cons
 	(void)signal(SIGINT, SIG_DFL);
 	(void)signal(SIGTERM, SIG_DFL);
 	(void)signal(SIGHUP, SIG_DFL);
-	log_set_tag(h->uri);
+	log_set_tag(h->label); /* the URI without its query, nor a password */
 	rq->fleet_uri = h->uri;
 	rq->fleet_label = h->label;
 	rq->fleet_session = session;
-	rq->fleet_host_by = host_by != h->uri ? host_by : NULL;
+	rq->fleet_host_by = host_by != h->label ? host_by : NULL;
 	rq->session = mine; /* no report of its own: the session's comes after */
 	rq->session_len = sizeof(mine);
 	ret = lab_request_go(self, rq, cache);
@@ -280,7 +303,7 @@ static int fleet_start(const struct vmb_cmd *self, struct lab_request *rq, const
 	snprintf(path, sizeof(path), "%s/vmbench-fleet-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	fd = mkstemp(path);
 	if (fd < 0)
-		return log_errno(-errno, "a file for the table of %s", h->uri);
+		return log_errno(-errno, "a file for the table of %s", h->label);
 	(void)unlink(path); /* of no name: nothing is left whatever ends the run */
 	h->out = fd;
 	fflush(stdout);
@@ -288,12 +311,12 @@ static int fleet_start(const struct vmb_cmd *self, struct lab_request *rq, const
 	h->pid = fork();
 	if (h->pid < 0) {
 		h->pid = 0;
-		return log_errno(-errno, "a process for %s", h->uri);
+		return log_errno(-errno, "a process for %s", h->label);
 	}
 	if (h->pid == 0)
 		fleet_child(self, rq, cache, h, session, host_by);
 	h->started = true;
-	log_info("%s: started (process %d)", h->uri, (int)h->pid);
+	log_info("%s: started (process %d)", h->label, (int)h->pid);
 	return 0;
 }
 
@@ -363,7 +386,7 @@ static void fleet_show(const struct fleet_host *h)
 
 	if (h->out < 0 || log_get_level() < LOG_DEBUG)
 		return;
-	printf("== %s: its own table ==\n", h->uri);
+	printf("== %s: its own table ==\n", h->label);
 	while ((k = pread(h->out, buf, sizeof(buf), off)) > 0) {
 		fwrite(buf, 1, (size_t)k, stdout);
 		off += k;
@@ -407,9 +430,9 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 	 * (its guests one after another with the host's runs), else the first */
 	for (size_t i = 0; i < uris->n && !host_by; i++)
 		if (!*h[i].host)
-			host_by = h[i].uri;
+			host_by = h[i].label;
 	if (!host_by)
-		host_by = h[0].uri;
+		host_by = h[0].label;
 	if (fleet_signals(h, uris->n) < 0) {
 		ret = EXIT_FAILED;
 		goto out;
@@ -465,9 +488,9 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 			if (h[i].rc != EXIT_OK)
 				failed++;
 			if (WIFSIGNALED(status))
-				log_error("%s: its process ended by signal %d", h[i].uri, WTERMSIG(status));
+				log_error("%s: its process ended by signal %d", h[i].label, WTERMSIG(status));
 			else
-				log_info("%s: %s (exit %d)", h[i].uri, h[i].rc == EXIT_OK ? "done" : "failed", h[i].rc);
+				log_info("%s: %s (exit %d)", h[i].label, h[i].rc == EXIT_OK ? "done" : "failed", h[i].rc);
 			fleet_show(&h[i]);
 		}
 	}
@@ -478,7 +501,7 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 			off_t off = 0;
 			ssize_t k;
 
-			printf("== on %s ==\n", h[i].uri);
+			printf("== on %s ==\n", h[i].label);
 			while (h[i].out >= 0 && (k = pread(h[i].out, buf, sizeof(buf), off)) > 0) {
 				fwrite(buf, 1, (size_t)k, stdout);
 				off += k;
@@ -489,9 +512,9 @@ int lab_fleet(const struct vmb_cmd *self, struct lab_request *rq, const char *ca
 	}
 	for (size_t i = 0; i < uris->n; i++)
 		if (!h[i].started)
-			log_error("%s: not started; the other hosts' results are kept", h[i].uri);
+			log_error("%s: not started; the other hosts' results are kept", h[i].label);
 		else if (h[i].rc != EXIT_OK)
-			log_error("%s: %s (exit %d); the other hosts' results are kept", h[i].uri,
+			log_error("%s: %s (exit %d); the other hosts' results are kept", h[i].label,
 				  h[i].rc == EXIT_INTERRUPTED ? "interrupted" : "failed", h[i].rc);
 	if (stopped) {
 		log_error("interrupted: what the hosts stored before is in lab session %s=%s", LAB_SESSION_LABEL,

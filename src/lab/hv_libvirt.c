@@ -94,12 +94,15 @@ int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
 	lv.virSetErrorFunc(NULL, lv_quiet);
 	lv.conn = lv.virConnectOpen(uri);
 	if (!lv.conn) {
-		errf(why, len, -ECONNREFUSED, "connecting to %s: %s", uri, lv_err());
+		char shown[512];
+
+		lab_hv_uri_label(uri, shown, sizeof(shown)); /* no query, no password */
+		errf(why, len, -ECONNREFUSED, "connecting to %s: %s", shown, lv_err());
 		(void)dlclose(lv.h);
 		lv.h = NULL;
 		return -ECONNREFUSED;
 	}
-	snprintf(lv.uri, sizeof(lv.uri), "%s", uri);
+	lab_hv_uri_label(uri, lv.uri, sizeof(lv.uri)); /* as said: no query, no password */
 	host = lv.virConnectGetHostname(lv.conn);
 	snprintf(lv.host, sizeof(lv.host), "%s", host ? host : "unknown");
 	free(host);

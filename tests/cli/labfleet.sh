@@ -22,6 +22,26 @@ expect 2 "--rounds auto with one configuration and no baseline, over several hos
 	--db "$T/none.db"
 check "said once" test "$(grep -c "and one configuration without a baseline has none" "$T/err")" -eq 1
 check "nothing was fetched or stored" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache'"
+# what a URI holds that no message may show: a password, a control byte
+expect 2 "a --connect value with an escape byte" "$VMB" lab run --plan --connect direct \
+	--connect "$(printf 'qemu:///sys\033[31mtem')" --matrix "accel=tcg" --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--connect: the URI has a control character (byte 12)" "says where, without echoing it"
+check "no escape byte reaches the terminal" sh -c "! grep -q \"$(printf '\033')\" '$T/err'"
+long=$(python3 -c 'print("qemu+ssh://h/" + "x" * 400)')
+expect 2 "a --connect value of 413 bytes" "$VMB" lab run --plan --connect direct --connect "$long" \
+	--matrix "accel=tcg" --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--connect: a URI of 413 bytes; at most 400" "says the bound"
+expect 1 "a host with a password in its URI that does not answer" "$VMB" lab run --plan --connect direct \
+	--connect "qemu+unix://alice:s3cret@localhost/system?socket=$T/none.sock" --matrix "accel=tcg" \
+	--cache "$T/no-cache" --db "$T/none.db"
+if grep -q "built without\|libvirt.so.0, which is not installed" "$T/err"; then
+	skip "its messages name it without the password" "$(grep -m1 "built without\|libvirt.so.0" "$T/err")"
+else
+	has "$T/err" "vmbench [qemu+unix://alice@localhost/system]: error: --connect qemu+unix://alice@localhost/system: connecting to" \
+		"its messages name it by its label: no query, no password"
+fi
+lacks "$T/err" "s3cret" "the password is in no message"
+lacks "$T/out" "s3cret" "nor in what it printed"
 
 # the signals: the host measured (cpu.prime, tiny) by the 'direct' host's
 # process, which stops as it stores that result; the other host waits for
@@ -38,7 +58,7 @@ for (d,) in sqlite3.connect(sys.argv[1]).execute("select doc from runs"): print(
 expect 130 "SIGTERM to the parent alone, a host's process running" run parent SIGTERM "$T/term.db"
 has "$T/err" "vmbench [direct]: error: interrupted" "the host's process stopped as a lab run stops"
 has "$T/err" "interrupted: what the hosts stored before is in lab session" "the parent says where its results are"
-has "$T/err" "$none: not started" "the host that had not started is named"
+has "$T/err" "qemu+unix:///system: not started" "the host that had not started is named"
 check "what the host's process measured before is stored" test "$(stored "$T/term.db")" = host
 expect 130 "SIGINT to the whole group (a terminal's Ctrl-C)" run group SIGINT "$T/int.db"
 lacks "$T/err" "ended by signal" "one Ctrl-C is one to each host's process, not a second that ends it at once"
@@ -57,7 +77,9 @@ import sys
 lines = open(sys.argv[1]).read().splitlines()
 def at(text):
     return next(i for i, l in enumerate(lines) if l.startswith("vmbench: " + text))
-assert at(sys.argv[3] + ": started") > at(sys.argv[2] + ": failed (exit"), lines
+# each said by its label: the URI without its query
+label = lambda u: u.split("?")[0]
+assert at(label(sys.argv[3]) + ": started") > at(label(sys.argv[2]) + ": failed (exit"), lines
 PY
 done
 

@@ -21,7 +21,7 @@ if grep -q "built without\|libvirt.so.0, which is not installed" "$T/err"; then
 	finish
 	exit $?
 fi
-has "$T/err" "--connect qemu+unix:///system?socket=$T/none.sock: connecting to" "says what it could not reach"
+has "$T/err" "--connect qemu+unix:///system: connecting to" "says what it could not reach"
 check "nothing was fetched or stored for it" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache'"
 expect 2 "--connect with an empty URI (libvirt's own default)" "$VMB" lab run --plan --connect "" \
 	--matrix "accel=tcg" --cache "$T/no-cache" --db "$T/none.db"
@@ -138,7 +138,7 @@ expect 1 "the matrix over four hosts, two of them failing" "$VMB" lab run --conn
 	--matrix "accel=tcg disk=virtio-blk,ahci" \
 	--suites cpu.prime --quick --repeat 2 --warmup 0 --boots 1 --baseline none --cpu.max-prime 2000 \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/fleet.db" -o "$T/fleet.html"
-has "$T/err" "vmbench [qemu+unix:///system?socket=$T/none.sock]: error: --connect qemu+unix:///system?socket=$T/none.sock: connecting to" \
+has "$T/err" "vmbench [qemu+unix:///system]: error: --connect qemu+unix:///system: connecting to" \
 	"the unreachable host's error, tagged with its URI"
 has "$T/err" "failed (exit 1); the other hosts' results are kept" "says the others' results are kept"
 has "$T/err" "vmbench [test:///default]: error: accel=tcg disk=ahci: " "the refusing host's boots fail, tagged"
