@@ -260,6 +260,9 @@ struct vmb_opt *cmd_sub_opts(const struct vmb_cmd *c)
 
 			for (k = 0; k < n && strcmp(all[k].name, o->name); k++)
 				;
+			/* repeatable in one verb only (lab run's --connect): its help says so */
+			if (k < n && all[k].repeatable != o->repeatable)
+				all[k].repeatable = false;
 			if (k == n) {
 				memmove(&all[at + 1], &all[at], (n - at) * sizeof(*all));
 				all[at] = *o;
