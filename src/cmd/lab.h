@@ -182,12 +182,6 @@ int lab_plan(const struct lab *l, struct lab_request *rq, const struct lab_matri
 int lab_plan_first(const struct lab *l, struct lab_request *rq, const struct lab_matrix *m);
 /* vmbench lab study (lab_study.c): --list, or FILE's --plan. */
 int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *arg);
-/* Why lab contend does not go through libvirt (its refused --connect, and a
- * study's contend experiment under lab study --connect) */
-#define LAB_CONTEND_NO_CONNECT                                                                                     \
-	"its policies act on QEMU's processes on this machine (a cgroup per guest, CPU affinity, a real-time "   \
-	"priority), which through libvirt are the daemon's, and libvirt's own tuning (<cputune> shares, quotas, " \
-	"vcpupin) is not written for it yet; run it without --connect"
 /* lab run's and contend's start: their options checked, --quick applied,
  * the cache found; then the verb. An exit code. */
 typedef int lab_verb_fn(const struct vmb_cmd *self, struct lab_request *rq, const char *cache);

@@ -846,6 +846,10 @@ int lab_request_start(struct lab_request *rq)
 		return ret;
 	if (lab_quick_and_cache(&rq->own, rq->quick, cache, sizeof(cache)) < 0)
 		return EXIT_FAILED;
+	/* lab contend's guests contend on one host */
+	if (rq->verb == LAB_VERB_CONTEND && optset_get(&rq->own, "connect")->kv.n > 1)
+		return cmd_usage_error(self, "--connect given %zu times: lab contend's guests contend for one host's "
+				       "CPUs, give it once (lab run takes one per host)", optset_get(&rq->own, "connect")->kv.n);
 	/* --connect given once per host: a process per host (lab_fleet.c),
 	 * each on to lab_request_go with its one connection */
 	if (rq->verb == LAB_VERB_RUN && !rq->from_study && optset_get(&rq->own, "connect")->kv.n > 1)

@@ -244,12 +244,6 @@ int lab_contend_cmd(const struct vmb_cmd *self, struct lab_request *rq, const ch
 	unsigned n;
 	int ret, r;
 
-	/* a study's --connect reaches its contend experiments too */
-	if (lab_hv_default() != &lab_hv_qemu) {
-		log_error("lab contend through %s (%s): %s", lab_hv_default()->name, lab_hv_uri() ? lab_hv_uri() : "",
-			  LAB_CONTEND_NO_CONNECT);
-		return EXIT_USAGE;
-	}
 	cmp_table_init(&l.t, suites_find);
 	lab_evidence_init(&l.evidence);
 	l.failures = json_array();
@@ -518,8 +512,13 @@ static const struct vmb_opt lab_contend_opts[] = {
 	LAB_OPT_DB,
 	LAB_OPTS_SAY,
 	LAB_OPTS_REFUSED,
-	{ .name = "connect", .type = OPT_STRING, .refused = true, .metavar = "URI",
-	  .help = "lab contend takes no --connect: " LAB_CONTEND_NO_CONNECT },
+	{ .name = "connect", .type = OPT_STRING, .metavar = "URI", .repeatable = true,
+	  .help = "boot the guests through libvirt at URI (one host: given once), as lab run --connect does; the policies "
+		  "then go through libvirt's own calls on each domain: cpu_shares for fair and weights, "
+		  "global_quota per global_period for the reservation's caps, --host-cpus by pinning every vCPU "
+		  "and the emulator's threads; the host's figures from libvirt's vCPU statistics (their time on a "
+		  "CPU and their run delay, no timeslices). rt is skipped through libvirt: its real-time "
+		  "scheduler is the domain's definition for its whole life" },
 	OPT_TABLE_END,
 };
 

@@ -95,7 +95,7 @@ int lab_request_go(const struct vmb_cmd *self, struct lab_request *rq, const cha
 	/* --connect: the session's guests through libvirt, connected before the
 	 * plan, whose configurations say what it cannot carry ("direct": QEMU
 	 * here, as without it, but labelled so); a study connected already */
-	if (rq->verb == LAB_VERB_RUN && !rq->from_study && (rq->fleet_uri || optset_str(&rq->own, "connect"))) {
+	if (!rq->from_study && (rq->fleet_uri || optset_str(&rq->own, "connect"))) {
 		int ret = lab_connect(self, rq->fleet_uri ? rq->fleet_uri : optset_str(&rq->own, "connect"));
 
 		if (ret != CMD_CONTINUE)

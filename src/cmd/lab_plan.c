@@ -14,6 +14,7 @@
 #include "../core/opts.h"
 #include "../core/runner.h"
 #include "../core/str.h"
+#include "../lab/contend.h"
 #include "../lab/hv.h"
 #include "../lab/matrix.h"
 #include "../suites/suites.h"
@@ -173,7 +174,7 @@ static void plan_contend(const struct lab *l, const struct lab_matrix *m, const 
 {
 	unsigned guests = (unsigned)optset_int(l->own, "guests");
 	unsigned cells = list_count(optset_str(l->own, "policy")) * list_count(optset_str(l->own, "load"));
-	char name[256];
+	char name[256], skips[1024];
 	double lo, hi;
 
 	lab_config_name(m, &m->configs[0], name, sizeof(name));
@@ -181,6 +182,9 @@ static void plan_contend(const struct lab *l, const struct lab_matrix *m, const 
 	say(out, "plan: %u guests of one configuration at once (%s), booted once = %u boots; %u cell%s (policies %s x "
 	    "loads %s) x %u round%s", guests, name, guests, cells, plural(cells), optset_str(l->own, "policy"),
 	    optset_str(l->own, "load"), l->rounds, plural(l->rounds));
+	contend_plan_skips(optset_str(l->own, "policy"), skips, sizeof(skips));
+	if (*skips)
+		say(out, "  %s", skips);
 	say_estimate(out, l->suites, est, "a cell", " (the guests share the host CPUs: longer under contention)", lo,
 		     hi, "");
 }

@@ -626,8 +626,9 @@ static const struct vmb_opt lab_study_opts[] = {
 		  "inconclusive with what the run could detect)" },
 	{ .name = "connect", .type = OPT_STRING, .metavar = "URI",
 	  .help = "boot every experiment's guests through libvirt at URI, as lab run --connect does (one host); "
-		  "what libvirt cannot carry yet is skipped with why (a NIC among it), and an experiment of lab "
-		  "contend is refused with why" },
+		  "what libvirt cannot carry yet is skipped with why (a NIC among it); an experiment of lab "
+		  "contend runs its policies through libvirt's own calls, as lab contend --connect does (rt "
+		  "skipped with why)" },
 	{ .name = "experiment", .type = OPT_STRING, .metavar = "ID[,ID]",
 	  .help = "plan and run only these experiments of the study (their [experiment ID]), e.g. to measure "
 		  "again one whose table was missing; the others are not listed" },

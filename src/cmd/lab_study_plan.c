@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "lab.h"
+#include "../lab/contend.h"
 #include "../lab/hv.h"
 #include "lab_study.h"
 #include "../core/log.h"
@@ -75,6 +76,7 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 	unsigned guests = (unsigned)optset_int(own, "guests");
 	unsigned cells = list_count(optset_str(own, "policy")) * list_count(optset_str(own, "load"));
 	double lo, hi;
+	char skips[1024];
 
 	lab_contend_estimate(m, guests, cells, rounds, est, &lo, &hi);
 	study_say("  lab contend: %u guests of one configuration at once (%s), booted once; %u cell%s (policies %s x "
@@ -83,6 +85,9 @@ static int plan_contend(const struct study_experiment *e, unsigned rounds, const
 	       rounds, rounds == 1 ? "" : "s", study_stat_name(e->stat), strcmp(e->baseline, "none") ? ", against " : "",
 	       strcmp(e->baseline, "none") ? e->baseline : "");
 	plan_accel(e);
+	contend_plan_skips(optset_str(own, "policy"), skips, sizeof(skips));
+	if (*skips)
+		study_say("  %s\n", skips);
 	for (size_t i = 0; i < e->stand_in.n; i++)
 		study_say("  stands in: %s\n", e->stand_in.v[i]);
 	study_say("  suites %s in every guest together: %zu case%s a cell, ", e->suites, est->ncases,

@@ -1,8 +1,9 @@
 /* lab contend: several guests at once under a host scheduling policy (see
- * contend.h). The cgroups are a tree of the cgroup planner (src/core/cgroup.h,
- * as sched.fairness's), undone on every exit path, kill -9 included, by its
- * watchdog; a real-time priority goes with the QEMU it was given to, and
- * every QEMU dies with this process (lab_spawn). */
+ * contend.h). How a policy is carried out and what the host sees of the
+ * guests is a tuner row's (contend_tune.c): a cgroup per QEMU driven here,
+ * or the hypervisor's own calls through --connect; every guest stops on
+ * every exit path (lab_guest_stop; QEMU dies with this process, a libvirt
+ * domain with its connection). */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -14,8 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "contend.h"
-#include "hostmeasure.h"
+#include "contend_int.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/result.h"
@@ -27,237 +27,10 @@
 #include "../suites/sched.h"
 #include "../core/banned.h"
 
-#define CONTEND_MAX_TIDS 256
-
-struct guest {
-	unsigned idx; /* 0-based; guest idx + 1 in labels */
-	struct lab_guest *g;
-	pid_t pid;
-	int vcpu[CONTEND_MAX_TIDS];
-	size_t nvcpu;
-	/* one RUN */
-	const struct contend_opts *o;
-	const char *item;
-	bool net;      /* item is measured by the host's client over the network path, beside a LOAD */
-	unsigned load; /* the cell's */
-	bool want_net;      /* a net item is asked: its network path started after its boot */
-	char net_why[600];  /* why not (its NIC has no link), or empty */
-	json_t *opts, *doc, *cell; /* the RUN's document; the cell's merged one */
-	struct window *w;
-	char err[1024];
-	int r;
-	struct lab_failure f;
-	/* the cell's host figures, per item */
-	struct lab_host_contended *seen;
-	size_t nseen;
-};
-
 struct contend_cell {
 	enum contend_policy p;
 	unsigned load;
 };
-
-/* The window every guest's RUN covers: from just before the first RUN was
- * sent to the end of the first RUN to end, when every guest's vCPU threads
- * are sampled (a guest done early would otherwise leave the others a
- * larger share in their tails, and shares of different windows would not
- * add up). */
-struct window {
-	pthread_mutex_t lock;
-	pthread_cond_t go_cond;
-	int go; /* 0 wait, 1 send the RUN, -1 do not (a thread could not be started) */
-	bool ended;
-	struct guest *gs;
-	unsigned n;
-	double t0, t1;
-	struct contend_sched a[CONTEND_MAX_GUESTS], b[CONTEND_MAX_GUESTS];
-	bool ok;
-};
-
-struct contend {
-	const struct contend_opts *o;
-	struct cg_layout l;
-	struct cg_tree tree;           /* the groups: made when tree.made */
-	unsigned rt_us;                /* RT runtime granted to guest 1's group, of each second (v1) */
-	const char *why[CONTEND_NPOLICIES]; /* a policy that cannot run here, and why */
-	char net_why[600];             /* why the net items are skipped (no link), or empty */
-	char whybuf[CONTEND_NPOLICIES][400];
-	struct guest gs[CONTEND_MAX_GUESTS];
-};
-
-static void skip_policy(struct contend *x, enum contend_policy p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void skip_policy(struct contend *x, enum contend_policy p, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (x->why[p])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(x->whybuf[p], sizeof(x->whybuf[p]), fmt, ap);
-	va_end(ap);
-	x->why[p] = x->whybuf[p];
-}
-
-static void skip_all(struct contend *x, const char *why)
-{
-	for (int p = 0; p < CONTEND_NPOLICIES; p++)
-		skip_policy(x, (enum contend_policy)p, "%s", why);
-}
-
-/* The tree: a parent under this process's cgroup, a group per guest; the
- * RT runtime for rt granted to the parent and guest 1's group (v1 with RT
- * group scheduling). What fails skips the policies that need it. */
-static void groups_make(struct contend *x)
-{
-	struct cg_tree *t = &x->tree;
-	char why[400];
-	int r = cg_probe(&x->l, why, sizeof(why));
-
-	if (r < 0) {
-		skip_all(x, why);
-		return;
-	}
-	x->l.tree = CG_TREE_CONTEND;
-	x->l.no_probe = true;
-	r = cg_tree_make(t, &x->l, getpid(), x->o->spec.nguests);
-	if (r < 0) {
-		skip_all(x, "");
-		for (int p = 0; p < CONTEND_NPOLICIES; p++)
-			snprintf(x->whybuf[p], sizeof(x->whybuf[p]), "the cgroups could not be made (%.300s: %s)%s",
-				 t->failed.path[0] ? t->failed.path : "the cgroup plan", strerror(-r),
-				 r == -EACCES || r == -EPERM || r == -EROFS ? ": it needs root, or a delegated cgroup" : "");
-		return;
-	}
-	if (x->o->policy[CONTEND_RT] && !x->why[CONTEND_RT] && x->l.rt_group) {
-		/* Other groups (another vmbench's) may hold part of the parent's
-		 * runtime: the most of CONTEND_RT_RUNTIME_US, then 100 ms less at a
-		 * time, that fits */
-		char where[CG_PATH_MAX + 32] = "its path", knob[CG_PATH_MAX] = "", held[800] = "";
-		unsigned last = 0;
-
-		for (unsigned us = CONTEND_RT_RUNTIME_US; us >= 100000; us -= 100000) {
-			r = cg_tree_rt(t, us);
-			if (t->failed.path[0]) {
-				snprintf(where, sizeof(where), "%s %u", t->failed.path, us);
-				snprintf(knob, sizeof(knob), "%s", t->failed.path);
-				last = us;
-			}
-			if (r == 0) {
-				x->rt_us = us;
-				break;
-			}
-			log_debug("RT runtime %u us: %s: %s", us, where, strerror(-r));
-		}
-		/* EINVAL says only "no": the tree says what holds the runtime */
-		if (!x->rt_us && knob[0] && r == -EINVAL && cg_rt_why(knob, last, held + 2, sizeof(held) - 2) == 0)
-			memcpy(held, "; ", 2);
-		if (!x->rt_us)
-			skip_policy(x, CONTEND_RT, "real-time runtime could not be granted to guest 1's group (%s: %s): "
-				    "RT group scheduling needs it, out of what this process's cgroup has left%s", where,
-				    strerror(r < 0 ? -r : EINVAL), held);
-	}
-}
-
-static void *rt_probe_thread(void *arg)
-{
-	return arg;
-}
-
-/* May this process make a thread SCHED_FIFO at prio? A thread created so
- * says (EPERM without CAP_SYS_NICE or an RLIMIT_RTPRIO that allows it). */
-static int rt_allowed(unsigned prio)
-{
-	pthread_attr_t a;
-	struct sched_param sp = { .sched_priority = (int)prio };
-	pthread_t t;
-	int r = pthread_attr_init(&a);
-
-	if (r == 0)
-		r = pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	if (r == 0)
-		r = pthread_attr_setschedpolicy(&a, SCHED_FIFO);
-	if (r == 0)
-		r = pthread_attr_setschedparam(&a, &sp);
-	if (r == 0)
-		r = pthread_create(&t, &a, rt_probe_thread, NULL);
-	if (r == 0)
-		(void)pthread_join(t, NULL);
-	(void)pthread_attr_destroy(&a);
-	return -r;
-}
-
-/* The thread ids of a process (/proc/PID/task), at most max. */
-static size_t all_tids(pid_t pid, int *tids, size_t max)
-{
-	char path[64];
-	DIR *d;
-	struct dirent *e;
-	size_t n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
-	d = opendir(path);
-	while (d && n < max && (e = readdir(d))) {
-		int64_t t;
-
-		if (parse_i64(e->d_name, 1, INT32_MAX, &t) == 0)
-			tids[n++] = (int)t;
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-/* Every thread of QEMU pid confined to the host CPUs given, after its
- * boot: a thread it makes later inherits that from the thread that makes
- * it. A pass that finds a thread not yet confined (one started meanwhile)
- * is followed by another, at most 5. */
-static int confine(pid_t pid, const cpu_set_t *cpus)
-{
-	int tids[CONTEND_MAX_TIDS];
-
-	for (int pass = 0; pass < 5; pass++) {
-		size_t n = all_tids(pid, tids, CONTEND_MAX_TIDS);
-		bool changed = false;
-
-		if (n == 0)
-			return -ESRCH;
-		for (size_t i = 0; i < n; i++) {
-			cpu_set_t now;
-
-			if (sched_getaffinity(tids[i], sizeof(now), &now) == 0 && CPU_EQUAL(&now, cpus))
-				continue;
-			if (sched_setaffinity(tids[i], sizeof(*cpus), cpus) < 0 && errno != ESRCH)
-				return -errno;
-			changed = true;
-		}
-		if (!changed)
-			return 0;
-	}
-	return -EAGAIN;
-}
-
-/* The vCPU threads' schedstat, summed; -EINVAL when one cannot be read. */
-static int sample(const struct guest *g, struct contend_sched *sum)
-{
-	memset(sum, 0, sizeof(*sum));
-	for (size_t i = 0; i < g->nvcpu; i++) {
-		char path[96], *text = NULL;
-		struct contend_sched one;
-		int r;
-
-		snprintf(path, sizeof(path), "/proc/%ld/task/%d/schedstat", (long)g->pid, g->vcpu[i]);
-		r = read_file(path, &text);
-		if (r == 0)
-			r = contend_parse_schedstat(text, &one);
-		free(text);
-		if (r < 0)
-			return r;
-		sum->cpu_ns += one.cpu_ns;
-		sum->wait_ns += one.wait_ns;
-		sum->slices += one.slices;
-	}
-	return 0;
-}
 
 /* A guest booted, checked, and when a net item is asked its network path
  * started (the guest's serve), each guest's in a thread of its own. */
@@ -331,7 +104,7 @@ static void window_end(struct guest *g)
 	if (!w->ended) {
 		w->ended = true;
 		for (unsigned i = 0; i < w->n; i++)
-			w->ok = w->ok && sample(&w->gs[i], &w->b[i]) == 0;
+			w->ok = w->ok && w->x->tune->sample(w->x, &w->gs[i], &w->b[i]) == 0;
 		w->t1 = clock_s();
 	}
 	(void)pthread_mutex_unlock(&w->lock);
@@ -361,75 +134,6 @@ static void *run_thread(void *arg)
 	g->r = lab_guest_run(g->g, g->item, g->opts, &g->doc, g->err, sizeof(g->err));
 	window_end(g);
 	return NULL;
-}
-
-/* guest 1's threads real-time at prio, or back to SCHED_OTHER (prio 0):
- * its vCPU threads at prio, and with --rt-threads all every other thread
- * of its QEMU one above (the main loop that runs the guest's timers under
- * TCG and kicks the vCPU must preempt a vCPU that spins, or the guest's
- * timer interrupts wait for the vCPU to block: at one priority, SCHED_FIFO
- * never takes the CPU from a running thread). */
-static bool is_vcpu(const struct guest *g, int tid)
-{
-	for (size_t i = 0; i < g->nvcpu; i++)
-		if (g->vcpu[i] == tid)
-			return true;
-	return false;
-}
-
-static int set_rt(struct contend *x, unsigned prio)
-{
-	struct guest *g = &x->gs[0];
-	int all[CONTEND_MAX_TIDS];
-	const int *t = g->vcpu;
-	size_t n = g->nvcpu;
-	int r = 0;
-
-	if (x->o->rt_all) {
-		n = all_tids(g->pid, all, CONTEND_MAX_TIDS);
-		t = all;
-	}
-	for (size_t i = 0; i < n; i++) {
-		/* prio < 99 with rt_all (lab contend refuses 99 then) */
-		struct sched_param sp = { .sched_priority = (int)(prio && !is_vcpu(g, t[i]) && prio < 99 ? prio + 1 : prio) };
-
-		if (sched_setscheduler(t[i], prio ? SCHED_FIFO : SCHED_OTHER, &sp) < 0 && r == 0 && errno != ESRCH)
-			r = -errno;
-	}
-	return r;
-}
-
-static int apply_knobs(struct contend *x, enum contend_policy p, char *err, size_t errlen)
-{
-	struct cg_knob k[CONTEND_MAX_GUESTS];
-	int r = contend_knobs(p, &x->o->spec, CONTEND_PERIOD_US, k);
-
-	if (r == 0)
-		r = cg_tree_knobs(&x->tree, k, CONTEND_PERIOD_US);
-	if (r < 0)
-		errf(err, errlen, r, "setting %s's knobs (%s): %s", contend_policy_names[p],
-		     x->tree.failed.path[0] ? x->tree.failed.path : "plan", strerror(-r));
-	return r;
-}
-
-static const char *policy_note(enum contend_policy p)
-{
-	switch (p) {
-	case CONTEND_FAIR:
-		return "equal weights (cgroup v1 cpu.shares 1024, v2 cpu.weight 100), no cap";
-	case CONTEND_WEIGHTS:
-		return "weights from --shares (v1 cpu.shares 1024 x weight, v2 cpu.weight 100 x weight), no cap";
-	case CONTEND_RESERVATION:
-		return "Linux has no hard CPU reservation (no floor): guest 1's reserve is approximated by capping each "
-		       "other guest at its part of the rest (CFS bandwidth, cpu.cfs_quota_us / cpu.max per 100 ms), so "
-		       "that together they cannot take more; guest 1 is not capped";
-	case CONTEND_RT:
-		return "guest 1's QEMU threads at SCHED_FIFO (--rt-threads, --rt-priority), the others fair; with RT "
-		       "group scheduling (cgroup v1) guest 1's group is granted a runtime of each second (note "
-		       "rt_runtime_us; at most 900 ms), so it cannot take a CPU whole";
-	default:
-		return "";
-	}
 }
 
 /* What the host saw of guest g over the RUN of item, kept for the cell's
@@ -479,7 +183,7 @@ static void cell_notes(const struct contend *x, enum contend_policy p, unsigned 
 
 #define NOTE(name, value) (cn->notes[cn->n][0] = (name), cn->notes[cn->n][1] = (value), cn->n++)
 	cn->n = 0;
-	NOTE("policy", policy_note(p));
+	NOTE("policy", x->tune->note(p));
 	NOTE("host_cpus", o->host_cpus ? o->host_cpus : "all");
 	snprintf(cn->given, sizeof(cn->given), "%u", o->spec.ncpus);
 	NOTE("host_cpus_given", cn->given);
@@ -495,6 +199,11 @@ static void cell_notes(const struct contend *x, enum contend_policy p, unsigned 
 	}
 	if (x->l.ver)
 		NOTE("cgroup", x->l.ver == CG_V1 ? "v1" : "v2");
+	if (x->tune == &contend_tune_hv)
+		NOTE("tuned_by", lab_hv_default()->name);
+	/* the host's figures: a CPU time only in the kernel's ticks is coarse */
+	if (x->ticks)
+		NOTE("cpu_time", "the vCPU threads' utime + stime, in the kernel's ticks (the hypervisor gave no finer)");
 	snprintf(cn->rt_us, sizeof(cn->rt_us), "%u", x->rt_us);
 	if (p == CONTEND_RT && i == 0 && x->rt_us)
 		NOTE("rt_runtime_us", cn->rt_us);
@@ -522,21 +231,21 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 	int r;
 
 	log_info("round %u: %s, load %u%%", k, contend_policy_names[p], load);
-	r = apply_knobs(x, p, err, errlen);
+	r = x->tune->knobs(x, p, err, errlen);
 	if (r == 0 && p == CONTEND_RT) {
-		r = set_rt(x, o->rt_priority);
+		r = x->tune->rt(x, o->rt_priority);
 		rt = true;
 		if (r < 0) {
-			skip_policy(x, CONTEND_RT, "guest 1's threads could not be made SCHED_FIFO: %s%s", strerror(-r),
+			contend_skip(x, CONTEND_RT, "guest 1's threads could not be made SCHED_FIFO: %s%s", strerror(-r),
 				    r == -EPERM ? " (it needs root or CAP_SYS_NICE, and with RT group scheduling a "
 						  "granted runtime)" : "");
 			log_info("%s: skipped: %s", contend_policy_names[p], x->why[p]);
-			(void)set_rt(x, 0);
+			(void)x->tune->rt(x, 0);
 			return 0;
 		}
 	}
 	if (r < 0) {
-		skip_policy(x, p, "%s", err);
+		contend_skip(x, p, "%s", err);
 		log_info("%s: skipped: %s", contend_policy_names[p], err);
 		return 0;
 	}
@@ -555,7 +264,7 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		pthread_t th[CONTEND_MAX_GUESTS];
 		struct contend_figures f[CONTEND_MAX_GUESTS];
 		double got[CONTEND_MAX_GUESTS], jain;
-		struct window w = { .lock = PTHREAD_MUTEX_INITIALIZER, .go_cond = PTHREAD_COND_INITIALIZER, .gs = x->gs,
+		struct window w = { .lock = PTHREAD_MUTEX_INITIALIZER, .go_cond = PTHREAD_COND_INITIALIZER, .x = x, .gs = x->gs,
 				    .n = n, .ok = true };
 		unsigned started = 0;
 		bool measured = true, net;
@@ -583,7 +292,7 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		 * (run_thread): the window holds every CPU second counted in it */
 		w.t0 = clock_s();
 		for (unsigned i = 0; i < n && r == 0; i++)
-			w.ok = w.ok && sample(&x->gs[i], &w.a[i]) == 0;
+			w.ok = w.ok && x->tune->sample(x, &x->gs[i], &w.a[i]) == 0;
 		/* every thread waits for go: the RUNs leave together, or none does */
 		for (; started < n && r == 0; started++)
 			if (pthread_create(&th[started], NULL, run_thread, &x->gs[started]) != 0)
@@ -630,7 +339,7 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 		}
 	}
 	if (rt)
-		(void)set_rt(x, 0);
+		(void)x->tune->rt(x, 0);
 	/* a cell cut short by Ctrl-C is not stored as if it were whole */
 	if (r == 0 && vmb_stop_requested())
 		r = errf(err, errlen, -EINTR, "interrupted");
@@ -671,22 +380,6 @@ static int cell(struct contend *x, enum contend_policy p, unsigned load, unsigne
 	return r;
 }
 
-/* The guest's vCPU threads, each once. */
-static void vcpus_of(struct guest *g)
-{
-	const int *tids;
-	size_t n = lab_guest_vcpus(g->g, &tids);
-
-	g->nvcpu = 0;
-	for (size_t i = 0; i < n && g->nvcpu < CONTEND_MAX_TIDS; i++) {
-		size_t j = 0;
-
-		while (j < g->nvcpu && g->vcpu[j] != tids[i])
-			j++;
-		if (j == g->nvcpu)
-			g->vcpu[g->nvcpu++] = tids[i];
-	}
-}
 
 int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 {
@@ -701,18 +394,14 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	if (!x)
 		return errf(err, errlen, -ENOMEM, "out of memory");
 	x->o = o;
+	/* a back end that tunes its guests itself (libvirt), else lab contend's own cgroups */
+	x->tune = lab_hv_default()->tune ? &contend_tune_hv : &contend_tune_cgroup;
 	cg_tree_init(&x->tree);
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		for (unsigned l = 0; o->policy[p] && l < o->nloads; l++)
 			cells[ncells].p = (enum contend_policy)p, cells[ncells++].load = o->loads[l];
-	/* the permission first: without it no runtime is granted, and the
-	 * reason said is the permission, whatever other groups hold */
-	if (o->policy[CONTEND_RT] && (r = rt_allowed(o->rt_priority)) < 0)
-		skip_policy(x, CONTEND_RT, "this process may not run threads SCHED_FIFO (%s): it needs root or "
-			    "CAP_SYS_NICE", strerror(-r));
-	groups_make(x);
+	x->tune->prepare(x);
 	vmb_test_stop_point("contend-groups"); /* tests kill the process here, its groups made */
-	r = 0;
 	for (int p = 0; p < CONTEND_NPOLICIES; p++)
 		if (o->policy[p] && x->why[p])
 			log_info("%s: skipped: %s", contend_policy_names[p], x->why[p]);
@@ -723,7 +412,7 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		while (p < CONTEND_NPOLICIES && (!o->policy[p] || x->why[p]))
 			p++;
 		if (p == CONTEND_NPOLICIES) {
-			cg_tree_undo(&x->tree);
+			x->tune->undo(x);
 			free(x);
 			return errf(err, errlen, -EOPNOTSUPP, "no policy asked can run here (each was skipped, see why above)");
 		}
@@ -761,17 +450,8 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 	for (unsigned i = 0; i < n && r == 0; i++)
 		if (x->gs[i].r < 0)
 			r = errf(err, errlen, x->gs[i].r, "guest %u: %s failed: %s", i + 1, x->gs[i].f.step, x->gs[i].err);
-	for (unsigned i = 0; i < n && r == 0; i++) {
-		x->gs[i].pid = lab_guest_pid(x->gs[i].g);
-		vcpus_of(&x->gs[i]);
-		if (o->affinity && confine(x->gs[i].pid, o->affinity) < 0)
-			r = errf(err, errlen, -EIO, "guest %u: its QEMU's threads could not be confined to --host-cpus %s",
-				 i + 1, o->host_cpus ? o->host_cpus : "");
-		if (r == 0 && x->tree.made && cg_tree_attach(&x->tree, i, x->gs[i].pid) < 0) {
-			skip_all(x, "a QEMU could not be moved into its guest's cgroup");
-			log_info("every policy skipped: a QEMU could not be moved into its guest's cgroup");
-		}
-	}
+	for (unsigned i = 0; i < n && r == 0; i++)
+		r = x->tune->attach(x, &x->gs[i], err, errlen);
 	/* a guest's NIC without a link skips the net items (every guest's is alike) */
 	for (unsigned i = 0; i < n && r == 0 && !*x->net_why; i++)
 		snprintf(x->net_why, sizeof(x->net_why), "%s", x->gs[i].net_why);
@@ -834,7 +514,8 @@ int lab_contend(const struct contend_opts *o, char *err, size_t errlen)
 		if (x->gs[i].g && lab_guest_stop(x->gs[i].g, r == 0, e2, sizeof(e2)) < 0 && r == 0)
 			r = errf(err, errlen, -EIO, "guest %u: %s", i + 1, e2);
 	}
-	cg_tree_undo(&x->tree);
+	x->tune->undo(x);
 	free(x);
 	return r;
 }
+

@@ -82,6 +82,16 @@ int contend_figures(const struct contend_sched *a, const struct contend_sched *b
 
 /* Jain's fairness index across the guests is sched.fairness's, sched_jain(). */
 
+/* Why the session's hypervisor back end cannot carry policy p, said by
+ * the plans before any boot and by the run as the policy's skip; NULL
+ * when it can (a policy may still be skipped at the run, e.g. without
+ * permission). */
+const char *contend_policy_unsupported(enum contend_policy p);
+/* What of a policy list (as --policy takes it) the session's back end
+ * cannot carry, as "NAME: skipped here: WHY" joined by "; " ("" when it
+ * can carry them all), cut at len. */
+void contend_plan_skips(const char *policies, char *buf, size_t len);
+
 /* The run. */
 struct contend_opts {
 	const struct lab_config *c;

@@ -13,6 +13,7 @@
 #ifndef VMB_LAB_HV_H
 #define VMB_LAB_HV_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,8 +83,8 @@ struct lab_hv_exit {
 /* The hooks, in the order docs/extending.md describes them; X(name). */
 #define LAB_HV_HOOKS(X)                                                                                            \
 	X(control) X(define) X(start) X(channel) X(exit_why) X(destroy) X(open) X(close) X(run_state) X(reset)     \
-	X(await_reset) X(vcpu_threads) X(pin) X(balloon_set) X(balloon_get) X(balloon_wait) X(migrate)             \
-	X(save_restore) X(snapshot) X(commit) X(savevm)
+	X(await_reset) X(vcpu_threads) X(pin) X(balloon_set) X(balloon_get) X(balloon_wait) X(tune) X(vcpu_stat)  \
+	X(confine) X(migrate) X(save_restore) X(snapshot) X(commit) X(savevm)
 
 struct lab_hv_unsupported {
 	const char *hook; /* a name of LAB_HV_HOOKS */
@@ -151,6 +152,21 @@ struct lab_hv_ops {
 	int (*balloon_get)(struct lab_hv_mon *m, uint64_t *bytes, char *why, size_t len);
 	int (*balloon_wait)(struct lab_hv_mon *m, int timeout_ms, char *why, size_t len);
 
+	/* -- the guest's share of the host (lab contend through the hypervisor) -- */
+	/* Its CPU weight (relative: 1 for every guest alike, as cgroup v1's
+	 * cpu.shares 1024 x weight) and a cap over all its threads, quota_us
+	 * of every period_us (0: none), set live and read back. */
+	int (*tune)(struct lab_hv_mon *m, unsigned weight, unsigned long long quota_us, unsigned period_us, char *why,
+		    size_t len);
+	/* Its vCPUs' time on a host CPU and their time runnable but waiting
+	 * for one (ns, summed over the vCPUs: schedstat's first two fields);
+	 * *exact false when the CPU time is only in the kernel's ticks. */
+	int (*vcpu_stat)(struct lab_hv_mon *m, unsigned long long *cpu_ns, unsigned long long *wait_ns, bool *exact,
+			 char *why, size_t len);
+	/* Every thread of the guest (its vCPUs and the hypervisor's own) on
+	 * the host CPUs of cpus, set live and read back. */
+	int (*confine)(struct lab_hv_mon *m, const cpu_set_t *cpus, char *why, size_t len);
+
 	/* -- operations on the guest (vmops) -- */
 	/* Live migration to a second start of the same configuration; vm is
 	 * then the destination's (its channel switched, its vCPUs pinned as
@@ -176,6 +192,12 @@ struct lab_hv_ops {
 	/* the hooks this back end does not have, with why; {NULL} ends it */
 	const struct lab_hv_unsupported *unsupported;
 };
+
+/* Why a back end whose guests are processes of this machine has no tune,
+ * vcpu_stat nor confine: lab contend does it itself (contend_tune.c) */
+#define LAB_HV_CONTEND_OWN                                                                                       \
+	"lab contend tunes the guests of this machine's processes itself: a cgroup per guest, its threads' "      \
+	"affinity and schedstat"
 
 /* The back ends, one row each; the session's choice. */
 extern const struct lab_hv_ops lab_hv_qemu;

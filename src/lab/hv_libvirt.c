@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "hv.h"
+#include "hv_libvirt.h"
 #include "qemu.h"
 #include "../core/clock.h"
 #include "../core/file.h"
@@ -71,6 +72,35 @@ static const char *lv_err(void)
 	const char *m = lv.virGetLastErrorMessage ? lv.virGetLastErrorMessage() : NULL;
 
 	return m && *m ? m : "no message";
+}
+
+void *lv_symbol(const char *name)
+{
+	return lv.h ? dlsym(lv.h, name) : NULL;
+}
+
+virDomainPtr lv_domain(const char *name, char *why, size_t len)
+{
+	virDomainPtr d = lv.conn ? lv.virDomainLookupByName(lv.conn, name) : NULL;
+
+	if (!d)
+		errf(why, len, -EIO, "the domain: %s", lv.conn ? lv_err() : "no libvirt connection");
+	return d;
+}
+
+void lv_domain_free(virDomainPtr d)
+{
+	lv.virDomainFree(d);
+}
+
+const char *lv_error(void)
+{
+	return lv_err();
+}
+
+int lv_host_cpus(void)
+{
+	return lv.conn ? lv.virNodeGetCPUMap(lv.conn, NULL, NULL, 0) : -1;
 }
 
 int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
@@ -478,6 +508,11 @@ static int lv_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, cha
 	return 0;
 }
 
+const char *lv_mon_name(const struct lab_hv_mon *m)
+{
+	return m->name;
+}
+
 static void lv_close(struct lab_hv_mon *m)
 {
 	free(m);
@@ -701,6 +736,9 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.balloon_wait = lv_balloon_wait,
 	.snapshot = lv_snapshot,
 	.commit = lv_commit,
+	.tune = lv_tune,
+	.vcpu_stat = lv_vcpu_stat,
+	.confine = lv_confine,
 	.cannot = lv_refuse,
 	.unsupported = (const struct lab_hv_unsupported[]){
 		{ "await_reset", "the guest's own reset is an event of libvirt's event loop, " LV_NO_MONITOR },

@@ -280,5 +280,8 @@ const struct lab_hv_ops lab_hv_qemu = {
 	.snapshot = lab_hv_qemu_snapshot,
 	.commit = lab_hv_qemu_commit,
 	.savevm = lab_hv_qemu_savevm,
-	.unsupported = (const struct lab_hv_unsupported[]){ { NULL, NULL } },
+	/* lab contend tunes QEMU driven here itself (contend_tune.c) */
+	.unsupported = (const struct lab_hv_unsupported[]){
+		{ "tune", LAB_HV_CONTEND_OWN }, { "vcpu_stat", LAB_HV_CONTEND_OWN }, { "confine", LAB_HV_CONTEND_OWN },
+		{ NULL, NULL } },
 };

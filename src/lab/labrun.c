@@ -142,6 +142,27 @@ static int host_measure(const struct lab_config *c, const struct lab_run_opts *o
 	return r;
 }
 
+/* Which hypervisor back end ran the guest, on which host, through which
+ * --connect: the labels hv_backend, hv_host and hv_uri of its document */
+static int hv_labels(const struct lab_boot *b, json_t *doc)
+{
+	json_t *labels = json_object_get(doc, "labels");
+	const char *host = lab_hv_libvirt_host();
+	char here[256] = "";
+
+	if (!host) {
+		(void)gethostname(here, sizeof(here) - 1);
+		host = *here ? here : "unknown";
+	}
+	if (!json_is_object(labels) && (labels = json_object()) && json_object_set_new(doc, "labels", labels) < 0)
+		labels = NULL;
+	if (!labels || json_object_set_new(labels, "hv_backend", json_string(b->hv->name)) < 0 ||
+	    json_object_set_new(labels, "hv_host", json_string(host)) < 0 ||
+	    (lab_hv_uri() && json_object_set_new(labels, "hv_uri", json_string(lab_hv_uri())) < 0))
+		return -ENOMEM;
+	return 0;
+}
+
 /* The first boot: pinned when asked, checked, the filesystem made, the
  * suites run in it, then the warm boots in this same QEMU. */
 static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, struct lab_boot *b, json_t **doc,
@@ -179,23 +200,8 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 		r = errf(err, errlen, -ENOMEM, "out of memory");
 	else if (r < 0)
 		json_decref(fsrec);
-	if (r == 0) {
-		/* which hypervisor back end ran the guest, on which host */
-		json_t *labels = json_object_get(*doc, "labels");
-		const char *host = lab_hv_libvirt_host();
-		char here[256] = "";
-
-		if (!host) {
-			(void)gethostname(here, sizeof(here) - 1);
-			host = *here ? here : "unknown";
-		}
-		if (!json_is_object(labels) && (labels = json_object()) && json_object_set_new(*doc, "labels", labels) < 0)
-			labels = NULL;
-		if (!labels || json_object_set_new(labels, "hv_backend", json_string(b->hv->name)) < 0 ||
-		    json_object_set_new(labels, "hv_host", json_string(host)) < 0 ||
-		    (lab_hv_uri() && json_object_set_new(labels, "hv_uri", json_string(lab_hv_uri())) < 0))
-			r = errf(err, errlen, -ENOMEM, "out of memory");
-	}
+	if (r == 0 && hv_labels(b, *doc) < 0)
+		r = errf(err, errlen, -ENOMEM, "out of memory");
 	if (r == 0 && lab_config_device(c, LAB_NIC) && b->net.be) {
 		/* which back end carried the traffic */
 		json_t *labels = json_object_get(*doc, "labels");
@@ -400,9 +406,13 @@ static int guest_vcpus(struct lab_guest *g, char *err, size_t errlen)
 	const struct lab_hv_ops *hv = g->b.hv;
 	struct lab_hv_mon *m = NULL;
 	char why[512] = "";
-	int r = hv->vcpu_threads ? hv->open(g->b.ctl, 10000, &m, why, sizeof(why))
-				 : errf(why, sizeof(why), -EOPNOTSUPP, "%s", lab_hv_why_not(hv, "vcpu_threads"));
+	int r;
 
+	/* a back end that reads its vCPUs' statistics itself names no thread */
+	if (!hv->vcpu_threads && hv->vcpu_stat)
+		return 0;
+	r = hv->vcpu_threads ? hv->open(g->b.ctl, 10000, &m, why, sizeof(why))
+			     : errf(why, sizeof(why), -EOPNOTSUPP, "%s", lab_hv_why_not(hv, "vcpu_threads"));
 	if (r == 0)
 		r = hv->vcpu_threads(m, &g->vcpus, &g->nvcpus, why, sizeof(why));
 	if (r < 0)
@@ -472,6 +482,11 @@ pid_t lab_guest_pid(const struct lab_guest *g)
 	return g->b.pid;
 }
 
+const char *lab_guest_ctl(const struct lab_guest *g)
+{
+	return g->b.ctl;
+}
+
 json_t *lab_guest_opts(const struct lab_guest *g, const struct lab_run_opts *o, const char *item)
 {
 	json_t *opts = lab_item_opts(o, lab_item_suite(item), g->scratch, &g->b.net, NULL, false);
@@ -527,7 +542,7 @@ int lab_guest_run(struct lab_guest *g, const char *item, const json_t *opts, jso
 			return errf(err, errlen, r, "%s", g->b.conn.err);
 	}
 	lab_qemu_cpu(g->b.pid, cpu1);
-	if (lab_host_cost(d, cpu0, cpu1, g->b.vcpu_threads) < 0) {
+	if (lab_host_cost(d, cpu0, cpu1, g->b.vcpu_threads) < 0 || hv_labels(&g->b, d) < 0) {
 		json_decref(d);
 		return errf(err, errlen, -ENOMEM, "out of memory");
 	}

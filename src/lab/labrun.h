@@ -46,6 +46,8 @@ int lab_guest_spawn(const struct lab_config *c, const struct lab_run_opts *o, st
 		    size_t errlen);
 int lab_guest_ready(struct lab_guest *g, struct lab_failure *f, char *err, size_t errlen);
 pid_t lab_guest_pid(const struct lab_guest *g);
+/* Its control address on the session's back end (what the row's open takes). */
+const char *lab_guest_ctl(const struct lab_guest *g);
 /* Its vCPU threads as QMP named them at its start (repeats possible: tcg=single), borrowed. */
 size_t lab_guest_vcpus(const struct lab_guest *g, const int **tids);
 /* The options the guest's RUN of item gets (the lab run's own and what

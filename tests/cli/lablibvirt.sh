@@ -44,19 +44,20 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-sys
 	finish
 	exit $?
 fi
-# lab study --connect: the plan says what libvirt cannot carry, and a
-# study's lab contend experiment is refused with why; lab contend itself
-# takes no --connect
+# lab study --connect: the plan says what libvirt cannot carry, a study's
+# lab contend experiment's rt policy among it; lab contend takes one host
 export VMBENCH_STUDIES="$SRC/studies"
 expect 0 "lab study --plan --connect: a shared folder is skipped with why" "$VMB" lab study vbox-storage --plan \
 	--quick --experiment shared-folder --connect test:///default --cache "$T/no-cache" --db "$T/none.db"
 has "$T/out" "share=9p (skipped here: through libvirt, a shared folder" "the configuration it cannot carry, with why"
 has "$T/err" "the guests through libvirt at test:///default" "says where its guests go"
-expect 2 "lab study --plan --connect of a study whose experiment is lab contend's" "$VMB" lab study vcpu-scheduling \
-	--plan --quick --connect test:///default --cache "$T/no-cache" --db "$T/none.db"
-has "$T/err" "lab contend through libvirt (test:///default): its policies act on QEMU's processes" "says why"
-expect 2 "lab contend --connect" "$VMB" lab contend --connect qemu:///system --matrix "accel=tcg" --guests 2
-has "$T/err" "lab contend takes no --connect: its policies act on QEMU's processes" "says why"
+expect 0 "lab study --plan --connect of a study whose experiments are lab contend's" "$VMB" lab study \
+	vcpu-scheduling --plan --quick --connect test:///default --cache "$T/no-cache" --db "$T/none.db"
+has "$T/out" "rt: skipped here: through libvirt, a real-time scheduler is the domain's definition" \
+	"the rt policy is said skipped, with why"
+expect 2 "lab contend --connect given twice" "$VMB" lab contend --connect qemu:///system --connect direct \
+	--matrix "accel=tcg" --guests 2 --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "lab contend's guests contend for one host's CPUs, give it once" "says why"
 # a domain the hypervisor refuses to start: the daemon's words, not errno's
 # (libvirt's in-process test driver, which boots nothing, takes no
 # AUTODESTROY); nothing of qemu:///system is touched
@@ -217,6 +218,57 @@ rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l.split()[0].isdig
 n = int(sys.argv[2])
 assert [(int(v), c) for v, c in rows] == [(0, "0"), (1, str(1 % n))], rows
 PY
+# lab contend through libvirt: two domains on host CPU 0, the policies by
+# libvirt's own calls (cpu_shares; global_quota per global_period), seen
+# from outside by virsh at the first cell; the host's figures from
+# libvirt's vCPU statistics; rt skipped with why. Its two domains are
+# named after their work directories in $TMPDIR (vmbench-WORKDIR).
+expect 0 "lab contend --connect: fair, weights 1:3 and a reservation of 70%" python3 "$SRC/tests/cli/stop_at.py" \
+	contend-cell "for w in \$(ls '$TMPDIR' | grep '^vmbench-lab-'); do d=vmbench-\$w; \
+	virsh -c qemu:///system schedinfo \$d; \
+	virsh -c qemu:///system vcpupin \$d; virsh -c qemu:///system emulatorpin \$d; done > '$T/tune'" \
+	"$VMB" lab contend --connect qemu:///system --matrix "accel=tcg" --guests 2 --host-cpus 0 \
+	--policy fair,weights,reservation,rt --shares 1,3 --reserve 70 --suites cpu.prime --threads 1 --time 0.5 \
+	--repeat 2 --warmup 0 --cpu.max-prime 2000 --cache "$cache" --image-dir "$T/imgs" --db "$T/ct.db" \
+	-o "$T/ct.html"
+has "$T/err" "rt: skipped: through libvirt, a real-time scheduler is the domain's definition" "rt is skipped, with why"
+check "each policy's guests labelled libvirt, their promises and the host's figures from libvirt" python3 - \
+	"$T/ct.db" "$T/tune" <<'PY'
+import json, math, re, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("select doc from runs")]
+promised = {("fair", "1"): 50, ("fair", "2"): 50, ("weights", "1"): 25, ("weights", "2"): 75,
+            ("reservation", "1"): 70, ("reservation", "2"): 30}
+share = {}
+for d in docs:
+    lab = d["labels"]
+    key = (lab["policy"], lab["guest"])
+    assert lab["hv_backend"] == "libvirt" and lab["hv_uri"] == "qemu:///system", lab
+    s = [s for s in d["suites"] if s["name"] == "contend"][0]
+    assert s["notes"]["tuned_by"] == "libvirt" and "global_quota" in s["notes"]["policy"] or key[0] != "reservation", s["notes"]
+    m = {x["name"]: x["samples"][0] for x in s["tests"][0]["cases"][0]["metrics"]}
+    assert m["promised_share"] == promised[key], (key, m)
+    assert math.isfinite(m["cpu_share"]) and 0 < m["cpu_share"] <= 100, (key, m)
+    assert math.isfinite(m["run_delay"]) and m["run_delay"] >= 0, (key, m)
+    share[key] = m["cpu_share"]
+assert sorted(share) == sorted(promised), sorted(share)
+# both domains confined to one host CPU: their shares of it add up to at
+# most all of it (libvirt's CPU time in the kernel's 10 ms ticks: 2 points)
+for p in ("fair", "weights", "reservation"):
+    assert share[(p, "1")] + share[(p, "2")] <= 102, (p, share)
+# virsh at the first cell: the first cell's knobs on the two domains,
+# every vCPU and the emulator on CPU 0
+order = docs[0]["run_group"]["order"][0]
+first = re.match(r"policy=(\w+)", order).group(1)
+text = open(sys.argv[2]).read()
+shares = sorted(int(v) for v in re.findall(r"^cpu_shares\s*:\s*(\d+)", text, re.M))
+quotas = sorted(int(v) for v in re.findall(r"^global_quota\s*:\s*(-?\d+)", text, re.M))
+want = {"fair": ([1024, 1024], [-1, -1]), "weights": ([1024, 3072], [-1, -1]),
+        "reservation": ([1024, 1024], [-1, 30000])}[first]
+assert (shares, [q if q >= 0 else -1 for q in quotas]) == want, (first, shares, quotas)
+pins = re.findall(r"^\s*(\d+|\*)\s*:?\s+(\S+)\s*$", text, re.M)
+assert len(pins) >= 4 and all(c == "0" for _, c in pins), pins
+PY
+check "no domain left" test -z "$(domains)"
 expect 1 "a guest that does not reach its agent in time" "$VMB" lab run --connect qemu:///system \
 	--matrix "accel=tcg" --suites cpu.prime --quick --boots 1 --retries 0 --baseline none --hello-timeout 1 \
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/lv2.db"

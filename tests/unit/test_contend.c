@@ -1,6 +1,7 @@
 /* lab contend's pure parts: policies, the shares each promises, the knobs
  * of each guest's group, the cgroup tree of N guests, schedstat and the
- * figures from it, and the background load's duty cycle. */
+ * figures from it, the background load's duty cycle, and the hypervisor
+ * tuner row driven through a fake back end's tune and vcpu_stat hooks. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,8 @@
 #include "test.h"
 #include "../../src/core/bgload.h"
 #include "../../src/lab/contend.h"
+#include "../../src/lab/contend_int.h"
+#include "../../src/lab/hv.h"
 
 static void policies(void **state)
 {
@@ -352,6 +355,109 @@ static void load_duty(void **state)
 	assert_int_equal(bgload_busy_ns(250), BGLOAD_PERIOD_NS);
 }
 
+/* -- the hypervisor tuner row, through a fake back end -- */
+struct lab_hv_mon {
+	unsigned guest;
+};
+
+static struct {
+	unsigned weight[4];
+	unsigned long long quota[4];
+	unsigned period[4], calls;
+	unsigned long long cpu, wait;
+	bool exact;
+} tuned;
+
+static int f_tune(struct lab_hv_mon *m, unsigned weight, unsigned long long quota_us, unsigned period_us, char *why,
+		  size_t len)
+{
+	(void)why, (void)len;
+	tuned.weight[m->guest] = weight;
+	tuned.quota[m->guest] = quota_us;
+	tuned.period[m->guest] = period_us;
+	tuned.calls++;
+	return 0;
+}
+
+static int f_vcpu_stat(struct lab_hv_mon *m, unsigned long long *cpu_ns, unsigned long long *wait_ns, bool *exact,
+		       char *why, size_t len)
+{
+	(void)why, (void)len;
+	*cpu_ns = tuned.cpu + m->guest;
+	*wait_ns = tuned.wait;
+	*exact = tuned.exact;
+	return 0;
+}
+
+static void hv_tuner(void **state)
+{
+	struct lab_hv_ops row = lab_hv_qemu;
+	const struct lab_hv_ops *was = lab_hv_default();
+	struct contend_opts o = { .spec = { .nguests = 3, .shares = { 1, 1, 2 }, .reserve_pct = 50, .ncpus = 2 } };
+	struct contend *x = calloc(1, sizeof(*x));
+	struct lab_hv_mon mons[3] = { { 0 }, { 1 }, { 2 } };
+	struct contend_sched sum;
+	char err[256], skips[512];
+
+	(void)state;
+	assert_non_null(x);
+	/* the QEMU row: lab contend's own cgroups, rt carried */
+	assert_null(contend_policy_unsupported(CONTEND_RT));
+	contend_plan_skips("fair,rt", skips, sizeof(skips));
+	assert_string_equal(skips, "");
+	row.tune = f_tune;
+	row.vcpu_stat = f_vcpu_stat;
+	lab_hv_set_default(&row);
+	x->o = &o;
+	for (unsigned i = 0; i < 3; i++)
+		x->gs[i].mon = &mons[i], x->gs[i].idx = i;
+	/* rt cannot be carried: said by the plan and skipped at the start */
+	contend_plan_skips("fair,rt,weights", skips, sizeof(skips));
+	assert_non_null(strstr(skips, "rt: skipped here: through libvirt, a real-time scheduler"));
+	assert_null(strstr(skips, "fair"));
+	contend_tune_hv.prepare(x);
+	assert_non_null(x->why[CONTEND_RT]);
+	assert_null(x->why[CONTEND_FAIR]);
+	assert_null(x->why[CONTEND_RESERVATION]);
+	/* weights 1:1:2 as relative weights, no cap */
+	assert_int_equal(contend_tune_hv.knobs(x, CONTEND_WEIGHTS, err, sizeof(err)), 0);
+	assert_int_equal(tuned.calls, 3);
+	assert_int_equal(tuned.weight[0], 1);
+	assert_int_equal(tuned.weight[2], 2);
+	assert_true(tuned.quota[0] == 0 && tuned.quota[1] == 0 && tuned.quota[2] == 0);
+	/* the reservation: guest 1 uncapped, the others each a quarter of 2
+	 * CPUs, 50 ms of every 100 ms */
+	assert_int_equal(contend_tune_hv.knobs(x, CONTEND_RESERVATION, err, sizeof(err)), 0);
+	assert_true(tuned.quota[0] == 0 && tuned.quota[1] == 50000 && tuned.quota[2] == 50000);
+	assert_int_equal(tuned.period[1], CONTEND_PERIOD_US);
+	assert_int_equal(tuned.weight[1], 1);
+	/* the counters: CPU and run delay from the hook, no timeslices; a CPU
+	 * time in ticks is noted */
+	tuned.cpu = 5000, tuned.wait = 700, tuned.exact = true;
+	assert_int_equal(contend_tune_hv.sample(x, &x->gs[2], &sum), 0);
+	assert_true(sum.cpu_ns == 5002 && sum.wait_ns == 700 && sum.slices == 0);
+	assert_false(x->ticks);
+	tuned.exact = false;
+	assert_int_equal(contend_tune_hv.sample(x, &x->gs[0], &sum), 0);
+	assert_true(x->ticks);
+	/* a row without vcpu_stat: every policy skipped with its reason */
+	{
+		struct contend *y = calloc(1, sizeof(*y));
+
+		assert_non_null(y);
+		row.vcpu_stat = NULL;
+		y->o = &o;
+		contend_tune_hv.prepare(y);
+		for (int p = 0; p < CONTEND_NPOLICIES; p++)
+			assert_non_null(y->why[p]);
+		free(y);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		x->gs[i].mon = NULL; /* the test's own, not the row's to close */
+	lab_hv_set_default(was);
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +469,7 @@ int main(void)
 		cmocka_unit_test(schedstat),
 		cmocka_unit_test(figures),
 		cmocka_unit_test(load_duty),
+		cmocka_unit_test(hv_tuner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

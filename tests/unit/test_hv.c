@@ -136,10 +136,12 @@ static int f_balloon_wait(struct lab_hv_mon *m, int timeout_ms, char *why, size_
 }
 
 #define NO_MOVE "the fake back end moves no guest"
+/* lab contend tunes the fake row's guests itself */
+#define NO_TUNE { "tune", "x" }, { "vcpu_stat", "x" }, { "confine", "x" }
 static const struct lab_hv_unsupported fake_unsupported[] = {
 	{ "run_state", "no run state" }, { "reset", "no reset" }, { "await_reset", "no reset" },
 	{ "migrate", NO_MOVE }, { "save_restore", NO_MOVE }, { "snapshot", "no snapshots" },
-	{ "commit", "no snapshots" }, { "savevm", "no snapshots" }, { NULL, NULL },
+	{ "commit", "no snapshots" }, { "savevm", "no snapshots" }, NO_TUNE, { NULL, NULL },
 };
 
 static const struct lab_hv_ops fake = {
@@ -163,10 +165,10 @@ static void check_rows(void **state)
 			  no_start = fake, no_destroy = fake, no_control = fake, no_exit_why = fake, destroy_too = fake;
 	static const struct lab_hv_unsupported destroy_not[] = { { "destroy", "x" }, { "run_state", "x" },
 		{ "reset", "x" }, { "await_reset", "x" }, { "migrate", "x" }, { "save_restore", "x" }, { "snapshot", "x" },
-		{ "commit", "x" }, { "savevm", "x" }, { NULL, NULL } };
+		{ "commit", "x" }, { "savevm", "x" }, NO_TUNE, { NULL, NULL } };
 	static const struct lab_hv_unsupported start_too[] = { { "start", "x" }, { "run_state", "x" }, { "reset", "x" },
 		{ "await_reset", "x" }, { "migrate", "x" }, { "save_restore", "x" }, { "snapshot", "x" },
-		{ "commit", "x" }, { "savevm", "x" }, { NULL, NULL } };
+		{ "commit", "x" }, { "savevm", "x" }, NO_TUNE, { NULL, NULL } };
 	const struct {
 		const struct lab_hv_ops *row;
 		int want;
@@ -230,7 +232,7 @@ static void vcpus_counted_and_pinned(void **state)
 		struct lab_hv_ops nopin = fake;
 		static const struct lab_hv_unsupported u[] = { { "pin", "pinning is the domain's <cputune>" },
 			{ "run_state", "x" }, { "reset", "x" }, { "await_reset", "x" }, { "migrate", "x" },
-			{ "save_restore", "x" }, { "snapshot", "x" }, { "commit", "x" }, { "savevm", "x" }, { NULL, NULL } };
+			{ "save_restore", "x" }, { "snapshot", "x" }, { "commit", "x" }, { "savevm", "x" }, NO_TUNE, { NULL, NULL } };
 
 		nopin.pin = NULL;
 		nopin.unsupported = u;
