@@ -11,8 +11,12 @@
  * daemon destroys its domains when that connection drops. libvirt is
  * opened at run time (dlopen), as libpq is; built with its headers only
  * (HAVE_LIBVIRT). */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <stdarg.h>
@@ -29,6 +33,7 @@
 #include "../core/file.h"
 #include "../core/log.h"
 #include "../core/spawn.h"
+#include "../core/stoppoint.h"
 #include "../core/str.h"
 #include "../core/util.h"
 #include "../core/banned.h"
@@ -39,7 +44,9 @@
 	X(virGetLastErrorMessage) X(virSetErrorFunc) X(virDomainSetMemoryFlags) X(virDomainMemoryStats)  \
 	X(virDomainGetVcpusFlags) X(virDomainPinVcpuFlags) X(virDomainGetVcpuPinInfo) X(virNodeGetCPUMap)       \
 	X(virDomainSnapshotCreateXML) X(virDomainSnapshotFree) X(virDomainBlockCommit)                       \
-	X(virDomainGetBlockJobInfo) X(virDomainBlockJobAbort)
+	X(virDomainGetBlockJobInfo) X(virDomainBlockJobAbort) X(virEventRegisterDefaultImpl)                  \
+	X(virEventRunDefaultImpl) X(virConnectSetKeepAlive) X(virConnectRegisterCloseCallback)                 \
+	X(virConnectIsAlive) X(virGetLastErrorCode)
 
 static struct {
 	void *h;
@@ -48,7 +55,15 @@ static struct {
 #undef LV_FIELD
 	virConnectPtr conn;
 	char uri[256], host[256];
-} lv;
+	/* the daemon lost (its connection closed or silent past the keepalive):
+	 * why, said once; the domains started on it and not destroyed yet */
+	pthread_mutex_t mu;
+	bool lost;
+	char lost_why[600];
+	struct lv_dom {
+		char name[200], kernel[4300];
+	} doms[4];
+} lv = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 struct lab_hv_mon {
 	char name[200];
@@ -66,15 +81,265 @@ static void lv_quiet(void *arg, virErrorPtr e)
 	(void)e;
 }
 
-static const char *lv_err(void)
+/* libvirt's own words on the calling thread's last error */
+static const char *lv_raw_err(void)
 {
 	const char *m = lv.virGetLastErrorMessage ? lv.virGetLastErrorMessage() : NULL;
 
 	return m && *m ? m : "no message";
 }
 
-int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
+static bool lv_is_lost(void)
 {
+	bool lost;
+
+	pthread_mutex_lock(&lv.mu);
+	lost = lv.lost;
+	pthread_mutex_unlock(&lv.mu);
+	return lost;
+}
+
+/* The QEMU of domain d on this machine, left by a daemon that is gone (its
+ * AUTODESTROY went with it): the process whose command line has both
+ * -name guest=NAME and the kernel copied into the boot's work directory
+ * (unique per boot, vmbench's own), killed; what else could it be, nothing
+ * of anyone else's names both. Said either way. */
+static void lv_end_orphan(const struct lv_dom *d)
+{
+	char guest[220], path[64], buf[65536];
+	size_t glen = (size_t)snprintf(guest, sizeof(guest), "guest=%s", d->name);
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	int found = 0, err = 0;
+
+	while (proc && (e = readdir(proc))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		bool name = false, kernel = false;
+		ssize_t n;
+		int fd;
+
+		if (*end || pid <= 1 || pid == (long)getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		for (const char *a = buf, *prev = ""; a < buf + n; prev = a, a += strlen(a) + 1) {
+			name |= !strcmp(prev, "-name") && !strncmp(a, guest, glen) && (a[glen] == ',' || !a[glen]);
+			kernel |= !strcmp(a, d->kernel);
+		}
+		if (!name || !kernel)
+			continue;
+		found = (int)pid;
+		err = kill((pid_t)pid, SIGKILL) < 0 ? errno : 0;
+	}
+	if (proc)
+		closedir(proc);
+	if (found && !err)
+		log_error("its domain %s was running here: ended (its QEMU, process %d)", d->name, found);
+	else if (found)
+		log_error("its domain %s is still running here: its QEMU (process %d) is not this user's to end (%s)",
+			  d->name, found, strerror(err));
+	else
+		log_error("its domain %s may still be running on %s: 'virsh -c %s destroy %s' once the daemon is back",
+			  d->name, lv.host, lv.uri, d->name);
+}
+
+/* The daemon lost: said once (how, in libvirt's terms), and the domains it
+ * ran for this process ended here where their QEMU is a process of this
+ * machine. Any thread (libvirt's event loop's close callback, or a call
+ * that failed). */
+static void lv_lose(const char *how)
+{
+	struct lv_dom doms[sizeof(lv.doms) / sizeof(lv.doms[0])];
+
+	pthread_mutex_lock(&lv.mu);
+	if (lv.lost) {
+		pthread_mutex_unlock(&lv.mu);
+		return;
+	}
+	snprintf(lv.lost_why, sizeof(lv.lost_why), "the libvirt daemon at %s was lost: %s", lv.uri, how);
+	lv.lost = true;
+	memcpy(doms, lv.doms, sizeof(doms));
+	pthread_mutex_unlock(&lv.mu);
+	log_error("%s", lv.lost_why);
+	for (size_t i = 0; i < sizeof(doms) / sizeof(doms[0]); i++)
+		if (doms[i].name[0])
+			lv_end_orphan(&doms[i]);
+}
+
+/* After a call that failed: true when the daemon is lost (the connection
+ * is not alive any more), said once */
+static bool lv_gone(void)
+{
+	char how[512];
+
+	if (lv_is_lost())
+		return true;
+	if (!lv.conn || lv.virConnectIsAlive(lv.conn) != 0)
+		return false;
+	snprintf(how, sizeof(how), "the connection is closed (libvirt: %s)", lv_raw_err());
+	lv_lose(how);
+	return true;
+}
+
+/* What a call that failed says: libvirt's words, or that the daemon is lost */
+static const char *lv_err(void)
+{
+	const char *m = lv_raw_err();
+
+	return lv_gone() ? lv.lost_why : m;
+}
+
+/* libvirt's close callback, in its event loop's thread */
+static void lv_closed(virConnectPtr c, int reason, void *opaque)
+{
+	char how[200];
+
+	(void)c;
+	(void)opaque;
+	if (reason == VIR_CONNECT_CLOSE_REASON_CLIENT)
+		return; /* ours */
+	if (reason == VIR_CONNECT_CLOSE_REASON_KEEPALIVE)
+		snprintf(how, sizeof(how), "it did not answer libvirt's keepalive for %d s (--connect-timeout)",
+			 *(const int *)opaque);
+	else
+		snprintf(how, sizeof(how), "%s (libvirt's close reason %d)",
+			 reason == VIR_CONNECT_CLOSE_REASON_EOF ? "it closed the connection: it ended or was restarted"
+								: "the connection failed", reason);
+	lv_lose(how);
+}
+
+/* libvirt's event loop, for the connection's life: it sees the daemon's
+ * end at once (the close callback) and sends the keepalive that finds a
+ * daemon that stopped answering, also during a call of the lab's */
+static void *lv_events(void *arg)
+{
+	(void)arg;
+	for (;;)
+		if (lv.virEventRunDefaultImpl() < 0)
+			nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	return NULL;
+}
+
+/* fn in a detached thread with every signal blocked: the lab's handlers
+ * (Ctrl-C, SIGTERM) stay the main thread's */
+static int lv_thread(void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int r;
+
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&t, NULL, fn, arg);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r == 0)
+		(void)pthread_detach(t);
+	return -r;
+}
+
+/* virConnectOpen, which has no timeout (a daemon that takes the connection
+ * and never answers holds it for ever), in a thread of its own, waited for
+ * up to a deadline; a thread given up on closes what it gets and frees
+ * this, the process goes on (and ends: the lab does not run without it) */
+struct lv_opening {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *uri;
+	virConnectPtr conn;
+	char err[512];
+	bool done, abandoned;
+};
+
+static void lv_opening_free(struct lv_opening *o)
+{
+	pthread_cond_destroy(&o->cv);
+	pthread_mutex_destroy(&o->mu);
+	free(o->uri);
+	free(o);
+}
+
+static void *lv_opener(void *arg)
+{
+	struct lv_opening *o = arg;
+	virConnectPtr c = lv.virConnectOpen(o->uri);
+	bool abandoned;
+
+	pthread_mutex_lock(&o->mu);
+	if (!c)
+		snprintf(o->err, sizeof(o->err), "%s", lv_raw_err()); /* libvirt's errors are per thread */
+	o->conn = c;
+	o->done = true;
+	abandoned = o->abandoned;
+	pthread_cond_signal(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+	if (abandoned) {
+		if (c)
+			(void)lv.virConnectClose(c);
+		lv_opening_free(o);
+	}
+	return NULL;
+}
+
+/* 0 with *conn, -ETIMEDOUT, or -ECONNREFUSED with libvirt's words in err */
+static int lv_open_within(const char *uri, double timeout_s, virConnectPtr *conn, char *err, size_t len)
+{
+	struct lv_opening *o = calloc(1, sizeof(*o));
+	pthread_condattr_t ca;
+	struct timespec at;
+	int r = 0;
+
+	if (!o || !(o->uri = strdup(uri))) {
+		free(o);
+		return errf(err, len, -ENOMEM, "out of memory");
+	}
+	(void)pthread_condattr_init(&ca);
+	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	(void)pthread_mutex_init(&o->mu, NULL);
+	(void)pthread_cond_init(&o->cv, &ca);
+	(void)pthread_condattr_destroy(&ca);
+	r = lv_thread(lv_opener, o);
+	if (r < 0) {
+		lv_opening_free(o);
+		return errf(err, len, r, "a thread for the connection: %s", strerror(-r));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	at.tv_sec += (time_t)timeout_s;
+	at.tv_nsec += (long)((timeout_s - (double)(time_t)timeout_s) * 1e9);
+	if (at.tv_nsec >= 1000000000) {
+		at.tv_sec++;
+		at.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&o->mu);
+	while (!o->done && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&o->cv, &o->mu, &at);
+	if (!o->done) {
+		o->abandoned = true; /* the thread frees it */
+		pthread_mutex_unlock(&o->mu);
+		return errf(err, len, -ETIMEDOUT, "the daemon took the connection but did not answer within %g s "
+			    "(--connect-timeout)", timeout_s);
+	}
+	pthread_mutex_unlock(&o->mu);
+	r = o->conn ? 0 : errf(err, len, -ECONNREFUSED, "%s", o->err);
+	if (o->conn)
+		*conn = o->conn;
+	lv_opening_free(o);
+	return r;
+}
+
+int lab_hv_libvirt_connect(const char *uri, double timeout_s, char *why, size_t len)
+{
+	/* the keepalive's interval and count: a daemon silent for about
+	 * timeout_s is lost (virsh's 5 s x 6 for the default 30) */
+	static int silent_s;
+	int interval = timeout_s / 3 >= 1 ? (int)(timeout_s / 3 + 0.5) : 1, r;
 	char *host;
 
 	if (lv.conn)
@@ -92,17 +357,25 @@ int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
 	LV_FUNCS(X)
 #undef X
 	lv.virSetErrorFunc(NULL, lv_quiet);
-	lv.conn = lv.virConnectOpen(uri);
-	if (!lv.conn) {
-		char shown[512];
-
-		lab_hv_uri_label(uri, shown, sizeof(shown)); /* no query, no password */
-		errf(why, len, -ECONNREFUSED, "connecting to %s: %s", shown, lv_err());
-		(void)dlclose(lv.h);
-		lv.h = NULL;
-		return -ECONNREFUSED;
-	}
 	lab_hv_uri_label(uri, lv.uri, sizeof(lv.uri)); /* as said: no query, no password */
+	/* the event loop before the connection, which registers with it */
+	if (lv.virEventRegisterDefaultImpl() < 0 || (r = lv_thread(lv_events, NULL)) < 0)
+		return errf(why, len, -EIO, "libvirt's event loop: %s", lv_raw_err());
+	r = lv_open_within(uri, timeout_s, &lv.conn, why, len);
+	if (r < 0) {
+		char said[600];
+
+		snprintf(said, sizeof(said), "%s", why);
+		errf(why, len, r == -ETIMEDOUT ? r : -ECONNREFUSED, "connecting to %s: %s", lv.uri, said);
+		/* libvirt stays loaded: a thread given up on may be in it */
+		return r == -ETIMEDOUT ? r : -ECONNREFUSED;
+	}
+	/* a daemon that stops answering found by libvirt's keepalive (not
+	 * every driver has one: the in-process test:///default), its end by
+	 * the close callback */
+	silent_s = interval * 3;
+	(void)lv.virConnectSetKeepAlive(lv.conn, interval, 2);
+	(void)lv.virConnectRegisterCloseCallback(lv.conn, lv_closed, &silent_s, NULL);
 	host = lv.virConnectGetHostname(lv.conn);
 	snprintf(lv.host, sizeof(lv.host), "%s", host ? host : "unknown");
 	free(host);
@@ -120,6 +393,11 @@ int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
 				 (unsigned)(st.st_mode & 0777));
 	}
 	return 0;
+}
+
+bool lab_hv_libvirt_lost(void)
+{
+	return lv.conn && lv_is_lost();
 }
 
 const char *lab_hv_libvirt_host(void)
@@ -357,6 +635,37 @@ static int lv_copy(const char *src, const char *dir, const char *dst)
 	return chmod(to, 0644) < 0 ? -errno : 0;
 }
 
+/* The domain of work directory dir, started: remembered until destroyed,
+ * for the daemon's loss (lv_lose); ended at once when it is lost already */
+static void lv_remember(const char *dir)
+{
+	struct lv_dom d = { 0 };
+	bool lost;
+
+	if (lv_control(dir, d.name, sizeof(d.name)) < 0)
+		return;
+	snprintf(d.kernel, sizeof(d.kernel), "%s/" LV_KERNEL, dir);
+	pthread_mutex_lock(&lv.mu);
+	for (size_t i = 0; i < sizeof(lv.doms) / sizeof(lv.doms[0]); i++)
+		if (!lv.doms[i].name[0]) {
+			lv.doms[i] = d;
+			break;
+		}
+	lost = lv.lost;
+	pthread_mutex_unlock(&lv.mu);
+	if (lost)
+		lv_end_orphan(&d);
+}
+
+static void lv_forget(const char *name)
+{
+	pthread_mutex_lock(&lv.mu);
+	for (size_t i = 0; i < sizeof(lv.doms) / sizeof(lv.doms[0]); i++)
+		if (!strcmp(lv.doms[i].name, name))
+			lv.doms[i].name[0] = '\0';
+	pthread_mutex_unlock(&lv.mu);
+}
+
 /* Start the domain; the log gets the daemon's words on failure. No process
  * of the lab's: *pid 0 (the daemon's QEMU is its own, destroyed by name). */
 static int lv_start(const struct lab_config *c, const struct lab_paths *p, const struct strv *def, const char *log,
@@ -383,30 +692,37 @@ static int lv_start(const struct lab_config *c, const struct lab_paths *p, const
 	/* the directory crossed by the daemon's QEMU to its files (not listed) */
 	if (r == 0 && chmod(p->work_dir, 0711) < 0)
 		r = -errno;
-	d = r < 0 ? NULL : lv.virDomainCreateXML(lv.conn, def->v[0], VIR_DOMAIN_START_AUTODESTROY);
-	snprintf(line, sizeof(line), "libvirt %s: %s\n", lv.uri, d ? "domain started" : r < 0 ? "copying the image's "
-		 "kernel and initramfs into the work directory failed" : lv_err());
+	d = r < 0 || lv_is_lost() ? NULL : lv.virDomainCreateXML(lv.conn, def->v[0], VIR_DOMAIN_START_AUTODESTROY);
+	if (!d && r == 0 && lv_gone())
+		snprintf(line, sizeof(line), "%s\n", lv.lost_why); /* the daemon lost: said so, not errno's words */
+	else
+		snprintf(line, sizeof(line), "libvirt %s: %s\n", lv.uri, d ? "domain started" : r < 0 ? "copying the "
+			 "image's kernel and initramfs into the work directory failed" : lv_err());
 	(void)file_write_new(log, line, strlen(line));
 	if (!d)
-		return -EIO;
+		return lv_is_lost() ? -ENOTCONN : -EIO;
 	lv.virDomainFree(d);
+	lv_remember(p->work_dir);
+	vmb_test_stop_point("lab-libvirt-started"); /* tests lose the daemon here, its domain booting */
 	return 0;
 }
 
 static int lv_channel(const char *agent, int *fd)
 {
-	return lab_hv_unix_channel(agent, fd);
+	return lv_is_lost() ? -ENOTCONN : lab_hv_unix_channel(agent, fd);
 }
 
 /* The domain's state as a word; "gone" when the daemon has it no more (a
- * transient domain that stopped) */
+ * transient domain that stopped); -ENOTCONN when the daemon is lost */
 static int lv_state(const char *name, char *state, size_t slen, bool *final)
 {
 	static const char *const words[] = { "nostate", "running", "blocked", "paused", "shutdown", "shutoff",
 					     "crashed", "pmsuspended" };
-	virDomainPtr d = lv.conn ? lv.virDomainLookupByName(lv.conn, name) : NULL;
+	virDomainPtr d = lv.conn && !lv_is_lost() ? lv.virDomainLookupByName(lv.conn, name) : NULL;
 	int st = 0, reason = 0, r;
 
+	if (!d && lv.conn && lv_gone())
+		return -ENOTCONN;
 	if (!d) {
 		snprintf(state, slen, "gone");
 		*final = true;
@@ -415,7 +731,7 @@ static int lv_state(const char *name, char *state, size_t slen, bool *final)
 	r = lv.virDomainGetState(d, &st, &reason, 0);
 	lv.virDomainFree(d);
 	if (r < 0)
-		return -EIO;
+		return lv_gone() ? -ENOTCONN : -EIO;
 	snprintf(state, slen, "%s", st >= 0 && st < (int)(sizeof(words) / sizeof(words[0])) ? words[st] : "unknown");
 	*final = st == VIR_DOMAIN_SHUTOFF || st == VIR_DOMAIN_CRASHED;
 	return 0;
@@ -426,6 +742,11 @@ static int lv_exit_why(const struct lab_hv_exit *e, char *why, size_t len)
 	char *text = NULL, *last;
 
 	why[0] = '\0';
+	/* the daemon lost (not a verdict on the accelerator) */
+	if (lv_is_lost() && !e->accel_only) {
+		snprintf(why, len, "%s", lv.lost_why);
+		return e->status >= 0 ? -ECHILD : 1;
+	}
 	/* the daemon's words at the start, else the domain's state */
 	if (read_file(e->log, &text) == 0 && strstr(text, "libvirt ") && !strstr(text, "domain started")) {
 		/* its last line, without the newline that ends it */
@@ -455,11 +776,16 @@ static int lv_destroy(pid_t pid, const char *ctl, int grace_ms, int *status)
 	/* the guest powers off by itself (after BYE); the transient domain goes */
 	while (lv_state(ctl, state, sizeof(state), &final) == 0 && !final && clock_ns() < deadline)
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
-	d = lv.virDomainLookupByName(lv.conn, ctl);
-	if (!d)
+	/* the daemon lost: its domain ended here, or said to be left (lv_lose) */
+	d = lv_is_lost() ? NULL : lv.virDomainLookupByName(lv.conn, ctl);
+	if (!d) {
+		(void)lv_gone();
+		lv_forget(ctl);
 		return 0;
+	}
 	(void)lv.virDomainDestroy(d);
 	lv.virDomainFree(d);
+	lv_forget(ctl);
 	return final ? 0 : 1;
 }
 
@@ -485,7 +811,9 @@ static void lv_close(struct lab_hv_mon *m)
 
 static int lv_run_state(struct lab_hv_mon *m, char *state, size_t slen, bool *final, char *why, size_t len)
 {
-	return lv_state(m->name, state, slen, final) < 0 ? errf(why, len, -EIO, "%s", lv_err()) : 0;
+	int r = lv_state(m->name, state, slen, final);
+
+	return r < 0 ? errf(why, len, r, "%s", r == -ENOTCONN ? lv.lost_why : lv_err()) : 0;
 }
 
 static int lv_reset(struct lab_hv_mon *m, char *why, size_t len)
