@@ -174,17 +174,23 @@ static void lv_lose(const char *how)
 			lv_end_orphan(&doms[i]);
 }
 
+/* libvirt's words on the calling thread's last failure, kept: asking
+ * whether the connection is alive resets libvirt's own */
+static _Thread_local char lv_said[1024];
+
 /* After a call that failed: true when the daemon is lost (the connection
  * is not alive any more), said once */
 static bool lv_gone(void)
 {
-	char how[512];
+	char how[1100];
 
+	if (lv.virGetLastErrorCode() != VIR_ERR_OK)
+		snprintf(lv_said, sizeof(lv_said), "%s", lv_raw_err());
 	if (lv_is_lost())
 		return true;
 	if (!lv.conn || lv.virConnectIsAlive(lv.conn) != 0)
 		return false;
-	snprintf(how, sizeof(how), "the connection is closed (libvirt: %s)", lv_raw_err());
+	snprintf(how, sizeof(how), "the connection is closed (libvirt: %s)", *lv_said ? lv_said : "no message");
 	lv_lose(how);
 	return true;
 }
@@ -192,9 +198,7 @@ static bool lv_gone(void)
 /* What a call that failed says: libvirt's words, or that the daemon is lost */
 static const char *lv_err(void)
 {
-	const char *m = lv_raw_err();
-
-	return lv_gone() ? lv.lost_why : m;
+	return lv_gone() ? lv.lost_why : *lv_said ? lv_said : "no message";
 }
 
 /* libvirt's close callback, in its event loop's thread */
@@ -677,7 +681,7 @@ static int lv_start(const struct lab_config *c, const struct lab_paths *p, const
 	(void)c;
 	(void)p;
 	char bz[4300], dir[4200];
-	const char *slash = strrchr(p->initrd, '/');
+	const char *slash = strrchr(p->initrd, '/'), *said = "";
 	int r;
 
 	*pid = 0;
@@ -693,11 +697,11 @@ static int lv_start(const struct lab_config *c, const struct lab_paths *p, const
 	if (r == 0 && chmod(p->work_dir, 0711) < 0)
 		r = -errno;
 	d = r < 0 || lv_is_lost() ? NULL : lv.virDomainCreateXML(lv.conn, def->v[0], VIR_DOMAIN_START_AUTODESTROY);
-	if (!d && r == 0 && lv_gone())
-		snprintf(line, sizeof(line), "%s\n", lv.lost_why); /* the daemon lost: said so, not errno's words */
+	if (!d && r == 0 && (said = lv_err()) == lv.lost_why)
+		snprintf(line, sizeof(line), "%s\n", said); /* the daemon lost: said so, not errno's words */
 	else
 		snprintf(line, sizeof(line), "libvirt %s: %s\n", lv.uri, d ? "domain started" : r < 0 ? "copying the "
-			 "image's kernel and initramfs into the work directory failed" : lv_err());
+			 "image's kernel and initramfs into the work directory failed" : said);
 	(void)file_write_new(log, line, strlen(line));
 	if (!d)
 		return lv_is_lost() ? -ENOTCONN : -EIO;
