@@ -334,6 +334,9 @@ static int await_hello_loop(struct lab_boot *b, uint64_t t0, uint64_t deadline, 
 			boot_reaped(b);
 			return exited(b, status, false, err, errlen);
 		}
+		/* libvirt's daemon lost: the lab ended its QEMU (hv_libvirt.c), why */
+		if (r == -EPIPE && lab_hv_libvirt_lost())
+			return exited(b, -1, false, err, errlen);
 		if (r == -EPIPE)
 			return errf(err, errlen, -EPIPE, "the guest closed its agent channel before it said HELLO");
 		r = stopped_for_good(b, now, err, errlen);
