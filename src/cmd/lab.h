@@ -191,7 +191,7 @@ lab_verb_fn lab_run, lab_contend_cmd;
 /* --connect URI for the session: its label hv_uri, and libvirt connected
  * and its back end the session's ("direct": QEMU here, labelled so).
  * CMD_CONTINUE, or an exit code after the message. */
-int lab_connect(const struct vmb_cmd *self, const char *uri);
+int lab_connect(const struct vmb_cmd *self, const char *uri, double timeout_s);
 /* lab_request_start's last step: --connect's connection (rq->fleet_uri's,
  * else the option's), then the verb */
 lab_verb_fn lab_request_go;
@@ -348,6 +348,11 @@ int lab_compare(struct cmp_table *t, const char *spec, const char *config, const
 #define LAB_OPT_HELLO_TIMEOUT                                                                                        \
 	{ .name = "hello-timeout", .type = OPT_DOUBLE, .min = 1, .max = 3600, .def = "180", .metavar = "SECONDS",   \
 	  .help = "how long a guest may take to boot and say HELLO" }
+#define LAB_OPT_CONNECT_TIMEOUT                                                                                      \
+	{ .name = "connect-timeout", .type = OPT_DOUBLE, .min = 1, .max = 3600, .def = "30", .metavar = "SECONDS",  \
+	  .help = "--connect: how long libvirt's daemon may take to answer the connection, and then how long it "  \
+		  "may stay silent (libvirt's keepalive) before it is lost: that host's domains are then ended "    \
+		  "where their QEMU runs on this machine, and its remaining configurations fail" }
 #define LAB_OPT_OUTPUT                                                                                               \
 	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .metavar = "FILE",                               \
 	  .help = "the HTML report to write (a new file; - for stdout; default a new "                              \

@@ -519,6 +519,7 @@ static const struct vmb_opt lab_contend_opts[] = {
 		  "and the emulator's threads; the host's figures from libvirt's vCPU statistics (their time on a "
 		  "CPU and their run delay, no timeslices). rt is skipped through libvirt: its real-time "
 		  "scheduler is the domain's definition for its whole life" },
+	LAB_OPT_CONNECT_TIMEOUT,
 	OPT_TABLE_END,
 };
 

@@ -67,7 +67,7 @@ static int connect_text(const struct vmb_cmd *self, const char *uri)
 	return CMD_CONTINUE;
 }
 
-int lab_connect(const struct vmb_cmd *self, const char *uri)
+int lab_connect(const struct vmb_cmd *self, const char *uri, double timeout_s)
 {
 	char why[1024], label[512];
 	int r = connect_text(self, uri);
@@ -81,7 +81,7 @@ int lab_connect(const struct vmb_cmd *self, const char *uri)
 	lab_hv_set_uri(label);
 	if (!strcmp(uri, "direct"))
 		return CMD_CONTINUE;
-	r = lab_hv_libvirt_connect(uri, why, sizeof(why));
+	r = lab_hv_libvirt_connect(uri, timeout_s, why, sizeof(why));
 	if (r < 0) {
 		log_error("--connect %s: %s", label, why);
 		return r == -EOPNOTSUPP ? EXIT_USAGE : EXIT_FAILED;
@@ -92,19 +92,30 @@ int lab_connect(const struct vmb_cmd *self, const char *uri)
 
 int lab_request_go(const struct vmb_cmd *self, struct lab_request *rq, const char *cache)
 {
+	int ret;
+
 	/* --connect: the session's guests through libvirt, connected before the
 	 * plan, whose configurations say what it cannot carry ("direct": QEMU
 	 * here, as without it, but labelled so); a study connected already */
 	if (!rq->from_study && (rq->fleet_uri || optset_str(&rq->own, "connect"))) {
-		int ret = lab_connect(self, rq->fleet_uri ? rq->fleet_uri : optset_str(&rq->own, "connect"));
-
+		ret = lab_connect(self, rq->fleet_uri ? rq->fleet_uri : optset_str(&rq->own, "connect"),
+				  optset_double(&rq->own, "connect-timeout"));
 		if (ret != CMD_CONTINUE)
 			return ret;
 	}
 	/* not given: its row's default, --quick's under --quick */
 	if (rq->verb == LAB_VERB_RUN && !rq->boots)
 		rq->boots = (unsigned)optset_int(&rq->own, "boots");
-	return rq->verb == LAB_VERB_CONTEND ? lab_contend_cmd(self, rq, cache) : lab_run(self, rq, cache);
+	if (rq->verb == LAB_VERB_CONTEND)
+		return lab_contend_cmd(self, rq, cache);
+	ret = lab_run(self, rq, cache);
+	/* a daemon lost after its configurations (during the last one's shut
+	 * down): said when it was, and the run fails with it */
+	if (ret == EXIT_OK && lab_hv_libvirt_lost()) {
+		log_error("the libvirt daemon was lost during the run: its results stored before are kept");
+		ret = EXIT_FAILED;
+	}
+	return ret;
 }
 
 /* One --connect value and its process */

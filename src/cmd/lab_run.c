@@ -662,6 +662,7 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "a shared folder, firmware=uefi, boot=cdrom, disk=nvme and usb-ehci; boot.warm and vmops' "
 		  "migrate, saverestore and savevm say why they skip; the balloon, pin=on and vmops.snapshot go "
 		  "through libvirt's own calls" },
+	LAB_OPT_CONNECT_TIMEOUT,
 	LAB_OPT_LABEL,
 	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,

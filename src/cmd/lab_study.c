@@ -579,7 +579,7 @@ int lab_study(const struct vmb_cmd *self, const struct optset *own, const char *
 	/* --connect: every experiment's guests through libvirt, connected
 	 * before the plan, whose configurations say what it cannot carry */
 	if (optset_str(own, "connect")) {
-		ret = lab_connect(self, optset_str(own, "connect"));
+		ret = lab_connect(self, optset_str(own, "connect"), optset_double(own, "connect-timeout"));
 		if (ret != CMD_CONTINUE)
 			return ret;
 	}
@@ -609,6 +609,7 @@ static const struct vmb_opt lab_study_opts[] = {
 	LAB_OPTS_BOOTS,
 	LAB_OPT_QUICK,
 	LAB_OPT_HELLO_TIMEOUT,
+	LAB_OPT_CONNECT_TIMEOUT,
 	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,
 	{ .name = "list", .type = OPT_BOOL, .help = "list the shipped studies (studies/ of the source tree, or "

@@ -119,9 +119,10 @@ void lab_hv_uri_label(const char *uri, char *buf, size_t len)
 }
 
 #ifndef HAVE_LIBVIRT
-int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
+int lab_hv_libvirt_connect(const char *uri, double timeout_s, char *why, size_t len)
 {
 	(void)uri;
+	(void)timeout_s;
 	return errf(why, len, -EOPNOTSUPP, "--connect needs libvirt, which this vmbench was built without (Debian: "
 		    "libvirt-dev, then build again)");
 }
@@ -129,6 +130,11 @@ int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
 const char *lab_hv_libvirt_host(void)
 {
 	return NULL;
+}
+
+bool lab_hv_libvirt_lost(void)
+{
+	return false;
 }
 #endif
 

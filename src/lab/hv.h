@@ -111,7 +111,8 @@ struct lab_hv_ops {
 	int (*start)(const struct lab_config *c, const struct lab_paths *p, const struct strv *def, const char *log,
 		     pid_t *pid);
 	/* One try at the channel to the agent (p->agent_socket): 0 with *fd,
-	 * -ENOENT or -ECONNREFUSED while it is not there yet. */
+	 * -ENOENT or -ECONNREFUSED while it is not there yet; -ENOTCONN when
+	 * the hypervisor is lost (exit_why says why), not tried again. */
 	int (*channel)(const char *agent, int *fd);
 	/* Why it stopped before the guest said HELLO. With e->status >= 0 (its
 	 * process exited): a negative errno and the whole reason in why
@@ -210,9 +211,16 @@ void lab_hv_set_default(const struct lab_hv_ops *hv);
 bool lab_hv_config_unsupported(const struct lab_config *c, char *why, size_t len);
 /* --connect URI: libvirt loaded (dlopen) and connected, its row the
  * session's; the connection stays open until the process ends, so that its
- * domains (started with AUTODESTROY) go with it. -EOPNOTSUPP with why when
- * this vmbench or machine has no libvirt. */
-int lab_hv_libvirt_connect(const char *uri, char *why, size_t len);
+ * domains (started with AUTODESTROY) go with it. timeout_s bounds the
+ * connection (a daemon that takes it and never answers: -ETIMEDOUT), and
+ * then, as libvirt's keepalive, how long the daemon may stay silent before
+ * it is lost. -EOPNOTSUPP with why when this vmbench or machine has no
+ * libvirt. */
+int lab_hv_libvirt_connect(const char *uri, double timeout_s, char *why, size_t len);
+/* Whether the daemon was lost after the connection (it ended, or stopped
+ * answering): said once when it was, its domains' QEMUs ended where they
+ * run on this machine, every call of the back end failing since */
+bool lab_hv_libvirt_lost(void);
 /* The connected hypervisor host's name (virConnectGetHostname); NULL
  * when there is no connection. */
 const char *lab_hv_libvirt_host(void);

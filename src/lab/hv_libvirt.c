@@ -11,8 +11,12 @@
  * daemon destroys its domains when that connection drops. libvirt is
  * opened at run time (dlopen), as libpq is; built with its headers only
  * (HAVE_LIBVIRT). */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <stdarg.h>
@@ -30,26 +34,11 @@
 #include "../core/file.h"
 #include "../core/log.h"
 #include "../core/spawn.h"
+#include "../core/stoppoint.h"
 #include "../core/str.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
-#define LV_FUNCS(X)                                                                                          \
-	X(virConnectOpen) X(virConnectClose) X(virConnectGetHostname) X(virDomainCreateXML)                 \
-	X(virDomainLookupByName) X(virDomainDestroy) X(virDomainFree) X(virDomainGetState) X(virDomainReset) \
-	X(virGetLastErrorMessage) X(virSetErrorFunc) X(virDomainSetMemoryFlags) X(virDomainMemoryStats)  \
-	X(virDomainGetVcpusFlags) X(virDomainPinVcpuFlags) X(virDomainGetVcpuPinInfo) X(virNodeGetCPUMap)       \
-	X(virDomainSnapshotCreateXML) X(virDomainSnapshotFree) X(virDomainBlockCommit)                       \
-	X(virDomainGetBlockJobInfo) X(virDomainBlockJobAbort)
-
-static struct {
-	void *h;
-#define LV_FIELD(f) __typeof__(f) *f;
-	LV_FUNCS(LV_FIELD)
-#undef LV_FIELD
-	virConnectPtr conn;
-	char uri[256], host[256];
-} lv;
 
 struct lab_hv_mon {
 	char name[200];
@@ -58,104 +47,6 @@ struct lab_hv_mon {
 /* the image's kernel and initramfs, copied into the boot's work directory */
 #define LV_KERNEL "lv-vmlinuz"
 #define LV_INITRD "lv-initrd.img"
-
-/* libvirt's errors are said by the lab with its own words, not printed by
- * libvirt's default handler */
-static void lv_quiet(void *arg, virErrorPtr e)
-{
-	(void)arg;
-	(void)e;
-}
-
-static const char *lv_err(void)
-{
-	const char *m = lv.virGetLastErrorMessage ? lv.virGetLastErrorMessage() : NULL;
-
-	return m && *m ? m : "no message";
-}
-
-void *lv_symbol(const char *name)
-{
-	return lv.h ? dlsym(lv.h, name) : NULL;
-}
-
-virDomainPtr lv_domain(const char *name, char *why, size_t len)
-{
-	virDomainPtr d = lv.conn ? lv.virDomainLookupByName(lv.conn, name) : NULL;
-
-	if (!d)
-		errf(why, len, -EIO, "the domain: %s", lv.conn ? lv_err() : "no libvirt connection");
-	return d;
-}
-
-void lv_domain_free(virDomainPtr d)
-{
-	lv.virDomainFree(d);
-}
-
-const char *lv_error(void)
-{
-	return lv_err();
-}
-
-int lv_host_cpus(void)
-{
-	return lv.conn ? lv.virNodeGetCPUMap(lv.conn, NULL, NULL, 0) : -1;
-}
-
-int lab_hv_libvirt_connect(const char *uri, char *why, size_t len)
-{
-	char *host;
-
-	if (lv.conn)
-		return 0;
-	lv.h = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (!lv.h)
-		return errf(why, len, -EOPNOTSUPP, "--connect needs libvirt.so.0, which is not installed here (Debian: "
-			    "libvirt0)");
-#define X(f)                                                                                                 \
-	if (!(lv.f = (__typeof__(f) *)dlsym(lv.h, #f))) {                                                   \
-		(void)dlclose(lv.h);                                                                         \
-		lv.h = NULL;                                                                                 \
-		return errf(why, len, -EOPNOTSUPP, "libvirt.so.0 has no " #f);                              \
-	}
-	LV_FUNCS(X)
-#undef X
-	lv.virSetErrorFunc(NULL, lv_quiet);
-	lv.conn = lv.virConnectOpen(uri);
-	if (!lv.conn) {
-		char shown[512];
-
-		lab_hv_uri_label(uri, shown, sizeof(shown)); /* no query, no password */
-		errf(why, len, -ECONNREFUSED, "connecting to %s: %s", shown, lv_err());
-		(void)dlclose(lv.h);
-		lv.h = NULL;
-		return -ECONNREFUSED;
-	}
-	lab_hv_uri_label(uri, lv.uri, sizeof(lv.uri)); /* as said: no query, no password */
-	host = lv.virConnectGetHostname(lv.conn);
-	snprintf(lv.host, sizeof(lv.host), "%s", host ? host : "unknown");
-	free(host);
-	lab_hv_set_default(&lab_hv_libvirt);
-	/* a local daemon whose QEMU user cannot open /dev/kvm (no udev ran:
-	 * root's alone) takes its cached QEMU capabilities for outdated, and
-	 * probes QEMU again at every start: a minute a domain on this machine */
-	{
-		struct stat st;
-
-		if (strstr(uri, ":///") && stat("/dev/kvm", &st) == 0 && S_ISCHR(st.st_mode) && !(st.st_mode & 0060))
-			log_warn("/dev/kvm is root's alone (mode %03o): libvirt's QEMU cannot open it, and the daemon "
-				 "probes QEMU again at every domain it starts (about a minute each on a machine like this); "
-				 "Debian's udev gives it group kvm, mode 0660 (chgrp kvm /dev/kvm; chmod 660 /dev/kvm)",
-				 (unsigned)(st.st_mode & 0777));
-	}
-	return 0;
-}
-
-const char *lab_hv_libvirt_host(void)
-{
-	return lv.conn ? lv.host : NULL;
-}
 
 /* The domain's name: the work directory's own name, unique per boot */
 static int lv_control(const char *dir, char *ctl, size_t len)
@@ -387,6 +278,37 @@ static int lv_copy(const char *src, const char *dir, const char *dst)
 	return chmod(to, 0644) < 0 ? -errno : 0;
 }
 
+/* The domain of work directory dir, started: remembered until destroyed,
+ * for the daemon's loss (lv_lose); ended at once when it is lost already */
+static void lv_remember(const char *dir)
+{
+	struct lv_dom d = { 0 };
+	bool lost;
+
+	if (lv_control(dir, d.name, sizeof(d.name)) < 0)
+		return;
+	snprintf(d.kernel, sizeof(d.kernel), "%s/" LV_KERNEL, dir);
+	pthread_mutex_lock(&lv.mu);
+	for (size_t i = 0; i < sizeof(lv.doms) / sizeof(lv.doms[0]); i++)
+		if (!lv.doms[i].name[0]) {
+			lv.doms[i] = d;
+			break;
+		}
+	lost = lv.lost;
+	pthread_mutex_unlock(&lv.mu);
+	if (lost)
+		lv_end_orphan(&d);
+}
+
+static void lv_forget(const char *name)
+{
+	pthread_mutex_lock(&lv.mu);
+	for (size_t i = 0; i < sizeof(lv.doms) / sizeof(lv.doms[0]); i++)
+		if (!strcmp(lv.doms[i].name, name))
+			lv.doms[i].name[0] = '\0';
+	pthread_mutex_unlock(&lv.mu);
+}
+
 /* Start the domain; the log gets the daemon's words on failure. No process
  * of the lab's: *pid 0 (the daemon's QEMU is its own, destroyed by name). */
 static int lv_start(const struct lab_config *c, const struct lab_paths *p, const struct strv *def, const char *log,
@@ -398,7 +320,7 @@ static int lv_start(const struct lab_config *c, const struct lab_paths *p, const
 	(void)c;
 	(void)p;
 	char bz[4300], dir[4200];
-	const char *slash = strrchr(p->initrd, '/');
+	const char *slash = strrchr(p->initrd, '/'), *said = "";
 	int r;
 
 	*pid = 0;
@@ -413,30 +335,37 @@ static int lv_start(const struct lab_config *c, const struct lab_paths *p, const
 	/* the directory crossed by the daemon's QEMU to its files (not listed) */
 	if (r == 0 && chmod(p->work_dir, 0711) < 0)
 		r = -errno;
-	d = r < 0 ? NULL : lv.virDomainCreateXML(lv.conn, def->v[0], VIR_DOMAIN_START_AUTODESTROY);
-	snprintf(line, sizeof(line), "libvirt %s: %s\n", lv.uri, d ? "domain started" : r < 0 ? "copying the image's "
-		 "kernel and initramfs into the work directory failed" : lv_err());
+	d = r < 0 || lv_is_lost() ? NULL : lv.virDomainCreateXML(lv.conn, def->v[0], VIR_DOMAIN_START_AUTODESTROY);
+	if (!d && r == 0 && (said = lv_err()) == lv.lost_why)
+		snprintf(line, sizeof(line), "%s\n", said); /* the daemon lost: said so, not errno's words */
+	else
+		snprintf(line, sizeof(line), "libvirt %s: %s\n", lv.uri, d ? "domain started" : r < 0 ? "copying the "
+			 "image's kernel and initramfs into the work directory failed" : said);
 	(void)file_write_new(log, line, strlen(line));
 	if (!d)
-		return -EIO;
+		return lv_is_lost() ? -ENOTCONN : -EIO;
 	lv.virDomainFree(d);
+	lv_remember(p->work_dir);
+	vmb_test_stop_point("lab-libvirt-started"); /* tests lose the daemon here, its domain booting */
 	return 0;
 }
 
 static int lv_channel(const char *agent, int *fd)
 {
-	return lab_hv_unix_channel(agent, fd);
+	return lv_is_lost() ? -ENOTCONN : lab_hv_unix_channel(agent, fd);
 }
 
 /* The domain's state as a word; "gone" when the daemon has it no more (a
- * transient domain that stopped) */
+ * transient domain that stopped); -ENOTCONN when the daemon is lost */
 static int lv_state(const char *name, char *state, size_t slen, bool *final)
 {
 	static const char *const words[] = { "nostate", "running", "blocked", "paused", "shutdown", "shutoff",
 					     "crashed", "pmsuspended" };
-	virDomainPtr d = lv.conn ? lv.virDomainLookupByName(lv.conn, name) : NULL;
+	virDomainPtr d = lv.conn && !lv_is_lost() ? lv.virDomainLookupByName(lv.conn, name) : NULL;
 	int st = 0, reason = 0, r;
 
+	if (!d && lv.conn && lv_gone())
+		return -ENOTCONN;
 	if (!d) {
 		snprintf(state, slen, "gone");
 		*final = true;
@@ -445,7 +374,7 @@ static int lv_state(const char *name, char *state, size_t slen, bool *final)
 	r = lv.virDomainGetState(d, &st, &reason, 0);
 	lv.virDomainFree(d);
 	if (r < 0)
-		return -EIO;
+		return lv_gone() ? -ENOTCONN : -EIO;
 	snprintf(state, slen, "%s", st >= 0 && st < (int)(sizeof(words) / sizeof(words[0])) ? words[st] : "unknown");
 	*final = st == VIR_DOMAIN_SHUTOFF || st == VIR_DOMAIN_CRASHED;
 	return 0;
@@ -456,6 +385,11 @@ static int lv_exit_why(const struct lab_hv_exit *e, char *why, size_t len)
 	char *text = NULL, *last;
 
 	why[0] = '\0';
+	/* the daemon lost (not a verdict on the accelerator) */
+	if (lv_is_lost() && !e->accel_only) {
+		snprintf(why, len, "%s", lv.lost_why);
+		return e->status >= 0 ? -ECHILD : 1;
+	}
 	/* the daemon's words at the start, else the domain's state */
 	if (read_file(e->log, &text) == 0 && strstr(text, "libvirt ") && !strstr(text, "domain started")) {
 		/* its last line, without the newline that ends it */
@@ -485,11 +419,16 @@ static int lv_destroy(pid_t pid, const char *ctl, int grace_ms, int *status)
 	/* the guest powers off by itself (after BYE); the transient domain goes */
 	while (lv_state(ctl, state, sizeof(state), &final) == 0 && !final && clock_ns() < deadline)
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
-	d = lv.virDomainLookupByName(lv.conn, ctl);
-	if (!d)
+	/* the daemon lost: its domain ended here, or said to be left (lv_lose) */
+	d = lv_is_lost() ? NULL : lv.virDomainLookupByName(lv.conn, ctl);
+	if (!d) {
+		(void)lv_gone();
+		lv_forget(ctl);
 		return 0;
+	}
 	(void)lv.virDomainDestroy(d);
 	lv.virDomainFree(d);
+	lv_forget(ctl);
 	return final ? 0 : 1;
 }
 
@@ -520,7 +459,9 @@ static void lv_close(struct lab_hv_mon *m)
 
 static int lv_run_state(struct lab_hv_mon *m, char *state, size_t slen, bool *final, char *why, size_t len)
 {
-	return lv_state(m->name, state, slen, final) < 0 ? errf(why, len, -EIO, "%s", lv_err()) : 0;
+	int r = lv_state(m->name, state, slen, final);
+
+	return r < 0 ? errf(why, len, r, "%s", r == -ENOTCONN ? lv.lost_why : lv_err()) : 0;
 }
 
 static int lv_reset(struct lab_hv_mon *m, char *why, size_t len)

@@ -6,11 +6,55 @@
 #define VMB_LAB_HV_LIBVIRT_H
 
 #include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 struct lab_hv_mon;
+
+#define LV_FUNCS(X)                                                                                          \
+	X(virConnectOpen) X(virConnectClose) X(virConnectGetHostname) X(virDomainCreateXML)                 \
+	X(virDomainLookupByName) X(virDomainDestroy) X(virDomainFree) X(virDomainGetState) X(virDomainReset) \
+	X(virGetLastErrorMessage) X(virSetErrorFunc) X(virDomainSetMemoryFlags) X(virDomainMemoryStats)  \
+	X(virDomainGetVcpusFlags) X(virDomainPinVcpuFlags) X(virDomainGetVcpuPinInfo) X(virNodeGetCPUMap)       \
+	X(virDomainSnapshotCreateXML) X(virDomainSnapshotFree) X(virDomainBlockCommit)                       \
+	X(virDomainGetBlockJobInfo) X(virDomainBlockJobAbort) X(virEventRegisterDefaultImpl)                  \
+	X(virEventRunDefaultImpl) X(virConnectSetKeepAlive) X(virConnectRegisterCloseCallback)                 \
+	X(virConnectIsAlive) X(virGetLastErrorCode)
+
+/* libvirt as the connection opened it: its functions (dlsym), the
+ * session's one connection, and what is known of its daemon */
+struct lv_api {
+	void *h;
+#define LV_FIELD(f) __typeof__(f) *f;
+	LV_FUNCS(LV_FIELD)
+#undef LV_FIELD
+	virConnectPtr conn;
+	char uri[256], host[256];
+	/* the daemon lost (its connection closed or silent past the keepalive):
+	 * why, said once; the domains started on it and not destroyed yet */
+	pthread_mutex_t mu;
+	bool lost;
+	char lost_why[600];
+	struct lv_dom {
+		char name[200], kernel[4300];
+	} doms[4];
+};
+extern struct lv_api lv;
+
+/* hv_libvirt_conn.c: the connection, libvirt's event loop, a daemon lost */
+/* libvirt's words on the calling thread's last error, or why the daemon is lost */
+const char *lv_err(void);
+/* Is the daemon lost (its connection closed, or silent past the keepalive)? */
+bool lv_is_lost(void);
+/* The daemon lost, how: said once, its domains' QEMUs on this machine ended */
+void lv_lose(const char *how);
+/* Lost, or found lost now (virConnectIsAlive)? */
+bool lv_gone(void);
+/* A domain the lost daemon started: its QEMU on this machine ended, or where it may still run said */
+void lv_end_orphan(const struct lv_dom *d);
 
 /* A symbol of the libvirt opened at --connect (dlsym), or NULL. */
 void *lv_symbol(const char *name);

@@ -229,7 +229,8 @@ static void watch_close(struct lab_boot *b)
  * ("internal-error" when KVM could not run the guest, "guest-panicked"),
  * over a connection held while HELLO is awaited, with QEMU's own words
  * from its log; where QMP cannot be asked, the log's KVM error alone.
- * -ENOEXEC with why in err and b->final set, else 0. */
+ * -ENOEXEC with why in err and b->final set; -ENOTCONN with why when the
+ * hypervisor is lost (libvirt's daemon); else 0. */
 static int stopped_for_good(struct lab_boot *b, double now, char *err, size_t errlen)
 {
 	char state[32] = "", words[400] = "", why[512];
@@ -243,9 +244,16 @@ static int stopped_for_good(struct lab_boot *b, double now, char *err, size_t er
 		if (!b->hv->run_state || b->hv->open(b->ctl, 2000, &b->watch, why, sizeof(why)) < 0)
 			b->watch = NULL;
 	}
-	if (b->watch && b->hv->run_state(b->watch, state, sizeof(state), &final, why, sizeof(why)) < 0) {
-		watch_close(b); /* not asked again: the log is read instead */
-		state[0] = '\0';
+	if (b->watch) {
+		int r = b->hv->run_state(b->watch, state, sizeof(state), &final, why, sizeof(why));
+
+		/* the hypervisor lost (libvirt's daemon): why, not a guest's verdict */
+		if (r == -ENOTCONN)
+			return errf(err, errlen, r, "%s", why);
+		if (r < 0) {
+			watch_close(b); /* not asked again: the log is read instead */
+			state[0] = '\0';
+		}
 	}
 	if (*state && !final)
 		return 0;
@@ -326,10 +334,14 @@ static int await_hello_loop(struct lab_boot *b, uint64_t t0, uint64_t deadline, 
 			boot_reaped(b);
 			return exited(b, status, false, err, errlen);
 		}
+		/* libvirt's daemon lost: the lab ended its QEMU (hv_libvirt.c), why */
+		if (r == -EPIPE && lab_hv_libvirt_lost())
+			return exited(b, -1, false, err, errlen);
 		if (r == -EPIPE)
 			return errf(err, errlen, -EPIPE, "the guest closed its agent channel before it said HELLO");
-		if (stopped_for_good(b, now, err, errlen) < 0)
-			return -ENOEXEC;
+		r = stopped_for_good(b, now, err, errlen);
+		if (r < 0)
+			return r;
 		if (clock_ns() > deadline || vmb_stop_requested())
 			return errf(err, errlen, -ETIMEDOUT, "the guest did not say HELLO within %g s (--hello-timeout)",
 				    o->hello_timeout_ms / 1e3);
@@ -461,14 +473,18 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 static int connect_agent(struct lab_boot *b, uint64_t deadline, const struct lab_run_opts *o, char *err, size_t errlen)
 {
 	while (b->fd < 0) {
-		int status;
+		int status, r;
 
 		if (b->pid > 0 && waitpid(b->pid, &status, WNOHANG) == b->pid) {
 			boot_reaped(b);
 			return exited(b, status, true, err, errlen);
 		}
-		/* the back end's channel, once it is there (any failure: tried again) */
-		if (b->hv->channel(b->agent, &b->fd) < 0)
+		/* the back end's channel, once it is there (any failure but the
+		 * hypervisor's loss: tried again) */
+		r = b->hv->channel(b->agent, &b->fd);
+		if (r == -ENOTCONN)
+			return exited(b, -1, true, err, errlen);
+		if (r < 0)
 			b->fd = -1;
 		if (b->fd < 0) {
 			if (clock_ns() > deadline || vmb_stop_requested())

@@ -1,0 +1,141 @@
+#!/bin/sh
+# A libvirt host lost mid-matrix, and one that never answers (issue 46):
+# 'lab run --connect' against a daemon that takes the connection and says
+# nothing fails after --connect-timeout instead of hanging; against a
+# private libvirtd of the test's own (tests/cli/libvirtd.sh: its own mount
+# namespace, the machine's daemon untouched), one stopped (SIGSTOP) while
+# its guest boots is found by libvirt's keepalive, and one killed (SIGKILL)
+# while its guest boots, beside QEMU driven directly, fails its own host
+# only: said with its URI, its domain's QEMU (which outlives the daemon)
+# ended by vmbench, the other host's results stored and compared, the lost
+# host's failures marked. Plain build only (tests/meson.build).
+. "$(dirname "$0")/lib.sh"
+. "$SRC/tests/cli/libvirtd.sh"
+
+cache="$SRC/build-lab-cache"
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
+# a socket that takes the connection and never answers
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(8)
+print("ready", flush=True)
+held = []
+while True:
+    held.append(s.accept()[0])
+' "$T/mute.sock" >"$T/mute.out" &
+mute=$!
+i=0
+while [ ! -s "$T/mute.out" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+expect 1 "--connect to a daemon that never answers" timeout 120 "$VMB" lab run \
+	--connect "qemu+unix:///system?socket=$T/mute.sock" --connect-timeout 1 --matrix "accel=tcg" \
+	--suites cpu.prime --baseline none --cache "$T/no-cache" --db "$T/none.db"
+kill $mute 2>/dev/null
+wait $mute 2>/dev/null
+if grep -q "built without\|libvirt.so.0, which is not installed" "$T/err"; then
+	skip "the lab through libvirt" "$(head -1 "$T/err")"
+	finish
+	exit $?
+fi
+has "$T/err" "--connect qemu+unix:///system: connecting to qemu+unix:///system: the daemon took the connection but did not answer within 1 s (--connect-timeout)" \
+	"says it did not answer, and the bound"
+check "nothing was fetched or stored for it" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache'"
+if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+	! command -v libvirtd >/dev/null 2>&1 || ! command -v virsh >/dev/null 2>&1; then
+	skip "a libvirt daemon lost mid-matrix" "x86_64, busybox-static, qemu-system-x86 and libvirt-daemon-system are needed"
+	finish
+	exit $?
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	skip "a libvirt daemon lost mid-matrix" "the test's own libvirtd is started as root"
+	finish
+	exit $?
+fi
+# the daemon's QEMU runs as another user (libvirt-qemu): it crosses the
+# test's directories to the work directory's files
+chmod 711 "$T" "$TMPDIR"
+trap 'lvd_stop; rm -rf "$T"' EXIT
+if ! lvd_start "$T/lvd"; then
+	skip "a libvirt daemon lost mid-matrix" "$lvd_why"
+	finish
+	exit $?
+fi
+shared_images x86_64
+run="--suites cpu.prime --quick --time 0.1 --repeat 2 --warmup 0 --boots 1 --retries 0 --baseline none
+	--cpu.max-prime 2000 --cache $cache --image-dir $T/imgs"
+# a daemon that stops answering while its guest boots: libvirt's keepalive
+# (--connect-timeout 3: 1 s x 3) finds it, its domain's QEMU is ended here
+expect 1 "the daemon stopped (SIGSTOP) while its guest boots" timeout 300 python3 "$SRC/tests/cli/stop_at.py" \
+	lab-libvirt-started "kill -STOP $lvd_pid" "$VMB" lab run --connect "$lvd_uri" --connect-timeout 3 \
+	--matrix "accel=tcg" $run --db "$T/stop.db"
+has "$T/err" "error: the libvirt daemon at qemu+unix:///system was lost: " "says the daemon was lost, with its URI"
+grep "was lost" "$T/err" | sed 's/^/#   /'
+has "$T/err" "error: its domain vmbench-vmbench-lab-" "names its domain"
+has "$T/err" "was running here: ended (its QEMU, process" "and that its QEMU was ended here"
+check "no QEMU of the stopped daemon's left" test -z "$(lvd_qemus)"
+check "the failure marked in the store" python3 - "$T/stop.db" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("select doc from runs")]
+assert [d["lab_config"] for d in docs if "lab_failure" in d] == ["accel=tcg"], docs
+assert "the libvirt daemon at qemu+unix:///system was lost" in json.dumps(docs[0]["lab_failure"]), docs[0]["lab_failure"]
+PY
+# woken, the daemon sees the connection gone: nothing of its own left
+kill -CONT "$lvd_pid"
+i=0
+while [ -n "$(virsh -c "$lvd_uri" list --all --name 2>/dev/null)" ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "the woken daemon answers, with no domain" sh -c "virsh -c '$lvd_uri' version >/dev/null &&
+	test -z \"\$(virsh -c '$lvd_uri' list --all --name)\""
+# two hosts on this machine, one after another: the private daemon killed
+# (SIGKILL) while its first guest boots, then QEMU driven directly
+VMBENCH_TEST_STOP_AT=lab-libvirt-started "$VMB" lab run --connect "$lvd_uri" --connect direct --connect-timeout 5 \
+	--matrix "accel=tcg disk=virtio-blk,ahci" $run --db "$T/fleet.db" -o "$T/fleet.html" \
+	>"$T/out" 2>"$T/err" </dev/null &
+vmb=$!
+stopped=""
+i=0
+while [ -z "$stopped" ] && kill -0 $vmb 2>/dev/null && [ $i -lt 3000 ]; do
+	stopped=$(ps -o pid=,stat= --ppid $vmb | awk '$2 ~ /^T/ { print $1 }')
+	[ -n "$stopped" ] || sleep 0.1
+	i=$((i + 1))
+done
+if [ -n "$stopped" ]; then
+	ok "the private daemon's host stopped with its domain started"
+	kill -9 "$lvd_pid"
+	kill -CONT "$stopped"
+else
+	not_ok "the private daemon's host stopped with its domain started"
+fi
+wait $vmb
+rc=$?
+grep "qemu+unix:///system\]" "$T/err" | sed 's/^/#   /'
+check "the run fails (exit $rc, expected 1)" test $rc -eq 1
+has "$T/err" "vmbench [qemu+unix:///system]: error: the libvirt daemon at qemu+unix:///system was lost: it closed the connection: it ended or was restarted" \
+	"the lost host's error, tagged with its URI, in libvirt's terms"
+has "$T/err" "was running here: ended (its QEMU, process" "its domain's QEMU ended here"
+has "$T/err" "vmbench [qemu+unix:///system]: error: accel=tcg disk=ahci: " "its next configuration fails at once"
+has "$T/err" "qemu+unix:///system: failed (exit 1); the other hosts' results are kept" "that host fails alone"
+has "$T/err" "vmbench [direct]: accel=tcg disk=ahci: stored as run" "the other host runs its matrix"
+check "no QEMU of the killed daemon's left" test -z "$(lvd_qemus)"
+check "the other host's results stored, the lost host's failures marked" python3 - "$T/fleet.db" <<'PY'
+import json, sqlite3, sys
+docs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("select doc from runs")]
+marks = sorted(d["lab_config"] for d in docs if "lab_failure" in d)
+assert marks == ["hv_uri=qemu+unix:///system accel=tcg disk=ahci",
+                 "hv_uri=qemu+unix:///system accel=tcg disk=virtio-blk"], marks
+for d in docs:
+    if "lab_failure" in d:
+        assert "the libvirt daemon at qemu+unix:///system was lost" in json.dumps(d["lab_failure"]), d["lab_failure"]
+got = sorted(d["lab_config"] for d in docs if "lab_failure" not in d)
+assert got == ["hv_uri=direct accel=tcg disk=ahci", "hv_uri=direct accel=tcg disk=virtio-blk"], got
+PY
+has "$T/out" "hv_uri=direct accel=tcg disk=ahci" "the session's comparison drawn"
+check "the report written" test -s "$T/fleet.html"
+finish
