@@ -40,8 +40,20 @@
 #include "../core/banned.h"
 
 
+/* The guest's own resets as libvirt's reboot events report them (the
+ * event loop's thread counts them; freed by libvirt once the callback is
+ * deregistered, since an event may be under way then) */
+struct lv_resets {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned n;  /* events since open */
+	uint64_t t;  /* clock_ns at the last one's arrival */
+};
+
 struct lab_hv_mon {
 	char name[200];
+	struct lv_resets *resets; /* NULL: not registered (the driver has no such event) */
+	int cb;                   /* the callback's id */
 };
 
 /* the image's kernel and initramfs, copied into the boot's work directory */
@@ -432,9 +444,37 @@ static int lv_destroy(pid_t pid, const char *ctl, int grace_ms, int *status)
 	return final ? 0 : 1;
 }
 
+static int lv_reset_seen(virConnectPtr c, virDomainPtr d, void *opaque)
+{
+	struct lv_resets *rs = opaque;
+	uint64_t now = clock_ns();
+
+	(void)c;
+	(void)d;
+	(void)pthread_mutex_lock(&rs->mu);
+	rs->n++;
+	rs->t = now;
+	(void)pthread_cond_broadcast(&rs->cv);
+	(void)pthread_mutex_unlock(&rs->mu);
+	return 0;
+}
+
+static void lv_resets_free(void *opaque)
+{
+	struct lv_resets *rs = opaque;
+
+	(void)pthread_mutex_destroy(&rs->mu);
+	(void)pthread_cond_destroy(&rs->cv);
+	free(rs);
+}
+
+/* A connection about the domain ctl: its reboot events counted from now
+ * on (registered before anything that may reset the guest is asked), so
+ * that await_reset cannot miss one that comes before it waits */
 static int lv_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, char *why, size_t len)
 {
 	struct lab_hv_mon *m;
+	virDomainPtr d;
 
 	(void)timeout_ms;
 	if (!lv.conn)
@@ -443,8 +483,57 @@ static int lv_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, cha
 	if (!m)
 		return errf(why, len, -ENOMEM, "out of memory");
 	snprintf(m->name, sizeof(m->name), "%s", ctl);
+	m->cb = -1;
+	d = lv.virDomainLookupByName(lv.conn, ctl);
+	m->resets = d ? calloc(1, sizeof(*m->resets)) : NULL;
+	if (m->resets) {
+		(void)pthread_mutex_init(&m->resets->mu, NULL);
+		(void)pthread_cond_init(&m->resets->cv, NULL);
+		m->cb = lv.virConnectDomainEventRegisterAny(lv.conn, d, VIR_DOMAIN_EVENT_ID_REBOOT,
+							  VIR_DOMAIN_EVENT_CALLBACK(lv_reset_seen), m->resets,
+							  lv_resets_free);
+		if (m->cb < 0) {
+			lv_resets_free(m->resets);
+			m->resets = NULL;
+		}
+	}
+	if (d)
+		lv.virDomainFree(d);
 	*out = m;
 	return 0;
+}
+
+/* The guest's own reset: a reboot event after open, waited for up to
+ * timeout_ms; its time is the event's arrival here (libvirt's event carries
+ * no timestamp: later than QEMU's reset by the daemon's relay) */
+static int lv_await_reset(struct lab_hv_mon *m, int timeout_ms, uint64_t lo, uint64_t *t, char *why, size_t len)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * NSEC_PER_MSEC;
+	struct lv_resets *rs = m->resets;
+	int r = 0;
+
+	if (!rs)
+		return errf(why, len, -EOPNOTSUPP, "libvirt at %s reports no reboot event for the domain", lv.uri);
+	(void)pthread_mutex_lock(&rs->mu);
+	/* a lost daemon sends nothing more: looked at every 50 ms */
+	while (rs->n == 0 && clock_ns() < deadline && !lv_is_lost()) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50000000;
+		if (ts.tv_nsec >= 1000000000)
+			ts.tv_sec++, ts.tv_nsec -= 1000000000;
+		(void)pthread_cond_timedwait(&rs->cv, &rs->mu, &ts);
+	}
+	if (rs->n > 0) {
+		*t = rs->t > lo ? rs->t : lo;
+		rs->n = 0;
+		r = 1;
+	}
+	(void)pthread_mutex_unlock(&rs->mu);
+	if (r == 0 && lv_is_lost())
+		r = errf(why, len, -ENOTCONN, "%s", lv_err());
+	return r;
 }
 
 const char *lv_mon_name(const struct lab_hv_mon *m)
@@ -454,6 +543,9 @@ const char *lv_mon_name(const struct lab_hv_mon *m)
 
 static void lv_close(struct lab_hv_mon *m)
 {
+	/* libvirt frees the counts (lv_resets_free) once no event can reach them */
+	if (m->cb >= 0 && lv.conn)
+		(void)lv.virConnectDomainEventDeregisterAny(lv.conn, m->cb);
 	free(m);
 }
 
@@ -656,7 +748,6 @@ static int lv_commit(struct lab_vm *vm, double timeout_s, double *secs, char *wh
 	return r;
 }
 
-#define LV_NO_MONITOR "this back end speaks libvirt's API, not QEMU's monitor, and does not run libvirt's event loop yet"
 const struct lab_hv_ops lab_hv_libvirt = {
 	.name = "libvirt",
 	.summary = "a transient libvirt domain per boot, on the connection of --connect",
@@ -671,6 +762,7 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.close = lv_close,
 	.run_state = lv_run_state,
 	.reset = lv_reset,
+	.await_reset = lv_await_reset,
 	.pin = lv_pin,
 	.balloon_set = lv_balloon_set,
 	.balloon_get = lv_balloon_get,
@@ -682,8 +774,8 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.confine = lv_confine,
 	.cannot = lv_refuse,
 	.unsupported = (const struct lab_hv_unsupported[]){
-		{ "await_reset", "the guest's own reset is an event of libvirt's event loop, " LV_NO_MONITOR },
-		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor: " LV_NO_MONITOR },
+		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor, and this back end speaks libvirt's API "
+				  "(lab contend reads the vCPUs' figures through it)" },
 		{ "migrate", "libvirt migrates a domain to another host only (virDomainMigrate refuses its own), and "
 			     "a migration between two --connect hosts is not written yet" },
 		{ "save_restore", "virDomainRestore starts a domain that outlives the connection (no AUTODESTROY "

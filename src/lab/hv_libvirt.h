@@ -22,7 +22,8 @@ struct lab_hv_mon;
 	X(virDomainSnapshotCreateXML) X(virDomainSnapshotFree) X(virDomainBlockCommit)                       \
 	X(virDomainGetBlockJobInfo) X(virDomainBlockJobAbort) X(virEventRegisterDefaultImpl)                  \
 	X(virEventRunDefaultImpl) X(virConnectSetKeepAlive) X(virConnectRegisterCloseCallback)                 \
-	X(virConnectIsAlive) X(virGetLastErrorCode)
+	X(virConnectIsAlive) X(virGetLastErrorCode) X(virConnectDomainEventRegisterAny)                       \
+	X(virConnectDomainEventDeregisterAny)
 
 /* libvirt as the connection opened it: its functions (dlsym), the
  * session's one connection, and what is known of its daemon */
