@@ -218,12 +218,28 @@ static int xml_esc(const char *in, char *out, size_t len)
 	return *in ? -ENAMETOOLONG : 0;
 }
 
+/* Does the connection's QEMU run on another machine than this one? A URI
+ * with no host (qemu:///system) is this machine's; one with a host is
+ * when the daemon's host name is this machine's */
+static bool lv_elsewhere(void)
+{
+	char host[256], here[256] = "";
+
+	if (!lv.conn || lab_hv_uri_host(lv.uri, host, sizeof(host)) < 0 || !*host)
+		return false;
+	(void)gethostname(here, sizeof(here) - 1);
+	return strcmp(lv.host, here) != 0;
+}
+
 /* What this back end cannot carry yet, with why; NULL when it can */
 static const char *lv_refuse(const struct lab_config *c)
 {
 	const struct lab_device *disk = lab_config_device(c, LAB_DISK), *nic = lab_config_device(c, LAB_NIC);
 	char a[64], b[64];
 
+	if (nic && lv_elsewhere())
+		return "a NIC on another host: the lab makes the guest's link (a tap, a network namespace of its own) on "
+		       "this machine, where that host's QEMU cannot open it (nic=none)";
 	if (nic && (c->nics > 1 || lab_config_queues(c) > 1))
 		return "several NICs or queues on one: a tap and a veth per NIC, and a multi-queue tap, are not written "
 		       "for a domain's link yet (nics=1 queues=1)";
