@@ -27,6 +27,7 @@
 #include "../lab/distro.h"
 #include "../guest/fs.h"
 #include "../lab/workdir.h"
+#include "../lab/lablink.h"
 #include "../lab/evidence.h"
 #include "../lab/image.h"
 #include "../lab/iso.h"
@@ -699,6 +700,8 @@ int lab_prepare(const struct vmb_cmd *self, struct lab *l, struct lab_matrix *m,
 		return db_usage_error(r) ? EXIT_USAGE : EXIT_FAILED;
 	/* what a lab killed before it could clean up left in $TMPDIR (up to a scratch disk each) */
 	lab_work_dirs_reclaim();
+	/* and the taps of a libvirt domain's link it left in the root namespace (lablink.h) */
+	lab_links_reclaim();
 	/* a guest's channel closed under a send (QEMU killed) is an error, not our death */
 	(void)signal(SIGPIPE, SIG_IGN);
 	r = cmd_install_stop_signals(lab_kill_all);

@@ -658,10 +658,13 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "parallel, the connections that reach one machine one after another, each message tagged with "
 		  "its hv_uri, this machine measured as the baseline by one of them; a host that fails fails "
 		  "alone, the others' results are kept; then one comparison of host x configuration, each "
-		  "configuration named hv_uri=URI first. What libvirt cannot carry yet is skipped with why: a NIC, "
-		  "a shared folder, firmware=uefi, boot=cdrom, disk=nvme and usb-ehci; boot.warm and vmops' "
-		  "migrate, saverestore and savevm say why they skip; the balloon, pin=on and vmops.snapshot go "
-		  "through libvirt's own calls" },
+		  "configuration named hv_uri=URI first. A NIC's domain opens a tap vmbtPID-N that the lab makes in "
+		  "the root network namespace, without an address, joined by tc to a veth into a network "
+		  "namespace of the lab's own, where the net suite's other end is, as directly. What libvirt "
+		  "cannot carry yet is skipped with why: nics or queues above 1, a shared folder, firmware=uefi, "
+		  "boot=cdrom, disk=nvme and usb-ehci; vmops' migrate, saverestore and savevm say "
+		  "why they skip; the balloon, pin=on and vmops.snapshot go through libvirt's own calls, and "
+		  "boot.warm's reboot is timed from libvirt's reboot event" },
 	LAB_OPT_CONNECT_TIMEOUT,
 	LAB_OPT_LABEL,
 	LAB_OPT_OUTPUT,

@@ -86,6 +86,14 @@ struct lab_hv_exit {
 	X(await_reset) X(vcpu_threads) X(pin) X(balloon_set) X(balloon_get) X(balloon_wait) X(tune) X(vcpu_stat)  \
 	X(confine) X(migrate) X(save_restore) X(snapshot) X(commit) X(savevm)
 
+/* How the guest's NIC reaches the lab's link (a tap back end's, qemu.h):
+ * QEMU started by the lab makes the network namespace and the tap in its
+ * own forked child (the back end's child hook); a daemon's QEMU, in the
+ * daemon's network namespace, opens a tap by name there, which the lab
+ * makes and joins to a namespace of its own (lablink.h) before it starts,
+ * its name in the paths (tap_name). */
+enum lab_hv_link { LAB_HV_LINK_CHILD, LAB_HV_LINK_NAMED };
+
 struct lab_hv_unsupported {
 	const char *hook; /* a name of LAB_HV_HOOKS */
 	const char *why;  /* what the user sees as the skip's reason */
@@ -95,6 +103,7 @@ struct lab_hv_ops {
 	const char *name;    /* "qemu" */
 	const char *summary; /* one line */
 	unsigned abi;        /* LAB_HV_ABI */
+	enum lab_hv_link link;
 
 	/* -- define and boot -- */
 	/* The guest's control address (what open takes; QEMU: DIR/qmp.sock, a

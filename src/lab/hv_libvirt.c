@@ -151,15 +151,33 @@ static int xml_esc(const char *in, char *out, size_t len)
 	return *in ? -ENAMETOOLONG : 0;
 }
 
+/* Does the connection's QEMU run on another machine than this one? A URI
+ * with no host (qemu:///system) is this machine's; one with a host is
+ * when the daemon's host name is this machine's */
+static bool lv_elsewhere(void)
+{
+	char host[256], here[256] = "";
+
+	if (!lv.conn || lab_hv_uri_host(lv.uri, host, sizeof(host)) < 0 || !*host)
+		return false;
+	(void)gethostname(here, sizeof(here) - 1);
+	return strcmp(lv.host, here) != 0;
+}
+
 /* What this back end cannot carry yet, with why; NULL when it can */
 static const char *lv_refuse(const struct lab_config *c)
 {
-	const struct lab_device *disk = lab_config_device(c, LAB_DISK);
+	const struct lab_device *disk = lab_config_device(c, LAB_DISK), *nic = lab_config_device(c, LAB_NIC);
 	char a[64], b[64];
 
-	if (lab_config_device(c, LAB_NIC))
-		return "a NIC: the lab's link is a tap in a network namespace of its own, which a libvirt domain cannot "
-		       "be given yet (nic=none)";
+	if (nic && lv_elsewhere())
+		return "a NIC on another host: the lab makes the guest's link (a tap, a network namespace of its own) on "
+		       "this machine, where that host's QEMU cannot open it (nic=none)";
+	if (nic && (c->nics > 1 || lab_config_queues(c) > 1))
+		return "several NICs or queues on one: a tap and a veth per NIC, and a multi-queue tap, are not written "
+		       "for a domain's link yet (nics=1 queues=1)";
+	if (nic && lab_device_libvirt(nic, a, sizeof(a), b, sizeof(b)) < 0)
+		return "this NIC model has no interface model in a libvirt domain";
 	if (lab_config_image(c) && lab_config_image(c)->root)
 		return "a distribution's image boots to its SSH server over a NIC (image=busybox)";
 	if (c->share)
@@ -178,12 +196,38 @@ static const char *lv_refuse(const struct lab_config *c)
 	return NULL;
 }
 
+/* The tap back ends (qemu.h) a domain's interface sits on, by name, with
+ * their <driver> element: the packets moved by QEMU itself, or by
+ * vhost-net (libvirt's default for a virtio model where it can open
+ * /dev/vhost-net, as QEMU's vhost=on; other models have no vhost). The
+ * tap is the one the lab made for the boot (lablink.h), opened by name. */
+static const struct {
+	const char *backend, *driver;
+} lv_nets[] = {
+	{ "tap+vhost", "" },
+	{ "tap", "      <driver name='qemu'/>\n" },
+};
+
+/* The interface's <driver> for the NIC's back end, or NULL with why */
+static const char *lv_net_driver(const struct lab_paths *p, char *why, size_t len)
+{
+	const struct lab_backend *be = lab_backend_of(p, LAB_NIC);
+
+	for (size_t i = 0; be && p->tap_name && i < ARRAY_SIZE(lv_nets); i++)
+		if (!strcmp(lv_nets[i].backend, be->name))
+			return lv_nets[i].driver;
+	errf(why, len, -EOPNOTSUPP, "through libvirt, the NIC's back end %s has no link here: a tap by name, joined "
+	     "to a network namespace of the lab's own, needs CAP_NET_ADMIN and /dev/net/tun", be ? be->name : "(none)");
+	return NULL;
+}
+
 static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool incoming, bool paused,
 		     struct strv *def, char *why, size_t len)
 {
 	const struct lab_device *disk = lab_config_device(c, LAB_DISK);
 	struct strv a = { 0 };
-	const char *machine, *cpu, *append, *drive, *no = lv_refuse(c);
+	const char *machine, *cpu, *append, *drive, *no = lv_refuse(c), *nic_driver = NULL;
+	const struct lab_device *nic = lab_config_device(c, LAB_NIC);
 	char name[200], bus[64], ctrl[64], file[1024], fmt[32], cache[32], e1[2048], e2[2048], e3[2048];
 	size_t cap = 4096, off = 0;
 	char *x;
@@ -193,6 +237,8 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 		return errf(why, len, -EOPNOTSUPP, "a start that waits for a guest moved in is not written for libvirt");
 	if (no)
 		return errf(why, len, -EOPNOTSUPP, "through libvirt, %s", no);
+	if (nic && !(nic_driver = lv_net_driver(p, why, len)))
+		return -EOPNOTSUPP;
 	r = lab_qemu_argv(c, p, &a, why, len);
 	if (r < 0)
 		return r;
@@ -251,6 +297,15 @@ static int lv_define(const struct lab_config *c, const struct lab_paths *p, bool
 	}
 	if (!disk || !strstr(disk->libvirt ? disk->libvirt : "", "bus=usb"))
 		xml_put(&x, &cap, &off, "    <controller type='usb' model='none'/>\n");
+	if (nic) {
+		/* the model from its row's libvirt column, on the lab's tap, opened as it is */
+		(void)lab_device_libvirt(nic, bus, sizeof(bus), ctrl, sizeof(ctrl));
+		cut |= xml_esc(p->tap_name, e1, sizeof(e1));
+		xml_put(&x, &cap, &off,
+			"    <interface type='ethernet'>\n      <target dev='%s' managed='no'/>\n      <model type='%s'/>\n"
+			"%s    </interface>\n",
+			e1, bus, nic_driver);
+	}
 	cut |= xml_esc(p->console_log, e1, sizeof(e1));
 	cut |= xml_esc(p->agent_socket, e2, sizeof(e2));
 	xml_put(&x, &cap, &off,
@@ -752,6 +807,7 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.name = "libvirt",
 	.summary = "a transient libvirt domain per boot, on the connection of --connect",
 	.abi = LAB_HV_ABI,
+	.link = LAB_HV_LINK_NAMED,
 	.control = lv_control,
 	.define = lv_define,
 	.start = lv_start,

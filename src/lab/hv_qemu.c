@@ -259,6 +259,7 @@ const struct lab_hv_ops lab_hv_qemu = {
 	.name = "qemu",
 	.summary = "QEMU driven directly: its command line, its process, QMP",
 	.abi = LAB_HV_ABI,
+	.link = LAB_HV_LINK_CHILD,
 	.control = qemu_control,
 	.define = qemu_define,
 	.start = lab_spawn,

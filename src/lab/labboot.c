@@ -36,6 +36,11 @@ void lab_progress_draw(const struct lab_run_opts *o, const char *fmt, ...)
 	fflush(stderr);
 }
 
+pid_t lab_boot_netns(const struct lab_boot *b)
+{
+	return b->link.holder ? b->link.holder : b->pid;
+}
+
 /* The SSH connection being tried, closed; the next try after delay s. */
 static void ssh_close(struct lab_boot *b, double now, double delay)
 {
@@ -61,6 +66,7 @@ void lab_boot_gone(struct lab_boot *b)
 {
 	lab_net_stop(&b->net);
 	lab_mirror_stop(&b->mirror);
+	lab_link_down(&b->link);
 	if (b->set_up)
 		lab_backends_teardown(b->c, &b->paths);
 	b->set_up = false;
@@ -137,7 +143,7 @@ static int ssh_poll(struct lab_boot *b, double now, char *err, size_t errlen)
 		return 0;
 	if (b->ssh_fd < 0) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(LAB_SSH_PORT) };
-		int fd = lab_net_socket_in(b->pid, AF_INET, SOCK_STREAM | SOCK_NONBLOCK);
+		int fd = lab_net_socket_in(lab_boot_netns(b), AF_INET, SOCK_STREAM | SOCK_NONBLOCK);
 
 		if (fd < 0) {
 			b->ssh_err = fd;
@@ -456,6 +462,11 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 		r = errf(why, sizeof(why), -EOPNOTSUPP, "image=%s is timed to its SSH server's banner, read over the lab's "
 			 "tap link; the NIC's back end here is %s (a tap needs CAP_NET_ADMIN and /dev/net/tun)",
 			 c->v[LAB_IMAGE], b->paths.backend[LAB_NIC] ? b->paths.backend[LAB_NIC] : "none");
+	/* a hypervisor that opens the guest's tap by name: the link made for it */
+	if (r == 0 && b->hv->link == LAB_HV_LINK_NAMED && lab_net_linked(c, &b->paths)) {
+		r = lab_link_up(&b->link, lab_backend_of(&b->paths, LAB_NIC), c, why, sizeof(why));
+		b->paths.tap_name = r == 0 ? b->link.tap : NULL;
+	}
 	if (r == 0)
 		r = lab_firmware_setup(c, &b->paths, why, sizeof(why));
 	if (r == 0)

@@ -15,6 +15,7 @@
 
 #include "hv.h"
 #include "labnet.h"
+#include "lablink.h"
 #include "labopts.h"
 #include "matrix.h"
 #include "mirror.h"
@@ -40,6 +41,7 @@ struct lab_boot {
 	int fd;
 	json_t *fp;
 	struct lab_net net;               /* the other end of the guest's NIC */
+	struct lab_link link;             /* its link, made by the lab for a hypervisor that opens a tap by name */
 	double t_output, t_init, t_hello; /* seconds after QEMU started (or the reset) */
 	char root[300];                   /* a distribution image's root disk */
 	char boot_file[300];              /* the boot row's file in the image's directory (boot=cdrom's ISO) */
@@ -62,6 +64,9 @@ struct lab_boot {
 	bool final;                       /* the boot failed for good: booting it again cannot help */
 };
 
+/* The process whose network namespace holds the host's end of the
+ * guest's link: the link's holder, else QEMU's own. */
+pid_t lab_boot_netns(const struct lab_boot *b);
 /* A line of progress on the terminal in place of the last (o->progress);
  * an empty one clears it. */
 void lab_progress_draw(const struct lab_run_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -99,17 +99,10 @@ out:
 	return r;
 }
 
-static int socket_in(pid_t pid, int domain, int type, int protocol);
-
-int lab_net_socket_in(pid_t pid, int domain, int type)
-{
-	return socket_in(pid, domain, type, 0);
-}
-
-static int socket_in(pid_t pid, int domain, int type, int protocol)
+int lab_net_in(pid_t pid, int (*fn)(void *arg), void *arg)
 {
 	char nspath[64];
-	int ns, home, fd, r;
+	int ns, home, r;
 
 	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/net", (int)pid);
 	ns = open(nspath, O_RDONLY | O_CLOEXEC);
@@ -128,14 +121,35 @@ static int socket_in(pid_t pid, int domain, int type, int protocol)
 		close(home);
 		return r;
 	}
-	fd = socket(domain, type | SOCK_CLOEXEC, protocol);
-	r = fd < 0 ? -errno : fd;
+	r = fn(arg);
 	/* back home; a thread left in QEMU's namespace would be worse than a failure */
 	if (setns(home, CLONE_NEWNET) < 0)
 		abort();
 	close(ns);
 	close(home);
 	return r;
+}
+
+struct socket_req {
+	int domain, type, protocol;
+};
+
+static int socket_here(void *arg)
+{
+	const struct socket_req *q = arg;
+	int fd = socket(q->domain, q->type | SOCK_CLOEXEC, q->protocol);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int socket_in(pid_t pid, int domain, int type, int protocol)
+{
+	return lab_net_in(pid, socket_here, &(struct socket_req){ .domain = domain, .type = type, .protocol = protocol });
+}
+
+int lab_net_socket_in(pid_t pid, int domain, int type)
+{
+	return socket_in(pid, domain, type, 0);
 }
 
 /* One descriptor read into a growing buffer, NUL-terminated. */

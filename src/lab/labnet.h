@@ -33,7 +33,7 @@ struct lab_netdir;
 #define LABNET_LINKS_NOTE "net_links"
 
 struct lab_net {
-	pid_t qemu;                     /* whose network namespace */
+	pid_t qemu;                     /* whose network namespace: QEMU's, or the lab's link's holder (lablink.h) */
 	const struct lab_backend *be;   /* the NIC's back end: a link when it has addresses */
 	const struct lab_netdir *dir;   /* NULL: not started (no link, or no net item) */
 	char token[33];
@@ -65,6 +65,11 @@ void lab_net_stop(struct lab_net *n);
  * it for the call and coming back: the socket stays in that namespace. The
  * descriptor, or a negative errno (-EPERM without CAP_SYS_ADMIN). */
 int lab_net_socket_in(pid_t pid, int domain, int type);
+/* fn(arg) run by this thread in the network namespace of process pid,
+ * and back (abort() if it cannot come back): fn's return, or a negative
+ * errno when the namespace cannot be entered. What fn starts (a socket, a
+ * child process) stays in that namespace. */
+int lab_net_in(pid_t pid, int (*fn)(void *arg), void *arg);
 /* The guest's NIC answering: an ICMP echo to guest_addr (the back end's
  * "ADDR/LEN") from QEMU's network namespace, one every 200 ms until a
  * reply, within timeout_ms. The guest's kernel answers it, no process of

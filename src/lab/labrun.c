@@ -28,6 +28,8 @@
 void lab_kill_all(void)
 {
 	lab_procs_kill_all();
+	/* the link devices of a hypervisor that opens its tap by name (lablink.h) */
+	lab_links_remove_all();
 	lab_work_dirs_remove_all(lab_share_remove);
 	/* boot=cdrom's ISO being made: its staging tree (src/lab/iso.c) */
 	vmb_tempfiles_unlink_all();
@@ -180,7 +182,7 @@ static int first_boot(const struct lab_config *c, const struct lab_run_opts *o, 
 	if (r == 0)
 		r = lab_check_guest(c, b->fp, &b->paths, &scratch, err, errlen);
 	/* a link, and a suite to measure over it: its other end */
-	b->net.qemu = b->pid;
+	b->net.qemu = lab_boot_netns(b);
 	b->net.be = lab_backend_of(&b->paths, LAB_NIC);
 	if (r == 0 && lab_net_linked(c, &b->paths) && lab_items_ask(o->suites, lab_suite_net_peer)) {
 		r = lab_net_start(&b->net, &b->conn, c, err, errlen);
@@ -282,7 +284,7 @@ static int start_check(const struct lab_config *c, struct lab_boot *b, char *err
 	vmb_test_stop_point("lab-start-check"); /* tests stop a guest's link here */
 	r = lab_check_guest(c, b->fp, &b->paths, &scratch, err, errlen);
 	if (r == 0 && lab_net_linked(c, &b->paths))
-		r = lab_net_ping(b->pid, be->guest_addr, LAB_START_PING_MS, err, errlen);
+		r = lab_net_ping(lab_boot_netns(b), be->guest_addr, LAB_START_PING_MS, err, errlen);
 	return r;
 }
 
@@ -502,7 +504,7 @@ int lab_guest_net_start(struct lab_guest *g, char *err, size_t errlen)
 {
 	int r;
 
-	g->b.net.qemu = g->b.pid;
+	g->b.net.qemu = lab_boot_netns(&g->b);
 	g->b.net.be = lab_backend_of(&g->b.paths, LAB_NIC);
 	if (!lab_net_linked(g->c, &g->b.paths))
 		return errf(err, errlen, -EOPNOTSUPP, "the guest's NIC has no link to the host (%s)",

@@ -228,9 +228,7 @@ int lab_link_shaping(unsigned i, uint64_t bps, struct strv *lines)
 	return r;
 }
 
-/* One command line of lab_link_shaping's, run: 0, or -ECHILD with what
- * it said on stderr (QEMU's log, in QEMU's child) */
-static int run_line(const char *line)
+int lab_run_line(const char *line, char *why, size_t len)
 {
 	char copy[256], *argv[32], *out = NULL;
 	size_t n = 0;
@@ -245,9 +243,13 @@ static int run_line(const char *line)
 	}
 	argv[n] = NULL;
 	r = run_capture_all(argv[0], argv, &out);
-	if (r < 0)
-		fprintf(stderr, "vmbench: shaping the lab's link: '%s' failed%s%s", line, out ? ": " : "\n",
-			out ? out : "");
+	if (r < 0) {
+		size_t l = out ? strlen(out) : 0;
+
+		while (l && out[l - 1] == '\n')
+			out[--l] = '\0';
+		errf(why, len, r, "'%s' failed%s%s", line, l ? ": " : "", l ? out : "");
+	}
 	free(out);
 	return r;
 }
@@ -277,21 +279,46 @@ static int bridge_taps(int s, unsigned nics, const char *addr, const char *prefi
 	return if_up(s, LAB_BRIDGE_NAME, addr, prefix);
 }
 
+int lab_link_host_end(const struct lab_backend *be, const struct lab_config *c, unsigned nics, char *why, size_t len)
+{
+	char name[IFNAMSIZ], addr[32];
+	const char *slash = strchr(be->guest_addr, '/');
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
+
+	snprintf(addr, sizeof(addr), "%s", be->host_addr);
+	snprintf(name, sizeof(name), LAB_TAP_NAME "0");
+	r = s < 0 ? -errno : if_up(s, "lo", NULL, NULL);
+	if (r == 0 && nics > 1)
+		r = bridge_taps(s, nics, addr, slash ? slash + 1 : "32");
+	else if (r == 0)
+		r = if_up(s, name, addr, slash ? slash + 1 : "32");
+	if (s >= 0)
+		close(s);
+	if (r < 0)
+		errf(why, len, r, "the host's address %s on %s: %s", addr, nics > 1 ? LAB_BRIDGE_NAME : name,
+		     strerror(-r));
+	for (unsigned i = 0; r == 0 && c && c->link_bps && i < nics; i++) {
+		struct strv lines = { 0 };
+
+		r = lab_link_shaping(i, c->link_bps, &lines);
+		for (size_t k = 0; r == 0 && k < lines.n; k++)
+			r = lab_run_line(lines.v[k], why, len);
+		strv_clear(&lines);
+	}
+	return r;
+}
+
 /* A network namespace of this process's own (anonymous: it goes when the
  * last process in it does, and with it every device and queue the lab made
- * there), its loopback up, and a tap device there with the host's end of
- * the link, on LAB_TAP_FD; with several queues (c's), a descriptor per
- * queue of the one device, on LAB_TAP_FD and the next; with several NICs
- * (c's nics, one queue each), a tap each, vmbtapI on LAB_TAP_FD + I, the
- * taps bridged (bridge_taps); with a line rate (c's linkrate), each link
- * shaped (lab_link_shaping). */
+ * there), and a tap device there, on LAB_TAP_FD; with several queues (c's),
+ * a descriptor per queue of the one device, on LAB_TAP_FD and the next;
+ * with several NICs (c's nics, one queue each), a tap each, vmbtapI on
+ * LAB_TAP_FD + I; then the host's end of the link (lab_link_host_end). */
 static int tap_child(const struct lab_backend *be, const struct lab_config *c)
 {
 	unsigned queues = c ? lab_config_queues(c) : 1, nics = c && queues == 1 ? c->nics : 1;
-	int fds[8], s, r = 0;
+	int fds[8], r = 0;
 	struct ifreq ifr;
-	char addr[32];
-	const char *slash;
 	unsigned n = 0;
 
 	if (unshare(CLONE_NEWNET) < 0)
@@ -310,24 +337,13 @@ static int tap_child(const struct lab_backend *be, const struct lab_config *c)
 		if (fds[n] < 0 || ioctl(fds[n], TUNSETIFF, &ifr) < 0)
 			r = -errno;
 	}
-	s = r < 0 ? -1 : socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	slash = strchr(be->guest_addr, '/');
-	snprintf(addr, sizeof(addr), "%s", be->host_addr);
-	if (r == 0)
-		r = s < 0 ? -errno : if_up(s, "lo", NULL, NULL);
-	if (r == 0 && nics > 1)
-		r = bridge_taps(s, nics, addr, slash ? slash + 1 : "32");
-	else if (r == 0)
-		r = if_up(s, ifr.ifr_name, addr, slash ? slash + 1 : "32");
-	if (s >= 0)
-		close(s);
-	for (unsigned i = 0; r == 0 && c && c->link_bps && i < nics; i++) {
-		struct strv lines = { 0 };
+	if (r == 0) {
+		char why[512] = "";
 
-		r = lab_link_shaping(i, c->link_bps, &lines);
-		for (size_t k = 0; r == 0 && k < lines.n; k++)
-			r = run_line(lines.v[k]);
-		strv_clear(&lines);
+		r = lab_link_host_end(be, c, nics, why, sizeof(why));
+		/* said in QEMU's log */
+		if (r < 0 && *why)
+			fprintf(stderr, "vmbench: the lab's link: %s\n", why);
 	}
 	/* dup2 clears O_CLOEXEC: QEMU inherits them */
 	for (unsigned i = 0; r == 0 && i < n; i++)

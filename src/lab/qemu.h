@@ -117,6 +117,7 @@ struct lab_paths {
 	pid_t *share_helper;             /* where a share back end keeps its process (virtiofsd), 0: none */
 	const char *root_disk;           /* a distribution image's root disk (never written: snapshot=on); NULL: none */
 	const char *boot_file;           /* the boot row's file (the ISO) in the image's directory; NULL: none */
+	const char *tap_name;            /* the tap a hypervisor opens by name (lablink.h); NULL: QEMU's child makes it */
 };
 
 /* The command line being built: every argument through one error check,
@@ -172,6 +173,15 @@ void lab_backends_own(const struct lab_config *c, const char *names[LAB_KEYS_MAX
 /* The tc and ip command lines that shape link i (its tap) to bps bit/s both
  * ways, appended to lines (src/lab/qemu.c says how): 0 or -ENOMEM. */
 int lab_link_shaping(unsigned i, uint64_t bps, struct strv *lines);
+/* The host's end of a tap back end's link, in this thread's network
+ * namespace, where link i's device is vmbtapI (QEMU's tap, or the veth's
+ * end a libvirt domain's tap is joined to, lablink.h): loopback up, the
+ * host's address (be's host_addr) on vmbtap0, or with several NICs on
+ * their bridge; each link shaped to c's linkrate (c NULL: none). 0, or a negative errno with why. */
+int lab_link_host_end(const struct lab_backend *be, const struct lab_config *c, unsigned nics, char *why, size_t len);
+/* One command line (words between single spaces: lab_link_shaping's, a
+ * link's), run: 0, or -ECHILD with the line and what it said in why. */
+int lab_run_line(const char *line, char *why, size_t len);
 /* In QEMU's forked child: the children of the configuration's back ends. */
 int lab_backends_child(const struct lab_config *c, const struct lab_paths *p);
 /* In QEMU's forked child: what the configuration's keys do to QEMU's own

@@ -5,10 +5,13 @@
 # configurations of the matrix end to end as transient domains (type qemu:
 # TCG), their results labelled hv_backend=libvirt and hv_host, the disk
 # model's driver checked in the guest as for QEMU driven directly, and no
-# domain left; a configuration it cannot carry is skipped with why; a
+# domain left; a NIC's net.tcp_rr over the lab's link (a tap by name
+# joined to a namespace of the lab's own), nothing of it left after; a
+# configuration it cannot carry is skipped with why; a
 # connection that fails and a guest that never reaches its agent are clear
 # errors, and a kill -9 of vmbench leaves no domain (the daemon destroys
-# them with the connection). Plain build only (tests/meson.build).
+# them with the connection) and of a NIC's link only its tap, which the
+# next lab run removes. Plain build only (tests/meson.build).
 . "$(dirname "$0")/lib.sh"
 
 cache="$SRC/build-lab-cache"
@@ -99,16 +102,74 @@ if ! virsh -c qemu:///system version >/dev/null 2>&1; then
 	exit $?
 fi
 # the test's domains: the lab's (vmbench-WORKDIR, its work directory
-# vmbench-lab-XXXXXX) that were not there before it
+# vmbench-lab-XXXXXX) that were not there before it, whose files are in
+# its TMPDIR (other tests and runs may use the same daemon meanwhile)
 virsh -c qemu:///system list --all --name | grep '^vmbench-vmbench-lab-' > "$T/before" || true
-domains() { virsh -c qemu:///system list --all --name | grep '^vmbench-vmbench-lab-' | grep -v -x -F -f "$T/before"; true; }
+cat > "$T/domains" <<EOF
+#!/bin/sh
+for d in \$(virsh -c qemu:///system list --all --name | grep '^vmbench-vmbench-lab-' | grep -v -x -F -f '$T/before'); do
+	virsh -c qemu:///system dumpxml "\$d" 2>/dev/null | grep -q -F '$TMPDIR/' && echo "\$d"
+done
+true
+EOF
+chmod +x "$T/domains"
+domains() { "$T/domains"; }
 # the daemon's QEMU runs as another user (libvirt-qemu): it crosses the
 # test's directories to the work directory's files
 chmod 711 "$T" "$TMPDIR"
 shared_images x86_64
-expect 0 "lab run --plan --connect: a NIC is skipped with why" "$VMB" lab run --plan --connect qemu:///system \
-	--matrix "accel=tcg nic=none,e1000" --suites cpu.prime --baseline none
-has "$T/out" "accel=tcg nic=e1000 (skipped here: through libvirt, a NIC:" "the NIC configuration is skipped, with why"
+expect 0 "lab run --plan --connect: a NIC is planned, two of them skipped with why" "$VMB" lab run --plan \
+	--connect qemu:///system --matrix "accel=tcg nic=e1000 nics=1,2" --suites net.tcp_rr --baseline none
+has "$T/out" "    accel=tcg nic=e1000 nics=1
+" "one NIC is planned, not skipped"
+has "$T/out" "accel=tcg nic=e1000 nics=2 (skipped here: through libvirt, several NICs or queues on one:" \
+	"two NICs are skipped, with why"
+# a NIC through libvirt: the domain's tap, made by the lab in the root
+# namespace, joined to a namespace of its own where the host's serve is;
+# looked at while the guest runs (its devices, their addresses, the
+# domain's interface, the namespaces of vmbench's children)
+root_ns=$(readlink /proc/self/ns/net)
+expect 0 "a NIC through libvirt, net.tcp_rr measured over it" python3 "$SRC/tests/cli/stop_at.py" lab-net-up \
+	"ip -o link > '$T/links'; ip -o addr > '$T/addrs'; for p in \$(pgrep -P \$VMB_PID); do readlink /proc/\$p/ns/net; \
+	done | grep -v -x -F '$root_ns' > '$T/netns'; virsh -c qemu:///system dumpxml \$('$T/domains') > '$T/domain.xml'" \
+	"$VMB" lab run \
+	--connect qemu:///system --matrix "accel=tcg nic=e1000" --suites net.tcp_rr --quick --repeat 2 --warmup 0 \
+	--boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" --db "$T/nic.db" -o "$T/nic.html"
+check "the domain's e1000 on the lab's tap, which has no address in the root namespace, nor its veth" python3 - \
+	"$T/domain.xml" "$T/links" "$T/addrs" "$T/linknames" <<'PY'
+import re, sys
+import xml.etree.ElementTree as ET
+ifs = ET.parse(sys.argv[1]).getroot().findall("devices/interface")
+assert len(ifs) == 1 and ifs[0].get("type") == "ethernet", [i.attrib for i in ifs]
+tap = ifs[0].find("target").get("dev")
+assert ifs[0].find("model").get("type") == "e1000", ET.tostring(ifs[0])
+assert re.fullmatch(r"vmbt\d+-\d+", tap), tap
+links = open(sys.argv[2]).read()
+veth = "vmbv" + tap[4:]
+open(sys.argv[4], "w").write(f"{tap}\n{veth}\n")
+assert f" {tap}:" in links and f" {veth}@" in links, links
+# no IPv4 or IPv6 address (not even a link-local one) on either
+addrs = [l for l in open(sys.argv[3]) if l.split()[1].split("@")[0] in (tap, veth)]
+assert not addrs, addrs
+PY
+check "vmbench's serve in a network namespace of its own, not the root one" test -s "$T/netns"
+check "stored with the nic label, the guest's e1000 driver on the link's address, tcp_rr measured" python3 - \
+	"$T/nic.db" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
+lab = d["labels"]
+assert (lab["hv_backend"], lab["nic"], lab["net_backend"]) == ("libvirt", "e1000", "tap"), lab
+nics = d["fingerprint"]["network"]
+assert [(n["driver"], n["state"], n["ipv4"]) for n in nics] == [("e1000", "up", ["10.251.0.2/30"])], nics
+t = d["suites"][0]["tests"][0]
+assert (d["suites"][0]["name"], t["name"], t["status"]) == ("net", "tcp_rr", "ok"), (t["name"], t.get("reason"))
+m = {x["name"]: x["samples"] for x in t["cases"][0]["metrics"]}
+assert m["transactions_per_s"] and min(m["transactions_per_s"]) > 0, m
+PY
+check "no domain, no link device of the lab's left" sh -c "test -z \"\$('$T/domains')\" && test -s '$T/linknames' && \
+	! ip -o link | grep -w -F -f '$T/linknames'"
+check "nor its namespace: no process in it" sh -c "! for p in /proc/[0-9]*; do readlink \$p/ns/net; done 2>/dev/null | \
+	grep -q -x -F -f '$T/netns'"
 expect 0 "two configurations through libvirt" "$VMB" lab run --connect qemu:///system \
 	--matrix "accel=tcg disk=virtio-blk,ahci" --suites cpu.prime,disk.randread --quick --time 0.1 --repeat 2 \
 	--warmup 0 --boots 1 --baseline none --disk.iodepth 1 --cpu.max-prime 2000 --cache "$cache" \
@@ -203,13 +264,12 @@ assert t["name"] == "snapshot" and t["status"] == "ok", (t["name"], t["status"],
 m = {x["name"]: x["samples"] for x in t["cases"][0]["metrics"]}
 assert m["create_s"][0] > 0 and m["commit_s"][0] > 0, m
 PY
-check "no domain left, nor an overlay" sh -c "test -z \"\$(virsh -c qemu:///system list --all --name | grep '^vmbench-vmbench-lab-' | grep -v -x -F -f '$T/before')\" && test -z \"\$(ls -A '$TMPDIR')\""
+check "no domain left, nor an overlay" sh -c "test -z \"\$('$T/domains')\" && test -z \"\$(ls -A '$TMPDIR')\""
 # pin=on by libvirt's own call, seen from outside by virsh: vCPU i on
 # host CPU i, round robin over this host's CPUs
 ncpu=$(nproc)
 expect 0 "pin=on through libvirt" python3 "$SRC/tests/cli/stop_at.py" lab-pinned \
-	"virsh -c qemu:///system vcpupin \$(virsh -c qemu:///system list --name | grep '^vmbench-vmbench-lab-' | \
-	grep -v -x -F -f '$T/before') > '$T/pins'" "$VMB" lab run --connect qemu:///system --matrix "accel=tcg pin=on smp=2" --suites cpu.prime \
+	"virsh -c qemu:///system vcpupin \$('$T/domains') > '$T/pins'" "$VMB" lab run --connect qemu:///system --matrix "accel=tcg pin=on smp=2" --suites cpu.prime \
 	--quick --boots 1 --baseline none --cpu.max-prime 2000 --cache "$cache" --image-dir "$T/imgs" \
 	--db "$T/pin.db" -o "$T/pin.html"
 check "virsh sees vCPU 0 on CPU 0 and vCPU 1 on CPU $((1 % ncpu))" python3 - "$T/pins" "$ncpu" <<'PY'
@@ -274,13 +334,25 @@ expect 1 "a guest that does not reach its agent in time" "$VMB" lab run --connec
 	--cache "$cache" --image-dir "$T/imgs" --db "$T/lv2.db"
 has "$T/err" "HELLO" "says the agent did not answer in time"
 check "its domain destroyed" test -z "$(domains)"
+# with a NIC: the lab's namespace goes with its holder (killed with
+# vmbench), the veth with it; the persistent tap is left, for the next
+# lab run to remove
 expect 137 "kill -9 of vmbench while its guest runs" python3 "$SRC/tests/cli/stop_at.py" lab-booted \
-	'kill -9 $VMB_PID' "$VMB" lab run --connect qemu:///system --matrix "accel=tcg" --suites cpu.prime --quick \
-	--boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" --db "$T/lv3.db"
+	"echo \$VMB_PID > '$T/pid9'; kill -9 \$VMB_PID" "$VMB" lab run --connect qemu:///system \
+	--matrix "accel=tcg nic=e1000" --suites cpu.prime --quick --boots 1 --baseline none --cache "$cache" \
+	--image-dir "$T/imgs" --db "$T/lv3.db"
+pid9=$(cat "$T/pid9")
 i=0
-while [ -n "$(domains)" ] && [ $i -lt 100 ]; do
+while { [ -n "$(domains)" ] || ip link show "vmbv$pid9-0" >/dev/null 2>&1; } && [ $i -lt 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
 check "the daemon destroyed its domain with the connection" test -z "$(domains)"
+check "the lab's veth went with its namespace" sh -c "! ip link show vmbv$pid9-0 2>/dev/null"
+check "its tap is left" ip link show "vmbt$pid9-0"
+expect 1 "the next lab run" "$VMB" lab run --connect test:///default --matrix "accel=tcg" --suites cpu.prime --quick \
+	--boots 1 --retries 0 --baseline none --cache "$cache" --image-dir "$T/imgs" --db "$T/refused2.db"
+has "$T/err" "removed vmbt$pid9-0, a link device of the lab's that vmbench $pid9 left when it was killed" \
+	"removes the tap a killed vmbench left, and says so"
+check "the tap is gone" sh -c "! ip link show vmbt$pid9-0 2>/dev/null"
 finish
