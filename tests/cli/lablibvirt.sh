@@ -250,6 +250,27 @@ for t in tests.values():
     assert all(v > 0 for v in m["inflate_s"] + m["deflate_s"]), m
 PY
 check "no domain left" test -z "$(domains)"
+# boot.warm (virDomainReset) and boot.reboot (the guest's own reboot,
+# timed from libvirt's reboot event) through libvirt
+expect 0 "boot.warm and boot.reboot through libvirt" "$VMB" lab run --connect qemu:///system --matrix "accel=tcg" \
+	--suites boot.warm,boot.reboot --quick --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" \
+	--db "$T/bw.db" -o "$T/bw.html"
+check "each measured in the first boot's domain, the reboot's shutdown from REBOOT to the reset event" python3 - \
+	"$T/bw.db" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
+assert d["labels"]["hv_backend"] == "libvirt", d["labels"]
+tests = {t["name"]: t for s in d["suites"] if s["name"] == "boot" for t in s["tests"]}
+for name in ("cold", "warm", "reboot"):
+    t = tests[name]
+    assert t["status"] == "ok", (name, t["status"], t.get("reason"))
+    m = {x["name"]: x["samples"][0] for x in t["cases"][0]["metrics"]}
+    phases = sum(v for k, v in m.items() if k.startswith("phase_"))
+    assert m["boot_total"] > 0 and abs(phases - m["boot_total"]) <= 1e-6 * m["boot_total"] + 1, (name, m)
+m = {x["name"]: x["samples"][0] for x in tests["reboot"]["cases"][0]["metrics"]}
+assert m["shutdown"] > 0, m
+PY
+check "no domain left" test -z "$(domains)"
 # vmops' snapshot by libvirt's own calls: an external disk-only snapshot
 # of the scratch disk, its active block commit and pivot; the guest's
 # writes checked by the suite across both

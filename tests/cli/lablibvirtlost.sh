@@ -8,7 +8,10 @@
 # while its guest boots, beside QEMU driven directly, fails its own host
 # only: said with its URI, its domain's QEMU (which outlives the daemon)
 # ended by vmbench, the other host's results stored and compared, the lost
-# host's failures marked. Plain build only (tests/meson.build).
+# host's failures marked; and libvirt's remote transport (qemu+tcp:// on
+# loopback, to a private daemon): a guest measured through it, and a kill
+# -9 of vmbench whose domain the daemon destroys with the connection.
+# Plain build only (tests/meson.build).
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/cli/libvirtd.sh"
 
@@ -138,4 +141,36 @@ assert got == ["hv_uri=direct accel=tcg disk=ahci", "hv_uri=direct accel=tcg dis
 PY
 has "$T/out" "hv_uri=direct accel=tcg disk=ahci" "the session's comparison drawn"
 check "the report written" test -s "$T/fleet.html"
+# libvirt's remote transport: a private daemon taking connections over TCP
+# on loopback (qemu+tcp://, the remote driver's RPC as over ssh), a guest
+# booted and measured through it, then vmbench killed (-9) while its guest
+# runs: the daemon destroys the domain when the TCP connection drops
+lvd_stop
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+if ! lvd_start "$T/lvd-tcp" "$port"; then
+	skip "libvirt's remote transport over TCP" "$lvd_why"
+	finish
+	exit $?
+fi
+tcp="qemu+tcp://127.0.0.1:$port/system"
+expect 0 "a guest through $tcp" "$VMB" lab run --connect "$tcp" --matrix "accel=tcg" $run --db "$T/tcp.db"
+has "$T/err" "the guests through libvirt at $tcp" "connected over TCP"
+check "its result labelled with the remote URI, measured" python3 - "$T/tcp.db" "$tcp" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
+assert d["labels"]["hv_backend"] == "libvirt" and d["labels"]["hv_uri"] == sys.argv[2], d["labels"]
+assert d["lab_config"] == "accel=tcg", d["lab_config"]
+t = d["suites"][0]["tests"][0]
+assert t["status"] == "ok" and t["cases"][0]["metrics"][0]["samples"][0] > 0, t
+PY
+check "no QEMU of its left" test -z "$(lvd_qemus)"
+expect 137 "kill -9 of vmbench while its guest runs, over TCP" python3 "$SRC/tests/cli/stop_at.py" lab-booted \
+	'kill -9 $VMB_PID' "$VMB" lab run --connect "$tcp" --matrix "accel=tcg" $run --db "$T/tcp9.db"
+i=0
+while [ -n "$(lvd_qemus)" ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "the daemon destroyed its domain when the TCP connection dropped" test -z "$(lvd_qemus)"
+check "and lists none" test -z "$(virsh -c "$tcp" list --all --name)"
 finish

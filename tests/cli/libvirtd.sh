@@ -8,7 +8,9 @@
 # DIR/run/libvirt-sock outside the namespace. The mounts go with the
 # namespace, when its last process ends. Root only.
 #
-# lvd_start DIR: sets lvd_uri and lvd_pid (libvirtd's), or returns 1 with why in lvd_why
+# lvd_start DIR [PORT]: sets lvd_uri and lvd_pid (libvirtd's), or returns 1 with why in lvd_why;
+#   with PORT it also takes connections over TCP on 127.0.0.1:PORT, without
+#   authentication (libvirt's remote transport, qemu+tcp://127.0.0.1:PORT/system)
 # lvd_qemus: the pids of the private daemon's QEMUs still running (its pid files)
 # lvd_stop: its domains' QEMUs, libvirtd and virtlogd ended (SIGKILL, the test's own); no-op when none
 
@@ -34,6 +36,7 @@ lvd_qemus() {
 
 lvd_start() {
 	lvd_dir=$1
+	lvd_port=${2:-}
 	lvd_why=""
 	for b in libvirtd virtlogd unshare; do
 		command -v $b >/dev/null 2>&1 || { lvd_why="no $b here"; return 1; }
@@ -52,6 +55,18 @@ auth_unix_rw = "none"
 auth_unix_ro = "none"
 log_outputs = "3:file:/var/log/libvirt/libvirtd.log"
 EOF
+	listen=""
+	if [ -n "$lvd_port" ]; then
+		# loopback only, no TLS, no authentication: the test's own daemon
+		cat >> "$lvd_dir/etc/libvirtd.conf" <<EOF
+listen_tls = 0
+listen_tcp = 1
+listen_addr = "127.0.0.1"
+tcp_port = "$lvd_port"
+auth_tcp = "none"
+EOF
+		listen="--listen"
+	fi
 	extra=""
 	[ -L /var/run ] || extra="mount --bind '$lvd_dir/run' /var/run/libvirt"
 	unshare -m --propagation private sh -c "set -e
@@ -62,7 +77,7 @@ EOF
 		mount --bind '$lvd_dir/log' /var/log/libvirt
 		mount --bind '$lvd_dir/etc' /etc/libvirt
 		virtlogd -d -p '$lvd_dir/virtlogd.pid'
-		libvirtd -d -f /etc/libvirt/libvirtd.conf -p '$lvd_dir/libvirtd.pid'" > "$lvd_dir/start.log" 2>&1 || {
+		libvirtd -d $listen -f /etc/libvirt/libvirtd.conf -p '$lvd_dir/libvirtd.pid'" > "$lvd_dir/start.log" 2>&1 || {
 		lvd_why="the private libvirtd did not start: $(tail -1 "$lvd_dir/start.log")"
 		lvd_stop
 		return 1
