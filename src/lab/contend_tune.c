@@ -427,10 +427,11 @@ static const char *hv_note(enum contend_policy p)
 {
 	switch (p) {
 	case CONTEND_FAIR:
-		return "through the hypervisor: every domain's cpu_shares 1024, no cap (libvirt's scheduler parameters, "
-		       "on its cgroup)";
+		return "through the hypervisor: every domain's cpu_shares at its hierarchy's default (cgroup v1 1024, "
+		       "v2's cpu.weight 100), no cap (libvirt's scheduler parameters, on its cgroup)";
 	case CONTEND_WEIGHTS:
-		return "through the hypervisor: each domain's cpu_shares 1024 x its weight from --shares, no cap "
+		return "through the hypervisor: each domain's cpu_shares its hierarchy's default (cgroup v1 1024, v2's "
+		       "cpu.weight 100) x its weight from --shares, no cap "
 		       "(libvirt's scheduler parameters, on its cgroup)";
 	case CONTEND_RESERVATION:
 		return "through the hypervisor: Linux has no hard CPU reservation (no floor): guest 1's reserve is "

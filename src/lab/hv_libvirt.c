@@ -54,6 +54,7 @@ struct lab_hv_mon {
 	char name[200];
 	struct lv_resets *resets; /* NULL: not registered (the driver has no such event) */
 	int cb;                   /* the callback's id */
+	unsigned long long shares_first; /* lv_mon_shares_first */
 };
 
 /* the image's kernel and initramfs, copied into the boot's work directory */
@@ -594,6 +595,11 @@ static int lv_await_reset(struct lab_hv_mon *m, int timeout_ms, uint64_t lo, uin
 const char *lv_mon_name(const struct lab_hv_mon *m)
 {
 	return m->name;
+}
+
+unsigned long long *lv_mon_shares_first(struct lab_hv_mon *m)
+{
+	return &m->shares_first;
 }
 
 static void lv_close(struct lab_hv_mon *m)

@@ -68,6 +68,9 @@ const char *lv_error(void);
 int lv_host_cpus(void);
 /* The domain a connection about a guest is about */
 const char *lv_mon_name(const struct lab_hv_mon *m);
+/* The domain's cpu_shares before the lab's first tune (0: not read yet),
+ * kept with its connection (hv_libvirt_tune.c) */
+unsigned long long *lv_mon_shares_first(struct lab_hv_mon *m);
 
 /* hv_libvirt_tune.c: the row's tune, vcpu_stat and confine (hv.h) */
 int lv_tune(struct lab_hv_mon *m, unsigned weight, unsigned long long quota_us, unsigned period_us, char *why,

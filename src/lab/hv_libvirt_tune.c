@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <libvirt/libvirt.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +67,67 @@ static void lt_param(virTypedParameterPtr p, const char *field, int type, unsign
 		p->value.ul = ul;
 }
 
+/* A cap's absence as libvirt reads it back: cgroup v1 gives the -1 set,
+ * cgroup v2's "max" reads as VIR_CGROUP_CPU_QUOTA_MAX (ULLONG_MAX / 1000,
+ * the largest quota libvirt takes) */
+#define LT_QUOTA_MAX ((long long)(~0ULL / 1000))
+
+static bool lt_uncapped(long long quota)
+{
+	return quota < 0 || quota >= LT_QUOTA_MAX;
+}
+
+/* The domain's cpu_shares, global_period and global_quota as its cgroups
+ * hold them now */
+static int lt_sched_read(virDomainPtr d, unsigned long long *shares, unsigned long long *period, long long *quota,
+			 char *why, size_t len)
+{
+	virTypedParameter got[16];
+	int n = (int)(sizeof(got) / sizeof(got[0])), r = 0;
+	char *type = lt.virDomainGetSchedulerType(d, NULL); /* libvirt's remote driver asks it first */
+
+	free(type);
+	memset(got, 0, sizeof(got));
+	if (lt.virDomainGetSchedulerParametersFlags(d, got, &n, VIR_DOMAIN_AFFECT_LIVE) < 0)
+		return errf(why, len, -EIO, "reading the domain's scheduler parameters: %s", lv_error());
+	if (lt.virTypedParamsGetULLong(got, n, VIR_DOMAIN_SCHEDULER_CPU_SHARES, shares) != 1 ||
+	    lt.virTypedParamsGetULLong(got, n, VIR_DOMAIN_SCHEDULER_GLOBAL_PERIOD, period) != 1 ||
+	    lt.virTypedParamsGetLLong(got, n, VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA, quota) != 1)
+		r = errf(why, len, -EIO, "the domain's scheduler parameters lack cpu_shares, global_period or "
+			 "global_quota");
+	if (n > 0)
+		lt.virTypedParamsClear(got, n);
+	return r;
+}
+
+/* A weight's cpu_shares: weight times the hierarchy's own default, as
+ * the cgroup row's (cgroup v1's cpu.shares 1024; on cgroup v2 libvirt's
+ * cpu_shares is cpu.weight itself, 1 to 10000, default 100), known by
+ * what the domain held before its first tune; any other first value
+ * takes 100, in range on both */
+static unsigned long long lt_shares(unsigned long long first, unsigned weight)
+{
+	return (first == 1024 ? 1024ULL : 100ULL) * weight;
+}
+
 int lv_tune(struct lab_hv_mon *m, unsigned weight, unsigned long long quota_us, unsigned period_us, char *why,
 	    size_t len)
 {
 	virDomainPtr d = lt_domain(m, why, len);
-	virTypedParameter set[3], got[16];
-	unsigned long long shares = 1024ULL * weight, gshares = 0, gperiod = 0;
+	virTypedParameter set[3];
+	unsigned long long *first = lv_mon_shares_first(m), shares, gshares = 0, gperiod = 0;
 	long long quota = quota_us ? (long long)quota_us : -1, gquota = 0;
-	int n = (int)(sizeof(got) / sizeof(got[0])), r = 0;
-	char *type;
+	int r = 0;
 
 	if (!d)
 		return -EIO;
+	/* the hierarchy's default, before anything of the lab's is set */
+	if (!*first && (r = lt_sched_read(d, first, &gperiod, &gquota, why, len)) < 0) {
+		*first = 0;
+		lv_domain_free(d);
+		return r;
+	}
+	shares = lt_shares(*first, weight);
 	lt_param(&set[0], VIR_DOMAIN_SCHEDULER_CPU_SHARES, VIR_TYPED_PARAM_ULLONG, shares, 0);
 	lt_param(&set[1], VIR_DOMAIN_SCHEDULER_GLOBAL_PERIOD, VIR_TYPED_PARAM_ULLONG, period_us, 0);
 	lt_param(&set[2], VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA, VIR_TYPED_PARAM_LLONG, 0, quota);
@@ -85,23 +135,13 @@ int lv_tune(struct lab_hv_mon *m, unsigned weight, unsigned long long quota_us, 
 		r = errf(why, len, -EIO, "setting the domain's cpu_shares %llu, global_period %u, global_quota %lld: %s",
 			 shares, period_us, quota, lv_error());
 	/* read back: what the daemon's cgroups hold now */
-	type = r == 0 ? lt.virDomainGetSchedulerType(d, NULL) : NULL;
-	free(type);
-	memset(got, 0, sizeof(got));
-	if (r == 0 && lt.virDomainGetSchedulerParametersFlags(d, got, &n, VIR_DOMAIN_AFFECT_LIVE) < 0)
-		r = errf(why, len, -EIO, "reading the domain's scheduler parameters back: %s", lv_error());
-	if (r == 0 && (lt.virTypedParamsGetULLong(got, n, VIR_DOMAIN_SCHEDULER_CPU_SHARES, &gshares) != 1 ||
-		       lt.virTypedParamsGetULLong(got, n, VIR_DOMAIN_SCHEDULER_GLOBAL_PERIOD, &gperiod) != 1 ||
-		       lt.virTypedParamsGetLLong(got, n, VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA, &gquota) != 1))
-		r = errf(why, len, -EIO, "the domain's scheduler parameters lack cpu_shares, global_period or "
-			 "global_quota");
-	/* a quota of no cap reads back as any negative value */
-	if (r == 0 && (gshares != shares || gperiod != period_us || (quota < 0 ? gquota >= 0 : gquota != quota)))
+	if (r == 0)
+		r = lt_sched_read(d, &gshares, &gperiod, &gquota, why, len);
+	if (r == 0 && (gshares != shares || gperiod != period_us ||
+		       (quota < 0 ? !lt_uncapped(gquota) : gquota != quota)))
 		r = errf(why, len, -EIO, "the domain's scheduler parameters read back as cpu_shares %llu, global_period "
 			 "%llu, global_quota %lld after setting %llu, %u, %lld", gshares, gperiod, gquota, shares,
 			 period_us, quota);
-	if (n > 0)
-		lt.virTypedParamsClear(got, n);
 	lv_domain_free(d);
 	return r;
 }

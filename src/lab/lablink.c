@@ -16,12 +16,15 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lablink.h"
 #include "labnet.h"
 #include "procs.h"
+#include "../core/file.h"
 #include "../core/log.h"
+#include "../core/stoppoint.h"
 #include "../core/util.h"
 #include "../core/banned.h"
 
@@ -130,6 +133,89 @@ static int no_ipv6(const char *dev)
 	return r;
 }
 
+/* Process pid's start time (/proc/PID/stat's 22nd field, in clock ticks
+ * since boot): with the PID it names one process for the system's life;
+ * 0 when there is no such process */
+static unsigned long long proc_start(long pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the command's ')' (its name may hold any byte): fields 3 to 22 */
+	p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
+
+/* This process's PID namespace (the inode of /proc/self/ns/pid), 0 if unknown */
+static unsigned long long pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+/* The mark a link device of the lab's carries in its ifalias: who made it
+ * (lab_links_reclaim deletes it only once that process is gone) */
+#define LINK_MARK "vmbench lab link pid=%ld start=%llu pidns=%llu"
+
+static int mark(const char *dev)
+{
+	char path[96], alias[160];
+	int fd, r = 0, n;
+
+	n = snprintf(alias, sizeof(alias), LINK_MARK "\n", (long)getpid(), proc_start((long)getpid()), pid_ns());
+	snprintf(path, sizeof(path), "/sys/class/net/%s/ifalias", dev);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, alias, (size_t)n) != n)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+bool lab_link_left(const char *name, const char *alias, unsigned long long ns, unsigned long long (*start_of)(long))
+{
+	const char *p;
+	char *end;
+	int used = -1;
+	long pid, apid;
+	unsigned long long start, ans;
+
+	if (strncmp(name, LAB_LINK_TAP, strlen(LAB_LINK_TAP)) && strncmp(name, LAB_LINK_VETH, strlen(LAB_LINK_VETH)))
+		return false;
+	p = name + strlen(LAB_LINK_TAP);
+	if (*p < '1' || *p > '9')
+		return false;
+	pid = strtol(p, &end, 10);
+	if (*end != '-' || end[1] < '0' || end[1] > '9')
+		return false;
+	(void)strtoul(end + 1, &end, 10);
+	if (*end)
+		return false;
+	/* the mark, whole, naming the PID of the name: a device of someone
+	 * else's that only looks like ours has none */
+	if (sscanf(alias, LINK_MARK "%n", &apid, &start, &ans, &used) != 3 || used < 0 ||
+	    (alias[used] && strcmp(alias + used, "\n")) || apid != pid || !ns || ans != ns)
+		return false; /* another PID namespace's vmbench: its PID says nothing here */
+	return pid != (long)getpid() && start_of(pid) != start; /* gone, or its PID another's now */
+}
+
 /* A persistent tap of that name, no process attached (the hypervisor's
  * QEMU opens it by name), IPv6 off */
 static int tap_make(const char *name)
@@ -229,6 +315,8 @@ int lab_link_up(struct lab_link *l, const struct lab_backend *be, const struct l
 	}
 	r = tap_make(l->tap);
 	if (r == 0)
+		r = mark(l->tap);
+	if (r == 0)
 		r = no_ipv6(l->tap);
 	if (r < 0) {
 		errf(why, len, r == -EPERM || r == -EACCES ? -EOPNOTSUPP : r, "a tap device %s in the root network "
@@ -245,6 +333,8 @@ int lab_link_up(struct lab_link *l, const struct lab_backend *be, const struct l
 	snprintf(line, sizeof(line), "ip link add %s type veth peer name " LAB_TAP_NAME "0 netns %d", l->veth,
 		 (int)l->holder);
 	r = lab_run_line(line, why, len);
+	if (r == 0 && (r = mark(l->veth)) < 0)
+		errf(why, len, r, "marking %s as the lab's (its ifalias): %s", l->veth, strerror(-r));
 	if (r == 0 && (r = no_ipv6(l->veth)) < 0)
 		errf(why, len, r, "turning IPv6 off on %s: %s", l->veth, strerror(-r));
 	if (r == 0)
@@ -294,23 +384,24 @@ void lab_links_remove_all(void)
 void lab_links_reclaim(void)
 {
 	DIR *d = opendir("/sys/class/net");
+	unsigned long long ns = pid_ns();
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		const char *name = e->d_name, *p;
-		char *end;
-		long pid;
+		char path[300], *alias = NULL;
+		bool left;
 
-		if (strncmp(name, LAB_LINK_TAP, strlen(LAB_LINK_TAP)) && strncmp(name, LAB_LINK_VETH, strlen(LAB_LINK_VETH)))
+		if (strncmp(e->d_name, LAB_LINK_TAP, strlen(LAB_LINK_TAP)) &&
+		    strncmp(e->d_name, LAB_LINK_VETH, strlen(LAB_LINK_VETH)))
 			continue;
-		p = name + strlen(LAB_LINK_TAP);
-		pid = strtol(p, &end, 10);
-		/* vmbtPID-N and vmbvPID-N only, of a process that is not there */
-		if (end == p || *end != '-' || pid <= 0 || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		if (link_del(name) == 0)
-			log_info("removed %s, a link device of the lab's that vmbench %ld left when it was killed", name, pid);
+		snprintf(path, sizeof(path), "/sys/class/net/%s/ifalias", e->d_name);
+		left = read_file(path, &alias) == 0 && lab_link_left(e->d_name, alias, ns, proc_start);
+		free(alias);
+		if (left && link_del(e->d_name) == 0)
+			log_info("removed %s, a link device of the lab's that vmbench %ld left when it was killed", e->d_name,
+				 strtol(e->d_name + strlen(LAB_LINK_TAP), NULL, 10));
 	}
 	if (d)
 		closedir(d);
+	vmb_test_stop_point("lab-links-reclaimed");
 }

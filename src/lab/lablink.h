@@ -26,6 +26,7 @@
 #define VMB_LAB_LABLINK_H
 
 #include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -54,7 +55,14 @@ void lab_link_down(struct lab_link *l);
  * lab's processes (procs.h), killed with them. */
 void lab_links_remove_all(void);
 /* The taps and veth ends of vmbench processes no longer running (a kill
- * -9) deleted, each said in the log. */
+ * -9) deleted, each said in the log: those whose ifalias carries the mark
+ * of a process of this PID namespace that is gone (its PID free, or
+ * another process's now). A device of the same name without the mark (a
+ * user's own) or of another PID namespace's vmbench (whose PID says
+ * nothing here) is left. */
 void lab_links_reclaim(void);
+/* Is name, with its ifalias alias, such a device? ns: this process's PID
+ * namespace; start_of(pid): that process's start time, 0 when none. */
+bool lab_link_left(const char *name, const char *alias, unsigned long long ns, unsigned long long (*start_of)(long));
 
 #endif
