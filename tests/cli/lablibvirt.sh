@@ -299,7 +299,8 @@ rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l.split()[0].isdig
 n = int(sys.argv[2])
 assert [(int(v), c) for v, c in rows] == [(0, "0"), (1, str(1 % n))], rows
 PY
-# lab contend through libvirt: two domains on host CPU 0, the policies by
+# lab contend through libvirt: two domains on host CPU 0 (each with a NIC
+# for net.udp_rr, measured by the host's client), the policies by
 # libvirt's own calls (cpu_shares; global_quota per global_period), seen
 # from outside by virsh at the first cell; the host's figures from
 # libvirt's vCPU statistics; rt skipped with why. Its two domains are
@@ -309,8 +310,9 @@ expect 0 "lab contend --connect: fair, weights 1:3 and a reservation of 70%" pyt
 	virsh -c qemu:///system schedinfo \$d; \
 	virsh -c qemu:///system vcpupin \$d; virsh -c qemu:///system emulatorpin \$d; done > '$T/tune'" \
 	"$VMB" lab contend --connect qemu:///system --matrix "accel=tcg" --guests 2 --host-cpus 0 \
-	--policy fair,weights,reservation,rt --shares 1,3 --reserve 70 --suites cpu.prime --threads 1 --time 0.5 \
-	--repeat 2 --warmup 0 --cpu.max-prime 2000 --cache "$cache" --image-dir "$T/imgs" --db "$T/ct.db" \
+	--policy fair,weights,reservation,rt --shares 1,3 --reserve 70 --suites cpu.prime,net.udp_rr --threads 1 \
+	--time 0.5 --repeat 2 --warmup 0 --cpu.max-prime 2000 --net.time 0.3 --cache "$cache" --image-dir "$T/imgs" \
+	--db "$T/ct.db" \
 	-o "$T/ct.html"
 has "$T/err" "rt: skipped: through libvirt, a real-time scheduler is the domain's definition" "rt is skipped, with why"
 check "each policy's guests labelled libvirt, their promises and the host's figures from libvirt" python3 - \
@@ -331,6 +333,9 @@ for d in docs:
     assert math.isfinite(m["cpu_share"]) and 0 < m["cpu_share"] <= 100, (key, m)
     assert math.isfinite(m["run_delay"]) and m["run_delay"] >= 0, (key, m)
     share[key] = m["cpu_share"]
+    # net.udp_rr from the host's client over each guest's NIC through libvirt
+    rr = [t for s in d["suites"] if s["name"] == "net" for t in s["tests"] if t["name"] == "udp_rr"]
+    assert rr and rr[0]["status"] == "ok" and rr[0]["cases"][0]["metrics"][0]["samples"][0] > 0, (key, rr)
 assert sorted(share) == sorted(promised), sorted(share)
 # both domains confined to one host CPU: their shares of it add up to at
 # most all of it (libvirt's CPU time in the kernel's 10 ms ticks: 2 points)
