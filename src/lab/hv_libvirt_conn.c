@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,7 +67,7 @@ void lv_end_orphan(const struct lv_dom *d)
 	size_t glen = (size_t)snprintf(guest, sizeof(guest), "guest=%s", d->name);
 	DIR *proc = opendir("/proc");
 	struct dirent *e;
-	int found = 0, err = 0;
+	int found = 0, err = 0, pidfd = -1;
 
 	while (proc && (e = readdir(proc))) {
 		char *end;
@@ -76,6 +77,14 @@ void lv_end_orphan(const struct lv_dom *d)
 		int fd;
 
 		if (*end || pid <= 1 || pid == (long)getpid())
+			continue;
+		/* the process held before its command line is read: a signal then
+		 * goes to it, never to one that took its PID meanwhile (a kernel
+		 * without pidfd_open, before 5.3: kill by PID) */
+		if (pidfd >= 0)
+			close(pidfd);
+		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		if (pidfd < 0 && errno != ENOSYS)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -93,8 +102,13 @@ void lv_end_orphan(const struct lv_dom *d)
 		if (!name || !kernel)
 			continue;
 		found = (int)pid;
-		err = kill((pid_t)pid, SIGKILL) < 0 ? errno : 0;
+		if (pidfd >= 0)
+			err = syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0 ? errno : 0;
+		else
+			err = kill((pid_t)pid, SIGKILL) < 0 ? errno : 0;
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	if (proc)
 		closedir(proc);
 	if (found && !err)
