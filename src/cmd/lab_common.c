@@ -853,6 +853,8 @@ int lab_request_start(struct lab_request *rq)
 	if (rq->verb == LAB_VERB_CONTEND && optset_get(&rq->own, "connect")->kv.n > 1)
 		return cmd_usage_error(self, "--connect given %zu times: lab contend's guests contend for one host's "
 				       "CPUs, give it once (lab run takes one per host)", optset_get(&rq->own, "connect")->kv.n);
+	if (rq->verb == LAB_VERB_RUN && optset_get(&rq->own, "connect")->kv.n > 1 && optset_str(&rq->own, "migrate-to"))
+		return cmd_usage_error(self, "--migrate-to moves one host's guests: give --connect once with it");
 	/* --connect given once per host: a process per host (lab_fleet.c),
 	 * each on to lab_request_go with its one connection */
 	if (rq->verb == LAB_VERB_RUN && !rq->from_study && optset_get(&rq->own, "connect")->kv.n > 1)

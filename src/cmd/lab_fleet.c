@@ -103,6 +103,25 @@ int lab_request_go(const struct vmb_cmd *self, struct lab_request *rq, const cha
 		if (ret != CMD_CONTINUE)
 			return ret;
 	}
+	if (rq->verb == LAB_VERB_RUN && !rq->from_study && optset_str(&rq->own, "migrate-to")) {
+		const char *to = optset_str(&rq->own, "migrate-to");
+		char why[1024], label[512];
+		int r;
+
+		ret = connect_text(self, to);
+		if (ret != CMD_CONTINUE)
+			return ret;
+		lab_hv_uri_label(to, label, sizeof(label));
+		if (lab_hv_default() == &lab_hv_qemu)
+			return cmd_usage_error(self, "--migrate-to %s: it moves guests between libvirt hosts: give the "
+					       "first with --connect URI", label);
+		r = lab_hv_libvirt_migrate_to(to, optset_double(&rq->own, "connect-timeout"), why, sizeof(why));
+		if (r < 0) {
+			log_error("--migrate-to %s: %s", label, why);
+			return r == -EOPNOTSUPP ? EXIT_USAGE : EXIT_FAILED;
+		}
+		log_info("vmops.migrate moves the guests to %s", label);
+	}
 	/* not given: its row's default, --quick's under --quick */
 	if (rq->verb == LAB_VERB_RUN && !rq->boots)
 		rq->boots = (unsigned)optset_int(&rq->own, "boots");

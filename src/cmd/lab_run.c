@@ -662,10 +662,18 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "the root network namespace, without an address, joined by tc to a veth into a network "
 		  "namespace of the lab's own, where the net suite's other end is, as directly. What libvirt "
 		  "cannot carry yet is skipped with why: nics or queues above 1, a shared folder, firmware=uefi, "
-		  "boot=cdrom, disk=nvme and usb-ehci; vmops' migrate, saverestore and savevm say "
-		  "why they skip; the balloon, pin=on and vmops.snapshot go through libvirt's own calls, and "
-		  "boot.warm's reboot is timed from libvirt's reboot event" },
+		  "boot=cdrom, disk=nvme and usb-ehci; vmops' saverestore and savevm say why they skip; the "
+		  "balloon, pin=on and vmops.snapshot go through libvirt's own calls, vmops.migrate to the host of "
+		  "--migrate-to, and boot.warm's reboot is timed from libvirt's reboot event" },
 	LAB_OPT_CONNECT_TIMEOUT,
+	{ .name = "migrate-to", .type = OPT_STRING, .metavar = "URI",
+	  .help = "with --connect (one host): the libvirt host vmops.migrate moves each guest to, live and "
+		  "pre-copy, by libvirt's own call (virDomainMigrate3; libvirt refuses a migration to the host a "
+		  "domain runs on); over loopback when URI reaches this machine; the disk and kernel paths must be "
+		  "the same there. libvirt migrates no domain marked AUTODESTROY, nor marks one migrated in: with "
+		  "--migrate-to the domains are started without it, and the lab destroys them on its own exits "
+		  "(Ctrl-C included), but a kill -9 of vmbench, or a second Ctrl-C, leaves them running ('virsh -c "
+		  "URI destroy NAME')" },
 	LAB_OPT_LABEL,
 	LAB_OPT_OUTPUT,
 	LAB_OPT_DB,

@@ -136,6 +136,13 @@ bool lab_hv_libvirt_lost(void)
 {
 	return false;
 }
+
+int lab_hv_libvirt_migrate_to(const char *uri, double timeout_s, char *why, size_t len)
+{
+	(void)uri;
+	(void)timeout_s;
+	return errf(why, len, -EOPNOTSUPP, "--migrate-to needs libvirt, which this vmbench was built without");
+}
 #endif
 
 int lab_hv_unix_channel(const char *path, int *fd)

@@ -233,6 +233,10 @@ bool lab_hv_libvirt_lost(void);
 /* The connected hypervisor host's name (virConnectGetHostname); NULL
  * when there is no connection. */
 const char *lab_hv_libvirt_host(void);
+/* --migrate-to URI: a second libvirt connection, the host vmops.migrate
+ * moves the session's guests to (libvirt refuses a migration to the host
+ * a domain runs on), within timeout_s. 0, or a negative errno with why. */
+int lab_hv_libvirt_migrate_to(const char *uri, double timeout_s, char *why, size_t len);
 /* The connection the session's guests go through, as the user named it
  * (--connect URI, or "direct" for QEMU driven here by a lab run over
  * several hosts): the label hv_uri of each guest's result. NULL when none

@@ -54,6 +54,7 @@ struct lab_hv_mon {
 	char name[200];
 	struct lv_resets *resets; /* NULL: not registered (the driver has no such event) */
 	int cb;                   /* the callback's id */
+	virConnectPtr cbconn;     /* on the connection the domain ran on at open */
 	unsigned long long shares_first; /* lv_mon_shares_first */
 };
 
@@ -403,7 +404,10 @@ static int lv_start(const struct lab_config *c, const struct lab_paths *p, const
 	/* the directory crossed by the daemon's QEMU to its files (not listed) */
 	if (r == 0 && chmod(p->work_dir, 0711) < 0)
 		r = -errno;
-	d = r < 0 || lv_is_lost() ? NULL : lv.virDomainCreateXML(lv.conn, def->v[0], VIR_DOMAIN_START_AUTODESTROY);
+	/* AUTODESTROY, but with --migrate-to: libvirt refuses to migrate a
+	 * domain so marked (the lab destroys it on its own exits then) */
+	d = r < 0 || lv_is_lost() ? NULL
+				  : lv.virDomainCreateXML(lv.conn, def->v[0], lv.dest ? 0 : VIR_DOMAIN_START_AUTODESTROY);
 	if (!d && r == 0 && (said = lv_err()) == lv.lost_why)
 		snprintf(line, sizeof(line), "%s\n", said); /* the daemon lost: said so, not errno's words */
 	else
@@ -429,7 +433,7 @@ static int lv_state(const char *name, char *state, size_t slen, bool *final)
 {
 	static const char *const words[] = { "nostate", "running", "blocked", "paused", "shutdown", "shutoff",
 					     "crashed", "pmsuspended" };
-	virDomainPtr d = lv.conn && !lv_is_lost() ? lv.virDomainLookupByName(lv.conn, name) : NULL;
+	virDomainPtr d = lv.conn && !lv_is_lost() ? lv_lookup(name) : NULL;
 	int st = 0, reason = 0, r;
 
 	if (!d && lv.conn && lv_gone())
@@ -488,15 +492,17 @@ static int lv_destroy(pid_t pid, const char *ctl, int grace_ms, int *status)
 	while (lv_state(ctl, state, sizeof(state), &final) == 0 && !final && clock_ns() < deadline)
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 	/* the daemon lost: its domain ended here, or said to be left (lv_lose) */
-	d = lv_is_lost() ? NULL : lv.virDomainLookupByName(lv.conn, ctl);
+	d = lv_is_lost() ? NULL : lv_lookup(ctl);
 	if (!d) {
 		(void)lv_gone();
 		lv_forget(ctl);
+		(void)lv_set_moved(ctl, false);
 		return 0;
 	}
 	(void)lv.virDomainDestroy(d);
 	lv.virDomainFree(d);
 	lv_forget(ctl);
+	(void)lv_set_moved(ctl, false);
 	return final ? 0 : 1;
 }
 
@@ -540,12 +546,13 @@ static int lv_open(const char *ctl, int timeout_ms, struct lab_hv_mon **out, cha
 		return errf(why, len, -ENOMEM, "out of memory");
 	snprintf(m->name, sizeof(m->name), "%s", ctl);
 	m->cb = -1;
-	d = lv.virDomainLookupByName(lv.conn, ctl);
+	d = lv_lookup(ctl);
 	m->resets = d ? calloc(1, sizeof(*m->resets)) : NULL;
 	if (m->resets) {
 		(void)pthread_mutex_init(&m->resets->mu, NULL);
 		(void)pthread_cond_init(&m->resets->cv, NULL);
-		m->cb = lv.virConnectDomainEventRegisterAny(lv.conn, d, VIR_DOMAIN_EVENT_ID_REBOOT,
+		m->cbconn = lv_conn_of(ctl);
+		m->cb = lv.virConnectDomainEventRegisterAny(m->cbconn, d, VIR_DOMAIN_EVENT_ID_REBOOT,
 							  VIR_DOMAIN_EVENT_CALLBACK(lv_reset_seen), m->resets,
 							  lv_resets_free);
 		if (m->cb < 0) {
@@ -605,8 +612,8 @@ unsigned long long *lv_mon_shares_first(struct lab_hv_mon *m)
 static void lv_close(struct lab_hv_mon *m)
 {
 	/* libvirt frees the counts (lv_resets_free) once no event can reach them */
-	if (m->cb >= 0 && lv.conn)
-		(void)lv.virConnectDomainEventDeregisterAny(lv.conn, m->cb);
+	if (m->cb >= 0 && m->cbconn)
+		(void)lv.virConnectDomainEventDeregisterAny(m->cbconn, m->cb);
 	free(m);
 }
 
@@ -619,7 +626,7 @@ static int lv_run_state(struct lab_hv_mon *m, char *state, size_t slen, bool *fi
 
 static int lv_reset(struct lab_hv_mon *m, char *why, size_t len)
 {
-	virDomainPtr d = lv.virDomainLookupByName(lv.conn, m->name);
+	virDomainPtr d = lv_lookup(m->name);
 	int r = d ? lv.virDomainReset(d, 0) : -1;
 
 	if (d)
@@ -633,7 +640,7 @@ static int lv_reset(struct lab_hv_mon *m, char *why, size_t len)
  * for at each call) */
 static int lv_balloon_set(struct lab_hv_mon *m, uint64_t bytes, char *why, size_t len)
 {
-	virDomainPtr d = lv.virDomainLookupByName(lv.conn, m->name);
+	virDomainPtr d = lv_lookup(m->name);
 	int r = d ? lv.virDomainSetMemoryFlags(d, (unsigned long)(bytes >> 10), VIR_DOMAIN_AFFECT_LIVE) : -1;
 
 	if (d)
@@ -644,7 +651,7 @@ static int lv_balloon_set(struct lab_hv_mon *m, uint64_t bytes, char *why, size_
 static int lv_balloon_get(struct lab_hv_mon *m, uint64_t *bytes, char *why, size_t len)
 {
 	virDomainMemoryStatStruct st[VIR_DOMAIN_MEMORY_STAT_NR];
-	virDomainPtr d = lv.virDomainLookupByName(lv.conn, m->name);
+	virDomainPtr d = lv_lookup(m->name);
 	int n = d ? lv.virDomainMemoryStats(d, st, VIR_DOMAIN_MEMORY_STAT_NR, 0) : -1;
 
 	if (d)
@@ -681,7 +688,7 @@ static int lv_balloon_wait(struct lab_hv_mon *m, int timeout_ms, char *why, size
  * an error. libvirt names vCPUs, not QEMU's threads: tids is NULL. */
 static int lv_pin(struct lab_hv_mon *m, const int *tids, size_t n, char *why, size_t len)
 {
-	virDomainPtr d = lv.virDomainLookupByName(lv.conn, m->name);
+	virDomainPtr d = lv_lookup(m->name);
 	unsigned char map[64], got[64 * 64];
 	int nv, ncpu, r = 0;
 	size_t maplen;
@@ -691,7 +698,7 @@ static int lv_pin(struct lab_hv_mon *m, const int *tids, size_t n, char *why, si
 	if (!d)
 		return errf(why, len, -EIO, "the domain: %s", lv_err());
 	nv = lv.virDomainGetVcpusFlags(d, VIR_DOMAIN_AFFECT_LIVE);
-	ncpu = lv.virNodeGetCPUMap(lv.conn, NULL, NULL, 0);
+	ncpu = lv_host_cpus(m->name);
 	if (nv < 1 || ncpu < 1)
 		r = errf(why, len, -EIO, "counting the vCPUs and the host's CPUs: %s", lv_err());
 	else if ((size_t)ncpu > sizeof(map) * 8 || nv > 64)
@@ -731,7 +738,7 @@ static const char *lv_vm_target(const struct lab_vm *vm)
  * metadata kept (the domain is transient) */
 static int lv_snapshot(struct lab_vm *vm, const char *overlay, double *secs, char *why, size_t len)
 {
-	virDomainPtr d = lv.virDomainLookupByName(lv.conn, vm->ctl);
+	virDomainPtr d = lv_lookup(vm->ctl);
 	virDomainSnapshotPtr snap;
 	char xml[1400], eo[1100];
 	uint64_t t0;
@@ -764,7 +771,7 @@ static int lv_snapshot(struct lab_vm *vm, const char *overlay, double *secs, cha
  * timeout_s */
 static int lv_commit(struct lab_vm *vm, double timeout_s, double *secs, char *why, size_t len)
 {
-	virDomainPtr d = lv.virDomainLookupByName(lv.conn, vm->ctl);
+	virDomainPtr d = lv_lookup(vm->ctl);
 	const char *disk = lv_vm_target(vm);
 	uint64_t t0 = clock_ns(), deadline = t0 + (uint64_t)(timeout_s * NSEC_PER_SEC);
 	virDomainBlockJobInfo info;
@@ -831,6 +838,7 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.balloon_wait = lv_balloon_wait,
 	.snapshot = lv_snapshot,
 	.commit = lv_commit,
+	.migrate = lv_migrate,
 	.tune = lv_tune,
 	.vcpu_stat = lv_vcpu_stat,
 	.confine = lv_confine,
@@ -838,8 +846,6 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.unsupported = (const struct lab_hv_unsupported[]){
 		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor, and this back end speaks libvirt's API "
 				  "(lab contend reads the vCPUs' figures through it)" },
-		{ "migrate", "libvirt migrates a domain to another host only (virDomainMigrate refuses its own), and "
-			     "a migration between two --connect hosts is not written yet" },
 		{ "save_restore", "virDomainRestore starts a domain that outlives the connection (no AUTODESTROY "
 				  "for a restore), which a killed vmbench would leave running" },
 		{ "savevm", "libvirt's internal snapshots are not written yet" },

@@ -42,10 +42,25 @@ struct lv_api {
 	struct lv_dom {
 		char name[200], kernel[4300];
 	} doms[4];
+	/* --migrate-to: the destination's connection, its label, whether it is
+	 * this machine (the guest then moves over loopback); the domains that
+	 * run there now (moved), by name */
+	virConnectPtr dest;
+	char dest_uri[256];
+	bool dest_here;
+	char moved[4][200];
 };
 extern struct lv_api lv;
 
 /* hv_libvirt_conn.c: the connection, libvirt's event loop, a daemon lost */
+/* The connection the domain named runs on now: the session's, or after a
+ * migration the destination's */
+virConnectPtr lv_conn_of(const char *name);
+/* The domain named, on the connection it runs on now, or NULL */
+virDomainPtr lv_lookup(const char *name);
+/* The domain named runs on the destination now (moved), or no more; -ENOSPC
+ * when more domains are moved at once than the table holds */
+int lv_set_moved(const char *name, bool moved);
 /* libvirt's words on the calling thread's last error, or why the daemon is lost */
 const char *lv_err(void);
 /* Is the daemon lost (its connection closed, or silent past the keepalive)? */
@@ -64,8 +79,8 @@ virDomainPtr lv_domain(const char *name, char *why, size_t len);
 void lv_domain_free(virDomainPtr d);
 /* libvirt's last error message ("no message" when it has none) */
 const char *lv_error(void);
-/* The daemon's host's CPUs, or -1. */
-int lv_host_cpus(void);
+/* The CPUs of the host the domain named runs on, or -1. */
+int lv_host_cpus(const char *name);
 /* The domain a connection about a guest is about */
 const char *lv_mon_name(const struct lab_hv_mon *m);
 /* The domain's cpu_shares before the lab's first tune (0: not read yet),
@@ -78,5 +93,12 @@ int lv_tune(struct lab_hv_mon *m, unsigned weight, unsigned long long quota_us, 
 int lv_vcpu_stat(struct lab_hv_mon *m, unsigned long long *cpu_ns, unsigned long long *wait_ns, bool *exact,
 		 char *why, size_t len);
 int lv_confine(struct lab_hv_mon *m, const cpu_set_t *cpus, char *why, size_t len);
+
+/* hv_libvirt_move.c: the row's migrate (hv.h) to --migrate-to's host */
+struct lab_vm;
+struct lab_hv_move;
+struct lab_hv_moved;
+int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost, char *why,
+	       size_t len);
 
 #endif

@@ -178,7 +178,7 @@ void *lv_symbol(const char *name)
 
 virDomainPtr lv_domain(const char *name, char *why, size_t len)
 {
-	virDomainPtr d = lv.conn ? lv.virDomainLookupByName(lv.conn, name) : NULL;
+	virDomainPtr d = lv.conn ? lv_lookup(name) : NULL;
 
 	if (!d)
 		errf(why, len, -EIO, "the domain: %s", lv.conn ? lv_err() : "no libvirt connection");
@@ -195,9 +195,11 @@ const char *lv_error(void)
 	return lv_err();
 }
 
-int lv_host_cpus(void)
+int lv_host_cpus(const char *name)
 {
-	return lv.conn ? lv.virNodeGetCPUMap(lv.conn, NULL, NULL, 0) : -1;
+	virConnectPtr c = lv_conn_of(name);
+
+	return c ? lv.virNodeGetCPUMap(c, NULL, NULL, 0) : -1;
 }
 
 /* libvirt's close callback, in its event loop's thread */
@@ -396,6 +398,63 @@ int lab_hv_libvirt_connect(const char *uri, double timeout_s, char *why, size_t 
 				 (unsigned)(st.st_mode & 0777));
 	}
 	return 0;
+}
+
+int lab_hv_libvirt_migrate_to(const char *uri, double timeout_s, char *why, size_t len)
+{
+	char said[600];
+	int r;
+
+	if (!lv.conn)
+		return errf(why, len, -EINVAL, "--migrate-to needs the guests through libvirt (--connect URI)");
+	lab_hv_uri_label(uri, lv.dest_uri, sizeof(lv.dest_uri));
+	r = lv_open_within(uri, timeout_s, &lv.dest, why, len);
+	if (r < 0) {
+		snprintf(said, sizeof(said), "%s", why);
+		return errf(why, len, r == -ETIMEDOUT ? r : -ECONNREFUSED, "connecting to %s: %s", lv.dest_uri, said);
+	}
+	(void)lv.virConnectSetKeepAlive(lv.dest, timeout_s / 3 >= 1 ? (int)(timeout_s / 3 + 0.5) : 1, 2);
+	/* a destination on this machine takes the guest over loopback */
+	lv.dest_here = lab_hv_uri_host(uri, said, sizeof(said)) == 0 && !said[0];
+	return 0;
+}
+
+virConnectPtr lv_conn_of(const char *name)
+{
+	virConnectPtr c = lv.conn;
+
+	pthread_mutex_lock(&lv.mu);
+	for (size_t i = 0; i < sizeof(lv.moved) / sizeof(lv.moved[0]); i++)
+		if (lv.moved[i][0] && !strcmp(lv.moved[i], name))
+			c = lv.dest;
+	pthread_mutex_unlock(&lv.mu);
+	return c;
+}
+
+int lv_set_moved(const char *name, bool moved)
+{
+	size_t n = sizeof(lv.moved) / sizeof(lv.moved[0]), i, free_at = n;
+	int r = 0;
+
+	pthread_mutex_lock(&lv.mu);
+	for (i = 0; i < n && strcmp(lv.moved[i], name); i++)
+		if (!lv.moved[i][0] && free_at == n)
+			free_at = i;
+	if (i < n && !moved)
+		lv.moved[i][0] = '\0';
+	else if (i == n && moved && free_at < n)
+		snprintf(lv.moved[free_at], sizeof(lv.moved[free_at]), "%s", name);
+	else if (i == n && moved)
+		r = -ENOSPC;
+	pthread_mutex_unlock(&lv.mu);
+	return r;
+}
+
+virDomainPtr lv_lookup(const char *name)
+{
+	virConnectPtr c = lv_conn_of(name);
+
+	return c ? lv.virDomainLookupByName(c, name) : NULL;
 }
 
 bool lab_hv_libvirt_lost(void)

@@ -232,7 +232,7 @@ int lv_confine(struct lab_hv_mon *m, const cpu_set_t *cpus, char *why, size_t le
 {
 	virDomainPtr d = lt_domain(m, why, len);
 	unsigned char map[128], got[128], all[128 * 8]; /* all: every vCPU's map, read back when they fit */
-	int nv, ncpu = lv_host_cpus(), r = 0;
+	int nv, ncpu = lv_host_cpus(lv_mon_name(m)), r = 0;
 	size_t maplen;
 
 	if (!d)

@@ -29,7 +29,7 @@ items:       src/lab/labitems                                  # a booted guest'
 hostsuites:  src/lab/hostmeasure                               # the host-measured suites as rows {suite, measure}
 boot:        src/lab/labboot src/lab/labcheck                  # one boot of a guest; the guest checked against its plan
 ops:         src/lab/vmops src/lab/balloon                     # operations measured through the seam
-backend:     src/lab/hv src/lab/hv_qemu src/lab/hv_qemu_move src/lab/hv_libvirt src/lab/hv_libvirt_conn src/lab/hv_libvirt_tune src/lab/kvmguest src/lab/labnet src/lab/lablink src/lab/mirror   # hypervisor seam, KVM's verdict, networking, the link of a tap by name, package mirror
+backend:     src/lab/hv src/lab/hv_qemu src/lab/hv_qemu_move src/lab/hv_libvirt src/lab/hv_libvirt_conn src/lab/hv_libvirt_move src/lab/hv_libvirt_tune src/lab/kvmguest src/lab/labnet src/lab/lablink src/lab/mirror   # hypervisor seam, KVM's verdict, networking, the link of a tap by name, package mirror
 images:      src/lab/image src/lab/iso src/lab/distro src/lab/distro_files src/lab/kernel src/lab/modules src/lab/cpio src/lab/elf   # guest images and what they carry
 qemu:        src/lab/keys src/lab/qemu src/lab/qemu_keys src/lab/qemu_share src/lab/qemu_rows src/lab/qemuproc src/lab/qmp   # the QEMU row's parts; the key rows, which point at their QEMU arguments
 plan:        src/lab/matrix src/lab/plan src/lab/tables src/lab/study_table src/lab/labopts src/lab/evidence src/lab/hostsuite   # the typed plan, a run's options, documents

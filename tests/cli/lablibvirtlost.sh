@@ -10,7 +10,8 @@
 # ended by vmbench, the other host's results stored and compared, the lost
 # host's failures marked; and libvirt's remote transport (qemu+tcp:// on
 # loopback, to a private daemon): a guest measured through it, and a kill
-# -9 of vmbench whose domain the daemon destroys with the connection.
+# -9 of vmbench whose domain the daemon destroys with the connection;
+# vmops.migrate from that daemon to a second one (--migrate-to).
 # Plain build only (tests/meson.build).
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/cli/libvirtd.sh"
@@ -48,6 +49,14 @@ fi
 has "$T/err" "--connect qemu+unix:///system: connecting to qemu+unix:///system: the daemon took the connection but did not answer within 1 s (--connect-timeout)" \
 	"says it did not answer, and the bound"
 check "nothing was fetched or stored for it" sh -c "test ! -e '$T/none.db' && test ! -e '$T/no-cache'"
+expect 2 "--migrate-to without --connect" "$VMB" lab run --migrate-to qemu:///system --matrix "accel=tcg" \
+	--suites vmops.migrate --baseline none --cache "$T/no-cache" --db "$T/none.db"
+has "$T/err" "--migrate-to qemu:///system: it moves guests between libvirt hosts: give the first with --connect URI" \
+	"says what it needs"
+expect 2 "--migrate-to with two --connect" "$VMB" lab run --connect direct --connect test:///default \
+	--migrate-to qemu:///system --matrix "accel=tcg" --suites vmops.migrate --baseline none --cache "$T/no-cache" \
+	--db "$T/none.db"
+has "$T/err" "--migrate-to moves one host's guests: give --connect once with it" "says why"
 if [ "$(uname -m)" != x86_64 ] || [ ! -x /bin/busybox ] || ! command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 	! command -v libvirtd >/dev/null 2>&1 || ! command -v virsh >/dev/null 2>&1; then
 	skip "a libvirt daemon lost mid-matrix" "x86_64, busybox-static, qemu-system-x86 and libvirt-daemon-system are needed"
@@ -173,4 +182,33 @@ while [ -n "$(lvd_qemus)" ] && [ $i -lt 300 ]; do
 done
 check "the daemon destroyed its domain when the TCP connection dropped" test -z "$(lvd_qemus)"
 check "and lists none" test -z "$(virsh -c "$tcp" list --all --name)"
+# vmops.migrate from one libvirt host to another (--migrate-to): from the
+# TCP daemon to a second private daemon, live and pre-copy over loopback
+src_dir=$lvd_dir
+if lvd_start "$T/lvd-b"; then
+	dst_dir=$lvd_dir
+	trap 'lvd_stop; lvd_dir=$src_dir; lvd_stop; rm -rf "$T"' EXIT
+	expect 0 "vmops.migrate to another libvirt host" "$VMB" lab run --connect "$tcp" --migrate-to "$lvd_uri" \
+		--matrix "accel=tcg" --suites vmops.migrate --quick --boots 1 --baseline none --cache "$cache" \
+		--image-dir "$T/imgs" --db "$T/mig.db"
+	has "$T/err" "vmops.migrate moves the guests to qemu+unix:///system" "says where the guests move"
+	check "the migration's figures from libvirt's job, the agent answering on the destination" python3 - \
+		"$T/mig.db" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
+t = [t for s in d["suites"] if s["name"] == "vmops" for t in s["tests"] if t["name"] == "migrate"][0]
+assert t["status"] == "ok", (t["status"], t.get("reason"))
+m = {x["name"]: x["samples"][0] for x in t["cases"][0]["metrics"]}
+assert m["total_s"] > 0 and 0 <= m["downtime_s"] <= m["total_s"], m
+assert m["ram_transferred_bytes"] > 0 and m["passes"] >= 1 and m["agent_answer_s"] > 0, m
+PY
+	check "no QEMU of the destination's left" test -z "$(lvd_qemus)"
+	lvd_stop
+	lvd_dir=$src_dir
+	check "nor of the source's" test -z "$(lvd_qemus)"
+	trap 'lvd_stop; rm -rf "$T"' EXIT
+else
+	lvd_dir=$src_dir
+	skip "vmops.migrate to another libvirt host" "$lvd_why"
+fi
 finish

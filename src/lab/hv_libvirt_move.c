@@ -1,0 +1,274 @@
+/* The libvirt row's live migration (hv.h's migrate): the session's domain
+ * moved to the host of --migrate-to by libvirt's own call
+ * (virDomainMigrate3, live, pre-copy, over loopback when that host is this
+ * machine), the destination written from the same configuration with the
+ * second start's file names (the agent's socket, the console), the figures
+ * from the completed job's statistics, the agent's channel switched to the
+ * destination. libvirt migrates no domain marked AUTODESTROY, nor marks
+ * one migrated in: with --migrate-to the domains start without it, the lab
+ * destroys them on the exits it runs, and a kill -9 leaves them running
+ * (said in --migrate-to's help). */
+#include <errno.h>
+#include <libvirt/libvirt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hv.h"
+#include "hv_libvirt.h"
+#include "qemu.h"
+#include "../core/clock.h"
+#include "../core/log.h"
+#include "../core/str.h"
+#include "../core/strv.h"
+#include "proto_host.h"
+#include "../core/banned.h"
+
+#define LM_FUNCS(X)                                                                                          \
+	X(virDomainMigrate3) X(virDomainGetJobStats) X(virDomainAbortJob) X(virDomainGetUUIDString)        \
+	X(virTypedParamsGetULLong) X(virTypedParamsClear) X(virTypedParamsFree)
+
+static struct {
+#define LM_FIELD(f) __typeof__(f) *f;
+	LM_FUNCS(LM_FIELD)
+#undef LM_FIELD
+	const char *missing;
+} lm;
+
+static pthread_once_t lm_once = PTHREAD_ONCE_INIT;
+
+static void lm_load(void)
+{
+#define X(f)                                                                                                 \
+	if (!lm.missing && !(lm.f = (__typeof__(f) *)lv_symbol(#f)))                                        \
+		lm.missing = #f;
+	LM_FUNCS(X)
+#undef X
+}
+
+/* The two starts' files in the work directory, as the direct path names
+ * them (hv_qemu_move.c): the agent's socket, the console, the log */
+static const char *const lm_names[2][3] = {
+	{ "agent.sock", "console.log", "qemu.log" },
+	{ "agent-b.sock", "console-b.log", "qemu-b.log" },
+};
+
+#define LM_CHANNEL_MS 10000 /* the destination's agent socket, after the move */
+#define LM_DRAIN_MS 2000    /* what the old channel still holds, read */
+
+/* virDomainMigrate3 in a thread of its own, so that the move is bounded */
+struct lm_call {
+	virDomainPtr d, dd;
+	virConnectPtr dconn;
+	virTypedParameter params[4];
+	int nparams;
+	unsigned flags;
+	bool done;
+	char err[512];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void *lm_thread(void *arg)
+{
+	struct lm_call *c = arg;
+	virDomainPtr dd = lm.virDomainMigrate3(c->d, c->dconn, c->params, (unsigned)c->nparams, c->flags);
+
+	pthread_mutex_lock(&c->mu);
+	c->dd = dd;
+	if (!dd)
+		snprintf(c->err, sizeof(c->err), "%s", lv_err());
+	c->done = true;
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+static void lm_param(virTypedParameterPtr p, const char *field, int type, const char *s, unsigned long long ul)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->field, sizeof(p->field), "%s", field);
+	p->type = type;
+	if (type == VIR_TYPED_PARAM_STRING)
+		p->value.s = (char *)s; /* read only by libvirt */
+	else
+		p->value.ul = ul;
+}
+
+/* The destination's definition: the domain's own, with the other start's
+ * files and the source's UUID (libvirt refuses another) */
+static int lm_dest_xml(const struct lab_vm *vm, virDomainPtr d, unsigned set, char **xml, char *why, size_t len)
+{
+	struct lab_paths p = *vm->paths;
+	char agent[4300], console[4300], uuid[VIR_UUID_STRING_BUFLEN], *at;
+	struct strv def = { 0 };
+	int r;
+
+	snprintf(agent, sizeof(agent), "%s/%s", vm->dir, lm_names[set][0]);
+	snprintf(console, sizeof(console), "%s/%s", vm->dir, lm_names[set][1]);
+	p.agent_socket = agent;
+	p.console_log = console;
+	(void)unlink(agent);
+	if (lm.virDomainGetUUIDString(d, uuid) < 0)
+		return errf(why, len, -EIO, "the domain's UUID: %s", lv_err());
+	r = vm->hv->define(vm->c, &p, false, false, &def, why, len); /* libvirt adds -incoming */
+	if (r < 0)
+		return r;
+	at = def.n == 1 ? strstr(def.v[0], "</name>") : NULL;
+	if (!at) {
+		strv_clear(&def);
+		return errf(why, len, -EPROTO, "the destination's definition has no <name>");
+	}
+	at += strlen("</name>");
+	if (asprintf(xml, "%.*s\n  <uuid>%s</uuid>%s", (int)(at - def.v[0]), def.v[0], uuid, at) < 0)
+		r = errf(why, len, -ENOMEM, "out of memory");
+	strv_clear(&def);
+	return r;
+}
+
+/* The completed job's figures, as the destination keeps them */
+static void lm_figures(virDomainPtr dd, struct lab_hv_moved *out)
+{
+	virTypedParameterPtr p = NULL;
+	int n = 0, type = 0;
+	unsigned long long v;
+
+	if (lm.virDomainGetJobStats(dd, &type, &p, &n, VIR_DOMAIN_JOB_STATS_COMPLETED) < 0)
+		return;
+#define GET(field, to)                                                                                       \
+	if (lm.virTypedParamsGetULLong(p, n, field, &v) == 1)                                             \
+		to = (double)v;
+	GET(VIR_DOMAIN_JOB_TIME_ELAPSED, out->total_ms)
+	GET(VIR_DOMAIN_JOB_DOWNTIME, out->downtime_ms)
+	GET(VIR_DOMAIN_JOB_SETUP_TIME, out->setup_ms)
+	GET(VIR_DOMAIN_JOB_MEMORY_PROCESSED, out->transferred)
+	GET(VIR_DOMAIN_JOB_MEMORY_DIRTY_RATE, out->dirty_rate)
+	GET(VIR_DOMAIN_JOB_MEMORY_ITERATION, out->passes)
+#undef GET
+	lm.virTypedParamsFree(p, n);
+}
+
+/* The guest runs on the destination now: the agent's channel moves to its
+ * socket with what the old one still held, the files are the other
+ * start's; pin=on pins the destination's vCPUs as the boot did */
+static int lm_take(struct lab_vm *vm, unsigned set, char *why, size_t len)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)LM_CHANNEL_MS * NSEC_PER_MSEC;
+	char agent[200];
+	int fd = -1, r;
+
+	snprintf(agent, sizeof(agent), "%s/%s", vm->dir, lm_names[set][0]);
+	while ((r = lab_hv_unix_channel(agent, &fd)) == -ENOENT || r == -ECONNREFUSED) {
+		if (clock_ns() > deadline)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+	if (r < 0)
+		return errf(why, len, r, "the destination's agent channel %s: %s", agent, strerror(-r));
+	r = proto_switch(vm->conn, fd, fd, LM_DRAIN_MS);
+	if (vm->fd >= 0)
+		close(vm->fd);
+	vm->fd = fd;
+	vm->set = set;
+	snprintf(vm->agent, sizeof(vm->agent), "%s", agent);
+	snprintf(vm->console, sizeof(vm->console), "%s/%s", vm->dir, lm_names[set][1]);
+	snprintf(vm->log, sizeof(vm->log), "%s/%s", vm->dir, lm_names[set][2]);
+	if (r < 0)
+		return errf(why, len, r, "the agent's channel: %s", vm->conn->err);
+	if (vm->c->pin)
+		r = lab_hv_vcpus(vm->hv, vm->ctl, true, NULL, why, len);
+	return r;
+}
+
+int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost, char *why,
+	       size_t len)
+{
+	struct lm_call c = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	unsigned set = vm->set ? 0 : 1;
+	char *xml = NULL;
+	struct timespec at;
+	pthread_t th;
+	uint64_t t0;
+	int r = 0;
+
+	*lost = false;
+	(void)pthread_once(&lm_once, lm_load);
+	if (lm.missing)
+		return errf(why, len, -EOPNOTSUPP, "the libvirt here has no %s", lm.missing);
+	if (!lv.dest)
+		return errf(why, len, -EOPNOTSUPP, "libvirt migrates a domain to another host only: give that host's "
+			    "URI with --migrate-to");
+	if (lv_conn_of(vm->ctl) == lv.dest)
+		return errf(why, len, -EOPNOTSUPP, "the guest runs on --migrate-to's host already (one move a boot "
+			    "through libvirt)");
+	if (how->postcopy)
+		return errf(why, len, -EOPNOTSUPP, "post-copy through libvirt is not written yet (mode=precopy)");
+	c.d = lv_domain(vm->ctl, why, len);
+	if (!c.d)
+		return -EIO;
+	r = lm_dest_xml(vm, c.d, set, &xml, why, len);
+	c.dconn = lv.dest;
+	c.flags = VIR_MIGRATE_LIVE;
+	lm_param(&c.params[c.nparams++], VIR_MIGRATE_PARAM_DEST_XML, VIR_TYPED_PARAM_STRING, xml, 0);
+	/* this machine: over loopback, not the address its host name has; its
+	 * disks are the same files there, which libvirt's check of shared
+	 * storage (a network filesystem) does not know (VIR_MIGRATE_UNSAFE) */
+	if (lv.dest_here) {
+		c.flags |= VIR_MIGRATE_UNSAFE;
+		lm_param(&c.params[c.nparams++], VIR_MIGRATE_PARAM_URI, VIR_TYPED_PARAM_STRING, "tcp://127.0.0.1", 0);
+		lm_param(&c.params[c.nparams++], VIR_MIGRATE_PARAM_LISTEN_ADDRESS, VIR_TYPED_PARAM_STRING, "127.0.0.1",
+			 0);
+	}
+	if (how->bandwidth)
+		lm_param(&c.params[c.nparams++], VIR_MIGRATE_PARAM_BANDWIDTH, VIR_TYPED_PARAM_ULLONG, NULL,
+			 how->bandwidth >> 20 ? how->bandwidth >> 20 : 1);
+	t0 = clock_ns();
+	if (r == 0 && pthread_create(&th, NULL, lm_thread, &c) != 0)
+		r = errf(why, len, -EAGAIN, "no thread for the migration");
+	if (r == 0) {
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_sec += (time_t)how->timeout_s;
+		pthread_mutex_lock(&c.mu);
+		while (!c.done && pthread_cond_timedwait(&c.cv, &c.mu, &at) != ETIMEDOUT)
+			;
+		if (!c.done) {
+			/* bounded: the job aborted, the guest left on the source */
+			pthread_mutex_unlock(&c.mu);
+			(void)lm.virDomainAbortJob(c.d);
+			(void)pthread_join(th, NULL);
+			/* unless it ended as it was aborted: moved all the same */
+			if (!c.dd)
+				r = errf(why, len, -ETIMEDOUT, "the migration was not done within %g s (--vmops.timeout)",
+					 how->timeout_s);
+		} else {
+			pthread_mutex_unlock(&c.mu);
+			(void)pthread_join(th, NULL);
+			if (!c.dd)
+				r = errf(why, len, -EIO, "virDomainMigrate3 to %s: %s", lv.dest_uri, c.err);
+		}
+	}
+	free(xml);
+	lv_domain_free(c.d);
+	if (r < 0)
+		return r;
+	out->t_done = clock_ns();
+	out->total_ms = out->downtime_ms = out->setup_ms = out->transferred = out->dirty_rate = out->passes = -1;
+	out->postcopy_bytes = -1;
+	out->save_s = out->state_bytes = out->restore_s = -1;
+	out->t_resume = 0;
+	lm_figures(c.dd, out);
+	lv_domain_free(c.dd);
+	if (out->total_ms < 0)
+		out->total_ms = (double)(out->t_done - t0) / NSEC_PER_MSEC;
+	/* from here the domain is the destination's: every call goes there */
+	r = lv_set_moved(vm->ctl, true);
+	if (r < 0)
+		r = errf(why, len, r, "more domains moved at once than the lab follows");
+	if (r == 0)
+		r = lm_take(vm, set, why, len);
+	*lost = r < 0;
+	return r;
+}
