@@ -839,6 +839,7 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.snapshot = lv_snapshot,
 	.commit = lv_commit,
 	.migrate = lv_migrate,
+	.save_restore = lv_save_restore,
 	.tune = lv_tune,
 	.vcpu_stat = lv_vcpu_stat,
 	.confine = lv_confine,
@@ -846,8 +847,6 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.unsupported = (const struct lab_hv_unsupported[]){
 		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor, and this back end speaks libvirt's API "
 				  "(lab contend reads the vCPUs' figures through it)" },
-		{ "save_restore", "virDomainRestore starts a domain that outlives the connection (no AUTODESTROY "
-				  "for a restore), which a killed vmbench would leave running" },
 		{ "savevm", "libvirt's internal snapshots are not written yet" },
 		{ NULL, NULL } },
 };

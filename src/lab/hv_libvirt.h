@@ -100,5 +100,8 @@ struct lab_hv_move;
 struct lab_hv_moved;
 int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost, char *why,
 	       size_t len);
+/* and its save_restore (hv.h) */
+int lv_save_restore(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost,
+		    char *why, size_t len);
 
 #endif

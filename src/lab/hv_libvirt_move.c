@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +30,8 @@
 
 #define LM_FUNCS(X)                                                                                          \
 	X(virDomainMigrate3) X(virDomainGetJobStats) X(virDomainAbortJob) X(virDomainGetUUIDString)        \
-	X(virTypedParamsGetULLong) X(virTypedParamsClear) X(virTypedParamsFree)
+	X(virTypedParamsGetULLong) X(virTypedParamsClear) X(virTypedParamsFree) X(virDomainSaveFlags)      \
+	X(virDomainRestoreFlags)
 
 static struct {
 #define LM_FIELD(f) __typeof__(f) *f;
@@ -59,32 +61,75 @@ static const char *const lm_names[2][3] = {
 #define LM_CHANNEL_MS 10000 /* the destination's agent socket, after the move */
 #define LM_DRAIN_MS 2000    /* what the old channel still holds, read */
 
-/* virDomainMigrate3 in a thread of its own, so that the move is bounded */
+/* A call of libvirt's that blocks until its job ends (virDomainMigrate3,
+ * virDomainSaveFlags) in a thread of its own, so that it is bounded: at
+ * the bound the job is aborted (virDomainAbortJob) and the call waited for */
 struct lm_call {
+	int (*fn)(struct lm_call *c); /* 0, or -1 with libvirt's error */
 	virDomainPtr d, dd;
 	virConnectPtr dconn;
 	virTypedParameter params[4];
 	int nparams;
 	unsigned flags;
+	const char *file;
 	bool done;
+	int r;
 	char err[512];
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
 
+static int lm_do_migrate(struct lm_call *c)
+{
+	c->dd = lm.virDomainMigrate3(c->d, c->dconn, c->params, (unsigned)c->nparams, c->flags);
+	return c->dd ? 0 : -1;
+}
+
+static int lm_do_save(struct lm_call *c)
+{
+	return lm.virDomainSaveFlags(c->d, c->file, NULL, 0);
+}
+
 static void *lm_thread(void *arg)
 {
 	struct lm_call *c = arg;
-	virDomainPtr dd = lm.virDomainMigrate3(c->d, c->dconn, c->params, (unsigned)c->nparams, c->flags);
+	int r = c->fn(c);
 
 	pthread_mutex_lock(&c->mu);
-	c->dd = dd;
-	if (!dd)
+	c->r = r;
+	if (r < 0)
 		snprintf(c->err, sizeof(c->err), "%s", lv_err());
 	c->done = true;
 	pthread_cond_broadcast(&c->cv);
 	pthread_mutex_unlock(&c->mu);
 	return NULL;
+}
+
+/* c->fn run within timeout_s: 0, -ETIMEDOUT (aborted, and it did not end
+ * as it was), or -EIO with libvirt's words in why */
+static int lm_bounded(struct lm_call *c, double timeout_s, const char *what, char *why, size_t len)
+{
+	struct timespec at;
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, lm_thread, c) != 0)
+		return errf(why, len, -EAGAIN, "no thread for the %s", what);
+	clock_gettime(CLOCK_REALTIME, &at);
+	at.tv_sec += (time_t)timeout_s;
+	pthread_mutex_lock(&c->mu);
+	while (!c->done && pthread_cond_timedwait(&c->cv, &c->mu, &at) != ETIMEDOUT)
+		;
+	if (!c->done) {
+		pthread_mutex_unlock(&c->mu);
+		(void)lm.virDomainAbortJob(c->d);
+		(void)pthread_join(th, NULL);
+		/* unless it ended as it was aborted */
+		return c->r < 0 ? errf(why, len, -ETIMEDOUT, "the %s was not done within %g s (--vmops.timeout)", what,
+				      timeout_s) : 0;
+	}
+	pthread_mutex_unlock(&c->mu);
+	(void)pthread_join(th, NULL);
+	return c->r < 0 ? errf(why, len, -EIO, "%s", c->err) : 0;
 }
 
 static void lm_param(virTypedParameterPtr p, const char *field, int type, const char *s, unsigned long long ul)
@@ -186,11 +231,9 @@ static int lm_take(struct lab_vm *vm, unsigned set, char *why, size_t len)
 int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost, char *why,
 	       size_t len)
 {
-	struct lm_call c = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	struct lm_call c = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .r = -1 };
 	unsigned set = vm->set ? 0 : 1;
 	char *xml = NULL;
-	struct timespec at;
-	pthread_t th;
 	uint64_t t0;
 	int r = 0;
 
@@ -226,29 +269,12 @@ int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_m
 		lm_param(&c.params[c.nparams++], VIR_MIGRATE_PARAM_BANDWIDTH, VIR_TYPED_PARAM_ULLONG, NULL,
 			 how->bandwidth >> 20 ? how->bandwidth >> 20 : 1);
 	t0 = clock_ns();
-	if (r == 0 && pthread_create(&th, NULL, lm_thread, &c) != 0)
-		r = errf(why, len, -EAGAIN, "no thread for the migration");
-	if (r == 0) {
-		clock_gettime(CLOCK_REALTIME, &at);
-		at.tv_sec += (time_t)how->timeout_s;
-		pthread_mutex_lock(&c.mu);
-		while (!c.done && pthread_cond_timedwait(&c.cv, &c.mu, &at) != ETIMEDOUT)
-			;
-		if (!c.done) {
-			/* bounded: the job aborted, the guest left on the source */
-			pthread_mutex_unlock(&c.mu);
-			(void)lm.virDomainAbortJob(c.d);
-			(void)pthread_join(th, NULL);
-			/* unless it ended as it was aborted: moved all the same */
-			if (!c.dd)
-				r = errf(why, len, -ETIMEDOUT, "the migration was not done within %g s (--vmops.timeout)",
-					 how->timeout_s);
-		} else {
-			pthread_mutex_unlock(&c.mu);
-			(void)pthread_join(th, NULL);
-			if (!c.dd)
-				r = errf(why, len, -EIO, "virDomainMigrate3 to %s: %s", lv.dest_uri, c.err);
-		}
+	c.fn = lm_do_migrate;
+	if (r == 0 && (r = lm_bounded(&c, how->timeout_s, "migration", why, len)) == -EIO) {
+		char said[512];
+
+		snprintf(said, sizeof(said), "%s", why);
+		errf(why, len, r, "virDomainMigrate3 to %s: %s", lv.dest_uri, said);
 	}
 	free(xml);
 	lv_domain_free(c.d);
@@ -270,5 +296,70 @@ int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_m
 	if (r == 0)
 		r = lm_take(vm, set, why, len);
 	*lost = r < 0;
+	return r;
+}
+
+/* Stopped and saved into a file of the work directory by libvirt
+ * (virDomainSaveFlags: the transient domain is gone then), restored from
+ * it running (virDomainRestoreFlags) with the second start's files, its
+ * agent's channel switched. A restored domain is not AUTODESTROY (libvirt
+ * has no such flag for a restore): the lab destroys it on its exits, and a
+ * kill -9 of vmbench after the save leaves it running (said in the
+ * suite's notes by lab run's help). Before the save is done a failure
+ * leaves the guest where it was; after, the guest is *lost. */
+int lv_save_restore(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost,
+		    char *why, size_t len)
+{
+	struct lm_call c = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .r = -1 };
+	unsigned set = vm->set ? 0 : 1;
+	char state[4300], *xml = NULL;
+	struct stat st;
+	uint64_t t0, t1;
+	virConnectPtr conn = lv_conn_of(vm->ctl);
+	int r;
+
+	*lost = false;
+	(void)pthread_once(&lm_once, lm_load);
+	if (lm.missing)
+		return errf(why, len, -EOPNOTSUPP, "the libvirt here has no %s", lm.missing);
+	c.d = lv_domain(vm->ctl, why, len);
+	if (!c.d)
+		return -EIO;
+	snprintf(state, sizeof(state), "%s/state.bin", vm->dir);
+	(void)unlink(state);
+	r = lm_dest_xml(vm, c.d, set, &xml, why, len);
+	c.fn = lm_do_save;
+	c.file = state;
+	t0 = clock_ns();
+	if (r == 0)
+		r = lm_bounded(&c, how->timeout_s, "save", why, len);
+	t1 = clock_ns();
+	lv_domain_free(c.d);
+	if (r == 0 && (stat(state, &st) < 0 || st.st_size <= 0))
+		r = errf(why, len, -EIO, "libvirt saved no state into %s", state);
+	if (r < 0) {
+		free(xml);
+		(void)unlink(state);
+		return r;
+	}
+	out->total_ms = out->downtime_ms = out->setup_ms = out->transferred = out->dirty_rate = out->passes = -1;
+	out->postcopy_bytes = -1;
+	out->save_s = (double)(t1 - t0) / NSEC_PER_SEC;
+	out->state_bytes = (double)st.st_size;
+	/* from here the guest is only in the file */
+	*lost = true;
+	t1 = clock_ns();
+	r = lm.virDomainRestoreFlags(conn, state, xml, VIR_DOMAIN_SAVE_RUNNING);
+	free(xml);
+	if (r < 0)
+		r = errf(why, len, -EIO, "virDomainRestoreFlags: %s", lv_err());
+	if (r == 0) {
+		out->t_resume = clock_ns();
+		out->restore_s = (double)(out->t_resume - t1) / NSEC_PER_SEC;
+		out->t_done = out->t_resume;
+		r = lm_take(vm, set, why, len);
+	}
+	*lost = r < 0;
+	(void)unlink(state);
 	return r;
 }

@@ -13,6 +13,7 @@
 # them with the connection) and of a NIC's link only its tap, which the
 # next lab run removes. Plain build only (tests/meson.build).
 . "$(dirname "$0")/lib.sh"
+. "$SRC/tests/cli/libvirtd.sh"
 
 cache="$SRC/build-lab-cache"
 export TMPDIR="$T/tmp"
@@ -74,27 +75,25 @@ if [ "$(id -u)" -ne 0 ]; then
 	finish
 	exit $?
 fi
+lvd_kvm_open
 started=""
 if ! virsh -c qemu:///system version >/dev/null 2>&1; then
-	# no daemon: the test's own, stopped at the end
-	pgrep -x virtlogd >/dev/null || { virtlogd -d && started="$started virtlogd"; }
-	libvirtd -d && started="$started libvirtd"
+	# no daemon: the test's own, stopped at the end by its pid files (never
+	# by name: a private daemon of another test, or a user's, may run)
+	logd=""
+	for p in $(pgrep -x virtlogd); do
+		# this mount namespace's (a private daemon's virtlogd serves its own)
+		[ "$(readlink "/proc/$p/ns/mnt")" = "$(readlink /proc/self/ns/mnt)" ] && logd=$p
+	done
+	[ -n "$logd" ] || { virtlogd -d -p "$T/virtlogd.pid" && started="$started $T/virtlogd.pid"; }
+	libvirtd -d -p "$T/libvirtd.pid" && started="$started $T/libvirtd.pid"
 	i=0
 	while ! virsh -c qemu:///system version >/dev/null 2>&1 && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 fi
-# /dev/kvm as Debian's udev rule makes it (root:kvm, 0660), where no udev
-# ran: root's alone, the daemon's QEMU user cannot open it, and libvirt
-# probes QEMU again at every start (68 s a domain here instead of 0.4 s);
-# put back as it was at the end
-kvm_mode=""
-if [ -c /dev/kvm ] && getent group kvm >/dev/null && [ "$(stat -c %a /dev/kvm)" = 600 ]; then
-	kvm_mode="$(stat -c %U:%G /dev/kvm) 600"
-	chgrp kvm /dev/kvm && chmod 660 /dev/kvm
-fi
-trap 'for d in $started; do pkill -x "$d"; done; [ -z "$kvm_mode" ] || { chown "${kvm_mode% *}" /dev/kvm; chmod 600 /dev/kvm; }
+trap 'for f in $started; do [ -s "$f" ] && kill "$(cat "$f")"; done; lvd_kvm_restore
 	rm -rf "$T"' EXIT
 if ! virsh -c qemu:///system version >/dev/null 2>&1; then
 	skip "TCG guests through libvirt" "libvirtd did not start here"

@@ -11,7 +11,8 @@
 # host's failures marked; and libvirt's remote transport (qemu+tcp:// on
 # loopback, to a private daemon): a guest measured through it, and a kill
 # -9 of vmbench whose domain the daemon destroys with the connection;
-# vmops.migrate from that daemon to a second one (--migrate-to).
+# vmops.migrate from that daemon to a second one (--migrate-to), and
+# vmops.saverestore there.
 # Plain build only (tests/meson.build).
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/cli/libvirtd.sh"
@@ -71,7 +72,8 @@ fi
 # the daemon's QEMU runs as another user (libvirt-qemu): it crosses the
 # test's directories to the work directory's files
 chmod 711 "$T" "$TMPDIR"
-trap 'lvd_stop; rm -rf "$T"' EXIT
+trap 'lvd_stop; lvd_kvm_restore; rm -rf "$T"' EXIT
+lvd_kvm_open
 if ! lvd_start "$T/lvd"; then
 	skip "a libvirt daemon lost mid-matrix" "$lvd_why"
 	finish
@@ -187,10 +189,10 @@ check "and lists none" test -z "$(virsh -c "$tcp" list --all --name)"
 src_dir=$lvd_dir
 if lvd_start "$T/lvd-b"; then
 	dst_dir=$lvd_dir
-	trap 'lvd_stop; lvd_dir=$src_dir; lvd_stop; rm -rf "$T"' EXIT
-	expect 0 "vmops.migrate to another libvirt host" "$VMB" lab run --connect "$tcp" --migrate-to "$lvd_uri" \
-		--matrix "accel=tcg" --suites vmops.migrate --quick --boots 1 --baseline none --cache "$cache" \
-		--image-dir "$T/imgs" --db "$T/mig.db"
+	trap 'lvd_stop; lvd_dir=$src_dir; lvd_stop; lvd_kvm_restore; rm -rf "$T"' EXIT
+	expect 0 "vmops.migrate to another libvirt host, then saved and restored there" "$VMB" lab run \
+		--connect "$tcp" --migrate-to "$lvd_uri" --matrix "accel=tcg" --suites vmops.migrate,vmops.saverestore \
+		--quick --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" --db "$T/mig.db"
 	has "$T/err" "vmops.migrate moves the guests to qemu+unix:///system" "says where the guests move"
 	check "the migration's figures from libvirt's job, the agent answering on the destination" python3 - \
 		"$T/mig.db" <<'PY'
@@ -201,12 +203,17 @@ assert t["status"] == "ok", (t["status"], t.get("reason"))
 m = {x["name"]: x["samples"][0] for x in t["cases"][0]["metrics"]}
 assert m["total_s"] > 0 and 0 <= m["downtime_s"] <= m["total_s"], m
 assert m["ram_transferred_bytes"] > 0 and m["passes"] >= 1 and m["agent_answer_s"] > 0, m
+# then on the destination's connection: saved by libvirt, restored, the agent answering
+t = [t for s in d["suites"] if s["name"] == "vmops" for t in s["tests"] if t["name"] == "saverestore"][0]
+assert t["status"] == "ok", (t["status"], t.get("reason"))
+m = {x["name"]: x["samples"][0] for x in t["cases"][0]["metrics"]}
+assert m["save_s"] > 0 and m["restore_s"] > 0 and m["state_bytes"] > 0, m
 PY
 	check "no QEMU of the destination's left" test -z "$(lvd_qemus)"
 	lvd_stop
 	lvd_dir=$src_dir
 	check "nor of the source's" test -z "$(lvd_qemus)"
-	trap 'lvd_stop; rm -rf "$T"' EXIT
+	trap 'lvd_stop; lvd_kvm_restore; rm -rf "$T"' EXIT
 else
 	lvd_dir=$src_dir
 	skip "vmops.migrate to another libvirt host" "$lvd_why"

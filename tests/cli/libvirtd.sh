@@ -14,7 +14,23 @@
 # lvd_qemus: the pids of the private daemon's QEMUs still running (its pid files)
 # lvd_stop: its domains' QEMUs, libvirtd and virtlogd ended (SIGKILL, the test's own); no-op when none
 
-lvd_dir="" lvd_uri="" lvd_pid="" lvd_why=""
+# lvd_kvm_open: /dev/kvm as Debian's udev rule makes it (root:kvm, 0660)
+#   where no udev ran and it is root's alone: the daemon's QEMU user cannot
+#   open it, and libvirt probes QEMU again at every domain it starts (about
+#   a minute each here instead of 0.4 s); lvd_kvm_restore puts it back
+lvd_dir="" lvd_uri="" lvd_pid="" lvd_why="" lvd_kvm_mode=""
+
+lvd_kvm_open() {
+	if [ -c /dev/kvm ] && getent group kvm >/dev/null && [ "$(stat -c %a /dev/kvm)" = 600 ]; then
+		lvd_kvm_mode="$(stat -c %U:%G /dev/kvm) 600"
+		chgrp kvm /dev/kvm && chmod 660 /dev/kvm
+	fi
+}
+
+lvd_kvm_restore() {
+	[ -z "$lvd_kvm_mode" ] || { chown "${lvd_kvm_mode% *}" /dev/kvm; chmod 600 /dev/kvm; }
+	lvd_kvm_mode=""
+}
 
 # the pid in file $1 when that process's command line has $2, else nothing
 lvd_pid_of() {
