@@ -662,8 +662,9 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "the root network namespace, without an address, joined by tc to a veth into a network "
 		  "namespace of the lab's own, where the net suite's other end is, as directly. What libvirt "
 		  "cannot carry yet is skipped with why: nics or queues above 1, a shared folder, firmware=uefi, "
-		  "boot=cdrom, disk=nvme and usb-ehci; vmops' saverestore and savevm say why they skip; the "
-		  "balloon, pin=on and vmops.snapshot go through libvirt's own calls, vmops.migrate to the host of "
+		  "boot=cdrom, disk=nvme and usb-ehci; vmops.savevm says why it skips; the balloon, pin=on, "
+		  "vmops.snapshot and vmops.saverestore go through libvirt's own calls (a restored domain is not "
+		  "AUTODESTROY: a kill -9 of vmbench after it leaves it running), vmops.migrate to the host of "
 		  "--migrate-to, and boot.warm's reboot is timed from libvirt's reboot event" },
 	LAB_OPT_CONNECT_TIMEOUT,
 	{ .name = "migrate-to", .type = OPT_STRING, .metavar = "URI",
