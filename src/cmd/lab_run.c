@@ -662,15 +662,16 @@ static const struct vmb_opt lab_run_opts[] = {
 		  "the root network namespace, without an address, joined by tc to a veth into a network "
 		  "namespace of the lab's own, where the net suite's other end is, as directly. What libvirt "
 		  "cannot carry yet is skipped with why: nics or queues above 1, a shared folder, firmware=uefi, "
-		  "boot=cdrom, disk=nvme and usb-ehci; vmops.savevm says why it skips; the balloon, pin=on, "
-		  "vmops.snapshot and vmops.saverestore go through libvirt's own calls (a restored domain is not "
-		  "AUTODESTROY: a kill -9 of vmbench after it leaves it running), vmops.migrate to the host of "
-		  "--migrate-to, and boot.warm's reboot is timed from libvirt's reboot event" },
+		  "boot=cdrom, disk=nvme and usb-ehci. The balloon, pin=on, vmops.snapshot, vmops.savevm "
+		  "and vmops.saverestore go through libvirt's own calls (a restored domain is not AUTODESTROY: a "
+		  "kill -9 of vmbench after it leaves it running), vmops.migrate to the host of --migrate-to, and "
+		  "boot.warm's reboot is timed from libvirt's reboot event" },
 	LAB_OPT_CONNECT_TIMEOUT,
 	{ .name = "migrate-to", .type = OPT_STRING, .metavar = "URI",
-	  .help = "with --connect (one host): the libvirt host vmops.migrate moves each guest to, live and "
-		  "pre-copy, by libvirt's own call (virDomainMigrate3; libvirt refuses a migration to the host a "
-		  "domain runs on); over loopback when URI reaches this machine; the disk and kernel paths must be "
+	  .help = "with --connect (one host): the libvirt host vmops.migrate moves each guest to, and back on "
+		  "its next move, live, by libvirt's own call (virDomainMigrate3; a post-copy switched by "
+		  "virDomainMigrateStartPostCopy; libvirt refuses a migration to the host a domain runs on); over "
+		  "loopback when URI reaches this machine; the disk and kernel paths must be "
 		  "the same there. libvirt migrates no domain marked AUTODESTROY, nor marks one migrated in: with "
 		  "--migrate-to the domains are started without it, and the lab destroys them on its own exits "
 		  "(Ctrl-C included), but a kill -9 of vmbench, or a second Ctrl-C, leaves them running ('virsh -c "

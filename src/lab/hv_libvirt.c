@@ -840,6 +840,7 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.commit = lv_commit,
 	.migrate = lv_migrate,
 	.save_restore = lv_save_restore,
+	.savevm = lv_savevm,
 	.tune = lv_tune,
 	.vcpu_stat = lv_vcpu_stat,
 	.confine = lv_confine,
@@ -847,6 +848,5 @@ const struct lab_hv_ops lab_hv_libvirt = {
 	.unsupported = (const struct lab_hv_unsupported[]){
 		{ "vcpu_threads", "the vCPU threads are named by QEMU's monitor, and this back end speaks libvirt's API "
 				  "(lab contend reads the vCPUs' figures through it)" },
-		{ "savevm", "libvirt's internal snapshots are not written yet" },
 		{ NULL, NULL } },
 };

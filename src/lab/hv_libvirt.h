@@ -100,8 +100,9 @@ struct lab_hv_move;
 struct lab_hv_moved;
 int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost, char *why,
 	       size_t len);
-/* and its save_restore (hv.h) */
+/* and its save_restore and savevm (hv.h) */
 int lv_save_restore(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost,
 		    char *why, size_t len);
+int lv_savevm(struct lab_vm *vm, const char *tag, double *save_s, double *load_s, char *why, size_t len);
 
 #endif

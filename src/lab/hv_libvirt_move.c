@@ -1,9 +1,11 @@
-/* The libvirt row's live migration (hv.h's migrate): the session's domain
- * moved to the host of --migrate-to by libvirt's own call
- * (virDomainMigrate3, live, pre-copy, over loopback when that host is this
- * machine), the destination written from the same configuration with the
- * second start's file names (the agent's socket, the console), the figures
- * from the completed job's statistics, the agent's channel switched to the
+/* The libvirt row's operations that move a guest (hv.h's migrate,
+ * save_restore, savevm). The live migration: the session's domain moved
+ * to the host of --migrate-to, or back, by libvirt's own call (virDomainMigrate3,
+ * live, pre-copy, or post-copy switched by virDomainMigrateStartPostCopy
+ * after the passes asked; over loopback when that host is this machine),
+ * the destination written from the same configuration with the second
+ * start's file names (the agent's socket, the console), the figures from
+ * the completed job's statistics, the agent's channel switched to the
  * destination. libvirt migrates no domain marked AUTODESTROY, nor marks
  * one migrated in: with --migrate-to the domains start without it, the lab
  * destroys them on the exits it runs, and a kill -9 leaves them running
@@ -31,7 +33,8 @@
 #define LM_FUNCS(X)                                                                                          \
 	X(virDomainMigrate3) X(virDomainGetJobStats) X(virDomainAbortJob) X(virDomainGetUUIDString)        \
 	X(virTypedParamsGetULLong) X(virTypedParamsClear) X(virTypedParamsFree) X(virDomainSaveFlags)      \
-	X(virDomainRestoreFlags)
+	X(virDomainRestoreFlags) X(virDomainSnapshotCreateXML) X(virDomainRevertToSnapshot)                  \
+	X(virDomainSnapshotDelete) X(virDomainSnapshotFree) X(virDomainMigrateStartPostCopy)
 
 static struct {
 #define LM_FIELD(f) __typeof__(f) *f;
@@ -72,6 +75,11 @@ struct lm_call {
 	int nparams;
 	unsigned flags;
 	const char *file;
+	/* called every 20 ms while the job runs (NULL: none): a post-copy's switch */
+	void (*tick)(struct lm_call *c);
+	unsigned postcopy_after;
+	bool switched;          /* the post-copy switch was made */
+	double at_switch;       /* memory_processed then (bytes) */
 	bool done;
 	int r;
 	char err[512];
@@ -117,8 +125,25 @@ static int lm_bounded(struct lm_call *c, double timeout_s, const char *what, cha
 	clock_gettime(CLOCK_REALTIME, &at);
 	at.tv_sec += (time_t)timeout_s;
 	pthread_mutex_lock(&c->mu);
-	while (!c->done && pthread_cond_timedwait(&c->cv, &c->mu, &at) != ETIMEDOUT)
-		;
+	for (;;) {
+		struct timespec now, step;
+
+		if (c->done)
+			break;
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (now.tv_sec > at.tv_sec || (now.tv_sec == at.tv_sec && now.tv_nsec >= at.tv_nsec))
+			break;
+		step = now;
+		step.tv_nsec += 20000000;
+		if (step.tv_nsec >= 1000000000)
+			step.tv_sec++, step.tv_nsec -= 1000000000;
+		(void)pthread_cond_timedwait(&c->cv, &c->mu, &step);
+		if (!c->done && c->tick) {
+			pthread_mutex_unlock(&c->mu);
+			c->tick(c);
+			pthread_mutex_lock(&c->mu);
+		}
+	}
 	if (!c->done) {
 		pthread_mutex_unlock(&c->mu);
 		(void)lm.virDomainAbortJob(c->d);
@@ -228,12 +253,36 @@ static int lm_take(struct lab_vm *vm, unsigned set, char *why, size_t len)
 	return r;
 }
 
+/* A post-copy's switch: once the running job's pre-copy passes reach
+ * postcopy_after (0: at once), virDomainMigrateStartPostCopy; what was
+ * sent by then is kept, so that the bytes after it are the post-copy's */
+static void lm_postcopy_tick(struct lm_call *c)
+{
+	virTypedParameterPtr p = NULL;
+	unsigned long long passes = 0, sent = 0;
+	int n = 0, type = 0;
+
+	if (c->switched || lm.virDomainGetJobStats(c->d, &type, &p, &n, 0) < 0)
+		return;
+	(void)lm.virTypedParamsGetULLong(p, n, VIR_DOMAIN_JOB_MEMORY_ITERATION, &passes);
+	(void)lm.virTypedParamsGetULLong(p, n, VIR_DOMAIN_JOB_MEMORY_PROCESSED, &sent);
+	lm.virTypedParamsFree(p, n);
+	if (type != VIR_DOMAIN_JOB_UNBOUNDED || passes < c->postcopy_after)
+		return;
+	if (lm.virDomainMigrateStartPostCopy(c->d, 0) == 0) {
+		c->switched = true;
+		c->at_switch = (double)sent;
+	}
+}
+
 int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_moved *out, bool *lost, char *why,
 	       size_t len)
 {
 	struct lm_call c = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .r = -1 };
 	unsigned set = vm->set ? 0 : 1;
-	char *xml = NULL;
+	char *xml = NULL, host[256];
+	const char *to;
+	bool back, here;
 	uint64_t t0;
 	int r = 0;
 
@@ -244,22 +293,26 @@ int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_m
 	if (!lv.dest)
 		return errf(why, len, -EOPNOTSUPP, "libvirt migrates a domain to another host only: give that host's "
 			    "URI with --migrate-to");
-	if (lv_conn_of(vm->ctl) == lv.dest)
-		return errf(why, len, -EOPNOTSUPP, "the guest runs on --migrate-to's host already (one move a boot "
-			    "through libvirt)");
-	if (how->postcopy)
-		return errf(why, len, -EOPNOTSUPP, "post-copy through libvirt is not written yet (mode=precopy)");
+	/* to --migrate-to's host, or back from it */
+	back = lv_conn_of(vm->ctl) == lv.dest;
+	to = back ? lv.uri : lv.dest_uri;
+	here = back ? lab_hv_uri_host(lv.uri, host, sizeof(host)) == 0 && !host[0] : lv.dest_here;
 	c.d = lv_domain(vm->ctl, why, len);
 	if (!c.d)
 		return -EIO;
 	r = lm_dest_xml(vm, c.d, set, &xml, why, len);
-	c.dconn = lv.dest;
+	c.dconn = back ? lv.conn : lv.dest;
 	c.flags = VIR_MIGRATE_LIVE;
+	if (how->postcopy) {
+		c.flags |= VIR_MIGRATE_POSTCOPY;
+		c.tick = lm_postcopy_tick;
+		c.postcopy_after = how->postcopy_after;
+	}
 	lm_param(&c.params[c.nparams++], VIR_MIGRATE_PARAM_DEST_XML, VIR_TYPED_PARAM_STRING, xml, 0);
 	/* this machine: over loopback, not the address its host name has; its
 	 * disks are the same files there, which libvirt's check of shared
 	 * storage (a network filesystem) does not know (VIR_MIGRATE_UNSAFE) */
-	if (lv.dest_here) {
+	if (here) {
 		c.flags |= VIR_MIGRATE_UNSAFE;
 		lm_param(&c.params[c.nparams++], VIR_MIGRATE_PARAM_URI, VIR_TYPED_PARAM_STRING, "tcp://127.0.0.1", 0);
 		lm_param(&c.params[c.nparams++], VIR_MIGRATE_PARAM_LISTEN_ADDRESS, VIR_TYPED_PARAM_STRING, "127.0.0.1",
@@ -274,8 +327,15 @@ int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_m
 		char said[512];
 
 		snprintf(said, sizeof(said), "%s", why);
-		errf(why, len, r, "virDomainMigrate3 to %s: %s", lv.dest_uri, said);
+		/* QEMU's post-copy needs userfaultfd, which the daemon's QEMU user may not have */
+		errf(why, len, r, "virDomainMigrate3 to %s: %s%s", to, said,
+		     how->postcopy && strstr(said, "Postcopy is not supported")
+			     ? " (QEMU's post-copy needs userfaultfd, which a daemon's QEMU running as a user of its own "
+			       "has only with sysctl vm.unprivileged_userfaultfd=1)"
+			     : "");
 	}
+	/* after the switch the guest ran on the destination: a failure loses it */
+	*lost = r < 0 && c.switched;
 	free(xml);
 	lv_domain_free(c.d);
 	if (r < 0)
@@ -287,10 +347,13 @@ int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_m
 	out->t_resume = 0;
 	lm_figures(c.dd, out);
 	lv_domain_free(c.dd);
+	/* a post-copy that converged before its switch is a pre-copy: 0 bytes after it */
+	if (how->postcopy)
+		out->postcopy_bytes = c.switched && out->transferred >= c.at_switch ? out->transferred - c.at_switch : 0;
 	if (out->total_ms < 0)
 		out->total_ms = (double)(out->t_done - t0) / NSEC_PER_MSEC;
 	/* from here the domain is the destination's: every call goes there */
-	r = lv_set_moved(vm->ctl, true);
+	r = lv_set_moved(vm->ctl, !back);
 	if (r < 0)
 		r = errf(why, len, r, "more domains moved at once than the lab follows");
 	if (r == 0)
@@ -361,5 +424,50 @@ int lv_save_restore(struct lab_vm *vm, const struct lab_hv_move *how, struct lab
 	}
 	*lost = r < 0;
 	(void)unlink(state);
+	return r;
+}
+
+/* The whole VM saved inside its disks (libvirt's internal snapshot of a
+ * running domain, kept as the domain's snapshot so that it can be reverted
+ * to), reverted to running, deleted: each call timed. -EOPNOTSUPP with
+ * libvirt's words when a disk cannot hold it (not qcow2). */
+int lv_savevm(struct lab_vm *vm, const char *tag, double *save_s, double *load_s, char *why, size_t len)
+{
+	virDomainPtr d;
+	virDomainSnapshotPtr snap;
+	char xml[200];
+	uint64_t t0;
+	int r = 0;
+
+	(void)pthread_once(&lm_once, lm_load);
+	if (lm.missing)
+		return errf(why, len, -EOPNOTSUPP, "the libvirt here has no %s", lm.missing);
+	d = lv_domain(vm->ctl, why, len);
+	if (!d)
+		return -EIO;
+	snprintf(xml, sizeof(xml), "<domainsnapshot><name>%s</name></domainsnapshot>", tag);
+	t0 = clock_ns();
+	snap = lm.virDomainSnapshotCreateXML(d, xml, 0);
+	*save_s = (double)(clock_ns() - t0) / NSEC_PER_SEC;
+	if (!snap) {
+		const char *said = lv_err();
+
+		/* a disk that is not qcow2: libvirt says it cannot be snapshotted so */
+		r = strstr(said, "unsupported") || strstr(said, "qcow2") ? -EOPNOTSUPP : -EIO;
+		errf(why, len, r, "the internal snapshot: %s", said);
+		lv_domain_free(d);
+		return r;
+	}
+	t0 = clock_ns();
+	if (lm.virDomainRevertToSnapshot(snap, VIR_DOMAIN_SNAPSHOT_REVERT_RUNNING) < 0)
+		r = errf(why, len, -EIO, "reverting to the snapshot: %s", lv_err());
+	*load_s = (double)(clock_ns() - t0) / NSEC_PER_SEC;
+	/* libvirt may revert a running domain in a new QEMU of the same
+	 * definition: the agent's channel is its socket's again */
+	if (r == 0)
+		r = lm_take(vm, vm->set, why, len);
+	(void)lm.virDomainSnapshotDelete(snap, 0);
+	lm.virDomainSnapshotFree(snap);
+	lv_domain_free(d);
 	return r;
 }

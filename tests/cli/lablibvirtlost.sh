@@ -11,8 +11,8 @@
 # host's failures marked; and libvirt's remote transport (qemu+tcp:// on
 # loopback, to a private daemon): a guest measured through it, and a kill
 # -9 of vmbench whose domain the daemon destroys with the connection;
-# vmops.migrate from that daemon to a second one (--migrate-to), and
-# vmops.saverestore there.
+# vmops.saverestore and vmops.savevm through it; vmops.migrate from that
+# daemon to a second one (--migrate-to).
 # Plain build only (tests/meson.build).
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/cli/libvirtd.sh"
@@ -184,15 +184,35 @@ while [ -n "$(lvd_qemus)" ] && [ $i -lt 300 ]; do
 done
 check "the daemon destroyed its domain when the TCP connection dropped" test -z "$(lvd_qemus)"
 check "and lists none" test -z "$(virsh -c "$tcp" list --all --name)"
+# vmops.saverestore and vmops.savevm through libvirt's own calls, on the
+# TCP daemon: saved into a file and restored, and the whole VM saved inside
+# its qcow2 disk and reverted to
+expect 0 "vmops.saverestore and vmops.savevm through libvirt" "$VMB" lab run --connect "$tcp" --matrix "accel=tcg" \
+	--suites vmops.saverestore,vmops.savevm --disk-format qcow2 --quick --boots 1 --baseline none \
+	--cache "$cache" --image-dir "$T/imgs" --db "$T/sr.db"
+check "saved and restored, saved inside its disk and reverted to, the agent answering after each" python3 - \
+	"$T/sr.db" <<'PY'
+import json, sqlite3, sys
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("select doc from runs").fetchone()[0])
+tests = {t["name"]: t for s in d["suites"] if s["name"] == "vmops" for t in s["tests"]}
+for name in ("saverestore", "savevm"):
+    assert tests[name]["status"] == "ok", (name, tests[name]["status"], tests[name].get("reason"))
+m = {x["name"]: x["samples"][0] for x in tests["saverestore"]["cases"][0]["metrics"]}
+assert m["save_s"] > 0 and m["restore_s"] > 0 and m["state_bytes"] > 0, m
+m = {x["name"]: x["samples"][0] for x in tests["savevm"]["cases"][0]["metrics"]}
+assert m["savevm_s"] > 0 and m["loadvm_s"] > 0, m
+PY
+check "no QEMU of its left" test -z "$(lvd_qemus)"
+check "nor its state file, nor its work directory" test -z "$(ls -A "$TMPDIR")"
 # vmops.migrate from one libvirt host to another (--migrate-to): from the
 # TCP daemon to a second private daemon, live and pre-copy over loopback
 src_dir=$lvd_dir
 if lvd_start "$T/lvd-b"; then
 	dst_dir=$lvd_dir
 	trap 'lvd_stop; lvd_dir=$src_dir; lvd_stop; lvd_kvm_restore; rm -rf "$T"' EXIT
-	expect 0 "vmops.migrate to another libvirt host, then saved and restored there" "$VMB" lab run \
-		--connect "$tcp" --migrate-to "$lvd_uri" --matrix "accel=tcg" --suites vmops.migrate,vmops.saverestore \
-		--quick --boots 1 --baseline none --cache "$cache" --image-dir "$T/imgs" --db "$T/mig.db"
+	expect 0 "vmops.migrate to another libvirt host" "$VMB" lab run --connect "$tcp" --migrate-to "$lvd_uri" \
+		--matrix "accel=tcg" --suites vmops.migrate --quick --boots 1 --baseline none --cache "$cache" \
+		--image-dir "$T/imgs" --db "$T/mig.db"
 	has "$T/err" "vmops.migrate moves the guests to qemu+unix:///system" "says where the guests move"
 	check "the migration's figures from libvirt's job, the agent answering on the destination" python3 - \
 		"$T/mig.db" <<'PY'
@@ -203,11 +223,6 @@ assert t["status"] == "ok", (t["status"], t.get("reason"))
 m = {x["name"]: x["samples"][0] for x in t["cases"][0]["metrics"]}
 assert m["total_s"] > 0 and 0 <= m["downtime_s"] <= m["total_s"], m
 assert m["ram_transferred_bytes"] > 0 and m["passes"] >= 1 and m["agent_answer_s"] > 0, m
-# then on the destination's connection: saved by libvirt, restored, the agent answering
-t = [t for s in d["suites"] if s["name"] == "vmops" for t in s["tests"] if t["name"] == "saverestore"][0]
-assert t["status"] == "ok", (t["status"], t.get("reason"))
-m = {x["name"]: x["samples"][0] for x in t["cases"][0]["metrics"]}
-assert m["save_s"] > 0 and m["restore_s"] > 0 and m["state_bytes"] > 0, m
 PY
 	check "no QEMU of the destination's left" test -z "$(lvd_qemus)"
 	lvd_stop

@@ -20,16 +20,35 @@
 #   a minute each here instead of 0.4 s); lvd_kvm_restore puts it back
 lvd_dir="" lvd_uri="" lvd_pid="" lvd_why="" lvd_kvm_mode=""
 
+# Several tests may hold /dev/kvm open at once (make test runs them side
+# by side): each holds it by a file of its pid in lvd_kvm_dir, the first
+# that found it root's alone writes that down, and the last one out puts it
+# back (a holder whose process is gone is not counted).
+lvd_kvm_dir=/run/vmbench-test-kvm.d
 lvd_kvm_open() {
-	if [ -c /dev/kvm ] && getent group kvm >/dev/null && [ "$(stat -c %a /dev/kvm)" = 600 ]; then
-		lvd_kvm_mode="$(stat -c %U:%G /dev/kvm) 600"
+	[ -c /dev/kvm ] && getent group kvm >/dev/null || return 0
+	mkdir -p "$lvd_kvm_dir" 2>/dev/null || return 0
+	touch "$lvd_kvm_dir/$$"
+	if [ "$(stat -c %a /dev/kvm)" = 600 ]; then
+		echo "$(stat -c %U:%G /dev/kvm)" > "$lvd_kvm_dir/mode"
 		chgrp kvm /dev/kvm && chmod 660 /dev/kvm
 	fi
+	lvd_kvm_mode=held
 }
 
 lvd_kvm_restore() {
-	[ -z "$lvd_kvm_mode" ] || { chown "${lvd_kvm_mode% *}" /dev/kvm; chmod 600 /dev/kvm; }
+	[ -n "$lvd_kvm_mode" ] || return 0
 	lvd_kvm_mode=""
+	rm -f "$lvd_kvm_dir/$$"
+	for h in "$lvd_kvm_dir"/[0-9]*; do
+		[ -e "$h" ] || continue
+		kill -0 "${h##*/}" 2>/dev/null && return 0
+		rm -f "$h"
+	done
+	if [ -s "$lvd_kvm_dir/mode" ]; then
+		chown "$(cat "$lvd_kvm_dir/mode")" /dev/kvm && chmod 600 /dev/kvm
+	fi
+	rm -rf "$lvd_kvm_dir"
 }
 
 # the pid in file $1 when that process's command line has $2, else nothing
