@@ -226,9 +226,9 @@ static int thp_check(const struct lab_config *c, char *why, size_t len)
  * the same for every configuration. So the words a configuration adds to
  * that line (a NIC's address, THP's mode, a distribution's root) cannot
  * reach the guest, and such configurations are refused. Only x86_64's BIOS
- * boot is timed. Under UEFI, GRUB's EFI loader starts the kernel without
- * going through its EFI stub, so the stub never prints the console line
- * that marks the end of the firmware phase. */
+ * boot is timed. Under UEFI, GRUB's EFI loader enters the kernel past its
+ * own EFI entry code, which is what prints the console line that marks the
+ * end of the firmware phase, so that line never comes. */
 static int boot_check(const struct lab_config *c, char *why, size_t len)
 {
 	static const struct {

@@ -411,9 +411,9 @@ static int boot_prepare(const struct lab_config *c, const struct lab_run_opts *o
 	if (access(b->kernel, R_OK) < 0)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/vmlinuz", o->image_dir);
 	/* A firmware row that names a kernel file boots that file instead of
-	 * the image's own. UEFI's row names the bzImage (vmlinuz), because OVMF
-	 * starts a kernel through its EFI stub and the PVH vmlinux has no EFI
-	 * stub to start. */
+	 * the image's own. UEFI's row names the bzImage (vmlinuz): OVMF enters a
+	 * kernel at its EFI entry point, which the bzImage has and the PVH
+	 * vmlinux lacks. */
 	if (lab_config_firmware(c) && lab_config_firmware(c)->kernel)
 		snprintf(b->kernel, sizeof(b->kernel), "%s/%s", o->image_dir, lab_config_firmware(c)->kernel);
 	snprintf(b->vars, sizeof(b->vars), "%s/vars.fd", b->dir);
