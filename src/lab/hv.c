@@ -118,6 +118,11 @@ void lab_hv_uri_label(const char *uri, char *buf, size_t len)
 	buf[o] = '\0';
 }
 
+const char *const lab_hv_start_files[2][LAB_START_NFILES] = {
+	{ "qmp.sock", "agent.sock", "console.log", "qemu.log" },
+	{ "qmp-b.sock", "agent-b.sock", "console-b.log", "qemu-b.log" },
+};
+
 #ifndef HAVE_LIBVIRT
 int lab_hv_libvirt_connect(const char *uri, double timeout_s, char *why, size_t len)
 {

@@ -32,6 +32,12 @@ struct lab_hv_ops;
  * libvirt: a virConnect and the virDomain). Opaque: the back end's. */
 struct lab_hv_mon;
 
+/* The files of a guest's two starts in its work directory, as the back
+ * ends that move it name them (lab_vm's set: 0 the boot's, 1 the other):
+ * the control socket, the agent's socket, the console, the hypervisor's log */
+enum { LAB_START_CTL, LAB_START_AGENT, LAB_START_CONSOLE, LAB_START_LOG, LAB_START_NFILES };
+extern const char *const lab_hv_start_files[2][LAB_START_NFILES];
+
 /* A running guest as the lab hands it to the back end's operations that
  * move it (migrate, save and restore): the back end leaves in it the
  * process and the channel that run the guest afterwards. */

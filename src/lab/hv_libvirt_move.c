@@ -54,13 +54,6 @@ static void lm_load(void)
 #undef X
 }
 
-/* The two starts' files in the work directory, as the direct path names
- * them (hv_qemu_move.c): the agent's socket, the console, the log */
-static const char *const lm_names[2][3] = {
-	{ "agent.sock", "console.log", "qemu.log" },
-	{ "agent-b.sock", "console-b.log", "qemu-b.log" },
-};
-
 #define LM_CHANNEL_MS 10000 /* the destination's agent socket, after the move */
 #define LM_DRAIN_MS 2000    /* what the old channel still holds, read */
 
@@ -177,8 +170,8 @@ static int lm_dest_xml(const struct lab_vm *vm, virDomainPtr d, unsigned set, ch
 	struct strv def = { 0 };
 	int r;
 
-	snprintf(agent, sizeof(agent), "%s/%s", vm->dir, lm_names[set][0]);
-	snprintf(console, sizeof(console), "%s/%s", vm->dir, lm_names[set][1]);
+	snprintf(agent, sizeof(agent), "%s/%s", vm->dir, lab_hv_start_files[set][LAB_START_AGENT]);
+	snprintf(console, sizeof(console), "%s/%s", vm->dir, lab_hv_start_files[set][LAB_START_CONSOLE]);
 	p.agent_socket = agent;
 	p.console_log = console;
 	(void)unlink(agent);
@@ -230,7 +223,7 @@ static int lm_take(struct lab_vm *vm, unsigned set, char *why, size_t len)
 	char agent[200];
 	int fd = -1, r;
 
-	snprintf(agent, sizeof(agent), "%s/%s", vm->dir, lm_names[set][0]);
+	snprintf(agent, sizeof(agent), "%s/%s", vm->dir, lab_hv_start_files[set][LAB_START_AGENT]);
 	while ((r = lab_hv_unix_channel(agent, &fd)) == -ENOENT || r == -ECONNREFUSED) {
 		if (clock_ns() > deadline)
 			break;
@@ -244,8 +237,8 @@ static int lm_take(struct lab_vm *vm, unsigned set, char *why, size_t len)
 	vm->fd = fd;
 	vm->set = set;
 	snprintf(vm->agent, sizeof(vm->agent), "%s", agent);
-	snprintf(vm->console, sizeof(vm->console), "%s/%s", vm->dir, lm_names[set][1]);
-	snprintf(vm->log, sizeof(vm->log), "%s/%s", vm->dir, lm_names[set][2]);
+	snprintf(vm->console, sizeof(vm->console), "%s/%s", vm->dir, lab_hv_start_files[set][LAB_START_CONSOLE]);
+	snprintf(vm->log, sizeof(vm->log), "%s/%s", vm->dir, lab_hv_start_files[set][LAB_START_LOG]);
 	if (r < 0)
 		return errf(why, len, r, "the agent's channel: %s", vm->conn->err);
 	if (vm->c->pin)
@@ -356,6 +349,9 @@ int lv_migrate(struct lab_vm *vm, const struct lab_hv_move *how, struct lab_hv_m
 	r = lv_set_moved(vm->ctl, !back);
 	if (r < 0)
 		r = errf(why, len, r, "more domains moved at once than the lab follows");
+	/* the guest moved, and its figures are not there: none is made up */
+	else if (out->downtime_ms < 0 || out->transferred < 0)
+		r = errf(why, len, -EPROTO, "libvirt's completed migration job gave no downtime or memory_processed");
 	if (r == 0)
 		r = lm_take(vm, set, why, len);
 	*lost = r < 0;

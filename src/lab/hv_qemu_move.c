@@ -36,11 +36,6 @@
 /* bandwidth 0, "none": QMP max-bandwidth of 1 TiB/s, as QEMU's own default is 128 MiB/s */
 #define VMOPS_UNLIMITED (1ull << 40)
 
-static const char *const set_names[2][4] = {
-	{ "qmp.sock", "agent.sock", "console.log", "qemu.log" },
-	{ "qmp-b.sock", "agent-b.sock", "console-b.log", "qemu-b.log" },
-};
-
 
 /* The socket at path, as soon as QEMU makes it, until deadline. */
 static int connect_unix(const char *path, uint64_t deadline, int *fd)
@@ -102,8 +97,8 @@ static int incoming_start(const struct lab_vm *vm, bool paused, struct incoming 
 	in->fd = -1;
 	in->q.fd = -1;
 	in->set = !vm->set;
-	for (int i = 0; i < 4; i++) {
-		snprintf(names[i], 200, "%s/%s", vm->dir, set_names[in->set][i]);
+	for (int i = 0; i < LAB_START_NFILES; i++) {
+		snprintf(names[i], 200, "%s/%s", vm->dir, lab_hv_start_files[in->set][i]);
 		/* the QEMU that had these names is gone */
 		(void)unlink(names[i]);
 	}
